@@ -1,0 +1,235 @@
+//! The one error type of the engine, and the label that says where a node came from.
+
+use std::fmt;
+
+use crate::operation::ScalarOperation;
+
+/// Where a node came from in the user's source: a binding name (`square`) or
+/// the source text of an expression (`y.ln()`), and the line it is on.
+///
+/// `#[differentiable]` attaches one to every node it records; hand-built
+/// graphs may attach their own with [`Scalar::labeled`](crate::Scalar::labeled).
+/// A `line` of 0 means "no line known".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Label {
+    /// The binding name or source text.
+    pub text: &'static str,
+    /// The 1-based source line, or 0 when unknown.
+    pub line: u32,
+}
+
+impl Label {
+    /// A label with no line, for hand-built graphs.
+    pub const fn named(text: &'static str) -> Self {
+        Self { text, line: 0 }
+    }
+
+    /// A label with its source line.
+    pub const fn at_line(text: &'static str, line: u32) -> Self {
+        Self { text, line }
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(formatter, "`{}`", self.text)
+        } else {
+            write!(formatter, "`{}` (line {})", self.text, self.line)
+        }
+    }
+}
+
+/// Renders `" at <label>"` when a label is known, and nothing otherwise.
+pub(crate) struct At(pub(crate) Option<Label>);
+
+impl fmt::Display for At {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(label) => write!(formatter, " at {label}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A rejection from graph construction or a reverse pass.
+///
+/// The first seven variants and their messages are chapter 14's; a label,
+/// when the node has one, is appended as `at `text` (line N)`. Every
+/// operation that returns this error has changed nothing: no node was
+/// recorded and no stored gradient moved.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScalarAutodiffError {
+    /// `variable`, `constant` or a plain `f64` operand was NaN or infinite.
+    #[error("{operation} scalar value {value:?} must be finite{}", At(*label))]
+    NonFiniteLeaf {
+        /// `variable` or `constant` (plain `f64` operands count as constants).
+        operation: ScalarOperation,
+        /// The rejected value.
+        value: f64,
+        /// Where the value came from, when known.
+        label: Option<Label>,
+    },
+    /// An operation's primal result was NaN or infinite (`ln(-1)`, `1/0`, `exp(1000)`).
+    #[error("{operation} produced non-finite scalar value {value:?}{}", At(*label))]
+    NonFiniteResult {
+        /// The operation that failed.
+        operation: ScalarOperation,
+        /// The non-finite result.
+        value: f64,
+        /// Where the operation is in the user's source, when known.
+        label: Option<Label>,
+    },
+    /// `backward` was called on a scalar that tracks no gradient.
+    #[error("cannot backpropagate from untracked {operation} output{}", At(*label))]
+    UntrackedOutput {
+        /// How the output was made (`constant`, `detached`, or an operation on constants).
+        operation: ScalarOperation,
+        /// The output's label, when known.
+        label: Option<Label>,
+    },
+    /// `backward_with_seed` was given NaN or an infinity.
+    #[error("backward seed {seed:?} must be finite")]
+    NonFiniteSeed {
+        /// The rejected seed.
+        seed: f64,
+    },
+    /// Upstream adjoint times local derivative overflowed.
+    #[error(
+        "edge {operand} from topology node {child} to {parent} produced a non-finite contribution from upstream {upstream:?} and local derivative {local_derivative:?}{}",
+        At(*label)
+    )]
+    NonFiniteContribution {
+        /// The consuming node (tape index).
+        child: usize,
+        /// The operand node (tape index).
+        parent: usize,
+        /// The operand slot of the edge in the consumer (0 or 1).
+        operand: usize,
+        /// The consumer's pass adjoint.
+        upstream: f64,
+        /// The edge's local derivative.
+        local_derivative: f64,
+        /// The consumer's label, when known.
+        label: Option<Label>,
+    },
+    /// Adding a contribution to a node's pass adjoint overflowed.
+    #[error(
+        "topology node {node} cannot accumulate pass adjoint {previous:?} plus contribution {contribution:?}{}",
+        At(*label)
+    )]
+    NonFinitePassAdjoint {
+        /// The node whose adjoint overflowed (tape index).
+        node: usize,
+        /// Its pass adjoint before this contribution.
+        previous: f64,
+        /// The contribution that overflowed it.
+        contribution: f64,
+        /// The node's label, when known.
+        label: Option<Label>,
+    },
+    /// Adding this pass to a stored gradient would overflow.
+    #[error(
+        "topology node {node} cannot accumulate stored gradient {stored:?} plus pass adjoint {pass_adjoint:?}{}",
+        At(*label)
+    )]
+    NonFiniteAccumulatedGradient {
+        /// The node whose stored gradient would overflow (tape index).
+        node: usize,
+        /// Its stored gradient, unchanged.
+        stored: f64,
+        /// This pass's adjoint for it.
+        pass_adjoint: f64,
+        /// The node's label, when known.
+        label: Option<Label>,
+    },
+    /// An operation's result is finite but its derivative is not
+    /// (`sqrt` at 0, `powf` of a negative base with a tracked exponent).
+    #[error(
+        "{operation} has non-finite local derivative {local_derivative:?} for operand {operand} at input {input:?}{}",
+        At(*label)
+    )]
+    NonFiniteLocalDerivative {
+        /// The operation.
+        operation: ScalarOperation,
+        /// The operand slot (0 or 1).
+        operand: usize,
+        /// That operand's primal value.
+        input: f64,
+        /// The non-finite derivative.
+        local_derivative: f64,
+        /// Where the operation is in the user's source, when known.
+        label: Option<Label>,
+    },
+    /// An operation combined scalars recorded on two different tapes.
+    #[error("{operation} combines scalars from two different tapes{}", At(*label))]
+    MixedTapes {
+        /// The operation.
+        operation: ScalarOperation,
+        /// Where the operation is in the user's source, when known.
+        label: Option<Label>,
+    },
+    /// The tape already holds the largest number of nodes it can index.
+    #[error("tape is full: it holds at most {capacity} nodes")]
+    TapeFull {
+        /// The most nodes a tape can hold.
+        capacity: usize,
+    },
+}
+
+impl ScalarAutodiffError {
+    /// A short, stable, kebab-case name for the error, as chapter 14's demo prints.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NonFiniteLeaf { .. } => "non-finite-leaf",
+            Self::NonFiniteResult { .. } => "non-finite-result",
+            Self::UntrackedOutput { operation, .. } => match operation {
+                ScalarOperation::Constant => "constant-output",
+                ScalarOperation::Detached => "detached-output",
+                _ => "untracked-output",
+            },
+            Self::NonFiniteSeed { .. } => "non-finite-seed",
+            Self::NonFiniteContribution { .. } => "non-finite-contribution",
+            Self::NonFinitePassAdjoint { .. } => "non-finite-pass-adjoint",
+            Self::NonFiniteAccumulatedGradient { .. } => "non-finite-accumulated-gradient",
+            Self::NonFiniteLocalDerivative { .. } => "non-finite-local-derivative",
+            Self::MixedTapes { .. } => "mixed-tapes",
+            Self::TapeFull { .. } => "tape-full",
+        }
+    }
+
+    /// The source label the error names, if any.
+    pub fn label(&self) -> Option<Label> {
+        match self {
+            Self::NonFiniteLeaf { label, .. }
+            | Self::NonFiniteResult { label, .. }
+            | Self::UntrackedOutput { label, .. }
+            | Self::NonFiniteContribution { label, .. }
+            | Self::NonFinitePassAdjoint { label, .. }
+            | Self::NonFiniteAccumulatedGradient { label, .. }
+            | Self::NonFiniteLocalDerivative { label, .. }
+            | Self::MixedTapes { label, .. } => *label,
+            Self::NonFiniteSeed { .. } | Self::TapeFull { .. } => None,
+        }
+    }
+
+    /// Attaches `label` to an error raised while recording a node that had
+    /// none yet; an error that already names a label keeps its own.
+    ///
+    /// `#[differentiable]` wraps every recording call with this, so a domain
+    /// error names the expression that caused it.
+    #[must_use]
+    pub fn at(mut self, new: Label) -> Self {
+        match &mut self {
+            Self::NonFiniteLeaf { label, .. }
+            | Self::NonFiniteResult { label, .. }
+            | Self::NonFiniteLocalDerivative { label, .. }
+            | Self::MixedTapes { label, .. } => {
+                label.get_or_insert(new);
+            }
+            _ => {}
+        }
+        self
+    }
+}

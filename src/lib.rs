@@ -1,0 +1,9 @@
+//! Exact reverse-mode gradients of ordinary scalar Rust functions.
+pub use autodiff_core::*;
+
+/// Everything an exercise needs: `use autodiff::prelude::*;`.
+pub mod prelude {
+    pub use autodiff_core::{
+        detach, relu, sigmoid, GradientCheck, Label, Scalar, ScalarAutodiffError, Tape,
+    };
+}
