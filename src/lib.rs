@@ -5,5 +5,6 @@ pub use autodiff_core::*;
 pub mod prelude {
     pub use autodiff_core::{
         detach, relu, sigmoid, GradientCheck, Label, Scalar, ScalarAutodiffError, Tape,
+        ValueAndGradient,
     };
 }

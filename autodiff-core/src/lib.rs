@@ -24,6 +24,7 @@ mod ledger;
 mod operation;
 mod ops;
 mod tape;
+mod value_and_gradient;
 
 pub use error::{Label, ScalarAutodiffError};
 pub use gradcheck::{
@@ -34,3 +35,4 @@ pub use ledger::{BackwardEdge, BackwardNode, BackwardPass};
 pub use operation::ScalarOperation;
 pub use ops::{detach, relu, sigmoid, Operand};
 pub use tape::{Scalar, Tape, BYTES_PER_NODE, MAX_NODES};
+pub use value_and_gradient::ValueAndGradient;
