@@ -1,0 +1,288 @@
+//! Every operation's value and derivative against a closed form written
+//! here, and against central differences of the plain function.
+
+use autodiff_core::{default_step, relu, sigmoid, Operand, Scalar, ScalarAutodiffError, Tape};
+
+type Record = for<'t> fn(Scalar<'t>) -> Result<Scalar<'t>, ScalarAutodiffError>;
+
+struct Unary {
+    name: &'static str,
+    record: Record,
+    plain: fn(f64) -> f64,
+    derivative: fn(f64) -> f64,
+    points: &'static [f64],
+}
+
+const UNARY: &[Unary] = &[
+    Unary {
+        name: "neg",
+        record: |x| x.neg(),
+        plain: |x| -x,
+        derivative: |_| -1.0,
+        points: &[-2.0, 0.3, 5.0],
+    },
+    Unary {
+        name: "exp",
+        record: |x| x.exp(),
+        plain: f64::exp,
+        derivative: f64::exp,
+        points: &[-3.0, 0.0, 2.5],
+    },
+    Unary {
+        name: "ln",
+        record: |x| x.ln(),
+        plain: f64::ln,
+        derivative: |x| 1.0 / x,
+        points: &[0.1, 1.0, 7.0],
+    },
+    Unary {
+        name: "tanh",
+        record: |x| x.tanh(),
+        plain: f64::tanh,
+        derivative: |x| 1.0 / x.cosh().powi(2),
+        points: &[-1.5, 0.0, 0.7],
+    },
+    Unary {
+        name: "sin",
+        record: |x| x.sin(),
+        plain: f64::sin,
+        derivative: f64::cos,
+        points: &[-2.0, 0.0, 1.2],
+    },
+    Unary {
+        name: "cos",
+        record: |x| x.cos(),
+        plain: f64::cos,
+        derivative: |x| -x.sin(),
+        points: &[-2.0, 0.5, 3.0],
+    },
+    Unary {
+        name: "sqrt",
+        record: |x| x.sqrt(),
+        plain: f64::sqrt,
+        derivative: |x| 0.5 * x.powf(-0.5),
+        points: &[0.25, 2.0, 9.0],
+    },
+    Unary {
+        name: "powi(3)",
+        record: |x| x.powi(3),
+        plain: |x| x * x * x,
+        derivative: |x| 3.0 * x * x,
+        points: &[-2.0, 0.5, 1.5],
+    },
+    Unary {
+        name: "powi(-2)",
+        record: |x| x.powi(-2),
+        plain: |x| 1.0 / (x * x),
+        derivative: |x| -2.0 / (x * x * x),
+        points: &[-2.0, 0.5, 1.5],
+    },
+    Unary {
+        name: "powi(0)",
+        record: |x| x.powi(0),
+        plain: |_| 1.0,
+        derivative: |_| 0.0,
+        points: &[-2.0, 0.0, 1.5],
+    },
+    Unary {
+        name: "powf(2.5)",
+        record: |x| x.powf(2.5),
+        plain: |x| x * x * x.sqrt(),
+        derivative: |x| 2.5 * x * x.sqrt(),
+        points: &[0.5, 1.0, 4.0],
+    },
+    Unary {
+        name: "2^x (rpowf)",
+        record: |x| x.rpowf(2.0),
+        plain: |x| 2.0_f64.powf(x),
+        derivative: |x| std::f64::consts::LN_2 * 2.0_f64.powf(x),
+        points: &[-1.0, 0.0, 3.5],
+    },
+    Unary {
+        name: "abs",
+        record: |x| x.abs(),
+        plain: f64::abs,
+        derivative: |x| x.signum(),
+        points: &[-2.0, 3.0],
+    },
+    Unary {
+        name: "recip",
+        record: |x| x.recip(),
+        plain: |x| 1.0 / x,
+        derivative: |x| -1.0 / (x * x),
+        points: &[-4.0, 0.5, 2.0],
+    },
+    Unary {
+        name: "relu",
+        record: |x| x.relu(),
+        plain: relu,
+        derivative: |x| if x > 0.0 { 1.0 } else { 0.0 },
+        points: &[-1.0, 2.0],
+    },
+    Unary {
+        name: "sigmoid",
+        record: |x| x.sigmoid(),
+        plain: |x| 1.0 / (1.0 + (-x).exp()),
+        derivative: |x| (-x).exp() / (1.0 + (-x).exp()).powi(2),
+        points: &[-3.0, 0.0, 1.7],
+    },
+    Unary {
+        name: "3 - x (rsub)",
+        record: |x| x.rsub(3.0),
+        plain: |x| 3.0 - x,
+        derivative: |_| -1.0,
+        points: &[-1.0, 2.0],
+    },
+    Unary {
+        name: "3 / x (rdiv)",
+        record: |x| x.rdiv(3.0),
+        plain: |x| 3.0 / x,
+        derivative: |x| -3.0 / (x * x),
+        points: &[-1.0, 2.0],
+    },
+];
+
+fn central(f: fn(f64) -> f64, x: f64) -> f64 {
+    let h = default_step(x);
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+fn close(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn unary_operations_match_closed_forms_and_central_differences() {
+    for op in UNARY {
+        for &x0 in op.points {
+            let tape = Tape::new();
+            let x = tape.variable(x0).unwrap();
+            let y = (op.record)(x).unwrap();
+            y.backward().unwrap();
+            let gradient = x.gradient().unwrap();
+            let expected = (op.derivative)(x0);
+            assert!(
+                close(y.value(), (op.plain)(x0), 1e-15),
+                "{} value at {x0}: {} vs {}",
+                op.name,
+                y.value(),
+                (op.plain)(x0)
+            );
+            assert!(
+                close(gradient, expected, 1e-14),
+                "{} derivative at {x0}: {gradient} vs closed form {expected}",
+                op.name
+            );
+            let numerical = central(op.plain, x0);
+            assert!(
+                close(gradient, numerical, 1e-8),
+                "{} derivative at {x0}: {gradient} vs central difference {numerical}",
+                op.name
+            );
+        }
+    }
+}
+
+/// Binary operations: ∂/∂a and ∂/∂b against closed forms, with scalar and
+/// plain right operands.
+fn apply<'t>(name: &str, a: Scalar<'t>, rhs: Operand<'t>) -> Result<Scalar<'t>, ScalarAutodiffError> {
+    match name {
+        "add" => a.add(rhs),
+        "sub" => a.sub(rhs),
+        "mul" => a.mul(rhs),
+        "div" => a.div(rhs),
+        "powf" => a.powf(rhs),
+        "max" => a.max(rhs),
+        _ => a.min(rhs),
+    }
+}
+
+#[test]
+fn binary_operations_match_closed_forms() {
+    type Partials = fn(f64, f64) -> (f64, f64);
+    let cases: [(&str, fn(f64, f64) -> f64, Partials); 7] = [
+        ("add", |a, b| a + b, |_, _| (1.0, 1.0)),
+        ("sub", |a, b| a - b, |_, _| (1.0, -1.0)),
+        ("mul", |a, b| a * b, |a, b| (b, a)),
+        ("div", |a, b| a / b, |a, b| (1.0 / b, -a / (b * b))),
+        (
+            "powf",
+            f64::powf,
+            |a, b| (b * a.powf(b - 1.0), a.ln() * a.powf(b)),
+        ),
+        ("max", f64::max, |a, b| if a > b { (1.0, 0.0) } else { (0.0, 1.0) }),
+        ("min", f64::min, |a, b| if a < b { (1.0, 0.0) } else { (0.0, 1.0) }),
+    ];
+    for (name, plain, partials) in cases {
+        for (a0, b0) in [(1.5, 0.7), (0.4, 2.2), (3.0, 1.25)] {
+            let tape = Tape::new();
+            let a = tape.variable(a0).unwrap();
+            let b = tape.variable(b0).unwrap();
+            let y = apply(name, a, b.into()).unwrap();
+            y.backward().unwrap();
+            let (da, db) = partials(a0, b0);
+            assert!(close(y.value(), plain(a0, b0), 1e-15), "{name} value");
+            assert!(close(a.gradient().unwrap(), da, 1e-14), "{name} ∂a");
+            assert!(close(b.gradient().unwrap(), db, 1e-14), "{name} ∂b");
+
+            // The same with a plain right operand: one edge, same ∂a.
+            let before = a.gradient().unwrap();
+            let b_before = b.gradient().map(f64::to_bits);
+            let z = apply(name, a, b0.into()).unwrap();
+            z.backward().unwrap();
+            assert!(close(a.gradient().unwrap() - before, da, 1e-14), "{name} plain ∂a");
+            assert_eq!(b.gradient().map(f64::to_bits), b_before, "a plain operand is not b");
+        }
+    }
+}
+
+#[test]
+fn kinks_take_the_documented_values() {
+    let tape = Tape::new();
+    let x = tape.variable(0.0).unwrap();
+    for (name, y) in [("abs", x.abs()), ("relu", x.relu())] {
+        let y = y.unwrap();
+        let pass = y.backward().unwrap();
+        assert_eq!(pass.edges()[0].local_derivative, 0.0, "{name} at 0");
+    }
+    // A tie splits evenly: both operands are the same x here.
+    let m = x.max(x).unwrap();
+    let pass = m.backward().unwrap();
+    let split: Vec<f64> = pass.edges().iter().map(|e| e.local_derivative).collect();
+    assert_eq!(split, vec![0.5, 0.5]);
+    let tape = Tape::new();
+    let a = tape.variable(1.0).unwrap();
+    let b = tape.variable(1.0).unwrap();
+    a.min(b).unwrap().backward().unwrap();
+    assert_eq!((a.gradient(), b.gradient()), (Some(0.5), Some(0.5)));
+}
+
+#[test]
+fn sigmoid_is_stable_far_from_zero() {
+    assert_eq!(sigmoid(-800.0), 0.0);
+    assert_eq!(sigmoid(800.0), 1.0);
+    let tape = Tape::new();
+    let x = tape.variable(-40.0).unwrap();
+    let y = x.sigmoid().unwrap();
+    y.backward().unwrap();
+    let expected = (-40.0_f64).exp(); // σ'(x) ≈ e^x for very negative x
+    assert!(close(x.gradient().unwrap(), expected, 1e-12));
+}
+
+#[test]
+fn power_edge_cases() {
+    let tape = Tape::new();
+    // 0^y for y > 0: derivative in the exponent is the limit 0.
+    let base = tape.variable(0.0).unwrap();
+    let exponent = tape.variable(2.0).unwrap();
+    base.powf(exponent).unwrap().backward().unwrap();
+    assert_eq!((base.gradient(), exponent.gradient()), (Some(0.0), Some(0.0)));
+    // A negative base with a plain integer-valued exponent is fine.
+    let x = tape.variable(-3.0).unwrap();
+    x.powf(2.0).unwrap().backward().unwrap();
+    assert_eq!(x.gradient(), Some(-6.0));
+    // With a tracked exponent, ln(-3) has no real value: a typed error.
+    let y = tape.variable(2.0).unwrap();
+    let err = x.powf(y).unwrap_err();
+    assert_eq!(err.code(), "non-finite-local-derivative");
+}
