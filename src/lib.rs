@@ -8,3 +8,8 @@ pub mod prelude {
         ValueAndGradient,
     };
 }
+
+/// The README's Rust snippets, compiled and run as doctests so they never rot.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
