@@ -1,0 +1,365 @@
+//! The engine's speed and memory, against the plain-`f64` function.
+//!
+//! `cargo bench --bench engine` times the 64→64→1 tanh MLP gradient and the
+//! one-million-pair `Σ a·b + Σ exp(a)` gradient, each on a fresh tape, a
+//! presized tape and a reused (cleared) tape, and measures the heap bytes a
+//! recorded node costs. Options after `--`: `--rounds N`, `--only mlp|dot`.
+//!
+//! Under `cargo test` (no `--bench` argument) it is a test instead: small
+//! sizes, every engine gradient checked against the hand-written reverse
+//! pass, the hand-written pass checked against central differences, and the
+//! reuse and memory claims asserted.
+//!
+//! Comparisons with other crates live in `bench-compare/`, which the test
+//! build never compiles.
+
+mod common;
+
+use std::process::ExitCode;
+
+use autodiff::{Tape, BYTES_PER_NODE};
+use common::{max_error, CountingAllocator, DotExp, Mlp, Row};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator::new();
+
+/// Engine and oracle run the same floating-point operations in the same
+/// order, so they should agree to the last bits; this leaves room for a
+/// compiler that fuses or reorders nothing but still differs in `tanh`/`exp`
+/// rounding between inlined and called code.
+const AGREEMENT: f64 = 1e-12;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let result = if args.iter().any(|a| a == "--bench") {
+        bench(&args)
+    } else {
+        smoke()
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("engine bench: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check(what: &str, passed: bool, detail: String) -> Result<(), String> {
+    if passed {
+        println!("ok   {what}");
+        Ok(())
+    } else {
+        Err(format!("FAILED {what}: {detail}"))
+    }
+}
+
+/// The hand-written MLP backward is itself checked against central
+/// differences of the plain loss, so the oracle is not taken on trust.
+fn oracle_matches_central_differences(mlp: &Mlp) -> Result<(), String> {
+    let mut gradient = Vec::new();
+    mlp.gradient_by_hand(&mlp.params, &mut gradient);
+    let mut params = mlp.params.clone();
+    let mut worst: f64 = 0.0;
+    // Every 7th parameter reaches all four blocks (W1, b1, w2, b2) at these
+    // sizes without paying for all of them.
+    for k in (0..params.len()).step_by(7).chain([params.len() - 1]) {
+        let original = params[k];
+        let step = 6e-6 * original.abs().max(1.0);
+        params[k] = original + step;
+        let up = mlp.loss(&params);
+        params[k] = original - step;
+        let down = mlp.loss(&params);
+        params[k] = original;
+        let numerical = (up - down) / (2.0 * step);
+        let scale = numerical.abs().max(gradient[k].abs()).max(1e-8);
+        worst = worst.max((numerical - gradient[k]).abs() / scale);
+    }
+    check(
+        &format!(
+            "hand-written MLP {}→{}→1 backward matches central differences",
+            mlp.inputs, mlp.hidden
+        ),
+        worst < 1e-6,
+        format!("worst relative error {worst:e}"),
+    )
+}
+
+fn smoke() -> Result<(), String> {
+    check(
+        "a recorded node costs at most 64 bytes",
+        BYTES_PER_NODE <= 64,
+        format!("BYTES_PER_NODE = {BYTES_PER_NODE}"),
+    )?;
+
+    for (inputs, hidden) in [(3, 2), (8, 5), (64, 64)] {
+        let mlp = Mlp::new(inputs, hidden);
+        oracle_matches_central_differences(&mlp)?;
+        let mut want = Vec::new();
+        let want_loss = mlp.gradient_by_hand(&mlp.params, &mut want);
+        let mut got = Vec::new();
+        let tape = Tape::new();
+        let loss = mlp
+            .gradient_on_tape(&tape, &mlp.params, &mut got)
+            .map_err(|e| e.to_string())?;
+        let error = max_error(&got, &want).max(max_error(&[loss], &[want_loss]));
+        check(
+            &format!("engine MLP {inputs}→{hidden}→1 gradient matches the hand-written backward"),
+            error < AGREEMENT,
+            format!("max error {error:e}"),
+        )?;
+        check(
+            &format!("MLP {inputs}→{hidden}→1 records the counted nodes"),
+            tape.len() == mlp.leaves() + mlp.operations(),
+            format!(
+                "{} nodes, expected {} leaves + {} operations",
+                tape.len(),
+                mlp.leaves(),
+                mlp.operations()
+            ),
+        )?;
+    }
+
+    let dot = DotExp::new(1000);
+    let inputs = dot.inputs();
+    let mut want = Vec::new();
+    let want_value = dot.gradient_by_hand(&inputs, &mut want);
+    let mut tape = Tape::with_capacity(dot.leaves() + dot.operations());
+    let capacity = tape.capacity();
+    let mut got = Vec::new();
+    for pass in 0..3 {
+        // A cleared tape must give the same gradient as a fresh one: stale
+        // nodes or stored gradients from the last pass would show here.
+        tape.clear();
+        let value = dot
+            .gradient_on_tape(&tape, &inputs, &mut got)
+            .map_err(|e| e.to_string())?;
+        let error = max_error(&got, &want).max(max_error(&[value], &[want_value]));
+        check(
+            &format!("engine Σa·b + Σexp(a) gradient (n = 1000) on a reused tape, pass {pass}"),
+            error < AGREEMENT,
+            format!("max error {error:e}"),
+        )?;
+        check(
+            "clear() keeps the tape's memory",
+            tape.capacity() == capacity && tape.len() == dot.leaves() + dot.operations(),
+            format!(
+                "capacity {} (was {capacity}), len {}",
+                tape.capacity(),
+                tape.len()
+            ),
+        )?;
+    }
+
+    let measured = bytes_per_node(&dot, &inputs)?;
+    check(
+        "measured heap per recorded node is at most 64 bytes",
+        measured.tape <= 64.0,
+        format!("{:.1} bytes per node", measured.tape),
+    )?;
+    println!("engine bench smoke: all checks passed (run `cargo bench --bench engine` to time)");
+    Ok(())
+}
+
+struct Memory {
+    /// Heap bytes per node held by the recorded tape.
+    tape: f64,
+    /// Extra peak heap bytes per node during the backward pass.
+    backward: f64,
+}
+
+/// Records `dot` on a presized tape and reads the allocator's counters, so
+/// the figure includes everything the engine really allocates.
+fn bytes_per_node(dot: &DotExp, inputs: &[f64]) -> Result<Memory, String> {
+    let nodes = dot.leaves() + dot.operations();
+    let before = ALLOCATOR.reset_peak();
+    let tape = Tape::with_capacity(nodes);
+    let after_tape = ALLOCATOR.reset_peak();
+    let mut gradient = Vec::with_capacity(dot.leaves());
+    // The leaf handles and the gradient buffer belong to the workload, not
+    // the engine: subtract them.
+    let workload_bytes = dot.leaves() * (std::mem::size_of::<autodiff::Scalar<'_>>() + 8);
+    dot.gradient_on_tape(&tape, inputs, &mut gradient)
+        .map_err(|e| e.to_string())?;
+    let peak = ALLOCATOR.peak();
+    let tape_bytes = after_tape - before;
+    let backward_bytes = peak.saturating_sub(after_tape + workload_bytes);
+    Ok(Memory {
+        tape: tape_bytes as f64 / tape.len() as f64,
+        backward: backward_bytes as f64 / tape.len() as f64,
+    })
+}
+
+fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let rounds: usize = match option(args, "--rounds") {
+        Some(text) => text
+            .parse()
+            .map_err(|_| format!("--rounds wants a number, got {text:?}"))?,
+        None => 7,
+    };
+    let only = option(args, "--only");
+    if let Some(name) = only {
+        if name != "mlp" && name != "dot" {
+            return Err(format!("--only wants `mlp` or `dot`, got {name:?}"));
+        }
+    }
+    let mlp = Mlp::new(64, 64);
+    let dot = DotExp::new(1_000_000);
+    let dot_inputs = dot.inputs();
+
+    // Verify before timing: a fast wrong answer is not a result.
+    let (mut want, mut got) = (Vec::new(), Vec::new());
+    mlp.gradient_by_hand(&mlp.params, &mut want);
+    mlp.gradient_on_tape(&Tape::new(), &mlp.params, &mut got)
+        .map_err(|e| e.to_string())?;
+    let mlp_error = max_error(&got, &want);
+    dot.gradient_by_hand(&dot_inputs, &mut want);
+    dot.gradient_on_tape(&Tape::new(), &dot_inputs, &mut got)
+        .map_err(|e| e.to_string())?;
+    let dot_error = max_error(&got, &want);
+    if mlp_error >= AGREEMENT || dot_error >= AGREEMENT {
+        return Err(format!(
+            "engine gradient disagrees with the hand-written one (MLP {mlp_error:e}, dot {dot_error:e})"
+        ));
+    }
+
+    let mut rows: Vec<Row<'_>> = Vec::new();
+    if only != Some("dot") {
+        mlp_rows(&mut rows, &mlp);
+    }
+    if only != Some("mlp") {
+        dot_rows(&mut rows, &dot, &dot_inputs);
+    }
+    println!(
+        "engine bench: {rounds} rounds, each row timed once per round in turn; median and best of the rounds"
+    );
+    common::run_round_robin(&mut rows, rounds)?;
+    println!();
+    print!("{}", common::table(&rows));
+
+    let memory = bytes_per_node(&DotExp::new(100_000), &DotExp::new(100_000).inputs())?;
+    println!();
+    println!(
+        "memory: {:.1} heap bytes per recorded node on the tape (BYTES_PER_NODE = {BYTES_PER_NODE}), \
+         {:.1} more per node at the peak of a backward pass",
+        memory.tape, memory.backward
+    );
+    Ok(())
+}
+
+fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
+    let workload = format!("MLP {}→{}→1", mlp.inputs, mlp.hidden);
+    let operations = mlp.operations();
+    let iterations = 100;
+    let plain = rows.len();
+    let mut row = |engine: &str, iterations: usize, run: Box<dyn FnMut() -> f64 + 'a>| {
+        rows.push(Row {
+            workload: workload.clone(),
+            engine: engine.to_string(),
+            operations,
+            run,
+            iterations,
+            samples: Vec::new(),
+            plain,
+        });
+    };
+    row(
+        "plain f64 (forward only)",
+        iterations * 20,
+        Box::new(|| mlp.loss(std::hint::black_box(&mlp.params))),
+    );
+    let mut gradient = Vec::new();
+    row(
+        "hand-written backward",
+        iterations * 10,
+        Box::new(move || mlp.gradient_by_hand(std::hint::black_box(&mlp.params), &mut gradient)),
+    );
+    let mut gradient = Vec::new();
+    row(
+        "autodiff, Tape::new() each time",
+        iterations,
+        Box::new(move || {
+            let tape = Tape::new();
+            mlp.gradient_on_tape(&tape, &mlp.params, &mut gradient)
+                .unwrap_or(f64::NAN)
+        }),
+    );
+    let mut gradient = Vec::new();
+    let mut tape = Tape::new();
+    row(
+        "autodiff, one tape, clear() each time",
+        iterations,
+        Box::new(move || {
+            tape.clear();
+            mlp.gradient_on_tape(&tape, &mlp.params, &mut gradient)
+                .unwrap_or(f64::NAN)
+        }),
+    );
+}
+
+fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
+    let workload = "Σa·b + Σexp(a), 10⁶ pairs".to_string();
+    let operations = dot.operations();
+    let nodes = dot.leaves() + dot.operations();
+    let plain = rows.len();
+    let mut row = |engine: &str, iterations: usize, run: Box<dyn FnMut() -> f64 + 'a>| {
+        rows.push(Row {
+            workload: workload.clone(),
+            engine: engine.to_string(),
+            operations,
+            run,
+            iterations,
+            samples: Vec::new(),
+            plain,
+        });
+    };
+    row(
+        "plain f64 (forward only)",
+        10,
+        Box::new(|| dot.value(std::hint::black_box(inputs))),
+    );
+    let mut gradient = Vec::new();
+    row(
+        "hand-written backward",
+        5,
+        Box::new(move || dot.gradient_by_hand(std::hint::black_box(inputs), &mut gradient)),
+    );
+    let mut gradient = Vec::new();
+    row(
+        "autodiff, Tape::new() each time",
+        1,
+        Box::new(move || {
+            let tape = Tape::new();
+            dot.gradient_on_tape(&tape, inputs, &mut gradient)
+                .unwrap_or(f64::NAN)
+        }),
+    );
+    let mut gradient = Vec::new();
+    row(
+        "autodiff, Tape::with_capacity() each time",
+        1,
+        Box::new(move || {
+            let tape = Tape::with_capacity(nodes);
+            dot.gradient_on_tape(&tape, inputs, &mut gradient)
+                .unwrap_or(f64::NAN)
+        }),
+    );
+    let mut gradient = Vec::new();
+    let mut tape = Tape::with_capacity(nodes);
+    row(
+        "autodiff, one tape, clear() each time",
+        1,
+        Box::new(move || {
+            tape.clear();
+            dot.gradient_on_tape(&tape, inputs, &mut gradient)
+                .unwrap_or(f64::NAN)
+        }),
+    );
+}
