@@ -188,6 +188,119 @@ impl<'t> BackwardPass<'t> {
     }
 }
 
+impl BackwardNode {
+    /// How the ledger names this node: its label's text, or `#index operation`
+    /// (`#1 mul`) when it has none.
+    ///
+    /// ```
+    /// use autodiff_core::{Label, Tape};
+    ///
+    /// let tape = Tape::new();
+    /// let x = tape.variable(2.0)?.labeled(Label::named("x"));
+    /// let y = x.mul(x)?;
+    /// let names: Vec<String> = y.backward()?.nodes().iter().map(|n| n.name()).collect();
+    /// assert_eq!(names, ["x", "#1 mul"]);
+    /// # Ok::<(), autodiff_core::ScalarAutodiffError>(())
+    /// ```
+    pub fn name(&self) -> String {
+        match self.label {
+            Some(label) => label.text.to_owned(),
+            None => format!("#{} {}", self.index, self.operation),
+        }
+    }
+}
+
+/// The size of a reverse pass and where its adjoints are largest: what a
+/// renderer prints instead of the full ledger when a graph is too big to read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassSummary {
+    /// Nodes the output reaches, tracked or not.
+    pub nodes: usize,
+    /// How many of those track a gradient.
+    pub tracked_nodes: usize,
+    /// Operand edges of the reached nodes (one per operand occurrence).
+    pub edges: usize,
+    /// Reached leaves (variables, constants, detached values).
+    pub leaves: usize,
+    /// The output's tape index.
+    pub output: usize,
+    /// The output's operation.
+    pub output_operation: ScalarOperation,
+    /// The output's primal value.
+    pub output_value: f64,
+    /// The output's label, if any.
+    pub output_label: Option<Label>,
+    /// The seed of the pass.
+    pub seed: f64,
+    /// The tracked nodes with the largest pass adjoints in magnitude, largest
+    /// first, as `(tape index, label, pass adjoint)`; ties keep forward order.
+    pub largest_adjoints: Vec<(usize, Option<Label>, f64)>,
+}
+
+impl BackwardPass<'_> {
+    /// Counts the reached nodes and edges and picks the `largest` tracked
+    /// nodes by pass-adjoint magnitude, in one sweep that allocates one flag
+    /// per node and never builds the row vectors, so it stays cheap on a
+    /// million-node pass.
+    ///
+    /// ```
+    /// use autodiff_core::Tape;
+    ///
+    /// let tape = Tape::new();
+    /// let x = tape.variable(2.0)?;
+    /// let square = x.mul(x)?;
+    /// let loss = square.add(square)?;
+    /// let summary = loss.backward()?.summary(1);
+    /// assert_eq!((summary.nodes, summary.edges), (3, 4));
+    /// assert_eq!(summary.largest_adjoints[0].2, 8.0); // dloss/dx = 4x
+    /// # Ok::<(), autodiff_core::ScalarAutodiffError>(())
+    /// ```
+    pub fn summary(&self, largest: usize) -> PassSummary {
+        let reach = self.reach();
+        let nodes = self.tape.nodes.borrow();
+        let out = nodes.info[self.output];
+        let mut summary = PassSummary {
+            nodes: 0,
+            tracked_nodes: 0,
+            edges: 0,
+            leaves: 0,
+            output: self.output,
+            output_operation: out.operation,
+            output_value: out.value,
+            output_label: out.label(),
+            seed: self.seed,
+            largest_adjoints: Vec::with_capacity(largest.min(64)),
+        };
+        // Kept sorted by descending magnitude; `largest` is small, so an
+        // insertion into a short vector beats a heap and keeps ties stable.
+        let top = &mut summary.largest_adjoints;
+        for (index, &reached) in reach.iter().enumerate() {
+            if !reached {
+                continue;
+            }
+            let info = nodes.info[index];
+            let edges = nodes.edges[index];
+            summary.nodes += 1;
+            let operands = (0..2).filter(|&slot| edges.parent(slot).is_some()).count();
+            summary.edges += operands;
+            summary.leaves += usize::from(operands == 0 && info.operation.is_leaf());
+            if !info.tracked {
+                continue;
+            }
+            summary.tracked_nodes += 1;
+            let adjoint = self.adjoints[index];
+            let position = top.partition_point(|entry| entry.2.abs() >= adjoint.abs());
+            if position < largest {
+                if top.len() == largest {
+                    top.pop();
+                }
+                top.insert(position, (index, info.label(), adjoint));
+            }
+        }
+        summary
+    }
+}
+
 impl std::fmt::Debug for BackwardPass<'_> {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter

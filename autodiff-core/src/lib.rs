@@ -23,6 +23,7 @@ mod gradcheck;
 mod ledger;
 mod operation;
 mod ops;
+mod render;
 mod tape;
 mod value_and_gradient;
 
@@ -31,8 +32,9 @@ pub use gradcheck::{
     default_step, gradient_check, relative_error, scalar_gradient_check, scaled_error,
     ComponentCheck, GradientCheck, GradientCheckError, ScalarGradientCheck, DEFAULT_TOLERANCE,
 };
-pub use ledger::{BackwardEdge, BackwardNode, BackwardPass};
+pub use ledger::{BackwardEdge, BackwardNode, BackwardPass, PassSummary};
 pub use operation::ScalarOperation;
 pub use ops::{detach, relu, sigmoid, Operand};
+pub use render::{Numbers, RenderLimits, TapeView, Timeline, TimelineStep};
 pub use tape::{Scalar, Tape, BYTES_PER_NODE, MAX_NODES};
 pub use value_and_gradient::ValueAndGradient;

@@ -1,0 +1,256 @@
+//! See the tape: print the node cards and the reverse ledger of one backward
+//! pass, and write the graph as SVG and Graphviz DOT.
+//!
+//! ```text
+//! cargo run --example inspect                       # chapter 14's reused square
+//! cargo run --example inspect -- neuron             # a function from the list
+//! cargo run --example inspect -- neuron --out pics  # pictures under ./pics
+//! cargo run --example inspect -- --list
+//! ```
+//!
+//! The reused square also prints and draws chapter 14's second view: stored
+//! gradients across commit, repeat, zero, restore and a rejected request.
+//! `cargo run --example inspect -- reused-square --out docs` regenerates the
+//! pictures the README embeds.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use autodiff::prelude::*;
+use autodiff::Timeline;
+
+/// The functions this example can show, with what each one teaches.
+pub const FUNCTIONS: [(&str, &str); 5] = [
+    (
+        "reused-square",
+        "chapter 14: square = x*x, loss = square + square at x = 2 (two edges per use)",
+    ),
+    (
+        "detach",
+        "chapter 14: x*x + detach(x)*3 at x = 2 (the detached branch gets nothing)",
+    ),
+    (
+        "nonlinear",
+        "chapter 14: exp(tanh(x)) at x = 0.5 (a chain of local derivatives)",
+    ),
+    (
+        "neuron",
+        "tanh(w1*x1 + w2*x2 + b), micrograd's neuron (a zero input zeroes its weight's gradient)",
+    ),
+    (
+        "softmax-ce",
+        "lesson 15: cross-entropy of softmax([1, 2, 0.5]) for class 1 (gradient = softmax - one-hot)",
+    ),
+];
+
+/// What a run produced: the text for stdout and the files to write.
+pub struct Rendered {
+    /// The ledger (and, for the reused square, the timeline).
+    pub text: String,
+    /// File name and contents, to be written under the output directory.
+    pub files: Vec<(String, String)>,
+}
+
+/// Why a run failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The command line made no sense; the message says why.
+    Usage(String),
+    /// The engine rejected something while recording or differentiating.
+    Engine(ScalarAutodiffError),
+    /// A picture could not be written.
+    Io(PathBuf, std::io::Error),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Usage(message) => write!(formatter, "{message}\n\n{}", usage()),
+            Self::Engine(error) => write!(formatter, "autodiff error: {error}"),
+            Self::Io(path, error) => write!(formatter, "cannot write {}: {error}", path.display()),
+        }
+    }
+}
+
+impl From<ScalarAutodiffError> for Failure {
+    fn from(error: ScalarAutodiffError) -> Self {
+        Self::Engine(error)
+    }
+}
+
+/// The usage text, listing the functions.
+pub fn usage() -> String {
+    let mut text = String::from(
+        "usage: cargo run --example inspect -- [FUNCTION] [--out DIR]\n       cargo run --example inspect -- --list\n\nFUNCTION (default reused-square):\n",
+    );
+    for (name, about) in FUNCTIONS {
+        text.push_str(&format!("  {name:<14} {about}\n"));
+    }
+    text.push_str("\nDIR defaults to target/inspect.\n");
+    text
+}
+
+/// What the command line asked for.
+#[derive(Debug, PartialEq)]
+pub enum Request {
+    /// Render `function` and write its pictures under `out`.
+    Render {
+        /// One of [`FUNCTIONS`].
+        function: String,
+        /// The output directory.
+        out: PathBuf,
+    },
+    /// Print the list of functions.
+    List,
+}
+
+/// Reads the arguments (without the program name).
+pub fn parse(args: &[String]) -> Result<Request, Failure> {
+    let mut function = None;
+    let mut out = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--list" | "-l" => return Ok(Request::List),
+            "--help" | "-h" => return Err(Failure::Usage("inspect: see the tape".to_owned())),
+            "--out" | "-o" => match args.next() {
+                Some(dir) => out = Some(PathBuf::from(dir)),
+                None => return Err(Failure::Usage("--out needs a directory".to_owned())),
+            },
+            flag if flag.starts_with('-') => {
+                return Err(Failure::Usage(format!("unknown option `{flag}`")))
+            }
+            name if function.is_none() => {
+                if !FUNCTIONS.iter().any(|(known, _)| *known == name) {
+                    return Err(Failure::Usage(format!("unknown function `{name}`")));
+                }
+                function = Some(name.to_owned());
+            }
+            extra => return Err(Failure::Usage(format!("unexpected argument `{extra}`"))),
+        }
+    }
+    Ok(Request::Render {
+        function: function.unwrap_or_else(|| FUNCTIONS[0].0.to_owned()),
+        out: out.unwrap_or_else(|| Path::new("target").join("inspect")),
+    })
+}
+
+fn pass_files(
+    name: &str,
+    pass: &autodiff::BackwardPass<'_>,
+    text: &mut String,
+) -> Vec<(String, String)> {
+    text.push_str(&pass.to_text());
+    vec![
+        (format!("{name}.svg"), pass.to_svg()),
+        (format!("{name}.dot"), pass.to_dot()),
+    ]
+}
+
+/// Records `function`, runs its backward pass(es) and renders them.
+pub fn render(function: &str) -> Result<Rendered, Failure> {
+    let named = Label::named;
+    let tape = Tape::new();
+    let mut text = String::new();
+    let files = match function {
+        "reused-square" => {
+            let x = tape.variable(2.0)?.labeled(named("x"));
+            let square = x.mul(x)?.labeled(named("square"));
+            let loss = square.add(square)?.labeled(named("loss"));
+            let mut timeline = Timeline::new([x, square, loss]);
+            let pass = timeline.step("first pass committed", || loss.backward())?;
+            let mut files = pass_files(function, &pass, &mut text);
+            timeline.step("second pass accumulated", || loss.backward())?;
+            loss.zero_grad();
+            timeline.record("stored gradients zeroed");
+            timeline.step("one fresh pass restored", || loss.backward())?;
+            // A rejected request is part of the story: nothing moves.
+            let rejected = timeline.step("NaN seed rejected", || loss.backward_with_seed(f64::NAN));
+            if rejected.is_ok() {
+                return Err(Failure::Usage("a NaN seed was accepted".to_owned()));
+            }
+            text.push_str("\nstored gradients across passes\n");
+            text.push_str(&timeline.to_text());
+            files.push((format!("{function}-timeline.svg"), timeline.to_svg()));
+            files
+        }
+        "detach" => {
+            let x = tape.variable(2.0)?.labeled(named("x"));
+            let detached = x.detach()?.labeled(named("detached"));
+            let three = tape.constant(3.0)?.labeled(named("three"));
+            let x_squared = x.mul(x)?.labeled(named("x_squared"));
+            let scaled = detached.mul(three)?.labeled(named("scaled"));
+            let loss = x_squared.add(scaled)?.labeled(named("loss"));
+            pass_files(function, &loss.backward()?, &mut text)
+        }
+        "nonlinear" => {
+            let x = tape.variable(0.5)?.labeled(named("x"));
+            let t = x.tanh()?.labeled(named("t"));
+            let y = t.exp()?.labeled(named("y"));
+            pass_files(function, &y.backward()?, &mut text)
+        }
+        "neuron" => {
+            let x1 = tape.variable(2.0)?.labeled(named("x1"));
+            let x2 = tape.variable(0.0)?.labeled(named("x2"));
+            let w1 = tape.variable(-3.0)?.labeled(named("w1"));
+            let w2 = tape.variable(1.0)?.labeled(named("w2"));
+            let b = tape.variable(6.881_373_587_019_543)?.labeled(named("b"));
+            let x1w1 = x1.mul(w1)?.labeled(named("x1w1"));
+            let x2w2 = x2.mul(w2)?.labeled(named("x2w2"));
+            let sum = x1w1.add(x2w2)?.labeled(named("sum"));
+            let n = sum.add(b)?.labeled(named("n"));
+            let o = n.tanh()?.labeled(named("o"));
+            pass_files(function, &o.backward()?, &mut text)
+        }
+        "softmax-ce" => {
+            let z0 = tape.variable(1.0)?.labeled(named("z0"));
+            let z1 = tape.variable(2.0)?.labeled(named("z1"));
+            let z2 = tape.variable(0.5)?.labeled(named("z2"));
+            let e0 = z0.exp()?.labeled(named("e0"));
+            let e1 = z1.exp()?.labeled(named("e1"));
+            let e2 = z2.exp()?.labeled(named("e2"));
+            let partial = e0.add(e1)?.labeled(named("partial"));
+            let total = partial.add(e2)?.labeled(named("total"));
+            let log_total = total.ln()?.labeled(named("log_total"));
+            let loss = log_total.sub(z1)?.labeled(named("loss"));
+            pass_files(function, &loss.backward()?, &mut text)
+        }
+        unknown => return Err(Failure::Usage(format!("unknown function `{unknown}`"))),
+    };
+    Ok(Rendered { text, files })
+}
+
+/// Parses, renders, prints the ledger and writes the pictures.
+pub fn run(args: &[String]) -> Result<(), Failure> {
+    let (function, out) = match parse(args)? {
+        Request::List => {
+            for (name, about) in FUNCTIONS {
+                println!("{name:<14} {about}");
+            }
+            return Ok(());
+        }
+        Request::Render { function, out } => (function, out),
+    };
+    let rendered = render(&function)?;
+    print!("{}", rendered.text);
+    std::fs::create_dir_all(&out).map_err(|e| Failure::Io(out.clone(), e))?;
+    println!("\npictures in {}:", out.display());
+    for (name, contents) in &rendered.files {
+        let path = out.join(name);
+        std::fs::write(&path, contents).map_err(|e| Failure::Io(path.clone(), e))?;
+        println!("  {}", path.display());
+    }
+    Ok(())
+}
+
+#[allow(dead_code)] // the tests include this file as a module and call `run` directly
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("{failure}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
