@@ -1,0 +1,224 @@
+//! Forward-mode dual numbers: the independent oracle for reverse-mode gradients.
+//!
+//! One `Dual` carries a primal value, its derivative along one input
+//! direction, and `magnitude`: the same derivative computed with every
+//! partial replaced by its absolute value. `|tangent| <= magnitude`, and
+//! `magnitude` is what floating-point rounding in a chain-rule sum scales
+//! with, so `|reverse - tangent| <= tol * magnitude` is a relative test
+//! that stays meaningful when paths cancel (`x - x`) and the derivative is 0.
+//!
+//! Derivative rules are written from the textbook here, not copied from the
+//! engine, and some take a different form on purpose (`tanh' = 1/cosh²`,
+//! `σ' = e^-|x| / (1 + e^-|x|)²`, `∂(a^b)/∂a = b·a^b/a`), so a wrong rule in
+//! one place does not hide behind the same wrong rule in the other. Primal
+//! values use the plain `f64` operations, which IEEE 754 fixes bit for bit,
+//! so both sides differentiate at exactly the same points.
+//!
+//! Kinks follow the engine's documented choices: `abs' (0) = 0`,
+//! `relu'(0) = 0`, and a tie in `max`/`min` gives each operand 1/2.
+
+#[derive(Clone, Copy, Debug)]
+pub struct Dual {
+    pub value: f64,
+    pub tangent: f64,
+    pub magnitude: f64,
+}
+
+impl Dual {
+    /// An input: tangent 1 along its own direction, 0 along the others.
+    pub fn input(value: f64, seeded: bool) -> Self {
+        let t = if seeded { 1.0 } else { 0.0 };
+        Self {
+            value,
+            tangent: t,
+            magnitude: t,
+        }
+    }
+
+    /// A constant: no derivative in any direction.
+    pub fn constant(value: f64) -> Self {
+        Self {
+            value,
+            tangent: 0.0,
+            magnitude: 0.0,
+        }
+    }
+
+    fn unary(self, value: f64, derivative: f64) -> Self {
+        Self {
+            value,
+            tangent: derivative * self.tangent,
+            magnitude: derivative.abs() * self.magnitude,
+        }
+    }
+
+    fn binary(self, other: Self, value: f64, da: f64, db: f64) -> Self {
+        Self {
+            value,
+            tangent: da * self.tangent + db * other.tangent,
+            magnitude: da.abs() * self.magnitude + db.abs() * other.magnitude,
+        }
+    }
+
+    pub fn add(self, o: Self) -> Self {
+        self.binary(o, self.value + o.value, 1.0, 1.0)
+    }
+
+    pub fn sub(self, o: Self) -> Self {
+        self.binary(o, self.value - o.value, 1.0, -1.0)
+    }
+
+    pub fn mul(self, o: Self) -> Self {
+        self.binary(o, self.value * o.value, o.value, self.value)
+    }
+
+    /// (a/b)' = (a'b − ab') / b².
+    pub fn div(self, o: Self) -> Self {
+        let b2 = o.value * o.value;
+        self.binary(o, self.value / o.value, o.value / b2, -self.value / b2)
+    }
+
+    pub fn max(self, o: Self) -> Self {
+        let (da, db) = tie_split(self.value, o.value);
+        self.binary(o, self.value.max(o.value), da, db)
+    }
+
+    pub fn min(self, o: Self) -> Self {
+        let (db, da) = tie_split(self.value, o.value);
+        self.binary(o, self.value.min(o.value), da, db)
+    }
+
+    /// a^b = e^(b ln a): ∂/∂a = b·a^b / a, ∂/∂b = a^b ln a. The exponent
+    /// partial only matters when the exponent carries a tangent, which the
+    /// tests allow only for a positive base.
+    pub fn powf(self, o: Self) -> Self {
+        let value = self.value.powf(o.value);
+        let da = if o.value == 0.0 {
+            0.0
+        } else {
+            o.value * value / self.value
+        };
+        let db = if o.tangent == 0.0 && o.magnitude == 0.0 {
+            0.0
+        } else {
+            value * self.value.ln()
+        };
+        self.binary(o, value, da, db)
+    }
+
+    pub fn powi(self, n: i32) -> Self {
+        let value = self.value.powi(n);
+        let derivative = match (n, self.value == 0.0) {
+            (0, _) => 0.0,
+            (1, true) => 1.0,
+            (_, true) => 0.0, // n >= 2: x^(n-1) vanishes at 0
+            (_, false) => f64::from(n) * value / self.value,
+        };
+        self.unary(value, derivative)
+    }
+
+    pub fn neg(self) -> Self {
+        self.unary(-self.value, -1.0)
+    }
+
+    pub fn exp(self) -> Self {
+        let e = self.value.exp();
+        self.unary(e, e)
+    }
+
+    pub fn ln(self) -> Self {
+        self.unary(self.value.ln(), self.value.recip())
+    }
+
+    pub fn tanh(self) -> Self {
+        let c = self.value.cosh();
+        self.unary(self.value.tanh(), 1.0 / (c * c))
+    }
+
+    pub fn sin(self) -> Self {
+        self.unary(self.value.sin(), self.value.cos())
+    }
+
+    pub fn cos(self) -> Self {
+        self.unary(self.value.cos(), -self.value.sin())
+    }
+
+    pub fn sqrt(self) -> Self {
+        let r = self.value.sqrt();
+        self.unary(r, 1.0 / (r + r))
+    }
+
+    pub fn abs(self) -> Self {
+        let d = if self.value == 0.0 {
+            0.0
+        } else {
+            self.value.signum()
+        };
+        self.unary(self.value.abs(), d)
+    }
+
+    pub fn recip(self) -> Self {
+        self.unary(self.value.recip(), -1.0 / (self.value * self.value))
+    }
+
+    pub fn relu(self) -> Self {
+        if self.value > 0.0 {
+            self.unary(self.value, 1.0)
+        } else {
+            self.unary(0.0, 0.0)
+        }
+    }
+
+    pub fn sigmoid(self) -> Self {
+        let e = (-self.value.abs()).exp();
+        let d = e / ((1.0 + e) * (1.0 + e));
+        self.unary(sigmoid(self.value), d)
+    }
+}
+
+/// `∂max(a, b)/∂a, ∂max(a, b)/∂b`, halves at a tie.
+fn tie_split(a: f64, b: f64) -> (f64, f64) {
+    if a > b {
+        (1.0, 0.0)
+    } else if a < b {
+        (0.0, 1.0)
+    } else {
+        (0.5, 0.5)
+    }
+}
+
+/// The logistic function in its overflow-free form: `1/(1+e^-x)` for
+/// `x >= 0`, `e^x/(1+e^x)` below. Written out here so that the oracle's
+/// primal values match the engine's to the bit without calling it.
+pub fn sigmoid(x: f64) -> f64 {
+    if x >= 0.0 {
+        1.0 / (1.0 + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (1.0 + e)
+    }
+}
+
+#[test]
+fn dual_matches_closed_forms() {
+    // d/dx [x² sin x] = 2x sin x + x² cos x at x = 0.7.
+    let x = Dual::input(0.7, true);
+    let y = x.mul(x).mul(x.sin());
+    let expected = 2.0 * 0.7 * 0.7_f64.sin() + 0.49 * 0.7_f64.cos();
+    assert!((y.tangent - expected).abs() < 1e-15);
+    // d/dx [x^x] = x^x (ln x + 1) at x = 1.3.
+    let x = Dual::input(1.3, true);
+    let y = x.powf(x);
+    let expected = 1.3_f64.powf(1.3) * (1.3_f64.ln() + 1.0);
+    assert!((y.tangent - expected).abs() < 1e-14);
+    // σ'(x) = σ(x)(1 − σ(x)).
+    for v in [-4.0, -0.3, 0.0, 2.5] {
+        let s = 1.0 / (1.0 + f64::exp(-v));
+        let y = Dual::input(v, true).sigmoid();
+        assert!((y.tangent - s * (1.0 - s)).abs() < 1e-15);
+    }
+    // Cancellation: x − x has tangent 0 and magnitude 2.
+    let x = Dual::input(3.0, true);
+    let y = x.sub(x);
+    assert_eq!((y.tangent, y.magnitude), (0.0, 2.0));
+}
