@@ -185,7 +185,11 @@ fn unary_operations_match_closed_forms_and_central_differences() {
 
 /// Binary operations: ∂/∂a and ∂/∂b against closed forms, with scalar and
 /// plain right operands.
-fn apply<'t>(name: &str, a: Scalar<'t>, rhs: Operand<'t>) -> Result<Scalar<'t>, ScalarAutodiffError> {
+fn apply<'t>(
+    name: &str,
+    a: Scalar<'t>,
+    rhs: Operand<'t>,
+) -> Result<Scalar<'t>, ScalarAutodiffError> {
     match name {
         "add" => a.add(rhs),
         "sub" => a.sub(rhs),
@@ -205,13 +209,19 @@ fn binary_operations_match_closed_forms() {
         ("sub", |a, b| a - b, |_, _| (1.0, -1.0)),
         ("mul", |a, b| a * b, |a, b| (b, a)),
         ("div", |a, b| a / b, |a, b| (1.0 / b, -a / (b * b))),
+        ("powf", f64::powf, |a, b| {
+            (b * a.powf(b - 1.0), a.ln() * a.powf(b))
+        }),
         (
-            "powf",
-            f64::powf,
-            |a, b| (b * a.powf(b - 1.0), a.ln() * a.powf(b)),
+            "max",
+            f64::max,
+            |a, b| if a > b { (1.0, 0.0) } else { (0.0, 1.0) },
         ),
-        ("max", f64::max, |a, b| if a > b { (1.0, 0.0) } else { (0.0, 1.0) }),
-        ("min", f64::min, |a, b| if a < b { (1.0, 0.0) } else { (0.0, 1.0) }),
+        (
+            "min",
+            f64::min,
+            |a, b| if a < b { (1.0, 0.0) } else { (0.0, 1.0) },
+        ),
     ];
     for (name, plain, partials) in cases {
         for (a0, b0) in [(1.5, 0.7), (0.4, 2.2), (3.0, 1.25)] {
@@ -230,8 +240,15 @@ fn binary_operations_match_closed_forms() {
             let b_before = b.gradient().map(f64::to_bits);
             let z = apply(name, a, b0.into()).unwrap();
             z.backward().unwrap();
-            assert!(close(a.gradient().unwrap() - before, da, 1e-14), "{name} plain ∂a");
-            assert_eq!(b.gradient().map(f64::to_bits), b_before, "a plain operand is not b");
+            assert!(
+                close(a.gradient().unwrap() - before, da, 1e-14),
+                "{name} plain ∂a"
+            );
+            assert_eq!(
+                b.gradient().map(f64::to_bits),
+                b_before,
+                "a plain operand is not b"
+            );
         }
     }
 }
@@ -276,7 +293,10 @@ fn power_edge_cases() {
     let base = tape.variable(0.0).unwrap();
     let exponent = tape.variable(2.0).unwrap();
     base.powf(exponent).unwrap().backward().unwrap();
-    assert_eq!((base.gradient(), exponent.gradient()), (Some(0.0), Some(0.0)));
+    assert_eq!(
+        (base.gradient(), exponent.gradient()),
+        (Some(0.0), Some(0.0))
+    );
     // A negative base with a plain integer-valued exponent is fine.
     let x = tape.variable(-3.0).unwrap();
     x.powf(2.0).unwrap().backward().unwrap();
