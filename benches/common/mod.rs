@@ -86,7 +86,7 @@ impl Mlp {
         self.params.len()
     }
 
-    fn split<'a, T>(&self, params: &'a [T]) -> (&'a [T], &'a [T], &'a [T], &'a T) {
+    pub fn split<'a, T>(&self, params: &'a [T]) -> (&'a [T], &'a [T], &'a [T], &'a T) {
         let (w1, rest) = params.split_at(self.hidden * self.inputs);
         let (b1, rest) = rest.split_at(self.hidden);
         let (w2, b2) = rest.split_at(self.hidden);
