@@ -1,0 +1,641 @@
+//! Every bad input the README's "Bad inputs" table lists, through the facade.
+//!
+//! Each row asserts the typed error with its fields, the exact message (the
+//! operation and, when known, the source label), and that nothing moved:
+//! the tape's length and every value and stored gradient are bit-identical
+//! before and after. Gradients are made non-zero by an earlier pass first, so
+//! "unchanged" cannot pass by everything being zero.
+
+use autodiff::{
+    gradient_check, scalar_gradient_check, GradientCheckError, Label, Scalar, ScalarAutodiffError,
+    ScalarOperation, Tape,
+};
+
+/// Value and stored-gradient bits of every watched node, plus the tape length.
+fn snapshot(tape: &Tape, nodes: &[Scalar<'_>]) -> (usize, Vec<(u64, Option<u64>)>) {
+    let bits = nodes
+        .iter()
+        .map(|n| (n.value().to_bits(), n.gradient().map(f64::to_bits)))
+        .collect();
+    (tape.len(), bits)
+}
+
+/// Runs `bad`, which must fail, and checks that the tape and every node in
+/// `nodes` are exactly as they were.
+fn rejected<T: std::fmt::Debug, E>(
+    tape: &Tape,
+    nodes: &[Scalar<'_>],
+    bad: impl FnOnce() -> Result<T, E>,
+) -> E {
+    let before = snapshot(tape, nodes);
+    let error = bad().expect_err("a bad input was accepted");
+    assert_eq!(
+        snapshot(tape, nodes),
+        before,
+        "a rejected call changed the tape"
+    );
+    error
+}
+
+/// A small graph with non-zero stored gradients: `x = 0.5`, `w = -2`,
+/// `y = x·w + sin x`, after one backward pass from `y`.
+fn primed(tape: &Tape) -> Vec<Scalar<'_>> {
+    let x = tape.variable(0.5).unwrap().labeled(Label::at_line("x", 1));
+    let w = tape.variable(-2.0).unwrap().labeled(Label::at_line("w", 1));
+    let c = tape
+        .constant(3.0)
+        .unwrap()
+        .labeled(Label::at_line("bias", 2));
+    let y = x
+        .mul(w)
+        .unwrap()
+        .add(x.sin().unwrap())
+        .unwrap()
+        .add(c)
+        .unwrap();
+    y.backward().unwrap();
+    assert_eq!(x.gradient(), Some(-2.0 + 0.5_f64.cos()));
+    assert_eq!(w.gradient(), Some(0.5));
+    vec![x, w, c, y]
+}
+
+fn at(line: u32, text: &'static str) -> impl Fn(ScalarAutodiffError) -> ScalarAutodiffError {
+    move |e| e.at(Label::at_line(text, line))
+}
+
+#[test]
+fn nan_and_infinite_leaves() {
+    let tape = Tape::new();
+    let nodes = primed(&tape);
+    let e = rejected(&tape, &nodes, || tape.variable(f64::NAN));
+    assert!(matches!(
+        e,
+        ScalarAutodiffError::NonFiniteLeaf { operation: ScalarOperation::Variable, value, label: None }
+            if value.is_nan()
+    ));
+    assert_eq!(e.to_string(), "variable scalar value NaN must be finite");
+    assert_eq!(e.code(), "non-finite-leaf");
+
+    let e = rejected(&tape, &nodes, || {
+        tape.constant(f64::INFINITY).map_err(at(3, "scale"))
+    });
+    assert_eq!(
+        e,
+        ScalarAutodiffError::NonFiniteLeaf {
+            operation: ScalarOperation::Constant,
+            value: f64::INFINITY,
+            label: Some(Label::at_line("scale", 3)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "constant scalar value inf must be finite at `scale` (line 3)"
+    );
+
+    let e = rejected(&tape, &nodes, || tape.variable(f64::NEG_INFINITY));
+    assert_eq!(e.to_string(), "variable scalar value -inf must be finite");
+}
+
+#[test]
+fn nan_and_infinite_plain_operands() {
+    let tape = Tape::new();
+    let nodes = primed(&tape);
+    let x = nodes[0];
+    type Op<'t> = fn(Scalar<'t>, f64) -> Result<Scalar<'t>, ScalarAutodiffError>;
+    let operations: [(&str, Op<'_>); 10] = [
+        ("add", |x, c| x.add(c)),
+        ("sub", |x, c| x.sub(c)),
+        ("mul", |x, c| x.mul(c)),
+        ("div", |x, c| x.div(c)),
+        ("max", |x, c| x.max(c)),
+        ("min", |x, c| x.min(c)),
+        ("powf", |x, c| x.powf(c)),
+        ("rsub", |x, c| x.rsub(c)),
+        ("rdiv", |x, c| x.rdiv(c)),
+        ("rpowf", |x, c| x.rpowf(c)),
+    ];
+    for (name, operation) in operations {
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let e = rejected(&tape, &nodes, || operation(x, bad).map_err(at(9, "x ⊕ c")));
+            // A plain operand is a constant the operation would have made.
+            let ScalarAutodiffError::NonFiniteLeaf {
+                operation,
+                value,
+                label,
+            } = e.clone()
+            else {
+                panic!("{name}({bad}) gave {e:?}");
+            };
+            assert_eq!(operation, ScalarOperation::Constant, "{name}");
+            assert_eq!(value.to_bits(), bad.to_bits(), "{name}");
+            assert_eq!(label, Some(Label::at_line("x ⊕ c", 9)));
+            assert_eq!(
+                e.to_string(),
+                format!("constant scalar value {bad:?} must be finite at `x ⊕ c` (line 9)")
+            );
+        }
+    }
+}
+
+#[test]
+fn ln_sqrt_and_powf_outside_their_domain() {
+    let tape = Tape::new();
+    let mut nodes = primed(&tape);
+    let negative = tape.variable(-1.0).unwrap();
+    let zero = tape.variable(0.0).unwrap();
+    let two = tape.variable(2.0).unwrap();
+    nodes.extend([negative, zero, two]);
+
+    let e = rejected(&tape, &nodes, || negative.ln().map_err(at(12, "y.ln()")));
+    assert!(matches!(
+        e,
+        ScalarAutodiffError::NonFiniteResult { operation: ScalarOperation::Ln, value, .. } if value.is_nan()
+    ));
+    assert_eq!(e.label(), Some(Label::at_line("y.ln()", 12)));
+    assert_eq!(
+        e.to_string(),
+        "ln produced non-finite scalar value NaN at `y.ln()` (line 12)"
+    );
+    assert_eq!(e.code(), "non-finite-result");
+
+    let e = rejected(&tape, &nodes, || zero.ln());
+    assert_eq!(e.to_string(), "ln produced non-finite scalar value -inf");
+
+    let e = rejected(&tape, &nodes, || negative.sqrt().map_err(at(4, "r.sqrt()")));
+    assert_eq!(
+        e.to_string(),
+        "sqrt produced non-finite scalar value NaN at `r.sqrt()` (line 4)"
+    );
+
+    // (−1)^0.5 has no real value.
+    let e = rejected(&tape, &nodes, || {
+        negative.powf(0.5).map_err(at(5, "y.powf(0.5)"))
+    });
+    assert_eq!(
+        e.to_string(),
+        "powf produced non-finite scalar value NaN at `y.powf(0.5)` (line 5)"
+    );
+    // 0^−1 is a pole.
+    let e = rejected(&tape, &nodes, || zero.powf(-1.0));
+    assert_eq!(e.to_string(), "powf produced non-finite scalar value inf");
+    // (−1)^2 = 1 is fine, but a tracked exponent needs ln(−1).
+    let e = rejected(&tape, &nodes, || {
+        negative.powf(two).map_err(at(6, "y.powf(n)"))
+    });
+    assert!(matches!(
+        e,
+        ScalarAutodiffError::NonFiniteLocalDerivative {
+            operation: ScalarOperation::Powf, operand: 1, input: 2.0, local_derivative, ..
+        } if local_derivative.is_nan()
+    ));
+    assert_eq!(
+        e.to_string(),
+        "powf has non-finite local derivative NaN for operand 1 at input 2.0 at `y.powf(n)` (line 6)"
+    );
+    assert_eq!(e.code(), "non-finite-local-derivative");
+    // The same power with a plain exponent has no exponent edge, so it is fine.
+    assert_eq!(negative.powf(2.0).unwrap().value(), 1.0);
+    // base^x for a negative plain base.
+    let e = rejected(&tape, &nodes, || {
+        nodes[0].rpowf(-2.0).map_err(at(7, "(-2.0).powf(x)"))
+    });
+    assert_eq!(
+        e.to_string(),
+        "powf produced non-finite scalar value NaN at `(-2.0).powf(x)` (line 7)"
+    );
+}
+
+#[test]
+fn sqrt_at_zero_has_an_infinite_derivative() {
+    let tape = Tape::new();
+    let mut nodes = primed(&tape);
+    let zero = tape.variable(0.0).unwrap();
+    nodes.push(zero);
+    let e = rejected(&tape, &nodes, || zero.sqrt().map_err(at(8, "d.sqrt()")));
+    assert_eq!(
+        e,
+        ScalarAutodiffError::NonFiniteLocalDerivative {
+            operation: ScalarOperation::Sqrt,
+            operand: 0,
+            input: 0.0,
+            local_derivative: f64::INFINITY,
+            label: Some(Label::at_line("d.sqrt()", 8)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "sqrt has non-finite local derivative inf for operand 0 at input 0.0 at `d.sqrt()` (line 8)"
+    );
+}
+
+#[test]
+fn division_by_zero() {
+    let tape = Tape::new();
+    let mut nodes = primed(&tape);
+    let x = nodes[0];
+    let zero = tape.variable(0.0).unwrap();
+    nodes.push(zero);
+
+    let e = rejected(&tape, &nodes, || x.div(0.0).map_err(at(10, "x / 0.0")));
+    assert_eq!(
+        e,
+        ScalarAutodiffError::NonFiniteResult {
+            operation: ScalarOperation::Divide,
+            value: f64::INFINITY,
+            label: Some(Label::at_line("x / 0.0", 10)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "div produced non-finite scalar value inf at `x / 0.0` (line 10)"
+    );
+
+    let e = rejected(&tape, &nodes, || x.div(-0.0));
+    assert_eq!(e.to_string(), "div produced non-finite scalar value -inf");
+    let e = rejected(&tape, &nodes, || zero.div(zero));
+    assert_eq!(e.to_string(), "div produced non-finite scalar value NaN");
+    let e = rejected(&tape, &nodes, || zero.rdiv(1.0).map_err(at(11, "1.0 / d")));
+    assert_eq!(
+        e.to_string(),
+        "div produced non-finite scalar value inf at `1.0 / d` (line 11)"
+    );
+    let e = rejected(&tape, &nodes, || zero.recip());
+    assert_eq!(e.to_string(), "recip produced non-finite scalar value inf");
+    let e = rejected(&tape, &nodes, || zero.powi(-2));
+    assert_eq!(e.to_string(), "powi produced non-finite scalar value inf");
+}
+
+#[test]
+fn overflow_in_exp_powi_and_products() {
+    let tape = Tape::new();
+    let mut nodes = primed(&tape);
+    let big = tape.variable(1000.0).unwrap();
+    let ten = tape.variable(10.0).unwrap();
+    let huge = tape.variable(1e200).unwrap();
+    let tiny = tape.variable(1e-300).unwrap();
+    nodes.extend([big, ten, huge, tiny]);
+
+    let e = rejected(&tape, &nodes, || big.exp().map_err(at(13, "z.exp()")));
+    assert_eq!(
+        e,
+        ScalarAutodiffError::NonFiniteResult {
+            operation: ScalarOperation::Exp,
+            value: f64::INFINITY,
+            label: Some(Label::at_line("z.exp()", 13)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "exp produced non-finite scalar value inf at `z.exp()` (line 13)"
+    );
+
+    let e = rejected(&tape, &nodes, || {
+        ten.powi(400).map_err(at(14, "t.powi(400)"))
+    });
+    assert_eq!(
+        e.to_string(),
+        "powi produced non-finite scalar value inf at `t.powi(400)` (line 14)"
+    );
+    let e = rejected(&tape, &nodes, || huge.mul(huge));
+    assert_eq!(e.to_string(), "mul produced non-finite scalar value inf");
+
+    // Finite results whose derivatives overflow: 1/x = 1e300 but
+    // d(1/x)/dx = −1e600; x^−1 likewise; ln x is −744 but 1/x is infinite.
+    let e = rejected(&tape, &nodes, || tiny.recip().map_err(at(15, "1/e")));
+    assert_eq!(
+        e.to_string(),
+        "recip has non-finite local derivative -inf for operand 0 at input 1e-300 at `1/e` (line 15)"
+    );
+    let e = rejected(&tape, &nodes, || tiny.powi(-1));
+    assert_eq!(
+        e.to_string(),
+        "powi has non-finite local derivative -inf for operand 0 at input 1e-300"
+    );
+    let subnormal = tape.variable(5e-324).unwrap();
+    nodes.push(subnormal);
+    let e = rejected(&tape, &nodes, || subnormal.ln());
+    assert_eq!(
+        e.to_string(),
+        "ln has non-finite local derivative inf for operand 0 at input 5e-324"
+    );
+}
+
+#[test]
+fn non_finite_seeds() {
+    let tape = Tape::new();
+    let nodes = primed(&tape);
+    let y = nodes[3];
+    for seed in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let e = rejected(&tape, &nodes, || y.backward_with_seed(seed));
+        assert!(
+            matches!(e, ScalarAutodiffError::NonFiniteSeed { seed: s } if s.to_bits() == seed.to_bits())
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("backward seed {seed:?} must be finite")
+        );
+        assert_eq!(e.code(), "non-finite-seed");
+    }
+}
+
+#[test]
+fn backward_from_a_constant_a_detached_value_or_constants_only() {
+    let tape = Tape::new();
+    let mut nodes = primed(&tape);
+    let bias = nodes[2];
+    let e = rejected(&tape, &nodes, || bias.backward());
+    assert_eq!(
+        e,
+        ScalarAutodiffError::UntrackedOutput {
+            operation: ScalarOperation::Constant,
+            label: Some(Label::at_line("bias", 2)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "cannot backpropagate from untracked constant output at `bias` (line 2)"
+    );
+    assert_eq!(e.code(), "constant-output");
+
+    let frozen = nodes[0]
+        .detach()
+        .unwrap()
+        .labeled(Label::at_line("x.detach()", 5));
+    nodes.push(frozen);
+    let e = rejected(&tape, &nodes, || frozen.backward());
+    assert_eq!(
+        e.to_string(),
+        "cannot backpropagate from untracked detached output at `x.detach()` (line 5)"
+    );
+    assert_eq!(e.code(), "detached-output");
+
+    let product = bias.mul(frozen).unwrap();
+    nodes.push(product);
+    let e = rejected(&tape, &nodes, || product.backward_with_seed(2.0));
+    assert_eq!(
+        e.to_string(),
+        "cannot backpropagate from untracked mul output"
+    );
+    assert_eq!(e.code(), "untracked-output");
+}
+
+#[test]
+fn mixing_tapes() {
+    let tape = Tape::new();
+    let other = Tape::new();
+    let nodes = primed(&tape);
+    let others = primed(&other);
+    let before = snapshot(&other, &others);
+    let e = rejected(&tape, &nodes, || {
+        nodes[0].add(others[1]).map_err(at(16, "x + w"))
+    });
+    assert_eq!(
+        e,
+        ScalarAutodiffError::MixedTapes {
+            operation: ScalarOperation::Add,
+            label: Some(Label::at_line("x + w", 16)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "add combines scalars from two different tapes at `x + w` (line 16)"
+    );
+    assert_eq!(e.code(), "mixed-tapes");
+    let e = rejected(&tape, &nodes, || nodes[0].powf(others[0]));
+    assert_eq!(
+        e.to_string(),
+        "powf combines scalars from two different tapes"
+    );
+    assert_eq!(snapshot(&other, &others), before);
+}
+
+/// `x = 1e−300`, `y = x·1e200`, `z = y·1e200`: every value is finite, but
+/// the pass from `z` sends 1e200 · 1e200 to `x`.
+#[test]
+fn contributions_that_overflow() {
+    let tape = Tape::new();
+    let mut nodes = primed(&tape);
+    let x = tape
+        .variable(1e-300)
+        .unwrap()
+        .labeled(Label::at_line("e", 20));
+    let y = x
+        .mul(1e200)
+        .unwrap()
+        .labeled(Label::at_line("e * 1e200", 21));
+    let z = y
+        .mul(1e200)
+        .unwrap()
+        .labeled(Label::at_line("y * 1e200", 22));
+    nodes.extend([x, y, z]);
+    y.backward().unwrap(); // x's stored gradient is now 1e200
+
+    let e = rejected(&tape, &nodes, || z.backward());
+    assert_eq!(
+        e,
+        ScalarAutodiffError::NonFiniteContribution {
+            child: y.index(),
+            parent: x.index(),
+            operand: 0,
+            upstream: 1e200,
+            local_derivative: 1e200,
+            label: Some(Label::at_line("e * 1e200", 21)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "edge 0 from topology node {} to {} produced a non-finite contribution from upstream 1e200 and local derivative 1e200 at `e * 1e200` (line 21)",
+            y.index(),
+            x.index()
+        )
+    );
+    assert_eq!(e.code(), "non-finite-contribution");
+
+    // A large seed overflows the first edge.
+    let e = rejected(&tape, &nodes, || y.backward_with_seed(1e150));
+    assert!(matches!(
+        e,
+        ScalarAutodiffError::NonFiniteContribution {
+            upstream: 1e150,
+            local_derivative: 1e200,
+            ..
+        }
+    ));
+}
+
+/// Two finite contributions of 1e308 each meet at `x`.
+#[test]
+fn pass_adjoints_that_overflow() {
+    let tape = Tape::new();
+    let mut nodes = primed(&tape);
+    let x = tape
+        .variable(1e-300)
+        .unwrap()
+        .labeled(Label::at_line("e", 30));
+    let a = x.mul(1e308).unwrap();
+    let b = x.mul(1e308).unwrap();
+    let out = a.add(b).unwrap();
+    nodes.extend([x, a, b, out]);
+    a.backward().unwrap();
+
+    let e = rejected(&tape, &nodes, || out.backward());
+    assert_eq!(
+        e,
+        ScalarAutodiffError::NonFinitePassAdjoint {
+            node: x.index(),
+            previous: 1e308,
+            contribution: 1e308,
+            label: Some(Label::at_line("e", 30)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "topology node {} cannot accumulate pass adjoint 1e308 plus contribution 1e308 at `e` (line 30)",
+            x.index()
+        )
+    );
+    assert_eq!(e.code(), "non-finite-pass-adjoint");
+}
+
+/// Each pass is finite; the second one's sum with the first is not.
+#[test]
+fn stored_gradients_that_overflow_on_accumulation() {
+    let tape = Tape::new();
+    let mut nodes = primed(&tape);
+    let x = tape
+        .variable(1e-300)
+        .unwrap()
+        .labeled(Label::at_line("e", 40));
+    let y = x
+        .mul(1e308)
+        .unwrap()
+        .labeled(Label::at_line("e * 1e308", 41));
+    nodes.extend([x, y]);
+    y.backward().unwrap();
+    assert_eq!((x.gradient(), y.gradient()), (Some(1e308), Some(1.0)));
+
+    let e = rejected(&tape, &nodes, || y.backward());
+    assert_eq!(
+        e,
+        ScalarAutodiffError::NonFiniteAccumulatedGradient {
+            node: x.index(),
+            stored: 1e308,
+            pass_adjoint: 1e308,
+            label: Some(Label::at_line("e", 40)),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "topology node {} cannot accumulate stored gradient 1e308 plus pass adjoint 1e308 at `e` (line 40)",
+            x.index()
+        )
+    );
+    assert_eq!(e.code(), "non-finite-accumulated-gradient");
+    // All or nothing: y's own sum (1 + 1) was fine but was not committed.
+    assert_eq!(y.gradient(), Some(1.0));
+    // Clearing makes room again.
+    y.zero_grad();
+    y.backward().unwrap();
+    assert_eq!(x.gradient(), Some(1e308));
+}
+
+const TEN_MILLION: usize = 10_000_000;
+
+/// `y = x + x + … + x` as a chain of ten million nodes: one reverse loop, no
+/// recursion, exact integer results, then the tape is dropped.
+#[test]
+fn ten_million_node_chain_runs_backward_and_drops() {
+    let tape = Tape::with_capacity(TEN_MILLION);
+    let x = tape.variable(0.5).unwrap();
+    let mut y = x;
+    for _ in 1..TEN_MILLION {
+        y = y.add(x).unwrap();
+    }
+    assert_eq!(tape.len(), TEN_MILLION);
+    assert_eq!(y.value(), 0.5 * TEN_MILLION as f64);
+    y.backward().unwrap();
+    // The first add uses x twice, every later one once: 10^7 edges to x.
+    assert_eq!(x.gradient(), Some(TEN_MILLION as f64));
+    drop(tape);
+}
+
+/// A ten-million-node pass that fails at its very last edge: 10^7 · 1e302
+/// overflows only once every add has been walked. Nothing changes.
+#[test]
+fn ten_million_node_pass_that_overflows_at_the_bottom_changes_nothing() {
+    let tape = Tape::with_capacity(TEN_MILLION);
+    let x = tape
+        .variable(1e-300)
+        .unwrap()
+        .labeled(Label::at_line("e", 50));
+    let a = x
+        .mul(1e302)
+        .unwrap()
+        .labeled(Label::at_line("e * 1e302", 51));
+    a.backward().unwrap();
+    let mut watched = vec![x, a];
+    let mut y = a;
+    for i in 2..TEN_MILLION {
+        y = y.add(a).unwrap();
+        if i % 100_000 == 0 {
+            watched.push(y);
+        }
+    }
+    // A smaller pass from the middle gives the watched nodes gradients.
+    let middle = watched[watched.len() / 2];
+    middle.backward_with_seed(1e-200).unwrap();
+    watched.push(y);
+
+    let e = rejected(&tape, &watched, || y.backward());
+    assert!(matches!(
+        e,
+        ScalarAutodiffError::NonFiniteContribution { child, parent, local_derivative: 1e302, .. }
+            if child == a.index() && parent == x.index()
+    ));
+    assert_eq!(e.label(), Some(Label::at_line("e * 1e302", 51)));
+    drop(tape);
+}
+
+/// The gradient check's own bad inputs: a typed `GradientCheckError` each.
+#[test]
+fn gradient_check_settings_and_inputs() {
+    fn message<T>(result: Result<T, GradientCheckError>) -> String {
+        match result {
+            Ok(_) => panic!("a bad gradient-check input was accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+    let square = |x: &[f64]| x[0] * x[0];
+    assert_eq!(
+        message(gradient_check(&[1.0], &[2.0], Some(0.0), 1e-6, square)),
+        "gradient-check step 0.0 must be positive and finite"
+    );
+    assert_eq!(
+        message(gradient_check(&[1.0], &[2.0], Some(f64::NAN), 1e-6, square)),
+        "gradient-check step NaN must be positive and finite"
+    );
+    assert_eq!(
+        message(gradient_check(&[1.0], &[2.0], None, -1.0, square)),
+        "gradient-check tolerance -1.0 must be non-negative and finite"
+    );
+    assert_eq!(
+        message(gradient_check(&[f64::INFINITY], &[2.0], None, 1e-6, square)),
+        "gradient-check input 0 is inf; it must be finite"
+    );
+    assert_eq!(
+        message(gradient_check(&[1.0], &[f64::NAN], None, 1e-6, square)),
+        "analytic gradient component 0 is NaN; it must be finite"
+    );
+    assert_eq!(
+        message(gradient_check(&[1.0, 2.0], &[2.0], None, 1e-6, |x| x[0] + x[1])),
+        "2 inputs but 1 analytic gradient components"
+    );
+    // ln at 0.0005 is fine; the step reaches −0.0005, where it is not.
+    assert_eq!(
+        message(scalar_gradient_check(0.0005, 2000.0, 1e-3, 1e-6, f64::ln)),
+        "function value NaN at component 0 perturbed to -0.0005 is not finite; try a smaller step"
+    );
+}
