@@ -258,7 +258,6 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
     let workload = format!("MLP {}→{}→1", mlp.inputs, mlp.hidden);
     let operations = mlp.operations();
     let iterations = 100;
-    let plain = rows.len();
     let mut row = |engine: &str, iterations: usize, run: Box<dyn FnMut() -> f64 + 'a>| {
         rows.push(Row {
             workload: workload.clone(),
@@ -267,11 +266,10 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
             run,
             iterations,
             samples: Vec::new(),
-            plain,
         });
     };
     row(
-        "plain f64 (forward only)",
+        common::PLAIN,
         iterations * 20,
         Box::new(|| mlp.loss(std::hint::black_box(&mlp.params))),
     );
@@ -308,7 +306,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
     let workload = "Σa·b + Σexp(a), 10⁶ pairs".to_string();
     let operations = dot.operations();
     let nodes = dot.leaves() + dot.operations();
-    let plain = rows.len();
     let mut row = |engine: &str, iterations: usize, run: Box<dyn FnMut() -> f64 + 'a>| {
         rows.push(Row {
             workload: workload.clone(),
@@ -317,11 +314,10 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
             run,
             iterations,
             samples: Vec::new(),
-            plain,
         });
     };
     row(
-        "plain f64 (forward only)",
+        common::PLAIN,
         10,
         Box::new(|| dot.value(std::hint::black_box(inputs))),
     );

@@ -91,60 +91,84 @@ fn pow_exponent_derivative(a: f64, b: f64, value: f64) -> f64 {
     }
 }
 
+/// An operand's parent-slot entry: its index, flagged when it tracks no
+/// gradient so that the reverse pass skips it without a lookup.
+#[inline]
+fn parent_slot(index: u32, tracked: bool) -> u32 {
+    if tracked {
+        index
+    } else {
+        index | UNTRACKED
+    }
+}
+
+fn check_result(operation: ScalarOperation, value: f64) -> Result<(), ScalarAutodiffError> {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(ScalarAutodiffError::NonFiniteResult {
+            operation,
+            value,
+            label: None,
+        })
+    }
+}
+
+fn check_derivative(
+    operation: ScalarOperation,
+    operand: usize,
+    input: f64,
+    local_derivative: f64,
+) -> Result<(), ScalarAutodiffError> {
+    if local_derivative.is_finite() {
+        Ok(())
+    } else {
+        Err(ScalarAutodiffError::NonFiniteLocalDerivative {
+            operation,
+            operand,
+            input,
+            local_derivative,
+            label: None,
+        })
+    }
+}
+
+// `add`, `mul`, ... are chapter 14's names; they return `Result` (a
+// non-finite result is an error), so they cannot be the `std::ops` traits.
+#[allow(clippy::should_implement_trait)]
 impl<'t> Scalar<'t> {
-    /// Records a node with one operand edge (`self`, slot 0).
+    /// Records `f(self)` with one operand edge (`self`, slot 0); `f` maps the
+    /// operand's value to the result and the local derivative.
+    ///
+    /// Reading the operand and appending the node happen under one borrow
+    /// of the tape: recording is the hot path of every gradient, and each
+    /// extra borrow or `Info` copy showed up in the benches.
+    #[inline]
     fn unary(
         self,
         operation: ScalarOperation,
-        value: f64,
-        derivative: f64,
+        f: impl FnOnce(f64) -> (f64, f64),
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let input = self.value();
-        self.record(operation, value, [Some((self, input, derivative)), None])
-    }
-
-    /// Checks and records a node; `operands` holds `(operand, its value, local derivative)`.
-    fn record(
-        self,
-        operation: ScalarOperation,
-        value: f64,
-        operands: [Option<(Scalar<'t>, f64, f64)>; 2],
-    ) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        if !value.is_finite() {
-            return Err(ScalarAutodiffError::NonFiniteResult {
-                operation,
-                value,
-                label: None,
-            });
-        }
-        let mut edges = Edges {
-            parents: [NO_PARENT; 2],
-            derivatives: [0.0; 2],
+        let mut nodes = self.tape.nodes.borrow_mut();
+        let (x, tracked) = nodes.operand(self.index);
+        let (value, derivative) = f(x);
+        check_result(operation, value)?;
+        check_derivative(operation, 0, x, derivative)?;
+        let edges = Edges {
+            parents: [parent_slot(self.index, tracked), NO_PARENT],
+            derivatives: [derivative, 0.0],
         };
-        let mut tracked = false;
-        for (slot, operand) in operands.into_iter().enumerate() {
-            let Some((scalar, input, local_derivative)) = operand else {
-                continue;
-            };
-            if !local_derivative.is_finite() {
-                return Err(ScalarAutodiffError::NonFiniteLocalDerivative {
-                    operation,
-                    operand: slot,
-                    input,
-                    local_derivative,
-                    label: None,
-                });
-            }
-            let operand_tracked = scalar.tracks_gradient();
-            tracked |= operand_tracked;
-            edges.parents[slot] = scalar.index | if operand_tracked { 0 } else { UNTRACKED };
-            edges.derivatives[slot] = local_derivative;
-        }
-        self.tape.push(edges, value, operation, tracked)
+        let index = nodes.push(edges, value, operation, tracked)?;
+        Ok(Scalar {
+            tape: self.tape,
+            index,
+        })
     }
 
     /// Records `f(self, rhs)` where `partials(a, b, f)` gives the local
-    /// derivatives with respect to each operand.
+    /// derivatives with respect to each operand. A plain `f64` right operand
+    /// records no edge.
+    #[inline]
     fn binary(
         self,
         operation: ScalarOperation,
@@ -152,45 +176,42 @@ impl<'t> Scalar<'t> {
         f: impl FnOnce(f64, f64) -> f64,
         partials: impl FnOnce(f64, f64, f64) -> (f64, f64),
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let a = self.value();
-        match rhs {
-            Operand::Scalar(other) => {
-                if !std::ptr::eq(self.tape, other.tape) {
-                    return Err(ScalarAutodiffError::MixedTapes {
-                        operation,
-                        label: None,
-                    });
-                }
-                let b = other.value();
-                let value = f(a, b);
-                let (da, db) = if value.is_finite() {
-                    partials(a, b, value)
-                } else {
-                    (0.0, 0.0) // rejected as NonFiniteResult before these are read
-                };
-                self.record(
-                    operation,
-                    value,
-                    [Some((self, a, da)), Some((other, b, db))],
-                )
-            }
+        let other = match rhs {
+            Operand::Scalar(other) => other,
             Operand::Constant(b) => {
-                if !b.is_finite() {
-                    return Err(ScalarAutodiffError::NonFiniteLeaf {
-                        operation: ScalarOperation::Constant,
-                        value: b,
-                        label: None,
-                    });
-                }
-                let value = f(a, b);
-                let (da, _) = if value.is_finite() {
-                    partials(a, b, value)
-                } else {
-                    (0.0, 0.0)
-                };
-                self.record(operation, value, [Some((self, a, da)), None])
+                check_constant(b)?;
+                return self.unary(operation, |a| {
+                    let value = f(a, b);
+                    (value, partials(a, b, value).0)
+                });
             }
+        };
+        if !std::ptr::eq(self.tape, other.tape) {
+            return Err(ScalarAutodiffError::MixedTapes {
+                operation,
+                label: None,
+            });
         }
+        let mut nodes = self.tape.nodes.borrow_mut();
+        let (a, a_tracked) = nodes.operand(self.index);
+        let (b, b_tracked) = nodes.operand(other.index);
+        let value = f(a, b);
+        check_result(operation, value)?;
+        let (da, db) = partials(a, b, value);
+        check_derivative(operation, 0, a, da)?;
+        check_derivative(operation, 1, b, db)?;
+        let edges = Edges {
+            parents: [
+                parent_slot(self.index, a_tracked),
+                parent_slot(other.index, b_tracked),
+            ],
+            derivatives: [da, db],
+        };
+        let index = nodes.push(edges, value, operation, a_tracked || b_tracked)?;
+        Ok(Scalar {
+            tape: self.tape,
+            index,
+        })
     }
 
     /// `self + rhs`. ∂/∂self = 1, ∂/∂rhs = 1.
@@ -216,7 +237,7 @@ impl<'t> Scalar<'t> {
     /// `lhs - self` for a plain `lhs`. ∂/∂self = −1.
     pub fn rsub(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         check_constant(lhs)?;
-        self.unary(ScalarOperation::Subtract, lhs - self.value(), -1.0)
+        self.unary(ScalarOperation::Subtract, |x| (lhs - x, -1.0))
     }
 
     /// `self * rhs`. ∂/∂self = rhs, ∂/∂rhs = self.
@@ -243,63 +264,68 @@ impl<'t> Scalar<'t> {
     /// `lhs / self` for a plain `lhs`. ∂/∂self = −lhs/self².
     pub fn rdiv(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         check_constant(lhs)?;
-        let x = self.value();
-        let value = lhs / x;
-        self.unary(ScalarOperation::Divide, value, -value / x)
+        self.unary(ScalarOperation::Divide, |x| {
+            let value = lhs / x;
+            (value, -value / x)
+        })
     }
 
     /// `-self`. d/dself = −1.
     pub fn neg(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Negate, -self.value(), -1.0)
+        self.unary(ScalarOperation::Negate, |x| (-x, -1.0))
     }
 
     /// `e^self`. d/dself = e^self. Overflow (`exp(1000)`) is `NonFiniteResult`.
     pub fn exp(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let value = self.value().exp();
-        self.unary(ScalarOperation::Exp, value, value)
+        self.unary(ScalarOperation::Exp, |x| {
+            let value = x.exp();
+            (value, value)
+        })
     }
 
     /// `ln self`. d/dself = 1/self. `ln 0` and `ln` of a negative number are
     /// `NonFiniteResult`.
     pub fn ln(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let x = self.value();
-        self.unary(ScalarOperation::Ln, x.ln(), 1.0 / x)
+        self.unary(ScalarOperation::Ln, |x| (x.ln(), 1.0 / x))
     }
 
     /// `tanh self`. d/dself = 1 − tanh².
     pub fn tanh(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let value = self.value().tanh();
-        self.unary(ScalarOperation::Tanh, value, 1.0 - value * value)
+        self.unary(ScalarOperation::Tanh, |x| {
+            let value = x.tanh();
+            (value, 1.0 - value * value)
+        })
     }
 
     /// `sin self`. d/dself = cos self.
     pub fn sin(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let x = self.value();
-        self.unary(ScalarOperation::Sin, x.sin(), x.cos())
+        self.unary(ScalarOperation::Sin, |x| (x.sin(), x.cos()))
     }
 
     /// `cos self`. d/dself = −sin self.
     pub fn cos(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let x = self.value();
-        self.unary(ScalarOperation::Cos, x.cos(), -x.sin())
+        self.unary(ScalarOperation::Cos, |x| (x.cos(), -x.sin()))
     }
 
     /// `√self`. d/dself = 1/(2√self). A negative input is `NonFiniteResult`;
     /// at 0 the derivative is infinite, so `sqrt(0)` is `NonFiniteLocalDerivative`.
     pub fn sqrt(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let value = self.value().sqrt();
-        self.unary(ScalarOperation::Sqrt, value, 0.5 / value)
+        self.unary(ScalarOperation::Sqrt, |x| {
+            let value = x.sqrt();
+            (value, 0.5 / value)
+        })
     }
 
     /// `self^n`. d/dself = n·self^(n−1) (0 when `n = 0`).
     pub fn powi(self, n: i32) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let x = self.value();
-        let derivative = if n == 0 {
-            0.0
-        } else {
-            f64::from(n) * x.powi(n - 1)
-        };
-        self.unary(ScalarOperation::Powi, x.powi(n), derivative)
+        self.unary(ScalarOperation::Powi, |x| {
+            let derivative = if n == 0 {
+                0.0
+            } else {
+                f64::from(n) * x.powi(n - 1)
+            };
+            (x.powi(n), derivative)
+        })
     }
 
     /// `self^rhs` with a real exponent that may itself be a tracked scalar.
@@ -325,26 +351,24 @@ impl<'t> Scalar<'t> {
     /// `base^self` for a plain `base`. d/dself = ln(base)·base^self.
     pub fn rpowf(self, base: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         check_constant(base)?;
-        let x = self.value();
-        let value = base.powf(x);
-        self.unary(
-            ScalarOperation::Powf,
-            value,
-            pow_exponent_derivative(base, x, value),
-        )
+        self.unary(ScalarOperation::Powf, |x| {
+            let value = base.powf(x);
+            (value, pow_exponent_derivative(base, x, value))
+        })
     }
 
     /// `|self|`. d/dself = sign(self), and 0 at 0 (the subgradient PyTorch picks).
     pub fn abs(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let x = self.value();
-        let derivative = if x > 0.0 {
-            1.0
-        } else if x < 0.0 {
-            -1.0
-        } else {
-            0.0
-        };
-        self.unary(ScalarOperation::Abs, x.abs(), derivative)
+        self.unary(ScalarOperation::Abs, |x| {
+            let derivative = if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                0.0
+            };
+            (x.abs(), derivative)
+        })
     }
 
     /// `max(self, rhs)`. The larger operand gets derivative 1, the other 0; at
@@ -365,24 +389,25 @@ impl<'t> Scalar<'t> {
 
     /// `1 / self`. d/dself = −1/self². `recip(0)` is `NonFiniteResult`.
     pub fn recip(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let value = self.value().recip();
-        self.unary(ScalarOperation::Recip, value, -value * value)
+        self.unary(ScalarOperation::Recip, |x| {
+            let value = x.recip();
+            (value, -value * value)
+        })
     }
 
     /// `max(self, 0)`. d/dself = 1 for self > 0, else 0 (0 at the kink, as PyTorch).
     pub fn relu(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let x = self.value();
-        self.unary(
-            ScalarOperation::Relu,
-            relu(x),
-            if x > 0.0 { 1.0 } else { 0.0 },
-        )
+        self.unary(ScalarOperation::Relu, |x| {
+            (relu(x), if x > 0.0 { 1.0 } else { 0.0 })
+        })
     }
 
     /// `1 / (1 + e^-self)`. d/dself = σ(1 − σ).
     pub fn sigmoid(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let value = sigmoid(self.value());
-        self.unary(ScalarOperation::Sigmoid, value, value * (1.0 - value))
+        self.unary(ScalarOperation::Sigmoid, |x| {
+            let value = sigmoid(x);
+            (value, value * (1.0 - value))
+        })
     }
 }
 

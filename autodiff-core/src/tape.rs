@@ -74,6 +74,44 @@ pub(crate) struct Nodes {
     pub(crate) info: Vec<Info>,
 }
 
+impl Nodes {
+    /// An operand's value and whether it tracks a gradient: all that
+    /// recording reads, fetched inside the caller's one borrow of the tape.
+    #[inline]
+    pub(crate) fn operand(&self, index: u32) -> (f64, bool) {
+        let info = &self.info[index as usize];
+        (info.value, info.tracked)
+    }
+
+    /// Appends one node and returns its index. Callers have validated value
+    /// and derivatives.
+    #[inline]
+    pub(crate) fn push(
+        &mut self,
+        edges: Edges,
+        value: f64,
+        operation: ScalarOperation,
+        tracked: bool,
+    ) -> Result<u32, ScalarAutodiffError> {
+        let index = self.info.len();
+        if index >= MAX_NODES {
+            return Err(ScalarAutodiffError::TapeFull {
+                capacity: MAX_NODES,
+            });
+        }
+        self.edges.push(edges);
+        self.info.push(Info {
+            value,
+            gradient: 0.0,
+            label: "",
+            line: 0,
+            operation,
+            tracked,
+        });
+        Ok(index as u32)
+    }
+}
+
 /// An arena of scalar nodes in creation order.
 ///
 /// Every [`Scalar`] borrows the tape it was recorded on; the tape frees all
@@ -178,26 +216,11 @@ impl Tape {
         operation: ScalarOperation,
         tracked: bool,
     ) -> Result<Scalar<'_>, ScalarAutodiffError> {
-        let mut nodes = self.nodes.borrow_mut();
-        let index = nodes.info.len();
-        if index >= MAX_NODES {
-            return Err(ScalarAutodiffError::TapeFull {
-                capacity: MAX_NODES,
-            });
-        }
-        nodes.edges.push(edges);
-        nodes.info.push(Info {
-            value,
-            gradient: 0.0,
-            label: "",
-            line: 0,
-            operation,
-            tracked,
-        });
-        Ok(Scalar {
-            tape: self,
-            index: index as u32,
-        })
+        let index = self
+            .nodes
+            .borrow_mut()
+            .push(edges, value, operation, tracked)?;
+        Ok(Scalar { tape: self, index })
     }
 
     /// Sets every stored gradient on the tape to zero.
@@ -243,8 +266,9 @@ impl<'t> Scalar<'t> {
     }
 
     /// The primal value.
+    #[inline]
     pub fn value(self) -> f64 {
-        self.tape.info(self.index).value
+        self.tape.nodes.borrow().info[self.index as usize].value
     }
 
     /// The operation that produced the node.
@@ -332,16 +356,19 @@ impl<'t> Scalar<'t> {
 
         let edges = &nodes.edges[..=output];
         let mut adjoints = vec![0.0_f64; output + 1];
-        let mut reached = vec![false; output + 1];
         adjoints[output] = seed;
-        reached[output] = true;
 
         for child in (0..=output).rev() {
-            if !reached[child] {
+            let upstream = adjoints[child];
+            // A node the output does not reach has adjoint 0, and so may a
+            // reached one; either way its contributions are all ±0, and
+            // adding ±0 to an adjoint changes no bit (adjoints start at +0,
+            // and a sum is −0 only if both terms are). So skipping adjoint-0
+            // nodes is exact, and it is what stands in for a reached-flag array.
+            if upstream == 0.0 {
                 continue;
             }
-            let upstream = adjoints[child];
-            let node = edges[child];
+            let node = &edges[child];
             for operand in 0..2 {
                 let raw = node.parents[operand];
                 if raw & UNTRACKED != 0 {
@@ -350,50 +377,58 @@ impl<'t> Scalar<'t> {
                 let parent = raw as usize;
                 let local_derivative = node.derivatives[operand];
                 let contribution = upstream * local_derivative;
-                if !contribution.is_finite() {
-                    return Err(ScalarAutodiffError::NonFiniteContribution {
-                        child,
-                        parent,
-                        operand,
-                        upstream,
-                        local_derivative,
-                        label: nodes.info[child].label(),
-                    });
-                }
                 let previous = adjoints[parent];
                 let next = previous + contribution;
+                // `previous` is finite, so a non-finite contribution makes
+                // `next` non-finite too: one test on the fast path, and the
+                // cold path sorts out which error it is.
                 if !next.is_finite() {
-                    return Err(ScalarAutodiffError::NonFinitePassAdjoint {
-                        node: parent,
-                        previous,
-                        contribution,
-                        label: nodes.info[parent].label(),
+                    return Err(if contribution.is_finite() {
+                        ScalarAutodiffError::NonFinitePassAdjoint {
+                            node: parent,
+                            previous,
+                            contribution,
+                            label: nodes.info[parent].label(),
+                        }
+                    } else {
+                        ScalarAutodiffError::NonFiniteContribution {
+                            child,
+                            parent,
+                            operand,
+                            upstream,
+                            local_derivative,
+                            label: nodes.info[child].label(),
+                        }
                     });
                 }
                 adjoints[parent] = next;
-                reached[parent] = true;
             }
         }
 
-        // Validate every prospective stored sum before committing any.
-        for (node, info) in nodes.info[..=output].iter().enumerate() {
-            if reached[node] && !(info.gradient + adjoints[node]).is_finite() {
-                return Err(ScalarAutodiffError::NonFiniteAccumulatedGradient {
-                    node,
-                    stored: info.gradient,
-                    pass_adjoint: adjoints[node],
-                    label: info.label(),
-                });
-            }
+        // Validate every prospective stored sum before committing any. An
+        // adjoint-0 node cannot fail: stored gradients are always finite.
+        let infos = &nodes.info[..=output];
+        if let Some(node) = infos
+            .iter()
+            .zip(&adjoints)
+            .position(|(info, &adjoint)| !(info.gradient + adjoint).is_finite())
+        {
+            let info = &infos[node];
+            return Err(ScalarAutodiffError::NonFiniteAccumulatedGradient {
+                node,
+                stored: info.gradient,
+                pass_adjoint: adjoints[node],
+                label: info.label(),
+            });
         }
         drop(nodes);
 
+        // Only nodes with a non-zero pass adjoint are written, so nodes the
+        // output does not reach (and untracked ones, which never receive a
+        // contribution) keep their stored gradient bit for bit.
         let mut nodes = self.tape.nodes.borrow_mut();
-        for (info, (&adjoint, &reached)) in nodes.info[..=output]
-            .iter_mut()
-            .zip(adjoints.iter().zip(&reached))
-        {
-            if reached {
+        for (info, &adjoint) in nodes.info[..=output].iter_mut().zip(&adjoints) {
+            if adjoint != 0.0 {
                 info.gradient += adjoint;
             }
         }

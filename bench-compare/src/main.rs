@@ -168,6 +168,10 @@ fn run() -> Result<(), String> {
         "bench-compare: {rounds} rounds, each row timed once per round in turn; \
          ns/op = median time per gradient / recorded operations (leaves not counted)"
     );
+    if let Some(pattern) = option(&args, "--engine") {
+        // Profiling aid: keep the reference rows and the engines named.
+        rows.retain(|row| row.engine == common::PLAIN || row.engine.contains(pattern));
+    }
     common::run_round_robin(&mut rows, rounds)?;
     println!();
     print!("{}", common::table(&rows));
@@ -230,7 +234,6 @@ fn push_row<'a>(
     engine: &str,
     operations: usize,
     iterations: usize,
-    plain: usize,
     run: Box<dyn FnMut() -> f64 + 'a>,
 ) {
     rows.push(Row {
@@ -240,23 +243,20 @@ fn push_row<'a>(
         run,
         iterations,
         samples: Vec::new(),
-        plain,
     });
 }
 
 fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
     let workload = format!("MLP {}→{}→1", mlp.inputs, mlp.hidden);
     let ops = mlp.operations();
-    let plain = rows.len();
     let n = 100;
     let w = workload.as_str();
     push_row(
         rows,
         w,
-        "plain f64 (forward only)",
+        common::PLAIN,
         ops,
         20 * n,
-        plain,
         Box::new(|| mlp.loss(std::hint::black_box(&mlp.params))),
     );
     let mut g = Vec::new();
@@ -266,7 +266,6 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
         "hand-written backward",
         ops,
         10 * n,
-        plain,
         Box::new(move || mlp.gradient_by_hand(std::hint::black_box(&mlp.params), &mut g)),
     );
 
@@ -277,7 +276,6 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
         "autodiff, new tape",
         ops,
         n,
-        plain,
         Box::new(move || {
             mlp.gradient_on_tape(&Tape::new(), &mlp.params, &mut g)
                 .unwrap_or(f64::NAN)
@@ -290,7 +288,6 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
         "reverse, new tape",
         ops,
         n,
-        plain,
         Box::new(move || mlp_reverse(mlp, &reverse::Tape::new(), &mut g)),
     );
     let mut g = Vec::new();
@@ -300,7 +297,6 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
         "easy-ml, new list",
         ops,
         n,
-        plain,
         Box::new(move || mlp_easy_ml(mlp, &WengertList::new(), &mut g)),
     );
 
@@ -312,7 +308,6 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
         "autodiff, reused tape (clear)",
         ops,
         n,
-        plain,
         Box::new(move || {
             tape.clear();
             mlp.gradient_on_tape(&tape, &mlp.params, &mut g)
@@ -327,7 +322,6 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
         "reverse, reused tape (clear)",
         ops,
         n,
-        plain,
         Box::new(move || {
             tape.clear();
             mlp_reverse(mlp, &tape, &mut g)
@@ -341,7 +335,6 @@ fn mlp_rows<'a>(rows: &mut Vec<Row<'a>>, mlp: &'a Mlp) {
         "easy-ml, reused list (clear)",
         ops,
         n,
-        plain,
         Box::new(move || {
             list.clear();
             mlp_easy_ml(mlp, &list, &mut g)
@@ -353,15 +346,13 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
     let workload = format!("Σa·b + Σexp(a), {} pairs", dot.len());
     let ops = dot.operations();
     let nodes = dot.leaves() + dot.operations();
-    let plain = rows.len();
     let w = workload.as_str();
     push_row(
         rows,
         w,
-        "plain f64 (forward only)",
+        common::PLAIN,
         ops,
         10,
-        plain,
         Box::new(|| dot.value(std::hint::black_box(inputs))),
     );
     let mut g = Vec::new();
@@ -371,7 +362,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
         "hand-written backward",
         ops,
         5,
-        plain,
         Box::new(move || dot.gradient_by_hand(std::hint::black_box(inputs), &mut g)),
     );
 
@@ -382,7 +372,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
         "autodiff, new tape",
         ops,
         1,
-        plain,
         Box::new(move || {
             dot.gradient_on_tape(&Tape::new(), inputs, &mut g)
                 .unwrap_or(f64::NAN)
@@ -395,7 +384,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
         "reverse, new tape",
         ops,
         1,
-        plain,
         Box::new(move || dot_reverse(dot, inputs, &reverse::Tape::new(), &mut g)),
     );
     let mut g = Vec::new();
@@ -405,7 +393,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
         "easy-ml, new list",
         ops,
         1,
-        plain,
         Box::new(move || dot_easy_ml(dot, inputs, &WengertList::new(), &mut g)),
     );
 
@@ -416,7 +403,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
         "autodiff, Tape::with_capacity",
         ops,
         1,
-        plain,
         Box::new(move || {
             dot.gradient_on_tape(&Tape::with_capacity(nodes), inputs, &mut g)
                 .unwrap_or(f64::NAN)
@@ -430,7 +416,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
         "autodiff, reused tape (clear)",
         ops,
         1,
-        plain,
         Box::new(move || {
             tape.clear();
             dot.gradient_on_tape(&tape, inputs, &mut g)
@@ -445,7 +430,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
         "reverse, reused tape (clear)",
         ops,
         1,
-        plain,
         Box::new(move || {
             tape.clear();
             dot_reverse(dot, inputs, &tape, &mut g)
@@ -459,7 +443,6 @@ fn dot_rows<'a>(rows: &mut Vec<Row<'a>>, dot: &'a DotExp, inputs: &'a [f64]) {
         "easy-ml, reused list (clear)",
         ops,
         1,
-        plain,
         Box::new(move || {
             list.clear();
             dot_easy_ml(dot, inputs, &list, &mut g)

@@ -358,9 +358,10 @@ pub struct Row<'a> {
     pub run: Box<dyn FnMut() -> f64 + 'a>,
     pub iterations: usize,
     pub samples: Vec<f64>,
-    /// The row whose median is the plain-`f64` reference for this one.
-    pub plain: usize,
 }
+
+/// The engine name of each workload's reference row.
+pub const PLAIN: &str = "plain f64 (forward only)";
 
 /// Runs `rounds` rounds; each round times every row once, in turn, so that
 /// noise from other processes on the machine spreads over all engines
@@ -406,7 +407,10 @@ pub fn table(rows: &[Row<'_>]) -> String {
     for row in rows {
         let med = median(&row.samples);
         let best = row.samples.iter().copied().fold(f64::INFINITY, f64::min);
-        let plain = median(&rows[row.plain].samples);
+        let plain = rows
+            .iter()
+            .find(|r| r.workload == row.workload && r.engine == PLAIN)
+            .map_or(f64::NAN, |r| median(&r.samples));
         out.push_str(&format!(
             "| {} | {} | {} | {:.1} | {:.1} | {:.2} | {:.1} |\n",
             row.workload,
