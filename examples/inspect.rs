@@ -58,6 +58,8 @@ pub enum Failure {
     Usage(String),
     /// The engine rejected something while recording or differentiating.
     Engine(ScalarAutodiffError),
+    /// The engine did something chapter 14 rules out.
+    Broken(&'static str),
     /// A picture could not be written.
     Io(PathBuf, std::io::Error),
 }
@@ -67,6 +69,7 @@ impl fmt::Display for Failure {
         match self {
             Self::Usage(message) => write!(formatter, "{message}\n\n{}", usage()),
             Self::Engine(error) => write!(formatter, "autodiff error: {error}"),
+            Self::Broken(what) => write!(formatter, "engine bug: {what}"),
             Self::Io(path, error) => write!(formatter, "cannot write {}: {error}", path.display()),
         }
     }
@@ -165,9 +168,11 @@ pub fn render(function: &str) -> Result<Rendered, Failure> {
             timeline.record("stored gradients zeroed");
             timeline.step("one fresh pass restored", || loss.backward())?;
             // A rejected request is part of the story: nothing moves.
-            let rejected = timeline.step("NaN seed rejected", || loss.backward_with_seed(f64::NAN));
+            let rejected = timeline.step("invalid seed rejected", || {
+                loss.backward_with_seed(f64::NAN)
+            });
             if rejected.is_ok() {
-                return Err(Failure::Usage("a NaN seed was accepted".to_owned()));
+                return Err(Failure::Broken("the engine accepted a NaN seed"));
             }
             text.push_str("\nstored gradients across passes\n");
             text.push_str(&timeline.to_text());
