@@ -399,8 +399,8 @@ impl<'p, 't> TapeView<'p, 't> {
     }
 
     /// The same two tables as [`text`](Self::text), as GitHub-flavoured
-    /// Markdown (numeric columns right-aligned, names in code spans); past
-    /// the limits, a summary.
+    /// Markdown (numeric columns right-aligned, markup in names escaped);
+    /// past the limits, a summary.
     pub fn markdown(&self) -> String {
         let (summary, fits) = self.summary();
         let mut out = String::new();
@@ -527,7 +527,7 @@ impl<'p, 't> TapeView<'p, 't> {
                 summary.nodes, limits.max_nodes, summary.edges, limits.max_edges
             ),
             format!(
-                "reached: {} tracked nodes, {} leaves",
+                "reached: tracked nodes {}, leaves {}",
                 summary.tracked_nodes, summary.leaves
             ),
         ];
@@ -1336,7 +1336,7 @@ impl<'t> Timeline<'t> {
     /// values that changed since the previous card are bold and coloured,
     /// rejected steps have a red border and their error underneath.
     pub fn to_svg(&self) -> String {
-        const WRAP: usize = 34;
+        const PER_ROW: usize = 5;
         let numbers = self.numbers.unwrap_or(Numbers::Significant(6));
         let name_width = self
             .names
@@ -1366,7 +1366,10 @@ impl<'t> Timeline<'t> {
             }
             if let Some(error) = &step.rejected {
                 lines.push((String::new(), false));
-                for chunk in wrap(&format!("rejected: {error}"), WRAP) {
+                let wrap_at = (name_width + 2 + value_width)
+                    .max(step.caption.chars().count())
+                    .max(24);
+                for chunk in wrap(&format!("rejected: {error}"), wrap_at) {
                     lines.push((chunk, false));
                 }
             }
@@ -1384,9 +1387,12 @@ impl<'t> Timeline<'t> {
         let rows = cards.iter().map(Vec::len).max().unwrap_or(0);
         let card_height = (rows + 1) as f64 * LINE + 2.0 * PAD + 6.0;
         let gap = 36.0;
-        let width = 2.0 * MARGIN + self.steps.len() as f64 * (card_width + gap)
-            - gap.min(self.steps.len() as f64 * gap);
-        let height = 2.0 * MARGIN + TITLE + card_height;
+        let columns = self.steps.len().clamp(1, PER_ROW);
+        let card_rows = self.steps.len().div_ceil(PER_ROW);
+        let title = "stored gradients after each step (changed values in bold)";
+        let width = (2.0 * MARGIN + columns as f64 * (card_width + gap) - gap)
+            .max(2.0 * MARGIN + title.len() as f64 * CHAR);
+        let height = 2.0 * MARGIN + TITLE + card_rows as f64 * (card_height + gap) - gap;
         let mut out = format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"{FONT}\" font-size=\"{FONT_SIZE}\">\n"
         );
@@ -1394,12 +1400,12 @@ impl<'t> Timeline<'t> {
         out.push_str("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
         let _ = writeln!(
             out,
-            "<text x=\"{MARGIN}\" y=\"{:.1}\" font-weight=\"bold\">stored gradients after each step (changed values in bold)</text>",
+            "<text x=\"{MARGIN}\" y=\"{:.1}\" font-weight=\"bold\">{title}</text>",
             MARGIN + 6.0
         );
-        let top = MARGIN + TITLE;
         for (k, (step, lines)) in self.steps.iter().zip(&cards).enumerate() {
-            let x = MARGIN + k as f64 * (card_width + gap);
+            let x = MARGIN + (k % PER_ROW) as f64 * (card_width + gap);
+            let top = MARGIN + TITLE + (k / PER_ROW) as f64 * (card_height + gap);
             let (stroke, fill) = if step.rejected.is_some() {
                 ("#b03030", "#fdeeee")
             } else {
@@ -1431,7 +1437,8 @@ impl<'t> Timeline<'t> {
                 );
             }
             out.push_str("</g>\n");
-            if k + 1 < self.steps.len() {
+            // Arrows join cards within a row; a new row reads on like text.
+            if k + 1 < self.steps.len() && (k + 1) % PER_ROW != 0 {
                 let y = top + card_height / 2.0;
                 let _ = writeln!(
                     out,

@@ -366,7 +366,7 @@ fn a_big_graph_prints_a_summary_not_a_dump() -> Result {
         [
             "reverse pass from #999 add = 500.000000000000, seed 1.000000000000",
             "too large to list: 1000 nodes (limit 200), 1998 operand edges (limit 400)",
-            "reached: 1000 tracked nodes, 1 leaves",
+            "reached: tracked nodes 1000, leaves 1",
         ],
         "{text}"
     );
@@ -758,5 +758,55 @@ fn rendering_changes_nothing_on_the_tape() -> Result {
     let after = [x, square, loss].map(|s| (s.value().to_bits(), s.gradient().map(f64::to_bits)));
     assert_eq!(before, after);
     assert_eq!(tape.len(), 3);
+    Ok(())
+}
+
+#[test]
+fn a_long_timeline_wraps_into_rows_of_cards_that_do_not_overlap() -> Result {
+    let tape = Tape::new();
+    let x = tape.variable(3.0)?.labeled(Label::named("x"));
+    let y = x.mul(x)?.labeled(Label::named("y"));
+    let mut timeline = Timeline::new([x, y]);
+    assert_eq!(timeline.to_text().trim_end(), "step  x  y  outcome");
+    assert!(
+        timeline.to_svg().ends_with("</svg>\n"),
+        "an empty timeline still draws"
+    );
+    for k in 1..=12 {
+        timeline.step(format!("pass {k}"), || y.backward())?;
+    }
+    // Each pass adds dy/dx = 2x = 6 to x's stored gradient.
+    let x_stored: Vec<Option<f64>> = timeline.steps().iter().map(|s| s.gradients[0]).collect();
+    let expected: Vec<Option<f64>> = (1..=12).map(|k| Some(6.0 * k as f64)).collect();
+    assert_eq!(x_stored, expected);
+
+    let svg = timeline.to_svg();
+    assert_balanced(&svg);
+    let width = attribute(&svg, "width").expect("width");
+    let height = attribute(&svg, "height").expect("height");
+    let cards: Vec<Rect> = svg
+        .split("<g class=\"step\">")
+        .skip(1)
+        .map(|card| {
+            let get = |name| attribute(card, name).expect(name);
+            Rect {
+                x: get("x"),
+                y: get("y"),
+                w: get("width"),
+                h: get("height"),
+            }
+        })
+        .collect();
+    assert_eq!(cards.len(), 12);
+    let rows: std::collections::BTreeSet<u64> = cards.iter().map(|c| c.y.to_bits()).collect();
+    assert_eq!(rows.len(), 3, "12 cards in rows of 5");
+    for (i, a) in cards.iter().enumerate() {
+        assert!(a.x >= 0.0 && a.y >= 0.0 && a.x + a.w <= width && a.y + a.h <= height);
+        for b in &cards[i + 1..] {
+            assert!(!a.overlaps(b), "{a:?} {b:?}");
+        }
+    }
+    // Arrows join neighbours within a row only: 4 + 4 + 1.
+    assert_eq!(svg.matches("marker-end=").count(), 9);
     Ok(())
 }
