@@ -912,13 +912,22 @@ impl Layout {
             .collect();
         let tallest = heights.iter().copied().fold(0.0, f64::max);
         for (ids, column_height) in layers.iter().zip(&heights) {
-            let mut y = TITLE + MARGIN + (tallest - column_height) / 2.0;
+            let mut y = (tallest - column_height) / 2.0;
             for &id in ids {
                 items[id].y = y;
                 y += items[id].height + NODE_GAP;
             }
         }
-        let height = TITLE + MARGIN + tallest + MARGIN + 2.0 * LINE + MARGIN;
+        straighten(&layers, &mut items);
+        let top = items.iter().map(|i| i.y).fold(f64::INFINITY, f64::min);
+        let bottom = items
+            .iter()
+            .map(|i| i.y + i.height)
+            .fold(f64::NEG_INFINITY, f64::max);
+        for item in &mut items {
+            item.y += TITLE + MARGIN - top;
+        }
+        let height = TITLE + MARGIN + (bottom - top) + MARGIN + 2.0 * LINE + MARGIN;
         let title = format!(
             "reverse pass from {} = {}, seed {}: {} nodes, {} operand edges",
             model.name(model.output),
@@ -1108,6 +1117,54 @@ impl Layout {
         );
         out.push_str("</svg>\n");
         out
+    }
+}
+
+/// Moves items up or down, keeping each layer's order and gaps, so that each
+/// sits level with the mean of its neighbours: chains run straight and a long
+/// edge does not dip around the columns it crosses.
+fn straighten(layers: &[Vec<usize>], items: &mut [Placed]) {
+    let centre = |item: &Placed| item.y + item.height / 2.0;
+    for sweep in 0..8 {
+        let downward = sweep % 2 == 0;
+        let order: Vec<usize> = if downward {
+            (1..layers.len()).collect()
+        } else {
+            (0..layers.len().saturating_sub(1)).rev().collect()
+        };
+        for l in order {
+            let ids = &layers[l];
+            let desired: Vec<f64> = ids
+                .iter()
+                .map(|&id| {
+                    let neighbours = if downward {
+                        &items[id].before
+                    } else {
+                        &items[id].after
+                    };
+                    if neighbours.is_empty() {
+                        items[id].y
+                    } else {
+                        neighbours.iter().map(|&n| centre(&items[n])).sum::<f64>()
+                            / neighbours.len() as f64
+                            - items[id].height / 2.0
+                    }
+                })
+                .collect();
+            // Push down from the top and up from the bottom; both keep every
+            // gap, and so does their average, which favours neither end.
+            let mut down = desired.clone();
+            for k in 1..ids.len() {
+                down[k] = down[k].max(down[k - 1] + items[ids[k - 1]].height + NODE_GAP);
+            }
+            let mut up = desired;
+            for k in (0..ids.len().saturating_sub(1)).rev() {
+                up[k] = up[k].min(up[k + 1] - items[ids[k]].height - NODE_GAP);
+            }
+            for (k, &id) in ids.iter().enumerate() {
+                items[id].y = (down[k] + up[k]) / 2.0;
+            }
+        }
     }
 }
 
