@@ -8,7 +8,7 @@
 //! (`/proc/self/statm`, what the operating system actually handed over). It
 //! then runs a backward pass, drops the tape and measures again.
 //!
-//! Under `cargo test --all-targets` (no `--bench` argument) the same checks
+//! Under `cargo test` (no `--bench` argument) the same checks
 //! run on 200,000 nodes, so the claims stay tested without the big run.
 //!
 //! Linux only: elsewhere the resident-set figures are skipped and only the

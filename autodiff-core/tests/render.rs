@@ -810,3 +810,90 @@ fn a_long_timeline_wraps_into_rows_of_cards_that_do_not_overlap() -> Result {
     assert_eq!(svg.matches("marker-end=").count(), 9);
     Ok(())
 }
+
+/// Deterministic pseudo-random numbers (a 64-bit LCG), so the graph below is
+/// the same on every run.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+#[test]
+fn a_tangled_graph_at_the_limit_still_lays_out_cleanly() -> Result {
+    // 12 leaves, then sums and products of random earlier nodes (long edges
+    // across many layers, repeated operands), squashed by tanh to stay finite.
+    let tape = Tape::new();
+    let mut rng = Lcg(14);
+    let mut nodes: Vec<Scalar<'_>> = (0..12)
+        .map(|k| tape.variable(0.1 * k as f64 - 0.5))
+        .collect::<Result<_>>()?;
+    while nodes.len() < 120 {
+        let a = nodes[rng.below(nodes.len())];
+        let b = nodes[nodes.len() - 1 - rng.below(nodes.len().min(6))];
+        let node = match rng.below(3) {
+            0 => a.add(b)?,
+            1 => a.mul(b)?.tanh()?,
+            _ => a.mul(a)?,
+        };
+        nodes.push(node);
+    }
+    let mut output = nodes[nodes.len() - 1];
+    for &node in &nodes[12..] {
+        output = output.add(node)?; // reach everything
+    }
+    let pass = output.backward()?;
+    let summary = pass.summary(0);
+    let limits = RenderLimits {
+        max_nodes: summary.nodes,
+        max_edges: summary.edges,
+        largest_adjoints: 0,
+    };
+    let svg = pass.view().limits(limits).svg();
+    assert_balanced(&svg);
+    let boxes = node_boxes(&svg);
+    assert_eq!(boxes.len(), summary.nodes);
+    assert_eq!(svg.matches("<path class=\"edge\"").count(), summary.edges);
+    for (i, (a, ra)) in boxes.iter().enumerate() {
+        for (b, rb) in &boxes[i + 1..] {
+            assert!(!ra.overlaps(rb), "nodes {a} and {b} overlap");
+        }
+    }
+    let labels: Vec<Rect> = svg
+        .split("<text ")
+        .skip(1)
+        .filter(|t| t.contains("text-anchor=\"end\""))
+        .map(|t| {
+            let content = t
+                .split('>')
+                .nth(1)
+                .and_then(|c| c.split('<').next())
+                .expect("text");
+            let w = content.chars().count() as f64 * 7.2;
+            let x = attribute(&format!(" {t}"), "x").expect("x");
+            let y = attribute(&format!(" {t}"), "y").expect("y");
+            Rect {
+                x: x - w,
+                y: y - 10.0,
+                w,
+                h: 12.0,
+            }
+        })
+        .collect();
+    assert_eq!(labels.len(), summary.edges);
+    for (i, a) in labels.iter().enumerate() {
+        for b in &labels[i + 1..] {
+            assert!(!a.overlaps(b), "labels overlap: {a:?} {b:?}");
+        }
+        for (index, r) in &boxes {
+            assert!(!a.overlaps(r), "label {a:?} covers node {index}");
+        }
+    }
+    Ok(())
+}
