@@ -5,6 +5,7 @@
 //! cargo run --example inspect                       # chapter 14's reused square
 //! cargo run --example inspect -- neuron             # a function from the list
 //! cargo run --example inspect -- neuron --out pics  # pictures under ./pics
+//! cargo run --example inspect -- --markdown        # tables as Markdown
 //! cargo run --example inspect -- --list
 //! ```
 //!
@@ -84,12 +85,12 @@ impl From<ScalarAutodiffError> for Failure {
 /// The usage text, listing the functions.
 pub fn usage() -> String {
     let mut text = String::from(
-        "usage: cargo run --example inspect -- [FUNCTION] [--out DIR]\n       cargo run --example inspect -- --list\n\nFUNCTION (default reused-square):\n",
+        "usage: cargo run --example inspect -- [FUNCTION] [--out DIR] [--markdown]\n       cargo run --example inspect -- --list\n\nFUNCTION (default reused-square):\n",
     );
     for (name, about) in FUNCTIONS {
         text.push_str(&format!("  {name:<14} {about}\n"));
     }
-    text.push_str("\nDIR defaults to target/inspect.\n");
+    text.push_str("\nDIR defaults to target/inspect; --markdown prints Markdown tables.\n");
     text
 }
 
@@ -102,6 +103,8 @@ pub enum Request {
         function: String,
         /// The output directory.
         out: PathBuf,
+        /// Print Markdown tables instead of aligned text.
+        markdown: bool,
     },
     /// Print the list of functions.
     List,
@@ -111,10 +114,12 @@ pub enum Request {
 pub fn parse(args: &[String]) -> Result<Request, Failure> {
     let mut function = None;
     let mut out = None;
+    let mut markdown = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list" | "-l" => return Ok(Request::List),
+            "--markdown" | "-m" => markdown = true,
             "--help" | "-h" => return Err(Failure::Usage("inspect: see the tape".to_owned())),
             "--out" | "-o" => match args.next() {
                 Some(dir) => out = Some(PathBuf::from(dir)),
@@ -135,6 +140,7 @@ pub fn parse(args: &[String]) -> Result<Request, Failure> {
     Ok(Request::Render {
         function: function.unwrap_or_else(|| FUNCTIONS[0].0.to_owned()),
         out: out.unwrap_or_else(|| Path::new("target").join("inspect")),
+        markdown,
     })
 }
 
@@ -142,16 +148,22 @@ fn pass_files(
     name: &str,
     pass: &autodiff::BackwardPass<'_>,
     text: &mut String,
+    markdown: bool,
 ) -> Vec<(String, String)> {
-    text.push_str(&pass.to_text());
+    text.push_str(&if markdown {
+        pass.to_markdown()
+    } else {
+        pass.to_text()
+    });
     vec![
         (format!("{name}.svg"), pass.to_svg()),
         (format!("{name}.dot"), pass.to_dot()),
     ]
 }
 
-/// Records `function`, runs its backward pass(es) and renders them.
-pub fn render(function: &str) -> Result<Rendered, Failure> {
+/// Records `function`, runs its backward pass(es) and renders them, the
+/// tables as aligned text or, with `markdown`, as Markdown.
+pub fn render(function: &str, markdown: bool) -> Result<Rendered, Failure> {
     let named = Label::named;
     let tape = Tape::new();
     let mut text = String::new();
@@ -162,7 +174,7 @@ pub fn render(function: &str) -> Result<Rendered, Failure> {
             let loss = square.add(square)?.labeled(named("loss"));
             let mut timeline = Timeline::new([x, square, loss]);
             let pass = timeline.step("first pass committed", || loss.backward())?;
-            let mut files = pass_files(function, &pass, &mut text);
+            let mut files = pass_files(function, &pass, &mut text, markdown);
             timeline.step("second pass accumulated", || loss.backward())?;
             loss.zero_grad();
             timeline.record("stored gradients zeroed");
@@ -175,7 +187,11 @@ pub fn render(function: &str) -> Result<Rendered, Failure> {
                 return Err(Failure::Broken("the engine accepted a NaN seed"));
             }
             text.push_str("\nstored gradients across passes\n");
-            text.push_str(&timeline.to_text());
+            text.push_str(&if markdown {
+                format!("\n{}", timeline.to_markdown())
+            } else {
+                timeline.to_text()
+            });
             files.push((format!("{function}-timeline.svg"), timeline.to_svg()));
             files
         }
@@ -186,13 +202,13 @@ pub fn render(function: &str) -> Result<Rendered, Failure> {
             let x_squared = x.mul(x)?.labeled(named("x_squared"));
             let scaled = detached.mul(three)?.labeled(named("scaled"));
             let loss = x_squared.add(scaled)?.labeled(named("loss"));
-            pass_files(function, &loss.backward()?, &mut text)
+            pass_files(function, &loss.backward()?, &mut text, markdown)
         }
         "nonlinear" => {
             let x = tape.variable(0.5)?.labeled(named("x"));
             let t = x.tanh()?.labeled(named("t"));
             let y = t.exp()?.labeled(named("y"));
-            pass_files(function, &y.backward()?, &mut text)
+            pass_files(function, &y.backward()?, &mut text, markdown)
         }
         "neuron" => {
             let x1 = tape.variable(2.0)?.labeled(named("x1"));
@@ -205,7 +221,7 @@ pub fn render(function: &str) -> Result<Rendered, Failure> {
             let sum = x1w1.add(x2w2)?.labeled(named("sum"));
             let n = sum.add(b)?.labeled(named("n"));
             let o = n.tanh()?.labeled(named("o"));
-            pass_files(function, &o.backward()?, &mut text)
+            pass_files(function, &o.backward()?, &mut text, markdown)
         }
         "softmax-ce" => {
             let z0 = tape.variable(1.0)?.labeled(named("z0"));
@@ -218,7 +234,7 @@ pub fn render(function: &str) -> Result<Rendered, Failure> {
             let total = partial.add(e2)?.labeled(named("total"));
             let log_total = total.ln()?.labeled(named("log_total"));
             let loss = log_total.sub(z1)?.labeled(named("loss"));
-            pass_files(function, &loss.backward()?, &mut text)
+            pass_files(function, &loss.backward()?, &mut text, markdown)
         }
         unknown => return Err(Failure::Usage(format!("unknown function `{unknown}`"))),
     };
@@ -227,16 +243,20 @@ pub fn render(function: &str) -> Result<Rendered, Failure> {
 
 /// Parses, renders, prints the ledger and writes the pictures.
 pub fn run(args: &[String]) -> Result<(), Failure> {
-    let (function, out) = match parse(args)? {
+    let (function, out, markdown) = match parse(args)? {
         Request::List => {
             for (name, about) in FUNCTIONS {
                 println!("{name:<14} {about}");
             }
             return Ok(());
         }
-        Request::Render { function, out } => (function, out),
+        Request::Render {
+            function,
+            out,
+            markdown,
+        } => (function, out, markdown),
     };
-    let rendered = render(&function)?;
+    let rendered = render(&function, markdown)?;
     print!("{}", rendered.text);
     std::fs::create_dir_all(&out).map_err(|e| Failure::Io(out.clone(), e))?;
     println!("\npictures in {}:", out.display());

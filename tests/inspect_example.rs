@@ -38,22 +38,22 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn every_function_matches_its_closed_form_gradient() -> Result<(), Failure> {
     // reused square: loss = 2x², dloss/dx = 4x at 2.
-    let text = render("reused-square")?.text;
+    let text = render("reused-square", false)?.text;
     assert_eq!(adjoint(&text, "x"), 8.0);
     assert_eq!(adjoint(&text, "square"), 2.0);
 
     // x*x + detach(x)*3: only x*x reaches x.
-    assert_eq!(adjoint(&render("detach")?.text, "x"), 4.0);
+    assert_eq!(adjoint(&render("detach", false)?.text, "x"), 4.0);
 
     // exp(tanh x)' = exp(tanh x)(1 − tanh² x) at 0.5.
     let t = 0.5_f64.tanh();
     assert!(close(
-        adjoint(&render("nonlinear")?.text, "x"),
+        adjoint(&render("nonlinear", false)?.text, "x"),
         t.exp() * (1.0 - t * t)
     ));
 
     // tanh(x1 w1 + x2 w2 + b): d/dn = 1 − o², d/dw1 = x1 (1 − o²), ...
-    let text = render("neuron")?.text;
+    let text = render("neuron", false)?.text;
     let o = (2.0_f64 * -3.0 + 0.0 * 1.0 + 6.881_373_587_019_543).tanh();
     let dn = 1.0 - o * o;
     for (name, expected) in [
@@ -67,7 +67,7 @@ fn every_function_matches_its_closed_form_gradient() -> Result<(), Failure> {
     }
 
     // Cross-entropy of softmax for class 1: gradient = softmax − one-hot.
-    let text = render("softmax-ce")?.text;
+    let text = render("softmax-ce", false)?.text;
     let z = [1.0_f64, 2.0, 0.5];
     let total: f64 = z.iter().map(|v| v.exp()).sum();
     for (k, name) in ["z0", "z1", "z2"].into_iter().enumerate() {
@@ -79,7 +79,7 @@ fn every_function_matches_its_closed_form_gradient() -> Result<(), Failure> {
 
 #[test]
 fn the_reused_square_prints_its_timeline() -> Result<(), Failure> {
-    let text = render("reused-square")?.text;
+    let text = render("reused-square", false)?.text;
     let timeline: Vec<Vec<&str>> = text
         .lines()
         .skip_while(|line| *line != "stored gradients across passes")
@@ -108,11 +108,11 @@ fn args(list: &[&str]) -> Vec<String> {
 fn the_command_line_is_read_or_refused_with_usage() {
     assert!(matches!(
         parse(&[]),
-        Ok(Request::Render { function, out }) if function == "reused-square" && out == Path::new("target/inspect")
+        Ok(Request::Render { function, out, markdown: false }) if function == "reused-square" && out == Path::new("target/inspect")
     ));
     assert!(matches!(
-        parse(&args(&["neuron", "--out", "pics"])),
-        Ok(Request::Render { function, out }) if function == "neuron" && out == Path::new("pics")
+        parse(&args(&["neuron", "--out", "pics", "--markdown"])),
+        Ok(Request::Render { function, out, markdown: true }) if function == "neuron" && out == Path::new("pics")
     ));
     assert!(matches!(parse(&args(&["--list"])), Ok(Request::List)));
     for (bad, says) in [
@@ -185,7 +185,7 @@ const REGENERATE: &str =
 #[test]
 fn checked_in_pictures_match_the_renderer() -> Result<(), Failure> {
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
-    for (name, contents) in render("reused-square")?.files {
+    for (name, contents) in render("reused-square", false)?.files {
         let stored = std::fs::read_to_string(docs.join(&name))
             .unwrap_or_else(|e| panic!("docs/{name}: {e}; {REGENERATE}"));
         assert!(stored == contents, "docs/{name} is stale; {REGENERATE}");
@@ -206,11 +206,33 @@ fn the_readme_shows_the_ledger_the_code_prints() -> Result<(), Failure> {
         .nth(1)
         .and_then(|rest| rest.split("```").next())
         .expect("a text block in the section");
-    let text = render("reused-square")?.text;
+    let text = render("reused-square", false)?.text;
     assert!(
         text.starts_with(block),
         "the README's ledger differs from `cargo run --example inspect`:\n{block}\nvs\n{text}"
     );
     assert!(section.contains("![") && section.contains("docs/reused-square.svg"));
+    Ok(())
+}
+
+#[test]
+fn markdown_mode_prints_tables_with_the_same_numbers() -> Result<(), Failure> {
+    let markdown = render("reused-square", true)?.text;
+    let ledger: Vec<&str> = markdown
+        .lines()
+        .skip_while(|line| !line.starts_with("| reverse |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .collect();
+    assert_eq!(
+        ledger,
+        [
+            "| 0 | loss | 0 | square | 4.000000000000 | 1.000000000000 | 1.000000000000 | 1.000000000000 | 1.000000000000 |",
+            "| 1 | loss | 1 | square | 4.000000000000 | 1.000000000000 | 1.000000000000 | 1.000000000000 | 2.000000000000 |",
+            "| 2 | square | 0 | x | 2.000000000000 | 2.000000000000 | 2.000000000000 | 4.000000000000 | 4.000000000000 |",
+            "| 3 | square | 1 | x | 2.000000000000 | 2.000000000000 | 2.000000000000 | 4.000000000000 | 8.000000000000 |",
+        ]
+    );
+    assert!(markdown.contains("| step | x | square | loss | outcome |"));
     Ok(())
 }
