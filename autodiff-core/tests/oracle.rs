@@ -228,6 +228,26 @@ impl Program {
         nodes
     }
 
+    /// ∂output/∂node with the node's own operands held fixed, which is what
+    /// an intermediate node's stored gradient means: forward mode with the
+    /// tangent injected at `node` and nowhere else.
+    fn dual_from(&self, node: usize) -> Dual {
+        let mut nodes: Vec<Dual> = self.inputs.iter().map(|&x| Dual::constant(x)).collect();
+        if node < nodes.len() {
+            nodes[node] = Dual::input(nodes[node].value, true);
+        }
+        for (i, &step) in self.steps.iter().enumerate() {
+            let next = apply(step, &nodes, None);
+            let index = self.inputs.len() + i;
+            nodes.push(if index == node {
+                Dual::input(next.value, true)
+            } else {
+                next
+            });
+        }
+        nodes[self.output()]
+    }
+
     fn output(&self) -> usize {
         self.inputs.len() + self.steps.len() - 1
     }
@@ -562,6 +582,24 @@ fn check(program: &Program) -> Result<usize, TestCaseError> {
             dual.magnitude
         );
         prop_assert_eq!(pass.pass_adjoint(i).unwrap_or(0.0), g);
+    }
+
+    // Intermediate nodes: every one in short programs, fifty spread over
+    // long ones (a forward sweep per node is quadratic).
+    let stride = nodes.len().div_ceil(50).max(1);
+    for k in (program.inputs.len()..nodes.len()).step_by(stride) {
+        let dual = program.dual_from(k);
+        match first[k] {
+            None => prop_assert!(!tracked[k], "node {} lost its gradient", k),
+            Some(g) => prop_assert!(
+                (g - dual.tangent).abs() <= DUAL_TOLERANCE * dual.magnitude,
+                "node {}: stored {} vs dual {} (magnitude {})",
+                k,
+                g,
+                dual.tangent,
+                dual.magnitude
+            ),
+        }
     }
 
     let mut checked = 0;
