@@ -65,10 +65,12 @@ impl Default for RenderLimits {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Numbers {
-    /// A fixed number of decimals, as chapter 14 prints (`8.000000000000`).
+    /// A fixed number of decimals, as chapter 14 prints (`8.000000000000`);
+    /// at most 30.
     Fixed(usize),
     /// At most this many significant digits, trailing zeros dropped (`8`,
-    /// `1.58743`), switching to exponent form for very large or small values.
+    /// `1.58743`), switching to exponent form for very large or small values;
+    /// between 1 and 17 digits.
     Significant(usize),
 }
 
@@ -76,11 +78,19 @@ impl Numbers {
     /// Writes `value` in this format. NaN and infinities print as Rust does.
     pub fn format(self, value: f64) -> String {
         match self {
-            Self::Fixed(decimals) => format!("{value:.decimals$}"),
-            Self::Significant(digits) => significant(value, digits.max(1)),
+            // Past these, digits only restate the binary expansion, and a
+            // huge request would allocate without bound.
+            Self::Fixed(decimals) => {
+                let decimals = decimals.min(MAX_DECIMALS);
+                format!("{value:.decimals$}")
+            }
+            Self::Significant(digits) => significant(value, digits.clamp(1, 17)),
         }
     }
 }
+
+/// The most decimals [`Numbers::Fixed`] writes.
+const MAX_DECIMALS: usize = 30;
 
 fn significant(value: f64, digits: usize) -> String {
     if value == 0.0 {
@@ -222,7 +232,9 @@ impl Model {
 /// Labels as names, with `#index` appended where two nodes share a label
 /// (a shadowed binding), so that every row names exactly one node.
 fn unique_names(entries: impl Iterator<Item = (usize, String, bool)>) -> Vec<String> {
-    let entries: Vec<_> = entries.collect();
+    let entries: Vec<_> = entries
+        .map(|(index, name, labeled)| (index, one_line(&name), labeled))
+        .collect();
     let mut count: HashMap<&str, usize> = HashMap::new();
     for (_, name, labeled) in &entries {
         if *labeled {
@@ -243,10 +255,16 @@ fn unique_names(entries: impl Iterator<Item = (usize, String, bool)>) -> Vec<Str
 
 fn summary_name(index: usize, label: Option<crate::error::Label>, summary: &PassSummary) -> String {
     match label {
-        Some(label) => format!("{} (#{index})", label.text),
+        Some(label) => format!("{} (#{index})", one_line(label.text)),
         None if index == summary.output => format!("#{index} {}", summary.output_operation),
         None => format!("#{index}"),
     }
+}
+
+/// A label may be multi-line source text; a table row or a box line needs it
+/// on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A table that prints as aligned text or as Markdown.

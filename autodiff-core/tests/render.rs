@@ -466,6 +466,14 @@ fn numbers_format_as_asked() {
         "7",
         "at least one digit"
     );
+    assert_eq!(
+        Numbers::Significant(usize::MAX).format(0.1),
+        "0.10000000000000001"
+    );
+    assert_eq!(
+        Numbers::Fixed(usize::MAX).format(0.5).len(),
+        "0.".len() + 30
+    );
 }
 
 #[test]
@@ -895,5 +903,24 @@ fn a_tangled_graph_at_the_limit_still_lays_out_cleanly() -> Result {
             assert!(!a.overlaps(r), "label {a:?} covers node {index}");
         }
     }
+    Ok(())
+}
+
+#[test]
+fn multi_line_labels_stay_on_one_row() -> Result {
+    let tape = Tape::new();
+    let x = tape.variable(1.0)?.labeled(Label::named("x"));
+    let y = x
+        .mul(x)?
+        .labeled(Label::at_line("x\n        .mul(x)", 7))
+        .exp()?
+        .labeled(Label::named("y"));
+    let text = y.backward()?.to_text();
+    let ledger = section(&text, "reverse ledger, one row per operand edge");
+    assert_eq!(ledger.len(), 1 + 3, "{text}");
+    assert_eq!(ledger[1][3..5], ["x", ".mul(x)"]);
+    // d exp(x²)/dx = 2x exp(x²) at 1, as the node card says.
+    let cards = section(&text, "node cards, forward order");
+    assert!((number(cards[1][4]) - 2.0 * 1f64.exp()).abs() < 1e-12, "{text}");
     Ok(())
 }
