@@ -1,0 +1,178 @@
+//! Source text and line numbers for node labels.
+//!
+//! On stable Rust a proc macro cannot join the spans of an expression's
+//! first and last tokens, so it cannot ask for the expression's source text.
+//! The label is printed from the syntax tree instead: the same text for the
+//! same code, whatever its spacing, which also keeps the snapshots stable.
+
+use proc_macro2::{Delimiter, Spacing, Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::{BinOp, Expr, UnOp};
+
+/// The 1-based line `span` starts on.
+pub fn line(span: Span) -> u32 {
+    u32::try_from(span.start().line).unwrap_or(u32::MAX)
+}
+
+/// `expr` as a student would write it: `w * x + b`, `y.ln()`, `x[i]`.
+pub fn expr(expr: &Expr) -> String {
+    let mut out = String::new();
+    write_expr(&mut out, expr);
+    out
+}
+
+fn write_expr(out: &mut String, expr: &Expr) {
+    match expr {
+        Expr::Binary(binary) => {
+            write_expr(out, &binary.left);
+            out.push(' ');
+            out.push_str(&binary_op(&binary.op));
+            out.push(' ');
+            write_expr(out, &binary.right);
+        }
+        Expr::Unary(unary) => {
+            out.push_str(match unary.op {
+                UnOp::Deref(_) => "*",
+                UnOp::Not(_) => "!",
+                _ => "-",
+            });
+            write_expr(out, &unary.expr);
+        }
+        Expr::Paren(paren) => {
+            out.push('(');
+            write_expr(out, &paren.expr);
+            out.push(')');
+        }
+        Expr::Group(group) => write_expr(out, &group.expr),
+        Expr::MethodCall(call) => {
+            write_expr(out, &call.receiver);
+            out.push('.');
+            out.push_str(&call.method.to_string());
+            if let Some(turbofish) = &call.turbofish {
+                out.push_str("::");
+                out.push_str(&tokens(turbofish.to_token_stream()));
+            }
+            write_args(out, call.args.iter());
+        }
+        Expr::Call(call) => {
+            write_expr(out, &call.func);
+            write_args(out, call.args.iter());
+        }
+        Expr::Index(index) => {
+            write_expr(out, &index.expr);
+            out.push('[');
+            write_expr(out, &index.index);
+            out.push(']');
+        }
+        Expr::Field(field) => {
+            write_expr(out, &field.base);
+            out.push('.');
+            out.push_str(&tokens(field.member.to_token_stream()));
+        }
+        Expr::Cast(cast) => {
+            write_expr(out, &cast.expr);
+            out.push_str(" as ");
+            out.push_str(&tokens(cast.ty.to_token_stream()));
+        }
+        Expr::Reference(reference) => {
+            out.push('&');
+            if reference.mutability.is_some() {
+                out.push_str("mut ");
+            }
+            write_expr(out, &reference.expr);
+        }
+        Expr::Assign(assign) => {
+            write_expr(out, &assign.left);
+            out.push_str(" = ");
+            write_expr(out, &assign.right);
+        }
+        other => out.push_str(&tokens(other.to_token_stream())),
+    }
+}
+
+fn write_args<'a>(out: &mut String, args: impl Iterator<Item = &'a Expr>) {
+    out.push('(');
+    for (i, arg) in args.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_expr(out, arg);
+    }
+    out.push(')');
+}
+
+/// The operator as written: `+`, `+=`, `<=`.
+pub fn binary_op(op: &BinOp) -> String {
+    op.to_token_stream()
+        .into_iter()
+        .map(|token| token.to_string())
+        .collect()
+}
+
+/// Tokens joined the way rustfmt would space simple code: used for paths,
+/// types and the rare expression the printer above does not know.
+pub fn tokens(stream: TokenStream) -> String {
+    let mut out = String::new();
+    let mut glue = true;
+    for token in stream {
+        match &token {
+            TokenTree::Punct(punct) => {
+                let c = punct.as_char();
+                let tight = matches!(c, '.' | ':' | ',' | ';' | '<' | '>' | '&' | '\'' | '!');
+                if !tight && !glue {
+                    out.push(' ');
+                }
+                out.push(c);
+                if c == ',' || c == ';' {
+                    out.push(' ');
+                }
+                glue = tight || punct.spacing() == Spacing::Joint;
+                if !tight && punct.spacing() == Spacing::Alone {
+                    out.push(' ');
+                    glue = true;
+                }
+            }
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::Brace => ("{ ", " }"),
+                    Delimiter::None => ("", ""),
+                };
+                out.push_str(open);
+                out.push_str(&tokens(group.stream()));
+                out.push_str(close);
+                glue = false;
+            }
+            TokenTree::Ident(_) | TokenTree::Literal(_) => {
+                if !glue {
+                    out.push(' ');
+                }
+                out.push_str(&token.to_string());
+                glue = false;
+            }
+        }
+    }
+    out.trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(source: &str) -> String {
+        expr(&syn::parse_str(source).expect("test source parses"))
+    }
+
+    #[test]
+    fn prints_expressions_as_written() {
+        assert_eq!(text("w*x+b"), "w * x + b");
+        assert_eq!(text("y . ln ( )"), "y.ln()");
+        assert_eq!(text("x.powi(3)"), "x.powi(3)");
+        assert_eq!(text("f64::max(a,b)"), "f64::max(a, b)");
+        assert_eq!(text("-(x[i] - 1.0)"), "-(x[i] - 1.0)");
+        assert_eq!(text("x.iter().sum::<f64>()"), "x.iter().sum::<f64>()");
+        assert_eq!(text("n as f64"), "n as f64");
+        assert_eq!(text("c += c + 1.0"), "c += c + 1.0");
+    }
+}
