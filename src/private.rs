@@ -704,7 +704,7 @@ impl<'t> Summand<'t> for Scalar<'t> {
     }
 }
 
-impl<'t, 'r> Summand<'t> for &'r Scalar<'t> {
+impl<'t> Summand<'t> for &Scalar<'t> {
     type Sum = Scalar<'t>;
     fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
         Summand::sum(items.copied(), tape, at)
@@ -718,7 +718,7 @@ impl<'t> Summand<'t> for f64 {
     }
 }
 
-impl<'t, 'r> Summand<'t> for &'r f64 {
+impl<'t> Summand<'t> for &f64 {
     type Sum = f64;
     fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
         Ok(items.sum())

@@ -34,6 +34,8 @@ pub struct Param {
 }
 
 /// What a parameter is on the tape.
+// A handful per function, alive for one expansion: size is no concern.
+#[allow(clippy::large_enum_variant)]
 pub enum Kind {
     /// `f64`: one variable.
     Scalar,
@@ -64,6 +66,8 @@ pub struct Block {
     pub stmts: Vec<Stmt>,
 }
 
+// One per statement, alive for one expansion: size is no concern.
+#[allow(clippy::large_enum_variant)]
 pub enum Stmt {
     Let {
         /// The pattern as written.
@@ -640,7 +644,7 @@ impl Lower<'_> {
                 ExprKind::Path(path.clone())
             }
             E::Paren(paren) => ExprKind::Paren(Box::new(self.expr(&paren.expr, name))),
-            E::Group(group) => return self.kind(&group.expr, name),
+            E::Group(group) => self.kind(&group.expr, name),
             E::Binary(binary) => self.binary(binary, name),
             E::Unary(unary) => match unary.op {
                 syn::UnOp::Neg(_) if matches!(&*unary.expr, E::Lit(_)) => {
@@ -657,7 +661,7 @@ impl Lower<'_> {
             },
             E::MethodCall(call) => self.method(call, name),
             E::Call(call) => self.call(call, name),
-            E::Macro(mac) => return self.mac(&mac.mac).kind,
+            E::Macro(mac) => self.mac(&mac.mac).kind,
             E::Cast(cast) => {
                 if mentions(cast.ty.to_token_stream(), "f32") {
                     self.cx.error(&cast.ty, "f32 is not supported: use `f64`");
@@ -754,28 +758,28 @@ impl Lower<'_> {
             }
             E::Closure(closure) => {
                 self.cx.error(
-                    &closure.inputs_begin,
+                    closure.inputs_begin,
                     "closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function",
                 );
                 ExprKind::Invalid
             }
             E::Unsafe(unsafe_) => {
                 self.cx.error(
-                    &unsafe_.unsafe_token,
+                    unsafe_.unsafe_token,
                     "`unsafe` blocks are not supported in a #[differentiable] function",
                 );
                 ExprKind::Invalid
             }
             E::Async(async_) => {
                 self.cx.error(
-                    &async_.async_token,
+                    async_.async_token,
                     "`async` blocks are not supported in a #[differentiable] function",
                 );
                 ExprKind::Invalid
             }
             E::Try(try_) => {
                 self.cx.error(
-                    &try_.question_token,
+                    try_.question_token,
                     "the `?` operator is not supported in a #[differentiable] function: it returns an f64",
                 );
                 ExprKind::Invalid
