@@ -93,7 +93,7 @@ impl<'t> BackwardPass<'t> {
     pub fn pass_adjoint(&self, index: usize) -> Option<f64> {
         let reach = self.reach();
         let info = self.tape.nodes.borrow();
-        (*reach.get(index)? && info.info[index].tracked).then(|| self.adjoints[index])
+        (*reach.get(index)? && info.info(index).tracked).then(|| self.adjoints[index])
     }
 
     /// Which nodes the output reaches through any edge, tracked or not.
@@ -120,7 +120,7 @@ impl<'t> BackwardPass<'t> {
         (0..=self.output)
             .filter(|&index| reach[index])
             .map(|index| {
-                let info = nodes.info[index];
+                let info = nodes.info(index);
                 let edges = nodes.edges[index];
                 BackwardNode {
                     index,
@@ -152,7 +152,7 @@ impl<'t> BackwardPass<'t> {
                 continue;
             }
             let edges = nodes.edges[child];
-            let upstream = if nodes.info[child].tracked {
+            let upstream = if nodes.info(child).tracked {
                 self.adjoints[child]
             } else {
                 0.0
@@ -258,7 +258,7 @@ impl BackwardPass<'_> {
     pub fn summary(&self, largest: usize) -> PassSummary {
         let reach = self.reach();
         let nodes = self.tape.nodes.borrow();
-        let out = nodes.info[self.output];
+        let out = nodes.info(self.output);
         let mut summary = PassSummary {
             nodes: 0,
             tracked_nodes: 0,
@@ -278,7 +278,7 @@ impl BackwardPass<'_> {
             if !reached {
                 continue;
             }
-            let info = nodes.info[index];
+            let info = nodes.info(index);
             let edges = nodes.edges[index];
             summary.nodes += 1;
             let operands = (0..2).filter(|&slot| edges.parent(slot).is_some()).count();

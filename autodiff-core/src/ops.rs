@@ -7,7 +7,7 @@
 
 use crate::error::ScalarAutodiffError;
 use crate::operation::ScalarOperation;
-use crate::tape::{Edges, Scalar, NO_PARENT, UNTRACKED};
+use crate::tape::{Edges, Scalar, NO_PARENT};
 
 /// The right-hand side of a binary operation: another scalar on the same
 /// tape, or a plain `f64`, which is a constant and records no edge.
@@ -91,45 +91,36 @@ fn pow_exponent_derivative(a: f64, b: f64, value: f64) -> f64 {
     }
 }
 
-/// An operand's parent-slot entry: its index, flagged when it tracks no
-/// gradient so that the reverse pass skips it without a lookup.
-#[inline]
-fn parent_slot(index: u32, tracked: bool) -> u32 {
-    if tracked {
-        index
-    } else {
-        index | UNTRACKED
-    }
-}
-
-fn check_result(operation: ScalarOperation, value: f64) -> Result<(), ScalarAutodiffError> {
-    if value.is_finite() {
-        Ok(())
-    } else {
-        Err(ScalarAutodiffError::NonFiniteResult {
+/// Which check a non-finite record failed, in the order chapter 14 checks:
+/// the result, then each operand's local derivative. Kept out of line so
+/// that the hot path of every operation is one combined test.
+#[cold]
+#[inline(never)]
+fn record_error(
+    operation: ScalarOperation,
+    value: f64,
+    operands: [(f64, f64); 2],
+    slots: usize,
+) -> ScalarAutodiffError {
+    if !value.is_finite() {
+        return ScalarAutodiffError::NonFiniteResult {
             operation,
             value,
             label: None,
-        })
+        };
     }
-}
-
-fn check_derivative(
-    operation: ScalarOperation,
-    operand: usize,
-    input: f64,
-    local_derivative: f64,
-) -> Result<(), ScalarAutodiffError> {
-    if local_derivative.is_finite() {
-        Ok(())
-    } else {
-        Err(ScalarAutodiffError::NonFiniteLocalDerivative {
-            operation,
-            operand,
-            input,
-            local_derivative,
-            label: None,
-        })
+    let (operand, (input, local_derivative)) = operands[..slots]
+        .iter()
+        .copied()
+        .enumerate()
+        .find(|(_, (_, derivative))| !derivative.is_finite())
+        .unwrap_or((0, operands[0]));
+    ScalarAutodiffError::NonFiniteLocalDerivative {
+        operation,
+        operand,
+        input,
+        local_derivative,
+        label: None,
     }
 }
 
@@ -140,35 +131,41 @@ impl<'t> Scalar<'t> {
     /// Records `f(self)` with one operand edge (`self`, slot 0); `f` maps the
     /// operand's value to the result and the local derivative.
     ///
-    /// Reading the operand and appending the node happen under one borrow
-    /// of the tape: recording is the hot path of every gradient, and each
-    /// extra borrow or `Info` copy showed up in the benches.
-    #[inline]
+    /// The operand's value and flag come from its handle, and the node is
+    /// appended under one borrow of the tape: recording is the hot path of
+    /// every gradient, and each extra borrow showed up in the benches.
+    #[inline(always)]
     fn unary(
         self,
         operation: ScalarOperation,
         f: impl FnOnce(f64) -> (f64, f64),
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let mut nodes = self.tape.nodes.borrow_mut();
-        let (x, tracked) = nodes.operand(self.index);
+        let (x, tracked) = (self.value, self.tracks_gradient());
         let (value, derivative) = f(x);
-        check_result(operation, value)?;
-        check_derivative(operation, 0, x, derivative)?;
+        if !(value.is_finite() & derivative.is_finite()) {
+            return Err(record_error(
+                operation,
+                value,
+                [(x, derivative), (0.0, 0.0)],
+                1,
+            ));
+        }
         let edges = Edges {
-            parents: [parent_slot(self.index, tracked), NO_PARENT],
+            parents: [self.parent_slot(), NO_PARENT],
             derivatives: [derivative, 0.0],
         };
-        let index = nodes.push(edges, value, operation, tracked)?;
-        Ok(Scalar {
-            tape: self.tape,
-            index,
-        })
+        let index = self
+            .tape
+            .nodes
+            .borrow_mut()
+            .push(edges, value, operation, tracked)?;
+        Ok(Scalar::new(self.tape, index, value, tracked))
     }
 
     /// Records `f(self, rhs)` where `partials(a, b, f)` gives the local
     /// derivatives with respect to each operand. A plain `f64` right operand
     /// records no edge.
-    #[inline]
+    #[inline(always)]
     fn binary(
         self,
         operation: ScalarOperation,
@@ -192,26 +189,26 @@ impl<'t> Scalar<'t> {
                 label: None,
             });
         }
-        let mut nodes = self.tape.nodes.borrow_mut();
-        let (a, a_tracked) = nodes.operand(self.index);
-        let (b, b_tracked) = nodes.operand(other.index);
+        let (a, a_tracked) = (self.value, self.tracks_gradient());
+        let (b, b_tracked) = (other.value, other.tracks_gradient());
         let value = f(a, b);
-        check_result(operation, value)?;
+        // Partials of a non-finite result are never recorded; computing
+        // them anyway keeps the hot path to one branch.
         let (da, db) = partials(a, b, value);
-        check_derivative(operation, 0, a, da)?;
-        check_derivative(operation, 1, b, db)?;
+        if !(value.is_finite() & da.is_finite() & db.is_finite()) {
+            return Err(record_error(operation, value, [(a, da), (b, db)], 2));
+        }
         let edges = Edges {
-            parents: [
-                parent_slot(self.index, a_tracked),
-                parent_slot(other.index, b_tracked),
-            ],
+            parents: [self.parent_slot(), other.parent_slot()],
             derivatives: [da, db],
         };
-        let index = nodes.push(edges, value, operation, a_tracked || b_tracked)?;
-        Ok(Scalar {
-            tape: self.tape,
-            index,
-        })
+        let tracked = a_tracked || b_tracked;
+        let index = self
+            .tape
+            .nodes
+            .borrow_mut()
+            .push(edges, value, operation, tracked)?;
+        Ok(Scalar::new(self.tape, index, value, tracked))
     }
 
     /// `self + rhs`. ∂/∂self = 1, ∂/∂rhs = 1.
@@ -235,6 +232,7 @@ impl<'t> Scalar<'t> {
     }
 
     /// `lhs - self` for a plain `lhs`. ∂/∂self = −1.
+    #[inline]
     pub fn rsub(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         check_constant(lhs)?;
         self.unary(ScalarOperation::Subtract, |x| (lhs - x, -1.0))
@@ -262,6 +260,7 @@ impl<'t> Scalar<'t> {
     }
 
     /// `lhs / self` for a plain `lhs`. ∂/∂self = −lhs/self².
+    #[inline]
     pub fn rdiv(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         check_constant(lhs)?;
         self.unary(ScalarOperation::Divide, |x| {
@@ -271,11 +270,13 @@ impl<'t> Scalar<'t> {
     }
 
     /// `-self`. d/dself = −1.
+    #[inline]
     pub fn neg(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Negate, |x| (-x, -1.0))
     }
 
     /// `e^self`. d/dself = e^self. Overflow (`exp(1000)`) is `NonFiniteResult`.
+    #[inline]
     pub fn exp(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Exp, |x| {
             let value = x.exp();
@@ -285,11 +286,13 @@ impl<'t> Scalar<'t> {
 
     /// `ln self`. d/dself = 1/self. `ln 0` and `ln` of a negative number are
     /// `NonFiniteResult`.
+    #[inline]
     pub fn ln(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Ln, |x| (x.ln(), 1.0 / x))
     }
 
     /// `tanh self`. d/dself = 1 − tanh².
+    #[inline]
     pub fn tanh(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Tanh, |x| {
             let value = x.tanh();
@@ -298,17 +301,20 @@ impl<'t> Scalar<'t> {
     }
 
     /// `sin self`. d/dself = cos self.
+    #[inline]
     pub fn sin(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Sin, |x| (x.sin(), x.cos()))
     }
 
     /// `cos self`. d/dself = −sin self.
+    #[inline]
     pub fn cos(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Cos, |x| (x.cos(), -x.sin()))
     }
 
     /// `√self`. d/dself = 1/(2√self). A negative input is `NonFiniteResult`;
     /// at 0 the derivative is infinite, so `sqrt(0)` is `NonFiniteLocalDerivative`.
+    #[inline]
     pub fn sqrt(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Sqrt, |x| {
             let value = x.sqrt();
@@ -317,6 +323,7 @@ impl<'t> Scalar<'t> {
     }
 
     /// `self^n`. d/dself = n·self^(n−1) (0 when `n = 0`).
+    #[inline]
     pub fn powi(self, n: i32) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Powi, |x| {
             let derivative = if n == 0 {
@@ -349,6 +356,7 @@ impl<'t> Scalar<'t> {
     }
 
     /// `base^self` for a plain `base`. d/dself = ln(base)·base^self.
+    #[inline]
     pub fn rpowf(self, base: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         check_constant(base)?;
         self.unary(ScalarOperation::Powf, |x| {
@@ -358,6 +366,7 @@ impl<'t> Scalar<'t> {
     }
 
     /// `|self|`. d/dself = sign(self), and 0 at 0 (the subgradient PyTorch picks).
+    #[inline]
     pub fn abs(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Abs, |x| {
             let derivative = if x > 0.0 {
@@ -388,6 +397,7 @@ impl<'t> Scalar<'t> {
     }
 
     /// `1 / self`. d/dself = −1/self². `recip(0)` is `NonFiniteResult`.
+    #[inline]
     pub fn recip(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Recip, |x| {
             let value = x.recip();
@@ -396,6 +406,7 @@ impl<'t> Scalar<'t> {
     }
 
     /// `max(self, 0)`. d/dself = 1 for self > 0, else 0 (0 at the kink, as PyTorch).
+    #[inline]
     pub fn relu(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Relu, |x| {
             (relu(x), if x > 0.0 { 1.0 } else { 0.0 })
@@ -403,6 +414,7 @@ impl<'t> Scalar<'t> {
     }
 
     /// `1 / (1 + e^-self)`. d/dself = σ(1 − σ).
+    #[inline]
     pub fn sigmoid(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Sigmoid, |x| {
             let value = sigmoid(x);

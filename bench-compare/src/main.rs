@@ -153,7 +153,9 @@ fn run() -> Result<(), String> {
     }
 
     let mlp = Mlp::new(64, 64);
-    let dot = DotExp::new(1_000_000);
+    // The 10⁶-pair inputs only when that workload runs: building and
+    // checking it takes a while and leaves the allocator in another state.
+    let dot = DotExp::new(if only == Some("mlp") { 1000 } else { 1_000_000 });
     let dot_inputs = dot.inputs();
     verify(&mlp, &dot, &dot_inputs)?;
 
@@ -198,10 +200,7 @@ fn verify(mlp: &Mlp, dot: &DotExp, dot_inputs: &[f64]) -> Result<(), String> {
     mlp_easy_ml(mlp, &WengertList::new(), &mut got);
     checks.push(("easy-ml MLP", max_error(&got, &want)));
 
-    for (what, dot, inputs) in [
-        ("10³", &small_dot, &small_inputs[..]),
-        ("10⁶", dot, dot_inputs),
-    ] {
+    for (dot, inputs) in [(&small_dot, &small_inputs[..]), (dot, dot_inputs)] {
         dot.gradient_by_hand(inputs, &mut want);
         dot.gradient_on_tape(&Tape::new(), inputs, &mut got)
             .map_err(|e| e.to_string())?;
@@ -210,7 +209,7 @@ fn verify(mlp: &Mlp, dot: &DotExp, dot_inputs: &[f64]) -> Result<(), String> {
         let e2 = max_error(&got, &want);
         dot_easy_ml(dot, inputs, &WengertList::new(), &mut got);
         let e3 = max_error(&got, &want);
-        println!("checked Σa·b + Σexp(a) gradients at {what} pairs");
+        println!("checked Σa·b + Σexp(a) gradients at {} pairs", dot.len());
         checks.extend([
             ("autodiff dot", e1),
             ("reverse dot", e2),
