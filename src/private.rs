@@ -582,6 +582,14 @@ impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     }
 }
 
+/// The result of a `_tape` function: its value lifted to a `Scalar`.
+pub fn output<'t, T: Lift<'t, Lifted = Scalar<'t>>>(
+    tape: &'t Tape,
+    value: T,
+) -> Result<Scalar<'t>> {
+    value.lift(tape)
+}
+
 /// `lift` as a function, for generated code.
 pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T) -> Result<T::Lifted> {
     value.lift(tape)

@@ -388,7 +388,9 @@ impl Function {
                     Some(kind) => kind,
                     None => {
                         report_parameter_type(cx, &typed.ty);
-                        Kind::PassThrough
+                        // Counted as differentiable so that the mistake is
+                        // reported once, not again as "no f64 parameter".
+                        Kind::Scalar
                     }
                 }
             };

@@ -313,7 +313,7 @@ fn gradient_type(kind: &Kind) -> TokenStream {
 
 fn label(label: &Label) -> TokenStream {
     let text = &label.text;
-    let line = label.line;
+    let line = proc_macro2::Literal::u32_unsuffixed(label.line);
     quote!(__ad::at(#text, #line))
 }
 
@@ -327,15 +327,29 @@ impl Emitter<'_> {
     fn body(&self, block: &Block) -> TokenStream {
         let (stmts, tail) = split_tail(block);
         let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
-        let tail = tail.map(|tail| {
-            if tail.diverges() {
-                self.expr(tail, Mode::Value)
-            } else {
-                let value = self.expr(tail, Mode::Lift);
+        let tail = tail.map(|tail| self.output(tail));
+        quote!(#(#stmts)* #tail)
+    }
+
+    /// The function's result, a `Scalar` in `Ok`: `__ad::output(tape, v)`
+    /// lifts a single value; a branch lifts each arm instead.
+    fn output(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
+            ExprKind::If { .. }
+            | ExprKind::Match { .. }
+            | ExprKind::Block(..)
+            | ExprKind::Loop { .. } => {
+                let value = self.expr(expr, Mode::Lift);
                 quote!(::core::result::Result::Ok(#value))
             }
-        });
-        quote!(#(#stmts)* #tail)
+            ExprKind::Paren(inner) => self.output(inner),
+            _ => {
+                let (tape, span) = (&self.tape, expr.span);
+                let value = self.arg(expr);
+                quote_spanned!(span=> __ad::output(#tape, #value))
+            }
+        }
     }
 
     fn block(&self, block: &Block, mode: Mode) -> TokenStream {
@@ -592,10 +606,8 @@ impl Emitter<'_> {
                 quote!(break #loop_label #result)
             }
             ExprKind::Return(result) => {
-                let result = result
-                    .as_deref()
-                    .map(|result| self.expr(result, Mode::Lift));
-                quote!(return ::core::result::Result::Ok(#result))
+                let result = result.as_deref().map(|result| self.output(result));
+                quote!(return #result)
             }
             ExprKind::Assign {
                 target,
@@ -673,10 +685,8 @@ impl Emitter<'_> {
                 quote!(#loop_label loop #body)
             }
             ExprKind::Return(result) => {
-                let result = result
-                    .as_deref()
-                    .map(|result| self.expr(result, Mode::Lift));
-                quote!(return ::core::result::Result::Ok(#result))
+                let result = result.as_deref().map(|result| self.output(result));
+                quote!(return #result)
             }
             ExprKind::Break {
                 label: loop_label,

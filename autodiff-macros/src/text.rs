@@ -49,7 +49,6 @@ fn write_expr(out: &mut String, expr: &Expr) {
             out.push('.');
             out.push_str(&call.method.to_string());
             if let Some(turbofish) = &call.turbofish {
-                out.push_str("::");
                 out.push_str(&tokens(turbofish.to_token_stream()));
             }
             write_args(out, call.args.iter());

@@ -1,1 +1,111 @@
+//! Expansion snapshots: representative functions expanded by this crate's
+//! own expansion function and formatted as `cargo expand` would show them.
+//! Every change to generated code shows up here for review.
+//!
+//! `UPDATE_SNAPSHOTS=1 cargo test -p autodiff-macros` rewrites them.
 
+use std::path::PathBuf;
+
+use proc_macro2::TokenStream;
+
+const CASES: &[(&str, &str)] = &[
+    (
+        "reused_square",
+        r#"
+#[differentiable]
+fn loss(x: f64) -> f64 {
+    let square = x * x;
+    square + square
+}
+"#,
+    ),
+    (
+        "control_flow",
+        r#"
+/// A loop, a branch and a compound assignment.
+#[differentiable]
+pub fn series(x: f64, #[constant] scale: f64, n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        total += scale * x.powi(i as i32);
+    }
+    if total > 1.0 {
+        total.ln()
+    } else {
+        -total
+    }
+}
+"#,
+    ),
+    (
+        "composition",
+        r#"
+#[differentiable]
+fn neuron(w: f64, x: f64, b: f64) -> f64 {
+    let z = w * x + b;
+    relu(z).max(sigmoid(z))
+}
+"#,
+    ),
+    (
+        "arrays",
+        r#"
+#[differentiable]
+fn dot(w: [f64; 3], x: &[f64]) -> f64 {
+    let mut y = [0.0; 3];
+    for i in 0..w.len() {
+        y[i] = w[i] * x[i];
+    }
+    y.iter().sum::<f64>()
+}
+"#,
+    ),
+    (
+        "rejected",
+        r#"
+#[differentiable]
+fn wrong<T>(x: f32) -> f32 {
+    let f = |v: f64| v.sin_cos();
+    x
+}
+"#,
+    ),
+];
+
+fn expand(source: &str) -> String {
+    let input: TokenStream = source.parse().expect("snapshot source tokenizes");
+    let mut item: syn::ItemFn = syn::parse2(input).expect("snapshot source is a function");
+    // The attribute itself is what a real expansion removes.
+    item.attrs
+        .retain(|attr| !attr.path().is_ident("differentiable"));
+    let output = super::differentiable(TokenStream::new(), quote::quote!(#item));
+    let file: syn::File = syn::parse2(output).expect("expansion parses as items");
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn expansions_match_snapshots() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots");
+    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
+    let mut stale = Vec::new();
+    for (name, source) in CASES {
+        let expanded = expand(source);
+        let path = dir.join(format!("{name}.expanded.rs"));
+        if update {
+            std::fs::write(&path, &expanded).expect("snapshot is writable");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        if expected != expanded {
+            eprintln!(
+                "--- {} differs; expansion now reads:\n{expanded}",
+                path.display()
+            );
+            stale.push(*name);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale snapshots {stale:?}: review, then rerun with UPDATE_SNAPSHOTS=1"
+    );
+}

@@ -1,0 +1,74 @@
+fn dot(w: [f64; 3], x: &[f64]) -> f64 {
+    let mut y = [0.0; 3];
+    for i in 0..w.len() {
+        y[i] = w[i] * x[i];
+    }
+    y.iter().sum::<f64>()
+}
+/// Records [`dot`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+fn dot_tape<'tape>(
+    tape: &'tape ::autodiff::Tape,
+    w: [::autodiff::Scalar<'tape>; 3],
+    x: &[::autodiff::Scalar<'tape>],
+) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut y = __ad::lift(tape, [0.0; 3])?;
+    for i in 0..w.len() {
+        y[i] = __ad::lift(tape, __ad::mul(w[i], x[i], __ad::at("y[i]", 6))?)?;
+    }
+    __ad::output(tape, __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8))?)
+}
+/// The value of [`dot`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`dot_tape`].
+fn dot_grad(
+    w: [f64; 3],
+    x: &[f64],
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    let tape = __ad::Tape::new();
+    let w_var = __ad::variables(&tape, &w, __ad::at("w", 3))?;
+    let x_var = __ad::variables(&tape, &x, __ad::at("x", 3))?;
+    let output = dot_tape(&tape, w_var, &x_var)?;
+    __ad::backward(output)?;
+    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+        value: output.value(),
+        gradient: (__ad::gradient(&w, &w_var), __ad::gradient(&x, &x_var)),
+    })
+}
+/// Checks [`dot_grad`] against central differences of [`dot`] in every component, with the default step and tolerance.
+fn dot_check(
+    w: [f64; 3],
+    x: &[f64],
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    dot_check_with(::core::option::Option::None, ::autodiff::DEFAULT_TOLERANCE, w, x)
+}
+/// Checks [`dot_grad`] against central differences of [`dot`] in every component; `step: None` uses `default_step` of each input.
+fn dot_check_with(
+    step: ::core::option::Option<f64>,
+    tolerance: f64,
+    w: [f64; 3],
+    x: &[f64],
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    use ::autodiff::__private as __ad;
+    let mut inputs = ::std::vec::Vec::new();
+    __ad::components(&w, &mut inputs);
+    __ad::components(&x, &mut inputs);
+    let reverse = dot_grad(__ad::dup(&w), __ad::dup(&x))?;
+    let mut analytic = ::std::vec::Vec::new();
+    __ad::gradient_components(&w, &reverse.gradient.0, &mut analytic);
+    __ad::gradient_components(&x, &reverse.gradient.1, &mut analytic);
+    __ad::gradient_check(
+        &inputs,
+        &analytic,
+        step,
+        tolerance,
+        |point| {
+            let mut rest = point;
+            let w = __ad::rebuild(&w, &mut rest);
+            let x = __ad::rebuild(&x, &mut rest);
+            dot(w, &x)
+        },
+    )
+}

@@ -1,0 +1,93 @@
+fn neuron(w: f64, x: f64, b: f64) -> f64 {
+    let z = w * x + b;
+    relu(z).max(sigmoid(z))
+}
+/// Records [`neuron`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+fn neuron_tape<'tape>(
+    tape: &'tape ::autodiff::Tape,
+    w: ::autodiff::Scalar<'tape>,
+    x: ::autodiff::Scalar<'tape>,
+    b: ::autodiff::Scalar<'tape>,
+) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let z = __ad::add(__ad::mul(w, x, __ad::at("w * x", 4))?, b, __ad::at("z", 4))?;
+    __ad::output(
+        tape,
+        __ad::max(
+            __ad::relu(z, __ad::at("relu(z)", 5))?,
+            __ad::sigmoid(z, __ad::at("sigmoid(z)", 5))?,
+            __ad::at("relu(z).max(sigmoid(z))", 5),
+        )?,
+    )
+}
+/// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`neuron_tape`].
+fn neuron_grad(
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<(f64, f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    let tape = __ad::Tape::new();
+    let w_var = __ad::variables(&tape, &w, __ad::at("w", 3))?;
+    let x_var = __ad::variables(&tape, &x, __ad::at("x", 3))?;
+    let b_var = __ad::variables(&tape, &b, __ad::at("b", 3))?;
+    let output = neuron_tape(&tape, w_var, x_var, b_var)?;
+    __ad::backward(output)?;
+    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+        value: output.value(),
+        gradient: (
+            __ad::gradient(&w, &w_var),
+            __ad::gradient(&x, &x_var),
+            __ad::gradient(&b, &b_var),
+        ),
+    })
+}
+/// Checks [`neuron_grad`] against central differences of [`neuron`] in every component, with the default step and tolerance.
+fn neuron_check(
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    neuron_check_with(
+        ::core::option::Option::None,
+        ::autodiff::DEFAULT_TOLERANCE,
+        w,
+        x,
+        b,
+    )
+}
+/// Checks [`neuron_grad`] against central differences of [`neuron`] in every component; `step: None` uses `default_step` of each input.
+fn neuron_check_with(
+    step: ::core::option::Option<f64>,
+    tolerance: f64,
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    use ::autodiff::__private as __ad;
+    let mut inputs = ::std::vec::Vec::new();
+    __ad::components(&w, &mut inputs);
+    __ad::components(&x, &mut inputs);
+    __ad::components(&b, &mut inputs);
+    let reverse = neuron_grad(__ad::dup(&w), __ad::dup(&x), __ad::dup(&b))?;
+    let mut analytic = ::std::vec::Vec::new();
+    __ad::gradient_components(&w, &reverse.gradient.0, &mut analytic);
+    __ad::gradient_components(&x, &reverse.gradient.1, &mut analytic);
+    __ad::gradient_components(&b, &reverse.gradient.2, &mut analytic);
+    __ad::gradient_check(
+        &inputs,
+        &analytic,
+        step,
+        tolerance,
+        |point| {
+            let mut rest = point;
+            let w = __ad::rebuild(&w, &mut rest);
+            let x = __ad::rebuild(&x, &mut rest);
+            let b = __ad::rebuild(&b, &mut rest);
+            neuron(w, x, b)
+        },
+    )
+}

@@ -1,0 +1,95 @@
+/// A loop, a branch and a compound assignment.
+pub fn series(x: f64, scale: f64, n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        total += scale * x.powi(i as i32);
+    }
+    if total > 1.0 { total.ln() } else { -total }
+}
+/// Records [`series`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+pub fn series_tape<'tape>(
+    tape: &'tape ::autodiff::Tape,
+    x: ::autodiff::Scalar<'tape>,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut total = __ad::lift(tape, 0.0)?;
+    for i in 0..n {
+        total = __ad::add(
+            total,
+            __ad::mul(
+                scale,
+                __ad::powi(x, i as i32, __ad::at("x.powi(i as i32)", 7))?,
+                __ad::at("scale * x.powi(i as i32)", 7),
+            )?,
+            __ad::at("total", 7),
+        )?;
+    }
+    ::core::result::Result::Ok(
+        if __ad::primal(total) > 1.0 {
+            __ad::lift(tape, __ad::ln(total, __ad::at("total.ln()", 10))?)?
+        } else {
+            __ad::lift(tape, __ad::neg(total, __ad::at("-total", 12))?)?
+        },
+    )
+}
+/// The value of [`series`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`series_tape`].
+pub fn series_grad(
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<f64>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    let tape = __ad::Tape::new();
+    let x_var = __ad::variables(&tape, &x, __ad::at("x", 4))?;
+    let output = series_tape(&tape, x_var, scale, n)?;
+    __ad::backward(output)?;
+    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+        value: output.value(),
+        gradient: __ad::gradient(&x, &x_var),
+    })
+}
+/// Checks [`series_grad`] against central differences of [`series`] in every component, with the default step and tolerance.
+pub fn series_check(
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    series_check_with(
+        ::core::option::Option::None,
+        ::autodiff::DEFAULT_TOLERANCE,
+        x,
+        scale,
+        n,
+    )
+}
+/// Checks [`series_grad`] against central differences of [`series`] in every component; `step: None` uses `default_step` of each input.
+pub fn series_check_with(
+    step: ::core::option::Option<f64>,
+    tolerance: f64,
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    use ::autodiff::__private as __ad;
+    let mut inputs = ::std::vec::Vec::new();
+    __ad::components(&x, &mut inputs);
+    let reverse = series_grad(__ad::dup(&x), __ad::dup(&scale), __ad::dup(&n))?;
+    let mut analytic = ::std::vec::Vec::new();
+    __ad::gradient_components(&x, &reverse.gradient, &mut analytic);
+    __ad::gradient_check(
+        &inputs,
+        &analytic,
+        step,
+        tolerance,
+        |point| {
+            let mut rest = point;
+            let x = __ad::rebuild(&x, &mut rest);
+            series(x, __ad::dup(&scale), __ad::dup(&n))
+        },
+    )
+}
