@@ -77,13 +77,14 @@ impl Info {
 }
 
 /// The nodes, one array per field, so that each pass touches only what it
-/// reads: recording writes edges, value, meta and a zero gradient (42
-/// bytes); the reverse sweep streams edges (24 bytes); validating and
-/// committing stream stored gradients beside the pass adjoints (8 + 8).
+/// reads: recording writes edges, value and meta (34 bytes); the reverse
+/// sweep streams edges (24 bytes); validating and committing stream stored
+/// gradients beside the pass adjoints (8 + 8).
 ///
-/// The label arrays are filled lazily, up to the last labeled node: an
-/// index past their end means no label, so a tape that attaches none never
-/// pays for them.
+/// `gradients` and the label arrays are filled lazily: the first backward
+/// pass grows `gradients` to its output, `labeled` grows the label arrays
+/// to its node, and an index past their end reads as a stored gradient of 0
+/// and no label. Recording never touches them.
 #[derive(Default)]
 pub(crate) struct Nodes {
     pub(crate) edges: Vec<Edges>,
@@ -119,12 +120,13 @@ impl Nodes {
         self.edges.push(edges);
         self.values.push(value);
         self.meta.push(Meta { operation, tracked });
-        self.gradients.push(0.0);
         Ok(index as u32)
     }
 
+    /// The stored gradient at `index` (0 past the end of the lazy array).
+    #[inline]
     pub(crate) fn gradient(&self, index: usize) -> f64 {
-        self.gradients[index]
+        self.gradients.get(index).copied().unwrap_or(0.0)
     }
 
     /// The label at `index`, if one was attached.
@@ -176,17 +178,15 @@ pub struct Tape {
     pub(crate) nodes: RefCell<Nodes>,
 }
 
-/// The bytes one recorded node occupies on a tape: operand edges (24),
-/// value (8), operation and flag (2), stored gradient (8).
+/// The bytes recording writes for one node: operand edges (24), value (8),
+/// operation and flag (2).
 ///
-/// Labels live in two arrays of their own (a `&'static str` and a `u32`
-/// line, 20 bytes a node), filled only up to the last labeled node, so a
-/// tape whose every node is labeled holds 62 bytes a node and one with no
-/// labels holds this many.
-pub const BYTES_PER_NODE: usize = std::mem::size_of::<Edges>()
-    + std::mem::size_of::<f64>()
-    + std::mem::size_of::<Meta>()
-    + std::mem::size_of::<f64>();
+/// Two more arrays are filled lazily: stored gradients (8 bytes a node, up
+/// to the output of the first backward pass) and labels (a `&'static str`
+/// and a `u32` line, 20 bytes a node, up to the last labeled node). A node
+/// with both costs 62 bytes in all.
+pub const BYTES_PER_NODE: usize =
+    std::mem::size_of::<Edges>() + std::mem::size_of::<f64>() + std::mem::size_of::<Meta>();
 
 impl Tape {
     /// An empty tape.
@@ -201,7 +201,6 @@ impl Tape {
                 edges: Vec::with_capacity(nodes),
                 values: Vec::with_capacity(nodes),
                 meta: Vec::with_capacity(nodes),
-                gradients: Vec::with_capacity(nodes),
                 ..Nodes::default()
             }),
         }
@@ -225,7 +224,6 @@ impl Tape {
             .capacity()
             .min(nodes.values.capacity())
             .min(nodes.meta.capacity())
-            .min(nodes.gradients.capacity())
     }
 
     /// Forgets every node but keeps the memory, so that a training loop can
@@ -379,10 +377,10 @@ impl<'t> Scalar<'t> {
 
     /// The stored gradient, accumulated over completed backward passes;
     /// `None` for constants, detached values and operations on them only.
+    #[inline]
     pub fn gradient(self) -> Option<f64> {
-        let nodes = self.tape.nodes.borrow();
-        let index = self.node() as usize;
-        nodes.meta[index].tracked.then(|| nodes.gradient(index))
+        self.tracks_gradient()
+            .then(|| self.tape.nodes.borrow().gradient(self.node() as usize))
     }
 
     /// The node's label, if one was attached.
@@ -466,6 +464,11 @@ impl<'t> Scalar<'t> {
         // anywhere leaves a non-finite adjoint at the end, and (stored
         // gradients being finite) a non-finite prospective sum. Only then is
         // the pass replayed with every check, to name the first failure.
+        // Slots past the end read as 0, so growing the array to the output
+        // changes no stored gradient; a cleared tape reuses its capacity.
+        if nodes.gradients.len() <= output {
+            nodes.gradients.resize(output + 1, 0.0);
+        }
         let all_finite = nodes.gradients[..=output]
             .iter()
             .zip(&adjoints)
@@ -514,7 +517,10 @@ impl<'t> Scalar<'t> {
             if !reached[node] {
                 continue;
             }
-            nodes.gradients[node] = 0.0;
+            // A slot past the end already reads as 0.
+            if let Some(gradient) = nodes.gradients.get_mut(node) {
+                *gradient = 0.0;
+            }
             for raw in nodes.edges[node].parents {
                 if raw & UNTRACKED == 0 {
                     reached[raw as usize] = true;
