@@ -258,7 +258,10 @@ macro_rules! integer_binary {
             type Lifted = $int;
             fn lift(self, _: &'t Tape) -> Result<$int> { Ok(self) }
         }
-        impl Untracked for $int {}
+        impl Untracked for $int {
+            type Plain = $int;
+            fn plain(self) -> $int { self }
+        }
     )*};
 }
 
@@ -676,17 +679,40 @@ pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Result<T
 #[diagnostic::on_unimplemented(
     message = "`{Self}` carries a gradient that this operation would drop",
     label = "a tracked value cannot be cast or passed here",
-    note = "casting a tracked f64 (e.g. `x as i64`) has no derivative; use `detach(x)` first if dropping the gradient is intended"
+    note = "a cast (`x as i64`) or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters instead"
 )]
-pub trait Untracked {}
+pub trait Untracked {
+    /// The same type: naming it through the trait means that when the trait
+    /// is missing, rustc reports that, and not also the cast that follows.
+    type Plain;
+    /// The value itself.
+    fn plain(self) -> Self::Plain;
+}
 
-impl Untracked for f64 {}
-impl Untracked for bool {}
-impl<T: Untracked + ?Sized> Untracked for &T {}
+impl Untracked for f64 {
+    type Plain = f64;
+    fn plain(self) -> f64 {
+        self
+    }
+}
+
+impl Untracked for bool {
+    type Plain = bool;
+    fn plain(self) -> bool {
+        self
+    }
+}
+
+impl<'r, T: Untracked + ?Sized> Untracked for &'r T {
+    type Plain = &'r T;
+    fn plain(self) -> &'r T {
+        self
+    }
+}
 
 /// Passes `value` through when it carries no gradient.
-pub fn untracked<T: Untracked>(value: T) -> T {
-    value
+pub fn untracked<T: Untracked>(value: T) -> T::Plain {
+    value.plain()
 }
 
 /// Sums an iterator of tracked or plain values, one `add` node per item

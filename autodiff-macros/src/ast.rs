@@ -360,6 +360,14 @@ pub struct Arm {
 impl Function {
     /// Reads `item`, reporting every unsupported construct to `cx`.
     pub fn from_syn(cx: &Ctxt, mut item: ItemFn) -> Function {
+        // Type parameters are reported once, by `valid`, not again at
+        // every parameter that uses them.
+        let type_params: Vec<String> = item
+            .sig
+            .generics
+            .type_params()
+            .map(|param| param.ident.to_string())
+            .collect();
         let mut params = Vec::new();
         for input in &mut item.sig.inputs {
             let FnArg::Typed(typed) = input else {
@@ -387,7 +395,13 @@ impl Function {
                 match classify(&typed.ty) {
                     Some(kind) => kind,
                     None => {
-                        report_parameter_type(cx, &typed.ty);
+                        let tokens = typed.ty.to_token_stream();
+                        if !type_params
+                            .iter()
+                            .any(|name| mentions(tokens.clone(), name))
+                        {
+                            report_parameter_type(cx, &typed.ty);
+                        }
                         // Counted as differentiable so that the mistake is
                         // reported once, not again as "no f64 parameter".
                         Kind::Scalar

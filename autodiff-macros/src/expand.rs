@@ -25,8 +25,10 @@ pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
+            let first = input.clone().into_iter().next();
+            let span = first.map_or_else(Span::call_site, |token| token.span());
             let error = syn::Error::new(
-                Span::call_site(),
+                span,
                 "#[differentiable] goes on a free function: `fn f(x: f64) -> f64 { ... }`",
             )
             .to_compile_error();

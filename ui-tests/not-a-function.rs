@@ -1,0 +1,8 @@
+use autodiff::prelude::*;
+
+#[differentiable]
+struct Weights {
+    w: f64,
+}
+
+fn main() {}
