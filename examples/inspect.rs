@@ -15,6 +15,7 @@
 //! pictures the README embeds.
 
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use autodiff::prelude::*;
@@ -36,11 +37,11 @@ pub const FUNCTIONS: [(&str, &str); 5] = [
     ),
     (
         "neuron",
-        "tanh(w1*x1 + w2*x2 + b), micrograd's neuron (a zero input zeroes its weight's gradient)",
+        "#[differentiable] tanh(x1*w1 + x2*w2 + b), micrograd's neuron (a zero input zeroes its weight's gradient)",
     ),
     (
         "softmax-ce",
-        "lesson 15: cross-entropy of softmax([1, 2, 0.5]) for class 1 (gradient = softmax - one-hot)",
+        "#[differentiable] lesson 15: cross-entropy of softmax([1, 2, 0.5]) for class 1 (gradient = softmax - one-hot)",
     ),
 ];
 
@@ -61,6 +62,8 @@ pub enum Failure {
     Engine(ScalarAutodiffError),
     /// The engine did something chapter 14 rules out.
     Broken(&'static str),
+    /// Standard output could not be written.
+    Stdout(std::io::Error),
     /// A picture could not be written.
     Io(PathBuf, std::io::Error),
 }
@@ -71,6 +74,7 @@ impl fmt::Display for Failure {
             Self::Usage(message) => write!(formatter, "{message}\n\n{}", usage()),
             Self::Engine(error) => write!(formatter, "autodiff error: {error}"),
             Self::Broken(what) => write!(formatter, "engine bug: {what}"),
+            Self::Stdout(error) => write!(formatter, "cannot write to standard output: {error}"),
             Self::Io(path, error) => write!(formatter, "cannot write {}: {error}", path.display()),
         }
     }
@@ -161,6 +165,33 @@ fn pass_files(
     ]
 }
 
+/// micrograd's neuron.
+#[differentiable]
+fn neuron(x1: f64, x2: f64, w1: f64, w2: f64, b: f64) -> f64 {
+    let n = x1 * w1 + x2 * w2 + b;
+    n.tanh()
+}
+
+/// Cross-entropy of softmax(z0, z1, z2) for class 1: log-sum-exp minus the
+/// class logit.
+#[differentiable]
+fn cross_entropy(z0: f64, z1: f64, z2: f64) -> f64 {
+    let total = z0.exp() + z1.exp() + z2.exp();
+    total.ln() - z1
+}
+
+/// The recorded value must be the plain twin's, bit for bit: both evaluate
+/// the same operations in the same order.
+fn same_value(recorded: f64, plain: f64) -> Result<(), Failure> {
+    if recorded.to_bits() == plain.to_bits() {
+        Ok(())
+    } else {
+        Err(Failure::Broken(
+            "the tape's value differs from the plain function's",
+        ))
+    }
+}
+
 /// Records `function`, runs its backward pass(es) and renders them, the
 /// tables as aligned text or, with `markdown`, as Markdown.
 pub fn render(function: &str, markdown: bool) -> Result<Rendered, Failure> {
@@ -210,30 +241,30 @@ pub fn render(function: &str, markdown: bool) -> Result<Rendered, Failure> {
             let y = t.exp()?.labeled(named("y"));
             pass_files(function, &y.backward()?, &mut text, markdown)
         }
+        // The last two are written as a student writes them, and recorded
+        // by `#[differentiable]`: its labels name every operation.
         "neuron" => {
-            let x1 = tape.variable(2.0)?.labeled(named("x1"));
-            let x2 = tape.variable(0.0)?.labeled(named("x2"));
-            let w1 = tape.variable(-3.0)?.labeled(named("w1"));
-            let w2 = tape.variable(1.0)?.labeled(named("w2"));
-            let b = tape.variable(6.881_373_587_019_543)?.labeled(named("b"));
-            let x1w1 = x1.mul(w1)?.labeled(named("x1w1"));
-            let x2w2 = x2.mul(w2)?.labeled(named("x2w2"));
-            let sum = x1w1.add(x2w2)?.labeled(named("sum"));
-            let n = sum.add(b)?.labeled(named("n"));
-            let o = n.tanh()?.labeled(named("o"));
+            let [x1, x2, w1, w2, b] = [2.0, 0.0, -3.0, 1.0, 6.881_373_587_019_543];
+            let leaf = |name, value| tape.variable(value).map(|s| s.labeled(named(name)));
+            let o = neuron_tape(
+                &tape,
+                leaf("x1", x1)?,
+                leaf("x2", x2)?,
+                leaf("w1", w1)?,
+                leaf("w2", w2)?,
+                leaf("b", b)?,
+            )?
+            .labeled(named("o"));
+            same_value(o.value(), neuron(x1, x2, w1, w2, b))?;
             pass_files(function, &o.backward()?, &mut text, markdown)
         }
         "softmax-ce" => {
-            let z0 = tape.variable(1.0)?.labeled(named("z0"));
-            let z1 = tape.variable(2.0)?.labeled(named("z1"));
-            let z2 = tape.variable(0.5)?.labeled(named("z2"));
-            let e0 = z0.exp()?.labeled(named("e0"));
-            let e1 = z1.exp()?.labeled(named("e1"));
-            let e2 = z2.exp()?.labeled(named("e2"));
-            let partial = e0.add(e1)?.labeled(named("partial"));
-            let total = partial.add(e2)?.labeled(named("total"));
-            let log_total = total.ln()?.labeled(named("log_total"));
-            let loss = log_total.sub(z1)?.labeled(named("loss"));
+            let z = [1.0, 2.0, 0.5];
+            let z0 = tape.variable(z[0])?.labeled(named("z0"));
+            let z1 = tape.variable(z[1])?.labeled(named("z1"));
+            let z2 = tape.variable(z[2])?.labeled(named("z2"));
+            let loss = cross_entropy_tape(&tape, z0, z1, z2)?.labeled(named("loss"));
+            same_value(loss.value(), cross_entropy(z[0], z[1], z[2]))?;
             pass_files(function, &loss.backward()?, &mut text, markdown)
         }
         unknown => return Err(Failure::Usage(format!("unknown function `{unknown}`"))),
@@ -241,12 +272,12 @@ pub fn render(function: &str, markdown: bool) -> Result<Rendered, Failure> {
     Ok(Rendered { text, files })
 }
 
-/// Parses, renders, prints the ledger and writes the pictures.
-pub fn run(args: &[String]) -> Result<(), Failure> {
+/// Parses, renders, prints the ledger to `stdout` and writes the pictures.
+pub fn run(args: &[String], stdout: &mut dyn Write) -> Result<(), Failure> {
     let (function, out, markdown) = match parse(args)? {
         Request::List => {
             for (name, about) in FUNCTIONS {
-                println!("{name:<14} {about}");
+                writeln!(stdout, "{name:<14} {about}").map_err(Failure::Stdout)?;
             }
             return Ok(());
         }
@@ -257,13 +288,13 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
         } => (function, out, markdown),
     };
     let rendered = render(&function, markdown)?;
-    print!("{}", rendered.text);
+    write!(stdout, "{}", rendered.text).map_err(Failure::Stdout)?;
     std::fs::create_dir_all(&out).map_err(|e| Failure::Io(out.clone(), e))?;
-    println!("\npictures in {}:", out.display());
+    writeln!(stdout, "\npictures in {}:", out.display()).map_err(Failure::Stdout)?;
     for (name, contents) in &rendered.files {
         let path = out.join(name);
         std::fs::write(&path, contents).map_err(|e| Failure::Io(path.clone(), e))?;
-        println!("  {}", path.display());
+        writeln!(stdout, "  {}", path.display()).map_err(Failure::Stdout)?;
     }
     Ok(())
 }
@@ -271,8 +302,12 @@ pub fn run(args: &[String]) -> Result<(), Failure> {
 #[allow(dead_code)] // the tests include this file as a module and call `run` directly
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    match run(&args, &mut std::io::stdout().lock()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // `inspect | head` closes the pipe early; that is the reader's choice.
+        Err(Failure::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            std::process::ExitCode::SUCCESS
+        }
         Err(failure) => {
             eprintln!("{failure}");
             std::process::ExitCode::from(2)

@@ -53,6 +53,7 @@ fn every_function_matches_its_closed_form_gradient() -> Result<(), Failure> {
     ));
 
     // tanh(x1 w1 + x2 w2 + b): d/dn = 1 − o², d/dw1 = x1 (1 − o²), ...
+    // and `n` is the macro's label for the binding.
     let text = render("neuron", false)?.text;
     let o = (2.0_f64 * -3.0 + 0.0 * 1.0 + 6.881_373_587_019_543).tanh();
     let dn = 1.0 - o * o;
@@ -62,6 +63,7 @@ fn every_function_matches_its_closed_form_gradient() -> Result<(), Failure> {
         ("x2", 1.0 * dn),
         ("w2", 0.0),
         ("b", dn),
+        ("n", dn),
     ] {
         assert!(close(adjoint(&text, name), expected), "{name}");
     }
@@ -74,6 +76,8 @@ fn every_function_matches_its_closed_form_gradient() -> Result<(), Failure> {
         let expected = z[k].exp() / total - if k == 1 { 1.0 } else { 0.0 };
         assert!(close(adjoint(&text, name), expected), "{name}");
     }
+    // `#[differentiable]` named the binding `total`: d loss/d total = 1/total.
+    assert!(close(adjoint(&text, "total"), 1.0 / total), "{text}");
     Ok(())
 }
 
@@ -146,7 +150,7 @@ fn a_bad_argument_writes_nothing() {
     let dir = scratch("bad");
     let out = dir.to_string_lossy().into_owned();
     assert!(matches!(
-        run(&args(&["nope", "--out", &out])),
+        run(&args(&["nope", "--out", &out]), &mut Vec::new()),
         Err(Failure::Usage(_))
     ));
     assert!(!dir.exists());
@@ -157,7 +161,13 @@ fn every_function_writes_its_svg_and_dot() -> Result<(), Failure> {
     let dir = scratch("all");
     let out = dir.to_string_lossy().into_owned();
     for (name, _) in FUNCTIONS {
-        run(&args(&[name, "--out", &out]))?;
+        let mut stdout = Vec::new();
+        run(&args(&[name, "--out", &out]), &mut stdout)?;
+        let printed = String::from_utf8(stdout).expect("utf-8");
+        assert!(
+            printed.contains(&format!("{}", dir.join(format!("{name}.svg")).display())),
+            "{printed}"
+        );
         let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
         let svg = read("svg").expect("svg written");
         let dot = read("dot").expect("dot written");
