@@ -1,81 +1,113 @@
 //! Chapter 14's demo: a reused square, repeated passes, zeroing, detach, a
 //! nonlinear chain, a numerical cross-check and rejected requests.
 //!
+//! The graphs come from ordinary functions annotated with
+//! `#[differentiable]`: each `_tape` twin records one labelled node per
+//! operation, and the ledger of a pass finds nodes by those labels.
+//!
 //! `cargo run --quiet --example scalar_autodiff` prints the chapter's ten lines.
 
 use autodiff::prelude::*;
-use autodiff::scalar_gradient_check;
+use autodiff::{scalar_gradient_check, BackwardNode, BackwardPass};
 
 /// A power of two: `x ± h` and `2h` are exact in binary, so for `2x²` the
 /// central difference is exact and the scaled error prints as zero.
 const GRADCHECK_STEP: f64 = 1.0 / 1024.0;
 const GRADCHECK_TOLERANCE: f64 = 1e-9;
 
-fn grads(scalars: [Scalar<'_>; 3]) -> String {
-    let [x, square, loss] = scalars.map(|s| s.gradient().unwrap_or(f64::NAN));
-    format!("x_grad={x:.12} square_grad={square:.12} loss_grad={loss:.12}")
+/// `x*x` records two edges to `x`, `square + square` two to `square`.
+#[differentiable]
+fn reused_square(x: f64) -> f64 {
+    let square = x * x;
+    square + square
+}
+
+/// `detach(x)` keeps the value and drops the edge.
+#[differentiable]
+fn with_detach(x: f64) -> f64 {
+    x * x + detach(x) * 3.0
+}
+
+/// A two-operation elementary chain.
+#[differentiable]
+fn nonlinear(x: f64) -> f64 {
+    x.tanh().exp()
+}
+
+/// `d big/dx = 1e308`: a second pass overflows `x`'s stored sum.
+#[differentiable]
+fn huge(x: f64) -> f64 {
+    x * 1e308
+}
+
+/// The node the pass reached that `#[differentiable]` labelled `text`.
+fn node(pass: &BackwardPass<'_>, text: &str) -> Result<BackwardNode, String> {
+    pass.nodes()
+        .into_iter()
+        .find(|node| node.label.is_some_and(|label| label.text == text))
+        .ok_or_else(|| format!("no node labelled `{text}`"))
+}
+
+/// Stored gradients of `x`, `square` and `loss`, read through the ledger
+/// (which reads the tape's current stored gradients each time).
+fn grads(pass: &BackwardPass<'_>, x: Scalar<'_>, loss: Scalar<'_>) -> Result<String, String> {
+    let stored = |node: BackwardNode| node.stored_gradient.unwrap_or(f64::NAN);
+    let square = stored(node(pass, "square")?);
+    let loss = loss.gradient().unwrap_or(f64::NAN);
+    let x = x.gradient().unwrap_or(f64::NAN);
+    Ok(format!(
+        "x_grad={x:.12} square_grad={square:.12} loss_grad={loss:.12}"
+    ))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Reused square: x*x stores two edges to x, square+square two to square.
     let tape = Tape::new();
     let x = tape.variable(2.0)?;
-    let square = x.mul(x)?;
-    let loss = square.add(square)?;
+    let loss = reused_square_tape(&tape, x)?;
+    let first = loss.backward()?;
     println!(
         "reused square: x={:.12} square={:.12} loss={:.12}",
         x.value(),
-        square.value(),
+        node(&first, "square")?.value,
         loss.value()
     );
+    println!("one backward: {}", grads(&first, x, loss)?);
     loss.backward()?;
-    println!("one backward: {}", grads([x, square, loss]));
-    loss.backward()?;
-    println!("repeated backward: {}", grads([x, square, loss]));
+    println!("repeated backward: {}", grads(&first, x, loss)?);
     loss.zero_grad();
-    println!("zero_grad: {}", grads([x, square, loss]));
+    println!("zero_grad: {}", grads(&first, x, loss)?);
     loss.backward()?;
-    println!("after zero: {}", grads([x, square, loss]));
+    println!("after zero: {}", grads(&first, x, loss)?);
 
-    // Detach keeps the value and drops the edge.
     let tape = Tape::new();
     let x = tape.variable(2.0)?;
-    let detached = x.detach()?;
-    let loss = x.mul(x)?.add(detached.mul(tape.constant(3.0)?)?)?;
-    loss.backward()?;
+    let loss = with_detach_tape(&tape, x)?;
+    let pass = loss.backward()?;
+    let detached = node(&pass, "detach(x)")?;
     println!(
         "detach: expression=x*x+detach(x)*3 value={:.12} x_grad={:.12} detached_grad={}",
         loss.value(),
         x.gradient().unwrap_or(f64::NAN),
         detached
-            .gradient()
+            .stored_gradient
             .map_or_else(|| "none".to_owned(), |g| format!("{g:.12}"))
     );
 
-    // A two-operation elementary chain.
-    let tape = Tape::new();
-    let x = tape.variable(0.5)?;
-    let y = x.tanh()?.exp()?;
-    y.backward()?;
+    let input = 0.5;
+    let chain = nonlinear_grad(input)?;
     println!(
-        "nonlinear: expression=exp(tanh(x)) input={:.12} value={:.12} gradient={:.12}",
-        x.value(),
-        y.value(),
-        x.gradient().unwrap_or(f64::NAN)
+        "nonlinear: expression=exp(tanh(x)) input={input:.12} value={:.12} gradient={:.12}",
+        chain.value, chain.gradient
     );
 
-    // Reverse mode against central differences of the plain function.
-    let tape = Tape::new();
-    let x = tape.variable(2.0)?;
-    let square = x.mul(x)?;
-    let loss = square.add(square)?;
-    loss.backward()?;
+    // Reverse mode against central differences of the plain twin.
+    let reverse = reused_square_grad(2.0)?;
     let check = scalar_gradient_check(
-        x.value(),
-        x.gradient().unwrap_or(f64::NAN),
+        2.0,
+        reverse.gradient,
         GRADCHECK_STEP,
         GRADCHECK_TOLERANCE,
-        |v| 2.0 * v * v,
+        reused_square,
     )?;
     println!(
         "gradcheck: expression=2*x*x analytic={:.12} numerical={:.12} scaled_error={:.12e} pass={}",
@@ -88,7 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Three rejected requests; none may move a stored gradient.
     let tape = Tape::new();
     let x = tape.variable(1.0)?;
-    let big = x.mul(1e308)?; // d big/dx = 1e308: a second pass overflows x's stored sum
+    let big = huge_tape(&tape, x)?;
     big.backward()?;
     let before = [x, big].map(|s| s.gradient().map(f64::to_bits));
     let rejected = [

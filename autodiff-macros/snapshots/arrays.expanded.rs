@@ -1,3 +1,4 @@
+#[allow(dead_code)]
 fn dot(w: [f64; 3], x: &[f64]) -> f64 {
     let mut y = [0.0; 3];
     for i in 0..w.len() {

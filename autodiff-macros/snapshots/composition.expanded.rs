@@ -1,3 +1,4 @@
+#[allow(dead_code)]
 fn neuron(w: f64, x: f64, b: f64) -> f64 {
     let z = w * x + b;
     relu(z).max(sigmoid(z))

@@ -1,3 +1,4 @@
+#[allow(dead_code)]
 /// A loop, a branch and a compound assignment.
 pub fn series(x: f64, scale: f64, n: usize) -> f64 {
     let mut total = 0.0;

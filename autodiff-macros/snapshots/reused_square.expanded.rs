@@ -1,3 +1,4 @@
+#[allow(dead_code)]
 fn loss(x: f64) -> f64 {
     let square = x * x;
     square + square

@@ -214,6 +214,9 @@ fn emit(function: &Function) -> TokenStream {
     );
 
     quote! {
+        // The twin is used by `_check_with`; a caller that only wants the
+        // gradient should not be told that the function it wrote is unused.
+        #[allow(dead_code)]
         #twin
 
         #[doc = #tape_doc]
