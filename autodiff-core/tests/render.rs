@@ -921,6 +921,9 @@ fn multi_line_labels_stay_on_one_row() -> Result {
     assert_eq!(ledger[1][3..5], ["x", ".mul(x)"]);
     // d exp(x²)/dx = 2x exp(x²) at 1, as the node card says.
     let cards = section(&text, "node cards, forward order");
-    assert!((number(cards[1][4]) - 2.0 * 1f64.exp()).abs() < 1e-12, "{text}");
+    assert!(
+        (number(cards[1][4]) - 2.0 * 1f64.exp()).abs() < 1e-12,
+        "{text}"
+    );
     Ok(())
 }
