@@ -1151,6 +1151,23 @@ impl Expr {
         }
     }
 
+    /// `Vec::new()`, `Vec::with_capacity(n)`, `vec![]`: the element type
+    /// comes from later pushes, which are lifted; lifting the empty vector
+    /// itself would leave rustc nothing to infer it from.
+    pub fn is_empty_vec(&self) -> bool {
+        match &self.kind {
+            ExprKind::VecList(items) => items.is_empty(),
+            ExprKind::Call { func, .. } => {
+                let names: Vec<String> =
+                    func.segments.iter().map(|s| s.ident.to_string()).collect();
+                names.len() == 2
+                    && names[0] == "Vec"
+                    && (names[1] == "new" || names[1] == "with_capacity")
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the expression never produces a value (`return`, `break`,
     /// `continue`): nothing to lift.
     pub fn diverges(&self) -> bool {

@@ -380,7 +380,7 @@ impl Emitter<'_> {
                 match init {
                     None => quote!(let #pat;),
                     Some(init) => {
-                        let mode = if tracked && *mutable {
+                        let mode = if tracked && *mutable && !init.is_empty_vec() {
                             Mode::Lift
                         } else {
                             Mode::Value
