@@ -666,7 +666,11 @@ impl<'p, 't> TapeView<'p, 't> {
             return summary_svg(&self.summary_lines(&summary, numbers));
         }
         let model = Model::new(self.pass);
-        Layout::new(&model, numbers).svg(&model)
+        // Routing a long edge around the columns it crosses costs one bend
+        // point per column; a hub feeding a deep chain would need
+        // nodes × edges of them, so past a budget long edges go direct.
+        let bend_budget = self.limits.max_edges.saturating_mul(4);
+        Layout::new(&model, numbers, bend_budget).svg(&model)
     }
 }
 
@@ -783,10 +787,12 @@ struct Layout {
     width: f64,
     height: f64,
     title: String,
+    /// Whether long edges skip the bend points (too many to route).
+    direct: bool,
 }
 
 impl Layout {
-    fn new(model: &Model, numbers: Numbers) -> Self {
+    fn new(model: &Model, numbers: Numbers, bend_budget: usize) -> Self {
         let count = model.nodes.len();
         // Longest path from the leaves: every operand sits in an earlier layer.
         let mut layer = vec![0usize; count];
@@ -841,6 +847,13 @@ impl Layout {
             })
             .collect();
 
+        let bends: usize = model
+            .edges
+            .iter()
+            .filter_map(|edge| Some((*model.row.get(&edge.parent)?, *model.row.get(&edge.child)?)))
+            .map(|(from, to)| layer[to].saturating_sub(layer[from] + 1))
+            .sum();
+        let direct = bends > bend_budget;
         let mut routes = Vec::with_capacity(model.edges.len());
         let mut labels = Vec::with_capacity(model.edges.len());
         let mut in_ports = vec![0usize; count];
@@ -856,7 +869,12 @@ impl Layout {
             in_ports[to] += 1;
             out_ports[from] += 1;
             let mut route = vec![from];
-            for between in layer[from] + 1..layer[to] {
+            let between = if direct {
+                0..0
+            } else {
+                layer[from] + 1..layer[to]
+            };
+            for between in between {
                 items.push(Placed {
                     item: Item::Dummy,
                     layer: between,
@@ -964,6 +982,7 @@ impl Layout {
             width,
             height,
             title,
+            direct,
         }
     }
 
@@ -1124,9 +1143,14 @@ impl Layout {
         }
         out.push_str(&label_svg);
         let legend_y = self.height - MARGIN - LINE;
+        let direct = if self.direct {
+            "; long edges drawn direct (too many to route)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "<text x=\"{MARGIN}\" y=\"{legend_y:.1}\" font-size=\"{LABEL_SIZE}\" fill=\"#555555\">box: name / operation = value / adjoint in this pass; dashed: untracked</text>"
+            "<text x=\"{MARGIN}\" y=\"{legend_y:.1}\" font-size=\"{LABEL_SIZE}\" fill=\"#555555\">box: name / operation = value / adjoint in this pass; dashed: untracked{direct}</text>"
         );
         let _ = writeln!(
             out,

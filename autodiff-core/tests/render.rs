@@ -927,3 +927,36 @@ fn multi_line_labels_stay_on_one_row() -> Result {
     );
     Ok(())
 }
+
+#[test]
+fn a_hub_feeding_a_deep_chain_keeps_the_svg_small() -> Result {
+    // x feeds every step of a 150-step chain: routing each long edge around
+    // every column would need ~ 150²/2 bend points.
+    let tape = Tape::new();
+    let x = tape.variable(0.3)?.labeled(Label::named("x"));
+    let mut h = x;
+    for _ in 0..150 {
+        h = h.mul(x)?.tanh()?;
+    }
+    let pass = h.backward()?;
+    let summary = pass.summary(0);
+    assert_eq!((summary.nodes, summary.edges), (301, 450));
+    let limits = RenderLimits {
+        max_nodes: 400,
+        max_edges: 500,
+        largest_adjoints: 0,
+    };
+    let svg = pass.view().limits(limits).svg();
+    assert_balanced(&svg);
+    assert_eq!(svg.matches("<path class=\"edge\"").count(), 450);
+    assert!(
+        svg.contains("long edges drawn direct"),
+        "the fallback says so"
+    );
+    assert!(svg.len() < 500 * 1024, "{} bytes", svg.len());
+    // A shallow graph keeps its routed long edges and says nothing.
+    let tape = Tape::new();
+    let [_, _, loss] = reused_square(&tape)?;
+    assert!(!loss.backward()?.to_svg().contains("drawn direct"));
+    Ok(())
+}
