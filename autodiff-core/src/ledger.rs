@@ -4,6 +4,8 @@
 //! node and edge rows are rebuilt from the tape when somebody asks, so a
 //! million-node pass costs nothing extra when nobody reads the ledger.
 
+use std::cell::OnceCell;
+
 use crate::error::Label;
 use crate::operation::ScalarOperation;
 use crate::tape::Tape;
@@ -15,6 +17,9 @@ pub struct BackwardPass<'t> {
     seed: f64,
     /// Pass adjoint of every node up to the output; 0 where the pass did not reach.
     adjoints: Vec<f64>,
+    /// Which nodes the output reaches, found on the first question that
+    /// needs it: asking `pass_adjoint` for every node stays linear.
+    reach: OnceCell<Vec<bool>>,
 }
 
 /// One node the output reaches, in forward (creation) order.
@@ -70,6 +75,7 @@ impl<'t> BackwardPass<'t> {
             output,
             seed,
             adjoints,
+            reach: OnceCell::new(),
         }
     }
 
@@ -97,7 +103,11 @@ impl<'t> BackwardPass<'t> {
     }
 
     /// Which nodes the output reaches through any edge, tracked or not.
-    fn reach(&self) -> Vec<bool> {
+    fn reach(&self) -> &[bool] {
+        self.reach.get_or_init(|| self.find_reach())
+    }
+
+    fn find_reach(&self) -> Vec<bool> {
         let nodes = self.tape.nodes.borrow();
         let mut reached = vec![false; self.output + 1];
         reached[self.output] = true;
