@@ -618,7 +618,7 @@ impl<'p, 't> TapeView<'p, 't> {
                 dot_escape(&format!("{first}\n{second}\n{third}"))
             );
             if !node.tracked {
-                attributes.push_str(", style=\"rounded,dashed\", fillcolor=\"#f2f2f2\"");
+                attributes.push_str(", style=\"rounded,dashed,filled\", fillcolor=\"#f2f2f2\"");
             }
             if node.index == model.output {
                 attributes.push_str(", penwidth=2");
