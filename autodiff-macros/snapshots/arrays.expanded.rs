@@ -7,6 +7,7 @@ fn dot(w: [f64; 3], x: &[f64]) -> f64 {
     y.iter().sum::<f64>()
 }
 /// Records [`dot`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+#[allow(clippy::too_many_arguments)]
 fn dot_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w: [::autodiff::Scalar<'tape>; 3],
@@ -46,6 +47,7 @@ fn dot_check(
     dot_check_with(::core::option::Option::None, ::autodiff::DEFAULT_TOLERANCE, w, x)
 }
 /// Checks [`dot_grad`] against central differences of [`dot`] in every component; `step: None` uses `default_step` of each input.
+#[allow(clippy::too_many_arguments)]
 fn dot_check_with(
     step: ::core::option::Option<f64>,
     tolerance: f64,

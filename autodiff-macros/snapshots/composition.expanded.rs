@@ -4,6 +4,7 @@ fn neuron(w: f64, x: f64, b: f64) -> f64 {
     relu(z).max(sigmoid(z))
 }
 /// Records [`neuron`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+#[allow(clippy::too_many_arguments)]
 fn neuron_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w: ::autodiff::Scalar<'tape>,
@@ -61,6 +62,7 @@ fn neuron_check(
     )
 }
 /// Checks [`neuron_grad`] against central differences of [`neuron`] in every component; `step: None` uses `default_step` of each input.
+#[allow(clippy::too_many_arguments)]
 fn neuron_check_with(
     step: ::core::option::Option<f64>,
     tolerance: f64,

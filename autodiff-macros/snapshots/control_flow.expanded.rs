@@ -8,6 +8,7 @@ pub fn series(x: f64, scale: f64, n: usize) -> f64 {
     if total > 1.0 { total.ln() } else { -total }
 }
 /// Records [`series`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+#[allow(clippy::too_many_arguments)]
 pub fn series_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     x: ::autodiff::Scalar<'tape>,
@@ -69,6 +70,7 @@ pub fn series_check(
     )
 }
 /// Checks [`series_grad`] against central differences of [`series`] in every component; `step: None` uses `default_step` of each input.
+#[allow(clippy::too_many_arguments)]
 pub fn series_check_with(
     step: ::core::option::Option<f64>,
     tolerance: f64,

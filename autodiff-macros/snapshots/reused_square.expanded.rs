@@ -4,6 +4,7 @@ fn loss(x: f64) -> f64 {
     square + square
 }
 /// Records [`loss`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+#[allow(clippy::too_many_arguments)]
 fn loss_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     x: ::autodiff::Scalar<'tape>,
@@ -36,6 +37,7 @@ fn loss_check(
     loss_check_with(::core::option::Option::None, ::autodiff::DEFAULT_TOLERANCE, x)
 }
 /// Checks [`loss_grad`] against central differences of [`loss`] in every component; `step: None` uses `default_step` of each input.
+#[allow(clippy::too_many_arguments)]
 fn loss_check_with(
     step: ::core::option::Option<f64>,
     tolerance: f64,

@@ -221,6 +221,7 @@ fn emit(function: &Function) -> TokenStream {
 
         #[doc = #tape_doc]
         #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
         #vis fn #tape_fn #tape_generics(
             #tape: &'tape ::autodiff::Tape,
             #(#tape_params),*
@@ -256,6 +257,7 @@ fn emit(function: &Function) -> TokenStream {
 
         #[doc = #check_with_doc]
         #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
         #vis fn #check_with_fn #generics(
             #step: ::core::option::Option<f64>,
             #tolerance: f64,
