@@ -16,7 +16,7 @@ fn dot_tape<'tape>(
     use ::autodiff::__private as __ad;
     let mut y = __ad::lift(tape, [0.0; 3])?;
     for i in 0..w.len() {
-        y[i] = __ad::lift(tape, __ad::mul(w[i], x[i], __ad::at("y[i]", 6))?)?;
+        y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6))?;
     }
     __ad::output(tape, __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8))?)
 }

@@ -653,6 +653,7 @@ impl Emitter<'_> {
             ExprKind::Loop { .. } => self.expr_forced(expr, Mode::Value),
             _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
             _ if expr.is_int_literal() => expr.syntax.to_token_stream(),
+            _ if self.flow.is_certainly_tracked(expr) => self.expr(expr, Mode::Value),
             _ => {
                 let tape = &self.tape;
                 let span = expr.span;

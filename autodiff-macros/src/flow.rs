@@ -12,7 +12,7 @@
 //! node at most, because the generated calls dispatch on types. It never
 //! calls a tracked value plain: every `Scalar` starts from a tracked name.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
@@ -22,6 +22,20 @@ use crate::ast::{Block, Expr, ExprKind, Function, Stmt};
 
 pub struct Flow {
     names: HashSet<String>,
+    /// Names that hold a tracked value wherever they are bound: lifting
+    /// them again would only add noise to the expansion.
+    certain: HashSet<String>,
+}
+
+/// How one binding of a name gets its value.
+enum Binding<'a> {
+    /// Always a `Scalar` (or an array or vector of them): a differentiable
+    /// parameter, or a tracked `let mut`, which is lifted.
+    Tracked,
+    /// Whatever the initialiser is.
+    Init(&'a Expr),
+    /// Unknown: a pattern, a pass-through parameter, a loop variable.
+    Unknown,
 }
 
 impl Flow {
@@ -33,6 +47,7 @@ impl Flow {
                 .filter(|param| param.kind.is_differentiable())
                 .map(|param| param.ident.to_string())
                 .collect(),
+            certain: HashSet::new(),
         };
         loop {
             let mut found = Vec::new();
@@ -40,9 +55,50 @@ impl Flow {
             let before = flow.names.len();
             flow.names.extend(found);
             if flow.names.len() == before {
-                return flow;
+                break;
             }
         }
+        flow.certain = flow.certain_names(function);
+        flow
+    }
+
+    fn certain_names(&self, function: &Function) -> HashSet<String> {
+        let mut bindings: HashMap<String, Vec<Binding<'_>>> = HashMap::new();
+        for param in &function.params {
+            let binding = if param.kind.is_differentiable() {
+                Binding::Tracked
+            } else {
+                Binding::Unknown
+            };
+            bindings
+                .entry(param.ident.to_string())
+                .or_default()
+                .push(binding);
+        }
+        collect_bindings(&function.body, self, &mut bindings);
+        let mut certain = HashSet::new();
+        loop {
+            let before = certain.len();
+            for (name, list) in &bindings {
+                let all = list.iter().all(|binding| match binding {
+                    Binding::Tracked => true,
+                    Binding::Init(init) => certainly_tracked(init, &certain, self),
+                    Binding::Unknown => false,
+                });
+                if all {
+                    certain.insert(name.clone());
+                }
+            }
+            if certain.len() == before {
+                return certain;
+            }
+        }
+    }
+
+    /// Whether `expr` is certainly a `Scalar` (or an array or vector of
+    /// them), so that lifting it would change nothing.
+    pub fn is_certainly_tracked(&self, expr: &Expr) -> bool {
+        certainly_tracked(expr, &self.certain, self)
     }
 
     /// Whether the binding `name` may hold a tracked value.
@@ -142,6 +198,86 @@ impl Flow {
                 }
             }
         }
+    }
+}
+
+fn certainly_tracked(expr: &Expr, certain: &HashSet<String>, flow: &Flow) -> bool {
+    let tracked = |e: &Expr| certainly_tracked(e, certain, flow);
+    match &expr.kind {
+        ExprKind::Path(path) => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| certain.contains(&ident.to_string())),
+        ExprKind::Index { base, .. } | ExprKind::Paren(base) => tracked(base),
+        ExprKind::Binary { op, lhs, rhs, .. } => {
+            *op != crate::ast::Arith::Rem && (tracked(lhs) || tracked(rhs))
+        }
+        ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => tracked(operand),
+        ExprKind::Powi { base, .. } => tracked(base),
+        ExprKind::Sum { items, .. } => root(items).is_some_and(|name| certain.contains(&name)),
+        ExprKind::Call { args, .. } => args.iter().any(|arg| flow.touches(&arg.syntax)),
+        _ => false,
+    }
+}
+
+fn collect_bindings<'a>(
+    block: &'a Block,
+    flow: &Flow,
+    bindings: &mut HashMap<String, Vec<Binding<'a>>>,
+) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                pat,
+                name,
+                mutable,
+                init,
+                ..
+            } => {
+                if let Some(init) = init {
+                    collect_expr(init, flow, bindings);
+                }
+                match (name, init) {
+                    (Some(name), _) if *mutable && flow.is_tracked(&name.to_string()) => {
+                        bindings
+                            .entry(name.to_string())
+                            .or_default()
+                            .push(Binding::Tracked);
+                    }
+                    (Some(name), Some(init)) if !*mutable => {
+                        bindings
+                            .entry(name.to_string())
+                            .or_default()
+                            .push(Binding::Init(init));
+                    }
+                    _ => unknown(pat, bindings),
+                }
+            }
+            Stmt::Item(_) => {}
+            Stmt::Expr(expr, _) => collect_expr(expr, flow, bindings),
+        }
+    }
+}
+
+fn collect_expr<'a>(expr: &'a Expr, flow: &Flow, bindings: &mut HashMap<String, Vec<Binding<'a>>>) {
+    match &expr.kind {
+        ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => unknown(pat, bindings),
+        ExprKind::Match { arms, .. } => arms.iter().for_each(|arm| unknown(&arm.pat, bindings)),
+        _ => {}
+    }
+    for child in expr.children() {
+        match child {
+            Child::Expr(child) => collect_expr(child, flow, bindings),
+            Child::Block(block) => collect_bindings(block, flow, bindings),
+        }
+    }
+}
+
+fn unknown(pat: &Pat, bindings: &mut HashMap<String, Vec<Binding<'_>>>) {
+    let mut names = Vec::new();
+    self::bindings(pat, &mut names);
+    for name in names {
+        bindings.entry(name).or_default().push(Binding::Unknown);
     }
 }
 
