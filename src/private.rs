@@ -8,6 +8,8 @@
 //! operand is a `Scalar`, plain arithmetic otherwise. Every function returns a
 //! `Result` so that every generated call site reads the same (`...?`).
 
+use std::borrow::Cow;
+
 use autodiff_core::{Operand, ScalarOperation};
 
 pub use autodiff_core::{
@@ -656,15 +658,69 @@ impl<'t> Arg<'t, Vec<Scalar<'t>>> for Vec<f64> {
     }
 }
 
-impl<'t, 'r> Arg<'t, &'r [Scalar<'t>]> for &'r Vec<Scalar<'t>> {
-    fn arg(self, _: &'t Tape) -> Result<&'r [Scalar<'t>]> {
-        Ok(self.as_slice())
+/// A slice parameter on the tape: borrowed when the caller already holds
+/// tracked values, owned when plain numbers had to be lifted first (a
+/// `#[constant]` slice or a literal passed on to a differentiable one).
+pub type Slice<'a, T> = Cow<'a, [T]>;
+
+/// Borrows tracked values as a slice parameter.
+pub fn slice<T: Clone>(items: &[T]) -> Slice<'_, T> {
+    Cow::Borrowed(items)
+}
+
+impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r [T] {
+    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
+        Ok(Cow::Borrowed(self))
     }
 }
 
-impl<'t, 'r, const N: usize> Arg<'t, &'r [Scalar<'t>]> for &'r [Scalar<'t>; N] {
-    fn arg(self, _: &'t Tape) -> Result<&'r [Scalar<'t>]> {
-        Ok(self.as_slice())
+impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r Vec<T> {
+    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
+        Ok(Cow::Borrowed(self.as_slice()))
+    }
+}
+
+impl<'t, 'r, T: Clone, const N: usize> Arg<'t, Slice<'r, T>> for &'r [T; N] {
+    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
+        Ok(Cow::Borrowed(self.as_slice()))
+    }
+}
+
+/// Plain numbers passed to a differentiable slice parameter become
+/// constant nodes, owned by the argument.
+macro_rules! plain_slice_args {
+    ($($plain:ty => $tracked:ty),* $(,)?) => {$(
+        impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &[$plain] {
+            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+                let lifted = self
+                    .iter()
+                    .map(|item| item.lift(tape))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Cow::Owned(lifted))
+            }
+        }
+        impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &Vec<$plain> {
+            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+                self.as_slice().arg(tape)
+            }
+        }
+        impl<'t, 'a, const N: usize> Arg<'t, Slice<'a, $tracked>> for &[$plain; N] {
+            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+                self.as_slice().arg(tape)
+            }
+        }
+    )*};
+}
+
+plain_slice_args!(f64 => Scalar<'t>);
+
+impl<'t, 'a, const M: usize> Arg<'t, Slice<'a, [Scalar<'t>; M]>> for &[[f64; M]] {
+    fn arg(self, tape: &'t Tape) -> Result<Slice<'a, [Scalar<'t>; M]>> {
+        let lifted = self
+            .iter()
+            .map(|item| item.lift(tape))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Cow::Owned(lifted))
     }
 }
 

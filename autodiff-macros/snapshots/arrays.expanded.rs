@@ -11,9 +11,10 @@ fn dot(w: [f64; 3], x: &[f64]) -> f64 {
 fn dot_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w: [::autodiff::Scalar<'tape>; 3],
-    x: &[::autodiff::Scalar<'tape>],
+    x: ::std::borrow::Cow<'_, [::autodiff::Scalar<'tape>]>,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
+    let x = &*x;
     let mut y = __ad::lift(tape, [0.0; 3])?;
     for i in 0..w.len() {
         y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6))?;
@@ -32,7 +33,7 @@ fn dot_grad(
     let tape = __ad::Tape::new();
     let w_var = __ad::variables(&tape, &w, __ad::at("w", 3))?;
     let x_var = __ad::variables(&tape, &x, __ad::at("x", 3))?;
-    let output = dot_tape(&tape, w_var, &x_var)?;
+    let output = dot_tape(&tape, w_var, __ad::slice(&x_var))?;
     __ad::backward(output)?;
     ::core::result::Result::Ok(::autodiff::ValueAndGradient {
         value: output.value(),

@@ -110,6 +110,16 @@ fn emit(function: &Function) -> TokenStream {
         let ident = &param.ident;
         quote!(let mut #ident = __ad::lift(#tape, #ident)?;)
     });
+    // A slice parameter arrives as a `Slice` (borrowed or owned); the body
+    // reads it as the slice it was written for.
+    let slices = function
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, Kind::Slice(_)));
+    let slices = slices.map(|param| {
+        let ident = &param.ident;
+        quote!(let #ident = &*#ident;)
+    });
     let body = emitter.body(&function.body);
     let tape_doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
@@ -141,7 +151,7 @@ fn emit(function: &Function) -> TokenStream {
         let var = variable_ident(ident);
         match &param.kind {
             Kind::PassThrough => quote!(#ident),
-            Kind::Slice(_) => quote!(&#var),
+            Kind::Slice(_) => quote!(__ad::slice(&#var)),
             Kind::Vec(_) => quote!(__ad::dup(&#var)),
             Kind::Scalar | Kind::Array(..) => quote!(#var),
         }
@@ -227,6 +237,7 @@ fn emit(function: &Function) -> TokenStream {
             #(#tape_params),*
         ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
             use ::autodiff::__private as __ad;
+            #(#slices)*
             #(#rebinds)*
             #body
         }
@@ -292,7 +303,7 @@ fn tape_type(kind: &Kind) -> TokenStream {
         }
         Kind::Slice(elem) => {
             let elem = tape_type(elem);
-            quote!(&[#elem])
+            quote!(::std::borrow::Cow<'_, [#elem]>)
         }
         Kind::Vec(elem) => {
             let elem = tape_type(elem);
@@ -567,7 +578,7 @@ impl Emitter<'_> {
             }
             ExprKind::Match { scrutinee, arms } => {
                 let arm_mode = self.branch_mode(expr, mode);
-                let scrutinee = self.primal(scrutinee);
+                let scrutinee = self.scrutinee(scrutinee, arms);
                 let arms = arms.iter().map(|arm| {
                     let pat = &arm.pat;
                     let guard = arm.guard.as_ref().map(|guard| {
@@ -668,7 +679,7 @@ impl Emitter<'_> {
     fn expr_forced(&self, expr: &Expr, mode: Mode) -> TokenStream {
         match &expr.kind {
             ExprKind::Match { scrutinee, arms } => {
-                let scrutinee = self.primal(scrutinee);
+                let scrutinee = self.scrutinee(scrutinee, arms);
                 let arms = arms.iter().map(|arm| {
                     let pat = &arm.pat;
                     let guard = arm.guard.as_ref().map(|guard| {
@@ -774,6 +785,17 @@ impl Emitter<'_> {
         }
     }
 
+    /// A `match` on a tracked value compares its primal, unless an arm binds
+    /// it to a name: that name must hold the `Scalar`, or the gradient
+    /// through it would be silently lost.
+    fn scrutinee(&self, scrutinee: &Expr, arms: &[crate::ast::Arm]) -> TokenStream {
+        if arms.iter().any(|arm| binds(&arm.pat)) {
+            self.expr(scrutinee, Mode::Value)
+        } else {
+            self.primal(scrutinee)
+        }
+    }
+
     /// A comparison operand: a tracked value's primal.
     fn primal(&self, expr: &Expr) -> TokenStream {
         if !self.touches(expr) {
@@ -793,6 +815,24 @@ impl Emitter<'_> {
         let span = expr.span;
         let value = self.arg(expr);
         quote_spanned!(span=> __ad::untracked(#value))
+    }
+}
+
+/// Whether a pattern binds a name (and not only tests literals).
+fn binds(pat: &syn::Pat) -> bool {
+    use syn::Pat;
+    match pat {
+        Pat::Ident(_) => true,
+        Pat::Or(or) => or.cases.iter().any(binds),
+        Pat::Paren(paren) => binds(&paren.pat),
+        Pat::Reference(reference) => binds(&reference.pat),
+        Pat::Slice(slice) => slice.elems.iter().any(binds),
+        Pat::Tuple(tuple) => tuple.elems.iter().any(binds),
+        Pat::TupleStruct(tuple) => tuple.elems.iter().any(binds),
+        Pat::Struct(strukt) => strukt.fields.iter().any(|field| binds(&field.pat)),
+        Pat::Type(typed) => binds(&typed.pat),
+        Pat::Guard(guarded) => binds(&guarded.pat),
+        _ => false,
     }
 }
 
