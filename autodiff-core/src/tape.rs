@@ -98,6 +98,9 @@ pub(crate) struct Nodes {
     pub(crate) primals: Vec<Primal>,
     pub(crate) gradients: Vec<f64>,
     pub(crate) label_texts: Vec<&'static str>,
+    /// The adjoint buffer of the last dropped `BackwardPass`, for the next
+    /// pass to reuse (it is scratch: never read, only refilled).
+    pub(crate) spare_adjoints: Vec<f64>,
 }
 
 impl Nodes {
@@ -287,6 +290,16 @@ impl Tape {
         Ok(Scalar::new(self, index, value, tracked))
     }
 
+    /// Keeps the larger of `adjoints` and the buffer already kept, for the
+    /// next backward pass. Skipped if the tape is borrowed at the moment.
+    pub(crate) fn recycle_adjoints(&self, adjoints: Vec<f64>) {
+        if let Ok(mut nodes) = self.nodes.try_borrow_mut() {
+            if adjoints.capacity() > nodes.spare_adjoints.capacity() {
+                nodes.spare_adjoints = adjoints;
+            }
+        }
+    }
+
     /// Sets every stored gradient on the tape to zero.
     pub fn zero_grads(&self) {
         self.nodes.borrow_mut().gradients.fill(0.0);
@@ -454,9 +467,15 @@ impl<'t> Scalar<'t> {
             return Err(ScalarAutodiffError::NonFiniteSeed { seed });
         }
 
-        let mut adjoints = vec![0.0_f64; output + 1];
+        // Slots past the end read as 0, so growing the array to the output
+        // changes no stored gradient; a cleared tape reuses its capacity.
+        if nodes.gradients.len() <= output {
+            nodes.gradients.resize(output + 1, 0.0);
+        }
+        let mut adjoints = std::mem::take(&mut nodes.spare_adjoints);
+        adjoints.clear();
+        adjoints.resize(output + 1, 0.0);
         adjoints[output] = seed;
-        sweep(&nodes.edges[..=output], &mut adjoints);
 
         // One test stands for all of chapter 14's checks. Adjoints start
         // finite, and once a sum is infinite or NaN no later addition makes
@@ -464,30 +483,27 @@ impl<'t> Scalar<'t> {
         // anywhere leaves a non-finite adjoint at the end, and (stored
         // gradients being finite) a non-finite prospective sum. Only then is
         // the pass replayed with every check, to name the first failure.
-        // Slots past the end read as 0, so growing the array to the output
-        // changes no stored gradient; a cleared tape reuses its capacity.
-        if nodes.gradients.len() <= output {
-            nodes.gradients.resize(output + 1, 0.0);
-        }
-        let all_finite = nodes.gradients[..=output]
-            .iter()
-            .zip(&adjoints)
-            .fold(true, |ok, (&g, &a)| ok & (g + a).is_finite());
+        let all_finite = sweep(
+            &nodes.edges[..=output],
+            &nodes.gradients[..=output],
+            &mut adjoints,
+        );
         if !all_finite {
-            if let Some(error) = first_sweep_failure(&nodes, output, seed) {
-                return Err(error);
-            }
-            // The checked sweep computes the same adjoints, and it found
-            // nothing: the failure is a prospective stored sum.
-            let node = (0..=output)
-                .find(|&node| !(nodes.gradient(node) + adjoints[node]).is_finite())
-                .unwrap_or(output);
-            return Err(ScalarAutodiffError::NonFiniteAccumulatedGradient {
-                node,
-                stored: nodes.gradient(node),
-                pass_adjoint: adjoints[node],
-                label: nodes.label(node),
+            let error = first_sweep_failure(&nodes, output, seed).unwrap_or_else(|| {
+                // The checked sweep computes the same adjoints, and it found
+                // nothing: the failure is a prospective stored sum.
+                let node = (0..=output)
+                    .find(|&node| !(nodes.gradient(node) + adjoints[node]).is_finite())
+                    .unwrap_or(output);
+                ScalarAutodiffError::NonFiniteAccumulatedGradient {
+                    node,
+                    stored: nodes.gradient(node),
+                    pass_adjoint: adjoints[node],
+                    label: nodes.label(node),
+                }
             });
+            nodes.spare_adjoints = adjoints;
+            return Err(error);
         }
 
         // Adding everywhere is exact: nodes the output does not reach, and
@@ -531,7 +547,11 @@ impl<'t> Scalar<'t> {
 }
 
 /// The reverse sweep: each node, from the output down, sends
-/// `adjoint × local derivative` to each tracked operand.
+/// `adjoint × local derivative` to each tracked operand. Returns whether
+/// every prospective stored sum `gradient + adjoint` is finite, tested as
+/// each node's adjoint becomes final (when the sweep reaches it): the loop
+/// waits on each stored adjoint anyway, so the test costs less here than in
+/// a pass of its own.
 ///
 /// Nodes the output does not reach need no reached-flag array: their
 /// adjoint is 0, so their contributions are ±0, and adding ±0 to an adjoint
@@ -544,9 +564,11 @@ impl<'t> Scalar<'t> {
 /// a sink slot instead of branching on the flag, 50% slower (the sink's
 /// chain of dependent additions).
 #[inline]
-fn sweep(edges: &[Edges], adjoints: &mut [f64]) {
-    for (child, node) in edges.iter().enumerate().rev() {
+fn sweep(edges: &[Edges], gradients: &[f64], adjoints: &mut [f64]) -> bool {
+    let mut all_finite = true;
+    for (child, (node, &stored)) in edges.iter().zip(gradients).enumerate().rev() {
         let upstream = adjoints[child];
+        all_finite &= (stored + upstream).is_finite();
         for slot in 0..2 {
             let raw = node.parents[slot];
             if raw & UNTRACKED == 0 {
@@ -554,6 +576,7 @@ fn sweep(edges: &[Edges], adjoints: &mut [f64]) {
             }
         }
     }
+    all_finite
 }
 
 /// The cold path of a pass whose result was not finite: the same sweep
