@@ -1,12 +1,14 @@
 //! What a recorded node costs in memory, and whether dropping a tape gives it
 //! all back.
 //!
-//! `cargo bench --bench memory` records ten million nodes twice, once on a
-//! presized tape and once on a tape that grows as it goes, and reports bytes
-//! per node two ways: from the tape's capacity (`capacity × BYTES_PER_NODE`,
-//! what the allocator was asked for) and from the process's resident set
-//! (`/proc/self/statm`, what the operating system actually handed over). It
-//! then runs a backward pass, drops the tape and measures again.
+//! `cargo bench --bench memory` records ten million nodes three times: on a
+//! presized tape, on a tape that grows as it goes, and on a presized tape
+//! with a label on every node (as `#[differentiable]` records). It reports
+//! bytes per node three ways: from the tape's capacity (`capacity ×
+//! BYTES_PER_NODE`), from the heap bytes a counting allocator saw, and from
+//! the process's resident set (`/proc/self/statm`, what the operating system
+//! actually handed over); once after recording, once after a backward pass
+//! (which adds the stored gradients), and once after the tape is dropped.
 //!
 //! Under `cargo test` (no `--bench` argument) the same checks
 //! run on 200,000 nodes, so the claims stay tested without the big run.
@@ -19,7 +21,7 @@ use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use autodiff::{Tape, BYTES_PER_NODE};
+use autodiff::{Label, Tape, BYTES_PER_NODE};
 
 /// Counts live heap bytes, so that "the tape holds N bytes" and "dropping it
 /// frees them all" are exact statements about the allocator, independent of
@@ -63,9 +65,13 @@ static ALLOCATOR: Counting = Counting;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|a| a == "--child") {
-        let presized = args.get(at + 1).is_some_and(|kind| kind == "presized");
-        let nodes = args.get(at + 2).and_then(|n| n.parse().ok()).unwrap_or(0);
-        return match measure(nodes, presized) {
+        let kind = args.get(at + 1).and_then(|k| Kind::parse(k));
+        let nodes = args.get(at + 2).and_then(|n| n.parse().ok());
+        let result = match (kind, nodes) {
+            (Some(kind), Some(nodes)) if nodes > 0 => measure(nodes, kind),
+            _ => Err(format!("bad child arguments {:?}", &args[at..])),
+        };
+        return match result {
             Ok(report) => {
                 println!("{report}");
                 ExitCode::SUCCESS
@@ -81,20 +87,23 @@ fn main() -> ExitCode {
     let nodes: usize = if full { 10_000_000 } else { 200_000 };
     println!("memory: {nodes} nodes per tape, BYTES_PER_NODE = {BYTES_PER_NODE}");
     let mut failed = false;
-    for kind in ["presized", "growing"] {
+    for kind in [Kind::Presized, Kind::Growing, Kind::Labeled] {
         let status = std::env::current_exe().and_then(|exe| {
             Command::new(exe)
-                .args(["--child", kind, &nodes.to_string()])
+                .args(["--child", kind.name(), &nodes.to_string()])
                 .status()
         });
         match status {
             Ok(status) if status.success() => {}
             Ok(status) => {
-                eprintln!("memory bench: {kind} run failed ({status})");
+                eprintln!("memory bench: {} run failed ({status})", kind.name());
                 failed = true;
             }
             Err(error) => {
-                eprintln!("memory bench: cannot start the {kind} run: {error}");
+                eprintln!(
+                    "memory bench: cannot start the {} run: {error}",
+                    kind.name()
+                );
                 failed = true;
             }
         }
@@ -103,6 +112,32 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// `Tape::with_capacity(nodes)`, no labels.
+    Presized,
+    /// `Tape::new()`, grown by pushing, no labels.
+    Growing,
+    /// `Tape::with_capacity(nodes)`, every node labeled.
+    Labeled,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Presized => "presized",
+            Self::Growing => "growing",
+            Self::Labeled => "labeled",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Self> {
+        [Self::Presized, Self::Growing, Self::Labeled]
+            .into_iter()
+            .find(|kind| kind.name() == name)
     }
 }
 
@@ -125,23 +160,53 @@ fn mib(bytes: f64) -> f64 {
     bytes / (1024.0 * 1024.0)
 }
 
-/// Records `nodes` nodes (a chain cycling through add, a plain-f64 mul and
-/// tanh, so values stay bounded), checks the memory claims, and returns one
-/// report line.
-fn measure(nodes: usize, presized: bool) -> Result<String, String> {
-    if nodes == 0 {
-        return Err("no node count given".into());
+/// Heap and resident growth since a baseline.
+#[derive(Clone, Copy)]
+struct Growth {
+    heap: usize,
+    resident: Option<u64>,
+}
+
+struct Baseline {
+    heap: usize,
+    resident: Option<u64>,
+}
+
+impl Baseline {
+    fn now() -> Self {
+        Self {
+            heap: LIVE.load(Ordering::Relaxed),
+            resident: resident_bytes(),
+        }
     }
-    let heap_before = LIVE.load(Ordering::Relaxed);
-    let before = resident_bytes();
+
+    fn growth(&self) -> Growth {
+        Growth {
+            heap: LIVE.load(Ordering::Relaxed).saturating_sub(self.heap),
+            resident: self
+                .resident
+                .zip(resident_bytes())
+                .map(|(before, now)| now.saturating_sub(before)),
+        }
+    }
+}
+
+/// Records `nodes` nodes (a chain cycling through add, a plain-f64 mul and
+/// tanh, so values stay bounded), runs one backward pass, drops the tape,
+/// checks the memory claims at each stage, and returns one report line.
+fn measure(nodes: usize, kind: Kind) -> Result<String, String> {
+    let baseline = Baseline::now();
     let started = Instant::now();
-    let tape = if presized {
-        Tape::with_capacity(nodes)
-    } else {
-        Tape::new()
+    let tape = match kind {
+        Kind::Growing => Tape::new(),
+        Kind::Presized | Kind::Labeled => Tape::with_capacity(nodes),
     };
-    let (recorded, recorded_resident, heap, backward, x_gradient) = {
-        let x = tape.variable(0.5).map_err(|e| e.to_string())?;
+    let (record_time, recorded, backward_time, trained, x_gradient) = {
+        let labeled = kind == Kind::Labeled;
+        let mut x = tape.variable(0.5).map_err(|e| e.to_string())?;
+        if labeled {
+            x = x.labeled(Label::at_line("x", 1));
+        }
         let mut y = x;
         for i in 1..nodes {
             y = match i % 3 {
@@ -150,22 +215,24 @@ fn measure(nodes: usize, presized: bool) -> Result<String, String> {
                 _ => y.tanh(),
             }
             .map_err(|e| e.to_string())?;
+            if labeled {
+                y = y.labeled(Label::at_line("y", i as u32));
+            }
         }
-        let recorded = started.elapsed();
-        let recorded_resident = resident_bytes();
-        let heap = LIVE.load(Ordering::Relaxed) - heap_before;
+        let record_time = started.elapsed();
+        let recorded = baseline.growth();
 
         let started = Instant::now();
         let pass = y.backward().map_err(|e| e.to_string())?;
         drop(pass); // the pass keeps its adjoints until dropped
-        let backward = started.elapsed();
+        let backward_time = started.elapsed();
+        let trained = baseline.growth();
         let x_gradient = x.gradient().ok_or("x lost its gradient")?;
-        (recorded, recorded_resident, heap, backward, x_gradient)
+        (record_time, recorded, backward_time, trained, x_gradient)
     };
     let (len, capacity) = (tape.len(), tape.capacity());
     drop(tape);
-    let heap_after_drop = LIVE.load(Ordering::Relaxed).saturating_sub(heap_before);
-    let after = resident_bytes();
+    let dropped = baseline.growth();
 
     if len != nodes {
         return Err(format!("recorded {len} nodes, expected {nodes}"));
@@ -176,75 +243,104 @@ fn measure(nodes: usize, presized: bool) -> Result<String, String> {
     if BYTES_PER_NODE > 64 {
         return Err(format!("BYTES_PER_NODE is {BYTES_PER_NODE}, over 64"));
     }
+    let per_node = |bytes: f64| bytes / nodes as f64;
 
-    // The allocator's view: what the node vectors reserved, and what the
-    // heap actually grew by while recording.
+    // The allocator's view.
     let slack = capacity as f64 / nodes as f64;
-    let capacity_per_node = (capacity * BYTES_PER_NODE) as f64 / nodes as f64;
-    if presized && capacity != nodes {
+    if kind != Kind::Growing && capacity != nodes {
         return Err(format!("with_capacity({nodes}) gave capacity {capacity}"));
     }
-    // A growing Vec at most doubles.
     if slack > 2.0 {
-        return Err(format!("capacity {capacity} for {nodes} nodes"));
-    }
-    if heap < nodes * BYTES_PER_NODE || heap > capacity * BYTES_PER_NODE + 4096 {
         return Err(format!(
-            "the heap grew by {heap} bytes for {nodes} nodes of {BYTES_PER_NODE} bytes, capacity {capacity}"
+            "capacity {capacity} for {nodes} nodes: more than doubled"
+        ));
+    }
+    // Labels live in their own lazily grown array of `&'static str`, which
+    // at most doubles past the last labeled node.
+    let label_bytes = match kind {
+        Kind::Labeled => 2 * nodes * std::mem::size_of::<&'static str>(),
+        Kind::Presized | Kind::Growing => 0,
+    };
+    let recorded_bound = capacity * BYTES_PER_NODE + label_bytes + 4096;
+    if recorded.heap < nodes * BYTES_PER_NODE || recorded.heap > recorded_bound {
+        return Err(format!(
+            "recording grew the heap by {} bytes; expected {} to {recorded_bound}",
+            recorded.heap,
+            nodes * BYTES_PER_NODE
+        ));
+    }
+    // The first backward pass adds one stored gradient per node it reaches.
+    let gradient_bytes = nodes * std::mem::size_of::<f64>();
+    if trained.heap > recorded.heap + gradient_bytes + 4096 {
+        return Err(format!(
+            "after backward the heap holds {} bytes, {} more than recording plus gradients",
+            trained.heap,
+            trained.heap - recorded.heap - gradient_bytes
         ));
     }
     // Dropping the tape returns every byte to the allocator.
-    if heap_after_drop > 0 {
-        return Err(format!(
-            "{heap_after_drop} heap bytes still live after drop"
-        ));
+    if dropped.heap > 0 {
+        return Err(format!("{} heap bytes still live after drop", dropped.heap));
     }
 
-    let label = if presized { "presized" } else { "growing " };
     let timing = format!(
         "record {:.1} ns/node, backward {:.1} ns/node",
-        recorded.as_nanos() as f64 / nodes as f64,
-        backward.as_nanos() as f64 / nodes as f64
+        per_node(record_time.as_nanos() as f64),
+        per_node(backward_time.as_nanos() as f64)
     );
-    let heap_per_node = heap as f64 / nodes as f64;
-    let (Some(before), Some(recorded_resident), Some(after)) = (before, recorded_resident, after)
+    let heap_figures = format!(
+        "capacity {:.1} B/node (slack {slack:.3}); heap {:.1} B/node recorded, {:.1} after backward, 0 after drop",
+        per_node((capacity * BYTES_PER_NODE) as f64),
+        per_node(recorded.heap as f64),
+        per_node(trained.heap as f64),
+    );
+    let (Some(recorded_resident), Some(trained_resident), Some(kept)) =
+        (recorded.resident, trained.resident, dropped.resident)
     else {
         return Ok(format!(
-            "{label}: capacity {capacity_per_node:.1} B/node (slack {slack:.3}), heap {heap_per_node:.1} B/node, \
-             0 B live after drop; no /proc, RSS not measured; {timing}"
+            "{:<8}: {heap_figures}; no /proc, RSS not measured; {timing}",
+            kind.name()
         ));
     };
 
     // The operating system's view: resident pages, which only touched
     // memory occupies. One MiB absorbs page rounding and small buffers.
-    let grown = recorded_resident.saturating_sub(before) as f64;
-    let resident_per_node = grown / nodes as f64;
-    let noise = 1024.0 * 1024.0 / nodes as f64;
-    if resident_per_node > capacity_per_node + noise {
+    let noise = per_node(1024.0 * 1024.0);
+    let resident = per_node(recorded_resident as f64);
+    if resident > per_node(recorded.heap as f64) + noise {
         return Err(format!(
-            "resident {resident_per_node:.1} B/node exceeds capacity {capacity_per_node:.1} B/node"
+            "resident {resident:.1} B/node exceeds the heap's {:.1} B/node",
+            per_node(recorded.heap as f64)
         ));
     }
     // Every node was written, so at least its bytes must be resident; if
-    // not, the measurement itself is broken and the bound above means nothing.
-    if resident_per_node < 0.9 * BYTES_PER_NODE as f64 {
+    // not, the measurement itself is broken and the bounds mean nothing.
+    if resident < 0.9 * BYTES_PER_NODE as f64 {
         return Err(format!(
-            "resident {resident_per_node:.1} B/node is below the {BYTES_PER_NODE} bytes written: RSS not measured"
+            "resident {resident:.1} B/node is below the {BYTES_PER_NODE} bytes written: RSS not measured"
+        ));
+    }
+    // The issue's budget: a recorded, labeled, differentiated node within
+    // 64 bytes of memory actually in use.
+    let trained_per_node = per_node(trained_resident as f64);
+    if trained_per_node > 64.0 + noise {
+        return Err(format!(
+            "after backward {trained_per_node:.1} B/node are resident, over 64"
         ));
     }
     // And the operating system gets the pages back.
-    let kept = after.saturating_sub(before) as f64;
-    if kept > (0.01 * grown).max(1024.0 * 1024.0) {
+    if kept as f64 > (0.01 * trained_resident as f64).max(1024.0 * 1024.0) {
         return Err(format!(
             "after drop the process still holds {:.1} MiB of the tape's {:.1} MiB",
-            mib(kept),
-            mib(grown)
+            mib(kept as f64),
+            mib(trained_resident as f64)
         ));
     }
     Ok(format!(
-        "{label}: capacity {capacity_per_node:.1} B/node (slack {slack:.3}), heap {heap_per_node:.1} B/node, \
-         resident {resident_per_node:.1} B/node ({:.1} MiB); after drop 0 B live, {:.2} MiB resident kept; {timing}",
-        mib(grown),
-        mib(kept)
+        "{:<8}: {heap_figures}; resident {resident:.1} B/node recorded ({:.1} MiB), \
+         {trained_per_node:.1} after backward, {:.2} MiB kept after drop; {timing}",
+        kind.name(),
+        mib(recorded_resident as f64),
+        mib(kept as f64)
     ))
 }
