@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use autodiff_core::{Operand, ScalarOperation};
+use autodiff_core::Operand;
 
 pub use autodiff_core::{
     gradient_check, GradientCheck, GradientCheckError, Label, Scalar, ScalarAutodiffError, Tape,
@@ -30,20 +30,6 @@ fn record<'t>(result: Result<Scalar<'t>>, at: Label) -> Result<Scalar<'t>> {
     match result {
         Ok(node) => Ok(node.labeled(at)),
         Err(error) => Err(error.at(at)),
-    }
-}
-
-/// Rejects a non-finite plain operand the way the engine rejects one: a
-/// plain `f64` meeting a tracked value is a constant leaf.
-fn finite(value: f64, at: Label) -> Result<f64> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(ScalarAutodiffError::NonFiniteLeaf {
-            operation: ScalarOperation::Constant,
-            value,
-            label: Some(at),
-        })
     }
 }
 
@@ -84,14 +70,14 @@ macro_rules! binary {
         impl<'t> $Trait<f64> for Scalar<'t> {
             type Output = Scalar<'t>;
             fn $method(self, rhs: f64, at: Label) -> Result<Scalar<'t>> {
-                let ($a, $b) = (self, Operand::from(finite(rhs, at)?));
+                let ($a, $b) = (self, Operand::from(rhs));
                 record($scalar, at)
             }
         }
         impl<'t> $Trait<Scalar<'t>> for f64 {
             type Output = Scalar<'t>;
             fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
-                let ($pa, $pb) = (finite(self, at)?, rhs);
+                let ($pa, $pb) = (self, rhs);
                 record($plain_lhs, at)
             }
         }

@@ -2,13 +2,14 @@
 //! a recording twin, its gradient and a gradient check out.
 //!
 //! Use it through the `autodiff` facade; the generated code names
-//! everything through `::autodiff::__private`. The expansion runs in three
-//! passes, as thiserror's does: [`ast`] reads the function into a small
-//! model of its body (operations, operands, control flow, labels),
-//! [`valid`] checks the signature, and [`expand`] emits. Every mistake found
-//! on the way is collected in one [`ctxt::Ctxt`], so a student sees all of
-//! them in one build, and a rejected function is emitted unchanged
-//! ([`fallback`]) so that its callers see no cascade of errors.
+//! everything through `::autodiff::__private`. The expansion runs in
+//! passes, as thiserror's does: `ast` reads the function into a small model
+//! of its body (operations, operands, control flow, labels), `valid` checks
+//! the signature, `flow` finds the bindings a differentiable parameter
+//! reaches, and `expand` emits. Every mistake found on the way is collected
+//! in one `Ctxt`, so a student sees all of them in one build, and a rejected
+//! function is emitted unchanged (`fallback`) so that its callers see no
+//! cascade of errors.
 
 mod ast;
 mod attr;
