@@ -52,9 +52,10 @@ fn enumerate_indices_do_integer_arithmetic() {
 fn newton_sqrt(a: f64) -> f64 {
     // Newton's iteration for √a, stopped on a primal comparison.
     let mut guess = a;
+    let mut rounds = 0;
     'outer: loop {
         let mut steps = 0;
-        while steps < 100 {
+        while steps < 4 {
             let next = 0.5 * (guess + a / guess);
             if (next - guess).abs() < 1e-15 * a {
                 break 'outer;
@@ -62,7 +63,10 @@ fn newton_sqrt(a: f64) -> f64 {
             guess = next;
             steps += 1;
         }
-        break;
+        rounds += 1;
+        if rounds == 25 {
+            break;
+        }
     }
     guess
 }
