@@ -244,7 +244,7 @@ macro_rules! integer_binary {
         }
         impl<'t> Lift<'t> for $int {
             type Lifted = $int;
-            fn lift(self, _: &'t Tape) -> Result<$int> { Ok(self) }
+            fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<$int> { Ok(self) }
         }
         impl Untracked for $int {
             type Plain = $int;
@@ -524,43 +524,46 @@ pub trait Lift<'t> {
     /// The lifted type.
     type Lifted;
     /// Lifts `self` onto `tape`.
-    fn lift(self, tape: &'t Tape) -> Result<Self::Lifted>;
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted>;
 }
 
 impl<'t> Lift<'t> for f64 {
     type Lifted = Scalar<'t>;
-    fn lift(self, tape: &'t Tape) -> Result<Scalar<'t>> {
-        tape.constant(self)
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Scalar<'t>> {
+        match at {
+            Some(at) => record(tape.constant(self), at),
+            None => tape.constant(self),
+        }
     }
 }
 
 impl<'t> Lift<'t> for Scalar<'t> {
     type Lifted = Scalar<'t>;
-    fn lift(self, _: &'t Tape) -> Result<Scalar<'t>> {
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
         Ok(self)
     }
 }
 
 impl<'t> Lift<'t> for &Scalar<'t> {
     type Lifted = Scalar<'t>;
-    fn lift(self, _: &'t Tape) -> Result<Scalar<'t>> {
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
         Ok(*self)
     }
 }
 
 impl<'t> Lift<'t> for bool {
     type Lifted = bool;
-    fn lift(self, _: &'t Tape) -> Result<bool> {
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<bool> {
         Ok(self)
     }
 }
 
 impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
     type Lifted = [T::Lifted; N];
-    fn lift(self, tape: &'t Tape) -> Result<Self::Lifted> {
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
         let lifted = self
             .into_iter()
-            .map(|value| value.lift(tape))
+            .map(|value| value.lift(tape, at))
             .collect::<Result<Vec<_>>>()?;
         Ok(into_array(lifted))
     }
@@ -568,8 +571,8 @@ impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
 
 impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     type Lifted = Vec<T::Lifted>;
-    fn lift(self, tape: &'t Tape) -> Result<Self::Lifted> {
-        self.into_iter().map(|value| value.lift(tape)).collect()
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
+        self.into_iter().map(|value| value.lift(tape, at)).collect()
     }
 }
 
@@ -578,12 +581,13 @@ pub fn output<'t, T: Lift<'t, Lifted = Scalar<'t>>>(
     tape: &'t Tape,
     value: T,
 ) -> Result<Scalar<'t>> {
-    value.lift(tape)
+    value.lift(tape, None)
 }
 
-/// `lift` as a function, for generated code.
-pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T) -> Result<T::Lifted> {
-    value.lift(tape)
+/// `lift` as a function, for generated code: a plain `f64` becomes a constant node labelled `at`, so that a rejected
+/// constant (`f64::NEG_INFINITY`) names the binding it was meant for.
+pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T, at: Label) -> Result<T::Lifted> {
+    value.lift(tape, Some(at))
 }
 
 fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
@@ -628,19 +632,19 @@ impl<'t> Arg<'t, Scalar<'t>> for &Scalar<'t> {
 
 impl<'t, const N: usize> Arg<'t, [Scalar<'t>; N]> for [f64; N] {
     fn arg(self, tape: &'t Tape) -> Result<[Scalar<'t>; N]> {
-        self.lift(tape)
+        self.lift(tape, None)
     }
 }
 
 impl<'t, const M: usize, const N: usize> Arg<'t, [[Scalar<'t>; M]; N]> for [[f64; M]; N] {
     fn arg(self, tape: &'t Tape) -> Result<[[Scalar<'t>; M]; N]> {
-        self.lift(tape)
+        self.lift(tape, None)
     }
 }
 
 impl<'t> Arg<'t, Vec<Scalar<'t>>> for Vec<f64> {
     fn arg(self, tape: &'t Tape) -> Result<Vec<Scalar<'t>>> {
-        self.lift(tape)
+        self.lift(tape, None)
     }
 }
 
@@ -680,7 +684,7 @@ macro_rules! plain_slice_args {
             fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
                 let lifted = self
                     .iter()
-                    .map(|item| item.lift(tape))
+                    .map(|item| item.lift(tape, None))
                     .collect::<Result<Vec<_>>>()?;
                 Ok(Cow::Owned(lifted))
             }
@@ -704,7 +708,7 @@ impl<'t, 'a, const M: usize> Arg<'t, Slice<'a, [Scalar<'t>; M]>> for &[[f64; M]]
     fn arg(self, tape: &'t Tape) -> Result<Slice<'a, [Scalar<'t>; M]>> {
         let lifted = self
             .iter()
-            .map(|item| item.lift(tape))
+            .map(|item| item.lift(tape, None))
             .collect::<Result<Vec<_>>>()?;
         Ok(Cow::Owned(lifted))
     }

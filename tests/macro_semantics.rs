@@ -474,3 +474,47 @@ fn errors_from_plain_operands_and_compound_targets_carry_labels() {
     assert_eq!(error.code(), "non-finite-result");
     assert_eq!(error.label().unwrap().text, "total.exp()");
 }
+
+#[differentiable]
+fn running_max(x: [f64; 3]) -> f64 {
+    let mut m = f64::NEG_INFINITY;
+    for v in x {
+        m = m.max(v);
+    }
+    m
+}
+
+#[test]
+fn a_non_finite_initial_value_is_rejected_at_its_binding() {
+    // The twin is fine; the tape refuses an infinite constant and says where.
+    assert_eq!(running_max([1.0, 3.0, 2.0]), 3.0);
+    let error = running_max_grad([1.0, 3.0, 2.0]).unwrap_err();
+    assert_eq!(error.code(), "non-finite-leaf");
+    let label = error.label().unwrap();
+    assert_eq!(label.text, "m");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "constant scalar value -inf must be finite at `m` (line {})",
+            label.line
+        )
+    );
+}
+
+#[test]
+fn lifted_constants_carry_their_binding_name() {
+    let tape = Tape::new();
+    let x = tape.variable(0.5).unwrap();
+    let total = loops_tape(&tape, x, 2).unwrap();
+    let names: Vec<&str> = total
+        .backward()
+        .unwrap()
+        .nodes()
+        .iter()
+        .filter_map(|node| node.label.map(|label| label.text))
+        .collect();
+    assert_eq!(
+        names[0], "total",
+        "`let mut total = 0.0` is a constant named total"
+    );
+}

@@ -15,7 +15,7 @@ fn dot_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let x = &*x;
-    let mut y = __ad::lift(tape, [0.0; 3])?;
+    let mut y = __ad::lift(tape, [0.0; 3], __ad::at("y", 4))?;
     for i in 0..w.len() {
         y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6))?;
     }

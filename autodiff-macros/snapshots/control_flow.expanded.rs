@@ -16,7 +16,7 @@ pub fn series_tape<'tape>(
     n: usize,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
-    let mut total = __ad::lift(tape, 0.0)?;
+    let mut total = __ad::lift(tape, 0.0, __ad::at("total", 5))?;
     for i in 0..n {
         total = __ad::add(
             total,

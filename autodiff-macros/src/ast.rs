@@ -92,6 +92,9 @@ pub struct Expr {
     /// The expression as written, emitted unchanged where no tracked value
     /// reaches it.
     pub syntax: syn::Expr,
+    /// The binding that receives the value, if the expression is a `let`
+    /// initialiser or an assigned value: the label of a constant it lifts.
+    pub binding: Option<String>,
     pub kind: ExprKind,
 }
 
@@ -637,6 +640,7 @@ impl Lower<'_> {
         Expr {
             span,
             syntax: expr.clone(),
+            binding: name.map(str::to_owned),
             kind,
         }
     }
@@ -1104,6 +1108,7 @@ impl Lower<'_> {
                 attrs: Vec::new(),
                 mac: mac.clone(),
             }),
+            binding: None,
             kind,
         }
     }

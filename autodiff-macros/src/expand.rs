@@ -108,7 +108,11 @@ fn emit(function: &Function) -> TokenStream {
     });
     let rebinds = rebinds.map(|param| {
         let ident = &param.ident;
-        quote!(let mut #ident = __ad::lift(#tape, #ident)?;)
+        let at = label(&Label {
+            text: ident.to_string(),
+            line: param.line,
+        });
+        quote!(let mut #ident = __ad::lift(#tape, #ident, #at)?;)
     });
     // A slice parameter arrives as a `Slice` (borrowed or owned); the body
     // reads it as the slice it was written for.
@@ -669,7 +673,14 @@ impl Emitter<'_> {
                 let tape = &self.tape;
                 let span = expr.span;
                 let inner = self.arg(expr);
-                quote_spanned!(span=> __ad::lift(#tape, #inner)?)
+                let at = label(&Label {
+                    text: expr
+                        .binding
+                        .clone()
+                        .unwrap_or_else(|| crate::text::expr(&expr.syntax)),
+                    line: crate::text::line(span),
+                });
+                quote_spanned!(span=> __ad::lift(#tape, #inner, #at)?)
             }
         }
     }
