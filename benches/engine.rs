@@ -17,7 +17,7 @@ mod common;
 
 use std::process::ExitCode;
 
-use autodiff::{Tape, BYTES_PER_NODE};
+use autodiff::{Label, Scalar, ScalarAutodiffError, Tape, BYTES_PER_NODE};
 use common::{max_error, CountingAllocator, DotExp, Mlp, Row};
 
 #[global_allocator]
@@ -151,42 +151,89 @@ fn smoke() -> Result<(), String> {
         )?;
     }
 
-    let measured = bytes_per_node(&dot, &inputs)?;
+    let memory = bytes_per_node(20_000)?;
     check(
-        "measured heap per recorded node is at most 64 bytes",
-        measured.tape <= 64.0,
-        format!("{:.1} bytes per node", measured.tape),
+        "a recorded node holds BYTES_PER_NODE heap bytes",
+        memory.recorded == BYTES_PER_NODE as f64,
+        format!("{:.2} bytes per node", memory.recorded),
+    )?;
+    check(
+        "a labeled node that a backward pass reached holds at most 64 heap bytes",
+        memory.after_backward <= 64.0,
+        format!("{:.2} bytes per node", memory.after_backward),
     )?;
     println!("engine bench smoke: all checks passed (run `cargo bench --bench engine` to time)");
     Ok(())
 }
 
+/// Heap bytes per node, as the counting allocator saw them.
 struct Memory {
-    /// Heap bytes per node held by the recorded tape.
-    tape: f64,
-    /// Extra peak heap bytes per node during the backward pass.
-    backward: f64,
+    /// Right after recording on a presized tape.
+    recorded: f64,
+    /// Recording with every node labeled.
+    labeled: f64,
+    /// The labeled tape once a backward pass has run (stored gradients
+    /// filled), not counting the adjoint buffer the pass leaves on the tape
+    /// for the next one.
+    after_backward: f64,
+    /// That adjoint buffer.
+    scratch: f64,
 }
 
-/// Records `dot` on a presized tape and reads the allocator's counters, so
-/// the figure includes everything the engine really allocates.
-fn bytes_per_node(dot: &DotExp, inputs: &[f64]) -> Result<Memory, String> {
-    let nodes = dot.leaves() + dot.operations();
-    let before = ALLOCATOR.reset_peak();
+/// `x`, then `operations` alternating `· 0.75` and `+ x`.
+fn chain<'t>(
+    tape: &'t Tape,
+    operations: usize,
+    label: Option<Label>,
+) -> Result<Scalar<'t>, ScalarAutodiffError> {
+    let tag = |s: Scalar<'t>| label.map_or(s, |l| s.labeled(l));
+    let x = tag(tape.variable(0.5)?);
+    let mut acc = x;
+    for k in 0..operations {
+        acc = tag(if k % 2 == 0 {
+            acc.mul(0.75)?
+        } else {
+            acc.add(x)?
+        });
+    }
+    Ok(acc)
+}
+
+/// Records the chain on presized tapes, plain and labeled, runs a backward
+/// pass, and reads the counting allocator at each stage.
+fn bytes_per_node(operations: usize) -> Result<Memory, String> {
+    let nodes = operations + 1;
+    let per_node = |bytes: usize| bytes as f64 / nodes as f64;
+
+    let start = ALLOCATOR.live();
+    let plain = Tape::with_capacity(nodes);
+    chain(&plain, operations, None).map_err(|e| e.to_string())?;
+    let recorded = ALLOCATOR.live() - start;
+    drop(plain);
+
+    let start = ALLOCATOR.live();
     let tape = Tape::with_capacity(nodes);
-    let after_tape = ALLOCATOR.reset_peak();
-    let mut gradient = Vec::with_capacity(dot.leaves());
-    // The leaf handles and the gradient buffer belong to the workload, not
-    // the engine: subtract them.
-    let workload_bytes = dot.leaves() * (std::mem::size_of::<autodiff::Scalar<'_>>() + 8);
-    dot.gradient_on_tape(&tape, inputs, &mut gradient)
-        .map_err(|e| e.to_string())?;
-    let peak = ALLOCATOR.peak();
-    let tape_bytes = after_tape - before;
-    let backward_bytes = peak.saturating_sub(after_tape + workload_bytes);
+    let output =
+        chain(&tape, operations, Some(Label::at_line("acc", 1))).map_err(|e| e.to_string())?;
+    let labeled = ALLOCATOR.live() - start;
+    let pass = output.backward().map_err(|e| e.to_string())?;
+    let with_pass = ALLOCATOR.live() - start;
+    drop(pass);
+    let after = ALLOCATOR.live() - start;
+    // The pass owns one adjoint per node; dropping it hands the buffer to
+    // the tape, so the total does not move, and the difference between
+    // `labeled` and `with_pass` is gradients plus adjoints.
+    let scratch = 8 * nodes;
+    if after != with_pass || with_pass < labeled + scratch {
+        return Err(format!(
+            "unexpected heap after the pass: {labeled} recorded, {with_pass} with the pass, {after} after it"
+        ));
+    }
     Ok(Memory {
-        tape: tape_bytes as f64 / tape.len() as f64,
-        backward: backward_bytes as f64 / tape.len() as f64,
+        recorded: per_node(recorded),
+        labeled: per_node(labeled),
+        after_backward: per_node(after - scratch),
+        scratch: per_node(scratch),
     })
 }
 
@@ -244,12 +291,13 @@ fn bench(args: &[String]) -> Result<(), String> {
     println!();
     print!("{}", common::table(&rows));
 
-    let memory = bytes_per_node(&DotExp::new(100_000), &DotExp::new(100_000).inputs())?;
+    let memory = bytes_per_node(1_000_000)?;
     println!();
     println!(
-        "memory: {:.1} heap bytes per recorded node on the tape (BYTES_PER_NODE = {BYTES_PER_NODE}), \
-         {:.1} more per node at the peak of a backward pass",
-        memory.tape, memory.backward
+        "memory (heap bytes per node, counted): {:.1} recorded (BYTES_PER_NODE = {BYTES_PER_NODE}), \
+         {:.1} with every node labeled, {:.1} once a backward pass has filled the stored gradients, \
+         plus {:.1} of adjoint buffer the tape keeps for the next pass",
+        memory.recorded, memory.labeled, memory.after_backward, memory.scratch
     );
     Ok(())
 }

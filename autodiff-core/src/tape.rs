@@ -408,6 +408,12 @@ impl<'t> Scalar<'t> {
         let mut nodes = self.tape.nodes.borrow_mut();
         let index = self.node() as usize;
         if nodes.label_texts.len() <= index {
+            // Room for as many labels as the tape has room for nodes, not a
+            // doubling of its own: labeling node after node (what the macro
+            // does) then costs 16 bytes a node, not up to 32.
+            let room = nodes.primals.capacity().max(index + 1);
+            let additional = room - nodes.label_texts.len();
+            nodes.label_texts.reserve_exact(additional);
             nodes.label_texts.resize(index + 1, "");
         }
         nodes.label_texts[index] = label.text;

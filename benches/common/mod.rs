@@ -308,6 +308,10 @@ impl CountingAllocator {
         live
     }
 
+    pub fn live(&self) -> usize {
+        self.live.load(Ordering::Relaxed)
+    }
+
     pub fn peak(&self) -> usize {
         self.peak.load(Ordering::Relaxed)
     }
