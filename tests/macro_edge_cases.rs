@@ -186,3 +186,45 @@ fn constant_slices_flow_into_differentiable_slice_parameters() {
     assert_eq!(result.value, model(w, &data));
     assert!(model_check(w, &data).unwrap().passed());
 }
+
+#[differentiable]
+fn norm_squared<const N: usize>(x: [f64; N]) -> f64 {
+    let mut total = 0.0;
+    for v in x {
+        total += v * v;
+    }
+    total
+}
+
+#[differentiable]
+fn repeated_square(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        repeated_square(x * x, n - 1)
+    }
+}
+
+#[differentiable]
+fn first<'a>(x: &'a [f64], #[constant] mut scale: f64) -> f64 {
+    scale += x[0]; // a pass-through parameter that becomes tracked
+    scale * x[1]
+}
+
+#[test]
+fn const_generics_recursion_lifetimes_and_a_mutable_constant() {
+    let result = norm_squared_grad([1.0, -2.0, 3.0, 0.5]).unwrap();
+    assert_eq!(result.value, 14.25);
+    assert_eq!(result.gradient, [2.0, -4.0, 6.0, 1.0]);
+    assert_eq!(norm_squared([3.0]), 9.0);
+
+    // x^(2^3) = x^8: derivative 8x^7.
+    let result = repeated_square_grad(1.1, 3).unwrap();
+    assert_eq!(result.value, repeated_square(1.1, 3));
+    assert!(close(result.gradient, 8.0 * 1.1_f64.powi(7)));
+
+    // (scale + x0)·x1: ∇ = (x1, scale + x0).
+    let result = first_grad(&[2.0, 5.0], 1.0).unwrap();
+    assert_eq!(result.gradient, vec![5.0, 3.0]);
+    assert_eq!(first(&[2.0, 5.0], 1.0), 15.0);
+}

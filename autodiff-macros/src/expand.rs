@@ -91,9 +91,19 @@ fn emit(function: &Function) -> TokenStream {
     };
 
     // The recording twin.
+    let rebound = |param: &&Param| {
+        !param.kind.is_differentiable()
+            && param.mutability.is_some()
+            && flow.is_tracked(&param.ident.to_string())
+    };
     let tape_params = function.params.iter().map(|param| {
         let ident = &param.ident;
-        let mutability = &param.mutability;
+        // A rebound parameter is made `mut` by its rebinding instead.
+        let mutability = if rebound(&param) {
+            None
+        } else {
+            param.mutability
+        };
         let ty = match &param.kind {
             Kind::PassThrough => param.ty.to_token_stream(),
             kind => tape_type(kind),
@@ -101,11 +111,7 @@ fn emit(function: &Function) -> TokenStream {
         quote!(#mutability #ident: #ty)
     });
     // A `mut` pass-through parameter that later holds a tracked value.
-    let rebinds = function.params.iter().filter(|param| {
-        !param.kind.is_differentiable()
-            && param.mutability.is_some()
-            && flow.is_tracked(&param.ident.to_string())
-    });
+    let rebinds = function.params.iter().filter(rebound);
     let rebinds = rebinds.map(|param| {
         let ident = &param.ident;
         let at = label(&Label {
