@@ -868,5 +868,8 @@ fn split_tail(block: &Block) -> (&[Stmt], Option<&Expr>) {
     }
 }
 
+// The path is spelled out so that a test that compiles these modules from
+// elsewhere (`#[path]`) still finds the snapshots.
 #[cfg(test)]
+#[path = "expand/tests.rs"]
 mod tests;
