@@ -205,6 +205,8 @@ fn repeated_square(x: f64, n: usize) -> f64 {
     }
 }
 
+// An explicit lifetime parameter is what is under test.
+#[allow(clippy::needless_lifetimes)]
 #[differentiable]
 fn first<'a>(x: &'a [f64], #[constant] mut scale: f64) -> f64 {
     scale += x[0]; // a pass-through parameter that becomes tracked
