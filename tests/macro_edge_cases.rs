@@ -230,3 +230,19 @@ fn const_generics_recursion_lifetimes_and_a_mutable_constant() {
     assert_eq!(result.gradient, vec![5.0, 3.0]);
     assert_eq!(first(&[2.0, 5.0], 1.0), 15.0);
 }
+
+// The stray `;` is what is under test.
+#[allow(redundant_semicolons)]
+#[differentiable]
+fn stray_semicolon_and_use(x: f64) -> f64 {
+    use std::f64::consts::PI;
+    let y = x * x;
+    y * PI
+}
+
+#[test]
+fn empty_statements_and_use_items() {
+    let result = stray_semicolon_and_use_grad(2.0).unwrap();
+    assert_eq!(result.value, stray_semicolon_and_use(2.0));
+    assert!(close(result.gradient, 4.0 * std::f64::consts::PI));
+}

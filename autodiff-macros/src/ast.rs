@@ -571,13 +571,16 @@ impl Lower<'_> {
                             self.cx.error(&constant.ty, "f32 is not supported: use `f64`");
                         }
                     }
+                    syn::Item::Use(_) => {}
                     other => self.cx.error(
                         other,
-                        "only `const` items may appear inside a #[differentiable] function; move this item outside",
+                        "only `const` and `use` items may appear inside a #[differentiable] function; move this item outside",
                     ),
                 }
                 Some(Stmt::Item(item.clone()))
             }
+            // A stray `;` is an empty statement.
+            syn::Stmt::Expr(syn::Expr::Verbatim(tokens), _) if tokens.is_empty() => None,
             syn::Stmt::Expr(expr, semi) => Some(Stmt::Expr(self.expr(expr, None), *semi)),
             syn::Stmt::Macro(mac) => {
                 let expr = self.mac(&mac.mac);
