@@ -518,3 +518,23 @@ fn lifted_constants_carry_their_binding_name() {
         "`let mut total = 0.0` is a constant named total"
     );
 }
+
+#[differentiable]
+fn kinked(x: f64) -> f64 {
+    relu(x) + 2.0 * x
+}
+
+#[test]
+fn check_fails_where_the_function_is_not_differentiable() {
+    // At the kink the rule gives relu'(0) = 0, the central difference ½.
+    let check = kinked_check(0.0).unwrap();
+    assert!(!check.passed());
+    let component = check.components[0];
+    assert_eq!(component.analytic, 2.0);
+    assert!((component.numerical - 2.5).abs() < 1e-9);
+    assert_eq!(check.failures().count(), 1);
+    assert!(check.to_string().contains("MISMATCH"));
+    // Away from it the check passes.
+    assert!(kinked_check(0.5).unwrap().passed());
+    assert_eq!(kinked(-1.0), -2.0);
+}
