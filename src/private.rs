@@ -396,8 +396,6 @@ macro_rules! unary {
 }
 
 unary! {
-    /// `-x`.
-    neg => Neg;
     /// `x.exp()`.
     exp => Exp;
     /// `x.ln()`.
@@ -410,8 +408,6 @@ unary! {
     cos => Cos;
     /// `x.sqrt()`.
     sqrt => Sqrt;
-    /// `x.abs()`.
-    abs => Abs;
     /// `x.recip()`.
     recip => Recip;
     /// `relu(x)`.
@@ -420,6 +416,59 @@ unary! {
     sigmoid => Sigmoid;
     /// `detach(x)`: same value, no edge.
     detach => Detach;
+}
+
+/// `-x` and `x.abs()`: elementary on f64 values, and also defined on signed
+/// integers, which a loop index may be.
+#[diagnostic::on_unimplemented(
+    message = "cannot negate or take the absolute value of `{Self}` in a #[differentiable] function",
+    label = "expected an f64 value (tracked or plain) or a signed integer here"
+)]
+pub trait Signed: Sized {
+    /// `Scalar` for a tracked value, the plain type otherwise.
+    type Output;
+    /// `-self`.
+    fn negate(self, at: Label) -> Result<Self::Output>;
+    /// `|self|`.
+    fn absolute(self, at: Label) -> Result<Self::Output>;
+}
+
+impl<X: Real> Signed for X {
+    type Output = X::Output;
+    fn negate(self, at: Label) -> Result<X::Output> {
+        self.apply(Unary::Neg, at)
+    }
+    fn absolute(self, at: Label) -> Result<X::Output> {
+        self.apply(Unary::Abs, at)
+    }
+}
+
+/// Signed integers have no `exp`, so they implement `Signed` directly:
+/// negation and `abs` as Rust defines them.
+macro_rules! signed_integers {
+    ($($int:ty)*) => {$(
+        impl Signed for $int {
+            type Output = $int;
+            fn negate(self, _: Label) -> Result<$int> {
+                Ok(-self)
+            }
+            fn absolute(self, _: Label) -> Result<$int> {
+                Ok(self.abs())
+            }
+        }
+    )*};
+}
+
+signed_integers!(i8 i16 i32 i64 i128 isize);
+
+/// `-x`.
+pub fn neg<X: Signed>(x: X, at: Label) -> Result<X::Output> {
+    x.negate(at)
+}
+
+/// `x.abs()`.
+pub fn abs<X: Signed>(x: X, at: Label) -> Result<X::Output> {
+    x.absolute(at)
 }
 
 /// `x.powi(n)`.

@@ -246,3 +246,22 @@ fn empty_statements_and_use_items() {
     assert_eq!(result.value, stray_semicolon_and_use(2.0));
     assert!(close(result.gradient, 4.0 * std::f64::consts::PI));
 }
+
+#[differentiable]
+fn signed_indices(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (i, v) in x.iter().enumerate() {
+        // `i` is an index, an integer: negation and abs stay integer ops.
+        let distance = (i as i64 - 1).abs();
+        let sign = -(distance as f64);
+        total += v * sign;
+    }
+    total
+}
+
+#[test]
+fn integer_neg_and_abs_next_to_tracked_values() {
+    let result = signed_indices_grad(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+    assert_eq!(result.gradient, vec![-1.0, 0.0, -1.0, -2.0]);
+    assert_eq!(result.value, signed_indices(&[1.0, 2.0, 3.0, 4.0]));
+}
