@@ -520,6 +520,10 @@ fn generated_functions_expand_or_are_rejected_with_spanned_errors() {
         let (args, input) = generator.function();
         match expand(&args, &input) {
             Ok(Outcome::Expanded) => expanded += 1,
+            // What the README documents as supported must be accepted.
+            Ok(Outcome::Rejected) if generator.strict => {
+                failures.push(format!("documented syntax rejected:\n{input}"));
+            }
             Ok(Outcome::Rejected) => rejected += 1,
             Err(message) => failures.push(message),
         }
