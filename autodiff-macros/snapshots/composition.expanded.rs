@@ -1,7 +1,7 @@
 #[allow(dead_code)]
 fn neuron(w: f64, x: f64, b: f64) -> f64 {
-    let z = w * x + b;
-    relu(z).max(sigmoid(z))
+    let z = affine(w, x, b);
+    relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0) + affine(2.0, 3.0, 1.0)
 }
 /// Records [`neuron`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
 #[allow(clippy::too_many_arguments)]
@@ -12,13 +12,24 @@ fn neuron_tape<'tape>(
     b: ::autodiff::Scalar<'tape>,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
-    let z = __ad::add(__ad::mul(w, x, __ad::at("w * x", 4))?, b, __ad::at("z", 4))?;
+    let z = affine_tape(tape, w, x, b)?;
     __ad::output(
         tape,
-        __ad::max(
-            __ad::relu(z, __ad::at("relu(z)", 5))?,
-            __ad::sigmoid(z, __ad::at("sigmoid(z)", 5))?,
-            __ad::at("relu(z).max(sigmoid(z))", 5),
+        __ad::add(
+            __ad::add(
+                __ad::max(
+                    __ad::relu(z, __ad::at("relu(z)", 5))?,
+                    __ad::sigmoid(z, __ad::at("sigmoid(z)", 5))?,
+                    __ad::at("relu(z).max(sigmoid(z))", 5),
+                )?,
+                affine_tape(tape, __ad::arg(tape, 2.0)?, x, __ad::arg(tape, 1.0)?)?,
+                __ad::at("relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0)", 5),
+            )?,
+            affine(2.0, 3.0, 1.0),
+            __ad::at(
+                "relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0) + affine(2.0, 3.0, 1.0)",
+                5,
+            ),
         )?,
     )
 }

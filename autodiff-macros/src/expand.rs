@@ -495,8 +495,14 @@ impl Emitter<'_> {
                 }
                 let args = args.iter().map(|arg| {
                     let span = arg.span;
+                    let certain = self.flow.is_certainly_tracked(arg);
                     let arg = self.arg(arg);
-                    quote_spanned!(span=> __ad::arg(#tape, #arg)?)
+                    if certain {
+                        // Already what the callee records: passed as is.
+                        arg
+                    } else {
+                        quote_spanned!(span=> __ad::arg(#tape, #arg)?)
+                    }
                 });
                 quote!(#path(#tape, #(#args),*)?)
             }
