@@ -125,11 +125,6 @@ impl Arith {
     }
 }
 
-/// The one-operand functions with a derivative rule.
-pub const ELEMENTARY: &[&str] = &[
-    "exp", "ln", "tanh", "sin", "cos", "sqrt", "abs", "recip", "relu", "sigmoid", "detach",
-];
-
 /// `f64` methods the engine has no derivative rule for: rejected by name, so
 /// that a student gets a compile error instead of a missing gradient.
 const NO_RULE: &[&str] = &[
@@ -901,17 +896,17 @@ impl Lower<'_> {
             }
         };
         let receiver = || self.boxed(&call.receiver);
-        match method.as_str() {
-            "exp" | "ln" | "tanh" | "sin" | "cos" | "sqrt" | "abs" | "recip" => {
-                if !arity(0) {
-                    return ExprKind::Invalid;
-                }
-                ExprKind::Elementary {
-                    func: elementary(&method),
-                    operand: receiver(),
-                    label,
-                }
+        if let Some(func) = f64_method(&method) {
+            if !arity(0) {
+                return ExprKind::Invalid;
             }
+            return ExprKind::Elementary {
+                func,
+                operand: receiver(),
+                label,
+            };
+        }
+        match method.as_str() {
             "powi" => {
                 if !arity(1) {
                     return ExprKind::Invalid;
@@ -991,14 +986,14 @@ impl Lower<'_> {
         let args = &call.args;
         // `relu(x)`, `autodiff::sigmoid(x)`: the facade's plain twins.
         let facade = segments.len() == 1 || (segments.len() == 2 && first == "autodiff");
-        if facade && matches!(last, "relu" | "sigmoid" | "detach") {
+        if let Some(func) = facade.then(|| facade_function(last)).flatten() {
             if args.len() != 1 {
                 self.cx
                     .error(&call.func, format_args!("`{last}` takes 1 argument"));
                 return ExprKind::Invalid;
             }
             return ExprKind::Elementary {
-                func: elementary(last),
+                func,
                 operand: self.boxed(&args[0]),
                 label,
             };
@@ -1018,17 +1013,17 @@ impl Lower<'_> {
                     false
                 }
             };
-            return match last {
-                "exp" | "ln" | "tanh" | "sin" | "cos" | "sqrt" | "abs" | "recip" => {
-                    if !expect(1) {
-                        return ExprKind::Invalid;
-                    }
-                    ExprKind::Elementary {
-                        func: elementary(last),
-                        operand: self.boxed(&args[0]),
-                        label,
-                    }
+            if let Some(func) = f64_method(last) {
+                if !expect(1) {
+                    return ExprKind::Invalid;
                 }
+                return ExprKind::Elementary {
+                    func,
+                    operand: self.boxed(&args[0]),
+                    label,
+                };
+            }
+            return match last {
                 "powi" => {
                     if !expect(2) {
                         return ExprKind::Invalid;
@@ -1139,12 +1134,18 @@ impl Lower<'_> {
     }
 }
 
-fn elementary(name: &str) -> &'static str {
-    ELEMENTARY
-        .iter()
-        .copied()
+/// The one-operand `f64` methods with a derivative rule.
+fn f64_method(name: &str) -> Option<&'static str> {
+    ["exp", "ln", "tanh", "sin", "cos", "sqrt", "abs", "recip"]
+        .into_iter()
         .find(|known| *known == name)
-        .unwrap_or("detach")
+}
+
+/// The facade's one-operand functions (`relu(x)`, `autodiff::sigmoid(x)`).
+fn facade_function(name: &str) -> Option<&'static str> {
+    ["relu", "sigmoid", "detach"]
+        .into_iter()
+        .find(|known| *known == name)
 }
 
 impl Expr {
