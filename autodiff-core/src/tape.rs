@@ -473,11 +473,6 @@ impl<'t> Scalar<'t> {
             return Err(ScalarAutodiffError::NonFiniteSeed { seed });
         }
 
-        // Slots past the end read as 0, so growing the array to the output
-        // changes no stored gradient; a cleared tape reuses its capacity.
-        if nodes.gradients.len() <= output {
-            nodes.gradients.resize(output + 1, 0.0);
-        }
         let mut adjoints = std::mem::take(&mut nodes.spare_adjoints);
         adjoints.clear();
         adjoints.resize(output + 1, 0.0);
@@ -489,11 +484,7 @@ impl<'t> Scalar<'t> {
         // anywhere leaves a non-finite adjoint at the end, and (stored
         // gradients being finite) a non-finite prospective sum. Only then is
         // the pass replayed with every check, to name the first failure.
-        let all_finite = sweep(
-            &nodes.edges[..=output],
-            &nodes.gradients[..=output],
-            &mut adjoints,
-        );
+        let all_finite = sweep(&nodes.edges[..=output], &nodes.gradients, &mut adjoints);
         if !all_finite {
             let error = first_sweep_failure(&nodes, output, seed).unwrap_or_else(|| {
                 // The checked sweep computes the same adjoints, and it found
@@ -517,10 +508,16 @@ impl<'t> Scalar<'t> {
         // every stored `g` but −0, which a stored gradient never is (it
         // starts at +0, only ever has adjoints added or is reset to +0, and
         // a sum is −0 only when both terms are). So they keep their stored
-        // gradient bit for bit, and the loop needs no branch.
-        for (gradient, &adjoint) in nodes.gradients[..=output].iter_mut().zip(&adjoints) {
+        // gradient bit for bit, and the loop needs no branch. Slots past
+        // the end of the lazy array held 0: they are appended as `0 + a`
+        // rather than zero-filled first, one pass over fresh memory less.
+        let stored = nodes.gradients.len().min(output + 1);
+        for (gradient, &adjoint) in nodes.gradients[..stored].iter_mut().zip(&adjoints) {
             *gradient += adjoint;
         }
+        nodes
+            .gradients
+            .extend(adjoints[stored..].iter().map(|&adjoint| 0.0 + adjoint));
         drop(nodes);
         Ok(BackwardPass::new(self.tape, output, seed, adjoints))
     }
@@ -571,18 +568,32 @@ impl<'t> Scalar<'t> {
 /// chain of dependent additions).
 #[inline]
 fn sweep(edges: &[Edges], gradients: &[f64], adjoints: &mut [f64]) -> bool {
+    // Nodes past the end of the lazy gradient array have stored gradient 0.
+    let stored = gradients.len().min(edges.len());
     let mut all_finite = true;
-    for (child, (node, &stored)) in edges.iter().zip(gradients).enumerate().rev() {
+    for (child, node) in edges.iter().enumerate().skip(stored).rev() {
         let upstream = adjoints[child];
-        all_finite &= (stored + upstream).is_finite();
-        for slot in 0..2 {
-            let raw = node.parents[slot];
-            if raw & UNTRACKED == 0 {
-                adjoints[raw as usize] += upstream * node.derivatives[slot];
-            }
-        }
+        all_finite &= upstream.is_finite();
+        propagate(node, upstream, adjoints);
+    }
+    for (child, (node, &gradient)) in edges.iter().zip(&gradients[..stored]).enumerate().rev() {
+        let upstream = adjoints[child];
+        all_finite &= (gradient + upstream).is_finite();
+        propagate(node, upstream, adjoints);
     }
     all_finite
+}
+
+/// One node's step of the sweep: `upstream × local derivative` to each
+/// tracked operand.
+#[inline(always)]
+fn propagate(node: &Edges, upstream: f64, adjoints: &mut [f64]) {
+    for slot in 0..2 {
+        let raw = node.parents[slot];
+        if raw & UNTRACKED == 0 {
+            adjoints[raw as usize] += upstream * node.derivatives[slot];
+        }
+    }
 }
 
 /// The cold path of a pass whose result was not finite: the same sweep
