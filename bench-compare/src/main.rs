@@ -217,7 +217,8 @@ fn verify(mlp: &Mlp, dot: &DotExp, dot_inputs: &[f64]) -> Result<(), String> {
         ]);
     }
     for (what, error) in checks {
-        if !(error < AGREEMENT) {
+        // `max_error` maps NaN to infinity, so this also rejects NaN.
+        if error >= AGREEMENT {
             return Err(format!(
                 "{what}: gradient differs from the hand-written one by {error:e}"
             ));
