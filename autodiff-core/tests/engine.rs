@@ -307,7 +307,5 @@ fn zero_grads_clears_the_whole_tape() {
     assert_eq!((x.gradient(), y.gradient()), (Some(0.0), Some(0.0)));
 }
 
-#[test]
-fn node_layout_fits_the_memory_budget() {
-    assert!(autodiff_core::BYTES_PER_NODE <= 64);
-}
+// Recording writes at most 64 bytes a node; checked when this test compiles.
+const _: () = assert!(autodiff_core::BYTES_PER_NODE <= 64);
