@@ -203,8 +203,9 @@ fn apply<'t>(
 
 #[test]
 fn binary_operations_match_closed_forms() {
+    type Plain = fn(f64, f64) -> f64;
     type Partials = fn(f64, f64) -> (f64, f64);
-    let cases: [(&str, fn(f64, f64) -> f64, Partials); 7] = [
+    let cases: [(&str, Plain, Partials); 7] = [
         ("add", |a, b| a + b, |_, _| (1.0, 1.0)),
         ("sub", |a, b| a - b, |_, _| (1.0, -1.0)),
         ("mul", |a, b| a * b, |a, b| (b, a)),
