@@ -4,8 +4,10 @@ pub use autodiff_core::*;
 /// Differentiates an ordinary `f64` function: next to `fn f` it generates
 /// `f_tape` (the body recorded on a [`Tape`], one labelled node per
 /// operation), `f_grad` (value and exact gradient, shaped like the
-/// differentiable parameters), `f_check` and `f_check_with` (the gradient
-/// against central differences of `f`, every component).
+/// differentiable parameters), `f_grad_on` (the same on a `&mut Tape` the
+/// caller keeps and this clears, so repeated calls reuse its memory),
+/// `f_check` and `f_check_with` (the gradient against central differences
+/// of `f`, every component).
 ///
 /// Parameters of type `f64`, `[f64; N]` (nested too), `&[f64]` and
 /// `Vec<f64>` are differentiable; integers, `bool` and parameters marked

@@ -216,3 +216,18 @@ fn non_finite_components_are_rejected() {
     assert_eq!(error.code(), "non-finite-leaf");
     assert_eq!(error.label().unwrap().text, "w");
 }
+
+#[test]
+fn grad_on_a_kept_tape_matches_a_fresh_one_and_reuses_its_memory() {
+    let w1 = [[0.3, -0.1], [0.2, 0.4], [-0.5, 0.25]];
+    let w2 = [0.7, -0.3, 0.45];
+    let mut tape = Tape::new();
+    let first = mlp_grad_on(&mut tape, w1, w2, [1.5, -0.5], 0.2).unwrap();
+    assert_eq!(first, mlp_grad(w1, w2, [1.5, -0.5], 0.2).unwrap());
+    let (nodes, capacity) = (tape.len(), tape.capacity());
+    assert!(nodes > 0);
+    // A second step on the same tape: cleared, same graph size, no growth.
+    let second = mlp_grad_on(&mut tape, w1, w2, [0.5, 2.0], -0.1).unwrap();
+    assert_eq!(second, mlp_grad(w1, w2, [0.5, 2.0], -0.1).unwrap());
+    assert_eq!((tape.len(), tape.capacity()), (nodes, capacity));
+}

@@ -29,11 +29,24 @@ fn dot_grad(
     ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
     ::autodiff::ScalarAutodiffError,
 > {
+    dot_grad_on(&mut ::autodiff::Tape::new(), w, x)
+}
+/// [`dot_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+#[allow(clippy::too_many_arguments)]
+fn dot_grad_on(
+    tape: &mut ::autodiff::Tape,
+    w: [f64; 3],
+    x: &[f64],
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
+    ::autodiff::ScalarAutodiffError,
+> {
     use ::autodiff::__private as __ad;
-    let tape = __ad::Tape::new();
-    let w_var = __ad::variables(&tape, &w, __ad::at("w", 3))?;
-    let x_var = __ad::variables(&tape, &x, __ad::at("x", 3))?;
-    let output = dot_tape(&tape, w_var, __ad::slice(&x_var))?;
+    tape.clear();
+    let tape = &*tape;
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3))?;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3))?;
+    let output = dot_tape(tape, w_var, __ad::slice(&x_var))?;
     __ad::backward(output)?;
     ::core::result::Result::Ok(::autodiff::ValueAndGradient {
         value: output.value(),

@@ -42,12 +42,26 @@ fn neuron_grad(
     ::autodiff::ValueAndGradient<(f64, f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
+    neuron_grad_on(&mut ::autodiff::Tape::new(), w, x, b)
+}
+/// [`neuron_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+#[allow(clippy::too_many_arguments)]
+fn neuron_grad_on(
+    tape: &mut ::autodiff::Tape,
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<(f64, f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
     use ::autodiff::__private as __ad;
-    let tape = __ad::Tape::new();
-    let w_var = __ad::variables(&tape, &w, __ad::at("w", 3))?;
-    let x_var = __ad::variables(&tape, &x, __ad::at("x", 3))?;
-    let b_var = __ad::variables(&tape, &b, __ad::at("b", 3))?;
-    let output = neuron_tape(&tape, w_var, x_var, b_var)?;
+    tape.clear();
+    let tape = &*tape;
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3))?;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3))?;
+    let b_var = __ad::variables(tape, &b, __ad::at("b", 3))?;
+    let output = neuron_tape(tape, w_var, x_var, b_var)?;
     __ad::backward(output)?;
     ::core::result::Result::Ok(::autodiff::ValueAndGradient {
         value: output.value(),

@@ -45,10 +45,24 @@ pub fn series_grad(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
+    series_grad_on(&mut ::autodiff::Tape::new(), x, scale, n)
+}
+/// [`series_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+#[allow(clippy::too_many_arguments)]
+pub fn series_grad_on(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<f64>,
+    ::autodiff::ScalarAutodiffError,
+> {
     use ::autodiff::__private as __ad;
-    let tape = __ad::Tape::new();
-    let x_var = __ad::variables(&tape, &x, __ad::at("x", 4))?;
-    let output = series_tape(&tape, x_var, scale, n)?;
+    tape.clear();
+    let tape = &*tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4))?;
+    let output = series_tape(tape, x_var, scale, n)?;
     __ad::backward(output)?;
     ::core::result::Result::Ok(::autodiff::ValueAndGradient {
         value: output.value(),

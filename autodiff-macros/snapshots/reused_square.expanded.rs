@@ -20,10 +20,22 @@ fn loss_grad(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
+    loss_grad_on(&mut ::autodiff::Tape::new(), x)
+}
+/// [`loss_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+#[allow(clippy::too_many_arguments)]
+fn loss_grad_on(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<f64>,
+    ::autodiff::ScalarAutodiffError,
+> {
     use ::autodiff::__private as __ad;
-    let tape = __ad::Tape::new();
-    let x_var = __ad::variables(&tape, &x, __ad::at("x", 3))?;
-    let output = loss_tape(&tape, x_var)?;
+    tape.clear();
+    let tape = &*tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3))?;
+    let output = loss_tape(tape, x_var)?;
     __ad::backward(output)?;
     ::core::result::Result::Ok(::autodiff::ValueAndGradient {
         value: output.value(),

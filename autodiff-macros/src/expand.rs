@@ -1,5 +1,6 @@
 //! Emits the items: the plain twin `f`, the recording twin `f_tape`, the
-//! gradient `f_grad`, and the checks `f_check` and `f_check_with`.
+//! gradient `f_grad` (and `f_grad_on`, on a kept tape), and the checks
+//! `f_check` and `f_check_with`.
 //!
 //! The recording twin is the body with every operation that a tracked value
 //! reaches replaced by one call into `__ad` (`::autodiff::__private`), in
@@ -73,6 +74,7 @@ fn emit(function: &Function) -> TokenStream {
         .collect();
     let tape_fn = format_ident!("{}_tape", name);
     let grad_fn = format_ident!("{}_grad", name);
+    let grad_on_fn = format_ident!("{}_grad_on", name);
     let check_fn = format_ident!("{}_check", name);
     let check_with_fn = format_ident!("{}_check_with", name);
     let tape = Ident::new("tape", Span::mixed_site());
@@ -154,7 +156,7 @@ fn emit(function: &Function) -> TokenStream {
             text: ident.to_string(),
             line: param.line,
         });
-        quote!(let #var = __ad::variables(&#tape, &#ident, #at)?;)
+        quote!(let #var = __ad::variables(#tape, &#ident, #at)?;)
     });
     let tape_args = function.params.iter().map(|param| {
         let ident = &param.ident;
@@ -183,6 +185,9 @@ fn emit(function: &Function) -> TokenStream {
         (quote!((#(#types,)*)), quote!((#(#gradients,)*)))
     };
     let output = Ident::new("output", Span::mixed_site());
+    let grad_on_doc = format!(
+        " [`{grad_fn}`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape."
+    );
     let grad_doc = format!(
         " The value of [`{name}`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`{tape_fn}`]."
     );
@@ -257,10 +262,21 @@ fn emit(function: &Function) -> TokenStream {
         #vis fn #grad_fn #generics(
             #(#user_params),*
         ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
+            #grad_on_fn(&mut ::autodiff::Tape::new(), #(#arg_names),*)
+        }
+
+        #[doc = #grad_on_doc]
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #grad_on_fn #generics(
+            #tape: &mut ::autodiff::Tape,
+            #(#user_params),*
+        ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
             use ::autodiff::__private as __ad;
-            let #tape = __ad::Tape::new();
+            #tape.clear();
+            let #tape = &*#tape;
             #(#variables)*
-            let #output = #tape_fn(&#tape, #(#tape_args),*)?;
+            let #output = #tape_fn(#tape, #(#tape_args),*)?;
             __ad::backward(#output)?;
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: #output.value(),

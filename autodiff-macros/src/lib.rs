@@ -22,7 +22,7 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// Generates `f_tape`, `f_grad`, `f_check` and `f_check_with` next to the
+/// Generates `f_tape`, `f_grad`, `f_grad_on`, `f_check` and `f_check_with` next to the
 /// annotated function `f`; see the `autodiff` crate for the full story.
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
