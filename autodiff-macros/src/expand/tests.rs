@@ -61,6 +61,29 @@ fn dot(w: [f64; 3], x: &[f64]) -> f64 {
 "#,
     ),
     (
+        "mlp",
+        r#"
+/// Lesson 15's two-layer tanh network with squared error.
+#[differentiable]
+pub fn mlp(w1: [[f64; 2]; 3], w2: [f64; 3], x: [f64; 2], #[constant] target: f64) -> f64 {
+    let mut h = [0.0; 3];
+    for j in 0..3 {
+        let mut z = 0.0;
+        for i in 0..2 {
+            z += w1[j][i] * x[i];
+        }
+        h[j] = z.tanh();
+    }
+    let mut y = 0.0;
+    for j in 0..3 {
+        y += w2[j] * h[j];
+    }
+    let e = y - target;
+    e * e
+}
+"#,
+    ),
+    (
         "rejected",
         r#"
 #[differentiable]

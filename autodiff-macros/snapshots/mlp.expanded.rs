@@ -1,0 +1,147 @@
+#[allow(dead_code)]
+/// Lesson 15's two-layer tanh network with squared error.
+pub fn mlp(w1: [[f64; 2]; 3], w2: [f64; 3], x: [f64; 2], target: f64) -> f64 {
+    let mut h = [0.0; 3];
+    for j in 0..3 {
+        let mut z = 0.0;
+        for i in 0..2 {
+            z += w1[j][i] * x[i];
+        }
+        h[j] = z.tanh();
+    }
+    let mut y = 0.0;
+    for j in 0..3 {
+        y += w2[j] * h[j];
+    }
+    let e = y - target;
+    e * e
+}
+/// Records [`mlp`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_tape<'tape>(
+    tape: &'tape ::autodiff::Tape,
+    w1: [[::autodiff::Scalar<'tape>; 2]; 3],
+    w2: [::autodiff::Scalar<'tape>; 3],
+    x: [::autodiff::Scalar<'tape>; 2],
+    target: f64,
+) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut h = __ad::lift(tape, [0.0; 3], __ad::at("h", 5))?;
+    for j in 0..3 {
+        let mut z = __ad::lift(tape, 0.0, __ad::at("z", 7))?;
+        for i in 0..2 {
+            z = __ad::add(
+                z,
+                __ad::mul(w1[j][i], x[i], __ad::at("w1[j][i] * x[i]", 9))?,
+                __ad::at("z", 9),
+            )?;
+        }
+        h[j] = __ad::tanh(z, __ad::at("h[j]", 11))?;
+    }
+    let mut y = __ad::lift(tape, 0.0, __ad::at("y", 13))?;
+    for j in 0..3 {
+        y = __ad::add(
+            y,
+            __ad::mul(w2[j], h[j], __ad::at("w2[j] * h[j]", 15))?,
+            __ad::at("y", 15),
+        )?;
+    }
+    let e = __ad::sub(y, target, __ad::at("e", 17))?;
+    __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18))?)
+}
+/// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`mlp_tape`].
+pub fn mlp_grad(
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    mlp_grad_on(&mut ::autodiff::Tape::new(), w1, w2, x, target)
+}
+/// [`mlp_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_grad_on(
+    tape: &mut ::autodiff::Tape,
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    tape.clear();
+    let tape = &*tape;
+    let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 4))?;
+    let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 4))?;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4))?;
+    let output = mlp_tape(tape, w1_var, w2_var, x_var, target)?;
+    __ad::backward(output)?;
+    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+        value: output.value(),
+        gradient: (
+            __ad::gradient(&w1, &w1_var),
+            __ad::gradient(&w2, &w2_var),
+            __ad::gradient(&x, &x_var),
+        ),
+    })
+}
+/// Checks [`mlp_grad`] against central differences of [`mlp`] in every component, with the default step and tolerance.
+pub fn mlp_check(
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    mlp_check_with(
+        ::core::option::Option::None,
+        ::autodiff::DEFAULT_TOLERANCE,
+        w1,
+        w2,
+        x,
+        target,
+    )
+}
+/// Checks [`mlp_grad`] against central differences of [`mlp`] in every component; `step: None` uses `default_step` of each input.
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_check_with(
+    step: ::core::option::Option<f64>,
+    tolerance: f64,
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    use ::autodiff::__private as __ad;
+    let mut inputs = ::std::vec::Vec::new();
+    __ad::components(&w1, &mut inputs);
+    __ad::components(&w2, &mut inputs);
+    __ad::components(&x, &mut inputs);
+    let reverse = mlp_grad(
+        __ad::dup(&w1),
+        __ad::dup(&w2),
+        __ad::dup(&x),
+        __ad::dup(&target),
+    )?;
+    let mut analytic = ::std::vec::Vec::new();
+    __ad::gradient_components(&w1, &reverse.gradient.0, &mut analytic);
+    __ad::gradient_components(&w2, &reverse.gradient.1, &mut analytic);
+    __ad::gradient_components(&x, &reverse.gradient.2, &mut analytic);
+    __ad::gradient_check(
+        &inputs,
+        &analytic,
+        step,
+        tolerance,
+        |point| {
+            let mut rest = point;
+            let w1 = __ad::rebuild(&w1, &mut rest);
+            let w2 = __ad::rebuild(&w2, &mut rest);
+            let x = __ad::rebuild(&x, &mut rest);
+            mlp(w1, w2, x, __ad::dup(&target))
+        },
+    )
+}
