@@ -265,3 +265,26 @@ fn integer_neg_and_abs_next_to_tracked_values() {
     assert_eq!(result.gradient, vec![-1.0, 0.0, -1.0, -2.0]);
     assert_eq!(result.value, signed_indices(&[1.0, 2.0, 3.0, 4.0]));
 }
+
+#[differentiable]
+fn clashing_names(
+    tape: f64,
+    output: f64,
+    step: f64,
+    #[constant] tolerance: f64,
+    rest: usize,
+) -> f64 {
+    // Every generated local and parameter is hygienic: these names are the user's.
+    let point = tape * output + step * tolerance;
+    point * rest as f64
+}
+
+#[test]
+fn user_names_never_clash_with_generated_ones() {
+    let result = clashing_names_grad(2.0, 3.0, 4.0, 0.5, 2).unwrap();
+    assert_eq!(result.value, clashing_names(2.0, 3.0, 4.0, 0.5, 2));
+    assert_eq!(result.gradient, (6.0, 4.0, 1.0));
+    let check = clashing_names_check_with(Some(1e-3), 1e-8, 2.0, 3.0, 4.0, 0.5, 2).unwrap();
+    assert!(check.passed(), "{check}");
+    assert!(check.components.iter().all(|c| c.step == 1e-3));
+}
