@@ -231,3 +231,31 @@ fn grad_on_a_kept_tape_matches_a_fresh_one_and_reuses_its_memory() {
     assert_eq!(second, mlp_grad(w1, w2, [0.5, 2.0], -0.1).unwrap());
     assert_eq!((tape.len(), tape.capacity()), (nodes, capacity));
 }
+
+#[differentiable]
+fn nested_shapes(rows: Vec<Vec<f64>>, pairs: &[[f64; 2]]) -> f64 {
+    let mut total = 0.0;
+    for row in rows.iter() {
+        for v in row.iter() {
+            total += v * v;
+        }
+    }
+    for pair in pairs {
+        total += pair[0] * pair[1];
+    }
+    total
+}
+
+#[test]
+fn vec_of_vecs_and_slices_of_arrays_have_gradients_of_their_shape() {
+    let rows = vec![vec![1.0, 2.0], vec![3.0]];
+    let pairs = [[0.5, 4.0], [-1.0, 2.0]];
+    let result = nested_shapes_grad(rows.clone(), &pairs).unwrap();
+    assert_eq!(result.value, nested_shapes(rows.clone(), &pairs));
+    let (drows, dpairs): (Vec<Vec<f64>>, Vec<[f64; 2]>) = result.gradient;
+    assert_eq!(drows, vec![vec![2.0, 4.0], vec![6.0]]);
+    assert_eq!(dpairs, vec![[4.0, 0.5], [2.0, -1.0]]);
+    let check = nested_shapes_check(rows, &pairs).unwrap();
+    assert_eq!(check.components.len(), 3 + 4);
+    assert!(check.passed(), "{check}");
+}
