@@ -288,3 +288,20 @@ fn user_names_never_clash_with_generated_ones() {
     assert!(check.passed(), "{check}");
     assert!(check.components.iter().all(|c| c.step == 1e-3));
 }
+
+#[differentiable]
+fn guarded_ln(x: f64) -> f64 {
+    let y = x.ln();
+    if y.is_sign_negative() || !y.is_finite() {
+        -y
+    } else {
+        y
+    }
+}
+
+#[test]
+fn f64_predicates_read_the_primal_value() {
+    assert_eq!(guarded_ln_grad(0.5).unwrap().gradient, -2.0);
+    assert_eq!(guarded_ln_grad(4.0).unwrap().gradient, 0.25);
+    assert_eq!(guarded_ln(0.5), -(0.5_f64.ln()));
+}

@@ -186,6 +186,17 @@ const STRUCTURAL: &[&str] = &[
     "push",
 ];
 
+/// `f64` predicates: a `bool` about the primal value, like a comparison.
+const PREDICATES: &[&str] = &[
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_normal",
+    "is_subnormal",
+    "is_sign_positive",
+    "is_sign_negative",
+];
+
 const SUPPORTED_METHODS: &str = "exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min";
 
 pub enum ExprKind {
@@ -257,12 +268,15 @@ pub enum ExprKind {
         turbofish: Option<syn::AngleBracketedGenericArguments>,
         args: Vec<Expr>,
     },
-    /// Any other method: allowed on plain values only.
+    /// Any other method: allowed on plain values only, except the `f64`
+    /// predicates (`is_finite`, ...), which read a tracked value's primal
+    /// and return a `bool`, like a comparison.
     PlainMethod {
         receiver: Box<Expr>,
         method: Ident,
         turbofish: Option<syn::AngleBracketedGenericArguments>,
         args: Vec<Expr>,
+        reads_primal: bool,
     },
     /// `e as T`: allowed on plain values only.
     Cast {
@@ -961,6 +975,7 @@ impl Lower<'_> {
                 method: call.method.clone(),
                 turbofish: call.turbofish.clone(),
                 args: self.exprs(&call.args),
+                reads_primal: PREDICATES.contains(&method.as_str()),
             },
         }
     }

@@ -549,8 +549,13 @@ impl Emitter<'_> {
                 method,
                 turbofish,
                 args,
+                reads_primal,
             } => {
-                let receiver = self.untracked(receiver);
+                let receiver = if *reads_primal {
+                    self.primal(receiver)
+                } else {
+                    self.untracked(receiver)
+                };
                 let args = args.iter().map(|arg| self.untracked(arg));
                 quote!(#receiver.#method #turbofish(#(#args),*))
             }
