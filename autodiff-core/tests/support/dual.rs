@@ -22,6 +22,17 @@ pub struct Dual {
     pub value: f64,
     pub tangent: f64,
     pub magnitude: f64,
+    /// Whether a chain-rule product fell below the normal range on the way
+    /// (`1e-200 · 1e-200`): the tangent may then have lost all its digits,
+    /// while the reverse pass, multiplying in the other order, need not.
+    pub underflow: bool,
+}
+
+/// `derivative · tangent`, and whether it underflowed.
+fn chain(derivative: f64, tangent: f64) -> (f64, bool) {
+    let product = derivative * tangent;
+    let lost = derivative != 0.0 && tangent != 0.0 && product.abs() < f64::MIN_POSITIVE;
+    (product, lost)
 }
 
 impl Dual {
@@ -32,6 +43,7 @@ impl Dual {
             value,
             tangent: t,
             magnitude: t,
+            underflow: false,
         }
     }
 
@@ -41,22 +53,31 @@ impl Dual {
             value,
             tangent: 0.0,
             magnitude: 0.0,
+            underflow: false,
         }
     }
 
     fn unary(self, value: f64, derivative: f64) -> Self {
+        let (tangent, lost_t) = chain(derivative, self.tangent);
+        let (magnitude, lost_m) = chain(derivative.abs(), self.magnitude);
         Self {
             value,
-            tangent: derivative * self.tangent,
-            magnitude: derivative.abs() * self.magnitude,
+            tangent,
+            magnitude,
+            underflow: self.underflow || lost_t || lost_m,
         }
     }
 
     fn binary(self, other: Self, value: f64, da: f64, db: f64) -> Self {
+        let (a, lost_a) = chain(da, self.tangent);
+        let (b, lost_b) = chain(db, other.tangent);
+        let (ma, lost_ma) = chain(da.abs(), self.magnitude);
+        let (mb, lost_mb) = chain(db.abs(), other.magnitude);
         Self {
             value,
-            tangent: da * self.tangent + db * other.tangent,
-            magnitude: da.abs() * self.magnitude + db.abs() * other.magnitude,
+            tangent: a + b,
+            magnitude: ma + mb,
+            underflow: self.underflow || other.underflow || lost_a || lost_b || lost_ma || lost_mb,
         }
     }
 
@@ -96,7 +117,12 @@ impl Dual {
         let da = if o.value == 0.0 {
             0.0
         } else {
-            o.value * value / self.value
+            // b·a^b/a, unless a^b underflowed and took its digits along.
+            if value.is_normal() {
+                o.value * value / self.value
+            } else {
+                o.value * self.value.powf(o.value - 1.0)
+            }
         };
         let db = if o.tangent == 0.0 && o.magnitude == 0.0 {
             0.0
@@ -112,7 +138,8 @@ impl Dual {
             (0, _) => 0.0,
             (1, true) => 1.0,
             (_, true) => 0.0, // n >= 2: x^(n-1) vanishes at 0
-            (_, false) => f64::from(n) * value / self.value,
+            (_, false) if value.is_normal() => f64::from(n) * value / self.value,
+            (_, false) => f64::from(n) * self.value.powi(n - 1), // x^n underflowed
         };
         self.unary(value, derivative)
     }
