@@ -102,36 +102,43 @@ fn nan_and_infinite_plain_operands() {
     let nodes = primed(&tape);
     let x = nodes[0];
     type Op<'t> = fn(Scalar<'t>, f64) -> Result<Scalar<'t>, ScalarAutodiffError>;
-    let operations: [(&str, Op<'_>); 10] = [
-        ("add", |x, c| x.add(c)),
-        ("sub", |x, c| x.sub(c)),
-        ("mul", |x, c| x.mul(c)),
-        ("div", |x, c| x.div(c)),
-        ("max", |x, c| x.max(c)),
-        ("min", |x, c| x.min(c)),
-        ("powf", |x, c| x.powf(c)),
-        ("rsub", |x, c| x.rsub(c)),
-        ("rdiv", |x, c| x.rdiv(c)),
-        ("rpowf", |x, c| x.rpowf(c)),
+    use ScalarOperation as O;
+    // (name, operation, its operand slot for the plain number, the call)
+    let operations: [(&str, O, usize, Op<'_>); 10] = [
+        ("add", O::Add, 1, |x, c| x.add(c)),
+        ("sub", O::Subtract, 1, |x, c| x.sub(c)),
+        ("mul", O::Multiply, 1, |x, c| x.mul(c)),
+        ("div", O::Divide, 1, |x, c| x.div(c)),
+        ("max", O::Max, 1, |x, c| x.max(c)),
+        ("min", O::Min, 1, |x, c| x.min(c)),
+        ("powf", O::Powf, 1, |x, c| x.powf(c)),
+        ("rsub", O::Subtract, 0, |x, c| x.rsub(c)),
+        ("rdiv", O::Divide, 0, |x, c| x.rdiv(c)),
+        ("rpowf", O::Powf, 0, |x, c| x.rpowf(c)),
     ];
-    for (name, operation) in operations {
+    for (name, expected, slot, operation) in operations {
         for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             let e = rejected(&tape, &nodes, || operation(x, bad).map_err(at(9, "x ⊕ c")));
-            // A plain operand is a constant the operation would have made.
-            let ScalarAutodiffError::NonFiniteLeaf {
+            // The error names the operation that was given the number.
+            let ScalarAutodiffError::NonFiniteOperand {
                 operation,
+                operand,
                 value,
                 label,
             } = e.clone()
             else {
                 panic!("{name}({bad}) gave {e:?}");
             };
-            assert_eq!(operation, ScalarOperation::Constant, "{name}");
+            assert_eq!((operation, operand), (expected, slot), "{name}");
             assert_eq!(value.to_bits(), bad.to_bits(), "{name}");
             assert_eq!(label, Some(Label::at_line("x ⊕ c", 9)));
+            assert_eq!(e.code(), "non-finite-operand");
             assert_eq!(
                 e.to_string(),
-                format!("constant scalar value {bad:?} must be finite at `x ⊕ c` (line 9)")
+                format!(
+                    "{} got non-finite plain operand {bad:?} at `x ⊕ c` (line 9)",
+                    expected.as_str()
+                )
             );
         }
     }

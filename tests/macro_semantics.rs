@@ -468,7 +468,7 @@ fn overflow(x: f64, #[constant] big: f64) -> f64 {
 fn errors_from_plain_operands_and_compound_targets_carry_labels() {
     assert_eq!(overflow(1.0, 2.0), 2.0_f64.exp());
     let error = overflow_grad(1.0, f64::NAN).unwrap_err();
-    assert_eq!(error.code(), "non-finite-leaf");
+    assert_eq!(error.code(), "non-finite-operand");
     assert_eq!(error.label().unwrap().text, "total");
     let error = overflow_grad(1.0, 1e3).unwrap_err();
     assert_eq!(error.code(), "non-finite-result");

@@ -64,11 +64,24 @@ pub enum ScalarAutodiffError {
     /// `variable`, `constant` or a plain `f64` operand was NaN or infinite.
     #[error("{operation} scalar value {value:?} must be finite{}", At(*label))]
     NonFiniteLeaf {
-        /// `variable` or `constant` (plain `f64` operands count as constants).
+        /// `variable` or `constant`.
         operation: ScalarOperation,
         /// The rejected value.
         value: f64,
         /// Where the value came from, when known.
+        label: Option<Label>,
+    },
+    /// A plain `f64` operand (`x.mul(f64::NAN)`, `x.rsub(f64::INFINITY)`) was
+    /// NaN or infinite.
+    #[error("{operation} got non-finite plain operand {value:?}{}", At(*label))]
+    NonFiniteOperand {
+        /// The operation the number was given to.
+        operation: ScalarOperation,
+        /// Its operand slot: 1 for `x.mul(c)`, 0 for `x.rsub(c)` (`c − x`).
+        operand: usize,
+        /// The rejected number.
+        value: f64,
+        /// Where the operation is in the user's source, when known.
         label: Option<Label>,
     },
     /// An operation's primal result was NaN or infinite (`ln(-1)`, `1/0`, `exp(1000)`).
@@ -183,6 +196,7 @@ impl ScalarAutodiffError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::NonFiniteLeaf { .. } => "non-finite-leaf",
+            Self::NonFiniteOperand { .. } => "non-finite-operand",
             Self::NonFiniteResult { .. } => "non-finite-result",
             Self::UntrackedOutput { operation, .. } => match operation {
                 ScalarOperation::Constant => "constant-output",
@@ -203,6 +217,7 @@ impl ScalarAutodiffError {
     pub fn label(&self) -> Option<Label> {
         match self {
             Self::NonFiniteLeaf { label, .. }
+            | Self::NonFiniteOperand { label, .. }
             | Self::NonFiniteResult { label, .. }
             | Self::UntrackedOutput { label, .. }
             | Self::NonFiniteContribution { label, .. }
@@ -223,6 +238,7 @@ impl ScalarAutodiffError {
     pub fn at(mut self, new: Label) -> Self {
         match &mut self {
             Self::NonFiniteLeaf { label, .. }
+            | Self::NonFiniteOperand { label, .. }
             | Self::NonFiniteResult { label, .. }
             | Self::NonFiniteLocalDerivative { label, .. }
             | Self::MixedTapes { label, .. } => {

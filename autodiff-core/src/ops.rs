@@ -49,12 +49,21 @@ pub fn relu(x: f64) -> f64 {
 /// `1 / (1 + e^-x)`, computed without overflow for any finite `x`; the
 /// plain-`f64` twin of [`Scalar::sigmoid`].
 pub fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
+    sigmoid_and_derivative(x).0
+}
+
+/// σ(x) and σ'(x) from `e = e^−|x|` ∈ (0, 1]: σ(|x|) = 1/(1 + e),
+/// σ(−|x|) = e/(1 + e), σ' = e/(1 + e)². No overflow for any finite `x`, and
+/// no cancellation in the tails, where σ(1 − σ) would lose every digit
+/// (σ(40) rounds to 1, but σ'(40) ≈ 4.2e−18).
+fn sigmoid_and_derivative(x: f64) -> (f64, f64) {
+    let e = (-x.abs()).exp();
+    let value = if x >= 0.0 {
+        1.0 / (1.0 + e)
     } else {
-        let e = x.exp();
         e / (1.0 + e)
-    }
+    };
+    (value, e / ((1.0 + e) * (1.0 + e)))
 }
 
 /// The identity on plain numbers: the twin of [`Scalar::detach`], so that a
@@ -176,7 +185,7 @@ impl<'t> Scalar<'t> {
         let other = match rhs {
             Operand::Scalar(other) => other,
             Operand::Constant(b) => {
-                check_constant(b)?;
+                check_constant(operation, 1, b)?;
                 return self.unary(operation, |a| {
                     let value = f(a, b);
                     (value, partials(a, b, value).0)
@@ -234,7 +243,7 @@ impl<'t> Scalar<'t> {
     /// `lhs - self` for a plain `lhs`. ∂/∂self = −1.
     #[inline]
     pub fn rsub(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        check_constant(lhs)?;
+        check_constant(ScalarOperation::Subtract, 0, lhs)?;
         self.unary(ScalarOperation::Subtract, |x| (lhs - x, -1.0))
     }
 
@@ -262,7 +271,7 @@ impl<'t> Scalar<'t> {
     /// `lhs / self` for a plain `lhs`. ∂/∂self = −lhs/self².
     #[inline]
     pub fn rdiv(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        check_constant(lhs)?;
+        check_constant(ScalarOperation::Divide, 0, lhs)?;
         self.unary(ScalarOperation::Divide, |x| {
             let value = lhs / x;
             (value, -value / x)
@@ -291,12 +300,16 @@ impl<'t> Scalar<'t> {
         self.unary(ScalarOperation::Ln, |x| (x.ln(), 1.0 / x))
     }
 
-    /// `tanh self`. d/dself = 1 − tanh².
+    /// `tanh self`. d/dself = 1 − tanh² = 1/cosh².
     #[inline]
     pub fn tanh(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Tanh, |x| {
-            let value = x.tanh();
-            (value, 1.0 - value * value)
+            // 1/cosh² rather than 1 − tanh²: equal in exact arithmetic, but
+            // 1 − tanh² cancels as tanh → ±1 (it is 0 from |x| ≈ 19 on,
+            // where the true derivative is still ≈ 1e−16). cosh overflows
+            // only where 1/cosh² underflows to 0 anyway.
+            let cosh = x.cosh();
+            (x.tanh(), 1.0 / (cosh * cosh))
         })
     }
 
@@ -358,7 +371,7 @@ impl<'t> Scalar<'t> {
     /// `base^self` for a plain `base`. d/dself = ln(base)·base^self.
     #[inline]
     pub fn rpowf(self, base: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        check_constant(base)?;
+        check_constant(ScalarOperation::Powf, 0, base)?;
         self.unary(ScalarOperation::Powf, |x| {
             let value = base.powf(x);
             (value, pow_exponent_derivative(base, x, value))
@@ -413,22 +426,27 @@ impl<'t> Scalar<'t> {
         })
     }
 
-    /// `1 / (1 + e^-self)`. d/dself = σ(1 − σ).
+    /// `1 / (1 + e^-self)`. d/dself = σ(1 − σ), computed as e^−|x|/(1 + e^−|x|)²
+    /// so that it keeps its digits far from 0.
     #[inline]
     pub fn sigmoid(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Sigmoid, |x| {
-            let value = sigmoid(x);
-            (value, value * (1.0 - value))
-        })
+        self.unary(ScalarOperation::Sigmoid, sigmoid_and_derivative)
     }
 }
 
-fn check_constant(value: f64) -> Result<(), ScalarAutodiffError> {
+/// A plain operand must be finite: it enters the result, and `max`/`min`
+/// would otherwise drop a NaN silently.
+fn check_constant(
+    operation: ScalarOperation,
+    operand: usize,
+    value: f64,
+) -> Result<(), ScalarAutodiffError> {
     if value.is_finite() {
         Ok(())
     } else {
-        Err(ScalarAutodiffError::NonFiniteLeaf {
-            operation: ScalarOperation::Constant,
+        Err(ScalarAutodiffError::NonFiniteOperand {
+            operation,
+            operand,
             value,
             label: None,
         })

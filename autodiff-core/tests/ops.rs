@@ -307,3 +307,44 @@ fn power_edge_cases() {
     let err = x.powf(y).unwrap_err();
     assert_eq!(err.code(), "non-finite-local-derivative");
 }
+
+/// Far from 0, tanh and σ are within an ulp of ±1 or 0, so 1 − tanh² and
+/// σ(1 − σ) would lose every digit; the derivatives keep theirs. Oracles:
+/// tanh'(x) = 4e^(−2|x|) / (1 + e^(−2|x|))² and σ'(x) = e^(−|x|) − 2e^(−2|x|) + …
+#[test]
+fn tanh_and_sigmoid_derivatives_keep_their_digits_in_the_tails() {
+    for x0 in [-30.0, 19.0, 25.0] {
+        let tape = Tape::new();
+        let x = tape.variable(x0).unwrap();
+        x.tanh().unwrap().backward().unwrap();
+        let e = (-2.0 * f64::abs(x0)).exp();
+        let expected = 4.0 * e / ((1.0 + e) * (1.0 + e));
+        assert!(close(x.gradient().unwrap(), expected, 1e-14), "tanh'({x0})");
+        assert!(expected > 0.0);
+    }
+    for x0 in [-40.0, 40.0, 60.0] {
+        let tape = Tape::new();
+        let x = tape.variable(x0).unwrap();
+        x.sigmoid().unwrap().backward().unwrap();
+        let e = (-f64::abs(x0)).exp();
+        let gradient = x.gradient().unwrap();
+        assert!(gradient > 0.0, "σ'({x0}) must not round to 0");
+        assert!(
+            ((gradient - e) / e).abs() < 1e-15,
+            "σ'({x0}) = {gradient}, ≈ {e}"
+        );
+    }
+}
+
+#[test]
+fn the_plain_twins_agree_with_the_recorded_values_bit_for_bit() {
+    for x0 in [-50.0, -3.0, -0.0, 0.0, 0.7, 12.0, 700.0] {
+        let tape = Tape::new();
+        let x = tape.variable(x0).unwrap();
+        assert_eq!(
+            x.sigmoid().unwrap().value().to_bits(),
+            sigmoid(x0).to_bits()
+        );
+        assert_eq!(x.relu().unwrap().value().to_bits(), relu(x0).to_bits());
+    }
+}
