@@ -197,7 +197,9 @@ pub struct Tape {
 /// Two more arrays are filled lazily: stored gradients (8 bytes a node, up
 /// to the output of the first backward pass) and label texts (a
 /// `&'static str`, 16 bytes a node, up to the last labeled node). A node
-/// with both costs 64 bytes in all.
+/// with both costs 64 bytes in all. A backward pass also needs one adjoint
+/// per node (8 bytes); the tape keeps that buffer after the pass so the next
+/// pass reuses it instead of allocating, and [`Tape::clear`] keeps it too.
 pub const BYTES_PER_NODE: usize = std::mem::size_of::<Edges>() + std::mem::size_of::<Primal>();
 
 impl Tape {
