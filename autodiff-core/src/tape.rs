@@ -253,6 +253,51 @@ impl Tape {
         self.leaf(value, ScalarOperation::Variable, true)
     }
 
+    /// Records one tracked leaf per value, in order, under one borrow of the
+    /// tape: the parameters of a model in one call. Every value must be
+    /// finite; if one is not, nothing is recorded and the error names it.
+    ///
+    /// ```
+    /// use autodiff_core::Tape;
+    ///
+    /// let tape = Tape::new();
+    /// let w = tape.variables(&[0.5, -1.0, 2.0])?;
+    /// let y = w[0].mul(w[1])?.add(w[2])?;
+    /// y.backward()?;
+    /// assert_eq!(w[0].gradient(), Some(-1.0));
+    /// assert!(tape.variables(&[1.0, f64::NAN]).is_err());
+    /// assert_eq!(tape.len(), 5, "the rejected call recorded nothing");
+    /// # Ok::<(), autodiff_core::ScalarAutodiffError>(())
+    /// ```
+    pub fn variables(&self, values: &[f64]) -> Result<Vec<Scalar<'_>>, ScalarAutodiffError> {
+        if let Some(&value) = values.iter().find(|v| !v.is_finite()) {
+            return Err(ScalarAutodiffError::NonFiniteLeaf {
+                operation: ScalarOperation::Variable,
+                value,
+                label: None,
+            });
+        }
+        let mut nodes = self.nodes.borrow_mut();
+        let first = nodes.len();
+        if values.len() > MAX_NODES - first {
+            return Err(ScalarAutodiffError::TapeFull {
+                capacity: MAX_NODES,
+            });
+        }
+        nodes.edges.extend(values.iter().map(|_| Edges::LEAF));
+        nodes.primals.extend(values.iter().map(|&value| Primal {
+            value,
+            line: 0,
+            operation: ScalarOperation::Variable,
+            tracked: true,
+        }));
+        Ok(values
+            .iter()
+            .enumerate()
+            .map(|(offset, &value)| Scalar::new(self, (first + offset) as u32, value, true))
+            .collect())
+    }
+
     /// Records an untracked leaf: backward passes through it receive nothing.
     /// `value` must be finite.
     #[inline]

@@ -15,7 +15,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use autodiff_core::{Scalar, ScalarAutodiffError, Tape};
+use autodiff_core::{ScalarAutodiffError, Tape};
 
 /// Deterministic inputs without a `rand` dependency: splitmix64, mapped to
 /// `[-1, 1)`.
@@ -35,21 +35,6 @@ impl Numbers {
         // 53 random mantissa bits -> [0, 1) -> [-1, 1).
         (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     }
-}
-
-/// One variable per value. A plain loop rather than
-/// `collect::<Result<Vec<_>, _>>()`: the latter cannot presize the `Vec`
-/// and passes every handle through the iterator adapters' memory, which
-/// cost about a third of the leaf time in the MLP bench.
-pub fn variables<'t>(
-    tape: &'t Tape,
-    values: &[f64],
-) -> Result<Vec<Scalar<'t>>, ScalarAutodiffError> {
-    let mut leaves = Vec::with_capacity(values.len());
-    for &value in values {
-        leaves.push(tape.variable(value)?);
-    }
-    Ok(leaves)
 }
 
 /// A one-hidden-layer tanh network with a squared-error loss:
@@ -165,7 +150,7 @@ impl Mlp {
         params: &[f64],
         gradient: &mut Vec<f64>,
     ) -> Result<f64, ScalarAutodiffError> {
-        let leaves = variables(tape, params)?;
+        let leaves = tape.variables(params)?;
         let (w1, b1, w2, &b2) = self.split(&leaves);
         let mut y = b2;
         for j in 0..self.hidden {
@@ -249,7 +234,7 @@ impl DotExp {
         inputs: &[f64],
         gradient: &mut Vec<f64>,
     ) -> Result<f64, ScalarAutodiffError> {
-        let leaves = variables(tape, inputs)?;
+        let leaves = tape.variables(inputs)?;
         let (a, b) = leaves.split_at(self.len());
         let mut dot = a[0].mul(b[0])?;
         for i in 1..a.len() {
