@@ -26,11 +26,22 @@ pub const fn at(text: &'static str, line: u32) -> Label {
 }
 
 /// Labels a freshly recorded node, or names the source of a recording error.
+///
+/// Inlined into every operation so the `Result` never passes through memory:
+/// as a call, reading back the `Result` the operation had just stored cost a
+/// store-forwarding stall per node, half the time of an annotated MLP.
+#[inline(always)]
 fn record<'t>(result: Result<Scalar<'t>>, at: Label) -> Result<Scalar<'t>> {
     match result {
         Ok(node) => Ok(node.labeled(at)),
-        Err(error) => Err(error.at(at)),
+        Err(error) => Err(label_error(error, at)),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn label_error(error: ScalarAutodiffError, at: Label) -> ScalarAutodiffError {
+    error.at(at)
 }
 
 // ---------------------------------------------------------------------------

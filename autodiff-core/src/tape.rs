@@ -136,6 +136,20 @@ impl Nodes {
         Ok(index as u32)
     }
 
+    /// Grows the lazy label array to hold `index`, reserving room for as
+    /// many labels as the tape has room for nodes rather than doubling on
+    /// its own: labelling node after node (what the macro does) then costs
+    /// 16 bytes a node, not up to 32.
+    #[cold]
+    fn make_room_for_label(&mut self, index: usize) {
+        if self.label_texts.len() <= index {
+            let room = self.primals.capacity().max(index + 1);
+            let additional = room - self.label_texts.len();
+            self.label_texts.reserve_exact(additional);
+            self.label_texts.resize(index + 1, "");
+        }
+    }
+
     /// The stored gradient at `index` (0 past the end of the lazy array).
     #[inline]
     pub(crate) fn gradient(&self, index: usize) -> f64 {
@@ -450,19 +464,19 @@ impl<'t> Scalar<'t> {
 
     /// Attaches `label` to this node (replacing any earlier one) and returns
     /// the same handle. Labels show in errors and in the ledger.
+    #[inline]
     pub fn labeled(self, label: Label) -> Self {
         let mut nodes = self.tape.nodes.borrow_mut();
         let index = self.node() as usize;
-        if nodes.label_texts.len() <= index {
-            // Room for as many labels as the tape has room for nodes, not a
-            // doubling of its own: labeling node after node (what the macro
-            // does) then costs 16 bytes a node, not up to 32.
-            let room = nodes.primals.capacity().max(index + 1);
-            let additional = room - nodes.label_texts.len();
-            nodes.label_texts.reserve_exact(additional);
-            nodes.label_texts.resize(index + 1, "");
+        let texts = &mut nodes.label_texts;
+        if texts.len() == index && texts.len() < texts.capacity() {
+            // The usual case under `#[differentiable]`: the node just
+            // recorded, every earlier one labelled, and room reserved.
+            texts.push(label.text);
+        } else {
+            nodes.make_room_for_label(index);
+            nodes.label_texts[index] = label.text;
         }
-        nodes.label_texts[index] = label.text;
         nodes.primals[index].line = label.line;
         self
     }
