@@ -74,19 +74,7 @@ fn flat_gradient(gradient: (Vec<[f64; INPUTS]>, Vec<f64>, Vec<f64>, f64)) -> Vec
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    let result = if args.iter().any(|a| a == "--bench") {
-        bench(&args)
-    } else {
-        smoke()
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("annotated_mlp: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    common::bench_main("annotated_mlp", bench, smoke)
 }
 
 /// The gradient through the macro equals the hand-written reverse pass.
@@ -113,13 +101,7 @@ fn smoke() -> Result<(), String> {
 }
 
 fn bench(args: &[String]) -> Result<(), String> {
-    let rounds: usize = match args.iter().position(|a| a == "--rounds") {
-        Some(i) => args
-            .get(i + 1)
-            .and_then(|text| text.parse().ok())
-            .ok_or("--rounds wants a number")?,
-        None => 7,
-    };
+    let rounds = common::rounds(args)?;
     smoke()?;
     let mlp = &Mlp::new(INPUTS, HIDDEN);
     let p = &Parameters::from(mlp);

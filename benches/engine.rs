@@ -30,19 +30,7 @@ static ALLOCATOR: CountingAllocator = CountingAllocator::new();
 const AGREEMENT: f64 = 1e-12;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    let result = if args.iter().any(|a| a == "--bench") {
-        bench(&args)
-    } else {
-        smoke()
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("engine bench: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    common::bench_main("engine bench", bench, smoke)
 }
 
 fn check(what: &str, passed: bool, detail: String) -> Result<(), String> {
@@ -237,21 +225,9 @@ fn bytes_per_node(operations: usize) -> Result<Memory, String> {
     })
 }
 
-fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map(String::as_str)
-}
-
 fn bench(args: &[String]) -> Result<(), String> {
-    let rounds: usize = match option(args, "--rounds") {
-        Some(text) => text
-            .parse()
-            .map_err(|_| format!("--rounds wants a number, got {text:?}"))?,
-        None => 7,
-    };
-    let only = option(args, "--only");
+    let rounds = common::rounds(args)?;
+    let only = common::option(args, "--only");
     if let Some(name) = only {
         if name != "mlp" && name != "dot" {
             return Err(format!("--only wants `mlp` or `dot`, got {name:?}"));

@@ -955,26 +955,25 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
     }
 }
 
+/// A `Vec` is recorded, read back and rebuilt exactly as the slice it holds.
 impl<T: Parameter> Parameter for Vec<T> {
     type Variables<'t> = Vec<T::Variables<'t>>;
     type Gradient = Vec<T::Gradient>;
     type Owned = Vec<T::Owned>;
     fn variables<'t>(&self, tape: &'t Tape, at: Label) -> Result<Self::Variables<'t>> {
-        self.iter().map(|item| item.variables(tape, at)).collect()
+        self.as_slice().variables(tape, at)
     }
     fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
-        variables.iter().map(T::gradient).collect()
+        <&[T]>::gradient(variables)
     }
     fn components(&self, out: &mut Vec<f64>) {
-        self.iter().for_each(|item| item.components(out));
+        self.as_slice().components(out);
     }
     fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
-        gradient
-            .iter()
-            .for_each(|item| T::gradient_components(item, out));
+        <&[T]>::gradient_components(gradient, out);
     }
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
-        self.iter().map(|item| item.rebuild(from)).collect()
+        self.as_slice().rebuild(from)
     }
 }
 

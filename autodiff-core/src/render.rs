@@ -400,39 +400,50 @@ impl<'p, 't> TapeView<'p, 't> {
     /// # Ok::<(), autodiff_core::ScalarAutodiffError>(())
     /// ```
     pub fn text(&self) -> String {
-        let (summary, fits) = self.summary();
-        let mut out = String::new();
-        if !fits {
-            self.summary_text(&summary, &mut out, false);
-            return out;
-        }
-        let model = Model::new(self.pass);
-        let numbers = self.table_numbers();
-        self.header(&model, &summary, numbers, &mut out, false);
-        out.push_str("\nnode cards, forward order\n");
-        self.node_table(&model, numbers).text(&mut out);
-        out.push_str("\nreverse ledger, one row per operand edge\n");
-        self.edge_table(&model, numbers).text(&mut out);
-        out
+        self.tables(false)
     }
 
     /// The same two tables as [`text`](Self::text), as GitHub-flavoured
     /// Markdown (numeric columns right-aligned, markup in names escaped);
     /// past the limits, a summary.
     pub fn markdown(&self) -> String {
+        self.tables(true)
+    }
+
+    /// Node cards and reverse ledger as plain text or Markdown, or the
+    /// summary past the limits.
+    fn tables(&self, markdown: bool) -> String {
         let (summary, fits) = self.summary();
         let mut out = String::new();
         if !fits {
-            self.summary_text(&summary, &mut out, true);
+            self.summary_text(&summary, &mut out, markdown);
             return out;
         }
         let model = Model::new(self.pass);
         let numbers = self.table_numbers();
-        self.header(&model, &summary, numbers, &mut out, true);
-        out.push_str("\n**Node cards**, forward order\n\n");
-        self.node_table(&model, numbers).markdown(&mut out);
-        out.push_str("\n**Reverse ledger**, one row per operand edge\n\n");
-        self.edge_table(&model, numbers).markdown(&mut out);
+        self.header(&model, &summary, numbers, &mut out, markdown);
+        let (nodes_title, edges_title) = if markdown {
+            (
+                "\n**Node cards**, forward order\n\n",
+                "\n**Reverse ledger**, one row per operand edge\n\n",
+            )
+        } else {
+            (
+                "\nnode cards, forward order\n",
+                "\nreverse ledger, one row per operand edge\n",
+            )
+        };
+        for (title, table) in [
+            (nodes_title, self.node_table(&model, numbers)),
+            (edges_title, self.edge_table(&model, numbers)),
+        ] {
+            out.push_str(title);
+            if markdown {
+                table.markdown(&mut out);
+            } else {
+                table.text(&mut out);
+            }
+        }
         out
     }
 

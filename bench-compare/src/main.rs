@@ -130,22 +130,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map(String::as_str)
-}
-
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
-    let rounds: usize = match option(&args, "--rounds") {
-        Some(text) => text
-            .parse()
-            .map_err(|_| format!("--rounds wants a number, got {text:?}"))?,
-        None => 7,
-    };
-    let only = option(&args, "--only");
+    let rounds = common::rounds(&args)?;
+    let only = common::option(&args, "--only");
     if let Some(name) = only {
         if name != "mlp" && name != "dot" {
             return Err(format!("--only wants `mlp` or `dot`, got {name:?}"));
@@ -170,7 +158,7 @@ fn run() -> Result<(), String> {
         "bench-compare: {rounds} rounds, each row timed once per round in turn; \
          ns/op = median time per gradient / recorded operations (leaves not counted)"
     );
-    if let Some(pattern) = option(&args, "--engine") {
+    if let Some(pattern) = common::option(&args, "--engine") {
         // Profiling aid: keep the reference rows and the engines named.
         rows.retain(|row| row.engine == common::PLAIN || row.engine.contains(pattern));
     }

@@ -12,6 +12,7 @@
 #![allow(dead_code)] // each including binary uses a different subset
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -421,4 +422,45 @@ pub fn table(rows: &[Row<'_>]) -> String {
         ));
     }
     out
+}
+
+/// A bench binary's `main`: under `cargo bench` (which passes `--bench`)
+/// `bench` times with the arguments; under `cargo test` `smoke` checks at
+/// small sizes. Either's error is printed, prefixed with `name`, as a failure.
+pub fn bench_main(
+    name: &str,
+    bench: impl FnOnce(&[String]) -> Result<(), String>,
+    smoke: impl FnOnce() -> Result<(), String>,
+) -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let result = if args.iter().any(|a| a == "--bench") {
+        bench(&args)
+    } else {
+        smoke()
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{name}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The value after `name` on the command line, if any.
+pub fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+/// `--rounds N`, 7 when not given.
+pub fn rounds(args: &[String]) -> Result<usize, String> {
+    match option(args, "--rounds") {
+        Some(text) => text
+            .parse()
+            .map_err(|_| format!("--rounds wants a number, got {text:?}")),
+        None => Ok(7),
+    }
 }
