@@ -1,6 +1,7 @@
 //! The 64→64→1 tanh MLP written the way a student writes it: an ordinary
-//! function with `#[differentiable]`, timed as one gradient (`mlp_loss_grad`
-//! on a new tape, `mlp_loss_grad_on` on a kept one) against its plain twin.
+//! function with `#[differentiable]`, timed as one gradient (`mlp_loss_grad`,
+//! on the thread's scratch tape, and `mlp_loss_grad_on` on a tape kept by
+//! the caller) against its plain twin.
 //!
 //! `cargo bench --bench annotated_mlp` times it (`-- --rounds N`). Under
 //! `cargo test` (no `--bench` argument) it is a test instead: the macro's
@@ -133,7 +134,7 @@ fn bench(args: &[String]) -> Result<(), String> {
             }),
         ),
         row(
-            "mlp_loss_grad (new tape)",
+            "mlp_loss_grad (thread scratch tape)",
             100,
             Box::new(|| {
                 mlp_loss_grad(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target)

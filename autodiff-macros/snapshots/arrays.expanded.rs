@@ -21,7 +21,7 @@ fn dot_tape<'tape>(
     }
     __ad::output(tape, __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8))?)
 }
-/// The value of [`dot`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`dot_tape`].
+/// The value of [`dot`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`dot_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn dot_grad(
     w: [f64; 3],
     x: &[f64],
@@ -29,7 +29,7 @@ fn dot_grad(
     ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    dot_grad_on(&mut ::autodiff::Tape::new(), w, x)
+    ::autodiff::__private::on_scratch_tape(move |tape| dot_grad_on(tape, w, x))
 }
 /// [`dot_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
 #[allow(clippy::too_many_arguments)]

@@ -33,7 +33,7 @@ fn neuron_tape<'tape>(
         )?,
     )
 }
-/// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`neuron_tape`].
+/// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`neuron_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn neuron_grad(
     w: f64,
     x: f64,
@@ -42,7 +42,7 @@ fn neuron_grad(
     ::autodiff::ValueAndGradient<(f64, f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    neuron_grad_on(&mut ::autodiff::Tape::new(), w, x, b)
+    ::autodiff::__private::on_scratch_tape(move |tape| neuron_grad_on(tape, w, x, b))
 }
 /// [`neuron_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
 #[allow(clippy::too_many_arguments)]

@@ -36,7 +36,7 @@ pub fn series_tape<'tape>(
         },
     )
 }
-/// The value of [`series`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`series_tape`].
+/// The value of [`series`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`series_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 pub fn series_grad(
     x: f64,
     scale: f64,
@@ -45,7 +45,7 @@ pub fn series_grad(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    series_grad_on(&mut ::autodiff::Tape::new(), x, scale, n)
+    ::autodiff::__private::on_scratch_tape(move |tape| series_grad_on(tape, x, scale, n))
 }
 /// [`series_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
 #[allow(clippy::too_many_arguments)]

@@ -49,7 +49,7 @@ pub fn mlp_tape<'tape>(
     let e = __ad::sub(y, target, __ad::at("e", 17))?;
     __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18))?)
 }
-/// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`mlp_tape`].
+/// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`mlp_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 pub fn mlp_grad(
     w1: [[f64; 2]; 3],
     w2: [f64; 3],
@@ -59,7 +59,13 @@ pub fn mlp_grad(
     ::autodiff::ValueAndGradient<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
     ::autodiff::ScalarAutodiffError,
 > {
-    mlp_grad_on(&mut ::autodiff::Tape::new(), w1, w2, x, target)
+    ::autodiff::__private::on_scratch_tape(move |tape| mlp_grad_on(
+        tape,
+        w1,
+        w2,
+        x,
+        target,
+    ))
 }
 /// [`mlp_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
 #[allow(clippy::too_many_arguments)]

@@ -13,14 +13,14 @@ fn loss_tape<'tape>(
     let square = __ad::mul(x, x, __ad::at("square", 4))?;
     __ad::output(tape, __ad::add(square, square, __ad::at("square + square", 5))?)
 }
-/// The value of [`loss`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`loss_tape`].
+/// The value of [`loss`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`loss_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn loss_grad(
     x: f64,
 ) -> ::core::result::Result<
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    loss_grad_on(&mut ::autodiff::Tape::new(), x)
+    ::autodiff::__private::on_scratch_tape(move |tape| loss_grad_on(tape, x))
 }
 /// [`loss_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
 #[allow(clippy::too_many_arguments)]

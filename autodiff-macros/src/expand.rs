@@ -189,7 +189,7 @@ fn emit(function: &Function) -> TokenStream {
         " [`{grad_fn}`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape."
     );
     let grad_doc = format!(
-        " The value of [`{name}`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`{tape_fn}`]."
+        " The value of [`{name}`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`{tape_fn}`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory."
     );
 
     // The checks.
@@ -262,7 +262,7 @@ fn emit(function: &Function) -> TokenStream {
         #vis fn #grad_fn #generics(
             #(#user_params),*
         ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
-            #grad_on_fn(&mut ::autodiff::Tape::new(), #(#arg_names),*)
+            ::autodiff::__private::on_scratch_tape(move |#tape| #grad_on_fn(#tape, #(#arg_names),*))
         }
 
         #[doc = #grad_on_doc]
