@@ -785,6 +785,30 @@ struct Placed {
     height: f64,
 }
 
+/// Spreads the `(edge, hop)` ports of one side of `item`, already in
+/// top-to-bottom order, `gap` apart around the middle of that side and
+/// `nudge` lower (a bend point has no height: its ports coincide).
+fn spread_ports(
+    item: &Placed,
+    ports: impl ExactSizeIterator<Item = (usize, usize)>,
+    gap: f64,
+    nudge: f64,
+    y: &mut HashMap<(usize, usize), f64>,
+) {
+    let gap = if matches!(item.item, Item::Dummy) {
+        0.0
+    } else {
+        gap
+    };
+    let middle = (ports.len() as f64 - 1.0) / 2.0;
+    for (k, port) in ports.enumerate() {
+        y.insert(
+            port,
+            item.y + item.height / 2.0 + (k as f64 - middle) * gap + nudge,
+        );
+    }
+}
+
 struct Layout {
     /// Items, nodes first (aligned with `model.nodes`), then bend points.
     items: Vec<Placed>,
@@ -1035,29 +1059,13 @@ impl Layout {
         }
         for (&id, ports) in &mut incoming {
             ports.sort_unstable();
-            let item = &self.items[id];
-            let gap = if matches!(item.item, Item::Dummy) {
-                0.0
-            } else {
-                IN_PORT_GAP
-            };
-            for (k, &(_, edge_id, hop)) in ports.iter().enumerate() {
-                let offset = (k as f64 - (ports.len() as f64 - 1.0) / 2.0) * gap;
-                in_y.insert((edge_id, hop), item.y + item.height / 2.0 + offset + 4.0);
-            }
+            let hops = ports.iter().map(|&(_, edge_id, hop)| (edge_id, hop));
+            spread_ports(&self.items[id], hops, IN_PORT_GAP, 4.0, &mut in_y);
         }
         for (&id, ports) in &mut outgoing {
             ports.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let item = &self.items[id];
-            let gap = if matches!(item.item, Item::Dummy) {
-                0.0
-            } else {
-                OUT_PORT_GAP
-            };
-            for (k, &(_, edge_id, hop)) in ports.iter().enumerate() {
-                let offset = (k as f64 - (ports.len() as f64 - 1.0) / 2.0) * gap;
-                out_y.insert((edge_id, hop), item.y + item.height / 2.0 + offset);
-            }
+            let hops = ports.iter().map(|&(_, edge_id, hop)| (edge_id, hop));
+            spread_ports(&self.items[id], hops, OUT_PORT_GAP, 0.0, &mut out_y);
         }
         // A bend point carries one edge: its in and out heights agree.
         for (edge_id, route) in self.routes.iter().enumerate() {
