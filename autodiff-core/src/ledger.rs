@@ -1,7 +1,7 @@
 //! The ledger of one reverse pass, derived on demand.
 //!
-//! A [`BackwardPass`] keeps only the pass adjoints it computed anyway; its
-//! node and edge rows are rebuilt from the tape when somebody asks, so a
+//! A [`BackwardPass`] keeps only its output and seed; its adjoints, node
+//! rows and edge rows are rebuilt from the tape when somebody asks, so a
 //! million-node pass costs nothing extra when nobody reads the ledger.
 
 use std::cell::OnceCell;
@@ -10,13 +10,18 @@ use crate::error::Label;
 use crate::operation::ScalarOperation;
 use crate::tape::Tape;
 
-/// One reverse pass: the seed, its output, and the pass-local adjoints.
+/// One reverse pass: the seed and its output, from which the pass-local
+/// adjoints are derived again when first asked for.
 pub struct BackwardPass<'t> {
     tape: &'t Tape,
     output: usize,
     seed: f64,
-    /// Pass adjoint of every node up to the output; 0 where the pass did not reach.
-    adjoints: Vec<f64>,
+    /// Pass adjoint of every node up to the output; 0 where the pass did not
+    /// reach. Replayed from the tape on the first question that needs it:
+    /// the sweep is a pure function of the edges up to the output, which no
+    /// later recording changes and no `clear` can reach while the pass
+    /// borrows the tape, so the replay is bit for bit the pass that ran.
+    adjoints: OnceCell<Vec<f64>>,
     /// Which nodes the output reaches, found on the first question that
     /// needs it: asking `pass_adjoint` for every node stays linear.
     reach: OnceCell<Vec<bool>>,
@@ -69,14 +74,20 @@ pub struct BackwardEdge {
 }
 
 impl<'t> BackwardPass<'t> {
-    pub(crate) fn new(tape: &'t Tape, output: usize, seed: f64, adjoints: Vec<f64>) -> Self {
+    pub(crate) fn new(tape: &'t Tape, output: usize, seed: f64) -> Self {
         Self {
             tape,
             output,
             seed,
-            adjoints,
+            adjoints: OnceCell::new(),
             reach: OnceCell::new(),
         }
+    }
+
+    /// The pass adjoints, replayed on first use.
+    fn adjoints(&self) -> &[f64] {
+        self.adjoints
+            .get_or_init(|| self.tape.pass_adjoints(self.output, self.seed))
     }
 
     /// The seed installed at the output.
@@ -97,9 +108,13 @@ impl<'t> BackwardPass<'t> {
     /// The pass adjoint of the node at `index`: `None` if the node is not
     /// tracked or the output does not reach it.
     pub fn pass_adjoint(&self, index: usize) -> Option<f64> {
-        let reach = self.reach();
-        let info = self.tape.nodes.borrow();
-        (*reach.get(index)? && info.info(index).tracked).then(|| self.adjoints[index])
+        if !*self.reach().get(index)? {
+            return None;
+        }
+        let adjoint = self.adjoints()[index];
+        self.tape.nodes.borrow().primals[index]
+            .tracked
+            .then_some(adjoint)
     }
 
     /// Which nodes the output reaches through any edge, tracked or not.
@@ -126,6 +141,7 @@ impl<'t> BackwardPass<'t> {
     /// Every node the output reaches (tracked or not), in forward order.
     pub fn nodes(&self) -> Vec<BackwardNode> {
         let reach = self.reach();
+        let adjoints = self.adjoints();
         let nodes = self.tape.nodes.borrow();
         (0..=self.output)
             .filter(|&index| reach[index])
@@ -137,7 +153,7 @@ impl<'t> BackwardPass<'t> {
                     operation: info.operation,
                     value: info.value,
                     tracked: info.tracked,
-                    pass_adjoint: info.tracked.then_some(self.adjoints[index]),
+                    pass_adjoint: info.tracked.then_some(adjoints[index]),
                     stored_gradient: info.tracked.then_some(info.gradient),
                     label: info.label(),
                     operands: (0..2)
@@ -153,6 +169,7 @@ impl<'t> BackwardPass<'t> {
     /// replaying how each contribution moved its operand's adjoint.
     pub fn edges(&self) -> Vec<BackwardEdge> {
         let reach = self.reach();
+        let adjoints = self.adjoints();
         let nodes = self.tape.nodes.borrow();
         let mut running = vec![0.0_f64; self.output + 1];
         running[self.output] = self.seed;
@@ -163,7 +180,7 @@ impl<'t> BackwardPass<'t> {
             }
             let edges = nodes.edges[child];
             let upstream = if nodes.info(child).tracked {
-                self.adjoints[child]
+                adjoints[child]
             } else {
                 0.0
             };
@@ -267,6 +284,7 @@ impl BackwardPass<'_> {
     /// ```
     pub fn summary(&self, largest: usize) -> PassSummary {
         let reach = self.reach();
+        let adjoints = self.adjoints();
         let nodes = self.tape.nodes.borrow();
         let out = nodes.info(self.output);
         let mut summary = PassSummary {
@@ -298,7 +316,7 @@ impl BackwardPass<'_> {
                 continue;
             }
             summary.tracked_nodes += 1;
-            let adjoint = self.adjoints[index];
+            let adjoint = adjoints[index];
             let position = top.partition_point(|entry| entry.2.abs() >= adjoint.abs());
             if position < largest {
                 if top.len() == largest {
@@ -312,12 +330,13 @@ impl BackwardPass<'_> {
 }
 
 impl Drop for BackwardPass<'_> {
-    /// Hands the adjoint buffer back to the tape, so that the next pass on a
-    /// reused tape fills memory it already has instead of fresh pages from
-    /// the operating system (a third of a million-node pass's time).
+    /// Hands a replayed adjoint buffer back to the tape, so that the next
+    /// pass fills memory it already has instead of fresh pages from the
+    /// operating system.
     fn drop(&mut self) {
-        self.tape
-            .recycle_adjoints(std::mem::take(&mut self.adjoints));
+        if let Some(adjoints) = self.adjoints.take() {
+            self.tape.recycle_adjoints(adjoints);
+        }
     }
 }
 

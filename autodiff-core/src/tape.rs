@@ -563,6 +563,20 @@ impl<'t> Scalar<'t> {
             return Err(error);
         }
 
+        if nodes.gradients.is_empty() {
+            // No stored gradient yet (a new or cleared tape): every stored
+            // gradient is the +0 it would be added to, so the pass adjoints
+            // are the new stored gradients as they stand: `0 + a == a` bit
+            // for bit, as no adjoint is −0 (see `sweep`) but the output's,
+            // which is the seed and gets its `0 +` here. The buffers trade
+            // places instead of one being copied into the other.
+            adjoints[output] = 0.0 + seed;
+            let spare = std::mem::replace(&mut nodes.gradients, adjoints);
+            nodes.spare_adjoints = spare;
+            drop(nodes);
+            return Ok(BackwardPass::new(self.tape, output, seed));
+        }
+
         // Adding everywhere is exact: nodes the output does not reach, and
         // untracked ones, have adjoint 0, and `g + 0 == g` bit for bit for
         // every stored `g` but −0, which a stored gradient never is (it
@@ -578,8 +592,9 @@ impl<'t> Scalar<'t> {
         nodes
             .gradients
             .extend(adjoints[stored..].iter().map(|&adjoint| 0.0 + adjoint));
+        nodes.spare_adjoints = adjoints;
         drop(nodes);
-        Ok(BackwardPass::new(self.tape, output, seed, adjoints))
+        Ok(BackwardPass::new(self.tape, output, seed))
     }
 
     /// Sets the stored gradient of every tracked node this output reaches to
@@ -606,6 +621,21 @@ impl<'t> Scalar<'t> {
                 }
             }
         }
+    }
+}
+
+impl Tape {
+    /// The pass adjoints of a pass from `output` seeded with `seed`, on a
+    /// buffer of its own: what [`BackwardPass`] replays for its ledger. The
+    /// caller ran this pass successfully already, so every adjoint is finite.
+    pub(crate) fn pass_adjoints(&self, output: usize, seed: f64) -> Vec<f64> {
+        let mut adjoints = std::mem::take(&mut self.nodes.borrow_mut().spare_adjoints);
+        let nodes = self.nodes.borrow();
+        adjoints.clear();
+        adjoints.resize(output + 1, 0.0);
+        adjoints[output] = seed;
+        sweep(&nodes.edges[..=output], &[], &mut adjoints);
+        adjoints
     }
 }
 

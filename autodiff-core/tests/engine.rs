@@ -309,3 +309,53 @@ fn zero_grads_clears_the_whole_tape() {
 
 // Recording writes at most 64 bytes a node; checked when this test compiles.
 const _: () = assert!(autodiff_core::BYTES_PER_NODE <= 64);
+
+/// A first pass on a fresh or cleared tape hands its adjoint buffer over as
+/// the stored gradients; a −0 seed must still be stored as +0 (a stored
+/// gradient is never −0), exactly as a later pass that adds would store it.
+#[test]
+fn a_negative_zero_seed_is_stored_as_positive_zero() {
+    let mut tape = Tape::new();
+    for _ in 0..2 {
+        let x = tape.variable(3.0).unwrap();
+        let y = x.mul(x).unwrap();
+        let pass = y.backward_with_seed(-0.0).unwrap();
+        assert_eq!(
+            pass.pass_adjoint(y.index()).map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
+        assert_eq!(stored(&[x, y]), [Some(0), Some(0)], "+0 bits, never −0");
+        drop(pass);
+        y.backward_with_seed(-0.0).unwrap();
+        assert_eq!(stored(&[x, y]), [Some(0), Some(0)]);
+        tape.clear();
+    }
+}
+
+/// The ledger derives its adjoints from the tape when read; two passes'
+/// ledgers read side by side each show their own seed's adjoints, however
+/// the stored gradients moved in between.
+#[test]
+fn ledgers_of_two_passes_read_after_both_ran() {
+    let tape = Tape::new();
+    let x = tape.variable(2.0).unwrap();
+    let y = x.mul(x).unwrap().mul(x).unwrap(); // x³, dy/dx = 12
+    let first = y.backward().unwrap();
+    let second = y.backward_with_seed(0.5).unwrap();
+    assert_eq!(x.gradient(), Some(12.0 + 6.0));
+    assert_eq!(first.pass_adjoint(x.index()), Some(12.0));
+    assert_eq!(second.pass_adjoint(x.index()), Some(6.0));
+    let adjoints = |pass: &autodiff_core::BackwardPass<'_>| {
+        pass.nodes()
+            .iter()
+            .map(|n| n.pass_adjoint)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(adjoints(&first), [Some(12.0), Some(2.0), Some(1.0)]);
+    assert_eq!(adjoints(&second), [Some(6.0), Some(1.0), Some(0.5)]);
+    // Recording after the passes changes neither ledger.
+    let z = y.add(x).unwrap();
+    z.backward().unwrap();
+    assert_eq!(first.pass_adjoint(x.index()), Some(12.0));
+    assert_eq!(first.pass_adjoint(z.index()), None, "z is past the output");
+}
