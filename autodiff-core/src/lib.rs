@@ -17,7 +17,9 @@
 //! # Ok::<(), autodiff_core::ScalarAutodiffError>(())
 //! ```
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
+mod cell;
 mod error;
 mod gradcheck;
 mod ledger;

@@ -5,7 +5,7 @@
 //! pass is one backward loop over indices: no recursion, no hash map, no
 //! stack to overflow, and dropping the tape frees everything at once.
 
-use std::cell::RefCell;
+use crate::cell::NodeCell;
 use std::fmt;
 
 use crate::error::{Label, ScalarAutodiffError};
@@ -112,6 +112,11 @@ impl Nodes {
 
     /// Appends one node and returns its index. Callers have validated value
     /// and derivatives.
+    ///
+    /// `edges` and `primals` always have the same length (every method
+    /// that changes one changes the other alike), so one length and one
+    /// room check serve both: two `Vec::push`es would load, test and store
+    /// a length each, and on the MLP bench that was a tenth of recording.
     #[inline]
     pub(crate) fn push(
         &mut self,
@@ -121,19 +126,41 @@ impl Nodes {
         tracked: bool,
     ) -> Result<u32, ScalarAutodiffError> {
         let index = self.primals.len();
-        if index >= MAX_NODES {
+        debug_assert_eq!(index, self.edges.len());
+        if index == self.primals.capacity() || index == self.edges.capacity() {
+            self.make_room()?;
+        }
+        // SAFETY: both vectors have length `index` and room past it (just
+        // checked, or made by `make_room`), so slot `index` of each is
+        // allocated and unused; writing it and then counting it initialises
+        // what the new length covers.
+        unsafe {
+            self.edges.as_mut_ptr().add(index).write(edges);
+            self.edges.set_len(index + 1);
+            self.primals.as_mut_ptr().add(index).write(Primal {
+                value,
+                line: 0,
+                operation,
+                tracked,
+            });
+            self.primals.set_len(index + 1);
+        }
+        Ok(index as u32)
+    }
+
+    /// Grows both node arrays (amortised doubling), or refuses a node past
+    /// [`MAX_NODES`].
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self) -> Result<(), ScalarAutodiffError> {
+        if self.primals.len() >= MAX_NODES {
             return Err(ScalarAutodiffError::TapeFull {
                 capacity: MAX_NODES,
             });
         }
-        self.edges.push(edges);
-        self.primals.push(Primal {
-            value,
-            line: 0,
-            operation,
-            tracked,
-        });
-        Ok(index as u32)
+        self.edges.reserve(1);
+        self.primals.reserve(1);
+        Ok(())
     }
 
     /// Grows the lazy label array to hold `index`, reserving room for as
@@ -202,7 +229,7 @@ impl Nodes {
 /// ```
 #[derive(Default)]
 pub struct Tape {
-    pub(crate) nodes: RefCell<Nodes>,
+    pub(crate) nodes: NodeCell<Nodes>,
 }
 
 /// The bytes recording writes for one node: operand edges (24) and value,
@@ -225,7 +252,7 @@ impl Tape {
     /// An empty tape with room for `nodes` nodes before it reallocates.
     pub fn with_capacity(nodes: usize) -> Self {
         Self {
-            nodes: RefCell::new(Nodes {
+            nodes: NodeCell::new(Nodes {
                 edges: Vec::with_capacity(nodes),
                 primals: Vec::with_capacity(nodes),
                 ..Nodes::default()
@@ -353,12 +380,11 @@ impl Tape {
     }
 
     /// Keeps the larger of `adjoints` and the buffer already kept, for the
-    /// next backward pass. Skipped if the tape is borrowed at the moment.
+    /// next backward pass.
     pub(crate) fn recycle_adjoints(&self, adjoints: Vec<f64>) {
-        if let Ok(mut nodes) = self.nodes.try_borrow_mut() {
-            if adjoints.capacity() > nodes.spare_adjoints.capacity() {
-                nodes.spare_adjoints = adjoints;
-            }
+        let mut nodes = self.nodes.borrow_mut();
+        if adjoints.capacity() > nodes.spare_adjoints.capacity() {
+            nodes.spare_adjoints = adjoints;
         }
     }
 

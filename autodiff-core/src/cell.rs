@@ -1,0 +1,173 @@
+//! The cell that holds a tape's nodes: `RefCell`'s rules, checked in debug
+//! builds and free in release builds.
+//!
+//! Recording a node is a handful of stores, and `RefCell`'s flag (a load, a
+//! test and two stores around each borrow) was a sixth of it on the MLP
+//! bench. Every borrow of a tape lives inside one method of this crate that
+//! runs none of its caller's code while it holds the borrow and calls no
+//! other method that borrows, so the flag never fires in a correct build.
+//! Debug builds, where every test runs, keep the flag and panic on a nested
+//! borrow exactly as `RefCell` would; release builds trust what the tests
+//! showed.
+//!
+//! The cell is `!Sync` (it holds an `UnsafeCell`), so a tape can move to
+//! another thread but never be shared by two.
+
+use std::cell::UnsafeCell;
+use std::ops::{Deref, DerefMut};
+
+#[cfg(debug_assertions)]
+use std::cell::Cell;
+
+/// A value behind `&self` that this crate borrows in scoped, non-nested
+/// steps. See the module documentation.
+pub(crate) struct NodeCell<T> {
+    value: UnsafeCell<T>,
+    /// Debug builds only: the number of shared borrows, or −1 while the
+    /// value is borrowed exclusively.
+    #[cfg(debug_assertions)]
+    state: Cell<isize>,
+}
+
+impl<T: Default> Default for NodeCell<T> {
+    fn default() -> Self {
+        Self::new(T::default())
+    }
+}
+
+impl<T> NodeCell<T> {
+    pub(crate) fn new(value: T) -> Self {
+        Self {
+            value: UnsafeCell::new(value),
+            #[cfg(debug_assertions)]
+            state: Cell::new(0),
+        }
+    }
+
+    /// Shared access for as long as the guard lives.
+    #[inline(always)]
+    pub(crate) fn borrow(&self) -> Shared<'_, T> {
+        #[cfg(debug_assertions)]
+        {
+            let state = self.state.get();
+            assert!(state >= 0, "autodiff bug: tape read while being written");
+            self.state.set(state + 1);
+        }
+        Shared {
+            // SAFETY: no exclusive guard is alive (module invariant, checked
+            // above in debug builds), so shared references may coexist.
+            value: unsafe { &*self.value.get() },
+            #[cfg(debug_assertions)]
+            state: &self.state,
+        }
+    }
+
+    /// Exclusive access for as long as the guard lives.
+    #[inline(always)]
+    pub(crate) fn borrow_mut(&self) -> Exclusive<'_, T> {
+        #[cfg(debug_assertions)]
+        {
+            assert!(
+                self.state.get() == 0,
+                "autodiff bug: tape written while borrowed"
+            );
+            self.state.set(-1);
+        }
+        Exclusive {
+            // SAFETY: no other guard is alive (module invariant, checked
+            // above in debug builds), so this is the only reference.
+            value: unsafe { &mut *self.value.get() },
+            #[cfg(debug_assertions)]
+            state: &self.state,
+        }
+    }
+
+    /// Exclusive access through `&mut self`: no guard needed.
+    pub(crate) fn get_mut(&mut self) -> &mut T {
+        self.value.get_mut()
+    }
+}
+
+/// A shared borrow of a [`NodeCell`].
+pub(crate) struct Shared<'a, T> {
+    value: &'a T,
+    #[cfg(debug_assertions)]
+    state: &'a Cell<isize>,
+}
+
+impl<T> Deref for Shared<'_, T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T> Drop for Shared<'_, T> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        #[cfg(debug_assertions)]
+        self.state.set(self.state.get() - 1);
+    }
+}
+
+/// An exclusive borrow of a [`NodeCell`].
+pub(crate) struct Exclusive<'a, T> {
+    value: &'a mut T,
+    #[cfg(debug_assertions)]
+    state: &'a Cell<isize>,
+}
+
+impl<T> Deref for Exclusive<'_, T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T> DerefMut for Exclusive<'_, T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+impl<T> Drop for Exclusive<'_, T> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        #[cfg(debug_assertions)]
+        self.state.set(0);
+    }
+}
+
+#[cfg(all(test, debug_assertions))]
+mod tests {
+    use super::NodeCell;
+
+    #[test]
+    fn shared_borrows_coexist() {
+        let cell = NodeCell::new(5);
+        let (a, b) = (cell.borrow(), cell.borrow());
+        assert_eq!(*a + *b, 10);
+        drop((a, b));
+        *cell.borrow_mut() += 1;
+        assert_eq!(*cell.borrow(), 6);
+    }
+
+    #[test]
+    #[should_panic(expected = "tape written while borrowed")]
+    fn a_write_during_a_read_panics_in_debug_builds() {
+        let cell = NodeCell::new(5);
+        let _read = cell.borrow();
+        let _write = cell.borrow_mut();
+    }
+
+    #[test]
+    #[should_panic(expected = "tape read while being written")]
+    fn a_read_during_a_write_panics_in_debug_builds() {
+        let cell = NodeCell::new(5);
+        let _write = cell.borrow_mut();
+        let _read = cell.borrow();
+    }
+}
