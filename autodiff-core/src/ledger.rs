@@ -113,7 +113,7 @@ impl<'t> BackwardPass<'t> {
         }
         let adjoint = self.adjoints()[index];
         self.tape.nodes.borrow().primals[index]
-            .tracked
+            .tracked()
             .then_some(adjoint)
     }
 

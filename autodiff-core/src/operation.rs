@@ -84,6 +84,38 @@ impl ScalarOperation {
         }
     }
 
+    /// Every operation, in declaration order: `ALL[op as usize] == op`.
+    const ALL: [Self; 22] = [
+        Self::Variable,
+        Self::Constant,
+        Self::Detached,
+        Self::Add,
+        Self::Multiply,
+        Self::Negate,
+        Self::Subtract,
+        Self::Divide,
+        Self::Exp,
+        Self::Ln,
+        Self::Tanh,
+        Self::Sin,
+        Self::Cos,
+        Self::Sqrt,
+        Self::Powi,
+        Self::Powf,
+        Self::Abs,
+        Self::Max,
+        Self::Min,
+        Self::Recip,
+        Self::Relu,
+        Self::Sigmoid,
+    ];
+
+    /// The operation whose discriminant is `index` (`op as u8`), as a tape
+    /// packs it; an index no operation has is a bug and panics.
+    pub(crate) fn from_index(index: u8) -> Self {
+        Self::ALL[usize::from(index)]
+    }
+
     /// Whether the node is a leaf (no operand edges).
     pub const fn is_leaf(self) -> bool {
         matches!(self, Self::Variable | Self::Constant | Self::Detached)
@@ -93,5 +125,22 @@ impl ScalarOperation {
 impl fmt::Display for ScalarOperation {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScalarOperation;
+
+    #[test]
+    fn every_operation_survives_packing() {
+        for op in ScalarOperation::ALL {
+            assert_eq!(ScalarOperation::from_index(op as u8), op);
+        }
+        // The table lists each operation once: names are unique.
+        let mut names: Vec<&str> = ScalarOperation::ALL.iter().map(|op| op.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ScalarOperation::ALL.len());
     }
 }
