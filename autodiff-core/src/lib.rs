@@ -38,5 +38,5 @@ pub use ledger::{BackwardEdge, BackwardNode, BackwardPass, PassSummary};
 pub use operation::ScalarOperation;
 pub use ops::{detach, relu, sigmoid, Operand};
 pub use render::{Numbers, RenderLimits, TapeView, Timeline, TimelineStep};
-pub use tape::{Scalar, Tape, BYTES_PER_NODE, MAX_NODES};
+pub use tape::{Scalar, Tape, BYTES_PER_NODE, MAX_NODES, SPARE_NODES};
 pub use value_and_gradient::ValueAndGradient;

@@ -100,6 +100,14 @@ fn pow_exponent_derivative(a: f64, b: f64, value: f64) -> f64 {
     }
 }
 
+/// Whether all three are finite: `x * 0` is ±0 for a finite `x` and NaN for
+/// an infinite or NaN one, and NaN survives the sum; one comparison in all,
+/// where three `is_finite` tests cost a mask and a compare each.
+#[inline(always)]
+fn finite3(a: f64, b: f64, c: f64) -> bool {
+    a * 0.0 + b * 0.0 + c * 0.0 == 0.0
+}
+
 /// Which check a non-finite record failed, in the order chapter 14 checks:
 /// the result, then each operand's local derivative. Kept out of line so
 /// that the hot path of every operation is one combined test.
@@ -139,25 +147,40 @@ fn record_error(
 impl<'t> Scalar<'t> {
     /// Records `f(self)` with one operand edge (`self`, slot 0); `f` maps the
     /// operand's value to the result and the local derivative.
-    ///
-    /// The operand's value and flag come from its handle, and the node is
-    /// appended under one borrow of the tape: recording is the hot path of
-    /// every gradient, and each extra borrow showed up in the benches.
     #[inline(always)]
     fn unary(
         self,
         operation: ScalarOperation,
         f: impl FnOnce(f64) -> (f64, f64),
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        // A plain 0 is finite, and the test of it folds away.
+        self.unary_beside(operation, (0, 0.0), f)
+    }
+
+    /// Records `f(self)` as [`unary`](Self::unary) does, for an operation
+    /// that also has the plain operand `plain = (operand slot, value)`
+    /// (`x.mul(2.0)`, `x.rsub(1.0)`): no edge to it, but a non-finite one is
+    /// `NonFiniteOperand`.
+    ///
+    /// The operand's value and flag come from its handle; the plain
+    /// operand, result and derivative are tested for finiteness together,
+    /// and the node is appended under one borrow of the tape: recording is
+    /// the hot path of every gradient, and each extra test or borrow showed
+    /// up in the benches.
+    #[inline(always)]
+    fn unary_beside(
+        self,
+        operation: ScalarOperation,
+        plain: (usize, f64),
+        f: impl FnOnce(f64) -> (f64, f64),
+    ) -> Result<Scalar<'t>, ScalarAutodiffError> {
         let (x, tracked) = (self.value, self.tracks_gradient());
         let (value, derivative) = f(x);
-        if !(value.is_finite() & derivative.is_finite()) {
-            return Err(record_error(
-                operation,
-                value,
-                [(x, derivative), (0.0, 0.0)],
-                1,
-            ));
+        if !finite3(plain.1, value, derivative) {
+            return Err(match check_constant(operation, plain.0, plain.1) {
+                Err(error) => error,
+                Ok(()) => record_error(operation, value, [(x, derivative), (0.0, 0.0)], 1),
+            });
         }
         let edges = Edges {
             parents: [self.parent_slot(), NO_PARENT],
@@ -185,8 +208,7 @@ impl<'t> Scalar<'t> {
         let other = match rhs {
             Operand::Scalar(other) => other,
             Operand::Constant(b) => {
-                check_constant(operation, 1, b)?;
-                return self.unary(operation, |a| {
+                return self.unary_beside(operation, (1, b), |a| {
                     let value = f(a, b);
                     (value, partials(a, b, value).0)
                 });
@@ -204,7 +226,7 @@ impl<'t> Scalar<'t> {
         // Partials of a non-finite result are never recorded; computing
         // them anyway keeps the hot path to one branch.
         let (da, db) = partials(a, b, value);
-        if !(value.is_finite() & da.is_finite() & db.is_finite()) {
+        if !finite3(value, da, db) {
             return Err(record_error(operation, value, [(a, da), (b, db)], 2));
         }
         let edges = Edges {
@@ -243,8 +265,7 @@ impl<'t> Scalar<'t> {
     /// `lhs - self` for a plain `lhs`. ∂/∂self = −1.
     #[inline]
     pub fn rsub(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        check_constant(ScalarOperation::Subtract, 0, lhs)?;
-        self.unary(ScalarOperation::Subtract, |x| (lhs - x, -1.0))
+        self.unary_beside(ScalarOperation::Subtract, (0, lhs), |x| (lhs - x, -1.0))
     }
 
     /// `self * rhs`. ∂/∂self = rhs, ∂/∂rhs = self.
@@ -271,8 +292,7 @@ impl<'t> Scalar<'t> {
     /// `lhs / self` for a plain `lhs`. ∂/∂self = −lhs/self².
     #[inline]
     pub fn rdiv(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        check_constant(ScalarOperation::Divide, 0, lhs)?;
-        self.unary(ScalarOperation::Divide, |x| {
+        self.unary_beside(ScalarOperation::Divide, (0, lhs), |x| {
             let value = lhs / x;
             (value, -value / x)
         })
@@ -371,8 +391,7 @@ impl<'t> Scalar<'t> {
     /// `base^self` for a plain `base`. d/dself = ln(base)·base^self.
     #[inline]
     pub fn rpowf(self, base: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        check_constant(ScalarOperation::Powf, 0, base)?;
-        self.unary(ScalarOperation::Powf, |x| {
+        self.unary_beside(ScalarOperation::Powf, (0, base), |x| {
             let value = base.powf(x);
             (value, pow_exponent_derivative(base, x, value))
         })

@@ -359,3 +359,46 @@ fn ledgers_of_two_passes_read_after_both_ran() {
     assert_eq!(first.pass_adjoint(x.index()), Some(12.0));
     assert_eq!(first.pass_adjoint(z.index()), None, "z is past the output");
 }
+
+/// A new tape starts from the memory of the last small tape dropped on its
+/// thread, holding none of its nodes, gradients or labels.
+#[test]
+fn a_new_tape_reuses_a_dropped_small_tape_and_nothing_of_its_graph() {
+    let first = Tape::new();
+    let x = first.variable(3.0).unwrap().labeled(Label::named("x"));
+    let y = x.mul(x).unwrap();
+    y.backward().unwrap();
+    let room = first.capacity();
+    assert!(room > 0);
+    drop(first);
+
+    let second = Tape::new();
+    assert!(second.is_empty());
+    assert_eq!(second.capacity(), room);
+    let a = second.variable(5.0).unwrap();
+    assert_eq!(a.gradient(), Some(0.0), "no stored gradient carried over");
+    assert_eq!(a.label(), None, "no label carried over");
+    let b = a.mul(2.0).unwrap();
+    b.backward().unwrap();
+    assert_eq!(a.gradient(), Some(2.0));
+    assert_eq!(b.backward().unwrap().nodes().len(), 2);
+
+    // Only one tape takes the buffers; the next starts empty.
+    let third = Tape::new();
+    assert_eq!(third.capacity(), 0);
+}
+
+/// A tape past `SPARE_NODES` returns its memory to the allocator on drop;
+/// of two small tapes dropped, the roomier one is kept.
+#[test]
+fn only_small_tapes_leave_their_memory_behind() {
+    let big = Tape::with_capacity(autodiff_core::SPARE_NODES + 1);
+    big.variable(1.0).unwrap();
+    drop(big);
+    assert_eq!(Tape::new().capacity(), 0);
+
+    let (small, smaller) = (Tape::with_capacity(64), Tape::with_capacity(8));
+    drop(small);
+    drop(smaller);
+    assert_eq!(Tape::new().capacity(), 64);
+}
