@@ -182,10 +182,7 @@ impl<'t> Scalar<'t> {
                 Ok(()) => record_error(operation, value, [(x, derivative), (0.0, 0.0)], 1),
             });
         }
-        let edges = Edges {
-            parents: [self.parent_slot(), NO_PARENT],
-            derivatives: [derivative, 0.0],
-        };
+        let edges = Edges::new([self.parent_slot(), NO_PARENT], [derivative, 0.0]);
         let index = self
             .tape
             .nodes
@@ -229,10 +226,7 @@ impl<'t> Scalar<'t> {
         if !finite3(value, da, db) {
             return Err(record_error(operation, value, [(a, da), (b, db)], 2));
         }
-        let edges = Edges {
-            parents: [self.parent_slot(), other.parent_slot()],
-            derivatives: [da, db],
-        };
+        let edges = Edges::new([self.parent_slot(), other.parent_slot()], [da, db]);
         let tracked = a_tracked || b_tracked;
         let index = self
             .tape
