@@ -7,7 +7,7 @@
 
 use crate::error::ScalarAutodiffError;
 use crate::operation::ScalarOperation;
-use crate::tape::{Edges, Scalar, NO_PARENT};
+use crate::tape::{Edges, Scalar, NO_PARENT, UNTRACKED};
 
 /// The right-hand side of a binary operation: another scalar on the same
 /// tape, or a plain `f64`, which is a constant and records no edge.
@@ -174,7 +174,7 @@ impl<'t> Scalar<'t> {
         plain: (usize, f64),
         f: impl FnOnce(f64) -> (f64, f64),
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        let (x, tracked) = (self.value, self.tracks_gradient());
+        let x = self.value;
         let (value, derivative) = f(x);
         if !finite3(plain.1, value, derivative) {
             return Err(match check_constant(operation, plain.0, plain.1) {
@@ -183,12 +183,9 @@ impl<'t> Scalar<'t> {
             });
         }
         let edges = Edges::new([self.parent_slot(), NO_PARENT], [derivative, 0.0]);
-        let index = self
-            .tape
-            .nodes
-            .borrow_mut()
-            .push(edges, value, operation, tracked)?;
-        Ok(Scalar::new(self.tape, index, value, tracked))
+        // The result tracks a gradient exactly when its operand does.
+        let untracked = self.parent_slot() & UNTRACKED;
+        self.tape.push(edges, value, operation, untracked)
     }
 
     /// Records `f(self, rhs)` where `partials(a, b, f)` gives the local
@@ -217,8 +214,7 @@ impl<'t> Scalar<'t> {
                 label: None,
             });
         }
-        let (a, a_tracked) = (self.value, self.tracks_gradient());
-        let (b, b_tracked) = (other.value, other.tracks_gradient());
+        let (a, b) = (self.value, other.value);
         let value = f(a, b);
         // Partials of a non-finite result are never recorded; computing
         // them anyway keeps the hot path to one branch.
@@ -227,13 +223,10 @@ impl<'t> Scalar<'t> {
             return Err(record_error(operation, value, [(a, da), (b, db)], 2));
         }
         let edges = Edges::new([self.parent_slot(), other.parent_slot()], [da, db]);
-        let tracked = a_tracked || b_tracked;
-        let index = self
-            .tape
-            .nodes
-            .borrow_mut()
-            .push(edges, value, operation, tracked)?;
-        Ok(Scalar::new(self.tape, index, value, tracked))
+        // The result tracks a gradient when either operand does: it is
+        // untracked when both carry the flag.
+        let untracked = self.parent_slot() & other.parent_slot() & UNTRACKED;
+        self.tape.push(edges, value, operation, untracked)
     }
 
     /// `self + rhs`. ∂/∂self = 1, ∂/∂rhs = 1.

@@ -72,23 +72,22 @@ impl Edges {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Primal {
     pub(crate) value: f64,
-    /// The operation (bits 0–7), the tracked flag (bit 8) and the label's
-    /// source line (bits 32–63) in one word, so that recording writes a
-    /// primal in two stores, not four: a tenth of recording on the MLP
-    /// bench. (The line sits in what would otherwise be padding, so a
+    /// The operation (bits 0–7), the untracked flag (bit 31, where
+    /// [`UNTRACKED`] sits in a parent entry, so an operation's flag goes in
+    /// unshifted) and the label's source line (bits 32–63) in one word, so
+    /// that recording writes a primal in two stores, not four: a tenth of
+    /// recording on the MLP bench. (The line sits in what would otherwise be padding, so a
     /// labeled node costs only the text beside it: see `Nodes`.)
     packed: u64,
 }
 
 impl Primal {
-    const TRACKED: u64 = 1 << 8;
-
+    /// `untracked` is [`UNTRACKED`] or 0.
     #[inline(always)]
-    pub(crate) fn new(value: f64, operation: ScalarOperation, tracked: bool) -> Self {
-        let flag = if tracked { Self::TRACKED } else { 0 };
+    pub(crate) fn new(value: f64, operation: ScalarOperation, untracked: u32) -> Self {
         Self {
             value,
-            packed: operation as u64 | flag,
+            packed: operation as u64 | u64::from(untracked),
         }
     }
 
@@ -97,7 +96,7 @@ impl Primal {
     }
 
     pub(crate) fn tracked(self) -> bool {
-        self.packed & Self::TRACKED != 0
+        self.packed & u64::from(UNTRACKED) == 0
     }
 
     pub(crate) fn line(self) -> u32 {
@@ -180,7 +179,7 @@ impl Nodes {
         edges: Edges,
         value: f64,
         operation: ScalarOperation,
-        tracked: bool,
+        untracked: u32,
     ) -> Result<u32, ScalarAutodiffError> {
         let index = self.primals.len();
         debug_assert_eq!(index, self.edges.len());
@@ -198,7 +197,7 @@ impl Nodes {
             self.primals
                 .as_mut_ptr()
                 .add(index)
-                .write(Primal::new(value, operation, tracked));
+                .write(Primal::new(value, operation, untracked));
             self.primals.set_len(index + 1);
         }
         Ok(index as u32)
@@ -461,8 +460,8 @@ impl Tape {
         for (offset, (((edges, primal), scalar), &value)) in slots.zip(values).enumerate() {
             all_finite &= value.is_finite();
             edges.write(Edges::LEAF);
-            primal.write(Primal::new(value, ScalarOperation::Variable, true));
-            scalar.write(Scalar::new(self, (first + offset) as u32, value, true));
+            primal.write(Primal::new(value, ScalarOperation::Variable, 0));
+            scalar.write(Scalar::new(self, (first + offset) as u32, value));
         }
         if !all_finite {
             let value = values.iter().copied().find(|v| !v.is_finite());
@@ -504,23 +503,25 @@ impl Tape {
                 label: None,
             });
         }
-        self.push(Edges::LEAF, value, operation, tracked)
+        let untracked = if tracked { 0 } else { UNTRACKED };
+        self.push(Edges::LEAF, value, operation, untracked)
     }
 
-    /// Appends one node. Callers have validated value and derivatives.
-    #[inline]
+    /// Appends one node; `untracked` is [`UNTRACKED`] or 0. Callers have
+    /// validated value and derivatives.
+    #[inline(always)]
     pub(crate) fn push(
         &self,
         edges: Edges,
         value: f64,
         operation: ScalarOperation,
-        tracked: bool,
+        untracked: u32,
     ) -> Result<Scalar<'_>, ScalarAutodiffError> {
         let index = self
             .nodes
             .borrow_mut()
-            .push(edges, value, operation, tracked)?;
-        Ok(Scalar::new(self, index, value, tracked))
+            .push(edges, value, operation, untracked)?;
+        Ok(Scalar::new(self, index | untracked, value))
     }
 
     /// Keeps the larger of `adjoints` and the buffer already kept, for the
@@ -570,13 +571,14 @@ pub struct Scalar<'t> {
 }
 
 impl<'t> Scalar<'t> {
-    #[inline]
-    pub(crate) fn new(tape: &'t Tape, index: u32, value: f64, tracked: bool) -> Self {
-        let flag = if tracked { 0 } else { UNTRACKED };
+    /// The handle of node `slot & !UNTRACKED`, untracked if `slot` has the
+    /// [`UNTRACKED`] bit.
+    #[inline(always)]
+    pub(crate) fn new(tape: &'t Tape, slot: u32, value: f64) -> Self {
         Self {
             tape,
             value,
-            slot: u64::from(index | flag),
+            slot: u64::from(slot),
         }
     }
 
