@@ -158,6 +158,10 @@ pub(crate) struct Nodes {
     /// capacities after they change (they never shrink), so it never
     /// exceeds either.
     room: usize,
+    /// How many nodes at the start of the tape are leaves (the parameters
+    /// a model records first): the reverse sweep has nothing to propagate
+    /// from them and only tests their sums, in a loop of its own.
+    leading_leaves: usize,
 }
 
 impl Nodes {
@@ -221,10 +225,18 @@ impl Nodes {
 
     /// Empties every array but keeps its memory (and the adjoint buffer).
     fn forget_nodes(&mut self) {
+        self.leading_leaves = 0;
         self.edges.clear();
         self.primals.clear();
         self.gradients.clear();
         self.label_texts.clear();
+    }
+
+    /// Notes that `count` leaves were recorded from index `first` on.
+    fn extend_leading_leaves(&mut self, first: usize, count: usize) {
+        if first == self.leading_leaves {
+            self.leading_leaves += count;
+        }
     }
 
     /// Sets `room` from the two capacities; called after either changes.
@@ -479,6 +491,7 @@ impl Tape {
             primals.set_len(first + count);
             scalars.set_len(count);
         }
+        nodes.extend_leading_leaves(first, count);
         Ok(scalars)
     }
 
@@ -504,7 +517,11 @@ impl Tape {
             });
         }
         let untracked = if tracked { 0 } else { UNTRACKED };
-        self.push(Edges::LEAF, value, operation, untracked)
+        let leaf = self.push(Edges::LEAF, value, operation, untracked)?;
+        self.nodes
+            .borrow_mut()
+            .extend_leading_leaves(leaf.node() as usize, 1);
+        Ok(leaf)
     }
 
     /// Appends one node; `untracked` is [`UNTRACKED`] or 0. Callers have
@@ -716,7 +733,12 @@ impl<'t> Scalar<'t> {
         // anywhere leaves a non-finite adjoint at the end, and (stored
         // gradients being finite) a non-finite prospective sum. Only then is
         // the pass replayed with every check, to name the first failure.
-        let all_finite = sweep(&nodes.edges[..=output], &nodes.gradients, &mut adjoints);
+        let all_finite = sweep(
+            &nodes.edges[..=output],
+            &nodes.gradients,
+            nodes.leading_leaves,
+            &mut adjoints,
+        );
         if !all_finite {
             let error = first_sweep_failure(&nodes, output, seed).unwrap_or_else(|| {
                 // The checked sweep computes the same adjoints, and it found
@@ -806,7 +828,12 @@ impl Tape {
         adjoints.clear();
         adjoints.resize(output + 1, 0.0);
         adjoints[output] = seed;
-        sweep(&nodes.edges[..=output], &[], &mut adjoints);
+        sweep(
+            &nodes.edges[..=output],
+            &[],
+            nodes.leading_leaves,
+            &mut adjoints,
+        );
         adjoints
     }
 }
@@ -829,23 +856,33 @@ impl Tape {
 /// a sink slot instead of branching on the flag, 50% slower (the sink's
 /// chain of dependent additions).
 #[inline]
-fn sweep(edges: &[Edges], gradients: &[f64], adjoints: &mut [f64]) -> bool {
+fn sweep(edges: &[Edges], gradients: &[f64], leading_leaves: usize, adjoints: &mut [f64]) -> bool {
+    let len = edges.len();
     // Nodes past the end of the lazy gradient array have stored gradient 0.
-    let stored = gradients.len().min(edges.len());
+    let stored = gradients.len().min(len);
+    let leaves = leading_leaves.min(len);
+    let adjoints = &mut adjoints[..len];
     let mut all_finite = true;
     // Plain index loops: the `enumerate().rev()` form divided a byte
     // offset by 24 for every node, an eighth of the pass.
-    let adjoints = &mut adjoints[..edges.len()];
-    for child in (stored..edges.len()).rev() {
+    for child in (stored.max(leaves)..len).rev() {
         let upstream = adjoints[child];
         all_finite &= upstream.is_finite();
         propagate(&edges[child], upstream, adjoints);
     }
-    for child in (0..stored).rev() {
+    for child in (leaves..stored).rev() {
         let upstream = adjoints[child];
         all_finite &= (gradients[child] + upstream).is_finite();
         propagate(&edges[child], upstream, adjoints);
     }
+    // The leading leaves send nothing on; their sums are only tested, in
+    // loops the compiler can vectorise (a third of the MLP bench's nodes).
+    let (with_stored, without) = adjoints[..leaves].split_at(stored.min(leaves));
+    all_finite &= without.iter().fold(true, |ok, a| ok & a.is_finite());
+    all_finite &= with_stored
+        .iter()
+        .zip(gradients)
+        .fold(true, |ok, (a, g)| ok & (g + a).is_finite());
     all_finite
 }
 

@@ -402,3 +402,41 @@ fn only_small_tapes_leave_their_memory_behind() {
     drop(smaller);
     assert_eq!(Tape::new().capacity(), 64);
 }
+
+/// The parameters a model records first are swept by a loop of their own
+/// that only tests their sums: an overflow that lands on one must still be
+/// caught, named, and leave every stored gradient as it was.
+#[test]
+fn overflows_that_land_on_leading_leaves_are_caught() {
+    // Two finite contributions meet at x, on a tape with no stored gradient.
+    let tape = Tape::new();
+    let x = tape.variable(1e-300).unwrap();
+    let a = x.mul(1e308).unwrap();
+    let b = x.mul(1e308).unwrap();
+    let out = a.add(b).unwrap();
+    let e = out.backward().unwrap_err();
+    assert!(
+        matches!(e, ScalarAutodiffError::NonFinitePassAdjoint { node, .. } if node == x.index()),
+        "{e}"
+    );
+    assert_eq!(stored(&[x, a, b, out]), [Some(0); 4], "nothing committed");
+
+    // One contribution overflows on its own (a large seed).
+    let e = a.backward_with_seed(1e10).unwrap_err();
+    assert!(
+        matches!(e, ScalarAutodiffError::NonFiniteContribution { parent, .. } if parent == x.index()),
+        "{e}"
+    );
+    assert_eq!(stored(&[x, a, b, out]), [Some(0); 4]);
+
+    // Each pass is finite; the second one's sum with the first is not.
+    a.backward().unwrap();
+    let before = stored(&[x, a, b, out]);
+    assert_eq!(x.gradient(), Some(1e308));
+    let e = a.backward().unwrap_err();
+    assert!(
+        matches!(e, ScalarAutodiffError::NonFiniteAccumulatedGradient { node, .. } if node == x.index()),
+        "{e}"
+    );
+    assert_eq!(stored(&[x, a, b, out]), before, "bit for bit");
+}
