@@ -642,8 +642,8 @@ impl<'t> Scalar<'t> {
     /// `None` for constants, detached values and operations on them only.
     #[inline]
     pub fn gradient(self) -> Option<f64> {
-        self.tracks_gradient()
-            .then(|| self.tape.nodes.borrow().gradient(self.node() as usize))
+        let gradient = self.tape.nodes.borrow().gradient(self.node() as usize);
+        self.tracks_gradient().then_some(gradient)
     }
 
     /// The node's label, if one was attached.
