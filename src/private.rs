@@ -34,14 +34,18 @@ pub const fn at(text: &'static str, line: u32) -> Label {
 fn record<'t>(result: Result<Scalar<'t>>, at: Label) -> Result<Scalar<'t>> {
     match result {
         Ok(node) => Ok(node.labeled(at)),
-        Err(error) => Err(label_error(error, at)),
+        Err(error) => Err(label_error(error, at.text, at.line)),
     }
 }
 
+/// Names the source of a recording error. The label comes in pieces: a
+/// `Label` argument is passed by address, which would keep every label in
+/// memory on the hot path too, where reading its text back as one 16-byte
+/// load from two 8-byte stores stalls store forwarding.
 #[cold]
 #[inline(never)]
-fn label_error(error: ScalarAutodiffError, at: Label) -> ScalarAutodiffError {
-    error.at(at)
+fn label_error(error: ScalarAutodiffError, text: &'static str, line: u32) -> ScalarAutodiffError {
+    error.at(Label { text, line })
 }
 
 // ---------------------------------------------------------------------------
@@ -73,6 +77,7 @@ macro_rules! binary {
 
         impl<'t> $Trait<Scalar<'t>> for Scalar<'t> {
             type Output = Scalar<'t>;
+            #[inline(always)]
             fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
                 let ($a, $b) = (self, Operand::from(rhs));
                 record($scalar, at)
@@ -80,6 +85,7 @@ macro_rules! binary {
         }
         impl<'t> $Trait<f64> for Scalar<'t> {
             type Output = Scalar<'t>;
+            #[inline(always)]
             fn $method(self, rhs: f64, at: Label) -> Result<Scalar<'t>> {
                 let ($a, $b) = (self, Operand::from(rhs));
                 record($scalar, at)
@@ -87,6 +93,7 @@ macro_rules! binary {
         }
         impl<'t> $Trait<Scalar<'t>> for f64 {
             type Output = Scalar<'t>;
+            #[inline(always)]
             fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
                 let ($pa, $pb) = (self, rhs);
                 record($plain_lhs, at)
@@ -94,6 +101,7 @@ macro_rules! binary {
         }
         impl $Trait<f64> for f64 {
             type Output = f64;
+            #[inline(always)]
             fn $method(self, rhs: f64, _: Label) -> Result<f64> {
                 let ($x, $y) = (self, rhs);
                 Ok($plain)
@@ -119,6 +127,7 @@ macro_rules! binary {
     (@ref $Trait:ident $method:ident, $Lhs:ty, $Rhs:ty => $Output:ty) => {
         impl<'t> $Trait<$Rhs> for $Lhs {
             type Output = $Output;
+            #[inline(always)]
             fn $method(self, rhs: $Rhs, at: Label) -> Result<$Output> {
                 // The trait path: `Scalar`'s inherent methods take one argument.
                 $Trait::$method(Val::val(self), Val::val(rhs), at)
@@ -135,6 +144,7 @@ trait Val {
 
 impl<'t> Val for Scalar<'t> {
     type Base = Scalar<'t>;
+    #[inline]
     fn val(self) -> Scalar<'t> {
         self
     }
@@ -142,6 +152,7 @@ impl<'t> Val for Scalar<'t> {
 
 impl<'t> Val for &Scalar<'t> {
     type Base = Scalar<'t>;
+    #[inline]
     fn val(self) -> Scalar<'t> {
         *self
     }
@@ -149,6 +160,7 @@ impl<'t> Val for &Scalar<'t> {
 
 impl Val for f64 {
     type Base = f64;
+    #[inline]
     fn val(self) -> f64 {
         self
     }
@@ -156,6 +168,7 @@ impl Val for f64 {
 
 impl Val for &f64 {
     type Base = f64;
+    #[inline]
     fn val(self) -> f64 {
         *self
     }
@@ -223,42 +236,52 @@ macro_rules! integer_binary {
     ($($int:ty)*) => {$(
         impl Add<$int> for $int {
             type Output = $int;
+            #[inline]
             fn add(self, rhs: $int, _: Label) -> Result<$int> { Ok(self + rhs) }
         }
         impl Sub<$int> for $int {
             type Output = $int;
+            #[inline]
             fn sub(self, rhs: $int, _: Label) -> Result<$int> { Ok(self - rhs) }
         }
         impl Mul<$int> for $int {
             type Output = $int;
+            #[inline]
             fn mul(self, rhs: $int, _: Label) -> Result<$int> { Ok(self * rhs) }
         }
         impl Div<$int> for $int {
             type Output = $int;
+            #[inline]
             fn div(self, rhs: $int, _: Label) -> Result<$int> { Ok(self / rhs) }
         }
         impl Rem<$int> for $int {
             type Output = $int;
+            #[inline]
             fn rem(self, rhs: $int, _: Label) -> Result<$int> { Ok(self % rhs) }
         }
         impl Max<$int> for $int {
             type Output = $int;
+            #[inline]
             fn max(self, rhs: $int, _: Label) -> Result<$int> { Ok(Ord::max(self, rhs)) }
         }
         impl Min<$int> for $int {
             type Output = $int;
+            #[inline]
             fn min(self, rhs: $int, _: Label) -> Result<$int> { Ok(Ord::min(self, rhs)) }
         }
         impl Primal for $int {
             type Value = $int;
+            #[inline]
             fn primal(self) -> $int { self }
         }
         impl<'t> Lift<'t> for $int {
             type Lifted = $int;
+            #[inline]
             fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<$int> { Ok(self) }
         }
         impl Untracked for $int {
             type Plain = $int;
+            #[inline]
             fn plain(self) -> $int { self }
         }
     )*};
@@ -282,6 +305,7 @@ pub trait Rem<Rhs> {
 
 impl Rem<f64> for f64 {
     type Output = f64;
+    #[inline]
     fn rem(self, rhs: f64, _: Label) -> Result<f64> {
         Ok(self % rhs)
     }
@@ -342,6 +366,7 @@ pub enum Unary {
 
 impl<'t> Real for Scalar<'t> {
     type Output = Scalar<'t>;
+    #[inline]
     fn apply(self, operation: Unary, at: Label) -> Result<Scalar<'t>> {
         let node = match operation {
             Unary::Neg => self.neg(),
@@ -364,6 +389,7 @@ impl<'t> Real for Scalar<'t> {
 
 impl Real for f64 {
     type Output = f64;
+    #[inline]
     fn apply(self, operation: Unary, _: Label) -> Result<f64> {
         Ok(match operation {
             Unary::Neg => -self,
@@ -385,6 +411,7 @@ impl Real for f64 {
 
 impl<'t> Real for &Scalar<'t> {
     type Output = Scalar<'t>;
+    #[inline]
     fn apply(self, operation: Unary, at: Label) -> Result<Scalar<'t>> {
         (*self).apply(operation, at)
     }
@@ -392,6 +419,7 @@ impl<'t> Real for &Scalar<'t> {
 
 impl Real for &f64 {
     type Output = f64;
+    #[inline]
     fn apply(self, operation: Unary, at: Label) -> Result<f64> {
         (*self).apply(operation, at)
     }
@@ -446,9 +474,11 @@ pub trait Signed: Sized {
 
 impl<X: Real> Signed for X {
     type Output = X::Output;
+    #[inline]
     fn negate(self, at: Label) -> Result<X::Output> {
         self.apply(Unary::Neg, at)
     }
+    #[inline]
     fn absolute(self, at: Label) -> Result<X::Output> {
         self.apply(Unary::Abs, at)
     }
@@ -460,9 +490,11 @@ macro_rules! signed_integers {
     ($($int:ty)*) => {$(
         impl Signed for $int {
             type Output = $int;
+            #[inline]
             fn negate(self, _: Label) -> Result<$int> {
                 Ok(-self)
             }
+            #[inline]
             fn absolute(self, _: Label) -> Result<$int> {
                 Ok(self.abs())
             }
@@ -505,6 +537,7 @@ pub trait Primal {
 
 impl Primal for Scalar<'_> {
     type Value = f64;
+    #[inline]
     fn primal(self) -> f64 {
         self.value()
     }
@@ -512,6 +545,7 @@ impl Primal for Scalar<'_> {
 
 impl Primal for &Scalar<'_> {
     type Value = f64;
+    #[inline]
     fn primal(self) -> f64 {
         self.value()
     }
@@ -519,6 +553,7 @@ impl Primal for &Scalar<'_> {
 
 impl Primal for f64 {
     type Value = f64;
+    #[inline]
     fn primal(self) -> f64 {
         self
     }
@@ -526,6 +561,7 @@ impl Primal for f64 {
 
 impl Primal for &f64 {
     type Value = f64;
+    #[inline]
     fn primal(self) -> f64 {
         *self
     }
@@ -533,6 +569,7 @@ impl Primal for &f64 {
 
 impl Primal for bool {
     type Value = bool;
+    #[inline]
     fn primal(self) -> bool {
         self
     }
@@ -540,6 +577,7 @@ impl Primal for bool {
 
 impl<T: Primal, const N: usize> Primal for [T; N] {
     type Value = [T::Value; N];
+    #[inline]
     fn primal(self) -> Self::Value {
         self.map(T::primal)
     }
@@ -550,6 +588,7 @@ where
     &'r T: Primal,
 {
     type Value = Vec<<&'r T as Primal>::Value>;
+    #[inline]
     fn primal(self) -> Self::Value {
         self.iter().map(Primal::primal).collect()
     }
@@ -560,6 +599,7 @@ where
     &'r T: Primal,
 {
     type Value = Vec<<&'r T as Primal>::Value>;
+    #[inline]
     fn primal(self) -> Self::Value {
         self.iter().map(Primal::primal).collect()
     }
@@ -589,6 +629,7 @@ pub trait Lift<'t> {
 
 impl<'t> Lift<'t> for f64 {
     type Lifted = Scalar<'t>;
+    #[inline]
     fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Scalar<'t>> {
         match at {
             Some(at) => record(tape.constant(self), at),
@@ -599,6 +640,7 @@ impl<'t> Lift<'t> for f64 {
 
 impl<'t> Lift<'t> for Scalar<'t> {
     type Lifted = Scalar<'t>;
+    #[inline]
     fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
         Ok(self)
     }
@@ -606,6 +648,7 @@ impl<'t> Lift<'t> for Scalar<'t> {
 
 impl<'t> Lift<'t> for &Scalar<'t> {
     type Lifted = Scalar<'t>;
+    #[inline]
     fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
         Ok(*self)
     }
@@ -613,6 +656,7 @@ impl<'t> Lift<'t> for &Scalar<'t> {
 
 impl<'t> Lift<'t> for bool {
     type Lifted = bool;
+    #[inline]
     fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<bool> {
         Ok(self)
     }
@@ -620,6 +664,7 @@ impl<'t> Lift<'t> for bool {
 
 impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
     type Lifted = [T::Lifted; N];
+    #[inline]
     fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
         let lifted = self
             .into_iter()
@@ -631,6 +676,7 @@ impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
 
 impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     type Lifted = Vec<T::Lifted>;
+    #[inline]
     fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
         self.into_iter().map(|value| value.lift(tape, at)).collect()
     }
@@ -673,36 +719,42 @@ pub trait Arg<'t, Target> {
 }
 
 impl<'t, T> Arg<'t, T> for T {
+    #[inline]
     fn arg(self, _: &'t Tape) -> Result<T> {
         Ok(self)
     }
 }
 
 impl<'t> Arg<'t, Scalar<'t>> for f64 {
+    #[inline]
     fn arg(self, tape: &'t Tape) -> Result<Scalar<'t>> {
         tape.constant(self)
     }
 }
 
 impl<'t> Arg<'t, Scalar<'t>> for &Scalar<'t> {
+    #[inline]
     fn arg(self, _: &'t Tape) -> Result<Scalar<'t>> {
         Ok(*self)
     }
 }
 
 impl<'t, const N: usize> Arg<'t, [Scalar<'t>; N]> for [f64; N] {
+    #[inline]
     fn arg(self, tape: &'t Tape) -> Result<[Scalar<'t>; N]> {
         self.lift(tape, None)
     }
 }
 
 impl<'t, const M: usize, const N: usize> Arg<'t, [[Scalar<'t>; M]; N]> for [[f64; M]; N] {
+    #[inline]
     fn arg(self, tape: &'t Tape) -> Result<[[Scalar<'t>; M]; N]> {
         self.lift(tape, None)
     }
 }
 
 impl<'t> Arg<'t, Vec<Scalar<'t>>> for Vec<f64> {
+    #[inline]
     fn arg(self, tape: &'t Tape) -> Result<Vec<Scalar<'t>>> {
         self.lift(tape, None)
     }
@@ -719,18 +771,21 @@ pub fn slice<T: Clone>(items: &[T]) -> Slice<'_, T> {
 }
 
 impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r [T] {
+    #[inline]
     fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
         Ok(Cow::Borrowed(self))
     }
 }
 
 impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r Vec<T> {
+    #[inline]
     fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
         Ok(Cow::Borrowed(self.as_slice()))
     }
 }
 
 impl<'t, 'r, T: Clone, const N: usize> Arg<'t, Slice<'r, T>> for &'r [T; N] {
+    #[inline]
     fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
         Ok(Cow::Borrowed(self.as_slice()))
     }
@@ -741,6 +796,7 @@ impl<'t, 'r, T: Clone, const N: usize> Arg<'t, Slice<'r, T>> for &'r [T; N] {
 macro_rules! plain_slice_args {
     ($($plain:ty => $tracked:ty),* $(,)?) => {$(
         impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &[$plain] {
+            #[inline]
             fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
                 let lifted = self
                     .iter()
@@ -750,11 +806,13 @@ macro_rules! plain_slice_args {
             }
         }
         impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &Vec<$plain> {
+            #[inline]
             fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
                 self.as_slice().arg(tape)
             }
         }
         impl<'t, 'a, const N: usize> Arg<'t, Slice<'a, $tracked>> for &[$plain; N] {
+            #[inline]
             fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
                 self.as_slice().arg(tape)
             }
@@ -765,6 +823,7 @@ macro_rules! plain_slice_args {
 plain_slice_args!(f64 => Scalar<'t>);
 
 impl<'t, 'a, const M: usize> Arg<'t, Slice<'a, [Scalar<'t>; M]>> for &[[f64; M]] {
+    #[inline]
     fn arg(self, tape: &'t Tape) -> Result<Slice<'a, [Scalar<'t>; M]>> {
         let lifted = self
             .iter()
@@ -797,6 +856,7 @@ pub trait Untracked {
 
 impl Untracked for f64 {
     type Plain = f64;
+    #[inline]
     fn plain(self) -> f64 {
         self
     }
@@ -804,6 +864,7 @@ impl Untracked for f64 {
 
 impl Untracked for bool {
     type Plain = bool;
+    #[inline]
     fn plain(self) -> bool {
         self
     }
@@ -811,6 +872,7 @@ impl Untracked for bool {
 
 impl<'r, T: Untracked + ?Sized> Untracked for &'r T {
     type Plain = &'r T;
+    #[inline]
     fn plain(self) -> &'r T {
         self
     }
@@ -836,6 +898,7 @@ pub trait Summand<'t>: Sized {
 
 impl<'t> Summand<'t> for Scalar<'t> {
     type Sum = Scalar<'t>;
+    #[inline]
     fn sum(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
         let Some(first) = items.next() else {
             return record(tape.constant(0.0), at);
@@ -846,6 +909,7 @@ impl<'t> Summand<'t> for Scalar<'t> {
 
 impl<'t> Summand<'t> for &Scalar<'t> {
     type Sum = Scalar<'t>;
+    #[inline]
     fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
         Summand::sum(items.copied(), tape, at)
     }
@@ -853,6 +917,7 @@ impl<'t> Summand<'t> for &Scalar<'t> {
 
 impl<'t> Summand<'t> for f64 {
     type Sum = f64;
+    #[inline]
     fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
         Ok(items.sum())
     }
@@ -860,6 +925,7 @@ impl<'t> Summand<'t> for f64 {
 
 impl<'t> Summand<'t> for &f64 {
     type Sum = f64;
+    #[inline]
     fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
         Ok(items.sum())
     }
@@ -888,8 +954,9 @@ pub trait Parameter {
     /// The parameter as an owned value the plain twin can be called with
     /// (or borrowed from, for slices).
     type Owned;
-    /// Records every component as a tracked leaf labelled `at`.
-    fn variables<'t>(&self, tape: &'t Tape, at: Label) -> Result<Self::Variables<'t>>;
+    /// Takes this parameter's variables, in the order of `components`,
+    /// from the front of `leaves` (recorded by [`variables`]).
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t>;
     /// Reads the gradient of every component.
     fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient;
     /// Appends every component, in row-major order.
@@ -904,18 +971,30 @@ impl Parameter for f64 {
     type Variables<'t> = Scalar<'t>;
     type Gradient = f64;
     type Owned = f64;
-    fn variables<'t>(&self, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
-        record(tape.variable(*self), at)
+    #[inline]
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Scalar<'t> {
+        match leaves.split_first() {
+            Some((&leaf, rest)) => {
+                *leaves = rest;
+                leaf
+            }
+            // `variables` records exactly one leaf per component.
+            None => unreachable!("one leaf per f64"),
+        }
     }
+    #[inline]
     fn gradient(variable: &Scalar<'_>) -> f64 {
         variable.gradient().unwrap_or(0.0)
     }
+    #[inline]
     fn components(&self, out: &mut Vec<f64>) {
         out.push(*self);
     }
+    #[inline]
     fn gradient_components(gradient: &f64, out: &mut Vec<f64>) {
         out.push(*gradient);
     }
+    #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> f64 {
         match from.split_first() {
             Some((&value, rest)) => {
@@ -932,24 +1011,25 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
     type Variables<'t> = [T::Variables<'t>; N];
     type Gradient = [T::Gradient; N];
     type Owned = [T::Owned; N];
-    fn variables<'t>(&self, tape: &'t Tape, at: Label) -> Result<Self::Variables<'t>> {
-        let variables = self
-            .iter()
-            .map(|item| item.variables(tape, at))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(into_array(variables))
+    #[inline]
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        std::array::from_fn(|i| self[i].shape(leaves))
     }
+    #[inline]
     fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
         std::array::from_fn(|i| T::gradient(&variables[i]))
     }
+    #[inline]
     fn components(&self, out: &mut Vec<f64>) {
         self.iter().for_each(|item| item.components(out));
     }
+    #[inline]
     fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
         gradient
             .iter()
             .for_each(|item| T::gradient_components(item, out));
     }
+    #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         std::array::from_fn(|i| self[i].rebuild(from))
     }
@@ -960,18 +1040,23 @@ impl<T: Parameter> Parameter for Vec<T> {
     type Variables<'t> = Vec<T::Variables<'t>>;
     type Gradient = Vec<T::Gradient>;
     type Owned = Vec<T::Owned>;
-    fn variables<'t>(&self, tape: &'t Tape, at: Label) -> Result<Self::Variables<'t>> {
-        self.as_slice().variables(tape, at)
+    #[inline]
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        self.as_slice().shape(leaves)
     }
+    #[inline]
     fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
         <&[T]>::gradient(variables)
     }
+    #[inline]
     fn components(&self, out: &mut Vec<f64>) {
         self.as_slice().components(out);
     }
+    #[inline]
     fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
         <&[T]>::gradient_components(gradient, out);
     }
+    #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         self.as_slice().rebuild(from)
     }
@@ -981,20 +1066,25 @@ impl<T: Parameter> Parameter for &[T] {
     type Variables<'t> = Vec<T::Variables<'t>>;
     type Gradient = Vec<T::Gradient>;
     type Owned = Vec<T::Owned>;
-    fn variables<'t>(&self, tape: &'t Tape, at: Label) -> Result<Self::Variables<'t>> {
-        self.iter().map(|item| item.variables(tape, at)).collect()
+    #[inline]
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        self.iter().map(|item| item.shape(leaves)).collect()
     }
+    #[inline]
     fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
         variables.iter().map(T::gradient).collect()
     }
+    #[inline]
     fn components(&self, out: &mut Vec<f64>) {
         self.iter().for_each(|item| item.components(out));
     }
+    #[inline]
     fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
         gradient
             .iter()
             .for_each(|item| T::gradient_components(item, out));
     }
+    #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         self.iter().map(|item| item.rebuild(from)).collect()
     }
@@ -1025,13 +1115,19 @@ pub fn on_scratch_tape<R>(f: impl FnOnce(&mut Tape) -> R) -> R {
     result
 }
 
-/// Records a parameter as variables labelled with its name.
+/// Records a parameter as variables labelled with its name: every
+/// component in one call of [`Tape::variables`] (all or, if one is not
+/// finite, none), then shaped like the parameter. Element by element, each
+/// leaf's `Result` passed through memory: a quarter of an annotated MLP.
 pub fn variables<'t, P: Parameter>(
     tape: &'t Tape,
     parameter: &P,
     at: Label,
 ) -> Result<P::Variables<'t>> {
-    parameter.variables(tape, at)
+    let mut values = Vec::new();
+    parameter.components(&mut values);
+    let leaves = tape.labeled_variables(&values, at)?;
+    Ok(parameter.shape(&mut leaves.as_slice()))
 }
 
 /// The gradient of a parameter's variables after the backward pass.

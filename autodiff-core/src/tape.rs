@@ -41,6 +41,22 @@ mod cold {
         nodes.make_room().is_ok()
     }
 
+    /// [`Nodes::make_room_for_label`].
+    #[cfg(target_arch = "x86_64")]
+    #[cold]
+    #[inline(never)]
+    pub(super) extern "win64" fn make_room_for_label(nodes: &mut Nodes, index: usize) {
+        nodes.make_room_for_label(index);
+    }
+
+    /// [`Nodes::make_room_for_label`].
+    #[cfg(not(target_arch = "x86_64"))]
+    #[cold]
+    #[inline(never)]
+    pub(super) fn make_room_for_label(nodes: &mut Nodes, index: usize) {
+        nodes.make_room_for_label(index);
+    }
+
     /// [`Nodes::make_room`]; `false` if the tape is full.
     #[cfg(not(target_arch = "x86_64"))]
     #[cold]
@@ -286,7 +302,6 @@ impl Nodes {
     /// many labels as the tape has room for nodes rather than doubling on
     /// its own: labelling node after node (what the macro does) then costs
     /// 16 bytes a node, not up to 32.
-    #[cold]
     fn make_room_for_label(&mut self, index: usize) {
         if self.label_texts.len() <= index {
             let room = self.primals.capacity().max(index + 1);
@@ -533,6 +548,38 @@ impl Tape {
         Ok(scalars)
     }
 
+    /// [`variables`](Self::variables), every leaf labelled `label`: a
+    /// parameter recorded under its name. An error carries the label too.
+    ///
+    /// ```
+    /// use autodiff_core::{Label, Tape};
+    ///
+    /// let tape = Tape::new();
+    /// let w = tape.labeled_variables(&[0.5, -1.0], Label::at_line("w", 3))?;
+    /// assert_eq!(w[1].label(), Some(Label::at_line("w", 3)));
+    /// let error = tape.labeled_variables(&[f64::NAN], Label::named("b")).unwrap_err();
+    /// assert_eq!(error.label(), Some(Label::named("b")));
+    /// # Ok::<(), autodiff_core::ScalarAutodiffError>(())
+    /// ```
+    pub fn labeled_variables(
+        &self,
+        values: &[f64],
+        label: Label,
+    ) -> Result<Vec<Scalar<'_>>, ScalarAutodiffError> {
+        let leaves = self.variables(values).map_err(|error| error.at(label))?;
+        if let Some(first) = leaves.first() {
+            let first = first.node() as usize;
+            let mut nodes = self.nodes.borrow_mut();
+            // The leaves were just appended, so no label array reaches them.
+            nodes.make_room_for_label(first + leaves.len() - 1);
+            nodes.label_texts[first..].fill(label.text);
+            for primal in &mut nodes.primals[first..] {
+                primal.set_line(label.line);
+            }
+        }
+        Ok(leaves)
+    }
+
     /// Records an untracked leaf: backward passes through it receive nothing.
     /// `value` must be finite.
     #[inline]
@@ -695,13 +742,17 @@ impl<'t> Scalar<'t> {
     pub fn labeled(self, label: Label) -> Self {
         let mut nodes = self.tape.nodes.borrow_mut();
         let index = self.node() as usize;
-        let texts = &mut nodes.label_texts;
-        if texts.len() == index && texts.len() < texts.capacity() {
+        let texts = &nodes.label_texts;
+        if texts.len() == index && index < texts.capacity() {
             // The usual case under `#[differentiable]`: the node just
             // recorded, every earlier one labelled, and room reserved.
-            texts.push(label.text);
+            nodes.label_texts.push(label.text);
         } else {
-            nodes.make_room_for_label(index);
+            // The label is not passed along: its address taken, it would
+            // live in memory on the hot path too, and reading its text
+            // back as one 16-byte load from two 8-byte stores stalled
+            // store forwarding (a quarter of an annotated MLP).
+            cold::make_room_for_label(&mut nodes, index);
             nodes.label_texts[index] = label.text;
         }
         nodes.primals[index].set_line(label.line);
