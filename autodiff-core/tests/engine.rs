@@ -440,3 +440,37 @@ fn overflows_that_land_on_leading_leaves_are_caught() {
     );
     assert_eq!(stored(&[x, a, b, out]), before, "bit for bit");
 }
+
+/// A model's parameters under one name: every leaf labelled, and a
+/// non-finite value records nothing and names the parameter.
+#[test]
+fn labeled_variables_label_every_leaf_or_record_nothing() {
+    let tape = Tape::new();
+    let x = tape.variable(1.0).unwrap().labeled(Label::named("x"));
+    let w = tape
+        .labeled_variables(&[0.5, -2.0, 4.0], Label::at_line("w", 7))
+        .unwrap();
+    assert!(w
+        .iter()
+        .all(|leaf| leaf.label() == Some(Label::at_line("w", 7))));
+    assert_eq!(x.label(), Some(Label::named("x")), "earlier labels kept");
+    let y = w[0].mul(w[1]).unwrap().add(w[2]).unwrap().mul(x).unwrap();
+    assert_eq!(y.label(), None, "later nodes start unlabelled");
+    y.backward().unwrap();
+    assert_eq!(w[1].gradient(), Some(0.5));
+
+    let before = tape.len();
+    let error = tape
+        .labeled_variables(&[1.0, f64::INFINITY], Label::at_line("b", 8))
+        .unwrap_err();
+    assert!(matches!(
+        error,
+        ScalarAutodiffError::NonFiniteLeaf { value, label: Some(label), .. }
+            if value == f64::INFINITY && label == Label::at_line("b", 8)
+    ));
+    assert_eq!(tape.len(), before, "nothing recorded");
+    assert!(tape
+        .labeled_variables(&[], Label::named("none"))
+        .unwrap()
+        .is_empty());
+}
