@@ -33,36 +33,33 @@ use crate::operation::ScalarOperation;
 mod cold {
     use super::Nodes;
 
-    /// [`Nodes::make_room`]; `false` if the tape is full.
-    #[cfg(target_arch = "x86_64")]
-    #[cold]
-    #[inline(never)]
-    pub(super) extern "win64" fn make_room(nodes: &mut Nodes) -> bool {
-        nodes.make_room().is_ok()
+    /// Each function twice: `extern "win64"` on x86-64, plain elsewhere.
+    macro_rules! cold_paths {
+        ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? $body:block)*) => {$(
+            $(#[$doc])*
+            #[cfg(target_arch = "x86_64")]
+            #[cold]
+            #[inline(never)]
+            pub(super) extern "win64" fn $name($($arg: $ty),*) $(-> $ret)? $body
+
+            $(#[$doc])*
+            #[cfg(not(target_arch = "x86_64"))]
+            #[cold]
+            #[inline(never)]
+            pub(super) fn $name($($arg: $ty),*) $(-> $ret)? $body
+        )*};
     }
 
-    /// [`Nodes::make_room_for_label`].
-    #[cfg(target_arch = "x86_64")]
-    #[cold]
-    #[inline(never)]
-    pub(super) extern "win64" fn make_room_for_label(nodes: &mut Nodes, index: usize) {
-        nodes.make_room_for_label(index);
-    }
+    cold_paths! {
+        /// [`Nodes::make_room`]; `false` if the tape is full.
+        fn make_room(nodes: &mut Nodes) -> bool {
+            nodes.make_room().is_ok()
+        }
 
-    /// [`Nodes::make_room_for_label`].
-    #[cfg(not(target_arch = "x86_64"))]
-    #[cold]
-    #[inline(never)]
-    pub(super) fn make_room_for_label(nodes: &mut Nodes, index: usize) {
-        nodes.make_room_for_label(index);
-    }
-
-    /// [`Nodes::make_room`]; `false` if the tape is full.
-    #[cfg(not(target_arch = "x86_64"))]
-    #[cold]
-    #[inline(never)]
-    pub(super) fn make_room(nodes: &mut Nodes) -> bool {
-        nodes.make_room().is_ok()
+        /// [`Nodes::make_room_for_label`].
+        fn make_room_for_label(nodes: &mut Nodes, index: usize) {
+            nodes.make_room_for_label(index);
+        }
     }
 }
 
