@@ -201,8 +201,9 @@ pub(crate) struct Nodes {
     pub(crate) primals: Vec<Primal>,
     pub(crate) gradients: Vec<f64>,
     pub(crate) label_texts: Vec<&'static str>,
-    /// The adjoint buffer of the last dropped `BackwardPass`, for the next
-    /// pass to reuse (it is scratch: never read, only refilled).
+    /// A buffer for the next pass's adjoints: the last pass's, or the
+    /// stored gradients' old buffer after a first pass took its place, or a
+    /// ledger's replay (it is scratch: never read, only refilled).
     pub(crate) spare_adjoints: Vec<f64>,
     /// The smaller of the capacities of `edges` and `primals`, kept here so
     /// that `push` tests one number it loads. Set only from the two
@@ -410,9 +411,10 @@ impl Drop for Tape {
 /// Two more arrays are filled lazily: stored gradients (8 bytes a node, up
 /// to the output of the first backward pass) and label texts (a
 /// `&'static str`, 16 bytes a node, up to the last labeled node). A node
-/// with both costs 64 bytes in all. A backward pass also needs one adjoint
-/// per node (8 bytes); the tape keeps that buffer after the pass so the next
-/// pass reuses it instead of allocating, and [`Tape::clear`] keeps it too.
+/// with both costs 64 bytes in all. A backward pass computes one adjoint
+/// per node (8 bytes): on a tape with no stored gradient yet, that buffer
+/// becomes the stored gradients; a later pass needs it beside them, and the
+/// tape keeps it for the passes after, as [`Tape::clear`] keeps everything.
 pub const BYTES_PER_NODE: usize = std::mem::size_of::<Edges>() + std::mem::size_of::<Primal>();
 
 impl Tape {
