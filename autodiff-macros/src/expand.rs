@@ -644,26 +644,9 @@ impl Emitter<'_> {
                 let (cond, body) = (value(cond), self.block(body, Mode::Stmt));
                 quote!(#loop_label while #cond #body)
             }
-            ExprKind::Loop {
-                label: loop_label,
-                body,
-            } => {
-                let body = self.block(body, Mode::Stmt);
-                quote!(#loop_label loop #body)
-            }
-            ExprKind::Break {
-                label: loop_label,
-                value: result,
-            } => {
-                let result = result
-                    .as_deref()
-                    .map(|result| self.expr(result, Mode::Lift));
-                quote!(break #loop_label #result)
-            }
-            ExprKind::Return(result) => {
-                let result = result.as_deref().map(|result| self.output(result));
-                quote!(return #result)
-            }
+            ExprKind::Loop { label, body } => self.loop_(label.as_ref(), body),
+            ExprKind::Break { label, value } => self.break_(label.as_ref(), value.as_deref()),
+            ExprKind::Return(result) => self.return_(result.as_deref()),
             ExprKind::Assign {
                 target,
                 value: result,
@@ -740,28 +723,29 @@ impl Emitter<'_> {
                 quote!(#block_label #block)
             }
             ExprKind::Paren(inner) => invisible(self.expr(inner, mode)),
-            ExprKind::Loop {
-                label: loop_label,
-                body,
-            } => {
-                let body = self.block(body, Mode::Stmt);
-                quote!(#loop_label loop #body)
-            }
-            ExprKind::Return(result) => {
-                let result = result.as_deref().map(|result| self.output(result));
-                quote!(return #result)
-            }
-            ExprKind::Break {
-                label: loop_label,
-                value: result,
-            } => {
-                let result = result
-                    .as_deref()
-                    .map(|result| self.expr(result, Mode::Lift));
-                quote!(break #loop_label #result)
-            }
+            ExprKind::Loop { label, body } => self.loop_(label.as_ref(), body),
+            ExprKind::Return(result) => self.return_(result.as_deref()),
+            ExprKind::Break { label, value } => self.break_(label.as_ref(), value.as_deref()),
             _ => self.expr(expr, mode),
         }
+    }
+
+    /// `loop { … }`: the body in statement mode, whatever the mode outside.
+    fn loop_(&self, loop_label: Option<&syn::Label>, body: &Block) -> TokenStream {
+        let body = self.block(body, Mode::Stmt);
+        quote!(#loop_label loop #body)
+    }
+
+    /// `return value`: the value becomes the function's output.
+    fn return_(&self, result: Option<&Expr>) -> TokenStream {
+        let result = result.map(|result| self.output(result));
+        quote!(return #result)
+    }
+
+    /// `break 'label value`: the value lifted like any loop result.
+    fn break_(&self, loop_label: Option<&syn::Lifetime>, result: Option<&Expr>) -> TokenStream {
+        let result = result.map(|result| self.expr(result, Mode::Lift));
+        quote!(break #loop_label #result)
     }
 
     fn if_(&self, expr: &Expr, mode: Mode) -> TokenStream {
