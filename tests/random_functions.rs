@@ -25,24 +25,12 @@ const FILES: usize = 4;
 const FUNCTIONS: usize = 12;
 const POINTS: usize = 3;
 
-struct Rng(u64);
+#[path = "support/xorshift.rs"]
+mod xorshift;
+use xorshift::Rng;
 
+/// What this file draws beyond the shared generator.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
     /// A value in [lo, hi) with a short decimal form, so the source and the
     /// test agree on it exactly.
     fn value(&mut self, lo: f64, hi: f64) -> f64 {

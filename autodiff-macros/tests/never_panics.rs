@@ -29,25 +29,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 
-/// xorshift64*: small, seeded, and the same on every machine.
-struct Rng(u64);
+#[path = "../../tests/support/xorshift.rs"]
+mod xorshift;
+use xorshift::Rng;
 
+/// What this file draws beyond the shared generator.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
         items[self.below(items.len())]
     }
