@@ -18,23 +18,22 @@ use std::time::Instant;
 
 use autodiff_core::{ScalarAutodiffError, Tape};
 
+#[path = "../../examples/support/splitmix.rs"]
+mod splitmix;
+use splitmix::SplitMix64;
+
 /// Deterministic inputs without a `rand` dependency: splitmix64, mapped to
 /// `[-1, 1)`.
-pub struct Numbers(u64);
+pub struct Numbers(SplitMix64);
 
 impl Numbers {
     pub fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(SplitMix64::new(seed))
     }
 
     pub fn next_f64(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
         // 53 random mantissa bits -> [0, 1) -> [-1, 1).
-        (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     }
 }
 

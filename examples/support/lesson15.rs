@@ -8,21 +8,20 @@
 // Index loops on purpose: they read like the lesson's matrix formulas.
 #![allow(clippy::needless_range_loop)]
 
+#[path = "splitmix.rs"]
+mod splitmix;
+
 /// A seeded generator of our own (SplitMix64), so examples are reproducible
 /// without a dependency. Normal draws use Box–Muller.
-pub struct Rng(u64);
+pub struct Rng(splitmix::SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(splitmix::SplitMix64::new(seed))
     }
 
     fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in (0, 1): never 0, so `ln` below is finite.
