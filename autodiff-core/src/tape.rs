@@ -284,6 +284,16 @@ impl Nodes {
         self.label_texts.clear();
     }
 
+    /// A pass's starting adjoints, in the spare buffer: 0 up to the
+    /// output, the seed at it.
+    fn seeded_adjoints(&mut self, output: usize, seed: f64) -> Vec<f64> {
+        let mut adjoints = std::mem::take(&mut self.spare_adjoints);
+        adjoints.clear();
+        adjoints.resize(output + 1, 0.0);
+        adjoints[output] = seed;
+        adjoints
+    }
+
     /// Notes that `count` leaves were recorded from index `first` on.
     fn extend_leading_leaves(&mut self, first: usize, count: usize) {
         if first == self.leading_leaves {
@@ -810,10 +820,7 @@ impl<'t> Scalar<'t> {
             return Err(ScalarAutodiffError::NonFiniteSeed { seed });
         }
 
-        let mut adjoints = std::mem::take(&mut nodes.spare_adjoints);
-        adjoints.clear();
-        adjoints.resize(output + 1, 0.0);
-        adjoints[output] = seed;
+        let mut adjoints = nodes.seeded_adjoints(output, seed);
 
         // One test stands for all of chapter 14's checks. Adjoints start
         // finite, and once a sum is infinite or NaN no later addition makes
@@ -911,11 +918,8 @@ impl Tape {
     /// buffer of its own: what [`BackwardPass`] replays for its ledger. The
     /// caller ran this pass successfully already, so every adjoint is finite.
     pub(crate) fn pass_adjoints(&self, output: usize, seed: f64) -> Vec<f64> {
-        let mut adjoints = std::mem::take(&mut self.nodes.borrow_mut().spare_adjoints);
+        let mut adjoints = self.nodes.borrow_mut().seeded_adjoints(output, seed);
         let nodes = self.nodes.borrow();
-        adjoints.clear();
-        adjoints.resize(output + 1, 0.0);
-        adjoints[output] = seed;
         sweep(
             &nodes.edges[..=output],
             &[],
