@@ -973,14 +973,7 @@ impl Parameter for f64 {
     type Owned = f64;
     #[inline]
     fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Scalar<'t> {
-        match leaves.split_first() {
-            Some((&leaf, rest)) => {
-                *leaves = rest;
-                leaf
-            }
-            // `variables` records exactly one leaf per component.
-            None => unreachable!("one leaf per f64"),
-        }
+        take_component(leaves)
     }
     #[inline]
     fn gradient(variable: &Scalar<'_>) -> f64 {
@@ -996,14 +989,20 @@ impl Parameter for f64 {
     }
     #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> f64 {
-        match from.split_first() {
-            Some((&value, rest)) => {
-                *from = rest;
-                value
-            }
-            // `gradient_check` perturbs a copy of exactly `components`.
-            None => unreachable!("one component per f64"),
+        take_component(from)
+    }
+}
+
+/// The front of `from`, which the caller made with one item per `f64`
+/// component (`components` for `rebuild`, `labeled_variables` for `shape`),
+/// so it is never empty here.
+fn take_component<T: Copy>(from: &mut &[T]) -> T {
+    match from.split_first() {
+        Some((&item, rest)) => {
+            *from = rest;
+            item
         }
+        None => unreachable!("one item per f64 component"),
     }
 }
 
@@ -1116,8 +1115,8 @@ pub fn on_scratch_tape<R>(f: impl FnOnce(&mut Tape) -> R) -> R {
 }
 
 /// Records a parameter as variables labelled with its name: every
-/// component in one call of [`Tape::variables`] (all or, if one is not
-/// finite, none), then shaped like the parameter. Element by element, each
+/// component in one call of [`Tape::labeled_variables`] (all or, if one is
+/// not finite, none), then shaped like the parameter. Element by element, each
 /// leaf's `Result` passed through memory: a quarter of an annotated MLP.
 pub fn variables<'t, P: Parameter>(
     tape: &'t Tape,
