@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::view::TapeView;
+use super::view::{escape_with, TapeView};
 
 /// Graph-wide settings written before any node: left-to-right like the SVG,
 /// rounded boxes in the SVG's colours.
@@ -79,14 +79,10 @@ impl TapeView<'_, '_> {
 
 /// Escapes what would end a DOT string or break its line.
 fn dot_escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '"' => escaped.push_str("\\\""),
-            '\\' => escaped.push_str("\\\\"),
-            '\n' => escaped.push_str("\\n"),
-            c => escaped.push(c),
-        }
-    }
-    escaped
+    escape_with(text, |c| match c {
+        '"' => Some("\\\""),
+        '\\' => Some("\\\\"),
+        '\n' => Some("\\n"),
+        _ => None,
+    })
 }

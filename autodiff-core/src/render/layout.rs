@@ -93,48 +93,23 @@ pub(super) struct Layout {
 }
 
 impl Layout {
+    /// Lays out `model` in the order a reader would do it by hand: columns
+    /// by depth, one bend point per column an edge crosses, items ordered to
+    /// cut crossings, columns placed left to right, items stacked and
+    /// levelled, then ports spread along each side.
     pub(super) fn new(model: &Model, numbers: Numbers, bend_budget: usize) -> Self {
-        let count = model.nodes.len();
-        // Longest path from the leaves: every operand sits in an earlier layer.
-        let mut layer = vec![0usize; count];
-        for (row, node) in model.nodes.iter().enumerate() {
-            layer[row] = node
-                .operands
-                .iter()
-                .filter_map(|parent| model.row.get(parent))
-                .map(|&p| layer[p] + 1)
-                .max()
-                .unwrap_or(0);
-        }
-        // A leaf used late (a bias, a constant) moves next to its first
-        // consumer instead of trailing a long edge from the left margin.
-        let mut first_use = vec![usize::MAX; count];
-        for (row, node) in model.nodes.iter().enumerate() {
-            for parent in &node.operands {
-                if let Some(&p) = model.row.get(parent) {
-                    first_use[p] = first_use[p].min(layer[row]);
-                }
-            }
-        }
-        for (row, node) in model.nodes.iter().enumerate() {
-            if node.operands.is_empty() && first_use[row] != usize::MAX {
-                layer[row] = first_use[row] - 1;
-            }
-        }
-
+        let layer = assign_layers(model);
         let lines: Vec<[String; 3]> = model
             .nodes
             .iter()
             .zip(&model.names)
             .map(|(node, name)| model.node_lines(node, name, numbers))
             .collect();
-        let mut items: Vec<Placed> = (0..count)
-            .map(|row| {
-                let chars = lines[row]
-                    .iter()
-                    .map(|l| l.chars().count())
-                    .max()
-                    .unwrap_or(1);
+        let mut items: Vec<Placed> = lines
+            .iter()
+            .enumerate()
+            .map(|(row, text)| {
+                let chars = text.iter().map(|l| l.chars().count()).max().unwrap_or(1);
                 Placed::new(
                     Item::Node(row),
                     layer[row],
@@ -143,7 +118,6 @@ impl Layout {
                 )
             })
             .collect();
-
         let bends: usize = model
             .edges
             .iter()
@@ -151,44 +125,19 @@ impl Layout {
             .map(|(from, to)| layer[to].saturating_sub(layer[from] + 1))
             .sum();
         let direct = bends > bend_budget;
-        let mut routes = Vec::with_capacity(model.edges.len());
-        let mut labels = Vec::with_capacity(model.edges.len());
-        let mut in_ports = vec![0usize; count];
-        let mut out_ports = vec![0usize; count];
-        for edge in &model.edges {
-            let (Some(&from), Some(&to)) =
-                (model.row.get(&edge.parent), model.row.get(&edge.child))
-            else {
-                routes.push(Vec::new());
-                labels.push(String::new());
-                continue;
-            };
-            in_ports[to] += 1;
-            out_ports[from] += 1;
-            let mut route = vec![from];
-            let between = if direct {
-                0..0
-            } else {
-                layer[from] + 1..layer[to]
-            };
-            for between in between {
-                items.push(Placed::new(Item::Dummy, between, 0.0, DUMMY_HEIGHT));
-                route.push(items.len() - 1);
-            }
-            route.push(to);
-            for pair in route.windows(2) {
-                items[pair[0]].after.push(pair[1]);
-                items[pair[1]].before.push(pair[0]);
-            }
-            routes.push(route);
-            labels.push(model.edge_label(edge, numbers));
-        }
-        for row in 0..count {
-            let text = 3.0 * LINE + 2.0 * PAD;
-            let ins = in_ports[row] as f64 * IN_PORT_GAP;
-            let outs = out_ports[row] as f64 * OUT_PORT_GAP + PAD;
-            items[row].height = text.max(ins).max(outs);
-        }
+        let routes = route_edges(model, &layer, direct, &mut items);
+        let labels: Vec<String> = model
+            .edges
+            .iter()
+            .zip(&routes)
+            .map(|(edge, route)| {
+                if route.is_empty() {
+                    String::new()
+                } else {
+                    model.edge_label(edge, numbers)
+                }
+            })
+            .collect();
 
         let depth = items.iter().map(|i| i.layer).max().unwrap_or(0) + 1;
         let mut layers: Vec<Vec<usize>> = vec![Vec::new(); depth];
@@ -196,63 +145,8 @@ impl Layout {
             layers[item.layer].push(id);
         }
         order_layers(&mut layers, &items);
-
-        // Columns: the widest item of each layer, preceded by room for the
-        // curves and the longest label of the edges that enter it.
-        let mut label_width = vec![0.0_f64; depth];
-        for (route, label) in routes.iter().zip(&labels) {
-            if let Some(&to) = route.last() {
-                let w = label.chars().count() as f64 * LABEL_CHAR;
-                label_width[items[to].layer] = label_width[items[to].layer].max(w);
-            }
-        }
-        let mut rail_x = vec![0.0; depth];
-        let mut x = MARGIN;
-        for (column, ids) in layers.iter().enumerate() {
-            if column > 0 {
-                x += CURVE;
-                rail_x[column] = x;
-                x += label_width[column] + LABEL_GAP;
-            }
-            let width = ids.iter().map(|&id| items[id].width).fold(0.0, f64::max);
-            for &id in ids {
-                items[id].x = x + (width - items[id].width) / 2.0;
-                if matches!(items[id].item, Item::Dummy) {
-                    // A bend point spans its column so the edge runs straight through.
-                    items[id].x = rail_x[column].min(x);
-                    items[id].width = x + width - items[id].x;
-                }
-            }
-            x += width;
-        }
-        let width = x + MARGIN;
-
-        let heights: Vec<f64> = layers
-            .iter()
-            .map(|ids| {
-                ids.iter().map(|&id| items[id].height).sum::<f64>()
-                    + NODE_GAP * ids.len().saturating_sub(1) as f64
-            })
-            .collect();
-        let tallest = heights.iter().copied().fold(0.0, f64::max);
-        for (ids, column_height) in layers.iter().zip(&heights) {
-            let mut y = (tallest - column_height) / 2.0;
-            for &id in ids {
-                items[id].y = y;
-                y += items[id].height + NODE_GAP;
-            }
-        }
-        straighten(&layers, &mut items);
-        let top = items.iter().map(|i| i.y).fold(f64::INFINITY, f64::min);
-        let bottom = items
-            .iter()
-            .map(|i| i.y + i.height)
-            .fold(f64::NEG_INFINITY, f64::max);
-        for item in &mut items {
-            item.y += TITLE + MARGIN - top;
-        }
-        // Below the drawing: two legend lines.
-        let height = TITLE + MARGIN + (bottom - top) + MARGIN + 2.0 * LINE + MARGIN;
+        let (rail_x, width) = place_columns(&layers, &routes, &labels, &mut items);
+        let height = place_rows(&layers, &mut items);
         let (out_y, in_y) = ports(model, &items, &routes);
         Self {
             items,
@@ -268,6 +162,154 @@ impl Layout {
             direct,
         }
     }
+}
+
+/// The column of each node: one past its latest operand, so every operand
+/// sits in an earlier column (longest path from the leaves).
+fn assign_layers(model: &Model) -> Vec<usize> {
+    let count = model.nodes.len();
+    let mut layer = vec![0usize; count];
+    for (row, node) in model.nodes.iter().enumerate() {
+        layer[row] = node
+            .operands
+            .iter()
+            .filter_map(|parent| model.row.get(parent))
+            .map(|&p| layer[p] + 1)
+            .max()
+            .unwrap_or(0);
+    }
+    // A leaf used late (a bias, a constant) moves next to its first
+    // consumer instead of trailing a long edge from the left margin.
+    let mut first_use = vec![usize::MAX; count];
+    for (row, node) in model.nodes.iter().enumerate() {
+        for parent in &node.operands {
+            if let Some(&p) = model.row.get(parent) {
+                first_use[p] = first_use[p].min(layer[row]);
+            }
+        }
+    }
+    for (row, node) in model.nodes.iter().enumerate() {
+        if node.operands.is_empty() && first_use[row] != usize::MAX {
+            layer[row] = first_use[row] - 1;
+        }
+    }
+    layer
+}
+
+/// The chain of items each edge passes, operand first: a bend point is
+/// added per column it crosses (none when `direct`). Joins neighbours and
+/// sizes each node tall enough for its ports.
+fn route_edges(
+    model: &Model,
+    layer: &[usize],
+    direct: bool,
+    items: &mut Vec<Placed>,
+) -> Vec<Vec<usize>> {
+    let count = model.nodes.len();
+    let mut routes = Vec::with_capacity(model.edges.len());
+    let mut in_ports = vec![0usize; count];
+    let mut out_ports = vec![0usize; count];
+    for edge in &model.edges {
+        let (Some(&from), Some(&to)) = (model.row.get(&edge.parent), model.row.get(&edge.child))
+        else {
+            routes.push(Vec::new());
+            continue;
+        };
+        in_ports[to] += 1;
+        out_ports[from] += 1;
+        let mut route = vec![from];
+        let between = if direct {
+            0..0
+        } else {
+            layer[from] + 1..layer[to]
+        };
+        for between in between {
+            items.push(Placed::new(Item::Dummy, between, 0.0, DUMMY_HEIGHT));
+            route.push(items.len() - 1);
+        }
+        route.push(to);
+        for pair in route.windows(2) {
+            items[pair[0]].after.push(pair[1]);
+            items[pair[1]].before.push(pair[0]);
+        }
+        routes.push(route);
+    }
+    for row in 0..count {
+        let text = 3.0 * LINE + 2.0 * PAD;
+        let ins = in_ports[row] as f64 * IN_PORT_GAP;
+        let outs = out_ports[row] as f64 * OUT_PORT_GAP + PAD;
+        items[row].height = text.max(ins).max(outs);
+    }
+    routes
+}
+
+/// Places columns left to right: each as wide as its widest item, preceded
+/// by room for the curves and the longest label of the edges that enter it.
+/// Returns where each column's labels start and the page width.
+fn place_columns(
+    layers: &[Vec<usize>],
+    routes: &[Vec<usize>],
+    labels: &[String],
+    items: &mut [Placed],
+) -> (Vec<f64>, f64) {
+    let mut label_width = vec![0.0_f64; layers.len()];
+    for (route, label) in routes.iter().zip(labels) {
+        if let Some(&to) = route.last() {
+            let w = label.chars().count() as f64 * LABEL_CHAR;
+            label_width[items[to].layer] = label_width[items[to].layer].max(w);
+        }
+    }
+    let mut rail_x = vec![0.0; layers.len()];
+    let mut x = MARGIN;
+    for (column, ids) in layers.iter().enumerate() {
+        if column > 0 {
+            x += CURVE;
+            rail_x[column] = x;
+            x += label_width[column] + LABEL_GAP;
+        }
+        let width = ids.iter().map(|&id| items[id].width).fold(0.0, f64::max);
+        for &id in ids {
+            items[id].x = x + (width - items[id].width) / 2.0;
+            if matches!(items[id].item, Item::Dummy) {
+                // A bend point spans its column so the edge runs straight through.
+                items[id].x = rail_x[column].min(x);
+                items[id].width = x + width - items[id].x;
+            }
+        }
+        x += width;
+    }
+    (rail_x, x + MARGIN)
+}
+
+/// Stacks each column centred on the tallest, levels items with their
+/// neighbours, and moves the whole below the title. Returns the page
+/// height, with room for the two legend lines underneath.
+fn place_rows(layers: &[Vec<usize>], items: &mut [Placed]) -> f64 {
+    let heights: Vec<f64> = layers
+        .iter()
+        .map(|ids| {
+            ids.iter().map(|&id| items[id].height).sum::<f64>()
+                + NODE_GAP * ids.len().saturating_sub(1) as f64
+        })
+        .collect();
+    let tallest = heights.iter().copied().fold(0.0, f64::max);
+    for (ids, column_height) in layers.iter().zip(&heights) {
+        let mut y = (tallest - column_height) / 2.0;
+        for &id in ids {
+            items[id].y = y;
+            y += items[id].height + NODE_GAP;
+        }
+    }
+    straighten(layers, items);
+    let top = items.iter().map(|i| i.y).fold(f64::INFINITY, f64::min);
+    let bottom = items
+        .iter()
+        .map(|i| i.y + i.height)
+        .fold(f64::NEG_INFINITY, f64::max);
+    for item in items.iter_mut() {
+        item.y += TITLE + MARGIN - top;
+    }
+    TITLE + MARGIN + (bottom - top) + MARGIN + 2.0 * LINE + MARGIN
 }
 
 type Ports = HashMap<(usize, usize), f64>;

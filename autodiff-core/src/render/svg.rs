@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::layout::{Item, Layout};
 use super::numbers::Numbers;
-use super::view::{Model, TapeView};
+use super::view::{escape_with, Model, TapeView};
 
 // SVG geometry, in pixels. The font is monospace so that text widths can be
 // computed from character counts without font metrics.
@@ -105,18 +105,14 @@ impl Card<'_> {
 }
 
 /// Escapes what would end an attribute or start markup.
-pub(super) fn escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            c => escaped.push(c),
-        }
-    }
-    escaped
+fn escape(text: &str) -> String {
+    escape_with(text, |c| match c {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        '"' => Some("&quot;"),
+        _ => None,
+    })
 }
 
 impl TapeView<'_, '_> {

@@ -340,3 +340,16 @@ fn summary_name(index: usize, label: Option<Label>, summary: &PassSummary) -> St
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// Copies `text` with each character that `replace` names written as its
+/// replacement: the one loop behind DOT's and XML's escaping.
+pub(super) fn escape_with(text: &str, replace: impl Fn(char) -> Option<&'static str>) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match replace(c) {
+            Some(replacement) => escaped.push_str(replacement),
+            None => escaped.push(c),
+        }
+    }
+    escaped
+}
