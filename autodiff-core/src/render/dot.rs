@@ -28,7 +28,7 @@ impl TapeView<'_, '_> {
     pub fn dot(&self) -> String {
         let numbers = self.picture_numbers();
         let mut out = String::from(PREAMBLE);
-        let body = self.either(
+        let body = self.full_or_summary(
             numbers,
             |lines| {
                 format!(

@@ -133,7 +133,7 @@ impl TapeView<'_, '_> {
     /// ```
     pub fn svg(&self) -> String {
         let numbers = self.picture_numbers();
-        self.either(
+        self.full_or_summary(
             numbers,
             |lines| summary_svg(&lines),
             |model, _| {

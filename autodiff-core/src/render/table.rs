@@ -151,7 +151,7 @@ impl TapeView<'_, '_> {
             }
             out
         };
-        self.either(numbers, too_large, |model, summary| {
+        self.full_or_summary(numbers, too_large, |model, summary| {
             let name = model.name(model.output);
             let name = if markdown {
                 format!("`{}`", name.replace('`', "'"))

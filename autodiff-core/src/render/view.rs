@@ -3,7 +3,7 @@
 //! written in a summary, a node box and on an edge arrow.
 //!
 //! The renderers add their own methods to [`TapeView`] in their files
-//! (`table.rs`, `dot.rs`, `svg.rs`); each goes through [`TapeView::either`],
+//! (`table.rs`, `dot.rs`, `svg.rs`); each goes through [`TapeView::full_or_summary`],
 //! which decides between the full drawing and the summary once.
 
 use std::collections::HashMap;
@@ -147,7 +147,7 @@ impl TapeView<'_, '_> {
     /// The outline of every view: within the limits, `full` renders the
     /// gathered model; past them, `too_large` renders the summary's lines
     /// (and the model, which can be huge, is never gathered).
-    pub(super) fn either(
+    pub(super) fn full_or_summary(
         &self,
         numbers: Numbers,
         too_large: impl FnOnce(Vec<String>) -> String,
