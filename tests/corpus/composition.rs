@@ -81,6 +81,8 @@ fn a_constant_argument_to_a_helper() -> TestResult {
     Ok(())
 }
 
+// Pushing one feature at a time is the exercise.
+#[allow(clippy::vec_init_then_push)]
 #[differentiable]
 fn polynomial_features(x: f64, #[constant] w: [f64; 3]) -> f64 {
     let mut features = Vec::new();
@@ -157,7 +159,11 @@ fn recursion_on_an_integer_parameter() -> TestResult {
     for (x, n) in [(1.5, 4), (-0.5, 3), (2.0, 0)] {
         let got = power_grad(x, n)?;
         assert_eq!(got.value, power(x, n));
-        let want = if n == 0 { 0.0 } else { n as f64 * x.powi(n as i32 - 1) };
+        let want = if n == 0 {
+            0.0
+        } else {
+            n as f64 * x.powi(n as i32 - 1)
+        };
         assert_close(got.gradient, want, CLOSED);
     }
     Ok(())

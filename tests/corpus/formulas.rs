@@ -332,7 +332,11 @@ fn logistic_growth_against_ridders() -> TestResult {
     for at in [[0.5, 3.0, 100.0, 10.0], [1.2, 0.7, 50.0, 45.0]] {
         let got = logistic_growth_grad(at[0], at[1], at[2], at[3])?;
         assert_eq!(got.value, logistic_growth(at[0], at[1], at[2], at[3]));
-        assert_numeric(&got.gradient, |p| logistic_growth(p[0], p[1], p[2], p[3]), &at);
+        assert_numeric(
+            &got.gradient,
+            |p| logistic_growth(p[0], p[1], p[2], p[3]),
+            &at,
+        );
         assert!(logistic_growth_check(at[0], at[1], at[2], at[3])?.passed());
     }
     Ok(())

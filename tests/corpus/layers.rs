@@ -8,12 +8,7 @@ use super::oracle::*;
 use autodiff::prelude::*;
 
 #[differentiable]
-fn dense_relu_probe(
-    w: [[f64; 3]; 2],
-    b: [f64; 3],
-    x: [f64; 2],
-    #[constant] g: [f64; 3],
-) -> f64 {
+fn dense_relu_probe(w: [[f64; 3]; 2], b: [f64; 3], x: [f64; 2], #[constant] g: [f64; 3]) -> f64 {
     let mut loss = 0.0;
     for j in 0..3 {
         let mut z = b[j];
@@ -195,12 +190,7 @@ fn softmax_cross_entropy_gradient_is_p_minus_one_hot() -> TestResult {
 }
 
 #[differentiable]
-fn layer_norm_probe(
-    x: [f64; 4],
-    gamma: [f64; 4],
-    beta: [f64; 4],
-    #[constant] g: [f64; 4],
-) -> f64 {
+fn layer_norm_probe(x: [f64; 4], gamma: [f64; 4], beta: [f64; 4], #[constant] g: [f64; 4]) -> f64 {
     let mut mean = 0.0;
     for i in 0..4 {
         mean += x[i];
@@ -428,8 +418,16 @@ fn cosine_similarity_gradient_is_orthogonal_to_a() -> TestResult {
         let nb = b.iter().map(|v| v * v).sum::<f64>().sqrt();
         let c = got.value;
         for i in 0..3 {
-            assert_close(got.gradient.0[i], b[i] / (na * nb) - c * a[i] / (na * na), CLOSED);
-            assert_close(got.gradient.1[i], a[i] / (na * nb) - c * b[i] / (nb * nb), CLOSED);
+            assert_close(
+                got.gradient.0[i],
+                b[i] / (na * nb) - c * a[i] / (na * na),
+                CLOSED,
+            );
+            assert_close(
+                got.gradient.1[i],
+                a[i] / (na * nb) - c * b[i] / (nb * nb),
+                CLOSED,
+            );
         }
         assert!(cosine_similarity_check(a, b)?.passed());
     }
@@ -512,7 +510,11 @@ fn one_query_attention_against_ridders() -> TestResult {
         assert_eq!(got.value, attention_readout(q, k, v));
         let at = [q.to_vec(), k.flat(), v.to_vec()].concat();
         let f = |p: &[f64]| {
-            attention_readout(arr(p), [arr(&p[3..]), arr(&p[6..]), arr(&p[9..])], arr(&p[12..]))
+            attention_readout(
+                arr(p),
+                [arr(&p[3..]), arr(&p[6..]), arr(&p[9..])],
+                arr(&p[12..]),
+            )
         };
         assert_numeric(&got.gradient, f, &at);
         assert!(attention_readout_check(q, k, v)?.passed());
@@ -541,12 +543,7 @@ fn embedding_gradient_lands_on_one_row() -> TestResult {
 }
 
 #[differentiable]
-fn batch_mse(
-    w: [f64; 2],
-    b: f64,
-    #[constant] xs: [[f64; 2]; 4],
-    #[constant] ys: [f64; 4],
-) -> f64 {
+fn batch_mse(w: [f64; 2], b: f64, #[constant] xs: [[f64; 2]; 4], #[constant] ys: [f64; 4]) -> f64 {
     let mut loss = 0.0;
     for r in 0..4 {
         let pred = w[0] * xs[r][0] + w[1] * xs[r][1] + b;
@@ -641,7 +638,10 @@ fn kl_divergence(p: [f64; 3], q: [f64; 3]) -> f64 {
 
 #[test]
 fn kl_divergence_closed_form() -> TestResult {
-    for (p, q) in [([0.2, 0.5, 0.3], [0.3, 0.3, 0.4]), ([0.6, 0.1, 0.3], [0.1, 0.8, 0.1])] {
+    for (p, q) in [
+        ([0.2, 0.5, 0.3], [0.3, 0.3, 0.4]),
+        ([0.6, 0.1, 0.3], [0.1, 0.8, 0.1]),
+    ] {
         let got = kl_divergence_grad(p, q)?;
         assert_eq!(got.value, kl_divergence(p, q));
         for i in 0..3 {

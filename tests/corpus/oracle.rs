@@ -54,8 +54,7 @@ pub fn derivative(f: impl Fn(f64) -> f64, x: f64) -> f64 {
         table[0][i] = (f(x + h) - f(x - h)) / (2.0 * h);
         let mut factor = SHRINK2;
         for j in 1..=i {
-            table[j][i] =
-                (table[j - 1][i] * factor - table[j - 1][i - 1]) / (factor - 1.0);
+            table[j][i] = (table[j - 1][i] * factor - table[j - 1][i - 1]) / (factor - 1.0);
             factor *= SHRINK2;
             let error = (table[j][i] - table[j - 1][i])
                 .abs()

@@ -49,9 +49,18 @@ fn clipped_ratio(ratio: f64, advantage: f64, #[constant] eps: Option<f64>) -> f6
 
 #[test]
 fn option_patterns_with_guards() -> TestResult {
-    assert_eq!(clipped_ratio_grad(1.5, 2.0, Some(0.2))?.gradient, (0.0, 1.2));
-    assert_eq!(clipped_ratio_grad(0.5, 2.0, Some(0.2))?.gradient, (0.0, 0.8));
-    assert_eq!(clipped_ratio_grad(1.1, 2.0, Some(0.2))?.gradient, (2.0, 1.1));
+    assert_eq!(
+        clipped_ratio_grad(1.5, 2.0, Some(0.2))?.gradient,
+        (0.0, 1.2)
+    );
+    assert_eq!(
+        clipped_ratio_grad(0.5, 2.0, Some(0.2))?.gradient,
+        (0.0, 0.8)
+    );
+    assert_eq!(
+        clipped_ratio_grad(1.1, 2.0, Some(0.2))?.gradient,
+        (2.0, 1.1)
+    );
     assert_eq!(clipped_ratio_grad(1.5, 2.0, None)?.gradient, (2.0, 1.5));
     Ok(())
 }

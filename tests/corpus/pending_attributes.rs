@@ -5,7 +5,7 @@
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error: custom attribute panicked
+// Today (raw-identifier parameters `r#type: f64, r#in: usize` (the macro panics: "r#type_var" is not a valid identifier)): error: custom attribute panicked
 #[differentiable]
 fn keyword_names(r#type: f64, r#in: usize) -> f64 {
     r#type * r#type * r#in as f64

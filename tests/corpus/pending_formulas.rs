@@ -5,7 +5,7 @@
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error[E0308]: `?` operator has incompatible types: expected `f64`, found `Scalar<'_>`
+// Today (tuple of `let mut` accumulators `let (mut a, mut b, mut c) = (0.0, 0.0, 0.0)`): error[E0308]: `?` operator has incompatible types: expected `f64`, found `Scalar<'_>`
 #[differentiable]
 fn pearson(x: [f64; 4], y: [f64; 4]) -> f64 {
     let mut mx = 0.0;

@@ -5,7 +5,7 @@
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error[E0599]: no function or associated item named `with_capacity_tape` found for struct `Vec<_, _>` in the current scope: function or associated item not found in `Vec<_, _>`
+// Today (`Vec::with_capacity(m)` with `m = x.len()`): error[E0599]: no function or associated item named `with_capacity_tape` found for struct `Vec<_, _>` in the current scope: function or associated item not found in `Vec<_, _>`
 #[differentiable]
 fn squares_buffer(x: &[f64]) -> f64 {
     let m = x.len();
@@ -28,7 +28,7 @@ fn with_capacity_from_a_length() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0425]: cannot find function `max_tape` in module `std::cmp`: not found in `std::cmp`
+// Today (`std::cmp::max(1, m)` with `m = x.len()`): error[E0425]: cannot find function `max_tape` in module `std::cmp`: not found in `std::cmp`
 #[differentiable]
 fn safe_average(x: &[f64]) -> f64 {
     let m = x.len();
@@ -50,7 +50,7 @@ fn cmp_max_on_a_length() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0277]: `Option<_>` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
+// Today (argmax as `let mut best: Option<usize> = None; .. best = Some(i)`): error[E0277]: `Option<_>` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
 #[differentiable]
 fn argmax_value(z: &[f64]) -> f64 {
     let mut best: Option<usize> = None;

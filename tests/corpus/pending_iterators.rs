@@ -6,7 +6,7 @@
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().map(|v| v * v).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn sum_of_squares(x: &[f64]) -> f64 {
     x.iter().map(|v| v * v).sum()
@@ -23,7 +23,7 @@ fn map_then_sum() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b))`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn max_logit(z: &[f64]) -> f64 {
     z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b))
@@ -38,7 +38,7 @@ fn fold_from_negative_infinity() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`z.iter().skip(1).fold(z[0], |a, &b| a.min(b))`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn min_from_first(z: &[f64]) -> f64 {
     z.iter().skip(1).fold(z[0], |a, &b| a.min(b))
@@ -53,7 +53,7 @@ fn fold_from_the_first_element() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`w.iter().zip(x.iter()).map(|(a, b)| a * b).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn dot(w: &[f64], x: &[f64]) -> f64 {
     w.iter().zip(x.iter()).map(|(a, b)| a * b).sum()
@@ -68,7 +68,7 @@ fn zip_map_sum_is_a_dot_product() -> TestResult {
     Ok(())
 }
 
-// Today: error: `product` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
+// Today (`p.iter().product()`): error: `product` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn likelihood(p: &[f64]) -> f64 {
     p.iter().product()
@@ -83,7 +83,7 @@ fn product_gradient_is_the_product_of_the_others() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`*x.iter().max_by(|a, b| a.total_cmp(b)).unwrap()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn largest(x: &[f64]) -> f64 {
     *x.iter().max_by(|a, b| a.total_cmp(b)).unwrap()
@@ -98,7 +98,7 @@ fn max_by_total_cmp() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().copied().min_by(|a, b| a.partial_cmp(b).unwrap())`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn smallest_squared(x: &[f64]) -> f64 {
     let m = x
@@ -118,10 +118,14 @@ fn min_by_partial_cmp_over_copied() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`energies.iter().copied().map(|e| (-beta * e).exp()).sum::<f64>()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn partition_function(energies: &[f64], #[constant] beta: f64) -> f64 {
-    energies.iter().copied().map(|e| (-beta * e).exp()).sum::<f64>()
+    energies
+        .iter()
+        .copied()
+        .map(|e| (-beta * e).exp())
+        .sum::<f64>()
 }
 
 #[test]
@@ -134,7 +138,7 @@ fn copied_map_sum_turbofish() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`coeffs.iter().rev().fold(0.0, |acc, &c| acc * x + c)`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn horner_fold(coeffs: &[f64], x: f64) -> f64 {
     coeffs.iter().rev().fold(0.0, |acc, &c| acc * x + c)
@@ -153,7 +157,7 @@ fn rev_fold_is_horner() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().step_by(2).map(|v| v.exp()).sum::<f64>()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn even_positions(x: &[f64]) -> f64 {
     x.iter().step_by(2).map(|v| v.exp()).sum::<f64>()
@@ -169,7 +173,7 @@ fn step_by_on_an_iterator() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn roughness(x: &[f64]) -> f64 {
     x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()
@@ -185,7 +189,7 @@ fn windows_of_two_give_a_smoothness_penalty() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.chunks(2).map(|c| c[0] * c[1]).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn pair_products(x: &[f64]) -> f64 {
     x.chunks(2).map(|c| c[0] * c[1]).sum()
@@ -200,7 +204,7 @@ fn chunks_of_two() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`let e: Vec<f64> = z.iter().map(|v| v.exp()).collect()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn first_probability(z: &[f64]) -> f64 {
     let e: Vec<f64> = z.iter().map(|v| v.exp()).collect();
@@ -216,13 +220,19 @@ fn collect_into_an_annotated_vec() -> TestResult {
     let p0 = got.value;
     let total: f64 = z.iter().map(|v| v.exp()).sum();
     let want: Vec<f64> = (0..3)
-        .map(|j| if j == 0 { p0 * (1.0 - p0) } else { -p0 * z[j].exp() / total })
+        .map(|j| {
+            if j == 0 {
+                p0 * (1.0 - p0)
+            } else {
+                -p0 * z[j].exp() / total
+            }
+        })
         .collect();
     assert_all_close(&got.gradient, &want, CLOSED);
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`.collect::<Vec<_>>()` with a closure capturing the tracked `w`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn tanh_layer_sum(x: &[f64], w: f64) -> f64 {
     let h = x.iter().map(|v| (w * v).tanh()).collect::<Vec<_>>();
@@ -243,7 +253,7 @@ fn collect_turbofish_with_a_captured_weight() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`out.extend(x.iter().map(|v| sigmoid(*v)))` into a local Vec): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn squashed_norm(x: Vec<f64>) -> f64 {
     let mut out = Vec::new();
@@ -271,7 +281,7 @@ fn map_extended_into_a_local_vec() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (closure capturing two tracked values in `map(|v| v * scale + shift)`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn scaled_sum(x: [f64; 3], scale: f64) -> f64 {
     let shift = scale * 0.5;
@@ -286,7 +296,7 @@ fn a_closure_capturing_two_tracked_values() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (a closure bound to a name, `let act = |v: f64| ..; act(x) + act(2.0 * x)`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn smoothed(x: f64) -> f64 {
     let act = |v: f64| v.tanh() * 0.5;
@@ -304,7 +314,7 @@ fn a_closure_bound_to_a_name_and_called_twice() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().enumerate().map(|(i, v)| v * (i as f64 + 1.0)).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn position_weighted(x: &[f64]) -> f64 {
     x.iter()
@@ -321,7 +331,7 @@ fn enumerate_map_sum() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`fold(f64::NEG_INFINITY, f64::max)`, map/collect/sum softmax entropy): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn softmax_entropy(z: &[f64]) -> f64 {
     let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -341,7 +351,7 @@ fn softmax_entropy_through_iterators_against_ridders() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().map(|v| v.powi(2)).sum::<f64>().sqrt()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn l2_norm(x: &[f64]) -> f64 {
     x.iter().map(|v| v.powi(2)).sum::<f64>().sqrt()
@@ -356,7 +366,7 @@ fn a_method_on_a_sum() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`pred.iter().zip(target).map(|(p, t)| (p - t).powi(2)).sum::<f64>()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn mse_zip(pred: &[f64], #[constant] target: &[f64]) -> f64 {
     pred.iter()
@@ -376,7 +386,7 @@ fn mse_through_zip_with_constant_targets() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn positive_part_sum(x: &[f64]) -> f64 {
     x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()
@@ -390,7 +400,7 @@ fn filter_on_the_primal_value() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().all(|v| *v > 0.0)` as a condition): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn log_if_all_positive(x: &[f64]) -> f64 {
     if x.iter().all(|v| *v > 0.0) {
@@ -405,11 +415,14 @@ fn all_as_a_condition() -> TestResult {
     let got = log_if_all_positive_grad(&[1.0, 2.0, 4.0])?;
     assert_eq!(got.value, log_if_all_positive(&[1.0, 2.0, 4.0]));
     assert_eq!(got.gradient, vec![1.0, 0.5, 0.25]);
-    assert_eq!(log_if_all_positive_grad(&[1.0, -2.0])?.gradient, vec![0.0, 0.0]);
+    assert_eq!(
+        log_if_all_positive_grad(&[1.0, -2.0])?.gradient,
+        vec![0.0, 0.0]
+    );
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`rewards.iter().rev().fold(0.0, |g, r| r + gamma * g)`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn discounted_return(rewards: &[f64], gamma: f64) -> f64 {
     rewards.iter().rev().fold(0.0, |g, r| r + gamma * g)
@@ -427,14 +440,10 @@ fn discounted_return_by_a_reverse_fold() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`a.iter().zip(b).zip(c).map(|((x, y), z)| x * y * z).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn triple_product(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .zip(c)
-        .map(|((x, y), z)| x * y * z)
-        .sum()
+    a.iter().zip(b).zip(c).map(|((x, y), z)| x * y * z).sum()
 }
 
 #[test]
@@ -449,7 +458,7 @@ fn nested_zip_with_a_tuple_pattern() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`enumerate().max_by(|a, b| a.1.partial_cmp(b.1).unwrap())`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn top_score(scores: [f64; 4]) -> f64 {
     let (_, best) = scores
@@ -468,7 +477,7 @@ fn max_by_over_enumerate() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().filter(..).count()` then a map/sum): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn count_weighted(x: &[f64]) -> f64 {
     let n = x.iter().filter(|v| **v > 1.0).count();
@@ -483,7 +492,7 @@ fn count_gives_a_plain_integer() -> TestResult {
     Ok(())
 }
 
-// Today: error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+// Today (`x.iter().for_each(|v| total += v.sin())`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
 #[differentiable]
 fn for_each_accumulate(x: &[f64]) -> f64 {
     let mut total = 0.0;

@@ -95,7 +95,11 @@ fn unreachable_in_a_match_arm() -> TestResult {
     let got = activation_by_code_grad(x, 4)?;
     assert_close(got.gradient, 1.0 - x.tanh().powi(2), CLOSED);
     let s = 1.0 / (1.0 + (-x).exp());
-    assert_close(activation_by_code_grad(x, 3)?.gradient, s * (1.0 - s), CLOSED);
+    assert_close(
+        activation_by_code_grad(x, 3)?.gradient,
+        s * (1.0 - s),
+        CLOSED,
+    );
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error[E0277]: cannot compare `(bool, bool)` in a #[differentiable] function: comparisons read f64 values, integers and bools
+// Today (`match (x > 0.0, y > 0.0)` on a tuple of bools): error[E0277]: cannot compare `(bool, bool)` in a #[differentiable] function: comparisons read f64 values, integers and bools
 #[differentiable]
 fn quadrant_energy(x: f64, y: f64) -> f64 {
     match (x > 0.0, y > 0.0) {
@@ -31,7 +31,7 @@ fn match_on_a_tuple_of_comparisons() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0425]: cannot find function, tuple struct or tuple variant `Some_tape` in this scope: not found in this scope
+// Today (`Some(x)`/`None` holding a tracked value, then `match`): error[E0425]: cannot find function, tuple struct or tuple variant `Some_tape` in this scope: not found in this scope
 #[differentiable]
 fn guarded_log(x: f64) -> f64 {
     let positive = if x > 0.0 { Some(x) } else { None };
@@ -49,7 +49,7 @@ fn an_option_holding_a_tracked_value() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0277]: `std::slice::Iter<'_, autodiff::Scalar<'_>>` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
+// Today (`while let Some(v) = it.next()` over `x.iter()`): error[E0277]: `std::slice::Iter<'_, autodiff::Scalar<'_>>` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
 #[differentiable]
 fn drain_sum(x: &[f64]) -> f64 {
     let mut it = x.iter();
@@ -68,7 +68,7 @@ fn while_let_over_an_iterator() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0308]: `?` operator has incompatible types: expected `f64`, found `Scalar<'_>`
+// Today (annotated tuple local `let (a, b): (f64, f64) = (x * 2.0, x * 3.0)`): error[E0308]: `?` operator has incompatible types: expected `f64`, found `Scalar<'_>`
 #[differentiable]
 fn area_ratio(x: f64) -> f64 {
     let (a, b): (f64, f64) = (x * 2.0, x * 3.0);
@@ -83,7 +83,7 @@ fn an_annotated_tuple_local() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0277]: `({integer}, autodiff::Scalar<'_>)` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
+// Today (tuple accumulator `let mut best = (0, x[0])`): error[E0277]: `({integer}, autodiff::Scalar<'_>)` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
 #[differentiable]
 fn best_with_index(x: &[f64]) -> f64 {
     let mut best = (0, x[0]);
@@ -103,7 +103,7 @@ fn a_tuple_accumulator_of_index_and_value() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0277]: `(autodiff::Scalar<'_>, autodiff::Scalar<'_>)` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
+// Today (tuple-valued `if` arms `let (lo, hi) = if a < b { (a, b) } else { (b, a) }`): error[E0277]: `(autodiff::Scalar<'_>, autodiff::Scalar<'_>)` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
 #[differentiable]
 fn ordered_blend(a: f64, b: f64) -> f64 {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
@@ -118,7 +118,7 @@ fn tuple_valued_if_arms() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0277]: `[autodiff::Scalar<'_>]` carries a gradient that this operation would drop: a tracked value cannot be cast or passed here
+// Today (`x.first()` / `x.last()` returning `Option<&f64>` of a tracked slice): error[E0277]: `[autodiff::Scalar<'_>]` carries a gradient that this operation would drop: a tracked value cannot be cast or passed here
 #[differentiable]
 fn ends_product(x: &[f64]) -> f64 {
     let head = if let Some(v) = x.first() { *v } else { 1.0 };
@@ -137,7 +137,7 @@ fn first_and_last_through_options() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0308]: `?` operator has incompatible types: expected `f64`, found `Scalar<'_>`
+// Today (tuple of `let mut` accumulators `let (mut mean, mut m2) = (0.0, 0.0)`): error[E0308]: `?` operator has incompatible types: expected `f64`, found `Scalar<'_>`
 #[differentiable]
 fn welford_variance(x: &[f64]) -> f64 {
     let (mut mean, mut m2) = (0.0, 0.0);
@@ -160,7 +160,7 @@ fn a_tuple_of_mutable_accumulators() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0277]: `(autodiff::Scalar<'_>, autodiff::Scalar<'_>)` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
+// Today (tuple local reassigned in a loop `pair = (pair.1, pair.0 * 0.5)`): error[E0277]: `(autodiff::Scalar<'_>, autodiff::Scalar<'_>)` cannot hold a tracked value in a #[differentiable] function: expected f64, an array or Vec of f64, or an integer
 #[differentiable]
 fn swap_pairs(x: [f64; 2]) -> f64 {
     let mut pair = (x[0], x[1]);

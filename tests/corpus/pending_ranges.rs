@@ -4,7 +4,7 @@
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error[E0599]: `usize` is not an iterator: `usize` is not an iterator
+// Today (`for i in (0..coeffs.len()).rev()`: the parentheses are lost, the body reads `0..coeffs.len().rev()`): error[E0599]: `usize` is not an iterator: `usize` is not an iterator
 #[differentiable]
 fn horner_rev(coeffs: &[f64], x: f64) -> f64 {
     let mut acc = 0.0;
@@ -26,7 +26,7 @@ fn horner_over_a_reversed_index_range() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0599]: `usize` is not an iterator: `usize` is not an iterator
+// Today (`for i in (0..x.len()).step_by(3)`: the parentheses are lost, the body reads `0..x.len().step_by(3)`): error[E0599]: `usize` is not an iterator: `usize` is not an iterator
 #[differentiable]
 fn strided_sum(x: &[f64]) -> f64 {
     let mut total = 0.0;

@@ -7,7 +7,7 @@
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error[E0308]: mismatched types: expected `Cow<'_, [Scalar<'_>]>`, found `&[Scalar<'_>]`
+// Today (a slice parameter passed straight on, `energy(x)` with `x: &[f64]`): error[E0308]: mismatched types: expected `Cow<'_, [Scalar<'_>]>`, found `&[Scalar<'_>]`
 #[differentiable]
 fn energy(x: &[f64]) -> f64 {
     let mut total = 0.0;
@@ -30,7 +30,7 @@ fn a_slice_parameter_passed_straight_on() -> TestResult {
     Ok(())
 }
 
-// Today: error: parameter type `&Vec<f64>` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`
+// Today (`&Vec<f64>` parameter): error: parameter type `&Vec<f64>` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`
 // A `&Vec<f64>` parameter is what students write before they learn slices.
 #[allow(clippy::ptr_arg)]
 #[differentiable]
@@ -51,7 +51,7 @@ fn a_reference_to_a_vec() -> TestResult {
     Ok(())
 }
 
-// Today: error: parameters of a #[differentiable] function must be plain names, like `x: f64`
+// Today (`_: f64` parameter): error: parameters of a #[differentiable] function must be plain names, like `x: f64`
 #[differentiable]
 fn ignores_second(x: f64, _: f64) -> f64 {
     x.exp()
@@ -65,7 +65,7 @@ fn an_underscore_parameter() -> TestResult {
     Ok(())
 }
 
-// Today: error: a #[differentiable] function must return `f64`
+// Today (type aliases `Vector3 = [f64; 3]`, `Real = f64` in the signature): error: a #[differentiable] function must return `f64`
 type Vector3 = [f64; 3];
 type Real = f64;
 
@@ -83,7 +83,7 @@ fn type_aliases_of_supported_types() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0618]: expected function, found `f64`
+// Today (a parameter named like its function, `fn scale(scale: f64, ..)`): error[E0618]: expected function, found `f64`
 #[differentiable]
 fn scale(scale: f64, x: f64) -> f64 {
     scale * x * x
@@ -97,7 +97,7 @@ fn a_parameter_named_like_its_function() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0403]: the name `'tape` is already used for a generic parameter in this item's generic parameters: already used
+// Today (a user lifetime named `'tape`): error[E0403]: the name `'tape` is already used for a generic parameter in this item's generic parameters: already used
 // An explicit lifetime named like the generated one is what is under test.
 #[allow(clippy::needless_lifetimes)]
 #[differentiable]
@@ -113,7 +113,7 @@ fn a_user_lifetime_named_tape() -> TestResult {
     Ok(())
 }
 
-// Today: error: #[differentiable] takes no arguments: write `#[differentiable]`
+// Today (`#[differentiable(crate = ::autodiff)]`): error: #[differentiable] takes no arguments: write `#[differentiable]`
 #[differentiable(crate = ::autodiff)]
 fn with_crate_path(x: f64) -> f64 {
     x.sin() * x
@@ -128,7 +128,7 @@ fn an_explicit_crate_path() -> TestResult {
     Ok(())
 }
 
-// Today: error: parameter type `&[f64; 3]` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`
+// Today (`&[f64; 3]` parameter): error: parameter type `&[f64; 3]` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`
 #[differentiable]
 fn array_ref(v: &[f64; 3]) -> f64 {
     v[0] * v[1] * v[2]
@@ -142,7 +142,7 @@ fn a_reference_to_an_array() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0425]: cannot find function `loss` in this scope: not found in this scope
+// Today (an annotated associated function (no `self`) in an `impl` block): error[E0425]: cannot find function `loss` in this scope: not found in this scope
 struct Model;
 
 impl Model {
@@ -160,7 +160,7 @@ fn an_associated_function_in_an_impl_block() -> TestResult {
     Ok(())
 }
 
-// Today: error[E0425]: cannot find function `mish_tape` in this scope: not found in this scope
+// Today (`use activations::mish;` then `mish(w * x)`): error[E0425]: cannot find function `mish_tape` in this scope: not found in this scope
 mod activations {
     use autodiff::prelude::*;
 
