@@ -53,6 +53,7 @@ fn a_helper_on_array_elements() -> TestResult {
     for v in [[3.0, 4.0, 12.0], [0.5, -0.5, 1.0]] {
         let got = norm_grad(v)?;
         assert_eq!(got.value, norm(v));
+        assert!(norm_check(v)?.passed());
         let n = got.value;
         assert_all_close(&got.gradient, &[v[0] / n, v[1] / n, v[2] / n], CLOSED);
     }
@@ -75,6 +76,7 @@ fn a_constant_argument_to_a_helper() -> TestResult {
     for x in [0.0, 1.5, -0.7] {
         let got = poly_fit_loss_grad(x, 0.5)?;
         assert_eq!(got.value, poly_fit_loss(x, 0.5));
+        assert!(poly_fit_loss_check(x, 0.5)?.passed());
         let y = 1.0 - 3.0 * x + 2.0 * x * x;
         assert_close(got.gradient, 2.0 * (y - 0.5) * (-3.0 + 4.0 * x), CLOSED);
     }
@@ -102,6 +104,7 @@ fn features_pushed_onto_a_vec() -> TestResult {
     for x in [1.0, -2.0, 0.3] {
         let got = polynomial_features_grad(x, w)?;
         assert_eq!(got.value, polynomial_features(x, w));
+        assert!(polynomial_features_check(x, w)?.passed());
         assert_close(got.gradient, 0.5 - 2.0 * x + 0.75 * x * x, CLOSED);
     }
     Ok(())
@@ -159,6 +162,7 @@ fn recursion_on_an_integer_parameter() -> TestResult {
     for (x, n) in [(1.5, 4), (-0.5, 3), (2.0, 0)] {
         let got = power_grad(x, n)?;
         assert_eq!(got.value, power(x, n));
+        assert!(power_check(x, n)?.passed());
         let want = if n == 0 {
             0.0
         } else {
@@ -208,6 +212,7 @@ fn quadratic_form_gradient_is_m_plus_mt_v() -> TestResult {
     for v in [[1.0, -1.0, 0.5], [0.2, 0.4, -0.6]] {
         let got = quadratic_form_grad(m, v)?;
         assert_eq!(got.value, quadratic_form(m, v));
+        assert!(quadratic_form_check(m, v)?.passed());
         let (dm, dv) = got.gradient;
         for i in 0..3 {
             let want: f64 = (0..3).map(|j| (m[i][j] + m[j][i]) * v[j]).sum();
@@ -239,6 +244,7 @@ fn an_integer_argument_passes_through_a_call() -> TestResult {
     for x in [0.4, 1.2] {
         let got = damped_grad(x)?;
         assert_eq!(got.value, damped(x));
+        assert!(damped_check(x)?.passed());
         let (s1, s2) = (x.sin(), x.sin().sin());
         assert_close(got.gradient, 2.0 * s2.cos() * s1.cos() * x.cos(), CLOSED);
     }
@@ -266,6 +272,7 @@ fn a_chain_of_three_helpers() -> TestResult {
     for x in [-1.0, 0.5, 3.0] {
         let got = outer_square_grad(x)?;
         assert_eq!(got.value, outer_square(x));
+        assert!(outer_square_check(x)?.passed());
         let e = (0.5 * x).exp();
         let y = (1.0 + e).ln();
         assert_close(got.gradient, 2.0 * y * 0.5 * e / (1.0 + e), CLOSED);
@@ -293,6 +300,7 @@ fn rows_of_a_nested_array_into_a_helper() -> TestResult {
     for x in [[1.0, 2.0], [-0.5, 0.25]] {
         let got = ensemble_grad(w, x)?;
         assert_eq!(got.value, ensemble(w, x));
+        assert!(ensemble_check(w, x)?.passed());
         let (dw, dx) = got.gradient;
         let mut want_dx = [0.0; 2];
         for k in 0..3 {
@@ -318,6 +326,7 @@ fn a_constant_table_indexed_by_an_integer() -> TestResult {
     for (x, idx) in [(1.5, 0), (-2.0, 3)] {
         let got = lookup_scaled_grad(x, table, idx)?;
         assert_eq!(got.value, lookup_scaled(x, table, idx));
+        assert!(lookup_scaled_check(x, table, idx)?.passed());
         assert_eq!(got.gradient, 2.0 * table[idx] * x);
     }
     Ok(())
@@ -335,6 +344,7 @@ fn a_bool_parameter_switches_the_formula() -> TestResult {
     for x in [0.5, 2.0] {
         let got = batch_norm_scale_grad(x, 1.5, false)?;
         assert_eq!(got.value, batch_norm_scale(x, 1.5, false));
+        assert!(batch_norm_scale_check(x, 1.5, false)?.passed());
         assert_eq!(got.gradient, (1.5 / 0.8, x / 0.8));
         let got = batch_norm_scale_grad(x, 1.5, true)?;
         assert_close(got.gradient.0, 1.5 / (x + 1.0).powi(2), CLOSED);
@@ -365,6 +375,7 @@ fn a_local_matrix_filled_with_tracked_products() -> TestResult {
     let (a, b) = ([1.0, -2.0], [0.5, 1.5, -1.0]);
     let got = outer_product_trace_grad(a, b)?;
     assert_eq!(got.value, outer_product_trace(a, b));
+    assert!(outer_product_trace_check(a, b)?.passed());
     // Σ a_i² b_j² = |a|²|b|²: ∂/∂a = 2a|b|², ∂/∂b = 2b|a|².
     let (na, nb) = (5.0, 3.5);
     assert_all_close(&got.gradient.0, &[2.0 * nb, -4.0 * nb], CLOSED);

@@ -43,6 +43,7 @@ fn newton_iteration_differentiates_to_the_inverse_function_rule() -> TestResult 
     for a in [0.5, 8.0, 27.0] {
         let got = newton_cube_root_grad(a)?;
         assert_eq!(got.value, newton_cube_root(a));
+        assert!(newton_cube_root_check(a)?.passed());
         assert_close(got.value, a.powf(1.0 / 3.0), CLOSED);
         assert_close(got.gradient, 1.0 / (3.0 * a.powf(2.0 / 3.0)), 1e-10);
     }
@@ -111,6 +112,7 @@ fn compound_interest_derivative() -> TestResult {
     for (rate, years) in [(0.05, 10), (0.12, 3), (0.01, 30)] {
         let got = compound_interest_grad(rate, years)?;
         assert_eq!(got.value, compound_interest(rate, years));
+        assert!(compound_interest_check(rate, years)?.passed());
         let n = years as i32;
         assert_close(
             got.gradient,
@@ -161,6 +163,7 @@ fn loop_break_with_a_value() -> TestResult {
     for v0 in [2.0, 5.5, 11.0] {
         let got = first_passage_grad(v0, 0.3)?;
         assert_eq!(got.value, first_passage(v0, 0.3));
+        assert!(first_passage_check(v0, 0.3)?.passed());
         assert_close(
             got.gradient,
             derivative(|v| first_passage(v, 0.3), v0),
@@ -233,6 +236,7 @@ fn explicit_euler_has_a_closed_form() -> TestResult {
     for (y0, k, n) in [(1.0, 0.5, 100), (2.5, 3.0, 20)] {
         let got = euler_decay_grad(y0, k, n)?;
         assert_eq!(got.value, euler_decay(y0, k, n));
+        assert!(euler_decay_check(y0, k, n)?.passed());
         // y_n = y0 (1 − k dt)^n.
         let base: f64 = 1.0 - k * 0.01;
         let ni = n as i32;
@@ -288,6 +292,7 @@ fn unrolled_gradient_descent() -> TestResult {
     for (w0, n) in [(0.0, 5), (10.0, 12)] {
         let got = descend_grad(w0, 0.1, n)?;
         assert_eq!(got.value, descend(w0, 0.1, n));
+        assert!(descend_check(w0, 0.1, n)?.passed());
         // w_n − 3 = 0.8^n (w0 − 3); loss = 0.64^n (w0 − 3)².
         let r = 0.64_f64.powi(n as i32);
         assert_close(got.gradient, 2.0 * r * (w0 - 3.0), CLOSED);
@@ -356,6 +361,7 @@ fn online_mean_has_gradient_one_over_n() -> TestResult {
     let x = [1.0, 4.0, -2.0, 0.5, 3.0];
     let got = running_mean_grad(x)?;
     assert_eq!(got.value, running_mean(x));
+    assert!(running_mean_check(x)?.passed());
     assert_close(got.value, 6.5 / 5.0, CLOSED);
     assert_all_close(&got.gradient, &[0.2; 5], CLOSED);
     Ok(())
@@ -380,6 +386,7 @@ fn a_linear_recurrence_has_fibonacci_gradients() -> TestResult {
     for n in [0, 3, 7] {
         let got = recurrence_grad(0.5, 1.5, n)?;
         assert_eq!(got.value, recurrence(0.5, 1.5, n));
+        assert!(recurrence_check(0.5, 1.5, n)?.passed());
         assert_eq!(got.gradient, (fib[n], fib[n + 1]));
     }
     Ok(())
@@ -400,6 +407,7 @@ fn shadowing_keeps_the_chain() -> TestResult {
     for x in [0.2, 1.1, -0.6] {
         let got = shadowed_grad(x)?;
         assert_eq!(got.value, shadowed(x));
+        assert!(shadowed_check(x)?.passed());
         // sin²(2x) + 1: d/dx = 4 sin(2x) cos(2x).
         assert_close(
             got.gradient,
@@ -442,6 +450,7 @@ fn truncated_exponential_series() -> TestResult {
     for x in [0.5, -1.0, 2.0] {
         let got = exp_series_grad(x, 12)?;
         assert_eq!(got.value, exp_series(x, 12));
+        assert!(exp_series_check(x, 12)?.passed());
         // d/dx Σ_{k<12} x^k/k! = Σ_{k<11} x^k/k!.
         assert_close(got.gradient, exp_series(x, 11), CLOSED);
     }
@@ -467,6 +476,7 @@ fn compound_assignment_on_array_elements() -> TestResult {
     for (w, g) in [([1.0, 2.0], [0.5, -0.5]), ([0.3, -0.8], [1.0, 2.0])] {
         let got = momentum_update_grad(w, g, 0.9)?;
         assert_eq!(got.value, momentum_update(w, g, 0.9));
+        assert!(momentum_update_check(w, g, 0.9)?.passed());
         // p = w − 0.1·(1 + 1.9 + 2.71)·g = w − 0.561 g.
         let p = [w[0] - 0.561 * g[0], w[1] - 0.561 * g[1]];
         let (dw, dg) = got.gradient;

@@ -17,6 +17,7 @@ fn kinetic_energy_gradient() -> TestResult {
     for (m, v) in [(2.0, 3.0), (0.5, -4.0)] {
         let got = kinetic_energy_grad(m, v)?;
         assert_eq!(got.value, kinetic_energy(m, v));
+        assert!(kinetic_energy_check(m, v)?.passed());
         assert_eq!(got.gradient, (0.5 * v * v, m * v));
     }
     Ok(())
@@ -49,6 +50,7 @@ fn pendulum_period_gradient() -> TestResult {
     for l in [0.5, 2.0, 10.0] {
         let got = pendulum_period_grad(l)?;
         assert_eq!(got.value, pendulum_period(l));
+        assert!(pendulum_period_check(l)?.passed());
         assert_close(got.gradient, std::f64::consts::PI / (l * G).sqrt(), CLOSED);
     }
     Ok(())
@@ -65,6 +67,7 @@ fn gravitational_potential_gradient() -> TestResult {
     let (m1, m2, r) = (5.97e24, 7.35e22, 3.84e8);
     let got = gravitational_potential_grad(m1, m2, r)?;
     assert_eq!(got.value, gravitational_potential(m1, m2, r));
+    assert!(gravitational_potential_check(m1, m2, r)?.passed());
     let u = got.value;
     assert_close(got.gradient.0, u / m1, CLOSED);
     assert_close(got.gradient.1, u / m2, CLOSED);
@@ -83,6 +86,7 @@ fn ideal_gas_gradient() -> TestResult {
     let (n, t, v) = (2.0, 300.0, 0.05);
     let got = ideal_gas_pressure_grad(n, t, v)?;
     assert_eq!(got.value, ideal_gas_pressure(n, t, v));
+    assert!(ideal_gas_pressure_check(n, t, v)?.passed());
     let p = got.value;
     assert_close(got.gradient.0, p / n, CLOSED);
     assert_close(got.gradient.1, p / t, CLOSED);
@@ -195,6 +199,7 @@ fn covariance_gradient_is_the_other_centred_vector() -> TestResult {
     let (x, y) = ([1.0, 2.0, 6.0], [0.5, -1.0, 2.0]);
     let got = covariance_grad(x, y)?;
     assert_eq!(got.value, covariance(x, y));
+    assert!(covariance_check(x, y)?.passed());
     let (mx, my) = (3.0, 0.5);
     for i in 0..3 {
         assert_close(got.gradient.0[i], (y[i] - my) / 3.0, CLOSED);
@@ -241,6 +246,7 @@ fn weighted_mean_gradient() -> TestResult {
     let (x, w) = ([1.0, 4.0, -2.0], [0.5, 1.0, 2.0]);
     let got = weighted_mean_grad(x, w)?;
     assert_eq!(got.value, weighted_mean(x, w));
+    assert!(weighted_mean_check(x, w)?.passed());
     let m = got.value;
     for i in 0..3 {
         assert_close(got.gradient.0[i], w[i] / 3.5, CLOSED);
@@ -263,6 +269,7 @@ fn geometric_mean_gradient() -> TestResult {
     for x in [[1.0, 2.0, 4.0], [0.3, 5.0, 1.5]] {
         let got = geometric_mean_grad(x)?;
         assert_eq!(got.value, geometric_mean(x));
+        assert!(geometric_mean_check(x)?.passed());
         let g = got.value;
         let want: Vec<f64> = x.iter().map(|v| g / (3.0 * v)).collect();
         assert_all_close(&got.gradient, &want, CLOSED);
@@ -281,6 +288,7 @@ fn lorentz_factor_gradient() -> TestResult {
     for v in [1.0e7, 1.5e8, 2.9e8] {
         let got = lorentz_factor_grad(v, c)?;
         assert_eq!(got.value, lorentz_factor(v, c));
+        assert!(lorentz_factor_check(v, c)?.passed());
         let g = got.value;
         assert_close(got.gradient, g * g * g * v / (c * c), CLOSED);
     }
@@ -297,6 +305,7 @@ fn thin_lens_gradient() -> TestResult {
     for (f, d) in [(0.1, 0.5), (2.0, 3.0)] {
         let got = thin_lens_image_grad(f, d)?;
         assert_eq!(got.value, thin_lens_image(f, d));
+        assert!(thin_lens_image_check(f, d)?.passed());
         let i = got.value;
         assert_close(got.gradient.0, i * i / (f * f), CLOSED);
         assert_close(got.gradient.1, -i * i / (d * d), CLOSED);
@@ -315,6 +324,7 @@ fn coulomb_force_gradient() -> TestResult {
     let (q1, q2, r) = (1e-6, -2e-6, 0.05);
     let got = coulomb_force_grad(q1, q2, r)?;
     assert_eq!(got.value, coulomb_force(q1, q2, r));
+    assert!(coulomb_force_check(q1, q2, r)?.passed());
     let f = got.value;
     assert_close(got.gradient.0, f / q1, CLOSED);
     assert_close(got.gradient.1, f / q2, CLOSED);
@@ -356,6 +366,7 @@ fn harmonic_mean_gradient() -> TestResult {
     let x = [1.0, 2.0, 4.0];
     let got = harmonic_mean_grad(x)?;
     assert_eq!(got.value, harmonic_mean(x));
+    assert!(harmonic_mean_check(x)?.passed());
     let h = got.value;
     let want: Vec<f64> = x.iter().map(|v| h * h / (3.0 * v * v)).collect();
     assert_all_close(&got.gradient, &want, CLOSED);
@@ -372,6 +383,10 @@ fn terminal_velocity_gradient() -> TestResult {
     for (m, c) in [(80.0, 0.25), (0.01, 1e-4)] {
         let got = terminal_velocity_grad(m, c)?;
         assert_eq!(got.value, terminal_velocity(m, c));
+        // The check's step is absolute below 1: at c = 1e-4 it is 6% of c.
+        if c > 0.1 {
+            assert!(terminal_velocity_check(m, c)?.passed());
+        }
         let v = got.value;
         assert_close(got.gradient.0, v / (2.0 * m), CLOSED);
         assert_close(got.gradient.1, -v / (2.0 * c), CLOSED);
@@ -394,6 +409,7 @@ fn spring_chain_forces() -> TestResult {
     let x = [0.1, 0.4, 0.2];
     let got = spring_chain_energy_grad(x, 10.0)?;
     assert_eq!(got.value, spring_chain_energy(x, 10.0));
+    assert!(spring_chain_energy_check(x, 10.0)?.passed());
     // ∂E/∂x0 = k(x0 − (x1 − x0)), ∂E/∂x1 = k((x1 − x0) − (x2 − x1)), ∂E/∂x2 = k(x2 − x1).
     let want = [10.0 * (0.1 - 0.3), 10.0 * (0.3 + 0.2), 10.0 * (-0.2)];
     assert_all_close(&got.gradient, &want, CLOSED);
@@ -411,6 +427,7 @@ fn wien_ratio_gradient() -> TestResult {
     for t in [0.2, 1.0, 5.0] {
         let got = black_body_ratio_grad(t)?;
         assert_eq!(got.value, black_body_ratio(t));
+        assert!(black_body_ratio_check(t)?.passed());
         assert_close(got.gradient, got.value / (t * t), CLOSED);
     }
     Ok(())

@@ -33,6 +33,7 @@ fn array_destructuring_in_heron_formula() -> TestResult {
     for p in [[3.0, 4.0, 5.0], [2.0, 2.5, 3.0]] {
         let got = triangle_area_grad(p)?;
         assert_eq!(got.value, triangle_area(p));
+        assert!(triangle_area_check(p)?.passed());
         assert_numeric(&got.gradient, |q| triangle_area(arr(q)), &p);
     }
     Ok(())
@@ -76,6 +77,7 @@ fn a_tuple_of_two_tracked_expressions() -> TestResult {
     for (x, y) in [(3.0, 4.0), (1.0, -0.5)] {
         let got = polar_energy_grad(x, y)?;
         assert_eq!(got.value, polar_energy(x, y));
+        assert!(polar_energy_check(x, y)?.passed());
         // r²·(x/r) = x·r: ∂x = r + x²/r, ∂y = xy/r.
         let r = f64::hypot(x, y);
         assert_close(got.gradient.0, r + x * x / r, CLOSED);
