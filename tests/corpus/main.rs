@@ -15,6 +15,9 @@
 //!   Newton / Euler / gradient descent.
 //! - `composition`: annotated helpers calling each other, local arrays and
 //!   `Vec`s, `push`, `vec!`, `#[constant]`, integer and `bool` parameters.
+//! - `networks`: later exercises (1-D convolution, max pooling, an unrolled
+//!   RNN, a gated unit, an Adam step, triplet and negative-sampling losses,
+//!   batch norm, causal attention over `Vec<Vec<f64>>`, regressions).
 //! - `formulas`: physics and statistics (energy, range, lens, Coulomb,
 //!   variance, covariance, Gaussian NLL, means).
 //! - `integers`: lengths bound to names, integer halves and indices, counts.
@@ -58,6 +61,7 @@ mod control_flow;
 mod formulas;
 mod integers;
 mod layers;
+mod networks;
 mod patterns;
 mod ranges;
 mod signatures;

@@ -44,9 +44,16 @@ pub fn derivative(f: impl Fn(f64) -> f64, x: f64) -> f64 {
     const SHRINK: f64 = 1.4;
     const SHRINK2: f64 = SHRINK * SHRINK;
     const LEVELS: usize = 10;
-    let mut h = 0.05 * x.abs().max(1.0);
+    // The first step is 5% of |x| (at least 5e-4), shrunk until both sides
+    // evaluate: a step across the edge of the domain (√ of a small positive
+    // input) would put a NaN into the table.
+    let mut h = 0.05 * x.abs().max(1e-2);
     let mut table = [[0.0_f64; LEVELS]; LEVELS];
     table[0][0] = (f(x + h) - f(x - h)) / (2.0 * h);
+    while !table[0][0].is_finite() && h > 1e-8 * x.abs().max(1.0) {
+        h /= 10.0;
+        table[0][0] = (f(x + h) - f(x - h)) / (2.0 * h);
+    }
     let mut best = table[0][0];
     let mut best_error = f64::INFINITY;
     for i in 1..LEVELS {
@@ -147,4 +154,40 @@ impl<A: Flat, B: Flat, C: Flat, D: Flat> Flat for (A, B, C, D) {
 #[track_caller]
 pub fn assert_numeric<G: Flat>(got: &G, f: impl Fn(&[f64]) -> f64, at: &[f64]) {
     assert_all_close(&got.flat(), &gradient(f, at), NUMERIC);
+}
+
+#[test]
+fn ridders_reaches_the_accuracy_the_tolerance_assumes() {
+    // Known derivatives, including a small input near a domain edge
+    // (√x at 0.01) and a steep one (exp at 5): all well inside NUMERIC.
+    type Real = fn(f64) -> f64;
+    let cases: [(Real, Real, f64); 5] = [
+        (f64::sin, f64::cos, 0.3),
+        (f64::exp, f64::exp, 5.0),
+        (f64::sqrt, |x| 0.5 / x.sqrt(), 0.01),
+        (
+            |x| 1.0 / (1.0 + x * x),
+            |x| -2.0 * x / (1.0 + x * x).powi(2),
+            -2.0,
+        ),
+        (
+            |x| x.tanh() * x,
+            |x| x.tanh() + x * (1.0 - x.tanh().powi(2)),
+            0.0,
+        ),
+    ];
+    for (f, df, x) in cases {
+        let numeric = derivative(f, x);
+        assert!(close(numeric, df(x), 1e-9), "{x}: {numeric} vs {}", df(x));
+    }
+}
+
+#[test]
+#[should_panic(expected = "component 1")]
+fn a_gradient_off_by_one_part_in_a_million_fails_the_numeric_tolerance() {
+    let at = [0.4_f64, -1.3];
+    let f = |p: &[f64]| p[0].exp() * p[1].sin();
+    let mut wrong = vec![at[0].exp() * at[1].sin(), at[0].exp() * at[1].cos()];
+    wrong[1] *= 1.0 + 1e-6;
+    assert_numeric(&wrong, f, &at);
 }
