@@ -46,8 +46,8 @@
 //!   `#[allow]` on a `let` dropped by the recording twin (a warning).
 //! - `pending_elementary.rs`: `tan atan sinh cosh asin acos ln_1p exp_m1
 //!   log10 log2 log hypot mul_add cbrt signum floor ceil round clamp`.
-//! - `pending_wrong.rs`: WRONG VALUES today: `#[cfg]` on a body statement
-//!   is dropped by the recording twin.
+//! - `pending_wrong.rs`: WRONG VALUES or PANICS today: `#[cfg]` on a body
+//!   statement is dropped by the recording twin; `x.powi(i32::MIN)` panics.
 
 // Index loops on purpose: students write them, and they read like the
 // lesson's matrix formulas.

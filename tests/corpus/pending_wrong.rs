@@ -1,7 +1,8 @@
-//! WRONG VALUES today (not yet in main.rs): functions that compile and that
-//! the README says work, whose `_grad` disagrees with the plain twin. The
-//! recording twin drops `#[cfg(..)]` on body statements, so it runs code the
-//! plain twin compiled out.
+//! WRONG VALUES or PANICS today (not yet in main.rs): functions that compile
+//! and that the README says work, whose `_grad` disagrees with the plain
+//! twin or panics. The recording twin drops `#[cfg(..)]` on body statements,
+//! so it runs code the plain twin compiled out; `powi(i32::MIN)` overflows
+//! `n - 1` in the engine.
 
 use super::oracle::*;
 use autodiff::prelude::*;
@@ -46,5 +47,25 @@ fn cfg_on_let_statements_picks_one_binding() -> TestResult {
     let got = cfg_let_grad(3.0)?;
     assert_eq!((got.value, got.gradient), (18.0, 12.0));
     assert_eq!(cfg_let(3.0), 18.0);
+    Ok(())
+}
+
+// Today: PANIC: `tiny_power_grad(1.0)` panics at autodiff-core/src/ops.rs:352: attempt to subtract
+// with overflow (`n - 1` with n = i32::MIN, debug assertions on).
+#[differentiable]
+fn tiny_power(x: f64) -> f64 {
+    x.powi(i32::MIN)
+}
+
+#[test]
+fn powi_of_i32_min_has_derivative_n_x_to_the_n_minus_one() -> TestResult {
+    // x^n at x = ±1 is 1; n·x^(n−1) is n at 1 and −n at −1 (n − 1 is odd).
+    let n = i32::MIN as f64;
+    for (x, want) in [(1.0, n), (-1.0, -n)] {
+        let got = tiny_power_grad(x)?;
+        assert_eq!(got.value, tiny_power(x));
+        assert_eq!(got.value, 1.0);
+        assert_eq!(got.gradient, want);
+    }
     Ok(())
 }
