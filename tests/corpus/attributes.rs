@@ -1,6 +1,7 @@
-//! Attributes on body statements (`#[cfg]`, `#[allow]`) mean the same in
-//! every twin, and raw-identifier parameters (`r#type`, `r#in`) are plain
-//! names.
+//! Attributes and raw identifiers that work today: `#[allow]` on a `for`
+//! statement and a raw-identifier local (`r#loop`). `#[cfg]` on statements
+//! gives wrong values (`pending_wrong.rs`); raw-identifier parameters and
+//! `#[allow]` on a `let` are in `pending_attributes.rs`.
 
 use super::oracle::*;
 use autodiff::prelude::*;

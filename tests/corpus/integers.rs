@@ -1,6 +1,8 @@
 //! Integers derived from tracked values stay plain integers: a length bound
-//! to a name, `Vec::with_capacity(n)`, `std::cmp::max`, an argmax held in
-//! an `Option<usize>`, counts used as divisors.
+//! to a name, an integer half of a length, an index computed from a length,
+//! `usize::min`, counts used as divisors, an index chosen by comparing
+//! tracked distances. `Vec::with_capacity`, `std::cmp::max` and an argmax in
+//! an `Option<usize>` are in `pending_integers.rs`.
 
 use super::oracle::*;
 use autodiff::prelude::*;

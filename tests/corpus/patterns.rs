@@ -1,6 +1,8 @@
-//! `match` on tuples and `Option`, `while let`, tuple locals, tuple
-//! accumulators and tuple-valued `if` arms, array destructuring: the
-//! pattern syntax a student reaches for once a function returns two things.
+//! Patterns that work today: `match` with guards on an `Option` constant,
+//! array destructuring (`let [a, b, c] = p`), and an unannotated tuple of
+//! two tracked expressions. Tuples held in `let mut`, `match` on tuples,
+//! `while let` and `Option`s of tracked values are in
+//! `pending_patterns.rs`.
 
 use super::oracle::*;
 use autodiff::prelude::*;

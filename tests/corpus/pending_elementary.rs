@@ -1,8 +1,10 @@
-//! Pending (does not compile today; not yet in main.rs): The further elementary functions, each inside a formula a student meets:
-//! `tan atan sinh cosh asin acos ln_1p exp_m1 log10 log2 log(b) hypot
-//! mul_add cbrt`, and `signum floor ceil round clamp` with their a.e.
-//! derivatives (zero for the step functions, one inside the clamp range).
-//! Closed forms throughout (tolerance `CLOSED`), points away from kinks.
+//! Pending (issue 11; not in main.rs until it passes): the further
+//! elementary functions, each inside a formula a student meets: `tan atan
+//! sinh cosh asin acos ln_1p exp_m1 log10 log2 log(b) hypot mul_add cbrt`,
+//! and `signum floor ceil round clamp` with their a.e. derivatives (zero for
+//! the step functions, one inside the clamp range). Closed forms throughout
+//! (tolerance `CLOSED`), points away from kinks. Today each is a
+//! "no derivative rule" compile error.
 
 use super::oracle::*;
 use autodiff::prelude::*;

@@ -1,6 +1,8 @@
-//! Pending (fails today; not yet in main.rs): The stable softmax every course writes: a running maximum that starts at
-//! `f64::NEG_INFINITY` (or a running minimum from `f64::INFINITY`). The
-//! infinite start never reaches a recorded result, so it is not an error.
+//! Pending (issue 11; not in main.rs until it passes): the stable softmax
+//! every course writes, a running maximum from `f64::NEG_INFINITY` (or a
+//! running minimum from `f64::INFINITY`). The infinite start never reaches a
+//! recorded result, so it must not be an error; today `_grad` returns
+//! `NonFiniteLeaf` at the binding (these compile; they fail at run time).
 
 use super::oracle::*;
 use autodiff::prelude::*;

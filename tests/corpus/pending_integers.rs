@@ -1,6 +1,7 @@
-//! Pending (does not compile today; not yet in main.rs): Integers derived from tracked values stay plain integers: a length bound
-//! to a name, `Vec::with_capacity(n)`, `std::cmp::max`, an argmax held in
-//! an `Option<usize>`, counts used as divisors.
+//! Pending (issue 11; not in main.rs until it passes): integers derived from
+//! tracked values used as plain integers: `Vec::with_capacity(m)`,
+//! `std::cmp::max(1, m)`, an argmax held in an `Option<usize>`. Each carries
+//! today's first error; the rest of the family is in `integers.rs`.
 
 use super::oracle::*;
 use autodiff::prelude::*;

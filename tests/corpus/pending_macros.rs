@@ -1,7 +1,9 @@
-//! Pending (does not compile today; not yet in main.rs): Macros in the body: `assert!`, `debug_assert!`, `assert_eq!` checking the
-//! same condition in every twin, `panic!`, `unreachable!` and `todo!` in
-//! branches the inputs never reach, `println!`/`eprintln!`/`dbg!` of
-//! tracked values (which print the value; `dbg!` returns its argument).
+//! Pending (issue 11; not in main.rs until it passes): macros in the body:
+//! `assert!`, `debug_assert!`, `assert_eq!` checking the same condition in
+//! every twin, `panic!`, `unreachable!` and `todo!` in branches the inputs
+//! never reach, `println!`/`eprintln!`/`dbg!` of tracked values (which print
+//! the value; `dbg!` returns its argument). Each carries today's first
+//! error.
 
 use super::oracle::*;
 use autodiff::prelude::*;

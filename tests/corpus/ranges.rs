@@ -1,5 +1,7 @@
-//! Ranges with adaptors in parentheses: `(0..n).rev()`, `(0..n).step_by(2)`,
-//! `(1..=n).rev()`. The parentheses decide what `.rev()` applies to.
+//! Ranges with adaptors in parentheses whose end is a literal or a variable:
+//! `(0..n).step_by(2)`, `(0..4).rev()`, `(1..=n).rev()`,
+//! `(1..6).rev().step_by(2)`. The parentheses decide what `.rev()` applies
+//! to; the ones with a method-call end are in `pending_ranges.rs`.
 
 use super::oracle::*;
 use autodiff::prelude::*;

@@ -1,8 +1,8 @@
-//! Signatures and items around the annotated function: slices passed
-//! straight on, recursion on a sub-slice, `&Vec<f64>`, `_: f64`, type
-//! aliases, a parameter named like its function, a user lifetime `'tape`,
-//! an associated function in an `impl` block, `use module::f`, a renamed
-//! crate path.
+//! Signatures that work today: recursion on the tail of a slice
+//! (`&x[1..]`), a sub-slice passed to a helper (`&x[..2]`), `to_vec` of a
+//! slice parameter. The rest of the family (a slice passed straight on,
+//! `&Vec<f64>`, `_: f64`, aliases, `'tape`, `impl` items, `use`, a crate
+//! path) is in `pending_signatures.rs`.
 
 use super::oracle::*;
 use autodiff::prelude::*;
