@@ -1,0 +1,512 @@
+//! Pending (issue 11; not in main.rs until it passes): closures in iterator
+//! chains over tracked values, the way students write reductions once they
+//! know Rust: `map`/`sum`, `fold`, `zip`, `product`, `max_by`/`min_by`,
+//! `copied`, `rev`, `step_by`, `windows`, `chunks`, `collect`, `extend`,
+//! `filter`, `all`, `count`, `for_each`, and closures that capture tracked
+//! values. Each carries today's first error.
+
+use super::oracle::*;
+use autodiff::prelude::*;
+
+// Today (`x.iter().map(|v| v * v).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn sum_of_squares(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum()
+}
+
+#[test]
+fn map_then_sum() -> TestResult {
+    for x in [vec![1.0, -2.0, 0.5], vec![3.0]] {
+        let got = sum_of_squares_grad(&x)?;
+        assert_eq!(got.value, sum_of_squares(&x));
+        let want: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
+        assert_all_close(&got.gradient, &want, CLOSED);
+    }
+    Ok(())
+}
+
+// Today (`z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b))`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn max_logit(z: &[f64]) -> f64 {
+    z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b))
+}
+
+#[test]
+fn fold_from_negative_infinity() -> TestResult {
+    let z = [0.5, 2.0, -1.0, 1.5];
+    let got = max_logit_grad(&z)?;
+    assert_eq!(got.value, 2.0);
+    assert_eq!(got.gradient, vec![0.0, 1.0, 0.0, 0.0]);
+    Ok(())
+}
+
+// Today (`z.iter().skip(1).fold(z[0], |a, &b| a.min(b))`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn min_from_first(z: &[f64]) -> f64 {
+    z.iter().skip(1).fold(z[0], |a, &b| a.min(b))
+}
+
+#[test]
+fn fold_from_the_first_element() -> TestResult {
+    let z = [0.5, 2.0, -1.0, 1.5];
+    let got = min_from_first_grad(&z)?;
+    assert_eq!(got.value, -1.0);
+    assert_eq!(got.gradient, vec![0.0, 0.0, 1.0, 0.0]);
+    Ok(())
+}
+
+// Today (`w.iter().zip(x.iter()).map(|(a, b)| a * b).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn dot(w: &[f64], x: &[f64]) -> f64 {
+    w.iter().zip(x.iter()).map(|(a, b)| a * b).sum()
+}
+
+#[test]
+fn zip_map_sum_is_a_dot_product() -> TestResult {
+    let (w, x) = (vec![0.5, -1.0, 2.0], vec![3.0, 4.0, -0.25]);
+    let got = dot_grad(&w, &x)?;
+    assert_eq!(got.value, dot(&w, &x));
+    assert_eq!(got.gradient, (x.clone(), w.clone()));
+    Ok(())
+}
+
+// Today (`p.iter().product()`): error: `product` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
+#[differentiable]
+fn likelihood(p: &[f64]) -> f64 {
+    p.iter().product()
+}
+
+#[test]
+fn product_gradient_is_the_product_of_the_others() -> TestResult {
+    let p = [0.5, 0.8, 0.25];
+    let got = likelihood_grad(&p)?;
+    assert_eq!(got.value, likelihood(&p));
+    assert_all_close(&got.gradient, &[0.2, 0.125, 0.4], CLOSED);
+    Ok(())
+}
+
+// Today (`*x.iter().max_by(|a, b| a.total_cmp(b)).unwrap()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn largest(x: &[f64]) -> f64 {
+    *x.iter().max_by(|a, b| a.total_cmp(b)).unwrap()
+}
+
+#[test]
+fn max_by_total_cmp() -> TestResult {
+    let x = [1.0, 5.0, 3.0];
+    let got = largest_grad(&x)?;
+    assert_eq!(got.value, 5.0);
+    assert_eq!(got.gradient, vec![0.0, 1.0, 0.0]);
+    Ok(())
+}
+
+// Today (`x.iter().copied().min_by(|a, b| a.partial_cmp(b).unwrap())`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn smallest_squared(x: &[f64]) -> f64 {
+    let m = x
+        .iter()
+        .copied()
+        .min_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap();
+    m * m
+}
+
+#[test]
+fn min_by_partial_cmp_over_copied() -> TestResult {
+    let x = [1.0, -5.0, 3.0];
+    let got = smallest_squared_grad(&x)?;
+    assert_eq!(got.value, 25.0);
+    assert_eq!(got.gradient, vec![0.0, -10.0, 0.0]);
+    Ok(())
+}
+
+// Today (`energies.iter().copied().map(|e| (-beta * e).exp()).sum::<f64>()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn partition_function(energies: &[f64], #[constant] beta: f64) -> f64 {
+    energies
+        .iter()
+        .copied()
+        .map(|e| (-beta * e).exp())
+        .sum::<f64>()
+}
+
+#[test]
+fn copied_map_sum_turbofish() -> TestResult {
+    let e = [0.0, 1.0, 2.5];
+    let got = partition_function_grad(&e, 0.7)?;
+    assert_eq!(got.value, partition_function(&e, 0.7));
+    let want: Vec<f64> = e.iter().map(|v| -0.7 * (-0.7 * v).exp()).collect();
+    assert_all_close(&got.gradient, &want, CLOSED);
+    Ok(())
+}
+
+// Today (`coeffs.iter().rev().fold(0.0, |acc, &c| acc * x + c)`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn horner_fold(coeffs: &[f64], x: f64) -> f64 {
+    coeffs.iter().rev().fold(0.0, |acc, &c| acc * x + c)
+}
+
+#[test]
+fn rev_fold_is_horner() -> TestResult {
+    let c = [1.0, -2.0, 0.5, 3.0];
+    for x in [0.5, -1.5] {
+        let got = horner_fold_grad(&c, x)?;
+        assert_eq!(got.value, horner_fold(&c, x));
+        let powers: Vec<f64> = (0..4).map(|k| x.powi(k)).collect();
+        assert_all_close(&got.gradient.0, &powers, CLOSED);
+        assert_close(got.gradient.1, -2.0 + x + 9.0 * x * x, CLOSED);
+    }
+    Ok(())
+}
+
+// Today (`x.iter().step_by(2).map(|v| v.exp()).sum::<f64>()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn even_positions(x: &[f64]) -> f64 {
+    x.iter().step_by(2).map(|v| v.exp()).sum::<f64>()
+}
+
+#[test]
+fn step_by_on_an_iterator() -> TestResult {
+    let x = [0.1, 0.2, 0.3, 0.4, 0.5];
+    let got = even_positions_grad(&x)?;
+    assert_eq!(got.value, even_positions(&x));
+    let want = [0.1_f64.exp(), 0.0, 0.3_f64.exp(), 0.0, 0.5_f64.exp()];
+    assert_all_close(&got.gradient, &want, CLOSED);
+    Ok(())
+}
+
+// Today (`x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn roughness(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()
+}
+
+#[test]
+fn windows_of_two_give_a_smoothness_penalty() -> TestResult {
+    let x = [1.0, 3.0, 2.0, 2.5];
+    let got = roughness_grad(&x)?;
+    assert_eq!(got.value, roughness(&x));
+    // d/dx_i Σ (x_{k+1} − x_k)²: 2(x_i − x_{i−1}) − 2(x_{i+1} − x_i).
+    assert_all_close(&got.gradient, &[-4.0, 6.0, -3.0, 1.0], CLOSED);
+    Ok(())
+}
+
+// Today (`x.chunks(2).map(|c| c[0] * c[1]).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn pair_products(x: &[f64]) -> f64 {
+    x.chunks(2).map(|c| c[0] * c[1]).sum()
+}
+
+#[test]
+fn chunks_of_two() -> TestResult {
+    let x = [1.0, 2.0, 3.0, 4.0];
+    let got = pair_products_grad(&x)?;
+    assert_eq!(got.value, 14.0);
+    assert_eq!(got.gradient, vec![2.0, 1.0, 4.0, 3.0]);
+    Ok(())
+}
+
+// Today (`let e: Vec<f64> = z.iter().map(|v| v.exp()).collect()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn first_probability(z: &[f64]) -> f64 {
+    let e: Vec<f64> = z.iter().map(|v| v.exp()).collect();
+    let total: f64 = e.iter().sum();
+    e[0] / total
+}
+
+#[test]
+fn collect_into_an_annotated_vec() -> TestResult {
+    let z = [0.5, -1.0, 2.0];
+    let got = first_probability_grad(&z)?;
+    assert_eq!(got.value, first_probability(&z));
+    let p0 = got.value;
+    let total: f64 = z.iter().map(|v| v.exp()).sum();
+    let want: Vec<f64> = (0..3)
+        .map(|j| {
+            if j == 0 {
+                p0 * (1.0 - p0)
+            } else {
+                -p0 * z[j].exp() / total
+            }
+        })
+        .collect();
+    assert_all_close(&got.gradient, &want, CLOSED);
+    Ok(())
+}
+
+// Today (`.collect::<Vec<_>>()` with a closure capturing the tracked `w`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn tanh_layer_sum(x: &[f64], w: f64) -> f64 {
+    let h = x.iter().map(|v| (w * v).tanh()).collect::<Vec<_>>();
+    h.iter().sum::<f64>() / h.len() as f64
+}
+
+#[test]
+fn collect_turbofish_with_a_captured_weight() -> TestResult {
+    let x = [0.5, -1.0, 2.0];
+    let w = 0.8_f64;
+    let got = tanh_layer_sum_grad(&x, w)?;
+    assert_eq!(got.value, tanh_layer_sum(&x, w));
+    let d: Vec<f64> = x.iter().map(|v| 1.0 - (w * v).tanh().powi(2)).collect();
+    let dx: Vec<f64> = (0..3).map(|i| d[i] * w / 3.0).collect();
+    let dw: f64 = (0..3).map(|i| d[i] * x[i] / 3.0).sum();
+    assert_all_close(&got.gradient.0, &dx, CLOSED);
+    assert_close(got.gradient.1, dw, CLOSED);
+    Ok(())
+}
+
+// Today (`out.extend(x.iter().map(|v| sigmoid(*v)))` into a local Vec): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn squashed_norm(x: Vec<f64>) -> f64 {
+    let mut out = Vec::new();
+    out.extend(x.iter().map(|v| sigmoid(*v)));
+    let mut total = 0.0;
+    for v in out {
+        total += v * v;
+    }
+    total
+}
+
+#[test]
+fn map_extended_into_a_local_vec() -> TestResult {
+    let x = vec![0.5, -1.0, 2.0];
+    let got = squashed_norm_grad(x.clone())?;
+    assert_eq!(got.value, squashed_norm(x.clone()));
+    let want: Vec<f64> = x
+        .iter()
+        .map(|v| {
+            let s = 1.0 / (1.0 + (-v).exp());
+            2.0 * s * s * (1.0 - s)
+        })
+        .collect();
+    assert_all_close(&got.gradient, &want, CLOSED);
+    Ok(())
+}
+
+// Today (closure capturing two tracked values in `map(|v| v * scale + shift)`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn scaled_sum(x: [f64; 3], scale: f64) -> f64 {
+    let shift = scale * 0.5;
+    x.iter().map(|v| v * scale + shift).sum()
+}
+
+#[test]
+fn a_closure_capturing_two_tracked_values() -> TestResult {
+    let got = scaled_sum_grad([1.0, 2.0, 3.0], 2.0)?;
+    assert_eq!(got.value, 15.0);
+    assert_eq!(got.gradient, ([2.0; 3], 6.0 + 1.5));
+    Ok(())
+}
+
+// Today (a closure bound to a name, `let act = |v: f64| ..; act(x) + act(2.0 * x)`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn smoothed(x: f64) -> f64 {
+    let act = |v: f64| v.tanh() * 0.5;
+    act(x) + act(2.0 * x)
+}
+
+#[test]
+fn a_closure_bound_to_a_name_and_called_twice() -> TestResult {
+    for x in [0.3, -1.2] {
+        let got = smoothed_grad(x)?;
+        assert_eq!(got.value, smoothed(x));
+        let want = 0.5 * (1.0 - x.tanh().powi(2)) + (1.0 - (2.0 * x).tanh().powi(2));
+        assert_close(got.gradient, want, CLOSED);
+    }
+    Ok(())
+}
+
+// Today (`x.iter().enumerate().map(|(i, v)| v * (i as f64 + 1.0)).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn position_weighted(x: &[f64]) -> f64 {
+    x.iter()
+        .enumerate()
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum()
+}
+
+#[test]
+fn enumerate_map_sum() -> TestResult {
+    let got = position_weighted_grad(&[5.0, 6.0, 7.0])?;
+    assert_eq!(got.value, 5.0 + 12.0 + 21.0);
+    assert_eq!(got.gradient, vec![1.0, 2.0, 3.0]);
+    Ok(())
+}
+
+// Today (`fold(f64::NEG_INFINITY, f64::max)`, map/collect/sum softmax entropy): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn softmax_entropy(z: &[f64]) -> f64 {
+    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    -e.iter().map(|v| v / s * (v / s).ln()).sum::<f64>()
+}
+
+#[test]
+fn softmax_entropy_through_iterators_against_ridders() -> TestResult {
+    for z in [vec![0.5, -1.0, 2.0], vec![1.0, 1.1, 0.9, -0.3]] {
+        let got = softmax_entropy_grad(&z)?;
+        assert_eq!(got.value, softmax_entropy(&z));
+        assert_numeric(&got.gradient, softmax_entropy, &z);
+        assert!(softmax_entropy_check(&z)?.passed());
+    }
+    Ok(())
+}
+
+// Today (`x.iter().map(|v| v.powi(2)).sum::<f64>().sqrt()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn l2_norm(x: &[f64]) -> f64 {
+    x.iter().map(|v| v.powi(2)).sum::<f64>().sqrt()
+}
+
+#[test]
+fn a_method_on_a_sum() -> TestResult {
+    let x = [3.0, 4.0];
+    let got = l2_norm_grad(&x)?;
+    assert_eq!(got.value, 5.0);
+    assert_all_close(&got.gradient, &[0.6, 0.8], CLOSED);
+    Ok(())
+}
+
+// Today (`pred.iter().zip(target).map(|(p, t)| (p - t).powi(2)).sum::<f64>()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn mse_zip(pred: &[f64], #[constant] target: &[f64]) -> f64 {
+    pred.iter()
+        .zip(target)
+        .map(|(p, t)| (p - t).powi(2))
+        .sum::<f64>()
+        / pred.len() as f64
+}
+
+#[test]
+fn mse_through_zip_with_constant_targets() -> TestResult {
+    let (p, t) = ([1.0, 2.0, 3.0], [0.5, 2.5, 1.0]);
+    let got = mse_zip_grad(&p, &t)?;
+    assert_eq!(got.value, mse_zip(&p, &t));
+    let want: Vec<f64> = (0..3).map(|i| 2.0 * (p[i] - t[i]) / 3.0).collect();
+    assert_all_close(&got.gradient, &want, CLOSED);
+    Ok(())
+}
+
+// Today (`x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn positive_part_sum(x: &[f64]) -> f64 {
+    x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()
+}
+
+#[test]
+fn filter_on_the_primal_value() -> TestResult {
+    let got = positive_part_sum_grad(&[1.0, -2.0, 3.0])?;
+    assert_eq!(got.value, 10.0);
+    assert_eq!(got.gradient, vec![2.0, 0.0, 6.0]);
+    Ok(())
+}
+
+// Today (`x.iter().all(|v| *v > 0.0)` as a condition): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn log_if_all_positive(x: &[f64]) -> f64 {
+    if x.iter().all(|v| *v > 0.0) {
+        x.iter().map(|v| v.ln()).sum()
+    } else {
+        0.0
+    }
+}
+
+#[test]
+fn all_as_a_condition() -> TestResult {
+    let got = log_if_all_positive_grad(&[1.0, 2.0, 4.0])?;
+    assert_eq!(got.value, log_if_all_positive(&[1.0, 2.0, 4.0]));
+    assert_eq!(got.gradient, vec![1.0, 0.5, 0.25]);
+    assert_eq!(
+        log_if_all_positive_grad(&[1.0, -2.0])?.gradient,
+        vec![0.0, 0.0]
+    );
+    Ok(())
+}
+
+// Today (`rewards.iter().rev().fold(0.0, |g, r| r + gamma * g)`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn discounted_return(rewards: &[f64], gamma: f64) -> f64 {
+    rewards.iter().rev().fold(0.0, |g, r| r + gamma * g)
+}
+
+#[test]
+fn discounted_return_by_a_reverse_fold() -> TestResult {
+    let r = [1.0, 0.5, 2.0];
+    let gamma = 0.9_f64;
+    let got = discounted_return_grad(&r, gamma)?;
+    assert_eq!(got.value, discounted_return(&r, gamma));
+    // G = r0 + γ r1 + γ² r2.
+    assert_all_close(&got.gradient.0, &[1.0, gamma, gamma * gamma], CLOSED);
+    assert_close(got.gradient.1, 0.5 + 2.0 * gamma * 2.0, CLOSED);
+    Ok(())
+}
+
+// Today (`a.iter().zip(b).zip(c).map(|((x, y), z)| x * y * z).sum()`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn triple_product(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
+    a.iter().zip(b).zip(c).map(|((x, y), z)| x * y * z).sum()
+}
+
+#[test]
+fn nested_zip_with_a_tuple_pattern() -> TestResult {
+    let (a, b, c) = ([1.0, 2.0], [3.0, 4.0], [5.0, 6.0]);
+    let got = triple_product_grad(&a, &b, &c)?;
+    assert_eq!(got.value, 15.0 + 48.0);
+    assert_eq!(
+        got.gradient,
+        (vec![15.0, 24.0], vec![5.0, 12.0], vec![3.0, 8.0])
+    );
+    Ok(())
+}
+
+// Today (`enumerate().max_by(|a, b| a.1.partial_cmp(b.1).unwrap())`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn top_score(scores: [f64; 4]) -> f64 {
+    let (_, best) = scores
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.partial_cmp(b.1).unwrap())
+        .unwrap();
+    best * 2.0
+}
+
+#[test]
+fn max_by_over_enumerate() -> TestResult {
+    let got = top_score_grad([0.1, 0.9, 0.3, 0.2])?;
+    assert_eq!(got.value, 1.8);
+    assert_eq!(got.gradient, [0.0, 2.0, 0.0, 0.0]);
+    Ok(())
+}
+
+// Today (`x.iter().filter(..).count()` then a map/sum): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn count_weighted(x: &[f64]) -> f64 {
+    let n = x.iter().filter(|v| **v > 1.0).count();
+    x.iter().map(|v| v * n as f64).sum()
+}
+
+#[test]
+fn count_gives_a_plain_integer() -> TestResult {
+    let got = count_weighted_grad(&[0.5, 2.0, 3.0])?;
+    assert_eq!(got.value, 11.0);
+    assert_eq!(got.gradient, vec![2.0; 3]);
+    Ok(())
+}
+
+// Today (`x.iter().for_each(|v| total += v.sin())`): error: closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function
+#[differentiable]
+fn for_each_accumulate(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    x.iter().for_each(|v| total += v.sin());
+    total
+}
+
+#[test]
+fn for_each_into_a_captured_accumulator() -> TestResult {
+    let x = [0.3, 1.0];
+    let got = for_each_accumulate_grad(&x)?;
+    assert_eq!(got.value, for_each_accumulate(&x));
+    assert_all_close(&got.gradient, &[0.3_f64.cos(), 1.0_f64.cos()], CLOSED);
+    Ok(())
+}

@@ -1,0 +1,191 @@
+//! Pending (issue 11; not in main.rs until it passes): signatures and items
+//! around the annotated function: a slice passed straight on, `&Vec<f64>`,
+//! `&[f64; N]`, `_: f64`, type aliases, a parameter named like its function,
+//! a user lifetime `'tape`, an associated function in an `impl` block,
+//! `use module::f`, `#[differentiable(crate = ..)]`. Each carries today's
+//! first error; the ones that pass are in `signatures.rs`.
+
+use super::oracle::*;
+use autodiff::prelude::*;
+
+// Today (a slice parameter passed straight on, `energy(x)` with `x: &[f64]`): error[E0308]: mismatched types: expected `Cow<'_, [Scalar<'_>]>`, found `&[Scalar<'_>]`
+#[differentiable]
+fn energy(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for v in x {
+        total += v * v;
+    }
+    total
+}
+
+#[differentiable]
+fn doubled_energy(x: &[f64]) -> f64 {
+    energy(x) * 2.0
+}
+
+#[test]
+fn a_slice_parameter_passed_straight_on() -> TestResult {
+    let got = doubled_energy_grad(&[1.0, -3.0])?;
+    assert_eq!(got.value, 20.0);
+    assert_eq!(got.gradient, vec![4.0, -12.0]);
+    Ok(())
+}
+
+// Today (`&Vec<f64>` parameter): error: parameter type `&Vec<f64>` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`
+// A `&Vec<f64>` parameter is what students write before they learn slices.
+#[allow(clippy::ptr_arg)]
+#[differentiable]
+fn vec_ref_norm(v: &Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s.sqrt()
+}
+
+#[test]
+fn a_reference_to_a_vec() -> TestResult {
+    let v = vec![3.0, 4.0];
+    let got = vec_ref_norm_grad(&v)?;
+    assert_eq!(got.value, 5.0);
+    assert_all_close(&got.gradient.flat(), &[0.6, 0.8], CLOSED);
+    Ok(())
+}
+
+// Today (`_: f64` parameter): error: parameters of a #[differentiable] function must be plain names, like `x: f64`
+#[differentiable]
+fn ignores_second(x: f64, _: f64) -> f64 {
+    x.exp()
+}
+
+#[test]
+fn an_underscore_parameter() -> TestResult {
+    let got = ignores_second_grad(1.0, 5.0)?;
+    assert_eq!(got.value, 1.0_f64.exp());
+    assert_eq!(got.gradient, (1.0_f64.exp(), 0.0));
+    Ok(())
+}
+
+// Today (type aliases `Vector3 = [f64; 3]`, `Real = f64` in the signature): error: a #[differentiable] function must return `f64`
+type Vector3 = [f64; 3];
+type Real = f64;
+
+#[differentiable]
+fn aliased_dot(a: Vector3, b: Vector3, scale: Real) -> Real {
+    scale * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
+}
+
+#[test]
+fn type_aliases_of_supported_types() -> TestResult {
+    let (a, b) = ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]);
+    let got = aliased_dot_grad(a, b, 0.5)?;
+    assert_eq!(got.value, 16.0);
+    assert_eq!(got.gradient, ([2.0, 2.5, 3.0], [0.5, 1.0, 1.5], 32.0));
+    Ok(())
+}
+
+// Today (a parameter named like its function, `fn scale(scale: f64, ..)`): error[E0618]: expected function, found `f64`
+#[differentiable]
+fn scale(scale: f64, x: f64) -> f64 {
+    scale * x * x
+}
+
+#[test]
+fn a_parameter_named_like_its_function() -> TestResult {
+    let got = scale_grad(3.0, 2.0)?;
+    assert_eq!(got.value, 12.0);
+    assert_eq!(got.gradient, (4.0, 12.0));
+    Ok(())
+}
+
+// Today (a user lifetime named `'tape`): error[E0403]: the name `'tape` is already used for a generic parameter in this item's generic parameters: already used
+// An explicit lifetime named like the generated one is what is under test.
+#[allow(clippy::needless_lifetimes)]
+#[differentiable]
+fn first_two<'tape>(x: &'tape [f64]) -> f64 {
+    x[0] * x[1]
+}
+
+#[test]
+fn a_user_lifetime_named_tape() -> TestResult {
+    let got = first_two_grad(&[2.0, 5.0])?;
+    assert_eq!(got.value, 10.0);
+    assert_eq!(got.gradient, vec![5.0, 2.0]);
+    Ok(())
+}
+
+// Today (`#[differentiable(crate = ::autodiff)]`): error: #[differentiable] takes no arguments: write `#[differentiable]`
+#[differentiable(crate = ::autodiff)]
+fn with_crate_path(x: f64) -> f64 {
+    x.sin() * x
+}
+
+#[test]
+fn an_explicit_crate_path() -> TestResult {
+    let x = 0.8_f64;
+    let got = with_crate_path_grad(x)?;
+    assert_eq!(got.value, with_crate_path(x));
+    assert_close(got.gradient, x.cos() * x + x.sin(), CLOSED);
+    Ok(())
+}
+
+// Today (`&[f64; 3]` parameter): error: parameter type `&[f64; 3]` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`
+#[differentiable]
+fn array_ref(v: &[f64; 3]) -> f64 {
+    v[0] * v[1] * v[2]
+}
+
+#[test]
+fn a_reference_to_an_array() -> TestResult {
+    let got = array_ref_grad(&[2.0, 3.0, 4.0])?;
+    assert_eq!(got.value, 24.0);
+    assert_eq!(got.gradient.flat(), vec![12.0, 8.0, 6.0]);
+    Ok(())
+}
+
+// Today (an annotated associated function (no `self`) in an `impl` block): error[E0425]: cannot find function `loss` in this scope: not found in this scope
+struct Model;
+
+impl Model {
+    #[differentiable]
+    fn loss(w: f64, #[constant] x: f64) -> f64 {
+        (w * x - 1.0).powi(2)
+    }
+}
+
+#[test]
+fn an_associated_function_in_an_impl_block() -> TestResult {
+    let got = Model::loss_grad(0.5, 3.0)?;
+    assert_eq!(got.value, Model::loss(0.5, 3.0));
+    assert_eq!(got.gradient, 2.0 * 0.5 * 3.0);
+    Ok(())
+}
+
+// Today (`use activations::mish;` then `mish(w * x)`): error[E0425]: cannot find function `mish_tape` in this scope: not found in this scope
+mod activations {
+    use autodiff::prelude::*;
+
+    #[differentiable]
+    pub fn mish(x: f64) -> f64 {
+        x * (1.0 + x.exp()).ln().tanh()
+    }
+}
+
+use activations::mish;
+
+#[differentiable]
+fn mish_layer(x: f64, w: f64) -> f64 {
+    mish(w * x)
+}
+
+#[test]
+fn a_helper_imported_with_use() -> TestResult {
+    for (x, w) in [(0.5, 1.5), (-1.0, 0.3)] {
+        let got = mish_layer_grad(x, w)?;
+        assert_eq!(got.value, mish_layer(x, w));
+        let d = derivative(mish, w * x);
+        assert_close(got.gradient.0, d * w, NUMERIC);
+        assert_close(got.gradient.1, d * x, NUMERIC);
+    }
+    Ok(())
+}

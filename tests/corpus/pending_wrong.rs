@@ -1,0 +1,71 @@
+//! WRONG VALUES or PANICS today (not yet in main.rs): functions that compile
+//! and that the README says work, whose `_grad` disagrees with the plain
+//! twin or panics. The recording twin drops `#[cfg(..)]` on body statements,
+//! so it runs code the plain twin compiled out; `powi(i32::MIN)` overflows
+//! `n - 1` in the engine.
+
+use super::oracle::*;
+use autodiff::prelude::*;
+
+// Today: WRONG: `_grad(2.0)` gives value 21, gradient 10; the plain twin gives 3 (the
+// recording twin runs the `#[cfg(any())]` block).
+// `y` is mutated only in the compiled-out block.
+#[allow(unused_mut)]
+#[differentiable]
+fn without_debug_scale(x: f64) -> f64 {
+    let mut y = x;
+    #[cfg(any())]
+    {
+        y = y * 10.0;
+    }
+    y + 1.0
+}
+
+#[test]
+fn a_cfg_block_compiled_out_in_every_twin() -> TestResult {
+    let got = without_debug_scale_grad(2.0)?;
+    assert_eq!(without_debug_scale(2.0), 3.0);
+    assert_eq!(got.value, 3.0);
+    assert_eq!(got.gradient, 1.0);
+    Ok(())
+}
+
+// Today: WRONG: `_grad(3.0)` gives (900, 600), the plain twin 18 with gradient 12 (the
+// recording twin keeps both `let k`, so the compiled-out `k = 100.0` wins); also
+// warning: unused variable: `k`.
+#[differentiable]
+fn cfg_let(x: f64) -> f64 {
+    #[cfg(not(any()))]
+    let k = 2.0;
+    #[cfg(any())]
+    let k = 100.0;
+    k * x * x
+}
+
+#[test]
+fn cfg_on_let_statements_picks_one_binding() -> TestResult {
+    let got = cfg_let_grad(3.0)?;
+    assert_eq!((got.value, got.gradient), (18.0, 12.0));
+    assert_eq!(cfg_let(3.0), 18.0);
+    Ok(())
+}
+
+// Today: PANIC: `tiny_power_grad(1.0)` panics at autodiff-core/src/ops.rs:352: attempt to subtract
+// with overflow (`n - 1` with n = i32::MIN, debug assertions on).
+#[differentiable]
+fn tiny_power(x: f64) -> f64 {
+    x.powi(i32::MIN)
+}
+
+#[test]
+fn powi_of_i32_min_has_derivative_n_x_to_the_n_minus_one() -> TestResult {
+    // x^n at x = ±1 is 1; n·x^(n−1) is n at 1 and −n at −1 (n − 1 is odd).
+    let n = i32::MIN as f64;
+    for (x, want) in [(1.0, n), (-1.0, -n)] {
+        let got = tiny_power_grad(x)?;
+        assert_eq!(got.value, tiny_power(x));
+        assert_eq!(got.value, 1.0);
+        assert_eq!(got.gradient, want);
+    }
+    Ok(())
+}
