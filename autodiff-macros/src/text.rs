@@ -1,4 +1,5 @@
-//! Source text and line numbers for node labels.
+//! Source text and line numbers for node labels, and the one token query
+//! the passes share.
 //!
 //! On stable Rust a proc macro cannot join the spans of an expression's
 //! first and last tokens, so it cannot ask for the expression's source text.
@@ -106,6 +107,15 @@ pub fn binary_op(op: &BinOp) -> String {
         .into_iter()
         .map(|token| token.to_string())
         .collect()
+}
+
+/// Whether `tokens` contains the identifier `name` anywhere.
+pub fn mentions(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => mentions(group.stream(), name),
+        _ => false,
+    })
 }
 
 /// Tokens joined the way rustfmt would space simple code: used for paths,
