@@ -181,9 +181,8 @@ pub enum Arith {
     Mul,
     Div,
     Rem,
-    Powf,
-    Max,
-    Min,
+    /// `a.powf(b)`, `f64::max(a, b)`: a two-operand method of the table.
+    Method(&'static str),
 }
 
 impl Arith {
@@ -194,19 +193,7 @@ impl Arith {
             Arith::Mul => "mul",
             Arith::Div => "div",
             Arith::Rem => "rem",
-            Arith::Powf => "powf",
-            Arith::Max => "max",
-            Arith::Min => "min",
-        }
-    }
-
-    /// The method form (`a.powf(b)`, `f64::max(a, b)`), if it has one.
-    pub fn from_method(name: &str) -> Option<Arith> {
-        match name {
-            "powf" => Some(Arith::Powf),
-            "max" => Some(Arith::Max),
-            "min" => Some(Arith::Min),
-            _ => None,
+            Arith::Method(name) => name,
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::ast::{
 };
 use crate::attr;
 use crate::text::{self, mentions};
-use crate::vocabulary;
+use crate::vocabulary::{self, Shape};
 
 /// Reads `item`; `macros` keeps the parsed bodies of its `vec!` macros,
 /// which the model borrows like the rest of the syntax.
@@ -497,36 +497,39 @@ impl<'a> Lower<'a> {
         let label = self.label(name, whole);
         let arity = |n: usize| self.arity(&call.method, method.clone(), call.args.len(), n);
         let receiver = || self.boxed(&call.receiver);
-        if let Some(func) = vocabulary::unary_method(&method) {
-            if !arity(0) {
-                return ExprKind::Invalid;
+        match vocabulary::method(&method) {
+            Some(Shape::Unary(func)) => {
+                if !arity(0) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Elementary {
+                    func,
+                    operand: receiver(),
+                    label,
+                };
             }
-            return ExprKind::Elementary {
-                func,
-                operand: receiver(),
-                label,
-            };
-        }
-        if method == "powi" {
-            if !arity(1) {
-                return ExprKind::Invalid;
+            Some(Shape::IntegerPower) => {
+                if !arity(1) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Powi {
+                    base: receiver(),
+                    exponent: self.boxed(&call.args[0]),
+                    label,
+                };
             }
-            return ExprKind::Powi {
-                base: receiver(),
-                exponent: self.boxed(&call.args[0]),
-                label,
-            };
-        }
-        if let Some(op) = Arith::from_method(&method) {
-            if !arity(1) {
-                return ExprKind::Invalid;
+            Some(Shape::Binary(func)) => {
+                if !arity(1) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Binary {
+                    op: Arith::Method(func),
+                    lhs: receiver(),
+                    rhs: self.boxed(&call.args[0]),
+                    label,
+                };
             }
-            return ExprKind::Binary {
-                op,
-                lhs: receiver(),
-                rhs: self.boxed(&call.args[0]),
-                label,
-            };
+            None => {}
         }
         if method == "sum" {
             if !arity(0) {
@@ -591,36 +594,39 @@ impl<'a> Lower<'a> {
         }
         if segments.len() == 2 && first == "f64" {
             let path = format!("f64::{last}");
-            if let Some(func) = vocabulary::unary_method(last) {
-                if !arity(path, 1) {
-                    return ExprKind::Invalid;
+            match vocabulary::method(last) {
+                Some(Shape::Unary(func)) => {
+                    if !arity(path, 1) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Elementary {
+                        func,
+                        operand: self.boxed(&args[0]),
+                        label,
+                    };
                 }
-                return ExprKind::Elementary {
-                    func,
-                    operand: self.boxed(&args[0]),
-                    label,
-                };
-            }
-            if last == "powi" {
-                if !arity(path, 2) {
-                    return ExprKind::Invalid;
+                Some(Shape::IntegerPower) => {
+                    if !arity(path, 2) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Powi {
+                        base: self.boxed(&args[0]),
+                        exponent: self.boxed(&args[1]),
+                        label,
+                    };
                 }
-                return ExprKind::Powi {
-                    base: self.boxed(&args[0]),
-                    exponent: self.boxed(&args[1]),
-                    label,
-                };
-            }
-            if let Some(op) = Arith::from_method(last) {
-                if !arity(path, 2) {
-                    return ExprKind::Invalid;
+                Some(Shape::Binary(func)) => {
+                    if !arity(path, 2) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Binary {
+                        op: Arith::Method(func),
+                        lhs: self.boxed(&args[0]),
+                        rhs: self.boxed(&args[1]),
+                        label,
+                    };
                 }
-                return ExprKind::Binary {
-                    op,
-                    lhs: self.boxed(&args[0]),
-                    rhs: self.boxed(&args[1]),
-                    label,
-                };
+                None => {}
             }
             if vocabulary::has_no_rule(last) {
                 return self.invalid(&call.func, Reason::NoRule(path));

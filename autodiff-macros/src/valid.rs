@@ -9,7 +9,7 @@ use syn::{FnArg, GenericParam, ItemFn, ReturnType, Safety, Type};
 use crate::ast::{Function, Reason};
 use crate::ctxt::Ctxt;
 use crate::text::mentions;
-use crate::vocabulary::SUPPORTED_METHODS;
+use crate::vocabulary;
 
 /// The one message for `f32` wherever it appears.
 const F32: &str = "f32 is not supported: gradients are exact in f64, so use `f64`";
@@ -58,7 +58,8 @@ fn message(reason: &Reason) -> String {
             if *args == 1 { "" } else { "s" }
         ),
         Reason::NoRule(name) => format!(
-            "`{name}` has no derivative rule in #[differentiable]; supported methods: {SUPPORTED_METHODS}"
+            "`{name}` has no derivative rule in #[differentiable]; supported methods: {}",
+            vocabulary::supported_methods()
         ),
         Reason::CallOfExpression => {
             "only named functions can be called in a #[differentiable] function".to_owned()

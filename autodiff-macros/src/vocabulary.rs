@@ -1,63 +1,62 @@
-//! The names a body may call, and what each one is: an operation with a
-//! derivative rule, an `f64` method without one (rejected by name, so that
-//! a student gets a compile error instead of a missing gradient), a method
-//! that only moves or counts values, or a predicate on a primal value.
+//! The names a body may call, and what each one is: an operation of the
+//! table (`autodiff-ops-table`), an `f64` method without a derivative rule
+//! (rejected by name, so that a student gets a compile error instead of a
+//! missing gradient), a method that only moves or counts values, or a
+//! predicate on a primal value.
 
-/// The one-operand `f64` methods with a derivative rule.
-pub fn unary_method(name: &str) -> Option<&'static str> {
-    ["exp", "ln", "tanh", "sin", "cos", "sqrt", "abs", "recip"]
-        .into_iter()
-        .find(|known| *known == name)
+use autodiff_ops_table::{by_function, by_method, Operation, F64_METHODS, OPERATIONS};
+
+/// How a method of the table is read into the model.
+pub enum Shape {
+    /// `x.exp()`: one operand.
+    Unary(&'static str),
+    /// `x.powi(n)`: one operand and an integer.
+    IntegerPower,
+    /// `a.powf(b)`: two operands.
+    Binary(&'static str),
 }
 
-/// The facade's one-operand functions (`relu(x)`, `autodiff::sigmoid(x)`).
+/// The `f64` method `name`, if the table has it; the name it carries is
+/// the runtime function's, which is the method's.
+pub fn method(name: &str) -> Option<Shape> {
+    let op = by_method(name)?;
+    let method = op.method()?;
+    Some(match (op.operands, method_arguments(op)) {
+        (1, 0) => Shape::Unary(method),
+        (1, _) => Shape::IntegerPower,
+        _ => Shape::Binary(method),
+    })
+}
+
+fn method_arguments(op: &Operation) -> usize {
+    match op.spelling {
+        autodiff_ops_table::Spelling::Method { arguments, .. } => arguments,
+        _ => 0,
+    }
+}
+
+/// The facade's one-operand functions (`relu(x)`, `autodiff::sigmoid(x)`),
+/// by the name the runtime function has.
 pub fn facade_function(name: &str) -> Option<&'static str> {
-    ["relu", "sigmoid", "detach"]
-        .into_iter()
-        .find(|known| *known == name)
+    match by_function(name)?.spelling {
+        autodiff_ops_table::Spelling::Function(function) => Some(function),
+        _ => None,
+    }
 }
 
-/// `f64` methods the engine has no derivative rule for.
-const NO_RULE: &[&str] = &[
-    "sin_cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "atan2",
-    "sinh",
-    "cosh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "exp2",
-    "exp_m1",
-    "ln_1p",
-    "log",
-    "log2",
-    "log10",
-    "cbrt",
-    "hypot",
-    "floor",
-    "ceil",
-    "round",
-    "round_ties_even",
-    "trunc",
-    "fract",
-    "signum",
-    "mul_add",
-    "clamp",
-    "rem_euclid",
-    "div_euclid",
-    "to_degrees",
-    "to_radians",
-    "copysign",
-    "product",
-];
+/// Iterator methods that compute with the items but have no rule.
+const NO_RULE_ITERATOR: &[&str] = &["product"];
 
-/// Whether `name` is an `f64` method with no derivative rule.
+/// Whether `name` computes a number but has no derivative rule.
 pub fn has_no_rule(name: &str) -> bool {
-    NO_RULE.contains(&name)
+    (F64_METHODS.contains(&name) && by_method(name).is_none()) || NO_RULE_ITERATOR.contains(&name)
+}
+
+/// The methods with a derivative rule, as the diagnostics and the README
+/// list them.
+pub fn supported_methods() -> String {
+    let methods: Vec<&str> = OPERATIONS.iter().filter_map(Operation::method).collect();
+    methods.join(", ")
 }
 
 /// Methods that only move, count or iterate values: they pass through.
@@ -100,7 +99,3 @@ const PREDICATES: &[&str] = &[
 pub fn is_predicate(name: &str) -> bool {
     PREDICATES.contains(&name)
 }
-
-/// The methods with a derivative rule, as the diagnostics list them.
-pub const SUPPORTED_METHODS: &str =
-    "exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min";
