@@ -97,6 +97,23 @@ macro_rules! operations {
             Recip "recip" method("recip", 0) 1 "`1 / a`" "d/da = −1/a²";
             Relu "relu" function("relu") 1 "`max(a, 0)`" "d/da = 1 for a > 0, else 0";
             Sigmoid "sigmoid" function("sigmoid") 1 "`1 / (1 + e^-a)`" "d/da = σ(a)(1 − σ(a))";
+            Tan "tan" method("tan", 0) 1 "`tan a`" "d/da = 1 + tan² a";
+            Atan "atan" method("atan", 0) 1 "`atan a`" "d/da = 1/(1 + a²)";
+            Sinh "sinh" method("sinh", 0) 1 "`sinh a`" "d/da = cosh a";
+            Cosh "cosh" method("cosh", 0) 1 "`cosh a`" "d/da = sinh a";
+            Asin "asin" method("asin", 0) 1 "`asin a`" "d/da = 1/√(1 − a²)";
+            Acos "acos" method("acos", 0) 1 "`acos a`" "d/da = −1/√(1 − a²)";
+            Ln1p "ln_1p" method("ln_1p", 0) 1 "`ln(1 + a)`" "d/da = 1/(1 + a)";
+            ExpM1 "exp_m1" method("exp_m1", 0) 1 "`e^a − 1`" "d/da = e^a";
+            Log10 "log10" method("log10", 0) 1 "`log₁₀ a`" "d/da = 1/(a ln 10)";
+            Log2 "log2" method("log2", 0) 1 "`log₂ a`" "d/da = 1/(a ln 2)";
+            Cbrt "cbrt" method("cbrt", 0) 1 "`∛a`" "d/da = 1/(3∛a²)";
+            Signum "signum" method("signum", 0) 1 "`sign a` (±1)" "0 (a step; 0 at the jump too)";
+            Floor "floor" method("floor", 0) 1 "`⌊a⌋`" "0 (a step; 0 at the jumps too)";
+            Ceil "ceil" method("ceil", 0) 1 "`⌈a⌉`" "0 (a step; 0 at the jumps too)";
+            Round "round" method("round", 0) 1 "`a` rounded half away from 0" "0 (a step; 0 at the jumps too)";
+            Hypot "hypot" method("hypot", 1) 2 "`√(a² + b²)`" "∂/∂a = a/h, ∂/∂b = b/h (0 at the origin)";
+            Log "log" method("log", 1) 2 "`log_b a`" "∂/∂a = 1/(a ln b), ∂/∂b = −log_b a/(b ln b)";
         }
     };
 }
@@ -233,6 +250,6 @@ mod tests {
         assert_eq!(by_method("powf").map(|op| op.operands), Some(2));
         assert_eq!(by_method("exp").map(|op| op.variant), Some("Exp"));
         assert_eq!(by_function("detach").map(|op| op.name), Some("detached"));
-        assert!(by_method("tan").is_none());
+        assert!(by_method("sin_cos").is_none());
     }
 }
