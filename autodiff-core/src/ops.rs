@@ -165,8 +165,7 @@ impl<'t> Scalar<'t> {
     /// The operand's value and flag come from its handle; the plain
     /// operand, result and derivative are tested for finiteness together,
     /// and the node is appended under one borrow of the tape: recording is
-    /// the hot path of every gradient, and each extra test or borrow showed
-    /// up in the benches.
+    /// the hot path of every gradient.
     #[inline(always)]
     fn unary_beside(
         self,
