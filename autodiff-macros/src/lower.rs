@@ -234,7 +234,7 @@ impl<'a> Lower<'a> {
     fn label(&self, name: Option<&str>, expr: &syn::Expr) -> Label {
         Label {
             text: name.map_or_else(|| text::expr(expr), str::to_owned),
-            line: text::line(expr.span()),
+            line: text::line(text::first_span(expr)),
         }
     }
 
@@ -272,7 +272,7 @@ impl<'a> Lower<'a> {
     /// Reads one expression; `name` is the binding that receives its value.
     fn expr(&self, expr: &'a syn::Expr, name: Option<&str>) -> Expr<'a> {
         let kind = self.kind(expr, name);
-        self.node(Source::Expr(expr), expr.span(), name, kind)
+        self.node(Source::Expr(expr), text::first_span(expr), name, kind)
     }
 
     fn kind(&self, expr: &'a syn::Expr, name: Option<&str>) -> ExprKind<'a> {
@@ -439,7 +439,7 @@ impl<'a> Lower<'a> {
                 value: self.boxed(&binary.right),
                 label: Label {
                     text: target,
-                    line: text::line(binary.left.span()),
+                    line: text::line(text::first_span(&binary.left)),
                 },
             }
         };
