@@ -4,7 +4,7 @@
 //! missing gradient), a method that only moves or counts values, or a
 //! predicate on a primal value.
 
-use autodiff_ops_table::{by_function, by_method, Operation, F64_METHODS, OPERATIONS};
+use autodiff_ops_table::{by_function, by_method, Operation, Spelling, F64_METHODS, OPERATIONS};
 
 /// How a method of the table is read into the model.
 pub enum Shape {
@@ -20,26 +20,22 @@ pub enum Shape {
 /// the runtime function's, which is the method's.
 pub fn method(name: &str) -> Option<Shape> {
     let op = by_method(name)?;
-    let method = op.method()?;
-    Some(match (op.operands, method_arguments(op)) {
-        (1, 0) => Shape::Unary(method),
+    let Spelling::Method { name, arguments } = op.spelling else {
+        return None;
+    };
+    // An argument that is not an operand is `powi`'s integer exponent.
+    Some(match (op.operands, arguments) {
+        (1, 0) => Shape::Unary(name),
         (1, _) => Shape::IntegerPower,
-        _ => Shape::Binary(method),
+        _ => Shape::Binary(name),
     })
-}
-
-fn method_arguments(op: &Operation) -> usize {
-    match op.spelling {
-        autodiff_ops_table::Spelling::Method { arguments, .. } => arguments,
-        _ => 0,
-    }
 }
 
 /// The facade's one-operand functions (`relu(x)`, `autodiff::sigmoid(x)`),
 /// by the name the runtime function has.
 pub fn facade_function(name: &str) -> Option<&'static str> {
     match by_function(name)?.spelling {
-        autodiff_ops_table::Spelling::Function(function) => Some(function),
+        Spelling::Function(function) => Some(function),
         _ => None,
     }
 }
