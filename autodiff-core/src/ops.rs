@@ -165,8 +165,7 @@ impl<'t> Scalar<'t> {
     /// The operand's value and flag come from its handle; the plain
     /// operand, result and derivative are tested for finiteness together,
     /// and the node is appended under one borrow of the tape: recording is
-    /// the hot path of every gradient, and each extra test or borrow showed
-    /// up in the benches.
+    /// the hot path of every gradient.
     #[inline(always)]
     fn unary_beside(
         self,
@@ -437,6 +436,157 @@ impl<'t> Scalar<'t> {
     #[inline]
     pub fn sigmoid(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Sigmoid, sigmoid_and_derivative)
+    }
+
+    /// `tan self`. d/dself = 1 + tan² self = 1/cos² self. At an odd multiple
+    /// of π/2 the result overflows or is huge: a non-finite one is
+    /// `NonFiniteResult`.
+    #[inline]
+    pub fn tan(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Tan, |x| {
+            let value = x.tan();
+            (value, 1.0 + value * value)
+        })
+    }
+
+    /// `atan self`. d/dself = 1/(1 + self²).
+    #[inline]
+    pub fn atan(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Atan, |x| (x.atan(), 1.0 / (1.0 + x * x)))
+    }
+
+    /// `sinh self`. d/dself = cosh self.
+    #[inline]
+    pub fn sinh(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Sinh, |x| (x.sinh(), x.cosh()))
+    }
+
+    /// `cosh self`. d/dself = sinh self.
+    #[inline]
+    pub fn cosh(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Cosh, |x| (x.cosh(), x.sinh()))
+    }
+
+    /// `asin self`. d/dself = 1/√(1 − self²). Outside [−1, 1] the result is
+    /// NaN (`NonFiniteResult`); at ±1 the derivative is infinite
+    /// (`NonFiniteLocalDerivative`).
+    #[inline]
+    pub fn asin(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Asin, |x| {
+            (x.asin(), 1.0 / ((1.0 - x) * (1.0 + x)).sqrt())
+        })
+    }
+
+    /// `acos self`. d/dself = −1/√(1 − self²); the domain is `asin`'s.
+    #[inline]
+    pub fn acos(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Acos, |x| {
+            (x.acos(), -1.0 / ((1.0 - x) * (1.0 + x)).sqrt())
+        })
+    }
+
+    /// `ln(1 + self)`, exact near 0. d/dself = 1/(1 + self).
+    #[inline]
+    pub fn ln_1p(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Ln1p, |x| (x.ln_1p(), 1.0 / (1.0 + x)))
+    }
+
+    /// `e^self − 1`, exact near 0. d/dself = e^self.
+    #[inline]
+    pub fn exp_m1(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::ExpM1, |x| (x.exp_m1(), x.exp()))
+    }
+
+    /// `log₁₀ self`. d/dself = 1/(self · ln 10).
+    #[inline]
+    pub fn log10(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Log10, |x| {
+            (x.log10(), 1.0 / (x * std::f64::consts::LN_10))
+        })
+    }
+
+    /// `log₂ self`. d/dself = 1/(self · ln 2).
+    #[inline]
+    pub fn log2(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Log2, |x| {
+            (x.log2(), 1.0 / (x * std::f64::consts::LN_2))
+        })
+    }
+
+    /// `∛self`, defined for negative numbers too. d/dself = 1/(3∛self²);
+    /// at 0 it is infinite (`NonFiniteLocalDerivative`).
+    #[inline]
+    pub fn cbrt(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Cbrt, |x| {
+            let value = x.cbrt();
+            (value, 1.0 / (3.0 * value * value))
+        })
+    }
+
+    /// `signum self` (±1, NaN for NaN). d/dself = 0: the function is a step,
+    /// flat everywhere except at 0, where it jumps; 0 there too, as PyTorch's
+    /// `sign`.
+    #[inline]
+    pub fn signum(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Signum, |x| (x.signum(), 0.0))
+    }
+
+    /// `⌊self⌋`. d/dself = 0 (a step: flat between integers, 0 taken at the
+    /// jumps, as PyTorch's `floor`).
+    #[inline]
+    pub fn floor(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Floor, |x| (x.floor(), 0.0))
+    }
+
+    /// `⌈self⌉`. d/dself = 0, as for [`floor`](Self::floor).
+    #[inline]
+    pub fn ceil(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Ceil, |x| (x.ceil(), 0.0))
+    }
+
+    /// `self` rounded half away from zero. d/dself = 0, as for
+    /// [`floor`](Self::floor).
+    #[inline]
+    pub fn round(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary(ScalarOperation::Round, |x| (x.round(), 0.0))
+    }
+
+    /// `√(self² + rhs²)` without overflow. ∂/∂self = self/h, ∂/∂rhs = rhs/h;
+    /// at (0, 0), a kink, both are 0 (as `abs`, which it is when one operand
+    /// is 0).
+    pub fn hypot(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.binary(ScalarOperation::Hypot, rhs.into(), f64::hypot, |a, b, h| {
+            if h == 0.0 {
+                (0.0, 0.0)
+            } else {
+                (a / h, b / h)
+            }
+        })
+    }
+
+    /// `log_base self = ln self / ln base`. ∂/∂self = 1/(self · ln base),
+    /// ∂/∂base = −log_base(self)/(base · ln base). Base 1 divides by 0
+    /// (`NonFiniteResult` or `NonFiniteLocalDerivative`).
+    pub fn log(self, base: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.binary(
+            ScalarOperation::Log,
+            base.into(),
+            f64::log,
+            |a, b, value| {
+                let ln_b = b.ln();
+                (1.0 / (a * ln_b), -value / (b * ln_b))
+            },
+        )
+    }
+
+    /// `log_self value` for a plain `value`: `self` is the base.
+    /// d/dself = −log_self(value)/(self · ln self).
+    #[inline]
+    pub fn rlog(self, value: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary_beside(ScalarOperation::Log, (0, value), |base| {
+            let log = value.log(base);
+            (log, -log / (base * base.ln()))
+        })
     }
 }
 

@@ -140,6 +140,111 @@ const UNARY: &[Unary] = &[
         derivative: |x| -3.0 / (x * x),
         points: &[-1.0, 2.0],
     },
+    Unary {
+        name: "tan",
+        record: |x| x.tan(),
+        plain: f64::tan,
+        derivative: |x| 1.0 / x.cos().powi(2),
+        points: &[-1.0, 0.0, 0.5, 1.2],
+    },
+    Unary {
+        name: "atan",
+        record: |x| x.atan(),
+        plain: f64::atan,
+        derivative: |x| 1.0 / (1.0 + x * x),
+        points: &[-3.0, 0.0, 0.8],
+    },
+    Unary {
+        name: "sinh",
+        record: |x| x.sinh(),
+        plain: f64::sinh,
+        derivative: |x| 0.5 * (x.exp() + (-x).exp()),
+        points: &[-2.0, 0.0, 1.3],
+    },
+    Unary {
+        name: "cosh",
+        record: |x| x.cosh(),
+        plain: f64::cosh,
+        derivative: |x| 0.5 * (x.exp() - (-x).exp()),
+        points: &[-2.0, 0.4, 1.3],
+    },
+    Unary {
+        name: "asin",
+        record: |x| x.asin(),
+        plain: f64::asin,
+        derivative: |x| 1.0 / (1.0 - x * x).sqrt(),
+        points: &[-0.9, 0.0, 0.5],
+    },
+    Unary {
+        name: "acos",
+        record: |x| x.acos(),
+        plain: f64::acos,
+        derivative: |x| -1.0 / (1.0 - x * x).sqrt(),
+        points: &[-0.9, 0.0, 0.5],
+    },
+    Unary {
+        name: "ln_1p",
+        record: |x| x.ln_1p(),
+        plain: f64::ln_1p,
+        derivative: |x| 1.0 / (1.0 + x),
+        points: &[-0.5, 1e-10, 3.0],
+    },
+    Unary {
+        name: "exp_m1",
+        record: |x| x.exp_m1(),
+        plain: f64::exp_m1,
+        derivative: f64::exp,
+        points: &[-2.0, 1e-10, 1.5],
+    },
+    Unary {
+        name: "log10",
+        record: |x| x.log10(),
+        plain: f64::log10,
+        derivative: |x| 1.0 / (x * 10f64.ln()),
+        points: &[0.1, 1.0, 250.0],
+    },
+    Unary {
+        name: "log2",
+        record: |x| x.log2(),
+        plain: f64::log2,
+        derivative: |x| 1.0 / (x * 2f64.ln()),
+        points: &[0.1, 1.0, 250.0],
+    },
+    Unary {
+        name: "cbrt",
+        record: |x| x.cbrt(),
+        plain: f64::cbrt,
+        derivative: |x| x.abs().powf(-2.0 / 3.0) / 3.0,
+        points: &[-8.0, 0.5, 27.0],
+    },
+    Unary {
+        name: "signum",
+        record: |x| x.signum(),
+        plain: f64::signum,
+        derivative: |_| 0.0,
+        points: &[-2.5, 0.7],
+    },
+    Unary {
+        name: "floor",
+        record: |x| x.floor(),
+        plain: f64::floor,
+        derivative: |_| 0.0,
+        points: &[-2.5, 0.3, 4.7],
+    },
+    Unary {
+        name: "ceil",
+        record: |x| x.ceil(),
+        plain: f64::ceil,
+        derivative: |_| 0.0,
+        points: &[-2.5, 0.3, 4.7],
+    },
+    Unary {
+        name: "round",
+        record: |x| x.round(),
+        plain: f64::round,
+        derivative: |_| 0.0,
+        points: &[-2.7, 0.3, 4.2],
+    },
 ];
 
 fn central(f: fn(f64) -> f64, x: f64) -> f64 {
@@ -197,6 +302,8 @@ fn apply<'t>(
         "div" => a.div(rhs),
         "powf" => a.powf(rhs),
         "max" => a.max(rhs),
+        "hypot" => a.hypot(rhs),
+        "log" => a.log(rhs),
         _ => a.min(rhs),
     }
 }
@@ -205,7 +312,7 @@ fn apply<'t>(
 fn binary_operations_match_closed_forms() {
     type Plain = fn(f64, f64) -> f64;
     type Partials = fn(f64, f64) -> (f64, f64);
-    let cases: [(&str, Plain, Partials); 7] = [
+    let cases: [(&str, Plain, Partials); 9] = [
         ("add", |a, b| a + b, |_, _| (1.0, 1.0)),
         ("sub", |a, b| a - b, |_, _| (1.0, -1.0)),
         ("mul", |a, b| a * b, |a, b| (b, a)),
@@ -222,6 +329,15 @@ fn binary_operations_match_closed_forms() {
             "min",
             f64::min,
             |a, b| if a < b { (1.0, 0.0) } else { (0.0, 1.0) },
+        ),
+        ("hypot", f64::hypot, |a, b| {
+            let h = (a * a + b * b).sqrt();
+            (a / h, b / h)
+        }),
+        (
+            "log",
+            |a, b| a.ln() / b.ln(),
+            |a, b| (1.0 / (a * b.ln()), -a.ln() / (b * b.ln() * b.ln())),
         ),
     ];
     for (name, plain, partials) in cases {
@@ -347,4 +463,84 @@ fn the_plain_twins_agree_with_the_recorded_values_bit_for_bit() {
         );
         assert_eq!(x.relu().unwrap().value().to_bits(), relu(x0).to_bits());
     }
+}
+
+/// The binary operations of issue 11 against central differences in each
+/// operand, and `rlog` (a plain value, a tracked base) against its closed
+/// form.
+#[test]
+fn hypot_and_log_match_central_differences() {
+    for (a0, b0) in [(1.5, 0.7), (0.4, 2.2), (3.0, 1.25)] {
+        for name in ["hypot", "log"] {
+            let tape = Tape::new();
+            let a = tape.variable(a0).unwrap();
+            let b = tape.variable(b0).unwrap();
+            apply(name, a, b.into()).unwrap().backward().unwrap();
+            let plain = |x: f64, y: f64| {
+                if name == "hypot" {
+                    x.hypot(y)
+                } else {
+                    x.log(y)
+                }
+            };
+            let (ha, hb) = (default_step(a0), default_step(b0));
+            let da = (plain(a0 + ha, b0) - plain(a0 - ha, b0)) / (2.0 * ha);
+            let db = (plain(a0, b0 + hb) - plain(a0, b0 - hb)) / (2.0 * hb);
+            assert!(close(a.gradient().unwrap(), da, 1e-8), "{name} ∂a");
+            assert!(close(b.gradient().unwrap(), db, 1e-8), "{name} ∂b");
+        }
+        let tape = Tape::new();
+        let base = tape.variable(b0).unwrap();
+        let y = base.rlog(a0).unwrap();
+        y.backward().unwrap();
+        assert!(close(y.value(), a0.ln() / b0.ln(), 1e-15));
+        let expected = -a0.ln() / (b0 * b0.ln() * b0.ln());
+        assert!(close(base.gradient().unwrap(), expected, 1e-14), "rlog");
+    }
+}
+
+/// The documented edge values: `hypot` at the origin is a kink with
+/// derivative 0; `asin` at 1 and `cbrt` at 0 have infinite derivatives, and
+/// `asin` outside [−1, 1] is NaN: typed errors, nothing recorded.
+#[test]
+fn new_functions_at_their_edges() {
+    let tape = Tape::new();
+    let (a, b) = (tape.variable(0.0).unwrap(), tape.variable(0.0).unwrap());
+    let h = a.hypot(b).unwrap();
+    h.backward().unwrap();
+    assert_eq!(
+        (h.value(), a.gradient(), b.gradient()),
+        (0.0, Some(0.0), Some(0.0))
+    );
+
+    let tape = Tape::new();
+    let one = tape.variable(1.0).unwrap();
+    let nodes = tape.len();
+    assert!(matches!(
+        one.asin(),
+        Err(ScalarAutodiffError::NonFiniteLocalDerivative { .. })
+    ));
+    let two = tape.variable(2.0).unwrap();
+    assert!(matches!(
+        two.asin(),
+        Err(ScalarAutodiffError::NonFiniteResult { .. })
+    ));
+    let zero = tape.variable(0.0).unwrap();
+    assert!(matches!(
+        zero.cbrt(),
+        Err(ScalarAutodiffError::NonFiniteLocalDerivative { .. })
+    ));
+    assert_eq!(
+        tape.len(),
+        nodes + 2,
+        "only the two variables were recorded"
+    );
+
+    // Step functions pass no gradient, at a jump too.
+    let tape = Tape::new();
+    let x = tape.variable(2.0).unwrap();
+    for y in [x.floor(), x.ceil(), x.round(), x.signum()] {
+        y.unwrap().backward().unwrap();
+    }
+    assert_eq!(x.gradient(), Some(0.0));
 }

@@ -2,7 +2,7 @@
     "#[differentiable] functions cannot be generic over types: write the function for f64"
 }
 ::core::compile_error! {
-    "f32 is not supported: gradients are exact in f64, so return `f64`"
+    "f32 is not supported: gradients are exact in f64, so use `f64`"
 }
 ::core::compile_error! {
     "f32 is not supported: gradients are exact in f64, so use `f64`"

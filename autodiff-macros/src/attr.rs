@@ -1,7 +1,7 @@
 //! The attribute's own arguments and the `#[constant]` parameter marker.
 
 use proc_macro2::TokenStream;
-use syn::Attribute;
+use syn::{Attribute, FnArg, ItemFn};
 
 use crate::ctxt::Ctxt;
 
@@ -21,19 +21,14 @@ pub fn is_constant(attr: &Attribute) -> bool {
     attr.path().is_ident("constant")
 }
 
-/// Removes `#[constant]` from a parameter's attributes, reporting a
-/// malformed one; returns whether it was there.
-pub fn take_constant(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> bool {
-    let mut found = false;
-    attrs.retain(|attr| {
-        if !is_constant(attr) {
-            return true;
+/// The function without its `#[constant]` markers, which only this macro
+/// understands: the plain twin, and what a rejected function expands to.
+pub fn without_constant_markers(item: &ItemFn) -> ItemFn {
+    let mut item = item.clone();
+    for input in &mut item.sig.inputs {
+        if let FnArg::Typed(typed) = input {
+            typed.attrs.retain(|attr| !is_constant(attr));
         }
-        if !matches!(attr.meta, syn::Meta::Path(_)) {
-            cx.error(attr, "`#[constant]` takes no arguments");
-        }
-        found = true;
-        false
-    });
-    found
+    }
+    item
 }

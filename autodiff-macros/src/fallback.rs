@@ -5,8 +5,11 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-pub fn expand(original: &syn::ItemFn, error: &syn::Error) -> TokenStream {
+use crate::attr;
+
+pub fn expand(item: &syn::ItemFn, error: &syn::Error) -> TokenStream {
     let errors = error.to_compile_error();
+    let original = attr::without_constant_markers(item);
     quote! {
         #errors
         #original

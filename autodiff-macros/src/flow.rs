@@ -14,26 +14,26 @@
 
 use std::collections::{HashMap, HashSet};
 
-use proc_macro2::{TokenStream, TokenTree};
-use quote::ToTokens;
-use syn::Pat;
-
-use crate::ast::{Block, Expr, ExprKind, Function, Stmt};
+use crate::ast::{Block, Child, Expr, ExprKind, Function, Pattern, Stmt};
 
 pub struct Flow {
     names: HashSet<String>,
     /// Names that hold a tracked value wherever they are bound: lifting
     /// them again would only add noise to the expansion.
     certain: HashSet<String>,
+    /// By `Expr::id`: whether the expression must be rewritten, because it
+    /// reads a tracked name, binds one, or returns (a `return` in the
+    /// recording twin returns a `Result`).
+    touched: Vec<bool>,
 }
 
 /// How one binding of a name gets its value.
-enum Binding<'a> {
+enum Binding<'m, 'a> {
     /// Always a `Scalar` (or an array or vector of them): a differentiable
     /// parameter, or a tracked `let mut`, which is lifted.
     Tracked,
     /// Whatever the initialiser is.
-    Init(&'a Expr),
+    Init(&'m Expr<'a>),
     /// Unknown: a pattern, a pass-through parameter, a loop variable.
     Unknown,
 }
@@ -48,10 +48,20 @@ impl Flow {
                 .map(|param| param.ident.to_string())
                 .collect(),
             certain: HashSet::new(),
+            touched: Vec::new(),
         };
+        // Each round walks the body once, finding what every expression
+        // touches bottom-up; the last round (which finds no new name) leaves
+        // `touched` right for the final set of names.
         loop {
-            let mut found = Vec::new();
-            flow.block(&function.body, &mut found);
+            let mut walk = Walk {
+                names: &flow.names,
+                found: Vec::new(),
+                touched: vec![false; function.exprs],
+            };
+            walk.block(&function.body);
+            let Walk { found, touched, .. } = walk;
+            flow.touched = touched;
             let before = flow.names.len();
             flow.names.extend(found);
             if flow.names.len() == before {
@@ -63,7 +73,7 @@ impl Flow {
     }
 
     fn certain_names(&self, function: &Function) -> HashSet<String> {
-        let mut bindings: HashMap<String, Vec<Binding<'_>>> = HashMap::new();
+        let mut bindings: HashMap<String, Vec<Binding<'_, '_>>> = HashMap::new();
         for param in &function.params {
             let binding = if param.kind.is_differentiable() {
                 Binding::Tracked
@@ -106,75 +116,91 @@ impl Flow {
         self.names.contains(name)
     }
 
-    /// Whether `syntax` must be rewritten: it reads a tracked name, or it
-    /// returns (a `return` in the recording twin returns a `Result`).
-    pub fn touches(&self, syntax: &impl ToTokens) -> bool {
-        self.scan(syntax.to_token_stream())
+    /// Whether `expr` must be rewritten: it reads or binds a tracked name,
+    /// or it returns.
+    pub fn touches(&self, expr: &Expr) -> bool {
+        self.touched[expr.id]
+    }
+}
+
+/// One round of the analysis: the names that newly reach a tracked value,
+/// and what each expression touches under the names known so far.
+struct Walk<'f> {
+    names: &'f HashSet<String>,
+    found: Vec<String>,
+    touched: Vec<bool>,
+}
+
+impl Walk<'_> {
+    fn binds_tracked(&self, pat: &Pattern) -> bool {
+        pat.names.iter().any(|name| self.names.contains(name))
     }
 
-    fn scan(&self, tokens: TokenStream) -> bool {
-        tokens.into_iter().any(|token| match token {
-            TokenTree::Ident(ident) => {
-                let name = ident.to_string();
-                name == "return" || self.names.contains(&name)
-            }
-            TokenTree::Group(group) => self.scan(group.stream()),
-            _ => false,
-        })
-    }
-
-    fn block(&self, block: &Block, found: &mut Vec<String>) {
+    fn block(&mut self, block: &Block) -> bool {
+        let mut touched = false;
         for stmt in &block.stmts {
-            match stmt {
+            touched |= match stmt {
                 Stmt::Let { pat, init, .. } => {
-                    if let Some(init) = init {
-                        if self.touches(&init.syntax) {
-                            bindings(pat, found);
-                        }
-                        self.expr(init, found);
+                    let init = init.as_ref().is_some_and(|init| self.expr(init));
+                    if init {
+                        self.found.extend(pat.names.iter().cloned());
                     }
+                    init || self.binds_tracked(pat)
                 }
-                Stmt::Item(_) => {}
-                Stmt::Expr(expr, _) => self.expr(expr, found),
-            }
+                Stmt::Item(_) => false,
+                Stmt::Expr(expr, _) => self.expr(expr),
+            };
         }
+        touched
     }
 
-    fn expr(&self, expr: &Expr, found: &mut Vec<String>) {
+    fn expr(&mut self, expr: &Expr) -> bool {
+        let mut touched = match &expr.kind {
+            ExprKind::Path(path) => path
+                .path
+                .get_ident()
+                .is_some_and(|ident| self.names.contains(&ident.to_string())),
+            ExprKind::Return(_) => true,
+            ExprKind::Repeat { len, .. } => matches!(len, syn::Expr::Path(path)
+                if path.path.get_ident().is_some_and(|ident| self.names.contains(&ident.to_string()))),
+            _ => false,
+        };
         match &expr.kind {
             ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
-                if self.touches(&value.syntax) {
-                    found.extend(root(target));
+                touched |= self.expr(target);
+                if self.expr(value) {
+                    touched = true;
+                    self.found.extend(root(target));
                 }
-                self.expr(target, found);
-                self.expr(value, found);
             }
             ExprKind::For {
                 pat, iter, body, ..
             } => {
-                if self.touches(&iter.syntax) {
-                    bindings(pat, found);
+                if self.expr(iter) {
+                    touched = true;
+                    self.found.extend(pat.names.iter().cloned());
                 }
-                self.expr(iter, found);
-                self.block(body, found);
+                touched |= self.block(body) | self.binds_tracked(pat);
             }
             ExprKind::Let { pat, expr: value } => {
-                if self.touches(&value.syntax) {
-                    bindings(pat, found);
+                if self.expr(value) {
+                    touched = true;
+                    self.found.extend(pat.names.iter().cloned());
                 }
-                self.expr(value, found);
+                touched |= self.binds_tracked(pat);
             }
             ExprKind::Match { scrutinee, arms } => {
-                let touched = self.touches(&scrutinee.syntax);
-                self.expr(scrutinee, found);
+                let scrutinee = self.expr(scrutinee);
+                touched |= scrutinee;
                 for arm in arms {
-                    if touched {
-                        bindings(&arm.pat, found);
+                    if scrutinee {
+                        self.found.extend(arm.pat.names.iter().cloned());
                     }
+                    touched |= self.binds_tracked(&arm.pat);
                     if let Some(guard) = &arm.guard {
-                        self.expr(guard, found);
+                        touched |= self.expr(guard);
                     }
-                    self.expr(&arm.body, found);
+                    touched |= self.expr(&arm.body);
                 }
             }
             ExprKind::Structural {
@@ -183,21 +209,29 @@ impl Flow {
                 args,
                 ..
             } => {
-                if method == "push" && args.iter().any(|arg| self.touches(&arg.syntax)) {
-                    found.extend(root(receiver));
+                touched |= self.expr(receiver);
+                let mut pushes_tracked = false;
+                for arg in args {
+                    pushes_tracked |= self.expr(arg);
                 }
-                self.expr(receiver, found);
-                args.iter().for_each(|arg| self.expr(arg, found));
-            }
-            _ => {
-                for child in expr.children() {
-                    match child {
-                        Child::Expr(child) => self.expr(child, found),
-                        Child::Block(block) => self.block(block, found),
+                if pushes_tracked {
+                    touched = true;
+                    if *method == "push" {
+                        self.found.extend(root(receiver));
                     }
                 }
             }
+            _ => {
+                for child in expr.children() {
+                    touched |= match child {
+                        Child::Expr(child) => self.expr(child),
+                        Child::Block(block) => self.block(block),
+                    };
+                }
+            }
         }
+        self.touched[expr.id] = touched;
+        touched
     }
 }
 
@@ -215,15 +249,15 @@ fn certainly_tracked(expr: &Expr, certain: &HashSet<String>, flow: &Flow) -> boo
         ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => tracked(operand),
         ExprKind::Powi { base, .. } => tracked(base),
         ExprKind::Sum { items, .. } => root(items).is_some_and(|name| certain.contains(&name)),
-        ExprKind::Call { args, .. } => args.iter().any(|arg| flow.touches(&arg.syntax)),
+        ExprKind::Call { args, .. } => args.iter().any(|arg| flow.touches(arg)),
         _ => false,
     }
 }
 
-fn collect_bindings<'a>(
-    block: &'a Block,
+fn collect_bindings<'m, 'a>(
+    block: &'m Block<'a>,
     flow: &Flow,
-    bindings: &mut HashMap<String, Vec<Binding<'a>>>,
+    bindings: &mut HashMap<String, Vec<Binding<'m, 'a>>>,
 ) {
     for stmt in &block.stmts {
         match stmt {
@@ -238,15 +272,15 @@ fn collect_bindings<'a>(
                     collect_expr(init, flow, bindings);
                 }
                 match (name, init) {
-                    (Some(name), _) if *mutable && flow.is_tracked(&name.to_string()) => {
+                    (Some(name), _) if *mutable && flow.is_tracked(name) => {
                         bindings
-                            .entry(name.to_string())
+                            .entry(name.clone())
                             .or_default()
                             .push(Binding::Tracked);
                     }
                     (Some(name), Some(init)) if !*mutable => {
                         bindings
-                            .entry(name.to_string())
+                            .entry(name.clone())
                             .or_default()
                             .push(Binding::Init(init));
                     }
@@ -259,7 +293,11 @@ fn collect_bindings<'a>(
     }
 }
 
-fn collect_expr<'a>(expr: &'a Expr, flow: &Flow, bindings: &mut HashMap<String, Vec<Binding<'a>>>) {
+fn collect_expr<'m, 'a>(
+    expr: &'m Expr<'a>,
+    flow: &Flow,
+    bindings: &mut HashMap<String, Vec<Binding<'m, 'a>>>,
+) {
     match &expr.kind {
         ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => unknown(pat, bindings),
         ExprKind::Match { arms, .. } => arms.iter().for_each(|arm| unknown(&arm.pat, bindings)),
@@ -273,11 +311,12 @@ fn collect_expr<'a>(expr: &'a Expr, flow: &Flow, bindings: &mut HashMap<String, 
     }
 }
 
-fn unknown(pat: &Pat, bindings: &mut HashMap<String, Vec<Binding<'_>>>) {
-    let mut names = Vec::new();
-    self::bindings(pat, &mut names);
-    for name in names {
-        bindings.entry(name).or_default().push(Binding::Unknown);
+fn unknown(pat: &Pattern, bindings: &mut HashMap<String, Vec<Binding<'_, '_>>>) {
+    for name in &pat.names {
+        bindings
+            .entry(name.clone())
+            .or_default()
+            .push(Binding::Unknown);
     }
 }
 
@@ -289,116 +328,5 @@ pub fn root(target: &Expr) -> Option<String> {
         ExprKind::Paren(inner) => root(inner),
         ExprKind::Prefix { operand, .. } => root(operand),
         _ => None,
-    }
-}
-
-/// Every name a pattern binds (and, harmlessly, the enum variants it names).
-fn bindings(pat: &Pat, found: &mut Vec<String>) {
-    fn walk(tokens: TokenStream, found: &mut Vec<String>) {
-        for token in tokens {
-            match token {
-                TokenTree::Ident(ident) => found.push(ident.to_string()),
-                TokenTree::Group(group) => walk(group.stream(), found),
-                _ => {}
-            }
-        }
-    }
-    walk(pat.to_token_stream(), found);
-}
-
-/// A direct sub-expression or sub-block.
-pub enum Child<'a> {
-    Expr(&'a Expr),
-    Block(&'a Block),
-}
-
-impl Expr {
-    /// Every direct sub-expression and sub-block, in source order.
-    pub fn children(&self) -> Vec<Child<'_>> {
-        let mut out = Vec::new();
-        match &self.kind {
-            ExprKind::Lit(_)
-            | ExprKind::NegLit(_)
-            | ExprKind::Path(_)
-            | ExprKind::Continue(_)
-            | ExprKind::Invalid => {}
-            ExprKind::Binary { lhs, rhs, .. }
-            | ExprKind::Compare { lhs, rhs, .. }
-            | ExprKind::Logic { lhs, rhs, .. } => {
-                out.push(Child::Expr(lhs));
-                out.push(Child::Expr(rhs));
-            }
-            ExprKind::Neg { operand, .. }
-            | ExprKind::Elementary { operand, .. }
-            | ExprKind::Prefix { operand, .. } => out.push(Child::Expr(operand)),
-            ExprKind::Powi { base, exponent, .. } => {
-                out.push(Child::Expr(base));
-                out.push(Child::Expr(exponent));
-            }
-            ExprKind::Sum { items, .. } => out.push(Child::Expr(items)),
-            ExprKind::Call { args, .. }
-            | ExprKind::PlainCall { args, .. }
-            | ExprKind::Tuple(args)
-            | ExprKind::Array(args)
-            | ExprKind::VecList(args) => args.iter().for_each(|e| out.push(Child::Expr(e))),
-            ExprKind::Structural { receiver, args, .. }
-            | ExprKind::PlainMethod { receiver, args, .. } => {
-                out.push(Child::Expr(receiver));
-                args.iter().for_each(|e| out.push(Child::Expr(e)));
-            }
-            ExprKind::Cast { expr: inner, .. }
-            | ExprKind::Field { base: inner, .. }
-            | ExprKind::Reference { expr: inner, .. }
-            | ExprKind::Paren(inner)
-            | ExprKind::Repeat { elem: inner, .. } => out.push(Child::Expr(inner)),
-            ExprKind::Index { base, index } => {
-                out.push(Child::Expr(base));
-                out.push(Child::Expr(index));
-            }
-            ExprKind::VecRepeat { elem, len } => {
-                out.push(Child::Expr(elem));
-                out.push(Child::Expr(len));
-            }
-            ExprKind::Range { start, end, .. } => {
-                start.iter().for_each(|e| out.push(Child::Expr(e)));
-                end.iter().for_each(|e| out.push(Child::Expr(e)));
-            }
-            ExprKind::Block(_, inner) | ExprKind::Loop { body: inner, .. } => {
-                out.push(Child::Block(inner))
-            }
-            ExprKind::If {
-                cond,
-                then_branch,
-                else_branch,
-            } => {
-                out.push(Child::Expr(cond));
-                out.push(Child::Block(then_branch));
-                else_branch.iter().for_each(|e| out.push(Child::Expr(e)));
-            }
-            ExprKind::Let { expr: inner, .. } => out.push(Child::Expr(inner)),
-            ExprKind::Match { scrutinee, arms } => {
-                out.push(Child::Expr(scrutinee));
-                for arm in arms {
-                    arm.guard.iter().for_each(|e| out.push(Child::Expr(e)));
-                    out.push(Child::Expr(&arm.body));
-                }
-            }
-            ExprKind::For { iter, body, .. } => {
-                out.push(Child::Expr(iter));
-                out.push(Child::Block(body));
-            }
-            ExprKind::While { cond, body, .. } => {
-                out.push(Child::Expr(cond));
-                out.push(Child::Block(body));
-            }
-            ExprKind::Break { value, .. } | ExprKind::Return(value) => {
-                value.iter().for_each(|e| out.push(Child::Expr(e)));
-            }
-            ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
-                out.push(Child::Expr(target));
-                out.push(Child::Expr(value));
-            }
-        }
-        out
     }
 }

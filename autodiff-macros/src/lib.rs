@@ -3,22 +3,34 @@
 //!
 //! Use it through the `autodiff` facade; the generated code names
 //! everything through `::autodiff::__private`. The expansion runs in
-//! passes, as thiserror's does: `ast` reads the function into a small model
-//! of its body (operations, operands, control flow, labels), `valid` checks
-//! the signature, `flow` finds the bindings a differentiable parameter
-//! reaches, and `expand` emits. Every mistake found on the way is collected
-//! in one `Ctxt`, so a student sees all of them in one build, and a rejected
-//! function is emitted unchanged (`fallback`) so that its callers see no
-//! cascade of errors.
+//! passes, as thiserror's does, and `expand` lists them in order:
+//!
+//! | file | pass |
+//! |---|---|
+//! | `ast.rs` | the model: parameters, and the body as a tree of operations, control flow and plain Rust, each node labelled |
+//! | `lower.rs` | reads the function into the model, noting every unsupported construct |
+//! | `vocabulary.rs` | which method and function names are operations, plain methods or rejected |
+//! | `valid.rs` | checks the signature and words every rejection |
+//! | `flow.rs` | finds the bindings and expressions a differentiable parameter reaches |
+//! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check` |
+//! | `ctxt.rs`, `fallback.rs` | all errors at once, and the function unchanged when there are any |
+//! | `attr.rs`, `text.rs` | the attribute's arguments and `#[constant]`; labels' source text |
+//!
+//! Every mistake is collected in one `Ctxt`, so a student sees all of them
+//! in one build, and a rejected function is emitted unchanged so that its
+//! callers see no cascade of errors.
 
 mod ast;
 mod attr;
 mod ctxt;
+mod emit;
 mod expand;
 mod fallback;
 mod flow;
+mod lower;
 mod text;
 mod valid;
+mod vocabulary;
 
 use proc_macro::TokenStream;
 

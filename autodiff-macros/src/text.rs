@@ -1,4 +1,5 @@
-//! Source text and line numbers for node labels.
+//! Source text and line numbers for node labels, and the one token query
+//! the passes share.
 //!
 //! On stable Rust a proc macro cannot join the spans of an expression's
 //! first and last tokens, so it cannot ask for the expression's source text.
@@ -7,11 +8,52 @@
 
 use proc_macro2::{Delimiter, Spacing, Span, TokenStream, TokenTree};
 use quote::ToTokens;
+use syn::spanned::Spanned;
 use syn::{BinOp, Expr, UnOp};
 
 /// The 1-based line `span` starts on.
 pub fn line(span: Span) -> u32 {
     u32::try_from(span.start().line).unwrap_or(u32::MAX)
+}
+
+/// The span of `expr`'s first token, found by walking down its left edge.
+///
+/// `syn`'s `Spanned::span` prints the whole expression to tokens to find
+/// its first and last token: called at every node of a deep expression,
+/// that is quadratic. Inside a proc macro on stable Rust the two spans
+/// cannot be joined anyway, and `span()` is the first token's span, which
+/// this returns without printing anything.
+pub fn first_span(expr: &Expr) -> Span {
+    match expr {
+        Expr::Binary(binary) => first_span(&binary.left),
+        Expr::MethodCall(call) => first_span(&call.receiver),
+        Expr::Call(call) => first_span(&call.func),
+        Expr::Index(index) => first_span(&index.expr),
+        Expr::Field(field) => first_span(&field.base),
+        Expr::Cast(cast) => first_span(&cast.expr),
+        Expr::Assign(assign) => first_span(&assign.left),
+        Expr::Range(range) => match &range.start {
+            Some(start) => first_span(start),
+            None => range.limits.span(),
+        },
+        Expr::Group(group) => first_span(&group.expr),
+        Expr::Paren(paren) => paren.paren_token.span.open(),
+        Expr::Unary(unary) => unary.op.span(),
+        Expr::Reference(reference) => reference.and_token.span,
+        Expr::Tuple(tuple) => tuple.paren_token.span.open(),
+        Expr::Array(array) => array.bracket_token.span.open(),
+        Expr::Repeat(repeat) => repeat.bracket_token.span.open(),
+        Expr::Lit(lit) => lit.lit.span(),
+        Expr::If(if_) => if_.if_token.span,
+        Expr::Match(match_) => match_.match_token.span,
+        Expr::Return(return_) => return_.return_token.span,
+        Expr::Break(break_) => break_.break_token.span,
+        Expr::Continue(continue_) => continue_.continue_token.span,
+        Expr::Let(let_) => let_.let_token.span,
+        // Paths, blocks, loops, macros and the rest are short at their
+        // start or rare; an attribute in front is where the span starts.
+        other => other.span(),
+    }
 }
 
 /// `expr` as a student would write it: `w * x + b`, `y.ln()`, `x[i]`.
@@ -108,6 +150,15 @@ pub fn binary_op(op: &BinOp) -> String {
         .collect()
 }
 
+/// Whether `tokens` contains the identifier `name` anywhere.
+pub fn mentions(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => mentions(group.stream(), name),
+        _ => false,
+    })
+}
+
 /// Tokens joined the way rustfmt would space simple code: used for paths,
 /// types and the rare expression the printer above does not know.
 pub fn tokens(stream: TokenStream) -> String {
@@ -161,6 +212,27 @@ mod tests {
 
     fn text(source: &str) -> String {
         expr(&syn::parse_str(source).expect("test source parses"))
+    }
+
+    #[test]
+    fn first_span_starts_where_the_expression_does() {
+        for source in [
+            "w * x + b",
+            "(a + b).ln()",
+            "-x[i]",
+            "f(x).max(y)",
+            "a..b",
+            "&v[0]",
+        ] {
+            let parsed: Expr = syn::parse_str(source).expect("test source parses");
+            let first = parsed
+                .to_token_stream()
+                .into_iter()
+                .next()
+                .expect("a first token")
+                .span();
+            assert_eq!(first_span(&parsed).start(), first.start(), "{source}");
+        }
     }
 
     #[test]

@@ -1,14 +1,81 @@
-//! Checks the signature: only checks, every mistake reported, nothing
-//! emitted. The body is checked while it is read (`ast`).
+//! What `#[differentiable]` rejects, and how each mistake is worded: the
+//! signature is checked here, the body's unsupported constructs were found
+//! while it was read (`Function::rejected`) and are worded here, every one
+//! reported, nothing emitted.
 
 use quote::ToTokens;
 use syn::{FnArg, GenericParam, ItemFn, ReturnType, Safety, Type};
 
-use crate::ast::{mentions, Function};
+use crate::ast::{Function, Reason};
 use crate::ctxt::Ctxt;
+use crate::text::mentions;
+use crate::vocabulary;
+
+/// The one message for `f32` wherever it appears.
+const F32: &str = "f32 is not supported: gradients are exact in f64, so use `f64`";
+
+/// Every mistake in the function, in source order: the signature, then the
+/// parameters and the body as they were read.
+pub fn check(cx: &Ctxt, function: &Function) {
+    check_signature(cx, function.item);
+    for rejection in &function.rejected {
+        match &rejection.reason {
+            Reason::Syntax(error) => cx.syn_error(error.clone()),
+            reason => cx.error(&rejection.at, message(reason)),
+        }
+    }
+    check_params(cx, function);
+}
+
+fn message(reason: &Reason) -> String {
+    const IN_BODY: &str = "in a #[differentiable] function";
+    match reason {
+        Reason::F32 => F32.to_owned(),
+        Reason::ConstantArguments => "`#[constant]` takes no arguments".to_owned(),
+        Reason::ParamPattern => {
+            "parameters of a #[differentiable] function must be plain names, like `x: f64`"
+                .to_owned()
+        }
+        Reason::ParamBinding => "write the parameter as a plain name, like `x: f64`".to_owned(),
+        Reason::ParamType(ty) => format!(
+            "parameter type `{ty}` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`"
+        ),
+        Reason::LetElse => "`let ... else` is not supported here; use `match`".to_owned(),
+        Reason::Item => "only `const` and `use` items may appear inside a #[differentiable] function; move this item outside".to_owned(),
+        Reason::CompoundOperator(op) => format!(
+            "`{op}` is not supported {IN_BODY}: write `a = a {} b`",
+            op.trim_end_matches('=')
+        ),
+        Reason::Closure => format!(
+            "closures are not supported {IN_BODY}: write a loop, or a separate #[differentiable] function"
+        ),
+        Reason::UnsafeBlock => format!("`unsafe` blocks are not supported {IN_BODY}"),
+        Reason::AsyncBlock => format!("`async` blocks are not supported {IN_BODY}"),
+        Reason::Try => format!("the `?` operator is not supported {IN_BODY}: it returns an f64"),
+        Reason::Expression(text) => format!("`{text}` is not supported {IN_BODY}"),
+        Reason::Arity { name, args } => format!(
+            "`{name}` takes {args} argument{}",
+            if *args == 1 { "" } else { "s" }
+        ),
+        Reason::NoRule(name) => format!(
+            "`{name}` has no derivative rule in #[differentiable]; supported methods: {}",
+            vocabulary::supported_methods()
+        ),
+        Reason::CallOfExpression => {
+            "only named functions can be called in a #[differentiable] function".to_owned()
+        }
+        Reason::CallWithGenerics => {
+            "call #[differentiable] functions by plain path, without generic arguments".to_owned()
+        }
+        Reason::Macro(path) => {
+            format!("macro `{path}!` is not supported {IN_BODY}; only `vec!` is")
+        }
+        Reason::Syntax(error) => error.to_string(),
+    }
+}
 
 /// Everything about the signature that the generated twins cannot mirror.
-pub fn check_signature(cx: &Ctxt, item: &ItemFn) {
+fn check_signature(cx: &Ctxt, item: &ItemFn) {
     let sig = &item.sig;
     if let Some(asyncness) = &sig.asyncness {
         cx.error(
@@ -61,10 +128,7 @@ pub fn check_signature(cx: &Ctxt, item: &ItemFn) {
         ),
         ReturnType::Type(_, ty) if !is_f64(ty) => {
             if mentions(ty.to_token_stream(), "f32") {
-                cx.error(
-                    ty,
-                    "f32 is not supported: gradients are exact in f64, so return `f64`",
-                );
+                cx.error(ty, F32);
             } else {
                 cx.error(ty, "a #[differentiable] function must return `f64`");
             }
@@ -84,9 +148,9 @@ fn is_f64(ty: &Type) -> bool {
 
 /// A function with nothing to differentiate is a mistake worth a compile
 /// error: its gradient would be an empty tuple.
-pub fn check_params(cx: &Ctxt, function: &Function) {
+fn check_params(cx: &Ctxt, function: &Function) {
     let has_receiver = function
-        .original
+        .item
         .sig
         .inputs
         .iter()
@@ -96,10 +160,10 @@ pub fn check_params(cx: &Ctxt, function: &Function) {
             .params
             .iter()
             .any(|param| param.kind.is_differentiable())
-        && function.params.len() == function.original.sig.inputs.len()
+        && function.params.len() == function.item.sig.inputs.len()
     {
         cx.error(
-            &function.original.sig.ident,
+            &function.item.sig.ident,
             "a #[differentiable] function needs at least one f64 parameter to differentiate (f64, [f64; N], &[f64] or Vec<f64>, not marked #[constant])",
         );
     }

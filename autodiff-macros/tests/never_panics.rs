@@ -17,13 +17,16 @@ mod src {
     pub mod ast;
     pub mod attr;
     pub mod ctxt;
+    pub mod emit;
     pub mod expand;
     pub mod fallback;
     pub mod flow;
+    pub mod lower;
     pub mod text;
     pub mod valid;
+    pub mod vocabulary;
 }
-use src::{ast, attr, ctxt, expand, fallback, flow, text, valid};
+use src::{ast, attr, ctxt, emit, expand, fallback, flow, lower, text, valid, vocabulary};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

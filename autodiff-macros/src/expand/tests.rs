@@ -84,6 +84,16 @@ pub fn mlp(w1: [[f64; 2]; 3], w2: [f64; 3], x: [f64; 2], #[constant] target: f64
 "#,
     ),
     (
+        "elementary",
+        r#"
+/// Methods of the table's second batch, in method and path form.
+#[differentiable]
+fn wave(x: f64, y: f64) -> f64 {
+    x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()
+}
+"#,
+    ),
+    (
         "rejected",
         r#"
 #[differentiable]

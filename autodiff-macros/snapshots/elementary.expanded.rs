@@ -1,0 +1,98 @@
+#[allow(dead_code)]
+/// Methods of the table's second batch, in method and path form.
+fn wave(x: f64, y: f64) -> f64 {
+    x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()
+}
+/// Records [`wave`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+#[allow(clippy::too_many_arguments)]
+fn wave_tape<'tape>(
+    tape: &'tape ::autodiff::Tape,
+    x: ::autodiff::Scalar<'tape>,
+    y: ::autodiff::Scalar<'tape>,
+) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    __ad::output(
+        tape,
+        __ad::add(
+            __ad::add(
+                __ad::add(
+                    __ad::tan(x, __ad::at("x.tan()", 5))?,
+                    __ad::hypot(x, y, __ad::at("x.hypot(y)", 5))?,
+                    __ad::at("x.tan() + x.hypot(y)", 5),
+                )?,
+                __ad::log(y, 2.0, __ad::at("f64::log(y, 2.0)", 5))?,
+                __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0)", 5),
+            )?,
+            __ad::floor(x, __ad::at("x.floor()", 5))?,
+            __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()", 5),
+        )?,
+    )
+}
+/// The value of [`wave`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`wave_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+fn wave_grad(
+    x: f64,
+    y: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<(f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    ::autodiff::__private::on_scratch_tape(move |tape| wave_grad_on(tape, x, y))
+}
+/// [`wave_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+#[allow(clippy::too_many_arguments)]
+fn wave_grad_on(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+    y: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<(f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    tape.clear();
+    let tape = &*tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4))?;
+    let y_var = __ad::variables(tape, &y, __ad::at("y", 4))?;
+    let output = wave_tape(tape, x_var, y_var)?;
+    __ad::backward(output)?;
+    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+        value: output.value(),
+        gradient: (__ad::gradient(&x, &x_var), __ad::gradient(&y, &y_var)),
+    })
+}
+/// Checks [`wave_grad`] against central differences of [`wave`] in every component, with the default step and tolerance.
+fn wave_check(
+    x: f64,
+    y: f64,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    wave_check_with(::core::option::Option::None, ::autodiff::DEFAULT_TOLERANCE, x, y)
+}
+/// Checks [`wave_grad`] against central differences of [`wave`] in every component; `step: None` uses `default_step` of each input.
+#[allow(clippy::too_many_arguments)]
+fn wave_check_with(
+    step: ::core::option::Option<f64>,
+    tolerance: f64,
+    x: f64,
+    y: f64,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    use ::autodiff::__private as __ad;
+    let mut inputs = ::std::vec::Vec::new();
+    __ad::components(&x, &mut inputs);
+    __ad::components(&y, &mut inputs);
+    let reverse = wave_grad(__ad::dup(&x), __ad::dup(&y))?;
+    let mut analytic = ::std::vec::Vec::new();
+    __ad::gradient_components(&x, &reverse.gradient.0, &mut analytic);
+    __ad::gradient_components(&y, &reverse.gradient.1, &mut analytic);
+    __ad::gradient_check(
+        &inputs,
+        &analytic,
+        step,
+        tolerance,
+        |point| {
+            let mut rest = point;
+            let x = __ad::rebuild(&x, &mut rest);
+            let y = __ad::rebuild(&y, &mut rest);
+            wave(x, y)
+        },
+    )
+}

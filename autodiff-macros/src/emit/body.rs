@@ -1,0 +1,612 @@
+//! The body of the recording twin: every operation that a tracked value
+//! reaches replaced by one call into `__ad` (`::autodiff::__private`), in
+//! evaluation order, each operand occurrence one argument and each call
+//! carrying its label, so that under `cargo expand` it reads as the tape it
+//! records. Which implementation runs (a recorded node or plain arithmetic)
+//! is left to rustc's trait dispatch on the operand types. What no tracked
+//! value reaches is printed as the user wrote it.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::Ident;
+
+use super::label;
+use crate::ast::{Arm, Block, Expr, ExprKind, Label, Source, Stmt};
+use crate::flow::{self, Flow};
+use crate::text;
+
+/// How the value of an expression is used.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Not at all: a statement.
+    Stmt,
+    /// As it is.
+    Value,
+    /// Where Rust needs one type for tracked and plain values (a `let mut`,
+    /// an assignment, the arms of a branch, a return): plain `f64` becomes a
+    /// constant node.
+    Lift,
+}
+
+pub(super) struct Emitter<'f> {
+    flow: &'f Flow,
+    tape: Ident,
+}
+
+impl<'f> Emitter<'f> {
+    pub(super) fn new(flow: &'f Flow, tape: Ident) -> Self {
+        Emitter { flow, tape }
+    }
+
+    /// The function body: statements, then the value as a `Scalar`.
+    pub(super) fn body(&self, block: &Block) -> TokenStream {
+        let (stmts, tail) = block.split_tail();
+        let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
+        let tail = tail.map(|tail| self.output(tail));
+        quote!(#(#stmts)* #tail)
+    }
+
+    /// The function's result, a `Scalar` in `Ok`: `__ad::output(tape, v)`
+    /// lifts a single value; a branch lifts each arm instead.
+    fn output(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
+            ExprKind::If { .. }
+            | ExprKind::Match { .. }
+            | ExprKind::Block(..)
+            | ExprKind::Loop { .. } => {
+                let value = self.expr(expr, Mode::Lift);
+                quote!(::core::result::Result::Ok(#value))
+            }
+            ExprKind::Paren(inner) => self.output(inner),
+            _ => {
+                let (tape, span) = (&self.tape, expr.span);
+                let value = self.arg(expr);
+                quote_spanned!(span=> __ad::output(#tape, #value))
+            }
+        }
+    }
+
+    fn block(&self, block: &Block, mode: Mode) -> TokenStream {
+        let (stmts, tail) = block.split_tail();
+        let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
+        let tail = tail.map(|tail| self.expr(tail, mode));
+        quote!({ #(#stmts)* #tail })
+    }
+
+    fn stmt(&self, stmt: &Stmt) -> TokenStream {
+        match stmt {
+            Stmt::Let {
+                pat,
+                untyped,
+                name,
+                mutable,
+                init,
+            } => {
+                let tracked = name.as_ref().is_some_and(|name| self.flow.is_tracked(name));
+                let pat = if tracked { *untyped } else { pat.syntax };
+                match init {
+                    None => quote!(let #pat;),
+                    Some(init) => {
+                        let mode = if tracked && *mutable && !init.is_empty_vec() {
+                            Mode::Lift
+                        } else {
+                            Mode::Value
+                        };
+                        let init = self.expr(init, mode);
+                        quote!(let #pat = #init;)
+                    }
+                }
+            }
+            Stmt::Item(item) => item.to_token_stream(),
+            Stmt::Expr(expr, semi) => {
+                let expr = self.expr(expr, Mode::Stmt);
+                quote!(#expr #semi)
+            }
+        }
+    }
+
+    fn touches(&self, expr: &Expr) -> bool {
+        self.flow.touches(expr)
+    }
+
+    fn expr(&self, expr: &Expr, mode: Mode) -> TokenStream {
+        if mode == Mode::Lift {
+            return self.lifted(expr);
+        }
+        if !self.touches(expr) {
+            return expr.source.to_token_stream();
+        }
+        // One method per family of nodes, so that recursion through a deep
+        // expression carries a frame sized for its family, not for all.
+        match &expr.kind {
+            ExprKind::Binary { .. }
+            | ExprKind::Neg { .. }
+            | ExprKind::Elementary { .. }
+            | ExprKind::Powi { .. }
+            | ExprKind::Sum { .. }
+            | ExprKind::Compare { .. }
+            | ExprKind::Logic { .. }
+            | ExprKind::Prefix { .. }
+            | ExprKind::CompoundAssign { .. } => self.operation(expr),
+            ExprKind::Call { .. }
+            | ExprKind::PlainCall { .. }
+            | ExprKind::Structural { .. }
+            | ExprKind::PlainMethod { .. }
+            | ExprKind::Cast { .. } => self.call(expr),
+            ExprKind::Index { .. }
+            | ExprKind::Field { .. }
+            | ExprKind::Reference { .. }
+            | ExprKind::Paren(_)
+            | ExprKind::Tuple(_)
+            | ExprKind::Array(_)
+            | ExprKind::Repeat { .. }
+            | ExprKind::VecList(_)
+            | ExprKind::VecRepeat { .. }
+            | ExprKind::Range { .. } => self.composite(expr, mode),
+            _ => self.control(expr, mode),
+        }
+    }
+
+    /// An operation on tracked values: one recording call.
+    #[inline(never)]
+    fn operation(&self, expr: &Expr) -> TokenStream {
+        let tape = &self.tape;
+        let value = |e: &Expr| self.expr(e, Mode::Value);
+        let arg = |e: &Expr| self.arg(e);
+        let span = expr.span;
+        match &expr.kind {
+            ExprKind::Binary {
+                op,
+                lhs,
+                rhs,
+                label: at,
+            } => {
+                let func = Ident::new(op.name(), span);
+                let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
+                quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at)?)
+            }
+            ExprKind::Neg { operand, label: at } => {
+                let (operand, at) = (arg(operand), label(at));
+                quote_spanned!(span=> __ad::neg(#operand, #at)?)
+            }
+            ExprKind::Elementary {
+                func,
+                operand,
+                label: at,
+            } => {
+                let func = Ident::new(func, span);
+                let (operand, at) = (arg(operand), label(at));
+                quote_spanned!(span=> __ad::#func(#operand, #at)?)
+            }
+            ExprKind::Powi {
+                base,
+                exponent,
+                label: at,
+            } => {
+                let (base, exponent, at) = (arg(base), arg(exponent), label(at));
+                quote_spanned!(span=> __ad::powi(#base, #exponent, #at)?)
+            }
+            ExprKind::Sum { items, label: at } => {
+                let (items, at) = (arg(items), label(at));
+                quote_spanned!(span=> __ad::sum(#tape, #items, #at)?)
+            }
+            ExprKind::Compare { op, lhs, rhs } => {
+                let (lhs, rhs) = (self.primal(lhs), self.primal(rhs));
+                quote!(#lhs #op #rhs)
+            }
+            ExprKind::Logic { op, lhs, rhs } => {
+                let (lhs, rhs) = (value(lhs), value(rhs));
+                quote!(#lhs #op #rhs)
+            }
+            ExprKind::Prefix { op, operand } => {
+                let operand = value(operand);
+                quote!(#op #operand)
+            }
+            ExprKind::CompoundAssign {
+                op,
+                target,
+                value: operand,
+                label: at,
+            } => {
+                let func = Ident::new(op.name(), span);
+                let (target, operand, at) = (value(target), arg(operand), label(at));
+                quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at)?)
+            }
+            _ => expr.source.to_token_stream(),
+        }
+    }
+
+    /// A call or a method: another function's tape twin, or plain Rust on plain values.
+    #[inline(never)]
+    fn call(&self, expr: &Expr) -> TokenStream {
+        let tape = &self.tape;
+        let value = |e: &Expr| self.expr(e, Mode::Value);
+        match &expr.kind {
+            ExprKind::Call { func, args } => {
+                let mut path = (*func).clone();
+                if let Some(last) = path.segments.last_mut() {
+                    last.ident = format_ident!("{}_tape", last.ident, span = last.ident.span());
+                }
+                let args = args.iter().map(|arg| {
+                    let span = arg.span;
+                    let certain = self.flow.is_certainly_tracked(arg);
+                    let arg = self.arg(arg);
+                    if certain {
+                        // Already what the callee records: passed as is.
+                        arg
+                    } else {
+                        quote_spanned!(span=> __ad::arg(#tape, #arg)?)
+                    }
+                });
+                quote!(#path(#tape, #(#args),*)?)
+            }
+            ExprKind::PlainCall { func, args } => {
+                let args = args.iter().map(|arg| self.untracked(arg));
+                quote!(#func(#(#args),*))
+            }
+            ExprKind::Structural {
+                receiver,
+                method,
+                turbofish,
+                args,
+            } => {
+                let tracked_receiver =
+                    flow::root(receiver).is_some_and(|root| self.flow.is_tracked(&root));
+                let receiver = value(receiver);
+                let args = args.iter().map(|arg| {
+                    if *method == "push" && tracked_receiver {
+                        self.expr(arg, Mode::Lift)
+                    } else {
+                        value(arg)
+                    }
+                });
+                quote!(#receiver.#method #turbofish(#(#args),*))
+            }
+            ExprKind::PlainMethod {
+                receiver,
+                method,
+                turbofish,
+                args,
+                reads_primal,
+            } => {
+                let receiver = if *reads_primal {
+                    self.primal(receiver)
+                } else {
+                    self.untracked(receiver)
+                };
+                let args = args.iter().map(|arg| self.untracked(arg));
+                quote!(#receiver.#method #turbofish(#(#args),*))
+            }
+            ExprKind::Cast { expr: inner, ty } => {
+                let inner = self.untracked(inner);
+                quote!(#inner as #ty)
+            }
+            _ => expr.source.to_token_stream(),
+        }
+    }
+
+    /// Places and aggregates: indexing, fields, references, tuples, arrays, vectors, ranges.
+    #[inline(never)]
+    fn composite(&self, expr: &Expr, mode: Mode) -> TokenStream {
+        let value = |e: &Expr| self.expr(e, Mode::Value);
+        match &expr.kind {
+            ExprKind::Index { base, index } => {
+                let (base, index) = (value(base), value(index));
+                quote!(#base[#index])
+            }
+            ExprKind::Field { base, member } => {
+                let base = value(base);
+                quote!(#base.#member)
+            }
+            ExprKind::Reference {
+                mutability,
+                expr: inner,
+            } => {
+                let inner = value(inner);
+                quote!(&#mutability #inner)
+            }
+            ExprKind::Paren(inner) => invisible(self.expr(inner, mode)),
+            ExprKind::Tuple(items) => {
+                let items = items.iter().map(value);
+                quote!((#(#items,)*))
+            }
+            ExprKind::Array(items) => {
+                let items = items.iter().map(|item| self.expr(item, Mode::Lift));
+                quote!([#(#items),*])
+            }
+            ExprKind::Repeat { elem, len } => {
+                let elem = self.expr(elem, Mode::Lift);
+                quote!([#elem; #len])
+            }
+            ExprKind::VecList(items) => {
+                let items = items.iter().map(|item| self.expr(item, Mode::Lift));
+                quote!(::std::vec![#(#items),*])
+            }
+            ExprKind::VecRepeat { elem, len } => {
+                let (elem, len) = (self.expr(elem, Mode::Lift), value(len));
+                quote!(::std::vec![#elem; #len])
+            }
+            ExprKind::Range { start, limits, end } => {
+                let start = start.as_deref().map(value);
+                let end = end.as_deref().map(value);
+                quote!(#start #limits #end)
+            }
+            _ => expr.source.to_token_stream(),
+        }
+    }
+
+    /// Leaves and control flow.
+    #[inline(never)]
+    fn control(&self, expr: &Expr, mode: Mode) -> TokenStream {
+        let value = |e: &Expr| self.expr(e, Mode::Value);
+        match &expr.kind {
+            ExprKind::Lit(_) | ExprKind::NegLit(_) | ExprKind::Path(_) => {
+                expr.source.to_token_stream()
+            }
+            ExprKind::Continue(loop_label) => quote!(continue #loop_label),
+            ExprKind::Block(block_label, block) => {
+                let block = self.block(block, self.branch_mode(expr, mode));
+                quote!(#block_label #block)
+            }
+            ExprKind::If { .. } => self.if_(expr, self.branch_mode(expr, mode)),
+            ExprKind::Let { pat, expr: inner } => {
+                let (pat, inner) = (pat.syntax, value(inner));
+                quote!(let #pat = #inner)
+            }
+            ExprKind::Match { scrutinee, arms } => {
+                let arm_mode = self.branch_mode(expr, mode);
+                let scrutinee = self.scrutinee(scrutinee, arms);
+                let arms = arms.iter().map(|arm| {
+                    let pat = arm.pat.syntax;
+                    let guard = arm.guard.as_ref().map(|guard| {
+                        let guard = value(guard);
+                        quote!(if #guard)
+                    });
+                    let body = self.expr(&arm.body, arm_mode);
+                    quote!(#pat #guard => #body,)
+                });
+                quote!(match #scrutinee { #(#arms)* })
+            }
+            ExprKind::For {
+                label: loop_label,
+                pat,
+                iter,
+                body,
+            } => {
+                let pat = pat.syntax;
+                let (iter, body) = (value(iter), self.block(body, Mode::Stmt));
+                quote!(#loop_label for #pat in #iter #body)
+            }
+            ExprKind::While {
+                label: loop_label,
+                cond,
+                body,
+            } => {
+                let (cond, body) = (value(cond), self.block(body, Mode::Stmt));
+                quote!(#loop_label while #cond #body)
+            }
+            ExprKind::Loop { label, body } => self.loop_(*label, body),
+            ExprKind::Break { label, value } => self.break_(*label, value.as_deref()),
+            ExprKind::Return(result) => self.return_(result.as_deref()),
+            ExprKind::Assign {
+                target,
+                value: result,
+            } => {
+                let tracked = flow::root(target).is_some_and(|root| self.flow.is_tracked(&root));
+                let target = value(target);
+                let result = self.expr(result, if tracked { Mode::Lift } else { Mode::Value });
+                quote!(#target = #result)
+            }
+            _ => expr.source.to_token_stream(),
+        }
+    }
+
+    /// Lifts a value where Rust needs one type: pushed into the arms of a
+    /// branch (their types must agree before anything can be lifted), left
+    /// alone for integer literals (whose type rustc infers from later use)
+    /// and for `return`/`break`.
+    fn lifted(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            ExprKind::If { .. } => self.if_(expr, Mode::Lift),
+            ExprKind::Match { .. } | ExprKind::Block(..) | ExprKind::Paren(_) => {
+                // Evaluated with branch tails lifted.
+                self.expr_forced(expr, Mode::Lift)
+            }
+            ExprKind::Loop { .. } => self.expr_forced(expr, Mode::Value),
+            _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
+            _ if expr.is_int_literal() => expr.source.to_token_stream(),
+            _ if self.flow.is_certainly_tracked(expr) => self.expr(expr, Mode::Value),
+            _ => {
+                let tape = &self.tape;
+                let span = expr.span;
+                let inner = self.arg(expr);
+                let at = label(&Label {
+                    text: expr
+                        .binding
+                        .clone()
+                        .unwrap_or_else(|| source_text(expr.source)),
+                    line: text::line(span),
+                });
+                quote_spanned!(span=> __ad::lift(#tape, #inner, #at)?)
+            }
+        }
+    }
+
+    /// `expr` rewritten in `mode` even where no tracked value reaches it:
+    /// lifting must reach the branch tails of plain code too.
+    fn expr_forced(&self, expr: &Expr, mode: Mode) -> TokenStream {
+        match &expr.kind {
+            ExprKind::Match { scrutinee, arms } => {
+                let scrutinee = self.scrutinee(scrutinee, arms);
+                let arms = arms.iter().map(|arm| {
+                    let pat = arm.pat.syntax;
+                    let guard = arm.guard.as_ref().map(|guard| {
+                        let guard = self.expr(guard, Mode::Value);
+                        quote!(if #guard)
+                    });
+                    let body = self.expr(&arm.body, mode);
+                    quote!(#pat #guard => #body,)
+                });
+                quote!(match #scrutinee { #(#arms)* })
+            }
+            ExprKind::Block(block_label, block) => {
+                let block = self.block(block, mode);
+                quote!(#block_label #block)
+            }
+            ExprKind::Paren(inner) => invisible(self.expr(inner, mode)),
+            ExprKind::Loop { label, body } => self.loop_(*label, body),
+            ExprKind::Return(result) => self.return_(result.as_deref()),
+            ExprKind::Break { label, value } => self.break_(*label, value.as_deref()),
+            _ => self.expr(expr, mode),
+        }
+    }
+
+    /// `loop { … }`: the body in statement mode, whatever the mode outside.
+    fn loop_(&self, loop_label: Option<&syn::Label>, body: &Block) -> TokenStream {
+        let body = self.block(body, Mode::Stmt);
+        quote!(#loop_label loop #body)
+    }
+
+    /// `return value`: the value becomes the function's output.
+    fn return_(&self, result: Option<&Expr>) -> TokenStream {
+        let result = result.map(|result| self.output(result));
+        quote!(return #result)
+    }
+
+    /// `break 'label value`: the value lifted like any loop result.
+    fn break_(&self, loop_label: Option<&syn::Lifetime>, result: Option<&Expr>) -> TokenStream {
+        let result = result.map(|result| self.expr(result, Mode::Lift));
+        quote!(break #loop_label #result)
+    }
+
+    fn if_(&self, expr: &Expr, mode: Mode) -> TokenStream {
+        let ExprKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } = &expr.kind
+        else {
+            return self.expr(expr, mode);
+        };
+        let cond = self.expr(cond, Mode::Value);
+        let then_branch = self.block(then_branch, mode);
+        let else_branch = else_branch.as_deref().map(|else_branch| {
+            let else_branch = match &else_branch.kind {
+                ExprKind::If { .. } => self.if_(else_branch, mode),
+                _ => self.expr_forced(else_branch, mode),
+            };
+            quote!(else #else_branch)
+        });
+        quote!(if #cond #then_branch #else_branch)
+    }
+
+    /// Branch tails are lifted when a tracked value reaches any of them, so
+    /// that every arm has the type `Scalar`.
+    fn branch_mode(&self, expr: &Expr, mode: Mode) -> Mode {
+        if mode == Mode::Value && self.tails_touch(expr) {
+            Mode::Lift
+        } else {
+            mode
+        }
+    }
+
+    fn tails_touch(&self, expr: &Expr) -> bool {
+        let block_tail = |block: &Block| {
+            block
+                .split_tail()
+                .1
+                .is_some_and(|tail| self.touches(tail) && !tail.diverges())
+        };
+        match &expr.kind {
+            ExprKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                block_tail(then_branch)
+                    || else_branch
+                        .as_deref()
+                        .is_some_and(|else_branch| self.tails_touch(else_branch))
+            }
+            ExprKind::Block(_, block) => block_tail(block),
+            ExprKind::Match { arms, .. } => arms.iter().any(|arm| {
+                (self.touches(&arm.body) && !arm.body.diverges()) || self.tails_touch(&arm.body)
+            }),
+            ExprKind::Paren(inner) => self.tails_touch(inner),
+            _ => false,
+        }
+    }
+
+    /// An argument of a generated call: parentheses around it are redundant.
+    fn arg(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            ExprKind::Paren(inner) => self.arg(inner),
+            _ => self.expr(expr, Mode::Value),
+        }
+    }
+
+    /// A `match` on a tracked value compares its primal, unless an arm binds
+    /// it to a name: that name must hold the `Scalar`, or the gradient
+    /// through it would be silently lost.
+    fn scrutinee(&self, scrutinee: &Expr, arms: &[Arm]) -> TokenStream {
+        if arms.iter().any(|arm| binds(arm.pat.syntax)) {
+            self.expr(scrutinee, Mode::Value)
+        } else {
+            self.primal(scrutinee)
+        }
+    }
+
+    /// A comparison operand: a tracked value's primal.
+    fn primal(&self, expr: &Expr) -> TokenStream {
+        if !self.touches(expr) {
+            return expr.source.to_token_stream();
+        }
+        let span = expr.span;
+        let value = self.arg(expr);
+        quote_spanned!(span=> __ad::primal(#value))
+    }
+
+    /// An operand of a cast or a plain method: must carry no gradient, or
+    /// the build fails here with a message that says so.
+    fn untracked(&self, expr: &Expr) -> TokenStream {
+        if !self.touches(expr) {
+            return expr.source.to_token_stream();
+        }
+        let span = expr.span;
+        let value = self.arg(expr);
+        quote_spanned!(span=> __ad::untracked(#value))
+    }
+}
+
+/// Whether a pattern binds a name (and not only tests literals).
+fn binds(pat: &syn::Pat) -> bool {
+    use syn::Pat;
+    match pat {
+        Pat::Ident(_) => true,
+        Pat::Or(or) => or.cases.iter().any(binds),
+        Pat::Paren(paren) => binds(&paren.pat),
+        Pat::Reference(reference) => binds(&reference.pat),
+        Pat::Slice(slice) => slice.elems.iter().any(binds),
+        Pat::Tuple(tuple) => tuple.elems.iter().any(binds),
+        Pat::TupleStruct(tuple) => tuple.elems.iter().any(binds),
+        Pat::Struct(strukt) => strukt.fields.iter().any(|field| binds(&field.pat)),
+        Pat::Type(typed) => binds(&typed.pat),
+        Pat::Guard(guarded) => binds(&guarded.pat),
+        _ => false,
+    }
+}
+
+/// Rewritten parentheses: most now hold one call, where real parentheses
+/// would trip `unused_parens`; an invisible group keeps the precedence.
+fn invisible(tokens: TokenStream) -> TokenStream {
+    proc_macro2::Group::new(proc_macro2::Delimiter::None, tokens).into_token_stream()
+}
+
+/// The source text of a node, for the label of a constant it lifts.
+fn source_text(source: Source) -> String {
+    match source {
+        Source::Expr(expr) => text::expr(expr),
+        Source::Macro(mac) => text::tokens(mac.to_token_stream()),
+    }
+}

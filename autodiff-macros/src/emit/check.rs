@@ -1,0 +1,96 @@
+//! The gradient checks: `f_check` with the default step and tolerance, and
+//! `f_check_with`, which compares `f_grad` with central differences of the
+//! plain twin in every component.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::Ident;
+
+use super::{differentiable, user_params, Names};
+use crate::ast::{Function, Kind};
+
+pub fn items(function: &Function, names: &Names) -> TokenStream {
+    let Names {
+        name,
+        grad_fn,
+        check_fn,
+        check_with_fn,
+        attrs,
+        generics,
+        ..
+    } = names;
+    let vis = &function.item.vis;
+    let differentiable = differentiable(function);
+    let user_params = user_params(function);
+    let step = Ident::new("step", Span::mixed_site());
+    let tolerance = Ident::new("tolerance", Span::mixed_site());
+    let inputs = Ident::new("inputs", Span::mixed_site());
+    let analytic = Ident::new("analytic", Span::mixed_site());
+    let reverse = Ident::new("reverse", Span::mixed_site());
+    let point = Ident::new("point", Span::mixed_site());
+    let rest = Ident::new("rest", Span::mixed_site());
+    let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let dup_args = arg_names.iter().map(|ident| quote!(__ad::dup(&#ident)));
+    let components = differentiable.iter().map(|param| {
+        let ident = &param.ident;
+        quote!(__ad::components(&#ident, &mut #inputs);)
+    });
+    let analytic_components = differentiable.iter().enumerate().map(|(i, param)| {
+        let ident = &param.ident;
+        let field = if differentiable.len() == 1 {
+            quote!()
+        } else {
+            let index = syn::Index::from(i);
+            quote!(.#index)
+        };
+        quote!(__ad::gradient_components(&#ident, &#reverse.gradient #field, &mut #analytic);)
+    });
+    let rebuilds = differentiable.iter().map(|param| {
+        let ident = &param.ident;
+        quote!(let #ident = __ad::rebuild(&#ident, &mut #rest);)
+    });
+    let twin_args = function.params.iter().map(|param| {
+        let ident = &param.ident;
+        match &param.kind {
+            Kind::Slice(_) => quote!(&#ident),
+            Kind::PassThrough => quote!(__ad::dup(&#ident)),
+            _ => quote!(#ident),
+        }
+    });
+    let check_doc = format!(
+        " Checks [`{grad_fn}`] against central differences of [`{name}`] in every component, with the default step and tolerance."
+    );
+    let check_with_doc = format!(
+        " Checks [`{grad_fn}`] against central differences of [`{name}`] in every component; `step: None` uses `default_step` of each input."
+    );
+    quote! {
+        #[doc = #check_doc]
+        #(#attrs)*
+        #vis fn #check_fn #generics(
+            #(#user_params),*
+        ) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+            #check_with_fn(::core::option::Option::None, ::autodiff::DEFAULT_TOLERANCE, #(#arg_names),*)
+        }
+
+        #[doc = #check_with_doc]
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #check_with_fn #generics(
+            #step: ::core::option::Option<f64>,
+            #tolerance: f64,
+            #(#user_params),*
+        ) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+            use ::autodiff::__private as __ad;
+            let mut #inputs = ::std::vec::Vec::new();
+            #(#components)*
+            let #reverse = #grad_fn(#(#dup_args),*)?;
+            let mut #analytic = ::std::vec::Vec::new();
+            #(#analytic_components)*
+            __ad::gradient_check(&#inputs, &#analytic, #step, #tolerance, |#point| {
+                let mut #rest = #point;
+                #(#rebuilds)*
+                #name(#(#twin_args),*)
+            })
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The recording twin `f_tape`: the body rewritten (`body`) to record one
+//! node per operation on tracked values, on a tape the caller passes.
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+use super::{body::Emitter, param_label, Names};
+use crate::ast::{Function, Kind, Param};
+use crate::flow::Flow;
+
+pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
+    let Names {
+        name,
+        tape_fn,
+        tape,
+        attrs,
+        ..
+    } = names;
+    let vis = &function.item.vis;
+    let lifetimes = &function.item.sig.generics.params;
+    let rebound = |param: &&Param| {
+        !param.kind.is_differentiable()
+            && param.mutability.is_some()
+            && flow.is_tracked(&param.ident.to_string())
+    };
+    let params = function.params.iter().map(|param| {
+        let ident = &param.ident;
+        // A rebound parameter is made `mut` by its rebinding instead.
+        let mutability = if rebound(&param) {
+            None
+        } else {
+            param.mutability
+        };
+        let ty = match &param.kind {
+            Kind::PassThrough => param.ty.to_token_stream(),
+            kind => tape_type(kind),
+        };
+        quote!(#mutability #ident: #ty)
+    });
+    // A `mut` pass-through parameter that later holds a tracked value.
+    let rebinds = function.params.iter().filter(rebound).map(|param| {
+        let ident = &param.ident;
+        let at = param_label(param);
+        quote!(let mut #ident = __ad::lift(#tape, #ident, #at)?;)
+    });
+    // A slice parameter arrives as a `Slice` (borrowed or owned); the body
+    // reads it as the slice it was written for.
+    let slices = function
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, Kind::Slice(_)))
+        .map(|param| {
+            let ident = &param.ident;
+            quote!(let #ident = &*#ident;)
+        });
+    let body = Emitter::new(flow, tape.clone()).body(&function.body);
+    let doc = format!(
+        " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
+    );
+    quote! {
+        #[doc = #doc]
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #tape_fn<'tape, #lifetimes>(
+            #tape: &'tape ::autodiff::Tape,
+            #(#params),*
+        ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
+            use ::autodiff::__private as __ad;
+            #(#slices)*
+            #(#rebinds)*
+            #body
+        }
+    }
+}
+
+/// A differentiable parameter's type on the tape.
+fn tape_type(kind: &Kind) -> TokenStream {
+    match kind {
+        Kind::Scalar => quote!(::autodiff::Scalar<'tape>),
+        Kind::Array(elem, len) => {
+            let elem = tape_type(elem);
+            quote!([#elem; #len])
+        }
+        Kind::Slice(elem) => {
+            let elem = tape_type(elem);
+            quote!(::std::borrow::Cow<'_, [#elem]>)
+        }
+        Kind::Vec(elem) => {
+            let elem = tape_type(elem);
+            quote!(::std::vec::Vec<#elem>)
+        }
+        Kind::PassThrough => quote!(()),
+    }
+}

@@ -1,0 +1,97 @@
+//! The names a body may call, and what each one is: an operation of the
+//! table (`autodiff-ops-table`), an `f64` method without a derivative rule
+//! (rejected by name, so that a student gets a compile error instead of a
+//! missing gradient), a method that only moves or counts values, or a
+//! predicate on a primal value.
+
+use autodiff_ops_table::{by_function, by_method, Operation, Spelling, F64_METHODS, OPERATIONS};
+
+/// How a method of the table is read into the model.
+pub enum Shape {
+    /// `x.exp()`: one operand.
+    Unary(&'static str),
+    /// `x.powi(n)`: one operand and an integer.
+    IntegerPower,
+    /// `a.powf(b)`: two operands.
+    Binary(&'static str),
+}
+
+/// The `f64` method `name`, if the table has it; the name it carries is
+/// the runtime function's, which is the method's.
+pub fn method(name: &str) -> Option<Shape> {
+    let op = by_method(name)?;
+    let Spelling::Method { name, arguments } = op.spelling else {
+        return None;
+    };
+    // An argument that is not an operand is `powi`'s integer exponent.
+    Some(match (op.operands, arguments) {
+        (1, 0) => Shape::Unary(name),
+        (1, _) => Shape::IntegerPower,
+        _ => Shape::Binary(name),
+    })
+}
+
+/// The facade's one-operand functions (`relu(x)`, `autodiff::sigmoid(x)`),
+/// by the name the runtime function has.
+pub fn facade_function(name: &str) -> Option<&'static str> {
+    match by_function(name)?.spelling {
+        Spelling::Function(function) => Some(function),
+        _ => None,
+    }
+}
+
+/// Iterator methods that compute with the items but have no rule.
+const NO_RULE_ITERATOR: &[&str] = &["product"];
+
+/// Whether `name` computes a number but has no derivative rule.
+pub fn has_no_rule(name: &str) -> bool {
+    (F64_METHODS.contains(&name) && by_method(name).is_none()) || NO_RULE_ITERATOR.contains(&name)
+}
+
+/// The methods with a derivative rule, as the diagnostics and the README
+/// list them.
+pub fn supported_methods() -> String {
+    let methods: Vec<&str> = OPERATIONS.iter().filter_map(Operation::method).collect();
+    methods.join(", ")
+}
+
+/// Methods that only move, count or iterate values: they pass through.
+const STRUCTURAL: &[&str] = &[
+    "len",
+    "is_empty",
+    "iter",
+    "into_iter",
+    "enumerate",
+    "zip",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+    "chunks",
+    "windows",
+    "copied",
+    "cloned",
+    "clone",
+    "as_slice",
+    "to_vec",
+    "push",
+];
+
+pub fn is_structural(name: &str) -> bool {
+    STRUCTURAL.contains(&name)
+}
+
+/// `f64` predicates: a `bool` about the primal value, like a comparison.
+const PREDICATES: &[&str] = &[
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_normal",
+    "is_subnormal",
+    "is_sign_positive",
+    "is_sign_negative",
+];
+
+pub fn is_predicate(name: &str) -> bool {
+    PREDICATES.contains(&name)
+}

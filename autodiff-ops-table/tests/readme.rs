@@ -1,0 +1,100 @@
+//! The README's lists of operations agree with the table: the engine's
+//! operations, the methods and functions `#[differentiable]` accepts, and
+//! the methods it names as compile errors. The oracle is the table; the
+//! README is parsed as text, so a row added without its README line fails.
+
+use autodiff_ops_table::{Operation, Spelling, F64_METHODS, OPERATIONS};
+
+fn readme() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+    std::fs::read_to_string(path).expect("the workspace README is readable")
+}
+
+/// The words of the first code span that follows `marker`.
+fn words_after(text: &str, marker: &str) -> Vec<String> {
+    let start = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("README has `{marker}`"))
+        + marker.len();
+    let span = &text[start..];
+    let open = span.find('`').expect("a code span follows") + 1;
+    let close = open + span[open..].find('`').expect("the code span closes");
+    span[open..close]
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn sorted(mut words: Vec<String>) -> Vec<String> {
+    words.sort();
+    words
+}
+
+/// The `#[differentiable]` section, up to the next heading.
+fn macro_section(text: &str) -> &str {
+    let start = text
+        .find("## `#[differentiable]`")
+        .expect("README has a #[differentiable] section");
+    let end = text[start + 3..]
+        .find("\n## ")
+        .map_or(text.len(), |end| start + 3 + end);
+    &text[start..end]
+}
+
+#[test]
+fn the_engine_lists_every_operation() {
+    let listed = words_after(&readme(), "Operations: ");
+    let table: Vec<String> = OPERATIONS
+        .iter()
+        .filter(|op| op.operands > 0)
+        .map(|op| op.name.to_owned())
+        .collect();
+    assert_eq!(sorted(listed), sorted(table));
+}
+
+#[test]
+fn the_macro_section_lists_every_method_and_function() {
+    let text = readme();
+    let section = macro_section(&text);
+    let methods = words_after(section, "in method or path form (");
+    let table: Vec<String> = OPERATIONS
+        .iter()
+        .filter_map(Operation::method)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(methods, table, "in the table's order");
+    for op in OPERATIONS {
+        if let Spelling::Function(name) = op.spelling {
+            assert!(
+                section.contains(&format!("`{name}`")),
+                "README's #[differentiable] section names `{name}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_methods_named_as_errors_have_no_rule() {
+    let text = readme();
+    let section = macro_section(&text);
+    let marker = "with no derivative rule yet such as ";
+    let start = section
+        .find(marker)
+        .expect("README names unsupported methods")
+        + marker.len();
+    let sentence = &section[start..start + section[start..].find(',').expect("a list")];
+    let mut named = 0;
+    for part in sentence.split('`').skip(1).step_by(2) {
+        let method = part
+            .strip_prefix("x.")
+            .and_then(|rest| rest.strip_suffix("()"))
+            .unwrap_or_else(|| panic!("`{part}` is written as `x.method()`"));
+        assert!(F64_METHODS.contains(&method), "{method} is an f64 method");
+        assert!(
+            autodiff_ops_table::by_method(method).is_none(),
+            "{method} has a row, so it is supported: the README must not call it an error"
+        );
+        named += 1;
+    }
+    assert!(named >= 1);
+}
