@@ -51,10 +51,8 @@ pub(crate) struct Edges {
 impl Edges {
     pub(crate) const LEAF: Self = Self::new([NO_PARENT, NO_PARENT], [0.0, 0.0]);
 
-    /// Edges to the operands `entries` (as [`Scalar::parent_slot`] gives
+    /// Edges to the operands `entries` (as `Scalar::parent_slot` gives
     /// them) with local `derivatives`.
-    ///
-    /// [`Scalar::parent_slot`]: crate::Scalar
     #[inline(always)]
     pub(crate) const fn new(entries: [u32; 2], derivatives: [f64; 2]) -> Self {
         Self {
@@ -219,7 +217,7 @@ impl Nodes {
         }
         // SAFETY: both vectors have length `index` and capacity above it
         // (`room` never exceeds either capacity, see the module doc, and
-        // `index < room` was just checked or made by `make_room`), so slot
+        // `index < room` was just checked or made by `make_room`), so place
         // `index` of each is allocated and unused; writing it and then
         // counting it initialises what the new length covers.
         unsafe {
@@ -338,7 +336,10 @@ impl Nodes {
     }
 
     /// Attaches `label` to node `index`.
-    #[inline]
+    ///
+    /// Always inlined: as a call, the label would be passed by address, so
+    /// it would live in memory on every operation's hot path.
+    #[inline(always)]
     pub(crate) fn set_label(&mut self, index: usize, label: Label) {
         let texts = &self.label_texts;
         if texts.len() == index && index < texts.capacity() {
