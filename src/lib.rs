@@ -35,7 +35,7 @@ pub use autodiff_macros::differentiable;
 
 /// What `#[differentiable]`-generated code calls; not a public API.
 #[doc(hidden)]
-#[path = "private.rs"]
+#[path = "private/mod.rs"]
 pub mod __private;
 
 /// Everything an exercise needs: `use autodiff::prelude::*;`.

@@ -1,6 +1,8 @@
 //! `f_grad` records on a tape its thread keeps between calls. Nothing of one
 //! call may leak into the next, a nested call must not disturb the outer
-//! one, and threads must not share it. Oracle: the closed form 3x² + 2.
+//! one, and threads must not share it. The tape is a `Tape::new()`, which
+//! starts from the memory the last call on the thread left behind. Oracle:
+//! the closed form 3x² + 2.
 
 use autodiff::prelude::*;
 
@@ -55,4 +57,23 @@ fn each_thread_has_its_own_scratch_tape() {
     for (k, gradient) in results.iter().enumerate() {
         assert!((gradient - derivative(0.5 + k as f64)).abs() < 1e-12);
     }
+}
+
+#[test]
+fn a_call_leaves_its_memory_to_the_next_tape_on_the_thread() {
+    // The engine's one reuse mechanism: the tape `f_grad` dropped hands its
+    // buffers to the next `Tape::new` here, which a nested or later call
+    // (or the caller) then starts from.
+    std::thread::spawn(|| {
+        assert_eq!(Tape::new().capacity(), 0, "a new thread starts empty");
+        cubic_grad(1.5).unwrap();
+        let tape = Tape::new();
+        assert!(
+            tape.capacity() >= 5,
+            "the call's nodes: x, x·x, x³, 2x, sum"
+        );
+        assert!(tape.is_empty());
+    })
+    .join()
+    .unwrap();
 }

@@ -1,14 +1,17 @@
-//! The cell that holds a tape's nodes: `RefCell`'s rules, checked in debug
-//! builds and free in release builds.
+//! The cell that holds a tape's nodes: `RefCell`'s rules as a contract on
+//! the caller, checked in debug builds.
 //!
 //! Recording a node is a handful of stores, and `RefCell`'s flag (a load, a
-//! test and two stores around each borrow) was a sixth of it on the MLP
-//! bench. Every borrow of a tape lives inside one method of this crate that
-//! runs none of its caller's code while it holds the borrow and calls no
-//! other method that borrows, so the flag never fires in a correct build.
-//! Debug builds, where every test runs, keep the flag and panic on a nested
-//! borrow exactly as `RefCell` would; release builds trust what the tests
-//! showed.
+//! test and two stores around each borrow) is a measurable part of it
+//! (measured against `RefCell` itself on the MLP benches; the figures are in
+//! the commit that made these accessors `unsafe`). So
+//! the accessors are `unsafe fn`s whose `# Safety` section states the rule
+//! `RefCell` would check, and each call site says with a `// SAFETY:`
+//! comment why it keeps it: every borrow of a tape lives inside one method
+//! of this crate that runs none of its caller's code while it holds the
+//! guard and calls no other method that borrows. Debug builds, where every
+//! test runs, keep the flag and panic on a broken rule exactly as `RefCell`
+//! would.
 //!
 //! The cell is `!Sync` (it holds an `UnsafeCell`), so a tape can move to
 //! another thread but never be shared by two.
@@ -45,8 +48,16 @@ impl<T> NodeCell<T> {
     }
 
     /// Shared access for as long as the guard lives.
+    ///
+    /// # Safety
+    ///
+    /// No [`Exclusive`] guard of this cell may be alive when this is called
+    /// or while the returned guard lives: the caller runs no code that
+    /// could call [`borrow_mut`](Self::borrow_mut) on this cell (no user
+    /// code, no callback) before dropping the guard. Debug builds panic
+    /// where this is broken.
     #[inline(always)]
-    pub(crate) fn borrow(&self) -> Shared<'_, T> {
+    pub(crate) unsafe fn borrow(&self) -> Shared<'_, T> {
         #[cfg(debug_assertions)]
         {
             let state = self.state.get();
@@ -54,8 +65,9 @@ impl<T> NodeCell<T> {
             self.state.set(state + 1);
         }
         Shared {
-            // SAFETY: no exclusive guard is alive (module invariant, checked
-            // above in debug builds), so shared references may coexist.
+            // SAFETY: no exclusive guard is alive (the caller's contract,
+            // checked above in debug builds), so shared references may
+            // coexist.
             value: unsafe { &*self.value.get() },
             #[cfg(debug_assertions)]
             state: &self.state,
@@ -63,8 +75,15 @@ impl<T> NodeCell<T> {
     }
 
     /// Exclusive access for as long as the guard lives.
+    ///
+    /// # Safety
+    ///
+    /// No other guard of this cell, shared or exclusive, may be alive when
+    /// this is called or while the returned guard lives: the caller runs no
+    /// code that could borrow this cell (no user code, no callback) before
+    /// dropping the guard. Debug builds panic where this is broken.
     #[inline(always)]
-    pub(crate) fn borrow_mut(&self) -> Exclusive<'_, T> {
+    pub(crate) unsafe fn borrow_mut(&self) -> Exclusive<'_, T> {
         #[cfg(debug_assertions)]
         {
             assert!(
@@ -74,8 +93,8 @@ impl<T> NodeCell<T> {
             self.state.set(-1);
         }
         Exclusive {
-            // SAFETY: no other guard is alive (module invariant, checked
-            // above in debug builds), so this is the only reference.
+            // SAFETY: no other guard is alive (the caller's contract,
+            // checked above in debug builds), so this is the only reference.
             value: unsafe { &mut *self.value.get() },
             #[cfg(debug_assertions)]
             state: &self.state,
@@ -145,29 +164,40 @@ impl<T> Drop for Exclusive<'_, T> {
 mod tests {
     use super::NodeCell;
 
+    // The tests break the contract on purpose: in a debug build the flag
+    // turns each breach into a panic before any reference is made.
+
     #[test]
     fn shared_borrows_coexist() {
         let cell = NodeCell::new(5);
-        let (a, b) = (cell.borrow(), cell.borrow());
+        // SAFETY: no exclusive guard is alive while the shared ones are.
+        let (a, b) = unsafe { (cell.borrow(), cell.borrow()) };
         assert_eq!(*a + *b, 10);
         drop((a, b));
-        *cell.borrow_mut() += 1;
-        assert_eq!(*cell.borrow(), 6);
+        // SAFETY: each guard is dropped at the end of its statement.
+        unsafe {
+            *cell.borrow_mut() += 1;
+            assert_eq!(*cell.borrow(), 6);
+        }
     }
 
     #[test]
     #[should_panic(expected = "tape written while borrowed")]
     fn a_write_during_a_read_panics_in_debug_builds() {
         let cell = NodeCell::new(5);
-        let _read = cell.borrow();
-        let _write = cell.borrow_mut();
+        // SAFETY: none: the debug flag panics before a second reference exists.
+        let _read = unsafe { cell.borrow() };
+        // SAFETY: as above.
+        let _write = unsafe { cell.borrow_mut() };
     }
 
     #[test]
     #[should_panic(expected = "tape read while being written")]
     fn a_read_during_a_write_panics_in_debug_builds() {
         let cell = NodeCell::new(5);
-        let _write = cell.borrow_mut();
-        let _read = cell.borrow();
+        // SAFETY: none: the debug flag panics before a second reference exists.
+        let _write = unsafe { cell.borrow_mut() };
+        // SAFETY: as above.
+        let _read = unsafe { cell.borrow() };
     }
 }

@@ -1,13 +1,20 @@
 //! The ledger of one reverse pass, derived on demand.
 //!
 //! A [`BackwardPass`] keeps only its output and seed; its adjoints, node
-//! rows and edge rows are rebuilt from the tape when somebody asks, so a
-//! million-node pass costs nothing extra when nobody reads the ledger.
+//! rows and edge rows are rebuilt from the tape by the textbook
+//! [`replay`](crate::replay) when somebody asks, so a million-node pass
+//! costs nothing extra when nobody reads the ledger.
+//!
+//! Each method reads the tape under one shared guard that lives inside the
+//! method and calls no user code, which is what its `// SAFETY:` comments
+//! say.
 
 use std::cell::OnceCell;
+use std::ops::ControlFlow;
 
 use crate::error::Label;
 use crate::operation::ScalarOperation;
+use crate::replay::replay;
 use crate::tape::Tape;
 
 /// One reverse pass: the seed and its output, from which the pass-local
@@ -18,7 +25,7 @@ pub struct BackwardPass<'t> {
     seed: f64,
     /// Pass adjoint of every node up to the output; 0 where the pass did not
     /// reach. Replayed from the tape on the first question that needs it:
-    /// the sweep is a pure function of the edges up to the output, which no
+    /// the pass is a pure function of the edges up to the output, which no
     /// later recording changes and no `clear` can reach while the pass
     /// borrows the tape, so the replay is bit for bit the pass that ran.
     adjoints: OnceCell<Vec<f64>>,
@@ -112,9 +119,10 @@ impl<'t> BackwardPass<'t> {
             return None;
         }
         let adjoint = self.adjoints()[index];
-        self.tape.nodes.borrow().primals[index]
-            .tracked()
-            .then_some(adjoint)
+        // SAFETY: the guard lives for this expression, which calls only
+        // `Nodes::tracked`.
+        let tracked = unsafe { self.tape.read() }.tracked(index);
+        tracked.then_some(adjoint)
     }
 
     /// Which nodes the output reaches through any edge, tracked or not.
@@ -123,13 +131,15 @@ impl<'t> BackwardPass<'t> {
     }
 
     fn find_reach(&self) -> Vec<bool> {
-        let nodes = self.tape.nodes.borrow();
+        // SAFETY: the guard lives for this function, which calls only
+        // `Nodes` and `Edges` methods.
+        let nodes = unsafe { self.tape.read() };
         let mut reached = vec![false; self.output + 1];
         reached[self.output] = true;
         for node in (0..=self.output).rev() {
             if reached[node] {
                 for slot in 0..2 {
-                    if let Some((parent, _)) = nodes.edges[node].parent(slot) {
+                    if let Some((parent, _)) = nodes.edges()[node].parent(slot) {
                         reached[parent] = true;
                     }
                 }
@@ -142,12 +152,14 @@ impl<'t> BackwardPass<'t> {
     pub fn nodes(&self) -> Vec<BackwardNode> {
         let reach = self.reach();
         let adjoints = self.adjoints();
-        let nodes = self.tape.nodes.borrow();
+        // SAFETY: the guard lives for this function, which calls only
+        // `Nodes` and `Edges` methods.
+        let nodes = unsafe { self.tape.read() };
         (0..=self.output)
             .filter(|&index| reach[index])
             .map(|index| {
                 let info = nodes.info(index);
-                let edges = nodes.edges[index];
+                let edges = nodes.edges()[index];
                 BackwardNode {
                     index,
                     operation: info.operation,
@@ -169,48 +181,30 @@ impl<'t> BackwardPass<'t> {
     /// replaying how each contribution moved its operand's adjoint.
     pub fn edges(&self) -> Vec<BackwardEdge> {
         let reach = self.reach();
-        let adjoints = self.adjoints();
-        let nodes = self.tape.nodes.borrow();
-        let mut running = vec![0.0_f64; self.output + 1];
-        running[self.output] = self.seed;
+        // SAFETY: the guard lives for this function, which calls only
+        // `Nodes` methods and `replay` with a visitor that only pushes rows.
+        let mut nodes = unsafe { self.tape.write() };
+        let mut running = nodes.seeded_adjoints(self.output, self.seed);
         let mut rows = Vec::new();
-        for child in (0..=self.output).rev() {
-            if !reach[child] {
-                continue;
-            }
-            let edges = nodes.edges[child];
-            let upstream = if nodes.info(child).tracked {
-                adjoints[child]
-            } else {
-                0.0
-            };
-            for operand in 0..2 {
-                let Some((parent, parent_tracked)) = edges.parent(operand) else {
-                    continue;
-                };
-                let local_derivative = edges.derivatives[operand];
-                let contribution = upstream * local_derivative;
-                let (before, after) = if parent_tracked {
-                    let before = running[parent];
-                    running[parent] = before + contribution;
-                    (Some(before), Some(running[parent]))
-                } else {
-                    (None, None)
-                };
+        let _: ControlFlow<()> = replay(&nodes.edges()[..=self.output], &mut running, |step| {
+            if reach[step.child] {
+                let tracked = step.parent_tracked;
                 rows.push(BackwardEdge {
                     reverse_index: rows.len(),
-                    child,
-                    operand,
-                    parent,
-                    local_derivative,
-                    upstream,
-                    contribution,
-                    parent_tracked,
-                    parent_adjoint_before: before,
-                    parent_adjoint_after: after,
+                    child: step.child,
+                    operand: step.operand,
+                    parent: step.parent,
+                    local_derivative: step.local_derivative,
+                    upstream: step.upstream,
+                    contribution: step.contribution,
+                    parent_tracked: tracked,
+                    parent_adjoint_before: tracked.then_some(step.before),
+                    parent_adjoint_after: tracked.then_some(step.after),
                 });
             }
-        }
+            ControlFlow::Continue(())
+        });
+        nodes.keep_adjoints(running);
         rows
     }
 }
@@ -285,7 +279,9 @@ impl BackwardPass<'_> {
     pub fn summary(&self, largest: usize) -> PassSummary {
         let reach = self.reach();
         let adjoints = self.adjoints();
-        let nodes = self.tape.nodes.borrow();
+        // SAFETY: the guard lives for this function, which calls only
+        // `Nodes` and `Edges` methods.
+        let nodes = unsafe { self.tape.read() };
         let out = nodes.info(self.output);
         let mut summary = PassSummary {
             nodes: 0,
@@ -307,7 +303,7 @@ impl BackwardPass<'_> {
                 continue;
             }
             let info = nodes.info(index);
-            let edges = nodes.edges[index];
+            let edges = nodes.edges()[index];
             summary.nodes += 1;
             let operands = (0..2).filter(|&slot| edges.parent(slot).is_some()).count();
             summary.edges += operands;

@@ -16,16 +16,38 @@
 //! assert!((x.gradient().unwrap() - t.exp() * (1.0 - t * t)).abs() < 1e-15);
 //! # Ok::<(), autodiff_core::ScalarAutodiffError>(())
 //! ```
+//!
+//! # Where things are
+//!
+//! - `tape.rs`: the [`Tape`] and its [`Scalar`] handles, what a user
+//!   records and reads; `backward` lives here.
+//! - `ops.rs`: every operation's value and local derivative, side by side;
+//!   `operation.rs`: the [`ScalarOperation`] names.
+//! - `replay.rs`: the reverse pass as the textbook writes it,
+//!   `adjoint[parent] += adjoint[node] × local derivative`; the ledger and
+//!   error reports replay it. `sweep.rs`: the same pass as `backward` runs
+//!   it, checks folded into one test per node.
+//! - `ledger.rs`: the [`BackwardPass`] ledger; `error.rs`, `gradcheck.rs`,
+//!   `render.rs`: errors, central-difference checks, tables and pictures.
+//! - Storage: `nodes.rs` (node arrays and the invariant behind their
+//!   `unsafe` push), `cell.rs` (the tape's cell and its borrow contract),
+//!   `spare.rs` (memory reuse across tapes), `cold.rs` (the growth paths and
+//!   their calling convention).
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 mod cell;
+mod cold;
 mod error;
 mod gradcheck;
 mod ledger;
+mod nodes;
 mod operation;
 mod ops;
 mod render;
+mod replay;
+mod spare;
+mod sweep;
 mod tape;
 mod value_and_gradient;
 
@@ -35,8 +57,10 @@ pub use gradcheck::{
     ComponentCheck, GradientCheck, GradientCheckError, ScalarGradientCheck, DEFAULT_TOLERANCE,
 };
 pub use ledger::{BackwardEdge, BackwardNode, BackwardPass, PassSummary};
+pub use nodes::{BYTES_PER_NODE, MAX_NODES};
 pub use operation::ScalarOperation;
 pub use ops::{detach, relu, sigmoid, Operand};
 pub use render::{Numbers, RenderLimits, TapeView, Timeline, TimelineStep};
-pub use tape::{Scalar, Tape, BYTES_PER_NODE, MAX_NODES, SPARE_NODES};
+pub use spare::SPARE_NODES;
+pub use tape::{Scalar, Tape};
 pub use value_and_gradient::ValueAndGradient;

@@ -1,0 +1,258 @@
+//! The two-operand operations (`+ - * /`, `powf`, `max`, `min`, `%`): one
+//! trait each, implemented for every pairing of tracked `Scalar`, plain
+//! `f64` (and references to either, as `iter()` hands them out) and
+//! integers, so that rustc, not the macro, picks a recording call or plain
+//! arithmetic from the operand types.
+
+use autodiff_core::{Label, Operand, Scalar};
+
+use super::{record, Result};
+
+macro_rules! binary {
+    ($(#[$doc:meta])* $Trait:ident $method:ident, $verb:literal, $message:literal, $note:literal,
+     scalar: |$a:ident, $b:ident| $scalar:expr,
+     plain_lhs: |$pa:ident, $pb:ident| $plain_lhs:expr,
+     plain: |$x:ident, $y:ident| $plain:expr) => {
+        $(#[$doc])*
+        #[diagnostic::on_unimplemented(
+            message = $message,
+            label = "this operand has type `{Self}`",
+            note = $note
+        )]
+        pub trait $Trait<Rhs> {
+            /// `Scalar` when either operand is tracked, the plain type otherwise.
+            type Output;
+            #[doc = concat!("Records (or computes) `", stringify!($method), "`.")]
+            fn $method(self, rhs: Rhs, at: Label) -> Result<Self::Output>;
+        }
+
+        #[doc = concat!("`", $verb, "`: records a node when either operand is a `Scalar`.")]
+        pub fn $method<A: $Trait<B>, B>(a: A, b: B, at: Label) -> Result<A::Output> {
+            a.$method(b, at)
+        }
+
+        impl<'t> $Trait<Scalar<'t>> for Scalar<'t> {
+            type Output = Scalar<'t>;
+            #[inline(always)]
+            fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
+                let ($a, $b) = (self, Operand::from(rhs));
+                record($scalar, at)
+            }
+        }
+        impl<'t> $Trait<f64> for Scalar<'t> {
+            type Output = Scalar<'t>;
+            #[inline(always)]
+            fn $method(self, rhs: f64, at: Label) -> Result<Scalar<'t>> {
+                let ($a, $b) = (self, Operand::from(rhs));
+                record($scalar, at)
+            }
+        }
+        impl<'t> $Trait<Scalar<'t>> for f64 {
+            type Output = Scalar<'t>;
+            #[inline(always)]
+            fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
+                let ($pa, $pb) = (self, rhs);
+                record($plain_lhs, at)
+            }
+        }
+        impl $Trait<f64> for f64 {
+            type Output = f64;
+            #[inline(always)]
+            fn $method(self, rhs: f64, _: Label) -> Result<f64> {
+                let ($x, $y) = (self, rhs);
+                Ok($plain)
+            }
+        }
+        binary!(@refs $Trait $method);
+    };
+    // `for v in x.iter()` hands out references; read through them.
+    (@refs $Trait:ident $method:ident) => {
+        binary!(@ref $Trait $method, Scalar<'t>, &Scalar<'t> => Scalar<'t>);
+        binary!(@ref $Trait $method, Scalar<'t>, &f64 => Scalar<'t>);
+        binary!(@ref $Trait $method, f64, &Scalar<'t> => Scalar<'t>);
+        binary!(@ref $Trait $method, f64, &f64 => f64);
+        binary!(@ref $Trait $method, &Scalar<'t>, Scalar<'t> => Scalar<'t>);
+        binary!(@ref $Trait $method, &Scalar<'t>, &Scalar<'t> => Scalar<'t>);
+        binary!(@ref $Trait $method, &Scalar<'t>, f64 => Scalar<'t>);
+        binary!(@ref $Trait $method, &Scalar<'t>, &f64 => Scalar<'t>);
+        binary!(@ref $Trait $method, &f64, Scalar<'t> => Scalar<'t>);
+        binary!(@ref $Trait $method, &f64, &Scalar<'t> => Scalar<'t>);
+        binary!(@ref $Trait $method, &f64, f64 => f64);
+        binary!(@ref $Trait $method, &f64, &f64 => f64);
+    };
+    (@ref $Trait:ident $method:ident, $Lhs:ty, $Rhs:ty => $Output:ty) => {
+        impl<'t> $Trait<$Rhs> for $Lhs {
+            type Output = $Output;
+            #[inline(always)]
+            fn $method(self, rhs: $Rhs, at: Label) -> Result<$Output> {
+                // The trait path: `Scalar`'s inherent methods take one argument.
+                $Trait::$method(Val::val(self), Val::val(rhs), at)
+            }
+        }
+    };
+}
+
+/// Reads through the references that `iter()` hands out.
+trait Val {
+    type Base;
+    fn val(self) -> Self::Base;
+}
+
+impl<'t> Val for Scalar<'t> {
+    type Base = Scalar<'t>;
+    #[inline]
+    fn val(self) -> Scalar<'t> {
+        self
+    }
+}
+
+impl<'t> Val for &Scalar<'t> {
+    type Base = Scalar<'t>;
+    #[inline]
+    fn val(self) -> Scalar<'t> {
+        *self
+    }
+}
+
+impl Val for f64 {
+    type Base = f64;
+    #[inline]
+    fn val(self) -> f64 {
+        self
+    }
+}
+
+impl Val for &f64 {
+    type Base = f64;
+    #[inline]
+    fn val(self) -> f64 {
+        *self
+    }
+}
+
+binary!(
+    /// `a + b`.
+    Add add, "a + b", "cannot add `{Rhs}` to `{Self}` in a #[differentiable] function",
+    "`+` takes two f64 values (tracked or plain), or two integers of the same type",
+    scalar: |a, b| a.add(b),
+    plain_lhs: |a, b| b.add(a),
+    plain: |a, b| a + b
+);
+binary!(
+    /// `a - b`.
+    Sub sub, "a - b", "cannot subtract `{Rhs}` from `{Self}` in a #[differentiable] function",
+    "`-` takes two f64 values (tracked or plain), or two integers of the same type",
+    scalar: |a, b| a.sub(b),
+    plain_lhs: |a, b| b.rsub(a),
+    plain: |a, b| a - b
+);
+binary!(
+    /// `a * b`.
+    Mul mul, "a * b", "cannot multiply `{Self}` by `{Rhs}` in a #[differentiable] function",
+    "`*` takes two f64 values (tracked or plain), or two integers of the same type",
+    scalar: |a, b| a.mul(b),
+    plain_lhs: |a, b| b.mul(a),
+    plain: |a, b| a * b
+);
+binary!(
+    /// `a / b`.
+    Div div, "a / b", "cannot divide `{Self}` by `{Rhs}` in a #[differentiable] function",
+    "`/` takes two f64 values (tracked or plain), or two integers of the same type",
+    scalar: |a, b| a.div(b),
+    plain_lhs: |a, b| b.rdiv(a),
+    plain: |a, b| a / b
+);
+binary!(
+    /// `a.powf(b)`.
+    Powf powf, "a.powf(b)", "cannot take `{Self}.powf({Rhs})` in a #[differentiable] function",
+    "`powf` takes two f64 values (tracked or plain)",
+    scalar: |a, b| a.powf(b),
+    plain_lhs: |a, b| b.rpowf(a),
+    plain: |a, b| a.powf(b)
+);
+binary!(
+    /// `a.max(b)`.
+    Max max, "a.max(b)", "cannot take `{Self}.max({Rhs})` in a #[differentiable] function",
+    "`max` takes two f64 values (tracked or plain), or two integers of the same type",
+    scalar: |a, b| a.max(b),
+    plain_lhs: |a, b| b.max(a),
+    plain: |a, b| a.max(b)
+);
+binary!(
+    /// `a.min(b)`.
+    Min min, "a.min(b)", "cannot take `{Self}.min({Rhs})` in a #[differentiable] function",
+    "`min` takes two f64 values (tracked or plain), or two integers of the same type",
+    scalar: |a, b| a.min(b),
+    plain_lhs: |a, b| b.min(a),
+    plain: |a, b| a.min(b)
+);
+
+/// Integer arithmetic stays integer arithmetic, with Rust's own semantics.
+macro_rules! integer_binary {
+    ($($int:ty)*) => {$(
+        impl Add<$int> for $int {
+            type Output = $int;
+            #[inline]
+            fn add(self, rhs: $int, _: Label) -> Result<$int> { Ok(self + rhs) }
+        }
+        impl Sub<$int> for $int {
+            type Output = $int;
+            #[inline]
+            fn sub(self, rhs: $int, _: Label) -> Result<$int> { Ok(self - rhs) }
+        }
+        impl Mul<$int> for $int {
+            type Output = $int;
+            #[inline]
+            fn mul(self, rhs: $int, _: Label) -> Result<$int> { Ok(self * rhs) }
+        }
+        impl Div<$int> for $int {
+            type Output = $int;
+            #[inline]
+            fn div(self, rhs: $int, _: Label) -> Result<$int> { Ok(self / rhs) }
+        }
+        impl Rem<$int> for $int {
+            type Output = $int;
+            #[inline]
+            fn rem(self, rhs: $int, _: Label) -> Result<$int> { Ok(self % rhs) }
+        }
+        impl Max<$int> for $int {
+            type Output = $int;
+            #[inline]
+            fn max(self, rhs: $int, _: Label) -> Result<$int> { Ok(Ord::max(self, rhs)) }
+        }
+        impl Min<$int> for $int {
+            type Output = $int;
+            #[inline]
+            fn min(self, rhs: $int, _: Label) -> Result<$int> { Ok(Ord::min(self, rhs)) }
+        }
+    )*};
+}
+
+integer_binary!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+/// `a % b`: defined for plain numbers only, because the remainder of tracked
+/// values has a derivative the engine does not record.
+#[diagnostic::on_unimplemented(
+    message = "cannot take `{Self} % {Rhs}` in a #[differentiable] function",
+    label = "`%` has no derivative rule for tracked values",
+    note = "`%` works on integers and on f64 values that carry no gradient"
+)]
+pub trait Rem<Rhs> {
+    /// The operands' type.
+    type Output;
+    /// Computes `self % rhs`.
+    fn rem(self, rhs: Rhs, at: Label) -> Result<Self::Output>;
+}
+
+impl Rem<f64> for f64 {
+    type Output = f64;
+    #[inline]
+    fn rem(self, rhs: f64, _: Label) -> Result<f64> {
+        Ok(self % rhs)
+    }
+}
+
+/// `a % b` on plain numbers.
+pub fn rem<A: Rem<B>, B>(a: A, b: B, at: Label) -> Result<A::Output> {
+    a.rem(b, at)
+}

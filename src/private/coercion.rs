@@ -1,0 +1,451 @@
+//! Values that must have one type: primal reads for comparisons
+//! ([`Primal`]), lifting plain numbers to constant nodes ([`Lift`]), call
+//! arguments to other differentiable functions ([`Arg`]), values that must
+//! carry no gradient ([`Untracked`]) and recorded sums ([`Summand`]).
+
+use std::borrow::Cow;
+
+use autodiff_core::{Label, Scalar, Tape};
+
+use super::{record, Result};
+
+/// The value a comparison sees: a tracked value's primal, anything else as is.
+#[diagnostic::on_unimplemented(
+    message = "cannot compare `{Self}` in a #[differentiable] function",
+    label = "comparisons read f64 values, integers and bools"
+)]
+pub trait Primal {
+    /// The plain value.
+    type Value;
+    /// Reads it.
+    fn primal(self) -> Self::Value;
+}
+
+impl Primal for Scalar<'_> {
+    type Value = f64;
+    #[inline]
+    fn primal(self) -> f64 {
+        self.value()
+    }
+}
+
+impl Primal for &Scalar<'_> {
+    type Value = f64;
+    #[inline]
+    fn primal(self) -> f64 {
+        self.value()
+    }
+}
+
+impl Primal for f64 {
+    type Value = f64;
+    #[inline]
+    fn primal(self) -> f64 {
+        self
+    }
+}
+
+impl Primal for &f64 {
+    type Value = f64;
+    #[inline]
+    fn primal(self) -> f64 {
+        *self
+    }
+}
+
+impl Primal for bool {
+    type Value = bool;
+    #[inline]
+    fn primal(self) -> bool {
+        self
+    }
+}
+
+impl<T: Primal, const N: usize> Primal for [T; N] {
+    type Value = [T::Value; N];
+    #[inline]
+    fn primal(self) -> Self::Value {
+        self.map(T::primal)
+    }
+}
+
+impl<'r, T> Primal for &'r [T]
+where
+    &'r T: Primal,
+{
+    type Value = Vec<<&'r T as Primal>::Value>;
+    #[inline]
+    fn primal(self) -> Self::Value {
+        self.iter().map(Primal::primal).collect()
+    }
+}
+
+impl<'r, T> Primal for &'r Vec<T>
+where
+    &'r T: Primal,
+{
+    type Value = Vec<<&'r T as Primal>::Value>;
+    #[inline]
+    fn primal(self) -> Self::Value {
+        self.iter().map(Primal::primal).collect()
+    }
+}
+
+/// A tracked value's primal, so that `if x > 0.0` reads the number.
+pub fn primal<T: Primal>(value: T) -> T::Value {
+    value.primal()
+}
+
+/// Makes a value that will meet tracked values a `Scalar`: plain `f64`
+/// becomes a constant node, a `Scalar` stays itself, integers stay integers.
+///
+/// The macro lifts where Rust needs one type: a `let mut` that later receives
+/// a tracked value, both arms of a branch, assignments and the return value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold a tracked value in a #[differentiable] function",
+    label = "expected f64, an array or Vec of f64, or an integer",
+    note = "tracked values are f64; f32 and other number types are not supported"
+)]
+pub trait Lift<'t> {
+    /// The lifted type.
+    type Lifted;
+    /// Lifts `self` onto `tape`.
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted>;
+}
+
+impl<'t> Lift<'t> for f64 {
+    type Lifted = Scalar<'t>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Scalar<'t>> {
+        match at {
+            Some(at) => record(tape.constant(self), at),
+            None => tape.constant(self),
+        }
+    }
+}
+
+impl<'t> Lift<'t> for Scalar<'t> {
+    type Lifted = Scalar<'t>;
+    #[inline]
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
+        Ok(self)
+    }
+}
+
+impl<'t> Lift<'t> for &Scalar<'t> {
+    type Lifted = Scalar<'t>;
+    #[inline]
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
+        Ok(*self)
+    }
+}
+
+impl<'t> Lift<'t> for bool {
+    type Lifted = bool;
+    #[inline]
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<bool> {
+        Ok(self)
+    }
+}
+
+impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
+    type Lifted = [T::Lifted; N];
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
+        let lifted = self
+            .into_iter()
+            .map(|value| value.lift(tape, at))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(into_array(lifted))
+    }
+}
+
+impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
+    type Lifted = Vec<T::Lifted>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
+        self.into_iter().map(|value| value.lift(tape, at)).collect()
+    }
+}
+
+/// The result of a `_tape` function: its value lifted to a `Scalar`.
+pub fn output<'t, T: Lift<'t, Lifted = Scalar<'t>>>(
+    tape: &'t Tape,
+    value: T,
+) -> Result<Scalar<'t>> {
+    value.lift(tape, None)
+}
+
+/// `lift` as a function, for generated code: a plain `f64` becomes a constant node labelled `at`, so that a rejected
+/// constant (`f64::NEG_INFINITY`) names the binding it was meant for.
+pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T, at: Label) -> Result<T::Lifted> {
+    value.lift(tape, Some(at))
+}
+
+fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
+    match items.try_into() {
+        Ok(array) => array,
+        // Every caller maps an `[_; N]` element by element.
+        Err(_) => unreachable!("an array keeps its length"),
+    }
+}
+
+/// An argument passed to another `#[differentiable]` function's `_tape`
+/// twin, converted to the parameter type rustc expects there: plain `f64`
+/// becomes a constant node where a `Scalar` is expected, anything else is
+/// passed as is.
+#[diagnostic::on_unimplemented(
+    message = "cannot pass `{Self}` where the `_tape` function expects `{Target}`",
+    label = "this argument has type `{Self}`",
+    note = "a #[differentiable] function takes tracked f64 values, arrays or Vecs of them, and its own pass-through parameters"
+)]
+pub trait Arg<'t, Target> {
+    /// Converts the argument.
+    fn arg(self, tape: &'t Tape) -> Result<Target>;
+}
+
+impl<'t, T> Arg<'t, T> for T {
+    #[inline]
+    fn arg(self, _: &'t Tape) -> Result<T> {
+        Ok(self)
+    }
+}
+
+impl<'t> Arg<'t, Scalar<'t>> for f64 {
+    #[inline]
+    fn arg(self, tape: &'t Tape) -> Result<Scalar<'t>> {
+        tape.constant(self)
+    }
+}
+
+impl<'t> Arg<'t, Scalar<'t>> for &Scalar<'t> {
+    #[inline]
+    fn arg(self, _: &'t Tape) -> Result<Scalar<'t>> {
+        Ok(*self)
+    }
+}
+
+impl<'t, const N: usize> Arg<'t, [Scalar<'t>; N]> for [f64; N] {
+    #[inline]
+    fn arg(self, tape: &'t Tape) -> Result<[Scalar<'t>; N]> {
+        self.lift(tape, None)
+    }
+}
+
+impl<'t, const M: usize, const N: usize> Arg<'t, [[Scalar<'t>; M]; N]> for [[f64; M]; N] {
+    #[inline]
+    fn arg(self, tape: &'t Tape) -> Result<[[Scalar<'t>; M]; N]> {
+        self.lift(tape, None)
+    }
+}
+
+impl<'t> Arg<'t, Vec<Scalar<'t>>> for Vec<f64> {
+    #[inline]
+    fn arg(self, tape: &'t Tape) -> Result<Vec<Scalar<'t>>> {
+        self.lift(tape, None)
+    }
+}
+
+/// A slice parameter on the tape: borrowed when the caller already holds
+/// tracked values, owned when plain numbers had to be lifted first (a
+/// `#[constant]` slice or a literal passed on to a differentiable one).
+pub type Slice<'a, T> = Cow<'a, [T]>;
+
+/// Borrows tracked values as a slice parameter.
+pub fn slice<T: Clone>(items: &[T]) -> Slice<'_, T> {
+    Cow::Borrowed(items)
+}
+
+impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r [T] {
+    #[inline]
+    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
+        Ok(Cow::Borrowed(self))
+    }
+}
+
+impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r Vec<T> {
+    #[inline]
+    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
+        Ok(Cow::Borrowed(self.as_slice()))
+    }
+}
+
+impl<'t, 'r, T: Clone, const N: usize> Arg<'t, Slice<'r, T>> for &'r [T; N] {
+    #[inline]
+    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
+        Ok(Cow::Borrowed(self.as_slice()))
+    }
+}
+
+/// Plain numbers passed to a differentiable slice parameter become
+/// constant nodes, owned by the argument.
+macro_rules! plain_slice_args {
+    ($($plain:ty => $tracked:ty),* $(,)?) => {$(
+        impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &[$plain] {
+            #[inline]
+            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+                let lifted = self
+                    .iter()
+                    .map(|item| item.lift(tape, None))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Cow::Owned(lifted))
+            }
+        }
+        impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &Vec<$plain> {
+            #[inline]
+            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+                self.as_slice().arg(tape)
+            }
+        }
+        impl<'t, 'a, const N: usize> Arg<'t, Slice<'a, $tracked>> for &[$plain; N] {
+            #[inline]
+            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+                self.as_slice().arg(tape)
+            }
+        }
+    )*};
+}
+
+plain_slice_args!(f64 => Scalar<'t>);
+
+impl<'t, 'a, const M: usize> Arg<'t, Slice<'a, [Scalar<'t>; M]>> for &[[f64; M]] {
+    #[inline]
+    fn arg(self, tape: &'t Tape) -> Result<Slice<'a, [Scalar<'t>; M]>> {
+        let lifted = self
+            .iter()
+            .map(|item| item.lift(tape, None))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Cow::Owned(lifted))
+    }
+}
+
+/// `arg` as a function, for generated code.
+pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Result<Target> {
+    value.arg(tape)
+}
+
+/// Values that may meet a cast or a method without a derivative rule: plain
+/// numbers only. A tracked value reaching one is a compile error, not a
+/// silently missing gradient.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` carries a gradient that this operation would drop",
+    label = "a tracked value cannot be cast or passed here",
+    note = "a cast (`x as i64`) or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters instead"
+)]
+pub trait Untracked {
+    /// The same type: naming it through the trait means that when the trait
+    /// is missing, rustc reports that, and not also the cast that follows.
+    type Plain;
+    /// The value itself.
+    fn plain(self) -> Self::Plain;
+}
+
+impl Untracked for f64 {
+    type Plain = f64;
+    #[inline]
+    fn plain(self) -> f64 {
+        self
+    }
+}
+
+impl Untracked for bool {
+    type Plain = bool;
+    #[inline]
+    fn plain(self) -> bool {
+        self
+    }
+}
+
+impl<'r, T: Untracked + ?Sized> Untracked for &'r T {
+    type Plain = &'r T;
+    #[inline]
+    fn plain(self) -> &'r T {
+        self
+    }
+}
+
+/// Passes `value` through when it carries no gradient.
+pub fn untracked<T: Untracked>(value: T) -> T::Plain {
+    value.plain()
+}
+
+/// Sums an iterator of tracked or plain values, one `add` node per item
+/// after the first, so the gradient of `x.iter().sum()` is exact.
+#[diagnostic::on_unimplemented(
+    message = "cannot sum items of type `{Self}` in a #[differentiable] function",
+    label = "expected an iterator over f64 values"
+)]
+pub trait Summand<'t>: Sized {
+    /// `Scalar` for tracked items, `f64` for plain ones.
+    type Sum;
+    /// The sum; an empty iterator sums to a constant 0.
+    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Self::Sum>;
+}
+
+impl<'t> Summand<'t> for Scalar<'t> {
+    type Sum = Scalar<'t>;
+    #[inline]
+    fn sum(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
+        let Some(first) = items.next() else {
+            return record(tape.constant(0.0), at);
+        };
+        items.try_fold(first, |total, item| record(total.add(item), at))
+    }
+}
+
+impl<'t> Summand<'t> for &Scalar<'t> {
+    type Sum = Scalar<'t>;
+    #[inline]
+    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
+        Summand::sum(items.copied(), tape, at)
+    }
+}
+
+impl<'t> Summand<'t> for f64 {
+    type Sum = f64;
+    #[inline]
+    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
+        Ok(items.sum())
+    }
+}
+
+impl<'t> Summand<'t> for &f64 {
+    type Sum = f64;
+    #[inline]
+    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
+        Ok(items.sum())
+    }
+}
+
+/// `items.sum()`, recorded when the items are tracked.
+pub fn sum<'t, I>(tape: &'t Tape, items: I, at: Label) -> Result<<I::Item as Summand<'t>>::Sum>
+where
+    I: IntoIterator,
+    I::Item: Summand<'t>,
+{
+    Summand::sum(items.into_iter(), tape, at)
+}
+
+/// Integers are their own primal, stay integers when lifted and carry no
+/// gradient.
+macro_rules! integer_values {
+    ($($int:ty)*) => {$(
+        impl Primal for $int {
+            type Value = $int;
+            #[inline]
+            fn primal(self) -> $int { self }
+        }
+        impl<'t> Lift<'t> for $int {
+            type Lifted = $int;
+            #[inline]
+            fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<$int> { Ok(self) }
+        }
+        impl Untracked for $int {
+            type Plain = $int;
+            #[inline]
+            fn plain(self) -> $int { self }
+        }
+    )*};
+}
+
+integer_values!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);

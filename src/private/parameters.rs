@@ -1,0 +1,202 @@
+//! The `_grad` and `_check` twins' side: a differentiable parameter's
+//! shape ([`Parameter`]: `f64`, arrays of it, `&[f64]`, `Vec<f64>`) and the
+//! functions that record it as variables, read its gradient back, list its
+//! components and rebuild it.
+
+use autodiff_core::{Label, Scalar, Tape};
+
+use super::Result;
+
+/// A differentiable parameter's shape: `f64`, arrays of it (nested too),
+/// `&[f64]` and `Vec<f64>`.
+pub trait Parameter {
+    /// The parameter as variables on a tape.
+    type Variables<'t>;
+    /// The gradient, shaped like the parameter (slices give a `Vec`).
+    type Gradient;
+    /// The parameter as an owned value the plain twin can be called with
+    /// (or borrowed from, for slices).
+    type Owned;
+    /// Takes this parameter's variables, in the order of `components`,
+    /// from the front of `leaves` (recorded by [`variables`]).
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t>;
+    /// Reads the gradient of every component.
+    fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient;
+    /// Appends every component, in row-major order.
+    fn components(&self, out: &mut Vec<f64>);
+    /// Appends every gradient component, in the same order.
+    fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>);
+    /// Rebuilds a value of this shape from the front of `from`.
+    fn rebuild(&self, from: &mut &[f64]) -> Self::Owned;
+}
+
+impl Parameter for f64 {
+    type Variables<'t> = Scalar<'t>;
+    type Gradient = f64;
+    type Owned = f64;
+    #[inline]
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Scalar<'t> {
+        take_component(leaves)
+    }
+    #[inline]
+    fn gradient(variable: &Scalar<'_>) -> f64 {
+        variable.gradient().unwrap_or(0.0)
+    }
+    #[inline]
+    fn components(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+    #[inline]
+    fn gradient_components(gradient: &f64, out: &mut Vec<f64>) {
+        out.push(*gradient);
+    }
+    #[inline]
+    fn rebuild(&self, from: &mut &[f64]) -> f64 {
+        take_component(from)
+    }
+}
+
+/// The front of `from`, which the caller made with one item per `f64`
+/// component (`components` for `rebuild`, `labeled_variables` for `shape`),
+/// so it is never empty here.
+fn take_component<T: Copy>(from: &mut &[T]) -> T {
+    match from.split_first() {
+        Some((&item, rest)) => {
+            *from = rest;
+            item
+        }
+        None => unreachable!("one item per f64 component"),
+    }
+}
+
+impl<T: Parameter, const N: usize> Parameter for [T; N] {
+    type Variables<'t> = [T::Variables<'t>; N];
+    type Gradient = [T::Gradient; N];
+    type Owned = [T::Owned; N];
+    #[inline]
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        std::array::from_fn(|i| self[i].shape(leaves))
+    }
+    #[inline]
+    fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
+        std::array::from_fn(|i| T::gradient(&variables[i]))
+    }
+    #[inline]
+    fn components(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|item| item.components(out));
+    }
+    #[inline]
+    fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
+        gradient
+            .iter()
+            .for_each(|item| T::gradient_components(item, out));
+    }
+    #[inline]
+    fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
+        std::array::from_fn(|i| self[i].rebuild(from))
+    }
+}
+
+/// A `Vec` is recorded, read back and rebuilt exactly as the slice it holds.
+impl<T: Parameter> Parameter for Vec<T> {
+    type Variables<'t> = Vec<T::Variables<'t>>;
+    type Gradient = Vec<T::Gradient>;
+    type Owned = Vec<T::Owned>;
+    #[inline]
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        self.as_slice().shape(leaves)
+    }
+    #[inline]
+    fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
+        <&[T]>::gradient(variables)
+    }
+    #[inline]
+    fn components(&self, out: &mut Vec<f64>) {
+        self.as_slice().components(out);
+    }
+    #[inline]
+    fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
+        <&[T]>::gradient_components(gradient, out);
+    }
+    #[inline]
+    fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
+        self.as_slice().rebuild(from)
+    }
+}
+
+impl<T: Parameter> Parameter for &[T] {
+    type Variables<'t> = Vec<T::Variables<'t>>;
+    type Gradient = Vec<T::Gradient>;
+    type Owned = Vec<T::Owned>;
+    #[inline]
+    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        self.iter().map(|item| item.shape(leaves)).collect()
+    }
+    #[inline]
+    fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
+        variables.iter().map(T::gradient).collect()
+    }
+    #[inline]
+    fn components(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|item| item.components(out));
+    }
+    #[inline]
+    fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
+        gradient
+            .iter()
+            .for_each(|item| T::gradient_components(item, out));
+    }
+    #[inline]
+    fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
+        self.iter().map(|item| item.rebuild(from)).collect()
+    }
+}
+
+/// Records a parameter as variables labelled with its name: every
+/// component in one call of [`Tape::labeled_variables`] (all or, if one is
+/// not finite, none), then shaped like the parameter: element by element,
+/// each leaf's `Result` would pass through memory.
+pub fn variables<'t, P: Parameter>(
+    tape: &'t Tape,
+    parameter: &P,
+    at: Label,
+) -> Result<P::Variables<'t>> {
+    let mut values = Vec::new();
+    parameter.components(&mut values);
+    let leaves = tape.labeled_variables(&values, at)?;
+    Ok(parameter.shape(&mut leaves.as_slice()))
+}
+
+/// The gradient of a parameter's variables after the backward pass.
+pub fn gradient<P: Parameter>(_shape: &P, variables: &P::Variables<'_>) -> P::Gradient {
+    P::gradient(variables)
+}
+
+/// One reverse pass from `output`. An output that no variable reaches
+/// (the function ignores its parameters) has gradient zero, not an error.
+pub fn backward(output: Scalar<'_>) -> Result<()> {
+    if output.tracks_gradient() {
+        output.backward()?;
+    }
+    Ok(())
+}
+
+/// Appends a parameter's components.
+pub fn components<P: Parameter>(parameter: &P, out: &mut Vec<f64>) {
+    parameter.components(out);
+}
+
+/// Appends a gradient's components, in the parameter's order.
+pub fn gradient_components<P: Parameter>(_shape: &P, gradient: &P::Gradient, out: &mut Vec<f64>) {
+    P::gradient_components(gradient, out);
+}
+
+/// Rebuilds a parameter of `shape`'s shape from the front of `from`.
+pub fn rebuild<P: Parameter>(shape: &P, from: &mut &[f64]) -> P::Owned {
+    shape.rebuild(from)
+}
+
+/// A copy of a parameter for a second use (`Vec` parameters are not `Copy`).
+pub fn dup<T: Clone>(value: &T) -> T {
+    value.clone()
+}
