@@ -33,6 +33,11 @@ pub use autodiff_core::*;
 /// ```
 pub use autodiff_macros::differentiable;
 
+mod parameters;
+pub use parameters::{Parameters, ShapeMismatch};
+
+pub mod optim;
+
 /// What `#[differentiable]`-generated code calls; not a public API.
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -40,6 +45,8 @@ pub mod __private;
 
 /// Everything an exercise needs: `use autodiff::prelude::*;`.
 pub mod prelude {
+    pub use crate::optim::{Adam, Sgd};
+    pub use crate::parameters::Parameters;
     pub use autodiff_core::GradientCheckError;
     pub use autodiff_core::{
         detach, relu, sigmoid, GradientCheck, Label, Scalar, ScalarAutodiffError, Tape,
