@@ -45,6 +45,12 @@ pub enum Kind {
     Slice(Box<Kind>),
     /// `Vec<T>` of a differentiable `T`.
     Vec(Box<Kind>),
+    /// A model: a struct named by a path without generic arguments, by
+    /// value (`Mlp`) or, as a whole parameter only, by reference (`&Mlp`).
+    /// Its shape on the tape is named through the runtime's `Parameter`
+    /// trait, which `#[derive(Parameters)]` implements; any other struct is
+    /// rustc's error there, on the type the student wrote.
+    Struct { by_ref: bool, ty: Type },
     /// Integers, `bool` and `#[constant]` parameters: passed as they are.
     PassThrough,
 }
@@ -404,7 +410,7 @@ impl Function {
             let kind = if constant {
                 Kind::PassThrough
             } else {
-                match classify(&typed.ty) {
+                match classify_param(&typed.ty) {
                     Some(kind) => kind,
                     None => {
                         let tokens = typed.ty.to_token_stream();
@@ -437,6 +443,18 @@ impl Function {
     }
 }
 
+/// A whole parameter's shape on the tape: `&Model` or what [`classify`] says.
+fn classify_param(ty: &Type) -> Option<Kind> {
+    if let Type::Reference(reference) = ty {
+        if reference.mutability.is_none() {
+            if let Some(Kind::Struct { ty, .. }) = classify(&reference.elem) {
+                return Some(Kind::Struct { by_ref: true, ty });
+            }
+        }
+    }
+    classify(ty)
+}
+
 /// A parameter type's shape on the tape, or `None` for an unsupported type.
 fn classify(ty: &Type) -> Option<Kind> {
     match ty {
@@ -458,6 +476,12 @@ fn classify(ty: &Type) -> Option<Kind> {
                 if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
                     return differentiable(elem).map(|kind| Kind::Vec(Box::new(kind)));
                 }
+            }
+            if segment.arguments.is_none() && name != "f32" {
+                return Some(Kind::Struct {
+                    by_ref: false,
+                    ty: ty.clone(),
+                });
             }
             None
         }

@@ -11,6 +11,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 use syn::{Ident, ItemFn};
 
 use crate::ast::{Block, Expr, ExprKind, Function, Kind, Label, Param, Stmt};
@@ -164,7 +165,8 @@ fn emit(function: &Function) -> TokenStream {
         match &param.kind {
             Kind::PassThrough => quote!(#ident),
             Kind::Slice(_) => quote!(__ad::slice(&#var)),
-            Kind::Vec(_) => quote!(__ad::dup(&#var)),
+            Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => quote!(__ad::dup(&#var)),
+            Kind::Struct { by_ref: true, .. } => quote!(&#var),
             Kind::Scalar | Kind::Array(..) => quote!(#var),
         }
     });
@@ -226,7 +228,7 @@ fn emit(function: &Function) -> TokenStream {
     let twin_args = function.params.iter().map(|param| {
         let ident = &param.ident;
         match &param.kind {
-            Kind::Slice(_) => quote!(&#ident),
+            Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => quote!(&#ident),
             Kind::PassThrough => quote!(__ad::dup(&#ident)),
             _ => quote!(#ident),
         }
@@ -335,6 +337,10 @@ fn tape_type(kind: &Kind) -> TokenStream {
             let elem = tape_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
+        Kind::Struct { by_ref, ty } => {
+            let reference = by_ref.then(|| quote!(&));
+            quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<'tape>)
+        }
         Kind::PassThrough => quote!(()),
     }
 }
@@ -350,6 +356,9 @@ fn gradient_type(kind: &Kind) -> TokenStream {
         Kind::Slice(elem) | Kind::Vec(elem) => {
             let elem = gradient_type(elem);
             quote!(::std::vec::Vec<#elem>)
+        }
+        Kind::Struct { ty, .. } => {
+            quote_spanned!(ty.span()=> <#ty as ::autodiff::__private::Parameter>::Gradient)
         }
         Kind::PassThrough => quote!(()),
     }
