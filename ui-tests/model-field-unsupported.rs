@@ -1,0 +1,11 @@
+use autodiff::prelude::*;
+
+#[derive(Clone, Parameters)]
+struct Layer {
+    w: [[f64; 2]; 3],
+    size: usize,
+    #[constant]
+    name: String,
+}
+
+fn main() {}
