@@ -3,6 +3,9 @@
 //! gradient written out by hand for a small model, and central differences
 //! (`f_check`) for every component of a nested one; the `Parameters` walks
 //! against the fields read by hand.
+// Index loops on purpose: a #[differentiable] body reads the weights the
+// way the formulas index them.
+#![allow(clippy::needless_range_loop)]
 
 use autodiff::prelude::*;
 

@@ -4,6 +4,9 @@
 //! loop (SGD with micrograd's decaying step). Shared through `#[path]` by
 //! `examples/moons.rs` and `tests/moons.rs`, so the test trains exactly what
 //! the example shows.
+// Index loops on purpose: a #[differentiable] body reads the weights the
+// way the formulas index them.
+#![allow(clippy::needless_range_loop)]
 
 use autodiff::prelude::*;
 
