@@ -4,6 +4,7 @@ use autodiff::prelude::*;
 struct Layer {
     w: [[f64; 2]; 3],
     size: usize,
+    scale: f32,
     #[constant]
     name: String,
 }
