@@ -9,8 +9,10 @@ pub use autodiff_core::*;
 /// `f_check` and `f_check_with` (the gradient against central differences
 /// of `f`, every component).
 ///
-/// Parameters of type `f64`, `[f64; N]` (nested too), `&[f64]` and
-/// `Vec<f64>` are differentiable; integers, `bool` and parameters marked
+/// Parameters of type `f64`, `[f64; N]` (nested too), `&[f64]`,
+/// `Vec<f64>` and [`#[derive(Parameters)]`](macro@Parameters) structs (by
+/// value or by reference; the gradient is the same struct) are
+/// differentiable; integers, `bool` and parameters marked
 /// `#[constant]` pass through. Anything the macro cannot differentiate
 /// exactly is a compile error on the offending token.
 ///
