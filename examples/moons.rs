@@ -40,14 +40,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bar = std::io::stdout().is_terminal().then(|| {
         let bar = ProgressBar::with_draw_target(Some(STEPS as u64), ProgressDrawTarget::stdout());
         bar.set_style(
-            ProgressStyle::with_template("{bar:40.cyan/blue} {pos:>3}/{len} {msg} {per_sec}")
+            ProgressStyle::with_template("{bar:40.cyan/blue} {pos:>3}/{len} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar
     });
     let start = Instant::now();
     let history = moons::train(&mut model, &data, STEPS, |p| {
-        let line = format!("loss {:.4}  accuracy {:3.0}%", p.loss, 100.0 * p.accuracy);
+        let rate = (p.step + 1) as f64 / start.elapsed().as_secs_f64();
+        let line = format!(
+            "loss {:.4}  accuracy {:3.0}%  {rate:.0} steps/s",
+            p.loss,
+            100.0 * p.accuracy
+        );
         match &bar {
             Some(bar) => {
                 bar.set_message(line);
@@ -62,6 +67,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let elapsed = start.elapsed();
     if let Some(bar) = bar {
         bar.finish();
+        // The finished bar stays on screen; the summary goes below it.
+        println!();
     }
 
     let accuracy = moons::accuracy(&model, &data);

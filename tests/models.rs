@@ -194,3 +194,26 @@ fn parameters_walks_fields_in_order_and_skips_constants() {
     assert!(net.update(&short, |p, g| *p -= g).is_err());
     assert_eq!(net, kept);
 }
+
+/// A model where missing docs are an error: the derived twin and its
+/// fields must be documented.
+#[deny(missing_docs)]
+pub mod documented {
+    use autodiff::prelude::*;
+
+    /// A bias alone.
+    #[derive(Clone, Parameters)]
+    pub struct Bias {
+        /// The bias.
+        pub b: f64,
+        /// Its name.
+        #[constant]
+        pub name: &'static str,
+    }
+}
+
+#[test]
+fn a_documented_model_derives_under_deny_missing_docs() {
+    let bias = documented::Bias { b: 2.0, name: "b" };
+    assert_eq!(bias.scalars(), [2.0]);
+}

@@ -187,12 +187,14 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
     });
 
     // The twin on a tape.
+    // Documented, so that a crate denying `missing_docs` can derive.
     let twin_fields = fields.iter().map(|field| {
         let (ident, ty, field_vis) = (field.ident, field.ty, field.vis);
+        let doc = format!(" `{name}::{ident}` on the tape.");
         if field.constant {
-            quote!(#field_vis #ident: #ty)
+            quote!(#[doc = #doc] #field_vis #ident: #ty)
         } else {
-            quote_spanned!(ty.span()=> #field_vis #ident: <#ty as #p>::Variables<#tape>)
+            quote_spanned!(ty.span()=> #[doc = #doc] #field_vis #ident: <#ty as #p>::Variables<#tape>)
         }
     });
     let twin_doc = format!(
@@ -237,6 +239,7 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
     });
 
     quote! {
+        #[automatically_derived]
         impl #pv for #name {
             fn visit(&self, f: &mut dyn ::core::ops::FnMut(f64)) {
                 #(#visits)*
@@ -258,6 +261,7 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             #(#twin_fields,)*
         }
 
+        #[automatically_derived]
         impl #p for #name {
             type Variables<#tape> = #twin<#tape>;
             type Gradient = #name;
@@ -279,8 +283,9 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
         }
 
-        /// A model passed by reference is recorded, read back and rebuilt
-        /// as the model itself.
+        // A model passed by reference is recorded, read back and rebuilt as
+        // the model itself.
+        #[automatically_derived]
         impl #p for &#name {
             type Variables<#tape> = #twin<#tape>;
             type Gradient = #name;
