@@ -217,3 +217,31 @@ fn a_documented_model_derives_under_deny_missing_docs() {
     let bias = documented::Bias { b: 2.0, name: "b" };
     assert_eq!(bias.scalars(), [2.0]);
 }
+
+#[differentiable]
+fn pair_sum(pair: [Affine; 2], others: &[Affine], #[constant] x: [f64; 2]) -> f64 {
+    let mut total = pair[0].b * pair[1].b;
+    for m in 0..others.len() {
+        total += others[m].w[0] * x[0] * pair[0].w[1];
+    }
+    total
+}
+
+#[test]
+fn arrays_and_slices_of_models_are_parameters_too() {
+    let affine = |w0: f64, w1: f64, b: f64| Affine {
+        w: [w0, w1],
+        b,
+        label: "m",
+    };
+    let pair = [affine(1.0, 2.0, 3.0), affine(4.0, 5.0, 6.0)];
+    let others = vec![affine(0.5, 0.0, 0.0), affine(-1.0, 0.0, 0.0)];
+    // total = b0·b1 + Σ o.w0·x0·p0.w1: ∂/∂b0 = b1 = 6, ∂/∂b1 = b0 = 3,
+    // ∂/∂p0.w1 = Σ o.w0·x0 = (0.5 − 1)·2 = −1, ∂/∂o.w0 = x0·p0.w1 = 4.
+    let (dpair, dothers) = pair_sum_grad(pair.clone(), &others, [2.0, 7.0])
+        .unwrap()
+        .gradient;
+    assert_eq!((dpair[0].b, dpair[1].b, dpair[0].w[1]), (6.0, 3.0, -1.0));
+    assert_eq!((dothers[0].w[0], dothers[1].w[0]), (4.0, 4.0));
+    assert!(pair_sum_check(pair, &others, [2.0, 7.0]).unwrap().passed());
+}

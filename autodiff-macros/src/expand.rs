@@ -166,6 +166,8 @@ fn emit(function: &Function) -> TokenStream {
             Kind::PassThrough => quote!(#ident),
             Kind::Slice(_) => quote!(__ad::slice(&#var)),
             Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => quote!(__ad::dup(&#var)),
+            // A model on the tape is not `Copy`; the gradient reads it after.
+            Kind::Array(elem, _) if holds_struct(elem) => quote!(__ad::dup(&#var)),
             Kind::Struct { by_ref: true, .. } => quote!(&#var),
             Kind::Scalar | Kind::Array(..) => quote!(#var),
         }
@@ -319,6 +321,15 @@ fn emit(function: &Function) -> TokenStream {
 
 fn variable_ident(ident: &Ident) -> Ident {
     Ident::new(&format!("{ident}_var"), Span::mixed_site())
+}
+
+/// Whether a parameter's shape has a model in it.
+fn holds_struct(kind: &Kind) -> bool {
+    match kind {
+        Kind::Struct { .. } => true,
+        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
+        Kind::Scalar | Kind::PassThrough => false,
+    }
 }
 
 /// A differentiable parameter's type on the tape.
