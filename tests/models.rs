@@ -245,3 +245,47 @@ fn arrays_and_slices_of_models_are_parameters_too() {
     assert_eq!((dothers[0].w[0], dothers[1].w[0]), (4.0, 4.0));
     assert!(pair_sum_check(pair, &others, [2.0, 7.0]).unwrap().passed());
 }
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct TwoAffine {
+    first: Affine,
+    second: Affine,
+}
+
+#[differentiable]
+fn affine_out(model: &Affine, #[constant] x: [f64; 2]) -> f64 {
+    model.w[0] * x[0] + model.w[1] * x[1] + model.b
+}
+
+/// Calls between annotated functions: a part of the model by reference,
+/// and the whole model by value passed on by reference.
+#[differentiable]
+fn chained(model: TwoAffine, #[constant] x: [f64; 2]) -> f64 {
+    let h = affine_out(&model.first, x);
+    let y = affine_out(&model.second, x) * h;
+    y * y
+}
+
+#[test]
+fn annotated_functions_pass_models_and_their_parts_to_each_other() {
+    let model = TwoAffine {
+        first: Affine {
+            w: [1.0, 2.0],
+            b: 0.5,
+            label: "first",
+        },
+        second: Affine {
+            w: [3.0, -1.0],
+            b: 0.25,
+            label: "second",
+        },
+    };
+    // h = 1·1 + 2·2 + 0.5 = 5.5, s = 3·1 − 1·2 + 0.25 = 1.25, y = s·h =
+    // 6.875; ∂/∂second.w = 2y·h·x = [75.625, 151.25], ∂/∂first.b = 2y·s =
+    // 17.1875.
+    let grad = chained_grad(model.clone(), [1.0, 2.0]).unwrap().gradient;
+    assert_eq!(grad.second.w, [75.625, 151.25]);
+    assert_eq!(grad.first.b, 17.1875);
+    assert_eq!(grad.first.label, "first");
+    assert!(chained_check(model, [1.0, 2.0]).unwrap().passed());
+}
