@@ -24,11 +24,18 @@ const STEPS: usize = 100;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (data, mut model) = moons::setup();
-    let args: Vec<String> = std::env::args().collect();
-    if let [_, flag, path] = args.as_slice() {
-        if flag == "--export" {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => {}
+        [flag, path] if flag == "--export" => {
             std::fs::write(path, export(&data, &model))?;
             println!("wrote {path}");
+        }
+        _ => {
+            return Err(format!(
+                "unexpected arguments {args:?}: the only option is `--export FILE`"
+            )
+            .into())
         }
     }
     println!(
