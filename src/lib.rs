@@ -9,8 +9,10 @@ pub use autodiff_core::*;
 /// `f_check` and `f_check_with` (the gradient against central differences
 /// of `f`, every component).
 ///
-/// Parameters of type `f64`, `[f64; N]` (nested too), `&[f64]` and
-/// `Vec<f64>` are differentiable; integers, `bool` and parameters marked
+/// Parameters of type `f64`, `[f64; N]` (nested too), `&[f64]`,
+/// `Vec<f64>` and [`#[derive(Parameters)]`](macro@Parameters) structs (by
+/// value or by reference; the gradient is the same struct) are
+/// differentiable; integers, `bool` and parameters marked
 /// `#[constant]` pass through. Anything the macro cannot differentiate
 /// exactly is a compile error on the offending token.
 ///
@@ -33,6 +35,47 @@ pub use autodiff_core::*;
 /// ```
 pub use autodiff_macros::differentiable;
 
+mod parameters;
+pub use parameters::{Parameters, ShapeMismatch};
+
+/// Makes a struct of differentiable fields a model: a [`Parameters`]
+/// (the training loop's view) and a parameter of `#[differentiable]`
+/// functions, whose gradient comes back as the same struct.
+///
+/// Fields may be `f64`, arrays of them (nested too), `Vec<f64>`,
+/// `Vec<Vec<f64>>`, another `#[derive(Parameters)]` struct or a `Vec` of
+/// them. A field marked `#[constant]` (a size, a name, a choice) is carried
+/// into gradients and copies unchanged and never differentiated. The struct
+/// must also be `Clone`.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[derive(Clone, Debug, PartialEq, Parameters)]
+/// struct Line {
+///     w: f64,
+///     b: f64,
+///     #[constant]
+///     name: String,
+/// }
+///
+/// #[differentiable]
+/// fn loss(line: &Line, #[constant] x: f64, #[constant] y: f64) -> f64 {
+///     let e = line.w * x + line.b - y;
+///     e * e
+/// }
+///
+/// let line = Line { w: 2.0, b: 1.0, name: "fit".into() };
+/// let grad = loss_grad(&line, 3.0, 5.0)?.gradient;
+/// // e = 2: ∂/∂w = 2e·x, ∂/∂b = 2e.
+/// assert_eq!(grad, Line { w: 12.0, b: 4.0, name: "fit".into() });
+/// assert!(loss_check(&line, 3.0, 5.0)?.passed());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub use autodiff_macros::Parameters;
+
+pub mod optim;
+
 /// What `#[differentiable]`-generated code calls; not a public API.
 #[doc(hidden)]
 #[path = "private/mod.rs"]
@@ -40,12 +83,15 @@ pub mod __private;
 
 /// Everything an exercise needs: `use autodiff::prelude::*;`.
 pub mod prelude {
+    pub use crate::optim::{Adam, Sgd};
+    pub use crate::parameters::Parameters;
     pub use autodiff_core::GradientCheckError;
     pub use autodiff_core::{
         detach, relu, sigmoid, GradientCheck, Label, Scalar, ScalarAutodiffError, Tape,
         ValueAndGradient,
     };
     pub use autodiff_macros::differentiable;
+    pub use autodiff_macros::Parameters;
 }
 
 /// The README's Rust snippets, compiled and run as doctests so they never rot.

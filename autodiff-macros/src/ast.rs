@@ -46,6 +46,12 @@ pub enum Kind {
     Slice(Box<Kind>),
     /// `Vec<T>` of a differentiable `T`.
     Vec(Box<Kind>),
+    /// A model: a struct named by a path without generic arguments, by
+    /// value (`Mlp`) or, as a whole parameter only, by reference (`&Mlp`).
+    /// Its shape on the tape is named through the runtime's `Parameter`
+    /// trait, which `#[derive(Parameters)]` implements; any other struct is
+    /// rustc's error there, on the type the student wrote.
+    Struct { by_ref: bool, ty: Type },
     /// Integers, `bool` and `#[constant]` parameters: passed as they are.
     PassThrough,
 }

@@ -23,6 +23,7 @@
 mod ast;
 mod attr;
 mod ctxt;
+mod derive;
 mod emit;
 mod expand;
 mod fallback;
@@ -39,4 +40,11 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::differentiable(args.into(), input.into()).into()
+}
+
+/// `#[derive(Parameters)]`: makes a struct of differentiable fields a model
+/// (see `autodiff::Parameters`); fields marked `#[constant]` are carried.
+#[proc_macro_derive(Parameters, attributes(constant))]
+pub fn derive_parameters(input: TokenStream) -> TokenStream {
+    derive::parameters(input.into()).into()
 }

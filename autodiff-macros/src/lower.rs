@@ -115,7 +115,7 @@ impl<'a> Lower<'a> {
             let kind = if constant {
                 Kind::PassThrough
             } else {
-                match classify(&typed.ty) {
+                match classify_param(&typed.ty) {
                     Some(kind) => kind,
                     None => {
                         let tokens = typed.ty.to_token_stream();
@@ -709,6 +709,18 @@ fn pattern(pat: &Pat) -> Pattern<'_> {
     Pattern { syntax: pat, names }
 }
 
+/// A whole parameter's shape on the tape: `&Model` or what [`classify`] says.
+fn classify_param(ty: &Type) -> Option<Kind> {
+    if let Type::Reference(reference) = ty {
+        if reference.mutability.is_none() {
+            if let Some(Kind::Struct { ty, .. }) = classify(&reference.elem) {
+                return Some(Kind::Struct { by_ref: true, ty });
+            }
+        }
+    }
+    classify(ty)
+}
+
 /// A parameter type's shape on the tape, or `None` for an unsupported type.
 fn classify(ty: &Type) -> Option<Kind> {
     match ty {
@@ -731,6 +743,12 @@ fn classify(ty: &Type) -> Option<Kind> {
                     return differentiable(elem).map(|kind| Kind::Vec(Box::new(kind)));
                 }
             }
+            if segment.arguments.is_none() && name != "f32" {
+                return Some(Kind::Struct {
+                    by_ref: false,
+                    ty: ty.clone(),
+                });
+            }
             None
         }
         Type::Array(array) => {
@@ -751,7 +769,7 @@ fn differentiable(ty: &Type) -> Option<Kind> {
 }
 
 /// Integer and `bool` types: they pass through the tape unchanged.
-fn is_plain_type(name: &str) -> bool {
+pub fn is_plain_type(name: &str) -> bool {
     matches!(
         name,
         "i8" | "i16"

@@ -8,7 +8,12 @@ use autodiff_core::{Label, Scalar, Tape};
 use super::Result;
 
 /// A differentiable parameter's shape: `f64`, arrays of it (nested too),
-/// `&[f64]` and `Vec<f64>`.
+/// `&[f64]` and `Vec<f64>`, and `#[derive(Parameters)]` structs.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a model: derive `Parameters` for it, or mark the parameter `#[constant]`",
+    label = "not a model",
+    note = "models are `f64`, arrays and `Vec`s of them, and structs with `#[derive(Parameters)]`"
+)]
 pub trait Parameter {
     /// The parameter as variables on a tape.
     type Variables<'t>;

@@ -52,7 +52,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let twin_args = function.params.iter().map(|param| {
         let ident = &param.ident;
         match &param.kind {
-            Kind::Slice(_) => quote!(&#ident),
+            Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => quote!(&#ident),
             Kind::PassThrough => quote!(__ad::dup(&#ident)),
             _ => quote!(#ident),
         }

@@ -3,7 +3,8 @@
 //! variables, run `f_tape`, and take one reverse pass.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::Ident;
 
 use super::{differentiable, param_label, user_params, variable_ident, Names};
@@ -35,7 +36,10 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         match &param.kind {
             Kind::PassThrough => quote!(#ident),
             Kind::Slice(_) => quote!(__ad::slice(&#var)),
-            Kind::Vec(_) => quote!(__ad::dup(&#var)),
+            Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => quote!(__ad::dup(&#var)),
+            // A model on the tape is not `Copy`; the gradient reads it after.
+            Kind::Array(elem, _) if holds_struct(elem) => quote!(__ad::dup(&#var)),
+            Kind::Struct { by_ref: true, .. } => quote!(&#var),
             Kind::Scalar | Kind::Array(..) => quote!(#var),
         }
     });
@@ -104,6 +108,18 @@ fn gradient_type(kind: &Kind) -> TokenStream {
             let elem = gradient_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
+        Kind::Struct { ty, .. } => {
+            quote_spanned!(ty.span()=> <#ty as ::autodiff::__private::Parameter>::Gradient)
+        }
         Kind::PassThrough => quote!(()),
+    }
+}
+
+/// Whether a parameter's shape has a model in it.
+fn holds_struct(kind: &Kind) -> bool {
+    match kind {
+        Kind::Struct { .. } => true,
+        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
+        Kind::Scalar | Kind::PassThrough => false,
     }
 }

@@ -2,7 +2,8 @@
 //! node per operation on tracked values, on a tape the caller passes.
 
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 
 use super::{body::Emitter, param_label, Names};
 use crate::ast::{Function, Kind, Param};
@@ -88,6 +89,10 @@ fn tape_type(kind: &Kind) -> TokenStream {
         Kind::Vec(elem) => {
             let elem = tape_type(elem);
             quote!(::std::vec::Vec<#elem>)
+        }
+        Kind::Struct { by_ref, ty } => {
+            let reference = by_ref.then(|| quote!(&));
+            quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<'tape>)
         }
         Kind::PassThrough => quote!(()),
     }

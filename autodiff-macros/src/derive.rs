@@ -1,0 +1,310 @@
+//! `#[derive(Parameters)]`: a struct of differentiable fields becomes a model.
+//!
+//! It emits three things. The public `Parameters` impl, which walks the
+//! fields in declaration order (skipping `#[constant]` ones) so a training
+//! loop and the optimisers see one flat list of scalars. A twin struct that
+//! holds the same fields on a tape (`MlpOnTape<'tape>`: same names, every
+//! `f64` a `Scalar`, constants as they are), so the body of a
+//! `#[differentiable]` function reads `model.w1[j][i]` unchanged in its
+//! recording twin. And the runtime's `Parameter` impls for the struct and a
+//! reference to it, which record the fields as variables, shape them into the
+//! twin, read the gradient back into the struct's own type and rebuild it from
+//! a flat point for the gradient check. Each field delegates to its own
+//! type's impl, so nesting (a struct of `Vec`s of structs) composes.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Type};
+
+use crate::attr;
+use crate::ctxt::Ctxt;
+use crate::text;
+
+/// One named field and whether it is carried rather than differentiated.
+struct Field<'a> {
+    ident: &'a Ident,
+    vis: &'a syn::Visibility,
+    ty: &'a Type,
+    constant: bool,
+}
+
+/// The whole derive: check the struct, then emit, or the errors alone (the
+/// struct itself stays as written, so nothing cascades).
+pub fn parameters(input: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    let cx = Ctxt::default();
+    let fields = read(&cx, &input);
+    match cx.check() {
+        Some(error) => error.to_compile_error(),
+        None => emit(&input, &fields),
+    }
+}
+
+fn read<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Vec<Field<'a>> {
+    let name = &input.ident;
+    if !input.generics.params.is_empty() {
+        cx.error(
+            &input.generics,
+            format_args!("#[derive(Parameters)] takes no generic parameters: write `{name}` with concrete field types"),
+        );
+    }
+    let named = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => named,
+            Fields::Unnamed(_) | Fields::Unit => {
+                cx.error(
+                    &data.fields,
+                    "#[derive(Parameters)] needs named fields, like `struct Layer { w: [[f64; 2]; 4], b: [f64; 4] }`",
+                );
+                return Vec::new();
+            }
+        },
+        Data::Enum(data) => {
+            cx.error(
+                data.enum_token,
+                "#[derive(Parameters)] works on structs: an enum's variants hold different numbers, so it has no one list of parameters",
+            );
+            return Vec::new();
+        }
+        Data::Union(data) => {
+            cx.error(
+                data.union_token,
+                "#[derive(Parameters)] works on structs with named fields",
+            );
+            return Vec::new();
+        }
+    };
+    let fields: Vec<Field> = named
+        .named
+        .iter()
+        .filter_map(|field| {
+            let ident = field.ident.as_ref()?;
+            let constant = field.attrs.iter().any(attr::is_constant);
+            for attr in field.attrs.iter().filter(|attr| attr::is_constant(attr)) {
+                if !matches!(attr.meta, syn::Meta::Path(_)) {
+                    cx.error(attr, "`#[constant]` takes no arguments");
+                }
+            }
+            if !constant {
+                check_field_type(cx, ident, &field.ty);
+            }
+            Some(Field {
+                ident,
+                vis: &field.vis,
+                ty: &field.ty,
+                constant,
+            })
+        })
+        .collect();
+    if fields.iter().all(|field| field.constant) {
+        cx.error(
+            name,
+            format_args!("`{name}` has no differentiable field: give it an `f64`, array or `Vec` field that is not `#[constant]`"),
+        );
+    }
+    fields
+}
+
+/// Rejects, on the field's type, what cannot be a parameter. A path that is
+/// not a known standard type is taken to be another model; if it is not,
+/// rustc says so through `Parameters`' own message.
+fn check_field_type(cx: &Ctxt, ident: &Ident, ty: &Type) {
+    if !differentiable(ty) {
+        let written = text::tokens(ty.to_token_stream());
+        if crate::text::mentions(ty.to_token_stream(), "f32") {
+            cx.error(
+                ty,
+                format_args!("field `{ident}`: f32 is not supported: gradients are exact in f64, so use `f64`"),
+            );
+        } else {
+            cx.error(
+                ty,
+                format_args!("field `{ident}` of type `{written}` is not differentiable: use f64, [f64; N], Vec<f64> or a #[derive(Parameters)] struct, or mark the field `#[constant]` to carry it unchanged"),
+            );
+        }
+    }
+}
+
+fn differentiable(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(paren) => differentiable(&paren.elem),
+        Type::Group(group) => differentiable(&group.elem),
+        Type::Array(array) => differentiable(&array.elem),
+        Type::Path(path) if path.qself.is_none() => {
+            let Some(last) = path.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            match &last.arguments {
+                syn::PathArguments::None => {
+                    name == "f64" || (!crate::lower::is_plain_type(&name) && !is_std_type(&name))
+                }
+                syn::PathArguments::AngleBracketed(args) if name == "Vec" => {
+                    matches!(args.args.first(), Some(syn::GenericArgument::Type(elem)) if args.args.len() == 1 && differentiable(elem))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Standard types without generic arguments that hold no trainable number.
+fn is_std_type(name: &str) -> bool {
+    matches!(name, "f32" | "String" | "char" | "str" | "Self")
+}
+
+fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
+    let name = &input.ident;
+    let vis = &input.vis;
+    let twin = format_ident!("{}OnTape", name);
+    let tape = syn::Lifetime::new("'tape", Span::call_site());
+    let pv = quote!(::autodiff::Parameters);
+    let p = quote!(::autodiff::__private::Parameter);
+    let trained: Vec<&Field> = fields.iter().filter(|field| !field.constant).collect();
+
+    // `Parameters`: every walk goes field by field; a field's own type
+    // answers for it, spanned on that type so rustc's errors land there.
+    let visits = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> <#ty as #pv>::visit(&self.#ident, f);)
+    });
+    let visits_mut = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> <#ty as #pv>::visit_mut(&mut self.#ident, f);)
+    });
+    let same = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> <#ty as #pv>::same_shape(&self.#ident, &other.#ident))
+    });
+    let zips = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> <#ty as #pv>::zip_mut(&mut self.#ident, &other.#ident, f);)
+    });
+
+    // The twin on a tape.
+    // Documented, so that a crate denying `missing_docs` can derive.
+    let twin_fields = fields.iter().map(|field| {
+        let (ident, ty, field_vis) = (field.ident, field.ty, field.vis);
+        let doc = format!(" `{name}::{ident}` on the tape.");
+        if field.constant {
+            quote!(#[doc = #doc] #field_vis #ident: #ty)
+        } else {
+            quote_spanned!(ty.span()=> #[doc = #doc] #field_vis #ident: <#ty as #p>::Variables<#tape>)
+        }
+    });
+    let twin_doc = format!(
+        " [`{name}`] recorded on a tape: the same fields, every `f64` a [`Scalar`](::autodiff::Scalar) variable; what a `#[differentiable]` body reads when it takes a `{name}`."
+    );
+
+    // `Parameter`: record, shape, read back, rebuild.
+    let per_field = |trained_part: &dyn Fn(&Ident, &Type) -> TokenStream,
+                     constant_part: &dyn Fn(&Ident) -> TokenStream| {
+        fields
+            .iter()
+            .map(|field| {
+                let ident = field.ident;
+                let value = if field.constant {
+                    constant_part(ident)
+                } else {
+                    trained_part(ident, field.ty)
+                };
+                quote!(#ident: #value)
+            })
+            .collect::<Vec<_>>()
+    };
+    let shaped = per_field(
+        &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::shape(&self.#ident, leaves)),
+        &|ident| quote!(::core::clone::Clone::clone(&self.#ident)),
+    );
+    let gradient = per_field(
+        &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::gradient(&variables.#ident)),
+        &|ident| quote!(::core::clone::Clone::clone(&variables.#ident)),
+    );
+    let rebuilt = per_field(
+        &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::rebuild(&self.#ident, from)),
+        &|ident| quote!(::core::clone::Clone::clone(&self.#ident)),
+    );
+    let components = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> <#ty as #p>::components(&self.#ident, out);)
+    });
+    let gradient_components = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> <#ty as #p>::gradient_components(&gradient.#ident, out);)
+    });
+
+    quote! {
+        #[automatically_derived]
+        impl #pv for #name {
+            fn visit(&self, f: &mut dyn ::core::ops::FnMut(f64)) {
+                #(#visits)*
+            }
+            fn visit_mut(&mut self, f: &mut dyn ::core::ops::FnMut(&mut f64)) {
+                #(#visits_mut)*
+            }
+            fn same_shape(&self, other: &Self) -> bool {
+                true #(&& #same)*
+            }
+            fn zip_mut(&mut self, other: &Self, f: &mut dyn ::core::ops::FnMut(&mut f64, f64)) {
+                #(#zips)*
+            }
+        }
+
+        #[doc = #twin_doc]
+        #[derive(Clone)]
+        #vis struct #twin<#tape> {
+            #(#twin_fields,)*
+        }
+
+        #[automatically_derived]
+        impl #p for #name {
+            type Variables<#tape> = #twin<#tape>;
+            type Gradient = #name;
+            type Owned = #name;
+            fn shape<#tape>(&self, leaves: &mut &[::autodiff::Scalar<#tape>]) -> #twin<#tape> {
+                #twin { #(#shaped,)* }
+            }
+            fn gradient(variables: &#twin<'_>) -> #name {
+                #name { #(#gradient,)* }
+            }
+            fn components(&self, out: &mut ::std::vec::Vec<f64>) {
+                #(#components)*
+            }
+            fn gradient_components(gradient: &#name, out: &mut ::std::vec::Vec<f64>) {
+                #(#gradient_components)*
+            }
+            fn rebuild(&self, from: &mut &[f64]) -> #name {
+                #name { #(#rebuilt,)* }
+            }
+        }
+
+        // A model passed by reference is recorded, read back and rebuilt as
+        // the model itself.
+        #[automatically_derived]
+        impl #p for &#name {
+            type Variables<#tape> = #twin<#tape>;
+            type Gradient = #name;
+            type Owned = #name;
+            fn shape<#tape>(&self, leaves: &mut &[::autodiff::Scalar<#tape>]) -> #twin<#tape> {
+                <#name as #p>::shape(self, leaves)
+            }
+            fn gradient(variables: &#twin<'_>) -> #name {
+                <#name as #p>::gradient(variables)
+            }
+            fn components(&self, out: &mut ::std::vec::Vec<f64>) {
+                <#name as #p>::components(self, out)
+            }
+            fn gradient_components(gradient: &#name, out: &mut ::std::vec::Vec<f64>) {
+                <#name as #p>::gradient_components(gradient, out)
+            }
+            fn rebuild(&self, from: &mut &[f64]) -> #name {
+                <#name as #p>::rebuild(self, from)
+            }
+        }
+    }
+}

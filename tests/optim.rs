@@ -1,0 +1,125 @@
+//! The optimisers against hand computations on a 3-parameter model: three
+//! steps with fixed gradients, every intermediate number derived on paper
+//! from the update rules (written out in the comments), none from the
+//! optimiser code. Then the errors: a gradient of another shape changes
+//! nothing.
+
+use autodiff::prelude::*;
+use autodiff::ShapeMismatch;
+
+const GRADIENTS: [[f64; 3]; 3] = [[1.0, 0.0, -2.0], [1.0, 1.0, 0.0], [0.0, -1.0, 2.0]];
+
+fn close(actual: [f64; 3], expected: [f64; 3], tolerance: f64) {
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert!(
+            (a - e).abs() <= tolerance,
+            "component {i}: got {a}, expected {e}"
+        );
+    }
+}
+
+#[test]
+fn plain_sgd_subtracts_the_scaled_gradient() {
+    let mut w = [1.0, 2.0, 3.0];
+    let mut sgd = Sgd::new(0.5);
+    let expected = [
+        // p − 0.5·g, step by step.
+        [0.5, 2.0, 4.0],
+        [0.0, 1.5, 4.0],
+        [0.0, 2.0, 3.0],
+    ];
+    for (g, e) in GRADIENTS.iter().zip(expected) {
+        sgd.step(&mut w, g).unwrap();
+        close(w, e, 1e-15);
+    }
+}
+
+#[test]
+fn sgd_with_momentum_matches_the_hand_computation() {
+    let mut w = [1.0, 2.0, 3.0];
+    let mut sgd = Sgd::new(0.1).with_momentum(0.9);
+    // v1 = g1 = [1, 0, -2];                       p1 = p0 - 0.1 v1 = [0.9, 2, 3.2]
+    // v2 = 0.9 v1 + g2 = [1.9, 1, -1.8];          p2 = [0.71, 1.9, 3.38]
+    // v3 = 0.9 v2 + g3 = [1.71, -0.1, 0.38];      p3 = [0.539, 1.91, 3.342]
+    let expected = [[0.9, 2.0, 3.2], [0.71, 1.9, 3.38], [0.539, 1.91, 3.342]];
+    for (g, e) in GRADIENTS.iter().zip(expected) {
+        sgd.step(&mut w, g).unwrap();
+        close(w, e, 1e-12);
+    }
+}
+
+#[test]
+fn adam_matches_the_hand_computation() {
+    let mut w = [1.0, 2.0, 3.0];
+    let mut adam = Adam::new(0.1);
+    // ε = 1e-8 moves each step by at most lr·ε/√v̂ ≈ 1e-8: the tolerance.
+    let tolerance = 1e-7;
+
+    // Step 1: m = 0.1 g, v = 0.001 g², m̂ = g, v̂ = g²: a step of lr·sign(g)
+    // (zero where g is zero).
+    adam.step(&mut w, &GRADIENTS[0]).unwrap();
+    close(w, [0.9, 2.0, 3.1], tolerance);
+
+    // Step 2: m = 0.9 m1 + 0.1 g2 = [0.19, 0.1, -0.18], bias 1 - 0.9² = 0.19;
+    // v = 0.999 v1 + 0.001 g2² = [0.001999, 0.001, 0.003996], bias
+    // 1 - 0.999² = 0.001999.
+    let step2 = |m: f64, v: f64| 0.1 * (m / 0.19) / (v / 0.001999).sqrt();
+    let p2 = [
+        0.9 - step2(0.19, 0.001999),
+        2.0 - step2(0.1, 0.001),
+        3.1 - step2(-0.18, 0.003996),
+    ];
+    adam.step(&mut w, &GRADIENTS[1]).unwrap();
+    close(w, p2, tolerance);
+    // The first component is again a full step of 0.1: its gradient never
+    // changed.
+    assert!((p2[0] - 0.8).abs() < 1e-12);
+
+    // Step 3: m = 0.9 m2 + 0.1 g3 = [0.171, -0.01, 0.038], bias 0.271;
+    // v = 0.999 v2 + 0.001 g3² = [0.001997001, 0.001999, 0.007992004], bias
+    // 1 - 0.999³ = 0.002997001.
+    let step3 = |m: f64, v: f64| 0.1 * (m / 0.271) / (v / 0.002997001).sqrt();
+    let p3 = [
+        p2[0] - step3(0.171, 0.001997001),
+        p2[1] - step3(-0.01, 0.001999),
+        p2[2] - step3(0.038, 0.007992004),
+    ];
+    adam.step(&mut w, &GRADIENTS[2]).unwrap();
+    close(w, p3, tolerance);
+    // Written out: [0.72270, 1.93010, 3.15842] to five places.
+    close(w, [0.72270, 1.93010, 3.15842], 5e-6);
+}
+
+#[test]
+fn a_gradient_of_another_shape_changes_neither_model_nor_optimiser() {
+    let mut w = vec![1.0, 2.0, 3.0];
+    let mut sgd = Sgd::new(0.1).with_momentum(0.9);
+    sgd.step(&mut w, &vec![1.0, 1.0, 1.0]).unwrap();
+    let (model_before, sgd_before) = (w.clone(), sgd.clone());
+    let err = sgd.step(&mut w, &vec![1.0, 1.0]).unwrap_err();
+    assert_eq!(
+        err,
+        ShapeMismatch {
+            expected: 3,
+            found: 2
+        }
+    );
+    assert_eq!((w.clone(), sgd.clone()), (model_before, sgd_before));
+
+    // A model of another size than the optimiser's first step.
+    let mut other = vec![1.0; 4];
+    let err = sgd.step(&mut other, &vec![0.0; 4]).unwrap_err();
+    assert_eq!(
+        err,
+        ShapeMismatch {
+            expected: 3,
+            found: 4
+        }
+    );
+    assert_eq!(other, [1.0; 4]);
+
+    let mut adam = Adam::new(0.1);
+    let err = adam.step(&mut w, &vec![1.0]).unwrap_err();
+    assert_eq!((err.expected, err.found), (3, 1));
+    assert_eq!(adam, Adam::new(0.1));
+}
