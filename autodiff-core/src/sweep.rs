@@ -28,8 +28,9 @@ use crate::nodes::{Edges, UNTRACKED};
 /// reached nodes only. Skipping adjoint-0 nodes would cost a branch on a
 /// value just stored, and sending untracked edges to a sink place instead
 /// of branching on the flag would chain every such addition on the sink:
-/// both measured slower.
-#[inline]
+/// both measured slower. Kept out of line: inlined into its one caller, the
+/// loop compiled longer.
+#[inline(never)]
 pub(crate) fn sweep(
     edges: &[Edges],
     gradients: &[f64],
