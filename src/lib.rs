@@ -38,6 +38,12 @@ pub use autodiff_macros::differentiable;
 #[path = "private.rs"]
 pub mod __private;
 
+/// What the compiled adjoint (`f_grad` as generated Rust) calls; not a
+/// public API.
+#[doc(hidden)]
+#[path = "adjoint.rs"]
+pub mod __adjoint;
+
 /// Everything an exercise needs: `use autodiff::prelude::*;`.
 pub mod prelude {
     pub use autodiff_core::GradientCheckError;

@@ -1,0 +1,682 @@
+//! What the compiled adjoint calls: the gradient `#[differentiable]` writes as
+//! Rust (a forward sweep, then a reverse sweep over the student's bindings)
+//! instead of recording a tape. Not a public API: names and signatures here
+//! change with the macro.
+//!
+//! This module is the runtime; the design the emitter follows is below, and
+//! `benches/compiled_adjoint.rs` holds hand-written expansions of five
+//! workloads (the 64→64→1 MLP, a 10⁶-step chain, a 10⁶-element sum, a
+//! function with branches, an early `return` and a `while` with `break`,
+//! lesson 15's two-layer MLP) checked against the tape and central
+//! differences and timed against the plain twin.
+//!
+//! # What is generated
+//!
+//! For `#[differentiable] fn f(params) -> f64 { body }`:
+//!
+//! - `f_adjoint(stack, params) -> Option<ValueAndGradient<G>>`: the forward
+//!   sweep (the body on `f64`, pushing what the reverse sweep reads), then
+//!   the reverse sweep (the statements backwards, accumulating `*_bar`
+//!   adjoints), then the finiteness verdict: `None` when any value the tape
+//!   would have rejected was seen.
+//! - `f_grad(params)`: `with_stack(|stack| f_adjoint(stack, ..))`, and on
+//!   `None` `f_grad_tape(params)`, which records the tape and returns the
+//!   exact labelled [`ScalarAutodiffError`](crate::ScalarAutodiffError)
+//!   (or, when the compiled sweep was only over-cautious, the same gradient).
+//! - For a function that other annotated functions call, the calling
+//!   convention is the pair `f_forward(stack, params) -> f64` (pushes what
+//!   its reverse reads that is not an argument) and
+//!   `f_reverse(stack, params, value_bar, &mut param_bars..)` (pops it). A
+//!   caller's forward sweep calls `g_forward`; its reverse sweep, at the same
+//!   statement reversed, calls `g_reverse` with the same arguments: the
+//!   callee's records sit on the one [`Stack`] between the caller's, last in
+//!   first out, so nested and recursive calls need nothing more. The
+//!   arguments must hold their call-time values then, which is the caller's
+//!   ordinary save rule (a callee's local derivatives read its arguments).
+//!
+//! # The save rule
+//!
+//! A value that a local derivative reads is available to the reverse sweep
+//! without saving only if it is *stable*: a parameter, or a binding of the
+//! function's top-level block, that no statement after the read assigns
+//! (`=`, `op=`, an element write, `push`, a `&mut` borrow), counting every
+//! later iteration of an enclosing loop as "after". The reverse sweep runs in
+//! the same function after the forward one, so a stable binding still holds
+//! the value it had. Every other value read is pushed by the forward sweep
+//! right after the statement that reads it (*save at use*), and the reversed
+//! statement begins by popping it into a binding of the same name, so the
+//! derivative formulas below read with the student's names:
+//!
+//! - loop-local `let` bindings (`let mut z` in a loop) and overwritten
+//!   accumulators (`y = y * (1.5 - y)`) whose value a derivative reads;
+//! - results of subexpressions whose derivative reads them (`z.tanh()` reads
+//!   its output `1 − t²`, `exp` too; `sin` reads its operand): the forward
+//!   sweep names them after the source (`let z_tanh = z.tanh();`);
+//! - nothing else: not products (`a * b` reads `a` and `b`, usually stable),
+//!   not sums (`+`, `-` read nothing), not values only read by derivatives
+//!   of linear operations. For the MLP that is the 64 `tanh` outputs.
+//!
+//! `+=`, `-=` read nothing of the old value; `*=` and `/=` read it, so it is
+//! saved when not stable. An element write `a[i] = e` saves `a[i]` when a
+//! derivative reads it (an array is never saved whole) and a computed index
+//! that is not stable is saved on the control stack.
+//!
+//! # Control flow
+//!
+//! - `for i in a..b` with `a`, `b` stable over the loop (they are evaluated
+//!   once, so this means: built from stable bindings): reversed as
+//!   `for i in (a..b).rev()`, nothing saved. Any other `for` (an iterator,
+//!   `step_by`, bounds that change) pushes its trip count and the reverse
+//!   loop counts down; an iterated value the reverse reads is saved at use.
+//! - `while`/`loop`: a trip counter in the forward sweep, pushed after the
+//!   loop; `break` and `continue` push which exit (or which `continue`) was
+//!   taken when there is more than one, so the reverse body knows how much
+//!   of the last (or a skipped) iteration ran.
+//! - `if`/`match`: the taken arm's index is pushed (a `u32` on the control
+//!   stack) unless the condition is stable (then the reverse re-evaluates
+//!   it); the reverse runs the reversed arm chosen by the popped index.
+//! - early `return e`: the return point's index is pushed; the reverse sweep
+//!   starts with the popped index (a `match` over the return points) and
+//!   seeds the adjoint of that `return`'s value, then reverses only what ran
+//!   before it.
+//!
+//! # Names
+//!
+//! The adjoint of binding `y` is `y_bar`; of an element `w1[j][i]` it is
+//! `w1_bar[j][i]` (the adjoint of an array is an array of the same shape,
+//! [`zero`]); of a named subexpression `z.tanh()` it is `z_tanh_bar`. A name
+//! shadowed in the body (`let y = ..; let y = ..;`) gets `y_bar` for the
+//! innermost and `y_1_bar`, `y_2_bar` for the earlier ones, in source
+//! order, so each `let` has its own adjoint and each one's scope in the
+//! reverse sweep mirrors the binding's. Names the macro itself needs
+//! (`stack`, the generated functions) are hygienic (`Span::mixed_site`).
+//!
+//! Adjoints are declared by [`zero`], so the emitter never names a type:
+//! `f64` gives `0.0`, an array or `Vec` of `f64` an array or `Vec` of zeros,
+//! a slice a `Vec`, and integers, `bool` and `#[constant]` parameters a
+//! [`NoAdjoint`], which accepts `+=` and indexing and compiles to nothing.
+//! The emitter writes one adjoint statement per operand occurrence, in
+//! reverse source order; for a syntactically constant operand (a
+//! `#[constant]` parameter, a literal) it writes none.
+//!
+//! # Errors
+//!
+//! The tape rejects any non-finite leaf, result, local derivative or adjoint
+//! contribution. Non-finite values propagate through `+ - * /` and most
+//! functions, so the compiled sweep checks only where they can vanish: the
+//! inputs (a NaN parameter nobody reads), the operand of an absorbing
+//! operation (`tanh`, `exp`, `atan`, the divisor of `/`, `max`, `min`,
+//! `clamp`, a branch condition, `detach`, an `as` cast) with
+//! [`Stack::observe`], and once at the end the value and the gradient
+//! ([`Stack::observe_all`]). The flag lives on the [`Stack`], so a callee's
+//! forward and reverse pieces report into their caller's verdict. Any
+//! failure returns `None` and `f_grad` reruns the tape.
+//!
+//! # First version: keep the tape path for
+//!
+//! closures and iterator adapters other than `iter().sum()` and
+//! `zip`/`map`/`sum` of products, `match` with guards on tracked values,
+//! `while let`, recursion that is not through the forward/reverse pair,
+//! tuples of tracked values, element writes through computed indices of
+//! nested `Vec`s, and methods on user structs. The function says so in a
+//! generated doc line and `f_grad` is the tape gradient.
+//!
+//! # Second derivatives
+//!
+//! The derivative formulas use only `+ - * /` and the elementary methods
+//! ([`Real`]), so the sweeps could run over dual numbers for
+//! Hessian-vector products. Doing so needs the body's literals typed
+//! (`let mut y = 0.0;` is an `f64` accumulator), which the student did not
+//! write; the bench measures a chain generic over [`Real`] at the same speed
+//! as the `f64` one, so the second emitter can be generic without cost.
+
+use std::cell::RefCell;
+use std::ops::{Add, AddAssign, Div, Index, IndexMut, Mul, Neg, Sub, SubAssign};
+
+pub use autodiff_core::ValueAndGradient;
+
+/// The saved values and control-flow records of one compiled gradient: a
+/// forward sweep pushes, the reverse sweep pops in the opposite order.
+///
+/// One stack per thread is reused by every `f_grad` call ([`with_stack`]),
+/// so a gradient in a training loop allocates nothing after its first
+/// call; a nested annotated call stacks its records between its caller's.
+///
+/// ```
+/// use autodiff::__adjoint::Stack;
+///
+/// let mut stack = Stack::new();
+/// stack.push(2.5);
+/// stack.push_arm(1);
+/// assert_eq!(stack.pop_arm(), 1);
+/// assert_eq!(stack.pop(), 2.5);
+/// ```
+#[derive(Debug)]
+pub struct Stack {
+    values: Vec<f64>,
+    control: Vec<usize>,
+    /// No value the tape would reject has been observed since the last
+    /// [`clear`](Self::clear).
+    finite: bool,
+}
+
+impl Default for Stack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Stack {
+    /// An empty stack; it grows on the first gradient and is reused after.
+    pub const fn new() -> Self {
+        Self {
+            values: Vec::new(),
+            control: Vec::new(),
+            finite: true,
+        }
+    }
+
+    /// Saves a value the reverse sweep reads.
+    #[inline(always)]
+    pub fn push(&mut self, value: f64) {
+        self.values.push(value);
+    }
+
+    /// The last saved value. An empty stack (a bug in the generated code,
+    /// never the user's input) gives NaN, which the finiteness check turns
+    /// into a rerun on the tape instead of a panic.
+    #[inline(always)]
+    pub fn pop(&mut self) -> f64 {
+        self.values.pop().unwrap_or(f64::NAN)
+    }
+
+    /// Saves a loop's trip count.
+    #[inline(always)]
+    pub fn push_trips(&mut self, trips: usize) {
+        self.control.push(trips);
+    }
+
+    /// The last saved trip count (0 on an empty stack: the loop is skipped).
+    #[inline(always)]
+    pub fn pop_trips(&mut self) -> usize {
+        self.control.pop().unwrap_or(0)
+    }
+
+    /// Saves which arm of an `if`/`match`, which `break` or which `return`
+    /// ran, numbered in source order.
+    #[inline(always)]
+    pub fn push_arm(&mut self, arm: u32) {
+        self.control.push(arm as usize);
+    }
+
+    /// The last saved arm. An empty stack gives `u32::MAX`, which no
+    /// generated `match` names, so its catch-all arm calls
+    /// [`fail`](Self::fail).
+    #[inline(always)]
+    pub fn pop_arm(&mut self) -> u32 {
+        self.control.pop().map_or(u32::MAX, |arm| arm as u32)
+    }
+
+    /// Forgets everything, keeping the memory. A gradient starts with it, so
+    /// that records left by a panic in the user's body (an index out of
+    /// bounds) cannot leak into the next call.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.values.clear();
+        self.control.clear();
+        self.finite = true;
+    }
+
+    /// Notes an operand that an absorbing operation (`tanh`, `max`, a
+    /// branch condition, ...) is about to read: where a non-finite value
+    /// could vanish before reaching the value or the gradient. One compare,
+    /// no branch.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let z = f64::MAX * 2.0; // overflows; tanh would hide it
+    /// stack.observe(z);
+    /// assert_eq!(z.tanh(), 1.0);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe(&mut self, value: f64) {
+        self.finite &= value.is_finite();
+    }
+
+    /// Notes every component of a parameter, the value or the gradient.
+    #[inline(always)]
+    pub fn observe_all<T: Components + ?Sized>(&mut self, value: &T) {
+        self.finite &= value.all_finite();
+    }
+
+    /// Marks the sweep as failed: an impossible control record.
+    #[inline(always)]
+    pub fn fail(&mut self) {
+        self.finite = false;
+    }
+
+    /// Whether every observed value was finite: `f_adjoint` returns its
+    /// result only then, and `f_grad` reruns the tape otherwise.
+    #[inline(always)]
+    pub fn finite(&self) -> bool {
+        self.finite
+    }
+
+    /// Whether nothing is saved: true after every complete gradient.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty() && self.control.is_empty()
+    }
+
+    /// Heap bytes held (capacity, both stacks).
+    pub fn capacity_bytes(&self) -> usize {
+        self.values.capacity() * size_of::<f64>() + self.control.capacity() * size_of::<usize>()
+    }
+
+    /// The most bytes pushed since the last [`clear`](Self::clear) are at
+    /// most this; used by the memory report together with a counter.
+    pub fn len_bytes(&self) -> usize {
+        self.values.len() * size_of::<f64>() + self.control.len() * size_of::<usize>()
+    }
+}
+
+/// The most bytes of stack a thread keeps between gradients (64 MiB, the
+/// scratch tape's limit too); a larger gradient frees its stack after.
+const KEPT_BYTES: usize = 64 << 20;
+
+thread_local! {
+    static STACK: RefCell<Stack> = const { RefCell::new(Stack::new()) };
+}
+
+/// Runs `f` (an `f_adjoint`) on this thread's stack, cleared first.
+///
+/// A nested `f_grad` (the user calls a gradient from inside a gradient's
+/// closure, or a thread is being torn down) finds the stack borrowed or
+/// gone and gets a fresh one: never a panic.
+///
+/// ```
+/// use autodiff::__adjoint::with_stack;
+///
+/// let top = with_stack(|stack| {
+///     stack.push(1.0);
+///     let inner = with_stack(|inner| inner.is_empty());
+///     (stack.pop(), inner)
+/// });
+/// assert_eq!(top, (1.0, true));
+/// ```
+pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
+    let mut f = Some(f);
+    let shared = STACK.try_with(|cell| {
+        let mut stack = cell.try_borrow_mut().ok()?;
+        stack.clear();
+        let result = (f.take()?)(&mut stack);
+        if stack.capacity_bytes() > KEPT_BYTES {
+            *stack = Stack::new();
+        }
+        Some(result)
+    });
+    match (shared, f) {
+        (Ok(Some(result)), _) => result,
+        (_, Some(f)) => f(&mut Stack::new()),
+        // `f` ran on the shared stack, so its result was returned above.
+        (_, None) => unreachable!("with_stack: the closure ran but gave no result"),
+    }
+}
+
+/// The adjoint of a value: same shape, every `f64` component a zero, every
+/// integer or `bool` a [`NoAdjoint`]. The emitter declares every adjoint
+/// with [`zero`] and never names a type (a proc macro sees none).
+pub trait Adjoint {
+    /// `f64` for `f64`; `[A; N]` for `[T; N]`; `Vec<A>` for `Vec<T>` and
+    /// `[T]` (a slice parameter's gradient is owned); [`NoAdjoint`] for
+    /// integers and `bool`.
+    type Bar;
+    /// Zeros shaped like `self`.
+    fn zero_bar(&self) -> Self::Bar;
+}
+
+/// `let mut x_bar = zero(&x);`: the zero adjoint shaped like `x`.
+///
+/// ```
+/// use autodiff::__adjoint::{zero, NoAdjoint};
+///
+/// let w1: &[[f64; 2]] = &[[1.0, 2.0], [3.0, 4.0]];
+/// let mut w1_bar = zero(&w1);
+/// w1_bar[1][0] += 0.5;
+/// assert_eq!(w1_bar, vec![[0.0, 0.0], [0.5, 0.0]]);
+///
+/// let n = 3_usize;
+/// let mut n_bar = zero(&n); // an integer has no adjoint
+/// n_bar += 1.0;
+/// assert_eq!(n_bar, NoAdjoint);
+/// ```
+#[inline(always)]
+pub fn zero<T: Adjoint + ?Sized>(value: &T) -> T::Bar {
+    value.zero_bar()
+}
+
+impl Adjoint for f64 {
+    type Bar = f64;
+    #[inline(always)]
+    fn zero_bar(&self) -> f64 {
+        0.0
+    }
+}
+
+impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
+    type Bar = [T::Bar; N];
+    #[inline(always)]
+    fn zero_bar(&self) -> Self::Bar {
+        std::array::from_fn(|i| self[i].zero_bar())
+    }
+}
+
+impl<T: Adjoint> Adjoint for [T] {
+    type Bar = Vec<T::Bar>;
+    #[inline]
+    fn zero_bar(&self) -> Self::Bar {
+        self.iter().map(Adjoint::zero_bar).collect()
+    }
+}
+
+impl<T: Adjoint> Adjoint for Vec<T> {
+    type Bar = Vec<T::Bar>;
+    #[inline]
+    fn zero_bar(&self) -> Self::Bar {
+        self.as_slice().zero_bar()
+    }
+}
+
+impl<T: Adjoint + ?Sized> Adjoint for &T {
+    type Bar = T::Bar;
+    #[inline(always)]
+    fn zero_bar(&self) -> Self::Bar {
+        (**self).zero_bar()
+    }
+}
+
+macro_rules! no_adjoint {
+    ($($t:ty),*) => {$(
+        impl Adjoint for $t {
+            type Bar = NoAdjoint;
+            #[inline(always)]
+            fn zero_bar(&self) -> NoAdjoint {
+                NoAdjoint
+            }
+        }
+    )*};
+}
+no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+/// The adjoint of something with none (an integer, a `bool`, a
+/// `#[constant]`): zero-sized; `+=`, `-=`, indexing and arithmetic accept
+/// anything and do nothing, so one emitted line serves every type and the
+/// optimiser deletes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoAdjoint;
+
+impl<T> AddAssign<T> for NoAdjoint {
+    #[inline(always)]
+    fn add_assign(&mut self, _: T) {}
+}
+
+impl<T> SubAssign<T> for NoAdjoint {
+    #[inline(always)]
+    fn sub_assign(&mut self, _: T) {}
+}
+
+impl<T> Mul<T> for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn mul(self, _: T) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl Neg for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn neg(self) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl<I> Index<I> for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn index(&self, _: I) -> &NoAdjoint {
+        self
+    }
+}
+
+impl<I> IndexMut<I> for NoAdjoint {
+    #[inline(always)]
+    fn index_mut(&mut self, _: I) -> &mut NoAdjoint {
+        self
+    }
+}
+
+/// `x_bar += y_bar` where `y` turned out to be an integer: nothing flows.
+impl AddAssign<NoAdjoint> for f64 {
+    #[inline(always)]
+    fn add_assign(&mut self, _: NoAdjoint) {}
+}
+
+/// `x_bar -= y_bar` where `y` turned out to be an integer.
+impl SubAssign<NoAdjoint> for f64 {
+    #[inline(always)]
+    fn sub_assign(&mut self, _: NoAdjoint) {}
+}
+
+/// The `f64` components of a parameter or gradient, checked for finiteness
+/// in one pass without short-circuiting (so it vectorises).
+pub trait Components {
+    /// Whether every `f64` component is finite; values without any are.
+    fn all_finite(&self) -> bool;
+}
+
+impl Components for f64 {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl<T: Components> Components for [T] {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.iter().fold(true, |ok, item| ok & item.all_finite())
+    }
+}
+
+impl<T: Components, const N: usize> Components for [T; N] {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.as_slice().all_finite()
+    }
+}
+
+impl<T: Components> Components for Vec<T> {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.as_slice().all_finite()
+    }
+}
+
+impl<T: Components + ?Sized> Components for &T {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        (**self).all_finite()
+    }
+}
+
+impl Components for NoAdjoint {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        true
+    }
+}
+
+/// Whether every `f64` component of `value` is finite.
+///
+/// ```
+/// assert!(autodiff::__adjoint::all_finite(&[[1.0, 2.0], [3.0, 4.0]]));
+/// assert!(!autodiff::__adjoint::all_finite(&vec![1.0, f64::NAN]));
+/// ```
+#[inline]
+pub fn all_finite<T: Components + ?Sized>(value: &T) -> bool {
+    value.all_finite()
+}
+
+/// The number type the sweeps' arithmetic needs: `+ - * /`, negation and
+/// the elementary functions whose derivatives the reverse sweep writes out.
+/// `f64` implements it; a dual number would, for Hessian-vector products
+/// (forward over reverse).
+pub trait Real:
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+{
+    /// A literal of the body, as this number type.
+    fn lit(value: f64) -> Self;
+    /// `sin`.
+    fn sin(self) -> Self;
+    /// `cos`.
+    fn cos(self) -> Self;
+    /// `tanh`.
+    fn tanh(self) -> Self;
+    /// `exp`.
+    fn exp(self) -> Self;
+    /// `ln`.
+    fn ln(self) -> Self;
+    /// The primal part, for branch conditions and finiteness checks.
+    fn primal(self) -> f64;
+}
+
+impl Real for f64 {
+    #[inline(always)]
+    fn lit(value: f64) -> f64 {
+        value
+    }
+    #[inline(always)]
+    fn sin(self) -> f64 {
+        f64::sin(self)
+    }
+    #[inline(always)]
+    fn cos(self) -> f64 {
+        f64::cos(self)
+    }
+    #[inline(always)]
+    fn tanh(self) -> f64 {
+        f64::tanh(self)
+    }
+    #[inline(always)]
+    fn exp(self) -> f64 {
+        f64::exp(self)
+    }
+    #[inline(always)]
+    fn ln(self) -> f64 {
+        f64::ln(self)
+    }
+    #[inline(always)]
+    fn primal(self) -> f64 {
+        self
+    }
+}
+
+/// A stack of `f64` values the generic sweep saves: the primal parts are
+/// enough for `f64`; a dual-number sweep needs its own stack of duals, which
+/// this keeps room for without paying for it now.
+pub trait Saves<R> {
+    /// Saves `value`.
+    fn save(&mut self, value: R);
+    /// The last saved value.
+    fn restore(&mut self) -> R;
+}
+
+impl Saves<f64> for Stack {
+    #[inline(always)]
+    fn save(&mut self, value: f64) {
+        self.push(value);
+    }
+    #[inline(always)]
+    fn restore(&mut self) -> f64 {
+        self.pop()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_come_back_last_in_first_out() {
+        let mut stack = Stack::new();
+        stack.push(1.0);
+        stack.push_trips(7);
+        stack.push(2.0);
+        stack.push_arm(3);
+        assert_eq!(stack.pop_arm(), 3);
+        assert_eq!(stack.pop(), 2.0);
+        assert_eq!(stack.pop_trips(), 7);
+        assert_eq!(stack.pop(), 1.0);
+        assert!(stack.is_empty());
+    }
+
+    #[test]
+    fn an_empty_stack_gives_values_the_checks_reject() {
+        let mut stack = Stack::new();
+        assert!(stack.pop().is_nan());
+        assert_eq!(stack.pop_trips(), 0);
+        assert_eq!(stack.pop_arm(), u32::MAX);
+    }
+
+    #[test]
+    fn the_thread_stack_is_reused_and_cleared() {
+        with_stack(|stack| {
+            for k in 0..1000 {
+                stack.push(f64::from(k));
+            }
+        });
+        let (empty, capacity) = with_stack(|stack| (stack.is_empty(), stack.capacity_bytes()));
+        assert!(empty);
+        assert!(capacity >= 1000 * size_of::<f64>());
+    }
+
+    #[test]
+    fn adjoints_take_the_shape_of_their_values() {
+        let v: Vec<[f64; 3]> = vec![[1.0; 3]; 2];
+        assert_eq!(zero(&v), vec![[0.0; 3]; 2]);
+        let s: &[f64] = &[1.0, 2.0];
+        assert_eq!(zero(&s), vec![0.0, 0.0]);
+        assert_eq!(zero(&[[2.0_f64; 2]; 3]), [[0.0; 2]; 3]);
+        assert_eq!(zero(&[1_usize, 2]), [NoAdjoint, NoAdjoint]);
+        assert_eq!(size_of::<[NoAdjoint; 64]>(), 0);
+        let mut total = 1.5;
+        total += NoAdjoint * 3;
+        assert_eq!(total, 1.5);
+    }
+
+    #[test]
+    fn finiteness_is_seen_in_every_component() {
+        assert!(all_finite(&[[1.0, 2.0], [3.0, 4.0]]));
+        assert!(!all_finite(&[[1.0, 2.0], [f64::INFINITY, 4.0]]));
+        assert!(!all_finite(&vec![f64::NAN]));
+        let mut stack = Stack::new();
+        stack.observe(1.0);
+        stack.observe_all(&[[1.0, 2.0]]);
+        assert!(stack.finite());
+        stack.observe(f64::NEG_INFINITY);
+        stack.observe(1.0);
+        assert!(!stack.finite());
+        stack.clear();
+        assert!(stack.finite());
+    }
+}
