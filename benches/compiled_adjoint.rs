@@ -14,8 +14,9 @@
 //!
 //! Under `cargo test` this checks every compiled gradient against the tape
 //! gradient and central differences, and the error contract; under
-//! `cargo bench --bench compiled_adjoint` (`-- --rounds N`) it prints one
-//! table per workload: plain twin, compiled adjoint, tape `f_grad`.
+//! `cargo bench --bench compiled_adjoint` (`-- --rounds N`, `--only WORD` for
+//! the workloads whose name contains `WORD`) it prints one table per
+//! workload: plain twin, compiled adjoint, tape `f_grad`.
 
 // Index loops on purpose: the generated code mirrors the student's loops.
 #![allow(clippy::needless_range_loop)]
@@ -79,11 +80,6 @@ fn mlp_loss_adjoint(
     x: &[f64],
     target: f64,
 ) -> Option<ValueAndGradient<MlpGradient>> {
-    stack.observe_all(w1);
-    stack.observe_all(b1);
-    stack.observe_all(w2);
-    stack.observe(b2);
-
     // Forward sweep.
     let mut y = b2;
     for j in 0..w1.len() {
@@ -130,10 +126,10 @@ fn mlp_loss_adjoint(
     b2_bar += y_bar;
 
     stack.observe(value);
-    stack.observe_all(&w1_bar);
-    stack.observe_all(&b1_bar);
-    stack.observe_all(&w2_bar);
-    stack.observe(b2_bar);
+    stack.observe_param(&w1, &w1_bar);
+    stack.observe_param(&b1, &b1_bar);
+    stack.observe_param(&w2, &w2_bar);
+    stack.observe_param(&b2, &b2_bar);
     stack.finite().then_some(ValueAndGradient {
         value,
         gradient: (w1_bar, b1_bar, w2_bar, b2_bar),
@@ -239,8 +235,6 @@ fn chain(x: f64, steps: usize) -> f64 {
 /// The compiled adjoint of `chain`: the old `y` of every step is saved (the
 /// step's derivatives read it and the step overwrites it), nothing else.
 fn chain_adjoint(stack: &mut Stack, x: f64, steps: usize) -> Option<ValueAndGradient<f64>> {
-    stack.observe(x);
-
     // Forward sweep.
     let mut y = x;
     for _ in 0..steps {
@@ -269,7 +263,7 @@ fn chain_adjoint(stack: &mut Stack, x: f64, steps: usize) -> Option<ValueAndGrad
     x_bar += y_bar;
 
     stack.observe(value);
-    stack.observe(x_bar);
+    stack.observe_param(&x, &x_bar);
     stack.finite().then_some(ValueAndGradient {
         value,
         gradient: x_bar,
@@ -326,8 +320,6 @@ fn total(x: &[f64]) -> f64 {
 /// The compiled adjoint of `total`: nothing saved (a sum's derivative reads
 /// nothing); every item's adjoint is the value's.
 fn total_adjoint(stack: &mut Stack, x: &[f64]) -> Option<ValueAndGradient<Vec<f64>>> {
-    stack.observe_all(x);
-
     // Forward sweep.
     let value: f64 = x.iter().sum();
 
@@ -340,7 +332,7 @@ fn total_adjoint(stack: &mut Stack, x: &[f64]) -> Option<ValueAndGradient<Vec<f6
     }
 
     stack.observe(value);
-    stack.observe_all(&x_bar);
+    stack.observe_param(&x, &x_bar);
     stack.finite().then_some(ValueAndGradient {
         value,
         gradient: x_bar,
@@ -392,7 +384,7 @@ fn softplus_adjoint(stack: &mut Stack, x: f64) -> Option<ValueAndGradient<f64>> 
     let mut x_bar = zero(&x);
     softplus_reverse(stack, x, 1.0, &mut x_bar);
     stack.observe(value);
-    stack.observe(x_bar);
+    stack.observe_param(&x, &x_bar);
     stack.finite().then_some(ValueAndGradient {
         value,
         gradient: x_bar,
@@ -446,8 +438,6 @@ fn piecewise_adjoint(
     x: &[f64],
     limit: f64,
 ) -> Option<ValueAndGradient<Vec<f64>>> {
-    stack.observe_all(x);
-
     // Forward sweep.
     let mut total = 0.0;
     let value = 'forward: {
@@ -544,7 +534,7 @@ fn piecewise_adjoint(
     // let mut total = 0.0;   (a constant: nothing)
 
     stack.observe(value);
-    stack.observe_all(&x_bar);
+    stack.observe_param(&x, &x_bar);
     stack.finite().then_some(ValueAndGradient {
         value,
         gradient: x_bar,
@@ -574,10 +564,6 @@ fn lesson15_mlp_adjoint(
     x: [f64; 4],
     t: f64,
 ) -> Option<ValueAndGradient<LessonGradient>> {
-    stack.observe_all(&w1);
-    stack.observe_all(&w2);
-    stack.observe_all(&x);
-
     // Forward sweep.
     let mut y_hat = 0.0;
     for j in 0..3 {
@@ -623,9 +609,9 @@ fn lesson15_mlp_adjoint(
     // let mut y_hat = 0.0;   (a constant: nothing)
 
     stack.observe(value);
-    stack.observe_all(&w1_bar);
-    stack.observe_all(&w2_bar);
-    stack.observe_all(&x_bar);
+    stack.observe_param(&w1, &w1_bar);
+    stack.observe_param(&w2, &w2_bar);
+    stack.observe_param(&x, &x_bar);
     stack.finite().then_some(ValueAndGradient {
         value,
         gradient: (w1_bar, w2_bar, x_bar),
@@ -700,12 +686,24 @@ fn check_mlp() -> Result<(), String> {
     let got = p.compiled().map_err(|e| e.to_string())?;
     let tape = p.tape().map_err(|e| e.to_string())?;
     let flat = flat_mlp(&got.gradient);
-    agree("mlp", &flat, got.value, &flat_mlp(&tape.gradient), tape.value)?;
+    agree(
+        "mlp",
+        &flat,
+        got.value,
+        &flat_mlp(&tape.gradient),
+        tape.value,
+    )?;
     // The hand-written backward pass of `common::Mlp` is a third witness.
     let mlp = Mlp::new(INPUTS, HIDDEN);
     let mut by_hand = Vec::new();
     mlp.gradient_by_hand(&mlp.params, &mut by_hand);
-    agree("mlp (by hand)", &flat, got.value, &by_hand, mlp.loss(&mlp.params))?;
+    agree(
+        "mlp (by hand)",
+        &flat,
+        got.value,
+        &by_hand,
+        mlp.loss(&mlp.params),
+    )?;
     central("mlp", &p.flat(), &flat, |point| p.loss_at(point))
 }
 
@@ -714,7 +712,13 @@ fn check_chain() -> Result<(), String> {
         let got = chain_grad_compiled(x, steps).map_err(|e| e.to_string())?;
         let tape = chain_grad(x, steps).map_err(|e| e.to_string())?;
         let name = format!("chain({x}, {steps})");
-        agree(&name, &[got.gradient], got.value, &[tape.gradient], tape.value)?;
+        agree(
+            &name,
+            &[got.gradient],
+            got.value,
+            &[tape.gradient],
+            tape.value,
+        )?;
         central(&name, &[x], &[got.gradient], |p| chain(p[0], steps))?;
         let generic = chain_adjoint_generic::<f64, _>(&mut Stack::new(), x, steps);
         if generic != (got.value, got.gradient) {
@@ -729,7 +733,13 @@ fn check_total() -> Result<(), String> {
     let x: Vec<f64> = (0..1000).map(|_| numbers.next_f64()).collect();
     let got = total_grad_compiled(&x).map_err(|e| e.to_string())?;
     let tape = total_grad(&x).map_err(|e| e.to_string())?;
-    agree("total", &got.gradient, got.value, &tape.gradient, tape.value)?;
+    agree(
+        "total",
+        &got.gradient,
+        got.value,
+        &tape.gradient,
+        tape.value,
+    )?;
     central("total", &x, &got.gradient, total)
 }
 
@@ -760,7 +770,13 @@ fn check_piecewise() -> Result<(), String> {
         let got = softplus_grad_compiled(x).map_err(|e| e.to_string())?;
         let tape = softplus_grad(x).map_err(|e| e.to_string())?;
         let name = format!("softplus({x})");
-        agree(&name, &[got.gradient], got.value, &[tape.gradient], tape.value)?;
+        agree(
+            &name,
+            &[got.gradient],
+            got.value,
+            &[tape.gradient],
+            tape.value,
+        )?;
     }
     Ok(())
 }
@@ -770,7 +786,13 @@ fn check_lesson15() -> Result<(), String> {
     let got = lesson15_mlp_grad_compiled(w1, w2, x, t).map_err(|e| e.to_string())?;
     let tape = exercises::mlp_loss_grad(w1, w2, x, t).map_err(|e| e.to_string())?;
     let flat = flat_lesson(&got.gradient);
-    agree("lesson 15 mlp", &flat, got.value, &flat_lesson(&tape.gradient), tape.value)?;
+    agree(
+        "lesson 15 mlp",
+        &flat,
+        got.value,
+        &flat_lesson(&tape.gradient),
+        tape.value,
+    )?;
     let mut inputs = flat_lesson(&(w1, w2, x));
     central("lesson 15 mlp", &inputs.clone(), &flat, |p| {
         inputs.copy_from_slice(p);
@@ -795,13 +817,19 @@ fn check_errors() -> Result<(), String> {
         if format!("{compiled:?}") == format!("{tape:?}") {
             Ok(())
         } else {
-            Err(format!("{name}: compiled error {compiled} differs from the tape's {tape}"))
+            Err(format!(
+                "{name}: compiled error {compiled} differs from the tape's {tape}"
+            ))
         }
     };
 
     let mut p = MlpParameters::new();
     p.w1[3][5] = f64::NAN;
-    same("mlp NaN weight", expect_err("mlp NaN", p.compiled())?, expect_err("tape", p.tape())?)?;
+    same(
+        "mlp NaN weight",
+        expect_err("mlp NaN", p.compiled())?,
+        expect_err("tape", p.tape())?,
+    )?;
 
     // Every product of unit 0 at +1e308 overflows z to +∞; tanh(∞) = 1 and
     // its derivative 0, so value and gradient are finite: only the check
@@ -815,13 +843,21 @@ fn check_errors() -> Result<(), String> {
         return Err("the overflow case should have a finite value".into());
     }
     let tape = expect_err("tape overflow", p.tape())?;
-    same("mlp overflow under tanh", expect_err("mlp overflow", p.compiled())?, tape)?;
+    same(
+        "mlp overflow under tanh",
+        expect_err("mlp overflow", p.compiled())?,
+        tape,
+    )?;
 
     // A NaN the function never reads: only the input check sees it.
     let mut p = MlpParameters::new();
     p.x.truncate(INPUTS - 1);
     p.w1[7][INPUTS - 1] = f64::NAN;
-    same("unread NaN", expect_err("unread NaN", p.compiled())?, expect_err("tape", p.tape())?)?;
+    same(
+        "unread NaN",
+        expect_err("unread NaN", p.compiled())?,
+        expect_err("tape", p.tape())?,
+    )?;
 
     same(
         "chain NaN",
@@ -887,6 +923,14 @@ fn bench(args: &[String]) -> Result<(), String> {
     let rounds = common::rounds(args)?;
     smoke()?;
     println!("compiled adjoint bench: {rounds} rounds, each row timed once per round in turn\n");
+    let only = common::option(args, "--only").unwrap_or("");
+    let report = |rows: &mut [Row<'_>]| {
+        if rows[0].workload.contains(only) {
+            report(rows, rounds)
+        } else {
+            Ok(())
+        }
+    };
     use std::hint::black_box;
 
     // (a)
@@ -904,7 +948,7 @@ fn bench(args: &[String]) -> Result<(), String> {
             p.tape().map_or(f64::NAN, |r| r.value + r.gradient.3)
         }),
     ];
-    report(&mut rows, rounds)?;
+    report(&mut rows)?;
     let saved = {
         let mut stack = Stack::new();
         mlp_loss_adjoint(&mut stack, &p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target);
@@ -920,18 +964,28 @@ fn bench(args: &[String]) -> Result<(), String> {
     let name = "chain 10⁶ steps".to_string();
     let operations = 4 * steps;
     let mut rows = vec![
-        row(&name, common::PLAIN, operations, 3, || chain(black_box(0.45), steps)),
+        row(&name, common::PLAIN, operations, 3, || {
+            chain(black_box(0.45), steps)
+        }),
         row(&name, "compiled adjoint", operations, 3, || {
             chain_grad_compiled(black_box(0.45), steps).map_or(f64::NAN, |r| r.gradient)
         }),
-        row(&name, "compiled adjoint, generic R = f64", operations, 3, || {
-            adjoint::with_stack(|stack| chain_adjoint_generic::<f64, _>(stack, black_box(0.45), steps).1)
-        }),
+        row(
+            &name,
+            "compiled adjoint, generic R = f64",
+            operations,
+            3,
+            || {
+                adjoint::with_stack(|stack| {
+                    chain_adjoint_generic::<f64, _>(stack, black_box(0.45), steps).1
+                })
+            },
+        ),
         row(&name, "tape f_grad", operations, 1, || {
             chain_grad(black_box(0.45), steps).map_or(f64::NAN, |r| r.gradient)
         }),
     ];
-    report(&mut rows, rounds)?;
+    report(&mut rows)?;
 
     // (c)
     let mut numbers = Numbers::new(0xC0FFEE);
@@ -947,14 +1001,16 @@ fn bench(args: &[String]) -> Result<(), String> {
             total_grad(black_box(x)).map_or(f64::NAN, |r| r.value + r.gradient[7])
         }),
     ];
-    report(&mut rows, rounds)?;
+    report(&mut rows)?;
 
     // (d)
     let x: &Vec<f64> = &(0..1000).map(|_| numbers.next_f64()).collect();
     let name = "piecewise, 10³ items".to_string();
     let operations = 2 * x.len();
     let mut rows = vec![
-        row(&name, common::PLAIN, operations, 200, || piecewise(black_box(x), 1e9)),
+        row(&name, common::PLAIN, operations, 200, || {
+            piecewise(black_box(x), 1e9)
+        }),
         row(&name, "compiled adjoint", operations, 200, || {
             piecewise_grad_compiled(black_box(x), 1e9).map_or(f64::NAN, |r| r.value + r.gradient[7])
         }),
@@ -962,7 +1018,7 @@ fn bench(args: &[String]) -> Result<(), String> {
             piecewise_grad(black_box(x), 1e9).map_or(f64::NAN, |r| r.value + r.gradient[7])
         }),
     ];
-    report(&mut rows, rounds)?;
+    report(&mut rows)?;
 
     // (e)
     let (w1, w2, x, t) = exercises::mlp_setup();
@@ -976,12 +1032,26 @@ fn bench(args: &[String]) -> Result<(), String> {
             lesson15_mlp_grad_compiled(black_box(w1), w2, x, t)
                 .map_or(f64::NAN, |r| r.value + r.gradient.1[0])
         }),
+        row(
+            &name,
+            "compiled adjoint on a kept Stack",
+            operations,
+            100_000,
+            {
+                let mut stack = Stack::new();
+                move || {
+                    stack.clear();
+                    lesson15_mlp_adjoint(&mut stack, black_box(w1), w2, x, t)
+                        .map_or(f64::NAN, |r| r.value + r.gradient.1[0])
+                }
+            },
+        ),
         row(&name, "tape f_grad", operations, 10_000, || {
             exercises::mlp_loss_grad(black_box(w1), w2, x, t)
                 .map_or(f64::NAN, |r| r.value + r.gradient.1[0])
         }),
     ];
-    report(&mut rows, rounds)
+    report(&mut rows)
 }
 
 /// Times `rows` and prints their table and the compiled-to-tape ratio.

@@ -252,6 +252,25 @@ impl Stack {
         self.finite &= value.all_finite();
     }
 
+    /// Notes a differentiable parameter and its gradient in one pass: the
+    /// tape rejects a non-finite parameter even where nothing reads it, and
+    /// a non-finite adjoint contribution; one pass over both costs less than
+    /// two (a 10⁶-item sum is memory-bound: each pass over it is about half
+    /// the plain function).
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let x: &[f64] = &[1.0, f64::NAN];
+    /// stack.observe_param(&x, &vec![0.5, 0.0]);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe_param<P: Checked<B> + ?Sized, B: ?Sized>(&mut self, param: &P, bar: &B) {
+        self.finite &= param.finite_with(bar);
+    }
+
     /// Marks the sweep as failed: an impossible control record.
     #[inline(always)]
     pub fn fail(&mut self) {
@@ -516,6 +535,59 @@ impl Components for NoAdjoint {
     #[inline(always)]
     fn all_finite(&self) -> bool {
         true
+    }
+}
+
+/// A differentiable parameter and its gradient (the shape [`zero`] gave),
+/// checked for finiteness together.
+pub trait Checked<B: ?Sized> {
+    /// Whether every `f64` component of both is finite.
+    fn finite_with(&self, bar: &B) -> bool;
+}
+
+impl Checked<f64> for f64 {
+    #[inline(always)]
+    fn finite_with(&self, bar: &f64) -> bool {
+        self.is_finite() & bar.is_finite()
+    }
+}
+
+impl<T: Checked<B>, B> Checked<[B]> for [T] {
+    #[inline]
+    fn finite_with(&self, bar: &[B]) -> bool {
+        // Equal lengths by construction (`zero`); a shorter side would only
+        // check less, never panic.
+        self.iter()
+            .zip(bar)
+            .fold(true, |ok, (item, item_bar)| ok & item.finite_with(item_bar))
+    }
+}
+
+impl<T: Checked<B>, B, const N: usize> Checked<[B; N]> for [T; N] {
+    #[inline]
+    fn finite_with(&self, bar: &[B; N]) -> bool {
+        self.as_slice().finite_with(bar.as_slice())
+    }
+}
+
+impl<T: Checked<B>, B> Checked<Vec<B>> for [T] {
+    #[inline]
+    fn finite_with(&self, bar: &Vec<B>) -> bool {
+        self.finite_with(bar.as_slice())
+    }
+}
+
+impl<T: Checked<B>, B> Checked<Vec<B>> for Vec<T> {
+    #[inline]
+    fn finite_with(&self, bar: &Vec<B>) -> bool {
+        self.as_slice().finite_with(bar.as_slice())
+    }
+}
+
+impl<T: Checked<B> + ?Sized, B: ?Sized> Checked<B> for &T {
+    #[inline(always)]
+    fn finite_with(&self, bar: &B) -> bool {
+        (**self).finite_with(bar)
     }
 }
 
