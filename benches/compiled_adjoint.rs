@@ -20,6 +20,9 @@
 
 // Index loops on purpose: the generated code mirrors the student's loops.
 #![allow(clippy::needless_range_loop)]
+// `common` and lesson 15's support both include the splitmix generator by
+// path; each keeps its own copy, as in the binaries they come from.
+#![allow(clippy::duplicate_mod)]
 
 mod common;
 #[path = "../examples/support/exercises.rs"]
@@ -432,15 +435,17 @@ fn piecewise(x: &[f64], #[constant] limit: f64) -> f64 {
 /// when it returned early (otherwise `x.len()`, stable), the `while` loop's
 /// trip count and exit (0 its condition, 1 the `break`). The `if x[i] > 0.0`
 /// is not recorded: its condition reads only stable values, so the reverse
-/// sweep evaluates it again.
+/// sweep evaluates it again. The body's own bindings live in the labelled
+/// block, so the tail pushes the two its reverse reads (`total`, `scale`).
 fn piecewise_adjoint(
     stack: &mut Stack,
     x: &[f64],
     limit: f64,
 ) -> Option<ValueAndGradient<Vec<f64>>> {
-    // Forward sweep.
-    let mut total = 0.0;
+    // Forward sweep: a labelled block, so that a `return` can leave it for
+    // the reverse sweep.
     let value = 'forward: {
+        let mut total = 0.0;
         for i in 0..x.len() {
             if x[i] > 0.0 {
                 total += x[i] * x[i];
@@ -476,6 +481,9 @@ fn piecewise_adjoint(
         }
         stack.push_arm(while_exit);
         stack.push_trips(while_trips);
+        // The block's bindings that this path's reverse reads leave scope here.
+        stack.push(total);
+        stack.push(scale);
         stack.push_arm(0);
         scale * total
     };
@@ -486,8 +494,9 @@ fn piecewise_adjoint(
     let mut total_bar = 0.0;
     let for_trips = match stack.pop_arm() {
         0 => {
-            // scale * total   (both stable: nothing writes them after)
-            let scale = value / total;
+            let scale = stack.pop();
+            let total = stack.pop();
+            // scale * total
             let mut scale_bar = 0.0;
             scale_bar += value_bar * total;
             total_bar += value_bar * scale;

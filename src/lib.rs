@@ -38,8 +38,9 @@ pub use autodiff_macros::differentiable;
 #[path = "private.rs"]
 pub mod __private;
 
-/// What the compiled adjoint (`f_grad` as generated Rust) calls; not a
-/// public API.
+// What the compiled adjoint (`f_grad` as generated Rust) calls; not a
+// public API. Its docs are all inner (`//!`), so that their links resolve in
+// the module rather than here.
 #[doc(hidden)]
 #[path = "adjoint.rs"]
 pub mod __adjoint;
