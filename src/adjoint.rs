@@ -380,7 +380,11 @@ pub trait Adjoint {
     /// `f64` for `f64`; `[A; N]` for `[T; N]`; `Vec<A>` for `Vec<T>` and
     /// `[T]` (a slice parameter's gradient is owned); [`NoAdjoint`] for
     /// integers and `bool`.
-    type Bar;
+    type Bar: Clone;
+    /// Every value of the type has the same shape (no `Vec` inside), so one
+    /// zero serves a whole slice of them: `vec![zero; n]`, which allocates
+    /// zeroed memory instead of building each row and copying it in.
+    const UNIFORM: bool;
     /// Zeros shaped like `self`.
     fn zero_bar(&self) -> Self::Bar;
 }
@@ -407,6 +411,7 @@ pub fn zero<T: Adjoint + ?Sized>(value: &T) -> T::Bar {
 
 impl Adjoint for f64 {
     type Bar = f64;
+    const UNIFORM: bool = true;
     #[inline(always)]
     fn zero_bar(&self) -> f64 {
         0.0
@@ -415,6 +420,7 @@ impl Adjoint for f64 {
 
 impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
     type Bar = [T::Bar; N];
+    const UNIFORM: bool = T::UNIFORM;
     #[inline(always)]
     fn zero_bar(&self) -> Self::Bar {
         std::array::from_fn(|i| self[i].zero_bar())
@@ -423,14 +429,19 @@ impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
 
 impl<T: Adjoint> Adjoint for [T] {
     type Bar = Vec<T::Bar>;
+    const UNIFORM: bool = false;
     #[inline]
     fn zero_bar(&self) -> Self::Bar {
-        self.iter().map(Adjoint::zero_bar).collect()
+        match self.first() {
+            Some(first) if T::UNIFORM => vec![first.zero_bar(); self.len()],
+            _ => self.iter().map(Adjoint::zero_bar).collect(),
+        }
     }
 }
 
 impl<T: Adjoint> Adjoint for Vec<T> {
     type Bar = Vec<T::Bar>;
+    const UNIFORM: bool = false;
     #[inline]
     fn zero_bar(&self) -> Self::Bar {
         self.as_slice().zero_bar()
@@ -439,6 +450,7 @@ impl<T: Adjoint> Adjoint for Vec<T> {
 
 impl<T: Adjoint + ?Sized> Adjoint for &T {
     type Bar = T::Bar;
+    const UNIFORM: bool = T::UNIFORM;
     #[inline(always)]
     fn zero_bar(&self) -> Self::Bar {
         (**self).zero_bar()
@@ -449,6 +461,7 @@ macro_rules! no_adjoint {
     ($($t:ty),*) => {$(
         impl Adjoint for $t {
             type Bar = NoAdjoint;
+            const UNIFORM: bool = true;
             #[inline(always)]
             fn zero_bar(&self) -> NoAdjoint {
                 NoAdjoint
@@ -748,6 +761,13 @@ mod tests {
         assert_eq!(zero(&s), vec![0.0, 0.0]);
         assert_eq!(zero(&[[2.0_f64; 2]; 3]), [[0.0; 2]; 3]);
         assert_eq!(zero(&[1_usize, 2]), [NoAdjoint, NoAdjoint]);
+        let ragged: &[Vec<f64>] = &[vec![1.0], vec![2.0, 3.0]];
+        assert_eq!(zero(&ragged), vec![vec![0.0], vec![0.0, 0.0]]);
+        let rows: &[[Vec<f64>; 2]] = &[[vec![1.0], vec![]], [vec![], vec![2.0, 3.0]]];
+        assert_eq!(
+            zero(&rows),
+            vec![[vec![0.0], vec![]], [vec![], vec![0.0, 0.0]]]
+        );
         assert_eq!(size_of::<[NoAdjoint; 64]>(), 0);
         let mut total = 1.5;
         total += NoAdjoint * 3;
