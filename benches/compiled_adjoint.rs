@@ -1009,6 +1009,19 @@ fn bench(args: &[String]) -> Result<(), String> {
         row(&name, "tape f_grad", operations, 1, || {
             total_grad(black_box(x)).map_or(f64::NAN, |r| r.value + r.gradient[7])
         }),
+        // What any `f_grad` returning an owned gradient pays before its
+        // first flop: the allocation floor of this workload.
+        row(
+            &name,
+            "only: new zeroed gradient, written once",
+            operations,
+            3,
+            || {
+                let mut gradient = zero(&black_box(x.as_slice()));
+                gradient.iter_mut().for_each(|g| *g += 1.0);
+                gradient[7]
+            },
+        ),
     ];
     report(&mut rows)?;
 
