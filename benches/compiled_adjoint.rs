@@ -285,6 +285,9 @@ fn chain_grad_compiled(x: f64, steps: usize) -> Grad<f64> {
 /// emitter for forward-over-reverse would write it: literals become
 /// `R::lit`, saves go through [`Saves`]. Timed against `chain_adjoint` at
 /// `R = f64` to show what the door costs.
+// Out of line like `chain_adjoint` (which rustc chose not to inline), so
+// the two rows differ in the number type only, not in where they sit.
+#[inline(never)]
 fn chain_adjoint_generic<R: Real, S: Saves<R>>(stack: &mut S, x: R, steps: usize) -> (R, R) {
     // Forward sweep.
     let mut y = x;

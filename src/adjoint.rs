@@ -215,7 +215,18 @@ impl Stack {
     /// Saves a value the reverse sweep reads.
     #[inline(always)]
     pub fn push(&mut self, value: f64) {
+        if self.values.len() == self.values.capacity() {
+            self.grow_values();
+        }
         self.values.push(value);
+    }
+
+    /// Makes room out of line, so that the value being pushed need not be
+    /// kept in memory across a call on every push of a hot loop.
+    #[cold]
+    #[inline(never)]
+    fn grow_values(&mut self) {
+        self.values.reserve(self.values.len().max(256));
     }
 
     /// The last saved value. An empty stack (a bug in the generated code,
