@@ -716,6 +716,17 @@ fn check_mlp() -> Result<(), String> {
         &by_hand,
         mlp.loss(&mlp.params),
     )?;
+    // Nothing saved that the reverse sweep does not read: the 64 `tanh`
+    // outputs fill a fresh stack's capacity exactly (one more push would
+    // double it), and the control stack stays empty.
+    let mut stack = Stack::new();
+    mlp_loss_adjoint(&mut stack, &p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target);
+    if stack.capacity_bytes() != HIDDEN * size_of::<f64>() || !stack.is_empty() {
+        return Err(format!(
+            "mlp: the adjoint saved more than the {HIDDEN} tanh outputs ({} bytes of stack)",
+            stack.capacity_bytes()
+        ));
+    }
     central("mlp", &p.flat(), &flat, |point| p.loss_at(point))
 }
 

@@ -226,7 +226,9 @@ impl Stack {
     #[cold]
     #[inline(never)]
     fn grow_values(&mut self) {
-        self.values.reserve(self.values.len().max(256));
+        // `Vec`'s own doubling, so a fresh stack's capacity after one
+        // gradient is the pushes rounded up to a power of two.
+        self.values.reserve(1);
     }
 
     /// The last saved value. An empty stack (a bug in the generated code,
