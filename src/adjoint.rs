@@ -27,7 +27,8 @@
 //!   parameter, and `stack.finite().then_some(ValueAndGradient { .. })`.
 //! - `f_grad(params)`: `match with_stack(|stack| f_adjoint(stack, ..)) {
 //!   Some(result) => Ok(result), None => f_grad_tape(..) }`. `f_grad_on`
-//!   keeps its signature and stays on the tape.
+//!   keeps its signature and is the same, its kept tape used only by the
+//!   fallback (cleared and recorded on as today).
 //! - `f_forward(stack, params) -> f64` and `f_reverse(stack, params,
 //!   value_bar, &mut p_bar..)`: the calling convention of annotated calls.
 //!   A caller's forward sweep calls `g_forward(stack, a, b)`; its reverse
@@ -142,6 +143,9 @@
 //! branch condition, `detach`, `as`) with [`Stack::observe`], and at the
 //! end the value and every parameter together with its gradient
 //! ([`Stack::observe_param`]: a NaN parameter nobody reads is caught there).
+//! An absorbing operand that is a component of `f_adjoint`'s own parameters
+//! needs no observe (the end check sees it); in `f_forward` it does, since a
+//! callee's parameters are its caller's intermediates.
 //! The verdict is a flag on the [`Stack`], so callees report into it. A
 //! failure makes `f_grad` rerun the tape, which returns the exact labelled
 //! error (or, if the compiled path was only over-cautious, the gradient).
