@@ -81,6 +81,13 @@ pub mod optim;
 #[path = "private/mod.rs"]
 pub mod __private;
 
+// What the compiled adjoint (`f_grad` as generated Rust) calls; not a
+// public API. Its docs are all inner (`//!`), so that their links resolve in
+// the module rather than here.
+#[doc(hidden)]
+#[path = "adjoint.rs"]
+pub mod __adjoint;
+
 /// Everything an exercise needs: `use autodiff::prelude::*;`.
 pub mod prelude {
     pub use crate::optim::{Adam, Sgd};

@@ -1,0 +1,822 @@
+//! What the compiled adjoint calls: `f_grad` as generated Rust (a forward
+//! sweep, then a reverse sweep over the student's bindings) instead of a
+//! recorded tape. Not a public API: names and signatures here change with
+//! the macro.
+//!
+//! This module is the runtime; below is the design the emitter follows.
+//! `benches/compiled_adjoint.rs` holds hand-written expansions, as the
+//! emitter is to write them, of the 64→64→1 MLP, a 10⁶-step chain, a
+//! 10⁶-item sum, a function with branches, an early `return`, a call and a
+//! `while` with `break`, and lesson 15's two-layer MLP, each checked against
+//! the tape and central differences and timed against the plain twin.
+//!
+//! # What is generated
+//!
+//! For `#[differentiable] fn f(params) -> f64 { body }`, beside `f`,
+//! `f_tape`, `f_check`:
+//!
+//! - `f_grad_tape(params)`: today's `f_grad` (tape, backward, labelled
+//!   errors), kept for the fallback and for comparison.
+//! - `f_adjoint(stack: &mut Stack, params) -> Option<ValueAndGradient<G>>`:
+//!   one item, three parts under comment headers. `// Forward sweep.`: the
+//!   body on `f64` as written, plus the pushes and observes below.
+//!   `// Reverse sweep.`: `let value_bar = 1.0;`, one `let mut p_bar =
+//!   zero(&p);` per differentiable parameter, then the statements reversed,
+//!   each under a `// <source line>` comment. Then the verdict:
+//!   `stack.observe(value)`, `stack.observe_param(&p, &p_bar)` per
+//!   parameter, and `stack.finite().then_some(ValueAndGradient { .. })`.
+//! - `f_grad(params)`: `match with_stack(|stack| f_adjoint(stack, ..)) {
+//!   Some(result) => Ok(result), None => f_grad_tape(..) }`. `f_grad_on`
+//!   keeps its signature and is the same, its kept tape used only by the
+//!   fallback (cleared and recorded on as today).
+//! - `f_forward(stack, params) -> f64` and `f_reverse(stack, params,
+//!   value_bar, &mut p_bar..)`: the calling convention of annotated calls.
+//!   A caller's forward sweep calls `g_forward(stack, a, b)`; its reverse
+//!   sweep, at the same statement reversed, calls `g_reverse(stack, a, b,
+//!   y_bar, &mut a_bar, &mut b_bar)` with the same arguments (the caller's
+//!   save rule keeps them: a callee's derivatives read its arguments; an
+//!   argument that is an expression gets a temporary adjoint, `let mut
+//!   arg_bar = 0.0;`, spread by the caller like any operand). The callee's
+//!   records lie on the one [`Stack`] between the caller's, last in first
+//!   out, so nesting and recursion need nothing more; its observes land in
+//!   the same verdict. A function that falls back to the tape still emits
+//!   the pair: `g_forward` runs `g_grad_tape` and pushes the gradient (on an
+//!   error: [`Stack::fail`]), `g_reverse` pops it and adds `value_bar ×` it
+//!   to the argument adjoints, so callers never need to know.
+//!
+//! # Reversing statements
+//!
+//! In reverse source order, one adjoint statement per operand occurrence:
+//!
+//! | forward | reverse |
+//! |---|---|
+//! | `let z = e;` | `e`'s statements seeded with `z_bar` |
+//! | `y = e;` | `let assigned_bar = y_bar; y_bar = 0.0;` then `e` with `assigned_bar` |
+//! | `y += e;` / `y -= e;` | `e` with `y_bar` / `-y_bar` (`y_bar` is unchanged) |
+//! | `y *= e;` | `let assigned_bar = y_bar; y_bar = assigned_bar * e;` then `e` with `assigned_bar * y` (old `y`: saved) |
+//! | `a * b` seeded `s` | `a_bar += s * b; b_bar += s * a;` |
+//! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` |
+//! | `x.iter().sum()` seeded `s` | `for item_bar in x_bar.iter_mut() { *item_bar += s; }` |
+//! | `g(a)` seeded `s` | `g_reverse(stack, a, s, &mut a_bar);` |
+//!
+//! An operand that is a subexpression gets a named seed: `let product_bar =
+//! s * 0.5;` (`sum_bar`, `difference_bar`, `quotient_bar`; a method call
+//! `z.tanh()` is `z_tanh_bar`), numbered `_2`, `_3` if one statement needs
+//! several. A literal or `#[constant]` operand gets no statement.
+//!
+//! # The save rule
+//!
+//! A value a local derivative reads is available to the reverse sweep
+//! without saving if it is *stable*: a parameter, or a binding of the body's
+//! top-level block, that nothing assigns after the read (`=`, `op=`, an
+//! element write, `push`, a `&mut` borrow), every later iteration of an
+//! enclosing loop counting as "after". The reverse sweep runs after the
+//! forward one in the same scope, so such a binding still holds its value.
+//! Every other value a derivative reads is pushed right after the statement
+//! that reads it (*save at use*), and the reversed statement starts by
+//! popping it into a `let` of the same name, so the formulas read with the
+//! student's names:
+//!
+//! - loop-local bindings and overwritten accumulators that a derivative
+//!   reads (`y = y * (1.5 - y)` pushes the old `y`);
+//! - subexpression results a derivative reads: the forward sweep names them
+//!   (`let z_tanh = z.tanh();`) and pushes them (`tanh` and `exp` read their
+//!   output, `sin`, `ln`, `sqrt` their operand or output, chosen so that one
+//!   value serves both);
+//! - a pure arithmetic subexpression of stable values is recomputed instead
+//!   (`0.5 * error` in `0.5 * error * error`).
+//!
+//! Nothing else: sums read nothing, products read their other operand
+//! (usually stable), `+=` reads nothing of the old value. An element write
+//! `a[i] = e` saves the old `a[i]` only when a derivative reads it; an
+//! unstable index is saved on the control stack. For the MLP that leaves the
+//! 64 `tanh` outputs.
+//!
+//! A loop-local binding is out of scope in the reverse sweep, so its
+//! adjoint is declared at the start of the reversed iteration from its
+//! initialiser's shape: `0.0` for a scalar expression, `[0.0; n]` for
+//! `[e; n]`, `vec![0.0; n]` for `vec![e; n]` (`n` stable or saved);
+//! anything else keeps the tape in the first version.
+//!
+//! # Control flow
+//!
+//! - `for i in a..b` with stable bounds: `for i in (a..b).rev()`, nothing
+//!   saved. Any other `for` (an iterator, `step_by`, a `break` inside)
+//!   pushes its trip count and the reverse counts down.
+//! - `while` / `loop`: a trip counter, pushed after the loop, and the exit
+//!   taken (the condition or which `break`) when there is more than one,
+//!   so the reverse skips the tail of a last iteration that broke. A
+//!   condition on an unstable value is written `while { stack.observe(v);
+//!   v > 1.0 } { .. }`.
+//! - `if` / `match` on an unstable value pushes the arm index
+//!   ([`Stack::push_arm`]); on stable values the reverse evaluates the
+//!   condition again. `continue` is an arm like any other.
+//! - early `return e`: the forward sweep is a labelled block `'forward: {
+//!   .. }`, each `return e` is `break 'forward e` after pushing the return
+//!   point's index; the reverse starts with `match stack.pop_arm()`, one
+//!   arm per return point (`_ => stack.fail()`), each reversing what ran
+//!   before it. The block's own bindings leave scope with it, so each return
+//!   point pushes the ones its reverse path reads. Without an early return
+//!   there is no block and nothing to push.
+//!
+//! # Names and types
+//!
+//! The adjoint of `y` is `y_bar`; of `w1[j][i]`, `w1_bar[j][i]`. A shadowed
+//! name (`let y = ..; let y = ..;`) gives `y_bar` to the last binding and
+//! `y_1_bar`, `y_2_bar` to the earlier ones in source order. The macro's own
+//! names (`stack`, `value_bar`, the generated items) use
+//! `Span::mixed_site`.
+//!
+//! Adjoints are declared with [`zero`], so the emitter never names a type:
+//! `f64` gives `0.0`, arrays and `Vec`s the same shape of zeros, a slice a
+//! `Vec`, integers and `bool` a zero-sized [`NoAdjoint`] whose `+=`,
+//! indexing and arithmetic compile to nothing (the flow analysis may call an
+//! integer binding tracked; its adjoint then costs nothing).
+//!
+//! # Errors
+//!
+//! The tape rejects a non-finite leaf, result, local derivative or adjoint
+//! contribution. Non-finite values propagate through `+ - * /`, sums and
+//! most functions into the value or the gradient, so the compiled path
+//! checks only where they could vanish: the operand of an absorbing
+//! operation (`tanh`, `exp`, `atan`, a divisor, `max`, `min`, `clamp`, a
+//! branch condition, `detach`, `as`) with [`Stack::observe`], and at the
+//! end the value and every parameter together with its gradient
+//! ([`Stack::observe_param`]: a NaN parameter nobody reads is caught there).
+//! An absorbing operand that is a component of `f_adjoint`'s own parameters
+//! needs no observe (the end check sees it); in `f_forward` it does, since a
+//! callee's parameters are its caller's intermediates.
+//! The verdict is a flag on the [`Stack`], so callees report into it. A
+//! failure makes `f_grad` rerun the tape, which returns the exact labelled
+//! error (or, if the compiled path was only over-cautious, the gradient).
+//!
+//! # First version: keep the tape for
+//!
+//! closures and iterator adapters other than `iter().sum()`; `match` guards
+//! and `while let` on tracked values; tuples of tracked values; loop-local
+//! bindings whose shape the initialiser does not show; element writes
+//! through `Vec`s of `Vec`s. The function's `f_grad` doc line says
+//! "computed on the tape", and `cargo expand` shows `f_grad` calling
+//! `f_grad_tape` directly.
+//!
+//! # Second derivatives
+//!
+//! The reverse formulas use only `+ - * /` and elementary methods, the
+//! operations of [`Real`], and saves go through [`Saves`], so the sweeps can
+//! run over dual numbers (forward over reverse) for Hessian-vector products.
+//! The first emitter still writes `f64`: a generic body needs every literal
+//! wrapped (`let mut y = 0.0;` is an `f64` accumulator, `R::lit(0.0)` is
+//! not what the student wrote), which costs the side-by-side reading. The
+//! bench times the chain written both ways at the same speed, so the second
+//! emitter can add a generic `f_adjoint_over::<R>` without slowing `f_grad`.
+
+use std::cell::RefCell;
+use std::ops::{Add, AddAssign, Div, Index, IndexMut, Mul, Neg, Sub, SubAssign};
+
+pub use autodiff_core::ValueAndGradient;
+
+/// The saved values and control-flow records of one compiled gradient: a
+/// forward sweep pushes, the reverse sweep pops in the opposite order.
+///
+/// One stack per thread is reused by every `f_grad` call ([`with_stack`]),
+/// so a gradient in a training loop allocates nothing after its first
+/// call; a nested annotated call stacks its records between its caller's.
+///
+/// ```
+/// use autodiff::__adjoint::Stack;
+///
+/// let mut stack = Stack::new();
+/// stack.push(2.5);
+/// stack.push_arm(1);
+/// assert_eq!(stack.pop_arm(), 1);
+/// assert_eq!(stack.pop(), 2.5);
+/// ```
+#[derive(Debug)]
+pub struct Stack {
+    values: Vec<f64>,
+    control: Vec<usize>,
+    /// No value the tape would reject has been observed since the last
+    /// [`clear`](Self::clear).
+    finite: bool,
+}
+
+impl Default for Stack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Stack {
+    /// An empty stack; it grows on the first gradient and is reused after.
+    pub const fn new() -> Self {
+        Self {
+            values: Vec::new(),
+            control: Vec::new(),
+            finite: true,
+        }
+    }
+
+    /// Saves a value the reverse sweep reads.
+    #[inline(always)]
+    pub fn push(&mut self, value: f64) {
+        if self.values.len() == self.values.capacity() {
+            self.grow_values();
+        }
+        self.values.push(value);
+    }
+
+    /// Makes room out of line, so that the value being pushed need not be
+    /// kept in memory across a call on every push of a hot loop.
+    #[cold]
+    #[inline(never)]
+    fn grow_values(&mut self) {
+        // `Vec`'s own doubling, so a fresh stack's capacity after one
+        // gradient is the pushes rounded up to a power of two.
+        self.values.reserve(1);
+    }
+
+    /// The last saved value. An empty stack (a bug in the generated code,
+    /// never the user's input) gives NaN, which the finiteness check turns
+    /// into a rerun on the tape instead of a panic.
+    #[inline(always)]
+    pub fn pop(&mut self) -> f64 {
+        self.values.pop().unwrap_or(f64::NAN)
+    }
+
+    /// Saves a loop's trip count.
+    #[inline(always)]
+    pub fn push_trips(&mut self, trips: usize) {
+        self.control.push(trips);
+    }
+
+    /// The last saved trip count (0 on an empty stack: the loop is skipped).
+    #[inline(always)]
+    pub fn pop_trips(&mut self) -> usize {
+        self.control.pop().unwrap_or(0)
+    }
+
+    /// Saves which arm of an `if`/`match`, which `break` or which `return`
+    /// ran, numbered in source order.
+    #[inline(always)]
+    pub fn push_arm(&mut self, arm: u32) {
+        self.control.push(arm as usize);
+    }
+
+    /// The last saved arm. An empty stack gives `u32::MAX`, which no
+    /// generated `match` names, so its catch-all arm calls
+    /// [`fail`](Self::fail).
+    #[inline(always)]
+    pub fn pop_arm(&mut self) -> u32 {
+        self.control.pop().map_or(u32::MAX, |arm| arm as u32)
+    }
+
+    /// Forgets everything, keeping the memory. A gradient starts with it, so
+    /// that records left by a panic in the user's body (an index out of
+    /// bounds) cannot leak into the next call.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.values.clear();
+        self.control.clear();
+        self.finite = true;
+    }
+
+    /// Notes an operand that an absorbing operation (`tanh`, `max`, a
+    /// branch condition, ...) is about to read: where a non-finite value
+    /// could vanish before reaching the value or the gradient. One compare,
+    /// no branch.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let z = f64::MAX * 2.0; // overflows; tanh would hide it
+    /// stack.observe(z);
+    /// assert_eq!(z.tanh(), 1.0);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe(&mut self, value: f64) {
+        self.finite &= value.is_finite();
+    }
+
+    /// Notes a differentiable parameter and its gradient in one pass: the
+    /// tape rejects a non-finite parameter even where nothing reads it, and
+    /// a non-finite adjoint contribution; one pass over both reads memory
+    /// once where two passes would read it twice.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let x: &[f64] = &[1.0, f64::NAN];
+    /// stack.observe_param(&x, &vec![0.5, 0.0]);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe_param<P: Checked<B> + ?Sized, B>(&mut self, param: &P, bar: &B) {
+        self.finite &= param.finite_with(bar);
+    }
+
+    /// Marks the sweep as failed: an impossible control record.
+    #[inline(always)]
+    pub fn fail(&mut self) {
+        self.finite = false;
+    }
+
+    /// Whether every observed value was finite: `f_adjoint` returns its
+    /// result only then, and `f_grad` reruns the tape otherwise.
+    #[inline(always)]
+    pub fn finite(&self) -> bool {
+        self.finite
+    }
+
+    /// Whether nothing is saved: true after every complete gradient.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty() && self.control.is_empty()
+    }
+
+    /// Heap bytes held (capacity, both stacks).
+    pub fn capacity_bytes(&self) -> usize {
+        self.values.capacity() * size_of::<f64>() + self.control.capacity() * size_of::<usize>()
+    }
+
+    /// The most bytes pushed since the last [`clear`](Self::clear) are at
+    /// most this; used by the memory report together with a counter.
+    pub fn len_bytes(&self) -> usize {
+        self.values.len() * size_of::<f64>() + self.control.len() * size_of::<usize>()
+    }
+}
+
+/// The most bytes of stack a thread keeps between gradients (64 MiB, the
+/// scratch tape's limit too); a larger gradient frees its stack after.
+const KEPT_BYTES: usize = 64 << 20;
+
+thread_local! {
+    static STACK: RefCell<Stack> = const { RefCell::new(Stack::new()) };
+}
+
+/// Runs `f` (an `f_adjoint`) on this thread's stack, cleared first.
+///
+/// A nested `f_grad` (the user calls a gradient from inside a gradient's
+/// closure, or a thread is being torn down) finds the stack borrowed or
+/// gone and gets a fresh one: never a panic.
+///
+/// ```
+/// use autodiff::__adjoint::with_stack;
+///
+/// let top = with_stack(|stack| {
+///     stack.push(1.0);
+///     let inner = with_stack(|inner| inner.is_empty());
+///     (stack.pop(), inner)
+/// });
+/// assert_eq!(top, (1.0, true));
+/// ```
+pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
+    let mut f = Some(f);
+    let shared = STACK.try_with(|cell| {
+        let mut stack = cell.try_borrow_mut().ok()?;
+        stack.clear();
+        let result = (f.take()?)(&mut stack);
+        if stack.capacity_bytes() > KEPT_BYTES {
+            *stack = Stack::new();
+        }
+        Some(result)
+    });
+    match (shared, f) {
+        (Ok(Some(result)), _) => result,
+        (_, Some(f)) => f(&mut Stack::new()),
+        // `f` ran on the shared stack, so its result was returned above.
+        (_, None) => unreachable!("with_stack: the closure ran but gave no result"),
+    }
+}
+
+/// The adjoint of a value: same shape, every `f64` component a zero, every
+/// integer or `bool` a [`NoAdjoint`]. The emitter declares every adjoint
+/// with [`zero`] and never names a type (a proc macro sees none).
+pub trait Adjoint {
+    /// `f64` for `f64`; `[A; N]` for `[T; N]`; `Vec<A>` for `Vec<T>` and
+    /// `[T]` (a slice parameter's gradient is owned); [`NoAdjoint`] for
+    /// integers and `bool`.
+    type Bar: Clone;
+    /// Every value of the type has the same shape (no `Vec` inside), so one
+    /// zero serves a whole slice of them: `vec![zero; n]`, which allocates
+    /// zeroed memory instead of building each row and copying it in.
+    const UNIFORM: bool;
+    /// Zeros shaped like `self`.
+    fn zero_bar(&self) -> Self::Bar;
+}
+
+/// `let mut x_bar = zero(&x);`: the zero adjoint shaped like `x`.
+///
+/// ```
+/// use autodiff::__adjoint::{zero, NoAdjoint};
+///
+/// let w1: &[[f64; 2]] = &[[1.0, 2.0], [3.0, 4.0]];
+/// let mut w1_bar = zero(&w1);
+/// w1_bar[1][0] += 0.5;
+/// assert_eq!(w1_bar, vec![[0.0, 0.0], [0.5, 0.0]]);
+///
+/// let n = 3_usize;
+/// let mut n_bar = zero(&n); // an integer has no adjoint
+/// n_bar += 1.0;
+/// assert_eq!(n_bar, NoAdjoint);
+/// ```
+#[inline(always)]
+pub fn zero<T: Adjoint + ?Sized>(value: &T) -> T::Bar {
+    value.zero_bar()
+}
+
+impl Adjoint for f64 {
+    type Bar = f64;
+    const UNIFORM: bool = true;
+    #[inline(always)]
+    fn zero_bar(&self) -> f64 {
+        0.0
+    }
+}
+
+impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
+    type Bar = [T::Bar; N];
+    const UNIFORM: bool = T::UNIFORM;
+    #[inline(always)]
+    fn zero_bar(&self) -> Self::Bar {
+        std::array::from_fn(|i| self[i].zero_bar())
+    }
+}
+
+impl<T: Adjoint> Adjoint for [T] {
+    type Bar = Vec<T::Bar>;
+    const UNIFORM: bool = false;
+    #[inline]
+    fn zero_bar(&self) -> Self::Bar {
+        match self.first() {
+            Some(first) if T::UNIFORM => vec![first.zero_bar(); self.len()],
+            _ => self.iter().map(Adjoint::zero_bar).collect(),
+        }
+    }
+}
+
+impl<T: Adjoint> Adjoint for Vec<T> {
+    type Bar = Vec<T::Bar>;
+    const UNIFORM: bool = false;
+    #[inline]
+    fn zero_bar(&self) -> Self::Bar {
+        self.as_slice().zero_bar()
+    }
+}
+
+impl<T: Adjoint + ?Sized> Adjoint for &T {
+    type Bar = T::Bar;
+    const UNIFORM: bool = T::UNIFORM;
+    #[inline(always)]
+    fn zero_bar(&self) -> Self::Bar {
+        (**self).zero_bar()
+    }
+}
+
+macro_rules! no_adjoint {
+    ($($t:ty),*) => {$(
+        impl Adjoint for $t {
+            type Bar = NoAdjoint;
+            const UNIFORM: bool = true;
+            #[inline(always)]
+            fn zero_bar(&self) -> NoAdjoint {
+                NoAdjoint
+            }
+        }
+    )*};
+}
+no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+/// The adjoint of something with none (an integer, a `bool`, a
+/// `#[constant]`): zero-sized; `+=`, `-=`, indexing and arithmetic accept
+/// anything and do nothing, so one emitted line serves every type and the
+/// optimiser deletes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoAdjoint;
+
+impl<T> AddAssign<T> for NoAdjoint {
+    #[inline(always)]
+    fn add_assign(&mut self, _: T) {}
+}
+
+impl<T> SubAssign<T> for NoAdjoint {
+    #[inline(always)]
+    fn sub_assign(&mut self, _: T) {}
+}
+
+impl<T> Mul<T> for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn mul(self, _: T) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl Neg for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn neg(self) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl<I> Index<I> for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn index(&self, _: I) -> &NoAdjoint {
+        self
+    }
+}
+
+impl<I> IndexMut<I> for NoAdjoint {
+    #[inline(always)]
+    fn index_mut(&mut self, _: I) -> &mut NoAdjoint {
+        self
+    }
+}
+
+/// `x_bar += y_bar` where `y` turned out to be an integer: nothing flows.
+impl AddAssign<NoAdjoint> for f64 {
+    #[inline(always)]
+    fn add_assign(&mut self, _: NoAdjoint) {}
+}
+
+/// `x_bar -= y_bar` where `y` turned out to be an integer.
+impl SubAssign<NoAdjoint> for f64 {
+    #[inline(always)]
+    fn sub_assign(&mut self, _: NoAdjoint) {}
+}
+
+/// A differentiable parameter and its gradient (the shape [`zero`] gave),
+/// checked for finiteness together.
+///
+/// Nested arrays are flattened (`[[f64; 64]]` is one run of `f64`), so a
+/// whole parameter is one pass of [`finite_pairs`]; only a `Vec` of `Vec`s
+/// goes row by row.
+pub trait Checked<B> {
+    /// Whether every `f64` component of both is finite.
+    fn finite_with(&self, bar: &B) -> bool;
+
+    /// The same over two runs of equal length.
+    #[inline]
+    fn finite_slice(items: &[Self], bars: &[B]) -> bool
+    where
+        Self: Sized,
+    {
+        items
+            .iter()
+            .zip(bars)
+            .fold(true, |ok, (item, bar)| ok & item.finite_with(bar))
+    }
+}
+
+impl Checked<f64> for f64 {
+    #[inline(always)]
+    fn finite_with(&self, bar: &f64) -> bool {
+        self.is_finite() & bar.is_finite()
+    }
+
+    #[inline]
+    fn finite_slice(items: &[f64], bars: &[f64]) -> bool {
+        finite_pairs(items, bars)
+    }
+}
+
+impl<T: Checked<B>, B, const N: usize> Checked<[B; N]> for [T; N] {
+    #[inline]
+    fn finite_with(&self, bar: &[B; N]) -> bool {
+        T::finite_slice(self, bar)
+    }
+
+    #[inline]
+    fn finite_slice(items: &[[T; N]], bars: &[[B; N]]) -> bool {
+        T::finite_slice(items.as_flattened(), bars.as_flattened())
+    }
+}
+
+impl<T: Checked<B>, B> Checked<Vec<B>> for [T] {
+    #[inline]
+    fn finite_with(&self, bar: &Vec<B>) -> bool {
+        T::finite_slice(self, bar)
+    }
+}
+
+impl<T: Checked<B>, B> Checked<Vec<B>> for Vec<T> {
+    #[inline]
+    fn finite_with(&self, bar: &Vec<B>) -> bool {
+        T::finite_slice(self, bar)
+    }
+}
+
+impl<T: Checked<B> + ?Sized, B> Checked<B> for &T {
+    #[inline(always)]
+    fn finite_with(&self, bar: &B) -> bool {
+        (**self).finite_with(bar)
+    }
+}
+
+/// Whether every item of `items` and `bars` is finite, in one pass:
+/// `v · 0` is ±0 for a finite `v` and NaN otherwise, summed in eight
+/// independent lanes so that the loop vectorises on baseline x86-64, which
+/// a fold of `is_finite` does not.
+/// Runs of unequal length (impossible for `zero`'s shapes) are checked up
+/// to the shorter.
+///
+/// ```
+/// use autodiff::__adjoint::finite_pairs;
+///
+/// assert!(finite_pairs(&[1.0, -2.0, 3.0], &[0.5, 1e308, -0.0]));
+/// assert!(!finite_pairs(&[1.0, -2.0, 3.0], &[0.5, f64::NAN, 0.0]));
+/// assert!(!finite_pairs(&[f64::NEG_INFINITY], &[0.0]));
+/// ```
+#[inline]
+pub fn finite_pairs(items: &[f64], bars: &[f64]) -> bool {
+    let length = items.len().min(bars.len());
+    let (items, bars) = (&items[..length], &bars[..length]);
+    let mut lanes = [0.0_f64; 8];
+    let (item_chunks, bar_chunks) = (items.chunks_exact(4), bars.chunks_exact(4));
+    let (item_rest, bar_rest) = (item_chunks.remainder(), bar_chunks.remainder());
+    for (item, bar) in item_chunks.zip(bar_chunks) {
+        for k in 0..4 {
+            lanes[k] += item[k] * 0.0;
+            lanes[4 + k] += bar[k] * 0.0;
+        }
+    }
+    let mut total: f64 = lanes.iter().sum();
+    for (item, bar) in item_rest.iter().zip(bar_rest) {
+        total += item * 0.0 + bar * 0.0;
+    }
+    total == 0.0
+}
+
+/// The number type the sweeps' arithmetic needs: `+ - * /`, negation and
+/// the elementary functions whose derivatives the reverse sweep writes out.
+/// `f64` implements it; a dual number would, for Hessian-vector products
+/// (forward over reverse).
+pub trait Real:
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+{
+    /// A literal of the body, as this number type.
+    fn lit(value: f64) -> Self;
+    /// `sin`.
+    fn sin(self) -> Self;
+    /// `cos`.
+    fn cos(self) -> Self;
+    /// `tanh`.
+    fn tanh(self) -> Self;
+    /// `exp`.
+    fn exp(self) -> Self;
+    /// `ln`.
+    fn ln(self) -> Self;
+    /// The primal part, for branch conditions and finiteness checks.
+    fn primal(self) -> f64;
+}
+
+impl Real for f64 {
+    #[inline(always)]
+    fn lit(value: f64) -> f64 {
+        value
+    }
+    #[inline(always)]
+    fn sin(self) -> f64 {
+        f64::sin(self)
+    }
+    #[inline(always)]
+    fn cos(self) -> f64 {
+        f64::cos(self)
+    }
+    #[inline(always)]
+    fn tanh(self) -> f64 {
+        f64::tanh(self)
+    }
+    #[inline(always)]
+    fn exp(self) -> f64 {
+        f64::exp(self)
+    }
+    #[inline(always)]
+    fn ln(self) -> f64 {
+        f64::ln(self)
+    }
+    #[inline(always)]
+    fn primal(self) -> f64 {
+        self
+    }
+}
+
+/// A stack of `f64` values the generic sweep saves: the primal parts are
+/// enough for `f64`; a dual-number sweep needs its own stack of duals, which
+/// this keeps room for without paying for it now.
+pub trait Saves<R> {
+    /// Saves `value`.
+    fn save(&mut self, value: R);
+    /// The last saved value.
+    fn restore(&mut self) -> R;
+}
+
+impl Saves<f64> for Stack {
+    #[inline(always)]
+    fn save(&mut self, value: f64) {
+        self.push(value);
+    }
+    #[inline(always)]
+    fn restore(&mut self) -> f64 {
+        self.pop()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_come_back_last_in_first_out() {
+        let mut stack = Stack::new();
+        stack.push(1.0);
+        stack.push_trips(7);
+        stack.push(2.0);
+        stack.push_arm(3);
+        assert_eq!(stack.pop_arm(), 3);
+        assert_eq!(stack.pop(), 2.0);
+        assert_eq!(stack.pop_trips(), 7);
+        assert_eq!(stack.pop(), 1.0);
+        assert!(stack.is_empty());
+    }
+
+    #[test]
+    fn an_empty_stack_gives_values_the_checks_reject() {
+        let mut stack = Stack::new();
+        assert!(stack.pop().is_nan());
+        assert_eq!(stack.pop_trips(), 0);
+        assert_eq!(stack.pop_arm(), u32::MAX);
+    }
+
+    #[test]
+    fn the_thread_stack_is_reused_and_cleared() {
+        with_stack(|stack| {
+            for k in 0..1000 {
+                stack.push(f64::from(k));
+            }
+        });
+        let (empty, capacity) = with_stack(|stack| (stack.is_empty(), stack.capacity_bytes()));
+        assert!(empty);
+        assert!(capacity >= 1000 * size_of::<f64>());
+    }
+
+    #[test]
+    fn adjoints_take_the_shape_of_their_values() {
+        let v: Vec<[f64; 3]> = vec![[1.0; 3]; 2];
+        assert_eq!(zero(&v), vec![[0.0; 3]; 2]);
+        let s: &[f64] = &[1.0, 2.0];
+        assert_eq!(zero(&s), vec![0.0, 0.0]);
+        assert_eq!(zero(&[[2.0_f64; 2]; 3]), [[0.0; 2]; 3]);
+        assert_eq!(zero(&[1_usize, 2]), [NoAdjoint, NoAdjoint]);
+        let ragged: &[Vec<f64>] = &[vec![1.0], vec![2.0, 3.0]];
+        assert_eq!(zero(&ragged), vec![vec![0.0], vec![0.0, 0.0]]);
+        let rows: &[[Vec<f64>; 2]] = &[[vec![1.0], vec![]], [vec![], vec![2.0, 3.0]]];
+        assert_eq!(
+            zero(&rows),
+            vec![[vec![0.0], vec![]], [vec![], vec![0.0, 0.0]]]
+        );
+        assert_eq!(size_of::<[NoAdjoint; 64]>(), 0);
+        let mut total = 1.5;
+        total += NoAdjoint * 3;
+        assert_eq!(total, 1.5);
+    }
+
+    #[test]
+    fn finiteness_is_seen_in_every_component() {
+        let ok = |param: &[[f64; 3]], bar: &Vec<[f64; 3]>| param.finite_with(bar);
+        let mut param = vec![[1.0, 2.0, 3.0]; 5];
+        let mut bar = vec![[0.5; 3]; 5];
+        assert!(ok(&param, &bar));
+        for (row, column) in [(0, 0), (2, 1), (4, 2)] {
+            param[row][column] = f64::INFINITY;
+            assert!(!ok(&param, &bar));
+            param[row][column] = 1.0;
+            bar[row][column] = f64::NAN;
+            assert!(!ok(&param, &bar));
+            bar[row][column] = 0.5;
+        }
+        let rows = vec![vec![1.0, 2.0], vec![3.0]];
+        assert!(rows.finite_with(&vec![vec![0.0, 0.0], vec![0.0]]));
+        assert!(!rows.finite_with(&vec![vec![0.0, 0.0], vec![f64::NAN]]));
+        assert!(!2.0.finite_with(&f64::NEG_INFINITY));
+        let mut stack = Stack::new();
+        stack.observe(1.0);
+        stack.observe_param(&[[1.0, 2.0]], &[[0.0, 0.0]]);
+        assert!(stack.finite());
+        stack.observe(f64::NEG_INFINITY);
+        stack.observe(1.0);
+        assert!(!stack.finite());
+        stack.clear();
+        assert!(stack.finite());
+    }
+}
