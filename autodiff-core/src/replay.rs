@@ -11,7 +11,7 @@
 //! a pass that failed replays it to name the first step that failed. The
 //! pass that runs on every `backward` is [`sweep`](crate::sweep), which
 //! computes the same adjoints, bit for bit, with the same operations in the
-//! same order and fewer branches; `tests/engine.rs` checks that on random
+//! same order and fewer branches; `tests/sweep_matches_replay.rs` checks that on random
 //! graphs.
 
 use std::ops::ControlFlow;

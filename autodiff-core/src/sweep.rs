@@ -4,7 +4,7 @@
 //!
 //! It applies the same `adjoint[parent] += upstream × local derivative`, in
 //! the same order, so its adjoints are the replay's bit for bit
-//! (`tests/engine.rs` checks this on random graphs).
+//! (`tests/sweep_matches_replay.rs` checks this on random graphs).
 
 use crate::nodes::{Edges, UNTRACKED};
 
