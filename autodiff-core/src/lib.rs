@@ -21,7 +21,7 @@
 //!
 //! - `tape.rs`: the [`Tape`] and its [`Scalar`] handles, what a user
 //!   records and reads; `backward` lives here.
-//! - `ops.rs`: every operation's value and local derivative, side by side;
+//! - `derivatives.rs`: every operation's value and local derivative, side by side;
 //!   `operation.rs`: the [`ScalarOperation`] names.
 //! - `replay.rs`: the reverse pass as the textbook writes it,
 //!   `adjoint[parent] += adjoint[node] × local derivative`; the ledger and
@@ -43,7 +43,7 @@ mod gradcheck;
 mod ledger;
 mod nodes;
 mod operation;
-mod ops;
+mod derivatives;
 mod render;
 mod replay;
 mod spare;
@@ -59,7 +59,7 @@ pub use gradcheck::{
 pub use ledger::{BackwardEdge, BackwardNode, BackwardPass, PassSummary};
 pub use nodes::{BYTES_PER_NODE, MAX_NODES};
 pub use operation::ScalarOperation;
-pub use ops::{detach, relu, sigmoid, Operand};
+pub use derivatives::{detach, relu, sigmoid, Operand};
 pub use render::{Numbers, RenderLimits, TapeView, Timeline, TimelineStep};
 pub use spare::SPARE_NODES;
 pub use tape::{Scalar, Tape};

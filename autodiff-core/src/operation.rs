@@ -1,6 +1,6 @@
 //! The names of the operations a node can record, expanded from the one
 //! table of operations (`autodiff-ops-table`): a new operation is a row
-//! there, and its derivative rule in `ops.rs`.
+//! there, and its derivative rule in `derivatives.rs`.
 
 use std::fmt;
 

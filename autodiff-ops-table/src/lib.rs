@@ -12,7 +12,7 @@
 //!   takes) and for the list of supported methods its errors print.
 //!
 //! Adding a one-operand function such as `tan` is one row here plus its
-//! derivative rule (`Scalar::tan` in `autodiff-core/src/ops.rs`) and its
+//! derivative rule (`Scalar::tan` in `autodiff-core/src/derivatives.rs`) and its
 //! runtime dispatch in the facade.
 //!
 //! The crate has no dependencies, so that the proc-macro crate can read it

@@ -1,6 +1,6 @@
-//! The operations. Each computes its primal value and the local derivative
-//! for every operand occurrence side by side, and records one edge per
-//! occurrence (`x.mul(x)` records two edges to `x`).
+//! The operations and their derivatives: each computes its primal value
+//! and the local derivative for every operand occurrence side by side, and
+//! records one edge per occurrence (`x.mul(x)` records two edges to `x`).
 //!
 //! A result or local derivative that is not finite is rejected before
 //! anything is recorded, so no NaN or infinity ever enters a tape.
