@@ -38,12 +38,12 @@
 
 mod cell;
 mod cold;
+mod derivatives;
 mod error;
 mod gradcheck;
 mod ledger;
 mod nodes;
 mod operation;
-mod derivatives;
 mod render;
 mod replay;
 mod spare;
@@ -51,6 +51,7 @@ mod sweep;
 mod tape;
 mod value_and_gradient;
 
+pub use derivatives::{detach, relu, sigmoid, Operand};
 pub use error::{Label, ScalarAutodiffError};
 pub use gradcheck::{
     default_step, gradient_check, relative_error, scalar_gradient_check, scaled_error,
@@ -59,7 +60,6 @@ pub use gradcheck::{
 pub use ledger::{BackwardEdge, BackwardNode, BackwardPass, PassSummary};
 pub use nodes::{BYTES_PER_NODE, MAX_NODES};
 pub use operation::ScalarOperation;
-pub use derivatives::{detach, relu, sigmoid, Operand};
 pub use render::{Numbers, RenderLimits, TapeView, Timeline, TimelineStep};
 pub use spare::SPARE_NODES;
 pub use tape::{Scalar, Tape};
