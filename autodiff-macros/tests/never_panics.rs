@@ -22,11 +22,14 @@ mod src {
     pub mod fallback;
     pub mod flow;
     pub mod lower;
+    pub mod receiver;
     pub mod text;
     pub mod valid;
     pub mod vocabulary;
 }
-use src::{ast, attr, ctxt, emit, expand, fallback, flow, lower, text, valid, vocabulary};
+use src::{
+    ast, attr, ctxt, emit, expand, fallback, flow, lower, receiver, text, valid, vocabulary,
+};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -54,7 +54,9 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             let ident = &param.ident;
             quote!(let #ident = &*#ident;)
         });
-    let body = Emitter::new(flow, tape.clone()).body(&function.body);
+    let body = Emitter::new(flow, tape.clone())
+        .models(super::model_params(function))
+        .body(&function.body);
     let doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
     );
