@@ -7,6 +7,7 @@
 mod body;
 mod check;
 mod grad;
+mod method;
 mod tape;
 mod twin;
 
@@ -19,12 +20,56 @@ use crate::flow::Flow;
 
 /// Every generated item, in the order `cargo expand` shows them.
 pub fn items(function: &Function, flow: &Flow) -> TokenStream {
-    let names = Names::new(function);
     let twin = twin::item(function);
+    let siblings = siblings(function, flow);
+    quote!(#twin #siblings)
+}
+
+/// The items of a method: `function` is the method read as a function of
+/// `__self` (see `receiver`), `method` the method as written.
+pub fn method_items(
+    function: &Function,
+    flow: &Flow,
+    method: &syn::ItemFn,
+    taken: crate::receiver::Taken,
+) -> TokenStream {
+    let plain = crate::attr::without_constant_markers(method);
+    let names = Names::new(function);
+    let siblings = method::items(siblings(function, flow), names.name, &names.tape_fn, taken);
+    quote! {
+        #[allow(dead_code)]
+        #plain
+        #siblings
+    }
+}
+
+/// The recording twin, the gradients and the checks.
+fn siblings(function: &Function, flow: &Flow) -> TokenStream {
+    let names = Names::new(function);
     let tape = tape::item(function, flow, &names);
     let grad = grad::items(function, &names);
     let check = check::items(function, &names);
-    quote!(#twin #tape #grad #check)
+    quote!(#tape #grad #check)
+}
+
+/// The parameters that hold a model (a struct, or arrays and vectors of
+/// them): a method called on one of them is another function's recording
+/// twin.
+fn model_params(function: &Function) -> Vec<String> {
+    fn holds_struct(kind: &crate::ast::Kind) -> bool {
+        use crate::ast::Kind;
+        match kind {
+            Kind::Struct { .. } => true,
+            Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
+            Kind::Scalar | Kind::PassThrough => false,
+        }
+    }
+    function
+        .params
+        .iter()
+        .filter(|param| holds_struct(&param.kind))
+        .map(|param| param.ident.to_string())
+        .collect()
 }
 
 /// The names the items share: the function's, its generated siblings', and
@@ -103,8 +148,14 @@ fn variable_ident(ident: &Ident) -> Ident {
 
 /// A parameter's label: its name and line.
 fn param_label(param: &Param) -> TokenStream {
+    let text = param.ident.to_string();
     label(&Label {
-        text: param.ident.to_string(),
+        // The receiver's stand-in is labelled as the student wrote it.
+        text: if text == crate::receiver::SELF_PARAM {
+            "self".to_owned()
+        } else {
+            text
+        },
         line: param.line,
     })
 }

@@ -1,0 +1,164 @@
+//! The items of a `#[differentiable]` method, in its `impl` block.
+//!
+//! The other emitters write free functions that take the receiver as the
+//! parameter `__self` (see `receiver`). Here each generated function `f_x`
+//! becomes a hidden associated function `__ad_f_x`, with calls between the
+//! siblings spelled `Self::__ad_f_x`, and a public method `f_x(&self, ..)`
+//! forwards to it, so that a caller writes `model.f_grad(x)`. The recording
+//! twin's method also takes the plain model as `&self`: that is what method
+//! call syntax needs to find `f_tape` from a model on the tape (whose twin
+//! keeps a reference to the model it was recorded from), and the twin
+//! itself comes as `__self`.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+use syn::{FnArg, ItemFn, Pat};
+
+use crate::receiver::{Taken, SELF_PARAM};
+
+/// `siblings` (the generated free functions) as hidden associated
+/// functions and forwarding methods. `plain` is the method's own name and
+/// `tape_fn` its recording twin's.
+pub fn items(siblings: TokenStream, plain: &Ident, tape_fn: &Ident, taken: Taken) -> TokenStream {
+    let file: syn::File = match syn::parse2(siblings) {
+        Ok(file) => file,
+        Err(error) => return error.to_compile_error(),
+    };
+    let functions: Vec<ItemFn> = file
+        .items
+        .into_iter()
+        .filter_map(|item| match item {
+            syn::Item::Fn(function) => Some(function),
+            _ => None,
+        })
+        .collect();
+    let names: HashSet<String> = functions
+        .iter()
+        .map(|function| function.sig.ident.to_string())
+        .collect();
+    let mut out = TokenStream::new();
+    for function in functions {
+        let is_tape = function.sig.ident == *tape_fn;
+        let wrapper = forwarding_method(&function, is_tape, taken);
+        let mut hidden = function;
+        hidden.sig.ident = hidden_name(&hidden.sig.ident);
+        hidden.attrs.retain(|attr| !attr.path().is_ident("doc"));
+        hidden.vis = syn::Visibility::Inherited;
+        if !is_tape {
+            // No user code in these bodies: every sibling call is generated.
+            let body = qualify(hidden.block.to_token_stream(), &names, plain);
+            match syn::parse2(body) {
+                Ok(block) => hidden.block = Box::new(block),
+                Err(error) => return error.to_compile_error(),
+            }
+        }
+        out.extend(quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, dead_code)]
+            #hidden
+            #wrapper
+        });
+    }
+    out
+}
+
+fn hidden_name(name: &Ident) -> Ident {
+    format_ident!("__ad_{}", name, span = name.span())
+}
+
+/// `f_x(&self, ..)` calling `Self::__ad_f_x(.., self, ..)`.
+fn forwarding_method(function: &ItemFn, is_tape: bool, taken: Taken) -> TokenStream {
+    let attrs = &function.attrs;
+    let vis = &function.vis;
+    let sig = &function.sig;
+    let name = &sig.ident;
+    let hidden = hidden_name(name);
+    let generics = &sig.generics;
+    let output = &sig.output;
+    let receiver = if is_tape || taken == Taken::ByRef {
+        quote!(&self)
+    } else {
+        quote!(self)
+    };
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    for input in &sig.inputs {
+        let FnArg::Typed(typed) = input else { continue };
+        let Pat::Ident(pat) = &*typed.pat else {
+            continue;
+        };
+        let ident = &pat.ident;
+        if ident == SELF_PARAM && !is_tape {
+            args.push(quote!(self));
+            continue;
+        }
+        let ty = &typed.ty;
+        params.push(quote!(#ident: #ty));
+        args.push(quote!(#ident));
+    }
+    let ignore_self = is_tape.then(|| quote!(let _ = self;));
+    quote! {
+        #(#attrs)*
+        #vis fn #name #generics(#receiver, #(#params),*) #output {
+            #ignore_self
+            Self::#hidden(#(#args),*)
+        }
+    }
+}
+
+/// Calls of the siblings (`f_grad_on(..)`) as `Self::__ad_f_grad_on(..)`,
+/// and of the plain method `f(..)` as `Self::f(..)`.
+fn qualify(tokens: TokenStream, names: &HashSet<String>, plain: &Ident) -> TokenStream {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Ident(ident) if is_call(&tokens, i) => {
+                let text = ident.to_string();
+                let target = if names.contains(&text) {
+                    Some(hidden_name(ident))
+                } else if *ident == *plain {
+                    Some(ident.clone())
+                } else {
+                    None
+                };
+                match target {
+                    Some(target) => {
+                        out.push(TokenTree::Ident(Ident::new("Self", Span::call_site())));
+                        out.push(TokenTree::Punct(Punct::new(':', Spacing::Joint)));
+                        out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
+                        out.push(TokenTree::Ident(target));
+                    }
+                    None => out.push(token.clone()),
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut inner = proc_macro2::Group::new(
+                    group.delimiter(),
+                    qualify(group.stream(), names, plain),
+                );
+                inner.set_span(group.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Whether the identifier at `i` is called by plain name: `(` follows, and
+/// neither `.`, `::` nor `fn` precedes it.
+fn is_call(tokens: &[TokenTree], i: usize) -> bool {
+    let called = matches!(
+        tokens.get(i + 1),
+        Some(TokenTree::Group(group)) if group.delimiter() == proc_macro2::Delimiter::Parenthesis
+    );
+    let qualified = match i.checked_sub(1).map(|j| &tokens[j]) {
+        Some(TokenTree::Punct(punct)) => matches!(punct.as_char(), '.' | ':'),
+        Some(TokenTree::Ident(ident)) => ident == "fn",
+        _ => false,
+    };
+    called && !qualified
+}
