@@ -202,3 +202,71 @@ fn a_method_records_on_a_tape_the_caller_keeps() {
         .unwrap();
     assert!(check.passed());
 }
+
+/// A whole `impl` block annotated: associated functions without `self`
+/// call each other as `Self::f`, methods as usual; a free function calls
+/// an associated one by its path.
+struct Physics;
+
+#[differentiable]
+impl Physics {
+    fn kinetic(m: f64, v: f64) -> f64 {
+        0.5 * m * v * v
+    }
+
+    fn energy(m: f64, v: f64, #[constant] h: f64) -> f64 {
+        Self::kinetic(m, v) + m * 9.81 * h
+    }
+
+    /// Not returning `f64`: left as written.
+    fn name() -> &'static str {
+        "physics"
+    }
+}
+
+#[differentiable]
+fn doubled_energy(m: f64, v: f64) -> f64 {
+    2.0 * Physics::energy(m, v, 1.0)
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Line {
+    a: f64,
+    b: f64,
+}
+
+#[differentiable]
+impl Line {
+    fn at(&self, #[constant] x: f64) -> f64 {
+        self.a * x + self.b
+    }
+
+    fn squared_error(&self, #[constant] x: f64, #[constant] y: f64) -> f64 {
+        let d = self.at(x) - y;
+        d * d
+    }
+}
+
+#[test]
+fn associated_functions_of_an_annotated_impl_block_call_each_other() {
+    let (m, v, h) = (2.0, 3.0, 0.5);
+    let got = Physics::energy_grad(m, v, h).unwrap();
+    assert_eq!(got.value, 0.5 * m * v * v + m * 9.81 * h);
+    // ∂E/∂m = v²/2 + g h, ∂E/∂v = m v.
+    assert!((got.gradient.0 - (v * v / 2.0 + 9.81 * h)).abs() < 1e-12);
+    assert!((got.gradient.1 - m * v).abs() < 1e-12);
+    assert!(Physics::energy_check(m, v, h).unwrap().passed());
+    let doubled = doubled_energy_grad(m, v).unwrap();
+    assert!((doubled.gradient.1 - 2.0 * m * v).abs() < 1e-12);
+    assert_eq!(Physics::name(), "physics");
+}
+
+#[test]
+fn methods_of_an_annotated_impl_block() {
+    let line = Line { a: 0.5, b: -1.0 };
+    let got = line.squared_error_grad(2.0, 1.0).unwrap();
+    // d = a x + b − y = −1; ∂/∂a = 2 d x, ∂/∂b = 2 d.
+    assert_eq!(got.value, 1.0);
+    assert_eq!(got.gradient, Line { a: -4.0, b: -2.0 });
+    assert!(line.squared_error_check(2.0, 1.0).unwrap().passed());
+}

@@ -22,22 +22,11 @@ use crate::receiver::{Taken, SELF_PARAM};
 /// functions and forwarding methods. `plain` is the method's own name and
 /// `tape_fn` its recording twin's.
 pub fn items(siblings: TokenStream, plain: &Ident, tape_fn: &Ident, taken: Taken) -> TokenStream {
-    let file: syn::File = match syn::parse2(siblings) {
-        Ok(file) => file,
+    let functions = match parse(siblings) {
+        Ok(functions) => functions,
         Err(error) => return error.to_compile_error(),
     };
-    let functions: Vec<ItemFn> = file
-        .items
-        .into_iter()
-        .filter_map(|item| match item {
-            syn::Item::Fn(function) => Some(function),
-            _ => None,
-        })
-        .collect();
-    let names: HashSet<String> = functions
-        .iter()
-        .map(|function| function.sig.ident.to_string())
-        .collect();
+    let names = names(&functions);
     let mut out = TokenStream::new();
     for function in functions {
         let is_tape = function.sig.ident == *tape_fn;
@@ -62,6 +51,48 @@ pub fn items(siblings: TokenStream, plain: &Ident, tape_fn: &Ident, taken: Taken
         });
     }
     out
+}
+
+/// `siblings` of an associated function without `self` (in a
+/// `#[differentiable] impl` block): the same functions, with the calls
+/// between them spelled `Self::f_x(..)`.
+pub fn associated(siblings: TokenStream, plain: &Ident, tape_fn: &Ident) -> TokenStream {
+    let functions = match parse(siblings) {
+        Ok(functions) => functions,
+        Err(error) => return error.to_compile_error(),
+    };
+    let names = names(&functions);
+    let mut out = TokenStream::new();
+    for mut function in functions {
+        if function.sig.ident != *tape_fn {
+            let body = qualify_with(function.block.to_token_stream(), &names, plain, false);
+            match syn::parse2(body) {
+                Ok(block) => function.block = Box::new(block),
+                Err(error) => return error.to_compile_error(),
+            }
+        }
+        function.to_tokens(&mut out);
+    }
+    out
+}
+
+fn parse(siblings: TokenStream) -> syn::Result<Vec<ItemFn>> {
+    let file: syn::File = syn::parse2(siblings)?;
+    Ok(file
+        .items
+        .into_iter()
+        .filter_map(|item| match item {
+            syn::Item::Fn(function) => Some(function),
+            _ => None,
+        })
+        .collect())
+}
+
+fn names(functions: &[ItemFn]) -> HashSet<String> {
+    functions
+        .iter()
+        .map(|function| function.sig.ident.to_string())
+        .collect()
 }
 
 fn hidden_name(name: &Ident) -> Ident {
@@ -111,6 +142,16 @@ fn forwarding_method(function: &ItemFn, is_tape: bool, taken: Taken) -> TokenStr
 /// Calls of the siblings (`f_grad_on(..)`) as `Self::__ad_f_grad_on(..)`,
 /// and of the plain method `f(..)` as `Self::f(..)`.
 fn qualify(tokens: TokenStream, names: &HashSet<String>, plain: &Ident) -> TokenStream {
+    qualify_with(tokens, names, plain, true)
+}
+
+/// Sibling calls as `Self::` paths, to the hidden names if `hidden`.
+fn qualify_with(
+    tokens: TokenStream,
+    names: &HashSet<String>,
+    plain: &Ident,
+    hidden: bool,
+) -> TokenStream {
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
     for (i, token) in tokens.iter().enumerate() {
@@ -118,7 +159,11 @@ fn qualify(tokens: TokenStream, names: &HashSet<String>, plain: &Ident) -> Token
             TokenTree::Ident(ident) if is_call(&tokens, i) => {
                 let text = ident.to_string();
                 let target = if names.contains(&text) {
-                    Some(hidden_name(ident))
+                    Some(if hidden {
+                        hidden_name(ident)
+                    } else {
+                        ident.clone()
+                    })
                 } else if *ident == *plain {
                     Some(ident.clone())
                 } else {
@@ -137,7 +182,7 @@ fn qualify(tokens: TokenStream, names: &HashSet<String>, plain: &Ident) -> Token
             TokenTree::Group(group) => {
                 let mut inner = proc_macro2::Group::new(
                     group.delimiter(),
-                    qualify(group.stream(), names, plain),
+                    qualify_with(group.stream(), names, plain, hidden),
                 );
                 inner.set_span(group.span());
                 out.push(TokenTree::Group(inner));

@@ -43,6 +43,15 @@ pub fn method_items(
     }
 }
 
+/// The items of an associated function without `self`, in a
+/// `#[differentiable] impl` block: the calls between them name `Self::`.
+pub fn associated_items(function: &Function, flow: &Flow) -> TokenStream {
+    let twin = twin::item(function);
+    let names = Names::new(function);
+    let siblings = method::associated(siblings(function, flow), names.name, &names.tape_fn);
+    quote!(#twin #siblings)
+}
+
 /// The recording twin, the gradients and the checks.
 fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     let names = Names::new(function);
