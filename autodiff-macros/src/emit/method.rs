@@ -28,14 +28,21 @@ pub fn items(siblings: TokenStream, plain: &Ident, tape_fn: &Ident, taken: Taken
     };
     let names = names(&functions);
     let mut out = TokenStream::new();
-    for function in functions {
+    for mut function in functions {
+        link_docs(&mut function, &names, plain);
         let is_tape = function.sig.ident == *tape_fn;
         let wrapper = forwarding_method(&function, is_tape, taken);
         let mut hidden = function;
         hidden.sig.ident = hidden_name(&hidden.sig.ident);
         hidden.attrs.retain(|attr| !attr.path().is_ident("doc"));
         hidden.vis = syn::Visibility::Inherited;
-        if !is_tape {
+        if is_tape {
+            let body = self_in_labels(hidden.block.to_token_stream());
+            match syn::parse2(body) {
+                Ok(block) => hidden.block = Box::new(block),
+                Err(error) => return error.to_compile_error(),
+            }
+        } else {
             // No user code in these bodies: every sibling call is generated.
             let body = qualify(hidden.block.to_token_stream(), &names, plain);
             match syn::parse2(body) {
@@ -64,6 +71,7 @@ pub fn associated(siblings: TokenStream, plain: &Ident, tape_fn: &Ident) -> Toke
     let names = names(&functions);
     let mut out = TokenStream::new();
     for mut function in functions {
+        link_docs(&mut function, &names, plain);
         if function.sig.ident != *tape_fn {
             let body = qualify_with(function.block.to_token_stream(), &names, plain, false);
             match syn::parse2(body) {
@@ -74,6 +82,65 @@ pub fn associated(siblings: TokenStream, plain: &Ident, tape_fn: &Ident) -> Toke
         function.to_tokens(&mut out);
     }
     out
+}
+
+/// Doc links between the siblings (`[`f_grad`]`) as `Self::` paths: in an
+/// `impl` block a bare name does not resolve.
+fn link_docs(function: &mut ItemFn, names: &HashSet<String>, plain: &Ident) {
+    let plain = plain.to_string();
+    for attr in &mut function.attrs {
+        let syn::Meta::NameValue(doc) = &mut attr.meta else {
+            continue;
+        };
+        if !doc.path.is_ident("doc") {
+            continue;
+        }
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) = &mut doc.value
+        else {
+            continue;
+        };
+        let mut value = text.value();
+        for name in names.iter().chain(std::iter::once(&plain)) {
+            value = value.replace(&format!("[`{name}`]"), &format!("[`{name}`](Self::{name})"));
+        }
+        *text = syn::LitStr::new(&value, text.span());
+    }
+}
+
+/// The labels of the recording twin name `self` as the student wrote it,
+/// not its stand-in `__self`.
+fn self_in_labels(tokens: TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Literal(literal) => {
+                let text = literal.to_string();
+                if text.starts_with('"') && text.contains(SELF_PARAM) {
+                    match syn::parse_str::<syn::LitStr>(&text) {
+                        Ok(string) => {
+                            let renamed = string.value().replace(SELF_PARAM, "self");
+                            let mut out = proc_macro2::Literal::string(&renamed);
+                            out.set_span(literal.span());
+                            TokenTree::Literal(out)
+                        }
+                        Err(_) => TokenTree::Literal(literal),
+                    }
+                } else {
+                    TokenTree::Literal(literal)
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), self_in_labels(group.stream()));
+                inner.set_span(group.span());
+                TokenTree::Group(inner)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 fn parse(siblings: TokenStream) -> syn::Result<Vec<ItemFn>> {
