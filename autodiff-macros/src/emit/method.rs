@@ -39,14 +39,14 @@ pub fn items(siblings: TokenStream, plain: &Ident, tape_fn: &Ident, taken: Taken
         if is_tape {
             let body = self_in_labels(hidden.block.to_token_stream());
             match syn::parse2(body) {
-                Ok(block) => hidden.block = Box::new(block),
+                Ok(block) => *hidden.block = block,
                 Err(error) => return error.to_compile_error(),
             }
         } else {
             // No user code in these bodies: every sibling call is generated.
             let body = qualify(hidden.block.to_token_stream(), &names, plain);
             match syn::parse2(body) {
-                Ok(block) => hidden.block = Box::new(block),
+                Ok(block) => *hidden.block = block,
                 Err(error) => return error.to_compile_error(),
             }
         }
@@ -75,7 +75,7 @@ pub fn associated(siblings: TokenStream, plain: &Ident, tape_fn: &Ident) -> Toke
         if function.sig.ident != *tape_fn {
             let body = qualify_with(function.block.to_token_stream(), &names, plain, false);
             match syn::parse2(body) {
-                Ok(block) => function.block = Box::new(block),
+                Ok(block) => *function.block = block,
                 Err(error) => return error.to_compile_error(),
             }
         }
