@@ -117,14 +117,14 @@ fn selected(method: &ImplItemFn) -> bool {
     marked || returns_f64
 }
 
-/// Anything but a function: the error on its first token, and the input
-/// unchanged.
+/// Anything but a function or an `impl` block: the error on its first
+/// token, and the input unchanged.
 fn not_a_function(input: TokenStream) -> TokenStream {
     let first = input.clone().into_iter().next();
     let span = first.map_or_else(Span::call_site, |token| token.span());
     let error = syn::Error::new(
         span,
-        "#[differentiable] goes on a free function: `fn f(x: f64) -> f64 { ... }`",
+        "#[differentiable] goes on a function, `fn f(x: f64) -> f64 { ... }`, or on an `impl` block of them",
     )
     .to_compile_error();
     quote!(#error #input)
