@@ -34,6 +34,16 @@ pub trait Parameter {
     fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>);
     /// Rebuilds a value of this shape from the front of `from`.
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned;
+    /// [`variables`] as a method, so that generated code can name a model's
+    /// type once, as `<Model as Parameter>::record(..)`: a type that is not
+    /// a model is then one error on that type, not one per generic call.
+    #[inline]
+    fn record<'t>(&'t self, tape: &'t Tape, at: Label) -> Result<Self::Variables<'t>>
+    where
+        Self: Sized,
+    {
+        variables(tape, self, at)
+    }
 }
 
 impl Parameter for f64 {

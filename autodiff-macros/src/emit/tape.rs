@@ -93,7 +93,7 @@ fn tape_type(kind: &Kind) -> TokenStream {
             quote!(::std::vec::Vec<#elem>)
         }
         Kind::Struct { by_ref, ty } => {
-            let reference = by_ref.then(|| quote!(&));
+            let reference = by_ref.then(|| quote_spanned!(ty.span()=> &));
             quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<'tape>)
         }
         Kind::PassThrough => quote!(()),
