@@ -48,9 +48,7 @@ impl Neuron {
         __self: &Self,
         x: f64,
     ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<
-            <Self as ::autodiff::__private::Parameter>::Gradient,
-        >,
+        ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
         ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_forward_grad_on(
@@ -64,9 +62,7 @@ impl Neuron {
         &self,
         x: f64,
     ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<
-            <Self as ::autodiff::__private::Parameter>::Gradient,
-        >,
+        ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
         Self::__ad_forward_grad(self, x)
@@ -79,20 +75,22 @@ impl Neuron {
         __self: &Self,
         x: f64,
     ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<
-            <Self as ::autodiff::__private::Parameter>::Gradient,
-        >,
+        ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
         use ::autodiff::__private as __ad;
         tape.clear();
         let tape = &*tape;
-        let __self_var = __ad::variables(tape, &__self, __ad::at("self", 5))?;
+        let __self_var = <Self as __ad::Parameter>::record(
+            __self,
+            tape,
+            __ad::at("self", 5),
+        )?;
         let output = Self::__ad_forward_tape(tape, &__self_var, x)?;
         __ad::backward(output)?;
         ::core::result::Result::Ok(::autodiff::ValueAndGradient {
             value: output.value(),
-            gradient: __ad::gradient(&__self, &__self_var),
+            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
         })
     }
     /// [`forward_grad`](Self::forward_grad) on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -102,9 +100,7 @@ impl Neuron {
         tape: &mut ::autodiff::Tape,
         x: f64,
     ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<
-            <Self as ::autodiff::__private::Parameter>::Gradient,
-        >,
+        ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
         Self::__ad_forward_grad_on(tape, self, x)
@@ -149,10 +145,10 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let mut inputs = ::std::vec::Vec::new();
-        __ad::components(&__self, &mut inputs);
+        <Self as __ad::Parameter>::components(__self, &mut inputs);
         let reverse = Self::__ad_forward_grad(__ad::dup(&__self), __ad::dup(&x))?;
         let mut analytic = ::std::vec::Vec::new();
-        __ad::gradient_components(&__self, &reverse.gradient, &mut analytic);
+        <Self as __ad::Parameter>::components(&reverse.gradient, &mut analytic);
         __ad::gradient_check(
             &inputs,
             &analytic,
@@ -160,7 +156,7 @@ impl Neuron {
             tolerance,
             |point| {
                 let mut rest = point;
-                let __self = __ad::rebuild(&__self, &mut rest);
+                let __self = <Self as __ad::Parameter>::rebuild(__self, &mut rest);
                 Self::forward(&__self, __ad::dup(&x))
             },
         )
@@ -228,9 +224,7 @@ impl Neuron {
         x: f64,
         y: f64,
     ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<
-            <Self as ::autodiff::__private::Parameter>::Gradient,
-        >,
+        ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
         ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_loss_grad_on(
@@ -246,9 +240,7 @@ impl Neuron {
         x: f64,
         y: f64,
     ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<
-            <Self as ::autodiff::__private::Parameter>::Gradient,
-        >,
+        ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
         Self::__ad_loss_grad(self, x, y)
@@ -262,20 +254,22 @@ impl Neuron {
         x: f64,
         y: f64,
     ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<
-            <Self as ::autodiff::__private::Parameter>::Gradient,
-        >,
+        ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
         use ::autodiff::__private as __ad;
         tape.clear();
         let tape = &*tape;
-        let __self_var = __ad::variables(tape, &__self, __ad::at("self", 9))?;
+        let __self_var = <Self as __ad::Parameter>::record(
+            __self,
+            tape,
+            __ad::at("self", 9),
+        )?;
         let output = Self::__ad_loss_tape(tape, &__self_var, x, y)?;
         __ad::backward(output)?;
         ::core::result::Result::Ok(::autodiff::ValueAndGradient {
             value: output.value(),
-            gradient: __ad::gradient(&__self, &__self_var),
+            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
         })
     }
     /// [`loss_grad`](Self::loss_grad) on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -286,9 +280,7 @@ impl Neuron {
         x: f64,
         y: f64,
     ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<
-            <Self as ::autodiff::__private::Parameter>::Gradient,
-        >,
+        ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
         Self::__ad_loss_grad_on(tape, self, x, y)
@@ -337,14 +329,14 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let mut inputs = ::std::vec::Vec::new();
-        __ad::components(&__self, &mut inputs);
+        <Self as __ad::Parameter>::components(__self, &mut inputs);
         let reverse = Self::__ad_loss_grad(
             __ad::dup(&__self),
             __ad::dup(&x),
             __ad::dup(&y),
         )?;
         let mut analytic = ::std::vec::Vec::new();
-        __ad::gradient_components(&__self, &reverse.gradient, &mut analytic);
+        <Self as __ad::Parameter>::components(&reverse.gradient, &mut analytic);
         __ad::gradient_check(
             &inputs,
             &analytic,
@@ -352,7 +344,7 @@ impl Neuron {
             tolerance,
             |point| {
                 let mut rest = point;
-                let __self = __ad::rebuild(&__self, &mut rest);
+                let __self = <Self as __ad::Parameter>::rebuild(__self, &mut rest);
                 Self::loss(&__self, __ad::dup(&x), __ad::dup(&y))
             },
         )

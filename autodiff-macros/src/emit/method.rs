@@ -12,8 +12,8 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::{Ident, Punct, Spacing, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, ToTokens};
+use proc_macro2::{Ident, Punct, Spacing, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{FnArg, ItemFn, Pat};
 
 use crate::receiver::{Taken, SELF_PARAM};
@@ -182,12 +182,18 @@ fn forwarding_method(function: &ItemFn, is_tape: bool, taken: Taken) -> TokenStr
     };
     let mut params = Vec::new();
     let mut args = Vec::new();
+    // Where the receiver is written: the forwarding call is spanned there,
+    // so that a `Self` that is not a model is one error, on `self`.
+    let mut self_span = None;
     for input in &sig.inputs {
         let FnArg::Typed(typed) = input else { continue };
         let Pat::Ident(pat) = &*typed.pat else {
             continue;
         };
         let ident = &pat.ident;
+        if ident == SELF_PARAM {
+            self_span = Some(ident.span());
+        }
         if ident == SELF_PARAM && !is_tape {
             args.push(quote!(self));
             continue;
@@ -197,11 +203,15 @@ fn forwarding_method(function: &ItemFn, is_tape: bool, taken: Taken) -> TokenStr
         args.push(quote!(#ident));
     }
     let ignore_self = is_tape.then(|| quote!(let _ = self;));
+    let call = match self_span {
+        Some(span) => quote_spanned!(span=> Self::#hidden(#(#args),*)),
+        None => quote!(Self::#hidden(#(#args),*)),
+    };
     quote! {
         #(#attrs)*
         #vis fn #name #generics(#receiver, #(#params),*) #output {
             #ignore_self
-            Self::#hidden(#(#args),*)
+            #call
         }
     }
 }
@@ -238,9 +248,16 @@ fn qualify_with(
                 };
                 match target {
                     Some(target) => {
-                        out.push(TokenTree::Ident(Ident::new("Self", Span::call_site())));
-                        out.push(TokenTree::Punct(Punct::new(':', Spacing::Joint)));
-                        out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
+                        // Spanned like the name it qualifies, so that rustc's
+                        // errors about the call land where they did.
+                        let span = ident.span();
+                        let mut first = Punct::new(':', Spacing::Joint);
+                        let mut second = Punct::new(':', Spacing::Alone);
+                        first.set_span(span);
+                        second.set_span(span);
+                        out.push(TokenTree::Ident(Ident::new("Self", span)));
+                        out.push(TokenTree::Punct(first));
+                        out.push(TokenTree::Punct(second));
                         out.push(TokenTree::Ident(target));
                     }
                     None => out.push(token.clone()),
