@@ -270,3 +270,41 @@ fn methods_of_an_annotated_impl_block() {
     assert_eq!(got.gradient, Line { a: -4.0, b: -2.0 });
     assert!(line.squared_error_check(2.0, 1.0).unwrap().passed());
 }
+
+/// Methods called on the elements of an array and of a slice of models.
+#[differentiable]
+fn ensemble(models: [Neuron; 2], others: &[Neuron], #[constant] x: [f64; 2]) -> f64 {
+    let mut total = models[0].forward(x) * models[1].forward(x);
+    for k in 0..others.len() {
+        total += others[k].forward(x);
+    }
+    total
+}
+
+#[test]
+fn methods_on_arrays_and_slices_of_models_match_the_hand_written_backward() {
+    let a = Neuron {
+        w: [0.4, -0.7],
+        b: 0.1,
+    };
+    let b = Neuron {
+        w: [-0.2, 0.9],
+        b: -0.3,
+    };
+    let c = Neuron {
+        w: [0.5, 0.5],
+        b: 0.0,
+    };
+    let x = [0.6, -1.2];
+    let models = [a.clone(), b.clone()];
+    let others = [c.clone()];
+    let got = ensemble_grad(models.clone(), &others, x).unwrap();
+    let (ta, tb, tc) = (a.forward(x), b.forward(x), c.forward(x));
+    assert!((got.value - (ta * tb + tc)).abs() < 1e-12);
+    // d(ta tb)/d b_a = tb (1 − ta²); d tc / d w_c[i] = (1 − tc²) x[i].
+    let (grad_models, grad_others) = got.gradient;
+    assert!((grad_models[0].b - tb * (1.0 - ta * ta)).abs() < 1e-12);
+    assert!((grad_models[1].w[1] - ta * (1.0 - tb * tb) * x[1]).abs() < 1e-12);
+    assert!((grad_others[0].w[0] - (1.0 - tc * tc) * x[0]).abs() < 1e-12);
+    assert!(ensemble_check(models, &others, x).unwrap().passed());
+}
