@@ -245,6 +245,16 @@ impl Line {
         let d = self.at(x) - y;
         d * d
     }
+
+    /// An associated function taking the model as a parameter.
+    fn slope_penalty(line: &Self) -> f64 {
+        line.a * line.a
+    }
+
+    /// A method calling an associated function of its block on `self`.
+    fn penalised(&self, #[constant] x: f64, #[constant] y: f64) -> f64 {
+        self.squared_error(x, y) + 0.5 * Self::slope_penalty(self)
+    }
 }
 
 #[test]
@@ -269,6 +279,11 @@ fn methods_of_an_annotated_impl_block() {
     assert_eq!(got.value, 1.0);
     assert_eq!(got.gradient, Line { a: -4.0, b: -2.0 });
     assert!(line.squared_error_check(2.0, 1.0).unwrap().passed());
+    // Plus half the slope squared: ∂/∂a gains a.
+    let got = line.penalised_grad(2.0, 1.0).unwrap();
+    assert_eq!(got.value, 1.0 + 0.5 * 0.25);
+    assert_eq!(got.gradient, Line { a: -4.0 + 0.5, b: -2.0 });
+    assert_eq!(Line::slope_penalty_grad(&line).unwrap().gradient.a, 1.0);
 }
 
 /// Methods called on the elements of an array and of a slice of models.
