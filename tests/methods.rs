@@ -282,7 +282,13 @@ fn methods_of_an_annotated_impl_block() {
     // Plus half the slope squared: ∂/∂a gains a.
     let got = line.penalised_grad(2.0, 1.0).unwrap();
     assert_eq!(got.value, 1.0 + 0.5 * 0.25);
-    assert_eq!(got.gradient, Line { a: -4.0 + 0.5, b: -2.0 });
+    assert_eq!(
+        got.gradient,
+        Line {
+            a: -4.0 + 0.5,
+            b: -2.0
+        }
+    );
     assert_eq!(Line::slope_penalty_grad(&line).unwrap().gradient.a, 1.0);
 }
 
