@@ -329,3 +329,46 @@ fn methods_on_arrays_and_slices_of_models_match_the_hand_written_backward() {
     assert!((grad_others[0].w[0] - (1.0 - tc * tc) * x[0]).abs() < 1e-12);
     assert!(ensemble_check(models, &others, x).unwrap().passed());
 }
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Layer {
+    neurons: Vec<Neuron>,
+}
+
+impl Layer {
+    /// The sum of the neurons' outputs, each neuron taken from `self` by a
+    /// `for` loop or a `let`: the method called on it records too.
+    #[differentiable]
+    fn total(&self, #[constant] x: [f64; 2]) -> f64 {
+        let mut s = 0.0;
+        for neuron in &self.neurons {
+            s += neuron.forward(x);
+        }
+        let first = &self.neurons[0];
+        s + 2.0 * first.forward(x)
+    }
+}
+
+#[test]
+fn methods_on_models_bound_by_let_and_for_record_on_the_same_tape() {
+    let layer = Layer {
+        neurons: vec![
+            Neuron {
+                w: [0.4, -0.7],
+                b: 0.1,
+            },
+            Neuron {
+                w: [-0.2, 0.9],
+                b: -0.3,
+            },
+        ],
+    };
+    let x = [0.6, -1.2];
+    let got = layer.total_grad(x).unwrap();
+    let t: Vec<f64> = layer.neurons.iter().map(|n| n.forward(x)).collect();
+    assert!((got.value - (3.0 * t[0] + t[1])).abs() < 1e-12);
+    // ∂/∂b_j = weight_j (1 − t_j²), weight 3 for the first neuron.
+    assert!((got.gradient.neurons[0].b - 3.0 * (1.0 - t[0] * t[0])).abs() < 1e-12);
+    assert!((got.gradient.neurons[1].b - (1.0 - t[1] * t[1])).abs() < 1e-12);
+    assert!(layer.total_check(x).unwrap().passed());
+}

@@ -61,9 +61,11 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     quote!(#tape #grad #check)
 }
 
-/// The parameters that hold a model (a struct, or arrays and vectors of
-/// them): a method called on one of them is another function's recording
-/// twin.
+/// The names that hold a model on the tape: parameters of a model type
+/// (a struct, or arrays and vectors of them), and the bindings taken from
+/// them by `let` or `for` (`let layer = &self.layers[k]`, `for neuron in
+/// &self.neurons`). A method called on one of them (or on a part of it) is
+/// another function's recording twin.
 fn model_params(function: &Function) -> Vec<String> {
     fn holds_struct(kind: &crate::ast::Kind) -> bool {
         use crate::ast::Kind;
@@ -73,12 +75,82 @@ fn model_params(function: &Function) -> Vec<String> {
             Kind::Scalar | Kind::PassThrough => false,
         }
     }
-    function
+    let mut names: Vec<String> = function
         .params
         .iter()
         .filter(|param| holds_struct(&param.kind))
         .map(|param| param.ident.to_string())
-        .collect()
+        .collect();
+    if names.is_empty() {
+        return names;
+    }
+    // To a fixpoint: a binding may be read from one bound later in a loop.
+    loop {
+        let before = names.len();
+        models_in_block(&function.body, &mut names);
+        if names.len() == before {
+            return names;
+        }
+    }
+}
+
+fn models_in_block(block: &crate::ast::Block, names: &mut Vec<String>) {
+    use crate::ast::Stmt;
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name: Some(name),
+                init: Some(init),
+                ..
+            } => {
+                if reads_model(init, names) && !names.contains(name) {
+                    names.push(name.clone());
+                }
+                models_in_expr(init, names);
+            }
+            Stmt::Let {
+                init: Some(init), ..
+            }
+            | Stmt::Expr(init, _) => models_in_expr(init, names),
+            Stmt::Let { .. } | Stmt::Item(_) => {}
+        }
+    }
+}
+
+fn models_in_expr(expr: &crate::ast::Expr, names: &mut Vec<String>) {
+    use crate::ast::{Child, ExprKind};
+    if let ExprKind::For { pat, iter, .. } = &expr.kind {
+        if let [name] = pat.names.as_slice() {
+            if reads_model(iter, names) && !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    for child in expr.children() {
+        match child {
+            Child::Expr(inner) => models_in_expr(inner, names),
+            Child::Block(block) => models_in_block(block, names),
+        }
+    }
+}
+
+/// Whether `expr` is a model name, a part of one, a reference to one or an
+/// iterator over one.
+fn reads_model(expr: &crate::ast::Expr, names: &[String]) -> bool {
+    use crate::ast::ExprKind;
+    match &expr.kind {
+        ExprKind::Path(path) => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| names.iter().any(|name| ident == name)),
+        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => reads_model(base, names),
+        ExprKind::Paren(inner)
+        | ExprKind::Reference { expr: inner, .. }
+        | ExprKind::Structural {
+            receiver: inner, ..
+        } => reads_model(inner, names),
+        _ => false,
+    }
 }
 
 /// The names the items share: the function's, its generated siblings', and
