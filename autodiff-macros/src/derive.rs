@@ -203,6 +203,11 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         " [`{name}`] recorded on a tape: the same fields, every `f64` a [`Scalar`](::autodiff::Scalar) variable; what a `#[differentiable]` body reads when it takes a `{name}`."
     );
 
+    let clones = fields.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> #ident: ::core::clone::Clone::clone(&self.#ident))
+    });
+
     // `Parameter`: record, shape, read back, rebuild.
     let per_field = |trained_part: &dyn Fn(&Ident, &Type) -> TokenStream,
                      constant_part: &dyn Fn(&Ident) -> TokenStream| {
@@ -258,12 +263,20 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         }
 
         #[doc = #twin_doc]
-        #[derive(Clone)]
         #vis struct #twin<#tape> {
             #(#twin_fields,)*
             /// The model these values were recorded from: a method called
             /// on the twin is found through it.
             __model: &#tape #name,
+        }
+
+        // By hand rather than derived: each field's clone is spanned on its
+        // type, so a field that is not a model is reported there alone.
+        #[automatically_derived]
+        impl<#tape> ::core::clone::Clone for #twin<#tape> {
+            fn clone(&self) -> Self {
+                #twin { #(#clones,)* __model: self.__model }
+            }
         }
 
         #[automatically_derived]
