@@ -16,6 +16,14 @@ pub use autodiff_core::*;
 /// `#[constant]` pass through. Anything the macro cannot differentiate
 /// exactly is a compile error on the offending token.
 ///
+/// On a method taking `&self` (or `self`) of a `#[derive(Parameters)]`
+/// struct, the siblings are methods too (`model.f_grad(x)`, the gradient a
+/// model), and a method called on a model inside an annotated body records
+/// on the same tape. On an `impl` block, every function in it returning
+/// `f64` is differentiated, associated functions without `self` included
+/// (they call each other as `Self::f`); an attribute on one associated
+/// function without `self` cannot see that it sits in an `impl`.
+///
 /// ```
 /// use autodiff::prelude::*;
 ///

@@ -1,3 +1,5 @@
+// A #[differentiable] method of a struct without #[derive(Parameters)]:
+// `self` is not a model, said on the receiver.
 use autodiff::prelude::*;
 
 struct Neuron {

@@ -9,7 +9,9 @@
 //! recording twin. And the runtime's `Parameter` impls for the struct and a
 //! reference to it, which record the fields as variables, shape them into the
 //! twin, read the gradient back into the struct's own type and rebuild it from
-//! a flat point for the gradient check. Each field delegates to its own
+//! a flat point for the gradient check. The twin also keeps a reference to
+//! the model it was recorded from, through which a method called on it
+//! (`model.layers[k].forward(x)`) finds the method's recording twin. Each field delegates to its own
 //! type's impl, so nesting (a struct of `Vec`s of structs) composes.
 
 use proc_macro2::{Span, TokenStream};
@@ -201,6 +203,11 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         " [`{name}`] recorded on a tape: the same fields, every `f64` a [`Scalar`](::autodiff::Scalar) variable; what a `#[differentiable]` body reads when it takes a `{name}`."
     );
 
+    let clones = fields.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> #ident: ::core::clone::Clone::clone(&self.#ident))
+    });
+
     // `Parameter`: record, shape, read back, rebuild.
     let per_field = |trained_part: &dyn Fn(&Ident, &Type) -> TokenStream,
                      constant_part: &dyn Fn(&Ident) -> TokenStream| {
@@ -256,9 +263,29 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         }
 
         #[doc = #twin_doc]
-        #[derive(Clone)]
         #vis struct #twin<#tape> {
             #(#twin_fields,)*
+            /// The model these values were recorded from: a method called
+            /// on the twin is found through it.
+            __model: &#tape #name,
+        }
+
+        // By hand rather than derived: each field's clone is spanned on its
+        // type, so a field that is not a model is reported there alone.
+        #[automatically_derived]
+        impl<#tape> ::core::clone::Clone for #twin<#tape> {
+            fn clone(&self) -> Self {
+                #twin { #(#clones,)* __model: self.__model }
+            }
+        }
+
+        #[automatically_derived]
+        impl<#tape> ::autodiff::__private::OnTape<#tape> for #twin<#tape> {
+            type Model = #name;
+            #[inline]
+            fn model(&self) -> &#tape #name {
+                self.__model
+            }
         }
 
         #[automatically_derived]
@@ -266,8 +293,8 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             type Variables<#tape> = #twin<#tape>;
             type Gradient = #name;
             type Owned = #name;
-            fn shape<#tape>(&self, leaves: &mut &[::autodiff::Scalar<#tape>]) -> #twin<#tape> {
-                #twin { #(#shaped,)* }
+            fn shape<#tape>(&#tape self, leaves: &mut &[::autodiff::Scalar<#tape>]) -> #twin<#tape> {
+                #twin { #(#shaped,)* __model: self }
             }
             fn gradient(variables: &#twin<'_>) -> #name {
                 #name { #(#gradient,)* }
@@ -290,7 +317,7 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             type Variables<#tape> = #twin<#tape>;
             type Gradient = #name;
             type Owned = #name;
-            fn shape<#tape>(&self, leaves: &mut &[::autodiff::Scalar<#tape>]) -> #twin<#tape> {
+            fn shape<#tape>(&#tape self, leaves: &mut &[::autodiff::Scalar<#tape>]) -> #twin<#tape> {
                 <#name as #p>::shape(self, leaves)
             }
             fn gradient(variables: &#twin<'_>) -> #name {

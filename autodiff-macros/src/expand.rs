@@ -1,42 +1,130 @@
 //! The pipeline, one pass per line: parse the function, read it into the
 //! model (`lower`), check it (`valid`), find what tracked values reach
 //! (`flow`), and emit the items (`emit`); on any mistake, the errors and the
-//! function unchanged (`fallback`).
+//! function unchanged (`fallback`). A method is first read as a function of
+//! its receiver (`receiver`), and emitted back as methods (`emit::method`).
+//! On an `impl` block, each function returning `f64` goes through the same
+//! pipeline, knowing that it is associated.
 
-use proc_macro2::{Span, TokenStream};
-use quote::quote;
-use syn::ItemFn;
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+use syn::{ImplItem, ImplItemFn, ItemFn, ItemImpl};
 
 use crate::ctxt::Ctxt;
 use crate::flow::Flow;
 use crate::lower::{self, MacroBodies};
-use crate::{attr, emit, fallback, valid};
+use crate::{attr, emit, fallback, receiver, valid};
 
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: ItemFn = match syn::parse2(input.clone()) {
-        Ok(item) => item,
-        Err(_) => return not_a_function(input),
-    };
-    let cx = Ctxt::default();
-    attr::check_args(&cx, &args);
-    let macros = MacroBodies::default();
-    let function = lower::function(&item, &macros);
-    valid::check(&cx, &function);
-    if let Some(error) = cx.check() {
-        return fallback::expand(&item, &error);
+    if let Ok(item) = syn::parse2::<ItemFn>(input.clone()) {
+        return function(&args, &item, Context::Free);
     }
-    let flow = Flow::analyse(&function);
-    emit::items(&function, &flow)
+    if let Ok(block) = syn::parse2::<ItemImpl>(input.clone()) {
+        return impl_block(&args, block);
+    }
+    not_a_function(input)
 }
 
-/// Anything but a function: the error on its first token, and the input
-/// unchanged.
+/// Where the function sits, as far as the macro can know: an attribute on
+/// a function sees the function alone, so only one on an `impl` block
+/// knows that its functions are associated.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Free,
+    Impl,
+}
+
+fn function(args: &TokenStream, item: &ItemFn, context: Context) -> TokenStream {
+    let method = match receiver::rewrite(item) {
+        Ok(method) => method,
+        Err(error) => return fallback::expand(item, &error),
+    };
+    let read = method.as_ref().map_or(item, |(rewritten, _)| rewritten);
+    let cx = Ctxt::default();
+    attr::check_args(&cx, args);
+    let macros = MacroBodies::default();
+    let function = lower::function(read, &macros);
+    valid::check(&cx, &function);
+    if let Some(error) = cx.check() {
+        return fallback::expand(item, &error);
+    }
+    let flow = Flow::analyse(&function);
+    match (&method, context) {
+        (Some((_, taken)), _) => emit::method_items(&function, &flow, item, *taken),
+        (None, Context::Impl) => emit::associated_items(&function, &flow),
+        (None, Context::Free) => emit::items(&function, &flow),
+    }
+}
+
+/// `#[differentiable] impl Model { .. }`: every function in the block that
+/// returns `f64` (or carries `#[differentiable]` itself) gets its siblings
+/// in the block, with the calls between them spelled `Self::`. Other items
+/// stay as written.
+fn impl_block(args: &TokenStream, mut block: ItemImpl) -> TokenStream {
+    if let Some((path, _)) = &block.trait_ {
+        let error = syn::Error::new_spanned(
+            path,
+            "#[differentiable] goes on an inherent `impl Type { .. }` block: a trait impl cannot hold the generated functions",
+        )
+        .to_compile_error();
+        return quote!(#error #block);
+    }
+    let mut items = Vec::with_capacity(block.items.len());
+    for item in std::mem::take(&mut block.items) {
+        match item {
+            ImplItem::Fn(method) if selected(&method) => {
+                let ImplItemFn {
+                    mut attrs,
+                    vis,
+                    modifiers,
+                    sig,
+                    block: body,
+                    ..
+                } = method;
+                attrs.retain(|attr| !attr.path().is_ident("differentiable"));
+                let item = ItemFn {
+                    attrs,
+                    vis,
+                    modifiers,
+                    sig,
+                    block: Box::new(body),
+                };
+                items.push(function(args, &item, Context::Impl));
+            }
+            other => items.push(other.into_token_stream()),
+        }
+    }
+    // The block as written, its body replaced by the expanded items.
+    let mut tokens: Vec<TokenTree> = block.into_token_stream().into_iter().collect();
+    if let Some(TokenTree::Group(body)) = tokens.last_mut() {
+        let mut expanded = Group::new(Delimiter::Brace, items.into_iter().collect());
+        expanded.set_span(body.span());
+        *body = expanded;
+    }
+    tokens.into_iter().collect()
+}
+
+/// Whether a function of an annotated `impl` block is differentiated.
+fn selected(method: &ImplItemFn) -> bool {
+    let marked = method
+        .attrs
+        .iter()
+        .any(|attr| attr.path().is_ident("differentiable"));
+    let returns_f64 = matches!(
+        &method.sig.output,
+        syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
+    );
+    marked || returns_f64
+}
+
+/// Anything but a function or an `impl` block: the error on its first
+/// token, and the input unchanged.
 fn not_a_function(input: TokenStream) -> TokenStream {
     let first = input.clone().into_iter().next();
     let span = first.map_or_else(Span::call_site, |token| token.span());
     let error = syn::Error::new(
         span,
-        "#[differentiable] goes on a free function: `fn f(x: f64) -> f64 { ... }`",
+        "#[differentiable] goes on a function, `fn f(x: f64) -> f64 { ... }`, or on an `impl` block of them",
     )
     .to_compile_error();
     quote!(#error #input)

@@ -10,6 +10,7 @@
 //! | `ast.rs` | the model: parameters, and the body as a tree of operations, control flow and plain Rust, each node labelled |
 //! | `lower.rs` | reads the function into the model, noting every unsupported construct |
 //! | `vocabulary.rs` | which method and function names are operations, plain methods or rejected |
+//! | `receiver.rs` | a method's `self` read as a parameter `__self` (`emit/method.rs` makes the items methods again) |
 //! | `valid.rs` | checks the signature and words every rejection |
 //! | `flow.rs` | finds the bindings and expressions a differentiable parameter reaches |
 //! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check` |
@@ -29,6 +30,7 @@ mod expand;
 mod fallback;
 mod flow;
 mod lower;
+mod receiver;
 mod text;
 mod valid;
 mod vocabulary;

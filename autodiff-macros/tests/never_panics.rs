@@ -22,11 +22,14 @@ mod src {
     pub mod fallback;
     pub mod flow;
     pub mod lower;
+    pub mod receiver;
     pub mod text;
     pub mod valid;
     pub mod vocabulary;
 }
-use src::{ast, attr, ctxt, emit, expand, fallback, flow, lower, text, valid, vocabulary};
+use src::{
+    ast, attr, ctxt, emit, expand, fallback, flow, lower, receiver, text, valid, vocabulary,
+};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -147,6 +150,10 @@ impl Gen {
                         "f: f32",
                         "&self",
                         "self",
+                        "&mut self",
+                        "mut self",
+                        "&'a self",
+                        "self: Box<Self>",
                         "(a, b): (f64, f64)",
                         "_: f64",
                         "t: T",
@@ -533,6 +540,72 @@ fn generated_functions_expand_or_are_rejected_with_spanned_errors() {
         expanded > 300 && rejected > 300,
         "{expanded} expanded, {rejected} rejected"
     );
+}
+
+/// The same functions inside an annotated `impl` block (and a trait impl,
+/// which is rejected): no panic, and an accepted block is one `impl` whose
+/// items include the generated twins.
+#[test]
+fn generated_functions_in_impl_blocks_expand_or_are_rejected() {
+    let mut generator = Gen::new(0x5eed_0011);
+    let mut failures = Vec::new();
+    let mut accepted = 0;
+    for round in 0..600 {
+        let (args, function) = generator.function();
+        let header = if round % 10 == 0 {
+            "impl Loss for M"
+        } else {
+            "impl M"
+        };
+        let input = format!("{header} {{ {function} fn other(&self) -> usize {{ 1 }} }}");
+        let (Ok(args_tokens), Ok(input_tokens)) =
+            (args.parse::<TokenStream>(), input.parse::<TokenStream>())
+        else {
+            continue;
+        };
+        let output = match catch_unwind(AssertUnwindSafe(|| {
+            expand::differentiable(args_tokens, input_tokens)
+        })) {
+            Ok(output) => output,
+            Err(_) => {
+                failures.push(format!("expansion panicked on\n{input}"));
+                continue;
+            }
+        };
+        if !compile_errors(&output).is_empty() {
+            continue;
+        }
+        let Ok(file) = syn::parse2::<syn::File>(output.clone()) else {
+            failures.push(format!(
+                "expansion is not valid Rust for\n{input}\n---\n{output}"
+            ));
+            continue;
+        };
+        let names: Vec<String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Impl(block) => Some(block),
+                _ => None,
+            })
+            .flat_map(|block| &block.items)
+            .filter_map(|item| match item {
+                syn::ImplItem::Fn(f) => Some(f.sig.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let generated = names.iter().any(|n| n.ends_with("_grad"));
+        // The signature is what comes before the body's brace.
+        let signature = function.split('{').next().unwrap_or_default();
+        let returns_f64 = signature.trim_end().ends_with("-> f64");
+        if returns_f64 != generated || !names.iter().any(|n| n == "other") {
+            failures.push(format!("{names:?} for\n{input}"));
+        }
+        accepted += usize::from(generated);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // The generator's supported half must reach the emitters here too.
+    assert!(accepted > 50, "only {accepted} blocks expanded");
 }
 
 #[test]

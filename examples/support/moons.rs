@@ -1,6 +1,7 @@
 //! micrograd's two-moons demo in Rust: the data (our own seeded generator),
-//! the model (a `#[derive(Parameters)]` MLP 2→16→16→1 with ReLU), the loss
-//! (max-margin with L2 regularisation, `#[differentiable]`) and the training
+//! the model (a `#[derive(Parameters)]` MLP 2→16→16→1 with ReLU, its score a
+//! `#[differentiable]` method), the loss (max-margin with L2 regularisation,
+//! `#[differentiable]`, calling `model.score(x)`) and the training
 //! loop (SGD with micrograd's decaying step). Shared through `#[path]` by
 //! `examples/moons.rs` and `tests/moons.rs`, so the test trains exactly what
 //! the example shows.
@@ -105,31 +106,28 @@ impl Mlp {
         Mlp { layers }
     }
 
-    /// The score of one point without a tape: the plain twin of [`score`].
-    pub fn predict(&self, x: [f64; 2]) -> f64 {
-        score(self, x)
-    }
-}
-
-/// The network's output for one point: its sign is the predicted class.
-#[differentiable]
-pub fn score(model: &Mlp, #[constant] x: [f64; 2]) -> f64 {
-    let mut h = vec![x[0], x[1]];
-    for k in 0..model.layers.len() {
-        let mut next = Vec::new();
-        for j in 0..model.layers[k].b.len() {
-            let mut s = model.layers[k].b[j];
-            for i in 0..h.len() {
-                s += model.layers[k].w[j][i] * h[i];
+    /// The network's output for one point: its sign is the predicted
+    /// class. A `#[differentiable]` method: the loss calls it on the model
+    /// it differentiates, and it records on the loss's tape.
+    #[differentiable]
+    pub fn score(&self, #[constant] x: [f64; 2]) -> f64 {
+        let mut h = vec![x[0], x[1]];
+        for k in 0..self.layers.len() {
+            let mut next = Vec::new();
+            for j in 0..self.layers[k].b.len() {
+                let mut s = self.layers[k].b[j];
+                for i in 0..h.len() {
+                    s += self.layers[k].w[j][i] * h[i];
+                }
+                if self.layers[k].relu {
+                    s = relu(s);
+                }
+                next.push(s);
             }
-            if model.layers[k].relu {
-                s = relu(s);
-            }
-            next.push(s);
+            h = next;
         }
-        h = next;
+        h[0]
     }
-    h[0]
 }
 
 /// The strength of the L2 penalty, micrograd's `alpha`.
@@ -142,7 +140,7 @@ pub const ALPHA: f64 = 1e-4;
 pub fn loss(model: &Mlp, #[constant] data: &[Sample]) -> f64 {
     let mut data_loss = 0.0;
     for n in 0..data.len() {
-        let s = score(model, data[n].x);
+        let s = model.score(data[n].x);
         data_loss += relu(1.0 - data[n].y * s);
     }
     let mut squares = 0.0;
@@ -161,7 +159,7 @@ pub fn loss(model: &Mlp, #[constant] data: &[Sample]) -> f64 {
 pub fn accuracy(model: &Mlp, data: &[Sample]) -> f64 {
     let right = data
         .iter()
-        .filter(|sample| (model.predict(sample.x) > 0.0) == (sample.y > 0.0))
+        .filter(|sample| (model.score(sample.x) > 0.0) == (sample.y > 0.0))
         .count();
     right as f64 / data.len() as f64
 }

@@ -56,7 +56,7 @@ fn boundary(area: &Area, model: &Mlp, data: &[Sample]) -> Result<(), Box<dyn std
     for i in 0..GRID {
         let a = x0 + i as f64 * dx;
         let positive: Vec<bool> = (0..GRID)
-            .map(|j| model.predict([a + dx / 2.0, y0 + (j as f64 + 0.5) * dy]) > 0.0)
+            .map(|j| model.score([a + dx / 2.0, y0 + (j as f64 + 0.5) * dy]) > 0.0)
             .collect();
         let mut start = 0;
         for j in 1..=GRID {

@@ -18,17 +18,21 @@
 //!   and sums;
 //! - `parameters.rs`: a parameter's shape, variables, gradient and
 //!   components for the `_grad` and `_check` twins;
+//! - `methods.rs`: the plain model behind a model on the tape, through
+//!   which a method called on it finds its recording twin;
 //! - `scratch.rs`: the tape `f_grad` records on.
 
 mod arithmetic;
 mod coercion;
 mod functions;
+mod methods;
 mod parameters;
 mod scratch;
 
 pub use arithmetic::*;
 pub use coercion::*;
 pub use functions::*;
+pub use methods::*;
 pub use parameters::*;
 pub use scratch::*;
 

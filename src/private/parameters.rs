@@ -23,8 +23,9 @@ pub trait Parameter {
     /// (or borrowed from, for slices).
     type Owned;
     /// Takes this parameter's variables, in the order of `components`,
-    /// from the front of `leaves` (recorded by [`variables`]).
-    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t>;
+    /// from the front of `leaves` (recorded by [`variables`]). A model's
+    /// twin keeps `self` for its methods (see `OnTape`).
+    fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t>;
     /// Reads the gradient of every component.
     fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient;
     /// Appends every component, in row-major order.
@@ -33,6 +34,16 @@ pub trait Parameter {
     fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>);
     /// Rebuilds a value of this shape from the front of `from`.
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned;
+    /// [`variables`] as a method, so that generated code can name a model's
+    /// type once, as `<Model as Parameter>::record(..)`: a type that is not
+    /// a model is then one error on that type, not one per generic call.
+    #[inline]
+    fn record<'t>(&'t self, tape: &'t Tape, at: Label) -> Result<Self::Variables<'t>>
+    where
+        Self: Sized,
+    {
+        variables(tape, self, at)
+    }
 }
 
 impl Parameter for f64 {
@@ -40,7 +51,7 @@ impl Parameter for f64 {
     type Gradient = f64;
     type Owned = f64;
     #[inline]
-    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Scalar<'t> {
+    fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Scalar<'t> {
         take_component(leaves)
     }
     #[inline]
@@ -79,7 +90,7 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
     type Gradient = [T::Gradient; N];
     type Owned = [T::Owned; N];
     #[inline]
-    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+    fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
         std::array::from_fn(|i| self[i].shape(leaves))
     }
     #[inline]
@@ -108,8 +119,8 @@ impl<T: Parameter> Parameter for Vec<T> {
     type Gradient = Vec<T::Gradient>;
     type Owned = Vec<T::Owned>;
     #[inline]
-    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
-        self.as_slice().shape(leaves)
+    fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        self.iter().map(|item| item.shape(leaves)).collect()
     }
     #[inline]
     fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
@@ -134,7 +145,7 @@ impl<T: Parameter> Parameter for &[T] {
     type Gradient = Vec<T::Gradient>;
     type Owned = Vec<T::Owned>;
     #[inline]
-    fn shape<'t>(&self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+    fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
         self.iter().map(|item| item.shape(leaves)).collect()
     }
     #[inline]
@@ -163,7 +174,7 @@ impl<T: Parameter> Parameter for &[T] {
 /// each leaf's `Result` would pass through memory.
 pub fn variables<'t, P: Parameter>(
     tape: &'t Tape,
-    parameter: &P,
+    parameter: &'t P,
     at: Label,
 ) -> Result<P::Variables<'t>> {
     let mut values = Vec::new();

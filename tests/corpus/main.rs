@@ -23,6 +23,9 @@
 //! - `integers`: lengths bound to names, integer halves and indices, counts.
 //! - `patterns`, `ranges`, `signatures`, `attributes`: the parts of those
 //!   families that already work.
+//! - `impls`: associated functions and methods in `impl` blocks: a
+//!   `#[differentiable] impl` block (associated functions without `self`
+//!   calling each other as `Self::f`), `&self` methods of a model.
 //!
 //! Pending, NOT compiled yet (each function carries today's first error
 //! above it; the to-do list of issue 11; add the module here once it passes):
@@ -38,7 +41,7 @@
 //! - `pending_formulas.rs`: a tuple of `let mut` accumulators.
 //! - `pending_signatures.rs`: a slice passed straight on, `&Vec<f64>`,
 //!   `&[f64; N]`, `_: f64`, type aliases, a parameter named like its
-//!   function, `'tape`, an `impl` associated function, `use m::f`,
+//!   function, `'tape`, `use m::f`,
 //!   `#[differentiable(crate = ..)]`.
 //! - `pending_macros.rs`: `assert!`, `debug_assert!`, `assert_eq!`,
 //!   `panic!`, `unreachable!`, `todo!`, `println!`, `eprintln!`, `dbg!`.
@@ -59,6 +62,7 @@ mod attributes;
 mod composition;
 mod control_flow;
 mod formulas;
+mod impls;
 mod integers;
 mod layers;
 mod networks;

@@ -31,11 +31,23 @@ enum Mode {
 pub(super) struct Emitter<'f> {
     flow: &'f Flow,
     tape: Ident,
+    /// Parameters holding a model: a method called on them (or on a part
+    /// of them) is a `#[differentiable]` method, recorded on this tape.
+    models: Vec<String>,
 }
 
 impl<'f> Emitter<'f> {
     pub(super) fn new(flow: &'f Flow, tape: Ident) -> Self {
-        Emitter { flow, tape }
+        Emitter {
+            flow,
+            tape,
+            models: Vec::new(),
+        }
+    }
+
+    pub(super) fn models(mut self, models: Vec<String>) -> Self {
+        self.models = models;
+        self
     }
 
     /// The function body: statements, then the value as a `Scalar`.
@@ -266,6 +278,15 @@ impl<'f> Emitter<'f> {
             ExprKind::PlainMethod {
                 receiver,
                 method,
+                turbofish: None,
+                args,
+                reads_primal: false,
+            } if flow::root(receiver).is_some_and(|root| self.models.contains(&root)) => {
+                self.model_method(receiver, method, args)
+            }
+            ExprKind::PlainMethod {
+                receiver,
+                method,
                 turbofish,
                 args,
                 reads_primal,
@@ -284,6 +305,40 @@ impl<'f> Emitter<'f> {
             }
             _ => expr.source.to_token_stream(),
         }
+    }
+
+    /// `model.f(args)` on a model on the tape: the method's recording twin,
+    /// found through the plain model the twin was recorded from
+    /// (`f_tape(&self, tape, twin, args)`).
+    fn model_method(&self, receiver: &Expr, method: &Ident, args: &[Expr]) -> TokenStream {
+        let tape = &self.tape;
+        let twin = Ident::new("twin", proc_macro2::Span::mixed_site());
+        let tape_fn = format_ident!("{}_tape", method, span = method.span());
+        let receiver_span = receiver.span;
+        let receiver = self.expr(receiver, Mode::Value);
+        let args = self.call_args(args);
+        quote_spanned! {receiver_span=>
+            {
+                let #twin = &#receiver;
+                __ad::model(#twin).#tape_fn(#tape, #twin, #(#args),*)?
+            }
+        }
+    }
+
+    /// The arguments of a call of another function's recording twin:
+    /// plain values become constants where the callee records.
+    fn call_args<'e>(&'e self, args: &'e [Expr]) -> impl Iterator<Item = TokenStream> + 'e {
+        let tape = &self.tape;
+        args.iter().map(move |arg| {
+            let span = arg.span;
+            let certain = self.flow.is_certainly_tracked(arg);
+            let arg = self.arg(arg);
+            if certain {
+                arg
+            } else {
+                quote_spanned!(span=> __ad::arg(#tape, #arg)?)
+            }
+        })
     }
 
     /// Places and aggregates: indexing, fields, references, tuples, arrays, vectors, ranges.

@@ -3,7 +3,8 @@
 //! plain twin in every component.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::Ident;
 
 use super::{differentiable, user_params, Names};
@@ -33,7 +34,13 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let dup_args = arg_names.iter().map(|ident| quote!(__ad::dup(&#ident)));
     let components = differentiable.iter().map(|param| {
         let ident = &param.ident;
-        quote!(__ad::components(&#ident, &mut #inputs);)
+        match &param.kind {
+            Kind::Struct { by_ref, ty } => {
+                let model = super::grad::model_ref(ident, *by_ref);
+                quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::components(#model, &mut #inputs);)
+            }
+            _ => quote!(__ad::components(&#ident, &mut #inputs);),
+        }
     });
     let analytic_components = differentiable.iter().enumerate().map(|(i, param)| {
         let ident = &param.ident;
@@ -43,11 +50,24 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             let index = syn::Index::from(i);
             quote!(.#index)
         };
-        quote!(__ad::gradient_components(&#ident, &#reverse.gradient #field, &mut #analytic);)
+        match &param.kind {
+            // A model's gradient is a model, listed as its components are:
+            // by its own type, with nothing to normalise (see `grad`).
+            Kind::Struct { ty, .. } => quote_spanned!(ty.span()=>
+                <#ty as __ad::Parameter>::components(&#reverse.gradient #field, &mut #analytic);
+            ),
+            _ => quote!(__ad::gradient_components(&#ident, &#reverse.gradient #field, &mut #analytic);),
+        }
     });
     let rebuilds = differentiable.iter().map(|param| {
         let ident = &param.ident;
-        quote!(let #ident = __ad::rebuild(&#ident, &mut #rest);)
+        match &param.kind {
+            Kind::Struct { by_ref, ty } => {
+                let model = super::grad::model_ref(ident, *by_ref);
+                quote_spanned!(ty.span()=> let #ident = <#ty as __ad::Parameter>::rebuild(#model, &mut #rest);)
+            }
+            _ => quote!(let #ident = __ad::rebuild(&#ident, &mut #rest);),
+        }
     });
     let twin_args = function.params.iter().map(|param| {
         let ident = &param.ident;

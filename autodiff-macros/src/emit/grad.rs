@@ -28,7 +28,15 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let variables = differentiable.iter().map(|param| {
         let var = variable_ident(&param.ident);
         let (ident, at) = (&param.ident, param_label(param));
-        quote!(let #var = __ad::variables(#tape, &#ident, #at)?;)
+        match &param.kind {
+            // A model is named by its type, so that a struct that is not
+            // one is a single error on that type.
+            Kind::Struct { by_ref, ty } => {
+                let model = model_ref(ident, *by_ref);
+                quote_spanned!(ty.span()=> let #var = <#ty as __ad::Parameter>::record(#model, #tape, #at)?;)
+            }
+            _ => quote!(let #var = __ad::variables(#tape, &#ident, #at)?;),
+        }
     });
     let tape_args = function.params.iter().map(|param| {
         let ident = &param.ident;
@@ -48,7 +56,12 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         .map(|param| {
             let ident = &param.ident;
             let var = variable_ident(ident);
-            quote!(__ad::gradient(&#ident, &#var))
+            match &param.kind {
+                Kind::Struct { ty, .. } => {
+                    quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::gradient(&#var))
+                }
+                _ => quote!(__ad::gradient(&#ident, &#var)),
+            }
         })
         .collect();
     let (gradient_type, gradient_value) = if let [single] = differentiable.as_slice() {
@@ -60,6 +73,23 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         (quote!((#(#types,)*)), quote!((#(#gradients,)*)))
     };
     let output = Ident::new("output", Span::mixed_site());
+    // The recording twin named on a model parameter's type: if the struct
+    // is not a model, rustc's error about the twin's signature at this call
+    // is then the same error as the one on the type, and shown once.
+    let model_span = differentiable.iter().find_map(|param| match &param.kind {
+        Kind::Struct { ty, .. } => Some(ty.span()),
+        _ => None,
+    });
+    let call_tape = {
+        let tape_args: Vec<_> = tape_args.collect();
+        match model_span {
+            Some(span) => {
+                let path = Ident::new(&tape_fn.to_string(), span);
+                quote_spanned!(span=> #path(#tape, #(#tape_args),*))
+            }
+            None => quote!(#tape_fn(#tape, #(#tape_args),*)),
+        }
+    };
     let grad_doc = format!(
         " The value of [`{name}`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`{tape_fn}`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory."
     );
@@ -86,7 +116,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             #tape.clear();
             let #tape = &*#tape;
             #(#variables)*
-            let #output = #tape_fn(#tape, #(#tape_args),*)?;
+            let #output = #call_tape?;
             __ad::backward(#output)?;
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: #output.value(),
@@ -108,10 +138,21 @@ fn gradient_type(kind: &Kind) -> TokenStream {
             let elem = gradient_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
-        Kind::Struct { ty, .. } => {
-            quote_spanned!(ty.span()=> <#ty as ::autodiff::__private::Parameter>::Gradient)
-        }
+        // A model's gradient is the model's own type (`#[derive(Parameters)]`
+        // says so): named directly, a call of these functions asks nothing
+        // of a struct that is not a model, and the one error stays on its
+        // type.
+        Kind::Struct { ty, .. } => quote!(#ty),
         Kind::PassThrough => quote!(()),
+    }
+}
+
+/// A model parameter as `&Model`, whether it was taken by reference.
+pub(super) fn model_ref(ident: &Ident, by_ref: bool) -> TokenStream {
+    if by_ref {
+        quote!(#ident)
+    } else {
+        quote!(&#ident)
     }
 }
 

@@ -7,6 +7,7 @@
 mod body;
 mod check;
 mod grad;
+mod method;
 mod tape;
 mod twin;
 
@@ -19,12 +20,137 @@ use crate::flow::Flow;
 
 /// Every generated item, in the order `cargo expand` shows them.
 pub fn items(function: &Function, flow: &Flow) -> TokenStream {
-    let names = Names::new(function);
     let twin = twin::item(function);
+    let siblings = siblings(function, flow);
+    quote!(#twin #siblings)
+}
+
+/// The items of a method: `function` is the method read as a function of
+/// `__self` (see `receiver`), `method` the method as written.
+pub fn method_items(
+    function: &Function,
+    flow: &Flow,
+    method: &syn::ItemFn,
+    taken: crate::receiver::Taken,
+) -> TokenStream {
+    let plain = crate::attr::without_constant_markers(method);
+    let names = Names::new(function);
+    let siblings = method::items(siblings(function, flow), names.name, &names.tape_fn, taken);
+    quote! {
+        #[allow(dead_code)]
+        #plain
+        #siblings
+    }
+}
+
+/// The items of an associated function without `self`, in a
+/// `#[differentiable] impl` block: the calls between them name `Self::`.
+pub fn associated_items(function: &Function, flow: &Flow) -> TokenStream {
+    let twin = twin::item(function);
+    let names = Names::new(function);
+    let siblings = method::associated(siblings(function, flow), names.name, &names.tape_fn);
+    quote!(#twin #siblings)
+}
+
+/// The recording twin, the gradients and the checks.
+fn siblings(function: &Function, flow: &Flow) -> TokenStream {
+    let names = Names::new(function);
     let tape = tape::item(function, flow, &names);
     let grad = grad::items(function, &names);
     let check = check::items(function, &names);
-    quote!(#twin #tape #grad #check)
+    quote!(#tape #grad #check)
+}
+
+/// The names that hold a model on the tape: parameters of a model type
+/// (a struct, or arrays and vectors of them), and the bindings taken from
+/// them by `let` or `for` (`let layer = &self.layers[k]`, `for neuron in
+/// &self.neurons`). A method called on one of them (or on a part of it) is
+/// another function's recording twin.
+fn model_params(function: &Function) -> Vec<String> {
+    fn holds_struct(kind: &crate::ast::Kind) -> bool {
+        use crate::ast::Kind;
+        match kind {
+            Kind::Struct { .. } => true,
+            Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
+            Kind::Scalar | Kind::PassThrough => false,
+        }
+    }
+    let mut names: Vec<String> = function
+        .params
+        .iter()
+        .filter(|param| holds_struct(&param.kind))
+        .map(|param| param.ident.to_string())
+        .collect();
+    if names.is_empty() {
+        return names;
+    }
+    // To a fixpoint: a binding may be read from one bound later in a loop.
+    loop {
+        let before = names.len();
+        models_in_block(&function.body, &mut names);
+        if names.len() == before {
+            return names;
+        }
+    }
+}
+
+fn models_in_block(block: &crate::ast::Block, names: &mut Vec<String>) {
+    use crate::ast::Stmt;
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name: Some(name),
+                init: Some(init),
+                ..
+            } => {
+                if reads_model(init, names) && !names.contains(name) {
+                    names.push(name.clone());
+                }
+                models_in_expr(init, names);
+            }
+            Stmt::Let {
+                init: Some(init), ..
+            }
+            | Stmt::Expr(init, _) => models_in_expr(init, names),
+            Stmt::Let { .. } | Stmt::Item(_) => {}
+        }
+    }
+}
+
+fn models_in_expr(expr: &crate::ast::Expr, names: &mut Vec<String>) {
+    use crate::ast::{Child, ExprKind};
+    if let ExprKind::For { pat, iter, .. } = &expr.kind {
+        if let [name] = pat.names.as_slice() {
+            if reads_model(iter, names) && !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    for child in expr.children() {
+        match child {
+            Child::Expr(inner) => models_in_expr(inner, names),
+            Child::Block(block) => models_in_block(block, names),
+        }
+    }
+}
+
+/// Whether `expr` is a model name, a part of one, a reference to one or an
+/// iterator over one.
+fn reads_model(expr: &crate::ast::Expr, names: &[String]) -> bool {
+    use crate::ast::ExprKind;
+    match &expr.kind {
+        ExprKind::Path(path) => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| names.iter().any(|name| ident == name)),
+        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => reads_model(base, names),
+        ExprKind::Paren(inner)
+        | ExprKind::Reference { expr: inner, .. }
+        | ExprKind::Structural {
+            receiver: inner, ..
+        } => reads_model(inner, names),
+        _ => false,
+    }
 }
 
 /// The names the items share: the function's, its generated siblings', and
@@ -103,8 +229,14 @@ fn variable_ident(ident: &Ident) -> Ident {
 
 /// A parameter's label: its name and line.
 fn param_label(param: &Param) -> TokenStream {
+    let text = param.ident.to_string();
     label(&Label {
-        text: param.ident.to_string(),
+        // The receiver's stand-in is labelled as the student wrote it.
+        text: if text == crate::receiver::SELF_PARAM {
+            "self".to_owned()
+        } else {
+            text
+        },
         line: param.line,
     })
 }

@@ -54,7 +54,9 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             let ident = &param.ident;
             quote!(let #ident = &*#ident;)
         });
-    let body = Emitter::new(flow, tape.clone()).body(&function.body);
+    let body = Emitter::new(flow, tape.clone())
+        .models(super::model_params(function))
+        .body(&function.body);
     let doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
     );
@@ -91,7 +93,7 @@ fn tape_type(kind: &Kind) -> TokenStream {
             quote!(::std::vec::Vec<#elem>)
         }
         Kind::Struct { by_ref, ty } => {
-            let reference = by_ref.then(|| quote!(&));
+            let reference = by_ref.then(|| quote_spanned!(ty.span()=> &));
             quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<'tape>)
         }
         Kind::PassThrough => quote!(()),

@@ -94,6 +94,27 @@ fn wave(x: f64, y: f64) -> f64 {
 "#,
     ),
     (
+        "impl_block",
+        r#"
+/// Methods and an associated function: `Self::` paths between siblings.
+#[differentiable]
+impl Neuron {
+    fn forward(&self, #[constant] x: f64) -> f64 {
+        (self.w * x + self.b).tanh()
+    }
+
+    fn loss(&self, #[constant] x: f64, #[constant] y: f64) -> f64 {
+        let d = self.forward(x) - y;
+        d * d
+    }
+
+    fn scale(w: f64, #[constant] x: f64) -> f64 {
+        w * x
+    }
+}
+"#,
+    ),
+    (
         "rejected",
         r#"
 #[differentiable]
@@ -107,11 +128,21 @@ fn wrong<T>(x: f32) -> f32 {
 
 fn expand(source: &str) -> String {
     let input: TokenStream = source.parse().expect("snapshot source tokenizes");
-    let mut item: syn::ItemFn = syn::parse2(input).expect("snapshot source is a function");
+    let not_the_attribute = |attr: &syn::Attribute| !attr.path().is_ident("differentiable");
     // The attribute itself is what a real expansion removes.
-    item.attrs
-        .retain(|attr| !attr.path().is_ident("differentiable"));
-    let output = super::differentiable(TokenStream::new(), quote::quote!(#item));
+    let item = match syn::parse2::<syn::ItemFn>(input.clone()) {
+        Ok(mut item) => {
+            item.attrs.retain(not_the_attribute);
+            quote::quote!(#item)
+        }
+        Err(_) => {
+            let mut block: syn::ItemImpl =
+                syn::parse2(input).expect("snapshot source is a function or an impl block");
+            block.attrs.retain(not_the_attribute);
+            quote::quote!(#block)
+        }
+    };
+    let output = super::differentiable(TokenStream::new(), item);
     let file: syn::File = syn::parse2(output).expect("expansion parses as items");
     prettyplease::unparse(&file)
 }

@@ -1,0 +1,462 @@
+/// Methods and an associated function: `Self::` paths between siblings.
+impl Neuron {
+    #[allow(dead_code)]
+    fn forward(&self, x: f64) -> f64 {
+        (self.w * x + self.b).tanh()
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        __self: &<Self as ::autodiff::__private::Parameter>::Variables<'tape>,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        __ad::output(
+            tape,
+            __ad::tanh(
+                __ad::add(
+                    __ad::mul(__self.w, x, __ad::at("self.w * x", 6))?,
+                    __self.b,
+                    __ad::at("self.w * x + self.b", 6),
+                )?,
+                __ad::at("(self.w * x + self.b).tanh()", 6),
+            )?,
+        )
+    }
+    /// Records [`forward`](Self::forward) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_tape<'tape>(
+        &self,
+        tape: &'tape ::autodiff::Tape,
+        __self: &<Self as ::autodiff::__private::Parameter>::Variables<'tape>,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        let _ = self;
+        Self::__ad_forward_tape(tape, __self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    fn __ad_forward_grad(
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_forward_grad_on(
+            tape,
+            __self,
+            x,
+        ))
+    }
+    /// The value of [`forward`](Self::forward) and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`forward_tape`](Self::forward_tape). Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    fn forward_grad(
+        &self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_forward_grad(self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_grad_on(
+        tape: &mut ::autodiff::Tape,
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let __self_var = <Self as __ad::Parameter>::record(
+            __self,
+            tape,
+            __ad::at("self", 5),
+        )?;
+        let output = Self::__ad_forward_tape(tape, &__self_var, x)?;
+        __ad::backward(output)?;
+        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+            value: output.value(),
+            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
+        })
+    }
+    /// [`forward_grad`](Self::forward_grad) on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_grad_on(
+        &self,
+        tape: &mut ::autodiff::Tape,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_forward_grad_on(tape, self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    fn __ad_forward_check(
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        Self::__ad_forward_check_with(
+            ::core::option::Option::None,
+            ::autodiff::DEFAULT_TOLERANCE,
+            __self,
+            x,
+        )
+    }
+    /// Checks [`forward_grad`](Self::forward_grad) against central differences of [`forward`](Self::forward) in every component, with the default step and tolerance.
+    fn forward_check(
+        &self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        Self::__ad_forward_check(self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_check_with(
+        step: ::core::option::Option<f64>,
+        tolerance: f64,
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        use ::autodiff::__private as __ad;
+        let mut inputs = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::components(__self, &mut inputs);
+        let reverse = Self::__ad_forward_grad(__ad::dup(&__self), __ad::dup(&x))?;
+        let mut analytic = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::components(&reverse.gradient, &mut analytic);
+        __ad::gradient_check(
+            &inputs,
+            &analytic,
+            step,
+            tolerance,
+            |point| {
+                let mut rest = point;
+                let __self = <Self as __ad::Parameter>::rebuild(__self, &mut rest);
+                Self::forward(&__self, __ad::dup(&x))
+            },
+        )
+    }
+    /// Checks [`forward_grad`](Self::forward_grad) against central differences of [`forward`](Self::forward) in every component; `step: None` uses `default_step` of each input.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_check_with(
+        &self,
+        step: ::core::option::Option<f64>,
+        tolerance: f64,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        Self::__ad_forward_check_with(step, tolerance, self, x)
+    }
+    #[allow(dead_code)]
+    fn loss(&self, x: f64, y: f64) -> f64 {
+        let d = self.forward(x) - y;
+        d * d
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        __self: &<Self as ::autodiff::__private::Parameter>::Variables<'tape>,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        let d = __ad::sub(
+            {
+                let twin = &__self;
+                __ad::model(twin).forward_tape(tape, twin, __ad::arg(tape, x)?)?
+            },
+            y,
+            __ad::at("d", 10),
+        )?;
+        __ad::output(tape, __ad::mul(d, d, __ad::at("d * d", 11))?)
+    }
+    /// Records [`loss`](Self::loss) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+    #[allow(clippy::too_many_arguments)]
+    fn loss_tape<'tape>(
+        &self,
+        tape: &'tape ::autodiff::Tape,
+        __self: &<Self as ::autodiff::__private::Parameter>::Variables<'tape>,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        let _ = self;
+        Self::__ad_loss_tape(tape, __self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    fn __ad_loss_grad(
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_loss_grad_on(
+            tape,
+            __self,
+            x,
+            y,
+        ))
+    }
+    /// The value of [`loss`](Self::loss) and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`loss_tape`](Self::loss_tape). Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    fn loss_grad(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_loss_grad(self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_grad_on(
+        tape: &mut ::autodiff::Tape,
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let __self_var = <Self as __ad::Parameter>::record(
+            __self,
+            tape,
+            __ad::at("self", 9),
+        )?;
+        let output = Self::__ad_loss_tape(tape, &__self_var, x, y)?;
+        __ad::backward(output)?;
+        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+            value: output.value(),
+            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
+        })
+    }
+    /// [`loss_grad`](Self::loss_grad) on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    #[allow(clippy::too_many_arguments)]
+    fn loss_grad_on(
+        &self,
+        tape: &mut ::autodiff::Tape,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_loss_grad_on(tape, self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    fn __ad_loss_check(
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        Self::__ad_loss_check_with(
+            ::core::option::Option::None,
+            ::autodiff::DEFAULT_TOLERANCE,
+            __self,
+            x,
+            y,
+        )
+    }
+    /// Checks [`loss_grad`](Self::loss_grad) against central differences of [`loss`](Self::loss) in every component, with the default step and tolerance.
+    fn loss_check(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        Self::__ad_loss_check(self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_check_with(
+        step: ::core::option::Option<f64>,
+        tolerance: f64,
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        use ::autodiff::__private as __ad;
+        let mut inputs = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::components(__self, &mut inputs);
+        let reverse = Self::__ad_loss_grad(
+            __ad::dup(&__self),
+            __ad::dup(&x),
+            __ad::dup(&y),
+        )?;
+        let mut analytic = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::components(&reverse.gradient, &mut analytic);
+        __ad::gradient_check(
+            &inputs,
+            &analytic,
+            step,
+            tolerance,
+            |point| {
+                let mut rest = point;
+                let __self = <Self as __ad::Parameter>::rebuild(__self, &mut rest);
+                Self::loss(&__self, __ad::dup(&x), __ad::dup(&y))
+            },
+        )
+    }
+    /// Checks [`loss_grad`](Self::loss_grad) against central differences of [`loss`](Self::loss) in every component; `step: None` uses `default_step` of each input.
+    #[allow(clippy::too_many_arguments)]
+    fn loss_check_with(
+        &self,
+        step: ::core::option::Option<f64>,
+        tolerance: f64,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        Self::__ad_loss_check_with(step, tolerance, self, x, y)
+    }
+    #[allow(dead_code)]
+    fn scale(w: f64, x: f64) -> f64 {
+        w * x
+    }
+    /// Records [`scale`](Self::scale) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+    #[allow(clippy::too_many_arguments)]
+    fn scale_tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        w: ::autodiff::Scalar<'tape>,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        __ad::output(tape, __ad::mul(w, x, __ad::at("w * x", 15))?)
+    }
+    /// The value of [`scale`](Self::scale) and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`scale_tape`](Self::scale_tape). Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    fn scale_grad(
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<f64>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        ::autodiff::__private::on_scratch_tape(move |tape| Self::scale_grad_on(
+            tape,
+            w,
+            x,
+        ))
+    }
+    /// [`scale_grad`](Self::scale_grad) on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    #[allow(clippy::too_many_arguments)]
+    fn scale_grad_on(
+        tape: &mut ::autodiff::Tape,
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<f64>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let w_var = __ad::variables(tape, &w, __ad::at("w", 14))?;
+        let output = Self::scale_tape(tape, w_var, x)?;
+        __ad::backward(output)?;
+        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+            value: output.value(),
+            gradient: __ad::gradient(&w, &w_var),
+        })
+    }
+    /// Checks [`scale_grad`](Self::scale_grad) against central differences of [`scale`](Self::scale) in every component, with the default step and tolerance.
+    fn scale_check(
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        Self::scale_check_with(
+            ::core::option::Option::None,
+            ::autodiff::DEFAULT_TOLERANCE,
+            w,
+            x,
+        )
+    }
+    /// Checks [`scale_grad`](Self::scale_grad) against central differences of [`scale`](Self::scale) in every component; `step: None` uses `default_step` of each input.
+    #[allow(clippy::too_many_arguments)]
+    fn scale_check_with(
+        step: ::core::option::Option<f64>,
+        tolerance: f64,
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::GradientCheck,
+        ::autodiff::GradientCheckError,
+    > {
+        use ::autodiff::__private as __ad;
+        let mut inputs = ::std::vec::Vec::new();
+        __ad::components(&w, &mut inputs);
+        let reverse = Self::scale_grad(__ad::dup(&w), __ad::dup(&x))?;
+        let mut analytic = ::std::vec::Vec::new();
+        __ad::gradient_components(&w, &reverse.gradient, &mut analytic);
+        __ad::gradient_check(
+            &inputs,
+            &analytic,
+            step,
+            tolerance,
+            |point| {
+                let mut rest = point;
+                let w = __ad::rebuild(&w, &mut rest);
+                Self::scale(w, __ad::dup(&x))
+            },
+        )
+    }
+}
