@@ -141,6 +141,8 @@ pub enum Stmt<'a> {
         name: Option<String>,
         mutable: bool,
         init: Option<Expr<'a>>,
+        /// `#[cfg]`, `#[allow]`, ...: carried to every twin's `let`.
+        attrs: &'a [syn::Attribute],
     },
     /// `const` and `use` items: carried as written.
     Item(&'a syn::Item),

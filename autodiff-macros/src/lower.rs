@@ -180,6 +180,7 @@ impl<'a> Lower<'a> {
                     name,
                     mutable,
                     init,
+                    attrs: &local.attrs,
                 })
             }
             syn::Stmt::Item(item) => {

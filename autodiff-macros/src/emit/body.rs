@@ -82,11 +82,12 @@ impl<'f> Emitter<'f> {
                 name,
                 mutable,
                 init,
+                attrs,
             } => {
                 let tracked = name.as_ref().is_some_and(|name| self.flow.is_tracked(name));
                 let pat = if tracked { *untyped } else { pat.syntax };
                 match init {
-                    None => quote!(let #pat;),
+                    None => quote!(#(#attrs)* let #pat;),
                     Some(init) => {
                         let mode = if tracked && *mutable && !init.is_empty_vec() {
                             Mode::Lift
@@ -94,14 +95,21 @@ impl<'f> Emitter<'f> {
                             Mode::Value
                         };
                         let init = self.expr(init, mode);
-                        quote!(let #pat = #init;)
+                        quote!(#(#attrs)* let #pat = #init;)
                     }
                 }
             }
             Stmt::Item(item) => item.to_token_stream(),
             Stmt::Expr(expr, semi) => {
+                // A rewritten statement loses its syntax's attributes: put
+                // them back, so that `#[cfg]` compiles out the same
+                // statement in every twin.
+                let attrs = match expr.source {
+                    Source::Expr(syntax) if self.touches(expr) => outer_attrs(syntax),
+                    _ => &[],
+                };
                 let expr = self.expr(expr, Mode::Stmt);
-                quote!(#expr #semi)
+                quote!(#(#attrs)* #expr #semi)
             }
         }
     }
@@ -306,7 +314,7 @@ impl<'f> Emitter<'f> {
                 let inner = value(inner);
                 quote!(&#mutability #inner)
             }
-            ExprKind::Paren(inner) => invisible(self.expr(inner, mode)),
+            ExprKind::Paren(inner) => self.paren(inner, mode),
             ExprKind::Tuple(items) => {
                 let items = items.iter().map(value);
                 quote!((#(#items,)*))
@@ -454,7 +462,7 @@ impl<'f> Emitter<'f> {
                 let block = self.block(block, mode);
                 quote!(#block_label #block)
             }
-            ExprKind::Paren(inner) => invisible(self.expr(inner, mode)),
+            ExprKind::Paren(inner) => self.paren(inner, mode),
             ExprKind::Loop { label, body } => self.loop_(*label, body),
             ExprKind::Return(result) => self.return_(result.as_deref()),
             ExprKind::Break { label, value } => self.break_(*label, value.as_deref()),
@@ -538,6 +546,30 @@ impl<'f> Emitter<'f> {
         }
     }
 
+    /// `( inner )`: a rewritten operation or call is one generated call,
+    /// where real parentheses would trip `unused_parens`, so an invisible
+    /// group keeps the precedence; anything else (a range, a cast, a
+    /// comparison) keeps the student's parentheses, which rustc does not
+    /// always honour as an invisible group (`(0..n).rev()`).
+    fn paren(&self, inner: &Expr, mode: Mode) -> TokenStream {
+        let rewritten = self.expr(inner, mode);
+        let one_call = matches!(
+            inner.kind,
+            ExprKind::Binary { .. }
+                | ExprKind::Neg { .. }
+                | ExprKind::Elementary { .. }
+                | ExprKind::Powi { .. }
+                | ExprKind::Sum { .. }
+                | ExprKind::Call { .. }
+                | ExprKind::Paren(_)
+        ) || (mode == Mode::Lift && !self.flow.is_certainly_tracked(inner));
+        if one_call {
+            invisible(rewritten)
+        } else {
+            quote!((#rewritten))
+        }
+    }
+
     /// An argument of a generated call: parentheses around it are redundant.
     fn arg(&self, expr: &Expr) -> TokenStream {
         match &expr.kind {
@@ -608,5 +640,27 @@ fn source_text(source: Source) -> String {
     match source {
         Source::Expr(expr) => text::expr(expr),
         Source::Macro(mac) => text::tokens(mac.to_token_stream()),
+    }
+}
+
+/// The outer attributes of an expression in statement position.
+fn outer_attrs(expr: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr as E;
+    match expr {
+        E::Assign(e) => &e.attrs,
+        E::Binary(e) => &e.attrs,
+        E::Block(e) => &e.attrs,
+        E::Call(e) => &e.attrs,
+        E::ForLoop(e) => &e.attrs,
+        E::If(e) => &e.attrs,
+        E::Loop(e) => &e.attrs,
+        E::Macro(e) => &e.attrs,
+        E::Match(e) => &e.attrs,
+        E::MethodCall(e) => &e.attrs,
+        E::Paren(e) => &e.attrs,
+        E::Return(e) => &e.attrs,
+        E::Unsafe(e) => &e.attrs,
+        E::While(e) => &e.attrs,
+        _ => &[],
     }
 }
