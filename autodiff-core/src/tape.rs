@@ -209,6 +209,22 @@ impl Tape {
         self.leaf(value, ScalarOperation::Constant, false)
     }
 
+    /// An untracked constant that may be NaN or infinite, for the code
+    /// `#[differentiable]` generates: a plain twin's running maximum that
+    /// starts at `f64::NEG_INFINITY` is lifted as it is, and only a recorded
+    /// result (or the function's output) that is not finite is an error.
+    /// Not part of the public API: [`constant`](Self::constant) rejects
+    /// what this accepts.
+    #[doc(hidden)]
+    #[inline]
+    pub fn lifted_constant(&self, value: f64) -> Result<Scalar<'_>, ScalarAutodiffError> {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::push_leaf`.
+        let index =
+            unsafe { self.write() }.push_leaf(value, ScalarOperation::Constant, UNTRACKED)?;
+        Ok(Scalar::new(self, index | UNTRACKED, value))
+    }
+
     #[inline]
     pub(crate) fn leaf(
         &self,

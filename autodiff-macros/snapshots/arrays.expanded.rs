@@ -19,7 +19,11 @@ fn dot_tape<'tape>(
     for i in 0..w.len() {
         y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6))?;
     }
-    __ad::output(tape, __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8))?)
+    __ad::output(
+        tape,
+        __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8))?,
+        __ad::at("y.iter().sum::<f64>()", 8),
+    )
 }
 /// The value of [`dot`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`dot_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn dot_grad(

@@ -31,6 +31,10 @@ fn neuron_tape<'tape>(
                 5,
             ),
         )?,
+        __ad::at(
+            "relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0) + affine(2.0, 3.0, 1.0)",
+            5,
+        ),
     )
 }
 /// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`neuron_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.

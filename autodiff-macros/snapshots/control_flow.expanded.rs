@@ -28,12 +28,14 @@ pub fn series_tape<'tape>(
             __ad::at("total", 7),
         )?;
     }
-    ::core::result::Result::Ok(
+    __ad::output(
+        tape,
         if __ad::primal(total) > 1.0 {
             __ad::ln(total, __ad::at("total.ln()", 10))?
         } else {
             __ad::neg(total, __ad::at("-total", 12))?
         },
+        __ad::at("if", 9),
     )
 }
 /// The value of [`series`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`series_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.

@@ -26,6 +26,7 @@ fn wave_tape<'tape>(
             __ad::floor(x, __ad::at("x.floor()", 5))?,
             __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()", 5),
         )?,
+        __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()", 5),
     )
 }
 /// The value of [`wave`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`wave_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.

@@ -47,7 +47,7 @@ pub fn mlp_tape<'tape>(
         )?;
     }
     let e = __ad::sub(y, target, __ad::at("e", 17))?;
-    __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18))?)
+    __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18))?, __ad::at("e * e", 18))
 }
 /// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`mlp_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 pub fn mlp_grad(

@@ -44,7 +44,15 @@ macro_rules! binary {
             #[inline(always)]
             fn $method(self, rhs: f64, at: Label) -> Result<Scalar<'t>> {
                 let ($a, $b) = (self, Operand::from(rhs));
-                record($scalar, at)
+                match $scalar {
+                    // A non-finite plain operand is an error only if the
+                    // recorded result is: retried as a constant node.
+                    Err(_) if !rhs.is_finite() => {
+                        let ($a, $b) = (self, Operand::from(self.tape().lifted_constant(rhs)?));
+                        record($scalar, at)
+                    }
+                    result => record(result, at),
+                }
             }
         }
         impl<'t> $Trait<Scalar<'t>> for f64 {
@@ -52,7 +60,13 @@ macro_rules! binary {
             #[inline(always)]
             fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
                 let ($pa, $pb) = (self, rhs);
-                record($plain_lhs, at)
+                match $plain_lhs {
+                    Err(_) if !self.is_finite() => {
+                        let ($a, $b) = (rhs.tape().lifted_constant(self)?, Operand::from(rhs));
+                        record($scalar, at)
+                    }
+                    result => record(result, at),
+                }
             }
         }
         impl $Trait<f64> for f64 {

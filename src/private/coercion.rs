@@ -117,9 +117,12 @@ impl<'t> Lift<'t> for f64 {
     type Lifted = Scalar<'t>;
     #[inline]
     fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Scalar<'t>> {
+        // A non-finite constant (`f64::NEG_INFINITY` starting a running
+        // maximum) is lifted as it is: only a recorded result, or the
+        // function's output, that is not finite is an error.
         match at {
-            Some(at) => record(tape.constant(self), at),
-            None => tape.constant(self),
+            Some(at) => record(tape.lifted_constant(self), at),
+            None => tape.lifted_constant(self),
         }
     }
 }
@@ -168,12 +171,31 @@ impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     }
 }
 
-/// The result of a `_tape` function: its value lifted to a `Scalar`.
+/// The result of a `_tape` function: its value lifted to a `Scalar`, which
+/// must be finite. A recorded result always is; a constant that reaches the
+/// output (a NaN `#[constant]`, an untouched `f64::NEG_INFINITY`) is
+/// `NonFiniteLeaf` labelled `at`, the output's source text and line.
 pub fn output<'t, T: Lift<'t, Lifted = Scalar<'t>>>(
     tape: &'t Tape,
     value: T,
+    at: Label,
 ) -> Result<Scalar<'t>> {
-    value.lift(tape, None)
+    let output = value.lift(tape, None)?;
+    if output.value().is_finite() {
+        Ok(output)
+    } else {
+        Err(non_finite_output(output.value(), at))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn non_finite_output(value: f64, at: Label) -> autodiff_core::ScalarAutodiffError {
+    autodiff_core::ScalarAutodiffError::NonFiniteLeaf {
+        operation: autodiff_core::ScalarOperation::Constant,
+        value,
+        label: Some(at),
+    }
 }
 
 /// `lift` as a function, for generated code: a plain `f64` becomes a constant node labelled `at`, so that a rejected
@@ -214,7 +236,7 @@ impl<'t, T> Arg<'t, T> for T {
 impl<'t> Arg<'t, Scalar<'t>> for f64 {
     #[inline]
     fn arg(self, tape: &'t Tape) -> Result<Scalar<'t>> {
-        tape.constant(self)
+        self.lift(tape, None)
     }
 }
 

@@ -55,16 +55,36 @@ impl<'f> Emitter<'f> {
             | ExprKind::Match { .. }
             | ExprKind::Block(..)
             | ExprKind::Loop { .. } => {
+                let (tape, at) = (&self.tape, self.output_label(expr));
                 let value = self.expr(expr, Mode::Lift);
-                quote!(::core::result::Result::Ok(#value))
+                quote!(__ad::output(#tape, #value, #at))
             }
             ExprKind::Paren(inner) => self.output(inner),
             _ => {
-                let (tape, span) = (&self.tape, expr.span);
+                let (tape, span, at) = (&self.tape, expr.span, self.output_label(expr));
                 let value = self.arg(expr);
-                quote_spanned!(span=> __ad::output(#tape, #value))
+                quote_spanned!(span=> __ad::output(#tape, #value, #at))
             }
         }
+    }
+
+    /// The output's label: its source text (a branch is named by its
+    /// keyword) and the line it starts on.
+    fn output_label(&self, expr: &Expr) -> TokenStream {
+        let text = match &expr.kind {
+            ExprKind::If { .. } => "if".to_owned(),
+            ExprKind::Match { .. } => "match".to_owned(),
+            ExprKind::Block(..) => "{ .. }".to_owned(),
+            ExprKind::Loop { .. } => "loop".to_owned(),
+            _ => expr
+                .binding
+                .clone()
+                .unwrap_or_else(|| source_text(expr.source)),
+        };
+        label(&Label {
+            text,
+            line: text::line(expr.span),
+        })
     }
 
     fn block(&self, block: &Block, mode: Mode) -> TokenStream {
