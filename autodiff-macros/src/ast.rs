@@ -264,6 +264,12 @@ pub enum ExprKind<'a> {
         func: &'a syn::Path,
         args: Vec<Expr<'a>>,
     },
+    /// `Some(x)`, `Point(a, b)`, `Ok(v)`: a tuple struct or variant (a
+    /// capitalised path) builds a value from its arguments as they are.
+    Construct {
+        func: &'a syn::ExprPath,
+        args: Vec<Expr<'a>>,
+    },
     /// `f64::from(n)`, `usize::pow(2, k)`: plain functions of plain values.
     PlainCall {
         func: &'a syn::ExprPath,
@@ -409,6 +415,7 @@ impl<'a> Expr<'a> {
             ExprKind::Sum { items, .. } => out.push(Child::Expr(items)),
             ExprKind::Call { args, .. }
             | ExprKind::PlainCall { args, .. }
+            | ExprKind::Construct { args, .. }
             | ExprKind::Tuple(args)
             | ExprKind::Array(args)
             | ExprKind::VecList(args) => args.iter().for_each(|e| out.push(Child::Expr(e))),
@@ -492,6 +499,17 @@ impl<'a> Expr<'a> {
     pub fn is_empty_vec(&self) -> bool {
         match &self.kind {
             ExprKind::VecList(items) => items.is_empty(),
+            ExprKind::PlainCall { func, .. } => {
+                let names: Vec<String> = func
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                names.len() == 2
+                    && names[0] == "Vec"
+                    && (names[1] == "new" || names[1] == "with_capacity")
+            }
             ExprKind::Call { func, .. } => {
                 let names: Vec<String> =
                     func.segments.iter().map(|s| s.ident.to_string()).collect();

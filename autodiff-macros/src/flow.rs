@@ -203,6 +203,14 @@ impl Walk<'_> {
                     touched |= self.expr(&arm.body);
                 }
             }
+            // A length is a plain integer, whatever the items are: indices
+            // and capacities computed from it stay plain.
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "len" || *method == "is_empty" => {
+                self.expr(receiver);
+                touched = false;
+            }
             ExprKind::Structural {
                 receiver,
                 method,

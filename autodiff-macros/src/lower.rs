@@ -637,7 +637,18 @@ impl<'a> Lower<'a> {
                 args: self.exprs(args),
             };
         }
-        if segments.len() == 2 && (is_plain_type(first) || first == "f64") {
+        // `Some(x)`, `Point(a, b)`: a constructor, not a function.
+        if last.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return ExprKind::Construct {
+                func,
+                args: self.exprs(args),
+            };
+        }
+        // `std::cmp::max(1, m)`, `Vec::with_capacity(m)`: the standard
+        // library has no `_tape` twins.
+        let standard = matches!(first, "std" | "core" | "alloc")
+            || (segments.len() == 2 && matches!(first, "Vec" | "Option" | "String" | "Box"));
+        if standard || (segments.len() == 2 && (is_plain_type(first) || first == "f64")) {
             return ExprKind::PlainCall {
                 func,
                 args: self.exprs(args),

@@ -75,6 +75,10 @@ const STRUCTURAL: &[&str] = &[
     "as_slice",
     "to_vec",
     "push",
+    "next",
+    "first",
+    "last",
+    "get",
 ];
 
 pub fn is_structural(name: &str) -> bool {

@@ -471,3 +471,28 @@ macro_rules! integer_values {
 }
 
 integer_values!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+/// Tuples (`match (x > 0.0, y > 0.0)`, `let mut best = (0, x[0])`) are
+/// read and lifted element by element.
+macro_rules! tuple_values {
+    ($(($($T:ident $v:ident),+))*) => {$(
+        impl<$($T: Primal),+> Primal for ($($T,)+) {
+            type Value = ($($T::Value,)+);
+            #[inline]
+            fn primal(self) -> Self::Value {
+                let ($($v,)+) = self;
+                ($($v.primal(),)+)
+            }
+        }
+        impl<'t, $($T: Lift<'t>),+> Lift<'t> for ($($T,)+) {
+            type Lifted = ($($T::Lifted,)+);
+            #[inline]
+            fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
+                let ($($v,)+) = self;
+                Ok(($($v.lift(tape, at)?,)+))
+            }
+        }
+    )*};
+}
+
+tuple_values!((A a, B b) (A a, B b, C c) (A a, B b, C c, D d));

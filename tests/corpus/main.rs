@@ -20,8 +20,10 @@
 //!   batch norm, causal attention over `Vec<Vec<f64>>`, regressions).
 //! - `formulas`: physics and statistics (energy, range, lens, Coulomb,
 //!   variance, covariance, Gaussian NLL, means).
-//! - `integers`: lengths bound to names, integer halves and indices, counts.
-//! - `patterns`, `signatures`: the parts of those families that already work.
+//! - `integers`: lengths bound to names, integer halves and indices, counts,
+//!   `Vec::with_capacity(m)`, `std::cmp::max(1, m)`, argmax in an `Option`.
+//! - `patterns`: tuples, `Option`s, `match` on tuples, `while let`.
+//! - `signatures`: the part of that family that already works.
 //! - `ranges`: adaptors on parenthesised ranges, also with a method-call end.
 //! - `attributes`: `#[allow]` on statements and `let`s, raw identifiers.
 //! - `infinities`: running max/min from `f64::NEG_INFINITY` / `INFINITY`.
@@ -31,11 +33,6 @@
 //! Pending, NOT compiled yet (each function carries today's first error
 //! above it; the to-do list of issue 11; add the module here once it passes):
 //! - `pending_iterators.rs`: closures in iterator chains, `product`.
-//! - `pending_integers.rs`: `Vec::with_capacity(m)`, `std::cmp::max(1, m)`,
-//!   argmax in an `Option<usize>`.
-//! - `pending_patterns.rs`: tuples of tracked values, `match` on a tuple,
-//!   `Option` of a tracked value, `while let`, `first()`/`last()`.
-//! - `pending_formulas.rs`: a tuple of `let mut` accumulators.
 //! - `pending_signatures.rs`: a slice passed straight on, `&Vec<f64>`,
 //!   `&[f64; N]`, `_: f64`, type aliases, a parameter named like its
 //!   function, `'tape`, an `impl` associated function, `use m::f`,

@@ -104,18 +104,28 @@ impl<'f> Emitter<'f> {
                 init,
                 attrs,
             } => {
-                let tracked = name.as_ref().is_some_and(|name| self.flow.is_tracked(name));
-                let pat = if tracked { *untyped } else { pat.syntax };
+                let tracked = match name {
+                    Some(name) => self.flow.is_tracked(name),
+                    // `let (a, b): (f64, f64) = ..`: the annotation goes
+                    // when any name may hold a `Scalar`.
+                    None => pat.names.iter().any(|name| self.flow.is_tracked(name)),
+                };
+                let syntax = if tracked { *untyped } else { pat.syntax };
                 match init {
-                    None => quote!(#(#attrs)* let #pat;),
+                    None => quote!(#(#attrs)* let #syntax;),
+                    Some(init) if name.is_none() && tracked => {
+                        let init = self.tuple_init(untyped, init);
+                        quote!(#(#attrs)* let #syntax = #init;)
+                    }
                     Some(init) => {
-                        let mode = if tracked && *mutable && !init.is_empty_vec() {
-                            Mode::Lift
-                        } else {
-                            Mode::Value
-                        };
+                        let mode =
+                            if tracked && *mutable && !init.is_empty_vec() && !is_iterator(init) {
+                                Mode::Lift
+                            } else {
+                                Mode::Value
+                            };
                         let init = self.expr(init, mode);
-                        quote!(#(#attrs)* let #pat = #init;)
+                        quote!(#(#attrs)* let #syntax = #init;)
                     }
                 }
             }
@@ -131,6 +141,33 @@ impl<'f> Emitter<'f> {
                 let expr = self.expr(expr, Mode::Stmt);
                 quote!(#(#attrs)* #expr #semi)
             }
+        }
+    }
+
+    /// The initialiser of a destructuring `let`: a tuple of accumulators
+    /// `let (mut a, mut b) = (0.0, 0.0)` lifts each element bound to a
+    /// tracked `mut` name; any other initialiser is lifted whole when a
+    /// tracked name in it is `mut`.
+    fn tuple_init(&self, pat: &syn::Pat, init: &Expr) -> TokenStream {
+        let lifts = |pat: &syn::Pat| match pat {
+            syn::Pat::Ident(ident) => {
+                ident.mutability.is_some() && self.flow.is_tracked(&ident.ident.to_string())
+            }
+            _ => false,
+        };
+        match (pat, &init.kind) {
+            (syn::Pat::Tuple(tuple), ExprKind::Tuple(items))
+                if tuple.elems.len() == items.len() =>
+            {
+                let items = tuple.elems.iter().zip(items).map(|(pat, item)| {
+                    self.expr(item, if lifts(pat) { Mode::Lift } else { Mode::Value })
+                });
+                quote!((#(#items,)*))
+            }
+            (syn::Pat::Tuple(tuple), _) if tuple.elems.iter().any(lifts) => {
+                self.expr(init, Mode::Lift)
+            }
+            _ => self.expr(init, Mode::Value),
         }
     }
 
@@ -171,7 +208,8 @@ impl<'f> Emitter<'f> {
             | ExprKind::Repeat { .. }
             | ExprKind::VecList(_)
             | ExprKind::VecRepeat { .. }
-            | ExprKind::Range { .. } => self.composite(expr, mode),
+            | ExprKind::Range { .. }
+            | ExprKind::Construct { .. } => self.composite(expr, mode),
             _ => self.control(expr, mode),
         }
     }
@@ -355,6 +393,17 @@ impl<'f> Emitter<'f> {
                 let (elem, len) = (self.expr(elem, Mode::Lift), value(len));
                 quote!(::std::vec![#elem; #len])
             }
+            ExprKind::Construct { func, args } => {
+                // Lifting a constructor lifts what it holds: `Some(x)` and
+                // `None` in two arms agree on `Option<Scalar>`.
+                let arg_mode = if mode == Mode::Lift {
+                    Mode::Lift
+                } else {
+                    Mode::Value
+                };
+                let args = args.iter().map(|arg| self.expr(arg, arg_mode));
+                quote!(#func(#(#args),*))
+            }
             ExprKind::Range { start, limits, end } => {
                 let start = start.as_deref().map(value);
                 let end = end.as_deref().map(value);
@@ -444,6 +493,17 @@ impl<'f> Emitter<'f> {
             ExprKind::Loop { .. } => self.expr_forced(expr, Mode::Value),
             _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
             _ if expr.is_int_literal() => expr.source.to_token_stream(),
+            // `Some(x)`: its arguments are lifted; `None`, a unit variant
+            // or constant path, stays as written (its type comes from the
+            // other arms).
+            ExprKind::Construct { .. } => self.composite(expr, Mode::Lift),
+            // `(0, x[0])`: element by element, so the integer stays an
+            // integer of the type rustc infers from its later use.
+            ExprKind::Tuple(items) => {
+                let items = items.iter().map(|item| self.expr(item, Mode::Lift));
+                quote!((#(#items,)*))
+            }
+            ExprKind::Path(path) if is_capitalised(&path.path) => expr.source.to_token_stream(),
             _ if self.flow.is_certainly_tracked(expr) => self.expr(expr, Mode::Value),
             _ => {
                 let tape = &self.tape;
@@ -683,4 +743,24 @@ fn outer_attrs(expr: &syn::Expr) -> &[syn::Attribute] {
         E::While(e) => &e.attrs,
         _ => &[],
     }
+}
+
+/// `None`, `Kind::Empty`: a path whose last segment is in camel case names
+/// a variant (`NEG_INFINITY`, a constant, is lifted like any number).
+fn is_capitalised(path: &syn::Path) -> bool {
+    path.segments.last().is_some_and(|segment| {
+        let name = segment.ident.to_string();
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.contains(|c: char| c.is_ascii_lowercase())
+    })
+}
+
+/// An initialiser that hands out items (`x.iter()`, `x.chunks(2)`): the
+/// binding is an iterator, not a value to lift.
+fn is_iterator(init: &Expr) -> bool {
+    matches!(&init.kind, ExprKind::Structural { method, .. } if matches!(
+        method.to_string().as_str(),
+        "iter" | "into_iter" | "enumerate" | "zip" | "rev" | "skip" | "take" | "step_by"
+            | "chunks" | "windows" | "copied" | "cloned"
+    ))
 }
