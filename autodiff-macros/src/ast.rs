@@ -270,6 +270,20 @@ pub enum ExprKind<'a> {
         func: &'a syn::ExprPath,
         args: Vec<Expr<'a>>,
     },
+    /// `assert!`, `println!`, `panic!`, ...: run as written, every tracked
+    /// name it mentions (also inside a format string) read as its primal
+    /// value, so each twin checks and prints the same numbers.
+    PlainMacro {
+        mac: &'a syn::Macro,
+        /// Every identifier the macro mentions.
+        names: Vec<String>,
+        diverges: bool,
+    },
+    /// `dbg!(e)`: prints `e`'s value as the plain twin does and returns it.
+    Dbg {
+        mac: &'a syn::Macro,
+        arg: Box<Expr<'a>>,
+    },
     /// `f64::from(n)`, `usize::pow(2, k)`: plain functions of plain values.
     PlainCall {
         func: &'a syn::ExprPath,
@@ -398,6 +412,7 @@ impl<'a> Expr<'a> {
             | ExprKind::NegLit(_)
             | ExprKind::Path(_)
             | ExprKind::Continue(_)
+            | ExprKind::PlainMacro { .. }
             | ExprKind::Invalid => {}
             ExprKind::Binary { lhs, rhs, .. }
             | ExprKind::Compare { lhs, rhs, .. }
@@ -413,6 +428,7 @@ impl<'a> Expr<'a> {
                 out.push(Child::Expr(exponent));
             }
             ExprKind::Sum { items, .. } => out.push(Child::Expr(items)),
+            ExprKind::Dbg { arg, .. } => out.push(Child::Expr(arg)),
             ExprKind::Call { args, .. }
             | ExprKind::PlainCall { args, .. }
             | ExprKind::Construct { args, .. }
@@ -526,7 +542,10 @@ impl<'a> Expr<'a> {
     pub fn diverges(&self) -> bool {
         matches!(
             self.kind,
-            ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_)
+            ExprKind::Return(_)
+                | ExprKind::Break { .. }
+                | ExprKind::Continue(_)
+                | ExprKind::PlainMacro { diverges: true, .. }
         )
     }
 }

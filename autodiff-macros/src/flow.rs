@@ -161,6 +161,9 @@ impl Walk<'_> {
                 .get_ident()
                 .is_some_and(|ident| self.names.contains(&ident.to_string())),
             ExprKind::Return(_) => true,
+            ExprKind::PlainMacro { names, .. } => {
+                names.iter().any(|name| self.names.contains(name))
+            }
             ExprKind::Repeat { len, .. } => matches!(len, syn::Expr::Path(path)
                 if path.path.get_ident().is_some_and(|ident| self.names.contains(&ident.to_string()))),
             _ => false,

@@ -56,6 +56,8 @@ enum VecBody {
     Repeat(Box<syn::Expr>, Box<syn::Expr>),
     /// `vec![a, b, c]`.
     List(Punctuated<syn::Expr, Token![,]>),
+    /// `dbg!(e)`.
+    One(Box<syn::Expr>),
 }
 
 struct Lower<'a> {
@@ -670,6 +672,29 @@ impl<'a> Lower<'a> {
     }
 
     fn mac(&self, mac: &'a syn::Macro) -> ExprKind<'a> {
+        let name = mac
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if name == "dbg" {
+            if let Ok(arg) = mac.parse_body::<syn::Expr>() {
+                let VecBody::One(arg) = self.keep(VecBody::One(Box::new(arg))) else {
+                    unreachable!("the cell holds what was kept")
+                };
+                return ExprKind::Dbg {
+                    mac,
+                    arg: self.boxed(arg),
+                };
+            }
+        }
+        if vocabulary::is_plain_macro(&name) {
+            return ExprKind::PlainMacro {
+                mac,
+                names: text::mentioned_names(mac.tokens.clone()),
+                diverges: vocabulary::is_diverging_macro(&name),
+            };
+        }
         if !mac.path.is_ident("vec") {
             return self.invalid(
                 &mac.path,

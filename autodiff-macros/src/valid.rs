@@ -68,7 +68,10 @@ fn message(reason: &Reason) -> String {
             "call #[differentiable] functions by plain path, without generic arguments".to_owned()
         }
         Reason::Macro(path) => {
-            format!("macro `{path}!` is not supported {IN_BODY}; only `vec!` is")
+            format!(
+                "macro `{path}!` is not supported {IN_BODY}; supported: `vec!`, {}",
+                crate::vocabulary::plain_macros()
+            )
         }
         Reason::Syntax(error) => error.to_string(),
     }

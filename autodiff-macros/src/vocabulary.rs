@@ -99,3 +99,41 @@ const PREDICATES: &[&str] = &[
 pub fn is_predicate(name: &str) -> bool {
     PREDICATES.contains(&name)
 }
+
+/// Macros that compute nothing differentiable: checks, panics and printing.
+/// The recording twin runs them as written, on primal values.
+const PLAIN_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "dbg",
+];
+
+/// The plain macros as the diagnostics list them.
+pub fn plain_macros() -> String {
+    let names: Vec<String> = PLAIN_MACROS
+        .iter()
+        .map(|name| format!("`{name}!`"))
+        .collect();
+    names.join(", ")
+}
+
+pub fn is_plain_macro(name: &str) -> bool {
+    PLAIN_MACROS.contains(&name)
+}
+
+/// The macros that never return: no value to lift in a branch.
+pub fn is_diverging_macro(name: &str) -> bool {
+    matches!(name, "panic" | "unreachable" | "todo" | "unimplemented")
+}

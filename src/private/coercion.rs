@@ -91,6 +91,27 @@ where
     }
 }
 
+impl<'r, T: Primal + Copy, const N: usize> Primal for &'r [T; N] {
+    type Value = [T::Value; N];
+    #[inline]
+    fn primal(self) -> Self::Value {
+        self.map(T::primal)
+    }
+}
+
+/// `&x` where `x` is already a reference (a slice parameter), as the
+/// macros the body mentions read it.
+impl<'r, 's, T: ?Sized> Primal for &'r &'s T
+where
+    &'s T: Primal,
+{
+    type Value = <&'s T as Primal>::Value;
+    #[inline]
+    fn primal(self) -> Self::Value {
+        (*self).primal()
+    }
+}
+
 /// A tracked value's primal, so that `if x > 0.0` reads the number.
 pub fn primal<T: Primal>(value: T) -> T::Value {
     value.primal()
@@ -456,6 +477,11 @@ macro_rules! integer_values {
             type Value = $int;
             #[inline]
             fn primal(self) -> $int { self }
+        }
+        impl Primal for &$int {
+            type Value = $int;
+            #[inline]
+            fn primal(self) -> $int { *self }
         }
         impl<'t> Lift<'t> for $int {
             type Lifted = $int;

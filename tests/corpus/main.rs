@@ -23,6 +23,8 @@
 //! - `integers`: lengths bound to names, integer halves and indices, counts,
 //!   `Vec::with_capacity(m)`, `std::cmp::max(1, m)`, argmax in an `Option`.
 //! - `patterns`: tuples, `Option`s, `match` on tuples, `while let`.
+//! - `macros`: `assert!`, `debug_assert!`, `assert_eq!`, `panic!`,
+//!   `unreachable!`, `todo!`, `println!`, `eprintln!`, `dbg!`.
 //! - `signatures`: the part of that family that already works.
 //! - `ranges`: adaptors on parenthesised ranges, also with a method-call end.
 //! - `attributes`: `#[allow]` on statements and `let`s, raw identifiers.
@@ -37,8 +39,6 @@
 //!   `&[f64; N]`, `_: f64`, type aliases, a parameter named like its
 //!   function, `'tape`, an `impl` associated function, `use m::f`,
 //!   `#[differentiable(crate = ..)]`.
-//! - `pending_macros.rs`: `assert!`, `debug_assert!`, `assert_eq!`,
-//!   `panic!`, `unreachable!`, `todo!`, `println!`, `eprintln!`, `dbg!`.
 //! - `pending_elementary.rs`: `tan atan sinh cosh asin acos ln_1p exp_m1
 //!   log10 log2 log hypot mul_add cbrt signum floor ceil round clamp`.
 
@@ -55,6 +55,7 @@ mod formulas;
 mod infinities;
 mod integers;
 mod layers;
+mod macros;
 mod networks;
 mod patterns;
 mod ranges;

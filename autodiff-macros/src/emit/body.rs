@@ -8,6 +8,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 use syn::Ident;
 
 use super::label;
@@ -210,6 +211,7 @@ impl<'f> Emitter<'f> {
             | ExprKind::VecRepeat { .. }
             | ExprKind::Range { .. }
             | ExprKind::Construct { .. } => self.composite(expr, mode),
+            ExprKind::PlainMacro { .. } | ExprKind::Dbg { .. } => self.mac(expr),
             _ => self.control(expr, mode),
         }
     }
@@ -347,6 +349,48 @@ impl<'f> Emitter<'f> {
             ExprKind::Cast { expr: inner, ty } => {
                 let inner = self.untracked(inner);
                 quote!(#inner as #ty)
+            }
+            _ => expr.source.to_token_stream(),
+        }
+    }
+
+    /// `assert!`, `println!`, ... run as written with every tracked name
+    /// they mention shadowed by its primal value; `dbg!(e)` prints `e`'s
+    /// primal as `dbg!` does, at the student's file and line, and returns
+    /// the recorded value.
+    #[inline(never)]
+    fn mac(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            ExprKind::PlainMacro { mac, names, .. } => {
+                let shadows = names
+                    .iter()
+                    .filter(|name| self.flow.is_tracked(name))
+                    .map(|name| {
+                        let name = Ident::new(name, mac.path.span());
+                        quote!(let #name = __ad::primal(&#name);)
+                    });
+                quote!({ #(#shadows)* #mac })
+            }
+            ExprKind::Dbg { mac, arg } => {
+                let span = mac.path.span();
+                let shown = text::expr(match arg.source {
+                    Source::Expr(syntax) => syntax,
+                    Source::Macro(_) => return expr.source.to_token_stream(),
+                });
+                let value = self.expr(arg, Mode::Value);
+                quote_spanned! {span=> match #value {
+                    value => {
+                        ::std::eprintln!(
+                            "[{}:{}:{}] {} = {:#?}",
+                            ::core::file!(),
+                            ::core::line!(),
+                            ::core::column!(),
+                            #shown,
+                            __ad::primal(&value)
+                        );
+                        value
+                    }
+                }}
             }
             _ => expr.source.to_token_stream(),
         }
