@@ -1,11 +1,10 @@
 //! The runtime dispatch of the second batch of elementary functions
-//! (`src/private_new_ops.rs`): on a tracked operand each records the node
+//! (`__private`'s table-driven dispatch): on a tracked operand each records the node
 //! whose value and gradient match a closed form and central differences of
 //! the plain `f64` function, on a plain operand it computes that function,
 //! and through references it does the same. Errors carry the call's label.
 
-#[path = "../src/private_new_ops.rs"]
-mod new_ops;
+use autodiff::__private as new_ops;
 
 use autodiff::{default_step, Label, ScalarAutodiffError, Tape};
 

@@ -357,6 +357,11 @@ impl Nodes {
         self.values[index].set_line(label.line);
     }
 
+    /// Replaces the stored value of node `index` (see `Scalar::fused`).
+    pub(crate) fn set_value(&mut self, index: usize, value: f64) {
+        self.values[index].value = value;
+    }
+
     /// Attaches `label` to every node from `first` on, which were just
     /// appended, so no label array reaches them yet.
     pub(crate) fn set_label_from(&mut self, first: usize, label: Label) {

@@ -407,6 +407,20 @@ impl<'t> Scalar<'t> {
         self
     }
 
+    /// For the code `#[differentiable]` generates for `a.mul_add(b, c)`:
+    /// the `add` node just recorded for `(a * b) + c` takes the fused value
+    /// `value`, so the recording twin's value is the plain twin's bit for
+    /// bit. Only for a node whose local derivatives do not depend on its own
+    /// value (an `add`: 1 and 1). Not part of the public API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn fused(self, value: f64) -> Self {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::set_value`.
+        unsafe { self.tape.write() }.set_value(self.index(), value);
+        Self { value, ..self }
+    }
+
     /// Whether two handles refer to the same node of the same tape.
     pub fn is_same_node(self, other: Scalar<'_>) -> bool {
         std::ptr::eq(self.tape, other.tape) && self.node() == other.node()

@@ -230,6 +230,13 @@ pub enum ExprKind<'a> {
         operand: Box<Expr<'a>>,
         label: Label,
     },
+    /// `a.mul_add(b, c)`, `x.clamp(lo, hi)`: three operands, recorded as
+    /// two nodes by the runtime function `func`.
+    Ternary {
+        func: &'static str,
+        operands: [Box<Expr<'a>>; 3],
+        label: Label,
+    },
     /// `x.powi(n)`.
     Powi {
         base: Box<Expr<'a>>,
@@ -428,6 +435,9 @@ impl<'a> Expr<'a> {
                 out.push(Child::Expr(exponent));
             }
             ExprKind::Sum { items, .. } => out.push(Child::Expr(items)),
+            ExprKind::Ternary { operands, .. } => {
+                operands.iter().for_each(|e| out.push(Child::Expr(e)));
+            }
             ExprKind::Dbg { arg, .. } => out.push(Child::Expr(arg)),
             ExprKind::Call { args, .. }
             | ExprKind::PlainCall { args, .. }

@@ -259,6 +259,7 @@ fn certainly_tracked(expr: &Expr, certain: &HashSet<String>, flow: &Flow) -> boo
         }
         ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => tracked(operand),
         ExprKind::Powi { base, .. } => tracked(base),
+        ExprKind::Ternary { operands, .. } => operands.iter().any(|operand| tracked(operand)),
         ExprKind::Sum { items, .. } => root(items).is_some_and(|name| certain.contains(&name)),
         ExprKind::Call { args, .. } => args.iter().any(|arg| flow.touches(arg)),
         _ => false,

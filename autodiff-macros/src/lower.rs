@@ -532,6 +532,20 @@ impl<'a> Lower<'a> {
                     label,
                 };
             }
+            Some(Shape::Ternary(func)) => {
+                if !arity(2) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Ternary {
+                    func,
+                    operands: [
+                        receiver(),
+                        self.boxed(&call.args[0]),
+                        self.boxed(&call.args[1]),
+                    ],
+                    label,
+                };
+            }
             None => {}
         }
         if method == "sum" {
@@ -626,6 +640,20 @@ impl<'a> Lower<'a> {
                         op: Arith::Method(func),
                         lhs: self.boxed(&args[0]),
                         rhs: self.boxed(&args[1]),
+                        label,
+                    };
+                }
+                Some(Shape::Ternary(func)) => {
+                    if !arity(path, 3) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Ternary {
+                        func,
+                        operands: [
+                            self.boxed(&args[0]),
+                            self.boxed(&args[1]),
+                            self.boxed(&args[2]),
+                        ],
                         label,
                     };
                 }

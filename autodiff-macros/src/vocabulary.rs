@@ -14,11 +14,20 @@ pub enum Shape {
     IntegerPower,
     /// `a.powf(b)`: two operands.
     Binary(&'static str),
+    /// `a.mul_add(b, c)`, `x.clamp(lo, hi)`: three operands, composed of
+    /// the table's operations by the runtime (no row of their own).
+    Ternary(&'static str),
 }
+
+/// The three-operand methods, composed of recorded operations.
+const TERNARY: &[&str] = &["mul_add", "clamp"];
 
 /// The `f64` method `name`, if the table has it; the name it carries is
 /// the runtime function's, which is the method's.
 pub fn method(name: &str) -> Option<Shape> {
+    if let Some(ternary) = TERNARY.iter().find(|ternary| **ternary == name) {
+        return Some(Shape::Ternary(ternary));
+    }
     let op = by_method(name)?;
     let Spelling::Method { name, arguments } = op.spelling else {
         return None;
@@ -45,13 +54,15 @@ const NO_RULE_ITERATOR: &[&str] = &["product"];
 
 /// Whether `name` computes a number but has no derivative rule.
 pub fn has_no_rule(name: &str) -> bool {
-    (F64_METHODS.contains(&name) && by_method(name).is_none()) || NO_RULE_ITERATOR.contains(&name)
+    (F64_METHODS.contains(&name) && by_method(name).is_none() && !TERNARY.contains(&name))
+        || NO_RULE_ITERATOR.contains(&name)
 }
 
 /// The methods with a derivative rule, as the diagnostics and the README
 /// list them.
 pub fn supported_methods() -> String {
-    let methods: Vec<&str> = OPERATIONS.iter().filter_map(Operation::method).collect();
+    let mut methods: Vec<&str> = OPERATIONS.iter().filter_map(Operation::method).collect();
+    methods.extend(TERNARY);
     methods.join(", ")
 }
 

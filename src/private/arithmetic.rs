@@ -201,6 +201,24 @@ binary!(
     plain: |a, b| a.min(b)
 );
 
+binary!(
+    /// `a.hypot(b)`.
+    Hypot hypot, "a.hypot(b)", "cannot take `{Self}.hypot({Rhs})` in a #[differentiable] function",
+    "`hypot` takes two f64 values (tracked or plain)",
+    scalar: |a, b| a.hypot(b),
+    // Symmetric in its operands.
+    plain_lhs: |a, b| b.hypot(a),
+    plain: |a, b| a.hypot(b)
+);
+binary!(
+    /// `a.log(b)`: the logarithm of `a` in base `b`.
+    Log log, "a.log(b)", "cannot take `{Self}.log({Rhs})` in a #[differentiable] function",
+    "`log` takes two f64 values (tracked or plain)",
+    scalar: |a, b| a.log(b),
+    plain_lhs: |a, b| b.rlog(a),
+    plain: |a, b| a.log(b)
+);
+
 /// Integer arithmetic stays integer arithmetic, with Rust's own semantics.
 macro_rules! integer_binary {
     ($($int:ty)*) => {$(
@@ -269,4 +287,58 @@ impl Rem<f64> for f64 {
 /// `a % b` on plain numbers.
 pub fn rem<A: Rem<B>, B>(a: A, b: B, at: Label) -> Result<A::Output> {
     a.rem(b, at)
+}
+
+/// The value of a composed operation (`mul_add`, `clamp`) made exact: a plain
+/// result is the plain twin's own, a recorded one takes it as its value.
+pub trait Exact {
+    /// `self` with the value `plain`.
+    fn exact(self, plain: f64) -> Self;
+}
+
+impl Exact for f64 {
+    #[inline]
+    fn exact(self, plain: f64) -> f64 {
+        plain
+    }
+}
+
+impl Exact for Scalar<'_> {
+    #[inline]
+    fn exact(self, plain: f64) -> Self {
+        self.fused(plain)
+    }
+}
+
+/// `a.mul_add(b, c)`: recorded as `a * b` then `+ c` (derivatives `b`, `a`
+/// and 1), the sum holding the fused value `a.mul_add(b, c)` computes, so
+/// the value is the plain twin's bit for bit.
+pub fn mul_add<A, B, C>(a: A, b: B, c: C, at: Label) -> Result<<A::Output as Add<C>>::Output>
+where
+    A: Mul<B> + super::Primal<Value = f64> + Copy,
+    B: super::Primal<Value = f64> + Copy,
+    C: super::Primal<Value = f64> + Copy,
+    A::Output: Add<C>,
+    <A::Output as Add<C>>::Output: Exact,
+{
+    let fused = a.primal().mul_add(b.primal(), c.primal());
+    let product = a.mul(b, at)?;
+    Ok(product.add(c, at)?.exact(fused))
+}
+
+/// `x.clamp(lo, hi)`: `f64::clamp` on the primal values first (it panics
+/// where the plain twin panics: `lo > hi` or a NaN bound), then recorded as
+/// `max(min(x, hi), lo)`: derivative 1 for `x` strictly inside, 1 for the
+/// bound it is clamped to outside, and `max`/`min`'s 1/2 each at a tie.
+pub fn clamp<X, L, H>(x: X, lo: L, hi: H, at: Label) -> Result<<X::Output as Max<L>>::Output>
+where
+    X: Min<H> + super::Primal<Value = f64> + Copy,
+    L: super::Primal<Value = f64> + Copy,
+    H: super::Primal<Value = f64> + Copy,
+    X::Output: Max<L>,
+    <X::Output as Max<L>>::Output: Exact,
+{
+    let clamped = x.primal().clamp(lo.primal(), hi.primal());
+    let below = x.min(hi, at)?;
+    Ok(below.max(lo, at)?.exact(clamped))
 }

@@ -1,6 +1,7 @@
-//! The one-operand functions (`exp`, `tanh`, `-x`, `abs`, `powi`, ...):
-//! the [`Real`] family on tracked and plain `f64` alike, and [`Signed`],
-//! which also covers signed integers.
+//! The one-operand functions (`exp`, `tanh`, `tan`, `floor`, `-x`, `abs`,
+//! `powi`, ...): the [`Real`] family on tracked and plain `f64` alike,
+//! expanded from the table of operations so that a new row needs no edit
+//! here, and [`Signed`], which also covers signed integers.
 
 use autodiff_core::{Label, Scalar};
 
@@ -10,7 +11,7 @@ use super::{record, Result};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no elementary functions in a #[differentiable] function",
     label = "expected an f64 value (tracked or plain) here",
-    note = "exp, ln, tanh, sin, cos, sqrt, abs, recip, relu, sigmoid, powi and neg apply to f64 values"
+    note = "the elementary functions (exp, ln, tanh, tan, floor, relu, ...) apply to f64 values"
 )]
 pub trait Real: Sized {
     /// `Scalar` for a tracked value, `f64` for a plain one.
@@ -19,81 +20,88 @@ pub trait Real: Sized {
     fn apply(self, operation: Unary, at: Label) -> Result<Self::Output>;
 }
 
-/// The one-operand functions the macro rewrites.
-#[derive(Clone, Copy, Debug)]
-pub enum Unary {
-    /// `-x`
-    Neg,
-    /// `x.exp()`
-    Exp,
-    /// `x.ln()`
-    Ln,
-    /// `x.tanh()`
-    Tanh,
-    /// `x.sin()`
-    Sin,
-    /// `x.cos()`
-    Cos,
-    /// `x.sqrt()`
-    Sqrt,
-    /// `x.abs()`
-    Abs,
-    /// `x.recip()`
-    Recip,
-    /// `relu(x)`
-    Relu,
-    /// `sigmoid(x)`
-    Sigmoid,
-    /// `x.powi(n)`
-    Powi(i32),
-    /// `detach(x)`
-    Detach,
+/// The one-operand functions of the table (`autodiff-ops-table`): every
+/// `method(name, 0)` and `function(name)` row with one operand becomes a
+/// variant of [`Unary`], its arm in the `Scalar` and `f64` dispatch and, but
+/// for `abs` (which [`Signed`] also defines on integers), a runtime function
+/// `name(x, at)`. `-x`, `x.powi(n)` and `detach(x)` are written out: they
+/// are an operator, take an integer, and record a leaf.
+macro_rules! one_operand {
+    // `detach` records a leaf (no operand): written out below.
+    (@munch [$($m:tt)*] [$($f:tt)*] Detached function(detach) $operands:literal $computes:literal; $($rest:tt)*) => {
+        one_operand!(@munch [$($m)*] [$($f)*] $($rest)*);
+    };
+    // A method with no argument but its receiver (not `powi(n)`).
+    (@munch [$($m:tt)*] [$($f:tt)*] $variant:ident method($method:ident, 0) $operands:literal $computes:literal; $($rest:tt)*) => {
+        one_operand!(@munch [$($m)* ($variant $method $computes)] [$($f)*] $($rest)*);
+    };
+    (@munch [$($m:tt)*] [$($f:tt)*] $variant:ident function($function:ident) $operands:literal $computes:literal; $($rest:tt)*) => {
+        one_operand!(@munch [$($m)*] [$($f)* ($variant $function $computes)] $($rest)*);
+    };
+    (@munch [$($m:tt)*] [$($f:tt)*] $variant:ident $spelling:ident $(($($how:tt),*))? $operands:literal $computes:literal; $($rest:tt)*) => {
+        one_operand!(@munch [$($m)*] [$($f)*] $($rest)*);
+    };
+    (@munch [$(($mv:ident $method:ident $mc:literal))*] [$(($fv:ident $function:ident $fc:literal))*]) => {
+        /// The one-operand functions the macro rewrites.
+        #[derive(Clone, Copy, Debug)]
+        pub enum Unary {
+            /// `-x`
+            Neg,
+            /// `x.powi(n)`
+            Powi(i32),
+            /// `detach(x)`
+            Detach,
+            $(#[doc = $mc] $mv,)*
+            $(#[doc = $fc] $fv,)*
+        }
+
+        impl<'t> Real for Scalar<'t> {
+            type Output = Scalar<'t>;
+            #[inline]
+            fn apply(self, operation: Unary, at: Label) -> Result<Scalar<'t>> {
+                let node = match operation {
+                    Unary::Neg => self.neg(),
+                    Unary::Powi(n) => self.powi(n),
+                    Unary::Detach => self.detach(),
+                    $(Unary::$mv => self.$method(),)*
+                    $(Unary::$fv => self.$function(),)*
+                };
+                record(node, at)
+            }
+        }
+
+        impl Real for f64 {
+            type Output = f64;
+            #[inline]
+            fn apply(self, operation: Unary, _: Label) -> Result<f64> {
+                Ok(match operation {
+                    Unary::Neg => -self,
+                    Unary::Powi(n) => self.powi(n),
+                    Unary::Detach => self,
+                    $(Unary::$mv => self.$method(),)*
+                    $(Unary::$fv => autodiff_core::$function(self),)*
+                })
+            }
+        }
+
+        $(one_operand!(@function $mv $method);)*
+        $(one_operand!(@function $fv $function);)*
+    };
+    // `abs` is `Signed`'s, which integers share.
+    (@function Abs abs) => {};
+    (@function $variant:ident $name:ident) => {
+        #[doc = concat!("`", stringify!($name), "(x)`, recorded when `x` is tracked.")]
+        #[inline]
+        pub fn $name<X: Real>(x: X, at: Label) -> Result<X::Output> {
+            x.apply(Unary::$variant, at)
+        }
+    };
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $computes:literal $derivative:literal;)*) => {
+        one_operand!(@munch [] [] $($variant $spelling $(($($how),*))? $operands $computes;)*);
+    };
 }
 
-impl<'t> Real for Scalar<'t> {
-    type Output = Scalar<'t>;
-    #[inline]
-    fn apply(self, operation: Unary, at: Label) -> Result<Scalar<'t>> {
-        let node = match operation {
-            Unary::Neg => self.neg(),
-            Unary::Exp => self.exp(),
-            Unary::Ln => self.ln(),
-            Unary::Tanh => self.tanh(),
-            Unary::Sin => self.sin(),
-            Unary::Cos => self.cos(),
-            Unary::Sqrt => self.sqrt(),
-            Unary::Abs => self.abs(),
-            Unary::Recip => self.recip(),
-            Unary::Relu => self.relu(),
-            Unary::Sigmoid => self.sigmoid(),
-            Unary::Powi(n) => self.powi(n),
-            Unary::Detach => self.detach(),
-        };
-        record(node, at)
-    }
-}
-
-impl Real for f64 {
-    type Output = f64;
-    #[inline]
-    fn apply(self, operation: Unary, _: Label) -> Result<f64> {
-        Ok(match operation {
-            Unary::Neg => -self,
-            Unary::Exp => self.exp(),
-            Unary::Ln => self.ln(),
-            Unary::Tanh => self.tanh(),
-            Unary::Sin => self.sin(),
-            Unary::Cos => self.cos(),
-            Unary::Sqrt => self.sqrt(),
-            Unary::Abs => self.abs(),
-            Unary::Recip => self.recip(),
-            Unary::Relu => autodiff_core::relu(self),
-            Unary::Sigmoid => autodiff_core::sigmoid(self),
-            Unary::Powi(n) => self.powi(n),
-            Unary::Detach => self,
-        })
-    }
-}
+autodiff_ops_table::operations!(one_operand);
 
 impl<'t> Real for &Scalar<'t> {
     type Output = Scalar<'t>;
@@ -111,36 +119,9 @@ impl Real for &f64 {
     }
 }
 
-macro_rules! unary {
-    ($($(#[$doc:meta])* $name:ident => $operation:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $name<X: Real>(x: X, at: Label) -> Result<X::Output> {
-            x.apply(Unary::$operation, at)
-        }
-    )*};
-}
-
-unary! {
-    /// `x.exp()`.
-    exp => Exp;
-    /// `x.ln()`.
-    ln => Ln;
-    /// `x.tanh()`.
-    tanh => Tanh;
-    /// `x.sin()`.
-    sin => Sin;
-    /// `x.cos()`.
-    cos => Cos;
-    /// `x.sqrt()`.
-    sqrt => Sqrt;
-    /// `x.recip()`.
-    recip => Recip;
-    /// `relu(x)`.
-    relu => Relu;
-    /// `sigmoid(x)`.
-    sigmoid => Sigmoid;
-    /// `detach(x)`: same value, no edge.
-    detach => Detach;
+/// `detach(x)`: same value, no edge.
+pub fn detach<X: Real>(x: X, at: Label) -> Result<X::Output> {
+    x.apply(Unary::Detach, at)
 }
 
 /// `-x` and `x.abs()`: elementary on f64 values, and also defined on signed

@@ -190,6 +190,7 @@ impl<'f> Emitter<'f> {
             | ExprKind::Neg { .. }
             | ExprKind::Elementary { .. }
             | ExprKind::Powi { .. }
+            | ExprKind::Ternary { .. }
             | ExprKind::Sum { .. }
             | ExprKind::Compare { .. }
             | ExprKind::Logic { .. }
@@ -254,6 +255,16 @@ impl<'f> Emitter<'f> {
             } => {
                 let (base, exponent, at) = (arg(base), arg(exponent), label(at));
                 quote_spanned!(span=> __ad::powi(#base, #exponent, #at)?)
+            }
+            ExprKind::Ternary {
+                func,
+                operands,
+                label: at,
+            } => {
+                let func = Ident::new(func, span);
+                let [a, b, c] = operands.each_ref().map(|operand| arg(operand));
+                let at = label(at);
+                quote_spanned!(span=> __ad::#func(#a, #b, #c, #at)?)
             }
             ExprKind::Sum { items, label: at } => {
                 let (items, at) = (arg(items), label(at));
@@ -683,6 +694,7 @@ impl<'f> Emitter<'f> {
                 | ExprKind::Neg { .. }
                 | ExprKind::Elementary { .. }
                 | ExprKind::Powi { .. }
+                | ExprKind::Ternary { .. }
                 | ExprKind::Sum { .. }
                 | ExprKind::Call { .. }
                 | ExprKind::Paren(_)
