@@ -439,9 +439,14 @@ fn failed_recording_adds_no_node_and_moves_no_gradient() {
     let x = tape.variable(0.5).unwrap();
     let before = tape.len();
     assert!(log_of_tape(&tape, x).is_err());
-    // `y = x - 1` was recorded; the failed `ln` added nothing.
-    assert_eq!(tape.len(), before + 1);
+    // `y = x - 1` was recorded, then `ln` failed: the call rolls back
+    // everything it recorded, so the caller's tape is as it was.
+    assert_eq!(tape.len(), before);
     assert_eq!(x.gradient(), Some(0.0));
+    // And the tape records on as before.
+    let y = x.mul(2.0).unwrap();
+    y.backward().unwrap();
+    assert_eq!(x.gradient(), Some(2.0));
 }
 
 #[test]

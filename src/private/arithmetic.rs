@@ -6,7 +6,7 @@
 
 use autodiff_core::{Label, Operand, Scalar};
 
-use super::{record, Result};
+use super::sticky;
 
 macro_rules! binary {
     ($(#[$doc:meta])* $Trait:ident $method:ident, $verb:literal, $message:literal, $note:literal,
@@ -23,58 +23,73 @@ macro_rules! binary {
             /// `Scalar` when either operand is tracked, the plain type otherwise.
             type Output;
             #[doc = concat!("Records (or computes) `", stringify!($method), "`.")]
-            fn $method(self, rhs: Rhs, at: Label) -> Result<Self::Output>;
+            fn $method(self, rhs: Rhs, at: Label) -> Self::Output;
         }
 
         #[doc = concat!("`", $verb, "`: records a node when either operand is a `Scalar`.")]
-        pub fn $method<A: $Trait<B>, B>(a: A, b: B, at: Label) -> Result<A::Output> {
+        #[inline(always)]
+        pub fn $method<A: $Trait<B>, B>(a: A, b: B, at: Label) -> A::Output {
             a.$method(b, at)
         }
 
         impl<'t> $Trait<Scalar<'t>> for Scalar<'t> {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
+            fn $method(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
                 let ($a, $b) = (self, Operand::from(rhs));
-                record($scalar, at)
+                let plain = || {
+                    let ($x, $y) = (self.value(), rhs.value());
+                    $plain
+                };
+                sticky($scalar, self.tape(), at, plain)
             }
         }
         impl<'t> $Trait<f64> for Scalar<'t> {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: f64, at: Label) -> Result<Scalar<'t>> {
+            fn $method(self, rhs: f64, at: Label) -> Scalar<'t> {
                 let ($a, $b) = (self, Operand::from(rhs));
-                match $scalar {
+                let plain = || {
+                    let ($x, $y) = (self.value(), rhs);
+                    $plain
+                };
+                let result = match $scalar {
                     // A non-finite plain operand is an error only if the
                     // recorded result is: retried as a constant node.
                     Err(_) if !rhs.is_finite() => {
-                        let ($a, $b) = (self, Operand::from(self.tape().lifted_constant(rhs)?));
-                        record($scalar, at)
+                        let ($a, $b) = (self, Operand::from(self.tape().failed_constant(rhs)));
+                        $scalar
                     }
-                    result => record(result, at),
-                }
+                    result => result,
+                };
+                sticky(result, self.tape(), at, plain)
             }
         }
         impl<'t> $Trait<Scalar<'t>> for f64 {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
+            fn $method(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
                 let ($pa, $pb) = (self, rhs);
-                match $plain_lhs {
+                let plain = || {
+                    let ($x, $y) = (self, rhs.value());
+                    $plain
+                };
+                let result = match $plain_lhs {
                     Err(_) if !self.is_finite() => {
-                        let ($a, $b) = (rhs.tape().lifted_constant(self)?, Operand::from(rhs));
-                        record($scalar, at)
+                        let ($a, $b) = (rhs.tape().failed_constant(self), Operand::from(rhs));
+                        $scalar
                     }
-                    result => record(result, at),
-                }
+                    result => result,
+                };
+                sticky(result, rhs.tape(), at, plain)
             }
         }
         impl $Trait<f64> for f64 {
             type Output = f64;
             #[inline(always)]
-            fn $method(self, rhs: f64, _: Label) -> Result<f64> {
+            fn $method(self, rhs: f64, _: Label) -> f64 {
                 let ($x, $y) = (self, rhs);
-                Ok($plain)
+                $plain
             }
         }
         binary!(@refs $Trait $method);
@@ -98,7 +113,7 @@ macro_rules! binary {
         impl<'t> $Trait<$Rhs> for $Lhs {
             type Output = $Output;
             #[inline(always)]
-            fn $method(self, rhs: $Rhs, at: Label) -> Result<$Output> {
+            fn $method(self, rhs: $Rhs, at: Label) -> $Output {
                 // The trait path: `Scalar`'s inherent methods take one argument.
                 $Trait::$method(Val::val(self), Val::val(rhs), at)
             }
@@ -225,37 +240,37 @@ macro_rules! integer_binary {
         impl Add<$int> for $int {
             type Output = $int;
             #[inline]
-            fn add(self, rhs: $int, _: Label) -> Result<$int> { Ok(self + rhs) }
+            fn add(self, rhs: $int, _: Label) -> $int { self + rhs }
         }
         impl Sub<$int> for $int {
             type Output = $int;
             #[inline]
-            fn sub(self, rhs: $int, _: Label) -> Result<$int> { Ok(self - rhs) }
+            fn sub(self, rhs: $int, _: Label) -> $int { self - rhs }
         }
         impl Mul<$int> for $int {
             type Output = $int;
             #[inline]
-            fn mul(self, rhs: $int, _: Label) -> Result<$int> { Ok(self * rhs) }
+            fn mul(self, rhs: $int, _: Label) -> $int { self * rhs }
         }
         impl Div<$int> for $int {
             type Output = $int;
             #[inline]
-            fn div(self, rhs: $int, _: Label) -> Result<$int> { Ok(self / rhs) }
+            fn div(self, rhs: $int, _: Label) -> $int { self / rhs }
         }
         impl Rem<$int> for $int {
             type Output = $int;
             #[inline]
-            fn rem(self, rhs: $int, _: Label) -> Result<$int> { Ok(self % rhs) }
+            fn rem(self, rhs: $int, _: Label) -> $int { self % rhs }
         }
         impl Max<$int> for $int {
             type Output = $int;
             #[inline]
-            fn max(self, rhs: $int, _: Label) -> Result<$int> { Ok(Ord::max(self, rhs)) }
+            fn max(self, rhs: $int, _: Label) -> $int { Ord::max(self, rhs) }
         }
         impl Min<$int> for $int {
             type Output = $int;
             #[inline]
-            fn min(self, rhs: $int, _: Label) -> Result<$int> { Ok(Ord::min(self, rhs)) }
+            fn min(self, rhs: $int, _: Label) -> $int { Ord::min(self, rhs) }
         }
     )*};
 }
@@ -273,19 +288,19 @@ pub trait Rem<Rhs> {
     /// The operands' type.
     type Output;
     /// Computes `self % rhs`.
-    fn rem(self, rhs: Rhs, at: Label) -> Result<Self::Output>;
+    fn rem(self, rhs: Rhs, at: Label) -> Self::Output;
 }
 
 impl Rem<f64> for f64 {
     type Output = f64;
     #[inline]
-    fn rem(self, rhs: f64, _: Label) -> Result<f64> {
-        Ok(self % rhs)
+    fn rem(self, rhs: f64, _: Label) -> f64 {
+        self % rhs
     }
 }
 
 /// `a % b` on plain numbers.
-pub fn rem<A: Rem<B>, B>(a: A, b: B, at: Label) -> Result<A::Output> {
+pub fn rem<A: Rem<B>, B>(a: A, b: B, at: Label) -> A::Output {
     a.rem(b, at)
 }
 
@@ -306,14 +321,19 @@ impl Exact for f64 {
 impl Exact for Scalar<'_> {
     #[inline]
     fn exact(self, plain: f64) -> Self {
-        self.fused(plain)
+        // A failed operation's result may stand in for a node it is not.
+        if self.tape().failed() {
+            self
+        } else {
+            self.fused(plain)
+        }
     }
 }
 
 /// `a.mul_add(b, c)`: recorded as `a * b` then `+ c` (derivatives `b`, `a`
 /// and 1), the sum holding the fused value `a.mul_add(b, c)` computes, so
 /// the value is the plain twin's bit for bit.
-pub fn mul_add<A, B, C>(a: A, b: B, c: C, at: Label) -> Result<<A::Output as Add<C>>::Output>
+pub fn mul_add<A, B, C>(a: A, b: B, c: C, at: Label) -> <A::Output as Add<C>>::Output
 where
     A: Mul<B> + super::Primal<Value = f64> + Copy,
     B: super::Primal<Value = f64> + Copy,
@@ -322,15 +342,15 @@ where
     <A::Output as Add<C>>::Output: Exact,
 {
     let fused = a.primal().mul_add(b.primal(), c.primal());
-    let product = a.mul(b, at)?;
-    Ok(product.add(c, at)?.exact(fused))
+    let product = a.mul(b, at);
+    product.add(c, at).exact(fused)
 }
 
 /// `x.clamp(lo, hi)`: `f64::clamp` on the primal values first (it panics
 /// where the plain twin panics: `lo > hi` or a NaN bound), then recorded as
 /// `max(min(x, hi), lo)`: derivative 1 for `x` strictly inside, 1 for the
 /// bound it is clamped to outside, and `max`/`min`'s 1/2 each at a tie.
-pub fn clamp<X, L, H>(x: X, lo: L, hi: H, at: Label) -> Result<<X::Output as Max<L>>::Output>
+pub fn clamp<X, L, H>(x: X, lo: L, hi: H, at: Label) -> <X::Output as Max<L>>::Output
 where
     X: Min<H> + super::Primal<Value = f64> + Copy,
     L: super::Primal<Value = f64> + Copy,
@@ -339,6 +359,6 @@ where
     <X::Output as Max<L>>::Output: Exact,
 {
     let clamped = x.primal().clamp(lo.primal(), hi.primal());
-    let below = x.min(hi, at)?;
-    Ok(below.max(lo, at)?.exact(clamped))
+    let below = x.min(hi, at);
+    below.max(lo, at).exact(clamped)
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use autodiff_core::{Label, Scalar, Tape};
 
-use super::{record, Result};
+use super::{failed, sticky};
 
 /// The value a comparison sees: a tracked value's primal, anything else as is.
 #[diagnostic::on_unimplemented(
@@ -131,19 +131,22 @@ pub trait Lift<'t> {
     /// The lifted type.
     type Lifted;
     /// Lifts `self` onto `tape`.
-    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted>;
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted;
 }
 
 impl<'t> Lift<'t> for f64 {
     type Lifted = Scalar<'t>;
     #[inline]
-    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Scalar<'t>> {
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Scalar<'t> {
         // A non-finite constant (`f64::NEG_INFINITY` starting a running
         // maximum) is lifted as it is: only a recorded result, or the
         // function's output, that is not finite is an error.
         match at {
-            Some(at) => record(tape.lifted_constant(self), at),
-            None => tape.lifted_constant(self),
+            Some(at) => sticky(tape.lifted_constant(self), tape, at, || self),
+            None => match tape.lifted_constant(self) {
+                Ok(constant) => constant,
+                Err(error) => failed(tape, error, self),
+            },
         }
     }
 }
@@ -151,43 +154,39 @@ impl<'t> Lift<'t> for f64 {
 impl<'t> Lift<'t> for Scalar<'t> {
     type Lifted = Scalar<'t>;
     #[inline]
-    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
-        Ok(self)
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Scalar<'t> {
+        self
     }
 }
 
 impl<'t> Lift<'t> for &Scalar<'t> {
     type Lifted = Scalar<'t>;
     #[inline]
-    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
-        Ok(*self)
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Scalar<'t> {
+        *self
     }
 }
 
 impl<'t> Lift<'t> for bool {
     type Lifted = bool;
     #[inline]
-    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<bool> {
-        Ok(self)
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> bool {
+        self
     }
 }
 
 impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
     type Lifted = [T::Lifted; N];
     #[inline]
-    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
-        let lifted = self
-            .into_iter()
-            .map(|value| value.lift(tape, at))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(into_array(lifted))
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        self.map(|value| value.lift(tape, at))
     }
 }
 
 impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     type Lifted = Vec<T::Lifted>;
     #[inline]
-    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
         self.into_iter().map(|value| value.lift(tape, at)).collect()
     }
 }
@@ -200,13 +199,12 @@ pub fn output<'t, T: Lift<'t, Lifted = Scalar<'t>>>(
     tape: &'t Tape,
     value: T,
     at: Label,
-) -> Result<Scalar<'t>> {
-    let output = value.lift(tape, None)?;
-    if output.value().is_finite() {
-        Ok(output)
-    } else {
-        Err(non_finite_output(output.value(), at))
+) -> Scalar<'t> {
+    let output = value.lift(tape, None);
+    if !output.value().is_finite() {
+        tape.fail(non_finite_output(output.value(), at));
     }
+    output
 }
 
 #[cold]
@@ -221,16 +219,8 @@ fn non_finite_output(value: f64, at: Label) -> autodiff_core::ScalarAutodiffErro
 
 /// `lift` as a function, for generated code: a plain `f64` becomes a constant node labelled `at`, so that a rejected
 /// constant (`f64::NEG_INFINITY`) names the binding it was meant for.
-pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T, at: Label) -> Result<T::Lifted> {
+pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T, at: Label) -> T::Lifted {
     value.lift(tape, Some(at))
-}
-
-fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
-    match items.try_into() {
-        Ok(array) => array,
-        // Every caller maps an `[_; N]` element by element.
-        Err(_) => unreachable!("an array keeps its length"),
-    }
 }
 
 /// An argument passed to another `#[differentiable]` function's `_tape`
@@ -244,47 +234,47 @@ fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
 )]
 pub trait Arg<'t, Target> {
     /// Converts the argument.
-    fn arg(self, tape: &'t Tape) -> Result<Target>;
+    fn arg(self, tape: &'t Tape) -> Target;
 }
 
 impl<'t, T> Arg<'t, T> for T {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<T> {
-        Ok(self)
+    fn arg(self, _: &'t Tape) -> T {
+        self
     }
 }
 
 impl<'t> Arg<'t, Scalar<'t>> for f64 {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<Scalar<'t>> {
+    fn arg(self, tape: &'t Tape) -> Scalar<'t> {
         self.lift(tape, None)
     }
 }
 
 impl<'t> Arg<'t, Scalar<'t>> for &Scalar<'t> {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<Scalar<'t>> {
-        Ok(*self)
+    fn arg(self, _: &'t Tape) -> Scalar<'t> {
+        *self
     }
 }
 
 impl<'t, const N: usize> Arg<'t, [Scalar<'t>; N]> for [f64; N] {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<[Scalar<'t>; N]> {
+    fn arg(self, tape: &'t Tape) -> [Scalar<'t>; N] {
         self.lift(tape, None)
     }
 }
 
 impl<'t, const M: usize, const N: usize> Arg<'t, [[Scalar<'t>; M]; N]> for [[f64; M]; N] {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<[[Scalar<'t>; M]; N]> {
+    fn arg(self, tape: &'t Tape) -> [[Scalar<'t>; M]; N] {
         self.lift(tape, None)
     }
 }
 
 impl<'t> Arg<'t, Vec<Scalar<'t>>> for Vec<f64> {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<Vec<Scalar<'t>>> {
+    fn arg(self, tape: &'t Tape) -> Vec<Scalar<'t>> {
         self.lift(tape, None)
     }
 }
@@ -301,22 +291,22 @@ pub fn slice<T: Clone>(items: &[T]) -> Slice<'_, T> {
 
 impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r [T] {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
-        Ok(Cow::Borrowed(self))
+    fn arg(self, _: &'t Tape) -> Slice<'r, T> {
+        Cow::Borrowed(self)
     }
 }
 
 impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r Vec<T> {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
-        Ok(Cow::Borrowed(self.as_slice()))
+    fn arg(self, _: &'t Tape) -> Slice<'r, T> {
+        Cow::Borrowed(self.as_slice())
     }
 }
 
 impl<'t, 'r, T: Clone, const N: usize> Arg<'t, Slice<'r, T>> for &'r [T; N] {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
-        Ok(Cow::Borrowed(self.as_slice()))
+    fn arg(self, _: &'t Tape) -> Slice<'r, T> {
+        Cow::Borrowed(self.as_slice())
     }
 }
 
@@ -326,23 +316,19 @@ macro_rules! plain_slice_args {
     ($($plain:ty => $tracked:ty),* $(,)?) => {$(
         impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &[$plain] {
             #[inline]
-            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
-                let lifted = self
-                    .iter()
-                    .map(|item| item.lift(tape, None))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Cow::Owned(lifted))
+            fn arg(self, tape: &'t Tape) -> Slice<'a, $tracked> {
+                Cow::Owned(self.iter().map(|item| item.lift(tape, None)).collect())
             }
         }
         impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &Vec<$plain> {
             #[inline]
-            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+            fn arg(self, tape: &'t Tape) -> Slice<'a, $tracked> {
                 self.as_slice().arg(tape)
             }
         }
         impl<'t, 'a, const N: usize> Arg<'t, Slice<'a, $tracked>> for &[$plain; N] {
             #[inline]
-            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+            fn arg(self, tape: &'t Tape) -> Slice<'a, $tracked> {
                 self.as_slice().arg(tape)
             }
         }
@@ -353,17 +339,13 @@ plain_slice_args!(f64 => Scalar<'t>);
 
 impl<'t, 'a, const M: usize> Arg<'t, Slice<'a, [Scalar<'t>; M]>> for &[[f64; M]] {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<Slice<'a, [Scalar<'t>; M]>> {
-        let lifted = self
-            .iter()
-            .map(|item| item.lift(tape, None))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Cow::Owned(lifted))
+    fn arg(self, tape: &'t Tape) -> Slice<'a, [Scalar<'t>; M]> {
+        Cow::Owned(self.iter().map(|item| item.lift(tape, None)).collect())
     }
 }
 
 /// `arg` as a function, for generated code.
-pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Result<Target> {
+pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Target {
     value.arg(tape)
 }
 
@@ -422,24 +404,26 @@ pub trait Summand<'t>: Sized {
     /// `Scalar` for tracked items, `f64` for plain ones.
     type Sum;
     /// The sum; an empty iterator sums to a constant 0.
-    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Self::Sum>;
+    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Self::Sum;
 }
 
 impl<'t> Summand<'t> for Scalar<'t> {
     type Sum = Scalar<'t>;
     #[inline]
-    fn sum(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
+    fn sum(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
         let Some(first) = items.next() else {
-            return record(tape.constant(0.0), at);
+            return sticky(tape.constant(0.0), tape, at, || 0.0);
         };
-        items.try_fold(first, |total, item| record(total.add(item), at))
+        items.fold(first, |total, item| {
+            sticky(total.add(item), tape, at, || total.value() + item.value())
+        })
     }
 }
 
 impl<'t> Summand<'t> for &Scalar<'t> {
     type Sum = Scalar<'t>;
     #[inline]
-    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
+    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
         Summand::sum(items.copied(), tape, at)
     }
 }
@@ -447,21 +431,21 @@ impl<'t> Summand<'t> for &Scalar<'t> {
 impl<'t> Summand<'t> for f64 {
     type Sum = f64;
     #[inline]
-    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
-        Ok(items.sum())
+    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
+        items.sum()
     }
 }
 
 impl<'t> Summand<'t> for &f64 {
     type Sum = f64;
     #[inline]
-    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
-        Ok(items.sum())
+    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
+        items.sum()
     }
 }
 
 /// `items.sum()`, recorded when the items are tracked.
-pub fn sum<'t, I>(tape: &'t Tape, items: I, at: Label) -> Result<<I::Item as Summand<'t>>::Sum>
+pub fn sum<'t, I>(tape: &'t Tape, items: I, at: Label) -> <I::Item as Summand<'t>>::Sum
 where
     I: IntoIterator,
     I::Item: Summand<'t>,
@@ -486,7 +470,7 @@ macro_rules! integer_values {
         impl<'t> Lift<'t> for $int {
             type Lifted = $int;
             #[inline]
-            fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<$int> { Ok(self) }
+            fn lift(self, _: &'t Tape, _: Option<Label>) -> $int { self }
         }
         impl Untracked for $int {
             type Plain = $int;
@@ -513,9 +497,9 @@ macro_rules! tuple_values {
         impl<'t, $($T: Lift<'t>),+> Lift<'t> for ($($T,)+) {
             type Lifted = ($($T::Lifted,)+);
             #[inline]
-            fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
+            fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
                 let ($($v,)+) = self;
-                Ok(($($v.lift(tape, at)?,)+))
+                ($($v.lift(tape, at),)+)
             }
         }
     )*};

@@ -5,7 +5,7 @@
 
 use autodiff_core::{Label, Scalar};
 
-use super::{record, Result};
+use super::sticky;
 
 /// The elementary functions, on tracked and plain `f64` values alike.
 #[diagnostic::on_unimplemented(
@@ -17,7 +17,7 @@ pub trait Real: Sized {
     /// `Scalar` for a tracked value, `f64` for a plain one.
     type Output;
     /// Records (or computes) the function named by `operation`.
-    fn apply(self, operation: Unary, at: Label) -> Result<Self::Output>;
+    fn apply(self, operation: Unary, at: Label) -> Self::Output;
 }
 
 /// The one-operand functions of the table (`autodiff-ops-table`): every
@@ -58,7 +58,7 @@ macro_rules! one_operand {
         impl<'t> Real for Scalar<'t> {
             type Output = Scalar<'t>;
             #[inline]
-            fn apply(self, operation: Unary, at: Label) -> Result<Scalar<'t>> {
+            fn apply(self, operation: Unary, at: Label) -> Scalar<'t> {
                 let node = match operation {
                     Unary::Neg => self.neg(),
                     Unary::Powi(n) => self.powi(n),
@@ -66,21 +66,21 @@ macro_rules! one_operand {
                     $(Unary::$mv => self.$method(),)*
                     $(Unary::$fv => self.$function(),)*
                 };
-                record(node, at)
+                sticky(node, self.tape(), at, || self.value().apply(operation, at))
             }
         }
 
         impl Real for f64 {
             type Output = f64;
             #[inline]
-            fn apply(self, operation: Unary, _: Label) -> Result<f64> {
-                Ok(match operation {
+            fn apply(self, operation: Unary, _: Label) -> f64 {
+                match operation {
                     Unary::Neg => -self,
                     Unary::Powi(n) => self.powi(n),
                     Unary::Detach => self,
                     $(Unary::$mv => self.$method(),)*
                     $(Unary::$fv => autodiff_core::$function(self),)*
-                })
+                }
             }
         }
 
@@ -92,7 +92,7 @@ macro_rules! one_operand {
     (@function $variant:ident $name:ident) => {
         #[doc = concat!("`", stringify!($name), "(x)`, recorded when `x` is tracked.")]
         #[inline]
-        pub fn $name<X: Real>(x: X, at: Label) -> Result<X::Output> {
+        pub fn $name<X: Real>(x: X, at: Label) -> X::Output {
             x.apply(Unary::$variant, at)
         }
     };
@@ -106,7 +106,7 @@ autodiff_ops_table::operations!(one_operand);
 impl<'t> Real for &Scalar<'t> {
     type Output = Scalar<'t>;
     #[inline]
-    fn apply(self, operation: Unary, at: Label) -> Result<Scalar<'t>> {
+    fn apply(self, operation: Unary, at: Label) -> Scalar<'t> {
         (*self).apply(operation, at)
     }
 }
@@ -114,13 +114,13 @@ impl<'t> Real for &Scalar<'t> {
 impl Real for &f64 {
     type Output = f64;
     #[inline]
-    fn apply(self, operation: Unary, at: Label) -> Result<f64> {
+    fn apply(self, operation: Unary, at: Label) -> f64 {
         (*self).apply(operation, at)
     }
 }
 
 /// `detach(x)`: same value, no edge.
-pub fn detach<X: Real>(x: X, at: Label) -> Result<X::Output> {
+pub fn detach<X: Real>(x: X, at: Label) -> X::Output {
     x.apply(Unary::Detach, at)
 }
 
@@ -134,19 +134,19 @@ pub trait Signed: Sized {
     /// `Scalar` for a tracked value, the plain type otherwise.
     type Output;
     /// `-self`.
-    fn negate(self, at: Label) -> Result<Self::Output>;
+    fn negate(self, at: Label) -> Self::Output;
     /// `|self|`.
-    fn absolute(self, at: Label) -> Result<Self::Output>;
+    fn absolute(self, at: Label) -> Self::Output;
 }
 
 impl<X: Real> Signed for X {
     type Output = X::Output;
     #[inline]
-    fn negate(self, at: Label) -> Result<X::Output> {
+    fn negate(self, at: Label) -> X::Output {
         self.apply(Unary::Neg, at)
     }
     #[inline]
-    fn absolute(self, at: Label) -> Result<X::Output> {
+    fn absolute(self, at: Label) -> X::Output {
         self.apply(Unary::Abs, at)
     }
 }
@@ -158,12 +158,12 @@ macro_rules! signed_integers {
         impl Signed for $int {
             type Output = $int;
             #[inline]
-            fn negate(self, _: Label) -> Result<$int> {
-                Ok(-self)
+            fn negate(self, _: Label) -> $int {
+                -self
             }
             #[inline]
-            fn absolute(self, _: Label) -> Result<$int> {
-                Ok(self.abs())
+            fn absolute(self, _: Label) -> $int {
+                self.abs()
             }
         }
     )*};
@@ -172,16 +172,16 @@ macro_rules! signed_integers {
 signed_integers!(i8 i16 i32 i64 i128 isize);
 
 /// `-x`.
-pub fn neg<X: Signed>(x: X, at: Label) -> Result<X::Output> {
+pub fn neg<X: Signed>(x: X, at: Label) -> X::Output {
     x.negate(at)
 }
 
 /// `x.abs()`.
-pub fn abs<X: Signed>(x: X, at: Label) -> Result<X::Output> {
+pub fn abs<X: Signed>(x: X, at: Label) -> X::Output {
     x.absolute(at)
 }
 
 /// `x.powi(n)`.
-pub fn powi<X: Real>(x: X, n: i32, at: Label) -> Result<X::Output> {
+pub fn powi<X: Real>(x: X, n: i32, at: Label) -> X::Output {
     x.apply(Unary::Powi(n), at)
 }

@@ -233,11 +233,11 @@ impl<'f> Emitter<'f> {
             } => {
                 let func = Ident::new(op.name(), span);
                 let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
-                quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at)?)
+                quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at))
             }
             ExprKind::Neg { operand, label: at } => {
                 let (operand, at) = (arg(operand), label(at));
-                quote_spanned!(span=> __ad::neg(#operand, #at)?)
+                quote_spanned!(span=> __ad::neg(#operand, #at))
             }
             ExprKind::Elementary {
                 func,
@@ -246,7 +246,7 @@ impl<'f> Emitter<'f> {
             } => {
                 let func = Ident::new(func, span);
                 let (operand, at) = (arg(operand), label(at));
-                quote_spanned!(span=> __ad::#func(#operand, #at)?)
+                quote_spanned!(span=> __ad::#func(#operand, #at))
             }
             ExprKind::Powi {
                 base,
@@ -254,7 +254,7 @@ impl<'f> Emitter<'f> {
                 label: at,
             } => {
                 let (base, exponent, at) = (arg(base), arg(exponent), label(at));
-                quote_spanned!(span=> __ad::powi(#base, #exponent, #at)?)
+                quote_spanned!(span=> __ad::powi(#base, #exponent, #at))
             }
             ExprKind::Ternary {
                 func,
@@ -264,11 +264,11 @@ impl<'f> Emitter<'f> {
                 let func = Ident::new(func, span);
                 let [a, b, c] = operands.each_ref().map(|operand| arg(operand));
                 let at = label(at);
-                quote_spanned!(span=> __ad::#func(#a, #b, #c, #at)?)
+                quote_spanned!(span=> __ad::#func(#a, #b, #c, #at))
             }
             ExprKind::Sum { items, label: at } => {
                 let (items, at) = (arg(items), label(at));
-                quote_spanned!(span=> __ad::sum(#tape, #items, #at)?)
+                quote_spanned!(span=> __ad::sum(#tape, #items, #at))
             }
             ExprKind::Compare { op, lhs, rhs } => {
                 let (lhs, rhs) = (self.primal(lhs), self.primal(rhs));
@@ -290,7 +290,7 @@ impl<'f> Emitter<'f> {
             } => {
                 let func = Ident::new(op.name(), span);
                 let (target, operand, at) = (value(target), arg(operand), label(at));
-                quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at)?)
+                quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at))
             }
             _ => expr.source.to_token_stream(),
         }
@@ -315,10 +315,10 @@ impl<'f> Emitter<'f> {
                         // Already what the callee records: passed as is.
                         arg
                     } else {
-                        quote_spanned!(span=> __ad::arg(#tape, #arg)?)
+                        quote_spanned!(span=> __ad::arg(#tape, #arg))
                     }
                 });
-                quote!(#path(#tape, #(#args),*)?)
+                quote!(__ad::call(#tape, #path(#tape, #(#args),*)))
             }
             ExprKind::PlainCall { func, args } => {
                 let args = args.iter().map(|arg| self.untracked(arg));
@@ -571,7 +571,7 @@ impl<'f> Emitter<'f> {
                         .unwrap_or_else(|| source_text(expr.source)),
                     line: text::line(span),
                 });
-                quote_spanned!(span=> __ad::lift(#tape, #inner, #at)?)
+                quote_spanned!(span=> __ad::lift(#tape, #inner, #at))
             }
         }
     }

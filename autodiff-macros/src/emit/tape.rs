@@ -1,9 +1,10 @@
 //! The recording twin `f_tape`: the body rewritten (`body`) to record one
 //! node per operation on tracked values, on a tape the caller passes.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
+use syn::Ident;
 
 use super::{body::Emitter, param_label, Names};
 use crate::ast::{Function, Kind, Param};
@@ -42,7 +43,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
     let rebinds = function.params.iter().filter(rebound).map(|param| {
         let ident = &param.ident;
         let at = param_label(param);
-        quote!(let mut #ident = __ad::lift(#tape, #ident, #at)?;)
+        quote!(let mut #ident = __ad::lift(#tape, #ident, #at);)
     });
     // A slice parameter arrives as a `Slice` (borrowed or owned); the body
     // reads it as the slice it was written for.
@@ -55,6 +56,10 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             quote!(let #ident = &*#ident;)
         });
     let body = Emitter::new(flow, tape.clone()).body(&function.body);
+    let (entry, output) = (
+        Ident::new("__entry", Span::mixed_site()),
+        Ident::new("__output", Span::mixed_site()),
+    );
     let doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
     );
@@ -67,9 +72,15 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             #(#params),*
         ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
             use ::autodiff::__private as __ad;
-            #(#slices)*
-            #(#rebinds)*
-            #body
+            // Operations keep their first error on the tape; it is reported
+            // here, once, with what this call recorded rolled back.
+            let #entry = __ad::enter(#tape);
+            let #output = (move || -> ::autodiff::Scalar<'tape> {
+                #(#slices)*
+                #(#rebinds)*
+                #body
+            })();
+            __ad::leave(#tape, #entry, #output)
         }
     }
 }
