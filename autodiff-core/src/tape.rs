@@ -471,7 +471,7 @@ impl<'t> Scalar<'t> {
 
     /// Attaches `label` to this node (replacing any earlier one) and returns
     /// the same handle. Labels show in errors and in the ledger.
-    #[inline]
+    #[inline(always)]
     pub fn labeled(self, label: Label) -> Self {
         // SAFETY: the guard lives for this statement, which calls only
         // `Nodes::set_label`.

@@ -4,7 +4,7 @@
 //! integers, so that rustc, not the macro, picks a recording call or plain
 //! arithmetic from the operand types.
 
-use autodiff_core::{Label, Operand, Scalar};
+use autodiff_core::{Label, Operand, Scalar, ScalarAutodiffError};
 
 use super::sticky;
 
@@ -53,13 +53,16 @@ macro_rules! binary {
                     let ($x, $y) = (self.value(), rhs);
                     $plain
                 };
+                // A non-finite plain operand is an error only if the
+                // recorded result is: retried (out of line) as a constant node.
+                #[cold]
+                #[inline(never)]
+                fn retry<'u>(lhs: Scalar<'u>, rhs: f64) -> Result<Scalar<'u>, ScalarAutodiffError> {
+                    let ($a, $b) = (lhs, Operand::from(lhs.tape().failed_constant(rhs)));
+                    $scalar
+                }
                 let result = match $scalar {
-                    // A non-finite plain operand is an error only if the
-                    // recorded result is: retried as a constant node.
-                    Err(_) if !rhs.is_finite() => {
-                        let ($a, $b) = (self, Operand::from(self.tape().failed_constant(rhs)));
-                        $scalar
-                    }
+                    Err(_) if !rhs.is_finite() => retry(self, rhs),
                     result => result,
                 };
                 sticky(result, self.tape(), at, plain)
@@ -74,11 +77,14 @@ macro_rules! binary {
                     let ($x, $y) = (self, rhs.value());
                     $plain
                 };
+                #[cold]
+                #[inline(never)]
+                fn retry<'u>(lhs: f64, rhs: Scalar<'u>) -> Result<Scalar<'u>, ScalarAutodiffError> {
+                    let ($a, $b) = (rhs.tape().failed_constant(lhs), Operand::from(rhs));
+                    $scalar
+                }
                 let result = match $plain_lhs {
-                    Err(_) if !self.is_finite() => {
-                        let ($a, $b) = (rhs.tape().failed_constant(self), Operand::from(rhs));
-                        $scalar
-                    }
+                    Err(_) if !self.is_finite() => retry(self, rhs),
                     result => result,
                 };
                 sticky(result, rhs.tape(), at, plain)

@@ -64,8 +64,23 @@ fn sticky<'t>(
 ) -> Scalar<'t> {
     match result {
         Ok(node) => node.labeled(at),
-        Err(error) => failed(tape, label_error(error, at.text, at.line), plain()),
+        Err(error) => failed_at(tape, error, at.text, at.line, plain),
     }
+}
+
+/// The failing branch of [`sticky`], out of line with the plain value's
+/// computation, so that each operation's hot path stays small enough for
+/// everything on it to be inlined.
+#[cold]
+#[inline(never)]
+fn failed_at<'t>(
+    tape: &'t Tape,
+    error: ScalarAutodiffError,
+    text: &'static str,
+    line: u32,
+    plain: impl FnOnce() -> f64,
+) -> Scalar<'t> {
+    failed(tape, label_error(error, text, line), plain())
 }
 
 /// Keeps `error` on `tape`; the failed operation's result is `value`.
