@@ -88,7 +88,6 @@ pub enum Reason {
     Item,
     /// `<<=` and the other compound operators with no recorded meaning.
     CompoundOperator(String),
-    Closure,
     UnsafeBlock,
     AsyncBlock,
     /// The `?` operator.
@@ -247,6 +246,8 @@ pub enum ExprKind<'a> {
     Sum {
         items: Box<Expr<'a>>,
         label: Label,
+        /// `items.product()` rather than `items.sum()`.
+        product: bool,
     },
     /// `<`, `==`, ...: compares primal values.
     Compare {
@@ -272,7 +273,8 @@ pub enum ExprKind<'a> {
         args: Vec<Expr<'a>>,
     },
     /// `Some(x)`, `Point(a, b)`, `Ok(v)`: a tuple struct or variant (a
-    /// capitalised path) builds a value from its arguments as they are.
+    /// capitalised path) builds a value from its arguments as they are; so
+    /// does a call of a closure bound by a `let` (`act(x)`).
     Construct {
         func: &'a syn::ExprPath,
         args: Vec<Expr<'a>>,
@@ -285,6 +287,13 @@ pub enum ExprKind<'a> {
         /// Every identifier the macro mentions.
         names: Vec<String>,
         diverges: bool,
+    },
+    /// `|v| v * v`: its parameters are bindings like a `let`'s, its body an
+    /// expression like any other.
+    Closure {
+        syntax: &'a syn::ExprClosure,
+        inputs: Vec<Pattern<'a>>,
+        body: Box<Expr<'a>>,
     },
     /// `dbg!(e)`: prints `e`'s value as the plain twin does and returns it.
     Dbg {
@@ -438,7 +447,9 @@ impl<'a> Expr<'a> {
             ExprKind::Ternary { operands, .. } => {
                 operands.iter().for_each(|e| out.push(Child::Expr(e)));
             }
-            ExprKind::Dbg { arg, .. } => out.push(Child::Expr(arg)),
+            ExprKind::Dbg { arg, .. } | ExprKind::Closure { body: arg, .. } => {
+                out.push(Child::Expr(arg))
+            }
             ExprKind::Call { args, .. }
             | ExprKind::PlainCall { args, .. }
             | ExprKind::Construct { args, .. }

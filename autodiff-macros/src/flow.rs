@@ -141,6 +141,15 @@ impl Walk<'_> {
         for stmt in &block.stmts {
             touched |= match stmt {
                 Stmt::Let { pat, init, .. } => {
+                    // A closure bound to a name may be called with tracked
+                    // values: its parameters may hold them.
+                    if let Some(ExprKind::Closure { inputs, .. }) =
+                        init.as_ref().map(|init| &init.kind)
+                    {
+                        for input in inputs {
+                            self.found.extend(input.names.iter().cloned());
+                        }
+                    }
                     let init = init.as_ref().is_some_and(|init| self.expr(init));
                     if init {
                         self.found.extend(pat.names.iter().cloned());
@@ -161,6 +170,9 @@ impl Walk<'_> {
                 .get_ident()
                 .is_some_and(|ident| self.names.contains(&ident.to_string())),
             ExprKind::Return(_) => true,
+            ExprKind::Closure { inputs, .. } => {
+                inputs.iter().any(|input| self.binds_tracked(input))
+            }
             ExprKind::PlainMacro { names, .. } => {
                 names.iter().any(|name| self.names.contains(name))
             }
@@ -221,6 +233,17 @@ impl Walk<'_> {
                 ..
             } => {
                 touched |= self.expr(receiver);
+                // `x.iter().map(|v| ..)`: a closure's parameters may hold
+                // the items (and `fold`'s accumulator) of a tracked source.
+                if touched {
+                    for arg in args {
+                        if let ExprKind::Closure { inputs, .. } = &arg.kind {
+                            for input in inputs {
+                                self.found.extend(input.names.iter().cloned());
+                            }
+                        }
+                    }
+                }
                 let mut pushes_tracked = false;
                 for arg in args {
                     pushes_tracked |= self.expr(arg);

@@ -29,6 +29,7 @@ pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {
         macros,
         rejected: RefCell::new(Vec::new()),
         next_id: Cell::new(0),
+        closures: RefCell::new(Vec::new()),
     };
     let params = lower.params(item);
     let body = lower.block(&item.block);
@@ -64,6 +65,9 @@ struct Lower<'a> {
     macros: &'a MacroBodies,
     rejected: RefCell<Vec<Rejection>>,
     next_id: Cell<usize>,
+    /// The names `let` binds to closures so far: calling one is calling
+    /// the closure, not an annotated function's `_tape` twin.
+    closures: RefCell<Vec<String>>,
 }
 
 impl<'a> Lower<'a> {
@@ -172,6 +176,11 @@ impl<'a> Lower<'a> {
                     }
                 }
                 let (untyped, name, mutable) = self.let_pattern(&local.pat);
+                if let (Some(name), Some(init)) = (&name, &local.init) {
+                    if matches!(&*init.expr, syn::Expr::Closure(_)) {
+                        self.closures.borrow_mut().push(name.clone());
+                    }
+                }
                 let init = local
                     .init
                     .as_ref()
@@ -405,7 +414,11 @@ impl<'a> Lower<'a> {
                     value: Box::new(self.expr(&assign.right, Some(&target))),
                 }
             }
-            E::Closure(closure) => self.invalid(closure.inputs_begin, Reason::Closure),
+            E::Closure(closure) => ExprKind::Closure {
+                syntax: closure,
+                inputs: closure.inputs.iter().map(pattern).collect(),
+                body: self.boxed(&closure.body),
+            },
             E::Unsafe(unsafe_) => self.invalid(unsafe_.unsafe_token, Reason::UnsafeBlock),
             E::Async(async_) => self.invalid(async_.async_token, Reason::AsyncBlock),
             E::Try(try_) => self.invalid(try_.question_token, Reason::Try),
@@ -548,13 +561,14 @@ impl<'a> Lower<'a> {
             }
             None => {}
         }
-        if method == "sum" {
+        if method == "sum" || method == "product" {
             if !arity(0) {
                 return ExprKind::Invalid;
             }
             return ExprKind::Sum {
                 items: receiver(),
                 label,
+                product: method == "product",
             };
         }
         if vocabulary::has_no_rule(&method) {
@@ -667,8 +681,10 @@ impl<'a> Lower<'a> {
                 args: self.exprs(args),
             };
         }
-        // `Some(x)`, `Point(a, b)`: a constructor, not a function.
-        if last.starts_with(|c: char| c.is_ascii_uppercase()) {
+        // `Some(x)`, `Point(a, b)`: a constructor, not a function; and
+        // `act(x)` with `let act = |v| ..`: a closure, called as written.
+        let closure = segments.len() == 1 && self.closures.borrow().iter().any(|name| name == last);
+        if closure || last.starts_with(|c: char| c.is_ascii_uppercase()) {
             return ExprKind::Construct {
                 func,
                 args: self.exprs(args),

@@ -50,7 +50,7 @@ pub fn facade_function(name: &str) -> Option<&'static str> {
 }
 
 /// Iterator methods that compute with the items but have no rule.
-const NO_RULE_ITERATOR: &[&str] = &["product"];
+const NO_RULE_ITERATOR: &[&str] = &[];
 
 /// Whether `name` computes a number but has no derivative rule.
 pub fn has_no_rule(name: &str) -> bool {
@@ -90,6 +90,18 @@ const STRUCTURAL: &[&str] = &[
     "first",
     "last",
     "get",
+    "map",
+    "filter",
+    "fold",
+    "max_by",
+    "min_by",
+    "for_each",
+    "all",
+    "any",
+    "count",
+    "collect",
+    "extend",
+    "unwrap",
 ];
 
 pub fn is_structural(name: &str) -> bool {
@@ -105,6 +117,8 @@ const PREDICATES: &[&str] = &[
     "is_subnormal",
     "is_sign_positive",
     "is_sign_negative",
+    "total_cmp",
+    "partial_cmp",
 ];
 
 pub fn is_predicate(name: &str) -> bool {

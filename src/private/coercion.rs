@@ -405,6 +405,9 @@ pub trait Summand<'t>: Sized {
     type Sum;
     /// The sum; an empty iterator sums to a constant 0.
     fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Self::Sum;
+    /// The product, one `mul` node per item after the first; an empty
+    /// iterator multiplies to a constant 1.
+    fn product(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Self::Sum;
 }
 
 impl<'t> Summand<'t> for Scalar<'t> {
@@ -418,6 +421,15 @@ impl<'t> Summand<'t> for Scalar<'t> {
             sticky(total.add(item), tape, at, || total.value() + item.value())
         })
     }
+    #[inline]
+    fn product(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
+        let Some(first) = items.next() else {
+            return sticky(tape.constant(1.0), tape, at, || 1.0);
+        };
+        items.fold(first, |total, item| {
+            sticky(total.mul(item), tape, at, || total.value() * item.value())
+        })
+    }
 }
 
 impl<'t> Summand<'t> for &Scalar<'t> {
@@ -425,6 +437,10 @@ impl<'t> Summand<'t> for &Scalar<'t> {
     #[inline]
     fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
         Summand::sum(items.copied(), tape, at)
+    }
+    #[inline]
+    fn product(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
+        Summand::product(items.copied(), tape, at)
     }
 }
 
@@ -434,6 +450,10 @@ impl<'t> Summand<'t> for f64 {
     fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
         items.sum()
     }
+    #[inline]
+    fn product(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
+        items.product()
+    }
 }
 
 impl<'t> Summand<'t> for &f64 {
@@ -442,6 +462,19 @@ impl<'t> Summand<'t> for &f64 {
     fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
         items.sum()
     }
+    #[inline]
+    fn product(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
+        items.product()
+    }
+}
+
+/// `items.product()`, recorded when the items are tracked.
+pub fn product<'t, I>(tape: &'t Tape, items: I, at: Label) -> <I::Item as Summand<'t>>::Sum
+where
+    I: IntoIterator,
+    I::Item: Summand<'t>,
+{
+    Summand::product(items.into_iter(), tape, at)
 }
 
 /// `items.sum()`, recorded when the items are tracked.

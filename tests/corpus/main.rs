@@ -8,6 +8,9 @@
 //! from kinks; smooth ones also pass `f_check`.
 //!
 //! Families compiled today (one module each):
+//! - `iterators`: closures in iterator chains (`map`/`sum`, `fold`, `zip`,
+//!   `product`, `max_by`, `collect`, ...), closures capturing tracked values,
+//!   a closure bound to a name and called (`let act = |v: f64| ..; act(x)`).
 //! - `layers`: lesson-15 layers and losses (dense, layer/RMS norm, residual,
 //!   attention, softmax cross-entropy, BCE, Huber, hinge, KL, activations).
 //! - `control_flow`: `for`/`while`/`loop`, `break 'label`, `continue`,
@@ -36,7 +39,6 @@
 //!
 //! Pending, NOT compiled yet (each function carries today's first error
 //! above it; the to-do list of issue 11; add the module here once it passes):
-//! - `pending_iterators.rs`: closures in iterator chains, `product`.
 //! - `pending_signatures.rs`: a slice passed straight on, `&Vec<f64>`,
 //!   `&[f64; N]`, `_: f64`, type aliases, a parameter named like its
 //!   function, `'tape`, an `impl` associated function, `use m::f`,
@@ -55,6 +57,7 @@ mod elementary;
 mod formulas;
 mod infinities;
 mod integers;
+mod iterators;
 mod layers;
 mod macros;
 mod networks;

@@ -111,7 +111,21 @@ impl<'f> Emitter<'f> {
                     // when any name may hold a `Scalar`.
                     None => pat.names.iter().any(|name| self.flow.is_tracked(name)),
                 };
-                let syntax = if tracked { *untyped } else { pat.syntax };
+                // A tracked binding's `f64` becomes `_`: on the tape it is
+                // a `Scalar` (`let e: Vec<f64> = ..collect()` still names
+                // the collection).
+                let syntax = if tracked {
+                    match pat.syntax {
+                        syn::Pat::Type(typed) => {
+                            let ty = without_f64(typed.ty.to_token_stream());
+                            let inner = &typed.pat;
+                            quote!(#inner: #ty)
+                        }
+                        _ => untyped.to_token_stream(),
+                    }
+                } else {
+                    pat.syntax.to_token_stream()
+                };
                 match init {
                     None => quote!(#(#attrs)* let #syntax;),
                     Some(init) if name.is_none() && tracked => {
@@ -266,9 +280,14 @@ impl<'f> Emitter<'f> {
                 let at = label(at);
                 quote_spanned!(span=> __ad::#func(#a, #b, #c, #at))
             }
-            ExprKind::Sum { items, label: at } => {
+            ExprKind::Sum {
+                items,
+                label: at,
+                product,
+            } => {
                 let (items, at) = (arg(items), label(at));
-                quote_spanned!(span=> __ad::sum(#tape, #items, #at))
+                let func = Ident::new(if *product { "product" } else { "sum" }, span);
+                quote_spanned!(span=> __ad::#func(#tape, #items, #at))
             }
             ExprKind::Compare { op, lhs, rhs } => {
                 let (lhs, rhs) = (self.primal(lhs), self.primal(rhs));
@@ -332,9 +351,26 @@ impl<'f> Emitter<'f> {
             } => {
                 let tracked_receiver =
                     flow::root(receiver).is_some_and(|root| self.flow.is_tracked(&root));
+                let tracked_items = self.touches(receiver);
                 let receiver = value(receiver);
-                let args = args.iter().map(|arg| {
-                    if *method == "push" && tracked_receiver {
+                // `fold(0.0, |acc, v| acc + v)`: the start is lifted when the
+                // closure's result may be tracked, so both have one type.
+                let folds_tracked = *method == "fold"
+                    && args.len() == 2
+                    && (self.touches(&args[1])
+                        || (tracked_items && f64_operation(&args[1]).is_some()));
+                let args = args.iter().enumerate().map(|(position, arg)| {
+                    if let Some(func) = tracked_items.then(|| f64_operation(arg)).flatten() {
+                        // `fold(f64::NEG_INFINITY, f64::max)` over tracked
+                        // items: the operation as a recording closure.
+                        let func = Ident::new(func, arg.span);
+                        let at = label(&Label {
+                            text: source_text(arg.source),
+                            line: text::line(arg.span),
+                        });
+                        return quote!(|a, b| __ad::#func(a, b, #at));
+                    }
+                    if (*method == "push" && tracked_receiver) || (folds_tracked && position == 0) {
                         self.expr(arg, Mode::Lift)
                     } else {
                         value(arg)
@@ -354,7 +390,15 @@ impl<'f> Emitter<'f> {
                 } else {
                     self.untracked(receiver)
                 };
-                let args = args.iter().map(|arg| self.untracked(arg));
+                let args = args.iter().map(|arg| {
+                    if *reads_primal && self.touches(arg) {
+                        // `a.total_cmp(b)` compares primal values.
+                        let arg = self.primal(arg);
+                        quote!(&#arg)
+                    } else {
+                        self.untracked(arg)
+                    }
+                });
                 quote!(#receiver.#method #turbofish(#(#args),*))
             }
             ExprKind::Cast { expr: inner, ty } => {
@@ -477,6 +521,23 @@ impl<'f> Emitter<'f> {
                 expr.source.to_token_stream()
             }
             ExprKind::Continue(loop_label) => quote!(continue #loop_label),
+            ExprKind::Closure {
+                syntax,
+                inputs: patterns,
+                body,
+            } => {
+                let (capture, output) = (&syntax.capture, &syntax.output);
+                let mut inputs = syntax.inputs.to_token_stream();
+                if patterns
+                    .iter()
+                    .any(|input| input.names.iter().any(|name| self.flow.is_tracked(name)))
+                {
+                    // `|v: f64|` may be given a `Scalar`.
+                    inputs = without_f64(inputs);
+                }
+                let body = self.expr(body, Mode::Value);
+                quote!(#capture |#inputs| #output #body)
+            }
             ExprKind::Block(block_label, block) => {
                 let block = self.block(block, self.branch_mode(expr, mode));
                 quote!(#block_label #block)
@@ -819,4 +880,49 @@ fn is_iterator(init: &Expr) -> bool {
         "iter" | "into_iter" | "enumerate" | "zip" | "rev" | "skip" | "take" | "step_by"
             | "chunks" | "windows" | "copied" | "cloned"
     ))
+}
+
+/// `f64::max`, `f64::min`, `f64::add`...: a two-operand operation named as
+/// a function value, by its runtime name.
+fn f64_operation(expr: &Expr) -> Option<&'static str> {
+    let ExprKind::Path(path) = &expr.kind else {
+        return None;
+    };
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segments
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["f64", "max"] => Some("max"),
+        ["f64", "min"] => Some("min"),
+        ["f64", "powf"] => Some("powf"),
+        ["f64", "hypot"] => Some("hypot"),
+        _ => None,
+    }
+}
+
+/// `tokens` with every `f64` replaced by `_`, for rustc to infer.
+fn without_f64(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Ident(ident) if ident == "f64" => {
+                TokenTree::Ident(Ident::new("_", ident.span())).into_token_stream()
+            }
+            TokenTree::Group(group) => {
+                let mut inner = Group::new(group.delimiter(), without_f64(group.stream()));
+                inner.set_span(group.span());
+                TokenTree::Group(inner).into_token_stream()
+            }
+            other => other.into_token_stream(),
+        })
+        .collect()
 }
