@@ -70,7 +70,7 @@ fn halve_until_small(x: f64) -> f64 {
     let mut y = (x - 4.0).ln();
     let mut steps = 0;
     while y >= 1.0 && steps < 100 {
-        y = y * 0.5;
+        y *= 0.5;
         steps += 1;
     }
     y + steps as f64

@@ -206,48 +206,6 @@ pub fn tokens(stream: TokenStream) -> String {
     out.trim_end().to_owned()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn text(source: &str) -> String {
-        expr(&syn::parse_str(source).expect("test source parses"))
-    }
-
-    #[test]
-    fn first_span_starts_where_the_expression_does() {
-        for source in [
-            "w * x + b",
-            "(a + b).ln()",
-            "-x[i]",
-            "f(x).max(y)",
-            "a..b",
-            "&v[0]",
-        ] {
-            let parsed: Expr = syn::parse_str(source).expect("test source parses");
-            let first = parsed
-                .to_token_stream()
-                .into_iter()
-                .next()
-                .expect("a first token")
-                .span();
-            assert_eq!(first_span(&parsed).start(), first.start(), "{source}");
-        }
-    }
-
-    #[test]
-    fn prints_expressions_as_written() {
-        assert_eq!(text("w*x+b"), "w * x + b");
-        assert_eq!(text("y . ln ( )"), "y.ln()");
-        assert_eq!(text("x.powi(3)"), "x.powi(3)");
-        assert_eq!(text("f64::max(a,b)"), "f64::max(a, b)");
-        assert_eq!(text("-(x[i] - 1.0)"), "-(x[i] - 1.0)");
-        assert_eq!(text("x.iter().sum::<f64>()"), "x.iter().sum::<f64>()");
-        assert_eq!(text("n as f64"), "n as f64");
-        assert_eq!(text("c += c + 1.0"), "c += c + 1.0");
-    }
-}
-
 /// Every identifier in a macro's tokens, and every name a format string in
 /// them captures (`"{loss}"`, `"{n:.3}"`).
 pub fn mentioned_names(tokens: TokenStream) -> Vec<String> {
@@ -290,5 +248,54 @@ fn captured(format: &str, names: &mut Vec<String>) {
         if name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
             names.push(name.to_owned());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(source: &str) -> String {
+        expr(&syn::parse_str(source).expect("test source parses"))
+    }
+
+    #[test]
+    fn first_span_starts_where_the_expression_does() {
+        for source in [
+            "w * x + b",
+            "(a + b).ln()",
+            "-x[i]",
+            "f(x).max(y)",
+            "a..b",
+            "&v[0]",
+        ] {
+            let parsed: Expr = syn::parse_str(source).expect("test source parses");
+            let first = parsed
+                .to_token_stream()
+                .into_iter()
+                .next()
+                .expect("a first token")
+                .span();
+            assert_eq!(first_span(&parsed).start(), first.start(), "{source}");
+        }
+    }
+
+    #[test]
+    fn prints_expressions_as_written() {
+        assert_eq!(text("w*x+b"), "w * x + b");
+        assert_eq!(text("y . ln ( )"), "y.ln()");
+        assert_eq!(text("x.powi(3)"), "x.powi(3)");
+        assert_eq!(text("f64::max(a,b)"), "f64::max(a, b)");
+        assert_eq!(text("-(x[i] - 1.0)"), "-(x[i] - 1.0)");
+        assert_eq!(text("x.iter().sum::<f64>()"), "x.iter().sum::<f64>()");
+        assert_eq!(text("n as f64"), "n as f64");
+        assert_eq!(text("c += c + 1.0"), "c += c + 1.0");
+    }
+
+    #[test]
+    fn format_strings_capture_names_but_not_escaped_braces() {
+        let mut names = Vec::new();
+        super::captured("loss = {loss} {{x}} {n:.3} {} {0}", &mut names);
+        assert_eq!(names, ["loss", "n"]);
     }
 }

@@ -91,7 +91,7 @@ where
     }
 }
 
-impl<'r, T: Primal + Copy, const N: usize> Primal for &'r [T; N] {
+impl<T: Primal + Copy, const N: usize> Primal for &[T; N] {
     type Value = [T::Value; N];
     #[inline]
     fn primal(self) -> Self::Value {
@@ -101,7 +101,7 @@ impl<'r, T: Primal + Copy, const N: usize> Primal for &'r [T; N] {
 
 /// `&x` where `x` is already a reference (a slice parameter), as the
 /// macros the body mentions read it.
-impl<'r, 's, T: ?Sized> Primal for &'r &'s T
+impl<'s, T: ?Sized> Primal for &&'s T
 where
     &'s T: Primal,
 {

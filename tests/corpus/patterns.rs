@@ -129,6 +129,8 @@ fn an_option_holding_a_tracked_value() -> TestResult {
     Ok(())
 }
 
+// `while let` on purpose: the pattern under test.
+#[allow(clippy::while_let_on_iterator)]
 #[differentiable]
 fn drain_sum(x: &[f64]) -> f64 {
     let mut it = x.iter();
