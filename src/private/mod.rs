@@ -11,7 +11,7 @@
 //! code keeps its shape, closures included (`x.iter().map(|v| v * v)`): the
 //! first error is kept on the tape ([`Tape::fail`]), the failed operation's
 //! result is an untracked constant holding the plain twin's value, and
-//! `f_tape` ([`enter`] .. [`leave`]) reports the error once when it returns,
+//! `f_tape` (`enter` .. `leave`) reports the error once when it returns,
 //! with the nodes it recorded rolled back.
 //!
 //! One file per trait family, all re-exported here, so that generated code
