@@ -14,7 +14,10 @@ fn neuron_tape<'tape>(
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
     let __output = (move || -> ::autodiff::Scalar<'tape> {
-        let z = __ad::call(tape, affine_tape(tape, w, x, b));
+        let z = __ad::call(
+            tape,
+            affine_tape(tape, __ad::arg(tape, w), __ad::arg(tape, x), __ad::arg(tape, b)),
+        );
         __ad::output(
             tape,
             __ad::add(
@@ -26,7 +29,12 @@ fn neuron_tape<'tape>(
                     ),
                     __ad::call(
                         tape,
-                        affine_tape(tape, __ad::arg(tape, 2.0), x, __ad::arg(tape, 1.0)),
+                        affine_tape(
+                            tape,
+                            __ad::arg(tape, 2.0),
+                            __ad::arg(tape, x),
+                            __ad::arg(tape, 1.0),
+                        ),
                     ),
                     __ad::at("relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0)", 5),
                 ),

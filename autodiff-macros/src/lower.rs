@@ -839,7 +839,14 @@ fn classify(ty: &Type) -> Option<Kind> {
             Type::Slice(slice) => {
                 differentiable(&slice.elem).map(|kind| Kind::Slice(Box::new(kind)))
             }
-            _ => None,
+            // `&Vec<f64>`, `&[f64; N]`: read as the slice they deref to.
+            Type::Array(array) => {
+                differentiable(&array.elem).map(|kind| Kind::Slice(Box::new(kind)))
+            }
+            elem => match classify(elem)? {
+                Kind::Vec(kind) => Some(Kind::Slice(kind)),
+                _ => None,
+            },
         },
         _ => None,
     }

@@ -29,6 +29,7 @@
 //! - `macros`: `assert!`, `debug_assert!`, `assert_eq!`, `panic!`,
 //!   `unreachable!`, `todo!`, `println!`, `eprintln!`, `dbg!`.
 //! - `signatures`: the part of that family that already works.
+//! - `slices`: a slice passed straight on, `&Vec<f64>`, `&[f64; N]`.
 //! - `ranges`: adaptors on parenthesised ranges, also with a method-call end.
 //! - `attributes`: `#[allow]` on statements and `let`s, raw identifiers.
 //! - `elementary`: `tan atan sinh cosh asin acos ln_1p exp_m1 log10 log2
@@ -39,8 +40,7 @@
 //!
 //! Pending, NOT compiled yet (each function carries today's first error
 //! above it; the to-do list of issue 11; add the module here once it passes):
-//! - `pending_signatures.rs`: a slice passed straight on, `&Vec<f64>`,
-//!   `&[f64; N]`, `_: f64`, type aliases, a parameter named like its
+//! - `pending_signatures.rs`: `_: f64`, type aliases, a parameter named like its
 //!   function, `'tape`, an `impl` associated function, `use m::f`,
 //!   `#[differentiable(crate = ..)]`.
 
@@ -65,3 +65,4 @@ mod patterns;
 mod ranges;
 mod regressions;
 mod signatures;
+mod slices;

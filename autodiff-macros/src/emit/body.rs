@@ -328,7 +328,10 @@ impl<'f> Emitter<'f> {
                 }
                 let args = args.iter().map(|arg| {
                     let span = arg.span;
-                    let certain = self.flow.is_certainly_tracked(arg);
+                    // A name or a reference may be a slice, which the
+                    // callee takes as its own slice type: converted.
+                    let certain = self.flow.is_certainly_tracked(arg)
+                        && !matches!(arg.kind, ExprKind::Path(_) | ExprKind::Reference { .. });
                     let arg = self.arg(arg);
                     if certain {
                         // Already what the callee records: passed as is.
