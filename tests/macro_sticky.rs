@@ -95,3 +95,28 @@ fn a_failed_call_leaves_a_fresh_tape_empty_and_reusable() {
     let y = two_failures_tape(&tape, tape.variable(7.0).unwrap()).unwrap();
     assert_eq!(y.value(), two_failures(7.0));
 }
+
+#[differentiable]
+fn weighted(w: [f64; 2], x: f64) -> f64 {
+    w[0] * x + w[1] * x * 2.0
+}
+
+#[test]
+fn a_parameter_on_another_tape_is_mixed_tapes_and_records_on_neither() {
+    let (tape_a, tape_b) = (Tape::new(), Tape::new());
+    let w = [tape_a.variable(1.0).unwrap(), tape_a.variable(2.0).unwrap()];
+    let x_on_b = tape_b.variable(3.0).unwrap();
+    let (len_a, len_b) = (tape_a.len(), tape_b.len());
+    let error = weighted_tape(&tape_a, w, x_on_b).unwrap_err();
+    assert_eq!(error.code(), "mixed-tapes");
+    let label = error.label().unwrap();
+    assert_eq!(label.text, "x");
+    assert!(label.line > 0);
+    assert_eq!((tape_a.len(), tape_b.len()), (len_a, len_b));
+    // With every parameter on the tape it records: d/dx = w0 + 2 w1.
+    let x = tape_a.variable(3.0).unwrap();
+    let y = weighted_tape(&tape_a, w, x).unwrap();
+    y.backward().unwrap();
+    assert_eq!(y.value(), weighted([1.0, 2.0], 3.0));
+    assert_eq!(x.gradient(), Some(5.0));
+}

@@ -15,6 +15,11 @@ fn dot_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &w, __ad::at("w", 3))
+        & __ad::on_tape(tape, &x, __ad::at("x", 3)))
+    {
+        return __ad::refuse(tape, __entry);
+    }
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         let x = &*x;
         let mut y = __ad::lift(tape, [0.0; 3], __ad::at("y", 4));

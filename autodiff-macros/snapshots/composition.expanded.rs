@@ -13,6 +13,12 @@ fn neuron_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &w, __ad::at("w", 3))
+        & __ad::on_tape(tape, &x, __ad::at("x", 3))
+        & __ad::on_tape(tape, &b, __ad::at("b", 3)))
+    {
+        return __ad::refuse(tape, __entry);
+    }
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         let z = __ad::call(
             tape,

@@ -17,6 +17,9 @@ pub fn series_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &x, __ad::at("x", 4))) {
+        return __ad::refuse(tape, __entry);
+    }
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         let mut total = __ad::lift(tape, 0.0, __ad::at("total", 5));
         for i in 0..n {

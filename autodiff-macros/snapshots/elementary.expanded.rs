@@ -12,6 +12,11 @@ fn wave_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &x, __ad::at("x", 4))
+        & __ad::on_tape(tape, &y, __ad::at("y", 4)))
+    {
+        return __ad::refuse(tape, __entry);
+    }
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         __ad::output(
             tape,

@@ -27,6 +27,12 @@ pub fn mlp_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &w1, __ad::at("w1", 4))
+        & __ad::on_tape(tape, &w2, __ad::at("w2", 4))
+        & __ad::on_tape(tape, &x, __ad::at("x", 4)))
+    {
+        return __ad::refuse(tape, __entry);
+    }
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         let mut h = __ad::lift(tape, [0.0; 3], __ad::at("h", 5));
         for j in 0..3 {

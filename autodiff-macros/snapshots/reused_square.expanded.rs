@@ -11,6 +11,9 @@ fn loss_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &x, __ad::at("x", 3))) {
+        return __ad::refuse(tape, __entry);
+    }
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         let square = __ad::mul(x, x, __ad::at("square", 4));
         __ad::output(

@@ -143,3 +143,68 @@ pub fn call<'t>(tape: &'t Tape, result: Result<Scalar<'t>>) -> Scalar<'t> {
 fn label_error(error: ScalarAutodiffError, text: &'static str, line: u32) -> ScalarAutodiffError {
     error.at(Label { text, line })
 }
+
+/// A differentiable parameter of `f_tape`, whose scalars must all be on
+/// the tape `f_tape` records on: a scalar of another tape would record
+/// there, out of reach of this call's error and rollback.
+pub trait OnTape {
+    /// Whether every scalar in `self` is on `tape`.
+    fn on_tape(&self, tape: &Tape) -> bool;
+}
+
+impl OnTape for Scalar<'_> {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        std::ptr::eq(self.tape(), tape)
+    }
+}
+
+impl<T: OnTape> OnTape for [T] {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        self.iter().all(|item| item.on_tape(tape))
+    }
+}
+
+impl<T: OnTape, const N: usize> OnTape for [T; N] {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        self.as_slice().on_tape(tape)
+    }
+}
+
+impl<T: OnTape> OnTape for Vec<T> {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        self.as_slice().on_tape(tape)
+    }
+}
+
+impl<T: OnTape + Clone> OnTape for std::borrow::Cow<'_, [T]> {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        (**self).on_tape(tape)
+    }
+}
+
+/// Checks a parameter's tape at `f_tape`'s entry: `MixedTapes` labelled
+/// with the parameter when one of its scalars is on another tape.
+#[inline]
+pub fn on_tape<P: OnTape + ?Sized>(tape: &Tape, param: &P, at: Label) -> bool {
+    let same = param.on_tape(tape);
+    if !same {
+        tape.fail(ScalarAutodiffError::MixedTapes {
+            operation: autodiff_core::ScalarOperation::Variable,
+            label: Some(at),
+        });
+    }
+    same
+}
+
+/// Ends an `f_tape` call refused at entry (a parameter on another tape):
+/// the kept error, nothing recorded.
+#[cold]
+pub fn refuse(tape: &Tape, entry: Entry) -> Result<Scalar<'_>> {
+    let placeholder = tape.failed_constant(f64::NAN);
+    leave(tape, entry, placeholder)
+}

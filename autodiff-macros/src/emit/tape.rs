@@ -55,11 +55,30 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             let ident = &param.ident;
             quote!(let #ident = &*#ident;)
         });
-    let body = Emitter::new(flow, tape.clone()).body(&function.body);
     let (entry, output) = (
         Ident::new("__entry", Span::mixed_site()),
         Ident::new("__output", Span::mixed_site()),
     );
+    // Every differentiable parameter's scalars must be on `tape`.
+    let checks = function
+        .params
+        .iter()
+        .filter(|param| of_scalars(&param.kind))
+        .map(|param| {
+            let ident = &param.ident;
+            let at = param_label(param);
+            quote!(__ad::on_tape(#tape, &#ident, #at))
+        })
+        .collect::<Vec<_>>();
+    // Refused at entry, recording nothing, if any is on another tape.
+    let refuse = (!checks.is_empty()).then(|| {
+        quote! {
+            if !(#(#checks)&*) {
+                return __ad::refuse(#tape, #entry);
+            }
+        }
+    });
+    let body = Emitter::new(flow, tape.clone()).body(&function.body);
     let doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
     );
@@ -75,6 +94,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             // Operations keep their first error on the tape; it is reported
             // here, once, with what this call recorded rolled back.
             let #entry = __ad::enter(#tape);
+            #refuse
             let #output = (move || -> ::autodiff::Scalar<'tape> {
                 #(#slices)*
                 #(#rebinds)*
@@ -106,5 +126,14 @@ fn tape_type(kind: &Kind) -> TokenStream {
             quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<'tape>)
         }
         Kind::PassThrough => quote!(()),
+    }
+}
+
+/// A scalar, or arrays, slices and vectors of them (not a model struct).
+fn of_scalars(kind: &Kind) -> bool {
+    match kind {
+        Kind::Scalar => true,
+        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => of_scalars(elem),
+        Kind::Struct { .. } | Kind::PassThrough => false,
     }
 }
