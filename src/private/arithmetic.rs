@@ -37,7 +37,7 @@ macro_rules! binary {
             #[inline(always)]
             fn $method(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
                 let ($a, $b) = (self, Operand::from(rhs));
-                let plain = || {
+                let plain = move || {
                     let ($x, $y) = (self.value(), rhs.value());
                     $plain
                 };
@@ -49,7 +49,7 @@ macro_rules! binary {
             #[inline(always)]
             fn $method(self, rhs: f64, at: Label) -> Scalar<'t> {
                 let ($a, $b) = (self, Operand::from(rhs));
-                let plain = || {
+                let plain = move || {
                     let ($x, $y) = (self.value(), rhs);
                     $plain
                 };
@@ -73,7 +73,7 @@ macro_rules! binary {
             #[inline(always)]
             fn $method(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
                 let ($pa, $pb) = (self, rhs);
-                let plain = || {
+                let plain = move || {
                     let ($x, $y) = (self, rhs.value());
                     $plain
                 };

@@ -142,7 +142,7 @@ impl<'t> Lift<'t> for f64 {
         // maximum) is lifted as it is: only a recorded result, or the
         // function's output, that is not finite is an error.
         match at {
-            Some(at) => sticky(tape.lifted_constant(self), tape, at, || self),
+            Some(at) => sticky(tape.lifted_constant(self), tape, at, move || self),
             None => match tape.lifted_constant(self) {
                 Ok(constant) => constant,
                 Err(error) => failed(tape, error, self),
@@ -418,7 +418,9 @@ impl<'t> Summand<'t> for Scalar<'t> {
             return sticky(tape.constant(0.0), tape, at, || 0.0);
         };
         items.fold(first, |total, item| {
-            sticky(total.add(item), tape, at, || total.value() + item.value())
+            sticky(total.add(item), tape, at, move || {
+                total.value() + item.value()
+            })
         })
     }
     #[inline]
@@ -427,7 +429,9 @@ impl<'t> Summand<'t> for Scalar<'t> {
             return sticky(tape.constant(1.0), tape, at, || 1.0);
         };
         items.fold(first, |total, item| {
-            sticky(total.mul(item), tape, at, || total.value() * item.value())
+            sticky(total.mul(item), tape, at, move || {
+                total.value() * item.value()
+            })
         })
     }
 }

@@ -66,7 +66,7 @@ macro_rules! one_operand {
                     $(Unary::$mv => self.$method(),)*
                     $(Unary::$fv => self.$function(),)*
                 };
-                sticky(node, self.tape(), at, || self.value().apply(operation, at))
+                sticky(node, self.tape(), at, move || self.value().apply(operation, at))
             }
         }
 
