@@ -460,8 +460,10 @@ impl<'f> Emitter<'f> {
         let value = |e: &Expr| self.expr(e, Mode::Value);
         match &expr.kind {
             ExprKind::Index { base, index } => {
-                let (base, index) = (value(base), value(index));
-                quote!(#base[#index])
+                // Spanned on the student's tokens: an index out of bounds
+                // panics at the student's line, as in the plain twin.
+                let (base, index, span) = (value(base), value(index), expr.span);
+                quote_spanned!(span=> #base[#index])
             }
             ExprKind::Field { base, member } => {
                 let base = value(base);
