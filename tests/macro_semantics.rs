@@ -439,9 +439,14 @@ fn failed_recording_adds_no_node_and_moves_no_gradient() {
     let x = tape.variable(0.5).unwrap();
     let before = tape.len();
     assert!(log_of_tape(&tape, x).is_err());
-    // `y = x - 1` was recorded; the failed `ln` added nothing.
-    assert_eq!(tape.len(), before + 1);
+    // `y = x - 1` was recorded, then `ln` failed: the call rolls back
+    // everything it recorded, so the caller's tape is as it was.
+    assert_eq!(tape.len(), before);
     assert_eq!(x.gradient(), Some(0.0));
+    // And the tape records on as before.
+    let y = x.mul(2.0).unwrap();
+    y.backward().unwrap();
+    assert_eq!(x.gradient(), Some(2.0));
 }
 
 #[test]
@@ -467,8 +472,9 @@ fn overflow(x: f64, #[constant] big: f64) -> f64 {
 #[test]
 fn errors_from_plain_operands_and_compound_targets_carry_labels() {
     assert_eq!(overflow(1.0, 2.0), 2.0_f64.exp());
+    // A NaN plain operand is lifted as it is; the recorded product is NaN.
     let error = overflow_grad(1.0, f64::NAN).unwrap_err();
-    assert_eq!(error.code(), "non-finite-operand");
+    assert_eq!(error.code(), "non-finite-result");
     assert_eq!(error.label().unwrap().text, "total");
     let error = overflow_grad(1.0, 1e3).unwrap_err();
     assert_eq!(error.code(), "non-finite-result");
@@ -485,10 +491,30 @@ fn running_max(x: [f64; 3]) -> f64 {
 }
 
 #[test]
-fn a_non_finite_initial_value_is_rejected_at_its_binding() {
-    // The twin is fine; the tape refuses an infinite constant and says where.
+fn a_running_max_from_negative_infinity_differentiates() -> Result<(), ScalarAutodiffError> {
+    // The infinite start never reaches a recorded result: not an error.
     assert_eq!(running_max([1.0, 3.0, 2.0]), 3.0);
-    let error = running_max_grad([1.0, 3.0, 2.0]).unwrap_err();
+    let got = running_max_grad([1.0, 3.0, 2.0])?;
+    assert_eq!(got.value, 3.0);
+    assert_eq!(got.gradient, [0.0, 1.0, 0.0]);
+    Ok(())
+}
+
+#[differentiable]
+fn running_max_of_first(x: f64, n: usize) -> f64 {
+    let mut m = f64::NEG_INFINITY;
+    for _ in 0..n {
+        m = m.max(x);
+    }
+    m
+}
+
+#[test]
+fn a_non_finite_constant_reaching_the_output_is_rejected_at_the_output() {
+    // With no iteration the plain twin returns -inf; the recording twin
+    // says the output is not finite, naming the tail `m` and its line.
+    assert_eq!(running_max_of_first(2.0, 0), f64::NEG_INFINITY);
+    let error = running_max_of_first_grad(2.0, 0).unwrap_err();
     assert_eq!(error.code(), "non-finite-leaf");
     let label = error.label().unwrap();
     assert_eq!(label.text, "m");
@@ -499,6 +525,29 @@ fn a_non_finite_initial_value_is_rejected_at_its_binding() {
             label.line
         )
     );
+    assert!(label.line > 0);
+    let got = running_max_of_first_grad(2.0, 3).unwrap();
+    assert_eq!((got.value, got.gradient), (2.0, 1.0));
+}
+
+#[differentiable]
+fn nan_constant_output(x: f64, #[constant] c: f64) -> f64 {
+    if x > 0.0 {
+        c
+    } else {
+        x
+    }
+}
+
+#[test]
+fn a_nan_constant_returned_from_a_branch_names_the_branch_line() {
+    let error = nan_constant_output_grad(1.0, f64::NAN).unwrap_err();
+    assert_eq!(error.code(), "non-finite-leaf");
+    let label = error.label().unwrap();
+    assert_eq!(label.text, "if");
+    assert!(label.line > 0);
+    let got = nan_constant_output_grad(-1.0, f64::NAN).unwrap();
+    assert_eq!((got.value, got.gradient), (-1.0, 1.0));
 }
 
 #[test]

@@ -2,8 +2,8 @@ use autodiff::prelude::*;
 
 #[differentiable]
 fn square(x: f64) -> f64 {
-    println!("x = {x}");
-    x * x
+    let shown = format!("x = {x}");
+    x * shown.len() as f64
 }
 
 fn main() {}

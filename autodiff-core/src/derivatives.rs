@@ -348,7 +348,12 @@ impl<'t> Scalar<'t> {
             let derivative = if n == 0 {
                 0.0
             } else {
-                f64::from(n) * x.powi(n - 1)
+                // `i32::MIN - 1` overflows: that one exponent goes through
+                // `powf`, exact for an integer-valued exponent.
+                let lowered = n
+                    .checked_sub(1)
+                    .map_or_else(|| x.powf(f64::from(n) - 1.0), |m| x.powi(m));
+                f64::from(n) * lowered
             };
             (x.powi(n), derivative)
         })

@@ -167,6 +167,9 @@ pub(crate) struct Nodes {
     /// a model records first): the reverse sweep has nothing to propagate
     /// from them and only tests their sums, in a loop of its own.
     leading_leaves: usize,
+    /// The first error of the recording in progress on generated code's
+    /// sticky path (`Tape::fail`).
+    failure: Option<ScalarAutodiffError>,
 }
 
 impl Nodes {
@@ -322,10 +325,37 @@ impl Nodes {
     /// Empties every array but keeps its memory (and the adjoint buffer).
     pub(crate) fn forget_nodes(&mut self) {
         self.leading_leaves = 0;
+        self.failure = None;
         self.edges.clear();
         self.values.clear();
         self.gradients.clear();
         self.label_texts.clear();
+    }
+
+    /// Keeps `error` unless an earlier one is kept.
+    pub(crate) fn fail(&mut self, error: ScalarAutodiffError) {
+        self.failure.get_or_insert(error);
+    }
+
+    pub(crate) fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+
+    pub(crate) fn take_failure(&mut self) -> Option<ScalarAutodiffError> {
+        self.failure.take()
+    }
+
+    pub(crate) fn set_failure(&mut self, failure: Option<ScalarAutodiffError>) {
+        self.failure = failure;
+    }
+
+    /// Forgets the nodes from `len` on; capacities (and so `room`) stay.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.edges.truncate(len);
+        self.values.truncate(len);
+        self.gradients.truncate(len);
+        self.label_texts.truncate(len);
+        self.leading_leaves = self.leading_leaves.min(len);
     }
 
     /// Notes that `count` leaves were recorded from index `first` on.
@@ -355,6 +385,11 @@ impl Nodes {
             self.label_texts[index] = label.text;
         }
         self.values[index].set_line(label.line);
+    }
+
+    /// Replaces the stored value of node `index` (see `Scalar::fused`).
+    pub(crate) fn set_value(&mut self, index: usize, value: f64) {
+        self.values[index].value = value;
     }
 
     /// Attaches `label` to every node from `first` on, which were just

@@ -6,7 +6,7 @@ use std::fmt;
 
 /// Expands the table into the enum, its names and its index table.
 macro_rules! scalar_operation {
-    ($($variant:ident $name:literal $spelling:ident $(($($how:literal),*))? $operands:literal $computes:literal $derivative:literal;)*) => {
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $computes:literal $derivative:literal;)*) => {
         /// The operation that produced a node.
         ///
         /// `as_str` gives a stable, locale-neutral name (`"mul"`, `"tanh"`)

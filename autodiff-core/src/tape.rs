@@ -209,6 +209,94 @@ impl Tape {
         self.leaf(value, ScalarOperation::Constant, false)
     }
 
+    // The sticky path of `#[differentiable]`'s generated code, not part of
+    // the public API (hence `#[doc(hidden)]`). The recording twin's
+    // operations return a value, never a `Result`, so that they compose
+    // inside closures: the first error is kept here with `fail`, the failed
+    // operation's result is `failed_constant` (an untracked constant holding
+    // the plain twin's value, so control flow stays the plain twin's), and
+    // `f_tape` checks `take_failure` once when it returns, `truncate`s what
+    // it recorded and returns the error. `lifted_constant` lifts a plain
+    // value that may be non-finite; `Scalar::fused` gives `mul_add` its
+    // fused value.
+
+    /// Keeps `error` as the recording's failure, unless one is kept already
+    /// (the first error is the one to report).
+    #[doc(hidden)]
+    #[cold]
+    #[inline(never)]
+    pub fn fail(&self, error: ScalarAutodiffError) {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::fail`.
+        unsafe { self.write() }.fail(error);
+    }
+
+    /// Whether a failure is kept.
+    #[doc(hidden)]
+    #[inline]
+    pub fn failed(&self) -> bool {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::failed`.
+        unsafe { self.read() }.failed()
+    }
+
+    /// Takes the kept failure, leaving none.
+    #[doc(hidden)]
+    #[inline]
+    pub fn take_failure(&self) -> Option<ScalarAutodiffError> {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::take_failure`.
+        unsafe { self.write() }.take_failure()
+    }
+
+    /// Puts back a failure taken by an enclosing recording.
+    #[doc(hidden)]
+    #[inline]
+    pub fn restore_failure(&self, failure: Option<ScalarAutodiffError>) {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::set_failure`.
+        unsafe { self.write() }.set_failure(failure);
+    }
+
+    /// The result of a failed operation: an untracked constant holding
+    /// `value`. Infallible: on a full tape it is a handle to node 0 with
+    /// that value (the recording has failed and will be rolled back, so no
+    /// pass reads it).
+    #[doc(hidden)]
+    #[cold]
+    #[inline(never)]
+    pub fn failed_constant(&self, value: f64) -> Scalar<'_> {
+        match self.lifted_constant(value) {
+            Ok(constant) => constant,
+            Err(_) => Scalar::new(self, UNTRACKED, value),
+        }
+    }
+
+    /// Drops every node from index `len` on (those a failed recording
+    /// made), with their labels and stored gradients.
+    #[doc(hidden)]
+    pub fn truncate(&self, len: usize) {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::truncate`.
+        unsafe { self.write() }.truncate(len);
+    }
+
+    /// An untracked constant that may be NaN or infinite, for the code
+    /// `#[differentiable]` generates: a plain twin's running maximum that
+    /// starts at `f64::NEG_INFINITY` is lifted as it is, and only a recorded
+    /// result (or the function's output) that is not finite is an error.
+    /// Not part of the public API: [`constant`](Self::constant) rejects
+    /// what this accepts.
+    #[doc(hidden)]
+    #[inline]
+    pub fn lifted_constant(&self, value: f64) -> Result<Scalar<'_>, ScalarAutodiffError> {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::push_leaf`.
+        let index =
+            unsafe { self.write() }.push_leaf(value, ScalarOperation::Constant, UNTRACKED)?;
+        Ok(Scalar::new(self, index | UNTRACKED, value))
+    }
+
     #[inline]
     pub(crate) fn leaf(
         &self,
@@ -383,12 +471,26 @@ impl<'t> Scalar<'t> {
 
     /// Attaches `label` to this node (replacing any earlier one) and returns
     /// the same handle. Labels show in errors and in the ledger.
-    #[inline]
+    #[inline(always)]
     pub fn labeled(self, label: Label) -> Self {
         // SAFETY: the guard lives for this statement, which calls only
         // `Nodes::set_label`.
         unsafe { self.tape.write() }.set_label(self.index(), label);
         self
+    }
+
+    /// For the code `#[differentiable]` generates for `a.mul_add(b, c)`:
+    /// the `add` node just recorded for `(a * b) + c` takes the fused value
+    /// `value`, so the recording twin's value is the plain twin's bit for
+    /// bit. Only for a node whose local derivatives do not depend on its own
+    /// value (an `add`: 1 and 1). Not part of the public API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn fused(self, value: f64) -> Self {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::set_value`.
+        unsafe { self.tape.write() }.set_value(self.index(), value);
+        Self { value, ..self }
     }
 
     /// Whether two handles refer to the same node of the same tape.

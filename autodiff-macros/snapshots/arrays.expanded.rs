@@ -14,12 +14,25 @@ fn dot_tape<'tape>(
     x: ::std::borrow::Cow<'_, [::autodiff::Scalar<'tape>]>,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
-    let x = &*x;
-    let mut y = __ad::lift(tape, [0.0; 3], __ad::at("y", 4))?;
-    for i in 0..w.len() {
-        y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6))?;
+    let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &w, __ad::at("w", 3))
+        & __ad::on_tape(tape, &x, __ad::at("x", 3)))
+    {
+        return __ad::refuse(tape, __entry);
     }
-    __ad::output(tape, __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8))?)
+    let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let x = &*x;
+        let mut y = __ad::lift(tape, [0.0; 3], __ad::at("y", 4));
+        for i in 0..w.len() {
+            y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6));
+        }
+        __ad::output(
+            tape,
+            __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8)),
+            __ad::at("y.iter().sum::<f64>()", 8),
+        )
+    })();
+    __ad::leave(tape, __entry, __output)
 }
 /// The value of [`dot`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`dot_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn dot_grad(

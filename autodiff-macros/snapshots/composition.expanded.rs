@@ -12,26 +12,51 @@ fn neuron_tape<'tape>(
     b: ::autodiff::Scalar<'tape>,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
-    let z = affine_tape(tape, w, x, b)?;
-    __ad::output(
-        tape,
-        __ad::add(
+    let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &w, __ad::at("w", 3))
+        & __ad::on_tape(tape, &x, __ad::at("x", 3))
+        & __ad::on_tape(tape, &b, __ad::at("b", 3)))
+    {
+        return __ad::refuse(tape, __entry);
+    }
+    let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let z = __ad::call(
+            tape,
+            affine_tape(tape, __ad::arg(tape, w), __ad::arg(tape, x), __ad::arg(tape, b)),
+        );
+        __ad::output(
+            tape,
             __ad::add(
-                __ad::max(
-                    __ad::relu(z, __ad::at("relu(z)", 5))?,
-                    __ad::sigmoid(z, __ad::at("sigmoid(z)", 5))?,
-                    __ad::at("relu(z).max(sigmoid(z))", 5),
-                )?,
-                affine_tape(tape, __ad::arg(tape, 2.0)?, x, __ad::arg(tape, 1.0)?)?,
-                __ad::at("relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0)", 5),
-            )?,
-            affine(2.0, 3.0, 1.0),
+                __ad::add(
+                    __ad::max(
+                        __ad::relu(z, __ad::at("relu(z)", 5)),
+                        __ad::sigmoid(z, __ad::at("sigmoid(z)", 5)),
+                        __ad::at("relu(z).max(sigmoid(z))", 5),
+                    ),
+                    __ad::call(
+                        tape,
+                        affine_tape(
+                            tape,
+                            __ad::arg(tape, 2.0),
+                            __ad::arg(tape, x),
+                            __ad::arg(tape, 1.0),
+                        ),
+                    ),
+                    __ad::at("relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0)", 5),
+                ),
+                affine(2.0, 3.0, 1.0),
+                __ad::at(
+                    "relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0) + affine(2.0, 3.0, 1.0)",
+                    5,
+                ),
+            ),
             __ad::at(
                 "relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0) + affine(2.0, 3.0, 1.0)",
                 5,
             ),
-        )?,
-    )
+        )
+    })();
+    __ad::leave(tape, __entry, __output)
 }
 /// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`neuron_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn neuron_grad(

@@ -16,25 +16,34 @@ pub fn series_tape<'tape>(
     n: usize,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
-    let mut total = __ad::lift(tape, 0.0, __ad::at("total", 5))?;
-    for i in 0..n {
-        total = __ad::add(
-            total,
-            __ad::mul(
-                scale,
-                __ad::powi(x, i as i32, __ad::at("x.powi(i as i32)", 7))?,
-                __ad::at("scale * x.powi(i as i32)", 7),
-            )?,
-            __ad::at("total", 7),
-        )?;
+    let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &x, __ad::at("x", 4))) {
+        return __ad::refuse(tape, __entry);
     }
-    ::core::result::Result::Ok(
-        if __ad::primal(total) > 1.0 {
-            __ad::ln(total, __ad::at("total.ln()", 10))?
-        } else {
-            __ad::neg(total, __ad::at("-total", 12))?
-        },
-    )
+    let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let mut total = __ad::lift(tape, 0.0, __ad::at("total", 5));
+        for i in 0..n {
+            total = __ad::add(
+                total,
+                __ad::mul(
+                    scale,
+                    __ad::powi(x, i as i32, __ad::at("x.powi(i as i32)", 7)),
+                    __ad::at("scale * x.powi(i as i32)", 7),
+                ),
+                __ad::at("total", 7),
+            );
+        }
+        __ad::output(
+            tape,
+            if __ad::primal(total) > 1.0 {
+                __ad::ln(total, __ad::at("total.ln()", 10))
+            } else {
+                __ad::neg(total, __ad::at("-total", 12))
+            },
+            __ad::at("if", 9),
+        )
+    })();
+    __ad::leave(tape, __entry, __output)
 }
 /// The value of [`series`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`series_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 pub fn series_grad(

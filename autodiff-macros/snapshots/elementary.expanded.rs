@@ -11,22 +11,32 @@ fn wave_tape<'tape>(
     y: ::autodiff::Scalar<'tape>,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
-    __ad::output(
-        tape,
-        __ad::add(
+    let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &x, __ad::at("x", 4))
+        & __ad::on_tape(tape, &y, __ad::at("y", 4)))
+    {
+        return __ad::refuse(tape, __entry);
+    }
+    let __output = (move || -> ::autodiff::Scalar<'tape> {
+        __ad::output(
+            tape,
             __ad::add(
                 __ad::add(
-                    __ad::tan(x, __ad::at("x.tan()", 5))?,
-                    __ad::hypot(x, y, __ad::at("x.hypot(y)", 5))?,
-                    __ad::at("x.tan() + x.hypot(y)", 5),
-                )?,
-                __ad::log(y, 2.0, __ad::at("f64::log(y, 2.0)", 5))?,
-                __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0)", 5),
-            )?,
-            __ad::floor(x, __ad::at("x.floor()", 5))?,
+                    __ad::add(
+                        __ad::tan(x, __ad::at("x.tan()", 5)),
+                        __ad::hypot(x, y, __ad::at("x.hypot(y)", 5)),
+                        __ad::at("x.tan() + x.hypot(y)", 5),
+                    ),
+                    __ad::log(y, 2.0, __ad::at("f64::log(y, 2.0)", 5)),
+                    __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0)", 5),
+                ),
+                __ad::floor(x, __ad::at("x.floor()", 5)),
+                __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()", 5),
+            ),
             __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()", 5),
-        )?,
-    )
+        )
+    })();
+    __ad::leave(tape, __entry, __output)
 }
 /// The value of [`wave`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`wave_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn wave_grad(

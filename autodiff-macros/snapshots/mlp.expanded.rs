@@ -26,28 +26,38 @@ pub fn mlp_tape<'tape>(
     target: f64,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
-    let mut h = __ad::lift(tape, [0.0; 3], __ad::at("h", 5))?;
-    for j in 0..3 {
-        let mut z = __ad::lift(tape, 0.0, __ad::at("z", 7))?;
-        for i in 0..2 {
-            z = __ad::add(
-                z,
-                __ad::mul(w1[j][i], x[i], __ad::at("w1[j][i] * x[i]", 9))?,
-                __ad::at("z", 9),
-            )?;
+    let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &w1, __ad::at("w1", 4))
+        & __ad::on_tape(tape, &w2, __ad::at("w2", 4))
+        & __ad::on_tape(tape, &x, __ad::at("x", 4)))
+    {
+        return __ad::refuse(tape, __entry);
+    }
+    let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let mut h = __ad::lift(tape, [0.0; 3], __ad::at("h", 5));
+        for j in 0..3 {
+            let mut z = __ad::lift(tape, 0.0, __ad::at("z", 7));
+            for i in 0..2 {
+                z = __ad::add(
+                    z,
+                    __ad::mul(w1[j][i], x[i], __ad::at("w1[j][i] * x[i]", 9)),
+                    __ad::at("z", 9),
+                );
+            }
+            h[j] = __ad::tanh(z, __ad::at("h[j]", 11));
         }
-        h[j] = __ad::tanh(z, __ad::at("h[j]", 11))?;
-    }
-    let mut y = __ad::lift(tape, 0.0, __ad::at("y", 13))?;
-    for j in 0..3 {
-        y = __ad::add(
-            y,
-            __ad::mul(w2[j], h[j], __ad::at("w2[j] * h[j]", 15))?,
-            __ad::at("y", 15),
-        )?;
-    }
-    let e = __ad::sub(y, target, __ad::at("e", 17))?;
-    __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18))?)
+        let mut y = __ad::lift(tape, 0.0, __ad::at("y", 13));
+        for j in 0..3 {
+            y = __ad::add(
+                y,
+                __ad::mul(w2[j], h[j], __ad::at("w2[j] * h[j]", 15)),
+                __ad::at("y", 15),
+            );
+        }
+        let e = __ad::sub(y, target, __ad::at("e", 17));
+        __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18)), __ad::at("e * e", 18))
+    })();
+    __ad::leave(tape, __entry, __output)
 }
 /// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`mlp_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 pub fn mlp_grad(

@@ -8,7 +8,7 @@
     "f32 is not supported: gradients are exact in f64, so use `f64`"
 }
 ::core::compile_error! {
-    "closures are not supported in a #[differentiable] function: write a loop, or a separate #[differentiable] function"
+    "`sin_cos` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, powi, powf, abs, max, min, recip, tan, atan, sinh, cosh, asin, acos, ln_1p, exp_m1, log10, log2, cbrt, signum, floor, ceil, round, hypot, log, mul_add, clamp"
 }
 fn wrong<T>(x: f32) -> f32 {
     let f = |v: f64| v.sin_cos();

@@ -10,8 +10,19 @@ fn loss_tape<'tape>(
     x: ::autodiff::Scalar<'tape>,
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
-    let square = __ad::mul(x, x, __ad::at("square", 4))?;
-    __ad::output(tape, __ad::add(square, square, __ad::at("square + square", 5))?)
+    let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &x, __ad::at("x", 3))) {
+        return __ad::refuse(tape, __entry);
+    }
+    let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let square = __ad::mul(x, x, __ad::at("square", 4));
+        __ad::output(
+            tape,
+            __ad::add(square, square, __ad::at("square + square", 5)),
+            __ad::at("square + square", 5),
+        )
+    })();
+    __ad::leave(tape, __entry, __output)
 }
 /// The value of [`loss`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`loss_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn loss_grad(

@@ -88,7 +88,6 @@ pub enum Reason {
     Item,
     /// `<<=` and the other compound operators with no recorded meaning.
     CompoundOperator(String),
-    Closure,
     UnsafeBlock,
     AsyncBlock,
     /// The `?` operator.
@@ -141,6 +140,8 @@ pub enum Stmt<'a> {
         name: Option<String>,
         mutable: bool,
         init: Option<Expr<'a>>,
+        /// `#[cfg]`, `#[allow]`, ...: carried to every twin's `let`.
+        attrs: &'a [syn::Attribute],
     },
     /// `const` and `use` items: carried as written.
     Item(&'a syn::Item),
@@ -228,6 +229,13 @@ pub enum ExprKind<'a> {
         operand: Box<Expr<'a>>,
         label: Label,
     },
+    /// `a.mul_add(b, c)`, `x.clamp(lo, hi)`: three operands, recorded as
+    /// two nodes by the runtime function `func`.
+    Ternary {
+        func: &'static str,
+        operands: [Box<Expr<'a>>; 3],
+        label: Label,
+    },
     /// `x.powi(n)`.
     Powi {
         base: Box<Expr<'a>>,
@@ -238,6 +246,8 @@ pub enum ExprKind<'a> {
     Sum {
         items: Box<Expr<'a>>,
         label: Label,
+        /// `items.product()` rather than `items.sum()`.
+        product: bool,
     },
     /// `<`, `==`, ...: compares primal values.
     Compare {
@@ -261,6 +271,34 @@ pub enum ExprKind<'a> {
     Call {
         func: &'a syn::Path,
         args: Vec<Expr<'a>>,
+    },
+    /// `Some(x)`, `Point(a, b)`, `Ok(v)`: a tuple struct or variant (a
+    /// capitalised path) builds a value from its arguments as they are; so
+    /// does a call of a closure bound by a `let` (`act(x)`).
+    Construct {
+        func: &'a syn::ExprPath,
+        args: Vec<Expr<'a>>,
+    },
+    /// `assert!`, `println!`, `panic!`, ...: run as written, every tracked
+    /// name it mentions (also inside a format string) read as its primal
+    /// value, so each twin checks and prints the same numbers.
+    PlainMacro {
+        mac: &'a syn::Macro,
+        /// Every identifier the macro mentions.
+        names: Vec<String>,
+        diverges: bool,
+    },
+    /// `|v| v * v`: its parameters are bindings like a `let`'s, its body an
+    /// expression like any other.
+    Closure {
+        syntax: &'a syn::ExprClosure,
+        inputs: Vec<Pattern<'a>>,
+        body: Box<Expr<'a>>,
+    },
+    /// `dbg!(e)`: prints `e`'s value as the plain twin does and returns it.
+    Dbg {
+        mac: &'a syn::Macro,
+        arg: Box<Expr<'a>>,
     },
     /// `f64::from(n)`, `usize::pow(2, k)`: plain functions of plain values.
     PlainCall {
@@ -390,6 +428,7 @@ impl<'a> Expr<'a> {
             | ExprKind::NegLit(_)
             | ExprKind::Path(_)
             | ExprKind::Continue(_)
+            | ExprKind::PlainMacro { .. }
             | ExprKind::Invalid => {}
             ExprKind::Binary { lhs, rhs, .. }
             | ExprKind::Compare { lhs, rhs, .. }
@@ -405,8 +444,15 @@ impl<'a> Expr<'a> {
                 out.push(Child::Expr(exponent));
             }
             ExprKind::Sum { items, .. } => out.push(Child::Expr(items)),
+            ExprKind::Ternary { operands, .. } => {
+                operands.iter().for_each(|e| out.push(Child::Expr(e)));
+            }
+            ExprKind::Dbg { arg, .. } | ExprKind::Closure { body: arg, .. } => {
+                out.push(Child::Expr(arg))
+            }
             ExprKind::Call { args, .. }
             | ExprKind::PlainCall { args, .. }
+            | ExprKind::Construct { args, .. }
             | ExprKind::Tuple(args)
             | ExprKind::Array(args)
             | ExprKind::VecList(args) => args.iter().for_each(|e| out.push(Child::Expr(e))),
@@ -490,6 +536,17 @@ impl<'a> Expr<'a> {
     pub fn is_empty_vec(&self) -> bool {
         match &self.kind {
             ExprKind::VecList(items) => items.is_empty(),
+            ExprKind::PlainCall { func, .. } => {
+                let names: Vec<String> = func
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                names.len() == 2
+                    && names[0] == "Vec"
+                    && (names[1] == "new" || names[1] == "with_capacity")
+            }
             ExprKind::Call { func, .. } => {
                 let names: Vec<String> =
                     func.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -506,7 +563,10 @@ impl<'a> Expr<'a> {
     pub fn diverges(&self) -> bool {
         matches!(
             self.kind,
-            ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_)
+            ExprKind::Return(_)
+                | ExprKind::Break { .. }
+                | ExprKind::Continue(_)
+                | ExprKind::PlainMacro { diverges: true, .. }
         )
     }
 }

@@ -141,6 +141,15 @@ impl Walk<'_> {
         for stmt in &block.stmts {
             touched |= match stmt {
                 Stmt::Let { pat, init, .. } => {
+                    // A closure bound to a name may be called with tracked
+                    // values: its parameters may hold them.
+                    if let Some(ExprKind::Closure { inputs, .. }) =
+                        init.as_ref().map(|init| &init.kind)
+                    {
+                        for input in inputs {
+                            self.found.extend(input.names.iter().cloned());
+                        }
+                    }
                     let init = init.as_ref().is_some_and(|init| self.expr(init));
                     if init {
                         self.found.extend(pat.names.iter().cloned());
@@ -161,6 +170,12 @@ impl Walk<'_> {
                 .get_ident()
                 .is_some_and(|ident| self.names.contains(&ident.to_string())),
             ExprKind::Return(_) => true,
+            ExprKind::Closure { inputs, .. } => {
+                inputs.iter().any(|input| self.binds_tracked(input))
+            }
+            ExprKind::PlainMacro { names, .. } => {
+                names.iter().any(|name| self.names.contains(name))
+            }
             ExprKind::Repeat { len, .. } => matches!(len, syn::Expr::Path(path)
                 if path.path.get_ident().is_some_and(|ident| self.names.contains(&ident.to_string()))),
             _ => false,
@@ -203,6 +218,14 @@ impl Walk<'_> {
                     touched |= self.expr(&arm.body);
                 }
             }
+            // A length is a plain integer, whatever the items are: indices
+            // and capacities computed from it stay plain.
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "len" || *method == "is_empty" => {
+                self.expr(receiver);
+                touched = false;
+            }
             ExprKind::Structural {
                 receiver,
                 method,
@@ -210,6 +233,17 @@ impl Walk<'_> {
                 ..
             } => {
                 touched |= self.expr(receiver);
+                // `x.iter().map(|v| ..)`: a closure's parameters may hold
+                // the items (and `fold`'s accumulator) of a tracked source.
+                if touched {
+                    for arg in args {
+                        if let ExprKind::Closure { inputs, .. } = &arg.kind {
+                            for input in inputs {
+                                self.found.extend(input.names.iter().cloned());
+                            }
+                        }
+                    }
+                }
                 let mut pushes_tracked = false;
                 for arg in args {
                     pushes_tracked |= self.expr(arg);
@@ -248,6 +282,7 @@ fn certainly_tracked(expr: &Expr, certain: &HashSet<String>, flow: &Flow) -> boo
         }
         ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => tracked(operand),
         ExprKind::Powi { base, .. } => tracked(base),
+        ExprKind::Ternary { operands, .. } => operands.iter().any(|operand| tracked(operand)),
         ExprKind::Sum { items, .. } => root(items).is_some_and(|name| certain.contains(&name)),
         ExprKind::Call { args, .. } => args.iter().any(|arg| flow.touches(arg)),
         _ => false,

@@ -29,6 +29,7 @@ pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {
         macros,
         rejected: RefCell::new(Vec::new()),
         next_id: Cell::new(0),
+        closures: RefCell::new(Vec::new()),
     };
     let params = lower.params(item);
     let body = lower.block(&item.block);
@@ -56,12 +57,17 @@ enum VecBody {
     Repeat(Box<syn::Expr>, Box<syn::Expr>),
     /// `vec![a, b, c]`.
     List(Punctuated<syn::Expr, Token![,]>),
+    /// `dbg!(e)`.
+    One(Box<syn::Expr>),
 }
 
 struct Lower<'a> {
     macros: &'a MacroBodies,
     rejected: RefCell<Vec<Rejection>>,
     next_id: Cell<usize>,
+    /// The names `let` binds to closures so far: calling one is calling
+    /// the closure, not an annotated function's `_tape` twin.
+    closures: RefCell<Vec<String>>,
 }
 
 impl<'a> Lower<'a> {
@@ -170,6 +176,11 @@ impl<'a> Lower<'a> {
                     }
                 }
                 let (untyped, name, mutable) = self.let_pattern(&local.pat);
+                if let (Some(name), Some(init)) = (&name, &local.init) {
+                    if matches!(&*init.expr, syn::Expr::Closure(_)) {
+                        self.closures.borrow_mut().push(name.clone());
+                    }
+                }
                 let init = local
                     .init
                     .as_ref()
@@ -180,6 +191,7 @@ impl<'a> Lower<'a> {
                     name,
                     mutable,
                     init,
+                    attrs: &local.attrs,
                 })
             }
             syn::Stmt::Item(item) => {
@@ -402,7 +414,11 @@ impl<'a> Lower<'a> {
                     value: Box::new(self.expr(&assign.right, Some(&target))),
                 }
             }
-            E::Closure(closure) => self.invalid(closure.inputs_begin, Reason::Closure),
+            E::Closure(closure) => ExprKind::Closure {
+                syntax: closure,
+                inputs: closure.inputs.iter().map(pattern).collect(),
+                body: self.boxed(&closure.body),
+            },
             E::Unsafe(unsafe_) => self.invalid(unsafe_.unsafe_token, Reason::UnsafeBlock),
             E::Async(async_) => self.invalid(async_.async_token, Reason::AsyncBlock),
             E::Try(try_) => self.invalid(try_.question_token, Reason::Try),
@@ -529,15 +545,30 @@ impl<'a> Lower<'a> {
                     label,
                 };
             }
+            Some(Shape::Ternary(func)) => {
+                if !arity(2) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Ternary {
+                    func,
+                    operands: [
+                        receiver(),
+                        self.boxed(&call.args[0]),
+                        self.boxed(&call.args[1]),
+                    ],
+                    label,
+                };
+            }
             None => {}
         }
-        if method == "sum" {
+        if method == "sum" || method == "product" {
             if !arity(0) {
                 return ExprKind::Invalid;
             }
             return ExprKind::Sum {
                 items: receiver(),
                 label,
+                product: method == "product",
             };
         }
         if vocabulary::has_no_rule(&method) {
@@ -626,6 +657,20 @@ impl<'a> Lower<'a> {
                         label,
                     };
                 }
+                Some(Shape::Ternary(func)) => {
+                    if !arity(path, 3) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Ternary {
+                        func,
+                        operands: [
+                            self.boxed(&args[0]),
+                            self.boxed(&args[1]),
+                            self.boxed(&args[2]),
+                        ],
+                        label,
+                    };
+                }
                 None => {}
             }
             if vocabulary::has_no_rule(last) {
@@ -636,7 +681,20 @@ impl<'a> Lower<'a> {
                 args: self.exprs(args),
             };
         }
-        if segments.len() == 2 && (is_plain_type(first) || first == "f64") {
+        // `Some(x)`, `Point(a, b)`: a constructor, not a function; and
+        // `act(x)` with `let act = |v| ..`: a closure, called as written.
+        let closure = segments.len() == 1 && self.closures.borrow().iter().any(|name| name == last);
+        if closure || last.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return ExprKind::Construct {
+                func,
+                args: self.exprs(args),
+            };
+        }
+        // `std::cmp::max(1, m)`, `Vec::with_capacity(m)`: the standard
+        // library has no `_tape` twins.
+        let standard = matches!(first, "std" | "core" | "alloc")
+            || (segments.len() == 2 && matches!(first, "Vec" | "Option" | "String" | "Box"));
+        if standard || (segments.len() == 2 && (is_plain_type(first) || first == "f64")) {
             return ExprKind::PlainCall {
                 func,
                 args: self.exprs(args),
@@ -658,6 +716,29 @@ impl<'a> Lower<'a> {
     }
 
     fn mac(&self, mac: &'a syn::Macro) -> ExprKind<'a> {
+        let name = mac
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if name == "dbg" {
+            if let Ok(arg) = mac.parse_body::<syn::Expr>() {
+                let VecBody::One(arg) = self.keep(VecBody::One(Box::new(arg))) else {
+                    unreachable!("the cell holds what was kept")
+                };
+                return ExprKind::Dbg {
+                    mac,
+                    arg: self.boxed(arg),
+                };
+            }
+        }
+        if vocabulary::is_plain_macro(&name) {
+            return ExprKind::PlainMacro {
+                mac,
+                names: text::mentioned_names(mac.tokens.clone()),
+                diverges: vocabulary::is_diverging_macro(&name),
+            };
+        }
         if !mac.path.is_ident("vec") {
             return self.invalid(
                 &mac.path,
@@ -758,7 +839,14 @@ fn classify(ty: &Type) -> Option<Kind> {
             Type::Slice(slice) => {
                 differentiable(&slice.elem).map(|kind| Kind::Slice(Box::new(kind)))
             }
-            _ => None,
+            // `&Vec<f64>`, `&[f64; N]`: read as the slice they deref to.
+            Type::Array(array) => {
+                differentiable(&array.elem).map(|kind| Kind::Slice(Box::new(kind)))
+            }
+            elem => match classify(elem)? {
+                Kind::Vec(kind) => Some(Kind::Slice(kind)),
+                _ => None,
+            },
         },
         _ => None,
     }

@@ -206,6 +206,51 @@ pub fn tokens(stream: TokenStream) -> String {
     out.trim_end().to_owned()
 }
 
+/// Every identifier in a macro's tokens, and every name a format string in
+/// them captures (`"{loss}"`, `"{n:.3}"`).
+pub fn mentioned_names(tokens: TokenStream) -> Vec<String> {
+    fn walk(tokens: TokenStream, names: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                proc_macro2::TokenTree::Ident(ident) => names.push(ident.to_string()),
+                proc_macro2::TokenTree::Group(group) => walk(group.stream(), names),
+                proc_macro2::TokenTree::Literal(literal) => {
+                    if let Ok(syn::Lit::Str(text)) =
+                        syn::parse2::<syn::Lit>(literal.into_token_stream())
+                    {
+                        captured(&text.value(), names);
+                    }
+                }
+                proc_macro2::TokenTree::Punct(_) => {}
+            }
+        }
+    }
+    let mut names = Vec::new();
+    walk(tokens, &mut names);
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The names a format string captures: `{name}` or `{name:spec}`, not `{{`.
+fn captured(format: &str, names: &mut Vec<String>) {
+    let mut rest = format;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if let Some(after) = rest.strip_prefix('{') {
+            rest = after;
+            continue;
+        }
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..end];
+        if name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+            names.push(name.to_owned());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,5 +290,12 @@ mod tests {
         assert_eq!(text("x.iter().sum::<f64>()"), "x.iter().sum::<f64>()");
         assert_eq!(text("n as f64"), "n as f64");
         assert_eq!(text("c += c + 1.0"), "c += c + 1.0");
+    }
+
+    #[test]
+    fn format_strings_capture_names_but_not_escaped_braces() {
+        let mut names = Vec::new();
+        super::captured("loss = {loss} {{x}} {n:.3} {} {0}", &mut names);
+        assert_eq!(names, ["loss", "n"]);
     }
 }

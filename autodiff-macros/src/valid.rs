@@ -46,9 +46,6 @@ fn message(reason: &Reason) -> String {
             "`{op}` is not supported {IN_BODY}: write `a = a {} b`",
             op.trim_end_matches('=')
         ),
-        Reason::Closure => format!(
-            "closures are not supported {IN_BODY}: write a loop, or a separate #[differentiable] function"
-        ),
         Reason::UnsafeBlock => format!("`unsafe` blocks are not supported {IN_BODY}"),
         Reason::AsyncBlock => format!("`async` blocks are not supported {IN_BODY}"),
         Reason::Try => format!("the `?` operator is not supported {IN_BODY}: it returns an f64"),
@@ -68,7 +65,10 @@ fn message(reason: &Reason) -> String {
             "call #[differentiable] functions by plain path, without generic arguments".to_owned()
         }
         Reason::Macro(path) => {
-            format!("macro `{path}!` is not supported {IN_BODY}; only `vec!` is")
+            format!(
+                "macro `{path}!` is not supported {IN_BODY}; supported: `vec!`, {}",
+                crate::vocabulary::plain_macros()
+            )
         }
         Reason::Syntax(error) => error.to_string(),
     }

@@ -14,11 +14,20 @@ pub enum Shape {
     IntegerPower,
     /// `a.powf(b)`: two operands.
     Binary(&'static str),
+    /// `a.mul_add(b, c)`, `x.clamp(lo, hi)`: three operands, composed of
+    /// the table's operations by the runtime (no row of their own).
+    Ternary(&'static str),
 }
+
+/// The three-operand methods, composed of recorded operations.
+const TERNARY: &[&str] = &["mul_add", "clamp"];
 
 /// The `f64` method `name`, if the table has it; the name it carries is
 /// the runtime function's, which is the method's.
 pub fn method(name: &str) -> Option<Shape> {
+    if let Some(ternary) = TERNARY.iter().find(|ternary| **ternary == name) {
+        return Some(Shape::Ternary(ternary));
+    }
     let op = by_method(name)?;
     let Spelling::Method { name, arguments } = op.spelling else {
         return None;
@@ -41,17 +50,19 @@ pub fn facade_function(name: &str) -> Option<&'static str> {
 }
 
 /// Iterator methods that compute with the items but have no rule.
-const NO_RULE_ITERATOR: &[&str] = &["product"];
+const NO_RULE_ITERATOR: &[&str] = &[];
 
 /// Whether `name` computes a number but has no derivative rule.
 pub fn has_no_rule(name: &str) -> bool {
-    (F64_METHODS.contains(&name) && by_method(name).is_none()) || NO_RULE_ITERATOR.contains(&name)
+    (F64_METHODS.contains(&name) && by_method(name).is_none() && !TERNARY.contains(&name))
+        || NO_RULE_ITERATOR.contains(&name)
 }
 
 /// The methods with a derivative rule, as the diagnostics and the README
 /// list them.
 pub fn supported_methods() -> String {
-    let methods: Vec<&str> = OPERATIONS.iter().filter_map(Operation::method).collect();
+    let mut methods: Vec<&str> = OPERATIONS.iter().filter_map(Operation::method).collect();
+    methods.extend(TERNARY);
     methods.join(", ")
 }
 
@@ -75,6 +86,22 @@ const STRUCTURAL: &[&str] = &[
     "as_slice",
     "to_vec",
     "push",
+    "next",
+    "first",
+    "last",
+    "get",
+    "map",
+    "filter",
+    "fold",
+    "max_by",
+    "min_by",
+    "for_each",
+    "all",
+    "any",
+    "count",
+    "collect",
+    "extend",
+    "unwrap",
 ];
 
 pub fn is_structural(name: &str) -> bool {
@@ -90,8 +117,48 @@ const PREDICATES: &[&str] = &[
     "is_subnormal",
     "is_sign_positive",
     "is_sign_negative",
+    "total_cmp",
+    "partial_cmp",
 ];
 
 pub fn is_predicate(name: &str) -> bool {
     PREDICATES.contains(&name)
+}
+
+/// Macros that compute nothing differentiable: checks, panics and printing.
+/// The recording twin runs them as written, on primal values.
+const PLAIN_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "dbg",
+];
+
+/// The plain macros as the diagnostics list them.
+pub fn plain_macros() -> String {
+    let names: Vec<String> = PLAIN_MACROS
+        .iter()
+        .map(|name| format!("`{name}!`"))
+        .collect();
+    names.join(", ")
+}
+
+pub fn is_plain_macro(name: &str) -> bool {
+    PLAIN_MACROS.contains(&name)
+}
+
+/// The macros that never return: no value to lift in a branch.
+pub fn is_diverging_macro(name: &str) -> bool {
+    matches!(name, "panic" | "unreachable" | "todo" | "unimplemented")
 }

@@ -66,8 +66,9 @@ impl Operation {
 /// The table, handed to `$callback!` as one `Variant "name" spelling
 /// operands "computes" "derivative";` line per operation, in the engine's
 /// declaration order (a node stores an operation as its index in it).
-/// `spelling` is `leaf`, `operator("+")`, `method("exp", 0)` or
-/// `function("relu")`.
+/// `spelling` is `leaf`, `operator("+")`, `method(exp, 0)` or
+/// `function(relu)`: methods and functions are identifiers, so that a
+/// callback can call them (the facade's one-operand dispatch does).
 #[macro_export]
 macro_rules! operations {
     ($callback:path) => {
@@ -76,51 +77,51 @@ macro_rules! operations {
                 "A tracked leaf made by [`Tape::variable`](crate::Tape::variable)" "none (a leaf)";
             Constant "constant" leaf 0
                 "An untracked leaf made by [`Tape::constant`](crate::Tape::constant)" "none (a leaf)";
-            Detached "detached" function("detach") 0
+            Detached "detached" function(detach) 0
                 "An untracked leaf made by [`Scalar::detach`](crate::Scalar::detach)" "none (a leaf: no gradient flows through it)";
             Add "add" operator("+") 2 "`a + b`" "∂/∂a = 1, ∂/∂b = 1";
             Multiply "mul" operator("*") 2 "`a * b`" "∂/∂a = b, ∂/∂b = a";
             Negate "neg" operator("-") 1 "`-a`" "d/da = −1";
             Subtract "sub" operator("-") 2 "`a - b`" "∂/∂a = 1, ∂/∂b = −1";
             Divide "div" operator("/") 2 "`a / b`" "∂/∂a = 1/b, ∂/∂b = −a/b²";
-            Exp "exp" method("exp", 0) 1 "`e^a`" "d/da = e^a";
-            Ln "ln" method("ln", 0) 1 "`ln a`" "d/da = 1/a";
-            Tanh "tanh" method("tanh", 0) 1 "`tanh a`" "d/da = 1 − tanh² a = 1/cosh² a";
-            Sin "sin" method("sin", 0) 1 "`sin a`" "d/da = cos a";
-            Cos "cos" method("cos", 0) 1 "`cos a`" "d/da = −sin a";
-            Sqrt "sqrt" method("sqrt", 0) 1 "`√a`" "d/da = 1/(2√a)";
-            Powi "powi" method("powi", 1) 1 "`a^n`, integer `n`" "d/da = n·a^(n−1)";
-            Powf "powf" method("powf", 1) 2 "`a^b`, real `b`" "∂/∂a = b·a^(b−1), ∂/∂b = ln a · a^b";
-            Abs "abs" method("abs", 0) 1 "`|a|`" "d/da = sign a (0 at 0)";
-            Max "max" method("max", 1) 2 "`max(a, b)`" "1 for the larger operand, 0 for the other, 1/2 each at a tie";
-            Min "min" method("min", 1) 2 "`min(a, b)`" "1 for the smaller operand, 0 for the other, 1/2 each at a tie";
-            Recip "recip" method("recip", 0) 1 "`1 / a`" "d/da = −1/a²";
-            Relu "relu" function("relu") 1 "`max(a, 0)`" "d/da = 1 for a > 0, else 0";
-            Sigmoid "sigmoid" function("sigmoid") 1 "`1 / (1 + e^-a)`" "d/da = σ(a)(1 − σ(a))";
-            Tan "tan" method("tan", 0) 1 "`tan a`" "d/da = 1 + tan² a";
-            Atan "atan" method("atan", 0) 1 "`atan a`" "d/da = 1/(1 + a²)";
-            Sinh "sinh" method("sinh", 0) 1 "`sinh a`" "d/da = cosh a";
-            Cosh "cosh" method("cosh", 0) 1 "`cosh a`" "d/da = sinh a";
-            Asin "asin" method("asin", 0) 1 "`asin a`" "d/da = 1/√(1 − a²)";
-            Acos "acos" method("acos", 0) 1 "`acos a`" "d/da = −1/√(1 − a²)";
-            Ln1p "ln_1p" method("ln_1p", 0) 1 "`ln(1 + a)`" "d/da = 1/(1 + a)";
-            ExpM1 "exp_m1" method("exp_m1", 0) 1 "`e^a − 1`" "d/da = e^a";
-            Log10 "log10" method("log10", 0) 1 "`log₁₀ a`" "d/da = 1/(a ln 10)";
-            Log2 "log2" method("log2", 0) 1 "`log₂ a`" "d/da = 1/(a ln 2)";
-            Cbrt "cbrt" method("cbrt", 0) 1 "`∛a`" "d/da = 1/(3∛a²)";
-            Signum "signum" method("signum", 0) 1 "`sign a` (±1)" "0 (a step; 0 at the jump too)";
-            Floor "floor" method("floor", 0) 1 "`⌊a⌋`" "0 (a step; 0 at the jumps too)";
-            Ceil "ceil" method("ceil", 0) 1 "`⌈a⌉`" "0 (a step; 0 at the jumps too)";
-            Round "round" method("round", 0) 1 "`a` rounded half away from 0" "0 (a step; 0 at the jumps too)";
-            Hypot "hypot" method("hypot", 1) 2 "`√(a² + b²)`" "∂/∂a = a/h, ∂/∂b = b/h (0 at the origin)";
-            Log "log" method("log", 1) 2 "`log_b a`" "∂/∂a = 1/(a ln b), ∂/∂b = −log_b a/(b ln b)";
+            Exp "exp" method(exp, 0) 1 "`e^a`" "d/da = e^a";
+            Ln "ln" method(ln, 0) 1 "`ln a`" "d/da = 1/a";
+            Tanh "tanh" method(tanh, 0) 1 "`tanh a`" "d/da = 1 − tanh² a = 1/cosh² a";
+            Sin "sin" method(sin, 0) 1 "`sin a`" "d/da = cos a";
+            Cos "cos" method(cos, 0) 1 "`cos a`" "d/da = −sin a";
+            Sqrt "sqrt" method(sqrt, 0) 1 "`√a`" "d/da = 1/(2√a)";
+            Powi "powi" method(powi, 1) 1 "`a^n`, integer `n`" "d/da = n·a^(n−1)";
+            Powf "powf" method(powf, 1) 2 "`a^b`, real `b`" "∂/∂a = b·a^(b−1), ∂/∂b = ln a · a^b";
+            Abs "abs" method(abs, 0) 1 "`|a|`" "d/da = sign a (0 at 0)";
+            Max "max" method(max, 1) 2 "`max(a, b)`" "1 for the larger operand, 0 for the other, 1/2 each at a tie";
+            Min "min" method(min, 1) 2 "`min(a, b)`" "1 for the smaller operand, 0 for the other, 1/2 each at a tie";
+            Recip "recip" method(recip, 0) 1 "`1 / a`" "d/da = −1/a²";
+            Relu "relu" function(relu) 1 "`max(a, 0)`" "d/da = 1 for a > 0, else 0";
+            Sigmoid "sigmoid" function(sigmoid) 1 "`1 / (1 + e^-a)`" "d/da = σ(a)(1 − σ(a))";
+            Tan "tan" method(tan, 0) 1 "`tan a`" "d/da = 1 + tan² a";
+            Atan "atan" method(atan, 0) 1 "`atan a`" "d/da = 1/(1 + a²)";
+            Sinh "sinh" method(sinh, 0) 1 "`sinh a`" "d/da = cosh a";
+            Cosh "cosh" method(cosh, 0) 1 "`cosh a`" "d/da = sinh a";
+            Asin "asin" method(asin, 0) 1 "`asin a`" "d/da = 1/√(1 − a²)";
+            Acos "acos" method(acos, 0) 1 "`acos a`" "d/da = −1/√(1 − a²)";
+            Ln1p "ln_1p" method(ln_1p, 0) 1 "`ln(1 + a)`" "d/da = 1/(1 + a)";
+            ExpM1 "exp_m1" method(exp_m1, 0) 1 "`e^a − 1`" "d/da = e^a";
+            Log10 "log10" method(log10, 0) 1 "`log₁₀ a`" "d/da = 1/(a ln 10)";
+            Log2 "log2" method(log2, 0) 1 "`log₂ a`" "d/da = 1/(a ln 2)";
+            Cbrt "cbrt" method(cbrt, 0) 1 "`∛a`" "d/da = 1/(3∛a²)";
+            Signum "signum" method(signum, 0) 1 "`sign a` (±1)" "0 (a step; 0 at the jump too)";
+            Floor "floor" method(floor, 0) 1 "`⌊a⌋`" "0 (a step; 0 at the jumps too)";
+            Ceil "ceil" method(ceil, 0) 1 "`⌈a⌉`" "0 (a step; 0 at the jumps too)";
+            Round "round" method(round, 0) 1 "`a` rounded half away from 0" "0 (a step; 0 at the jumps too)";
+            Hypot "hypot" method(hypot, 1) 2 "`√(a² + b²)`" "∂/∂a = a/h, ∂/∂b = b/h (0 at the origin)";
+            Log "log" method(log, 1) 2 "`log_b a`" "∂/∂a = 1/(a ln b), ∂/∂b = −log_b a/(b ln b)";
         }
     };
 }
 
 /// Builds [`OPERATIONS`] from the table.
 macro_rules! rows {
-    ($($variant:ident $name:literal $spelling:ident $(($($how:literal),*))? $operands:literal $computes:literal $derivative:literal;)*) => {
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $computes:literal $derivative:literal;)*) => {
         /// Every operation, in the engine's declaration order.
         pub const OPERATIONS: &[Operation] = &[$(Operation {
             variant: stringify!($variant),
@@ -133,10 +134,10 @@ macro_rules! rows {
     };
     (@spelling leaf) => { Spelling::Leaf };
     (@spelling operator($symbol:literal)) => { Spelling::Operator($symbol) };
-    (@spelling method($method:literal, $arguments:literal)) => {
-        Spelling::Method { name: $method, arguments: $arguments }
+    (@spelling method($method:ident, $arguments:literal)) => {
+        Spelling::Method { name: stringify!($method), arguments: $arguments }
     };
-    (@spelling function($function:literal)) => { Spelling::Function($function) };
+    (@spelling function($function:ident)) => { Spelling::Function(stringify!($function)) };
 }
 
 operations!(rows);

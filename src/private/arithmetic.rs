@@ -4,9 +4,9 @@
 //! integers, so that rustc, not the macro, picks a recording call or plain
 //! arithmetic from the operand types.
 
-use autodiff_core::{Label, Operand, Scalar};
+use autodiff_core::{Label, Operand, Scalar, ScalarAutodiffError};
 
-use super::{record, Result};
+use super::sticky;
 
 macro_rules! binary {
     ($(#[$doc:meta])* $Trait:ident $method:ident, $verb:literal, $message:literal, $note:literal,
@@ -23,44 +23,79 @@ macro_rules! binary {
             /// `Scalar` when either operand is tracked, the plain type otherwise.
             type Output;
             #[doc = concat!("Records (or computes) `", stringify!($method), "`.")]
-            fn $method(self, rhs: Rhs, at: Label) -> Result<Self::Output>;
+            fn $method(self, rhs: Rhs, at: Label) -> Self::Output;
         }
 
         #[doc = concat!("`", $verb, "`: records a node when either operand is a `Scalar`.")]
-        pub fn $method<A: $Trait<B>, B>(a: A, b: B, at: Label) -> Result<A::Output> {
+        #[inline(always)]
+        pub fn $method<A: $Trait<B>, B>(a: A, b: B, at: Label) -> A::Output {
             a.$method(b, at)
         }
 
         impl<'t> $Trait<Scalar<'t>> for Scalar<'t> {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
+            fn $method(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
                 let ($a, $b) = (self, Operand::from(rhs));
-                record($scalar, at)
+                let plain = move || {
+                    let ($x, $y) = (self.value(), rhs.value());
+                    $plain
+                };
+                sticky($scalar, self.tape(), at, plain)
             }
         }
         impl<'t> $Trait<f64> for Scalar<'t> {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: f64, at: Label) -> Result<Scalar<'t>> {
+            fn $method(self, rhs: f64, at: Label) -> Scalar<'t> {
                 let ($a, $b) = (self, Operand::from(rhs));
-                record($scalar, at)
+                let plain = move || {
+                    let ($x, $y) = (self.value(), rhs);
+                    $plain
+                };
+                // A non-finite plain operand is an error only if the
+                // recorded result is: retried (out of line) as a constant node.
+                #[cold]
+                #[inline(never)]
+                fn retry<'u>(lhs: Scalar<'u>, rhs: f64) -> Result<Scalar<'u>, ScalarAutodiffError> {
+                    let ($a, $b) = (lhs, Operand::from(lhs.tape().failed_constant(rhs)));
+                    $scalar
+                }
+                let result = match $scalar {
+                    Err(_) if !rhs.is_finite() => retry(self, rhs),
+                    result => result,
+                };
+                sticky(result, self.tape(), at, plain)
             }
         }
         impl<'t> $Trait<Scalar<'t>> for f64 {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: Scalar<'t>, at: Label) -> Result<Scalar<'t>> {
+            fn $method(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
                 let ($pa, $pb) = (self, rhs);
-                record($plain_lhs, at)
+                let plain = move || {
+                    let ($x, $y) = (self, rhs.value());
+                    $plain
+                };
+                #[cold]
+                #[inline(never)]
+                fn retry<'u>(lhs: f64, rhs: Scalar<'u>) -> Result<Scalar<'u>, ScalarAutodiffError> {
+                    let ($a, $b) = (rhs.tape().failed_constant(lhs), Operand::from(rhs));
+                    $scalar
+                }
+                let result = match $plain_lhs {
+                    Err(_) if !self.is_finite() => retry(self, rhs),
+                    result => result,
+                };
+                sticky(result, rhs.tape(), at, plain)
             }
         }
         impl $Trait<f64> for f64 {
             type Output = f64;
             #[inline(always)]
-            fn $method(self, rhs: f64, _: Label) -> Result<f64> {
+            fn $method(self, rhs: f64, _: Label) -> f64 {
                 let ($x, $y) = (self, rhs);
-                Ok($plain)
+                $plain
             }
         }
         binary!(@refs $Trait $method);
@@ -84,7 +119,7 @@ macro_rules! binary {
         impl<'t> $Trait<$Rhs> for $Lhs {
             type Output = $Output;
             #[inline(always)]
-            fn $method(self, rhs: $Rhs, at: Label) -> Result<$Output> {
+            fn $method(self, rhs: $Rhs, at: Label) -> $Output {
                 // The trait path: `Scalar`'s inherent methods take one argument.
                 $Trait::$method(Val::val(self), Val::val(rhs), at)
             }
@@ -187,43 +222,61 @@ binary!(
     plain: |a, b| a.min(b)
 );
 
+binary!(
+    /// `a.hypot(b)`.
+    Hypot hypot, "a.hypot(b)", "cannot take `{Self}.hypot({Rhs})` in a #[differentiable] function",
+    "`hypot` takes two f64 values (tracked or plain)",
+    scalar: |a, b| a.hypot(b),
+    // Symmetric in its operands.
+    plain_lhs: |a, b| b.hypot(a),
+    plain: |a, b| a.hypot(b)
+);
+binary!(
+    /// `a.log(b)`: the logarithm of `a` in base `b`.
+    Log log, "a.log(b)", "cannot take `{Self}.log({Rhs})` in a #[differentiable] function",
+    "`log` takes two f64 values (tracked or plain)",
+    scalar: |a, b| a.log(b),
+    plain_lhs: |a, b| b.rlog(a),
+    plain: |a, b| a.log(b)
+);
+
 /// Integer arithmetic stays integer arithmetic, with Rust's own semantics.
 macro_rules! integer_binary {
     ($($int:ty)*) => {$(
         impl Add<$int> for $int {
             type Output = $int;
             #[inline]
-            fn add(self, rhs: $int, _: Label) -> Result<$int> { Ok(self + rhs) }
+            fn add(self, rhs: $int, _: Label) -> $int { self + rhs }
         }
         impl Sub<$int> for $int {
             type Output = $int;
             #[inline]
-            fn sub(self, rhs: $int, _: Label) -> Result<$int> { Ok(self - rhs) }
+            fn sub(self, rhs: $int, _: Label) -> $int { self - rhs }
         }
         impl Mul<$int> for $int {
             type Output = $int;
             #[inline]
-            fn mul(self, rhs: $int, _: Label) -> Result<$int> { Ok(self * rhs) }
+            fn mul(self, rhs: $int, _: Label) -> $int { self * rhs }
         }
         impl Div<$int> for $int {
             type Output = $int;
             #[inline]
-            fn div(self, rhs: $int, _: Label) -> Result<$int> { Ok(self / rhs) }
+            fn div(self, rhs: $int, _: Label) -> $int { self / rhs }
         }
         impl Rem<$int> for $int {
             type Output = $int;
             #[inline]
-            fn rem(self, rhs: $int, _: Label) -> Result<$int> { Ok(self % rhs) }
+            fn rem(self, rhs: $int, _: Label) -> $int { self % rhs }
         }
         impl Max<$int> for $int {
             type Output = $int;
             #[inline]
-            fn max(self, rhs: $int, _: Label) -> Result<$int> { Ok(Ord::max(self, rhs)) }
+            fn max(self, rhs: $int, _: Label) -> $int { Ord::max(self, rhs) }
         }
         impl Min<$int> for $int {
             type Output = $int;
             #[inline]
-            fn min(self, rhs: $int, _: Label) -> Result<$int> { Ok(Ord::min(self, rhs)) }
+            fn min(self, rhs: $int, _: Label) -> $int { Ord::min(self, rhs) }
         }
     )*};
 }
@@ -241,18 +294,77 @@ pub trait Rem<Rhs> {
     /// The operands' type.
     type Output;
     /// Computes `self % rhs`.
-    fn rem(self, rhs: Rhs, at: Label) -> Result<Self::Output>;
+    fn rem(self, rhs: Rhs, at: Label) -> Self::Output;
 }
 
 impl Rem<f64> for f64 {
     type Output = f64;
     #[inline]
-    fn rem(self, rhs: f64, _: Label) -> Result<f64> {
-        Ok(self % rhs)
+    fn rem(self, rhs: f64, _: Label) -> f64 {
+        self % rhs
     }
 }
 
 /// `a % b` on plain numbers.
-pub fn rem<A: Rem<B>, B>(a: A, b: B, at: Label) -> Result<A::Output> {
+pub fn rem<A: Rem<B>, B>(a: A, b: B, at: Label) -> A::Output {
     a.rem(b, at)
+}
+
+/// The value of a composed operation (`mul_add`, `clamp`) made exact: a plain
+/// result is the plain twin's own, a recorded one takes it as its value.
+pub trait Exact {
+    /// `self` with the value `plain`.
+    fn exact(self, plain: f64) -> Self;
+}
+
+impl Exact for f64 {
+    #[inline]
+    fn exact(self, plain: f64) -> f64 {
+        plain
+    }
+}
+
+impl Exact for Scalar<'_> {
+    #[inline]
+    fn exact(self, plain: f64) -> Self {
+        // A failed operation's result may stand in for a node it is not.
+        if self.tape().failed() {
+            self
+        } else {
+            self.fused(plain)
+        }
+    }
+}
+
+/// `a.mul_add(b, c)`: recorded as `a * b` then `+ c` (derivatives `b`, `a`
+/// and 1), the sum holding the fused value `a.mul_add(b, c)` computes, so
+/// the value is the plain twin's bit for bit.
+pub fn mul_add<A, B, C>(a: A, b: B, c: C, at: Label) -> <A::Output as Add<C>>::Output
+where
+    A: Mul<B> + super::Primal<Value = f64> + Copy,
+    B: super::Primal<Value = f64> + Copy,
+    C: super::Primal<Value = f64> + Copy,
+    A::Output: Add<C>,
+    <A::Output as Add<C>>::Output: Exact,
+{
+    let fused = a.primal().mul_add(b.primal(), c.primal());
+    let product = a.mul(b, at);
+    product.add(c, at).exact(fused)
+}
+
+/// `x.clamp(lo, hi)`: `f64::clamp` on the primal values first (it panics
+/// where the plain twin panics: `lo > hi` or a NaN bound), then recorded as
+/// `max(min(x, hi), lo)`: derivative 1 for `x` strictly inside, 1 for the
+/// bound it is clamped to outside, and `max`/`min`'s 1/2 each at a tie.
+pub fn clamp<X, L, H>(x: X, lo: L, hi: H, at: Label) -> <X::Output as Max<L>>::Output
+where
+    X: Min<H> + super::Primal<Value = f64> + Copy,
+    L: super::Primal<Value = f64> + Copy,
+    H: super::Primal<Value = f64> + Copy,
+    X::Output: Max<L>,
+    <X::Output as Max<L>>::Output: Exact,
+{
+    let clamped = x.primal().clamp(lo.primal(), hi.primal());
+    let below = x.min(hi, at);
+    below.max(lo, at).exact(clamped)
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use autodiff_core::{Label, Scalar, Tape};
 
-use super::{record, Result};
+use super::{failed, sticky};
 
 /// The value a comparison sees: a tracked value's primal, anything else as is.
 #[diagnostic::on_unimplemented(
@@ -91,6 +91,27 @@ where
     }
 }
 
+impl<T: Primal + Copy, const N: usize> Primal for &[T; N] {
+    type Value = [T::Value; N];
+    #[inline]
+    fn primal(self) -> Self::Value {
+        self.map(T::primal)
+    }
+}
+
+/// `&x` where `x` is already a reference (a slice parameter), as the
+/// macros the body mentions read it.
+impl<'s, T: ?Sized> Primal for &&'s T
+where
+    &'s T: Primal,
+{
+    type Value = <&'s T as Primal>::Value;
+    #[inline]
+    fn primal(self) -> Self::Value {
+        (*self).primal()
+    }
+}
+
 /// A tracked value's primal, so that `if x > 0.0` reads the number.
 pub fn primal<T: Primal>(value: T) -> T::Value {
     value.primal()
@@ -110,16 +131,22 @@ pub trait Lift<'t> {
     /// The lifted type.
     type Lifted;
     /// Lifts `self` onto `tape`.
-    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted>;
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted;
 }
 
 impl<'t> Lift<'t> for f64 {
     type Lifted = Scalar<'t>;
     #[inline]
-    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Scalar<'t>> {
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Scalar<'t> {
+        // A non-finite constant (`f64::NEG_INFINITY` starting a running
+        // maximum) is lifted as it is: only a recorded result, or the
+        // function's output, that is not finite is an error.
         match at {
-            Some(at) => record(tape.constant(self), at),
-            None => tape.constant(self),
+            Some(at) => sticky(tape.lifted_constant(self), tape, at, move || self),
+            None => match tape.lifted_constant(self) {
+                Ok(constant) => constant,
+                Err(error) => failed(tape, error, self),
+            },
         }
     }
 }
@@ -127,67 +154,73 @@ impl<'t> Lift<'t> for f64 {
 impl<'t> Lift<'t> for Scalar<'t> {
     type Lifted = Scalar<'t>;
     #[inline]
-    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
-        Ok(self)
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Scalar<'t> {
+        self
     }
 }
 
 impl<'t> Lift<'t> for &Scalar<'t> {
     type Lifted = Scalar<'t>;
     #[inline]
-    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<Scalar<'t>> {
-        Ok(*self)
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> Scalar<'t> {
+        *self
     }
 }
 
 impl<'t> Lift<'t> for bool {
     type Lifted = bool;
     #[inline]
-    fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<bool> {
-        Ok(self)
+    fn lift(self, _: &'t Tape, _: Option<Label>) -> bool {
+        self
     }
 }
 
 impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
     type Lifted = [T::Lifted; N];
     #[inline]
-    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
-        let lifted = self
-            .into_iter()
-            .map(|value| value.lift(tape, at))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(into_array(lifted))
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        self.map(|value| value.lift(tape, at))
     }
 }
 
 impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     type Lifted = Vec<T::Lifted>;
     #[inline]
-    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Result<Self::Lifted> {
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
         self.into_iter().map(|value| value.lift(tape, at)).collect()
     }
 }
 
-/// The result of a `_tape` function: its value lifted to a `Scalar`.
+/// The result of a `_tape` function: its value lifted to a `Scalar`, which
+/// must be finite. A recorded result always is; a constant that reaches the
+/// output (a NaN `#[constant]`, an untouched `f64::NEG_INFINITY`) is
+/// `NonFiniteLeaf` labelled `at`, the output's source text and line.
 pub fn output<'t, T: Lift<'t, Lifted = Scalar<'t>>>(
     tape: &'t Tape,
     value: T,
-) -> Result<Scalar<'t>> {
-    value.lift(tape, None)
+    at: Label,
+) -> Scalar<'t> {
+    let output = value.lift(tape, None);
+    if !output.value().is_finite() {
+        tape.fail(non_finite_output(output.value(), at));
+    }
+    output
+}
+
+#[cold]
+#[inline(never)]
+fn non_finite_output(value: f64, at: Label) -> autodiff_core::ScalarAutodiffError {
+    autodiff_core::ScalarAutodiffError::NonFiniteLeaf {
+        operation: autodiff_core::ScalarOperation::Constant,
+        value,
+        label: Some(at),
+    }
 }
 
 /// `lift` as a function, for generated code: a plain `f64` becomes a constant node labelled `at`, so that a rejected
 /// constant (`f64::NEG_INFINITY`) names the binding it was meant for.
-pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T, at: Label) -> Result<T::Lifted> {
+pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T, at: Label) -> T::Lifted {
     value.lift(tape, Some(at))
-}
-
-fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
-    match items.try_into() {
-        Ok(array) => array,
-        // Every caller maps an `[_; N]` element by element.
-        Err(_) => unreachable!("an array keeps its length"),
-    }
 }
 
 /// An argument passed to another `#[differentiable]` function's `_tape`
@@ -201,47 +234,47 @@ fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
 )]
 pub trait Arg<'t, Target> {
     /// Converts the argument.
-    fn arg(self, tape: &'t Tape) -> Result<Target>;
+    fn arg(self, tape: &'t Tape) -> Target;
 }
 
 impl<'t, T> Arg<'t, T> for T {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<T> {
-        Ok(self)
+    fn arg(self, _: &'t Tape) -> T {
+        self
     }
 }
 
 impl<'t> Arg<'t, Scalar<'t>> for f64 {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<Scalar<'t>> {
-        tape.constant(self)
+    fn arg(self, tape: &'t Tape) -> Scalar<'t> {
+        self.lift(tape, None)
     }
 }
 
 impl<'t> Arg<'t, Scalar<'t>> for &Scalar<'t> {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<Scalar<'t>> {
-        Ok(*self)
+    fn arg(self, _: &'t Tape) -> Scalar<'t> {
+        *self
     }
 }
 
 impl<'t, const N: usize> Arg<'t, [Scalar<'t>; N]> for [f64; N] {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<[Scalar<'t>; N]> {
+    fn arg(self, tape: &'t Tape) -> [Scalar<'t>; N] {
         self.lift(tape, None)
     }
 }
 
 impl<'t, const M: usize, const N: usize> Arg<'t, [[Scalar<'t>; M]; N]> for [[f64; M]; N] {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<[[Scalar<'t>; M]; N]> {
+    fn arg(self, tape: &'t Tape) -> [[Scalar<'t>; M]; N] {
         self.lift(tape, None)
     }
 }
 
 impl<'t> Arg<'t, Vec<Scalar<'t>>> for Vec<f64> {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<Vec<Scalar<'t>>> {
+    fn arg(self, tape: &'t Tape) -> Vec<Scalar<'t>> {
         self.lift(tape, None)
     }
 }
@@ -258,22 +291,22 @@ pub fn slice<T: Clone>(items: &[T]) -> Slice<'_, T> {
 
 impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r [T] {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
-        Ok(Cow::Borrowed(self))
+    fn arg(self, _: &'t Tape) -> Slice<'r, T> {
+        Cow::Borrowed(self)
     }
 }
 
 impl<'t, 'r, T: Clone> Arg<'t, Slice<'r, T>> for &'r Vec<T> {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
-        Ok(Cow::Borrowed(self.as_slice()))
+    fn arg(self, _: &'t Tape) -> Slice<'r, T> {
+        Cow::Borrowed(self.as_slice())
     }
 }
 
 impl<'t, 'r, T: Clone, const N: usize> Arg<'t, Slice<'r, T>> for &'r [T; N] {
     #[inline]
-    fn arg(self, _: &'t Tape) -> Result<Slice<'r, T>> {
-        Ok(Cow::Borrowed(self.as_slice()))
+    fn arg(self, _: &'t Tape) -> Slice<'r, T> {
+        Cow::Borrowed(self.as_slice())
     }
 }
 
@@ -283,23 +316,19 @@ macro_rules! plain_slice_args {
     ($($plain:ty => $tracked:ty),* $(,)?) => {$(
         impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &[$plain] {
             #[inline]
-            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
-                let lifted = self
-                    .iter()
-                    .map(|item| item.lift(tape, None))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Cow::Owned(lifted))
+            fn arg(self, tape: &'t Tape) -> Slice<'a, $tracked> {
+                Cow::Owned(self.iter().map(|item| item.lift(tape, None)).collect())
             }
         }
         impl<'t, 'a> Arg<'t, Slice<'a, $tracked>> for &Vec<$plain> {
             #[inline]
-            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+            fn arg(self, tape: &'t Tape) -> Slice<'a, $tracked> {
                 self.as_slice().arg(tape)
             }
         }
         impl<'t, 'a, const N: usize> Arg<'t, Slice<'a, $tracked>> for &[$plain; N] {
             #[inline]
-            fn arg(self, tape: &'t Tape) -> Result<Slice<'a, $tracked>> {
+            fn arg(self, tape: &'t Tape) -> Slice<'a, $tracked> {
                 self.as_slice().arg(tape)
             }
         }
@@ -310,17 +339,13 @@ plain_slice_args!(f64 => Scalar<'t>);
 
 impl<'t, 'a, const M: usize> Arg<'t, Slice<'a, [Scalar<'t>; M]>> for &[[f64; M]] {
     #[inline]
-    fn arg(self, tape: &'t Tape) -> Result<Slice<'a, [Scalar<'t>; M]>> {
-        let lifted = self
-            .iter()
-            .map(|item| item.lift(tape, None))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Cow::Owned(lifted))
+    fn arg(self, tape: &'t Tape) -> Slice<'a, [Scalar<'t>; M]> {
+        Cow::Owned(self.iter().map(|item| item.lift(tape, None)).collect())
     }
 }
 
 /// `arg` as a function, for generated code.
-pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Result<Target> {
+pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Target {
     value.arg(tape)
 }
 
@@ -379,46 +404,85 @@ pub trait Summand<'t>: Sized {
     /// `Scalar` for tracked items, `f64` for plain ones.
     type Sum;
     /// The sum; an empty iterator sums to a constant 0.
-    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Self::Sum>;
+    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Self::Sum;
+    /// The product, one `mul` node per item after the first; an empty
+    /// iterator multiplies to a constant 1.
+    fn product(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Self::Sum;
 }
 
 impl<'t> Summand<'t> for Scalar<'t> {
     type Sum = Scalar<'t>;
     #[inline]
-    fn sum(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
+    fn sum(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
         let Some(first) = items.next() else {
-            return record(tape.constant(0.0), at);
+            return sticky(tape.constant(0.0), tape, at, || 0.0);
         };
-        items.try_fold(first, |total, item| record(total.add(item), at))
+        items.fold(first, |total, item| {
+            sticky(total.add(item), tape, at, move || {
+                total.value() + item.value()
+            })
+        })
+    }
+    #[inline]
+    fn product(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
+        let Some(first) = items.next() else {
+            return sticky(tape.constant(1.0), tape, at, || 1.0);
+        };
+        items.fold(first, |total, item| {
+            sticky(total.mul(item), tape, at, move || {
+                total.value() * item.value()
+            })
+        })
     }
 }
 
 impl<'t> Summand<'t> for &Scalar<'t> {
     type Sum = Scalar<'t>;
     #[inline]
-    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Result<Scalar<'t>> {
+    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
         Summand::sum(items.copied(), tape, at)
+    }
+    #[inline]
+    fn product(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
+        Summand::product(items.copied(), tape, at)
     }
 }
 
 impl<'t> Summand<'t> for f64 {
     type Sum = f64;
     #[inline]
-    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
-        Ok(items.sum())
+    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
+        items.sum()
+    }
+    #[inline]
+    fn product(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
+        items.product()
     }
 }
 
 impl<'t> Summand<'t> for &f64 {
     type Sum = f64;
     #[inline]
-    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> Result<f64> {
-        Ok(items.sum())
+    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
+        items.sum()
+    }
+    #[inline]
+    fn product(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
+        items.product()
     }
 }
 
+/// `items.product()`, recorded when the items are tracked.
+pub fn product<'t, I>(tape: &'t Tape, items: I, at: Label) -> <I::Item as Summand<'t>>::Sum
+where
+    I: IntoIterator,
+    I::Item: Summand<'t>,
+{
+    Summand::product(items.into_iter(), tape, at)
+}
+
 /// `items.sum()`, recorded when the items are tracked.
-pub fn sum<'t, I>(tape: &'t Tape, items: I, at: Label) -> Result<<I::Item as Summand<'t>>::Sum>
+pub fn sum<'t, I>(tape: &'t Tape, items: I, at: Label) -> <I::Item as Summand<'t>>::Sum
 where
     I: IntoIterator,
     I::Item: Summand<'t>,
@@ -435,10 +499,15 @@ macro_rules! integer_values {
             #[inline]
             fn primal(self) -> $int { self }
         }
+        impl Primal for &$int {
+            type Value = $int;
+            #[inline]
+            fn primal(self) -> $int { *self }
+        }
         impl<'t> Lift<'t> for $int {
             type Lifted = $int;
             #[inline]
-            fn lift(self, _: &'t Tape, _: Option<Label>) -> Result<$int> { Ok(self) }
+            fn lift(self, _: &'t Tape, _: Option<Label>) -> $int { self }
         }
         impl Untracked for $int {
             type Plain = $int;
@@ -449,3 +518,28 @@ macro_rules! integer_values {
 }
 
 integer_values!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+/// Tuples (`match (x > 0.0, y > 0.0)`, `let mut best = (0, x[0])`) are
+/// read and lifted element by element.
+macro_rules! tuple_values {
+    ($(($($T:ident $v:ident),+))*) => {$(
+        impl<$($T: Primal),+> Primal for ($($T,)+) {
+            type Value = ($($T::Value,)+);
+            #[inline]
+            fn primal(self) -> Self::Value {
+                let ($($v,)+) = self;
+                ($($v.primal(),)+)
+            }
+        }
+        impl<'t, $($T: Lift<'t>),+> Lift<'t> for ($($T,)+) {
+            type Lifted = ($($T::Lifted,)+);
+            #[inline]
+            fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+                let ($($v,)+) = self;
+                ($($v.lift(tape, at),)+)
+            }
+        }
+    )*};
+}
+
+tuple_values!((A a, B b) (A a, B b, C c) (A a, B b, C c, D d));

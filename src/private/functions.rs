@@ -1,104 +1,112 @@
-//! The one-operand functions (`exp`, `tanh`, `-x`, `abs`, `powi`, ...):
-//! the [`Real`] family on tracked and plain `f64` alike, and [`Signed`],
-//! which also covers signed integers.
+//! The one-operand functions (`exp`, `tanh`, `tan`, `floor`, `-x`, `abs`,
+//! `powi`, ...): the [`Real`] family on tracked and plain `f64` alike,
+//! expanded from the table of operations so that a new row needs no edit
+//! here, and [`Signed`], which also covers signed integers.
 
 use autodiff_core::{Label, Scalar};
 
-use super::{record, Result};
+use super::sticky;
 
 /// The elementary functions, on tracked and plain `f64` values alike.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no elementary functions in a #[differentiable] function",
     label = "expected an f64 value (tracked or plain) here",
-    note = "exp, ln, tanh, sin, cos, sqrt, abs, recip, relu, sigmoid, powi and neg apply to f64 values"
+    note = "the elementary functions (exp, ln, tanh, tan, floor, relu, ...) apply to f64 values"
 )]
 pub trait Real: Sized {
     /// `Scalar` for a tracked value, `f64` for a plain one.
     type Output;
     /// Records (or computes) the function named by `operation`.
-    fn apply(self, operation: Unary, at: Label) -> Result<Self::Output>;
+    fn apply(self, operation: Unary, at: Label) -> Self::Output;
 }
 
-/// The one-operand functions the macro rewrites.
-#[derive(Clone, Copy, Debug)]
-pub enum Unary {
-    /// `-x`
-    Neg,
-    /// `x.exp()`
-    Exp,
-    /// `x.ln()`
-    Ln,
-    /// `x.tanh()`
-    Tanh,
-    /// `x.sin()`
-    Sin,
-    /// `x.cos()`
-    Cos,
-    /// `x.sqrt()`
-    Sqrt,
-    /// `x.abs()`
-    Abs,
-    /// `x.recip()`
-    Recip,
-    /// `relu(x)`
-    Relu,
-    /// `sigmoid(x)`
-    Sigmoid,
-    /// `x.powi(n)`
-    Powi(i32),
-    /// `detach(x)`
-    Detach,
+/// The one-operand functions of the table (`autodiff-ops-table`): every
+/// `method(name, 0)` and `function(name)` row with one operand becomes a
+/// variant of [`Unary`], its arm in the `Scalar` and `f64` dispatch and, but
+/// for `abs` (which [`Signed`] also defines on integers), a runtime function
+/// `name(x, at)`. `-x`, `x.powi(n)` and `detach(x)` are written out: they
+/// are an operator, take an integer, and record a leaf.
+macro_rules! one_operand {
+    // `detach` records a leaf (no operand): written out below.
+    (@munch [$($m:tt)*] [$($f:tt)*] Detached function(detach) $operands:literal $computes:literal; $($rest:tt)*) => {
+        one_operand!(@munch [$($m)*] [$($f)*] $($rest)*);
+    };
+    // A method with no argument but its receiver (not `powi(n)`).
+    (@munch [$($m:tt)*] [$($f:tt)*] $variant:ident method($method:ident, 0) $operands:literal $computes:literal; $($rest:tt)*) => {
+        one_operand!(@munch [$($m)* ($variant $method $computes)] [$($f)*] $($rest)*);
+    };
+    (@munch [$($m:tt)*] [$($f:tt)*] $variant:ident function($function:ident) $operands:literal $computes:literal; $($rest:tt)*) => {
+        one_operand!(@munch [$($m)*] [$($f)* ($variant $function $computes)] $($rest)*);
+    };
+    (@munch [$($m:tt)*] [$($f:tt)*] $variant:ident $spelling:ident $(($($how:tt),*))? $operands:literal $computes:literal; $($rest:tt)*) => {
+        one_operand!(@munch [$($m)*] [$($f)*] $($rest)*);
+    };
+    (@munch [$(($mv:ident $method:ident $mc:literal))*] [$(($fv:ident $function:ident $fc:literal))*]) => {
+        /// The one-operand functions the macro rewrites.
+        #[derive(Clone, Copy, Debug)]
+        pub enum Unary {
+            /// `-x`
+            Neg,
+            /// `x.powi(n)`
+            Powi(i32),
+            /// `detach(x)`
+            Detach,
+            $(#[doc = $mc] $mv,)*
+            $(#[doc = $fc] $fv,)*
+        }
+
+        impl<'t> Real for Scalar<'t> {
+            type Output = Scalar<'t>;
+            #[inline]
+            fn apply(self, operation: Unary, at: Label) -> Scalar<'t> {
+                let node = match operation {
+                    Unary::Neg => self.neg(),
+                    Unary::Powi(n) => self.powi(n),
+                    Unary::Detach => self.detach(),
+                    $(Unary::$mv => self.$method(),)*
+                    $(Unary::$fv => self.$function(),)*
+                };
+                sticky(node, self.tape(), at, move || self.value().apply(operation, at))
+            }
+        }
+
+        impl Real for f64 {
+            type Output = f64;
+            #[inline]
+            fn apply(self, operation: Unary, _: Label) -> f64 {
+                match operation {
+                    Unary::Neg => -self,
+                    Unary::Powi(n) => self.powi(n),
+                    Unary::Detach => self,
+                    $(Unary::$mv => self.$method(),)*
+                    $(Unary::$fv => autodiff_core::$function(self),)*
+                }
+            }
+        }
+
+        $(one_operand!(@function $mv $method);)*
+        $(one_operand!(@function $fv $function);)*
+    };
+    // `abs` is `Signed`'s, which integers share.
+    (@function Abs abs) => {};
+    (@function $variant:ident $name:ident) => {
+        #[doc = concat!("`", stringify!($name), "(x)`, recorded when `x` is tracked.")]
+        #[inline]
+        pub fn $name<X: Real>(x: X, at: Label) -> X::Output {
+            x.apply(Unary::$variant, at)
+        }
+    };
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $computes:literal $derivative:literal;)*) => {
+        one_operand!(@munch [] [] $($variant $spelling $(($($how),*))? $operands $computes;)*);
+    };
 }
 
-impl<'t> Real for Scalar<'t> {
-    type Output = Scalar<'t>;
-    #[inline]
-    fn apply(self, operation: Unary, at: Label) -> Result<Scalar<'t>> {
-        let node = match operation {
-            Unary::Neg => self.neg(),
-            Unary::Exp => self.exp(),
-            Unary::Ln => self.ln(),
-            Unary::Tanh => self.tanh(),
-            Unary::Sin => self.sin(),
-            Unary::Cos => self.cos(),
-            Unary::Sqrt => self.sqrt(),
-            Unary::Abs => self.abs(),
-            Unary::Recip => self.recip(),
-            Unary::Relu => self.relu(),
-            Unary::Sigmoid => self.sigmoid(),
-            Unary::Powi(n) => self.powi(n),
-            Unary::Detach => self.detach(),
-        };
-        record(node, at)
-    }
-}
-
-impl Real for f64 {
-    type Output = f64;
-    #[inline]
-    fn apply(self, operation: Unary, _: Label) -> Result<f64> {
-        Ok(match operation {
-            Unary::Neg => -self,
-            Unary::Exp => self.exp(),
-            Unary::Ln => self.ln(),
-            Unary::Tanh => self.tanh(),
-            Unary::Sin => self.sin(),
-            Unary::Cos => self.cos(),
-            Unary::Sqrt => self.sqrt(),
-            Unary::Abs => self.abs(),
-            Unary::Recip => self.recip(),
-            Unary::Relu => autodiff_core::relu(self),
-            Unary::Sigmoid => autodiff_core::sigmoid(self),
-            Unary::Powi(n) => self.powi(n),
-            Unary::Detach => self,
-        })
-    }
-}
+autodiff_ops_table::operations!(one_operand);
 
 impl<'t> Real for &Scalar<'t> {
     type Output = Scalar<'t>;
     #[inline]
-    fn apply(self, operation: Unary, at: Label) -> Result<Scalar<'t>> {
+    fn apply(self, operation: Unary, at: Label) -> Scalar<'t> {
         (*self).apply(operation, at)
     }
 }
@@ -106,41 +114,14 @@ impl<'t> Real for &Scalar<'t> {
 impl Real for &f64 {
     type Output = f64;
     #[inline]
-    fn apply(self, operation: Unary, at: Label) -> Result<f64> {
+    fn apply(self, operation: Unary, at: Label) -> f64 {
         (*self).apply(operation, at)
     }
 }
 
-macro_rules! unary {
-    ($($(#[$doc:meta])* $name:ident => $operation:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $name<X: Real>(x: X, at: Label) -> Result<X::Output> {
-            x.apply(Unary::$operation, at)
-        }
-    )*};
-}
-
-unary! {
-    /// `x.exp()`.
-    exp => Exp;
-    /// `x.ln()`.
-    ln => Ln;
-    /// `x.tanh()`.
-    tanh => Tanh;
-    /// `x.sin()`.
-    sin => Sin;
-    /// `x.cos()`.
-    cos => Cos;
-    /// `x.sqrt()`.
-    sqrt => Sqrt;
-    /// `x.recip()`.
-    recip => Recip;
-    /// `relu(x)`.
-    relu => Relu;
-    /// `sigmoid(x)`.
-    sigmoid => Sigmoid;
-    /// `detach(x)`: same value, no edge.
-    detach => Detach;
+/// `detach(x)`: same value, no edge.
+pub fn detach<X: Real>(x: X, at: Label) -> X::Output {
+    x.apply(Unary::Detach, at)
 }
 
 /// `-x` and `x.abs()`: elementary on f64 values, and also defined on signed
@@ -153,19 +134,19 @@ pub trait Signed: Sized {
     /// `Scalar` for a tracked value, the plain type otherwise.
     type Output;
     /// `-self`.
-    fn negate(self, at: Label) -> Result<Self::Output>;
+    fn negate(self, at: Label) -> Self::Output;
     /// `|self|`.
-    fn absolute(self, at: Label) -> Result<Self::Output>;
+    fn absolute(self, at: Label) -> Self::Output;
 }
 
 impl<X: Real> Signed for X {
     type Output = X::Output;
     #[inline]
-    fn negate(self, at: Label) -> Result<X::Output> {
+    fn negate(self, at: Label) -> X::Output {
         self.apply(Unary::Neg, at)
     }
     #[inline]
-    fn absolute(self, at: Label) -> Result<X::Output> {
+    fn absolute(self, at: Label) -> X::Output {
         self.apply(Unary::Abs, at)
     }
 }
@@ -177,12 +158,12 @@ macro_rules! signed_integers {
         impl Signed for $int {
             type Output = $int;
             #[inline]
-            fn negate(self, _: Label) -> Result<$int> {
-                Ok(-self)
+            fn negate(self, _: Label) -> $int {
+                -self
             }
             #[inline]
-            fn absolute(self, _: Label) -> Result<$int> {
-                Ok(self.abs())
+            fn absolute(self, _: Label) -> $int {
+                self.abs()
             }
         }
     )*};
@@ -191,16 +172,16 @@ macro_rules! signed_integers {
 signed_integers!(i8 i16 i32 i64 i128 isize);
 
 /// `-x`.
-pub fn neg<X: Signed>(x: X, at: Label) -> Result<X::Output> {
+pub fn neg<X: Signed>(x: X, at: Label) -> X::Output {
     x.negate(at)
 }
 
 /// `x.abs()`.
-pub fn abs<X: Signed>(x: X, at: Label) -> Result<X::Output> {
+pub fn abs<X: Signed>(x: X, at: Label) -> X::Output {
     x.absolute(at)
 }
 
 /// `x.powi(n)`.
-pub fn powi<X: Real>(x: X, n: i32, at: Label) -> Result<X::Output> {
+pub fn powi<X: Real>(x: X, n: i32, at: Label) -> X::Output {
     x.apply(Unary::Powi(n), at)
 }

@@ -3,10 +3,16 @@
 //!
 //! A proc macro sees tokens, not types, so the macro never decides whether an
 //! operand is a tracked [`Scalar`], a plain `f64` or an integer. It emits one
-//! call per operation (`__private::mul(a, b, at("a * b", 3))?`) and rustc picks
+//! call per operation (`__private::mul(a, b, at("a * b", 3))`) and rustc picks
 //! the implementation from the operand types: a recording call when either
-//! operand is a `Scalar`, plain arithmetic otherwise. Every function returns a
-//! `Result` so that every generated call site reads the same (`...?`).
+//! operand is a `Scalar`, plain arithmetic otherwise.
+//!
+//! Every operation returns a value, never a `Result`, so that the student's
+//! code keeps its shape, closures included (`x.iter().map(|v| v * v)`): the
+//! first error is kept on the tape ([`Tape::fail`]), the failed operation's
+//! result is an untracked constant holding the plain twin's value, and
+//! `f_tape` (`enter` .. `leave`) reports the error once when it returns,
+//! with the nodes it recorded rolled back.
 //!
 //! One file per trait family, all re-exported here, so that generated code
 //! names everything as `::autodiff::__private::NAME`:
@@ -49,16 +55,86 @@ pub const fn at(text: &'static str, line: u32) -> Label {
     Label::at_line(text, line)
 }
 
-/// Labels a freshly recorded node, or names the source of a recording error.
-///
-/// Inlined into every operation so the `Result` never passes through memory:
-/// as a call, reading back the `Result` the operation had just stored would
-/// stall store forwarding on every node.
+/// The sticky path: labels a freshly recorded node, or keeps the error
+/// (labelled) on `tape` and returns an untracked constant holding `plain()`,
+/// the value the plain twin computes, so the recording twin's control flow
+/// stays the plain twin's. `f_tape` reports the kept error when it returns.
 #[inline(always)]
-fn record<'t>(result: Result<Scalar<'t>>, at: Label) -> Result<Scalar<'t>> {
+fn sticky<'t>(
+    result: Result<Scalar<'t>>,
+    tape: &'t Tape,
+    at: Label,
+    plain: impl FnOnce() -> f64,
+) -> Scalar<'t> {
     match result {
-        Ok(node) => Ok(node.labeled(at)),
-        Err(error) => Err(label_error(error, at.text, at.line)),
+        Ok(node) => node.labeled(at),
+        Err(error) => failed_at(tape, error, at.text, at.line, plain),
+    }
+}
+
+/// The failing branch of [`sticky`], out of line with the plain value's
+/// computation, so that each operation's hot path stays small enough for
+/// everything on it to be inlined.
+#[cold]
+#[inline(never)]
+fn failed_at<'t>(
+    tape: &'t Tape,
+    error: ScalarAutodiffError,
+    text: &'static str,
+    line: u32,
+    plain: impl FnOnce() -> f64,
+) -> Scalar<'t> {
+    failed(tape, label_error(error, text, line), plain())
+}
+
+/// Keeps `error` on `tape`; the failed operation's result is `value`.
+#[cold]
+#[inline(never)]
+fn failed(tape: &Tape, error: ScalarAutodiffError, value: f64) -> Scalar<'_> {
+    tape.fail(error);
+    tape.failed_constant(value)
+}
+
+/// Where `f_tape` starts recording: the tape's length (to roll back to) and
+/// the failure an enclosing recording had kept (set aside meanwhile).
+pub struct Entry {
+    len: usize,
+    outer: Option<ScalarAutodiffError>,
+}
+
+/// Starts an `f_tape` recording on `tape`.
+#[inline]
+pub fn enter(tape: &Tape) -> Entry {
+    Entry {
+        len: tape.len(),
+        outer: tape.take_failure(),
+    }
+}
+
+/// Ends an `f_tape` recording: its output, or the first error it kept, with
+/// every node it recorded rolled back so the caller's tape is as it was at
+/// `entry`.
+#[inline]
+pub fn leave<'t>(tape: &'t Tape, entry: Entry, output: Scalar<'t>) -> Result<Scalar<'t>> {
+    let failure = tape.take_failure();
+    tape.restore_failure(entry.outer);
+    match failure {
+        None => Ok(output),
+        Some(error) => {
+            tape.truncate(entry.len);
+            Err(error)
+        }
+    }
+}
+
+/// A call of another annotated function's `f_tape` inside a recording: its
+/// error (already rolled back by the callee) is kept on `tape`, and the
+/// call's result is an untracked NaN.
+#[inline]
+pub fn call<'t>(tape: &'t Tape, result: Result<Scalar<'t>>) -> Scalar<'t> {
+    match result {
+        Ok(output) => output,
+        Err(error) => failed(tape, error, f64::NAN),
     }
 }
 
@@ -70,4 +146,69 @@ fn record<'t>(result: Result<Scalar<'t>>, at: Label) -> Result<Scalar<'t>> {
 #[inline(never)]
 fn label_error(error: ScalarAutodiffError, text: &'static str, line: u32) -> ScalarAutodiffError {
     error.at(Label { text, line })
+}
+
+/// A differentiable parameter of `f_tape`, whose scalars must all be on
+/// the tape `f_tape` records on: a scalar of another tape would record
+/// there, out of reach of this call's error and rollback.
+pub trait SameTape {
+    /// Whether every scalar in `self` is on `tape`.
+    fn on_tape(&self, tape: &Tape) -> bool;
+}
+
+impl SameTape for Scalar<'_> {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        std::ptr::eq(self.tape(), tape)
+    }
+}
+
+impl<T: SameTape> SameTape for [T] {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        self.iter().all(|item| item.on_tape(tape))
+    }
+}
+
+impl<T: SameTape, const N: usize> SameTape for [T; N] {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        self.as_slice().on_tape(tape)
+    }
+}
+
+impl<T: SameTape> SameTape for Vec<T> {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        self.as_slice().on_tape(tape)
+    }
+}
+
+impl<T: SameTape + Clone> SameTape for std::borrow::Cow<'_, [T]> {
+    #[inline]
+    fn on_tape(&self, tape: &Tape) -> bool {
+        (**self).on_tape(tape)
+    }
+}
+
+/// Checks a parameter's tape at `f_tape`'s entry: `MixedTapes` labelled
+/// with the parameter when one of its scalars is on another tape.
+#[inline]
+pub fn on_tape<P: SameTape + ?Sized>(tape: &Tape, param: &P, at: Label) -> bool {
+    let same = param.on_tape(tape);
+    if !same {
+        tape.fail(ScalarAutodiffError::MixedTapes {
+            operation: autodiff_core::ScalarOperation::Variable,
+            label: Some(at),
+        });
+    }
+    same
+}
+
+/// Ends an `f_tape` call refused at entry (a parameter on another tape):
+/// the kept error, nothing recorded.
+#[cold]
+pub fn refuse(tape: &Tape, entry: Entry) -> Result<Scalar<'_>> {
+    let placeholder = tape.failed_constant(f64::NAN);
+    leave(tape, entry, placeholder)
 }

@@ -168,6 +168,61 @@ impl<T: Parameter> Parameter for &[T] {
     }
 }
 
+/// `&Vec<f64>`: a slice parameter, as students write it before slices.
+impl<T: Parameter> Parameter for &Vec<T> {
+    type Variables<'t> = Vec<T::Variables<'t>>;
+    type Gradient = Vec<T::Gradient>;
+    type Owned = Vec<T::Owned>;
+    #[inline]
+    fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        (**self).shape(leaves)
+    }
+    #[inline]
+    fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
+        <&[T]>::gradient(variables)
+    }
+    #[inline]
+    fn components(&self, out: &mut Vec<f64>) {
+        self.as_slice().components(out);
+    }
+    #[inline]
+    fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
+        <&[T]>::gradient_components(gradient, out);
+    }
+    #[inline]
+    fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
+        self.as_slice().rebuild(from)
+    }
+}
+
+/// `&[f64; N]`: a slice parameter on the tape, an array again in the
+/// gradient check.
+impl<T: Parameter, const N: usize> Parameter for &[T; N] {
+    type Variables<'t> = Vec<T::Variables<'t>>;
+    type Gradient = Vec<T::Gradient>;
+    type Owned = [T::Owned; N];
+    #[inline]
+    fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
+        self.iter().map(|item| item.shape(leaves)).collect()
+    }
+    #[inline]
+    fn gradient(variables: &Self::Variables<'_>) -> Self::Gradient {
+        <&[T]>::gradient(variables)
+    }
+    #[inline]
+    fn components(&self, out: &mut Vec<f64>) {
+        self.as_slice().components(out);
+    }
+    #[inline]
+    fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>) {
+        <&[T]>::gradient_components(gradient, out);
+    }
+    #[inline]
+    fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
+        self.each_ref().map(|item| item.rebuild(from))
+    }
+}
+
 /// Records a parameter as variables labelled with its name: every
 /// component in one call of [`Tape::labeled_variables`] (all or, if one is
 /// not finite, none), then shaped like the parameter: element by element,

@@ -1,8 +1,8 @@
 //! Integers derived from tracked values stay plain integers: a length bound
 //! to a name, an integer half of a length, an index computed from a length,
 //! `usize::min`, counts used as divisors, an index chosen by comparing
-//! tracked distances. `Vec::with_capacity`, `std::cmp::max` and an argmax in
-//! an `Option<usize>` are in `pending_integers.rs`.
+//! tracked distances, `Vec::with_capacity(m)`, `std::cmp::max(1, m)` and an
+//! argmax in an `Option<usize>`.
 
 use super::oracle::*;
 use autodiff::prelude::*;
@@ -119,5 +119,73 @@ fn an_index_chosen_by_comparing_tracked_distances() -> TestResult {
     let got = nearest_centroid_grad(2.5, c)?;
     assert_eq!(got.value, 0.25);
     assert_eq!(got.gradient, (1.0, [0.0, -1.0, 0.0]));
+    Ok(())
+}
+
+#[differentiable]
+fn squares_buffer(x: &[f64]) -> f64 {
+    let m = x.len();
+    let mut squares = Vec::with_capacity(m);
+    for i in 0..m {
+        squares.push(x[i] * x[i]);
+    }
+    let mut total = 0.0;
+    for s in squares {
+        total += s;
+    }
+    total
+}
+
+#[test]
+fn with_capacity_from_a_length() -> TestResult {
+    let got = squares_buffer_grad(&[1.0, -2.0, 3.0])?;
+    assert_eq!(got.value, 14.0);
+    assert_eq!(got.gradient, vec![2.0, -4.0, 6.0]);
+    Ok(())
+}
+
+#[differentiable]
+fn safe_average(x: &[f64]) -> f64 {
+    let m = x.len();
+    let denom = std::cmp::max(1, m);
+    let mut total = 0.0;
+    for v in x {
+        total += v * v;
+    }
+    total / denom as f64
+}
+
+#[test]
+fn cmp_max_on_a_length() -> TestResult {
+    let got = safe_average_grad(&[1.0, 3.0])?;
+    assert_eq!(got.value, 5.0);
+    assert_eq!(got.gradient, vec![1.0, 3.0]);
+    let got = safe_average_grad(&[])?;
+    assert_eq!((got.value, got.gradient), (0.0, vec![]));
+    Ok(())
+}
+
+#[differentiable]
+fn argmax_value(z: &[f64]) -> f64 {
+    let mut best: Option<usize> = None;
+    for i in 0..z.len() {
+        match best {
+            None => best = Some(i),
+            Some(j) if z[i] > z[j] => best = Some(i),
+            _ => {}
+        }
+    }
+    match best {
+        Some(i) => z[i] * 3.0,
+        None => 0.0,
+    }
+}
+
+#[test]
+fn argmax_in_an_option() -> TestResult {
+    let got = argmax_value_grad(&[0.2, 1.5, 0.7])?;
+    assert_eq!(got.value, 4.5);
+    assert_eq!(got.gradient, vec![0.0, 3.0, 0.0]);
+    assert_eq!(argmax_value_grad(&[])?.value, 0.0);
     Ok(())
 }

@@ -8,6 +8,9 @@
 //! from kinks; smooth ones also pass `f_check`.
 //!
 //! Families compiled today (one module each):
+//! - `iterators`: closures in iterator chains (`map`/`sum`, `fold`, `zip`,
+//!   `product`, `max_by`, `collect`, ...), closures capturing tracked values,
+//!   a closure bound to a name and called (`let act = |v: f64| ..; act(x)`).
 //! - `layers`: lesson-15 layers and losses (dense, layer/RMS norm, residual,
 //!   attention, softmax cross-entropy, BCE, Huber, hinge, KL, activations).
 //! - `control_flow`: `for`/`while`/`loop`, `break 'label`, `continue`,
@@ -20,37 +23,29 @@
 //!   batch norm, causal attention over `Vec<Vec<f64>>`, regressions).
 //! - `formulas`: physics and statistics (energy, range, lens, Coulomb,
 //!   variance, covariance, Gaussian NLL, means).
-//! - `integers`: lengths bound to names, integer halves and indices, counts.
-//! - `patterns`, `ranges`, `signatures`, `attributes`: the parts of those
-//!   families that already work.
+//! - `integers`: lengths bound to names, integer halves and indices, counts,
+//!   `Vec::with_capacity(m)`, `std::cmp::max(1, m)`, argmax in an `Option`.
+//! - `patterns`: tuples, `Option`s, `match` on tuples, `while let`.
+//! - `macros`: `assert!`, `debug_assert!`, `assert_eq!`, `panic!`,
+//!   `unreachable!`, `todo!`, `println!`, `eprintln!`, `dbg!`.
+//! - `signatures`: the part of that family that already works.
 //! - `impls`: associated functions and methods in `impl` blocks: a
 //!   `#[differentiable] impl` block (associated functions without `self`
 //!   calling each other as `Self::f`), `&self` methods of a model.
+//! - `slices`: a slice passed straight on, `&Vec<f64>`, `&[f64; N]`.
+//! - `ranges`: adaptors on parenthesised ranges, also with a method-call end.
+//! - `attributes`: `#[allow]` on statements and `let`s, raw identifiers.
+//! - `elementary`: `tan atan sinh cosh asin acos ln_1p exp_m1 log10 log2
+//!   log hypot mul_add cbrt signum floor ceil round clamp` in formulas.
+//! - `infinities`: running max/min from `f64::NEG_INFINITY` / `INFINITY`.
+//! - `regressions`: once wrong values or panics (`#[cfg]` on statements,
+//!   `powi(i32::MIN)`).
 //!
 //! Pending, NOT compiled yet (each function carries today's first error
 //! above it; the to-do list of issue 11; add the module here once it passes):
-//! - `pending_iterators.rs`: closures in iterator chains, `product`.
-//! - `pending_infinities.rs`: running max/min from `f64::NEG_INFINITY` /
-//!   `f64::INFINITY` (a run-time `NonFiniteLeaf`, not a compile error).
-//! - `pending_ranges.rs`: `(0..x.len()).rev()` / `.step_by(..)` lose their
-//!   parentheses.
-//! - `pending_integers.rs`: `Vec::with_capacity(m)`, `std::cmp::max(1, m)`,
-//!   argmax in an `Option<usize>`.
-//! - `pending_patterns.rs`: tuples of tracked values, `match` on a tuple,
-//!   `Option` of a tracked value, `while let`, `first()`/`last()`.
-//! - `pending_formulas.rs`: a tuple of `let mut` accumulators.
-//! - `pending_signatures.rs`: a slice passed straight on, `&Vec<f64>`,
-//!   `&[f64; N]`, `_: f64`, type aliases, a parameter named like its
+//! - `pending_signatures.rs`: `_: f64`, type aliases, a parameter named like its
 //!   function, `'tape`, `use m::f`,
 //!   `#[differentiable(crate = ..)]`.
-//! - `pending_macros.rs`: `assert!`, `debug_assert!`, `assert_eq!`,
-//!   `panic!`, `unreachable!`, `todo!`, `println!`, `eprintln!`, `dbg!`.
-//! - `pending_attributes.rs`: raw-identifier parameters (the macro panics),
-//!   `#[allow]` on a `let` dropped by the recording twin (a warning).
-//! - `pending_elementary.rs`: `tan atan sinh cosh asin acos ln_1p exp_m1
-//!   log10 log2 log hypot mul_add cbrt signum floor ceil round clamp`.
-//! - `pending_wrong.rs`: WRONG VALUES or PANICS today: `#[cfg]` on a body
-//!   statement is dropped by the recording twin; `x.powi(i32::MIN)` panics.
 
 // Index loops on purpose: students write them, and they read like the
 // lesson's matrix formulas.
@@ -61,11 +56,17 @@ mod oracle;
 mod attributes;
 mod composition;
 mod control_flow;
+mod elementary;
 mod formulas;
 mod impls;
+mod infinities;
 mod integers;
+mod iterators;
 mod layers;
+mod macros;
 mod networks;
 mod patterns;
 mod ranges;
+mod regressions;
 mod signatures;
+mod slices;

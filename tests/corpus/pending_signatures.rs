@@ -1,55 +1,11 @@
 //! Pending (issue 11; not in main.rs until it passes): signatures and items
-//! around the annotated function: a slice passed straight on, `&Vec<f64>`,
-//! `&[f64; N]`, `_: f64`, type aliases, a parameter named like its function,
-//! a user lifetime `'tape`, `use module::f`, `#[differentiable(crate = ..)]`. Each carries today's
-//! first error; the ones that pass are in `signatures.rs`.
+//! around the annotated function: `_: f64`, type aliases, a parameter named
+//! like its function, a user lifetime `'tape`, `use module::f`,
+//! `#[differentiable(crate = ..)]`. Each carries today's first error; the
+//! ones that pass are in `signatures.rs`, `slices.rs` and `impls.rs`.
 
 use super::oracle::*;
 use autodiff::prelude::*;
-
-// Today (a slice parameter passed straight on, `energy(x)` with `x: &[f64]`): error[E0308]: mismatched types: expected `Cow<'_, [Scalar<'_>]>`, found `&[Scalar<'_>]`
-#[differentiable]
-fn energy(x: &[f64]) -> f64 {
-    let mut total = 0.0;
-    for v in x {
-        total += v * v;
-    }
-    total
-}
-
-#[differentiable]
-fn doubled_energy(x: &[f64]) -> f64 {
-    energy(x) * 2.0
-}
-
-#[test]
-fn a_slice_parameter_passed_straight_on() -> TestResult {
-    let got = doubled_energy_grad(&[1.0, -3.0])?;
-    assert_eq!(got.value, 20.0);
-    assert_eq!(got.gradient, vec![4.0, -12.0]);
-    Ok(())
-}
-
-// Today (`&Vec<f64>` parameter): error: parameter type `&Vec<f64>` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`
-// A `&Vec<f64>` parameter is what students write before they learn slices.
-#[allow(clippy::ptr_arg)]
-#[differentiable]
-fn vec_ref_norm(v: &Vec<f64>) -> f64 {
-    let mut s = 0.0;
-    for i in 0..v.len() {
-        s += v[i] * v[i];
-    }
-    s.sqrt()
-}
-
-#[test]
-fn a_reference_to_a_vec() -> TestResult {
-    let v = vec![3.0, 4.0];
-    let got = vec_ref_norm_grad(&v)?;
-    assert_eq!(got.value, 5.0);
-    assert_all_close(&got.gradient.flat(), &[0.6, 0.8], CLOSED);
-    Ok(())
-}
 
 // Today (`_: f64` parameter): error: parameters of a #[differentiable] function must be plain names, like `x: f64`
 #[differentiable]
@@ -128,17 +84,6 @@ fn an_explicit_crate_path() -> TestResult {
     Ok(())
 }
 
-// Today (`&[f64; 3]` parameter): error: parameter type `&[f64; 3]` is not supported: use f64, [f64; N], &[f64], Vec<f64>, an integer or bool, or mark the parameter `#[constant]`
-#[differentiable]
-fn array_ref(v: &[f64; 3]) -> f64 {
-    v[0] * v[1] * v[2]
-}
-
-#[test]
-fn a_reference_to_an_array() -> TestResult {
-    let got = array_ref_grad(&[2.0, 3.0, 4.0])?;
-    assert_eq!(got.value, 24.0);
-    assert_eq!(got.gradient.flat(), vec![12.0, 8.0, 6.0]);
     Ok(())
 }
 

@@ -1,7 +1,8 @@
 //! Ranges with adaptors in parentheses whose end is a literal or a variable:
 //! `(0..n).step_by(2)`, `(0..4).rev()`, `(1..=n).rev()`,
 //! `(1..6).rev().step_by(2)`. The parentheses decide what `.rev()` applies
-//! to; the ones with a method-call end are in `pending_ranges.rs`.
+//! to, also with a method-call end: `(0..x.len()).rev()`,
+//! `(0..x.len()).step_by(3)`.
 
 use super::oracle::*;
 use autodiff::prelude::*;
@@ -84,5 +85,44 @@ fn rev_then_step_by() -> TestResult {
     // i = 5, 3, 1.
     let want = [0.0, 0.2_f64.cos(), 0.0, 0.4_f64.cos(), 0.0, 0.6_f64.cos()];
     assert_all_close(&got.gradient, &want, CLOSED);
+    Ok(())
+}
+
+#[differentiable]
+fn horner_rev(coeffs: &[f64], x: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in (0..coeffs.len()).rev() {
+        acc = acc * x + coeffs[i];
+    }
+    acc
+}
+
+#[test]
+fn horner_over_a_reversed_index_range() -> TestResult {
+    let c = [2.0, 0.5, -1.0];
+    for x in [1.5, -0.5] {
+        let got = horner_rev_grad(&c, x)?;
+        assert_eq!(got.value, horner_rev(&c, x));
+        assert_all_close(&got.gradient.0, &[1.0, x, x * x], CLOSED);
+        assert_close(got.gradient.1, 0.5 - 2.0 * x, CLOSED);
+    }
+    Ok(())
+}
+
+#[differentiable]
+fn strided_sum(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in (0..x.len()).step_by(3) {
+        total += x[i] * x[i];
+    }
+    total
+}
+
+#[test]
+fn step_by_over_the_length_of_a_slice() -> TestResult {
+    let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let got = strided_sum_grad(&x)?;
+    assert_eq!(got.value, 17.0);
+    assert_eq!(got.gradient, vec![2.0, 0.0, 0.0, 8.0, 0.0]);
     Ok(())
 }

@@ -8,6 +8,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 use syn::Ident;
 
 use super::label;
@@ -67,16 +68,36 @@ impl<'f> Emitter<'f> {
             | ExprKind::Match { .. }
             | ExprKind::Block(..)
             | ExprKind::Loop { .. } => {
+                let (tape, at) = (&self.tape, self.output_label(expr));
                 let value = self.expr(expr, Mode::Lift);
-                quote!(::core::result::Result::Ok(#value))
+                quote!(__ad::output(#tape, #value, #at))
             }
             ExprKind::Paren(inner) => self.output(inner),
             _ => {
-                let (tape, span) = (&self.tape, expr.span);
+                let (tape, span, at) = (&self.tape, expr.span, self.output_label(expr));
                 let value = self.arg(expr);
-                quote_spanned!(span=> __ad::output(#tape, #value))
+                quote_spanned!(span=> __ad::output(#tape, #value, #at))
             }
         }
+    }
+
+    /// The output's label: its source text (a branch is named by its
+    /// keyword) and the line it starts on.
+    fn output_label(&self, expr: &Expr) -> TokenStream {
+        let text = match &expr.kind {
+            ExprKind::If { .. } => "if".to_owned(),
+            ExprKind::Match { .. } => "match".to_owned(),
+            ExprKind::Block(..) => "{ .. }".to_owned(),
+            ExprKind::Loop { .. } => "loop".to_owned(),
+            _ => expr
+                .binding
+                .clone()
+                .unwrap_or_else(|| source_text(expr.source)),
+        };
+        label(&Label {
+            text,
+            line: text::line(expr.span),
+        })
     }
 
     fn block(&self, block: &Block, mode: Mode) -> TokenStream {
@@ -94,27 +115,86 @@ impl<'f> Emitter<'f> {
                 name,
                 mutable,
                 init,
+                attrs,
             } => {
-                let tracked = name.as_ref().is_some_and(|name| self.flow.is_tracked(name));
-                let pat = if tracked { *untyped } else { pat.syntax };
+                let tracked = match name {
+                    Some(name) => self.flow.is_tracked(name),
+                    // `let (a, b): (f64, f64) = ..`: the annotation goes
+                    // when any name may hold a `Scalar`.
+                    None => pat.names.iter().any(|name| self.flow.is_tracked(name)),
+                };
+                // A tracked binding's `f64` becomes `_`: on the tape it is
+                // a `Scalar` (`let e: Vec<f64> = ..collect()` still names
+                // the collection).
+                let syntax = if tracked {
+                    match pat.syntax {
+                        syn::Pat::Type(typed) => {
+                            let ty = without_f64(typed.ty.to_token_stream());
+                            let inner = &typed.pat;
+                            quote!(#inner: #ty)
+                        }
+                        _ => untyped.to_token_stream(),
+                    }
+                } else {
+                    pat.syntax.to_token_stream()
+                };
                 match init {
-                    None => quote!(let #pat;),
+                    None => quote!(#(#attrs)* let #syntax;),
+                    Some(init) if name.is_none() && tracked => {
+                        let init = self.tuple_init(untyped, init);
+                        quote!(#(#attrs)* let #syntax = #init;)
+                    }
                     Some(init) => {
-                        let mode = if tracked && *mutable && !init.is_empty_vec() {
-                            Mode::Lift
-                        } else {
-                            Mode::Value
-                        };
+                        let mode =
+                            if tracked && *mutable && !init.is_empty_vec() && !is_iterator(init) {
+                                Mode::Lift
+                            } else {
+                                Mode::Value
+                            };
                         let init = self.expr(init, mode);
-                        quote!(let #pat = #init;)
+                        quote!(#(#attrs)* let #syntax = #init;)
                     }
                 }
             }
             Stmt::Item(item) => item.to_token_stream(),
             Stmt::Expr(expr, semi) => {
+                // A rewritten statement loses its syntax's attributes: put
+                // them back, so that `#[cfg]` compiles out the same
+                // statement in every twin.
+                let attrs = match expr.source {
+                    Source::Expr(syntax) if self.touches(expr) => outer_attrs(syntax),
+                    _ => &[],
+                };
                 let expr = self.expr(expr, Mode::Stmt);
-                quote!(#expr #semi)
+                quote!(#(#attrs)* #expr #semi)
             }
+        }
+    }
+
+    /// The initialiser of a destructuring `let`: a tuple of accumulators
+    /// `let (mut a, mut b) = (0.0, 0.0)` lifts each element bound to a
+    /// tracked `mut` name; any other initialiser is lifted whole when a
+    /// tracked name in it is `mut`.
+    fn tuple_init(&self, pat: &syn::Pat, init: &Expr) -> TokenStream {
+        let lifts = |pat: &syn::Pat| match pat {
+            syn::Pat::Ident(ident) => {
+                ident.mutability.is_some() && self.flow.is_tracked(&ident.ident.to_string())
+            }
+            _ => false,
+        };
+        match (pat, &init.kind) {
+            (syn::Pat::Tuple(tuple), ExprKind::Tuple(items))
+                if tuple.elems.len() == items.len() =>
+            {
+                let items = tuple.elems.iter().zip(items).map(|(pat, item)| {
+                    self.expr(item, if lifts(pat) { Mode::Lift } else { Mode::Value })
+                });
+                quote!((#(#items,)*))
+            }
+            (syn::Pat::Tuple(tuple), _) if tuple.elems.iter().any(lifts) => {
+                self.expr(init, Mode::Lift)
+            }
+            _ => self.expr(init, Mode::Value),
         }
     }
 
@@ -136,6 +216,7 @@ impl<'f> Emitter<'f> {
             | ExprKind::Neg { .. }
             | ExprKind::Elementary { .. }
             | ExprKind::Powi { .. }
+            | ExprKind::Ternary { .. }
             | ExprKind::Sum { .. }
             | ExprKind::Compare { .. }
             | ExprKind::Logic { .. }
@@ -155,7 +236,9 @@ impl<'f> Emitter<'f> {
             | ExprKind::Repeat { .. }
             | ExprKind::VecList(_)
             | ExprKind::VecRepeat { .. }
-            | ExprKind::Range { .. } => self.composite(expr, mode),
+            | ExprKind::Range { .. }
+            | ExprKind::Construct { .. } => self.composite(expr, mode),
+            ExprKind::PlainMacro { .. } | ExprKind::Dbg { .. } => self.mac(expr),
             _ => self.control(expr, mode),
         }
     }
@@ -176,11 +259,11 @@ impl<'f> Emitter<'f> {
             } => {
                 let func = Ident::new(op.name(), span);
                 let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
-                quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at)?)
+                quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at))
             }
             ExprKind::Neg { operand, label: at } => {
                 let (operand, at) = (arg(operand), label(at));
-                quote_spanned!(span=> __ad::neg(#operand, #at)?)
+                quote_spanned!(span=> __ad::neg(#operand, #at))
             }
             ExprKind::Elementary {
                 func,
@@ -189,7 +272,7 @@ impl<'f> Emitter<'f> {
             } => {
                 let func = Ident::new(func, span);
                 let (operand, at) = (arg(operand), label(at));
-                quote_spanned!(span=> __ad::#func(#operand, #at)?)
+                quote_spanned!(span=> __ad::#func(#operand, #at))
             }
             ExprKind::Powi {
                 base,
@@ -197,11 +280,26 @@ impl<'f> Emitter<'f> {
                 label: at,
             } => {
                 let (base, exponent, at) = (arg(base), arg(exponent), label(at));
-                quote_spanned!(span=> __ad::powi(#base, #exponent, #at)?)
+                quote_spanned!(span=> __ad::powi(#base, #exponent, #at))
             }
-            ExprKind::Sum { items, label: at } => {
+            ExprKind::Ternary {
+                func,
+                operands,
+                label: at,
+            } => {
+                let func = Ident::new(func, span);
+                let [a, b, c] = operands.each_ref().map(|operand| arg(operand));
+                let at = label(at);
+                quote_spanned!(span=> __ad::#func(#a, #b, #c, #at))
+            }
+            ExprKind::Sum {
+                items,
+                label: at,
+                product,
+            } => {
                 let (items, at) = (arg(items), label(at));
-                quote_spanned!(span=> __ad::sum(#tape, #items, #at)?)
+                let func = Ident::new(if *product { "product" } else { "sum" }, span);
+                quote_spanned!(span=> __ad::#func(#tape, #items, #at))
             }
             ExprKind::Compare { op, lhs, rhs } => {
                 let (lhs, rhs) = (self.primal(lhs), self.primal(rhs));
@@ -223,7 +321,7 @@ impl<'f> Emitter<'f> {
             } => {
                 let func = Ident::new(op.name(), span);
                 let (target, operand, at) = (value(target), arg(operand), label(at));
-                quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at)?)
+                quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at))
             }
             _ => expr.source.to_token_stream(),
         }
@@ -240,18 +338,8 @@ impl<'f> Emitter<'f> {
                 if let Some(last) = path.segments.last_mut() {
                     last.ident = format_ident!("{}_tape", last.ident, span = last.ident.span());
                 }
-                let args = args.iter().map(|arg| {
-                    let span = arg.span;
-                    let certain = self.flow.is_certainly_tracked(arg);
-                    let arg = self.arg(arg);
-                    if certain {
-                        // Already what the callee records: passed as is.
-                        arg
-                    } else {
-                        quote_spanned!(span=> __ad::arg(#tape, #arg)?)
-                    }
-                });
-                quote!(#path(#tape, #(#args),*)?)
+                let args = self.call_args(args);
+                quote!(__ad::call(#tape, #path(#tape, #(#args),*)))
             }
             ExprKind::PlainCall { func, args } => {
                 let args = args.iter().map(|arg| self.untracked(arg));
@@ -265,9 +353,26 @@ impl<'f> Emitter<'f> {
             } => {
                 let tracked_receiver =
                     flow::root(receiver).is_some_and(|root| self.flow.is_tracked(&root));
+                let tracked_items = self.touches(receiver);
                 let receiver = value(receiver);
-                let args = args.iter().map(|arg| {
-                    if *method == "push" && tracked_receiver {
+                // `fold(0.0, |acc, v| acc + v)`: the start is lifted when the
+                // closure's result may be tracked, so both have one type.
+                let folds_tracked = *method == "fold"
+                    && args.len() == 2
+                    && (self.touches(&args[1])
+                        || (tracked_items && f64_operation(&args[1]).is_some()));
+                let args = args.iter().enumerate().map(|(position, arg)| {
+                    if let Some(func) = tracked_items.then(|| f64_operation(arg)).flatten() {
+                        // `fold(f64::NEG_INFINITY, f64::max)` over tracked
+                        // items: the operation as a recording closure.
+                        let func = Ident::new(func, arg.span);
+                        let at = label(&Label {
+                            text: source_text(arg.source),
+                            line: text::line(arg.span),
+                        });
+                        return quote!(|a, b| __ad::#func(a, b, #at));
+                    }
+                    if (*method == "push" && tracked_receiver) || (folds_tracked && position == 0) {
                         self.expr(arg, Mode::Lift)
                     } else {
                         value(arg)
@@ -296,7 +401,15 @@ impl<'f> Emitter<'f> {
                 } else {
                     self.untracked(receiver)
                 };
-                let args = args.iter().map(|arg| self.untracked(arg));
+                let args = args.iter().map(|arg| {
+                    if *reads_primal && self.touches(arg) {
+                        // `a.total_cmp(b)` compares primal values.
+                        let arg = self.primal(arg);
+                        quote!(&#arg)
+                    } else {
+                        self.untracked(arg)
+                    }
+                });
                 quote!(#receiver.#method #turbofish(#(#args),*))
             }
             ExprKind::Cast { expr: inner, ty } => {
@@ -320,7 +433,7 @@ impl<'f> Emitter<'f> {
         quote_spanned! {receiver_span=>
             {
                 let #twin = &#receiver;
-                __ad::model(#twin).#tape_fn(#tape, #twin, #(#args),*)?
+                __ad::call(#tape, __ad::model(#twin).#tape_fn(#tape, #twin, #(#args),*))
             }
         }
     }
@@ -331,14 +444,60 @@ impl<'f> Emitter<'f> {
         let tape = &self.tape;
         args.iter().map(move |arg| {
             let span = arg.span;
-            let certain = self.flow.is_certainly_tracked(arg);
+            // A name or a reference may be a slice, which the callee takes
+            // as its own slice type: converted.
+            let certain = self.flow.is_certainly_tracked(arg)
+                && !matches!(arg.kind, ExprKind::Path(_) | ExprKind::Reference { .. });
             let arg = self.arg(arg);
             if certain {
+                // Already what the callee records: passed as is.
                 arg
             } else {
-                quote_spanned!(span=> __ad::arg(#tape, #arg)?)
+                quote_spanned!(span=> __ad::arg(#tape, #arg))
             }
         })
+    }
+
+    /// `assert!`, `println!`, ... run as written with every tracked name
+    /// they mention shadowed by its primal value; `dbg!(e)` prints `e`'s
+    /// primal as `dbg!` does, at the student's file and line, and returns
+    /// the recorded value.
+    #[inline(never)]
+    fn mac(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            ExprKind::PlainMacro { mac, names, .. } => {
+                let shadows = names
+                    .iter()
+                    .filter(|name| self.flow.is_tracked(name))
+                    .map(|name| {
+                        let name = Ident::new(name, mac.path.span());
+                        quote!(let #name = __ad::primal(&#name);)
+                    });
+                quote!({ #(#shadows)* #mac })
+            }
+            ExprKind::Dbg { mac, arg } => {
+                let span = mac.path.span();
+                let shown = text::expr(match arg.source {
+                    Source::Expr(syntax) => syntax,
+                    Source::Macro(_) => return expr.source.to_token_stream(),
+                });
+                let value = self.expr(arg, Mode::Value);
+                quote_spanned! {span=> match #value {
+                    value => {
+                        ::std::eprintln!(
+                            "[{}:{}:{}] {} = {:#?}",
+                            ::core::file!(),
+                            ::core::line!(),
+                            ::core::column!(),
+                            #shown,
+                            __ad::primal(&value)
+                        );
+                        value
+                    }
+                }}
+            }
+            _ => expr.source.to_token_stream(),
+        }
     }
 
     /// Places and aggregates: indexing, fields, references, tuples, arrays, vectors, ranges.
@@ -347,8 +506,10 @@ impl<'f> Emitter<'f> {
         let value = |e: &Expr| self.expr(e, Mode::Value);
         match &expr.kind {
             ExprKind::Index { base, index } => {
-                let (base, index) = (value(base), value(index));
-                quote!(#base[#index])
+                // Spanned on the student's tokens: an index out of bounds
+                // panics at the student's line, as in the plain twin.
+                let (base, index, span) = (value(base), value(index), expr.span);
+                quote_spanned!(span=> #base[#index])
             }
             ExprKind::Field { base, member } => {
                 let base = value(base);
@@ -361,7 +522,7 @@ impl<'f> Emitter<'f> {
                 let inner = value(inner);
                 quote!(&#mutability #inner)
             }
-            ExprKind::Paren(inner) => invisible(self.expr(inner, mode)),
+            ExprKind::Paren(inner) => self.paren(inner, mode),
             ExprKind::Tuple(items) => {
                 let items = items.iter().map(value);
                 quote!((#(#items,)*))
@@ -382,6 +543,17 @@ impl<'f> Emitter<'f> {
                 let (elem, len) = (self.expr(elem, Mode::Lift), value(len));
                 quote!(::std::vec![#elem; #len])
             }
+            ExprKind::Construct { func, args } => {
+                // Lifting a constructor lifts what it holds: `Some(x)` and
+                // `None` in two arms agree on `Option<Scalar>`.
+                let arg_mode = if mode == Mode::Lift {
+                    Mode::Lift
+                } else {
+                    Mode::Value
+                };
+                let args = args.iter().map(|arg| self.expr(arg, arg_mode));
+                quote!(#func(#(#args),*))
+            }
             ExprKind::Range { start, limits, end } => {
                 let start = start.as_deref().map(value);
                 let end = end.as_deref().map(value);
@@ -400,6 +572,23 @@ impl<'f> Emitter<'f> {
                 expr.source.to_token_stream()
             }
             ExprKind::Continue(loop_label) => quote!(continue #loop_label),
+            ExprKind::Closure {
+                syntax,
+                inputs: patterns,
+                body,
+            } => {
+                let (capture, output) = (&syntax.capture, &syntax.output);
+                let mut inputs = syntax.inputs.to_token_stream();
+                if patterns
+                    .iter()
+                    .any(|input| input.names.iter().any(|name| self.flow.is_tracked(name)))
+                {
+                    // `|v: f64|` may be given a `Scalar`.
+                    inputs = without_f64(inputs);
+                }
+                let body = self.expr(body, Mode::Value);
+                quote!(#capture |#inputs| #output #body)
+            }
             ExprKind::Block(block_label, block) => {
                 let block = self.block(block, self.branch_mode(expr, mode));
                 quote!(#block_label #block)
@@ -471,6 +660,17 @@ impl<'f> Emitter<'f> {
             ExprKind::Loop { .. } => self.expr_forced(expr, Mode::Value),
             _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
             _ if expr.is_int_literal() => expr.source.to_token_stream(),
+            // `Some(x)`: its arguments are lifted; `None`, a unit variant
+            // or constant path, stays as written (its type comes from the
+            // other arms).
+            ExprKind::Construct { .. } => self.composite(expr, Mode::Lift),
+            // `(0, x[0])`: element by element, so the integer stays an
+            // integer of the type rustc infers from its later use.
+            ExprKind::Tuple(items) => {
+                let items = items.iter().map(|item| self.expr(item, Mode::Lift));
+                quote!((#(#items,)*))
+            }
+            ExprKind::Path(path) if is_capitalised(&path.path) => expr.source.to_token_stream(),
             _ if self.flow.is_certainly_tracked(expr) => self.expr(expr, Mode::Value),
             _ => {
                 let tape = &self.tape;
@@ -483,7 +683,7 @@ impl<'f> Emitter<'f> {
                         .unwrap_or_else(|| source_text(expr.source)),
                     line: text::line(span),
                 });
-                quote_spanned!(span=> __ad::lift(#tape, #inner, #at)?)
+                quote_spanned!(span=> __ad::lift(#tape, #inner, #at))
             }
         }
     }
@@ -509,7 +709,7 @@ impl<'f> Emitter<'f> {
                 let block = self.block(block, mode);
                 quote!(#block_label #block)
             }
-            ExprKind::Paren(inner) => invisible(self.expr(inner, mode)),
+            ExprKind::Paren(inner) => self.paren(inner, mode),
             ExprKind::Loop { label, body } => self.loop_(*label, body),
             ExprKind::Return(result) => self.return_(result.as_deref()),
             ExprKind::Break { label, value } => self.break_(*label, value.as_deref()),
@@ -593,6 +793,31 @@ impl<'f> Emitter<'f> {
         }
     }
 
+    /// `( inner )`: a rewritten operation or call is one generated call,
+    /// where real parentheses would trip `unused_parens`, so an invisible
+    /// group keeps the precedence; anything else (a range, a cast, a
+    /// comparison) keeps the student's parentheses, which rustc does not
+    /// always honour as an invisible group (`(0..n).rev()`).
+    fn paren(&self, inner: &Expr, mode: Mode) -> TokenStream {
+        let rewritten = self.expr(inner, mode);
+        let one_call = matches!(
+            inner.kind,
+            ExprKind::Binary { .. }
+                | ExprKind::Neg { .. }
+                | ExprKind::Elementary { .. }
+                | ExprKind::Powi { .. }
+                | ExprKind::Ternary { .. }
+                | ExprKind::Sum { .. }
+                | ExprKind::Call { .. }
+                | ExprKind::Paren(_)
+        ) || (mode == Mode::Lift && !self.flow.is_certainly_tracked(inner));
+        if one_call {
+            invisible(rewritten)
+        } else {
+            quote!((#rewritten))
+        }
+    }
+
     /// An argument of a generated call: parentheses around it are redundant.
     fn arg(&self, expr: &Expr) -> TokenStream {
         match &expr.kind {
@@ -664,4 +889,91 @@ fn source_text(source: Source) -> String {
         Source::Expr(expr) => text::expr(expr),
         Source::Macro(mac) => text::tokens(mac.to_token_stream()),
     }
+}
+
+/// The outer attributes of an expression in statement position.
+fn outer_attrs(expr: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr as E;
+    match expr {
+        E::Assign(e) => &e.attrs,
+        E::Binary(e) => &e.attrs,
+        E::Block(e) => &e.attrs,
+        E::Call(e) => &e.attrs,
+        E::ForLoop(e) => &e.attrs,
+        E::If(e) => &e.attrs,
+        E::Loop(e) => &e.attrs,
+        E::Macro(e) => &e.attrs,
+        E::Match(e) => &e.attrs,
+        E::MethodCall(e) => &e.attrs,
+        E::Paren(e) => &e.attrs,
+        E::Return(e) => &e.attrs,
+        E::Unsafe(e) => &e.attrs,
+        E::While(e) => &e.attrs,
+        _ => &[],
+    }
+}
+
+/// `None`, `Kind::Empty`: a path whose last segment is in camel case names
+/// a variant (`NEG_INFINITY`, a constant, is lifted like any number).
+fn is_capitalised(path: &syn::Path) -> bool {
+    path.segments.last().is_some_and(|segment| {
+        let name = segment.ident.to_string();
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.contains(|c: char| c.is_ascii_lowercase())
+    })
+}
+
+/// An initialiser that hands out items (`x.iter()`, `x.chunks(2)`): the
+/// binding is an iterator, not a value to lift.
+fn is_iterator(init: &Expr) -> bool {
+    matches!(&init.kind, ExprKind::Structural { method, .. } if matches!(
+        method.to_string().as_str(),
+        "iter" | "into_iter" | "enumerate" | "zip" | "rev" | "skip" | "take" | "step_by"
+            | "chunks" | "windows" | "copied" | "cloned"
+    ))
+}
+
+/// `f64::max`, `f64::min`, `f64::add`...: a two-operand operation named as
+/// a function value, by its runtime name.
+fn f64_operation(expr: &Expr) -> Option<&'static str> {
+    let ExprKind::Path(path) = &expr.kind else {
+        return None;
+    };
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segments
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["f64", "max"] => Some("max"),
+        ["f64", "min"] => Some("min"),
+        ["f64", "powf"] => Some("powf"),
+        ["f64", "hypot"] => Some("hypot"),
+        _ => None,
+    }
+}
+
+/// `tokens` with every `f64` replaced by `_`, for rustc to infer.
+fn without_f64(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Ident(ident) if ident == "f64" => {
+                TokenTree::Ident(Ident::new("_", ident.span())).into_token_stream()
+            }
+            TokenTree::Group(group) => {
+                let mut inner = Group::new(group.delimiter(), without_f64(group.stream()));
+                inner.set_span(group.span());
+                TokenTree::Group(inner).into_token_stream()
+            }
+            other => other.into_token_stream(),
+        })
+        .collect()
 }

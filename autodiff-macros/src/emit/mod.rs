@@ -13,6 +13,7 @@ mod twin;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 use syn::{Attribute, Ident};
 
 use crate::ast::{Function, Label, Param};
@@ -224,7 +225,8 @@ fn user_params(function: &Function) -> Vec<TokenStream> {
 
 /// The variables recorded for a differentiable parameter.
 fn variable_ident(ident: &Ident) -> Ident {
-    Ident::new(&format!("{ident}_var"), Span::mixed_site())
+    // `r#type` becomes `type_var`: the generated name is not a keyword.
+    Ident::new(&format!("{}_var", ident.unraw()), Span::mixed_site())
 }
 
 /// A parameter's label: its name and line.

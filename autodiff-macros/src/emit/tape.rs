@@ -1,9 +1,10 @@
 //! The recording twin `f_tape`: the body rewritten (`body`) to record one
 //! node per operation on tracked values, on a tape the caller passes.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
+use syn::Ident;
 
 use super::{body::Emitter, param_label, Names};
 use crate::ast::{Function, Kind, Param};
@@ -42,7 +43,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
     let rebinds = function.params.iter().filter(rebound).map(|param| {
         let ident = &param.ident;
         let at = param_label(param);
-        quote!(let mut #ident = __ad::lift(#tape, #ident, #at)?;)
+        quote!(let mut #ident = __ad::lift(#tape, #ident, #at);)
     });
     // A slice parameter arrives as a `Slice` (borrowed or owned); the body
     // reads it as the slice it was written for.
@@ -54,6 +55,29 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             let ident = &param.ident;
             quote!(let #ident = &*#ident;)
         });
+    let (entry, output) = (
+        Ident::new("__entry", Span::mixed_site()),
+        Ident::new("__output", Span::mixed_site()),
+    );
+    // Every differentiable parameter's scalars must be on `tape`.
+    let checks = function
+        .params
+        .iter()
+        .filter(|param| of_scalars(&param.kind))
+        .map(|param| {
+            let ident = &param.ident;
+            let at = param_label(param);
+            quote!(__ad::on_tape(#tape, &#ident, #at))
+        })
+        .collect::<Vec<_>>();
+    // Refused at entry, recording nothing, if any is on another tape.
+    let refuse = (!checks.is_empty()).then(|| {
+        quote! {
+            if !(#(#checks)&*) {
+                return __ad::refuse(#tape, #entry);
+            }
+        }
+    });
     let body = Emitter::new(flow, tape.clone())
         .models(super::model_params(function))
         .body(&function.body);
@@ -69,9 +93,16 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             #(#params),*
         ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
             use ::autodiff::__private as __ad;
-            #(#slices)*
-            #(#rebinds)*
-            #body
+            // Operations keep their first error on the tape; it is reported
+            // here, once, with what this call recorded rolled back.
+            let #entry = __ad::enter(#tape);
+            #refuse
+            let #output = (move || -> ::autodiff::Scalar<'tape> {
+                #(#slices)*
+                #(#rebinds)*
+                #body
+            })();
+            __ad::leave(#tape, #entry, #output)
         }
     }
 }
@@ -97,5 +128,14 @@ fn tape_type(kind: &Kind) -> TokenStream {
             quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<'tape>)
         }
         Kind::PassThrough => quote!(()),
+    }
+}
+
+/// A scalar, or arrays, slices and vectors of them (not a model struct).
+fn of_scalars(kind: &Kind) -> bool {
+    match kind {
+        Kind::Scalar => true,
+        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => of_scalars(elem),
+        Kind::Struct { .. } | Kind::PassThrough => false,
     }
 }

@@ -1,14 +1,11 @@
-//! WRONG VALUES or PANICS today (not yet in main.rs): functions that compile
-//! and that the README says work, whose `_grad` disagrees with the plain
-//! twin or panics. The recording twin drops `#[cfg(..)]` on body statements,
-//! so it runs code the plain twin compiled out; `powi(i32::MIN)` overflows
-//! `n - 1` in the engine.
+//! Once wrong values or panics: `#[cfg(..)]` on body statements and `let`s
+//! compiles out the same statement in every twin (the recording twin used
+//! to drop it and run the compiled-out code), and `powi(i32::MIN)` no
+//! longer overflows `n - 1` in the engine.
 
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: WRONG: `_grad(2.0)` gives value 21, gradient 10; the plain twin gives 3 (the
-// recording twin runs the `#[cfg(any())]` block).
 // `y` is mutated only in the compiled-out block.
 #[allow(unused_mut)]
 #[differentiable]
@@ -30,9 +27,6 @@ fn a_cfg_block_compiled_out_in_every_twin() -> TestResult {
     Ok(())
 }
 
-// Today: WRONG: `_grad(3.0)` gives (900, 600), the plain twin 18 with gradient 12 (the
-// recording twin keeps both `let k`, so the compiled-out `k = 100.0` wins); also
-// warning: unused variable: `k`.
 #[differentiable]
 fn cfg_let(x: f64) -> f64 {
     #[cfg(not(any()))]
@@ -50,8 +44,6 @@ fn cfg_on_let_statements_picks_one_binding() -> TestResult {
     Ok(())
 }
 
-// Today: PANIC: `tiny_power_grad(1.0)` panics at autodiff-core/src/ops.rs:352: attempt to subtract
-// with overflow (`n - 1` with n = i32::MIN, debug assertions on).
 #[differentiable]
 fn tiny_power(x: f64) -> f64 {
     x.powi(i32::MIN)

@@ -1,14 +1,11 @@
-//! Pending (issue 11; not in main.rs until it passes): macros in the body:
-//! `assert!`, `debug_assert!`, `assert_eq!` checking the same condition in
-//! every twin, `panic!`, `unreachable!` and `todo!` in branches the inputs
-//! never reach, `println!`/`eprintln!`/`dbg!` of tracked values (which print
-//! the value; `dbg!` returns its argument). Each carries today's first
-//! error.
+//! Macros in the body: `assert!`, `debug_assert!`, `assert_eq!`, `panic!`,
+//! `unreachable!`, `todo!` check the same condition in every twin (on
+//! primal values); `println!`, `eprintln!` and `dbg!` print the values the
+//! plain twin prints, and `dbg!` returns its argument.
 
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error: macro `assert!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn normal_pdf(x: f64, sigma: f64) -> f64 {
     assert!(sigma > 0.0, "sigma must be positive");
@@ -28,7 +25,6 @@ fn assert_on_a_tracked_parameter() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `debug_assert!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn checked_mean(x: &[f64]) -> f64 {
     debug_assert!(!x.is_empty());
@@ -46,7 +42,6 @@ fn debug_assert_on_a_length() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `assert_eq!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn paired_loss(pred: &[f64], #[constant] target: &[f64]) -> f64 {
     assert_eq!(pred.len(), target.len());
@@ -65,7 +60,6 @@ fn assert_eq_on_lengths() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `panic!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn inverse_square(r: f64) -> f64 {
     if r == 0.0 {
@@ -81,7 +75,6 @@ fn panic_in_a_branch_never_taken() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `unreachable!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn activation_by_code(x: f64, code: u8) -> f64 {
     match code % 2 {
@@ -105,7 +98,6 @@ fn unreachable_in_a_match_arm() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `todo!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn norm_by_kind(x: [f64; 2], kind: usize) -> f64 {
     match kind {
@@ -124,7 +116,6 @@ fn todo_in_an_arm_never_taken() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `println!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn logged_step(w: f64, #[constant] lr: f64) -> f64 {
     let loss = (w - 2.0) * (w - 2.0);
@@ -143,7 +134,6 @@ fn println_of_tracked_values() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `dbg!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn debugged(x: f64) -> f64 {
     let y = dbg!(x * 3.0);
@@ -159,7 +149,6 @@ fn dbg_returns_its_argument() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `eprintln!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn traced_norm(v: [f64; 2]) -> f64 {
     let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
@@ -175,7 +164,6 @@ fn eprintln_of_a_tracked_array() -> TestResult {
     Ok(())
 }
 
-// Today: error: macro `debug_assert!` is not supported in a #[differentiable] function; only `vec!` is
 #[differentiable]
 fn bounded_ratio(a: f64, b: f64) -> f64 {
     debug_assert!(b.abs() > 1e-12, "division by ~0: b = {b}");
@@ -191,4 +179,17 @@ fn asserts_that_format_a_tracked_value() -> TestResult {
     // r = a/b: ∂(r²)/∂a = 2r/b, ∂(r²)/∂b = −2r·a/b².
     assert_eq!(got.gradient, (0.5, -0.25));
     Ok(())
+}
+
+#[test]
+#[should_panic(expected = "sigma must be positive")]
+fn a_failed_assert_panics_in_the_recording_twin_too() {
+    // The plain twin panics here; so must `_grad`, with the same message.
+    let _ = normal_pdf_grad(0.5, -1.0);
+}
+
+#[test]
+#[should_panic(expected = "r must be nonzero")]
+fn a_panic_in_a_taken_branch_panics_in_the_recording_twin_too() {
+    let _ = inverse_square_grad(0.0);
 }

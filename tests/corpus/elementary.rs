@@ -1,15 +1,12 @@
-//! Pending (issue 11; not in main.rs until it passes): the further
-//! elementary functions, each inside a formula a student meets: `tan atan
-//! sinh cosh asin acos ln_1p exp_m1 log10 log2 log(b) hypot mul_add cbrt`,
-//! and `signum floor ceil round clamp` with their a.e. derivatives (zero for
-//! the step functions, one inside the clamp range). Closed forms throughout
-//! (tolerance `CLOSED`), points away from kinks. Today each is a
-//! "no derivative rule" compile error.
+//! The further elementary functions, each inside a formula a student meets:
+//! `tan atan sinh cosh asin acos ln_1p exp_m1 log10 log2 log(b) hypot mul_add
+//! cbrt`, and `signum floor ceil round clamp` with their a.e. derivatives
+//! (zero for the step functions, one inside the clamp range). Closed forms
+//! throughout (tolerance `CLOSED`), points away from kinks.
 
 use super::oracle::*;
 use autodiff::prelude::*;
 
-// Today: error: `tan` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn slope_height(angle: f64, run: f64) -> f64 {
     angle.tan() * run
@@ -28,7 +25,6 @@ fn tan_of_an_incline() -> TestResult {
     Ok(())
 }
 
-// Today: error: `atan` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn bearing(dy: f64, dx: f64) -> f64 {
     (dy / dx).atan()
@@ -46,7 +42,6 @@ fn atan_of_a_ratio() -> TestResult {
     Ok(())
 }
 
-// Today: error: `cosh` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn catenary(x: f64, a: f64) -> f64 {
     a * (x / a).cosh()
@@ -64,7 +59,6 @@ fn cosh_in_a_hanging_cable() -> TestResult {
     Ok(())
 }
 
-// Today: error: `sinh` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn rapidity_velocity(phi: f64) -> f64 {
     phi.sinh() / phi.cosh()
@@ -80,7 +74,6 @@ fn sinh_over_cosh_is_tanh() -> TestResult {
     Ok(())
 }
 
-// Today: error: `asin` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn launch_angle(ratio: f64) -> f64 {
     0.5 * ratio.asin()
@@ -96,7 +89,6 @@ fn asin_of_a_range_ratio() -> TestResult {
     Ok(())
 }
 
-// Today: error: `acos` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn angle_between(a: [f64; 2], b: [f64; 2]) -> f64 {
     let dot = a[0] * b[0] + a[1] * b[1];
@@ -115,7 +107,6 @@ fn acos_of_a_cosine_similarity() -> TestResult {
     Ok(())
 }
 
-// Today: error: `ln_1p` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn stable_softplus(x: f64) -> f64 {
     x.max(0.0) + (-x.abs()).exp().ln_1p()
@@ -131,7 +122,6 @@ fn ln_1p_in_a_stable_softplus() -> TestResult {
     Ok(())
 }
 
-// Today: error: `exp_m1` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn compound_return(rate: f64, years: f64) -> f64 {
     (rate * years).exp_m1()
@@ -149,7 +139,6 @@ fn exp_m1_for_small_rates() -> TestResult {
     Ok(())
 }
 
-// Today: error: `log10` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn decibels(power: f64, #[constant] reference: f64) -> f64 {
     10.0 * (power / reference).log10()
@@ -165,7 +154,6 @@ fn log10_for_decibels() -> TestResult {
     Ok(())
 }
 
-// Today: error: `log2` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn binary_entropy(p: f64) -> f64 {
     -p * p.log2() - (1.0 - p) * (1.0 - p).log2()
@@ -181,7 +169,6 @@ fn log2_for_entropy_in_bits() -> TestResult {
     Ok(())
 }
 
-// Today: error: `log` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn log_base(x: f64, base: f64) -> f64 {
     x.log(base)
@@ -199,7 +186,6 @@ fn log_with_a_tracked_base() -> TestResult {
     Ok(())
 }
 
-// Today: error: `hypot` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
@@ -214,7 +200,6 @@ fn hypot_for_a_distance() -> TestResult {
     Ok(())
 }
 
-// Today: error: `mul_add` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn fused_affine(x: f64, w: f64, b: f64) -> f64 {
     x.mul_add(w, b).tanh()
@@ -233,7 +218,6 @@ fn mul_add_as_an_affine_map() -> TestResult {
     Ok(())
 }
 
-// Today: error: `cbrt` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn cube_side(volume: f64) -> f64 {
     volume.cbrt()
@@ -249,7 +233,6 @@ fn cbrt_of_a_volume() -> TestResult {
     Ok(())
 }
 
-// Today: error: `signum` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn signed_square(x: f64) -> f64 {
     x.signum() * x * x
@@ -265,7 +248,6 @@ fn signum_has_derivative_zero_away_from_zero() -> TestResult {
     Ok(())
 }
 
-// Today: error: `floor` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn staircase(x: f64) -> f64 {
     x.floor() + 0.5 * x.ceil() + x
@@ -281,7 +263,6 @@ fn floor_and_ceil_are_flat_between_integers() -> TestResult {
     Ok(())
 }
 
-// Today: error: `round` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn straight_through(x: f64) -> f64 {
     // Quantise, then add back the residual so the gradient is one.
@@ -299,7 +280,6 @@ fn round_has_derivative_zero_between_half_steps() -> TestResult {
     Ok(())
 }
 
-// Today: error: `clamp` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn clamped_ratio(ratio: f64, advantage: f64) -> f64 {
     ratio.clamp(0.8, 1.2) * advantage
@@ -315,7 +295,6 @@ fn clamp_passes_the_gradient_inside_the_range() -> TestResult {
     Ok(())
 }
 
-// Today: error: `ln_1p` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn log_odds(p: f64) -> f64 {
     p.ln() - (-p).ln_1p()
@@ -331,7 +310,6 @@ fn logit_with_ln_1p() -> TestResult {
     Ok(())
 }
 
-// Today: error: `f64::atan` has no derivative rule in #[differentiable]; supported: exp, ln, tanh, sin, cos, sqrt, abs, recip, powi, powf, max, min
 #[differentiable]
 fn mixed_trig(x: f64, y: f64) -> f64 {
     f64::atan(x) + f64::sinh(y) + f64::hypot(x, y) + f64::mul_add(x, y, 1.0)
