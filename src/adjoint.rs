@@ -732,6 +732,230 @@ impl Saves<f64> for Stack {
     }
 }
 
+/// What the reverse sweep does with a whole adjoint (an array's, a
+/// `Vec`'s, a scalar's) where the emitter cannot see whether it is a
+/// scalar: `let a = b;` of two arrays, `state = next;`.
+pub trait Bar: Clone {
+    /// `self += other`, component by component.
+    fn add_from(&mut self, other: &Self);
+    /// Zeros shaped like `self`.
+    fn zeroed(&self) -> Self;
+}
+
+impl Bar for f64 {
+    #[inline(always)]
+    fn add_from(&mut self, other: &f64) {
+        *self += *other;
+    }
+    #[inline(always)]
+    fn zeroed(&self) -> f64 {
+        0.0
+    }
+}
+
+impl Bar for NoAdjoint {
+    #[inline(always)]
+    fn add_from(&mut self, _: &NoAdjoint) {}
+    #[inline(always)]
+    fn zeroed(&self) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl<T: Bar, const N: usize> Bar for [T; N] {
+    #[inline]
+    fn add_from(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_from(b);
+        }
+    }
+    #[inline]
+    fn zeroed(&self) -> Self {
+        std::array::from_fn(|i| self[i].zeroed())
+    }
+}
+
+impl<T: Bar> Bar for Vec<T> {
+    #[inline]
+    fn add_from(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_from(b);
+        }
+    }
+    #[inline]
+    fn zeroed(&self) -> Self {
+        self.iter().map(Bar::zeroed).collect()
+    }
+}
+
+/// `a_bar += b_bar` for adjoints of any shape.
+///
+/// ```
+/// let mut a = vec![[1.0, 2.0]];
+/// autodiff::__adjoint::accumulate(&mut a, &vec![[0.5, 0.5]]);
+/// assert_eq!(a, vec![[1.5, 2.5]]);
+/// ```
+#[inline(always)]
+pub fn accumulate<B: Bar + ?Sized>(bar: &mut B, other: &B) {
+    bar.add_from(other);
+}
+
+/// The adjoint `bar` holds, leaving zeros of its shape: the reverse of an
+/// assignment that overwrites a whole array.
+///
+/// ```
+/// let mut a = [1.0, 2.0];
+/// assert_eq!(autodiff::__adjoint::take(&mut a), [1.0, 2.0]);
+/// assert_eq!(a, [0.0, 0.0]);
+/// ```
+#[inline(always)]
+pub fn take<B: Bar>(bar: &mut B) -> B {
+    let zero = bar.zeroed();
+    std::mem::replace(bar, zero)
+}
+
+/// Zeros shaped like another adjoint: the adjoint of a loop-local copy
+/// (`let row = w[j];`).
+#[inline(always)]
+pub fn zero_like<B: Bar>(bar: &B) -> B {
+    bar.zeroed()
+}
+
+/// `∂max(a, b)/∂a` and `∂/∂b`, as the tape takes them (1/2 each at a tie).
+#[inline(always)]
+pub fn max_partials(a: f64, b: f64) -> (f64, f64) {
+    match a.partial_cmp(&b) {
+        Some(std::cmp::Ordering::Greater) => (1.0, 0.0),
+        Some(std::cmp::Ordering::Less) => (0.0, 1.0),
+        _ => (0.5, 0.5),
+    }
+}
+
+/// `∂min(a, b)/∂a` and `∂/∂b`, as the tape takes them.
+#[inline(always)]
+pub fn min_partials(a: f64, b: f64) -> (f64, f64) {
+    let (db, da) = max_partials(b, a);
+    (da, db)
+}
+
+/// `∂aᵇ/∂a` and `∂aᵇ/∂b`, with the tape's limits (0 at `b = 0`; 0 at `a = 0
+/// < b`).
+#[inline]
+pub fn powf_partials(a: f64, b: f64) -> (f64, f64) {
+    let value = a.powf(b);
+    let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
+    let db = if a == 0.0 && b > 0.0 { 0.0 } else { a.ln() * value };
+    (da, db)
+}
+
+/// `∂hypot(a, b)/∂a` and `∂/∂b` (0 at the origin, as the tape).
+#[inline]
+pub fn hypot_partials(a: f64, b: f64) -> (f64, f64) {
+    let h = a.hypot(b);
+    if h == 0.0 {
+        (0.0, 0.0)
+    } else {
+        (a / h, b / h)
+    }
+}
+
+/// `∂log_b(a)/∂a` and `∂/∂b`.
+#[inline]
+pub fn log_partials(a: f64, b: f64) -> (f64, f64) {
+    let ln_b = b.ln();
+    (1.0 / (a * ln_b), -a.log(b) / (b * ln_b))
+}
+
+/// One-operand derivatives the reverse sweep calls by name where the
+/// formula does not read well inline; each is the tape's.
+pub mod derivative {
+    /// `σ'(x)` without overflow or cancellation.
+    #[inline]
+    pub fn sigmoid(x: f64) -> f64 {
+        let e = (-x.abs()).exp();
+        e / ((1.0 + e) * (1.0 + e))
+    }
+    /// `|x|'`: the sign, 0 at 0.
+    #[inline(always)]
+    pub fn abs(x: f64) -> f64 {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
+    }
+    /// `relu'(x)`: 1 above 0, else 0.
+    #[inline(always)]
+    pub fn relu(x: f64) -> f64 {
+        if x > 0.0 {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    /// `(xⁿ)'`, 0 for `n = 0`.
+    #[inline(always)]
+    pub fn powi(x: f64, n: i32) -> f64 {
+        if n == 0 {
+            0.0
+        } else {
+            f64::from(n) * x.powi(n - 1)
+        }
+    }
+}
+
+/// A gradient of any parameter shape, written to and read back from the
+/// [`Stack`]: the forward/reverse pair of a function that keeps the tape
+/// pushes its tape gradient, and its reverse adds `value_bar ×` it.
+pub trait Spread {
+    /// Pushes every component, in order.
+    fn push_all(&self, stack: &mut Stack);
+    /// Pops every component (last first) and adds `scale ×` it to `self`.
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64);
+}
+
+impl Spread for f64 {
+    #[inline]
+    fn push_all(&self, stack: &mut Stack) {
+        stack.push(*self);
+    }
+    #[inline]
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
+        *self += scale * stack.pop();
+    }
+}
+
+impl<T: Spread> Spread for [T] {
+    fn push_all(&self, stack: &mut Stack) {
+        self.iter().for_each(|item| item.push_all(stack));
+    }
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
+        self.iter_mut()
+            .rev()
+            .for_each(|item| item.pop_scaled(stack, scale));
+    }
+}
+
+impl<T: Spread, const N: usize> Spread for [T; N] {
+    fn push_all(&self, stack: &mut Stack) {
+        self.as_slice().push_all(stack);
+    }
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
+        self.as_mut_slice().pop_scaled(stack, scale);
+    }
+}
+
+impl<T: Spread> Spread for Vec<T> {
+    fn push_all(&self, stack: &mut Stack) {
+        self.as_slice().push_all(stack);
+    }
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
+        self.as_mut_slice().pop_scaled(stack, scale);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

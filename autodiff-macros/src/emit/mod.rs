@@ -6,6 +6,7 @@
 
 mod body;
 mod check;
+mod adjoint;
 mod grad;
 mod tape;
 mod twin;

@@ -1,0 +1,390 @@
+//! The compiled adjoint (design in `src/adjoint.rs`): `f_adjoint`, the
+//! gradient as generated Rust (a forward sweep on `f64` that saves what the
+//! reverse sweep reads, then the reverse sweep over the student's
+//! bindings), and the pair `f_forward`/`f_reverse` through which the
+//! adjoints of annotated functions call each other.
+//!
+//! `analysis` finds what carries a derivative and what stays in scope,
+//! `sweep` writes both sweeps statement by statement, `rules` holds each
+//! elementary function's local derivative. A body with a construct not
+//! compiled yet keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
+//! names the construct, and its pair runs the tape gradient.
+
+mod analysis;
+mod rules;
+mod sweep;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use super::{differentiable, Names};
+use crate::ast::{Function, Kind, Param};
+use analysis::Analysis;
+use sweep::{Mode, Seed, Sweep, Unsupported};
+
+/// The generated adjoint items, and whether `f_grad` may use them.
+pub struct Adjoint {
+    pub items: TokenStream,
+    /// `None` when compiled; else the construct and line that keeps the
+    /// tape.
+    pub fallback: Option<(String, u32)>,
+    pub adjoint_fn: Ident,
+    pub stack: Ident,
+}
+
+pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) -> Adjoint {
+    let name = names.name;
+    let adjoint_fn = format_ident!("{}_adjoint", name);
+    let stack = Ident::new("stack", Span::mixed_site());
+    let compiled = compile(function, names, gradient_type, &adjoint_fn, &stack);
+    match compiled {
+        Ok(items) => Adjoint {
+            items,
+            fallback: None,
+            adjoint_fn,
+            stack,
+        },
+        Err(Unsupported { construct, line }) => Adjoint {
+            items: tape_pair(function, names, &stack),
+            fallback: Some((construct, line)),
+            adjoint_fn,
+            stack,
+        },
+    }
+}
+
+/// The attributes every adjoint item carries: the user's (`#[inline]`,
+/// `#[allow]`) and the allowances generated code needs.
+fn allowances() -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(
+            unused_mut,
+            unused_variables,
+            unused_parens,
+            unused_assignments,
+            unused_doc_comments,
+            non_snake_case,
+            clippy::all,
+            clippy::pedantic
+        )]
+    }
+}
+
+fn param_decls(function: &Function) -> Vec<TokenStream> {
+    function
+        .params
+        .iter()
+        .map(|param| {
+            let (ident, ty, mutability) = (&param.ident, &param.ty, &param.mutability);
+            quote!(#mutability #ident: #ty)
+        })
+        .collect()
+}
+
+fn compile(
+    function: &Function,
+    names: &Names,
+    gradient_type: &TokenStream,
+    adjoint_fn: &Ident,
+    stack: &Ident,
+) -> Result<TokenStream, Unsupported> {
+    for param in &function.params {
+        if holds_struct(&param.kind) {
+            return Err(Unsupported {
+                construct: "a model parameter".into(),
+                line: param.line,
+            });
+        }
+    }
+    let an = Analysis::new(function);
+    let fused = fused(function, names, gradient_type, adjoint_fn, stack, &an)?;
+    let pair = pair(function, names, stack, &an)?;
+    Ok(quote!(#fused #pair))
+}
+
+fn fused(
+    function: &Function,
+    names: &Names,
+    gradient_type: &TokenStream,
+    adjoint_fn: &Ident,
+    stack: &Ident,
+    an: &Analysis,
+) -> Result<TokenStream, Unsupported> {
+    let mut sweep = Sweep::new(an, Mode::Fused, stack.clone());
+    let value = sweep.fresh("value");
+    let value_bar = sweep.fresh("value_bar");
+    let differentiable = differentiable(function);
+    let mut bars = Vec::new();
+    for param in &function.params {
+        let bar = sweep.bind(&param.ident.to_string(), false);
+        if param.kind.is_differentiable() {
+            bars.push((param, bar));
+        }
+    }
+    let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
+    let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
+    let declare = bars.iter().map(|(param, bar)| {
+        let ident = &param.ident;
+        quote!(let mut #bar = ::autodiff::__adjoint::zero(&#ident);)
+    });
+    // A parameter the body may move is checked before the forward sweep;
+    // the others together with their gradients at the end, in one pass.
+    let (early, late): (Vec<_>, Vec<_>) = bars
+        .iter()
+        .partition(|(param, _)| matches!(param.kind, Kind::Vec(_)));
+    let early = early.iter().map(|(param, _)| {
+        let ident = &param.ident;
+        quote!(#stack.observe_param(&#ident, &::autodiff::__adjoint::zero(&#ident));)
+    });
+    let late_checks = late.iter().map(|(param, bar)| {
+        let ident = &param.ident;
+        quote!(#stack.observe_param(&#ident, &#bar);)
+    });
+    let early_bars = bars
+        .iter()
+        .filter(|(param, _)| matches!(param.kind, Kind::Vec(_)))
+        .map(|(_, bar)| quote!(#stack.observe_param(&#bar, &#bar);));
+    let gradient = if let [(_, bar)] = bars.as_slice() {
+        quote!(#bar)
+    } else {
+        let bars = bars.iter().map(|(_, bar)| bar);
+        quote!((#(#bars,)*))
+    };
+    let _ = differentiable;
+    let Names {
+        attrs, generics, ..
+    } = names;
+    let vis = &function.item.vis;
+    let params = param_decls(function);
+    let allow = allowances();
+    Ok(quote! {
+        #allow
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #adjoint_fn #generics(
+            #stack: &mut ::autodiff::__adjoint::Stack,
+            #(#params),*
+        ) -> ::core::option::Option<::autodiff::ValueAndGradient<#gradient_type>> {
+            #(#declare)*
+            #(#early)*
+            // Forward sweep.
+            #(#fwd)*
+            let #value: f64 = #tail;
+            // Reverse sweep.
+            let #value_bar = 1.0;
+            #(#rev)*
+            #stack.observe(#value);
+            #(#late_checks)*
+            #(#early_bars)*
+            #stack.finite().then_some(::autodiff::ValueAndGradient {
+                value: #value,
+                gradient: #gradient,
+            })
+        }
+    })
+}
+
+/// `f_forward` and `f_reverse`, which the adjoints of callers call.
+fn pair(
+    function: &Function,
+    names: &Names,
+    stack: &Ident,
+    an: &Analysis,
+) -> Result<TokenStream, Unsupported> {
+    let mut sweep = Sweep::new(an, Mode::Split, stack.clone());
+    let value_bar = sweep.fresh("value_bar");
+    let mut bar_params = Vec::new();
+    for param in &function.params {
+        let bar = sweep.bind(&param.ident.to_string(), true);
+        bar_params.push((param, bar));
+    }
+    let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
+    let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
+    let observe = function
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, Kind::Scalar))
+        .map(|param| {
+            let ident = &param.ident;
+            quote!(#stack.observe(#ident);)
+        });
+    let bars = bar_params.iter().map(|(param, bar)| {
+        let ty = bar_type(&param.kind);
+        quote!(#bar: &mut #ty)
+    });
+    Ok(pair_items(
+        function,
+        names,
+        stack,
+        quote! {
+            #(#observe)*
+            #(#fwd)*
+            #tail
+        },
+        &value_bar,
+        bars.collect(),
+        quote!(#(#rev)*),
+    ))
+}
+
+fn pair_items(
+    function: &Function,
+    names: &Names,
+    stack: &Ident,
+    forward_body: TokenStream,
+    value_bar: &Ident,
+    bars: Vec<TokenStream>,
+    reverse_body: TokenStream,
+) -> TokenStream {
+    let name = names.name;
+    let forward_fn = format_ident!("{}_forward", name);
+    let reverse_fn = format_ident!("{}_reverse", name);
+    let Names {
+        attrs, generics, ..
+    } = names;
+    let vis = &function.item.vis;
+    let params = param_decls(function);
+    let allow = allowances();
+    quote! {
+        #allow
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #forward_fn #generics(
+            #stack: &mut ::autodiff::__adjoint::Stack,
+            #(#params),*
+        ) -> f64 {
+            #forward_body
+        }
+
+        #allow
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #reverse_fn #generics(
+            #stack: &mut ::autodiff::__adjoint::Stack,
+            #(#params,)*
+            #value_bar: f64,
+            #(#bars),*
+        ) {
+            #reverse_body
+        }
+    }
+}
+
+/// The pair of a function that keeps the tape: the forward runs the tape
+/// gradient and pushes it, the reverse adds `value_bar ×` it.
+fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> TokenStream {
+    let value_bar = Ident::new("value_bar", Span::mixed_site());
+    let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let differentiable: Vec<&Param> = differentiable(function);
+    let any_struct = function.params.iter().any(|param| holds_struct(&param.kind));
+    let bars: Vec<_> = function
+        .params
+        .iter()
+        .map(|param| {
+            let bar = Ident::new(&format!("{}_bar", param.ident), Span::mixed_site());
+            let ty = if any_struct {
+                quote!(impl ::core::marker::Sized)
+            } else {
+                bar_type(&param.kind)
+            };
+            (param, bar, ty)
+        })
+        .collect();
+    let grad_tape = format_ident!("{}_grad_tape", names.name);
+    let name = names.name;
+    let (forward_body, reverse_body) = if any_struct {
+        // A model's gradient has no flat form here: callers keep the tape.
+        (
+            quote! {
+                #stack.fail();
+                #name(#(#args),*)
+            },
+            quote!(),
+        )
+    } else {
+        let components: Vec<TokenStream> = if differentiable.len() == 1 {
+            vec![quote!(result.gradient)]
+        } else {
+            (0..differentiable.len())
+                .map(|k| {
+                    let k = syn::Index::from(k);
+                    quote!(result.gradient.#k)
+                })
+                .collect()
+        };
+        let pops = bars
+            .iter()
+            .filter(|(param, _, _)| param.kind.is_differentiable())
+            .rev()
+            .map(|(_, bar, _)| {
+                quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);)
+            });
+        (
+            quote! {
+                match #grad_tape(#(#args),*) {
+                    ::core::result::Result::Ok(result) => {
+                        #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
+                        result.value
+                    }
+                    ::core::result::Result::Err(_) => {
+                        #stack.fail();
+                        f64::NAN
+                    }
+                }
+            },
+            quote!(#(#pops)*),
+        )
+    };
+    let bar_decls = bars.iter().map(|(_, bar, ty)| quote!(#bar: &mut #ty)).collect();
+    pair_items(
+        function,
+        names,
+        stack,
+        forward_body,
+        &value_bar,
+        bar_decls,
+        reverse_body,
+    )
+}
+
+/// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,
+/// so that a caller's array or `Vec` adjoint coerces to it; a pass-through
+/// parameter takes whatever the caller passes.
+fn bar_type(kind: &Kind) -> TokenStream {
+    match kind {
+        Kind::Scalar => quote!(f64),
+        Kind::Array(elem, len) => {
+            let elem = owned_bar_type(elem);
+            quote!([#elem; #len])
+        }
+        Kind::Slice(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!([#elem])
+        }
+        Kind::Vec(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!(::std::vec::Vec<#elem>)
+        }
+        Kind::Struct { .. } | Kind::PassThrough => quote!(impl ::core::marker::Sized),
+    }
+}
+
+fn owned_bar_type(kind: &Kind) -> TokenStream {
+    match kind {
+        Kind::Slice(elem) | Kind::Vec(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!(::std::vec::Vec<#elem>)
+        }
+        other => bar_type(other),
+    }
+}
+
+/// Whether a parameter's shape has a model in it.
+pub fn holds_struct(kind: &Kind) -> bool {
+    match kind {
+        Kind::Struct { .. } => true,
+        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
+        Kind::Scalar | Kind::PassThrough => false,
+    }
+}

@@ -1,0 +1,1706 @@
+//! The two sweeps of one body, written together statement by statement:
+//! each statement's forward code (the statement as written, after the
+//! values it computes for the reverse sweep and the pushes of what will be
+//! gone by then) and its reverse code (the pops, then one adjoint statement
+//! per operand occurrence, right to left). A block's reverse is its
+//! statements' reverses in the opposite order, after the declarations of
+//! its bindings' adjoints.
+//!
+//! Anything this does not compile yet is an [`Unsupported`], and the
+//! function keeps the tape.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+
+use super::analysis::{carries, dims_of, Analysis};
+use super::rules::{self, Factor};
+use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
+use crate::flow::root;
+use crate::text;
+
+/// The first construct the compiled adjoint does not cover, and its line.
+pub struct Unsupported {
+    pub construct: String,
+    pub line: u32,
+}
+
+type R<T> = Result<T, Unsupported>;
+
+fn unsupported<T>(construct: impl Into<String>, at: &Expr) -> R<T> {
+    Err(Unsupported {
+        construct: construct.into(),
+        line: text::line(at.span),
+    })
+}
+
+/// `f_adjoint` (one item: the reverse sweep sees the forward sweep's
+/// top-level bindings) or the `f_forward`/`f_reverse` pair (it sees only
+/// the parameters).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Fused,
+    Split,
+}
+
+/// An adjoint flowing into an expression: `tokens` (added, or subtracted
+/// when `negated`), and whether it is a whole array's (added with
+/// `accumulate`) rather than a scalar's.
+#[derive(Clone)]
+pub struct Seed {
+    pub tokens: TokenStream,
+    pub negated: bool,
+    pub whole: bool,
+}
+
+impl Seed {
+    pub fn new(tokens: TokenStream) -> Seed {
+        Seed {
+            tokens,
+            negated: false,
+            whole: false,
+        }
+    }
+
+    fn negate(mut self) -> Seed {
+        self.negated = !self.negated;
+        self
+    }
+
+    /// The seed times `factor`.
+    fn times(&self, factor: &Factor) -> Seed {
+        let seed = &self.tokens;
+        let (tokens, negated) = match factor {
+            Factor::One => (seed.clone(), false),
+            Factor::Times(f, negated) => (quote!(#seed * #f), *negated),
+            Factor::Over(f, negated) => (quote!(#seed / #f), *negated),
+        };
+        Seed {
+            tokens,
+            negated: self.negated ^ negated,
+            whole: false,
+        }
+    }
+
+    /// The seed's value with its sign: what a callee's reverse receives.
+    fn signed(&self) -> TokenStream {
+        let tokens = &self.tokens;
+        if self.negated {
+            quote!(-(#tokens))
+        } else {
+            tokens.clone()
+        }
+    }
+}
+
+/// What one simple statement adds around itself.
+#[derive(Default)]
+struct StmtCx {
+    /// Hoisted subexpressions: node id to the name of its value.
+    hoisted: HashMap<usize, Ident>,
+    /// The hoisted values the reverse reads (pushed unless they stay in
+    /// scope).
+    hoist_saved: HashSet<usize>,
+    /// Forward: `let z_tanh = z.tanh();`, in evaluation order.
+    hoists: Vec<TokenStream>,
+    observes: Vec<TokenStream>,
+    /// Values to push (forward tokens) and the names they come back as.
+    saves: Vec<(TokenStream, Ident)>,
+    saved_keys: HashMap<String, Ident>,
+    /// The reverse statements, in order.
+    rev: Vec<TokenStream>,
+    /// Seed temporaries numbered per statement: `product_bar_2`.
+    temps: HashMap<String, usize>,
+}
+
+#[derive(Default)]
+struct Scope {
+    /// Bindings of this scope with their adjoints, in order.
+    bars: Vec<(String, TokenStream)>,
+    /// Names the reverse sweep has again in this scope: loop variables,
+    /// replayed bindings.
+    available: HashSet<String>,
+}
+
+pub struct Sweep<'m> {
+    an: &'m Analysis,
+    mode: Mode,
+    stack: Ident,
+    adjoint: TokenStream,
+    top: usize,
+    depth: usize,
+    scopes: Vec<Scope>,
+    /// Bindings named so far, by name: the k-th of n is `y_k_bar`.
+    seen: HashMap<String, usize>,
+    /// Names of values hoisted at the top level of `f_adjoint`, which stay
+    /// in scope for the reverse sweep and so must not shadow each other.
+    top_names: HashSet<String>,
+    cx: StmtCx,
+}
+
+/// What a block gives: forward statements, the value of its tail if it
+/// was asked for one, and its reverse.
+pub struct BlockCode {
+    pub fwd: Vec<TokenStream>,
+    pub value: Option<TokenStream>,
+    pub rev: Vec<TokenStream>,
+}
+
+impl<'m> Sweep<'m> {
+    pub fn new(an: &'m Analysis, mode: Mode, stack: Ident) -> Self {
+        Sweep {
+            an,
+            mode,
+            stack,
+            adjoint: quote!(::autodiff::__adjoint),
+            top: 0,
+            depth: 0,
+            scopes: vec![Scope::default()],
+            seen: HashMap::new(),
+            top_names: HashSet::new(),
+            cx: StmtCx::default(),
+        }
+    }
+
+    /// A name no identifier of the function uses: `base`, `base_2`, ...
+    pub fn fresh(&self, base: &str) -> Ident {
+        let mut name = base.to_owned();
+        let mut k = 1;
+        while self.an.idents.contains(&name) {
+            k += 1;
+            name = format!("{base}_{k}");
+        }
+        Ident::new(&name, Span::call_site())
+    }
+
+    /// Names the adjoint of the next binding of `name` and puts it in the
+    /// current scope; a parameter's in the split reverse is `(*x_bar)`.
+    pub fn bind(&mut self, name: &str, param: bool) -> Ident {
+        let k = {
+            let seen = self.seen.entry(name.to_owned()).or_default();
+            *seen += 1;
+            *seen
+        };
+        let total = self.an.bound.get(name).copied().unwrap_or(1);
+        let base = if k >= total {
+            format!("{name}_bar")
+        } else {
+            format!("{name}_{k}_bar")
+        };
+        let ident = self.fresh(&base);
+        let place = if param && self.mode == Mode::Split {
+            quote!((*#ident))
+        } else {
+            ident.to_token_stream()
+        };
+        self.scope().bars.push((name.to_owned(), place));
+        ident
+    }
+
+    fn scope(&mut self) -> &mut Scope {
+        self.scopes.last_mut().expect("the parameters' scope")
+    }
+
+    fn bar_of(&self, name: &str) -> Option<TokenStream> {
+        self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .bars
+                .iter()
+                .rev()
+                .find(|(bound, _)| bound == name)
+                .map(|(_, place)| place.clone())
+        })
+    }
+
+    fn active(&self, expr: &Expr) -> bool {
+        carries(expr, &self.an.active)
+    }
+
+    /// Whether the reverse sweep still has `name`'s value from here.
+    fn available(&self, name: &str) -> bool {
+        !self.an.is_local(name)
+            || self
+                .scopes
+                .iter()
+                .any(|scope| scope.available.contains(name))
+            || self.an.stable(name, self.top, self.mode == Mode::Fused)
+    }
+
+    /// Whether every binding `tokens` names is available.
+    fn all_available(&self, tokens: TokenStream) -> bool {
+        tokens.into_iter().all(|token| match token {
+            TokenTree::Ident(ident) => self.available(&ident.to_string()),
+            TokenTree::Group(group) => self.all_available(group.stream()),
+            _ => true,
+        })
+    }
+
+    fn fully_available(&self, expr: &Expr) -> bool {
+        self.all_available(expr.source.to_token_stream()) && !has_call(expr)
+    }
+
+    // -----------------------------------------------------------------
+    // Blocks and statements.
+    // -----------------------------------------------------------------
+
+    /// A block; `seed` is the adjoint of its value when its tail is one.
+    pub fn block(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
+        self.scopes.push(Scope::default());
+        let result = self.block_inner(block, seed);
+        self.scopes.pop();
+        result
+    }
+
+    /// The function body: top-level statements are numbered for stability.
+    pub fn body(&mut self, block: &Block, seed: &Seed) -> R<BlockCode> {
+        self.block_inner(block, Some(seed))
+    }
+
+    /// Whether the value is one `f64`, as far as the body shows.
+    fn scalar(&self, expr: &Expr) -> bool {
+        is_scalar(expr) || dims_of(expr, &self.an.dims) == Some(0)
+    }
+
+    fn block_inner(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
+        let (stmts, tail) = match seed {
+            Some(_) => block.split_tail(),
+            None => (&block.stmts[..], None),
+        };
+        let mut prelude = Vec::new();
+        let mut fwd = Vec::new();
+        let mut revs = Vec::new();
+        for (index, stmt) in stmts.iter().enumerate() {
+            if self.depth == 0 {
+                self.top = index;
+            }
+            let (f, r) = self.stmt(stmt, &mut prelude)?;
+            fwd.extend(f);
+            revs.push(r);
+        }
+        let mut value = None;
+        if let (Some(tail), Some(seed)) = (tail, seed) {
+            if self.depth == 0 {
+                self.top = stmts.len();
+            }
+            let (f, v, r) = self.value(tail, seed)?;
+            fwd.extend(f);
+            value = Some(v);
+            revs.push(r);
+        } else if seed.is_some() {
+            return unsupported_block("a body that ends without a value", block);
+        }
+        let mut rev = prelude;
+        for r in revs.into_iter().rev() {
+            rev.extend(r);
+        }
+        Ok(BlockCode { fwd, value, rev })
+    }
+
+    fn stmt(
+        &mut self,
+        stmt: &Stmt,
+        prelude: &mut Vec<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        match stmt {
+            Stmt::Item(item) => {
+                if self.depth > 0 || self.mode == Mode::Split {
+                    prelude.push(item.to_token_stream());
+                }
+                Ok((vec![item.to_token_stream()], Vec::new()))
+            }
+            Stmt::Let {
+                pat,
+                name,
+                mutable,
+                init,
+                ..
+            } => {
+                let syntax = pat.syntax;
+                let active = pat.names.iter().any(|n| self.an.active.contains(n));
+                let Some(init) = init else {
+                    if active {
+                        return Err(Unsupported {
+                            construct: "a `let` without a value".into(),
+                            line: text::line(first_ident_span(syntax)),
+                        });
+                    }
+                    return Ok((vec![quote!(let #syntax;)], Vec::new()));
+                };
+                let name = match name {
+                    Some(name) if active => name,
+                    _ if active => return unsupported("a `let` with a pattern", init),
+                    _ => {
+                        let src = init.source.to_token_stream();
+                        self.inert(init)?;
+                        let once = pat
+                            .names
+                            .iter()
+                            .all(|n| self.an.bound.get(n).copied() == Some(1));
+                        let replay = (self.depth > 0 || self.mode == Mode::Split)
+                            && !*mutable
+                            && once
+                            && self.fully_available(init);
+                        if replay {
+                            prelude.push(quote!(let #syntax = #src;));
+                            let names = pat.names.clone();
+                            self.scope().available.extend(names);
+                        }
+                        return Ok((vec![quote!(let #syntax = #src;)], Vec::new()));
+                    }
+                };
+                let shape = self.shape(init)?;
+                // The initialiser reads earlier bindings of the same name.
+                let bar = self.bind_deferred(name);
+                let seed = Seed {
+                    tokens: bar.to_token_stream(),
+                    negated: false,
+                    whole: !self.scalar(init),
+                };
+                let (mut f, v, r) = self.value(init, &seed)?;
+                self.scope().bars.push((name.clone(), bar.to_token_stream()));
+                prelude.push(quote!(let mut #bar = #shape;));
+                f.push(quote!(let #syntax = #v;));
+                Ok((f, r))
+            }
+            Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_some()),
+        }
+    }
+
+    /// The adjoint name of the binding about to be made, put in scope by
+    /// the caller after its initialiser is read.
+    fn bind_deferred(&mut self, name: &str) -> Ident {
+        let ident = self.bind(name, false);
+        self.scope().bars.pop();
+        ident
+    }
+
+    /// A statement with no derivative in it (nothing carries one, nothing
+    /// active is written) runs as written and has no reverse; a `return`,
+    /// `break` or `continue` is not compiled yet.
+    fn inert(&self, expr: &Expr) -> R<bool> {
+        let mut touches = self.active(expr);
+        match &expr.kind {
+            ExprKind::Return(_) => return unsupported("an early `return`", expr),
+            ExprKind::Break { .. } => return unsupported("`break`", expr),
+            ExprKind::Continue(_) => return unsupported("`continue`", expr),
+            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                touches |= root(target).is_some_and(|name| self.an.active.contains(&name));
+            }
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "push" => {
+                touches |= root(receiver).is_some_and(|name| self.an.active.contains(&name));
+            }
+            _ => {}
+        }
+        for child in expr.children() {
+            touches |= match child {
+                crate::ast::Child::Expr(child) => !self.inert(child)?,
+                crate::ast::Child::Block(block) => !self.inert_block(block)?,
+            };
+        }
+        Ok(!touches)
+    }
+
+    fn inert_block(&self, block: &Block) -> R<bool> {
+        let mut inert = true;
+        for stmt in &block.stmts {
+            inert &= match stmt {
+                Stmt::Let { pat, init, .. } => {
+                    !pat.names.iter().any(|n| self.an.active.contains(n))
+                        && match init {
+                            Some(init) => self.inert(init)?,
+                            None => true,
+                        }
+                }
+                Stmt::Item(_) => true,
+                Stmt::Expr(expr, _) => self.inert(expr)?,
+            };
+        }
+        Ok(inert)
+    }
+
+    fn expr_stmt(&mut self, expr: &Expr, semi: bool) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let semi = semi.then(|| quote!(;));
+        let src = expr.source.to_token_stream();
+        match &expr.kind {
+            ExprKind::Assign { target, value } if self.root_active(target) => {
+                self.cx = StmtCx::default();
+                let bar = self.bar_place(target)?;
+                let assigned = self.temp("assigned_bar");
+                let whole = !self.scalar(value);
+                let adjoint = &self.adjoint;
+                if whole {
+                    self.cx
+                        .rev
+                        .push(quote!(let #assigned = #adjoint::take(&mut #bar);));
+                } else {
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = 0.0;));
+                }
+                let seed = Seed {
+                    tokens: assigned.to_token_stream(),
+                    negated: false,
+                    whole,
+                };
+                let outer = std::mem::take(&mut self.cx);
+                let (mut f, v, r) = self.value(value, &seed)?;
+                let target_src = target.source.to_token_stream();
+                f.push(quote!(#target_src = #v #semi));
+                let mut rev = outer.rev;
+                rev.extend(r);
+                Ok((f, rev))
+            }
+            ExprKind::CompoundAssign {
+                op, target, value, ..
+            } if self.root_active(target) => self.compound(expr, *op, target, value, semi),
+            ExprKind::For {
+                label,
+                pat,
+                iter,
+                body,
+            } if !self.inert(expr)? => {
+                if label.is_some() {
+                    return unsupported("a labelled loop", expr);
+                }
+                self.for_loop(expr, pat, iter, body)
+            }
+            ExprKind::If { .. } if !self.inert(expr)? => {
+                let (f, v, r) = self.if_expr(expr, None)?;
+                let mut f = f;
+                f.push(quote!(#v #semi));
+                Ok((f, r))
+            }
+            ExprKind::Block(None, block) if !self.inert(expr)? => {
+                self.depth += 1;
+                let code = self.block(block, None);
+                self.depth -= 1;
+                let BlockCode { fwd, rev, .. } = code?;
+                Ok((vec![quote!({ #(#fwd)* })], vec![quote!({ #(#rev)* })]))
+            }
+            _ => {
+                if self.inert(expr)? {
+                    Ok((vec![quote!(#src #semi)], Vec::new()))
+                } else {
+                    unsupported(describe(expr), expr)
+                }
+            }
+        }
+    }
+
+    fn root_active(&self, target: &Expr) -> bool {
+        root(target).is_some_and(|name| self.an.active.contains(&name))
+    }
+
+    fn compound(
+        &mut self,
+        whole: &Expr,
+        op: Arith,
+        target: &Expr,
+        value: &Expr,
+        semi: Option<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        self.cx = StmtCx::default();
+        let bar = self.bar_place(target)?;
+        let carries = self.active(value);
+        match op {
+            Arith::Add | Arith::Sub => {
+                let seed = Seed {
+                    tokens: bar,
+                    negated: op == Arith::Sub,
+                    whole: false,
+                };
+                self.rev(value, seed)?;
+            }
+            Arith::Mul => {
+                let e = self.val(value)?;
+                if carries {
+                    let old = self.val(target)?;
+                    let assigned = self.temp("assigned_bar");
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = #assigned * #e;));
+                    self.rev(value, Seed::new(quote!(#assigned * #old)))?;
+                } else {
+                    self.cx.rev.push(quote!(#bar *= #e;));
+                }
+            }
+            Arith::Div => {
+                let e = self.val(value)?;
+                if carries {
+                    let old = self.val(target)?;
+                    let assigned = self.temp("assigned_bar");
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = #assigned / #e;));
+                    self.rev(
+                        value,
+                        Seed::new(quote!(#assigned * (#old / #e) / #e)).negate(),
+                    )?;
+                } else {
+                    self.cx.rev.push(quote!(#bar /= #e;));
+                }
+            }
+            Arith::Rem | Arith::Method(_) => return unsupported("`%=`", whole),
+        }
+        let op_token = match whole.source {
+            Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
+            _ => return unsupported(describe(whole), whole),
+        };
+        let v = self.fwd(value)?;
+        if op == Arith::Div {
+            self.observe(v.clone());
+        }
+        let target_src = target.source.to_token_stream();
+        Ok(self.finish(quote!(#target_src #op_token #v #semi)))
+    }
+
+    /// The current statement's forward (hoists, observes, pushes, then
+    /// `stmt`) and reverse (pops, then the adjoint statements).
+    fn finish(&mut self, stmt: TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let cx = std::mem::take(&mut self.cx);
+        let stack = &self.stack;
+        let mut fwd = cx.hoists;
+        fwd.extend(cx.observes);
+        let mut rev = Vec::new();
+        for (value, _) in &cx.saves {
+            fwd.push(quote!(#stack.push(#value);));
+        }
+        for (_, name) in cx.saves.iter().rev() {
+            rev.push(quote!(let #name = #stack.pop();));
+        }
+        fwd.push(stmt);
+        rev.extend(cx.rev);
+        (fwd, rev)
+    }
+
+    /// An expression whose value goes somewhere (a `let`, an assignment, a
+    /// block's tail) with adjoint `seed`: its forward statements, the
+    /// expression giving its value, and its reverse.
+    fn value(
+        &mut self,
+        expr: &Expr,
+        seed: &Seed,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        match &expr.kind {
+            ExprKind::If { .. } if self.active(expr) => self.if_expr(expr, Some(seed)),
+            ExprKind::Paren(inner) if matches!(inner.kind, ExprKind::If { .. }) => {
+                self.value(inner, seed)
+            }
+            ExprKind::Block(..) | ExprKind::Match { .. } | ExprKind::Loop { .. }
+                if self.active(expr) =>
+            {
+                unsupported(describe(expr), expr)
+            }
+            _ => {
+                let outer = std::mem::take(&mut self.cx);
+                self.cx.temps = outer.temps.clone();
+                if self.active(expr) {
+                    self.rev(expr, seed.clone())?;
+                } else {
+                    self.inert(expr)?;
+                }
+                let v = self.fwd(expr)?;
+                let value = self.temp_value();
+                let (mut f, r) = self.finish(quote!(let #value = #v;));
+                // The value is the last forward statement's binding; inline
+                // it back when nothing came before it.
+                let tail = f.pop().expect("finish pushed the statement");
+                if f.is_empty() {
+                    self.cx = outer;
+                    return Ok((f, v, r));
+                }
+                f.push(tail);
+                self.cx = outer;
+                Ok((f, value.to_token_stream(), r))
+            }
+        }
+    }
+
+    fn temp_value(&self) -> Ident {
+        Ident::new("value", Span::mixed_site())
+    }
+
+    // -----------------------------------------------------------------
+    // Control flow.
+    // -----------------------------------------------------------------
+
+    fn if_expr(
+        &mut self,
+        expr: &Expr,
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        // The chain `if c0 {..} else if c1 {..} else {..}`.
+        let mut arms: Vec<(Option<&Expr>, Option<&Block>)> = Vec::new();
+        let mut current = expr;
+        loop {
+            match &current.kind {
+                ExprKind::If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                } => {
+                    if matches!(cond.kind, ExprKind::Let { .. }) {
+                        return unsupported("`if let`", current);
+                    }
+                    arms.push((Some(cond), Some(then_branch)));
+                    match else_branch {
+                        Some(next) => current = next,
+                        None => {
+                            arms.push((None, None));
+                            break;
+                        }
+                    }
+                }
+                ExprKind::Block(None, block) => {
+                    arms.push((None, Some(block)));
+                    break;
+                }
+                _ => return unsupported(describe(current), current),
+            }
+        }
+        let stack = self.stack.clone();
+        let replay = arms
+            .iter()
+            .all(|(cond, _)| cond.is_none_or(|cond| self.fully_available(cond)));
+        let mut observes = Vec::new();
+        for (cond, _) in &arms {
+            if let Some(cond) = cond {
+                for place in self.active_places(cond) {
+                    observes.push(quote!(#stack.observe(#place);));
+                }
+            }
+        }
+        let mut fwd_arms = Vec::new();
+        let mut rev_arms = Vec::new();
+        self.depth += 1;
+        for (k, (_, block)) in arms.iter().enumerate() {
+            let code = match block {
+                Some(block) => self.block(block, seed),
+                None => Ok(BlockCode {
+                    fwd: Vec::new(),
+                    value: None,
+                    rev: Vec::new(),
+                }),
+            };
+            let code = match code {
+                Ok(code) => code,
+                Err(e) => {
+                    self.depth -= 1;
+                    return Err(e);
+                }
+            };
+            let BlockCode { fwd, value, rev } = code;
+            let record = (!replay).then(|| {
+                let k = Literal::u32_unsuffixed(k as u32);
+                quote!(#stack.push_arm(#k);)
+            });
+            let arm = match value {
+                Some(value) if record.is_some() => {
+                    let v = self.temp_value();
+                    quote!({ #(#fwd)* let #v = #value; #record #v })
+                }
+                Some(value) => quote!({ #(#fwd)* #value }),
+                None => quote!({ #(#fwd)* #record }),
+            };
+            fwd_arms.push(arm);
+            rev_arms.push(quote!({ #(#rev)* }));
+        }
+        self.depth -= 1;
+        let mut fwd = quote!();
+        let mut rev = quote!();
+        let n = arms.len();
+        for (k, (cond, _)) in arms.iter().enumerate() {
+            let arm = &fwd_arms[k];
+            let back = &rev_arms[k];
+            let cond_src = cond.map(|cond| cond.source.to_token_stream());
+            match (k, cond_src) {
+                (0, Some(c)) => {
+                    fwd.extend(quote!(if #c #arm));
+                    rev.extend(quote!(if #c #back));
+                }
+                (_, Some(c)) => {
+                    fwd.extend(quote!(else if #c #arm));
+                    rev.extend(quote!(else if #c #back));
+                }
+                (_, None) => {
+                    fwd.extend(quote!(else #arm));
+                    rev.extend(quote!(else #back));
+                }
+            }
+        }
+        let rev = if replay {
+            rev
+        } else {
+            let numbered = (0..n).map(|k| Literal::u32_unsuffixed(k as u32));
+            let backs = &rev_arms;
+            quote! {
+                match #stack.pop_arm() {
+                    #(#numbered => #backs)*
+                    _ => #stack.fail(),
+                }
+            }
+        };
+        Ok((observes, fwd, vec![rev]))
+    }
+
+    /// The tracked places an expression reads (for the finiteness check of
+    /// a branch condition).
+    fn active_places(&self, expr: &Expr) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        self.collect_places(expr, &mut out);
+        out
+    }
+
+    fn collect_places(&self, expr: &Expr, out: &mut Vec<TokenStream>) {
+        match &expr.kind {
+            ExprKind::Path(_) | ExprKind::Index { .. } if self.active(expr) => {
+                out.push(expr.source.to_token_stream());
+            }
+            _ => {
+                for child in expr.children() {
+                    if let crate::ast::Child::Expr(child) = child {
+                        self.collect_places(child, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn for_loop(
+        &mut self,
+        whole: &Expr,
+        pat: &crate::ast::Pattern,
+        iter: &Expr,
+        body: &Block,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        if contains_jump(body) {
+            return unsupported("`break` or `continue` in a `for`", whole);
+        }
+        let syntax = pat.syntax;
+        let iter_src = iter.source.to_token_stream();
+        match &iter.kind {
+            ExprKind::Range { .. } => {
+                if !self.fully_available(iter) {
+                    return unsupported("a `for` over a range whose bounds change", whole);
+                }
+                self.depth += 1;
+                self.scopes.push(Scope::default());
+                let names = pat.names.clone();
+                self.scope().available.extend(names);
+                let code = self.block_inner(body, None);
+                self.scopes.pop();
+                self.depth -= 1;
+                let BlockCode { fwd, rev, .. } = code?;
+                Ok((
+                    vec![quote!(for #syntax in #iter_src { #(#fwd)* })],
+                    vec![quote!(for #syntax in (#iter_src).rev() { #(#rev)* })],
+                ))
+            }
+            _ => {
+                let Some((place, by_ref)) = element_source(iter) else {
+                    return unsupported(format!("a `for` over `{}`", describe(iter)), whole);
+                };
+                if !self.fully_available(place) {
+                    return unsupported("a `for` over values that change", whole);
+                }
+                let element = match pat.syntax {
+                    syn::Pat::Ident(ident) => Some(&ident.ident),
+                    syn::Pat::Reference(reference) => match &*reference.pat {
+                        syn::Pat::Ident(ident) => Some(&ident.ident),
+                        _ => None,
+                    },
+                    syn::Pat::Wild(_) => None,
+                    _ => return unsupported("a `for` pattern", whole),
+                };
+                let index = Ident::new("index", Span::mixed_site());
+                let place_src = place.source.to_token_stream();
+                let place_bar = if self.active(place) {
+                    Some(self.bar_place(place)?)
+                } else {
+                    None
+                };
+                self.depth += 1;
+                self.scopes.push(Scope::default());
+                let names = pat.names.clone();
+                self.scope().available.extend(names);
+                let bar = match (element, &place_bar) {
+                    (Some(element), Some(_)) => {
+                        let name = element.to_string();
+                        Some(self.bind(&name, false))
+                    }
+                    _ => None,
+                };
+                let code = self.block_inner(body, None);
+                self.scopes.pop();
+                self.depth -= 1;
+                let BlockCode { fwd, rev, .. } = code?;
+                let adjoint = &self.adjoint;
+                let element_value = if by_ref {
+                    quote!(&#place_src[#index])
+                } else {
+                    quote!(#place_src[#index])
+                };
+                let (declare, spread) = match (&bar, &place_bar) {
+                    (Some(bar), Some(place_bar)) => (
+                        quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#index]);),
+                        quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);),
+                    ),
+                    _ => (quote!(), quote!()),
+                };
+                Ok((
+                    vec![quote!(for #syntax in #iter_src { #(#fwd)* })],
+                    vec![quote! {
+                        for #index in (0..#place_src.len()).rev() {
+                            #[allow(unused_variables)]
+                            let #syntax = #element_value;
+                            #declare
+                            #(#rev)*
+                            #spread
+                        }
+                    }],
+                ))
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------
+    // Expressions: the reverse first (it decides what is hoisted and
+    // saved), then the forward.
+    // -----------------------------------------------------------------
+
+    /// A seed temporary `base`, numbered if the statement already has one.
+    fn temp(&mut self, base: &str) -> Ident {
+        let count = self.cx.temps.entry(base.to_owned()).or_default();
+        *count += 1;
+        let name = if *count == 1 {
+            base.to_owned()
+        } else {
+            format!("{base}_{count}")
+        };
+        self.fresh(&name)
+    }
+
+    /// The adjoint place of a place expression: `w1_bar[j][i]`.
+    fn bar_place(&self, place: &Expr) -> R<TokenStream> {
+        match &place.kind {
+            ExprKind::Path(path) => {
+                let Some(ident) = path.path.get_ident() else {
+                    return unsupported("a path", place);
+                };
+                match self.bar_of(&ident.to_string()) {
+                    Some(bar) => Ok(bar),
+                    None => unsupported("a binding without an adjoint", place),
+                }
+            }
+            ExprKind::Index { base, index } => {
+                let base = self.bar_place(base)?;
+                if !self.fully_available(index) {
+                    return unsupported("an index that changes before the reverse sweep", index);
+                }
+                let index = index.source.to_token_stream();
+                Ok(quote!(#base[#index]))
+            }
+            ExprKind::Paren(inner) | ExprKind::Reference { expr: inner, .. } => {
+                self.bar_place(inner)
+            }
+            ExprKind::Field { .. } => unsupported("a field of a model", place),
+            _ => unsupported(describe(place), place),
+        }
+    }
+
+    /// `place_bar += seed;` (or the whole-array form).
+    fn accumulate(&mut self, place: &Expr, seed: Seed) -> R<()> {
+        if !self.active(place) {
+            return Ok(());
+        }
+        let bar = self.bar_place(place)?;
+        let tokens = &seed.tokens;
+        let adjoint = &self.adjoint;
+        let stmt = if seed.whole {
+            if seed.negated {
+                return unsupported("the difference of two arrays", place);
+            }
+            quote!(#adjoint::accumulate(&mut #bar, &#tokens);)
+        } else if seed.negated {
+            quote!(#bar -= #tokens;)
+        } else {
+            quote!(#bar += #tokens;)
+        };
+        self.cx.rev.push(stmt);
+        Ok(())
+    }
+
+    /// Passes `seed × factor` to `child`: inline into a place, or through a
+    /// named temporary into a subexpression.
+    fn pass(&mut self, child: &Expr, seed: &Seed, factor: Factor) -> R<()> {
+        if !self.active(child) {
+            return Ok(());
+        }
+        let seed = seed.times(&factor);
+        if is_place(child) {
+            return self.accumulate(child, seed);
+        }
+        let simple = matches!(factor, Factor::One);
+        if simple {
+            return self.rev(child, seed);
+        }
+        let name = self.temp(&temp_name(child));
+        let tokens = &seed.tokens;
+        self.cx.rev.push(quote!(let #name = #tokens;));
+        self.rev(
+            child,
+            Seed {
+                tokens: name.to_token_stream(),
+                negated: seed.negated,
+                whole: false,
+            },
+        )
+    }
+
+    /// The adjoint statements of `expr` seeded with `seed`.
+    fn rev(&mut self, expr: &Expr, seed: Seed) -> R<()> {
+        if !self.active(expr) {
+            return Ok(());
+        }
+        match &expr.kind {
+            ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                self.accumulate(expr, seed)
+            }
+            ExprKind::Paren(inner) | ExprKind::Reference { expr: inner, .. } => {
+                self.rev(inner, seed)
+            }
+            ExprKind::Structural {
+                receiver, method, ..
+            } if matches!(
+                method.to_string().as_str(),
+                "clone" | "to_vec" | "copied" | "cloned"
+            ) =>
+            {
+                let seed = Seed {
+                    whole: true,
+                    ..seed
+                };
+                self.rev(receiver, seed)
+            }
+            ExprKind::Binary { op, lhs, rhs, .. } => self.rev_binary(expr, *op, lhs, rhs, &seed),
+            ExprKind::Neg { operand, .. } => self.pass(operand, &seed.clone().negate(), Factor::One),
+            ExprKind::Elementary { func, operand, .. } => {
+                let factor = rules::elementary(self, func, operand, expr)?;
+                match factor {
+                    Some(factor) => self.pass(operand, &seed, factor),
+                    None => Ok(()),
+                }
+            }
+            ExprKind::Powi { base, exponent, .. } => {
+                if !self.fully_available(exponent) {
+                    return unsupported("`powi` of an exponent that changes", exponent);
+                }
+                let x = self.val(base)?;
+                let n = exponent.source.to_token_stream();
+                let adjoint = &self.adjoint;
+                let factor = Factor::Times(quote!(#adjoint::derivative::powi(#x, #n)), false);
+                self.pass(base, &seed, factor)
+            }
+            ExprKind::Sum { items, .. } => {
+                let Some((place, _)) = element_source(items) else {
+                    return unsupported(format!("`sum` of `{}`", describe(items)), expr);
+                };
+                let bar = self.bar_place(place)?;
+                let item = self.fresh("item_bar");
+                let tokens = &seed.tokens;
+                let op = if seed.negated {
+                    quote!(-=)
+                } else {
+                    quote!(+=)
+                };
+                self.cx.rev.push(quote! {
+                    for #item in #bar.iter_mut() {
+                        *#item #op #tokens;
+                    }
+                });
+                Ok(())
+            }
+            ExprKind::Call { func, args } => self.rev_call(expr, func, args, &seed),
+            _ => unsupported(describe(expr), expr),
+        }
+    }
+
+    fn rev_binary(&mut self, expr: &Expr, op: Arith, lhs: &Expr, rhs: &Expr, seed: &Seed) -> R<()> {
+        // Right to left, and a place before a subexpression, so that each
+        // adjoint statement reads like the line it reverses.
+        let order: [(&Expr, bool); 2] = if is_place(lhs) && !is_place(rhs) {
+            [(lhs, true), (rhs, false)]
+        } else {
+            [(rhs, false), (lhs, true)]
+        };
+        match op {
+            Arith::Add | Arith::Sub => {
+                let shared = if self.active(lhs) && self.active(rhs) && !is_simple(&seed.tokens)
+                {
+                    let name = self.temp(&temp_name(expr));
+                    let tokens = &seed.tokens;
+                    self.cx.rev.push(quote!(let #name = #tokens;));
+                    Seed {
+                        tokens: name.to_token_stream(),
+                        ..seed.clone()
+                    }
+                } else {
+                    seed.clone()
+                };
+                for (child, left) in order {
+                    let s = if !left && op == Arith::Sub {
+                        shared.clone().negate()
+                    } else {
+                        shared.clone()
+                    };
+                    self.pass(child, &s, Factor::One)?;
+                }
+                Ok(())
+            }
+            Arith::Mul => {
+                for (child, left) in order {
+                    if !self.active(child) {
+                        continue;
+                    }
+                    let other = self.val(if left { rhs } else { lhs })?;
+                    self.pass(child, seed, Factor::Times(other, false))?;
+                }
+                Ok(())
+            }
+            Arith::Div => {
+                for (child, left) in order {
+                    if !self.active(child) {
+                        continue;
+                    }
+                    let b = self.val(rhs)?;
+                    if left {
+                        self.pass(child, seed, Factor::Over(b, false))?;
+                    } else {
+                        let a = self.val(lhs)?;
+                        self.pass(child, seed, Factor::Times(quote!((#a / #b) / #b), true))?;
+                    }
+                }
+                Ok(())
+            }
+            Arith::Rem => unsupported("`%`", expr),
+            Arith::Method(name) => {
+                let helper = match name {
+                    "max" => "max_partials",
+                    "min" => "min_partials",
+                    "powf" => "powf_partials",
+                    "hypot" => "hypot_partials",
+                    "log" => "log_partials",
+                    _ => return unsupported(format!("`{name}`"), expr),
+                };
+                let helper = Ident::new(helper, Span::call_site());
+                let a = self.val(lhs)?;
+                let b = self.val(rhs)?;
+                let partials = self.temp("partials");
+                let adjoint = &self.adjoint;
+                self.cx
+                    .rev
+                    .push(quote!(let #partials = #adjoint::#helper(#a, #b);));
+                for (child, left) in order {
+                    let part = if left { quote!(#partials.0) } else { quote!(#partials.1) };
+                    self.pass(child, seed, Factor::Times(part, false))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn rev_call(
+        &mut self,
+        expr: &Expr,
+        func: &syn::Path,
+        args: &[Expr],
+        seed: &Seed,
+    ) -> R<()> {
+        let reverse = sibling(func, "reverse");
+        let stack = self.stack.clone();
+        let adjoint = self.adjoint.clone();
+        let mut arg_src = Vec::new();
+        let mut bars = Vec::new();
+        let mut after = Vec::new();
+        for arg in args {
+            if !self.fully_available(arg) {
+                return unsupported("a call whose argument changes before the reverse sweep", arg);
+            }
+            let src = arg.source.to_token_stream();
+            arg_src.push(src.clone());
+            if !self.active(arg) {
+                bars.push(quote!(&mut #adjoint::zero(&(#src))));
+            } else if is_place(arg) {
+                let bar = self.bar_place(arg)?;
+                bars.push(quote!(&mut #bar));
+            } else {
+                let name = self.temp("argument_bar");
+                self.cx.rev.push(quote!(let mut #name = 0.0;));
+                bars.push(quote!(&mut #name));
+                after.push((arg, name));
+            }
+        }
+        let value_bar = seed.signed();
+        self.cx
+            .rev
+            .push(quote!(#reverse(#stack, #(#arg_src,)* #value_bar, #(#bars),*);));
+        for (arg, name) in after.into_iter().rev() {
+            self.rev(arg, Seed::new(name.to_token_stream()))?;
+        }
+        let _ = expr;
+        Ok(())
+    }
+
+    /// The value of `expr` in the reverse sweep: recomputed from what is
+    /// still there, restored from the stack, or hoisted and saved.
+    pub fn val(&mut self, expr: &Expr) -> R<TokenStream> {
+        if let Some(name) = self.cx.hoisted.get(&expr.id) {
+            return Ok(name.to_token_stream());
+        }
+        match &expr.kind {
+            ExprKind::Lit(syn::Lit::Int(int)) => {
+                let value: f64 = int.base10_parse::<u64>().map_or(f64::NAN, |v| v as f64);
+                Ok(Literal::f64_unsuffixed(value).to_token_stream())
+            }
+            ExprKind::Lit(_) | ExprKind::NegLit(_) => Ok(expr.source.to_token_stream()),
+            ExprKind::Path(path) => {
+                let src = expr.source.to_token_stream();
+                let Some(ident) = path.path.get_ident() else {
+                    return Ok(src);
+                };
+                if self.available(&ident.to_string()) {
+                    Ok(src)
+                } else {
+                    Ok(self.save(src, ident.clone()).to_token_stream())
+                }
+            }
+            ExprKind::Paren(inner) => {
+                let inner = self.val(inner)?;
+                Ok(quote!((#inner)))
+            }
+            _ if self.fully_available(expr) && is_arithmetic(expr) => {
+                let src = expr.source.to_token_stream();
+                Ok(if is_place(expr) { src } else { quote!((#src)) })
+            }
+            ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                let src = expr.source.to_token_stream();
+                let name = self.fresh(&sanitize(&src.to_string()));
+                Ok(self.save(src, name).to_token_stream())
+            }
+            ExprKind::Binary { op, lhs, rhs, .. } => {
+                let l = self.val(lhs)?;
+                let r = self.val(rhs)?;
+                Ok(match op {
+                    Arith::Add => quote!((#l + #r)),
+                    Arith::Sub => quote!((#l - #r)),
+                    Arith::Mul => quote!((#l * #r)),
+                    Arith::Div => quote!((#l / #r)),
+                    _ => self.hoist(expr).to_token_stream(),
+                })
+            }
+            ExprKind::Neg { operand, .. } => {
+                let x = self.val(operand)?;
+                Ok(quote!((-#x)))
+            }
+            ExprKind::Elementary { .. }
+            | ExprKind::Powi { .. }
+            | ExprKind::Sum { .. }
+            | ExprKind::Call { .. } => Ok(self.hoist(expr).to_token_stream()),
+            ExprKind::Cast { .. } | ExprKind::PlainCall { .. } | ExprKind::PlainMethod { .. } => {
+                let src = expr.source.to_token_stream();
+                let name = self.fresh("operand");
+                Ok(self.save(quote!((#src)), name).to_token_stream())
+            }
+            _ => unsupported(describe(expr), expr),
+        }
+    }
+
+    /// Saves `value` before the statement; the reverse pops it as `name`.
+    fn save(&mut self, value: TokenStream, name: Ident) -> Ident {
+        let key = value.to_string();
+        if let Some(name) = self.cx.saved_keys.get(&key) {
+            return name.clone();
+        }
+        self.cx.saved_keys.insert(key, name.clone());
+        self.cx.saves.push((value, name.clone()));
+        name
+    }
+
+    /// Names the value of `expr` in the forward sweep (`let z_tanh =
+    /// z.tanh();`), saved unless it stays in scope for the reverse.
+    pub fn hoist(&mut self, expr: &Expr) -> Ident {
+        if let Some(name) = self.cx.hoisted.get(&expr.id) {
+            return name.clone();
+        }
+        let base = hoist_name(expr);
+        let stays = self.mode == Mode::Fused && self.depth == 0;
+        let name = if stays {
+            let mut name = self.fresh(&base);
+            let mut k = 1;
+            while self.top_names.contains(&name.to_string()) {
+                k += 1;
+                name = self.fresh(&format!("{base}_{k}"));
+            }
+            self.top_names.insert(name.to_string());
+            name
+        } else {
+            self.fresh(&base)
+        };
+        self.cx.hoisted.insert(expr.id, name.clone());
+        if !stays {
+            self.cx.hoist_saved.insert(expr.id);
+        }
+        name
+    }
+
+    pub fn observe(&mut self, value: TokenStream) {
+        let stack = &self.stack;
+        self.cx.observes.push(quote!(#stack.observe(#value);));
+    }
+
+    /// The forward expression: as written where nothing is hoisted or
+    /// called, else rebuilt with the hoisted names.
+    fn fwd(&mut self, expr: &Expr) -> R<TokenStream> {
+        let hoisted = self.cx.hoisted.get(&expr.id).cloned();
+        let is_call = matches!(expr.kind, ExprKind::Call { .. }) && self.active(expr);
+        if hoisted.is_none() && !is_call && !self.needs_rebuild(expr) {
+            self.observe_absorbing(expr)?;
+            return Ok(expr.source.to_token_stream());
+        }
+        let inner = self.fwd_rebuild(expr)?;
+        let name = match hoisted {
+            Some(name) => name,
+            None if is_call => {
+                let name = self.hoist(expr);
+                // A call's value is read only if `val` asked for it.
+                self.cx.hoist_saved.remove(&expr.id);
+                name
+            }
+            None => return Ok(inner),
+        };
+        self.cx.hoists.push(quote!(let #name = #inner;));
+        if self.cx.hoist_saved.contains(&expr.id) {
+            self.cx.saves.push((name.to_token_stream(), name.clone()));
+        }
+        Ok(name.to_token_stream())
+    }
+
+    /// Whether some node below `expr` is hoisted or is an annotated call.
+    fn needs_rebuild(&self, expr: &Expr) -> bool {
+        expr.children().into_iter().any(|child| match child {
+            crate::ast::Child::Expr(child) => {
+                self.cx.hoisted.contains_key(&child.id)
+                    || (matches!(child.kind, ExprKind::Call { .. }) && self.active(child))
+                    || self.needs_rebuild(child)
+            }
+            crate::ast::Child::Block(_) => false,
+        })
+    }
+
+    /// Observes the operands of absorbing operations in a subtree printed
+    /// as written.
+    fn observe_absorbing(&mut self, expr: &Expr) -> R<()> {
+        if !self.active(expr) {
+            return Ok(());
+        }
+        match &expr.kind {
+            ExprKind::Elementary { func, operand, .. } if rules::absorbs(func) => {
+                let src = operand.source.to_token_stream();
+                self.observe(src);
+            }
+            ExprKind::Powi { base, .. } => {
+                let src = base.source.to_token_stream();
+                self.observe(src);
+            }
+            ExprKind::Binary {
+                op: Arith::Div,
+                rhs,
+                ..
+            } => {
+                let src = rhs.source.to_token_stream();
+                self.observe(src);
+            }
+            ExprKind::Binary {
+                op: Arith::Method(_),
+                lhs,
+                rhs,
+                ..
+            } => {
+                let (l, r) = (lhs.source.to_token_stream(), rhs.source.to_token_stream());
+                self.observe(l);
+                self.observe(r);
+            }
+            _ => {}
+        }
+        for child in expr.children() {
+            if let crate::ast::Child::Expr(child) = child {
+                self.observe_absorbing(child)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn fwd_rebuild(&mut self, expr: &Expr) -> R<TokenStream> {
+        let source = match expr.source {
+            Source::Expr(source) => source,
+            Source::Macro(_) => return unsupported(describe(expr), expr),
+        };
+        Ok(match (&expr.kind, source) {
+            (ExprKind::Paren(inner), _) => {
+                let inner = self.fwd(inner)?;
+                quote!((#inner))
+            }
+            (ExprKind::Binary { op, lhs, rhs, .. }, syn::Expr::Binary(binary)) => {
+                let l = self.fwd(lhs)?;
+                let r = self.fwd(rhs)?;
+                if *op == Arith::Div {
+                    self.observe(r.clone());
+                }
+                let op = &binary.op;
+                quote!(#l #op #r)
+            }
+            (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::MethodCall(call)) => {
+                let l = self.fwd(lhs)?;
+                let r = self.fwd(rhs)?;
+                self.observe(l.clone());
+                self.observe(r.clone());
+                let method = &call.method;
+                quote!(#l.#method(#r))
+            }
+            (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::Call(call)) => {
+                let l = self.fwd(lhs)?;
+                let r = self.fwd(rhs)?;
+                self.observe(l.clone());
+                self.observe(r.clone());
+                let func = &call.func;
+                quote!(#func(#l, #r))
+            }
+            (ExprKind::Neg { operand, .. }, _) => {
+                let x = self.fwd(operand)?;
+                quote!(-#x)
+            }
+            (ExprKind::Elementary { func, operand, .. }, source) => {
+                let x = self.fwd(operand)?;
+                if rules::absorbs(func) {
+                    self.observe(x.clone());
+                }
+                match source {
+                    syn::Expr::MethodCall(call) => {
+                        let method = &call.method;
+                        quote!(#x.#method())
+                    }
+                    syn::Expr::Call(call) => {
+                        let func = &call.func;
+                        quote!(#func(#x))
+                    }
+                    _ => return unsupported(describe(expr), expr),
+                }
+            }
+            (ExprKind::Powi { base, exponent, .. }, source) => {
+                let x = self.fwd(base)?;
+                self.observe(x.clone());
+                let n = exponent.source.to_token_stream();
+                match source {
+                    syn::Expr::MethodCall(_) => quote!(#x.powi(#n)),
+                    _ => quote!(f64::powi(#x, #n)),
+                }
+            }
+            (ExprKind::Call { func, args }, _) => {
+                let forward = sibling(func, "forward");
+                let stack = &self.stack;
+                let args: Vec<_> = args.iter().map(|a| a.source.to_token_stream()).collect();
+                quote!(#forward(#stack, #(#args),*))
+            }
+            _ => {
+                if self.needs_rebuild(expr) {
+                    return unsupported(describe(expr), expr);
+                }
+                expr.source.to_token_stream()
+            }
+        })
+    }
+
+    /// The adjoint's initial value, shaped like the initialiser's value.
+    fn shape(&self, init: &Expr) -> R<TokenStream> {
+        let adjoint = &self.adjoint;
+        if self.scalar(init) {
+            return Ok(quote!(0.0));
+        }
+        Ok(match &init.kind {
+            ExprKind::Paren(inner) => self.shape(inner)?,
+            ExprKind::Repeat { elem, len } => {
+                let elem = self.shape(elem)?;
+                if !self.all_available(len.to_token_stream()) {
+                    return unsupported("an array whose length changes", init);
+                }
+                quote!([#elem; #len])
+            }
+            ExprKind::VecRepeat { elem, len } => {
+                let elem = self.shape(elem)?;
+                if !self.fully_available(len) {
+                    return unsupported("a `vec!` whose length changes", init);
+                }
+                let len = len.source.to_token_stream();
+                quote!(::std::vec![#elem; #len])
+            }
+            ExprKind::Array(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!([#(#items),*])
+            }
+            ExprKind::VecList(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!(::std::vec![#(#items),*])
+            }
+            ExprKind::Structural { receiver, .. } if is_place(receiver) => self.shape(receiver)?,
+            ExprKind::Path(_) | ExprKind::Index { .. } if self.active(init) => {
+                let bar = self.bar_place(init)?;
+                quote!(#adjoint::zero_like(&#bar))
+            }
+            ExprKind::Path(_) | ExprKind::Index { .. } => {
+                if !self.fully_available(init) {
+                    return unsupported("a binding whose shape the reverse sweep cannot see", init);
+                }
+                let src = init.source.to_token_stream();
+                quote!(#adjoint::zero(&#src))
+            }
+            ExprKind::If { then_branch, .. } => match then_branch.split_tail().1 {
+                Some(tail) => self.shape(tail)?,
+                None => return unsupported(describe(init), init),
+            },
+            _ if is_scalar(init) => quote!(0.0),
+            _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
+        })
+    }
+}
+
+fn unsupported_block<T>(construct: &str, block: &Block) -> R<T> {
+    let line = block
+        .stmts
+        .last()
+        .map_or(0, |stmt| match stmt {
+            Stmt::Expr(expr, _) => text::line(expr.span),
+            Stmt::Let { init: Some(init), .. } => text::line(init.span),
+            _ => 0,
+        });
+    Err(Unsupported {
+        construct: construct.into(),
+        line,
+    })
+}
+
+fn first_ident_span(pat: &syn::Pat) -> Span {
+    pat.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |token| token.span())
+}
+
+/// Whether the value is one `f64` (as opposed to a place that may be an
+/// array): arithmetic, a function, a literal, a call.
+fn is_scalar(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Lit(_)
+        | ExprKind::NegLit(_)
+        | ExprKind::Binary { .. }
+        | ExprKind::Neg { .. }
+        | ExprKind::Elementary { .. }
+        | ExprKind::Powi { .. }
+        | ExprKind::Sum { .. }
+        | ExprKind::Call { .. }
+        | ExprKind::Cast { .. } => true,
+        ExprKind::Paren(inner) => is_scalar(inner),
+        ExprKind::If { then_branch, .. } => then_branch.split_tail().1.is_some_and(is_scalar),
+        _ => false,
+    }
+}
+
+/// A path, or an index chain into one.
+fn is_place(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Path(_) => true,
+        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_place(base),
+        _ => false,
+    }
+}
+
+/// Arithmetic of places and literals: cheap to compute again.
+fn is_arithmetic(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Lit(_) | ExprKind::NegLit(_) | ExprKind::Path(_) => true,
+        ExprKind::Index { base, .. } => is_arithmetic(base),
+        ExprKind::Paren(inner) | ExprKind::Neg { operand: inner, .. } => is_arithmetic(inner),
+        ExprKind::Binary { op, lhs, rhs, .. } => {
+            matches!(op, Arith::Add | Arith::Sub | Arith::Mul | Arith::Div)
+                && is_arithmetic(lhs)
+                && is_arithmetic(rhs)
+        }
+        _ => false,
+    }
+}
+
+fn has_call(expr: &Expr) -> bool {
+    matches!(expr.kind, ExprKind::Call { .. })
+        || expr.children().into_iter().any(|child| match child {
+            crate::ast::Child::Expr(child) => has_call(child),
+            crate::ast::Child::Block(_) => true,
+        })
+}
+
+fn is_simple(tokens: &TokenStream) -> bool {
+    let tokens: Vec<_> = tokens.clone().into_iter().collect();
+    tokens.len() == 1
+}
+
+/// `x`, `&x`, `x.iter()`, `x.iter().copied()`: the place iterated and
+/// whether the items are references.
+fn element_source<'e, 'a>(iter: &'e Expr<'a>) -> Option<(&'e Expr<'a>, bool)> {
+    match &iter.kind {
+        ExprKind::Reference {
+            mutability: None,
+            expr,
+        } if is_place(expr) => Some((expr, true)),
+        ExprKind::Structural {
+            receiver, method, ..
+        } => match method.to_string().as_str() {
+            "iter" if is_place(receiver) => Some((receiver, true)),
+            "copied" | "cloned" => {
+                let (place, _) = element_source(receiver)?;
+                Some((place, false))
+            }
+            _ => None,
+        },
+        ExprKind::Paren(inner) => element_source(inner),
+        _ => None,
+    }
+}
+
+fn contains_jump(block: &Block) -> bool {
+    fn expr_jumps(expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_) => true,
+            _ => expr.children().into_iter().any(|child| match child {
+                crate::ast::Child::Expr(child) => expr_jumps(child),
+                crate::ast::Child::Block(block) => contains_jump(block),
+            }),
+        }
+    }
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_jumps),
+        Stmt::Item(_) => false,
+        Stmt::Expr(expr, _) => expr_jumps(expr),
+    })
+}
+
+/// `g_forward` / `g_reverse` by the same path as `g`.
+fn sibling(func: &syn::Path, suffix: &str) -> TokenStream {
+    let mut path = func.clone();
+    if let Some(last) = path.segments.last_mut() {
+        last.ident = format_ident!("{}_{}", last.ident, suffix);
+    }
+    path.to_token_stream()
+}
+
+/// A readable identifier from source text: `s[j]` -> `s_j`.
+fn sanitize(text: &str) -> String {
+    let mut out = String::new();
+    for ch in text.chars() {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch);
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_').to_owned();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("value_{out}")
+    } else {
+        out
+    }
+}
+
+/// The name of a hoisted value: `z_tanh`, `x_exp`, `softplus_value`.
+fn hoist_name(expr: &Expr) -> String {
+    match &expr.kind {
+        ExprKind::Elementary { func, operand, .. } => match simple_name(operand) {
+            Some(name) => format!("{name}_{func}"),
+            None => (*func).to_owned(),
+        },
+        ExprKind::Powi { base, .. } => match simple_name(base) {
+            Some(name) => format!("{name}_powi"),
+            None => "power".to_owned(),
+        },
+        ExprKind::Binary {
+            op: Arith::Method(func),
+            lhs,
+            ..
+        } => match simple_name(lhs) {
+            Some(name) => format!("{name}_{func}"),
+            None => (*func).to_owned(),
+        },
+        ExprKind::Sum { .. } => "sum".to_owned(),
+        ExprKind::Call { func, .. } => match func.segments.last() {
+            Some(last) => format!("{}_value", last.ident),
+            None => "call_value".to_owned(),
+        },
+        _ => "value".to_owned(),
+    }
+}
+
+fn simple_name(expr: &Expr) -> Option<String> {
+    match &expr.kind {
+        ExprKind::Path(path) => path.path.get_ident().map(ToString::to_string),
+        ExprKind::Paren(inner) => simple_name(inner),
+        _ => None,
+    }
+}
+
+/// The seed temporary of a subexpression: `product_bar`, `z_tanh_bar`.
+fn temp_name(expr: &Expr) -> String {
+    match &expr.kind {
+        ExprKind::Binary { op, .. } => match op {
+            Arith::Add => "sum_bar".to_owned(),
+            Arith::Sub => "difference_bar".to_owned(),
+            Arith::Mul => "product_bar".to_owned(),
+            Arith::Div => "quotient_bar".to_owned(),
+            _ => format!("{}_bar", hoist_name(expr)),
+        },
+        ExprKind::Paren(inner) => temp_name(inner),
+        ExprKind::Neg { .. } => "negation_bar".to_owned(),
+        _ => format!("{}_bar", hoist_name(expr)),
+    }
+}
+
+/// What a construct is, for the fallback doc line.
+pub fn describe(expr: &Expr) -> String {
+    let what = match &expr.kind {
+        ExprKind::While { .. } => "`while`",
+        ExprKind::Loop { .. } => "`loop`",
+        ExprKind::Match { .. } => "`match`",
+        ExprKind::Return(_) => "an early `return`",
+        ExprKind::Break { .. } => "`break`",
+        ExprKind::Continue(_) => "`continue`",
+        ExprKind::Block(..) => "a block",
+        ExprKind::Tuple(_) => "a tuple",
+        ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
+            return format!("`.{method}()`");
+        }
+        ExprKind::Field { .. } => "a field of a model",
+        ExprKind::If { .. } => "an `if` value",
+        _ => {
+            return format!(
+                "`{}`",
+                text::tokens(expr.source.to_token_stream())
+                    .chars()
+                    .take(40)
+                    .collect::<String>()
+            )
+        }
+    };
+    what.to_owned()
+}
