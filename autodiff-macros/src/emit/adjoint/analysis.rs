@@ -51,6 +51,11 @@ pub struct Analysis {
     /// How many indexings take a binding to an `f64` (0 for a scalar),
     /// where every binding of the name agrees.
     pub dims: HashMap<String, Option<usize>>,
+    /// Slice parameters: their items are references.
+    pub slices: HashSet<String>,
+    /// Array parameters of numbers (or arrays of them): `Copy`, so a `for`
+    /// over one leaves it for the reverse sweep.
+    pub arrays: HashSet<String>,
 }
 
 impl Analysis {
@@ -72,6 +77,21 @@ impl Analysis {
                 .collect(),
             idents: HashSet::new(),
             dims: HashMap::new(),
+            slices: function
+                .params
+                .iter()
+                .filter(|param| {
+                    matches!(param.kind, Kind::Slice(_))
+                        || matches!(param.ty, syn::Type::Reference(_))
+                })
+                .map(|param| param.ident.to_string())
+                .collect(),
+            arrays: function
+                .params
+                .iter()
+                .filter(|param| copy_array(&param.kind))
+                .map(|param| param.ident.to_string())
+                .collect(),
         };
         for param in &function.params {
             let dims = match &param.kind {
@@ -173,15 +193,15 @@ impl Analysis {
     }
 
     /// Whether `name`, read in top-level statement `top`, still holds the
-    /// value it had there when the reverse sweep runs: a parameter or (in
-    /// one item with its forward sweep, `fused`) a top-level binding, bound
-    /// once, that nothing writes in or after `top`.
-    pub fn stable(&self, name: &str, top: usize, fused: bool) -> bool {
+    /// value it had there when the reverse sweep runs: a parameter or a
+    /// top-level binding, bound once, that nothing writes in or after
+    /// `top`.
+    pub fn stable(&self, name: &str, top: usize) -> bool {
         if self.bound.get(name).copied().unwrap_or(0) != 1 {
             return false;
         }
         let declared = self.params.contains(name)
-            || (fused && self.top_lets.get(name).is_some_and(|&at| at < top));
+            || self.top_lets.get(name).is_some_and(|&at| at < top);
         declared
             && self
                 .writes
@@ -307,6 +327,13 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
             Child::Expr(child) => reach_expr(child, active, found),
             Child::Block(block) => reach_block(block, active, found),
         }
+    }
+}
+
+fn copy_array(kind: &Kind) -> bool {
+    match kind {
+        Kind::Array(elem, _) => matches!(**elem, Kind::Scalar) || copy_array(elem),
+        _ => false,
     }
 }
 

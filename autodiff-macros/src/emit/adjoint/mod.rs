@@ -15,12 +15,12 @@ mod rules;
 mod sweep;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 use super::{differentiable, Names};
 use crate::ast::{Function, Kind, Param};
 use analysis::Analysis;
-use sweep::{Mode, Seed, Sweep, Unsupported};
+use sweep::{Seed, Sweep, Unsupported};
 
 /// The generated adjoint items, and whether `f_grad` may use them.
 pub struct Adjoint {
@@ -99,7 +99,7 @@ fn compile(
     }
     let an = Analysis::new(function);
     let fused = fused(function, names, gradient_type, adjoint_fn, stack, &an)?;
-    let pair = pair(function, names, stack, &an)?;
+    let pair = pair(function, names, stack, adjoint_fn);
     Ok(quote!(#fused #pair))
 }
 
@@ -111,13 +111,13 @@ fn fused(
     stack: &Ident,
     an: &Analysis,
 ) -> Result<TokenStream, Unsupported> {
-    let mut sweep = Sweep::new(an, Mode::Fused, stack.clone());
+    let mut sweep = Sweep::new(an, stack.clone());
     let value = sweep.fresh("value");
     let value_bar = sweep.fresh("value_bar");
     let differentiable = differentiable(function);
     let mut bars = Vec::new();
     for param in &function.params {
-        let bar = sweep.bind(&param.ident.to_string(), false);
+        let bar = sweep.bind(&param.ident.to_string());
         if param.kind.is_differentiable() {
             bars.push((param, bar));
         }
@@ -185,47 +185,14 @@ fn fused(
     })
 }
 
-/// `f_forward` and `f_reverse`, which the adjoints of callers call.
-fn pair(
-    function: &Function,
-    names: &Names,
-    stack: &Ident,
-    an: &Analysis,
-) -> Result<TokenStream, Unsupported> {
-    let mut sweep = Sweep::new(an, Mode::Split, stack.clone());
-    let value_bar = sweep.fresh("value_bar");
-    let mut bar_params = Vec::new();
-    for param in &function.params {
-        let bar = sweep.bind(&param.ident.to_string(), true);
-        bar_params.push((param, bar));
-    }
-    let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
-    let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
-    let observe = function
-        .params
-        .iter()
-        .filter(|param| matches!(param.kind, Kind::Scalar))
-        .map(|param| {
-            let ident = &param.ident;
-            quote!(#stack.observe(#ident);)
-        });
-    let bars = bar_params.iter().map(|(param, bar)| {
-        let ty = bar_type(&param.kind);
-        quote!(#bar: &mut #ty)
-    });
-    Ok(pair_items(
-        function,
-        names,
-        stack,
-        quote! {
-            #(#observe)*
-            #(#fwd)*
-            #tail
-        },
-        &value_bar,
-        bars.collect(),
-        quote!(#(#rev)*),
-    ))
+/// `f_forward` and `f_reverse`, which the adjoints of callers call: the
+/// forward runs `f_adjoint` on the caller's stack and pushes the gradient,
+/// the reverse adds `value_bar ×` it to the caller's adjoints of the
+/// arguments. `f` returns one number, so its gradient is all a caller's
+/// reverse sweep needs from it.
+fn pair(function: &Function, names: &Names, stack: &Ident, adjoint_fn: &Ident) -> TokenStream {
+    let compiled = quote!(#adjoint_fn(#stack, ARGS));
+    spread_pair(function, names, stack, Some(compiled))
 }
 
 fn pair_items(
@@ -274,6 +241,17 @@ fn pair_items(
 /// The pair of a function that keeps the tape: the forward runs the tape
 /// gradient and pushes it, the reverse adds `value_bar ×` it.
 fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> TokenStream {
+    spread_pair(function, names, stack, None)
+}
+
+/// A pair that pushes the whole gradient: from the compiled adjoint
+/// (`compiled`, with `ARGS` for the arguments) or from the tape.
+fn spread_pair(
+    function: &Function,
+    names: &Names,
+    stack: &Ident,
+    compiled: Option<TokenStream>,
+) -> TokenStream {
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
     let differentiable: Vec<&Param> = differentiable(function);
@@ -320,8 +298,23 @@ fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> TokenStream {
             .map(|(_, bar, _)| {
                 quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);)
             });
-        (
-            quote! {
+        let forward = match compiled {
+            Some(call) => {
+                let call = replace_args(call, quote!(#(#args),*));
+                quote! {
+                    match #call {
+                        ::core::option::Option::Some(result) => {
+                            #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
+                            result.value
+                        }
+                        ::core::option::Option::None => {
+                            #stack.fail();
+                            f64::NAN
+                        }
+                    }
+                }
+            }
+            None => quote! {
                 match #grad_tape(#(#args),*) {
                     ::core::result::Result::Ok(result) => {
                         #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
@@ -333,6 +326,9 @@ fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> TokenStream {
                     }
                 }
             },
+        };
+        (
+            forward,
             quote!(#(#pops)*),
         )
     };
@@ -346,6 +342,25 @@ fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> TokenStream {
         bar_decls,
         reverse_body,
     )
+}
+
+/// `tokens` with the placeholder `ARGS` replaced by `args`.
+fn replace_args(tokens: TokenStream, args: TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) if ident == "ARGS" => args.clone(),
+            proc_macro2::TokenTree::Group(group) => {
+                let mut new = proc_macro2::Group::new(
+                    group.delimiter(),
+                    replace_args(group.stream(), args.clone()),
+                );
+                new.set_span(group.span());
+                new.into_token_stream()
+            }
+            other => other.into_token_stream(),
+        })
+        .collect()
 }
 
 /// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,
@@ -388,3 +403,7 @@ pub fn holds_struct(kind: &Kind) -> bool {
         Kind::Scalar | Kind::PassThrough => false,
     }
 }
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -35,15 +35,6 @@ fn unsupported<T>(construct: impl Into<String>, at: &Expr) -> R<T> {
     })
 }
 
-/// `f_adjoint` (one item: the reverse sweep sees the forward sweep's
-/// top-level bindings) or the `f_forward`/`f_reverse` pair (it sees only
-/// the parameters).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Fused,
-    Split,
-}
-
 /// An adjoint flowing into an expression: `tokens` (added, or subtracted
 /// when `negated`), and whether it is a whole array's (added with
 /// `accumulate`) rather than a scalar's.
@@ -114,6 +105,14 @@ struct StmtCx {
     temps: HashMap<String, usize>,
 }
 
+/// The items a `for` walks: `place[index]`, by reference or copied, with
+/// the index when enumerated.
+struct Elements<'e, 'a> {
+    place: &'e Expr<'a>,
+    by_ref: bool,
+    enumerate: bool,
+}
+
 #[derive(Default)]
 struct Scope {
     /// Bindings of this scope with their adjoints, in order.
@@ -125,7 +124,6 @@ struct Scope {
 
 pub struct Sweep<'m> {
     an: &'m Analysis,
-    mode: Mode,
     stack: Ident,
     adjoint: TokenStream,
     top: usize,
@@ -148,10 +146,9 @@ pub struct BlockCode {
 }
 
 impl<'m> Sweep<'m> {
-    pub fn new(an: &'m Analysis, mode: Mode, stack: Ident) -> Self {
+    pub fn new(an: &'m Analysis, stack: Ident) -> Self {
         Sweep {
             an,
-            mode,
             stack,
             adjoint: quote!(::autodiff::__adjoint),
             top: 0,
@@ -175,25 +172,22 @@ impl<'m> Sweep<'m> {
     }
 
     /// Names the adjoint of the next binding of `name` and puts it in the
-    /// current scope; a parameter's in the split reverse is `(*x_bar)`.
-    pub fn bind(&mut self, name: &str, param: bool) -> Ident {
+    /// current scope.
+    pub fn bind(&mut self, name: &str) -> Ident {
         let k = {
             let seen = self.seen.entry(name.to_owned()).or_default();
             *seen += 1;
             *seen
         };
         let total = self.an.bound.get(name).copied().unwrap_or(1);
+        let plain = name.trim_start_matches("r#");
         let base = if k >= total {
-            format!("{name}_bar")
+            format!("{plain}_bar")
         } else {
-            format!("{name}_{k}_bar")
+            format!("{plain}_{k}_bar")
         };
         let ident = self.fresh(&base);
-        let place = if param && self.mode == Mode::Split {
-            quote!((*#ident))
-        } else {
-            ident.to_token_stream()
-        };
+        let place = ident.to_token_stream();
         self.scope().bars.push((name.to_owned(), place));
         ident
     }
@@ -224,7 +218,7 @@ impl<'m> Sweep<'m> {
                 .scopes
                 .iter()
                 .any(|scope| scope.available.contains(name))
-            || self.an.stable(name, self.top, self.mode == Mode::Fused)
+            || self.an.stable(name, self.top)
     }
 
     /// Whether every binding `tokens` names is available.
@@ -304,7 +298,7 @@ impl<'m> Sweep<'m> {
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
         match stmt {
             Stmt::Item(item) => {
-                if self.depth > 0 || self.mode == Mode::Split {
+                if self.depth > 0 {
                     prelude.push(item.to_token_stream());
                 }
                 Ok((vec![item.to_token_stream()], Vec::new()))
@@ -337,7 +331,7 @@ impl<'m> Sweep<'m> {
                             .names
                             .iter()
                             .all(|n| self.an.bound.get(n).copied() == Some(1));
-                        let replay = (self.depth > 0 || self.mode == Mode::Split)
+                        let replay = self.depth > 0
                             && !*mutable
                             && once
                             && self.fully_available(init);
@@ -370,7 +364,7 @@ impl<'m> Sweep<'m> {
     /// The adjoint name of the binding about to be made, put in scope by
     /// the caller after its initialiser is read.
     fn bind_deferred(&mut self, name: &str) -> Ident {
-        let ident = self.bind(name, false);
+        let ident = self.bind(name);
         self.scope().bars.pop();
         ident
     }
@@ -778,32 +772,42 @@ impl<'m> Sweep<'m> {
         }
         let syntax = pat.syntax;
         let iter_src = iter.source.to_token_stream();
-        match &iter.kind {
-            ExprKind::Range { .. } => {
-                if !self.fully_available(iter) {
-                    return unsupported("a `for` over a range whose bounds change", whole);
-                }
-                self.depth += 1;
-                self.scopes.push(Scope::default());
-                let names = pat.names.clone();
-                self.scope().available.extend(names);
-                let code = self.block_inner(body, None);
-                self.scopes.pop();
-                self.depth -= 1;
-                let BlockCode { fwd, rev, .. } = code?;
-                Ok((
-                    vec![quote!(for #syntax in #iter_src { #(#fwd)* })],
-                    vec![quote!(for #syntax in (#iter_src).rev() { #(#rev)* })],
-                ))
+        if range_like(iter) {
+            if !self.fully_available(iter) {
+                return unsupported("a `for` over a range whose bounds change", whole);
             }
-            _ => {
-                let Some((place, by_ref)) = element_source(iter) else {
-                    return unsupported(format!("a `for` over `{}`", describe(iter)), whole);
+            self.depth += 1;
+            self.scopes.push(Scope::default());
+            let names = pat.names.clone();
+            self.scope().available.extend(names);
+            let code = self.block_inner(body, None);
+            self.scopes.pop();
+            self.depth -= 1;
+            let BlockCode { fwd, rev, .. } = code?;
+            return Ok((
+                vec![quote!(for #syntax in #iter_src { #(#fwd)* })],
+                vec![quote!(for #syntax in (#iter_src).rev() { #(#rev)* })],
+            ));
+        }
+        {
+            {
+                let Some(Elements {
+                    place,
+                    by_ref,
+                    enumerate,
+                }) = self.elements(iter)
+                else {
+                    return unsupported(format!("a `for` over {}", describe(iter)), whole);
                 };
                 if !self.fully_available(place) {
                     return unsupported("a `for` over values that change", whole);
                 }
-                let element = match pat.syntax {
+                let element_pat = match (enumerate, pat.syntax) {
+                    (false, pat) => pat,
+                    (true, syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => &tuple.elems[1],
+                    _ => return unsupported("a `for` pattern", whole),
+                };
+                let element = match element_pat {
                     syn::Pat::Ident(ident) => Some(&ident.ident),
                     syn::Pat::Reference(reference) => match &*reference.pat {
                         syn::Pat::Ident(ident) => Some(&ident.ident),
@@ -826,7 +830,7 @@ impl<'m> Sweep<'m> {
                 let bar = match (element, &place_bar) {
                     (Some(element), Some(_)) => {
                         let name = element.to_string();
-                        Some(self.bind(&name, false))
+                        Some(self.bind(&name))
                     }
                     _ => None,
                 };
@@ -839,6 +843,11 @@ impl<'m> Sweep<'m> {
                     quote!(&#place_src[#index])
                 } else {
                     quote!(#place_src[#index])
+                };
+                let element_value = if enumerate {
+                    quote!((#index, #element_value))
+                } else {
+                    element_value
                 };
                 let (declare, spread) = match (&bar, &place_bar) {
                     (Some(bar), Some(place_bar)) => (
@@ -860,6 +869,41 @@ impl<'m> Sweep<'m> {
                     }],
                 ))
             }
+        }
+    }
+
+    /// What a `for` iterates, when it is the items of a place.
+    fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
+        match &iter.kind {
+            ExprKind::Path(path) => {
+                let name = path.path.get_ident()?.to_string();
+                if !self.an.slices.contains(&name) && !self.an.arrays.contains(&name) {
+                    return None;
+                }
+                // A slice's items are references; an array's or a `Vec`'s
+                // of numbers are copies (of anything else: references).
+                let by_ref = self.an.slices.contains(&name)
+                    || dims_of(iter, &self.an.dims) != Some(1);
+                Some(Elements {
+                    place: iter,
+                    by_ref,
+                    enumerate: false,
+                })
+            }
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "enumerate" => {
+                let inner = self.elements(receiver)?;
+                (!inner.enumerate).then_some(Elements {
+                    enumerate: true,
+                    ..inner
+                })
+            }
+            _ => element_source(iter).map(|(place, by_ref)| Elements {
+                place,
+                by_ref,
+                enumerate: false,
+            }),
         }
     }
 
@@ -1233,7 +1277,7 @@ impl<'m> Sweep<'m> {
             return name.clone();
         }
         let base = hoist_name(expr);
-        let stays = self.mode == Mode::Fused && self.depth == 0;
+        let stays = self.depth == 0;
         let name = if stays {
             let mut name = self.fresh(&base);
             let mut k = 1;
@@ -1557,6 +1601,25 @@ fn is_simple(tokens: &TokenStream) -> bool {
     tokens.len() == 1
 }
 
+/// A range, possibly reversed, stepped, skipped or taken: reversible.
+fn range_like(iter: &Expr) -> bool {
+    match &iter.kind {
+        ExprKind::Range {
+            start: Some(_),
+            end: Some(_),
+            ..
+        } => true,
+        ExprKind::Paren(inner) => range_like(inner),
+        ExprKind::Structural {
+            receiver, method, ..
+        } => {
+            matches!(method.to_string().as_str(), "rev" | "step_by" | "skip" | "take")
+                && range_like(receiver)
+        }
+        _ => false,
+    }
+}
+
 /// `x`, `&x`, `x.iter()`, `x.iter().copied()`: the place iterated and
 /// whether the items are references.
 fn element_source<'e, 'a>(iter: &'e Expr<'a>) -> Option<(&'e Expr<'a>, bool)> {
@@ -1654,7 +1717,10 @@ fn hoist_name(expr: &Expr) -> String {
 
 fn simple_name(expr: &Expr) -> Option<String> {
     match &expr.kind {
-        ExprKind::Path(path) => path.path.get_ident().map(ToString::to_string),
+        ExprKind::Path(path) => path
+            .path
+            .get_ident()
+            .map(|ident| ident.to_string().trim_start_matches("r#").to_owned()),
         ExprKind::Paren(inner) => simple_name(inner),
         _ => None,
     }

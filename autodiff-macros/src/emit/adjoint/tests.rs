@@ -1,0 +1,114 @@
+//! Which functions of the test corpus keep the tape: every
+//! `#[differentiable]` function of the corpus files is expanded, and the
+//! doc line of its `f_grad` says whether the compiled adjoint computes it.
+//! The list of those that fall back is pinned, so that a construct newly
+//! compiled (or newly lost) shows up here; lesson 15's exercises may not
+//! fall back at all.
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+
+/// The corpus files, relative to the workspace root.
+const FILES: &[&str] = &[
+    "examples/support/exercises.rs",
+    "tests/corpus/attributes.rs",
+    "tests/corpus/composition.rs",
+    "tests/corpus/control_flow.rs",
+    "tests/corpus/formulas.rs",
+    "tests/corpus/integers.rs",
+    "tests/corpus/layers.rs",
+    "tests/corpus/networks.rs",
+    "tests/corpus/patterns.rs",
+    "tests/corpus/ranges.rs",
+    "tests/corpus/signatures.rs",
+    "tests/random_functions.rs",
+    "tests/macro_arrays.rs",
+    "tests/macro_chapter14.rs",
+    "tests/macro_edge_cases.rs",
+    "tests/macro_semantics.rs",
+    "tests/models.rs",
+];
+
+/// The functions that keep the tape, as `file: function: reason`.
+const FALLBACKS: &[&str] = &[];
+
+fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
+    for item in items {
+        match item {
+            syn::Item::Fn(function) => {
+                if function
+                    .attrs
+                    .iter()
+                    .any(|attr| attr.path().is_ident("differentiable"))
+                {
+                    out.push(function.clone());
+                }
+                let inner: Vec<syn::Item> = function
+                    .block
+                    .stmts
+                    .iter()
+                    .filter_map(|stmt| match stmt {
+                        syn::Stmt::Item(item) => Some(item.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                functions(&inner, out);
+            }
+            syn::Item::Mod(module) => {
+                if let Some((_, items)) = &module.content {
+                    functions(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `None` if compiled, else the fallback doc line's reason.
+fn fallback(function: &syn::ItemFn) -> Option<String> {
+    let mut item = function.clone();
+    item.attrs
+        .retain(|attr| !attr.path().is_ident("differentiable"));
+    let output = crate::expand::differentiable(TokenStream::new(), item.into_token_stream());
+    let text = output.to_string();
+    let marker = "Computed on the tape: ";
+    let start = text.find(marker)? + marker.len();
+    let end = text[start..].find(" is not compiled yet")?;
+    Some(text[start..start + end].replace("\\\"", "\""))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf()
+}
+
+#[test]
+fn exactly_the_listed_corpus_functions_keep_the_tape() {
+    let mut found = Vec::new();
+    let mut compiled = 0;
+    for file in FILES {
+        let source = std::fs::read_to_string(root().join(file)).expect("corpus file");
+        let parsed = syn::parse_file(&source).expect("corpus file parses");
+        let mut list = Vec::new();
+        functions(&parsed.items, &mut list);
+        for function in list {
+            match fallback(&function) {
+                Some(reason) => found.push(format!("{file}: {}: {reason}", function.sig.ident)),
+                None => compiled += 1,
+            }
+        }
+    }
+    for line in &found {
+        eprintln!("    \"{line}\",");
+    }
+    eprintln!("{compiled} compiled, {} on the tape", found.len());
+    assert!(
+        !found.iter().any(|line| line.starts_with("examples/support/exercises.rs")),
+        "a lesson-15 exercise keeps the tape"
+    );
+    assert_eq!(found, FALLBACKS);
+}
