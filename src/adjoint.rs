@@ -295,8 +295,8 @@ impl Stack {
     /// assert!(!stack.finite());
     /// ```
     #[inline(always)]
-    pub fn observe(&mut self, value: f64) {
-        self.finite &= value.is_finite();
+    pub fn observe<V: Observed>(&mut self, value: V) {
+        self.finite &= value.all_finite();
     }
 
     /// Notes a differentiable parameter and its gradient in one pass: the
@@ -344,6 +344,50 @@ impl Stack {
     /// most this; used by the memory report together with a counter.
     pub fn len_bytes(&self) -> usize {
         self.values.len() * size_of::<f64>() + self.control.len() * size_of::<usize>()
+    }
+}
+
+/// What a branch condition or an absorbing operation reads, observed by
+/// [`Stack::observe`]: a number, a reference to one (a `for` over a
+/// slice's items), or a whole array or slice (`if x.is_empty()`), which is
+/// checked in every component.
+pub trait Observed {
+    /// Whether every `f64` in it is finite.
+    fn all_finite(&self) -> bool;
+}
+
+impl Observed for f64 {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl<T: Observed + ?Sized> Observed for &T {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        (**self).all_finite()
+    }
+}
+
+impl<T: Observed> Observed for [T] {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.iter().fold(true, |ok, item| ok & item.all_finite())
+    }
+}
+
+impl<T: Observed, const N: usize> Observed for [T; N] {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.as_slice().all_finite()
+    }
+}
+
+impl<T: Observed> Observed for Vec<T> {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.as_slice().all_finite()
     }
 }
 

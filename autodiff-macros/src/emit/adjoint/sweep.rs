@@ -1172,10 +1172,18 @@ impl<'m> Sweep<'m> {
             }
             let src = arg.source.to_token_stream();
             arg_src.push(src.clone());
+            let place = match &arg.kind {
+                ExprKind::Reference {
+                    mutability: None,
+                    expr,
+                } if is_place(expr) => Some(&**expr),
+                _ if is_place(arg) => Some(arg),
+                _ => None,
+            };
             if !self.active(arg) {
                 bars.push(quote!(&mut #adjoint::zero(&(#src))));
-            } else if is_place(arg) {
-                let bar = self.bar_place(arg)?;
+            } else if let Some(place) = place {
+                let bar = self.bar_place(place)?;
                 bars.push(quote!(&mut #bar));
             } else {
                 let name = self.temp("argument_bar");
