@@ -170,6 +170,7 @@
 //! bench times the chain written both ways at the same speed, so the second
 //! emitter can add a generic `f_adjoint_over::<R>` without slowing `f_grad`.
 
+use std::borrow::Borrow;
 use std::cell::RefCell;
 use std::ops::{Add, AddAssign, Div, Index, IndexMut, Mul, Neg, Sub, SubAssign};
 
@@ -362,6 +363,18 @@ impl Observed for f64 {
         self.is_finite()
     }
 }
+
+macro_rules! always_finite {
+    ($($t:ty),*) => {$(
+        impl Observed for $t {
+            #[inline(always)]
+            fn all_finite(&self) -> bool {
+                true
+            }
+        }
+    )*};
+}
+always_finite!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
 
 impl<T: Observed + ?Sized> Observed for &T {
     #[inline(always)]
@@ -867,7 +880,8 @@ pub fn zero_like<B: Bar>(bar: &B) -> B {
 
 /// `∂max(a, b)/∂a` and `∂/∂b`, as the tape takes them (1/2 each at a tie).
 #[inline(always)]
-pub fn max_partials(a: f64, b: f64) -> (f64, f64) {
+pub fn max_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    let (a, b) = (*a.borrow(), *b.borrow());
     match a.partial_cmp(&b) {
         Some(std::cmp::Ordering::Greater) => (1.0, 0.0),
         Some(std::cmp::Ordering::Less) => (0.0, 1.0),
@@ -877,7 +891,7 @@ pub fn max_partials(a: f64, b: f64) -> (f64, f64) {
 
 /// `∂min(a, b)/∂a` and `∂/∂b`, as the tape takes them.
 #[inline(always)]
-pub fn min_partials(a: f64, b: f64) -> (f64, f64) {
+pub fn min_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
     let (db, da) = max_partials(b, a);
     (da, db)
 }
@@ -885,7 +899,8 @@ pub fn min_partials(a: f64, b: f64) -> (f64, f64) {
 /// `∂aᵇ/∂a` and `∂aᵇ/∂b`, with the tape's limits (0 at `b = 0`; 0 at `a = 0
 /// < b`).
 #[inline]
-pub fn powf_partials(a: f64, b: f64) -> (f64, f64) {
+pub fn powf_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    let (a, b) = (*a.borrow(), *b.borrow());
     let value = a.powf(b);
     let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
     let db = if a == 0.0 && b > 0.0 { 0.0 } else { a.ln() * value };
@@ -894,7 +909,8 @@ pub fn powf_partials(a: f64, b: f64) -> (f64, f64) {
 
 /// `∂hypot(a, b)/∂a` and `∂/∂b` (0 at the origin, as the tape).
 #[inline]
-pub fn hypot_partials(a: f64, b: f64) -> (f64, f64) {
+pub fn hypot_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    let (a, b) = (*a.borrow(), *b.borrow());
     let h = a.hypot(b);
     if h == 0.0 {
         (0.0, 0.0)
@@ -905,7 +921,8 @@ pub fn hypot_partials(a: f64, b: f64) -> (f64, f64) {
 
 /// `∂log_b(a)/∂a` and `∂/∂b`.
 #[inline]
-pub fn log_partials(a: f64, b: f64) -> (f64, f64) {
+pub fn log_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    let (a, b) = (*a.borrow(), *b.borrow());
     let ln_b = b.ln();
     (1.0 / (a * ln_b), -a.log(b) / (b * ln_b))
 }
@@ -913,15 +930,19 @@ pub fn log_partials(a: f64, b: f64) -> (f64, f64) {
 /// One-operand derivatives the reverse sweep calls by name where the
 /// formula does not read well inline; each is the tape's.
 pub mod derivative {
+    use std::borrow::Borrow;
+
     /// `σ'(x)` without overflow or cancellation.
     #[inline]
-    pub fn sigmoid(x: f64) -> f64 {
+    pub fn sigmoid(x: impl Borrow<f64>) -> f64 {
+        let x = *x.borrow();
         let e = (-x.abs()).exp();
         e / ((1.0 + e) * (1.0 + e))
     }
     /// `|x|'`: the sign, 0 at 0.
     #[inline(always)]
-    pub fn abs(x: f64) -> f64 {
+    pub fn abs(x: impl Borrow<f64>) -> f64 {
+        let x = *x.borrow();
         if x > 0.0 {
             1.0
         } else if x < 0.0 {
@@ -932,7 +953,8 @@ pub mod derivative {
     }
     /// `relu'(x)`: 1 above 0, else 0.
     #[inline(always)]
-    pub fn relu(x: f64) -> f64 {
+    pub fn relu(x: impl Borrow<f64>) -> f64 {
+        let x = *x.borrow();
         if x > 0.0 {
             1.0
         } else {
@@ -941,7 +963,8 @@ pub mod derivative {
     }
     /// `(xⁿ)'`, 0 for `n = 0`.
     #[inline(always)]
-    pub fn powi(x: f64, n: i32) -> f64 {
+    pub fn powi(x: impl Borrow<f64>, n: i32) -> f64 {
+        let x = *x.borrow();
         if n == 0 {
             0.0
         } else {

@@ -116,10 +116,15 @@ fn fused(
     let value_bar = sweep.fresh("value_bar");
     let differentiable = differentiable(function);
     let mut bars = Vec::new();
+    // A `#[constant] mut` parameter that later holds a derivative.
+    let mut carried = Vec::new();
     for param in &function.params {
         let bar = sweep.bind(&param.ident.to_string());
         if param.kind.is_differentiable() {
             bars.push((param, bar));
+        } else if an.active.contains(&param.ident.to_string()) {
+            let ident = &param.ident;
+            carried.push(quote!(let mut #bar = ::autodiff::__adjoint::zero(&#ident);));
         }
     }
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
@@ -167,6 +172,7 @@ fn fused(
             #(#params),*
         ) -> ::core::option::Option<::autodiff::ValueAndGradient<#gradient_type>> {
             #(#declare)*
+            #(#carried)*
             #(#early)*
             // Forward sweep.
             #(#fwd)*
