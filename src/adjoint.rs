@@ -892,8 +892,9 @@ pub fn max_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
 /// `∂min(a, b)/∂a` and `∂/∂b`, as the tape takes them.
 #[inline(always)]
 pub fn min_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
-    let (db, da) = max_partials(b, a);
-    (da, db)
+    // The tape's rule: max's partials with the operands swapped, read in
+    // the same order (the smaller operand gets 1).
+    max_partials(b, a)
 }
 
 /// `∂aᵇ/∂a` and `∂aᵇ/∂b`, with the tape's limits (0 at `b = 0`; 0 at `a = 0

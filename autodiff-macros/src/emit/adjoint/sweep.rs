@@ -134,6 +134,8 @@ pub struct Sweep<'m> {
     /// Names of values hoisted at the top level of `f_adjoint`, which stay
     /// in scope for the reverse sweep and so must not shadow each other.
     top_names: HashSet<String>,
+    /// Calls' value names so far: each is new, as several share a scope.
+    calls: HashMap<String, usize>,
     cx: StmtCx,
 }
 
@@ -156,6 +158,7 @@ impl<'m> Sweep<'m> {
             scopes: vec![Scope::default()],
             seen: HashMap::new(),
             top_names: HashSet::new(),
+            calls: HashMap::new(),
             cx: StmtCx::default(),
         }
     }
@@ -1285,6 +1288,23 @@ impl<'m> Sweep<'m> {
             return name.clone();
         }
         let base = hoist_name(expr);
+        if matches!(expr.kind, ExprKind::Call { .. }) {
+            // Out of rustc's suggestions for a misspelt or unannotated
+            // callee: the student never wrote this name.
+            let count = self.calls.entry(base.clone()).or_default();
+            *count += 1;
+            let name = if *count == 1 {
+                base
+            } else {
+                format!("{base}_{count}")
+            };
+            let name = Ident::new(&name, Span::mixed_site());
+            self.cx.hoisted.insert(expr.id, name.clone());
+            if self.depth > 0 {
+                self.cx.hoist_saved.insert(expr.id);
+            }
+            return name;
+        }
         let stays = self.depth == 0;
         let name = if stays {
             let mut name = self.fresh(&base);

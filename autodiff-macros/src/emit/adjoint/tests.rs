@@ -112,3 +112,27 @@ fn exactly_the_listed_corpus_functions_keep_the_tape() {
     );
     assert_eq!(found, FALLBACKS);
 }
+
+/// `SHOW=file:function cargo test -p autodiff-macros --lib show -- --ignored
+/// --nocapture` prints that function's expansion, as `cargo expand` would.
+#[test]
+#[ignore]
+fn show() {
+    let Some(wanted) = std::env::var_os("SHOW") else {
+        return;
+    };
+    let wanted = wanted.to_string_lossy().into_owned();
+    let (file, name) = wanted.split_once(':').expect("SHOW=file:function");
+    let source = std::fs::read_to_string(root().join(file)).expect("file");
+    let parsed = syn::parse_file(&source).expect("file parses");
+    let mut list = Vec::new();
+    functions(&parsed.items, &mut list);
+    for function in list.into_iter().filter(|f| f.sig.ident == name) {
+        let mut item = function.clone();
+        item.attrs
+            .retain(|attr| !attr.path().is_ident("differentiable"));
+        let output = crate::expand::differentiable(TokenStream::new(), item.into_token_stream());
+        let file: syn::File = syn::parse2(output).expect("expansion parses");
+        println!("{}", prettyplease::unparse(&file));
+    }
+}
