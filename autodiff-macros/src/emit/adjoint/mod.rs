@@ -129,10 +129,21 @@ fn fused(
     }
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
     let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
-    let declare = bars.iter().map(|(param, bar)| {
+    // Gradients are allocated after the forward sweep (which then runs on
+    // a warm cache), except a parameter the body may move.
+    let movable = |param: &Param| matches!(param.kind, Kind::Vec(_));
+    let declare_one = |(param, bar): &(&Param, Ident)| {
         let ident = &param.ident;
         quote!(let mut #bar = ::autodiff::__adjoint::zero(&#ident);)
-    });
+    };
+    let declare_early = bars
+        .iter()
+        .filter(|(param, _)| movable(param))
+        .map(declare_one);
+    let declare = bars
+        .iter()
+        .filter(|(param, _)| !movable(param))
+        .map(declare_one);
     // A parameter the body may move is checked before the forward sweep;
     // the others together with their gradients at the end, in one pass.
     let (early, late): (Vec<_>, Vec<_>) = bars
@@ -171,13 +182,12 @@ fn fused(
             #stack: &mut ::autodiff::__adjoint::Stack,
             #(#params),*
         ) -> ::core::option::Option<::autodiff::ValueAndGradient<#gradient_type>> {
-            #(#declare)*
+            #(#declare_early)*
             #(#carried)*
             #(#early)*
-            // Forward sweep.
             #(#fwd)*
             let #value: f64 = #tail;
-            // Reverse sweep.
+            #(#declare)*
             let #value_bar = 1.0;
             #(#rev)*
             #stack.observe(#value);
