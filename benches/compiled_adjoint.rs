@@ -701,8 +701,8 @@ fn central(
 fn check_mlp() -> Result<(), String> {
     let p = MlpParameters::new();
     let got = p.compiled().map_err(|e| e.to_string())?;
-    let generated = mlp_loss_grad(&p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target)
-        .map_err(|e| e.to_string())?;
+    let generated =
+        mlp_loss_grad(&p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target).map_err(|e| e.to_string())?;
     agree(
         "mlp (generated)",
         &flat_mlp(&generated.gradient),

@@ -155,7 +155,9 @@ fn saved_values(steps: usize) -> Result<(), String> {
         return Err("the adjoint left records on its stack".into());
     }
     if bytes > 2 * steps * size_of::<f64>() || bytes < steps * size_of::<f64>() {
-        return Err(format!("the stack holds {bytes} bytes for {steps} saved values"));
+        return Err(format!(
+            "the stack holds {bytes} bytes for {steps} saved values"
+        ));
     }
     if held != bytes {
         return Err(format!(

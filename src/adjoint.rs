@@ -853,7 +853,7 @@ impl<T: Bar> Bar for Vec<T> {
 /// assert_eq!(a, vec![[1.5, 2.5]]);
 /// ```
 #[inline(always)]
-pub fn accumulate<B: Bar + ?Sized>(bar: &mut B, other: &B) {
+pub fn accumulate<B: Bar>(bar: &mut B, other: &B) {
     bar.add_from(other);
 }
 
@@ -904,7 +904,11 @@ pub fn powf_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
     let (a, b) = (*a.borrow(), *b.borrow());
     let value = a.powf(b);
     let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
-    let db = if a == 0.0 && b > 0.0 { 0.0 } else { a.ln() * value };
+    let db = if a == 0.0 && b > 0.0 {
+        0.0
+    } else {
+        a.ln() * value
+    };
     (da, db)
 }
 

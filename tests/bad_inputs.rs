@@ -741,7 +741,11 @@ fn same_error<G: std::fmt::Debug>(
 #[test]
 fn every_row_through_the_compiled_adjoint_gives_the_tapes_error() {
     use annotated::*;
-    same_error("NaN leaf", leaf_grad(f64::NAN, 1.0), leaf_grad_tape(f64::NAN, 1.0));
+    same_error(
+        "NaN leaf",
+        leaf_grad(f64::NAN, 1.0),
+        leaf_grad_tape(f64::NAN, 1.0),
+    );
     same_error(
         "infinite leaf read only by tanh",
         leaf_grad(1.0, f64::INFINITY),
@@ -751,7 +755,11 @@ fn every_row_through_the_compiled_adjoint_gives_the_tapes_error() {
     same_error("ln of 0", log_of_grad(0.0), log_of_grad_tape(0.0));
     same_error("sqrt of -1", root_of_grad(-1.0), root_of_grad_tape(-1.0));
     same_error("sqrt at 0", root_of_grad(0.0), root_of_grad_tape(0.0));
-    same_error("powf domain", power_grad(-1.0, 0.5), power_grad_tape(-1.0, 0.5));
+    same_error(
+        "powf domain",
+        power_grad(-1.0, 0.5),
+        power_grad_tape(-1.0, 0.5),
+    );
     same_error(
         "negative base, tracked exponent",
         power_grad(-1.0, 2.0),
@@ -760,16 +768,32 @@ fn every_row_through_the_compiled_adjoint_gives_the_tapes_error() {
     same_error("x / 0", ratio_grad(1.0, 0.0), ratio_grad_tape(1.0, 0.0));
     same_error("x / -0", ratio_grad(1.0, -0.0), ratio_grad_tape(1.0, -0.0));
     same_error("0 / 0", ratio_grad(0.0, 0.0), ratio_grad_tape(0.0, 0.0));
-    same_error("exp overflow", grow_grad(1000.0, 1.0), grow_grad_tape(1000.0, 1.0));
-    same_error("powi overflow", grow_grad(1.0, 10.0), grow_grad_tape(1.0, 10.0));
-    same_error("recip at 1e-300", inverse_grad(1e-300), inverse_grad_tape(1e-300));
+    same_error(
+        "exp overflow",
+        grow_grad(1000.0, 1.0),
+        grow_grad_tape(1000.0, 1.0),
+    );
+    same_error(
+        "powi overflow",
+        grow_grad(1.0, 10.0),
+        grow_grad_tape(1.0, 10.0),
+    );
+    same_error(
+        "recip at 1e-300",
+        inverse_grad(1e-300),
+        inverse_grad_tape(1e-300),
+    );
     same_error("recip at 0", inverse_grad(0.0), inverse_grad_tape(0.0));
     same_error(
         "contribution overflow",
         amplified_grad(1e-300),
         amplified_grad_tape(1e-300),
     );
-    same_error("pass adjoint overflow", doubled_grad(1.0), doubled_grad_tape(1.0));
+    same_error(
+        "pass adjoint overflow",
+        doubled_grad(1.0),
+        doubled_grad_tape(1.0),
+    );
     let w = [1e308, 1e308, 1e308];
     assert!(saturated(w, [1.0, 1.0, 1.0]).is_finite());
     same_error(

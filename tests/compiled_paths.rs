@@ -19,7 +19,6 @@
 #[path = "../examples/support/exercises.rs"]
 mod exercises;
 #[path = "../examples/support/lesson15.rs"]
-#[allow(dead_code)]
 mod lesson15;
 #[path = "support/xorshift.rs"]
 #[allow(dead_code)]
@@ -121,7 +120,11 @@ const POINTS: usize = 6;
 fn lesson_15_exercises_agree_with_the_tape() {
     let mut rng = xorshift::Rng(0x9E37_79B9_7F4A_7C15);
     for _ in 0..POINTS {
-        let (w1, w2, x) = (matrix(&mut rng, 1.0), array(&mut rng, 1.0), array(&mut rng, 1.0));
+        let (w1, w2, x) = (
+            matrix(&mut rng, 1.0),
+            array(&mut rng, 1.0),
+            array(&mut rng, 1.0),
+        );
         let t = uniform(&mut rng, 1.0);
         agree(
             "mlp_loss",
@@ -173,7 +176,11 @@ fn lesson_15_exercises_agree_with_the_tape() {
         assert!(exercises::attention_probe_check(xa, wq, wk, wv, o_bar)
             .unwrap()
             .passed());
-        let (q, k, v) = (matrix(&mut rng, 1.0), matrix(&mut rng, 1.0), matrix(&mut rng, 1.0));
+        let (q, k, v) = (
+            matrix(&mut rng, 1.0),
+            matrix(&mut rng, 1.0),
+            matrix(&mut rng, 1.0),
+        );
         agree(
             "attention_from_qkv",
             exercises::attention_from_qkv_grad(q, k, v, o_bar),
@@ -329,7 +336,11 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
 
         let m = matrix(&mut rng, 1.0);
         let h: Vec<f64> = (0..3).map(|_| uniform(&mut rng, 1.0)).collect();
-        agree("layers", layers_grad(h.clone(), &m), layers_grad_tape(h.clone(), &m));
+        agree(
+            "layers",
+            layers_grad(h.clone(), &m),
+            layers_grad_tape(h.clone(), &m),
+        );
         assert!(layers_check(h, &m).unwrap().passed());
     }
 }

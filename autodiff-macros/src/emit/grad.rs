@@ -169,10 +169,9 @@ fn adjoint_arg(param: &Param) -> TokenStream {
         Kind::Array(elem, _) => !holds_owned(elem),
         Kind::PassThrough => match &param.ty {
             syn::Type::Reference(reference) => reference.mutability.is_none(),
-            syn::Type::Path(path) => path
-                .path
-                .get_ident()
-                .is_some_and(|name| name == "f64" || crate::lower::is_plain_type(&name.to_string())),
+            syn::Type::Path(path) => path.path.get_ident().is_some_and(|name| {
+                name == "f64" || crate::lower::is_plain_type(&name.to_string())
+            }),
             _ => false,
         },
         Kind::Scalar | Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => true,

@@ -4,9 +4,9 @@
 //! checks `f_check` and `f_check_with` (`check`). Every emitter reads the
 //! model and the flow analysis; none re-reads the user's syntax.
 
+mod adjoint;
 mod body;
 mod check;
-mod adjoint;
 mod grad;
 mod tape;
 mod twin;

@@ -200,8 +200,8 @@ impl Analysis {
         if self.bound.get(name).copied().unwrap_or(0) != 1 {
             return false;
         }
-        let declared = self.params.contains(name)
-            || self.top_lets.get(name).is_some_and(|&at| at < top);
+        let declared =
+            self.params.contains(name) || self.top_lets.get(name).is_some_and(|&at| at < top);
         declared
             && self
                 .writes
@@ -256,9 +256,7 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
             then_branch,
             else_branch,
             ..
-        } => {
-            block_carries(then_branch, active) || else_branch.as_deref().is_some_and(carries)
-        }
+        } => block_carries(then_branch, active) || else_branch.as_deref().is_some_and(carries),
         ExprKind::Block(_, block) => block_carries(block, active),
         ExprKind::Match { arms, .. } => arms.iter().any(|arm| carries(&arm.body)),
         _ => false,
@@ -266,7 +264,10 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
 }
 
 fn block_carries(block: &Block, active: &HashSet<String>) -> bool {
-    block.split_tail().1.is_some_and(|tail| carries(tail, active))
+    block
+        .split_tail()
+        .1
+        .is_some_and(|tail| carries(tail, active))
 }
 
 /// One round of the activity fixpoint: names newly reached by a value that
@@ -290,26 +291,20 @@ fn reach_block(block: &Block, active: &HashSet<String>, found: &mut Vec<String>)
 
 fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
     match &expr.kind {
-        ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
-            if carries(value, active) {
-                found.extend(root(target));
-            }
+        ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. }
+            if carries(value, active) =>
+        {
+            found.extend(root(target));
         }
-        ExprKind::For { pat, iter, .. } => {
-            if carries(iter, active) {
-                found.extend(pat.names.iter().cloned());
-            }
+        ExprKind::For { pat, iter, .. } if carries(iter, active) => {
+            found.extend(pat.names.iter().cloned());
         }
-        ExprKind::Let { pat, expr: value } => {
-            if carries(value, active) {
-                found.extend(pat.names.iter().cloned());
-            }
+        ExprKind::Let { pat, expr: value } if carries(value, active) => {
+            found.extend(pat.names.iter().cloned());
         }
-        ExprKind::Match { scrutinee, arms } => {
-            if carries(scrutinee, active) {
-                for arm in arms {
-                    found.extend(arm.pat.names.iter().cloned());
-                }
+        ExprKind::Match { scrutinee, arms } if carries(scrutinee, active) => {
+            for arm in arms {
+                found.extend(arm.pat.names.iter().cloned());
             }
         }
         ExprKind::Structural {

@@ -271,7 +271,10 @@ fn spread_pair(
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
     let differentiable: Vec<&Param> = differentiable(function);
-    let any_struct = function.params.iter().any(|param| holds_struct(&param.kind));
+    let any_struct = function
+        .params
+        .iter()
+        .any(|param| holds_struct(&param.kind));
     let bars: Vec<_> = function
         .params
         .iter()
@@ -343,12 +346,12 @@ fn spread_pair(
                 }
             },
         };
-        (
-            forward,
-            quote!(#(#pops)*),
-        )
+        (forward, quote!(#(#pops)*))
     };
-    let bar_decls = bars.iter().map(|(_, bar, ty)| quote!(#bar: &mut #ty)).collect();
+    let bar_decls = bars
+        .iter()
+        .map(|(_, bar, ty)| quote!(#bar: &mut #ty))
+        .collect();
     pair_items(
         function,
         names,

@@ -334,10 +334,8 @@ impl<'m> Sweep<'m> {
                             .names
                             .iter()
                             .all(|n| self.an.bound.get(n).copied() == Some(1));
-                        let replay = self.depth > 0
-                            && !*mutable
-                            && once
-                            && self.fully_available(init);
+                        let replay =
+                            self.depth > 0 && !*mutable && once && self.fully_available(init);
                         if replay {
                             prelude.push(quote!(let #syntax = #src;));
                             let names = pat.names.clone();
@@ -355,7 +353,9 @@ impl<'m> Sweep<'m> {
                     whole: !self.scalar(init),
                 };
                 let (mut f, v, r) = self.value(init, &seed)?;
-                self.scope().bars.push((name.clone(), bar.to_token_stream()));
+                self.scope()
+                    .bars
+                    .push((name.clone(), bar.to_token_stream()));
                 prelude.push(quote!(let mut #bar = #shape;));
                 f.push(quote!(let #syntax = #v;));
                 Ok((f, r))
@@ -885,8 +885,8 @@ impl<'m> Sweep<'m> {
                 }
                 // A slice's items are references; an array's or a `Vec`'s
                 // of numbers are copies (of anything else: references).
-                let by_ref = self.an.slices.contains(&name)
-                    || dims_of(iter, &self.an.dims) != Some(1);
+                let by_ref =
+                    self.an.slices.contains(&name) || dims_of(iter, &self.an.dims) != Some(1);
                 Some(Elements {
                     place: iter,
                     by_ref,
@@ -1030,7 +1030,9 @@ impl<'m> Sweep<'m> {
                 self.rev(receiver, seed)
             }
             ExprKind::Binary { op, lhs, rhs, .. } => self.rev_binary(expr, *op, lhs, rhs, &seed),
-            ExprKind::Neg { operand, .. } => self.pass(operand, &seed.clone().negate(), Factor::One),
+            ExprKind::Neg { operand, .. } => {
+                self.pass(operand, &seed.clone().negate(), Factor::One)
+            }
             ExprKind::Elementary { func, operand, .. } => {
                 let factor = rules::elementary(self, func, operand, expr)?;
                 match factor {
@@ -1055,11 +1057,7 @@ impl<'m> Sweep<'m> {
                 let bar = self.bar_place(place)?;
                 let item = self.fresh("item_bar");
                 let tokens = &seed.tokens;
-                let op = if seed.negated {
-                    quote!(-=)
-                } else {
-                    quote!(+=)
-                };
+                let op = if seed.negated { quote!(-=) } else { quote!(+=) };
                 self.cx.rev.push(quote! {
                     for #item in #bar.iter_mut() {
                         *#item #op #tokens;
@@ -1082,8 +1080,7 @@ impl<'m> Sweep<'m> {
         };
         match op {
             Arith::Add | Arith::Sub => {
-                let shared = if self.active(lhs) && self.active(rhs) && !is_simple(&seed.tokens)
-                {
+                let shared = if self.active(lhs) && self.active(rhs) && !is_simple(&seed.tokens) {
                     let name = self.temp(&temp_name(expr));
                     let tokens = &seed.tokens;
                     self.cx.rev.push(quote!(let #name = #tokens;));
@@ -1148,7 +1145,11 @@ impl<'m> Sweep<'m> {
                     .rev
                     .push(quote!(let #partials = #adjoint::#helper(#a, #b);));
                 for (child, left) in order {
-                    let part = if left { quote!(#partials.0) } else { quote!(#partials.1) };
+                    let part = if left {
+                        quote!(#partials.0)
+                    } else {
+                        quote!(#partials.1)
+                    };
                     self.pass(child, seed, Factor::Times(part, false))?;
                 }
                 Ok(())
@@ -1156,13 +1157,7 @@ impl<'m> Sweep<'m> {
         }
     }
 
-    fn rev_call(
-        &mut self,
-        expr: &Expr,
-        func: &syn::Path,
-        args: &[Expr],
-        seed: &Seed,
-    ) -> R<()> {
+    fn rev_call(&mut self, expr: &Expr, func: &syn::Path, args: &[Expr], seed: &Seed) -> R<()> {
         let reverse = sibling(func, "reverse");
         let stack = self.stack.clone();
         let adjoint = self.adjoint.clone();
@@ -1171,7 +1166,10 @@ impl<'m> Sweep<'m> {
         let mut after = Vec::new();
         for arg in args {
             if !self.fully_available(arg) {
-                return unsupported("a call whose argument changes before the reverse sweep", arg);
+                return unsupported(
+                    "a call whose argument changes before the reverse sweep",
+                    arg,
+                );
             }
             let src = arg.source.to_token_stream();
             arg_src.push(src.clone());
@@ -1552,14 +1550,13 @@ impl<'m> Sweep<'m> {
 }
 
 fn unsupported_block<T>(construct: &str, block: &Block) -> R<T> {
-    let line = block
-        .stmts
-        .last()
-        .map_or(0, |stmt| match stmt {
-            Stmt::Expr(expr, _) => text::line(expr.span),
-            Stmt::Let { init: Some(init), .. } => text::line(init.span),
-            _ => 0,
-        });
+    let line = block.stmts.last().map_or(0, |stmt| match stmt {
+        Stmt::Expr(expr, _) => text::line(expr.span),
+        Stmt::Let {
+            init: Some(init), ..
+        } => text::line(init.span),
+        _ => 0,
+    });
     Err(Unsupported {
         construct: construct.into(),
         line,
@@ -1641,8 +1638,10 @@ fn range_like(iter: &Expr) -> bool {
         ExprKind::Structural {
             receiver, method, ..
         } => {
-            matches!(method.to_string().as_str(), "rev" | "step_by" | "skip" | "take")
-                && range_like(receiver)
+            matches!(
+                method.to_string().as_str(),
+                "rev" | "step_by" | "skip" | "take"
+            ) && range_like(receiver)
         }
         _ => false,
     }

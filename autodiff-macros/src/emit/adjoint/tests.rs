@@ -107,7 +107,9 @@ fn exactly_the_listed_corpus_functions_keep_the_tape() {
     }
     eprintln!("{compiled} compiled, {} on the tape", found.len());
     assert!(
-        !found.iter().any(|line| line.starts_with("examples/support/exercises.rs")),
+        !found
+            .iter()
+            .any(|line| line.starts_with("examples/support/exercises.rs")),
         "a lesson-15 exercise keeps the tape"
     );
     assert_eq!(found, FALLBACKS);
