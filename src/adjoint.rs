@@ -34,15 +34,20 @@
 //!   A caller's forward sweep calls `g_forward(stack, a, b)`; its reverse
 //!   sweep, at the same statement reversed, calls `g_reverse(stack, a, b,
 //!   y_bar, &mut a_bar, &mut b_bar)` with the same arguments (the caller's
-//!   save rule keeps them: a callee's derivatives read its arguments; an
-//!   argument that is an expression gets a temporary adjoint, `let mut
-//!   arg_bar = 0.0;`, spread by the caller like any operand). The callee's
-//!   records lie on the one [`Stack`] between the caller's, last in first
-//!   out, so nesting and recursion need nothing more; its observes land in
-//!   the same verdict. A function that falls back to the tape still emits
-//!   the pair: `g_forward` runs `g_grad_tape` and pushes the gradient (on an
-//!   error: [`Stack::fail`]), `g_reverse` pops it and adds `value_bar ×` it
-//!   to the argument adjoints, so callers never need to know.
+//!   save rule keeps them; an argument that is an expression gets a
+//!   temporary adjoint, `let mut argument_bar = 0.0;`, spread by the caller
+//!   like any operand; a pass-through argument gets a throwaway
+//!   `&mut zero(&arg)`). As built, `g_forward` runs `g_adjoint` (the
+//!   callee's whole compiled gradient) on the caller's stack and pushes the
+//!   gradient ([`Spread`]); `g_reverse` pops it and adds `value_bar ×` it to
+//!   the argument adjoints: `g` returns one number, so its gradient is all
+//!   the caller's reverse needs, and one sweep per function keeps the
+//!   generated code (and its compile time) single. The callee's records lie
+//!   on the one [`Stack`] between the caller's, last in first out, so
+//!   nesting and recursion need nothing more; its observes land in the same
+//!   verdict. A function that falls back to the tape emits the same pair
+//!   over `g_grad_tape` (on an error: [`Stack::fail`]), so callers never
+//!   need to know.
 //!
 //! # Reversing statements
 //!
@@ -55,7 +60,7 @@
 //! | `y += e;` / `y -= e;` | `e` with `y_bar` / `-y_bar` (`y_bar` is unchanged) |
 //! | `y *= e;` | `let assigned_bar = y_bar; y_bar = assigned_bar * e;` then `e` with `assigned_bar * y` (old `y`: saved) |
 //! | `a * b` seeded `s` | `a_bar += s * b; b_bar += s * a;` |
-//! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` |
+//! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` (the tape: `1/cosh² z`) |
 //! | `x.iter().sum()` seeded `s` | `for item_bar in x_bar.iter_mut() { *item_bar += s; }` |
 //! | `g(a)` seeded `s` | `g_reverse(stack, a, s, &mut a_bar);` |
 //!
