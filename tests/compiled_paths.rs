@@ -312,8 +312,45 @@ fn layers(h: Vec<f64>, #[constant] m: &[[f64; 3]; 3]) -> f64 {
     state[0] * state[1] + state[2]
 }
 
+/// `while` on a value that changes, `match` on an integer and on an
+/// `Option` with guards, as a statement and as a value.
+#[differentiable]
+fn branches(x: f64, kind: u8, #[constant] eps: Option<f64>) -> f64 {
+    let mut v = x * x + 1.0;
+    let mut count = 0;
+    while v > 0.5 {
+        v = v.sqrt() * 0.7;
+        count += 1;
+    }
+    let mut total = v * count as f64;
+    match kind {
+        0 => total += x.tanh(),
+        1 => total -= sigmoid(x),
+        _ => {
+            total *= x;
+        }
+    }
+    let clipped = match eps {
+        Some(e) if x > 1.0 + e => (1.0 + e) * total,
+        Some(e) if x < 1.0 - e => (1.0 - e) * total * x,
+        _ => total * x,
+    };
+    clipped + v
+}
+
 #[test]
 fn each_construct_agrees_with_the_tape_and_central_differences() {
+    // Each of them is compiled: a function that keeps the tape has no
+    // `_adjoint`, and this would not build.
+    let _compiled = (
+        chain_adjoint,
+        compounds_adjoint,
+        loops_adjoint,
+        calls_adjoint,
+        pair_adjoint,
+        layers_adjoint,
+        branches_adjoint,
+    );
     let mut rng = xorshift::Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..POINTS {
         let x = 0.5 + uniform(&mut rng, 0.4);
@@ -333,6 +370,18 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
         agree("calls", calls_grad(&v, wp), calls_grad_tape(&v, wp));
         assert!(calls_check(&v, wp).unwrap().passed());
         agree("pair", pair_grad(wp, 2.0), pair_grad_tape(wp, 2.0));
+
+        let b = 2.0 * uniform(&mut rng, 2.0);
+        for kind in 0..3 {
+            for eps in [None, Some(0.25)] {
+                agree(
+                    "branches",
+                    branches_grad(b, kind, eps),
+                    branches_grad_tape(b, kind, eps),
+                );
+            }
+        }
+        assert!(branches_check(b, 2, Some(0.25)).unwrap().passed());
 
         let m = matrix(&mut rng, 1.0);
         let h: Vec<f64> = (0..3).map(|_| uniform(&mut rng, 1.0)).collect();

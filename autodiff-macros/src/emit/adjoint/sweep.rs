@@ -463,6 +463,16 @@ impl<'m> Sweep<'m> {
                 }
                 self.for_loop(expr, pat, iter, body)
             }
+            ExprKind::Match { scrutinee, arms } if !self.inert(expr)? => {
+                let (mut f, v, r) = self.match_expr(expr, scrutinee, arms, None)?;
+                f.push(quote!(#v #semi));
+                Ok((f, r))
+            }
+            ExprKind::While {
+                label: None,
+                cond,
+                body,
+            } if !self.inert(expr)? => self.while_loop(expr, cond, body),
             ExprKind::If { .. } if !self.inert(expr)? => {
                 let (f, v, r) = self.if_expr(expr, None)?;
                 let mut f = f;
@@ -580,6 +590,9 @@ impl<'m> Sweep<'m> {
     ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
         match &expr.kind {
             ExprKind::If { .. } if self.active(expr) => self.if_expr(expr, Some(seed)),
+            ExprKind::Match { scrutinee, arms } if self.active(expr) => {
+                self.match_expr(expr, scrutinee, arms, Some(seed))
+            }
             ExprKind::Paren(inner) if matches!(inner.kind, ExprKind::If { .. }) => {
                 self.value(inner, seed)
             }
@@ -738,6 +751,163 @@ impl<'m> Sweep<'m> {
             }
         };
         Ok((observes, fwd, vec![rev]))
+    }
+
+    /// `match` on values that carry no derivative: each arm reversed under
+    /// the same pattern when the scrutinee and guards are still there in
+    /// the reverse sweep, else under the arm index the forward pushed.
+    fn match_expr(
+        &mut self,
+        expr: &Expr,
+        scrutinee: &Expr,
+        arms: &[crate::ast::Arm],
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        if self.active(scrutinee) || has_call(scrutinee) {
+            return unsupported("`match` on a value with a derivative", expr);
+        }
+        let stack = self.stack.clone();
+        let mut replay = self.fully_available(scrutinee);
+        let mut observes = Vec::new();
+        for arm in arms {
+            if let Some(guard) = &arm.guard {
+                self.scopes.push(Scope::default());
+                let names = arm.pat.names.clone();
+                self.scope().available.extend(names);
+                replay &= self.fully_available(guard);
+                self.scopes.pop();
+                if has_call(guard) {
+                    return unsupported("a `match` guard with a call", guard);
+                }
+                for place in self.active_places(guard) {
+                    observes.push(quote!(#stack.observe(#place);));
+                }
+            }
+        }
+        let mut fwd_arms = Vec::new();
+        let mut rev_arms = Vec::new();
+        self.depth += 1;
+        let result = (|| -> R<()> {
+            for (k, arm) in arms.iter().enumerate() {
+                self.scopes.push(Scope::default());
+                if replay {
+                    let names = arm.pat.names.clone();
+                    self.scope().available.extend(names);
+                }
+                let code = self.arm_body(&arm.body, seed);
+                self.scopes.pop();
+                let (fwd, value, rev) = code?;
+                let record = (!replay).then(|| {
+                    let k = Literal::u32_unsuffixed(k as u32);
+                    quote!(#stack.push_arm(#k);)
+                });
+                let v = self.temp_value();
+                fwd_arms.push(match value {
+                    Some(value) => quote!({ #(#fwd)* let #v = #value; #record #v }),
+                    None => quote!({ #(#fwd)* #record }),
+                });
+                rev_arms.push(quote!({ #(#rev)* }));
+            }
+            Ok(())
+        })();
+        self.depth -= 1;
+        result?;
+        let scrutinee_src = scrutinee.source.to_token_stream();
+        let heads: Vec<TokenStream> = arms
+            .iter()
+            .map(|arm| {
+                let pat = arm.pat.syntax;
+                match &arm.guard {
+                    Some(guard) => {
+                        let guard = guard.source.to_token_stream();
+                        quote!(#pat if #guard)
+                    }
+                    None => quote!(#pat),
+                }
+            })
+            .collect();
+        let fwd = quote!(match #scrutinee_src { #(#heads => #fwd_arms)* });
+        let rev = if replay {
+            quote!(match #scrutinee_src { #(#heads => #rev_arms)* })
+        } else {
+            let numbered = (0..arms.len()).map(|k| Literal::u32_unsuffixed(k as u32));
+            quote! {
+                match #stack.pop_arm() {
+                    #(#numbered => #rev_arms)*
+                    _ => #stack.fail(),
+                }
+            }
+        };
+        Ok((observes, fwd, vec![rev]))
+    }
+
+    /// A `match` arm's body: a block, or an expression whose value is the
+    /// `match`'s (with `seed`) or a statement.
+    #[allow(clippy::type_complexity)]
+    fn arm_body(
+        &mut self,
+        body: &Expr,
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, Option<TokenStream>, Vec<TokenStream>)> {
+        match (&body.kind, seed) {
+            (ExprKind::Block(None, block), _) => {
+                let BlockCode { fwd, value, rev } = self.block(block, seed)?;
+                Ok((fwd, value, rev))
+            }
+            (_, Some(seed)) => {
+                let (f, v, r) = self.value(body, seed)?;
+                Ok((f, Some(v), r))
+            }
+            (_, None) => {
+                let (f, r) = self.expr_stmt(body, true)?;
+                Ok((f, None, r))
+            }
+        }
+    }
+
+    /// `while` without `break`: the forward counts the trips (leaving the
+    /// loop as soon as an observed value is not finite, where the tape
+    /// would have stopped) and pushes the count; the reverse runs the
+    /// reversed body that many times.
+    fn while_loop(
+        &mut self,
+        whole: &Expr,
+        cond: &Expr,
+        body: &Block,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        if contains_jump(body) {
+            return unsupported("`break` or `continue` in a `while`", whole);
+        }
+        if self.active(cond) || has_call(cond) || matches!(cond.kind, ExprKind::Let { .. }) {
+            return unsupported("a `while` condition with a derivative", cond);
+        }
+        let stack = self.stack.clone();
+        let trips = Ident::new("trips", Span::mixed_site());
+        let observes: Vec<TokenStream> = self
+            .active_places(cond)
+            .into_iter()
+            .map(|place| quote!(#stack.observe(#place);))
+            .collect();
+        self.depth += 1;
+        let code = self.block(body, None);
+        self.depth -= 1;
+        let BlockCode { fwd, rev, .. } = code?;
+        let cond_src = cond.source.to_token_stream();
+        Ok((
+            vec![quote! {
+                let mut #trips: usize = 0;
+                while { #(#observes)* #stack.finite() && (#cond_src) } {
+                    #trips += 1;
+                    #(#fwd)*
+                }
+                #stack.push_trips(#trips);
+            }],
+            vec![quote! {
+                for _ in 0..#stack.pop_trips() {
+                    #(#rev)*
+                }
+            }],
+        ))
     }
 
     /// The tracked places an expression reads (for the finiteness check of
@@ -924,7 +1094,9 @@ impl<'m> Sweep<'m> {
         } else {
             format!("{base}_{count}")
         };
-        self.fresh(&name)
+        // Hygienic: a seed temporary never shadows a binding's adjoint
+        // (`sum_bar` of a `let sum`) or a name of the student's.
+        Ident::new(&name, Span::mixed_site())
     }
 
     /// The adjoint place of a place expression: `w1_bar[j][i]`.
@@ -1055,7 +1227,7 @@ impl<'m> Sweep<'m> {
                     return unsupported(format!("`sum` of `{}`", describe(items)), expr);
                 };
                 let bar = self.bar_place(place)?;
-                let item = self.fresh("item_bar");
+                let item = Ident::new("item_bar", Span::mixed_site());
                 let tokens = &seed.tokens;
                 let op = if seed.negated { quote!(-=) } else { quote!(+=) };
                 self.cx.rev.push(quote! {
@@ -1584,7 +1756,10 @@ fn is_scalar(expr: &Expr) -> bool {
         | ExprKind::Call { .. }
         | ExprKind::Cast { .. } => true,
         ExprKind::Paren(inner) => is_scalar(inner),
-        ExprKind::If { then_branch, .. } => then_branch.split_tail().1.is_some_and(is_scalar),
+        ExprKind::If { then_branch, .. } | ExprKind::Block(None, then_branch) => {
+            then_branch.split_tail().1.is_some_and(is_scalar)
+        }
+        ExprKind::Match { arms, .. } => arms.first().is_some_and(|arm| is_scalar(&arm.body)),
         _ => false,
     }
 }
