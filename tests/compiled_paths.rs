@@ -338,6 +338,35 @@ fn branches(x: f64, kind: u8, #[constant] eps: Option<f64>) -> f64 {
     clipped + v
 }
 
+/// `push` into a local `Vec`, a block value, `+=` of an `if`, `*item`,
+/// a shadowed parameter and an integer bound that shadows its parameter.
+#[differentiable]
+fn collected(z: &[f64], k: usize) -> f64 {
+    let k = k.min(z.len());
+    let mut m = z[0];
+    for v in z.iter() {
+        m = m.max(*v);
+    }
+    let mut exps = Vec::new();
+    for i in 0..k {
+        exps.push((z[i] - m).exp());
+    }
+    let mut total = 0.0;
+    for i in 0..k {
+        total += if exps[i] > 0.5 {
+            exps[i]
+        } else {
+            exps[i] * exps[i]
+        };
+    }
+    let inner = {
+        let t = total * 2.0;
+        t + m
+    };
+    let m = inner.ln();
+    m * exps[0]
+}
+
 #[test]
 fn each_construct_agrees_with_the_tape_and_central_differences() {
     // Each of them is compiled: a function that keeps the tape has no
@@ -350,6 +379,7 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
         pair_adjoint,
         layers_adjoint,
         branches_adjoint,
+        collected_adjoint,
     );
     let mut rng = xorshift::Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..POINTS {
@@ -382,6 +412,16 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
             }
         }
         assert!(branches_check(b, 2, Some(0.25)).unwrap().passed());
+
+        let z: Vec<f64> = (0..6).map(|_| uniform(&mut rng, 2.0)).collect();
+        for k in [1, 3, 6, 9] {
+            agree(
+                "collected",
+                collected_grad(&z, k),
+                collected_grad_tape(&z, k),
+            );
+        }
+        assert!(collected_check(&z, 4).unwrap().passed());
 
         let m = matrix(&mut rng, 1.0);
         let h: Vec<f64> = (0..3).map(|_| uniform(&mut rng, 1.0)).collect();

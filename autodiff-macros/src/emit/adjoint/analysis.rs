@@ -43,8 +43,10 @@ pub struct Analysis {
     /// The top-level statement of each write of a name (`=`, `op=`, an
     /// element write, `push`, `&mut`).
     pub writes: HashMap<String, Vec<usize>>,
-    /// The top-level statement of each top-level `let`, by name.
+    /// The top-level statement of each name's last top-level `let`.
     pub top_lets: HashMap<String, usize>,
+    /// How many of a name's bindings are parameters or top-level `let`s.
+    pub top_bound: HashMap<String, usize>,
     pub params: HashSet<String>,
     /// Every identifier of the function: generated names avoid them.
     pub idents: HashSet<String>,
@@ -70,6 +72,7 @@ impl Analysis {
             bound: HashMap::new(),
             writes: HashMap::new(),
             top_lets: HashMap::new(),
+            top_bound: HashMap::new(),
             params: function
                 .params
                 .iter()
@@ -107,11 +110,16 @@ impl Analysis {
         collect_idents(function.item.to_token_stream(), &mut analysis.idents);
         for param in &function.params {
             *analysis.bound.entry(param.ident.to_string()).or_default() += 1;
+            *analysis
+                .top_bound
+                .entry(param.ident.to_string())
+                .or_default() += 1;
         }
         for (index, stmt) in function.body.stmts.iter().enumerate() {
             if let Stmt::Let { pat, .. } = stmt {
                 for name in &pat.names {
                     analysis.top_lets.insert(name.clone(), index);
+                    *analysis.top_bound.entry(name.clone()).or_default() += 1;
                 }
             }
             analysis.stmt_facts(stmt, index);
@@ -197,11 +205,18 @@ impl Analysis {
     /// top-level binding, bound once, that nothing writes in or after
     /// `top`.
     pub fn stable(&self, name: &str, top: usize) -> bool {
-        if self.bound.get(name).copied().unwrap_or(0) != 1 {
+        let bound = self.bound.get(name).copied().unwrap_or(0);
+        // Several bindings are fine when all are at the top level and the
+        // read comes after the last: the reverse sweep sees that one.
+        if bound != 1 && self.top_bound.get(name).copied().unwrap_or(0) != bound {
             return false;
         }
-        let declared =
-            self.params.contains(name) || self.top_lets.get(name).is_some_and(|&at| at < top);
+        // The binding the reverse sweep sees: the last top-level `let` of
+        // the name, or else the parameter.
+        let declared = match self.top_lets.get(name) {
+            Some(&at) => at < top,
+            None => self.params.contains(name),
+        };
         declared
             && self
                 .writes
@@ -239,7 +254,11 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         ExprKind::Index { base, .. }
         | ExprKind::Field { base, .. }
         | ExprKind::Paren(base)
-        | ExprKind::Reference { expr: base, .. } => carries(base),
+        | ExprKind::Reference { expr: base, .. }
+        | ExprKind::Prefix {
+            op: syn::UnOp::Deref(_),
+            operand: base,
+        } => carries(base),
         ExprKind::Binary { lhs, rhs, .. } => carries(lhs) || carries(rhs),
         ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => carries(operand),
         ExprKind::Powi { base, .. } => carries(base),
@@ -391,6 +410,7 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
     match &expr.kind {
         ExprKind::Lit(syn::Lit::Float(_)) | ExprKind::NegLit(_) => Some(0),
         ExprKind::Binary { op, .. } if *op != Arith::Rem => Some(0),
+        ExprKind::Call { .. } if expr.is_empty_vec() => None,
         ExprKind::Neg { .. }
         | ExprKind::Elementary { .. }
         | ExprKind::Powi { .. }

@@ -131,7 +131,11 @@ fn fused(
     let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
     // Gradients are allocated after the forward sweep (which then runs on
     // a warm cache), except a parameter the body may move.
-    let movable = |param: &Param| matches!(param.kind, Kind::Vec(_));
+    // (or one a later `let` shadows, so that its value is gone by the end)
+    let movable = |param: &Param| {
+        matches!(param.kind, Kind::Vec(_))
+            || an.bound.get(&param.ident.to_string()).copied() != Some(1)
+    };
     let declare_one = |(param, bar): &(&Param, Ident)| {
         let ident = &param.ident;
         quote!(let mut #bar = ::autodiff::__adjoint::zero(&#ident);)
@@ -146,9 +150,7 @@ fn fused(
         .map(declare_one);
     // A parameter the body may move is checked before the forward sweep;
     // the others together with their gradients at the end, in one pass.
-    let (early, late): (Vec<_>, Vec<_>) = bars
-        .iter()
-        .partition(|(param, _)| matches!(param.kind, Kind::Vec(_)));
+    let (early, late): (Vec<_>, Vec<_>) = bars.iter().partition(|(param, _)| movable(param));
     let early = early.iter().map(|(param, _)| {
         let ident = &param.ident;
         quote!(#stack.observe_param(&#ident, &::autodiff::__adjoint::zero(&#ident));)
@@ -159,7 +161,7 @@ fn fused(
     });
     let early_bars = bars
         .iter()
-        .filter(|(param, _)| matches!(param.kind, Kind::Vec(_)))
+        .filter(|(param, _)| movable(param))
         .map(|(_, bar)| quote!(#stack.observe_param(&#bar, &#bar);));
     let gradient = if let [(_, bar)] = bars.as_slice() {
         quote!(#bar)

@@ -344,7 +344,17 @@ impl<'m> Sweep<'m> {
                         return Ok((vec![quote!(let #syntax = #src;)], Vec::new()));
                     }
                 };
-                let shape = self.shape(init)?;
+                let shape = if init.is_empty_vec() {
+                    // Filled by `push`: the reverse sweep, after the whole
+                    // forward, sees its final length.
+                    if self.depth > 0 {
+                        return unsupported("a `Vec` filled by `push` inside a loop", init);
+                    }
+                    let ident = Ident::new(name, Span::call_site());
+                    quote!(::autodiff::__adjoint::zero(&#ident))
+                } else {
+                    self.shape(init)?
+                };
                 // The initialiser reads earlier bindings of the same name.
                 let bar = self.bind_deferred(name);
                 let seed = Seed {
@@ -452,6 +462,31 @@ impl<'m> Sweep<'m> {
             ExprKind::CompoundAssign {
                 op, target, value, ..
             } if self.root_active(target) => self.compound(expr, *op, target, value, semi),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if *method == "push" && self.root_active(receiver) => {
+                // The adjoint `Vec` has the final length; each reversed
+                // `push` takes its element's adjoint off the end.
+                let [item] = args.as_slice() else {
+                    return unsupported("`.push()`", expr);
+                };
+                if !self.scalar(item) {
+                    return unsupported("`.push()` of an array", expr);
+                }
+                self.cx = StmtCx::default();
+                let bar = self.bar_place(receiver)?;
+                let pushed = self.temp("pushed_bar");
+                self.cx
+                    .rev
+                    .push(quote!(let #pushed: f64 = #bar.pop().unwrap_or(0.0);));
+                self.rev(item, Seed::new(pushed.to_token_stream()))?;
+                let v = self.fwd(item)?;
+                let receiver_src = receiver.source.to_token_stream();
+                Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
+            }
             ExprKind::For {
                 label,
                 pat,
@@ -511,6 +546,26 @@ impl<'m> Sweep<'m> {
         self.cx = StmtCx::default();
         let bar = self.bar_place(target)?;
         let carries = self.active(value);
+        let branching = matches!(
+            value.kind,
+            ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(None, _)
+        );
+        if branching && carries && matches!(op, Arith::Add | Arith::Sub) {
+            let op_token = match whole.source {
+                Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
+                _ => return unsupported(describe(whole), whole),
+            };
+            let seed = Seed {
+                tokens: bar,
+                negated: op == Arith::Sub,
+                whole: false,
+            };
+            self.cx = StmtCx::default();
+            let (mut f, v, r) = self.value(value, &seed)?;
+            let target_src = target.source.to_token_stream();
+            f.push(quote!(#target_src #op_token #v #semi));
+            return Ok((f, r));
+        }
         match op {
             Arith::Add | Arith::Sub => {
                 let seed = Seed {
@@ -596,9 +651,18 @@ impl<'m> Sweep<'m> {
             ExprKind::Paren(inner) if matches!(inner.kind, ExprKind::If { .. }) => {
                 self.value(inner, seed)
             }
-            ExprKind::Block(..) | ExprKind::Match { .. } | ExprKind::Loop { .. }
-                if self.active(expr) =>
-            {
+            ExprKind::Block(None, block) if self.active(expr) => {
+                self.depth += 1;
+                let code = self.block(block, Some(seed));
+                self.depth -= 1;
+                let BlockCode { fwd, value, rev } = code?;
+                Ok((
+                    Vec::new(),
+                    quote!({ #(#fwd)* #value }),
+                    vec![quote!({ #(#rev)* })],
+                ))
+            }
+            ExprKind::Block(..) | ExprKind::Loop { .. } if self.active(expr) => {
                 unsupported(describe(expr), expr)
             }
             _ => {
@@ -1119,9 +1183,12 @@ impl<'m> Sweep<'m> {
                 let index = index.source.to_token_stream();
                 Ok(quote!(#base[#index]))
             }
-            ExprKind::Paren(inner) | ExprKind::Reference { expr: inner, .. } => {
-                self.bar_place(inner)
-            }
+            ExprKind::Paren(inner)
+            | ExprKind::Reference { expr: inner, .. }
+            | ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand: inner,
+            } => self.bar_place(inner),
             ExprKind::Field { .. } => unsupported("a field of a model", place),
             _ => unsupported(describe(place), place),
         }
@@ -1185,9 +1252,12 @@ impl<'m> Sweep<'m> {
             ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
                 self.accumulate(expr, seed)
             }
-            ExprKind::Paren(inner) | ExprKind::Reference { expr: inner, .. } => {
-                self.rev(inner, seed)
-            }
+            ExprKind::Paren(inner)
+            | ExprKind::Reference { expr: inner, .. }
+            | ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand: inner,
+            } => self.rev(inner, seed),
             ExprKind::Structural {
                 receiver, method, ..
             } if matches!(
@@ -1753,8 +1823,8 @@ fn is_scalar(expr: &Expr) -> bool {
         | ExprKind::Elementary { .. }
         | ExprKind::Powi { .. }
         | ExprKind::Sum { .. }
-        | ExprKind::Call { .. }
         | ExprKind::Cast { .. } => true,
+        ExprKind::Call { .. } => !expr.is_empty_vec(),
         ExprKind::Paren(inner) => is_scalar(inner),
         ExprKind::If { then_branch, .. } | ExprKind::Block(None, then_branch) => {
             then_branch.split_tail().1.is_some_and(is_scalar)
@@ -1768,6 +1838,10 @@ fn is_scalar(expr: &Expr) -> bool {
 fn is_place(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Path(_) => true,
+        ExprKind::Prefix {
+            op: syn::UnOp::Deref(_),
+            operand,
+        } => is_place(operand),
         ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_place(base),
         _ => false,
     }
@@ -1778,7 +1852,12 @@ fn is_arithmetic(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Lit(_) | ExprKind::NegLit(_) | ExprKind::Path(_) => true,
         ExprKind::Index { base, .. } => is_arithmetic(base),
-        ExprKind::Paren(inner) | ExprKind::Neg { operand: inner, .. } => is_arithmetic(inner),
+        ExprKind::Paren(inner)
+        | ExprKind::Neg { operand: inner, .. }
+        | ExprKind::Prefix {
+            op: syn::UnOp::Deref(_),
+            operand: inner,
+        } => is_arithmetic(inner),
         ExprKind::Binary { op, lhs, rhs, .. } => {
             matches!(op, Arith::Add | Arith::Sub | Arith::Mul | Arith::Div)
                 && is_arithmetic(lhs)
