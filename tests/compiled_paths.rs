@@ -367,6 +367,45 @@ fn collected(z: &[f64], k: usize) -> f64 {
     m * exps[0]
 }
 
+/// `break` and `continue` in `for` over a range and over items, and in
+/// `while`, inside branches on values that change.
+#[differentiable]
+fn jumps(x: &[f64], #[constant] limit: f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        if x[i] < -0.5 {
+            continue;
+        }
+        total += x[i] * x[i];
+        if total > limit {
+            break;
+        }
+        total *= 1.1;
+    }
+    let mut product = 1.0;
+    for v in x.iter() {
+        product *= v.tanh() + 1.5;
+        if product > 2.0 * limit {
+            total += product;
+            break;
+        }
+    }
+    let mut scale = total + 1.0;
+    let mut steps = 0;
+    while scale > 1.0 {
+        steps += 1;
+        if steps % 2 == 0 {
+            scale *= 0.9;
+            continue;
+        }
+        scale = scale.sqrt() * 0.8;
+        if steps == 5 {
+            break;
+        }
+    }
+    scale * total + product
+}
+
 #[test]
 fn each_construct_agrees_with_the_tape_and_central_differences() {
     // Each of them is compiled: a function that keeps the tape has no
@@ -380,6 +419,7 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
         layers_adjoint,
         branches_adjoint,
         collected_adjoint,
+        jumps_adjoint,
     );
     let mut rng = xorshift::Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..POINTS {
@@ -422,6 +462,12 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
             );
         }
         assert!(collected_check(&z, 4).unwrap().passed());
+
+        let xs: Vec<f64> = (0..7).map(|_| uniform(&mut rng, 1.5)).collect();
+        for limit in [0.3, 1.0, 3.0, 100.0] {
+            agree("jumps", jumps_grad(&xs, limit), jumps_grad_tape(&xs, limit));
+        }
+        assert!(jumps_check(&xs, 1.0).unwrap().passed());
 
         let m = matrix(&mut rng, 1.0);
         let h: Vec<f64> = (0..3).map(|_| uniform(&mut rng, 1.0)).collect();

@@ -105,6 +105,15 @@ struct StmtCx {
     temps: HashMap<String, usize>,
 }
 
+/// A loop whose body leaves by `break` or `continue`: every iteration
+/// ends by pushing how it ended (0 at the end of the body, `k` at the
+/// `k`-th jump), after the records of the branches it leaves.
+#[derive(Default)]
+struct Jumps {
+    next: u32,
+    pending: Vec<TokenStream>,
+}
+
 /// The items a `for` walks: `place[index]`, by reference or copied, with
 /// the index when enumerated.
 struct Elements<'e, 'a> {
@@ -136,6 +145,9 @@ pub struct Sweep<'m> {
     top_names: HashSet<String>,
     /// Calls' value names so far: each is new, as several share a scope.
     calls: HashMap<String, usize>,
+    /// The innermost loop with `break`/`continue`: its next exit number
+    /// and the arm records of the branches a jump leaves.
+    jumps: Option<Jumps>,
     cx: StmtCx,
 }
 
@@ -159,6 +171,7 @@ impl<'m> Sweep<'m> {
             seen: HashMap::new(),
             top_names: HashSet::new(),
             calls: HashMap::new(),
+            jumps: None,
             cx: StmtCx::default(),
         }
     }
@@ -389,8 +402,13 @@ impl<'m> Sweep<'m> {
         let mut touches = self.active(expr);
         match &expr.kind {
             ExprKind::Return(_) => return unsupported("an early `return`", expr),
-            ExprKind::Break { .. } => return unsupported("`break`", expr),
-            ExprKind::Continue(_) => return unsupported("`continue`", expr),
+            ExprKind::Break {
+                label: None,
+                value: None,
+            }
+            | ExprKind::Continue(None) => return Ok(false),
+            ExprKind::Break { .. } => return unsupported("`break` with a label or value", expr),
+            ExprKind::Continue(_) => return unsupported("`continue` with a label", expr),
             ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
                 touches |= root(target).is_some_and(|name| self.an.active.contains(&name));
             }
@@ -508,6 +526,23 @@ impl<'m> Sweep<'m> {
                 cond,
                 body,
             } if !self.inert(expr)? => self.while_loop(expr, cond, body),
+            ExprKind::Break {
+                label: None,
+                value: None,
+            }
+            | ExprKind::Continue(None) => {
+                let stack = self.stack.clone();
+                let Some(jumps) = self.jumps.as_mut() else {
+                    return unsupported(describe(expr), expr);
+                };
+                let k = Literal::u32_unsuffixed(jumps.next + 1);
+                jumps.next += 1;
+                let records = jumps.pending.iter().rev();
+                Ok((
+                    vec![quote!({ #(#records)* #stack.push_arm(#k); #src #semi })],
+                    Vec::new(),
+                ))
+            }
             ExprKind::If { .. } if !self.inert(expr)? => {
                 let (f, v, r) = self.if_expr(expr, None)?;
                 let mut f = f;
@@ -748,6 +783,13 @@ impl<'m> Sweep<'m> {
         let mut rev_arms = Vec::new();
         self.depth += 1;
         for (k, (_, block)) in arms.iter().enumerate() {
+            let pending = (!replay).then(|| {
+                let k = Literal::u32_unsuffixed(k as u32);
+                quote!(#stack.push_arm(#k);)
+            });
+            if let (Some(jumps), Some(record)) = (self.jumps.as_mut(), &pending) {
+                jumps.pending.push(record.clone());
+            }
             let code = match block {
                 Some(block) => self.block(block, seed),
                 None => Ok(BlockCode {
@@ -756,6 +798,9 @@ impl<'m> Sweep<'m> {
                     rev: Vec::new(),
                 }),
             };
+            if let (Some(jumps), Some(_)) = (self.jumps.as_mut(), &pending) {
+                jumps.pending.pop();
+            }
             let code = match code {
                 Ok(code) => code,
                 Err(e) => {
@@ -858,7 +903,17 @@ impl<'m> Sweep<'m> {
                     let names = arm.pat.names.clone();
                     self.scope().available.extend(names);
                 }
+                let record = (!replay).then(|| {
+                    let k = Literal::u32_unsuffixed(k as u32);
+                    quote!(#stack.push_arm(#k);)
+                });
+                if let (Some(jumps), Some(record)) = (self.jumps.as_mut(), &record) {
+                    jumps.pending.push(record.clone());
+                }
                 let code = self.arm_body(&arm.body, seed);
+                if let (Some(jumps), Some(_)) = (self.jumps.as_mut(), &record) {
+                    jumps.pending.pop();
+                }
                 self.scopes.pop();
                 let (fwd, value, rev) = code?;
                 let record = (!replay).then(|| {
@@ -929,19 +984,79 @@ impl<'m> Sweep<'m> {
         }
     }
 
-    /// `while` without `break`: the forward counts the trips (leaving the
-    /// loop as soon as an observed value is not finite, where the tape
-    /// would have stopped) and pushes the count; the reverse runs the
-    /// reversed body that many times.
+    /// A loop's body: as a block, or, when it jumps, with an exit record
+    /// per iteration and a reverse per exit (the statements up to the one
+    /// that jumped). The caller has pushed the loop's scope.
+    fn loop_body(&mut self, body: &Block) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        if !contains_jump(body) {
+            let BlockCode { fwd, rev, .. } = self.block_inner(body, None)?;
+            return Ok((fwd, rev));
+        }
+        if has_return(body) {
+            return unsupported_block("an early `return` in a loop", body);
+        }
+        let outer = self.jumps.replace(Jumps::default());
+        let result = (|| {
+            let mut prelude = Vec::new();
+            let mut fwd = Vec::new();
+            let mut revs = Vec::new();
+            let mut owners = Vec::new();
+            for (j, stmt) in body.stmts.iter().enumerate() {
+                let before = self.jumps.as_ref().map_or(0, |jumps| jumps.next);
+                let (f, r) = self.stmt(stmt, &mut prelude)?;
+                let after = self.jumps.as_ref().map_or(0, |jumps| jumps.next);
+                owners.extend((before..after).map(|k| (k + 1, j)));
+                fwd.extend(f);
+                revs.push(r);
+            }
+            Ok((prelude, fwd, revs, owners))
+        })();
+        self.jumps = outer;
+        let (prelude, mut fwd, revs, owners) = result?;
+        let stack = &self.stack;
+        let exit = Ident::new("exit", Span::mixed_site());
+        fwd.push(quote!(#stack.push_arm(0);));
+        let reversed = |upto: usize| {
+            let mut out = Vec::new();
+            for r in revs[..=upto].iter().rev() {
+                out.extend(r.iter().cloned());
+            }
+            out
+        };
+        let all = if revs.is_empty() {
+            Vec::new()
+        } else {
+            reversed(revs.len() - 1)
+        };
+        let exits = owners.iter().map(|(k, j)| {
+            let k = Literal::u32_unsuffixed(*k);
+            let back = reversed(*j);
+            quote!(#k => { #(#back)* })
+        });
+        Ok((
+            fwd,
+            vec![quote! {
+                let #exit = #stack.pop_arm();
+                #(#prelude)*
+                match #exit {
+                    0 => { #(#all)* }
+                    #(#exits)*
+                    _ => #stack.fail(),
+                }
+            }],
+        ))
+    }
+
+    /// `while`: the forward counts the trips (leaving the loop as soon as
+    /// an observed value is not finite, where the tape would have stopped)
+    /// and pushes the count; the reverse runs the reversed body that many
+    /// times.
     fn while_loop(
         &mut self,
-        whole: &Expr,
+        _whole: &Expr,
         cond: &Expr,
         body: &Block,
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
-        if contains_jump(body) {
-            return unsupported("`break` or `continue` in a `while`", whole);
-        }
         if self.active(cond) || has_call(cond) || matches!(cond.kind, ExprKind::Let { .. }) {
             return unsupported("a `while` condition with a derivative", cond);
         }
@@ -953,9 +1068,11 @@ impl<'m> Sweep<'m> {
             .map(|place| quote!(#stack.observe(#place);))
             .collect();
         self.depth += 1;
-        let code = self.block(body, None);
+        self.scopes.push(Scope::default());
+        let code = self.loop_body(body);
+        self.scopes.pop();
         self.depth -= 1;
-        let BlockCode { fwd, rev, .. } = code?;
+        let (fwd, rev) = code?;
         let cond_src = cond.source.to_token_stream();
         Ok((
             vec![quote! {
@@ -1004,11 +1121,22 @@ impl<'m> Sweep<'m> {
         iter: &Expr,
         body: &Block,
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
-        if contains_jump(body) {
-            return unsupported("`break` or `continue` in a `for`", whole);
-        }
         let syntax = pat.syntax;
         let iter_src = iter.source.to_token_stream();
+        // A loop that may stop early pushes how many trips it made.
+        let stack = self.stack.clone();
+        let trips = Ident::new("trips", Span::mixed_site());
+        let counted = contains_jump(body);
+        let (count_init, count_step, count_push, take) = if counted {
+            (
+                quote!(let mut #trips: usize = 0;),
+                quote!(#trips += 1;),
+                quote!(#stack.push_trips(#trips);),
+                quote!(.take(#stack.pop_trips())),
+            )
+        } else {
+            (quote!(), quote!(), quote!(), quote!())
+        };
         if range_like(iter) {
             if !self.fully_available(iter) {
                 return unsupported("a `for` over a range whose bounds change", whole);
@@ -1017,13 +1145,17 @@ impl<'m> Sweep<'m> {
             self.scopes.push(Scope::default());
             let names = pat.names.clone();
             self.scope().available.extend(names);
-            let code = self.block_inner(body, None);
+            let code = self.loop_body(body);
             self.scopes.pop();
             self.depth -= 1;
-            let BlockCode { fwd, rev, .. } = code?;
+            let (fwd, rev) = code?;
             return Ok((
-                vec![quote!(for #syntax in #iter_src { #(#fwd)* })],
-                vec![quote!(for #syntax in (#iter_src).rev() { #(#rev)* })],
+                vec![quote! {
+                    #count_init
+                    for #syntax in #iter_src { #count_step #(#fwd)* }
+                    #count_push
+                }],
+                vec![quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* })],
             ));
         }
         {
@@ -1071,10 +1203,10 @@ impl<'m> Sweep<'m> {
                     }
                     _ => None,
                 };
-                let code = self.block_inner(body, None);
+                let code = self.loop_body(body);
                 self.scopes.pop();
                 self.depth -= 1;
-                let BlockCode { fwd, rev, .. } = code?;
+                let (fwd, rev) = code?;
                 let adjoint = &self.adjoint;
                 let element_value = if by_ref {
                     quote!(&#place_src[#index])
@@ -1094,9 +1226,13 @@ impl<'m> Sweep<'m> {
                     _ => (quote!(), quote!()),
                 };
                 Ok((
-                    vec![quote!(for #syntax in #iter_src { #(#fwd)* })],
                     vec![quote! {
-                        for #index in (0..#place_src.len()).rev() {
+                        #count_init
+                        for #syntax in #iter_src { #count_step #(#fwd)* }
+                        #count_push
+                    }],
+                    vec![quote! {
+                        for #index in (0..#place_src.len())#take.rev() {
                             #[allow(unused_variables)]
                             let #syntax = #element_value;
                             #declare
@@ -1938,6 +2074,21 @@ fn contains_jump(block: &Block) -> bool {
         Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_jumps),
         Stmt::Item(_) => false,
         Stmt::Expr(expr, _) => expr_jumps(expr),
+    })
+}
+
+fn has_return(block: &Block) -> bool {
+    fn expr_returns(expr: &Expr) -> bool {
+        matches!(expr.kind, ExprKind::Return(_))
+            || expr.children().into_iter().any(|child| match child {
+                crate::ast::Child::Expr(child) => expr_returns(child),
+                crate::ast::Child::Block(block) => has_return(block),
+            })
+    }
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_returns),
+        Stmt::Item(_) => false,
+        Stmt::Expr(expr, _) => expr_returns(expr),
     })
 }
 
