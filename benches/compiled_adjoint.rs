@@ -803,6 +803,14 @@ fn check_piecewise() -> Result<(), String> {
         let got = piecewise_grad_compiled(x, limit).map_err(|e| e.to_string())?;
         let tape = piecewise_grad_tape(x, limit).map_err(|e| e.to_string())?;
         agree(&name, &got.gradient, got.value, &tape.gradient, tape.value)?;
+        let generated = piecewise_grad(x, limit).map_err(|e| e.to_string())?;
+        agree(
+            &name,
+            &generated.gradient,
+            generated.value,
+            &tape.gradient,
+            tape.value,
+        )?;
         central(&name, x, &got.gradient, |p| piecewise(p, limit))?;
         let stack_empty = adjoint::with_stack(|stack| {
             piecewise_adjoint_by_hand(stack, x, limit);

@@ -406,6 +406,42 @@ fn jumps(x: &[f64], #[constant] limit: f64) -> f64 {
     scale * total + product
 }
 
+/// Early `return`s: at the top level, from inside a branch of a loop, and
+/// from a nested loop; a `while` with `break` after them.
+#[differentiable]
+fn returns(x: &[f64], #[constant] limit: f64) -> f64 {
+    if x[0] > 1.2 {
+        return x[0] * x[0];
+    }
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            total += x[i] * x[i];
+        } else {
+            total += softplus(x[i]);
+        }
+        for j in 0..i {
+            if x[j] * x[i] > limit {
+                return total.sqrt() * x[j];
+            }
+        }
+        if total > limit {
+            return total.sqrt();
+        }
+    }
+    let mut scale = total;
+    let mut steps = 0;
+    while scale > 1.0 {
+        scale = scale.sqrt() * 0.9;
+        steps += 1;
+        if steps == 3 {
+            break;
+        }
+        scale += 0.01 * total;
+    }
+    scale * total
+}
+
 #[test]
 fn each_construct_agrees_with_the_tape_and_central_differences() {
     // Each of them is compiled: a function that keeps the tape has no
@@ -420,6 +456,7 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
         branches_adjoint,
         collected_adjoint,
         jumps_adjoint,
+        returns_adjoint,
     );
     let mut rng = xorshift::Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..POINTS {
@@ -468,6 +505,21 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
             agree("jumps", jumps_grad(&xs, limit), jumps_grad_tape(&xs, limit));
         }
         assert!(jumps_check(&xs, 1.0).unwrap().passed());
+
+        for limit in [0.2, 0.9, 2.5, 50.0] {
+            agree(
+                "returns",
+                returns_grad(&xs, limit),
+                returns_grad_tape(&xs, limit),
+            );
+            let big: Vec<f64> = xs.iter().map(|v| v * 3.0).collect();
+            agree(
+                "returns",
+                returns_grad(&big, limit),
+                returns_grad_tape(&big, limit),
+            );
+        }
+        assert!(returns_check(&xs, 50.0).unwrap().passed());
 
         let m = matrix(&mut rng, 1.0);
         let h: Vec<f64> = (0..3).map(|_| uniform(&mut rng, 1.0)).collect();

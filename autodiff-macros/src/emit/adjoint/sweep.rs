@@ -112,6 +112,10 @@ struct StmtCx {
 struct Jumps {
     next: u32,
     pending: Vec<TokenStream>,
+    /// The loop's trip counter, pushed by a `return` that leaves it.
+    trips: Option<Ident>,
+    /// The function's own level (return points), not a loop.
+    function: bool,
 }
 
 /// The items a `for` walks: `place[index]`, by reference or copied, with
@@ -147,7 +151,15 @@ pub struct Sweep<'m> {
     calls: HashMap<String, usize>,
     /// The innermost loop with `break`/`continue`: its next exit number
     /// and the arm records of the branches a jump leaves.
-    jumps: Option<Jumps>,
+    jumps: Vec<Jumps>,
+    /// The body has an early `return`: its forward sweep is a labelled
+    /// block, so no top-level binding is left for the reverse sweep.
+    early: bool,
+    /// Loops numbered, for their trip counters' names.
+    loops: usize,
+    /// The adjoint of the function's value: what a `return e` seeds `e`
+    /// with.
+    value_bar: TokenStream,
     cx: StmtCx,
 }
 
@@ -171,7 +183,10 @@ impl<'m> Sweep<'m> {
             seen: HashMap::new(),
             top_names: HashSet::new(),
             calls: HashMap::new(),
-            jumps: None,
+            jumps: Vec::new(),
+            early: false,
+            loops: 0,
+            value_bar: quote!(value_bar),
             cx: StmtCx::default(),
         }
     }
@@ -234,7 +249,9 @@ impl<'m> Sweep<'m> {
                 .scopes
                 .iter()
                 .any(|scope| scope.available.contains(name))
-            || self.an.stable(name, self.top)
+            || (self.an.stable(name, self.top)
+                && (!self.early
+                    || (self.an.params.contains(name) && !self.an.top_lets.contains_key(name))))
     }
 
     /// Whether every binding `tokens` names is available.
@@ -264,7 +281,83 @@ impl<'m> Sweep<'m> {
 
     /// The function body: top-level statements are numbered for stability.
     pub fn body(&mut self, block: &Block, seed: &Seed) -> R<BlockCode> {
-        self.block_inner(block, Some(seed))
+        self.value_bar = seed.tokens.clone();
+        if !has_return(block) {
+            return self.block_inner(block, Some(seed));
+        }
+        // Early returns: the forward sweep is `'forward: { .. }`, each
+        // return point pushes its number, the reverse reverses what ran
+        // before it.
+        self.early = true;
+        self.jumps.push(Jumps {
+            function: true,
+            ..Jumps::default()
+        });
+        let result = (|| {
+            let (stmts, tail) = block.split_tail();
+            let mut prelude = Vec::new();
+            let mut fwd = Vec::new();
+            let mut revs = Vec::new();
+            let mut owners = Vec::new();
+            for (j, stmt) in stmts.iter().enumerate() {
+                self.top = j;
+                let before = self.jumps.last().map_or(0, |jumps| jumps.next);
+                let (f, r) = self.stmt(stmt, &mut prelude)?;
+                let after = self.jumps.last().map_or(0, |jumps| jumps.next);
+                owners.extend((before..after).map(|k| (k + 1, j)));
+                fwd.extend(f);
+                revs.push(r);
+            }
+            let value = match tail {
+                Some(tail) => {
+                    self.top = stmts.len();
+                    let (f, v, r) = self.value(tail, seed)?;
+                    fwd.extend(f);
+                    revs.push(r);
+                    Some(v)
+                }
+                None => None,
+            };
+            Ok((prelude, fwd, revs, owners, value))
+        })();
+        self.jumps.pop();
+        let (prelude, fwd, revs, owners, value) = result?;
+        let stack = &self.stack;
+        let label = syn::Lifetime::new("'forward", Span::mixed_site());
+        let result = Ident::new("value", Span::mixed_site());
+        let tail = value.map(|v| quote!(let #result = #v; #stack.push_arm(0); #result));
+        let reversed = |upto: usize| {
+            let mut out = Vec::new();
+            for r in revs[..upto].iter().rev() {
+                out.extend(r.iter().cloned());
+            }
+            out
+        };
+        let all = reversed(revs.len());
+        let exits = owners.iter().map(|(k, j)| {
+            let k = Literal::u32_unsuffixed(*k);
+            let back = reversed(j + 1);
+            quote!(#k => { #(#back)* })
+        });
+        let mut rev = prelude;
+        rev.push(quote! {
+            match #stack.pop_arm() {
+                0 => { #(#all)* }
+                #(#exits)*
+                _ => #stack.fail(),
+            }
+        });
+        Ok(BlockCode {
+            fwd: Vec::new(),
+            value: Some(quote!(#label: { #(#fwd)* #tail })),
+            rev,
+        })
+    }
+
+    /// A new trip counter's name: nested loops each have their own.
+    fn trips_ident(&mut self) -> Ident {
+        self.loops += 1;
+        Ident::new(&format!("trips_{}", self.loops), Span::mixed_site())
     }
 
     /// Whether the value is one `f64`, as far as the body shows.
@@ -314,7 +407,7 @@ impl<'m> Sweep<'m> {
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
         match stmt {
             Stmt::Item(item) => {
-                if self.depth > 0 {
+                if self.depth > 0 || self.early {
                     prelude.push(item.to_token_stream());
                 }
                 Ok((vec![item.to_token_stream()], Vec::new()))
@@ -347,8 +440,10 @@ impl<'m> Sweep<'m> {
                             .names
                             .iter()
                             .all(|n| self.an.bound.get(n).copied() == Some(1));
-                        let replay =
-                            self.depth > 0 && !*mutable && once && self.fully_available(init);
+                        let replay = (self.depth > 0 || self.early)
+                            && !*mutable
+                            && once
+                            && self.fully_available(init);
                         if replay {
                             prelude.push(quote!(let #syntax = #src;));
                             let names = pat.names.clone();
@@ -360,7 +455,7 @@ impl<'m> Sweep<'m> {
                 let shape = if init.is_empty_vec() {
                     // Filled by `push`: the reverse sweep, after the whole
                     // forward, sees its final length.
-                    if self.depth > 0 {
+                    if self.depth > 0 || self.early {
                         return unsupported("a `Vec` filled by `push` inside a loop", init);
                     }
                     let ident = Ident::new(name, Span::call_site());
@@ -401,6 +496,7 @@ impl<'m> Sweep<'m> {
     fn inert(&self, expr: &Expr) -> R<bool> {
         let mut touches = self.active(expr);
         match &expr.kind {
+            ExprKind::Return(Some(_)) if self.early => return Ok(false),
             ExprKind::Return(_) => return unsupported("an early `return`", expr),
             ExprKind::Break {
                 label: None,
@@ -526,13 +622,40 @@ impl<'m> Sweep<'m> {
                 cond,
                 body,
             } if !self.inert(expr)? => self.while_loop(expr, cond, body),
+            ExprKind::Return(Some(value))
+                if self.jumps.first().is_some_and(|jumps| jumps.function) =>
+            {
+                self.cx = StmtCx::default();
+                if self.active(value) {
+                    let seed = Seed::new(self.value_bar.clone());
+                    self.rev(value, seed)?;
+                } else {
+                    self.inert(value)?;
+                }
+                let v = self.fwd(value)?;
+                let stack = self.stack.clone();
+                // Innermost first: each level's branch records, how its
+                // iteration ended and its trips, then the return point.
+                let mut records = Vec::new();
+                for jumps in self.jumps.iter_mut().rev() {
+                    records.extend(jumps.pending.iter().rev().cloned());
+                    jumps.next += 1;
+                    let k = Literal::u32_unsuffixed(jumps.next);
+                    records.push(quote!(#stack.push_arm(#k);));
+                    if let Some(trips) = &jumps.trips {
+                        records.push(quote!(#stack.push_trips(#trips);));
+                    }
+                }
+                let label = syn::Lifetime::new("'forward", Span::mixed_site());
+                Ok(self.finish(quote!({ #(#records)* break #label #v; })))
+            }
             ExprKind::Break {
                 label: None,
                 value: None,
             }
             | ExprKind::Continue(None) => {
                 let stack = self.stack.clone();
-                let Some(jumps) = self.jumps.as_mut() else {
+                let Some(jumps) = self.jumps.last_mut().filter(|jumps| !jumps.function) else {
                     return unsupported(describe(expr), expr);
                 };
                 let k = Literal::u32_unsuffixed(jumps.next + 1);
@@ -787,7 +910,7 @@ impl<'m> Sweep<'m> {
                 let k = Literal::u32_unsuffixed(k as u32);
                 quote!(#stack.push_arm(#k);)
             });
-            if let (Some(jumps), Some(record)) = (self.jumps.as_mut(), &pending) {
+            if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &pending) {
                 jumps.pending.push(record.clone());
             }
             let code = match block {
@@ -798,7 +921,7 @@ impl<'m> Sweep<'m> {
                     rev: Vec::new(),
                 }),
             };
-            if let (Some(jumps), Some(_)) = (self.jumps.as_mut(), &pending) {
+            if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &pending) {
                 jumps.pending.pop();
             }
             let code = match code {
@@ -907,11 +1030,11 @@ impl<'m> Sweep<'m> {
                     let k = Literal::u32_unsuffixed(k as u32);
                     quote!(#stack.push_arm(#k);)
                 });
-                if let (Some(jumps), Some(record)) = (self.jumps.as_mut(), &record) {
+                if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &record) {
                     jumps.pending.push(record.clone());
                 }
                 let code = self.arm_body(&arm.body, seed);
-                if let (Some(jumps), Some(_)) = (self.jumps.as_mut(), &record) {
+                if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &record) {
                     jumps.pending.pop();
                 }
                 self.scopes.pop();
@@ -987,31 +1110,35 @@ impl<'m> Sweep<'m> {
     /// A loop's body: as a block, or, when it jumps, with an exit record
     /// per iteration and a reverse per exit (the statements up to the one
     /// that jumped). The caller has pushed the loop's scope.
-    fn loop_body(&mut self, body: &Block) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+    fn loop_body(
+        &mut self,
+        body: &Block,
+        trips: Option<Ident>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
         if !contains_jump(body) {
             let BlockCode { fwd, rev, .. } = self.block_inner(body, None)?;
             return Ok((fwd, rev));
         }
-        if has_return(body) {
-            return unsupported_block("an early `return` in a loop", body);
-        }
-        let outer = self.jumps.replace(Jumps::default());
+        self.jumps.push(Jumps {
+            trips,
+            ..Jumps::default()
+        });
         let result = (|| {
             let mut prelude = Vec::new();
             let mut fwd = Vec::new();
             let mut revs = Vec::new();
             let mut owners = Vec::new();
             for (j, stmt) in body.stmts.iter().enumerate() {
-                let before = self.jumps.as_ref().map_or(0, |jumps| jumps.next);
+                let before = self.jumps.last().map_or(0, |jumps| jumps.next);
                 let (f, r) = self.stmt(stmt, &mut prelude)?;
-                let after = self.jumps.as_ref().map_or(0, |jumps| jumps.next);
+                let after = self.jumps.last().map_or(0, |jumps| jumps.next);
                 owners.extend((before..after).map(|k| (k + 1, j)));
                 fwd.extend(f);
                 revs.push(r);
             }
             Ok((prelude, fwd, revs, owners))
         })();
-        self.jumps = outer;
+        self.jumps.pop();
         let (prelude, mut fwd, revs, owners) = result?;
         let stack = &self.stack;
         let exit = Ident::new("exit", Span::mixed_site());
@@ -1061,7 +1188,7 @@ impl<'m> Sweep<'m> {
             return unsupported("a `while` condition with a derivative", cond);
         }
         let stack = self.stack.clone();
-        let trips = Ident::new("trips", Span::mixed_site());
+        let trips = self.trips_ident();
         let observes: Vec<TokenStream> = self
             .active_places(cond)
             .into_iter()
@@ -1069,7 +1196,7 @@ impl<'m> Sweep<'m> {
             .collect();
         self.depth += 1;
         self.scopes.push(Scope::default());
-        let code = self.loop_body(body);
+        let code = self.loop_body(body, Some(trips.clone()));
         self.scopes.pop();
         self.depth -= 1;
         let (fwd, rev) = code?;
@@ -1125,8 +1252,9 @@ impl<'m> Sweep<'m> {
         let iter_src = iter.source.to_token_stream();
         // A loop that may stop early pushes how many trips it made.
         let stack = self.stack.clone();
-        let trips = Ident::new("trips", Span::mixed_site());
+        let trips = self.trips_ident();
         let counted = contains_jump(body);
+        let counter = counted.then(|| trips.clone());
         let (count_init, count_step, count_push, take) = if counted {
             (
                 quote!(let mut #trips: usize = 0;),
@@ -1145,7 +1273,7 @@ impl<'m> Sweep<'m> {
             self.scopes.push(Scope::default());
             let names = pat.names.clone();
             self.scope().available.extend(names);
-            let code = self.loop_body(body);
+            let code = self.loop_body(body, counter.clone());
             self.scopes.pop();
             self.depth -= 1;
             let (fwd, rev) = code?;
@@ -1203,7 +1331,7 @@ impl<'m> Sweep<'m> {
                     }
                     _ => None,
                 };
-                let code = self.loop_body(body);
+                let code = self.loop_body(body, counter.clone());
                 self.scopes.pop();
                 self.depth -= 1;
                 let (fwd, rev) = code?;
@@ -1676,12 +1804,12 @@ impl<'m> Sweep<'m> {
             };
             let name = Ident::new(&name, Span::mixed_site());
             self.cx.hoisted.insert(expr.id, name.clone());
-            if self.depth > 0 {
+            if self.depth > 0 || self.early {
                 self.cx.hoist_saved.insert(expr.id);
             }
             return name;
         }
-        let stays = self.depth == 0;
+        let stays = self.depth == 0 && !self.early;
         let name = if stays {
             let mut name = self.fresh(&base);
             let mut k = 1;

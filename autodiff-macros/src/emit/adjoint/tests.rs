@@ -35,7 +35,6 @@ const FILES: &[&str] = &[
 const FALLBACKS: &[&str] = &[
     "tests/corpus/composition.rs: sub_slice_mean: a binding whose shape the reverse sweep cannot see at line 388",
     "tests/corpus/control_flow.rs: first_passage: `break` with a label or value at line 156",
-    "tests/corpus/control_flow.rs: first_above: an early `return` at line 180",
     "tests/corpus/control_flow.rs: first_large_product: `break` with a label or value at line 331",
     "tests/corpus/patterns.rs: triangle_area: a `let` with a pattern at line 28",
     "tests/corpus/patterns.rs: polar_energy: a `let` with a pattern at line 73",
@@ -44,7 +43,6 @@ const FALLBACKS: &[&str] = &[
     "tests/macro_edge_cases.rs: newton_sqrt: `break` with a label or value at line 61",
     "tests/macro_edge_cases.rs: piecewise: `match` on a value with a derivative at line 106",
     "tests/macro_edge_cases.rs: unused_parameter: a `let` with a pattern at line 162",
-    "tests/macro_semantics.rs: early_return: an early `return` at line 137",
     "tests/macro_semantics.rs: loops: `break` with a label or value at line 179",
     "tests/models.rs: forward: a model parameter at line 52",
     "tests/models.rs: squared_error: a model parameter at line 98",
