@@ -70,6 +70,7 @@ fn dot_grad_tape(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -117,6 +118,7 @@ fn dot_adjoint(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -142,6 +144,7 @@ fn dot_forward(stack: &mut ::autodiff::__adjoint::Stack, w: [f64; 3], x: &[f64])
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic

@@ -90,6 +90,7 @@ fn neuron_grad_tape(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -152,6 +153,7 @@ fn neuron_adjoint(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -183,6 +185,7 @@ fn neuron_forward(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic

@@ -77,6 +77,7 @@ fn wave_grad_tape(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -121,6 +122,7 @@ fn wave_adjoint(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -146,6 +148,7 @@ fn wave_forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64, y: f64) -> f64
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic

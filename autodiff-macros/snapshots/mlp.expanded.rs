@@ -122,6 +122,7 @@ pub fn mlp_grad_tape(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -197,6 +198,7 @@ pub fn mlp_adjoint(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -229,6 +231,7 @@ pub fn mlp_forward(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic

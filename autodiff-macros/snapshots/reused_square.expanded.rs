@@ -59,6 +59,7 @@ fn loss_grad_tape(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -93,6 +94,7 @@ fn loss_adjoint(
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic
@@ -117,6 +119,7 @@ fn loss_forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64) -> f64 {
     unused_parens,
     unused_assignments,
     unused_doc_comments,
+    unreachable_code,
     non_snake_case,
     clippy::all,
     clippy::pedantic

@@ -64,6 +64,7 @@ fn allowances() -> TokenStream {
             unused_parens,
             unused_assignments,
             unused_doc_comments,
+            unreachable_code,
             non_snake_case,
             clippy::all,
             clippy::pedantic
