@@ -38,6 +38,11 @@ use autodiff::{gradient_check, DEFAULT_TOLERANCE};
 use common::{max_error, Mlp, Numbers, Row};
 
 const INPUTS: usize = 64;
+
+/// The row of the generated `f_grad` (the macro's compiled adjoint).
+const GENERATED: &str = "generated f_grad";
+/// The row of the hand-written expansion the generated one is held to.
+const HAND: &str = "hand-written adjoint";
 const HIDDEN: usize = 64;
 
 /// The gradient of an `f_grad`: value and gradient, or the tape's error.
@@ -74,7 +79,7 @@ type MlpGradient = (Vec<[f64; INPUTS]>, Vec<f64>, Vec<f64>, f64);
 /// The compiled adjoint of `mlp_loss`. Saves one value per hidden unit (the
 /// `tanh` output its derivative reads); every other value a derivative
 /// reads is a parameter, which nothing overwrites.
-fn mlp_loss_adjoint(
+fn mlp_loss_adjoint_by_hand(
     stack: &mut Stack,
     w1: &[[f64; INPUTS]],
     b1: &[f64],
@@ -148,9 +153,9 @@ fn mlp_loss_grad_compiled(
     x: &[f64],
     target: f64,
 ) -> Grad<MlpGradient> {
-    match adjoint::with_stack(|stack| mlp_loss_adjoint(stack, w1, b1, w2, b2, x, target)) {
+    match adjoint::with_stack(|stack| mlp_loss_adjoint_by_hand(stack, w1, b1, w2, b2, x, target)) {
         Some(result) => Ok(result),
-        None => mlp_loss_grad(w1, b1, w2, b2, x, target),
+        None => mlp_loss_grad_tape(w1, b1, w2, b2, x, target),
     }
 }
 
@@ -207,7 +212,7 @@ impl MlpParameters {
 
     fn tape(&self) -> Grad<MlpGradient> {
         let p = self;
-        mlp_loss_grad(&p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target)
+        mlp_loss_grad_tape(&p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target)
     }
 }
 
@@ -237,7 +242,7 @@ fn chain(x: f64, steps: usize) -> f64 {
 
 /// The compiled adjoint of `chain`: the old `y` of every step is saved (the
 /// step's derivatives read it and the step overwrites it), nothing else.
-fn chain_adjoint(stack: &mut Stack, x: f64, steps: usize) -> Option<ValueAndGradient<f64>> {
+fn chain_adjoint_by_hand(stack: &mut Stack, x: f64, steps: usize) -> Option<ValueAndGradient<f64>> {
     // Forward sweep.
     let mut y = x;
     for _ in 0..steps {
@@ -275,20 +280,20 @@ fn chain_adjoint(stack: &mut Stack, x: f64, steps: usize) -> Option<ValueAndGrad
 
 /// What `chain_grad` becomes.
 fn chain_grad_compiled(x: f64, steps: usize) -> Grad<f64> {
-    match adjoint::with_stack(|stack| chain_adjoint(stack, x, steps)) {
+    match adjoint::with_stack(|stack| chain_adjoint_by_hand(stack, x, steps)) {
         Some(result) => Ok(result),
-        None => chain_grad(x, steps),
+        None => chain_grad_tape(x, steps),
     }
 }
 
 /// The same adjoint generic over the number type ([`Real`]), as a second
 /// emitter for forward-over-reverse would write it: literals become
-/// `R::lit`, saves go through [`Saves`]. Timed against `chain_adjoint` at
+/// `R::lit`, saves go through [`Saves`]. Timed against `chain_adjoint_by_hand` at
 /// `R = f64` to show what the door costs.
-// Out of line like `chain_adjoint` (which rustc chose not to inline), so
+// Out of line like `chain_adjoint_by_hand` (which rustc chose not to inline), so
 // the two rows differ in the number type only, not in where they sit.
 #[inline(never)]
-fn chain_adjoint_generic<R: Real, S: Saves<R>>(stack: &mut S, x: R, steps: usize) -> (R, R) {
+fn chain_by_hand_generic<R: Real, S: Saves<R>>(stack: &mut S, x: R, steps: usize) -> (R, R) {
     // Forward sweep.
     let mut y = x;
     for _ in 0..steps {
@@ -325,7 +330,7 @@ fn total(x: &[f64]) -> f64 {
 
 /// The compiled adjoint of `total`: nothing saved (a sum's derivative reads
 /// nothing); every item's adjoint is the value's.
-fn total_adjoint(stack: &mut Stack, x: &[f64]) -> Option<ValueAndGradient<Vec<f64>>> {
+fn total_adjoint_by_hand(stack: &mut Stack, x: &[f64]) -> Option<ValueAndGradient<Vec<f64>>> {
     // Forward sweep.
     let value: f64 = x.iter().sum();
 
@@ -347,9 +352,9 @@ fn total_adjoint(stack: &mut Stack, x: &[f64]) -> Option<ValueAndGradient<Vec<f6
 
 /// What `total_grad` becomes.
 fn total_grad_compiled(x: &[f64]) -> Grad<Vec<f64>> {
-    match adjoint::with_stack(|stack| total_adjoint(stack, x)) {
+    match adjoint::with_stack(|stack| total_adjoint_by_hand(stack, x)) {
         Some(result) => Ok(result),
-        None => total_grad(x),
+        None => total_grad_tape(x),
     }
 }
 
@@ -365,7 +370,7 @@ fn softplus(x: f64) -> f64 {
 
 /// `softplus`'s forward piece: what a caller's forward sweep calls. Pushes
 /// `eˣ`, which both derivatives read and which is not an argument.
-fn softplus_forward(stack: &mut Stack, x: f64) -> f64 {
+fn softplus_forward_by_hand(stack: &mut Stack, x: f64) -> f64 {
     stack.observe(x);
     let x_exp = x.exp();
     stack.push(x_exp);
@@ -375,7 +380,7 @@ fn softplus_forward(stack: &mut Stack, x: f64) -> f64 {
 /// `softplus`'s reverse piece: what the caller's reverse sweep calls at the
 /// reversed call, with the same arguments and the adjoint of the result.
 #[allow(unused_variables)] // every argument is passed; not every one is read
-fn softplus_reverse(stack: &mut Stack, x: f64, value_bar: f64, x_bar: &mut f64) {
+fn softplus_reverse_by_hand(stack: &mut Stack, x: f64, value_bar: f64, x_bar: &mut f64) {
     let x_exp = stack.pop();
     // (1.0 + x.exp()).ln()
     let sum_bar = value_bar / (1.0 + x_exp);
@@ -385,10 +390,10 @@ fn softplus_reverse(stack: &mut Stack, x: f64, value_bar: f64, x_bar: &mut f64) 
 }
 
 /// `softplus`'s own `f_adjoint`: its two pieces back to back.
-fn softplus_adjoint(stack: &mut Stack, x: f64) -> Option<ValueAndGradient<f64>> {
-    let value = softplus_forward(stack, x);
+fn softplus_adjoint_by_hand(stack: &mut Stack, x: f64) -> Option<ValueAndGradient<f64>> {
+    let value = softplus_forward_by_hand(stack, x);
     let mut x_bar = zero(&x);
-    softplus_reverse(stack, x, 1.0, &mut x_bar);
+    softplus_reverse_by_hand(stack, x, 1.0, &mut x_bar);
     stack.observe(value);
     stack.observe_param(&x, &x_bar);
     stack.finite().then_some(ValueAndGradient {
@@ -398,9 +403,9 @@ fn softplus_adjoint(stack: &mut Stack, x: f64) -> Option<ValueAndGradient<f64>> 
 }
 
 fn softplus_grad_compiled(x: f64) -> Grad<f64> {
-    match adjoint::with_stack(|stack| softplus_adjoint(stack, x)) {
+    match adjoint::with_stack(|stack| softplus_adjoint_by_hand(stack, x)) {
         Some(result) => Ok(result),
-        None => softplus_grad(x),
+        None => softplus_grad_tape(x),
     }
 }
 
@@ -440,7 +445,7 @@ fn piecewise(x: &[f64], #[constant] limit: f64) -> f64 {
 /// is not recorded: its condition reads only stable values, so the reverse
 /// sweep evaluates it again. The body's own bindings live in the labelled
 /// block, so the tail pushes the two its reverse reads (`total`, `scale`).
-fn piecewise_adjoint(
+fn piecewise_adjoint_by_hand(
     stack: &mut Stack,
     x: &[f64],
     limit: f64,
@@ -453,7 +458,7 @@ fn piecewise_adjoint(
             if x[i] > 0.0 {
                 total += x[i] * x[i];
             } else {
-                total += softplus_forward(stack, x[i]);
+                total += softplus_forward_by_hand(stack, x[i]);
             }
             stack.observe(total);
             if total > limit {
@@ -540,7 +545,7 @@ fn piecewise_adjoint(
             x_bar[i] += total_bar * x[i];
         } else {
             // total += softplus(x[i]);
-            softplus_reverse(stack, x[i], total_bar, &mut x_bar[i]);
+            softplus_reverse_by_hand(stack, x[i], total_bar, &mut x_bar[i]);
         }
     }
     // let mut total = 0.0;   (a constant: nothing)
@@ -555,9 +560,9 @@ fn piecewise_adjoint(
 
 /// What `piecewise_grad` becomes.
 fn piecewise_grad_compiled(x: &[f64], limit: f64) -> Grad<Vec<f64>> {
-    match adjoint::with_stack(|stack| piecewise_adjoint(stack, x, limit)) {
+    match adjoint::with_stack(|stack| piecewise_adjoint_by_hand(stack, x, limit)) {
         Some(result) => Ok(result),
-        None => piecewise_grad(x, limit),
+        None => piecewise_grad_tape(x, limit),
     }
 }
 
@@ -569,7 +574,7 @@ type LessonGradient = ([[f64; 3]; 4], [f64; 3], [f64; 4]);
 
 /// The compiled adjoint of `exercises::mlp_loss`: the backward pass of
 /// lesson 15, right to left, with the student's names.
-fn lesson15_mlp_adjoint(
+fn lesson15_mlp_adjoint_by_hand(
     stack: &mut Stack,
     w1: [[f64; 3]; 4],
     w2: [f64; 3],
@@ -637,9 +642,9 @@ fn lesson15_mlp_grad_compiled(
     x: [f64; 4],
     t: f64,
 ) -> Grad<LessonGradient> {
-    match adjoint::with_stack(|stack| lesson15_mlp_adjoint(stack, w1, w2, x, t)) {
+    match adjoint::with_stack(|stack| lesson15_mlp_adjoint_by_hand(stack, w1, w2, x, t)) {
         Some(result) => Ok(result),
-        None => exercises::mlp_loss_grad(w1, w2, x, t),
+        None => exercises::mlp_loss_grad_tape(w1, w2, x, t),
     }
 }
 
@@ -696,6 +701,24 @@ fn central(
 fn check_mlp() -> Result<(), String> {
     let p = MlpParameters::new();
     let got = p.compiled().map_err(|e| e.to_string())?;
+    let generated =
+        mlp_loss_grad(&p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target).map_err(|e| e.to_string())?;
+    agree(
+        "mlp (generated)",
+        &flat_mlp(&generated.gradient),
+        generated.value,
+        &flat_mlp(&got.gradient),
+        got.value,
+    )?;
+    // The generated adjoint saves what the hand-written one does.
+    let mut stack = Stack::new();
+    mlp_loss_adjoint(&mut stack, &p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target);
+    if stack.capacity_bytes() != HIDDEN * size_of::<f64>() || !stack.is_empty() {
+        return Err(format!(
+            "mlp: the generated adjoint saved more than the {HIDDEN} tanh outputs ({} bytes)",
+            stack.capacity_bytes()
+        ));
+    }
     let tape = p.tape().map_err(|e| e.to_string())?;
     let flat = flat_mlp(&got.gradient);
     agree(
@@ -720,7 +743,7 @@ fn check_mlp() -> Result<(), String> {
     // outputs fill a fresh stack's capacity exactly (one more push would
     // double it), and the control stack stays empty.
     let mut stack = Stack::new();
-    mlp_loss_adjoint(&mut stack, &p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target);
+    mlp_loss_adjoint_by_hand(&mut stack, &p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target);
     if stack.capacity_bytes() != HIDDEN * size_of::<f64>() || !stack.is_empty() {
         return Err(format!(
             "mlp: the adjoint saved more than the {HIDDEN} tanh outputs ({} bytes of stack)",
@@ -733,7 +756,7 @@ fn check_mlp() -> Result<(), String> {
 fn check_chain() -> Result<(), String> {
     for &(x, steps) in &[(0.3, 0), (0.3, 1), (-0.7, 7), (0.45, 1000)] {
         let got = chain_grad_compiled(x, steps).map_err(|e| e.to_string())?;
-        let tape = chain_grad(x, steps).map_err(|e| e.to_string())?;
+        let tape = chain_grad_tape(x, steps).map_err(|e| e.to_string())?;
         let name = format!("chain({x}, {steps})");
         agree(
             &name,
@@ -743,7 +766,7 @@ fn check_chain() -> Result<(), String> {
             tape.value,
         )?;
         central(&name, &[x], &[got.gradient], |p| chain(p[0], steps))?;
-        let generic = chain_adjoint_generic::<f64, _>(&mut Stack::new(), x, steps);
+        let generic = chain_by_hand_generic::<f64, _>(&mut Stack::new(), x, steps);
         if generic != (got.value, got.gradient) {
             return Err(format!("{name}: the generic adjoint differs: {generic:?}"));
         }
@@ -755,7 +778,7 @@ fn check_total() -> Result<(), String> {
     let mut numbers = Numbers::new(0x5u64);
     let x: Vec<f64> = (0..1000).map(|_| numbers.next_f64()).collect();
     let got = total_grad_compiled(&x).map_err(|e| e.to_string())?;
-    let tape = total_grad(&x).map_err(|e| e.to_string())?;
+    let tape = total_grad_tape(&x).map_err(|e| e.to_string())?;
     agree(
         "total",
         &got.gradient,
@@ -778,11 +801,19 @@ fn check_piecewise() -> Result<(), String> {
     for (x, limit) in cases {
         let name = format!("piecewise({x:?}, {limit})");
         let got = piecewise_grad_compiled(x, limit).map_err(|e| e.to_string())?;
-        let tape = piecewise_grad(x, limit).map_err(|e| e.to_string())?;
+        let tape = piecewise_grad_tape(x, limit).map_err(|e| e.to_string())?;
         agree(&name, &got.gradient, got.value, &tape.gradient, tape.value)?;
+        let generated = piecewise_grad(x, limit).map_err(|e| e.to_string())?;
+        agree(
+            &name,
+            &generated.gradient,
+            generated.value,
+            &tape.gradient,
+            tape.value,
+        )?;
         central(&name, x, &got.gradient, |p| piecewise(p, limit))?;
         let stack_empty = adjoint::with_stack(|stack| {
-            piecewise_adjoint(stack, x, limit);
+            piecewise_adjoint_by_hand(stack, x, limit);
             stack.is_empty()
         });
         if !stack_empty {
@@ -791,7 +822,7 @@ fn check_piecewise() -> Result<(), String> {
     }
     for x in [-3.0, 0.0, 2.5] {
         let got = softplus_grad_compiled(x).map_err(|e| e.to_string())?;
-        let tape = softplus_grad(x).map_err(|e| e.to_string())?;
+        let tape = softplus_grad_tape(x).map_err(|e| e.to_string())?;
         let name = format!("softplus({x})");
         agree(
             &name,
@@ -807,7 +838,7 @@ fn check_piecewise() -> Result<(), String> {
 fn check_lesson15() -> Result<(), String> {
     let (w1, w2, x, t) = exercises::mlp_setup();
     let got = lesson15_mlp_grad_compiled(w1, w2, x, t).map_err(|e| e.to_string())?;
-    let tape = exercises::mlp_loss_grad(w1, w2, x, t).map_err(|e| e.to_string())?;
+    let tape = exercises::mlp_loss_grad_tape(w1, w2, x, t).map_err(|e| e.to_string())?;
     let flat = flat_lesson(&got.gradient);
     agree(
         "lesson 15 mlp",
@@ -885,20 +916,20 @@ fn check_errors() -> Result<(), String> {
     same(
         "chain NaN",
         expect_err("chain", chain_grad_compiled(f64::NAN, 3))?,
-        expect_err("tape", chain_grad(f64::NAN, 3))?,
+        expect_err("tape", chain_grad_tape(f64::NAN, 3))?,
     )?;
     let x = [1.0, f64::INFINITY, 2.0];
     same(
         "total ∞",
         expect_err("total", total_grad_compiled(&x))?,
-        expect_err("tape", total_grad(&x))?,
+        expect_err("tape", total_grad_tape(&x))?,
     )?;
     // 10²⁰⁰ squared overflows; the comparison with `limit` would hide it.
     let x = [1e200];
     same(
         "piecewise overflow",
         expect_err("piecewise", piecewise_grad_compiled(&x, 1e300))?,
-        expect_err("tape", piecewise_grad(&x, 1e300))?,
+        expect_err("tape", piecewise_grad_tape(&x, 1e300))?,
     )?;
     // After a failure the thread's stack still gives right gradients.
     check_chain()
@@ -964,10 +995,14 @@ fn bench(args: &[String]) -> Result<(), String> {
         row(&name, common::PLAIN, operations, 2000, || {
             mlp_loss(black_box(&p.w1), &p.b1, &p.w2, p.b2, &p.x, p.target)
         }),
-        row(&name, "compiled adjoint", operations, 1000, || {
+        row(&name, GENERATED, operations, 1000, || {
+            mlp_loss_grad(black_box(&p.w1), &p.b1, &p.w2, p.b2, &p.x, p.target)
+                .map_or(f64::NAN, |r| r.value + r.gradient.3)
+        }),
+        row(&name, HAND, operations, 1000, || {
             p.compiled().map_or(f64::NAN, |r| r.value + r.gradient.3)
         }),
-        row(&name, "tape f_grad", operations, 100, || {
+        row(&name, "tape f_grad_tape", operations, 100, || {
             p.tape().map_or(f64::NAN, |r| r.value + r.gradient.3)
         }),
     ];
@@ -978,7 +1013,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         stack.capacity_bytes()
     };
     println!(
-        "saved-value stack: {saved} bytes for {operations} operations = {:.3} bytes per operation (the {HIDDEN} tanh outputs)\n",
+        "saved-value stack of the generated adjoint: {saved} bytes for {operations} operations = {:.3} bytes per operation (the {HIDDEN} tanh outputs)\n",
         saved as f64 / operations as f64
     );
 
@@ -990,7 +1025,10 @@ fn bench(args: &[String]) -> Result<(), String> {
         row(&name, common::PLAIN, operations, 3, || {
             chain(black_box(0.45), steps)
         }),
-        row(&name, "compiled adjoint", operations, 3, || {
+        row(&name, GENERATED, operations, 3, || {
+            chain_grad(black_box(0.45), steps).map_or(f64::NAN, |r| r.gradient)
+        }),
+        row(&name, HAND, operations, 3, || {
             chain_grad_compiled(black_box(0.45), steps).map_or(f64::NAN, |r| r.gradient)
         }),
         row(
@@ -1000,12 +1038,12 @@ fn bench(args: &[String]) -> Result<(), String> {
             3,
             || {
                 adjoint::with_stack(|stack| {
-                    chain_adjoint_generic::<f64, _>(stack, black_box(0.45), steps).1
+                    chain_by_hand_generic::<f64, _>(stack, black_box(0.45), steps).1
                 })
             },
         ),
-        row(&name, "tape f_grad", operations, 1, || {
-            chain_grad(black_box(0.45), steps).map_or(f64::NAN, |r| r.gradient)
+        row(&name, "tape f_grad_tape", operations, 1, || {
+            chain_grad_tape(black_box(0.45), steps).map_or(f64::NAN, |r| r.gradient)
         }),
     ];
     report(&mut rows)?;
@@ -1017,11 +1055,14 @@ fn bench(args: &[String]) -> Result<(), String> {
     let operations = x.len() - 1;
     let mut rows = vec![
         row(&name, common::PLAIN, operations, 3, || total(black_box(x))),
-        row(&name, "compiled adjoint", operations, 3, || {
+        row(&name, GENERATED, operations, 3, || {
+            total_grad(black_box(x)).map_or(f64::NAN, |r| r.value + r.gradient[7])
+        }),
+        row(&name, HAND, operations, 3, || {
             total_grad_compiled(black_box(x)).map_or(f64::NAN, |r| r.value + r.gradient[7])
         }),
-        row(&name, "tape f_grad", operations, 1, || {
-            total_grad(black_box(x)).map_or(f64::NAN, |r| r.value + r.gradient[7])
+        row(&name, "tape f_grad_tape", operations, 1, || {
+            total_grad_tape(black_box(x)).map_or(f64::NAN, |r| r.value + r.gradient[7])
         }),
         // What any `f_grad` returning an owned gradient pays before its
         // first flop: the allocation floor of this workload.
@@ -1047,11 +1088,14 @@ fn bench(args: &[String]) -> Result<(), String> {
         row(&name, common::PLAIN, operations, 200, || {
             piecewise(black_box(x), 1e9)
         }),
-        row(&name, "compiled adjoint", operations, 200, || {
+        row(&name, GENERATED, operations, 200, || {
+            piecewise_grad(black_box(x), 1e9).map_or(f64::NAN, |r| r.value + r.gradient[7])
+        }),
+        row(&name, HAND, operations, 200, || {
             piecewise_grad_compiled(black_box(x), 1e9).map_or(f64::NAN, |r| r.value + r.gradient[7])
         }),
-        row(&name, "tape f_grad", operations, 50, || {
-            piecewise_grad(black_box(x), 1e9).map_or(f64::NAN, |r| r.value + r.gradient[7])
+        row(&name, "tape f_grad_tape", operations, 50, || {
+            piecewise_grad_tape(black_box(x), 1e9).map_or(f64::NAN, |r| r.value + r.gradient[7])
         }),
     ];
     report(&mut rows)?;
@@ -1064,7 +1108,11 @@ fn bench(args: &[String]) -> Result<(), String> {
         row(&name, common::PLAIN, operations, 100_000, || {
             exercises::mlp_loss(black_box(w1), w2, x, t)
         }),
-        row(&name, "compiled adjoint", operations, 100_000, || {
+        row(&name, GENERATED, operations, 100_000, || {
+            exercises::mlp_loss_grad(black_box(w1), w2, x, t)
+                .map_or(f64::NAN, |r| r.value + r.gradient.1[0])
+        }),
+        row(&name, HAND, operations, 100_000, || {
             lesson15_mlp_grad_compiled(black_box(w1), w2, x, t)
                 .map_or(f64::NAN, |r| r.value + r.gradient.1[0])
         }),
@@ -1077,13 +1125,13 @@ fn bench(args: &[String]) -> Result<(), String> {
                 let mut stack = Stack::new();
                 move || {
                     stack.clear();
-                    lesson15_mlp_adjoint(&mut stack, black_box(w1), w2, x, t)
+                    lesson15_mlp_adjoint_by_hand(&mut stack, black_box(w1), w2, x, t)
                         .map_or(f64::NAN, |r| r.value + r.gradient.1[0])
                 }
             },
         ),
-        row(&name, "tape f_grad", operations, 10_000, || {
-            exercises::mlp_loss_grad(black_box(w1), w2, x, t)
+        row(&name, "tape f_grad_tape", operations, 10_000, || {
+            exercises::mlp_loss_grad_tape(black_box(w1), w2, x, t)
                 .map_or(f64::NAN, |r| r.value + r.gradient.1[0])
         }),
     ];
@@ -1100,8 +1148,9 @@ fn report(rows: &mut [Row<'_>], rounds: usize) -> Result<(), String> {
             .map_or(f64::NAN, |r| common::median(&r.samples))
     };
     println!(
-        "compiled adjoint / tape f_grad = {:.3}\n",
-        median("compiled adjoint") / median("tape f_grad")
+        "generated f_grad / tape f_grad = {:.3}; hand-written adjoint / tape f_grad = {:.3}\n",
+        median(GENERATED) / median("tape f_grad_tape"),
+        median(HAND) / median("tape f_grad_tape")
     );
     Ok(())
 }

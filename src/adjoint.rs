@@ -34,15 +34,20 @@
 //!   A caller's forward sweep calls `g_forward(stack, a, b)`; its reverse
 //!   sweep, at the same statement reversed, calls `g_reverse(stack, a, b,
 //!   y_bar, &mut a_bar, &mut b_bar)` with the same arguments (the caller's
-//!   save rule keeps them: a callee's derivatives read its arguments; an
-//!   argument that is an expression gets a temporary adjoint, `let mut
-//!   arg_bar = 0.0;`, spread by the caller like any operand). The callee's
-//!   records lie on the one [`Stack`] between the caller's, last in first
-//!   out, so nesting and recursion need nothing more; its observes land in
-//!   the same verdict. A function that falls back to the tape still emits
-//!   the pair: `g_forward` runs `g_grad_tape` and pushes the gradient (on an
-//!   error: [`Stack::fail`]), `g_reverse` pops it and adds `value_bar ×` it
-//!   to the argument adjoints, so callers never need to know.
+//!   save rule keeps them; an argument that is an expression gets a
+//!   temporary adjoint, `let mut argument_bar = 0.0;`, spread by the caller
+//!   like any operand; a pass-through argument gets a throwaway
+//!   `&mut zero(&arg)`). As built, `g_forward` runs `g_adjoint` (the
+//!   callee's whole compiled gradient) on the caller's stack and pushes the
+//!   gradient ([`Spread`]); `g_reverse` pops it and adds `value_bar ×` it to
+//!   the argument adjoints: `g` returns one number, so its gradient is all
+//!   the caller's reverse needs, and one sweep per function keeps the
+//!   generated code (and its compile time) single. The callee's records lie
+//!   on the one [`Stack`] between the caller's, last in first out, so
+//!   nesting and recursion need nothing more; its observes land in the same
+//!   verdict. A function that falls back to the tape emits the same pair
+//!   over `g_grad_tape` (on an error: [`Stack::fail`]), so callers never
+//!   need to know.
 //!
 //! # Reversing statements
 //!
@@ -55,7 +60,7 @@
 //! | `y += e;` / `y -= e;` | `e` with `y_bar` / `-y_bar` (`y_bar` is unchanged) |
 //! | `y *= e;` | `let assigned_bar = y_bar; y_bar = assigned_bar * e;` then `e` with `assigned_bar * y` (old `y`: saved) |
 //! | `a * b` seeded `s` | `a_bar += s * b; b_bar += s * a;` |
-//! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` |
+//! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` (the tape: `1/cosh² z`) |
 //! | `x.iter().sum()` seeded `s` | `for item_bar in x_bar.iter_mut() { *item_bar += s; }` |
 //! | `g(a)` seeded `s` | `g_reverse(stack, a, s, &mut a_bar);` |
 //!
@@ -170,6 +175,7 @@
 //! bench times the chain written both ways at the same speed, so the second
 //! emitter can add a generic `f_adjoint_over::<R>` without slowing `f_grad`.
 
+use std::borrow::Borrow;
 use std::cell::RefCell;
 use std::ops::{Add, AddAssign, Div, Index, IndexMut, Mul, Neg, Sub, SubAssign};
 
@@ -295,8 +301,8 @@ impl Stack {
     /// assert!(!stack.finite());
     /// ```
     #[inline(always)]
-    pub fn observe(&mut self, value: f64) {
-        self.finite &= value.is_finite();
+    pub fn observe<V: Observed>(&mut self, value: V) {
+        self.finite &= value.all_finite();
     }
 
     /// Notes a differentiable parameter and its gradient in one pass: the
@@ -344,6 +350,62 @@ impl Stack {
     /// most this; used by the memory report together with a counter.
     pub fn len_bytes(&self) -> usize {
         self.values.len() * size_of::<f64>() + self.control.len() * size_of::<usize>()
+    }
+}
+
+/// What a branch condition or an absorbing operation reads, observed by
+/// [`Stack::observe`]: a number, a reference to one (a `for` over a
+/// slice's items), or a whole array or slice (`if x.is_empty()`), which is
+/// checked in every component.
+pub trait Observed {
+    /// Whether every `f64` in it is finite.
+    fn all_finite(&self) -> bool;
+}
+
+impl Observed for f64 {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        self.is_finite()
+    }
+}
+
+macro_rules! always_finite {
+    ($($t:ty),*) => {$(
+        impl Observed for $t {
+            #[inline(always)]
+            fn all_finite(&self) -> bool {
+                true
+            }
+        }
+    )*};
+}
+always_finite!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+impl<T: Observed + ?Sized> Observed for &T {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        (**self).all_finite()
+    }
+}
+
+impl<T: Observed> Observed for [T] {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.iter().fold(true, |ok, item| ok & item.all_finite())
+    }
+}
+
+impl<T: Observed, const N: usize> Observed for [T; N] {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.as_slice().all_finite()
+    }
+}
+
+impl<T: Observed> Observed for Vec<T> {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.as_slice().all_finite()
     }
 }
 
@@ -729,6 +791,240 @@ impl Saves<f64> for Stack {
     #[inline(always)]
     fn restore(&mut self) -> f64 {
         self.pop()
+    }
+}
+
+/// What the reverse sweep does with a whole adjoint (an array's, a
+/// `Vec`'s, a scalar's) where the emitter cannot see whether it is a
+/// scalar: `let a = b;` of two arrays, `state = next;`.
+pub trait Bar: Clone {
+    /// `self += other`, component by component.
+    fn add_from(&mut self, other: &Self);
+    /// Zeros shaped like `self`.
+    fn zeroed(&self) -> Self;
+}
+
+impl Bar for f64 {
+    #[inline(always)]
+    fn add_from(&mut self, other: &f64) {
+        *self += *other;
+    }
+    #[inline(always)]
+    fn zeroed(&self) -> f64 {
+        0.0
+    }
+}
+
+impl Bar for NoAdjoint {
+    #[inline(always)]
+    fn add_from(&mut self, _: &NoAdjoint) {}
+    #[inline(always)]
+    fn zeroed(&self) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl<T: Bar, const N: usize> Bar for [T; N] {
+    #[inline]
+    fn add_from(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_from(b);
+        }
+    }
+    #[inline]
+    fn zeroed(&self) -> Self {
+        std::array::from_fn(|i| self[i].zeroed())
+    }
+}
+
+impl<T: Bar> Bar for Vec<T> {
+    #[inline]
+    fn add_from(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_from(b);
+        }
+    }
+    #[inline]
+    fn zeroed(&self) -> Self {
+        self.iter().map(Bar::zeroed).collect()
+    }
+}
+
+/// `a_bar += b_bar` for adjoints of any shape.
+///
+/// ```
+/// let mut a = vec![[1.0, 2.0]];
+/// autodiff::__adjoint::accumulate(&mut a, &vec![[0.5, 0.5]]);
+/// assert_eq!(a, vec![[1.5, 2.5]]);
+/// ```
+#[inline(always)]
+pub fn accumulate<B: Bar>(bar: &mut B, other: &B) {
+    bar.add_from(other);
+}
+
+/// The adjoint `bar` holds, leaving zeros of its shape: the reverse of an
+/// assignment that overwrites a whole array.
+///
+/// ```
+/// let mut a = [1.0, 2.0];
+/// assert_eq!(autodiff::__adjoint::take(&mut a), [1.0, 2.0]);
+/// assert_eq!(a, [0.0, 0.0]);
+/// ```
+#[inline(always)]
+pub fn take<B: Bar>(bar: &mut B) -> B {
+    let zero = bar.zeroed();
+    std::mem::replace(bar, zero)
+}
+
+/// Zeros shaped like another adjoint: the adjoint of a loop-local copy
+/// (`let row = w[j];`).
+#[inline(always)]
+pub fn zero_like<B: Bar>(bar: &B) -> B {
+    bar.zeroed()
+}
+
+/// `∂max(a, b)/∂a` and `∂/∂b`, as the tape takes them (1/2 each at a tie).
+#[inline(always)]
+pub fn max_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    let (a, b) = (*a.borrow(), *b.borrow());
+    match a.partial_cmp(&b) {
+        Some(std::cmp::Ordering::Greater) => (1.0, 0.0),
+        Some(std::cmp::Ordering::Less) => (0.0, 1.0),
+        _ => (0.5, 0.5),
+    }
+}
+
+/// `∂min(a, b)/∂a` and `∂/∂b`, as the tape takes them.
+#[inline(always)]
+pub fn min_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    // The tape's rule: max's partials with the operands swapped, read in
+    // the same order (the smaller operand gets 1).
+    max_partials(b, a)
+}
+
+/// `∂aᵇ/∂a` and `∂aᵇ/∂b`, with the tape's limits (0 at `b = 0`; 0 at `a = 0
+/// < b`).
+#[inline]
+pub fn powf_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    let (a, b) = (*a.borrow(), *b.borrow());
+    let value = a.powf(b);
+    let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
+    let db = if a == 0.0 && b > 0.0 {
+        0.0
+    } else {
+        a.ln() * value
+    };
+    (da, db)
+}
+
+/// `∂hypot(a, b)/∂a` and `∂/∂b` (0 at the origin, as the tape).
+#[inline]
+pub fn hypot_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    let (a, b) = (*a.borrow(), *b.borrow());
+    let h = a.hypot(b);
+    if h == 0.0 {
+        (0.0, 0.0)
+    } else {
+        (a / h, b / h)
+    }
+}
+
+/// `∂log_b(a)/∂a` and `∂/∂b`.
+#[inline]
+pub fn log_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+    let (a, b) = (*a.borrow(), *b.borrow());
+    let ln_b = b.ln();
+    (1.0 / (a * ln_b), -a.log(b) / (b * ln_b))
+}
+
+/// One-operand derivatives the reverse sweep calls by name where the
+/// formula does not read well inline; each is the tape's.
+pub mod derivative {
+    use std::borrow::Borrow;
+
+    /// `σ'(x)` without overflow or cancellation.
+    #[inline]
+    pub fn sigmoid(x: impl Borrow<f64>) -> f64 {
+        let x = *x.borrow();
+        let e = (-x.abs()).exp();
+        e / ((1.0 + e) * (1.0 + e))
+    }
+    /// `|x|'`: the sign, 0 at 0.
+    #[inline(always)]
+    pub fn abs(x: impl Borrow<f64>) -> f64 {
+        let x = *x.borrow();
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
+    }
+    /// `relu'(x)`: 1 above 0, else 0.
+    #[inline(always)]
+    pub fn relu(x: impl Borrow<f64>) -> f64 {
+        let x = *x.borrow();
+        if x > 0.0 {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    /// `(xⁿ)'`, 0 for `n = 0`.
+    #[inline(always)]
+    pub fn powi(x: impl Borrow<f64>, n: i32) -> f64 {
+        autodiff_core::powi_derivative(*x.borrow(), n)
+    }
+}
+
+/// A gradient of any parameter shape, written to and read back from the
+/// [`Stack`]: the forward/reverse pair of a function that keeps the tape
+/// pushes its tape gradient, and its reverse adds `value_bar ×` it.
+pub trait Spread {
+    /// Pushes every component, in order.
+    fn push_all(&self, stack: &mut Stack);
+    /// Pops every component (last first) and adds `scale ×` it to `self`.
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64);
+}
+
+impl Spread for f64 {
+    #[inline]
+    fn push_all(&self, stack: &mut Stack) {
+        stack.push(*self);
+    }
+    #[inline]
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
+        *self += scale * stack.pop();
+    }
+}
+
+impl<T: Spread> Spread for [T] {
+    fn push_all(&self, stack: &mut Stack) {
+        self.iter().for_each(|item| item.push_all(stack));
+    }
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
+        self.iter_mut()
+            .rev()
+            .for_each(|item| item.pop_scaled(stack, scale));
+    }
+}
+
+impl<T: Spread, const N: usize> Spread for [T; N] {
+    fn push_all(&self, stack: &mut Stack) {
+        self.as_slice().push_all(stack);
+    }
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
+        self.as_mut_slice().pop_scaled(stack, scale);
+    }
+}
+
+impl<T: Spread> Spread for Vec<T> {
+    fn push_all(&self, stack: &mut Stack) {
+        self.as_slice().push_all(stack);
+    }
+    fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
+        self.as_mut_slice().pop_scaled(stack, scale);
     }
 }
 

@@ -4,10 +4,13 @@ pub use autodiff_core::*;
 /// Differentiates an ordinary `f64` function: next to `fn f` it generates
 /// `f_tape` (the body recorded on a [`Tape`], one labelled node per
 /// operation), `f_grad` (value and exact gradient, shaped like the
-/// differentiable parameters), `f_grad_on` (the same on a `&mut Tape` the
-/// caller keeps and this clears, so repeated calls reuse its memory),
-/// `f_check` and `f_check_with` (the gradient against central differences
-/// of `f`, every component).
+/// differentiable parameters, computed by generated reverse-mode code with
+/// no tape where the body allows it, and by the tape otherwise or when a
+/// value is not finite, so errors keep their labels), `f_grad_tape` (the
+/// same by one reverse pass over the tape), `f_grad_on` (`f_grad` with a
+/// `&mut Tape` the caller keeps for the tape path and this clears, so
+/// repeated calls reuse its memory), `f_check` and `f_check_with` (the
+/// gradient against central differences of `f`, every component).
 ///
 /// Parameters of type `f64`, `[f64; N]` (nested too), `&[f64]`,
 /// `Vec<f64>` and [`#[derive(Parameters)]`](macro@Parameters) structs (by

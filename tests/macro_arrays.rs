@@ -224,11 +224,16 @@ fn grad_on_a_kept_tape_matches_a_fresh_one_and_reuses_its_memory() {
     let mut tape = Tape::new();
     let first = mlp_grad_on(&mut tape, w1, w2, [1.5, -0.5], 0.2).unwrap();
     assert_eq!(first, mlp_grad(w1, w2, [1.5, -0.5], 0.2).unwrap());
+    // The compiled adjoint needs no tape: the kept one serves the fallback.
+    assert!(tape.is_empty());
+    // The tape path on the kept tape: recorded, then cleared and reused.
+    let first = mlp_grad_tape_on(&mut tape, w1, w2, [1.5, -0.5], 0.2).unwrap();
+    assert_eq!(first, mlp_grad_tape(w1, w2, [1.5, -0.5], 0.2).unwrap());
     let (nodes, capacity) = (tape.len(), tape.capacity());
     assert!(nodes > 0);
     // A second step on the same tape: cleared, same graph size, no growth.
-    let second = mlp_grad_on(&mut tape, w1, w2, [0.5, 2.0], -0.1).unwrap();
-    assert_eq!(second, mlp_grad(w1, w2, [0.5, 2.0], -0.1).unwrap());
+    let second = mlp_grad_tape_on(&mut tape, w1, w2, [0.5, 2.0], -0.1).unwrap();
+    assert_eq!(second, mlp_grad_tape(w1, w2, [0.5, 2.0], -0.1).unwrap());
     assert_eq!((tape.len(), tape.capacity()), (nodes, capacity));
 }
 

@@ -66,7 +66,7 @@ fn a_call_leaves_its_memory_to_the_next_tape_on_the_thread() {
     // (or the caller) then starts from.
     std::thread::spawn(|| {
         assert_eq!(Tape::new().capacity(), 0, "a new thread starts empty");
-        cubic_grad(1.5).unwrap();
+        cubic_grad_tape(1.5).unwrap();
         let tape = Tape::new();
         assert!(
             tape.capacity() >= 5,

@@ -420,6 +420,29 @@ mod twins {
 "#;
 
 const CHECK: &str = r#"
+/// `f_grad` (the compiled adjoint) against `f_grad_tape`: the same value,
+/// the same error, or gradients within 1e-12 of the largest component
+/// (the same sums added in another order).
+fn paths(
+    name: &str,
+    source: &str,
+    at: &[f64],
+    grad: impl Fn(&[f64]) -> Result<(f64, Vec<f64>), ScalarAutodiffError>,
+    tape: impl Fn(&[f64]) -> Result<(f64, Vec<f64>), ScalarAutodiffError>,
+) {
+    match (grad(at), tape(at)) {
+        (Ok((value, gradient)), Ok((tape_value, tape_gradient))) => {
+            assert_eq!(value.to_bits(), tape_value.to_bits(), "{name}{at:?}: value vs tape\n{source}");
+            let scale = tape_gradient.iter().fold(1.0_f64, |m, g| m.max(g.abs()));
+            for (a, b) in gradient.iter().zip(&tape_gradient) {
+                assert!((a - b).abs() <= 1e-12 * scale, "{name}{at:?}: compiled {a} vs tape {b}\n{source}");
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{name}{at:?}\n{source}"),
+        (a, b) => panic!("{name}{at:?}: compiled {a:?} vs tape {b:?}\n{source}"),
+    }
+}
+
 /// Runs one function at one point through `f_grad`, the plain twin and the
 /// dual twin (one sweep per input), and panics with its source on a mismatch.
 fn check(
@@ -527,6 +550,11 @@ fn generate_file(rng: &mut Rng, file: usize) -> String {
             let _ = writeln!(
                 out,
                 "    check({name:?}, {source:?}, &[{}], |a: &[f64]| {name}_grad({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}({args}), |a: &[twins::D]| twins::{name}({args}));",
+                at.join(", ")
+            );
+            let _ = writeln!(
+                out,
+                "    paths({name:?}, {source:?}, &[{}], |a: &[f64]| {name}_grad({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad_tape({args}).map(|r| (r.value, {gradient})));",
                 at.join(", ")
             );
         }

@@ -345,17 +345,7 @@ impl<'t> Scalar<'t> {
     #[inline]
     pub fn powi(self, n: i32) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Powi, |x| {
-            let derivative = if n == 0 {
-                0.0
-            } else {
-                // `i32::MIN - 1` overflows: that one exponent goes through
-                // `powf`, exact for an integer-valued exponent.
-                let lowered = n
-                    .checked_sub(1)
-                    .map_or_else(|| x.powf(f64::from(n) - 1.0), |m| x.powi(m));
-                f64::from(n) * lowered
-            };
-            (x.powi(n), derivative)
+            (x.powi(n), powi_derivative(x, n))
         })
     }
 
@@ -612,4 +602,20 @@ fn check_constant(
             label: None,
         })
     }
+}
+
+/// d(xⁿ)/dx = n·xⁿ⁻¹, 0 for `n = 0`: the rule both the tape and the
+/// compiled adjoint use.
+#[doc(hidden)]
+#[inline]
+pub fn powi_derivative(x: f64, n: i32) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    // `i32::MIN - 1` overflows: that one exponent goes through `powf`,
+    // exact for an integer-valued exponent.
+    let lowered = n
+        .checked_sub(1)
+        .map_or_else(|| x.powf(f64::from(n) - 1.0), |m| x.powi(m));
+    f64::from(n) * lowered
 }

@@ -51,7 +51,7 @@ mod sweep;
 mod tape;
 mod value_and_gradient;
 
-pub use derivatives::{detach, relu, sigmoid, Operand};
+pub use derivatives::{detach, powi_derivative, relu, sigmoid, Operand};
 pub use error::{Label, ScalarAutodiffError};
 pub use gradcheck::{
     default_step, gradient_check, relative_error, scalar_gradient_check, scaled_error,

@@ -34,7 +34,9 @@ fn dot_tape<'tape>(
     })();
     __ad::leave(tape, __entry, __output)
 }
-/// The value of [`dot`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`dot_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// The value of [`dot`] and its exact gradient with respect to every differentiable parameter.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 fn dot_grad(
     w: [f64; 3],
     x: &[f64],
@@ -42,11 +44,139 @@ fn dot_grad(
     ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| dot_grad_on(tape, w, x))
+    match ::autodiff::__adjoint::with_stack(|stack| dot_adjoint(stack, w, x)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => dot_grad_tape(w, x),
+    }
 }
-/// [`dot_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+/// [`dot_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 #[allow(clippy::too_many_arguments)]
 fn dot_grad_on(
+    tape: &mut ::autodiff::Tape,
+    w: [f64; 3],
+    x: &[f64],
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    match ::autodiff::__adjoint::with_stack(|stack| dot_adjoint(stack, w, x)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => dot_grad_tape_on(tape, w, x),
+    }
+}
+/// [`dot_grad`] by one reverse pass over [`dot_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+fn dot_grad_tape(
+    w: [f64; 3],
+    x: &[f64],
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    ::autodiff::__private::on_scratch_tape(move |tape| dot_grad_tape_on(tape, w, x))
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn dot_adjoint(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w: [f64; 3],
+    x: &[f64],
+) -> ::core::option::Option<
+    ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
+> {
+    let mut y = [0.0; 3];
+    for i in 0..w.len() {
+        y[i] = w[i] * x[i];
+    }
+    let value: f64 = y.iter().sum::<f64>();
+    let mut w_bar = ::autodiff::__adjoint::zero(&w);
+    let mut x_bar = ::autodiff::__adjoint::zero(&x[..]);
+    let value_bar = 1.0;
+    let mut y_bar = [0.0; 3];
+    for item_bar in y_bar.iter_mut() {
+        *item_bar += value_bar;
+    }
+    for i in (0..w.len()).rev() {
+        let assigned_bar = y_bar[i];
+        y_bar[i] = 0.0;
+        x_bar[i] += assigned_bar * w[i];
+        w_bar[i] += assigned_bar * x[i];
+    }
+    stack.observe(value);
+    stack.observe_param(&w, &w_bar);
+    stack.observe_param(&x[..], &x_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: (w_bar, x_bar),
+        })
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn dot_forward(stack: &mut ::autodiff::__adjoint::Stack, w: [f64; 3], x: &[f64]) -> f64 {
+    match dot_adjoint(stack, w, x) {
+        ::core::option::Option::Some(result) => {
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+            result.value
+        }
+        ::core::option::Option::None => {
+            stack.fail();
+            f64::NAN
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn dot_reverse(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w: [f64; 3],
+    x: &[f64],
+    value_bar: f64,
+    w_bar: &mut [f64; 3],
+    x_bar: &mut [f64],
+) {
+    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+    ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
+}
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+fn dot_grad_tape_on(
     tape: &mut ::autodiff::Tape,
     w: [f64; 3],
     x: &[f64],

@@ -58,7 +58,9 @@ fn neuron_tape<'tape>(
     })();
     __ad::leave(tape, __entry, __output)
 }
-/// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`neuron_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 fn neuron_grad(
     w: f64,
     x: f64,
@@ -67,11 +69,170 @@ fn neuron_grad(
     ::autodiff::ValueAndGradient<(f64, f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| neuron_grad_on(tape, w, x, b))
+    match ::autodiff::__adjoint::with_stack(|stack| neuron_adjoint(stack, w, x, b)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => neuron_grad_tape(w, x, b),
+    }
 }
-/// [`neuron_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+/// [`neuron_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 #[allow(clippy::too_many_arguments)]
 fn neuron_grad_on(
+    tape: &mut ::autodiff::Tape,
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<(f64, f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    match ::autodiff::__adjoint::with_stack(|stack| neuron_adjoint(stack, w, x, b)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => neuron_grad_tape_on(tape, w, x, b),
+    }
+}
+/// [`neuron_grad`] by one reverse pass over [`neuron_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+fn neuron_grad_tape(
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<(f64, f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    ::autodiff::__private::on_scratch_tape(move |tape| neuron_grad_tape_on(
+        tape,
+        w,
+        x,
+        b,
+    ))
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn neuron_adjoint(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::option::Option<::autodiff::ValueAndGradient<(f64, f64, f64)>> {
+    let affine_value = affine_forward(stack, w, x, b);
+    let value = affine_value;
+    let z = value;
+    let z_relu = relu(z);
+    let z_sigmoid = sigmoid(z);
+    let affine_value_2 = affine_forward(stack, 2.0, x, 1.0);
+    stack.observe(z);
+    stack.observe(z);
+    stack.observe(z_relu);
+    stack.observe(z_sigmoid);
+    let value = z_relu.max(z_sigmoid) + affine_value_2 + affine(2.0, 3.0, 1.0);
+    let value: f64 = value;
+    let mut w_bar = ::autodiff::__adjoint::zero(&w);
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let mut b_bar = ::autodiff::__adjoint::zero(&b);
+    let value_bar = 1.0;
+    let mut z_bar = 0.0;
+    affine_reverse(
+        stack,
+        2.0,
+        x,
+        1.0,
+        value_bar,
+        &mut ::autodiff::__adjoint::zero(&(2.0)),
+        &mut x_bar,
+        &mut ::autodiff::__adjoint::zero(&(1.0)),
+    );
+    let partials = ::autodiff::__adjoint::max_partials(z_relu, z_sigmoid);
+    let z_sigmoid_bar = value_bar * partials.1;
+    z_bar += z_sigmoid_bar * ::autodiff::__adjoint::derivative::sigmoid(z);
+    let z_relu_bar = value_bar * partials.0;
+    z_bar += z_relu_bar * ::autodiff::__adjoint::derivative::relu(z);
+    affine_reverse(stack, w, x, b, z_bar, &mut w_bar, &mut x_bar, &mut b_bar);
+    stack.observe(value);
+    stack.observe_param(&w, &w_bar);
+    stack.observe_param(&x, &x_bar);
+    stack.observe_param(&b, &b_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: (w_bar, x_bar, b_bar),
+        })
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn neuron_forward(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w: f64,
+    x: f64,
+    b: f64,
+) -> f64 {
+    match neuron_adjoint(stack, w, x, b) {
+        ::core::option::Option::Some(result) => {
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
+            result.value
+        }
+        ::core::option::Option::None => {
+            stack.fail();
+            f64::NAN
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn neuron_reverse(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w: f64,
+    x: f64,
+    b: f64,
+    value_bar: f64,
+    w_bar: &mut f64,
+    x_bar: &mut f64,
+    b_bar: &mut f64,
+) {
+    ::autodiff::__adjoint::Spread::pop_scaled(b_bar, stack, value_bar);
+    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+    ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
+}
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+fn neuron_grad_tape_on(
     tape: &mut ::autodiff::Tape,
     w: f64,
     x: f64,

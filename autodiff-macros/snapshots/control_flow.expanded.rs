@@ -45,7 +45,9 @@ pub fn series_tape<'tape>(
     })();
     __ad::leave(tape, __entry, __output)
 }
-/// The value of [`series`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`series_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// The value of [`series`] and its exact gradient with respect to every differentiable parameter.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 pub fn series_grad(
     x: f64,
     scale: f64,
@@ -54,11 +56,150 @@ pub fn series_grad(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| series_grad_on(tape, x, scale, n))
+    match ::autodiff::__adjoint::with_stack(|stack| series_adjoint(stack, x, scale, n)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => series_grad_tape(x, scale, n),
+    }
 }
-/// [`series_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+/// [`series_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 #[allow(clippy::too_many_arguments)]
 pub fn series_grad_on(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<f64>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    match ::autodiff::__adjoint::with_stack(|stack| series_adjoint(stack, x, scale, n)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => series_grad_tape_on(tape, x, scale, n),
+    }
+}
+/// [`series_grad`] by one reverse pass over [`series_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+pub fn series_grad_tape(
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<f64>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    ::autodiff::__private::on_scratch_tape(move |tape| series_grad_tape_on(
+        tape,
+        x,
+        scale,
+        n,
+    ))
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn series_adjoint(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::option::Option<::autodiff::ValueAndGradient<f64>> {
+    let mut total = 0.0;
+    for i in 0..n {
+        stack.observe(x);
+        total += scale * x.powi(i as i32);
+    }
+    stack.observe(total);
+    let value: f64 = if total > 1.0 { total.ln() } else { -total };
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let value_bar = 1.0;
+    let mut total_bar = 0.0;
+    if total > 1.0 {
+        total_bar += value_bar / total;
+    } else {
+        total_bar -= value_bar;
+    }
+    for i in (0..n).rev() {
+        let x_powi_bar = total_bar * scale;
+        x_bar += x_powi_bar * ::autodiff::__adjoint::derivative::powi(x, i as i32);
+    }
+    stack.observe(value);
+    stack.observe_param(&x, &x_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: x_bar,
+        })
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn series_forward(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> f64 {
+    match series_adjoint(stack, x, scale, n) {
+        ::core::option::Option::Some(result) => {
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
+            result.value
+        }
+        ::core::option::Option::None => {
+            stack.fail();
+            f64::NAN
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn series_reverse(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    x: f64,
+    scale: f64,
+    n: usize,
+    value_bar: f64,
+    x_bar: &mut f64,
+    scale_bar: &mut impl ::core::marker::Sized,
+    n_bar: &mut impl ::core::marker::Sized,
+) {
+    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+}
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn series_grad_tape_on(
     tape: &mut ::autodiff::Tape,
     x: f64,
     scale: f64,

@@ -38,7 +38,9 @@ fn wave_tape<'tape>(
     })();
     __ad::leave(tape, __entry, __output)
 }
-/// The value of [`wave`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`wave_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// The value of [`wave`] and its exact gradient with respect to every differentiable parameter.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 fn wave_grad(
     x: f64,
     y: f64,
@@ -46,11 +48,136 @@ fn wave_grad(
     ::autodiff::ValueAndGradient<(f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| wave_grad_on(tape, x, y))
+    match ::autodiff::__adjoint::with_stack(|stack| wave_adjoint(stack, x, y)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => wave_grad_tape(x, y),
+    }
 }
-/// [`wave_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+/// [`wave_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 #[allow(clippy::too_many_arguments)]
 fn wave_grad_on(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+    y: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<(f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    match ::autodiff::__adjoint::with_stack(|stack| wave_adjoint(stack, x, y)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => wave_grad_tape_on(tape, x, y),
+    }
+}
+/// [`wave_grad`] by one reverse pass over [`wave_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+fn wave_grad_tape(
+    x: f64,
+    y: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<(f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    ::autodiff::__private::on_scratch_tape(move |tape| wave_grad_tape_on(tape, x, y))
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn wave_adjoint(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    x: f64,
+    y: f64,
+) -> ::core::option::Option<::autodiff::ValueAndGradient<(f64, f64)>> {
+    let x_tan = x.tan();
+    stack.observe(x);
+    stack.observe(y);
+    stack.observe(y);
+    stack.observe(2.0);
+    stack.observe(x);
+    let value = x_tan + x.hypot(y) + f64::log(y, 2.0) + x.floor();
+    let value: f64 = value;
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let mut y_bar = ::autodiff::__adjoint::zero(&y);
+    let value_bar = 1.0;
+    let partials = ::autodiff::__adjoint::log_partials(y, 2.0);
+    y_bar += value_bar * partials.0;
+    let partials_2 = ::autodiff::__adjoint::hypot_partials(x, y);
+    y_bar += value_bar * partials_2.1;
+    x_bar += value_bar * partials_2.0;
+    x_bar += value_bar * (1.0 + x_tan * x_tan);
+    stack.observe(value);
+    stack.observe_param(&x, &x_bar);
+    stack.observe_param(&y, &y_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: (x_bar, y_bar),
+        })
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn wave_forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64, y: f64) -> f64 {
+    match wave_adjoint(stack, x, y) {
+        ::core::option::Option::Some(result) => {
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+            result.value
+        }
+        ::core::option::Option::None => {
+            stack.fail();
+            f64::NAN
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn wave_reverse(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    x: f64,
+    y: f64,
+    value_bar: f64,
+    x_bar: &mut f64,
+    y_bar: &mut f64,
+) {
+    ::autodiff::__adjoint::Spread::pop_scaled(y_bar, stack, value_bar);
+    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+}
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+fn wave_grad_tape_on(
     tape: &mut ::autodiff::Tape,
     x: f64,
     y: f64,

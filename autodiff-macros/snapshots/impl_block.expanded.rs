@@ -16,17 +16,22 @@ impl Neuron {
         ::autodiff::ScalarAutodiffError,
     > {
         use ::autodiff::__private as __ad;
-        __ad::output(
-            tape,
-            __ad::tanh(
-                __ad::add(
-                    __ad::mul(__self.w, x, __ad::at("self.w * x", 6))?,
-                    __self.b,
-                    __ad::at("self.w * x + self.b", 6),
-                )?,
+        let __entry = __ad::enter(tape);
+        let __output = (move || -> ::autodiff::Scalar<'tape> {
+            __ad::output(
+                tape,
+                __ad::tanh(
+                    __ad::add(
+                        __ad::mul(__self.w, x, __ad::at("self.w * x", 6)),
+                        __self.b,
+                        __ad::at("self.w * x + self.b", 6),
+                    ),
+                    __ad::at("(self.w * x + self.b).tanh()", 6),
+                ),
                 __ad::at("(self.w * x + self.b).tanh()", 6),
-            )?,
-        )
+            )
+        })();
+        __ad::leave(tape, __entry, __output)
     }
     /// Records [`forward`](Self::forward) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
     #[allow(clippy::too_many_arguments)]
@@ -51,13 +56,11 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_forward_grad_on(
-            tape,
-            __self,
-            x,
-        ))
+        Self::__ad_forward_grad_tape(__self, x)
     }
-    /// The value of [`forward`](Self::forward) and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`forward_tape`](Self::forward_tape). Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    /// The value of [`forward`](Self::forward) and its exact gradient with respect to every differentiable parameter.
+    ///
+    /// Computed on the tape: a model parameter at line 5 is not compiled yet.
     fn forward_grad(
         &self,
         x: f64,
@@ -71,6 +74,141 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[allow(clippy::too_many_arguments)]
     fn __ad_forward_grad_on(
+        tape: &mut ::autodiff::Tape,
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_forward_grad_tape_on(tape, __self, x)
+    }
+    /// [`forward_grad`](Self::forward_grad) with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    ///
+    /// Computed on the tape: a model parameter at line 5 is not compiled yet.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_grad_on(
+        &self,
+        tape: &mut ::autodiff::Tape,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_forward_grad_on(tape, self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    fn __ad_forward_grad_tape(
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_forward_grad_tape_on(
+            tape,
+            __self,
+            x,
+        ))
+    }
+    /// [`forward_grad`](Self::forward_grad) by one reverse pass over [`forward_tape`](Self::forward_tape): the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    fn forward_grad_tape(
+        &self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_forward_grad_tape(self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        __self: &Self,
+        x: f64,
+    ) -> f64 {
+        stack.fail();
+        Self::forward(__self, x)
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn forward_forward(&self, stack: &mut ::autodiff::__adjoint::Stack, x: f64) -> f64 {
+        Self::__ad_forward_forward(stack, self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        __self: &Self,
+        x: f64,
+        value_bar: f64,
+        __self_bar: &mut impl ::core::marker::Sized,
+        x_bar: &mut impl ::core::marker::Sized,
+    ) {}
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn forward_reverse(
+        &self,
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+        value_bar: f64,
+        __self_bar: &mut impl ::core::marker::Sized,
+        x_bar: &mut impl ::core::marker::Sized,
+    ) {
+        Self::__ad_forward_reverse(stack, self, x, value_bar, __self_bar, x_bar)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_grad_tape_on(
         tape: &mut ::autodiff::Tape,
         __self: &Self,
         x: f64,
@@ -93,9 +231,9 @@ impl Neuron {
             gradient: <Self as __ad::Parameter>::gradient(&__self_var),
         })
     }
-    /// [`forward_grad`](Self::forward_grad) on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
-    fn forward_grad_on(
+    fn forward_grad_tape_on(
         &self,
         tape: &mut ::autodiff::Tape,
         x: f64,
@@ -103,7 +241,7 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        Self::__ad_forward_grad_on(tape, self, x)
+        Self::__ad_forward_grad_tape_on(tape, self, x)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -192,15 +330,26 @@ impl Neuron {
         ::autodiff::ScalarAutodiffError,
     > {
         use ::autodiff::__private as __ad;
-        let d = __ad::sub(
-            {
-                let twin = &__self;
-                __ad::model(twin).forward_tape(tape, twin, __ad::arg(tape, x)?)?
-            },
-            y,
-            __ad::at("d", 10),
-        )?;
-        __ad::output(tape, __ad::mul(d, d, __ad::at("d * d", 11))?)
+        let __entry = __ad::enter(tape);
+        let __output = (move || -> ::autodiff::Scalar<'tape> {
+            let d = __ad::sub(
+                {
+                    let twin = &__self;
+                    __ad::call(
+                        tape,
+                        __ad::model(twin).forward_tape(tape, twin, __ad::arg(tape, x)),
+                    )
+                },
+                y,
+                __ad::at("d", 10),
+            );
+            __ad::output(
+                tape,
+                __ad::mul(d, d, __ad::at("d * d", 11)),
+                __ad::at("d * d", 11),
+            )
+        })();
+        __ad::leave(tape, __entry, __output)
     }
     /// Records [`loss`](Self::loss) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
     #[allow(clippy::too_many_arguments)]
@@ -227,14 +376,11 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_loss_grad_on(
-            tape,
-            __self,
-            x,
-            y,
-        ))
+        Self::__ad_loss_grad_tape(__self, x, y)
     }
-    /// The value of [`loss`](Self::loss) and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`loss_tape`](Self::loss_tape). Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    /// The value of [`loss`](Self::loss) and its exact gradient with respect to every differentiable parameter.
+    ///
+    /// Computed on the tape: a model parameter at line 9 is not compiled yet.
     fn loss_grad(
         &self,
         x: f64,
@@ -249,6 +395,156 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[allow(clippy::too_many_arguments)]
     fn __ad_loss_grad_on(
+        tape: &mut ::autodiff::Tape,
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_loss_grad_tape_on(tape, __self, x, y)
+    }
+    /// [`loss_grad`](Self::loss_grad) with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    ///
+    /// Computed on the tape: a model parameter at line 9 is not compiled yet.
+    #[allow(clippy::too_many_arguments)]
+    fn loss_grad_on(
+        &self,
+        tape: &mut ::autodiff::Tape,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_loss_grad_on(tape, self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    fn __ad_loss_grad_tape(
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_loss_grad_tape_on(
+            tape,
+            __self,
+            x,
+            y,
+        ))
+    }
+    /// [`loss_grad`](Self::loss_grad) by one reverse pass over [`loss_tape`](Self::loss_tape): the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    fn loss_grad_tape(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_loss_grad_tape(self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> f64 {
+        stack.fail();
+        Self::loss(__self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn loss_forward(
+        &self,
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+        y: f64,
+    ) -> f64 {
+        Self::__ad_loss_forward(stack, self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        __self: &Self,
+        x: f64,
+        y: f64,
+        value_bar: f64,
+        __self_bar: &mut impl ::core::marker::Sized,
+        x_bar: &mut impl ::core::marker::Sized,
+        y_bar: &mut impl ::core::marker::Sized,
+    ) {}
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn loss_reverse(
+        &self,
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+        y: f64,
+        value_bar: f64,
+        __self_bar: &mut impl ::core::marker::Sized,
+        x_bar: &mut impl ::core::marker::Sized,
+        y_bar: &mut impl ::core::marker::Sized,
+    ) {
+        Self::__ad_loss_reverse(stack, self, x, y, value_bar, __self_bar, x_bar, y_bar)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_grad_tape_on(
         tape: &mut ::autodiff::Tape,
         __self: &Self,
         x: f64,
@@ -272,9 +568,9 @@ impl Neuron {
             gradient: <Self as __ad::Parameter>::gradient(&__self_var),
         })
     }
-    /// [`loss_grad`](Self::loss_grad) on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
-    fn loss_grad_on(
+    fn loss_grad_tape_on(
         &self,
         tape: &mut ::autodiff::Tape,
         x: f64,
@@ -283,7 +579,7 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        Self::__ad_loss_grad_on(tape, self, x, y)
+        Self::__ad_loss_grad_tape_on(tape, self, x, y)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -378,9 +674,22 @@ impl Neuron {
         ::autodiff::ScalarAutodiffError,
     > {
         use ::autodiff::__private as __ad;
-        __ad::output(tape, __ad::mul(w, x, __ad::at("w * x", 15))?)
+        let __entry = __ad::enter(tape);
+        if !(__ad::on_tape(tape, &w, __ad::at("w", 14))) {
+            return __ad::refuse(tape, __entry);
+        }
+        let __output = (move || -> ::autodiff::Scalar<'tape> {
+            __ad::output(
+                tape,
+                __ad::mul(w, x, __ad::at("w * x", 15)),
+                __ad::at("w * x", 15),
+            )
+        })();
+        __ad::leave(tape, __entry, __output)
     }
-    /// The value of [`scale`](Self::scale) and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`scale_tape`](Self::scale_tape). Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    /// The value of [`scale`](Self::scale) and its exact gradient with respect to every differentiable parameter.
+    ///
+    /// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
     fn scale_grad(
         w: f64,
         x: f64,
@@ -388,15 +697,132 @@ impl Neuron {
         ::autodiff::ValueAndGradient<f64>,
         ::autodiff::ScalarAutodiffError,
     > {
-        ::autodiff::__private::on_scratch_tape(move |tape| Self::scale_grad_on(
+        match ::autodiff::__adjoint::with_stack(|stack| Self::scale_adjoint(
+            stack,
+            w,
+            x,
+        )) {
+            ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+            ::core::option::Option::None => Self::scale_grad_tape(w, x),
+        }
+    }
+    /// [`scale_grad`](Self::scale_grad) with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    ///
+    /// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
+    #[allow(clippy::too_many_arguments)]
+    fn scale_grad_on(
+        tape: &mut ::autodiff::Tape,
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<f64>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        match ::autodiff::__adjoint::with_stack(|stack| Self::scale_adjoint(
+            stack,
+            w,
+            x,
+        )) {
+            ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+            ::core::option::Option::None => Self::scale_grad_tape_on(tape, w, x),
+        }
+    }
+    /// [`scale_grad`](Self::scale_grad) by one reverse pass over [`scale_tape`](Self::scale_tape): the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    fn scale_grad_tape(
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<f64>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        ::autodiff::__private::on_scratch_tape(move |tape| Self::scale_grad_tape_on(
             tape,
             w,
             x,
         ))
     }
-    /// [`scale_grad`](Self::scale_grad) on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
     #[allow(clippy::too_many_arguments)]
-    fn scale_grad_on(
+    fn scale_adjoint(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w: f64,
+        x: f64,
+    ) -> ::core::option::Option<::autodiff::ValueAndGradient<f64>> {
+        let value: f64 = w * x;
+        let mut w_bar = ::autodiff::__adjoint::zero(&w);
+        let value_bar = 1.0;
+        w_bar += value_bar * x;
+        stack.observe(value);
+        stack.observe_param(&w, &w_bar);
+        stack
+            .finite()
+            .then_some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: w_bar,
+            })
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_forward(stack: &mut ::autodiff::__adjoint::Stack, w: f64, x: f64) -> f64 {
+        match Self::scale_adjoint(stack, w, x) {
+            ::core::option::Option::Some(result) => {
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
+                result.value
+            }
+            ::core::option::Option::None => {
+                stack.fail();
+                f64::NAN
+            }
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w: f64,
+        x: f64,
+        value_bar: f64,
+        w_bar: &mut f64,
+        x_bar: &mut impl ::core::marker::Sized,
+    ) {
+        ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
+    }
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_grad_tape_on(
         tape: &mut ::autodiff::Tape,
         w: f64,
         x: f64,

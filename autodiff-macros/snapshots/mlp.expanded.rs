@@ -59,7 +59,9 @@ pub fn mlp_tape<'tape>(
     })();
     __ad::leave(tape, __entry, __output)
 }
-/// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`mlp_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 pub fn mlp_grad(
     w1: [[f64; 2]; 3],
     w2: [f64; 3],
@@ -69,7 +71,53 @@ pub fn mlp_grad(
     ::autodiff::ValueAndGradient<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| mlp_grad_on(
+    match ::autodiff::__adjoint::with_stack(|stack| mlp_adjoint(
+        stack,
+        w1,
+        w2,
+        x,
+        target,
+    )) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => mlp_grad_tape(w1, w2, x, target),
+    }
+}
+/// [`mlp_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_grad_on(
+    tape: &mut ::autodiff::Tape,
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    match ::autodiff::__adjoint::with_stack(|stack| mlp_adjoint(
+        stack,
+        w1,
+        w2,
+        x,
+        target,
+    )) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => mlp_grad_tape_on(tape, w1, w2, x, target),
+    }
+}
+/// [`mlp_grad`] by one reverse pass over [`mlp_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+pub fn mlp_grad_tape(
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    ::autodiff::__private::on_scratch_tape(move |tape| mlp_grad_tape_on(
         tape,
         w1,
         w2,
@@ -77,9 +125,147 @@ pub fn mlp_grad(
         target,
     ))
 }
-/// [`mlp_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
 #[allow(clippy::too_many_arguments)]
-pub fn mlp_grad_on(
+pub fn mlp_adjoint(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+) -> ::core::option::Option<
+    ::autodiff::ValueAndGradient<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
+> {
+    let mut h = [0.0; 3];
+    for j in 0..3 {
+        let mut z = 0.0;
+        for i in 0..2 {
+            z += w1[j][i] * x[i];
+        }
+        let z_tanh = z.tanh();
+        stack.observe(z);
+        stack.push(z_tanh);
+        let value = z_tanh;
+        h[j] = value;
+    }
+    let mut y = 0.0;
+    for j in 0..3 {
+        y += w2[j] * h[j];
+    }
+    let e = y - target;
+    let value: f64 = e * e;
+    let mut w1_bar = ::autodiff::__adjoint::zero(&w1);
+    let mut w2_bar = ::autodiff::__adjoint::zero(&w2);
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let value_bar = 1.0;
+    let mut h_bar = [0.0; 3];
+    let mut y_bar = 0.0;
+    let mut e_bar = 0.0;
+    e_bar += value_bar * e;
+    e_bar += value_bar * e;
+    y_bar += e_bar;
+    for j in (0..3).rev() {
+        h_bar[j] += y_bar * w2[j];
+        w2_bar[j] += y_bar * h[j];
+    }
+    for j in (0..3).rev() {
+        let mut z_bar = 0.0;
+        let assigned_bar = h_bar[j];
+        h_bar[j] = 0.0;
+        let z_tanh = stack.pop();
+        z_bar += assigned_bar * (1.0 - z_tanh * z_tanh);
+        for i in (0..2).rev() {
+            x_bar[i] += z_bar * w1[j][i];
+            w1_bar[j][i] += z_bar * x[i];
+        }
+    }
+    stack.observe(value);
+    stack.observe_param(&w1, &w1_bar);
+    stack.observe_param(&w2, &w2_bar);
+    stack.observe_param(&x, &x_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: (w1_bar, w2_bar, x_bar),
+        })
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_forward(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+) -> f64 {
+    match mlp_adjoint(stack, w1, w2, x, target) {
+        ::core::option::Option::Some(result) => {
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
+            result.value
+        }
+        ::core::option::Option::None => {
+            stack.fail();
+            f64::NAN
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_reverse(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w1: [[f64; 2]; 3],
+    w2: [f64; 3],
+    x: [f64; 2],
+    target: f64,
+    value_bar: f64,
+    w1_bar: &mut [[f64; 2]; 3],
+    w2_bar: &mut [f64; 3],
+    x_bar: &mut [f64; 2],
+    target_bar: &mut impl ::core::marker::Sized,
+) {
+    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+    ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
+    ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
+}
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_grad_tape_on(
     tape: &mut ::autodiff::Tape,
     w1: [[f64; 2]; 3],
     w2: [f64; 3],

@@ -24,18 +24,129 @@ fn loss_tape<'tape>(
     })();
     __ad::leave(tape, __entry, __output)
 }
-/// The value of [`loss`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`loss_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// The value of [`loss`] and its exact gradient with respect to every differentiable parameter.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 fn loss_grad(
     x: f64,
 ) -> ::core::result::Result<
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| loss_grad_on(tape, x))
+    match ::autodiff::__adjoint::with_stack(|stack| loss_adjoint(stack, x)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => loss_grad_tape(x),
+    }
 }
-/// [`loss_grad`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+/// [`loss_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
 #[allow(clippy::too_many_arguments)]
 fn loss_grad_on(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<f64>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    match ::autodiff::__adjoint::with_stack(|stack| loss_adjoint(stack, x)) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => loss_grad_tape_on(tape, x),
+    }
+}
+/// [`loss_grad`] by one reverse pass over [`loss_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+fn loss_grad_tape(
+    x: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<f64>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    ::autodiff::__private::on_scratch_tape(move |tape| loss_grad_tape_on(tape, x))
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn loss_adjoint(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    x: f64,
+) -> ::core::option::Option<::autodiff::ValueAndGradient<f64>> {
+    let square = x * x;
+    let value: f64 = square + square;
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let value_bar = 1.0;
+    let mut square_bar = 0.0;
+    square_bar += value_bar;
+    square_bar += value_bar;
+    x_bar += square_bar * x;
+    x_bar += square_bar * x;
+    stack.observe(value);
+    stack.observe_param(&x, &x_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: x_bar,
+        })
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn loss_forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64) -> f64 {
+    match loss_adjoint(stack, x) {
+        ::core::option::Option::Some(result) => {
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
+            result.value
+        }
+        ::core::option::Option::None => {
+            stack.fail();
+            f64::NAN
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+fn loss_reverse(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    x: f64,
+    value_bar: f64,
+    x_bar: &mut f64,
+) {
+    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+}
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+fn loss_grad_tape_on(
     tape: &mut ::autodiff::Tape,
     x: f64,
 ) -> ::core::result::Result<

@@ -13,7 +13,7 @@
 //! | `receiver.rs` | a method's `self` read as a parameter `__self` (`emit/method.rs` makes the items methods again) |
 //! | `valid.rs` | checks the signature and words every rejection |
 //! | `flow.rs` | finds the bindings and expressions a differentiable parameter reaches |
-//! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check` |
+//! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check`; `adjoint/` writes the compiled adjoint (`f_adjoint`, `f_forward`/`f_reverse`) |
 //! | `ctxt.rs`, `fallback.rs` | all errors at once, and the function unchanged when there are any |
 //! | `attr.rs`, `text.rs` | the attribute's arguments and `#[constant]`; labels' source text |
 //!
@@ -37,7 +37,7 @@ mod vocabulary;
 
 use proc_macro::TokenStream;
 
-/// Generates `f_tape`, `f_grad`, `f_grad_on`, `f_check` and `f_check_with` next to the
+/// Generates `f_tape`, `f_grad`, `f_grad_tape`, `f_grad_on`, `f_check` and `f_check_with` next to the
 /// annotated function `f`; see the `autodiff` crate for the full story.
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {

@@ -1,14 +1,17 @@
-//! The gradient: `f_grad` on the thread's scratch tape, and `f_grad_on` on
-//! a tape the caller keeps. Both record the differentiable parameters as
-//! variables, run `f_tape`, and take one reverse pass.
+//! The gradient: `f_grad` and `f_grad_on` run the compiled adjoint
+//! (`adjoint`) when the body compiles, and the tape otherwise or when the
+//! adjoint saw a value the tape rejects; `f_grad_tape` (on the thread's
+//! scratch tape) and the hidden `f_grad_tape_on` (on a tape the caller
+//! keeps) record the differentiable parameters as variables, run `f_tape`,
+//! and take one reverse pass.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
-use super::{differentiable, param_label, user_params, variable_ident, Names};
-use crate::ast::{Function, Kind};
+use super::{adjoint, differentiable, param_label, user_params, variable_ident, Names};
+use crate::ast::{Function, Kind, Param};
 
 pub fn items(function: &Function, names: &Names) -> TokenStream {
     let Names {
@@ -22,6 +25,8 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         ..
     } = names;
     let vis = &function.item.vis;
+    let grad_tape_fn = quote::format_ident!("{}_grad_tape", name);
+    let grad_tape_on_fn = quote::format_ident!("{}_grad_tape_on", name);
     let differentiable = differentiable(function);
     let user_params = user_params(function);
     let arg_names = function.params.iter().map(|param| &param.ident);
@@ -90,25 +95,84 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             None => quote!(#tape_fn(#tape, #(#tape_args),*)),
         }
     };
+    let adjoint = adjoint::items(function, names, &gradient_type);
+    let adjoint_items = &adjoint.items;
+    let how = match &adjoint.fallback {
+        None => " Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.".to_owned(),
+        Some((construct, line)) => format!(
+            " Computed on the tape: {construct} at line {line} is not compiled yet."
+        ),
+    };
     let grad_doc = format!(
-        " The value of [`{name}`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`{tape_fn}`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory."
+        " The value of [`{name}`] and its exact gradient with respect to every differentiable parameter."
+    );
+    let grad_tape_doc = format!(
+        " [`{grad_fn}`] by one reverse pass over [`{tape_fn}`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory."
     );
     let grad_on_doc = format!(
-        " [`{grad_fn}`] on a tape the caller keeps: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape."
+        " [`{grad_fn}`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape."
     );
+    let arg_names: Vec<_> = arg_names.collect();
+    let adjoint_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
+    let (stack, adjoint_fn) = (&adjoint.stack, &adjoint.adjoint_fn);
+    let (grad_body, grad_on_body) = if adjoint.fallback.is_none() {
+        (
+            quote! {
+                match ::autodiff::__adjoint::with_stack(|#stack| #adjoint_fn(#stack, #(#adjoint_args),*)) {
+                    ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+                    ::core::option::Option::None => #grad_tape_fn(#(#arg_names),*),
+                }
+            },
+            quote! {
+                match ::autodiff::__adjoint::with_stack(|#stack| #adjoint_fn(#stack, #(#adjoint_args),*)) {
+                    ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+                    ::core::option::Option::None => #grad_tape_on_fn(#tape, #(#arg_names),*),
+                }
+            },
+        )
+    } else {
+        (
+            quote!(#grad_tape_fn(#(#arg_names),*)),
+            quote!(#grad_tape_on_fn(#tape, #(#arg_names),*)),
+        )
+    };
     quote! {
         #[doc = #grad_doc]
+        #[doc = ""]
+        #[doc = #how]
         #(#attrs)*
         #vis fn #grad_fn #generics(
             #(#user_params),*
         ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
-            ::autodiff::__private::on_scratch_tape(move |#tape| #grad_on_fn(#tape, #(#arg_names),*))
+            #grad_body
         }
 
         #[doc = #grad_on_doc]
+        #[doc = ""]
+        #[doc = #how]
         #(#attrs)*
         #[allow(clippy::too_many_arguments)]
         #vis fn #grad_on_fn #generics(
+            #tape: &mut ::autodiff::Tape,
+            #(#user_params),*
+        ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
+            #grad_on_body
+        }
+
+        #[doc = #grad_tape_doc]
+        #(#attrs)*
+        #vis fn #grad_tape_fn #generics(
+            #(#user_params),*
+        ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
+            ::autodiff::__private::on_scratch_tape(move |#tape| #grad_tape_on_fn(#tape, #(#arg_names),*))
+        }
+
+        #adjoint_items
+
+        #[doc(hidden)]
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #grad_tape_on_fn #generics(
             #tape: &mut ::autodiff::Tape,
             #(#user_params),*
         ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
@@ -123,6 +187,37 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
                 gradient: #gradient_value,
             })
         }
+    }
+}
+
+/// An argument of `f_adjoint` from `f_grad`: itself, or a clone where the
+/// tape may need it again after the adjoint took it.
+fn adjoint_arg(param: &Param) -> TokenStream {
+    let ident = &param.ident;
+    let copied = match &param.kind {
+        Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => false,
+        Kind::Array(elem, _) => !holds_owned(elem),
+        Kind::PassThrough => match &param.ty {
+            syn::Type::Reference(reference) => reference.mutability.is_none(),
+            syn::Type::Path(path) => path.path.get_ident().is_some_and(|name| {
+                name == "f64" || crate::lower::is_plain_type(&name.to_string())
+            }),
+            _ => false,
+        },
+        Kind::Scalar | Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => true,
+    };
+    if copied {
+        quote!(#ident)
+    } else {
+        quote!(::core::clone::Clone::clone(&#ident))
+    }
+}
+
+fn holds_owned(kind: &Kind) -> bool {
+    match kind {
+        Kind::Vec(_) | Kind::Struct { .. } | Kind::PassThrough => true,
+        Kind::Array(elem, _) => holds_owned(elem),
+        Kind::Slice(_) | Kind::Scalar => false,
     }
 }
 

@@ -4,6 +4,7 @@
 //! checks `f_check` and `f_check_with` (`check`). Every emitter reads the
 //! model and the flow analysis; none re-reads the user's syntax.
 
+mod adjoint;
 mod body;
 mod check;
 mod grad;

@@ -115,6 +115,26 @@ impl Neuron {
 "#,
     ),
     (
+        "lesson15_mlp",
+        r#"
+/// Lesson 15's toy network `ŷ = tanh(x W₁) W₂` with squared error `½(ŷ − t)²`:
+/// the expansion's `mlp_loss_adjoint` is the lesson's backward pass.
+#[differentiable]
+pub fn mlp_loss(w1: [[f64; 3]; 4], w2: [f64; 3], x: [f64; 4], #[constant] t: f64) -> f64 {
+    let mut y_hat = 0.0;
+    for j in 0..3 {
+        let mut z = 0.0;
+        for i in 0..4 {
+            z += x[i] * w1[i][j];
+        }
+        y_hat += z.tanh() * w2[j];
+    }
+    let error = y_hat - t;
+    0.5 * error * error
+}
+"#,
+    ),
+    (
         "rejected",
         r#"
 #[differentiable]

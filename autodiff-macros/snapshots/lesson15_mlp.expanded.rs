@@ -1,0 +1,345 @@
+#[allow(dead_code)]
+/// Lesson 15's toy network `ŷ = tanh(x W₁) W₂` with squared error `½(ŷ − t)²`:
+/// the expansion's `mlp_loss_adjoint` is the lesson's backward pass.
+pub fn mlp_loss(w1: [[f64; 3]; 4], w2: [f64; 3], x: [f64; 4], t: f64) -> f64 {
+    let mut y_hat = 0.0;
+    for j in 0..3 {
+        let mut z = 0.0;
+        for i in 0..4 {
+            z += x[i] * w1[i][j];
+        }
+        y_hat += z.tanh() * w2[j];
+    }
+    let error = y_hat - t;
+    0.5 * error * error
+}
+/// Records [`mlp_loss`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_loss_tape<'tape>(
+    tape: &'tape ::autodiff::Tape,
+    w1: [[::autodiff::Scalar<'tape>; 3]; 4],
+    w2: [::autodiff::Scalar<'tape>; 3],
+    x: [::autodiff::Scalar<'tape>; 4],
+    t: f64,
+) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let __entry = __ad::enter(tape);
+    if !(__ad::on_tape(tape, &w1, __ad::at("w1", 5))
+        & __ad::on_tape(tape, &w2, __ad::at("w2", 5))
+        & __ad::on_tape(tape, &x, __ad::at("x", 5)))
+    {
+        return __ad::refuse(tape, __entry);
+    }
+    let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let mut y_hat = __ad::lift(tape, 0.0, __ad::at("y_hat", 6));
+        for j in 0..3 {
+            let mut z = __ad::lift(tape, 0.0, __ad::at("z", 8));
+            for i in 0..4 {
+                z = __ad::add(
+                    z,
+                    __ad::mul(x[i], w1[i][j], __ad::at("x[i] * w1[i][j]", 10)),
+                    __ad::at("z", 10),
+                );
+            }
+            y_hat = __ad::add(
+                y_hat,
+                __ad::mul(
+                    __ad::tanh(z, __ad::at("z.tanh()", 12)),
+                    w2[j],
+                    __ad::at("z.tanh() * w2[j]", 12),
+                ),
+                __ad::at("y_hat", 12),
+            );
+        }
+        let error = __ad::sub(y_hat, t, __ad::at("error", 14));
+        __ad::output(
+            tape,
+            __ad::mul(
+                __ad::mul(0.5, error, __ad::at("0.5 * error", 15)),
+                error,
+                __ad::at("0.5 * error * error", 15),
+            ),
+            __ad::at("0.5 * error * error", 15),
+        )
+    })();
+    __ad::leave(tape, __entry, __output)
+}
+/// The value of [`mlp_loss`] and its exact gradient with respect to every differentiable parameter.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
+pub fn mlp_loss_grad(
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    match ::autodiff::__adjoint::with_stack(|stack| mlp_loss_adjoint(
+        stack,
+        w1,
+        w2,
+        x,
+        t,
+    )) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => mlp_loss_grad_tape(w1, w2, x, t),
+    }
+}
+/// [`mlp_loss_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
+///
+/// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_loss_grad_on(
+    tape: &mut ::autodiff::Tape,
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    match ::autodiff::__adjoint::with_stack(|stack| mlp_loss_adjoint(
+        stack,
+        w1,
+        w2,
+        x,
+        t,
+    )) {
+        ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+        ::core::option::Option::None => mlp_loss_grad_tape_on(tape, w1, w2, x, t),
+    }
+}
+/// [`mlp_loss_grad`] by one reverse pass over [`mlp_loss_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+pub fn mlp_loss_grad_tape(
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    ::autodiff::__private::on_scratch_tape(move |tape| mlp_loss_grad_tape_on(
+        tape,
+        w1,
+        w2,
+        x,
+        t,
+    ))
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_loss_adjoint(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+) -> ::core::option::Option<
+    ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
+> {
+    let mut y_hat = 0.0;
+    for j in 0..3 {
+        let mut z = 0.0;
+        for i in 0..4 {
+            z += x[i] * w1[i][j];
+        }
+        let z_tanh = z.tanh();
+        stack.observe(z);
+        stack.push(z_tanh);
+        y_hat += z_tanh * w2[j];
+    }
+    let error = y_hat - t;
+    let value: f64 = 0.5 * error * error;
+    let mut w1_bar = ::autodiff::__adjoint::zero(&w1);
+    let mut w2_bar = ::autodiff::__adjoint::zero(&w2);
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let value_bar = 1.0;
+    let mut y_hat_bar = 0.0;
+    let mut error_bar = 0.0;
+    error_bar += value_bar * (0.5 * error);
+    let product_bar = value_bar * error;
+    error_bar += product_bar * 0.5;
+    y_hat_bar += error_bar;
+    for j in (0..3).rev() {
+        let mut z_bar = 0.0;
+        let z_tanh = stack.pop();
+        w2_bar[j] += y_hat_bar * z_tanh;
+        let z_tanh_bar = y_hat_bar * w2[j];
+        z_bar += z_tanh_bar * (1.0 - z_tanh * z_tanh);
+        for i in (0..4).rev() {
+            w1_bar[i][j] += z_bar * x[i];
+            x_bar[i] += z_bar * w1[i][j];
+        }
+    }
+    stack.observe(value);
+    stack.observe_param(&w1, &w1_bar);
+    stack.observe_param(&w2, &w2_bar);
+    stack.observe_param(&x, &x_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: (w1_bar, w2_bar, x_bar),
+        })
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_loss_forward(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+) -> f64 {
+    match mlp_loss_adjoint(stack, w1, w2, x, t) {
+        ::core::option::Option::Some(result) => {
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+            ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
+            result.value
+        }
+        ::core::option::Option::None => {
+            stack.fail();
+            f64::NAN
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_loss_reverse(
+    stack: &mut ::autodiff::__adjoint::Stack,
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+    value_bar: f64,
+    w1_bar: &mut [[f64; 3]; 4],
+    w2_bar: &mut [f64; 3],
+    x_bar: &mut [f64; 4],
+    t_bar: &mut impl ::core::marker::Sized,
+) {
+    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+    ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
+    ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
+}
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_loss_grad_tape_on(
+    tape: &mut ::autodiff::Tape,
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+) -> ::core::result::Result<
+    ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    tape.clear();
+    let tape = &*tape;
+    let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5))?;
+    let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5))?;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 5))?;
+    let output = mlp_loss_tape(tape, w1_var, w2_var, x_var, t)?;
+    __ad::backward(output)?;
+    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+        value: output.value(),
+        gradient: (
+            __ad::gradient(&w1, &w1_var),
+            __ad::gradient(&w2, &w2_var),
+            __ad::gradient(&x, &x_var),
+        ),
+    })
+}
+/// Checks [`mlp_loss_grad`] against central differences of [`mlp_loss`] in every component, with the default step and tolerance.
+pub fn mlp_loss_check(
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    mlp_loss_check_with(
+        ::core::option::Option::None,
+        ::autodiff::DEFAULT_TOLERANCE,
+        w1,
+        w2,
+        x,
+        t,
+    )
+}
+/// Checks [`mlp_loss_grad`] against central differences of [`mlp_loss`] in every component; `step: None` uses `default_step` of each input.
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_loss_check_with(
+    step: ::core::option::Option<f64>,
+    tolerance: f64,
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+) -> ::core::result::Result<::autodiff::GradientCheck, ::autodiff::GradientCheckError> {
+    use ::autodiff::__private as __ad;
+    let mut inputs = ::std::vec::Vec::new();
+    __ad::components(&w1, &mut inputs);
+    __ad::components(&w2, &mut inputs);
+    __ad::components(&x, &mut inputs);
+    let reverse = mlp_loss_grad(
+        __ad::dup(&w1),
+        __ad::dup(&w2),
+        __ad::dup(&x),
+        __ad::dup(&t),
+    )?;
+    let mut analytic = ::std::vec::Vec::new();
+    __ad::gradient_components(&w1, &reverse.gradient.0, &mut analytic);
+    __ad::gradient_components(&w2, &reverse.gradient.1, &mut analytic);
+    __ad::gradient_components(&x, &reverse.gradient.2, &mut analytic);
+    __ad::gradient_check(
+        &inputs,
+        &analytic,
+        step,
+        tolerance,
+        |point| {
+            let mut rest = point;
+            let w1 = __ad::rebuild(&w1, &mut rest);
+            let w2 = __ad::rebuild(&w2, &mut rest);
+            let x = __ad::rebuild(&x, &mut rest);
+            mlp_loss(w1, w2, x, __ad::dup(&t))
+        },
+    )
+}

@@ -1,0 +1,435 @@
+//! What the compiled adjoint needs to know about the body before it writes
+//! a line: which bindings carry a derivative (`active`), how often each
+//! name is bound (for `y_1_bar`), and where each name is written, which
+//! decides whether a value the reverse sweep reads is still there
+//! (*stable*) or must be saved.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+
+use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Kind, Stmt};
+use crate::flow::root;
+
+/// Methods that change their receiver.
+const MUTATING: &[&str] = &[
+    "push",
+    "pop",
+    "sort",
+    "sort_by",
+    "swap",
+    "fill",
+    "clear",
+    "truncate",
+    "insert",
+    "remove",
+    "extend",
+    "extend_from_slice",
+    "resize",
+    "reverse",
+    "iter_mut",
+    "copy_from_slice",
+    "as_mut_slice",
+];
+
+pub struct Analysis {
+    /// Bindings that may hold a value with a derivative: differentiable
+    /// parameters and what their values reach through arithmetic. Stricter
+    /// than `flow`'s tracked names: `x.len()` reaches no derivative.
+    pub active: HashSet<String>,
+    /// How many times each name is bound (parameters, `let`s, patterns).
+    pub bound: HashMap<String, usize>,
+    /// The top-level statement of each write of a name (`=`, `op=`, an
+    /// element write, `push`, `&mut`).
+    pub writes: HashMap<String, Vec<usize>>,
+    /// The top-level statement of each name's last top-level `let`.
+    pub top_lets: HashMap<String, usize>,
+    /// How many of a name's bindings are parameters or top-level `let`s.
+    pub top_bound: HashMap<String, usize>,
+    pub params: HashSet<String>,
+    /// Every identifier of the function: generated names avoid them.
+    pub idents: HashSet<String>,
+    /// How many indexings take a binding to an `f64` (0 for a scalar),
+    /// where every binding of the name agrees.
+    pub dims: HashMap<String, Option<usize>>,
+    /// Slice parameters: their items are references.
+    pub slices: HashSet<String>,
+    /// Array parameters of numbers (or arrays of them): `Copy`, so a `for`
+    /// over one leaves it for the reverse sweep.
+    pub arrays: HashSet<String>,
+}
+
+impl Analysis {
+    pub fn new(function: &Function) -> Analysis {
+        let mut analysis = Analysis {
+            active: function
+                .params
+                .iter()
+                .filter(|param| param.kind.is_differentiable())
+                .map(|param| param.ident.to_string())
+                .collect(),
+            bound: HashMap::new(),
+            writes: HashMap::new(),
+            top_lets: HashMap::new(),
+            top_bound: HashMap::new(),
+            params: function
+                .params
+                .iter()
+                .map(|param| param.ident.to_string())
+                .collect(),
+            idents: HashSet::new(),
+            dims: HashMap::new(),
+            slices: function
+                .params
+                .iter()
+                .filter(|param| {
+                    matches!(param.kind, Kind::Slice(_))
+                        || matches!(param.ty, syn::Type::Reference(_))
+                })
+                .map(|param| param.ident.to_string())
+                .collect(),
+            arrays: function
+                .params
+                .iter()
+                .filter(|param| copy_array(&param.kind))
+                .map(|param| param.ident.to_string())
+                .collect(),
+        };
+        for param in &function.params {
+            let dims = match &param.kind {
+                Kind::PassThrough => match &param.ty {
+                    syn::Type::Path(path) if path.path.is_ident("f64") => Some(0),
+                    _ => None,
+                },
+                kind => kind_dims(kind),
+            };
+            analysis.dims.insert(param.ident.to_string(), dims);
+        }
+        dims_block(&function.body, &mut analysis.dims);
+        collect_idents(function.item.to_token_stream(), &mut analysis.idents);
+        for param in &function.params {
+            *analysis.bound.entry(param.ident.to_string()).or_default() += 1;
+            *analysis
+                .top_bound
+                .entry(param.ident.to_string())
+                .or_default() += 1;
+        }
+        for (index, stmt) in function.body.stmts.iter().enumerate() {
+            if let Stmt::Let { pat, .. } = stmt {
+                for name in &pat.names {
+                    analysis.top_lets.insert(name.clone(), index);
+                    *analysis.top_bound.entry(name.clone()).or_default() += 1;
+                }
+            }
+            analysis.stmt_facts(stmt, index);
+        }
+        loop {
+            let before = analysis.active.len();
+            let mut found = Vec::new();
+            reach_block(&function.body, &analysis.active, &mut found);
+            analysis.active.extend(found);
+            if analysis.active.len() == before {
+                break;
+            }
+        }
+        analysis
+    }
+
+    fn stmt_facts(&mut self, stmt: &Stmt, top: usize) {
+        match stmt {
+            Stmt::Let { pat, init, .. } => {
+                for name in &pat.names {
+                    *self.bound.entry(name.clone()).or_default() += 1;
+                }
+                if let Some(init) = init {
+                    self.expr_facts(init, top);
+                }
+            }
+            Stmt::Item(_) => {}
+            Stmt::Expr(expr, _) => self.expr_facts(expr, top),
+        }
+    }
+
+    fn block_facts(&mut self, block: &Block, top: usize) {
+        for stmt in &block.stmts {
+            self.stmt_facts(stmt, top);
+        }
+    }
+
+    fn write(&mut self, target: &Expr, top: usize) {
+        if let Some(name) = root(target) {
+            self.writes.entry(name).or_default().push(top);
+        }
+    }
+
+    fn expr_facts(&mut self, expr: &Expr, top: usize) {
+        match &expr.kind {
+            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                self.write(target, top)
+            }
+            ExprKind::Reference {
+                mutability: Some(_),
+                expr: inner,
+            } => self.write(inner, top),
+            ExprKind::Structural {
+                receiver, method, ..
+            }
+            | ExprKind::PlainMethod {
+                receiver, method, ..
+            } if MUTATING.contains(&method.to_string().as_str()) => self.write(receiver, top),
+            ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => {
+                for name in &pat.names {
+                    *self.bound.entry(name.clone()).or_default() += 1;
+                }
+            }
+            ExprKind::Match { arms, .. } => {
+                for arm in arms {
+                    for name in &arm.pat.names {
+                        *self.bound.entry(name.clone()).or_default() += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => self.expr_facts(child, top),
+                Child::Block(block) => self.block_facts(block, top),
+            }
+        }
+    }
+
+    /// Whether `name`, read in top-level statement `top`, still holds the
+    /// value it had there when the reverse sweep runs: a parameter or a
+    /// top-level binding, bound once, that nothing writes in or after
+    /// `top`.
+    pub fn stable(&self, name: &str, top: usize) -> bool {
+        let bound = self.bound.get(name).copied().unwrap_or(0);
+        // Several bindings are fine when all are at the top level and the
+        // read comes after the last: the reverse sweep sees that one.
+        if bound != 1 && self.top_bound.get(name).copied().unwrap_or(0) != bound {
+            return false;
+        }
+        // The binding the reverse sweep sees: the last top-level `let` of
+        // the name, or else the parameter.
+        let declared = match self.top_lets.get(name) {
+            Some(&at) => at < top,
+            None => self.params.contains(name),
+        };
+        declared
+            && self
+                .writes
+                .get(name)
+                .is_none_or(|writes| writes.iter().all(|&at| at < top))
+    }
+
+    /// Whether `name` is a binding of the body or a parameter (anything
+    /// else, a `const` or a function, is there in the reverse sweep too).
+    pub fn is_local(&self, name: &str) -> bool {
+        self.bound.contains_key(name)
+    }
+}
+
+fn collect_idents(tokens: TokenStream, idents: &mut HashSet<String>) {
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) => {
+                idents.insert(ident.to_string());
+            }
+            TokenTree::Group(group) => collect_idents(group.stream(), idents),
+            _ => {}
+        }
+    }
+}
+
+/// Whether `expr`'s value may carry a derivative, given the active names.
+pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
+    let carries = |e: &Expr| carries(e, active);
+    match &expr.kind {
+        ExprKind::Path(path) => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| active.contains(&ident.to_string())),
+        ExprKind::Index { base, .. }
+        | ExprKind::Field { base, .. }
+        | ExprKind::Paren(base)
+        | ExprKind::Reference { expr: base, .. }
+        | ExprKind::Prefix {
+            op: syn::UnOp::Deref(_),
+            operand: base,
+        } => carries(base),
+        ExprKind::Binary { lhs, rhs, .. } => carries(lhs) || carries(rhs),
+        ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => carries(operand),
+        ExprKind::Powi { base, .. } => carries(base),
+        ExprKind::Sum { items, .. } => carries(items),
+        ExprKind::Call { args, .. } => args.iter().any(carries),
+        ExprKind::Structural {
+            receiver, method, ..
+        } => *method != "len" && *method != "is_empty" && carries(receiver),
+        ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) => {
+            items.iter().any(carries)
+        }
+        ExprKind::Repeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => carries(elem),
+        ExprKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => block_carries(then_branch, active) || else_branch.as_deref().is_some_and(carries),
+        ExprKind::Block(_, block) => block_carries(block, active),
+        ExprKind::Match { arms, .. } => arms.iter().any(|arm| carries(&arm.body)),
+        _ => false,
+    }
+}
+
+fn block_carries(block: &Block, active: &HashSet<String>) -> bool {
+    block
+        .split_tail()
+        .1
+        .is_some_and(|tail| carries(tail, active))
+}
+
+/// One round of the activity fixpoint: names newly reached by a value that
+/// carries a derivative.
+fn reach_block(block: &Block, active: &HashSet<String>, found: &mut Vec<String>) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { pat, init, .. } => {
+                if let Some(init) = init {
+                    if carries(init, active) {
+                        found.extend(pat.names.iter().cloned());
+                    }
+                    reach_expr(init, active, found);
+                }
+            }
+            Stmt::Item(_) => {}
+            Stmt::Expr(expr, _) => reach_expr(expr, active, found),
+        }
+    }
+}
+
+fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
+    match &expr.kind {
+        ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. }
+            if carries(value, active) =>
+        {
+            found.extend(root(target));
+        }
+        ExprKind::For { pat, iter, .. } if carries(iter, active) => {
+            found.extend(pat.names.iter().cloned());
+        }
+        ExprKind::Let { pat, expr: value } if carries(value, active) => {
+            found.extend(pat.names.iter().cloned());
+        }
+        ExprKind::Match { scrutinee, arms } if carries(scrutinee, active) => {
+            for arm in arms {
+                found.extend(arm.pat.names.iter().cloned());
+            }
+        }
+        ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } if *method == "push" && args.iter().any(|arg| carries(arg, active)) => {
+            found.extend(root(receiver));
+        }
+        _ => {}
+    }
+    for child in expr.children() {
+        match child {
+            Child::Expr(child) => reach_expr(child, active, found),
+            Child::Block(block) => reach_block(block, active, found),
+        }
+    }
+}
+
+fn copy_array(kind: &Kind) -> bool {
+    match kind {
+        Kind::Array(elem, _) => matches!(**elem, Kind::Scalar) || copy_array(elem),
+        _ => false,
+    }
+}
+
+fn kind_dims(kind: &Kind) -> Option<usize> {
+    match kind {
+        Kind::Scalar => Some(0),
+        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => Some(kind_dims(elem)? + 1),
+        Kind::Struct { .. } | Kind::PassThrough => None,
+    }
+}
+
+fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>>) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name: Some(name),
+                init: Some(init),
+                ..
+            } => {
+                let found = dims_of(init, dims);
+                dims_expr(init, dims);
+                dims.entry(name.clone())
+                    .and_modify(|known| {
+                        if *known != found {
+                            *known = None;
+                        }
+                    })
+                    .or_insert(found);
+            }
+            Stmt::Let { pat, init, .. } => {
+                for name in &pat.names {
+                    dims.insert(name.clone(), None);
+                }
+                if let Some(init) = init {
+                    dims_expr(init, dims);
+                }
+            }
+            Stmt::Item(_) => {}
+            Stmt::Expr(expr, _) => dims_expr(expr, dims),
+        }
+    }
+}
+
+fn dims_expr(expr: &Expr, dims: &mut HashMap<String, Option<usize>>) {
+    if let ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } = &expr.kind {
+        for name in &pat.names {
+            dims.insert(name.clone(), None);
+        }
+    }
+    for child in expr.children() {
+        match child {
+            Child::Expr(child) => dims_expr(child, dims),
+            Child::Block(block) => dims_block(block, dims),
+        }
+    }
+}
+
+/// How many indexings take `expr`'s value to an `f64`, if known.
+pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize> {
+    match &expr.kind {
+        ExprKind::Lit(syn::Lit::Float(_)) | ExprKind::NegLit(_) => Some(0),
+        ExprKind::Binary { op, .. } if *op != Arith::Rem => Some(0),
+        ExprKind::Call { .. } if expr.is_empty_vec() => None,
+        ExprKind::Neg { .. }
+        | ExprKind::Elementary { .. }
+        | ExprKind::Powi { .. }
+        | ExprKind::Sum { .. }
+        | ExprKind::Call { .. } => Some(0),
+        ExprKind::Paren(inner) => dims_of(inner, dims),
+        ExprKind::Path(path) => dims.get(&path.path.get_ident()?.to_string()).copied()?,
+        ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+            dims_of(base, dims)?.checked_sub(1)
+        }
+        ExprKind::Repeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
+            Some(dims_of(elem, dims)? + 1)
+        }
+        ExprKind::Array(items) | ExprKind::VecList(items) => {
+            Some(dims_of(items.first()?, dims)? + 1)
+        }
+        ExprKind::Structural {
+            receiver, method, ..
+        } if matches!(method.to_string().as_str(), "clone" | "to_vec") => dims_of(receiver, dims),
+        _ => None,
+    }
+}

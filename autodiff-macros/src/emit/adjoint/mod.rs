@@ -1,0 +1,493 @@
+//! The compiled adjoint (design in `src/adjoint.rs`): `f_adjoint`, the
+//! gradient as generated Rust (a forward sweep on `f64` that saves what the
+//! reverse sweep reads, then the reverse sweep over the student's
+//! bindings), and the pair `f_forward`/`f_reverse` through which the
+//! adjoints of annotated functions call each other.
+//!
+//! `analysis` finds what carries a derivative and what stays in scope,
+//! `sweep` writes both sweeps statement by statement, `rules` holds each
+//! elementary function's local derivative. A body with a construct not
+//! compiled yet keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
+//! names the construct, and its pair runs the tape gradient.
+
+mod analysis;
+mod rules;
+mod sweep;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::ext::IdentExt;
+
+use super::{differentiable, Names};
+use crate::ast::{Block, Child, Expr, ExprKind, Function, Kind, Param, Stmt};
+use analysis::Analysis;
+use sweep::{Seed, Sweep, Unsupported};
+
+/// The generated adjoint items, and whether `f_grad` may use them.
+pub struct Adjoint {
+    pub items: TokenStream,
+    /// `None` when compiled; else the construct and line that keeps the
+    /// tape.
+    pub fallback: Option<(String, u32)>,
+    pub adjoint_fn: Ident,
+    pub stack: Ident,
+}
+
+pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) -> Adjoint {
+    let name = names.name;
+    let adjoint_fn = format_ident!("{}_adjoint", name);
+    let stack = Ident::new("stack", Span::mixed_site());
+    let compiled = compile(function, names, gradient_type, &adjoint_fn, &stack);
+    match compiled {
+        Ok(items) => Adjoint {
+            items,
+            fallback: None,
+            adjoint_fn,
+            stack,
+        },
+        Err(Unsupported { construct, line }) => Adjoint {
+            items: tape_pair(function, names, &stack),
+            fallback: Some((construct, line)),
+            adjoint_fn,
+            stack,
+        },
+    }
+}
+
+/// The attributes every adjoint item carries: the user's (`#[inline]`,
+/// `#[allow]`) and the allowances generated code needs.
+fn allowances() -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(
+            unused_mut,
+            unused_variables,
+            unused_parens,
+            unused_assignments,
+            unused_doc_comments,
+            unreachable_code,
+            non_snake_case,
+            clippy::all,
+            clippy::pedantic
+        )]
+    }
+}
+
+fn param_decls(function: &Function) -> Vec<TokenStream> {
+    function
+        .params
+        .iter()
+        .map(|param| {
+            let (ident, ty, mutability) = (&param.ident, &param.ty, &param.mutability);
+            quote!(#mutability #ident: #ty)
+        })
+        .collect()
+}
+
+fn compile(
+    function: &Function,
+    names: &Names,
+    gradient_type: &TokenStream,
+    adjoint_fn: &Ident,
+    stack: &Ident,
+) -> Result<TokenStream, Unsupported> {
+    for param in &function.params {
+        if holds_struct(&param.kind) {
+            return Err(Unsupported {
+                construct: "a model parameter".into(),
+                line: param.line,
+            });
+        }
+    }
+    if let Some(unsupported) = not_compiled(&function.body) {
+        return Err(unsupported);
+    }
+    let an = Analysis::new(function);
+    let fused = fused(function, names, gradient_type, adjoint_fn, stack, &an)?;
+    let pair = pair(function, names, stack, adjoint_fn);
+    Ok(quote!(#fused #pair))
+}
+
+fn fused(
+    function: &Function,
+    names: &Names,
+    gradient_type: &TokenStream,
+    adjoint_fn: &Ident,
+    stack: &Ident,
+    an: &Analysis,
+) -> Result<TokenStream, Unsupported> {
+    let mut sweep = Sweep::new(an, stack.clone());
+    let value = sweep.fresh("value");
+    let value_bar = sweep.fresh("value_bar");
+    let differentiable = differentiable(function);
+    let mut bars = Vec::new();
+    // A `#[constant] mut` parameter that later holds a derivative.
+    let mut carried = Vec::new();
+    for param in &function.params {
+        let bar = sweep.bind(&param.ident.to_string());
+        if param.kind.is_differentiable() {
+            bars.push((param, bar));
+        } else if an.active.contains(&param.ident.to_string()) {
+            let ident = &param.ident;
+            carried.push(quote!(let mut #bar = ::autodiff::__adjoint::zero(&#ident);));
+        }
+    }
+    let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
+    let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
+    // Gradients are allocated after the forward sweep (which then runs on
+    // a warm cache), except a parameter the body may move.
+    // (or one a later `let` shadows, so that its value is gone by the end)
+    let movable = |param: &Param| {
+        matches!(param.kind, Kind::Vec(_))
+            || an.bound.get(&param.ident.to_string()).copied() != Some(1)
+    };
+    let declare_one = |(param, bar): &(&Param, Ident)| {
+        let ident = &param.ident;
+        // A slice parameter (`&[f64]`, `&Vec<f64>`, `&[f64; N]`) has a
+        // `Vec` gradient whatever it derefs to.
+        let whole = match param.kind {
+            Kind::Slice(_) => quote!(&#ident[..]),
+            _ => quote!(&#ident),
+        };
+        quote!(let mut #bar = ::autodiff::__adjoint::zero(#whole);)
+    };
+    let declare_early = bars
+        .iter()
+        .filter(|(param, _)| movable(param))
+        .map(declare_one);
+    let declare = bars
+        .iter()
+        .filter(|(param, _)| !movable(param))
+        .map(declare_one);
+    // A parameter the body may move is checked before the forward sweep;
+    // the others together with their gradients at the end, in one pass.
+    let (early, late): (Vec<_>, Vec<_>) = bars.iter().partition(|(param, _)| movable(param));
+    let early = early.iter().map(|(param, _)| {
+        let ident = &param.ident;
+        quote!(#stack.observe_param(&#ident, &::autodiff::__adjoint::zero(&#ident));)
+    });
+    let late_checks = late.iter().map(|(param, bar)| {
+        let ident = &param.ident;
+        match param.kind {
+            Kind::Slice(_) => quote!(#stack.observe_param(&#ident[..], &#bar);),
+            _ => quote!(#stack.observe_param(&#ident, &#bar);),
+        }
+    });
+    let early_bars = bars
+        .iter()
+        .filter(|(param, _)| movable(param))
+        .map(|(_, bar)| quote!(#stack.observe_param(&#bar, &#bar);));
+    let gradient = if let [(_, bar)] = bars.as_slice() {
+        quote!(#bar)
+    } else {
+        let bars = bars.iter().map(|(_, bar)| bar);
+        quote!((#(#bars,)*))
+    };
+    let _ = differentiable;
+    let Names {
+        attrs, generics, ..
+    } = names;
+    let vis = &function.item.vis;
+    let params = param_decls(function);
+    let allow = allowances();
+    Ok(quote! {
+        #allow
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #adjoint_fn #generics(
+            #stack: &mut ::autodiff::__adjoint::Stack,
+            #(#params),*
+        ) -> ::core::option::Option<::autodiff::ValueAndGradient<#gradient_type>> {
+            #(#declare_early)*
+            #(#carried)*
+            #(#early)*
+            #(#fwd)*
+            let #value: f64 = #tail;
+            #(#declare)*
+            let #value_bar = 1.0;
+            #(#rev)*
+            #stack.observe(#value);
+            #(#late_checks)*
+            #(#early_bars)*
+            #stack.finite().then_some(::autodiff::ValueAndGradient {
+                value: #value,
+                gradient: #gradient,
+            })
+        }
+    })
+}
+
+/// `f_forward` and `f_reverse`, which the adjoints of callers call: the
+/// forward runs `f_adjoint` on the caller's stack and pushes the gradient,
+/// the reverse adds `value_bar ×` it to the caller's adjoints of the
+/// arguments. `f` returns one number, so its gradient is all a caller's
+/// reverse sweep needs from it.
+fn pair(function: &Function, names: &Names, stack: &Ident, adjoint_fn: &Ident) -> TokenStream {
+    let compiled = quote!(#adjoint_fn(#stack, ARGS));
+    spread_pair(function, names, stack, Some(compiled))
+}
+
+fn pair_items(
+    function: &Function,
+    names: &Names,
+    stack: &Ident,
+    forward_body: TokenStream,
+    value_bar: &Ident,
+    bars: Vec<TokenStream>,
+    reverse_body: TokenStream,
+) -> TokenStream {
+    let name = names.name;
+    let forward_fn = format_ident!("{}_forward", name);
+    let reverse_fn = format_ident!("{}_reverse", name);
+    let Names {
+        attrs, generics, ..
+    } = names;
+    let vis = &function.item.vis;
+    let params = param_decls(function);
+    let allow = allowances();
+    quote! {
+        #allow
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #forward_fn #generics(
+            #stack: &mut ::autodiff::__adjoint::Stack,
+            #(#params),*
+        ) -> f64 {
+            #forward_body
+        }
+
+        #allow
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #reverse_fn #generics(
+            #stack: &mut ::autodiff::__adjoint::Stack,
+            #(#params,)*
+            #value_bar: f64,
+            #(#bars),*
+        ) {
+            #reverse_body
+        }
+    }
+}
+
+/// The pair of a function that keeps the tape: the forward runs the tape
+/// gradient and pushes it, the reverse adds `value_bar ×` it.
+fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> TokenStream {
+    spread_pair(function, names, stack, None)
+}
+
+/// A pair that pushes the whole gradient: from the compiled adjoint
+/// (`compiled`, with `ARGS` for the arguments) or from the tape.
+fn spread_pair(
+    function: &Function,
+    names: &Names,
+    stack: &Ident,
+    compiled: Option<TokenStream>,
+) -> TokenStream {
+    let value_bar = Ident::new("value_bar", Span::mixed_site());
+    let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let differentiable: Vec<&Param> = differentiable(function);
+    let any_struct = function
+        .params
+        .iter()
+        .any(|param| holds_struct(&param.kind));
+    let bars: Vec<_> = function
+        .params
+        .iter()
+        .map(|param| {
+            let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
+            let ty = if any_struct {
+                quote!(impl ::core::marker::Sized)
+            } else {
+                bar_type(&param.kind)
+            };
+            (param, bar, ty)
+        })
+        .collect();
+    let grad_tape = format_ident!("{}_grad_tape", names.name);
+    let name = names.name;
+    let (forward_body, reverse_body) = if any_struct {
+        // A model's gradient has no flat form here: callers keep the tape.
+        (
+            quote! {
+                #stack.fail();
+                #name(#(#args),*)
+            },
+            quote!(),
+        )
+    } else {
+        let components: Vec<TokenStream> = if differentiable.len() == 1 {
+            vec![quote!(result.gradient)]
+        } else {
+            (0..differentiable.len())
+                .map(|k| {
+                    let k = syn::Index::from(k);
+                    quote!(result.gradient.#k)
+                })
+                .collect()
+        };
+        let pops = bars
+            .iter()
+            .filter(|(param, _, _)| param.kind.is_differentiable())
+            .rev()
+            .map(|(_, bar, _)| {
+                quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);)
+            });
+        let forward = match compiled {
+            Some(call) => {
+                let call = replace_args(call, quote!(#(#args),*));
+                quote! {
+                    match #call {
+                        ::core::option::Option::Some(result) => {
+                            #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
+                            result.value
+                        }
+                        ::core::option::Option::None => {
+                            #stack.fail();
+                            f64::NAN
+                        }
+                    }
+                }
+            }
+            None => quote! {
+                match #grad_tape(#(#args),*) {
+                    ::core::result::Result::Ok(result) => {
+                        #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
+                        result.value
+                    }
+                    ::core::result::Result::Err(_) => {
+                        #stack.fail();
+                        f64::NAN
+                    }
+                }
+            },
+        };
+        (forward, quote!(#(#pops)*))
+    };
+    let bar_decls = bars
+        .iter()
+        .map(|(_, bar, ty)| quote!(#bar: &mut #ty))
+        .collect();
+    pair_items(
+        function,
+        names,
+        stack,
+        forward_body,
+        &value_bar,
+        bar_decls,
+        reverse_body,
+    )
+}
+
+/// `tokens` with the placeholder `ARGS` replaced by `args`.
+fn replace_args(tokens: TokenStream, args: TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) if ident == "ARGS" => args.clone(),
+            proc_macro2::TokenTree::Group(group) => {
+                let mut new = proc_macro2::Group::new(
+                    group.delimiter(),
+                    replace_args(group.stream(), args.clone()),
+                );
+                new.set_span(group.span());
+                new.into_token_stream()
+            }
+            other => other.into_token_stream(),
+        })
+        .collect()
+}
+
+/// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,
+/// so that a caller's array or `Vec` adjoint coerces to it; a pass-through
+/// parameter takes whatever the caller passes.
+fn bar_type(kind: &Kind) -> TokenStream {
+    match kind {
+        Kind::Scalar => quote!(f64),
+        Kind::Array(elem, len) => {
+            let elem = owned_bar_type(elem);
+            quote!([#elem; #len])
+        }
+        Kind::Slice(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!([#elem])
+        }
+        Kind::Vec(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!(::std::vec::Vec<#elem>)
+        }
+        Kind::Struct { .. } | Kind::PassThrough => quote!(impl ::core::marker::Sized),
+    }
+}
+
+fn owned_bar_type(kind: &Kind) -> TokenStream {
+    match kind {
+        Kind::Slice(elem) | Kind::Vec(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!(::std::vec::Vec<#elem>)
+        }
+        other => bar_type(other),
+    }
+}
+
+/// Whether a parameter's shape has a model in it.
+pub fn holds_struct(kind: &Kind) -> bool {
+    match kind {
+        Kind::Struct { .. } => true,
+        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
+        Kind::Scalar | Kind::PassThrough => false,
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
+
+/// The first construct anywhere in `block` that the adjoint does not
+/// compile. The sweeps refuse what they cannot reverse where they meet it;
+/// these constructs must be refused up front, because a sweep that took
+/// them for plain code would miss a derivative (a closure's, a fused
+/// `mul_add`'s) or run a statement that an attribute compiles out.
+fn not_compiled(block: &Block) -> Option<Unsupported> {
+    block.stmts.iter().find_map(|stmt| match stmt {
+        Stmt::Let { attrs, init, .. } => {
+            if let Some(attr) = attrs.first() {
+                return Some(Unsupported {
+                    construct: "an attribute on a statement".into(),
+                    line: crate::text::line(attr.pound_token.span),
+                });
+            }
+            init.as_ref().and_then(not_compiled_expr)
+        }
+        Stmt::Item(_) => None,
+        Stmt::Expr(expr, _) => not_compiled_expr(expr),
+    })
+}
+
+fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
+    let refuse = |construct: &str| {
+        Some(Unsupported {
+            construct: construct.into(),
+            line: crate::text::line(expr.span),
+        })
+    };
+    let attributed = matches!(
+        expr.source.to_token_stream().into_iter().next(),
+        Some(proc_macro2::TokenTree::Punct(punct)) if punct.as_char() == '#'
+    );
+    if attributed {
+        return refuse("an attribute on a statement");
+    }
+    match &expr.kind {
+        ExprKind::Ternary { func, .. } => return refuse(&format!("`{func}`")),
+        ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
+        ExprKind::Closure { .. } => return refuse("a closure"),
+        ExprKind::Dbg { .. } => return refuse("`dbg!`"),
+        ExprKind::Sum { product: true, .. } => return refuse("`product`"),
+        _ => {}
+    }
+    expr.children().into_iter().find_map(|child| match child {
+        Child::Expr(child) => not_compiled_expr(child),
+        Child::Block(block) => not_compiled(block),
+    })
+}

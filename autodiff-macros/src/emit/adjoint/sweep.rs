@@ -1,0 +1,2348 @@
+//! The two sweeps of one body, written together statement by statement:
+//! each statement's forward code (the statement as written, after the
+//! values it computes for the reverse sweep and the pushes of what will be
+//! gone by then) and its reverse code (the pops, then one adjoint statement
+//! per operand occurrence, right to left). A block's reverse is its
+//! statements' reverses in the opposite order, after the declarations of
+//! its bindings' adjoints.
+//!
+//! Anything this does not compile yet is an [`Unsupported`], and the
+//! function keeps the tape.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+use syn::ext::IdentExt;
+
+use super::analysis::{carries, dims_of, Analysis};
+use super::rules::{self, Factor};
+use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
+use crate::flow::root;
+use crate::text;
+
+/// The first construct the compiled adjoint does not cover, and its line.
+pub struct Unsupported {
+    pub construct: String,
+    pub line: u32,
+}
+
+type R<T> = Result<T, Unsupported>;
+
+fn unsupported<T>(construct: impl Into<String>, at: &Expr) -> R<T> {
+    Err(Unsupported {
+        construct: construct.into(),
+        line: text::line(at.span),
+    })
+}
+
+/// An adjoint flowing into an expression: `tokens` (added, or subtracted
+/// when `negated`), and whether it is a whole array's (added with
+/// `accumulate`) rather than a scalar's.
+#[derive(Clone)]
+pub struct Seed {
+    pub tokens: TokenStream,
+    pub negated: bool,
+    pub whole: bool,
+}
+
+impl Seed {
+    pub fn new(tokens: TokenStream) -> Seed {
+        Seed {
+            tokens,
+            negated: false,
+            whole: false,
+        }
+    }
+
+    fn negate(mut self) -> Seed {
+        self.negated = !self.negated;
+        self
+    }
+
+    /// The seed times `factor`.
+    fn times(&self, factor: &Factor) -> Seed {
+        let seed = &self.tokens;
+        let (tokens, negated) = match factor {
+            Factor::One => (seed.clone(), false),
+            Factor::Times(f, negated) => (quote!(#seed * #f), *negated),
+            Factor::Over(f, negated) => (quote!(#seed / #f), *negated),
+        };
+        Seed {
+            tokens,
+            negated: self.negated ^ negated,
+            whole: false,
+        }
+    }
+
+    /// The seed's value with its sign: what a callee's reverse receives.
+    fn signed(&self) -> TokenStream {
+        let tokens = &self.tokens;
+        if self.negated {
+            quote!(-(#tokens))
+        } else {
+            tokens.clone()
+        }
+    }
+}
+
+/// What one simple statement adds around itself.
+#[derive(Default)]
+struct StmtCx {
+    /// Hoisted subexpressions: node id to the name of its value.
+    hoisted: HashMap<usize, Ident>,
+    /// The hoisted values the reverse reads (pushed unless they stay in
+    /// scope).
+    hoist_saved: HashSet<usize>,
+    /// Forward: `let z_tanh = z.tanh();`, in evaluation order.
+    hoists: Vec<TokenStream>,
+    observes: Vec<TokenStream>,
+    /// Values to push (forward tokens) and the names they come back as.
+    saves: Vec<(TokenStream, Ident)>,
+    saved_keys: HashMap<String, Ident>,
+    /// The reverse statements, in order.
+    rev: Vec<TokenStream>,
+    /// Seed temporaries numbered per statement: `product_bar_2`.
+    temps: HashMap<String, usize>,
+}
+
+/// A loop whose body leaves by `break` or `continue`: every iteration
+/// ends by pushing how it ended (0 at the end of the body, `k` at the
+/// `k`-th jump), after the records of the branches it leaves.
+#[derive(Default)]
+struct Jumps {
+    next: u32,
+    pending: Vec<TokenStream>,
+    /// The loop's trip counter, pushed by a `return` that leaves it.
+    trips: Option<Ident>,
+    /// The function's own level (return points), not a loop.
+    function: bool,
+}
+
+/// The items a `for` walks: `place[index]`, by reference or copied, with
+/// the index when enumerated.
+struct Elements<'e, 'a> {
+    place: &'e Expr<'a>,
+    by_ref: bool,
+    enumerate: bool,
+}
+
+#[derive(Default)]
+struct Scope {
+    /// Bindings of this scope with their adjoints, in order.
+    bars: Vec<(String, TokenStream)>,
+    /// Names the reverse sweep has again in this scope: loop variables,
+    /// replayed bindings.
+    available: HashSet<String>,
+}
+
+pub struct Sweep<'m> {
+    an: &'m Analysis,
+    stack: Ident,
+    adjoint: TokenStream,
+    top: usize,
+    depth: usize,
+    scopes: Vec<Scope>,
+    /// Bindings named so far, by name: the k-th of n is `y_k_bar`.
+    seen: HashMap<String, usize>,
+    /// Names of values hoisted at the top level of `f_adjoint`, which stay
+    /// in scope for the reverse sweep and so must not shadow each other.
+    top_names: HashSet<String>,
+    /// Calls' value names so far: each is new, as several share a scope.
+    calls: HashMap<String, usize>,
+    /// The innermost loop with `break`/`continue`: its next exit number
+    /// and the arm records of the branches a jump leaves.
+    jumps: Vec<Jumps>,
+    /// The body has an early `return`: its forward sweep is a labelled
+    /// block, so no top-level binding is left for the reverse sweep.
+    early: bool,
+    /// Loops numbered, for their trip counters' names.
+    loops: usize,
+    /// The adjoint of the function's value: what a `return e` seeds `e`
+    /// with.
+    value_bar: TokenStream,
+    cx: StmtCx,
+}
+
+/// What a block gives: forward statements, the value of its tail if it
+/// was asked for one, and its reverse.
+pub struct BlockCode {
+    pub fwd: Vec<TokenStream>,
+    pub value: Option<TokenStream>,
+    pub rev: Vec<TokenStream>,
+}
+
+impl<'m> Sweep<'m> {
+    pub fn new(an: &'m Analysis, stack: Ident) -> Self {
+        Sweep {
+            an,
+            stack,
+            adjoint: quote!(::autodiff::__adjoint),
+            top: 0,
+            depth: 0,
+            scopes: vec![Scope::default()],
+            seen: HashMap::new(),
+            top_names: HashSet::new(),
+            calls: HashMap::new(),
+            jumps: Vec::new(),
+            early: false,
+            loops: 0,
+            value_bar: quote!(value_bar),
+            cx: StmtCx::default(),
+        }
+    }
+
+    /// A name no identifier of the function uses: `base`, `base_2`, ...
+    pub fn fresh(&self, base: &str) -> Ident {
+        let mut name = base.to_owned();
+        let mut k = 1;
+        while self.an.idents.contains(&name) {
+            k += 1;
+            name = format!("{base}_{k}");
+        }
+        Ident::new(&name, Span::call_site())
+    }
+
+    /// Names the adjoint of the next binding of `name` and puts it in the
+    /// current scope.
+    pub fn bind(&mut self, name: &str) -> Ident {
+        let k = {
+            let seen = self.seen.entry(name.to_owned()).or_default();
+            *seen += 1;
+            *seen
+        };
+        let total = self.an.bound.get(name).copied().unwrap_or(1);
+        let plain = name.trim_start_matches("r#");
+        let base = if k >= total {
+            format!("{plain}_bar")
+        } else {
+            format!("{plain}_{k}_bar")
+        };
+        let ident = self.fresh(&base);
+        let place = ident.to_token_stream();
+        self.scope().bars.push((name.to_owned(), place));
+        ident
+    }
+
+    fn scope(&mut self) -> &mut Scope {
+        self.scopes.last_mut().expect("the parameters' scope")
+    }
+
+    fn bar_of(&self, name: &str) -> Option<TokenStream> {
+        self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .bars
+                .iter()
+                .rev()
+                .find(|(bound, _)| bound == name)
+                .map(|(_, place)| place.clone())
+        })
+    }
+
+    fn active(&self, expr: &Expr) -> bool {
+        carries(expr, &self.an.active)
+    }
+
+    /// Whether the reverse sweep still has `name`'s value from here.
+    fn available(&self, name: &str) -> bool {
+        !self.an.is_local(name)
+            || self
+                .scopes
+                .iter()
+                .any(|scope| scope.available.contains(name))
+            || (self.an.stable(name, self.top)
+                && (!self.early
+                    || (self.an.params.contains(name) && !self.an.top_lets.contains_key(name))))
+    }
+
+    /// Whether every binding `tokens` names is available.
+    fn all_available(&self, tokens: TokenStream) -> bool {
+        tokens.into_iter().all(|token| match token {
+            TokenTree::Ident(ident) => self.available(&ident.to_string()),
+            TokenTree::Group(group) => self.all_available(group.stream()),
+            _ => true,
+        })
+    }
+
+    fn fully_available(&self, expr: &Expr) -> bool {
+        self.all_available(expr.source.to_token_stream()) && !has_call(expr)
+    }
+
+    // -----------------------------------------------------------------
+    // Blocks and statements.
+    // -----------------------------------------------------------------
+
+    /// A block; `seed` is the adjoint of its value when its tail is one.
+    pub fn block(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
+        self.scopes.push(Scope::default());
+        let result = self.block_inner(block, seed);
+        self.scopes.pop();
+        result
+    }
+
+    /// The function body: top-level statements are numbered for stability.
+    pub fn body(&mut self, block: &Block, seed: &Seed) -> R<BlockCode> {
+        self.value_bar = seed.tokens.clone();
+        if !has_return(block) {
+            return self.block_inner(block, Some(seed));
+        }
+        // Early returns: the forward sweep is `'forward: { .. }`, each
+        // return point pushes its number, the reverse reverses what ran
+        // before it.
+        self.early = true;
+        self.jumps.push(Jumps {
+            function: true,
+            ..Jumps::default()
+        });
+        let result = (|| {
+            let (stmts, tail) = block.split_tail();
+            let mut prelude = Vec::new();
+            let mut fwd = Vec::new();
+            let mut revs = Vec::new();
+            let mut owners = Vec::new();
+            for (j, stmt) in stmts.iter().enumerate() {
+                self.top = j;
+                let before = self.jumps.last().map_or(0, |jumps| jumps.next);
+                let (f, r) = self.stmt(stmt, &mut prelude)?;
+                let after = self.jumps.last().map_or(0, |jumps| jumps.next);
+                owners.extend((before..after).map(|k| (k + 1, j)));
+                fwd.extend(f);
+                revs.push(r);
+            }
+            let value = match tail {
+                Some(tail) => {
+                    self.top = stmts.len();
+                    let (f, v, r) = self.value(tail, seed)?;
+                    fwd.extend(f);
+                    revs.push(r);
+                    Some(v)
+                }
+                None => None,
+            };
+            Ok((prelude, fwd, revs, owners, value))
+        })();
+        self.jumps.pop();
+        let (prelude, fwd, revs, owners, value) = result?;
+        let stack = &self.stack;
+        let label = syn::Lifetime::new("'forward", Span::mixed_site());
+        let result = Ident::new("value", Span::mixed_site());
+        let tail = value.map(|v| quote!(let #result = #v; #stack.push_arm(0); #result));
+        let reversed = |upto: usize| {
+            let mut out = Vec::new();
+            for r in revs[..upto].iter().rev() {
+                out.extend(r.iter().cloned());
+            }
+            out
+        };
+        let all = reversed(revs.len());
+        let exits = owners.iter().map(|(k, j)| {
+            let k = Literal::u32_unsuffixed(*k);
+            let back = reversed(j + 1);
+            quote!(#k => { #(#back)* })
+        });
+        let mut rev = prelude;
+        rev.push(quote! {
+            match #stack.pop_arm() {
+                0 => { #(#all)* }
+                #(#exits)*
+                _ => #stack.fail(),
+            }
+        });
+        Ok(BlockCode {
+            fwd: Vec::new(),
+            value: Some(quote!(#label: { #(#fwd)* #tail })),
+            rev,
+        })
+    }
+
+    /// A new trip counter's name: nested loops each have their own.
+    fn trips_ident(&mut self) -> Ident {
+        self.loops += 1;
+        Ident::new(&format!("trips_{}", self.loops), Span::mixed_site())
+    }
+
+    /// Whether the value is one `f64`, as far as the body shows.
+    fn scalar(&self, expr: &Expr) -> bool {
+        is_scalar(expr) || dims_of(expr, &self.an.dims) == Some(0)
+    }
+
+    fn block_inner(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
+        let (stmts, tail) = match seed {
+            Some(_) => block.split_tail(),
+            None => (&block.stmts[..], None),
+        };
+        let mut prelude = Vec::new();
+        let mut fwd = Vec::new();
+        let mut revs = Vec::new();
+        for (index, stmt) in stmts.iter().enumerate() {
+            if self.depth == 0 {
+                self.top = index;
+            }
+            let (f, r) = self.stmt(stmt, &mut prelude)?;
+            fwd.extend(f);
+            revs.push(r);
+        }
+        let mut value = None;
+        if let (Some(tail), Some(seed)) = (tail, seed) {
+            if self.depth == 0 {
+                self.top = stmts.len();
+            }
+            let (f, v, r) = self.value(tail, seed)?;
+            fwd.extend(f);
+            value = Some(v);
+            revs.push(r);
+        } else if seed.is_some() {
+            return unsupported_block("a body that ends without a value", block);
+        }
+        let mut rev = prelude;
+        for r in revs.into_iter().rev() {
+            rev.extend(r);
+        }
+        Ok(BlockCode { fwd, value, rev })
+    }
+
+    fn stmt(
+        &mut self,
+        stmt: &Stmt,
+        prelude: &mut Vec<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        match stmt {
+            Stmt::Item(item) => {
+                if self.depth > 0 || self.early {
+                    prelude.push(item.to_token_stream());
+                }
+                Ok((vec![item.to_token_stream()], Vec::new()))
+            }
+            Stmt::Let {
+                pat,
+                name,
+                mutable,
+                init,
+                ..
+            } => {
+                let syntax = pat.syntax;
+                let active = pat.names.iter().any(|n| self.an.active.contains(n));
+                let Some(init) = init else {
+                    if active {
+                        return Err(Unsupported {
+                            construct: "a `let` without a value".into(),
+                            line: text::line(first_ident_span(syntax)),
+                        });
+                    }
+                    return Ok((vec![quote!(let #syntax;)], Vec::new()));
+                };
+                let name = match name {
+                    Some(name) if active => name,
+                    _ if active => return unsupported("a `let` with a pattern", init),
+                    _ => {
+                        let src = init.source.to_token_stream();
+                        self.inert(init)?;
+                        let once = pat
+                            .names
+                            .iter()
+                            .all(|n| self.an.bound.get(n).copied() == Some(1));
+                        let replay = (self.depth > 0 || self.early)
+                            && !*mutable
+                            && once
+                            && self.fully_available(init);
+                        if replay {
+                            prelude.push(quote!(let #syntax = #src;));
+                            let names = pat.names.clone();
+                            self.scope().available.extend(names);
+                        }
+                        return Ok((vec![quote!(let #syntax = #src;)], Vec::new()));
+                    }
+                };
+                let shape = if init.is_empty_vec() {
+                    // Filled by `push`: the reverse sweep, after the whole
+                    // forward, sees its final length.
+                    if self.depth > 0 || self.early {
+                        return unsupported("a `Vec` filled by `push` inside a loop", init);
+                    }
+                    let ident = Ident::new(name, Span::call_site());
+                    quote!(::autodiff::__adjoint::zero(&#ident))
+                } else {
+                    self.shape(init)?
+                };
+                // The initialiser reads earlier bindings of the same name.
+                let bar = self.bind_deferred(name);
+                let seed = Seed {
+                    tokens: bar.to_token_stream(),
+                    negated: false,
+                    whole: !self.scalar(init),
+                };
+                let (mut f, v, r) = self.value(init, &seed)?;
+                self.scope()
+                    .bars
+                    .push((name.clone(), bar.to_token_stream()));
+                prelude.push(quote!(let mut #bar = #shape;));
+                f.push(quote!(let #syntax = #v;));
+                Ok((f, r))
+            }
+            Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_some()),
+        }
+    }
+
+    /// The adjoint name of the binding about to be made, put in scope by
+    /// the caller after its initialiser is read.
+    fn bind_deferred(&mut self, name: &str) -> Ident {
+        let ident = self.bind(name);
+        self.scope().bars.pop();
+        ident
+    }
+
+    /// A statement with no derivative in it (nothing carries one, nothing
+    /// active is written) runs as written and has no reverse; a `return`,
+    /// `break` or `continue` is not compiled yet.
+    fn inert(&self, expr: &Expr) -> R<bool> {
+        let mut touches = self.active(expr);
+        match &expr.kind {
+            ExprKind::Return(Some(_)) if self.early => return Ok(false),
+            ExprKind::Return(_) => return unsupported("an early `return`", expr),
+            ExprKind::Break {
+                label: None,
+                value: None,
+            }
+            | ExprKind::Continue(None) => return Ok(false),
+            ExprKind::Break { .. } => return unsupported("`break` with a label or value", expr),
+            ExprKind::Continue(_) => return unsupported("`continue` with a label", expr),
+            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                touches |= root(target).is_some_and(|name| self.an.active.contains(&name));
+            }
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "push" => {
+                touches |= root(receiver).is_some_and(|name| self.an.active.contains(&name));
+            }
+            _ => {}
+        }
+        for child in expr.children() {
+            touches |= match child {
+                crate::ast::Child::Expr(child) => !self.inert(child)?,
+                crate::ast::Child::Block(block) => !self.inert_block(block)?,
+            };
+        }
+        Ok(!touches)
+    }
+
+    fn inert_block(&self, block: &Block) -> R<bool> {
+        let mut inert = true;
+        for stmt in &block.stmts {
+            inert &= match stmt {
+                Stmt::Let { pat, init, .. } => {
+                    !pat.names.iter().any(|n| self.an.active.contains(n))
+                        && match init {
+                            Some(init) => self.inert(init)?,
+                            None => true,
+                        }
+                }
+                Stmt::Item(_) => true,
+                Stmt::Expr(expr, _) => self.inert(expr)?,
+            };
+        }
+        Ok(inert)
+    }
+
+    fn expr_stmt(&mut self, expr: &Expr, semi: bool) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let semi = semi.then(|| quote!(;));
+        let src = expr.source.to_token_stream();
+        match &expr.kind {
+            ExprKind::Assign { target, value } if self.root_active(target) => {
+                self.cx = StmtCx::default();
+                let bar = self.bar_place(target)?;
+                let assigned = self.temp("assigned_bar");
+                let whole = !self.scalar(value);
+                let adjoint = &self.adjoint;
+                if whole {
+                    self.cx
+                        .rev
+                        .push(quote!(let #assigned = #adjoint::take(&mut #bar);));
+                } else {
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = 0.0;));
+                }
+                let seed = Seed {
+                    tokens: assigned.to_token_stream(),
+                    negated: false,
+                    whole,
+                };
+                let outer = std::mem::take(&mut self.cx);
+                let (mut f, v, r) = self.value(value, &seed)?;
+                let target_src = target.source.to_token_stream();
+                f.push(quote!(#target_src = #v #semi));
+                let mut rev = outer.rev;
+                rev.extend(r);
+                Ok((f, rev))
+            }
+            ExprKind::CompoundAssign {
+                op, target, value, ..
+            } if self.root_active(target) => self.compound(expr, *op, target, value, semi),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if *method == "push" && self.root_active(receiver) => {
+                // The adjoint `Vec` has the final length; each reversed
+                // `push` takes its element's adjoint off the end.
+                let [item] = args.as_slice() else {
+                    return unsupported("`.push()`", expr);
+                };
+                if !self.scalar(item) {
+                    return unsupported("`.push()` of an array", expr);
+                }
+                self.cx = StmtCx::default();
+                let bar = self.bar_place(receiver)?;
+                let pushed = self.temp("pushed_bar");
+                self.cx
+                    .rev
+                    .push(quote!(let #pushed: f64 = #bar.pop().unwrap_or(0.0);));
+                self.rev(item, Seed::new(pushed.to_token_stream()))?;
+                let v = self.fwd(item)?;
+                let receiver_src = receiver.source.to_token_stream();
+                Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
+            }
+            ExprKind::For {
+                label,
+                pat,
+                iter,
+                body,
+            } if !self.inert(expr)? => {
+                if label.is_some() {
+                    return unsupported("a labelled loop", expr);
+                }
+                self.for_loop(expr, pat, iter, body)
+            }
+            ExprKind::Match { scrutinee, arms } if !self.inert(expr)? => {
+                let (mut f, v, r) = self.match_expr(expr, scrutinee, arms, None)?;
+                f.push(quote!(#v #semi));
+                Ok((f, r))
+            }
+            ExprKind::While {
+                label: None,
+                cond,
+                body,
+            } if !self.inert(expr)? => self.while_loop(expr, cond, body),
+            ExprKind::Return(Some(value))
+                if self.jumps.first().is_some_and(|jumps| jumps.function) =>
+            {
+                self.cx = StmtCx::default();
+                if self.active(value) {
+                    let seed = Seed::new(self.value_bar.clone());
+                    self.rev(value, seed)?;
+                } else {
+                    self.inert(value)?;
+                }
+                let v = self.fwd(value)?;
+                let stack = self.stack.clone();
+                // Innermost first: each level's branch records, how its
+                // iteration ended and its trips, then the return point.
+                let mut records = Vec::new();
+                for jumps in self.jumps.iter_mut().rev() {
+                    records.extend(jumps.pending.iter().rev().cloned());
+                    jumps.next += 1;
+                    let k = Literal::u32_unsuffixed(jumps.next);
+                    records.push(quote!(#stack.push_arm(#k);));
+                    if let Some(trips) = &jumps.trips {
+                        records.push(quote!(#stack.push_trips(#trips);));
+                    }
+                }
+                let label = syn::Lifetime::new("'forward", Span::mixed_site());
+                Ok(self.finish(quote!({ #(#records)* break #label #v; })))
+            }
+            ExprKind::Break {
+                label: None,
+                value: None,
+            }
+            | ExprKind::Continue(None) => {
+                let stack = self.stack.clone();
+                let Some(jumps) = self.jumps.last_mut().filter(|jumps| !jumps.function) else {
+                    return unsupported(describe(expr), expr);
+                };
+                let k = Literal::u32_unsuffixed(jumps.next + 1);
+                jumps.next += 1;
+                let records = jumps.pending.iter().rev();
+                Ok((
+                    vec![quote!({ #(#records)* #stack.push_arm(#k); #src #semi })],
+                    Vec::new(),
+                ))
+            }
+            ExprKind::If { .. } if !self.inert(expr)? => {
+                let (f, v, r) = self.if_expr(expr, None)?;
+                let mut f = f;
+                f.push(quote!(#v #semi));
+                Ok((f, r))
+            }
+            ExprKind::Block(None, block) if !self.inert(expr)? => {
+                self.depth += 1;
+                let code = self.block(block, None);
+                self.depth -= 1;
+                let BlockCode { fwd, rev, .. } = code?;
+                Ok((vec![quote!({ #(#fwd)* })], vec![quote!({ #(#rev)* })]))
+            }
+            _ => {
+                if self.inert(expr)? {
+                    Ok((vec![quote!(#src #semi)], Vec::new()))
+                } else {
+                    unsupported(describe(expr), expr)
+                }
+            }
+        }
+    }
+
+    fn root_active(&self, target: &Expr) -> bool {
+        root(target).is_some_and(|name| self.an.active.contains(&name))
+    }
+
+    fn compound(
+        &mut self,
+        whole: &Expr,
+        op: Arith,
+        target: &Expr,
+        value: &Expr,
+        semi: Option<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        self.cx = StmtCx::default();
+        let bar = self.bar_place(target)?;
+        let carries = self.active(value);
+        let branching = matches!(
+            value.kind,
+            ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(None, _)
+        );
+        if branching && carries && matches!(op, Arith::Add | Arith::Sub) {
+            let op_token = match whole.source {
+                Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
+                _ => return unsupported(describe(whole), whole),
+            };
+            let seed = Seed {
+                tokens: bar,
+                negated: op == Arith::Sub,
+                whole: false,
+            };
+            self.cx = StmtCx::default();
+            let (mut f, v, r) = self.value(value, &seed)?;
+            let target_src = target.source.to_token_stream();
+            f.push(quote!(#target_src #op_token #v #semi));
+            return Ok((f, r));
+        }
+        match op {
+            Arith::Add | Arith::Sub => {
+                let seed = Seed {
+                    tokens: bar,
+                    negated: op == Arith::Sub,
+                    whole: false,
+                };
+                self.rev(value, seed)?;
+            }
+            Arith::Mul => {
+                let e = self.val(value)?;
+                if carries {
+                    let old = self.val(target)?;
+                    let assigned = self.temp("assigned_bar");
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = #assigned * #e;));
+                    self.rev(value, Seed::new(quote!(#assigned * #old)))?;
+                } else {
+                    self.cx.rev.push(quote!(#bar *= #e;));
+                }
+            }
+            Arith::Div => {
+                let e = self.val(value)?;
+                if carries {
+                    let old = self.val(target)?;
+                    let assigned = self.temp("assigned_bar");
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = #assigned / #e;));
+                    self.rev(
+                        value,
+                        Seed::new(quote!(#assigned * (#old / #e) / #e)).negate(),
+                    )?;
+                } else {
+                    self.cx.rev.push(quote!(#bar /= #e;));
+                }
+            }
+            Arith::Rem | Arith::Method(_) => return unsupported("`%=`", whole),
+        }
+        let op_token = match whole.source {
+            Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
+            _ => return unsupported(describe(whole), whole),
+        };
+        let v = self.fwd(value)?;
+        if op == Arith::Div {
+            self.observe(v.clone());
+        }
+        let target_src = target.source.to_token_stream();
+        Ok(self.finish(quote!(#target_src #op_token #v #semi)))
+    }
+
+    /// The current statement's forward (hoists, observes, pushes, then
+    /// `stmt`) and reverse (pops, then the adjoint statements).
+    fn finish(&mut self, stmt: TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let cx = std::mem::take(&mut self.cx);
+        let stack = &self.stack;
+        let mut fwd = cx.hoists;
+        fwd.extend(cx.observes);
+        let mut rev = Vec::new();
+        for (value, _) in &cx.saves {
+            fwd.push(quote!(#stack.push(#value);));
+        }
+        for (_, name) in cx.saves.iter().rev() {
+            rev.push(quote!(let #name = #stack.pop();));
+        }
+        fwd.push(stmt);
+        rev.extend(cx.rev);
+        (fwd, rev)
+    }
+
+    /// An expression whose value goes somewhere (a `let`, an assignment, a
+    /// block's tail) with adjoint `seed`: its forward statements, the
+    /// expression giving its value, and its reverse.
+    fn value(
+        &mut self,
+        expr: &Expr,
+        seed: &Seed,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        match &expr.kind {
+            ExprKind::If { .. } if self.active(expr) => self.if_expr(expr, Some(seed)),
+            ExprKind::Match { scrutinee, arms } if self.active(expr) => {
+                self.match_expr(expr, scrutinee, arms, Some(seed))
+            }
+            ExprKind::Paren(inner) if matches!(inner.kind, ExprKind::If { .. }) => {
+                self.value(inner, seed)
+            }
+            ExprKind::Block(None, block) if self.active(expr) => {
+                self.depth += 1;
+                let code = self.block(block, Some(seed));
+                self.depth -= 1;
+                let BlockCode { fwd, value, rev } = code?;
+                Ok((
+                    Vec::new(),
+                    quote!({ #(#fwd)* #value }),
+                    vec![quote!({ #(#rev)* })],
+                ))
+            }
+            ExprKind::Block(..) | ExprKind::Loop { .. } if self.active(expr) => {
+                unsupported(describe(expr), expr)
+            }
+            _ => {
+                let outer = std::mem::take(&mut self.cx);
+                self.cx.temps = outer.temps.clone();
+                if self.active(expr) {
+                    self.rev(expr, seed.clone())?;
+                } else {
+                    self.inert(expr)?;
+                }
+                let v = self.fwd(expr)?;
+                let value = self.temp_value();
+                let (mut f, r) = self.finish(quote!(let #value = #v;));
+                // The value is the last forward statement's binding; inline
+                // it back when nothing came before it.
+                let tail = f.pop().expect("finish pushed the statement");
+                if f.is_empty() {
+                    self.cx = outer;
+                    return Ok((f, v, r));
+                }
+                f.push(tail);
+                self.cx = outer;
+                Ok((f, value.to_token_stream(), r))
+            }
+        }
+    }
+
+    fn temp_value(&self) -> Ident {
+        Ident::new("value", Span::mixed_site())
+    }
+
+    // -----------------------------------------------------------------
+    // Control flow.
+    // -----------------------------------------------------------------
+
+    fn if_expr(
+        &mut self,
+        expr: &Expr,
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        // The chain `if c0 {..} else if c1 {..} else {..}`.
+        let mut arms: Vec<(Option<&Expr>, Option<&Block>)> = Vec::new();
+        let mut current = expr;
+        loop {
+            match &current.kind {
+                ExprKind::If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                } => {
+                    if matches!(cond.kind, ExprKind::Let { .. }) {
+                        return unsupported("`if let`", current);
+                    }
+                    arms.push((Some(cond), Some(then_branch)));
+                    match else_branch {
+                        Some(next) => current = next,
+                        None => {
+                            arms.push((None, None));
+                            break;
+                        }
+                    }
+                }
+                ExprKind::Block(None, block) => {
+                    arms.push((None, Some(block)));
+                    break;
+                }
+                _ => return unsupported(describe(current), current),
+            }
+        }
+        let stack = self.stack.clone();
+        let replay = arms
+            .iter()
+            .all(|(cond, _)| cond.is_none_or(|cond| self.fully_available(cond)));
+        let mut observes = Vec::new();
+        for (cond, _) in &arms {
+            if let Some(cond) = cond {
+                for place in self.active_places(cond) {
+                    observes.push(quote!(#stack.observe(#place);));
+                }
+            }
+        }
+        let mut fwd_arms = Vec::new();
+        let mut rev_arms = Vec::new();
+        self.depth += 1;
+        for (k, (_, block)) in arms.iter().enumerate() {
+            let pending = (!replay).then(|| {
+                let k = Literal::u32_unsuffixed(k as u32);
+                quote!(#stack.push_arm(#k);)
+            });
+            if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &pending) {
+                jumps.pending.push(record.clone());
+            }
+            let code = match block {
+                Some(block) => self.block(block, seed),
+                None => Ok(BlockCode {
+                    fwd: Vec::new(),
+                    value: None,
+                    rev: Vec::new(),
+                }),
+            };
+            if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &pending) {
+                jumps.pending.pop();
+            }
+            let code = match code {
+                Ok(code) => code,
+                Err(e) => {
+                    self.depth -= 1;
+                    return Err(e);
+                }
+            };
+            let BlockCode { fwd, value, rev } = code;
+            let record = (!replay).then(|| {
+                let k = Literal::u32_unsuffixed(k as u32);
+                quote!(#stack.push_arm(#k);)
+            });
+            let arm = match value {
+                Some(value) if record.is_some() => {
+                    let v = self.temp_value();
+                    quote!({ #(#fwd)* let #v = #value; #record #v })
+                }
+                Some(value) => quote!({ #(#fwd)* #value }),
+                None => quote!({ #(#fwd)* #record }),
+            };
+            fwd_arms.push(arm);
+            rev_arms.push(quote!({ #(#rev)* }));
+        }
+        self.depth -= 1;
+        let mut fwd = quote!();
+        let mut rev = quote!();
+        let n = arms.len();
+        for (k, (cond, _)) in arms.iter().enumerate() {
+            let arm = &fwd_arms[k];
+            let back = &rev_arms[k];
+            let cond_src = cond.map(|cond| cond.source.to_token_stream());
+            match (k, cond_src) {
+                (0, Some(c)) => {
+                    fwd.extend(quote!(if #c #arm));
+                    rev.extend(quote!(if #c #back));
+                }
+                (_, Some(c)) => {
+                    fwd.extend(quote!(else if #c #arm));
+                    rev.extend(quote!(else if #c #back));
+                }
+                (_, None) => {
+                    fwd.extend(quote!(else #arm));
+                    rev.extend(quote!(else #back));
+                }
+            }
+        }
+        let rev = if replay {
+            rev
+        } else {
+            let numbered = (0..n).map(|k| Literal::u32_unsuffixed(k as u32));
+            let backs = &rev_arms;
+            quote! {
+                match #stack.pop_arm() {
+                    #(#numbered => #backs)*
+                    _ => #stack.fail(),
+                }
+            }
+        };
+        Ok((observes, fwd, vec![rev]))
+    }
+
+    /// `match` on values that carry no derivative: each arm reversed under
+    /// the same pattern when the scrutinee and guards are still there in
+    /// the reverse sweep, else under the arm index the forward pushed.
+    fn match_expr(
+        &mut self,
+        expr: &Expr,
+        scrutinee: &Expr,
+        arms: &[crate::ast::Arm],
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        if self.active(scrutinee) || has_call(scrutinee) {
+            return unsupported("`match` on a value with a derivative", expr);
+        }
+        let stack = self.stack.clone();
+        let mut replay = self.fully_available(scrutinee);
+        let mut observes = Vec::new();
+        for arm in arms {
+            if let Some(guard) = &arm.guard {
+                self.scopes.push(Scope::default());
+                let names = arm.pat.names.clone();
+                self.scope().available.extend(names);
+                replay &= self.fully_available(guard);
+                self.scopes.pop();
+                if has_call(guard) {
+                    return unsupported("a `match` guard with a call", guard);
+                }
+                for place in self.active_places(guard) {
+                    // Observed before the `match`, where the arm's own
+                    // bindings do not exist yet.
+                    if mentions_any(&place, &arm.pat.names) {
+                        return unsupported(
+                            "a `match` guard reading a tracked value through the arm's bindings",
+                            guard,
+                        );
+                    }
+                    observes.push(quote!(#stack.observe(#place);));
+                }
+            }
+        }
+        let mut fwd_arms = Vec::new();
+        let mut rev_arms = Vec::new();
+        self.depth += 1;
+        let result = (|| -> R<()> {
+            for (k, arm) in arms.iter().enumerate() {
+                self.scopes.push(Scope::default());
+                if replay {
+                    let names = arm.pat.names.clone();
+                    self.scope().available.extend(names);
+                }
+                let record = (!replay).then(|| {
+                    let k = Literal::u32_unsuffixed(k as u32);
+                    quote!(#stack.push_arm(#k);)
+                });
+                if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &record) {
+                    jumps.pending.push(record.clone());
+                }
+                let code = self.arm_body(&arm.body, seed);
+                if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &record) {
+                    jumps.pending.pop();
+                }
+                self.scopes.pop();
+                let (fwd, value, rev) = code?;
+                let record = (!replay).then(|| {
+                    let k = Literal::u32_unsuffixed(k as u32);
+                    quote!(#stack.push_arm(#k);)
+                });
+                let v = self.temp_value();
+                fwd_arms.push(match value {
+                    Some(value) => quote!({ #(#fwd)* let #v = #value; #record #v }),
+                    None => quote!({ #(#fwd)* #record }),
+                });
+                rev_arms.push(quote!({ #(#rev)* }));
+            }
+            Ok(())
+        })();
+        self.depth -= 1;
+        result?;
+        let scrutinee_src = scrutinee.source.to_token_stream();
+        let heads: Vec<TokenStream> = arms
+            .iter()
+            .map(|arm| {
+                let pat = arm.pat.syntax;
+                match &arm.guard {
+                    Some(guard) => {
+                        let guard = guard.source.to_token_stream();
+                        quote!(#pat if #guard)
+                    }
+                    None => quote!(#pat),
+                }
+            })
+            .collect();
+        let fwd = quote!(match #scrutinee_src { #(#heads => #fwd_arms)* });
+        let rev = if replay {
+            quote!(match #scrutinee_src { #(#heads => #rev_arms)* })
+        } else {
+            let numbered = (0..arms.len()).map(|k| Literal::u32_unsuffixed(k as u32));
+            quote! {
+                match #stack.pop_arm() {
+                    #(#numbered => #rev_arms)*
+                    _ => #stack.fail(),
+                }
+            }
+        };
+        Ok((observes, fwd, vec![rev]))
+    }
+
+    /// A `match` arm's body: a block, or an expression whose value is the
+    /// `match`'s (with `seed`) or a statement.
+    #[allow(clippy::type_complexity)]
+    fn arm_body(
+        &mut self,
+        body: &Expr,
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, Option<TokenStream>, Vec<TokenStream>)> {
+        match (&body.kind, seed) {
+            (ExprKind::Block(None, block), _) => {
+                let BlockCode { fwd, value, rev } = self.block(block, seed)?;
+                Ok((fwd, value, rev))
+            }
+            (_, Some(seed)) => {
+                let (f, v, r) = self.value(body, seed)?;
+                Ok((f, Some(v), r))
+            }
+            (_, None) => {
+                let (f, r) = self.expr_stmt(body, true)?;
+                Ok((f, None, r))
+            }
+        }
+    }
+
+    /// A loop's body: as a block, or, when it jumps, with an exit record
+    /// per iteration and a reverse per exit (the statements up to the one
+    /// that jumped). The caller has pushed the loop's scope.
+    fn loop_body(
+        &mut self,
+        body: &Block,
+        trips: Option<Ident>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        if !contains_jump(body) {
+            let BlockCode { fwd, rev, .. } = self.block_inner(body, None)?;
+            return Ok((fwd, rev));
+        }
+        self.jumps.push(Jumps {
+            trips,
+            ..Jumps::default()
+        });
+        let result = (|| {
+            let mut prelude = Vec::new();
+            let mut fwd = Vec::new();
+            let mut revs = Vec::new();
+            let mut owners = Vec::new();
+            for (j, stmt) in body.stmts.iter().enumerate() {
+                let before = self.jumps.last().map_or(0, |jumps| jumps.next);
+                let (f, r) = self.stmt(stmt, &mut prelude)?;
+                let after = self.jumps.last().map_or(0, |jumps| jumps.next);
+                owners.extend((before..after).map(|k| (k + 1, j)));
+                fwd.extend(f);
+                revs.push(r);
+            }
+            Ok((prelude, fwd, revs, owners))
+        })();
+        self.jumps.pop();
+        let (prelude, mut fwd, revs, owners) = result?;
+        let stack = &self.stack;
+        let exit = Ident::new("exit", Span::mixed_site());
+        fwd.push(quote!(#stack.push_arm(0);));
+        let reversed = |upto: usize| {
+            let mut out = Vec::new();
+            for r in revs[..=upto].iter().rev() {
+                out.extend(r.iter().cloned());
+            }
+            out
+        };
+        let all = if revs.is_empty() {
+            Vec::new()
+        } else {
+            reversed(revs.len() - 1)
+        };
+        let exits = owners.iter().map(|(k, j)| {
+            let k = Literal::u32_unsuffixed(*k);
+            let back = reversed(*j);
+            quote!(#k => { #(#back)* })
+        });
+        Ok((
+            fwd,
+            vec![quote! {
+                let #exit = #stack.pop_arm();
+                #(#prelude)*
+                match #exit {
+                    0 => { #(#all)* }
+                    #(#exits)*
+                    _ => #stack.fail(),
+                }
+            }],
+        ))
+    }
+
+    /// `while`: the forward counts the trips (leaving the loop as soon as
+    /// an observed value is not finite, where the tape would have stopped)
+    /// and pushes the count; the reverse runs the reversed body that many
+    /// times.
+    fn while_loop(
+        &mut self,
+        _whole: &Expr,
+        cond: &Expr,
+        body: &Block,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        if self.active(cond) || has_call(cond) || matches!(cond.kind, ExprKind::Let { .. }) {
+            return unsupported("a `while` condition with a derivative", cond);
+        }
+        let stack = self.stack.clone();
+        let trips = self.trips_ident();
+        let observes: Vec<TokenStream> = self
+            .active_places(cond)
+            .into_iter()
+            .map(|place| quote!(#stack.observe(#place);))
+            .collect();
+        self.depth += 1;
+        self.scopes.push(Scope::default());
+        let code = self.loop_body(body, Some(trips.clone()));
+        self.scopes.pop();
+        self.depth -= 1;
+        let (fwd, rev) = code?;
+        let cond_src = cond.source.to_token_stream();
+        Ok((
+            vec![quote! {
+                let mut #trips: usize = 0;
+                while { #(#observes)* #stack.finite() && (#cond_src) } {
+                    #trips += 1;
+                    #(#fwd)*
+                }
+                #stack.push_trips(#trips);
+            }],
+            vec![quote! {
+                for _ in 0..#stack.pop_trips() {
+                    #(#rev)*
+                }
+            }],
+        ))
+    }
+
+    /// The tracked places an expression reads (for the finiteness check of
+    /// a branch condition).
+    fn active_places(&self, expr: &Expr) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        self.collect_places(expr, &mut out);
+        out
+    }
+
+    fn collect_places(&self, expr: &Expr, out: &mut Vec<TokenStream>) {
+        match &expr.kind {
+            ExprKind::Path(_) | ExprKind::Index { .. } if self.active(expr) => {
+                out.push(expr.source.to_token_stream());
+            }
+            _ => {
+                for child in expr.children() {
+                    if let crate::ast::Child::Expr(child) = child {
+                        self.collect_places(child, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn for_loop(
+        &mut self,
+        whole: &Expr,
+        pat: &crate::ast::Pattern,
+        iter: &Expr,
+        body: &Block,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let syntax = pat.syntax;
+        let iter_src = iter.source.to_token_stream();
+        // A loop that may stop early pushes how many trips it made.
+        let stack = self.stack.clone();
+        let trips = self.trips_ident();
+        let counted = contains_jump(body);
+        let counter = counted.then(|| trips.clone());
+        let (count_init, count_step, count_push, take) = if counted {
+            (
+                quote!(let mut #trips: usize = 0;),
+                quote!(#trips += 1;),
+                quote!(#stack.push_trips(#trips);),
+                quote!(.take(#stack.pop_trips())),
+            )
+        } else {
+            (quote!(), quote!(), quote!(), quote!())
+        };
+        if range_like(iter) {
+            if !self.fully_available(iter) {
+                return unsupported("a `for` over a range whose bounds change", whole);
+            }
+            self.depth += 1;
+            self.scopes.push(Scope::default());
+            let names = pat.names.clone();
+            self.scope().available.extend(names);
+            let code = self.loop_body(body, counter.clone());
+            self.scopes.pop();
+            self.depth -= 1;
+            let (fwd, rev) = code?;
+            return Ok((
+                vec![quote! {
+                    #count_init
+                    for #syntax in #iter_src { #count_step #(#fwd)* }
+                    #count_push
+                }],
+                vec![quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* })],
+            ));
+        }
+        {
+            {
+                let Some(Elements {
+                    place,
+                    by_ref,
+                    enumerate,
+                }) = self.elements(iter)
+                else {
+                    return unsupported(format!("a `for` over {}", describe(iter)), whole);
+                };
+                if !self.fully_available(place) {
+                    return unsupported("a `for` over values that change", whole);
+                }
+                let element_pat = match (enumerate, pat.syntax) {
+                    (false, pat) => pat,
+                    (true, syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => &tuple.elems[1],
+                    _ => return unsupported("a `for` pattern", whole),
+                };
+                let element = match element_pat {
+                    syn::Pat::Ident(ident) => Some(&ident.ident),
+                    syn::Pat::Reference(reference) => match &*reference.pat {
+                        syn::Pat::Ident(ident) => Some(&ident.ident),
+                        _ => None,
+                    },
+                    syn::Pat::Wild(_) => None,
+                    _ => return unsupported("a `for` pattern", whole),
+                };
+                let index = Ident::new("index", Span::mixed_site());
+                let place_src = place.source.to_token_stream();
+                let place_bar = if self.active(place) {
+                    Some(self.bar_place(place)?)
+                } else {
+                    None
+                };
+                self.depth += 1;
+                self.scopes.push(Scope::default());
+                let names = pat.names.clone();
+                self.scope().available.extend(names);
+                let bar = match (element, &place_bar) {
+                    (Some(element), Some(_)) => {
+                        let name = element.to_string();
+                        Some(self.bind(&name))
+                    }
+                    _ => None,
+                };
+                let code = self.loop_body(body, counter.clone());
+                self.scopes.pop();
+                self.depth -= 1;
+                let (fwd, rev) = code?;
+                let adjoint = &self.adjoint;
+                let element_value = if by_ref {
+                    quote!(&#place_src[#index])
+                } else {
+                    quote!(#place_src[#index])
+                };
+                let element_value = if enumerate {
+                    quote!((#index, #element_value))
+                } else {
+                    element_value
+                };
+                let (declare, spread) = match (&bar, &place_bar) {
+                    (Some(bar), Some(place_bar)) => (
+                        quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#index]);),
+                        quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);),
+                    ),
+                    _ => (quote!(), quote!()),
+                };
+                Ok((
+                    vec![quote! {
+                        #count_init
+                        for #syntax in #iter_src { #count_step #(#fwd)* }
+                        #count_push
+                    }],
+                    vec![quote! {
+                        for #index in (0..#place_src.len())#take.rev() {
+                            #[allow(unused_variables)]
+                            let #syntax = #element_value;
+                            #declare
+                            #(#rev)*
+                            #spread
+                        }
+                    }],
+                ))
+            }
+        }
+    }
+
+    /// What a `for` iterates, when it is the items of a place.
+    fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
+        match &iter.kind {
+            ExprKind::Path(path) => {
+                let name = path.path.get_ident()?.to_string();
+                if !self.an.slices.contains(&name) && !self.an.arrays.contains(&name) {
+                    return None;
+                }
+                // A slice's items are references; an array's or a `Vec`'s
+                // of numbers are copies (of anything else: references).
+                let by_ref =
+                    self.an.slices.contains(&name) || dims_of(iter, &self.an.dims) != Some(1);
+                Some(Elements {
+                    place: iter,
+                    by_ref,
+                    enumerate: false,
+                })
+            }
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "enumerate" => {
+                let inner = self.elements(receiver)?;
+                (!inner.enumerate).then_some(Elements {
+                    enumerate: true,
+                    ..inner
+                })
+            }
+            _ => element_source(iter).map(|(place, by_ref)| Elements {
+                place,
+                by_ref,
+                enumerate: false,
+            }),
+        }
+    }
+
+    // -----------------------------------------------------------------
+    // Expressions: the reverse first (it decides what is hoisted and
+    // saved), then the forward.
+    // -----------------------------------------------------------------
+
+    /// A seed temporary `base`, numbered if the statement already has one.
+    fn temp(&mut self, base: &str) -> Ident {
+        let count = self.cx.temps.entry(base.to_owned()).or_default();
+        *count += 1;
+        let name = if *count == 1 {
+            base.to_owned()
+        } else {
+            format!("{base}_{count}")
+        };
+        // Hygienic: a seed temporary never shadows a binding's adjoint
+        // (`sum_bar` of a `let sum`) or a name of the student's.
+        Ident::new(&name, Span::mixed_site())
+    }
+
+    /// The adjoint place of a place expression: `w1_bar[j][i]`.
+    fn bar_place(&self, place: &Expr) -> R<TokenStream> {
+        match &place.kind {
+            ExprKind::Path(path) => {
+                let Some(ident) = path.path.get_ident() else {
+                    return unsupported("a path", place);
+                };
+                match self.bar_of(&ident.to_string()) {
+                    Some(bar) => Ok(bar),
+                    None => unsupported("a binding without an adjoint", place),
+                }
+            }
+            ExprKind::Index { base, index } => {
+                let base = self.bar_place(base)?;
+                if !self.fully_available(index) {
+                    return unsupported("an index that changes before the reverse sweep", index);
+                }
+                let index = index.source.to_token_stream();
+                Ok(quote!(#base[#index]))
+            }
+            ExprKind::Paren(inner)
+            | ExprKind::Reference { expr: inner, .. }
+            | ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand: inner,
+            } => self.bar_place(inner),
+            ExprKind::Field { .. } => unsupported("a field of a model", place),
+            _ => unsupported(describe(place), place),
+        }
+    }
+
+    /// `place_bar += seed;` (or the whole-array form).
+    fn accumulate(&mut self, place: &Expr, seed: Seed) -> R<()> {
+        if !self.active(place) {
+            return Ok(());
+        }
+        let bar = self.bar_place(place)?;
+        let tokens = &seed.tokens;
+        let adjoint = &self.adjoint;
+        let stmt = if seed.whole {
+            if seed.negated {
+                return unsupported("the difference of two arrays", place);
+            }
+            quote!(#adjoint::accumulate(&mut #bar, &#tokens);)
+        } else if seed.negated {
+            quote!(#bar -= #tokens;)
+        } else {
+            quote!(#bar += #tokens;)
+        };
+        self.cx.rev.push(stmt);
+        Ok(())
+    }
+
+    /// Passes `seed × factor` to `child`: inline into a place, or through a
+    /// named temporary into a subexpression.
+    fn pass(&mut self, child: &Expr, seed: &Seed, factor: Factor) -> R<()> {
+        if !self.active(child) {
+            return Ok(());
+        }
+        let seed = seed.times(&factor);
+        if is_place(child) {
+            return self.accumulate(child, seed);
+        }
+        let simple = matches!(factor, Factor::One);
+        if simple {
+            return self.rev(child, seed);
+        }
+        let name = self.temp(&temp_name(child));
+        let tokens = &seed.tokens;
+        self.cx.rev.push(quote!(let #name = #tokens;));
+        self.rev(
+            child,
+            Seed {
+                tokens: name.to_token_stream(),
+                negated: seed.negated,
+                whole: false,
+            },
+        )
+    }
+
+    /// The adjoint statements of `expr` seeded with `seed`.
+    fn rev(&mut self, expr: &Expr, seed: Seed) -> R<()> {
+        if !self.active(expr) {
+            return Ok(());
+        }
+        match &expr.kind {
+            ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                self.accumulate(expr, seed)
+            }
+            ExprKind::Paren(inner)
+            | ExprKind::Reference { expr: inner, .. }
+            | ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand: inner,
+            } => self.rev(inner, seed),
+            ExprKind::Structural {
+                receiver, method, ..
+            } if matches!(
+                method.to_string().as_str(),
+                "clone" | "to_vec" | "copied" | "cloned"
+            ) =>
+            {
+                let seed = Seed {
+                    whole: true,
+                    ..seed
+                };
+                self.rev(receiver, seed)
+            }
+            ExprKind::Binary { op, lhs, rhs, .. } => self.rev_binary(expr, *op, lhs, rhs, &seed),
+            ExprKind::Neg { operand, .. } => {
+                self.pass(operand, &seed.clone().negate(), Factor::One)
+            }
+            ExprKind::Elementary { func, operand, .. } => {
+                let factor = rules::elementary(self, func, operand, expr)?;
+                match factor {
+                    Some(factor) => self.pass(operand, &seed, factor),
+                    None => Ok(()),
+                }
+            }
+            ExprKind::Powi { base, exponent, .. } => {
+                if !self.fully_available(exponent) {
+                    return unsupported("`powi` of an exponent that changes", exponent);
+                }
+                let x = self.val(base)?;
+                let n = exponent.source.to_token_stream();
+                let adjoint = &self.adjoint;
+                let factor = Factor::Times(quote!(#adjoint::derivative::powi(#x, #n)), false);
+                self.pass(base, &seed, factor)
+            }
+            ExprKind::Sum { items, .. } => {
+                let Some((place, _)) = element_source(items) else {
+                    return unsupported(format!("`sum` of `{}`", describe(items)), expr);
+                };
+                let bar = self.bar_place(place)?;
+                let item = Ident::new("item_bar", Span::mixed_site());
+                let tokens = &seed.tokens;
+                let op = if seed.negated { quote!(-=) } else { quote!(+=) };
+                self.cx.rev.push(quote! {
+                    for #item in #bar.iter_mut() {
+                        *#item #op #tokens;
+                    }
+                });
+                Ok(())
+            }
+            ExprKind::Call { func, args } => self.rev_call(expr, func, args, &seed),
+            _ => unsupported(describe(expr), expr),
+        }
+    }
+
+    fn rev_binary(&mut self, expr: &Expr, op: Arith, lhs: &Expr, rhs: &Expr, seed: &Seed) -> R<()> {
+        // Right to left, and a place before a subexpression, so that each
+        // adjoint statement reads like the line it reverses.
+        let order: [(&Expr, bool); 2] = if is_place(lhs) && !is_place(rhs) {
+            [(lhs, true), (rhs, false)]
+        } else {
+            [(rhs, false), (lhs, true)]
+        };
+        match op {
+            Arith::Add | Arith::Sub => {
+                let shared = if self.active(lhs) && self.active(rhs) && !is_simple(&seed.tokens) {
+                    let name = self.temp(&temp_name(expr));
+                    let tokens = &seed.tokens;
+                    self.cx.rev.push(quote!(let #name = #tokens;));
+                    Seed {
+                        tokens: name.to_token_stream(),
+                        ..seed.clone()
+                    }
+                } else {
+                    seed.clone()
+                };
+                for (child, left) in order {
+                    let s = if !left && op == Arith::Sub {
+                        shared.clone().negate()
+                    } else {
+                        shared.clone()
+                    };
+                    self.pass(child, &s, Factor::One)?;
+                }
+                Ok(())
+            }
+            Arith::Mul => {
+                for (child, left) in order {
+                    if !self.active(child) {
+                        continue;
+                    }
+                    let other = self.val(if left { rhs } else { lhs })?;
+                    self.pass(child, seed, Factor::Times(other, false))?;
+                }
+                Ok(())
+            }
+            Arith::Div => {
+                for (child, left) in order {
+                    if !self.active(child) {
+                        continue;
+                    }
+                    let b = self.val(rhs)?;
+                    if left {
+                        self.pass(child, seed, Factor::Over(b, false))?;
+                    } else {
+                        let a = self.val(lhs)?;
+                        self.pass(child, seed, Factor::Times(quote!((#a / #b) / #b), true))?;
+                    }
+                }
+                Ok(())
+            }
+            Arith::Rem => unsupported("`%`", expr),
+            Arith::Method(name) => {
+                let helper = match name {
+                    "max" => "max_partials",
+                    "min" => "min_partials",
+                    "powf" => "powf_partials",
+                    "hypot" => "hypot_partials",
+                    "log" => "log_partials",
+                    _ => return unsupported(format!("`{name}`"), expr),
+                };
+                let helper = Ident::new(helper, Span::call_site());
+                let a = self.val(lhs)?;
+                let b = self.val(rhs)?;
+                let partials = self.temp("partials");
+                let adjoint = &self.adjoint;
+                self.cx
+                    .rev
+                    .push(quote!(let #partials = #adjoint::#helper(#a, #b);));
+                for (child, left) in order {
+                    let part = if left {
+                        quote!(#partials.0)
+                    } else {
+                        quote!(#partials.1)
+                    };
+                    self.pass(child, seed, Factor::Times(part, false))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn rev_call(&mut self, expr: &Expr, func: &syn::Path, args: &[Expr], seed: &Seed) -> R<()> {
+        let reverse = sibling(func, "reverse");
+        let stack = self.stack.clone();
+        let adjoint = self.adjoint.clone();
+        let mut arg_src = Vec::new();
+        let mut bars = Vec::new();
+        let mut after = Vec::new();
+        for arg in args {
+            if !self.fully_available(arg) {
+                return unsupported(
+                    "a call whose argument changes before the reverse sweep",
+                    arg,
+                );
+            }
+            let src = arg.source.to_token_stream();
+            arg_src.push(src.clone());
+            let place = match &arg.kind {
+                ExprKind::Reference {
+                    mutability: None,
+                    expr,
+                } if is_place(expr) => Some(&**expr),
+                _ if is_place(arg) => Some(arg),
+                _ => None,
+            };
+            if !self.active(arg) {
+                bars.push(quote!(&mut #adjoint::zero(&(#src))));
+            } else if let Some(place) = place {
+                let bar = self.bar_place(place)?;
+                bars.push(quote!(&mut #bar));
+            } else {
+                let name = self.temp("argument_bar");
+                self.cx.rev.push(quote!(let mut #name = 0.0;));
+                bars.push(quote!(&mut #name));
+                after.push((arg, name));
+            }
+        }
+        let value_bar = seed.signed();
+        self.cx
+            .rev
+            .push(quote!(#reverse(#stack, #(#arg_src,)* #value_bar, #(#bars),*);));
+        for (arg, name) in after.into_iter().rev() {
+            self.rev(arg, Seed::new(name.to_token_stream()))?;
+        }
+        let _ = expr;
+        Ok(())
+    }
+
+    /// The value of `expr` in the reverse sweep: recomputed from what is
+    /// still there, restored from the stack, or hoisted and saved.
+    pub fn val(&mut self, expr: &Expr) -> R<TokenStream> {
+        if let Some(name) = self.cx.hoisted.get(&expr.id) {
+            return Ok(name.to_token_stream());
+        }
+        match &expr.kind {
+            ExprKind::Lit(syn::Lit::Int(int)) => {
+                let value: f64 = int.base10_parse::<u64>().map_or(f64::NAN, |v| v as f64);
+                Ok(Literal::f64_unsuffixed(value).to_token_stream())
+            }
+            ExprKind::Lit(_) | ExprKind::NegLit(_) => Ok(expr.source.to_token_stream()),
+            ExprKind::Path(path) => {
+                let src = expr.source.to_token_stream();
+                let Some(ident) = path.path.get_ident() else {
+                    return Ok(src);
+                };
+                if self.available(&ident.to_string()) {
+                    Ok(src)
+                } else {
+                    Ok(self.save(src, ident.clone()).to_token_stream())
+                }
+            }
+            ExprKind::Paren(inner) => {
+                let inner = self.val(inner)?;
+                Ok(quote!((#inner)))
+            }
+            _ if self.fully_available(expr) && is_arithmetic(expr) => {
+                let src = expr.source.to_token_stream();
+                Ok(if is_place(expr) { src } else { quote!((#src)) })
+            }
+            ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                let src = expr.source.to_token_stream();
+                let name = self.fresh(&sanitize(&src.to_string()));
+                Ok(self.save(src, name).to_token_stream())
+            }
+            ExprKind::Binary { op, lhs, rhs, .. } => {
+                let l = self.val(lhs)?;
+                let r = self.val(rhs)?;
+                Ok(match op {
+                    Arith::Add => quote!((#l + #r)),
+                    Arith::Sub => quote!((#l - #r)),
+                    Arith::Mul => quote!((#l * #r)),
+                    Arith::Div => quote!((#l / #r)),
+                    _ => self.hoist(expr).to_token_stream(),
+                })
+            }
+            ExprKind::Neg { operand, .. } => {
+                let x = self.val(operand)?;
+                Ok(quote!((-#x)))
+            }
+            ExprKind::Elementary { .. }
+            | ExprKind::Powi { .. }
+            | ExprKind::Sum { .. }
+            | ExprKind::Call { .. } => Ok(self.hoist(expr).to_token_stream()),
+            ExprKind::Cast { .. } | ExprKind::PlainCall { .. } | ExprKind::PlainMethod { .. } => {
+                let src = expr.source.to_token_stream();
+                let name = self.fresh("operand");
+                Ok(self.save(quote!((#src)), name).to_token_stream())
+            }
+            _ => unsupported(describe(expr), expr),
+        }
+    }
+
+    /// Saves `value` before the statement; the reverse pops it as `name`.
+    fn save(&mut self, value: TokenStream, name: Ident) -> Ident {
+        let key = value.to_string();
+        if let Some(name) = self.cx.saved_keys.get(&key) {
+            return name.clone();
+        }
+        self.cx.saved_keys.insert(key, name.clone());
+        self.cx.saves.push((value, name.clone()));
+        name
+    }
+
+    /// Names the value of `expr` in the forward sweep (`let z_tanh =
+    /// z.tanh();`), saved unless it stays in scope for the reverse.
+    pub fn hoist(&mut self, expr: &Expr) -> Ident {
+        if let Some(name) = self.cx.hoisted.get(&expr.id) {
+            return name.clone();
+        }
+        let base = hoist_name(expr);
+        if matches!(expr.kind, ExprKind::Call { .. }) {
+            // Out of rustc's suggestions for a misspelt or unannotated
+            // callee: the student never wrote this name.
+            let count = self.calls.entry(base.clone()).or_default();
+            *count += 1;
+            let name = if *count == 1 {
+                base
+            } else {
+                format!("{base}_{count}")
+            };
+            let name = Ident::new(&name, Span::mixed_site());
+            self.cx.hoisted.insert(expr.id, name.clone());
+            if self.depth > 0 || self.early {
+                self.cx.hoist_saved.insert(expr.id);
+            }
+            return name;
+        }
+        let stays = self.depth == 0 && !self.early;
+        let name = if stays {
+            let mut name = self.fresh(&base);
+            let mut k = 1;
+            while self.top_names.contains(&name.to_string()) {
+                k += 1;
+                name = self.fresh(&format!("{base}_{k}"));
+            }
+            self.top_names.insert(name.to_string());
+            name
+        } else {
+            self.fresh(&base)
+        };
+        self.cx.hoisted.insert(expr.id, name.clone());
+        if !stays {
+            self.cx.hoist_saved.insert(expr.id);
+        }
+        name
+    }
+
+    pub fn observe(&mut self, value: TokenStream) {
+        let stack = &self.stack;
+        self.cx.observes.push(quote!(#stack.observe(#value);));
+    }
+
+    /// The forward expression: as written where nothing is hoisted or
+    /// called, else rebuilt with the hoisted names.
+    fn fwd(&mut self, expr: &Expr) -> R<TokenStream> {
+        let hoisted = self.cx.hoisted.get(&expr.id).cloned();
+        let is_call = matches!(expr.kind, ExprKind::Call { .. }) && self.active(expr);
+        if hoisted.is_none() && !is_call && !self.needs_rebuild(expr) {
+            self.observe_absorbing(expr)?;
+            return Ok(expr.source.to_token_stream());
+        }
+        let inner = self.fwd_rebuild(expr)?;
+        let name = match hoisted {
+            Some(name) => name,
+            None if is_call => {
+                let name = self.hoist(expr);
+                // A call's value is read only if `val` asked for it.
+                self.cx.hoist_saved.remove(&expr.id);
+                name
+            }
+            None => return Ok(inner),
+        };
+        self.cx.hoists.push(quote!(let #name = #inner;));
+        if self.cx.hoist_saved.contains(&expr.id) {
+            self.cx.saves.push((name.to_token_stream(), name.clone()));
+        }
+        Ok(name.to_token_stream())
+    }
+
+    /// Whether some node below `expr` is hoisted or is an annotated call.
+    fn needs_rebuild(&self, expr: &Expr) -> bool {
+        expr.children().into_iter().any(|child| match child {
+            crate::ast::Child::Expr(child) => {
+                self.cx.hoisted.contains_key(&child.id)
+                    || (matches!(child.kind, ExprKind::Call { .. }) && self.active(child))
+                    || self.needs_rebuild(child)
+            }
+            crate::ast::Child::Block(_) => false,
+        })
+    }
+
+    /// Observes the operands of absorbing operations in a subtree printed
+    /// as written.
+    fn observe_absorbing(&mut self, expr: &Expr) -> R<()> {
+        if !self.active(expr) {
+            return Ok(());
+        }
+        match &expr.kind {
+            ExprKind::Elementary { func, operand, .. } if rules::absorbs(func) => {
+                let src = operand.source.to_token_stream();
+                self.observe(src);
+            }
+            ExprKind::Powi { base, .. } => {
+                let src = base.source.to_token_stream();
+                self.observe(src);
+            }
+            ExprKind::Binary {
+                op: Arith::Div,
+                rhs,
+                ..
+            } => {
+                let src = rhs.source.to_token_stream();
+                self.observe(src);
+            }
+            ExprKind::Binary {
+                op: Arith::Method(_),
+                lhs,
+                rhs,
+                ..
+            } => {
+                let (l, r) = (lhs.source.to_token_stream(), rhs.source.to_token_stream());
+                self.observe(l);
+                self.observe(r);
+            }
+            _ => {}
+        }
+        for child in expr.children() {
+            if let crate::ast::Child::Expr(child) = child {
+                self.observe_absorbing(child)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn fwd_rebuild(&mut self, expr: &Expr) -> R<TokenStream> {
+        let source = match expr.source {
+            Source::Expr(source) => source,
+            Source::Macro(_) => return unsupported(describe(expr), expr),
+        };
+        Ok(match (&expr.kind, source) {
+            (ExprKind::Paren(inner), _) => {
+                let inner = self.fwd(inner)?;
+                quote!((#inner))
+            }
+            (ExprKind::Binary { op, lhs, rhs, .. }, syn::Expr::Binary(binary)) => {
+                let l = self.fwd(lhs)?;
+                let r = self.fwd(rhs)?;
+                if *op == Arith::Div {
+                    self.observe(r.clone());
+                }
+                let op = &binary.op;
+                quote!(#l #op #r)
+            }
+            (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::MethodCall(call)) => {
+                let l = self.fwd(lhs)?;
+                let r = self.fwd(rhs)?;
+                self.observe(l.clone());
+                self.observe(r.clone());
+                let method = &call.method;
+                quote!(#l.#method(#r))
+            }
+            (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::Call(call)) => {
+                let l = self.fwd(lhs)?;
+                let r = self.fwd(rhs)?;
+                self.observe(l.clone());
+                self.observe(r.clone());
+                let func = &call.func;
+                quote!(#func(#l, #r))
+            }
+            (ExprKind::Neg { operand, .. }, _) => {
+                let x = self.fwd(operand)?;
+                quote!(-#x)
+            }
+            (ExprKind::Elementary { func, operand, .. }, source) => {
+                let x = self.fwd(operand)?;
+                if rules::absorbs(func) {
+                    self.observe(x.clone());
+                }
+                match source {
+                    syn::Expr::MethodCall(call) => {
+                        let method = &call.method;
+                        quote!(#x.#method())
+                    }
+                    syn::Expr::Call(call) => {
+                        let func = &call.func;
+                        quote!(#func(#x))
+                    }
+                    _ => return unsupported(describe(expr), expr),
+                }
+            }
+            (ExprKind::Powi { base, exponent, .. }, source) => {
+                let x = self.fwd(base)?;
+                self.observe(x.clone());
+                let n = exponent.source.to_token_stream();
+                match source {
+                    syn::Expr::MethodCall(_) => quote!(#x.powi(#n)),
+                    _ => quote!(f64::powi(#x, #n)),
+                }
+            }
+            (ExprKind::Call { func, args }, _) => {
+                let forward = sibling(func, "forward");
+                let stack = &self.stack;
+                let args: Vec<_> = args.iter().map(|a| a.source.to_token_stream()).collect();
+                quote!(#forward(#stack, #(#args),*))
+            }
+            _ => {
+                if self.needs_rebuild(expr) {
+                    return unsupported(describe(expr), expr);
+                }
+                expr.source.to_token_stream()
+            }
+        })
+    }
+
+    /// The adjoint's initial value, shaped like the initialiser's value.
+    fn shape(&self, init: &Expr) -> R<TokenStream> {
+        let adjoint = &self.adjoint;
+        if self.scalar(init) {
+            return Ok(quote!(0.0));
+        }
+        Ok(match &init.kind {
+            ExprKind::Paren(inner) => self.shape(inner)?,
+            ExprKind::Repeat { elem, len } => {
+                let elem = self.shape(elem)?;
+                if !self.all_available(len.to_token_stream()) {
+                    return unsupported("an array whose length changes", init);
+                }
+                quote!([#elem; #len])
+            }
+            ExprKind::VecRepeat { elem, len } => {
+                let elem = self.shape(elem)?;
+                if !self.fully_available(len) {
+                    return unsupported("a `vec!` whose length changes", init);
+                }
+                let len = len.source.to_token_stream();
+                quote!(::std::vec![#elem; #len])
+            }
+            ExprKind::Array(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!([#(#items),*])
+            }
+            ExprKind::VecList(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!(::std::vec![#(#items),*])
+            }
+            ExprKind::Structural { receiver, .. } if is_place(receiver) => self.shape(receiver)?,
+            ExprKind::Path(_) | ExprKind::Index { .. } if self.active(init) => {
+                let bar = self.bar_place(init)?;
+                quote!(#adjoint::zero_like(&#bar))
+            }
+            ExprKind::Path(_) | ExprKind::Index { .. } => {
+                if !self.fully_available(init) {
+                    return unsupported("a binding whose shape the reverse sweep cannot see", init);
+                }
+                let src = init.source.to_token_stream();
+                quote!(#adjoint::zero(&#src))
+            }
+            ExprKind::If { then_branch, .. } => match then_branch.split_tail().1 {
+                Some(tail) => self.shape(tail)?,
+                None => return unsupported(describe(init), init),
+            },
+            _ if is_scalar(init) => quote!(0.0),
+            _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
+        })
+    }
+}
+
+fn unsupported_block<T>(construct: &str, block: &Block) -> R<T> {
+    let line = block.stmts.last().map_or(0, |stmt| match stmt {
+        Stmt::Expr(expr, _) => text::line(expr.span),
+        Stmt::Let {
+            init: Some(init), ..
+        } => text::line(init.span),
+        _ => 0,
+    });
+    Err(Unsupported {
+        construct: construct.into(),
+        line,
+    })
+}
+
+fn first_ident_span(pat: &syn::Pat) -> Span {
+    pat.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |token| token.span())
+}
+
+/// Whether the value is one `f64` (as opposed to a place that may be an
+/// array): arithmetic, a function, a literal, a call.
+fn is_scalar(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Lit(_)
+        | ExprKind::NegLit(_)
+        | ExprKind::Binary { .. }
+        | ExprKind::Neg { .. }
+        | ExprKind::Elementary { .. }
+        | ExprKind::Powi { .. }
+        | ExprKind::Sum { .. }
+        | ExprKind::Cast { .. } => true,
+        ExprKind::Call { .. } => !expr.is_empty_vec(),
+        ExprKind::Paren(inner) => is_scalar(inner),
+        ExprKind::If { then_branch, .. } | ExprKind::Block(None, then_branch) => {
+            then_branch.split_tail().1.is_some_and(is_scalar)
+        }
+        ExprKind::Match { arms, .. } => arms.first().is_some_and(|arm| is_scalar(&arm.body)),
+        _ => false,
+    }
+}
+
+/// A path, or an index chain into one.
+fn is_place(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Path(_) => true,
+        ExprKind::Prefix {
+            op: syn::UnOp::Deref(_),
+            operand,
+        } => is_place(operand),
+        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_place(base),
+        _ => false,
+    }
+}
+
+/// Arithmetic of places and literals: cheap to compute again.
+fn is_arithmetic(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Lit(_) | ExprKind::NegLit(_) | ExprKind::Path(_) => true,
+        ExprKind::Index { base, .. } => is_arithmetic(base),
+        ExprKind::Paren(inner)
+        | ExprKind::Neg { operand: inner, .. }
+        | ExprKind::Prefix {
+            op: syn::UnOp::Deref(_),
+            operand: inner,
+        } => is_arithmetic(inner),
+        ExprKind::Binary { op, lhs, rhs, .. } => {
+            matches!(op, Arith::Add | Arith::Sub | Arith::Mul | Arith::Div)
+                && is_arithmetic(lhs)
+                && is_arithmetic(rhs)
+        }
+        _ => false,
+    }
+}
+
+fn has_call(expr: &Expr) -> bool {
+    matches!(expr.kind, ExprKind::Call { .. })
+        || expr.children().into_iter().any(|child| match child {
+            crate::ast::Child::Expr(child) => has_call(child),
+            crate::ast::Child::Block(_) => true,
+        })
+}
+
+fn is_simple(tokens: &TokenStream) -> bool {
+    let tokens: Vec<_> = tokens.clone().into_iter().collect();
+    tokens.len() == 1
+}
+
+/// A range, possibly reversed, stepped, skipped or taken: reversible.
+fn range_like(iter: &Expr) -> bool {
+    match &iter.kind {
+        ExprKind::Range {
+            start: Some(_),
+            end: Some(_),
+            ..
+        } => true,
+        ExprKind::Paren(inner) => range_like(inner),
+        ExprKind::Structural {
+            receiver, method, ..
+        } => {
+            matches!(
+                method.to_string().as_str(),
+                "rev" | "step_by" | "skip" | "take"
+            ) && range_like(receiver)
+        }
+        _ => false,
+    }
+}
+
+/// `x`, `&x`, `x.iter()`, `x.iter().copied()`: the place iterated and
+/// whether the items are references.
+fn element_source<'e, 'a>(iter: &'e Expr<'a>) -> Option<(&'e Expr<'a>, bool)> {
+    match &iter.kind {
+        ExprKind::Reference {
+            mutability: None,
+            expr,
+        } if is_place(expr) => Some((expr, true)),
+        ExprKind::Structural {
+            receiver, method, ..
+        } => match method.to_string().as_str() {
+            "iter" if is_place(receiver) => Some((receiver, true)),
+            "copied" | "cloned" => {
+                let (place, _) = element_source(receiver)?;
+                Some((place, false))
+            }
+            _ => None,
+        },
+        ExprKind::Paren(inner) => element_source(inner),
+        _ => None,
+    }
+}
+
+fn contains_jump(block: &Block) -> bool {
+    fn expr_jumps(expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_) => true,
+            _ => expr.children().into_iter().any(|child| match child {
+                crate::ast::Child::Expr(child) => expr_jumps(child),
+                crate::ast::Child::Block(block) => contains_jump(block),
+            }),
+        }
+    }
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_jumps),
+        Stmt::Item(_) => false,
+        Stmt::Expr(expr, _) => expr_jumps(expr),
+    })
+}
+
+fn has_return(block: &Block) -> bool {
+    fn expr_returns(expr: &Expr) -> bool {
+        matches!(expr.kind, ExprKind::Return(_))
+            || expr.children().into_iter().any(|child| match child {
+                crate::ast::Child::Expr(child) => expr_returns(child),
+                crate::ast::Child::Block(block) => has_return(block),
+            })
+    }
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_returns),
+        Stmt::Item(_) => false,
+        Stmt::Expr(expr, _) => expr_returns(expr),
+    })
+}
+
+/// `g_forward` / `g_reverse` by the same path as `g`.
+fn sibling(func: &syn::Path, suffix: &str) -> TokenStream {
+    let mut path = func.clone();
+    if let Some(last) = path.segments.last_mut() {
+        last.ident = format_ident!("{}_{}", last.ident, suffix);
+    }
+    path.to_token_stream()
+}
+
+/// A readable identifier from source text: `s[j]` -> `s_j`.
+fn sanitize(text: &str) -> String {
+    let mut out = String::new();
+    for ch in text.chars() {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch);
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_').to_owned();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("value_{out}")
+    } else {
+        out
+    }
+}
+
+/// The name of a hoisted value: `z_tanh`, `x_exp`, `softplus_value`.
+fn hoist_name(expr: &Expr) -> String {
+    match &expr.kind {
+        ExprKind::Elementary { func, operand, .. } => match simple_name(operand) {
+            Some(name) => format!("{name}_{func}"),
+            None => (*func).to_owned(),
+        },
+        ExprKind::Powi { base, .. } => match simple_name(base) {
+            Some(name) => format!("{name}_powi"),
+            None => "power".to_owned(),
+        },
+        ExprKind::Binary {
+            op: Arith::Method(func),
+            lhs,
+            ..
+        } => match simple_name(lhs) {
+            Some(name) => format!("{name}_{func}"),
+            None => (*func).to_owned(),
+        },
+        ExprKind::Sum { .. } => "sum".to_owned(),
+        ExprKind::Call { func, .. } => match func.segments.last() {
+            Some(last) => format!("{}_value", last.ident.unraw()),
+            None => "call_value".to_owned(),
+        },
+        _ => "value".to_owned(),
+    }
+}
+
+fn simple_name(expr: &Expr) -> Option<String> {
+    match &expr.kind {
+        ExprKind::Path(path) => path
+            .path
+            .get_ident()
+            .map(|ident| ident.to_string().trim_start_matches("r#").to_owned()),
+        ExprKind::Paren(inner) => simple_name(inner),
+        _ => None,
+    }
+}
+
+/// The seed temporary of a subexpression: `product_bar`, `z_tanh_bar`.
+fn temp_name(expr: &Expr) -> String {
+    match &expr.kind {
+        ExprKind::Binary { op, .. } => match op {
+            Arith::Add => "sum_bar".to_owned(),
+            Arith::Sub => "difference_bar".to_owned(),
+            Arith::Mul => "product_bar".to_owned(),
+            Arith::Div => "quotient_bar".to_owned(),
+            _ => format!("{}_bar", hoist_name(expr)),
+        },
+        ExprKind::Paren(inner) => temp_name(inner),
+        ExprKind::Neg { .. } => "negation_bar".to_owned(),
+        _ => format!("{}_bar", hoist_name(expr)),
+    }
+}
+
+/// What a construct is, for the fallback doc line.
+pub fn describe(expr: &Expr) -> String {
+    let what = match &expr.kind {
+        ExprKind::While { .. } => "`while`",
+        ExprKind::Loop { .. } => "`loop`",
+        ExprKind::Match { .. } => "`match`",
+        ExprKind::Return(_) => "an early `return`",
+        ExprKind::Break { .. } => "`break`",
+        ExprKind::Continue(_) => "`continue`",
+        ExprKind::Block(..) => "a block",
+        ExprKind::Tuple(_) => "a tuple",
+        ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
+            return format!("`.{method}()`");
+        }
+        ExprKind::Field { .. } => "a field of a model",
+        ExprKind::If { .. } => "an `if` value",
+        _ => {
+            return format!(
+                "`{}`",
+                text::tokens(expr.source.to_token_stream())
+                    .chars()
+                    .take(40)
+                    .collect::<String>()
+            )
+        }
+    };
+    what.to_owned()
+}
+
+/// Whether `tokens` name any of `names`.
+fn mentions_any(tokens: &TokenStream, names: &[String]) -> bool {
+    names
+        .iter()
+        .any(|name| crate::text::mentions(tokens.clone(), name))
+}

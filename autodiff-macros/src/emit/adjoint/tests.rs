@@ -1,0 +1,222 @@
+//! Which functions of the test corpus keep the tape: every
+//! `#[differentiable]` function of the corpus files is expanded, and the
+//! doc line of its `f_grad` says whether the compiled adjoint computes it.
+//! The list of those that fall back is pinned, so that a construct newly
+//! compiled (or newly lost) shows up here; lesson 15's exercises may not
+//! fall back at all.
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+
+/// The corpus files, relative to the workspace root.
+const FILES: &[&str] = &[
+    "examples/support/exercises.rs",
+    "tests/corpus/attributes.rs",
+    "tests/corpus/composition.rs",
+    "tests/corpus/control_flow.rs",
+    "tests/corpus/elementary.rs",
+    "tests/corpus/formulas.rs",
+    "tests/corpus/impls.rs",
+    "tests/corpus/infinities.rs",
+    "tests/corpus/integers.rs",
+    "tests/corpus/iterators.rs",
+    "tests/corpus/layers.rs",
+    "tests/corpus/macros.rs",
+    "tests/corpus/networks.rs",
+    "tests/corpus/patterns.rs",
+    "tests/corpus/ranges.rs",
+    "tests/corpus/regressions.rs",
+    "tests/corpus/signatures.rs",
+    "tests/corpus/slices.rs",
+    "tests/random_functions.rs",
+    "tests/macro_arrays.rs",
+    "tests/macro_chapter14.rs",
+    "tests/macro_edge_cases.rs",
+    "tests/macro_semantics.rs",
+    "tests/models.rs",
+    "tests/methods.rs",
+    "tests/compiled_paths.rs",
+    "tests/macro_sticky.rs",
+    "tests/macro_elementary.rs",
+    "tests/macro_panics.rs",
+];
+
+/// The functions that keep the tape, as `file: function: reason`.
+const FALLBACKS: &[&str] = &[
+    "tests/corpus/attributes.rs: allowed_loop: an attribute on a statement at line 12",
+    "tests/corpus/attributes.rs: allowed_unused: an attribute on a statement at line 55",
+    "tests/corpus/composition.rs: sub_slice_mean: a binding whose shape the reverse sweep cannot see at line 388",
+    "tests/corpus/control_flow.rs: first_passage: `break` with a label or value at line 156",
+    "tests/corpus/control_flow.rs: first_large_product: `break` with a label or value at line 331",
+    "tests/corpus/elementary.rs: fused_affine: `mul_add` at line 205",
+    "tests/corpus/elementary.rs: clamped_ratio: `clamp` at line 285",
+    "tests/corpus/elementary.rs: mixed_trig: `mul_add` at line 315",
+    "tests/corpus/formulas.rs: pearson: a `let` with a pattern at line 446",
+    "tests/corpus/integers.rs: squares_buffer: a `for` over `squares` at line 133",
+    "tests/corpus/integers.rs: argmax_value: a tuple struct, variant or closure call at line 173",
+    "tests/corpus/iterators.rs: sum_of_squares: a closure at line 13",
+    "tests/corpus/iterators.rs: max_logit: a closure at line 29",
+    "tests/corpus/iterators.rs: min_from_first: a closure at line 43",
+    "tests/corpus/iterators.rs: dot: a closure at line 57",
+    "tests/corpus/iterators.rs: likelihood: `product` at line 71",
+    "tests/corpus/iterators.rs: largest: a closure at line 85",
+    "tests/corpus/iterators.rs: smallest_squared: a closure at line 102",
+    "tests/corpus/iterators.rs: partition_function: a closure at line 121",
+    "tests/corpus/iterators.rs: horner_fold: a closure at line 137",
+    "tests/corpus/iterators.rs: even_positions: a closure at line 155",
+    "tests/corpus/iterators.rs: roughness: a closure at line 170",
+    "tests/corpus/iterators.rs: pair_products: a closure at line 185",
+    "tests/corpus/iterators.rs: first_probability: a closure at line 199",
+    "tests/corpus/iterators.rs: tanh_layer_sum: a closure at line 226",
+    "tests/corpus/iterators.rs: squashed_norm: a closure at line 247",
+    "tests/corpus/iterators.rs: scaled_sum: a closure at line 274",
+    "tests/corpus/iterators.rs: position_weighted: a closure at line 289",
+    "tests/corpus/iterators.rs: softmax_entropy: a closure at line 304",
+    "tests/corpus/iterators.rs: l2_norm: a closure at line 322",
+    "tests/corpus/iterators.rs: mse_zip: a closure at line 338",
+    "tests/corpus/iterators.rs: positive_part_sum: a closure at line 355",
+    "tests/corpus/iterators.rs: log_if_all_positive: a closure at line 368",
+    "tests/corpus/iterators.rs: discounted_return: a closure at line 389",
+    "tests/corpus/iterators.rs: triple_product: a closure at line 406",
+    "tests/corpus/iterators.rs: top_score: a closure at line 426",
+    "tests/corpus/iterators.rs: count_weighted: a closure at line 441",
+    "tests/corpus/iterators.rs: for_each_accumulate: a closure at line 456",
+    "tests/corpus/iterators.rs: smoothed: a closure at line 471",
+    "tests/corpus/macros.rs: debugged: `dbg!` at line 139",
+    "tests/corpus/patterns.rs: triangle_area: a `let` with a pattern at line 27",
+    "tests/corpus/patterns.rs: polar_energy: a `let` with a pattern at line 72",
+    "tests/corpus/patterns.rs: guarded_log: a tuple struct, variant or closure call at line 117",
+    "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
+    "tests/corpus/patterns.rs: area_ratio: a `let` with a pattern at line 154",
+    "tests/corpus/patterns.rs: best_with_index: a binding whose shape the reverse sweep cannot see at line 168",
+    "tests/corpus/patterns.rs: ordered_blend: a `let` with a pattern at line 187",
+    "tests/corpus/patterns.rs: ends_product: a binding whose shape the reverse sweep cannot see at line 201",
+    "tests/corpus/patterns.rs: welford_variance: a `let` with a pattern at line 219",
+    "tests/corpus/patterns.rs: swap_pairs: a binding whose shape the reverse sweep cannot see at line 241",
+    "tests/corpus/regressions.rs: without_debug_scale: an attribute on a statement at line 14",
+    "tests/corpus/regressions.rs: cfg_let: an attribute on a statement at line 32",
+    "tests/macro_arrays.rs: first_and_len: `[x[0], 2.0 * x[1], 3.0]` at line 201",
+    "tests/macro_edge_cases.rs: stacked: `[layer(w, &v), layer([1.0, - 1.0], &v)]` at line 17",
+    "tests/macro_edge_cases.rs: newton_sqrt: `break` with a label or value at line 61",
+    "tests/macro_edge_cases.rs: piecewise: `match` on a value with a derivative at line 106",
+    "tests/macro_edge_cases.rs: unused_parameter: a `let` with a pattern at line 162",
+    "tests/macro_semantics.rs: loops: `break` with a label or value at line 179",
+    "tests/models.rs: forward: a model parameter at line 52",
+    "tests/models.rs: squared_error: a model parameter at line 98",
+    "tests/models.rs: ensemble: a model parameter at line 128",
+    "tests/models.rs: pair_sum: a model parameter at line 222",
+    "tests/models.rs: affine_out: a model parameter at line 256",
+    "tests/models.rs: chained: a model parameter at line 263",
+    "tests/methods.rs: penalty: a model parameter at line 85",
+    "tests/methods.rs: mean_score: a model parameter at line 91",
+    "tests/methods.rs: ensemble: a model parameter at line 297",
+    "tests/macro_elementary.rs: fused: `mul_add` at line 10",
+    "tests/macro_elementary.rs: clamped: `clamp` at line 30",
+];
+
+fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
+    for item in items {
+        match item {
+            syn::Item::Fn(function) => {
+                if function
+                    .attrs
+                    .iter()
+                    .any(|attr| attr.path().is_ident("differentiable"))
+                {
+                    out.push(function.clone());
+                }
+                let inner: Vec<syn::Item> = function
+                    .block
+                    .stmts
+                    .iter()
+                    .filter_map(|stmt| match stmt {
+                        syn::Stmt::Item(item) => Some(item.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                functions(&inner, out);
+            }
+            syn::Item::Mod(module) => {
+                if let Some((_, items)) = &module.content {
+                    functions(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `None` if compiled, else the fallback doc line's reason.
+fn fallback(function: &syn::ItemFn) -> Option<String> {
+    let mut item = function.clone();
+    item.attrs
+        .retain(|attr| !attr.path().is_ident("differentiable"));
+    let output = crate::expand::differentiable(TokenStream::new(), item.into_token_stream());
+    let text = output.to_string();
+    let marker = "Computed on the tape: ";
+    let start = text.find(marker)? + marker.len();
+    let end = text[start..].find(" is not compiled yet")?;
+    Some(text[start..start + end].replace("\\\"", "\""))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf()
+}
+
+#[test]
+fn exactly_the_listed_corpus_functions_keep_the_tape() {
+    let mut found = Vec::new();
+    let mut compiled = 0;
+    for file in FILES {
+        let source = std::fs::read_to_string(root().join(file)).expect("corpus file");
+        let parsed = syn::parse_file(&source).expect("corpus file parses");
+        let mut list = Vec::new();
+        functions(&parsed.items, &mut list);
+        for function in list {
+            match fallback(&function) {
+                Some(reason) => found.push(format!("{file}: {}: {reason}", function.sig.ident)),
+                None => compiled += 1,
+            }
+        }
+    }
+    for line in &found {
+        eprintln!("    \"{line}\",");
+    }
+    eprintln!("{compiled} compiled, {} on the tape", found.len());
+    assert!(
+        !found
+            .iter()
+            .any(|line| line.starts_with("examples/support/exercises.rs")),
+        "a lesson-15 exercise keeps the tape"
+    );
+    assert_eq!(found, FALLBACKS);
+}
+
+/// `SHOW=file:function cargo test -p autodiff-macros --lib show -- --ignored
+/// --nocapture` prints that function's expansion, as `cargo expand` would.
+#[test]
+#[ignore]
+fn show() {
+    let Some(wanted) = std::env::var_os("SHOW") else {
+        return;
+    };
+    let wanted = wanted.to_string_lossy().into_owned();
+    let (file, name) = wanted.split_once(':').expect("SHOW=file:function");
+    let source = std::fs::read_to_string(root().join(file)).expect("file");
+    let parsed = syn::parse_file(&source).expect("file parses");
+    let mut list = Vec::new();
+    functions(&parsed.items, &mut list);
+    for function in list.into_iter().filter(|f| f.sig.ident == name) {
+        let mut item = function.clone();
+        item.attrs
+            .retain(|attr| !attr.path().is_ident("differentiable"));
+        let output = crate::expand::differentiable(TokenStream::new(), item.into_token_stream());
+        let file: syn::File = syn::parse2(output).expect("expansion parses");
+        println!("{}", prettyplease::unparse(&file));
+    }
+}
