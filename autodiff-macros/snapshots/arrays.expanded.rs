@@ -7,7 +7,7 @@ fn dot(w: [f64; 3], x: &[f64]) -> f64 {
     y.iter().sum::<f64>()
 }
 /// Records [`dot`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 fn dot_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w: [::autodiff::Scalar<'tape>; 3],
@@ -33,6 +33,23 @@ fn dot_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct dot {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl dot {
+    #[inline(always)]
+    fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        w: [::autodiff::Scalar<'tape>; 3],
+        x: ::std::borrow::Cow<'_, [::autodiff::Scalar<'tape>]>,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        dot_tape(tape, w, x)
+    }
 }
 /// The value of [`dot`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`dot_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn dot_grad(

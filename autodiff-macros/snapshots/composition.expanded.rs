@@ -4,7 +4,7 @@ fn neuron(w: f64, x: f64, b: f64) -> f64 {
     relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0) + affine(2.0, 3.0, 1.0)
 }
 /// Records [`neuron`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 fn neuron_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w: ::autodiff::Scalar<'tape>,
@@ -22,7 +22,52 @@ fn neuron_tape<'tape>(
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         let z = __ad::call(
             tape,
-            affine_tape(tape, __ad::arg(tape, w), __ad::arg(tape, x), __ad::arg(tape, b)),
+            ({
+                #[allow(
+                    non_camel_case_types,
+                    non_snake_case,
+                    dead_code,
+                    unreachable_pub
+                )]
+                mod not_differentiable {
+                    #[diagnostic::on_unimplemented(
+                        message = "`affine` is not #[differentiable], so it cannot take a tracked value",
+                        label = "`affine` is a plain function: its result would carry no gradient",
+                        note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values"
+                    )]
+                    pub trait Differentiable<A> {}
+                    pub enum Never {}
+                    pub enum Never2 {}
+                    #[diagnostic::do_not_recommend]
+                    impl<T: ?Sized> Differentiable<Never> for T {}
+                    #[diagnostic::do_not_recommend]
+                    impl<T: ?Sized> Differentiable<Never2> for T {}
+                    pub struct affine {}
+                    impl affine {
+                        pub fn __tape<'t, A0, A1, A2>(
+                            _: &'t ::autodiff::Tape,
+                            _: A0,
+                            _: A1,
+                            _: A2,
+                        ) -> ::core::result::Result<
+                            ::autodiff::Scalar<'t>,
+                            ::autodiff::ScalarAutodiffError,
+                        >
+                        where
+                            affine: Differentiable<(A0, A1, A2)>,
+                        {
+                            ::core::unreachable!()
+                        }
+                    }
+                }
+                #[allow(unused_imports)]
+                use not_differentiable::*;
+                {
+                    #[allow(unused_imports)]
+                    use self::*;
+                    affine::__tape
+                }
+            })(tape, __ad::arg(tape, w), __ad::arg(tape, x), __ad::arg(tape, b)),
         );
         __ad::output(
             tape,
@@ -35,7 +80,52 @@ fn neuron_tape<'tape>(
                     ),
                     __ad::call(
                         tape,
-                        affine_tape(
+                        ({
+                            #[allow(
+                                non_camel_case_types,
+                                non_snake_case,
+                                dead_code,
+                                unreachable_pub
+                            )]
+                            mod not_differentiable {
+                                #[diagnostic::on_unimplemented(
+                                    message = "`affine` is not #[differentiable], so it cannot take a tracked value",
+                                    label = "`affine` is a plain function: its result would carry no gradient",
+                                    note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values"
+                                )]
+                                pub trait Differentiable<A> {}
+                                pub enum Never {}
+                                pub enum Never2 {}
+                                #[diagnostic::do_not_recommend]
+                                impl<T: ?Sized> Differentiable<Never> for T {}
+                                #[diagnostic::do_not_recommend]
+                                impl<T: ?Sized> Differentiable<Never2> for T {}
+                                pub struct affine {}
+                                impl affine {
+                                    pub fn __tape<'t, A0, A1, A2>(
+                                        _: &'t ::autodiff::Tape,
+                                        _: A0,
+                                        _: A1,
+                                        _: A2,
+                                    ) -> ::core::result::Result<
+                                        ::autodiff::Scalar<'t>,
+                                        ::autodiff::ScalarAutodiffError,
+                                    >
+                                    where
+                                        affine: Differentiable<(A0, A1, A2)>,
+                                    {
+                                        ::core::unreachable!()
+                                    }
+                                }
+                            }
+                            #[allow(unused_imports)]
+                            use not_differentiable::*;
+                            {
+                                #[allow(unused_imports)]
+                                use self::*;
+                                affine::__tape
+                            }
+                        })(
                             tape,
                             __ad::arg(tape, 2.0),
                             __ad::arg(tape, x),
@@ -57,6 +147,24 @@ fn neuron_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct neuron {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl neuron {
+    #[inline(always)]
+    fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        w: ::autodiff::Scalar<'tape>,
+        x: ::autodiff::Scalar<'tape>,
+        b: ::autodiff::Scalar<'tape>,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        neuron_tape(tape, w, x, b)
+    }
 }
 /// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`neuron_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn neuron_grad(

@@ -4,7 +4,7 @@ fn wave(x: f64, y: f64) -> f64 {
     x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()
 }
 /// Records [`wave`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 fn wave_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     x: ::autodiff::Scalar<'tape>,
@@ -37,6 +37,23 @@ fn wave_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct wave {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl wave {
+    #[inline(always)]
+    fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        x: ::autodiff::Scalar<'tape>,
+        y: ::autodiff::Scalar<'tape>,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        wave_tape(tape, x, y)
+    }
 }
 /// The value of [`wave`] and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`wave_tape`]. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
 fn wave_grad(

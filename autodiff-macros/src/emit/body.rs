@@ -334,12 +334,9 @@ impl<'f> Emitter<'f> {
         let value = |e: &Expr| self.expr(e, Mode::Value);
         match &expr.kind {
             ExprKind::Call { func, args } => {
-                let mut path = (*func).clone();
-                if let Some(last) = path.segments.last_mut() {
-                    last.ident = format_ident!("{}_tape", last.ident, span = last.ident.span());
-                }
+                let twin = recording_twin(func, args.len());
                 let args = self.call_args(args);
-                quote!(__ad::call(#tape, #path(#tape, #(#args),*)))
+                quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
             }
             ExprKind::PlainCall { func, args } => {
                 let args = args.iter().map(|arg| self.untracked(arg));
@@ -976,4 +973,93 @@ fn without_f64(tokens: TokenStream) -> TokenStream {
             other => other.into_token_stream(),
         })
         .collect()
+}
+
+/// The recording twin a call `f(..)` of `arity` arguments names.
+///
+/// A free function's is its companion's `f::__tape` (`emit/companion.rs`),
+/// looked up in `f`'s module (`use m::*` for `m::f`) inside a block whose
+/// outer glob holds a stand-in `f`: a plain `f`, which has no companion,
+/// resolves to the stand-in, whose bound fails with a message that says so
+/// on the student's `f`. An associated function (`Self::f`, `Model::f`)
+/// names its sibling `f_tape` directly.
+fn recording_twin(func: &syn::Path, arity: usize) -> TokenStream {
+    let Some(last) = func.segments.last() else {
+        return func.to_token_stream();
+    };
+    let name = &last.ident;
+    let span = name.span();
+    let associated = func.segments.len() > 1 && {
+        let owner = func.segments[func.segments.len() - 2].ident.to_string();
+        owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+    };
+    if associated {
+        let mut path = func.clone();
+        if let Some(last) = path.segments.last_mut() {
+            last.ident = format_ident!("{}_tape", last.ident, span = span);
+        }
+        return path.to_token_stream();
+    }
+    let scope = if func.segments.len() == 1 {
+        quote!(self)
+    } else {
+        let mut module = func.clone();
+        module.segments.pop();
+        module.segments.pop_punct();
+        module.to_token_stream()
+    };
+    let stand_in = stand_in(name, arity);
+    // Named for rustc's help lines, which name the stand-in by its path.
+    let fallback = Ident::new("not_differentiable", proc_macro2::Span::mixed_site());
+    let twin = quote_spanned!(span=> #name::__tape);
+    // On the student's `f`: rustc's "arguments to this function" label.
+    quote_spanned! {span=>
+        ({
+            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+            mod #fallback { #stand_in }
+            #[allow(unused_imports)]
+            use #fallback::*;
+            {
+                #[allow(unused_imports)]
+                use #scope::*;
+                #twin
+            }
+        })
+    }
+}
+
+/// What a call of the plain function `name` finds: a `name::__tape` whose
+/// bound no type meets, so that rustc says `name` is not differentiable.
+fn stand_in(name: &Ident, arity: usize) -> TokenStream {
+    let message = format!("`{name}` is not #[differentiable], so it cannot take a tracked value");
+    let label = format!("`{name}` is a plain function: its result would carry no gradient");
+    let note = format!(
+        "annotate `{name}` with #[differentiable] to record it on the tape, or pass it only plain values"
+    );
+    let params: Vec<Ident> = (0..arity).map(|i| format_ident!("A{i}")).collect();
+    // On the student's `name`: rustc's notes point at the call.
+    quote_spanned! {name.span()=>
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait Differentiable<A> {}
+        // Implementations no call meets, so that rustc neither suggests
+        // adding one nor names one.
+        pub enum Never {}
+        pub enum Never2 {}
+        #[diagnostic::do_not_recommend]
+        impl<T: ?Sized> Differentiable<Never> for T {}
+        #[diagnostic::do_not_recommend]
+        impl<T: ?Sized> Differentiable<Never2> for T {}
+        pub struct #name {}
+        impl #name {
+            pub fn __tape<'t, #(#params),*>(
+                _: &'t ::autodiff::Tape,
+                #(_: #params),*
+            ) -> ::core::result::Result<::autodiff::Scalar<'t>, ::autodiff::ScalarAutodiffError>
+            where
+                #name: Differentiable<(#(#params,)*)>,
+            {
+                ::core::unreachable!()
+            }
+        }
+    }
 }
