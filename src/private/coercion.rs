@@ -195,17 +195,63 @@ impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
 /// must be finite. A recorded result always is; a constant that reaches the
 /// output (a NaN `#[constant]`, an untouched `f64::NEG_INFINITY`) is
 /// `NonFiniteLeaf` labelled `at`, the output's source text and line.
-pub fn output<'t, T: Lift<'t, Lifted = Scalar<'t>>>(
-    tape: &'t Tape,
-    value: T,
-    at: Label,
-) -> Scalar<'t> {
-    let output = value.lift(tape, None);
+pub fn output<'t, T: Returned<'t>>(tape: &'t Tape, value: T, at: Label) -> Scalar<'t> {
+    let output = value.returned(tape);
     if !output.value().is_finite() {
         tape.fail(non_finite_output(output.value(), at));
     }
     output
 }
+
+/// What a `_tape` function may return: its value as a `Scalar`. The
+/// output type is known from the value's type alone, with no bound to
+/// unify, so that a body returning a `bool` or an integer from `-> f64`
+/// is the plain twin's mismatched types, once.
+#[diagnostic::on_unimplemented(
+    message = "a #[differentiable] function returns an f64, not `{Self}`",
+    label = "this is a `{Self}`"
+)]
+pub trait Returned<'t> {
+    /// The value on `tape`.
+    fn returned(self, tape: &'t Tape) -> Scalar<'t>;
+}
+
+impl<'t> Returned<'t> for f64 {
+    #[inline]
+    fn returned(self, tape: &'t Tape) -> Scalar<'t> {
+        self.lift(tape, None)
+    }
+}
+
+impl<'t> Returned<'t> for Scalar<'t> {
+    #[inline]
+    fn returned(self, _: &'t Tape) -> Scalar<'t> {
+        self
+    }
+}
+
+impl<'t> Returned<'t> for &Scalar<'t> {
+    #[inline]
+    fn returned(self, _: &'t Tape) -> Scalar<'t> {
+        *self
+    }
+}
+
+/// A `bool` or an integer returned from `-> f64`: the plain twin does not
+/// compile (std has no such coercion), so these never run; they let the
+/// plain twin's error be the only one.
+macro_rules! returned_by_mistake {
+    ($($plain:ty)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'t> Returned<'t> for $plain {
+            fn returned(self, _: &'t Tape) -> Scalar<'t> {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+}
+
+returned_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 
 #[cold]
 #[inline(never)]
