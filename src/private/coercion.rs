@@ -325,6 +325,28 @@ impl<'t> Arg<'t, Vec<Scalar<'t>>> for Vec<f64> {
     }
 }
 
+/// A tracked value passed where the callee takes an integer or a `bool`:
+/// the plain twin passes an `f64` there, which does not compile, so these
+/// never run; they leave the plain twin's mismatched types the only error.
+macro_rules! passed_by_mistake {
+    ($($plain:ty)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'t> Arg<'t, $plain> for Scalar<'t> {
+            fn arg(self, _: &'t Tape) -> $plain {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+        #[diagnostic::do_not_recommend]
+        impl<'t> Arg<'t, $plain> for &Scalar<'t> {
+            fn arg(self, _: &'t Tape) -> $plain {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+}
+
+passed_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
 /// A slice parameter on the tape: borrowed when the caller already holds
 /// tracked values, owned when plain numbers had to be lifted first (a
 /// `#[constant]` slice or a literal passed on to a differentiable one).

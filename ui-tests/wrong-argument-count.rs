@@ -1,0 +1,14 @@
+// Too many arguments to an annotated function: the plain twin's error, once.
+use autodiff::prelude::*;
+
+#[differentiable]
+fn square(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn caller(x: f64) -> f64 {
+    square(x, 2.0)
+}
+
+fn main() {}
