@@ -421,8 +421,8 @@ pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Target {
 /// numbers only. A tracked value reaching one is a compile error, not a
 /// silently missing gradient.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` carries a gradient that this operation would drop",
-    label = "a tracked value cannot be cast or passed here",
+    message = "this value is tracked: a cast or this method would drop its gradient",
+    label = "a tracked value (it depends on a differentiable parameter) cannot be cast or passed here",
     note = "a cast (`x as i64`) or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters instead"
 )]
 pub trait Untracked {
