@@ -1,4 +1,5 @@
-// Too many arguments to an annotated function: the plain twin's error, once.
+// Too many arguments to an annotated function: the plain twin's error, once
+// (the recording twin's call of the same count never runs).
 use autodiff::prelude::*;
 
 #[differentiable]

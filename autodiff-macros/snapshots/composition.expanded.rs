@@ -22,52 +22,56 @@ fn neuron_tape<'tape>(
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         let z = __ad::call(
             tape,
-            ({
-                #[allow(
-                    non_camel_case_types,
-                    non_snake_case,
-                    dead_code,
-                    unreachable_pub
-                )]
-                mod not_differentiable {
-                    #[diagnostic::on_unimplemented(
-                        message = "`affine` is not #[differentiable], so it cannot take a tracked value",
-                        label = "`affine` is a plain function: its result would carry no gradient",
-                        note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values"
+            __ad::call_twin(
+                tape,
+                ({
+                    #[allow(
+                        non_camel_case_types,
+                        non_snake_case,
+                        dead_code,
+                        unreachable_pub
                     )]
-                    pub trait Differentiable<A> {}
-                    pub enum Never {}
-                    pub enum Never2 {}
-                    #[diagnostic::do_not_recommend]
-                    impl<T: ?Sized> Differentiable<Never> for T {}
-                    #[diagnostic::do_not_recommend]
-                    impl<T: ?Sized> Differentiable<Never2> for T {}
-                    pub struct affine {}
-                    impl affine {
-                        pub fn __tape<'t, A0, A1, A2>(
-                            _: &'t ::autodiff::Tape,
-                            _: A0,
-                            _: A1,
-                            _: A2,
-                        ) -> ::core::result::Result<
-                            ::autodiff::Scalar<'t>,
-                            ::autodiff::ScalarAutodiffError,
-                        >
-                        where
-                            affine: Differentiable<(A0, A1, A2)>,
-                        {
-                            ::core::unreachable!()
+                    mod not_differentiable {
+                        #[diagnostic::on_unimplemented(
+                            message = "`affine` is not #[differentiable], so it cannot take a tracked value",
+                            label = "`affine` is a plain function: its result would carry no gradient",
+                            note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values"
+                        )]
+                        pub trait Differentiable<A> {}
+                        pub enum Never {}
+                        pub enum Never2 {}
+                        #[diagnostic::do_not_recommend]
+                        impl<T: ?Sized> Differentiable<Never> for T {}
+                        #[diagnostic::do_not_recommend]
+                        impl<T: ?Sized> Differentiable<Never2> for T {}
+                        pub struct affine {}
+                        impl affine {
+                            pub fn __tape<'t, A0, A1, A2>(
+                                _: &'t ::autodiff::Tape,
+                                _: A0,
+                                _: A1,
+                                _: A2,
+                            ) -> ::core::result::Result<
+                                ::autodiff::Scalar<'t>,
+                                ::autodiff::ScalarAutodiffError,
+                            >
+                            where
+                                affine: Differentiable<(A0, A1, A2)>,
+                            {
+                                ::core::unreachable!()
+                            }
                         }
                     }
-                }
-                #[allow(unused_imports)]
-                use not_differentiable::*;
-                {
                     #[allow(unused_imports)]
-                    use self::*;
-                    affine::__tape
-                }
-            })(tape, __ad::arg(tape, w), __ad::arg(tape, x), __ad::arg(tape, b)),
+                    use not_differentiable::*;
+                    {
+                        #[allow(unused_imports)]
+                        use self::*;
+                        affine::__tape
+                    }
+                }),
+                (w, x, b),
+            ),
         );
         __ad::output(
             tape,
@@ -80,56 +84,55 @@ fn neuron_tape<'tape>(
                     ),
                     __ad::call(
                         tape,
-                        ({
-                            #[allow(
-                                non_camel_case_types,
-                                non_snake_case,
-                                dead_code,
-                                unreachable_pub
-                            )]
-                            mod not_differentiable {
-                                #[diagnostic::on_unimplemented(
-                                    message = "`affine` is not #[differentiable], so it cannot take a tracked value",
-                                    label = "`affine` is a plain function: its result would carry no gradient",
-                                    note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values"
+                        __ad::call_twin(
+                            tape,
+                            ({
+                                #[allow(
+                                    non_camel_case_types,
+                                    non_snake_case,
+                                    dead_code,
+                                    unreachable_pub
                                 )]
-                                pub trait Differentiable<A> {}
-                                pub enum Never {}
-                                pub enum Never2 {}
-                                #[diagnostic::do_not_recommend]
-                                impl<T: ?Sized> Differentiable<Never> for T {}
-                                #[diagnostic::do_not_recommend]
-                                impl<T: ?Sized> Differentiable<Never2> for T {}
-                                pub struct affine {}
-                                impl affine {
-                                    pub fn __tape<'t, A0, A1, A2>(
-                                        _: &'t ::autodiff::Tape,
-                                        _: A0,
-                                        _: A1,
-                                        _: A2,
-                                    ) -> ::core::result::Result<
-                                        ::autodiff::Scalar<'t>,
-                                        ::autodiff::ScalarAutodiffError,
-                                    >
-                                    where
-                                        affine: Differentiable<(A0, A1, A2)>,
-                                    {
-                                        ::core::unreachable!()
+                                mod not_differentiable {
+                                    #[diagnostic::on_unimplemented(
+                                        message = "`affine` is not #[differentiable], so it cannot take a tracked value",
+                                        label = "`affine` is a plain function: its result would carry no gradient",
+                                        note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values"
+                                    )]
+                                    pub trait Differentiable<A> {}
+                                    pub enum Never {}
+                                    pub enum Never2 {}
+                                    #[diagnostic::do_not_recommend]
+                                    impl<T: ?Sized> Differentiable<Never> for T {}
+                                    #[diagnostic::do_not_recommend]
+                                    impl<T: ?Sized> Differentiable<Never2> for T {}
+                                    pub struct affine {}
+                                    impl affine {
+                                        pub fn __tape<'t, A0, A1, A2>(
+                                            _: &'t ::autodiff::Tape,
+                                            _: A0,
+                                            _: A1,
+                                            _: A2,
+                                        ) -> ::core::result::Result<
+                                            ::autodiff::Scalar<'t>,
+                                            ::autodiff::ScalarAutodiffError,
+                                        >
+                                        where
+                                            affine: Differentiable<(A0, A1, A2)>,
+                                        {
+                                            ::core::unreachable!()
+                                        }
                                     }
                                 }
-                            }
-                            #[allow(unused_imports)]
-                            use not_differentiable::*;
-                            {
                                 #[allow(unused_imports)]
-                                use self::*;
-                                affine::__tape
-                            }
-                        })(
-                            tape,
-                            __ad::arg(tape, 2.0),
-                            __ad::arg(tape, x),
-                            __ad::arg(tape, 1.0),
+                                use not_differentiable::*;
+                                {
+                                    #[allow(unused_imports)]
+                                    use self::*;
+                                    affine::__tape
+                                }
+                            }),
+                            (2.0, x, 1.0),
                         ),
                     ),
                     __ad::at("relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0)", 5),

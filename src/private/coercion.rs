@@ -611,3 +611,128 @@ macro_rules! tuple_values {
 }
 
 tuple_values!((A a, B b) (A a, B b, C c) (A a, B b, C c, D d));
+
+/// A call of another annotated function's recording twin, `twin(tape,
+/// args..)`, with its arguments converted by [`Arg`] to the parameter types
+/// the twin declares (`P`, read off the twin's signature).
+///
+/// A call with another number of arguments than the twin takes is the
+/// plain twin's error (`this function takes 1 argument but 2 were
+/// supplied`): the impls for those counts never run, so that error is the
+/// only one.
+pub trait Twin<'t, A, P> {
+    /// Calls the twin.
+    fn call_twin(self, tape: &'t Tape, args: A) -> super::Result<Scalar<'t>>;
+}
+
+/// `twin(tape, args..)` for generated code.
+#[inline(always)]
+pub fn call_twin<'t, F: Twin<'t, A, P>, A, P>(
+    tape: &'t Tape,
+    twin: F,
+    args: A,
+) -> super::Result<Scalar<'t>> {
+    twin.call_twin(tape, args)
+}
+
+/// A call whose count matches the twin's: each argument converted.
+macro_rules! twin_call {
+    ($($a:ident $A:ident $P:ident),+) => {
+        impl<'t, F, $($A, $P),+> Twin<'t, ($($A,)+), ($($P,)+)> for F
+        where
+            F: FnOnce(&'t Tape, $($P),+) -> super::Result<Scalar<'t>>,
+            $($A: Arg<'t, $P>,)+
+        {
+            #[inline(always)]
+            fn call_twin(self, tape: &'t Tape, ($($a,)+): ($($A,)+)) -> super::Result<Scalar<'t>> {
+                self(tape, $($a.arg(tape)),+)
+            }
+        }
+    };
+}
+
+/// A call with another count than the twin takes: never runs.
+macro_rules! twin_mistake {
+    (($($A:ident)+) ($($P:ident)+)) => {
+        #[diagnostic::do_not_recommend]
+        impl<'t, F, $($A,)+ $($P),+> Twin<'t, ($($A,)+), ($($P,)+)> for F
+        where
+            F: FnOnce(&'t Tape, $($P),+) -> super::Result<Scalar<'t>>,
+        {
+            fn call_twin(self, _: &'t Tape, _: ($($A,)+)) -> super::Result<Scalar<'t>> {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    };
+}
+
+// Up to 12 arguments; a wrong count is one error up to 8.
+twin_call!(a0 A0 P0);
+twin_call!(a0 A0 P0, a1 A1 P1);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10, a11 A11 P11);
+
+twin_mistake!((A0) (P0 P1));
+twin_mistake!((A0) (P0 P1 P2));
+twin_mistake!((A0) (P0 P1 P2 P3));
+twin_mistake!((A0) (P0 P1 P2 P3 P4));
+twin_mistake!((A0) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1) (P0));
+twin_mistake!((A0 A1) (P0 P1 P2));
+twin_mistake!((A0 A1) (P0 P1 P2 P3));
+twin_mistake!((A0 A1) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2) (P0));
+twin_mistake!((A0 A1 A2) (P0 P1));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3) (P0));
+twin_mistake!((A0 A1 A2 A3) (P0 P1));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3 A4) (P0));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6));

@@ -6,7 +6,7 @@
 //! is left to rustc's trait dispatch on the operand types. What no tracked
 //! value reaches is printed as the user wrote it.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::Ident;
@@ -333,11 +333,25 @@ impl<'f> Emitter<'f> {
         let tape = &self.tape;
         let value = |e: &Expr| self.expr(e, Mode::Value);
         match &expr.kind {
-            ExprKind::Call { func, args } => {
-                let twin = recording_twin(func, args.len());
-                let args = self.call_args(args);
-                quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
-            }
+            ExprKind::Call { func, args } => match recording_twin(func, args.len()) {
+                // Converted by `__ad::call_twin`, which also leaves a wrong
+                // argument count to the plain twin's error.
+                Twin::Free(twin) => {
+                    let args = args.iter().map(|arg| self.arg(arg));
+                    // On the student's `f`, as the stand-in's bound is: a
+                    // plain `f` is then one error, not two.
+                    let span = func
+                        .segments
+                        .last()
+                        .map_or_else(Span::call_site, |last| last.ident.span());
+                    let call = quote_spanned!(span=> __ad::call_twin(#tape, #twin, (#(#args,)*)));
+                    quote!(__ad::call(#tape, #call))
+                }
+                Twin::Associated(twin) => {
+                    let args = self.call_args(args);
+                    quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
+                }
+            },
             ExprKind::PlainCall { func, args } => {
                 let args = args.iter().map(|arg| self.untracked(arg));
                 quote!(#func(#(#args),*))
@@ -975,6 +989,13 @@ fn without_f64(tokens: TokenStream) -> TokenStream {
         .collect()
 }
 
+/// A recording twin to call: a free function's, through its companion (a
+/// value `__ad::call_twin` calls), or an associated function's sibling.
+enum Twin {
+    Free(TokenStream),
+    Associated(TokenStream),
+}
+
 /// The recording twin a call `f(..)` of `arity` arguments names.
 ///
 /// A free function's is its companion's `f::__tape` (`emit/companion.rs`),
@@ -983,9 +1004,9 @@ fn without_f64(tokens: TokenStream) -> TokenStream {
 /// resolves to the stand-in, whose bound fails with a message that says so
 /// on the student's `f`. An associated function (`Self::f`, `Model::f`)
 /// names its sibling `f_tape` directly.
-fn recording_twin(func: &syn::Path, arity: usize) -> TokenStream {
+fn recording_twin(func: &syn::Path, arity: usize) -> Twin {
     let Some(last) = func.segments.last() else {
-        return func.to_token_stream();
+        return Twin::Associated(func.to_token_stream());
     };
     let name = &last.ident;
     let span = name.span();
@@ -998,7 +1019,7 @@ fn recording_twin(func: &syn::Path, arity: usize) -> TokenStream {
         if let Some(last) = path.segments.last_mut() {
             last.ident = format_ident!("{}_tape", last.ident, span = span);
         }
-        return path.to_token_stream();
+        return Twin::Associated(path.to_token_stream());
     }
     let scope = if func.segments.len() == 1 {
         quote!(self)
@@ -1012,8 +1033,8 @@ fn recording_twin(func: &syn::Path, arity: usize) -> TokenStream {
     // Named for rustc's help lines, which name the stand-in by its path.
     let fallback = Ident::new("not_differentiable", proc_macro2::Span::mixed_site());
     let twin = quote_spanned!(span=> #name::__tape);
-    // On the student's `f`: rustc's "arguments to this function" label.
-    quote_spanned! {span=>
+    // On the student's `f`, where rustc reports the stand-in's bound.
+    Twin::Free(quote_spanned! {span=>
         ({
             #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
             mod #fallback { #stand_in }
@@ -1025,7 +1046,7 @@ fn recording_twin(func: &syn::Path, arity: usize) -> TokenStream {
                 #twin
             }
         })
-    }
+    })
 }
 
 /// What a call of the plain function `name` finds: a `name::__tape` whose
