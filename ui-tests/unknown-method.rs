@@ -1,6 +1,6 @@
-// A method f64 does not have, called on a tracked value: rustc's error on
-// the plain twin, and (still) a second one from the recording twin, which
-// cannot tell a missing method from one that would drop the gradient.
+// A method f64 does not have, called on a tracked value: the plain twin's
+// error, once (a probe of the same call on the plain twin's types tells the
+// recording twin that the method is missing, not one that drops a gradient).
 use autodiff::prelude::*;
 
 #[differentiable]

@@ -736,3 +736,109 @@ twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3));
 twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4));
 twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5));
 twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6));
+
+/// A value seen through the plain twin's types, for a probe: the same
+/// method call on a plain value, in a branch that never runs, tells whether
+/// the method exists. `(&&Probe(&v)).shadow()` is an `f64` for a tracked
+/// `v` ([`ShadowTracked`], found first by method resolution) and `v`'s own
+/// type otherwise ([`ShadowSame`]).
+pub struct Probe<'a, T: ?Sized>(pub &'a T);
+
+/// A tracked value's plain twin type.
+pub trait ShadowTracked {
+    /// `f64`.
+    type Plain;
+    /// Never called: probes sit in branches that never run.
+    fn shadow(&self) -> Self::Plain;
+}
+
+impl ShadowTracked for &Probe<'_, Scalar<'_>> {
+    type Plain = f64;
+    fn shadow(&self) -> f64 {
+        unreachable!("a probe never runs")
+    }
+}
+
+impl ShadowTracked for &Probe<'_, &Scalar<'_>> {
+    type Plain = f64;
+    fn shadow(&self) -> f64 {
+        unreachable!("a probe never runs")
+    }
+}
+
+/// Any other value's type, unchanged.
+pub trait ShadowSame {
+    /// The value's own type.
+    type Plain;
+    /// Never called: probes sit in branches that never run.
+    fn shadow(&self) -> Self::Plain;
+}
+
+impl<T> ShadowSame for Probe<'_, T> {
+    type Plain = T;
+    fn shadow(&self) -> T {
+        unreachable!("a probe never runs")
+    }
+}
+
+/// Values a method without a derivative rule may be called on, given the
+/// probe's result `R`: plain values always; a tracked value never when the
+/// method exists. When it does not, `R` is rustc's error type and this
+/// bound is not reported again: the plain twin's "no method" is the error.
+#[diagnostic::on_unimplemented(
+    message = "this value is tracked: a cast or this method would drop its gradient",
+    label = "a tracked value (it depends on a differentiable parameter) cannot be cast or passed here",
+    note = "a cast (`x as i64`) or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters instead"
+)]
+pub trait UntrackedFor<R> {}
+
+impl<R, T: Untracked> UntrackedFor<R> for T {}
+
+/// Two result types no method returns, so that rustc cannot pick `R` from
+/// the impls of a tracked value.
+#[doc(hidden)]
+pub enum NoResult {}
+#[doc(hidden)]
+pub enum NoResult2 {}
+
+/// The plain twin's type of a receiver, named apart from [`UntrackedFor`]
+/// so that a rejected call is reported once, by that bound, and not again
+/// by the method called on its result.
+pub trait PlainOf {
+    /// `f64` for a tracked value, the type itself otherwise.
+    type Plain;
+    /// The value itself.
+    fn plain_of(self) -> Self::Plain;
+}
+
+impl<T: Untracked> PlainOf for T {
+    type Plain = T::Plain;
+    #[inline]
+    fn plain_of(self) -> T::Plain {
+        self.plain()
+    }
+}
+
+macro_rules! probe_only {
+    ($($tracked:ty)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl UntrackedFor<NoResult> for $tracked {}
+        #[diagnostic::do_not_recommend]
+        impl UntrackedFor<NoResult2> for $tracked {}
+        impl PlainOf for $tracked {
+            type Plain = f64;
+            fn plain_of(self) -> f64 {
+                unreachable!("a tracked receiver of a method without a rule does not compile")
+            }
+        }
+    )*};
+}
+
+probe_only!(Scalar<'_> &Scalar<'_>);
+
+/// Passes `value` through when it carries no gradient; `probe` is the
+/// method's result on the plain twin's types, never computed.
+#[inline]
+pub fn untracked_for<T: UntrackedFor<R> + PlainOf, R>(value: T, _probe: Option<R>) -> T::Plain {
+    value.plain_of()
+}

@@ -407,6 +407,9 @@ impl<'f> Emitter<'f> {
                 args,
                 reads_primal,
             } => {
+                if !*reads_primal && self.touches(receiver) {
+                    return self.probed_method(receiver, method, *turbofish, args);
+                }
                 let receiver = if *reads_primal {
                     self.primal(receiver)
                 } else {
@@ -856,6 +859,62 @@ impl<'f> Emitter<'f> {
         let span = expr.span;
         let value = self.arg(expr);
         quote_spanned!(span=> __ad::primal(#value))
+    }
+
+    /// `recv.method(args)` on a receiver that may be tracked, for a method
+    /// with no derivative rule: a tracked receiver is an error (the method
+    /// would drop its gradient) only if the method exists, which a probe,
+    /// the same call on the plain twin's types in a branch that never runs,
+    /// tells; a missing method is then the plain twin's error alone.
+    fn probed_method(
+        &self,
+        receiver: &Expr,
+        method: &Ident,
+        turbofish: Option<&syn::AngleBracketedGenericArguments>,
+        args: &[Expr],
+    ) -> TokenStream {
+        let span = receiver.span;
+        let bound = |i: usize| Ident::new(&format!("__ad_arg{i}"), proc_macro2::Span::mixed_site());
+        // With the receiver's span and hygiene, where rustc reports a
+        // tracked one (a mixed-site name would move the error to the
+        // attribute).
+        let recv = Ident::new("__ad_recv", span);
+        let probe = Ident::new("__ad_probe", span);
+        let recv_value = self.arg(receiver);
+        let bindings = args.iter().enumerate().map(|(i, arg)| {
+            let name = bound(i);
+            let value = self.arg(arg);
+            quote!(let #name = #value;)
+        });
+        let shadows = (0..args.len()).map(|i| {
+            let name = bound(i);
+            quote!((&&__ad::Probe(&#name)).shadow())
+        });
+        let passed = args.iter().enumerate().map(|(i, arg)| {
+            let name = bound(i);
+            if self.touches(arg) {
+                quote_spanned!(arg.span=> __ad::untracked(#name))
+            } else {
+                quote!(#name)
+            }
+        });
+        let probe_call = quote_spanned!(method.span()=>
+            (&&__ad::Probe(&#recv)).shadow().#method #turbofish(#(#shadows),*)
+        );
+        let checked = quote_spanned!(span=> __ad::untracked_for(#recv, #probe));
+        quote! {{
+            #[allow(unused_imports)]
+            use __ad::{ShadowSame as _, ShadowTracked as _};
+            let #recv = #recv_value;
+            #(#bindings)*
+            #[allow(unreachable_code, clippy::diverging_sub_expression)]
+            let #probe = if false {
+                ::core::option::Option::Some(#probe_call)
+            } else {
+                ::core::option::Option::None
+            };
+            #checked.#method #turbofish(#(#passed),*)
+        }}
     }
 
     /// An operand of a cast or a plain method: must carry no gradient, or
