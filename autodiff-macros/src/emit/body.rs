@@ -1114,7 +1114,7 @@ fn stand_in(name: &Ident, arity: usize) -> TokenStream {
     let message = format!("`{name}` is not #[differentiable], so it cannot take a tracked value");
     let label = format!("`{name}` is a plain function: its result would carry no gradient");
     let note = format!(
-        "annotate `{name}` with #[differentiable] to record it on the tape, or pass it only plain values"
+        "annotate `{name}` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `{name}` declared inside a function body is not found here: move it out of the body"
     );
     let params: Vec<Ident> = (0..arity).map(|i| format_ident!("A{i}")).collect();
     // On the student's `name`: rustc's notes point at the call.
