@@ -35,7 +35,7 @@ fn neuron_tape<'tape>(
                         #[diagnostic::on_unimplemented(
                             message = "`affine` is not #[differentiable], so it cannot take a tracked value",
                             label = "`affine` is a plain function: its result would carry no gradient",
-                            note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values"
+                            note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `affine` declared inside a function body is not found here: move it out of the body"
                         )]
                         pub trait Differentiable<A> {}
                         pub enum Never {}
@@ -97,7 +97,7 @@ fn neuron_tape<'tape>(
                                     #[diagnostic::on_unimplemented(
                                         message = "`affine` is not #[differentiable], so it cannot take a tracked value",
                                         label = "`affine` is a plain function: its result would carry no gradient",
-                                        note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values"
+                                        note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `affine` declared inside a function body is not found here: move it out of the body"
                                     )]
                                     pub trait Differentiable<A> {}
                                     pub enum Never {}
