@@ -1,7 +1,9 @@
 //! Annotated helpers reached through modules: `use module::f;` then
 //! `f(x)`, `use module::f as g;`, a path call `module::f(x)`, and
 //! `super::f(x)` from a nested module. The call names the helper's
-//! companion (`f::__tape`), which `use` imports along with the function.
+//! companion (`f::__tape`), which `use` imports along with the function;
+//! a helper with more parameters than `call_twin` takes (13) is called
+//! directly.
 
 use super::oracle::*;
 use autodiff::prelude::*;
@@ -77,6 +79,45 @@ fn a_helper_of_the_parent_module() -> TestResult {
         let got = nested::cube_plus_one_grad(x)?;
         assert_eq!(got.value, nested::cube_plus_one(x));
         assert_close(got.gradient, 3.0 * x * x, CLOSED);
+    }
+    Ok(())
+}
+
+#[differentiable]
+#[allow(clippy::too_many_arguments)]
+fn thirteen(
+    a: f64,
+    b: f64,
+    c: f64,
+    d: f64,
+    e: f64,
+    f: f64,
+    g: f64,
+    h: f64,
+    i: f64,
+    j: f64,
+    k: f64,
+    l: f64,
+    m: f64,
+) -> f64 {
+    a * b + c * d + e * f + g * h + i * j + k * l + m
+}
+
+#[differentiable]
+fn calls_thirteen(x: f64) -> f64 {
+    thirteen(x, 2.0, x, 3.0, x, 4.0, x, 5.0, x, 6.0, x, 7.0, x)
+}
+
+#[test]
+fn a_helper_with_thirteen_parameters() -> TestResult {
+    for x in [-0.5, 1.5] {
+        let got = calls_thirteen_grad(x)?;
+        assert_eq!(got.value, calls_thirteen(x));
+        assert_close(
+            got.gradient,
+            2.0 + 3.0 + 4.0 + 5.0 + 6.0 + 7.0 + 1.0,
+            CLOSED,
+        );
     }
     Ok(())
 }

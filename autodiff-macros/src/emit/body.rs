@@ -336,6 +336,12 @@ impl<'f> Emitter<'f> {
             ExprKind::Call { func, args } => match recording_twin(func, args.len()) {
                 // Converted by `__ad::call_twin`, which also leaves a wrong
                 // argument count to the plain twin's error.
+                // More arguments than `__ad::call_twin` takes (12): called
+                // directly, a wrong count then also reported by the twin.
+                Twin::Free(twin) if args.len() > 12 => {
+                    let args = self.call_args(args);
+                    quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
+                }
                 Twin::Free(twin) => {
                     let args = args.iter().map(|arg| self.arg(arg));
                     // On the student's `f`, as the stand-in's bound is: a
