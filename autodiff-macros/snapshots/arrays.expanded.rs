@@ -7,7 +7,7 @@ fn dot(w: [f64; 3], x: &[f64]) -> f64 {
     y.iter().sum::<f64>()
 }
 /// Records [`dot`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 fn dot_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w: [::autodiff::Scalar<'tape>; 3],
@@ -33,6 +33,42 @@ fn dot_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct dot {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl dot {
+    #[inline(always)]
+    fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        w: [::autodiff::Scalar<'tape>; 3],
+        x: ::std::borrow::Cow<'_, [::autodiff::Scalar<'tape>]>,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        dot_tape(tape, w, x)
+    }
+    #[inline(always)]
+    fn __forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w: [f64; 3],
+        x: &[f64],
+    ) -> f64 {
+        dot_forward(stack, w, x)
+    }
+    #[inline(always)]
+    fn __reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w: [f64; 3],
+        x: &[f64],
+        value_bar: f64,
+        w_bar: &mut [f64; 3],
+        x_bar: &mut [f64],
+    ) {
+        dot_reverse(stack, w, x, value_bar, w_bar, x_bar)
+    }
 }
 /// The value of [`dot`] and its exact gradient with respect to every differentiable parameter.
 ///

@@ -4,7 +4,7 @@ fn neuron(w: f64, x: f64, b: f64) -> f64 {
     relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0) + affine(2.0, 3.0, 1.0)
 }
 /// Records [`neuron`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 fn neuron_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w: ::autodiff::Scalar<'tape>,
@@ -22,7 +22,56 @@ fn neuron_tape<'tape>(
     let __output = (move || -> ::autodiff::Scalar<'tape> {
         let z = __ad::call(
             tape,
-            affine_tape(tape, __ad::arg(tape, w), __ad::arg(tape, x), __ad::arg(tape, b)),
+            __ad::call_twin(
+                tape,
+                ({
+                    #[allow(
+                        non_camel_case_types,
+                        non_snake_case,
+                        dead_code,
+                        unreachable_pub
+                    )]
+                    mod not_differentiable {
+                        #[diagnostic::on_unimplemented(
+                            message = "`affine` is not #[differentiable], so it cannot take a tracked value",
+                            label = "`affine` is a plain function: its result would carry no gradient",
+                            note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `affine` declared inside a function body is not found here: move it out of the body"
+                        )]
+                        pub trait Differentiable<A> {}
+                        pub enum Never {}
+                        pub enum Never2 {}
+                        #[diagnostic::do_not_recommend]
+                        impl<T: ?Sized> Differentiable<Never> for T {}
+                        #[diagnostic::do_not_recommend]
+                        impl<T: ?Sized> Differentiable<Never2> for T {}
+                        pub struct affine {}
+                        impl affine {
+                            pub fn __tape<'t, A0, A1, A2>(
+                                _: &'t ::autodiff::Tape,
+                                _: A0,
+                                _: A1,
+                                _: A2,
+                            ) -> ::core::result::Result<
+                                ::autodiff::Scalar<'t>,
+                                ::autodiff::ScalarAutodiffError,
+                            >
+                            where
+                                affine: Differentiable<(A0, A1, A2)>,
+                            {
+                                ::core::unreachable!()
+                            }
+                        }
+                    }
+                    #[allow(unused_imports)]
+                    use not_differentiable::*;
+                    {
+                        #[allow(unused_imports)]
+                        use self::*;
+                        affine::__tape
+                    }
+                }),
+                (w, x, b),
+            ),
         );
         __ad::output(
             tape,
@@ -35,11 +84,55 @@ fn neuron_tape<'tape>(
                     ),
                     __ad::call(
                         tape,
-                        affine_tape(
+                        __ad::call_twin(
                             tape,
-                            __ad::arg(tape, 2.0),
-                            __ad::arg(tape, x),
-                            __ad::arg(tape, 1.0),
+                            ({
+                                #[allow(
+                                    non_camel_case_types,
+                                    non_snake_case,
+                                    dead_code,
+                                    unreachable_pub
+                                )]
+                                mod not_differentiable {
+                                    #[diagnostic::on_unimplemented(
+                                        message = "`affine` is not #[differentiable], so it cannot take a tracked value",
+                                        label = "`affine` is a plain function: its result would carry no gradient",
+                                        note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `affine` declared inside a function body is not found here: move it out of the body"
+                                    )]
+                                    pub trait Differentiable<A> {}
+                                    pub enum Never {}
+                                    pub enum Never2 {}
+                                    #[diagnostic::do_not_recommend]
+                                    impl<T: ?Sized> Differentiable<Never> for T {}
+                                    #[diagnostic::do_not_recommend]
+                                    impl<T: ?Sized> Differentiable<Never2> for T {}
+                                    pub struct affine {}
+                                    impl affine {
+                                        pub fn __tape<'t, A0, A1, A2>(
+                                            _: &'t ::autodiff::Tape,
+                                            _: A0,
+                                            _: A1,
+                                            _: A2,
+                                        ) -> ::core::result::Result<
+                                            ::autodiff::Scalar<'t>,
+                                            ::autodiff::ScalarAutodiffError,
+                                        >
+                                        where
+                                            affine: Differentiable<(A0, A1, A2)>,
+                                        {
+                                            ::core::unreachable!()
+                                        }
+                                    }
+                                }
+                                #[allow(unused_imports)]
+                                use not_differentiable::*;
+                                {
+                                    #[allow(unused_imports)]
+                                    use self::*;
+                                    affine::__tape
+                                }
+                            }),
+                            (2.0, x, 1.0),
                         ),
                     ),
                     __ad::at("relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0)", 5),
@@ -57,6 +150,46 @@ fn neuron_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct neuron {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl neuron {
+    #[inline(always)]
+    fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        w: ::autodiff::Scalar<'tape>,
+        x: ::autodiff::Scalar<'tape>,
+        b: ::autodiff::Scalar<'tape>,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        neuron_tape(tape, w, x, b)
+    }
+    #[inline(always)]
+    fn __forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w: f64,
+        x: f64,
+        b: f64,
+    ) -> f64 {
+        neuron_forward(stack, w, x, b)
+    }
+    #[inline(always)]
+    fn __reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w: f64,
+        x: f64,
+        b: f64,
+        value_bar: f64,
+        w_bar: &mut f64,
+        x_bar: &mut f64,
+        b_bar: &mut f64,
+    ) {
+        neuron_reverse(stack, w, x, b, value_bar, w_bar, x_bar, b_bar)
+    }
 }
 /// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter.
 ///
@@ -127,12 +260,56 @@ fn neuron_adjoint(
     x: f64,
     b: f64,
 ) -> ::core::option::Option<::autodiff::ValueAndGradient<(f64, f64, f64)>> {
-    let affine_value = affine_forward(stack, w, x, b);
+    let affine_value = ({
+        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+        mod not_differentiable {
+            pub struct affine {}
+            impl affine {
+                pub fn __forward<A1, A2, A3>(
+                    _: &mut ::autodiff::__adjoint::Stack,
+                    _: A1,
+                    _: A2,
+                    _: A3,
+                ) -> f64 {
+                    ::core::unreachable!()
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use not_differentiable::*;
+        {
+            #[allow(unused_imports)]
+            use self::*;
+            affine::__forward
+        }
+    })(stack, w, x, b);
     let value = affine_value;
     let z = value;
     let z_relu = relu(z);
     let z_sigmoid = sigmoid(z);
-    let affine_value_2 = affine_forward(stack, 2.0, x, 1.0);
+    let affine_value_2 = ({
+        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+        mod not_differentiable {
+            pub struct affine {}
+            impl affine {
+                pub fn __forward<A1, A2, A3>(
+                    _: &mut ::autodiff::__adjoint::Stack,
+                    _: A1,
+                    _: A2,
+                    _: A3,
+                ) -> f64 {
+                    ::core::unreachable!()
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use not_differentiable::*;
+        {
+            #[allow(unused_imports)]
+            use self::*;
+            affine::__forward
+        }
+    })(stack, 2.0, x, 1.0);
     stack.observe(z);
     stack.observe(z);
     stack.observe(z_relu);
@@ -144,7 +321,33 @@ fn neuron_adjoint(
     let mut b_bar = ::autodiff::__adjoint::zero(&b);
     let value_bar = 1.0;
     let mut z_bar = 0.0;
-    affine_reverse(
+    ({
+        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+        mod not_differentiable {
+            pub struct affine {}
+            impl affine {
+                pub fn __reverse<A1, A2, A3, A4, A5, A6, A7>(
+                    _: &mut ::autodiff::__adjoint::Stack,
+                    _: A1,
+                    _: A2,
+                    _: A3,
+                    _: A4,
+                    _: A5,
+                    _: A6,
+                    _: A7,
+                ) -> () {
+                    ::core::unreachable!()
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use not_differentiable::*;
+        {
+            #[allow(unused_imports)]
+            use self::*;
+            affine::__reverse
+        }
+    })(
         stack,
         2.0,
         x,
@@ -159,7 +362,33 @@ fn neuron_adjoint(
     z_bar += z_sigmoid_bar * ::autodiff::__adjoint::derivative::sigmoid(z);
     let z_relu_bar = value_bar * partials.0;
     z_bar += z_relu_bar * ::autodiff::__adjoint::derivative::relu(z);
-    affine_reverse(stack, w, x, b, z_bar, &mut w_bar, &mut x_bar, &mut b_bar);
+    ({
+        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+        mod not_differentiable {
+            pub struct affine {}
+            impl affine {
+                pub fn __reverse<A1, A2, A3, A4, A5, A6, A7>(
+                    _: &mut ::autodiff::__adjoint::Stack,
+                    _: A1,
+                    _: A2,
+                    _: A3,
+                    _: A4,
+                    _: A5,
+                    _: A6,
+                    _: A7,
+                ) -> () {
+                    ::core::unreachable!()
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use not_differentiable::*;
+        {
+            #[allow(unused_imports)]
+            use self::*;
+            affine::__reverse
+        }
+    })(stack, w, x, b, z_bar, &mut w_bar, &mut x_bar, &mut b_bar);
     stack.observe(value);
     stack.observe_param(&w, &w_bar);
     stack.observe_param(&x, &x_bar);

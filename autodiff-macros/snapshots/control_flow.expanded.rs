@@ -8,7 +8,7 @@ pub fn series(x: f64, scale: f64, n: usize) -> f64 {
     if total > 1.0 { total.ln() } else { -total }
 }
 /// Records [`series`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 pub fn series_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     x: ::autodiff::Scalar<'tape>,
@@ -44,6 +44,46 @@ pub fn series_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct series {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl series {
+    #[inline(always)]
+    pub fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        x: ::autodiff::Scalar<'tape>,
+        scale: f64,
+        n: usize,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        series_tape(tape, x, scale, n)
+    }
+    #[inline(always)]
+    pub fn __forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+        scale: f64,
+        n: usize,
+    ) -> f64 {
+        series_forward(stack, x, scale, n)
+    }
+    #[inline(always)]
+    pub fn __reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+        scale: f64,
+        n: usize,
+        value_bar: f64,
+        x_bar: &mut f64,
+        scale_bar: &mut impl ::core::marker::Sized,
+        n_bar: &mut impl ::core::marker::Sized,
+    ) {
+        series_reverse(stack, x, scale, n, value_bar, x_bar, scale_bar, n_bar)
+    }
 }
 /// The value of [`series`] and its exact gradient with respect to every differentiable parameter.
 ///

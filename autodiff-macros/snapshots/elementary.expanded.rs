@@ -4,7 +4,7 @@ fn wave(x: f64, y: f64) -> f64 {
     x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()
 }
 /// Records [`wave`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 fn wave_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     x: ::autodiff::Scalar<'tape>,
@@ -37,6 +37,38 @@ fn wave_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct wave {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl wave {
+    #[inline(always)]
+    fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        x: ::autodiff::Scalar<'tape>,
+        y: ::autodiff::Scalar<'tape>,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        wave_tape(tape, x, y)
+    }
+    #[inline(always)]
+    fn __forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64, y: f64) -> f64 {
+        wave_forward(stack, x, y)
+    }
+    #[inline(always)]
+    fn __reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+        y: f64,
+        value_bar: f64,
+        x_bar: &mut f64,
+        y_bar: &mut f64,
+    ) {
+        wave_reverse(stack, x, y, value_bar, x_bar, y_bar)
+    }
 }
 /// The value of [`wave`] and its exact gradient with respect to every differentiable parameter.
 ///

@@ -6,7 +6,12 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        unused_variables,
+        unused_mut,
+        unused_assignments
+    )]
     fn __ad_forward_tape<'tape>(
         tape: &'tape ::autodiff::Tape,
         __self: &<Self as ::autodiff::__private::Parameter>::Variables<'tape>,
@@ -34,7 +39,12 @@ impl Neuron {
         __ad::leave(tape, __entry, __output)
     }
     /// Records [`forward`](Self::forward) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        unused_variables,
+        unused_mut,
+        unused_assignments
+    )]
     fn forward_tape<'tape>(
         &self,
         tape: &'tape ::autodiff::Tape,
@@ -319,7 +329,12 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        unused_variables,
+        unused_mut,
+        unused_assignments
+    )]
     fn __ad_loss_tape<'tape>(
         tape: &'tape ::autodiff::Tape,
         __self: &<Self as ::autodiff::__private::Parameter>::Variables<'tape>,
@@ -352,7 +367,12 @@ impl Neuron {
         __ad::leave(tape, __entry, __output)
     }
     /// Records [`loss`](Self::loss) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        unused_variables,
+        unused_mut,
+        unused_assignments
+    )]
     fn loss_tape<'tape>(
         &self,
         tape: &'tape ::autodiff::Tape,
@@ -664,7 +684,12 @@ impl Neuron {
         w * x
     }
     /// Records [`scale`](Self::scale) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        unused_variables,
+        unused_mut,
+        unused_assignments
+    )]
     fn scale_tape<'tape>(
         tape: &'tape ::autodiff::Tape,
         w: ::autodiff::Scalar<'tape>,

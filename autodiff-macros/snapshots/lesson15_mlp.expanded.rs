@@ -14,7 +14,7 @@ pub fn mlp_loss(w1: [[f64; 3]; 4], w2: [f64; 3], x: [f64; 4], t: f64) -> f64 {
     0.5 * error * error
 }
 /// Records [`mlp_loss`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 pub fn mlp_loss_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w1: [[::autodiff::Scalar<'tape>; 3]; 4],
@@ -63,6 +63,50 @@ pub fn mlp_loss_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct mlp_loss {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl mlp_loss {
+    #[inline(always)]
+    pub fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        w1: [[::autodiff::Scalar<'tape>; 3]; 4],
+        w2: [::autodiff::Scalar<'tape>; 3],
+        x: [::autodiff::Scalar<'tape>; 4],
+        t: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        mlp_loss_tape(tape, w1, w2, x, t)
+    }
+    #[inline(always)]
+    pub fn __forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w1: [[f64; 3]; 4],
+        w2: [f64; 3],
+        x: [f64; 4],
+        t: f64,
+    ) -> f64 {
+        mlp_loss_forward(stack, w1, w2, x, t)
+    }
+    #[inline(always)]
+    pub fn __reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w1: [[f64; 3]; 4],
+        w2: [f64; 3],
+        x: [f64; 4],
+        t: f64,
+        value_bar: f64,
+        w1_bar: &mut [[f64; 3]; 4],
+        w2_bar: &mut [f64; 3],
+        x_bar: &mut [f64; 4],
+        t_bar: &mut impl ::core::marker::Sized,
+    ) {
+        mlp_loss_reverse(stack, w1, w2, x, t, value_bar, w1_bar, w2_bar, x_bar, t_bar)
+    }
 }
 /// The value of [`mlp_loss`] and its exact gradient with respect to every differentiable parameter.
 ///

@@ -17,7 +17,7 @@ pub fn mlp(w1: [[f64; 2]; 3], w2: [f64; 3], x: [f64; 2], target: f64) -> f64 {
     e * e
 }
 /// Records [`mlp`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 pub fn mlp_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w1: [[::autodiff::Scalar<'tape>; 2]; 3],
@@ -58,6 +58,61 @@ pub fn mlp_tape<'tape>(
         __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18)), __ad::at("e * e", 18))
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct mlp {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl mlp {
+    #[inline(always)]
+    pub fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        w1: [[::autodiff::Scalar<'tape>; 2]; 3],
+        w2: [::autodiff::Scalar<'tape>; 3],
+        x: [::autodiff::Scalar<'tape>; 2],
+        target: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        mlp_tape(tape, w1, w2, x, target)
+    }
+    #[inline(always)]
+    pub fn __forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w1: [[f64; 2]; 3],
+        w2: [f64; 3],
+        x: [f64; 2],
+        target: f64,
+    ) -> f64 {
+        mlp_forward(stack, w1, w2, x, target)
+    }
+    #[inline(always)]
+    pub fn __reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        w1: [[f64; 2]; 3],
+        w2: [f64; 3],
+        x: [f64; 2],
+        target: f64,
+        value_bar: f64,
+        w1_bar: &mut [[f64; 2]; 3],
+        w2_bar: &mut [f64; 3],
+        x_bar: &mut [f64; 2],
+        target_bar: &mut impl ::core::marker::Sized,
+    ) {
+        mlp_reverse(
+            stack,
+            w1,
+            w2,
+            x,
+            target,
+            value_bar,
+            w1_bar,
+            w2_bar,
+            x_bar,
+            target_bar,
+        )
+    }
 }
 /// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter.
 ///

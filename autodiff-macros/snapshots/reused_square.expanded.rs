@@ -4,7 +4,7 @@ fn loss(x: f64) -> f64 {
     square + square
 }
 /// Records [`loss`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
 fn loss_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     x: ::autodiff::Scalar<'tape>,
@@ -23,6 +23,35 @@ fn loss_tape<'tape>(
         )
     })();
     __ad::leave(tape, __entry, __output)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct loss {}
+#[allow(dead_code, clippy::too_many_arguments)]
+impl loss {
+    #[inline(always)]
+    fn __tape<'tape>(
+        tape: &'tape ::autodiff::Tape,
+        x: ::autodiff::Scalar<'tape>,
+    ) -> ::core::result::Result<
+        ::autodiff::Scalar<'tape>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        loss_tape(tape, x)
+    }
+    #[inline(always)]
+    fn __forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64) -> f64 {
+        loss_forward(stack, x)
+    }
+    #[inline(always)]
+    fn __reverse(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+        value_bar: f64,
+        x_bar: &mut f64,
+    ) {
+        loss_reverse(stack, x, value_bar, x_bar)
+    }
 }
 /// The value of [`loss`] and its exact gradient with respect to every differentiable parameter.
 ///

@@ -22,6 +22,11 @@ pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
     if let Ok(block) = syn::parse2::<ItemImpl>(input.clone()) {
         return impl_block(&args, block);
     }
+    // A syntax error in the body (`x * ;`): the tokens as written, so that
+    // rustc's own parse error is the only one.
+    if syn::parse2::<syn::Item>(input.clone()).is_err() {
+        return input;
+    }
     not_a_function(input)
 }
 

@@ -58,13 +58,24 @@ pub fn has_no_rule(name: &str) -> bool {
         || NO_RULE_ITERATOR.contains(&name)
 }
 
-/// The methods with a derivative rule, as the diagnostics and the README
-/// list them.
+/// Every method a body may call, as the diagnostics and the README list
+/// them: those with a derivative rule, then the sums, the methods that move
+/// or count values, and the predicates on primal values.
 pub fn supported_methods() -> String {
     let mut methods: Vec<&str> = OPERATIONS.iter().filter_map(Operation::method).collect();
     methods.extend(TERNARY);
-    methods.join(", ")
+    let mut iterators: Vec<&str> = SUMS.to_vec();
+    iterators.extend(STRUCTURAL);
+    format!(
+        "{}; on slices and iterators: {}; tests of the value: {}",
+        methods.join(", "),
+        iterators.join(", "),
+        PREDICATES.join(", ")
+    )
 }
+
+/// Iterator reductions recorded one node per item (`lower` reads them).
+const SUMS: &[&str] = &["sum", "product"];
 
 /// Methods that only move, count or iterate values: they pass through.
 const STRUCTURAL: &[&str] = &[

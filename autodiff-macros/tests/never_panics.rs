@@ -455,6 +455,15 @@ fn expand(args: &str, input: &str) -> Result<Outcome, String> {
         format!("expansion panicked ({message}) on\n#[differentiable({args})]\n{input}")
     })?;
 
+    // Tokens that are no item at all (a syntax typo in the body) come back
+    // as written: rustc's own parse error is the only one.
+    let unparsed = input
+        .parse::<TokenStream>()
+        .ok()
+        .filter(|tokens| syn::parse2::<syn::Item>(tokens.clone()).is_err());
+    if unparsed.is_some_and(|tokens| tokens.to_string() == output.to_string()) {
+        return Ok(Outcome::Rejected);
+    }
     let errors = compile_errors(&output);
     if errors.is_empty() {
         // Accepted: the output must be items rustc can parse, among them
@@ -573,6 +582,17 @@ fn generated_functions_in_impl_blocks_expand_or_are_rejected() {
             }
         };
         if !compile_errors(&output).is_empty() {
+            continue;
+        }
+        // No item at all (`self` after another parameter): as written,
+        // for rustc to report.
+        if syn::parse2::<syn::Item>(output.clone()).is_err()
+            && output.to_string()
+                == input
+                    .parse::<TokenStream>()
+                    .map(|t| t.to_string())
+                    .unwrap_or_default()
+        {
             continue;
         }
         let Ok(file) = syn::parse2::<syn::File>(output.clone()) else {

@@ -98,3 +98,35 @@ fn the_methods_named_as_errors_have_no_rule() {
     }
     assert!(named >= 1);
 }
+
+/// The names of a `const NAME: &[&str] = &[..];` list in `source`.
+fn const_list(source: &str, name: &str) -> Vec<String> {
+    let marker = format!("const {name}: &[&str] = &[");
+    let start = source
+        .find(&marker)
+        .unwrap_or_else(|| panic!("vocabulary.rs has `{name}`"))
+        + marker.len();
+    let end = start + source[start..].find("];").expect("the list closes");
+    source[start..end]
+        .split(',')
+        .map(|item| item.trim().trim_matches('"').to_owned())
+        .filter(|item| !item.is_empty())
+        .collect()
+}
+
+/// The methods the macro passes through (its vocabulary, read as text:
+/// the macro crate's lists are private) are the ones the README lists, in
+/// the same order, as the diagnostics list them.
+#[test]
+fn the_macro_section_lists_every_method_without_a_rule() {
+    let vocabulary = include_str!("../../autodiff-macros/src/vocabulary.rs");
+    let text = readme();
+    let section = macro_section(&text);
+    let mut iterators = const_list(vocabulary, "SUMS");
+    iterators.extend(const_list(vocabulary, "STRUCTURAL"));
+    assert_eq!(words_after(section, "on slices and iterators"), iterators);
+    assert_eq!(
+        words_after(section, "and tests of the value"),
+        const_list(vocabulary, "PREDICATES")
+    );
+}

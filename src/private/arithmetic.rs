@@ -368,3 +368,33 @@ where
     let below = x.min(hi, at);
     below.max(lo, at).exact(clamped)
 }
+
+/// Mistakes the plain twin reports: `x * n` with `n: usize`, `x * 2`,
+/// `x + flag`. The plain twin has `f64 OP T` at the same spot, which std
+/// does not implement and the orphan rule forbids any crate to, so a crate
+/// that reaches one of these impls cannot compile and they never run. They
+/// exist so that the recording twin type-checks there and the student sees
+/// the plain twin's error once, in the student's terms, instead of also a
+/// second copy naming `Scalar`.
+macro_rules! reported_by_the_plain_twin {
+    ($Trait:ident $method:ident: $($other:ty)*) => {$(
+        reported_by_the_plain_twin!(@pair $Trait $method, Scalar<'t>, $other => Scalar<'t>);
+        reported_by_the_plain_twin!(@pair $Trait $method, &Scalar<'t>, $other => Scalar<'t>);
+        reported_by_the_plain_twin!(@pair $Trait $method, $other, Scalar<'t> => Scalar<'t>);
+        reported_by_the_plain_twin!(@pair $Trait $method, $other, &Scalar<'t> => Scalar<'t>);
+    )*};
+    (@pair $Trait:ident $method:ident, $Lhs:ty, $Rhs:ty => $Output:ty) => {
+        #[diagnostic::do_not_recommend]
+        impl<'t> $Trait<$Rhs> for $Lhs {
+            type Output = $Output;
+            fn $method(self, _: $Rhs, _: Label) -> $Output {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    };
+}
+
+reported_by_the_plain_twin!(Add add: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+reported_by_the_plain_twin!(Sub sub: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+reported_by_the_plain_twin!(Mul mul: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+reported_by_the_plain_twin!(Div div: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);

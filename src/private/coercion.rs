@@ -195,17 +195,63 @@ impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
 /// must be finite. A recorded result always is; a constant that reaches the
 /// output (a NaN `#[constant]`, an untouched `f64::NEG_INFINITY`) is
 /// `NonFiniteLeaf` labelled `at`, the output's source text and line.
-pub fn output<'t, T: Lift<'t, Lifted = Scalar<'t>>>(
-    tape: &'t Tape,
-    value: T,
-    at: Label,
-) -> Scalar<'t> {
-    let output = value.lift(tape, None);
+pub fn output<'t, T: Returned<'t>>(tape: &'t Tape, value: T, at: Label) -> Scalar<'t> {
+    let output = value.returned(tape);
     if !output.value().is_finite() {
         tape.fail(non_finite_output(output.value(), at));
     }
     output
 }
+
+/// What a `_tape` function may return: its value as a `Scalar`. The
+/// output type is known from the value's type alone, with no bound to
+/// unify, so that a body returning a `bool` or an integer from `-> f64`
+/// is the plain twin's mismatched types, once.
+#[diagnostic::on_unimplemented(
+    message = "a #[differentiable] function returns an f64, not `{Self}`",
+    label = "this is a `{Self}`"
+)]
+pub trait Returned<'t> {
+    /// The value on `tape`.
+    fn returned(self, tape: &'t Tape) -> Scalar<'t>;
+}
+
+impl<'t> Returned<'t> for f64 {
+    #[inline]
+    fn returned(self, tape: &'t Tape) -> Scalar<'t> {
+        self.lift(tape, None)
+    }
+}
+
+impl<'t> Returned<'t> for Scalar<'t> {
+    #[inline]
+    fn returned(self, _: &'t Tape) -> Scalar<'t> {
+        self
+    }
+}
+
+impl<'t> Returned<'t> for &Scalar<'t> {
+    #[inline]
+    fn returned(self, _: &'t Tape) -> Scalar<'t> {
+        *self
+    }
+}
+
+/// A `bool` or an integer returned from `-> f64`: the plain twin does not
+/// compile (std has no such coercion), so these never run; they let the
+/// plain twin's error be the only one.
+macro_rules! returned_by_mistake {
+    ($($plain:ty)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'t> Returned<'t> for $plain {
+            fn returned(self, _: &'t Tape) -> Scalar<'t> {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+}
+
+returned_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 
 #[cold]
 #[inline(never)]
@@ -278,6 +324,28 @@ impl<'t> Arg<'t, Vec<Scalar<'t>>> for Vec<f64> {
         self.lift(tape, None)
     }
 }
+
+/// A tracked value passed where the callee takes an integer or a `bool`:
+/// the plain twin passes an `f64` there, which does not compile, so these
+/// never run; they leave the plain twin's mismatched types the only error.
+macro_rules! passed_by_mistake {
+    ($($plain:ty)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'t> Arg<'t, $plain> for Scalar<'t> {
+            fn arg(self, _: &'t Tape) -> $plain {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+        #[diagnostic::do_not_recommend]
+        impl<'t> Arg<'t, $plain> for &Scalar<'t> {
+            fn arg(self, _: &'t Tape) -> $plain {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+}
+
+passed_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 
 /// A slice parameter on the tape: borrowed when the caller already holds
 /// tracked values, owned when plain numbers had to be lifted first (a
@@ -353,8 +421,8 @@ pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Target {
 /// numbers only. A tracked value reaching one is a compile error, not a
 /// silently missing gradient.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` carries a gradient that this operation would drop",
-    label = "a tracked value cannot be cast or passed here",
+    message = "this value is tracked: a cast or this method would drop its gradient",
+    label = "a tracked value (it depends on a differentiable parameter) cannot be cast or passed here",
     note = "a cast (`x as i64`) or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters instead"
 )]
 pub trait Untracked {
@@ -543,3 +611,234 @@ macro_rules! tuple_values {
 }
 
 tuple_values!((A a, B b) (A a, B b, C c) (A a, B b, C c, D d));
+
+/// A call of another annotated function's recording twin, `twin(tape,
+/// args..)`, with its arguments converted by [`Arg`] to the parameter types
+/// the twin declares (`P`, read off the twin's signature).
+///
+/// A call with another number of arguments than the twin takes is the
+/// plain twin's error (`this function takes 1 argument but 2 were
+/// supplied`): the impls for those counts never run, so that error is the
+/// only one.
+pub trait Twin<'t, A, P> {
+    /// Calls the twin.
+    fn call_twin(self, tape: &'t Tape, args: A) -> super::Result<Scalar<'t>>;
+}
+
+/// `twin(tape, args..)` for generated code.
+#[inline(always)]
+pub fn call_twin<'t, F: Twin<'t, A, P>, A, P>(
+    tape: &'t Tape,
+    twin: F,
+    args: A,
+) -> super::Result<Scalar<'t>> {
+    twin.call_twin(tape, args)
+}
+
+/// A call whose count matches the twin's: each argument converted.
+macro_rules! twin_call {
+    ($($a:ident $A:ident $P:ident),+) => {
+        impl<'t, F, $($A, $P),+> Twin<'t, ($($A,)+), ($($P,)+)> for F
+        where
+            F: FnOnce(&'t Tape, $($P),+) -> super::Result<Scalar<'t>>,
+            $($A: Arg<'t, $P>,)+
+        {
+            #[inline(always)]
+            fn call_twin(self, tape: &'t Tape, ($($a,)+): ($($A,)+)) -> super::Result<Scalar<'t>> {
+                self(tape, $($a.arg(tape)),+)
+            }
+        }
+    };
+}
+
+/// A call with another count than the twin takes: never runs.
+macro_rules! twin_mistake {
+    (($($A:ident)+) ($($P:ident)+)) => {
+        #[diagnostic::do_not_recommend]
+        impl<'t, F, $($A,)+ $($P),+> Twin<'t, ($($A,)+), ($($P,)+)> for F
+        where
+            F: FnOnce(&'t Tape, $($P),+) -> super::Result<Scalar<'t>>,
+        {
+            fn call_twin(self, _: &'t Tape, _: ($($A,)+)) -> super::Result<Scalar<'t>> {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    };
+}
+
+// Up to 12 arguments; a wrong count is one error up to 8.
+twin_call!(a0 A0 P0);
+twin_call!(a0 A0 P0, a1 A1 P1);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10);
+twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10, a11 A11 P11);
+
+twin_mistake!((A0) (P0 P1));
+twin_mistake!((A0) (P0 P1 P2));
+twin_mistake!((A0) (P0 P1 P2 P3));
+twin_mistake!((A0) (P0 P1 P2 P3 P4));
+twin_mistake!((A0) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1) (P0));
+twin_mistake!((A0 A1) (P0 P1 P2));
+twin_mistake!((A0 A1) (P0 P1 P2 P3));
+twin_mistake!((A0 A1) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2) (P0));
+twin_mistake!((A0 A1 A2) (P0 P1));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3) (P0));
+twin_mistake!((A0 A1 A2 A3) (P0 P1));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3 A4) (P0));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6 P7));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5));
+twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6));
+
+/// A value seen through the plain twin's types, for a probe: the same
+/// method call on a plain value, in a branch that never runs, tells whether
+/// the method exists. `(&&Probe(&v)).shadow()` is an `f64` for a tracked
+/// `v` ([`ShadowTracked`], found first by method resolution) and `v`'s own
+/// type otherwise ([`ShadowSame`]).
+pub struct Probe<'a, T: ?Sized>(pub &'a T);
+
+/// A tracked value's plain twin type.
+pub trait ShadowTracked {
+    /// `f64`.
+    type Plain;
+    /// Never called: probes sit in branches that never run.
+    fn shadow(&self) -> Self::Plain;
+}
+
+impl ShadowTracked for &Probe<'_, Scalar<'_>> {
+    type Plain = f64;
+    fn shadow(&self) -> f64 {
+        unreachable!("a probe never runs")
+    }
+}
+
+impl ShadowTracked for &Probe<'_, &Scalar<'_>> {
+    type Plain = f64;
+    fn shadow(&self) -> f64 {
+        unreachable!("a probe never runs")
+    }
+}
+
+/// Any other value's type, unchanged.
+pub trait ShadowSame {
+    /// The value's own type.
+    type Plain;
+    /// Never called: probes sit in branches that never run.
+    fn shadow(&self) -> Self::Plain;
+}
+
+impl<T> ShadowSame for Probe<'_, T> {
+    type Plain = T;
+    fn shadow(&self) -> T {
+        unreachable!("a probe never runs")
+    }
+}
+
+/// Values a method without a derivative rule may be called on, given the
+/// probe's result `R`: plain values always; a tracked value never when the
+/// method exists. When it does not, `R` is rustc's error type and this
+/// bound is not reported again: the plain twin's "no method" is the error.
+#[diagnostic::on_unimplemented(
+    message = "this value is tracked: a cast or this method would drop its gradient",
+    label = "a tracked value (it depends on a differentiable parameter) cannot be cast or passed here",
+    note = "a cast (`x as i64`) or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters instead"
+)]
+pub trait UntrackedFor<R> {}
+
+impl<R, T: Untracked> UntrackedFor<R> for T {}
+
+/// Two result types no method returns, so that rustc cannot pick `R` from
+/// the impls of a tracked value.
+#[doc(hidden)]
+pub enum NoResult {}
+#[doc(hidden)]
+pub enum NoResult2 {}
+
+/// The plain twin's type of a receiver, named apart from [`UntrackedFor`]
+/// so that a rejected call is reported once, by that bound, and not again
+/// by the method called on its result.
+pub trait PlainOf {
+    /// `f64` for a tracked value, the type itself otherwise.
+    type Plain;
+    /// The value itself.
+    fn plain_of(self) -> Self::Plain;
+}
+
+impl<T: Untracked> PlainOf for T {
+    type Plain = T::Plain;
+    #[inline]
+    fn plain_of(self) -> T::Plain {
+        self.plain()
+    }
+}
+
+macro_rules! probe_only {
+    ($($tracked:ty)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl UntrackedFor<NoResult> for $tracked {}
+        #[diagnostic::do_not_recommend]
+        impl UntrackedFor<NoResult2> for $tracked {}
+        impl PlainOf for $tracked {
+            type Plain = f64;
+            fn plain_of(self) -> f64 {
+                unreachable!("a tracked receiver of a method without a rule does not compile")
+            }
+        }
+    )*};
+}
+
+probe_only!(Scalar<'_> &Scalar<'_>);
+
+/// Passes `value` through when it carries no gradient; `probe` is the
+/// method's result on the plain twin's types, never computed.
+#[inline]
+pub fn untracked_for<T: UntrackedFor<R> + PlainOf, R>(value: T, _probe: Option<R>) -> T::Plain {
+    value.plain_of()
+}

@@ -32,6 +32,8 @@
 //! - `impls`: associated functions and methods in `impl` blocks: a
 //!   `#[differentiable] impl` block (associated functions without `self`
 //!   calling each other as `Self::f`), `&self` methods of a model.
+//! - `imports`: annotated helpers through modules: `use m::f;` then
+//!   `f(x)`, `use m::f as g;`, `m::f(x)`, `super::f(x)`.
 //! - `slices`: a slice passed straight on, `&Vec<f64>`, `&[f64; N]`.
 //! - `ranges`: adaptors on parenthesised ranges, also with a method-call end.
 //! - `attributes`: `#[allow]` on statements and `let`s, raw identifiers.
@@ -44,8 +46,7 @@
 //! Pending, NOT compiled yet (each function carries today's first error
 //! above it; the to-do list of issue 11; add the module here once it passes):
 //! - `pending_signatures.rs`: `_: f64`, type aliases, a parameter named like its
-//!   function, `'tape`, `use m::f`,
-//!   `#[differentiable(crate = ..)]`.
+//!   function, `'tape`, `#[differentiable(crate = ..)]`.
 
 // Index loops on purpose: students write them, and they read like the
 // lesson's matrix formulas.
@@ -59,6 +60,7 @@ mod control_flow;
 mod elementary;
 mod formulas;
 mod impls;
+mod imports;
 mod infinities;
 mod integers;
 mod iterators;

@@ -6,7 +6,7 @@
 //! is left to rustc's trait dispatch on the operand types. What no tracked
 //! value reaches is printed as the user wrote it.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::Ident;
@@ -333,14 +333,31 @@ impl<'f> Emitter<'f> {
         let tape = &self.tape;
         let value = |e: &Expr| self.expr(e, Mode::Value);
         match &expr.kind {
-            ExprKind::Call { func, args } => {
-                let mut path = (*func).clone();
-                if let Some(last) = path.segments.last_mut() {
-                    last.ident = format_ident!("{}_tape", last.ident, span = last.ident.span());
+            ExprKind::Call { func, args } => match recording_twin(func, args.len()) {
+                // Converted by `__ad::call_twin`, which also leaves a wrong
+                // argument count to the plain twin's error.
+                // More arguments than `__ad::call_twin` takes (12): called
+                // directly, a wrong count then also reported by the twin.
+                Twin::Free(twin) if args.len() > 12 => {
+                    let args = self.call_args(args);
+                    quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
                 }
-                let args = self.call_args(args);
-                quote!(__ad::call(#tape, #path(#tape, #(#args),*)))
-            }
+                Twin::Free(twin) => {
+                    let args = args.iter().map(|arg| self.arg(arg));
+                    // On the student's `f`, as the stand-in's bound is: a
+                    // plain `f` is then one error, not two.
+                    let span = func
+                        .segments
+                        .last()
+                        .map_or_else(Span::call_site, |last| last.ident.span());
+                    let call = quote_spanned!(span=> __ad::call_twin(#tape, #twin, (#(#args,)*)));
+                    quote!(__ad::call(#tape, #call))
+                }
+                Twin::Associated(twin) => {
+                    let args = self.call_args(args);
+                    quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
+                }
+            },
             ExprKind::PlainCall { func, args } => {
                 let args = args.iter().map(|arg| self.untracked(arg));
                 quote!(#func(#(#args),*))
@@ -396,6 +413,9 @@ impl<'f> Emitter<'f> {
                 args,
                 reads_primal,
             } => {
+                if !*reads_primal && self.touches(receiver) {
+                    return self.probed_method(receiver, method, *turbofish, args);
+                }
                 let receiver = if *reads_primal {
                     self.primal(receiver)
                 } else {
@@ -847,6 +867,62 @@ impl<'f> Emitter<'f> {
         quote_spanned!(span=> __ad::primal(#value))
     }
 
+    /// `recv.method(args)` on a receiver that may be tracked, for a method
+    /// with no derivative rule: a tracked receiver is an error (the method
+    /// would drop its gradient) only if the method exists, which a probe,
+    /// the same call on the plain twin's types in a branch that never runs,
+    /// tells; a missing method is then the plain twin's error alone.
+    fn probed_method(
+        &self,
+        receiver: &Expr,
+        method: &Ident,
+        turbofish: Option<&syn::AngleBracketedGenericArguments>,
+        args: &[Expr],
+    ) -> TokenStream {
+        let span = receiver.span;
+        let bound = |i: usize| Ident::new(&format!("__ad_arg{i}"), proc_macro2::Span::mixed_site());
+        // With the receiver's span and hygiene, where rustc reports a
+        // tracked one (a mixed-site name would move the error to the
+        // attribute).
+        let recv = Ident::new("__ad_recv", span);
+        let probe = Ident::new("__ad_probe", span);
+        let recv_value = self.arg(receiver);
+        let bindings = args.iter().enumerate().map(|(i, arg)| {
+            let name = bound(i);
+            let value = self.arg(arg);
+            quote!(let #name = #value;)
+        });
+        let shadows = (0..args.len()).map(|i| {
+            let name = bound(i);
+            quote!((&&__ad::Probe(&#name)).shadow())
+        });
+        let passed = args.iter().enumerate().map(|(i, arg)| {
+            let name = bound(i);
+            if self.touches(arg) {
+                quote_spanned!(arg.span=> __ad::untracked(#name))
+            } else {
+                quote!(#name)
+            }
+        });
+        let probe_call = quote_spanned!(method.span()=>
+            (&&__ad::Probe(&#recv)).shadow().#method #turbofish(#(#shadows),*)
+        );
+        let checked = quote_spanned!(span=> __ad::untracked_for(#recv, #probe));
+        quote! {{
+            #[allow(unused_imports)]
+            use __ad::{ShadowSame as _, ShadowTracked as _};
+            let #recv = #recv_value;
+            #(#bindings)*
+            #[allow(unreachable_code, clippy::diverging_sub_expression)]
+            let #probe = if false {
+                ::core::option::Option::Some(#probe_call)
+            } else {
+                ::core::option::Option::None
+            };
+            #checked.#method #turbofish(#(#passed),*)
+        }}
+    }
+
     /// An operand of a cast or a plain method: must carry no gradient, or
     /// the build fails here with a message that says so.
     fn untracked(&self, expr: &Expr) -> TokenStream {
@@ -976,4 +1052,100 @@ fn without_f64(tokens: TokenStream) -> TokenStream {
             other => other.into_token_stream(),
         })
         .collect()
+}
+
+/// A recording twin to call: a free function's, through its companion (a
+/// value `__ad::call_twin` calls), or an associated function's sibling.
+enum Twin {
+    Free(TokenStream),
+    Associated(TokenStream),
+}
+
+/// The recording twin a call `f(..)` of `arity` arguments names.
+///
+/// A free function's is its companion's `f::__tape` (`emit/companion.rs`),
+/// looked up in `f`'s module (`use m::*` for `m::f`) inside a block whose
+/// outer glob holds a stand-in `f`: a plain `f`, which has no companion,
+/// resolves to the stand-in, whose bound fails with a message that says so
+/// on the student's `f`. An associated function (`Self::f`, `Model::f`)
+/// names its sibling `f_tape` directly.
+fn recording_twin(func: &syn::Path, arity: usize) -> Twin {
+    let Some(last) = func.segments.last() else {
+        return Twin::Associated(func.to_token_stream());
+    };
+    let name = &last.ident;
+    let span = name.span();
+    let associated = func.segments.len() > 1 && {
+        let owner = func.segments[func.segments.len() - 2].ident.to_string();
+        owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+    };
+    if associated {
+        let mut path = func.clone();
+        if let Some(last) = path.segments.last_mut() {
+            last.ident = format_ident!("{}_tape", last.ident, span = span);
+        }
+        return Twin::Associated(path.to_token_stream());
+    }
+    let scope = if func.segments.len() == 1 {
+        quote!(self)
+    } else {
+        let mut module = func.clone();
+        module.segments.pop();
+        module.segments.pop_punct();
+        module.to_token_stream()
+    };
+    let stand_in = stand_in(name, arity);
+    // Named for rustc's help lines, which name the stand-in by its path.
+    let fallback = Ident::new("not_differentiable", proc_macro2::Span::mixed_site());
+    let twin = quote_spanned!(span=> #name::__tape);
+    // On the student's `f`, where rustc reports the stand-in's bound.
+    Twin::Free(quote_spanned! {span=>
+        ({
+            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+            mod #fallback { #stand_in }
+            #[allow(unused_imports)]
+            use #fallback::*;
+            {
+                #[allow(unused_imports)]
+                use #scope::*;
+                #twin
+            }
+        })
+    })
+}
+
+/// What a call of the plain function `name` finds: a `name::__tape` whose
+/// bound no type meets, so that rustc says `name` is not differentiable.
+fn stand_in(name: &Ident, arity: usize) -> TokenStream {
+    let message = format!("`{name}` is not #[differentiable], so it cannot take a tracked value");
+    let label = format!("`{name}` is a plain function: its result would carry no gradient");
+    let note = format!(
+        "annotate `{name}` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `{name}` declared inside a function body is not found here: move it out of the body"
+    );
+    let params: Vec<Ident> = (0..arity).map(|i| format_ident!("A{i}")).collect();
+    // On the student's `name`: rustc's notes point at the call.
+    quote_spanned! {name.span()=>
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait Differentiable<A> {}
+        // Implementations no call meets, so that rustc neither suggests
+        // adding one nor names one.
+        pub enum Never {}
+        pub enum Never2 {}
+        #[diagnostic::do_not_recommend]
+        impl<T: ?Sized> Differentiable<Never> for T {}
+        #[diagnostic::do_not_recommend]
+        impl<T: ?Sized> Differentiable<Never2> for T {}
+        pub struct #name {}
+        impl #name {
+            pub fn __tape<'t, #(#params),*>(
+                _: &'t ::autodiff::Tape,
+                #(_: #params),*
+            ) -> ::core::result::Result<::autodiff::Scalar<'t>, ::autodiff::ScalarAutodiffError>
+            where
+                #name: Differentiable<(#(#params,)*)>,
+            {
+                ::core::unreachable!()
+            }
+        }
+    }
 }

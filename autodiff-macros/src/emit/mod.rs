@@ -7,6 +7,7 @@
 mod adjoint;
 mod body;
 mod check;
+mod companion;
 mod grad;
 mod method;
 mod tape;
@@ -23,8 +24,12 @@ use crate::flow::Flow;
 /// Every generated item, in the order `cargo expand` shows them.
 pub fn items(function: &Function, flow: &Flow) -> TokenStream {
     let twin = twin::item(function);
-    let siblings = siblings(function, flow);
-    quote!(#twin #siblings)
+    let names = Names::new(function);
+    let tape = tape::item(function, flow, &names);
+    let grad = grad::items(function, &names);
+    let companion = companion::item(names.name, &function.item.vis, &tape, &grad);
+    let check = check::items(function, &names);
+    quote!(#twin #tape #companion #grad #check)
 }
 
 /// The items of a method: `function` is the method read as a function of

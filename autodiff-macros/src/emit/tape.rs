@@ -87,7 +87,9 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
     quote! {
         #[doc = #doc]
         #(#attrs)*
-        #[allow(clippy::too_many_arguments)]
+        // The plain twin reports unused bindings once; its recording twin,
+        // the same body, stays silent.
+        #[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
         #vis fn #tape_fn<'tape, #lifetimes>(
             #tape: &'tape ::autodiff::Tape,
             #(#params),*

@@ -1673,7 +1673,7 @@ impl<'m> Sweep<'m> {
     }
 
     fn rev_call(&mut self, expr: &Expr, func: &syn::Path, args: &[Expr], seed: &Seed) -> R<()> {
-        let reverse = sibling(func, "reverse");
+        let reverse = sibling(func, "reverse", 2 * args.len() + 2);
         let stack = self.stack.clone();
         let adjoint = self.adjoint.clone();
         let mut arg_src = Vec::new();
@@ -1700,6 +1700,13 @@ impl<'m> Sweep<'m> {
                 bars.push(quote!(&mut #adjoint::zero(&(#src))));
             } else if let Some(place) = place {
                 let bar = self.bar_place(place)?;
+                // Two `&mut` of one adjoint in one call do not borrow-check.
+                if bars
+                    .iter()
+                    .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())
+                {
+                    return unsupported("a call that passes one tracked value twice", arg);
+                }
                 bars.push(quote!(&mut #bar));
             } else {
                 let name = self.temp("argument_bar");
@@ -1991,7 +1998,7 @@ impl<'m> Sweep<'m> {
                 }
             }
             (ExprKind::Call { func, args }, _) => {
-                let forward = sibling(func, "forward");
+                let forward = sibling(func, "forward", args.len() + 1);
                 let stack = &self.stack;
                 let args: Vec<_> = args.iter().map(|a| a.source.to_token_stream()).collect();
                 quote!(#forward(#stack, #(#args),*))
@@ -2229,13 +2236,72 @@ fn has_return(block: &Block) -> bool {
     })
 }
 
-/// `g_forward` / `g_reverse` by the same path as `g`.
-fn sibling(func: &syn::Path, suffix: &str) -> TokenStream {
-    let mut path = func.clone();
-    if let Some(last) = path.segments.last_mut() {
-        last.ident = format_ident!("{}_{}", last.ident, suffix);
+/// `g`'s `forward` or `reverse` sibling, taking `arity` arguments.
+///
+/// An associated function's (`Self::g`) is named directly, `Self::g_forward`.
+/// A free function's is its companion's `g::__forward`, looked up the way
+/// the recording twin looks up `g::__tape` (`body`'s `recording_twin`), so
+/// that `use m::g;` brings it along. A plain `g` has no companion: it
+/// resolves to a stand-in that never runs, because the recording twin's
+/// own stand-in has already made that call a compile error with the
+/// message a student reads; the adjoint adds no second one.
+fn sibling(func: &syn::Path, suffix: &str, arity: usize) -> TokenStream {
+    let Some(last) = func.segments.last() else {
+        return func.to_token_stream();
+    };
+    let name = &last.ident;
+    let associated = func.segments.len() > 1 && {
+        let owner = func.segments[func.segments.len() - 2].ident.to_string();
+        owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+    };
+    if associated {
+        let mut path = func.clone();
+        if let Some(last) = path.segments.last_mut() {
+            last.ident = format_ident!("{}_{}", last.ident, suffix);
+        }
+        return path.to_token_stream();
     }
-    path.to_token_stream()
+    let scope = if func.segments.len() == 1 {
+        quote!(self)
+    } else {
+        let mut module = func.clone();
+        module.segments.pop();
+        module.segments.pop_punct();
+        module.to_token_stream()
+    };
+    let method = format_ident!("__{}", suffix);
+    // The pair's own return types: the forward's value, the reverse's `()`.
+    let output = if suffix == "forward" {
+        quote!(f64)
+    } else {
+        quote!(())
+    };
+    // The stack is reborrowed, not moved, as by the real pair.
+    let params: Vec<Ident> = (1..arity).map(|i| format_ident!("A{i}")).collect();
+    let fallback = Ident::new("not_differentiable", Span::mixed_site());
+    quote! {
+        ({
+            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+            mod #fallback {
+                pub struct #name {}
+                impl #name {
+                    pub fn #method<#(#params),*>(
+                        _: &mut ::autodiff::__adjoint::Stack,
+                        #(_: #params),*
+                    ) -> #output {
+                        ::core::unreachable!()
+                    }
+                }
+            }
+            #[allow(unused_imports)]
+            use #fallback::*;
+            {
+                #[allow(unused_imports)]
+                use #scope::*;
+                #name::#method
+            }
+        })
+    }
 }
 
 /// A readable identifier from source text: `s[j]` -> `s_j`.
