@@ -16,17 +16,22 @@ impl Neuron {
         ::autodiff::ScalarAutodiffError,
     > {
         use ::autodiff::__private as __ad;
-        __ad::output(
-            tape,
-            __ad::tanh(
-                __ad::add(
-                    __ad::mul(__self.w, x, __ad::at("self.w * x", 6))?,
-                    __self.b,
-                    __ad::at("self.w * x + self.b", 6),
-                )?,
+        let __entry = __ad::enter(tape);
+        let __output = (move || -> ::autodiff::Scalar<'tape> {
+            __ad::output(
+                tape,
+                __ad::tanh(
+                    __ad::add(
+                        __ad::mul(__self.w, x, __ad::at("self.w * x", 6)),
+                        __self.b,
+                        __ad::at("self.w * x + self.b", 6),
+                    ),
+                    __ad::at("(self.w * x + self.b).tanh()", 6),
+                ),
                 __ad::at("(self.w * x + self.b).tanh()", 6),
-            )?,
-        )
+            )
+        })();
+        __ad::leave(tape, __entry, __output)
     }
     /// Records [`forward`](Self::forward) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
     #[allow(clippy::too_many_arguments)]
@@ -192,15 +197,26 @@ impl Neuron {
         ::autodiff::ScalarAutodiffError,
     > {
         use ::autodiff::__private as __ad;
-        let d = __ad::sub(
-            {
-                let twin = &__self;
-                __ad::model(twin).forward_tape(tape, twin, __ad::arg(tape, x)?)?
-            },
-            y,
-            __ad::at("d", 10),
-        )?;
-        __ad::output(tape, __ad::mul(d, d, __ad::at("d * d", 11))?)
+        let __entry = __ad::enter(tape);
+        let __output = (move || -> ::autodiff::Scalar<'tape> {
+            let d = __ad::sub(
+                {
+                    let twin = &__self;
+                    __ad::call(
+                        tape,
+                        __ad::model(twin).forward_tape(tape, twin, __ad::arg(tape, x)),
+                    )
+                },
+                y,
+                __ad::at("d", 10),
+            );
+            __ad::output(
+                tape,
+                __ad::mul(d, d, __ad::at("d * d", 11)),
+                __ad::at("d * d", 11),
+            )
+        })();
+        __ad::leave(tape, __entry, __output)
     }
     /// Records [`loss`](Self::loss) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
     #[allow(clippy::too_many_arguments)]
@@ -378,7 +394,18 @@ impl Neuron {
         ::autodiff::ScalarAutodiffError,
     > {
         use ::autodiff::__private as __ad;
-        __ad::output(tape, __ad::mul(w, x, __ad::at("w * x", 15))?)
+        let __entry = __ad::enter(tape);
+        if !(__ad::on_tape(tape, &w, __ad::at("w", 14))) {
+            return __ad::refuse(tape, __entry);
+        }
+        let __output = (move || -> ::autodiff::Scalar<'tape> {
+            __ad::output(
+                tape,
+                __ad::mul(w, x, __ad::at("w * x", 15)),
+                __ad::at("w * x", 15),
+            )
+        })();
+        __ad::leave(tape, __entry, __output)
     }
     /// The value of [`scale`](Self::scale) and its exact gradient with respect to every differentiable parameter, by one reverse pass over [`scale_tape`](Self::scale_tape). Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
     fn scale_grad(

@@ -15,7 +15,19 @@ use crate::flow::Flow;
 use crate::lower::{self, MacroBodies};
 use crate::{attr, emit, fallback, receiver, valid};
 
+/// The stack the expansion runs on. Every pass recurses over the syntax
+/// tree, so a 10,000-term sum or 1,000 nested parentheses recurse that
+/// deep, past the few MiB rustc's thread has left for a macro. `stacker`
+/// switches to a fresh stack on the same thread (another thread could not
+/// call the `proc_macro` API); it is reserved, and only the pages a deep
+/// body touches are ever written.
+const STACK: usize = 256 << 20;
+
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
+    stacker::grow(STACK, move || expand(args, input))
+}
+
+fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     if let Ok(item) = syn::parse2::<ItemFn>(input.clone()) {
         return function(&args, &item, Context::Free);
     }
