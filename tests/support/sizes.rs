@@ -35,24 +35,15 @@ fn sum_oracle(n: usize) -> String {
     format!("let (value, slope) = ({n}.0 * x, {n}.0);")
 }
 
-/// `x * (0.5 + x * (0.5 + … x))`, `n` nested parentheses: a right-deep
-/// tree, the opposite shape of `sum`.
+/// `((x * 1.001) * 1.001 … )`, `n` nested parentheses. (Right-nested
+/// `0.5 + x * (0.5 + …)` overflows plain rustc's own parser at 1,000.)
 fn parens(n: usize) -> String {
-    let mut body = String::with_capacity(16 * n);
-    for _ in 0..n {
-        body.push_str("0.5 + x * (");
-    }
-    body.push('x');
-    body.push_str(&")".repeat(n));
+    let body = format!("{}x{}", "(".repeat(n), " * 1.001)".repeat(n));
     format!("fn f(x: f64) -> f64 {{\n    {body}\n}}\n")
 }
 
 fn parens_oracle(n: usize) -> String {
-    // Innermost first: p = x; p = 0.5 + x * p, n times.
-    format!(
-        "let (mut value, mut slope) = (x, 1.0);
-         for _ in 0..{n} {{ slope = value + x * slope; value = 0.5 + x * value; }}"
-    )
+    format!("let (value, slope) = (x * 1.001_f64.powi({n}), 1.001_f64.powi({n}));")
 }
 
 /// `x.sin().sin()…`, `n` calls deep.
