@@ -53,7 +53,7 @@ fn function(args: &TokenStream, item: &ItemFn, context: Context) -> TokenStream 
     };
     let read = method.as_ref().map_or(item, |(rewritten, _)| rewritten);
     let cx = Ctxt::default();
-    attr::check_args(&cx, args);
+    let krate = attr::check_args(&cx, args);
     let macros = MacroBodies::default();
     let function = lower::function(read, &macros);
     valid::check(&cx, &function);
@@ -61,10 +61,14 @@ fn function(args: &TokenStream, item: &ItemFn, context: Context) -> TokenStream 
         return fallback::expand(item, &error);
     }
     let flow = Flow::analyse(&function);
-    match (&method, context) {
+    let items = match (&method, context) {
         (Some((_, taken)), _) => emit::method_items(&function, &flow, item, *taken),
         (None, Context::Impl) => emit::associated_items(&function, &flow),
         (None, Context::Free) => emit::items(&function, &flow),
+    };
+    match krate {
+        Some(path) => attr::rename_crate(items, &path),
+        None => items,
     }
 }
 
