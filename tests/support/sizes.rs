@@ -35,10 +35,11 @@ fn sum_oracle(n: usize) -> String {
     format!("let (value, slope) = ({n}.0 * x, {n}.0);")
 }
 
-/// `((x * 1.001) * 1.001 … )`, `n` nested parentheses. (Right-nested
+/// `((x * 1.001) * 1.001 … ) * 1.0`, `n` nested parentheses (none of
+/// them redundant, which rustc would warn about). (Right-nested
 /// `0.5 + x * (0.5 + …)` overflows plain rustc's own parser at 1,000.)
 fn parens(n: usize) -> String {
-    let body = format!("{}x{}", "(".repeat(n), " * 1.001)".repeat(n));
+    let body = format!("{}x{} * 1.0", "(".repeat(n), " * 1.001)".repeat(n));
     format!("fn f(x: f64) -> f64 {{\n    {body}\n}}\n")
 }
 

@@ -79,7 +79,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     });
     // `fn scale(scale: f64, ..)`: the parameter shadows the function in
     // the check's body, so the plain twin is named through its module.
-    let plain = if arg_names.iter().any(|ident| *ident == *name) {
+    let plain = if arg_names.contains(name) {
         quote!(self::#name)
     } else {
         quote!(#name)
