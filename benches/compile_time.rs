@@ -10,6 +10,8 @@
 //! prints the best of a few rounds as the README's table. Each annotated
 //! program also runs, checking its gradient against the hand-carried
 //! oracle. Arguments `case=size` (e.g. `statements=2000`) pick the cases.
+//! (Plain rustc overflows its own stack on a 10,000-term sum in the dev
+//! profile, so there is no baseline at that size.)
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -22,6 +24,12 @@ mod sizes;
 const ROUNDS: usize = 3;
 
 fn main() {
+    // `cargo test --all-targets` runs benches without `--bench`: minutes of
+    // builds are no test, so only `cargo bench` measures.
+    if !std::env::args().any(|arg| arg == "--bench") {
+        println!("compile_time: run with `cargo bench --bench compile_time`");
+        return;
+    }
     let picked: Vec<(String, usize)> = std::env::args()
         .skip(1)
         .filter_map(|arg| {
@@ -30,9 +38,14 @@ fn main() {
         })
         .collect();
     let runs: Vec<(&sizes::Case, usize)> = if picked.is_empty() {
-        let mut runs: Vec<_> = sizes::CASES.iter().map(|case| (case, case.full)).collect();
-        runs.insert(3, (&sizes::CASES[3], 2_000));
-        runs
+        // Plain rustc itself overflows its stack on a 10,000-term sum, so
+        // the sum is compared at 5,000; 2,000 statements is issue 11's mark.
+        vec![
+            (&sizes::CASES[0], 5_000),
+            (&sizes::CASES[1], 1_000),
+            (&sizes::CASES[2], 1_000),
+            (&sizes::CASES[3], 2_000),
+        ]
     } else {
         picked
             .iter()
