@@ -19,6 +19,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 #[path = "../tests/support/sizes.rs"]
+#[allow(dead_code)]
 mod sizes;
 
 const ROUNDS: usize = 3;
