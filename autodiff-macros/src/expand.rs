@@ -15,7 +15,19 @@ use crate::flow::Flow;
 use crate::lower::{self, MacroBodies};
 use crate::{attr, emit, fallback, receiver, valid};
 
+/// The stack the expansion runs on. Every pass recurses over the syntax
+/// tree, so a 10,000-term sum or 1,000 nested parentheses recurse that
+/// deep, past the few MiB rustc's thread has left for a macro. `stacker`
+/// switches to a fresh stack on the same thread (another thread could not
+/// call the `proc_macro` API); it is reserved, and only the pages a deep
+/// body touches are ever written.
+const STACK: usize = 256 << 20;
+
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
+    stacker::grow(STACK, move || expand(args, input))
+}
+
+fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     if let Ok(item) = syn::parse2::<ItemFn>(input.clone()) {
         return function(&args, &item, Context::Free);
     }
@@ -46,7 +58,7 @@ fn function(args: &TokenStream, item: &ItemFn, context: Context) -> TokenStream 
     };
     let read = method.as_ref().map_or(item, |(rewritten, _)| rewritten);
     let cx = Ctxt::default();
-    attr::check_args(&cx, args);
+    let krate = attr::check_args(&cx, args);
     let macros = MacroBodies::default();
     let function = lower::function(read, &macros);
     valid::check(&cx, &function);
@@ -54,10 +66,14 @@ fn function(args: &TokenStream, item: &ItemFn, context: Context) -> TokenStream 
         return fallback::expand(item, &error);
     }
     let flow = Flow::analyse(&function);
-    match (&method, context) {
+    let items = match (&method, context) {
         (Some((_, taken)), _) => emit::method_items(&function, &flow, item, *taken),
         (None, Context::Impl) => emit::associated_items(&function, &flow),
         (None, Context::Free) => emit::items(&function, &flow),
+    };
+    match krate {
+        Some(path) => attr::rename_crate(items, &path),
+        None => items,
     }
 }
 

@@ -110,9 +110,28 @@ impl<'a> Lower<'a> {
                 }
                 constant = true;
             }
-            let Pat::Ident(pat) = &*typed.pat else {
-                self.reject(&typed.pat, Reason::ParamPattern);
-                continue;
+            // `_: f64` is named for the generated items, which pass it on;
+            // the plain twin keeps the `_`, so the body cannot see the name.
+            let unnamed;
+            let pat = match &*typed.pat {
+                Pat::Ident(pat) => pat,
+                Pat::Wild(wild) => {
+                    unnamed = syn::PatIdent {
+                        attrs: Vec::new(),
+                        by_ref: None,
+                        mutability: None,
+                        ident: syn::Ident::new(
+                            &format!("__unnamed{}", params.len()),
+                            wild.underscore_token.span,
+                        ),
+                        subpat: None,
+                    };
+                    &unnamed
+                }
+                _ => {
+                    self.reject(&typed.pat, Reason::ParamPattern);
+                    continue;
+                }
             };
             if pat.by_ref.is_some() || pat.subpat.is_some() {
                 self.reject(&typed.pat, Reason::ParamBinding);

@@ -56,14 +56,37 @@ pub fn first_span(expr: &Expr) -> Span {
     }
 }
 
-/// `expr` as a student would write it: `w * x + b`, `y.ln()`, `x[i]`.
+/// The longest label printed whole; longer ones end in `…`.
+///
+/// Every node of `x + x + … + x` is labelled with its own subexpression,
+/// so uncapped labels of an `n`-term sum hold `n²/2` terms in all: the
+/// macro's time and the generated code's string literals would grow
+/// quadratically. A label is for a person reading a tape, and its first
+/// line's worth is what they read.
+pub const LABEL_LIMIT: usize = 120;
+
+/// `expr` as a student would write it: `w * x + b`, `y.ln()`, `x[i]`, cut
+/// after [`LABEL_LIMIT`] bytes (at a character boundary) with `…`.
 pub fn expr(expr: &Expr) -> String {
     let mut out = String::new();
     write_expr(&mut out, expr);
+    if out.len() > LABEL_LIMIT {
+        let mut end = LABEL_LIMIT;
+        while !out.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.truncate(end);
+        out.push('…');
+    }
     out
 }
 
 fn write_expr(out: &mut String, expr: &Expr) {
+    // Past the limit, the rest is cut anyway: stop printing, so that a
+    // node's label costs its depth, not its subtree's size.
+    if out.len() > LABEL_LIMIT {
+        return;
+    }
     match expr {
         Expr::Binary(binary) => {
             write_expr(out, &binary.left);
@@ -290,6 +313,18 @@ mod tests {
         assert_eq!(text("x.iter().sum::<f64>()"), "x.iter().sum::<f64>()");
         assert_eq!(text("n as f64"), "n as f64");
         assert_eq!(text("c += c + 1.0"), "c += c + 1.0");
+    }
+
+    #[test]
+    fn long_labels_are_cut_with_an_ellipsis() {
+        let long = vec!["x"; 1000].join(" + ");
+        let label = text(&long);
+        assert!(label.ends_with('…'), "{label}");
+        assert!(label.len() <= LABEL_LIMIT + '…'.len_utf8());
+        assert!(long.starts_with(label.trim_end_matches('…')));
+        let exact = "x + ".repeat(29) + "xxxx";
+        assert_eq!(exact.len(), LABEL_LIMIT);
+        assert_eq!(text(&exact), exact);
     }
 
     #[test]

@@ -686,3 +686,83 @@ fn a_stray_semicolon_is_an_empty_statement() {
         Err(message) => panic!("{message}"),
     }
 }
+
+/// Raw identifiers and attributes on statements, the inputs that once
+/// panicked (`"r#type_var" is not a valid identifier`) or lost meaning.
+#[test]
+fn raw_identifiers_and_statement_attributes_expand() {
+    for input in [
+        "fn f(r#type: f64, r#in: usize) -> f64 { r#type * (r#in as f64) }",
+        "fn r#match(r#fn: f64) -> f64 { let r#let = r#fn.sin(); r#let * r#fn }",
+        "fn f(x: f64) -> f64 { let mut y = x; #[cfg(any())] { y = y * 10.0; } y + 1.0 }",
+        "fn f(x: f64) -> f64 { #[allow(unused_mut)] let mut y = x * 2.0; #[allow(clippy::all)] y += x; y }",
+        "fn f(x: f64) -> f64 { #[cfg(all())] let y = x.exp(); #[cfg(not(all()))] let y = x; y }",
+    ] {
+        match expand("", input) {
+            Ok(Outcome::Expanded) => {}
+            Ok(Outcome::Rejected) => panic!("rejected:\n{input}"),
+            Err(message) => panic!("{message}"),
+        }
+    }
+}
+
+#[path = "../../tests/support/sizes.rs"]
+#[allow(dead_code)]
+mod sizes;
+
+/// The acceptance sizes of issue 11 (10,000 terms and statements, 1,000
+/// nested parentheses and `.sin()` calls) expand in-process on a thread
+/// with rustc's 8 MiB stack: the expansion recurses on a stack of its own.
+/// The output's labels stay short (uncapped, a 10,000-term sum's labels
+/// held 10,000²/2 terms), so its size is linear in the body.
+#[test]
+fn deep_and_long_bodies_expand_on_an_ordinary_stack() {
+    for case in &sizes::CASES {
+        let source = (case.function)(case.full);
+        let name = case.name;
+        let len = source.len();
+        let output = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(move || {
+                let input: TokenStream = source.parse().expect("generated source lexes");
+                let output = expand::differentiable(TokenStream::new(), input);
+                // Measured here, before the deep output is dropped elsewhere.
+                let errors = compile_errors(&output).len();
+                let (mut longest, mut total) = (0, 0);
+                labels(&output, &mut longest, &mut total);
+                (errors, longest, total)
+            })
+            .expect("a thread")
+            .join();
+        let (errors, longest, total) =
+            output.unwrap_or_else(|_| panic!("{name}: the expansion panicked"));
+        assert_eq!(errors, 0, "{name}: rejected");
+        assert!(
+            longest <= text::LABEL_LIMIT + 5,
+            "{name}: a {longest}-byte label"
+        );
+        // Linear: at most a capped label per source byte, not n².
+        assert!(
+            total < (text::LABEL_LIMIT + 5) * len,
+            "{name}: {total} label bytes"
+        );
+    }
+}
+
+/// The longest label (`at("…", line)`) in `tokens`, and all their bytes.
+fn labels(tokens: &TokenStream, longest: &mut usize, total: &mut usize) {
+    let mut after_at = false;
+    for tree in tokens.clone() {
+        if let TokenTree::Group(group) = &tree {
+            if after_at {
+                if let Some(TokenTree::Literal(literal)) = group.stream().into_iter().next() {
+                    let text = literal.to_string();
+                    *longest = (*longest).max(text.len());
+                    *total += text.len();
+                }
+            }
+            labels(&group.stream(), longest, total);
+        }
+        after_at = matches!(&tree, TokenTree::Ident(ident) if ident == "at");
+    }
+}

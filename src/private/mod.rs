@@ -32,6 +32,7 @@ mod arithmetic;
 mod coercion;
 mod functions;
 mod methods;
+pub mod outlined;
 mod parameters;
 mod scratch;
 

@@ -77,6 +77,13 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             _ => quote!(#ident),
         }
     });
+    // `fn scale(scale: f64, ..)`: the parameter shadows the function in
+    // the check's body, so the plain twin is named through its module.
+    let plain = if arg_names.contains(name) {
+        quote!(self::#name)
+    } else {
+        quote!(#name)
+    };
     let check_doc = format!(
         " Checks [`{grad_fn}`] against central differences of [`{name}`] in every component, with the default step and tolerance."
     );
@@ -109,7 +116,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             __ad::gradient_check(&#inputs, &#analytic, #step, #tolerance, |#point| {
                 let mut #rest = #point;
                 #(#rebuilds)*
-                #name(#(#twin_args),*)
+                #plain(#(#twin_args),*)
             })
         }
     }

@@ -1,10 +1,10 @@
 //! The recording twin `f_tape`: the body rewritten (`body`) to record one
 //! node per operation on tracked values, on a tape the caller passes.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::Ident;
+use syn::{GenericParam, Ident, Lifetime};
 
 use super::{body::Emitter, param_label, Names};
 use crate::ast::{Function, Kind, Param};
@@ -20,6 +20,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
     } = names;
     let vis = &function.item.vis;
     let lifetimes = &function.item.sig.generics.params;
+    let lt = tape_lifetime(function);
     let rebound = |param: &&Param| {
         !param.kind.is_differentiable()
             && param.mutability.is_some()
@@ -35,7 +36,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
         };
         let ty = match &param.kind {
             Kind::PassThrough => param.ty.to_token_stream(),
-            kind => tape_type(kind),
+            kind => tape_type(kind, &lt),
         };
         quote!(#mutability #ident: #ty)
     });
@@ -81,6 +82,11 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
     let body = Emitter::new(flow, tape.clone())
         .models(super::model_params(function))
         .body(&function.body);
+    let runtime = if outlined(function) {
+        quote!(::autodiff::__private::outlined)
+    } else {
+        quote!(::autodiff::__private)
+    };
     let doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
     );
@@ -90,16 +96,16 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
         // The plain twin reports unused bindings once; its recording twin,
         // the same body, stays silent.
         #[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
-        #vis fn #tape_fn<'tape, #lifetimes>(
-            #tape: &'tape ::autodiff::Tape,
+        #vis fn #tape_fn<#lt, #lifetimes>(
+            #tape: &#lt ::autodiff::Tape,
             #(#params),*
-        ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
-            use ::autodiff::__private as __ad;
+        ) -> ::core::result::Result<::autodiff::Scalar<#lt>, ::autodiff::ScalarAutodiffError> {
+            use #runtime as __ad;
             // Operations keep their first error on the tape; it is reported
             // here, once, with what this call recorded rolled back.
             let #entry = __ad::enter(#tape);
             #refuse
-            let #output = (move || -> ::autodiff::Scalar<'tape> {
+            let #output = (move || -> ::autodiff::Scalar<#lt> {
                 #(#slices)*
                 #(#rebinds)*
                 #body
@@ -109,25 +115,71 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
     }
 }
 
+/// The tape's lifetime: `'tape`, or, if the function has a lifetime of
+/// that name already, `'tape_` (then `'tape__`, ...), a name it does not use.
+fn tape_lifetime(function: &Function) -> Lifetime {
+    let taken: Vec<String> = function
+        .item
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Lifetime(def) => Some(def.lifetime.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut name = String::from("tape");
+    while taken.contains(&name) {
+        name.push('_');
+    }
+    Lifetime::new(&format!("'{name}"), Span::call_site())
+}
+
+/// Source tokens in a body past which its operations are called out of
+/// line (`__private::outlined`): some 300 operations. Below, inlining them
+/// keeps small functions fast; above, it makes LLVM's time grow faster
+/// than the body.
+const OUTLINE_TOKENS: usize = 1_500;
+
+/// Whether the body is long enough to call its operations out of line.
+fn outlined(function: &Function) -> bool {
+    /// Tokens in `stream`, counting into groups, stopping past `limit`.
+    fn count(stream: TokenStream, limit: usize) -> usize {
+        let mut n = 0;
+        for token in stream {
+            n += 1;
+            if let TokenTree::Group(group) = token {
+                n += count(group.stream(), limit - n.min(limit));
+            }
+            if n > limit {
+                break;
+            }
+        }
+        n
+    }
+    count(function.item.block.to_token_stream(), OUTLINE_TOKENS) > OUTLINE_TOKENS
+}
+
 /// A differentiable parameter's type on the tape.
-fn tape_type(kind: &Kind) -> TokenStream {
+fn tape_type(kind: &Kind, lt: &Lifetime) -> TokenStream {
     match kind {
-        Kind::Scalar => quote!(::autodiff::Scalar<'tape>),
+        Kind::Scalar => quote!(::autodiff::Scalar<#lt>),
         Kind::Array(elem, len) => {
-            let elem = tape_type(elem);
+            let elem = tape_type(elem, lt);
             quote!([#elem; #len])
         }
         Kind::Slice(elem) => {
-            let elem = tape_type(elem);
+            let elem = tape_type(elem, lt);
             quote!(::std::borrow::Cow<'_, [#elem]>)
         }
         Kind::Vec(elem) => {
-            let elem = tape_type(elem);
+            let elem = tape_type(elem, lt);
             quote!(::std::vec::Vec<#elem>)
         }
         Kind::Struct { by_ref, ty } => {
             let reference = by_ref.then(|| quote_spanned!(ty.span()=> &));
-            quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<'tape>)
+            quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<#lt>)
         }
         Kind::PassThrough => quote!(()),
     }
