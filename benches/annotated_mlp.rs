@@ -1,7 +1,7 @@
 //! The 64→64→1 tanh MLP written the way a student writes it: an ordinary
-//! function with `#[differentiable]`, timed as one gradient (`mlp_loss_grad`,
-//! on the thread's scratch tape, and `mlp_loss_grad_on` on a tape kept by
-//! the caller) against its plain twin.
+//! function with `#[differentiable]`, timed as one gradient against its
+//! plain twin: `mlp_loss_grad` (the compiled adjoint), and the tape path,
+//! `mlp_loss_grad_tape` on the thread's reused tape.
 //!
 //! `cargo bench --bench annotated_mlp` times it (`-- --rounds N`). Under
 //! `cargo test` (no `--bench` argument) it is a test instead: the macro's
@@ -120,8 +120,6 @@ fn bench(args: &[String]) -> Result<(), String> {
         iterations,
         samples: Vec::new(),
     };
-    let mut tape = Tape::new();
-    let kept = &mut tape;
     let mut rows = vec![
         row(
             common::PLAIN,
@@ -138,18 +136,18 @@ fn bench(args: &[String]) -> Result<(), String> {
             }),
         ),
         row(
-            "mlp_loss_grad (thread scratch tape)",
-            100,
+            "mlp_loss_grad (compiled adjoint)",
+            1000,
             Box::new(|| {
                 mlp_loss_grad(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target)
                     .map_or(f64::NAN, |r| r.value + r.gradient.3)
             }),
         ),
         row(
-            "mlp_loss_grad_on (kept tape)",
+            "mlp_loss_grad_tape (the tape path)",
             100,
-            Box::new(move || {
-                mlp_loss_grad_on(kept, &p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target)
+            Box::new(|| {
+                mlp_loss_grad_tape(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target)
                     .map_or(f64::NAN, |r| r.value + r.gradient.3)
             }),
         ),
