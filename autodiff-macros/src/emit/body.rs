@@ -1070,48 +1070,19 @@ enum Twin {
 /// on the student's `f`. An associated function (`Self::f`, `Model::f`)
 /// names its sibling `f_tape` directly.
 fn recording_twin(func: &syn::Path, arity: usize) -> Twin {
-    let Some(last) = func.segments.last() else {
-        return Twin::Associated(func.to_token_stream());
-    };
-    let name = &last.ident;
-    let span = name.span();
-    let associated = func.segments.len() > 1 && {
-        let owner = func.segments[func.segments.len() - 2].ident.to_string();
-        owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
-    };
-    if associated {
-        let mut path = func.clone();
-        if let Some(last) = path.segments.last_mut() {
-            last.ident = format_ident!("{}_tape", last.ident, span = span);
+    let (name, scope) = match super::Callee::of(func) {
+        super::Callee::Associated(path) => {
+            return Twin::Associated(super::sibling_path(&path, "tape"))
         }
-        return Twin::Associated(path.to_token_stream());
-    }
-    let scope = if func.segments.len() == 1 {
-        quote!(self)
-    } else {
-        let mut module = func.clone();
-        module.segments.pop();
-        module.segments.pop_punct();
-        module.to_token_stream()
+        super::Callee::Free { name, scope } => (name, scope),
     };
-    let stand_in = stand_in(name, arity);
-    // Named for rustc's help lines, which name the stand-in by its path.
-    let fallback = Ident::new("not_differentiable", proc_macro2::Span::mixed_site());
-    let twin = quote_spanned!(span=> #name::__tape);
-    // On the student's `f`, where rustc reports the stand-in's bound.
-    Twin::Free(quote_spanned! {span=>
-        ({
-            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-            mod #fallback { #stand_in }
-            #[allow(unused_imports)]
-            use #fallback::*;
-            {
-                #[allow(unused_imports)]
-                use #scope::*;
-                #twin
-            }
-        })
-    })
+    let method = Ident::new("__tape", name.span());
+    Twin::Free(super::companion_lookup(
+        &name,
+        &scope,
+        &method,
+        stand_in(&name, arity),
+    ))
 }
 
 /// What a call of the plain function `name` finds: a `name::__tape` whose

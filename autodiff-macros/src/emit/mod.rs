@@ -255,3 +255,80 @@ fn label(label: &Label) -> TokenStream {
     let line = proc_macro2::Literal::u32_unsuffixed(label.line);
     quote!(__ad::at(#text, #line))
 }
+
+/// What a call `f(..)` of another annotated function names, for the
+/// generated siblings it reaches (`f_tape`, `f_forward`, ...).
+pub enum Callee {
+    /// `Self::f`, `Model::f`: the sibling is named directly,
+    /// `Self::f_tape`; the path as written.
+    Associated(syn::Path),
+    /// `f`, `m::f`: the sibling is found through `f`'s companion
+    /// (`emit/companion.rs`), looked up with `use scope::*` (`self`, or
+    /// `m` for `m::f`).
+    Free { name: Ident, scope: TokenStream },
+}
+
+impl Callee {
+    pub fn of(func: &syn::Path) -> Callee {
+        let segments = &func.segments;
+        let associated = segments.len() > 1 && {
+            let owner = segments[segments.len() - 2].ident.to_string();
+            owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        match segments.last() {
+            Some(last) if !associated => {
+                let scope = if segments.len() == 1 {
+                    quote!(self)
+                } else {
+                    let mut module = func.clone();
+                    module.segments.pop();
+                    module.segments.pop_punct();
+                    quote!(#module)
+                };
+                Callee::Free {
+                    name: last.ident.clone(),
+                    scope,
+                }
+            }
+            _ => Callee::Associated(func.clone()),
+        }
+    }
+}
+
+/// `path` with its last segment `f` renamed `f_suffix`: an associated
+/// function's sibling.
+pub fn sibling_path(path: &syn::Path, suffix: &str) -> TokenStream {
+    let mut path = path.clone();
+    if let Some(last) = path.segments.last_mut() {
+        last.ident = format_ident!("{}_{}", last.ident, suffix, span = last.ident.span());
+    }
+    quote!(#path)
+}
+
+/// `name::method` as a call site names it: looked up in `scope`, where an
+/// annotated `name` has its companion, or else in `stand_in` (a module body
+/// that defines a `name` of its own), which the outer glob brings in, so
+/// that a plain `name` finds the stand-in instead of failing to resolve.
+pub fn companion_lookup(
+    name: &Ident,
+    scope: &TokenStream,
+    method: &Ident,
+    stand_in: TokenStream,
+) -> TokenStream {
+    // Named for rustc's help lines, which name the stand-in by its path.
+    let fallback = Ident::new("not_differentiable", Span::mixed_site());
+    // On the student's `name`, where rustc reports a stand-in's bound.
+    quote::quote_spanned! {name.span()=>
+        ({
+            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+            mod #fallback { #stand_in }
+            #[allow(unused_imports)]
+            use #fallback::*;
+            {
+                #[allow(unused_imports)]
+                use #scope::*;
+                #name::#method
+            }
+        })
+    }
+}

@@ -2246,28 +2246,9 @@ fn has_return(block: &Block) -> bool {
 /// own stand-in has already made that call a compile error with the
 /// message a student reads; the adjoint adds no second one.
 fn sibling(func: &syn::Path, suffix: &str, arity: usize) -> TokenStream {
-    let Some(last) = func.segments.last() else {
-        return func.to_token_stream();
-    };
-    let name = &last.ident;
-    let associated = func.segments.len() > 1 && {
-        let owner = func.segments[func.segments.len() - 2].ident.to_string();
-        owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
-    };
-    if associated {
-        let mut path = func.clone();
-        if let Some(last) = path.segments.last_mut() {
-            last.ident = format_ident!("{}_{}", last.ident, suffix);
-        }
-        return path.to_token_stream();
-    }
-    let scope = if func.segments.len() == 1 {
-        quote!(self)
-    } else {
-        let mut module = func.clone();
-        module.segments.pop();
-        module.segments.pop_punct();
-        module.to_token_stream()
+    let (name, scope) = match crate::emit::Callee::of(func) {
+        crate::emit::Callee::Associated(path) => return crate::emit::sibling_path(&path, suffix),
+        crate::emit::Callee::Free { name, scope } => (name, scope),
     };
     let method = format_ident!("__{}", suffix);
     // The pair's own return types: the forward's value, the reverse's `()`.
@@ -2278,30 +2259,18 @@ fn sibling(func: &syn::Path, suffix: &str, arity: usize) -> TokenStream {
     };
     // The stack is reborrowed, not moved, as by the real pair.
     let params: Vec<Ident> = (1..arity).map(|i| format_ident!("A{i}")).collect();
-    let fallback = Ident::new("not_differentiable", Span::mixed_site());
-    quote! {
-        ({
-            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-            mod #fallback {
-                pub struct #name {}
-                impl #name {
-                    pub fn #method<#(#params),*>(
-                        _: &mut ::autodiff::__adjoint::Stack,
-                        #(_: #params),*
-                    ) -> #output {
-                        ::core::unreachable!()
-                    }
-                }
+    let stand_in = quote! {
+        pub struct #name {}
+        impl #name {
+            pub fn #method<#(#params),*>(
+                _: &mut ::autodiff::__adjoint::Stack,
+                #(_: #params),*
+            ) -> #output {
+                ::core::unreachable!()
             }
-            #[allow(unused_imports)]
-            use #fallback::*;
-            {
-                #[allow(unused_imports)]
-                use #scope::*;
-                #name::#method
-            }
-        })
-    }
+        }
+    };
+    crate::emit::companion_lookup(&name, &scope, &method, stand_in)
 }
 
 /// A readable identifier from source text: `s[j]` -> `s_j`.
