@@ -531,12 +531,12 @@ impl<'t> Summand<'t> for f64 {
 impl<'t> Summand<'t> for &f64 {
     type Sum = f64;
     #[inline]
-    fn sum(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
-        items.sum()
+    fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> f64 {
+        Summand::sum(items.copied(), tape, at)
     }
     #[inline]
-    fn product(items: impl Iterator<Item = Self>, _: &'t Tape, _: Label) -> f64 {
-        items.product()
+    fn product(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> f64 {
+        Summand::product(items.copied(), tape, at)
     }
 }
 

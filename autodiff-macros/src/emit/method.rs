@@ -36,19 +36,15 @@ pub fn items(siblings: TokenStream, plain: &Ident, tape_fn: &Ident, taken: Taken
         hidden.sig.ident = hidden_name(&hidden.sig.ident);
         hidden.attrs.retain(|attr| !attr.path().is_ident("doc"));
         hidden.vis = syn::Visibility::Inherited;
-        if is_tape {
-            let body = self_in_labels(hidden.block.to_token_stream());
-            match syn::parse2(body) {
-                Ok(block) => *hidden.block = block,
-                Err(error) => return error.to_compile_error(),
-            }
+        let body = if is_tape {
+            self_in_labels(hidden.block.to_token_stream())
         } else {
             // No user code in these bodies: every sibling call is generated.
-            let body = qualify(hidden.block.to_token_stream(), &names, plain);
-            match syn::parse2(body) {
-                Ok(block) => *hidden.block = block,
-                Err(error) => return error.to_compile_error(),
-            }
+            qualify(hidden.block.to_token_stream(), &names, plain)
+        };
+        match syn::parse2(body) {
+            Ok(block) => *hidden.block = block,
+            Err(error) => return error.to_compile_error(),
         }
         out.extend(quote! {
             #[doc(hidden)]

@@ -119,7 +119,6 @@ fn fused(
     let mut sweep = Sweep::new(an, stack.clone());
     let value = sweep.fresh("value");
     let value_bar = sweep.fresh("value_bar");
-    let differentiable = differentiable(function);
     let mut bars = Vec::new();
     // A `#[constant] mut` parameter that later holds a derivative.
     let mut carried = Vec::new();
@@ -183,7 +182,6 @@ fn fused(
         let bars = bars.iter().map(|(_, bar)| bar);
         quote!((#(#bars,)*))
     };
-    let _ = differentiable;
     let Names {
         attrs, generics, ..
     } = names;
@@ -223,8 +221,7 @@ fn fused(
 /// arguments. `f` returns one number, so its gradient is all a caller's
 /// reverse sweep needs from it.
 fn pair(function: &Function, names: &Names, stack: &Ident, adjoint_fn: &Ident) -> TokenStream {
-    let compiled = quote!(#adjoint_fn(#stack, ARGS));
-    spread_pair(function, names, stack, Some(compiled))
+    spread_pair(function, names, stack, Some(adjoint_fn))
 }
 
 fn pair_items(
@@ -277,12 +274,12 @@ fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> TokenStream {
 }
 
 /// A pair that pushes the whole gradient: from the compiled adjoint
-/// (`compiled`, with `ARGS` for the arguments) or from the tape.
+/// `compiled` (run on the caller's stack) or from the tape.
 fn spread_pair(
     function: &Function,
     names: &Names,
     stack: &Ident,
-    compiled: Option<TokenStream>,
+    compiled: Option<&Ident>,
 ) -> TokenStream {
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
@@ -333,34 +330,23 @@ fn spread_pair(
             .map(|(_, bar, _)| {
                 quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);)
             });
-        let forward = match compiled {
-            Some(call) => {
-                let call = replace_args(call, quote!(#(#args),*));
-                quote! {
-                    match #call {
-                        ::core::option::Option::Some(result) => {
-                            #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
-                            result.value
-                        }
-                        ::core::option::Option::None => {
-                            #stack.fail();
-                            f64::NAN
-                        }
-                    }
+        // Either way an `Option` of value and gradient: a tape error is, to
+        // a caller's adjoint, one more reason to fall back.
+        let result = match compiled {
+            Some(adjoint_fn) => quote!(#adjoint_fn(#stack, #(#args),*)),
+            None => quote!(#grad_tape(#(#args),*).ok()),
+        };
+        let forward = quote! {
+            match #result {
+                ::core::option::Option::Some(result) => {
+                    #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
+                    result.value
+                }
+                ::core::option::Option::None => {
+                    #stack.fail();
+                    f64::NAN
                 }
             }
-            None => quote! {
-                match #grad_tape(#(#args),*) {
-                    ::core::result::Result::Ok(result) => {
-                        #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
-                        result.value
-                    }
-                    ::core::result::Result::Err(_) => {
-                        #stack.fail();
-                        f64::NAN
-                    }
-                }
-            },
         };
         (forward, quote!(#(#pops)*))
     };
@@ -377,25 +363,6 @@ fn spread_pair(
         bar_decls,
         reverse_body,
     )
-}
-
-/// `tokens` with the placeholder `ARGS` replaced by `args`.
-fn replace_args(tokens: TokenStream, args: TokenStream) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|token| match token {
-            proc_macro2::TokenTree::Ident(ident) if ident == "ARGS" => args.clone(),
-            proc_macro2::TokenTree::Group(group) => {
-                let mut new = proc_macro2::Group::new(
-                    group.delimiter(),
-                    replace_args(group.stream(), args.clone()),
-                );
-                new.set_span(group.span());
-                new.into_token_stream()
-            }
-            other => other.into_token_stream(),
-        })
-        .collect()
 }
 
 /// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,
