@@ -29,17 +29,19 @@
 //!   Some(result) => Ok(result), None => f_grad_tape(..) }`. `f_grad_on`
 //!   keeps its signature and is the same, its kept tape used only by the
 //!   fallback (cleared and recorded on as today).
-//! - `f_forward(stack, params) -> f64` and `f_reverse(stack, params,
-//!   value_bar, &mut p_bar..)`: the calling convention of annotated calls.
-//!   A caller's forward sweep calls `g_forward(stack, a, b)`; its reverse
-//!   sweep, at the same statement reversed, calls `g_reverse(stack, a, b,
+//! - `f::__forward(stack, params) -> f64` and `f::__reverse(stack, params,
+//!   value_bar, &mut p_bar..)`, methods of `f`'s hidden companion struct
+//!   (a method's siblings have them as `f_forward`/`f_reverse`): the
+//!   calling convention of annotated calls. A caller's forward sweep calls
+//!   `g::__forward(stack, a, b)`; its reverse sweep, at the same statement
+//!   reversed, calls `g::__reverse(stack, a, b,
 //!   y_bar, &mut a_bar, &mut b_bar)` with the same arguments (the caller's
 //!   save rule keeps them; an argument that is an expression gets a
 //!   temporary adjoint, `let mut argument_bar = 0.0;`, spread by the caller
 //!   like any operand; a pass-through argument gets a throwaway
-//!   `&mut zero(&arg)`). As built, `g_forward` runs `g_adjoint` (the
+//!   `&mut zero(&arg)`). As built, `g::__forward` runs `g_adjoint` (the
 //!   callee's whole compiled gradient) on the caller's stack and pushes the
-//!   gradient ([`Spread`]); `g_reverse` pops it and adds `value_bar ×` it to
+//!   gradient ([`Spread`]); `g::__reverse` pops it and adds `value_bar ×` it to
 //!   the argument adjoints: `g` returns one number, so its gradient is all
 //!   the caller's reverse needs, and one sweep per function keeps the
 //!   generated code (and its compile time) single. The callee's records lie
@@ -62,7 +64,7 @@
 //! | `a * b` seeded `s` | `a_bar += s * b; b_bar += s * a;` |
 //! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` (the tape: `1/cosh² z`) |
 //! | `x.iter().sum()` seeded `s` | `for item_bar in x_bar.iter_mut() { *item_bar += s; }` |
-//! | `g(a)` seeded `s` | `g_reverse(stack, a, s, &mut a_bar);` |
+//! | `g(a)` seeded `s` | `g::__reverse(stack, a, s, &mut a_bar);` |
 //!
 //! An operand that is a subexpression gets a named seed: `let product_bar =
 //! s * 0.5;` (`sum_bar`, `difference_bar`, `quotient_bar`; a method call

@@ -20,7 +20,7 @@ fn dot_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
-    let __output = (move || -> ::autodiff::Scalar<'tape> {
+    let __output: ::autodiff::Scalar<'tape> = {
         let x = &*x;
         let mut y = __ad::lift(tape, [0.0; 3], __ad::at("y", 4));
         for i in 0..w.len() {
@@ -31,7 +31,7 @@ fn dot_tape<'tape>(
             __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8)),
             __ad::at("y.iter().sum::<f64>()", 8),
         )
-    })();
+    };
     __ad::leave(tape, __entry, __output)
 }
 #[doc(hidden)]
@@ -50,15 +50,49 @@ impl dot {
     > {
         dot_tape(tape, w, x)
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         w: [f64; 3],
         x: &[f64],
     ) -> f64 {
-        dot_forward(stack, w, x)
+        match dot_adjoint(stack, w, x) {
+            ::core::option::Option::Some(result) => {
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+                result.value
+            }
+            ::core::option::Option::None => {
+                stack.fail();
+                f64::NAN
+            }
+        }
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         w: [f64; 3],
@@ -67,7 +101,8 @@ impl dot {
         w_bar: &mut [f64; 3],
         x_bar: &mut [f64],
     ) {
-        dot_reverse(stack, w, x, value_bar, w_bar, x_bar)
+        ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+        ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
     }
 }
 /// The value of [`dot`] and its exact gradient with respect to every differentiable parameter.
@@ -159,56 +194,6 @@ fn dot_adjoint(
             value: value,
             gradient: (w_bar, x_bar),
         })
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-fn dot_forward(stack: &mut ::autodiff::__adjoint::Stack, w: [f64; 3], x: &[f64]) -> f64 {
-    match dot_adjoint(stack, w, x) {
-        ::core::option::Option::Some(result) => {
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-            result.value
-        }
-        ::core::option::Option::None => {
-            stack.fail();
-            f64::NAN
-        }
-    }
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-fn dot_reverse(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    w: [f64; 3],
-    x: &[f64],
-    value_bar: f64,
-    w_bar: &mut [f64; 3],
-    x_bar: &mut [f64],
-) {
-    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
-    ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
 }
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]

@@ -19,7 +19,7 @@ fn neuron_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
-    let __output = (move || -> ::autodiff::Scalar<'tape> {
+    let __output: ::autodiff::Scalar<'tape> = {
         let z = __ad::call(
             tape,
             __ad::call_twin(
@@ -148,7 +148,7 @@ fn neuron_tape<'tape>(
                 5,
             ),
         )
-    })();
+    };
     __ad::leave(tape, __entry, __output)
 }
 #[doc(hidden)]
@@ -168,16 +168,51 @@ impl neuron {
     > {
         neuron_tape(tape, w, x, b)
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         w: f64,
         x: f64,
         b: f64,
     ) -> f64 {
-        neuron_forward(stack, w, x, b)
+        match neuron_adjoint(stack, w, x, b) {
+            ::core::option::Option::Some(result) => {
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
+                result.value
+            }
+            ::core::option::Option::None => {
+                stack.fail();
+                f64::NAN
+            }
+        }
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         w: f64,
@@ -188,7 +223,9 @@ impl neuron {
         x_bar: &mut f64,
         b_bar: &mut f64,
     ) {
-        neuron_reverse(stack, w, x, b, value_bar, w_bar, x_bar, b_bar)
+        ::autodiff::__adjoint::Spread::pop_scaled(b_bar, stack, value_bar);
+        ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+        ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
     }
 }
 /// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter.
@@ -399,65 +436,6 @@ fn neuron_adjoint(
             value: value,
             gradient: (w_bar, x_bar, b_bar),
         })
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-fn neuron_forward(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    w: f64,
-    x: f64,
-    b: f64,
-) -> f64 {
-    match neuron_adjoint(stack, w, x, b) {
-        ::core::option::Option::Some(result) => {
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
-            result.value
-        }
-        ::core::option::Option::None => {
-            stack.fail();
-            f64::NAN
-        }
-    }
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-fn neuron_reverse(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    w: f64,
-    x: f64,
-    b: f64,
-    value_bar: f64,
-    w_bar: &mut f64,
-    x_bar: &mut f64,
-    b_bar: &mut f64,
-) {
-    ::autodiff::__adjoint::Spread::pop_scaled(b_bar, stack, value_bar);
-    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
-    ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
 }
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]

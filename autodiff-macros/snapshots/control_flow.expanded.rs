@@ -20,7 +20,7 @@ pub fn series_tape<'tape>(
     if !(__ad::on_tape(tape, &x, __ad::at("x", 4))) {
         return __ad::refuse(tape, __entry);
     }
-    let __output = (move || -> ::autodiff::Scalar<'tape> {
+    let __output: ::autodiff::Scalar<'tape> = {
         let mut total = __ad::lift(tape, 0.0, __ad::at("total", 5));
         for i in 0..n {
             total = __ad::add(
@@ -42,7 +42,7 @@ pub fn series_tape<'tape>(
             },
             __ad::at("if", 9),
         )
-    })();
+    };
     __ad::leave(tape, __entry, __output)
 }
 #[doc(hidden)]
@@ -62,16 +62,49 @@ impl series {
     > {
         series_tape(tape, x, scale, n)
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     pub fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         x: f64,
         scale: f64,
         n: usize,
     ) -> f64 {
-        series_forward(stack, x, scale, n)
+        match series_adjoint(stack, x, scale, n) {
+            ::core::option::Option::Some(result) => {
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
+                result.value
+            }
+            ::core::option::Option::None => {
+                stack.fail();
+                f64::NAN
+            }
+        }
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     pub fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         x: f64,
@@ -82,7 +115,7 @@ impl series {
         scale_bar: &mut impl ::core::marker::Sized,
         n_bar: &mut impl ::core::marker::Sized,
     ) {
-        series_reverse(stack, x, scale, n, value_bar, x_bar, scale_bar, n_bar)
+        ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
 }
 /// The value of [`series`] and its exact gradient with respect to every differentiable parameter.
@@ -181,61 +214,6 @@ pub fn series_adjoint(
             value: value,
             gradient: x_bar,
         })
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-pub fn series_forward(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    x: f64,
-    scale: f64,
-    n: usize,
-) -> f64 {
-    match series_adjoint(stack, x, scale, n) {
-        ::core::option::Option::Some(result) => {
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
-            result.value
-        }
-        ::core::option::Option::None => {
-            stack.fail();
-            f64::NAN
-        }
-    }
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-pub fn series_reverse(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    x: f64,
-    scale: f64,
-    n: usize,
-    value_bar: f64,
-    x_bar: &mut f64,
-    scale_bar: &mut impl ::core::marker::Sized,
-    n_bar: &mut impl ::core::marker::Sized,
-) {
-    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
 }
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]

@@ -17,7 +17,7 @@ fn wave_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
-    let __output = (move || -> ::autodiff::Scalar<'tape> {
+    let __output: ::autodiff::Scalar<'tape> = {
         __ad::output(
             tape,
             __ad::add(
@@ -35,7 +35,7 @@ fn wave_tape<'tape>(
             ),
             __ad::at("x.tan() + x.hypot(y) + f64::log(y, 2.0) + x.floor()", 5),
         )
-    })();
+    };
     __ad::leave(tape, __entry, __output)
 }
 #[doc(hidden)]
@@ -54,11 +54,45 @@ impl wave {
     > {
         wave_tape(tape, x, y)
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     fn __forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64, y: f64) -> f64 {
-        wave_forward(stack, x, y)
+        match wave_adjoint(stack, x, y) {
+            ::core::option::Option::Some(result) => {
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+                result.value
+            }
+            ::core::option::Option::None => {
+                stack.fail();
+                f64::NAN
+            }
+        }
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         x: f64,
@@ -67,7 +101,8 @@ impl wave {
         x_bar: &mut f64,
         y_bar: &mut f64,
     ) {
-        wave_reverse(stack, x, y, value_bar, x_bar, y_bar)
+        ::autodiff::__adjoint::Spread::pop_scaled(y_bar, stack, value_bar);
+        ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
 }
 /// The value of [`wave`] and its exact gradient with respect to every differentiable parameter.
@@ -156,56 +191,6 @@ fn wave_adjoint(
             value: value,
             gradient: (x_bar, y_bar),
         })
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-fn wave_forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64, y: f64) -> f64 {
-    match wave_adjoint(stack, x, y) {
-        ::core::option::Option::Some(result) => {
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-            result.value
-        }
-        ::core::option::Option::None => {
-            stack.fail();
-            f64::NAN
-        }
-    }
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-fn wave_reverse(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    x: f64,
-    y: f64,
-    value_bar: f64,
-    x_bar: &mut f64,
-    y_bar: &mut f64,
-) {
-    ::autodiff::__adjoint::Spread::pop_scaled(y_bar, stack, value_bar);
-    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
 }
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]

@@ -22,7 +22,7 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let __entry = __ad::enter(tape);
-        let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let __output: ::autodiff::Scalar<'tape> = {
             __ad::output(
                 tape,
                 __ad::tanh(
@@ -35,7 +35,7 @@ impl Neuron {
                 ),
                 __ad::at("(self.w * x + self.b).tanh()", 6),
             )
-        })();
+        };
         __ad::leave(tape, __entry, __output)
     }
     /// Records [`forward`](Self::forward) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
@@ -134,6 +134,44 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_grad_tape_on(
+        tape: &mut ::autodiff::Tape,
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let __self_var = <Self as __ad::Parameter>::record(
+            __self,
+            tape,
+            __ad::at("self", 5),
+        )?;
+        let output = Self::__ad_forward_tape(tape, &__self_var, x)?;
+        __ad::backward(output)?;
+        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+            value: output.value(),
+            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
+        })
+    }
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn forward_grad_tape_on(
+        &self,
+        tape: &mut ::autodiff::Tape,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_forward_grad_tape_on(tape, self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
     #[allow(
         unused_mut,
         unused_variables,
@@ -214,44 +252,6 @@ impl Neuron {
         x_bar: &mut impl ::core::marker::Sized,
     ) {
         Self::__ad_forward_reverse(stack, self, x, value_bar, __self_bar, x_bar)
-    }
-    #[doc(hidden)]
-    #[allow(non_snake_case, dead_code)]
-    #[allow(clippy::too_many_arguments)]
-    fn __ad_forward_grad_tape_on(
-        tape: &mut ::autodiff::Tape,
-        __self: &Self,
-        x: f64,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<Self>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        use ::autodiff::__private as __ad;
-        tape.clear();
-        let tape = &*tape;
-        let __self_var = <Self as __ad::Parameter>::record(
-            __self,
-            tape,
-            __ad::at("self", 5),
-        )?;
-        let output = Self::__ad_forward_tape(tape, &__self_var, x)?;
-        __ad::backward(output)?;
-        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-            value: output.value(),
-            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
-        })
-    }
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    fn forward_grad_tape_on(
-        &self,
-        tape: &mut ::autodiff::Tape,
-        x: f64,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<Self>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        Self::__ad_forward_grad_tape_on(tape, self, x)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -346,7 +346,7 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let __entry = __ad::enter(tape);
-        let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let __output: ::autodiff::Scalar<'tape> = {
             let d = __ad::sub(
                 {
                     let twin = &__self;
@@ -363,7 +363,7 @@ impl Neuron {
                 __ad::mul(d, d, __ad::at("d * d", 11)),
                 __ad::at("d * d", 11),
             )
-        })();
+        };
         __ad::leave(tape, __entry, __output)
     }
     /// Records [`loss`](Self::loss) on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
@@ -470,6 +470,46 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_grad_tape_on(
+        tape: &mut ::autodiff::Tape,
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let __self_var = <Self as __ad::Parameter>::record(
+            __self,
+            tape,
+            __ad::at("self", 9),
+        )?;
+        let output = Self::__ad_loss_tape(tape, &__self_var, x, y)?;
+        __ad::backward(output)?;
+        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+            value: output.value(),
+            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
+        })
+    }
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn loss_grad_tape_on(
+        &self,
+        tape: &mut ::autodiff::Tape,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        Self::__ad_loss_grad_tape_on(tape, self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
     #[allow(
         unused_mut,
         unused_variables,
@@ -560,46 +600,6 @@ impl Neuron {
         y_bar: &mut impl ::core::marker::Sized,
     ) {
         Self::__ad_loss_reverse(stack, self, x, y, value_bar, __self_bar, x_bar, y_bar)
-    }
-    #[doc(hidden)]
-    #[allow(non_snake_case, dead_code)]
-    #[allow(clippy::too_many_arguments)]
-    fn __ad_loss_grad_tape_on(
-        tape: &mut ::autodiff::Tape,
-        __self: &Self,
-        x: f64,
-        y: f64,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<Self>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        use ::autodiff::__private as __ad;
-        tape.clear();
-        let tape = &*tape;
-        let __self_var = <Self as __ad::Parameter>::record(
-            __self,
-            tape,
-            __ad::at("self", 9),
-        )?;
-        let output = Self::__ad_loss_tape(tape, &__self_var, x, y)?;
-        __ad::backward(output)?;
-        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-            value: output.value(),
-            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
-        })
-    }
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    fn loss_grad_tape_on(
-        &self,
-        tape: &mut ::autodiff::Tape,
-        x: f64,
-        y: f64,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<Self>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        Self::__ad_loss_grad_tape_on(tape, self, x, y)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -703,13 +703,13 @@ impl Neuron {
         if !(__ad::on_tape(tape, &w, __ad::at("w", 14))) {
             return __ad::refuse(tape, __entry);
         }
-        let __output = (move || -> ::autodiff::Scalar<'tape> {
+        let __output: ::autodiff::Scalar<'tape> = {
             __ad::output(
                 tape,
                 __ad::mul(w, x, __ad::at("w * x", 15)),
                 __ad::at("w * x", 15),
             )
-        })();
+        };
         __ad::leave(tape, __entry, __output)
     }
     /// The value of [`scale`](Self::scale) and its exact gradient with respect to every differentiable parameter.
@@ -798,6 +798,27 @@ impl Neuron {
             })
     }
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_grad_tape_on(
+        tape: &mut ::autodiff::Tape,
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<f64>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let w_var = __ad::variables(tape, &w, __ad::at("w", 14))?;
+        let output = Self::scale_tape(tape, w_var, x)?;
+        __ad::backward(output)?;
+        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+            value: output.value(),
+            gradient: __ad::gradient(&w, &w_var),
+        })
+    }
+    #[doc(hidden)]
     #[allow(
         unused_mut,
         unused_variables,
@@ -844,27 +865,6 @@ impl Neuron {
         x_bar: &mut impl ::core::marker::Sized,
     ) {
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
-    }
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    fn scale_grad_tape_on(
-        tape: &mut ::autodiff::Tape,
-        w: f64,
-        x: f64,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<f64>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        use ::autodiff::__private as __ad;
-        tape.clear();
-        let tape = &*tape;
-        let w_var = __ad::variables(tape, &w, __ad::at("w", 14))?;
-        let output = Self::scale_tape(tape, w_var, x)?;
-        __ad::backward(output)?;
-        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-            value: output.value(),
-            gradient: __ad::gradient(&w, &w_var),
-        })
     }
     /// Checks [`scale_grad`](Self::scale_grad) against central differences of [`scale`](Self::scale) in every component, with the default step and tolerance.
     fn scale_check(

@@ -30,7 +30,7 @@ pub fn mlp_loss_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
-    let __output = (move || -> ::autodiff::Scalar<'tape> {
+    let __output: ::autodiff::Scalar<'tape> = {
         let mut y_hat = __ad::lift(tape, 0.0, __ad::at("y_hat", 6));
         for j in 0..3 {
             let mut z = __ad::lift(tape, 0.0, __ad::at("z", 8));
@@ -61,7 +61,7 @@ pub fn mlp_loss_tape<'tape>(
             ),
             __ad::at("0.5 * error * error", 15),
         )
-    })();
+    };
     __ad::leave(tape, __entry, __output)
 }
 #[doc(hidden)]
@@ -82,7 +82,19 @@ impl mlp_loss {
     > {
         mlp_loss_tape(tape, w1, w2, x, t)
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     pub fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         w1: [[f64; 3]; 4],
@@ -90,9 +102,32 @@ impl mlp_loss {
         x: [f64; 4],
         t: f64,
     ) -> f64 {
-        mlp_loss_forward(stack, w1, w2, x, t)
+        match mlp_loss_adjoint(stack, w1, w2, x, t) {
+            ::core::option::Option::Some(result) => {
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
+                result.value
+            }
+            ::core::option::Option::None => {
+                stack.fail();
+                f64::NAN
+            }
+        }
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     pub fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         w1: [[f64; 3]; 4],
@@ -105,7 +140,9 @@ impl mlp_loss {
         x_bar: &mut [f64; 4],
         t_bar: &mut impl ::core::marker::Sized,
     ) {
-        mlp_loss_reverse(stack, w1, w2, x, t, value_bar, w1_bar, w2_bar, x_bar, t_bar)
+        ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+        ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
+        ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
     }
 }
 /// The value of [`mlp_loss`] and its exact gradient with respect to every differentiable parameter.
@@ -240,68 +277,6 @@ pub fn mlp_loss_adjoint(
             value: value,
             gradient: (w1_bar, w2_bar, x_bar),
         })
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-pub fn mlp_loss_forward(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    w1: [[f64; 3]; 4],
-    w2: [f64; 3],
-    x: [f64; 4],
-    t: f64,
-) -> f64 {
-    match mlp_loss_adjoint(stack, w1, w2, x, t) {
-        ::core::option::Option::Some(result) => {
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
-            result.value
-        }
-        ::core::option::Option::None => {
-            stack.fail();
-            f64::NAN
-        }
-    }
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-pub fn mlp_loss_reverse(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    w1: [[f64; 3]; 4],
-    w2: [f64; 3],
-    x: [f64; 4],
-    t: f64,
-    value_bar: f64,
-    w1_bar: &mut [[f64; 3]; 4],
-    w2_bar: &mut [f64; 3],
-    x_bar: &mut [f64; 4],
-    t_bar: &mut impl ::core::marker::Sized,
-) {
-    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
-    ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
-    ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
 }
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]

@@ -33,7 +33,7 @@ pub fn mlp_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
-    let __output = (move || -> ::autodiff::Scalar<'tape> {
+    let __output: ::autodiff::Scalar<'tape> = {
         let mut h = __ad::lift(tape, [0.0; 3], __ad::at("h", 5));
         for j in 0..3 {
             let mut z = __ad::lift(tape, 0.0, __ad::at("z", 7));
@@ -56,7 +56,7 @@ pub fn mlp_tape<'tape>(
         }
         let e = __ad::sub(y, target, __ad::at("e", 17));
         __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18)), __ad::at("e * e", 18))
-    })();
+    };
     __ad::leave(tape, __entry, __output)
 }
 #[doc(hidden)]
@@ -77,7 +77,19 @@ impl mlp {
     > {
         mlp_tape(tape, w1, w2, x, target)
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     pub fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         w1: [[f64; 2]; 3],
@@ -85,9 +97,32 @@ impl mlp {
         x: [f64; 2],
         target: f64,
     ) -> f64 {
-        mlp_forward(stack, w1, w2, x, target)
+        match mlp_adjoint(stack, w1, w2, x, target) {
+            ::core::option::Option::Some(result) => {
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
+                result.value
+            }
+            ::core::option::Option::None => {
+                stack.fail();
+                f64::NAN
+            }
+        }
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     pub fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         w1: [[f64; 2]; 3],
@@ -100,18 +135,9 @@ impl mlp {
         x_bar: &mut [f64; 2],
         target_bar: &mut impl ::core::marker::Sized,
     ) {
-        mlp_reverse(
-            stack,
-            w1,
-            w2,
-            x,
-            target,
-            value_bar,
-            w1_bar,
-            w2_bar,
-            x_bar,
-            target_bar,
-        )
+        ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
+        ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
+        ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
     }
 }
 /// The value of [`mlp`] and its exact gradient with respect to every differentiable parameter.
@@ -255,68 +281,6 @@ pub fn mlp_adjoint(
             value: value,
             gradient: (w1_bar, w2_bar, x_bar),
         })
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-pub fn mlp_forward(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    w1: [[f64; 2]; 3],
-    w2: [f64; 3],
-    x: [f64; 2],
-    target: f64,
-) -> f64 {
-    match mlp_adjoint(stack, w1, w2, x, target) {
-        ::core::option::Option::Some(result) => {
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
-            result.value
-        }
-        ::core::option::Option::None => {
-            stack.fail();
-            f64::NAN
-        }
-    }
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-pub fn mlp_reverse(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    w1: [[f64; 2]; 3],
-    w2: [f64; 3],
-    x: [f64; 2],
-    target: f64,
-    value_bar: f64,
-    w1_bar: &mut [[f64; 2]; 3],
-    w2_bar: &mut [f64; 3],
-    x_bar: &mut [f64; 2],
-    target_bar: &mut impl ::core::marker::Sized,
-) {
-    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
-    ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
-    ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
 }
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]

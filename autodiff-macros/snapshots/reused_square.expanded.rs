@@ -14,14 +14,14 @@ fn loss_tape<'tape>(
     if !(__ad::on_tape(tape, &x, __ad::at("x", 3))) {
         return __ad::refuse(tape, __entry);
     }
-    let __output = (move || -> ::autodiff::Scalar<'tape> {
+    let __output: ::autodiff::Scalar<'tape> = {
         let square = __ad::mul(x, x, __ad::at("square", 4));
         __ad::output(
             tape,
             __ad::add(square, square, __ad::at("square + square", 5)),
             __ad::at("square + square", 5),
         )
-    })();
+    };
     __ad::leave(tape, __entry, __output)
 }
 #[doc(hidden)]
@@ -39,18 +39,51 @@ impl loss {
     > {
         loss_tape(tape, x)
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     fn __forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64) -> f64 {
-        loss_forward(stack, x)
+        match loss_adjoint(stack, x) {
+            ::core::option::Option::Some(result) => {
+                ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
+                result.value
+            }
+            ::core::option::Option::None => {
+                stack.fail();
+                f64::NAN
+            }
+        }
     }
-    #[inline(always)]
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         x: f64,
         value_bar: f64,
         x_bar: &mut f64,
     ) {
-        loss_reverse(stack, x, value_bar, x_bar)
+        ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
 }
 /// The value of [`loss`] and its exact gradient with respect to every differentiable parameter.
@@ -126,52 +159,6 @@ fn loss_adjoint(
             value: value,
             gradient: x_bar,
         })
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-fn loss_forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64) -> f64 {
-    match loss_adjoint(stack, x) {
-        ::core::option::Option::Some(result) => {
-            ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
-            result.value
-        }
-        ::core::option::Option::None => {
-            stack.fail();
-            f64::NAN
-        }
-    }
-}
-#[doc(hidden)]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    unused_doc_comments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-#[allow(clippy::too_many_arguments)]
-fn loss_reverse(
-    stack: &mut ::autodiff::__adjoint::Stack,
-    x: f64,
-    value_bar: f64,
-    x_bar: &mut f64,
-) {
-    ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
 }
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]

@@ -13,7 +13,7 @@
 //! | `receiver.rs` | a method's `self` read as a parameter `__self` (`emit/method.rs` makes the items methods again) |
 //! | `valid.rs` | checks the signature and words every rejection |
 //! | `flow.rs` | finds the bindings and expressions a differentiable parameter reaches |
-//! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check`; `adjoint/` writes the compiled adjoint (`f_adjoint`, `f_forward`/`f_reverse`) |
+//! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check`; `adjoint/` writes the compiled adjoint (`f_adjoint`, and the pair `f::__forward`/`f::__reverse` on the companion, `companion`) |
 //! | `ctxt.rs`, `fallback.rs` | all errors at once, and the function unchanged when there are any |
 //! | `attr.rs`, `text.rs` | the attribute's arguments and `#[constant]`; labels' source text |
 //!

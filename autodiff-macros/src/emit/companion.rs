@@ -1,44 +1,137 @@
 //! The companion of an annotated free function `f`: a hidden `struct f {}`
 //! in the type namespace whose `f::__tape` is `f_tape` and whose
-//! `f::__forward` / `f::__reverse` are the compiled adjoint's pair
-//! `f_forward` / `f_reverse`. A call `f(x)` in a recording twin or in an
+//! `f::__forward` / `f::__reverse` are the compiled adjoint's pair (which
+//! a method's siblings have as `f_forward` / `f_reverse` instead, see
+//! [`Sibling`]). A call `f(x)` in a recording twin or in an
 //! adjoint names these, so that `use module::f;`, which imports both
 //! namespaces, brings the generated siblings along, and so that a plain
 //! function `f`, which has no companion, can be told apart from an
 //! annotated one (see `body`'s call emission and its stand-in).
+//!
+//! `f::__tape` is written from `f_tape`'s [`Signature`], which `tape`
+//! also declares `f_tape` with: nothing emitted is parsed back.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, ToTokens};
-use syn::spanned::Spanned;
-use syn::{FnArg, Pat};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::Ident;
 
-/// `struct f {}` and `impl f { fn __tape(..) fn __forward(..) fn
-/// __reverse(..) }`, each forwarding to the sibling of that name in
-/// `tape_twin` (the recording twin `f_tape` as emitted) and `grad` (the
-/// gradient items, with the adjoint's pair).
-pub fn item(
-    name: &syn::Ident,
-    vis: &syn::Visibility,
-    tape_twin: &TokenStream,
-    grad: &TokenStream,
-) -> TokenStream {
-    let twin: syn::ItemFn = match syn::parse2(tape_twin.clone()) {
-        Ok(twin) => twin,
-        Err(error) => return error.to_compile_error(),
-    };
-    let mut methods = vec![forwarder(&twin, "__tape", vis)];
-    if let Ok(file) = syn::parse2::<syn::File>(grad.clone()) {
-        for (sibling, method) in [("forward", "__forward"), ("reverse", "__reverse")] {
-            let wanted = format_ident!("{}_{}", name, sibling);
-            let found = file.items.iter().find_map(|item| match item {
-                syn::Item::Fn(function) if function.sig.ident == wanted => Some(function),
-                _ => None,
-            });
-            if let Some(function) = found {
-                methods.push(forwarder(function, method, vis));
+/// A generated function's signature, kept as parts: the emitter that
+/// writes the function declares it from these, and the companion writes a
+/// forwarder with the same parameters.
+pub struct Signature {
+    pub name: Ident,
+    /// `<'tape, 'a>` or nothing.
+    pub generics: TokenStream,
+    pub inputs: Vec<Input>,
+    /// `-> T`, or nothing.
+    pub output: TokenStream,
+}
+
+/// One parameter: `mut ident: ty`.
+pub struct Input {
+    pub mutability: Option<syn::token::Mut>,
+    pub ident: Ident,
+    pub ty: TokenStream,
+}
+
+impl Input {
+    pub fn new(ident: &Ident, ty: impl ToTokens) -> Input {
+        Input {
+            mutability: None,
+            ident: ident.clone(),
+            ty: ty.into_token_stream(),
+        }
+    }
+
+    pub fn mutable(mut self, mutability: Option<syn::token::Mut>) -> Input {
+        self.mutability = mutability;
+        self
+    }
+
+    /// `mut ident: ty`, as declared.
+    pub fn declaration(&self) -> TokenStream {
+        let Input {
+            mutability,
+            ident,
+            ty,
+        } = self;
+        quote!(#mutability #ident: #ty)
+    }
+}
+
+/// A generated function not placed yet: the companion's method, or a free
+/// function beside the others.
+pub struct Sibling {
+    /// Its attributes (allowances, the user's `#[inline]`, ...).
+    pub attrs: TokenStream,
+    pub vis: syn::Visibility,
+    pub signature: Signature,
+    pub body: TokenStream,
+}
+
+impl Sibling {
+    /// The free function `f_forward`.
+    pub fn free(&self) -> TokenStream {
+        self.placed(&self.signature.name)
+    }
+
+    /// The same function as the method `name` of the companion.
+    fn method(&self, name: &str) -> TokenStream {
+        self.placed(&Ident::new(name, self.signature.name.span()))
+    }
+
+    fn placed(&self, name: &Ident) -> TokenStream {
+        let Sibling {
+            attrs, vis, body, ..
+        } = self;
+        let declaration = self.signature.declare(name, true);
+        quote! {
+            #attrs
+            #vis #declaration {
+                #body
             }
         }
     }
+}
+
+impl Signature {
+    /// `fn name<..>(mut a: A, ..) -> T`, as the sibling is declared.
+    pub fn declaration(&self) -> TokenStream {
+        self.declare(&self.name, true)
+    }
+
+    fn declare(&self, name: &Ident, mutability: bool) -> TokenStream {
+        let Signature {
+            generics, output, ..
+        } = self;
+        let inputs = self.inputs.iter().map(|input| {
+            if mutability {
+                input.declaration()
+            } else {
+                let Input { ident, ty, .. } = input;
+                quote!(#ident: #ty)
+            }
+        });
+        quote!(fn #name #generics(#(#inputs),*) #output)
+    }
+}
+
+/// `struct f {}` and `impl f { fn __tape(..) fn __forward(..) fn
+/// __reverse(..) }`: `__tape` forwards to the recording twin `f_tape`
+/// (public, so a function of its own), the other two are the adjoint's
+/// `pair`.
+pub fn item(
+    name: &Ident,
+    vis: &syn::Visibility,
+    tape: &Signature,
+    pair: &[Sibling; 2],
+) -> TokenStream {
+    let [forward, reverse] = pair;
+    let methods = [
+        forwarder(tape, "__tape", vis),
+        forward.method("__forward"),
+        reverse.method("__reverse"),
+    ];
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
@@ -51,27 +144,25 @@ pub fn item(
 }
 
 /// `fn method(<sibling's parameters>) { sibling(<them>) }`.
-fn forwarder(sibling: &syn::ItemFn, method: &str, vis: &syn::Visibility) -> TokenStream {
-    let target = &sibling.sig.ident;
-    let mut sig = sibling.sig.clone();
-    sig.ident = syn::Ident::new(method, sig.ident.span());
-    let mut args = Vec::new();
-    for input in &mut sig.inputs {
-        if let FnArg::Typed(typed) = input {
-            if let Pat::Ident(pat) = &mut *typed.pat {
-                pat.mutability = None;
-                // Located at the type, as the twin's own parameter is: a
-                // type that is not a model is then one error, not two.
-                let span = typed.ty.span().resolved_at(pat.ident.span());
-                let mut arg = pat.ident.clone();
-                arg.set_span(span);
-                args.push(arg.to_token_stream());
-            }
-        }
-    }
+fn forwarder(sibling: &Signature, method: &str, vis: &syn::Visibility) -> TokenStream {
+    let target = &sibling.name;
+    let declaration = sibling.declare(&Ident::new(method, target.span()), false);
+    let args = sibling.inputs.iter().map(|input| {
+        // Located at the type, as the twin's own parameter is: a type that
+        // is not a model is then one error, not two.
+        let mut tokens = input.ty.clone().into_iter().map(|token| token.span());
+        let first = tokens.next().unwrap_or_else(Span::call_site);
+        let at = tokens
+            .last()
+            .and_then(|last| first.join(last))
+            .unwrap_or(first);
+        let mut arg = input.ident.clone();
+        arg.set_span(at.resolved_at(input.ident.span()));
+        arg
+    });
     quote! {
         #[inline(always)]
-        #vis #sig {
+        #vis #declaration {
             #target(#(#args),*)
         }
     }

@@ -10,10 +10,13 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
+use super::companion::Sibling;
 use super::{adjoint, differentiable, param_label, user_params, variable_ident, Names};
 use crate::ast::{Function, Kind, Param};
 
-pub fn items(function: &Function, names: &Names) -> TokenStream {
+/// The gradient items, and the adjoint's pair `f_forward`/`f_reverse`,
+/// which the caller places.
+pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) {
     let Names {
         name,
         tape_fn,
@@ -136,7 +139,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             quote!(#grad_tape_on_fn(#tape, #(#arg_names),*)),
         )
     };
-    quote! {
+    let items = quote! {
         #[doc = #grad_doc]
         #[doc = ""]
         #[doc = #how]
@@ -187,7 +190,8 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
                 gradient: #gradient_value,
             })
         }
-    }
+    };
+    (items, adjoint.pair)
 }
 
 /// An argument of `f_adjoint` from `f_grad`: itself, or a clone where the

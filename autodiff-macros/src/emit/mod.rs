@@ -25,9 +25,9 @@ use crate::flow::Flow;
 pub fn items(function: &Function, flow: &Flow) -> TokenStream {
     let twin = twin::item(function);
     let names = Names::new(function);
-    let tape = tape::item(function, flow, &names);
-    let grad = grad::items(function, &names);
-    let companion = companion::item(names.name, &function.item.vis, &tape, &grad);
+    let (tape, tape_signature) = tape::item(function, flow, &names);
+    let (grad, pair) = grad::items(function, &names);
+    let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
     let check = check::items(function, &names);
     quote!(#twin #tape #companion #grad #check)
 }
@@ -62,10 +62,11 @@ pub fn associated_items(function: &Function, flow: &Flow) -> TokenStream {
 /// The recording twin, the gradients and the checks.
 fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     let names = Names::new(function);
-    let tape = tape::item(function, flow, &names);
-    let grad = grad::items(function, &names);
+    let (tape, _) = tape::item(function, flow, &names);
+    let (grad, [forward, reverse]) = grad::items(function, &names);
+    let (forward, reverse) = (forward.free(), reverse.free());
     let check = check::items(function, &names);
-    quote!(#tape #grad #check)
+    quote!(#tape #grad #forward #reverse #check)
 }
 
 /// The names that hold a model on the tape: parameters of a model type

@@ -6,11 +6,13 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{GenericParam, Ident, Lifetime};
 
+use super::companion::{Input, Signature};
 use super::{body::Emitter, param_label, Names};
-use crate::ast::{Function, Kind, Param};
+use crate::ast::{Block, Child, Expr, ExprKind, Function, Kind, Param, Stmt};
 use crate::flow::Flow;
 
-pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
+/// The recording twin, and its signature for the companion's forwarder.
+pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Signature) {
     let Names {
         name,
         tape_fn,
@@ -26,8 +28,8 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             && param.mutability.is_some()
             && flow.is_tracked(&param.ident.to_string())
     };
-    let params = function.params.iter().map(|param| {
-        let ident = &param.ident;
+    let mut inputs = vec![Input::new(tape, quote!(&#lt ::autodiff::Tape))];
+    inputs.extend(function.params.iter().map(|param| {
         // A rebound parameter is made `mut` by its rebinding instead.
         let mutability = if rebound(&param) {
             None
@@ -38,8 +40,15 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             Kind::PassThrough => param.ty.to_token_stream(),
             kind => tape_type(kind, &lt),
         };
-        quote!(#mutability #ident: #ty)
-    });
+        Input::new(&param.ident, ty).mutable(mutability)
+    }));
+    let signature = Signature {
+        name: tape_fn.clone(),
+        generics: quote!(<#lt, #lifetimes>),
+        inputs,
+        output: quote!(-> ::core::result::Result<::autodiff::Scalar<#lt>, ::autodiff::ScalarAutodiffError>),
+    };
+    let declaration = signature.declaration();
     // A `mut` pass-through parameter that later holds a tracked value.
     let rebinds = function.params.iter().filter(rebound).map(|param| {
         let ident = &param.ident;
@@ -87,32 +96,39 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
     } else {
         quote!(::autodiff::__private)
     };
+    let inner = quote! {
+        #(#slices)*
+        #(#rebinds)*
+        #body
+    };
+    // A `return` must end the body, not `f_tape`, whose exit still runs:
+    // such a body runs as a closure; any other is a block, cheaper for
+    // rustc to check.
+    let run_body = if may_return(&function.body) {
+        quote!(let #output = (move || -> ::autodiff::Scalar<#lt> { #inner })())
+    } else {
+        quote!(let #output: ::autodiff::Scalar<#lt> = { #inner })
+    };
     let doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
     );
-    quote! {
+    let item = quote! {
         #[doc = #doc]
         #(#attrs)*
         // The plain twin reports unused bindings once; its recording twin,
         // the same body, stays silent.
         #[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
-        #vis fn #tape_fn<#lt, #lifetimes>(
-            #tape: &#lt ::autodiff::Tape,
-            #(#params),*
-        ) -> ::core::result::Result<::autodiff::Scalar<#lt>, ::autodiff::ScalarAutodiffError> {
+        #vis #declaration {
             use #runtime as __ad;
             // Operations keep their first error on the tape; it is reported
             // here, once, with what this call recorded rolled back.
             let #entry = __ad::enter(#tape);
             #refuse
-            let #output = (move || -> ::autodiff::Scalar<#lt> {
-                #(#slices)*
-                #(#rebinds)*
-                #body
-            })();
+            #run_body;
             __ad::leave(#tape, #entry, #output)
         }
-    }
+    };
+    (item, signature)
 }
 
 /// The tape's lifetime: `'tape`, or, if the function has a lifetime of
@@ -192,4 +208,38 @@ fn of_scalars(kind: &Kind) -> bool {
         Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => of_scalars(elem),
         Kind::Struct { .. } | Kind::PassThrough => false,
     }
+}
+
+/// Whether a `return` may leave `block`: one in the body, or in a macro's
+/// tokens (a closure's or a nested item's own `return` counts too, which
+/// only costs the closure).
+fn may_return(block: &Block) -> bool {
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_may_return),
+        Stmt::Item(_) => false,
+        Stmt::Expr(expr, _) => expr_may_return(expr),
+    })
+}
+
+fn expr_may_return(expr: &Expr) -> bool {
+    let in_macro = match &expr.kind {
+        ExprKind::Return(_) => return true,
+        ExprKind::PlainMacro { mac, .. } | ExprKind::Dbg { mac, .. } => {
+            mentions_return(mac.tokens.clone())
+        }
+        _ => false,
+    };
+    in_macro
+        || expr.children().into_iter().any(|child| match child {
+            Child::Expr(inner) => expr_may_return(inner),
+            Child::Block(inner) => may_return(inner),
+        })
+}
+
+fn mentions_return(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => ident == "return",
+        TokenTree::Group(group) => mentions_return(group.stream()),
+        _ => false,
+    })
 }

@@ -15,11 +15,12 @@ mod rules;
 mod sweep;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 
+use super::companion::{Input, Sibling, Signature};
 use super::{differentiable, Names};
-use crate::ast::{Block, Child, Expr, ExprKind, Function, Kind, Param, Stmt};
+use crate::ast::{Block, Child, Expr, ExprKind, Function, Kind, Param, Source, Stmt};
 use analysis::Analysis;
 use sweep::{Seed, Sweep, Unsupported};
 
@@ -31,6 +32,9 @@ pub struct Adjoint {
     pub fallback: Option<(String, u32)>,
     pub adjoint_fn: Ident,
     pub stack: Ident,
+    /// `f_forward` and `f_reverse`, which the caller places: as the
+    /// companion's methods, or as free functions of a method's siblings.
+    pub pair: [Sibling; 2],
 }
 
 pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) -> Adjoint {
@@ -39,16 +43,18 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     let stack = Ident::new("stack", Span::mixed_site());
     let compiled = compile(function, names, gradient_type, &adjoint_fn, &stack);
     match compiled {
-        Ok(items) => Adjoint {
+        Ok((items, pair)) => Adjoint {
             items,
             fallback: None,
             adjoint_fn,
             stack,
+            pair,
         },
         Err(Unsupported { construct, line }) => Adjoint {
-            items: tape_pair(function, names, &stack),
+            items: TokenStream::new(),
             fallback: Some((construct, line)),
             adjoint_fn,
+            pair: tape_pair(function, names, &stack),
             stack,
         },
     }
@@ -73,14 +79,18 @@ fn allowances() -> TokenStream {
     }
 }
 
-fn param_decls(function: &Function) -> Vec<TokenStream> {
+fn param_inputs(function: &Function) -> Vec<Input> {
     function
         .params
         .iter()
-        .map(|param| {
-            let (ident, ty, mutability) = (&param.ident, &param.ty, &param.mutability);
-            quote!(#mutability #ident: #ty)
-        })
+        .map(|param| Input::new(&param.ident, &param.ty).mutable(param.mutability))
+        .collect()
+}
+
+fn param_decls(function: &Function) -> Vec<TokenStream> {
+    param_inputs(function)
+        .iter()
+        .map(Input::declaration)
         .collect()
 }
 
@@ -90,7 +100,7 @@ fn compile(
     gradient_type: &TokenStream,
     adjoint_fn: &Ident,
     stack: &Ident,
-) -> Result<TokenStream, Unsupported> {
+) -> Result<(TokenStream, [Sibling; 2]), Unsupported> {
     for param in &function.params {
         if holds_struct(&param.kind) {
             return Err(Unsupported {
@@ -104,8 +114,7 @@ fn compile(
     }
     let an = Analysis::new(function);
     let fused = fused(function, names, gradient_type, adjoint_fn, stack, &an)?;
-    let pair = pair(function, names, stack, adjoint_fn);
-    Ok(quote!(#fused #pair))
+    Ok((fused, pair(function, names, stack, adjoint_fn)))
 }
 
 fn fused(
@@ -220,7 +229,7 @@ fn fused(
 /// the reverse adds `value_bar ×` it to the caller's adjoints of the
 /// arguments. `f` returns one number, so its gradient is all a caller's
 /// reverse sweep needs from it.
-fn pair(function: &Function, names: &Names, stack: &Ident, adjoint_fn: &Ident) -> TokenStream {
+fn pair(function: &Function, names: &Names, stack: &Ident, adjoint_fn: &Ident) -> [Sibling; 2] {
     spread_pair(function, names, stack, Some(adjoint_fn))
 }
 
@@ -230,46 +239,58 @@ fn pair_items(
     stack: &Ident,
     forward_body: TokenStream,
     value_bar: &Ident,
-    bars: Vec<TokenStream>,
+    bars: Vec<Input>,
     reverse_body: TokenStream,
-) -> TokenStream {
+) -> [Sibling; 2] {
     let name = names.name;
-    let forward_fn = format_ident!("{}_forward", name);
-    let reverse_fn = format_ident!("{}_reverse", name);
     let Names {
         attrs, generics, ..
     } = names;
     let vis = &function.item.vis;
-    let params = param_decls(function);
+    let stack_input = || Input::new(stack, quote!(&mut ::autodiff::__adjoint::Stack));
+    let mut forward_inputs = vec![stack_input()];
+    forward_inputs.extend(param_inputs(function));
+    let mut reverse_inputs = vec![stack_input()];
+    reverse_inputs.extend(param_inputs(function));
+    reverse_inputs.push(Input::new(value_bar, quote!(f64)));
+    reverse_inputs.extend(bars);
+    let forward = Signature {
+        name: format_ident!("{}_forward", name),
+        generics: generics.clone(),
+        inputs: forward_inputs,
+        output: quote!(-> f64),
+    };
+    let reverse = Signature {
+        name: format_ident!("{}_reverse", name),
+        generics: generics.clone(),
+        inputs: reverse_inputs,
+        output: TokenStream::new(),
+    };
     let allow = allowances();
-    quote! {
+    let attrs = quote! {
         #allow
         #(#attrs)*
         #[allow(clippy::too_many_arguments)]
-        #vis fn #forward_fn #generics(
-            #stack: &mut ::autodiff::__adjoint::Stack,
-            #(#params),*
-        ) -> f64 {
-            #forward_body
-        }
-
-        #allow
-        #(#attrs)*
-        #[allow(clippy::too_many_arguments)]
-        #vis fn #reverse_fn #generics(
-            #stack: &mut ::autodiff::__adjoint::Stack,
-            #(#params,)*
-            #value_bar: f64,
-            #(#bars),*
-        ) {
-            #reverse_body
-        }
-    }
+    };
+    [
+        Sibling {
+            attrs: attrs.clone(),
+            vis: vis.clone(),
+            signature: forward,
+            body: forward_body,
+        },
+        Sibling {
+            attrs,
+            vis: vis.clone(),
+            signature: reverse,
+            body: reverse_body,
+        },
+    ]
 }
 
 /// The pair of a function that keeps the tape: the forward runs the tape
 /// gradient and pushes it, the reverse adds `value_bar ×` it.
-fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> TokenStream {
+fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> [Sibling; 2] {
     spread_pair(function, names, stack, None)
 }
 
@@ -280,7 +301,7 @@ fn spread_pair(
     names: &Names,
     stack: &Ident,
     compiled: Option<&Ident>,
-) -> TokenStream {
+) -> [Sibling; 2] {
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
     let differentiable: Vec<&Param> = differentiable(function);
@@ -352,7 +373,7 @@ fn spread_pair(
     };
     let bar_decls = bars
         .iter()
-        .map(|(_, bar, ty)| quote!(#bar: &mut #ty))
+        .map(|(_, bar, ty)| Input::new(bar, quote!(&mut #ty)))
         .collect();
     pair_items(
         function,
@@ -438,11 +459,7 @@ fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
             line: crate::text::line(expr.span),
         })
     };
-    let attributed = matches!(
-        expr.source.to_token_stream().into_iter().next(),
-        Some(proc_macro2::TokenTree::Punct(punct)) if punct.as_char() == '#'
-    );
-    if attributed {
+    if matches!(expr.source, Source::Expr(syntax) if has_attributes(syntax)) {
         return refuse("an attribute on a statement");
     }
     match &expr.kind {
@@ -457,4 +474,54 @@ fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
         Child::Expr(child) => not_compiled_expr(child),
         Child::Block(block) => not_compiled(block),
     })
+}
+
+/// Whether `expr` carries outer attributes (`#[cfg(..)] { .. }`): read
+/// from the node, since printing it to look would print every sub-tree
+/// once per level.
+fn has_attributes(expr: &syn::Expr) -> bool {
+    use syn::Expr as E;
+    let attrs = match expr {
+        E::Array(e) => &e.attrs,
+        E::Assign(e) => &e.attrs,
+        E::Async(e) => &e.attrs,
+        E::Await(e) => &e.attrs,
+        E::Binary(e) => &e.attrs,
+        E::Block(e) => &e.attrs,
+        E::Break(e) => &e.attrs,
+        E::Call(e) => &e.attrs,
+        E::Cast(e) => &e.attrs,
+        E::Closure(e) => &e.attrs,
+        E::Const(e) => &e.attrs,
+        E::Continue(e) => &e.attrs,
+        E::Field(e) => &e.attrs,
+        E::ForLoop(e) => &e.attrs,
+        E::Group(e) => &e.attrs,
+        E::If(e) => &e.attrs,
+        E::Index(e) => &e.attrs,
+        E::Infer(e) => &e.attrs,
+        E::Let(e) => &e.attrs,
+        E::Lit(e) => &e.attrs,
+        E::Loop(e) => &e.attrs,
+        E::Macro(e) => &e.attrs,
+        E::Match(e) => &e.attrs,
+        E::MethodCall(e) => &e.attrs,
+        E::Paren(e) => &e.attrs,
+        E::Path(e) => &e.attrs,
+        E::Range(e) => &e.attrs,
+        E::RawAddr(e) => &e.attrs,
+        E::Reference(e) => &e.attrs,
+        E::Repeat(e) => &e.attrs,
+        E::Return(e) => &e.attrs,
+        E::Struct(e) => &e.attrs,
+        E::Try(e) => &e.attrs,
+        E::TryBlock(e) => &e.attrs,
+        E::Tuple(e) => &e.attrs,
+        E::Unary(e) => &e.attrs,
+        E::Unsafe(e) => &e.attrs,
+        E::While(e) => &e.attrs,
+        E::Yield(e) => &e.attrs,
+        _ => return false,
+    };
+    !attrs.is_empty()
 }
