@@ -103,7 +103,7 @@ impl mlp_loss {
         w1_bar: &mut [[f64; 3]; 4],
         w2_bar: &mut [f64; 3],
         x_bar: &mut [f64; 4],
-        t_bar: &mut impl ::core::marker::Sized,
+        t_bar: &mut dyn ::core::any::Any,
     ) {
         mlp_loss_reverse(stack, w1, w2, x, t, value_bar, w1_bar, w2_bar, x_bar, t_bar)
     }
@@ -297,7 +297,7 @@ pub fn mlp_loss_reverse(
     w1_bar: &mut [[f64; 3]; 4],
     w2_bar: &mut [f64; 3],
     x_bar: &mut [f64; 4],
-    t_bar: &mut impl ::core::marker::Sized,
+    t_bar: &mut dyn ::core::any::Any,
 ) {
     ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);

@@ -98,7 +98,7 @@ impl mlp {
         w1_bar: &mut [[f64; 2]; 3],
         w2_bar: &mut [f64; 3],
         x_bar: &mut [f64; 2],
-        target_bar: &mut impl ::core::marker::Sized,
+        target_bar: &mut dyn ::core::any::Any,
     ) {
         mlp_reverse(
             stack,
@@ -312,7 +312,7 @@ pub fn mlp_reverse(
     w1_bar: &mut [[f64; 2]; 3],
     w2_bar: &mut [f64; 3],
     x_bar: &mut [f64; 2],
-    target_bar: &mut impl ::core::marker::Sized,
+    target_bar: &mut dyn ::core::any::Any,
 ) {
     ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);

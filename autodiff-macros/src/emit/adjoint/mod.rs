@@ -294,7 +294,7 @@ fn spread_pair(
         .map(|param| {
             let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
             let ty = if any_struct {
-                quote!(impl ::core::marker::Sized)
+                quote!(dyn ::core::any::Any)
             } else {
                 bar_type(&param.kind)
             };
@@ -367,7 +367,8 @@ fn spread_pair(
 
 /// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,
 /// so that a caller's array or `Vec` adjoint coerces to it; a pass-through
-/// parameter takes whatever the caller passes.
+/// parameter takes whatever the caller passes, as `dyn Any`, so that a call
+/// with a wrong count (the plain twin's error) leaves no type to infer.
 fn bar_type(kind: &Kind) -> TokenStream {
     match kind {
         Kind::Scalar => quote!(f64),
@@ -383,7 +384,7 @@ fn bar_type(kind: &Kind) -> TokenStream {
             let elem = owned_bar_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
-        Kind::Struct { .. } | Kind::PassThrough => quote!(impl ::core::marker::Sized),
+        Kind::Struct { .. } | Kind::PassThrough => quote!(dyn ::core::any::Any),
     }
 }
 
