@@ -194,7 +194,7 @@ mod calls;
 mod operands;
 
 pub use calls::{forward, reverse, Arg, Forward, NotDifferentiable, Reverse};
-pub use operands::{f64_of, Operand};
+pub use operands::{f64_of, Operand, ReturnsF64};
 
 use std::borrow::Borrow;
 use std::cell::RefCell;

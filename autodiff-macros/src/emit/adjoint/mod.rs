@@ -131,8 +131,24 @@ fn fused(
             carried.push(quote!(let mut #bar = ::autodiff::__adjoint::zero(&#ident);));
         }
     }
+    // A return type the macro cannot see is `f64` (`-> Real`): asserted on
+    // the value the body computes, so that an alias of another type is one
+    // error (the plain twin's, when the body computes an `f64`).
+    let alias = match &function.item.sig.output {
+        syn::ReturnType::Type(_, ty) if !crate::valid::is_f64(ty) => Some(&**ty),
+        _ => None,
+    };
+    sweep.outputs_as_written(alias.is_some());
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
     let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
+    let returned = match alias {
+        Some(ty) => {
+            use syn::spanned::Spanned;
+            let asserted = quote::quote_spanned!(ty.span()=> <#ty as ::autodiff::__adjoint::ReturnsF64<_>>::value);
+            quote!(#asserted(#tail))
+        }
+        None => quote!(#tail),
+    };
     // Gradients are allocated after the forward sweep (which then runs on
     // a warm cache), except a parameter the body may move.
     // (or one a later `let` shadows, so that its value is gone by the end)
@@ -200,7 +216,7 @@ fn fused(
             #(#carried)*
             #(#early)*
             #(#fwd)*
-            let #value: f64 = #tail;
+            let #value: f64 = #returned;
             #(#declare)*
             let #value_bar = 1.0;
             #(#rev)*

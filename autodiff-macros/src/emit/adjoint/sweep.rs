@@ -161,6 +161,9 @@ pub struct Sweep<'m> {
     /// The adjoint of the function's value: what a `return e` seeds `e`
     /// with.
     value_bar: TokenStream,
+    /// The function's value is read as the body computes it (a return
+    /// type alias asserts its type), not through `f64_of`.
+    outputs_as_written: bool,
     cx: StmtCx,
 }
 
@@ -188,6 +191,7 @@ impl<'m> Sweep<'m> {
             early: false,
             loops: 0,
             value_bar: quote!(value_bar),
+            outputs_as_written: false,
             cx: StmtCx::default(),
         }
     }
@@ -1833,7 +1837,7 @@ impl<'m> Sweep<'m> {
     /// `bool` or an integer is the plain twin's mismatched types only.
     fn output(&self, expr: &Expr, v: TokenStream) -> TokenStream {
         // `panic!()`, `return`: of type `!`, which is an `f64` already.
-        if expr.diverges() {
+        if expr.diverges() || self.outputs_as_written {
             return v;
         }
         if expr.is_int_literal() {
@@ -1841,6 +1845,11 @@ impl<'m> Sweep<'m> {
             return quote!(#adjoint::f64_of(#v));
         }
         self.as_number(expr, v)
+    }
+
+    /// Reads the function's value as the body computes it: see the field.
+    pub fn outputs_as_written(&mut self, yes: bool) {
+        self.outputs_as_written = yes;
     }
 
     /// Whether `seed` is the function value's own adjoint: the value it
