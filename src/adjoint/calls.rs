@@ -79,6 +79,43 @@ impl<'a, T: Any> Arg<&'a mut dyn Any> for &'a mut T {
     }
 }
 
+/// A reference passed where the value is taken (`square(&x)`): the plain
+/// twin's mismatched types, so this never runs in a crate that compiles.
+#[diagnostic::do_not_recommend]
+impl<T: Copy> Arg<T> for &T {
+    #[inline(always)]
+    fn arg(self) -> T {
+        *self
+    }
+}
+
+/// A value of another shape than the parameter's (`total(v)` for `total(x:
+/// &[f64])` with `v: Vec<f64>`, a number for an array): the plain twin's
+/// mismatched types, so these never run in a crate that compiles.
+macro_rules! mistaken_shapes {
+    ($([$($g:tt)*] $from:ty => $to:ty = |$v:ident| $value:expr;)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<$($g)*> Arg<$to> for $from {
+            #[inline(always)]
+            fn arg(self) -> $to {
+                let $v = self;
+                $value
+            }
+        }
+    )*};
+}
+
+mistaken_shapes! {
+    ['a, T] Vec<T> => &'a [T] = |v| { drop(v); &[] };
+    ['a, T, const N: usize] [T; N] => &'a [T] = |v| { drop(v); &[] };
+    ['a] f64 => &'a [f64] = |v| { let _ = v; &[] };
+    [const N: usize] f64 => [f64; N] = |v| [v; N];
+    [] f64 => Vec<f64> = |v| vec![v];
+    [const N: usize] [f64; N] => f64 = |v| { let _ = v; f64::NAN };
+    [] Vec<f64> => f64 = |v| { drop(v); f64::NAN };
+    ['a] &'a [f64] => f64 = |v| { let _ = v; f64::NAN };
+}
+
 /// A number passed where another number type is taken: the plain twin's
 /// mismatched types, so these never run in a crate that compiles.
 macro_rules! mistaken_numbers {
@@ -330,6 +367,19 @@ mod tests {
             (&mut x_bar, &mut c_bar),
         );
         assert_eq!((x_bar, c_bar), (12.0, 0.5));
+    }
+
+    #[test]
+    fn arguments_no_crate_compiles_convert_without_a_panic() {
+        let x = 2.5;
+        let reference: &f64 = &x;
+        assert_eq!(Arg::<f64>::arg(reference), 2.5);
+        assert_eq!(Arg::<[f64; 2]>::arg(x), [2.5, 2.5]);
+        assert_eq!(Arg::<Vec<f64>>::arg(x), vec![2.5]);
+        assert!(Arg::<&[f64]>::arg(vec![1.0]).is_empty());
+        assert!(Arg::<f64>::arg([1.0; 3]).is_nan());
+        assert_eq!(Arg::<usize>::arg(x), 0);
+        assert_eq!(Arg::<f64>::arg(true), 0.0);
     }
 
     #[test]
