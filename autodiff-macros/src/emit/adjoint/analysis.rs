@@ -501,10 +501,12 @@ pub fn shows_number(expr: &Expr, active: &HashSet<String>, number: &dyn Fn(&str)
             *op != Arith::Rem && (carries(expr, active) || (shows(lhs) && shows(rhs)))
         }
         ExprKind::Neg { operand, .. } => carries(expr, active) || shows(operand),
-        ExprKind::Elementary { .. }
-        | ExprKind::Powi { .. }
-        | ExprKind::Sum { .. }
-        | ExprKind::Call { .. } => true,
+        // `n.abs()` of an `i32` is an `i32`; what a derivative reaches is
+        // an `f64` (or the mistake rustc reports there).
+        ExprKind::Elementary { operand, .. } => carries(expr, active) || shows(operand),
+        ExprKind::Powi { base, .. } => carries(expr, active) || shows(base),
+        ExprKind::Sum { .. } => carries(expr, active),
+        ExprKind::Call { .. } => true,
         ExprKind::Cast { ty, .. } => typed_number(ty),
         // Every value it may take shows one.
         ExprKind::If {

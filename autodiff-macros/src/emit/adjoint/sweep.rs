@@ -1796,7 +1796,10 @@ impl<'m> Sweep<'m> {
             ExprKind::Elementary { .. }
             | ExprKind::Powi { .. }
             | ExprKind::Sum { .. }
-            | ExprKind::Call { .. } => Ok(self.hoist(expr).to_token_stream()),
+            | ExprKind::Call { .. } => {
+                let name = self.hoist(expr).to_token_stream();
+                Ok(self.as_number(expr, name))
+            }
             ExprKind::Cast { .. } | ExprKind::PlainCall { .. } | ExprKind::PlainMethod { .. } => {
                 let src = expr.source.to_token_stream();
                 let src = self.as_number(expr, quote!((#src)));
