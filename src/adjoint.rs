@@ -150,6 +150,8 @@
 //! (`n` in `x * n`) through [`f64_of`], the function's value through it too
 //! unless the body shows an `f64`, annotated calls through [`forward`] and
 //! [`reverse`], and `powi`'s exponent through [`derivative::Exponent`].
+//! A return type the macro cannot see through (`-> Real`, an alias) is
+//! asserted on the value the forward sweep computes ([`ReturnsF64`]).
 //!
 //! # Errors
 //!
