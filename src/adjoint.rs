@@ -35,7 +35,9 @@
 //!   calling convention of annotated calls. A caller's forward sweep calls
 //!   `g::__forward(stack, a, b)`; its reverse sweep, at the same statement
 //!   reversed, calls `g::__reverse(stack, a, b,
-//!   y_bar, &mut a_bar, &mut b_bar)` with the same arguments (the caller's
+//!   y_bar, &mut a_bar, &mut b_bar)` with the same arguments, both through
+//!   [`forward`] and [`reverse`], which take the arguments as a tuple so
+//!   that a wrong count or type is the plain twin's error alone (the caller's
 //!   save rule keeps them; an argument that is an expression gets a
 //!   temporary adjoint, `let mut argument_bar = 0.0;`, spread by the caller
 //!   like any operand; a pass-through argument gets a throwaway
@@ -64,7 +66,7 @@
 //! | `a * b` seeded `s` | `a_bar += s * b; b_bar += s * a;` |
 //! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` (the tape: `1/cosh² z`) |
 //! | `x.iter().sum()` seeded `s` | `for item_bar in x_bar.iter_mut() { *item_bar += s; }` |
-//! | `g(a)` seeded `s` | `g::__reverse(stack, a, s, &mut a_bar);` |
+//! | `g(a)` seeded `s` | `reverse(g::__reverse, stack, (a,), s, (&mut a_bar,));` |
 //!
 //! An operand that is a subexpression gets a named seed: `let product_bar =
 //! s * 0.5;` (`sum_bar`, `difference_bar`, `quotient_bar`; a method call
@@ -140,6 +142,19 @@
 //! indexing and arithmetic compile to nothing (the flow analysis may call an
 //! integer binding tracked; its adjoint then costs nothing).
 //!
+//! # Mistakes in the body
+//!
+//! A type error in the body is the plain twin's, reported once. The forward
+//! sweep is the student's code with the student's spans, so rustc's copy of
+//! the same error there is the same diagnostic and is shown once. What the
+//! adjoint adds reads the student's values through functions that accept
+//! what the plain twin rejects: an operand whose type the body does not show
+//! (`n` in `x * n`) through [`f64_of`], the function's value through it too
+//! unless the body shows an `f64`, annotated calls through [`forward`] and
+//! [`reverse`], and `powi`'s exponent through [`derivative::Exponent`].
+//! A return type the macro cannot see through (`-> Real`, an alias) is
+//! asserted on the value the forward sweep computes ([`ReturnsF64`]).
+//!
 //! # Errors
 //!
 //! The tape rejects a non-finite leaf, result, local derivative or adjoint
@@ -176,6 +191,14 @@
 //! not what the student wrote), which costs the side-by-side reading. The
 //! bench times the chain written both ways at the same speed, so the second
 //! emitter can add a generic `f_adjoint_over::<R>` without slowing `f_grad`.
+
+#[path = "adjoint/calls.rs"]
+mod calls;
+#[path = "adjoint/operands.rs"]
+mod operands;
+
+pub use calls::{forward, reverse, Arg, Forward, NotDifferentiable, Reverse};
+pub use operands::{f64_of, Operand, ReturnsF64};
 
 use std::borrow::Borrow;
 use std::cell::RefCell;
@@ -382,6 +405,15 @@ macro_rules! always_finite {
     )*};
 }
 always_finite!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+/// An `f32` is read only where the plain twin rejects it (`x / y` with `y:
+/// f32`); observed as it is, so that the adjoint adds no second error.
+impl Observed for f32 {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        self.is_finite()
+    }
+}
 
 impl<T: Observed + ?Sized> Observed for &T {
     #[inline(always)]
@@ -601,12 +633,20 @@ impl<I> IndexMut<I> for NoAdjoint {
 }
 
 /// `x_bar += y_bar` where `y` turned out to be an integer: nothing flows.
+///
+/// Not recommended: a student's `s += n` with `n: usize` lists the impls
+/// of `f64 += _`, and this one would name the adjoint's internals there.
+#[diagnostic::do_not_recommend]
 impl AddAssign<NoAdjoint> for f64 {
     #[inline(always)]
     fn add_assign(&mut self, _: NoAdjoint) {}
 }
 
 /// `x_bar -= y_bar` where `y` turned out to be an integer.
+///
+/// Not recommended: a student's `s += n` with `n: usize` lists the impls
+/// of `f64 += _`, and this one would name the adjoint's internals there.
+#[diagnostic::do_not_recommend]
 impl SubAssign<NoAdjoint> for f64 {
     #[inline(always)]
     fn sub_assign(&mut self, _: NoAdjoint) {}
@@ -975,9 +1015,45 @@ pub mod derivative {
     }
     /// `(xⁿ)'`, 0 for `n = 0`.
     #[inline(always)]
-    pub fn powi(x: impl Borrow<f64>, n: i32) -> f64 {
-        autodiff_core::powi_derivative(*x.borrow(), n)
+    pub fn powi(x: impl Borrow<f64>, n: impl Exponent) -> f64 {
+        autodiff_core::powi_derivative(*x.borrow(), n.exponent())
     }
+
+    /// The exponent of `powi`: an `i32`; another integer only in a body
+    /// whose `x.powi(n)` the plain twin rejects (then the adjoint adds no
+    /// second error).
+    pub trait Exponent {
+        /// The exponent.
+        fn exponent(self) -> i32;
+    }
+
+    impl Exponent for i32 {
+        #[inline(always)]
+        fn exponent(self) -> i32 {
+            self
+        }
+    }
+
+    impl Exponent for &i32 {
+        #[inline(always)]
+        fn exponent(self) -> i32 {
+            *self
+        }
+    }
+
+    macro_rules! rejected_exponents {
+        ($($t:ty)*) => {$(
+            #[diagnostic::do_not_recommend]
+            impl Exponent for $t {
+                #[inline(always)]
+                fn exponent(self) -> i32 {
+                    i32::try_from(self).unwrap_or(i32::MAX)
+                }
+            }
+        )*};
+    }
+
+    rejected_exponents!(i8 i16 i64 i128 isize u8 u16 u32 u64 u128 usize);
 }
 
 /// A gradient of any parameter shape, written to and read back from the

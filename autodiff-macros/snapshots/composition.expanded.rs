@@ -297,56 +297,52 @@ fn neuron_adjoint(
     x: f64,
     b: f64,
 ) -> ::core::option::Option<::autodiff::ValueAndGradient<(f64, f64, f64)>> {
-    let affine_value = ({
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-        mod not_differentiable {
-            pub struct affine {}
-            impl affine {
-                pub fn __forward<A1, A2, A3>(
-                    _: &mut ::autodiff::__adjoint::Stack,
-                    _: A1,
-                    _: A2,
-                    _: A3,
-                ) -> f64 {
-                    ::core::unreachable!()
+    let affine_value = ::autodiff::__adjoint::forward(
+        ({
+            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+            mod not_differentiable {
+                pub struct affine {}
+                impl affine {
+                    #[allow(non_upper_case_globals)]
+                    pub const __forward: ::autodiff::__adjoint::NotDifferentiable = ::autodiff::__adjoint::NotDifferentiable;
                 }
             }
-        }
-        #[allow(unused_imports)]
-        use not_differentiable::*;
-        {
             #[allow(unused_imports)]
-            use self::*;
-            affine::__forward
-        }
-    })(stack, w, x, b);
+            use not_differentiable::*;
+            {
+                #[allow(unused_imports)]
+                use self::*;
+                affine::__forward
+            }
+        }),
+        stack,
+        (w, x, b),
+    );
     let value = affine_value;
     let z = value;
     let z_relu = relu(z);
     let z_sigmoid = sigmoid(z);
-    let affine_value_2 = ({
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-        mod not_differentiable {
-            pub struct affine {}
-            impl affine {
-                pub fn __forward<A1, A2, A3>(
-                    _: &mut ::autodiff::__adjoint::Stack,
-                    _: A1,
-                    _: A2,
-                    _: A3,
-                ) -> f64 {
-                    ::core::unreachable!()
+    let affine_value_2 = ::autodiff::__adjoint::forward(
+        ({
+            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+            mod not_differentiable {
+                pub struct affine {}
+                impl affine {
+                    #[allow(non_upper_case_globals)]
+                    pub const __forward: ::autodiff::__adjoint::NotDifferentiable = ::autodiff::__adjoint::NotDifferentiable;
                 }
             }
-        }
-        #[allow(unused_imports)]
-        use not_differentiable::*;
-        {
             #[allow(unused_imports)]
-            use self::*;
-            affine::__forward
-        }
-    })(stack, 2.0, x, 1.0);
+            use not_differentiable::*;
+            {
+                #[allow(unused_imports)]
+                use self::*;
+                affine::__forward
+            }
+        }),
+        stack,
+        (2.0, x, 1.0),
+    );
     stack.observe(z);
     stack.observe(z);
     stack.observe(z_relu);
@@ -358,74 +354,61 @@ fn neuron_adjoint(
     let mut b_bar = ::autodiff::__adjoint::zero(&b);
     let value_bar = 1.0;
     let mut z_bar = 0.0;
-    ({
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-        mod not_differentiable {
-            pub struct affine {}
-            impl affine {
-                pub fn __reverse<A1, A2, A3, A4, A5, A6, A7>(
-                    _: &mut ::autodiff::__adjoint::Stack,
-                    _: A1,
-                    _: A2,
-                    _: A3,
-                    _: A4,
-                    _: A5,
-                    _: A6,
-                    _: A7,
-                ) -> () {
-                    ::core::unreachable!()
+    ::autodiff::__adjoint::reverse(
+        ({
+            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+            mod not_differentiable {
+                pub struct affine {}
+                impl affine {
+                    #[allow(non_upper_case_globals)]
+                    pub const __reverse: ::autodiff::__adjoint::NotDifferentiable = ::autodiff::__adjoint::NotDifferentiable;
                 }
             }
-        }
-        #[allow(unused_imports)]
-        use not_differentiable::*;
-        {
             #[allow(unused_imports)]
-            use self::*;
-            affine::__reverse
-        }
-    })(
+            use not_differentiable::*;
+            {
+                #[allow(unused_imports)]
+                use self::*;
+                affine::__reverse
+            }
+        }),
         stack,
-        2.0,
-        x,
-        1.0,
+        (2.0, x, 1.0),
         value_bar,
-        &mut ::autodiff::__adjoint::zero(&(2.0)),
-        &mut x_bar,
-        &mut ::autodiff::__adjoint::zero(&(1.0)),
+        (
+            &mut ::autodiff::__adjoint::zero(&(2.0)),
+            &mut x_bar,
+            &mut ::autodiff::__adjoint::zero(&(1.0)),
+        ),
     );
     let partials = ::autodiff::__adjoint::max_partials(z_relu, z_sigmoid);
     let z_sigmoid_bar = value_bar * partials.1;
     z_bar += z_sigmoid_bar * ::autodiff::__adjoint::derivative::sigmoid(z);
     let z_relu_bar = value_bar * partials.0;
     z_bar += z_relu_bar * ::autodiff::__adjoint::derivative::relu(z);
-    ({
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-        mod not_differentiable {
-            pub struct affine {}
-            impl affine {
-                pub fn __reverse<A1, A2, A3, A4, A5, A6, A7>(
-                    _: &mut ::autodiff::__adjoint::Stack,
-                    _: A1,
-                    _: A2,
-                    _: A3,
-                    _: A4,
-                    _: A5,
-                    _: A6,
-                    _: A7,
-                ) -> () {
-                    ::core::unreachable!()
+    ::autodiff::__adjoint::reverse(
+        ({
+            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+            mod not_differentiable {
+                pub struct affine {}
+                impl affine {
+                    #[allow(non_upper_case_globals)]
+                    pub const __reverse: ::autodiff::__adjoint::NotDifferentiable = ::autodiff::__adjoint::NotDifferentiable;
                 }
             }
-        }
-        #[allow(unused_imports)]
-        use not_differentiable::*;
-        {
             #[allow(unused_imports)]
-            use self::*;
-            affine::__reverse
-        }
-    })(stack, w, x, b, z_bar, &mut w_bar, &mut x_bar, &mut b_bar);
+            use not_differentiable::*;
+            {
+                #[allow(unused_imports)]
+                use self::*;
+                affine::__reverse
+            }
+        }),
+        stack,
+        (w, x, b),
+        z_bar,
+        (&mut w_bar, &mut x_bar, &mut b_bar),
+    );
     stack.observe(value);
     stack.observe_param(&w, &w_bar);
     stack.observe_param(&x, &x_bar);

@@ -112,8 +112,8 @@ impl series {
         n: usize,
         value_bar: f64,
         x_bar: &mut f64,
-        scale_bar: &mut impl ::core::marker::Sized,
-        n_bar: &mut impl ::core::marker::Sized,
+        scale_bar: &mut dyn ::core::any::Any,
+        n_bar: &mut dyn ::core::any::Any,
     ) {
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }

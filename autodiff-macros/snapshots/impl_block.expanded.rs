@@ -227,8 +227,8 @@ impl Neuron {
         __self: &Self,
         x: f64,
         value_bar: f64,
-        __self_bar: &mut impl ::core::marker::Sized,
-        x_bar: &mut impl ::core::marker::Sized,
+        __self_bar: &mut dyn ::core::any::Any,
+        x_bar: &mut dyn ::core::any::Any,
     ) {}
     #[doc(hidden)]
     #[allow(
@@ -248,8 +248,8 @@ impl Neuron {
         stack: &mut ::autodiff::__adjoint::Stack,
         x: f64,
         value_bar: f64,
-        __self_bar: &mut impl ::core::marker::Sized,
-        x_bar: &mut impl ::core::marker::Sized,
+        __self_bar: &mut dyn ::core::any::Any,
+        x_bar: &mut dyn ::core::any::Any,
     ) {
         Self::__ad_forward_reverse(stack, self, x, value_bar, __self_bar, x_bar)
     }
@@ -572,9 +572,9 @@ impl Neuron {
         x: f64,
         y: f64,
         value_bar: f64,
-        __self_bar: &mut impl ::core::marker::Sized,
-        x_bar: &mut impl ::core::marker::Sized,
-        y_bar: &mut impl ::core::marker::Sized,
+        __self_bar: &mut dyn ::core::any::Any,
+        x_bar: &mut dyn ::core::any::Any,
+        y_bar: &mut dyn ::core::any::Any,
     ) {}
     #[doc(hidden)]
     #[allow(
@@ -595,9 +595,9 @@ impl Neuron {
         x: f64,
         y: f64,
         value_bar: f64,
-        __self_bar: &mut impl ::core::marker::Sized,
-        x_bar: &mut impl ::core::marker::Sized,
-        y_bar: &mut impl ::core::marker::Sized,
+        __self_bar: &mut dyn ::core::any::Any,
+        x_bar: &mut dyn ::core::any::Any,
+        y_bar: &mut dyn ::core::any::Any,
     ) {
         Self::__ad_loss_reverse(stack, self, x, y, value_bar, __self_bar, x_bar, y_bar)
     }
@@ -862,7 +862,7 @@ impl Neuron {
         x: f64,
         value_bar: f64,
         w_bar: &mut f64,
-        x_bar: &mut impl ::core::marker::Sized,
+        x_bar: &mut dyn ::core::any::Any,
     ) {
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
     }

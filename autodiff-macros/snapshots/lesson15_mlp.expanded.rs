@@ -138,7 +138,7 @@ impl mlp_loss {
         w1_bar: &mut [[f64; 3]; 4],
         w2_bar: &mut [f64; 3],
         x_bar: &mut [f64; 4],
-        t_bar: &mut impl ::core::marker::Sized,
+        t_bar: &mut dyn ::core::any::Any,
     ) {
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);

@@ -133,7 +133,7 @@ impl mlp {
         w1_bar: &mut [[f64; 2]; 3],
         w2_bar: &mut [f64; 3],
         x_bar: &mut [f64; 2],
-        target_bar: &mut impl ::core::marker::Sized,
+        target_bar: &mut dyn ::core::any::Any,
     ) {
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);

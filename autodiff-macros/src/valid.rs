@@ -126,7 +126,7 @@ fn check_signature(cx: &Ctxt, item: &ItemFn) {
             &sig.ident,
             "a #[differentiable] function must return `f64`: add `-> f64`",
         ),
-        ReturnType::Type(_, ty) if !is_f64(ty) => {
+        ReturnType::Type(_, ty) if !is_f64(ty) && !may_alias_f64(ty) => {
             if mentions(ty.to_token_stream(), "f32") {
                 cx.error(ty, F32);
             } else {
@@ -137,7 +137,37 @@ fn check_signature(cx: &Ctxt, item: &ItemFn) {
     }
 }
 
-fn is_f64(ty: &Type) -> bool {
+/// A name that may be a `type` alias of `f64` (`type Real = f64;`): a path
+/// without generic arguments that names none of Rust's other number types,
+/// `bool`, `char`, `str` or a standard container. A proc macro cannot see
+/// what an alias stands for, so the gradient items assert it
+/// (`emit/grad.rs`), on this type.
+pub fn may_alias_f64(ty: &Type) -> bool {
+    const NOT_F64: &[&str] = &[
+        "bool", "char", "str", "f32", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
+        "u32", "u64", "u128", "usize", "String", "Vec", "Option", "Result", "Box",
+    ];
+    match ty {
+        Type::Path(path) => {
+            path.qself.is_none()
+                && path
+                    .path
+                    .segments
+                    .iter()
+                    .all(|segment| segment.arguments.is_none())
+                && path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|last| !NOT_F64.iter().any(|name| last.ident == name))
+        }
+        Type::Paren(paren) => may_alias_f64(&paren.elem),
+        Type::Group(group) => may_alias_f64(&group.elem),
+        _ => false,
+    }
+}
+
+pub fn is_f64(ty: &Type) -> bool {
     match ty {
         Type::Path(path) => path.qself.is_none() && path.path.is_ident("f64"),
         Type::Paren(paren) => is_f64(&paren.elem),

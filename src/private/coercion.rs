@@ -251,7 +251,34 @@ macro_rules! returned_by_mistake {
     )*};
 }
 
-returned_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+returned_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32);
+
+/// What a `type` alias of another type than `f64` returns (`type Pair =
+/// (f64, f64); fn f(x: f64) -> Pair`): a proc macro cannot see through the
+/// alias, so the gradient asserts it is `f64` (`__adjoint::ReturnsF64`),
+/// and these, which never run in a crate that compiles, leave that the one
+/// error.
+macro_rules! returned_through_an_alias {
+    ($($ty:ty => [$($g:tt)*]),* $(,)?) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'t, $($g)*> Returned<'t> for $ty {
+            fn returned(self, _: &'t Tape) -> Scalar<'t> {
+                unreachable!("the return type's assertion does not compile")
+            }
+        }
+    )*};
+}
+
+returned_through_an_alias!(
+    () => [],
+    (A,) => [A],
+    (A, B) => [A, B],
+    (A, B, C) => [A, B, C],
+    (A, B, C, D) => [A, B, C, D],
+    Vec<T> => [T],
+    [T; N] => [T, const N: usize],
+    Option<T> => [T],
+);
 
 #[cold]
 #[inline(never)]

@@ -44,10 +44,6 @@
 //! - `infinities`: running max/min from `f64::NEG_INFINITY` / `INFINITY`.
 //! - `regressions`: once wrong values or panics (`#[cfg]` on statements,
 //!   `powi(i32::MIN)`).
-//!
-//! Pending, NOT compiled yet (each function carries today's first error
-//! above it; the to-do list of issue 11; add the module here once it passes):
-//! - `pending_signatures.rs`: an alias of `f64` as the return type.
 
 // Index loops on purpose: students write them, and they read like the
 // lesson's matrix formulas.

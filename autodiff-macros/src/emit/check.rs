@@ -84,6 +84,15 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     } else {
         quote!(#name)
     };
+    // A return type that may alias `f64` (`-> Real`) is asserted by the
+    // gradient (`grad::returns_f64`); here its value is read through
+    // `f64_of`, so that an alias of `f32` is that one error.
+    let value = match &function.item.sig.output {
+        syn::ReturnType::Type(_, ty) if !crate::valid::is_f64(ty) => {
+            quote!(::autodiff::__adjoint::f64_of(#plain(#(#twin_args),*)))
+        }
+        _ => quote!(#plain(#(#twin_args),*)),
+    };
     let check_doc = format!(
         " Checks [`{grad_fn}`] against central differences of [`{name}`] in every component, with the default step and tolerance."
     );
@@ -116,7 +125,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             __ad::gradient_check(&#inputs, &#analytic, #step, #tolerance, |#point| {
                 let mut #rest = #point;
                 #(#rebuilds)*
-                #plain(#(#twin_args),*)
+                #value
             })
         }
     }

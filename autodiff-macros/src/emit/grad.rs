@@ -99,6 +99,12 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
         }
     };
     let adjoint = adjoint::items(function, names, &gradient_type);
+    // The compiled adjoint asserts an alias on the value it computes.
+    let returns_f64 = if adjoint.fallback.is_some() {
+        returns_f64(function)
+    } else {
+        quote!()
+    };
     let adjoint_items = &adjoint.items;
     let how = match &adjoint.fallback {
         None => " Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.".to_owned(),
@@ -180,6 +186,7 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             #(#user_params),*
         ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
             use ::autodiff::__private as __ad;
+            #returns_f64
             #tape.clear();
             let #tape = &*#tape;
             #(#variables)*
@@ -192,6 +199,20 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
         }
     };
     (items, adjoint.pair)
+}
+
+/// For a return type that may be an alias of `f64` (`-> Real`, see
+/// `valid::may_alias_f64`) where the adjoint keeps the tape, the assertion
+/// that it is one, on that type (`__adjoint::ReturnsF64`): the one error a
+/// non-`f64` alias gets, as every generated item computes in `f64` and
+/// reads the plain twin's value through `f64_of`.
+fn returns_f64(function: &Function) -> TokenStream {
+    match &function.item.sig.output {
+        syn::ReturnType::Type(_, ty) if !crate::valid::is_f64(ty) => {
+            quote_spanned!(ty.span()=> let _: fn() = <f64 as ::autodiff::__adjoint::ReturnsF64<#ty>>::asserted;)
+        }
+        _ => quote!(),
+    }
 }
 
 /// An argument of `f_adjoint` from `f_grad`: itself, or a clone where the

@@ -140,8 +140,24 @@ fn fused(
             carried.push(quote!(let mut #bar = ::autodiff::__adjoint::zero(&#ident);));
         }
     }
+    // A return type the macro cannot see is `f64` (`-> Real`): asserted on
+    // the value the body computes, so that an alias of another type is one
+    // error (the plain twin's, when the body computes an `f64`).
+    let alias = match &function.item.sig.output {
+        syn::ReturnType::Type(_, ty) if !crate::valid::is_f64(ty) => Some(&**ty),
+        _ => None,
+    };
+    sweep.outputs_as_written(alias.is_some());
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
     let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
+    let returned = match alias {
+        Some(ty) => {
+            use syn::spanned::Spanned;
+            let asserted = quote::quote_spanned!(ty.span()=> <#ty as ::autodiff::__adjoint::ReturnsF64<_>>::value);
+            quote!(#asserted(#tail))
+        }
+        None => quote!(#tail),
+    };
     // Gradients are allocated after the forward sweep (which then runs on
     // a warm cache), except a parameter the body may move.
     // (or one a later `let` shadows, so that its value is gone by the end)
@@ -209,7 +225,7 @@ fn fused(
             #(#carried)*
             #(#early)*
             #(#fwd)*
-            let #value: f64 = #tail;
+            let #value: f64 = #returned;
             #(#declare)*
             let #value_bar = 1.0;
             #(#rev)*
@@ -315,7 +331,7 @@ fn spread_pair(
         .map(|param| {
             let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
             let ty = if any_struct {
-                quote!(impl ::core::marker::Sized)
+                quote!(dyn ::core::any::Any)
             } else {
                 bar_type(&param.kind)
             };
@@ -388,7 +404,8 @@ fn spread_pair(
 
 /// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,
 /// so that a caller's array or `Vec` adjoint coerces to it; a pass-through
-/// parameter takes whatever the caller passes.
+/// parameter takes whatever the caller passes, as `dyn Any`, so that a call
+/// with a wrong count (the plain twin's error) leaves no type to infer.
 fn bar_type(kind: &Kind) -> TokenStream {
     match kind {
         Kind::Scalar => quote!(f64),
@@ -404,7 +421,7 @@ fn bar_type(kind: &Kind) -> TokenStream {
             let elem = owned_bar_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
-        Kind::Struct { .. } | Kind::PassThrough => quote!(impl ::core::marker::Sized),
+        Kind::Struct { .. } | Kind::PassThrough => quote!(dyn ::core::any::Any),
     }
 }
 

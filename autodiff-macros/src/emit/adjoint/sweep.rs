@@ -15,7 +15,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 
-use super::analysis::{carries, dims_of, Analysis};
+use super::analysis::{carries, dims_of, shows_number, Analysis};
 use super::rules::{self, Factor};
 use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
 use crate::flow::root;
@@ -161,6 +161,9 @@ pub struct Sweep<'m> {
     /// The adjoint of the function's value: what a `return e` seeds `e`
     /// with.
     value_bar: TokenStream,
+    /// The function's value is read as the body computes it (a return
+    /// type alias asserts its type), not through `f64_of`.
+    outputs_as_written: bool,
     cx: StmtCx,
 }
 
@@ -188,6 +191,7 @@ impl<'m> Sweep<'m> {
             early: false,
             loops: 0,
             value_bar: quote!(value_bar),
+            outputs_as_written: false,
             cx: StmtCx::default(),
         }
     }
@@ -634,6 +638,7 @@ impl<'m> Sweep<'m> {
                     self.inert(value)?;
                 }
                 let v = self.fwd(value)?;
+                let v = self.output(value, v);
                 let stack = self.stack.clone();
                 // Innermost first: each level's branch records, how its
                 // iteration ended and its trips, then the return point.
@@ -833,6 +838,11 @@ impl<'m> Sweep<'m> {
                     self.inert(expr)?;
                 }
                 let v = self.fwd(expr)?;
+                let v = if self.seeds_output(seed) {
+                    self.output(expr, v)
+                } else {
+                    v
+                };
                 let value = self.temp_value();
                 let (mut f, r) = self.finish(quote!(let #value = #v;));
                 // The value is the last forward statement's binding; inline
@@ -1472,6 +1482,11 @@ impl<'m> Sweep<'m> {
         if !self.active(place) {
             return Ok(());
         }
+        // An array where a number goes (`x * 2.0` with `x: [f64; 2]`): the
+        // plain twin's error; an adjoint of it would add a second one.
+        if !seed.whole && dims_of(place, &self.an.dims).is_some_and(|dims| dims > 0) {
+            return unsupported("an array used as a number", place);
+        }
         let bar = self.bar_place(place)?;
         let tokens = &seed.tokens;
         let adjoint = &self.adjoint;
@@ -1673,7 +1688,7 @@ impl<'m> Sweep<'m> {
     }
 
     fn rev_call(&mut self, expr: &Expr, func: &syn::Path, args: &[Expr], seed: &Seed) -> R<()> {
-        let reverse = sibling(func, "reverse", 2 * args.len() + 2);
+        let reverse = sibling(func, "reverse");
         let stack = self.stack.clone();
         let adjoint = self.adjoint.clone();
         let mut arg_src = Vec::new();
@@ -1716,9 +1731,9 @@ impl<'m> Sweep<'m> {
             }
         }
         let value_bar = seed.signed();
-        self.cx
-            .rev
-            .push(quote!(#reverse(#stack, #(#arg_src,)* #value_bar, #(#bars),*);));
+        self.cx.rev.push(quote! {
+            #adjoint::reverse(#reverse, #stack, (#(#arg_src,)*), #value_bar, (#(#bars,)*));
+        });
         for (arg, name) in after.into_iter().rev() {
             self.rev(arg, Seed::new(name.to_token_stream()))?;
         }
@@ -1737,9 +1752,9 @@ impl<'m> Sweep<'m> {
                 let value: f64 = int.base10_parse::<u64>().map_or(f64::NAN, |v| v as f64);
                 Ok(Literal::f64_unsuffixed(value).to_token_stream())
             }
-            ExprKind::Lit(_) | ExprKind::NegLit(_) => Ok(expr.source.to_token_stream()),
+            ExprKind::Lit(_) | ExprKind::NegLit(_) => Ok(self.number(expr)),
             ExprKind::Path(path) => {
-                let src = expr.source.to_token_stream();
+                let src = self.number(expr);
                 let Some(ident) = path.path.get_ident() else {
                     return Ok(src);
                 };
@@ -1755,11 +1770,12 @@ impl<'m> Sweep<'m> {
             }
             _ if self.fully_available(expr) && is_arithmetic(expr) => {
                 let src = expr.source.to_token_stream();
-                Ok(if is_place(expr) { src } else { quote!((#src)) })
+                let src = if is_place(expr) { src } else { quote!((#src)) };
+                Ok(self.as_number(expr, src))
             }
             ExprKind::Index { .. } | ExprKind::Field { .. } => {
-                let src = expr.source.to_token_stream();
-                let name = self.fresh(&sanitize(&src.to_string()));
+                let src = self.number(expr);
+                let name = self.fresh(&sanitize(&expr.source.to_token_stream().to_string()));
                 Ok(self.save(src, name).to_token_stream())
             }
             ExprKind::Binary { op, lhs, rhs, .. } => {
@@ -1780,14 +1796,69 @@ impl<'m> Sweep<'m> {
             ExprKind::Elementary { .. }
             | ExprKind::Powi { .. }
             | ExprKind::Sum { .. }
-            | ExprKind::Call { .. } => Ok(self.hoist(expr).to_token_stream()),
+            | ExprKind::Call { .. } => {
+                let name = self.hoist(expr).to_token_stream();
+                Ok(self.as_number(expr, name))
+            }
             ExprKind::Cast { .. } | ExprKind::PlainCall { .. } | ExprKind::PlainMethod { .. } => {
                 let src = expr.source.to_token_stream();
+                let src = self.as_number(expr, quote!((#src)));
                 let name = self.fresh("operand");
-                Ok(self.save(quote!((#src)), name).to_token_stream())
+                Ok(self.save(src, name).to_token_stream())
             }
             _ => unsupported(describe(expr), expr),
         }
+    }
+
+    /// Whether the body shows `expr` is an `f64` (see `shows_number`).
+    fn shows_number(&self, expr: &Expr) -> bool {
+        shows_number(expr, &self.an.active, &|name| {
+            self.an.numbers.contains(name)
+        })
+    }
+
+    /// `expr` as written where the body shows it is an `f64`, else read
+    /// through `f64_of`: a mistaken type is then the plain twin's error
+    /// alone (`src/adjoint/operands.rs`).
+    fn number(&self, expr: &Expr) -> TokenStream {
+        let src = expr.source.to_token_stream();
+        self.as_number(expr, src)
+    }
+
+    /// `tokens`, computing `expr`, read as in [`Self::number`].
+    fn as_number(&self, expr: &Expr, tokens: TokenStream) -> TokenStream {
+        if self.shows_number(expr) {
+            tokens
+        } else {
+            let adjoint = &self.adjoint;
+            quote!(#adjoint::f64_of(#tokens))
+        }
+    }
+
+    /// The function's value, `v` computing `expr`: read through `f64_of`
+    /// unless the body shows it is an `f64`, so that a body returning a
+    /// `bool` or an integer is the plain twin's mismatched types only.
+    fn output(&self, expr: &Expr, v: TokenStream) -> TokenStream {
+        // `panic!()`, `return`: of type `!`, which is an `f64` already.
+        if expr.diverges() || self.outputs_as_written {
+            return v;
+        }
+        if expr.is_int_literal() {
+            let adjoint = &self.adjoint;
+            return quote!(#adjoint::f64_of(#v));
+        }
+        self.as_number(expr, v)
+    }
+
+    /// Reads the function's value as the body computes it: see the field.
+    pub fn outputs_as_written(&mut self, yes: bool) {
+        self.outputs_as_written = yes;
+    }
+
+    /// Whether `seed` is the function value's own adjoint: the value it
+    /// seeds is the function's result.
+    fn seeds_output(&self, seed: &Seed) -> bool {
+        !seed.negated && !seed.whole && seed.tokens.to_string() == self.value_bar.to_string()
     }
 
     /// Saves `value` before the statement; the reverse pops it as `name`.
@@ -1993,15 +2064,24 @@ impl<'m> Sweep<'m> {
                 self.observe(x.clone());
                 let n = exponent.source.to_token_stream();
                 match source {
-                    syn::Expr::MethodCall(_) => quote!(#x.powi(#n)),
+                    // The student's `.powi`: a mistaken exponent is then
+                    // reported as in the plain twin, once.
+                    syn::Expr::MethodCall(call) => {
+                        let (dot, method) = (&call.dot_token, &call.method);
+                        quote!(#x #dot #method(#n))
+                    }
+                    syn::Expr::Call(call) => {
+                        let func = &call.func;
+                        quote!(#func(#x, #n))
+                    }
                     _ => quote!(f64::powi(#x, #n)),
                 }
             }
             (ExprKind::Call { func, args }, _) => {
-                let forward = sibling(func, "forward", args.len() + 1);
-                let stack = &self.stack;
+                let forward = sibling(func, "forward");
+                let (stack, adjoint) = (&self.stack, &self.adjoint);
                 let args: Vec<_> = args.iter().map(|a| a.source.to_token_stream()).collect();
-                quote!(#forward(#stack, #(#args),*))
+                quote!(#adjoint::forward(#forward, #stack, (#(#args,)*)))
             }
             _ => {
                 if self.needs_rebuild(expr) {
@@ -2236,38 +2316,28 @@ fn has_return(block: &Block) -> bool {
     })
 }
 
-/// `g`'s `forward` or `reverse` sibling, taking `arity` arguments.
+/// `g`'s `forward` or `reverse` sibling, which the sweeps call through
+/// `forward(..)` / `reverse(..)` (`src/adjoint/calls.rs`).
 ///
 /// An associated function's (`Self::g`) is named directly, `Self::g_forward`.
 /// A free function's is its companion's `g::__forward`, looked up the way
 /// the recording twin looks up `g::__tape` (`body`'s `recording_twin`), so
 /// that `use m::g;` brings it along. A plain `g` has no companion: it
-/// resolves to a stand-in that never runs, because the recording twin's
-/// own stand-in has already made that call a compile error with the
-/// message a student reads; the adjoint adds no second one.
-fn sibling(func: &syn::Path, suffix: &str, arity: usize) -> TokenStream {
+/// resolves to a stand-in that takes any arguments and never runs, because
+/// the recording twin's own stand-in has already made that call a compile
+/// error with the message a student reads; the adjoint adds no second one.
+fn sibling(func: &syn::Path, suffix: &str) -> TokenStream {
     let (name, scope) = match crate::emit::Callee::of(func) {
         crate::emit::Callee::Associated(path) => return crate::emit::sibling_path(&path, suffix),
         crate::emit::Callee::Free { name, scope } => (name, scope),
     };
     let method = format_ident!("__{}", suffix);
-    // The pair's own return types: the forward's value, the reverse's `()`.
-    let output = if suffix == "forward" {
-        quote!(f64)
-    } else {
-        quote!(())
-    };
-    // The stack is reborrowed, not moved, as by the real pair.
-    let params: Vec<Ident> = (1..arity).map(|i| format_ident!("A{i}")).collect();
     let stand_in = quote! {
         pub struct #name {}
         impl #name {
-            pub fn #method<#(#params),*>(
-                _: &mut ::autodiff::__adjoint::Stack,
-                #(_: #params),*
-            ) -> #output {
-                ::core::unreachable!()
-            }
+            #[allow(non_upper_case_globals)]
+            pub const #method: ::autodiff::__adjoint::NotDifferentiable =
+                ::autodiff::__adjoint::NotDifferentiable;
         }
     };
     crate::emit::companion_lookup(&name, &scope, &method, stand_in)

@@ -101,6 +101,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/regressions.rs: without_debug_scale: an attribute on a statement at line 14",
     "tests/corpus/regressions.rs: cfg_let: an attribute on a statement at line 32",
     "tests/corpus/signature_edges.rs: aliased_dot: a model parameter at line 28",
+    "tests/corpus/signature_edges.rs: aliased_on_the_tape: a closure at line 58",
     "tests/macro_arrays.rs: first_and_len: `[x[0], 2.0 * x[1], 3.0]` at line 201",
     "tests/macro_edge_cases.rs: stacked: `[layer(w, &v), layer([1.0, - 1.0], &v)]` at line 17",
     "tests/macro_edge_cases.rs: newton_sqrt: `break` with a label or value at line 61",
