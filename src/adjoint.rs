@@ -197,7 +197,7 @@ mod calls;
 #[path = "adjoint/operands.rs"]
 mod operands;
 
-pub use calls::{forward, reverse, Arg, Forward, NotDifferentiable, Reverse};
+pub use calls::{args, Arg, Args, NotDifferentiable};
 pub use operands::{f64_of, Operand, ReturnsF64};
 
 use std::borrow::Borrow;

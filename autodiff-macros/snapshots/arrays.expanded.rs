@@ -65,9 +65,12 @@ impl dot {
     #[allow(clippy::too_many_arguments)]
     fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
-        w: [f64; 3],
-        x: &[f64],
+        args: ::core::option::Option<([f64; 3], &[f64])>,
     ) -> f64 {
+        let ::core::option::Option::Some((w, x)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         match dot_adjoint(stack, w, x) {
             ::core::option::Option::Some(result) => {
                 ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
@@ -95,12 +98,17 @@ impl dot {
     #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        w: [f64; 3],
-        x: &[f64],
+        args: ::core::option::Option<([f64; 3], &[f64])>,
         value_bar: f64,
-        w_bar: &mut [f64; 3],
-        x_bar: &mut [f64],
+        bars: ::core::option::Option<(&mut [f64; 3], &mut [f64])>,
     ) {
+        let (
+            ::core::option::Option::Some((w, x)),
+            ::core::option::Option::Some((w_bar, x_bar)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
     }

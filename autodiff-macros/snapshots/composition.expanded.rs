@@ -183,10 +183,12 @@ impl neuron {
     #[allow(clippy::too_many_arguments)]
     fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
-        w: f64,
-        x: f64,
-        b: f64,
+        args: ::core::option::Option<(f64, f64, f64)>,
     ) -> f64 {
+        let ::core::option::Option::Some((w, x, b)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         match neuron_adjoint(stack, w, x, b) {
             ::core::option::Option::Some(result) => {
                 ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
@@ -215,14 +217,17 @@ impl neuron {
     #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        w: f64,
-        x: f64,
-        b: f64,
+        args: ::core::option::Option<(f64, f64, f64)>,
         value_bar: f64,
-        w_bar: &mut f64,
-        x_bar: &mut f64,
-        b_bar: &mut f64,
+        bars: ::core::option::Option<(&mut f64, &mut f64, &mut f64)>,
     ) {
+        let (
+            ::core::option::Option::Some((w, x, b)),
+            ::core::option::Option::Some((w_bar, x_bar, b_bar)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         ::autodiff::__adjoint::Spread::pop_scaled(b_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
@@ -297,52 +302,52 @@ fn neuron_adjoint(
     x: f64,
     b: f64,
 ) -> ::core::option::Option<::autodiff::ValueAndGradient<(f64, f64, f64)>> {
-    let affine_value = ::autodiff::__adjoint::forward(
-        ({
-            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-            mod not_differentiable {
-                pub struct affine {}
-                impl affine {
-                    #[allow(non_upper_case_globals)]
-                    pub const __forward: ::autodiff::__adjoint::NotDifferentiable = ::autodiff::__adjoint::NotDifferentiable;
+    let affine_value = ({
+        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+        mod not_differentiable {
+            pub struct affine {}
+            impl affine {
+                pub fn __forward(
+                    _: &mut ::autodiff::__adjoint::Stack,
+                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+                ) -> f64 {
+                    ::core::unreachable!()
                 }
             }
+        }
+        #[allow(unused_imports)]
+        use not_differentiable::*;
+        {
             #[allow(unused_imports)]
-            use not_differentiable::*;
-            {
-                #[allow(unused_imports)]
-                use self::*;
-                affine::__forward
-            }
-        }),
-        stack,
-        (w, x, b),
-    );
+            use self::*;
+            affine::__forward
+        }
+    })(stack, ::autodiff::__adjoint::args((w, x, b)));
     let value = affine_value;
     let z = value;
     let z_relu = relu(z);
     let z_sigmoid = sigmoid(z);
-    let affine_value_2 = ::autodiff::__adjoint::forward(
-        ({
-            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-            mod not_differentiable {
-                pub struct affine {}
-                impl affine {
-                    #[allow(non_upper_case_globals)]
-                    pub const __forward: ::autodiff::__adjoint::NotDifferentiable = ::autodiff::__adjoint::NotDifferentiable;
+    let affine_value_2 = ({
+        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+        mod not_differentiable {
+            pub struct affine {}
+            impl affine {
+                pub fn __forward(
+                    _: &mut ::autodiff::__adjoint::Stack,
+                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+                ) -> f64 {
+                    ::core::unreachable!()
                 }
             }
+        }
+        #[allow(unused_imports)]
+        use not_differentiable::*;
+        {
             #[allow(unused_imports)]
-            use not_differentiable::*;
-            {
-                #[allow(unused_imports)]
-                use self::*;
-                affine::__forward
-            }
-        }),
-        stack,
-        (2.0, x, 1.0),
-    );
+            use self::*;
+            affine::__forward
+        }
+    })(stack, ::autodiff::__adjoint::args((2.0, x, 1.0)));
     stack.observe(z);
     stack.observe(z);
     stack.observe(z_relu);
@@ -354,60 +359,70 @@ fn neuron_adjoint(
     let mut b_bar = ::autodiff::__adjoint::zero(&b);
     let value_bar = 1.0;
     let mut z_bar = 0.0;
-    ::autodiff::__adjoint::reverse(
-        ({
-            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-            mod not_differentiable {
-                pub struct affine {}
-                impl affine {
-                    #[allow(non_upper_case_globals)]
-                    pub const __reverse: ::autodiff::__adjoint::NotDifferentiable = ::autodiff::__adjoint::NotDifferentiable;
+    ({
+        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+        mod not_differentiable {
+            pub struct affine {}
+            impl affine {
+                pub fn __reverse(
+                    _: &mut ::autodiff::__adjoint::Stack,
+                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+                    _: f64,
+                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+                ) {
+                    ::core::unreachable!()
                 }
             }
+        }
+        #[allow(unused_imports)]
+        use not_differentiable::*;
+        {
             #[allow(unused_imports)]
-            use not_differentiable::*;
-            {
-                #[allow(unused_imports)]
-                use self::*;
-                affine::__reverse
-            }
-        }),
+            use self::*;
+            affine::__reverse
+        }
+    })(
         stack,
-        (2.0, x, 1.0),
+        ::autodiff::__adjoint::args((2.0, x, 1.0)),
         value_bar,
-        (
+        ::autodiff::__adjoint::args((
             &mut ::autodiff::__adjoint::zero(&(2.0)),
             &mut x_bar,
             &mut ::autodiff::__adjoint::zero(&(1.0)),
-        ),
+        )),
     );
     let partials = ::autodiff::__adjoint::max_partials(z_relu, z_sigmoid);
     let z_sigmoid_bar = value_bar * partials.1;
     z_bar += z_sigmoid_bar * ::autodiff::__adjoint::derivative::sigmoid(z);
     let z_relu_bar = value_bar * partials.0;
     z_bar += z_relu_bar * ::autodiff::__adjoint::derivative::relu(z);
-    ::autodiff::__adjoint::reverse(
-        ({
-            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-            mod not_differentiable {
-                pub struct affine {}
-                impl affine {
-                    #[allow(non_upper_case_globals)]
-                    pub const __reverse: ::autodiff::__adjoint::NotDifferentiable = ::autodiff::__adjoint::NotDifferentiable;
+    ({
+        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
+        mod not_differentiable {
+            pub struct affine {}
+            impl affine {
+                pub fn __reverse(
+                    _: &mut ::autodiff::__adjoint::Stack,
+                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+                    _: f64,
+                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+                ) {
+                    ::core::unreachable!()
                 }
             }
+        }
+        #[allow(unused_imports)]
+        use not_differentiable::*;
+        {
             #[allow(unused_imports)]
-            use not_differentiable::*;
-            {
-                #[allow(unused_imports)]
-                use self::*;
-                affine::__reverse
-            }
-        }),
+            use self::*;
+            affine::__reverse
+        }
+    })(
         stack,
-        (w, x, b),
+        ::autodiff::__adjoint::args((w, x, b)),
         z_bar,
-        (&mut w_bar, &mut x_bar, &mut b_bar),
+        ::autodiff::__adjoint::args((&mut w_bar, &mut x_bar, &mut b_bar)),
     );
     stack.observe(value);
     stack.observe_param(&w, &w_bar);

@@ -77,10 +77,12 @@ impl series {
     #[allow(clippy::too_many_arguments)]
     pub fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
-        x: f64,
-        scale: f64,
-        n: usize,
+        args: ::core::option::Option<(f64, f64, usize)>,
     ) -> f64 {
+        let ::core::option::Option::Some((x, scale, n)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         match series_adjoint(stack, x, scale, n) {
             ::core::option::Option::Some(result) => {
                 ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
@@ -107,14 +109,19 @@ impl series {
     #[allow(clippy::too_many_arguments)]
     pub fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        x: f64,
-        scale: f64,
-        n: usize,
+        args: ::core::option::Option<(f64, f64, usize)>,
         value_bar: f64,
-        x_bar: &mut f64,
-        scale_bar: &mut dyn ::core::any::Any,
-        n_bar: &mut dyn ::core::any::Any,
+        bars: ::core::option::Option<
+            (&mut f64, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
+        >,
     ) {
+        let (
+            ::core::option::Option::Some((x, scale, n)),
+            ::core::option::Option::Some((x_bar, scale_bar, n_bar)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
 }

@@ -67,7 +67,14 @@ impl wave {
         clippy::pedantic
     )]
     #[allow(clippy::too_many_arguments)]
-    fn __forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64, y: f64) -> f64 {
+    fn __forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        args: ::core::option::Option<(f64, f64)>,
+    ) -> f64 {
+        let ::core::option::Option::Some((x, y)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         match wave_adjoint(stack, x, y) {
             ::core::option::Option::Some(result) => {
                 ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
@@ -95,12 +102,17 @@ impl wave {
     #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        x: f64,
-        y: f64,
+        args: ::core::option::Option<(f64, f64)>,
         value_bar: f64,
-        x_bar: &mut f64,
-        y_bar: &mut f64,
+        bars: ::core::option::Option<(&mut f64, &mut f64)>,
     ) {
+        let (
+            ::core::option::Option::Some((x, y)),
+            ::core::option::Option::Some((x_bar, y_bar)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         ::autodiff::__adjoint::Spread::pop_scaled(y_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }

@@ -186,9 +186,12 @@ impl Neuron {
     #[allow(clippy::too_many_arguments)]
     fn __ad_forward_forward(
         stack: &mut ::autodiff::__adjoint::Stack,
-        __self: &Self,
-        x: f64,
+        args: ::core::option::Option<(&Self, f64)>,
     ) -> f64 {
+        let ::core::option::Option::Some((__self, x)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         stack.fail();
         Self::forward(__self, x)
     }
@@ -205,8 +208,12 @@ impl Neuron {
         clippy::pedantic
     )]
     #[allow(clippy::too_many_arguments)]
-    fn forward_forward(&self, stack: &mut ::autodiff::__adjoint::Stack, x: f64) -> f64 {
-        Self::__ad_forward_forward(stack, self, x)
+    fn forward_forward(
+        &self,
+        stack: &mut ::autodiff::__adjoint::Stack,
+        args: ::core::option::Option<(&Self, f64)>,
+    ) -> f64 {
+        Self::__ad_forward_forward(stack, args)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -224,12 +231,20 @@ impl Neuron {
     #[allow(clippy::too_many_arguments)]
     fn __ad_forward_reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        __self: &Self,
-        x: f64,
+        args: ::core::option::Option<(&Self, f64)>,
         value_bar: f64,
-        __self_bar: &mut dyn ::core::any::Any,
-        x_bar: &mut dyn ::core::any::Any,
-    ) {}
+        bars: ::core::option::Option<
+            (&mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
+        >,
+    ) {
+        let (
+            ::core::option::Option::Some((__self, x)),
+            ::core::option::Option::Some((__self_bar, x_bar)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
+    }
     #[doc(hidden)]
     #[allow(
         unused_mut,
@@ -246,12 +261,13 @@ impl Neuron {
     fn forward_reverse(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
-        x: f64,
+        args: ::core::option::Option<(&Self, f64)>,
         value_bar: f64,
-        __self_bar: &mut dyn ::core::any::Any,
-        x_bar: &mut dyn ::core::any::Any,
+        bars: ::core::option::Option<
+            (&mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
+        >,
     ) {
-        Self::__ad_forward_reverse(stack, self, x, value_bar, __self_bar, x_bar)
+        Self::__ad_forward_reverse(stack, args, value_bar, bars)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -524,10 +540,12 @@ impl Neuron {
     #[allow(clippy::too_many_arguments)]
     fn __ad_loss_forward(
         stack: &mut ::autodiff::__adjoint::Stack,
-        __self: &Self,
-        x: f64,
-        y: f64,
+        args: ::core::option::Option<(&Self, f64, f64)>,
     ) -> f64 {
+        let ::core::option::Option::Some((__self, x, y)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         stack.fail();
         Self::loss(__self, x, y)
     }
@@ -547,10 +565,9 @@ impl Neuron {
     fn loss_forward(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
-        x: f64,
-        y: f64,
+        args: ::core::option::Option<(&Self, f64, f64)>,
     ) -> f64 {
-        Self::__ad_loss_forward(stack, self, x, y)
+        Self::__ad_loss_forward(stack, args)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -568,14 +585,24 @@ impl Neuron {
     #[allow(clippy::too_many_arguments)]
     fn __ad_loss_reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        __self: &Self,
-        x: f64,
-        y: f64,
+        args: ::core::option::Option<(&Self, f64, f64)>,
         value_bar: f64,
-        __self_bar: &mut dyn ::core::any::Any,
-        x_bar: &mut dyn ::core::any::Any,
-        y_bar: &mut dyn ::core::any::Any,
-    ) {}
+        bars: ::core::option::Option<
+            (
+                &mut dyn ::core::any::Any,
+                &mut dyn ::core::any::Any,
+                &mut dyn ::core::any::Any,
+            ),
+        >,
+    ) {
+        let (
+            ::core::option::Option::Some((__self, x, y)),
+            ::core::option::Option::Some((__self_bar, x_bar, y_bar)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
+    }
     #[doc(hidden)]
     #[allow(
         unused_mut,
@@ -592,14 +619,17 @@ impl Neuron {
     fn loss_reverse(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
-        x: f64,
-        y: f64,
+        args: ::core::option::Option<(&Self, f64, f64)>,
         value_bar: f64,
-        __self_bar: &mut dyn ::core::any::Any,
-        x_bar: &mut dyn ::core::any::Any,
-        y_bar: &mut dyn ::core::any::Any,
+        bars: ::core::option::Option<
+            (
+                &mut dyn ::core::any::Any,
+                &mut dyn ::core::any::Any,
+                &mut dyn ::core::any::Any,
+            ),
+        >,
     ) {
-        Self::__ad_loss_reverse(stack, self, x, y, value_bar, __self_bar, x_bar, y_bar)
+        Self::__ad_loss_reverse(stack, args, value_bar, bars)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -831,7 +861,14 @@ impl Neuron {
         clippy::pedantic
     )]
     #[allow(clippy::too_many_arguments)]
-    fn scale_forward(stack: &mut ::autodiff::__adjoint::Stack, w: f64, x: f64) -> f64 {
+    fn scale_forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        args: ::core::option::Option<(f64, f64)>,
+    ) -> f64 {
+        let ::core::option::Option::Some((w, x)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         match Self::scale_adjoint(stack, w, x) {
             ::core::option::Option::Some(result) => {
                 ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
@@ -858,12 +895,17 @@ impl Neuron {
     #[allow(clippy::too_many_arguments)]
     fn scale_reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        w: f64,
-        x: f64,
+        args: ::core::option::Option<(f64, f64)>,
         value_bar: f64,
-        w_bar: &mut f64,
-        x_bar: &mut dyn ::core::any::Any,
+        bars: ::core::option::Option<(&mut f64, &mut dyn ::core::any::Any)>,
     ) {
+        let (
+            ::core::option::Option::Some((w, x)),
+            ::core::option::Option::Some((w_bar, x_bar)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
     }
     /// Checks [`scale_grad`](Self::scale_grad) against central differences of [`scale`](Self::scale) in every component, with the default step and tolerance.

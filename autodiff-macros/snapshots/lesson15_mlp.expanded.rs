@@ -97,11 +97,12 @@ impl mlp_loss {
     #[allow(clippy::too_many_arguments)]
     pub fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
-        w1: [[f64; 3]; 4],
-        w2: [f64; 3],
-        x: [f64; 4],
-        t: f64,
+        args: ::core::option::Option<([[f64; 3]; 4], [f64; 3], [f64; 4], f64)>,
     ) -> f64 {
+        let ::core::option::Option::Some((w1, w2, x, t)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         match mlp_loss_adjoint(stack, w1, w2, x, t) {
             ::core::option::Option::Some(result) => {
                 ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
@@ -130,16 +131,19 @@ impl mlp_loss {
     #[allow(clippy::too_many_arguments)]
     pub fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        w1: [[f64; 3]; 4],
-        w2: [f64; 3],
-        x: [f64; 4],
-        t: f64,
+        args: ::core::option::Option<([[f64; 3]; 4], [f64; 3], [f64; 4], f64)>,
         value_bar: f64,
-        w1_bar: &mut [[f64; 3]; 4],
-        w2_bar: &mut [f64; 3],
-        x_bar: &mut [f64; 4],
-        t_bar: &mut dyn ::core::any::Any,
+        bars: ::core::option::Option<
+            (&mut [[f64; 3]; 4], &mut [f64; 3], &mut [f64; 4], &mut dyn ::core::any::Any),
+        >,
     ) {
+        let (
+            ::core::option::Option::Some((w1, w2, x, t)),
+            ::core::option::Option::Some((w1_bar, w2_bar, x_bar, t_bar)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);

@@ -52,7 +52,14 @@ impl loss {
         clippy::pedantic
     )]
     #[allow(clippy::too_many_arguments)]
-    fn __forward(stack: &mut ::autodiff::__adjoint::Stack, x: f64) -> f64 {
+    fn __forward(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        args: ::core::option::Option<(f64,)>,
+    ) -> f64 {
+        let ::core::option::Option::Some((x,)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         match loss_adjoint(stack, x) {
             ::core::option::Option::Some(result) => {
                 ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
@@ -79,10 +86,17 @@ impl loss {
     #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
-        x: f64,
+        args: ::core::option::Option<(f64,)>,
         value_bar: f64,
-        x_bar: &mut f64,
+        bars: ::core::option::Option<(&mut f64,)>,
     ) {
+        let (
+            ::core::option::Option::Some((x,)),
+            ::core::option::Option::Some((x_bar,)),
+        ) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
 }

@@ -1,23 +1,23 @@
 //! The calling convention of annotated calls in a compiled adjoint. A
-//! caller's forward sweep runs `forward(g_forward, stack, (a, b))` where
-//! the body calls `g(a, b)`, and its reverse sweep `reverse(g_reverse,
-//! stack, (a, b), y_bar, (&mut a_bar, &mut b_bar))`: the pair `g_forward`
-//! / `g_reverse` (see the module docs) called with the student's arguments
-//! as a tuple.
+//! caller's forward sweep runs `g::__forward(stack, args((a, b)))` where
+//! the body calls `g(a, b)`, and its reverse sweep `g::__reverse(stack,
+//! args((a, b)), y_bar, args((&mut a_bar, &mut b_bar)))`: the pair (see the
+//! module docs) takes the student's arguments as one `Option` of its
+//! parameter tuple, which [`args`] makes from the tuple written.
 //!
-//! Why a tuple and a trait rather than `g_forward(stack, a, b)`: the plain
-//! twin already checks the call. A wrong number of arguments, or an `f64`
-//! where `g` takes a `usize`, is its error on the student's call; a direct
-//! call of the pair would add a second copy that counts the stack and the
-//! adjoints among the arguments. Here a call with the count `g` takes
-//! converts each argument with [`Arg`] (the identity, or the coercions a
-//! direct call would make), a mistaken argument converts as `as` would,
-//! and a call with another count fails the sweep: none of these compile in
-//! a crate, since the plain twin does not, and none panics.
+//! Why a tuple rather than `g::__forward(stack, a, b)`: the plain twin
+//! already checks the call. A wrong number of arguments, or an `f64` where
+//! `g` takes a `usize`, is its error on the student's call; a direct call
+//! of the pair would add a second copy that counts the stack and the
+//! adjoints among the arguments. Here the parameter tuple is the callee's
+//! own, so rustc picks the one conversion that fits by the two tuples'
+//! lengths: a call with the count `g` takes converts each argument with
+//! [`Arg`] (the identity, or the coercions a direct call would make), a
+//! mistaken argument converts as `as` would, and a call with another count
+//! gives `None`, on which the pair fails the sweep: none of these compile
+//! in a crate, since the plain twin does not, and none panics.
 
 use std::any::Any;
-
-use super::Stack;
 
 /// An argument passed to a parameter of type `P`: the identity, or the
 /// coercion of a slice parameter (`&Vec<T>` and `&[T; N]` to `&[T]`, and
@@ -140,177 +140,267 @@ mistaken_numbers! {
     bool => f64 f32 i32 i64 usize u32;
 }
 
-/// `callee`'s forward with the arguments `A`; `P` are the parameters the
-/// callee takes (read off its signature).
-pub trait Forward<A, P> {
-    /// Runs the forward: the callee's value, its gradient pushed.
-    fn forward(self, stack: &mut Stack, args: A) -> f64;
+/// The arguments written, `Self` (a tuple), as the callee's parameter
+/// tuple `P`: converted when the counts agree, `None` when they do not.
+#[diagnostic::on_unimplemented(
+    message = "cannot pass `{Self}` where the function takes `{P}`",
+    label = "these arguments",
+    note = "a #[differentiable] function takes f64 values, arrays, slices or Vecs of them, and its own pass-through parameters"
+)]
+pub trait Args<P> {
+    /// The arguments as the parameters, or `None` for another count.
+    fn args(self) -> Option<P>;
 }
 
-/// `callee`'s reverse with the arguments `A` and the adjoints `C` they
-/// add to; `P` are the parameters and adjoints the callee takes.
-pub trait Reverse<A, C, P> {
-    /// Runs the reverse: adds `value_bar ×` the callee's gradient.
-    fn reverse(self, stack: &mut Stack, args: A, value_bar: f64, bars: C);
-}
-
-/// `callee(stack, args..)`, for generated code.
+/// `args` as the parameter tuple the callee names in its signature.
 #[inline(always)]
-pub fn forward<F: Forward<A, P>, A, P>(callee: F, stack: &mut Stack, args: A) -> f64 {
-    callee.forward(stack, args)
+pub fn args<A: Args<P>, P>(args: A) -> Option<P> {
+    args.args()
 }
 
-/// `callee(stack, args.., value_bar, bars..)`, for generated code.
-#[inline(always)]
-pub fn reverse<F: Reverse<A, C, P>, A, C, P>(
-    callee: F,
-    stack: &mut Stack,
-    args: A,
-    value_bar: f64,
-    bars: C,
-) {
-    callee.reverse(stack, args, value_bar, bars);
-}
-
-/// What a call of a function without `#[differentiable]` resolves to in an
-/// adjoint: the recording twin has already made that call the error the
-/// student reads ("annotate the helper"), so this one type-checks with any
-/// arguments and, were it ever run, fails the sweep.
+/// The parameters of a call of a function without `#[differentiable]`:
+/// the recording twin has already made that call the error the student
+/// reads ("annotate the helper"), so its stand-in takes these, which any
+/// arguments convert to, and never runs.
 #[derive(Clone, Copy, Debug)]
-pub struct NotDifferentiable;
-
-impl<A> Forward<A, ()> for NotDifferentiable {
-    #[inline]
-    fn forward(self, stack: &mut Stack, _: A) -> f64 {
-        stack.fail();
-        f64::NAN
-    }
-}
-
-impl<A, C> Reverse<A, C, ()> for NotDifferentiable {
-    #[inline]
-    fn reverse(self, stack: &mut Stack, _: A, _: f64, _: C) {
-        stack.fail();
-    }
-}
+pub enum NotDifferentiable {}
 
 /// A call whose count matches the callee's: each argument converted.
-macro_rules! pair_call {
-    ($($a:ident $A:ident $P:ident $c:ident $C:ident $B:ident),+) => {
-        impl<F, $($A, $P),+> Forward<($($A,)+), ($($P,)+)> for F
+macro_rules! args_call {
+    ($($a:ident $A:ident $P:ident),*) => {
+        impl<$($A, $P),*> Args<($($P,)*)> for ($($A,)*)
         where
-            F: FnOnce(&mut Stack, $($P),+) -> f64,
-            $($A: Arg<$P>,)+
+            $($A: Arg<$P>,)*
         {
             #[inline(always)]
-            fn forward(self, stack: &mut Stack, ($($a,)+): ($($A,)+)) -> f64 {
-                self(stack, $($a.arg()),+)
+            fn args(self) -> Option<($($P,)*)> {
+                let ($($a,)*) = self;
+                Some(($($a.arg(),)*))
             }
         }
 
-        impl<F, $($A, $P, $C, $B),+> Reverse<($($A,)+), ($($C,)+), ($($P,)+ $($B,)+)> for F
-        where
-            F: FnOnce(&mut Stack, $($P,)+ f64, $($B),+),
-            $($A: Arg<$P>, $C: Arg<$B>,)+
-        {
+        #[diagnostic::do_not_recommend]
+        impl<$($A),*> Args<NotDifferentiable> for ($($A,)*) {
             #[inline(always)]
-            fn reverse(
-                self,
-                stack: &mut Stack,
-                ($($a,)+): ($($A,)+),
-                value_bar: f64,
-                ($($c,)+): ($($C,)+),
-            ) {
-                self(stack, $($a.arg(),)+ value_bar, $($c.arg()),+)
+            fn args(self) -> Option<NotDifferentiable> {
+                None
             }
         }
     };
 }
 
 /// A call with another count than the callee takes: the plain twin's
-/// error; were it run, it fails the sweep.
-macro_rules! pair_mistake {
-    (($($A:ident $C:ident)+) ($($P:ident $B:ident)+)) => {
+/// error; were it run, the pair fails the sweep.
+macro_rules! args_mistake {
+    (($($A:ident)*) ($($P:ident)*)) => {
         #[diagnostic::do_not_recommend]
-        impl<F, $($A,)+ $($P),+> Forward<($($A,)+), ($($P,)+)> for F
-        where
-            F: FnOnce(&mut Stack, $($P),+) -> f64,
-        {
-            fn forward(self, stack: &mut Stack, _: ($($A,)+)) -> f64 {
-                stack.fail();
-                f64::NAN
-            }
-        }
-
-        #[diagnostic::do_not_recommend]
-        impl<F, $($A, $C,)+ $($P, $B),+> Reverse<($($A,)+), ($($C,)+), ($($P,)+ $($B,)+)> for F
-        where
-            F: FnOnce(&mut Stack, $($P,)+ f64, $($B),+),
-        {
-            fn reverse(self, stack: &mut Stack, _: ($($A,)+), _: f64, _: ($($C,)+)) {
-                stack.fail();
+        impl<$($A,)* $($P),*> Args<($($P,)*)> for ($($A,)*) {
+            #[inline(always)]
+            fn args(self) -> Option<($($P,)*)> {
+                None
             }
         }
     };
 }
 
 // Up to 12 arguments, as the recording twin's calls.
-pair_call!(a0 A0 P0 c0 C0 B0);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3, a4 A4 P4 c4 C4 B4);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3, a4 A4 P4 c4 C4 B4, a5 A5 P5 c5 C5 B5);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3, a4 A4 P4 c4 C4 B4, a5 A5 P5 c5 C5 B5, a6 A6 P6 c6 C6 B6);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3, a4 A4 P4 c4 C4 B4, a5 A5 P5 c5 C5 B5, a6 A6 P6 c6 C6 B6, a7 A7 P7 c7 C7 B7);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3, a4 A4 P4 c4 C4 B4, a5 A5 P5 c5 C5 B5, a6 A6 P6 c6 C6 B6, a7 A7 P7 c7 C7 B7, a8 A8 P8 c8 C8 B8);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3, a4 A4 P4 c4 C4 B4, a5 A5 P5 c5 C5 B5, a6 A6 P6 c6 C6 B6, a7 A7 P7 c7 C7 B7, a8 A8 P8 c8 C8 B8, a9 A9 P9 c9 C9 B9);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3, a4 A4 P4 c4 C4 B4, a5 A5 P5 c5 C5 B5, a6 A6 P6 c6 C6 B6, a7 A7 P7 c7 C7 B7, a8 A8 P8 c8 C8 B8, a9 A9 P9 c9 C9 B9, a10 A10 P10 c10 C10 B10);
-pair_call!(a0 A0 P0 c0 C0 B0, a1 A1 P1 c1 C1 B1, a2 A2 P2 c2 C2 B2, a3 A3 P3 c3 C3 B3, a4 A4 P4 c4 C4 B4, a5 A5 P5 c5 C5 B5, a6 A6 P6 c6 C6 B6, a7 A7 P7 c7 C7 B7, a8 A8 P8 c8 C8 B8, a9 A9 P9 c9 C9 B9, a10 A10 P10 c10 C10 B10, a11 A11 P11 c11 C11 B11);
+args_call!();
+args_call!(a0 A0 P0);
+args_call!(a0 A0 P0, a1 A1 P1);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10);
+args_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10, a11 A11 P11);
 
-// A wrong count is the plain twin's one error up to 6 arguments either way.
-pair_mistake!((A0 C0) (P0 B0 P1 B1));
-pair_mistake!((A0 C0) (P0 B0 P1 B1 P2 B2));
-pair_mistake!((A0 C0) (P0 B0 P1 B1 P2 B2 P3 B3));
-pair_mistake!((A0 C0) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4));
-pair_mistake!((A0 C0) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4 P5 B5));
-pair_mistake!((A0 C0 A1 C1) (P0 B0));
-pair_mistake!((A0 C0 A1 C1) (P0 B0 P1 B1 P2 B2));
-pair_mistake!((A0 C0 A1 C1) (P0 B0 P1 B1 P2 B2 P3 B3));
-pair_mistake!((A0 C0 A1 C1) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4));
-pair_mistake!((A0 C0 A1 C1) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4 P5 B5));
-pair_mistake!((A0 C0 A1 C1 A2 C2) (P0 B0));
-pair_mistake!((A0 C0 A1 C1 A2 C2) (P0 B0 P1 B1));
-pair_mistake!((A0 C0 A1 C1 A2 C2) (P0 B0 P1 B1 P2 B2 P3 B3));
-pair_mistake!((A0 C0 A1 C1 A2 C2) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4));
-pair_mistake!((A0 C0 A1 C1 A2 C2) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4 P5 B5));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3) (P0 B0));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3) (P0 B0 P1 B1));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3) (P0 B0 P1 B1 P2 B2));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4 P5 B5));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4) (P0 B0));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4) (P0 B0 P1 B1));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4) (P0 B0 P1 B1 P2 B2));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4) (P0 B0 P1 B1 P2 B2 P3 B3));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4 P5 B5));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4 A5 C5) (P0 B0));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4 A5 C5) (P0 B0 P1 B1));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4 A5 C5) (P0 B0 P1 B1 P2 B2));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4 A5 C5) (P0 B0 P1 B1 P2 B2 P3 B3));
-pair_mistake!((A0 C0 A1 C1 A2 C2 A3 C3 A4 C4 A5 C5) (P0 B0 P1 B1 P2 B2 P3 B3 P4 B4));
+// A wrong count is the plain twin's one error, up to 12 either way.
+args_mistake!(()(P0));
+args_mistake!(() (P0 P1));
+args_mistake!(() (P0 P1 P2));
+args_mistake!(() (P0 P1 P2 P3));
+args_mistake!(() (P0 P1 P2 P3 P4));
+args_mistake!(() (P0 P1 P2 P3 P4 P5));
+args_mistake!(() (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!(() (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!(() (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!(() (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!(() (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!(() (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0)());
+args_mistake!((A0) (P0 P1));
+args_mistake!((A0) (P0 P1 P2));
+args_mistake!((A0) (P0 P1 P2 P3));
+args_mistake!((A0) (P0 P1 P2 P3 P4));
+args_mistake!((A0) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1) ());
+args_mistake!((A0 A1) (P0));
+args_mistake!((A0 A1) (P0 P1 P2));
+args_mistake!((A0 A1) (P0 P1 P2 P3));
+args_mistake!((A0 A1) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2) ());
+args_mistake!((A0 A1 A2) (P0));
+args_mistake!((A0 A1 A2) (P0 P1));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3) ());
+args_mistake!((A0 A1 A2 A3) (P0));
+args_mistake!((A0 A1 A2 A3) (P0 P1));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3 A4) ());
+args_mistake!((A0 A1 A2 A3 A4) (P0));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3 A4 A5) ());
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) ());
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) ());
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) ());
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) ());
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) ());
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) ());
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2 P3));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2 P3 P4));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2 P3 P4 P5));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2 P3 P4 P5 P6));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2 P3 P4 P5 P6 P7));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2 P3 P4 P5 P6 P7 P8));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9));
+args_mistake!((A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11) (P0 P1 P2 P3 P4 P5 P6 P7 P8 P9 P10));
 
 #[cfg(test)]
 mod tests {
+    use super::super::Stack;
     use super::*;
 
-    fn scaled_forward(stack: &mut Stack, x: f64, n: usize) -> f64 {
+    // As `#[differentiable]` writes a pair: the parameters as one tuple.
+    fn scaled_forward(stack: &mut Stack, args: Option<(f64, usize)>) -> f64 {
+        let Some((x, n)) = args else {
+            stack.fail();
+            return f64::NAN;
+        };
         stack.push(n as f64);
         x * n as f64
     }
 
-    fn sum_reverse(stack: &mut Stack, x: &[f64], value_bar: f64, x_bar: &mut [f64]) {
-        let _ = stack;
+    fn sum_reverse(
+        stack: &mut Stack,
+        args: Option<(&[f64],)>,
+        value_bar: f64,
+        bars: Option<(&mut [f64],)>,
+    ) {
+        let (Some((x,)), Some((x_bar,))) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         for (item_bar, _) in x_bar.iter_mut().zip(x) {
             *item_bar += value_bar;
         }
@@ -319,29 +409,30 @@ mod tests {
     #[test]
     fn a_call_with_the_callees_count_runs_it() {
         let mut stack = Stack::new();
-        assert_eq!(forward(scaled_forward, &mut stack, (1.5, 2_usize)), 3.0);
+        assert_eq!(scaled_forward(&mut stack, args((1.5, 2_usize))), 3.0);
         assert_eq!(stack.pop(), 2.0);
         // A `Vec` and its adjoint coerce to the slices the reverse takes.
         let x = vec![1.0, 2.0];
         let mut x_bar = vec![0.0; 2];
-        reverse(sum_reverse, &mut stack, (&x,), 0.5, (&mut x_bar,));
+        sum_reverse(&mut stack, args((&x,)), 0.5, args((&mut x_bar,)));
         assert_eq!(x_bar, [0.5, 0.5]);
         let a = [1.0; 3];
         let mut a_bar = [0.0; 3];
-        reverse(sum_reverse, &mut stack, (&a,), 2.0, (&mut a_bar,));
+        sum_reverse(&mut stack, args((&a,)), 2.0, args((&mut a_bar,)));
         assert_eq!(a_bar, [2.0; 3]);
         assert!(stack.finite());
     }
 
     fn scaled_reverse(
         stack: &mut Stack,
-        x: f64,
-        n: usize,
+        args: Option<(f64, usize)>,
         value_bar: f64,
-        x_bar: &mut f64,
-        n_bar: &mut dyn Any,
+        bars: Option<(&mut f64, &mut dyn Any)>,
     ) {
-        let _ = (stack, x, n_bar);
+        let (Some((_, n)), Some((x_bar, _))) = (args, bars) else {
+            stack.fail();
+            return;
+        };
         *x_bar += value_bar * n as f64;
     }
 
@@ -349,24 +440,23 @@ mod tests {
     fn an_argument_without_an_adjoint_passes_whatever_the_caller_has() {
         let mut stack = Stack::new();
         let (mut x_bar, mut n_bar) = (0.0, super::super::zero(&3_usize));
-        reverse(
-            scaled_reverse,
+        scaled_reverse(
             &mut stack,
-            (1.0, 3_usize),
+            args((1.0, 3_usize)),
             2.0,
-            (&mut x_bar, &mut n_bar),
+            args((&mut x_bar, &mut n_bar)),
         );
         assert_eq!(x_bar, 6.0);
         // A `#[constant] f64` argument's adjoint is an `f64`: left alone.
         let mut c_bar = 0.5;
-        reverse(
-            scaled_reverse,
+        scaled_reverse(
             &mut stack,
-            (1.0, 3_usize),
+            args((1.0, 3_usize)),
             2.0,
-            (&mut x_bar, &mut c_bar),
+            args((&mut x_bar, &mut c_bar)),
         );
         assert_eq!((x_bar, c_bar), (12.0, 0.5));
+        assert!(stack.finite());
     }
 
     #[test]
@@ -385,12 +475,19 @@ mod tests {
     #[test]
     fn a_call_no_crate_compiles_fails_the_sweep_without_a_panic() {
         let mut stack = Stack::new();
-        assert!(forward(scaled_forward, &mut stack, (1.5,)).is_nan());
+        assert!(scaled_forward(&mut stack, args((1.5,))).is_nan());
         assert!(!stack.finite());
         let mut stack = Stack::new();
-        let mut bar = 0.0;
-        reverse(NotDifferentiable, &mut stack, (1.0,), 1.0, (&mut bar,));
+        let (mut bar, mut other) = (0.0, 0.0);
+        sum_reverse(
+            &mut stack,
+            args((&[1.0][..], 2.0)),
+            1.0,
+            args((&mut bar, &mut other)),
+        );
         assert!(!stack.finite());
         assert_eq!(bar, 0.0);
+        let stand_in: Option<NotDifferentiable> = args((1.0, 2.0, 3.0));
+        assert!(stand_in.is_none());
     }
 }

@@ -28,6 +28,7 @@ pub struct Signature {
 }
 
 /// One parameter: `mut ident: ty`.
+#[derive(Clone)]
 pub struct Input {
     pub mutability: Option<syn::token::Mut>,
     pub ident: Ident,

@@ -193,3 +193,131 @@ fn expansions_match_snapshots() {
         "stale snapshots {stale:?}: review, then rerun with UPDATE_SNAPSHOTS=1"
     );
 }
+
+#[test]
+#[ignore]
+fn zz_profile_probe() {
+    let src = std::fs::read_to_string("/work/main/tests/zz_compile_probe.rs").unwrap();
+    let file: syn::File = syn::parse_str(&src).unwrap();
+    let mut total = 0usize;
+    let start = std::time::Instant::now();
+    for item in file.items {
+        if let syn::Item::Fn(mut f) = item {
+            f.attrs.clear();
+            let out =
+                super::differentiable(TokenStream::new(), quote::ToTokens::into_token_stream(f));
+            total += out.to_string().len();
+        }
+    }
+    eprintln!("{:?} {} bytes", start.elapsed(), total);
+}
+
+#[test]
+#[ignore]
+fn zz_variants() {
+    let src = std::fs::read_to_string(std::env::var("PROBE").unwrap()).unwrap();
+    let file: syn::File = syn::parse_str(&src).unwrap();
+    let mut items: Vec<syn::Item> = Vec::new();
+    for item in file.items {
+        if let syn::Item::Fn(mut f) = item {
+            f.attrs.clear();
+            let out =
+                super::differentiable(TokenStream::new(), quote::ToTokens::into_token_stream(f));
+            let parsed: syn::File = syn::parse2(out).unwrap();
+            items.extend(parsed.items);
+        }
+    }
+    let name_of = |item: &syn::Item| -> String {
+        match item {
+            syn::Item::Fn(f) => f.sig.ident.to_string(),
+            syn::Item::Struct(s) => format!("struct {}", s.ident),
+            syn::Item::Impl(i) => format!("impl {}", quote::ToTokens::to_token_stream(&i.self_ty)),
+            _ => "other".into(),
+        }
+    };
+    let all: &[&str] = &[
+        "_check",
+        "_check_with",
+        "_grad_tape",
+        "_grad_tape_on",
+        "0_tape",
+        "1_tape",
+        "2_tape",
+        "3_tape",
+        "4_tape",
+        "5_tape",
+        "6_tape",
+        "7_tape",
+        "8_tape",
+        "9_tape",
+        "_adjoint",
+        "_forward",
+        "_reverse",
+        "_grad",
+        "_grad_on",
+        "__tape",
+        "__forward",
+        "__reverse",
+    ];
+    let variants: &[(&str, &[&str])] = &[
+        ("none", &[]),
+        ("only_check", &["_check", "_check_with"]),
+        ("only_grad_tape", &["_grad_tape", "_grad_tape_on"]),
+        (
+            "only_tape",
+            &[
+                "0_tape", "1_tape", "2_tape", "3_tape", "4_tape", "5_tape", "6_tape", "7_tape",
+                "8_tape", "9_tape",
+            ],
+        ),
+        ("only_adjoint", &["_adjoint"]),
+        ("only_pair", &["_forward", "_reverse"]),
+        ("only_grad", &["_grad", "_grad_on"]),
+        ("only_companion", &["__tape", "__forward", "__reverse"]),
+        ("all", all),
+    ];
+    for (variant, drop) in variants {
+        let kept: Vec<syn::Item> = items
+            .iter()
+            .map(|item| {
+                let n = name_of(item);
+                let mut item = item.clone();
+                let generated = all.iter().any(|suffix| n.ends_with(suffix));
+                if generated && !drop.iter().any(|suffix| n.ends_with(suffix)) {
+                    if let syn::Item::Fn(f) = &mut item {
+                        *f.block = syn::parse_quote!({ loop {} });
+                    }
+                }
+                if let syn::Item::Impl(imp) = &mut item {
+                    for it in &mut imp.items {
+                        if let syn::ImplItem::Fn(f) = it {
+                            let n = f.sig.ident.to_string();
+                            if !drop.iter().any(|suffix| n.ends_with(suffix)) {
+                                f.block = syn::parse_quote!({ loop {} });
+                            }
+                        }
+                    }
+                }
+                item
+            })
+            .collect();
+        let mut text =
+            String::from("#![allow(warnings, clippy::all)]\nuse autodiff::prelude::*;\n");
+        for item in kept {
+            text.push_str(&quote::ToTokens::to_token_stream(&item).to_string());
+            text.push('\n');
+        }
+        std::fs::write(
+            format!("{}.{variant}.rs", std::env::var("PROBE").unwrap()),
+            text,
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+#[ignore]
+fn zz_pretty() {
+    let src = std::fs::read_to_string(std::env::var("PROBE").unwrap()).unwrap();
+    std::fs::write(std::env::var("OUT").unwrap(), expand(&src)).unwrap();
+}

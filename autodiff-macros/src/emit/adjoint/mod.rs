@@ -263,24 +263,65 @@ fn pair_items(
         attrs, generics, ..
     } = names;
     let vis = &function.item.vis;
+    // The parameters, and the reverse's adjoints, come as one tuple each
+    // (see `src/adjoint/calls.rs`): `None` from a call with another count.
+    let (args, bars_ident) = (
+        Ident::new("args", Span::mixed_site()),
+        Ident::new("bars", Span::mixed_site()),
+    );
+    let params = param_inputs(function);
+    let param_types = params.iter().map(|input| &input.ty);
+    let param_pats: Vec<_> = params
+        .iter()
+        .map(|input| {
+            let Input {
+                mutability, ident, ..
+            } = input;
+            quote!(#mutability #ident)
+        })
+        .collect();
+    let (bar_types, bar_pats) = (
+        bars.iter().map(|input| &input.ty),
+        bars.iter().map(|input| &input.ident),
+    );
     let stack_input = || Input::new(stack, quote!(&mut ::autodiff::__adjoint::Stack));
-    let mut forward_inputs = vec![stack_input()];
-    forward_inputs.extend(param_inputs(function));
-    let mut reverse_inputs = vec![stack_input()];
-    reverse_inputs.extend(param_inputs(function));
-    reverse_inputs.push(Input::new(value_bar, quote!(f64)));
-    reverse_inputs.extend(bars);
+    let args_input = Input::new(&args, quote!(::core::option::Option<(#(#param_types,)*)>));
     let forward = Signature {
         name: format_ident!("{}_forward", name),
         generics: generics.clone(),
-        inputs: forward_inputs,
+        inputs: vec![stack_input(), args_input.clone()],
         output: quote!(-> f64),
     };
     let reverse = Signature {
         name: format_ident!("{}_reverse", name),
         generics: generics.clone(),
-        inputs: reverse_inputs,
+        inputs: vec![
+            stack_input(),
+            args_input,
+            Input::new(value_bar, quote!(f64)),
+            Input::new(
+                &bars_ident,
+                quote!(::core::option::Option<(#(#bar_types,)*)>),
+            ),
+        ],
         output: TokenStream::new(),
+    };
+    let forward_body = quote! {
+        let ::core::option::Option::Some((#(#param_pats,)*)) = #args else {
+            #stack.fail();
+            return f64::NAN;
+        };
+        #forward_body
+    };
+    let reverse_body = quote! {
+        let (
+            ::core::option::Option::Some((#(#param_pats,)*)),
+            ::core::option::Option::Some((#(#bar_pats,)*)),
+        ) = (#args, #bars_ident) else {
+            #stack.fail();
+            return;
+        };
+        #reverse_body
     };
     let allow = allowances();
     let attrs = quote! {

@@ -1732,7 +1732,7 @@ impl<'m> Sweep<'m> {
         }
         let value_bar = seed.signed();
         self.cx.rev.push(quote! {
-            #adjoint::reverse(#reverse, #stack, (#(#arg_src,)*), #value_bar, (#(#bars,)*));
+            #reverse(#stack, #adjoint::args((#(#arg_src,)*)), #value_bar, #adjoint::args((#(#bars,)*)));
         });
         for (arg, name) in after.into_iter().rev() {
             self.rev(arg, Seed::new(name.to_token_stream()))?;
@@ -2081,7 +2081,7 @@ impl<'m> Sweep<'m> {
                 let forward = sibling(func, "forward");
                 let (stack, adjoint) = (&self.stack, &self.adjoint);
                 let args: Vec<_> = args.iter().map(|a| a.source.to_token_stream()).collect();
-                quote!(#adjoint::forward(#forward, #stack, (#(#args,)*)))
+                quote!(#forward(#stack, #adjoint::args((#(#args,)*))))
             }
             _ => {
                 if self.needs_rebuild(expr) {
@@ -2316,8 +2316,8 @@ fn has_return(block: &Block) -> bool {
     })
 }
 
-/// `g`'s `forward` or `reverse` sibling, which the sweeps call through
-/// `forward(..)` / `reverse(..)` (`src/adjoint/calls.rs`).
+/// `g`'s `forward` or `reverse` sibling, which the sweeps call with the
+/// arguments as one tuple through `args(..)` (`src/adjoint/calls.rs`).
 ///
 /// An associated function's (`Self::g`) is named directly, `Self::g_forward`.
 /// A free function's is its companion's `g::__forward`, looked up the way
@@ -2332,12 +2332,18 @@ fn sibling(func: &syn::Path, suffix: &str) -> TokenStream {
         crate::emit::Callee::Free { name, scope } => (name, scope),
     };
     let method = format_ident!("__{}", suffix);
+    let not = quote!(::core::option::Option<::autodiff::__adjoint::NotDifferentiable>);
+    let signature = if suffix == "forward" {
+        quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not) -> f64)
+    } else {
+        quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not, _: f64, _: #not))
+    };
     let stand_in = quote! {
         pub struct #name {}
         impl #name {
-            #[allow(non_upper_case_globals)]
-            pub const #method: ::autodiff::__adjoint::NotDifferentiable =
-                ::autodiff::__adjoint::NotDifferentiable;
+            pub fn #method #signature {
+                ::core::unreachable!()
+            }
         }
     };
     crate::emit::companion_lookup(&name, &scope, &method, stand_in)
