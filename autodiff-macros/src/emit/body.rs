@@ -35,6 +35,9 @@ pub(super) struct Emitter<'f> {
     /// Parameters holding a model: a method called on them (or on a part
     /// of them) is a `#[differentiable]` method, recorded on this tape.
     models: Vec<String>,
+    /// Whether the arithmetic calls `__private::outlined`, which takes its
+    /// operands and label by reference (a long body: `tape::outlined`).
+    outlined: bool,
 }
 
 impl<'f> Emitter<'f> {
@@ -43,7 +46,32 @@ impl<'f> Emitter<'f> {
             flow,
             tape,
             models: Vec::new(),
+            outlined: false,
         }
+    }
+
+    pub(super) fn outlined(mut self, outlined: bool) -> Self {
+        self.outlined = outlined;
+        self
+    }
+
+    /// The operands and label of an arithmetic call: as they are, or, in a
+    /// long body, each operand borrowed and the label a constant
+    /// (`__private::outlined`'s signature). Parenthesised, so that `&`
+    /// takes the whole operand (`a as f64`).
+    fn by_ref(
+        &self,
+        operands: Vec<TokenStream>,
+        at: TokenStream,
+    ) -> (Vec<TokenStream>, TokenStream) {
+        if !self.outlined {
+            return (operands, at);
+        }
+        let operands = operands
+            .into_iter()
+            .map(|operand| quote!(&(#operand)))
+            .collect();
+        (operands, quote!(&const { #at }))
     }
 
     pub(super) fn models(mut self, models: Vec<String>) -> Self {
@@ -258,11 +286,13 @@ impl<'f> Emitter<'f> {
                 label: at,
             } => {
                 let func = Ident::new(op.name(), span);
-                let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
+                let (operands, at) = self.by_ref(vec![arg(lhs), arg(rhs)], label(at));
+                let [lhs, rhs] = <[_; 2]>::try_from(operands).expect("two operands");
                 quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at))
             }
             ExprKind::Neg { operand, label: at } => {
-                let (operand, at) = (arg(operand), label(at));
+                let (operands, at) = self.by_ref(vec![arg(operand)], label(at));
+                let operand = &operands[0];
                 quote_spanned!(span=> __ad::neg(#operand, #at))
             }
             ExprKind::Elementary {
@@ -270,8 +300,14 @@ impl<'f> Emitter<'f> {
                 operand,
                 label: at,
             } => {
-                let func = Ident::new(func, span);
-                let (operand, at) = (arg(operand), label(at));
+                // Of the one-operand functions, `__private::outlined` has
+                // `abs` (which integers share); the others stay inline.
+                let (operands, at) = if *func == "abs" {
+                    self.by_ref(vec![arg(operand)], label(at))
+                } else {
+                    (vec![arg(operand)], label(at))
+                };
+                let (func, operand) = (Ident::new(func, span), &operands[0]);
                 quote_spanned!(span=> __ad::#func(#operand, #at))
             }
             ExprKind::Powi {
@@ -279,7 +315,8 @@ impl<'f> Emitter<'f> {
                 exponent,
                 label: at,
             } => {
-                let (base, exponent, at) = (arg(base), arg(exponent), label(at));
+                let (operands, at) = self.by_ref(vec![arg(base)], label(at));
+                let (base, exponent) = (&operands[0], arg(exponent));
                 quote_spanned!(span=> __ad::powi(#base, #exponent, #at))
             }
             ExprKind::Ternary {
@@ -320,8 +357,10 @@ impl<'f> Emitter<'f> {
                 label: at,
             } => {
                 let func = Ident::new(op.name(), span);
-                let (target, operand, at) = (value(target), arg(operand), label(at));
-                quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at))
+                let target = value(target);
+                let (operands, at) = self.by_ref(vec![target.clone(), arg(operand)], label(at));
+                let [lhs, operand] = <[_; 2]>::try_from(operands).expect("two operands");
+                quote_spanned!(span=> #target = __ad::#func(#lhs, #operand, #at))
             }
             _ => expr.source.to_token_stream(),
         }

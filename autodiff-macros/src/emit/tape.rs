@@ -79,10 +79,12 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             }
         }
     });
+    let long = outlined(function);
     let body = Emitter::new(flow, tape.clone())
         .models(super::model_params(function))
+        .outlined(long)
         .body(&function.body);
-    let runtime = if outlined(function) {
+    let runtime = if long {
         quote!(::autodiff::__private::outlined)
     } else {
         quote!(::autodiff::__private)
@@ -144,7 +146,12 @@ const OUTLINE_TOKENS: usize = 1_500;
 
 /// Whether the body is long enough to call its operations out of line.
 fn outlined(function: &Function) -> bool {
-    /// Tokens in `stream`, counting into groups, stopping past `limit`.
+    longer_than(function, OUTLINE_TOKENS)
+}
+
+/// Whether the body has more than `limit` source tokens (counting into
+/// groups; the count stops past `limit`, so a huge body costs no more).
+pub(super) fn longer_than(function: &Function, limit: usize) -> bool {
     fn count(stream: TokenStream, limit: usize) -> usize {
         let mut n = 0;
         for token in stream {
@@ -158,7 +165,7 @@ fn outlined(function: &Function) -> bool {
         }
         n
     }
-    count(function.item.block.to_token_stream(), OUTLINE_TOKENS) > OUTLINE_TOKENS
+    count(function.item.block.to_token_stream(), limit) > limit
 }
 
 /// A differentiable parameter's type on the tape.

@@ -84,6 +84,10 @@ fn param_decls(function: &Function) -> Vec<TokenStream> {
         .collect()
 }
 
+/// Source tokens in a body past which it keeps the tape (some 400
+/// statements `let y = y * 0.5 + x;`).
+const LONG_BODY_TOKENS: usize = 5_000;
+
 fn compile(
     function: &Function,
     names: &Names,
@@ -101,6 +105,15 @@ fn compile(
     }
     if let Some(unsupported) = not_compiled(&function.body) {
         return Err(unsupported);
+    }
+    // rustc's time on the two sweeps of one huge body grows faster than
+    // the body (and their nested `let`s are twice the body's, past what
+    // LLVM's debug info can nest): the tape, outlined, computes it.
+    if super::tape::longer_than(function, LONG_BODY_TOKENS) {
+        return Err(Unsupported {
+            construct: format!("a body of more than {LONG_BODY_TOKENS} tokens"),
+            line: crate::text::line(function.item.block.brace_token.span.open()),
+        });
     }
     let an = Analysis::new(function);
     let fused = fused(function, names, gradient_type, adjoint_fn, stack, &an)?;
