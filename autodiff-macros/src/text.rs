@@ -82,14 +82,19 @@ pub fn expr(expr: &Expr) -> String {
 }
 
 fn write_expr(out: &mut String, expr: &Expr) {
-    // Past the limit, the rest is cut anyway: stop printing, so that a
-    // node's label costs its depth, not its subtree's size.
+    // Past the limit, the rest is cut anyway: stop printing (here and
+    // after each left operand, so that the way back up a left-deep tree
+    // prints nothing), so that a node's label costs its depth, not its
+    // subtree's size.
     if out.len() > LABEL_LIMIT {
         return;
     }
     match expr {
         Expr::Binary(binary) => {
             write_expr(out, &binary.left);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push(' ');
             out.push_str(&binary_op(&binary.op));
             out.push(' ');
@@ -111,6 +116,9 @@ fn write_expr(out: &mut String, expr: &Expr) {
         Expr::Group(group) => write_expr(out, &group.expr),
         Expr::MethodCall(call) => {
             write_expr(out, &call.receiver);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push('.');
             out.push_str(&call.method.to_string());
             if let Some(turbofish) = &call.turbofish {
@@ -120,21 +128,33 @@ fn write_expr(out: &mut String, expr: &Expr) {
         }
         Expr::Call(call) => {
             write_expr(out, &call.func);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             write_args(out, call.args.iter());
         }
         Expr::Index(index) => {
             write_expr(out, &index.expr);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push('[');
             write_expr(out, &index.index);
             out.push(']');
         }
         Expr::Field(field) => {
             write_expr(out, &field.base);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push('.');
             out.push_str(&tokens(field.member.to_token_stream()));
         }
         Expr::Cast(cast) => {
             write_expr(out, &cast.expr);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push_str(" as ");
             out.push_str(&tokens(cast.ty.to_token_stream()));
         }
@@ -147,6 +167,9 @@ fn write_expr(out: &mut String, expr: &Expr) {
         }
         Expr::Assign(assign) => {
             write_expr(out, &assign.left);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push_str(" = ");
             write_expr(out, &assign.right);
         }

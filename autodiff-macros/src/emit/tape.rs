@@ -138,20 +138,23 @@ fn tape_lifetime(function: &Function) -> Lifetime {
     Lifetime::new(&format!("'{name}"), Span::call_site())
 }
 
-/// Source tokens in a body past which its operations are called out of
-/// line (`__private::outlined`): some 300 operations. Below, inlining them
-/// keeps small functions fast; above, it makes LLVM's time grow faster
+/// Source tokens past which a body is long: its recording twin calls its
+/// operations out of line (`__private::outlined`) and its gradient keeps
+/// the tape instead of the compiled adjoint (`adjoint::compile`). Some 300
+/// operations; six times the longest function of the examples and tests.
+/// Below, inlining keeps small functions fast; above, rustc's and LLVM's
+/// time on the inlined tape and on the adjoint's two sweeps grows faster
 /// than the body.
-const OUTLINE_TOKENS: usize = 1_500;
+pub(super) const LONG_BODY_TOKENS: usize = 1_500;
 
-/// Whether the body is long enough to call its operations out of line.
-fn outlined(function: &Function) -> bool {
-    longer_than(function, OUTLINE_TOKENS)
+/// Whether the body is long (`LONG_BODY_TOKENS`).
+pub(super) fn outlined(function: &Function) -> bool {
+    longer_than(function, LONG_BODY_TOKENS)
 }
 
 /// Whether the body has more than `limit` source tokens (counting into
 /// groups; the count stops past `limit`, so a huge body costs no more).
-pub(super) fn longer_than(function: &Function, limit: usize) -> bool {
+fn longer_than(function: &Function, limit: usize) -> bool {
     fn count(stream: TokenStream, limit: usize) -> usize {
         let mut n = 0;
         for token in stream {

@@ -84,10 +84,6 @@ fn param_decls(function: &Function) -> Vec<TokenStream> {
         .collect()
 }
 
-/// Source tokens in a body past which it keeps the tape (some 400
-/// statements `let y = y * 0.5 + x;`).
-const LONG_BODY_TOKENS: usize = 5_000;
-
 fn compile(
     function: &Function,
     names: &Names,
@@ -95,6 +91,18 @@ fn compile(
     adjoint_fn: &Ident,
     stack: &Ident,
 ) -> Result<TokenStream, Unsupported> {
+    // A long body keeps the tape, outlined: the sweeps' macro time and
+    // rustc's on them grow faster than the body, and their nested `let`s
+    // are twice the body's, past what LLVM's debug info can nest.
+    if super::tape::outlined(function) {
+        return Err(Unsupported {
+            construct: format!(
+                "a body of more than {} tokens",
+                super::tape::LONG_BODY_TOKENS
+            ),
+            line: crate::text::line(function.item.block.brace_token.span.open()),
+        });
+    }
     for param in &function.params {
         if holds_struct(&param.kind) {
             return Err(Unsupported {
@@ -105,15 +113,6 @@ fn compile(
     }
     if let Some(unsupported) = not_compiled(&function.body) {
         return Err(unsupported);
-    }
-    // rustc's time on the two sweeps of one huge body grows faster than
-    // the body (and their nested `let`s are twice the body's, past what
-    // LLVM's debug info can nest): the tape, outlined, computes it.
-    if super::tape::longer_than(function, LONG_BODY_TOKENS) {
-        return Err(Unsupported {
-            construct: format!("a body of more than {LONG_BODY_TOKENS} tokens"),
-            line: crate::text::line(function.item.block.brace_token.span.open()),
-        });
     }
     let an = Analysis::new(function);
     let fused = fused(function, names, gradient_type, adjoint_fn, stack, &an)?;
