@@ -16,6 +16,28 @@ use crate::ast::{Arm, Block, Expr, ExprKind, Label, Source, Stmt};
 use crate::flow::{self, Flow};
 use crate::text;
 
+/// The first operand of an outlined call (`Emitter::outlined_call`).
+#[derive(Clone, Copy)]
+enum Receiver {
+    /// Plain: passed by reference to the free function.
+    Plain,
+    /// Recorded: the receiver of the method; `bare` when it needs no
+    /// parentheses (`postfix_safe`).
+    Recorded { bare: bool },
+}
+
+impl Receiver {
+    fn of(recorded: bool, expr: &Expr) -> Self {
+        if recorded {
+            Receiver::Recorded {
+                bare: postfix_safe(expr),
+            }
+        } else {
+            Receiver::Plain
+        }
+    }
+}
+
 /// How the value of an expression is used.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -35,8 +57,8 @@ pub(super) struct Emitter<'f> {
     /// Parameters holding a model: a method called on them (or on a part
     /// of them) is a `#[differentiable]` method, recorded on this tape.
     models: Vec<String>,
-    /// Whether the arithmetic calls `__private::outlined`, which takes its
-    /// operands and label by reference (a long body: `tape::outlined`).
+    /// Whether the arithmetic calls `__private::outlined` (a long body:
+    /// `tape::outlined`).
     outlined: bool,
 }
 
@@ -50,33 +72,40 @@ impl<'f> Emitter<'f> {
         }
     }
 
+    pub(super) fn models(mut self, models: Vec<String>) -> Self {
+        self.models = models;
+        self
+    }
+
     pub(super) fn outlined(mut self, outlined: bool) -> Self {
         self.outlined = outlined;
         self
     }
 
-    /// The operands and label of an arithmetic call: as they are, or, in a
-    /// long body, each operand borrowed and the label a constant
-    /// (`__private::outlined`'s signature). Parenthesised, so that `&`
-    /// takes the whole operand (`a as f64`).
-    fn by_ref(
+    /// An arithmetic call in a long body (`__private::outlined`): each
+    /// operand borrowed (parenthesised, so that `&` takes all of `a as f64`)
+    /// and the label a constant. When the first operand is itself recorded
+    /// it is the receiver of the method `record_<func>` instead, so that
+    /// rustc types a left-deep chain one call at a time (`Record`).
+    fn outlined_call(
         &self,
-        operands: Vec<TokenStream>,
+        func: &str,
+        first: (TokenStream, Receiver),
+        rest: &[TokenStream],
         at: TokenStream,
-    ) -> (Vec<TokenStream>, TokenStream) {
-        if !self.outlined {
-            return (operands, at);
+        span: Span,
+    ) -> TokenStream {
+        let ((first, receiver), at) = (first, quote!(&const { #at }));
+        if let Receiver::Recorded { bare } = receiver {
+            let method = format_ident!("record_{}", func, span = span);
+            // A chain of these is one flat method chain, which rustc parses
+            // in a loop; parenthesised, each level would nest its parser.
+            let first = if bare { first } else { quote!((#first)) };
+            quote_spanned!(span=> #first.#method(#(#rest,)* #at))
+        } else {
+            let func = Ident::new(func, span);
+            quote_spanned!(span=> __ad::#func(&(#first), #(#rest,)* #at))
         }
-        let operands = operands
-            .into_iter()
-            .map(|operand| quote!(&(#operand)))
-            .collect();
-        (operands, quote!(&const { #at }))
-    }
-
-    pub(super) fn models(mut self, models: Vec<String>) -> Self {
-        self.models = models;
-        self
     }
 
     /// The function body: statements, then the value as a `Scalar`.
@@ -285,14 +314,21 @@ impl<'f> Emitter<'f> {
                 rhs,
                 label: at,
             } => {
+                let receiver = Receiver::of(self.touches(lhs), lhs);
+                let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
+                if self.outlined {
+                    let rhs = quote!(&(#rhs));
+                    return self.outlined_call(op.name(), (lhs, receiver), &[rhs], at, span);
+                }
                 let func = Ident::new(op.name(), span);
-                let (operands, at) = self.by_ref(vec![arg(lhs), arg(rhs)], label(at));
-                let [lhs, rhs] = <[_; 2]>::try_from(operands).expect("two operands");
                 quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at))
             }
             ExprKind::Neg { operand, label: at } => {
-                let (operands, at) = self.by_ref(vec![arg(operand)], label(at));
-                let operand = &operands[0];
+                let receiver = Receiver::of(true, operand);
+                let (operand, at) = (arg(operand), label(at));
+                if self.outlined {
+                    return self.outlined_call("neg", (operand, receiver), &[], at, span);
+                }
                 quote_spanned!(span=> __ad::neg(#operand, #at))
             }
             ExprKind::Elementary {
@@ -300,14 +336,14 @@ impl<'f> Emitter<'f> {
                 operand,
                 label: at,
             } => {
+                let receiver = Receiver::of(true, operand);
+                let (operand, at) = (arg(operand), label(at));
                 // Of the one-operand functions, `__private::outlined` has
                 // `abs` (which integers share); the others stay inline.
-                let (operands, at) = if *func == "abs" {
-                    self.by_ref(vec![arg(operand)], label(at))
-                } else {
-                    (vec![arg(operand)], label(at))
-                };
-                let (func, operand) = (Ident::new(func, span), &operands[0]);
+                if self.outlined && *func == "abs" {
+                    return self.outlined_call(func, (operand, receiver), &[], at, span);
+                }
+                let func = Ident::new(func, span);
                 quote_spanned!(span=> __ad::#func(#operand, #at))
             }
             ExprKind::Powi {
@@ -315,8 +351,11 @@ impl<'f> Emitter<'f> {
                 exponent,
                 label: at,
             } => {
-                let (operands, at) = self.by_ref(vec![arg(base)], label(at));
-                let (base, exponent) = (&operands[0], arg(exponent));
+                let receiver = Receiver::of(true, base);
+                let (base, exponent, at) = (arg(base), arg(exponent), label(at));
+                if self.outlined {
+                    return self.outlined_call("powi", (base, receiver), &[exponent], at, span);
+                }
                 quote_spanned!(span=> __ad::powi(#base, #exponent, #at))
             }
             ExprKind::Ternary {
@@ -356,11 +395,20 @@ impl<'f> Emitter<'f> {
                 value: operand,
                 label: at,
             } => {
+                let (target, operand, at) = (value(target), arg(operand), label(at));
+                if self.outlined {
+                    let operand = quote!(&(#operand));
+                    let call = self.outlined_call(
+                        op.name(),
+                        (target.clone(), Receiver::Plain),
+                        &[operand],
+                        at,
+                        span,
+                    );
+                    return quote_spanned!(span=> #target = #call);
+                }
                 let func = Ident::new(op.name(), span);
-                let target = value(target);
-                let (operands, at) = self.by_ref(vec![target.clone(), arg(operand)], label(at));
-                let [lhs, operand] = <[_; 2]>::try_from(operands).expect("two operands");
-                quote_spanned!(span=> #target = __ad::#func(#lhs, #operand, #at))
+                quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at))
             }
             _ => expr.source.to_token_stream(),
         }
@@ -1036,6 +1084,24 @@ fn is_capitalised(path: &syn::Path) -> bool {
         name.starts_with(|c: char| c.is_ascii_uppercase())
             && name.contains(|c: char| c.is_ascii_lowercase())
     })
+}
+
+/// Whether `.method()` may follow the rewritten operand `expr` (as `arg`
+/// writes it) unparenthesised: a path, or an operation written as a call
+/// or a method chain. Decided from the syntax tree, not by reading the
+/// tokens back, which would cost each level of a chain the chain below it.
+fn postfix_safe(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Paren(inner) => postfix_safe(inner),
+        ExprKind::Path(_)
+        | ExprKind::Binary { .. }
+        | ExprKind::Neg { .. }
+        | ExprKind::Elementary { .. }
+        | ExprKind::Powi { .. }
+        | ExprKind::Ternary { .. }
+        | ExprKind::Sum { .. } => true,
+        _ => false,
+    }
 }
 
 /// An initialiser that hands out items (`x.iter()`, `x.chunks(2)`): the

@@ -89,6 +89,12 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
     } else {
         quote!(::autodiff::__private)
     };
+    // The outlined operations' methods (`record_add`, ...).
+    let methods = long.then(|| {
+        quote!(
+            use __ad::Record as _;
+        )
+    });
     let doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
     );
@@ -103,6 +109,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> TokenStream {
             #(#params),*
         ) -> ::core::result::Result<::autodiff::Scalar<#lt>, ::autodiff::ScalarAutodiffError> {
             use #runtime as __ad;
+            #methods
             // Operations keep their first error on the tape; it is reported
             // here, once, with what this call recorded rolled back.
             let #entry = __ad::enter(#tape);
