@@ -19,16 +19,24 @@ use crate::text;
 /// The first operand of an outlined call (`Emitter::outlined_call`).
 #[derive(Clone, Copy)]
 enum Receiver {
-    /// Plain: passed by reference to the free function.
+    /// Passed by reference to the free function.
     Plain,
-    /// Recorded: the receiver of the method; `bare` when it needs no
-    /// parentheses (`postfix_safe`).
+    /// The receiver of the method; `bare` when it needs no parentheses
+    /// (`postfix_safe`).
     Recorded { bare: bool },
 }
 
 impl Receiver {
+    /// A recorded operand is the receiver when it is itself an operation,
+    /// whose result the method then takes by value (moved, not copied or
+    /// borrowed); a binding is borrowed by the free function instead, as
+    /// passing it by value would copy it.
     fn of(recorded: bool, expr: &Expr) -> Self {
-        if recorded {
+        let mut operand = expr;
+        while let ExprKind::Paren(inner) = &operand.kind {
+            operand = inner;
+        }
+        if recorded && !matches!(operand.kind, ExprKind::Path(_)) {
             Receiver::Recorded {
                 bare: postfix_safe(expr),
             }
@@ -84,9 +92,10 @@ impl<'f> Emitter<'f> {
 
     /// An arithmetic call in a long body (`__private::outlined`): each
     /// operand borrowed (parenthesised, so that `&` takes all of `a as f64`)
-    /// and the label a constant. When the first operand is itself recorded
-    /// it is the receiver of the method `record_<func>` instead, so that
-    /// rustc types a left-deep chain one call at a time (`Record`).
+    /// and the label a constant. When the first operand is itself a
+    /// recorded operation it is the receiver of the method `record_<func>`
+    /// instead, so that rustc types a left-deep chain one call at a time
+    /// (`Record`).
     fn outlined_call(
         &self,
         func: &str,
