@@ -30,6 +30,7 @@ pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {
         rejected: RefCell::new(Vec::new()),
         next_id: Cell::new(0),
         closures: RefCell::new(Vec::new()),
+        texts: text::Memo::default(),
     };
     let params = lower.params(item);
     let body = lower.block(&item.block);
@@ -68,6 +69,8 @@ struct Lower<'a> {
     /// The names `let` binds to closures so far: calling one is calling
     /// the closure, not an annotated function's `_tape` twin.
     closures: RefCell<Vec<String>>,
+    /// Labels' texts and first spans, each node's reused by its parent.
+    texts: text::Memo,
 }
 
 impl<'a> Lower<'a> {
@@ -262,10 +265,10 @@ impl<'a> Lower<'a> {
         }
     }
 
-    fn label(&self, name: Option<&str>, expr: &syn::Expr) -> Label {
+    fn label(&self, name: Option<&str>, expr: &'a syn::Expr) -> Label {
         Label {
-            text: name.map_or_else(|| text::expr(expr), str::to_owned),
-            line: text::line(text::first_span(expr)),
+            text: name.map_or_else(|| self.texts.expr(expr), str::to_owned),
+            line: text::line(self.texts.first_span(expr)),
         }
     }
 
@@ -303,7 +306,7 @@ impl<'a> Lower<'a> {
     /// Reads one expression; `name` is the binding that receives its value.
     fn expr(&self, expr: &'a syn::Expr, name: Option<&str>) -> Expr<'a> {
         let kind = self.kind(expr, name);
-        self.node(Source::Expr(expr), text::first_span(expr), name, kind)
+        self.node(Source::Expr(expr), self.texts.first_span(expr), name, kind)
     }
 
     fn kind(&self, expr: &'a syn::Expr, name: Option<&str>) -> ExprKind<'a> {
@@ -427,7 +430,7 @@ impl<'a> Lower<'a> {
             E::Continue(continue_) => ExprKind::Continue(continue_.label.as_ref()),
             E::Return(return_) => ExprKind::Return(return_.expr.as_deref().map(|e| self.boxed(e))),
             E::Assign(assign) => {
-                let target = text::expr(&assign.left);
+                let target = self.texts.expr(&assign.left);
                 ExprKind::Assign {
                     target: self.boxed(&assign.left),
                     value: Box::new(self.expr(&assign.right, Some(&target))),
@@ -467,14 +470,14 @@ impl<'a> Lower<'a> {
             label: self.label(name, whole),
         };
         let compound = |op| {
-            let target = text::expr(&binary.left);
+            let target = self.texts.expr(&binary.left);
             ExprKind::CompoundAssign {
                 op,
                 target: self.boxed(&binary.left),
                 value: self.boxed(&binary.right),
                 label: Label {
                     text: target,
-                    line: text::line(text::first_span(&binary.left)),
+                    line: text::line(self.texts.first_span(&binary.left)),
                 },
             }
         };

@@ -6,6 +6,10 @@
 //! The label is printed from the syntax tree instead: the same text for the
 //! same code, whatever its spacing, which also keeps the snapshots stable.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use proc_macro2::{Delimiter, Spacing, Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -16,27 +20,27 @@ pub fn line(span: Span) -> u32 {
     u32::try_from(span.start().line).unwrap_or(u32::MAX)
 }
 
-/// The span of `expr`'s first token, found by walking down its left edge.
-///
-/// `syn`'s `Spanned::span` prints the whole expression to tokens to find
-/// its first and last token: called at every node of a deep expression,
-/// that is quadratic. Inside a proc macro on stable Rust the two spans
-/// cannot be joined anyway, and `span()` is the first token's span, which
-/// this returns without printing anything.
-pub fn first_span(expr: &Expr) -> Span {
+/// The subexpression `expr` starts with, when its first token is that
+/// subexpression's (`a` of `a + b`, `a.f()`, `a[i]`).
+fn left_edge(expr: &Expr) -> Option<&Expr> {
     match expr {
-        Expr::Binary(binary) => first_span(&binary.left),
-        Expr::MethodCall(call) => first_span(&call.receiver),
-        Expr::Call(call) => first_span(&call.func),
-        Expr::Index(index) => first_span(&index.expr),
-        Expr::Field(field) => first_span(&field.base),
-        Expr::Cast(cast) => first_span(&cast.expr),
-        Expr::Assign(assign) => first_span(&assign.left),
-        Expr::Range(range) => match &range.start {
-            Some(start) => first_span(start),
-            None => range.limits.span(),
-        },
-        Expr::Group(group) => first_span(&group.expr),
+        Expr::Binary(binary) => Some(&binary.left),
+        Expr::MethodCall(call) => Some(&call.receiver),
+        Expr::Call(call) => Some(&call.func),
+        Expr::Index(index) => Some(&index.expr),
+        Expr::Field(field) => Some(&field.base),
+        Expr::Cast(cast) => Some(&cast.expr),
+        Expr::Assign(assign) => Some(&assign.left),
+        Expr::Range(range) => range.start.as_deref(),
+        Expr::Group(group) => Some(&group.expr),
+        _ => None,
+    }
+}
+
+/// The first token's span of an expression with no `left_edge`.
+fn own_first_span(expr: &Expr) -> Span {
+    match expr {
+        Expr::Range(range) => range.limits.span(),
         Expr::Paren(paren) => paren.paren_token.span.open(),
         Expr::Unary(unary) => unary.op.span(),
         Expr::Reference(reference) => reference.and_token.span,
@@ -56,6 +60,60 @@ pub fn first_span(expr: &Expr) -> Span {
     }
 }
 
+/// First spans (`Memo::first_span`) and labels ([`expr`]) for every node
+/// of one body, each node's answer kept and reused by the nodes above it.
+/// Asked at every node of a left-deep chain (`x + x + … + x`), a walk down
+/// to its first term each time would be quadratic. Keyed by node address:
+/// one `Memo` serves one syntax tree that outlives it (`lower::Lower`, whose
+/// nodes are all borrowed for the tree's lifetime).
+#[derive(Default)]
+pub struct Memo {
+    spans: RefCell<HashMap<*const Expr, Span>>,
+    /// Each node's text as [`write_expr`] prints it alone: whole, or cut
+    /// somewhere past [`LABEL_LIMIT`] bytes.
+    texts: RefCell<HashMap<*const Expr, Rc<str>>>,
+}
+
+impl Memo {
+    /// The span of `expr`'s first token, found by walking down its left edge
+    /// (memoised).
+    ///
+    /// `syn`'s `Spanned::span` prints the whole expression to tokens to find
+    /// its first and last token: called at every node of a deep expression,
+    /// that is quadratic. Inside a proc macro on stable Rust the two spans
+    /// cannot be joined anyway, and `span()` is the first token's span, which
+    /// this returns without printing anything.
+    pub fn first_span(&self, expr: &Expr) -> Span {
+        let key: *const Expr = expr;
+        if let Some(span) = self.spans.borrow().get(&key) {
+            return *span;
+        }
+        let span = match left_edge(expr) {
+            Some(left) => self.first_span(left),
+            None => own_first_span(expr),
+        };
+        self.spans.borrow_mut().insert(key, span);
+        span
+    }
+
+    /// [`expr`], memoised.
+    pub fn expr(&self, expr: &Expr) -> String {
+        cut(self.text(expr).to_string())
+    }
+
+    fn text(&self, expr: &Expr) -> Rc<str> {
+        let key: *const Expr = expr;
+        if let Some(text) = self.texts.borrow().get(&key) {
+            return Rc::clone(text);
+        }
+        let mut out = String::new();
+        write_expr(&mut out, expr, Some(self));
+        let text: Rc<str> = out.into();
+        self.texts.borrow_mut().insert(key, Rc::clone(&text));
+        text
+    }
+}
+
 /// The longest label printed whole; longer ones end in `…`.
 ///
 /// Every node of `x + x + … + x` is labelled with its own subexpression,
@@ -69,7 +127,12 @@ pub const LABEL_LIMIT: usize = 120;
 /// after [`LABEL_LIMIT`] bytes (at a character boundary) with `…`.
 pub fn expr(expr: &Expr) -> String {
     let mut out = String::new();
-    write_expr(&mut out, expr);
+    write_expr(&mut out, expr, None);
+    cut(out)
+}
+
+/// `out` cut after [`LABEL_LIMIT`] bytes (at a character boundary) with `…`.
+fn cut(mut out: String) -> String {
     if out.len() > LABEL_LIMIT {
         let mut end = LABEL_LIMIT;
         while !out.is_char_boundary(end) {
@@ -81,19 +144,24 @@ pub fn expr(expr: &Expr) -> String {
     out
 }
 
-fn write_expr(out: &mut String, expr: &Expr) {
-    // Past the limit, the rest is cut anyway: stop printing, so that a
-    // node's label costs its depth, not its subtree's size.
+fn write_expr(out: &mut String, expr: &Expr, memo: Option<&Memo>) {
+    // Past the limit, the rest is cut anyway: stop printing (here and
+    // after each left operand, so that the way back up a left-deep tree
+    // prints nothing), so that a node's label costs its depth, not its
+    // subtree's size.
     if out.len() > LABEL_LIMIT {
         return;
     }
     match expr {
         Expr::Binary(binary) => {
-            write_expr(out, &binary.left);
+            write_sub(out, &binary.left, memo);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push(' ');
             out.push_str(&binary_op(&binary.op));
             out.push(' ');
-            write_expr(out, &binary.right);
+            write_sub(out, &binary.right, memo);
         }
         Expr::Unary(unary) => {
             out.push_str(match unary.op {
@@ -101,40 +169,55 @@ fn write_expr(out: &mut String, expr: &Expr) {
                 UnOp::Not(_) => "!",
                 _ => "-",
             });
-            write_expr(out, &unary.expr);
+            write_sub(out, &unary.expr, memo);
         }
         Expr::Paren(paren) => {
             out.push('(');
-            write_expr(out, &paren.expr);
+            write_sub(out, &paren.expr, memo);
             out.push(')');
         }
-        Expr::Group(group) => write_expr(out, &group.expr),
+        Expr::Group(group) => write_sub(out, &group.expr, memo),
         Expr::MethodCall(call) => {
-            write_expr(out, &call.receiver);
+            write_sub(out, &call.receiver, memo);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push('.');
             out.push_str(&call.method.to_string());
             if let Some(turbofish) = &call.turbofish {
                 out.push_str(&tokens(turbofish.to_token_stream()));
             }
-            write_args(out, call.args.iter());
+            write_args(out, call.args.iter(), memo);
         }
         Expr::Call(call) => {
-            write_expr(out, &call.func);
-            write_args(out, call.args.iter());
+            write_sub(out, &call.func, memo);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
+            write_args(out, call.args.iter(), memo);
         }
         Expr::Index(index) => {
-            write_expr(out, &index.expr);
+            write_sub(out, &index.expr, memo);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push('[');
-            write_expr(out, &index.index);
+            write_sub(out, &index.index, memo);
             out.push(']');
         }
         Expr::Field(field) => {
-            write_expr(out, &field.base);
+            write_sub(out, &field.base, memo);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push('.');
             out.push_str(&tokens(field.member.to_token_stream()));
         }
         Expr::Cast(cast) => {
-            write_expr(out, &cast.expr);
+            write_sub(out, &cast.expr, memo);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push_str(" as ");
             out.push_str(&tokens(cast.ty.to_token_stream()));
         }
@@ -143,26 +226,38 @@ fn write_expr(out: &mut String, expr: &Expr) {
             if reference.mutability.is_some() {
                 out.push_str("mut ");
             }
-            write_expr(out, &reference.expr);
+            write_sub(out, &reference.expr, memo);
         }
         Expr::Assign(assign) => {
-            write_expr(out, &assign.left);
+            write_sub(out, &assign.left, memo);
+            if out.len() > LABEL_LIMIT {
+                return;
+            }
             out.push_str(" = ");
-            write_expr(out, &assign.right);
+            write_sub(out, &assign.right, memo);
         }
         other => out.push_str(&tokens(other.to_token_stream())),
     }
 }
 
-fn write_args<'a>(out: &mut String, args: impl Iterator<Item = &'a Expr>) {
+fn write_args<'a>(out: &mut String, args: impl Iterator<Item = &'a Expr>, memo: Option<&Memo>) {
     out.push('(');
     for (i, arg) in args.enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        write_expr(out, arg);
+        write_sub(out, arg, memo);
     }
     out.push(')');
+}
+
+/// A subexpression of the one [`write_expr`] prints: its memoised text,
+/// or printed in place.
+fn write_sub(out: &mut String, expr: &Expr, memo: Option<&Memo>) {
+    match memo {
+        Some(memo) if out.len() <= LABEL_LIMIT => out.push_str(&memo.text(expr)),
+        _ => write_expr(out, expr, memo),
+    }
 }
 
 /// The operator as written: `+`, `+=`, `<=`.
@@ -299,7 +394,37 @@ mod tests {
                 .next()
                 .expect("a first token")
                 .span();
-            assert_eq!(first_span(&parsed).start(), first.start(), "{source}");
+            assert_eq!(
+                Memo::default().first_span(&parsed).start(),
+                first.start(),
+                "{source}"
+            );
+        }
+    }
+
+    /// The memoised labels are the printed ones, cut or not: a left-deep
+    /// sum past the limit, a long method chain, a label cut inside a
+    /// multi-byte name, and every subexpression asked after its parent.
+    #[test]
+    fn memoised_labels_are_the_printed_ones() {
+        let sum = format!("x{}", " + x".repeat(60));
+        let chain = format!("x{}", ".sin()".repeat(40));
+        let wide = format!("{} * (a + b)", "é".repeat(70));
+        for source in [
+            sum.as_str(),
+            chain.as_str(),
+            wide.as_str(),
+            "w * x + b",
+            "-(x[i] - 1.0)",
+        ] {
+            let parsed: Expr = syn::parse_str(source).expect("test source parses");
+            let memo = Memo::default();
+            assert_eq!(memo.expr(&parsed), expr(&parsed), "{source}");
+            let mut node = &parsed;
+            while let Some(left) = left_edge(node) {
+                assert_eq!(memo.expr(left), expr(left), "{source}");
+                node = left;
+            }
         }
     }
 

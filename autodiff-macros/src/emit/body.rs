@@ -16,6 +16,36 @@ use crate::ast::{Arm, Block, Expr, ExprKind, Label, Source, Stmt};
 use crate::flow::{self, Flow};
 use crate::text;
 
+/// The first operand of an outlined call (`Emitter::outlined_call`).
+#[derive(Clone, Copy)]
+enum Receiver {
+    /// Passed by reference to the free function.
+    Plain,
+    /// The receiver of the method; `bare` when it needs no parentheses
+    /// (`postfix_safe`).
+    Recorded { bare: bool },
+}
+
+impl Receiver {
+    /// A recorded operand is the receiver when it is itself an operation,
+    /// whose result the method then takes by value (moved, not copied or
+    /// borrowed); a binding is borrowed by the free function instead, as
+    /// passing it by value would copy it.
+    fn of(recorded: bool, expr: &Expr) -> Self {
+        let mut operand = expr;
+        while let ExprKind::Paren(inner) = &operand.kind {
+            operand = inner;
+        }
+        if recorded && !matches!(operand.kind, ExprKind::Path(_)) {
+            Receiver::Recorded {
+                bare: postfix_safe(expr),
+            }
+        } else {
+            Receiver::Plain
+        }
+    }
+}
+
 /// How the value of an expression is used.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -35,6 +65,9 @@ pub(super) struct Emitter<'f> {
     /// Parameters holding a model: a method called on them (or on a part
     /// of them) is a `#[differentiable]` method, recorded on this tape.
     models: Vec<String>,
+    /// Whether the arithmetic calls `__private::outlined` (a long body:
+    /// `tape::outlined`).
+    outlined: bool,
 }
 
 impl<'f> Emitter<'f> {
@@ -43,12 +76,45 @@ impl<'f> Emitter<'f> {
             flow,
             tape,
             models: Vec::new(),
+            outlined: false,
         }
     }
 
     pub(super) fn models(mut self, models: Vec<String>) -> Self {
         self.models = models;
         self
+    }
+
+    pub(super) fn outlined(mut self, outlined: bool) -> Self {
+        self.outlined = outlined;
+        self
+    }
+
+    /// An arithmetic call in a long body (`__private::outlined`): each
+    /// operand borrowed (parenthesised, so that `&` takes all of `a as f64`)
+    /// and the label a constant. When the first operand is itself a
+    /// recorded operation it is the receiver of the method `record_<func>`
+    /// instead, so that rustc types a left-deep chain one call at a time
+    /// (`Record`).
+    fn outlined_call(
+        &self,
+        func: &str,
+        first: (TokenStream, Receiver),
+        rest: &[TokenStream],
+        at: TokenStream,
+        span: Span,
+    ) -> TokenStream {
+        let ((first, receiver), at) = (first, quote!(&const { #at }));
+        if let Receiver::Recorded { bare } = receiver {
+            let method = format_ident!("record_{}", func, span = span);
+            // A chain of these is one flat method chain, which rustc parses
+            // in a loop; parenthesised, each level would nest its parser.
+            let first = if bare { first } else { quote!((#first)) };
+            quote_spanned!(span=> #first.#method(#(#rest,)* #at))
+        } else {
+            let func = Ident::new(func, span);
+            quote_spanned!(span=> __ad::#func(&(#first), #(#rest,)* #at))
+        }
     }
 
     /// The function body: statements, then the value as a `Scalar`.
@@ -257,12 +323,21 @@ impl<'f> Emitter<'f> {
                 rhs,
                 label: at,
             } => {
-                let func = Ident::new(op.name(), span);
+                let receiver = Receiver::of(self.touches(lhs), lhs);
                 let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
+                if self.outlined {
+                    let rhs = quote!(&(#rhs));
+                    return self.outlined_call(op.name(), (lhs, receiver), &[rhs], at, span);
+                }
+                let func = Ident::new(op.name(), span);
                 quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at))
             }
             ExprKind::Neg { operand, label: at } => {
+                let receiver = Receiver::of(true, operand);
                 let (operand, at) = (arg(operand), label(at));
+                if self.outlined {
+                    return self.outlined_call("neg", (operand, receiver), &[], at, span);
+                }
                 quote_spanned!(span=> __ad::neg(#operand, #at))
             }
             ExprKind::Elementary {
@@ -270,8 +345,14 @@ impl<'f> Emitter<'f> {
                 operand,
                 label: at,
             } => {
-                let func = Ident::new(func, span);
+                let receiver = Receiver::of(true, operand);
                 let (operand, at) = (arg(operand), label(at));
+                // Of the one-operand functions, `__private::outlined` has
+                // `abs` (which integers share); the others stay inline.
+                if self.outlined && *func == "abs" {
+                    return self.outlined_call(func, (operand, receiver), &[], at, span);
+                }
+                let func = Ident::new(func, span);
                 quote_spanned!(span=> __ad::#func(#operand, #at))
             }
             ExprKind::Powi {
@@ -279,7 +360,11 @@ impl<'f> Emitter<'f> {
                 exponent,
                 label: at,
             } => {
+                let receiver = Receiver::of(true, base);
                 let (base, exponent, at) = (arg(base), arg(exponent), label(at));
+                if self.outlined {
+                    return self.outlined_call("powi", (base, receiver), &[exponent], at, span);
+                }
                 quote_spanned!(span=> __ad::powi(#base, #exponent, #at))
             }
             ExprKind::Ternary {
@@ -319,8 +404,19 @@ impl<'f> Emitter<'f> {
                 value: operand,
                 label: at,
             } => {
-                let func = Ident::new(op.name(), span);
                 let (target, operand, at) = (value(target), arg(operand), label(at));
+                if self.outlined {
+                    let operand = quote!(&(#operand));
+                    let call = self.outlined_call(
+                        op.name(),
+                        (target.clone(), Receiver::Plain),
+                        &[operand],
+                        at,
+                        span,
+                    );
+                    return quote_spanned!(span=> #target = #call);
+                }
+                let func = Ident::new(op.name(), span);
                 quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at))
             }
             _ => expr.source.to_token_stream(),
@@ -997,6 +1093,24 @@ fn is_capitalised(path: &syn::Path) -> bool {
         name.starts_with(|c: char| c.is_ascii_uppercase())
             && name.contains(|c: char| c.is_ascii_lowercase())
     })
+}
+
+/// Whether `.method()` may follow the rewritten operand `expr` (as `arg`
+/// writes it) unparenthesised: a path, or an operation written as a call
+/// or a method chain. Decided from the syntax tree, not by reading the
+/// tokens back, which would cost each level of a chain the chain below it.
+fn postfix_safe(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Paren(inner) => postfix_safe(inner),
+        ExprKind::Path(_)
+        | ExprKind::Binary { .. }
+        | ExprKind::Neg { .. }
+        | ExprKind::Elementary { .. }
+        | ExprKind::Powi { .. }
+        | ExprKind::Ternary { .. }
+        | ExprKind::Sum { .. } => true,
+        _ => false,
+    }
 }
 
 /// An initialiser that hands out items (`x.iter()`, `x.chunks(2)`): the

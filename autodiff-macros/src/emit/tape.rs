@@ -88,10 +88,12 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
             }
         }
     });
+    let long = outlined(function);
     let body = Emitter::new(flow, tape.clone())
         .models(super::model_params(function))
+        .outlined(long)
         .body(&function.body);
-    let runtime = if outlined(function) {
+    let runtime = if long {
         quote!(::autodiff::__private::outlined)
     } else {
         quote!(::autodiff::__private)
@@ -109,6 +111,12 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
     } else {
         quote!(let #output: ::autodiff::Scalar<#lt> = { #inner })
     };
+    // The outlined operations' methods (`record_add`, ...).
+    let methods = long.then(|| {
+        quote!(
+            use __ad::Record as _;
+        )
+    });
     let doc = format!(
         " Records [`{name}`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line."
     );
@@ -120,6 +128,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
         #[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
         #vis #declaration {
             use #runtime as __ad;
+            #methods
             // Operations keep their first error on the tape; it is reported
             // here, once, with what this call recorded rolled back.
             let #entry = __ad::enter(#tape);
@@ -152,15 +161,23 @@ fn tape_lifetime(function: &Function) -> Lifetime {
     Lifetime::new(&format!("'{name}"), Span::call_site())
 }
 
-/// Source tokens in a body past which its operations are called out of
-/// line (`__private::outlined`): some 300 operations. Below, inlining them
-/// keeps small functions fast; above, it makes LLVM's time grow faster
+/// Source tokens past which a body is long: its recording twin calls its
+/// operations out of line (`__private::outlined`) and its gradient keeps
+/// the tape instead of the compiled adjoint (`adjoint::compile`). Some 300
+/// operations; six times the longest function of the examples and tests.
+/// Below, inlining keeps small functions fast; above, rustc's and LLVM's
+/// time on the inlined tape and on the adjoint's two sweeps grows faster
 /// than the body.
-const OUTLINE_TOKENS: usize = 1_500;
+pub(super) const LONG_BODY_TOKENS: usize = 1_500;
 
-/// Whether the body is long enough to call its operations out of line.
-fn outlined(function: &Function) -> bool {
-    /// Tokens in `stream`, counting into groups, stopping past `limit`.
+/// Whether the body is long (`LONG_BODY_TOKENS`).
+pub(super) fn outlined(function: &Function) -> bool {
+    longer_than(function, LONG_BODY_TOKENS)
+}
+
+/// Whether the body has more than `limit` source tokens (counting into
+/// groups; the count stops past `limit`, so a huge body costs no more).
+fn longer_than(function: &Function, limit: usize) -> bool {
     fn count(stream: TokenStream, limit: usize) -> usize {
         let mut n = 0;
         for token in stream {
@@ -174,7 +191,7 @@ fn outlined(function: &Function) -> bool {
         }
         n
     }
-    count(function.item.block.to_token_stream(), OUTLINE_TOKENS) > OUTLINE_TOKENS
+    count(function.item.block.to_token_stream(), limit) > limit
 }
 
 /// A differentiable parameter's type on the tape.

@@ -101,6 +101,18 @@ fn compile(
     adjoint_fn: &Ident,
     stack: &Ident,
 ) -> Result<(TokenStream, [Sibling; 2]), Unsupported> {
+    // A long body keeps the tape, outlined: the sweeps' macro time and
+    // rustc's on them grow faster than the body, and their nested `let`s
+    // are twice the body's, past what LLVM's debug info can nest.
+    if super::tape::outlined(function) {
+        return Err(Unsupported {
+            construct: format!(
+                "a body of more than {} tokens",
+                super::tape::LONG_BODY_TOKENS
+            ),
+            line: crate::text::line(function.item.block.brace_token.span.open()),
+        });
+    }
     for param in &function.params {
         if holds_struct(&param.kind) {
             return Err(Unsupported {
