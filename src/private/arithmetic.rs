@@ -370,9 +370,10 @@ where
 }
 
 /// Mistakes the plain twin reports: `x * n` with `n: usize`, `x * 2`,
-/// `x + flag`. The plain twin has `f64 OP T` at the same spot, which std
-/// does not implement and the orphan rule forbids any crate to, so a crate
-/// that reaches one of these impls cannot compile and they never run. They
+/// `x + flag`, `x.max(n)`, `x.powf(2)`, `n.powf(x)`. The plain twin has
+/// `f64 OP T` (or `f64::max(T)`) at the same spot, which std does not
+/// implement and the orphan rule forbids any crate to, so a crate that
+/// reaches one of these impls cannot compile and they never run. They
 /// exist so that the recording twin type-checks there and the student sees
 /// the plain twin's error once, in the student's terms, instead of also a
 /// second copy naming `Scalar`.
@@ -382,6 +383,12 @@ macro_rules! reported_by_the_plain_twin {
         reported_by_the_plain_twin!(@pair $Trait $method, &Scalar<'t>, $other => Scalar<'t>);
         reported_by_the_plain_twin!(@pair $Trait $method, $other, Scalar<'t> => Scalar<'t>);
         reported_by_the_plain_twin!(@pair $Trait $method, $other, &Scalar<'t> => Scalar<'t>);
+    )*};
+    (@plain $Trait:ident $method:ident: $($other:ty)*) => {$(
+        reported_by_the_plain_twin!(@pair $Trait $method, f64, $other => f64);
+        reported_by_the_plain_twin!(@pair $Trait $method, &f64, $other => f64);
+        reported_by_the_plain_twin!(@pair $Trait $method, $other, f64 => f64);
+        reported_by_the_plain_twin!(@pair $Trait $method, $other, &f64 => f64);
     )*};
     (@pair $Trait:ident $method:ident, $Lhs:ty, $Rhs:ty => $Output:ty) => {
         #[diagnostic::do_not_recommend]
@@ -394,7 +401,82 @@ macro_rules! reported_by_the_plain_twin {
     };
 }
 
-reported_by_the_plain_twin!(Add add: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
-reported_by_the_plain_twin!(Sub sub: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
-reported_by_the_plain_twin!(Mul mul: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
-reported_by_the_plain_twin!(Div div: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+/// Every operand that is not a number, next to one that is.
+macro_rules! mistaken_operands {
+    ($($Trait:ident $method:ident),*) => {$(
+        reported_by_the_plain_twin!($Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        reported_by_the_plain_twin!(@plain $Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        not_a_number!($Trait $method);
+    )*};
+}
+
+/// The number type an array, a slice or a `Vec` holds (`Scalar` or `f64`),
+/// the result type of an operation that mistakes it for a number.
+pub trait Element {
+    /// `Scalar` for tracked items, `f64` for plain ones.
+    type Number;
+}
+
+impl<'t> Element for Scalar<'t> {
+    type Number = Scalar<'t>;
+}
+
+impl<'t> Element for &Scalar<'t> {
+    type Number = Scalar<'t>;
+}
+
+impl Element for f64 {
+    type Number = f64;
+}
+
+impl Element for &f64 {
+    type Number = f64;
+}
+
+impl<T: Element, const N: usize> Element for [T; N] {
+    type Number = T::Number;
+}
+
+impl<T: Element> Element for Vec<T> {
+    type Number = T::Number;
+}
+
+/// An array, a slice or a `Vec` used as a number (`x * 2.0` with `x: [f64;
+/// 2]`, `w[i] * x`): std implements no arithmetic on them and the orphan
+/// rule leaves them to std, so the plain twin's error is the one the
+/// student sees, and these never run.
+macro_rules! not_a_number {
+    ($Trait:ident $method:ident) => {
+        not_a_number!(@container $Trait $method, [T; N] [const N: usize]);
+        not_a_number!(@container $Trait $method, &[T; N] [const N: usize]);
+        not_a_number!(@container $Trait $method, Vec<T> []);
+        not_a_number!(@container $Trait $method, &Vec<T> []);
+        not_a_number!(@container $Trait $method, &[T] []);
+        not_a_number!(@container $Trait $method, std::borrow::Cow<'_, [T]> []);
+        not_a_number!(@container $Trait $method, &std::borrow::Cow<'_, [T]> []);
+    };
+    (@container $Trait:ident $method:ident, $Container:ty [$($g:tt)*]) => {
+        #[diagnostic::do_not_recommend]
+        impl<T: Element + Clone, Rhs, $($g)*> $Trait<Rhs> for $Container {
+            type Output = T::Number;
+            fn $method(self, _: Rhs, _: Label) -> T::Number {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+        not_a_number!(@rhs $Trait $method, $Container [$($g)*] Scalar<'t> => Scalar<'t>);
+        not_a_number!(@rhs $Trait $method, $Container [$($g)*] &Scalar<'t> => Scalar<'t>);
+        not_a_number!(@rhs $Trait $method, $Container [$($g)*] f64 => f64);
+        not_a_number!(@rhs $Trait $method, $Container [$($g)*] &f64 => f64);
+    };
+    (@rhs $Trait:ident $method:ident, $Container:ty [$($g:tt)*] $number:ty => $Output:ty) => {
+        #[diagnostic::do_not_recommend]
+        impl<'t, T: Element + Clone, $($g)*> $Trait<$Container> for $number {
+            type Output = $Output;
+            fn $method(self, _: $Container, _: Label) -> $Output {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    };
+}
+
+mistaken_operands!(Add add, Sub sub, Mul mul, Div div, Powf powf, Max max, Min min, Hypot hypot, Log log);

@@ -374,6 +374,51 @@ macro_rules! passed_by_mistake {
 
 passed_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 
+/// A value of another shape than the callee's parameter (a `Vec` where it
+/// takes an `f64`, a number where it takes an array, an array where it
+/// takes a `Vec` or a slice): the plain twin passes the same shapes of
+/// `f64`, which does not compile, so these never run; they leave the plain
+/// twin's mismatched types the only error.
+macro_rules! mistaken_shapes {
+    ($([$($g:tt)*] $from:ty => $to:ty;)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'t, $($g)*> Arg<'t, $to> for $from {
+            fn arg(self, _: &'t Tape) -> $to {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+}
+
+mistaken_shapes! {
+    [T, const N: usize] [T; N] => Scalar<'t>;
+    [T, const N: usize] &[T; N] => Scalar<'t>;
+    [T] Vec<T> => Scalar<'t>;
+    [T] &Vec<T> => Scalar<'t>;
+    [T] &[T] => Scalar<'t>;
+    [T: Clone] Cow<'_, [T]> => Scalar<'t>;
+    [const N: usize] Scalar<'t> => [Scalar<'t>; N];
+    [const N: usize] &Scalar<'t> => [Scalar<'t>; N];
+    [const N: usize] f64 => [Scalar<'t>; N];
+    [T, const N: usize] Vec<T> => [Scalar<'t>; N];
+    [T, const N: usize] &Vec<T> => [Scalar<'t>; N];
+    [T, const N: usize] &[T] => [Scalar<'t>; N];
+    [T: Clone, const N: usize] Cow<'_, [T]> => [Scalar<'t>; N];
+    [] Scalar<'t> => Vec<Scalar<'t>>;
+    [] &Scalar<'t> => Vec<Scalar<'t>>;
+    [] f64 => Vec<Scalar<'t>>;
+    [T, const N: usize] [T; N] => Vec<Scalar<'t>>;
+    [T, const N: usize] &[T; N] => Vec<Scalar<'t>>;
+    [T] &Vec<T> => Vec<Scalar<'t>>;
+    [T] &[T] => Vec<Scalar<'t>>;
+    [T: Clone] Cow<'_, [T]> => Vec<Scalar<'t>>;
+    ['a] Scalar<'t> => Slice<'a, Scalar<'t>>;
+    ['a] &Scalar<'t> => Slice<'a, Scalar<'t>>;
+    ['a] f64 => Slice<'a, Scalar<'t>>;
+    ['a, T, const N: usize] [T; N] => Slice<'a, Scalar<'t>>;
+    ['a, T] Vec<T> => Slice<'a, Scalar<'t>>;
+}
+
 /// A slice parameter on the tape: borrowed when the caller already holds
 /// tracked values, owned when plain numbers had to be lifted first (a
 /// `#[constant]` slice or a literal passed on to a differentiable one).
