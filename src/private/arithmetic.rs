@@ -378,12 +378,21 @@ where
 /// the plain twin's error once, in the student's terms, instead of also a
 /// second copy naming `Scalar`.
 macro_rules! reported_by_the_plain_twin {
+    // Both ways round: `x * n` and `n * x`.
     ($Trait:ident $method:ident: $($other:ty)*) => {$(
         reported_by_the_plain_twin!(@pair $Trait $method, Scalar<'t>, $other => Scalar<'t>);
         reported_by_the_plain_twin!(@pair $Trait $method, &Scalar<'t>, $other => Scalar<'t>);
         reported_by_the_plain_twin!(@pair $Trait $method, $other, Scalar<'t> => Scalar<'t>);
         reported_by_the_plain_twin!(@pair $Trait $method, $other, &Scalar<'t> => Scalar<'t>);
     )*};
+    // The method's receiver a number, tracked or plain: `x.powf(n)`.
+    (@receiver $Trait:ident $method:ident: $($other:ty)*) => {$(
+        reported_by_the_plain_twin!(@pair $Trait $method, Scalar<'t>, $other => Scalar<'t>);
+        reported_by_the_plain_twin!(@pair $Trait $method, &Scalar<'t>, $other => Scalar<'t>);
+        reported_by_the_plain_twin!(@pair $Trait $method, f64, $other => f64);
+        reported_by_the_plain_twin!(@pair $Trait $method, &f64, $other => f64);
+    )*};
+    // Plain `f64` both ways round: `x.max(n)` and `n.max(x)`.
     (@plain $Trait:ident $method:ident: $($other:ty)*) => {$(
         reported_by_the_plain_twin!(@pair $Trait $method, f64, $other => f64);
         reported_by_the_plain_twin!(@pair $Trait $method, &f64, $other => f64);
@@ -401,12 +410,27 @@ macro_rules! reported_by_the_plain_twin {
     };
 }
 
-/// Every operand that is not a number, next to one that is.
+/// Every operand that is not a number, next to one that is. Where a
+/// plain type is the left operand (`f64 * n`, `n.powf(x)`) an impl would
+/// not do: rustc would then tell the student that `f64` "implements
+/// similarly named trait `__private::Mul`", or suggest importing
+/// `__private::Powf` for `n.powf(x)`. So the operators pair integers,
+/// `bool` and arrays with tracked values only; `powf`, `hypot` and `log`
+/// take them as the argument only; `max` and `min`, which integers have,
+/// both ways round.
 macro_rules! mistaken_operands {
-    ($($Trait:ident $method:ident),*) => {$(
+    (@operators $($Trait:ident $method:ident),*) => {$(
+        reported_by_the_plain_twin!($Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        not_a_number!($Trait $method: Scalar<'t> => Scalar<'t>, &Scalar<'t> => Scalar<'t>);
+    )*};
+    (@methods $($Trait:ident $method:ident),*) => {$(
         reported_by_the_plain_twin!($Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
         reported_by_the_plain_twin!(@plain $Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
-        not_a_number!($Trait $method);
+        not_a_number!($Trait $method: Scalar<'t> => Scalar<'t>, &Scalar<'t> => Scalar<'t>, f64 => f64, &f64 => f64);
+    )*};
+    (@receiver $($Trait:ident $method:ident),*) => {$(
+        reported_by_the_plain_twin!(@receiver $Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        not_a_number!($Trait $method: Scalar<'t> => Scalar<'t>, &Scalar<'t> => Scalar<'t>, f64 => f64, &f64 => f64);
     )*};
 }
 
@@ -446,16 +470,20 @@ impl<T: Element> Element for Vec<T> {
 /// rule leaves them to std, so the plain twin's error is the one the
 /// student sees, and these never run.
 macro_rules! not_a_number {
-    ($Trait:ident $method:ident) => {
-        not_a_number!(@container $Trait $method, [T; N] [const N: usize]);
-        not_a_number!(@container $Trait $method, &[T; N] [const N: usize]);
-        not_a_number!(@container $Trait $method, Vec<T> []);
-        not_a_number!(@container $Trait $method, &Vec<T> []);
-        not_a_number!(@container $Trait $method, &[T] []);
-        not_a_number!(@container $Trait $method, std::borrow::Cow<'_, [T]> []);
-        not_a_number!(@container $Trait $method, &std::borrow::Cow<'_, [T]> []);
+    ($Trait:ident $method:ident: $($number:ty => $Output:ty),*) => {
+        not_a_number!(@container $Trait $method, [T; N], [const N: usize]: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, &[T; N], [const N: usize]: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, Vec<T>, []: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, &Vec<T>, []: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, &[T], []: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, std::borrow::Cow<'_, [T]>, []: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, &std::borrow::Cow<'_, [T]>, []: $($number => $Output),*);
     };
-    (@container $Trait:ident $method:ident, $Container:ty [$($g:tt)*]) => {
+    (@container $Trait:ident $method:ident, $Container:ty, $g:tt: $($number:ty => $Output:ty),*) => {
+        not_a_number!(@lhs $Trait $method, $Container $g);
+        $(not_a_number!(@rhs $Trait $method, $Container $g $number => $Output);)*
+    };
+    (@lhs $Trait:ident $method:ident, $Container:ty [$($g:tt)*]) => {
         #[diagnostic::do_not_recommend]
         impl<T: Element + Clone, Rhs, $($g)*> $Trait<Rhs> for $Container {
             type Output = T::Number;
@@ -463,10 +491,6 @@ macro_rules! not_a_number {
                 unreachable!("the plain twin does not compile")
             }
         }
-        not_a_number!(@rhs $Trait $method, $Container [$($g)*] Scalar<'t> => Scalar<'t>);
-        not_a_number!(@rhs $Trait $method, $Container [$($g)*] &Scalar<'t> => Scalar<'t>);
-        not_a_number!(@rhs $Trait $method, $Container [$($g)*] f64 => f64);
-        not_a_number!(@rhs $Trait $method, $Container [$($g)*] &f64 => f64);
     };
     (@rhs $Trait:ident $method:ident, $Container:ty [$($g:tt)*] $number:ty => $Output:ty) => {
         #[diagnostic::do_not_recommend]
@@ -479,4 +503,6 @@ macro_rules! not_a_number {
     };
 }
 
-mistaken_operands!(Add add, Sub sub, Mul mul, Div div, Powf powf, Max max, Min min, Hypot hypot, Log log);
+mistaken_operands!(@operators Add add, Sub sub, Mul mul, Div div);
+mistaken_operands!(@methods Max max, Min min);
+mistaken_operands!(@receiver Powf powf, Hypot hypot, Log log);

@@ -353,7 +353,11 @@ lifted_into_by_mistake! {
 /// `lift_into` as a function, for generated code: the target type comes
 /// from where the value goes.
 #[inline]
-pub fn lift_into<'t, T: LiftInto<'t, Target>, Target>(tape: &'t Tape, value: T, at: Label) -> Target {
+pub fn lift_into<'t, T: LiftInto<'t, Target>, Target>(
+    tape: &'t Tape,
+    value: T,
+    at: Label,
+) -> Target {
     value.lift_into(tape, at)
 }
 
