@@ -389,6 +389,11 @@ mod tests {
         assert!(Arg::<f64>::arg([1.0; 3]).is_nan());
         assert_eq!(Arg::<usize>::arg(x), 0);
         assert_eq!(Arg::<f64>::arg(true), 0.0);
+        assert!(Arg::<[f64; 2]>::arg(vec![1.0]).iter().all(|v| v.is_nan()));
+        assert_eq!(Arg::<Vec<f64>>::arg([1.0, 2.0]), [1.0, 2.0]);
+        let mut bar = 1.0;
+        assert_eq!(Arg::<&mut [f64; 2]>::arg(&mut bar), &[0.0; 2]);
+        assert_eq!(Arg::<&mut [f64]>::arg(&mut bar), &[1.0]);
     }
 
     #[test]
