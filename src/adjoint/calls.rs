@@ -114,6 +114,15 @@ mistaken_shapes! {
     [const N: usize] [f64; N] => f64 = |v| { let _ = v; f64::NAN };
     [] Vec<f64> => f64 = |v| { drop(v); f64::NAN };
     ['a] &'a [f64] => f64 = |v| { let _ = v; f64::NAN };
+    [const N: usize] Vec<f64> => [f64; N] = |v| { drop(v); [f64::NAN; N] };
+    [const N: usize] [f64; N] => Vec<f64> = |v| v.to_vec();
+    ['a, const N: usize] &'a mut f64 => &'a mut [f64; N] = |v| { let _ = v; Box::leak(Box::new([0.0; N])) };
+    ['a] &'a mut f64 => &'a mut Vec<f64> = |v| { let _ = v; Box::leak(Box::default()) };
+    ['a] &'a mut f64 => &'a mut [f64] = |v| std::slice::from_mut(v);
+    ['a, const N: usize] &'a mut [f64; N] => &'a mut f64 = |v| { let _ = v; Box::leak(Box::new(0.0)) };
+    ['a] &'a mut Vec<f64> => &'a mut f64 = |v| { let _ = v; Box::leak(Box::new(0.0)) };
+    ['a, const N: usize] &'a mut Vec<f64> => &'a mut [f64; N] = |v| { let _ = v; Box::leak(Box::new([0.0; N])) };
+    ['a, const N: usize] &'a mut [f64; N] => &'a mut Vec<f64> = |v| { let _ = v; Box::leak(Box::default()) };
 }
 
 /// A number passed where another number type is taken: the plain twin's
@@ -470,6 +479,11 @@ mod tests {
         assert!(Arg::<f64>::arg([1.0; 3]).is_nan());
         assert_eq!(Arg::<usize>::arg(x), 0);
         assert_eq!(Arg::<f64>::arg(true), 0.0);
+        assert!(Arg::<[f64; 2]>::arg(vec![1.0]).iter().all(|v| v.is_nan()));
+        assert_eq!(Arg::<Vec<f64>>::arg([1.0, 2.0]), [1.0, 2.0]);
+        let mut bar = 1.0;
+        assert_eq!(Arg::<&mut [f64; 2]>::arg(&mut bar), &[0.0; 2]);
+        assert_eq!(Arg::<&mut [f64]>::arg(&mut bar), &[1.0]);
     }
 
     #[test]

@@ -370,18 +370,34 @@ where
 }
 
 /// Mistakes the plain twin reports: `x * n` with `n: usize`, `x * 2`,
-/// `x + flag`. The plain twin has `f64 OP T` at the same spot, which std
-/// does not implement and the orphan rule forbids any crate to, so a crate
-/// that reaches one of these impls cannot compile and they never run. They
+/// `x + flag`, `x.max(n)`, `x.powf(2)`, `n.powf(x)`. The plain twin has
+/// `f64 OP T` (or `f64::max(T)`) at the same spot, which std does not
+/// implement and the orphan rule forbids any crate to, so a crate that
+/// reaches one of these impls cannot compile and they never run. They
 /// exist so that the recording twin type-checks there and the student sees
 /// the plain twin's error once, in the student's terms, instead of also a
 /// second copy naming `Scalar`.
 macro_rules! reported_by_the_plain_twin {
+    // Both ways round: `x * n` and `n * x`.
     ($Trait:ident $method:ident: $($other:ty)*) => {$(
         reported_by_the_plain_twin!(@pair $Trait $method, Scalar<'t>, $other => Scalar<'t>);
         reported_by_the_plain_twin!(@pair $Trait $method, &Scalar<'t>, $other => Scalar<'t>);
         reported_by_the_plain_twin!(@pair $Trait $method, $other, Scalar<'t> => Scalar<'t>);
         reported_by_the_plain_twin!(@pair $Trait $method, $other, &Scalar<'t> => Scalar<'t>);
+    )*};
+    // The method's receiver a number, tracked or plain: `x.powf(n)`.
+    (@receiver $Trait:ident $method:ident: $($other:ty)*) => {$(
+        reported_by_the_plain_twin!(@pair $Trait $method, Scalar<'t>, $other => Scalar<'t>);
+        reported_by_the_plain_twin!(@pair $Trait $method, &Scalar<'t>, $other => Scalar<'t>);
+        reported_by_the_plain_twin!(@pair $Trait $method, f64, $other => f64);
+        reported_by_the_plain_twin!(@pair $Trait $method, &f64, $other => f64);
+    )*};
+    // Plain `f64` both ways round: `x.max(n)` and `n.max(x)`.
+    (@plain $Trait:ident $method:ident: $($other:ty)*) => {$(
+        reported_by_the_plain_twin!(@pair $Trait $method, f64, $other => f64);
+        reported_by_the_plain_twin!(@pair $Trait $method, &f64, $other => f64);
+        reported_by_the_plain_twin!(@pair $Trait $method, $other, f64 => f64);
+        reported_by_the_plain_twin!(@pair $Trait $method, $other, &f64 => f64);
     )*};
     (@pair $Trait:ident $method:ident, $Lhs:ty, $Rhs:ty => $Output:ty) => {
         #[diagnostic::do_not_recommend]
@@ -394,7 +410,99 @@ macro_rules! reported_by_the_plain_twin {
     };
 }
 
-reported_by_the_plain_twin!(Add add: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
-reported_by_the_plain_twin!(Sub sub: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
-reported_by_the_plain_twin!(Mul mul: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
-reported_by_the_plain_twin!(Div div: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+/// Every operand that is not a number, next to one that is. Where a
+/// plain type is the left operand (`f64 * n`, `n.powf(x)`) an impl would
+/// not do: rustc would then tell the student that `f64` "implements
+/// similarly named trait `__private::Mul`", or suggest importing
+/// `__private::Powf` for `n.powf(x)`. So the operators pair integers,
+/// `bool` and arrays with tracked values only; `powf`, `hypot` and `log`
+/// take them as the argument only; `max` and `min`, which integers have,
+/// both ways round.
+macro_rules! mistaken_operands {
+    (@operators $($Trait:ident $method:ident),*) => {$(
+        reported_by_the_plain_twin!($Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        not_a_number!($Trait $method: Scalar<'t> => Scalar<'t>, &Scalar<'t> => Scalar<'t>);
+    )*};
+    (@methods $($Trait:ident $method:ident),*) => {$(
+        reported_by_the_plain_twin!($Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        reported_by_the_plain_twin!(@plain $Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        not_a_number!($Trait $method: Scalar<'t> => Scalar<'t>, &Scalar<'t> => Scalar<'t>, f64 => f64, &f64 => f64);
+    )*};
+    (@receiver $($Trait:ident $method:ident),*) => {$(
+        reported_by_the_plain_twin!(@receiver $Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        not_a_number!($Trait $method: Scalar<'t> => Scalar<'t>, &Scalar<'t> => Scalar<'t>, f64 => f64, &f64 => f64);
+    )*};
+}
+
+/// The number type an array, a slice or a `Vec` holds (`Scalar` or `f64`),
+/// the result type of an operation that mistakes it for a number.
+pub trait Element {
+    /// `Scalar` for tracked items, `f64` for plain ones.
+    type Number;
+}
+
+impl<'t> Element for Scalar<'t> {
+    type Number = Scalar<'t>;
+}
+
+impl<'t> Element for &Scalar<'t> {
+    type Number = Scalar<'t>;
+}
+
+impl Element for f64 {
+    type Number = f64;
+}
+
+impl Element for &f64 {
+    type Number = f64;
+}
+
+impl<T: Element, const N: usize> Element for [T; N] {
+    type Number = T::Number;
+}
+
+impl<T: Element> Element for Vec<T> {
+    type Number = T::Number;
+}
+
+/// An array, a slice or a `Vec` used as a number (`x * 2.0` with `x: [f64;
+/// 2]`, `w[i] * x`): std implements no arithmetic on them and the orphan
+/// rule leaves them to std, so the plain twin's error is the one the
+/// student sees, and these never run.
+macro_rules! not_a_number {
+    ($Trait:ident $method:ident: $($number:ty => $Output:ty),*) => {
+        not_a_number!(@container $Trait $method, [T; N], [const N: usize]: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, &[T; N], [const N: usize]: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, Vec<T>, []: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, &Vec<T>, []: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, &[T], []: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, std::borrow::Cow<'_, [T]>, []: $($number => $Output),*);
+        not_a_number!(@container $Trait $method, &std::borrow::Cow<'_, [T]>, []: $($number => $Output),*);
+    };
+    (@container $Trait:ident $method:ident, $Container:ty, $g:tt: $($number:ty => $Output:ty),*) => {
+        not_a_number!(@lhs $Trait $method, $Container $g);
+        $(not_a_number!(@rhs $Trait $method, $Container $g $number => $Output);)*
+    };
+    (@lhs $Trait:ident $method:ident, $Container:ty [$($g:tt)*]) => {
+        #[diagnostic::do_not_recommend]
+        impl<T: Element + Clone, Rhs, $($g)*> $Trait<Rhs> for $Container {
+            type Output = T::Number;
+            fn $method(self, _: Rhs, _: Label) -> T::Number {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    };
+    (@rhs $Trait:ident $method:ident, $Container:ty [$($g:tt)*] $number:ty => $Output:ty) => {
+        #[diagnostic::do_not_recommend]
+        impl<'t, T: Element + Clone, $($g)*> $Trait<$Container> for $number {
+            type Output = $Output;
+            fn $method(self, _: $Container, _: Label) -> $Output {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    };
+}
+
+mistaken_operands!(@operators Add add, Sub sub, Mul mul, Div div);
+mistaken_operands!(@methods Max max, Min min);
+mistaken_operands!(@receiver Powf powf, Hypot hypot, Log log);

@@ -296,6 +296,117 @@ pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T, at: Label) -> T::Lifted {
     value.lift(tape, Some(at))
 }
 
+/// A value lifted where the type it must have is known from elsewhere: an
+/// assignment to a binding that certainly holds a `Scalar` (`y = n`), an
+/// arm beside a tracked arm (`if c { x } else { 0 }`). Converts as
+/// [`Lift`] does; the impls below take the values the plain twin rejects
+/// there (an integer or a `bool` where an `f64` is, a number where an
+/// array is), so that its mismatched types are the only error.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold a tracked value in a #[differentiable] function",
+    label = "expected f64, an array or Vec of f64, or an integer",
+    note = "tracked values are f64; f32 and other number types are not supported"
+)]
+pub trait LiftInto<'t, Target> {
+    /// Lifts `self` onto `tape`.
+    fn lift_into(self, tape: &'t Tape, at: Label) -> Target;
+}
+
+impl<'t, T: Lift<'t>> LiftInto<'t, T::Lifted> for T {
+    #[inline]
+    fn lift_into(self, tape: &'t Tape, at: Label) -> T::Lifted {
+        self.lift(tape, Some(at))
+    }
+}
+
+/// Values of another type than the place they are assigned to: the plain
+/// twin's mismatched types, so these never run.
+macro_rules! lifted_into_by_mistake {
+    ($([$($g:tt)*] $from:ty => $to:ty;)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'t, $($g)*> LiftInto<'t, $to> for $from {
+            fn lift_into(self, _: &'t Tape, _: Label) -> $to {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+    ($($plain:ty)*) => {$(
+        lifted_into_by_mistake! {
+            [] $plain => Scalar<'t>;
+            [U, const N: usize] $plain => [U; N];
+            [U] $plain => Vec<U>;
+        }
+    )*};
+}
+
+lifted_into_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+lifted_into_by_mistake! {
+    [T, const N: usize] [T; N] => Scalar<'t>;
+    [T] Vec<T> => Scalar<'t>;
+    [U, const N: usize] Scalar<'t> => [U; N];
+    [U, const N: usize] f64 => [U; N];
+    [U] Scalar<'t> => Vec<U>;
+    [U] f64 => Vec<U>;
+}
+
+/// `lift_into` as a function, for generated code: the target type comes
+/// from where the value goes.
+#[inline]
+pub fn lift_into<'t, T: LiftInto<'t, Target>, Target>(
+    tape: &'t Tape,
+    value: T,
+    at: Label,
+) -> Target {
+    value.lift_into(tape, at)
+}
+
+/// An index that reads a tracked value (`v[k]` with `k: f64`): the plain
+/// twin's "cannot be indexed by `f64`", so [`index`] never runs for one;
+/// it stands for a `usize` so that the recording twin adds no error of
+/// its own naming `Scalar`.
+pub trait Position {
+    /// `usize`.
+    type At;
+    /// The index itself.
+    fn position(self) -> Self::At;
+}
+
+impl Position for usize {
+    type At = usize;
+    #[inline]
+    fn position(self) -> usize {
+        self
+    }
+}
+
+macro_rules! indexed_by_mistake {
+    ($([$($g:tt)*] $ty:ty;)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<$($g)*> Position for $ty {
+            type At = usize;
+            fn position(self) -> usize {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+}
+
+indexed_by_mistake! {
+    [] Scalar<'_>;
+    [] &Scalar<'_>;
+    [] f64;
+    [] &f64;
+    [T, const N: usize] [T; N];
+    [T] Vec<T>;
+}
+
+/// An index that reads a tracked value, for generated code.
+#[inline]
+pub fn index<P: Position>(position: P) -> P::At {
+    position.position()
+}
+
 /// An argument passed to another `#[differentiable]` function's `_tape`
 /// twin, converted to the parameter type rustc expects there: plain `f64`
 /// becomes a constant node where a `Scalar` is expected, anything else is
@@ -373,6 +484,51 @@ macro_rules! passed_by_mistake {
 }
 
 passed_by_mistake!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+/// A value of another shape than the callee's parameter (a `Vec` where it
+/// takes an `f64`, a number where it takes an array, an array where it
+/// takes a `Vec` or a slice): the plain twin passes the same shapes of
+/// `f64`, which does not compile, so these never run; they leave the plain
+/// twin's mismatched types the only error.
+macro_rules! mistaken_shapes {
+    ($([$($g:tt)*] $from:ty => $to:ty;)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'t, $($g)*> Arg<'t, $to> for $from {
+            fn arg(self, _: &'t Tape) -> $to {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+}
+
+mistaken_shapes! {
+    [T, const N: usize] [T; N] => Scalar<'t>;
+    [T, const N: usize] &[T; N] => Scalar<'t>;
+    [T] Vec<T> => Scalar<'t>;
+    [T] &Vec<T> => Scalar<'t>;
+    [T] &[T] => Scalar<'t>;
+    [T: Clone] Cow<'_, [T]> => Scalar<'t>;
+    [const N: usize] Scalar<'t> => [Scalar<'t>; N];
+    [const N: usize] &Scalar<'t> => [Scalar<'t>; N];
+    [const N: usize] f64 => [Scalar<'t>; N];
+    [T, const N: usize] Vec<T> => [Scalar<'t>; N];
+    [T, const N: usize] &Vec<T> => [Scalar<'t>; N];
+    [T, const N: usize] &[T] => [Scalar<'t>; N];
+    [T: Clone, const N: usize] Cow<'_, [T]> => [Scalar<'t>; N];
+    [] Scalar<'t> => Vec<Scalar<'t>>;
+    [] &Scalar<'t> => Vec<Scalar<'t>>;
+    [] f64 => Vec<Scalar<'t>>;
+    [T, const N: usize] [T; N] => Vec<Scalar<'t>>;
+    [T, const N: usize] &[T; N] => Vec<Scalar<'t>>;
+    [T] &Vec<T> => Vec<Scalar<'t>>;
+    [T] &[T] => Vec<Scalar<'t>>;
+    [T: Clone] Cow<'_, [T]> => Vec<Scalar<'t>>;
+    ['a] Scalar<'t> => Slice<'a, Scalar<'t>>;
+    ['a] &Scalar<'t> => Slice<'a, Scalar<'t>>;
+    ['a] f64 => Slice<'a, Scalar<'t>>;
+    ['a, T, const N: usize] [T; N] => Slice<'a, Scalar<'t>>;
+    ['a, T] Vec<T> => Slice<'a, Scalar<'t>>;
+}
 
 /// A slice parameter on the tape: borrowed when the caller already holds
 /// tracked values, owned when plain numbers had to be lifted first (a

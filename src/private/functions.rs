@@ -182,6 +182,35 @@ pub fn abs<X: Signed>(x: X, at: Label) -> X::Output {
 }
 
 /// `x.powi(n)`.
-pub fn powi<X: Real>(x: X, n: i32, at: Label) -> X::Output {
-    x.apply(Unary::Powi(n), at)
+pub fn powi<X: Real, N: PowiExponent>(x: X, n: N, at: Label) -> X::Output {
+    x.apply(Unary::Powi(n.exponent()), at)
 }
+
+/// `powi`'s exponent: an `i32`, as `f64::powi` takes. Any other number is
+/// the plain twin's mismatched types, so the impls for them never run;
+/// they leave that error the only one. An integer literal is an `i32`
+/// (the one integer impl that runs, and rustc's fallback).
+pub trait PowiExponent {
+    /// The exponent.
+    fn exponent(self) -> i32;
+}
+
+impl PowiExponent for i32 {
+    #[inline]
+    fn exponent(self) -> i32 {
+        self
+    }
+}
+
+macro_rules! exponent_by_mistake {
+    ($($ty:ty)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl PowiExponent for $ty {
+            fn exponent(self) -> i32 {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+}
+
+exponent_by_mistake!(i8 i16 i64 i128 isize u8 u16 u32 u64 u128 usize bool f64 &f64 Scalar<'_> &Scalar<'_>);

@@ -391,11 +391,14 @@ impl<'f> Emitter<'f> {
                 quote!(#lhs #op #rhs)
             }
             ExprKind::Logic { op, lhs, rhs } => {
-                let (lhs, rhs) = (value(lhs), value(rhs));
+                let (lhs, rhs) = (self.condition(lhs), self.condition(rhs));
                 quote!(#lhs #op #rhs)
             }
             ExprKind::Prefix { op, operand } => {
-                let operand = value(operand);
+                let operand = match op {
+                    syn::UnOp::Not(_) => self.condition(operand),
+                    _ => value(operand),
+                };
                 quote!(#op #operand)
             }
             ExprKind::CompoundAssign {
@@ -624,7 +627,14 @@ impl<'f> Emitter<'f> {
             ExprKind::Index { base, index } => {
                 // Spanned on the student's tokens: an index out of bounds
                 // panics at the student's line, as in the plain twin.
-                let (base, index, span) = (value(base), value(index), expr.span);
+                let (base, span) = (value(base), expr.span);
+                let index = if self.flow.is_certainly_tracked(index) {
+                    // `v[k]` with `k: f64`: the plain twin's error alone.
+                    let (index_span, index) = (index.span, value(index));
+                    quote_spanned!(index_span=> __ad::index(#index))
+                } else {
+                    value(index)
+                };
                 quote_spanned!(span=> #base[#index])
             }
             ExprKind::Field { base, member } => {
@@ -671,8 +681,8 @@ impl<'f> Emitter<'f> {
                 quote!(#func(#(#args),*))
             }
             ExprKind::Range { start, limits, end } => {
-                let start = start.as_deref().map(value);
-                let end = end.as_deref().map(value);
+                let start = start.as_deref().map(|start| self.condition(start));
+                let end = end.as_deref().map(|end| self.condition(end));
                 quote!(#start #limits #end)
             }
             _ => expr.source.to_token_stream(),
@@ -743,7 +753,7 @@ impl<'f> Emitter<'f> {
                 cond,
                 body,
             } => {
-                let (cond, body) = (value(cond), self.block(body, Mode::Stmt));
+                let (cond, body) = (self.condition(cond), self.block(body, Mode::Stmt));
                 quote!(#loop_label while #cond #body)
             }
             ExprKind::Loop { label, body } => self.loop_(*label, body),
@@ -754,8 +764,14 @@ impl<'f> Emitter<'f> {
                 value: result,
             } => {
                 let tracked = flow::root(target).is_some_and(|root| self.flow.is_tracked(&root));
+                let result = if tracked && self.flow.is_certainly_tracked(target) {
+                    // Converted to the target's type: `y = n` with `n:
+                    // usize` is the plain twin's mismatched types alone.
+                    self.lifted_into(result, true)
+                } else {
+                    self.expr(result, if tracked { Mode::Lift } else { Mode::Value })
+                };
                 let target = value(target);
-                let result = self.expr(result, if tracked { Mode::Lift } else { Mode::Value });
                 quote!(#target = #result)
             }
             _ => expr.source.to_token_stream(),
@@ -767,6 +783,14 @@ impl<'f> Emitter<'f> {
     /// alone for integer literals (whose type rustc infers from later use)
     /// and for `return`/`break`.
     fn lifted(&self, expr: &Expr) -> TokenStream {
+        self.lifted_into(expr, false)
+    }
+
+    /// [`Self::lifted`]; `into` when the type the value must have is known
+    /// from elsewhere (the place it is assigned to, a tracked arm beside
+    /// it): a single value then converts to that type (`__ad::lift_into`),
+    /// so that an integer there is the plain twin's mismatched types alone.
+    fn lifted_into(&self, expr: &Expr, into: bool) -> TokenStream {
         match &expr.kind {
             ExprKind::If { .. } => self.if_(expr, Mode::Lift),
             ExprKind::Match { .. } | ExprKind::Block(..) | ExprKind::Paren(_) => {
@@ -775,7 +799,7 @@ impl<'f> Emitter<'f> {
             }
             ExprKind::Loop { .. } => self.expr_forced(expr, Mode::Value),
             _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
-            _ if expr.is_int_literal() => expr.source.to_token_stream(),
+            _ if expr.is_int_literal() && !into => expr.source.to_token_stream(),
             // `Some(x)`: its arguments are lifted; `None`, a unit variant
             // or constant path, stays as written (its type comes from the
             // other arms).
@@ -799,7 +823,8 @@ impl<'f> Emitter<'f> {
                         .unwrap_or_else(|| source_text(expr.source)),
                     line: text::line(span),
                 });
-                quote_spanned!(span=> __ad::lift(#tape, #inner, #at))
+                let func = Ident::new(if into { "lift_into" } else { "lift" }, span);
+                quote_spanned!(span=> __ad::#func(#tape, #inner, #at))
             }
         }
     }
@@ -860,16 +885,69 @@ impl<'f> Emitter<'f> {
         else {
             return self.expr(expr, mode);
         };
-        let cond = self.expr(cond, Mode::Value);
-        let then_branch = self.block(then_branch, mode);
+        let cond = self.condition(cond);
+        // Beside an arm that is certainly tracked, the others convert to
+        // its type: `if c { x } else { 0 }` is the plain twin's error alone.
+        let into = mode == Mode::Lift && self.some_tail_certain(expr);
+        let then_branch = self.arm(then_branch, mode, into);
         let else_branch = else_branch.as_deref().map(|else_branch| {
             let else_branch = match &else_branch.kind {
                 ExprKind::If { .. } => self.if_(else_branch, mode),
+                ExprKind::Block(None, block) => self.arm(block, mode, into),
                 _ => self.expr_forced(else_branch, mode),
             };
             quote!(else #else_branch)
         });
         quote!(if #cond #then_branch #else_branch)
+    }
+
+    /// An arm of a branch; its tail converted to a tracked sibling's type
+    /// when `into`.
+    fn arm(&self, block: &Block, mode: Mode, into: bool) -> TokenStream {
+        match block.split_tail() {
+            (stmts, Some(tail)) if into => {
+                let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
+                let tail = self.lifted_into(tail, true);
+                quote!({ #(#stmts)* #tail })
+            }
+            _ => self.block(block, mode),
+        }
+    }
+
+    /// Whether an arm of `if` ends in a value that is certainly tracked.
+    fn some_tail_certain(&self, expr: &Expr) -> bool {
+        let certain = |block: &Block| {
+            block
+                .split_tail()
+                .1
+                .is_some_and(|tail| self.flow.is_certainly_tracked(tail))
+        };
+        match &expr.kind {
+            ExprKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                certain(then_branch)
+                    || else_branch
+                        .as_deref()
+                        .is_some_and(|else_branch| self.some_tail_certain(else_branch))
+            }
+            ExprKind::Block(_, block) => certain(block),
+            _ => false,
+        }
+    }
+
+    /// A condition, a range bound, an operand of `&&` or `!`: a value that
+    /// is certainly tracked there is read as its primal, an `f64`, so that
+    /// `if flag` with `flag: f64` is the plain twin's mismatched types
+    /// alone, not also one naming `Scalar`.
+    fn condition(&self, expr: &Expr) -> TokenStream {
+        if self.flow.is_certainly_tracked(expr) {
+            self.primal(expr)
+        } else {
+            self.expr(expr, Mode::Value)
+        }
     }
 
     /// Branch tails are lifted when a tracked value reaches any of them, so
