@@ -1054,6 +1054,23 @@ pub mod derivative {
     }
 
     rejected_exponents!(i8 i16 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+    /// A float exponent (`x.powi(y)` with `y: f64`, tracked or not): also
+    /// the plain twin's mismatched types alone.
+    macro_rules! rejected_float_exponents {
+        ($($t:ty)*) => {$(
+            #[diagnostic::do_not_recommend]
+            impl Exponent for $t {
+                #[inline(always)]
+                fn exponent(self) -> i32 {
+                    // `as` saturates and takes NaN to 0: never a panic.
+                    self as i32
+                }
+            }
+        )*};
+    }
+
+    rejected_float_exponents!(f32 f64);
 }
 
 /// A gradient of any parameter shape, written to and read back from the
