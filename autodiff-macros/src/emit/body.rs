@@ -725,18 +725,7 @@ impl<'f> Emitter<'f> {
                 quote!(let #pat = #inner)
             }
             ExprKind::Match { scrutinee, arms } => {
-                let arm_mode = self.branch_mode(expr, mode);
-                let scrutinee = self.scrutinee(scrutinee, arms);
-                let arms = arms.iter().map(|arm| {
-                    let pat = arm.pat.syntax;
-                    let guard = arm.guard.as_ref().map(|guard| {
-                        let guard = value(guard);
-                        quote!(if #guard)
-                    });
-                    let body = self.expr(&arm.body, arm_mode);
-                    quote!(#pat #guard => #body,)
-                });
-                quote!(match #scrutinee { #(#arms)* })
+                self.match_(scrutinee, arms, self.branch_mode(expr, mode))
             }
             ExprKind::For {
                 label: loop_label,
@@ -833,19 +822,7 @@ impl<'f> Emitter<'f> {
     /// lifting must reach the branch tails of plain code too.
     fn expr_forced(&self, expr: &Expr, mode: Mode) -> TokenStream {
         match &expr.kind {
-            ExprKind::Match { scrutinee, arms } => {
-                let scrutinee = self.scrutinee(scrutinee, arms);
-                let arms = arms.iter().map(|arm| {
-                    let pat = arm.pat.syntax;
-                    let guard = arm.guard.as_ref().map(|guard| {
-                        let guard = self.expr(guard, Mode::Value);
-                        quote!(if #guard)
-                    });
-                    let body = self.expr(&arm.body, mode);
-                    quote!(#pat #guard => #body,)
-                });
-                quote!(match #scrutinee { #(#arms)* })
-            }
+            ExprKind::Match { scrutinee, arms } => self.match_(scrutinee, arms, mode),
             ExprKind::Block(block_label, block) => {
                 let block = self.block(block, mode);
                 quote!(#block_label #block)
@@ -874,6 +851,35 @@ impl<'f> Emitter<'f> {
     fn break_(&self, loop_label: Option<&syn::Lifetime>, result: Option<&Expr>) -> TokenStream {
         let result = result.map(|result| self.expr(result, Mode::Lift));
         quote!(break #loop_label #result)
+    }
+
+    /// `match`, its arms in `mode`. Beside an arm that is certainly
+    /// tracked, the others convert to its type, as `if`'s do: `match k { 0
+    /// => x, _ => 0 }` is the plain twin's error alone.
+    fn match_(&self, scrutinee: &Expr, arms: &[Arm], mode: Mode) -> TokenStream {
+        let scrutinee = self.scrutinee(scrutinee, arms);
+        let certain = |body: &Expr| match &body.kind {
+            ExprKind::Block(None, block) => block
+                .split_tail()
+                .1
+                .is_some_and(|tail| self.flow.is_certainly_tracked(tail)),
+            _ => self.flow.is_certainly_tracked(body),
+        };
+        let into = mode == Mode::Lift && arms.iter().any(|arm| certain(&arm.body));
+        let arms = arms.iter().map(|arm| {
+            let pat = arm.pat.syntax;
+            let guard = arm.guard.as_ref().map(|guard| {
+                let guard = self.expr(guard, Mode::Value);
+                quote!(if #guard)
+            });
+            let body = match &arm.body.kind {
+                ExprKind::Block(None, block) if into => self.arm(block, mode, true),
+                _ if into => self.lifted_into(&arm.body, true),
+                _ => self.expr(&arm.body, mode),
+            };
+            quote!(#pat #guard => #body,)
+        });
+        quote!(match #scrutinee { #(#arms)* })
     }
 
     fn if_(&self, expr: &Expr, mode: Mode) -> TokenStream {
