@@ -274,8 +274,15 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         ExprKind::Sum { items, .. } => carries(items),
         ExprKind::Call { args, .. } => args.iter().any(carries),
         ExprKind::Structural {
-            receiver, method, ..
-        } => *method != "len" && *method != "is_empty" && carries(receiver),
+            receiver,
+            method,
+            args,
+            ..
+        } => {
+            *method != "len"
+                && *method != "is_empty"
+                && (carries(receiver) || (*method == "zip" && args.iter().any(carries)))
+        }
         ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) => {
             items.iter().any(carries)
         }
@@ -324,9 +331,7 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
         {
             found.extend(root(target));
         }
-        ExprKind::For { pat, iter, .. } if carries(iter, active) => {
-            found.extend(pat.names.iter().cloned());
-        }
+        ExprKind::For { pat, iter, .. } => reached_items(pat.syntax, iter, active, found),
         ExprKind::Let { pat, expr: value } if carries(value, active) => {
             found.extend(pat.names.iter().cloned());
         }
@@ -350,6 +355,47 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
             Child::Expr(child) => reach_expr(child, active, found),
             Child::Block(block) => reach_block(block, active, found),
         }
+    }
+}
+
+/// The names a `for` pattern binds to items with a derivative: each side
+/// of a `zip` by its own source, an `enumerate`'s index never.
+fn reached_items(pat: &syn::Pat, iter: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
+    let pair = match pat {
+        syn::Pat::Tuple(tuple) if tuple.elems.len() == 2 => {
+            Some((&tuple.elems[0], &tuple.elems[1]))
+        }
+        _ => None,
+    };
+    match (&iter.kind, pair) {
+        (ExprKind::Paren(inner), _) => return reached_items(pat, inner, active, found),
+        (
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            },
+            _,
+        ) => match (method.to_string().as_str(), args.as_slice(), pair) {
+            ("enumerate", [], Some((_, item))) => {
+                return reached_items(item, receiver, active, found)
+            }
+            ("zip", [other], Some((left, right))) => {
+                reached_items(left, receiver, active, found);
+                return reached_items(right, other, active, found);
+            }
+            ("rev" | "copied" | "cloned", [], _) | ("step_by" | "skip" | "take", [_], _) => {
+                return reached_items(pat, receiver, active, found)
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+    if carries(iter, active) {
+        let mut names = HashSet::new();
+        collect_idents(pat.to_token_stream(), &mut names);
+        found.extend(names);
     }
 }
 

@@ -11,11 +11,12 @@
 //! names the construct, and its pair runs the tape gradient.
 
 mod analysis;
+mod chains;
 mod rules;
 mod sweep;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 
 use super::companion::{Input, Sibling, Signature};
@@ -41,7 +42,15 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
-    let compiled = compile(function, names, gradient_type, &adjoint_fn, &stack);
+    // The body with its iterator chains as loops, read into a model of
+    // its own, which is what the sweeps compile.
+    let lowered = lowered(function);
+    let macros = crate::lower::MacroBodies::default();
+    let relowered = lowered
+        .as_ref()
+        .map(|item| crate::lower::function(item, &macros));
+    let model = relowered.as_ref().unwrap_or(function);
+    let compiled = compile(model, names, gradient_type, &adjoint_fn, &stack);
     match compiled {
         Ok((items, pair)) => Adjoint {
             items,
@@ -58,6 +67,33 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
             stack,
         },
     }
+}
+
+/// The function with its iterator chains lowered to loops (`chains`), or
+/// `None` if it has none. A chain whose derivative comes from an earlier
+/// chain's result is seen once that one is a loop: lowered again, until
+/// nothing changes.
+fn lowered(function: &Function) -> Option<syn::ItemFn> {
+    let reduces = ["sum", "product", "fold"];
+    let body = function.item.block.to_token_stream();
+    if !reduces
+        .iter()
+        .any(|name| crate::text::mentions(body.clone(), name))
+    {
+        return None;
+    }
+    let mut item = chains::lower(function.item, &Analysis::new(function).active)?;
+    // Each round removes a chain; a body has few.
+    for _ in 0..16 {
+        let macros = crate::lower::MacroBodies::default();
+        let model = crate::lower::function(&item, &macros);
+        let active = Analysis::new(&model).active;
+        match chains::lower(&item, &active) {
+            Some(next) => item = next,
+            None => break,
+        }
+    }
+    Some(item)
 }
 
 /// The attributes every adjoint item carries: the user's (`#[inline]`,
