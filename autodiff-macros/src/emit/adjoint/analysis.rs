@@ -125,7 +125,7 @@ impl Analysis {
         }
         for (index, stmt) in function.body.stmts.iter().enumerate() {
             if let Stmt::Let { pat, .. } = stmt {
-                for name in &pat.names {
+                for name in bindings(pat) {
                     analysis.top_lets.insert(name.clone(), index);
                     *analysis.top_bound.entry(name.clone()).or_default() += 1;
                 }
@@ -148,7 +148,7 @@ impl Analysis {
     fn stmt_facts(&mut self, stmt: &Stmt, top: usize) {
         match stmt {
             Stmt::Let { pat, init, .. } => {
-                for name in &pat.names {
+                for name in bindings(pat) {
                     *self.bound.entry(name.clone()).or_default() += 1;
                 }
                 if let Some(init) = init {
@@ -238,6 +238,19 @@ impl Analysis {
     pub fn is_local(&self, name: &str) -> bool {
         self.bound.contains_key(name)
     }
+}
+
+/// The names a `let` pattern binds: its identifiers but those of its type
+/// (`let s: f64` binds `s`, not `f64`, which `f64::MAX` still names).
+fn bindings<'p>(pat: &'p crate::ast::Pattern) -> impl Iterator<Item = &'p String> {
+    let mut types = HashSet::new();
+    if let syn::Pat::Type(typed) = pat.syntax {
+        collect_idents(typed.ty.to_token_stream(), &mut types);
+        let mut named = HashSet::new();
+        collect_idents(typed.pat.to_token_stream(), &mut named);
+        types.retain(|name| !named.contains(name));
+    }
+    pat.names.iter().filter(move |name| !types.contains(*name))
 }
 
 fn collect_idents(tokens: TokenStream, idents: &mut HashSet<String>) {
