@@ -1,6 +1,6 @@
 //! Iterator chains with closures through the compiled adjoint: `f_grad` of
-//! `map(..).sum()`, `fold`, `zip`, `enumerate`, `rev`, `step_by`, ranges
-//! and `product` against closed forms, against the tape (`f_grad_tape`) at
+//! `map(..).sum()`, `fold`, `zip`, `enumerate`, `rev`, `step_by`, ranges,
+//! `product` and `map(..).collect()` into a `Vec` against closed forms, against the tape (`f_grad_tape`) at
 //! random points, and against central differences (`f_check`).
 //!
 //! That each is compiled is checked by the build: only a function the
@@ -95,6 +95,20 @@ fn captured(x: [f64; 3], s: f64) -> f64 {
     x.iter().map(|v| (v * s + shift).tanh()).sum::<f64>().sqrt()
 }
 
+#[differentiable]
+fn cross_entropy(z: &[f64], #[constant] k: usize) -> f64 {
+    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    -(e[k] / s).ln()
+}
+
+#[differentiable]
+fn hidden_mean(x: &[f64], w: f64) -> f64 {
+    let h = x.iter().map(|v| (w * v).tanh()).collect::<Vec<_>>();
+    h.iter().map(|a| a * a).sum::<f64>() / h.len() as f64
+}
+
 type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
 
 fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
@@ -151,7 +165,44 @@ fn every_chain_here_is_compiled() {
         in_a_loop_adjoint,
         likelihood_adjoint,
         captured_adjoint,
+        cross_entropy_adjoint,
+        hidden_mean_adjoint,
     );
+}
+
+#[test]
+fn collected_vecs_against_closed_forms() -> Result<(), Box<dyn std::error::Error>> {
+    // d/dz −ln softmax(z)ₖ = softmax(z) − eₖ.
+    let z = [0.5, -1.0, 2.0, 1.5];
+    for k in 0..4 {
+        let got = cross_entropy_grad(&z, k)?;
+        assert_eq!(got.value, cross_entropy(&z, k));
+        let total: f64 = z.iter().map(|v| v.exp()).sum();
+        let want: Vec<f64> = (0..4)
+            .map(|j| z[j].exp() / total - if j == k { 1.0 } else { 0.0 })
+            .collect();
+        agree_slices("cross_entropy", &got.gradient, &want);
+        agree(
+            "cross_entropy",
+            cross_entropy_grad(&z, k),
+            cross_entropy_grad_tape(&z, k),
+        );
+    }
+    // mean of tanh(w x)²: d/dx = 2 t (1 − t²) w / n, d/dw = Σ 2 t (1 − t²) x / n.
+    let (x, w) = ([0.5, -1.0, 2.0], 0.8_f64);
+    let got = hidden_mean_grad(&x, w)?;
+    assert_eq!(got.value, hidden_mean(&x, w));
+    let mut dw = 0.0;
+    for i in 0..3 {
+        let t = (w * x[i]).tanh();
+        let d = 2.0 * t * (1.0 - t * t) / 3.0;
+        assert!(close(got.gradient.0[i], d * w, 1.0, CLOSED));
+        dw += d * x[i];
+    }
+    assert!(close(got.gradient.1, dw, 1.0, CLOSED));
+    assert!(hidden_mean_check(&x, w)?.passed());
+    assert!(cross_entropy_check(&z, 2)?.passed());
+    Ok(())
 }
 
 #[test]

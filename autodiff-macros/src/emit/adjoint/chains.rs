@@ -59,6 +59,8 @@ enum Reduce {
         init: syn::Expr,
         acc: syn::Ident,
     },
+    /// `map(..).collect::<Vec<_>>()` as a `let`'s value: pushed in turn.
+    Collect(Option<syn::Type>),
 }
 
 struct Chain {
@@ -118,13 +120,24 @@ impl Lowering<'_> {
                 }
                 // `let total = chain;`: the loop accumulates into `total`.
                 if let Some((ident, ty)) = simple_binding(&local.pat) {
-                    if let Some(chain) = self.chain(&init.expr) {
+                    if let Some(chain) = self.chain(&init.expr, true) {
                         let named =
                             !crate::text::mentions(init.expr.to_token_stream(), &ident.to_string());
-                        let f64_or_unknown = ty.is_none_or(crate::valid::is_f64);
-                        if named && f64_or_unknown && !matches!(chain.reduce, Reduce::Fold { .. }) {
+                        let typed = match &chain.reduce {
+                            Reduce::Sum | Reduce::Product => ty.is_none_or(crate::valid::is_f64),
+                            Reduce::Fold { .. } => false,
+                            Reduce::Collect(turbofish) => {
+                                ty.is_some_and(is_vec) || (ty.is_none() && turbofish.is_some())
+                            }
+                        };
+                        if named && typed {
                             let ident = ident.clone();
-                            let ty = ty.cloned();
+                            let ty = match &chain.reduce {
+                                Reduce::Collect(Some(turbofish)) if ty.is_none() => {
+                                    Some(turbofish.clone())
+                                }
+                                _ => ty.cloned(),
+                            };
                             before.extend(self.loop_stmts(&chain, &ident, ty.as_ref()));
                             self.changed = true;
                             return false;
@@ -141,11 +154,12 @@ impl Lowering<'_> {
 
     /// Lowers the first chain `expr` evaluates exactly once, if any.
     fn extract(&mut self, expr: &mut syn::Expr, before: &mut Vec<syn::Stmt>) {
-        if let Some(chain) = self.chain(expr) {
+        if let Some(chain) = self.chain(expr, false) {
             let acc = match &chain.reduce {
                 Reduce::Sum => self.fresh("sum"),
                 Reduce::Product => self.fresh("product"),
                 Reduce::Fold { acc, .. } => acc.clone(),
+                Reduce::Collect(_) => return,
             };
             before.extend(self.loop_stmts(&chain, &acc, None));
             *expr = syn::parse2(quote_spanned!(chain.span=> #acc)).expect("a path");
@@ -252,13 +266,43 @@ impl Lowering<'_> {
     }
 
     /// `expr` as a chain this lowers, if it is one and carries a
-    /// derivative.
-    fn chain(&self, expr: &syn::Expr) -> Option<Chain> {
+    /// derivative; a `collect` only as a `let`'s whole value (`named`).
+    fn chain(&self, expr: &syn::Expr, named: bool) -> Option<Chain> {
         let syn::Expr::MethodCall(call) = expr else {
             return None;
         };
         let method = call.method.to_string();
         let chain = match method.as_str() {
+            "collect" if named && call.args.is_empty() => {
+                let turbofish = match &call.turbofish {
+                    Some(turbofish) => match turbofish.args.first() {
+                        Some(syn::GenericArgument::Type(ty))
+                            if turbofish.args.len() == 1 && is_vec(ty) =>
+                        {
+                            Some(ty.clone())
+                        }
+                        _ => return None,
+                    },
+                    None => None,
+                };
+                let syn::Expr::MethodCall(map) = &*call.receiver else {
+                    return None;
+                };
+                if map.method != "map" || map.args.len() != 1 {
+                    return None;
+                }
+                let syn::Expr::Closure(closure) = &map.args[0] else {
+                    return None;
+                };
+                let [pat] = closure_inputs(closure)?;
+                Chain {
+                    source: (*map.receiver).clone(),
+                    pat,
+                    body: (*closure.body).clone(),
+                    reduce: Reduce::Collect(turbofish),
+                    span: call.method.span(),
+                }
+            }
             "sum" | "product" if call.args.is_empty() => {
                 if let Some(turbofish) = &call.turbofish {
                     let ty = turbofish.args.first()?;
@@ -415,11 +459,24 @@ impl Lowering<'_> {
                     #acc = #body;
                 }
             },
+            Reduce::Collect(_) => quote_spanned! {*span=>
+                let mut #acc #ty = Vec::new();
+                for #pat in #source {
+                    #acc.push(#body);
+                }
+            },
         };
         collect(tokens.clone(), &mut self.idents);
         let block: syn::Block = syn::parse2(quote!({ #tokens })).expect("the loop parses");
         block.stmts
     }
+}
+
+/// `Vec<..>`, as a `collect` target.
+fn is_vec(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.qself.is_none()
+        && path.path.segments.len() == 1
+        && path.path.segments[0].ident == "Vec")
 }
 
 fn ident_pat(ident: &syn::Ident) -> syn::Pat {
