@@ -1190,8 +1190,7 @@ fn bench(args: &[String]) -> Result<(), String> {
             squared_distance(black_box(x), y)
         }),
         row(&name, GENERATED, operations, 1000, || {
-            squared_distance_grad(black_box(x), y)
-                .map_or(f64::NAN, |r| r.value + r.gradient.1[7])
+            squared_distance_grad(black_box(x), y).map_or(f64::NAN, |r| r.value + r.gradient.1[7])
         }),
         row(&name, "tape f_grad_tape", operations, 100, || {
             squared_distance_grad_tape(black_box(x), y)

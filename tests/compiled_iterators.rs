@@ -109,6 +109,46 @@ fn hidden_mean(x: &[f64], w: f64) -> f64 {
     h.iter().map(|a| a * a).sum::<f64>() / h.len() as f64
 }
 
+#[differentiable]
+fn nested_chains(w: &[[f64; 3]], x: &[f64]) -> f64 {
+    (0..w.len())
+        .map(|i| w[i].iter().map(|v| v * x[i]).sum::<f64>().tanh())
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn in_a_while(x: &[f64], #[constant] k: usize) -> f64 {
+    let mut total = 0.0;
+    let mut j = 0;
+    while j < k {
+        total += x.iter().map(|v| (v * total).cos()).sum::<f64>();
+        j += 1;
+    }
+    total
+}
+
+#[differentiable]
+fn two_folds_one_name(x: &[f64]) -> f64 {
+    let a = x.iter().fold(1.0, |acc, v| acc * v);
+    let b = x.iter().fold(0.0, |acc, v| acc + v.exp());
+    a + b
+}
+
+#[differentiable]
+fn skipped_and_taken(x: &[f64]) -> f64 {
+    x.iter().skip(1).take(2).map(|v| v * v).sum::<f64>()
+        + x.iter().rev().skip(1).map(|v: &f64| v.sin()).sum::<f64>()
+}
+
+#[differentiable]
+fn numbered_pairs(w: &[f64], x: &[f64]) -> f64 {
+    w.iter()
+        .zip(x.iter())
+        .enumerate()
+        .map(|(i, (a, b))| a * b * i as f64)
+        .sum()
+}
+
 type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
 
 fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
@@ -167,7 +207,69 @@ fn every_chain_here_is_compiled() {
         captured_adjoint,
         cross_entropy_adjoint,
         hidden_mean_adjoint,
+        nested_chains_adjoint,
+        in_a_while_adjoint,
+        two_folds_one_name_adjoint,
+        skipped_and_taken_adjoint,
+        numbered_pairs_adjoint,
     );
+}
+
+#[test]
+fn nested_looped_renamed_and_skipped_chains_agree_with_the_tape(
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut rng = xorshift::Rng(0x5DEE_CE66);
+    for n in [1, 2, 4, 7] {
+        let x = vector(&mut rng, n, 1.2);
+        let y = vector(&mut rng, n, 1.2);
+        let w: Vec<[f64; 3]> = (0..n)
+            .map(|_| {
+                [
+                    uniform(&mut rng, 1.0),
+                    uniform(&mut rng, 1.0),
+                    uniform(&mut rng, 1.0),
+                ]
+            })
+            .collect();
+        let (got, tape) = (
+            nested_chains_grad(&w, &x)?,
+            nested_chains_grad_tape(&w, &x)?,
+        );
+        agree_slices(
+            "nested_chains dw",
+            &got.gradient.0.concat(),
+            &tape.gradient.0.concat(),
+        );
+        agree_slices("nested_chains dx", &got.gradient.1, &tape.gradient.1);
+        for k in [0, 1, 3] {
+            agree(
+                "in_a_while",
+                in_a_while_grad(&x, k),
+                in_a_while_grad_tape(&x, k),
+            );
+        }
+        agree(
+            "two_folds_one_name",
+            two_folds_one_name_grad(&x),
+            two_folds_one_name_grad_tape(&x),
+        );
+        agree(
+            "skipped_and_taken",
+            skipped_and_taken_grad(&x),
+            skipped_and_taken_grad_tape(&x),
+        );
+        let (got, tape) = (
+            numbered_pairs_grad(&x, &y)?,
+            numbered_pairs_grad_tape(&x, &y)?,
+        );
+        agree_slices("numbered_pairs dw", &got.gradient.0, &tape.gradient.0);
+        agree_slices("numbered_pairs dx", &got.gradient.1, &tape.gradient.1);
+        // Closed form: d/dwᵢ = i xᵢ.
+        let want: Vec<f64> = (0..n).map(|i| i as f64 * y[i]).collect();
+        agree_slices("numbered_pairs closed", &got.gradient.0, &want);
+        assert!(two_folds_one_name_check(&x)?.passed());
+    }
+    Ok(())
 }
 
 #[test]

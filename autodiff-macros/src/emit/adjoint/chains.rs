@@ -359,20 +359,22 @@ impl Lowering<'_> {
                             return None;
                         }
                         let name = acc.ident.to_string();
-                        // The loop's accumulator outlives the loop: the
-                        // closure must be all that mentions the name.
+                        // The loop's accumulator outlives the loop: it
+                        // keeps the closure's name where nothing else
+                        // mentions it, else it is renamed (`acc_2`).
                         let closure_count = count(closure.to_token_stream(), &name);
-                        if count(self.whole.clone(), &name) != closure_count {
-                            return None;
-                        }
+                        let (acc, body) = if count(self.whole.clone(), &name) == closure_count {
+                            (acc.ident.clone(), (*closure.body).clone())
+                        } else {
+                            let renamed = fresh_in(&mut self.idents.clone(), &name);
+                            let body = rename(closure.body.to_token_stream(), &name, &renamed)?;
+                            (renamed, syn::parse2(body).ok()?)
+                        };
                         Chain {
                             source: (*call.receiver).clone(),
                             pat,
-                            body: (*closure.body).clone(),
-                            reduce: Reduce::Fold {
-                                init,
-                                acc: acc.ident.clone(),
-                            },
+                            body,
+                            reduce: Reduce::Fold { init, acc },
                             span: call.method.span(),
                         }
                     }
@@ -618,6 +620,41 @@ fn collect(tokens: TokenStream, idents: &mut HashSet<String>) {
         }
         after_dot = matches!(&token, TokenTree::Punct(punct) if punct.as_char() == '.');
     }
+}
+
+/// `tokens` with the variable `from` named `to` (not a field or method
+/// after a `.`); `None` where a macro might name it in a format string.
+fn rename(tokens: TokenStream, from: &str, to: &syn::Ident) -> Option<TokenStream> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(tokens.len());
+    for (k, token) in tokens.iter().enumerate() {
+        let after_dot =
+            k > 0 && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        match token {
+            TokenTree::Punct(punct)
+                if punct.as_char() == '!'
+                    && k > 0
+                    && matches!(tokens[k - 1], TokenTree::Ident(_))
+                    && matches!(tokens.get(k + 1), Some(TokenTree::Group(_))) =>
+            {
+                return None;
+            }
+            TokenTree::Ident(ident) if ident == from && !after_dot => {
+                out.push(TokenTree::Ident(syn::Ident::new(
+                    &to.to_string(),
+                    ident.span(),
+                )));
+            }
+            TokenTree::Group(group) => {
+                let mut renamed =
+                    proc_macro2::Group::new(group.delimiter(), rename(group.stream(), from, to)?);
+                renamed.set_span(group.span());
+                out.push(TokenTree::Group(renamed));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    Some(out.into_iter().collect())
 }
 
 fn count(tokens: TokenStream, name: &str) -> usize {
