@@ -9,6 +9,9 @@
 //! of the largest component; both are exact reverse mode over the same
 //! operations, summed in other orders, over at most a few dozen terms).
 
+// Index loops in the oracles: they read like the formulas.
+#![allow(clippy::needless_range_loop)]
+
 use autodiff::prelude::*;
 
 #[path = "support/xorshift.rs"]
