@@ -516,3 +516,23 @@ fn a_non_finite_item_gives_the_tapes_error() {
         ScalarAutodiffError::NonFiniteLeaf { .. }
     ));
 }
+
+#[test]
+fn a_fold_from_negative_infinity_stays_compiled() {
+    // The `-∞` start is a constant the tape takes too: the compiled adjoint
+    // gives the gradient itself (`Some`) instead of handing over to the
+    // tape, and an empty slice, whose value is `-∞`, still gets the tape's
+    // error.
+    let z = [0.5, 2.0, -1.0, 1.5];
+    let compiled = autodiff::__adjoint::with_stack(|stack| logsumexp_adjoint(stack, &z));
+    let compiled = compiled.expect("computed by the compiled adjoint");
+    let tape = logsumexp_grad_tape(&z).expect("finite");
+    agree_slices("logsumexp", &compiled.gradient, &tape.gradient);
+    let empty: [f64; 0] = [];
+    let compiled = largest_from_first_grad(&[f64::NEG_INFINITY]).unwrap_err();
+    let tape = largest_from_first_grad_tape(&[f64::NEG_INFINITY]).unwrap_err();
+    assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+    let compiled = logsumexp_grad(&empty).unwrap_err();
+    let tape = logsumexp_grad_tape(&empty).unwrap_err();
+    assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+}

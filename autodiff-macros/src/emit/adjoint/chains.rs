@@ -25,8 +25,12 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 /// `item` with its body's iterator chains lowered to loops, or `None` when
-/// it has none that carry a derivative.
-pub fn lower(item: &syn::ItemFn, active: &HashSet<String>) -> Option<syn::ItemFn> {
+/// it has none that carry a derivative; with the running extremes (see
+/// [`Lowering::extremes`]).
+pub fn lower(
+    item: &syn::ItemFn,
+    active: &HashSet<String>,
+) -> Option<(syn::ItemFn, HashSet<String>)> {
     let mut idents = HashSet::new();
     collect(item.to_token_stream(), &mut idents);
     let mut lowering = Lowering {
@@ -34,10 +38,11 @@ pub fn lower(item: &syn::ItemFn, active: &HashSet<String>) -> Option<syn::ItemFn
         idents,
         active,
         changed: false,
+        extremes: HashSet::new(),
     };
     let mut out = item.clone();
     lowering.block(&mut out.block);
-    lowering.changed.then_some(out)
+    lowering.changed.then_some((out, lowering.extremes))
 }
 
 struct Lowering<'s> {
@@ -48,6 +53,12 @@ struct Lowering<'s> {
     idents: HashSet<String>,
     active: &'s HashSet<String>,
     changed: bool,
+    /// Accumulators of a `fold` from a constant by `max` or `min` of
+    /// themselves and the item (`fold(f64::NEG_INFINITY, f64::max)`): they
+    /// hold the constant or an item, which the forward observes, so their
+    /// own observation as an operand is left out; a start of `-∞` is then
+    /// no reason to rerun the tape, which takes it too.
+    extremes: HashSet<String>,
 }
 
 /// How a chain reduces its items.
@@ -468,9 +479,67 @@ impl Lowering<'_> {
                 }
             },
         };
+        if let Reduce::Fold { init, .. } = reduce {
+            if constant(init) && extreme_of(body, acc) {
+                self.extremes.insert(acc.to_string());
+            }
+        }
         collect(tokens.clone(), &mut self.idents);
         let block: syn::Block = syn::parse2(quote!({ #tokens })).expect("the loop parses");
         block.stmts
+    }
+}
+
+/// A literal or a path constant (`f64::NEG_INFINITY`, `-1.0`).
+fn constant(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Neg(_)) => constant(&unary.expr),
+        syn::Expr::Paren(paren) => constant(&paren.expr),
+        syn::Expr::Path(path) => {
+            path.qself.is_none()
+                && path.path.segments.len() >= 2
+                && path
+                    .path
+                    .segments
+                    .iter()
+                    .any(|segment| segment.ident == "f64")
+        }
+        _ => false,
+    }
+}
+
+/// `acc.max(v)`, `acc.min(v)`, `f64::max(acc, v)`, `f64::min(v, acc)`
+/// with `v` not `acc`.
+fn extreme_of(body: &syn::Expr, acc: &syn::Ident) -> bool {
+    let is_acc = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(acc));
+    let mentions_acc = |e: &syn::Expr| count(e.to_token_stream(), &acc.to_string()) > 0;
+    match body {
+        syn::Expr::Paren(paren) => extreme_of(&paren.expr, acc),
+        syn::Expr::MethodCall(call) => {
+            (call.method == "max" || call.method == "min")
+                && call.args.len() == 1
+                && is_acc(&call.receiver)
+                && !mentions_acc(&call.args[0])
+        }
+        syn::Expr::Call(call) => {
+            let syn::Expr::Path(func) = &*call.func else {
+                return false;
+            };
+            let names: Vec<String> = func
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let extreme =
+                names.len() == 2 && names[0] == "f64" && (names[1] == "max" || names[1] == "min");
+            extreme
+                && call.args.len() == 2
+                && ((is_acc(&call.args[0]) && !mentions_acc(&call.args[1]))
+                    || (is_acc(&call.args[1]) && !mentions_acc(&call.args[0])))
+        }
+        _ => false,
     }
 }
 

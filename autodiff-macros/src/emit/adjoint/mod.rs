@@ -15,6 +15,8 @@ mod chains;
 mod rules;
 mod sweep;
 
+use std::collections::HashSet;
+
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
@@ -44,13 +46,14 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     let stack = Ident::new("stack", Span::mixed_site());
     // The body with its iterator chains as loops, read into a model of
     // its own, which is what the sweeps compile.
-    let lowered = lowered(function);
+    let (lowered, extremes) = lowered(function).unzip();
     let macros = crate::lower::MacroBodies::default();
     let relowered = lowered
         .as_ref()
         .map(|item| crate::lower::function(item, &macros));
     let model = relowered.as_ref().unwrap_or(function);
-    let compiled = compile(model, names, gradient_type, &adjoint_fn, &stack);
+    let extremes = extremes.unwrap_or_default();
+    let compiled = compile(model, names, gradient_type, &adjoint_fn, &stack, &extremes);
     match compiled {
         Ok((items, pair)) => Adjoint {
             items,
@@ -73,7 +76,7 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
 /// `None` if it has none. A chain whose derivative comes from an earlier
 /// chain's result is seen once that one is a loop: lowered again, until
 /// nothing changes.
-fn lowered(function: &Function) -> Option<syn::ItemFn> {
+fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = ["sum", "product", "fold"];
     let body = function.item.block.to_token_stream();
     if !reduces
@@ -82,18 +85,21 @@ fn lowered(function: &Function) -> Option<syn::ItemFn> {
     {
         return None;
     }
-    let mut item = chains::lower(function.item, &Analysis::new(function).active)?;
+    let (mut item, mut extremes) = chains::lower(function.item, &Analysis::new(function).active)?;
     // Each round removes a chain; a body has few.
     for _ in 0..16 {
         let macros = crate::lower::MacroBodies::default();
         let model = crate::lower::function(&item, &macros);
         let active = Analysis::new(&model).active;
         match chains::lower(&item, &active) {
-            Some(next) => item = next,
+            Some((next, more)) => {
+                item = next;
+                extremes.extend(more);
+            }
             None => break,
         }
     }
-    Some(item)
+    Some((item, extremes))
 }
 
 /// The attributes every adjoint item carries: the user's (`#[inline]`,
@@ -136,6 +142,7 @@ fn compile(
     gradient_type: &TokenStream,
     adjoint_fn: &Ident,
     stack: &Ident,
+    extremes: &HashSet<String>,
 ) -> Result<(TokenStream, [Sibling; 2]), Unsupported> {
     for param in &function.params {
         if holds_struct(&param.kind) {
@@ -149,7 +156,15 @@ fn compile(
         return Err(unsupported);
     }
     let an = Analysis::new(function);
-    let fused = fused(function, names, gradient_type, adjoint_fn, stack, &an)?;
+    let fused = fused(
+        function,
+        names,
+        gradient_type,
+        adjoint_fn,
+        stack,
+        &an,
+        extremes,
+    )?;
     Ok((fused, pair(function, names, stack, adjoint_fn)))
 }
 
@@ -160,8 +175,10 @@ fn fused(
     adjoint_fn: &Ident,
     stack: &Ident,
     an: &Analysis,
+    extremes: &HashSet<String>,
 ) -> Result<TokenStream, Unsupported> {
     let mut sweep = Sweep::new(an, stack.clone());
+    sweep.unobserved(extremes.clone());
     let value = sweep.fresh("value");
     let value_bar = sweep.fresh("value_bar");
     let mut bars = Vec::new();

@@ -251,6 +251,9 @@ pub struct Sweep<'m> {
     /// The function's value is read as the body computes it (a return
     /// type alias asserts its type), not through `f64_of`.
     outputs_as_written: bool,
+    /// Bindings never observed as an operand of `max`/`min`: see
+    /// `chains::Lowering::extremes`.
+    unobserved: HashSet<String>,
     cx: StmtCx,
 }
 
@@ -279,7 +282,22 @@ impl<'m> Sweep<'m> {
             loops: 0,
             value_bar: quote!(value_bar),
             outputs_as_written: false,
+            unobserved: HashSet::new(),
             cx: StmtCx::default(),
+        }
+    }
+
+    /// Sets the bindings left out of operand observation.
+    pub fn unobserved(&mut self, names: HashSet<String>) {
+        self.unobserved = names;
+    }
+
+    /// Observes an operand of `max`/`min`, unless it is a running extreme.
+    fn observe_operand(&mut self, operand: &Expr, tokens: TokenStream) {
+        let extreme = matches!(&operand.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| self.unobserved.contains(&ident.to_string())));
+        if !extreme {
+            self.observe(tokens);
         }
     }
 
@@ -2123,8 +2141,8 @@ impl<'m> Sweep<'m> {
                 ..
             } => {
                 let (l, r) = (lhs.source.to_token_stream(), rhs.source.to_token_stream());
-                self.observe(l);
-                self.observe(r);
+                self.observe_operand(lhs, l);
+                self.observe_operand(rhs, r);
             }
             _ => {}
         }
@@ -2158,16 +2176,16 @@ impl<'m> Sweep<'m> {
             (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::MethodCall(call)) => {
                 let l = self.fwd(lhs)?;
                 let r = self.fwd(rhs)?;
-                self.observe(l.clone());
-                self.observe(r.clone());
+                self.observe_operand(lhs, l.clone());
+                self.observe_operand(rhs, r.clone());
                 let method = &call.method;
                 quote!(#l.#method(#r))
             }
             (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::Call(call)) => {
                 let l = self.fwd(lhs)?;
                 let r = self.fwd(rhs)?;
-                self.observe(l.clone());
-                self.observe(r.clone());
+                self.observe_operand(lhs, l.clone());
+                self.observe_operand(rhs, r.clone());
                 let func = &call.func;
                 quote!(#func(#l, #r))
             }
