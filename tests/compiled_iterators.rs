@@ -152,6 +152,18 @@ fn numbered_pairs(w: &[f64], x: &[f64]) -> f64 {
         .sum()
 }
 
+#[differentiable]
+fn square(t: f64) -> f64 {
+    t * t
+}
+
+/// The closure's item named like the slice it walks, and chains as a
+/// call's argument and a method's operand.
+#[differentiable]
+fn item_named_like_its_slice(x: &[f64]) -> f64 {
+    square(x.iter().map(|x| x.sin()).sum()) + x.iter().map(|x| x * x).sum::<f64>().max(0.5)
+}
+
 type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
 
 fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
@@ -215,6 +227,7 @@ fn every_chain_here_is_compiled() {
         two_folds_one_name_adjoint,
         skipped_and_taken_adjoint,
         numbered_pairs_adjoint,
+        item_named_like_its_slice_adjoint,
     );
 }
 
@@ -271,6 +284,15 @@ fn nested_looped_renamed_and_skipped_chains_agree_with_the_tape(
         let want: Vec<f64> = (0..n).map(|i| i as f64 * y[i]).collect();
         agree_slices("numbered_pairs closed", &got.gradient.0, &want);
         assert!(two_folds_one_name_check(&x)?.passed());
+        // 2 (Σ sin xᵢ) cos xᵢ + [Σ x² > 0.5] 2 xᵢ.
+        let got = item_named_like_its_slice_grad(&x)?;
+        let sines: f64 = x.iter().map(|v| v.sin()).sum();
+        let squares: f64 = x.iter().map(|v| v * v).sum();
+        let want: Vec<f64> = x
+            .iter()
+            .map(|v| 2.0 * sines * v.cos() + if squares > 0.5 { 2.0 * v } else { 0.0 })
+            .collect();
+        agree_slices("item_named_like_its_slice", &got.gradient, &want);
     }
     Ok(())
 }

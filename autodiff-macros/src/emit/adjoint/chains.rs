@@ -421,6 +421,23 @@ impl Lowering<'_> {
         if !source_ok(&chain.source) || leaves(&chain.body) {
             return None;
         }
+        // `x.iter().map(|x| x * x)`: the loop's `x` would hide the slice
+        // it walks from the reverse sweep; the item is renamed (`x_2`).
+        let mut chain = chain;
+        let source = chain.source.to_token_stream();
+        let mut names = HashSet::new();
+        collect(chain.pat.to_token_stream(), &mut names);
+        let mut idents = self.idents.clone();
+        for name in names {
+            if name == "mut" || !crate::text::mentions(source.clone(), &name) {
+                continue;
+            }
+            let renamed = fresh_in(&mut idents, &name);
+            let pat = rename(chain.pat.to_token_stream(), &name, &renamed)?;
+            let body = rename(chain.body.to_token_stream(), &name, &renamed)?;
+            chain.pat = syn::parse::Parser::parse2(syn::Pat::parse_single, pat).ok()?;
+            chain.body = syn::parse2(body).ok()?;
+        }
         // Only chains that carry a derivative: an integer `sum` stays as
         // it is (and the function keeps the tape if it has a closure).
         let mut tokens = chain.source.to_token_stream();

@@ -53,7 +53,19 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
         .map(|item| crate::lower::function(item, &macros));
     let model = relowered.as_ref().unwrap_or(function);
     let extremes = extremes.unwrap_or_default();
-    let compiled = compile(model, names, gradient_type, &adjoint_fn, &stack, &extremes);
+    let compiled = match compile(model, names, gradient_type, &adjoint_fn, &stack, &extremes) {
+        // The reason a student reads names what they wrote (`a closure`),
+        // not the loop it was read as.
+        Err(_) if relowered.is_some() => compile(
+            function,
+            names,
+            gradient_type,
+            &adjoint_fn,
+            &stack,
+            &HashSet::new(),
+        ),
+        other => other,
+    };
     match compiled {
         Ok((items, pair)) => Adjoint {
             items,
