@@ -8,6 +8,11 @@
 //! already write, is the adjoint of the chain: `v_bar`, named after the
 //! closure's parameter, added into `x_bar[index]`.
 //!
+//! `let e: Vec<f64> = z.iter().map(|v| v.exp()).collect();` is `let mut e:
+//! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }`. A
+//! fold's accumulator, or an item named like the slice it walks, that
+//! would clash with another binding is renamed (`acc_2`, `x_2`).
+//!
 //! Only the body the adjoint reads is rewritten, never the plain twin or
 //! the tape. A chain is lowered where its statement evaluates it exactly
 //! once (an operand, an argument, a `let`'s value, a block's tail; not a
