@@ -2,7 +2,9 @@
 //! generate it (see the design in `src/adjoint.rs`), for five workloads: the
 //! 64→64→1 tanh MLP, a 10⁶-step chain with overwrites, a 10⁶-element sum, a
 //! function with branches, an early `return`, a call of another annotated
-//! function and a `while` with `break`, and lesson 15's two-layer MLP.
+//! function and a `while` with `break`, and lesson 15's two-layer MLP; and
+//! one more that only the macro writes, an iterator chain with a closure
+//! (`zip`, `map`, `sum` over 10⁴ pairs).
 //!
 //! Each `*_adjoint` is one generated item: the forward sweep (the body on
 //! `f64`, pushing what the reverse sweep reads), the reverse sweep (one
@@ -356,6 +358,44 @@ fn total_grad_compiled(x: &[f64]) -> Grad<Vec<f64>> {
         Some(result) => Ok(result),
         None => total_grad_tape(x),
     }
+}
+
+// ---------------------------------------------------------------------------
+// (f) An iterator chain with a closure: the macro reads it as the loop it
+// stands for (`emit/adjoint/chains.rs`); no hand-written twin.
+// ---------------------------------------------------------------------------
+
+/// `Σᵢ (xᵢ − yᵢ)²` as students write it.
+#[differentiable]
+fn squared_distance(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum()
+}
+
+/// The chain is compiled (this names its adjoint), and its gradient is
+/// `2(x − y)`, `−2(x − y)`, as on the tape.
+fn check_squared_distance() -> Result<(), String> {
+    let _compiled = squared_distance_adjoint;
+    let mut numbers = Numbers::new(0xD15C);
+    let x: Vec<f64> = (0..100).map(|_| numbers.next_f64()).collect();
+    let y: Vec<f64> = (0..100).map(|_| numbers.next_f64()).collect();
+    let got = squared_distance_grad(&x, &y).map_err(|e| e.to_string())?;
+    let tape = squared_distance_grad_tape(&x, &y).map_err(|e| e.to_string())?;
+    let want_x: Vec<f64> = x.iter().zip(&y).map(|(a, b)| 2.0 * (a - b)).collect();
+    let want_y: Vec<f64> = want_x.iter().map(|g| -g).collect();
+    let errors = [
+        max_error(&got.gradient.0, &want_x),
+        max_error(&got.gradient.1, &want_y),
+        max_error(&got.gradient.0, &tape.gradient.0),
+        max_error(&got.gradient.1, &tape.gradient.1),
+    ];
+    if got.value != squared_distance(&x, &y) || errors.iter().any(|e| *e > 1e-12) {
+        return Err(format!(
+            "squared_distance: value {} vs {}, gradient errors {errors:?}",
+            got.value,
+            squared_distance(&x, &y)
+        ));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -942,8 +982,9 @@ fn smoke() -> Result<(), String> {
     check_piecewise()?;
     check_lesson15()?;
     check_errors()?;
+    check_squared_distance()?;
     println!(
-        "compiled adjoint smoke: MLP, chain, sum, control flow and lesson 15 agree with the tape and central differences; errors fall back to the tape (run `cargo bench --bench compiled_adjoint` to time)"
+        "compiled adjoint smoke: MLP, chain, sum, control flow, lesson 15 and an iterator chain agree with the tape and central differences; errors fall back to the tape (run `cargo bench --bench compiled_adjoint` to time)"
     );
     Ok(())
 }
@@ -1133,6 +1174,27 @@ fn bench(args: &[String]) -> Result<(), String> {
         row(&name, "tape f_grad_tape", operations, 10_000, || {
             exercises::mlp_loss_grad_tape(black_box(w1), w2, x, t)
                 .map_or(f64::NAN, |r| r.value + r.gradient.1[0])
+        }),
+    ];
+    report(&mut rows)?;
+
+    // (f)
+    let mut numbers = Numbers::new(0xD15C);
+    let x: &Vec<f64> = &(0..10_000).map(|_| numbers.next_f64()).collect();
+    let y: &Vec<f64> = &(0..10_000).map(|_| numbers.next_f64()).collect();
+    let name = "zip-map-sum 10⁴ pairs".to_string();
+    // A subtraction, a product and an addition per pair.
+    let operations = 3 * x.len();
+    let mut rows = vec![
+        row(&name, common::PLAIN, operations, 1000, || {
+            squared_distance(black_box(x), y)
+        }),
+        row(&name, GENERATED, operations, 1000, || {
+            squared_distance_grad(black_box(x), y).map_or(f64::NAN, |r| r.value + r.gradient.1[7])
+        }),
+        row(&name, "tape f_grad_tape", operations, 100, || {
+            squared_distance_grad_tape(black_box(x), y)
+                .map_or(f64::NAN, |r| r.value + r.gradient.1[7])
         }),
     ];
     report(&mut rows)

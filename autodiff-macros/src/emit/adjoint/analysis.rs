@@ -125,7 +125,7 @@ impl Analysis {
         }
         for (index, stmt) in function.body.stmts.iter().enumerate() {
             if let Stmt::Let { pat, .. } = stmt {
-                for name in &pat.names {
+                for name in bindings(pat) {
                     analysis.top_lets.insert(name.clone(), index);
                     *analysis.top_bound.entry(name.clone()).or_default() += 1;
                 }
@@ -148,7 +148,7 @@ impl Analysis {
     fn stmt_facts(&mut self, stmt: &Stmt, top: usize) {
         match stmt {
             Stmt::Let { pat, init, .. } => {
-                for name in &pat.names {
+                for name in bindings(pat) {
                     *self.bound.entry(name.clone()).or_default() += 1;
                 }
                 if let Some(init) = init {
@@ -240,6 +240,19 @@ impl Analysis {
     }
 }
 
+/// The names a `let` pattern binds: its identifiers but those of its type
+/// (`let s: f64` binds `s`, not `f64`, which `f64::MAX` still names).
+fn bindings<'p>(pat: &'p crate::ast::Pattern) -> impl Iterator<Item = &'p String> {
+    let mut types = HashSet::new();
+    if let syn::Pat::Type(typed) = pat.syntax {
+        collect_idents(typed.ty.to_token_stream(), &mut types);
+        let mut named = HashSet::new();
+        collect_idents(typed.pat.to_token_stream(), &mut named);
+        types.retain(|name| !named.contains(name));
+    }
+    pat.names.iter().filter(move |name| !types.contains(*name))
+}
+
 fn collect_idents(tokens: TokenStream, idents: &mut HashSet<String>) {
     for token in tokens {
         match token {
@@ -274,8 +287,15 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         ExprKind::Sum { items, .. } => carries(items),
         ExprKind::Call { args, .. } => args.iter().any(carries),
         ExprKind::Structural {
-            receiver, method, ..
-        } => *method != "len" && *method != "is_empty" && carries(receiver),
+            receiver,
+            method,
+            args,
+            ..
+        } => {
+            *method != "len"
+                && *method != "is_empty"
+                && (carries(receiver) || (*method == "zip" && args.iter().any(carries)))
+        }
         ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) => {
             items.iter().any(carries)
         }
@@ -324,9 +344,7 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
         {
             found.extend(root(target));
         }
-        ExprKind::For { pat, iter, .. } if carries(iter, active) => {
-            found.extend(pat.names.iter().cloned());
-        }
+        ExprKind::For { pat, iter, .. } => reached_items(pat.syntax, iter, active, found),
         ExprKind::Let { pat, expr: value } if carries(value, active) => {
             found.extend(pat.names.iter().cloned());
         }
@@ -350,6 +368,47 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
             Child::Expr(child) => reach_expr(child, active, found),
             Child::Block(block) => reach_block(block, active, found),
         }
+    }
+}
+
+/// The names a `for` pattern binds to items with a derivative: each side
+/// of a `zip` by its own source, an `enumerate`'s index never.
+fn reached_items(pat: &syn::Pat, iter: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
+    let pair = match pat {
+        syn::Pat::Tuple(tuple) if tuple.elems.len() == 2 => {
+            Some((&tuple.elems[0], &tuple.elems[1]))
+        }
+        _ => None,
+    };
+    match (&iter.kind, pair) {
+        (ExprKind::Paren(inner), _) => return reached_items(pat, inner, active, found),
+        (
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            },
+            _,
+        ) => match (method.to_string().as_str(), args.as_slice(), pair) {
+            ("enumerate", [], Some((_, item))) => {
+                return reached_items(item, receiver, active, found)
+            }
+            ("zip", [other], Some((left, right))) => {
+                reached_items(left, receiver, active, found);
+                return reached_items(right, other, active, found);
+            }
+            ("rev" | "copied" | "cloned", [], _) | ("step_by" | "skip" | "take", [_], _) => {
+                return reached_items(pat, receiver, active, found)
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+    if carries(iter, active) {
+        let mut names = HashSet::new();
+        collect_idents(pat.to_token_stream(), &mut names);
+        found.extend(names);
     }
 }
 

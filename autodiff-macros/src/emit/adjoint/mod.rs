@@ -11,11 +11,14 @@
 //! names the construct, and its pair runs the tape gradient.
 
 mod analysis;
+mod chains;
 mod rules;
 mod sweep;
 
+use std::collections::HashSet;
+
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 
 use super::companion::{Input, Sibling, Signature};
@@ -41,7 +44,28 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
-    let compiled = compile(function, names, gradient_type, &adjoint_fn, &stack);
+    // The body with its iterator chains as loops, read into a model of
+    // its own, which is what the sweeps compile.
+    let (lowered, extremes) = lowered(function).unzip();
+    let macros = crate::lower::MacroBodies::default();
+    let relowered = lowered
+        .as_ref()
+        .map(|item| crate::lower::function(item, &macros));
+    let model = relowered.as_ref().unwrap_or(function);
+    let extremes = extremes.unwrap_or_default();
+    let compiled = match compile(model, names, gradient_type, &adjoint_fn, &stack, &extremes) {
+        // The reason a student reads names what they wrote (`a closure`),
+        // not the loop it was read as.
+        Err(_) if relowered.is_some() => compile(
+            function,
+            names,
+            gradient_type,
+            &adjoint_fn,
+            &stack,
+            &HashSet::new(),
+        ),
+        other => other,
+    };
     match compiled {
         Ok((items, pair)) => Adjoint {
             items,
@@ -58,6 +82,36 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
             stack,
         },
     }
+}
+
+/// The function with its iterator chains lowered to loops (`chains`), or
+/// `None` if it has none. A chain whose derivative comes from an earlier
+/// chain's result is seen once that one is a loop: lowered again, until
+/// nothing changes.
+fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
+    let reduces = ["sum", "product", "fold"];
+    let body = function.item.block.to_token_stream();
+    if !reduces
+        .iter()
+        .any(|name| crate::text::mentions(body.clone(), name))
+    {
+        return None;
+    }
+    let (mut item, mut extremes) = chains::lower(function.item, &Analysis::new(function).active)?;
+    // Each round removes a chain; a body has few.
+    for _ in 0..16 {
+        let macros = crate::lower::MacroBodies::default();
+        let model = crate::lower::function(&item, &macros);
+        let active = Analysis::new(&model).active;
+        match chains::lower(&item, &active) {
+            Some((next, more)) => {
+                item = next;
+                extremes.extend(more);
+            }
+            None => break,
+        }
+    }
+    Some((item, extremes))
 }
 
 /// The attributes every adjoint item carries: the user's (`#[inline]`,
@@ -100,6 +154,7 @@ fn compile(
     gradient_type: &TokenStream,
     adjoint_fn: &Ident,
     stack: &Ident,
+    extremes: &HashSet<String>,
 ) -> Result<(TokenStream, [Sibling; 2]), Unsupported> {
     // A long body keeps the tape, outlined: the sweeps' macro time and
     // rustc's on them grow faster than the body, and their nested `let`s
@@ -125,7 +180,15 @@ fn compile(
         return Err(unsupported);
     }
     let an = Analysis::new(function);
-    let fused = fused(function, names, gradient_type, adjoint_fn, stack, &an)?;
+    let fused = fused(
+        function,
+        names,
+        gradient_type,
+        adjoint_fn,
+        stack,
+        &an,
+        extremes,
+    )?;
     Ok((fused, pair(function, names, stack, adjoint_fn)))
 }
 
@@ -136,8 +199,10 @@ fn fused(
     adjoint_fn: &Ident,
     stack: &Ident,
     an: &Analysis,
+    extremes: &HashSet<String>,
 ) -> Result<TokenStream, Unsupported> {
     let mut sweep = Sweep::new(an, stack.clone());
+    sweep.unobserved(extremes.clone());
     let value = sweep.fresh("value");
     let value_bar = sweep.fresh("value_bar");
     let mut bars = Vec::new();

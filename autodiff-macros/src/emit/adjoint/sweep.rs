@@ -119,12 +119,99 @@ struct Jumps {
     function: bool,
 }
 
-/// The items a `for` walks: `place[index]`, by reference or copied, with
-/// the index when enumerated.
+/// The items a `for` walks by index: `place[index]`, by reference or
+/// copied; pairs of items (`zip`); an item with its index (`enumerate`).
+enum Items<'e, 'a> {
+    Place { place: &'e Expr<'a>, by_ref: bool },
+    Zip(Box<Items<'e, 'a>>, Box<Items<'e, 'a>>),
+    Enumerate(Box<Items<'e, 'a>>),
+}
+
+/// What a `for` iterates: items, and the adaptors (`.rev()`,
+/// `.step_by(k)`, `.skip(k)`, `.take(k)`) that pick which indices, in
+/// order, which the reverse sweep applies to the indices themselves.
 struct Elements<'e, 'a> {
-    place: &'e Expr<'a>,
-    by_ref: bool,
-    enumerate: bool,
+    items: Items<'e, 'a>,
+    adaptors: Vec<(&'e Ident, &'e [Expr<'a>])>,
+}
+
+impl<'e, 'a> Items<'e, 'a> {
+    fn places(&self, out: &mut Vec<&'e Expr<'a>>) {
+        match self {
+            Items::Place { place, .. } => out.push(place),
+            Items::Zip(a, b) => {
+                a.places(out);
+                b.places(out);
+            }
+            Items::Enumerate(inner) => inner.places(out),
+        }
+    }
+
+    /// How many items: the shortest place's length.
+    fn len(&self) -> TokenStream {
+        match self {
+            Items::Place { place, .. } => {
+                let src = place.source.to_token_stream();
+                quote!(#src.len())
+            }
+            Items::Zip(a, b) => {
+                let (a, b) = (a.len(), b.len());
+                quote!(::core::cmp::min(#a, #b))
+            }
+            Items::Enumerate(inner) => inner.len(),
+        }
+    }
+
+    /// The item at `index`, as the forward `for` bound it.
+    fn item(&self, index: &Ident) -> TokenStream {
+        match self {
+            Items::Place { place, by_ref } => {
+                let src = place.source.to_token_stream();
+                if *by_ref {
+                    quote!(&#src[#index])
+                } else {
+                    quote!(#src[#index])
+                }
+            }
+            Items::Zip(a, b) => {
+                let (a, b) = (a.item(index), b.item(index));
+                quote!((#a, #b))
+            }
+            Items::Enumerate(inner) => {
+                let inner = inner.item(index);
+                quote!((#index, #inner))
+            }
+        }
+    }
+
+    /// The names `pat` binds to places' elements, with those places;
+    /// `None` for a pattern this does not take apart.
+    fn leaves<'p>(
+        &self,
+        pat: &'p syn::Pat,
+        out: &mut Vec<(&'p Ident, &'e Expr<'a>)>,
+    ) -> Option<()> {
+        match (self, pat) {
+            (_, syn::Pat::Wild(_)) => Some(()),
+            (_, syn::Pat::Type(typed)) => self.leaves(&typed.pat, out),
+            (_, syn::Pat::Paren(paren)) => self.leaves(&paren.pat, out),
+            (Items::Place { place, .. }, syn::Pat::Ident(ident)) if ident.subpat.is_none() => {
+                out.push((&ident.ident, place));
+                Some(())
+            }
+            (Items::Place { .. }, syn::Pat::Reference(reference)) => {
+                self.leaves(&reference.pat, out)
+            }
+            (Items::Zip(a, b), syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => {
+                a.leaves(&tuple.elems[0], out)?;
+                b.leaves(&tuple.elems[1], out)
+            }
+            (Items::Enumerate(inner), syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => {
+                inner.leaves(&tuple.elems[1], out)
+            }
+            _ => None,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -164,6 +251,9 @@ pub struct Sweep<'m> {
     /// The function's value is read as the body computes it (a return
     /// type alias asserts its type), not through `f64_of`.
     outputs_as_written: bool,
+    /// Bindings never observed as an operand of `max`/`min`: see
+    /// `chains::Lowering::extremes`.
+    unobserved: HashSet<String>,
     cx: StmtCx,
 }
 
@@ -192,7 +282,22 @@ impl<'m> Sweep<'m> {
             loops: 0,
             value_bar: quote!(value_bar),
             outputs_as_written: false,
+            unobserved: HashSet::new(),
             cx: StmtCx::default(),
+        }
+    }
+
+    /// Sets the bindings left out of operand observation.
+    pub fn unobserved(&mut self, names: HashSet<String>) {
+        self.unobserved = names;
+    }
+
+    /// Observes an operand of `max`/`min`, unless it is a running extreme.
+    fn observe_operand(&mut self, operand: &Expr, tokens: TokenStream) {
+        let extreme = matches!(&operand.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| self.unobserved.contains(&ident.to_string())));
+        if !extreme {
+            self.observe(tokens);
         }
     }
 
@@ -1305,95 +1410,103 @@ impl<'m> Sweep<'m> {
                 vec![quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* })],
             ));
         }
+        let Some(Elements { items, adaptors }) = self.elements(iter) else {
+            return unsupported(format!("a `for` over {}", describe(iter)), whole);
+        };
+        let mut places = Vec::new();
+        items.places(&mut places);
+        if !places.iter().all(|place| self.fully_available(place)) {
+            return unsupported("a `for` over values that change", whole);
+        }
+        if !adaptors
+            .iter()
+            .all(|(_, args)| args.iter().all(|arg| self.fully_available(arg)))
         {
-            {
-                let Some(Elements {
-                    place,
-                    by_ref,
-                    enumerate,
-                }) = self.elements(iter)
-                else {
-                    return unsupported(format!("a `for` over {}", describe(iter)), whole);
-                };
-                if !self.fully_available(place) {
-                    return unsupported("a `for` over values that change", whole);
+            return unsupported("a `for` over indices that change", whole);
+        }
+        let mut leaves = Vec::new();
+        if items.leaves(pat.syntax, &mut leaves).is_none() {
+            return unsupported("a `for` pattern", whole);
+        }
+        let index = Ident::new("index", Span::mixed_site());
+        let adjoint = self.adjoint.clone();
+        // Each element with a derivative gets its adjoint, added into the
+        // place's at the end of the reversed iteration.
+        let mut spreads = Vec::new();
+        for (_, place) in &leaves {
+            spreads.push(if self.active(place) {
+                Some(self.bar_place(place)?)
+            } else {
+                None
+            });
+        }
+        self.depth += 1;
+        self.scopes.push(Scope::default());
+        let names = pat.names.clone();
+        self.scope().available.extend(names);
+        let mut declare = Vec::new();
+        let mut spread = Vec::new();
+        for ((element, place), place_bar) in leaves.iter().zip(&spreads) {
+            let name = element.to_string();
+            if !self.an.active.contains(&name) {
+                continue;
+            }
+            let bar = self.bind(&name);
+            match place_bar {
+                Some(place_bar) => {
+                    declare.push(quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#index]);));
+                    spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);));
                 }
-                let element_pat = match (enumerate, pat.syntax) {
-                    (false, pat) => pat,
-                    (true, syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => &tuple.elems[1],
-                    _ => return unsupported("a `for` pattern", whole),
-                };
-                let element = match element_pat {
-                    syn::Pat::Ident(ident) => Some(&ident.ident),
-                    syn::Pat::Reference(reference) => match &*reference.pat {
-                        syn::Pat::Ident(ident) => Some(&ident.ident),
-                        _ => None,
-                    },
-                    syn::Pat::Wild(_) => None,
-                    _ => return unsupported("a `for` pattern", whole),
-                };
-                let index = Ident::new("index", Span::mixed_site());
-                let place_src = place.source.to_token_stream();
-                let place_bar = if self.active(place) {
-                    Some(self.bar_place(place)?)
-                } else {
-                    None
-                };
-                self.depth += 1;
-                self.scopes.push(Scope::default());
-                let names = pat.names.clone();
-                self.scope().available.extend(names);
-                let bar = match (element, &place_bar) {
-                    (Some(element), Some(_)) => {
-                        let name = element.to_string();
-                        Some(self.bind(&name))
-                    }
-                    _ => None,
-                };
-                let code = self.loop_body(body, counter.clone());
-                self.scopes.pop();
-                self.depth -= 1;
-                let (fwd, rev) = code?;
-                let adjoint = &self.adjoint;
-                let element_value = if by_ref {
-                    quote!(&#place_src[#index])
-                } else {
-                    quote!(#place_src[#index])
-                };
-                let element_value = if enumerate {
-                    quote!((#index, #element_value))
-                } else {
-                    element_value
-                };
-                let (declare, spread) = match (&bar, &place_bar) {
-                    (Some(bar), Some(place_bar)) => (
-                        quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#index]);),
-                        quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);),
-                    ),
-                    _ => (quote!(), quote!()),
-                };
-                Ok((
-                    vec![quote! {
-                        #count_init
-                        for #syntax in #iter_src { #count_step #(#fwd)* }
-                        #count_push
-                    }],
-                    vec![quote! {
-                        for #index in (0..#place_src.len())#take.rev() {
-                            #[allow(unused_variables)]
-                            let #syntax = #element_value;
-                            #declare
-                            #(#rev)*
-                            #spread
-                        }
-                    }],
-                ))
+                None => {
+                    let src = place.source.to_token_stream();
+                    declare.push(quote!(let mut #bar = #adjoint::zero(&#src[#index]);));
+                }
             }
         }
+        let code = self.loop_body(body, counter.clone());
+        self.scopes.pop();
+        self.depth -= 1;
+        let (fwd, rev) = code?;
+        let len = items.len();
+        let element_value = items.item(&index);
+        // `(0..n).rev().rev()` is `0..n`.
+        let mut adaptors = adaptors;
+        let mut reverse = quote!(.rev());
+        if take.is_empty() && adaptors.last().is_some_and(|(method, _)| *method == "rev") {
+            adaptors.pop();
+            reverse = quote!();
+        }
+        let adaptors = adaptors.iter().map(|(method, args)| {
+            let args = args.iter().map(|arg| arg.source.to_token_stream());
+            quote!(.#method(#(#args),*))
+        });
+        Ok((
+            vec![quote! {
+                #count_init
+                for #syntax in #iter_src { #count_step #(#fwd)* }
+                #count_push
+            }],
+            vec![quote! {
+                for #index in (0..#len)#(#adaptors)*#take #reverse {
+                    #[allow(unused_variables)]
+                    let #syntax = #element_value;
+                    #(#declare)*
+                    #(#rev)*
+                    #(#spread)*
+                }
+            }],
+        ))
     }
 
-    /// What a `for` iterates, when it is the items of a place.
+    /// What a `for` iterates, when it is the items of places walked by
+    /// index.
     fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
+        let place = |place, by_ref| {
+            Some(Elements {
+                items: Items::Place { place, by_ref },
+                adaptors: Vec::new(),
+            })
+        };
         match &iter.kind {
             ExprKind::Path(path) => {
                 let name = path.path.get_ident()?.to_string();
@@ -1404,26 +1517,57 @@ impl<'m> Sweep<'m> {
                 // of numbers are copies (of anything else: references).
                 let by_ref =
                     self.an.slices.contains(&name) || dims_of(iter, &self.an.dims) != Some(1);
-                Some(Elements {
-                    place: iter,
-                    by_ref,
-                    enumerate: false,
-                })
+                place(iter, by_ref)
             }
+            ExprKind::Paren(inner) => self.elements(inner),
+            ExprKind::Reference {
+                mutability: None,
+                expr,
+            } if is_place(expr) => place(expr, true),
             ExprKind::Structural {
-                receiver, method, ..
-            } if *method == "enumerate" => {
-                let inner = self.elements(receiver)?;
-                (!inner.enumerate).then_some(Elements {
-                    enumerate: true,
-                    ..inner
-                })
+                receiver,
+                method,
+                args,
+                ..
+            } => {
+                let method_name = method.to_string();
+                match (method_name.as_str(), args.as_slice()) {
+                    ("iter", []) if is_place(receiver) => place(receiver, true),
+                    ("copied" | "cloned", []) => {
+                        let mut inner = self.elements(receiver)?;
+                        match &mut inner.items {
+                            Items::Place { by_ref, .. } if *by_ref => *by_ref = false,
+                            _ => return None,
+                        }
+                        Some(inner)
+                    }
+                    // The position is the index while no adaptor has
+                    // picked indices yet.
+                    ("enumerate", []) => {
+                        let inner = self.elements(receiver)?;
+                        (inner.adaptors.is_empty() && !matches!(inner.items, Items::Enumerate(_)))
+                            .then(|| Elements {
+                                items: Items::Enumerate(Box::new(inner.items)),
+                                adaptors: Vec::new(),
+                            })
+                    }
+                    ("zip", [other]) => {
+                        let inner = self.elements(receiver)?;
+                        let other = self.elements(other)?;
+                        (inner.adaptors.is_empty() && other.adaptors.is_empty()).then(|| Elements {
+                            items: Items::Zip(Box::new(inner.items), Box::new(other.items)),
+                            adaptors: Vec::new(),
+                        })
+                    }
+                    ("rev", []) | ("step_by" | "skip" | "take", [_]) => {
+                        let mut inner = self.elements(receiver)?;
+                        inner.adaptors.push((method, args.as_slice()));
+                        Some(inner)
+                    }
+                    _ => None,
+                }
             }
-            _ => element_source(iter).map(|(place, by_ref)| Elements {
-                place,
-                by_ref,
-                enumerate: false,
-            }),
+            _ => None,
         }
     }
 
@@ -1800,6 +1944,13 @@ impl<'m> Sweep<'m> {
                 let name = self.hoist(expr).to_token_stream();
                 Ok(self.as_number(expr, name))
             }
+            // `i as f64` of a loop's index: there again in the reverse.
+            ExprKind::Cast { expr: inner, .. }
+                if is_arithmetic(inner) && self.fully_available(expr) =>
+            {
+                let src = expr.source.to_token_stream();
+                Ok(self.as_number(expr, quote!((#src))))
+            }
             ExprKind::Cast { .. } | ExprKind::PlainCall { .. } | ExprKind::PlainMethod { .. } => {
                 let src = expr.source.to_token_stream();
                 let src = self.as_number(expr, quote!((#src)));
@@ -1990,8 +2141,8 @@ impl<'m> Sweep<'m> {
                 ..
             } => {
                 let (l, r) = (lhs.source.to_token_stream(), rhs.source.to_token_stream());
-                self.observe(l);
-                self.observe(r);
+                self.observe_operand(lhs, l);
+                self.observe_operand(rhs, r);
             }
             _ => {}
         }
@@ -2025,16 +2176,16 @@ impl<'m> Sweep<'m> {
             (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::MethodCall(call)) => {
                 let l = self.fwd(lhs)?;
                 let r = self.fwd(rhs)?;
-                self.observe(l.clone());
-                self.observe(r.clone());
+                self.observe_operand(lhs, l.clone());
+                self.observe_operand(rhs, r.clone());
                 let method = &call.method;
                 quote!(#l.#method(#r))
             }
             (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::Call(call)) => {
                 let l = self.fwd(lhs)?;
                 let r = self.fwd(rhs)?;
-                self.observe(l.clone());
-                self.observe(r.clone());
+                self.observe_operand(lhs, l.clone());
+                self.observe_operand(rhs, r.clone());
                 let func = &call.func;
                 quote!(#func(#l, #r))
             }

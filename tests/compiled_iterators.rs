@@ -1,0 +1,560 @@
+//! Iterator chains with closures through the compiled adjoint: `f_grad` of
+//! `map(..).sum()`, `fold`, `zip`, `enumerate`, `rev`, `step_by`, ranges,
+//! `product` and `map(..).collect()` into a `Vec` against closed forms, against the tape (`f_grad_tape`) at
+//! random points, and against central differences (`f_check`).
+//!
+//! That each is compiled is checked by the build: only a function the
+//! compiled adjoint covers has an `f_adjoint`, which the first test names.
+//! Agreement with the tape: the bound of `tests/compiled_paths.rs` (1e-12
+//! of the largest component; both are exact reverse mode over the same
+//! operations, summed in other orders, over at most a few dozen terms).
+
+// Index loops in the oracles: they read like the formulas.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+
+#[path = "support/xorshift.rs"]
+#[allow(dead_code)]
+mod xorshift;
+
+const AGREE: f64 = 1e-12;
+const CLOSED: f64 = 1e-13;
+
+#[differentiable]
+fn sum_of_squares(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum()
+}
+
+#[differentiable]
+fn mse(pred: &[f64], #[constant] target: &[f64]) -> f64 {
+    pred.iter()
+        .zip(target.iter())
+        .map(|(p, t)| (p - t) * (p - t))
+        .sum::<f64>()
+        / pred.len() as f64
+}
+
+#[differentiable]
+fn squashed_dot(w: &[f64], x: &[f64]) -> f64 {
+    w.iter().zip(x).map(|(&a, &b)| a * b.tanh()).sum()
+}
+
+#[differentiable]
+fn ranged(x: &[f64], w: f64) -> f64 {
+    (0..x.len())
+        .map(|i| (w * x[i]).sin() * i as f64)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn odd_from_the_end(x: &[f64]) -> f64 {
+    x.iter().rev().step_by(2).map(|v| v.exp()).sum::<f64>()
+}
+
+#[differentiable]
+fn numbered(x: &[f64]) -> f64 {
+    x.iter()
+        .copied()
+        .enumerate()
+        .map(|(i, v)| v.powi(2) * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn horner(c: &[f64], t: f64) -> f64 {
+    c.iter().rev().fold(0.0, |acc, &k| acc * t + k)
+}
+
+#[differentiable]
+fn logsumexp(z: &[f64]) -> f64 {
+    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let s: f64 = z.iter().map(|v| (v - m).exp()).sum();
+    m + s.ln()
+}
+
+#[differentiable]
+fn largest_from_first(z: &[f64]) -> f64 {
+    z.iter().skip(1).fold(z[0], |best, &v| best.max(v))
+}
+
+#[differentiable]
+fn in_a_loop(x: &[f64], #[constant] k: usize) -> f64 {
+    let mut total = 0.0;
+    for r in 0..k {
+        total += x.iter().map(|v| (v * r as f64).sin()).sum::<f64>();
+    }
+    total
+}
+
+#[differentiable]
+fn likelihood(p: &[f64]) -> f64 {
+    p.iter().product()
+}
+
+#[differentiable]
+fn captured(x: [f64; 3], s: f64) -> f64 {
+    let shift = s * 0.5;
+    x.iter().map(|v| (v * s + shift).tanh()).sum::<f64>().sqrt()
+}
+
+#[differentiable]
+fn cross_entropy(z: &[f64], #[constant] k: usize) -> f64 {
+    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    -(e[k] / s).ln()
+}
+
+#[differentiable]
+fn hidden_mean(x: &[f64], w: f64) -> f64 {
+    let h = x.iter().map(|v| (w * v).tanh()).collect::<Vec<_>>();
+    h.iter().map(|a| a * a).sum::<f64>() / h.len() as f64
+}
+
+#[differentiable]
+fn nested_chains(w: &[[f64; 3]], x: &[f64]) -> f64 {
+    (0..w.len())
+        .map(|i| w[i].iter().map(|v| v * x[i]).sum::<f64>().tanh())
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn in_a_while(x: &[f64], #[constant] k: usize) -> f64 {
+    let mut total = 0.0;
+    let mut j = 0;
+    while j < k {
+        total += x.iter().map(|v| (v * total).cos()).sum::<f64>();
+        j += 1;
+    }
+    total
+}
+
+#[differentiable]
+fn two_folds_one_name(x: &[f64]) -> f64 {
+    let a = x.iter().fold(1.0, |acc, v| acc * v);
+    let b = x.iter().fold(0.0, |acc, v| acc + v.exp());
+    a + b
+}
+
+#[differentiable]
+fn skipped_and_taken(x: &[f64]) -> f64 {
+    x.iter().skip(1).take(2).map(|v| v * v).sum::<f64>()
+        + x.iter().rev().skip(1).map(|v: &f64| v.sin()).sum::<f64>()
+}
+
+#[differentiable]
+fn numbered_pairs(w: &[f64], x: &[f64]) -> f64 {
+    w.iter()
+        .zip(x.iter())
+        .enumerate()
+        .map(|(i, (a, b))| a * b * i as f64)
+        .sum()
+}
+
+#[differentiable]
+fn square(t: f64) -> f64 {
+    t * t
+}
+
+/// The closure's item named like the slice it walks, and chains as a
+/// call's argument and a method's operand.
+#[differentiable]
+fn item_named_like_its_slice(x: &[f64]) -> f64 {
+    square(x.iter().map(|x| x.sin()).sum()) + x.iter().map(|x| x * x).sum::<f64>().max(0.5)
+}
+
+type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
+
+fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * scale.max(1e-300)
+}
+
+fn agree_slices(name: &str, compiled: &[f64], tape: &[f64]) {
+    assert_eq!(compiled.len(), tape.len(), "{name}: lengths");
+    let scale = tape.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
+    for (k, (a, b)) in compiled.iter().zip(tape).enumerate() {
+        assert!(
+            close(*a, *b, scale, AGREE),
+            "{name}: component {k}: compiled {a} vs tape {b}"
+        );
+    }
+}
+
+/// `f_grad` and `f_grad_tape` of a one-slice function agree.
+fn agree(name: &str, compiled: Grad<Vec<f64>>, tape: Grad<Vec<f64>>) -> ValueAndGradient<Vec<f64>> {
+    let compiled = compiled.unwrap_or_else(|e| panic!("{name}: compiled: {e}"));
+    let tape = tape.unwrap_or_else(|e| panic!("{name}: tape: {e}"));
+    agree_slices(name, &compiled.gradient, &tape.gradient);
+    assert!(
+        close(compiled.value, tape.value, tape.value.abs(), AGREE),
+        "{name}: value {} vs {}",
+        compiled.value,
+        tape.value
+    );
+    compiled
+}
+
+fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
+    ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
+}
+
+fn vector(rng: &mut xorshift::Rng, n: usize, scale: f64) -> Vec<f64> {
+    (0..n).map(|_| uniform(rng, scale)).collect()
+}
+
+#[test]
+fn every_chain_here_is_compiled() {
+    // A function that keeps the tape has no `_adjoint`: this would not
+    // build.
+    let _compiled = (
+        sum_of_squares_adjoint,
+        mse_adjoint,
+        squashed_dot_adjoint,
+        ranged_adjoint,
+        odd_from_the_end_adjoint,
+        numbered_adjoint,
+        horner_adjoint,
+        logsumexp_adjoint,
+        largest_from_first_adjoint,
+        in_a_loop_adjoint,
+        likelihood_adjoint,
+        captured_adjoint,
+        cross_entropy_adjoint,
+        hidden_mean_adjoint,
+        nested_chains_adjoint,
+        in_a_while_adjoint,
+        two_folds_one_name_adjoint,
+        skipped_and_taken_adjoint,
+        numbered_pairs_adjoint,
+        item_named_like_its_slice_adjoint,
+    );
+}
+
+#[test]
+fn nested_looped_renamed_and_skipped_chains_agree_with_the_tape(
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut rng = xorshift::Rng(0x5DEE_CE66);
+    for n in [1, 2, 4, 7] {
+        let x = vector(&mut rng, n, 1.2);
+        let y = vector(&mut rng, n, 1.2);
+        let w: Vec<[f64; 3]> = (0..n)
+            .map(|_| {
+                [
+                    uniform(&mut rng, 1.0),
+                    uniform(&mut rng, 1.0),
+                    uniform(&mut rng, 1.0),
+                ]
+            })
+            .collect();
+        let (got, tape) = (
+            nested_chains_grad(&w, &x)?,
+            nested_chains_grad_tape(&w, &x)?,
+        );
+        agree_slices(
+            "nested_chains dw",
+            &got.gradient.0.concat(),
+            &tape.gradient.0.concat(),
+        );
+        agree_slices("nested_chains dx", &got.gradient.1, &tape.gradient.1);
+        for k in [0, 1, 3] {
+            agree(
+                "in_a_while",
+                in_a_while_grad(&x, k),
+                in_a_while_grad_tape(&x, k),
+            );
+        }
+        agree(
+            "two_folds_one_name",
+            two_folds_one_name_grad(&x),
+            two_folds_one_name_grad_tape(&x),
+        );
+        agree(
+            "skipped_and_taken",
+            skipped_and_taken_grad(&x),
+            skipped_and_taken_grad_tape(&x),
+        );
+        let (got, tape) = (
+            numbered_pairs_grad(&x, &y)?,
+            numbered_pairs_grad_tape(&x, &y)?,
+        );
+        agree_slices("numbered_pairs dw", &got.gradient.0, &tape.gradient.0);
+        agree_slices("numbered_pairs dx", &got.gradient.1, &tape.gradient.1);
+        // Closed form: d/dwᵢ = i xᵢ.
+        let want: Vec<f64> = (0..n).map(|i| i as f64 * y[i]).collect();
+        agree_slices("numbered_pairs closed", &got.gradient.0, &want);
+        assert!(two_folds_one_name_check(&x)?.passed());
+        // 2 (Σ sin xᵢ) cos xᵢ + [Σ x² > 0.5] 2 xᵢ.
+        let got = item_named_like_its_slice_grad(&x)?;
+        let sines: f64 = x.iter().map(|v| v.sin()).sum();
+        let squares: f64 = x.iter().map(|v| v * v).sum();
+        let want: Vec<f64> = x
+            .iter()
+            .map(|v| 2.0 * sines * v.cos() + if squares > 0.5 { 2.0 * v } else { 0.0 })
+            .collect();
+        agree_slices("item_named_like_its_slice", &got.gradient, &want);
+    }
+    Ok(())
+}
+
+#[test]
+fn collected_vecs_against_closed_forms() -> Result<(), Box<dyn std::error::Error>> {
+    // d/dz −ln softmax(z)ₖ = softmax(z) − eₖ.
+    let z = [0.5, -1.0, 2.0, 1.5];
+    for k in 0..4 {
+        let got = cross_entropy_grad(&z, k)?;
+        assert_eq!(got.value, cross_entropy(&z, k));
+        let total: f64 = z.iter().map(|v| v.exp()).sum();
+        let want: Vec<f64> = (0..4)
+            .map(|j| z[j].exp() / total - if j == k { 1.0 } else { 0.0 })
+            .collect();
+        agree_slices("cross_entropy", &got.gradient, &want);
+        agree(
+            "cross_entropy",
+            cross_entropy_grad(&z, k),
+            cross_entropy_grad_tape(&z, k),
+        );
+    }
+    // mean of tanh(w x)²: d/dx = 2 t (1 − t²) w / n, d/dw = Σ 2 t (1 − t²) x / n.
+    let (x, w) = ([0.5, -1.0, 2.0], 0.8_f64);
+    let got = hidden_mean_grad(&x, w)?;
+    assert_eq!(got.value, hidden_mean(&x, w));
+    let mut dw = 0.0;
+    for i in 0..3 {
+        let t = (w * x[i]).tanh();
+        let d = 2.0 * t * (1.0 - t * t) / 3.0;
+        assert!(close(got.gradient.0[i], d * w, 1.0, CLOSED));
+        dw += d * x[i];
+    }
+    assert!(close(got.gradient.1, dw, 1.0, CLOSED));
+    assert!(hidden_mean_check(&x, w)?.passed());
+    assert!(cross_entropy_check(&z, 2)?.passed());
+    Ok(())
+}
+
+#[test]
+fn map_sum_and_zip_against_closed_forms() -> Result<(), ScalarAutodiffError> {
+    let x = [1.5, -2.0, 0.25, 3.0];
+    let got = sum_of_squares_grad(&x)?;
+    assert_eq!(got.value, sum_of_squares(&x));
+    let want: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
+    agree_slices("sum_of_squares", &got.gradient, &want);
+
+    let (p, t) = ([1.0, 2.0, 3.0], [0.5, 2.5, 1.0]);
+    let got = mse_grad(&p, &t)?;
+    assert_eq!(got.value, mse(&p, &t));
+    let want: Vec<f64> = (0..3).map(|i| 2.0 * (p[i] - t[i]) / 3.0).collect();
+    for (a, b) in got.gradient.iter().zip(&want) {
+        assert!(close(*a, *b, 1.0, CLOSED), "mse: {a} vs {b}");
+    }
+
+    let (w, x) = ([0.5, -1.0, 2.0], [0.3, -0.7, 1.1, 9.0]);
+    let got = squashed_dot_grad(&w, &x)?;
+    assert_eq!(got.value, squashed_dot(&w, &x));
+    let (dw, dx) = got.gradient;
+    // zip stops at the shorter: x[3] gets nothing.
+    assert_eq!(dx.len(), 4);
+    assert_eq!(dx[3], 0.0);
+    for i in 0..3 {
+        assert!(close(dw[i], x[i].tanh(), 1.0, CLOSED));
+        let sech2 = 1.0 - x[i].tanh().powi(2);
+        assert!(close(dx[i], w[i] * sech2, 1.0, CLOSED));
+    }
+    Ok(())
+}
+
+#[test]
+fn ranges_rev_step_by_and_enumerate_against_closed_forms() -> Result<(), ScalarAutodiffError> {
+    let x = [0.1, 0.2, 0.3, 0.4, 0.5];
+    let w = 0.7_f64;
+    let got = ranged_grad(&x, w)?;
+    assert_eq!(got.value, ranged(&x, w));
+    let (dx, dw) = got.gradient;
+    let mut want_dw = 0.0;
+    for i in 0..5 {
+        let c = (w * x[i]).cos() * i as f64;
+        assert!(close(dx[i], c * w, 1.0, CLOSED), "ranged dx[{i}]");
+        want_dw += c * x[i];
+    }
+    assert!(close(dw, want_dw, 1.0, CLOSED));
+
+    // From the end, every other: indices 4, 2, 0.
+    let got = odd_from_the_end_grad(&x)?;
+    assert_eq!(got.value, odd_from_the_end(&x));
+    let want = [0.1_f64.exp(), 0.0, 0.3_f64.exp(), 0.0, 0.5_f64.exp()];
+    agree_slices("odd_from_the_end", &got.gradient, &want);
+
+    let got = numbered_grad(&x)?;
+    assert_eq!(got.value, numbered(&x));
+    let want: Vec<f64> = (0..5).map(|i| 2.0 * x[i] * (i as f64 + 1.0)).collect();
+    agree_slices("numbered", &got.gradient, &want);
+    Ok(())
+}
+
+#[test]
+fn folds_against_closed_forms() -> Result<(), ScalarAutodiffError> {
+    let c = [1.0, -2.0, 0.5, 3.0];
+    for t in [0.5, -1.5] {
+        let got = horner_grad(&c, t)?;
+        assert_eq!(got.value, horner(&c, t));
+        // c iterated from the end: c[0] + t (c[1] + t (c[2] + t c[3])).
+        let powers: Vec<f64> = (0..4).map(|k| t.powi(k)).collect();
+        agree_slices("horner dc", &got.gradient.0, &powers);
+        let want = c[1] + 2.0 * c[2] * t + 3.0 * c[3] * t * t;
+        assert!(close(got.gradient.1, want, 1.0, CLOSED));
+    }
+
+    // d logsumexp / dz = softmax(z): the max's own derivative cancels.
+    let z = [0.5, -1.0, 2.0, 1.5];
+    let got = logsumexp_grad(&z)?;
+    assert_eq!(got.value, logsumexp(&z));
+    let total: f64 = z.iter().map(|v| v.exp()).sum();
+    let softmax: Vec<f64> = z.iter().map(|v| v.exp() / total).collect();
+    agree_slices("logsumexp", &got.gradient, &softmax);
+
+    let got = largest_from_first_grad(&z)?;
+    assert_eq!(got.value, 2.0);
+    assert_eq!(got.gradient, vec![0.0, 0.0, 1.0, 0.0]);
+    Ok(())
+}
+
+#[test]
+fn ties_and_products_follow_the_tape() -> Result<(), ScalarAutodiffError> {
+    // A tie in `max`: the tape's convention (half to each side) holds.
+    for z in [
+        vec![1.0, 3.0, 3.0],
+        vec![3.0, 3.0, -1.0],
+        vec![2.0, 2.0, 2.0],
+    ] {
+        agree(
+            "largest_from_first tie",
+            largest_from_first_grad(&z),
+            largest_from_first_grad_tape(&z),
+        );
+    }
+    let p = [0.5, 0.8, 0.25];
+    let got = likelihood_grad(&p)?;
+    assert_eq!(got.value, likelihood(&p));
+    agree_slices("likelihood", &got.gradient, &[0.2, 0.125, 0.4]);
+    Ok(())
+}
+
+#[test]
+fn chains_agree_with_the_tape_and_central_differences() -> Result<(), Box<dyn std::error::Error>> {
+    let mut rng = xorshift::Rng(0x9E37_79B9_7F4A_7C15);
+    for n in [1, 2, 5, 13] {
+        for _ in 0..4 {
+            let x = vector(&mut rng, n, 1.5);
+            let y = vector(&mut rng, n, 1.5);
+            agree(
+                "sum_of_squares",
+                sum_of_squares_grad(&x),
+                sum_of_squares_grad_tape(&x),
+            );
+            agree("mse", mse_grad(&x, &y), mse_grad_tape(&x, &y));
+            agree(
+                "odd_from_the_end",
+                odd_from_the_end_grad(&x),
+                odd_from_the_end_grad_tape(&x),
+            );
+            agree("numbered", numbered_grad(&x), numbered_grad_tape(&x));
+            agree("logsumexp", logsumexp_grad(&x), logsumexp_grad_tape(&x));
+            agree("likelihood", likelihood_grad(&x), likelihood_grad_tape(&x));
+            for k in [0, 1, 3] {
+                agree(
+                    "in_a_loop",
+                    in_a_loop_grad(&x, k),
+                    in_a_loop_grad_tape(&x, k),
+                );
+            }
+            let (w, t) = (uniform(&mut rng, 1.0), uniform(&mut rng, 1.0));
+            let (got, tape) = (ranged_grad(&x, w)?, ranged_grad_tape(&x, w)?);
+            agree_slices("ranged dx", &got.gradient.0, &tape.gradient.0);
+            assert!(close(
+                got.gradient.1,
+                tape.gradient.1,
+                tape.gradient.1.abs(),
+                AGREE
+            ));
+            let (got, tape) = (horner_grad(&x, t)?, horner_grad_tape(&x, t)?);
+            agree_slices("horner dc", &got.gradient.0, &tape.gradient.0);
+            assert!(close(
+                got.gradient.1,
+                tape.gradient.1,
+                tape.gradient.1.abs(),
+                AGREE
+            ));
+            let (got, tape) = (squashed_dot_grad(&x, &y)?, squashed_dot_grad_tape(&x, &y)?);
+            agree_slices("squashed_dot dw", &got.gradient.0, &tape.gradient.0);
+            agree_slices("squashed_dot dx", &got.gradient.1, &tape.gradient.1);
+
+            // `f_check` compares `f_grad` with central differences.
+            assert!(sum_of_squares_check(&x)?.passed());
+            assert!(mse_check(&x, &y)?.passed());
+            assert!(logsumexp_check(&x)?.passed());
+            assert!(numbered_check(&x)?.passed());
+            assert!(horner_check(&x, t)?.passed());
+            assert!(squashed_dot_check(&x, &y)?.passed());
+        }
+    }
+    let mut rng = xorshift::Rng(7);
+    for _ in 0..6 {
+        let x = [
+            uniform(&mut rng, 1.0),
+            uniform(&mut rng, 1.0),
+            uniform(&mut rng, 1.0),
+        ];
+        let s = 1.0 + uniform(&mut rng, 0.5);
+        let (got, tape) = (captured_grad(x, s)?, captured_grad_tape(x, s)?);
+        agree_slices("captured dx", &got.gradient.0, &tape.gradient.0);
+        assert!(close(
+            got.gradient.1,
+            tape.gradient.1,
+            tape.gradient.1.abs(),
+            AGREE
+        ));
+        assert!(captured_check(x, s)?.passed());
+    }
+    Ok(())
+}
+
+#[test]
+fn an_empty_sum_is_the_plain_functions_negative_zero() -> Result<(), ScalarAutodiffError> {
+    let got = sum_of_squares_grad(&[])?;
+    assert_eq!(got.value.to_bits(), sum_of_squares(&[]).to_bits());
+    assert!(got.gradient.is_empty());
+    Ok(())
+}
+
+#[test]
+fn a_non_finite_item_gives_the_tapes_error() {
+    let x = [1.0, f64::NAN, 2.0];
+    let compiled = sum_of_squares_grad(&x).unwrap_err();
+    let tape = sum_of_squares_grad_tape(&x).unwrap_err();
+    // NaN inside: compared as printed.
+    assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+    assert!(matches!(
+        compiled,
+        ScalarAutodiffError::NonFiniteLeaf { .. }
+    ));
+}
+
+#[test]
+fn a_fold_from_negative_infinity_stays_compiled() {
+    // The `-∞` start is a constant the tape takes too: the compiled adjoint
+    // gives the gradient itself (`Some`) instead of handing over to the
+    // tape, and an empty slice, whose value is `-∞`, still gets the tape's
+    // error.
+    let z = [0.5, 2.0, -1.0, 1.5];
+    let compiled = autodiff::__adjoint::with_stack(|stack| logsumexp_adjoint(stack, &z));
+    let compiled = compiled.expect("computed by the compiled adjoint");
+    let tape = logsumexp_grad_tape(&z).expect("finite");
+    agree_slices("logsumexp", &compiled.gradient, &tape.gradient);
+    let empty: [f64; 0] = [];
+    let compiled = largest_from_first_grad(&[f64::NEG_INFINITY]).unwrap_err();
+    let tape = largest_from_first_grad_tape(&[f64::NEG_INFINITY]).unwrap_err();
+    assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+    let compiled = logsumexp_grad(&empty).unwrap_err();
+    let tape = logsumexp_grad_tape(&empty).unwrap_err();
+    assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+}
