@@ -33,11 +33,12 @@
 //!   value_bar, &mut p_bar..)`, methods of `f`'s hidden companion struct
 //!   (a method's siblings have them as `f_forward`/`f_reverse`): the
 //!   calling convention of annotated calls. A caller's forward sweep calls
-//!   `g::__forward(stack, a, b)`; its reverse sweep, at the same statement
-//!   reversed, calls `g::__reverse(stack, a, b,
-//!   y_bar, &mut a_bar, &mut b_bar)` with the same arguments, both through
-//!   [`forward`] and [`reverse`], which take the arguments as a tuple so
-//!   that a wrong count or type is the plain twin's error alone (the caller's
+//!   `g::__forward(stack, args((a, b)))`; its reverse sweep, at the same
+//!   statement reversed, calls `g::__reverse(stack, args((a, b)), y_bar,
+//!   args((&mut a_bar, &mut b_bar)))` with the same arguments: each pair
+//!   takes its parameters as one `Option` of a tuple, which [`args`] makes
+//!   from the arguments written, so that a wrong count or type is the plain
+//!   twin's error alone (the caller's
 //!   save rule keeps them; an argument that is an expression gets a
 //!   temporary adjoint, `let mut argument_bar = 0.0;`, spread by the caller
 //!   like any operand; a pass-through argument gets a throwaway
@@ -66,7 +67,7 @@
 //! | `a * b` seeded `s` | `a_bar += s * b; b_bar += s * a;` |
 //! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` (the tape: `1/cosh² z`) |
 //! | `x.iter().sum()` seeded `s` | `for item_bar in x_bar.iter_mut() { *item_bar += s; }` |
-//! | `g(a)` seeded `s` | `reverse(g::__reverse, stack, (a,), s, (&mut a_bar,));` |
+//! | `g(a)` seeded `s` | `g::__reverse(stack, args((a,)), s, args((&mut a_bar,)));` |
 //!
 //! An operand that is a subexpression gets a named seed: `let product_bar =
 //! s * 0.5;` (`sum_bar`, `difference_bar`, `quotient_bar`; a method call
@@ -150,8 +151,8 @@
 //! adjoint adds reads the student's values through functions that accept
 //! what the plain twin rejects: an operand whose type the body does not show
 //! (`n` in `x * n`) through [`f64_of`], the function's value through it too
-//! unless the body shows an `f64`, annotated calls through [`forward`] and
-//! [`reverse`], and `powi`'s exponent through [`derivative::Exponent`].
+//! unless the body shows an `f64`, annotated calls' arguments through
+//! [`args`], and `powi`'s exponent through [`derivative::Exponent`].
 //! A return type the macro cannot see through (`-> Real`, an alias) is
 //! asserted on the value the forward sweep computes ([`ReturnsF64`]).
 //!
