@@ -152,7 +152,8 @@
 //! what the plain twin rejects: an operand whose type the body does not show
 //! (`n` in `x * n`) through [`f64_of`], the function's value through it too
 //! unless the body shows an `f64`, annotated calls' arguments through
-//! [`args`], and `powi`'s exponent through [`derivative::Exponent`].
+//! [`args`], and `powi`'s exponent through
+//! [`PowiExponent`](crate::__private::PowiExponent).
 //! A return type the macro cannot see through (`-> Real`, an alias) is
 //! asserted on the value the forward sweep computes ([`ReturnsF64`]).
 //!
@@ -1014,64 +1015,14 @@ pub mod derivative {
             0.0
         }
     }
-    /// `(xⁿ)'`, 0 for `n = 0`.
+    /// `(xⁿ)'`, 0 for `n = 0`. The exponent is the recording twin's
+    /// [`PowiExponent`](crate::__private::PowiExponent): an `i32`, any other
+    /// number only in a body whose `x.powi(n)` the plain twin rejects (then
+    /// the adjoint adds no second error).
     #[inline(always)]
-    pub fn powi(x: impl Borrow<f64>, n: impl Exponent) -> f64 {
+    pub fn powi(x: impl Borrow<f64>, n: impl crate::__private::PowiExponent) -> f64 {
         autodiff_core::powi_derivative(*x.borrow(), n.exponent())
     }
-
-    /// The exponent of `powi`: an `i32`; another integer only in a body
-    /// whose `x.powi(n)` the plain twin rejects (then the adjoint adds no
-    /// second error).
-    pub trait Exponent {
-        /// The exponent.
-        fn exponent(self) -> i32;
-    }
-
-    impl Exponent for i32 {
-        #[inline(always)]
-        fn exponent(self) -> i32 {
-            self
-        }
-    }
-
-    impl Exponent for &i32 {
-        #[inline(always)]
-        fn exponent(self) -> i32 {
-            *self
-        }
-    }
-
-    macro_rules! rejected_exponents {
-        ($($t:ty)*) => {$(
-            #[diagnostic::do_not_recommend]
-            impl Exponent for $t {
-                #[inline(always)]
-                fn exponent(self) -> i32 {
-                    i32::try_from(self).unwrap_or(i32::MAX)
-                }
-            }
-        )*};
-    }
-
-    rejected_exponents!(i8 i16 i64 i128 isize u8 u16 u32 u64 u128 usize);
-
-    /// A float exponent (`x.powi(y)` with `y: f64`, tracked or not): also
-    /// the plain twin's mismatched types alone.
-    macro_rules! rejected_float_exponents {
-        ($($t:ty)*) => {$(
-            #[diagnostic::do_not_recommend]
-            impl Exponent for $t {
-                #[inline(always)]
-                fn exponent(self) -> i32 {
-                    // `as` saturates and takes NaN to 0: never a panic.
-                    self as i32
-                }
-            }
-        )*};
-    }
-
-    rejected_float_exponents!(f32 f64);
 }
 
 /// A gradient of any parameter shape, written to and read back from the

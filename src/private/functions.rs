@@ -186,19 +186,28 @@ pub fn powi<X: Real, N: PowiExponent>(x: X, n: N, at: Label) -> X::Output {
     x.apply(Unary::Powi(n.exponent()), at)
 }
 
-/// `powi`'s exponent: an `i32`, as `f64::powi` takes. Any other number is
-/// the plain twin's mismatched types, so the impls for them never run;
-/// they leave that error the only one. An integer literal is an `i32`
-/// (the one integer impl that runs, and rustc's fallback).
+/// `powi`'s exponent, in the recording twin and in the compiled adjoint's
+/// derivative (`__adjoint::derivative::powi`): an `i32`, as `f64::powi`
+/// takes. Any other number is the plain twin's mismatched types, so the
+/// impls for them never run; they leave that error the only one. An
+/// integer literal is an `i32` (the one integer impl that runs, and
+/// rustc's fallback).
 pub trait PowiExponent {
     /// The exponent.
     fn exponent(self) -> i32;
 }
 
 impl PowiExponent for i32 {
-    #[inline]
+    #[inline(always)]
     fn exponent(self) -> i32 {
         self
+    }
+}
+
+impl PowiExponent for &i32 {
+    #[inline(always)]
+    fn exponent(self) -> i32 {
+        *self
     }
 }
 
@@ -213,4 +222,4 @@ macro_rules! exponent_by_mistake {
     )*};
 }
 
-exponent_by_mistake!(i8 i16 i64 i128 isize u8 u16 u32 u64 u128 usize bool f64 &f64 Scalar<'_> &Scalar<'_>);
+exponent_by_mistake!(i8 i16 i64 i128 isize u8 u16 u32 u64 u128 usize bool f32 f64 &f64 Scalar<'_> &Scalar<'_>);
