@@ -87,6 +87,27 @@ pub use autodiff_macros::Parameters;
 
 pub mod optim;
 
+/// The types other than `f64` that a `type` alias in a return position
+/// (`-> Pair` with `type Pair = (f64, f64)`) may hide, as
+/// `type => [generics]` rows handed to `$then!`: the recording twin's
+/// `Returned` and the compiled adjoint's `Operand` each implement them
+/// with a body that never runs (the gradient asserts the alias is `f64`),
+/// so that assertion is the one error.
+macro_rules! for_each_non_f64_return {
+    ($then:ident) => {
+        $then!(
+            () => [],
+            (A,) => [A],
+            (A, B) => [A, B],
+            (A, B, C) => [A, B, C],
+            (A, B, C, D) => [A, B, C, D],
+            Vec<T> => [T],
+            [T; N] => [T, const N: usize],
+            Option<T> => [T],
+        );
+    };
+}
+
 /// What `#[differentiable]`-generated code calls; not a public API.
 #[doc(hidden)]
 #[path = "private/mod.rs"]

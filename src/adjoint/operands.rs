@@ -81,16 +81,7 @@ macro_rules! returned_through_an_alias {
     )*};
 }
 
-returned_through_an_alias!(
-    () => [],
-    (A,) => [A],
-    (A, B) => [A, B],
-    (A, B, C) => [A, B, C],
-    (A, B, C, D) => [A, B, C, D],
-    Vec<T> => [T],
-    [T; N] => [T, const N: usize],
-    Option<T> => [T],
-);
+for_each_non_f64_return!(returned_through_an_alias);
 
 #[diagnostic::do_not_recommend]
 impl Operand for bool {
