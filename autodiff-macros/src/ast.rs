@@ -580,4 +580,25 @@ impl<'a> Block<'a> {
             _ => (&self.stmts, None),
         }
     }
+
+    /// Whether any expression in the block, at any depth (nested items
+    /// aside), satisfies `found`.
+    pub fn any_expr(&self, found: &impl Fn(&Expr<'a>) -> bool) -> bool {
+        self.stmts.iter().any(|stmt| match stmt {
+            Stmt::Let { init, .. } => init.as_ref().is_some_and(|init| init.any_expr(found)),
+            Stmt::Item(_) => false,
+            Stmt::Expr(expr, _) => expr.any_expr(found),
+        })
+    }
+}
+
+impl<'a> Expr<'a> {
+    /// Whether this expression or one inside it satisfies `found`.
+    pub fn any_expr(&self, found: &impl Fn(&Expr<'a>) -> bool) -> bool {
+        found(self)
+            || self.children().into_iter().any(|child| match child {
+                Child::Expr(inner) => inner.any_expr(found),
+                Child::Block(block) => block.any_expr(found),
+            })
+    }
 }

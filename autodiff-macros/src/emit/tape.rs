@@ -8,7 +8,7 @@ use syn::{GenericParam, Ident, Lifetime};
 
 use super::companion::{Input, Signature};
 use super::{body::Emitter, param_label, Names};
-use crate::ast::{Block, Child, Expr, ExprKind, Function, Kind, Param, Stmt};
+use crate::ast::{Block, ExprKind, Function, Kind, Param};
 use crate::flow::Flow;
 
 /// The recording twin, and its signature for the companion's forwarder.
@@ -231,26 +231,13 @@ fn of_scalars(kind: &Kind) -> bool {
 /// tokens (a closure's or a nested item's own `return` counts too, which
 /// only costs the closure).
 fn may_return(block: &Block) -> bool {
-    block.stmts.iter().any(|stmt| match stmt {
-        Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_may_return),
-        Stmt::Item(_) => false,
-        Stmt::Expr(expr, _) => expr_may_return(expr),
-    })
-}
-
-fn expr_may_return(expr: &Expr) -> bool {
-    let in_macro = match &expr.kind {
-        ExprKind::Return(_) => return true,
+    block.any_expr(&|expr| match &expr.kind {
+        ExprKind::Return(_) => true,
         ExprKind::PlainMacro { mac, .. } | ExprKind::Dbg { mac, .. } => {
             mentions_return(mac.tokens.clone())
         }
         _ => false,
-    };
-    in_macro
-        || expr.children().into_iter().any(|child| match child {
-            Child::Expr(inner) => expr_may_return(inner),
-            Child::Block(inner) => may_return(inner),
-        })
+    })
 }
 
 fn mentions_return(tokens: TokenStream) -> bool {

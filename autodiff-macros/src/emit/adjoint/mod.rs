@@ -18,7 +18,7 @@ mod sweep;
 use std::collections::HashSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 
 use super::companion::{Input, Sibling, Signature};
@@ -89,12 +89,16 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
 /// chain's result is seen once that one is a loop: lowered again, until
 /// nothing changes.
 fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
-    let reduces = ["sum", "product", "fold"];
-    let body = function.item.block.to_token_stream();
-    if !reduces
-        .iter()
-        .any(|name| crate::text::mentions(body.clone(), name))
-    {
+    // Read off the model: printing the body to look for the words would
+    // re-tokenise all of it for every function.
+    let reduces = function.body.any_expr(&|expr| match &expr.kind {
+        ExprKind::Sum { .. } => true,
+        ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
+            *method == "fold"
+        }
+        _ => false,
+    });
+    if !reduces {
         return None;
     }
     let (mut item, mut extremes) = chains::lower(function.item, &Analysis::new(function).active)?;

@@ -2436,35 +2436,16 @@ fn element_source<'e, 'a>(iter: &'e Expr<'a>) -> Option<(&'e Expr<'a>, bool)> {
 }
 
 fn contains_jump(block: &Block) -> bool {
-    fn expr_jumps(expr: &Expr) -> bool {
-        match &expr.kind {
-            ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_) => true,
-            _ => expr.children().into_iter().any(|child| match child {
-                crate::ast::Child::Expr(child) => expr_jumps(child),
-                crate::ast::Child::Block(block) => contains_jump(block),
-            }),
-        }
-    }
-    block.stmts.iter().any(|stmt| match stmt {
-        Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_jumps),
-        Stmt::Item(_) => false,
-        Stmt::Expr(expr, _) => expr_jumps(expr),
+    block.any_expr(&|expr| {
+        matches!(
+            expr.kind,
+            ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
+        )
     })
 }
 
 fn has_return(block: &Block) -> bool {
-    fn expr_returns(expr: &Expr) -> bool {
-        matches!(expr.kind, ExprKind::Return(_))
-            || expr.children().into_iter().any(|child| match child {
-                crate::ast::Child::Expr(child) => expr_returns(child),
-                crate::ast::Child::Block(block) => has_return(block),
-            })
-    }
-    block.stmts.iter().any(|stmt| match stmt {
-        Stmt::Let { init, .. } => init.as_ref().is_some_and(expr_returns),
-        Stmt::Item(_) => false,
-        Stmt::Expr(expr, _) => expr_returns(expr),
-    })
+    block.any_expr(&|expr| matches!(expr.kind, ExprKind::Return(_)))
 }
 
 /// `g`'s `forward` or `reverse` sibling, which the sweeps call with the
