@@ -197,44 +197,15 @@ impl Lowering<'_> {
             E::Field(field) => self.extract(&mut field.base, before),
             E::Reference(reference) => self.extract(&mut reference.expr, before),
             E::Index(index) => {
-                self.extract(&mut index.expr, before);
-                if before.is_empty() {
-                    self.extract(&mut index.index, before);
-                }
+                self.extract_first([&mut *index.expr, &mut *index.index], before);
             }
             E::MethodCall(call) => {
-                self.extract(&mut call.receiver, before);
-                for arg in call.args.iter_mut() {
-                    if !before.is_empty() {
-                        break;
-                    }
-                    self.extract(arg, before);
-                }
+                let operands = std::iter::once(&mut *call.receiver).chain(call.args.iter_mut());
+                self.extract_first(operands, before);
             }
-            E::Call(call) => {
-                for arg in call.args.iter_mut() {
-                    if !before.is_empty() {
-                        break;
-                    }
-                    self.extract(arg, before);
-                }
-            }
-            E::Tuple(tuple) => {
-                for elem in tuple.elems.iter_mut() {
-                    if !before.is_empty() {
-                        break;
-                    }
-                    self.extract(elem, before);
-                }
-            }
-            E::Array(array) => {
-                for elem in array.elems.iter_mut() {
-                    if !before.is_empty() {
-                        break;
-                    }
-                    self.extract(elem, before);
-                }
-            }
+            E::Call(call) => self.extract_first(call.args.iter_mut(), before),
+            E::Tuple(tuple) => self.extract_first(tuple.elems.iter_mut(), before),
+            E::Array(array) => self.extract_first(array.elems.iter_mut(), before),
             E::Return(ret) => {
                 if let Some(value) = &mut ret.expr {
                     self.extract(value, before);
@@ -242,6 +213,21 @@ impl Lowering<'_> {
             }
             E::Assign(assign) => self.extract(&mut assign.right, before),
             _ => {}
+        }
+    }
+
+    /// [`Self::extract`] on each of `operands`, in order, until one lowers a
+    /// chain: the statement is then split before it.
+    fn extract_first<'e>(
+        &mut self,
+        operands: impl IntoIterator<Item = &'e mut syn::Expr>,
+        before: &mut Vec<syn::Stmt>,
+    ) {
+        for operand in operands {
+            if !before.is_empty() {
+                break;
+            }
+            self.extract(operand, before);
         }
     }
 
@@ -307,17 +293,7 @@ impl Lowering<'_> {
                 if map.method != "map" || map.args.len() != 1 {
                     return None;
                 }
-                let syn::Expr::Closure(closure) = &map.args[0] else {
-                    return None;
-                };
-                let [pat] = closure_inputs(closure)?;
-                Chain {
-                    source: (*map.receiver).clone(),
-                    pat,
-                    body: (*closure.body).clone(),
-                    reduce: Reduce::Collect(turbofish),
-                    span: call.method.span(),
-                }
+                mapped(map, Reduce::Collect(turbofish), call.method.span())?
             }
             "sum" | "product" if call.args.is_empty() => {
                 if let Some(turbofish) = &call.turbofish {
@@ -336,17 +312,7 @@ impl Lowering<'_> {
                 };
                 match &*call.receiver {
                     syn::Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
-                        let syn::Expr::Closure(closure) = &map.args[0] else {
-                            return None;
-                        };
-                        let [pat] = closure_inputs(closure)?;
-                        Chain {
-                            source: (*map.receiver).clone(),
-                            pat,
-                            body: (*closure.body).clone(),
-                            reduce,
-                            span: call.method.span(),
-                        }
+                        mapped(map, reduce, call.method.span())?
                     }
                     // `p.iter().product()`: a `sum` of a place the sweep
                     // reverses as it is.
@@ -613,6 +579,22 @@ fn simple_binding(pat: &syn::Pat) -> Option<(&syn::Ident, Option<&syn::Type>)> {
         },
         _ => None,
     }
+}
+
+/// The chain `source.map(|pat| body)` reduced by `reduce`, when `map`'s
+/// one argument is a closure of one parameter.
+fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain> {
+    let syn::Expr::Closure(closure) = &map.args[0] else {
+        return None;
+    };
+    let [pat] = closure_inputs(closure)?;
+    Some(Chain {
+        source: (*map.receiver).clone(),
+        pat,
+        body: (*closure.body).clone(),
+        reduce,
+        span,
+    })
 }
 
 /// The closure's parameters without types, when it has `N` and no
