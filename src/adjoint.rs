@@ -25,7 +25,7 @@
 //!   each under a `// <source line>` comment. Then the verdict:
 //!   `stack.observe(value)`, `stack.observe_param(&p, &p_bar)` per
 //!   parameter, and `stack.finite().then_some(ValueAndGradient { .. })`.
-//! - `f_grad(params)`: `match with_stack(|stack| f_adjoint(stack, ..)) {
+//! - `f_grad(params)`: `match f_adjoint(&mut Scratch::take(), ..) {
 //!   Some(result) => Ok(result), None => f_grad_tape(..) }`. `f_grad_on`
 //!   keeps its signature and is the same, its kept tape used only by the
 //!   fallback (cleared and recorded on as today).
@@ -203,7 +203,7 @@ pub use calls::{args, Arg, Args, NotDifferentiable};
 pub use operands::{f64_of, Operand, ReturnsF64};
 
 use std::borrow::Borrow;
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::ops::{Add, AddAssign, Div, Index, IndexMut, Mul, Neg, Sub, SubAssign};
 
 pub use autodiff_core::ValueAndGradient;
@@ -211,7 +211,7 @@ pub use autodiff_core::ValueAndGradient;
 /// The saved values and control-flow records of one compiled gradient: a
 /// forward sweep pushes, the reverse sweep pops in the opposite order.
 ///
-/// One stack per thread is reused by every `f_grad` call ([`with_stack`]),
+/// One stack per thread is reused by every `f_grad` call ([`Scratch`]),
 /// so a gradient in a training loop allocates nothing after its first
 /// call; a nested annotated call stacks its records between its caller's.
 ///
@@ -356,6 +356,13 @@ impl Stack {
         self.finite = false;
     }
 
+    /// [`fail`](Self::fail), as the NaN a failed forward sweep returns.
+    #[inline(always)]
+    pub fn failed(&mut self) -> f64 {
+        self.fail();
+        f64::NAN
+    }
+
     /// Whether every observed value was finite: `f_adjoint` returns its
     /// result only then, and `f_grad` reruns the tape otherwise.
     #[inline(always)]
@@ -450,14 +457,66 @@ impl<T: Observed> Observed for Vec<T> {
 const KEPT_BYTES: usize = 64 << 20;
 
 thread_local! {
-    static STACK: RefCell<Stack> = const { RefCell::new(Stack::new()) };
+    static STACK: Cell<Stack> = const { Cell::new(Stack::new()) };
 }
 
-/// Runs `f` (an `f_adjoint`) on this thread's stack, cleared first.
+/// This thread's stack, taken for one gradient and given back when dropped:
+/// what a generated `f_grad` runs its `f_adjoint` on.
 ///
 /// A nested `f_grad` (the user calls a gradient from inside a gradient's
-/// closure, or a thread is being torn down) finds the stack borrowed or
-/// gone and gets a fresh one: never a panic.
+/// closure, or a thread is being torn down) finds the thread's slot empty
+/// or gone and starts from a fresh stack: never a panic. The stack comes
+/// cleared; a stack that grew past 64 MiB is freed instead of kept.
+///
+/// ```
+/// use autodiff::__adjoint::Scratch;
+///
+/// let mut outer = Scratch::take();
+/// outer.push(1.0);
+/// let inner_empty = Scratch::take().is_empty();
+/// assert_eq!((outer.pop(), inner_empty), (1.0, true));
+/// ```
+#[derive(Debug)]
+pub struct Scratch(Stack);
+
+impl Scratch {
+    /// Takes this thread's stack, cleared (a fresh one if it is taken).
+    #[inline]
+    pub fn take() -> Scratch {
+        let mut stack = STACK.try_with(Cell::take).unwrap_or_default();
+        stack.clear();
+        Scratch(stack)
+    }
+}
+
+impl Drop for Scratch {
+    #[inline]
+    fn drop(&mut self) {
+        if self.0.capacity_bytes() <= KEPT_BYTES {
+            let stack = std::mem::take(&mut self.0);
+            // Gone only while the thread is torn down: the stack is freed.
+            let _ = STACK.try_with(|slot| slot.set(stack));
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Stack;
+    #[inline(always)]
+    fn deref(&self) -> &Stack {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Scratch {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Stack {
+        &mut self.0
+    }
+}
+
+/// Runs `f` (an `f_adjoint`) on this thread's stack, cleared first: a
+/// [`Scratch`] for the length of a closure.
 ///
 /// ```
 /// use autodiff::__adjoint::with_stack;
@@ -470,22 +529,7 @@ thread_local! {
 /// assert_eq!(top, (1.0, true));
 /// ```
 pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
-    let mut f = Some(f);
-    let shared = STACK.try_with(|cell| {
-        let mut stack = cell.try_borrow_mut().ok()?;
-        stack.clear();
-        let result = (f.take()?)(&mut stack);
-        if stack.capacity_bytes() > KEPT_BYTES {
-            *stack = Stack::new();
-        }
-        Some(result)
-    });
-    match (shared, f) {
-        (Ok(Some(result)), _) => result,
-        (_, Some(f)) => f(&mut Stack::new()),
-        // `f` ran on the shared stack, so its result was returned above.
-        (_, None) => unreachable!("with_stack: the closure ran but gave no result"),
-    }
+    f(&mut Scratch::take())
 }
 
 /// The adjoint of a value: same shape, every `f64` component a zero, every
@@ -1072,6 +1116,69 @@ impl<T: Spread> Spread for Vec<T> {
     }
     fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
         self.as_mut_slice().pop_scaled(stack, scale);
+    }
+}
+
+/// A function's whole gradient: one component per differentiable
+/// parameter, pushed in order and popped last first.
+macro_rules! spread_tuple {
+    ($($t:ident $i:tt),*) => {
+        impl<$($t: Spread),*> Spread for ($($t,)*) {
+            #[inline]
+            fn push_all(&self, _stack: &mut Stack) {
+                $(self.$i.push_all(_stack);)*
+            }
+            #[inline]
+            fn pop_scaled(&mut self, _stack: &mut Stack, _scale: f64) {
+                spread_tuple!(@pop self _stack _scale [] $($i)*);
+            }
+        }
+    };
+    (@pop $self:ident $stack:ident $scale:ident [$($done:tt)*]) => {
+        $($self.$done.pop_scaled($stack, $scale);)*
+    };
+    (@pop $self:ident $stack:ident $scale:ident [$($done:tt)*] $first:tt $($rest:tt)*) => {
+        spread_tuple!(@pop $self $stack $scale [$first $($done)*] $($rest)*)
+    };
+}
+
+spread_tuple!();
+spread_tuple!(A 0, B 1);
+spread_tuple!(A 0, B 1, C 2);
+spread_tuple!(A 0, B 1, C 2, D 3);
+spread_tuple!(A 0, B 1, C 2, D 3, E 4);
+spread_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+spread_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+spread_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+spread_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+spread_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+spread_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+spread_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+/// What an `f_forward` returns to the caller's forward sweep: the value of
+/// `f`, with its gradient pushed for `f_reverse`; `result` is `None` when
+/// `f`'s adjoint (or tape) failed, and then the caller's sweep fails too.
+///
+/// ```
+/// use autodiff::__adjoint::{forwarded, Spread, Stack};
+/// use autodiff::ValueAndGradient;
+///
+/// let mut stack = Stack::new();
+/// let result = ValueAndGradient { value: 2.0, gradient: (3.0, [4.0, 5.0]) };
+/// assert_eq!(forwarded(Some(result), &mut stack), 2.0);
+/// let mut bars = (0.0, [0.0; 2]);
+/// bars.pop_scaled(&mut stack, 10.0);
+/// assert_eq!(bars, (30.0, [40.0, 50.0]));
+/// assert!(forwarded::<f64>(None, &mut stack).is_nan() && !stack.finite());
+/// ```
+#[inline(always)]
+pub fn forwarded<G: Spread>(result: Option<ValueAndGradient<G>>, stack: &mut Stack) -> f64 {
+    match result {
+        Some(result) => {
+            result.gradient.push_all(stack);
+            result.value
+        }
+        None => stack.failed(),
     }
 }
 

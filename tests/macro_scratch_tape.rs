@@ -1,8 +1,8 @@
-//! `f_grad` records on a tape its thread keeps between calls. Nothing of one
-//! call may leak into the next, a nested call must not disturb the outer
-//! one, and threads must not share it. The tape is a `Tape::new()`, which
-//! starts from the memory the last call on the thread left behind. Oracle:
-//! the closed form 3x² + 2.
+//! `f_grad_tape` records on a `Tape::new()`, which starts from the memory
+//! the last tape dropped on its thread left behind, and `f_grad` runs on a
+//! stack its thread keeps between calls. Nothing of one call may leak into
+//! the next, a nested call must not disturb the outer one, and threads must
+//! not share either. Oracle: the closed form 3x² + 2.
 
 use autodiff::prelude::*;
 
@@ -19,24 +19,31 @@ fn derivative(x: f64) -> f64 {
 #[test]
 fn repeated_calls_start_from_a_clean_tape() {
     for x in [1.5, -2.0, 1.5, 0.25] {
-        let result = cubic_grad(x).unwrap();
-        assert_eq!(result.value, cubic(x));
-        assert!((result.gradient - derivative(x)).abs() < 1e-12, "at {x}");
+        for result in [cubic_grad(x).unwrap(), cubic_grad_tape(x).unwrap()] {
+            assert_eq!(result.value, cubic(x));
+            assert!((result.gradient - derivative(x)).abs() < 1e-12, "at {x}");
+        }
     }
 }
 
 #[test]
 fn a_call_inside_another_gets_its_own_tape() {
-    let outer = autodiff::__private::on_scratch_tape(|tape| {
-        tape.clear();
-        let x = tape.variable(2.0).unwrap();
-        let y = x.mul(x).unwrap();
-        // While the outer tape is in use, a nested gradient must not touch it.
+    let tape = Tape::new();
+    let x = tape.variable(2.0).unwrap();
+    let y = x.mul(x).unwrap();
+    // While the outer tape is in use, nested gradients must not touch it.
+    let inner = cubic_grad_tape(3.0).unwrap();
+    let compiled = autodiff::__adjoint::with_stack(|stack| {
+        stack.push(1.0);
         let inner = cubic_grad(3.0).unwrap();
-        y.backward().unwrap();
-        (tape.len(), x.gradient(), inner.gradient)
+        (inner, stack.pop())
     });
-    assert_eq!(outer, (2, Some(4.0), derivative(3.0)));
+    y.backward().unwrap();
+    assert_eq!(
+        (tape.len(), x.gradient(), inner.gradient),
+        (2, Some(4.0), derivative(3.0))
+    );
+    assert_eq!((compiled.0.gradient, compiled.1), (derivative(3.0), 1.0));
 }
 
 #[test]
@@ -47,7 +54,9 @@ fn each_thread_has_its_own_scratch_tape() {
                 scope.spawn(move || {
                     let x = 0.5 + k as f64;
                     (0..50)
-                        .map(|_| cubic_grad(x).unwrap().gradient)
+                        .map(|_| {
+                            cubic_grad(x).unwrap().gradient + cubic_grad_tape(x).unwrap().gradient
+                        })
                         .fold(0.0, |_, g| g)
                 })
             })
@@ -55,7 +64,7 @@ fn each_thread_has_its_own_scratch_tape() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     for (k, gradient) in results.iter().enumerate() {
-        assert!((gradient - derivative(0.5 + k as f64)).abs() < 1e-12);
+        assert!((gradient - 2.0 * derivative(0.5 + k as f64)).abs() < 1e-12);
     }
 }
 

@@ -51,51 +51,16 @@ impl dot {
         dot_tape(tape, w, x)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<([f64; 3], &[f64])>,
     ) -> f64 {
         let ::core::option::Option::Some((w, x)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
-        match dot_adjoint(stack, w, x) {
-            ::core::option::Option::Some(result) => {
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-                result.value
-            }
-            ::core::option::Option::None => {
-                stack.fail();
-                f64::NAN
-            }
-        }
+        ::autodiff::__adjoint::forwarded(dot_adjoint(stack, w, x), stack)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<([f64; 3], &[f64])>,
@@ -103,11 +68,10 @@ impl dot {
         bars: ::core::option::Option<(&mut [f64; 3], &mut [f64])>,
     ) {
         let (
-            ::core::option::Option::Some((w, x)),
+            ::core::option::Option::Some(_),
             ::core::option::Option::Some((w_bar, x_bar)),
         ) = (args, bars) else {
-            stack.fail();
-            return;
+            return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
@@ -123,7 +87,7 @@ fn dot_grad(
     ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| dot_adjoint(stack, w, x)) {
+    match dot_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => dot_grad_tape(w, x),
     }
@@ -140,12 +104,12 @@ fn dot_grad_on(
     ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| dot_adjoint(stack, w, x)) {
+    match dot_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => dot_grad_tape_on(tape, w, x),
     }
 }
-/// [`dot_grad`] by one reverse pass over [`dot_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// [`dot_grad`] by one reverse pass over [`dot_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 fn dot_grad_tape(
     w: [f64; 3],
     x: &[f64],
@@ -153,7 +117,7 @@ fn dot_grad_tape(
     ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| dot_grad_tape_on(tape, w, x))
+    dot_grad_tape_on(&mut ::autodiff::Tape::new(), w, x)
 }
 #[doc(hidden)]
 #[allow(
@@ -167,7 +131,6 @@ fn dot_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
-#[allow(clippy::too_many_arguments)]
 fn dot_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     w: [f64; 3],
@@ -216,14 +179,17 @@ fn dot_grad_tape_on(
     use ::autodiff::__private as __ad;
     tape.clear();
     let tape = &*tape;
-    let w_var = __ad::variables(tape, &w, __ad::at("w", 3))?;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3))?;
-    let output = dot_tape(tape, w_var, __ad::slice(&x_var))?;
-    __ad::backward(output)?;
-    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-        value: output.value(),
-        gradient: (__ad::gradient(&w, &w_var), __ad::gradient(&x, &x_var)),
-    })
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    match __ad::finish(tape, dot_tape(tape, w_var, __ad::slice(&x_var))) {
+        ::core::result::Result::Ok(value) => {
+            ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: (__ad::gradient(&w, &w_var), __ad::gradient(&x, &x_var)),
+            })
+        }
+        ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+    }
 }
 /// Checks [`dot_grad`] against central differences of [`dot`] in every component, with the default step and tolerance.
 fn dot_check(
@@ -244,7 +210,10 @@ fn dot_check_with(
     let mut inputs = ::std::vec::Vec::new();
     __ad::components(&w, &mut inputs);
     __ad::components(&x, &mut inputs);
-    let reverse = dot_grad(__ad::dup(&w), __ad::dup(&x))?;
+    let reverse = match dot_grad(__ad::dup(&w), __ad::dup(&x)) {
+        ::core::result::Result::Ok(reverse) => reverse,
+        ::core::result::Result::Err(error) => return __ad::unchecked(error),
+    };
     let mut analytic = ::std::vec::Vec::new();
     __ad::gradient_components(&w, &reverse.gradient.0, &mut analytic);
     __ad::gradient_components(&x, &reverse.gradient.1, &mut analytic);

@@ -4,7 +4,17 @@ fn neuron(w: f64, x: f64, b: f64) -> f64 {
     relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0) + affine(2.0, 3.0, 1.0)
 }
 /// Records [`neuron`] on `tape`: one node per operation on tracked values, each labelled with its binding name or source text and line.
-#[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
+#[allow(
+    clippy::too_many_arguments,
+    unused_variables,
+    unused_mut,
+    unused_assignments,
+    unused_imports,
+    dead_code,
+    non_camel_case_types,
+    non_snake_case,
+    unreachable_pub
+)]
 fn neuron_tape<'tape>(
     tape: &'tape ::autodiff::Tape,
     w: ::autodiff::Scalar<'tape>,
@@ -25,12 +35,6 @@ fn neuron_tape<'tape>(
             __ad::call_twin(
                 tape,
                 ({
-                    #[allow(
-                        non_camel_case_types,
-                        non_snake_case,
-                        dead_code,
-                        unreachable_pub
-                    )]
                     mod not_differentiable {
                         #[diagnostic::on_unimplemented(
                             message = "`affine` is not #[differentiable], so it cannot take a tracked value",
@@ -62,10 +66,8 @@ fn neuron_tape<'tape>(
                             }
                         }
                     }
-                    #[allow(unused_imports)]
                     use not_differentiable::*;
                     {
-                        #[allow(unused_imports)]
                         use self::*;
                         affine::__tape
                     }
@@ -87,12 +89,6 @@ fn neuron_tape<'tape>(
                         __ad::call_twin(
                             tape,
                             ({
-                                #[allow(
-                                    non_camel_case_types,
-                                    non_snake_case,
-                                    dead_code,
-                                    unreachable_pub
-                                )]
                                 mod not_differentiable {
                                     #[diagnostic::on_unimplemented(
                                         message = "`affine` is not #[differentiable], so it cannot take a tracked value",
@@ -124,10 +120,8 @@ fn neuron_tape<'tape>(
                                         }
                                     }
                                 }
-                                #[allow(unused_imports)]
                                 use not_differentiable::*;
                                 {
-                                    #[allow(unused_imports)]
                                     use self::*;
                                     affine::__tape
                                 }
@@ -169,52 +163,16 @@ impl neuron {
         neuron_tape(tape, w, x, b)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64, f64, f64)>,
     ) -> f64 {
         let ::core::option::Option::Some((w, x, b)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
-        match neuron_adjoint(stack, w, x, b) {
-            ::core::option::Option::Some(result) => {
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
-                result.value
-            }
-            ::core::option::Option::None => {
-                stack.fail();
-                f64::NAN
-            }
-        }
+        ::autodiff::__adjoint::forwarded(neuron_adjoint(stack, w, x, b), stack)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64, f64, f64)>,
@@ -222,11 +180,10 @@ impl neuron {
         bars: ::core::option::Option<(&mut f64, &mut f64, &mut f64)>,
     ) {
         let (
-            ::core::option::Option::Some((w, x, b)),
+            ::core::option::Option::Some(_),
             ::core::option::Option::Some((w_bar, x_bar, b_bar)),
         ) = (args, bars) else {
-            stack.fail();
-            return;
+            return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(b_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
@@ -244,7 +201,7 @@ fn neuron_grad(
     ::autodiff::ValueAndGradient<(f64, f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| neuron_adjoint(stack, w, x, b)) {
+    match neuron_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x, b) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => neuron_grad_tape(w, x, b),
     }
@@ -262,12 +219,12 @@ fn neuron_grad_on(
     ::autodiff::ValueAndGradient<(f64, f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| neuron_adjoint(stack, w, x, b)) {
+    match neuron_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x, b) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => neuron_grad_tape_on(tape, w, x, b),
     }
 }
-/// [`neuron_grad`] by one reverse pass over [`neuron_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// [`neuron_grad`] by one reverse pass over [`neuron_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 fn neuron_grad_tape(
     w: f64,
     x: f64,
@@ -276,12 +233,7 @@ fn neuron_grad_tape(
     ::autodiff::ValueAndGradient<(f64, f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| neuron_grad_tape_on(
-        tape,
-        w,
-        x,
-        b,
-    ))
+    neuron_grad_tape_on(&mut ::autodiff::Tape::new(), w, x, b)
 }
 #[doc(hidden)]
 #[allow(
@@ -292,61 +244,50 @@ fn neuron_grad_tape(
     unused_doc_comments,
     unreachable_code,
     non_snake_case,
+    unused_imports,
+    dead_code,
+    non_camel_case_types,
+    unreachable_pub,
     clippy::all,
     clippy::pedantic
 )]
-#[allow(clippy::too_many_arguments)]
 fn neuron_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     w: f64,
     x: f64,
     b: f64,
 ) -> ::core::option::Option<::autodiff::ValueAndGradient<(f64, f64, f64)>> {
-    let affine_value = ({
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-        mod not_differentiable {
-            pub struct affine {}
-            impl affine {
-                pub fn __forward(
-                    _: &mut ::autodiff::__adjoint::Stack,
-                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-                ) -> f64 {
-                    ::core::unreachable!()
-                }
+    mod not_differentiable {
+        pub struct affine {}
+        impl affine {
+            pub fn __reverse(
+                _: &mut ::autodiff::__adjoint::Stack,
+                _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+                _: f64,
+                _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+            ) {
+                loop {}
+            }
+            pub fn __forward(
+                _: &mut ::autodiff::__adjoint::Stack,
+                _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+            ) -> f64 {
+                loop {}
             }
         }
-        #[allow(unused_imports)]
-        use not_differentiable::*;
-        {
-            #[allow(unused_imports)]
-            use self::*;
-            affine::__forward
-        }
+    }
+    use not_differentiable::*;
+    let affine_value = ({
+        use self::*;
+        affine::__forward
     })(stack, ::autodiff::__adjoint::args((w, x, b)));
     let value = affine_value;
     let z = value;
     let z_relu = relu(z);
     let z_sigmoid = sigmoid(z);
     let affine_value_2 = ({
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-        mod not_differentiable {
-            pub struct affine {}
-            impl affine {
-                pub fn __forward(
-                    _: &mut ::autodiff::__adjoint::Stack,
-                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-                ) -> f64 {
-                    ::core::unreachable!()
-                }
-            }
-        }
-        #[allow(unused_imports)]
-        use not_differentiable::*;
-        {
-            #[allow(unused_imports)]
-            use self::*;
-            affine::__forward
-        }
+        use self::*;
+        affine::__forward
     })(stack, ::autodiff::__adjoint::args((2.0, x, 1.0)));
     stack.observe(z);
     stack.observe(z);
@@ -360,27 +301,8 @@ fn neuron_adjoint(
     let value_bar = 1.0;
     let mut z_bar = 0.0;
     ({
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-        mod not_differentiable {
-            pub struct affine {}
-            impl affine {
-                pub fn __reverse(
-                    _: &mut ::autodiff::__adjoint::Stack,
-                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-                    _: f64,
-                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-                ) {
-                    ::core::unreachable!()
-                }
-            }
-        }
-        #[allow(unused_imports)]
-        use not_differentiable::*;
-        {
-            #[allow(unused_imports)]
-            use self::*;
-            affine::__reverse
-        }
+        use self::*;
+        affine::__reverse
     })(
         stack,
         ::autodiff::__adjoint::args((2.0, x, 1.0)),
@@ -397,27 +319,8 @@ fn neuron_adjoint(
     let z_relu_bar = value_bar * partials.0;
     z_bar += z_relu_bar * ::autodiff::__adjoint::derivative::relu(z);
     ({
-        #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
-        mod not_differentiable {
-            pub struct affine {}
-            impl affine {
-                pub fn __reverse(
-                    _: &mut ::autodiff::__adjoint::Stack,
-                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-                    _: f64,
-                    _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-                ) {
-                    ::core::unreachable!()
-                }
-            }
-        }
-        #[allow(unused_imports)]
-        use not_differentiable::*;
-        {
-            #[allow(unused_imports)]
-            use self::*;
-            affine::__reverse
-        }
+        use self::*;
+        affine::__reverse
     })(
         stack,
         ::autodiff::__adjoint::args((w, x, b)),
@@ -449,19 +352,22 @@ fn neuron_grad_tape_on(
     use ::autodiff::__private as __ad;
     tape.clear();
     let tape = &*tape;
-    let w_var = __ad::variables(tape, &w, __ad::at("w", 3))?;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3))?;
-    let b_var = __ad::variables(tape, &b, __ad::at("b", 3))?;
-    let output = neuron_tape(tape, w_var, x_var, b_var)?;
-    __ad::backward(output)?;
-    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-        value: output.value(),
-        gradient: (
-            __ad::gradient(&w, &w_var),
-            __ad::gradient(&x, &x_var),
-            __ad::gradient(&b, &b_var),
-        ),
-    })
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    let b_var = __ad::variables(tape, &b, __ad::at("b", 3));
+    match __ad::finish(tape, neuron_tape(tape, w_var, x_var, b_var)) {
+        ::core::result::Result::Ok(value) => {
+            ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: (
+                    __ad::gradient(&w, &w_var),
+                    __ad::gradient(&x, &x_var),
+                    __ad::gradient(&b, &b_var),
+                ),
+            })
+        }
+        ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+    }
 }
 /// Checks [`neuron_grad`] against central differences of [`neuron`] in every component, with the default step and tolerance.
 fn neuron_check(
@@ -491,7 +397,10 @@ fn neuron_check_with(
     __ad::components(&w, &mut inputs);
     __ad::components(&x, &mut inputs);
     __ad::components(&b, &mut inputs);
-    let reverse = neuron_grad(__ad::dup(&w), __ad::dup(&x), __ad::dup(&b))?;
+    let reverse = match neuron_grad(__ad::dup(&w), __ad::dup(&x), __ad::dup(&b)) {
+        ::core::result::Result::Ok(reverse) => reverse,
+        ::core::result::Result::Err(error) => return __ad::unchecked(error),
+    };
     let mut analytic = ::std::vec::Vec::new();
     __ad::gradient_components(&w, &reverse.gradient.0, &mut analytic);
     __ad::gradient_components(&x, &reverse.gradient.1, &mut analytic);

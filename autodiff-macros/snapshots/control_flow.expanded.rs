@@ -63,50 +63,16 @@ impl series {
         series_tape(tape, x, scale, n)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     pub fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64, f64, usize)>,
     ) -> f64 {
         let ::core::option::Option::Some((x, scale, n)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
-        match series_adjoint(stack, x, scale, n) {
-            ::core::option::Option::Some(result) => {
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
-                result.value
-            }
-            ::core::option::Option::None => {
-                stack.fail();
-                f64::NAN
-            }
-        }
+        ::autodiff::__adjoint::forwarded(series_adjoint(stack, x, scale, n), stack)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     pub fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64, f64, usize)>,
@@ -116,11 +82,10 @@ impl series {
         >,
     ) {
         let (
-            ::core::option::Option::Some((x, scale, n)),
-            ::core::option::Option::Some((x_bar, scale_bar, n_bar)),
+            ::core::option::Option::Some(_),
+            ::core::option::Option::Some((x_bar, _, _)),
         ) = (args, bars) else {
-            stack.fail();
-            return;
+            return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
@@ -136,7 +101,7 @@ pub fn series_grad(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| series_adjoint(stack, x, scale, n)) {
+    match series_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x, scale, n) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => series_grad_tape(x, scale, n),
     }
@@ -154,12 +119,12 @@ pub fn series_grad_on(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| series_adjoint(stack, x, scale, n)) {
+    match series_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x, scale, n) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => series_grad_tape_on(tape, x, scale, n),
     }
 }
-/// [`series_grad`] by one reverse pass over [`series_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// [`series_grad`] by one reverse pass over [`series_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 pub fn series_grad_tape(
     x: f64,
     scale: f64,
@@ -168,12 +133,7 @@ pub fn series_grad_tape(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| series_grad_tape_on(
-        tape,
-        x,
-        scale,
-        n,
-    ))
+    series_grad_tape_on(&mut ::autodiff::Tape::new(), x, scale, n)
 }
 #[doc(hidden)]
 #[allow(
@@ -187,7 +147,6 @@ pub fn series_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
-#[allow(clippy::too_many_arguments)]
 pub fn series_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     x: f64,
@@ -236,13 +195,16 @@ pub fn series_grad_tape_on(
     use ::autodiff::__private as __ad;
     tape.clear();
     let tape = &*tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 4))?;
-    let output = series_tape(tape, x_var, scale, n)?;
-    __ad::backward(output)?;
-    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-        value: output.value(),
-        gradient: __ad::gradient(&x, &x_var),
-    })
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+    match __ad::finish(tape, series_tape(tape, x_var, scale, n)) {
+        ::core::result::Result::Ok(value) => {
+            ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: __ad::gradient(&x, &x_var),
+            })
+        }
+        ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+    }
 }
 /// Checks [`series_grad`] against central differences of [`series`] in every component, with the default step and tolerance.
 pub fn series_check(
@@ -270,7 +232,10 @@ pub fn series_check_with(
     use ::autodiff::__private as __ad;
     let mut inputs = ::std::vec::Vec::new();
     __ad::components(&x, &mut inputs);
-    let reverse = series_grad(__ad::dup(&x), __ad::dup(&scale), __ad::dup(&n))?;
+    let reverse = match series_grad(__ad::dup(&x), __ad::dup(&scale), __ad::dup(&n)) {
+        ::core::result::Result::Ok(reverse) => reverse,
+        ::core::result::Result::Err(error) => return __ad::unchecked(error),
+    };
     let mut analytic = ::std::vec::Vec::new();
     __ad::gradient_components(&x, &reverse.gradient, &mut analytic);
     __ad::gradient_check(

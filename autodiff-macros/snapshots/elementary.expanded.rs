@@ -55,51 +55,16 @@ impl wave {
         wave_tape(tape, x, y)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64, f64)>,
     ) -> f64 {
         let ::core::option::Option::Some((x, y)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
-        match wave_adjoint(stack, x, y) {
-            ::core::option::Option::Some(result) => {
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-                result.value
-            }
-            ::core::option::Option::None => {
-                stack.fail();
-                f64::NAN
-            }
-        }
+        ::autodiff::__adjoint::forwarded(wave_adjoint(stack, x, y), stack)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64, f64)>,
@@ -107,11 +72,10 @@ impl wave {
         bars: ::core::option::Option<(&mut f64, &mut f64)>,
     ) {
         let (
-            ::core::option::Option::Some((x, y)),
+            ::core::option::Option::Some(_),
             ::core::option::Option::Some((x_bar, y_bar)),
         ) = (args, bars) else {
-            stack.fail();
-            return;
+            return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(y_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
@@ -127,7 +91,7 @@ fn wave_grad(
     ::autodiff::ValueAndGradient<(f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| wave_adjoint(stack, x, y)) {
+    match wave_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x, y) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => wave_grad_tape(x, y),
     }
@@ -144,12 +108,12 @@ fn wave_grad_on(
     ::autodiff::ValueAndGradient<(f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| wave_adjoint(stack, x, y)) {
+    match wave_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x, y) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => wave_grad_tape_on(tape, x, y),
     }
 }
-/// [`wave_grad`] by one reverse pass over [`wave_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// [`wave_grad`] by one reverse pass over [`wave_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 fn wave_grad_tape(
     x: f64,
     y: f64,
@@ -157,7 +121,7 @@ fn wave_grad_tape(
     ::autodiff::ValueAndGradient<(f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| wave_grad_tape_on(tape, x, y))
+    wave_grad_tape_on(&mut ::autodiff::Tape::new(), x, y)
 }
 #[doc(hidden)]
 #[allow(
@@ -171,7 +135,6 @@ fn wave_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
-#[allow(clippy::too_many_arguments)]
 fn wave_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     x: f64,
@@ -217,14 +180,17 @@ fn wave_grad_tape_on(
     use ::autodiff::__private as __ad;
     tape.clear();
     let tape = &*tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 4))?;
-    let y_var = __ad::variables(tape, &y, __ad::at("y", 4))?;
-    let output = wave_tape(tape, x_var, y_var)?;
-    __ad::backward(output)?;
-    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-        value: output.value(),
-        gradient: (__ad::gradient(&x, &x_var), __ad::gradient(&y, &y_var)),
-    })
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+    let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
+    match __ad::finish(tape, wave_tape(tape, x_var, y_var)) {
+        ::core::result::Result::Ok(value) => {
+            ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: (__ad::gradient(&x, &x_var), __ad::gradient(&y, &y_var)),
+            })
+        }
+        ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+    }
 }
 /// Checks [`wave_grad`] against central differences of [`wave`] in every component, with the default step and tolerance.
 fn wave_check(
@@ -245,7 +211,10 @@ fn wave_check_with(
     let mut inputs = ::std::vec::Vec::new();
     __ad::components(&x, &mut inputs);
     __ad::components(&y, &mut inputs);
-    let reverse = wave_grad(__ad::dup(&x), __ad::dup(&y))?;
+    let reverse = match wave_grad(__ad::dup(&x), __ad::dup(&y)) {
+        ::core::result::Result::Ok(reverse) => reverse,
+        ::core::result::Result::Err(error) => return __ad::unchecked(error),
+    };
     let mut analytic = ::std::vec::Vec::new();
     __ad::gradient_components(&x, &reverse.gradient.0, &mut analytic);
     __ad::gradient_components(&y, &reverse.gradient.1, &mut analytic);

@@ -116,13 +116,9 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_forward_grad_tape_on(
-            tape,
-            __self,
-            x,
-        ))
+        Self::__ad_forward_grad_tape_on(&mut ::autodiff::Tape::new(), __self, x)
     }
-    /// [`forward_grad`](Self::forward_grad) by one reverse pass over [`forward_tape`](Self::forward_tape): the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    /// [`forward_grad`](Self::forward_grad) by one reverse pass over [`forward_tape`](Self::forward_tape): the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
     fn forward_grad_tape(
         &self,
         x: f64,
@@ -146,17 +142,19 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         tape.clear();
         let tape = &*tape;
-        let __self_var = <Self as __ad::Parameter>::record(
-            __self,
+        let __self_var = __ad::first(
             tape,
-            __ad::at("self", 5),
+            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
         )?;
-        let output = Self::__ad_forward_tape(tape, &__self_var, x)?;
-        __ad::backward(output)?;
-        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-            value: output.value(),
-            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
-        })
+        match __ad::finish(tape, Self::__ad_forward_tape(tape, &__self_var, x)) {
+            ::core::result::Result::Ok(value) => {
+                ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                    value: value,
+                    gradient: <Self as __ad::Parameter>::gradient(&__self_var),
+                })
+            }
+            ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+        }
     }
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
@@ -172,42 +170,17 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __ad_forward_forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64)>,
     ) -> f64 {
         let ::core::option::Option::Some((__self, x)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
         stack.fail();
         Self::forward(__self, x)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn forward_forward(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
@@ -217,18 +190,6 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __ad_forward_reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64)>,
@@ -237,27 +198,15 @@ impl Neuron {
             (&mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
         >,
     ) {
-        let (
-            ::core::option::Option::Some((__self, x)),
-            ::core::option::Option::Some((__self_bar, x_bar)),
-        ) = (args, bars) else {
-            stack.fail();
-            return;
+        let (::core::option::Option::Some(_), ::core::option::Option::Some((_, _))) = (
+            args,
+            bars,
+        ) else {
+            return stack.fail();
         };
+        let _ = value_bar;
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn forward_reverse(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
@@ -310,7 +259,10 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut inputs = ::std::vec::Vec::new();
         <Self as __ad::Parameter>::components(__self, &mut inputs);
-        let reverse = Self::__ad_forward_grad(__ad::dup(&__self), __ad::dup(&x))?;
+        let reverse = match Self::__ad_forward_grad(__ad::dup(&__self), __ad::dup(&x)) {
+            ::core::result::Result::Ok(reverse) => reverse,
+            ::core::result::Result::Err(error) => return __ad::unchecked(error),
+        };
         let mut analytic = ::std::vec::Vec::new();
         <Self as __ad::Parameter>::components(&reverse.gradient, &mut analytic);
         __ad::gradient_check(
@@ -466,14 +418,9 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        ::autodiff::__private::on_scratch_tape(move |tape| Self::__ad_loss_grad_tape_on(
-            tape,
-            __self,
-            x,
-            y,
-        ))
+        Self::__ad_loss_grad_tape_on(&mut ::autodiff::Tape::new(), __self, x, y)
     }
-    /// [`loss_grad`](Self::loss_grad) by one reverse pass over [`loss_tape`](Self::loss_tape): the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    /// [`loss_grad`](Self::loss_grad) by one reverse pass over [`loss_tape`](Self::loss_tape): the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
     fn loss_grad_tape(
         &self,
         x: f64,
@@ -499,17 +446,19 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         tape.clear();
         let tape = &*tape;
-        let __self_var = <Self as __ad::Parameter>::record(
-            __self,
+        let __self_var = __ad::first(
             tape,
-            __ad::at("self", 9),
+            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
         )?;
-        let output = Self::__ad_loss_tape(tape, &__self_var, x, y)?;
-        __ad::backward(output)?;
-        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-            value: output.value(),
-            gradient: <Self as __ad::Parameter>::gradient(&__self_var),
-        })
+        match __ad::finish(tape, Self::__ad_loss_tape(tape, &__self_var, x, y)) {
+            ::core::result::Result::Ok(value) => {
+                ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                    value: value,
+                    gradient: <Self as __ad::Parameter>::gradient(&__self_var),
+                })
+            }
+            ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+        }
     }
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
@@ -526,42 +475,17 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __ad_loss_forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64, f64)>,
     ) -> f64 {
         let ::core::option::Option::Some((__self, x, y)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
         stack.fail();
         Self::loss(__self, x, y)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn loss_forward(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
@@ -571,18 +495,6 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __ad_loss_reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64, f64)>,
@@ -595,27 +507,15 @@ impl Neuron {
             ),
         >,
     ) {
-        let (
-            ::core::option::Option::Some((__self, x, y)),
-            ::core::option::Option::Some((__self_bar, x_bar, y_bar)),
-        ) = (args, bars) else {
-            stack.fail();
-            return;
+        let (::core::option::Option::Some(_), ::core::option::Option::Some((_, _, _))) = (
+            args,
+            bars,
+        ) else {
+            return stack.fail();
         };
+        let _ = value_bar;
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn loss_reverse(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
@@ -676,11 +576,14 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut inputs = ::std::vec::Vec::new();
         <Self as __ad::Parameter>::components(__self, &mut inputs);
-        let reverse = Self::__ad_loss_grad(
+        let reverse = match Self::__ad_loss_grad(
             __ad::dup(&__self),
             __ad::dup(&x),
             __ad::dup(&y),
-        )?;
+        ) {
+            ::core::result::Result::Ok(reverse) => reverse,
+            ::core::result::Result::Err(error) => return __ad::unchecked(error),
+        };
         let mut analytic = ::std::vec::Vec::new();
         <Self as __ad::Parameter>::components(&reverse.gradient, &mut analytic);
         __ad::gradient_check(
@@ -752,11 +655,7 @@ impl Neuron {
         ::autodiff::ValueAndGradient<f64>,
         ::autodiff::ScalarAutodiffError,
     > {
-        match ::autodiff::__adjoint::with_stack(|stack| Self::scale_adjoint(
-            stack,
-            w,
-            x,
-        )) {
+        match Self::scale_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x) {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
             ::core::option::Option::None => Self::scale_grad_tape(w, x),
         }
@@ -773,16 +672,12 @@ impl Neuron {
         ::autodiff::ValueAndGradient<f64>,
         ::autodiff::ScalarAutodiffError,
     > {
-        match ::autodiff::__adjoint::with_stack(|stack| Self::scale_adjoint(
-            stack,
-            w,
-            x,
-        )) {
+        match Self::scale_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x) {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
             ::core::option::Option::None => Self::scale_grad_tape_on(tape, w, x),
         }
     }
-    /// [`scale_grad`](Self::scale_grad) by one reverse pass over [`scale_tape`](Self::scale_tape): the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+    /// [`scale_grad`](Self::scale_grad) by one reverse pass over [`scale_tape`](Self::scale_tape): the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
     fn scale_grad_tape(
         w: f64,
         x: f64,
@@ -790,11 +685,7 @@ impl Neuron {
         ::autodiff::ValueAndGradient<f64>,
         ::autodiff::ScalarAutodiffError,
     > {
-        ::autodiff::__private::on_scratch_tape(move |tape| Self::scale_grad_tape_on(
-            tape,
-            w,
-            x,
-        ))
+        Self::scale_grad_tape_on(&mut ::autodiff::Tape::new(), w, x)
     }
     #[doc(hidden)]
     #[allow(
@@ -808,7 +699,6 @@ impl Neuron {
         clippy::all,
         clippy::pedantic
     )]
-    #[allow(clippy::too_many_arguments)]
     fn scale_adjoint(
         stack: &mut ::autodiff::__adjoint::Stack,
         w: f64,
@@ -840,59 +730,28 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         tape.clear();
         let tape = &*tape;
-        let w_var = __ad::variables(tape, &w, __ad::at("w", 14))?;
-        let output = Self::scale_tape(tape, w_var, x)?;
-        __ad::backward(output)?;
-        ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-            value: output.value(),
-            gradient: __ad::gradient(&w, &w_var),
-        })
+        let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
+        match __ad::finish(tape, Self::scale_tape(tape, w_var, x)) {
+            ::core::result::Result::Ok(value) => {
+                ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                    value: value,
+                    gradient: __ad::gradient(&w, &w_var),
+                })
+            }
+            ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+        }
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn scale_forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64, f64)>,
     ) -> f64 {
         let ::core::option::Option::Some((w, x)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
-        match Self::scale_adjoint(stack, w, x) {
-            ::core::option::Option::Some(result) => {
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
-                result.value
-            }
-            ::core::option::Option::None => {
-                stack.fail();
-                f64::NAN
-            }
-        }
+        ::autodiff::__adjoint::forwarded(Self::scale_adjoint(stack, w, x), stack)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn scale_reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64, f64)>,
@@ -900,11 +759,10 @@ impl Neuron {
         bars: ::core::option::Option<(&mut f64, &mut dyn ::core::any::Any)>,
     ) {
         let (
-            ::core::option::Option::Some((w, x)),
-            ::core::option::Option::Some((w_bar, x_bar)),
+            ::core::option::Option::Some(_),
+            ::core::option::Option::Some((w_bar, _)),
         ) = (args, bars) else {
-            stack.fail();
-            return;
+            return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
     }
@@ -937,7 +795,10 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut inputs = ::std::vec::Vec::new();
         __ad::components(&w, &mut inputs);
-        let reverse = Self::scale_grad(__ad::dup(&w), __ad::dup(&x))?;
+        let reverse = match Self::scale_grad(__ad::dup(&w), __ad::dup(&x)) {
+            ::core::result::Result::Ok(reverse) => reverse,
+            ::core::result::Result::Err(error) => return __ad::unchecked(error),
+        };
         let mut analytic = ::std::vec::Vec::new();
         __ad::gradient_components(&w, &reverse.gradient, &mut analytic);
         __ad::gradient_check(

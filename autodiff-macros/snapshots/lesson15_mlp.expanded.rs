@@ -83,52 +83,16 @@ impl mlp_loss {
         mlp_loss_tape(tape, w1, w2, x, t)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     pub fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<([[f64; 3]; 4], [f64; 3], [f64; 4], f64)>,
     ) -> f64 {
         let ::core::option::Option::Some((w1, w2, x, t)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
-        match mlp_loss_adjoint(stack, w1, w2, x, t) {
-            ::core::option::Option::Some(result) => {
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.0, stack);
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.1, stack);
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient.2, stack);
-                result.value
-            }
-            ::core::option::Option::None => {
-                stack.fail();
-                f64::NAN
-            }
-        }
+        ::autodiff::__adjoint::forwarded(mlp_loss_adjoint(stack, w1, w2, x, t), stack)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     pub fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<([[f64; 3]; 4], [f64; 3], [f64; 4], f64)>,
@@ -138,11 +102,10 @@ impl mlp_loss {
         >,
     ) {
         let (
-            ::core::option::Option::Some((w1, w2, x, t)),
-            ::core::option::Option::Some((w1_bar, w2_bar, x_bar, t_bar)),
+            ::core::option::Option::Some(_),
+            ::core::option::Option::Some((w1_bar, w2_bar, x_bar, _)),
         ) = (args, bars) else {
-            stack.fail();
-            return;
+            return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
@@ -161,13 +124,7 @@ pub fn mlp_loss_grad(
     ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| mlp_loss_adjoint(
-        stack,
-        w1,
-        w2,
-        x,
-        t,
-    )) {
+    match mlp_loss_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w1, w2, x, t) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => mlp_loss_grad_tape(w1, w2, x, t),
     }
@@ -186,18 +143,12 @@ pub fn mlp_loss_grad_on(
     ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| mlp_loss_adjoint(
-        stack,
-        w1,
-        w2,
-        x,
-        t,
-    )) {
+    match mlp_loss_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w1, w2, x, t) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => mlp_loss_grad_tape_on(tape, w1, w2, x, t),
     }
 }
-/// [`mlp_loss_grad`] by one reverse pass over [`mlp_loss_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// [`mlp_loss_grad`] by one reverse pass over [`mlp_loss_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 pub fn mlp_loss_grad_tape(
     w1: [[f64; 3]; 4],
     w2: [f64; 3],
@@ -207,13 +158,7 @@ pub fn mlp_loss_grad_tape(
     ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| mlp_loss_grad_tape_on(
-        tape,
-        w1,
-        w2,
-        x,
-        t,
-    ))
+    mlp_loss_grad_tape_on(&mut ::autodiff::Tape::new(), w1, w2, x, t)
 }
 #[doc(hidden)]
 #[allow(
@@ -227,7 +172,6 @@ pub fn mlp_loss_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
-#[allow(clippy::too_many_arguments)]
 pub fn mlp_loss_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     w1: [[f64; 3]; 4],
@@ -297,19 +241,22 @@ pub fn mlp_loss_grad_tape_on(
     use ::autodiff::__private as __ad;
     tape.clear();
     let tape = &*tape;
-    let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5))?;
-    let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5))?;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 5))?;
-    let output = mlp_loss_tape(tape, w1_var, w2_var, x_var, t)?;
-    __ad::backward(output)?;
-    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-        value: output.value(),
-        gradient: (
-            __ad::gradient(&w1, &w1_var),
-            __ad::gradient(&w2, &w2_var),
-            __ad::gradient(&x, &x_var),
-        ),
-    })
+    let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5));
+    let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 5));
+    match __ad::finish(tape, mlp_loss_tape(tape, w1_var, w2_var, x_var, t)) {
+        ::core::result::Result::Ok(value) => {
+            ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: (
+                    __ad::gradient(&w1, &w1_var),
+                    __ad::gradient(&w2, &w2_var),
+                    __ad::gradient(&x, &x_var),
+                ),
+            })
+        }
+        ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+    }
 }
 /// Checks [`mlp_loss_grad`] against central differences of [`mlp_loss`] in every component, with the default step and tolerance.
 pub fn mlp_loss_check(
@@ -342,12 +289,15 @@ pub fn mlp_loss_check_with(
     __ad::components(&w1, &mut inputs);
     __ad::components(&w2, &mut inputs);
     __ad::components(&x, &mut inputs);
-    let reverse = mlp_loss_grad(
+    let reverse = match mlp_loss_grad(
         __ad::dup(&w1),
         __ad::dup(&w2),
         __ad::dup(&x),
         __ad::dup(&t),
-    )?;
+    ) {
+        ::core::result::Result::Ok(reverse) => reverse,
+        ::core::result::Result::Err(error) => return __ad::unchecked(error),
+    };
     let mut analytic = ::std::vec::Vec::new();
     __ad::gradient_components(&w1, &reverse.gradient.0, &mut analytic);
     __ad::gradient_components(&w2, &reverse.gradient.1, &mut analytic);

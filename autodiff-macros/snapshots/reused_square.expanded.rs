@@ -40,62 +40,27 @@ impl loss {
         loss_tape(tape, x)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __forward(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64,)>,
     ) -> f64 {
         let ::core::option::Option::Some((x,)) = args else {
-            stack.fail();
-            return f64::NAN;
+            return stack.failed();
         };
-        match loss_adjoint(stack, x) {
-            ::core::option::Option::Some(result) => {
-                ::autodiff::__adjoint::Spread::push_all(&result.gradient, stack);
-                result.value
-            }
-            ::core::option::Option::None => {
-                stack.fail();
-                f64::NAN
-            }
-        }
+        ::autodiff::__adjoint::forwarded(loss_adjoint(stack, x), stack)
     }
     #[doc(hidden)]
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        unused_doc_comments,
-        unreachable_code,
-        non_snake_case,
-        clippy::all,
-        clippy::pedantic
-    )]
-    #[allow(clippy::too_many_arguments)]
     fn __reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(f64,)>,
         value_bar: f64,
         bars: ::core::option::Option<(&mut f64,)>,
     ) {
-        let (
-            ::core::option::Option::Some((x,)),
-            ::core::option::Option::Some((x_bar,)),
-        ) = (args, bars) else {
-            stack.fail();
-            return;
+        let (::core::option::Option::Some(_), ::core::option::Option::Some((x_bar,))) = (
+            args,
+            bars,
+        ) else {
+            return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
@@ -109,7 +74,7 @@ fn loss_grad(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| loss_adjoint(stack, x)) {
+    match loss_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => loss_grad_tape(x),
     }
@@ -125,19 +90,19 @@ fn loss_grad_on(
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    match ::autodiff::__adjoint::with_stack(|stack| loss_adjoint(stack, x)) {
+    match loss_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
         ::core::option::Option::None => loss_grad_tape_on(tape, x),
     }
 }
-/// [`loss_grad`] by one reverse pass over [`loss_tape`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory.
+/// [`loss_grad`] by one reverse pass over [`loss_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 fn loss_grad_tape(
     x: f64,
 ) -> ::core::result::Result<
     ::autodiff::ValueAndGradient<f64>,
     ::autodiff::ScalarAutodiffError,
 > {
-    ::autodiff::__private::on_scratch_tape(move |tape| loss_grad_tape_on(tape, x))
+    loss_grad_tape_on(&mut ::autodiff::Tape::new(), x)
 }
 #[doc(hidden)]
 #[allow(
@@ -151,7 +116,6 @@ fn loss_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
-#[allow(clippy::too_many_arguments)]
 fn loss_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     x: f64,
@@ -186,13 +150,16 @@ fn loss_grad_tape_on(
     use ::autodiff::__private as __ad;
     tape.clear();
     let tape = &*tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3))?;
-    let output = loss_tape(tape, x_var)?;
-    __ad::backward(output)?;
-    ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-        value: output.value(),
-        gradient: __ad::gradient(&x, &x_var),
-    })
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    match __ad::finish(tape, loss_tape(tape, x_var)) {
+        ::core::result::Result::Ok(value) => {
+            ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: __ad::gradient(&x, &x_var),
+            })
+        }
+        ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+    }
 }
 /// Checks [`loss_grad`] against central differences of [`loss`] in every component, with the default step and tolerance.
 fn loss_check(
@@ -210,7 +177,10 @@ fn loss_check_with(
     use ::autodiff::__private as __ad;
     let mut inputs = ::std::vec::Vec::new();
     __ad::components(&x, &mut inputs);
-    let reverse = loss_grad(__ad::dup(&x))?;
+    let reverse = match loss_grad(__ad::dup(&x)) {
+        ::core::result::Result::Ok(reverse) => reverse,
+        ::core::result::Result::Err(error) => return __ad::unchecked(error),
+    };
     let mut analytic = ::std::vec::Vec::new();
     __ad::gradient_components(&x, &reverse.gradient, &mut analytic);
     __ad::gradient_check(

@@ -26,7 +26,6 @@
 //!   components for the `_grad` and `_check` twins;
 //! - `methods.rs`: the plain model behind a model on the tape, through
 //!   which a method called on it finds its recording twin;
-//! - `scratch.rs`: the tape `f_grad` records on.
 
 mod arithmetic;
 mod coercion;
@@ -34,14 +33,12 @@ mod functions;
 mod methods;
 pub mod outlined;
 mod parameters;
-mod scratch;
 
 pub use arithmetic::*;
 pub use coercion::*;
 pub use functions::*;
 pub use methods::*;
 pub use parameters::*;
-pub use scratch::*;
 
 pub use autodiff_core::{
     gradient_check, GradientCheck, GradientCheckError, Label, Scalar, ScalarAutodiffError, Tape,

@@ -42,7 +42,7 @@ pub trait Parameter {
     where
         Self: Sized,
     {
-        variables(tape, self, at)
+        try_variables(tape, self, at)
     }
 }
 
@@ -227,7 +227,30 @@ impl<T: Parameter, const N: usize> Parameter for &[T; N] {
 /// component in one call of [`Tape::labeled_variables`] (all or, if one is
 /// not finite, none), then shaped like the parameter: element by element,
 /// each leaf's `Result` would pass through memory.
+///
+/// A parameter that cannot be recorded keeps its error on `tape`, where
+/// [`finish`] finds it, and is shaped from untracked constants of its own
+/// values, so that the recording runs as the plain function would: the
+/// generated `f_grad_tape_on` checks once, not once per parameter.
 pub fn variables<'t, P: Parameter>(
+    tape: &'t Tape,
+    parameter: &'t P,
+    at: Label,
+) -> P::Variables<'t> {
+    let mut values = Vec::new();
+    parameter.components(&mut values);
+    let leaves = tape.labeled_variables(&values, at).unwrap_or_else(|error| {
+        tape.fail(error);
+        values
+            .iter()
+            .map(|&value| tape.failed_constant(value))
+            .collect()
+    });
+    parameter.shape(&mut leaves.as_slice())
+}
+
+/// [`variables`] with its error returned: what [`Parameter::record`] gives.
+fn try_variables<'t, P: Parameter>(
     tape: &'t Tape,
     parameter: &'t P,
     at: Label,
@@ -236,6 +259,31 @@ pub fn variables<'t, P: Parameter>(
     parameter.components(&mut values);
     let leaves = tape.labeled_variables(&values, at)?;
     Ok(parameter.shape(&mut leaves.as_slice()))
+}
+
+/// A model's variables (from [`Parameter::record`]), or the first error:
+/// one an earlier parameter's [`variables`] kept on `tape`, else its own.
+pub fn first<T>(tape: &Tape, recorded: Result<T>) -> Result<T> {
+    recorded.map_err(|error| tape.take_failure().unwrap_or(error))
+}
+
+/// Ends the tape path (`f_grad_tape_on`): the first error kept on `tape`
+/// (a parameter [`variables`] could not record), else the recording's own,
+/// else the value, after one reverse pass from the output.
+pub fn finish(tape: &Tape, recorded: Result<Scalar<'_>>) -> Result<f64> {
+    if let Some(error) = tape.take_failure() {
+        return Err(error);
+    }
+    let output = recorded?;
+    backward(output)?;
+    Ok(output.value())
+}
+
+/// The check's error when the gradient itself failed.
+pub fn unchecked(
+    error: autodiff_core::ScalarAutodiffError,
+) -> core::result::Result<crate::GradientCheck, crate::GradientCheckError> {
+    Err(error.into())
 }
 
 /// The gradient of a parameter's variables after the backward pass.

@@ -68,6 +68,20 @@ pub(super) struct Emitter<'f> {
     /// Whether the arithmetic calls `__private::outlined` (a long body:
     /// `tape::outlined`).
     outlined: bool,
+    /// What the body emitted that raises lints of its own, for the
+    /// recording twin's `#[allow]` (`tape::item`).
+    raised: std::cell::Cell<Raised>,
+}
+
+/// Generated code in a recording twin's body whose lints the twin allows.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Raised {
+    /// A call's stand-in (`emit::companion_lookup`): a lower-case type,
+    /// globs that one of two calls leaves unused, items never run.
+    pub stand_ins: bool,
+    /// A method's shadow probe (`probed_method`): an import for method
+    /// lookup only, code after a diverging receiver.
+    pub probes: bool,
 }
 
 impl<'f> Emitter<'f> {
@@ -77,7 +91,28 @@ impl<'f> Emitter<'f> {
             tape,
             models: Vec::new(),
             outlined: false,
+            raised: std::cell::Cell::new(Raised::default()),
         }
+    }
+
+    /// What the emitted body raises lints for; read after `body`.
+    pub(super) fn raised(&self) -> Raised {
+        self.raised.get()
+    }
+
+    fn raise(&self, note: impl FnOnce(&mut Raised)) {
+        let mut raised = self.raised.get();
+        note(&mut raised);
+        self.raised.set(raised);
+    }
+
+    /// [`recording_twin`], noting a free function's stand-in.
+    fn recording_twin(&self, func: &syn::Path, arity: usize) -> Twin {
+        let twin = recording_twin(func, arity);
+        if let Twin::Free(_) = twin {
+            self.raise(|raised| raised.stand_ins = true);
+        }
+        twin
     }
 
     pub(super) fn models(mut self, models: Vec<String>) -> Self {
@@ -432,7 +467,7 @@ impl<'f> Emitter<'f> {
         let tape = &self.tape;
         let value = |e: &Expr| self.expr(e, Mode::Value);
         match &expr.kind {
-            ExprKind::Call { func, args } => match recording_twin(func, args.len()) {
+            ExprKind::Call { func, args } => match self.recording_twin(func, args.len()) {
                 // Converted by `__ad::call_twin`, which also leaves a wrong
                 // argument count to the plain twin's error.
                 // More arguments than `__ad::call_twin` takes (12): called
@@ -1059,6 +1094,7 @@ impl<'f> Emitter<'f> {
         turbofish: Option<&syn::AngleBracketedGenericArguments>,
         args: &[Expr],
     ) -> TokenStream {
+        self.raise(|raised| raised.probes = true);
         let span = receiver.span;
         let bound = |i: usize| Ident::new(&format!("__ad_arg{i}"), proc_macro2::Span::mixed_site());
         // With the receiver's span and hygiene, where rustc reports a
@@ -1088,12 +1124,12 @@ impl<'f> Emitter<'f> {
             (&&__ad::Probe(&#recv)).shadow().#method #turbofish(#(#shadows),*)
         );
         let checked = quote_spanned!(span=> __ad::untracked_for(#recv, #probe));
+        // Unused imports and unreachable code are allowed on the whole
+        // recording twin (`emit/tape.rs`).
         quote! {{
-            #[allow(unused_imports)]
             use __ad::{ShadowSame as _, ShadowTracked as _};
             let #recv = #recv_value;
             #(#bindings)*
-            #[allow(unreachable_code, clippy::diverging_sub_expression)]
             let #probe = if false {
                 ::core::option::Option::Some(#probe_call)
             } else {

@@ -28,6 +28,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let inputs = Ident::new("inputs", Span::mixed_site());
     let analytic = Ident::new("analytic", Span::mixed_site());
     let reverse = Ident::new("reverse", Span::mixed_site());
+    let error = Ident::new("error", Span::mixed_site());
     let point = Ident::new("point", Span::mixed_site());
     let rest = Ident::new("rest", Span::mixed_site());
     let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
@@ -119,7 +120,10 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             use ::autodiff::__private as __ad;
             let mut #inputs = ::std::vec::Vec::new();
             #(#components)*
-            let #reverse = #grad_fn(#(#dup_args),*)?;
+            let #reverse = match #grad_fn(#(#dup_args),*) {
+                ::core::result::Result::Ok(#reverse) => #reverse,
+                ::core::result::Result::Err(#error) => return __ad::unchecked(#error),
+            };
             let mut #analytic = ::std::vec::Vec::new();
             #(#analytic_components)*
             __ad::gradient_check(&#inputs, &#analytic, #step, #tolerance, |#point| {

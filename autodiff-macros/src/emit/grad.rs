@@ -41,9 +41,11 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             // one is a single error on that type.
             Kind::Struct { by_ref, ty } => {
                 let model = model_ref(ident, *by_ref);
-                quote_spanned!(ty.span()=> let #var = <#ty as __ad::Parameter>::record(#model, #tape, #at)?;)
+                let record = quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::record(#model, #tape, #at));
+                quote!(let #var = __ad::first(#tape, #record)?;)
             }
-            _ => quote!(let #var = __ad::variables(#tape, &#ident, #at)?;),
+            // An error is kept on the tape, for `finish`.
+            _ => quote!(let #var = __ad::variables(#tape, &#ident, #at);),
         }
     });
     let tape_args = function.params.iter().map(|param| {
@@ -80,7 +82,10 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             .map(|param| gradient_type(&param.kind));
         (quote!((#(#types,)*)), quote!((#(#gradients,)*)))
     };
-    let output = Ident::new("output", Span::mixed_site());
+    let (value, error) = (
+        Ident::new("value", Span::mixed_site()),
+        Ident::new("error", Span::mixed_site()),
+    );
     // The recording twin named on a model parameter's type: if the struct
     // is not a model, rustc's error about the twin's signature at this call
     // is then the same error as the one on the type, and shown once.
@@ -116,24 +121,24 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
         " The value of [`{name}`] and its exact gradient with respect to every differentiable parameter."
     );
     let grad_tape_doc = format!(
-        " [`{grad_fn}`] by one reverse pass over [`{tape_fn}`]: the tape path, which labels every error. Records on a tape this thread keeps between calls, so calling it in a loop reuses memory."
+        " [`{grad_fn}`] by one reverse pass over [`{tape_fn}`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory."
     );
     let grad_on_doc = format!(
         " [`{grad_fn}`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape."
     );
     let arg_names: Vec<_> = arg_names.collect();
     let adjoint_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
-    let (stack, adjoint_fn) = (&adjoint.stack, &adjoint.adjoint_fn);
+    let adjoint_fn = &adjoint.adjoint_fn;
     let (grad_body, grad_on_body) = if adjoint.fallback.is_none() {
         (
             quote! {
-                match ::autodiff::__adjoint::with_stack(|#stack| #adjoint_fn(#stack, #(#adjoint_args),*)) {
+                match #adjoint_fn(&mut ::autodiff::__adjoint::Scratch::take(), #(#adjoint_args),*) {
                     ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
                     ::core::option::Option::None => #grad_tape_fn(#(#arg_names),*),
                 }
             },
             quote! {
-                match ::autodiff::__adjoint::with_stack(|#stack| #adjoint_fn(#stack, #(#adjoint_args),*)) {
+                match #adjoint_fn(&mut ::autodiff::__adjoint::Scratch::take(), #(#adjoint_args),*) {
                     ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
                     ::core::option::Option::None => #grad_tape_on_fn(#tape, #(#arg_names),*),
                 }
@@ -173,7 +178,7 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
         #vis fn #grad_tape_fn #generics(
             #(#user_params),*
         ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
-            ::autodiff::__private::on_scratch_tape(move |#tape| #grad_tape_on_fn(#tape, #(#arg_names),*))
+            #grad_tape_on_fn(&mut ::autodiff::Tape::new(), #(#arg_names),*)
         }
 
         #adjoint_items
@@ -190,12 +195,13 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             #tape.clear();
             let #tape = &*#tape;
             #(#variables)*
-            let #output = #call_tape?;
-            __ad::backward(#output)?;
-            ::core::result::Result::Ok(::autodiff::ValueAndGradient {
-                value: #output.value(),
-                gradient: #gradient_value,
-            })
+            match __ad::finish(#tape, #call_tape) {
+                ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(::autodiff::ValueAndGradient {
+                    value: #value,
+                    gradient: #gradient_value,
+                }),
+                ::core::result::Result::Err(#error) => ::core::result::Result::Err(#error),
+            }
         }
     };
     (items, adjoint.pair)

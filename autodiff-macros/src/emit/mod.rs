@@ -306,6 +306,71 @@ pub fn sibling_path(path: &syn::Path, suffix: &str) -> TokenStream {
     quote!(#path)
 }
 
+/// The stand-ins of one body's calls of free functions (see
+/// [`companion_lookup`]), declared once at the top of that body: one
+/// module, one struct per callee with the methods its calls name, however
+/// many calls there are. The compiled adjoint's; the recording twin keeps
+/// one module per call, whose bound names the callee in its error.
+#[derive(Default)]
+pub struct StandIns(std::cell::RefCell<Vec<StandIn>>);
+
+/// A callee's stand-in: its name, and each method a call names with the
+/// never-run `fn` that declares it.
+type StandIn = (Ident, Vec<(String, TokenStream)>);
+
+impl StandIns {
+    /// `name::method` at a call site, with `method` (a never-run `fn` of
+    /// that name) added to `name`'s stand-in.
+    pub fn lookup(
+        &self,
+        name: &Ident,
+        scope: &TokenStream,
+        method: &Ident,
+        stand_in: impl FnOnce() -> TokenStream,
+    ) -> TokenStream {
+        let mut callees = self.0.borrow_mut();
+        let index = match callees.iter().position(|(callee, _)| callee == name) {
+            Some(index) => index,
+            None => {
+                callees.push((name.clone(), Vec::new()));
+                callees.len() - 1
+            }
+        };
+        let methods = &mut callees[index].1;
+        let key = method.to_string();
+        if !methods.iter().any(|(known, _)| *known == key) {
+            methods.push((key, stand_in()));
+        }
+        quote::quote_spanned! {name.span()=>
+            ({
+                use #scope::*;
+                #name::#method
+            })
+        }
+    }
+
+    /// The module and its glob import, for the top of the body; nothing
+    /// when no call needed one.
+    pub fn declarations(&self) -> TokenStream {
+        let callees = self.0.borrow();
+        if callees.is_empty() {
+            return TokenStream::new();
+        }
+        let fallback = Ident::new("not_differentiable", Span::mixed_site());
+        let structs = callees.iter().map(|(name, methods)| {
+            let methods = methods.iter().map(|(_, method)| method);
+            quote! {
+                pub struct #name {}
+                impl #name { #(#methods)* }
+            }
+        });
+        quote! {
+            mod #fallback { #(#structs)* }
+            use #fallback::*;
+        }
+    }
+}
+
 /// `name::method` as a call site names it: looked up in `scope`, where an
 /// annotated `name` has its companion, or else in `stand_in` (a module body
 /// that defines a `name` of its own), which the outer glob brings in, so
@@ -319,14 +384,13 @@ pub fn companion_lookup(
     // Named for rustc's help lines, which name the stand-in by its path.
     let fallback = Ident::new("not_differentiable", Span::mixed_site());
     // On the student's `name`, where rustc reports a stand-in's bound.
+    // The lints these items would raise (a lower-case type, an unused
+    // import, ...) are allowed on the whole recording twin or adjoint.
     quote::quote_spanned! {name.span()=>
         ({
-            #[allow(non_camel_case_types, non_snake_case, dead_code, unreachable_pub)]
             mod #fallback { #stand_in }
-            #[allow(unused_imports)]
             use #fallback::*;
             {
-                #[allow(unused_imports)]
                 use #scope::*;
                 #name::#method
             }

@@ -89,10 +89,37 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
         }
     });
     let long = outlined(function);
-    let body = Emitter::new(flow, tape.clone())
+    let emitter = Emitter::new(flow, tape.clone())
         .models(super::model_params(function))
-        .outlined(long)
-        .body(&function.body);
+        .outlined(long);
+    let body = emitter.body(&function.body);
+    // The plain twin reports unused bindings once; its recording twin, the
+    // same body, stays silent. Stand-ins and probes raise lints of their
+    // own, allowed here once rather than on every call.
+    let raised = emitter.raised();
+    let mut lints = vec![
+        quote!(clippy::too_many_arguments),
+        quote!(unused_variables),
+        quote!(unused_mut),
+        quote!(unused_assignments),
+    ];
+    if raised.stand_ins || raised.probes {
+        lints.push(quote!(unused_imports));
+    }
+    if raised.stand_ins {
+        lints.extend([
+            quote!(dead_code),
+            quote!(non_camel_case_types),
+            quote!(non_snake_case),
+            quote!(unreachable_pub),
+        ]);
+    }
+    if raised.probes {
+        lints.extend([
+            quote!(unreachable_code),
+            quote!(clippy::diverging_sub_expression),
+        ]);
+    }
     let runtime = if long {
         quote!(::autodiff::__private::outlined)
     } else {
@@ -123,9 +150,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
     let item = quote! {
         #[doc = #doc]
         #(#attrs)*
-        // The plain twin reports unused bindings once; its recording twin,
-        // the same body, stays silent.
-        #[allow(clippy::too_many_arguments, unused_variables, unused_mut, unused_assignments)]
+        #[allow(#(#lints),*)]
         #vis #declaration {
             use #runtime as __ad;
             #methods

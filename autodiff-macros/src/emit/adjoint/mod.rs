@@ -22,7 +22,7 @@ use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 
 use super::companion::{Input, Sibling, Signature};
-use super::{differentiable, Names};
+use super::Names;
 use crate::ast::{Block, Child, Expr, ExprKind, Function, Kind, Param, Source, Stmt};
 use analysis::Analysis;
 use sweep::{Seed, Sweep, Unsupported};
@@ -34,7 +34,6 @@ pub struct Adjoint {
     /// tape.
     pub fallback: Option<(String, u32)>,
     pub adjoint_fn: Ident,
-    pub stack: Ident,
     /// `f_forward` and `f_reverse`, which the caller places: as the
     /// companion's methods, or as free functions of a method's siblings.
     pub pair: [Sibling; 2],
@@ -71,7 +70,6 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
             items,
             fallback: None,
             adjoint_fn,
-            stack,
             pair,
         },
         Err(Unsupported { construct, line }) => Adjoint {
@@ -79,7 +77,6 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
             fallback: Some((construct, line)),
             adjoint_fn,
             pair: tape_pair(function, names, &stack),
-            stack,
         },
     }
 }
@@ -120,7 +117,17 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
 
 /// The attributes every adjoint item carries: the user's (`#[inline]`,
 /// `#[allow]`) and the allowances generated code needs.
-fn allowances() -> TokenStream {
+fn allowances(stand_ins: bool) -> TokenStream {
+    // Calls' stand-ins (`emit::StandIns`): a lower-case type, a glob
+    // import that only a plain callee uses, items never run.
+    let stand_ins = stand_ins.then(|| {
+        quote!(
+            unused_imports,
+            dead_code,
+            non_camel_case_types,
+            unreachable_pub,
+        )
+    });
     quote! {
         #[doc(hidden)]
         #[allow(
@@ -131,6 +138,7 @@ fn allowances() -> TokenStream {
             unused_doc_comments,
             unreachable_code,
             non_snake_case,
+            #stand_ins
             clippy::all,
             clippy::pedantic
         )]
@@ -293,15 +301,16 @@ fn fused(
     } = names;
     let vis = &function.item.vis;
     let params = param_decls(function);
-    let allow = allowances();
+    let stand_ins = sweep.stand_ins();
+    let allow = allowances(!stand_ins.is_empty());
     Ok(quote! {
         #allow
         #(#attrs)*
-        #[allow(clippy::too_many_arguments)]
         #vis fn #adjoint_fn #generics(
             #stack: &mut ::autodiff::__adjoint::Stack,
             #(#params),*
         ) -> ::core::option::Option<::autodiff::ValueAndGradient<#gradient_type>> {
+            #stand_ins
             #(#declare_early)*
             #(#carried)*
             #(#early)*
@@ -336,7 +345,7 @@ fn pair_items(
     stack: &Ident,
     forward_body: TokenStream,
     value_bar: &Ident,
-    bars: Vec<Input>,
+    bars: Vec<(Input, bool)>,
     reverse_body: TokenStream,
 ) -> [Sibling; 2] {
     let name = names.name;
@@ -352,19 +361,18 @@ fn pair_items(
     );
     let params = param_inputs(function);
     let param_types = params.iter().map(|input| &input.ty);
-    let param_pats: Vec<_> = params
-        .iter()
-        .map(|input| {
-            let Input {
-                mutability, ident, ..
-            } = input;
-            quote!(#mutability #ident)
-        })
-        .collect();
-    let (bar_types, bar_pats) = (
-        bars.iter().map(|input| &input.ty),
-        bars.iter().map(|input| &input.ident),
-    );
+    // By value into `f_adjoint`, which declares its own `mut`.
+    let param_pats = params.iter().map(|input| &input.ident);
+    // The reverse reads only the adjoints it adds to.
+    let bar_types = bars.iter().map(|(input, _)| &input.ty);
+    let bar_pats = bars.iter().map(|(input, read)| {
+        if *read {
+            let ident = &input.ident;
+            quote!(#ident)
+        } else {
+            quote!(_)
+        }
+    });
     let stack_input = || Input::new(stack, quote!(&mut ::autodiff::__adjoint::Stack));
     let args_input = Input::new(&args, quote!(::core::option::Option<(#(#param_types,)*)>));
     let forward = Signature {
@@ -389,26 +397,22 @@ fn pair_items(
     };
     let forward_body = quote! {
         let ::core::option::Option::Some((#(#param_pats,)*)) = #args else {
-            #stack.fail();
-            return f64::NAN;
+            return #stack.failed();
         };
         #forward_body
     };
     let reverse_body = quote! {
         let (
-            ::core::option::Option::Some((#(#param_pats,)*)),
+            ::core::option::Option::Some(_),
             ::core::option::Option::Some((#(#bar_pats,)*)),
         ) = (#args, #bars_ident) else {
-            #stack.fail();
-            return;
+            return #stack.fail();
         };
         #reverse_body
     };
-    let allow = allowances();
     let attrs = quote! {
-        #allow
+        #[doc(hidden)]
         #(#attrs)*
-        #[allow(clippy::too_many_arguments)]
     };
     [
         Sibling {
@@ -442,7 +446,6 @@ fn spread_pair(
 ) -> [Sibling; 2] {
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
-    let differentiable: Vec<&Param> = differentiable(function);
     let any_struct = function
         .params
         .iter()
@@ -469,19 +472,9 @@ fn spread_pair(
                 #stack.fail();
                 #name(#(#args),*)
             },
-            quote!(),
+            quote!(let _ = #value_bar;),
         )
     } else {
-        let components: Vec<TokenStream> = if differentiable.len() == 1 {
-            vec![quote!(result.gradient)]
-        } else {
-            (0..differentiable.len())
-                .map(|k| {
-                    let k = syn::Index::from(k);
-                    quote!(result.gradient.#k)
-                })
-                .collect()
-        };
         let pops = bars
             .iter()
             .filter(|(param, _, _)| param.kind.is_differentiable())
@@ -495,15 +488,23 @@ fn spread_pair(
             Some(adjoint_fn) => quote!(#adjoint_fn(#stack, #(#args),*)),
             None => quote!(#grad_tape(#(#args),*).ok()),
         };
-        let forward = quote! {
-            match #result {
-                ::core::option::Option::Some(result) => {
-                    #(::autodiff::__adjoint::Spread::push_all(&#components, #stack);)*
-                    result.value
-                }
-                ::core::option::Option::None => {
-                    #stack.fail();
-                    f64::NAN
+        let differentiable = bars
+            .iter()
+            .filter(|(param, _, _)| param.kind.is_differentiable())
+            .count();
+        // `Spread` is implemented for tuples of up to 12: a longer gradient
+        // is pushed component by component.
+        let forward = if differentiable <= 12 {
+            quote!(::autodiff::__adjoint::forwarded(#result, #stack))
+        } else {
+            let components = (0..differentiable).map(syn::Index::from);
+            quote! {
+                match #result {
+                    ::core::option::Option::Some(result) => {
+                        #(::autodiff::__adjoint::Spread::push_all(&result.gradient.#components, #stack);)*
+                        result.value
+                    }
+                    ::core::option::Option::None => #stack.failed(),
                 }
             }
         };
@@ -511,7 +512,10 @@ fn spread_pair(
     };
     let bar_decls = bars
         .iter()
-        .map(|(_, bar, ty)| Input::new(bar, quote!(&mut #ty)))
+        .map(|(param, bar, ty)| {
+            let read = !any_struct && param.kind.is_differentiable();
+            (Input::new(bar, quote!(&mut #ty)), read)
+        })
         .collect();
     pair_items(
         function,

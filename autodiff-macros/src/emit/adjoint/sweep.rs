@@ -255,6 +255,8 @@ pub struct Sweep<'m> {
     /// `chains::Lowering::extremes`.
     unobserved: HashSet<String>,
     cx: StmtCx,
+    /// What calls of plain functions resolve to: see `sibling`.
+    stand_ins: crate::emit::StandIns,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -284,7 +286,13 @@ impl<'m> Sweep<'m> {
             outputs_as_written: false,
             unobserved: HashSet::new(),
             cx: StmtCx::default(),
+            stand_ins: crate::emit::StandIns::default(),
         }
+    }
+
+    /// The stand-ins the calls need, for the top of `f_adjoint`'s body.
+    pub fn stand_ins(&self) -> TokenStream {
+        self.stand_ins.declarations()
     }
 
     /// Sets the bindings left out of operand observation.
@@ -1832,7 +1840,7 @@ impl<'m> Sweep<'m> {
     }
 
     fn rev_call(&mut self, expr: &Expr, func: &syn::Path, args: &[Expr], seed: &Seed) -> R<()> {
-        let reverse = sibling(func, "reverse");
+        let reverse = sibling(&self.stand_ins, func, "reverse");
         let stack = self.stack.clone();
         let adjoint = self.adjoint.clone();
         let mut arg_src = Vec::new();
@@ -2229,7 +2237,7 @@ impl<'m> Sweep<'m> {
                 }
             }
             (ExprKind::Call { func, args }, _) => {
-                let forward = sibling(func, "forward");
+                let forward = sibling(&self.stand_ins, func, "forward");
                 let (stack, adjoint) = (&self.stack, &self.adjoint);
                 let args: Vec<_> = args.iter().map(|a| a.source.to_token_stream()).collect();
                 quote!(#forward(#stack, #adjoint::args((#(#args,)*))))
@@ -2458,27 +2466,23 @@ fn has_return(block: &Block) -> bool {
 /// resolves to a stand-in that takes any arguments and never runs, because
 /// the recording twin's own stand-in has already made that call a compile
 /// error with the message a student reads; the adjoint adds no second one.
-fn sibling(func: &syn::Path, suffix: &str) -> TokenStream {
+/// The stand-ins are declared once, at the top of `f_adjoint`
+/// ([`Sweep::stand_ins`]).
+fn sibling(stand_ins: &crate::emit::StandIns, func: &syn::Path, suffix: &str) -> TokenStream {
     let (name, scope) = match crate::emit::Callee::of(func) {
         crate::emit::Callee::Associated(path) => return crate::emit::sibling_path(&path, suffix),
         crate::emit::Callee::Free { name, scope } => (name, scope),
     };
     let method = format_ident!("__{}", suffix);
-    let not = quote!(::core::option::Option<::autodiff::__adjoint::NotDifferentiable>);
-    let signature = if suffix == "forward" {
-        quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not) -> f64)
-    } else {
-        quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not, _: f64, _: #not))
-    };
-    let stand_in = quote! {
-        pub struct #name {}
-        impl #name {
-            pub fn #method #signature {
-                ::core::unreachable!()
-            }
-        }
-    };
-    crate::emit::companion_lookup(&name, &scope, &method, stand_in)
+    stand_ins.lookup(&name, &scope, &method, || {
+        let not = quote!(::core::option::Option<::autodiff::__adjoint::NotDifferentiable>);
+        let signature = if suffix == "forward" {
+            quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not) -> f64)
+        } else {
+            quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not, _: f64, _: #not))
+        };
+        quote!(pub fn #method #signature { loop {} })
+    })
 }
 
 /// A readable identifier from source text: `s[j]` -> `s_j`.
