@@ -414,3 +414,43 @@ fn a_vec_of_arrays_row_by_row_through_a_helper() -> TestResult {
     assert_eq!(got.gradient, vec![[1.0, -1.0], [-2.0, 2.0]]);
     Ok(())
 }
+
+#[differentiable]
+fn sum_of_squares(v: Vec<f64>) -> f64 {
+    let mut total = 0.0;
+    for i in 0..v.len() {
+        total += v[i] * v[i];
+    }
+    total
+}
+
+/// `Vec` parameters handed on by value: the compiled adjoint's forward and
+/// reverse calls each take a clone.
+#[differentiable]
+fn handed_on(v: Vec<f64>, w: Vec<f64>, x: f64) -> f64 {
+    sum_of_squares(v) * x + sum_of_squares(w)
+}
+
+#[test]
+fn vecs_handed_on_by_value() -> TestResult {
+    let (v, w, x) = (vec![0.5, -1.5, 2.0], vec![3.0, -0.25], 0.75);
+    let args = || (v.clone(), w.clone(), x);
+    for got in [
+        handed_on_grad(v.clone(), w.clone(), x)?,
+        handed_on_grad_tape(v.clone(), w.clone(), x)?,
+    ] {
+        let (a, b, c) = args();
+        assert_eq!(got.value, handed_on(a, b, c));
+        let (dv, dw, dx) = got.gradient;
+        for i in 0..3 {
+            assert_close(dv[i], 2.0 * v[i] * x, CLOSED);
+        }
+        for i in 0..2 {
+            assert_close(dw[i], 2.0 * w[i], CLOSED);
+        }
+        assert_close(dx, v.iter().map(|vi| vi * vi).sum(), CLOSED);
+    }
+    let (a, b, c) = args();
+    assert!(handed_on_check(a, b, c)?.passed());
+    Ok(())
+}

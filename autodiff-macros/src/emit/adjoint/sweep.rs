@@ -295,6 +295,29 @@ impl<'m> Sweep<'m> {
         self.stand_ins.declarations()
     }
 
+    /// An argument of a call of another annotated function, as the forward
+    /// and the reverse call both pass it: a binding of numbers with an
+    /// index (a `Vec`, say) that is not a `Copy` array parameter or a slice
+    /// is passed as a clone, since both calls (and every trip of a loop
+    /// around them) take it by value.
+    fn passed(&self, arg: &Expr) -> TokenStream {
+        let src = arg.source.to_token_stream();
+        let owned = match &arg.kind {
+            ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                !self.an.arrays.contains(&name)
+                    && !self.an.slices.contains(&name)
+                    && dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0)
+            }),
+            _ => false,
+        };
+        if owned {
+            quote!(::core::clone::Clone::clone(&#src))
+        } else {
+            src
+        }
+    }
+
     /// Sets the bindings left out of operand observation.
     pub fn unobserved(&mut self, names: HashSet<String>) {
         self.unobserved = names;
@@ -1854,7 +1877,7 @@ impl<'m> Sweep<'m> {
                 );
             }
             let src = arg.source.to_token_stream();
-            arg_src.push(src.clone());
+            arg_src.push(self.passed(arg));
             let place = match &arg.kind {
                 ExprKind::Reference {
                     mutability: None,
@@ -2239,7 +2262,7 @@ impl<'m> Sweep<'m> {
             (ExprKind::Call { func, args }, _) => {
                 let forward = sibling(&self.stand_ins, func, "forward");
                 let (stack, adjoint) = (&self.stack, &self.adjoint);
-                let args: Vec<_> = args.iter().map(|a| a.source.to_token_stream()).collect();
+                let args: Vec<_> = args.iter().map(|a| self.passed(a)).collect();
                 quote!(#forward(#stack, #adjoint::args((#(#args,)*))))
             }
             _ => {
