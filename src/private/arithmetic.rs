@@ -22,20 +22,20 @@ macro_rules! binary {
         pub trait $Trait<Rhs> {
             /// `Scalar` when either operand is tracked, the plain type otherwise.
             type Output;
-            #[doc = concat!("Records (or computes) `", stringify!($method), "`.")]
-            fn $method(self, rhs: Rhs, at: Label) -> Self::Output;
+            #[doc = concat!("Records (or computes) `", stringify!($method), "`. Not named `", stringify!($method), "`, so that rustc never suggests importing this trait for a number type's own method.")]
+            fn apply(self, rhs: Rhs, at: Label) -> Self::Output;
         }
 
         #[doc = concat!("`", $verb, "`: records a node when either operand is a `Scalar`.")]
         #[inline(always)]
         pub fn $method<A: $Trait<B>, B>(a: A, b: B, at: Label) -> A::Output {
-            a.$method(b, at)
+            a.apply(b, at)
         }
 
         impl<'t> $Trait<Scalar<'t>> for Scalar<'t> {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
+            fn apply(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
                 let ($a, $b) = (self, Operand::from(rhs));
                 let plain = move || {
                     let ($x, $y) = (self.value(), rhs.value());
@@ -47,7 +47,7 @@ macro_rules! binary {
         impl<'t> $Trait<f64> for Scalar<'t> {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: f64, at: Label) -> Scalar<'t> {
+            fn apply(self, rhs: f64, at: Label) -> Scalar<'t> {
                 let ($a, $b) = (self, Operand::from(rhs));
                 let plain = move || {
                     let ($x, $y) = (self.value(), rhs);
@@ -71,7 +71,7 @@ macro_rules! binary {
         impl<'t> $Trait<Scalar<'t>> for f64 {
             type Output = Scalar<'t>;
             #[inline(always)]
-            fn $method(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
+            fn apply(self, rhs: Scalar<'t>, at: Label) -> Scalar<'t> {
                 let ($pa, $pb) = (self, rhs);
                 let plain = move || {
                     let ($x, $y) = (self, rhs.value());
@@ -93,7 +93,7 @@ macro_rules! binary {
         impl $Trait<f64> for f64 {
             type Output = f64;
             #[inline(always)]
-            fn $method(self, rhs: f64, _: Label) -> f64 {
+            fn apply(self, rhs: f64, _: Label) -> f64 {
                 let ($x, $y) = (self, rhs);
                 $plain
             }
@@ -119,9 +119,9 @@ macro_rules! binary {
         impl<'t> $Trait<$Rhs> for $Lhs {
             type Output = $Output;
             #[inline(always)]
-            fn $method(self, rhs: $Rhs, at: Label) -> $Output {
+            fn apply(self, rhs: $Rhs, at: Label) -> $Output {
                 // The trait path: `Scalar`'s inherent methods take one argument.
-                $Trait::$method(Val::val(self), Val::val(rhs), at)
+                $Trait::apply(Val::val(self), Val::val(rhs), at)
             }
         }
     };
@@ -246,22 +246,22 @@ macro_rules! integer_binary {
         impl Add<$int> for $int {
             type Output = $int;
             #[inline]
-            fn add(self, rhs: $int, _: Label) -> $int { self + rhs }
+            fn apply(self, rhs: $int, _: Label) -> $int { self + rhs }
         }
         impl Sub<$int> for $int {
             type Output = $int;
             #[inline]
-            fn sub(self, rhs: $int, _: Label) -> $int { self - rhs }
+            fn apply(self, rhs: $int, _: Label) -> $int { self - rhs }
         }
         impl Mul<$int> for $int {
             type Output = $int;
             #[inline]
-            fn mul(self, rhs: $int, _: Label) -> $int { self * rhs }
+            fn apply(self, rhs: $int, _: Label) -> $int { self * rhs }
         }
         impl Div<$int> for $int {
             type Output = $int;
             #[inline]
-            fn div(self, rhs: $int, _: Label) -> $int { self / rhs }
+            fn apply(self, rhs: $int, _: Label) -> $int { self / rhs }
         }
         impl Rem<$int> for $int {
             type Output = $int;
@@ -271,12 +271,12 @@ macro_rules! integer_binary {
         impl Max<$int> for $int {
             type Output = $int;
             #[inline]
-            fn max(self, rhs: $int, _: Label) -> $int { Ord::max(self, rhs) }
+            fn apply(self, rhs: $int, _: Label) -> $int { Ord::max(self, rhs) }
         }
         impl Min<$int> for $int {
             type Output = $int;
             #[inline]
-            fn min(self, rhs: $int, _: Label) -> $int { Ord::min(self, rhs) }
+            fn apply(self, rhs: $int, _: Label) -> $int { Ord::min(self, rhs) }
         }
     )*};
 }
@@ -348,8 +348,8 @@ where
     <A::Output as Add<C>>::Output: Exact,
 {
     let fused = a.primal().mul_add(b.primal(), c.primal());
-    let product = a.mul(b, at);
-    product.add(c, at).exact(fused)
+    let product = Mul::apply(a, b, at);
+    Add::apply(product, c, at).exact(fused)
 }
 
 /// `x.clamp(lo, hi)`: `f64::clamp` on the primal values first (it panics
@@ -365,8 +365,8 @@ where
     <X::Output as Max<L>>::Output: Exact,
 {
     let clamped = x.primal().clamp(lo.primal(), hi.primal());
-    let below = x.min(hi, at);
-    below.max(lo, at).exact(clamped)
+    let below = Min::apply(x, hi, at);
+    Max::apply(below, lo, at).exact(clamped)
 }
 
 /// Mistakes the plain twin reports: `x * n` with `n: usize`, `x * 2`,
@@ -392,6 +392,13 @@ macro_rules! reported_by_the_plain_twin {
         reported_by_the_plain_twin!(@pair $Trait $method, f64, $other => f64);
         reported_by_the_plain_twin!(@pair $Trait $method, &f64, $other => f64);
     )*};
+    // A number that is not `f64` as the receiver of a tracked argument:
+    // `n.powf(x)` with `let n = 2;`, whose plain twin rustc rejects for the
+    // method call itself.
+    (@base $Trait:ident $method:ident: $($other:ty)*) => {$(
+        reported_by_the_plain_twin!(@pair $Trait $method, $other, Scalar<'t> => Scalar<'t>);
+        reported_by_the_plain_twin!(@pair $Trait $method, $other, &Scalar<'t> => Scalar<'t>);
+    )*};
     // Plain `f64` both ways round: `x.max(n)` and `n.max(x)`.
     (@plain $Trait:ident $method:ident: $($other:ty)*) => {$(
         reported_by_the_plain_twin!(@pair $Trait $method, f64, $other => f64);
@@ -403,7 +410,7 @@ macro_rules! reported_by_the_plain_twin {
         #[diagnostic::do_not_recommend]
         impl<'t> $Trait<$Rhs> for $Lhs {
             type Output = $Output;
-            fn $method(self, _: $Rhs, _: Label) -> $Output {
+            fn apply(self, _: $Rhs, _: Label) -> $Output {
                 unreachable!("the plain twin does not compile")
             }
         }
@@ -411,13 +418,14 @@ macro_rules! reported_by_the_plain_twin {
 }
 
 /// Every operand that is not a number, next to one that is. Where a
-/// plain type is the left operand (`f64 * n`, `n.powf(x)`) an impl would
+/// plain type is the left operand of an operator (`f64 * n`) an impl would
 /// not do: rustc would then tell the student that `f64` "implements
-/// similarly named trait `__private::Mul`", or suggest importing
-/// `__private::Powf` for `n.powf(x)`. So the operators pair integers,
-/// `bool` and arrays with tracked values only; `powf`, `hypot` and `log`
-/// take them as the argument only; `max` and `min`, which integers have,
-/// both ways round.
+/// similarly named trait `__private::Mul`". So the operators pair
+/// integers, `bool` and arrays with tracked values only; `max` and `min`,
+/// which integers have, both ways round; `powf`, `hypot` and `log` take
+/// them as the argument, and as the receiver of a tracked argument
+/// (`n.powf(x)`), which no method lookup finds: the traits' method is
+/// `apply`, so rustc suggests none of them for a number's own `powf`.
 macro_rules! mistaken_operands {
     (@operators $($Trait:ident $method:ident),*) => {$(
         reported_by_the_plain_twin!($Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
@@ -430,6 +438,7 @@ macro_rules! mistaken_operands {
     )*};
     (@receiver $($Trait:ident $method:ident),*) => {$(
         reported_by_the_plain_twin!(@receiver $Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+        reported_by_the_plain_twin!(@base $Trait $method: i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
         not_a_number!($Trait $method: Scalar<'t> => Scalar<'t>, &Scalar<'t> => Scalar<'t>, f64 => f64, &f64 => f64);
     )*};
 }
@@ -487,7 +496,7 @@ macro_rules! not_a_number {
         #[diagnostic::do_not_recommend]
         impl<T: Element + Clone, Rhs, $($g)*> $Trait<Rhs> for $Container {
             type Output = T::Number;
-            fn $method(self, _: Rhs, _: Label) -> T::Number {
+            fn apply(self, _: Rhs, _: Label) -> T::Number {
                 unreachable!("the plain twin does not compile")
             }
         }
@@ -496,7 +505,7 @@ macro_rules! not_a_number {
         #[diagnostic::do_not_recommend]
         impl<'t, T: Element + Clone, $($g)*> $Trait<$Container> for $number {
             type Output = $Output;
-            fn $method(self, _: $Container, _: Label) -> $Output {
+            fn apply(self, _: $Container, _: Label) -> $Output {
                 unreachable!("the plain twin does not compile")
             }
         }

@@ -68,6 +68,9 @@ pub(super) struct Emitter<'f> {
     /// Whether the arithmetic calls `__private::outlined` (a long body:
     /// `tape::outlined`).
     outlined: bool,
+    /// `#[constant]` parameters declared `f64`: as an index, the plain
+    /// twin's error alone (see `composite`).
+    float_constants: Vec<String>,
     /// What the body emitted that raises lints of its own, for the
     /// recording twin's `#[allow]` (`tape::item`).
     raised: std::cell::Cell<Raised>,
@@ -91,6 +94,7 @@ impl<'f> Emitter<'f> {
             tape,
             models: Vec::new(),
             outlined: false,
+            float_constants: Vec::new(),
             raised: std::cell::Cell::new(Raised::default()),
         }
     }
@@ -123,6 +127,17 @@ impl<'f> Emitter<'f> {
     pub(super) fn outlined(mut self, outlined: bool) -> Self {
         self.outlined = outlined;
         self
+    }
+
+    pub(super) fn float_constants(mut self, names: Vec<String>) -> Self {
+        self.float_constants = names;
+        self
+    }
+
+    /// `k` for a `#[constant] k: f64`.
+    fn is_float_constant(&self, expr: &Expr) -> bool {
+        matches!(&expr.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| self.float_constants.iter().any(|name| ident == name)))
     }
 
     /// An arithmetic call in a long body (`__private::outlined`): each
@@ -663,13 +678,14 @@ impl<'f> Emitter<'f> {
                 // Spanned on the student's tokens: an index out of bounds
                 // panics at the student's line, as in the plain twin.
                 let (base, span) = (value(base), expr.span);
-                let index = if self.flow.is_certainly_tracked(index) {
-                    // `v[k]` with `k: f64`: the plain twin's error alone.
-                    let (index_span, index) = (index.span, value(index));
-                    quote_spanned!(index_span=> __ad::index(#index))
-                } else {
-                    value(index)
-                };
+                let index =
+                    if self.flow.is_certainly_tracked(index) || self.is_float_constant(index) {
+                        // `v[k]` with `k: f64`: the plain twin's error alone.
+                        let (index_span, index) = (index.span, value(index));
+                        quote_spanned!(index_span=> __ad::index(#index))
+                    } else {
+                        value(index)
+                    };
                 quote_spanned!(span=> #base[#index])
             }
             ExprKind::Field { base, member } => {

@@ -89,8 +89,15 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
         }
     });
     let long = outlined(function);
+    let float_constants = function
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, Kind::PassThrough) && crate::valid::is_f64(&param.ty))
+        .map(|param| param.ident.to_string())
+        .collect();
     let emitter = Emitter::new(flow, tape.clone())
         .models(super::model_params(function))
+        .float_constants(float_constants)
         .outlined(long);
     let body = emitter.body(&function.body);
     // The plain twin reports unused bindings once; its recording twin, the
