@@ -120,6 +120,29 @@ pub mod __private;
 #[path = "adjoint.rs"]
 pub mod __adjoint;
 
+pub mod compile_errors {
+    //! The traits and functions that `#[differentiable]`'s compile errors name.
+    //!
+    //! You never call these: the generated code does. They are public here so
+    //! that an error says ``the trait `Untracked` is not implemented for
+    //! `Scalar<'_>` `` rather than naming a hidden module, and so that each has
+    //! a page that says what the error means:
+    //!
+    //! - [`Untracked`], [`untracked`], [`UntrackedFor`], [`untracked_for`]: a
+    //!   tracked value (one that depends on a differentiable parameter) reached
+    //!   a cast or a method without a derivative rule, which would drop its
+    //!   gradient. Compute such values from integers or `#[constant]`
+    //!   parameters.
+    //! - [`ReturnsF64`]: the function's return type is an alias of something
+    //!   other than `f64`. Gradients are exact in `f64`.
+    //! - [`Parameter`]: a parameter's type is a struct that is not a model.
+    //!   Derive [`Parameters`](crate::Parameters) for it, or mark the parameter
+    //!   `#[constant]`.
+
+    pub use crate::__adjoint::ReturnsF64;
+    pub use crate::__private::{untracked, untracked_for, Parameter, Untracked, UntrackedFor};
+}
+
 /// Everything an exercise needs: `use autodiff::prelude::*;`.
 pub mod prelude {
     pub use crate::optim::{Adam, Sgd};
