@@ -196,10 +196,13 @@
 
 #[path = "adjoint/calls.rs"]
 mod calls;
+#[path = "adjoint/models.rs"]
+mod models;
 #[path = "adjoint/operands.rs"]
 mod operands;
 
 pub use calls::{args, Arg, Args, NotDifferentiable};
+pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use operands::{f64_of, Operand, ReturnsF64};
 
 use std::borrow::Borrow;
@@ -274,6 +277,21 @@ impl Stack {
     #[inline(always)]
     pub fn pop(&mut self) -> f64 {
         self.values.pop().unwrap_or(f64::NAN)
+    }
+
+    /// The last `count` saved values, in the order they were pushed: what
+    /// a model's adjoint adds back scalar by scalar. Fewer saved than
+    /// asked (a bug in the generated code) fails the sweep.
+    #[inline]
+    pub fn pop_run(&mut self, count: usize) -> std::vec::Drain<'_, f64> {
+        let start = match self.values.len().checked_sub(count) {
+            Some(start) => start,
+            None => {
+                self.finite = false;
+                0
+            }
+        };
+        self.values.drain(start..)
     }
 
     /// Saves a loop's trip count.
@@ -546,6 +564,19 @@ pub trait Adjoint {
     const UNIFORM: bool;
     /// Zeros shaped like `self`.
     fn zero_bar(&self) -> Self::Bar;
+    /// The gradient of `self` from its adjoint `bar`: `bar` itself, but
+    /// for a model, whose constants come from `self` ([`carried`]).
+    #[inline(always)]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        bar
+    }
+}
+
+/// `carry(&model, model_bar)`: the gradient of a parameter holding models,
+/// from its adjoint (see [`Adjoint::carry`]).
+#[inline(always)]
+pub fn carry<T: Adjoint + ?Sized>(value: &T, bar: T::Bar) -> T::Bar {
+    value.carry(bar)
 }
 
 /// `let mut x_bar = zero(&x);`: the zero adjoint shaped like `x`.
@@ -584,6 +615,14 @@ impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
     fn zero_bar(&self) -> Self::Bar {
         std::array::from_fn(|i| self[i].zero_bar())
     }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        let mut items = self.iter();
+        bar.map(|bar| match items.next() {
+            Some(item) => item.carry(bar),
+            None => bar,
+        })
+    }
 }
 
 impl<T: Adjoint> Adjoint for [T] {
@@ -596,6 +635,13 @@ impl<T: Adjoint> Adjoint for [T] {
             _ => self.iter().map(Adjoint::zero_bar).collect(),
         }
     }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        self.iter()
+            .zip(bar)
+            .map(|(item, bar)| item.carry(bar))
+            .collect()
+    }
 }
 
 impl<T: Adjoint> Adjoint for Vec<T> {
@@ -605,6 +651,10 @@ impl<T: Adjoint> Adjoint for Vec<T> {
     fn zero_bar(&self) -> Self::Bar {
         self.as_slice().zero_bar()
     }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        self.as_slice().carry(bar)
+    }
 }
 
 impl<T: Adjoint + ?Sized> Adjoint for &T {
@@ -613,6 +663,10 @@ impl<T: Adjoint + ?Sized> Adjoint for &T {
     #[inline(always)]
     fn zero_bar(&self) -> Self::Bar {
         (**self).zero_bar()
+    }
+    #[inline(always)]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        (**self).carry(bar)
     }
 }
 
@@ -687,6 +741,25 @@ impl AddAssign<NoAdjoint> for f64 {
     #[inline(always)]
     fn add_assign(&mut self, _: NoAdjoint) {}
 }
+
+/// `n_bar += m_bar` of two integers: a model's integer field, whose
+/// adjoint is the field itself (the model's adjoint is a model), receives
+/// the adjoint of a binding it initialised (`let width = net.width;`).
+macro_rules! integer_takes_no_adjoint {
+    ($($t:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl AddAssign<NoAdjoint> for $t {
+            #[inline(always)]
+            fn add_assign(&mut self, _: NoAdjoint) {}
+        }
+        #[diagnostic::do_not_recommend]
+        impl SubAssign<NoAdjoint> for $t {
+            #[inline(always)]
+            fn sub_assign(&mut self, _: NoAdjoint) {}
+        }
+    )*};
+}
+integer_takes_no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
 
 /// `x_bar -= y_bar` where `y` turned out to be an integer.
 ///

@@ -180,18 +180,18 @@ fn compile(
             line: crate::text::line(function.item.block.brace_token.span.open()),
         });
     }
-    for param in &function.params {
-        if holds_struct(&param.kind) {
-            return Err(Unsupported {
-                construct: "a model parameter".into(),
-                line: param.line,
-            });
-        }
-    }
     if let Some(unsupported) = not_compiled(&function.body) {
         return Err(unsupported);
     }
     let an = Analysis::new(function);
+    for param in &function.params {
+        if let Some(unsupported) = model_moved(function, param, &an) {
+            return Err(unsupported);
+        }
+    }
+    if let Some(unsupported) = model_method(&function.body, &an) {
+        return Err(unsupported);
+    }
     let fused = fused(
         function,
         names,
@@ -290,11 +290,25 @@ fn fused(
         .iter()
         .filter(|(param, _)| movable(param))
         .map(|(_, bar)| quote!(#stack.observe_param(&#bar, &#bar);));
-    let gradient = if let [(_, bar)] = bars.as_slice() {
-        quote!(#bar)
+    // A model's gradient carries its constants from the model, whatever
+    // the sweep wrote into its adjoint's (`src/adjoint/models.rs`).
+    let gradients: Vec<_> = bars
+        .iter()
+        .map(|(param, bar)| {
+            if !holds_struct(&param.kind) {
+                return quote!(#bar);
+            }
+            let ident = &param.ident;
+            match param.kind {
+                Kind::Slice(_) => quote!(::autodiff::__adjoint::carry(&#ident[..], #bar)),
+                _ => quote!(::autodiff::__adjoint::carry(&#ident, #bar)),
+            }
+        })
+        .collect();
+    let gradient = if let [gradient] = gradients.as_slice() {
+        gradient.clone()
     } else {
-        let bars = bars.iter().map(|(_, bar)| bar);
-        quote!((#(#bars,)*))
+        quote!((#(#gradients,)*))
     };
     let Names {
         attrs, generics, ..
@@ -446,35 +460,16 @@ fn spread_pair(
 ) -> [Sibling; 2] {
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
-    let any_struct = function
-        .params
-        .iter()
-        .any(|param| holds_struct(&param.kind));
     let bars: Vec<_> = function
         .params
         .iter()
         .map(|param| {
             let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
-            let ty = if any_struct {
-                quote!(dyn ::core::any::Any)
-            } else {
-                bar_type(&param.kind)
-            };
-            (param, bar, ty)
+            (param, bar, bar_type(&param.kind))
         })
         .collect();
     let grad_tape = format_ident!("{}_grad_tape", names.name);
-    let name = names.name;
-    let (forward_body, reverse_body) = if any_struct {
-        // A model's gradient has no flat form here: callers keep the tape.
-        (
-            quote! {
-                #stack.fail();
-                #name(#(#args),*)
-            },
-            quote!(let _ = #value_bar;),
-        )
-    } else {
+    let (forward_body, reverse_body) = {
         let pops = bars
             .iter()
             .filter(|(param, _, _)| param.kind.is_differentiable())
@@ -513,7 +508,7 @@ fn spread_pair(
     let bar_decls = bars
         .iter()
         .map(|(param, bar, ty)| {
-            let read = !any_struct && param.kind.is_differentiable();
+            let read = param.kind.is_differentiable();
             (Input::new(bar, quote!(&mut #ty)), read)
         })
         .collect();
@@ -547,7 +542,9 @@ fn bar_type(kind: &Kind) -> TokenStream {
             let elem = owned_bar_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
-        Kind::Struct { .. } | Kind::PassThrough => quote!(dyn ::core::any::Any),
+        // A model's adjoint is a model (`src/adjoint/models.rs`).
+        Kind::Struct { ty, .. } => quote!(#ty),
+        Kind::PassThrough => quote!(dyn ::core::any::Any),
     }
 }
 
@@ -559,6 +556,106 @@ fn owned_bar_type(kind: &Kind) -> TokenStream {
         }
         other => bar_type(other),
     }
+}
+
+/// Why a model taken by value keeps the tape, if it does: the gradient is
+/// made from the model at the end (its constants), so the body may not
+/// move it away (`let other = model;`, `f(model)`) or bind its name again.
+fn model_moved(function: &Function, param: &Param, an: &Analysis) -> Option<Unsupported> {
+    if !holds_struct(&param.kind) || matches!(param.ty, syn::Type::Reference(_)) {
+        return None;
+    }
+    let name = param.ident.to_string();
+    let shadowed = an.bound.get(&name).copied() != Some(1);
+    let moved = |expr: &Expr| moves(expr, &name);
+    (shadowed || lets_move(&function.body, &name) || function.body.any_expr(&moved)).then(|| {
+        Unsupported {
+            construct: format!("a model taken by value and moved or bound again (`{name}`)"),
+            line: param.line,
+        }
+    })
+}
+
+/// Whether `expr` hands `name` on by value as one of its operands: a call's
+/// argument, an assigned value, an element of a tuple or array.
+fn moves(expr: &Expr, name: &str) -> bool {
+    let operands: Vec<&Expr> = match &expr.kind {
+        ExprKind::Call { args, .. }
+        | ExprKind::Construct { args, .. }
+        | ExprKind::PlainCall { args, .. } => args.iter().collect(),
+        ExprKind::Structural { args, .. } | ExprKind::PlainMethod { args, .. } => {
+            args.iter().collect()
+        }
+        ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
+            items.iter().collect()
+        }
+        ExprKind::Assign { value, .. } => vec![&**value],
+        ExprKind::Return(Some(value)) => vec![&**value],
+        _ => Vec::new(),
+    };
+    operands.into_iter().any(|operand| is_name(operand, name))
+        || expr.children().into_iter().any(|child| match child {
+            Child::Block(block) => lets_move(block, name),
+            Child::Expr(_) => false,
+        })
+}
+
+/// Whether a `let` of `block` (not of blocks inside it) binds `name`'s
+/// value: `let other = model;`.
+fn lets_move(block: &Block, name: &str) -> bool {
+    block
+        .stmts
+        .iter()
+        .any(|stmt| matches!(stmt, Stmt::Let { init: Some(init), .. } if is_name(init, name)))
+}
+
+fn is_name(expr: &Expr, name: &str) -> bool {
+    match &expr.kind {
+        ExprKind::Path(path) => path.path.is_ident(name),
+        ExprKind::Paren(inner) => is_name(inner, name),
+        _ => false,
+    }
+}
+
+/// The first method called on a model (`model.score(x)`, `self.at(x)`):
+/// the body's only calls of a method outside the vocabulary on a value
+/// with a derivative. Its derivative comes from the method's own tape
+/// twin, which the adjoint does not call yet, so the function keeps the
+/// tape rather than read the call as plain code.
+fn model_method(block: &Block, an: &Analysis) -> Option<Unsupported> {
+    let expr = first_model_method(block, an)?;
+    let ExprKind::PlainMethod { method, .. } = &expr.kind else {
+        return None;
+    };
+    Some(Unsupported {
+        construct: format!("a method called on a model (`.{method}()`)"),
+        line: crate::text::line(expr.span),
+    })
+}
+
+fn first_model_method<'b, 'a>(block: &'b Block<'a>, an: &Analysis) -> Option<&'b Expr<'a>> {
+    block.stmts.iter().find_map(|stmt| match stmt {
+        Stmt::Let { init, .. } => init.as_ref().and_then(|init| model_method_in(init, an)),
+        Stmt::Item(_) => None,
+        Stmt::Expr(expr, _) => model_method_in(expr, an),
+    })
+}
+
+fn model_method_in<'b, 'a>(expr: &'b Expr<'a>, an: &Analysis) -> Option<&'b Expr<'a>> {
+    if let ExprKind::PlainMethod {
+        receiver,
+        reads_primal: false,
+        ..
+    } = &expr.kind
+    {
+        if analysis::carries(receiver, &an.active) {
+            return Some(expr);
+        }
+    }
+    expr.children().into_iter().find_map(|child| match child {
+        Child::Expr(child) => model_method_in(child, an),
+        Child::Block(block) => first_model_method(block, an),
+    })
 }
 
 /// Whether a parameter's shape has a model in it.

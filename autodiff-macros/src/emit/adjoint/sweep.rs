@@ -1624,7 +1624,11 @@ impl<'m> Sweep<'m> {
                 op: syn::UnOp::Deref(_),
                 operand: inner,
             } => self.bar_place(inner),
-            ExprKind::Field { .. } => unsupported("a field of a model", place),
+            // A model's adjoint is a model: `net_bar.layers[k].w[j]`.
+            ExprKind::Field { base, member } => {
+                let base = self.bar_place(base)?;
+                Ok(quote!(#base.#member))
+            }
             _ => unsupported(describe(place), place),
         }
     }
