@@ -368,6 +368,14 @@ impl Stack {
         self.finite &= param.finite_with(bar);
     }
 
+    /// A model's gradient with the verdict of its check (see
+    /// `Parameter::carry_gradient`): the gradient, the verdict noted.
+    #[inline(always)]
+    pub fn checked<G>(&mut self, (gradient, finite): (G, bool)) -> G {
+        self.finite &= finite;
+        gradient
+    }
+
     /// Marks the sweep as failed: an impossible control record.
     #[inline(always)]
     pub fn fail(&mut self) {

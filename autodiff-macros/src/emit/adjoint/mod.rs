@@ -256,6 +256,11 @@ fn fused(
     };
     let declare_one = |(param, bar): &(&Param, Ident)| {
         let ident = &param.ident;
+        if let Kind::Struct { by_ref, ty } = &param.kind {
+            let model = super::grad::model_ref(ident, *by_ref);
+            let zero = model_call(ty, "zero_owned", &[Argument::Plain(model)]);
+            return quote!(let mut #bar = #zero;);
+        }
         // A slice parameter (`&[f64]`, `&Vec<f64>`, `&[f64; N]`) has a
         // `Vec` gradient whatever it derefs to.
         let whole = match param.kind {
@@ -281,7 +286,21 @@ fn fused(
     });
     let late_checks = late.iter().map(|(param, bar)| {
         let ident = &param.ident;
-        match param.kind {
+        match &param.kind {
+            // The model's gradient (its constants carried), checked with
+            // the model in one pass.
+            Kind::Struct { by_ref, ty } => {
+                let model = super::grad::model_ref(ident, *by_ref);
+                let carry = model_call(
+                    ty,
+                    "carry_gradient",
+                    &[
+                        Argument::Plain(model),
+                        Argument::Bound("bar", quote!(&#bar)),
+                    ],
+                );
+                quote!(let #bar = #stack.checked(#carry);)
+            }
             Kind::Slice(_) => quote!(#stack.observe_param(&#ident[..], &#bar);),
             _ => quote!(#stack.observe_param(&#ident, &#bar);),
         }
@@ -291,11 +310,12 @@ fn fused(
         .filter(|(param, _)| movable(param))
         .map(|(_, bar)| quote!(#stack.observe_param(&#bar, &#bar);));
     // A model's gradient carries its constants from the model, whatever
-    // the sweep wrote into its adjoint's (`src/adjoint/models.rs`).
+    // the sweep wrote into its adjoint's (`src/adjoint/models.rs`); a
+    // model parameter's was made by its check above.
     let gradients: Vec<_> = bars
         .iter()
         .map(|(param, bar)| {
-            if !holds_struct(&param.kind) {
+            if !holds_struct(&param.kind) || matches!(param.kind, Kind::Struct { .. }) {
                 return quote!(#bar);
             }
             let ident = &param.ident;
@@ -474,30 +494,70 @@ fn spread_pair(
             .iter()
             .filter(|(param, _, _)| param.kind.is_differentiable())
             .rev()
-            .map(|(_, bar, _)| {
-                quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);)
+            .map(|(param, bar, _)| match &param.kind {
+                Kind::Struct { ty, .. } => {
+                    let pop = model_call(
+                        ty,
+                        "pop_gradient",
+                        &[
+                            Argument::Bound("bar", quote!(#bar)),
+                            Argument::Plain(quote!(#stack)),
+                            Argument::Plain(quote!(#value_bar)),
+                        ],
+                    );
+                    quote!(#pop;)
+                }
+                _ => quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);),
             });
+        let differentiable: Vec<&Param> = function
+            .params
+            .iter()
+            .filter(|param| param.kind.is_differentiable())
+            .collect();
         // Either way an `Option` of value and gradient: a tape error is, to
         // a caller's adjoint, one more reason to fall back.
         let result = match compiled {
             Some(adjoint_fn) => quote!(#adjoint_fn(#stack, #(#args),*)),
             None => quote!(#grad_tape(#(#args),*).ok()),
         };
-        let differentiable = bars
+        let models = differentiable
             .iter()
-            .filter(|(param, _, _)| param.kind.is_differentiable())
-            .count();
+            .any(|param| matches!(param.kind, Kind::Struct { .. }));
         // `Spread` is implemented for tuples of up to 12: a longer gradient
-        // is pushed component by component.
-        let forward = if differentiable <= 12 {
+        // is pushed component by component, and so is a model's, through
+        // its type (see `model_call`).
+        let forward = if differentiable.len() <= 12 && !models {
             quote!(::autodiff::__adjoint::forwarded(#result, #stack))
         } else {
-            let components = (0..differentiable).map(syn::Index::from);
+            let result_ident = Ident::new("result", Span::mixed_site());
+            let single = differentiable.len() == 1;
+            let pushes = differentiable.iter().enumerate().map(|(k, param)| {
+                let component = if single {
+                    quote!(#result_ident.gradient)
+                } else {
+                    let k = syn::Index::from(k);
+                    quote!(#result_ident.gradient.#k)
+                };
+                match &param.kind {
+                    Kind::Struct { ty, .. } => {
+                        let push = model_call(
+                            ty,
+                            "push_gradient",
+                            &[
+                                Argument::Bound("gradient", quote!(&#component)),
+                                Argument::Plain(quote!(#stack)),
+                            ],
+                        );
+                        quote!(#push;)
+                    }
+                    _ => quote!(::autodiff::__adjoint::Spread::push_all(&#component, #stack);),
+                }
+            });
             quote! {
                 match #result {
-                    ::core::option::Option::Some(result) => {
-                        #(::autodiff::__adjoint::Spread::push_all(&result.gradient.#components, #stack);)*
-                        result.value
+                    ::core::option::Option::Some(#result_ident) => {
+                        #(#pushes)*
+                        #result_ident.value
                     }
                     ::core::option::Option::None => #stack.failed(),
                 }
@@ -542,7 +602,8 @@ fn bar_type(kind: &Kind) -> TokenStream {
             let elem = owned_bar_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
-        // A model's adjoint is a model (`src/adjoint/models.rs`).
+        // A model's adjoint is a model (`src/adjoint/models.rs`): its
+        // gradient type, which the pair pops into through `model_call`.
         Kind::Struct { ty, .. } => quote!(#ty),
         Kind::PassThrough => quote!(dyn ::core::any::Any),
     }
@@ -558,14 +619,61 @@ fn owned_bar_type(kind: &Kind) -> TokenStream {
     }
 }
 
+/// `<Model as Parameter>::method(args)`, named on the model's type: a
+/// struct that is not a model is then the one error the tape path already
+/// reports on that type (`emit::grad`), not one more per generated call.
+/// An argument whose parameter type is the model's gradient is bound to a
+/// name spanned there too (`Bound`), for the same reason.
+fn model_call(ty: &syn::Type, method: &str, args: &[Argument]) -> TokenStream {
+    use syn::spanned::Spanned;
+    let span = ty.span();
+    let method = Ident::new(method, span);
+    let mut lets = Vec::new();
+    let passed: Vec<TokenStream> = args
+        .iter()
+        .map(|arg| match arg {
+            Argument::Plain(tokens) => tokens.clone(),
+            Argument::Bound(name, tokens) => {
+                let name = Ident::new(name, span);
+                lets.push(quote::quote_spanned!(span=> let #name = #tokens;));
+                quote!(#name)
+            }
+        })
+        .collect();
+    let call = quote::quote_spanned!(span=> <#ty as ::autodiff::__private::Parameter>::#method(#(#passed),*));
+    if lets.is_empty() {
+        call
+    } else {
+        quote!({ #(#lets)* #call })
+    }
+}
+
+/// An argument of `model_call`.
+enum Argument {
+    Plain(TokenStream),
+    /// Bound to this name first.
+    Bound(&'static str, TokenStream),
+}
+
 /// Why a model taken by value keeps the tape, if it does: the gradient is
 /// made from the model at the end (its constants), so the body may not
 /// move it away (`let other = model;`, `f(model)`) or bind its name again.
 fn model_moved(function: &Function, param: &Param, an: &Analysis) -> Option<Unsupported> {
-    if !holds_struct(&param.kind) || matches!(param.ty, syn::Type::Reference(_)) {
+    if !holds_struct(&param.kind) {
         return None;
     }
     let name = param.ident.to_string();
+    // The gradient's constants and the finiteness check read the model as
+    // it came in.
+    if an.writes.contains_key(&name) {
+        return Some(Unsupported {
+            construct: format!("a write into a model (`{name}`)"),
+            line: param.line,
+        });
+    }
+    if matches!(param.ty, syn::Type::Reference(_)) {
+        return None;
+    }
     let shadowed = an.bound.get(&name).copied() != Some(1);
     let moved = |expr: &Expr| moves(expr, &name);
     (shadowed || lets_move(&function.body, &name) || function.body.any_expr(&moved)).then(|| {
