@@ -1027,9 +1027,34 @@ impl<T: Bar> Bar for Vec<T> {
 /// assert_eq!(a, vec![[1.5, 2.5]]);
 /// ```
 #[inline(always)]
-pub fn accumulate<B: Bar>(bar: &mut B, other: &B) {
-    bar.add_from(other);
+pub fn accumulate<B: AddFrom<O>, O>(bar: &mut B, other: &O) {
+    bar.add_from_other(other);
 }
+
+/// What [`accumulate`] adds: an adjoint of the same shape ([`Bar`]), or
+/// nothing into a model's integer field, whose adjoint is the field
+/// itself (`let width = net.width;` gives `width` a [`NoAdjoint`]).
+pub trait AddFrom<O> {
+    /// `self += other`, component by component.
+    fn add_from_other(&mut self, other: &O);
+}
+
+impl<B: Bar> AddFrom<B> for B {
+    #[inline(always)]
+    fn add_from_other(&mut self, other: &B) {
+        self.add_from(other);
+    }
+}
+
+macro_rules! integer_adds_no_adjoint {
+    ($($t:ty),*) => {$(
+        impl AddFrom<NoAdjoint> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &NoAdjoint) {}
+        }
+    )*};
+}
+integer_adds_no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
 
 /// The adjoint `bar` holds, leaving zeros of its shape: the reverse of an
 /// assignment that overwrites a whole array.

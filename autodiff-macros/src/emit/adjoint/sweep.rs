@@ -374,10 +374,21 @@ impl<'m> Sweep<'m> {
 
     /// Whether every binding `tokens` names is available.
     fn all_available(&self, tokens: TokenStream) -> bool {
-        tokens.into_iter().all(|token| match token {
-            TokenTree::Ident(ident) => self.available(&ident.to_string()),
-            TokenTree::Group(group) => self.all_available(group.stream()),
-            _ => true,
+        // A name after one `.` is a field or a method (`net.width`), not a
+        // binding, whatever bindings share its name; after `..` it is one.
+        let mut dots = 0;
+        tokens.into_iter().all(|token| {
+            let available = match &token {
+                TokenTree::Ident(_) if dots == 1 => true,
+                TokenTree::Ident(ident) => self.available(&ident.to_string()),
+                TokenTree::Group(group) => self.all_available(group.stream()),
+                _ => true,
+            };
+            dots = match &token {
+                TokenTree::Punct(punct) if punct.as_char() == '.' => dots + 1,
+                _ => 0,
+            };
+            available
         })
     }
 
@@ -2297,7 +2308,10 @@ impl<'m> Sweep<'m> {
                 let bar = self.bar_place(init)?;
                 quote!(#adjoint::zero_like(&#bar))
             }
-            ExprKind::Path(_) | ExprKind::Index { .. } => {
+            // A model's field (`let width = net.width;`): shaped by the
+            // field's value, which a model the body cannot write still
+            // holds; an integer's adjoint is then `NoAdjoint`.
+            ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
                 if !self.fully_available(init) {
                     return unsupported("a binding whose shape the reverse sweep cannot see", init);
                 }
