@@ -131,7 +131,11 @@
 //!
 //! # Names and types
 //!
-//! The adjoint of `y` is `y_bar`; of `w1[j][i]`, `w1_bar[j][i]`. A shadowed
+//! The adjoint of `y` is `y_bar`; of `w1[j][i]`, `w1_bar[j][i]`; of a
+//! model's field `net.layers[k].w[j]`, `net_bar.layers[k].w[j]`: a model's
+//! adjoint is a value of the model's own type (see `adjoint/models.rs`),
+//! declared with `<Net as Parameter>::zero_owned(net)` and turned into the
+//! gradient, with the model's constants, by `carry_gradient`. A shadowed
 //! name (`let y = ..; let y = ..;`) gives `y_bar` to the last binding and
 //! `y_1_bar`, `y_2_bar` to the earlier ones in source order. The macro's own
 //! names (`stack`, `value_bar`, the generated items) use
@@ -179,7 +183,9 @@
 //! closures and iterator adapters other than `iter().sum()`; `match` guards
 //! and `while let` on tracked values; tuples of tracked values; loop-local
 //! bindings whose shape the initialiser does not show; element writes
-//! through `Vec`s of `Vec`s. The function's `f_grad` doc line says
+//! through `Vec`s of `Vec`s; a method called on a model (`model.score(x)`,
+//! whose derivative its own tape twin gives); a write into a model; a model
+//! taken by value that the body moves or binds again. The function's `f_grad` doc line says
 //! "computed on the tape", and `cargo expand` shows `f_grad` calling
 //! `f_grad_tape` directly.
 //!

@@ -337,6 +337,41 @@ impl Line {
     }
 }
 
+impl Line {
+    /// Called on a model below: its caller keeps the tape.
+    #[differentiable]
+    fn at(&self, #[constant] x: f64) -> f64 {
+        self.a * x + self.b
+    }
+}
+
+/// Calls a method on its model, so it keeps the tape (its `f_grad` doc
+/// line says why) ...
+#[differentiable]
+fn squared_at(line: &Line, #[constant] x: f64) -> f64 {
+    line.at(x) * line.at(x)
+}
+
+/// ... and a compiled caller reaches it through the pair, which pushes
+/// the tape's gradient of the model.
+#[differentiable]
+fn outer(line: &Line, #[constant] x: f64) -> f64 {
+    let v = squared_at(line, x);
+    3.0 * v + line.b
+}
+
+#[test]
+fn a_compiled_caller_passes_its_model_to_a_function_on_the_tape() {
+    let line = Line { a: 0.5, b: -1.0 };
+    let x = 3.0;
+    assert!(with_stack(|stack| outer_adjoint(stack, &line, x)).is_some());
+    let result = outer_grad(&line, x).unwrap();
+    // u = a x + b = 0.5, outer = 3u² + b: ∂/∂a = 6u·x = 9, ∂/∂b = 6u + 1 = 4.
+    assert_eq!(result.value, 3.0 * 0.25 - 1.0);
+    assert_eq!(result.gradient, Line { a: 9.0, b: 4.0 });
+    agree("outer", outer_grad(&line, x), outer_grad_tape(&line, x));
+}
+
 #[test]
 fn a_method_on_a_model_compiles() {
     let line = Line { a: 0.5, b: -1.0 };
