@@ -176,7 +176,7 @@ impl Neuron {
         stack.observe(value);
         let __self_bar = stack
             .checked({
-                let bar = &__self_bar;
+                let bar = __self_bar;
                 <Self as ::autodiff::__private::Parameter>::carry_gradient(__self, bar)
             });
         stack

@@ -239,6 +239,29 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::rebuild(&self.#ident, from)),
         &|ident| quote!(::core::clone::Clone::clone(&self.#ident)),
     );
+    // The compiled adjoint's zero and gradient, field by field (the
+    // defaults go through a flat list of components).
+    let zeros = per_field(
+        &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::zero_owned(&self.#ident)),
+        &|ident| quote!(::core::clone::Clone::clone(&self.#ident)),
+    );
+    let carried_names: Vec<Ident> = trained
+        .iter()
+        .map(|field| format_ident!("{}_carried", field.ident))
+        .collect();
+    let carries = trained.iter().zip(&carried_names).map(|(field, name)| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> let #name = <#ty as #p>::carry_gradient(&self.#ident, bar.#ident);)
+    });
+    let carried = fields.iter().map(|field| {
+        let ident = field.ident;
+        if field.constant {
+            quote!(#ident: ::core::clone::Clone::clone(&self.#ident))
+        } else {
+            let name = format_ident!("{}_carried", ident);
+            quote!(#ident: #name.0)
+        }
+    });
     let components = trained.iter().map(|field| {
         let (ident, ty) = (field.ident, field.ty);
         quote_spanned!(ty.span()=> <#ty as #p>::components(&self.#ident, out);)
@@ -310,6 +333,16 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
             fn rebuild(&self, from: &mut &[f64]) -> #name {
                 #name { #(#rebuilt,)* }
+            }
+            #[inline]
+            fn zero_owned(&self) -> #name {
+                #name { #(#zeros,)* }
+            }
+            #[inline]
+            fn carry_gradient(&self, bar: #name) -> (#name, bool) {
+                #(#carries)*
+                let finite = true #(& #carried_names.1)*;
+                (#name { #(#carried,)* }, finite)
             }
         }
 

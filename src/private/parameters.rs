@@ -67,10 +67,10 @@ pub trait Parameter {
     /// [`zero_owned`]: Self::zero_owned
     #[doc(hidden)]
     #[inline]
-    fn carry_gradient(&self, bar: &Self::Gradient) -> (Self::Owned, bool) {
+    fn carry_gradient(&self, bar: Self::Gradient) -> (Self::Owned, bool) {
         let (mut values, mut bars) = (Vec::new(), Vec::new());
         self.components(&mut values);
-        Self::gradient_components(bar, &mut bars);
+        Self::gradient_components(&bar, &mut bars);
         if values.len() != bars.len() {
             // Not a shape `zero_owned` gave: the compiled path fails and
             // the tape answers.
@@ -119,6 +119,14 @@ impl Parameter for f64 {
     fn rebuild(&self, from: &mut &[f64]) -> f64 {
         take_component(from)
     }
+    #[inline(always)]
+    fn zero_owned(&self) -> f64 {
+        0.0
+    }
+    #[inline(always)]
+    fn carry_gradient(&self, bar: f64) -> (f64, bool) {
+        (bar, self.is_finite() & bar.is_finite())
+    }
 }
 
 /// The front of `from`, which the caller made with one item per `f64`
@@ -160,6 +168,24 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         std::array::from_fn(|i| self[i].rebuild(from))
     }
+    #[inline]
+    fn zero_owned(&self) -> Self::Owned {
+        std::array::from_fn(|i| self[i].zero_owned())
+    }
+    #[inline]
+    fn carry_gradient(&self, bar: Self::Gradient) -> (Self::Owned, bool) {
+        let mut finite = true;
+        let mut items = self.iter();
+        let gradient = bar.map(|bar| match items.next() {
+            Some(item) => {
+                let (gradient, ok) = item.carry_gradient(bar);
+                finite &= ok;
+                gradient
+            }
+            None => unreachable!("an array and its gradient have one length"),
+        });
+        (gradient, finite)
+    }
 }
 
 /// A `Vec` is recorded, read back and rebuilt exactly as the slice it holds.
@@ -186,6 +212,27 @@ impl<T: Parameter> Parameter for Vec<T> {
     #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         self.as_slice().rebuild(from)
+    }
+    #[inline]
+    fn zero_owned(&self) -> Self::Owned {
+        self.iter().map(T::zero_owned).collect()
+    }
+    #[inline]
+    fn carry_gradient(&self, bar: Self::Gradient) -> (Self::Owned, bool) {
+        if self.len() != bar.len() {
+            return (self.zero_owned(), false);
+        }
+        let mut finite = true;
+        let gradient = self
+            .iter()
+            .zip(bar)
+            .map(|(item, bar)| {
+                let (gradient, ok) = item.carry_gradient(bar);
+                finite &= ok;
+                gradient
+            })
+            .collect();
+        (gradient, finite)
     }
 }
 

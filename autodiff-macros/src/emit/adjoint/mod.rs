@@ -294,10 +294,7 @@ fn fused(
                 let carry = model_call(
                     ty,
                     "carry_gradient",
-                    &[
-                        Argument::Plain(model),
-                        Argument::Bound("bar", quote!(&#bar)),
-                    ],
+                    &[Argument::Plain(model), Argument::Bound("bar", quote!(#bar))],
                 );
                 quote!(let #bar = #stack.checked(#carry);)
             }

@@ -2388,7 +2388,7 @@ fn is_place(expr: &Expr) -> bool {
 fn is_arithmetic(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Lit(_) | ExprKind::NegLit(_) | ExprKind::Path(_) => true,
-        ExprKind::Index { base, .. } => is_arithmetic(base),
+        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_arithmetic(base),
         ExprKind::Paren(inner)
         | ExprKind::Neg { operand: inner, .. }
         | ExprKind::Prefix {
