@@ -338,38 +338,49 @@ impl Line {
 }
 
 impl Line {
-    /// Called on a model below: its caller keeps the tape.
+    /// Called on a model below, through its forward/reverse pair.
     #[differentiable]
     fn at(&self, #[constant] x: f64) -> f64 {
         self.a * x + self.b
     }
 }
 
-/// Calls a method on its model, so it keeps the tape (its `f_grad` doc
-/// line says why) ...
+/// Calls an annotated method on its model twice: compiled, each call
+/// through the method's pair.
 #[differentiable]
 fn squared_at(line: &Line, #[constant] x: f64) -> f64 {
     line.at(x) * line.at(x)
 }
 
-/// ... and a compiled caller reaches it through the pair, which pushes
-/// the tape's gradient of the model.
+/// `mul_add` is not compiled yet, so this one keeps the tape ...
+#[differentiable]
+fn fused_at(line: &Line, #[constant] x: f64) -> f64 {
+    line.a.mul_add(x, line.b)
+}
+
+/// ... and a compiled caller reaches both through their pairs, the second
+/// pushing the tape's gradient of the model.
 #[differentiable]
 fn outer(line: &Line, #[constant] x: f64) -> f64 {
     let v = squared_at(line, x);
-    3.0 * v + line.b
+    3.0 * v + line.b * fused_at(line, x)
 }
 
 #[test]
-fn a_compiled_caller_passes_its_model_to_a_function_on_the_tape() {
+fn a_compiled_caller_passes_its_model_to_compiled_and_tape_callees() {
     let line = Line { a: 0.5, b: -1.0 };
     let x = 3.0;
     assert!(with_stack(|stack| outer_adjoint(stack, &line, x)).is_some());
+    let squared = with_stack(|stack| squared_at_adjoint(stack, &line, x)).unwrap();
+    // u² with u = a x + b = 0.5: ∂/∂a = 2u·x = 3, ∂/∂b = 2u = 1.
+    assert_eq!(squared.gradient, Line { a: 3.0, b: 1.0 });
     let result = outer_grad(&line, x).unwrap();
-    // u = a x + b = 0.5, outer = 3u² + b: ∂/∂a = 6u·x = 9, ∂/∂b = 6u + 1 = 4.
-    assert_eq!(result.value, 3.0 * 0.25 - 1.0);
-    assert_eq!(result.gradient, Line { a: 9.0, b: 4.0 });
+    // u = a x + b = 0.5, outer = 3u² + b·u: ∂/∂a = 6u·x + b·x = 9 − 3 = 6,
+    // ∂/∂b = 6u + u + b = 3 + 0.5 − 1 = 2.5.
+    assert_eq!(result.value, 3.0 * 0.25 - 0.5);
+    assert_eq!(result.gradient, Line { a: 6.0, b: 2.5 });
     agree("outer", outer_grad(&line, x), outer_grad_tape(&line, x));
+    assert!(outer_check(&line, x).unwrap().passed());
 }
 
 #[test]

@@ -189,9 +189,6 @@ fn compile(
             return Err(unsupported);
         }
     }
-    if let Some(unsupported) = model_method(&function.body, &an) {
-        return Err(unsupported);
-    }
     let fused = fused(
         function,
         names,
@@ -720,47 +717,6 @@ fn is_name(expr: &Expr, name: &str) -> bool {
         ExprKind::Paren(inner) => is_name(inner, name),
         _ => false,
     }
-}
-
-/// The first method called on a model (`model.score(x)`, `self.at(x)`):
-/// the body's only calls of a method outside the vocabulary on a value
-/// with a derivative. Its derivative comes from the method's own tape
-/// twin, which the adjoint does not call yet, so the function keeps the
-/// tape rather than read the call as plain code.
-fn model_method(block: &Block, an: &Analysis) -> Option<Unsupported> {
-    let expr = first_model_method(block, an)?;
-    let ExprKind::PlainMethod { method, .. } = &expr.kind else {
-        return None;
-    };
-    Some(Unsupported {
-        construct: format!("a method called on a model (`.{method}()`)"),
-        line: crate::text::line(expr.span),
-    })
-}
-
-fn first_model_method<'b, 'a>(block: &'b Block<'a>, an: &Analysis) -> Option<&'b Expr<'a>> {
-    block.stmts.iter().find_map(|stmt| match stmt {
-        Stmt::Let { init, .. } => init.as_ref().and_then(|init| model_method_in(init, an)),
-        Stmt::Item(_) => None,
-        Stmt::Expr(expr, _) => model_method_in(expr, an),
-    })
-}
-
-fn model_method_in<'b, 'a>(expr: &'b Expr<'a>, an: &Analysis) -> Option<&'b Expr<'a>> {
-    if let ExprKind::PlainMethod {
-        receiver,
-        reads_primal: false,
-        ..
-    } = &expr.kind
-    {
-        if analysis::carries(receiver, &an.active) {
-            return Some(expr);
-        }
-    }
-    expr.children().into_iter().find_map(|child| match child {
-        Child::Expr(child) => model_method_in(child, an),
-        Child::Block(block) => first_model_method(block, an),
-    })
 }
 
 /// Whether a parameter's shape has a model in it.

@@ -89,8 +89,6 @@ const FALLBACKS: &[&str] = &[
     "tests/macro_edge_cases.rs: piecewise: `match` on a value with a derivative at line 106",
     "tests/macro_edge_cases.rs: unused_parameter: a `let` with a pattern at line 162",
     "tests/macro_semantics.rs: loops: `break` with a label or value at line 179",
-    "tests/methods.rs: mean_score: a method called on a model (`.score()`) at line 94",
-    "tests/methods.rs: ensemble: a method called on a model (`.forward()`) at line 298",
     "tests/macro_elementary.rs: fused: `mul_add` at line 10",
     "tests/macro_elementary.rs: clamped: `clamp` at line 30",
 ];
