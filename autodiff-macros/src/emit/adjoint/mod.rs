@@ -483,7 +483,26 @@ fn spread_pair(
         })
         .collect();
     let grad_tape = format_ident!("{}_grad_tape", names.name);
-    let (forward_body, reverse_body) = {
+    let name = names.name;
+    let takes_model = function
+        .params
+        .iter()
+        .any(|param| holds_struct(&param.kind));
+    let fails_caller = compiled.is_none() && takes_model;
+    let (forward_body, reverse_body) = if fails_caller {
+        // A function on the tape that takes a model would push the whole
+        // model's gradient at every call (a loss calling `model.score(x)`
+        // per sample): one tape for the caller costs less, so the caller's
+        // sweep fails and `f_grad` reruns it on the tape. The value is the
+        // plain function's, so the caller's control flow runs as written.
+        (
+            quote! {
+                #stack.fail();
+                #name(#(#args),*)
+            },
+            quote!(let _ = #value_bar;),
+        )
+    } else {
         let pops = bars
             .iter()
             .filter(|(param, _, _)| param.kind.is_differentiable())
@@ -562,7 +581,7 @@ fn spread_pair(
     let bar_decls = bars
         .iter()
         .map(|(param, bar, ty)| {
-            let read = param.kind.is_differentiable();
+            let read = !fails_caller && param.kind.is_differentiable();
             (Input::new(bar, quote!(&mut #ty)), read)
         })
         .collect();
