@@ -52,7 +52,9 @@
 //!   nesting and recursion need nothing more; its observes land in the same
 //!   verdict. A function that falls back to the tape emits the same pair
 //!   over `g_grad_tape` (on an error: [`Stack::fail`]), so callers never
-//!   need to know.
+//!   need to know; if `g` takes a model, its pair fails the caller
+//!   instead (the caller's `f_grad` reruns its own tape), since pushing a
+//!   model's whole gradient at every call costs more than one tape.
 //!
 //! # Reversing statements
 //!
@@ -183,9 +185,11 @@
 //! closures and iterator adapters other than `iter().sum()`; `match` guards
 //! and `while let` on tracked values; tuples of tracked values; loop-local
 //! bindings whose shape the initialiser does not show; element writes
-//! through `Vec`s of `Vec`s; a method called on a model (`model.score(x)`,
-//! whose derivative its own tape twin gives); a write into a model; a model
-//! taken by value that the body moves or binds again. The function's `f_grad` doc line says
+//! through `Vec`s of `Vec`s; a method called on a model the body bound
+//! itself (`let layer = &net.layers[k]; layer.forward(h)`; on a place
+//! rooted at a parameter, `net.layers[k].forward(h)`, it is a call through
+//! the method's pair); a write into a model; a model taken by value that
+//! the body moves or binds again. The function's `f_grad` doc line says
 //! "computed on the tape", and `cargo expand` shows `f_grad` calling
 //! `f_grad_tape` directly.
 //!
