@@ -52,7 +52,9 @@
 //!   nesting and recursion need nothing more; its observes land in the same
 //!   verdict. A function that falls back to the tape emits the same pair
 //!   over `g_grad_tape` (on an error: [`Stack::fail`]), so callers never
-//!   need to know.
+//!   need to know; if `g` takes a model, its pair fails the caller
+//!   instead (the caller's `f_grad` reruns its own tape), since pushing a
+//!   model's whole gradient at every call costs more than one tape.
 //!
 //! # Reversing statements
 //!
@@ -131,7 +133,11 @@
 //!
 //! # Names and types
 //!
-//! The adjoint of `y` is `y_bar`; of `w1[j][i]`, `w1_bar[j][i]`. A shadowed
+//! The adjoint of `y` is `y_bar`; of `w1[j][i]`, `w1_bar[j][i]`; of a
+//! model's field `net.layers[k].w[j]`, `net_bar.layers[k].w[j]`: a model's
+//! adjoint is a value of the model's own type (see `adjoint/models.rs`),
+//! declared with `<Net as Parameter>::zero_owned(net)` and turned into the
+//! gradient, with the model's constants, by `carry_gradient`. A shadowed
 //! name (`let y = ..; let y = ..;`) gives `y_bar` to the last binding and
 //! `y_1_bar`, `y_2_bar` to the earlier ones in source order. The macro's own
 //! names (`stack`, `value_bar`, the generated items) use
@@ -179,7 +185,11 @@
 //! closures and iterator adapters other than `iter().sum()`; `match` guards
 //! and `while let` on tracked values; tuples of tracked values; loop-local
 //! bindings whose shape the initialiser does not show; element writes
-//! through `Vec`s of `Vec`s. The function's `f_grad` doc line says
+//! through `Vec`s of `Vec`s; a method called on a model the body bound
+//! itself (`let layer = &net.layers[k]; layer.forward(h)`; on a place
+//! rooted at a parameter, `net.layers[k].forward(h)`, it is a call through
+//! the method's pair); a write into a model; a model taken by value that
+//! the body moves or binds again. The function's `f_grad` doc line says
 //! "computed on the tape", and `cargo expand` shows `f_grad` calling
 //! `f_grad_tape` directly.
 //!
@@ -196,10 +206,13 @@
 
 #[path = "adjoint/calls.rs"]
 mod calls;
+#[path = "adjoint/models.rs"]
+mod models;
 #[path = "adjoint/operands.rs"]
 mod operands;
 
 pub use calls::{args, Arg, Args, NotDifferentiable};
+pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use operands::{f64_of, Operand, ReturnsF64};
 
 use std::borrow::Borrow;
@@ -276,6 +289,21 @@ impl Stack {
         self.values.pop().unwrap_or(f64::NAN)
     }
 
+    /// The last `count` saved values, in the order they were pushed: what
+    /// a model's adjoint adds back scalar by scalar. Fewer saved than
+    /// asked (a bug in the generated code) fails the sweep.
+    #[inline]
+    pub fn pop_run(&mut self, count: usize) -> std::vec::Drain<'_, f64> {
+        let start = match self.values.len().checked_sub(count) {
+            Some(start) => start,
+            None => {
+                self.finite = false;
+                0
+            }
+        };
+        self.values.drain(start..)
+    }
+
     /// Saves a loop's trip count.
     #[inline(always)]
     pub fn push_trips(&mut self, trips: usize) {
@@ -348,6 +376,14 @@ impl Stack {
     #[inline(always)]
     pub fn observe_param<P: Checked<B> + ?Sized, B>(&mut self, param: &P, bar: &B) {
         self.finite &= param.finite_with(bar);
+    }
+
+    /// A model's gradient with the verdict of its check (see
+    /// `Parameter::carry_gradient`): the gradient, the verdict noted.
+    #[inline(always)]
+    pub fn checked<G>(&mut self, (gradient, finite): (G, bool)) -> G {
+        self.finite &= finite;
+        gradient
     }
 
     /// Marks the sweep as failed: an impossible control record.
@@ -546,6 +582,19 @@ pub trait Adjoint {
     const UNIFORM: bool;
     /// Zeros shaped like `self`.
     fn zero_bar(&self) -> Self::Bar;
+    /// The gradient of `self` from its adjoint `bar`: `bar` itself, but
+    /// for a model, whose constants come from `self` ([`carried`]).
+    #[inline(always)]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        bar
+    }
+}
+
+/// `carry(&model, model_bar)`: the gradient of a parameter holding models,
+/// from its adjoint (see [`Adjoint::carry`]).
+#[inline(always)]
+pub fn carry<T: Adjoint + ?Sized>(value: &T, bar: T::Bar) -> T::Bar {
+    value.carry(bar)
 }
 
 /// `let mut x_bar = zero(&x);`: the zero adjoint shaped like `x`.
@@ -584,6 +633,14 @@ impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
     fn zero_bar(&self) -> Self::Bar {
         std::array::from_fn(|i| self[i].zero_bar())
     }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        let mut items = self.iter();
+        bar.map(|bar| match items.next() {
+            Some(item) => item.carry(bar),
+            None => bar,
+        })
+    }
 }
 
 impl<T: Adjoint> Adjoint for [T] {
@@ -596,6 +653,13 @@ impl<T: Adjoint> Adjoint for [T] {
             _ => self.iter().map(Adjoint::zero_bar).collect(),
         }
     }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        self.iter()
+            .zip(bar)
+            .map(|(item, bar)| item.carry(bar))
+            .collect()
+    }
 }
 
 impl<T: Adjoint> Adjoint for Vec<T> {
@@ -605,6 +669,10 @@ impl<T: Adjoint> Adjoint for Vec<T> {
     fn zero_bar(&self) -> Self::Bar {
         self.as_slice().zero_bar()
     }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        self.as_slice().carry(bar)
+    }
 }
 
 impl<T: Adjoint + ?Sized> Adjoint for &T {
@@ -613,6 +681,10 @@ impl<T: Adjoint + ?Sized> Adjoint for &T {
     #[inline(always)]
     fn zero_bar(&self) -> Self::Bar {
         (**self).zero_bar()
+    }
+    #[inline(always)]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        (**self).carry(bar)
     }
 }
 
@@ -687,6 +759,25 @@ impl AddAssign<NoAdjoint> for f64 {
     #[inline(always)]
     fn add_assign(&mut self, _: NoAdjoint) {}
 }
+
+/// `n_bar += m_bar` of two integers: a model's integer field, whose
+/// adjoint is the field itself (the model's adjoint is a model), receives
+/// the adjoint of a binding it initialised (`let width = net.width;`).
+macro_rules! integer_takes_no_adjoint {
+    ($($t:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl AddAssign<NoAdjoint> for $t {
+            #[inline(always)]
+            fn add_assign(&mut self, _: NoAdjoint) {}
+        }
+        #[diagnostic::do_not_recommend]
+        impl SubAssign<NoAdjoint> for $t {
+            #[inline(always)]
+            fn sub_assign(&mut self, _: NoAdjoint) {}
+        }
+    )*};
+}
+integer_takes_no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
 
 /// `x_bar -= y_bar` where `y` turned out to be an integer.
 ///
@@ -946,9 +1037,34 @@ impl<T: Bar> Bar for Vec<T> {
 /// assert_eq!(a, vec![[1.5, 2.5]]);
 /// ```
 #[inline(always)]
-pub fn accumulate<B: Bar>(bar: &mut B, other: &B) {
-    bar.add_from(other);
+pub fn accumulate<B: AddFrom<O>, O>(bar: &mut B, other: &O) {
+    bar.add_from_other(other);
 }
+
+/// What [`accumulate`] adds: an adjoint of the same shape ([`Bar`]), or
+/// nothing into a model's integer field, whose adjoint is the field
+/// itself (`let width = net.width;` gives `width` a [`NoAdjoint`]).
+pub trait AddFrom<O> {
+    /// `self += other`, component by component.
+    fn add_from_other(&mut self, other: &O);
+}
+
+impl<B: Bar> AddFrom<B> for B {
+    #[inline(always)]
+    fn add_from_other(&mut self, other: &B) {
+        self.add_from(other);
+    }
+}
+
+macro_rules! integer_adds_no_adjoint {
+    ($($t:ty),*) => {$(
+        impl AddFrom<NoAdjoint> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &NoAdjoint) {}
+        }
+    )*};
+}
+integer_adds_no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
 
 /// The adjoint `bar` holds, leaving zeros of its shape: the reverse of an
 /// assignment that overwrites a whole array.

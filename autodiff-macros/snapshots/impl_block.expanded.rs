@@ -66,11 +66,18 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        Self::__ad_forward_grad_tape(__self, x)
+        match Self::__ad_forward_adjoint(
+            &mut ::autodiff::__adjoint::Scratch::take(),
+            __self,
+            x,
+        ) {
+            ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+            ::core::option::Option::None => Self::__ad_forward_grad_tape(__self, x),
+        }
     }
     /// The value of [`forward`](Self::forward) and its exact gradient with respect to every differentiable parameter.
     ///
-    /// Computed on the tape: a model parameter at line 5 is not compiled yet.
+    /// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
     fn forward_grad(
         &self,
         x: f64,
@@ -91,11 +98,20 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        Self::__ad_forward_grad_tape_on(tape, __self, x)
+        match Self::__ad_forward_adjoint(
+            &mut ::autodiff::__adjoint::Scratch::take(),
+            __self,
+            x,
+        ) {
+            ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+            ::core::option::Option::None => {
+                Self::__ad_forward_grad_tape_on(tape, __self, x)
+            }
+        }
     }
     /// [`forward_grad`](Self::forward_grad) with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
     ///
-    /// Computed on the tape: a model parameter at line 5 is not compiled yet.
+    /// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
     #[allow(clippy::too_many_arguments)]
     fn forward_grad_on(
         &self,
@@ -127,6 +143,67 @@ impl Neuron {
         ::autodiff::ScalarAutodiffError,
     > {
         Self::__ad_forward_grad_tape(self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __ad_forward_adjoint(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        __self: &Self,
+        x: f64,
+    ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self>> {
+        let tanh_2 = (__self.w * x + __self.b).tanh();
+        stack.observe((__self.w * x + __self.b));
+        let value = tanh_2;
+        let value: f64 = value;
+        let mut __self_bar = <Self as ::autodiff::__private::Parameter>::zero_owned(
+            __self,
+        );
+        let value_bar = 1.0;
+        let sum_bar = value_bar * (1.0 - tanh_2 * tanh_2);
+        __self_bar.b += sum_bar;
+        __self_bar.w += sum_bar * x;
+        stack.observe(value);
+        let __self_bar = stack
+            .checked({
+                let bar = __self_bar;
+                <Self as ::autodiff::__private::Parameter>::carry_gradient(__self, bar)
+            });
+        stack
+            .finite()
+            .then_some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: __self_bar,
+            })
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn forward_adjoint(
+        &self,
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+    ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self>> {
+        Self::__ad_forward_adjoint(stack, self, x)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -177,8 +254,19 @@ impl Neuron {
         let ::core::option::Option::Some((__self, x)) = args else {
             return stack.failed();
         };
-        stack.fail();
-        Self::forward(__self, x)
+        match Self::__ad_forward_adjoint(stack, __self, x) {
+            ::core::option::Option::Some(result) => {
+                {
+                    let gradient = &result.gradient;
+                    <Self as ::autodiff::__private::Parameter>::push_gradient(
+                        gradient,
+                        stack,
+                    )
+                };
+                result.value
+            }
+            ::core::option::Option::None => stack.failed(),
+        }
     }
     #[doc(hidden)]
     fn forward_forward(
@@ -194,17 +282,22 @@ impl Neuron {
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64)>,
         value_bar: f64,
-        bars: ::core::option::Option<
-            (&mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
-        >,
+        bars: ::core::option::Option<(&mut Self, &mut dyn ::core::any::Any)>,
     ) {
-        let (::core::option::Option::Some(_), ::core::option::Option::Some((_, _))) = (
-            args,
-            bars,
-        ) else {
+        let (
+            ::core::option::Option::Some(_),
+            ::core::option::Option::Some((__self_bar, _)),
+        ) = (args, bars) else {
             return stack.fail();
         };
-        let _ = value_bar;
+        {
+            let bar = __self_bar;
+            <Self as ::autodiff::__private::Parameter>::pop_gradient(
+                bar,
+                stack,
+                value_bar,
+            )
+        };
     }
     #[doc(hidden)]
     fn forward_reverse(
@@ -212,9 +305,7 @@ impl Neuron {
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64)>,
         value_bar: f64,
-        bars: ::core::option::Option<
-            (&mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
-        >,
+        bars: ::core::option::Option<(&mut Self, &mut dyn ::core::any::Any)>,
     ) {
         Self::__ad_forward_reverse(stack, args, value_bar, bars)
     }
@@ -364,11 +455,19 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        Self::__ad_loss_grad_tape(__self, x, y)
+        match Self::__ad_loss_adjoint(
+            &mut ::autodiff::__adjoint::Scratch::take(),
+            __self,
+            x,
+            y,
+        ) {
+            ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+            ::core::option::Option::None => Self::__ad_loss_grad_tape(__self, x, y),
+        }
     }
     /// The value of [`loss`](Self::loss) and its exact gradient with respect to every differentiable parameter.
     ///
-    /// Computed on the tape: a model parameter at line 9 is not compiled yet.
+    /// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
     fn loss_grad(
         &self,
         x: f64,
@@ -391,11 +490,21 @@ impl Neuron {
         ::autodiff::ValueAndGradient<Self>,
         ::autodiff::ScalarAutodiffError,
     > {
-        Self::__ad_loss_grad_tape_on(tape, __self, x, y)
+        match Self::__ad_loss_adjoint(
+            &mut ::autodiff::__adjoint::Scratch::take(),
+            __self,
+            x,
+            y,
+        ) {
+            ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
+            ::core::option::Option::None => {
+                Self::__ad_loss_grad_tape_on(tape, __self, x, y)
+            }
+        }
     }
     /// [`loss_grad`](Self::loss_grad) with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
     ///
-    /// Computed on the tape: a model parameter at line 9 is not compiled yet.
+    /// Computed by the compiled adjoint: generated Rust that runs the body on `f64` and then its reverse sweep, with no tape; on a value the tape would reject it reruns the tape, so errors are the tape's.
     #[allow(clippy::too_many_arguments)]
     fn loss_grad_on(
         &self,
@@ -430,6 +539,80 @@ impl Neuron {
         ::autodiff::ScalarAutodiffError,
     > {
         Self::__ad_loss_grad_tape(self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __ad_loss_adjoint(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self>> {
+        let forward_value = __self
+            .forward_forward(stack, ::autodiff::__adjoint::args((&__self, x)));
+        let value = forward_value - y;
+        let d = value;
+        let value: f64 = d * d;
+        let mut __self_bar = <Self as ::autodiff::__private::Parameter>::zero_owned(
+            __self,
+        );
+        let value_bar = 1.0;
+        let mut d_bar = 0.0;
+        d_bar += value_bar * d;
+        d_bar += value_bar * d;
+        __self
+            .forward_reverse(
+                stack,
+                ::autodiff::__adjoint::args((&__self, x)),
+                d_bar,
+                ::autodiff::__adjoint::args((
+                    &mut __self_bar,
+                    &mut ::autodiff::__adjoint::zero(&(x)),
+                )),
+            );
+        stack.observe(value);
+        let __self_bar = stack
+            .checked({
+                let bar = __self_bar;
+                <Self as ::autodiff::__private::Parameter>::carry_gradient(__self, bar)
+            });
+        stack
+            .finite()
+            .then_some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: __self_bar,
+            })
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn loss_adjoint(
+        &self,
+        stack: &mut ::autodiff::__adjoint::Stack,
+        x: f64,
+        y: f64,
+    ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self>> {
+        Self::__ad_loss_adjoint(stack, self, x, y)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -482,8 +665,19 @@ impl Neuron {
         let ::core::option::Option::Some((__self, x, y)) = args else {
             return stack.failed();
         };
-        stack.fail();
-        Self::loss(__self, x, y)
+        match Self::__ad_loss_adjoint(stack, __self, x, y) {
+            ::core::option::Option::Some(result) => {
+                {
+                    let gradient = &result.gradient;
+                    <Self as ::autodiff::__private::Parameter>::push_gradient(
+                        gradient,
+                        stack,
+                    )
+                };
+                result.value
+            }
+            ::core::option::Option::None => stack.failed(),
+        }
     }
     #[doc(hidden)]
     fn loss_forward(
@@ -500,20 +694,23 @@ impl Neuron {
         args: ::core::option::Option<(&Self, f64, f64)>,
         value_bar: f64,
         bars: ::core::option::Option<
-            (
-                &mut dyn ::core::any::Any,
-                &mut dyn ::core::any::Any,
-                &mut dyn ::core::any::Any,
-            ),
+            (&mut Self, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
         >,
     ) {
-        let (::core::option::Option::Some(_), ::core::option::Option::Some((_, _, _))) = (
-            args,
-            bars,
-        ) else {
+        let (
+            ::core::option::Option::Some(_),
+            ::core::option::Option::Some((__self_bar, _, _)),
+        ) = (args, bars) else {
             return stack.fail();
         };
-        let _ = value_bar;
+        {
+            let bar = __self_bar;
+            <Self as ::autodiff::__private::Parameter>::pop_gradient(
+                bar,
+                stack,
+                value_bar,
+            )
+        };
     }
     #[doc(hidden)]
     fn loss_reverse(
@@ -522,11 +719,7 @@ impl Neuron {
         args: ::core::option::Option<(&Self, f64, f64)>,
         value_bar: f64,
         bars: ::core::option::Option<
-            (
-                &mut dyn ::core::any::Any,
-                &mut dyn ::core::any::Any,
-                &mut dyn ::core::any::Any,
-            ),
+            (&mut Self, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
         >,
     ) {
         Self::__ad_loss_reverse(stack, args, value_bar, bars)

@@ -12,7 +12,10 @@
 //! a flat point for the gradient check. The twin also keeps a reference to
 //! the model it was recorded from, through which a method called on it
 //! (`model.layers[k].forward(x)`) finds the method's recording twin. Each field delegates to its own
-//! type's impl, so nesting (a struct of `Vec`s of structs) composes.
+//! type's impl, so nesting (a struct of `Vec`s of structs) composes. Last,
+//! the compiled adjoint's traits (`__adjoint::Adjoint` and the checks and
+//! stack pushes beside it), whose adjoint of a model is a model of the
+//! same type.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -236,6 +239,29 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::rebuild(&self.#ident, from)),
         &|ident| quote!(::core::clone::Clone::clone(&self.#ident)),
     );
+    // The compiled adjoint's zero and gradient, field by field (the
+    // defaults go through a flat list of components).
+    let zeros = per_field(
+        &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::zero_owned(&self.#ident)),
+        &|ident| quote!(::core::clone::Clone::clone(&self.#ident)),
+    );
+    let carried_names: Vec<Ident> = trained
+        .iter()
+        .map(|field| format_ident!("{}_carried", field.ident))
+        .collect();
+    let carries = trained.iter().zip(&carried_names).map(|(field, name)| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> let #name = <#ty as #p>::carry_gradient(&self.#ident, bar.#ident);)
+    });
+    let carried = fields.iter().map(|field| {
+        let ident = field.ident;
+        if field.constant {
+            quote!(#ident: ::core::clone::Clone::clone(&self.#ident))
+        } else {
+            let name = format_ident!("{}_carried", ident);
+            quote!(#ident: #name.0)
+        }
+    });
     let components = trained.iter().map(|field| {
         let (ident, ty) = (field.ident, field.ty);
         quote_spanned!(ty.span()=> <#ty as #p>::components(&self.#ident, out);)
@@ -307,6 +333,62 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
             fn rebuild(&self, from: &mut &[f64]) -> #name {
                 #name { #(#rebuilt,)* }
+            }
+            #[inline]
+            fn zero_owned(&self) -> #name {
+                #name { #(#zeros,)* }
+            }
+            #[inline]
+            fn carry_gradient(&self, bar: #name) -> (#name, bool) {
+                #(#carries)*
+                let finite = true #(& #carried_names.1)*;
+                (#name { #(#carried,)* }, finite)
+            }
+        }
+
+        // The compiled adjoint's side: the model's adjoint is a model (see
+        // `src/adjoint/models.rs`), walked as `Parameters` walks it, so
+        // that no field's type is named here again.
+        #[automatically_derived]
+        impl ::autodiff::__adjoint::Adjoint for #name {
+            type Bar = #name;
+            // Constants may differ between the models of a `Vec`.
+            const UNIFORM: bool = false;
+            #[inline]
+            fn zero_bar(&self) -> #name {
+                ::autodiff::__adjoint::zero_model(self)
+            }
+            #[inline]
+            fn carry(&self, bar: #name) -> #name {
+                ::autodiff::__adjoint::carried(self, bar)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::autodiff::__adjoint::Checked<#name> for #name {
+            #[inline]
+            fn finite_with(&self, bar: &#name) -> bool {
+                ::autodiff::__adjoint::model_finite_with(self, bar)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::autodiff::__adjoint::Observed for #name {
+            #[inline]
+            fn all_finite(&self) -> bool {
+                ::autodiff::__adjoint::model_all_finite(self)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::autodiff::__adjoint::Spread for #name {
+            #[inline]
+            fn push_all(&self, stack: &mut ::autodiff::__adjoint::Stack) {
+                ::autodiff::__adjoint::push_model(self, stack)
+            }
+            #[inline]
+            fn pop_scaled(&mut self, stack: &mut ::autodiff::__adjoint::Stack, scale: f64) {
+                ::autodiff::__adjoint::pop_model(self, stack, scale)
             }
         }
 

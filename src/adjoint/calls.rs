@@ -79,9 +79,11 @@ impl<'a, T: Any> Arg<&'a mut dyn Any> for &'a mut T {
     }
 }
 
-/// A reference passed where the value is taken (`square(&x)`, `total(&v)`
-/// for `total(v: Vec<f64>)`): the plain twin's mismatched types, so this
-/// never runs in a crate that compiles.
+/// A reference passed where the value is taken: the receiver of a method
+/// that takes a model by value (`model.sum_out()`), which the adjoint reads
+/// again for the reverse, so it passes a copy; or (`square(&x)`, `total(&v)`
+/// for `total(v: Vec<f64>)`) the plain twin's mismatched types, which never
+/// runs in a crate that compiles.
 #[diagnostic::do_not_recommend]
 impl<T: Clone> Arg<T> for &T {
     #[inline(always)]

@@ -17,8 +17,9 @@ use super::Result;
 pub trait Parameter {
     /// The parameter as variables on a tape.
     type Variables<'t>;
-    /// The gradient, shaped like the parameter (slices give a `Vec`).
-    type Gradient;
+    /// The gradient, shaped like the parameter (slices give a `Vec`); the
+    /// compiled adjoint's calls push and pop it on their stack.
+    type Gradient: crate::__adjoint::Spread;
     /// The parameter as an owned value the plain twin can be called with
     /// (or borrowed from, for slices).
     type Owned;
@@ -43,6 +44,54 @@ pub trait Parameter {
         Self: Sized,
     {
         try_variables(tape, self, at)
+    }
+    /// The compiled adjoint's zero for a model parameter: a copy with
+    /// every component zero and constants kept, into which its reverse
+    /// sweep accumulates (`model_bar.w[j] += ..`). Named, like
+    /// [`record`](Self::record), as `<Model as Parameter>::zero_owned(..)`,
+    /// so a struct that is not a model stays this trait's one error.
+    #[doc(hidden)]
+    #[inline]
+    fn zero_owned(&self) -> Self::Owned {
+        let mut zeros = Vec::new();
+        self.components(&mut zeros);
+        zeros.fill(0.0);
+        self.rebuild(&mut zeros.as_slice())
+    }
+    /// The gradient from the compiled adjoint `bar` of [`zero_owned`]'s
+    /// shape: its components, with the constants of `self` (what the
+    /// sweep wrote into a constant's adjoint is dropped); and whether every
+    /// component of `self` and of `bar` is finite, the check the tape
+    /// makes.
+    ///
+    /// [`zero_owned`]: Self::zero_owned
+    #[doc(hidden)]
+    #[inline]
+    fn carry_gradient(&self, bar: Self::Gradient) -> (Self::Owned, bool) {
+        let (mut values, mut bars) = (Vec::new(), Vec::new());
+        self.components(&mut values);
+        Self::gradient_components(&bar, &mut bars);
+        if values.len() != bars.len() {
+            // Not a shape `zero_owned` gave: the compiled path fails and
+            // the tape answers.
+            return (self.zero_owned(), false);
+        }
+        let finite = crate::__adjoint::finite_pairs(&values, &bars);
+        (self.rebuild(&mut bars.as_slice()), finite)
+    }
+    /// Pushes every component of a gradient for a caller's reverse sweep
+    /// (the forward half of the compiled adjoint's calling convention).
+    #[doc(hidden)]
+    #[inline]
+    fn push_gradient(gradient: &Self::Gradient, stack: &mut crate::__adjoint::Stack) {
+        crate::__adjoint::Spread::push_all(gradient, stack);
+    }
+    /// Pops what [`push_gradient`](Self::push_gradient) pushed and adds
+    /// `scale ×` it to a caller's adjoint `bar` (the reverse half).
+    #[doc(hidden)]
+    #[inline]
+    fn pop_gradient(bar: &mut Self::Gradient, stack: &mut crate::__adjoint::Stack, scale: f64) {
+        crate::__adjoint::Spread::pop_scaled(bar, stack, scale);
     }
 }
 
@@ -69,6 +118,14 @@ impl Parameter for f64 {
     #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> f64 {
         take_component(from)
+    }
+    #[inline(always)]
+    fn zero_owned(&self) -> f64 {
+        0.0
+    }
+    #[inline(always)]
+    fn carry_gradient(&self, bar: f64) -> (f64, bool) {
+        (bar, self.is_finite() & bar.is_finite())
     }
 }
 
@@ -111,6 +168,24 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         std::array::from_fn(|i| self[i].rebuild(from))
     }
+    #[inline]
+    fn zero_owned(&self) -> Self::Owned {
+        std::array::from_fn(|i| self[i].zero_owned())
+    }
+    #[inline]
+    fn carry_gradient(&self, bar: Self::Gradient) -> (Self::Owned, bool) {
+        let mut finite = true;
+        let mut items = self.iter();
+        let gradient = bar.map(|bar| match items.next() {
+            Some(item) => {
+                let (gradient, ok) = item.carry_gradient(bar);
+                finite &= ok;
+                gradient
+            }
+            None => unreachable!("an array and its gradient have one length"),
+        });
+        (gradient, finite)
+    }
 }
 
 /// A `Vec` is recorded, read back and rebuilt exactly as the slice it holds.
@@ -137,6 +212,27 @@ impl<T: Parameter> Parameter for Vec<T> {
     #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         self.as_slice().rebuild(from)
+    }
+    #[inline]
+    fn zero_owned(&self) -> Self::Owned {
+        self.iter().map(T::zero_owned).collect()
+    }
+    #[inline]
+    fn carry_gradient(&self, bar: Self::Gradient) -> (Self::Owned, bool) {
+        if self.len() != bar.len() {
+            return (self.zero_owned(), false);
+        }
+        let mut finite = true;
+        let gradient = self
+            .iter()
+            .zip(bar)
+            .map(|(item, bar)| {
+                let (gradient, ok) = item.carry_gradient(bar);
+                finite &= ok;
+                gradient
+            })
+            .collect();
+        (gradient, finite)
     }
 }
 

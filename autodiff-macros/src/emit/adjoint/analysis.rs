@@ -65,6 +65,9 @@ pub struct Analysis {
     /// `src/adjoint/operands.rs`), where a mistaken type is the plain
     /// twin's error only.
     pub numbers: HashSet<String>,
+    /// Parameters that hold models (`Mlp`, `&Mlp`, `Vec<Layer>`, `self`):
+    /// a method called on a place rooted at one is an annotated method.
+    pub models: HashSet<String>,
 }
 
 impl Analysis {
@@ -103,6 +106,12 @@ impl Analysis {
                 .map(|param| param.ident.to_string())
                 .collect(),
             numbers: HashSet::new(),
+            models: function
+                .params
+                .iter()
+                .filter(|param| super::holds_struct(&param.kind))
+                .map(|param| param.ident.to_string())
+                .collect(),
         };
         for param in &function.params {
             let dims = match &param.kind {
@@ -286,6 +295,14 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         ExprKind::Powi { base, .. } => carries(base),
         ExprKind::Sum { items, .. } => carries(items),
         ExprKind::Call { args, .. } => args.iter().any(carries),
+        // A method called on a model: an annotated method (see the sweep's
+        // `is_method_call`), whose value carries the model's derivative.
+        ExprKind::PlainMethod {
+            receiver,
+            args,
+            reads_primal: false,
+            ..
+        } => carries(receiver) || args.iter().any(carries),
         ExprKind::Structural {
             receiver,
             method,
@@ -566,6 +583,10 @@ pub fn shows_number(expr: &Expr, active: &HashSet<String>, number: &dyn Fn(&str)
         ExprKind::Powi { base, .. } => carries(expr, active) || shows(base),
         ExprKind::Sum { .. } => carries(expr, active),
         ExprKind::Call { .. } => true,
+        ExprKind::PlainMethod {
+            reads_primal: false,
+            ..
+        } => carries(expr, active),
         ExprKind::Cast { ty, .. } => typed_number(ty),
         // Every value it may take shows one.
         ExprKind::If {

@@ -180,18 +180,15 @@ fn compile(
             line: crate::text::line(function.item.block.brace_token.span.open()),
         });
     }
-    for param in &function.params {
-        if holds_struct(&param.kind) {
-            return Err(Unsupported {
-                construct: "a model parameter".into(),
-                line: param.line,
-            });
-        }
-    }
     if let Some(unsupported) = not_compiled(&function.body) {
         return Err(unsupported);
     }
     let an = Analysis::new(function);
+    for param in &function.params {
+        if let Some(unsupported) = model_moved(function, param, &an) {
+            return Err(unsupported);
+        }
+    }
     let fused = fused(
         function,
         names,
@@ -256,6 +253,11 @@ fn fused(
     };
     let declare_one = |(param, bar): &(&Param, Ident)| {
         let ident = &param.ident;
+        if let Kind::Struct { by_ref, ty } = &param.kind {
+            let model = super::grad::model_ref(ident, *by_ref);
+            let zero = model_call(ty, "zero_owned", &[Argument::Plain(model)]);
+            return quote!(let mut #bar = #zero;);
+        }
         // A slice parameter (`&[f64]`, `&Vec<f64>`, `&[f64; N]`) has a
         // `Vec` gradient whatever it derefs to.
         let whole = match param.kind {
@@ -281,7 +283,18 @@ fn fused(
     });
     let late_checks = late.iter().map(|(param, bar)| {
         let ident = &param.ident;
-        match param.kind {
+        match &param.kind {
+            // The model's gradient (its constants carried), checked with
+            // the model in one pass.
+            Kind::Struct { by_ref, ty } => {
+                let model = super::grad::model_ref(ident, *by_ref);
+                let carry = model_call(
+                    ty,
+                    "carry_gradient",
+                    &[Argument::Plain(model), Argument::Bound("bar", quote!(#bar))],
+                );
+                quote!(let #bar = #stack.checked(#carry);)
+            }
             Kind::Slice(_) => quote!(#stack.observe_param(&#ident[..], &#bar);),
             _ => quote!(#stack.observe_param(&#ident, &#bar);),
         }
@@ -290,11 +303,26 @@ fn fused(
         .iter()
         .filter(|(param, _)| movable(param))
         .map(|(_, bar)| quote!(#stack.observe_param(&#bar, &#bar);));
-    let gradient = if let [(_, bar)] = bars.as_slice() {
-        quote!(#bar)
+    // A model's gradient carries its constants from the model, whatever
+    // the sweep wrote into its adjoint's (`src/adjoint/models.rs`); a
+    // model parameter's was made by its check above.
+    let gradients: Vec<_> = bars
+        .iter()
+        .map(|(param, bar)| {
+            if !holds_struct(&param.kind) || matches!(param.kind, Kind::Struct { .. }) {
+                return quote!(#bar);
+            }
+            let ident = &param.ident;
+            match param.kind {
+                Kind::Slice(_) => quote!(::autodiff::__adjoint::carry(&#ident[..], #bar)),
+                _ => quote!(::autodiff::__adjoint::carry(&#ident, #bar)),
+            }
+        })
+        .collect();
+    let gradient = if let [gradient] = gradients.as_slice() {
+        gradient.clone()
     } else {
-        let bars = bars.iter().map(|(_, bar)| bar);
-        quote!((#(#bars,)*))
+        quote!((#(#gradients,)*))
     };
     let Names {
         attrs, generics, ..
@@ -446,27 +474,27 @@ fn spread_pair(
 ) -> [Sibling; 2] {
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
-    let any_struct = function
-        .params
-        .iter()
-        .any(|param| holds_struct(&param.kind));
     let bars: Vec<_> = function
         .params
         .iter()
         .map(|param| {
             let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
-            let ty = if any_struct {
-                quote!(dyn ::core::any::Any)
-            } else {
-                bar_type(&param.kind)
-            };
-            (param, bar, ty)
+            (param, bar, bar_type(&param.kind))
         })
         .collect();
     let grad_tape = format_ident!("{}_grad_tape", names.name);
     let name = names.name;
-    let (forward_body, reverse_body) = if any_struct {
-        // A model's gradient has no flat form here: callers keep the tape.
+    let takes_model = function
+        .params
+        .iter()
+        .any(|param| holds_struct(&param.kind));
+    let fails_caller = compiled.is_none() && takes_model;
+    let (forward_body, reverse_body) = if fails_caller {
+        // A function on the tape that takes a model would push the whole
+        // model's gradient at every call (a loss calling `model.score(x)`
+        // per sample): one tape for the caller costs less, so the caller's
+        // sweep fails and `f_grad` reruns it on the tape. The value is the
+        // plain function's, so the caller's control flow runs as written.
         (
             quote! {
                 #stack.fail();
@@ -479,30 +507,70 @@ fn spread_pair(
             .iter()
             .filter(|(param, _, _)| param.kind.is_differentiable())
             .rev()
-            .map(|(_, bar, _)| {
-                quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);)
+            .map(|(param, bar, _)| match &param.kind {
+                Kind::Struct { ty, .. } => {
+                    let pop = model_call(
+                        ty,
+                        "pop_gradient",
+                        &[
+                            Argument::Bound("bar", quote!(#bar)),
+                            Argument::Plain(quote!(#stack)),
+                            Argument::Plain(quote!(#value_bar)),
+                        ],
+                    );
+                    quote!(#pop;)
+                }
+                _ => quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);),
             });
+        let differentiable: Vec<&Param> = function
+            .params
+            .iter()
+            .filter(|param| param.kind.is_differentiable())
+            .collect();
         // Either way an `Option` of value and gradient: a tape error is, to
         // a caller's adjoint, one more reason to fall back.
         let result = match compiled {
             Some(adjoint_fn) => quote!(#adjoint_fn(#stack, #(#args),*)),
             None => quote!(#grad_tape(#(#args),*).ok()),
         };
-        let differentiable = bars
+        let models = differentiable
             .iter()
-            .filter(|(param, _, _)| param.kind.is_differentiable())
-            .count();
+            .any(|param| matches!(param.kind, Kind::Struct { .. }));
         // `Spread` is implemented for tuples of up to 12: a longer gradient
-        // is pushed component by component.
-        let forward = if differentiable <= 12 {
+        // is pushed component by component, and so is a model's, through
+        // its type (see `model_call`).
+        let forward = if differentiable.len() <= 12 && !models {
             quote!(::autodiff::__adjoint::forwarded(#result, #stack))
         } else {
-            let components = (0..differentiable).map(syn::Index::from);
+            let result_ident = Ident::new("result", Span::mixed_site());
+            let single = differentiable.len() == 1;
+            let pushes = differentiable.iter().enumerate().map(|(k, param)| {
+                let component = if single {
+                    quote!(#result_ident.gradient)
+                } else {
+                    let k = syn::Index::from(k);
+                    quote!(#result_ident.gradient.#k)
+                };
+                match &param.kind {
+                    Kind::Struct { ty, .. } => {
+                        let push = model_call(
+                            ty,
+                            "push_gradient",
+                            &[
+                                Argument::Bound("gradient", quote!(&#component)),
+                                Argument::Plain(quote!(#stack)),
+                            ],
+                        );
+                        quote!(#push;)
+                    }
+                    _ => quote!(::autodiff::__adjoint::Spread::push_all(&#component, #stack);),
+                }
+            });
             quote! {
                 match #result {
-                    ::core::option::Option::Some(result) => {
-                        #(::autodiff::__adjoint::Spread::push_all(&result.gradient.#components, #stack);)*
-                        result.value
+                    ::core::option::Option::Some(#result_ident) => {
+                        #(#pushes)*
+                        #result_ident.value
                     }
                     ::core::option::Option::None => #stack.failed(),
                 }
@@ -513,7 +581,7 @@ fn spread_pair(
     let bar_decls = bars
         .iter()
         .map(|(param, bar, ty)| {
-            let read = !any_struct && param.kind.is_differentiable();
+            let read = !fails_caller && param.kind.is_differentiable();
             (Input::new(bar, quote!(&mut #ty)), read)
         })
         .collect();
@@ -547,7 +615,10 @@ fn bar_type(kind: &Kind) -> TokenStream {
             let elem = owned_bar_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
-        Kind::Struct { .. } | Kind::PassThrough => quote!(dyn ::core::any::Any),
+        // A model's adjoint is a model (`src/adjoint/models.rs`): its
+        // gradient type, which the pair pops into through `model_call`.
+        Kind::Struct { ty, .. } => quote!(#ty),
+        Kind::PassThrough => quote!(dyn ::core::any::Any),
     }
 }
 
@@ -558,6 +629,112 @@ fn owned_bar_type(kind: &Kind) -> TokenStream {
             quote!(::std::vec::Vec<#elem>)
         }
         other => bar_type(other),
+    }
+}
+
+/// `<Model as Parameter>::method(args)`, named on the model's type: a
+/// struct that is not a model is then the one error the tape path already
+/// reports on that type (`emit::grad`), not one more per generated call.
+/// An argument whose parameter type is the model's gradient is bound to a
+/// name spanned there too (`Bound`), for the same reason.
+fn model_call(ty: &syn::Type, method: &str, args: &[Argument]) -> TokenStream {
+    use syn::spanned::Spanned;
+    let span = ty.span();
+    let method = Ident::new(method, span);
+    let mut lets = Vec::new();
+    let passed: Vec<TokenStream> = args
+        .iter()
+        .map(|arg| match arg {
+            Argument::Plain(tokens) => tokens.clone(),
+            Argument::Bound(name, tokens) => {
+                let name = Ident::new(name, span);
+                lets.push(quote::quote_spanned!(span=> let #name = #tokens;));
+                quote!(#name)
+            }
+        })
+        .collect();
+    let call = quote::quote_spanned!(span=> <#ty as ::autodiff::__private::Parameter>::#method(#(#passed),*));
+    if lets.is_empty() {
+        call
+    } else {
+        quote!({ #(#lets)* #call })
+    }
+}
+
+/// An argument of `model_call`.
+enum Argument {
+    Plain(TokenStream),
+    /// Bound to this name first.
+    Bound(&'static str, TokenStream),
+}
+
+/// Why a model taken by value keeps the tape, if it does: the gradient is
+/// made from the model at the end (its constants), so the body may not
+/// move it away (`let other = model;`, `f(model)`) or bind its name again.
+fn model_moved(function: &Function, param: &Param, an: &Analysis) -> Option<Unsupported> {
+    if !holds_struct(&param.kind) {
+        return None;
+    }
+    let name = param.ident.to_string();
+    // The gradient's constants and the finiteness check read the model as
+    // it came in.
+    if an.writes.contains_key(&name) {
+        return Some(Unsupported {
+            construct: format!("a write into a model (`{name}`)"),
+            line: param.line,
+        });
+    }
+    if matches!(param.ty, syn::Type::Reference(_)) {
+        return None;
+    }
+    let shadowed = an.bound.get(&name).copied() != Some(1);
+    let moved = |expr: &Expr| moves(expr, &name);
+    (shadowed || lets_move(&function.body, &name) || function.body.any_expr(&moved)).then(|| {
+        Unsupported {
+            construct: format!("a model taken by value and moved or bound again (`{name}`)"),
+            line: param.line,
+        }
+    })
+}
+
+/// Whether `expr` hands `name` on by value as one of its operands: a call's
+/// argument, an assigned value, an element of a tuple or array.
+fn moves(expr: &Expr, name: &str) -> bool {
+    let operands: Vec<&Expr> = match &expr.kind {
+        ExprKind::Call { args, .. }
+        | ExprKind::Construct { args, .. }
+        | ExprKind::PlainCall { args, .. } => args.iter().collect(),
+        ExprKind::Structural { args, .. } | ExprKind::PlainMethod { args, .. } => {
+            args.iter().collect()
+        }
+        ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
+            items.iter().collect()
+        }
+        ExprKind::Assign { value, .. } => vec![&**value],
+        ExprKind::Return(Some(value)) => vec![&**value],
+        _ => Vec::new(),
+    };
+    operands.into_iter().any(|operand| is_name(operand, name))
+        || expr.children().into_iter().any(|child| match child {
+            Child::Block(block) => lets_move(block, name),
+            Child::Expr(_) => false,
+        })
+}
+
+/// Whether a `let` of `block` (not of blocks inside it) binds `name`'s
+/// value: `let other = model;`.
+fn lets_move(block: &Block, name: &str) -> bool {
+    block
+        .stmts
+        .iter()
+        .any(|stmt| matches!(stmt, Stmt::Let { init: Some(init), .. } if is_name(init, name)))
+}
+
+fn is_name(expr: &Expr, name: &str) -> bool {
+    match &expr.kind {
+        ExprKind::Path(path) => path.path.is_ident(name),
+        ExprKind::Paren(inner) => is_name(inner, name),
+        _ => false,
     }
 }
 

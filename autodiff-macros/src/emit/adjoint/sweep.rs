@@ -383,6 +383,18 @@ impl<'m> Sweep<'m> {
         carries(expr, &self.an.active)
     }
 
+    /// Whether `expr` is an annotated method called on a model with a
+    /// derivative to pass (see `is_method_call`).
+    fn method_call(&self, expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::PlainMethod { receiver, .. } if is_method_call(expr) => {
+                self.active(expr)
+                    && root(receiver).is_some_and(|name| self.an.models.contains(&name))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the reverse sweep still has `name`'s value from here.
     fn available(&self, name: &str) -> bool {
         !self.an.is_local(name)
@@ -397,10 +409,21 @@ impl<'m> Sweep<'m> {
 
     /// Whether every binding `tokens` names is available.
     fn all_available(&self, tokens: TokenStream) -> bool {
-        tokens.into_iter().all(|token| match token {
-            TokenTree::Ident(ident) => self.available(&ident.to_string()),
-            TokenTree::Group(group) => self.all_available(group.stream()),
-            _ => true,
+        // A name after one `.` is a field or a method (`net.width`), not a
+        // binding, whatever bindings share its name; after `..` it is one.
+        let mut dots = 0;
+        tokens.into_iter().all(|token| {
+            let available = match &token {
+                TokenTree::Ident(_) if dots == 1 => true,
+                TokenTree::Ident(ident) => self.available(&ident.to_string()),
+                TokenTree::Group(group) => self.all_available(group.stream()),
+                _ => true,
+            };
+            dots = match &token {
+                TokenTree::Punct(punct) if punct.as_char() == '.' => dots + 1,
+                _ => 0,
+            };
+            available
         })
     }
 
@@ -1647,7 +1670,11 @@ impl<'m> Sweep<'m> {
                 op: syn::UnOp::Deref(_),
                 operand: inner,
             } => self.bar_place(inner),
-            ExprKind::Field { .. } => unsupported("a field of a model", place),
+            // A model's adjoint is a model: `net_bar.layers[k].w[j]`.
+            ExprKind::Field { base, member } => {
+                let base = self.bar_place(base)?;
+                Ok(quote!(#base.#member))
+            }
             _ => unsupported(describe(place), place),
         }
     }
@@ -1771,6 +1798,17 @@ impl<'m> Sweep<'m> {
                 Ok(())
             }
             ExprKind::Call { func, args } => self.rev_call(expr, func, args, &seed),
+            ExprKind::PlainMethod {
+                receiver,
+                method,
+                args,
+                ..
+            } if self.method_call(expr) => {
+                let reverse = format_ident!("{}_reverse", method.unraw(), span = method.span());
+                let receiver_src = receiver.source.to_token_stream();
+                let reverse = quote!(#receiver_src.#reverse);
+                self.rev_invoke(reverse, Some(receiver), args, &seed)
+            }
             _ => unsupported(describe(expr), expr),
         }
     }
@@ -1864,11 +1902,38 @@ impl<'m> Sweep<'m> {
 
     fn rev_call(&mut self, expr: &Expr, func: &syn::Path, args: &[Expr], seed: &Seed) -> R<()> {
         let reverse = sibling(&self.stand_ins, func, "reverse");
+        let _ = expr;
+        self.rev_invoke(reverse, None, args, seed)
+    }
+
+    /// The reverse of a call of `reverse`'s pair: of a function, or of a
+    /// method on `receiver`, which is its first argument (by reference,
+    /// its adjoint the model's adjoint at the same place).
+    fn rev_invoke(
+        &mut self,
+        reverse: TokenStream,
+        receiver: Option<&Expr>,
+        args: &[Expr],
+        seed: &Seed,
+    ) -> R<()> {
         let stack = self.stack.clone();
         let adjoint = self.adjoint.clone();
         let mut arg_src = Vec::new();
         let mut bars = Vec::new();
         let mut after = Vec::new();
+        if let Some(receiver) = receiver {
+            if !self.fully_available(receiver) {
+                return unsupported("a method called on a model that changes", receiver);
+            }
+            let src = receiver.source.to_token_stream();
+            arg_src.push(quote!(&#src));
+            if self.active(receiver) {
+                let bar = self.bar_place(receiver)?;
+                bars.push(quote!(&mut #bar));
+            } else {
+                bars.push(quote!(&mut #adjoint::zero(&(#src))));
+            }
+        }
         for arg in args {
             if !self.fully_available(arg) {
                 return unsupported(
@@ -1912,7 +1977,6 @@ impl<'m> Sweep<'m> {
         for (arg, name) in after.into_iter().rev() {
             self.rev(arg, Seed::new(name.to_token_stream()))?;
         }
-        let _ = expr;
         Ok(())
     }
 
@@ -1972,6 +2036,10 @@ impl<'m> Sweep<'m> {
             | ExprKind::Powi { .. }
             | ExprKind::Sum { .. }
             | ExprKind::Call { .. } => {
+                let name = self.hoist(expr).to_token_stream();
+                Ok(self.as_number(expr, name))
+            }
+            _ if self.method_call(expr) => {
                 let name = self.hoist(expr).to_token_stream();
                 Ok(self.as_number(expr, name))
             }
@@ -2061,7 +2129,7 @@ impl<'m> Sweep<'m> {
             return name.clone();
         }
         let base = hoist_name(expr);
-        if matches!(expr.kind, ExprKind::Call { .. }) {
+        if matches!(expr.kind, ExprKind::Call { .. }) || is_method_call(expr) {
             // Out of rustc's suggestions for a misspelt or unannotated
             // callee: the student never wrote this name.
             let count = self.calls.entry(base.clone()).or_default();
@@ -2107,7 +2175,8 @@ impl<'m> Sweep<'m> {
     /// called, else rebuilt with the hoisted names.
     fn fwd(&mut self, expr: &Expr) -> R<TokenStream> {
         let hoisted = self.cx.hoisted.get(&expr.id).cloned();
-        let is_call = matches!(expr.kind, ExprKind::Call { .. }) && self.active(expr);
+        let is_call = (matches!(expr.kind, ExprKind::Call { .. }) && self.active(expr))
+            || self.method_call(expr);
         if hoisted.is_none() && !is_call && !self.needs_rebuild(expr) {
             self.observe_absorbing(expr)?;
             return Ok(expr.source.to_token_stream());
@@ -2136,6 +2205,7 @@ impl<'m> Sweep<'m> {
             crate::ast::Child::Expr(child) => {
                 self.cx.hoisted.contains_key(&child.id)
                     || (matches!(child.kind, ExprKind::Call { .. }) && self.active(child))
+                    || self.method_call(child)
                     || self.needs_rebuild(child)
             }
             crate::ast::Child::Block(_) => false,
@@ -2265,6 +2335,21 @@ impl<'m> Sweep<'m> {
                 let args: Vec<_> = args.iter().map(|a| self.passed(a)).collect();
                 quote!(#forward(#stack, #adjoint::args((#(#args,)*))))
             }
+            (
+                ExprKind::PlainMethod {
+                    receiver,
+                    method,
+                    args,
+                    ..
+                },
+                _,
+            ) if self.method_call(expr) => {
+                let forward = format_ident!("{}_forward", method.unraw(), span = method.span());
+                let (stack, adjoint) = (&self.stack, &self.adjoint);
+                let receiver = receiver.source.to_token_stream();
+                let args = args.iter().map(|a| a.source.to_token_stream());
+                quote!(#receiver.#forward(#stack, #adjoint::args((&#receiver, #(#args,)*))))
+            }
             _ => {
                 if self.needs_rebuild(expr) {
                     return unsupported(describe(expr), expr);
@@ -2316,7 +2401,10 @@ impl<'m> Sweep<'m> {
                 let bar = self.bar_place(init)?;
                 quote!(#adjoint::zero_like(&#bar))
             }
-            ExprKind::Path(_) | ExprKind::Index { .. } => {
+            // A model's field (`let width = net.width;`): shaped by the
+            // field's value, which a model the body cannot write still
+            // holds; an integer's adjoint is then `NoAdjoint`.
+            ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
                 if !self.fully_available(init) {
                     return unsupported("a binding whose shape the reverse sweep cannot see", init);
                 }
@@ -2367,6 +2455,7 @@ fn is_scalar(expr: &Expr) -> bool {
         | ExprKind::Sum { .. }
         | ExprKind::Cast { .. } => true,
         ExprKind::Call { .. } => !expr.is_empty_vec(),
+        _ if is_method_call(expr) => true,
         ExprKind::Paren(inner) => is_scalar(inner),
         ExprKind::If { then_branch, .. } | ExprKind::Block(None, then_branch) => {
             then_branch.split_tail().1.is_some_and(is_scalar)
@@ -2393,7 +2482,7 @@ fn is_place(expr: &Expr) -> bool {
 fn is_arithmetic(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Lit(_) | ExprKind::NegLit(_) | ExprKind::Path(_) => true,
-        ExprKind::Index { base, .. } => is_arithmetic(base),
+        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_arithmetic(base),
         ExprKind::Paren(inner)
         | ExprKind::Neg { operand: inner, .. }
         | ExprKind::Prefix {
@@ -2411,10 +2500,21 @@ fn is_arithmetic(expr: &Expr) -> bool {
 
 fn has_call(expr: &Expr) -> bool {
     matches!(expr.kind, ExprKind::Call { .. })
+        || is_method_call(expr)
         || expr.children().into_iter().any(|child| match child {
             crate::ast::Child::Expr(child) => has_call(child),
             crate::ast::Child::Block(_) => true,
         })
+}
+
+/// A method called on a place (`model.score(x)`, `net.layers[k].forward(h)`)
+/// that is not one the vocabulary knows: on a model, an annotated method,
+/// whose pair (`score_forward`, `score_reverse`) the sweeps call as they
+/// call a function's. Which of these carry a derivative is `Sweep::
+/// method_call`'s question; this one is syntax only, for the checks that
+/// must not read a call's value twice.
+fn is_method_call(expr: &Expr) -> bool {
+    matches!(&expr.kind, ExprKind::PlainMethod { receiver, reads_primal: false, .. } if is_place(receiver))
 }
 
 fn is_simple(tokens: &TokenStream) -> bool {
@@ -2550,6 +2650,7 @@ fn hoist_name(expr: &Expr) -> String {
             Some(last) => format!("{}_value", last.ident.unraw()),
             None => "call_value".to_owned(),
         },
+        ExprKind::PlainMethod { method, .. } => format!("{}_value", method.unraw()),
         _ => "value".to_owned(),
     }
 }

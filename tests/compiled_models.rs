@@ -1,0 +1,481 @@
+//! The compiled adjoint (`f_grad`) on functions that take models
+//! (`#[derive(Parameters)]` structs): by value and by `&`, nested structs,
+//! `Vec` fields, a `Vec` and a slice of models, constant fields, a call
+//! that passes part of a model to another annotated function, and a
+//! method on `&self`. Each function is checked three ways:
+//!
+//! - it really runs the compiled path: its `f_adjoint` answers on a
+//!   stack (`Some`) with exactly what `f_grad` returns;
+//! - against an independent oracle: the gradient written out by hand, or
+//!   central differences (`f_check`) for every component;
+//! - against the tape (`f_grad_tape`): same value, every component within
+//!   `AGREE` of the largest. Both paths are exact reverse mode over the
+//!   same operations but add each adjoint's contributions in different
+//!   orders (the tape edge by edge, the adjoint statement by statement) and
+//!   read `tanh'` as `1 − tanh²` where the tape uses `1/cosh²`. Every
+//!   adjoint here sums at most a few dozen terms of magnitude below 10, so
+//!   the two differ by a few ulps times that sum's condition, under 1e-14
+//!   of the largest component; `AGREE` = 1e-12 leaves a margin of 100× and
+//!   is still far below what a wrong or missing derivative would give.
+//!
+//! A non-finite model field makes `f_grad` rerun the tape, which returns
+//! its typed, labelled error: checked against `f_grad_tape`'s own.
+
+// Index loops on purpose: a #[differentiable] body reads the weights the
+// way the formulas index them.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::__adjoint::with_stack;
+use autodiff::prelude::*;
+
+const AGREE: f64 = 1e-12;
+
+type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
+
+/// `f_grad` and `f_grad_tape` agree in value and in every component of
+/// the model's scalars (`Parameters::scalars`), and the constants are
+/// the same.
+fn agree<M: Parameters + PartialEq + std::fmt::Debug>(
+    name: &str,
+    compiled: Grad<M>,
+    tape: Grad<M>,
+) {
+    let compiled = compiled.unwrap_or_else(|e| panic!("{name}: compiled: {e}"));
+    let tape = tape.unwrap_or_else(|e| panic!("{name}: tape: {e}"));
+    let (c, t) = (compiled.gradient.scalars(), tape.gradient.scalars());
+    assert_eq!(c.len(), t.len(), "{name}: gradient lengths");
+    let scale = t.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
+    for (k, (a, b)) in c.iter().zip(&t).enumerate() {
+        assert!(
+            (a - b).abs() <= AGREE * scale,
+            "{name}: component {k}: compiled {a} vs tape {b}"
+        );
+    }
+    // Constants carried alike: the tape's gradient with the compiled
+    // scalars written in is the compiled gradient.
+    let mut carried = tape.gradient.clone();
+    carried.set_from_slice(&c).unwrap();
+    assert_eq!(carried, compiled.gradient, "{name}: constants");
+    assert_eq!(compiled.value, tape.value, "{name}: value");
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Affine {
+    w: [f64; 2],
+    b: f64,
+    #[constant]
+    label: &'static str,
+    /// Read in arithmetic: the sweep writes an adjoint into the adjoint's
+    /// copy of it, which the gradient must not carry.
+    #[constant]
+    offset: f64,
+}
+
+fn affine(w0: f64, w1: f64, b: f64, label: &'static str) -> Affine {
+    Affine {
+        w: [w0, w1],
+        b,
+        label,
+        offset: 0.25,
+    }
+}
+
+#[differentiable]
+fn squared_error(model: Affine, #[constant] x: [f64; 2], #[constant] y: f64) -> f64 {
+    let e = model.w[0] * x[0] + model.w[1] * x[1] + model.b + model.offset - y;
+    e * e
+}
+
+#[test]
+fn a_model_by_value_gets_the_hand_written_gradient_without_a_tape() {
+    let model = affine(2.0, -1.0, 0.5, "affine");
+    let (x, y) = ([3.0, 4.0], 1.0);
+    let compiled = with_stack(|stack| squared_error_adjoint(stack, model.clone(), x, y))
+        .expect("the compiled path answers");
+    let result = squared_error_grad(model.clone(), x, y).unwrap();
+    assert_eq!(result, compiled);
+    // e = 2·3 − 1·4 + 0.5 + 0.25 − 1 = 1.75: ∂/∂w = 2e·x = [10.5, 14],
+    // ∂/∂b = 2e = 3.5; the constants as the model has them.
+    assert_eq!(result.value, 1.75 * 1.75);
+    assert_eq!(
+        result.gradient,
+        Affine {
+            w: [10.5, 14.0],
+            b: 3.5,
+            label: "affine",
+            offset: 0.25,
+        }
+    );
+    agree(
+        "squared_error",
+        squared_error_grad(model.clone(), x, y),
+        squared_error_grad_tape(model.clone(), x, y),
+    );
+    assert!(squared_error_check(model, x, y).unwrap().passed());
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Layer {
+    w: [[f64; 2]; 2],
+    b: Vec<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Net {
+    layers: Vec<Layer>,
+    out: [f64; 2],
+    scale: f64,
+    #[constant]
+    name: String,
+    #[constant]
+    width: usize,
+    table: Vec<Vec<f64>>,
+}
+
+fn net() -> Net {
+    Net {
+        layers: vec![
+            Layer {
+                w: [[0.5, -0.3], [0.8, 0.2]],
+                b: vec![0.1, -0.2],
+            },
+            Layer {
+                w: [[-0.4, 0.9], [0.3, 0.7]],
+                b: vec![0.05, 0.15],
+            },
+        ],
+        out: [1.2, -0.6],
+        scale: 0.9,
+        name: "net".to_string(),
+        width: 2,
+        table: vec![vec![0.3], vec![-0.1, 0.4]],
+    }
+}
+
+/// Two tanh layers read through `net.layers[k]`, an integer constant read
+/// into a binding, `net.layers.len()`, a `Vec<Vec<f64>>` field.
+#[differentiable]
+fn forward(net: &Net, #[constant] x: [f64; 2]) -> f64 {
+    let width = net.width;
+    let mut h = [x[0], x[1]];
+    for k in 0..net.layers.len() {
+        let mut next = [0.0; 2];
+        for j in 0..width {
+            let mut s = net.layers[k].b[j];
+            for i in 0..2 {
+                s += net.layers[k].w[j][i] * h[i];
+            }
+            next[j] = s.tanh();
+        }
+        h = next;
+    }
+    let extra = net.table[0][0] * net.table[1][0] + net.table[1][1];
+    net.scale * (net.out[0] * h[0] + net.out[1] * h[1]) + extra
+}
+
+#[test]
+fn a_nested_model_by_reference_matches_central_differences_and_the_tape() {
+    let net = net();
+    let mut points = vec![[0.7, -1.1], [0.0, 0.0], [-2.0, 0.3]];
+    points.push([1.5, 1.5]);
+    for x in points {
+        let compiled =
+            with_stack(|stack| forward_adjoint(stack, &net, x)).expect("the compiled path answers");
+        let result = forward_grad(&net, x).unwrap();
+        assert_eq!(result, compiled);
+        // The product term, by hand: ∂/∂t00 = t10, ∂/∂t10 = t00, ∂/∂t11 = 1.
+        assert_eq!(result.gradient.table, [vec![-0.1], vec![0.3, 1.0]]);
+        assert_eq!(
+            (result.gradient.name.as_str(), result.gradient.width),
+            ("net", 2)
+        );
+        // ∂/∂scale is the weighted sum the scale multiplies: by hand from
+        // the forward pass.
+        let mut h = x;
+        for layer in &net.layers {
+            let mut next = [0.0; 2];
+            for j in 0..2 {
+                next[j] = (layer.b[j] + layer.w[j][0] * h[0] + layer.w[j][1] * h[1]).tanh();
+            }
+            h = next;
+        }
+        let d_scale = net.out[0] * h[0] + net.out[1] * h[1];
+        assert!((result.gradient.scale - d_scale).abs() <= 1e-15 * d_scale.abs().max(1.0));
+        let check = forward_check(&net, x).unwrap();
+        assert!(check.passed(), "{check}");
+        agree("forward", forward_grad(&net, x), forward_grad_tape(&net, x));
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct TwoAffine {
+    first: Affine,
+    second: Affine,
+}
+
+#[differentiable]
+fn affine_out(model: &Affine, #[constant] x: [f64; 2]) -> f64 {
+    model.w[0] * x[0] + model.w[1] * x[1] + model.b
+}
+
+/// A compiled caller passing parts of its model to a compiled callee:
+/// through the forward/reverse pair, no tape on either side.
+#[differentiable]
+fn chained(model: TwoAffine, #[constant] x: [f64; 2]) -> f64 {
+    let h = affine_out(&model.first, x);
+    let y = affine_out(&model.second, x) * h;
+    y * y
+}
+
+#[test]
+fn a_part_of_a_model_passed_to_another_annotated_function() {
+    let model = TwoAffine {
+        first: affine(1.0, 2.0, 0.5, "first"),
+        second: affine(3.0, -1.0, 0.25, "second"),
+    };
+    let x = [1.0, 2.0];
+    let compiled = with_stack(|stack| chained_adjoint(stack, model.clone(), x))
+        .expect("the compiled path answers");
+    let result = chained_grad(model.clone(), x).unwrap();
+    assert_eq!(result, compiled);
+    // h = 1 + 4 + 0.5 = 5.5, s = 3 − 2 + 0.25 = 1.25, y = s·h = 6.875:
+    // ∂/∂second.w = 2y·h·x, ∂/∂first.w = 2y·s·x, ∂/∂b likewise without x.
+    let (y, h, s) = (6.875, 5.5, 1.25);
+    let expected = TwoAffine {
+        first: Affine {
+            w: [2.0 * y * s, 2.0 * y * s * 2.0],
+            b: 2.0 * y * s,
+            ..model.first.clone()
+        },
+        second: Affine {
+            w: [2.0 * y * h, 2.0 * y * h * 2.0],
+            b: 2.0 * y * h,
+            ..model.second.clone()
+        },
+    };
+    assert_eq!(result.gradient, expected);
+    assert_eq!(result.value, y * y);
+    agree(
+        "chained",
+        chained_grad(model.clone(), x),
+        chained_grad_tape(model.clone(), x),
+    );
+    assert!(chained_check(model, x).unwrap().passed());
+}
+
+/// A `Vec` of models by value, a slice and an array of them.
+#[differentiable]
+fn members(
+    pair: [Affine; 2],
+    others: &[Affine],
+    crowd: Vec<Affine>,
+    #[constant] x: [f64; 2],
+) -> f64 {
+    let mut total = pair[0].b * pair[1].b;
+    for m in 0..others.len() {
+        total += others[m].w[0] * x[0] * pair[0].w[1];
+    }
+    let mut sum = 0.0;
+    for m in 0..crowd.len() {
+        sum += crowd[m].w[0] * x[0] + crowd[m].w[1] * x[1] + crowd[m].b;
+    }
+    total + sum * sum
+}
+
+#[test]
+fn arrays_slices_and_vecs_of_models() {
+    let pair = [affine(1.0, 2.0, 3.0, "p0"), affine(4.0, 5.0, 6.0, "p1")];
+    let others = vec![affine(0.5, 0.0, 0.0, "o0"), affine(-1.0, 0.0, 0.0, "o1")];
+    let crowd = vec![affine(1.0, 0.0, 0.0, "c0"), affine(0.0, 1.0, 1.0, "c1")];
+    let x = [2.0, 3.0];
+    let compiled =
+        with_stack(|stack| members_adjoint(stack, pair.clone(), &others, crowd.clone(), x))
+            .expect("the compiled path answers");
+    let result = members_grad(pair.clone(), &others, crowd.clone(), x).unwrap();
+    assert_eq!(result, compiled);
+    let (dpair, dothers, dcrowd) = result.gradient.clone();
+    // total = b0·b1 + Σ o.w0·x0·p0.w1: ∂/∂b0 = b1 = 6, ∂/∂b1 = b0 = 3,
+    // ∂/∂p0.w1 = Σ o.w0·x0 = (0.5 − 1)·2 = −1, ∂/∂o.w0 = x0·p0.w1 = 4.
+    assert_eq!((dpair[0].b, dpair[1].b, dpair[0].w[1]), (6.0, 3.0, -1.0));
+    assert_eq!((dothers[0].w[0], dothers[1].w[0]), (4.0, 4.0));
+    // sum = 1·2 + 1·3 + 1 = 6: ∂/∂w = 2·6·x = [24, 36], ∂/∂b = 12.
+    assert_eq!((dcrowd[0].w, dcrowd[1].b), ([24.0, 36.0], 12.0));
+    let labels: Vec<_> = dpair
+        .iter()
+        .chain(&dothers)
+        .chain(&dcrowd)
+        .map(|m| (m.label, m.offset))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            ("p0", 0.25),
+            ("p1", 0.25),
+            ("o0", 0.25),
+            ("o1", 0.25),
+            ("c0", 0.25),
+            ("c1", 0.25)
+        ]
+    );
+    let tape = members_grad_tape(pair.clone(), &others, crowd.clone(), x).unwrap();
+    assert_eq!(result, tape);
+    assert!(members_check(pair, &others, crowd, x).unwrap().passed());
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Line {
+    a: f64,
+    b: f64,
+}
+
+impl Line {
+    /// A method on `&self` with no method calls inside: compiled.
+    #[differentiable]
+    fn loss(&self, #[constant] x: f64, #[constant] y: f64) -> f64 {
+        let d = self.a * x + self.b - y;
+        (d * d).ln_1p()
+    }
+}
+
+impl Line {
+    /// Called on a model below, through its forward/reverse pair.
+    #[differentiable]
+    fn at(&self, #[constant] x: f64) -> f64 {
+        self.a * x + self.b
+    }
+}
+
+/// Calls an annotated method on its model twice: compiled, each call
+/// through the method's pair.
+#[differentiable]
+fn squared_at(line: &Line, #[constant] x: f64) -> f64 {
+    line.at(x) * line.at(x)
+}
+
+/// `mul_add` is not compiled yet, so this one keeps the tape ...
+#[differentiable]
+fn fused_at(line: &Line, #[constant] x: f64) -> f64 {
+    line.a.mul_add(x, line.b)
+}
+
+/// ... and a caller that passes it a model reruns on the tape: the pair
+/// of a function on the tape would push the whole model's gradient at
+/// every call, which costs more than one tape for the caller.
+#[differentiable]
+fn outer(line: &Line, #[constant] x: f64) -> f64 {
+    let v = squared_at(line, x);
+    3.0 * v + line.b * fused_at(line, x)
+}
+
+/// Without the tape callee, the same caller compiles.
+#[differentiable]
+fn outer_compiled(line: &Line, #[constant] x: f64) -> f64 {
+    let v = squared_at(line, x);
+    3.0 * v + line.b * line.at(x)
+}
+
+#[test]
+fn a_compiled_caller_passes_its_model_to_annotated_functions_and_methods() {
+    let line = Line { a: 0.5, b: -1.0 };
+    let x = 3.0;
+    let squared = with_stack(|stack| squared_at_adjoint(stack, &line, x)).unwrap();
+    // u² with u = a x + b = 0.5: ∂/∂a = 2u·x = 3, ∂/∂b = 2u = 1.
+    assert_eq!(squared.gradient, Line { a: 3.0, b: 1.0 });
+    assert!(with_stack(|stack| outer_adjoint(stack, &line, x)).is_none());
+    let compiled = with_stack(|stack| outer_compiled_adjoint(stack, &line, x)).unwrap();
+    // outer = 3u² + b·u: ∂/∂a = 6u·x + b·x = 9 − 3 = 6,
+    // ∂/∂b = 6u + u + b = 3 + 0.5 − 1 = 2.5; both ways.
+    for result in [compiled, outer_grad(&line, x).unwrap()] {
+        assert_eq!(result.value, 3.0 * 0.25 - 0.5);
+        assert_eq!(result.gradient, Line { a: 6.0, b: 2.5 });
+    }
+    agree("outer", outer_grad(&line, x), outer_grad_tape(&line, x));
+    agree(
+        "outer_compiled",
+        outer_compiled_grad(&line, x),
+        outer_compiled_grad_tape(&line, x),
+    );
+    assert!(outer_check(&line, x).unwrap().passed());
+    assert!(outer_compiled_check(&line, x).unwrap().passed());
+}
+
+#[test]
+fn a_method_on_a_model_compiles() {
+    let line = Line { a: 0.5, b: -1.0 };
+    let (x, y) = (2.0, 1.5);
+    let compiled =
+        with_stack(|stack| line.loss_adjoint(stack, x, y)).expect("the compiled path answers");
+    let result = line.loss_grad(x, y).unwrap();
+    assert_eq!(result, compiled);
+    // d = 1 − 1 − 1.5 = −1.5, L = ln(1 + d²): ∂/∂a = 2d·x/(1 + d²),
+    // ∂/∂b = 2d/(1 + d²).
+    let d: f64 = -1.5;
+    let k = 2.0 * d / (1.0 + d * d);
+    assert!((result.gradient.a - k * x).abs() <= 1e-15);
+    assert!((result.gradient.b - k).abs() <= 1e-15);
+    agree("loss", line.loss_grad(x, y), line.loss_grad_tape(x, y));
+    assert!(line.loss_check(x, y).unwrap().passed());
+}
+
+/// The same error, variant, operation, label and value (NaN compares
+/// unequal to itself, so the fields are compared as printed).
+fn same_error(compiled: ScalarAutodiffError, tape: ScalarAutodiffError) {
+    assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+    assert_eq!(compiled.to_string(), tape.to_string());
+}
+
+#[test]
+fn a_non_finite_weight_gives_the_tapes_labelled_error() {
+    // A weight the body reads, NaN and both infinities; the model is
+    // borrowed, so left as it was.
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let mut broken = net();
+        broken.layers[1].w[0][1] = bad;
+        let kept = broken.clone();
+        let compiled = forward_grad(&broken, [0.7, -1.1]).unwrap_err();
+        let tape = forward_grad_tape(&broken, [0.7, -1.1]).unwrap_err();
+        assert!(
+            compiled.to_string().contains("must be finite"),
+            "{compiled}"
+        );
+        same_error(compiled, tape);
+        assert_eq!(format!("{broken:?}"), format!("{kept:?}"));
+
+        let mut model = affine(2.0, -1.0, 0.5, "affine");
+        model.b = bad;
+        let compiled = squared_error_grad(model.clone(), [3.0, 4.0], 1.0).unwrap_err();
+        let tape = squared_error_grad_tape(model, [3.0, 4.0], 1.0).unwrap_err();
+        same_error(compiled, tape);
+    }
+    // A model whose weights are finite but whose value overflows: the
+    // tape's error on the operation, through the compiled path too.
+    let mut big = affine(1e200, 1e200, 0.0, "big");
+    big.offset = 0.0;
+    let compiled = squared_error_grad(big.clone(), [1e200, 1e200], 0.0).unwrap_err();
+    let tape = squared_error_grad_tape(big, [1e200, 1e200], 0.0).unwrap_err();
+    assert!(compiled.to_string().contains("non-finite"), "{compiled}");
+    same_error(compiled, tape);
+}
+
+/// A model nobody reads a field of still has its weights checked: the
+/// tape records every weight as a variable and rejects a NaN one.
+#[differentiable]
+fn only_the_bias(model: &Affine) -> f64 {
+    model.b * 2.0
+}
+
+#[test]
+fn an_unread_non_finite_weight_is_still_the_tapes_error() {
+    let mut model = affine(1.0, 2.0, 3.0, "m");
+    let ok = only_the_bias_grad(&model).unwrap();
+    assert_eq!(
+        (ok.value, ok.gradient.w, ok.gradient.b),
+        (6.0, [0.0, 0.0], 2.0)
+    );
+    model.w[1] = f64::NAN;
+    same_error(
+        only_the_bias_grad(&model).unwrap_err(),
+        only_the_bias_grad_tape(&model).unwrap_err(),
+    );
+    assert!(with_stack(|stack| only_the_bias_adjoint(stack, &model)).is_none());
+}
