@@ -12,8 +12,17 @@
 # both see the same machine load, and the ratio printed. Times are the
 # build's wall clock and its CPU time (user + sys): on a shared machine the
 # CPU time is the steadier of the two. Run from the workspace root.
+#
+# With MACRO_OPT=1, both builds compile the proc macro (and syn, quote,
+# proc-macro2) optimised, as `[profile.dev.build-override] opt-level = 3`
+# in a downstream crate's Cargo.toml would: the ratio is then that of the
+# generated code alone, without the macro's own running time at opt-level 0.
 set -euo pipefail
 export CARGO_INCREMENTAL=0
+cargo_opts=()
+if [ "${MACRO_OPT:-0}" = 1 ]; then
+  cargo_opts=(--config 'profile.dev.build-override.opt-level=3')
+fi
 rounds=${1:-3}
 base_rev=${2:-}
 here=$(pwd)
@@ -66,7 +75,7 @@ if [ -n "$base_rev" ]; then
 fi
 for dir in "${dirs[@]}"; do
   write_probe "$dir"
-  (cd "$dir" && cargo build --test "$probe_name" >/dev/null 2>&1)
+  (cd "$dir" && cargo build "${cargo_opts[@]}" --test "$probe_name" >/dev/null 2>&1)
 done
 declare -A best_wall best_cpu
 TIMEFORMAT='%R %U %S'
@@ -74,7 +83,7 @@ for r in $(seq 1 "$rounds"); do
   for i in "${!dirs[@]}"; do
     dir=${dirs[$i]}
     touch "$dir/tests/$probe_name.rs"
-    times=$( { time (cd "$dir" && cargo build --test "$probe_name" >/dev/null 2>&1); } 2>&1 )
+    times=$( { time (cd "$dir" && cargo build "${cargo_opts[@]}" --test "$probe_name" >/dev/null 2>&1); } 2>&1 )
     read -r wall user sys <<<"$times"
     cpu=$(echo "$user + $sys" | bc)
     echo "round $r ${names[$i]}: wall ${wall}s cpu ${cpu}s"
