@@ -723,6 +723,45 @@ mod annotated {
     pub fn first_only(x: &[f64]) -> f64 {
         x[0] * x[0]
     }
+
+    /// A body that panics on a NaN argument and loops forever on an
+    /// infinite one: the tape path must report the bad parameter without
+    /// running it.
+    #[differentiable]
+    pub fn guarded(x: f64, w: [f64; 2]) -> f64 {
+        assert!(!x.is_nan(), "the body ran on a NaN");
+        let mut y = x;
+        while y > 1.0 {
+            y = y * 0.5;
+        }
+        y * w[0] + w[1]
+    }
+}
+
+#[test]
+fn the_tape_path_reports_a_bad_parameter_before_running_the_body() {
+    use annotated::*;
+    // The first bad parameter in order is the one reported, with its name.
+    for (x, w, label) in [
+        (f64::NAN, [1.0, 2.0], "x"),
+        (f64::INFINITY, [1.0, 2.0], "x"),
+        (0.5, [1.0, f64::NAN], "w"),
+        (f64::NAN, [f64::INFINITY, 2.0], "x"),
+    ] {
+        let error = guarded_grad_tape(x, w).expect_err(label);
+        match &error {
+            ScalarAutodiffError::NonFiniteLeaf {
+                operation: ScalarOperation::Variable,
+                label: Some(at),
+                ..
+            } => assert_eq!(at.text, label, "{error}"),
+            other => panic!("{label}: {other:?}"),
+        }
+    }
+    // Good inputs still differentiate: y = x halved below 1, times w0, + w1.
+    let good = guarded_grad_tape(3.0, [2.0, 1.0]).unwrap();
+    assert_eq!(good.value, 0.75 * 2.0 + 1.0);
+    assert_eq!(good.gradient, (0.25 * 2.0, [0.75, 1.0]));
 }
 
 /// Both paths fail, with the same error, field by field (`Debug`: the

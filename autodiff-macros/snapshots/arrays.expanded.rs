@@ -181,7 +181,10 @@ fn dot_grad_tape_on(
     let tape = &*tape;
     let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
     let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-    match __ad::finish(tape, dot_tape(tape, w_var, __ad::slice(&x_var))) {
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    match __ad::finish(dot_tape(tape, w_var, __ad::slice(&x_var))) {
         ::core::result::Result::Ok(value) => {
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: value,

@@ -355,7 +355,10 @@ fn neuron_grad_tape_on(
     let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
     let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
     let b_var = __ad::variables(tape, &b, __ad::at("b", 3));
-    match __ad::finish(tape, neuron_tape(tape, w_var, x_var, b_var)) {
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    match __ad::finish(neuron_tape(tape, w_var, x_var, b_var)) {
         ::core::result::Result::Ok(value) => {
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: value,

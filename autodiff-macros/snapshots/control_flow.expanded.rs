@@ -196,7 +196,10 @@ pub fn series_grad_tape_on(
     tape.clear();
     let tape = &*tape;
     let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-    match __ad::finish(tape, series_tape(tape, x_var, scale, n)) {
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    match __ad::finish(series_tape(tape, x_var, scale, n)) {
         ::core::result::Result::Ok(value) => {
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: value,

@@ -182,7 +182,10 @@ fn wave_grad_tape_on(
     let tape = &*tape;
     let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
     let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
-    match __ad::finish(tape, wave_tape(tape, x_var, y_var)) {
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    match __ad::finish(wave_tape(tape, x_var, y_var)) {
         ::core::result::Result::Ok(value) => {
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: value,

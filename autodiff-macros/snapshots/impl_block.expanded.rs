@@ -223,7 +223,10 @@ impl Neuron {
             tape,
             <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
         )?;
-        match __ad::finish(tape, Self::__ad_forward_tape(tape, &__self_var, x)) {
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        match __ad::finish(Self::__ad_forward_tape(tape, &__self_var, x)) {
             ::core::result::Result::Ok(value) => {
                 ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                     value: value,
@@ -633,7 +636,10 @@ impl Neuron {
             tape,
             <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
         )?;
-        match __ad::finish(tape, Self::__ad_loss_tape(tape, &__self_var, x, y)) {
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        match __ad::finish(Self::__ad_loss_tape(tape, &__self_var, x, y)) {
             ::core::result::Result::Ok(value) => {
                 ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                     value: value,
@@ -924,7 +930,10 @@ impl Neuron {
         tape.clear();
         let tape = &*tape;
         let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
-        match __ad::finish(tape, Self::scale_tape(tape, w_var, x)) {
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        match __ad::finish(Self::scale_tape(tape, w_var, x)) {
             ::core::result::Result::Ok(value) => {
                 ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                     value: value,

@@ -244,7 +244,10 @@ pub fn mlp_loss_grad_tape_on(
     let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5));
     let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5));
     let x_var = __ad::variables(tape, &x, __ad::at("x", 5));
-    match __ad::finish(tape, mlp_loss_tape(tape, w1_var, w2_var, x_var, t)) {
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    match __ad::finish(mlp_loss_tape(tape, w1_var, w2_var, x_var, t)) {
         ::core::result::Result::Ok(value) => {
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: value,

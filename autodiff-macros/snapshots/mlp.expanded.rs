@@ -248,7 +248,10 @@ pub fn mlp_grad_tape_on(
     let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 4));
     let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 4));
     let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-    match __ad::finish(tape, mlp_tape(tape, w1_var, w2_var, x_var, target)) {
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    match __ad::finish(mlp_tape(tape, w1_var, w2_var, x_var, target)) {
         ::core::result::Result::Ok(value) => {
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: value,

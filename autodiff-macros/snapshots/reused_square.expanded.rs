@@ -151,7 +151,10 @@ fn loss_grad_tape_on(
     tape.clear();
     let tape = &*tape;
     let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-    match __ad::finish(tape, loss_tape(tape, x_var)) {
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    match __ad::finish(loss_tape(tape, x_var)) {
         ::core::result::Result::Ok(value) => {
             ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                 value: value,

@@ -363,13 +363,17 @@ pub fn first<T>(tape: &Tape, recorded: Result<T>) -> Result<T> {
     recorded.map_err(|error| tape.take_failure().unwrap_or(error))
 }
 
-/// Ends the tape path (`f_grad_tape_on`): the first error kept on `tape`
-/// (a parameter [`variables`] could not record), else the recording's own,
-/// else the value, after one reverse pass from the output.
-pub fn finish(tape: &Tape, recorded: Result<Scalar<'_>>) -> Result<f64> {
-    if let Some(error) = tape.take_failure() {
-        return Err(error);
-    }
+/// The first error a parameter's [`variables`] kept on `tape`: checked
+/// once all are recorded and before the body runs, so that a parameter
+/// that cannot be recorded is reported without running the student's code
+/// on it (which could loop or `assert!` on a NaN).
+pub fn refused(tape: &Tape) -> Option<autodiff_core::ScalarAutodiffError> {
+    tape.take_failure()
+}
+
+/// Ends the tape path (`f_grad_tape_on`): the recording's error, else the
+/// value, after one reverse pass from the output.
+pub fn finish(recorded: Result<Scalar<'_>>) -> Result<f64> {
     let output = recorded?;
     backward(output)?;
     Ok(output.value())

@@ -195,7 +195,10 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             #tape.clear();
             let #tape = &*#tape;
             #(#variables)*
-            match __ad::finish(#tape, #call_tape) {
+            if let ::core::option::Option::Some(#error) = __ad::refused(#tape) {
+                return ::core::result::Result::Err(#error);
+            }
+            match __ad::finish(#call_tape) {
                 ::core::result::Result::Ok(#value) => ::core::result::Result::Ok(::autodiff::ValueAndGradient {
                     value: #value,
                     gradient: #gradient_value,
