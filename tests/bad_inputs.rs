@@ -725,21 +725,21 @@ mod annotated {
     }
 
     /// A body that panics on a NaN argument and loops forever on an
-    /// infinite one: the tape path must report the bad parameter without
+    /// infinite one: both paths must report the bad parameter without
     /// running it.
     #[differentiable]
     pub fn guarded(x: f64, w: [f64; 2]) -> f64 {
         assert!(!x.is_nan(), "the body ran on a NaN");
         let mut y = x;
         while y > 1.0 {
-            y = y * 0.5;
+            y *= 0.5;
         }
         y * w[0] + w[1]
     }
 }
 
 #[test]
-fn the_tape_path_reports_a_bad_parameter_before_running_the_body() {
+fn both_paths_report_a_bad_parameter_before_running_the_body() {
     use annotated::*;
     // The first bad parameter in order is the one reported, with its name.
     for (x, w, label) in [
@@ -748,6 +748,9 @@ fn the_tape_path_reports_a_bad_parameter_before_running_the_body() {
         (0.5, [1.0, f64::NAN], "w"),
         (f64::NAN, [f64::INFINITY, 2.0], "x"),
     ] {
+        // The compiled path checks its parameters before its forward
+        // sweep too, and reruns the tape path, which gives the error.
+        same_error(label, guarded_grad(x, w), guarded_grad_tape(x, w));
         let error = guarded_grad_tape(x, w).expect_err(label);
         match &error {
             ScalarAutodiffError::NonFiniteLeaf {
@@ -759,9 +762,17 @@ fn the_tape_path_reports_a_bad_parameter_before_running_the_body() {
         }
     }
     // Good inputs still differentiate: y = x halved below 1, times w0, + w1.
-    let good = guarded_grad_tape(3.0, [2.0, 1.0]).unwrap();
-    assert_eq!(good.value, 0.75 * 2.0 + 1.0);
-    assert_eq!(good.gradient, (0.25 * 2.0, [0.75, 1.0]));
+    // Compiled, not kept on the tape: its adjoint answers, and refuses NaN.
+    let adjoint = |x, w| autodiff::__adjoint::with_stack(|stack| guarded_adjoint(stack, x, w));
+    assert!(adjoint(3.0, [2.0, 1.0]).is_some());
+    assert!(adjoint(f64::NAN, [2.0, 1.0]).is_none());
+    for good in [
+        guarded_grad(3.0, [2.0, 1.0]).unwrap(),
+        guarded_grad_tape(3.0, [2.0, 1.0]).unwrap(),
+    ] {
+        assert_eq!(good.value, 0.75 * 2.0 + 1.0);
+        assert_eq!(good.gradient, (0.25 * 2.0, [0.75, 1.0]));
+    }
 }
 
 /// Both paths fail, with the same error, field by field (`Debug`: the

@@ -138,6 +138,11 @@ fn dot_adjoint(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<([f64; 3], ::std::vec::Vec<f64>)>,
 > {
+    stack.observe(&w);
+    stack.observe(&x[..]);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
     let mut y = [0.0; 3];
     for i in 0..w.len() {
         y[i] = w[i] * x[i];
@@ -157,8 +162,8 @@ fn dot_adjoint(
         w_bar[i] += assigned_bar * x[i];
     }
     stack.observe(value);
-    stack.observe_param(&w, &w_bar);
-    stack.observe_param(&x[..], &x_bar);
+    stack.observe(&w_bar);
+    stack.observe(&x_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {

@@ -277,6 +277,12 @@ fn neuron_adjoint(
         }
     }
     use not_differentiable::*;
+    stack.observe(&w);
+    stack.observe(&x);
+    stack.observe(&b);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
     let affine_value = ({
         use self::*;
         affine::__forward
@@ -328,9 +334,9 @@ fn neuron_adjoint(
         ::autodiff::__adjoint::args((&mut w_bar, &mut x_bar, &mut b_bar)),
     );
     stack.observe(value);
-    stack.observe_param(&w, &w_bar);
-    stack.observe_param(&x, &x_bar);
-    stack.observe_param(&b, &b_bar);
+    stack.observe(&w_bar);
+    stack.observe(&x_bar);
+    stack.observe(&b_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {

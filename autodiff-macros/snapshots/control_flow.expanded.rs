@@ -153,6 +153,10 @@ pub fn series_adjoint(
     scale: f64,
     n: usize,
 ) -> ::core::option::Option<::autodiff::ValueAndGradient<f64>> {
+    stack.observe(&x);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
     let mut total = 0.0;
     for i in 0..n {
         stack.observe(x);
@@ -173,7 +177,7 @@ pub fn series_adjoint(
         x_bar += x_powi_bar * ::autodiff::__adjoint::derivative::powi(x, i as i32);
     }
     stack.observe(value);
-    stack.observe_param(&x, &x_bar);
+    stack.observe(&x_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {

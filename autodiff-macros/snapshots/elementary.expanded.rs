@@ -140,6 +140,11 @@ fn wave_adjoint(
     x: f64,
     y: f64,
 ) -> ::core::option::Option<::autodiff::ValueAndGradient<(f64, f64)>> {
+    stack.observe(&x);
+    stack.observe(&y);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
     let x_tan = x.tan();
     stack.observe(x);
     stack.observe(y);
@@ -158,8 +163,8 @@ fn wave_adjoint(
     x_bar += value_bar * partials_2.0;
     x_bar += value_bar * (1.0 + x_tan * x_tan);
     stack.observe(value);
-    stack.observe_param(&x, &x_bar);
-    stack.observe_param(&y, &y_bar);
+    stack.observe(&x_bar);
+    stack.observe(&y_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {

@@ -903,12 +903,16 @@ impl Neuron {
         w: f64,
         x: f64,
     ) -> ::core::option::Option<::autodiff::ValueAndGradient<f64>> {
+        stack.observe(&w);
+        if !stack.finite() {
+            return ::core::option::Option::None;
+        }
         let value: f64 = w * x;
         let mut w_bar = ::autodiff::__adjoint::zero(&w);
         let value_bar = 1.0;
         w_bar += value_bar * x;
         stack.observe(value);
-        stack.observe_param(&w, &w_bar);
+        stack.observe(&w_bar);
         stack
             .finite()
             .then_some(::autodiff::ValueAndGradient {

@@ -181,6 +181,12 @@ pub fn mlp_loss_adjoint(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
 > {
+    stack.observe(&w1);
+    stack.observe(&w2);
+    stack.observe(&x);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
     let mut y_hat = 0.0;
     for j in 0..3 {
         let mut z = 0.0;
@@ -216,9 +222,9 @@ pub fn mlp_loss_adjoint(
         }
     }
     stack.observe(value);
-    stack.observe_param(&w1, &w1_bar);
-    stack.observe_param(&w2, &w2_bar);
-    stack.observe_param(&x, &x_bar);
+    stack.observe(&w1_bar);
+    stack.observe(&w2_bar);
+    stack.observe(&x_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {

@@ -176,6 +176,12 @@ pub fn mlp_adjoint(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
 > {
+    stack.observe(&w1);
+    stack.observe(&w2);
+    stack.observe(&x);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
     let mut h = [0.0; 3];
     for j in 0..3 {
         let mut z = 0.0;
@@ -220,9 +226,9 @@ pub fn mlp_adjoint(
         }
     }
     stack.observe(value);
-    stack.observe_param(&w1, &w1_bar);
-    stack.observe_param(&w2, &w2_bar);
-    stack.observe_param(&x, &x_bar);
+    stack.observe(&w1_bar);
+    stack.observe(&w2_bar);
+    stack.observe(&x_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {

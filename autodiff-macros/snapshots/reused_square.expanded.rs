@@ -120,6 +120,10 @@ fn loss_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     x: f64,
 ) -> ::core::option::Option<::autodiff::ValueAndGradient<f64>> {
+    stack.observe(&x);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
     let square = x * x;
     let value: f64 = square + square;
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
@@ -130,7 +134,7 @@ fn loss_adjoint(
     x_bar += square_bar * x;
     x_bar += square_bar * x;
     stack.observe(value);
-    stack.observe_param(&x, &x_bar);
+    stack.observe(&x_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {

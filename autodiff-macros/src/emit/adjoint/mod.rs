@@ -274,12 +274,32 @@ fn fused(
         .iter()
         .filter(|(param, _)| !movable(param))
         .map(declare_one);
-    // A parameter the body may move is checked before the forward sweep;
-    // the others together with their gradients at the end, in one pass.
-    let (early, late): (Vec<_>, Vec<_>) = bars.iter().partition(|(param, _)| movable(param));
-    let early = early.iter().map(|(param, _)| {
-        let ident = &param.ident;
-        quote!(#stack.observe_param(&#ident, &::autodiff::__adjoint::zero(&#ident));)
+    // Parameters of numbers are checked before the forward sweep, which
+    // then does not run on a value the tape rejects (the student's code
+    // could `assert!` or loop on a NaN), and their gradients at the end.
+    // A parameter holding models is checked with its gradient at the end
+    // in one pass, or, if the body may move it, before.
+    let numbers = |param: &Param| !holds_struct(&param.kind);
+    let (early, late): (Vec<_>, Vec<_>) = bars
+        .iter()
+        .partition(|(param, _)| numbers(param) || movable(param));
+    let early: Vec<_> = early
+        .iter()
+        .map(|(param, _)| {
+            let ident = &param.ident;
+            match param.kind {
+                Kind::Slice(_) => quote!(#stack.observe(&#ident[..]);),
+                _ if numbers(param) => quote!(#stack.observe(&#ident);),
+                _ => quote!(#stack.observe_param(&#ident, &::autodiff::__adjoint::zero(&#ident));),
+            }
+        })
+        .collect();
+    let refuse = (!early.is_empty()).then(|| {
+        quote! {
+            if !#stack.finite() {
+                return ::core::option::Option::None;
+            }
+        }
     });
     let late_checks = late.iter().map(|(param, bar)| {
         let ident = &param.ident;
@@ -301,8 +321,14 @@ fn fused(
     });
     let early_bars = bars
         .iter()
-        .filter(|(param, _)| movable(param))
-        .map(|(_, bar)| quote!(#stack.observe_param(&#bar, &#bar);));
+        .filter(|(param, _)| numbers(param) || movable(param))
+        .map(|(param, bar)| {
+            if numbers(param) {
+                quote!(#stack.observe(&#bar);)
+            } else {
+                quote!(#stack.observe_param(&#bar, &#bar);)
+            }
+        });
     // A model's gradient carries its constants from the model, whatever
     // the sweep wrote into its adjoint's (`src/adjoint/models.rs`); a
     // model parameter's was made by its check above.
@@ -342,6 +368,7 @@ fn fused(
             #(#declare_early)*
             #(#carried)*
             #(#early)*
+            #refuse
             #(#fwd)*
             let #value: f64 = #returned;
             #(#declare)*
