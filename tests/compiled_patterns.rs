@@ -217,7 +217,8 @@ fn each_function_is_compiled() {
 }
 
 #[test]
-fn tuple_lets_against_closed_forms_the_tape_and_differences() -> Result<(), Box<dyn std::error::Error>> {
+fn tuple_lets_against_closed_forms_the_tape_and_differences(
+) -> Result<(), Box<dyn std::error::Error>> {
     for x in [1.5, -0.7] {
         let got = agree("split_pair", split_pair_grad(x), split_pair_grad_tape(x));
         assert_eq!(got.value, split_pair(x));
@@ -261,9 +262,18 @@ fn tuple_lets_against_closed_forms_the_tape_and_differences() -> Result<(), Box<
     assert!(mutable_accumulators_check(&x)?.passed());
 
     let p = [1.0, 2.0, 3.0];
-    let got = agree("array_pattern", array_pattern_grad(p), array_pattern_grad_tape(p));
+    let got = agree(
+        "array_pattern",
+        array_pattern_grad(p),
+        array_pattern_grad_tape(p),
+    );
     assert_eq!(got.value, array_pattern(p));
-    assert_near("array_pattern", &got.gradient, &[2.0, 1.0, 3.0_f64.cos()], CLOSED);
+    assert_near(
+        "array_pattern",
+        &got.gradient,
+        &[2.0, 1.0, 3.0_f64.cos()],
+        CLOSED,
+    );
     assert!(array_pattern_check(p)?.passed());
     Ok(())
 }
@@ -296,7 +306,12 @@ fn a_swap_reads_every_value_before_it_binds() -> Result<(), Box<dyn std::error::
         let got = agree("swapped", swapped_grad(x, y), swapped_grad_tape(x, y));
         assert_eq!(got.value, 8.0 * y * y * y + x);
         assert_eq!(got.value, swapped(x, y));
-        assert_near("swapped", &got.gradient.components(), &[1.0, 24.0 * y * y], CLOSED);
+        assert_near(
+            "swapped",
+            &got.gradient.components(),
+            &[1.0, 24.0 * y * y],
+            CLOSED,
+        );
         assert!(swapped_check(x, y)?.passed());
 
         // (a, b) → (b, a/2) → (a/2, b/2) → (b/2, a/4): 10·b/2 + a/4.
@@ -312,7 +327,8 @@ fn a_swap_reads_every_value_before_it_binds() -> Result<(), Box<dyn std::error::
 }
 
 #[test]
-fn tuple_valued_if_arms_take_the_branch_the_forward_took() -> Result<(), Box<dyn std::error::Error>> {
+fn tuple_valued_if_arms_take_the_branch_the_forward_took() -> Result<(), Box<dyn std::error::Error>>
+{
     // hi² − lo.
     for (a, b, want) in [(1.0, 2.0, (-1.0, 4.0)), (3.0, -1.0, (6.0, -1.0))] {
         let got = agree("ordered", ordered_grad(a, b), ordered_grad_tape(a, b));
@@ -351,7 +367,12 @@ fn mul_add_is_fused_and_has_derivatives_b_a_1() -> Result<(), Box<dyn std::error
         );
         assert_eq!(got.value.to_bits(), fma_of_functions(x, y).to_bits());
         let want = [x.cos() * y.exp() + y, x.sin() * y.exp() + x];
-        assert_near("fma_of_functions", &got.gradient.components(), &want, CLOSED);
+        assert_near(
+            "fma_of_functions",
+            &got.gradient.components(),
+            &want,
+            CLOSED,
+        );
         assert!(fma_of_functions_check(x, y)?.passed());
 
         let got = agree(

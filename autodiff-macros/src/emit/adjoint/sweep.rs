@@ -653,8 +653,20 @@ impl<'m> Sweep<'m> {
     /// The tape records the value and rejects it if it is not finite, so
     /// a number is observed.
     fn discard(&mut self, init: &Expr) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
-        if has_call(init) {
-            return unsupported("a `let _` of a call", init);
+        // A block, a call or a write would run with no reverse.
+        if has_call(init)
+            || init.any_expr(&|e| {
+                matches!(
+                    e.kind,
+                    ExprKind::Assign { .. }
+                        | ExprKind::CompoundAssign { .. }
+                        | ExprKind::Return(_)
+                        | ExprKind::Break { .. }
+                        | ExprKind::Continue(_)
+                ) || matches!(&e.kind, ExprKind::Structural { method, .. } if *method == "push")
+            })
+        {
+            return unsupported("a `let _` of a call or a write", init);
         }
         let src = init.source.to_token_stream();
         let stack = &self.stack;
@@ -1927,7 +1939,13 @@ impl<'m> Sweep<'m> {
     /// derivatives (`src/private/arithmetic.rs`): `mul_add` is `a * b`
     /// then `+ c`; `clamp` is `max(min(x, hi), lo)`, whose partials
     /// (1/2 each at a tie) `clamp_partials` multiplies out.
-    fn rev_ternary(&mut self, expr: &Expr, func: &str, operands: &[Box<Expr>; 3], seed: &Seed) -> R<()> {
+    fn rev_ternary(
+        &mut self,
+        expr: &Expr,
+        func: &str,
+        operands: &[Box<Expr>; 3],
+        seed: &Seed,
+    ) -> R<()> {
         let [first, second, third] = operands;
         match func {
             "mul_add" => {
@@ -1950,7 +1968,11 @@ impl<'m> Sweep<'m> {
                 self.cx
                     .rev
                     .push(quote!(let #partials = #adjoint::clamp_partials(#x, #lo, #hi);));
-                for (child, part) in [(third, quote!(#partials.2)), (second, quote!(#partials.1)), (first, quote!(#partials.0))] {
+                for (child, part) in [
+                    (third, quote!(#partials.2)),
+                    (second, quote!(#partials.1)),
+                    (first, quote!(#partials.0)),
+                ] {
                     self.pass(child, seed, Factor::Times(part, false))?;
                 }
                 Ok(())
@@ -2329,7 +2351,8 @@ impl<'m> Sweep<'m> {
         let [a, b, c] = values;
         if func == "mul_add" {
             if self.active(&operands[0]) || self.active(&operands[1]) {
-                self.observe(quote!((#a) * (#b)));
+                let [a, b] = [a, b].map(|v| if is_simple(&v) { v } else { quote!((#v)) });
+                self.observe(quote!(#a * #b));
             }
             return;
         }
