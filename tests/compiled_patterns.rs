@@ -160,6 +160,28 @@ fn ordered(a: f64, b: f64) -> f64 {
     hi * hi - lo
 }
 
+#[differentiable]
+fn matched(x: f64, #[constant] k: usize) -> f64 {
+    let (a, b) = match k {
+        0 => (x, 2.0 * x),
+        1 => (x * x, 1.0),
+        _ => (2.0 * x, x),
+    };
+    a * b * b
+}
+
+/// Keeps the tape (pinned in `autodiff-macros/src/emit/adjoint/tests.rs`):
+/// an arm's binding (`s`) may move the scrutinee, which a `match` per
+/// component would read twice.
+#[differentiable]
+fn matched_with_a_binding(x: f64, #[constant] scale: Option<f64>) -> f64 {
+    let (a, b) = match scale {
+        Some(s) => (x * s, x),
+        None => (x, 1.0),
+    };
+    a * b
+}
+
 // ---------------------------------------------------------------------
 // `mul_add` and `clamp`.
 // ---------------------------------------------------------------------
@@ -208,6 +230,7 @@ fn each_function_is_compiled() {
     assert!(swapped_in_a_loop_adjoint(&mut stack, 1.0, 2.0).is_some());
     assert!(array_pattern_adjoint(&mut stack, [1.0, 2.0, 3.0]).is_some());
     assert!(ordered_adjoint(&mut stack, 1.0, 2.0).is_some());
+    assert!(matched_adjoint(&mut stack, 1.0, 0).is_some());
     assert!(fma_adjoint(&mut stack, 1.0, 2.0, 3.0).is_some());
     assert!(fma_of_functions_adjoint(&mut stack, 1.0, 2.0).is_some());
     assert!(fma_path_form_adjoint(&mut stack, 1.0, 2.0).is_some());
@@ -336,6 +359,31 @@ fn tuple_valued_if_arms_take_the_branch_the_forward_took() -> Result<(), Box<dyn
         assert_eq!(got.gradient, want);
         assert!(ordered_check(a, b)?.passed());
     }
+    Ok(())
+}
+
+#[test]
+fn tuple_valued_match_arms_take_the_arm_the_forward_took() -> Result<(), Box<dyn std::error::Error>>
+{
+    let x = 1.5;
+    // 4x³, x², 2x³.
+    for (k, want) in [(0, 12.0 * x * x), (1, 2.0 * x), (2, 6.0 * x * x)] {
+        let got = agree("matched", matched_grad(x, k), matched_grad_tape(x, k));
+        assert_eq!(got.value, matched(x, k));
+        assert_near("matched", &[got.gradient], &[want], CLOSED);
+        assert!(matched_check(x, k)?.passed());
+    }
+    Ok(())
+}
+
+#[test]
+fn a_match_whose_arms_bind_keeps_the_tape_and_its_gradient(
+) -> Result<(), Box<dyn std::error::Error>> {
+    // s·x² and x.
+    let got = matched_with_a_binding_grad(1.5, Some(3.0))?;
+    assert_eq!((got.value, got.gradient), (6.75, 9.0));
+    let got = matched_with_a_binding_grad(1.5, None)?;
+    assert_eq!((got.value, got.gradient), (1.5, 1.0));
     Ok(())
 }
 

@@ -218,8 +218,9 @@ impl Splitter {
     }
 
     /// The `n` components of a tuple-valued expression: a tuple, or an
-    /// `if` whose branches are tuples (component `i` is then the same
-    /// `if` choosing between the branches' components `i`).
+    /// `if` or `match` whose branches are tuples (component `i` is then
+    /// the same `if` choosing between the branches' components `i`; its
+    /// condition, evaluated once per component, has no call or write).
     fn components(&self, value: &syn::Expr, n: usize) -> Option<Vec<syn::Expr>> {
         match unparen(value) {
             syn::Expr::Tuple(tuple) if tuple.elems.len() == n => {
@@ -241,6 +242,31 @@ impl Splitter {
                                 Box::new(block_of(other)),
                             ));
                             syn::Expr::If(if_)
+                        })
+                        .collect(),
+                )
+            }
+            syn::Expr::Match(match_)
+                if pure(&match_.expr)
+                    && match_
+                        .arms
+                        .iter()
+                        .all(|arm| guard_pure(&arm.pat) && !binds(&arm.pat)) =>
+            {
+                let arms = match_
+                    .arms
+                    .iter()
+                    .map(|arm| self.components(&arm.body, n))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(
+                    (0..n)
+                        .map(|i| {
+                            let mut match_ = match_.clone();
+                            for (arm, parts) in match_.arms.iter_mut().zip(&arms) {
+                                *arm.body = parts[i].clone();
+                                arm.comma.get_or_insert_with(Default::default);
+                            }
+                            syn::Expr::Match(match_)
                         })
                         .collect(),
                 )
@@ -361,6 +387,39 @@ fn pure(expr: &syn::Expr) -> bool {
         E::Index(e) => pure(&e.expr) && pure(&e.index),
         E::Cast(e) => pure(&e.expr),
         _ => false,
+    }
+}
+
+/// Whether a match arm's pattern binds a name: a binding may move the
+/// scrutinee, which each component's `match` reads again. `None` and
+/// other capitalised names are constants or variants, not bindings.
+fn binds(pat: &syn::Pat) -> bool {
+    use syn::Pat as P;
+    match pat {
+        P::Ident(ident) => {
+            ident.subpat.is_some()
+                || !ident
+                    .ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_uppercase())
+        }
+        P::Lit(_) | P::Range(_) | P::Wild(_) | P::Path(_) | P::Rest(_) => false,
+        P::Guard(guarded) => binds(&guarded.pat),
+        P::Or(or) => or.cases.iter().any(binds),
+        P::Paren(paren) => binds(&paren.pat),
+        P::Tuple(tuple) => tuple.elems.iter().any(binds),
+        P::TupleStruct(tuple) => tuple.elems.iter().any(binds),
+        P::Slice(slice) => slice.elems.iter().any(binds),
+        P::Reference(reference) => binds(&reference.pat),
+        _ => true,
+    }
+}
+
+/// A match arm's guard, if it has one, is [`pure`].
+fn guard_pure(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Guard(guarded) => pure(&guarded.guard) && guard_pure(&guarded.pat),
+        _ => true,
     }
 }
 

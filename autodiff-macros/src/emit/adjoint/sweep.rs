@@ -599,7 +599,11 @@ impl<'m> Sweep<'m> {
                     None if active && matches!(syntax, syn::Pat::Wild(_)) => {
                         return self.discard(init);
                     }
-                    _ if active => return unsupported("a `let` with a pattern", init),
+                    _ if active => {
+                        let construct =
+                            format!("a `let` with a pattern bound to {}", describe(init));
+                        return unsupported(construct, init);
+                    }
                     _ => {
                         let src = init.source.to_token_stream();
                         self.inert(init)?;
@@ -2540,6 +2544,8 @@ impl<'m> Sweep<'m> {
                 Some(tail) => self.shape(tail)?,
                 None => return unsupported(describe(init), init),
             },
+            // Shaped like any arm's value, as an `if` is like its first.
+            ExprKind::Match { arms, .. } if !arms.is_empty() => self.shape(&arms[0].body)?,
             _ if is_scalar(init) => quote!(0.0),
             _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
         })

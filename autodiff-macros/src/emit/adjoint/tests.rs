@@ -40,6 +40,7 @@ const FILES: &[&str] = &[
     "tests/models.rs",
     "tests/methods.rs",
     "tests/compiled_paths.rs",
+    "tests/compiled_patterns.rs",
     "tests/macro_sticky.rs",
     "tests/macro_elementary.rs",
     "tests/macro_panics.rs",
@@ -79,6 +80,7 @@ const FALLBACKS: &[&str] = &[
     "tests/macro_edge_cases.rs: newton_sqrt: `break` with a label or value at line 61",
     "tests/macro_edge_cases.rs: piecewise: `match` on a value with a derivative at line 106",
     "tests/macro_semantics.rs: loops: `break` with a label or value at line 179",
+    "tests/compiled_patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
 ];
 
 fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
