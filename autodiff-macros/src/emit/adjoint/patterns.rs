@@ -17,6 +17,11 @@ use quote::ToTokens;
 /// `item` with its splittable pattern `let`s split, or `None` if it has
 /// none.
 pub fn split(item: &syn::ItemFn) -> Option<syn::ItemFn> {
+    // Most bodies have none: looked for before the function is cloned and
+    // its identifiers collected.
+    if !block_has_pattern_let(&item.block) {
+        return None;
+    }
     let mut idents = HashSet::new();
     collect(item.to_token_stream(), &mut idents);
     let arrays = item
@@ -333,6 +338,48 @@ impl Splitter {
         }
         self.idents.insert(name.clone());
         syn::Ident::new(&name, Span::call_site())
+    }
+}
+
+fn block_has_pattern_let(block: &syn::Block) -> bool {
+    block.stmts.iter().any(|stmt| match stmt {
+        syn::Stmt::Local(local) => {
+            let pat = match &local.pat {
+                syn::Pat::Type(typed) => &*typed.pat,
+                pat => pat,
+            };
+            matches!(
+                pat,
+                syn::Pat::Tuple(_) | syn::Pat::Slice(_) | syn::Pat::Wild(_)
+            ) || local
+                .init
+                .as_ref()
+                .is_some_and(|init| has_pattern_let(&init.expr))
+        }
+        syn::Stmt::Expr(expr, _) => has_pattern_let(expr),
+        _ => false,
+    })
+}
+
+/// Whether a block nested in `expr` (where `Splitter::nested` looks) has
+/// a pattern `let`.
+fn has_pattern_let(expr: &syn::Expr) -> bool {
+    use syn::Expr as E;
+    match expr {
+        E::Block(block) => block_has_pattern_let(&block.block),
+        E::If(if_) => {
+            block_has_pattern_let(&if_.then_branch)
+                || if_
+                    .else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| has_pattern_let(other))
+        }
+        E::ForLoop(for_) => block_has_pattern_let(&for_.body),
+        E::While(while_) => block_has_pattern_let(&while_.body),
+        E::Loop(loop_) => block_has_pattern_let(&loop_.body),
+        E::Match(match_) => match_.arms.iter().any(|arm| has_pattern_let(&arm.body)),
+        E::Paren(paren) => has_pattern_let(&paren.expr),
+        _ => false,
     }
 }
 
