@@ -1106,6 +1106,21 @@ pub fn min_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
     max_partials(b, a)
 }
 
+/// `∂clamp(x, lo, hi)` by `x`, `lo` and `hi`, as the tape takes them: it
+/// records `max(min(x, hi), lo)`, so each is a product of `min`'s and
+/// `max`'s partials (1 inside or at the bound clamped to, 1/2 at a tie).
+#[inline(always)]
+pub fn clamp_partials(
+    x: impl Borrow<f64>,
+    lo: impl Borrow<f64>,
+    hi: impl Borrow<f64>,
+) -> (f64, f64, f64) {
+    let (x, lo, hi) = (*x.borrow(), *lo.borrow(), *hi.borrow());
+    let (below_x, below_hi) = min_partials(x, hi);
+    let (kept, raised) = max_partials(x.min(hi), lo);
+    (kept * below_x, raised, kept * below_hi)
+}
+
 /// `∂aᵇ/∂a` and `∂aᵇ/∂b`, with the tape's limits (0 at `b = 0`; 0 at `a = 0
 /// < b`).
 #[inline]

@@ -352,10 +352,11 @@ fn squared_at(line: &Line, #[constant] x: f64) -> f64 {
     line.at(x) * line.at(x)
 }
 
-/// `mul_add` is not compiled yet, so this one keeps the tape ...
+/// A closure is not compiled yet, so this one keeps the tape ...
 #[differentiable]
-fn fused_at(line: &Line, #[constant] x: f64) -> f64 {
-    line.a.mul_add(x, line.b)
+fn closure_at(line: &Line, #[constant] x: f64) -> f64 {
+    let affine = |t: f64| line.a * t + line.b;
+    affine(x)
 }
 
 /// ... and a caller that passes it a model reruns on the tape: the pair
@@ -364,7 +365,7 @@ fn fused_at(line: &Line, #[constant] x: f64) -> f64 {
 #[differentiable]
 fn outer(line: &Line, #[constant] x: f64) -> f64 {
     let v = squared_at(line, x);
-    3.0 * v + line.b * fused_at(line, x)
+    3.0 * v + line.b * closure_at(line, x)
 }
 
 /// Without the tape callee, the same caller compiles.

@@ -293,6 +293,7 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         ExprKind::Binary { lhs, rhs, .. } => carries(lhs) || carries(rhs),
         ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => carries(operand),
         ExprKind::Powi { base, .. } => carries(base),
+        ExprKind::Ternary { operands, .. } => operands.iter().any(|e| carries(e)),
         ExprKind::Sum { items, .. } => carries(items),
         ExprKind::Call { args, .. } => args.iter().any(carries),
         // A method called on a model: an annotated method (see the sweep's
@@ -581,6 +582,8 @@ pub fn shows_number(expr: &Expr, active: &HashSet<String>, number: &dyn Fn(&str)
         // an `f64` (or the mistake rustc reports there).
         ExprKind::Elementary { operand, .. } => carries(expr, active) || shows(operand),
         ExprKind::Powi { base, .. } => carries(expr, active) || shows(base),
+        // `n.clamp(0, 9)` of an `i32` is an `i32`, as `n.abs()` is.
+        ExprKind::Ternary { operands, .. } => carries(expr, active) || shows(&operands[0]),
         ExprKind::Sum { .. } => carries(expr, active),
         ExprKind::Call { .. } => true,
         ExprKind::PlainMethod {
@@ -677,6 +680,7 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         ExprKind::Neg { .. }
         | ExprKind::Elementary { .. }
         | ExprKind::Powi { .. }
+        | ExprKind::Ternary { .. }
         | ExprKind::Sum { .. }
         | ExprKind::Call { .. } => Some(0),
         ExprKind::Paren(inner) => dims_of(inner, dims),

@@ -12,6 +12,7 @@
 
 mod analysis;
 mod chains;
+mod patterns;
 mod rules;
 mod sweep;
 
@@ -43,20 +44,28 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
+    // The body with its pattern `let`s split into one `let` per name, read
+    // into a model of its own (see `patterns`).
+    let split = patterns::split(function.item);
+    let split_macros = crate::lower::MacroBodies::default();
+    let split_model = split
+        .as_ref()
+        .map(|item| crate::lower::function(item, &split_macros));
+    let split = split_model.as_ref().unwrap_or(function);
     // The body with its iterator chains as loops, read into a model of
     // its own, which is what the sweeps compile.
-    let (lowered, extremes) = lowered(function).unzip();
+    let (lowered, extremes) = lowered(split).unzip();
     let macros = crate::lower::MacroBodies::default();
     let relowered = lowered
         .as_ref()
         .map(|item| crate::lower::function(item, &macros));
-    let model = relowered.as_ref().unwrap_or(function);
+    let model = relowered.as_ref().unwrap_or(split);
     let extremes = extremes.unwrap_or_default();
     let compiled = match compile(model, names, gradient_type, &adjoint_fn, &stack, &extremes) {
         // The reason a student reads names what they wrote (`a closure`),
         // not the loop it was read as.
         Err(_) if relowered.is_some() => compile(
-            function,
+            split,
             names,
             gradient_type,
             &adjoint_fn,
@@ -810,7 +819,6 @@ fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
         return refuse("an attribute on a statement");
     }
     match &expr.kind {
-        ExprKind::Ternary { func, .. } => return refuse(&format!("`{func}`")),
         ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
         ExprKind::Closure { .. } => return refuse("a closure"),
         ExprKind::Dbg { .. } => return refuse("`dbg!`"),

@@ -596,7 +596,14 @@ impl<'m> Sweep<'m> {
                 };
                 let name = match name {
                     Some(name) if active => name,
-                    _ if active => return unsupported("a `let` with a pattern", init),
+                    None if active && matches!(syntax, syn::Pat::Wild(_)) => {
+                        return self.discard(init);
+                    }
+                    _ if active => {
+                        let construct =
+                            format!("a `let` with a pattern bound to {}", describe(init));
+                        return unsupported(construct, init);
+                    }
                     _ => {
                         let src = init.source.to_token_stream();
                         self.inert(init)?;
@@ -644,6 +651,35 @@ impl<'m> Sweep<'m> {
             }
             Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_some()),
         }
+    }
+
+    /// `let _ = value;`: run for its panics and its checks, no adjoint.
+    /// The tape records the value and rejects it if it is not finite, so
+    /// a number is observed.
+    fn discard(&mut self, init: &Expr) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        // A block, a call or a write would run with no reverse.
+        if has_call(init)
+            || init.any_expr(&|e| {
+                matches!(
+                    e.kind,
+                    ExprKind::Assign { .. }
+                        | ExprKind::CompoundAssign { .. }
+                        | ExprKind::Return(_)
+                        | ExprKind::Break { .. }
+                        | ExprKind::Continue(_)
+                ) || matches!(&e.kind, ExprKind::Structural { method, .. } if *method == "push")
+            })
+        {
+            return unsupported("a `let _` of a call or a write", init);
+        }
+        let src = init.source.to_token_stream();
+        let stack = &self.stack;
+        let fwd = if self.scalar(init) {
+            quote!(#stack.observe(#src);)
+        } else {
+            quote!(let _ = #src;)
+        };
+        Ok((vec![fwd], Vec::new()))
     }
 
     /// The adjoint name of the binding about to be made, put in scope by
@@ -1772,6 +1808,9 @@ impl<'m> Sweep<'m> {
                     None => Ok(()),
                 }
             }
+            ExprKind::Ternary { func, operands, .. } => {
+                self.rev_ternary(expr, func, operands, &seed)
+            }
             ExprKind::Powi { base, exponent, .. } => {
                 if !self.fully_available(exponent) {
                     return unsupported("`powi` of an exponent that changes", exponent);
@@ -1897,6 +1936,52 @@ impl<'m> Sweep<'m> {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// `a.mul_add(b, c)` and `x.clamp(lo, hi)`, with the tape's local
+    /// derivatives (`src/private/arithmetic.rs`): `mul_add` is `a * b`
+    /// then `+ c`; `clamp` is `max(min(x, hi), lo)`, whose partials
+    /// (1/2 each at a tie) `clamp_partials` multiplies out.
+    fn rev_ternary(
+        &mut self,
+        expr: &Expr,
+        func: &str,
+        operands: &[Box<Expr>; 3],
+        seed: &Seed,
+    ) -> R<()> {
+        let [first, second, third] = operands;
+        match func {
+            "mul_add" => {
+                self.pass(third, seed, Factor::One)?;
+                for (child, other) in [(second, first), (first, second)] {
+                    if !self.active(child) {
+                        continue;
+                    }
+                    let other = self.val(other)?;
+                    self.pass(child, seed, Factor::Times(other, false))?;
+                }
+                Ok(())
+            }
+            "clamp" => {
+                let x = self.val(first)?;
+                let lo = self.val(second)?;
+                let hi = self.val(third)?;
+                let partials = self.temp("clamp_partials");
+                let adjoint = &self.adjoint;
+                self.cx
+                    .rev
+                    .push(quote!(let #partials = #adjoint::clamp_partials(#x, #lo, #hi);));
+                for (child, part) in [
+                    (third, quote!(#partials.2)),
+                    (second, quote!(#partials.1)),
+                    (first, quote!(#partials.0)),
+                ] {
+                    self.pass(child, seed, Factor::Times(part, false))?;
+                }
+                Ok(())
+            }
+            other => unsupported(format!("`{other}`"), expr),
         }
     }
 
@@ -2034,6 +2119,7 @@ impl<'m> Sweep<'m> {
             }
             ExprKind::Elementary { .. }
             | ExprKind::Powi { .. }
+            | ExprKind::Ternary { .. }
             | ExprKind::Sum { .. }
             | ExprKind::Call { .. } => {
                 let name = self.hoist(expr).to_token_stream();
@@ -2227,6 +2313,10 @@ impl<'m> Sweep<'m> {
                 let src = base.source.to_token_stream();
                 self.observe(src);
             }
+            ExprKind::Ternary { func, operands, .. } => {
+                let [a, b, c] = operands.each_ref().map(|e| e.source.to_token_stream());
+                self.observe_ternary(func, operands, [a, b, c]);
+            }
             ExprKind::Binary {
                 op: Arith::Div,
                 rhs,
@@ -2253,6 +2343,28 @@ impl<'m> Sweep<'m> {
             }
         }
         Ok(())
+    }
+
+    /// What the tape would reject in a `mul_add` or `clamp` whose value
+    /// hides it: the product `a * b` it records before adding `c` (the
+    /// fused value can be finite where the product overflowed), or a
+    /// non-finite tracked operand `clamp` brings back into range. A
+    /// constant operand is no node, which the tape takes as it is (an
+    /// infinite bound, say).
+    fn observe_ternary(&mut self, func: &str, operands: &[Box<Expr>; 3], values: [TokenStream; 3]) {
+        let [a, b, c] = values;
+        if func == "mul_add" {
+            if self.active(&operands[0]) || self.active(&operands[1]) {
+                let [a, b] = [a, b].map(|v| if is_simple(&v) { v } else { quote!((#v)) });
+                self.observe(quote!(#a * #b));
+            }
+            return;
+        }
+        for (operand, value) in operands.iter().zip([a, b, c]) {
+            if self.active(operand) {
+                self.observe_operand(operand, value);
+            }
+        }
     }
 
     fn fwd_rebuild(&mut self, expr: &Expr) -> R<TokenStream> {
@@ -2307,6 +2419,23 @@ impl<'m> Sweep<'m> {
                     syn::Expr::Call(call) => {
                         let func = &call.func;
                         quote!(#func(#x))
+                    }
+                    _ => return unsupported(describe(expr), expr),
+                }
+            }
+            (ExprKind::Ternary { func, operands, .. }, source) => {
+                let [a, b, c] = operands;
+                let values = [self.fwd(a)?, self.fwd(b)?, self.fwd(c)?];
+                self.observe_ternary(func, operands, values.clone());
+                let [a, b, c] = values;
+                match source {
+                    syn::Expr::MethodCall(call) => {
+                        let method = &call.method;
+                        quote!(#a.#method(#b, #c))
+                    }
+                    syn::Expr::Call(call) => {
+                        let func = &call.func;
+                        quote!(#func(#a, #b, #c))
                     }
                     _ => return unsupported(describe(expr), expr),
                 }
@@ -2415,6 +2544,8 @@ impl<'m> Sweep<'m> {
                 Some(tail) => self.shape(tail)?,
                 None => return unsupported(describe(init), init),
             },
+            // Shaped like any arm's value, as an `if` is like its first.
+            ExprKind::Match { arms, .. } if !arms.is_empty() => self.shape(&arms[0].body)?,
             _ if is_scalar(init) => quote!(0.0),
             _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
         })
@@ -2452,6 +2583,7 @@ fn is_scalar(expr: &Expr) -> bool {
         | ExprKind::Neg { .. }
         | ExprKind::Elementary { .. }
         | ExprKind::Powi { .. }
+        | ExprKind::Ternary { .. }
         | ExprKind::Sum { .. }
         | ExprKind::Cast { .. } => true,
         ExprKind::Call { .. } => !expr.is_empty_vec(),
@@ -2642,6 +2774,10 @@ fn hoist_name(expr: &Expr) -> String {
             lhs,
             ..
         } => match simple_name(lhs) {
+            Some(name) => format!("{name}_{func}"),
+            None => (*func).to_owned(),
+        },
+        ExprKind::Ternary { func, operands, .. } => match simple_name(&operands[0]) {
             Some(name) => format!("{name}_{func}"),
             None => (*func).to_owned(),
         },

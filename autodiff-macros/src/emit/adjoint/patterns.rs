@@ -1,0 +1,487 @@
+//! `let` with a tuple or array pattern, read by the adjoint as one `let`
+//! per name: `let (a, b) = (x * 2.0, x * 3.0);` is `let a = x * 2.0;
+//! let b = x * 3.0;`, which the sweeps compile like any binding, each
+//! name getting its own adjoint (`a_bar`, `b_bar`).
+//!
+//! Rust evaluates every component of the value before it binds a name, so
+//! a component that reads a name an earlier component binds (`let (a, b)
+//! = (b, a);`) is first held in a binding of its own (`a_next`). A pattern
+//! bound to a value this cannot split (a call returning a tuple) is left
+//! as written and keeps the tape.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+
+/// `item` with its splittable pattern `let`s split, or `None` if it has
+/// none.
+pub fn split(item: &syn::ItemFn) -> Option<syn::ItemFn> {
+    // Most bodies have none: looked for before the function is cloned and
+    // its identifiers collected.
+    if !block_has_pattern_let(&item.block) {
+        return None;
+    }
+    let mut idents = HashSet::new();
+    collect(item.to_token_stream(), &mut idents);
+    let arrays = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            syn::FnArg::Typed(typed) => match (&*typed.pat, &*typed.ty) {
+                (syn::Pat::Ident(pat), syn::Type::Array(array)) if is_f64(&array.elem) => {
+                    Some(pat.ident.to_string())
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let mut splitter = Splitter {
+        idents,
+        arrays,
+        changed: false,
+    };
+    let mut item = item.clone();
+    splitter.block(&mut item.block);
+    splitter.changed.then_some(item)
+}
+
+struct Splitter {
+    /// Every identifier of the function, so that a new binding's name
+    /// shadows none.
+    idents: HashSet<String>,
+    /// Parameters of type `[f64; N]`: `let [a, b] = p;` reads `p[0]`,
+    /// `p[1]`, which copies as the pattern does.
+    arrays: HashSet<String>,
+    changed: bool,
+}
+
+/// One name (or `_`) of a pattern and the value it binds.
+struct Leaf {
+    pat: syn::Pat,
+    ty: Option<syn::Type>,
+    value: syn::Expr,
+}
+
+impl Splitter {
+    fn block(&mut self, block: &mut syn::Block) {
+        let stmts = std::mem::take(&mut block.stmts);
+        for mut stmt in stmts {
+            if let syn::Stmt::Local(local) = &stmt {
+                if let Some(split) = self.local(local) {
+                    self.changed = true;
+                    block.stmts.extend(split);
+                    continue;
+                }
+            }
+            self.nested_stmt(&mut stmt);
+            block.stmts.push(stmt);
+        }
+    }
+
+    fn nested_stmt(&mut self, stmt: &mut syn::Stmt) {
+        match stmt {
+            syn::Stmt::Local(local) => {
+                if let Some(init) = &mut local.init {
+                    self.nested(&mut init.expr);
+                }
+            }
+            syn::Stmt::Expr(expr, _) => self.nested(expr),
+            _ => {}
+        }
+    }
+
+    fn nested(&mut self, expr: &mut syn::Expr) {
+        use syn::Expr as E;
+        match expr {
+            E::Block(block) => self.block(&mut block.block),
+            E::If(if_) => {
+                self.block(&mut if_.then_branch);
+                if let Some((_, other)) = &mut if_.else_branch {
+                    self.nested(other);
+                }
+            }
+            E::ForLoop(for_) => self.block(&mut for_.body),
+            E::While(while_) => self.block(&mut while_.body),
+            E::Loop(loop_) => self.block(&mut loop_.body),
+            E::Match(match_) => {
+                for arm in match_.arms.iter_mut() {
+                    self.nested(&mut arm.body);
+                }
+            }
+            E::Paren(paren) => self.nested(&mut paren.expr),
+            _ => {}
+        }
+    }
+
+    /// The `let`s that `local` splits into, if it splits.
+    fn local(&mut self, local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+        if !local.attrs.is_empty() {
+            return None;
+        }
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() {
+            return None;
+        }
+        let (pat, ty) = match &local.pat {
+            syn::Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
+            pat => (pat, None),
+        };
+        if !matches!(pat, syn::Pat::Tuple(_) | syn::Pat::Slice(_)) {
+            return None;
+        }
+        let mut leaves = Vec::new();
+        if !self.leaves(pat, ty, &init.expr, &mut leaves) {
+            return None;
+        }
+        Some(self.lets(local, leaves))
+    }
+
+    /// Splits `pat` (typed `ty`) bound to `value` into `out`; `false` if
+    /// some part does not split.
+    fn leaves(
+        &self,
+        pat: &syn::Pat,
+        ty: Option<&syn::Type>,
+        value: &syn::Expr,
+        out: &mut Vec<Leaf>,
+    ) -> bool {
+        let value = unparen(value);
+        match pat {
+            syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                out.push(Leaf {
+                    pat: pat.clone(),
+                    ty: ty.cloned(),
+                    value: value.clone(),
+                });
+                true
+            }
+            syn::Pat::Wild(_) => {
+                out.push(Leaf {
+                    pat: pat.clone(),
+                    ty: None,
+                    value: value.clone(),
+                });
+                true
+            }
+            syn::Pat::Paren(inner) => self.leaves(&inner.pat, ty, value, out),
+            syn::Pat::Tuple(tuple) => {
+                let n = tuple.elems.len();
+                let types: Vec<Option<&syn::Type>> = match ty {
+                    None => vec![None; n],
+                    Some(syn::Type::Tuple(types)) if types.elems.len() == n => {
+                        types.elems.iter().map(Some).collect()
+                    }
+                    Some(_) => return false,
+                };
+                let Some(parts) = self.components(value, n) else {
+                    return false;
+                };
+                tuple
+                    .elems
+                    .iter()
+                    .zip(types)
+                    .zip(&parts)
+                    .all(|((pat, ty), part)| self.leaves(pat, ty, part, out))
+            }
+            syn::Pat::Slice(slice) => {
+                let n = slice.elems.len();
+                let elem = match ty {
+                    None => None,
+                    Some(syn::Type::Array(array)) => Some(&*array.elem),
+                    Some(_) => return false,
+                };
+                let parts: Vec<syn::Expr> = match value {
+                    syn::Expr::Array(array) if array.elems.len() == n => {
+                        array.elems.iter().cloned().collect()
+                    }
+                    syn::Expr::Path(path)
+                        if path
+                            .path
+                            .get_ident()
+                            .is_some_and(|ident| self.arrays.contains(&ident.to_string())) =>
+                    {
+                        (0..n)
+                            .map(|i| {
+                                let i = proc_macro2::Literal::usize_unsuffixed(i);
+                                syn::parse_quote!(#path[#i])
+                            })
+                            .collect()
+                    }
+                    _ => return false,
+                };
+                slice
+                    .elems
+                    .iter()
+                    .zip(&parts)
+                    .all(|(pat, part)| self.leaves(pat, elem, part, out))
+            }
+            _ => false,
+        }
+    }
+
+    /// The `n` components of a tuple-valued expression: a tuple, or an
+    /// `if` or `match` whose branches are tuples (component `i` is then
+    /// the same `if` choosing between the branches' components `i`; its
+    /// condition, evaluated once per component, has no call or write).
+    fn components(&self, value: &syn::Expr, n: usize) -> Option<Vec<syn::Expr>> {
+        match unparen(value) {
+            syn::Expr::Tuple(tuple) if tuple.elems.len() == n => {
+                Some(tuple.elems.iter().cloned().collect())
+            }
+            syn::Expr::If(if_) if pure(&if_.cond) => {
+                let then = tail_only(&if_.then_branch)?;
+                let then = self.components(then, n)?;
+                let (_, other) = if_.else_branch.as_ref()?;
+                let other = self.components(other, n)?;
+                Some(
+                    then.into_iter()
+                        .zip(other)
+                        .map(|(then, other)| {
+                            let mut if_ = if_.clone();
+                            if_.then_branch.stmts = vec![syn::Stmt::Expr(then, None)];
+                            if_.else_branch = Some((
+                                if_.else_branch.as_ref().expect("checked above").0,
+                                Box::new(block_of(other)),
+                            ));
+                            syn::Expr::If(if_)
+                        })
+                        .collect(),
+                )
+            }
+            syn::Expr::Match(match_)
+                if pure(&match_.expr)
+                    && match_
+                        .arms
+                        .iter()
+                        .all(|arm| guard_pure(&arm.pat) && !binds(&arm.pat)) =>
+            {
+                let arms = match_
+                    .arms
+                    .iter()
+                    .map(|arm| self.components(&arm.body, n))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(
+                    (0..n)
+                        .map(|i| {
+                            let mut match_ = match_.clone();
+                            for (arm, parts) in match_.arms.iter_mut().zip(&arms) {
+                                *arm.body = parts[i].clone();
+                                arm.comma.get_or_insert_with(Default::default);
+                            }
+                            syn::Expr::Match(match_)
+                        })
+                        .collect(),
+                )
+            }
+            syn::Expr::Block(block) if block.attrs.is_empty() && block.label.is_none() => {
+                self.components(tail_only(&block.block)?, n)
+            }
+            _ => None,
+        }
+    }
+
+    /// One `let` per leaf, in order; through `name_next` bindings when a
+    /// value reads a name an earlier leaf binds.
+    fn lets(&mut self, local: &syn::Local, leaves: Vec<Leaf>) -> Vec<syn::Stmt> {
+        let mut bound = Vec::new();
+        let mut clash = false;
+        for leaf in &leaves {
+            let mut read = HashSet::new();
+            collect(leaf.value.to_token_stream(), &mut read);
+            clash |= bound.iter().any(|name| read.contains(name));
+            if let syn::Pat::Ident(ident) = &leaf.pat {
+                bound.push(ident.ident.to_string());
+            }
+        }
+        let let_token = local.let_token;
+        let semi = local.semi_token;
+        let make = |pat: &syn::Pat, ty: &Option<syn::Type>, value: &syn::Expr| -> syn::Stmt {
+            let pat = match ty {
+                Some(ty) => quote::quote!(#pat: #ty),
+                None => pat.to_token_stream(),
+            };
+            syn::parse_quote!(#let_token #pat = #value #semi)
+        };
+        if !clash {
+            return leaves
+                .iter()
+                .map(|leaf| make(&leaf.pat, &leaf.ty, &leaf.value))
+                .collect();
+        }
+        let mut first = Vec::new();
+        let mut then = Vec::new();
+        for leaf in &leaves {
+            match &leaf.pat {
+                syn::Pat::Ident(ident) => {
+                    let name = ident.ident.to_string();
+                    let next = self.fresh(&format!("{}_next", name.trim_start_matches("r#")));
+                    let next_pat: syn::Pat = syn::parse_quote!(#next);
+                    first.push(make(&next_pat, &leaf.ty, &leaf.value));
+                    then.push(make(&leaf.pat, &None, &syn::parse_quote!(#next)));
+                }
+                _ => first.push(make(&leaf.pat, &leaf.ty, &leaf.value)),
+            }
+        }
+        first.extend(then);
+        first
+    }
+
+    fn fresh(&mut self, base: &str) -> syn::Ident {
+        let mut name = base.to_owned();
+        let mut k = 1;
+        while self.idents.contains(&name) {
+            k += 1;
+            name = format!("{base}_{k}");
+        }
+        self.idents.insert(name.clone());
+        syn::Ident::new(&name, Span::call_site())
+    }
+}
+
+fn block_has_pattern_let(block: &syn::Block) -> bool {
+    block.stmts.iter().any(|stmt| match stmt {
+        syn::Stmt::Local(local) => {
+            let pat = match &local.pat {
+                syn::Pat::Type(typed) => &*typed.pat,
+                pat => pat,
+            };
+            matches!(
+                pat,
+                syn::Pat::Tuple(_) | syn::Pat::Slice(_) | syn::Pat::Wild(_)
+            ) || local
+                .init
+                .as_ref()
+                .is_some_and(|init| has_pattern_let(&init.expr))
+        }
+        syn::Stmt::Expr(expr, _) => has_pattern_let(expr),
+        _ => false,
+    })
+}
+
+/// Whether a block nested in `expr` (where `Splitter::nested` looks) has
+/// a pattern `let`.
+fn has_pattern_let(expr: &syn::Expr) -> bool {
+    use syn::Expr as E;
+    match expr {
+        E::Block(block) => block_has_pattern_let(&block.block),
+        E::If(if_) => {
+            block_has_pattern_let(&if_.then_branch)
+                || if_
+                    .else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| has_pattern_let(other))
+        }
+        E::ForLoop(for_) => block_has_pattern_let(&for_.body),
+        E::While(while_) => block_has_pattern_let(&while_.body),
+        E::Loop(loop_) => block_has_pattern_let(&loop_.body),
+        E::Match(match_) => match_.arms.iter().any(|arm| has_pattern_let(&arm.body)),
+        E::Paren(paren) => has_pattern_let(&paren.expr),
+        _ => false,
+    }
+}
+
+fn unparen(expr: &syn::Expr) -> &syn::Expr {
+    match expr {
+        syn::Expr::Paren(paren) if paren.attrs.is_empty() => unparen(&paren.expr),
+        other => other,
+    }
+}
+
+/// The tail of a block with nothing else in it.
+fn tail_only(block: &syn::Block) -> Option<&syn::Expr> {
+    match block.stmts.as_slice() {
+        [syn::Stmt::Expr(tail, None)] => Some(tail),
+        _ => None,
+    }
+}
+
+/// `expr` as an `else` branch: an `if` as it is, else in a block.
+fn block_of(expr: syn::Expr) -> syn::Expr {
+    match expr {
+        syn::Expr::If(_) => expr,
+        other => syn::parse_quote!({ #other }),
+    }
+}
+
+/// A condition that may be evaluated once per component: no call, no
+/// macro, no assignment, so evaluating it again changes nothing.
+fn pure(expr: &syn::Expr) -> bool {
+    use syn::Expr as E;
+    match expr {
+        E::Lit(_) | E::Path(_) => true,
+        E::Paren(e) => pure(&e.expr),
+        E::Unary(e) => pure(&e.expr),
+        E::Binary(e) => {
+            !matches!(
+                e.op,
+                syn::BinOp::AddAssign(_)
+                    | syn::BinOp::SubAssign(_)
+                    | syn::BinOp::MulAssign(_)
+                    | syn::BinOp::DivAssign(_)
+                    | syn::BinOp::RemAssign(_)
+                    | syn::BinOp::BitXorAssign(_)
+                    | syn::BinOp::BitAndAssign(_)
+                    | syn::BinOp::BitOrAssign(_)
+                    | syn::BinOp::ShlAssign(_)
+                    | syn::BinOp::ShrAssign(_)
+            ) && pure(&e.left)
+                && pure(&e.right)
+        }
+        E::Field(e) => pure(&e.base),
+        E::Index(e) => pure(&e.expr) && pure(&e.index),
+        E::Cast(e) => pure(&e.expr),
+        _ => false,
+    }
+}
+
+/// Whether a match arm's pattern binds a name: a binding may move the
+/// scrutinee, which each component's `match` reads again. `None` and
+/// other capitalised names are constants or variants, not bindings.
+fn binds(pat: &syn::Pat) -> bool {
+    use syn::Pat as P;
+    match pat {
+        P::Ident(ident) => {
+            ident.subpat.is_some()
+                || !ident
+                    .ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_uppercase())
+        }
+        P::Lit(_) | P::Range(_) | P::Wild(_) | P::Path(_) | P::Rest(_) => false,
+        P::Guard(guarded) => binds(&guarded.pat),
+        P::Or(or) => or.cases.iter().any(binds),
+        P::Paren(paren) => binds(&paren.pat),
+        P::Tuple(tuple) => tuple.elems.iter().any(binds),
+        P::TupleStruct(tuple) => tuple.elems.iter().any(binds),
+        P::Slice(slice) => slice.elems.iter().any(binds),
+        P::Reference(reference) => binds(&reference.pat),
+        _ => true,
+    }
+}
+
+/// A match arm's guard, if it has one, is [`pure`].
+fn guard_pure(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Guard(guarded) => pure(&guarded.guard) && guard_pure(&guarded.pat),
+        _ => true,
+    }
+}
+
+fn is_f64(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
+}
+
+fn collect(tokens: TokenStream, idents: &mut HashSet<String>) {
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) => {
+                idents.insert(ident.to_string());
+            }
+            TokenTree::Group(group) => collect(group.stream(), idents),
+            _ => {}
+        }
+    }
+}
