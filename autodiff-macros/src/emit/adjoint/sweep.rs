@@ -552,11 +552,28 @@ impl<'m> Sweep<'m> {
         let mut prelude = Vec::new();
         let mut fwd = Vec::new();
         let mut revs = Vec::new();
+        let valued = tail.is_some() && seed.is_some();
+        let exits = self.block_exits(stmts, valued);
         for (index, stmt) in stmts.iter().enumerate() {
             if self.depth == 0 {
                 self.top = index;
             }
-            let (f, r) = self.stmt(stmt, &mut prelude)?;
+            let exit = exits.contains(&index);
+            if exit {
+                let k = Literal::u32_unsuffixed(index as u32 + 1);
+                let stack = &self.stack;
+                let record = quote!(#stack.push_arm(#k););
+                if let Some(jumps) = self.jumps.last_mut() {
+                    jumps.pending.push(record);
+                }
+            }
+            let code = self.stmt(stmt, &mut prelude);
+            if exit {
+                if let Some(jumps) = self.jumps.last_mut() {
+                    jumps.pending.pop();
+                }
+            }
+            let (f, r) = code?;
             fwd.extend(f);
             revs.push(r);
         }
@@ -572,11 +589,90 @@ impl<'m> Sweep<'m> {
         } else if seed.is_some() {
             return unsupported_block("a body that ends without a value", block);
         }
+        if !exits.is_empty() {
+            return Ok(self.exited_block(fwd, value, prelude, revs, &exits));
+        }
         let mut rev = prelude;
         for r in revs.into_iter().rev() {
             rev.extend(r);
         }
         Ok(BlockCode { fwd, value, rev })
+    }
+
+    /// The statements of a block inside a loop (or a function with
+    /// `return`) after which more of the block follows, and from inside
+    /// which a jump may leave it: the reverse must then know where the
+    /// block was left, so that it undoes only the statements that ran.
+    fn block_exits(&self, stmts: &[Stmt], valued: bool) -> Vec<usize> {
+        if self.jumps.is_empty() {
+            return Vec::new();
+        }
+        let last = if valued {
+            stmts.len()
+        } else {
+            stmts.len().saturating_sub(1)
+        };
+        (0..last)
+            .filter(|&index| match &stmts[index] {
+                Stmt::Let {
+                    init: Some(init), ..
+                } => init.any_expr(&is_jump),
+                Stmt::Expr(expr, _) => expr.any_expr(&is_jump),
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// A block with `exits` (see `block_exits`): the forward pushes 0 when
+    /// it ends (after its value), a jump out of statement `j` pushed
+    /// `j + 1` (a pending record); the reverse undoes all of it, or the
+    /// statements up to `j`.
+    fn exited_block(
+        &self,
+        mut fwd: Vec<TokenStream>,
+        value: Option<TokenStream>,
+        prelude: Vec<TokenStream>,
+        revs: Vec<Vec<TokenStream>>,
+        exits: &[usize],
+    ) -> BlockCode {
+        let stack = &self.stack;
+        let value = match value {
+            Some(value) => {
+                let v = self.temp_value();
+                Some(quote!({ let #v = #value; #stack.push_arm(0); #v }))
+            }
+            None => {
+                fwd.push(quote!(#stack.push_arm(0);));
+                None
+            }
+        };
+        let reversed = |upto: usize| {
+            let mut out = Vec::new();
+            for r in revs[..upto].iter().rev() {
+                out.extend(r.iter().cloned());
+            }
+            out
+        };
+        let all = reversed(revs.len());
+        let arms = exits.iter().map(|&j| {
+            let k = Literal::u32_unsuffixed(j as u32 + 1);
+            let back = reversed(j + 1);
+            quote!(#k => { #(#back)* })
+        });
+        let exit = Ident::new("exit", Span::mixed_site());
+        BlockCode {
+            fwd,
+            value,
+            rev: vec![quote! {
+                let #exit = #stack.pop_arm();
+                #(#prelude)*
+                match #exit {
+                    0 => { #(#all)* }
+                    #(#arms)*
+                    _ => #stack.fail(),
+                }
+            }],
+        }
     }
 
     fn stmt(
@@ -887,21 +983,24 @@ impl<'m> Sweep<'m> {
                 Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
                 _ => return unsupported(describe(whole), whole),
             };
+            self.cx = StmtCx::default();
+            let (copy, tokens) = self.target_bar_before(target, value, bar);
             let seed = Seed {
-                tokens: bar,
+                tokens,
                 negated: op == Arith::Sub,
                 whole: false,
             };
-            self.cx = StmtCx::default();
             let (mut f, v, r) = self.value(value, &seed)?;
             let target_src = target.source.to_token_stream();
             f.push(quote!(#target_src #op_token #v #semi));
-            return Ok((f, r));
+            return Ok((f, copy.into_iter().chain(r).collect()));
         }
         match op {
             Arith::Add | Arith::Sub => {
+                let (copy, tokens) = self.target_bar_before(target, value, bar);
+                self.cx.rev.extend(copy);
                 let seed = Seed {
-                    tokens: bar,
+                    tokens,
                     negated: op == Arith::Sub,
                     whole: false,
                 };
@@ -946,6 +1045,32 @@ impl<'m> Sweep<'m> {
         }
         let target_src = target.source.to_token_stream();
         Ok(self.finish(quote!(#target_src #op_token #v #semi)))
+    }
+
+    /// The seed of `target += value` (or `-=`): the target's adjoint
+    /// `bar`, copied first when `value` reads the target (`t += 2.0 * m *
+    /// t`), since the reverse adds the value's own contribution to `bar`
+    /// while the other operands' adjoints still need the one before it.
+    fn target_bar_before(
+        &mut self,
+        target: &Expr,
+        value: &Expr,
+        bar: TokenStream,
+    ) -> (Option<TokenStream>, TokenStream) {
+        let Some(name) = root(target) else {
+            return (None, bar);
+        };
+        let reads = value.any_expr(
+            &|expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(&name)),
+        );
+        if !reads {
+            return (None, bar);
+        }
+        let assigned = self.temp("assigned_bar");
+        (
+            Some(quote!(let #assigned = #bar;)),
+            assigned.to_token_stream(),
+        )
     }
 
     /// The current statement's forward (hoists, observes, pushes, then
@@ -2826,6 +2951,13 @@ fn level(label: Option<&syn::Label>, trips: Option<Ident>) -> Jumps {
         label: label.map(|label| label.name.ident.to_string()),
         ..Jumps::default()
     }
+}
+
+fn is_jump(expr: &Expr) -> bool {
+    matches!(
+        expr.kind,
+        ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
+    )
 }
 
 fn contains_jump(block: &Block) -> bool {

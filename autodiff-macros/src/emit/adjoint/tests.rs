@@ -40,6 +40,7 @@ const FILES: &[&str] = &[
     "tests/models.rs",
     "tests/methods.rs",
     "tests/compiled_paths.rs",
+    "tests/compiled_jumps.rs",
     "tests/macro_sticky.rs",
     "tests/macro_elementary.rs",
     "tests/macro_panics.rs",
