@@ -694,3 +694,15 @@ fn a_compound_assignment_reading_its_target() {
         );
     }
 }
+
+/// A `loop` whose exit test reads a value gone non-finite: the compiled
+/// forward stops at the next iteration (where the plain loop would spin
+/// forever) and returns `None`, so that `f_grad` goes to the tape for its
+/// error.
+#[test]
+fn a_loop_on_a_non_finite_value_stops() {
+    for (v0, drag) in [(f64::NAN, 0.3), (2.0, f64::INFINITY)] {
+        let compiled = with_stack(|stack| passage_adjoint(stack, v0, drag));
+        assert!(compiled.is_none(), "{v0} {drag}");
+    }
+}
