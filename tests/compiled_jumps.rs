@@ -17,7 +17,7 @@
 // Index loops on purpose: they are the constructs under test.
 #![allow(clippy::needless_range_loop)]
 
-use std::ops::{Add, Mul, Sub};
+use std::ops::{Add, Div, Mul, Sub};
 
 use autodiff::__adjoint::{with_stack, Stack};
 use autodiff::prelude::*;
@@ -71,6 +71,16 @@ impl Mul for Dual {
         Dual {
             v: self.v * o.v,
             d: self.d * o.v + self.v * o.d,
+        }
+    }
+}
+
+impl Div for Dual {
+    type Output = Dual;
+    fn div(self, o: Dual) -> Dual {
+        Dual {
+            v: self.v / o.v,
+            d: (self.d * o.v - self.v * o.d) / (o.v * o.v),
         }
     }
 }
@@ -310,6 +320,63 @@ fn a_labelled_break_from_the_middle_of_an_inner_iteration() {
         "{stops:?}"
     );
     assert!(stops.contains(&Some((0, 0))), "{stops:?}");
+}
+
+/// Newton's iteration for √a in rounds: `break 'outer` from inside a
+/// `while` when a step is small, else a plain `break` of the `loop` after
+/// four rounds.
+#[differentiable]
+fn newton_root(a: f64) -> f64 {
+    let mut guess = a;
+    let mut rounds = 0;
+    'outer: loop {
+        let mut steps = 0;
+        while steps < 3 {
+            let next = 0.5 * (guess + a / guess);
+            if (next - guess).abs() < 1e-3 {
+                break 'outer;
+            }
+            guess = next;
+            steps += 1;
+        }
+        rounds += 1;
+        if rounds == 4 {
+            break;
+        }
+    }
+    guess
+}
+
+/// `newton_root` over dual numbers, and whether a small step ended it.
+fn newton_root_dual(a: Dual) -> (Dual, bool) {
+    let mut guess = a;
+    for _ in 0..4 {
+        for _ in 0..3 {
+            let next = (guess + a / guess) * 0.5;
+            if (next.v - guess.v).abs() < 1e-3 {
+                return (guess, true);
+            }
+            guess = next;
+        }
+    }
+    (guess, false)
+}
+
+#[test]
+fn a_labelled_break_out_of_a_while_inside_a_loop() {
+    let mut small_steps = Vec::new();
+    for a in [2.0, 9.0, 0.3, 1e6] {
+        let got = compiled(|stack| newton_root_adjoint(stack, a));
+        assert_eq!(got.value, newton_root(a));
+        let (want, small) = newton_root_dual(Dual::input(a, true));
+        small_steps.push(small);
+        assert_agree("newton_root", &[got.gradient], &[want.d]);
+        let tape = newton_root_grad_tape(a).unwrap().gradient;
+        assert_agree("newton_root tape", &[got.gradient], &[tape]);
+        assert!(newton_root_check(a).unwrap().passed());
+    }
+    // Both ways out are taken.
+    assert_eq!(small_steps, [true, true, true, false]);
 }
 
 /// `break 'search value` out of a `for` inside a `loop`: the value seeds
