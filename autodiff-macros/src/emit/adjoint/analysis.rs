@@ -325,6 +325,11 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         } => block_carries(then_branch, active) || else_branch.as_deref().is_some_and(carries),
         ExprKind::Block(_, block) => block_carries(block, active),
         ExprKind::Match { arms, .. } => arms.iter().any(|arm| carries(&arm.body)),
+        // The value of the `break` that ends it (one of a loop inside,
+        // which ends that loop, counted too: more is tracked, never less).
+        ExprKind::Loop { body, .. } => body.any_expr(&|inner| {
+            matches!(&inner.kind, ExprKind::Break { value: Some(value), .. } if carries(value))
+        }),
         _ => false,
     }
 }

@@ -117,6 +117,11 @@ struct Jumps {
     trips: Option<Ident>,
     /// The function's own level (return points), not a loop.
     function: bool,
+    /// The loop's label (`outer` of `'outer:`), which a `break 'outer` or
+    /// `continue 'outer` from a loop inside it names.
+    label: Option<String>,
+    /// The adjoint of a `loop`'s value, which seeds its `break` values.
+    seed: Option<Seed>,
 }
 
 /// The items a `for` walks by index: `place[index]`, by reference or
@@ -524,9 +529,19 @@ impl<'m> Sweep<'m> {
         Ident::new(&format!("trips_{}", self.loops), Span::mixed_site())
     }
 
+    /// Whether `expr` is a `loop` whose value (a `break`'s) is one `f64`.
+    fn scalar_loop(&self, expr: &Expr) -> bool {
+        let ExprKind::Loop { body, .. } = &expr.kind else {
+            return false;
+        };
+        body.any_expr(&|expr| {
+            matches!(&expr.kind, ExprKind::Break { value: Some(value), .. } if self.scalar(value))
+        })
+    }
+
     /// Whether the value is one `f64`, as far as the body shows.
     fn scalar(&self, expr: &Expr) -> bool {
-        is_scalar(expr) || dims_of(expr, &self.an.dims) == Some(0)
+        is_scalar(expr) || dims_of(expr, &self.an.dims) == Some(0) || self.scalar_loop(expr)
     }
 
     fn block_inner(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
@@ -537,11 +552,28 @@ impl<'m> Sweep<'m> {
         let mut prelude = Vec::new();
         let mut fwd = Vec::new();
         let mut revs = Vec::new();
+        let valued = tail.is_some() && seed.is_some();
+        let exits = self.block_exits(stmts, valued);
         for (index, stmt) in stmts.iter().enumerate() {
             if self.depth == 0 {
                 self.top = index;
             }
-            let (f, r) = self.stmt(stmt, &mut prelude)?;
+            let exit = exits.contains(&index);
+            if exit {
+                let k = Literal::u32_unsuffixed(index as u32 + 1);
+                let stack = &self.stack;
+                let record = quote!(#stack.push_arm(#k););
+                if let Some(jumps) = self.jumps.last_mut() {
+                    jumps.pending.push(record);
+                }
+            }
+            let code = self.stmt(stmt, &mut prelude);
+            if exit {
+                if let Some(jumps) = self.jumps.last_mut() {
+                    jumps.pending.pop();
+                }
+            }
+            let (f, r) = code?;
             fwd.extend(f);
             revs.push(r);
         }
@@ -557,11 +589,90 @@ impl<'m> Sweep<'m> {
         } else if seed.is_some() {
             return unsupported_block("a body that ends without a value", block);
         }
+        if !exits.is_empty() {
+            return Ok(self.exited_block(fwd, value, prelude, revs, &exits));
+        }
         let mut rev = prelude;
         for r in revs.into_iter().rev() {
             rev.extend(r);
         }
         Ok(BlockCode { fwd, value, rev })
+    }
+
+    /// The statements of a block inside a loop (or a function with
+    /// `return`) after which more of the block follows, and from inside
+    /// which a jump may leave it: the reverse must then know where the
+    /// block was left, so that it undoes only the statements that ran.
+    fn block_exits(&self, stmts: &[Stmt], valued: bool) -> Vec<usize> {
+        if self.jumps.is_empty() {
+            return Vec::new();
+        }
+        let last = if valued {
+            stmts.len()
+        } else {
+            stmts.len().saturating_sub(1)
+        };
+        (0..last)
+            .filter(|&index| match &stmts[index] {
+                Stmt::Let {
+                    init: Some(init), ..
+                } => init.any_expr(&is_jump),
+                Stmt::Expr(expr, _) => expr.any_expr(&is_jump),
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// A block with `exits` (see `block_exits`): the forward pushes 0 when
+    /// it ends (after its value), a jump out of statement `j` pushed
+    /// `j + 1` (a pending record); the reverse undoes all of it, or the
+    /// statements up to `j`.
+    fn exited_block(
+        &self,
+        mut fwd: Vec<TokenStream>,
+        value: Option<TokenStream>,
+        prelude: Vec<TokenStream>,
+        revs: Vec<Vec<TokenStream>>,
+        exits: &[usize],
+    ) -> BlockCode {
+        let stack = &self.stack;
+        let value = match value {
+            Some(value) => {
+                let v = self.temp_value();
+                Some(quote!({ let #v = #value; #stack.push_arm(0); #v }))
+            }
+            None => {
+                fwd.push(quote!(#stack.push_arm(0);));
+                None
+            }
+        };
+        let reversed = |upto: usize| {
+            let mut out = Vec::new();
+            for r in revs[..upto].iter().rev() {
+                out.extend(r.iter().cloned());
+            }
+            out
+        };
+        let all = reversed(revs.len());
+        let arms = exits.iter().map(|&j| {
+            let k = Literal::u32_unsuffixed(j as u32 + 1);
+            let back = reversed(j + 1);
+            quote!(#k => { #(#back)* })
+        });
+        let exit = Ident::new("exit", Span::mixed_site());
+        BlockCode {
+            fwd,
+            value,
+            rev: vec![quote! {
+                let #exit = #stack.pop_arm();
+                #(#prelude)*
+                match #exit {
+                    0 => { #(#all)* }
+                    #(#arms)*
+                    _ => #stack.fail(),
+                }
+            }],
+        }
     }
 
     fn stmt(
@@ -698,13 +809,7 @@ impl<'m> Sweep<'m> {
         match &expr.kind {
             ExprKind::Return(Some(_)) if self.early => return Ok(false),
             ExprKind::Return(_) => return unsupported("an early `return`", expr),
-            ExprKind::Break {
-                label: None,
-                value: None,
-            }
-            | ExprKind::Continue(None) => return Ok(false),
-            ExprKind::Break { .. } => return unsupported("`break` with a label or value", expr),
-            ExprKind::Continue(_) => return unsupported("`continue` with a label", expr),
+            ExprKind::Break { .. } | ExprKind::Continue(_) => return Ok(false),
             ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
                 touches |= root(target).is_some_and(|name| self.an.active.contains(&name));
             }
@@ -806,22 +911,20 @@ impl<'m> Sweep<'m> {
                 pat,
                 iter,
                 body,
-            } if !self.inert(expr)? => {
-                if label.is_some() {
-                    return unsupported("a labelled loop", expr);
-                }
-                self.for_loop(expr, pat, iter, body)
-            }
+            } if !self.inert(expr)? => self.for_loop(expr, *label, pat, iter, body),
             ExprKind::Match { scrutinee, arms } if !self.inert(expr)? => {
                 let (mut f, v, r) = self.match_expr(expr, scrutinee, arms, None)?;
                 f.push(quote!(#v #semi));
                 Ok((f, r))
             }
-            ExprKind::While {
-                label: None,
-                cond,
-                body,
-            } if !self.inert(expr)? => self.while_loop(expr, cond, body),
+            ExprKind::While { label, cond, body } if !self.inert(expr)? => {
+                self.while_loop(*label, cond, body)
+            }
+            ExprKind::Loop { label, body } if !self.inert(expr)? => {
+                let (mut f, v, r) = self.loop_expr(*label, body, None)?;
+                f.push(quote!(#v #semi));
+                Ok((f, r))
+            }
             ExprKind::Return(Some(value))
                 if self.jumps.first().is_some_and(|jumps| jumps.function) =>
             {
@@ -867,6 +970,8 @@ impl<'m> Sweep<'m> {
                     Vec::new(),
                 ))
             }
+            ExprKind::Break { label, value } => self.jump(expr, *label, value.as_deref(), semi),
+            ExprKind::Continue(label) => self.jump(expr, *label, None, semi),
             ExprKind::If { .. } if !self.inert(expr)? => {
                 let (f, v, r) = self.if_expr(expr, None)?;
                 let mut f = f;
@@ -914,21 +1019,24 @@ impl<'m> Sweep<'m> {
                 Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
                 _ => return unsupported(describe(whole), whole),
             };
+            self.cx = StmtCx::default();
+            let (copy, tokens) = self.target_bar_before(target, value, bar);
             let seed = Seed {
-                tokens: bar,
+                tokens,
                 negated: op == Arith::Sub,
                 whole: false,
             };
-            self.cx = StmtCx::default();
             let (mut f, v, r) = self.value(value, &seed)?;
             let target_src = target.source.to_token_stream();
             f.push(quote!(#target_src #op_token #v #semi));
-            return Ok((f, r));
+            return Ok((f, copy.into_iter().chain(r).collect()));
         }
         match op {
             Arith::Add | Arith::Sub => {
+                let (copy, tokens) = self.target_bar_before(target, value, bar);
+                self.cx.rev.extend(copy);
                 let seed = Seed {
-                    tokens: bar,
+                    tokens,
                     negated: op == Arith::Sub,
                     whole: false,
                 };
@@ -973,6 +1081,32 @@ impl<'m> Sweep<'m> {
         }
         let target_src = target.source.to_token_stream();
         Ok(self.finish(quote!(#target_src #op_token #v #semi)))
+    }
+
+    /// The seed of `target += value` (or `-=`): the target's adjoint
+    /// `bar`, copied first when `value` reads the target (`t += 2.0 * m *
+    /// t`), since the reverse adds the value's own contribution to `bar`
+    /// while the other operands' adjoints still need the one before it.
+    fn target_bar_before(
+        &mut self,
+        target: &Expr,
+        value: &Expr,
+        bar: TokenStream,
+    ) -> (Option<TokenStream>, TokenStream) {
+        let Some(name) = root(target) else {
+            return (None, bar);
+        };
+        let reads = value.any_expr(
+            &|expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(&name)),
+        );
+        if !reads {
+            return (None, bar);
+        }
+        let assigned = self.temp("assigned_bar");
+        (
+            Some(quote!(let #assigned = #bar;)),
+            assigned.to_token_stream(),
+        )
     }
 
     /// The current statement's forward (hoists, observes, pushes, then
@@ -1021,9 +1155,11 @@ impl<'m> Sweep<'m> {
                     vec![quote!({ #(#rev)* })],
                 ))
             }
-            ExprKind::Block(..) | ExprKind::Loop { .. } if self.active(expr) => {
-                unsupported(describe(expr), expr)
+            ExprKind::Loop { label, body } => {
+                let seed = self.active(expr).then_some(seed);
+                self.loop_expr(*label, body, seed)
             }
+            ExprKind::Block(..) if self.active(expr) => unsupported(describe(expr), expr),
             _ => {
                 let outer = std::mem::take(&mut self.cx);
                 self.cx.temps = outer.temps.clone();
@@ -1201,6 +1337,9 @@ impl<'m> Sweep<'m> {
         arms: &[crate::ast::Arm],
         seed: Option<&Seed>,
     ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        if self.active(scrutinee) && !has_call(scrutinee) {
+            return self.tracked_match(expr, scrutinee, arms, seed);
+        }
         if self.active(scrutinee) || has_call(scrutinee) {
             return unsupported("`match` on a value with a derivative", expr);
         }
@@ -1297,6 +1436,118 @@ impl<'m> Sweep<'m> {
         Ok((observes, fwd, vec![rev]))
     }
 
+    /// `match` on a tracked number (`match x { v if v < 0.0 => .., v => .. }`):
+    /// the number is compared as written, and a name an arm binds is the
+    /// number itself, so the arm's reverse ends by adding that name's
+    /// adjoint into the scrutinee's. The taken arm is replayed or pushed as
+    /// for any `match`.
+    fn tracked_match(
+        &mut self,
+        expr: &Expr,
+        scrutinee: &Expr,
+        arms: &[crate::ast::Arm],
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        if !is_place(scrutinee) || !self.scalar(scrutinee) {
+            return unsupported("`match` on a computed value with a derivative", expr);
+        }
+        let scrutinee_bar = self.bar_place(scrutinee)?;
+        let scrutinee_src = scrutinee.source.to_token_stream();
+        let stack = self.stack.clone();
+        // A guard compares the number (observed once, here) or other
+        // values, observed before the `match` where the arm's names do not
+        // exist yet.
+        let mut observes = vec![quote!(#stack.observe(#scrutinee_src);)];
+        let mut replay = self.fully_available(scrutinee);
+        for arm in arms {
+            let Some(guard) = &arm.guard else { continue };
+            if has_call(guard) {
+                return unsupported("a `match` guard with a call", guard);
+            }
+            self.scopes.push(Scope::default());
+            let names = arm.pat.names.clone();
+            self.scope().available.extend(names);
+            replay &= self.fully_available(guard);
+            self.scopes.pop();
+            for place in self.active_places(guard) {
+                if !mentions_any(&place, &arm.pat.names) {
+                    observes.push(quote!(#stack.observe(#place);));
+                }
+            }
+        }
+        let mut fwd_arms = Vec::new();
+        let mut rev_arms = Vec::new();
+        self.depth += 1;
+        let result = (|| -> R<()> {
+            for (k, arm) in arms.iter().enumerate() {
+                self.scopes.push(Scope::default());
+                if replay {
+                    let names = arm.pat.names.clone();
+                    self.scope().available.extend(names);
+                }
+                let mut declare = Vec::new();
+                let mut flows = Vec::new();
+                let mut bound: Vec<&String> = Vec::new();
+                for name in &arm.pat.names {
+                    if self.an.active.contains(name) && !bound.contains(&name) {
+                        bound.push(name);
+                        let bar = self.bind(name);
+                        declare.push(quote!(let mut #bar = 0.0;));
+                        flows.push(quote!(#scrutinee_bar += #bar;));
+                    }
+                }
+                let record = (!replay).then(|| {
+                    let k = Literal::u32_unsuffixed(k as u32);
+                    quote!(#stack.push_arm(#k);)
+                });
+                if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &record) {
+                    jumps.pending.push(record.clone());
+                }
+                let code = self.arm_body(&arm.body, seed);
+                if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &record) {
+                    jumps.pending.pop();
+                }
+                self.scopes.pop();
+                let (fwd, value, rev) = code?;
+                let v = self.temp_value();
+                fwd_arms.push(match value {
+                    Some(value) => quote!({ #(#fwd)* let #v = #value; #record #v }),
+                    None => quote!({ #(#fwd)* #record }),
+                });
+                rev_arms.push(quote!({ #(#declare)* #(#rev)* #(#flows)* }));
+            }
+            Ok(())
+        })();
+        self.depth -= 1;
+        result?;
+        let heads: Vec<TokenStream> = arms
+            .iter()
+            .map(|arm| {
+                let pat = arm.pat.syntax;
+                match &arm.guard {
+                    Some(guard) => {
+                        let guard = guard.source.to_token_stream();
+                        quote!(#pat if #guard)
+                    }
+                    None => quote!(#pat),
+                }
+            })
+            .collect();
+        let fwd = quote!(match #scrutinee_src { #(#heads => #fwd_arms)* });
+        let rev = if replay {
+            quote!(match #scrutinee_src { #(#heads => #rev_arms)* })
+        } else {
+            let numbered = (0..arms.len()).map(|k| Literal::u32_unsuffixed(k as u32));
+            quote! {
+                match #stack.pop_arm() {
+                    #(#numbered => #rev_arms)*
+                    _ => #stack.fail(),
+                }
+            }
+        };
+        Ok((observes, fwd, vec![rev]))
+    }
+
     /// A `match` arm's body: a block, or an expression whose value is the
     /// `match`'s (with `seed`) or a statement.
     #[allow(clippy::type_complexity)]
@@ -1324,19 +1575,19 @@ impl<'m> Sweep<'m> {
     /// A loop's body: as a block, or, when it jumps, with an exit record
     /// per iteration and a reverse per exit (the statements up to the one
     /// that jumped). The caller has pushed the loop's scope.
-    fn loop_body(
+    ///
+    /// `level` is the loop's: its trip counter, label, and the adjoint of
+    /// its value.
+    fn loop_body_at(
         &mut self,
         body: &Block,
-        trips: Option<Ident>,
+        level: Jumps,
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
         if !contains_jump(body) {
             let BlockCode { fwd, rev, .. } = self.block_inner(body, None)?;
             return Ok((fwd, rev));
         }
-        self.jumps.push(Jumps {
-            trips,
-            ..Jumps::default()
-        });
+        self.jumps.push(level);
         let result = (|| {
             let mut prelude = Vec::new();
             let mut fwd = Vec::new();
@@ -1394,7 +1645,7 @@ impl<'m> Sweep<'m> {
     /// times.
     fn while_loop(
         &mut self,
-        _whole: &Expr,
+        label: Option<&syn::Label>,
         cond: &Expr,
         body: &Block,
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
@@ -1410,7 +1661,7 @@ impl<'m> Sweep<'m> {
             .collect();
         self.depth += 1;
         self.scopes.push(Scope::default());
-        let code = self.loop_body(body, Some(trips.clone()));
+        let code = self.loop_body_at(body, level(label, Some(trips.clone())));
         self.scopes.pop();
         self.depth -= 1;
         let (fwd, rev) = code?;
@@ -1418,7 +1669,7 @@ impl<'m> Sweep<'m> {
         Ok((
             vec![quote! {
                 let mut #trips: usize = 0;
-                while { #(#observes)* #stack.finite() && (#cond_src) } {
+                #label while { #(#observes)* #stack.finite() && (#cond_src) } {
                     #trips += 1;
                     #(#fwd)*
                 }
@@ -1430,6 +1681,132 @@ impl<'m> Sweep<'m> {
                 }
             }],
         ))
+    }
+
+    /// `loop`: counted like a `while` (the forward pushes its trips, each
+    /// iteration how it ended), its value that of the `break` that ended
+    /// it, whose reverse `seed` (the adjoint of the loop's value) seeds.
+    /// The forward leaves as soon as an observed value is not finite,
+    /// where the tape would have stopped.
+    fn loop_expr(
+        &mut self,
+        label: Option<&syn::Label>,
+        body: &Block,
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        if seed.is_some_and(|seed| seed.whole) {
+            return unsupported_block("a `loop` whose value is an array", body);
+        }
+        let stack = self.stack.clone();
+        let trips = self.trips_ident();
+        let mut level = level(label, Some(trips.clone()));
+        level.seed = seed.cloned();
+        let active = body.any_expr(&|expr| {
+            matches!(&expr.kind, ExprKind::Break { value: Some(value), .. } if self.active(value))
+        });
+        self.depth += 1;
+        self.scopes.push(Scope::default());
+        let code = self.loop_body_at(body, level);
+        self.scopes.pop();
+        self.depth -= 1;
+        let (fwd, rev) = code?;
+        let name = label.map(|label| &label.name);
+        // A loop whose value is a number leaves with the failed sweep's
+        // NaN; one with a value of another type (an integer), which cannot
+        // depend on a tracked value, runs as written.
+        let stop = match (seed, active) {
+            (None, _) => Some(quote!(break #name;)),
+            (Some(_), true) => Some(quote!(break #name #stack.failed();)),
+            (Some(_), false) => None,
+        }
+        .map(|stop| quote!(if !#stack.finite() { #stop }));
+        let value = self.temp_value();
+        Ok((
+            vec![quote!(let mut #trips: usize = 0;)],
+            quote!({
+                let #value = #label loop {
+                    #stop
+                    #trips += 1;
+                    #(#fwd)*
+                };
+                #stack.push_trips(#trips);
+                #value
+            }),
+            vec![quote! {
+                for _ in 0..#stack.pop_trips() {
+                    #(#rev)*
+                }
+            }],
+        ))
+    }
+
+    /// A `break` with a value or a label, or a `continue` with a label:
+    /// each loop it leaves records how its iteration ended and its trips,
+    /// as a `return` does, and the loop it ends or continues how its
+    /// iteration ended; so the reverse undoes exactly the iterations, and
+    /// the part of each, that ran. A `break`'s value is seeded with the
+    /// adjoint of the loop's value.
+    fn jump(
+        &mut self,
+        expr: &Expr,
+        label: Option<&syn::Lifetime>,
+        value: Option<&Expr>,
+        semi: Option<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let target = match label {
+            Some(label) => {
+                let name = label.ident.to_string();
+                self.jumps.iter().rposition(|jumps| {
+                    !jumps.function && jumps.label.as_deref() == Some(name.as_str())
+                })
+            }
+            None => self
+                .jumps
+                .len()
+                .checked_sub(1)
+                .filter(|&last| !self.jumps[last].function),
+        };
+        let Some(target) = target else {
+            return unsupported(describe(expr), expr);
+        };
+        self.cx = StmtCx::default();
+        let value = match value {
+            Some(value) => {
+                let seed = self.jumps[target].seed.clone();
+                match &seed {
+                    Some(seed) if self.active(value) => self.rev(value, seed.clone())?,
+                    _ => {
+                        self.inert(value)?;
+                    }
+                }
+                let v = self.fwd(value)?;
+                Some(match seed {
+                    Some(seed) if self.seeds_output(&seed) => self.output(value, v),
+                    _ => v,
+                })
+            }
+            None => None,
+        };
+        let stack = self.stack.clone();
+        // Innermost first: each level's branch records, how its iteration
+        // ended, and the trips of a loop left for good.
+        let mut records = Vec::new();
+        for (depth, jumps) in self.jumps.iter_mut().enumerate().skip(target).rev() {
+            records.extend(jumps.pending.iter().rev().cloned());
+            jumps.next += 1;
+            let k = Literal::u32_unsuffixed(jumps.next);
+            records.push(quote!(#stack.push_arm(#k);));
+            if depth > target {
+                if let Some(trips) = &jumps.trips {
+                    records.push(quote!(#stack.push_trips(#trips);));
+                }
+            }
+        }
+        let keyword = match expr.kind {
+            ExprKind::Continue(_) => quote!(continue),
+            _ => quote!(break),
+        };
+        Ok(self.finish(quote!({ #(#records)* #keyword #label #value #semi })))
     }
 
     /// The tracked places an expression reads (for the finiteness check of
@@ -1458,6 +1835,7 @@ impl<'m> Sweep<'m> {
     fn for_loop(
         &mut self,
         whole: &Expr,
+        label: Option<&syn::Label>,
         pat: &crate::ast::Pattern,
         iter: &Expr,
         body: &Block,
@@ -1487,14 +1865,14 @@ impl<'m> Sweep<'m> {
             self.scopes.push(Scope::default());
             let names = pat.names.clone();
             self.scope().available.extend(names);
-            let code = self.loop_body(body, counter.clone());
+            let code = self.loop_body_at(body, level(label, counter.clone()));
             self.scopes.pop();
             self.depth -= 1;
             let (fwd, rev) = code?;
             return Ok((
                 vec![quote! {
                     #count_init
-                    for #syntax in #iter_src { #count_step #(#fwd)* }
+                    #label for #syntax in #iter_src { #count_step #(#fwd)* }
                     #count_push
                 }],
                 vec![quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* })],
@@ -1553,7 +1931,7 @@ impl<'m> Sweep<'m> {
                 }
             }
         }
-        let code = self.loop_body(body, counter.clone());
+        let code = self.loop_body_at(body, level(label, counter.clone()));
         self.scopes.pop();
         self.depth -= 1;
         let (fwd, rev) = code?;
@@ -1573,7 +1951,7 @@ impl<'m> Sweep<'m> {
         Ok((
             vec![quote! {
                 #count_init
-                for #syntax in #iter_src { #count_step #(#fwd)* }
+                #label for #syntax in #iter_src { #count_step #(#fwd)* }
                 #count_push
             }],
             vec![quote! {
@@ -2696,6 +3074,22 @@ fn element_source<'e, 'a>(iter: &'e Expr<'a>) -> Option<(&'e Expr<'a>, bool)> {
         ExprKind::Paren(inner) => element_source(inner),
         _ => None,
     }
+}
+
+/// A loop's level of jumps: its label and trip counter.
+fn level(label: Option<&syn::Label>, trips: Option<Ident>) -> Jumps {
+    Jumps {
+        trips,
+        label: label.map(|label| label.name.ident.to_string()),
+        ..Jumps::default()
+    }
+}
+
+fn is_jump(expr: &Expr) -> bool {
+    matches!(
+        expr.kind,
+        ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
+    )
 }
 
 fn contains_jump(block: &Block) -> bool {

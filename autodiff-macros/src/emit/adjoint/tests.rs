@@ -41,6 +41,7 @@ const FILES: &[&str] = &[
     "tests/methods.rs",
     "tests/compiled_paths.rs",
     "tests/compiled_patterns.rs",
+    "tests/compiled_jumps.rs",
     "tests/macro_sticky.rs",
     "tests/macro_elementary.rs",
     "tests/macro_panics.rs",
@@ -51,8 +52,6 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/attributes.rs: allowed_loop: an attribute on a statement at line 12",
     "tests/corpus/attributes.rs: allowed_unused: an attribute on a statement at line 55",
     "tests/corpus/composition.rs: sub_slice_mean: a binding whose shape the reverse sweep cannot see at line 388",
-    "tests/corpus/control_flow.rs: first_passage: `break` with a label or value at line 156",
-    "tests/corpus/control_flow.rs: first_large_product: `break` with a label or value at line 331",
     "tests/corpus/imports.rs: calls_thirteen: a call that passes one tracked value twice at line 108",
     "tests/corpus/integers.rs: squares_buffer: a `for` over `squares` at line 133",
     "tests/corpus/integers.rs: argmax_value: a tuple struct, variant or closure call at line 173",
@@ -77,9 +76,6 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/regressions.rs: cfg_let: an attribute on a statement at line 32",
     "tests/macro_arrays.rs: first_and_len: `[x[0], 2.0 * x[1], 3.0]` at line 201",
     "tests/macro_edge_cases.rs: stacked: `[layer(w, &v), layer([1.0, - 1.0], &v)]` at line 17",
-    "tests/macro_edge_cases.rs: newton_sqrt: `break` with a label or value at line 61",
-    "tests/macro_edge_cases.rs: piecewise: `match` on a value with a derivative at line 106",
-    "tests/macro_semantics.rs: loops: `break` with a label or value at line 179",
     "tests/compiled_patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
 ];
 

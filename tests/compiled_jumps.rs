@@ -1,0 +1,775 @@
+//! `loop` with a `break` value, labelled `break`/`continue` out of nested
+//! loops, and `match` on a tracked number, through the compiled adjoint:
+//! each function below is compiled (`f_adjoint` exists and returns `Some`,
+//! leaving the stack empty: the reverse popped exactly what the forward
+//! pushed), and its gradient is checked against an independent oracle (a
+//! closed form, or the function rewritten by hand over dual numbers, one
+//! forward pass per input), against central differences (`f_check`) and
+//! against the tape (`f_grad_tape`).
+//!
+//! Bound: the dual-number oracle and the tape compute the same derivative
+//! by other operation orders; each gradient component here is a sum of at
+//! most a few dozen terms of magnitude ≲ 10³, so they differ by a few ulps
+//! times that sum's condition. `AGREE` = 1e-12 of the largest component is
+//! ~10× that, and 10⁹ times below what a missed or doubled iteration would
+//! change.
+
+// Index loops on purpose: they are the constructs under test.
+#![allow(clippy::needless_range_loop)]
+
+use std::ops::{Add, Div, Mul, Sub};
+
+use autodiff::__adjoint::{with_stack, Stack};
+use autodiff::prelude::*;
+
+const AGREE: f64 = 1e-12;
+
+/// A number with its derivative along one input: the forward-mode oracle.
+#[derive(Clone, Copy, Debug)]
+struct Dual {
+    v: f64,
+    d: f64,
+}
+
+impl Dual {
+    fn c(v: f64) -> Dual {
+        Dual { v, d: 0.0 }
+    }
+
+    /// The input `v` when `along`, else a constant.
+    fn input(v: f64, along: bool) -> Dual {
+        Dual {
+            v,
+            d: if along { 1.0 } else { 0.0 },
+        }
+    }
+}
+
+impl Add for Dual {
+    type Output = Dual;
+    fn add(self, o: Dual) -> Dual {
+        Dual {
+            v: self.v + o.v,
+            d: self.d + o.d,
+        }
+    }
+}
+
+impl Sub for Dual {
+    type Output = Dual;
+    fn sub(self, o: Dual) -> Dual {
+        Dual {
+            v: self.v - o.v,
+            d: self.d - o.d,
+        }
+    }
+}
+
+impl Mul for Dual {
+    type Output = Dual;
+    fn mul(self, o: Dual) -> Dual {
+        Dual {
+            v: self.v * o.v,
+            d: self.d * o.v + self.v * o.d,
+        }
+    }
+}
+
+impl Div for Dual {
+    type Output = Dual;
+    fn div(self, o: Dual) -> Dual {
+        Dual {
+            v: self.v / o.v,
+            d: (self.d * o.v - self.v * o.d) / (o.v * o.v),
+        }
+    }
+}
+
+impl Mul<f64> for Dual {
+    type Output = Dual;
+    fn mul(self, k: f64) -> Dual {
+        self * Dual::c(k)
+    }
+}
+
+/// Every component of `got` within `AGREE` of the largest of `want`.
+fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{name}: lengths");
+    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
+    for (k, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (a - b).abs() <= AGREE * scale,
+            "{name}: component {k}: {a} vs {b}"
+        );
+    }
+}
+
+/// Runs a compiled adjoint on a fresh stack: it must return `Some` (the
+/// compiled path, all finite) and leave the stack empty.
+fn compiled<G>(run: impl FnOnce(&mut Stack) -> Option<ValueAndGradient<G>>) -> ValueAndGradient<G> {
+    with_stack(|stack| {
+        let result = run(stack).expect("compiled and finite");
+        assert!(
+            stack.is_empty(),
+            "the reverse popped what the forward pushed"
+        );
+        result
+    })
+}
+
+fn flat(m: &[[f64; 3]; 3]) -> Vec<f64> {
+    m.iter().flatten().copied().collect()
+}
+
+// ---------------------------------------------------------------------
+// `loop` whose value is the `break`'s.
+// ---------------------------------------------------------------------
+
+/// The loop is the function's value; the `break` reads three tracked
+/// values.
+#[differentiable]
+fn passage(v0: f64, drag: f64) -> f64 {
+    let mut v = v0;
+    let mut x = 0.0;
+    loop {
+        x += v * 0.1;
+        v -= drag * v * 0.1;
+        if x > 1.0 {
+            break x * v + v0;
+        }
+    }
+}
+
+fn passage_dual(v0: Dual, drag: Dual) -> Dual {
+    let mut v = v0;
+    let mut x = Dual::c(0.0);
+    loop {
+        x = x + v * 0.1;
+        v = v - drag * v * 0.1;
+        if x.v > 1.0 {
+            return x * v + v0;
+        }
+    }
+}
+
+#[test]
+fn a_loop_value_from_a_break_reading_several_tracked_values() {
+    for (v0, drag) in [(2.0, 0.3), (5.5, 0.1), (11.0, 0.7), (0.9, 0.05)] {
+        let got = compiled(|stack| passage_adjoint(stack, v0, drag));
+        assert_eq!(got.value, passage(v0, drag));
+        let want = [
+            passage_dual(Dual::input(v0, true), Dual::input(drag, false)).d,
+            passage_dual(Dual::input(v0, false), Dual::input(drag, true)).d,
+        ];
+        let grad = passage_grad(v0, drag).unwrap().gradient;
+        assert_agree("passage", &[grad.0, grad.1], &want);
+        let tape = passage_grad_tape(v0, drag).unwrap().gradient;
+        assert_agree("passage tape", &[grad.0, grad.1], &[tape.0, tape.1]);
+        assert!(passage_check(v0, drag).unwrap().passed());
+    }
+}
+
+/// `let r = loop { .. }`: the binding's adjoint seeds the `break` value.
+#[differentiable]
+fn settled(a: f64, b: f64) -> f64 {
+    let mut p = a;
+    let mut q = b;
+    let mut n = 0;
+    let r = loop {
+        p = p * 0.5 + q;
+        q = q * 0.9 - a * 0.1;
+        n += 1;
+        if n == 3 {
+            break p * q + a * b;
+        }
+    };
+    r * r + p
+}
+
+fn settled_dual(a: Dual, b: Dual) -> Dual {
+    let mut p = a;
+    let mut q = b;
+    for _ in 0..3 {
+        p = p * 0.5 + q;
+        q = q * 0.9 - a * 0.1;
+    }
+    let r = p * q + a * b;
+    r * r + p
+}
+
+#[test]
+fn a_loop_bound_by_let_seeds_its_break_from_the_binding() {
+    for (a, b) in [(0.3, -1.2), (2.0, 0.5), (-1.5, 1.5)] {
+        let got = compiled(|stack| settled_adjoint(stack, a, b));
+        assert_eq!(got.value, settled(a, b));
+        let want = [
+            settled_dual(Dual::input(a, true), Dual::input(b, false)).d,
+            settled_dual(Dual::input(a, false), Dual::input(b, true)).d,
+        ];
+        let grad = settled_grad(a, b).unwrap().gradient;
+        assert_agree("settled", &[grad.0, grad.1], &want);
+        let tape = settled_grad_tape(a, b).unwrap().gradient;
+        assert_agree("settled tape", &[grad.0, grad.1], &[tape.0, tape.1]);
+        assert!(settled_check(a, b).unwrap().passed());
+    }
+}
+
+/// A loop that breaks on its first iteration.
+#[differentiable]
+fn breaks_at_once(x: f64) -> f64 {
+    let y = loop {
+        let t = x * x;
+        if t >= 0.0 {
+            break t.sin();
+        }
+    };
+    y + x
+}
+
+#[test]
+fn a_loop_that_breaks_on_its_first_iteration() {
+    for x in [-1.3, 0.0, 0.4, 2.2] {
+        let got = compiled(|stack| breaks_at_once_adjoint(stack, x));
+        assert_eq!(got.value, breaks_at_once(x));
+        let want = 2.0 * x * (x * x).cos() + 1.0;
+        assert_agree("breaks_at_once", &[got.gradient], &[want]);
+        let tape = breaks_at_once_grad_tape(x).unwrap().gradient;
+        assert_agree("breaks_at_once tape", &[got.gradient], &[tape]);
+        assert!(breaks_at_once_check(x).unwrap().passed());
+    }
+}
+
+// ---------------------------------------------------------------------
+// Labelled `break` and `continue` out of nested loops.
+// ---------------------------------------------------------------------
+
+/// `break 'rows` from the middle of an inner iteration: the statements
+/// before it in that iteration ran, the one after it did not, nor the
+/// rest of the outer iteration.
+#[differentiable]
+fn scan(m: [[f64; 3]; 3], limit: f64) -> f64 {
+    let mut acc = 0.0;
+    'rows: for i in 0..3 {
+        acc += m[i][0];
+        for j in 0..3 {
+            acc = acc * 1.5 + m[i][j];
+            if acc > limit {
+                break 'rows;
+            }
+            acc -= 0.25 * m[j][i] * acc;
+        }
+        acc *= 0.5;
+    }
+    acc
+}
+
+/// `scan` over dual numbers; also where it stopped, `(i, j)`, or `None`.
+fn scan_dual(m: [[Dual; 3]; 3], limit: f64) -> (Dual, Option<(usize, usize)>) {
+    let mut acc = Dual::c(0.0);
+    for i in 0..3 {
+        acc = acc + m[i][0];
+        for j in 0..3 {
+            acc = acc * 1.5 + m[i][j];
+            if acc.v > limit {
+                return (acc, Some((i, j)));
+            }
+            acc = acc - m[j][i] * acc * 0.25;
+        }
+        acc = acc * 0.5;
+    }
+    (acc, None)
+}
+
+/// The gradient of `scan` by nine forward passes, and where it stopped.
+fn scan_oracle(m: [[f64; 3]; 3], limit: f64) -> (Vec<f64>, Option<(usize, usize)>) {
+    let mut grad = Vec::new();
+    let mut stop = None;
+    for k in 0..9 {
+        let duals =
+            std::array::from_fn(|i| std::array::from_fn(|j| Dual::input(m[i][j], i * 3 + j == k)));
+        let (acc, at) = scan_dual(duals, limit);
+        grad.push(acc.d);
+        stop = at;
+    }
+    (grad, stop)
+}
+
+#[test]
+fn a_labelled_break_from_the_middle_of_an_inner_iteration() {
+    let m = [[0.4, -0.3, 0.2], [0.7, 0.9, -0.5], [0.3, 0.8, 0.6]];
+    let mut stops = Vec::new();
+    // From no break at all down to a break in the first inner iteration.
+    for limit in [100.0, 10.0, 6.0, 4.0, 2.0, 1.2, 0.9] {
+        let got = compiled(|stack| scan_adjoint(stack, m, limit));
+        assert_eq!(got.value, scan(m, limit));
+        let (want, stop) = scan_oracle(m, limit);
+        stops.push(stop);
+        let grad = scan_grad(m, limit).unwrap().gradient;
+        assert_agree("scan", &flat(&grad.0), &want);
+        assert_eq!(grad.1, 0.0, "the limit is only compared");
+        let tape = scan_grad_tape(m, limit).unwrap().gradient;
+        assert_agree("scan tape", &flat(&grad.0), &flat(&tape.0));
+        assert!(scan_check(m, limit).unwrap().passed());
+    }
+    // The points cover leaving from a later row, mid-row, and not at all.
+    assert!(stops.contains(&None), "{stops:?}");
+    assert!(
+        stops
+            .iter()
+            .any(|stop| matches!(stop, Some((i, j)) if *i > 0 && *j > 0)),
+        "{stops:?}"
+    );
+    assert!(stops.contains(&Some((0, 0))), "{stops:?}");
+}
+
+/// Newton's iteration for √a in rounds: `break 'outer` from inside a
+/// `while` when a step is small, else a plain `break` of the `loop` after
+/// four rounds.
+#[differentiable]
+fn newton_root(a: f64) -> f64 {
+    let mut guess = a;
+    let mut rounds = 0;
+    'outer: loop {
+        let mut steps = 0;
+        while steps < 3 {
+            let next = 0.5 * (guess + a / guess);
+            if (next - guess).abs() < 1e-3 {
+                break 'outer;
+            }
+            guess = next;
+            steps += 1;
+        }
+        rounds += 1;
+        if rounds == 4 {
+            break;
+        }
+    }
+    guess
+}
+
+/// `newton_root` over dual numbers, and whether a small step ended it.
+fn newton_root_dual(a: Dual) -> (Dual, bool) {
+    let mut guess = a;
+    for _ in 0..4 {
+        for _ in 0..3 {
+            let next = (guess + a / guess) * 0.5;
+            if (next.v - guess.v).abs() < 1e-3 {
+                return (guess, true);
+            }
+            guess = next;
+        }
+    }
+    (guess, false)
+}
+
+#[test]
+fn a_labelled_break_out_of_a_while_inside_a_loop() {
+    let mut small_steps = Vec::new();
+    for a in [2.0, 9.0, 0.3, 1e6] {
+        let got = compiled(|stack| newton_root_adjoint(stack, a));
+        assert_eq!(got.value, newton_root(a));
+        let (want, small) = newton_root_dual(Dual::input(a, true));
+        small_steps.push(small);
+        assert_agree("newton_root", &[got.gradient], &[want.d]);
+        let tape = newton_root_grad_tape(a).unwrap().gradient;
+        assert_agree("newton_root tape", &[got.gradient], &[tape]);
+        assert!(newton_root_check(a).unwrap().passed());
+    }
+    // Both ways out are taken.
+    assert_eq!(small_steps, [true, true, true, false]);
+}
+
+/// `break 'search value` out of a `for` inside a `loop`: the value seeds
+/// from the outer loop's binding; the `for` is left mid-way.
+#[differentiable]
+fn hunt(x: [f64; 4], target: f64) -> f64 {
+    let mut s = 0.0;
+    let mut rounds = 0;
+    let found = 'search: loop {
+        for i in 0..4 {
+            s = s * 0.5 + x[i] * x[i];
+            if s > target {
+                break 'search s * x[i];
+            }
+        }
+        s += 0.1;
+        rounds += 1;
+        if rounds == 3 {
+            break s;
+        }
+    };
+    found + s
+}
+
+fn hunt_dual(x: [Dual; 4], target: f64) -> Dual {
+    let mut s = Dual::c(0.0);
+    for _ in 0..3 {
+        for i in 0..4 {
+            s = s * 0.5 + x[i] * x[i];
+            if s.v > target {
+                return s * x[i] + s;
+            }
+        }
+        s = s + Dual::c(0.1);
+    }
+    s + s
+}
+
+#[test]
+fn a_labelled_break_with_a_value_out_of_an_inner_for() {
+    let x = [0.5, -0.9, 0.3, 1.1];
+    for target in [0.2, 0.6, 1.5, 2.4, 50.0] {
+        let got = compiled(|stack| hunt_adjoint(stack, x, target));
+        assert_eq!(got.value, hunt(x, target));
+        let want: Vec<f64> = (0..4)
+            .map(|k| hunt_dual(std::array::from_fn(|i| Dual::input(x[i], i == k)), target).d)
+            .collect();
+        let grad = hunt_grad(x, target).unwrap().gradient;
+        assert_agree("hunt", &grad.0, &want);
+        let tape = hunt_grad_tape(x, target).unwrap().gradient;
+        assert_agree("hunt tape", &grad.0, &tape.0);
+        assert!(hunt_check(x, target).unwrap().passed());
+    }
+}
+
+/// `continue 'rows` out of a plain `loop` (which otherwise ends by a plain
+/// `break`): the rest of that row's outer iteration is skipped.
+#[differentiable]
+fn skip_rows(m: [[f64; 3]; 3]) -> f64 {
+    let mut total = 0.0;
+    'rows: for i in 0..3 {
+        let mut x = m[i][0];
+        let mut k = 0;
+        loop {
+            total += x * x;
+            if x < 0.0 {
+                continue 'rows;
+            }
+            total *= 1.1;
+            x -= m[i][1];
+            k += 1;
+            if k == 3 {
+                break;
+            }
+        }
+        total += 2.0 * m[i][2] * total;
+    }
+    total
+}
+
+fn skip_rows_dual(m: [[Dual; 3]; 3]) -> Dual {
+    let mut total = Dual::c(0.0);
+    'rows: for i in 0..3 {
+        let mut x = m[i][0];
+        for _ in 0..3 {
+            total = total + x * x;
+            if x.v < 0.0 {
+                continue 'rows;
+            }
+            total = total * 1.1;
+            x = x - m[i][1];
+        }
+        total = total + m[i][2] * total * 2.0;
+    }
+    total
+}
+
+#[test]
+fn a_labelled_continue_out_of_an_inner_loop() {
+    let points = [
+        // No row left early; then rows left at their first, second and
+        // third step.
+        [[0.9, 0.3, 0.2], [0.7, 0.2, 0.5], [0.8, 0.1, 0.6]],
+        [[-0.4, 0.3, 0.2], [0.7, 0.9, 0.5], [0.3, 0.2, 0.6]],
+        [[0.4, 0.3, -0.2], [0.7, 0.5, 0.5], [0.5, 0.3, -0.6]],
+    ];
+    for m in points {
+        let got = compiled(|stack| skip_rows_adjoint(stack, m));
+        assert_eq!(got.value, skip_rows(m));
+        let want: Vec<f64> = (0..9)
+            .map(|k| {
+                let duals = std::array::from_fn(|i| {
+                    std::array::from_fn(|j| Dual::input(m[i][j], i * 3 + j == k))
+                });
+                skip_rows_dual(duals).d
+            })
+            .collect();
+        assert_agree("skip_rows", &flat(&got.gradient), &want);
+        let tape = skip_rows_grad_tape(m).unwrap().gradient;
+        assert_agree("skip_rows tape", &flat(&got.gradient), &flat(&tape));
+        assert!(skip_rows_check(m).unwrap().passed());
+    }
+}
+
+// ---------------------------------------------------------------------
+// `match` on a tracked number.
+// ---------------------------------------------------------------------
+
+/// Arms by guards on the bound name, and the rest: each point below
+/// takes one.
+#[differentiable]
+fn banded(x: f64, s: f64) -> f64 {
+    match x {
+        v if v < -1.0 => s * v * v,
+        v if v <= 0.0 => s * (1.0 + v),
+        v if v <= 1.0 => (s * v).sin(),
+        v => s * v.sqrt(),
+    }
+}
+
+#[test]
+fn a_match_on_a_tracked_number_takes_each_arm() {
+    let s = 1.7;
+    // (x, closed-form gradient in (x, s)), one point per arm.
+    let cases = [
+        (-2.5, [2.0 * s * -2.5, 6.25]),
+        (-0.5, [s, 0.5]),
+        (0.6, [s * (s * 0.6_f64).cos(), 0.6 * (s * 0.6_f64).cos()]),
+        (3.0, [s / (2.0 * 3.0_f64.sqrt()), 3.0_f64.sqrt()]),
+    ];
+    for (x, want) in cases {
+        let got = compiled(|stack| banded_adjoint(stack, x, s));
+        assert_eq!(got.value, banded(x, s));
+        assert_agree("banded", &[got.gradient.0, got.gradient.1], &want);
+        let tape = banded_grad_tape(x, s).unwrap().gradient;
+        assert_agree(
+            "banded tape",
+            &[got.gradient.0, got.gradient.1],
+            &[tape.0, tape.1],
+        );
+        assert!(banded_check(x, s).unwrap().passed());
+    }
+}
+
+/// A `match` on a binding that changes, inside a loop: the taken arm is
+/// pushed, and a `mut` name bound by an arm is written before it is read.
+#[differentiable]
+fn folded(xs: [f64; 4]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..4 {
+        let x = xs[i] * 2.0;
+        let term = match x {
+            v if v > 1.0 => v.ln(),
+            mut v => {
+                v *= v;
+                v * xs[3]
+            }
+        };
+        total = total * 0.5 + term;
+    }
+    total
+}
+
+/// `folded`'s gradient by hand: each term's derivative, weighted by the
+/// halvings after it.
+fn folded_oracle(xs: [f64; 4]) -> [f64; 4] {
+    let mut grad = [0.0; 4];
+    for i in 0..4 {
+        let weight = 0.5_f64.powi(3 - i as i32);
+        let x = xs[i] * 2.0;
+        if x > 1.0 {
+            grad[i] += weight * 2.0 / x;
+        } else {
+            grad[i] += weight * 2.0 * x * 2.0 * xs[3];
+            grad[3] += weight * x * x;
+        }
+    }
+    grad
+}
+
+#[test]
+fn a_match_on_a_changing_binding_inside_a_loop() {
+    for xs in [
+        [0.2, 0.9, -0.4, 0.3],
+        [1.5, 0.1, 2.0, 0.7],
+        [0.3, 0.6, 0.45, 1.2],
+    ] {
+        let got = compiled(|stack| folded_adjoint(stack, xs));
+        assert_eq!(got.value, folded(xs));
+        assert_agree("folded", &got.gradient, &folded_oracle(xs));
+        let tape = folded_grad_tape(xs).unwrap().gradient;
+        assert_agree("folded tape", &got.gradient, &tape);
+        assert!(folded_check(xs).unwrap().passed());
+    }
+}
+
+// ---------------------------------------------------------------------
+// A jump from inside a block that goes on after it.
+// ---------------------------------------------------------------------
+
+/// A `break` inside an `if` whose block has a statement after it: the
+/// reverse of the iteration it ended undoes only what ran before it.
+#[differentiable]
+fn break_mid_block(a: [f64; 4], y: f64) -> f64 {
+    let mut t = 0.0;
+    for i in 0..4 {
+        if a[i] > -10.0 {
+            t += a[i] * y;
+            if t > 1.0 {
+                break;
+            }
+            t += 2.0 * y * t;
+        }
+    }
+    t
+}
+
+fn break_mid_block_dual(a: [Dual; 4], y: Dual) -> Dual {
+    let mut t = Dual::c(0.0);
+    for i in 0..4 {
+        t = t + a[i] * y;
+        if t.v > 1.0 {
+            break;
+        }
+        t = t + y * t * 2.0;
+    }
+    t
+}
+
+/// `return` from inside an `if` block with statements after it, and from
+/// inside a block that is a binding's value.
+#[differentiable]
+fn return_mid_block(a: [f64; 3], y: f64) -> f64 {
+    let mut t = 0.0;
+    if y > 0.0 {
+        t += y * y;
+        if t > 0.5 {
+            return t * a[0];
+        }
+        t *= a[1];
+    }
+    let u = if t > 0.01 {
+        t += a[2];
+        if t > 3.0 {
+            return t * y;
+        }
+        t * y
+    } else {
+        t
+    };
+    u + t
+}
+
+fn return_mid_block_dual(a: [Dual; 3], y: Dual) -> Dual {
+    let mut t = Dual::c(0.0);
+    if y.v > 0.0 {
+        t = t + y * y;
+        if t.v > 0.5 {
+            return t * a[0];
+        }
+        t = t * a[1];
+    }
+    let u = if t.v > 0.01 {
+        t = t + a[2];
+        if t.v > 3.0 {
+            return t * y;
+        }
+        t * y
+    } else {
+        t
+    };
+    u + t
+}
+
+/// The gradient of `f` over `n` array inputs and `y`, by `n + 1` forward
+/// passes.
+fn dual_gradient<const N: usize>(
+    f: impl Fn([Dual; N], Dual) -> Dual,
+    a: [f64; N],
+    y: f64,
+) -> Vec<f64> {
+    (0..=N)
+        .map(|k| {
+            f(
+                std::array::from_fn(|i| Dual::input(a[i], i == k)),
+                Dual::input(y, k == N),
+            )
+            .d
+        })
+        .collect()
+}
+
+#[test]
+fn a_jump_from_inside_a_block_undoes_only_what_ran() {
+    let a = [0.5, 0.6, 0.7, 0.8];
+    // Breaks in the first, second, third iteration, and not at all.
+    for y in [2.5, 0.9, 0.4, 0.05] {
+        let got = compiled(|stack| break_mid_block_adjoint(stack, a, y));
+        assert_eq!(got.value, break_mid_block(a, y));
+        let mut flat = got.gradient.0.to_vec();
+        flat.push(got.gradient.1);
+        assert_agree(
+            "break_mid_block",
+            &flat,
+            &dual_gradient(break_mid_block_dual, a, y),
+        );
+        let tape = break_mid_block_grad_tape(a, y).unwrap().gradient;
+        let mut tape_flat = tape.0.to_vec();
+        tape_flat.push(tape.1);
+        assert_agree("break_mid_block tape", &flat, &tape_flat);
+        assert!(break_mid_block_check(a, y).unwrap().passed());
+    }
+    let a = [0.5, 0.6, 2.9];
+    // The first `return`, the second, none after both blocks ran, and
+    // neither block.
+    for (y, a) in [(0.9, a), (0.6, a), (0.6, [0.5, 0.6, 0.7]), (-1.0, a)] {
+        let got = compiled(|stack| return_mid_block_adjoint(stack, a, y));
+        assert_eq!(got.value, return_mid_block(a, y));
+        let mut flat = got.gradient.0.to_vec();
+        flat.push(got.gradient.1);
+        assert_agree(
+            "return_mid_block",
+            &flat,
+            &dual_gradient(return_mid_block_dual, a, y),
+        );
+        let tape = return_mid_block_grad_tape(a, y).unwrap().gradient;
+        let mut tape_flat = tape.0.to_vec();
+        tape_flat.push(tape.1);
+        assert_agree("return_mid_block tape", &flat, &tape_flat);
+        assert!(return_mid_block_check(a, y).unwrap().passed());
+    }
+}
+
+/// `t += 2.0 * m * t`: the value reads the target, whose adjoint the
+/// reverse adds to while `m`'s still needs the one before.
+#[differentiable]
+fn compound_reads_target(a: f64, m: f64) -> f64 {
+    let mut t = a;
+    t += 2.0 * m * t;
+    t -= if m > 0.0 { m * t } else { t * t };
+    t
+}
+
+#[test]
+fn a_compound_assignment_reading_its_target() {
+    for (a, m) in [(1.5, 0.7), (-0.8, 0.3), (1.2, -0.4)] {
+        let got = compiled(|stack| compound_reads_target_adjoint(stack, a, m));
+        let t1 = a * (1.0 + 2.0 * m);
+        let (dt1_da, dt1_dm) = (1.0 + 2.0 * m, 2.0 * a);
+        // t2 = t1 - m t1 = t1 (1 - m), or t1 - t1².
+        let want = if m > 0.0 {
+            [dt1_da * (1.0 - m), dt1_dm * (1.0 - m) - t1]
+        } else {
+            [dt1_da * (1.0 - 2.0 * t1), dt1_dm * (1.0 - 2.0 * t1)]
+        };
+        assert_agree("compound", &[got.gradient.0, got.gradient.1], &want);
+        let tape = compound_reads_target_grad_tape(a, m).unwrap().gradient;
+        assert_agree(
+            "compound tape",
+            &[got.gradient.0, got.gradient.1],
+            &[tape.0, tape.1],
+        );
+    }
+}
+
+/// A `loop` whose exit test reads a value gone non-finite: the compiled
+/// forward stops at the next iteration (where the plain loop would spin
+/// forever) and returns `None`, so that `f_grad` goes to the tape for its
+/// error.
+#[test]
+fn a_loop_on_a_non_finite_value_stops() {
+    for (v0, drag) in [(f64::NAN, 0.3), (2.0, f64::INFINITY)] {
+        let compiled = with_stack(|stack| passage_adjoint(stack, v0, drag));
+        assert!(compiled.is_none(), "{v0} {drag}");
+    }
+}
