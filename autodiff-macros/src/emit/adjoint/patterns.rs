@@ -81,39 +81,9 @@ impl Splitter {
         }
     }
 
+    /// The blocks inside a statement: branches, loop bodies, blocks.
     fn nested_stmt(&mut self, stmt: &mut syn::Stmt) {
-        match stmt {
-            syn::Stmt::Local(local) => {
-                if let Some(init) = &mut local.init {
-                    self.nested(&mut init.expr);
-                }
-            }
-            syn::Stmt::Expr(expr, _) => self.nested(expr),
-            _ => {}
-        }
-    }
-
-    fn nested(&mut self, expr: &mut syn::Expr) {
-        use syn::Expr as E;
-        match expr {
-            E::Block(block) => self.block(&mut block.block),
-            E::If(if_) => {
-                self.block(&mut if_.then_branch);
-                if let Some((_, other)) = &mut if_.else_branch {
-                    self.nested(other);
-                }
-            }
-            E::ForLoop(for_) => self.block(&mut for_.body),
-            E::While(while_) => self.block(&mut while_.body),
-            E::Loop(loop_) => self.block(&mut loop_.body),
-            E::Match(match_) => {
-                for arm in match_.arms.iter_mut() {
-                    self.nested(&mut arm.body);
-                }
-            }
-            E::Paren(paren) => self.nested(&mut paren.expr),
-            _ => {}
-        }
+        super::nested_blocks(stmt, &mut |block| self.block(block));
     }
 
     /// The `let`s that `local` splits into, if it splits.

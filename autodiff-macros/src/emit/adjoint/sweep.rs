@@ -1408,6 +1408,22 @@ impl<'m> Sweep<'m> {
         self.depth -= 1;
         result?;
         let scrutinee_src = scrutinee.source.to_token_stream();
+        let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, &fwd_arms, &rev_arms, replay);
+        Ok((observes, fwd, vec![rev]))
+    }
+
+    /// A `match`'s two sweeps once its arms are swept: the forward under
+    /// the student's patterns and guards, the reverse under the same ones
+    /// (`replay`: they read only values still there) or by the pushed arm.
+    fn match_sweeps(
+        &self,
+        scrutinee_src: &TokenStream,
+        arms: &[crate::ast::Arm],
+        fwd_arms: &[TokenStream],
+        rev_arms: &[TokenStream],
+        replay: bool,
+    ) -> (TokenStream, TokenStream) {
+        let stack = &self.stack;
         let heads: Vec<TokenStream> = arms
             .iter()
             .map(|arm| {
@@ -1433,7 +1449,7 @@ impl<'m> Sweep<'m> {
                 }
             }
         };
-        Ok((observes, fwd, vec![rev]))
+        (fwd, rev)
     }
 
     /// `match` on a tracked number (`match x { v if v < 0.0 => .., v => .. }`):
@@ -1520,31 +1536,7 @@ impl<'m> Sweep<'m> {
         })();
         self.depth -= 1;
         result?;
-        let heads: Vec<TokenStream> = arms
-            .iter()
-            .map(|arm| {
-                let pat = arm.pat.syntax;
-                match &arm.guard {
-                    Some(guard) => {
-                        let guard = guard.source.to_token_stream();
-                        quote!(#pat if #guard)
-                    }
-                    None => quote!(#pat),
-                }
-            })
-            .collect();
-        let fwd = quote!(match #scrutinee_src { #(#heads => #fwd_arms)* });
-        let rev = if replay {
-            quote!(match #scrutinee_src { #(#heads => #rev_arms)* })
-        } else {
-            let numbered = (0..arms.len()).map(|k| Literal::u32_unsuffixed(k as u32));
-            quote! {
-                match #stack.pop_arm() {
-                    #(#numbered => #rev_arms)*
-                    _ => #stack.fail(),
-                }
-            }
-        };
+        let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, &fwd_arms, &rev_arms, replay);
         Ok((observes, fwd, vec![rev]))
     }
 
