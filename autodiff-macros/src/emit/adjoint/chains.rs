@@ -91,14 +91,7 @@ struct Chain {
 
 impl Lowering<'_> {
     fn fresh(&mut self, base: &str) -> syn::Ident {
-        let mut name = base.to_owned();
-        let mut k = 1;
-        while self.idents.contains(&name) {
-            k += 1;
-            name = format!("{base}_{k}");
-        }
-        self.idents.insert(name.clone());
-        syn::Ident::new(&name, Span::call_site())
+        super::fresh_ident(&mut self.idents, base)
     }
 
     /// Rewrites the statements of `block`, then the blocks inside them.
@@ -286,7 +279,7 @@ impl Lowering<'_> {
                     // `p.iter().product()`: a `sum` of a place the sweep
                     // reverses as it is.
                     source if method == "product" => {
-                        let item = fresh_in(&mut self.idents.clone(), "item");
+                        let item = super::fresh_ident(&mut self.idents.clone(), "item");
                         Chain {
                             source: source.clone(),
                             pat: ident_pat(&item),
@@ -317,7 +310,7 @@ impl Lowering<'_> {
                         let (acc, body) = if count(self.whole.clone(), &name) == closure_count {
                             (acc.ident.clone(), (*closure.body).clone())
                         } else {
-                            let renamed = fresh_in(&mut self.idents.clone(), &name);
+                            let renamed = super::fresh_ident(&mut self.idents.clone(), &name);
                             let body = rename(closure.body.to_token_stream(), &name, &renamed)?;
                             (renamed, syn::parse2(body).ok()?)
                         };
@@ -341,8 +334,8 @@ impl Lowering<'_> {
                     {
                         let base = format!("running_{}", path.path.segments[1].ident);
                         let mut idents = self.idents.clone();
-                        let acc = fresh_in(&mut idents, &base);
-                        let item = fresh_in(&mut idents, "item");
+                        let acc = super::fresh_ident(&mut idents, &base);
+                        let item = super::fresh_ident(&mut idents, "item");
                         let func = &path.path;
                         Chain {
                             source: (*call.receiver).clone(),
@@ -372,7 +365,7 @@ impl Lowering<'_> {
             if name == "mut" || !crate::text::mentions(source.clone(), &name) {
                 continue;
             }
-            let renamed = fresh_in(&mut idents, &name);
+            let renamed = super::fresh_ident(&mut idents, &name);
             let pat = rename(chain.pat.to_token_stream(), &name, &renamed)?;
             let body = rename(chain.body.to_token_stream(), &name, &renamed)?;
             chain.pat = syn::parse::Parser::parse2(syn::Pat::parse_single, pat).ok()?;
@@ -515,17 +508,6 @@ fn ident_pat(ident: &syn::Ident) -> syn::Pat {
         ident: ident.clone(),
         subpat: None,
     })
-}
-
-fn fresh_in(idents: &mut HashSet<String>, base: &str) -> syn::Ident {
-    let mut name = base.to_owned();
-    let mut k = 1;
-    while idents.contains(&name) {
-        k += 1;
-        name = format!("{base}_{k}");
-    }
-    idents.insert(name.clone());
-    syn::Ident::new(&name, Span::call_site())
 }
 
 /// `total` or `total: f64`.

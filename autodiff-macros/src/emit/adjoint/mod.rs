@@ -783,6 +783,20 @@ pub fn holds_struct(kind: &Kind) -> bool {
     }
 }
 
+/// `base`, or `base_2`, `base_3`, ...: the first that no identifier of the
+/// function (`taken`) is, now taken too. For the names the rewriters before
+/// the sweeps introduce (`chains`, `patterns`).
+fn fresh_ident(taken: &mut HashSet<String>, base: &str) -> syn::Ident {
+    let mut name = base.to_owned();
+    let mut k = 1;
+    while taken.contains(&name) {
+        k += 1;
+        name = format!("{base}_{k}");
+    }
+    taken.insert(name.clone());
+    syn::Ident::new(&name, Span::call_site())
+}
+
 /// Every block directly inside a statement (branches, loop bodies, blocks,
 /// `match` arms), for the rewriters that run before the sweeps (`chains`,
 /// `patterns`), which each rewrite a block's statements and recurse.

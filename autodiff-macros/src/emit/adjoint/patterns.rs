@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 
 /// `item` with its splittable pattern `let`s split, or `None` if it has
@@ -300,14 +300,7 @@ impl Splitter {
     }
 
     fn fresh(&mut self, base: &str) -> syn::Ident {
-        let mut name = base.to_owned();
-        let mut k = 1;
-        while self.idents.contains(&name) {
-            k += 1;
-            name = format!("{base}_{k}");
-        }
-        self.idents.insert(name.clone());
-        syn::Ident::new(&name, Span::call_site())
+        super::fresh_ident(&mut self.idents, base)
     }
 }
 
