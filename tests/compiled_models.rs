@@ -114,43 +114,9 @@ fn a_model_by_value_gets_the_hand_written_gradient_without_a_tape() {
     assert!(squared_error_check(model, x, y).unwrap().passed());
 }
 
-#[derive(Clone, Debug, PartialEq, Parameters)]
-struct Layer {
-    w: [[f64; 2]; 2],
-    b: Vec<f64>,
-}
-
-#[derive(Clone, Debug, PartialEq, Parameters)]
-struct Net {
-    layers: Vec<Layer>,
-    out: [f64; 2],
-    scale: f64,
-    #[constant]
-    name: String,
-    #[constant]
-    width: usize,
-    table: Vec<Vec<f64>>,
-}
-
-fn net() -> Net {
-    Net {
-        layers: vec![
-            Layer {
-                w: [[0.5, -0.3], [0.8, 0.2]],
-                b: vec![0.1, -0.2],
-            },
-            Layer {
-                w: [[-0.4, 0.9], [0.3, 0.7]],
-                b: vec![0.05, 0.15],
-            },
-        ],
-        out: [1.2, -0.6],
-        scale: 0.9,
-        name: "net".to_string(),
-        width: 2,
-        table: vec![vec![0.3], vec![-0.1, 0.4]],
-    }
-}
+#[path = "support/nested_net.rs"]
+mod nested_net;
+use nested_net::{net, Net};
 
 /// Two tanh layers read through `net.layers[k]`, an integer constant read
 /// into a binding, `net.layers.len()`, a `Vec<Vec<f64>>` field.

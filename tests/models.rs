@@ -9,43 +9,9 @@
 
 use autodiff::prelude::*;
 
-#[derive(Clone, Debug, PartialEq, Parameters)]
-struct Layer {
-    w: [[f64; 2]; 2],
-    b: Vec<f64>,
-}
-
-#[derive(Clone, Debug, PartialEq, Parameters)]
-struct Net {
-    layers: Vec<Layer>,
-    out: [f64; 2],
-    scale: f64,
-    #[constant]
-    name: String,
-    #[constant]
-    width: usize,
-    table: Vec<Vec<f64>>,
-}
-
-fn net() -> Net {
-    Net {
-        layers: vec![
-            Layer {
-                w: [[0.5, -0.3], [0.8, 0.2]],
-                b: vec![0.1, -0.2],
-            },
-            Layer {
-                w: [[-0.4, 0.9], [0.3, 0.7]],
-                b: vec![0.05, 0.15],
-            },
-        ],
-        out: [1.2, -0.6],
-        scale: 0.9,
-        name: "net".to_string(),
-        width: 2,
-        table: vec![vec![0.3], vec![-0.1, 0.4]],
-    }
-}
+#[path = "support/nested_net.rs"]
+mod nested_net;
+use nested_net::{net, Net};
 
 /// Two tanh layers, then a weighted sum; `table` enters as a product.
 #[differentiable]

@@ -1,10 +1,6 @@
 //! `#[differentiable]` bodies that use the second batch of elementary
 //! functions: value and gradient against closed forms, and the gradient
 //! check against central differences of the plain twin.
-//!
-//! Not compiled yet (cargo finds tests only directly under `tests/`): move it
-//! to `tests/elementary_functions_macro.rs` once `src/private_new_ops.rs` is
-//! part of `__private`. It passed with that wiring in place.
 
 use autodiff::prelude::*;
 
