@@ -40,8 +40,16 @@ fn smooth_functions_have_exact_gradients() {
         + y / h
         + 1.0 / (y * lb);
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-13 * a.abs().max(1.0);
-    assert!(close(result.gradient.0, dx), "{} vs {dx}", result.gradient.0);
-    assert!(close(result.gradient.1, dy), "{} vs {dy}", result.gradient.1);
+    assert!(
+        close(result.gradient.0, dx),
+        "{} vs {dx}",
+        result.gradient.0
+    );
+    assert!(
+        close(result.gradient.1, dy),
+        "{} vs {dy}",
+        result.gradient.1
+    );
     assert!(smooth_check(x, y).unwrap().passed());
 }
 
