@@ -108,6 +108,27 @@ macro_rules! for_each_non_f64_return {
     };
 }
 
+/// Calls `$then!` once per argument count from 1 to 12, with one
+/// `a_k A_k P_k` triple per argument (the value, its type, the parameter's
+/// type): the calls a recording twin (`Twin`) and a compiled adjoint
+/// (`Args`) convert, up to the arity they both take.
+macro_rules! for_each_arity {
+    ($then:ident) => {
+        $then!(a0 A0 P0);
+        $then!(a0 A0 P0, a1 A1 P1);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10);
+        $then!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10, a11 A11 P11);
+    };
+}
+
 /// What `#[differentiable]`-generated code calls; not a public API.
 #[doc(hidden)]
 #[path = "private/mod.rs"]

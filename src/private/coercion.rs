@@ -841,18 +841,7 @@ macro_rules! twin_mistake {
 }
 
 // Up to 12 arguments; a wrong count is one error up to 8.
-twin_call!(a0 A0 P0);
-twin_call!(a0 A0 P0, a1 A1 P1);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10);
-twin_call!(a0 A0 P0, a1 A1 P1, a2 A2 P2, a3 A3 P3, a4 A4 P4, a5 A5 P5, a6 A6 P6, a7 A7 P7, a8 A8 P8, a9 A9 P9, a10 A10 P10, a11 A11 P11);
+for_each_arity!(twin_call);
 
 twin_mistake!((A0) (P0 P1));
 twin_mistake!((A0) (P0 P1 P2));
