@@ -325,9 +325,9 @@ impl<T: Parameter, const N: usize> Parameter for &[T; N] {
 /// each leaf's `Result` would pass through memory.
 ///
 /// A parameter that cannot be recorded keeps its error on `tape`, where
-/// [`finish`] finds it, and is shaped from untracked constants of its own
-/// values, so that the recording runs as the plain function would: the
-/// generated `f_grad_tape_on` checks once, not once per parameter.
+/// [`refused`] finds it once all parameters are recorded (one check, not
+/// one per parameter), and is shaped from untracked constants of its own
+/// values, which nothing reads: the body does not run.
 pub fn variables<'t, P: Parameter>(
     tape: &'t Tape,
     parameter: &'t P,

@@ -44,7 +44,7 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
                 let record = quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::record(#model, #tape, #at));
                 quote!(let #var = __ad::first(#tape, #record)?;)
             }
-            // An error is kept on the tape, for `finish`.
+            // An error is kept on the tape, for `refused`.
             _ => quote!(let #var = __ad::variables(#tape, &#ident, #at);),
         }
     });
