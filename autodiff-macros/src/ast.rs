@@ -559,15 +559,19 @@ impl<'a> Expr<'a> {
     }
 
     /// Whether the expression never produces a value (`return`, `break`,
-    /// `continue`): nothing to lift.
+    /// `continue`, a `loop` with no `break`): nothing to lift.
     pub fn diverges(&self) -> bool {
-        matches!(
-            self.kind,
+        match &self.kind {
             ExprKind::Return(_)
-                | ExprKind::Break { .. }
-                | ExprKind::Continue(_)
-                | ExprKind::PlainMacro { diverges: true, .. }
-        )
+            | ExprKind::Break { .. }
+            | ExprKind::Continue(_)
+            | ExprKind::PlainMacro { diverges: true, .. } => true,
+            // Left only by `return` (or a jump to an outer loop): no value.
+            ExprKind::Loop { body, .. } => {
+                !body.any_expr(&|expr| matches!(expr.kind, ExprKind::Break { .. }))
+            }
+            _ => false,
+        }
     }
 }
 

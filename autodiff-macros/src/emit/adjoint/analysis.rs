@@ -33,6 +33,11 @@ const MUTATING: &[&str] = &[
     "as_mut_slice",
 ];
 
+/// Whether a method of this name changes its receiver.
+pub fn mutates(method: &syn::Ident) -> bool {
+    MUTATING.contains(&method.to_string().as_str())
+}
+
 pub struct Analysis {
     /// Bindings that may hold a value with a derivative: differentiable
     /// parameters and what their values reach through arithmetic. Stricter
@@ -68,6 +73,11 @@ pub struct Analysis {
     /// Parameters that hold models (`Mlp`, `&Mlp`, `Vec<Layer>`, `self`):
     /// a method called on a place rooted at one is an annotated method.
     pub models: HashSet<String>,
+    /// Bindings something is `push`ed onto.
+    pub pushed: HashSet<String>,
+    /// Names the body reads somewhere (as a path). A tracked binding never
+    /// read is observed where it is made: nothing else would see it.
+    pub read: HashSet<String>,
 }
 
 impl Analysis {
@@ -112,7 +122,19 @@ impl Analysis {
                 .filter(|param| super::holds_struct(&param.kind))
                 .map(|param| param.ident.to_string())
                 .collect(),
+            pushed: HashSet::new(),
+            read: HashSet::new(),
         };
+        let read = std::cell::RefCell::new(HashSet::new());
+        function.body.any_expr(&|expr| {
+            if let ExprKind::Path(path) = &expr.kind {
+                if let Some(ident) = path.path.get_ident() {
+                    read.borrow_mut().insert(ident.to_string());
+                }
+            }
+            false
+        });
+        analysis.read = read.into_inner();
         for param in &function.params {
             let dims = match &param.kind {
                 Kind::PassThrough => match &param.ty {
@@ -195,7 +217,12 @@ impl Analysis {
             }
             | ExprKind::PlainMethod {
                 receiver, method, ..
-            } if MUTATING.contains(&method.to_string().as_str()) => self.write(receiver, top),
+            } if MUTATING.contains(&method.to_string().as_str()) => {
+                if *method == "push" {
+                    self.pushed.extend(root(receiver));
+                }
+                self.write(receiver, top)
+            }
             ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => {
                 for name in &pat.names {
                     *self.bound.entry(name.clone()).or_default() += 1;

@@ -104,6 +104,10 @@ struct StmtCx {
     rev: Vec<TokenStream>,
     /// Seed temporaries numbered per statement: `product_bar_2`.
     temps: HashMap<String, usize>,
+    /// The hoisted names this statement has given: two hoists of one
+    /// method (`(x * 2.0).tanh() * (x * 3.0).tanh()`) need two names, or
+    /// the second pop shadows the first.
+    names: HashSet<String>,
 }
 
 /// A loop whose body leaves by `break` or `continue`: every iteration
@@ -307,7 +311,16 @@ impl<'m> Sweep<'m> {
     /// around them) take it by value.
     fn passed(&self, arg: &Expr) -> TokenStream {
         let src = arg.source.to_token_stream();
-        let owned = match &arg.kind {
+        if self.owned(arg) {
+            quote!(::core::clone::Clone::clone(&#src))
+        } else {
+            src
+        }
+    }
+
+    /// Whether `passed` clones `arg`.
+    fn owned(&self, arg: &Expr) -> bool {
+        match &arg.kind {
             ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
                 let name = ident.to_string();
                 !self.an.arrays.contains(&name)
@@ -315,11 +328,6 @@ impl<'m> Sweep<'m> {
                     && dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0)
             }),
             _ => false,
-        };
-        if owned {
-            quote!(::core::clone::Clone::clone(&#src))
-        } else {
-            src
         }
     }
 
@@ -480,7 +488,12 @@ impl<'m> Sweep<'m> {
             let value = match tail {
                 Some(tail) => {
                     self.top = stmts.len();
+                    // A `return` inside the value (`loop { if .. { return
+                    // y; } .. }`) undoes everything, the value's reverse too.
+                    let before = self.jumps.last().map_or(0, |jumps| jumps.next);
                     let (f, v, r) = self.value(tail, seed)?;
+                    let after = self.jumps.last().map_or(0, |jumps| jumps.next);
+                    owners.extend((before..after).map(|k| (k + 1, stmts.len())));
                     fwd.extend(f);
                     revs.push(r);
                     Some(v)
@@ -695,8 +708,8 @@ impl<'m> Sweep<'m> {
                 ..
             } => {
                 let syntax = pat.syntax;
-                let active = pat.names.iter().any(|n| self.an.active.contains(n));
                 let Some(init) = init else {
+                    let active = pat.names.iter().any(|n| self.an.active.contains(n));
                     if active {
                         return Err(Unsupported {
                             construct: "a `let` without a value".into(),
@@ -705,6 +718,11 @@ impl<'m> Sweep<'m> {
                     }
                     return Ok((vec![quote!(let #syntax;)], Vec::new()));
                 };
+                // A value with no derivative whose initialiser writes one
+                // (`let _a = { y += x * y; 0.5 };`) is reversed like a
+                // tracked one: its effects have a reverse.
+                let active =
+                    pat.names.iter().any(|n| self.an.active.contains(n)) || self.effects(init);
                 let name = match name {
                     Some(name) if active => name,
                     None if active && matches!(syntax, syn::Pat::Wild(_)) => {
@@ -717,7 +735,6 @@ impl<'m> Sweep<'m> {
                     }
                     _ => {
                         let src = init.source.to_token_stream();
-                        self.inert(init)?;
                         let once = pat
                             .names
                             .iter()
@@ -734,13 +751,22 @@ impl<'m> Sweep<'m> {
                         return Ok((vec![quote!(let #syntax = #src;)], Vec::new()));
                     }
                 };
-                let shape = if init.is_empty_vec() {
-                    // Filled by `push`: the reverse sweep, after the whole
-                    // forward, sees its final length.
+                let shape = if init.is_empty_vec() || self.an.pushed.contains(name) {
+                    // Grown by `push`: the reverse sweep, after the whole
+                    // forward, sees its final length, and each reversed
+                    // `push` takes its element's adjoint off the end, back
+                    // to the initialiser's length. Only the one binding of
+                    // the name is still that `Vec` then.
                     if self.depth > 0 || self.early {
                         return unsupported("a `Vec` filled by `push` inside a loop", init);
                     }
-                    let ident = Ident::new(name, Span::call_site());
+                    if self.an.bound.get(name.as_str()).copied() != Some(1) {
+                        return unsupported(
+                            "a `Vec` grown by `push` whose name is bound again",
+                            init,
+                        );
+                    }
+                    let ident = binding(name);
                     quote!(::autodiff::__adjoint::zero(&#ident))
                 } else {
                     self.shape(init)?
@@ -758,6 +784,14 @@ impl<'m> Sweep<'m> {
                     .push((name.clone(), bar.to_token_stream()));
                 prelude.push(quote!(let mut #bar = #shape;));
                 f.push(quote!(let #syntax = #v;));
+                // The tape rejects a value that is not finite where it is
+                // made, read or not: one never read (`let unused =
+                // x.exp() * 1e308 * 10.0;`) reaches neither the value nor
+                // the gradient, so it is observed here.
+                if self.scalar(init) && self.active(init) && !self.an.read.contains(name.as_str()) {
+                    let (stack, ident) = (&self.stack, binding(name));
+                    f.push(quote!(#stack.observe(#ident);));
+                }
                 Ok((f, r))
             }
             Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_some()),
@@ -799,6 +833,29 @@ impl<'m> Sweep<'m> {
         let ident = self.bind(name);
         self.scope().bars.pop();
         ident
+    }
+
+    /// Whether evaluating `expr` writes a tracked binding or jumps: what a
+    /// value with no derivative of its own must still reverse.
+    fn effects(&self, expr: &Expr) -> bool {
+        let tracked = |place: &Expr| root(place).is_some_and(|name| self.an.active.contains(&name));
+        expr.any_expr(&|e| match &e.kind {
+            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                tracked(target)
+            }
+            ExprKind::Reference {
+                mutability: Some(_),
+                expr: place,
+            } => tracked(place),
+            ExprKind::Structural {
+                receiver, method, ..
+            }
+            | ExprKind::PlainMethod {
+                receiver, method, ..
+            } => super::analysis::mutates(method) && tracked(receiver),
+            ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_) => true,
+            _ => false,
+        })
     }
 
     /// A statement with no derivative in it (nothing carries one, nothing
@@ -894,6 +951,11 @@ impl<'m> Sweep<'m> {
                 };
                 if !self.scalar(item) {
                     return unsupported("`.push()` of an array", expr);
+                }
+                // A parameter's adjoint is its gradient, shaped like the
+                // argument: it has no room for what the body adds.
+                if root(receiver).is_some_and(|name| self.an.params.contains(&name)) {
+                    return unsupported("`.push()` onto a parameter", expr);
                 }
                 self.cx = StmtCx::default();
                 let bar = self.bar_place(receiver)?;
@@ -1136,15 +1198,18 @@ impl<'m> Sweep<'m> {
         expr: &Expr,
         seed: &Seed,
     ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        // A value with no derivative may still write one or jump
+        // (`{ y += x * y; 0.5 }`): its statements are reversed all the same.
+        let touched = self.active(expr) || self.effects(expr);
         match &expr.kind {
-            ExprKind::If { .. } if self.active(expr) => self.if_expr(expr, Some(seed)),
-            ExprKind::Match { scrutinee, arms } if self.active(expr) => {
+            ExprKind::If { .. } if touched => self.if_expr(expr, Some(seed)),
+            ExprKind::Match { scrutinee, arms } if touched => {
                 self.match_expr(expr, scrutinee, arms, Some(seed))
             }
             ExprKind::Paren(inner) if matches!(inner.kind, ExprKind::If { .. }) => {
                 self.value(inner, seed)
             }
-            ExprKind::Block(None, block) if self.active(expr) => {
+            ExprKind::Block(None, block) if touched => {
                 self.depth += 1;
                 let code = self.block(block, Some(seed));
                 self.depth -= 1;
@@ -1160,13 +1225,20 @@ impl<'m> Sweep<'m> {
                 self.loop_expr(*label, body, seed)
             }
             ExprKind::Block(..) if self.active(expr) => unsupported(describe(expr), expr),
+            // `else { return 0.0 }`: the jump as a statement, whose block
+            // never has a value.
+            ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_) => {
+                let (f, r) = self.expr_stmt(expr, false)?;
+                Ok((Vec::new(), quote!({ #(#f)* }), r))
+            }
             _ => {
+                if touched && !self.active(expr) {
+                    return unsupported(describe(expr), expr);
+                }
                 let outer = std::mem::take(&mut self.cx);
                 self.cx.temps = outer.temps.clone();
                 if self.active(expr) {
                     self.rev(expr, seed.clone())?;
-                } else {
-                    self.inert(expr)?;
                 }
                 let v = self.fwd(expr)?;
                 let v = if self.seeds_output(seed) {
@@ -1703,6 +1775,27 @@ impl<'m> Sweep<'m> {
         self.depth -= 1;
         let (fwd, rev) = code?;
         let name = label.map(|label| &label.name);
+        let rev = vec![quote! {
+            for _ in 0..#stack.pop_trips() {
+                #(#rev)*
+            }
+        }];
+        // A loop no `break` leaves ends only by `return`, which pushes its
+        // trips: it has no value, and a failed sweep leaves the function.
+        if self.early && !body.any_expr(&|expr| matches!(expr.kind, ExprKind::Break { .. })) {
+            let forward = syn::Lifetime::new("'forward", Span::mixed_site());
+            return Ok((
+                vec![quote!(let mut #trips: usize = 0;)],
+                quote!(#label loop {
+                    if !#stack.finite() {
+                        break #forward #stack.failed();
+                    }
+                    #trips += 1;
+                    #(#fwd)*
+                }),
+                rev,
+            ));
+        }
         // A loop whose value is a number leaves with the failed sweep's
         // NaN; one with a value of another type (an integer), which cannot
         // depend on a tracked value, runs as written.
@@ -1724,11 +1817,7 @@ impl<'m> Sweep<'m> {
                 #stack.push_trips(#trips);
                 #value
             }),
-            vec![quote! {
-                for _ in 0..#stack.pop_trips() {
-                    #(#rev)*
-                }
-            }],
+            rev,
         ))
     }
 
@@ -2603,18 +2692,20 @@ impl<'m> Sweep<'m> {
             return name;
         }
         let stays = self.depth == 0 && !self.early;
-        let name = if stays {
-            let mut name = self.fresh(&base);
-            let mut k = 1;
-            while self.top_names.contains(&name.to_string()) {
-                k += 1;
-                name = self.fresh(&format!("{base}_{k}"));
-            }
-            self.top_names.insert(name.to_string());
-            name
-        } else {
-            self.fresh(&base)
+        let taken = |sweep: &Self, name: &Ident| {
+            let name = name.to_string();
+            sweep.cx.names.contains(&name) || (stays && sweep.top_names.contains(&name))
         };
+        let mut name = self.fresh(&base);
+        let mut k = 1;
+        while taken(self, &name) {
+            k += 1;
+            name = self.fresh(&format!("{base}_{k}"));
+        }
+        self.cx.names.insert(name.to_string());
+        if stays {
+            self.top_names.insert(name.to_string());
+        }
         self.cx.hoisted.insert(expr.id, name.clone());
         if !stays {
             self.cx.hoist_saved.insert(expr.id);
@@ -2828,10 +2919,13 @@ impl<'m> Sweep<'m> {
                     _ => quote!(f64::powi(#x, #n)),
                 }
             }
+            // No derivative flows through the call, so no reverse will pop
+            // what its forward would push: the plain function.
+            (ExprKind::Call { .. }, _) if !self.active(expr) => expr.source.to_token_stream(),
             (ExprKind::Call { func, args }, _) => {
                 let forward = sibling(&self.stand_ins, func, "forward");
+                let args = self.fwd_args(args)?;
                 let (stack, adjoint) = (&self.stack, &self.adjoint);
-                let args: Vec<_> = args.iter().map(|a| self.passed(a)).collect();
                 quote!(#forward(#stack, #adjoint::args((#(#args,)*))))
             }
             (
@@ -2844,9 +2938,9 @@ impl<'m> Sweep<'m> {
                 _,
             ) if self.method_call(expr) => {
                 let forward = format_ident!("{}_forward", method.unraw(), span = method.span());
+                let args = self.fwd_args(args)?;
                 let (stack, adjoint) = (&self.stack, &self.adjoint);
                 let receiver = receiver.source.to_token_stream();
-                let args = args.iter().map(|a| a.source.to_token_stream());
                 quote!(#receiver.#forward(#stack, #adjoint::args((&#receiver, #(#args,)*))))
             }
             _ => {
@@ -2856,6 +2950,21 @@ impl<'m> Sweep<'m> {
                 expr.source.to_token_stream()
             }
         })
+    }
+
+    /// A call's arguments in the forward sweep: a binding passed by value
+    /// as a clone (see `passed`), anything else with the values it hoists
+    /// for the reverse (`hh(x, x.recip())` names `x_recip` here).
+    fn fwd_args(&mut self, args: &[Expr]) -> R<Vec<TokenStream>> {
+        args.iter()
+            .map(|arg| {
+                if self.owned(arg) {
+                    Ok(self.passed(arg))
+                } else {
+                    self.fwd(arg)
+                }
+            })
+            .collect()
     }
 
     /// The adjoint's initial value, shaped like the initialiser's value.
@@ -3174,6 +3283,14 @@ fn hoist_name(expr: &Expr) -> String {
         },
         ExprKind::PlainMethod { method, .. } => format!("{}_value", method.unraw()),
         _ => "value".to_owned(),
+    }
+}
+
+/// The identifier of the binding `name` (`r#type` included).
+fn binding(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
     }
 }
 

@@ -1,0 +1,326 @@
+//! The compiled adjoint's silent wrong answers, each reduced to the
+//! program that showed it: every function here is compiled (its
+//! `f_adjoint` returns `Some` on a fresh stack and leaves the stack empty),
+//! and `f_grad` agrees with a closed form (or dual numbers written by hand),
+//! with central differences (`f_check`) and with the tape (`f_grad_tape`).
+//! Before the fixes each of these returned `Ok` with a wrong value or
+//! gradient, or failed to build, or panicked.
+//!
+//! Bound: the closed forms and the tape evaluate the same derivative in
+//! other orders, over at most a few dozen operations of magnitude ≲ 10³, so
+//! they differ by a few ulps; `AGREE` = 1e-12 of the largest component is
+//! well above that and far below any of the errors these tests pin.
+
+use autodiff::__adjoint::{with_stack, Stack};
+use autodiff::prelude::*;
+
+const AGREE: f64 = 1e-12;
+
+fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{name}: lengths");
+    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
+    for (k, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (a - b).abs() <= AGREE * scale,
+            "{name}: component {k}: {a} vs {b}"
+        );
+    }
+}
+
+/// Runs a compiled adjoint on a fresh stack: it must return `Some` (the
+/// compiled path, all finite) and leave the stack empty.
+fn compiled<G>(run: impl FnOnce(&mut Stack) -> Option<ValueAndGradient<G>>) -> ValueAndGradient<G> {
+    with_stack(|stack| {
+        let result = run(stack).expect("compiled and finite");
+        assert!(
+            stack.is_empty(),
+            "the reverse popped what the forward pushed"
+        );
+        result
+    })
+}
+
+fn sech2(x: f64) -> f64 {
+    let c = x.cosh();
+    1.0 / (c * c)
+}
+
+// ---------------------------------------------------------------------
+// Two saved results of the same method in one statement.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn two_tanh_in_a_loop(x: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..2 {
+        s += (x * 2.0).tanh() * (x * 3.0).tanh();
+    }
+    s
+}
+
+#[test]
+fn two_saved_results_of_one_method_in_a_loop_keep_their_own_slots() {
+    for x in [0.37, -0.8, 1.3] {
+        let got = compiled(|stack| two_tanh_in_a_loop_adjoint(stack, x));
+        let (a, b) = ((2.0 * x).tanh(), (3.0 * x).tanh());
+        assert_eq!(got.value, two_tanh_in_a_loop(x));
+        assert!((got.value - 2.0 * a * b).abs() < 1e-15);
+        let want = 2.0 * (2.0 * sech2(2.0 * x) * b + a * 3.0 * sech2(3.0 * x));
+        assert_agree("two tanh", &[got.gradient], &[want]);
+        let grad = two_tanh_in_a_loop_grad(x).unwrap();
+        let tape = two_tanh_in_a_loop_grad_tape(x).unwrap();
+        assert_agree("two tanh tape", &[grad.gradient], &[tape.gradient]);
+        assert!(two_tanh_in_a_loop_check(x).unwrap().passed());
+    }
+}
+
+#[differentiable]
+fn nested_exp_behind_return(x: f64) -> f64 {
+    if x > -5.0 {
+        return x.exp().exp().exp();
+    }
+    x
+}
+
+#[test]
+fn a_chain_of_one_method_behind_an_early_return() {
+    let x = 0.37_f64;
+    let got = compiled(|stack| nested_exp_behind_return_adjoint(stack, x));
+    let (e1, e2) = (x.exp(), x.exp().exp());
+    let e3 = e2.exp();
+    assert_eq!(got.value, e3);
+    assert_agree("exp exp exp", &[got.gradient], &[e3 * e2 * e1]);
+    let tape = nested_exp_behind_return_grad_tape(x).unwrap();
+    assert_agree("exp exp exp tape", &[got.gradient], &[tape.gradient]);
+}
+
+#[differentiable]
+fn two_sin_in_a_branch(x: f64, y: f64) -> f64 {
+    let mut s = x;
+    if y > 0.0 {
+        s = (x * y).sin() + (x + y).sin() * s;
+    } else {
+        s -= y;
+    }
+    s
+}
+
+#[test]
+fn two_saved_results_of_one_method_in_a_branch() {
+    let (x, y) = (0.37, 0.9);
+    let got = compiled(|stack| two_sin_in_a_branch_adjoint(stack, x, y));
+    let want_x = y * (x * y).cos() + (x + y).cos() * x + (x + y).sin();
+    let want_y = x * (x * y).cos() + (x + y).cos() * x;
+    assert_agree(
+        "two sin",
+        &[got.gradient.0, got.gradient.1],
+        &[want_x, want_y],
+    );
+}
+
+// ---------------------------------------------------------------------
+// A call of an annotated function whose arguments carry no derivative.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn sq(a: f64) -> f64 {
+    a * a
+}
+
+#[differentiable]
+fn tanh_times_constant_call(x: f64) -> f64 {
+    let mut s = x;
+    for i in 0..2 {
+        s = s.tanh() * sq(i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn an_annotated_call_on_constants_leaves_the_stack_aligned() {
+    for x in [0.37, -1.2] {
+        let got = compiled(|stack| tanh_times_constant_call_adjoint(stack, x));
+        let t = x.tanh();
+        assert_eq!(got.value, 4.0 * t.tanh());
+        let want = 4.0 * sech2(t) * sech2(x);
+        assert_agree("tanh sq", &[got.gradient], &[want]);
+        let tape = tanh_times_constant_call_grad_tape(x).unwrap();
+        assert_agree("tanh sq tape", &[got.gradient], &[tape.gradient]);
+        assert!(tanh_times_constant_call_check(x).unwrap().passed());
+    }
+}
+
+// ---------------------------------------------------------------------
+// A `let` of a block with effects and a constant value.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+#[allow(clippy::let_unit_value)]
+fn block_with_effects(x: f64, y: f64) -> f64 {
+    let mut y = y;
+    let _a = {
+        y += x * y;
+        0.5
+    };
+    y
+}
+
+#[test]
+fn a_constant_valued_block_keeps_its_effects() {
+    let (x, y) = (0.37, 0.58);
+    let got = compiled(|stack| block_with_effects_adjoint(stack, x, y));
+    assert_eq!(got.value, y + x * y);
+    assert_agree("block", &[got.gradient.0, got.gradient.1], &[y, 1.0 + x]);
+    let tape = block_with_effects_grad_tape(x, y).unwrap().gradient;
+    assert_agree("block tape", &[tape.0, tape.1], &[y, 1.0 + x]);
+}
+
+// ---------------------------------------------------------------------
+// A dead binding that overflows is the tape's error, not `Ok`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+#[allow(unused_variables)]
+fn dead_overflow(x: f64) -> f64 {
+    let unused = x.exp() * 1e308 * 10.0;
+    x * 2.0
+}
+
+#[test]
+fn a_dead_binding_that_overflows_is_the_tapes_error() {
+    let tape = dead_overflow_grad_tape(0.37).unwrap_err();
+    let compiled = dead_overflow_grad(0.37).unwrap_err();
+    assert_eq!(compiled.to_string(), tape.to_string());
+    // Where nothing overflows, the compiled path answers.
+    let ok = compiled_at(-800.0);
+    assert_eq!(ok.gradient, 2.0);
+}
+
+fn compiled_at(x: f64) -> ValueAndGradient<f64> {
+    compiled(|stack| dead_overflow_adjoint(stack, x))
+}
+
+// ---------------------------------------------------------------------
+// Valid code that did not build.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn hh(a: f64, b: f64) -> f64 {
+    a * b + b
+}
+
+#[differentiable]
+fn recip_as_argument(x: f64) -> f64 {
+    hh(x, x.recip())
+}
+
+#[test]
+fn a_saved_method_result_as_a_call_argument() {
+    let x = 0.37_f64;
+    let got = compiled(|stack| recip_as_argument_adjoint(stack, x));
+    // x * (1/x) + 1/x: derivative -1/x².
+    assert_agree("hh", &[got.gradient], &[-1.0 / (x * x)]);
+}
+
+#[differentiable]
+fn early_constant_return(x: f64) -> f64 {
+    let y = if x > 0.0 { x } else { return 0.0 };
+    y * y
+}
+
+#[test]
+fn a_return_of_a_constant_inside_an_expression() {
+    let got = compiled(|stack| early_constant_return_adjoint(stack, 0.37));
+    assert_agree("early", &[got.gradient], &[0.74]);
+    let got = compiled(|stack| early_constant_return_adjoint(stack, -0.37));
+    assert_eq!((got.value, got.gradient), (0.0, 0.0));
+}
+
+#[differentiable]
+fn left_by_return(x: f64) -> f64 {
+    let mut y = x;
+    loop {
+        if y > 10.0 {
+            return y;
+        }
+        y *= 3.0;
+    }
+}
+
+#[test]
+fn a_loop_left_only_by_return() {
+    // 0.37 · 3⁴ = 29.97 > 10 after four rounds.
+    let got = compiled(|stack| left_by_return_adjoint(stack, 0.37));
+    assert_eq!(got.value, left_by_return(0.37));
+    assert_agree("left by return", &[got.gradient], &[81.0]);
+}
+
+// ---------------------------------------------------------------------
+// `push` onto a `Vec` that did not start empty.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn features(x: &[f64]) -> f64 {
+    let mut f = x.to_vec();
+    f.push(x[0] * x[1]);
+    f[0] + f[1]
+}
+
+#[differentiable]
+fn features_product(x: &[f64]) -> f64 {
+    let mut f = x.to_vec();
+    f.push(x[0] * x[1]);
+    f[2] * f[0]
+}
+
+#[test]
+fn push_after_to_vec() {
+    let x = [2.0, 3.0];
+    let got = features_grad(&x).unwrap();
+    assert_eq!(got.value, 5.0);
+    assert_eq!(got.gradient, vec![1.0, 1.0]);
+    let got = compiled(|stack| features_product_adjoint(stack, &x));
+    // x0² x1: (2 x0 x1, x0²)
+    assert_eq!(got.value, 12.0);
+    assert_agree("features product", &got.gradient, &[12.0, 4.0]);
+    let tape = features_product_grad_tape(&x).unwrap().gradient;
+    assert_agree("features product tape", &tape, &[12.0, 4.0]);
+}
+
+#[differentiable]
+fn grow(mut v: Vec<f64>) -> f64 {
+    v.push(v[0] * 2.0);
+    v[1]
+}
+
+#[test]
+fn push_onto_a_parameter_by_value() {
+    let got = grow_grad(vec![1.5, 4.0]).unwrap();
+    assert_eq!(got.value, 4.0);
+    assert_eq!(got.gradient, vec![0.0, 1.0]);
+    let got = grow_grad(vec![1.5]).unwrap();
+    assert_eq!(got.value, 3.0);
+    assert_eq!(got.gradient, vec![2.0]);
+}
+
+#[differentiable]
+fn biased(x: &[f64], w: &[f64]) -> f64 {
+    let mut feats = x.to_vec();
+    feats.push(1.0);
+    let mut s = 0.0;
+    for i in 0..feats.len() {
+        s += feats[i] * w[i];
+    }
+    s
+}
+
+#[test]
+fn a_bias_feature_pushed_after_to_vec() {
+    let (x, w) = ([2.0, 3.0], [0.5, -1.0, 0.25]);
+    let got = biased_grad(&x, &w).unwrap();
+    assert_eq!(got.value, 2.0 * 0.5 - 3.0 + 0.25);
+    assert_eq!(got.gradient.0, vec![0.5, -1.0]);
+    assert_eq!(got.gradient.1, vec![2.0, 3.0, 1.0]);
+    let tape = biased_grad_tape(&x, &w).unwrap();
+    assert_eq!(tape.gradient, got.gradient);
+}
