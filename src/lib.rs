@@ -1,4 +1,4 @@
-//! Exact reverse-mode gradients of ordinary scalar Rust functions.
+#![doc = include_str!("../README.md")]
 pub use autodiff_core::*;
 
 /// Differentiates an ordinary `f64` function: next to `fn f` it generates
@@ -176,8 +176,3 @@ pub mod prelude {
     pub use autodiff_macros::differentiable;
     pub use autodiff_macros::Parameters;
 }
-
-/// The README's Rust snippets, compiled and run as doctests so they never rot.
-#[doc = include_str!("../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;

@@ -266,6 +266,7 @@ fn labels_show_in_errors_and_recording_errors_can_take_one() {
 /// A 10-million-operation chain: no recursion anywhere, so neither the
 /// reverse pass nor dropping the tape can overflow the stack.
 #[test]
+#[ignore = "long: .ci/run runs it in release"]
 fn ten_million_operation_chain() {
     const N: usize = 10_000_000;
     let tape = Tape::with_capacity(N + 1);

@@ -744,8 +744,18 @@ fn program(shape: Shape, steps: std::ops::Range<usize>) -> impl Strategy<Value =
         .prop_map(move |(inputs, raws)| build(shape, inputs, &raws))
 }
 
+/// `full` cases when `AUTODIFF_LONG` is set (`.ci/run` does, in release),
+/// a tenth of them in the default `cargo test`.
+fn cases(full: u32) -> u32 {
+    if std::env::var_os("AUTODIFF_LONG").is_some() {
+        full
+    } else {
+        full / 10
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(5000))]
+    #![proptest_config(ProptestConfig::with_cases(cases(5000)))]
 
     #[test]
     fn random_dags_match_dual_numbers_and_central_differences(p in program(Shape::Dag, 1..40)) {
@@ -759,7 +769,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(ProptestConfig::with_cases(cases(1000)))]
 
     #[test]
     fn deep_chains_match_dual_numbers_and_central_differences(p in program(Shape::Chain, 100..400)) {
