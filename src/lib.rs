@@ -87,6 +87,36 @@ pub use autodiff_macros::Parameters;
 
 pub mod optim;
 
+/// Which computation a `#[differentiable]` function's `f_grad` runs, as
+/// `f_grad_path()` reports it.
+///
+/// ```
+/// use autodiff::prelude::*;
+/// use autodiff::GradientPath;
+///
+/// #[differentiable]
+/// fn square(x: f64) -> f64 {
+///     x * x
+/// }
+///
+/// assert_eq!(square_grad_path(), GradientPath::Compiled);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradientPath {
+    /// The compiled adjoint: the body run on `f64`, then its reverse sweep
+    /// as generated Rust, with no tape. On a value the tape would reject,
+    /// it reruns the tape for the labelled error.
+    Compiled,
+    /// The tape, because the body has a construct the compiled adjoint
+    /// does not take yet.
+    Tape {
+        /// The construct, as `f_grad`'s doc line names it.
+        construct: &'static str,
+        /// Its line in the source file.
+        line: u32,
+    },
+}
+
 /// The types other than `f64` that a `type` alias in a return position
 /// (`-> Pair` with `type Pair = (f64, f64)`) may hide, as
 /// `type => [generics]` rows handed to `$then!`: the recording twin's

@@ -324,3 +324,26 @@ fn a_bias_feature_pushed_after_to_vec() {
     let tape = biased_grad_tape(&x, &w).unwrap();
     assert_eq!(tape.gradient, got.gradient);
 }
+
+#[test]
+fn a_program_can_ask_which_path_a_gradient_takes() {
+    use autodiff::GradientPath;
+    assert_eq!(features_grad_path(), GradientPath::Compiled);
+    assert_eq!(sq_grad_path(), GradientPath::Compiled);
+    // A parameter's adjoint is shaped like the argument: `grow` keeps the
+    // tape, and says where and why.
+    assert_eq!(
+        grow_grad_path(),
+        GradientPath::Tape {
+            construct: ".push() onto a parameter",
+            line: line_of("    v.push(v[0] * 2.0);"),
+        }
+    );
+}
+
+/// The 1-based line of `text` in this file.
+fn line_of(text: &str) -> u32 {
+    let source = include_str!("compiled_soundness.rs");
+    let index = source.lines().position(|line| line == text).expect("line");
+    index as u32 + 1
+}

@@ -109,6 +109,10 @@ fn dot_grad_on(
         ::core::option::Option::None => dot_grad_tape_on(tape, w, x),
     }
 }
+/// Which computation [`dot_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.
+const fn dot_grad_path() -> ::autodiff::GradientPath {
+    ::autodiff::GradientPath::Compiled
+}
 /// [`dot_grad`] by one reverse pass over [`dot_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 fn dot_grad_tape(
     w: [f64; 3],

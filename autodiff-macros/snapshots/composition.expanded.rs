@@ -224,6 +224,10 @@ fn neuron_grad_on(
         ::core::option::Option::None => neuron_grad_tape_on(tape, w, x, b),
     }
 }
+/// Which computation [`neuron_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.
+const fn neuron_grad_path() -> ::autodiff::GradientPath {
+    ::autodiff::GradientPath::Compiled
+}
 /// [`neuron_grad`] by one reverse pass over [`neuron_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 fn neuron_grad_tape(
     w: f64,

@@ -124,6 +124,10 @@ pub fn series_grad_on(
         ::core::option::Option::None => series_grad_tape_on(tape, x, scale, n),
     }
 }
+/// Which computation [`series_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.
+pub const fn series_grad_path() -> ::autodiff::GradientPath {
+    ::autodiff::GradientPath::Compiled
+}
 /// [`series_grad`] by one reverse pass over [`series_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 pub fn series_grad_tape(
     x: f64,

@@ -113,6 +113,10 @@ fn wave_grad_on(
         ::core::option::Option::None => wave_grad_tape_on(tape, x, y),
     }
 }
+/// Which computation [`wave_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.
+const fn wave_grad_path() -> ::autodiff::GradientPath {
+    ::autodiff::GradientPath::Compiled
+}
 /// [`wave_grad`] by one reverse pass over [`wave_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 fn wave_grad_tape(
     x: f64,

@@ -125,6 +125,15 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
+    const fn __ad_forward_grad_path() -> ::autodiff::GradientPath {
+        ::autodiff::GradientPath::Compiled
+    }
+    /// Which computation [`forward_grad`](Self::forward_grad) runs: the compiled adjoint, or the tape and the construct that keeps it there.
+    fn forward_grad_path(&self) -> ::autodiff::GradientPath {
+        Self::__ad_forward_grad_path()
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
     fn __ad_forward_grad_tape(
         __self: &Self,
         x: f64,
@@ -522,6 +531,15 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
+    const fn __ad_loss_grad_path() -> ::autodiff::GradientPath {
+        ::autodiff::GradientPath::Compiled
+    }
+    /// Which computation [`loss_grad`](Self::loss_grad) runs: the compiled adjoint, or the tape and the construct that keeps it there.
+    fn loss_grad_path(&self) -> ::autodiff::GradientPath {
+        Self::__ad_loss_grad_path()
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
     fn __ad_loss_grad_tape(
         __self: &Self,
         x: f64,
@@ -875,6 +893,10 @@ impl Neuron {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
             ::core::option::Option::None => Self::scale_grad_tape_on(tape, w, x),
         }
+    }
+    /// Which computation [`scale_grad`](Self::scale_grad) runs: the compiled adjoint, or the tape and the construct that keeps it there.
+    const fn scale_grad_path() -> ::autodiff::GradientPath {
+        ::autodiff::GradientPath::Compiled
     }
     /// [`scale_grad`](Self::scale_grad) by one reverse pass over [`scale_tape`](Self::scale_tape): the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
     fn scale_grad_tape(

@@ -148,6 +148,10 @@ pub fn mlp_loss_grad_on(
         ::core::option::Option::None => mlp_loss_grad_tape_on(tape, w1, w2, x, t),
     }
 }
+/// Which computation [`mlp_loss_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.
+pub const fn mlp_loss_grad_path() -> ::autodiff::GradientPath {
+    ::autodiff::GradientPath::Compiled
+}
 /// [`mlp_loss_grad`] by one reverse pass over [`mlp_loss_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 pub fn mlp_loss_grad_tape(
     w1: [[f64; 3]; 4],

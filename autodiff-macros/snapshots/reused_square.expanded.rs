@@ -95,6 +95,10 @@ fn loss_grad_on(
         ::core::option::Option::None => loss_grad_tape_on(tape, x),
     }
 }
+/// Which computation [`loss_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.
+const fn loss_grad_path() -> ::autodiff::GradientPath {
+    ::autodiff::GradientPath::Compiled
+}
 /// [`loss_grad`] by one reverse pass over [`loss_tape`]: the tape path, which labels every error. Records on a new tape, which starts from the memory of the last one dropped on this thread, so calling it in a loop reuses memory.
 fn loss_grad_tape(
     x: f64,

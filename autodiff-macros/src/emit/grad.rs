@@ -117,6 +117,17 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             " Computed on the tape: {construct} at line {line} is not compiled yet."
         ),
     };
+    let path_fn = quote::format_ident!("{}_grad_path", name);
+    let path = match &adjoint.fallback {
+        None => quote!(::autodiff::GradientPath::Compiled),
+        Some((construct, line)) => {
+            let construct = construct.replace('`', "");
+            quote!(::autodiff::GradientPath::Tape { construct: #construct, line: #line })
+        }
+    };
+    let path_doc = format!(
+        " Which computation [`{grad_fn}`] runs: the compiled adjoint, or the tape and the construct that keeps it there."
+    );
     let grad_doc = format!(
         " The value of [`{name}`] and its exact gradient with respect to every differentiable parameter."
     );
@@ -171,6 +182,12 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             #(#user_params),*
         ) -> ::core::result::Result<::autodiff::ValueAndGradient<#gradient_type>, ::autodiff::ScalarAutodiffError> {
             #grad_on_body
+        }
+
+        #[doc = #path_doc]
+        #(#attrs)*
+        #vis const fn #path_fn() -> ::autodiff::GradientPath {
+            #path
         }
 
         #[doc = #grad_tape_doc]
