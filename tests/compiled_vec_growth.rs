@@ -1,0 +1,259 @@
+//! Every way a `Vec` of tracked values is built and grown, through both
+//! gradient paths: started empty, from `to_vec`, from `vec![a; n]`, with
+//! capacity, a parameter taken by value; grown by `push` at the top level
+//! and in loops, by `extend`, before and after reads (`extend_from_slice`
+//! is not in the recording twin's language yet: issue 20). Each function's gradient is checked against its closed form
+//! (written out beside it) and against the tape (`f_grad_tape`), at
+//! several points, and `f_grad_path()` says which path `f_grad` took: a
+//! construct the compiled adjoint does not take keeps the tape, which is
+//! slower but never wrong.
+//!
+//! Bound: each component is a sum of a few products of inputs of
+//! magnitude ≤ 3, so the paths and the closed forms agree to a few ulps;
+//! `AGREE` is 1e-12 of the largest component.
+
+// Index loops on purpose: they are the constructs under test.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+const AGREE: f64 = 1e-12;
+
+const POINTS: [[f64; 3]; 4] = [
+    [2.0, 3.0, -0.5],
+    [-1.25, 0.5, 1.5],
+    [0.75, -2.0, 0.25],
+    [1.0, 1.0, -3.0],
+];
+
+fn assert_agree(name: &str, at: &[f64], got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{name} at {at:?}: lengths");
+    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
+    for (k, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (a - b).abs() <= AGREE * scale,
+            "{name} at {at:?}: component {k}: {a} vs {b}"
+        );
+    }
+}
+
+/// `f_grad` against the closed form and the tape at every point; the
+/// value against the plain function, bit for bit.
+fn check(
+    name: &str,
+    plain: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> ValueAndGradient<Vec<f64>>,
+    tape: impl Fn(&[f64]) -> ValueAndGradient<Vec<f64>>,
+    want: impl Fn(&[f64]) -> Vec<f64>,
+) {
+    for at in POINTS {
+        let got = grad(&at);
+        assert_eq!(got.value.to_bits(), plain(&at).to_bits(), "{name}: value");
+        assert_agree(name, &at, &got.gradient, &want(&at));
+        let tape = tape(&at);
+        assert_eq!(
+            tape.value.to_bits(),
+            got.value.to_bits(),
+            "{name}: tape value"
+        );
+        assert_agree(name, &at, &got.gradient, &tape.gradient);
+    }
+}
+
+macro_rules! check {
+    ($f:ident, $grad:ident, $tape:ident, $want:expr) => {
+        check(
+            stringify!($f),
+            |x| $f(x),
+            |x| $grad(x).unwrap(),
+            |x| $tape(x).unwrap(),
+            $want,
+        )
+    };
+}
+
+// ---------------------------------------------------------------------
+// Started empty.
+// ---------------------------------------------------------------------
+
+/// Filled in a loop, read by index: Σ (k+1)·x_k².
+#[differentiable]
+fn empty_then_loop(x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    for k in 0..x.len() {
+        v.push(x[k] * x[k]);
+    }
+    let mut s = 0.0;
+    for k in 0..v.len() {
+        s += (k as f64 + 1.0) * v[k];
+    }
+    s
+}
+
+#[test]
+fn a_vec_started_empty_and_filled_in_a_loop() {
+    check!(
+        empty_then_loop,
+        empty_then_loop_grad,
+        empty_then_loop_grad_tape,
+        |x| {
+            x.iter()
+                .enumerate()
+                .map(|(k, v)| 2.0 * (k as f64 + 1.0) * v)
+                .collect()
+        }
+    );
+    assert_eq!(empty_then_loop_grad_path(), GradientPath::Compiled);
+}
+
+/// With capacity, pushed at the top level, read before and after a push:
+/// x0·x1 + (x0·x1)·x2 read back through the Vec.
+#[differentiable]
+fn with_capacity_reads_between(x: &[f64]) -> f64 {
+    let mut v = Vec::with_capacity(3);
+    v.push(x[0] * x[1]);
+    let first = v[0];
+    v.push(first * x[2]);
+    v[0] + v[1]
+}
+
+#[test]
+fn a_vec_with_capacity_read_between_pushes() {
+    check!(
+        with_capacity_reads_between,
+        with_capacity_reads_between_grad,
+        with_capacity_reads_between_grad_tape,
+        |x| vec![x[1] + x[1] * x[2], x[0] + x[0] * x[2], x[0] * x[1]]
+    );
+    assert_eq!(
+        with_capacity_reads_between_grad_path(),
+        GradientPath::Compiled
+    );
+}
+
+// ---------------------------------------------------------------------
+// Started from values.
+// ---------------------------------------------------------------------
+
+/// `to_vec`, then pushes in a loop of what is already there: v grows to
+/// [x0, x1, x2, x0·x1, x1·x2] and the sum of squares of the last two.
+#[differentiable]
+fn to_vec_then_loop(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    for k in 0..2 {
+        let p = v[k] * v[k + 1];
+        v.push(p);
+    }
+    v[3] * v[3] + v[4] * v[4] + v[0]
+}
+
+#[test]
+fn a_vec_from_to_vec_grown_in_a_loop() {
+    check!(
+        to_vec_then_loop,
+        to_vec_then_loop_grad,
+        to_vec_then_loop_grad_tape,
+        |x| {
+            let (a, b) = (x[0] * x[1], x[1] * x[2]);
+            vec![
+                2.0 * a * x[1] + 1.0,
+                2.0 * a * x[0] + 2.0 * b * x[2],
+                2.0 * b * x[1],
+            ]
+        }
+    );
+    assert_eq!(to_vec_then_loop_grad_path(), GradientPath::Compiled);
+}
+
+/// `vec![a; n]` of a tracked value, then a push, each slot read.
+#[differentiable]
+fn repeated_then_push(x: &[f64]) -> f64 {
+    let mut v = vec![x[0]; 2];
+    v[1] *= x[1];
+    v.push(x[2] * v[1]);
+    v[0] + v[1] + v[2]
+}
+
+#[test]
+fn a_vec_from_a_repeat_then_pushed() {
+    check!(
+        repeated_then_push,
+        repeated_then_push_grad,
+        repeated_then_push_grad_tape,
+        |x| {
+            // x0 + x0·x1 + x2·x0·x1
+            vec![1.0 + x[1] + x[2] * x[1], x[0] + x[2] * x[0], x[0] * x[1]]
+        }
+    );
+}
+
+/// A `vec!` list, a push of a constant (a bias feature), then a dot
+/// product with the input.
+#[differentiable]
+fn listed_with_bias(x: &[f64]) -> f64 {
+    let mut feats = vec![x[0] * x[1], x[2]];
+    feats.push(1.0);
+    let mut s = 0.0;
+    for k in 0..feats.len() {
+        s += feats[k] * x[k];
+    }
+    s
+}
+
+#[test]
+fn a_listed_vec_with_a_bias_feature() {
+    check!(
+        listed_with_bias,
+        listed_with_bias_grad,
+        listed_with_bias_grad_tape,
+        |x| {
+            // x0·x1·x0 + x2·x1 + x2
+            vec![2.0 * x[0] * x[1], x[0] * x[0] + x[2], x[1] + 1.0]
+        }
+    );
+}
+
+// ---------------------------------------------------------------------
+// Grown by `extend`, and a parameter grown in place.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn extended_by_iterator(x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    v.extend(x.iter().map(|a| a * a));
+    v.push(x[0]);
+    v[1] + v[3] * v[2]
+}
+
+#[test]
+fn a_vec_extended_by_an_iterator() {
+    check!(
+        extended_by_iterator,
+        extended_by_iterator_grad,
+        extended_by_iterator_grad_tape,
+        |x| {
+            // x1² + x0·x2²
+            vec![x[2] * x[2], 2.0 * x[1], 2.0 * x[0] * x[2]]
+        }
+    );
+}
+
+#[differentiable]
+fn parameter_grown(mut v: Vec<f64>) -> f64 {
+    v.push(v[0] * v[2]);
+    v.push(v[3] + v[1]);
+    v[4] * v[1]
+}
+
+#[test]
+fn a_parameter_taken_by_value_and_grown() {
+    check(
+        "parameter_grown",
+        |x| parameter_grown(x.to_vec()),
+        |x| parameter_grown_grad(x.to_vec()).unwrap(),
+        |x| parameter_grown_grad_tape(x.to_vec()).unwrap(),
+        // (x0·x2 + x1)·x1
+        |x| vec![x[2] * x[1], x[0] * x[2] + 2.0 * x[1], x[0] * x[1]],
+    );
+}
