@@ -237,6 +237,61 @@ impl<T: Parameters> Parameters for Vec<T> {
     }
 }
 
+/// A tuple of parameters is one, components `.0` first: the gradient of a
+/// function of several differentiable parameters is such a tuple, so it
+/// steps an optimiser directly.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn loss(w: [f64; 2], b: f64) -> f64 {
+///     let e = w[0] * 2.0 + w[1] + b - 1.0;
+///     e * e
+/// }
+///
+/// let mut params = ([0.0, 0.0], 0.0);
+/// let mut sgd = Sgd::new(0.05);
+/// for _ in 0..200 {
+///     let grad = loss_grad(params.0, params.1)?;
+///     sgd.step(&mut params, &grad.gradient)?;
+/// }
+/// assert!(loss(params.0, params.1) < 1e-12);
+/// assert_eq!(params.num_scalars(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+macro_rules! tuple_parameters {
+    ($($t:ident $k:tt),+) => {
+        impl<$($t: Parameters),+> Parameters for ($($t,)+) {
+            fn visit(&self, f: &mut dyn FnMut(f64)) {
+                $(self.$k.visit(f);)+
+            }
+            fn visit_mut(&mut self, f: &mut dyn FnMut(&mut f64)) {
+                $(self.$k.visit_mut(f);)+
+            }
+            fn same_shape(&self, other: &Self) -> bool {
+                true $(&& self.$k.same_shape(&other.$k))+
+            }
+            fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut f64, f64)) {
+                $(self.$k.zip_mut(&other.$k, f);)+
+            }
+        }
+    };
+}
+
+tuple_parameters!(A 0);
+tuple_parameters!(A 0, B 1);
+tuple_parameters!(A 0, B 1, C 2);
+tuple_parameters!(A 0, B 1, C 2, D 3);
+tuple_parameters!(A 0, B 1, C 2, D 3, E 4);
+tuple_parameters!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_parameters!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_parameters!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_parameters!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_parameters!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_parameters!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_parameters!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +327,21 @@ mod tests {
         let err = w.set_from_slice(&[0.0; 4]).unwrap_err();
         assert_eq!((err.expected, err.found), (3, 4));
         assert_eq!(w, [vec![1.0, 2.0], vec![3.0]]);
+    }
+
+    #[test]
+    fn a_tuple_walks_its_components_in_order() {
+        let mut params = (vec![1.0, 2.0], 3.0, [[4.0], [5.0]]);
+        assert_eq!(params.num_scalars(), 5);
+        assert_eq!(params.scalars(), [1.0, 2.0, 3.0, 4.0, 5.0]);
+        let grad = (vec![1.0, 1.0], 2.0, [[0.0], [4.0]]);
+        params.update(&grad, |p, g| *p -= 0.5 * g).unwrap();
+        assert_eq!(params, (vec![0.5, 1.5], 2.0, [[4.0], [3.0]]));
+        // A component of another shape: an error, and nothing changes.
+        let err = params
+            .update(&(vec![1.0], 1.0, [[1.0], [1.0]]), |p, g| *p += g)
+            .unwrap_err();
+        assert_eq!((err.expected, err.found), (5, 4));
+        assert_eq!(params, (vec![0.5, 1.5], 2.0, [[4.0], [3.0]]));
     }
 }
