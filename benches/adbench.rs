@@ -389,7 +389,7 @@ fn report(rows: &mut [Row<'_>], rounds: usize, published: &str) -> Result<(), St
         println!(
             "  {:<28} {:>12.1} µs  {:>7.2}× the objective",
             row.engine,
-            t * 1e6,
+            t * 1e-3,
             t / plain
         );
     }
