@@ -389,6 +389,34 @@ pub fn cbrt_partial<R: Real>(y: R) -> R {
     one::<R>() / (R::lit(3.0) * y * y)
 }
 
+/// `2ˣ`, from the result `y = 2ˣ`: `y ln 2`.
+#[inline(always)]
+pub fn exp2_partial<R: Real>(y: R) -> R {
+    y * R::lit(std::f64::consts::LN_2)
+}
+
+/// `asinh x`: `1/√(x² + 1)`, as `1/hypot(x, 1)` so that `x²` cannot
+/// overflow (beyond |x| ≈ 1e154 it is `1/|x|`, not 0).
+#[inline(always)]
+pub fn asinh_partial<R: Real>(x: R) -> R {
+    one::<R>() / x.hypot(one())
+}
+
+/// `acosh x`: `1/√(x² − 1)` for `x > 1`, as `1/(√(x − 1)·√(x + 1))`: no
+/// cancellation near 1 and no overflow; infinite at 1, NaN below (where
+/// `acosh` is NaN too).
+#[inline(always)]
+pub fn acosh_partial<R: Real>(x: R) -> R {
+    one::<R>() / ((x - one()).sqrt() * (x + one()).sqrt())
+}
+
+/// `atanh x`: `1/(1 − x²)` for |x| < 1, as `1/((1 − x)(1 + x))`, exact
+/// near ±1.
+#[inline(always)]
+pub fn atanh_partial<R: Real>(x: R) -> R {
+    one::<R>() / ((one::<R>() - x) * (one::<R>() + x))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -162,6 +162,10 @@ macro_rules! operations {
             Round "round" method(round, 0) 1 zero absorbs "`a` rounded half away from 0" "0 (a step; 0 at the jumps too)";
             Hypot "hypot" method(hypot, 1) 2 operands(hypot_partials) propagates "`√(a² + b²)`" "∂/∂a = a/h, ∂/∂b = b/h (0 at the origin)";
             Log "log" method(log, 1) 2 operands(log_partials) absorbs "`log_b a`" "∂/∂a = 1/(a ln b), ∂/∂b = −log_b a/(b ln b)";
+            Exp2 "exp2" method(exp2, 0) 1 result(exp2_partial) absorbs "`2^a`" "d/da = ln 2 · 2^a";
+            Asinh "asinh" method(asinh, 0) 1 operand(asinh_partial) propagates "`asinh a`" "d/da = 1/√(a² + 1)";
+            Acosh "acosh" method(acosh, 0) 1 operand(acosh_partial) propagates "`acosh a`" "d/da = 1/√(a² − 1), a > 1";
+            Atanh "atanh" method(atanh, 0) 1 operand(atanh_partial) propagates "`atanh a`" "d/da = 1/(1 − a²), |a| < 1";
         }
     };
 }
