@@ -99,6 +99,7 @@ fn mlp_loss_adjoint_by_hand(
         }
         stack.observe(z);
         let z_tanh = z.tanh();
+        stack.push(z);
         stack.push(z_tanh);
         y += w2[j] * z_tanh;
     }
@@ -120,11 +121,12 @@ fn mlp_loss_adjoint_by_hand(
     y_bar += error_bar;
     for j in (0..w1.len()).rev() {
         let z_tanh = stack.pop();
+        let z = stack.pop();
         // y += w2[j] * z.tanh();
         w2_bar[j] += y_bar * z_tanh;
         let z_tanh_bar = y_bar * w2[j];
         let mut z_bar = 0.0;
-        z_bar += z_tanh_bar * (1.0 - z_tanh * z_tanh);
+        z_bar += z_tanh_bar * adjoint::rules::tanh_partial(z);
         for i in (0..x.len()).rev() {
             // z += w1[j][i] * x[i];
             w1_bar[j][i] += z_bar * x[i];
@@ -630,6 +632,7 @@ fn lesson15_mlp_adjoint_by_hand(
         }
         stack.observe(z);
         let z_tanh = z.tanh();
+        stack.push(z);
         stack.push(z_tanh);
         y_hat += z_tanh * w2[j];
     }
@@ -651,11 +654,12 @@ fn lesson15_mlp_adjoint_by_hand(
     y_hat_bar += error_bar;
     for j in (0..3).rev() {
         let z_tanh = stack.pop();
+        let z = stack.pop();
         // y_hat += z.tanh() * w2[j];
         w2_bar[j] += y_hat_bar * z_tanh;
         let z_tanh_bar = y_hat_bar * w2[j];
         let mut z_bar = 0.0;
-        z_bar += z_tanh_bar * (1.0 - z_tanh * z_tanh);
+        z_bar += z_tanh_bar * adjoint::rules::tanh_partial(z);
         for i in (0..4).rev() {
             // z += x[i] * w1[i][j];
             w1_bar[i][j] += z_bar * x[i];
@@ -753,9 +757,9 @@ fn check_mlp() -> Result<(), String> {
     // The generated adjoint saves what the hand-written one does.
     let mut stack = Stack::new();
     mlp_loss_adjoint(&mut stack, &p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target);
-    if stack.capacity_bytes() != HIDDEN * size_of::<f64>() || !stack.is_empty() {
+    if stack.capacity_bytes() != 2 * HIDDEN * size_of::<f64>() || !stack.is_empty() {
         return Err(format!(
-            "mlp: the generated adjoint saved more than the {HIDDEN} tanh outputs ({} bytes)",
+            "mlp: the generated adjoint saved more than the {HIDDEN} tanh operands and outputs ({} bytes)",
             stack.capacity_bytes()
         ));
     }
@@ -780,13 +784,14 @@ fn check_mlp() -> Result<(), String> {
         mlp.loss(&mlp.params),
     )?;
     // Nothing saved that the reverse sweep does not read: the 64 `tanh`
-    // outputs fill a fresh stack's capacity exactly (one more push would
-    // double it), and the control stack stays empty.
+    // operands (its derivative's) and outputs (`w2_bar`'s) fill a fresh
+    // stack's capacity exactly (one more push would double it), and the
+    // control stack stays empty.
     let mut stack = Stack::new();
     mlp_loss_adjoint_by_hand(&mut stack, &p.w1, &p.b1, &p.w2, p.b2, &p.x, p.target);
-    if stack.capacity_bytes() != HIDDEN * size_of::<f64>() || !stack.is_empty() {
+    if stack.capacity_bytes() != 2 * HIDDEN * size_of::<f64>() || !stack.is_empty() {
         return Err(format!(
-            "mlp: the adjoint saved more than the {HIDDEN} tanh outputs ({} bytes of stack)",
+            "mlp: the adjoint saved more than the {HIDDEN} tanh operands and outputs ({} bytes of stack)",
             stack.capacity_bytes()
         ));
     }
@@ -1054,7 +1059,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         stack.capacity_bytes()
     };
     println!(
-        "saved-value stack of the generated adjoint: {saved} bytes for {operations} operations = {:.3} bytes per operation (the {HIDDEN} tanh outputs)\n",
+        "saved-value stack of the generated adjoint: {saved} bytes for {operations} operations = {:.3} bytes per operation (the {HIDDEN} tanh operands and outputs)\n",
         saved as f64 / operations as f64
     );
 

@@ -67,7 +67,7 @@
 //! | `y += e;` / `y -= e;` | `e` with `y_bar` / `-y_bar` (`y_bar` is unchanged) |
 //! | `y *= e;` | `let assigned_bar = y_bar; y_bar = assigned_bar * e;` then `e` with `assigned_bar * y` (old `y`: saved) |
 //! | `a * b` seeded `s` | `a_bar += s * b; b_bar += s * a;` |
-//! | `z.tanh()` seeded `s` | `z_bar += s * (1.0 - z_tanh * z_tanh);` (the tape: `1/cosh² z`) |
+//! | `z.tanh()` seeded `s` | `z_bar += s * rules::tanh_partial(z);` (the tape's rule, [`rules`]) |
 //! | `x.iter().sum()` seeded `s` | `for item_bar in x_bar.iter_mut() { *item_bar += s; }` |
 //! | `g(a)` seeded `s` | `g::__reverse(stack, args((a,)), s, args((&mut a_bar,)));` |
 //!
@@ -92,9 +92,10 @@
 //! - loop-local bindings and overwritten accumulators that a derivative
 //!   reads (`y = y * (1.5 - y)` pushes the old `y`);
 //! - subexpression results a derivative reads: the forward sweep names them
-//!   (`let z_tanh = z.tanh();`) and pushes them (`tanh` and `exp` read their
-//!   output, `sin`, `ln`, `sqrt` their operand or output, chosen so that one
-//!   value serves both);
+//!   (`let z_tanh = z.tanh();`) and pushes them when a derivative reads
+//!   them: each rule reads the operand or the result, as its row of the
+//!   table of operations says (`exp`, `sqrt` their output; `tanh`, `sin`,
+//!   `ln` their operand);
 //! - a pure arithmetic subexpression of stable values is recomputed instead
 //!   (`0.5 * error` in `0.5 * error * error`).
 //!
@@ -102,7 +103,7 @@
 //! (usually stable), `+=` reads nothing of the old value. An element write
 //! `a[i] = e` saves the old `a[i]` only when a derivative reads it; an
 //! unstable index is saved on the control stack. For the MLP that leaves the
-//! 64 `tanh` outputs.
+//! 64 `tanh` operands.
 //!
 //! A loop-local binding is out of scope in the reverse sweep, so its
 //! adjoint is declared at the start of the reversed iteration from its
@@ -217,7 +218,7 @@ pub use operands::{f64_of, Operand, ReturnsF64};
 
 use std::borrow::Borrow;
 use std::cell::Cell;
-use std::ops::{Add, AddAssign, Div, Index, IndexMut, Mul, Neg, Sub, SubAssign};
+use std::ops::{AddAssign, Index, IndexMut, Mul, Neg, SubAssign};
 
 pub use autodiff_core::ValueAndGradient;
 
@@ -891,66 +892,9 @@ pub fn finite_pairs(items: &[f64], bars: &[f64]) -> bool {
     total == 0.0
 }
 
-/// The number type the sweeps' arithmetic needs: `+ - * /`, negation and
-/// the elementary functions whose derivatives the reverse sweep writes out.
-/// `f64` implements it; a dual number would, for Hessian-vector products
-/// (forward over reverse).
-pub trait Real:
-    Copy
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
-    + AddAssign
-    + SubAssign
-{
-    /// A literal of the body, as this number type.
-    fn lit(value: f64) -> Self;
-    /// `sin`.
-    fn sin(self) -> Self;
-    /// `cos`.
-    fn cos(self) -> Self;
-    /// `tanh`.
-    fn tanh(self) -> Self;
-    /// `exp`.
-    fn exp(self) -> Self;
-    /// `ln`.
-    fn ln(self) -> Self;
-    /// The primal part, for branch conditions and finiteness checks.
-    fn primal(self) -> f64;
-}
-
-impl Real for f64 {
-    #[inline(always)]
-    fn lit(value: f64) -> f64 {
-        value
-    }
-    #[inline(always)]
-    fn sin(self) -> f64 {
-        f64::sin(self)
-    }
-    #[inline(always)]
-    fn cos(self) -> f64 {
-        f64::cos(self)
-    }
-    #[inline(always)]
-    fn tanh(self) -> f64 {
-        f64::tanh(self)
-    }
-    #[inline(always)]
-    fn exp(self) -> f64 {
-        f64::exp(self)
-    }
-    #[inline(always)]
-    fn ln(self) -> f64 {
-        f64::ln(self)
-    }
-    #[inline(always)]
-    fn primal(self) -> f64 {
-        self
-    }
-}
+/// The number type the sweeps' arithmetic needs: the engine's, which the
+/// derivative rules are written over.
+pub use autodiff_core::Real;
 
 /// A stack of `f64` values the generic sweep saves: the primal parts are
 /// enough for `f64`; a dual-number sweep needs its own stack of duals, which
@@ -1087,28 +1031,16 @@ pub fn zero_like<B: Bar>(bar: &B) -> B {
     bar.zeroed()
 }
 
-/// `∂max(a, b)/∂a` and `∂/∂b`, as the tape takes them (1/2 each at a tie).
-#[inline(always)]
-pub fn max_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
-    let (a, b) = (*a.borrow(), *b.borrow());
-    match a.partial_cmp(&b) {
-        Some(std::cmp::Ordering::Greater) => (1.0, 0.0),
-        Some(std::cmp::Ordering::Less) => (0.0, 1.0),
-        _ => (0.5, 0.5),
-    }
-}
-
-/// `∂min(a, b)/∂a` and `∂/∂b`, as the tape takes them.
-#[inline(always)]
-pub fn min_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
-    // The tape's rule: max's partials with the operands swapped, read in
-    // the same order (the smaller operand gets 1).
-    max_partials(b, a)
-}
-
 /// `∂clamp(x, lo, hi)` by `x`, `lo` and `hi`, as the tape takes them: it
 /// records `max(min(x, hi), lo)`, so each is a product of `min`'s and
-/// `max`'s partials (1 inside or at the bound clamped to, 1/2 at a tie).
+/// `max`'s rules (1 inside or at the bound clamped to, 1/2 at a tie).
+///
+/// ```
+/// use autodiff::__adjoint::clamp_partials;
+///
+/// assert_eq!(clamp_partials(0.5, 0.0, 1.0), (1.0, 0.0, 0.0));
+/// assert_eq!(clamp_partials(2.0, 0.0, 1.0), (0.0, 0.0, 1.0));
+/// ```
 #[inline(always)]
 pub fn clamp_partials(
     x: impl Borrow<f64>,
@@ -1116,88 +1048,71 @@ pub fn clamp_partials(
     hi: impl Borrow<f64>,
 ) -> (f64, f64, f64) {
     let (x, lo, hi) = (*x.borrow(), *lo.borrow(), *hi.borrow());
-    let (below_x, below_hi) = min_partials(x, hi);
-    let (kept, raised) = max_partials(x.min(hi), lo);
+    let (below_x, below_hi) = autodiff_core::rules::min_partials(x, hi);
+    let (kept, raised) = autodiff_core::rules::max_partials(x.min(hi), lo);
     (kept * below_x, raised, kept * below_hi)
 }
 
-/// `∂aᵇ/∂a` and `∂aᵇ/∂b`, with the tape's limits (0 at `b = 0`; 0 at `a = 0
-/// < b`).
-#[inline]
-pub fn powf_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
-    let (a, b) = (*a.borrow(), *b.borrow());
-    let value = a.powf(b);
-    let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
-    let db = if a == 0.0 && b > 0.0 {
-        0.0
-    } else {
-        a.ln() * value
-    };
-    (da, db)
-}
+pub mod rules {
+    //! The derivative rules as the reverse sweep calls them: one function
+    //! per rule the table of operations names, forwarding to the engine's
+    //! (`autodiff_core::rules`), so the compiled adjoint and the tape take
+    //! the same derivative. Each takes its operands as `impl Borrow<f64>`,
+    //! since the sweep may read a value through a reference (`for x in
+    //! xs.iter()`).
+    //!
+    //! ```
+    //! use autodiff::__adjoint::rules;
+    //!
+    //! let z = 0.5_f64;
+    //! assert_eq!(rules::tanh_partial(&z), autodiff::rules::tanh_partial(z));
+    //! assert_eq!(rules::powi_partial(2.0, 3), 12.0);
+    //! assert_eq!(rules::max_partials(1.0, 1.0), (0.5, 0.5));
+    //! ```
 
-/// `∂hypot(a, b)/∂a` and `∂/∂b` (0 at the origin, as the tape).
-#[inline]
-pub fn hypot_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
-    let (a, b) = (*a.borrow(), *b.borrow());
-    let h = a.hypot(b);
-    if h == 0.0 {
-        (0.0, 0.0)
-    } else {
-        (a / h, b / h)
-    }
-}
-
-/// `∂log_b(a)/∂a` and `∂/∂b`.
-#[inline]
-pub fn log_partials(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
-    let (a, b) = (*a.borrow(), *b.borrow());
-    let ln_b = b.ln();
-    (1.0 / (a * ln_b), -a.log(b) / (b * ln_b))
-}
-
-/// One-operand derivatives the reverse sweep calls by name where the
-/// formula does not read well inline; each is the tape's.
-pub mod derivative {
     use std::borrow::Borrow;
 
-    /// `σ'(x)` without overflow or cancellation.
-    #[inline]
-    pub fn sigmoid(x: impl Borrow<f64>) -> f64 {
-        let x = *x.borrow();
-        let e = (-x.abs()).exp();
-        e / ((1.0 + e) * (1.0 + e))
+    /// Expands the table into one forwarding function per rule.
+    macro_rules! forward_rules {
+        ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
+            $(forward_rules!(@rule $name $rule $(($function))?);)*
+        };
+        (@rule $name:literal none) => {};
+        (@rule $name:literal zero) => {};
+        (@rule $name:literal operand($function:ident)) => {
+            #[doc = concat!("The derivative of `", $name, "` from its operand.")]
+            #[inline(always)]
+            pub fn $function(x: impl Borrow<f64>) -> f64 {
+                autodiff_core::rules::$function(*x.borrow())
+            }
+        };
+        (@rule $name:literal result($function:ident)) => {
+            #[doc = concat!("The derivative of `", $name, "` from its result.")]
+            #[inline(always)]
+            pub fn $function(y: impl Borrow<f64>) -> f64 {
+                autodiff_core::rules::$function(*y.borrow())
+            }
+        };
+        (@rule $name:literal operands($function:ident)) => {
+            #[doc = concat!("The partials of `", $name, "` by each operand.")]
+            #[inline(always)]
+            pub fn $function(a: impl Borrow<f64>, b: impl Borrow<f64>) -> (f64, f64) {
+                autodiff_core::rules::$function(*a.borrow(), *b.borrow())
+            }
+        };
+        // The exponent is the recording twin's `PowiExponent`: an `i32`,
+        // any other number only in a body whose `x.powi(n)` the plain twin
+        // rejects (then the adjoint adds no second error).
+        (@rule $name:literal power($function:ident)) => {
+            #[doc = concat!("The derivative of `", $name, "` by its base.")]
+            #[inline(always)]
+            pub fn $function(x: impl Borrow<f64>, n: impl crate::__private::PowiExponent) -> f64 {
+                autodiff_core::rules::$function(*x.borrow(), n.exponent())
+            }
+        };
     }
-    /// `|x|'`: the sign, 0 at 0.
-    #[inline(always)]
-    pub fn abs(x: impl Borrow<f64>) -> f64 {
-        let x = *x.borrow();
-        if x > 0.0 {
-            1.0
-        } else if x < 0.0 {
-            -1.0
-        } else {
-            0.0
-        }
-    }
-    /// `relu'(x)`: 1 above 0, else 0.
-    #[inline(always)]
-    pub fn relu(x: impl Borrow<f64>) -> f64 {
-        let x = *x.borrow();
-        if x > 0.0 {
-            1.0
-        } else {
-            0.0
-        }
-    }
-    /// `(xⁿ)'`, 0 for `n = 0`. The exponent is the recording twin's
-    /// [`PowiExponent`](crate::__private::PowiExponent): an `i32`, any other
-    /// number only in a body whose `x.powi(n)` the plain twin rejects (then
-    /// the adjoint adds no second error).
-    #[inline(always)]
-    pub fn powi(x: impl Borrow<f64>, n: impl crate::__private::PowiExponent) -> f64 {
-        autodiff_core::powi_derivative(*x.borrow(), n.exponent())
-    }
+
+    autodiff_ops_table::operations!(forward_rules);
 }
 
 /// A gradient of any parameter shape, written to and read back from the

@@ -61,3 +61,115 @@ fn step_functions_pass_no_gradient() {
     // Only the `x *` factor carries a gradient: d/dx = floor(x).
     assert_eq!(result.gradient, 2.0);
 }
+
+#[differentiable]
+fn exp2_twice(x: f64) -> f64 {
+    x.exp2() + f64::exp2(x)
+}
+
+#[differentiable]
+fn asinh_twice(x: f64) -> f64 {
+    x.asinh() + f64::asinh(x)
+}
+
+#[differentiable]
+fn acosh_twice(x: f64) -> f64 {
+    x.acosh() + f64::acosh(x)
+}
+
+#[differentiable]
+fn atanh_twice(x: f64) -> f64 {
+    x.atanh() + f64::atanh(x)
+}
+
+type Grad = fn(f64) -> Result<ValueAndGradient<f64>, ScalarAutodiffError>;
+
+/// (name, f_grad, f_grad_tape, the function, its closed-form derivative,
+/// points inside the domain)
+type Inverse = (
+    &'static str,
+    Grad,
+    Grad,
+    fn(f64) -> f64,
+    fn(f64) -> f64,
+    &'static [f64],
+);
+
+const LATEST: &[Inverse] = &[
+    (
+        "exp2",
+        exp2_twice_grad,
+        exp2_twice_grad_tape,
+        f64::exp2,
+        |x| std::f64::consts::LN_2 * x.exp2(),
+        &[-3.0, -0.5, 0.0, 0.7, 10.0, 1000.0],
+    ),
+    (
+        "asinh",
+        asinh_twice_grad,
+        asinh_twice_grad_tape,
+        f64::asinh,
+        |x| 1.0 / (x * x + 1.0).sqrt(),
+        &[-30.0, -1.0, 0.0, 0.4, 2.5, 1e6],
+    ),
+    (
+        "acosh",
+        acosh_twice_grad,
+        acosh_twice_grad_tape,
+        f64::acosh,
+        |x| 1.0 / (x * x - 1.0).sqrt(),
+        &[1.001, 1.5, 2.0, 10.0, 1e6],
+    ),
+    (
+        "atanh",
+        atanh_twice_grad,
+        atanh_twice_grad_tape,
+        f64::atanh,
+        |x| 1.0 / (1.0 - x * x),
+        &[-0.9, -0.3, 0.0, 0.5, 0.99],
+    ),
+];
+
+#[test]
+fn exp2_and_the_inverse_hyperbolic_functions_have_closed_form_gradients() {
+    for &(name, grad, tape, f, derivative, points) in LATEST {
+        for &x in points {
+            for result in [grad(x).unwrap(), tape(x).unwrap()] {
+                assert_eq!(result.value, 2.0 * f(x), "{name}({x})");
+                let want = 2.0 * derivative(x);
+                assert!(
+                    (result.gradient - want).abs() <= 1e-12 * want.abs(),
+                    "{name}'({x}) = {} vs {want}",
+                    result.gradient
+                );
+            }
+        }
+    }
+    assert!(acosh_twice_check(3.0).unwrap().passed());
+    assert!(atanh_twice_check(0.2).unwrap().passed());
+    assert!(asinh_twice_check(-0.8).unwrap().passed());
+    assert!(exp2_twice_check(1.3).unwrap().passed());
+}
+
+#[test]
+fn outside_their_domain_both_paths_give_the_labelled_error() {
+    for (name, grad, tape, x) in [
+        (
+            "acosh",
+            acosh_twice_grad as Grad,
+            acosh_twice_grad_tape as Grad,
+            0.5,
+        ),
+        ("atanh", atanh_twice_grad, atanh_twice_grad_tape, 2.0),
+    ] {
+        let fast = grad(x).unwrap_err();
+        let slow = tape(x).unwrap_err();
+        assert_eq!(fast.to_string(), slow.to_string());
+        let message = fast.to_string();
+        assert!(
+            message.contains(&format!("{name} produced non-finite scalar value NaN"))
+                && message.contains(&format!("x.{name}()")),
+            "{message}"
+        );
+    }
+}

@@ -7,6 +7,7 @@
 
 use crate::error::ScalarAutodiffError;
 use crate::operation::ScalarOperation;
+use crate::rules;
 use crate::tape::{Edges, Scalar, NO_PARENT, UNTRACKED};
 
 /// The right-hand side of a binary operation: another scalar on the same
@@ -38,6 +39,11 @@ impl From<f64> for Operand<'_> {
 }
 
 /// `max(x, 0)`, the plain-`f64` twin of [`Scalar::relu`].
+///
+/// ```
+/// assert_eq!(autodiff_core::relu(-2.0), 0.0);
+/// assert_eq!(autodiff_core::relu(3.0), 3.0);
+/// ```
 pub fn relu(x: f64) -> f64 {
     if x > 0.0 {
         x
@@ -46,58 +52,27 @@ pub fn relu(x: f64) -> f64 {
     }
 }
 
-/// `1 / (1 + e^-x)`, computed without overflow for any finite `x`; the
-/// plain-`f64` twin of [`Scalar::sigmoid`].
+/// `1 / (1 + e^-x)`, the plain-`f64` twin of [`Scalar::sigmoid`]: from
+/// `e = e^−|x|` ∈ (0, 1], σ(|x|) = 1/(1 + e) and σ(−|x|) = e/(1 + e), so
+/// no overflow for any finite `x`.
+///
+/// ```
+/// assert_eq!(autodiff_core::sigmoid(0.0), 0.5);
+/// assert!(autodiff_core::sigmoid(-800.0) >= 0.0);
+/// ```
 pub fn sigmoid(x: f64) -> f64 {
-    sigmoid_and_derivative(x).0
-}
-
-/// σ(x) and σ'(x) from `e = e^−|x|` ∈ (0, 1]: σ(|x|) = 1/(1 + e),
-/// σ(−|x|) = e/(1 + e), σ' = e/(1 + e)². No overflow for any finite `x`, and
-/// no cancellation in the tails, where σ(1 − σ) would lose every digit
-/// (σ(40) rounds to 1, but σ'(40) ≈ 4.2e−18).
-fn sigmoid_and_derivative(x: f64) -> (f64, f64) {
     let e = (-x.abs()).exp();
-    let value = if x >= 0.0 {
+    if x >= 0.0 {
         1.0 / (1.0 + e)
     } else {
         e / (1.0 + e)
-    };
-    (value, e / ((1.0 + e) * (1.0 + e)))
+    }
 }
 
 /// The identity on plain numbers: the twin of [`Scalar::detach`], so that a
 /// `#[differentiable]` body can say `detach(x)`.
 pub fn detach(x: f64) -> f64 {
     x
-}
-
-/// Derivatives of `max(a, b)` with respect to `a` and `b`; a tie splits the
-/// gradient evenly, as PyTorch's `maximum` and JAX do.
-fn max_partials(a: f64, b: f64) -> (f64, f64) {
-    match a.partial_cmp(&b) {
-        Some(std::cmp::Ordering::Greater) => (1.0, 0.0),
-        Some(std::cmp::Ordering::Less) => (0.0, 1.0),
-        _ => (0.5, 0.5),
-    }
-}
-
-/// `d(a^b)/da`, with `b = 0` giving 0 even at `a = 0`.
-fn pow_base_derivative(a: f64, b: f64) -> f64 {
-    if b == 0.0 {
-        0.0
-    } else {
-        b * a.powf(b - 1.0)
-    }
-}
-
-/// `d(a^b)/db = ln(a) a^b`, with the limit 0 at `a = 0`, `b > 0`.
-fn pow_exponent_derivative(a: f64, b: f64, value: f64) -> f64 {
-    if a == 0.0 && b > 0.0 {
-        0.0
-    } else {
-        a.ln() * value
-    }
 }
 
 /// Whether all three are finite: `x * 0` is ±0 for a finite `x` and NaN for
@@ -187,23 +162,23 @@ impl<'t> Scalar<'t> {
         self.tape.push(edges, value, operation, untracked)
     }
 
-    /// Records `f(self, rhs)` where `partials(a, b, f)` gives the local
-    /// derivatives with respect to each operand. A plain `f64` right operand
-    /// records no edge.
+    /// Records `f(self, rhs)` where `partials(a, b)` (the operation's rule)
+    /// gives the local derivatives with respect to each operand. A plain
+    /// `f64` right operand records no edge.
     #[inline(always)]
     fn binary(
         self,
         operation: ScalarOperation,
         rhs: Operand<'t>,
         f: impl FnOnce(f64, f64) -> f64,
-        partials: impl FnOnce(f64, f64, f64) -> (f64, f64),
+        partials: impl FnOnce(f64, f64) -> (f64, f64),
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
         let other = match rhs {
             Operand::Scalar(other) => other,
             Operand::Constant(b) => {
                 return self.unary_beside(operation, (1, b), |a| {
                     let value = f(a, b);
-                    (value, partials(a, b, value).0)
+                    (value, partials(a, b).0)
                 });
             }
         };
@@ -217,7 +192,7 @@ impl<'t> Scalar<'t> {
         let value = f(a, b);
         // Partials of a non-finite result are never recorded; computing
         // them anyway keeps the hot path to one branch.
-        let (da, db) = partials(a, b, value);
+        let (da, db) = partials(a, b);
         if !finite3(value, da, db) {
             return Err(record_error(operation, value, [(a, da), (b, db)], 2));
         }
@@ -234,7 +209,7 @@ impl<'t> Scalar<'t> {
             ScalarOperation::Add,
             rhs.into(),
             |a, b| a + b,
-            |_, _, _| (1.0, 1.0),
+            rules::add_partials,
         )
     }
 
@@ -244,14 +219,16 @@ impl<'t> Scalar<'t> {
             ScalarOperation::Subtract,
             rhs.into(),
             |a, b| a - b,
-            |_, _, _| (1.0, -1.0),
+            rules::sub_partials,
         )
     }
 
     /// `lhs - self` for a plain `lhs`. ∂/∂self = −1.
     #[inline]
     pub fn rsub(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary_beside(ScalarOperation::Subtract, (0, lhs), |x| (lhs - x, -1.0))
+        self.unary_beside(ScalarOperation::Subtract, (0, lhs), |x| {
+            (lhs - x, rules::sub_partials(lhs, x).1)
+        })
     }
 
     /// `self * rhs`. ∂/∂self = rhs, ∂/∂rhs = self.
@@ -260,7 +237,7 @@ impl<'t> Scalar<'t> {
             ScalarOperation::Multiply,
             rhs.into(),
             |a, b| a * b,
-            |a, b, _| (b, a),
+            rules::mul_partials,
         )
     }
 
@@ -271,7 +248,7 @@ impl<'t> Scalar<'t> {
             ScalarOperation::Divide,
             rhs.into(),
             |a, b| a / b,
-            |_, b, value| (1.0 / b, -value / b),
+            rules::div_partials,
         )
     }
 
@@ -279,73 +256,21 @@ impl<'t> Scalar<'t> {
     #[inline]
     pub fn rdiv(self, lhs: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary_beside(ScalarOperation::Divide, (0, lhs), |x| {
-            let value = lhs / x;
-            (value, -value / x)
+            (lhs / x, rules::div_partials(lhs, x).1)
         })
     }
 
     /// `-self`. d/dself = −1.
     #[inline]
     pub fn neg(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Negate, |x| (-x, -1.0))
-    }
-
-    /// `e^self`. d/dself = e^self. Overflow (`exp(1000)`) is `NonFiniteResult`.
-    #[inline]
-    pub fn exp(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Exp, |x| {
-            let value = x.exp();
-            (value, value)
-        })
-    }
-
-    /// `ln self`. d/dself = 1/self. `ln 0` and `ln` of a negative number are
-    /// `NonFiniteResult`.
-    #[inline]
-    pub fn ln(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Ln, |x| (x.ln(), 1.0 / x))
-    }
-
-    /// `tanh self`. d/dself = 1 − tanh² = 1/cosh².
-    #[inline]
-    pub fn tanh(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Tanh, |x| {
-            // 1/cosh² rather than 1 − tanh²: equal in exact arithmetic, but
-            // 1 − tanh² cancels as tanh → ±1 (it is 0 from |x| ≈ 19 on,
-            // where the true derivative is still ≈ 1e−16). cosh overflows
-            // only where 1/cosh² underflows to 0 anyway.
-            let cosh = x.cosh();
-            (x.tanh(), 1.0 / (cosh * cosh))
-        })
-    }
-
-    /// `sin self`. d/dself = cos self.
-    #[inline]
-    pub fn sin(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Sin, |x| (x.sin(), x.cos()))
-    }
-
-    /// `cos self`. d/dself = −sin self.
-    #[inline]
-    pub fn cos(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Cos, |x| (x.cos(), -x.sin()))
-    }
-
-    /// `√self`. d/dself = 1/(2√self). A negative input is `NonFiniteResult`;
-    /// at 0 the derivative is infinite, so `sqrt(0)` is `NonFiniteLocalDerivative`.
-    #[inline]
-    pub fn sqrt(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Sqrt, |x| {
-            let value = x.sqrt();
-            (value, 0.5 / value)
-        })
+        self.unary(ScalarOperation::Negate, |x| (-x, rules::neg_partial(x)))
     }
 
     /// `self^n`. d/dself = n·self^(n−1) (0 when `n = 0`).
     #[inline]
     pub fn powi(self, n: i32) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary(ScalarOperation::Powi, |x| {
-            (x.powi(n), powi_derivative(x, n))
+            (x.powi(n), rules::powi_partial(x, n))
         })
     }
 
@@ -360,12 +285,7 @@ impl<'t> Scalar<'t> {
             ScalarOperation::Powf,
             rhs.into(),
             f64::powf,
-            |a, b, value| {
-                (
-                    pow_base_derivative(a, b),
-                    pow_exponent_derivative(a, b, value),
-                )
-            },
+            rules::powf_partials,
         )
     }
 
@@ -373,190 +293,42 @@ impl<'t> Scalar<'t> {
     #[inline]
     pub fn rpowf(self, base: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary_beside(ScalarOperation::Powf, (0, base), |x| {
-            let value = base.powf(x);
-            (value, pow_exponent_derivative(base, x, value))
-        })
-    }
-
-    /// `|self|`. d/dself = sign(self), and 0 at 0 (the subgradient PyTorch picks).
-    #[inline]
-    pub fn abs(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Abs, |x| {
-            let derivative = if x > 0.0 {
-                1.0
-            } else if x < 0.0 {
-                -1.0
-            } else {
-                0.0
-            };
-            (x.abs(), derivative)
+            (base.powf(x), rules::powf_partials(base, x).1)
         })
     }
 
     /// `max(self, rhs)`. The larger operand gets derivative 1, the other 0; at
     /// a tie each gets 1/2.
     pub fn max(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.binary(ScalarOperation::Max, rhs.into(), f64::max, |a, b, _| {
-            max_partials(a, b)
-        })
+        self.binary(
+            ScalarOperation::Max,
+            rhs.into(),
+            f64::max,
+            rules::max_partials,
+        )
     }
 
     /// `min(self, rhs)`. The smaller operand gets derivative 1, the other 0; at
     /// a tie each gets 1/2.
     pub fn min(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.binary(ScalarOperation::Min, rhs.into(), f64::min, |a, b, _| {
-            max_partials(b, a)
-        })
-    }
-
-    /// `1 / self`. d/dself = −1/self². `recip(0)` is `NonFiniteResult`.
-    #[inline]
-    pub fn recip(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Recip, |x| {
-            let value = x.recip();
-            (value, -value * value)
-        })
-    }
-
-    /// `max(self, 0)`. d/dself = 1 for self > 0, else 0 (0 at the kink, as PyTorch).
-    #[inline]
-    pub fn relu(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Relu, |x| {
-            (relu(x), if x > 0.0 { 1.0 } else { 0.0 })
-        })
-    }
-
-    /// `1 / (1 + e^-self)`. d/dself = σ(1 − σ), computed as e^−|x|/(1 + e^−|x|)²
-    /// so that it keeps its digits far from 0.
-    #[inline]
-    pub fn sigmoid(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Sigmoid, sigmoid_and_derivative)
-    }
-
-    /// `tan self`. d/dself = 1 + tan² self = 1/cos² self. At an odd multiple
-    /// of π/2 the result overflows or is huge: a non-finite one is
-    /// `NonFiniteResult`.
-    #[inline]
-    pub fn tan(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Tan, |x| {
-            let value = x.tan();
-            (value, 1.0 + value * value)
-        })
-    }
-
-    /// `atan self`. d/dself = 1/(1 + self²).
-    #[inline]
-    pub fn atan(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Atan, |x| (x.atan(), 1.0 / (1.0 + x * x)))
-    }
-
-    /// `sinh self`. d/dself = cosh self.
-    #[inline]
-    pub fn sinh(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Sinh, |x| (x.sinh(), x.cosh()))
-    }
-
-    /// `cosh self`. d/dself = sinh self.
-    #[inline]
-    pub fn cosh(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Cosh, |x| (x.cosh(), x.sinh()))
-    }
-
-    /// `asin self`. d/dself = 1/√(1 − self²). Outside [−1, 1] the result is
-    /// NaN (`NonFiniteResult`); at ±1 the derivative is infinite
-    /// (`NonFiniteLocalDerivative`).
-    #[inline]
-    pub fn asin(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Asin, |x| {
-            (x.asin(), 1.0 / ((1.0 - x) * (1.0 + x)).sqrt())
-        })
-    }
-
-    /// `acos self`. d/dself = −1/√(1 − self²); the domain is `asin`'s.
-    #[inline]
-    pub fn acos(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Acos, |x| {
-            (x.acos(), -1.0 / ((1.0 - x) * (1.0 + x)).sqrt())
-        })
-    }
-
-    /// `ln(1 + self)`, exact near 0. d/dself = 1/(1 + self).
-    #[inline]
-    pub fn ln_1p(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Ln1p, |x| (x.ln_1p(), 1.0 / (1.0 + x)))
-    }
-
-    /// `e^self − 1`, exact near 0. d/dself = e^self.
-    #[inline]
-    pub fn exp_m1(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::ExpM1, |x| (x.exp_m1(), x.exp()))
-    }
-
-    /// `log₁₀ self`. d/dself = 1/(self · ln 10).
-    #[inline]
-    pub fn log10(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Log10, |x| {
-            (x.log10(), 1.0 / (x * std::f64::consts::LN_10))
-        })
-    }
-
-    /// `log₂ self`. d/dself = 1/(self · ln 2).
-    #[inline]
-    pub fn log2(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Log2, |x| {
-            (x.log2(), 1.0 / (x * std::f64::consts::LN_2))
-        })
-    }
-
-    /// `∛self`, defined for negative numbers too. d/dself = 1/(3∛self²);
-    /// at 0 it is infinite (`NonFiniteLocalDerivative`).
-    #[inline]
-    pub fn cbrt(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Cbrt, |x| {
-            let value = x.cbrt();
-            (value, 1.0 / (3.0 * value * value))
-        })
-    }
-
-    /// `signum self` (±1, NaN for NaN). d/dself = 0: the function is a step,
-    /// flat everywhere except at 0, where it jumps; 0 there too, as PyTorch's
-    /// `sign`.
-    #[inline]
-    pub fn signum(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Signum, |x| (x.signum(), 0.0))
-    }
-
-    /// `⌊self⌋`. d/dself = 0 (a step: flat between integers, 0 taken at the
-    /// jumps, as PyTorch's `floor`).
-    #[inline]
-    pub fn floor(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Floor, |x| (x.floor(), 0.0))
-    }
-
-    /// `⌈self⌉`. d/dself = 0, as for [`floor`](Self::floor).
-    #[inline]
-    pub fn ceil(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Ceil, |x| (x.ceil(), 0.0))
-    }
-
-    /// `self` rounded half away from zero. d/dself = 0, as for
-    /// [`floor`](Self::floor).
-    #[inline]
-    pub fn round(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Round, |x| (x.round(), 0.0))
+        self.binary(
+            ScalarOperation::Min,
+            rhs.into(),
+            f64::min,
+            rules::min_partials,
+        )
     }
 
     /// `√(self² + rhs²)` without overflow. ∂/∂self = self/h, ∂/∂rhs = rhs/h;
     /// at (0, 0), a kink, both are 0 (as `abs`, which it is when one operand
     /// is 0).
     pub fn hypot(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.binary(ScalarOperation::Hypot, rhs.into(), f64::hypot, |a, b, h| {
-            if h == 0.0 {
-                (0.0, 0.0)
-            } else {
-                (a / h, b / h)
-            }
-        })
+        self.binary(
+            ScalarOperation::Hypot,
+            rhs.into(),
+            f64::hypot,
+            rules::hypot_partials,
+        )
     }
 
     /// `log_base self = ln self / ln base`. ∂/∂self = 1/(self · ln base),
@@ -567,10 +339,7 @@ impl<'t> Scalar<'t> {
             ScalarOperation::Log,
             base.into(),
             f64::log,
-            |a, b, value| {
-                let ln_b = b.ln();
-                (1.0 / (a * ln_b), -value / (b * ln_b))
-            },
+            rules::log_partials,
         )
     }
 
@@ -579,11 +348,61 @@ impl<'t> Scalar<'t> {
     #[inline]
     pub fn rlog(self, value: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
         self.unary_beside(ScalarOperation::Log, (0, value), |base| {
-            let log = value.log(base);
-            (log, -log / (base * base.ln()))
+            (value.log(base), rules::log_partials(value, base).1)
         })
     }
 }
+
+/// The one-operand functions of the table (`x.exp()`, `relu(x)`): each row
+/// `method(name, 0)` or `function(name)` with one operand becomes
+/// `Scalar::name`, its value the `f64` function's and its derivative the
+/// rule the row names, called with the operand or the result as the row
+/// says. `-x`, `x.powi(n)` and `detach` are written out above and in
+/// `tape.rs`: an operator, an integer argument, a leaf.
+macro_rules! one_operand_operations {
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
+        $(one_operand_operations!(@row $variant $spelling $(($($how),*))? $operands $rule $(($function))? $computes $derivative);)*
+    };
+    // The operand count arrives as an opaque literal, which no pattern can
+    // match against `1`: the spelling tells the rows apart instead.
+    (@row $variant:ident method($method:ident, 0) $operands:literal $($rest:tt)*) => {
+        one_operand_operations!(@emit $variant $method f64::$method, $($rest)*);
+    };
+    (@row Detached $($leaf:tt)*) => {};
+    (@row $variant:ident function($function:ident) $operands:literal $($rest:tt)*) => {
+        one_operand_operations!(@emit $variant $function $function, $($rest)*);
+    };
+    (@row $($other:tt)*) => {};
+    (@emit $variant:ident $method:ident $primal:path, $rule:ident $(($f:ident))? $computes:literal $derivative:literal) => {
+        impl<'t> Scalar<'t> {
+            #[doc = concat!("Records ", $computes, " with `a` = `self`. Derivative: ", $derivative, ".")]
+            #[doc = ""]
+            #[doc = "A result or derivative that is not finite (outside the function's domain, at a"]
+            #[doc = "pole, or after overflow) records nothing and is the matching error."]
+            #[inline]
+            pub fn $method(self) -> Result<Scalar<'t>, ScalarAutodiffError> {
+                self.unary(
+                    ScalarOperation::$variant,
+                    one_operand_operations!(@local $primal, $rule $(($f))?),
+                )
+            }
+        }
+    };
+    (@local $primal:path, operand($f:ident)) => {
+        |x| ($primal(x), rules::$f(x))
+    };
+    (@local $primal:path, result($f:ident)) => {
+        |x| {
+            let y = $primal(x);
+            (y, rules::$f(y))
+        }
+    };
+    (@local $primal:path, zero) => {
+        |x| ($primal(x), 0.0)
+    };
+}
+
+autodiff_ops_table::operations!(one_operand_operations);
 
 /// A plain operand must be finite: it enters the result, and `max`/`min`
 /// would otherwise drop a NaN silently.
@@ -602,20 +421,4 @@ fn check_constant(
             label: None,
         })
     }
-}
-
-/// d(xⁿ)/dx = n·xⁿ⁻¹, 0 for `n = 0`: the rule both the tape and the
-/// compiled adjoint use.
-#[doc(hidden)]
-#[inline]
-pub fn powi_derivative(x: f64, n: i32) -> f64 {
-    if n == 0 {
-        return 0.0;
-    }
-    // `i32::MIN - 1` overflows: that one exponent goes through `powf`,
-    // exact for an integer-valued exponent.
-    let lowered = n
-        .checked_sub(1)
-        .map_or_else(|| x.powf(f64::from(n) - 1.0), |m| x.powi(m));
-    f64::from(n) * lowered
 }

@@ -21,8 +21,10 @@
 //!
 //! - `tape.rs`: the [`Tape`] and its [`Scalar`] handles, what a user
 //!   records and reads; `backward` lives here.
-//! - `derivatives.rs`: every operation's value and local derivative, side by side;
-//!   `operation.rs`: the [`ScalarOperation`] names.
+//! - `derivatives.rs`: every operation's value and local derivative, side by
+//!   side, the derivative from [`rules`], where each is written once for the
+//!   tape and the compiled adjoint alike; `operation.rs`: the
+//!   [`ScalarOperation`] names.
 //! - `replay.rs`: the reverse pass as the textbook writes it,
 //!   `adjoint[parent] += adjoint[node] × local derivative`; the ledger and
 //!   error reports replay it. `sweep.rs`: the same pass as `backward` runs
@@ -46,12 +48,13 @@ mod nodes;
 mod operation;
 mod render;
 mod replay;
+pub mod rules;
 mod spare;
 mod sweep;
 mod tape;
 mod value_and_gradient;
 
-pub use derivatives::{detach, powi_derivative, relu, sigmoid, Operand};
+pub use derivatives::{detach, relu, sigmoid, Operand};
 pub use error::{Label, ScalarAutodiffError};
 pub use gradcheck::{
     default_step, gradient_check, relative_error, scalar_gradient_check, scaled_error,
@@ -61,6 +64,7 @@ pub use ledger::{BackwardEdge, BackwardNode, BackwardPass, PassSummary};
 pub use nodes::{BYTES_PER_NODE, MAX_NODES};
 pub use operation::ScalarOperation;
 pub use render::{Numbers, RenderLimits, TapeView, Timeline, TimelineStep};
+pub use rules::Real;
 pub use spare::SPARE_NODES;
 pub use tape::{Scalar, Tape};
 pub use value_and_gradient::ValueAndGradient;

@@ -1,12 +1,12 @@
 //! The names of the operations a node can record, expanded from the one
 //! table of operations (`autodiff-ops-table`): a new operation is a row
-//! there, and its derivative rule in `derivatives.rs`.
+//! there, and its derivative rule in `rules.rs`.
 
 use std::fmt;
 
 /// Expands the table into the enum, its names and its index table.
 macro_rules! scalar_operation {
-    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $computes:literal $derivative:literal;)*) => {
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
         /// The operation that produced a node.
         ///
         /// `as_str` gives a stable, locale-neutral name (`"mul"`, `"tanh"`)

@@ -323,11 +323,11 @@ fn neuron_adjoint(
             &mut ::autodiff::__adjoint::zero(&(1.0)),
         )),
     );
-    let partials = ::autodiff::__adjoint::max_partials(z_relu, z_sigmoid);
+    let partials = ::autodiff::__adjoint::rules::max_partials(z_relu, z_sigmoid);
     let z_sigmoid_bar = value_bar * partials.1;
-    z_bar += z_sigmoid_bar * ::autodiff::__adjoint::derivative::sigmoid(z);
+    z_bar += z_sigmoid_bar * ::autodiff::__adjoint::rules::sigmoid_partial(z);
     let z_relu_bar = value_bar * partials.0;
-    z_bar += z_relu_bar * ::autodiff::__adjoint::derivative::relu(z);
+    z_bar += z_relu_bar * ::autodiff::__adjoint::rules::relu_partial(z);
     ({
         use self::*;
         affine::__reverse

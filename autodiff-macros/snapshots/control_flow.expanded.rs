@@ -172,13 +172,13 @@ pub fn series_adjoint(
     let value_bar = 1.0;
     let mut total_bar = 0.0;
     if total > 1.0 {
-        total_bar += value_bar / total;
+        total_bar += value_bar * ::autodiff::__adjoint::rules::ln_partial(total);
     } else {
         total_bar -= value_bar;
     }
     for i in (0..n).rev() {
         let x_powi_bar = total_bar * scale;
-        x_bar += x_powi_bar * ::autodiff::__adjoint::derivative::powi(x, i as i32);
+        x_bar += x_powi_bar * ::autodiff::__adjoint::rules::powi_partial(x, i as i32);
     }
     stack.observe(value);
     stack.observe(&x_bar);

@@ -160,12 +160,12 @@ fn wave_adjoint(
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
     let mut y_bar = ::autodiff::__adjoint::zero(&y);
     let value_bar = 1.0;
-    let partials = ::autodiff::__adjoint::log_partials(y, 2.0);
+    let partials = ::autodiff::__adjoint::rules::log_partials(y, 2.0);
     y_bar += value_bar * partials.0;
-    let partials_2 = ::autodiff::__adjoint::hypot_partials(x, y);
+    let partials_2 = ::autodiff::__adjoint::rules::hypot_partials(x, y);
     y_bar += value_bar * partials_2.1;
     x_bar += value_bar * partials_2.0;
-    x_bar += value_bar * (1.0 + x_tan * x_tan);
+    x_bar += value_bar * ::autodiff::__adjoint::rules::tan_partial(x_tan);
     stack.observe(value);
     stack.observe(&x_bar);
     stack.observe(&y_bar);

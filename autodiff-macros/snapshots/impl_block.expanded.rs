@@ -171,15 +171,15 @@ impl Neuron {
         __self: &Self,
         x: f64,
     ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self>> {
-        let tanh_2 = (__self.w * x + __self.b).tanh();
         stack.observe((__self.w * x + __self.b));
-        let value = tanh_2;
+        let value = (__self.w * x + __self.b).tanh();
         let value: f64 = value;
         let mut __self_bar = <Self as ::autodiff::__private::Parameter>::zero_owned(
             __self,
         );
         let value_bar = 1.0;
-        let sum_bar = value_bar * (1.0 - tanh_2 * tanh_2);
+        let sum_bar = value_bar
+            * ::autodiff::__adjoint::rules::tanh_partial(((__self.w * x + __self.b)));
         __self_bar.b += sum_bar;
         __self_bar.w += sum_bar * x;
         stack.observe(value);

@@ -199,6 +199,7 @@ pub fn mlp_loss_adjoint(
         }
         let z_tanh = z.tanh();
         stack.observe(z);
+        stack.push(z);
         stack.push(z_tanh);
         y_hat += z_tanh * w2[j];
     }
@@ -217,9 +218,10 @@ pub fn mlp_loss_adjoint(
     for j in (0..3).rev() {
         let mut z_bar = 0.0;
         let z_tanh = stack.pop();
+        let z = stack.pop();
         w2_bar[j] += y_hat_bar * z_tanh;
         let z_tanh_bar = y_hat_bar * w2[j];
-        z_bar += z_tanh_bar * (1.0 - z_tanh * z_tanh);
+        z_bar += z_tanh_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
         for i in (0..4).rev() {
             w1_bar[i][j] += z_bar * x[i];
             x_bar[i] += z_bar * w1[i][j];

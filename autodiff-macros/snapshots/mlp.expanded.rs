@@ -192,10 +192,9 @@ pub fn mlp_adjoint(
         for i in 0..2 {
             z += w1[j][i] * x[i];
         }
-        let z_tanh = z.tanh();
         stack.observe(z);
-        stack.push(z_tanh);
-        let value = z_tanh;
+        stack.push(z);
+        let value = z.tanh();
         h[j] = value;
     }
     let mut y = 0.0;
@@ -222,8 +221,8 @@ pub fn mlp_adjoint(
         let mut z_bar = 0.0;
         let assigned_bar = h_bar[j];
         h_bar[j] = 0.0;
-        let z_tanh = stack.pop();
-        z_bar += assigned_bar * (1.0 - z_tanh * z_tanh);
+        let z = stack.pop();
+        z_bar += assigned_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
         for i in (0..2).rev() {
             x_bar[i] += z_bar * w1[j][i];
             w1_bar[j][i] += z_bar * x[i];

@@ -96,7 +96,7 @@ macro_rules! one_operand {
             x.apply(Unary::$variant, at)
         }
     };
-    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $computes:literal $derivative:literal;)*) => {
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
         one_operand!(@munch [] [] $($variant $spelling $(($($how),*))? $operands $computes;)*);
     };
 }
@@ -187,7 +187,7 @@ pub fn powi<X: Real, N: PowiExponent>(x: X, n: N, at: Label) -> X::Output {
 }
 
 /// `powi`'s exponent, in the recording twin and in the compiled adjoint's
-/// derivative (`__adjoint::derivative::powi`): an `i32`, as `f64::powi`
+/// derivative (`__adjoint::rules::powi_partial`): an `i32`, as `f64::powi`
 /// takes. Any other number is the plain twin's mismatched types, so the
 /// impls for them never run; they leave that error the only one. An
 /// integer literal is an `i32` (the one integer impl that runs, and

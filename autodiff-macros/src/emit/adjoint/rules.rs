@@ -1,11 +1,12 @@
-//! The local derivative of each elementary function, as the reverse sweep
-//! writes it: a factor of the seed, read from the operand's value and, for
-//! the functions whose derivative is cheapest from their result (`exp`,
-//! `tanh`, `sqrt`, ...), from the hoisted result. Each is the tape's rule
-//! (`autodiff-core/src/ops.rs`); `tanh` reads `1 − tanh²` from the saved
-//! output, as lesson 15 writes it, where the tape computes `1/cosh²`.
+//! The local derivative of each function, as the reverse sweep writes it:
+//! a factor of the seed that calls the rule the table of operations names
+//! (`autodiff-ops-table`; the rules are `autodiff-core/src/rules.rs`, which
+//! the tape calls too), with the operand's value or the hoisted result, as
+//! the row says the rule reads. Nothing here names a function: a new row
+//! is compiled without an edit.
 
-use proc_macro2::TokenStream;
+use autodiff_ops_table::{by_callee, by_method, Operation, Rule};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use super::sweep::{Sweep, Unsupported};
@@ -20,25 +21,18 @@ pub enum Factor {
     Over(TokenStream, bool),
 }
 
-/// Functions that can turn a non-finite operand into a finite result:
-/// their operands are observed, so that the compiled path reruns the tape
-/// where the tape would have rejected the operand.
+/// Whether `func` can hide a non-finite operand from what the compiled
+/// path observes ([`Operation::absorbs`]): its operand is observed, so
+/// that the compiled path reruns the tape where the tape would have
+/// rejected the operand.
 pub fn absorbs(func: &str) -> bool {
-    matches!(
-        func,
-        "tanh"
-            | "exp"
-            | "atan"
-            | "sigmoid"
-            | "relu"
-            | "detach"
-            | "signum"
-            | "floor"
-            | "ceil"
-            | "round"
-            | "exp_m1"
-            | "recip"
-    )
+    by_callee(func).is_some_and(|op| op.absorbs)
+}
+
+/// `::autodiff::__adjoint::rules::name`, the rule a row names.
+fn rule_path(name: &str) -> TokenStream {
+    let name = Ident::new(name, Span::call_site());
+    quote!(::autodiff::__adjoint::rules::#name)
 }
 
 /// The factor for `func(operand)` (`whole` is the call), or `None` for a
@@ -49,90 +43,37 @@ pub fn elementary(
     operand: &Expr,
     whole: &Expr,
 ) -> Result<Option<Factor>, Unsupported> {
-    let adjoint = quote!(::autodiff::__adjoint);
-    let times = |f: TokenStream| Ok(Some(Factor::Times(f, false)));
-    let over = |f: TokenStream| Ok(Some(Factor::Over(f, false)));
-    match func {
-        "detach" | "signum" | "floor" | "ceil" | "round" => Ok(None),
-        "exp" => {
-            let v = sweep.hoist(whole);
-            times(quote!(#v))
+    let unsupported = || Unsupported {
+        construct: format!("`{func}`"),
+        line: crate::text::line(whole.span),
+    };
+    let op: &Operation = by_callee(func).ok_or_else(unsupported)?;
+    let (rule, read) = match op.rule {
+        Rule::Zero => return Ok(None),
+        Rule::Operand(rule) => (rule, sweep.val(operand)?),
+        Rule::Result(rule) => {
+            let y = sweep.hoist(whole);
+            (rule, quote!(#y))
         }
-        "tanh" => {
-            let v = sweep.hoist(whole);
-            times(quote!((1.0 - #v * #v)))
-        }
-        "sqrt" => {
-            let v = sweep.hoist(whole);
-            times(quote!((0.5 / #v)))
-        }
-        "recip" => {
-            let v = sweep.hoist(whole);
-            Ok(Some(Factor::Times(quote!((#v * #v)), true)))
-        }
-        "tan" => {
-            let v = sweep.hoist(whole);
-            times(quote!((1.0 + #v * #v)))
-        }
-        "cbrt" => {
-            let v = sweep.hoist(whole);
-            over(quote!((3.0 * #v * #v)))
-        }
-        "ln" => {
-            let x = sweep.val(operand)?;
-            over(x)
-        }
-        "sin" => {
-            let x = sweep.val(operand)?;
-            times(quote!(#x.cos()))
-        }
-        "cos" => {
-            let x = sweep.val(operand)?;
-            Ok(Some(Factor::Times(quote!(#x.sin()), true)))
-        }
-        "sinh" => {
-            let x = sweep.val(operand)?;
-            times(quote!(#x.cosh()))
-        }
-        "cosh" => {
-            let x = sweep.val(operand)?;
-            times(quote!(#x.sinh()))
-        }
-        "exp_m1" => {
-            let x = sweep.val(operand)?;
-            times(quote!(#x.exp()))
-        }
-        "atan" => {
-            let x = sweep.val(operand)?;
-            over(quote!((1.0 + #x * #x)))
-        }
-        "asin" | "acos" => {
-            let x = sweep.val(operand)?;
-            Ok(Some(Factor::Over(
-                quote!(((1.0 - #x) * (1.0 + #x)).sqrt()),
-                func == "acos",
-            )))
-        }
-        "ln_1p" => {
-            let x = sweep.val(operand)?;
-            over(quote!((1.0 + #x)))
-        }
-        "log10" => {
-            let x = sweep.val(operand)?;
-            over(quote!((#x * ::core::f64::consts::LN_10)))
-        }
-        "log2" => {
-            let x = sweep.val(operand)?;
-            over(quote!((#x * ::core::f64::consts::LN_2)))
-        }
-        "abs" | "relu" | "sigmoid" => {
-            let x = sweep.val(operand)?;
-            let name = proc_macro2::Ident::new(func, proc_macro2::Span::call_site());
-            times(quote!(#adjoint::derivative::#name(#x)))
-        }
-        other => Err(Unsupported {
-            construct: format!("`{other}`"),
-            line: crate::text::line(whole.span),
-        }),
+        Rule::None | Rule::Operands(_) | Rule::Power(_) => return Err(unsupported()),
+    };
+    let rule = rule_path(rule);
+    Ok(Some(Factor::Times(quote!(#rule(#read)), false)))
+}
+
+/// The rule giving both partials of the two-operand method `name`
+/// (`max`, `powf`, ...), if the table has one.
+pub fn two_operand(name: &str) -> Option<TokenStream> {
+    match by_method(name)?.rule {
+        Rule::Operands(rule) => Some(rule_path(rule)),
+        _ => None,
+    }
+}
+
+/// The rule of `x.powi(n)`.
+pub fn powi() -> TokenStream {
+    match by_method("powi").map(|op| op.rule) {
+        Some(Rule::Power(rule)) => rule_path(rule),
+        other => unreachable!("the table's powi row has a power rule, not {other:?}"),
     }
 }

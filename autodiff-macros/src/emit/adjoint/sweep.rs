@@ -2276,8 +2276,8 @@ impl<'m> Sweep<'m> {
                 }
                 let x = self.val(base)?;
                 let n = exponent.source.to_token_stream();
-                let adjoint = &self.adjoint;
-                let factor = Factor::Times(quote!(#adjoint::derivative::powi(#x, #n)), false);
+                let rule = rules::powi();
+                let factor = Factor::Times(quote!(#rule(#x, #n)), false);
                 self.pass(base, &seed, factor)
             }
             ExprKind::Sum { items, .. } => {
@@ -2369,22 +2369,13 @@ impl<'m> Sweep<'m> {
             }
             Arith::Rem => unsupported("`%`", expr),
             Arith::Method(name) => {
-                let helper = match name {
-                    "max" => "max_partials",
-                    "min" => "min_partials",
-                    "powf" => "powf_partials",
-                    "hypot" => "hypot_partials",
-                    "log" => "log_partials",
-                    _ => return unsupported(format!("`{name}`"), expr),
+                let Some(rule) = rules::two_operand(name) else {
+                    return unsupported(format!("`{name}`"), expr);
                 };
-                let helper = Ident::new(helper, Span::call_site());
                 let a = self.val(lhs)?;
                 let b = self.val(rhs)?;
                 let partials = self.temp("partials");
-                let adjoint = &self.adjoint;
-                self.cx
-                    .rev
-                    .push(quote!(let #partials = #adjoint::#helper(#a, #b);));
+                self.cx.rev.push(quote!(let #partials = #rule(#a, #b);));
                 for (child, left) in order {
                     let part = if left {
                         quote!(#partials.0)
