@@ -324,3 +324,36 @@ fn a_bias_feature_pushed_after_to_vec() {
     let tape = biased_grad_tape(&x, &w).unwrap();
     assert_eq!(tape.gradient, got.gradient);
 }
+
+// ---------------------------------------------------------------------
+// A constant `break` value beside a tracked one (random programs).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn constant_break_beside_tracked(x: f64) -> f64 {
+    let mut n = 0;
+    let y = loop {
+        if n >= 3 {
+            break x * 2.0;
+        }
+        n += 1;
+        if x > 0.0 {
+            break (0.5_f64).cos();
+        }
+    };
+    y * x
+}
+
+#[test]
+fn a_constant_break_value_is_lifted_beside_a_tracked_one() {
+    // Did not build: the tape's `break (0.5).cos()` stayed an `f64` where
+    // `break x * 2.0` is a `Scalar`.
+    for (x, y) in [(0.37, 0.5_f64.cos()), (-0.37, -0.74)] {
+        let got = compiled(|stack| constant_break_beside_tracked_adjoint(stack, x));
+        assert_eq!(got.value, y * x);
+        let want = if x > 0.0 { y } else { 4.0 * x };
+        assert_agree("constant break", &[got.gradient], &[want]);
+        let tape = constant_break_beside_tracked_grad_tape(x).unwrap();
+        assert_agree("constant break tape", &[tape.gradient], &[want]);
+    }
+}
