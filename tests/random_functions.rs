@@ -999,12 +999,16 @@ impl Gen {
             value: false,
         });
         let mut body = Vec::new();
+        let saved = self.vars.len();
+        self.nesting += 1;
         // No jump here: every round pushes.
         if self.rng.chance(40) && !self.assign(&mut body) {
             self.let_(&mut body);
         }
         let e = self.expr(1);
         body.push(Stmt::Push(name.clone(), e));
+        self.nesting -= 1;
+        self.vars.truncate(saved);
         self.loops.pop();
         out.push(Stmt::For(None, i, n, body));
         for v in self.vars.iter_mut().rev() {
