@@ -347,3 +347,71 @@ fn line_of(text: &str) -> u32 {
     let index = source.lines().position(|line| line == text).expect("line");
     index as u32 + 1
 }
+
+// ---------------------------------------------------------------------
+// A constant `break` value beside a tracked one (random programs).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn constant_break_beside_tracked(x: f64) -> f64 {
+    let mut n = 0;
+    let y = loop {
+        if n >= 3 {
+            break x * 2.0;
+        }
+        n += 1;
+        if x > 0.0 {
+            break (0.5_f64).cos();
+        }
+    };
+    y * x
+}
+
+#[test]
+fn a_constant_break_value_is_lifted_beside_a_tracked_one() {
+    // Did not build: the tape's `break (0.5).cos()` stayed an `f64` where
+    // `break x * 2.0` is a `Scalar`.
+    for (x, y) in [(0.37, 0.5_f64.cos()), (-0.37, -0.74)] {
+        let got = compiled(|stack| constant_break_beside_tracked_adjoint(stack, x));
+        assert_eq!(got.value, y * x);
+        let want = if x > 0.0 { y } else { 4.0 * x };
+        assert_agree("constant break", &[got.gradient], &[want]);
+        let tape = constant_break_beside_tracked_grad_tape(x).unwrap();
+        assert_agree("constant break tape", &[tape.gradient], &[want]);
+    }
+}
+
+// ---------------------------------------------------------------------
+// A `loop` whose value nothing tracked reaches (random programs).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn untracked_loop_value(x: f64) -> f64 {
+    let mut s = x;
+    let mut n = 0;
+    let k = loop {
+        if n >= 2 {
+            break 0.5_f64.cos();
+        }
+        n += 1;
+        s = s.sin() * x;
+    };
+    s * k
+}
+
+#[test]
+fn a_loop_with_an_untracked_value_builds() {
+    // Did not build: the forward sweep's stop on a non-finite value was
+    // `break;` in a loop whose `break`s carry an `f64`.
+    let x = 0.37_f64;
+    let got = compiled(|stack| untracked_loop_value_adjoint(stack, x));
+    let k = 0.5_f64.cos();
+    let s1 = x.sin() * x;
+    assert_eq!(got.value, s1.sin() * x * k);
+    // s2 = sin(s1)·x, s1 = sin(x)·x.
+    let ds1 = x.cos() * x + x.sin();
+    let want = k * (s1.cos() * ds1 * x + s1.sin());
+    assert_agree("untracked loop value", &[got.gradient], &[want]);
+    let tape = untracked_loop_value_grad_tape(x).unwrap();
+    assert_agree("untracked loop value tape", &[tape.gradient], &[want]);
+}

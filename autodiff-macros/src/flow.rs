@@ -25,6 +25,10 @@ pub struct Flow {
     /// reads a tracked name, binds one, or returns (a `return` in the
     /// recording twin returns a `Result`).
     touched: Vec<bool>,
+    /// By `Expr::id`: the loops (and labelled blocks) one of whose
+    /// `break`s carries a tracked value. Their every `break value` is
+    /// rewritten, so that a constant one is lifted to the same type.
+    loops: HashSet<usize>,
 }
 
 /// How one binding of a name gets its value.
@@ -49,6 +53,7 @@ impl Flow {
                 .collect(),
             certain: HashSet::new(),
             touched: Vec::new(),
+            loops: HashSet::new(),
         };
         // Each round walks the body once, finding what every expression
         // touches bottom-up; the last round (which finds no new name) leaves
@@ -58,13 +63,22 @@ impl Flow {
                 names: &flow.names,
                 found: Vec::new(),
                 touched: vec![false; function.exprs],
+                loops: &flow.loops,
+                found_loops: Vec::new(),
+                enclosing: Vec::new(),
             };
             walk.block(&function.body);
-            let Walk { found, touched, .. } = walk;
+            let Walk {
+                found,
+                touched,
+                found_loops,
+                ..
+            } = walk;
             flow.touched = touched;
-            let before = flow.names.len();
+            let before = (flow.names.len(), flow.loops.len());
             flow.names.extend(found);
-            if flow.names.len() == before {
+            flow.loops.extend(found_loops);
+            if (flow.names.len(), flow.loops.len()) == before {
                 break;
             }
         }
@@ -129,6 +143,12 @@ struct Walk<'f> {
     names: &'f HashSet<String>,
     found: Vec<String>,
     touched: Vec<bool>,
+    /// `Flow::loops` so far, and the loops newly found to join them.
+    loops: &'f HashSet<usize>,
+    found_loops: Vec<usize>,
+    /// The loops and labelled blocks around the expression walked: their
+    /// label, id, and whether an unlabelled `break` can leave them.
+    enclosing: Vec<(Option<String>, usize, bool)>,
 }
 
 impl Walk<'_> {
@@ -164,6 +184,53 @@ impl Walk<'_> {
     }
 
     fn expr(&mut self, expr: &Expr) -> bool {
+        let name = |label: Option<&syn::Label>| label.map(|label| label.name.ident.to_string());
+        let enclosing = match &expr.kind {
+            ExprKind::Loop { label, .. }
+            | ExprKind::While { label, .. }
+            | ExprKind::For { label, .. } => Some((name(*label), true)),
+            ExprKind::Block(label @ Some(_), _) => Some((name(*label), false)),
+            _ => None,
+        };
+        if let Some((label, loop_)) = enclosing.clone() {
+            self.enclosing.push((label, expr.id, loop_));
+        }
+        let touched = self.expr_inner(expr);
+        if enclosing.is_some() {
+            self.enclosing.pop();
+        }
+        // A `break` out of a loop whose value is tracked somewhere: its
+        // value is lifted too (`break 0.5` beside `break x`).
+        let touched = match &expr.kind {
+            ExprKind::Break {
+                label,
+                value: Some(value),
+            } => {
+                let target = self
+                    .enclosing
+                    .iter()
+                    .rev()
+                    .find(|(name, _, loop_)| match label {
+                        Some(label) => name.as_deref() == Some(&*label.ident.to_string()),
+                        None => *loop_,
+                    })
+                    .map(|(_, id, _)| *id);
+                if let Some(target) = target {
+                    if self.touched[value.id] {
+                        self.found_loops.push(target);
+                    }
+                    touched || self.loops.contains(&target)
+                } else {
+                    touched
+                }
+            }
+            _ => touched || self.loops.contains(&expr.id),
+        };
+        self.touched[expr.id] = touched;
+        touched
+    }
+
+    fn expr_inner(&mut self, expr: &Expr) -> bool {
         let mut touched = match &expr.kind {
             ExprKind::Path(path) => path
                 .path
@@ -264,7 +331,6 @@ impl Walk<'_> {
                 }
             }
         }
-        self.touched[expr.id] = touched;
         touched
     }
 }

@@ -1799,7 +1799,13 @@ impl<'m> Sweep<'m> {
         // A loop whose value is a number leaves with the failed sweep's
         // NaN; one with a value of another type (an integer), which cannot
         // depend on a tracked value, runs as written.
+        // A loop with a value nothing tracked reaches (`let k = loop {
+        // break 0.5; }`) runs as written too: its `break` needs a value of
+        // a type not known here.
+        let valued =
+            body.any_expr(&|expr| matches!(&expr.kind, ExprKind::Break { value: Some(_), .. }));
         let stop = match (seed, active) {
+            (None, _) if valued => None,
             (None, _) => Some(quote!(break #name;)),
             (Some(_), true) => Some(quote!(break #name #stack.failed();)),
             (Some(_), false) => None,

@@ -183,3 +183,38 @@ fn show() {
         println!("{}", prettyplease::unparse(&file));
     }
 }
+
+/// `REASONS=file,file cargo test -p autodiff-macros --lib reasons --
+/// --ignored --nocapture` prints, for every function of those files (the
+/// random programs of `tests/random_functions.rs`, say) that keeps the
+/// tape, its name and the construct that keeps it there, then a count of
+/// each construct.
+#[test]
+#[ignore]
+fn reasons() {
+    let Some(files) = std::env::var_os("REASONS") else {
+        return;
+    };
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    let mut compiled = 0;
+    for file in files.to_string_lossy().split(',') {
+        let source = std::fs::read_to_string(root().join(file)).expect("file");
+        let parsed = syn::parse_file(&source).expect("file parses");
+        let mut list = Vec::new();
+        functions(&parsed.items, &mut list);
+        for function in list {
+            match fallback(&function) {
+                Some(reason) => {
+                    println!("{file}: {}: {reason}", function.sig.ident);
+                    let construct = reason.rsplit_once(" at line ").map_or(&*reason, |(c, _)| c);
+                    *counts.entry(construct.to_owned()).or_default() += 1;
+                }
+                None => compiled += 1,
+            }
+        }
+    }
+    println!("{compiled} compiled");
+    for (construct, count) in counts {
+        println!("{count:>6}  {construct}");
+    }
+}
