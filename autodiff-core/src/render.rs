@@ -21,6 +21,7 @@
 //! | `timeline.rs` | [`Timeline`]: stored gradients step by step, as a table or cards |
 
 mod dot;
+mod geometry;
 mod layout;
 mod numbers;
 mod svg;

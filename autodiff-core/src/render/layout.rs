@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
+use super::geometry::{CHAR, LABEL_CHAR, LINE, MARGIN, PAD, TITLE};
 use super::numbers::Numbers;
-use super::svg::{CHAR, LABEL_CHAR, LINE, MARGIN, PAD, TITLE};
 use super::view::Model;
 
 /// Vertical distance between the incoming ports of one node; room for a

@@ -1,4 +1,4 @@
-//! Drawing SVG: the page geometry and the few pieces every picture is made
+//! Drawing SVG: the few pieces every picture is made
 //! of (the page preamble, a title, text lines, rounded cards), the graph
 //! picture of a pass drawn from its [`Layout`], and the summary card shown
 //! past the limits. The [`Timeline`](super::Timeline) draws its cards with
@@ -10,19 +10,7 @@ use super::layout::{Item, Layout};
 use super::numbers::Numbers;
 use super::view::{escape_with, Model, TapeView};
 
-// SVG geometry, in pixels. The font is monospace so that text widths can be
-// computed from character counts without font metrics.
-const FONT: &str = "DejaVu Sans Mono, Menlo, Consolas, monospace";
-const FONT_SIZE: f64 = 13.0;
-pub(super) const LABEL_SIZE: f64 = 12.0;
-pub(super) const CHAR: f64 = 0.6 * FONT_SIZE;
-pub(super) const LABEL_CHAR: f64 = 0.6 * LABEL_SIZE;
-pub(super) const LINE: f64 = 17.0;
-pub(super) const PAD: f64 = 9.0;
-pub(super) const MARGIN: f64 = 20.0;
-pub(super) const TITLE: f64 = 34.0;
-/// The first baseline in a box sits one font size below its top.
-pub(super) const BASELINE: f64 = FONT_SIZE;
+use super::geometry::{BASELINE, CHAR, FONT, FONT_SIZE, LABEL_SIZE, LINE, MARGIN, PAD};
 /// The colour of arrows and their heads.
 pub(super) const INK: &str = "#4a5560";
 const DASHED: &str = " stroke-dasharray=\"5,4\"";

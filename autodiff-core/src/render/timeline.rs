@@ -3,8 +3,9 @@
 
 use std::fmt::{self, Write as _};
 
+use super::geometry::{BASELINE, CHAR, LINE, MARGIN, PAD, TITLE};
 use super::numbers::Numbers;
-use super::svg::{self, Card, BASELINE, CHAR, INK, LINE, MARGIN, PAD, TITLE};
+use super::svg::{self, Card, INK};
 use super::table::Table;
 use super::view::unique_names;
 use crate::tape::Scalar;
