@@ -39,7 +39,9 @@
 //! every loop is bounded, so nearly every point is valid.
 //!
 //! Environment: `RANDOM_FUNCTIONS_SEED=<n>` explores other functions than
-//! the default set, `RANDOM_FUNCTIONS_FILES` and `RANDOM_FUNCTIONS_PER_FILE`
+//! the default set, `RANDOM_FUNCTIONS_LENIENT=1` notes a function drawn from
+//! compiled constructs that keeps the tape (slow, not wrong) instead of
+//! failing on it, `RANDOM_FUNCTIONS_FILES` and `RANDOM_FUNCTIONS_PER_FILE`
 //! set how many (the default run is 4 × 12), for long runs outside CI.
 
 use std::collections::BTreeMap;
@@ -1295,7 +1297,11 @@ fn run(
         (direct, stack.is_empty())
     });
     let compiled = !FELL_BACK.with(|c| c.get());
-    assert!(compiled || !must_compile, "{name}: drawn from compiled constructs, keeps the tape\n{source}");
+    if !compiled && must_compile {
+        // A fallback is slow, not wrong: a long run notes it and checks on.
+        assert!(LENIENT, "{name}: drawn from compiled constructs, keeps the tape\n{source}");
+        eprintln!("{name}: drawn from compiled constructs, keeps the tape (not failed: RANDOM_FUNCTIONS_LENIENT)");
+    }
     let tape_result = tape(at);
     let entry = report.0.entry(name.to_owned()).or_insert((compiled, 0, 0, tags));
     if tape_result.is_ok() { entry.1 += 1 } else { entry.2 += 1 }
@@ -1429,6 +1435,8 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     let _ = writeln!(out, "#![allow(unused, clippy::all)]");
     let _ = writeln!(out, "use autodiff::prelude::*;");
     let _ = writeln!(out, "#[path = {dual_path:?}]\nmod dual;");
+    let lenient = std::env::var_os("RANDOM_FUNCTIONS_LENIENT").is_some();
+    let _ = writeln!(out, "const LENIENT: bool = {lenient};");
     out.push_str(CHECK);
 
     let mut gen = Gen {
