@@ -316,6 +316,26 @@ impl Stack {
         self.control.pop().unwrap_or(0)
     }
 
+    /// Saves an index the reverse sweep reads after the body has changed
+    /// it: `l[idx]` of a counted `idx` (`idx += 1`).
+    #[inline(always)]
+    pub fn push_index(&mut self, index: usize) {
+        self.control.push(index);
+    }
+
+    /// The last saved index. An empty stack (a bug in the generated code)
+    /// fails the sweep, and gives 0.
+    #[inline(always)]
+    pub fn pop_index(&mut self) -> usize {
+        match self.control.pop() {
+            Some(index) => index,
+            None => {
+                self.finite = false;
+                0
+            }
+        }
+    }
+
     /// Saves which arm of an `if`/`match`, which `break` or which `return`
     /// ran, numbered in source order.
     #[inline(always)]

@@ -100,6 +100,10 @@ struct StmtCx {
     /// Values to push (forward tokens) and the names they come back as.
     saves: Vec<(TokenStream, Ident)>,
     saved_keys: HashMap<String, Ident>,
+    /// Indices to push (forward tokens) and the names they come back as:
+    /// an index the body changes before the reverse sweep (`l[idx]` of a
+    /// counted `idx`), saved as the statement reads it.
+    index_saves: Vec<(TokenStream, Ident)>,
     /// The reverse statements, in order.
     rev: Vec<TokenStream>,
     /// Seed temporaries numbered per statement: `product_bar_2`.
@@ -910,7 +914,7 @@ impl<'m> Sweep<'m> {
         match &expr.kind {
             ExprKind::Assign { target, value } if self.root_active(target) => {
                 self.cx = StmtCx::default();
-                let bar = self.bar_place(target)?;
+                let bar = self.saved_bar_place(target)?;
                 let assigned = self.temp("assigned_bar");
                 let whole = !self.scalar(value);
                 let adjoint = &self.adjoint;
@@ -930,8 +934,12 @@ impl<'m> Sweep<'m> {
                 let outer = std::mem::take(&mut self.cx);
                 let (mut f, v, r) = self.value(value, &seed)?;
                 let target_src = target.source.to_token_stream();
+                // The target's saved index, pushed after the value's own
+                // saves and so popped before them.
+                let (pushes, mut rev) = self.saves_code(&outer);
+                f.extend(pushes);
                 f.push(quote!(#target_src = #v #semi));
-                let mut rev = outer.rev;
+                rev.extend(outer.rev);
                 rev.extend(r);
                 Ok((f, rev))
             }
@@ -1070,13 +1078,20 @@ impl<'m> Sweep<'m> {
         semi: Option<TokenStream>,
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
         self.cx = StmtCx::default();
-        let bar = self.bar_place(target)?;
         let carries = self.active(value);
         let branching = matches!(
             value.kind,
             ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(None, _)
         );
-        if branching && carries && matches!(op, Arith::Add | Arith::Sub) {
+        let branched = branching && carries && matches!(op, Arith::Add | Arith::Sub);
+        // A branching value is swept as a value of its own, with no room
+        // for this statement's saves.
+        let bar = if branched {
+            self.bar_place(target)?
+        } else {
+            self.saved_bar_place(target)?
+        };
+        if branched {
             let op_token = match whole.source {
                 Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
                 _ => return unsupported(describe(whole), whole),
@@ -1175,18 +1190,33 @@ impl<'m> Sweep<'m> {
     /// `stmt`) and reverse (pops, then the adjoint statements).
     fn finish(&mut self, stmt: TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let cx = std::mem::take(&mut self.cx);
+        let mut fwd = cx.hoists.clone();
+        fwd.extend(cx.observes.iter().cloned());
+        let (pushes, mut rev) = self.saves_code(&cx);
+        fwd.extend(pushes);
+        fwd.push(stmt);
+        rev.extend(cx.rev);
+        (fwd, rev)
+    }
+
+    /// A statement's pushes (forward, before the statement) and pops
+    /// (reverse, before its adjoint statements), last pushed first popped.
+    fn saves_code(&self, cx: &StmtCx) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let stack = &self.stack;
-        let mut fwd = cx.hoists;
-        fwd.extend(cx.observes);
+        let mut fwd = Vec::new();
         let mut rev = Vec::new();
         for (value, _) in &cx.saves {
             fwd.push(quote!(#stack.push(#value);));
         }
+        for (index, _) in &cx.index_saves {
+            fwd.push(quote!(#stack.push_index(#index);));
+        }
+        for (_, name) in cx.index_saves.iter().rev() {
+            rev.push(quote!(let #name = #stack.pop_index();));
+        }
         for (_, name) in cx.saves.iter().rev() {
             rev.push(quote!(let #name = #stack.pop();));
         }
-        fwd.push(stmt);
-        rev.extend(cx.rev);
         (fwd, rev)
     }
 
@@ -2139,8 +2169,31 @@ impl<'m> Sweep<'m> {
         Ident::new(&name, Span::mixed_site())
     }
 
-    /// The adjoint place of a place expression: `w1_bar[j][i]`.
+    /// The adjoint place of a place expression: `w1_bar[j][i]`; one whose
+    /// index changes before the reverse sweep is refused (see
+    /// `saved_bar_place`).
     fn bar_place(&self, place: &Expr) -> R<TokenStream> {
+        self.bar_place_saving(place, None)
+    }
+
+    /// The adjoint place of a place the current statement reads or writes:
+    /// an index that changes before the reverse sweep (`out[row] += l[idx]
+    /// * x[col]; idx += 1;`) is pushed before the statement and popped as
+    /// the index of the adjoint place.
+    fn saved_bar_place(&mut self, place: &Expr) -> R<TokenStream> {
+        let mut saves = Vec::new();
+        let bar = self.bar_place_saving(place, Some(&mut saves))?;
+        self.cx.index_saves.extend(saves);
+        Ok(bar)
+    }
+
+    /// `bar_place`, with the indices to save collected into `saves` when
+    /// given (else refused).
+    fn bar_place_saving(
+        &self,
+        place: &Expr,
+        mut saves: Option<&mut Vec<(TokenStream, Ident)>>,
+    ) -> R<TokenStream> {
         match &place.kind {
             ExprKind::Path(path) => {
                 let Some(ident) = path.path.get_ident() else {
@@ -2152,22 +2205,49 @@ impl<'m> Sweep<'m> {
                 }
             }
             ExprKind::Index { base, index } => {
-                let base = self.bar_place(base)?;
-                if !self.fully_available(index) {
-                    return unsupported("an index that changes before the reverse sweep", index);
+                let base = self.bar_place_saving(base, saves.as_deref_mut())?;
+                if self.fully_available(index) {
+                    let index = index.source.to_token_stream();
+                    return Ok(quote!(#base[#index]));
                 }
-                let index = index.source.to_token_stream();
-                Ok(quote!(#base[#index]))
+                // One element's index (a `usize`), read twice in the
+                // forward (pushed, then indexed) with no effect between.
+                let savable = !has_call(index) && !matches!(index.kind, ExprKind::Range { .. });
+                let Some(saves) = saves.filter(|_| savable) else {
+                    return unsupported("an index that changes before the reverse sweep", index);
+                };
+                let src = index.source.to_token_stream();
+                let key = src.to_string();
+                let known = self
+                    .cx
+                    .index_saves
+                    .iter()
+                    .chain(saves.iter())
+                    .find(|(value, _)| value.to_string() == key);
+                let name = match known {
+                    Some((_, name)) => name.clone(),
+                    None => {
+                        let k = self.cx.index_saves.len() + saves.len() + 1;
+                        let name = if k == 1 {
+                            Ident::new("saved_index", Span::mixed_site())
+                        } else {
+                            Ident::new(&format!("saved_index_{k}"), Span::mixed_site())
+                        };
+                        saves.push((src, name.clone()));
+                        name
+                    }
+                };
+                Ok(quote!(#base[#name]))
             }
             ExprKind::Paren(inner)
             | ExprKind::Reference { expr: inner, .. }
             | ExprKind::Prefix {
                 op: syn::UnOp::Deref(_),
                 operand: inner,
-            } => self.bar_place(inner),
+            } => self.bar_place_saving(inner, saves),
             // A model's adjoint is a model: `net_bar.layers[k].w[j]`.
             ExprKind::Field { base, member } => {
-                let base = self.bar_place(base)?;
+                let base = self.bar_place_saving(base, saves)?;
                 Ok(quote!(#base.#member))
             }
             _ => unsupported(describe(place), place),
@@ -2184,7 +2264,7 @@ impl<'m> Sweep<'m> {
         if !seed.whole && dims_of(place, &self.an.dims).is_some_and(|dims| dims > 0) {
             return unsupported("an array used as a number", place);
         }
-        let bar = self.bar_place(place)?;
+        let bar = self.saved_bar_place(place)?;
         let tokens = &seed.tokens;
         let adjoint = &self.adjoint;
         let stmt = if seed.whole {
