@@ -35,7 +35,9 @@
 //!   calling convention of annotated calls. A caller's forward sweep calls
 //!   `g::__forward(stack, args((a, b)))`; its reverse sweep, at the same
 //!   statement reversed, calls `g::__reverse(stack, args((a, b)), y_bar,
-//!   args((&mut a_bar, &mut b_bar)))` with the same arguments: each pair
+//!   args((&mut a_bar, &mut b_bar)))` with the same arguments (or `None`
+//!   for them where they changed since the forward: the reverse reads only
+//!   the adjoints, and the gradient the forward pushed): each pair
 //!   takes its parameters as one `Option` of a tuple, which [`args`] makes
 //!   from the arguments written, so that a wrong count or type is the plain
 //!   twin's error alone (the caller's

@@ -465,11 +465,12 @@ fn pair_items(
         };
         #forward_body
     };
+    // The reverse reads the adjoints only: a caller passes `None` for
+    // arguments that changed since its forward (a call with another count
+    // has `None` adjoints too).
     let reverse_body = quote! {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((#(#bar_pats,)*)),
-        ) = (#args, #bars_ident) else {
+        let _ = #args;
+        let ::core::option::Option::Some((#(#bar_pats,)*)) = #bars_ident else {
             return #stack.fail();
         };
         #reverse_body

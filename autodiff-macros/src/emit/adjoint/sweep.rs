@@ -2545,26 +2545,29 @@ impl<'m> Sweep<'m> {
         let mut arg_src = Vec::new();
         let mut bars = Vec::new();
         let mut after = Vec::new();
+        // The reverse reads no argument's value (the forward pushed the
+        // gradient at the arguments), only their adjoints: an argument that
+        // changes before the reverse sweep (`lse(&v)` in the loop that
+        // rewrites `v`) is passed as `None`, its adjoint at its place, with
+        // any index the body changes saved.
+        let mut replayed = true;
         if let Some(receiver) = receiver {
-            if !self.fully_available(receiver) {
-                return unsupported("a method called on a model that changes", receiver);
-            }
+            let available = self.fully_available(receiver);
+            replayed &= available;
             let src = receiver.source.to_token_stream();
             arg_src.push(quote!(&#src));
             if self.active(receiver) {
-                let bar = self.bar_place(receiver)?;
+                let bar = self.saved_bar_place(receiver)?;
                 bars.push(quote!(&mut #bar));
-            } else {
+            } else if available {
                 bars.push(quote!(&mut #adjoint::zero(&(#src))));
+            } else {
+                return unsupported("a method called on a model that changes", receiver);
             }
         }
         for arg in args {
-            if !self.fully_available(arg) {
-                return unsupported(
-                    "a call whose argument changes before the reverse sweep",
-                    arg,
-                );
-            }
+            let available = self.fully_available(arg);
+            replayed &= available;
             let src = arg.source.to_token_stream();
             arg_src.push(self.passed(arg));
             let place = match &arg.kind {
@@ -2576,9 +2579,21 @@ impl<'m> Sweep<'m> {
                 _ => None,
             };
             if !self.active(arg) {
-                bars.push(quote!(&mut #adjoint::zero(&(#src))));
+                // A constant argument's adjoint, which takes its part of the
+                // gradient and drops it: shaped by the argument, or a
+                // number's.
+                if available {
+                    bars.push(quote!(&mut #adjoint::zero(&(#src))));
+                } else if self.scalar(arg) {
+                    bars.push(quote!(&mut 0.0));
+                } else {
+                    return unsupported(
+                        "a call whose argument changes before the reverse sweep",
+                        arg,
+                    );
+                }
             } else if let Some(place) = place {
-                let bar = self.bar_place(place)?;
+                let bar = self.saved_bar_place(place)?;
                 // Two `&mut` of one adjoint in one call do not borrow-check.
                 if bars
                     .iter()
@@ -2595,8 +2610,13 @@ impl<'m> Sweep<'m> {
             }
         }
         let value_bar = seed.signed();
+        let args = if replayed {
+            quote!(#adjoint::args((#(#arg_src,)*)))
+        } else {
+            quote!(::core::option::Option::None)
+        };
         self.cx.rev.push(quote! {
-            #reverse(#stack, #adjoint::args((#(#arg_src,)*)), #value_bar, #adjoint::args((#(#bars,)*)));
+            #reverse(#stack, #args, #value_bar, #adjoint::args((#(#bars,)*)));
         });
         for (arg, name) in after.into_iter().rev() {
             self.rev(arg, Seed::new(name.to_token_stream()))?;
