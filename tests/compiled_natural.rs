@@ -1,7 +1,8 @@
 //! Code written as a newcomer writes it (ADBench's GMM, bundle adjustment
 //! and k-means from their definitions) keeps the compiled adjoint: a
 //! counted index (`l[idx]; idx += 1`), an annotated call on a local the
-//! loop around it rewrites (`total += logsumexp(&v)`), ... Each function here has an
+//! loop around it rewrites (`total += logsumexp(&v)`), an array literal of
+//! tracked values (`let p = [x[0] - c[3], ...]`), ... Each function here has an
 //! `f_adjoint` that returns `Some` on a fresh stack and leaves it empty
 //! (compiled, not the tape), and `f_grad` is checked against an
 //! independent oracle (a closed form, or forward mode on dual numbers
@@ -88,6 +89,16 @@ impl D {
     fn exp(self) -> D {
         let e = self.0.exp();
         D(e, e * self.1)
+    }
+    fn sqrt(self) -> D {
+        let r = self.0.sqrt();
+        D(r, self.1 / (2.0 * r))
+    }
+    fn sin(self) -> D {
+        D(self.0.sin(), self.0.cos() * self.1)
+    }
+    fn cos(self) -> D {
+        D(self.0.cos(), -self.0.sin() * self.1)
     }
     fn ln(self) -> D {
         D(self.0.ln(), self.1 / self.0)
@@ -503,5 +514,140 @@ fn a_call_on_a_changing_local_passes_its_adjoint() -> Result<(), Box<dyn std::er
         oracle,
     );
     assert!(gmm_objective_check(&alphas, &means, &icf, &x)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// An array literal (or `vec![..]`) of tracked values: each item's adjoint
+// is the array adjoint's at its position.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn array_literal(x: &[f64], c: &[f64]) -> f64 {
+    let y = [x[0] - c[3], x[1] - c[4], x[2] - c[5]];
+    y[0] * y[0] + y[1] * y[1] + y[2] * y[2]
+}
+
+/// Items whose forward is rebuilt (the reverse reads `exp`'s value), and a
+/// `vec!` written again by an assignment.
+#[differentiable]
+fn vec_literal(x: &[f64]) -> f64 {
+    let mut v = vec![x[0].exp(), x[1] * x[2], 2.0];
+    v = vec![v[1], v[0].sin() * v[2], x[0]];
+    v[0] * v[1] + v[2]
+}
+
+/// ADBench bundle adjustment's squared reprojection error of one point
+/// seen by one camera, written from its definition: `cam` is a Rodrigues
+/// rotation (3), the centre (3), the focal length, the principal point
+/// (2) and two radial distortion coefficients.
+#[differentiable]
+fn reprojection(cam: &[f64], point: &[f64], #[constant] feat: &[f64]) -> f64 {
+    let xcam = [point[0] - cam[3], point[1] - cam[4], point[2] - cam[5]];
+    let theta = (cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2]).sqrt();
+    let w = [cam[0] / theta, cam[1] / theta, cam[2] / theta];
+    let (ct, st) = (theta.cos(), theta.sin());
+    let cross = [
+        w[1] * xcam[2] - w[2] * xcam[1],
+        w[2] * xcam[0] - w[0] * xcam[2],
+        w[0] * xcam[1] - w[1] * xcam[0],
+    ];
+    let tmp = (w[0] * xcam[0] + w[1] * xcam[1] + w[2] * xcam[2]) * (1.0 - ct);
+    let xr = [
+        xcam[0] * ct + cross[0] * st + w[0] * tmp,
+        xcam[1] * ct + cross[1] * st + w[1] * tmp,
+        xcam[2] * ct + cross[2] * st + w[2] * tmp,
+    ];
+    let p = [xr[0] / xr[2], xr[1] / xr[2]];
+    let rsq = p[0] * p[0] + p[1] * p[1];
+    let l = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
+    let ex = p[0] * l * cam[6] + cam[7] - feat[0];
+    let ey = p[1] * l * cam[6] + cam[8] - feat[1];
+    ex * ex + ey * ey
+}
+
+fn reprojection_dual(v: &[D], feat: &[f64]) -> D {
+    let (cam, point) = v.split_at(11);
+    let xcam: Vec<D> = (0..3).map(|i| point[i] - cam[3 + i]).collect();
+    let theta = (cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2]).sqrt();
+    let w: Vec<D> = (0..3).map(|i| cam[i] / theta).collect();
+    let (ct, st) = (theta.cos(), theta.sin());
+    let cross = [
+        w[1] * xcam[2] - w[2] * xcam[1],
+        w[2] * xcam[0] - w[0] * xcam[2],
+        w[0] * xcam[1] - w[1] * xcam[0],
+    ];
+    let tmp = (w[0] * xcam[0] + w[1] * xcam[1] + w[2] * xcam[2]) * (D::c(1.0) - ct);
+    let xr: Vec<D> = (0..3)
+        .map(|i| xcam[i] * ct + cross[i] * st + w[i] * tmp)
+        .collect();
+    let p = [xr[0] / xr[2], xr[1] / xr[2]];
+    let rsq = p[0] * p[0] + p[1] * p[1];
+    let l = D::c(1.0) + cam[9] * rsq + cam[10] * rsq * rsq;
+    let ex = p[0] * l * cam[6] + cam[7] - D::c(feat[0]);
+    let ey = p[1] * l * cam[6] + cam[8] - D::c(feat[1]);
+    ex * ex + ey * ey
+}
+
+#[test]
+fn an_array_literal_of_tracked_values_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [0.5, -1.5, 2.25];
+    let c = [9.0, 9.0, 9.0, 0.25, 0.5, -1.0];
+    let adjoint = compiled(|stack| array_literal_adjoint(stack, &x, &c));
+    let grad = array_literal_grad(&x, &c)?;
+    let tape = array_literal_grad_tape(&x, &c)?;
+    // Closed form: Σ (x_i - c_{i+3})².
+    let mut value = 0.0;
+    let (mut gx, mut gc) = (vec![0.0; 3], vec![0.0; 6]);
+    for i in 0..3 {
+        let y = x[i] - c[i + 3];
+        value += y * y;
+        gx[i] = 2.0 * y;
+        gc[i + 3] = -2.0 * y;
+    }
+    let flat = |g: &(Vec<f64>, Vec<f64>)| cat(&[&g.0, &g.1]);
+    check(
+        "array_literal",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        (value, cat(&[&gx, &gc])),
+    );
+    assert!(array_literal_check(&x, &c)?.passed());
+
+    let x = [0.3, -0.7, 1.2];
+    let adjoint = compiled(|stack| vec_literal_adjoint(stack, &x));
+    let grad = vec_literal_grad(&x)?;
+    let tape = vec_literal_grad_tape(&x)?;
+    let oracle = forward_mode(&x, |v| {
+        let (a, b) = (v[1] * v[2], v[0].exp().sin() * D::c(2.0));
+        a * b + v[0]
+    });
+    check(
+        "vec_literal",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        oracle,
+    );
+    assert!(vec_literal_check(&x)?.passed());
+
+    let cam = [
+        0.1, -0.2, 0.15, 0.3, -0.1, -4.0, 500.0, 1.5, -2.0, 1e-3, -2e-4,
+    ];
+    let point = [0.5, 0.25, 3.0];
+    let feat = [40.0, -25.0];
+    let adjoint = compiled(|stack| reprojection_adjoint(stack, &cam, &point, &feat));
+    let grad = reprojection_grad(&cam, &point, &feat)?;
+    let tape = reprojection_grad_tape(&cam, &point, &feat)?;
+    let oracle = forward_mode(&cat(&[&cam, &point]), |v| reprojection_dual(v, &feat));
+    check(
+        "reprojection",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(reprojection_check(&cam, &point, &feat)?.passed());
     Ok(())
 }

@@ -2337,6 +2337,7 @@ impl<'m> Sweep<'m> {
                 self.rev(receiver, seed)
             }
             ExprKind::Binary { op, lhs, rhs, .. } => self.rev_binary(expr, *op, lhs, rhs, &seed),
+            ExprKind::Array(items) | ExprKind::VecList(items) => self.rev_items(expr, items, &seed),
             ExprKind::Neg { operand, .. } => {
                 self.pass(operand, &seed.clone().negate(), Factor::One)
             }
@@ -2389,6 +2390,36 @@ impl<'m> Sweep<'m> {
             }
             _ => unsupported(describe(expr), expr),
         }
+    }
+
+    /// An array literal or `vec![..]` of tracked values (`[x[0] - c[3],
+    /// x[1] - c[4]]`): each item's adjoint is the whole seed's at its
+    /// position, right to left.
+    fn rev_items(&mut self, expr: &Expr, items: &[Expr], seed: &Seed) -> R<()> {
+        if !seed.whole {
+            return unsupported("an array used as a number", expr);
+        }
+        let tokens = &seed.tokens;
+        let whole = if is_simple(tokens) {
+            tokens.clone()
+        } else {
+            quote!((#tokens))
+        };
+        for (k, item) in items.iter().enumerate().rev() {
+            let k = Literal::usize_unsuffixed(k);
+            let item_seed = Seed {
+                tokens: quote!(#whole[#k]),
+                negated: false,
+                whole: !self.scalar(item),
+            };
+            let item_seed = if seed.negated {
+                item_seed.negate()
+            } else {
+                item_seed
+            };
+            self.pass(item, &item_seed, Factor::One)?;
+        }
+        Ok(())
     }
 
     fn rev_binary(&mut self, expr: &Expr, op: Arith, lhs: &Expr, rhs: &Expr, seed: &Seed) -> R<()> {
@@ -2929,6 +2960,16 @@ impl<'m> Sweep<'m> {
     }
 
     fn fwd_rebuild(&mut self, expr: &Expr) -> R<TokenStream> {
+        if let ExprKind::Array(items) | ExprKind::VecList(items) = &expr.kind {
+            let items = items
+                .iter()
+                .map(|item| self.fwd(item))
+                .collect::<R<Vec<_>>>()?;
+            return Ok(match expr.kind {
+                ExprKind::Array(_) => quote!([#(#items),*]),
+                _ => quote!(::std::vec![#(#items),*]),
+            });
+        }
         let source = match expr.source {
             Source::Expr(source) => source,
             Source::Macro(_) => return unsupported(describe(expr), expr),

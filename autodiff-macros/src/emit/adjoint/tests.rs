@@ -74,8 +74,6 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: swap_pairs: a binding whose shape the reverse sweep cannot see at line 241",
     "tests/corpus/regressions.rs: without_debug_scale: an attribute on a statement at line 14",
     "tests/corpus/regressions.rs: cfg_let: an attribute on a statement at line 32",
-    "tests/macro_arrays.rs: first_and_len: `[x[0], 2.0 * x[1], 3.0]` at line 201",
-    "tests/macro_edge_cases.rs: stacked: `[layer(w, &v), layer([1.0, - 1.0], &v)]` at line 17",
     "tests/compiled_patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
 ];
 
