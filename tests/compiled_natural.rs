@@ -2,7 +2,9 @@
 //! and k-means from their definitions) keeps the compiled adjoint: a
 //! counted index (`l[idx]; idx += 1`), an annotated call on a local the
 //! loop around it rewrites (`total += logsumexp(&v)`), an array literal of
-//! tracked values (`let p = [x[0] - c[3], ...]`), ... Each function here has an
+//! tracked values (`let p = [x[0] - c[3], ...]`), a binding given its
+//! value by the branches (`let y; if c { y = .. } else { y = .. }`, and
+//! `let (a, b) = if c { let s = ..; (..) } else { (..) };`), ... Each function here has an
 //! `f_adjoint` that returns `Some` on a fresh stack and leaves it empty
 //! (compiled, not the tape), and `f_grad` is checked against an
 //! independent oracle (a closed form, or forward mode on dual numbers
@@ -99,6 +101,13 @@ impl D {
     }
     fn cos(self) -> D {
         D(self.0.cos(), -self.0.sin() * self.1)
+    }
+    fn abs(self) -> D {
+        if self.0 < 0.0 {
+            D(-self.0, -self.1)
+        } else {
+            self
+        }
     }
     fn ln(self) -> D {
         D(self.0.ln(), self.1 / self.0)
@@ -649,5 +658,178 @@ fn an_array_literal_of_tracked_values_is_compiled() -> Result<(), Box<dyn std::e
         oracle,
     );
     assert!(reprojection_check(&cam, &point, &feat)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// A binding given its value by the branches: `let y;` then `y = ..` in
+// each; a tuple `let` whose branches compute first is read as that.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn deferred_let(x: f64, y: f64) -> f64 {
+    let z;
+    if x > y {
+        z = x * y;
+    } else {
+        z = x - y;
+    }
+    z * z
+}
+
+#[differentiable]
+fn tuple_if(x: f64, y: f64) -> f64 {
+    let (a, b) = if x > y {
+        let s = x * y;
+        (s, s + x)
+    } else {
+        (x, y)
+    };
+    a * b
+}
+
+/// The components read the names the pattern binds: bound after the `if`.
+#[differentiable]
+fn tuple_if_rebinding(x: f64, y: f64) -> f64 {
+    let (a, b) = (x, y);
+    let (a, b) = if a > b {
+        let s = a * b;
+        (b, s)
+    } else {
+        (a + 1.0, b)
+    };
+    a * b
+}
+
+/// A robust fit of a line: each residual's Huber loss and an asymmetric
+/// weight, chosen by its size and sign.
+#[differentiable]
+fn robust_fit(
+    a: f64,
+    b: f64,
+    #[constant] xs: &[f64],
+    #[constant] ys: &[f64],
+    #[constant] delta: f64,
+) -> f64 {
+    let mut total = 0.0;
+    for i in 0..xs.len() {
+        let r = ys[i] - (a * xs[i] + b);
+        let loss;
+        if r.abs() <= delta {
+            loss = 0.5 * r * r;
+        } else {
+            loss = delta * (r.abs() - 0.5 * delta);
+        }
+        let (scaled, w) = if r >= 0.0 {
+            let s = loss * 0.75;
+            (s, 1.5)
+        } else {
+            let s = loss * 0.25;
+            (s, 0.5 + a * a)
+        };
+        total += scaled * w;
+    }
+    total
+}
+
+fn robust_fit_dual(v: &[D], xs: &[f64], ys: &[f64], delta: f64) -> D {
+    let (a, b) = (v[0], v[1]);
+    let mut total = D::c(0.0);
+    for (&x, &y) in xs.iter().zip(ys) {
+        let r = D::c(y) - (a * D::c(x) + b);
+        let loss = if r.abs().0 <= delta {
+            D::c(0.5) * r * r
+        } else {
+            D::c(delta) * (r.abs() - D::c(0.5 * delta))
+        };
+        total = total
+            + if r.0 >= 0.0 {
+                loss * D::c(0.75) * D::c(1.5)
+            } else {
+                loss * D::c(0.25) * (D::c(0.5) + a * a)
+            };
+    }
+    total
+}
+
+#[test]
+fn a_binding_given_its_value_by_the_branches() -> Result<(), Box<dyn std::error::Error>> {
+    for (x, y) in [(2.0, 0.5), (0.5, 2.0)] {
+        let pair = |g: (f64, f64)| vec![g.0, g.1];
+        // Closed forms, by branch.
+        let (z, dz) = if x > y {
+            (x * y, [y, x])
+        } else {
+            (x - y, [1.0, -1.0])
+        };
+        let adjoint = compiled(|stack| deferred_let_adjoint(stack, x, y));
+        let grad = deferred_let_grad(x, y)?;
+        let tape = deferred_let_grad_tape(x, y)?;
+        check(
+            "deferred_let",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            (z * z, vec![2.0 * z * dz[0], 2.0 * z * dz[1]]),
+        );
+        assert!(deferred_let_check(x, y)?.passed());
+
+        // x > y: (xy)(xy + x); else x y.
+        let (value, gradient) = if x > y {
+            let s = x * y;
+            (
+                s * (s + x),
+                vec![y * (s + x) + s * (y + 1.0), x * (s + x) + s * x],
+            )
+        } else {
+            (x * y, vec![y, x])
+        };
+        let adjoint = compiled(|stack| tuple_if_adjoint(stack, x, y));
+        let grad = tuple_if_grad(x, y)?;
+        let tape = tuple_if_grad_tape(x, y)?;
+        check(
+            "tuple_if",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            (value, gradient),
+        );
+        assert!(tuple_if_check(x, y)?.passed());
+
+        // x > y: y · xy; else (x + 1) y.
+        let (value, gradient) = if x > y {
+            (x * y * y, vec![y * y, 2.0 * x * y])
+        } else {
+            ((x + 1.0) * y, vec![y, x + 1.0])
+        };
+        let adjoint = compiled(|stack| tuple_if_rebinding_adjoint(stack, x, y));
+        let grad = tuple_if_rebinding_grad(x, y)?;
+        let tape = tuple_if_rebinding_grad_tape(x, y)?;
+        check(
+            "tuple_if_rebinding",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            (value, gradient),
+        );
+        assert!(tuple_if_rebinding_check(x, y)?.passed());
+    }
+
+    let xs = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+    let ys = [0.3, 1.4, 5.0, 2.5, -1.0, 5.2];
+    let (a, b) = (0.9, 0.2);
+    let adjoint = compiled(|stack| robust_fit_adjoint(stack, a, b, &xs, &ys, 1.0));
+    let grad = robust_fit_grad(a, b, &xs, &ys, 1.0)?;
+    let tape = robust_fit_grad_tape(a, b, &xs, &ys, 1.0)?;
+    let oracle = forward_mode(&[a, b], |v| robust_fit_dual(v, &xs, &ys, 1.0));
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    check(
+        "robust_fit",
+        (adjoint.value, pair(adjoint.gradient)),
+        (grad.value, pair(grad.gradient)),
+        (tape.value, pair(tape.gradient)),
+        oracle,
+    );
+    assert!(robust_fit_check(a, b, &xs, &ys, 1.0)?.passed());
     Ok(())
 }

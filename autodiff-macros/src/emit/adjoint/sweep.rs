@@ -714,6 +714,19 @@ impl<'m> Sweep<'m> {
                 let syntax = pat.syntax;
                 let Some(init) = init else {
                     let active = pat.names.iter().any(|n| self.an.active.contains(n));
+                    // `let y; if c { y = .. } else { y = .. }`: a number,
+                    // typed so or assigned only numbers, whose adjoint the
+                    // assignments take and reset.
+                    let number = |name: &String| {
+                        let typed = matches!(syntax, syn::Pat::Type(typed)
+                            if crate::valid::is_f64(&typed.ty));
+                        typed || self.an.assigned.get(name).copied() == Some(Some(0))
+                    };
+                    if let Some(name) = name.as_ref().filter(|name| active && number(name)) {
+                        let bar = self.bind(name);
+                        prelude.push(quote!(let mut #bar = 0.0;));
+                        return Ok((vec![quote!(let #syntax;)], Vec::new()));
+                    }
                     if active {
                         return Err(Unsupported {
                             construct: "a `let` without a value".into(),
