@@ -4,7 +4,9 @@
 //! loop around it rewrites (`total += logsumexp(&v)`), an array literal of
 //! tracked values (`let p = [x[0] - c[3], ...]`), a binding given its
 //! value by the branches (`let y; if c { y = .. } else { y = .. }`, and
-//! `let (a, b) = if c { let s = ..; (..) } else { (..) };`), ... Each function here has an
+//! `let (a, b) = if c { let s = ..; (..) } else { (..) };`), a running
+//! minimum from `f64::INFINITY` (the start is no reason to rerun the
+//! tape, which takes it too), ... Each function here has an
 //! `f_adjoint` that returns `Some` on a fresh stack and leaves it empty
 //! (compiled, not the tape), and `f_grad` is checked against an
 //! independent oracle (a closed form, or forward mode on dual numbers
@@ -107,6 +109,13 @@ impl D {
             D(-self.0, -self.1)
         } else {
             self
+        }
+    }
+    fn min(self, o: D) -> D {
+        if self.0 < o.0 {
+            self
+        } else {
+            o
         }
     }
     fn ln(self) -> D {
@@ -831,5 +840,219 @@ fn a_binding_given_its_value_by_the_branches() -> Result<(), Box<dyn std::error:
         oracle,
     );
     assert!(robust_fit_check(a, b, &xs, &ys, 1.0)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// A running extreme from a non-finite start: `best = best.min(d)` or
+// `if d < best { best = d; }` from `f64::INFINITY`, `max` from
+// `f64::NEG_INFINITY`. The tape takes the start; where it reaches the
+// value (no trip), the tape's error is the compiled gradient's too.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn running_min(x: &[f64], c: f64) -> f64 {
+    let mut best = f64::INFINITY;
+    for &v in x {
+        best = best.min((v - c) * (v - c));
+    }
+    best
+}
+
+#[differentiable]
+fn running_min_if(x: &[f64], c: f64) -> f64 {
+    let mut best = f64::INFINITY;
+    for &v in x {
+        let d = (v - c) * (v - c);
+        if d < best {
+            best = d;
+        }
+    }
+    best
+}
+
+#[differentiable]
+fn running_max(x: &[f64]) -> f64 {
+    let mut best = f64::NEG_INFINITY;
+    for i in 0..x.len() {
+        best = f64::max(best, x[i].sin());
+    }
+    best
+}
+
+/// k-means' objective: each point's squared distance to its nearest
+/// centre.
+#[differentiable]
+fn kmeans(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let mut closest = f64::INFINITY;
+        for c in centres {
+            let mut d = 0.0;
+            for j in 0..p.len() {
+                let diff = p[j] - c[j];
+                d += diff * diff;
+            }
+            closest = closest.min(d);
+        }
+        total += closest;
+    }
+    total
+}
+
+/// The same, the nearest found by comparison, with its index: each point
+/// then pulls its centre by a weight.
+#[differentiable]
+fn kmeans_assigned(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let mut best = f64::INFINITY;
+        let mut best_k = 0;
+        for k in 0..centres.len() {
+            let mut d = 0.0;
+            for j in 0..p.len() {
+                d += (p[j] - centres[k][j]) * (p[j] - centres[k][j]);
+            }
+            if d < best {
+                best = d;
+                best_k = k;
+            }
+        }
+        total += best * (1.0 + 0.1 * centres[best_k][0]);
+    }
+    total
+}
+
+fn kmeans_dual(v: &[D], dim: usize, points: &[Vec<f64>], weighted: bool) -> D {
+    let centres: Vec<&[D]> = v.chunks(dim).collect();
+    let mut total = D::c(0.0);
+    for p in points {
+        let mut best = D::c(f64::INFINITY);
+        let mut best_k = 0;
+        for (k, c) in centres.iter().enumerate() {
+            let d = (0..dim).fold(D::c(0.0), |d, j| {
+                d + (D::c(p[j]) - c[j]) * (D::c(p[j]) - c[j])
+            });
+            if d.0 < best.0 {
+                best_k = k;
+            }
+            best = best.min(d);
+        }
+        total = total
+            + if weighted {
+                best * (D::c(1.0) + D::c(0.1) * centres[best_k][0])
+            } else {
+                best
+            };
+    }
+    total
+}
+
+#[test]
+fn a_running_extreme_from_infinity_stays_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [1.0, 2.0, 0.5, -0.25];
+    let c = 0.7;
+    // Closed form: the nearest item, 0.5; d/dx_2 = 2(x_2 - c), d/dc the
+    // opposite.
+    let value = (0.5 - c) * (0.5 - c);
+    let gradient = vec![0.0, 0.0, 2.0 * (0.5 - c), 0.0, -2.0 * (0.5 - c)];
+    let flat = |g: (Vec<f64>, f64)| {
+        let mut out = g.0;
+        out.push(g.1);
+        out
+    };
+    for (name, adjoint, grad, tape) in [
+        (
+            "running_min",
+            compiled(|stack| running_min_adjoint(stack, &x, c)),
+            running_min_grad(&x, c)?,
+            running_min_grad_tape(&x, c)?,
+        ),
+        (
+            "running_min_if",
+            compiled(|stack| running_min_if_adjoint(stack, &x, c)),
+            running_min_if_grad(&x, c)?,
+            running_min_if_grad_tape(&x, c)?,
+        ),
+    ] {
+        check(
+            name,
+            (adjoint.value, flat(adjoint.gradient)),
+            (grad.value, flat(grad.gradient)),
+            (tape.value, flat(tape.gradient)),
+            (value, gradient.clone()),
+        );
+    }
+    assert!(running_min_check(&x, c)?.passed());
+    assert!(running_min_if_check(&x, c)?.passed());
+
+    // The largest sine is sin(2); its derivative cos(2).
+    let adjoint = compiled(|stack| running_max_adjoint(stack, &x));
+    let grad = running_max_grad(&x)?;
+    let tape = running_max_grad_tape(&x)?;
+    check(
+        "running_max",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (2.0f64.sin(), vec![0.0, 2.0f64.cos(), 0.0, 0.0]),
+    );
+    assert!(running_max_check(&x)?.passed());
+
+    // No trip: the start is the value, which the tape rejects; so does
+    // `f_grad`, with the tape's own error.
+    let empty: [f64; 0] = [];
+    assert!(with_stack(|stack| running_min_adjoint(stack, &empty, c)).is_none());
+    let same = |compiled: ScalarAutodiffError, tape: ScalarAutodiffError| {
+        assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+    };
+    same(
+        running_min_grad(&empty, c).unwrap_err(),
+        running_min_grad_tape(&empty, c).unwrap_err(),
+    );
+    same(
+        running_min_if_grad(&empty, c).unwrap_err(),
+        running_min_if_grad_tape(&empty, c).unwrap_err(),
+    );
+    same(
+        running_max_grad(&empty).unwrap_err(),
+        running_max_grad_tape(&empty).unwrap_err(),
+    );
+
+    let centres = vec![vec![0.0, 0.0], vec![1.0, 1.5], vec![-1.0, 0.5]];
+    let points = vec![
+        vec![0.2, -0.1],
+        vec![0.9, 1.2],
+        vec![-0.8, 0.7],
+        vec![1.3, 1.9],
+        vec![-0.1, 0.3],
+    ];
+    let inputs: Vec<f64> = centres.iter().flatten().copied().collect();
+    let flat = |g: &Vec<Vec<f64>>| g.iter().flatten().copied().collect::<Vec<f64>>();
+    let adjoint = compiled(|stack| kmeans_adjoint(stack, &centres, &points));
+    let grad = kmeans_grad(&centres, &points)?;
+    let tape = kmeans_grad_tape(&centres, &points)?;
+    let oracle = forward_mode(&inputs, |v| kmeans_dual(v, 2, &points, false));
+    check(
+        "kmeans",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(kmeans_check(&centres, &points)?.passed());
+
+    let adjoint = compiled(|stack| kmeans_assigned_adjoint(stack, &centres, &points));
+    let grad = kmeans_assigned_grad(&centres, &points)?;
+    let tape = kmeans_assigned_grad_tape(&centres, &points)?;
+    let oracle = forward_mode(&inputs, |v| kmeans_dual(v, 2, &points, true));
+    check(
+        "kmeans_assigned",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(kmeans_assigned_check(&centres, &points)?.passed());
     Ok(())
 }

@@ -441,7 +441,7 @@ impl Lowering<'_> {
 }
 
 /// A literal or a path constant (`f64::NEG_INFINITY`, `-1.0`).
-fn constant(expr: &syn::Expr) -> bool {
+pub(super) fn constant(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Lit(_) => true,
         syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Neg(_)) => constant(&unary.expr),
@@ -461,7 +461,7 @@ fn constant(expr: &syn::Expr) -> bool {
 
 /// `acc.max(v)`, `acc.min(v)`, `f64::max(acc, v)`, `f64::min(v, acc)`
 /// with `v` not `acc`.
-fn extreme_of(body: &syn::Expr, acc: &syn::Ident) -> bool {
+pub(super) fn extreme_of(body: &syn::Expr, acc: &syn::Ident) -> bool {
     let is_acc = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(acc));
     let mentions_acc = |e: &syn::Expr| count(e.to_token_stream(), &acc.to_string()) > 0;
     match body {

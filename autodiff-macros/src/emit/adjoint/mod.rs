@@ -12,6 +12,7 @@
 
 mod analysis;
 mod chains;
+mod extremes;
 mod patterns;
 mod rules;
 mod sweep;
@@ -220,7 +221,9 @@ fn fused(
     extremes: &HashSet<String>,
 ) -> Result<TokenStream, Unsupported> {
     let mut sweep = Sweep::new(an, stack.clone());
-    sweep.unobserved(extremes.clone());
+    let mut unobserved = extremes.clone();
+    unobserved.extend(extremes::running(&function.body, an));
+    sweep.unobserved(unobserved);
     let value = sweep.fresh("value");
     let value_bar = sweep.fresh("value_bar");
     let mut bars = Vec::new();

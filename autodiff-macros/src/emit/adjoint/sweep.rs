@@ -264,8 +264,8 @@ pub struct Sweep<'m> {
     /// The function's value is read as the body computes it (a return
     /// type alias asserts its type), not through `f64_of`.
     outputs_as_written: bool,
-    /// Bindings never observed as an operand of `max`/`min`: see
-    /// `chains::Lowering::extremes`.
+    /// Bindings never observed as an operand of `max`/`min` or in an `if`
+    /// condition: see `chains::Lowering::extremes` and `extremes`.
     unobserved: HashSet<String>,
     cx: StmtCx,
     /// What calls of plain functions resolve to: see `sibling`.
@@ -1355,7 +1355,10 @@ impl<'m> Sweep<'m> {
         for (cond, _) in &arms {
             if let Some(cond) = cond {
                 for place in self.active_places(cond) {
-                    observes.push(quote!(#stack.observe(#place);));
+                    // A running extreme (`if d < best`): see `unobserved`.
+                    if !self.unobserved.contains(&place.to_string()) {
+                        observes.push(quote!(#stack.observe(#place);));
+                    }
                 }
             }
         }
