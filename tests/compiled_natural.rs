@@ -6,7 +6,9 @@
 //! value by the branches (`let y; if c { y = .. } else { y = .. }`, and
 //! `let (a, b) = if c { let s = ..; (..) } else { (..) };`), a running
 //! minimum from `f64::INFINITY` (the start is no reason to rerun the
-//! tape, which takes it too), ... Each function here has an
+//! tape, which takes it too), a closure over a local a loop rewrites
+//! (`s += v.iter().map(|a| a * a).sum::<f64>()`) and a `map` then a `fold`
+//! by `f64::min`. Each function here has an
 //! `f_adjoint` that returns `Some` on a fresh stack and leaves it empty
 //! (compiled, not the tape), and `f_grad` is checked against an
 //! independent oracle (a closed form, or forward mode on dual numbers
@@ -1054,5 +1056,152 @@ fn a_running_extreme_from_infinity_stays_compiled() -> Result<(), Box<dyn std::e
         oracle,
     );
     assert!(kmeans_assigned_check(&centres, &points)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// Closures: over a local that a loop rewrites (its items pushed after the
+// loop, walked from the popped copy by the reverse), and `map` then
+// `fold(f64::INFINITY, f64::min)`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn closure_over_local(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let mut v = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            v[i] = x[i] * (k as f64 + 1.0);
+        }
+        s += v.iter().map(|a| a * a).sum::<f64>();
+    }
+    s
+}
+
+#[differentiable]
+fn smallest_square(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).fold(f64::INFINITY, f64::min)
+}
+
+/// A GMM with diagonal covariances, as a newcomer writes it with
+/// iterators: each component's scaled distance a `Vec`, its squared norm
+/// by a closure, and the `logsumexp` over components by a `fold` from
+/// `-∞` then a `map`.
+#[differentiable]
+fn gmm_diagonal(
+    alphas: &[f64],
+    means: &[Vec<f64>],
+    log_sigmas: &[Vec<f64>],
+    #[constant] x: &[Vec<f64>],
+) -> f64 {
+    let mut total = 0.0;
+    for xi in x {
+        let mut terms = vec![0.0; alphas.len()];
+        for k in 0..alphas.len() {
+            let mut d = vec![0.0; xi.len()];
+            for j in 0..xi.len() {
+                d[j] = (xi[j] - means[k][j]) * (-log_sigmas[k][j]).exp();
+            }
+            let sum_log: f64 = log_sigmas[k].iter().sum();
+            terms[k] = alphas[k] - sum_log - 0.5 * d.iter().map(|a| a * a).sum::<f64>();
+        }
+        let best = terms.iter().map(|t| *t).fold(f64::NEG_INFINITY, f64::max);
+        total += best + terms.iter().map(|t| (t - best).exp()).sum::<f64>().ln();
+    }
+    total
+}
+
+fn gmm_diagonal_dual(v: &[D], k_count: usize, x: &[Vec<f64>]) -> D {
+    let dim = x[0].len();
+    let alphas = &v[..k_count];
+    let mean = |k: usize, j: usize| v[k_count + k * dim + j];
+    let log_sigma = |k: usize, j: usize| v[k_count + k_count * dim + k * dim + j];
+    let mut total = D::c(0.0);
+    for xi in x {
+        let terms: Vec<D> = (0..k_count)
+            .map(|k| {
+                let mut sum_log = D::c(0.0);
+                let mut sq = D::c(0.0);
+                for j in 0..dim {
+                    sum_log = sum_log + log_sigma(k, j);
+                    let d = (D::c(xi[j]) - mean(k, j)) * (D::c(0.0) - log_sigma(k, j)).exp();
+                    sq = sq + d * d;
+                }
+                alphas[k] - sum_log - D::c(0.5) * sq
+            })
+            .collect();
+        total = total + lse_dual(&terms);
+    }
+    total
+}
+
+#[test]
+fn closures_over_changing_locals_and_folds_stay_compiled() -> Result<(), Box<dyn std::error::Error>>
+{
+    let x = [0.5, -1.25, 2.0];
+    // Closed form: Σ_k (k+1)² Σ x_i², its gradient 2·14·x.
+    let value = 14.0 * x.iter().map(|v| v * v).sum::<f64>();
+    let gradient: Vec<f64> = x.iter().map(|v| 28.0 * v).collect();
+    let adjoint = compiled(|stack| closure_over_local_adjoint(stack, &x));
+    let grad = closure_over_local_grad(&x)?;
+    let tape = closure_over_local_grad_tape(&x)?;
+    check(
+        "closure_over_local",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (value, gradient),
+    );
+    assert!(closure_over_local_check(&x)?.passed());
+
+    // The smallest square is 0.25, of x_0.
+    let adjoint = compiled(|stack| smallest_square_adjoint(stack, &x));
+    let grad = smallest_square_grad(&x)?;
+    let tape = smallest_square_grad_tape(&x)?;
+    check(
+        "smallest_square",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (0.25, vec![1.0, 0.0, 0.0]),
+    );
+    assert!(smallest_square_check(&x)?.passed());
+    let empty: [f64; 0] = [];
+    assert_eq!(
+        format!("{:?}", smallest_square_grad(&empty).unwrap_err()),
+        format!("{:?}", smallest_square_grad_tape(&empty).unwrap_err())
+    );
+
+    let alphas = [0.3, -0.2, 0.5];
+    let means = vec![vec![0.1, -0.3], vec![-0.5, 0.4], vec![0.9, 0.2]];
+    let log_sigmas = vec![vec![0.1, -0.2], vec![-0.1, 0.15], vec![0.0, 0.3]];
+    let x = vec![
+        vec![0.2, -0.1],
+        vec![-0.6, 0.3],
+        vec![1.0, -0.8],
+        vec![0.0, 0.5],
+    ];
+    type G = (Vec<f64>, Vec<Vec<f64>>, Vec<Vec<f64>>);
+    let flat = |g: &G| {
+        let mut out = g.0.clone();
+        out.extend(g.1.iter().flatten());
+        out.extend(g.2.iter().flatten());
+        out
+    };
+    let adjoint = compiled(|stack| gmm_diagonal_adjoint(stack, &alphas, &means, &log_sigmas, &x));
+    let grad = gmm_diagonal_grad(&alphas, &means, &log_sigmas, &x)?;
+    let tape = gmm_diagonal_grad_tape(&alphas, &means, &log_sigmas, &x)?;
+    let mut inputs = alphas.to_vec();
+    inputs.extend(means.iter().flatten());
+    inputs.extend(log_sigmas.iter().flatten());
+    let oracle = forward_mode(&inputs, |v| gmm_diagonal_dual(v, 3, &x));
+    check(
+        "gmm_diagonal",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(gmm_diagonal_check(&alphas, &means, &log_sigmas, &x)?.passed());
     Ok(())
 }

@@ -314,8 +314,18 @@ impl Lowering<'_> {
                             let body = rename(closure.body.to_token_stream(), &name, &renamed)?;
                             (renamed, syn::parse2(body).ok()?)
                         };
+                        // `.map(|v| e).fold(init, |acc, w| body)`: one loop
+                        // over the map's source, `w` bound to `e`.
+                        let (source, pat, body) = match map_of(&call.receiver) {
+                            Some((source, map_pat, map_body)) => {
+                                let body =
+                                    syn::parse2(quote!({ let #pat = #map_body; #body })).ok()?;
+                                (source, map_pat, body)
+                            }
+                            None => ((*call.receiver).clone(), pat, body),
+                        };
                         Chain {
-                            source: (*call.receiver).clone(),
+                            source,
                             pat,
                             body,
                             reduce: Reduce::Fold { init, acc },
@@ -335,11 +345,23 @@ impl Lowering<'_> {
                         let base = format!("running_{}", path.path.segments[1].ident);
                         let mut idents = self.idents.clone();
                         let acc = super::fresh_ident(&mut idents, &base);
-                        let item = super::fresh_ident(&mut idents, "item");
                         let func = &path.path;
+                        // `.map(|v| v * v).fold(f64::INFINITY, f64::min)`:
+                        // the map's value is the item.
+                        let (source, pat, item) = match map_of(&call.receiver) {
+                            Some((source, pat, body)) => (source, pat, quote!((#body))),
+                            None => {
+                                let item = super::fresh_ident(&mut idents, "item");
+                                (
+                                    (*call.receiver).clone(),
+                                    ident_pat(&item),
+                                    item.to_token_stream(),
+                                )
+                            }
+                        };
                         Chain {
-                            source: (*call.receiver).clone(),
-                            pat: ident_pat(&item),
+                            source,
+                            pat,
                             body: syn::parse2(quote_spanned!(func.span()=> #func(#acc, #item)))
                                 .expect("a call"),
                             reduce: Reduce::Fold { init, acc },
@@ -534,6 +556,18 @@ fn simple_binding(pat: &syn::Pat) -> Option<(&syn::Ident, Option<&syn::Type>)> {
 
 /// The chain `source.map(|pat| body)` reduced by `reduce`, when `map`'s
 /// one argument is a closure of one parameter.
+/// `source.map(|pat| body)`, taken apart.
+fn map_of(expr: &syn::Expr) -> Option<(syn::Expr, syn::Pat, syn::Expr)> {
+    let syn::Expr::MethodCall(map) = expr else {
+        return None;
+    };
+    if map.method != "map" || map.args.len() != 1 {
+        return None;
+    }
+    let chain = mapped(map, Reduce::Sum, map.method.span())?;
+    Some((chain.source, chain.pat, chain.body))
+}
+
 fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain> {
     let syn::Expr::Closure(closure) = &map.args[0] else {
         return None;

@@ -160,26 +160,27 @@ impl<'e, 'a> Items<'e, 'a> {
         }
     }
 
-    /// How many items: the shortest place's length.
-    fn len(&self) -> TokenStream {
+    /// How many items: the shortest place's length. A place in `saved`
+    /// is read from its copy there (see `Sweep::for_loop`).
+    fn len(&self, saved: &HashMap<usize, Ident>) -> TokenStream {
         match self {
             Items::Place { place, .. } => {
-                let src = place.source.to_token_stream();
+                let src = place_tokens(place, saved);
                 quote!(#src.len())
             }
             Items::Zip(a, b) => {
-                let (a, b) = (a.len(), b.len());
+                let (a, b) = (a.len(saved), b.len(saved));
                 quote!(::core::cmp::min(#a, #b))
             }
-            Items::Enumerate(inner) => inner.len(),
+            Items::Enumerate(inner) => inner.len(saved),
         }
     }
 
     /// The item at `index`, as the forward `for` bound it.
-    fn item(&self, index: &Ident) -> TokenStream {
+    fn item(&self, index: &Ident, saved: &HashMap<usize, Ident>) -> TokenStream {
         match self {
             Items::Place { place, by_ref } => {
-                let src = place.source.to_token_stream();
+                let src = place_tokens(place, saved);
                 if *by_ref {
                     quote!(&#src[#index])
                 } else {
@@ -187,11 +188,11 @@ impl<'e, 'a> Items<'e, 'a> {
                 }
             }
             Items::Zip(a, b) => {
-                let (a, b) = (a.item(index), b.item(index));
+                let (a, b) = (a.item(index, saved), b.item(index, saved));
                 quote!((#a, #b))
             }
             Items::Enumerate(inner) => {
-                let inner = inner.item(index);
+                let inner = inner.item(index, saved);
                 quote!((#index, #inner))
             }
         }
@@ -2010,9 +2011,40 @@ impl<'m> Sweep<'m> {
         };
         let mut places = Vec::new();
         items.places(&mut places);
-        if !places.iter().all(|place| self.fully_available(place)) {
-            return unsupported("a `for` over values that change", whole);
+        // A local of numbers that changes before the reverse sweep (bound
+        // again by each trip of a loop around, or written later): its items
+        // are pushed after the loop, which borrows it unchanged, with their
+        // count, and the reverse walks the popped copy.
+        let mut saved = HashMap::new();
+        let mut save_fwd = Vec::new();
+        let mut save_rev = Vec::new();
+        for place in &places {
+            if self.fully_available(place) {
+                continue;
+            }
+            let name = match &place.kind {
+                ExprKind::Path(path) => path.path.get_ident(),
+                _ => None,
+            };
+            let numbers = dims_of(place, &self.an.dims) == Some(1);
+            let (Some(name), true) = (name, numbers) else {
+                return unsupported("a `for` over values that change", whole);
+            };
+            let copy = Ident::new(&format!("{}_items", name.unraw()), Span::mixed_site());
+            let (stack, adjoint) = (&self.stack, &self.adjoint);
+            save_fwd.push(quote! {
+                #adjoint::Spread::push_all(&#name[..], #stack);
+                #stack.push_index(#name.len());
+            });
+            save_rev.push(quote! {
+                let #copy: ::std::vec::Vec<f64> = {
+                    let count = #stack.pop_index();
+                    #stack.pop_run(count).collect()
+                };
+            });
+            saved.insert(place.id, copy);
         }
+        save_rev.reverse();
         if !adaptors
             .iter()
             .all(|(_, args)| args.iter().all(|arg| self.fully_available(arg)))
@@ -2053,7 +2085,7 @@ impl<'m> Sweep<'m> {
                     spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);));
                 }
                 None => {
-                    let src = place.source.to_token_stream();
+                    let src = place_tokens(place, &saved);
                     declare.push(quote!(let mut #bar = #adjoint::zero(&#src[#index]);));
                 }
             }
@@ -2062,8 +2094,8 @@ impl<'m> Sweep<'m> {
         self.scopes.pop();
         self.depth -= 1;
         let (fwd, rev) = code?;
-        let len = items.len();
-        let element_value = items.item(&index);
+        let len = items.len(&saved);
+        let element_value = items.item(&index, &saved);
         // `(0..n).rev().rev()` is `0..n`.
         let mut adaptors = adaptors;
         let mut reverse = quote!(.rev());
@@ -2080,8 +2112,10 @@ impl<'m> Sweep<'m> {
                 #count_init
                 #label for #syntax in #iter_src { #count_step #(#fwd)* }
                 #count_push
+                #(#save_fwd)*
             }],
             vec![quote! {
+                #(#save_rev)*
                 for #index in (0..#len)#(#adaptors)*#take #reverse {
                     #[allow(unused_variables)]
                     let #syntax = #element_value;
@@ -3308,6 +3342,14 @@ fn range_like(iter: &Expr) -> bool {
             ) && range_like(receiver)
         }
         _ => false,
+    }
+}
+
+/// A place as the reverse sweep reads it: as written, or its saved copy.
+fn place_tokens(place: &Expr, saved: &HashMap<usize, Ident>) -> TokenStream {
+    match saved.get(&place.id) {
+        Some(copy) => copy.to_token_stream(),
+        None => place.source.to_token_stream(),
     }
 }
 
