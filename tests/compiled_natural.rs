@@ -8,7 +8,7 @@
 //! minimum from `f64::INFINITY` (the start is no reason to rerun the
 //! tape, which takes it too), a closure over a local a loop rewrites
 //! (`s += v.iter().map(|a| a * a).sum::<f64>()`) and a `map` then a `fold`
-//! by `f64::min`. Each function here has an
+//! by `f64::min`, `filter` and `for_each`. Each function here has an
 //! `f_adjoint` that returns `Some` on a fresh stack and leaves it empty
 //! (compiled, not the tape), and `f_grad` is checked against an
 //! independent oracle (a closed form, or forward mode on dual numbers
@@ -1203,5 +1203,110 @@ fn closures_over_changing_locals_and_folds_stay_compiled() -> Result<(), Box<dyn
         oracle,
     );
     assert!(gmm_diagonal_check(&alphas, &means, &log_sigmas, &x)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// `filter` and `for_each`: read as the loops they stand for.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn positive_squares(x: &[f64]) -> f64 {
+    x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()
+}
+
+#[differentiable]
+fn sines(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    x.iter().for_each(|v| total += v.sin());
+    total
+}
+
+/// The energy of the springs that are stretched (one that is compressed
+/// does not push): `k/2 (l - rest)²` each, and a smooth penalty on all.
+#[differentiable]
+fn stretched_energy(lengths: &[f64], k: f64, #[constant] rest: f64) -> f64 {
+    let mut energy = 0.0;
+    lengths
+        .iter()
+        .filter(|l| **l > rest)
+        .for_each(|l| energy += 0.5 * k * (l - rest) * (l - rest));
+    let penalty: f64 = lengths
+        .iter()
+        .filter(|&&l| l < 2.0 * rest)
+        .map(|l| (l / rest).ln())
+        .sum();
+    energy + 0.01 * penalty
+}
+
+#[test]
+fn filter_and_for_each_are_loops() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [1.5, -2.0, 0.25, -0.5, 3.0];
+    let adjoint = compiled(|stack| positive_squares_adjoint(stack, &x));
+    let grad = positive_squares_grad(&x)?;
+    let tape = positive_squares_grad_tape(&x)?;
+    let value = x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum();
+    let gradient = x
+        .iter()
+        .map(|v| if *v > 0.0 { 2.0 * v } else { 0.0 })
+        .collect();
+    check(
+        "positive_squares",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (value, gradient),
+    );
+    assert!(positive_squares_check(&x)?.passed());
+
+    let adjoint = compiled(|stack| sines_adjoint(stack, &x));
+    let grad = sines_grad(&x)?;
+    let tape = sines_grad_tape(&x)?;
+    check(
+        "sines",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (
+            x.iter().map(|v| v.sin()).sum(),
+            x.iter().map(|v| v.cos()).collect(),
+        ),
+    );
+    assert!(sines_check(&x)?.passed());
+
+    let lengths = [1.2, 0.7, 1.9, 1.05, 2.6];
+    let (k, rest) = (3.0, 1.0);
+    let flat = |g: (Vec<f64>, f64)| {
+        let mut out = g.0;
+        out.push(g.1);
+        out
+    };
+    let adjoint = compiled(|stack| stretched_energy_adjoint(stack, &lengths, k, rest));
+    let grad = stretched_energy_grad(&lengths, k, rest)?;
+    let tape = stretched_energy_grad_tape(&lengths, k, rest)?;
+    let mut inputs = lengths.to_vec();
+    inputs.push(k);
+    let oracle = forward_mode(&inputs, |v| {
+        let (l, k) = (&v[..5], v[5]);
+        let mut energy = D::c(0.0);
+        let mut penalty = D::c(0.0);
+        for &li in l {
+            if li.0 > rest {
+                energy = energy + D::c(0.5) * k * (li - D::c(rest)) * (li - D::c(rest));
+            }
+            if li.0 < 2.0 * rest {
+                penalty = penalty + (li / D::c(rest)).ln();
+            }
+        }
+        energy + D::c(0.01) * penalty
+    });
+    check(
+        "stretched_energy",
+        (adjoint.value, flat(adjoint.gradient)),
+        (grad.value, flat(grad.gradient)),
+        (tape.value, flat(tape.gradient)),
+        oracle,
+    );
+    assert!(stretched_energy_check(&lengths, k, rest)?.passed());
     Ok(())
 }

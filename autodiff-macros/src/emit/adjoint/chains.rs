@@ -80,6 +80,9 @@ enum Reduce {
 }
 
 struct Chain {
+    /// `filter(|v| cond)`'s condition on the loop's item (`{ let v =
+    /// &item; cond }`): the item is accumulated only when it holds.
+    filter: Option<syn::Expr>,
     source: syn::Expr,
     /// The closure's item pattern, without type ascriptions (a `for`
     /// pattern takes none).
@@ -155,10 +158,52 @@ impl Lowering<'_> {
                 }
                 self.extract(&mut init.expr, before);
             }
-            syn::Stmt::Expr(expr, _) => self.extract(expr, before),
+            syn::Stmt::Expr(expr, _) => {
+                // `x.iter().for_each(|v| total += v.sin());` is the loop
+                // `for v in x.iter() { total += v.sin(); }`.
+                if let syn::Expr::MethodCall(call) = &*expr {
+                    if let Some(stmt) = self.for_each(call) {
+                        before.push(stmt);
+                        self.changed = true;
+                        return false;
+                    }
+                }
+                self.extract(expr, before);
+            }
             _ => {}
         }
         true
+    }
+
+    /// `source.for_each(|pat| body)` as a statement: its loop.
+    fn for_each(&self, call: &syn::ExprMethodCall) -> Option<syn::Stmt> {
+        if call.method != "for_each" {
+            return None;
+        }
+        let [syn::Expr::Closure(closure)] = call.args.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let [pat] = closure_inputs(closure)?;
+        let chain = self.prepared(Chain {
+            filter: None,
+            source: (*call.receiver).clone(),
+            pat,
+            body: (*closure.body).clone(),
+            reduce: Reduce::Sum,
+            span: call.method.span(),
+        })?;
+        let Chain {
+            filter,
+            source,
+            pat,
+            body,
+            ..
+        } = chain;
+        let step = match filter {
+            Some(cond) => quote!(if #cond { #body; }),
+            None => quote!(#body;),
+        };
+        syn::parse2(quote_spanned!(call.method.span()=> for #pat in #source { #step })).ok()
     }
 
     /// Lowers the first chain `expr` evaluates exactly once, if any.
@@ -281,6 +326,7 @@ impl Lowering<'_> {
                     source if method == "product" => {
                         let item = super::fresh_ident(&mut self.idents.clone(), "item");
                         Chain {
+                            filter: None,
                             source: source.clone(),
                             pat: ident_pat(&item),
                             body: syn::parse2(item.to_token_stream()).expect("a path"),
@@ -325,6 +371,7 @@ impl Lowering<'_> {
                             None => ((*call.receiver).clone(), pat, body),
                         };
                         Chain {
+                            filter: None,
                             source,
                             pat,
                             body,
@@ -360,6 +407,7 @@ impl Lowering<'_> {
                             }
                         };
                         Chain {
+                            filter: None,
                             source,
                             pat,
                             body: syn::parse2(quote_spanned!(func.span()=> #func(#acc, #item)))
@@ -373,7 +421,18 @@ impl Lowering<'_> {
             }
             _ => return None,
         };
-        if !source_ok(&chain.source) || leaves(&chain.body) {
+        self.prepared(chain)
+    }
+
+    /// `chain` if its source is one the sweep's `for` walks and its body
+    /// stays in the loop, its item renamed where it would hide the source,
+    /// and only if it carries a derivative.
+    fn prepared(&self, chain: Chain) -> Option<Chain> {
+        let chain = filtered(chain)?;
+        if !source_ok(&chain.source)
+            || leaves(&chain.body)
+            || chain.filter.as_ref().is_some_and(leaves)
+        {
             return None;
         }
         // `x.iter().map(|x| x * x)`: the loop's `x` would hide the slice
@@ -386,6 +445,11 @@ impl Lowering<'_> {
         for name in names {
             if name == "mut" || !crate::text::mentions(source.clone(), &name) {
                 continue;
+            }
+            // The filter's condition names the item by the pattern's name,
+            // which it may also use for the source: left as written.
+            if chain.filter.is_some() {
+                return None;
             }
             let renamed = super::fresh_ident(&mut idents, &name);
             let pat = rename(chain.pat.to_token_stream(), &name, &renamed)?;
@@ -418,6 +482,7 @@ impl Lowering<'_> {
         ty: Option<&syn::Type>,
     ) -> Vec<syn::Stmt> {
         let Chain {
+            filter,
             source,
             pat,
             body,
@@ -425,31 +490,21 @@ impl Lowering<'_> {
             span,
         } = chain;
         let ty = ty.map(|ty| quote!(: #ty));
-        let tokens = match reduce {
-            Reduce::Sum => quote_spanned! {*span=>
-                let mut #acc #ty = -0.0;
-                for #pat in #source {
-                    #acc += #body;
-                }
-            },
-            Reduce::Product => quote_spanned! {*span=>
-                let mut #acc #ty = 1.0;
-                for #pat in #source {
-                    #acc *= #body;
-                }
-            },
-            Reduce::Fold { init, .. } => quote_spanned! {*span=>
-                let mut #acc #ty = #init;
-                for #pat in #source {
-                    #acc = #body;
-                }
-            },
-            Reduce::Collect(_) => quote_spanned! {*span=>
-                let mut #acc #ty = Vec::new();
-                for #pat in #source {
-                    #acc.push(#body);
-                }
-            },
+        let (start, step) = match reduce {
+            Reduce::Sum => (quote!(-0.0), quote!(#acc += #body;)),
+            Reduce::Product => (quote!(1.0), quote!(#acc *= #body;)),
+            Reduce::Fold { init, .. } => (init.to_token_stream(), quote!(#acc = #body;)),
+            Reduce::Collect(_) => (quote!(Vec::new()), quote!(#acc.push(#body);)),
+        };
+        let step = match filter {
+            Some(cond) => quote!(if #cond { #step }),
+            None => step,
+        };
+        let tokens = quote_spanned! {*span=>
+            let mut #acc #ty = #start;
+            for #pat in #source {
+                #step
+            }
         };
         if let Reduce::Fold { init, .. } = reduce {
             if constant(init) && extreme_of(body, acc) {
@@ -574,11 +629,48 @@ fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain
     };
     let [pat] = closure_inputs(closure)?;
     Some(Chain {
+        filter: None,
         source: (*map.receiver).clone(),
         pat,
         body: (*closure.body).clone(),
         reduce,
         span,
+    })
+}
+
+/// `chain` whose source is `source.filter(|v| cond)`: the loop walks
+/// `source`, the filter's pattern bound in the condition to a reference to
+/// the item, which the loop's pattern (`v` or `&v`) names. Else `chain` as
+/// it is.
+fn filtered(chain: Chain) -> Option<Chain> {
+    let syn::Expr::MethodCall(filter) = &chain.source else {
+        return Some(chain);
+    };
+    if filter.method != "filter" {
+        return Some(chain);
+    }
+    let [syn::Expr::Closure(closure)] = filter.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let [filter_pat] = closure_inputs(closure)?;
+    let named = |pat: &syn::Pat| match pat {
+        syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+            Some(ident.ident.clone())
+        }
+        _ => None,
+    };
+    let item = match &chain.pat {
+        syn::Pat::Reference(reference) => {
+            let ident = named(&reference.pat)?;
+            quote!(&#ident)
+        }
+        pat => named(pat)?.to_token_stream(),
+    };
+    let cond = &closure.body;
+    Some(Chain {
+        filter: Some(syn::parse2(quote!({ let #filter_pat = &#item; #cond })).ok()?),
+        source: (*filter.receiver).clone(),
+        ..chain
     })
 }
 

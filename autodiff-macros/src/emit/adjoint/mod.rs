@@ -101,7 +101,7 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            *method == "fold"
+            *method == "fold" || *method == "for_each"
         }
         _ => false,
     });
