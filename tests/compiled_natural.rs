@@ -20,6 +20,14 @@
 //! other orders, so they differ by a few ulps times the condition of those
 //! sums.
 
+// Written as a newcomer writes it: loops by index, `let y;` given its
+// value by the branches, `map(|t| *t)`.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::needless_late_init,
+    clippy::map_clone
+)]
+
 use autodiff::__adjoint::{with_stack, Stack};
 use autodiff::prelude::*;
 

@@ -2227,9 +2227,9 @@ impl<'m> Sweep<'m> {
     }
 
     /// The adjoint place of a place the current statement reads or writes:
-    /// an index that changes before the reverse sweep (`out[row] += l[idx]
-    /// * x[col]; idx += 1;`) is pushed before the statement and popped as
-    /// the index of the adjoint place.
+    /// an index that changes before the reverse sweep (`out[row] +=
+    /// l[idx] * x[col]; idx += 1;`) is pushed before the statement and
+    /// popped as the index of the adjoint place.
     fn saved_bar_place(&mut self, place: &Expr) -> R<TokenStream> {
         let mut saves = Vec::new();
         let bar = self.bar_place_saving(place, Some(&mut saves))?;
