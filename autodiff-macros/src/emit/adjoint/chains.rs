@@ -639,9 +639,10 @@ fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain
 }
 
 /// `chain` whose source is `source.filter(|v| cond)`: the loop walks
-/// `source`, the filter's pattern bound in the condition to a reference to
-/// the item, which the loop's pattern (`v` or `&v`) names. Else `chain` as
-/// it is.
+/// `source`, and the filter's condition reads the item the loop's pattern
+/// (`w` or `&w`) names where the closure read its parameter (`v` is
+/// `(&w)`, `&v` is `(w)`, `&&v` is `(*w)`), so that the sweep sees the
+/// tracked item it compares. Else `chain` as it is.
 fn filtered(chain: Chain) -> Option<Chain> {
     let syn::Expr::MethodCall(filter) = &chain.source else {
         return Some(chain);
@@ -666,12 +667,51 @@ fn filtered(chain: Chain) -> Option<Chain> {
         }
         pat => named(pat)?.to_token_stream(),
     };
-    let cond = &closure.body;
+    let (param, read) = match &filter_pat {
+        syn::Pat::Reference(once) => match &*once.pat {
+            syn::Pat::Reference(twice) => (named(&twice.pat)?, quote!((*#item))),
+            pat => (named(pat)?, quote!((#item))),
+        },
+        pat => (named(pat)?, quote!((&#item))),
+    };
+    let cond = substitute(closure.body.to_token_stream(), &param.to_string(), &read)?;
     Some(Chain {
-        filter: Some(syn::parse2(quote!({ let #filter_pat = &#item; #cond })).ok()?),
+        filter: Some(syn::parse2(cond).ok()?),
         source: (*filter.receiver).clone(),
         ..chain
     })
+}
+
+/// `tokens` with the name `from` (not a field or method after a `.`) read
+/// as `to`; `None` with a macro, whose tokens are not expressions.
+fn substitute(tokens: TokenStream, from: &str, to: &TokenStream) -> Option<TokenStream> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = TokenStream::new();
+    for (k, token) in tokens.iter().enumerate() {
+        let after_dot =
+            k > 0 && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        match token {
+            TokenTree::Punct(punct)
+                if punct.as_char() == '!'
+                    && k > 0
+                    && matches!(tokens[k - 1], TokenTree::Ident(_))
+                    && matches!(tokens.get(k + 1), Some(TokenTree::Group(_))) =>
+            {
+                return None;
+            }
+            TokenTree::Ident(ident) if ident == from && !after_dot => out.extend(to.clone()),
+            TokenTree::Group(group) => {
+                let mut inner = proc_macro2::Group::new(
+                    group.delimiter(),
+                    substitute(group.stream(), from, to)?,
+                );
+                inner.set_span(group.span());
+                out.extend([TokenTree::Group(inner)]);
+            }
+            other => out.extend([other.clone()]),
+        }
+    }
+    Some(out)
 }
 
 /// The closure's parameters without types, when it has `N` and no

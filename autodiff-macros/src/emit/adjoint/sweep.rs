@@ -2027,7 +2027,15 @@ impl<'m> Sweep<'m> {
                 _ => None,
             };
             let numbers = dims_of(place, &self.an.dims) == Some(1);
-            let (Some(name), true) = (name, numbers) else {
+            // A `return` or a labelled jump would leave before the pushes
+            // that the reverse of the statement it leaves pops.
+            let stays = !body.any_expr(&|expr| match &expr.kind {
+                ExprKind::Return(_) => true,
+                ExprKind::Break { label, .. } => label.is_some(),
+                ExprKind::Continue(label) => label.is_some(),
+                _ => false,
+            });
+            let (Some(name), true, true) = (name, numbers, stays) else {
                 return unsupported("a `for` over values that change", whole);
             };
             let copy = Ident::new(&format!("{}_items", name.unraw()), Span::mixed_site());
