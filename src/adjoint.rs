@@ -35,7 +35,9 @@
 //!   calling convention of annotated calls. A caller's forward sweep calls
 //!   `g::__forward(stack, args((a, b)))`; its reverse sweep, at the same
 //!   statement reversed, calls `g::__reverse(stack, args((a, b)), y_bar,
-//!   args((&mut a_bar, &mut b_bar)))` with the same arguments: each pair
+//!   args((&mut a_bar, &mut b_bar)))` with the same arguments (or `None`
+//!   for them where they changed since the forward: the reverse reads only
+//!   the adjoints, and the gradient the forward pushed): each pair
 //!   takes its parameters as one `Option` of a tuple, which [`args`] makes
 //!   from the arguments written, so that a wrong count or type is the plain
 //!   twin's error alone (the caller's
@@ -315,6 +317,26 @@ impl Stack {
     #[inline(always)]
     pub fn pop_trips(&mut self) -> usize {
         self.control.pop().unwrap_or(0)
+    }
+
+    /// Saves an index the reverse sweep reads after the body has changed
+    /// it: `l[idx]` of a counted `idx` (`idx += 1`).
+    #[inline(always)]
+    pub fn push_index(&mut self, index: usize) {
+        self.control.push(index);
+    }
+
+    /// The last saved index. An empty stack (a bug in the generated code)
+    /// fails the sweep, and gives 0.
+    #[inline(always)]
+    pub fn pop_index(&mut self) -> usize {
+        match self.control.pop() {
+            Some(index) => index,
+            None => {
+                self.finite = false;
+                0
+            }
+        }
     }
 
     /// Saves which arm of an `if`/`match`, which `break` or which `return`

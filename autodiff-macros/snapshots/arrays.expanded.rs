@@ -67,10 +67,8 @@ impl dot {
         value_bar: f64,
         bars: ::core::option::Option<(&mut [f64; 3], &mut [f64])>,
     ) {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((w_bar, x_bar)),
-        ) = (args, bars) else {
+        let _ = args;
+        let ::core::option::Option::Some((w_bar, x_bar)) = bars else {
             return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);

@@ -179,10 +179,8 @@ impl neuron {
         value_bar: f64,
         bars: ::core::option::Option<(&mut f64, &mut f64, &mut f64)>,
     ) {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((w_bar, x_bar, b_bar)),
-        ) = (args, bars) else {
+        let _ = args;
+        let ::core::option::Option::Some((w_bar, x_bar, b_bar)) = bars else {
             return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(b_bar, stack, value_bar);

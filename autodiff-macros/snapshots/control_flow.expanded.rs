@@ -81,10 +81,8 @@ impl series {
             (&mut f64, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
         >,
     ) {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((x_bar, _, _)),
-        ) = (args, bars) else {
+        let _ = args;
+        let ::core::option::Option::Some((x_bar, _, _)) = bars else {
             return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);

@@ -71,10 +71,8 @@ impl wave {
         value_bar: f64,
         bars: ::core::option::Option<(&mut f64, &mut f64)>,
     ) {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((x_bar, y_bar)),
-        ) = (args, bars) else {
+        let _ = args;
+        let ::core::option::Option::Some((x_bar, y_bar)) = bars else {
             return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(y_bar, stack, value_bar);

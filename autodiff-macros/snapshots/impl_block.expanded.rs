@@ -296,10 +296,8 @@ impl Neuron {
         value_bar: f64,
         bars: ::core::option::Option<(&mut Self, &mut dyn ::core::any::Any)>,
     ) {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((__self_bar, _)),
-        ) = (args, bars) else {
+        let _ = args;
+        let ::core::option::Option::Some((__self_bar, _)) = bars else {
             return stack.fail();
         };
         {
@@ -721,10 +719,8 @@ impl Neuron {
             (&mut Self, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
         >,
     ) {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((__self_bar, _, _)),
-        ) = (args, bars) else {
+        let _ = args;
+        let ::core::option::Option::Some((__self_bar, _, _)) = bars else {
             return stack.fail();
         };
         {
@@ -986,10 +982,8 @@ impl Neuron {
         value_bar: f64,
         bars: ::core::option::Option<(&mut f64, &mut dyn ::core::any::Any)>,
     ) {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((w_bar, _)),
-        ) = (args, bars) else {
+        let _ = args;
+        let ::core::option::Option::Some((w_bar, _)) = bars else {
             return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);

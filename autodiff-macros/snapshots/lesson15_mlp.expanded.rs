@@ -101,10 +101,8 @@ impl mlp_loss {
             (&mut [[f64; 3]; 4], &mut [f64; 3], &mut [f64; 4], &mut dyn ::core::any::Any),
         >,
     ) {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((w1_bar, w2_bar, x_bar, _)),
-        ) = (args, bars) else {
+        let _ = args;
+        let ::core::option::Option::Some((w1_bar, w2_bar, x_bar, _)) = bars else {
             return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);

@@ -56,10 +56,8 @@ impl loss {
         value_bar: f64,
         bars: ::core::option::Option<(&mut f64,)>,
     ) {
-        let (::core::option::Option::Some(_), ::core::option::Option::Some((x_bar,))) = (
-            args,
-            bars,
-        ) else {
+        let _ = args;
+        let ::core::option::Option::Some((x_bar,)) = bars else {
             return stack.fail();
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);

@@ -78,6 +78,10 @@ pub struct Analysis {
     /// Names the body reads somewhere (as a path). A tracked binding never
     /// read is observed where it is made: nothing else would see it.
     pub read: HashSet<String>,
+    /// How many indexings take each value assigned to a name as a whole
+    /// (`y = x * 2.0;`) to an `f64`, where every such value agrees: the
+    /// shape of a `let y;` bound by its assignments.
+    pub assigned: HashMap<String, Option<usize>>,
 }
 
 impl Analysis {
@@ -124,6 +128,7 @@ impl Analysis {
                 .collect(),
             pushed: HashSet::new(),
             read: HashSet::new(),
+            assigned: HashMap::new(),
         };
         let read = std::cell::RefCell::new(HashSet::new());
         function.body.any_expr(&|expr| {
@@ -145,6 +150,7 @@ impl Analysis {
             };
             analysis.dims.insert(param.ident.to_string(), dims);
         }
+        let params_dims = analysis.dims.clone();
         dims_block(&function.body, &mut analysis.dims);
         collect_idents(function.item.to_token_stream(), &mut analysis.idents);
         for param in &function.params {
@@ -162,6 +168,44 @@ impl Analysis {
                 }
             }
             analysis.stmt_facts(stmt, index);
+        }
+        // A `let y;` has the shape of what is assigned to it, which may
+        // come through another such binding (`let (a, b) = if .. { (b, s) }
+        // ..` read as `let b_next; .. b_next = b; .. let b = b_next;`):
+        // each such binding is taken for a number, then for what its
+        // assignments show, until that agrees; else its shape is unknown.
+        let mut deferred = Vec::new();
+        deferred_lets(&function.body, &mut deferred);
+        deferred.retain(|name| analysis.bound.get(name).copied() == Some(1));
+        analysis.assigned = assigned_dims(&function.body, &analysis.dims);
+        if !deferred.is_empty() {
+            let mut seeds: HashMap<String, Option<usize>> = deferred
+                .iter()
+                .map(|name| (name.clone(), Some(0)))
+                .collect();
+            let mut agreed = false;
+            for _ in 0..4 {
+                let mut dims = params_dims.clone();
+                dims.extend(seeds.clone());
+                dims_block(&function.body, &mut dims);
+                let assigned = assigned_dims(&function.body, &dims);
+                let found: HashMap<String, Option<usize>> = deferred
+                    .iter()
+                    .map(|name| (name.clone(), assigned.get(name).copied().flatten()))
+                    .collect();
+                if found == seeds {
+                    analysis.dims = dims;
+                    analysis.assigned = assigned;
+                    agreed = true;
+                    break;
+                }
+                seeds = found;
+            }
+            if !agreed {
+                for name in &deferred {
+                    analysis.assigned.insert(name.clone(), None);
+                }
+            }
         }
         loop {
             let before = analysis.active.len();
@@ -675,6 +719,14 @@ fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>>) {
                     })
                     .or_insert(found);
             }
+            // `let y;`: shaped by its assignments (see `Analysis::new`).
+            Stmt::Let {
+                name: Some(name),
+                init: None,
+                ..
+            } => {
+                dims.entry(name.clone()).or_insert(None);
+            }
             Stmt::Let { pat, init, .. } => {
                 for name in &pat.names {
                     dims.insert(name.clone(), None);
@@ -701,6 +753,61 @@ fn dims_expr(expr: &Expr, dims: &mut HashMap<String, Option<usize>>) {
             Child::Block(block) => dims_block(block, dims),
         }
     }
+}
+
+/// The names of the `let`s without a value (`let y;`) in `block` and the
+/// blocks inside it.
+fn deferred_lets(block: &Block, out: &mut Vec<String>) {
+    fn expr_lets(expr: &Expr, out: &mut Vec<String>) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => expr_lets(child, out),
+                Child::Block(block) => deferred_lets(block, out),
+            }
+        }
+    }
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name: Some(name),
+                init: None,
+                ..
+            } => out.push(name.clone()),
+            Stmt::Let {
+                init: Some(init), ..
+            } => expr_lets(init, out),
+            Stmt::Expr(expr, _) => expr_lets(expr, out),
+            _ => {}
+        }
+    }
+}
+
+/// `Analysis::assigned`, given the bindings' `dims`.
+fn assigned_dims(
+    body: &Block,
+    dims: &HashMap<String, Option<usize>>,
+) -> HashMap<String, Option<usize>> {
+    let assigned = std::cell::RefCell::new(HashMap::new());
+    body.any_expr(&|expr| {
+        if let ExprKind::Assign { target, value } = &expr.kind {
+            if let ExprKind::Path(path) = &target.kind {
+                if let Some(ident) = path.path.get_ident() {
+                    let found = dims_of(value, dims);
+                    assigned
+                        .borrow_mut()
+                        .entry(ident.to_string())
+                        .and_modify(|known: &mut Option<usize>| {
+                            if *known != found {
+                                *known = None;
+                            }
+                        })
+                        .or_insert(found);
+                }
+            }
+        }
+        false
+    });
+    assigned.into_inner()
 }
 
 /// How many indexings take `expr`'s value to an `f64`, if known.

@@ -80,6 +80,9 @@ enum Reduce {
 }
 
 struct Chain {
+    /// `filter(|v| cond)`'s condition on the loop's item (`{ let v =
+    /// &item; cond }`): the item is accumulated only when it holds.
+    filter: Option<syn::Expr>,
     source: syn::Expr,
     /// The closure's item pattern, without type ascriptions (a `for`
     /// pattern takes none).
@@ -155,10 +158,52 @@ impl Lowering<'_> {
                 }
                 self.extract(&mut init.expr, before);
             }
-            syn::Stmt::Expr(expr, _) => self.extract(expr, before),
+            syn::Stmt::Expr(expr, _) => {
+                // `x.iter().for_each(|v| total += v.sin());` is the loop
+                // `for v in x.iter() { total += v.sin(); }`.
+                if let syn::Expr::MethodCall(call) = &*expr {
+                    if let Some(stmt) = self.for_each(call) {
+                        before.push(stmt);
+                        self.changed = true;
+                        return false;
+                    }
+                }
+                self.extract(expr, before);
+            }
             _ => {}
         }
         true
+    }
+
+    /// `source.for_each(|pat| body)` as a statement: its loop.
+    fn for_each(&self, call: &syn::ExprMethodCall) -> Option<syn::Stmt> {
+        if call.method != "for_each" {
+            return None;
+        }
+        let [syn::Expr::Closure(closure)] = call.args.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let [pat] = closure_inputs(closure)?;
+        let chain = self.prepared(Chain {
+            filter: None,
+            source: (*call.receiver).clone(),
+            pat,
+            body: (*closure.body).clone(),
+            reduce: Reduce::Sum,
+            span: call.method.span(),
+        })?;
+        let Chain {
+            filter,
+            source,
+            pat,
+            body,
+            ..
+        } = chain;
+        let step = match filter {
+            Some(cond) => quote!(if #cond { #body; }),
+            None => quote!(#body;),
+        };
+        syn::parse2(quote_spanned!(call.method.span()=> for #pat in #source { #step })).ok()
     }
 
     /// Lowers the first chain `expr` evaluates exactly once, if any.
@@ -281,6 +326,7 @@ impl Lowering<'_> {
                     source if method == "product" => {
                         let item = super::fresh_ident(&mut self.idents.clone(), "item");
                         Chain {
+                            filter: None,
                             source: source.clone(),
                             pat: ident_pat(&item),
                             body: syn::parse2(item.to_token_stream()).expect("a path"),
@@ -314,8 +360,19 @@ impl Lowering<'_> {
                             let body = rename(closure.body.to_token_stream(), &name, &renamed)?;
                             (renamed, syn::parse2(body).ok()?)
                         };
+                        // `.map(|v| e).fold(init, |acc, w| body)`: one loop
+                        // over the map's source, `w` bound to `e`.
+                        let (source, pat, body) = match map_of(&call.receiver) {
+                            Some((source, map_pat, map_body)) => {
+                                let body =
+                                    syn::parse2(quote!({ let #pat = #map_body; #body })).ok()?;
+                                (source, map_pat, body)
+                            }
+                            None => ((*call.receiver).clone(), pat, body),
+                        };
                         Chain {
-                            source: (*call.receiver).clone(),
+                            filter: None,
+                            source,
                             pat,
                             body,
                             reduce: Reduce::Fold { init, acc },
@@ -335,11 +392,24 @@ impl Lowering<'_> {
                         let base = format!("running_{}", path.path.segments[1].ident);
                         let mut idents = self.idents.clone();
                         let acc = super::fresh_ident(&mut idents, &base);
-                        let item = super::fresh_ident(&mut idents, "item");
                         let func = &path.path;
+                        // `.map(|v| v * v).fold(f64::INFINITY, f64::min)`:
+                        // the map's value is the item.
+                        let (source, pat, item) = match map_of(&call.receiver) {
+                            Some((source, pat, body)) => (source, pat, quote!((#body))),
+                            None => {
+                                let item = super::fresh_ident(&mut idents, "item");
+                                (
+                                    (*call.receiver).clone(),
+                                    ident_pat(&item),
+                                    item.to_token_stream(),
+                                )
+                            }
+                        };
                         Chain {
-                            source: (*call.receiver).clone(),
-                            pat: ident_pat(&item),
+                            filter: None,
+                            source,
+                            pat,
                             body: syn::parse2(quote_spanned!(func.span()=> #func(#acc, #item)))
                                 .expect("a call"),
                             reduce: Reduce::Fold { init, acc },
@@ -351,7 +421,18 @@ impl Lowering<'_> {
             }
             _ => return None,
         };
-        if !source_ok(&chain.source) || leaves(&chain.body) {
+        self.prepared(chain)
+    }
+
+    /// `chain` if its source is one the sweep's `for` walks and its body
+    /// stays in the loop, its item renamed where it would hide the source,
+    /// and only if it carries a derivative.
+    fn prepared(&self, chain: Chain) -> Option<Chain> {
+        let chain = filtered(chain)?;
+        if !source_ok(&chain.source)
+            || leaves(&chain.body)
+            || chain.filter.as_ref().is_some_and(leaves)
+        {
             return None;
         }
         // `x.iter().map(|x| x * x)`: the loop's `x` would hide the slice
@@ -364,6 +445,11 @@ impl Lowering<'_> {
         for name in names {
             if name == "mut" || !crate::text::mentions(source.clone(), &name) {
                 continue;
+            }
+            // The filter's condition names the item by the pattern's name,
+            // which it may also use for the source: left as written.
+            if chain.filter.is_some() {
+                return None;
             }
             let renamed = super::fresh_ident(&mut idents, &name);
             let pat = rename(chain.pat.to_token_stream(), &name, &renamed)?;
@@ -396,6 +482,7 @@ impl Lowering<'_> {
         ty: Option<&syn::Type>,
     ) -> Vec<syn::Stmt> {
         let Chain {
+            filter,
             source,
             pat,
             body,
@@ -403,31 +490,21 @@ impl Lowering<'_> {
             span,
         } = chain;
         let ty = ty.map(|ty| quote!(: #ty));
-        let tokens = match reduce {
-            Reduce::Sum => quote_spanned! {*span=>
-                let mut #acc #ty = -0.0;
-                for #pat in #source {
-                    #acc += #body;
-                }
-            },
-            Reduce::Product => quote_spanned! {*span=>
-                let mut #acc #ty = 1.0;
-                for #pat in #source {
-                    #acc *= #body;
-                }
-            },
-            Reduce::Fold { init, .. } => quote_spanned! {*span=>
-                let mut #acc #ty = #init;
-                for #pat in #source {
-                    #acc = #body;
-                }
-            },
-            Reduce::Collect(_) => quote_spanned! {*span=>
-                let mut #acc #ty = Vec::new();
-                for #pat in #source {
-                    #acc.push(#body);
-                }
-            },
+        let (start, step) = match reduce {
+            Reduce::Sum => (quote!(-0.0), quote!(#acc += #body;)),
+            Reduce::Product => (quote!(1.0), quote!(#acc *= #body;)),
+            Reduce::Fold { init, .. } => (init.to_token_stream(), quote!(#acc = #body;)),
+            Reduce::Collect(_) => (quote!(Vec::new()), quote!(#acc.push(#body);)),
+        };
+        let step = match filter {
+            Some(cond) => quote!(if #cond { #step }),
+            None => step,
+        };
+        let tokens = quote_spanned! {*span=>
+            let mut #acc #ty = #start;
+            for #pat in #source {
+                #step
+            }
         };
         if let Reduce::Fold { init, .. } = reduce {
             if constant(init) && extreme_of(body, acc) {
@@ -441,7 +518,7 @@ impl Lowering<'_> {
 }
 
 /// A literal or a path constant (`f64::NEG_INFINITY`, `-1.0`).
-fn constant(expr: &syn::Expr) -> bool {
+pub(super) fn constant(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Lit(_) => true,
         syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Neg(_)) => constant(&unary.expr),
@@ -461,7 +538,7 @@ fn constant(expr: &syn::Expr) -> bool {
 
 /// `acc.max(v)`, `acc.min(v)`, `f64::max(acc, v)`, `f64::min(v, acc)`
 /// with `v` not `acc`.
-fn extreme_of(body: &syn::Expr, acc: &syn::Ident) -> bool {
+pub(super) fn extreme_of(body: &syn::Expr, acc: &syn::Ident) -> bool {
     let is_acc = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(acc));
     let mentions_acc = |e: &syn::Expr| count(e.to_token_stream(), &acc.to_string()) > 0;
     match body {
@@ -534,18 +611,107 @@ fn simple_binding(pat: &syn::Pat) -> Option<(&syn::Ident, Option<&syn::Type>)> {
 
 /// The chain `source.map(|pat| body)` reduced by `reduce`, when `map`'s
 /// one argument is a closure of one parameter.
+/// `source.map(|pat| body)`, taken apart.
+fn map_of(expr: &syn::Expr) -> Option<(syn::Expr, syn::Pat, syn::Expr)> {
+    let syn::Expr::MethodCall(map) = expr else {
+        return None;
+    };
+    if map.method != "map" || map.args.len() != 1 {
+        return None;
+    }
+    let chain = mapped(map, Reduce::Sum, map.method.span())?;
+    Some((chain.source, chain.pat, chain.body))
+}
+
 fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain> {
     let syn::Expr::Closure(closure) = &map.args[0] else {
         return None;
     };
     let [pat] = closure_inputs(closure)?;
     Some(Chain {
+        filter: None,
         source: (*map.receiver).clone(),
         pat,
         body: (*closure.body).clone(),
         reduce,
         span,
     })
+}
+
+/// `chain` whose source is `source.filter(|v| cond)`: the loop walks
+/// `source`, and the filter's condition reads the item the loop's pattern
+/// (`w` or `&w`) names where the closure read its parameter (`v` is
+/// `(&w)`, `&v` is `(w)`, `&&v` is `(*w)`), so that the sweep sees the
+/// tracked item it compares. Else `chain` as it is.
+fn filtered(chain: Chain) -> Option<Chain> {
+    let syn::Expr::MethodCall(filter) = &chain.source else {
+        return Some(chain);
+    };
+    if filter.method != "filter" {
+        return Some(chain);
+    }
+    let [syn::Expr::Closure(closure)] = filter.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let [filter_pat] = closure_inputs(closure)?;
+    let named = |pat: &syn::Pat| match pat {
+        syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+            Some(ident.ident.clone())
+        }
+        _ => None,
+    };
+    let item = match &chain.pat {
+        syn::Pat::Reference(reference) => {
+            let ident = named(&reference.pat)?;
+            quote!(&#ident)
+        }
+        pat => named(pat)?.to_token_stream(),
+    };
+    let (param, read) = match &filter_pat {
+        syn::Pat::Reference(once) => match &*once.pat {
+            syn::Pat::Reference(twice) => (named(&twice.pat)?, quote!((*#item))),
+            pat => (named(pat)?, quote!((#item))),
+        },
+        pat => (named(pat)?, quote!((&#item))),
+    };
+    let cond = substitute(closure.body.to_token_stream(), &param.to_string(), &read)?;
+    Some(Chain {
+        filter: Some(syn::parse2(cond).ok()?),
+        source: (*filter.receiver).clone(),
+        ..chain
+    })
+}
+
+/// `tokens` with the name `from` (not a field or method after a `.`) read
+/// as `to`; `None` with a macro, whose tokens are not expressions.
+fn substitute(tokens: TokenStream, from: &str, to: &TokenStream) -> Option<TokenStream> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = TokenStream::new();
+    for (k, token) in tokens.iter().enumerate() {
+        let after_dot =
+            k > 0 && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        match token {
+            TokenTree::Punct(punct)
+                if punct.as_char() == '!'
+                    && k > 0
+                    && matches!(tokens[k - 1], TokenTree::Ident(_))
+                    && matches!(tokens.get(k + 1), Some(TokenTree::Group(_))) =>
+            {
+                return None;
+            }
+            TokenTree::Ident(ident) if ident == from && !after_dot => out.extend(to.clone()),
+            TokenTree::Group(group) => {
+                let mut inner = proc_macro2::Group::new(
+                    group.delimiter(),
+                    substitute(group.stream(), from, to)?,
+                );
+                inner.set_span(group.span());
+                out.extend([TokenTree::Group(inner)]);
+            }
+            other => out.extend([other.clone()]),
+        }
+    }
+    Some(out)
 }
 
 /// The closure's parameters without types, when it has `N` and no

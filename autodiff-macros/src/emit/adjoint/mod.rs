@@ -12,6 +12,7 @@
 
 mod analysis;
 mod chains;
+mod extremes;
 mod patterns;
 mod rules;
 mod sweep;
@@ -100,7 +101,7 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            *method == "fold"
+            *method == "fold" || *method == "for_each"
         }
         _ => false,
     });
@@ -220,7 +221,9 @@ fn fused(
     extremes: &HashSet<String>,
 ) -> Result<TokenStream, Unsupported> {
     let mut sweep = Sweep::new(an, stack.clone());
-    sweep.unobserved(extremes.clone());
+    let mut unobserved = extremes.clone();
+    unobserved.extend(extremes::running(&function.body, an));
+    sweep.unobserved(unobserved);
     let value = sweep.fresh("value");
     let value_bar = sweep.fresh("value_bar");
     let mut bars = Vec::new();
@@ -465,11 +468,12 @@ fn pair_items(
         };
         #forward_body
     };
+    // The reverse reads the adjoints only: a caller passes `None` for
+    // arguments that changed since its forward (a call with another count
+    // has `None` adjoints too).
     let reverse_body = quote! {
-        let (
-            ::core::option::Option::Some(_),
-            ::core::option::Option::Some((#(#bar_pats,)*)),
-        ) = (#args, #bars_ident) else {
+        let _ = #args;
+        let ::core::option::Option::Some((#(#bar_pats,)*)) = #bars_ident else {
             return #stack.fail();
         };
         #reverse_body

@@ -104,9 +104,90 @@ impl Splitter {
         }
         let mut leaves = Vec::new();
         if !self.leaves(pat, ty, &init.expr, &mut leaves) {
-            return None;
+            return self.deferred(local, pat, ty, &init.expr);
         }
         Some(self.lets(local, leaves))
+    }
+
+    /// `let (a, b) = if c { let s = x * y; (s, s + x) } else { (x, y) };`,
+    /// whose branches do more than give a tuple: `let a; let b;`, then the
+    /// same `if` (or `match`) assigning the components where each branch
+    /// ends (`a = s; b = s + x;`). Through fresh names bound after it
+    /// (`let a = a_next;`) when the value reads a name the pattern binds.
+    fn deferred(
+        &mut self,
+        local: &syn::Local,
+        pat: &syn::Pat,
+        ty: Option<&syn::Type>,
+        value: &syn::Expr,
+    ) -> Option<Vec<syn::Stmt>> {
+        let syn::Pat::Tuple(tuple) = pat else {
+            return None;
+        };
+        let n = tuple.elems.len();
+        let types: Vec<Option<&syn::Type>> = match ty {
+            None => vec![None; n],
+            Some(syn::Type::Tuple(types)) if types.elems.len() == n => {
+                types.elems.iter().map(Some).collect()
+            }
+            Some(_) => return None,
+        };
+        let mut names = Vec::new();
+        for elem in &tuple.elems {
+            match elem {
+                syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                    names.push(Some(ident));
+                }
+                syn::Pat::Wild(_) => names.push(None),
+                _ => return None,
+            }
+        }
+        if !matches!(unparen(value), syn::Expr::If(_) | syn::Expr::Match(_)) {
+            return None;
+        }
+        let mut read = HashSet::new();
+        collect(value.to_token_stream(), &mut read);
+        let clash = names
+            .iter()
+            .flatten()
+            .any(|ident| read.contains(&ident.ident.to_string()));
+        let targets: Vec<Option<syn::Ident>> = names
+            .iter()
+            .map(|name| {
+                name.map(|ident| {
+                    if clash {
+                        let base = ident.ident.to_string();
+                        self.fresh(&format!("{}_next", base.trim_start_matches("r#")))
+                    } else {
+                        ident.ident.clone()
+                    }
+                })
+            })
+            .collect();
+        let assigned = assign_tails(unparen(value), &targets)?;
+        let let_token = local.let_token;
+        let semi = local.semi_token;
+        let mut out: Vec<syn::Stmt> = Vec::new();
+        for ((name, target), ty) in names.iter().zip(&targets).zip(&types) {
+            let (Some(name), Some(target)) = (name, target) else {
+                continue;
+            };
+            let ty = ty.map(|ty| quote::quote!(: #ty));
+            out.push(if clash {
+                syn::parse_quote!(#let_token #target #ty #semi)
+            } else {
+                syn::parse_quote!(#let_token #name #ty #semi)
+            });
+        }
+        out.push(syn::Stmt::Expr(assigned, Some(Default::default())));
+        if clash {
+            for (name, target) in names.iter().zip(&targets) {
+                if let (Some(name), Some(target)) = (name, target) {
+                    out.push(syn::parse_quote!(#let_token #name = #target #semi));
+                }
+            }
+        }
+        Some(out)
     }
 
     /// Splits `pat` (typed `ty`) bound to `value` into `out`; `false` if
@@ -344,6 +425,66 @@ fn has_pattern_let(expr: &syn::Expr) -> bool {
         E::Paren(paren) => has_pattern_let(&paren.expr),
         _ => false,
     }
+}
+
+/// `value` (an `if` or a `match` whose branches end in an `n`-tuple) with
+/// each branch ending by assigning the tuple's components to `targets`
+/// (`None`: evaluated, `let _ = ..;`), as a statement.
+fn assign_tails(value: &syn::Expr, targets: &[Option<syn::Ident>]) -> Option<syn::Expr> {
+    match value {
+        syn::Expr::If(if_) => {
+            let mut if_ = if_.clone();
+            assign_block(&mut if_.then_branch, targets)?;
+            let (_, other) = if_.else_branch.as_mut()?;
+            **other = assign_tails(unparen(other), targets)?;
+            Some(syn::Expr::If(if_))
+        }
+        syn::Expr::Block(block) if block.attrs.is_empty() && block.label.is_none() => {
+            let mut block = block.clone();
+            assign_block(&mut block.block, targets)?;
+            Some(syn::Expr::Block(block))
+        }
+        // An arm's binding may move the scrutinee, which the reverse sweep
+        // matches again to replay the arm.
+        syn::Expr::Match(match_) if !match_.arms.iter().any(|arm| binds(&arm.pat)) => {
+            let mut match_ = match_.clone();
+            for arm in &mut match_.arms {
+                let body = match unparen(&arm.body) {
+                    syn::Expr::Block(block) if block.attrs.is_empty() && block.label.is_none() => {
+                        syn::Expr::Block(block.clone())
+                    }
+                    other => syn::parse_quote!({ #other }),
+                };
+                *arm.body = assign_tails(&body, targets)?;
+            }
+            Some(syn::Expr::Match(match_))
+        }
+        _ => None,
+    }
+}
+
+/// A branch's block ending in a tuple (or in an `if`, `match` or block
+/// that does), its tail made the assignments.
+fn assign_block(block: &mut syn::Block, targets: &[Option<syn::Ident>]) -> Option<()> {
+    let Some(syn::Stmt::Expr(tail, None)) = block.stmts.pop() else {
+        return None;
+    };
+    match unparen(&tail) {
+        syn::Expr::Tuple(tuple) if tuple.elems.len() == targets.len() => {
+            for (target, elem) in targets.iter().zip(&tuple.elems) {
+                block.stmts.push(match target {
+                    Some(target) => syn::parse_quote!(#target = #elem;),
+                    None => syn::parse_quote!(let _ = #elem;),
+                });
+            }
+        }
+        inner @ (syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_)) => {
+            let inner = assign_tails(inner, targets)?;
+            block.stmts.push(syn::Stmt::Expr(inner, None));
+        }
+        _ => return None,
+    }
+    Some(())
 }
 
 fn unparen(expr: &syn::Expr) -> &syn::Expr {

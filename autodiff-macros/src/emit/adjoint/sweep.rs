@@ -100,6 +100,10 @@ struct StmtCx {
     /// Values to push (forward tokens) and the names they come back as.
     saves: Vec<(TokenStream, Ident)>,
     saved_keys: HashMap<String, Ident>,
+    /// Indices to push (forward tokens) and the names they come back as:
+    /// an index the body changes before the reverse sweep (`l[idx]` of a
+    /// counted `idx`), saved as the statement reads it.
+    index_saves: Vec<(TokenStream, Ident)>,
     /// The reverse statements, in order.
     rev: Vec<TokenStream>,
     /// Seed temporaries numbered per statement: `product_bar_2`.
@@ -156,26 +160,27 @@ impl<'e, 'a> Items<'e, 'a> {
         }
     }
 
-    /// How many items: the shortest place's length.
-    fn len(&self) -> TokenStream {
+    /// How many items: the shortest place's length. A place in `saved`
+    /// is read from its copy there (see `Sweep::for_loop`).
+    fn len(&self, saved: &HashMap<usize, Ident>) -> TokenStream {
         match self {
             Items::Place { place, .. } => {
-                let src = place.source.to_token_stream();
+                let src = place_tokens(place, saved);
                 quote!(#src.len())
             }
             Items::Zip(a, b) => {
-                let (a, b) = (a.len(), b.len());
+                let (a, b) = (a.len(saved), b.len(saved));
                 quote!(::core::cmp::min(#a, #b))
             }
-            Items::Enumerate(inner) => inner.len(),
+            Items::Enumerate(inner) => inner.len(saved),
         }
     }
 
     /// The item at `index`, as the forward `for` bound it.
-    fn item(&self, index: &Ident) -> TokenStream {
+    fn item(&self, index: &Ident, saved: &HashMap<usize, Ident>) -> TokenStream {
         match self {
             Items::Place { place, by_ref } => {
-                let src = place.source.to_token_stream();
+                let src = place_tokens(place, saved);
                 if *by_ref {
                     quote!(&#src[#index])
                 } else {
@@ -183,11 +188,11 @@ impl<'e, 'a> Items<'e, 'a> {
                 }
             }
             Items::Zip(a, b) => {
-                let (a, b) = (a.item(index), b.item(index));
+                let (a, b) = (a.item(index, saved), b.item(index, saved));
                 quote!((#a, #b))
             }
             Items::Enumerate(inner) => {
-                let inner = inner.item(index);
+                let inner = inner.item(index, saved);
                 quote!((#index, #inner))
             }
         }
@@ -260,8 +265,8 @@ pub struct Sweep<'m> {
     /// The function's value is read as the body computes it (a return
     /// type alias asserts its type), not through `f64_of`.
     outputs_as_written: bool,
-    /// Bindings never observed as an operand of `max`/`min`: see
-    /// `chains::Lowering::extremes`.
+    /// Bindings never observed as an operand of `max`/`min` or in an `if`
+    /// condition: see `chains::Lowering::extremes` and `extremes`.
     unobserved: HashSet<String>,
     cx: StmtCx,
     /// What calls of plain functions resolve to: see `sibling`.
@@ -710,6 +715,19 @@ impl<'m> Sweep<'m> {
                 let syntax = pat.syntax;
                 let Some(init) = init else {
                     let active = pat.names.iter().any(|n| self.an.active.contains(n));
+                    // `let y; if c { y = .. } else { y = .. }`: a number,
+                    // typed so or assigned only numbers, whose adjoint the
+                    // assignments take and reset.
+                    let number = |name: &String| {
+                        let typed = matches!(syntax, syn::Pat::Type(typed)
+                            if crate::valid::is_f64(&typed.ty));
+                        typed || self.an.assigned.get(name).copied() == Some(Some(0))
+                    };
+                    if let Some(name) = name.as_ref().filter(|name| active && number(name)) {
+                        let bar = self.bind(name);
+                        prelude.push(quote!(let mut #bar = 0.0;));
+                        return Ok((vec![quote!(let #syntax;)], Vec::new()));
+                    }
                     if active {
                         return Err(Unsupported {
                             construct: "a `let` without a value".into(),
@@ -910,7 +928,7 @@ impl<'m> Sweep<'m> {
         match &expr.kind {
             ExprKind::Assign { target, value } if self.root_active(target) => {
                 self.cx = StmtCx::default();
-                let bar = self.bar_place(target)?;
+                let bar = self.saved_bar_place(target)?;
                 let assigned = self.temp("assigned_bar");
                 let whole = !self.scalar(value);
                 let adjoint = &self.adjoint;
@@ -930,8 +948,12 @@ impl<'m> Sweep<'m> {
                 let outer = std::mem::take(&mut self.cx);
                 let (mut f, v, r) = self.value(value, &seed)?;
                 let target_src = target.source.to_token_stream();
+                // The target's saved index, pushed after the value's own
+                // saves and so popped before them.
+                let (pushes, mut rev) = self.saves_code(&outer);
+                f.extend(pushes);
                 f.push(quote!(#target_src = #v #semi));
-                let mut rev = outer.rev;
+                rev.extend(outer.rev);
                 rev.extend(r);
                 Ok((f, rev))
             }
@@ -1070,13 +1092,20 @@ impl<'m> Sweep<'m> {
         semi: Option<TokenStream>,
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
         self.cx = StmtCx::default();
-        let bar = self.bar_place(target)?;
         let carries = self.active(value);
         let branching = matches!(
             value.kind,
             ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(None, _)
         );
-        if branching && carries && matches!(op, Arith::Add | Arith::Sub) {
+        let branched = branching && carries && matches!(op, Arith::Add | Arith::Sub);
+        // A branching value is swept as a value of its own, with no room
+        // for this statement's saves.
+        let bar = if branched {
+            self.bar_place(target)?
+        } else {
+            self.saved_bar_place(target)?
+        };
+        if branched {
             let op_token = match whole.source {
                 Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
                 _ => return unsupported(describe(whole), whole),
@@ -1175,18 +1204,33 @@ impl<'m> Sweep<'m> {
     /// `stmt`) and reverse (pops, then the adjoint statements).
     fn finish(&mut self, stmt: TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let cx = std::mem::take(&mut self.cx);
+        let mut fwd = cx.hoists.clone();
+        fwd.extend(cx.observes.iter().cloned());
+        let (pushes, mut rev) = self.saves_code(&cx);
+        fwd.extend(pushes);
+        fwd.push(stmt);
+        rev.extend(cx.rev);
+        (fwd, rev)
+    }
+
+    /// A statement's pushes (forward, before the statement) and pops
+    /// (reverse, before its adjoint statements), last pushed first popped.
+    fn saves_code(&self, cx: &StmtCx) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let stack = &self.stack;
-        let mut fwd = cx.hoists;
-        fwd.extend(cx.observes);
+        let mut fwd = Vec::new();
         let mut rev = Vec::new();
         for (value, _) in &cx.saves {
             fwd.push(quote!(#stack.push(#value);));
         }
+        for (index, _) in &cx.index_saves {
+            fwd.push(quote!(#stack.push_index(#index);));
+        }
+        for (_, name) in cx.index_saves.iter().rev() {
+            rev.push(quote!(let #name = #stack.pop_index();));
+        }
         for (_, name) in cx.saves.iter().rev() {
             rev.push(quote!(let #name = #stack.pop();));
         }
-        fwd.push(stmt);
-        rev.extend(cx.rev);
         (fwd, rev)
     }
 
@@ -1312,7 +1356,10 @@ impl<'m> Sweep<'m> {
         for (cond, _) in &arms {
             if let Some(cond) = cond {
                 for place in self.active_places(cond) {
-                    observes.push(quote!(#stack.observe(#place);));
+                    // A running extreme (`if d < best`): see `unobserved`.
+                    if !self.unobserved.contains(&place.to_string()) {
+                        observes.push(quote!(#stack.observe(#place);));
+                    }
                 }
             }
         }
@@ -1970,9 +2017,48 @@ impl<'m> Sweep<'m> {
         };
         let mut places = Vec::new();
         items.places(&mut places);
-        if !places.iter().all(|place| self.fully_available(place)) {
-            return unsupported("a `for` over values that change", whole);
+        // A local of numbers that changes before the reverse sweep (bound
+        // again by each trip of a loop around, or written later): its items
+        // are pushed after the loop, which borrows it unchanged, with their
+        // count, and the reverse walks the popped copy.
+        let mut saved = HashMap::new();
+        let mut save_fwd = Vec::new();
+        let mut save_rev = Vec::new();
+        for place in &places {
+            if self.fully_available(place) {
+                continue;
+            }
+            let name = match &place.kind {
+                ExprKind::Path(path) => path.path.get_ident(),
+                _ => None,
+            };
+            let numbers = dims_of(place, &self.an.dims) == Some(1);
+            // A `return` or a labelled jump would leave before the pushes
+            // that the reverse of the statement it leaves pops.
+            let stays = !body.any_expr(&|expr| match &expr.kind {
+                ExprKind::Return(_) => true,
+                ExprKind::Break { label, .. } => label.is_some(),
+                ExprKind::Continue(label) => label.is_some(),
+                _ => false,
+            });
+            let (Some(name), true, true) = (name, numbers, stays) else {
+                return unsupported("a `for` over values that change", whole);
+            };
+            let copy = Ident::new(&format!("{}_items", name.unraw()), Span::mixed_site());
+            let (stack, adjoint) = (&self.stack, &self.adjoint);
+            save_fwd.push(quote! {
+                #adjoint::Spread::push_all(&#name[..], #stack);
+                #stack.push_index(#name.len());
+            });
+            save_rev.push(quote! {
+                let #copy: ::std::vec::Vec<f64> = {
+                    let count = #stack.pop_index();
+                    #stack.pop_run(count).collect()
+                };
+            });
+            saved.insert(place.id, copy);
         }
+        save_rev.reverse();
         if !adaptors
             .iter()
             .all(|(_, args)| args.iter().all(|arg| self.fully_available(arg)))
@@ -2013,7 +2099,7 @@ impl<'m> Sweep<'m> {
                     spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);));
                 }
                 None => {
-                    let src = place.source.to_token_stream();
+                    let src = place_tokens(place, &saved);
                     declare.push(quote!(let mut #bar = #adjoint::zero(&#src[#index]);));
                 }
             }
@@ -2022,8 +2108,8 @@ impl<'m> Sweep<'m> {
         self.scopes.pop();
         self.depth -= 1;
         let (fwd, rev) = code?;
-        let len = items.len();
-        let element_value = items.item(&index);
+        let len = items.len(&saved);
+        let element_value = items.item(&index, &saved);
         // `(0..n).rev().rev()` is `0..n`.
         let mut adaptors = adaptors;
         let mut reverse = quote!(.rev());
@@ -2040,8 +2126,10 @@ impl<'m> Sweep<'m> {
                 #count_init
                 #label for #syntax in #iter_src { #count_step #(#fwd)* }
                 #count_push
+                #(#save_fwd)*
             }],
             vec![quote! {
+                #(#save_rev)*
                 for #index in (0..#len)#(#adaptors)*#take #reverse {
                     #[allow(unused_variables)]
                     let #syntax = #element_value;
@@ -2145,8 +2233,31 @@ impl<'m> Sweep<'m> {
         Ident::new(&name, Span::mixed_site())
     }
 
-    /// The adjoint place of a place expression: `w1_bar[j][i]`.
+    /// The adjoint place of a place expression: `w1_bar[j][i]`; one whose
+    /// index changes before the reverse sweep is refused (see
+    /// `saved_bar_place`).
     fn bar_place(&self, place: &Expr) -> R<TokenStream> {
+        self.bar_place_saving(place, None)
+    }
+
+    /// The adjoint place of a place the current statement reads or writes:
+    /// an index that changes before the reverse sweep (`out[row] +=
+    /// l[idx] * x[col]; idx += 1;`) is pushed before the statement and
+    /// popped as the index of the adjoint place.
+    fn saved_bar_place(&mut self, place: &Expr) -> R<TokenStream> {
+        let mut saves = Vec::new();
+        let bar = self.bar_place_saving(place, Some(&mut saves))?;
+        self.cx.index_saves.extend(saves);
+        Ok(bar)
+    }
+
+    /// `bar_place`, with the indices to save collected into `saves` when
+    /// given (else refused).
+    fn bar_place_saving(
+        &self,
+        place: &Expr,
+        mut saves: Option<&mut Vec<(TokenStream, Ident)>>,
+    ) -> R<TokenStream> {
         match &place.kind {
             ExprKind::Path(path) => {
                 let Some(ident) = path.path.get_ident() else {
@@ -2158,22 +2269,49 @@ impl<'m> Sweep<'m> {
                 }
             }
             ExprKind::Index { base, index } => {
-                let base = self.bar_place(base)?;
-                if !self.fully_available(index) {
-                    return unsupported("an index that changes before the reverse sweep", index);
+                let base = self.bar_place_saving(base, saves.as_deref_mut())?;
+                if self.fully_available(index) {
+                    let index = index.source.to_token_stream();
+                    return Ok(quote!(#base[#index]));
                 }
-                let index = index.source.to_token_stream();
-                Ok(quote!(#base[#index]))
+                // One element's index (a `usize`), read twice in the
+                // forward (pushed, then indexed) with no effect between.
+                let savable = !has_call(index) && !matches!(index.kind, ExprKind::Range { .. });
+                let Some(saves) = saves.filter(|_| savable) else {
+                    return unsupported("an index that changes before the reverse sweep", index);
+                };
+                let src = index.source.to_token_stream();
+                let key = src.to_string();
+                let known = self
+                    .cx
+                    .index_saves
+                    .iter()
+                    .chain(saves.iter())
+                    .find(|(value, _)| value.to_string() == key);
+                let name = match known {
+                    Some((_, name)) => name.clone(),
+                    None => {
+                        let k = self.cx.index_saves.len() + saves.len() + 1;
+                        let name = if k == 1 {
+                            Ident::new("saved_index", Span::mixed_site())
+                        } else {
+                            Ident::new(&format!("saved_index_{k}"), Span::mixed_site())
+                        };
+                        saves.push((src, name.clone()));
+                        name
+                    }
+                };
+                Ok(quote!(#base[#name]))
             }
             ExprKind::Paren(inner)
             | ExprKind::Reference { expr: inner, .. }
             | ExprKind::Prefix {
                 op: syn::UnOp::Deref(_),
                 operand: inner,
-            } => self.bar_place(inner),
+            } => self.bar_place_saving(inner, saves),
             // A model's adjoint is a model: `net_bar.layers[k].w[j]`.
             ExprKind::Field { base, member } => {
-                let base = self.bar_place(base)?;
+                let base = self.bar_place_saving(base, saves)?;
                 Ok(quote!(#base.#member))
             }
             _ => unsupported(describe(place), place),
@@ -2190,7 +2328,7 @@ impl<'m> Sweep<'m> {
         if !seed.whole && dims_of(place, &self.an.dims).is_some_and(|dims| dims > 0) {
             return unsupported("an array used as a number", place);
         }
-        let bar = self.bar_place(place)?;
+        let bar = self.saved_bar_place(place)?;
         let tokens = &seed.tokens;
         let adjoint = &self.adjoint;
         let stmt = if seed.whole {
@@ -2263,6 +2401,7 @@ impl<'m> Sweep<'m> {
                 self.rev(receiver, seed)
             }
             ExprKind::Binary { op, lhs, rhs, .. } => self.rev_binary(expr, *op, lhs, rhs, &seed),
+            ExprKind::Array(items) | ExprKind::VecList(items) => self.rev_items(expr, items, &seed),
             ExprKind::Neg { operand, .. } => {
                 self.pass(operand, &seed.clone().negate(), Factor::One)
             }
@@ -2315,6 +2454,36 @@ impl<'m> Sweep<'m> {
             }
             _ => unsupported(describe(expr), expr),
         }
+    }
+
+    /// An array literal or `vec![..]` of tracked values (`[x[0] - c[3],
+    /// x[1] - c[4]]`): each item's adjoint is the whole seed's at its
+    /// position, right to left.
+    fn rev_items(&mut self, expr: &Expr, items: &[Expr], seed: &Seed) -> R<()> {
+        if !seed.whole {
+            return unsupported("an array used as a number", expr);
+        }
+        let tokens = &seed.tokens;
+        let whole = if is_simple(tokens) {
+            tokens.clone()
+        } else {
+            quote!((#tokens))
+        };
+        for (k, item) in items.iter().enumerate().rev() {
+            let k = Literal::usize_unsuffixed(k);
+            let item_seed = Seed {
+                tokens: quote!(#whole[#k]),
+                negated: false,
+                whole: !self.scalar(item),
+            };
+            let item_seed = if seed.negated {
+                item_seed.negate()
+            } else {
+                item_seed
+            };
+            self.pass(item, &item_seed, Factor::One)?;
+        }
+        Ok(())
     }
 
     fn rev_binary(&mut self, expr: &Expr, op: Arith, lhs: &Expr, rhs: &Expr, seed: &Seed) -> R<()> {
@@ -2462,26 +2631,29 @@ impl<'m> Sweep<'m> {
         let mut arg_src = Vec::new();
         let mut bars = Vec::new();
         let mut after = Vec::new();
+        // The reverse reads no argument's value (the forward pushed the
+        // gradient at the arguments), only their adjoints: an argument that
+        // changes before the reverse sweep (`lse(&v)` in the loop that
+        // rewrites `v`) is passed as `None`, its adjoint at its place, with
+        // any index the body changes saved.
+        let mut replayed = true;
         if let Some(receiver) = receiver {
-            if !self.fully_available(receiver) {
-                return unsupported("a method called on a model that changes", receiver);
-            }
+            let available = self.fully_available(receiver);
+            replayed &= available;
             let src = receiver.source.to_token_stream();
             arg_src.push(quote!(&#src));
             if self.active(receiver) {
-                let bar = self.bar_place(receiver)?;
+                let bar = self.saved_bar_place(receiver)?;
                 bars.push(quote!(&mut #bar));
-            } else {
+            } else if available {
                 bars.push(quote!(&mut #adjoint::zero(&(#src))));
+            } else {
+                return unsupported("a method called on a model that changes", receiver);
             }
         }
         for arg in args {
-            if !self.fully_available(arg) {
-                return unsupported(
-                    "a call whose argument changes before the reverse sweep",
-                    arg,
-                );
-            }
+            let available = self.fully_available(arg);
+            replayed &= available;
             let src = arg.source.to_token_stream();
             arg_src.push(self.passed(arg));
             let place = match &arg.kind {
@@ -2493,9 +2665,21 @@ impl<'m> Sweep<'m> {
                 _ => None,
             };
             if !self.active(arg) {
-                bars.push(quote!(&mut #adjoint::zero(&(#src))));
+                // A constant argument's adjoint, which takes its part of the
+                // gradient and drops it: shaped by the argument, or a
+                // number's.
+                if available {
+                    bars.push(quote!(&mut #adjoint::zero(&(#src))));
+                } else if self.scalar(arg) {
+                    bars.push(quote!(&mut 0.0));
+                } else {
+                    return unsupported(
+                        "a call whose argument changes before the reverse sweep",
+                        arg,
+                    );
+                }
             } else if let Some(place) = place {
-                let bar = self.bar_place(place)?;
+                let bar = self.saved_bar_place(place)?;
                 // Two `&mut` of one adjoint in one call do not borrow-check.
                 if bars
                     .iter()
@@ -2512,8 +2696,13 @@ impl<'m> Sweep<'m> {
             }
         }
         let value_bar = seed.signed();
+        let args = if replayed {
+            quote!(#adjoint::args((#(#arg_src,)*)))
+        } else {
+            quote!(::core::option::Option::None)
+        };
         self.cx.rev.push(quote! {
-            #reverse(#stack, #adjoint::args((#(#arg_src,)*)), #value_bar, #adjoint::args((#(#bars,)*)));
+            #reverse(#stack, #args, #value_bar, #adjoint::args((#(#bars,)*)));
         });
         for (arg, name) in after.into_iter().rev() {
             self.rev(arg, Seed::new(name.to_token_stream()))?;
@@ -2826,6 +3015,16 @@ impl<'m> Sweep<'m> {
     }
 
     fn fwd_rebuild(&mut self, expr: &Expr) -> R<TokenStream> {
+        if let ExprKind::Array(items) | ExprKind::VecList(items) = &expr.kind {
+            let items = items
+                .iter()
+                .map(|item| self.fwd(item))
+                .collect::<R<Vec<_>>>()?;
+            return Ok(match expr.kind {
+                ExprKind::Array(_) => quote!([#(#items),*]),
+                _ => quote!(::std::vec![#(#items),*]),
+            });
+        }
         let source = match expr.source {
             Source::Expr(source) => source,
             Source::Macro(_) => return unsupported(describe(expr), expr),
@@ -3148,6 +3347,14 @@ fn range_like(iter: &Expr) -> bool {
             ) && range_like(receiver)
         }
         _ => false,
+    }
+}
+
+/// A place as the reverse sweep reads it: as written, or its saved copy.
+fn place_tokens(place: &Expr, saved: &HashMap<usize, Ident>) -> TokenStream {
+    match saved.get(&place.id) {
+        Some(copy) => copy.to_token_stream(),
+        None => place.source.to_token_stream(),
     }
 }
 

@@ -60,11 +60,9 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/iterators.rs: roughness: a closure at line 170",
     "tests/corpus/iterators.rs: pair_products: a closure at line 185",
     "tests/corpus/iterators.rs: squashed_norm: a closure at line 247",
-    "tests/corpus/iterators.rs: positive_part_sum: a closure at line 355",
     "tests/corpus/iterators.rs: log_if_all_positive: a closure at line 368",
     "tests/corpus/iterators.rs: top_score: a closure at line 426",
     "tests/corpus/iterators.rs: count_weighted: a closure at line 441",
-    "tests/corpus/iterators.rs: for_each_accumulate: a closure at line 456",
     "tests/corpus/iterators.rs: smoothed: a closure at line 471",
     "tests/corpus/macros.rs: debugged: `dbg!` at line 139",
     "tests/corpus/patterns.rs: guarded_log: a tuple struct, variant or closure call at line 117",
@@ -74,8 +72,6 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: swap_pairs: a binding whose shape the reverse sweep cannot see at line 241",
     "tests/corpus/regressions.rs: without_debug_scale: an attribute on a statement at line 14",
     "tests/corpus/regressions.rs: cfg_let: an attribute on a statement at line 32",
-    "tests/macro_arrays.rs: first_and_len: `[x[0], 2.0 * x[1], 3.0]` at line 201",
-    "tests/macro_edge_cases.rs: stacked: `[layer(w, &v), layer([1.0, - 1.0], &v)]` at line 17",
     "tests/compiled_patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
 ];
 

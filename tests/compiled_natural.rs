@@ -1,0 +1,1320 @@
+//! Code written as a newcomer writes it (ADBench's GMM, bundle adjustment
+//! and k-means from their definitions) keeps the compiled adjoint: a
+//! counted index (`l[idx]; idx += 1`), an annotated call on a local the
+//! loop around it rewrites (`total += logsumexp(&v)`), an array literal of
+//! tracked values (`let p = [x[0] - c[3], ...]`), a binding given its
+//! value by the branches (`let y; if c { y = .. } else { y = .. }`, and
+//! `let (a, b) = if c { let s = ..; (..) } else { (..) };`), a running
+//! minimum from `f64::INFINITY` (the start is no reason to rerun the
+//! tape, which takes it too), a closure over a local a loop rewrites
+//! (`s += v.iter().map(|a| a * a).sum::<f64>()`) and a `map` then a `fold`
+//! by `f64::min`, `filter` and `for_each`. Each function here has an
+//! `f_adjoint` that returns `Some` on a fresh stack and leaves it empty
+//! (compiled, not the tape), and `f_grad` is checked against an
+//! independent oracle (a closed form, or forward mode on dual numbers
+//! written out by hand), against central differences (`f_check`) and
+//! against the tape (`f_grad_tape`).
+//!
+//! Agreement with the tape and the oracle: components within 1e-12 of the
+//! largest. All are exact derivatives of the same operations, summed in
+//! other orders, so they differ by a few ulps times the condition of those
+//! sums.
+
+// Written as a newcomer writes it: loops by index, `let y;` given its
+// value by the branches, `map(|t| *t)`.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::needless_late_init,
+    clippy::map_clone
+)]
+
+use autodiff::__adjoint::{with_stack, Stack};
+use autodiff::prelude::*;
+
+const AGREE: f64 = 1e-12;
+
+/// Every component of `got` within `AGREE` of the largest of `want`.
+fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{name}: lengths");
+    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
+    for (k, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (a - b).abs() <= AGREE * scale,
+            "{name}: component {k}: {a} vs {b}"
+        );
+    }
+}
+
+/// Runs a compiled adjoint on a fresh stack: it must return `Some` (the
+/// compiled path, all finite) and leave the stack empty.
+fn compiled<G>(run: impl FnOnce(&mut Stack) -> Option<ValueAndGradient<G>>) -> ValueAndGradient<G> {
+    with_stack(|stack| {
+        let result = run(stack).expect("compiled and finite");
+        assert!(
+            stack.is_empty(),
+            "the reverse popped what the forward pushed"
+        );
+        result
+    })
+}
+
+/// The compiled gradient (`f_adjoint`'s, and `f_grad`'s, which must be the
+/// same), the tape's and the oracle's, as flat components, with the values.
+fn check(
+    name: &str,
+    adjoint: (f64, Vec<f64>),
+    grad: (f64, Vec<f64>),
+    tape: (f64, Vec<f64>),
+    oracle: (f64, Vec<f64>),
+) {
+    assert_eq!(
+        adjoint.0.to_bits(),
+        grad.0.to_bits(),
+        "{name}: f_grad's value"
+    );
+    assert_eq!(adjoint.1, grad.1, "{name}: f_grad is the compiled adjoint");
+    assert_agree(&format!("{name} vs tape"), &adjoint.1, &tape.1);
+    assert_agree(&format!("{name} vs oracle"), &adjoint.1, &oracle.1);
+    for (what, value) in [("tape", tape.0), ("oracle", oracle.0)] {
+        assert!(
+            (adjoint.0 - value).abs() <= AGREE * value.abs().max(1e-300),
+            "{name}: value {} vs {what}'s {value}",
+            adjoint.0
+        );
+    }
+}
+
+fn cat(parts: &[&[f64]]) -> Vec<f64> {
+    parts.iter().flat_map(|part| part.iter().copied()).collect()
+}
+
+// ---------------------------------------------------------------------
+// Forward mode on dual numbers: the oracle for the realistic functions.
+// ---------------------------------------------------------------------
+
+/// `value + dot·ε`, ε² = 0: one directional derivative.
+#[derive(Clone, Copy, Debug)]
+struct D(f64, f64);
+
+impl D {
+    fn c(v: f64) -> D {
+        D(v, 0.0)
+    }
+    fn exp(self) -> D {
+        let e = self.0.exp();
+        D(e, e * self.1)
+    }
+    fn sqrt(self) -> D {
+        let r = self.0.sqrt();
+        D(r, self.1 / (2.0 * r))
+    }
+    fn sin(self) -> D {
+        D(self.0.sin(), self.0.cos() * self.1)
+    }
+    fn cos(self) -> D {
+        D(self.0.cos(), -self.0.sin() * self.1)
+    }
+    fn abs(self) -> D {
+        if self.0 < 0.0 {
+            D(-self.0, -self.1)
+        } else {
+            self
+        }
+    }
+    fn min(self, o: D) -> D {
+        if self.0 < o.0 {
+            self
+        } else {
+            o
+        }
+    }
+    fn ln(self) -> D {
+        D(self.0.ln(), self.1 / self.0)
+    }
+    fn max(self, o: D) -> D {
+        if self.0 > o.0 {
+            self
+        } else {
+            o
+        }
+    }
+}
+
+impl std::ops::Add for D {
+    type Output = D;
+    fn add(self, o: D) -> D {
+        D(self.0 + o.0, self.1 + o.1)
+    }
+}
+
+impl std::ops::Sub for D {
+    type Output = D;
+    fn sub(self, o: D) -> D {
+        D(self.0 - o.0, self.1 - o.1)
+    }
+}
+
+impl std::ops::Mul for D {
+    type Output = D;
+    fn mul(self, o: D) -> D {
+        D(self.0 * o.0, self.1 * o.0 + self.0 * o.1)
+    }
+}
+
+impl std::ops::Div for D {
+    type Output = D;
+    fn div(self, o: D) -> D {
+        D(self.0 / o.0, (self.1 * o.0 - self.0 * o.1) / (o.0 * o.0))
+    }
+}
+
+/// The value and gradient of `f` at `inputs` (flat), by one forward pass
+/// per component.
+fn forward_mode(inputs: &[f64], f: impl Fn(&[D]) -> D) -> (f64, Vec<f64>) {
+    let mut value = 0.0;
+    let gradient = (0..inputs.len())
+        .map(|k| {
+            let seeded: Vec<D> = inputs
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| D(v, if j == k { 1.0 } else { 0.0 }))
+                .collect();
+            let out = f(&seeded);
+            value = out.0;
+            out.1
+        })
+        .collect();
+    (value, gradient)
+}
+
+// ---------------------------------------------------------------------
+// A counted index: `l[idx]; idx += 1;`. The index the reverse reads is
+// pushed before the statement and popped with it.
+// ---------------------------------------------------------------------
+
+/// `|L x|²` with `L` lower triangular, packed row by row.
+#[differentiable]
+fn packed_lower(l: &[f64], x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut out = vec![0.0; n];
+    let mut idx = 0;
+    for row in 0..n {
+        for col in 0..=row {
+            out[row] += l[idx] * x[col];
+            idx += 1;
+        }
+    }
+    let mut s = 0.0;
+    for v in &out {
+        s += v * v;
+    }
+    s
+}
+
+/// ADBench GMM's `|Q (x - mu)|² / 2`: `Q` lower triangular, its diagonal
+/// `exp(q)`, below it `l` packed column by column.
+#[differentiable]
+fn q_norm(x: &[f64], mu: &[f64], q: &[f64], l: &[f64]) -> f64 {
+    let d = x.len();
+    let mut xc = vec![0.0; d];
+    for i in 0..d {
+        xc[i] = x[i] - mu[i];
+    }
+    let mut out = vec![0.0; d];
+    for i in 0..d {
+        out[i] = q[i].exp() * xc[i];
+    }
+    let mut idx = 0;
+    for i in 0..d {
+        for j in (i + 1)..d {
+            out[j] += l[idx] * xc[i];
+            idx += 1;
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..d {
+        s += out[i] * out[i];
+    }
+    0.5 * s
+}
+
+fn q_norm_dual(v: &[D], d: usize) -> D {
+    let (x, rest) = v.split_at(d);
+    let (mu, rest) = rest.split_at(d);
+    let (q, l) = rest.split_at(d);
+    let xc: Vec<D> = (0..d).map(|i| x[i] - mu[i]).collect();
+    let mut s = D::c(0.0);
+    let mut idx_of = vec![vec![0; d]; d];
+    let mut idx = 0;
+    for (i, row) in idx_of.iter_mut().enumerate() {
+        for slot in row.iter_mut().skip(i + 1) {
+            *slot = idx;
+            idx += 1;
+        }
+    }
+    for j in 0..d {
+        let mut out = q[j].exp() * xc[j];
+        for i in 0..j {
+            out = out + l[idx_of[i][j]] * xc[i];
+        }
+        s = s + out * out;
+    }
+    D::c(0.5) * s
+}
+
+#[test]
+fn a_counted_index_is_saved() -> Result<(), Box<dyn std::error::Error>> {
+    let l = [0.5, -1.25, 2.0, 0.75, -0.5, 1.5];
+    let x = [1.5, -0.25, 2.0];
+    let adjoint = compiled(|stack| packed_lower_adjoint(stack, &l, &x));
+    let grad = packed_lower_grad(&l, &x)?;
+    let tape = packed_lower_grad_tape(&l, &x)?;
+    // Closed form: out = L x, d|out|²/dL[r][c] = 2 out_r x_c,
+    // d/dx_c = Σ_r 2 out_r L[r][c].
+    let mut out = [0.0; 3];
+    let (mut gl, mut gx) = (vec![0.0; 6], vec![0.0; 3]);
+    let mut idx = 0;
+    for r in 0..3 {
+        for c in 0..=r {
+            out[r] += l[idx] * x[c];
+            idx += 1;
+        }
+    }
+    idx = 0;
+    for r in 0..3 {
+        for c in 0..=r {
+            gl[idx] = 2.0 * out[r] * x[c];
+            gx[c] += 2.0 * out[r] * l[idx];
+            idx += 1;
+        }
+    }
+    let value = out.iter().map(|o| o * o).sum();
+    check(
+        "packed_lower",
+        (
+            adjoint.value,
+            cat(&[&adjoint.gradient.0, &adjoint.gradient.1]),
+        ),
+        (grad.value, cat(&[&grad.gradient.0, &grad.gradient.1])),
+        (tape.value, cat(&[&tape.gradient.0, &tape.gradient.1])),
+        (value, cat(&[&gl, &gx])),
+    );
+    assert!(packed_lower_check(&l, &x)?.passed());
+
+    let x = [0.3, -1.1, 0.7, 2.0];
+    let mu = [0.1, 0.2, -0.4, 1.0];
+    let q = [0.2, -0.3, 0.1, 0.05];
+    let l = [0.4, -0.6, 0.9, 1.1, -0.2, 0.35];
+    let flat = |g: &(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>)| cat(&[&g.0, &g.1, &g.2, &g.3]);
+    let adjoint = compiled(|stack| q_norm_adjoint(stack, &x, &mu, &q, &l));
+    let grad = q_norm_grad(&x, &mu, &q, &l)?;
+    let tape = q_norm_grad_tape(&x, &mu, &q, &l)?;
+    let oracle = forward_mode(&cat(&[&x, &mu, &q, &l]), |v| q_norm_dual(v, 4));
+    check(
+        "q_norm",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(q_norm_check(&x, &mu, &q, &l)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// An annotated call on a local that changes later: the reverse reads only
+// the adjoints of the arguments (the forward pushed the gradient), so the
+// changed values are not needed.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn lse(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &a in v {
+        s += a.exp();
+    }
+    s.ln()
+}
+
+/// `v` is rewritten by each trip, after the call read it.
+#[differentiable]
+fn calls_on_changing_local(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    let mut v = vec![0.0; x.len()];
+    for k in 0..3 {
+        for i in 0..x.len() {
+            v[i] = x[i] * (k as f64 + 1.0);
+        }
+        total += lse(&v);
+    }
+    total
+}
+
+/// `v` is bound again by each trip.
+#[differentiable]
+fn calls_on_loop_local(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for k in 0..3 {
+        let mut v = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            v[i] = x[i] * (k as f64 + 1.0);
+        }
+        total += lse(&v);
+    }
+    total
+}
+
+#[differentiable]
+fn logsumexp(v: &[f64]) -> f64 {
+    let mut m = v[0];
+    for &a in v {
+        m = m.max(a);
+    }
+    let mut s = 0.0;
+    for &a in v {
+        s += (a - m).exp();
+    }
+    m + s.ln()
+}
+
+/// ADBench's GMM objective without its prior, written from its definition:
+/// for each point, each component's `alpha + sum(q) - |Q (x - mu)|² / 2`
+/// (`Q` lower triangular, its diagonal `exp(q)`, `icf[k]`'s first `d`
+/// entries; below it the rest, packed column by column), then the
+/// `logsumexp` over components, less `n logsumexp(alphas)`.
+#[differentiable]
+fn gmm_objective(
+    alphas: &[f64],
+    means: &[Vec<f64>],
+    icf: &[Vec<f64>],
+    #[constant] x: &[Vec<f64>],
+) -> f64 {
+    let k_count = alphas.len();
+    let d = x[0].len();
+    let mut slse = 0.0;
+    for xi in x {
+        let mut main_term = vec![0.0; k_count];
+        for k in 0..k_count {
+            let mut xc = vec![0.0; d];
+            for j in 0..d {
+                xc[j] = xi[j] - means[k][j];
+            }
+            let mut sum_q = 0.0;
+            let mut out = vec![0.0; d];
+            for j in 0..d {
+                sum_q += icf[k][j];
+                out[j] = icf[k][j].exp() * xc[j];
+            }
+            let mut idx = d;
+            for col in 0..d {
+                for row in (col + 1)..d {
+                    out[row] += icf[k][idx] * xc[col];
+                    idx += 1;
+                }
+            }
+            let mut sq = 0.0;
+            for j in 0..d {
+                sq += out[j] * out[j];
+            }
+            main_term[k] = alphas[k] + sum_q - 0.5 * sq;
+        }
+        slse += logsumexp(&main_term);
+    }
+    slse - x.len() as f64 * logsumexp(alphas)
+}
+
+fn lse_dual(v: &[D]) -> D {
+    let m = v.iter().fold(v[0], |m, &a| m.max(a));
+    let s = v.iter().fold(D::c(0.0), |s, &a| s + (a - m).exp());
+    m + s.ln()
+}
+
+/// `gmm_objective` on dual numbers, its inputs flat: alphas, then each
+/// mean, then each `icf`.
+fn gmm_dual(v: &[D], k_count: usize, x: &[Vec<f64>]) -> D {
+    let d = x[0].len();
+    let icf_len = d + d * (d - 1) / 2;
+    let alphas = &v[..k_count];
+    let mean = |k: usize, j: usize| v[k_count + k * d + j];
+    let icf = |k: usize, j: usize| v[k_count + k_count * d + k * icf_len + j];
+    let mut slse = D::c(0.0);
+    for xi in x {
+        let mut terms = Vec::new();
+        for k in 0..k_count {
+            let xc: Vec<D> = (0..d).map(|j| D::c(xi[j]) - mean(k, j)).collect();
+            let mut sum_q = D::c(0.0);
+            let mut out: Vec<D> = (0..d)
+                .map(|j| {
+                    sum_q = sum_q + icf(k, j);
+                    icf(k, j).exp() * xc[j]
+                })
+                .collect();
+            let mut idx = d;
+            for col in 0..d {
+                for row in (col + 1)..d {
+                    out[row] = out[row] + icf(k, idx) * xc[col];
+                    idx += 1;
+                }
+            }
+            let sq = out.iter().fold(D::c(0.0), |s, &o| s + o * o);
+            terms.push(alphas[k] + sum_q - D::c(0.5) * sq);
+        }
+        slse = slse + lse_dual(&terms);
+    }
+    slse - D::c(x.len() as f64) * lse_dual(alphas)
+}
+
+#[test]
+fn a_call_on_a_changing_local_passes_its_adjoint() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [0.5, -1.0, 0.25, 2.0];
+    // Closed form: d/dx_i Σ_k lse((k+1) x) = Σ_k (k+1) softmax((k+1) x)_i.
+    let mut value = 0.0;
+    let mut gradient = vec![0.0; 4];
+    for k in 1..=3 {
+        let c = k as f64;
+        let s: f64 = x.iter().map(|v| (c * v).exp()).sum();
+        value += s.ln();
+        for (g, v) in gradient.iter_mut().zip(&x) {
+            *g += c * (c * v).exp() / s;
+        }
+    }
+    for (name, adjoint, grad, tape) in [
+        (
+            "calls_on_changing_local",
+            compiled(|stack| calls_on_changing_local_adjoint(stack, &x)),
+            calls_on_changing_local_grad(&x)?,
+            calls_on_changing_local_grad_tape(&x)?,
+        ),
+        (
+            "calls_on_loop_local",
+            compiled(|stack| calls_on_loop_local_adjoint(stack, &x)),
+            calls_on_loop_local_grad(&x)?,
+            calls_on_loop_local_grad_tape(&x)?,
+        ),
+    ] {
+        check(
+            name,
+            (adjoint.value, adjoint.gradient),
+            (grad.value, grad.gradient),
+            (tape.value, tape.gradient),
+            (value, gradient.clone()),
+        );
+    }
+    assert!(calls_on_changing_local_check(&x)?.passed());
+    assert!(calls_on_loop_local_check(&x)?.passed());
+
+    let alphas = [0.3, -0.2, 0.5];
+    let means = vec![
+        vec![0.1, -0.3, 0.8],
+        vec![-0.5, 0.4, 0.0],
+        vec![0.9, 0.2, -0.7],
+    ];
+    let icf = vec![
+        vec![0.1, -0.2, 0.05, 0.3, -0.4, 0.2],
+        vec![-0.1, 0.15, 0.2, -0.3, 0.1, 0.25],
+        vec![0.0, 0.1, -0.05, 0.2, 0.3, -0.1],
+    ];
+    let x = vec![
+        vec![0.2, -0.1, 0.5],
+        vec![-0.6, 0.3, 0.1],
+        vec![1.0, -0.8, 0.4],
+        vec![0.0, 0.5, -0.3],
+    ];
+    type G = (Vec<f64>, Vec<Vec<f64>>, Vec<Vec<f64>>);
+    let flat = |g: &G| {
+        let mut out = g.0.clone();
+        out.extend(g.1.iter().flatten());
+        out.extend(g.2.iter().flatten());
+        out
+    };
+    let adjoint = compiled(|stack| gmm_objective_adjoint(stack, &alphas, &means, &icf, &x));
+    let grad = gmm_objective_grad(&alphas, &means, &icf, &x)?;
+    let tape = gmm_objective_grad_tape(&alphas, &means, &icf, &x)?;
+    let mut inputs = alphas.to_vec();
+    inputs.extend(means.iter().flatten());
+    inputs.extend(icf.iter().flatten());
+    let oracle = forward_mode(&inputs, |v| gmm_dual(v, 3, &x));
+    check(
+        "gmm_objective",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(gmm_objective_check(&alphas, &means, &icf, &x)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// An array literal (or `vec![..]`) of tracked values: each item's adjoint
+// is the array adjoint's at its position.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn array_literal(x: &[f64], c: &[f64]) -> f64 {
+    let y = [x[0] - c[3], x[1] - c[4], x[2] - c[5]];
+    y[0] * y[0] + y[1] * y[1] + y[2] * y[2]
+}
+
+/// Items whose forward is rebuilt (the reverse reads `exp`'s value), and a
+/// `vec!` written again by an assignment.
+#[differentiable]
+fn vec_literal(x: &[f64]) -> f64 {
+    let mut v = vec![x[0].exp(), x[1] * x[2], 2.0];
+    v = vec![v[1], v[0].sin() * v[2], x[0]];
+    v[0] * v[1] + v[2]
+}
+
+/// ADBench bundle adjustment's squared reprojection error of one point
+/// seen by one camera, written from its definition: `cam` is a Rodrigues
+/// rotation (3), the centre (3), the focal length, the principal point
+/// (2) and two radial distortion coefficients.
+#[differentiable]
+fn reprojection(cam: &[f64], point: &[f64], #[constant] feat: &[f64]) -> f64 {
+    let xcam = [point[0] - cam[3], point[1] - cam[4], point[2] - cam[5]];
+    let theta = (cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2]).sqrt();
+    let w = [cam[0] / theta, cam[1] / theta, cam[2] / theta];
+    let (ct, st) = (theta.cos(), theta.sin());
+    let cross = [
+        w[1] * xcam[2] - w[2] * xcam[1],
+        w[2] * xcam[0] - w[0] * xcam[2],
+        w[0] * xcam[1] - w[1] * xcam[0],
+    ];
+    let tmp = (w[0] * xcam[0] + w[1] * xcam[1] + w[2] * xcam[2]) * (1.0 - ct);
+    let xr = [
+        xcam[0] * ct + cross[0] * st + w[0] * tmp,
+        xcam[1] * ct + cross[1] * st + w[1] * tmp,
+        xcam[2] * ct + cross[2] * st + w[2] * tmp,
+    ];
+    let p = [xr[0] / xr[2], xr[1] / xr[2]];
+    let rsq = p[0] * p[0] + p[1] * p[1];
+    let l = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
+    let ex = p[0] * l * cam[6] + cam[7] - feat[0];
+    let ey = p[1] * l * cam[6] + cam[8] - feat[1];
+    ex * ex + ey * ey
+}
+
+fn reprojection_dual(v: &[D], feat: &[f64]) -> D {
+    let (cam, point) = v.split_at(11);
+    let xcam: Vec<D> = (0..3).map(|i| point[i] - cam[3 + i]).collect();
+    let theta = (cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2]).sqrt();
+    let w: Vec<D> = (0..3).map(|i| cam[i] / theta).collect();
+    let (ct, st) = (theta.cos(), theta.sin());
+    let cross = [
+        w[1] * xcam[2] - w[2] * xcam[1],
+        w[2] * xcam[0] - w[0] * xcam[2],
+        w[0] * xcam[1] - w[1] * xcam[0],
+    ];
+    let tmp = (w[0] * xcam[0] + w[1] * xcam[1] + w[2] * xcam[2]) * (D::c(1.0) - ct);
+    let xr: Vec<D> = (0..3)
+        .map(|i| xcam[i] * ct + cross[i] * st + w[i] * tmp)
+        .collect();
+    let p = [xr[0] / xr[2], xr[1] / xr[2]];
+    let rsq = p[0] * p[0] + p[1] * p[1];
+    let l = D::c(1.0) + cam[9] * rsq + cam[10] * rsq * rsq;
+    let ex = p[0] * l * cam[6] + cam[7] - D::c(feat[0]);
+    let ey = p[1] * l * cam[6] + cam[8] - D::c(feat[1]);
+    ex * ex + ey * ey
+}
+
+#[test]
+fn an_array_literal_of_tracked_values_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [0.5, -1.5, 2.25];
+    let c = [9.0, 9.0, 9.0, 0.25, 0.5, -1.0];
+    let adjoint = compiled(|stack| array_literal_adjoint(stack, &x, &c));
+    let grad = array_literal_grad(&x, &c)?;
+    let tape = array_literal_grad_tape(&x, &c)?;
+    // Closed form: Σ (x_i - c_{i+3})².
+    let mut value = 0.0;
+    let (mut gx, mut gc) = (vec![0.0; 3], vec![0.0; 6]);
+    for i in 0..3 {
+        let y = x[i] - c[i + 3];
+        value += y * y;
+        gx[i] = 2.0 * y;
+        gc[i + 3] = -2.0 * y;
+    }
+    let flat = |g: &(Vec<f64>, Vec<f64>)| cat(&[&g.0, &g.1]);
+    check(
+        "array_literal",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        (value, cat(&[&gx, &gc])),
+    );
+    assert!(array_literal_check(&x, &c)?.passed());
+
+    let x = [0.3, -0.7, 1.2];
+    let adjoint = compiled(|stack| vec_literal_adjoint(stack, &x));
+    let grad = vec_literal_grad(&x)?;
+    let tape = vec_literal_grad_tape(&x)?;
+    let oracle = forward_mode(&x, |v| {
+        let (a, b) = (v[1] * v[2], v[0].exp().sin() * D::c(2.0));
+        a * b + v[0]
+    });
+    check(
+        "vec_literal",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        oracle,
+    );
+    assert!(vec_literal_check(&x)?.passed());
+
+    let cam = [
+        0.1, -0.2, 0.15, 0.3, -0.1, -4.0, 500.0, 1.5, -2.0, 1e-3, -2e-4,
+    ];
+    let point = [0.5, 0.25, 3.0];
+    let feat = [40.0, -25.0];
+    let adjoint = compiled(|stack| reprojection_adjoint(stack, &cam, &point, &feat));
+    let grad = reprojection_grad(&cam, &point, &feat)?;
+    let tape = reprojection_grad_tape(&cam, &point, &feat)?;
+    let oracle = forward_mode(&cat(&[&cam, &point]), |v| reprojection_dual(v, &feat));
+    check(
+        "reprojection",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(reprojection_check(&cam, &point, &feat)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// A binding given its value by the branches: `let y;` then `y = ..` in
+// each; a tuple `let` whose branches compute first is read as that.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn deferred_let(x: f64, y: f64) -> f64 {
+    let z;
+    if x > y {
+        z = x * y;
+    } else {
+        z = x - y;
+    }
+    z * z
+}
+
+#[differentiable]
+fn tuple_if(x: f64, y: f64) -> f64 {
+    let (a, b) = if x > y {
+        let s = x * y;
+        (s, s + x)
+    } else {
+        (x, y)
+    };
+    a * b
+}
+
+/// The components read the names the pattern binds: bound after the `if`.
+#[differentiable]
+fn tuple_if_rebinding(x: f64, y: f64) -> f64 {
+    let (a, b) = (x, y);
+    let (a, b) = if a > b {
+        let s = a * b;
+        (b, s)
+    } else {
+        (a + 1.0, b)
+    };
+    a * b
+}
+
+/// A robust fit of a line: each residual's Huber loss and an asymmetric
+/// weight, chosen by its size and sign.
+#[differentiable]
+fn robust_fit(
+    a: f64,
+    b: f64,
+    #[constant] xs: &[f64],
+    #[constant] ys: &[f64],
+    #[constant] delta: f64,
+) -> f64 {
+    let mut total = 0.0;
+    for i in 0..xs.len() {
+        let r = ys[i] - (a * xs[i] + b);
+        let loss;
+        if r.abs() <= delta {
+            loss = 0.5 * r * r;
+        } else {
+            loss = delta * (r.abs() - 0.5 * delta);
+        }
+        let (scaled, w) = if r >= 0.0 {
+            let s = loss * 0.75;
+            (s, 1.5)
+        } else {
+            let s = loss * 0.25;
+            (s, 0.5 + a * a)
+        };
+        total += scaled * w;
+    }
+    total
+}
+
+fn robust_fit_dual(v: &[D], xs: &[f64], ys: &[f64], delta: f64) -> D {
+    let (a, b) = (v[0], v[1]);
+    let mut total = D::c(0.0);
+    for (&x, &y) in xs.iter().zip(ys) {
+        let r = D::c(y) - (a * D::c(x) + b);
+        let loss = if r.abs().0 <= delta {
+            D::c(0.5) * r * r
+        } else {
+            D::c(delta) * (r.abs() - D::c(0.5 * delta))
+        };
+        total = total
+            + if r.0 >= 0.0 {
+                loss * D::c(0.75) * D::c(1.5)
+            } else {
+                loss * D::c(0.25) * (D::c(0.5) + a * a)
+            };
+    }
+    total
+}
+
+#[test]
+fn a_binding_given_its_value_by_the_branches() -> Result<(), Box<dyn std::error::Error>> {
+    for (x, y) in [(2.0, 0.5), (0.5, 2.0)] {
+        let pair = |g: (f64, f64)| vec![g.0, g.1];
+        // Closed forms, by branch.
+        let (z, dz) = if x > y {
+            (x * y, [y, x])
+        } else {
+            (x - y, [1.0, -1.0])
+        };
+        let adjoint = compiled(|stack| deferred_let_adjoint(stack, x, y));
+        let grad = deferred_let_grad(x, y)?;
+        let tape = deferred_let_grad_tape(x, y)?;
+        check(
+            "deferred_let",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            (z * z, vec![2.0 * z * dz[0], 2.0 * z * dz[1]]),
+        );
+        assert!(deferred_let_check(x, y)?.passed());
+
+        // x > y: (xy)(xy + x); else x y.
+        let (value, gradient) = if x > y {
+            let s = x * y;
+            (
+                s * (s + x),
+                vec![y * (s + x) + s * (y + 1.0), x * (s + x) + s * x],
+            )
+        } else {
+            (x * y, vec![y, x])
+        };
+        let adjoint = compiled(|stack| tuple_if_adjoint(stack, x, y));
+        let grad = tuple_if_grad(x, y)?;
+        let tape = tuple_if_grad_tape(x, y)?;
+        check(
+            "tuple_if",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            (value, gradient),
+        );
+        assert!(tuple_if_check(x, y)?.passed());
+
+        // x > y: y · xy; else (x + 1) y.
+        let (value, gradient) = if x > y {
+            (x * y * y, vec![y * y, 2.0 * x * y])
+        } else {
+            ((x + 1.0) * y, vec![y, x + 1.0])
+        };
+        let adjoint = compiled(|stack| tuple_if_rebinding_adjoint(stack, x, y));
+        let grad = tuple_if_rebinding_grad(x, y)?;
+        let tape = tuple_if_rebinding_grad_tape(x, y)?;
+        check(
+            "tuple_if_rebinding",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            (value, gradient),
+        );
+        assert!(tuple_if_rebinding_check(x, y)?.passed());
+    }
+
+    let xs = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+    let ys = [0.3, 1.4, 5.0, 2.5, -1.0, 5.2];
+    let (a, b) = (0.9, 0.2);
+    let adjoint = compiled(|stack| robust_fit_adjoint(stack, a, b, &xs, &ys, 1.0));
+    let grad = robust_fit_grad(a, b, &xs, &ys, 1.0)?;
+    let tape = robust_fit_grad_tape(a, b, &xs, &ys, 1.0)?;
+    let oracle = forward_mode(&[a, b], |v| robust_fit_dual(v, &xs, &ys, 1.0));
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    check(
+        "robust_fit",
+        (adjoint.value, pair(adjoint.gradient)),
+        (grad.value, pair(grad.gradient)),
+        (tape.value, pair(tape.gradient)),
+        oracle,
+    );
+    assert!(robust_fit_check(a, b, &xs, &ys, 1.0)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// A running extreme from a non-finite start: `best = best.min(d)` or
+// `if d < best { best = d; }` from `f64::INFINITY`, `max` from
+// `f64::NEG_INFINITY`. The tape takes the start; where it reaches the
+// value (no trip), the tape's error is the compiled gradient's too.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn running_min(x: &[f64], c: f64) -> f64 {
+    let mut best = f64::INFINITY;
+    for &v in x {
+        best = best.min((v - c) * (v - c));
+    }
+    best
+}
+
+#[differentiable]
+fn running_min_if(x: &[f64], c: f64) -> f64 {
+    let mut best = f64::INFINITY;
+    for &v in x {
+        let d = (v - c) * (v - c);
+        if d < best {
+            best = d;
+        }
+    }
+    best
+}
+
+#[differentiable]
+fn running_max(x: &[f64]) -> f64 {
+    let mut best = f64::NEG_INFINITY;
+    for i in 0..x.len() {
+        best = f64::max(best, x[i].sin());
+    }
+    best
+}
+
+/// k-means' objective: each point's squared distance to its nearest
+/// centre.
+#[differentiable]
+fn kmeans(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let mut closest = f64::INFINITY;
+        for c in centres {
+            let mut d = 0.0;
+            for j in 0..p.len() {
+                let diff = p[j] - c[j];
+                d += diff * diff;
+            }
+            closest = closest.min(d);
+        }
+        total += closest;
+    }
+    total
+}
+
+/// The same, the nearest found by comparison, with its index: each point
+/// then pulls its centre by a weight.
+#[differentiable]
+fn kmeans_assigned(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let mut best = f64::INFINITY;
+        let mut best_k = 0;
+        for k in 0..centres.len() {
+            let mut d = 0.0;
+            for j in 0..p.len() {
+                d += (p[j] - centres[k][j]) * (p[j] - centres[k][j]);
+            }
+            if d < best {
+                best = d;
+                best_k = k;
+            }
+        }
+        total += best * (1.0 + 0.1 * centres[best_k][0]);
+    }
+    total
+}
+
+fn kmeans_dual(v: &[D], dim: usize, points: &[Vec<f64>], weighted: bool) -> D {
+    let centres: Vec<&[D]> = v.chunks(dim).collect();
+    let mut total = D::c(0.0);
+    for p in points {
+        let mut best = D::c(f64::INFINITY);
+        let mut best_k = 0;
+        for (k, c) in centres.iter().enumerate() {
+            let d = (0..dim).fold(D::c(0.0), |d, j| {
+                d + (D::c(p[j]) - c[j]) * (D::c(p[j]) - c[j])
+            });
+            if d.0 < best.0 {
+                best_k = k;
+            }
+            best = best.min(d);
+        }
+        total = total
+            + if weighted {
+                best * (D::c(1.0) + D::c(0.1) * centres[best_k][0])
+            } else {
+                best
+            };
+    }
+    total
+}
+
+#[test]
+fn a_running_extreme_from_infinity_stays_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [1.0, 2.0, 0.5, -0.25];
+    let c = 0.7;
+    // Closed form: the nearest item, 0.5; d/dx_2 = 2(x_2 - c), d/dc the
+    // opposite.
+    let value = (0.5 - c) * (0.5 - c);
+    let gradient = vec![0.0, 0.0, 2.0 * (0.5 - c), 0.0, -2.0 * (0.5 - c)];
+    let flat = |g: (Vec<f64>, f64)| {
+        let mut out = g.0;
+        out.push(g.1);
+        out
+    };
+    for (name, adjoint, grad, tape) in [
+        (
+            "running_min",
+            compiled(|stack| running_min_adjoint(stack, &x, c)),
+            running_min_grad(&x, c)?,
+            running_min_grad_tape(&x, c)?,
+        ),
+        (
+            "running_min_if",
+            compiled(|stack| running_min_if_adjoint(stack, &x, c)),
+            running_min_if_grad(&x, c)?,
+            running_min_if_grad_tape(&x, c)?,
+        ),
+    ] {
+        check(
+            name,
+            (adjoint.value, flat(adjoint.gradient)),
+            (grad.value, flat(grad.gradient)),
+            (tape.value, flat(tape.gradient)),
+            (value, gradient.clone()),
+        );
+    }
+    assert!(running_min_check(&x, c)?.passed());
+    assert!(running_min_if_check(&x, c)?.passed());
+
+    // The largest sine is sin(2); its derivative cos(2).
+    let adjoint = compiled(|stack| running_max_adjoint(stack, &x));
+    let grad = running_max_grad(&x)?;
+    let tape = running_max_grad_tape(&x)?;
+    check(
+        "running_max",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (2.0f64.sin(), vec![0.0, 2.0f64.cos(), 0.0, 0.0]),
+    );
+    assert!(running_max_check(&x)?.passed());
+
+    // No trip: the start is the value, which the tape rejects; so does
+    // `f_grad`, with the tape's own error.
+    let empty: [f64; 0] = [];
+    assert!(with_stack(|stack| running_min_adjoint(stack, &empty, c)).is_none());
+    let same = |compiled: ScalarAutodiffError, tape: ScalarAutodiffError| {
+        assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+    };
+    same(
+        running_min_grad(&empty, c).unwrap_err(),
+        running_min_grad_tape(&empty, c).unwrap_err(),
+    );
+    same(
+        running_min_if_grad(&empty, c).unwrap_err(),
+        running_min_if_grad_tape(&empty, c).unwrap_err(),
+    );
+    same(
+        running_max_grad(&empty).unwrap_err(),
+        running_max_grad_tape(&empty).unwrap_err(),
+    );
+
+    let centres = vec![vec![0.0, 0.0], vec![1.0, 1.5], vec![-1.0, 0.5]];
+    let points = vec![
+        vec![0.2, -0.1],
+        vec![0.9, 1.2],
+        vec![-0.8, 0.7],
+        vec![1.3, 1.9],
+        vec![-0.1, 0.3],
+    ];
+    let inputs: Vec<f64> = centres.iter().flatten().copied().collect();
+    let flat = |g: &Vec<Vec<f64>>| g.iter().flatten().copied().collect::<Vec<f64>>();
+    let adjoint = compiled(|stack| kmeans_adjoint(stack, &centres, &points));
+    let grad = kmeans_grad(&centres, &points)?;
+    let tape = kmeans_grad_tape(&centres, &points)?;
+    let oracle = forward_mode(&inputs, |v| kmeans_dual(v, 2, &points, false));
+    check(
+        "kmeans",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(kmeans_check(&centres, &points)?.passed());
+
+    let adjoint = compiled(|stack| kmeans_assigned_adjoint(stack, &centres, &points));
+    let grad = kmeans_assigned_grad(&centres, &points)?;
+    let tape = kmeans_assigned_grad_tape(&centres, &points)?;
+    let oracle = forward_mode(&inputs, |v| kmeans_dual(v, 2, &points, true));
+    check(
+        "kmeans_assigned",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(kmeans_assigned_check(&centres, &points)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// Closures: over a local that a loop rewrites (its items pushed after the
+// loop, walked from the popped copy by the reverse), and `map` then
+// `fold(f64::INFINITY, f64::min)`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn closure_over_local(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let mut v = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            v[i] = x[i] * (k as f64 + 1.0);
+        }
+        s += v.iter().map(|a| a * a).sum::<f64>();
+    }
+    s
+}
+
+#[differentiable]
+fn smallest_square(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).fold(f64::INFINITY, f64::min)
+}
+
+/// A GMM with diagonal covariances, as a newcomer writes it with
+/// iterators: each component's scaled distance a `Vec`, its squared norm
+/// by a closure, and the `logsumexp` over components by a `fold` from
+/// `-∞` then a `map`.
+#[differentiable]
+fn gmm_diagonal(
+    alphas: &[f64],
+    means: &[Vec<f64>],
+    log_sigmas: &[Vec<f64>],
+    #[constant] x: &[Vec<f64>],
+) -> f64 {
+    let mut total = 0.0;
+    for xi in x {
+        let mut terms = vec![0.0; alphas.len()];
+        for k in 0..alphas.len() {
+            let mut d = vec![0.0; xi.len()];
+            for j in 0..xi.len() {
+                d[j] = (xi[j] - means[k][j]) * (-log_sigmas[k][j]).exp();
+            }
+            let sum_log: f64 = log_sigmas[k].iter().sum();
+            terms[k] = alphas[k] - sum_log - 0.5 * d.iter().map(|a| a * a).sum::<f64>();
+        }
+        let best = terms.iter().map(|t| *t).fold(f64::NEG_INFINITY, f64::max);
+        total += best + terms.iter().map(|t| (t - best).exp()).sum::<f64>().ln();
+    }
+    total
+}
+
+fn gmm_diagonal_dual(v: &[D], k_count: usize, x: &[Vec<f64>]) -> D {
+    let dim = x[0].len();
+    let alphas = &v[..k_count];
+    let mean = |k: usize, j: usize| v[k_count + k * dim + j];
+    let log_sigma = |k: usize, j: usize| v[k_count + k_count * dim + k * dim + j];
+    let mut total = D::c(0.0);
+    for xi in x {
+        let terms: Vec<D> = (0..k_count)
+            .map(|k| {
+                let mut sum_log = D::c(0.0);
+                let mut sq = D::c(0.0);
+                for j in 0..dim {
+                    sum_log = sum_log + log_sigma(k, j);
+                    let d = (D::c(xi[j]) - mean(k, j)) * (D::c(0.0) - log_sigma(k, j)).exp();
+                    sq = sq + d * d;
+                }
+                alphas[k] - sum_log - D::c(0.5) * sq
+            })
+            .collect();
+        total = total + lse_dual(&terms);
+    }
+    total
+}
+
+#[test]
+fn closures_over_changing_locals_and_folds_stay_compiled() -> Result<(), Box<dyn std::error::Error>>
+{
+    let x = [0.5, -1.25, 2.0];
+    // Closed form: Σ_k (k+1)² Σ x_i², its gradient 2·14·x.
+    let value = 14.0 * x.iter().map(|v| v * v).sum::<f64>();
+    let gradient: Vec<f64> = x.iter().map(|v| 28.0 * v).collect();
+    let adjoint = compiled(|stack| closure_over_local_adjoint(stack, &x));
+    let grad = closure_over_local_grad(&x)?;
+    let tape = closure_over_local_grad_tape(&x)?;
+    check(
+        "closure_over_local",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (value, gradient),
+    );
+    assert!(closure_over_local_check(&x)?.passed());
+
+    // The smallest square is 0.25, of x_0.
+    let adjoint = compiled(|stack| smallest_square_adjoint(stack, &x));
+    let grad = smallest_square_grad(&x)?;
+    let tape = smallest_square_grad_tape(&x)?;
+    check(
+        "smallest_square",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (0.25, vec![1.0, 0.0, 0.0]),
+    );
+    assert!(smallest_square_check(&x)?.passed());
+    let empty: [f64; 0] = [];
+    assert_eq!(
+        format!("{:?}", smallest_square_grad(&empty).unwrap_err()),
+        format!("{:?}", smallest_square_grad_tape(&empty).unwrap_err())
+    );
+
+    let alphas = [0.3, -0.2, 0.5];
+    let means = vec![vec![0.1, -0.3], vec![-0.5, 0.4], vec![0.9, 0.2]];
+    let log_sigmas = vec![vec![0.1, -0.2], vec![-0.1, 0.15], vec![0.0, 0.3]];
+    let x = vec![
+        vec![0.2, -0.1],
+        vec![-0.6, 0.3],
+        vec![1.0, -0.8],
+        vec![0.0, 0.5],
+    ];
+    type G = (Vec<f64>, Vec<Vec<f64>>, Vec<Vec<f64>>);
+    let flat = |g: &G| {
+        let mut out = g.0.clone();
+        out.extend(g.1.iter().flatten());
+        out.extend(g.2.iter().flatten());
+        out
+    };
+    let adjoint = compiled(|stack| gmm_diagonal_adjoint(stack, &alphas, &means, &log_sigmas, &x));
+    let grad = gmm_diagonal_grad(&alphas, &means, &log_sigmas, &x)?;
+    let tape = gmm_diagonal_grad_tape(&alphas, &means, &log_sigmas, &x)?;
+    let mut inputs = alphas.to_vec();
+    inputs.extend(means.iter().flatten());
+    inputs.extend(log_sigmas.iter().flatten());
+    let oracle = forward_mode(&inputs, |v| gmm_diagonal_dual(v, 3, &x));
+    check(
+        "gmm_diagonal",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    assert!(gmm_diagonal_check(&alphas, &means, &log_sigmas, &x)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// `filter` and `for_each`: read as the loops they stand for.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn positive_squares(x: &[f64]) -> f64 {
+    x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()
+}
+
+#[differentiable]
+fn sines(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    x.iter().for_each(|v| total += v.sin());
+    total
+}
+
+/// The energy of the springs that are stretched (one that is compressed
+/// does not push): `k/2 (l - rest)²` each, and a smooth penalty on all.
+#[differentiable]
+fn stretched_energy(lengths: &[f64], k: f64, #[constant] rest: f64) -> f64 {
+    let mut energy = 0.0;
+    lengths
+        .iter()
+        .filter(|l| **l > rest)
+        .for_each(|l| energy += 0.5 * k * (l - rest) * (l - rest));
+    let penalty: f64 = lengths
+        .iter()
+        .filter(|&&l| l < 2.0 * rest)
+        .map(|l| (l / rest).ln())
+        .sum();
+    energy + 0.01 * penalty
+}
+
+#[test]
+fn filter_and_for_each_are_loops() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [1.5, -2.0, 0.25, -0.5, 3.0];
+    let adjoint = compiled(|stack| positive_squares_adjoint(stack, &x));
+    let grad = positive_squares_grad(&x)?;
+    let tape = positive_squares_grad_tape(&x)?;
+    let value = x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum();
+    let gradient = x
+        .iter()
+        .map(|v| if *v > 0.0 { 2.0 * v } else { 0.0 })
+        .collect();
+    check(
+        "positive_squares",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (value, gradient),
+    );
+    assert!(positive_squares_check(&x)?.passed());
+
+    let adjoint = compiled(|stack| sines_adjoint(stack, &x));
+    let grad = sines_grad(&x)?;
+    let tape = sines_grad_tape(&x)?;
+    check(
+        "sines",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (
+            x.iter().map(|v| v.sin()).sum(),
+            x.iter().map(|v| v.cos()).collect(),
+        ),
+    );
+    assert!(sines_check(&x)?.passed());
+
+    let lengths = [1.2, 0.7, 1.9, 1.05, 2.6];
+    let (k, rest) = (3.0, 1.0);
+    let flat = |g: (Vec<f64>, f64)| {
+        let mut out = g.0;
+        out.push(g.1);
+        out
+    };
+    let adjoint = compiled(|stack| stretched_energy_adjoint(stack, &lengths, k, rest));
+    let grad = stretched_energy_grad(&lengths, k, rest)?;
+    let tape = stretched_energy_grad_tape(&lengths, k, rest)?;
+    let mut inputs = lengths.to_vec();
+    inputs.push(k);
+    let oracle = forward_mode(&inputs, |v| {
+        let (l, k) = (&v[..5], v[5]);
+        let mut energy = D::c(0.0);
+        let mut penalty = D::c(0.0);
+        for &li in l {
+            if li.0 > rest {
+                energy = energy + D::c(0.5) * k * (li - D::c(rest)) * (li - D::c(rest));
+            }
+            if li.0 < 2.0 * rest {
+                penalty = penalty + (li / D::c(rest)).ln();
+            }
+        }
+        energy + D::c(0.01) * penalty
+    });
+    check(
+        "stretched_energy",
+        (adjoint.value, flat(adjoint.gradient)),
+        (grad.value, flat(grad.gradient)),
+        (tape.value, flat(tape.gradient)),
+        oracle,
+    );
+    assert!(stretched_energy_check(&lengths, k, rest)?.passed());
+    Ok(())
+}
