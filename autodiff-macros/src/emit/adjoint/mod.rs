@@ -5,8 +5,9 @@
 //! adjoints of annotated functions call each other.
 //!
 //! `analysis` finds what carries a derivative and what stays in scope,
-//! `sweep` writes both sweeps statement by statement, `rules` holds each
-//! elementary function's local derivative. A body with a construct not
+//! `chains` and `patterns` read iterator chains as loops and pattern `let`s
+//! as one `let` per name, `extremes` finds running minima and maxima, and
+//! `sweep` writes both sweeps statement by statement. A body with a construct not
 //! compiled yet keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
 //! names the construct, and its pair runs the tape gradient.
 

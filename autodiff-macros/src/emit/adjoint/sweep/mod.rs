@@ -8,6 +8,13 @@
 //!
 //! Anything this does not compile yet is an [`Unsupported`], and the
 //! function keeps the tape.
+//!
+//! This file holds the sweep's state (scopes, adjoint names, what the
+//! reverse can still read); `statements`, `assignments`, `branches`,
+//! `loops`, `jumps` and `calls` write the constructs of those names,
+//! `saved` an expression's forward side (hoisted, pushed and observed
+//! values), `reverse` its reverse, and `rules` each function's local
+//! derivative, looked up in the table of operations.
 
 mod assignments;
 mod branches;
