@@ -60,6 +60,16 @@ impl Kind {
     pub fn is_differentiable(&self) -> bool {
         !matches!(self, Kind::PassThrough)
     }
+
+    /// Whether the shape has a model in it (`Mlp`, `[Layer; 2]`,
+    /// `Vec<Mlp>`).
+    pub fn holds_struct(&self) -> bool {
+        match self {
+            Kind::Struct { .. } => true,
+            Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => elem.holds_struct(),
+            Kind::Scalar | Kind::PassThrough => false,
+        }
+    }
 }
 
 /// Something the macro cannot differentiate, found while reading; `valid`

@@ -56,7 +56,7 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             Kind::Slice(_) => quote!(__ad::slice(&#var)),
             Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => quote!(__ad::dup(&#var)),
             // A model on the tape is not `Copy`; the gradient reads it after.
-            Kind::Array(elem, _) if holds_struct(elem) => quote!(__ad::dup(&#var)),
+            Kind::Array(elem, _) if elem.holds_struct() => quote!(__ad::dup(&#var)),
             Kind::Struct { by_ref: true, .. } => quote!(&#var),
             Kind::Scalar | Kind::Array(..) => quote!(#var),
         }
@@ -299,14 +299,5 @@ pub(super) fn model_ref(ident: &Ident, by_ref: bool) -> TokenStream {
         quote!(#ident)
     } else {
         quote!(&#ident)
-    }
-}
-
-/// Whether a parameter's shape has a model in it.
-fn holds_struct(kind: &Kind) -> bool {
-    match kind {
-        Kind::Struct { .. } => true,
-        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
-        Kind::Scalar | Kind::PassThrough => false,
     }
 }

@@ -75,18 +75,10 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
 /// &self.neurons`). A method called on one of them (or on a part of it) is
 /// another function's recording twin.
 fn model_params(function: &Function) -> Vec<String> {
-    fn holds_struct(kind: &crate::ast::Kind) -> bool {
-        use crate::ast::Kind;
-        match kind {
-            Kind::Struct { .. } => true,
-            Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
-            Kind::Scalar | Kind::PassThrough => false,
-        }
-    }
     let mut names: Vec<String> = function
         .params
         .iter()
-        .filter(|param| holds_struct(&param.kind))
+        .filter(|param| param.kind.holds_struct())
         .map(|param| param.ident.to_string())
         .collect();
     if names.is_empty() {

@@ -123,7 +123,7 @@ impl Analysis {
             models: function
                 .params
                 .iter()
-                .filter(|param| super::holds_struct(&param.kind))
+                .filter(|param| param.kind.holds_struct())
                 .map(|param| param.ident.to_string())
                 .collect(),
             pushed: HashSet::new(),

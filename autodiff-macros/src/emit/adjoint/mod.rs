@@ -5,8 +5,9 @@
 //! adjoints of annotated functions call each other.
 //!
 //! `analysis` finds what carries a derivative and what stays in scope,
-//! `sweep` writes both sweeps statement by statement, `rules` holds each
-//! elementary function's local derivative. A body with a construct not
+//! `chains` and `patterns` read iterator chains as loops and pattern `let`s
+//! as one `let` per name, `extremes` finds running minima and maxima, and
+//! `sweep` writes both sweeps statement by statement. A body with a construct not
 //! compiled yet keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
 //! names the construct, and its pair runs the tape gradient.
 
@@ -14,7 +15,6 @@ mod analysis;
 mod chains;
 mod extremes;
 mod patterns;
-mod rules;
 mod sweep;
 
 use std::collections::HashSet;
@@ -291,7 +291,7 @@ fn fused(
     // could `assert!` or loop on a NaN), and their gradients at the end.
     // A parameter holding models is checked with its gradient at the end
     // in one pass, or, if the body may move it, before.
-    let numbers = |param: &Param| !holds_struct(&param.kind);
+    let numbers = |param: &Param| !param.kind.holds_struct();
     let (early, late): (Vec<_>, Vec<_>) = bars
         .iter()
         .partition(|(param, _)| numbers(param) || movable(param));
@@ -347,7 +347,7 @@ fn fused(
     let gradients: Vec<_> = bars
         .iter()
         .map(|(param, bar)| {
-            if !holds_struct(&param.kind) || matches!(param.kind, Kind::Struct { .. }) {
+            if !param.kind.holds_struct() || matches!(param.kind, Kind::Struct { .. }) {
                 return quote!(#bar);
             }
             let ident = &param.ident;
@@ -527,7 +527,7 @@ fn spread_pair(
     let takes_model = function
         .params
         .iter()
-        .any(|param| holds_struct(&param.kind));
+        .any(|param| param.kind.holds_struct());
     let fails_caller = compiled.is_none() && takes_model;
     let (forward_body, reverse_body) = if fails_caller {
         // A function on the tape that takes a model would push the whole
@@ -712,7 +712,7 @@ enum Argument {
 /// made from the model at the end (its constants), so the body may not
 /// move it away (`let other = model;`, `f(model)`) or bind its name again.
 fn model_moved(function: &Function, param: &Param, an: &Analysis) -> Option<Unsupported> {
-    if !holds_struct(&param.kind) {
+    if !param.kind.holds_struct() {
         return None;
     }
     let name = param.ident.to_string();
@@ -775,15 +775,6 @@ fn is_name(expr: &Expr, name: &str) -> bool {
         ExprKind::Path(path) => path.path.is_ident(name),
         ExprKind::Paren(inner) => is_name(inner, name),
         _ => false,
-    }
-}
-
-/// Whether a parameter's shape has a model in it.
-pub fn holds_struct(kind: &Kind) -> bool {
-    match kind {
-        Kind::Struct { .. } => true,
-        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => holds_struct(elem),
-        Kind::Scalar | Kind::PassThrough => false,
     }
 }
 

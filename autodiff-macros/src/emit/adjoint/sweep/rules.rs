@@ -9,7 +9,7 @@ use autodiff_ops_table::{by_callee, by_method, Operation, Rule};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use super::sweep::{Sweep, Unsupported};
+use super::{Sweep, Unsupported};
 use crate::ast::Expr;
 
 /// How the seed is scaled on its way to an operand.

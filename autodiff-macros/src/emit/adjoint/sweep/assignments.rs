@@ -1,0 +1,289 @@
+//! An expression statement: `=`, `+= -= *= /=` of a tracked place (its
+//! adjoint taken before the value's reverse runs), `push`, and the
+//! statements that are loops, branches and jumps, handed to their sweeps.
+
+use super::*;
+
+impl<'m> Sweep<'m> {
+    pub(super) fn expr_stmt(
+        &mut self,
+        expr: &Expr,
+        semi: bool,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let semi = semi.then(|| quote!(;));
+        let src = expr.source.to_token_stream();
+        match &expr.kind {
+            ExprKind::Assign { target, value } if self.root_active(target) => {
+                self.cx = StmtCx::default();
+                let bar = self.saved_bar_place(target)?;
+                let assigned = self.temp("assigned_bar");
+                let whole = !self.scalar(value);
+                let adjoint = &self.adjoint;
+                if whole {
+                    self.cx
+                        .rev
+                        .push(quote!(let #assigned = #adjoint::take(&mut #bar);));
+                } else {
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = 0.0;));
+                }
+                let seed = Seed {
+                    tokens: assigned.to_token_stream(),
+                    negated: false,
+                    whole,
+                };
+                let outer = std::mem::take(&mut self.cx);
+                let (mut f, v, r) = self.value(value, &seed)?;
+                let target_src = target.source.to_token_stream();
+                // The target's saved index, pushed after the value's own
+                // saves and so popped before them.
+                let (pushes, mut rev) = self.saves_code(&outer);
+                f.extend(pushes);
+                f.push(quote!(#target_src = #v #semi));
+                rev.extend(outer.rev);
+                rev.extend(r);
+                Ok((f, rev))
+            }
+            ExprKind::CompoundAssign {
+                op, target, value, ..
+            } if self.root_active(target) => self.compound(expr, *op, target, value, semi),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if *method == "push" && self.root_active(receiver) => {
+                // The adjoint `Vec` has the final length; each reversed
+                // `push` takes its element's adjoint off the end.
+                let [item] = args.as_slice() else {
+                    return unsupported("`.push()`", expr);
+                };
+                if !self.scalar(item) {
+                    return unsupported("`.push()` of an array", expr);
+                }
+                // A parameter's adjoint is its gradient, shaped like the
+                // argument: it has no room for what the body adds.
+                if root(receiver).is_some_and(|name| self.an.params.contains(&name)) {
+                    return unsupported("`.push()` onto a parameter", expr);
+                }
+                self.cx = StmtCx::default();
+                let bar = self.bar_place(receiver)?;
+                let pushed = self.temp("pushed_bar");
+                self.cx
+                    .rev
+                    .push(quote!(let #pushed: f64 = #bar.pop().unwrap_or(0.0);));
+                self.rev(item, Seed::new(pushed.to_token_stream()))?;
+                let v = self.fwd(item)?;
+                let receiver_src = receiver.source.to_token_stream();
+                Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
+            }
+            ExprKind::For {
+                label,
+                pat,
+                iter,
+                body,
+            } if !self.inert(expr)? => self.for_loop(expr, *label, pat, iter, body),
+            ExprKind::Match { scrutinee, arms } if !self.inert(expr)? => {
+                let (mut f, v, r) = self.match_expr(expr, scrutinee, arms, None)?;
+                f.push(quote!(#v #semi));
+                Ok((f, r))
+            }
+            ExprKind::While { label, cond, body } if !self.inert(expr)? => {
+                self.while_loop(*label, cond, body)
+            }
+            ExprKind::Loop { label, body } if !self.inert(expr)? => {
+                let (mut f, v, r) = self.loop_expr(*label, body, None)?;
+                f.push(quote!(#v #semi));
+                Ok((f, r))
+            }
+            ExprKind::Return(Some(value))
+                if self.jumps.first().is_some_and(|jumps| jumps.function) =>
+            {
+                self.cx = StmtCx::default();
+                if self.active(value) {
+                    let seed = Seed::new(self.value_bar.clone());
+                    self.rev(value, seed)?;
+                } else {
+                    self.inert(value)?;
+                }
+                let v = self.fwd(value)?;
+                let v = self.output(value, v);
+                let stack = self.stack.clone();
+                // Innermost first: each level's branch records, how its
+                // iteration ended and its trips, then the return point.
+                let mut records = Vec::new();
+                for jumps in self.jumps.iter_mut().rev() {
+                    records.extend(jumps.pending.iter().rev().cloned());
+                    jumps.next += 1;
+                    let k = Literal::u32_unsuffixed(jumps.next);
+                    records.push(quote!(#stack.push_arm(#k);));
+                    if let Some(trips) = &jumps.trips {
+                        records.push(quote!(#stack.push_trips(#trips);));
+                    }
+                }
+                let label = syn::Lifetime::new("'forward", Span::mixed_site());
+                Ok(self.finish(quote!({ #(#records)* break #label #v; })))
+            }
+            ExprKind::Break {
+                label: None,
+                value: None,
+            }
+            | ExprKind::Continue(None) => {
+                let stack = self.stack.clone();
+                let Some(jumps) = self.jumps.last_mut().filter(|jumps| !jumps.function) else {
+                    return unsupported(describe(expr), expr);
+                };
+                let k = Literal::u32_unsuffixed(jumps.next + 1);
+                jumps.next += 1;
+                let records = jumps.pending.iter().rev();
+                Ok((
+                    vec![quote!({ #(#records)* #stack.push_arm(#k); #src #semi })],
+                    Vec::new(),
+                ))
+            }
+            ExprKind::Break { label, value } => self.jump(expr, *label, value.as_deref(), semi),
+            ExprKind::Continue(label) => self.jump(expr, *label, None, semi),
+            ExprKind::If { .. } if !self.inert(expr)? => {
+                let (f, v, r) = self.if_expr(expr, None)?;
+                let mut f = f;
+                f.push(quote!(#v #semi));
+                Ok((f, r))
+            }
+            ExprKind::Block(None, block) if !self.inert(expr)? => {
+                self.depth += 1;
+                let code = self.block(block, None);
+                self.depth -= 1;
+                let BlockCode { fwd, rev, .. } = code?;
+                Ok((vec![quote!({ #(#fwd)* })], vec![quote!({ #(#rev)* })]))
+            }
+            _ => {
+                if self.inert(expr)? {
+                    Ok((vec![quote!(#src #semi)], Vec::new()))
+                } else {
+                    unsupported(describe(expr), expr)
+                }
+            }
+        }
+    }
+
+    pub(super) fn root_active(&self, target: &Expr) -> bool {
+        root(target).is_some_and(|name| self.an.active.contains(&name))
+    }
+
+    pub(super) fn compound(
+        &mut self,
+        whole: &Expr,
+        op: Arith,
+        target: &Expr,
+        value: &Expr,
+        semi: Option<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        self.cx = StmtCx::default();
+        let carries = self.active(value);
+        let branching = matches!(
+            value.kind,
+            ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(None, _)
+        );
+        let branched = branching && carries && matches!(op, Arith::Add | Arith::Sub);
+        // A branching value is swept as a value of its own, with no room
+        // for this statement's saves.
+        let bar = if branched {
+            self.bar_place(target)?
+        } else {
+            self.saved_bar_place(target)?
+        };
+        if branched {
+            let op_token = match whole.source {
+                Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
+                _ => return unsupported(describe(whole), whole),
+            };
+            self.cx = StmtCx::default();
+            let (copy, tokens) = self.target_bar_before(target, value, bar);
+            let seed = Seed {
+                tokens,
+                negated: op == Arith::Sub,
+                whole: false,
+            };
+            let (mut f, v, r) = self.value(value, &seed)?;
+            let target_src = target.source.to_token_stream();
+            f.push(quote!(#target_src #op_token #v #semi));
+            return Ok((f, copy.into_iter().chain(r).collect()));
+        }
+        match op {
+            Arith::Add | Arith::Sub => {
+                let (copy, tokens) = self.target_bar_before(target, value, bar);
+                self.cx.rev.extend(copy);
+                let seed = Seed {
+                    tokens,
+                    negated: op == Arith::Sub,
+                    whole: false,
+                };
+                self.rev(value, seed)?;
+            }
+            Arith::Mul => {
+                let e = self.val(value)?;
+                if carries {
+                    let old = self.val(target)?;
+                    let assigned = self.temp("assigned_bar");
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = #assigned * #e;));
+                    self.rev(value, Seed::new(quote!(#assigned * #old)))?;
+                } else {
+                    self.cx.rev.push(quote!(#bar *= #e;));
+                }
+            }
+            Arith::Div => {
+                let e = self.val(value)?;
+                if carries {
+                    let old = self.val(target)?;
+                    let assigned = self.temp("assigned_bar");
+                    self.cx.rev.push(quote!(let #assigned = #bar;));
+                    self.cx.rev.push(quote!(#bar = #assigned / #e;));
+                    self.rev(
+                        value,
+                        Seed::new(quote!(#assigned * (#old / #e) / #e)).negate(),
+                    )?;
+                } else {
+                    self.cx.rev.push(quote!(#bar /= #e;));
+                }
+            }
+            Arith::Rem | Arith::Method(_) => return unsupported("`%=`", whole),
+        }
+        let op_token = match whole.source {
+            Source::Expr(syn::Expr::Binary(binary)) => binary.op.to_token_stream(),
+            _ => return unsupported(describe(whole), whole),
+        };
+        let v = self.fwd(value)?;
+        if op == Arith::Div {
+            self.observe(v.clone());
+        }
+        let target_src = target.source.to_token_stream();
+        Ok(self.finish(quote!(#target_src #op_token #v #semi)))
+    }
+
+    /// The seed of `target += value` (or `-=`): the target's adjoint
+    /// `bar`, copied first when `value` reads the target (`t += 2.0 * m *
+    /// t`), since the reverse adds the value's own contribution to `bar`
+    /// while the other operands' adjoints still need the one before it.
+    pub(super) fn target_bar_before(
+        &mut self,
+        target: &Expr,
+        value: &Expr,
+        bar: TokenStream,
+    ) -> (Option<TokenStream>, TokenStream) {
+        let Some(name) = root(target) else {
+            return (None, bar);
+        };
+        let reads = value.any_expr(
+            &|expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(&name)),
+        );
+        if !reads {
+            return (None, bar);
+        }
+        let assigned = self.temp("assigned_bar");
+        (
+            Some(quote!(let #assigned = #bar;)),
+            assigned.to_token_stream(),
+        )
+    }
+}

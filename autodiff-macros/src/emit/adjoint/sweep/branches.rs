@@ -1,0 +1,375 @@
+//! `if` and `match`: each arm's sweeps, replayed in the reverse when the
+//! condition is still there, else under the arm the forward pushed.
+
+use super::*;
+
+impl<'m> Sweep<'m> {
+    pub(super) fn if_expr(
+        &mut self,
+        expr: &Expr,
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        // The chain `if c0 {..} else if c1 {..} else {..}`.
+        let mut arms: Vec<(Option<&Expr>, Option<&Block>)> = Vec::new();
+        let mut current = expr;
+        loop {
+            match &current.kind {
+                ExprKind::If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                } => {
+                    if matches!(cond.kind, ExprKind::Let { .. }) {
+                        return unsupported("`if let`", current);
+                    }
+                    arms.push((Some(cond), Some(then_branch)));
+                    match else_branch {
+                        Some(next) => current = next,
+                        None => {
+                            arms.push((None, None));
+                            break;
+                        }
+                    }
+                }
+                ExprKind::Block(None, block) => {
+                    arms.push((None, Some(block)));
+                    break;
+                }
+                _ => return unsupported(describe(current), current),
+            }
+        }
+        let stack = self.stack.clone();
+        let replay = arms
+            .iter()
+            .all(|(cond, _)| cond.is_none_or(|cond| self.fully_available(cond)));
+        let mut observes = Vec::new();
+        for (cond, _) in &arms {
+            if let Some(cond) = cond {
+                for place in self.active_places(cond) {
+                    // A running extreme (`if d < best`): see `unobserved`.
+                    if !self.unobserved.contains(&place.to_string()) {
+                        observes.push(quote!(#stack.observe(#place);));
+                    }
+                }
+            }
+        }
+        let mut fwd_arms = Vec::new();
+        let mut rev_arms = Vec::new();
+        self.depth += 1;
+        for (k, (_, block)) in arms.iter().enumerate() {
+            let pending = (!replay).then(|| {
+                let k = Literal::u32_unsuffixed(k as u32);
+                quote!(#stack.push_arm(#k);)
+            });
+            if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &pending) {
+                jumps.pending.push(record.clone());
+            }
+            let code = match block {
+                Some(block) => self.block(block, seed),
+                None => Ok(BlockCode {
+                    fwd: Vec::new(),
+                    value: None,
+                    rev: Vec::new(),
+                }),
+            };
+            if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &pending) {
+                jumps.pending.pop();
+            }
+            let code = match code {
+                Ok(code) => code,
+                Err(e) => {
+                    self.depth -= 1;
+                    return Err(e);
+                }
+            };
+            let BlockCode { fwd, value, rev } = code;
+            let record = (!replay).then(|| {
+                let k = Literal::u32_unsuffixed(k as u32);
+                quote!(#stack.push_arm(#k);)
+            });
+            let arm = match value {
+                Some(value) if record.is_some() => {
+                    let v = self.temp_value();
+                    quote!({ #(#fwd)* let #v = #value; #record #v })
+                }
+                Some(value) => quote!({ #(#fwd)* #value }),
+                None => quote!({ #(#fwd)* #record }),
+            };
+            fwd_arms.push(arm);
+            rev_arms.push(quote!({ #(#rev)* }));
+        }
+        self.depth -= 1;
+        let mut fwd = quote!();
+        let mut rev = quote!();
+        let n = arms.len();
+        for (k, (cond, _)) in arms.iter().enumerate() {
+            let arm = &fwd_arms[k];
+            let back = &rev_arms[k];
+            let cond_src = cond.map(|cond| cond.source.to_token_stream());
+            match (k, cond_src) {
+                (0, Some(c)) => {
+                    fwd.extend(quote!(if #c #arm));
+                    rev.extend(quote!(if #c #back));
+                }
+                (_, Some(c)) => {
+                    fwd.extend(quote!(else if #c #arm));
+                    rev.extend(quote!(else if #c #back));
+                }
+                (_, None) => {
+                    fwd.extend(quote!(else #arm));
+                    rev.extend(quote!(else #back));
+                }
+            }
+        }
+        let rev = if replay {
+            rev
+        } else {
+            let numbered = (0..n).map(|k| Literal::u32_unsuffixed(k as u32));
+            let backs = &rev_arms;
+            quote! {
+                match #stack.pop_arm() {
+                    #(#numbered => #backs)*
+                    _ => #stack.fail(),
+                }
+            }
+        };
+        Ok((observes, fwd, vec![rev]))
+    }
+
+    /// `match` on values that carry no derivative: each arm reversed under
+    /// the same pattern when the scrutinee and guards are still there in
+    /// the reverse sweep, else under the arm index the forward pushed.
+    pub(super) fn match_expr(
+        &mut self,
+        expr: &Expr,
+        scrutinee: &Expr,
+        arms: &[crate::ast::Arm],
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        if self.active(scrutinee) && !has_call(scrutinee) {
+            return self.tracked_match(expr, scrutinee, arms, seed);
+        }
+        if self.active(scrutinee) || has_call(scrutinee) {
+            return unsupported("`match` on a value with a derivative", expr);
+        }
+        let stack = self.stack.clone();
+        let mut replay = self.fully_available(scrutinee);
+        let mut observes = Vec::new();
+        for arm in arms {
+            if let Some(guard) = &arm.guard {
+                self.scopes.push(Scope::default());
+                let names = arm.pat.names.clone();
+                self.scope().available.extend(names);
+                replay &= self.fully_available(guard);
+                self.scopes.pop();
+                if has_call(guard) {
+                    return unsupported("a `match` guard with a call", guard);
+                }
+                for place in self.active_places(guard) {
+                    // Observed before the `match`, where the arm's own
+                    // bindings do not exist yet.
+                    if mentions_any(&place, &arm.pat.names) {
+                        return unsupported(
+                            "a `match` guard reading a tracked value through the arm's bindings",
+                            guard,
+                        );
+                    }
+                    observes.push(quote!(#stack.observe(#place);));
+                }
+            }
+        }
+        let mut fwd_arms = Vec::new();
+        let mut rev_arms = Vec::new();
+        self.depth += 1;
+        let result = (|| -> R<()> {
+            for (k, arm) in arms.iter().enumerate() {
+                self.scopes.push(Scope::default());
+                if replay {
+                    let names = arm.pat.names.clone();
+                    self.scope().available.extend(names);
+                }
+                let record = (!replay).then(|| {
+                    let k = Literal::u32_unsuffixed(k as u32);
+                    quote!(#stack.push_arm(#k);)
+                });
+                if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &record) {
+                    jumps.pending.push(record.clone());
+                }
+                let code = self.arm_body(&arm.body, seed);
+                if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &record) {
+                    jumps.pending.pop();
+                }
+                self.scopes.pop();
+                let (fwd, value, rev) = code?;
+                let record = (!replay).then(|| {
+                    let k = Literal::u32_unsuffixed(k as u32);
+                    quote!(#stack.push_arm(#k);)
+                });
+                let v = self.temp_value();
+                fwd_arms.push(match value {
+                    Some(value) => quote!({ #(#fwd)* let #v = #value; #record #v }),
+                    None => quote!({ #(#fwd)* #record }),
+                });
+                rev_arms.push(quote!({ #(#rev)* }));
+            }
+            Ok(())
+        })();
+        self.depth -= 1;
+        result?;
+        let scrutinee_src = scrutinee.source.to_token_stream();
+        let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, &fwd_arms, &rev_arms, replay);
+        Ok((observes, fwd, vec![rev]))
+    }
+
+    /// A `match`'s two sweeps once its arms are swept: the forward under
+    /// the student's patterns and guards, the reverse under the same ones
+    /// (`replay`: they read only values still there) or by the pushed arm.
+    pub(super) fn match_sweeps(
+        &self,
+        scrutinee_src: &TokenStream,
+        arms: &[crate::ast::Arm],
+        fwd_arms: &[TokenStream],
+        rev_arms: &[TokenStream],
+        replay: bool,
+    ) -> (TokenStream, TokenStream) {
+        let stack = &self.stack;
+        let heads: Vec<TokenStream> = arms
+            .iter()
+            .map(|arm| {
+                let pat = arm.pat.syntax;
+                match &arm.guard {
+                    Some(guard) => {
+                        let guard = guard.source.to_token_stream();
+                        quote!(#pat if #guard)
+                    }
+                    None => quote!(#pat),
+                }
+            })
+            .collect();
+        let fwd = quote!(match #scrutinee_src { #(#heads => #fwd_arms)* });
+        let rev = if replay {
+            quote!(match #scrutinee_src { #(#heads => #rev_arms)* })
+        } else {
+            let numbered = (0..arms.len()).map(|k| Literal::u32_unsuffixed(k as u32));
+            quote! {
+                match #stack.pop_arm() {
+                    #(#numbered => #rev_arms)*
+                    _ => #stack.fail(),
+                }
+            }
+        };
+        (fwd, rev)
+    }
+
+    /// `match` on a tracked number (`match x { v if v < 0.0 => .., v => .. }`):
+    /// the number is compared as written, and a name an arm binds is the
+    /// number itself, so the arm's reverse ends by adding that name's
+    /// adjoint into the scrutinee's. The taken arm is replayed or pushed as
+    /// for any `match`.
+    pub(super) fn tracked_match(
+        &mut self,
+        expr: &Expr,
+        scrutinee: &Expr,
+        arms: &[crate::ast::Arm],
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        if !is_place(scrutinee) || !self.scalar(scrutinee) {
+            return unsupported("`match` on a computed value with a derivative", expr);
+        }
+        let scrutinee_bar = self.bar_place(scrutinee)?;
+        let scrutinee_src = scrutinee.source.to_token_stream();
+        let stack = self.stack.clone();
+        // A guard compares the number (observed once, here) or other
+        // values, observed before the `match` where the arm's names do not
+        // exist yet.
+        let mut observes = vec![quote!(#stack.observe(#scrutinee_src);)];
+        let mut replay = self.fully_available(scrutinee);
+        for arm in arms {
+            let Some(guard) = &arm.guard else { continue };
+            if has_call(guard) {
+                return unsupported("a `match` guard with a call", guard);
+            }
+            self.scopes.push(Scope::default());
+            let names = arm.pat.names.clone();
+            self.scope().available.extend(names);
+            replay &= self.fully_available(guard);
+            self.scopes.pop();
+            for place in self.active_places(guard) {
+                if !mentions_any(&place, &arm.pat.names) {
+                    observes.push(quote!(#stack.observe(#place);));
+                }
+            }
+        }
+        let mut fwd_arms = Vec::new();
+        let mut rev_arms = Vec::new();
+        self.depth += 1;
+        let result = (|| -> R<()> {
+            for (k, arm) in arms.iter().enumerate() {
+                self.scopes.push(Scope::default());
+                if replay {
+                    let names = arm.pat.names.clone();
+                    self.scope().available.extend(names);
+                }
+                let mut declare = Vec::new();
+                let mut flows = Vec::new();
+                let mut bound: Vec<&String> = Vec::new();
+                for name in &arm.pat.names {
+                    if self.an.active.contains(name) && !bound.contains(&name) {
+                        bound.push(name);
+                        let bar = self.bind(name);
+                        declare.push(quote!(let mut #bar = 0.0;));
+                        flows.push(quote!(#scrutinee_bar += #bar;));
+                    }
+                }
+                let record = (!replay).then(|| {
+                    let k = Literal::u32_unsuffixed(k as u32);
+                    quote!(#stack.push_arm(#k);)
+                });
+                if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &record) {
+                    jumps.pending.push(record.clone());
+                }
+                let code = self.arm_body(&arm.body, seed);
+                if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &record) {
+                    jumps.pending.pop();
+                }
+                self.scopes.pop();
+                let (fwd, value, rev) = code?;
+                let v = self.temp_value();
+                fwd_arms.push(match value {
+                    Some(value) => quote!({ #(#fwd)* let #v = #value; #record #v }),
+                    None => quote!({ #(#fwd)* #record }),
+                });
+                rev_arms.push(quote!({ #(#declare)* #(#rev)* #(#flows)* }));
+            }
+            Ok(())
+        })();
+        self.depth -= 1;
+        result?;
+        let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, &fwd_arms, &rev_arms, replay);
+        Ok((observes, fwd, vec![rev]))
+    }
+
+    /// A `match` arm's body: a block, or an expression whose value is the
+    /// `match`'s (with `seed`) or a statement.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn arm_body(
+        &mut self,
+        body: &Expr,
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, Option<TokenStream>, Vec<TokenStream>)> {
+        match (&body.kind, seed) {
+            (ExprKind::Block(None, block), _) => {
+                let BlockCode { fwd, value, rev } = self.block(block, seed)?;
+                Ok((fwd, value, rev))
+            }
+            (_, Some(seed)) => {
+                let (f, v, r) = self.value(body, seed)?;
+                Ok((f, Some(v), r))
+            }
+            (_, None) => {
+                let (f, r) = self.expr_stmt(body, true)?;
+                Ok((f, None, r))
+            }
+        }
+    }
+}

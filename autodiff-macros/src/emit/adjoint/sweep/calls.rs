@@ -1,0 +1,167 @@
+//! Calls of other annotated functions and methods: the callee's
+//! forward/reverse pair, arguments passed as the forward and the reverse
+//! both read them.
+
+use super::*;
+
+impl<'m> Sweep<'m> {
+    /// An argument of a call of another annotated function, as the forward
+    /// and the reverse call both pass it: a binding of numbers with an
+    /// index (a `Vec`, say) that is not a `Copy` array parameter or a slice
+    /// is passed as a clone, since both calls (and every trip of a loop
+    /// around them) take it by value.
+    pub(super) fn passed(&self, arg: &Expr) -> TokenStream {
+        let src = arg.source.to_token_stream();
+        if self.owned(arg) {
+            quote!(::core::clone::Clone::clone(&#src))
+        } else {
+            src
+        }
+    }
+
+    /// Whether `passed` clones `arg`.
+    pub(super) fn owned(&self, arg: &Expr) -> bool {
+        match &arg.kind {
+            ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                !self.an.arrays.contains(&name)
+                    && !self.an.slices.contains(&name)
+                    && dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0)
+            }),
+            _ => false,
+        }
+    }
+
+    /// A call's arguments in the forward sweep: a binding passed by value
+    /// as a clone (see `passed`), anything else with the values it hoists
+    /// for the reverse (`hh(x, x.recip())` names `x_recip` here).
+    pub(super) fn fwd_args(&mut self, args: &[Expr]) -> R<Vec<TokenStream>> {
+        args.iter()
+            .map(|arg| {
+                if self.owned(arg) {
+                    Ok(self.passed(arg))
+                } else {
+                    self.fwd(arg)
+                }
+            })
+            .collect()
+    }
+
+    pub(super) fn rev_call(
+        &mut self,
+        expr: &Expr,
+        func: &syn::Path,
+        args: &[Expr],
+        seed: &Seed,
+    ) -> R<()> {
+        let reverse = sibling(&self.stand_ins, func, "reverse");
+        let _ = expr;
+        self.rev_invoke(reverse, None, args, seed)
+    }
+
+    /// The reverse of a call of `reverse`'s pair: of a function, or of a
+    /// method on `receiver`, which is its first argument (by reference,
+    /// its adjoint the model's adjoint at the same place).
+    pub(super) fn rev_invoke(
+        &mut self,
+        reverse: TokenStream,
+        receiver: Option<&Expr>,
+        args: &[Expr],
+        seed: &Seed,
+    ) -> R<()> {
+        let stack = self.stack.clone();
+        let adjoint = self.adjoint.clone();
+        let mut arg_src = Vec::new();
+        let mut bars = Vec::new();
+        let mut after = Vec::new();
+        // The reverse reads no argument's value (the forward pushed the
+        // gradient at the arguments), only their adjoints: an argument that
+        // changes before the reverse sweep (`lse(&v)` in the loop that
+        // rewrites `v`) is passed as `None`, its adjoint at its place, with
+        // any index the body changes saved.
+        let mut replayed = true;
+        if let Some(receiver) = receiver {
+            let available = self.fully_available(receiver);
+            replayed &= available;
+            let src = receiver.source.to_token_stream();
+            arg_src.push(quote!(&#src));
+            if self.active(receiver) {
+                let bar = self.saved_bar_place(receiver)?;
+                bars.push(quote!(&mut #bar));
+            } else if available {
+                bars.push(quote!(&mut #adjoint::zero(&(#src))));
+            } else {
+                return unsupported("a method called on a model that changes", receiver);
+            }
+        }
+        for arg in args {
+            let available = self.fully_available(arg);
+            replayed &= available;
+            let src = arg.source.to_token_stream();
+            arg_src.push(self.passed(arg));
+            let place = match &arg.kind {
+                ExprKind::Reference {
+                    mutability: None,
+                    expr,
+                } if is_place(expr) => Some(&**expr),
+                _ if is_place(arg) => Some(arg),
+                _ => None,
+            };
+            if !self.active(arg) {
+                // A constant argument's adjoint, which takes its part of the
+                // gradient and drops it: shaped by the argument, or a
+                // number's.
+                if available {
+                    bars.push(quote!(&mut #adjoint::zero(&(#src))));
+                } else if self.scalar(arg) {
+                    bars.push(quote!(&mut 0.0));
+                } else {
+                    return unsupported(
+                        "a call whose argument changes before the reverse sweep",
+                        arg,
+                    );
+                }
+            } else if let Some(place) = place {
+                let bar = self.saved_bar_place(place)?;
+                // Two `&mut` of one adjoint in one call do not borrow-check.
+                if bars
+                    .iter()
+                    .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())
+                {
+                    return unsupported("a call that passes one tracked value twice", arg);
+                }
+                bars.push(quote!(&mut #bar));
+            } else {
+                let name = self.temp("argument_bar");
+                self.cx.rev.push(quote!(let mut #name = 0.0;));
+                bars.push(quote!(&mut #name));
+                after.push((arg, name));
+            }
+        }
+        let value_bar = seed.signed();
+        let args = if replayed {
+            quote!(#adjoint::args((#(#arg_src,)*)))
+        } else {
+            quote!(::core::option::Option::None)
+        };
+        self.cx.rev.push(quote! {
+            #reverse(#stack, #args, #value_bar, #adjoint::args((#(#bars,)*)));
+        });
+        for (arg, name) in after.into_iter().rev() {
+            self.rev(arg, Seed::new(name.to_token_stream()))?;
+        }
+        Ok(())
+    }
+
+    /// Whether `expr` is an annotated method called on a model with a
+    /// derivative to pass (see `is_method_call`).
+    pub(super) fn method_call(&self, expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::PlainMethod { receiver, .. } if is_method_call(expr) => {
+                self.active(expr)
+                    && root(receiver).is_some_and(|name| self.an.models.contains(&name))
+            }
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,504 @@
+//! `for`, `while` and `loop`: trip counts pushed and popped, the items a
+//! `for` walks by index, and the reverse run over the same indices backwards.
+
+use super::statements::reversed;
+use super::*;
+
+impl<'m> Sweep<'m> {
+    /// An array literal or `vec![..]` of tracked values (`[x[0] - c[3],
+    /// x[1] - c[4]]`): each item's adjoint is the whole seed's at its
+    /// position, right to left.
+    pub(super) fn rev_items(&mut self, expr: &Expr, items: &[Expr], seed: &Seed) -> R<()> {
+        if !seed.whole {
+            return unsupported("an array used as a number", expr);
+        }
+        let tokens = &seed.tokens;
+        let whole = if is_simple(tokens) {
+            tokens.clone()
+        } else {
+            quote!((#tokens))
+        };
+        for (k, item) in items.iter().enumerate().rev() {
+            let k = Literal::usize_unsuffixed(k);
+            let item_seed = Seed {
+                tokens: quote!(#whole[#k]),
+                negated: false,
+                whole: !self.scalar(item),
+            };
+            let item_seed = if seed.negated {
+                item_seed.negate()
+            } else {
+                item_seed
+            };
+            self.pass(item, &item_seed, Factor::One)?;
+        }
+        Ok(())
+    }
+
+    /// A new trip counter's name: nested loops each have their own.
+    pub(super) fn trips_ident(&mut self) -> Ident {
+        self.loops += 1;
+        Ident::new(&format!("trips_{}", self.loops), Span::mixed_site())
+    }
+
+    /// Whether `expr` is a `loop` whose value (a `break`'s) is one `f64`.
+    pub(super) fn scalar_loop(&self, expr: &Expr) -> bool {
+        let ExprKind::Loop { body, .. } = &expr.kind else {
+            return false;
+        };
+        body.any_expr(&|expr| {
+            matches!(&expr.kind, ExprKind::Break { value: Some(value), .. } if self.scalar(value))
+        })
+    }
+
+    /// A loop's body: as a block, or, when it jumps, with an exit record
+    /// per iteration and a reverse per exit (the statements up to the one
+    /// that jumped). The caller has pushed the loop's scope.
+    ///
+    /// `level` is the loop's: its trip counter, label, and the adjoint of
+    /// its value.
+    pub(super) fn loop_body_at(
+        &mut self,
+        body: &Block,
+        level: Jumps,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        if !contains_jump(body) {
+            let BlockCode { fwd, rev, .. } = self.block_inner(body, None)?;
+            return Ok((fwd, rev));
+        }
+        self.jumps.push(level);
+        let result = (|| {
+            let mut prelude = Vec::new();
+            let mut fwd = Vec::new();
+            let mut revs = Vec::new();
+            let mut owners = Vec::new();
+            for (j, stmt) in body.stmts.iter().enumerate() {
+                let before = self.jumps.last().map_or(0, |jumps| jumps.next);
+                let (f, r) = self.stmt(stmt, &mut prelude)?;
+                let after = self.jumps.last().map_or(0, |jumps| jumps.next);
+                owners.extend((before..after).map(|k| (k + 1, j)));
+                fwd.extend(f);
+                revs.push(r);
+            }
+            Ok((prelude, fwd, revs, owners))
+        })();
+        self.jumps.pop();
+        let (prelude, mut fwd, revs, owners) = result?;
+        let stack = &self.stack;
+        let exit = Ident::new("exit", Span::mixed_site());
+        fwd.push(quote!(#stack.push_arm(0);));
+        let all = reversed(&revs, revs.len());
+        let exits = owners.iter().map(|(k, j)| {
+            let k = Literal::u32_unsuffixed(*k);
+            let back = reversed(&revs, *j + 1);
+            quote!(#k => { #(#back)* })
+        });
+        Ok((
+            fwd,
+            vec![quote! {
+                let #exit = #stack.pop_arm();
+                #(#prelude)*
+                match #exit {
+                    0 => { #(#all)* }
+                    #(#exits)*
+                    _ => #stack.fail(),
+                }
+            }],
+        ))
+    }
+
+    /// `while`: the forward counts the trips (leaving the loop as soon as
+    /// an observed value is not finite, where the tape would have stopped)
+    /// and pushes the count; the reverse runs the reversed body that many
+    /// times.
+    pub(super) fn while_loop(
+        &mut self,
+        label: Option<&syn::Label>,
+        cond: &Expr,
+        body: &Block,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        if self.active(cond) || has_call(cond) || matches!(cond.kind, ExprKind::Let { .. }) {
+            return unsupported("a `while` condition with a derivative", cond);
+        }
+        let stack = self.stack.clone();
+        let trips = self.trips_ident();
+        let observes: Vec<TokenStream> = self
+            .active_places(cond)
+            .into_iter()
+            .map(|place| quote!(#stack.observe(#place);))
+            .collect();
+        self.depth += 1;
+        self.scopes.push(Scope::default());
+        let code = self.loop_body_at(body, level(label, Some(trips.clone())));
+        self.scopes.pop();
+        self.depth -= 1;
+        let (fwd, rev) = code?;
+        let cond_src = cond.source.to_token_stream();
+        Ok((
+            vec![quote! {
+                let mut #trips: usize = 0;
+                #label while { #(#observes)* #stack.finite() && (#cond_src) } {
+                    #trips += 1;
+                    #(#fwd)*
+                }
+                #stack.push_trips(#trips);
+            }],
+            vec![quote! {
+                for _ in 0..#stack.pop_trips() {
+                    #(#rev)*
+                }
+            }],
+        ))
+    }
+
+    /// `loop`: counted like a `while` (the forward pushes its trips, each
+    /// iteration how it ended), its value that of the `break` that ended
+    /// it, whose reverse `seed` (the adjoint of the loop's value) seeds.
+    /// The forward leaves as soon as an observed value is not finite,
+    /// where the tape would have stopped.
+    pub(super) fn loop_expr(
+        &mut self,
+        label: Option<&syn::Label>,
+        body: &Block,
+        seed: Option<&Seed>,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        if seed.is_some_and(|seed| seed.whole) {
+            return unsupported_block("a `loop` whose value is an array", body);
+        }
+        let stack = self.stack.clone();
+        let trips = self.trips_ident();
+        let mut level = level(label, Some(trips.clone()));
+        level.seed = seed.cloned();
+        let active = body.any_expr(&|expr| {
+            matches!(&expr.kind, ExprKind::Break { value: Some(value), .. } if self.active(value))
+        });
+        self.depth += 1;
+        self.scopes.push(Scope::default());
+        let code = self.loop_body_at(body, level);
+        self.scopes.pop();
+        self.depth -= 1;
+        let (fwd, rev) = code?;
+        let name = label.map(|label| &label.name);
+        let rev = vec![quote! {
+            for _ in 0..#stack.pop_trips() {
+                #(#rev)*
+            }
+        }];
+        // A loop no `break` leaves ends only by `return`, which pushes its
+        // trips: it has no value, and a failed sweep leaves the function.
+        if self.early && !body.any_expr(&|expr| matches!(expr.kind, ExprKind::Break { .. })) {
+            let forward = syn::Lifetime::new("'forward", Span::mixed_site());
+            return Ok((
+                vec![quote!(let mut #trips: usize = 0;)],
+                quote!(#label loop {
+                    if !#stack.finite() {
+                        break #forward #stack.failed();
+                    }
+                    #trips += 1;
+                    #(#fwd)*
+                }),
+                rev,
+            ));
+        }
+        // A loop whose value is a number leaves with the failed sweep's
+        // NaN; one with a value of another type (an integer), which cannot
+        // depend on a tracked value, runs as written.
+        // A loop with a value nothing tracked reaches (`let k = loop {
+        // break 0.5; }`) runs as written too: its `break` needs a value of
+        // a type not known here.
+        let valued =
+            body.any_expr(&|expr| matches!(&expr.kind, ExprKind::Break { value: Some(_), .. }));
+        let stop = match (seed, active) {
+            (None, _) if valued => None,
+            (None, _) => Some(quote!(break #name;)),
+            (Some(_), true) => Some(quote!(break #name #stack.failed();)),
+            (Some(_), false) => None,
+        }
+        .map(|stop| quote!(if !#stack.finite() { #stop }));
+        let value = self.temp_value();
+        Ok((
+            vec![quote!(let mut #trips: usize = 0;)],
+            quote!({
+                let #value = #label loop {
+                    #stop
+                    #trips += 1;
+                    #(#fwd)*
+                };
+                #stack.push_trips(#trips);
+                #value
+            }),
+            rev,
+        ))
+    }
+
+    pub(super) fn for_loop(
+        &mut self,
+        whole: &Expr,
+        label: Option<&syn::Label>,
+        pat: &crate::ast::Pattern,
+        iter: &Expr,
+        body: &Block,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let syntax = pat.syntax;
+        let iter_src = iter.source.to_token_stream();
+        // A loop that may stop early pushes how many trips it made.
+        let stack = self.stack.clone();
+        let trips = self.trips_ident();
+        let counted = contains_jump(body);
+        let counter = counted.then(|| trips.clone());
+        let (count_init, count_step, count_push, take) = if counted {
+            (
+                quote!(let mut #trips: usize = 0;),
+                quote!(#trips += 1;),
+                quote!(#stack.push_trips(#trips);),
+                quote!(.take(#stack.pop_trips())),
+            )
+        } else {
+            (quote!(), quote!(), quote!(), quote!())
+        };
+        if range_like(iter) {
+            if !self.fully_available(iter) {
+                return unsupported("a `for` over a range whose bounds change", whole);
+            }
+            self.depth += 1;
+            self.scopes.push(Scope::default());
+            let names = pat.names.clone();
+            self.scope().available.extend(names);
+            let code = self.loop_body_at(body, level(label, counter.clone()));
+            self.scopes.pop();
+            self.depth -= 1;
+            let (fwd, rev) = code?;
+            return Ok((
+                vec![quote! {
+                    #count_init
+                    #label for #syntax in #iter_src { #count_step #(#fwd)* }
+                    #count_push
+                }],
+                vec![quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* })],
+            ));
+        }
+        let Some(Elements { items, adaptors }) = self.elements(iter) else {
+            return unsupported(format!("a `for` over {}", describe(iter)), whole);
+        };
+        let mut places = Vec::new();
+        items.places(&mut places);
+        // A local of numbers that changes before the reverse sweep (bound
+        // again by each trip of a loop around, or written later): its items
+        // are pushed after the loop, which borrows it unchanged, with their
+        // count, and the reverse walks the popped copy.
+        let mut saved = HashMap::new();
+        let mut save_fwd = Vec::new();
+        let mut save_rev = Vec::new();
+        for place in &places {
+            if self.fully_available(place) {
+                continue;
+            }
+            let name = match &place.kind {
+                ExprKind::Path(path) => path.path.get_ident(),
+                _ => None,
+            };
+            let numbers = dims_of(place, &self.an.dims) == Some(1);
+            // A `return` or a labelled jump would leave before the pushes
+            // that the reverse of the statement it leaves pops.
+            let stays = !body.any_expr(&|expr| match &expr.kind {
+                ExprKind::Return(_) => true,
+                ExprKind::Break { label, .. } => label.is_some(),
+                ExprKind::Continue(label) => label.is_some(),
+                _ => false,
+            });
+            let (Some(name), true, true) = (name, numbers, stays) else {
+                return unsupported("a `for` over values that change", whole);
+            };
+            let copy = Ident::new(&format!("{}_items", name.unraw()), Span::mixed_site());
+            let (stack, adjoint) = (&self.stack, &self.adjoint);
+            save_fwd.push(quote! {
+                #adjoint::Spread::push_all(&#name[..], #stack);
+                #stack.push_index(#name.len());
+            });
+            save_rev.push(quote! {
+                let #copy: ::std::vec::Vec<f64> = {
+                    let count = #stack.pop_index();
+                    #stack.pop_run(count).collect()
+                };
+            });
+            saved.insert(place.id, copy);
+        }
+        save_rev.reverse();
+        if !adaptors
+            .iter()
+            .all(|(_, args)| args.iter().all(|arg| self.fully_available(arg)))
+        {
+            return unsupported("a `for` over indices that change", whole);
+        }
+        let mut leaves = Vec::new();
+        if items.leaves(pat.syntax, &mut leaves).is_none() {
+            return unsupported("a `for` pattern", whole);
+        }
+        let index = Ident::new("index", Span::mixed_site());
+        let adjoint = self.adjoint.clone();
+        // Each element with a derivative gets its adjoint, added into the
+        // place's at the end of the reversed iteration.
+        let mut spreads = Vec::new();
+        for (_, place) in &leaves {
+            spreads.push(if self.active(place) {
+                Some(self.bar_place(place)?)
+            } else {
+                None
+            });
+        }
+        self.depth += 1;
+        self.scopes.push(Scope::default());
+        let names = pat.names.clone();
+        self.scope().available.extend(names);
+        let mut declare = Vec::new();
+        let mut spread = Vec::new();
+        for ((element, place), place_bar) in leaves.iter().zip(&spreads) {
+            let name = element.to_string();
+            if !self.an.active.contains(&name) {
+                continue;
+            }
+            let bar = self.bind(&name);
+            match place_bar {
+                Some(place_bar) => {
+                    declare.push(quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#index]);));
+                    spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);));
+                }
+                None => {
+                    let src = place_tokens(place, &saved);
+                    declare.push(quote!(let mut #bar = #adjoint::zero(&#src[#index]);));
+                }
+            }
+        }
+        let code = self.loop_body_at(body, level(label, counter.clone()));
+        self.scopes.pop();
+        self.depth -= 1;
+        let (fwd, rev) = code?;
+        let len = items.len(&saved);
+        let element_value = items.item(&index, &saved);
+        // `(0..n).rev().rev()` is `0..n`.
+        let mut adaptors = adaptors;
+        let mut reverse = quote!(.rev());
+        if take.is_empty() && adaptors.last().is_some_and(|(method, _)| *method == "rev") {
+            adaptors.pop();
+            reverse = quote!();
+        }
+        let adaptors = adaptors.iter().map(|(method, args)| {
+            let args = args.iter().map(|arg| arg.source.to_token_stream());
+            quote!(.#method(#(#args),*))
+        });
+        Ok((
+            vec![quote! {
+                #count_init
+                #label for #syntax in #iter_src { #count_step #(#fwd)* }
+                #count_push
+                #(#save_fwd)*
+            }],
+            vec![quote! {
+                #(#save_rev)*
+                for #index in (0..#len)#(#adaptors)*#take #reverse {
+                    #[allow(unused_variables)]
+                    let #syntax = #element_value;
+                    #(#declare)*
+                    #(#rev)*
+                    #(#spread)*
+                }
+            }],
+        ))
+    }
+
+    /// What a `for` iterates, when it is the items of places walked by
+    /// index.
+    pub(super) fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
+        let place = |place, by_ref| {
+            Some(Elements {
+                items: Items::Place { place, by_ref },
+                adaptors: Vec::new(),
+            })
+        };
+        match &iter.kind {
+            ExprKind::Path(path) => {
+                let name = path.path.get_ident()?.to_string();
+                if !self.an.slices.contains(&name) && !self.an.arrays.contains(&name) {
+                    return None;
+                }
+                // A slice's items are references; an array's or a `Vec`'s
+                // of numbers are copies (of anything else: references).
+                let by_ref =
+                    self.an.slices.contains(&name) || dims_of(iter, &self.an.dims) != Some(1);
+                place(iter, by_ref)
+            }
+            ExprKind::Paren(inner) => self.elements(inner),
+            ExprKind::Reference {
+                mutability: None,
+                expr,
+            } if is_place(expr) => place(expr, true),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } => {
+                let method_name = method.to_string();
+                match (method_name.as_str(), args.as_slice()) {
+                    ("iter", []) if is_place(receiver) => place(receiver, true),
+                    ("copied" | "cloned", []) => {
+                        let mut inner = self.elements(receiver)?;
+                        match &mut inner.items {
+                            Items::Place { by_ref, .. } if *by_ref => *by_ref = false,
+                            _ => return None,
+                        }
+                        Some(inner)
+                    }
+                    // The position is the index while no adaptor has
+                    // picked indices yet.
+                    ("enumerate", []) => {
+                        let inner = self.elements(receiver)?;
+                        (inner.adaptors.is_empty() && !matches!(inner.items, Items::Enumerate(_)))
+                            .then(|| Elements {
+                                items: Items::Enumerate(Box::new(inner.items)),
+                                adaptors: Vec::new(),
+                            })
+                    }
+                    ("zip", [other]) => {
+                        let inner = self.elements(receiver)?;
+                        let other = self.elements(other)?;
+                        (inner.adaptors.is_empty() && other.adaptors.is_empty()).then(|| Elements {
+                            items: Items::Zip(Box::new(inner.items), Box::new(other.items)),
+                            adaptors: Vec::new(),
+                        })
+                    }
+                    ("rev", []) | ("step_by" | "skip" | "take", [_]) => {
+                        let mut inner = self.elements(receiver)?;
+                        inner.adaptors.push((method, args.as_slice()));
+                        Some(inner)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The tracked places an expression reads (for the finiteness check of
+    /// a branch condition).
+    pub(super) fn active_places(&self, expr: &Expr) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        self.collect_places(expr, &mut out);
+        out
+    }
+
+    pub(super) fn collect_places(&self, expr: &Expr, out: &mut Vec<TokenStream>) {
+        match &expr.kind {
+            ExprKind::Path(_) | ExprKind::Index { .. } if self.active(expr) => {
+                out.push(expr.source.to_token_stream());
+            }
+            _ => {
+                for child in expr.children() {
+                    if let crate::ast::Child::Expr(child) = child {
+                        self.collect_places(child, out);
+                    }
+                }
+            }
+        }
+    }
+}

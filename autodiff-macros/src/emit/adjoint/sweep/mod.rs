@@ -1,0 +1,754 @@
+//! The two sweeps of one body, written together statement by statement:
+//! each statement's forward code (the statement as written, after the
+//! values it computes for the reverse sweep and the pushes of what will be
+//! gone by then) and its reverse code (the pops, then one adjoint statement
+//! per operand occurrence, right to left). A block's reverse is its
+//! statements' reverses in the opposite order, after the declarations of
+//! its bindings' adjoints.
+//!
+//! Anything this does not compile yet is an [`Unsupported`], and the
+//! function keeps the tape.
+//!
+//! This file holds the sweep's state (scopes, adjoint names, what the
+//! reverse can still read); `statements`, `assignments`, `branches`,
+//! `loops`, `jumps` and `calls` write the constructs of those names,
+//! `saved` an expression's forward side (hoisted, pushed and observed
+//! values), `reverse` its reverse, and `rules` each function's local
+//! derivative, looked up in the table of operations.
+
+mod assignments;
+mod branches;
+mod calls;
+mod jumps;
+mod loops;
+mod reverse;
+mod rules;
+mod saved;
+mod statements;
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+use syn::ext::IdentExt;
+
+use super::analysis::{carries, dims_of, shows_number, Analysis};
+use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
+use crate::flow::root;
+use crate::text;
+use rules::Factor;
+
+/// The first construct the compiled adjoint does not cover, and its line.
+pub struct Unsupported {
+    pub construct: String,
+    pub line: u32,
+}
+
+type R<T> = Result<T, Unsupported>;
+
+fn unsupported<T>(construct: impl Into<String>, at: &Expr) -> R<T> {
+    Err(Unsupported {
+        construct: construct.into(),
+        line: text::line(at.span),
+    })
+}
+
+/// An adjoint flowing into an expression: `tokens` (added, or subtracted
+/// when `negated`), and whether it is a whole array's (added with
+/// `accumulate`) rather than a scalar's.
+#[derive(Clone)]
+pub struct Seed {
+    pub tokens: TokenStream,
+    pub negated: bool,
+    pub whole: bool,
+}
+
+impl Seed {
+    pub fn new(tokens: TokenStream) -> Seed {
+        Seed {
+            tokens,
+            negated: false,
+            whole: false,
+        }
+    }
+
+    fn negate(mut self) -> Seed {
+        self.negated = !self.negated;
+        self
+    }
+
+    /// The seed times `factor`.
+    fn times(&self, factor: &Factor) -> Seed {
+        let seed = &self.tokens;
+        let (tokens, negated) = match factor {
+            Factor::One => (seed.clone(), false),
+            Factor::Times(f, negated) => (quote!(#seed * #f), *negated),
+            Factor::Over(f, negated) => (quote!(#seed / #f), *negated),
+        };
+        Seed {
+            tokens,
+            negated: self.negated ^ negated,
+            whole: false,
+        }
+    }
+
+    /// The seed's value with its sign: what a callee's reverse receives.
+    fn signed(&self) -> TokenStream {
+        let tokens = &self.tokens;
+        if self.negated {
+            quote!(-(#tokens))
+        } else {
+            tokens.clone()
+        }
+    }
+}
+
+/// What one simple statement adds around itself.
+#[derive(Default)]
+struct StmtCx {
+    /// Hoisted subexpressions: node id to the name of its value.
+    hoisted: HashMap<usize, Ident>,
+    /// The hoisted values the reverse reads (pushed unless they stay in
+    /// scope).
+    hoist_saved: HashSet<usize>,
+    /// Forward: `let z_tanh = z.tanh();`, in evaluation order.
+    hoists: Vec<TokenStream>,
+    observes: Vec<TokenStream>,
+    /// Values to push (forward tokens) and the names they come back as.
+    saves: Vec<(TokenStream, Ident)>,
+    saved_keys: HashMap<String, Ident>,
+    /// Indices to push (forward tokens) and the names they come back as:
+    /// an index the body changes before the reverse sweep (`l[idx]` of a
+    /// counted `idx`), saved as the statement reads it.
+    index_saves: Vec<(TokenStream, Ident)>,
+    /// The reverse statements, in order.
+    rev: Vec<TokenStream>,
+    /// Seed temporaries numbered per statement: `product_bar_2`.
+    temps: HashMap<String, usize>,
+    /// The hoisted names this statement has given: two hoists of one
+    /// method (`(x * 2.0).tanh() * (x * 3.0).tanh()`) need two names, or
+    /// the second pop shadows the first.
+    names: HashSet<String>,
+}
+
+/// A loop whose body leaves by `break` or `continue`: every iteration
+/// ends by pushing how it ended (0 at the end of the body, `k` at the
+/// `k`-th jump), after the records of the branches it leaves.
+#[derive(Default)]
+struct Jumps {
+    next: u32,
+    pending: Vec<TokenStream>,
+    /// The loop's trip counter, pushed by a `return` that leaves it.
+    trips: Option<Ident>,
+    /// The function's own level (return points), not a loop.
+    function: bool,
+    /// The loop's label (`outer` of `'outer:`), which a `break 'outer` or
+    /// `continue 'outer` from a loop inside it names.
+    label: Option<String>,
+    /// The adjoint of a `loop`'s value, which seeds its `break` values.
+    seed: Option<Seed>,
+}
+
+/// The items a `for` walks by index: `place[index]`, by reference or
+/// copied; pairs of items (`zip`); an item with its index (`enumerate`).
+enum Items<'e, 'a> {
+    Place { place: &'e Expr<'a>, by_ref: bool },
+    Zip(Box<Items<'e, 'a>>, Box<Items<'e, 'a>>),
+    Enumerate(Box<Items<'e, 'a>>),
+}
+
+/// What a `for` iterates: items, and the adaptors (`.rev()`,
+/// `.step_by(k)`, `.skip(k)`, `.take(k)`) that pick which indices, in
+/// order, which the reverse sweep applies to the indices themselves.
+struct Elements<'e, 'a> {
+    items: Items<'e, 'a>,
+    adaptors: Vec<(&'e Ident, &'e [Expr<'a>])>,
+}
+
+impl<'e, 'a> Items<'e, 'a> {
+    fn places(&self, out: &mut Vec<&'e Expr<'a>>) {
+        match self {
+            Items::Place { place, .. } => out.push(place),
+            Items::Zip(a, b) => {
+                a.places(out);
+                b.places(out);
+            }
+            Items::Enumerate(inner) => inner.places(out),
+        }
+    }
+
+    /// How many items: the shortest place's length. A place in `saved`
+    /// is read from its copy there (see `Sweep::for_loop`).
+    fn len(&self, saved: &HashMap<usize, Ident>) -> TokenStream {
+        match self {
+            Items::Place { place, .. } => {
+                let src = place_tokens(place, saved);
+                quote!(#src.len())
+            }
+            Items::Zip(a, b) => {
+                let (a, b) = (a.len(saved), b.len(saved));
+                quote!(::core::cmp::min(#a, #b))
+            }
+            Items::Enumerate(inner) => inner.len(saved),
+        }
+    }
+
+    /// The item at `index`, as the forward `for` bound it.
+    fn item(&self, index: &Ident, saved: &HashMap<usize, Ident>) -> TokenStream {
+        match self {
+            Items::Place { place, by_ref } => {
+                let src = place_tokens(place, saved);
+                if *by_ref {
+                    quote!(&#src[#index])
+                } else {
+                    quote!(#src[#index])
+                }
+            }
+            Items::Zip(a, b) => {
+                let (a, b) = (a.item(index, saved), b.item(index, saved));
+                quote!((#a, #b))
+            }
+            Items::Enumerate(inner) => {
+                let inner = inner.item(index, saved);
+                quote!((#index, #inner))
+            }
+        }
+    }
+
+    /// The names `pat` binds to places' elements, with those places;
+    /// `None` for a pattern this does not take apart.
+    fn leaves<'p>(
+        &self,
+        pat: &'p syn::Pat,
+        out: &mut Vec<(&'p Ident, &'e Expr<'a>)>,
+    ) -> Option<()> {
+        match (self, pat) {
+            (_, syn::Pat::Wild(_)) => Some(()),
+            (_, syn::Pat::Type(typed)) => self.leaves(&typed.pat, out),
+            (_, syn::Pat::Paren(paren)) => self.leaves(&paren.pat, out),
+            (Items::Place { place, .. }, syn::Pat::Ident(ident)) if ident.subpat.is_none() => {
+                out.push((&ident.ident, place));
+                Some(())
+            }
+            (Items::Place { .. }, syn::Pat::Reference(reference)) => {
+                self.leaves(&reference.pat, out)
+            }
+            (Items::Zip(a, b), syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => {
+                a.leaves(&tuple.elems[0], out)?;
+                b.leaves(&tuple.elems[1], out)
+            }
+            (Items::Enumerate(inner), syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => {
+                inner.leaves(&tuple.elems[1], out)
+            }
+            _ => None,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Scope {
+    /// Bindings of this scope with their adjoints, in order.
+    bars: Vec<(String, TokenStream)>,
+    /// Names the reverse sweep has again in this scope: loop variables,
+    /// replayed bindings.
+    available: HashSet<String>,
+}
+
+pub struct Sweep<'m> {
+    an: &'m Analysis,
+    stack: Ident,
+    adjoint: TokenStream,
+    top: usize,
+    depth: usize,
+    scopes: Vec<Scope>,
+    /// Bindings named so far, by name: the k-th of n is `y_k_bar`.
+    seen: HashMap<String, usize>,
+    /// Names of values hoisted at the top level of `f_adjoint`, which stay
+    /// in scope for the reverse sweep and so must not shadow each other.
+    top_names: HashSet<String>,
+    /// Calls' value names so far: each is new, as several share a scope.
+    calls: HashMap<String, usize>,
+    /// The innermost loop with `break`/`continue`: its next exit number
+    /// and the arm records of the branches a jump leaves.
+    jumps: Vec<Jumps>,
+    /// The body has an early `return`: its forward sweep is a labelled
+    /// block, so no top-level binding is left for the reverse sweep.
+    early: bool,
+    /// Loops numbered, for their trip counters' names.
+    loops: usize,
+    /// The adjoint of the function's value: what a `return e` seeds `e`
+    /// with.
+    value_bar: TokenStream,
+    /// The function's value is read as the body computes it (a return
+    /// type alias asserts its type), not through `f64_of`.
+    outputs_as_written: bool,
+    /// Bindings never observed as an operand of `max`/`min` or in an `if`
+    /// condition: see `chains::Lowering::extremes` and `extremes`.
+    unobserved: HashSet<String>,
+    cx: StmtCx,
+    /// What calls of plain functions resolve to: see `sibling`.
+    stand_ins: crate::emit::StandIns,
+}
+
+/// What a block gives: forward statements, the value of its tail if it
+/// was asked for one, and its reverse.
+pub struct BlockCode {
+    pub fwd: Vec<TokenStream>,
+    pub value: Option<TokenStream>,
+    pub rev: Vec<TokenStream>,
+}
+
+impl<'m> Sweep<'m> {
+    pub fn new(an: &'m Analysis, stack: Ident) -> Self {
+        Sweep {
+            an,
+            stack,
+            adjoint: quote!(::autodiff::__adjoint),
+            top: 0,
+            depth: 0,
+            scopes: vec![Scope::default()],
+            seen: HashMap::new(),
+            top_names: HashSet::new(),
+            calls: HashMap::new(),
+            jumps: Vec::new(),
+            early: false,
+            loops: 0,
+            value_bar: quote!(value_bar),
+            outputs_as_written: false,
+            unobserved: HashSet::new(),
+            cx: StmtCx::default(),
+            stand_ins: crate::emit::StandIns::default(),
+        }
+    }
+
+    /// The stand-ins the calls need, for the top of `f_adjoint`'s body.
+    pub fn stand_ins(&self) -> TokenStream {
+        self.stand_ins.declarations()
+    }
+
+    /// A name no identifier of the function uses: `base`, `base_2`, ...
+    pub fn fresh(&self, base: &str) -> Ident {
+        let mut name = base.to_owned();
+        let mut k = 1;
+        while self.an.idents.contains(&name) {
+            k += 1;
+            name = format!("{base}_{k}");
+        }
+        Ident::new(&name, Span::call_site())
+    }
+
+    /// Names the adjoint of the next binding of `name` and puts it in the
+    /// current scope.
+    pub fn bind(&mut self, name: &str) -> Ident {
+        let k = {
+            let seen = self.seen.entry(name.to_owned()).or_default();
+            *seen += 1;
+            *seen
+        };
+        let total = self.an.bound.get(name).copied().unwrap_or(1);
+        let plain = name.trim_start_matches("r#");
+        let base = if k >= total {
+            format!("{plain}_bar")
+        } else {
+            format!("{plain}_{k}_bar")
+        };
+        let ident = self.fresh(&base);
+        let place = ident.to_token_stream();
+        self.scope().bars.push((name.to_owned(), place));
+        ident
+    }
+
+    fn scope(&mut self) -> &mut Scope {
+        self.scopes.last_mut().expect("the parameters' scope")
+    }
+
+    fn bar_of(&self, name: &str) -> Option<TokenStream> {
+        self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .bars
+                .iter()
+                .rev()
+                .find(|(bound, _)| bound == name)
+                .map(|(_, place)| place.clone())
+        })
+    }
+
+    fn active(&self, expr: &Expr) -> bool {
+        carries(expr, &self.an.active)
+    }
+
+    /// Whether the reverse sweep still has `name`'s value from here.
+    fn available(&self, name: &str) -> bool {
+        !self.an.is_local(name)
+            || self
+                .scopes
+                .iter()
+                .any(|scope| scope.available.contains(name))
+            || (self.an.stable(name, self.top)
+                && (!self.early
+                    || (self.an.params.contains(name) && !self.an.top_lets.contains_key(name))))
+    }
+
+    /// Whether every binding `tokens` names is available.
+    fn all_available(&self, tokens: TokenStream) -> bool {
+        // A name after one `.` is a field or a method (`net.width`), not a
+        // binding, whatever bindings share its name; after `..` it is one.
+        let mut dots = 0;
+        tokens.into_iter().all(|token| {
+            let available = match &token {
+                TokenTree::Ident(_) if dots == 1 => true,
+                TokenTree::Ident(ident) => self.available(&ident.to_string()),
+                TokenTree::Group(group) => self.all_available(group.stream()),
+                _ => true,
+            };
+            dots = match &token {
+                TokenTree::Punct(punct) if punct.as_char() == '.' => dots + 1,
+                _ => 0,
+            };
+            available
+        })
+    }
+
+    fn fully_available(&self, expr: &Expr) -> bool {
+        self.all_available(expr.source.to_token_stream()) && !has_call(expr)
+    }
+
+    /// Whether the value is one `f64`, as far as the body shows.
+    fn scalar(&self, expr: &Expr) -> bool {
+        is_scalar(expr) || dims_of(expr, &self.an.dims) == Some(0) || self.scalar_loop(expr)
+    }
+}
+
+fn unsupported_block<T>(construct: &str, block: &Block) -> R<T> {
+    let line = block.stmts.last().map_or(0, |stmt| match stmt {
+        Stmt::Expr(expr, _) => text::line(expr.span),
+        Stmt::Let {
+            init: Some(init), ..
+        } => text::line(init.span),
+        _ => 0,
+    });
+    Err(Unsupported {
+        construct: construct.into(),
+        line,
+    })
+}
+
+fn first_ident_span(pat: &syn::Pat) -> Span {
+    pat.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |token| token.span())
+}
+
+/// Whether the value is one `f64` (as opposed to a place that may be an
+/// array): arithmetic, a function, a literal, a call.
+fn is_scalar(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Lit(_)
+        | ExprKind::NegLit(_)
+        | ExprKind::Binary { .. }
+        | ExprKind::Neg { .. }
+        | ExprKind::Elementary { .. }
+        | ExprKind::Powi { .. }
+        | ExprKind::Ternary { .. }
+        | ExprKind::Sum { .. }
+        | ExprKind::Cast { .. } => true,
+        ExprKind::Call { .. } => !expr.is_empty_vec(),
+        _ if is_method_call(expr) => true,
+        ExprKind::Paren(inner) => is_scalar(inner),
+        ExprKind::If { then_branch, .. } | ExprKind::Block(None, then_branch) => {
+            then_branch.split_tail().1.is_some_and(is_scalar)
+        }
+        ExprKind::Match { arms, .. } => arms.first().is_some_and(|arm| is_scalar(&arm.body)),
+        _ => false,
+    }
+}
+
+/// A path, or an index chain into one.
+fn is_place(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Path(_) => true,
+        ExprKind::Prefix {
+            op: syn::UnOp::Deref(_),
+            operand,
+        } => is_place(operand),
+        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_place(base),
+        _ => false,
+    }
+}
+
+/// Arithmetic of places and literals: cheap to compute again.
+fn is_arithmetic(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Lit(_) | ExprKind::NegLit(_) | ExprKind::Path(_) => true,
+        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_arithmetic(base),
+        ExprKind::Paren(inner)
+        | ExprKind::Neg { operand: inner, .. }
+        | ExprKind::Prefix {
+            op: syn::UnOp::Deref(_),
+            operand: inner,
+        } => is_arithmetic(inner),
+        ExprKind::Binary { op, lhs, rhs, .. } => {
+            matches!(op, Arith::Add | Arith::Sub | Arith::Mul | Arith::Div)
+                && is_arithmetic(lhs)
+                && is_arithmetic(rhs)
+        }
+        _ => false,
+    }
+}
+
+fn has_call(expr: &Expr) -> bool {
+    matches!(expr.kind, ExprKind::Call { .. })
+        || is_method_call(expr)
+        || expr.children().into_iter().any(|child| match child {
+            crate::ast::Child::Expr(child) => has_call(child),
+            crate::ast::Child::Block(_) => true,
+        })
+}
+
+/// A method called on a place (`model.score(x)`, `net.layers[k].forward(h)`)
+/// that is not one the vocabulary knows: on a model, an annotated method,
+/// whose pair (`score_forward`, `score_reverse`) the sweeps call as they
+/// call a function's. Which of these carry a derivative is `Sweep::
+/// method_call`'s question; this one is syntax only, for the checks that
+/// must not read a call's value twice.
+fn is_method_call(expr: &Expr) -> bool {
+    matches!(&expr.kind, ExprKind::PlainMethod { receiver, reads_primal: false, .. } if is_place(receiver))
+}
+
+fn is_simple(tokens: &TokenStream) -> bool {
+    let tokens: Vec<_> = tokens.clone().into_iter().collect();
+    tokens.len() == 1
+}
+
+/// A range, possibly reversed, stepped, skipped or taken: reversible.
+fn range_like(iter: &Expr) -> bool {
+    match &iter.kind {
+        ExprKind::Range {
+            start: Some(_),
+            end: Some(_),
+            ..
+        } => true,
+        ExprKind::Paren(inner) => range_like(inner),
+        ExprKind::Structural {
+            receiver, method, ..
+        } => {
+            matches!(
+                method.to_string().as_str(),
+                "rev" | "step_by" | "skip" | "take"
+            ) && range_like(receiver)
+        }
+        _ => false,
+    }
+}
+
+/// A place as the reverse sweep reads it: as written, or its saved copy.
+fn place_tokens(place: &Expr, saved: &HashMap<usize, Ident>) -> TokenStream {
+    match saved.get(&place.id) {
+        Some(copy) => copy.to_token_stream(),
+        None => place.source.to_token_stream(),
+    }
+}
+
+/// `x`, `&x`, `x.iter()`, `x.iter().copied()`: the place iterated and
+/// whether the items are references.
+fn element_source<'e, 'a>(iter: &'e Expr<'a>) -> Option<(&'e Expr<'a>, bool)> {
+    match &iter.kind {
+        ExprKind::Reference {
+            mutability: None,
+            expr,
+        } if is_place(expr) => Some((expr, true)),
+        ExprKind::Structural {
+            receiver, method, ..
+        } => match method.to_string().as_str() {
+            "iter" if is_place(receiver) => Some((receiver, true)),
+            "copied" | "cloned" => {
+                let (place, _) = element_source(receiver)?;
+                Some((place, false))
+            }
+            _ => None,
+        },
+        ExprKind::Paren(inner) => element_source(inner),
+        _ => None,
+    }
+}
+
+/// A loop's level of jumps: its label and trip counter.
+fn level(label: Option<&syn::Label>, trips: Option<Ident>) -> Jumps {
+    Jumps {
+        trips,
+        label: label.map(|label| label.name.ident.to_string()),
+        ..Jumps::default()
+    }
+}
+
+fn is_jump(expr: &Expr) -> bool {
+    matches!(
+        expr.kind,
+        ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
+    )
+}
+
+fn contains_jump(block: &Block) -> bool {
+    block.any_expr(&|expr| {
+        matches!(
+            expr.kind,
+            ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
+        )
+    })
+}
+
+fn has_return(block: &Block) -> bool {
+    block.any_expr(&|expr| matches!(expr.kind, ExprKind::Return(_)))
+}
+
+/// `g`'s `forward` or `reverse` sibling, which the sweeps call with the
+/// arguments as one tuple through `args(..)` (`src/adjoint/calls.rs`).
+///
+/// An associated function's (`Self::g`) is named directly, `Self::g_forward`.
+/// A free function's is its companion's `g::__forward`, looked up the way
+/// the recording twin looks up `g::__tape` (`body`'s `recording_twin`), so
+/// that `use m::g;` brings it along. A plain `g` has no companion: it
+/// resolves to a stand-in that takes any arguments and never runs, because
+/// the recording twin's own stand-in has already made that call a compile
+/// error with the message a student reads; the adjoint adds no second one.
+/// The stand-ins are declared once, at the top of `f_adjoint`
+/// ([`Sweep::stand_ins`]).
+fn sibling(stand_ins: &crate::emit::StandIns, func: &syn::Path, suffix: &str) -> TokenStream {
+    let (name, scope) = match crate::emit::Callee::of(func) {
+        crate::emit::Callee::Associated(path) => return crate::emit::sibling_path(&path, suffix),
+        crate::emit::Callee::Free { name, scope } => (name, scope),
+    };
+    let method = format_ident!("__{}", suffix);
+    stand_ins.lookup(&name, &scope, &method, || {
+        let not = quote!(::core::option::Option<::autodiff::__adjoint::NotDifferentiable>);
+        let signature = if suffix == "forward" {
+            quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not) -> f64)
+        } else {
+            quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not, _: f64, _: #not))
+        };
+        quote!(pub fn #method #signature { loop {} })
+    })
+}
+
+/// A readable identifier from source text: `s[j]` -> `s_j`.
+fn sanitize(text: &str) -> String {
+    let mut out = String::new();
+    for ch in text.chars() {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch);
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_').to_owned();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("value_{out}")
+    } else {
+        out
+    }
+}
+
+/// The name of a hoisted value: `z_tanh`, `x_exp`, `softplus_value`.
+fn hoist_name(expr: &Expr) -> String {
+    match &expr.kind {
+        ExprKind::Elementary { func, operand, .. } => match simple_name(operand) {
+            Some(name) => format!("{name}_{func}"),
+            None => (*func).to_owned(),
+        },
+        ExprKind::Powi { base, .. } => match simple_name(base) {
+            Some(name) => format!("{name}_powi"),
+            None => "power".to_owned(),
+        },
+        ExprKind::Binary {
+            op: Arith::Method(func),
+            lhs,
+            ..
+        } => match simple_name(lhs) {
+            Some(name) => format!("{name}_{func}"),
+            None => (*func).to_owned(),
+        },
+        ExprKind::Ternary { func, operands, .. } => match simple_name(&operands[0]) {
+            Some(name) => format!("{name}_{func}"),
+            None => (*func).to_owned(),
+        },
+        ExprKind::Sum { .. } => "sum".to_owned(),
+        ExprKind::Call { func, .. } => match func.segments.last() {
+            Some(last) => format!("{}_value", last.ident.unraw()),
+            None => "call_value".to_owned(),
+        },
+        ExprKind::PlainMethod { method, .. } => format!("{}_value", method.unraw()),
+        _ => "value".to_owned(),
+    }
+}
+
+/// The identifier of the binding `name` (`r#type` included).
+fn binding(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
+    }
+}
+
+fn simple_name(expr: &Expr) -> Option<String> {
+    match &expr.kind {
+        ExprKind::Path(path) => path
+            .path
+            .get_ident()
+            .map(|ident| ident.to_string().trim_start_matches("r#").to_owned()),
+        ExprKind::Paren(inner) => simple_name(inner),
+        _ => None,
+    }
+}
+
+/// The seed temporary of a subexpression: `product_bar`, `z_tanh_bar`.
+fn temp_name(expr: &Expr) -> String {
+    match &expr.kind {
+        ExprKind::Binary { op, .. } => match op {
+            Arith::Add => "sum_bar".to_owned(),
+            Arith::Sub => "difference_bar".to_owned(),
+            Arith::Mul => "product_bar".to_owned(),
+            Arith::Div => "quotient_bar".to_owned(),
+            _ => format!("{}_bar", hoist_name(expr)),
+        },
+        ExprKind::Paren(inner) => temp_name(inner),
+        ExprKind::Neg { .. } => "negation_bar".to_owned(),
+        _ => format!("{}_bar", hoist_name(expr)),
+    }
+}
+
+/// What a construct is, for the fallback doc line.
+pub fn describe(expr: &Expr) -> String {
+    let what = match &expr.kind {
+        ExprKind::While { .. } => "`while`",
+        ExprKind::Loop { .. } => "`loop`",
+        ExprKind::Match { .. } => "`match`",
+        ExprKind::Return(_) => "an early `return`",
+        ExprKind::Break { .. } => "`break`",
+        ExprKind::Continue(_) => "`continue`",
+        ExprKind::Block(..) => "a block",
+        ExprKind::Tuple(_) => "a tuple",
+        ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
+            return format!("`.{method}()`");
+        }
+        ExprKind::Field { .. } => "a field of a model",
+        ExprKind::If { .. } => "an `if` value",
+        _ => {
+            return format!(
+                "`{}`",
+                text::tokens(expr.source.to_token_stream())
+                    .chars()
+                    .take(40)
+                    .collect::<String>()
+            )
+        }
+    };
+    what.to_owned()
+}
+
+/// Whether `tokens` name any of `names`.
+fn mentions_any(tokens: &TokenStream, names: &[String]) -> bool {
+    names
+        .iter()
+        .any(|name| crate::text::mentions(tokens.clone(), name))
+}

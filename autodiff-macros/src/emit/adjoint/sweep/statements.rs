@@ -1,0 +1,599 @@
+//! Statements and blocks: each statement's forward code and its reverse,
+//! a block's reverse as its statements' in the opposite order (written once,
+//! in `reversed`), `let`, assignment and compound assignment, and a
+//! block's value.
+
+use super::*;
+
+impl<'m> Sweep<'m> {
+    /// A block; `seed` is the adjoint of its value when its tail is one.
+    pub fn block(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
+        self.scopes.push(Scope::default());
+        let result = self.block_inner(block, seed);
+        self.scopes.pop();
+        result
+    }
+
+    /// The function body: top-level statements are numbered for stability.
+    pub fn body(&mut self, block: &Block, seed: &Seed) -> R<BlockCode> {
+        self.value_bar = seed.tokens.clone();
+        if !has_return(block) {
+            return self.block_inner(block, Some(seed));
+        }
+        // Early returns: the forward sweep is `'forward: { .. }`, each
+        // return point pushes its number, the reverse reverses what ran
+        // before it.
+        self.early = true;
+        self.jumps.push(Jumps {
+            function: true,
+            ..Jumps::default()
+        });
+        let result = (|| {
+            let (stmts, tail) = block.split_tail();
+            let mut prelude = Vec::new();
+            let mut fwd = Vec::new();
+            let mut revs = Vec::new();
+            let mut owners = Vec::new();
+            for (j, stmt) in stmts.iter().enumerate() {
+                self.top = j;
+                let before = self.jumps.last().map_or(0, |jumps| jumps.next);
+                let (f, r) = self.stmt(stmt, &mut prelude)?;
+                let after = self.jumps.last().map_or(0, |jumps| jumps.next);
+                owners.extend((before..after).map(|k| (k + 1, j)));
+                fwd.extend(f);
+                revs.push(r);
+            }
+            let value = match tail {
+                Some(tail) => {
+                    self.top = stmts.len();
+                    // A `return` inside the value (`loop { if .. { return
+                    // y; } .. }`) undoes everything, the value's reverse too.
+                    let before = self.jumps.last().map_or(0, |jumps| jumps.next);
+                    let (f, v, r) = self.value(tail, seed)?;
+                    let after = self.jumps.last().map_or(0, |jumps| jumps.next);
+                    owners.extend((before..after).map(|k| (k + 1, stmts.len())));
+                    fwd.extend(f);
+                    revs.push(r);
+                    Some(v)
+                }
+                None => None,
+            };
+            Ok((prelude, fwd, revs, owners, value))
+        })();
+        self.jumps.pop();
+        let (prelude, fwd, revs, owners, value) = result?;
+        let stack = &self.stack;
+        let label = syn::Lifetime::new("'forward", Span::mixed_site());
+        let result = Ident::new("value", Span::mixed_site());
+        let tail = value.map(|v| quote!(let #result = #v; #stack.push_arm(0); #result));
+        let all = reversed(&revs, revs.len());
+        let exits = owners.iter().map(|(k, j)| {
+            let k = Literal::u32_unsuffixed(*k);
+            let back = reversed(&revs, j + 1);
+            quote!(#k => { #(#back)* })
+        });
+        let mut rev = prelude;
+        rev.push(quote! {
+            match #stack.pop_arm() {
+                0 => { #(#all)* }
+                #(#exits)*
+                _ => #stack.fail(),
+            }
+        });
+        Ok(BlockCode {
+            fwd: Vec::new(),
+            value: Some(quote!(#label: { #(#fwd)* #tail })),
+            rev,
+        })
+    }
+
+    pub(super) fn block_inner(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
+        let (stmts, tail) = match seed {
+            Some(_) => block.split_tail(),
+            None => (&block.stmts[..], None),
+        };
+        let mut prelude = Vec::new();
+        let mut fwd = Vec::new();
+        let mut revs = Vec::new();
+        let valued = tail.is_some() && seed.is_some();
+        let exits = self.block_exits(stmts, valued);
+        for (index, stmt) in stmts.iter().enumerate() {
+            if self.depth == 0 {
+                self.top = index;
+            }
+            let exit = exits.contains(&index);
+            if exit {
+                let k = Literal::u32_unsuffixed(index as u32 + 1);
+                let stack = &self.stack;
+                let record = quote!(#stack.push_arm(#k););
+                if let Some(jumps) = self.jumps.last_mut() {
+                    jumps.pending.push(record);
+                }
+            }
+            let code = self.stmt(stmt, &mut prelude);
+            if exit {
+                if let Some(jumps) = self.jumps.last_mut() {
+                    jumps.pending.pop();
+                }
+            }
+            let (f, r) = code?;
+            fwd.extend(f);
+            revs.push(r);
+        }
+        let mut value = None;
+        if let (Some(tail), Some(seed)) = (tail, seed) {
+            if self.depth == 0 {
+                self.top = stmts.len();
+            }
+            let (f, v, r) = self.value(tail, seed)?;
+            fwd.extend(f);
+            value = Some(v);
+            revs.push(r);
+        } else if seed.is_some() {
+            return unsupported_block("a body that ends without a value", block);
+        }
+        if !exits.is_empty() {
+            return Ok(self.exited_block(fwd, value, prelude, revs, &exits));
+        }
+        let mut rev = prelude;
+        rev.extend(reversed(&revs, revs.len()));
+        Ok(BlockCode { fwd, value, rev })
+    }
+
+    /// The statements of a block inside a loop (or a function with
+    /// `return`) after which more of the block follows, and from inside
+    /// which a jump may leave it: the reverse must then know where the
+    /// block was left, so that it undoes only the statements that ran.
+    pub(super) fn block_exits(&self, stmts: &[Stmt], valued: bool) -> Vec<usize> {
+        if self.jumps.is_empty() {
+            return Vec::new();
+        }
+        let last = if valued {
+            stmts.len()
+        } else {
+            stmts.len().saturating_sub(1)
+        };
+        (0..last)
+            .filter(|&index| match &stmts[index] {
+                Stmt::Let {
+                    init: Some(init), ..
+                } => init.any_expr(&is_jump),
+                Stmt::Expr(expr, _) => expr.any_expr(&is_jump),
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// A block with `exits` (see `block_exits`): the forward pushes 0 when
+    /// it ends (after its value), a jump out of statement `j` pushed
+    /// `j + 1` (a pending record); the reverse undoes all of it, or the
+    /// statements up to `j`.
+    pub(super) fn exited_block(
+        &self,
+        mut fwd: Vec<TokenStream>,
+        value: Option<TokenStream>,
+        prelude: Vec<TokenStream>,
+        revs: Vec<Vec<TokenStream>>,
+        exits: &[usize],
+    ) -> BlockCode {
+        let stack = &self.stack;
+        let value = match value {
+            Some(value) => {
+                let v = self.temp_value();
+                Some(quote!({ let #v = #value; #stack.push_arm(0); #v }))
+            }
+            None => {
+                fwd.push(quote!(#stack.push_arm(0);));
+                None
+            }
+        };
+        let all = reversed(&revs, revs.len());
+        let arms = exits.iter().map(|&j| {
+            let k = Literal::u32_unsuffixed(j as u32 + 1);
+            let back = reversed(&revs, j + 1);
+            quote!(#k => { #(#back)* })
+        });
+        let exit = Ident::new("exit", Span::mixed_site());
+        BlockCode {
+            fwd,
+            value,
+            rev: vec![quote! {
+                let #exit = #stack.pop_arm();
+                #(#prelude)*
+                match #exit {
+                    0 => { #(#all)* }
+                    #(#arms)*
+                    _ => #stack.fail(),
+                }
+            }],
+        }
+    }
+
+    pub(super) fn stmt(
+        &mut self,
+        stmt: &Stmt,
+        prelude: &mut Vec<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        match stmt {
+            Stmt::Item(item) => {
+                if self.depth > 0 || self.early {
+                    prelude.push(item.to_token_stream());
+                }
+                Ok((vec![item.to_token_stream()], Vec::new()))
+            }
+            Stmt::Let {
+                pat,
+                name,
+                mutable,
+                init,
+                ..
+            } => {
+                let syntax = pat.syntax;
+                let Some(init) = init else {
+                    let active = pat.names.iter().any(|n| self.an.active.contains(n));
+                    // `let y; if c { y = .. } else { y = .. }`: a number,
+                    // typed so or assigned only numbers, whose adjoint the
+                    // assignments take and reset.
+                    let number = |name: &String| {
+                        let typed = matches!(syntax, syn::Pat::Type(typed)
+                            if crate::valid::is_f64(&typed.ty));
+                        typed || self.an.assigned.get(name).copied() == Some(Some(0))
+                    };
+                    if let Some(name) = name.as_ref().filter(|name| active && number(name)) {
+                        let bar = self.bind(name);
+                        prelude.push(quote!(let mut #bar = 0.0;));
+                        return Ok((vec![quote!(let #syntax;)], Vec::new()));
+                    }
+                    if active {
+                        return Err(Unsupported {
+                            construct: "a `let` without a value".into(),
+                            line: text::line(first_ident_span(syntax)),
+                        });
+                    }
+                    return Ok((vec![quote!(let #syntax;)], Vec::new()));
+                };
+                // A value with no derivative whose initialiser writes one
+                // (`let _a = { y += x * y; 0.5 };`) is reversed like a
+                // tracked one: its effects have a reverse.
+                let active =
+                    pat.names.iter().any(|n| self.an.active.contains(n)) || self.effects(init);
+                let name = match name {
+                    Some(name) if active => name,
+                    None if active && matches!(syntax, syn::Pat::Wild(_)) => {
+                        return self.discard(init);
+                    }
+                    _ if active => {
+                        let construct =
+                            format!("a `let` with a pattern bound to {}", describe(init));
+                        return unsupported(construct, init);
+                    }
+                    _ => {
+                        let src = init.source.to_token_stream();
+                        let once = pat
+                            .names
+                            .iter()
+                            .all(|n| self.an.bound.get(n).copied() == Some(1));
+                        let replay = (self.depth > 0 || self.early)
+                            && !*mutable
+                            && once
+                            && self.fully_available(init);
+                        if replay {
+                            prelude.push(quote!(let #syntax = #src;));
+                            let names = pat.names.clone();
+                            self.scope().available.extend(names);
+                        }
+                        return Ok((vec![quote!(let #syntax = #src;)], Vec::new()));
+                    }
+                };
+                let shape = if init.is_empty_vec() || self.an.pushed.contains(name) {
+                    // Grown by `push`: the reverse sweep, after the whole
+                    // forward, sees its final length, and each reversed
+                    // `push` takes its element's adjoint off the end, back
+                    // to the initialiser's length. Only the one binding of
+                    // the name is still that `Vec` then.
+                    if self.depth > 0 || self.early {
+                        return unsupported("a `Vec` filled by `push` inside a loop", init);
+                    }
+                    if self.an.bound.get(name.as_str()).copied() != Some(1) {
+                        return unsupported(
+                            "a `Vec` grown by `push` whose name is bound again",
+                            init,
+                        );
+                    }
+                    let ident = binding(name);
+                    quote!(::autodiff::__adjoint::zero(&#ident))
+                } else {
+                    self.shape(init)?
+                };
+                // The initialiser reads earlier bindings of the same name.
+                let bar = self.bind_deferred(name);
+                let seed = Seed {
+                    tokens: bar.to_token_stream(),
+                    negated: false,
+                    whole: !self.scalar(init),
+                };
+                let (mut f, v, r) = self.value(init, &seed)?;
+                self.scope()
+                    .bars
+                    .push((name.clone(), bar.to_token_stream()));
+                prelude.push(quote!(let mut #bar = #shape;));
+                f.push(quote!(let #syntax = #v;));
+                // The tape rejects a value that is not finite where it is
+                // made, read or not: one never read (`let unused =
+                // x.exp() * 1e308 * 10.0;`) reaches neither the value nor
+                // the gradient, so it is observed here.
+                if self.scalar(init) && self.active(init) && !self.an.read.contains(name.as_str()) {
+                    let (stack, ident) = (&self.stack, binding(name));
+                    f.push(quote!(#stack.observe(#ident);));
+                }
+                Ok((f, r))
+            }
+            Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_some()),
+        }
+    }
+
+    /// `let _ = value;`: run for its panics and its checks, no adjoint.
+    /// The tape records the value and rejects it if it is not finite, so
+    /// a number is observed.
+    pub(super) fn discard(&mut self, init: &Expr) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        // A block, a call or a write would run with no reverse.
+        if has_call(init)
+            || init.any_expr(&|e| {
+                matches!(
+                    e.kind,
+                    ExprKind::Assign { .. }
+                        | ExprKind::CompoundAssign { .. }
+                        | ExprKind::Return(_)
+                        | ExprKind::Break { .. }
+                        | ExprKind::Continue(_)
+                ) || matches!(&e.kind, ExprKind::Structural { method, .. } if *method == "push")
+            })
+        {
+            return unsupported("a `let _` of a call or a write", init);
+        }
+        let src = init.source.to_token_stream();
+        let stack = &self.stack;
+        let fwd = if self.scalar(init) {
+            quote!(#stack.observe(#src);)
+        } else {
+            quote!(let _ = #src;)
+        };
+        Ok((vec![fwd], Vec::new()))
+    }
+
+    /// The adjoint name of the binding about to be made, put in scope by
+    /// the caller after its initialiser is read.
+    pub(super) fn bind_deferred(&mut self, name: &str) -> Ident {
+        let ident = self.bind(name);
+        self.scope().bars.pop();
+        ident
+    }
+
+    /// Whether evaluating `expr` writes a tracked binding or jumps: what a
+    /// value with no derivative of its own must still reverse.
+    pub(super) fn effects(&self, expr: &Expr) -> bool {
+        let tracked = |place: &Expr| root(place).is_some_and(|name| self.an.active.contains(&name));
+        expr.any_expr(&|e| match &e.kind {
+            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                tracked(target)
+            }
+            ExprKind::Reference {
+                mutability: Some(_),
+                expr: place,
+            } => tracked(place),
+            ExprKind::Structural {
+                receiver, method, ..
+            }
+            | ExprKind::PlainMethod {
+                receiver, method, ..
+            } => super::super::analysis::mutates(method) && tracked(receiver),
+            ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_) => true,
+            _ => false,
+        })
+    }
+
+    /// A statement with no derivative in it (nothing carries one, nothing
+    /// active is written) runs as written and has no reverse; a `return`,
+    /// `break` or `continue` is not compiled yet.
+    pub(super) fn inert(&self, expr: &Expr) -> R<bool> {
+        let mut touches = self.active(expr);
+        match &expr.kind {
+            ExprKind::Return(Some(_)) if self.early => return Ok(false),
+            ExprKind::Return(_) => return unsupported("an early `return`", expr),
+            ExprKind::Break { .. } | ExprKind::Continue(_) => return Ok(false),
+            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                touches |= root(target).is_some_and(|name| self.an.active.contains(&name));
+            }
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "push" => {
+                touches |= root(receiver).is_some_and(|name| self.an.active.contains(&name));
+            }
+            _ => {}
+        }
+        for child in expr.children() {
+            touches |= match child {
+                crate::ast::Child::Expr(child) => !self.inert(child)?,
+                crate::ast::Child::Block(block) => !self.inert_block(block)?,
+            };
+        }
+        Ok(!touches)
+    }
+
+    pub(super) fn inert_block(&self, block: &Block) -> R<bool> {
+        let mut inert = true;
+        for stmt in &block.stmts {
+            inert &= match stmt {
+                Stmt::Let { pat, init, .. } => {
+                    !pat.names.iter().any(|n| self.an.active.contains(n))
+                        && match init {
+                            Some(init) => self.inert(init)?,
+                            None => true,
+                        }
+                }
+                Stmt::Item(_) => true,
+                Stmt::Expr(expr, _) => self.inert(expr)?,
+            };
+        }
+        Ok(inert)
+    }
+
+    /// The current statement's forward (hoists, observes, pushes, then
+    /// `stmt`) and reverse (pops, then the adjoint statements).
+    pub(super) fn finish(&mut self, stmt: TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let cx = std::mem::take(&mut self.cx);
+        let mut fwd = cx.hoists.clone();
+        fwd.extend(cx.observes.iter().cloned());
+        let (pushes, mut rev) = self.saves_code(&cx);
+        fwd.extend(pushes);
+        fwd.push(stmt);
+        rev.extend(cx.rev);
+        (fwd, rev)
+    }
+
+    /// An expression whose value goes somewhere (a `let`, an assignment, a
+    /// block's tail) with adjoint `seed`: its forward statements, the
+    /// expression giving its value, and its reverse.
+    pub(super) fn value(
+        &mut self,
+        expr: &Expr,
+        seed: &Seed,
+    ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        // A value with no derivative may still write one or jump
+        // (`{ y += x * y; 0.5 }`): its statements are reversed all the same.
+        let touched = self.active(expr) || self.effects(expr);
+        match &expr.kind {
+            ExprKind::If { .. } if touched => self.if_expr(expr, Some(seed)),
+            ExprKind::Match { scrutinee, arms } if touched => {
+                self.match_expr(expr, scrutinee, arms, Some(seed))
+            }
+            ExprKind::Paren(inner) if matches!(inner.kind, ExprKind::If { .. }) => {
+                self.value(inner, seed)
+            }
+            ExprKind::Block(None, block) if touched => {
+                self.depth += 1;
+                let code = self.block(block, Some(seed));
+                self.depth -= 1;
+                let BlockCode { fwd, value, rev } = code?;
+                Ok((
+                    Vec::new(),
+                    quote!({ #(#fwd)* #value }),
+                    vec![quote!({ #(#rev)* })],
+                ))
+            }
+            ExprKind::Loop { label, body } => {
+                let seed = self.active(expr).then_some(seed);
+                self.loop_expr(*label, body, seed)
+            }
+            ExprKind::Block(..) if self.active(expr) => unsupported(describe(expr), expr),
+            // `else { return 0.0 }`: the jump as a statement, whose block
+            // never has a value.
+            ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_) => {
+                let (f, r) = self.expr_stmt(expr, false)?;
+                Ok((Vec::new(), quote!({ #(#f)* }), r))
+            }
+            _ => {
+                if touched && !self.active(expr) {
+                    return unsupported(describe(expr), expr);
+                }
+                let outer = std::mem::take(&mut self.cx);
+                self.cx.temps = outer.temps.clone();
+                if self.active(expr) {
+                    self.rev(expr, seed.clone())?;
+                }
+                let v = self.fwd(expr)?;
+                let v = if self.seeds_output(seed) {
+                    self.output(expr, v)
+                } else {
+                    v
+                };
+                let value = self.temp_value();
+                let (mut f, r) = self.finish(quote!(let #value = #v;));
+                // The value is the last forward statement's binding; inline
+                // it back when nothing came before it.
+                let tail = f.pop().expect("finish pushed the statement");
+                if f.is_empty() {
+                    self.cx = outer;
+                    return Ok((f, v, r));
+                }
+                f.push(tail);
+                self.cx = outer;
+                Ok((f, value.to_token_stream(), r))
+            }
+        }
+    }
+
+    pub(super) fn temp_value(&self) -> Ident {
+        Ident::new("value", Span::mixed_site())
+    }
+
+    /// The adjoint's initial value, shaped like the initialiser's value.
+    pub(super) fn shape(&self, init: &Expr) -> R<TokenStream> {
+        let adjoint = &self.adjoint;
+        if self.scalar(init) {
+            return Ok(quote!(0.0));
+        }
+        Ok(match &init.kind {
+            ExprKind::Paren(inner) => self.shape(inner)?,
+            ExprKind::Repeat { elem, len } => {
+                let elem = self.shape(elem)?;
+                if !self.all_available(len.to_token_stream()) {
+                    return unsupported("an array whose length changes", init);
+                }
+                quote!([#elem; #len])
+            }
+            ExprKind::VecRepeat { elem, len } => {
+                let elem = self.shape(elem)?;
+                if !self.fully_available(len) {
+                    return unsupported("a `vec!` whose length changes", init);
+                }
+                let len = len.source.to_token_stream();
+                quote!(::std::vec![#elem; #len])
+            }
+            ExprKind::Array(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!([#(#items),*])
+            }
+            ExprKind::VecList(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!(::std::vec![#(#items),*])
+            }
+            ExprKind::Structural { receiver, .. } if is_place(receiver) => self.shape(receiver)?,
+            ExprKind::Path(_) | ExprKind::Index { .. } if self.active(init) => {
+                let bar = self.bar_place(init)?;
+                quote!(#adjoint::zero_like(&#bar))
+            }
+            // A model's field (`let width = net.width;`): shaped by the
+            // field's value, which a model the body cannot write still
+            // holds; an integer's adjoint is then `NoAdjoint`.
+            ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                if !self.fully_available(init) {
+                    return unsupported("a binding whose shape the reverse sweep cannot see", init);
+                }
+                let src = init.source.to_token_stream();
+                quote!(#adjoint::zero(&#src))
+            }
+            ExprKind::If { then_branch, .. } => match then_branch.split_tail().1 {
+                Some(tail) => self.shape(tail)?,
+                None => return unsupported(describe(init), init),
+            },
+            // Shaped like any arm's value, as an `if` is like its first.
+            ExprKind::Match { arms, .. } if !arms.is_empty() => self.shape(&arms[0].body)?,
+            _ if is_scalar(init) => quote!(0.0),
+            _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
+        })
+    }
+}
+
+/// The reverse of a block's first `upto` statements: their reverses, last
+/// first. A block's reverse, and the reverse from each place a jump leaves
+/// it, are this.
+pub(super) fn reversed(revs: &[Vec<TokenStream>], upto: usize) -> Vec<TokenStream> {
+    revs[..upto].iter().rev().flatten().cloned().collect()
+}
