@@ -1,5 +1,5 @@
-//! The nested model both `tests/models.rs` (tape path) and
-//! `tests/compiled_models.rs` (compiled adjoint) differentiate: `Vec`s of
+//! The nested model both `tests/macros/models.rs` (tape path) and
+//! `tests/compiled/models.rs` (compiled adjoint) differentiate: `Vec`s of
 //! layers, an array, a scalar, constants, a ragged `Vec<Vec<f64>>`.
 
 use autodiff::prelude::*;

@@ -33,18 +33,18 @@ const FILES: &[&str] = &[
     "tests/corpus/signatures.rs",
     "tests/corpus/slices.rs",
     "tests/random_functions.rs",
-    "tests/macro_arrays.rs",
-    "tests/macro_chapter14.rs",
-    "tests/macro_edge_cases.rs",
-    "tests/macro_semantics.rs",
-    "tests/models.rs",
-    "tests/methods.rs",
-    "tests/compiled_paths.rs",
-    "tests/compiled_patterns.rs",
-    "tests/compiled_jumps.rs",
-    "tests/macro_sticky.rs",
-    "tests/macro_elementary.rs",
-    "tests/macro_panics.rs",
+    "tests/macros/arrays.rs",
+    "tests/macros/chapter14.rs",
+    "tests/macros/edge_cases.rs",
+    "tests/macros/semantics.rs",
+    "tests/macros/models.rs",
+    "tests/macros/methods.rs",
+    "tests/compiled/paths.rs",
+    "tests/compiled/patterns.rs",
+    "tests/compiled/jumps.rs",
+    "tests/macros/sticky.rs",
+    "tests/macros/elementary.rs",
+    "tests/macros/panics.rs",
 ];
 
 /// The functions that keep the tape, as `file: function: reason`.
@@ -72,7 +72,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: swap_pairs: a binding whose shape the reverse sweep cannot see at line 241",
     "tests/corpus/regressions.rs: without_debug_scale: an attribute on a statement at line 14",
     "tests/corpus/regressions.rs: cfg_let: an attribute on a statement at line 32",
-    "tests/compiled_patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
+    "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
 ];
 
 fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {

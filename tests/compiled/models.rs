@@ -114,7 +114,7 @@ fn a_model_by_value_gets_the_hand_written_gradient_without_a_tape() {
     assert!(squared_error_check(model, x, y).unwrap().passed());
 }
 
-#[path = "support/nested_net.rs"]
+#[path = "../support/nested_net.rs"]
 mod nested_net;
 use nested_net::{net, Net};
 

@@ -19,10 +19,10 @@
 
 use std::ops::{Add, Div, Mul, Sub};
 
-use autodiff::__adjoint::{with_stack, Stack};
+use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 
-const AGREE: f64 = 1e-12;
+use super::support::{assert_agree, compiled};
 
 /// A number with its derivative along one input: the forward-mode oracle.
 #[derive(Clone, Copy, Debug)]
@@ -90,31 +90,6 @@ impl Mul<f64> for Dual {
     fn mul(self, k: f64) -> Dual {
         self * Dual::c(k)
     }
-}
-
-/// Every component of `got` within `AGREE` of the largest of `want`.
-fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len(), "{name}: lengths");
-    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (a - b).abs() <= AGREE * scale,
-            "{name}: component {k}: {a} vs {b}"
-        );
-    }
-}
-
-/// Runs a compiled adjoint on a fresh stack: it must return `Some` (the
-/// compiled path, all finite) and leave the stack empty.
-fn compiled<G>(run: impl FnOnce(&mut Stack) -> Option<ValueAndGradient<G>>) -> ValueAndGradient<G> {
-    with_stack(|stack| {
-        let result = run(stack).expect("compiled and finite");
-        assert!(
-            stack.is_empty(),
-            "the reverse popped what the forward pushed"
-        );
-        result
-    })
 }
 
 fn flat(m: &[[f64; 3]; 3]) -> Vec<f64> {

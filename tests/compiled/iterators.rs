@@ -5,7 +5,7 @@
 //!
 //! That each is compiled is checked by the build: only a function the
 //! compiled adjoint covers has an `f_adjoint`, which the first test names.
-//! Agreement with the tape: the bound of `tests/compiled_paths.rs` (1e-12
+//! Agreement with the tape: the bound of `tests/compiled/paths.rs` (1e-12
 //! of the largest component; both are exact reverse mode over the same
 //! operations, summed in other orders, over at most a few dozen terms).
 
@@ -14,9 +14,7 @@
 
 use autodiff::prelude::*;
 
-#[path = "support/xorshift.rs"]
-#[allow(dead_code)]
-mod xorshift;
+use crate::xorshift;
 
 const AGREE: f64 = 1e-12;
 const CLOSED: f64 = 1e-13;

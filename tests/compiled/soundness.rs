@@ -11,34 +11,9 @@
 //! they differ by a few ulps; `AGREE` = 1e-12 of the largest component is
 //! well above that and far below any of the errors these tests pin.
 
-use autodiff::__adjoint::{with_stack, Stack};
 use autodiff::prelude::*;
 
-const AGREE: f64 = 1e-12;
-
-fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len(), "{name}: lengths");
-    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (a - b).abs() <= AGREE * scale,
-            "{name}: component {k}: {a} vs {b}"
-        );
-    }
-}
-
-/// Runs a compiled adjoint on a fresh stack: it must return `Some` (the
-/// compiled path, all finite) and leave the stack empty.
-fn compiled<G>(run: impl FnOnce(&mut Stack) -> Option<ValueAndGradient<G>>) -> ValueAndGradient<G> {
-    with_stack(|stack| {
-        let result = run(stack).expect("compiled and finite");
-        assert!(
-            stack.is_empty(),
-            "the reverse popped what the forward pushed"
-        );
-        result
-    })
-}
+use super::support::{assert_agree, compiled};
 
 fn sech2(x: f64) -> f64 {
     let c = x.cosh();
@@ -343,7 +318,7 @@ fn a_program_can_ask_which_path_a_gradient_takes() {
 
 /// The 1-based line of `text` in this file.
 fn line_of(text: &str) -> u32 {
-    let source = include_str!("compiled_soundness.rs");
+    let source = include_str!("soundness.rs");
     let index = source.lines().position(|line| line == text).expect("line");
     index as u32 + 1
 }

@@ -28,35 +28,10 @@
     clippy::map_clone
 )]
 
-use autodiff::__adjoint::{with_stack, Stack};
+use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 
-const AGREE: f64 = 1e-12;
-
-/// Every component of `got` within `AGREE` of the largest of `want`.
-fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len(), "{name}: lengths");
-    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (a - b).abs() <= AGREE * scale,
-            "{name}: component {k}: {a} vs {b}"
-        );
-    }
-}
-
-/// Runs a compiled adjoint on a fresh stack: it must return `Some` (the
-/// compiled path, all finite) and leave the stack empty.
-fn compiled<G>(run: impl FnOnce(&mut Stack) -> Option<ValueAndGradient<G>>) -> ValueAndGradient<G> {
-    with_stack(|stack| {
-        let result = run(stack).expect("compiled and finite");
-        assert!(
-            stack.is_empty(),
-            "the reverse popped what the forward pushed"
-        );
-        result
-    })
-}
+use super::support::{assert_agree, compiled, AGREE};
 
 /// The compiled gradient (`f_adjoint`'s, and `f_grad`'s, which must be the
 /// same), the tape's and the oracle's, as flat components, with the values.

@@ -9,7 +9,7 @@
 
 use autodiff::prelude::*;
 
-#[path = "support/nested_net.rs"]
+#[path = "../support/nested_net.rs"]
 mod nested_net;
 use nested_net::{net, Net};
 

@@ -16,15 +16,11 @@
 // Index loops on purpose: they are the constructs under test.
 #![allow(clippy::needless_range_loop)]
 
-#[path = "../examples/support/exercises.rs"]
-mod exercises;
-#[path = "../examples/support/lesson15.rs"]
-mod lesson15;
-#[path = "support/xorshift.rs"]
-#[allow(dead_code)]
-mod xorshift;
+use crate::xorshift;
 
 use autodiff::__adjoint::{with_stack, Stack};
+
+use crate::exercises;
 use autodiff::prelude::*;
 
 const AGREE: f64 = 1e-12;

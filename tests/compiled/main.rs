@@ -1,0 +1,23 @@
+//! The compiled adjoint (`f_grad` as generated Rust), one module per
+//! concern: each function is checked to take the compiled path, and its
+//! gradient against an independent oracle (a closed form, dual numbers,
+//! central differences) and against the tape. One test binary, so one link.
+
+// Lesson 15's exercises, which `paths` checks, read `crate::lesson15`.
+#[path = "../../examples/support/exercises.rs"]
+mod exercises;
+#[path = "../../examples/support/lesson15.rs"]
+mod lesson15;
+#[path = "../support/xorshift.rs"]
+#[allow(dead_code)]
+mod xorshift;
+
+mod iterators;
+mod jumps;
+mod models;
+mod natural;
+mod paths;
+mod patterns;
+mod soundness;
+mod support;
+mod vec_growth;

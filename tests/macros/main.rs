@@ -1,0 +1,20 @@
+//! `#[differentiable]` through the tape and the compiled adjoint: the
+//! language a body may use, methods and models, optimisers, the table of
+//! operations, long bodies and threads, one module each. One test binary,
+//! so one link.
+
+mod arrays;
+mod chapter14;
+mod edge_cases;
+mod elementary;
+mod elementary_functions;
+mod long_bodies;
+mod methods;
+mod models;
+mod operations_table;
+mod optim;
+mod panics;
+mod scratch_tape;
+mod semantics;
+mod sticky;
+mod threads;
