@@ -30,11 +30,12 @@ fn sorted(mut words: Vec<String>) -> Vec<String> {
     words
 }
 
-/// The `#[differentiable]` section, up to the next heading.
+/// The section on what a `#[differentiable]` body may contain, up to the
+/// next heading.
 fn macro_section(text: &str) -> &str {
     let start = text
-        .find("## `#[differentiable]`")
-        .expect("README has a #[differentiable] section");
+        .find("## What you can write")
+        .expect("README has a section on what a body may contain");
     let end = text[start + 3..]
         .find("\n## ")
         .map_or(text.len(), |end| start + 3 + end);
