@@ -390,3 +390,47 @@ fn a_loop_with_an_untracked_value_builds() {
     let tape = untracked_loop_value_grad_tape(x).unwrap();
     assert_agree("untracked loop value tape", &[tape.gradient], &[want]);
 }
+
+// ---------------------------------------------------------------------
+// A `return` as the last statement of a block a jump can leave earlier
+// (random programs).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn return_ends_an_exited_block(x: f64) -> f64 {
+    let mut acc = x * 0.5;
+    if x > 0.25 {
+        let mut m = 0;
+        let _y = loop {
+            if m >= 3 {
+                break x;
+            }
+            m += 1;
+            acc /= 1.25 + 0.25 * (1.8 - x).sin();
+        };
+        return acc.sin();
+    }
+    acc * 2.0
+}
+
+#[test]
+fn a_return_that_ends_a_block_records_how_the_block_was_left() {
+    // The block's reverse reads how it was left; the `return` left it
+    // without saying, so the compiled path failed and reran the tape.
+    for x in [0.84375, 0.4, -0.3] {
+        let got = compiled(|stack| return_ends_an_exited_block_adjoint(stack, x));
+        let want = if x > 0.25 {
+            // acc = (x/2)/d³ with d = 1.25 + 0.25 sin(1.8 − x).
+            let d = 1.25 + 0.25 * (1.8 - x).sin();
+            let acc = 0.5 * x / (d * d * d);
+            let dd = -0.25 * (1.8 - x).cos();
+            let dacc = 0.5 / (d * d * d) - 1.5 * x * dd / (d * d * d * d);
+            acc.cos() * dacc
+        } else {
+            1.0
+        };
+        assert_agree("return ends a block", &[got.gradient], &[want]);
+        let tape = return_ends_an_exited_block_grad_tape(x).unwrap();
+        assert_agree("return ends a block, tape", &[tape.gradient], &[want]);
+    }
+}

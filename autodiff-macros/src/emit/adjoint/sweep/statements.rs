@@ -97,25 +97,23 @@ impl<'m> Sweep<'m> {
         let mut revs = Vec::new();
         let valued = tail.is_some() && seed.is_some();
         let exits = self.block_exits(stmts, valued);
+        // A block with exits records how it was left (see `exited_block`):
+        // `j + 1` by a jump out of statement `j`, 0 at its end, which a jump
+        // out of its last statement or value (`return` as the last
+        // statement) reaches too: every statement ran.
+        let last = (!exits.is_empty()).then(|| stmts.len() - usize::from(!valued));
         for (index, stmt) in stmts.iter().enumerate() {
             if self.depth == 0 {
                 self.top = index;
             }
-            let exit = exits.contains(&index);
-            if exit {
-                let k = Literal::u32_unsuffixed(index as u32 + 1);
-                let stack = &self.stack;
-                let record = quote!(#stack.push_arm(#k););
-                if let Some(jumps) = self.jumps.last_mut() {
-                    jumps.pending.push(record);
-                }
-            }
+            let record = if exits.contains(&index) {
+                Some(index as u32 + 1)
+            } else {
+                (last == Some(index)).then_some(0)
+            };
+            self.push_pending(record);
             let code = self.stmt(stmt, &mut prelude);
-            if exit {
-                if let Some(jumps) = self.jumps.last_mut() {
-                    jumps.pending.pop();
-                }
-            }
+            self.pop_pending(record);
             let (f, r) = code?;
             fwd.extend(f);
             revs.push(r);
@@ -125,7 +123,11 @@ impl<'m> Sweep<'m> {
             if self.depth == 0 {
                 self.top = stmts.len();
             }
-            let (f, v, r) = self.value(tail, seed)?;
+            let record = last.map(|_| 0);
+            self.push_pending(record);
+            let code = self.value(tail, seed);
+            self.pop_pending(record);
+            let (f, v, r) = code?;
             fwd.extend(f);
             value = Some(v);
             revs.push(r);
@@ -138,6 +140,27 @@ impl<'m> Sweep<'m> {
         let mut rev = prelude;
         rev.extend(reversed(&revs, revs.len()));
         Ok(BlockCode { fwd, value, rev })
+    }
+
+    /// Makes `push_arm(k)` part of what a jump from here records, if `k`.
+    fn push_pending(&mut self, record: Option<u32>) {
+        if let Some(k) = record {
+            let k = Literal::u32_unsuffixed(k);
+            let stack = &self.stack;
+            let record = quote!(#stack.push_arm(#k););
+            if let Some(jumps) = self.jumps.last_mut() {
+                jumps.pending.push(record);
+            }
+        }
+    }
+
+    /// Undoes `push_pending(record)`.
+    fn pop_pending(&mut self, record: Option<u32>) {
+        if record.is_some() {
+            if let Some(jumps) = self.jumps.last_mut() {
+                jumps.pending.pop();
+            }
+        }
     }
 
     /// The statements of a block inside a loop (or a function with
