@@ -1,7 +1,7 @@
 //! `for`, `while` and `loop`: trip counts pushed and popped, the items a
 //! `for` walks by index, and the reverse run over the same indices backwards.
 
-use super::statements::reversed;
+use super::statements::by_exit;
 use super::*;
 
 impl<'m> Sweep<'m> {
@@ -85,26 +85,9 @@ impl<'m> Sweep<'m> {
         self.jumps.pop();
         let (prelude, mut fwd, revs, owners) = result?;
         let stack = &self.stack;
-        let exit = Ident::new("exit", Span::mixed_site());
         fwd.push(quote!(#stack.push_arm(0);));
-        let all = reversed(&revs, revs.len());
-        let exits = owners.iter().map(|(k, j)| {
-            let k = Literal::u32_unsuffixed(*k);
-            let back = reversed(&revs, *j + 1);
-            quote!(#k => { #(#back)* })
-        });
-        Ok((
-            fwd,
-            vec![quote! {
-                let #exit = #stack.pop_arm();
-                #(#prelude)*
-                match #exit {
-                    0 => { #(#all)* }
-                    #(#exits)*
-                    _ => #stack.fail(),
-                }
-            }],
-        ))
+        let exits = owners.iter().map(|&(k, j)| (k, j + 1));
+        Ok((fwd, vec![by_exit(stack, &prelude, &revs, exits)]))
     }
 
     /// `while`: the forward counts the trips (leaving the loop as soon as

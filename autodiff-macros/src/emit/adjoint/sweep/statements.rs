@@ -66,20 +66,8 @@ impl<'m> Sweep<'m> {
         let label = syn::Lifetime::new("'forward", Span::mixed_site());
         let result = Ident::new("value", Span::mixed_site());
         let tail = value.map(|v| quote!(let #result = #v; #stack.push_arm(0); #result));
-        let all = reversed(&revs, revs.len());
-        let exits = owners.iter().map(|(k, j)| {
-            let k = Literal::u32_unsuffixed(*k);
-            let back = reversed(&revs, j + 1);
-            quote!(#k => { #(#back)* })
-        });
-        let mut rev = prelude;
-        rev.push(quote! {
-            match #stack.pop_arm() {
-                0 => { #(#all)* }
-                #(#exits)*
-                _ => #stack.fail(),
-            }
-        });
+        let exits = owners.iter().map(|&(k, j)| (k, j + 1));
+        let rev = vec![by_exit(stack, &prelude, &revs, exits)];
         Ok(BlockCode {
             fwd: Vec::new(),
             value: Some(quote!(#label: { #(#fwd)* #tail })),
@@ -210,25 +198,11 @@ impl<'m> Sweep<'m> {
                 None
             }
         };
-        let all = reversed(&revs, revs.len());
-        let arms = exits.iter().map(|&j| {
-            let k = Literal::u32_unsuffixed(j as u32 + 1);
-            let back = reversed(&revs, j + 1);
-            quote!(#k => { #(#back)* })
-        });
-        let exit = Ident::new("exit", Span::mixed_site());
+        let exits = exits.iter().map(|&j| (j as u32 + 1, j + 1));
         BlockCode {
             fwd,
             value,
-            rev: vec![quote! {
-                let #exit = #stack.pop_arm();
-                #(#prelude)*
-                match #exit {
-                    0 => { #(#all)* }
-                    #(#arms)*
-                    _ => #stack.fail(),
-                }
-            }],
+            rev: vec![by_exit(stack, &prelude, &revs, exits)],
         }
     }
 
@@ -619,4 +593,33 @@ impl<'m> Sweep<'m> {
 /// it, are this.
 pub(super) fn reversed(revs: &[Vec<TokenStream>], upto: usize) -> Vec<TokenStream> {
     revs[..upto].iter().rev().flatten().cloned().collect()
+}
+
+/// The reverse of statements the forward may have left part-way: it pops
+/// how they were left (0 at the end, else the `k` of one of `exits`, each
+/// with the number of statements that ran then) and undoes what ran, after
+/// `prelude` (the adjoints' declarations). An unknown record marks the
+/// sweep failed.
+pub(super) fn by_exit(
+    stack: &Ident,
+    prelude: &[TokenStream],
+    revs: &[Vec<TokenStream>],
+    exits: impl Iterator<Item = (u32, usize)>,
+) -> TokenStream {
+    let all = reversed(revs, revs.len());
+    let arms = exits.map(|(k, ran)| {
+        let k = Literal::u32_unsuffixed(k);
+        let back = reversed(revs, ran);
+        quote!(#k => { #(#back)* })
+    });
+    let exit = Ident::new("exit", Span::mixed_site());
+    quote! {
+        let #exit = #stack.pop_arm();
+        #(#prelude)*
+        match #exit {
+            0 => { #(#all)* }
+            #(#arms)*
+            _ => #stack.fail(),
+        }
+    }
 }
