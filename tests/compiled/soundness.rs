@@ -434,3 +434,38 @@ fn a_return_that_ends_a_block_records_how_the_block_was_left() {
         assert_agree("return ends a block, tape", &[tape.gradient], &[want]);
     }
 }
+
+// ---------------------------------------------------------------------
+// A `match` whose arm binds a value that is not `Copy`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn match_moves_a_vec(x: f64, #[constant] pair: Option<Vec<f64>>) -> f64 {
+    let mut s = x * x;
+    match pair {
+        Some(w) => {
+            s += w[0] * x + w[1];
+        }
+        None => {
+            s -= x;
+        }
+    }
+    s
+}
+
+#[test]
+fn a_match_arm_that_moves_its_value_builds() {
+    // Did not build: the reverse matched `pair` again after the forward
+    // had moved it into `w`.
+    let cases = [
+        (0.75_f64, Some(vec![1.0, 2.0]), 2.5_f64),
+        (-0.5, None, -2.0),
+    ];
+    for (x, pair, want) in cases {
+        let got = compiled(|stack| match_moves_a_vec_adjoint(stack, x, pair.clone()));
+        assert_eq!(got.value, match_moves_a_vec(x, pair.clone()));
+        assert_agree("match moves", &[got.gradient], &[want]);
+        let tape = match_moves_a_vec_grad_tape(x, pair).unwrap();
+        assert_agree("match moves, tape", &[tape.gradient], &[want]);
+    }
+}

@@ -153,7 +153,12 @@ impl<'m> Sweep<'m> {
             return unsupported("`match` on a value with a derivative", expr);
         }
         let stack = self.stack.clone();
-        let mut replay = self.fully_available(scrutinee);
+        // A pattern that binds a name may move a value that is not `Copy`
+        // (`Some(w)` of an `Option<Vec<f64>>`): the reverse cannot match
+        // it again, so the arm taken is pushed, unless the scrutinee is a
+        // number.
+        let binds = arms.iter().any(|arm| !arm.pat.names.is_empty());
+        let mut replay = self.fully_available(scrutinee) && (!binds || self.scalar(scrutinee));
         let mut observes = Vec::new();
         for arm in arms {
             if let Some(guard) = &arm.guard {
