@@ -57,13 +57,8 @@ impl<'m> Sweep<'m> {
         let mut rev_arms = Vec::new();
         self.depth += 1;
         for (k, (_, block)) in arms.iter().enumerate() {
-            let pending = (!replay).then(|| {
-                let k = Literal::u32_unsuffixed(k as u32);
-                quote!(#stack.push_arm(#k);)
-            });
-            if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &pending) {
-                jumps.pending.push(record.clone());
-            }
+            let pending = (!replay).then_some(k as u32);
+            self.push_pending(pending);
             let code = match block {
                 Some(block) => self.block(block, seed),
                 None => Ok(BlockCode {
@@ -72,9 +67,7 @@ impl<'m> Sweep<'m> {
                     rev: Vec::new(),
                 }),
             };
-            if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &pending) {
-                jumps.pending.pop();
-            }
+            self.pop_pending(pending);
             let code = match code {
                 Ok(code) => code,
                 Err(e) => {
@@ -193,17 +186,10 @@ impl<'m> Sweep<'m> {
                     let names = arm.pat.names.clone();
                     self.scope().available.extend(names);
                 }
-                let record = (!replay).then(|| {
-                    let k = Literal::u32_unsuffixed(k as u32);
-                    quote!(#stack.push_arm(#k);)
-                });
-                if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &record) {
-                    jumps.pending.push(record.clone());
-                }
+                let pending = (!replay).then_some(k as u32);
+                self.push_pending(pending);
                 let code = self.arm_body(&arm.body, seed);
-                if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &record) {
-                    jumps.pending.pop();
-                }
+                self.pop_pending(pending);
                 self.scopes.pop();
                 let (fwd, value, rev) = code?;
                 let record = (!replay).then(|| {
@@ -326,19 +312,16 @@ impl<'m> Sweep<'m> {
                         flows.push(quote!(#scrutinee_bar += #bar;));
                     }
                 }
-                let record = (!replay).then(|| {
-                    let k = Literal::u32_unsuffixed(k as u32);
-                    quote!(#stack.push_arm(#k);)
-                });
-                if let (Some(jumps), Some(record)) = (self.jumps.last_mut(), &record) {
-                    jumps.pending.push(record.clone());
-                }
+                let pending = (!replay).then_some(k as u32);
+                self.push_pending(pending);
                 let code = self.arm_body(&arm.body, seed);
-                if let (Some(jumps), Some(_)) = (self.jumps.last_mut(), &record) {
-                    jumps.pending.pop();
-                }
+                self.pop_pending(pending);
                 self.scopes.pop();
                 let (fwd, value, rev) = code?;
+                let record = pending.map(|k| {
+                    let k = Literal::u32_unsuffixed(k);
+                    quote!(#stack.push_arm(#k);)
+                });
                 let v = self.temp_value();
                 fwd_arms.push(match value {
                     Some(value) => quote!({ #(#fwd)* let #v = #value; #record #v }),

@@ -130,8 +130,9 @@ impl<'m> Sweep<'m> {
         Ok(BlockCode { fwd, value, rev })
     }
 
-    /// Makes `push_arm(k)` part of what a jump from here records, if `k`.
-    fn push_pending(&mut self, record: Option<u32>) {
+    /// Makes `push_arm(k)` part of what a jump from here records, if `k`:
+    /// the record of a branch or a block a jump leaves on its way out.
+    pub(super) fn push_pending(&mut self, record: Option<u32>) {
         if let Some(k) = record {
             let k = Literal::u32_unsuffixed(k);
             let stack = &self.stack;
@@ -143,7 +144,7 @@ impl<'m> Sweep<'m> {
     }
 
     /// Undoes `push_pending(record)`.
-    fn pop_pending(&mut self, record: Option<u32>) {
+    pub(super) fn pop_pending(&mut self, record: Option<u32>) {
         if record.is_some() {
             if let Some(jumps) = self.jumps.last_mut() {
                 jumps.pending.pop();
