@@ -370,21 +370,20 @@ impl<'m> Sweep<'m> {
     /// Whether evaluating `expr` writes a tracked binding or jumps: what a
     /// value with no derivative of its own must still reverse.
     pub(super) fn effects(&self, expr: &Expr) -> bool {
-        let tracked = |place: &Expr| root(place).is_some_and(|name| self.an.active.contains(&name));
         expr.any_expr(&|e| match &e.kind {
             ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
-                tracked(target)
+                self.root_active(target)
             }
             ExprKind::Reference {
                 mutability: Some(_),
                 expr: place,
-            } => tracked(place),
+            } => self.root_active(place),
             ExprKind::Structural {
                 receiver, method, ..
             }
             | ExprKind::PlainMethod {
                 receiver, method, ..
-            } => super::super::analysis::mutates(method) && tracked(receiver),
+            } => super::super::analysis::mutates(method) && self.root_active(receiver),
             ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_) => true,
             _ => false,
         })
@@ -400,12 +399,12 @@ impl<'m> Sweep<'m> {
             ExprKind::Return(_) => return unsupported("an early `return`", expr),
             ExprKind::Break { .. } | ExprKind::Continue(_) => return Ok(false),
             ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
-                touches |= root(target).is_some_and(|name| self.an.active.contains(&name));
+                touches |= self.root_active(target);
             }
             ExprKind::Structural {
                 receiver, method, ..
             } if *method == "push" => {
-                touches |= root(receiver).is_some_and(|name| self.an.active.contains(&name));
+                touches |= self.root_active(receiver);
             }
             _ => {}
         }
