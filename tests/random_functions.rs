@@ -13,11 +13,13 @@
 //! data-dependent trip counts (bounded by a counter), `break` with and
 //! without a value, labelled `break`/`continue` out of nested loops, early
 //! `return`s inside loops and branches, local arrays written by element
-//! (with a counted index, `out[row] += l[idx] * x[col]; idx += 1;`), `Vec`s
-//! grown by `push` (from `Vec::new()`, `vec![e; n]` and `[..].to_vec()`)
-//! and read by index, calls of one or two annotated helpers per file (with
-//! tracked and untracked arguments, in loops, `h(x, x.recip())`), and every
-//! elementary function.
+//! (with a counted index, `out[row] += l[idx] * x[col]; idx += 1;`), array
+//! literals and `[e; n]` of tracked values, `Vec`s grown by `push` (from
+//! `Vec::new()`, `vec![e; n]` and `[..].to_vec()`, in bodies with early
+//! `return`s too) and read by index, `if` values inside expressions, calls
+//! of one or two annotated helpers per file (with tracked and untracked
+//! arguments, bindings that change later, in loops, `h(x, x.recip())`), and
+//! every elementary function.
 //!
 //! At random points the generated program asserts that
 //! - `f_adjoint`, the compiled path, answers (`Some`, leaving its stack
@@ -402,17 +404,15 @@ struct Gen {
     helpers: Vec<(String, usize)>,
     fresh: usize,
     tags: Vec<&'static str>,
-    /// Only constructs the compiled adjoint compiles today: the function
-    /// must take the compiled path. Otherwise also those that keep the
-    /// tape (array lists, `let y = if { stmts; .. }`, `if` values, calls
-    /// whose arguments change later), which are counted.
+    /// The function must take the compiled path. Otherwise it may also
+    /// pass one tracked binding twice to a helper (`h(x, x)`), which keeps
+    /// the tape; the run counts those.
     compiled: bool,
     /// Drawing a helper's argument: only bindings that never change.
     frozen: bool,
     /// Blocks around the statement drawn.
     nesting: usize,
-    /// A compiled function with an early `return` has no `Vec` grown by
-    /// `push` (that keeps the tape); one without has no `return`.
+    /// Whether the function may `return` early.
     returns: bool,
 }
 
@@ -692,7 +692,7 @@ impl Gen {
                 self.declare(&b, Kind::Scalar, mb);
                 out.push(Stmt::Swap(a, b, ma, mb));
             }
-            51..=56 if depth < 3 && !self.compiled => {
+            51..=56 if depth < 3 => {
                 self.tag("let = if with statements");
                 let c = self.cond();
                 let then = self.arm(depth);
@@ -709,7 +709,7 @@ impl Gen {
                 out.push(Stmt::Let(name, e));
             }
             57..=61 if self.loops.is_empty() => self.array(out),
-            62..=65 if top && !(self.compiled && self.returns) => self.vec(out),
+            62..=65 if top => self.vec(out),
             66..=68 if top || !self.loops.is_empty() => {
                 let vecs: Vec<(String, usize)> = self
                     .visible(|v| matches!(v.kind, Kind::Vec(_)))
@@ -892,8 +892,8 @@ impl Gen {
             out.push(Stmt::Repeat(o.clone(), Expr::Lit(0.0), rows));
             let idx = self.fresh("idx");
             let (row, col) = (self.fresh("row"), self.fresh("col"));
-            // A counted index keeps the tape: compiled functions compute it.
-            let counted = !self.compiled;
+            // A counted index (`idx += 1`), or one computed from the loops'.
+            let counted = self.rng.chance(50);
             let weight = if counted {
                 self.tag("counted index");
                 out.push(Stmt::Counter(idx.clone()));
@@ -934,10 +934,9 @@ impl Gen {
         self.declare(&name, Kind::Array(n), true);
     }
 
-    /// The item of `[e; n]`: a constant in compiled functions (a tracked
-    /// one keeps the tape).
+    /// The item of `[e; n]`: a constant, or a tracked value.
     fn repeated(&mut self) -> Expr {
-        if self.compiled {
+        if self.rng.chance(50) {
             Expr::Lit(self.rng.value(-1.0, 1.0))
         } else {
             self.tag("[tracked; n]");
@@ -945,10 +944,10 @@ impl Gen {
         }
     }
 
-    /// `let mut a = [e0, e1, ..];`, or in compiled functions (where an
-    /// array list keeps the tape) `[0.0; n]` written element by element.
+    /// `let mut a = [e0, e1, ..];`, or `[0.0; n]` written element by
+    /// element.
     fn list(&mut self, name: &str, items: Vec<Expr>, out: &mut Vec<Stmt>) {
-        if !self.compiled {
+        if self.rng.chance(50) {
             self.tag("array list");
             out.push(Stmt::Array(name.to_owned(), items));
             return;
@@ -978,7 +977,7 @@ impl Gen {
                 out.push(Stmt::VecRepeat(name.clone(), e, n));
                 n
             }
-            _ if self.compiled => {
+            2 if self.rng.chance(50) => {
                 let n = 1 + self.rng.below(3);
                 let e = self.repeated();
                 out.push(Stmt::RepeatToVec(name.clone(), e, n));
@@ -1148,11 +1147,14 @@ impl Gen {
                 Box::new(Self::positive(self.expr(d))),
                 -1 - self.rng.below(2) as i32,
             ),
-            20 if !self.compiled => Expr::If(
-                Box::new(self.cond()),
-                Box::new(self.expr(d)),
-                Box::new(self.expr(d)),
-            ),
+            20 => {
+                self.tag("if value in an expression");
+                Expr::If(
+                    Box::new(self.cond()),
+                    Box::new(self.expr(d)),
+                    Box::new(self.expr(d)),
+                )
+            }
             21..=22 if !self.helpers.is_empty() && !self.frozen => self.call(d),
             _ => Expr::Bin(
                 "*",
@@ -1167,8 +1169,10 @@ impl Gen {
     fn call(&mut self, d: usize) -> Expr {
         self.tag("helper call");
         let (name, arity) = self.helpers[self.rng.below(self.helpers.len())].clone();
-        // A binding that changes after the call keeps the tape.
-        let frozen = std::mem::replace(&mut self.frozen, self.compiled);
+        // Half the calls take only parameters that never change; the
+        // others any binding, element or call.
+        let frozen_now = self.rng.chance(50);
+        let frozen = std::mem::replace(&mut self.frozen, frozen_now);
         let args = (0..arity)
             .map(|_| match self.rng.below(6) {
                 0 => Expr::Lit(self.rng.value(-1.0, 1.0)),
@@ -1263,7 +1267,7 @@ fn fell_back() {
 
 /// One line per function for the report: name, compiled or not, how many
 /// points the tape answered and rejected, and the constructs it uses.
-struct Report(std::collections::BTreeMap<String, (bool, usize, usize, &'static str)>);
+struct Report(std::collections::BTreeMap<String, (bool, usize, usize, &'static str, String)>);
 
 /// Central differences of the plain twin along input `i`.
 fn central(plain: &impl Fn(&[f64]) -> f64, at: &[f64], i: usize) -> f64 {
@@ -1284,6 +1288,7 @@ fn run(
     source: &str,
     tags: &'static str,
     must_compile: bool,
+    path: autodiff::GradientPath,
     at: &[f64],
     adjoint: impl Fn(&mut autodiff::__adjoint::Stack, &[f64]) -> Option<Pair>,
     grad: impl Fn(&[f64]) -> Result<Pair, ScalarAutodiffError>,
@@ -1303,7 +1308,13 @@ fn run(
         eprintln!("{name}: drawn from compiled constructs, keeps the tape (not failed: RANDOM_FUNCTIONS_LENIENT)");
     }
     let tape_result = tape(at);
-    let entry = report.0.entry(name.to_owned()).or_insert((compiled, 0, 0, tags));
+    let entry = report.0.entry(name.to_owned()).or_insert_with(|| {
+        let why = match path {
+            autodiff::GradientPath::Compiled => String::new(),
+            autodiff::GradientPath::Tape { construct, line } => format!("{construct} (line {line})"),
+        };
+        (compiled, 0, 0, tags, why)
+    });
     if tape_result.is_ok() { entry.1 += 1 } else { entry.2 += 1 }
     let (value, gradient) = match (grad(at), tape_result) {
         (Ok((value, gradient)), Ok((tape_value, tape_gradient))) => {
@@ -1354,8 +1365,8 @@ fn run(
 impl Report {
     fn write(&self, path: &str) {
         let mut out = String::new();
-        for (name, (compiled, ok, err, tags)) in &self.0 {
-            out.push_str(&format!("{name}\t{compiled}\t{ok}\t{err}\t{tags}\n"));
+        for (name, (compiled, ok, err, tags, why)) in &self.0 {
+            out.push_str(&format!("{name}\t{compiled}\t{ok}\t{err}\t{tags}\t{why}\n"));
         }
         std::fs::write(path, out).unwrap();
     }
@@ -1516,7 +1527,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
                 .collect();
             let _ = writeln!(
                 out,
-                "    run(&mut report, {name:?}, {src}, {tags:?}, {must}, &[{at}], |s: &mut autodiff::__adjoint::Stack, a: &[f64]| {name}_adjoint(s, {args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad_tape({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}({args}), |a: &[twins::D]| twins::{name}({args}));",
+                "    run(&mut report, {name:?}, {src}, {tags:?}, {must}, {name}_grad_path(), &[{at}], |s: &mut autodiff::__adjoint::Stack, a: &[f64]| {name}_adjoint(s, {args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad_tape({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}({args}), |a: &[twins::D]| twins::{name}({args}));",
                 tags = f.tags,
                 must = f.compiled,
                 at = at.join(", ")
@@ -1560,10 +1571,12 @@ fn random_differentiable_functions_match_dual_numbers() {
 }
 
 /// Prints how many functions took the compiled path and how many kept the
-/// tape, with the constructs the fallen-back ones use.
+/// tape, with the constructs the fallen-back ones use and the reasons
+/// `f_grad_path` gives for them.
 fn summarize(seed: u64, reports: &[PathBuf]) {
     let (mut compiled, mut fallback, mut ok, mut err) = (0, 0, 0, 0);
     let mut tags: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for path in reports {
         let text = std::fs::read_to_string(path).expect("every generated program wrote its report");
         for line in text.lines() {
@@ -1573,6 +1586,9 @@ fn summarize(seed: u64, reports: &[PathBuf]) {
                 compiled += 1;
             } else {
                 fallback += 1;
+                // The construct `f_grad_path` names, without its line.
+                let why = fields[5].split(" (line").next().unwrap_or_default();
+                *reasons.entry(why.to_owned()).or_default() += 1;
             }
             ok += fields[2].parse::<usize>().unwrap();
             err += fields[3].parse::<usize>().unwrap();
@@ -1592,5 +1608,8 @@ fn summarize(seed: u64, reports: &[PathBuf]) {
     );
     for (tag, (c, f)) in &tags {
         println!("    {tag:<28} in {c:>5} compiled, {f:>5} kept the tape");
+    }
+    for (why, n) in &reasons {
+        println!("    kept the tape for {why}: {n}");
     }
 }

@@ -8,7 +8,9 @@
 //! minimum from `f64::INFINITY` (the start is no reason to rerun the
 //! tape, which takes it too), a closure over a local a loop rewrites
 //! (`s += v.iter().map(|a| a * a).sum::<f64>()`) and a `map` then a `fold`
-//! by `f64::min`, `filter` and `for_each`. Each function here has an
+//! by `f64::min`, `filter` and `for_each`, and an `if` value inside an
+//! expression (`relu(-(if c { a } else { b }))`, a `break`'s value, the
+//! item of `[e; n]`). Each function here has an
 //! `f_adjoint` that returns `Some` on a fresh stack and leaves it empty
 //! (compiled, not the tape), and `f_grad` is checked against an
 //! independent oracle (a closed form, or forward mode on dual numbers
@@ -21,11 +23,12 @@
 //! sums.
 
 // Written as a newcomer writes it: loops by index, `let y;` given its
-// value by the branches, `map(|t| *t)`.
+// value by the branches, `map(|t| *t)`, `let v = ..; v` as an arm's value.
 #![allow(
     clippy::needless_range_loop,
     clippy::needless_late_init,
-    clippy::map_clone
+    clippy::map_clone,
+    clippy::let_and_return
 )]
 
 use autodiff::__adjoint::with_stack;
@@ -1291,5 +1294,168 @@ fn filter_and_for_each_are_loops() -> Result<(), Box<dyn std::error::Error>> {
         oracle,
     );
     assert!(stretched_energy_check(&lengths, k, rest)?.passed());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// An `if` value inside an expression: `relu(-(if c { a } else { b }))`,
+// `s * (if c { 1.0 } else { 0.1 })`, one in a helper's argument, one
+// whose branch returns. Each is read as a `let` before its statement.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn branch_operands(x: f64, y: f64) -> f64 {
+    relu(-(if x > y { x * y } else { y - 1.0 })) + (if x > 0.0 { x.sin() } else { -x }) * y
+}
+
+#[differentiable]
+fn leaky_sum(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * (if x[i] > 0.0 { 1.0 } else { 0.1 });
+    }
+    s.tanh()
+        * (if s > 1.0 {
+            s
+        } else {
+            let t = s * s;
+            t + 1.0
+        })
+}
+
+#[differentiable]
+fn scaled(a: f64, b: f64) -> f64 {
+    a * b.exp()
+}
+
+#[differentiable]
+fn branch_arguments(x: f64, y: f64) -> f64 {
+    let z = scaled(if x > y { x } else { y * y }, x) * 2.0;
+    z + (if z > 100.0 {
+        return z.sqrt();
+    } else {
+        z.cos()
+    })
+}
+
+/// An `if` value as a `break`'s value, inside `[e; n]`, and an arm whose
+/// value is a binding of its own.
+#[differentiable]
+fn branch_in_break(x: f64, y: f64) -> f64 {
+    let mut n = 0;
+    let first = loop {
+        if n > 1 {
+            break (if y <= 0.6 { y } else { 0.25 }) / (x * x + 0.5);
+        }
+        n += 1;
+    };
+    let copies = [(if x >= y { x.cos() } else { 0.75 * y }); 3].to_vec();
+    let chosen = if x >= 0.375 {
+        let v = if y >= 0.25 { y } else { y * 0.5 };
+        v
+    } else {
+        x.sin()
+    };
+    first + copies[1] * chosen
+}
+
+fn branch_in_break_dual(v: &[D]) -> D {
+    let (x, y) = (v[0], v[1]);
+    let top = if y.0 <= 0.6 { y } else { D::c(0.25) };
+    let first = top / (x * x + D::c(0.5));
+    let copy = if x.0 >= y.0 { x.cos() } else { D::c(0.75) * y };
+    let chosen = if x.0 >= 0.375 {
+        if y.0 >= 0.25 {
+            y
+        } else {
+            y * D::c(0.5)
+        }
+    } else {
+        x.sin()
+    };
+    first + copy * chosen
+}
+
+fn branch_operands_dual(v: &[D]) -> D {
+    let (x, y) = (v[0], v[1]);
+    let a = if x.0 > y.0 { x * y } else { y - D::c(1.0) };
+    let b = if x.0 > 0.0 { x.sin() } else { D::c(0.0) - x };
+    (D::c(0.0) - a).max(D::c(0.0)) + b * y
+}
+
+fn leaky_sum_dual(v: &[D]) -> D {
+    let mut s = D::c(0.0);
+    for &xi in v {
+        s = s + xi * D::c(if xi.0 > 0.0 { 1.0 } else { 0.1 });
+    }
+    let e = (s + s).exp();
+    let tanh = (e - D::c(1.0)) / (e + D::c(1.0));
+    tanh * if s.0 > 1.0 { s } else { s * s + D::c(1.0) }
+}
+
+fn branch_arguments_dual(v: &[D]) -> D {
+    let (x, y) = (v[0], v[1]);
+    let a = if x.0 > y.0 { x } else { y * y };
+    let z = a * x.exp() * D::c(2.0);
+    if z.0 > 100.0 {
+        z.sqrt()
+    } else {
+        z + z.cos()
+    }
+}
+
+#[test]
+fn if_values_inside_expressions_are_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    for (x, y) in [(2.0, 0.5), (-2.0, 0.5), (0.3, 1.7), (3.5, 1.0)] {
+        let adjoint = compiled(|stack| branch_operands_adjoint(stack, x, y));
+        let grad = branch_operands_grad(x, y)?;
+        let tape = branch_operands_grad_tape(x, y)?;
+        check(
+            "branch_operands",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            forward_mode(&[x, y], branch_operands_dual),
+        );
+        assert!(branch_operands_check(x, y)?.passed());
+
+        let adjoint = compiled(|stack| branch_arguments_adjoint(stack, x, y));
+        let grad = branch_arguments_grad(x, y)?;
+        let tape = branch_arguments_grad_tape(x, y)?;
+        check(
+            "branch_arguments",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            forward_mode(&[x, y], branch_arguments_dual),
+        );
+        assert!(branch_arguments_check(x, y)?.passed());
+
+        let adjoint = compiled(|stack| branch_in_break_adjoint(stack, x, y));
+        let grad = branch_in_break_grad(x, y)?;
+        let tape = branch_in_break_grad_tape(x, y)?;
+        check(
+            "branch_in_break",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            forward_mode(&[x, y], branch_in_break_dual),
+        );
+        assert!(branch_in_break_check(x, y)?.passed());
+    }
+    for x in [[0.5, -0.3, 0.9], [0.2, -0.5, 0.1]] {
+        let adjoint = compiled(|stack| leaky_sum_adjoint(stack, &x));
+        let grad = leaky_sum_grad(&x)?;
+        let tape = leaky_sum_grad_tape(&x)?;
+        check(
+            "leaky_sum",
+            (adjoint.value, adjoint.gradient),
+            (grad.value, grad.gradient),
+            (tape.value, tape.gradient),
+            forward_mode(&x, leaky_sum_dual),
+        );
+        assert!(leaky_sum_check(&x)?.passed());
+    }
     Ok(())
 }

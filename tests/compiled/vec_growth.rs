@@ -186,6 +186,78 @@ fn a_vec_from_a_repeat_then_pushed() {
             vec![1.0 + x[1] + x[2] * x[1], x[0] + x[2] * x[0], x[0] * x[1]]
         }
     );
+    assert_eq!(repeated_then_push_grad_path(), GradientPath::Compiled);
+}
+
+/// `[e; n]` of a tracked value, then written by element: every slot read
+/// `e`, so its adjoint is the sum of theirs.
+#[differentiable]
+fn repeated_array(x: &[f64]) -> f64 {
+    let mut a = [x[0] * x[1]; 3];
+    a[1] *= x[2];
+    a[2] = a[2].sin();
+    a[0] + a[1] + a[2] * x[2]
+}
+
+/// A list with a helper's value in it, copied to a `Vec` and grown.
+#[differentiable]
+fn listed_call_then_push(x: &[f64]) -> f64 {
+    let mut v = [x[0], cube(x[1]), x[2]].to_vec();
+    v.push(v[1] * x[2]);
+    v[3] + v[0] * v[2]
+}
+
+#[differentiable]
+fn cube(t: f64) -> f64 {
+    t * t * t
+}
+
+/// `vec![-e; n]` with a length from the input.
+#[differentiable]
+fn repeated_to_length(x: &[f64]) -> f64 {
+    let v = vec![-x[0]; x.len()];
+    let mut s = 0.0;
+    for k in 0..v.len() {
+        s += v[k] * x[k];
+    }
+    s
+}
+
+#[test]
+fn a_repeat_of_a_tracked_value() {
+    check!(
+        repeated_array,
+        repeated_array_grad,
+        repeated_array_grad_tape,
+        |x| {
+            // p + p·x2 + sin(p)·x2 with p = x0·x1
+            let p = x[0] * x[1];
+            let dp = 1.0 + x[2] + p.cos() * x[2];
+            vec![x[1] * dp, x[0] * dp, p + p.sin()]
+        }
+    );
+    assert_eq!(repeated_array_grad_path(), GradientPath::Compiled);
+    check!(
+        repeated_to_length,
+        repeated_to_length_grad,
+        repeated_to_length_grad_tape,
+        |x| {
+            // −x0·Σ x_k
+            let total: f64 = x.iter().sum();
+            let mut g = vec![-x[0]; x.len()];
+            g[0] = -total - x[0];
+            g
+        }
+    );
+    assert_eq!(repeated_to_length_grad_path(), GradientPath::Compiled);
+    check!(
+        listed_call_then_push,
+        listed_call_then_push_grad,
+        listed_call_then_push_grad_tape,
+        // x1³·x2 + x0·x2
+        |x| vec![x[2], 3.0 * x[1] * x[1] * x[2], x[1].powi(3) + x[0]]
+    );
+    assert_eq!(listed_call_then_push_grad_path(), GradientPath::Compiled);
 }
 
 /// A `vec!` list, a push of a constant (a bias feature), then a dot
@@ -256,4 +328,71 @@ fn a_parameter_taken_by_value_and_grown() {
         // (x0·x2 + x1)·x1
         |x| vec![x[2] * x[1], x[0] * x[2] + 2.0 * x[1], x[0] * x[1]],
     );
+}
+
+// ---------------------------------------------------------------------
+// Grown in a body with early `return`s: each exit records the `Vec`'s
+// length, from which the reverse sizes its adjoint.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn grown_with_returns(x: f64, y: f64) -> f64 {
+    if y > 6.0 {
+        return x;
+    }
+    let mut v = vec![x; 2];
+    if y > 5.0 {
+        return y * v[1];
+    }
+    for k in 0..3 {
+        v.push(x * y + k as f64);
+        if v[k] > 4.0 {
+            return v[k + 1];
+        }
+    }
+    v[2] * v[0] + v[4]
+}
+
+#[test]
+fn a_vec_grown_in_a_body_with_returns() {
+    // (x, y) and the gradient of the exit each takes.
+    let cases = [
+        // y > 6: x.
+        ((1.0, 7.0), [1.0, 0.0]),
+        // y > 5: y·x.
+        ((1.0, 5.5), [5.5, 1.0]),
+        // v[0] = x > 4: v[1] = x.
+        ((5.0, 1.0), [1.0, 0.0]),
+        // v[2] = xy > 4: v[3] = xy + 1.
+        ((2.0, 3.0), [3.0, 2.0]),
+        // The end: xy·x + xy + 2.
+        ((0.5, 1.5), [2.0 * 0.5 * 1.5 + 1.5, 0.25 + 0.5]),
+    ];
+    for ((x, y), want) in cases {
+        let grad = grown_with_returns_grad(x, y).unwrap();
+        assert_eq!(
+            grad.value.to_bits(),
+            grown_with_returns(x, y).to_bits(),
+            "value at ({x}, {y})"
+        );
+        let got = [grad.gradient.0, grad.gradient.1];
+        assert_agree("grown_with_returns", &[x, y], &got, &want);
+        let tape = grown_with_returns_grad_tape(x, y).unwrap();
+        assert_agree(
+            "grown_with_returns vs tape",
+            &[x, y],
+            &got,
+            &[tape.gradient.0, tape.gradient.1],
+        );
+        let direct = autodiff::__adjoint::with_stack(|stack| {
+            let direct = grown_with_returns_adjoint(stack, x, y).expect("compiled and finite");
+            assert!(
+                stack.is_empty(),
+                "the reverse popped what the forward pushed"
+            );
+            direct
+        });
+        assert_eq!(direct.gradient, grad.gradient);
+    }
+    assert_eq!(grown_with_returns_grad_path(), GradientPath::Compiled);
 }

@@ -836,6 +836,19 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         ExprKind::Structural {
             receiver, method, ..
         } if matches!(method.to_string().as_str(), "clone" | "to_vec") => dims_of(receiver, dims),
+        // A value chosen by branches: as its first arm with a known value
+        // (another may leave by `return`).
+        ExprKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => then_branch
+            .split_tail()
+            .1
+            .and_then(|tail| dims_of(tail, dims))
+            .or_else(|| dims_of(else_branch.as_deref()?, dims)),
+        ExprKind::Block(None, block) => dims_of(block.split_tail().1?, dims),
+        ExprKind::Match { arms, .. } => arms.iter().find_map(|arm| dims_of(&arm.body, dims)),
         _ => None,
     }
 }

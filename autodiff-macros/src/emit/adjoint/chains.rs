@@ -22,6 +22,11 @@
 //! range), and its closure body cannot leave the loop (no `return`,
 //! `break`, `continue`, `?`). Any other closure stays, and the function
 //! keeps the tape.
+//!
+//! An `if` value inside an expression (`relu(-(if c { a } else { b }))`,
+//! `(if c { a } else { b }) + t`) is read the same way, as the `let` it
+//! stands for before its statement, `let if_value = if c { a } else { b };`,
+//! which the sweeps reverse as a branch.
 
 use std::collections::{HashSet, VecDeque};
 
@@ -223,17 +228,17 @@ impl Lowering<'_> {
         use syn::Expr as E;
         match expr {
             E::Binary(binary) => {
-                self.extract(&mut binary.left, before);
+                self.operand(&mut binary.left, before);
                 if before.is_empty() && !matches!(binary.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
                 {
-                    self.extract(&mut binary.right, before);
+                    self.operand(&mut binary.right, before);
                 }
             }
-            E::Unary(unary) => self.extract(&mut unary.expr, before),
-            E::Paren(paren) => self.extract(&mut paren.expr, before),
-            E::Cast(cast) => self.extract(&mut cast.expr, before),
-            E::Field(field) => self.extract(&mut field.base, before),
-            E::Reference(reference) => self.extract(&mut reference.expr, before),
+            E::Unary(unary) => self.operand(&mut unary.expr, before),
+            E::Paren(paren) => self.operand(&mut paren.expr, before),
+            E::Cast(cast) => self.operand(&mut cast.expr, before),
+            E::Field(field) => self.operand(&mut field.base, before),
+            E::Reference(reference) => self.operand(&mut reference.expr, before),
             E::Index(index) => {
                 self.extract_first([&mut *index.expr, &mut *index.index], before);
             }
@@ -246,10 +251,16 @@ impl Lowering<'_> {
             E::Array(array) => self.extract_first(array.elems.iter_mut(), before),
             E::Return(ret) => {
                 if let Some(value) = &mut ret.expr {
-                    self.extract(value, before);
+                    self.operand(value, before);
                 }
             }
-            E::Assign(assign) => self.extract(&mut assign.right, before),
+            E::Break(jump) => {
+                if let Some(value) = &mut jump.expr {
+                    self.operand(value, before);
+                }
+            }
+            E::Repeat(repeat) => self.operand(&mut repeat.expr, before),
+            E::Assign(assign) => self.operand(&mut assign.right, before),
             _ => {}
         }
     }
@@ -265,8 +276,32 @@ impl Lowering<'_> {
             if !before.is_empty() {
                 break;
             }
-            self.extract(operand, before);
+            self.operand(operand, before);
         }
+    }
+
+    /// [`Self::extract`] on an operand of the statement's expression: an
+    /// `if` value there (`relu(-(if c { a } else { b }))`) becomes a `let`
+    /// before the statement, which the sweeps reverse as a branch, and
+    /// its name takes its place. The operands around it carry no effects
+    /// of their own, so reading it first changes no value.
+    fn operand(&mut self, expr: &mut syn::Expr, before: &mut Vec<syn::Stmt>) {
+        let mut inner = &*expr;
+        while let syn::Expr::Paren(paren) = inner {
+            inner = &paren.expr;
+        }
+        if let syn::Expr::If(value) = inner {
+            if value.else_branch.is_some() {
+                let name = self.fresh("if_value");
+                let span = value.if_token.span;
+                let stmt = syn::parse2(quote_spanned!(span=> let #name = #value;));
+                before.push(stmt.expect("a `let`"));
+                *expr = syn::parse2(quote_spanned!(span=> #name)).expect("a path");
+                self.changed = true;
+                return;
+            }
+        }
+        self.extract(expr, before);
     }
 
     /// The blocks inside a statement: branches, loop bodies, blocks.

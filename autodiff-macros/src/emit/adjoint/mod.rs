@@ -91,8 +91,9 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     }
 }
 
-/// The function with its iterator chains lowered to loops (`chains`), or
-/// `None` if it has none. A chain whose derivative comes from an earlier
+/// The function with its iterator chains lowered to loops and its `if`
+/// values taken out of the expressions that hold them (`chains`), or
+/// `None` if it has neither. A chain whose derivative comes from an earlier
 /// chain's result is seen once that one is a loop: lowered again, until
 /// nothing changes.
 fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
@@ -104,7 +105,7 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
             *method == "fold" || *method == "for_each"
         }
         _ => false,
-    });
+    }) || function.body.any_expr(&holds_if_value);
     if !reduces {
         return None;
     }
@@ -123,6 +124,33 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
         }
     }
     Some((item, extremes))
+}
+
+/// Whether `expr` has an `if` value as an operand (`a + if c { b } else {
+/// d }`), which `chains` moves into a `let` of its own; an `else if`, a
+/// match arm and a closure's body are not operands.
+fn holds_if_value(expr: &Expr) -> bool {
+    if matches!(
+        expr.kind,
+        ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Closure { .. }
+    ) {
+        return false;
+    }
+    expr.children().into_iter().any(|child| match child {
+        Child::Expr(mut operand) => {
+            while let ExprKind::Paren(inner) = &operand.kind {
+                operand = inner;
+            }
+            matches!(
+                &operand.kind,
+                ExprKind::If {
+                    else_branch: Some(_),
+                    ..
+                }
+            )
+        }
+        Child::Block(_) => false,
+    })
 }
 
 /// The attributes every adjoint item carries: the user's (`#[inline]`,

@@ -68,7 +68,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: guarded_log: a tuple struct, variant or closure call at line 117",
     "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
     "tests/corpus/patterns.rs: best_with_index: a binding whose shape the reverse sweep cannot see at line 168",
-    "tests/corpus/patterns.rs: ends_product: a binding whose shape the reverse sweep cannot see at line 201",
+    "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
     "tests/corpus/patterns.rs: swap_pairs: a binding whose shape the reverse sweep cannot see at line 241",
     "tests/corpus/regressions.rs: without_debug_scale: an attribute on a statement at line 14",
     "tests/corpus/regressions.rs: cfg_let: an attribute on a statement at line 32",

@@ -114,6 +114,7 @@ impl<'m> Sweep<'m> {
                 let mut records = Vec::new();
                 for jumps in self.jumps.iter_mut().rev() {
                     records.extend(jumps.pending.iter().rev().cloned());
+                    records.extend(statements::grown_lengths(&stack, &jumps.grown));
                     jumps.next += 1;
                     let k = Literal::u32_unsuffixed(jumps.next);
                     records.push(quote!(#stack.push_arm(#k);));

@@ -35,6 +35,28 @@ impl<'m> Sweep<'m> {
         Ok(())
     }
 
+    /// `[e; n]` and `vec![e; n]` of one number: `e` is read by every
+    /// element, so its adjoint is the sum of theirs.
+    pub(super) fn rev_repeat(&mut self, expr: &Expr, elem: &Expr, seed: &Seed) -> R<()> {
+        if !seed.whole {
+            return unsupported("an array used as a number", expr);
+        }
+        if !self.scalar(elem) {
+            return unsupported("an array of repeated arrays", expr);
+        }
+        let tokens = &seed.tokens;
+        let total = self.temp("repeated_bar");
+        self.cx
+            .rev
+            .push(quote!(let #total: f64 = #tokens.iter().sum();));
+        let item_seed = Seed {
+            tokens: total.to_token_stream(),
+            negated: seed.negated,
+            whole: false,
+        };
+        self.pass(elem, &item_seed, Factor::One)
+    }
+
     /// A new trip counter's name: nested loops each have their own.
     pub(super) fn trips_ident(&mut self) -> Ident {
         self.loops += 1;

@@ -147,6 +147,11 @@ struct Jumps {
     label: Option<String>,
     /// The adjoint of a `loop`'s value, which seeds its `break` values.
     seed: Option<Seed>,
+    /// At the function's level: the `Vec`s grown by `push` bound so far
+    /// at the top of a body with `return`s. Each return point, and the
+    /// end, pushes their lengths (the last bound first), from which the
+    /// reverse sizes their adjoints.
+    grown: Vec<Ident>,
 }
 
 /// The items a `for` walks by index: `place[index]`, by reference or

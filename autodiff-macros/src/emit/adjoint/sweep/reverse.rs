@@ -35,6 +35,9 @@ impl<'m> Sweep<'m> {
             }
             ExprKind::Binary { op, lhs, rhs, .. } => self.rev_binary(expr, *op, lhs, rhs, &seed),
             ExprKind::Array(items) | ExprKind::VecList(items) => self.rev_items(expr, items, &seed),
+            ExprKind::Repeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
+                self.rev_repeat(expr, elem, &seed)
+            }
             ExprKind::Neg { operand, .. } => {
                 self.pass(operand, &seed.clone().negate(), Factor::One)
             }

@@ -292,6 +292,18 @@ impl<'m> Sweep<'m> {
                 _ => quote!(::std::vec![#(#items),*]),
             });
         }
+        match &expr.kind {
+            ExprKind::Repeat { elem, len } => {
+                let item = self.fwd(elem)?;
+                return Ok(quote!([#item; #len]));
+            }
+            ExprKind::VecRepeat { elem, len } => {
+                let item = self.fwd(elem)?;
+                let len = len.source.to_token_stream();
+                return Ok(quote!(::std::vec![#item; #len]));
+            }
+            _ => {}
+        }
         let source = match expr.source {
             Source::Expr(source) => source,
             Source::Macro(_) => return unsupported(describe(expr), expr),
@@ -405,6 +417,25 @@ impl<'m> Sweep<'m> {
                 let (stack, adjoint) = (&self.stack, &self.adjoint);
                 let receiver = receiver.source.to_token_stream();
                 quote!(#receiver.#forward(#stack, #adjoint::args((&#receiver, #(#args,)*))))
+            }
+            // `[x3, h(x0)].to_vec()`: the copy of a rebuilt value.
+            (
+                ExprKind::Structural {
+                    receiver,
+                    method,
+                    args,
+                    ..
+                },
+                syn::Expr::MethodCall(call),
+            ) if args.is_empty()
+                && matches!(
+                    method.to_string().as_str(),
+                    "clone" | "to_vec" | "copied" | "cloned"
+                ) =>
+            {
+                let receiver = self.fwd(receiver)?;
+                let (dot, method) = (&call.dot_token, &call.method);
+                quote!(#receiver #dot #method())
             }
             _ => {
                 if self.needs_rebuild(expr) {

@@ -60,12 +60,18 @@ impl<'m> Sweep<'m> {
             };
             Ok((prelude, fwd, revs, owners, value))
         })();
-        self.jumps.pop();
+        let grown = self
+            .jumps
+            .pop()
+            .map(|jumps| jumps.grown)
+            .unwrap_or_default();
         let (prelude, fwd, revs, owners, value) = result?;
         let stack = &self.stack;
         let label = syn::Lifetime::new("'forward", Span::mixed_site());
         let result = Ident::new("value", Span::mixed_site());
-        let tail = value.map(|v| quote!(let #result = #v; #stack.push_arm(0); #result));
+        let lengths = grown_lengths(stack, &grown);
+        let tail =
+            value.map(|v| quote!(let #result = #v; #(#lengths)* #stack.push_arm(0); #result));
         let exits = owners.iter().map(|&(k, j)| (k, j + 1));
         let rev = vec![by_exit(stack, &prelude, &revs, exits)];
         Ok(BlockCode {
@@ -119,7 +125,11 @@ impl<'m> Sweep<'m> {
             fwd.extend(f);
             value = Some(v);
             revs.push(r);
-        } else if seed.is_some() {
+        } else if seed.is_some()
+            && !matches!(stmts.last(), Some(Stmt::Expr(last, _)) if last.diverges())
+        {
+            // An arm that leaves (`if c { return z.sqrt(); } else { .. }`)
+            // has no value to give: its forward never ends.
             return unsupported_block("a body that ends without a value", block);
         }
         if !exits.is_empty() {
@@ -289,8 +299,11 @@ impl<'m> Sweep<'m> {
                     // `push` takes its element's adjoint off the end, back
                     // to the initialiser's length. Only the one binding of
                     // the name is still that `Vec` then.
-                    if self.depth > 0 || self.early {
-                        return unsupported("a `Vec` filled by `push` inside a loop", init);
+                    if self.depth > 0 {
+                        return unsupported(
+                            "a `Vec` grown by `push` bound inside a loop or a branch",
+                            init,
+                        );
                     }
                     if self.an.bound.get(name.as_str()).copied() != Some(1) {
                         return unsupported(
@@ -299,7 +312,30 @@ impl<'m> Sweep<'m> {
                         );
                     }
                     let ident = binding(name);
-                    quote!(::autodiff::__adjoint::zero(&#ident))
+                    if self.early {
+                        // With `return`s the forward's bindings are gone
+                        // when the reverse starts: each exit after this
+                        // `let` pushed the length (see `Jumps::grown`).
+                        if init.any_expr(&|e| matches!(e.kind, ExprKind::Return(_))) {
+                            return unsupported(
+                                "a `Vec` grown by `push` whose value can `return`",
+                                init,
+                            );
+                        }
+                        let Some(function) = self.jumps.first_mut().filter(|j| j.function) else {
+                            return unsupported("a `Vec` grown by `push`", init);
+                        };
+                        let since = Literal::u32_unsuffixed(function.next);
+                        function.grown.push(ident);
+                        let (stack, exit) = (&self.stack, Ident::new("exit", Span::mixed_site()));
+                        quote!(::std::vec![0.0; if #exit == 0 || #exit > #since {
+                            #stack.pop_index()
+                        } else {
+                            0
+                        }])
+                    } else {
+                        quote!(::autodiff::__adjoint::zero(&#ident))
+                    }
                 } else {
                     self.shape(init)?
                 };
@@ -562,6 +598,13 @@ impl<'m> Sweep<'m> {
                 quote!(::std::vec![#(#items),*])
             }
             ExprKind::Structural { receiver, .. } if is_place(receiver) => self.shape(receiver)?,
+            // `[a, b].to_vec()`: a `Vec` shaped like the literal.
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "to_vec" => {
+                let shape = self.shape(receiver)?;
+                quote!(#shape.to_vec())
+            }
             ExprKind::Path(_) | ExprKind::Index { .. } if self.active(init) => {
                 let bar = self.bar_place(init)?;
                 quote!(#adjoint::zero_like(&#bar))
@@ -576,7 +619,18 @@ impl<'m> Sweep<'m> {
                 let src = init.source.to_token_stream();
                 quote!(#adjoint::zero(&#src))
             }
-            ExprKind::If { then_branch, .. } => match then_branch.split_tail().1 {
+            // Shaped like the first arm with a value: one arm may leave
+            // (`if c { return z.sqrt(); } else { z.cos() }`).
+            ExprKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => match (then_branch.split_tail().1, else_branch) {
+                (Some(tail), _) => self.shape(tail)?,
+                (None, Some(other)) => self.shape(other)?,
+                (None, None) => return unsupported(describe(init), init),
+            },
+            ExprKind::Block(None, block) => match block.split_tail().1 {
                 Some(tail) => self.shape(tail)?,
                 None => return unsupported(describe(init), init),
             },
@@ -600,6 +654,16 @@ pub(super) fn reversed(revs: &[Vec<TokenStream>], upto: usize) -> Vec<TokenStrea
 /// with the number of statements that ran then) and undoes what ran, after
 /// `prelude` (the adjoints' declarations). An unknown record marks the
 /// sweep failed.
+/// The forward's record of the lengths of `grown` (see `Jumps::grown`),
+/// the last bound pushed first so that the reverse pops them in order.
+pub(super) fn grown_lengths(stack: &Ident, grown: &[Ident]) -> Vec<TokenStream> {
+    grown
+        .iter()
+        .rev()
+        .map(|v| quote!(#stack.push_index(#v.len());))
+        .collect()
+}
+
 pub(super) fn by_exit(
     stack: &Ident,
     prelude: &[TokenStream],
