@@ -90,6 +90,8 @@ enum Expr {
     IfBlock(Box<Cond>, Vec<Stmt>, Box<Expr>, Vec<Stmt>, Box<Expr>),
     /// `a[k]` of a local array or `Vec`.
     Elem(String, Idx),
+    /// `dbg!(e)`, which the dual twin reads as `e`.
+    Dbg(Box<Expr>),
 }
 
 /// An index into an array or `Vec`: always in bounds by construction.
@@ -155,6 +157,11 @@ enum Stmt {
     Return(Expr),
     /// `let (mut? a, mut? b) = (b, a);`
     Swap(String, String, bool, bool),
+    /// `#[cfg(not(any()))] { .. }` (compiled in) or `#[cfg(any())] { .. }`
+    /// (compiled out, and left out of the dual twin).
+    Cfg(bool, Vec<Stmt>),
+    /// `#[allow(unused_variables)]` on a `let`.
+    Allowed(Box<Stmt>),
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -201,6 +208,10 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             out
         }
         Expr::Elem(name, idx) => format!("{name}[{}]", render_idx(idx)),
+        Expr::Dbg(e) => match dialect {
+            Dialect::Plain => format!("dbg!({})", r(e)),
+            Dialect::Dual => format!("({})", r(e)),
+        },
     }
 }
 
@@ -355,6 +366,26 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::Swap(a, b, ma, mb) => {
                 let m = |yes: bool| if yes { "mut " } else { "" };
                 let _ = writeln!(out, "{pad}let ({}{a}, {}{b}) = ({b}, {a});", m(*ma), m(*mb));
+            }
+            Stmt::Cfg(on, body) => {
+                let attr = if *on { "not(any())" } else { "any()" };
+                match dialect {
+                    Dialect::Plain => {
+                        let _ = writeln!(out, "{pad}#[cfg({attr})]\n{pad}{{");
+                    }
+                    Dialect::Dual if *on => {
+                        let _ = writeln!(out, "{pad}{{");
+                    }
+                    Dialect::Dual => continue,
+                }
+                render_block(body, dialect, indent + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::Allowed(stmt) => {
+                if dialect == Dialect::Plain {
+                    let _ = writeln!(out, "{pad}#[allow(unused_variables)]");
+                }
+                render_block(std::slice::from_ref(stmt), dialect, indent, out);
             }
         }
     }
@@ -652,8 +683,26 @@ impl Gen {
     fn statement(&mut self, depth: usize, out: &mut Vec<Stmt>) {
         let nest = self.loops.len() < 2 && depth < 3;
         let top = depth == 0;
+        // A block under `#[cfg]`, compiled in or out.
+        if depth < 3 && self.rng.chance(3) {
+            self.tag("#[cfg] block");
+            let on = self.rng.chance(50);
+            let count = 1 + self.rng.below(2);
+            let body = self.block(depth, count);
+            out.push(Stmt::Cfg(on, body));
+            return;
+        }
         match self.rng.below(100) {
-            0..=9 => self.let_(out),
+            0..=9 => {
+                self.let_(out);
+                if self.rng.chance(10) {
+                    if let Some(Stmt::Let(..)) = out.last() {
+                        self.tag("#[allow] on a let");
+                        let last = out.pop().expect("a statement");
+                        out.push(Stmt::Allowed(Box::new(last)));
+                    }
+                }
+            }
             10..=13 => self.let_mut(out),
             14..=37 => {
                 if !self.assign(out) {
@@ -1103,6 +1152,10 @@ impl Gen {
     fn expr(&mut self, depth: usize) -> Expr {
         if depth >= 3 || self.rng.chance(25) {
             return self.leaf();
+        }
+        if self.rng.chance(1) {
+            self.tag("dbg!");
+            return Expr::Dbg(Box::new(self.expr(depth + 1)));
         }
         let d = depth + 1;
         match self.rng.below(24) {

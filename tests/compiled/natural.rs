@@ -1459,3 +1459,85 @@ fn if_values_inside_expressions_are_compiled() -> Result<(), Box<dyn std::error:
     }
     Ok(())
 }
+
+// ---------------------------------------------------------------------
+// Attributes on statements (`#[allow(..)]`, `#[cfg(..)]` on a block) and
+// `dbg!`: each statement the sweeps write for an attributed one carries
+// the attribute, so a block compiled out is out of both sweeps; `dbg!(e)`
+// prints as the plain function prints and passes `e`'s adjoint through.
+// ---------------------------------------------------------------------
+
+// `y` is written only in the block compiled out.
+#[allow(unused_mut)]
+#[differentiable]
+fn attributed(x: &[f64], y: f64) -> f64 {
+    let mut total = 0.0;
+    let mut y = y;
+    #[allow(clippy::needless_range_loop)]
+    for i in 0..x.len() {
+        total += x[i] * x[i] * y;
+    }
+    #[cfg(any())]
+    {
+        y = y * 10.0;
+        total += y.exp();
+    }
+    #[cfg(not(any()))]
+    {
+        total += (y * 0.5).tanh();
+    }
+    #[allow(unused_variables)]
+    let unread = total.sin();
+    total * y
+}
+
+#[differentiable]
+fn debugged_steps(x: f64, y: f64) -> f64 {
+    let a = dbg!(x.tanh() * y);
+    dbg!(a.exp()) * dbg!(x)
+}
+
+#[test]
+fn statement_attributes_and_dbg_stay_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [0.5, -1.25, 2.0];
+    let y = 0.75;
+    let flat = |g: (Vec<f64>, f64)| {
+        let mut out = g.0;
+        out.push(g.1);
+        out
+    };
+    let adjoint = compiled(|stack| attributed_adjoint(stack, &x, y));
+    let grad = attributed_grad(&x, y)?;
+    let tape = attributed_grad_tape(&x, y)?;
+    // (s·y + tanh(y/2))·y with s = Σ x²: the compiled-out block adds nothing.
+    let s: f64 = x.iter().map(|v| v * v).sum();
+    let t = (y * 0.5).tanh();
+    let total = s * y + t;
+    let mut gradient: Vec<f64> = x.iter().map(|v| 2.0 * v * y * y).collect();
+    gradient.push(total + y * (s + 0.5 * (1.0 - t * t)));
+    check(
+        "attributed",
+        (adjoint.value, flat(adjoint.gradient)),
+        (grad.value, flat(grad.gradient)),
+        (tape.value, flat(tape.gradient)),
+        (total * y, gradient),
+    );
+
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    let (x, y) = (0.4, 1.5);
+    let adjoint = compiled(|stack| debugged_steps_adjoint(stack, x, y));
+    let grad = debugged_steps_grad(x, y)?;
+    let tape = debugged_steps_grad_tape(x, y)?;
+    // e^(tanh(x)·y)·x.
+    let a = x.tanh() * y;
+    let e = a.exp();
+    let da = [(1.0 - x.tanh() * x.tanh()) * y, x.tanh()];
+    check(
+        "debugged_steps",
+        (adjoint.value, pair(adjoint.gradient)),
+        (grad.value, pair(grad.gradient)),
+        (tape.value, pair(tape.gradient)),
+        (e * x, vec![e * da[0] * x + e, e * da[1] * x]),
+    );
+    Ok(())
+}

@@ -27,6 +27,39 @@ fn a_cfg_block_compiled_out_in_every_twin() -> TestResult {
     Ok(())
 }
 
+// A `#[cfg]` block that ends a branch: the recording twin dropped its
+// attribute and ran it (value 5 for 0.5 at x = 0.5, through `f_grad` as
+// well while statement attributes kept the tape).
+#[allow(unused_mut)]
+#[differentiable]
+fn cfg_block_ending_a_branch(x: f64) -> f64 {
+    let mut y = x;
+    if x > 0.0 {
+        #[cfg(any())]
+        {
+            y = y * 10.0;
+        }
+    }
+    y * x
+}
+
+#[test]
+fn a_cfg_block_ending_a_branch_is_compiled_out_of_every_twin() -> TestResult {
+    for x in [0.5, -0.25] {
+        let want = (x * x, 2.0 * x);
+        assert_eq!(cfg_block_ending_a_branch(x), want.0);
+        let got = cfg_block_ending_a_branch_grad(x)?;
+        assert_eq!((got.value, got.gradient), want);
+        let tape = cfg_block_ending_a_branch_grad_tape(x)?;
+        assert_eq!((tape.value, tape.gradient), want);
+    }
+    assert_eq!(
+        cfg_block_ending_a_branch_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    Ok(())
+}
+
 #[differentiable]
 fn cfg_let(x: f64) -> f64 {
     #[cfg(not(any()))]

@@ -219,7 +219,16 @@ impl<'f> Emitter<'f> {
     fn block(&self, block: &Block, mode: Mode) -> TokenStream {
         let (stmts, tail) = block.split_tail();
         let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
-        let tail = tail.map(|tail| self.expr(tail, mode));
+        // A block that ends in `#[cfg(..)] { .. }` keeps the attribute, as
+        // a statement does: without it the block compiled out would run.
+        let tail = tail.map(|tail| {
+            let attrs = match tail.source {
+                Source::Expr(syntax) if self.touches(tail) => outer_attrs(syntax),
+                _ => &[],
+            };
+            let value = self.expr(tail, mode);
+            quote!(#(#attrs)* #value)
+        });
         quote!({ #(#stmts)* #tail })
     }
 

@@ -356,6 +356,7 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         ExprKind::Index { base, .. }
         | ExprKind::Field { base, .. }
         | ExprKind::Paren(base)
+        | ExprKind::Dbg { arg: base, .. }
         | ExprKind::Reference { expr: base, .. }
         | ExprKind::Prefix {
             op: syn::UnOp::Deref(_),
@@ -822,7 +823,7 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         | ExprKind::Ternary { .. }
         | ExprKind::Sum { .. }
         | ExprKind::Call { .. } => Some(0),
-        ExprKind::Paren(inner) => dims_of(inner, dims),
+        ExprKind::Paren(inner) | ExprKind::Dbg { arg: inner, .. } => dims_of(inner, dims),
         ExprKind::Path(path) => dims.get(&path.path.get_ident()?.to_string()).copied()?,
         ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
             dims_of(base, dims)?.checked_sub(1)

@@ -260,6 +260,15 @@ impl Lowering<'_> {
                 }
             }
             E::Repeat(repeat) => self.operand(&mut repeat.expr, before),
+            // `dbg!(e)`: `e` is evaluated once, as an operand is.
+            E::Macro(mac) if mac.mac.path.is_ident("dbg") => {
+                if let Ok(mut inner) = mac.mac.parse_body::<syn::Expr>() {
+                    self.operand(&mut inner, before);
+                    if !before.is_empty() {
+                        mac.mac.tokens = inner.to_token_stream();
+                    }
+                }
+            }
             E::Assign(assign) => self.operand(&mut assign.right, before),
             _ => {}
         }

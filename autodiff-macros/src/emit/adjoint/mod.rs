@@ -866,36 +866,51 @@ mod tests;
 /// these constructs must be refused up front, because a sweep that took
 /// them for plain code would miss a derivative (a closure's, a fused
 /// `mul_add`'s) or run a statement that an attribute compiles out.
+///
+/// An attribute on a statement (`#[cfg(..)]`, `#[allow(..)]`) is carried to
+/// every statement the sweeps write for it (see `Sweep::stmt`), except a
+/// `#[cfg]` on a `let`; one on an expression inside a statement is not Rust
+/// that compiles on stable.
 fn not_compiled(block: &Block) -> Option<Unsupported> {
     block.stmts.iter().find_map(|stmt| match stmt {
-        Stmt::Let { attrs, init, .. } => {
-            if let Some(attr) = attrs.first() {
-                return Some(Unsupported {
-                    construct: "an attribute on a statement".into(),
-                    line: crate::text::line(attr.pound_token.span),
-                });
-            }
-            init.as_ref().and_then(not_compiled_expr)
-        }
+        // Two `let`s of one name under opposite `cfg`s would both be
+        // counted, and the one compiled in given the other's adjoint.
+        Stmt::Let { attrs, init, .. } => match attrs
+            .iter()
+            .find(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
+        {
+            Some(attr) => Some(Unsupported {
+                construct: "`#[cfg]` on a `let`".into(),
+                line: crate::text::line(attr.pound_token.span),
+            }),
+            None => init.as_ref().and_then(not_compiled_expr),
+        },
         Stmt::Item(_) => None,
-        Stmt::Expr(expr, _) => not_compiled_expr(expr),
+        Stmt::Expr(expr, _) => not_compiled_operands(expr),
     })
 }
 
 fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
+    if matches!(expr.source, Source::Expr(syntax) if !attributes(syntax).is_empty()) {
+        return Some(Unsupported {
+            construct: "an attribute on an expression".into(),
+            line: crate::text::line(expr.span),
+        });
+    }
+    not_compiled_operands(expr)
+}
+
+/// [`not_compiled_expr`] without the test of `expr`'s own attributes.
+fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
     let refuse = |construct: &str| {
         Some(Unsupported {
             construct: construct.into(),
             line: crate::text::line(expr.span),
         })
     };
-    if matches!(expr.source, Source::Expr(syntax) if has_attributes(syntax)) {
-        return refuse("an attribute on a statement");
-    }
     match &expr.kind {
         ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
         ExprKind::Closure { .. } => return refuse("a closure"),
-        ExprKind::Dbg { .. } => return refuse("`dbg!`"),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),
         _ => {}
     }
@@ -905,12 +920,12 @@ fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
     })
 }
 
-/// Whether `expr` carries outer attributes (`#[cfg(..)] { .. }`): read
-/// from the node, since printing it to look would print every sub-tree
-/// once per level.
-fn has_attributes(expr: &syn::Expr) -> bool {
+/// The outer attributes `expr` carries (`#[cfg(..)] { .. }`): read from
+/// the node, since printing it to look would print every sub-tree once
+/// per level.
+pub(super) fn attributes(expr: &syn::Expr) -> &[syn::Attribute] {
     use syn::Expr as E;
-    let attrs = match expr {
+    match expr {
         E::Array(e) => &e.attrs,
         E::Assign(e) => &e.attrs,
         E::Async(e) => &e.attrs,
@@ -950,7 +965,6 @@ fn has_attributes(expr: &syn::Expr) -> bool {
         E::Unsafe(e) => &e.attrs,
         E::While(e) => &e.attrs,
         E::Yield(e) => &e.attrs,
-        _ => return false,
-    };
-    !attrs.is_empty()
+        _ => &[],
+    }
 }

@@ -49,8 +49,6 @@ const FILES: &[&str] = &[
 
 /// The functions that keep the tape, as `file: function: reason`.
 const FALLBACKS: &[&str] = &[
-    "tests/corpus/attributes.rs: allowed_loop: an attribute on a statement at line 12",
-    "tests/corpus/attributes.rs: allowed_unused: an attribute on a statement at line 55",
     "tests/corpus/composition.rs: sub_slice_mean: a binding whose shape the reverse sweep cannot see at line 388",
     "tests/corpus/imports.rs: calls_thirteen: a call that passes one tracked value twice at line 108",
     "tests/corpus/integers.rs: squares_buffer: a `for` over `squares` at line 133",
@@ -64,14 +62,12 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/iterators.rs: top_score: a closure at line 426",
     "tests/corpus/iterators.rs: count_weighted: a closure at line 441",
     "tests/corpus/iterators.rs: smoothed: a closure at line 471",
-    "tests/corpus/macros.rs: debugged: `dbg!` at line 139",
     "tests/corpus/patterns.rs: guarded_log: a tuple struct, variant or closure call at line 117",
     "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
     "tests/corpus/patterns.rs: best_with_index: a binding whose shape the reverse sweep cannot see at line 168",
     "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
     "tests/corpus/patterns.rs: swap_pairs: a binding whose shape the reverse sweep cannot see at line 241",
-    "tests/corpus/regressions.rs: without_debug_scale: an attribute on a statement at line 14",
-    "tests/corpus/regressions.rs: cfg_let: an attribute on a statement at line 32",
+    "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
     "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
 ];
 

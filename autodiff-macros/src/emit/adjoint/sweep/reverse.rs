@@ -38,6 +38,8 @@ impl<'m> Sweep<'m> {
             ExprKind::Repeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
                 self.rev_repeat(expr, elem, &seed)
             }
+            // `dbg!(e)` is `e`, printed.
+            ExprKind::Dbg { arg, .. } => self.rev(arg, seed),
             ExprKind::Neg { operand, .. } => {
                 self.pass(operand, &seed.clone().negate(), Factor::One)
             }
@@ -325,6 +327,7 @@ impl<'m> Sweep<'m> {
                 let inner = self.val(inner)?;
                 Ok(quote!((#inner)))
             }
+            ExprKind::Dbg { arg, .. } => self.val(arg),
             _ if self.fully_available(expr) && is_arithmetic(expr) => {
                 let src = expr.source.to_token_stream();
                 let src = if is_place(expr) { src } else { quote!((#src)) };

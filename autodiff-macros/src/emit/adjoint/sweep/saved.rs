@@ -302,6 +302,29 @@ impl<'m> Sweep<'m> {
                 let len = len.source.to_token_stream();
                 return Ok(quote!(::std::vec![#item; #len]));
             }
+            // Printed as the plain function prints it: the argument as
+            // written, at the macro's line and column.
+            ExprKind::Dbg { mac, arg } => {
+                let shown = match arg.source {
+                    Source::Expr(syntax) => crate::text::expr(syntax),
+                    Source::Macro(_) => return unsupported(describe(expr), expr),
+                };
+                let value = self.fwd(arg)?;
+                let span = syn::spanned::Spanned::span(&mac.path);
+                return Ok(quote::quote_spanned! {span=> match #value {
+                    value => {
+                        ::std::eprintln!(
+                            "[{}:{}:{}] {} = {:#?}",
+                            ::core::file!(),
+                            ::core::line!(),
+                            ::core::column!(),
+                            #shown,
+                            value
+                        );
+                        value
+                    }
+                }});
+            }
             _ => {}
         }
         let source = match expr.source {

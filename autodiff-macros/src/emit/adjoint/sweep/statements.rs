@@ -217,7 +217,50 @@ impl<'m> Sweep<'m> {
         }
     }
 
+    /// One statement's forward and reverse. An attribute on the statement
+    /// (`#[cfg(..)]`, `#[allow(..)]`) goes on every statement written for
+    /// it, the adjoints it declares included: a statement compiled out is
+    /// then out of both sweeps, and what it would push is never popped.
     pub(super) fn stmt(
+        &mut self,
+        stmt: &Stmt,
+        prelude: &mut Vec<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let attrs: &[syn::Attribute] = match stmt {
+            Stmt::Let { attrs, .. } => attrs,
+            Stmt::Expr(expr, _) => match expr.source {
+                Source::Expr(syntax) => super::super::attributes(syntax),
+                Source::Macro(_) => &[],
+            },
+            Stmt::Item(_) => &[],
+        };
+        if attrs.is_empty() {
+            return self.stmt_untagged(stmt, prelude);
+        }
+        let declared = prelude.len();
+        let (fwd, rev) = self.stmt_untagged(stmt, prelude)?;
+        let tagged = |code: &[TokenStream]| -> Vec<TokenStream> {
+            let block: syn::Block =
+                syn::parse2(quote!({ #(#code)* })).expect("the sweeps write statements that parse");
+            // A `let` takes the attributes itself; any other statement
+            // as a block, since stable Rust takes attributes on no other
+            // expression statement.
+            block
+                .stmts
+                .into_iter()
+                .map(|stmt| match stmt {
+                    syn::Stmt::Local(_) | syn::Stmt::Item(_) => quote!(#(#attrs)* #stmt),
+                    _ => quote!(#(#attrs)* { #stmt }),
+                })
+                .collect()
+        };
+        let own = tagged(&prelude[declared..]);
+        prelude.truncate(declared);
+        prelude.extend(own);
+        Ok((tagged(&fwd), tagged(&rev)))
+    }
+
+    fn stmt_untagged(
         &mut self,
         stmt: &Stmt,
         prelude: &mut Vec<TokenStream>,
