@@ -1491,6 +1491,14 @@ fn attributed(x: &[f64], y: f64) -> f64 {
     total * y
 }
 
+/// An `if` value inside an attributed `let`: read as a `let` before it.
+#[differentiable]
+fn attributed_branch(x: f64, y: f64) -> f64 {
+    #[allow(clippy::neg_multiply)]
+    let scale = (if y > 0.0 { y * x } else { -1.0 * y }) * 2.0;
+    scale * x
+}
+
 #[differentiable]
 fn debugged_steps(x: f64, y: f64) -> f64 {
     let a = dbg!(x.tanh() * y);
@@ -1524,6 +1532,25 @@ fn statement_attributes_and_dbg_stay_compiled() -> Result<(), Box<dyn std::error
     );
 
     let pair = |g: (f64, f64)| vec![g.0, g.1];
+    for (x, y) in [(0.4, 1.5), (0.4, -1.5)] {
+        let adjoint = compiled(|stack| attributed_branch_adjoint(stack, x, y));
+        let grad = attributed_branch_grad(x, y)?;
+        let tape = attributed_branch_grad_tape(x, y)?;
+        // y > 0: 2y·x²; else −2y·x.
+        let want = if y > 0.0 {
+            (2.0 * y * x * x, vec![4.0 * y * x, 2.0 * x * x])
+        } else {
+            (-2.0 * y * x, vec![-2.0 * y, -2.0 * x])
+        };
+        check(
+            "attributed_branch",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            want,
+        );
+    }
+
     let (x, y) = (0.4, 1.5);
     let adjoint = compiled(|stack| debugged_steps_adjoint(stack, x, y));
     let grad = debugged_steps_grad(x, y)?;

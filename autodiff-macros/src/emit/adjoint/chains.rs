@@ -128,7 +128,14 @@ impl Lowering<'_> {
     /// loop replaces the statement (`let total = chain;`).
     fn stmt(&mut self, stmt: &mut syn::Stmt, before: &mut Vec<syn::Stmt>) -> bool {
         match stmt {
-            syn::Stmt::Local(local) if local.attrs.is_empty() => {
+            // Statements lowered before a `let` under `#[cfg]` would run
+            // when it is compiled out; other attributes (`#[allow]`) stay
+            // on the `let`.
+            syn::Stmt::Local(local)
+                if !local.attrs.iter().any(|attr| {
+                    attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr")
+                }) =>
+            {
                 let Some(init) = &mut local.init else {
                     return true;
                 };
