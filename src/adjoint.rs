@@ -474,6 +474,19 @@ macro_rules! always_finite {
 }
 always_finite!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
 
+/// A tuple (`best = (i, x[i])`): every component.
+macro_rules! observed_tuple {
+    ($(($($t:ident $k:tt),+))*) => {$(
+        impl<$($t: Observed),+> Observed for ($($t,)+) {
+            #[inline]
+            fn all_finite(&self) -> bool {
+                true $(& self.$k.all_finite())+
+            }
+        }
+    )*};
+}
+observed_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3));
+
 /// An `f32` is read only where the plain twin rejects it (`x / y` with `y:
 /// f32`); observed as it is, so that the adjoint adds no second error.
 impl Observed for f32 {
@@ -994,6 +1007,24 @@ impl<T: Bar> Bar for Vec<T> {
         self.iter().map(Bar::zeroed).collect()
     }
 }
+
+/// A tuple's adjoint is the tuple of its components' (`let best = (i,
+/// x[i]);` has `best_bar: (f64, f64)`, whose integer slot no one reads).
+macro_rules! bar_tuple {
+    ($(($($t:ident $k:tt),+))*) => {$(
+        impl<$($t: Bar),+> Bar for ($($t,)+) {
+            #[inline]
+            fn add_from(&mut self, other: &Self) {
+                $(self.$k.add_from(&other.$k);)+
+            }
+            #[inline]
+            fn zeroed(&self) -> Self {
+                ($(self.$k.zeroed(),)+)
+            }
+        }
+    )*};
+}
+bar_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3));
 
 /// `a_bar += b_bar` for adjoints of any shape.
 ///

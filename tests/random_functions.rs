@@ -92,6 +92,8 @@ enum Expr {
     Elem(String, Idx),
     /// `dbg!(e)`, which the dual twin reads as `e`.
     Dbg(Box<Expr>),
+    /// `p.k` of a local pair.
+    Field(String, usize),
 }
 
 /// An index into an array or `Vec`: always in bounds by construction.
@@ -119,6 +121,8 @@ enum Cond {
 enum Place {
     Var(String),
     Elem(String, Idx),
+    /// `p.k` of a local pair.
+    Field(String, usize),
 }
 
 #[derive(Clone, Debug)]
@@ -162,6 +166,12 @@ enum Stmt {
     Cfg(bool, Vec<Stmt>),
     /// `#[allow(unused_variables)]` on a `let`.
     Allowed(Box<Stmt>),
+    /// `let mut p = (a, b);`
+    Pair(String, Expr, Expr),
+    /// `p = (a, b);`
+    SetPair(String, Expr, Expr),
+    /// `let (a, b) = p;`
+    Unpair(String, String, String),
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -208,6 +218,7 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             out
         }
         Expr::Elem(name, idx) => format!("{name}[{}]", render_idx(idx)),
+        Expr::Field(name, k) => format!("{name}.{k}"),
         Expr::Dbg(e) => match dialect {
             Dialect::Plain => format!("dbg!({})", r(e)),
             Dialect::Dual => format!("({})", r(e)),
@@ -281,6 +292,9 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     }
                     Place::Elem(name, idx) => {
                         let _ = writeln!(out, "{pad}{name}[{}] {op} {};", render_idx(idx), r(e));
+                    }
+                    Place::Field(name, k) => {
+                        let _ = writeln!(out, "{pad}{name}.{k} {op} {};", r(e));
                     }
                 }
             }
@@ -381,6 +395,15 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 render_block(body, dialect, indent + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
+            Stmt::Pair(name, a, b) => {
+                let _ = writeln!(out, "{pad}let mut {name} = ({}, {});", r(a), r(b));
+            }
+            Stmt::SetPair(name, a, b) => {
+                let _ = writeln!(out, "{pad}{name} = ({}, {});", r(a), r(b));
+            }
+            Stmt::Unpair(a, b, p) => {
+                let _ = writeln!(out, "{pad}let ({a}, {b}) = {p};");
+            }
             Stmt::Allowed(stmt) => {
                 if dialect == Dialect::Plain {
                     let _ = writeln!(out, "{pad}#[allow(unused_variables)]");
@@ -408,6 +431,8 @@ enum Kind {
     Array(usize),
     /// A `Vec` and the length it has at least.
     Vec(usize),
+    /// A pair of numbers, `(a, b)`.
+    Pair,
 }
 
 struct Var {
@@ -538,6 +563,7 @@ impl Gen {
             if self.rng.chance(60) {
                 reached.push(match kind {
                     Kind::Scalar => Expr::Var(name),
+                    Kind::Pair => Expr::Field(name, self.rng.below(2)),
                     Kind::Array(n) | Kind::Vec(n) => {
                         Expr::Elem(name, Idx::Const(self.rng.below(n)))
                     }
@@ -583,6 +609,7 @@ impl Gen {
         let (name, kind) = targets[self.rng.below(targets.len())].clone();
         let place = match kind {
             Kind::Scalar => Place::Var(name.clone()),
+            Kind::Pair => Place::Field(name.clone(), self.rng.below(2)),
             Kind::Array(n) | Kind::Vec(n) => {
                 self.tag("element write");
                 Place::Elem(name.clone(), self.idx(n))
@@ -615,6 +642,7 @@ impl Gen {
                 let old = match &place {
                     Place::Var(name) => Expr::Var(name.clone()),
                     Place::Elem(name, idx) => Expr::Elem(name.clone(), idx.clone()),
+                    Place::Field(name, k) => Expr::Field(name.clone(), *k),
                 };
                 let f = ["tanh", "sin"][self.rng.below(2)];
                 Expr::Bin(
@@ -642,6 +670,33 @@ impl Gen {
             };
         }
         Idx::Const(self.rng.below(n))
+    }
+
+    /// `let mut p = (a, b);`, or with a pair in scope `p = (a, b);` or
+    /// `let (a, b) = p;`.
+    fn pair(&mut self, out: &mut Vec<Stmt>) {
+        self.tag("tuple value");
+        let pairs: Vec<String> = self
+            .visible(|v| v.kind == Kind::Pair)
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        if pairs.is_empty() || self.rng.chance(30) {
+            let (a, b) = (self.expr(1), self.expr(1));
+            let name = self.fresh("p");
+            out.push(Stmt::Pair(name.clone(), a, b));
+            self.declare(&name, Kind::Pair, true);
+        } else if self.rng.chance(50) {
+            let p = pairs[self.rng.below(pairs.len())].clone();
+            let (a, b) = (self.expr(1), self.expr(1));
+            out.push(Stmt::SetPair(p, a, b));
+        } else {
+            let p = pairs[self.rng.below(pairs.len())].clone();
+            let (a, b) = (self.fresh("u"), self.fresh("u"));
+            out.push(Stmt::Unpair(a.clone(), b.clone(), p));
+            self.declare(&a, Kind::Scalar, false);
+            self.declare(&b, Kind::Scalar, false);
+        }
     }
 
     /// A block's statements, in a scope of their own.
@@ -683,6 +738,11 @@ impl Gen {
     fn statement(&mut self, depth: usize, out: &mut Vec<Stmt>) {
         let nest = self.loops.len() < 2 && depth < 3;
         let top = depth == 0;
+        // A pair: made, overwritten whole, or taken apart.
+        if self.rng.chance(4) {
+            self.pair(out);
+            return;
+        }
         // A block under `#[cfg]`, compiled in or out.
         if depth < 3 && self.rng.chance(3) {
             self.tag("#[cfg] block");
@@ -1120,6 +1180,7 @@ impl Gen {
         let (name, kind) = readable[self.rng.below(readable.len())].clone();
         match kind {
             Kind::Scalar => Expr::Var(name),
+            Kind::Pair => Expr::Field(name, self.rng.below(2)),
             Kind::Array(n) | Kind::Vec(n) => {
                 let idx = self.idx(n);
                 Expr::Elem(name, idx)

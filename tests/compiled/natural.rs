@@ -1568,3 +1568,70 @@ fn statement_attributes_and_dbg_stay_compiled() -> Result<(), Box<dyn std::error
     );
     Ok(())
 }
+
+// ---------------------------------------------------------------------
+// A tuple as a value: `let mut best = (0, x[0]);`, read by field and
+// overwritten whole. Its adjoint is the tuple of its components'.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn best_scaled(x: &[f64]) -> f64 {
+    let mut best = (0, x[0]);
+    for i in 1..x.len() {
+        if x[i] > best.1 {
+            best = (i, x[i]);
+        }
+    }
+    best.1 * best.1 * (best.0 as f64 + 1.0)
+}
+
+#[differentiable]
+fn rotated_pair(x: f64, y: f64) -> f64 {
+    let mut pair = (x, y * x);
+    for _ in 0..3 {
+        pair = (pair.1.sin(), pair.0 * 0.5 + pair.1);
+    }
+    let (a, b) = pair;
+    a * b + pair.0
+}
+
+fn rotated_pair_dual(v: &[D]) -> D {
+    let (x, y) = (v[0], v[1]);
+    let mut pair = (x, y * x);
+    for _ in 0..3 {
+        pair = (pair.1.sin(), pair.0 * D::c(0.5) + pair.1);
+    }
+    pair.0 * pair.1 + pair.0
+}
+
+#[test]
+fn a_tuple_value_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    let x = [0.5, 2.0, -1.0, 1.5];
+    let adjoint = compiled(|stack| best_scaled_adjoint(stack, &x));
+    let grad = best_scaled_grad(&x)?;
+    let tape = best_scaled_grad_tape(&x)?;
+    // The largest, 2.0 at index 1: 2·x1²; its derivative 4·x1 there only.
+    check(
+        "best_scaled",
+        (adjoint.value, adjoint.gradient),
+        (grad.value, grad.gradient),
+        (tape.value, tape.gradient),
+        (8.0, vec![0.0, 8.0, 0.0, 0.0]),
+    );
+
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    for (x, y) in [(0.7, 1.3), (-0.4, 2.1)] {
+        let adjoint = compiled(|stack| rotated_pair_adjoint(stack, x, y));
+        let grad = rotated_pair_grad(x, y)?;
+        let tape = rotated_pair_grad_tape(x, y)?;
+        check(
+            "rotated_pair",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            forward_mode(&[x, y], rotated_pair_dual),
+        );
+        assert!(rotated_pair_check(x, y)?.passed());
+    }
+    Ok(())
+}

@@ -5,9 +5,10 @@
 //!
 //! Rust evaluates every component of the value before it binds a name, so
 //! a component that reads a name an earlier component binds (`let (a, b)
-//! = (b, a);`) is first held in a binding of its own (`a_next`). A pattern
-//! bound to a value this cannot split (a call returning a tuple) is left
-//! as written and keeps the tape.
+//! = (b, a);`) is first held in a binding of its own (`a_next`). A tuple
+//! held in a binding splits into its fields (`let (a, b) = pair;` is `let
+//! a = pair.0; let b = pair.1;`). A pattern bound to a value this cannot
+//! split (a call returning a tuple) is left as written and keeps the tape.
 
 use std::collections::HashSet;
 
@@ -330,6 +331,16 @@ impl Splitter {
             syn::Expr::Block(block) if block.attrs.is_empty() && block.label.is_none() => {
                 self.components(tail_only(&block.block)?, n)
             }
+            // A tuple held in a binding (`let (a, b) = pair;`): its fields,
+            // which copy (or move) as the pattern does.
+            place @ (syn::Expr::Path(_) | syn::Expr::Field(_)) if is_place(place) => Some(
+                (0..n)
+                    .map(|k| {
+                        let k = syn::Index::from(k);
+                        syn::parse_quote!(#place.#k)
+                    })
+                    .collect(),
+            ),
             _ => None,
         }
     }
@@ -587,5 +598,15 @@ fn collect(tokens: TokenStream, idents: &mut HashSet<String>) {
             TokenTree::Group(group) => collect(group.stream(), idents),
             _ => {}
         }
+    }
+}
+
+/// A binding or a field of one (`pair`, `state.pair`): read twice, it is
+/// the same value.
+fn is_place(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
+        syn::Expr::Field(field) => is_place(&field.base),
+        _ => false,
     }
 }

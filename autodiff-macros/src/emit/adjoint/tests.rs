@@ -64,9 +64,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/iterators.rs: smoothed: a closure at line 471",
     "tests/corpus/patterns.rs: guarded_log: a tuple struct, variant or closure call at line 117",
     "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
-    "tests/corpus/patterns.rs: best_with_index: a binding whose shape the reverse sweep cannot see at line 168",
     "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
-    "tests/corpus/patterns.rs: swap_pairs: a binding whose shape the reverse sweep cannot see at line 241",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
     "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
 ];

@@ -18,10 +18,17 @@ impl<'m> Sweep<'m> {
         } else {
             quote!((#tokens))
         };
+        let tuple = matches!(expr.kind, ExprKind::Tuple(_));
         for (k, item) in items.iter().enumerate().rev() {
-            let k = Literal::usize_unsuffixed(k);
+            let component = if tuple {
+                let k = syn::Index::from(k);
+                quote!(#whole.#k)
+            } else {
+                let k = Literal::usize_unsuffixed(k);
+                quote!(#whole[#k])
+            };
             let item_seed = Seed {
-                tokens: quote!(#whole[#k]),
+                tokens: component,
                 negated: false,
                 whole: !self.scalar(item),
             };

@@ -34,7 +34,9 @@ impl<'m> Sweep<'m> {
                 self.rev(receiver, seed)
             }
             ExprKind::Binary { op, lhs, rhs, .. } => self.rev_binary(expr, *op, lhs, rhs, &seed),
-            ExprKind::Array(items) | ExprKind::VecList(items) => self.rev_items(expr, items, &seed),
+            ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) => {
+                self.rev_items(expr, items, &seed)
+            }
             ExprKind::Repeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
                 self.rev_repeat(expr, elem, &seed)
             }

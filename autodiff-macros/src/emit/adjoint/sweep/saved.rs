@@ -282,13 +282,16 @@ impl<'m> Sweep<'m> {
     }
 
     pub(super) fn fwd_rebuild(&mut self, expr: &Expr) -> R<TokenStream> {
-        if let ExprKind::Array(items) | ExprKind::VecList(items) = &expr.kind {
+        if let ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) =
+            &expr.kind
+        {
             let items = items
                 .iter()
                 .map(|item| self.fwd(item))
                 .collect::<R<Vec<_>>>()?;
             return Ok(match expr.kind {
                 ExprKind::Array(_) => quote!([#(#items),*]),
+                ExprKind::Tuple(_) => quote!((#(#items,)*)),
                 _ => quote!(::std::vec![#(#items),*]),
             });
         }

@@ -640,6 +640,14 @@ impl<'m> Sweep<'m> {
                     .collect::<R<Vec<_>>>()?;
                 quote!(::std::vec![#(#items),*])
             }
+            // `(i, x[i])`: a tuple of the components' adjoints.
+            ExprKind::Tuple(items) if !items.is_empty() => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!((#(#items,)*))
+            }
             ExprKind::Structural { receiver, .. } if is_place(receiver) => self.shape(receiver)?,
             // `[a, b].to_vec()`: a `Vec` shaped like the literal.
             ExprKind::Structural {
@@ -648,7 +656,14 @@ impl<'m> Sweep<'m> {
                 let shape = self.shape(receiver)?;
                 quote!(#shape.to_vec())
             }
-            ExprKind::Path(_) | ExprKind::Index { .. } if self.active(init) => {
+            // A field of a tuple (`let t = pair.0;`); a model's named
+            // field is shaped by its value below.
+            ExprKind::Path(_)
+            | ExprKind::Index { .. }
+            | ExprKind::Field {
+                member: syn::Member::Unnamed(_),
+                ..
+            } if self.active(init) => {
                 let bar = self.bar_place(init)?;
                 quote!(#adjoint::zero_like(&#bar))
             }
