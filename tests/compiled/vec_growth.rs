@@ -13,7 +13,7 @@
 //! `AGREE` is 1e-12 of the largest component.
 
 // Index loops on purpose: they are the constructs under test.
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
 use autodiff::prelude::*;
 use autodiff::GradientPath;
@@ -199,6 +199,28 @@ fn repeated_array(x: &[f64]) -> f64 {
     a[0] + a[1] + a[2] * x[2]
 }
 
+/// `vec![y; n]` of a `loop`'s value, and `[z; 2]` of a binding that a
+/// swap with `i as f64` binds again: both numbers.
+#[differentiable]
+fn repeated_values(x: &[f64]) -> f64 {
+    let mut k = 0;
+    let y = loop {
+        if k >= 2 {
+            break x[0] * x[1];
+        }
+        k += 1;
+    };
+    let v = vec![y; 3];
+    let mut z = x[2].sin();
+    let a = [z; 2];
+    for i in 0..1 {
+        let t = i as f64;
+        let (t, z2) = (z, t);
+        z = t + z2;
+    }
+    v[0] + v[2] * a[1] + z
+}
+
 /// A list with a helper's value in it, copied to a `Vec` and grown.
 #[differentiable]
 fn listed_call_then_push(x: &[f64]) -> f64 {
@@ -258,6 +280,17 @@ fn a_repeat_of_a_tracked_value() {
         |x| vec![x[2], 3.0 * x[1] * x[1] * x[2], x[1].powi(3) + x[0]]
     );
     assert_eq!(listed_call_then_push_grad_path(), GradientPath::Compiled);
+    check!(
+        repeated_values,
+        repeated_values_grad,
+        repeated_values_grad_tape,
+        |x| {
+            // y + y·sin(x2) + sin(x2), y = x0·x1
+            let (y, s, c) = (x[0] * x[1], x[2].sin(), x[2].cos());
+            vec![x[1] * (1.0 + s), x[0] * (1.0 + s), y * c + c]
+        }
+    );
+    assert_eq!(repeated_values_grad_path(), GradientPath::Compiled);
 }
 
 /// A `vec!` list, a push of a constant (a bias feature), then a dot

@@ -702,6 +702,28 @@ fn kind_dims(kind: &Kind) -> Option<usize> {
     }
 }
 
+/// The value of the first `break` in `block` that ends the loop whose
+/// body it is (one inside a nested loop ends that loop).
+fn break_value<'m, 'a>(block: &'m Block<'a>) -> Option<&'m Expr<'a>> {
+    fn in_expr<'m, 'a>(expr: &'m Expr<'a>) -> Option<&'m Expr<'a>> {
+        match &expr.kind {
+            ExprKind::Break {
+                value: Some(value), ..
+            } => Some(value),
+            ExprKind::Loop { .. } | ExprKind::While { .. } | ExprKind::For { .. } => None,
+            _ => expr.children().into_iter().find_map(|child| match child {
+                Child::Expr(child) => in_expr(child),
+                Child::Block(block) => break_value(block),
+            }),
+        }
+    }
+    block.stmts.iter().find_map(|stmt| match stmt {
+        Stmt::Let { init, .. } => init.as_ref().and_then(in_expr),
+        Stmt::Expr(expr, _) => in_expr(expr),
+        Stmt::Item(_) => None,
+    })
+}
+
 fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>>) {
     for stmt in &block.stmts {
         match stmt {
@@ -824,6 +846,10 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         | ExprKind::Sum { .. }
         | ExprKind::Call { .. } => Some(0),
         ExprKind::Paren(inner) | ExprKind::Dbg { arg: inner, .. } => dims_of(inner, dims),
+        // `i as f64`: a number.
+        ExprKind::Cast { ty, .. } if crate::valid::is_f64(ty) => Some(0),
+        // A `loop`'s value: its `break`'s.
+        ExprKind::Loop { body, .. } => dims_of(break_value(body)?, dims),
         ExprKind::Path(path) => dims.get(&path.path.get_ident()?.to_string()).copied()?,
         ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
             dims_of(base, dims)?.checked_sub(1)

@@ -65,14 +65,19 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     let compiled = match compile(model, names, gradient_type, &adjoint_fn, &stack, &extremes) {
         // The reason a student reads names what they wrote (`a closure`),
         // not the loop it was read as.
-        Err(_) if relowered.is_some() => compile(
+        Err(lowered_reason) if relowered.is_some() => match compile(
             split,
             names,
             gradient_type,
             &adjoint_fn,
             &stack,
             &HashSet::new(),
-        ),
+        ) {
+            // Every `if` value was taken out into a `let`: what kept the
+            // lowered body on the tape is the reason.
+            Err(reason) if reason.construct == sweep::describe_if_value() => Err(lowered_reason),
+            other => other,
+        },
         other => other,
     };
     match compiled {

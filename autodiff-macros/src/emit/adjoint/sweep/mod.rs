@@ -722,6 +722,11 @@ fn temp_name(expr: &Expr) -> String {
     }
 }
 
+/// An `if` inside an expression, as the fallback doc line names it.
+pub fn describe_if_value() -> String {
+    "an `if` value".to_owned()
+}
+
 /// What a construct is, for the fallback doc line.
 pub fn describe(expr: &Expr) -> String {
     let what = match &expr.kind {
@@ -737,7 +742,7 @@ pub fn describe(expr: &Expr) -> String {
             return format!("`.{method}()`");
         }
         ExprKind::Field { .. } => "a field of a model",
-        ExprKind::If { .. } => "an `if` value",
+        ExprKind::If { .. } => return describe_if_value(),
         _ => {
             return format!(
                 "`{}`",
