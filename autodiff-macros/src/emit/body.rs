@@ -660,19 +660,8 @@ impl<'f> Emitter<'f> {
                     Source::Macro(_) => return expr.source.to_token_stream(),
                 });
                 let value = self.expr(arg, Mode::Value);
-                quote_spanned! {span=> match #value {
-                    value => {
-                        ::std::eprintln!(
-                            "[{}:{}:{}] {} = {:#?}",
-                            ::core::file!(),
-                            ::core::line!(),
-                            ::core::column!(),
-                            #shown,
-                            __ad::primal(&value)
-                        );
-                        value
-                    }
-                }}
+                let number = quote_spanned!(span=> __ad::primal(&value));
+                super::dbg_printed(span, value, &shown, number)
             }
             _ => expr.source.to_token_stream(),
         }

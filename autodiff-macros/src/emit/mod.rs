@@ -201,6 +201,26 @@ impl<'m> Names<'m> {
 }
 
 /// The differentiable parameters, in order.
+/// `dbg!(arg)` as the plain function prints it, for the twins that
+/// compute `arg` as `value` (a `Scalar`, an `f64`): its text as written,
+/// its number (`number` reads it from `value`), at the macro's line and
+/// column, then `value`.
+fn dbg_printed(span: Span, value: TokenStream, shown: &str, number: TokenStream) -> TokenStream {
+    quote::quote_spanned! {span=> match #value {
+        value => {
+            ::std::eprintln!(
+                "[{}:{}:{}] {} = {:#?}",
+                ::core::file!(),
+                ::core::line!(),
+                ::core::column!(),
+                #shown,
+                #number
+            );
+            value
+        }
+    }}
+}
+
 fn differentiable<'m>(function: &'m Function) -> Vec<&'m Param> {
     function
         .params

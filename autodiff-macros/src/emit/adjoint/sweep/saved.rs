@@ -314,19 +314,8 @@ impl<'m> Sweep<'m> {
                 };
                 let value = self.fwd(arg)?;
                 let span = syn::spanned::Spanned::span(&mac.path);
-                return Ok(quote::quote_spanned! {span=> match #value {
-                    value => {
-                        ::std::eprintln!(
-                            "[{}:{}:{}] {} = {:#?}",
-                            ::core::file!(),
-                            ::core::line!(),
-                            ::core::column!(),
-                            #shown,
-                            value
-                        );
-                        value
-                    }
-                }});
+                let number = quote::quote_spanned!(span=> value);
+                return Ok(crate::emit::dbg_printed(span, value, &shown, number));
             }
             _ => {}
         }
