@@ -115,6 +115,9 @@ enum Cond {
     Count(String, &'static str, usize),
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
+    /// `a.iter().all(|v| *v op k)` (or `any`), or `a.iter().filter(|v| **v
+    /// op k).count() >= 1`: a closure with no derivative.
+    Items(&'static str, String, &'static str, f64),
 }
 
 #[derive(Clone, Debug)]
@@ -245,6 +248,13 @@ fn render_cond(cond: &Cond, dialect: Dialect) -> String {
             render_cond(a, dialect),
             render_cond(b, dialect)
         ),
+        Cond::Items(how, name, op, k) => {
+            let k = render(&Expr::Lit(*k), dialect);
+            match *how {
+                "count" => format!("{name}.iter().filter(|v| **v {op} {k}).count() >= 1"),
+                _ => format!("{name}.iter().{how}(|v| *v {op} {k})"),
+            }
+        }
     }
 }
 
@@ -1131,6 +1141,18 @@ impl Gen {
 
     /// A comparison of numbers, now and then two joined.
     fn cond(&mut self) -> Cond {
+        let lists: Vec<String> = self
+            .visible(|v| matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..)))
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        if !lists.is_empty() && !self.frozen && self.rng.chance(10) {
+            self.tag("all/any/count closure");
+            let name = lists[self.rng.below(lists.len())].clone();
+            let how = ["all", "any", "count"][self.rng.below(3)];
+            let op = [">", "<"][self.rng.below(2)];
+            return Cond::Items(how, name, op, self.rng.value(-1.0, 1.0));
+        }
         let c = self.cmp();
         match self.rng.below(10) {
             0 => Cond::And(Box::new(c), Box::new(self.cmp())),

@@ -1635,3 +1635,75 @@ fn a_tuple_value_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
     }
     Ok(())
 }
+
+// ---------------------------------------------------------------------
+// Closures whose value is a truth value or a count (`all`, `any`,
+// `filter(..).count()`): run as written in the forward, nothing to
+// reverse.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn guarded_logs(x: &[f64]) -> f64 {
+    if x.iter().all(|v| *v > 0.0) && !x.iter().any(|v| *v > 100.0) {
+        x.iter().map(|v| v.ln()).sum()
+    } else {
+        x.iter().map(|v| v * v).sum()
+    }
+}
+
+#[differentiable]
+fn counted_scale(x: &[f64]) -> f64 {
+    let n = x.iter().filter(|v| **v > 1.0).count();
+    let k = if x.iter().any(|v| *v > 2.5) { 2 } else { 0 };
+    let mut total = 0.0;
+    for v in x {
+        total += v * n as f64;
+    }
+    total * x[k]
+}
+
+#[test]
+fn counting_closures_stay_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    for x in [vec![0.5, 2.0, 3.0], vec![-0.5, 2.0, 0.25]] {
+        let adjoint = compiled(|stack| guarded_logs_adjoint(stack, &x));
+        let grad = guarded_logs_grad(&x)?;
+        let tape = guarded_logs_grad_tape(&x)?;
+        let positive = x.iter().all(|v| *v > 0.0);
+        let want = if positive {
+            (
+                x.iter().map(|v| v.ln()).sum(),
+                x.iter().map(|v| 1.0 / v).collect(),
+            )
+        } else {
+            (
+                x.iter().map(|v| v * v).sum(),
+                x.iter().map(|v| 2.0 * v).collect(),
+            )
+        };
+        check(
+            "guarded_logs",
+            (adjoint.value, adjoint.gradient),
+            (grad.value, grad.gradient),
+            (tape.value, tape.gradient),
+            want,
+        );
+
+        let adjoint = compiled(|stack| counted_scale_adjoint(stack, &x));
+        let grad = counted_scale_grad(&x)?;
+        let tape = counted_scale_grad_tape(&x)?;
+        // n·Σx·x_k, with n and k fixed by the comparisons.
+        let n = x.iter().filter(|v| **v > 1.0).count() as f64;
+        let k = if x.iter().any(|v| *v > 2.5) { 2 } else { 0 };
+        let total: f64 = x.iter().sum();
+        let mut gradient = vec![n * x[k]; x.len()];
+        gradient[k] += n * total;
+        check(
+            "counted_scale",
+            (adjoint.value, adjoint.gradient),
+            (grad.value, grad.gradient),
+            (tape.value, tape.gradient),
+            (n * total * x[k], gradient),
+        );
+    }
+    Ok(())
+}

@@ -372,19 +372,21 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         // `is_method_call`), whose value carries the model's derivative.
         ExprKind::PlainMethod {
             receiver,
+            method,
             args,
             reads_primal: false,
             ..
-        } => carries(receiver) || args.iter().any(carries),
+        } => {
+            !(counts(method) && args.iter().any(is_closure))
+                && (carries(receiver) || args.iter().any(carries))
+        }
         ExprKind::Structural {
             receiver,
             method,
             args,
             ..
         } => {
-            *method != "len"
-                && *method != "is_empty"
-                && (carries(receiver) || (*method == "zip" && args.iter().any(carries)))
+            !counts(method) && (carries(receiver) || (*method == "zip" && args.iter().any(carries)))
         }
         ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) => {
             items.iter().any(carries)
@@ -404,6 +406,21 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
         }),
         _ => false,
     }
+}
+
+/// A method whose value is a count, an index or a truth value
+/// (`x.len()`, `x.iter().all(|v| *v > 0.0)`, `filter(..).count()`): it
+/// carries no derivative, whatever it reads.
+pub fn counts(method: &syn::Ident) -> bool {
+    ["len", "is_empty", "all", "any", "count"]
+        .iter()
+        .any(|name| method == name)
+}
+
+/// `|v| ..`: an iterator method's argument (a model's method takes none),
+/// so `x.iter().all(|v| ..)` is the iterator's.
+pub fn is_closure(expr: &Expr) -> bool {
+    matches!(expr.kind, ExprKind::Closure { .. })
 }
 
 fn block_carries(block: &Block, active: &HashSet<String>) -> bool {

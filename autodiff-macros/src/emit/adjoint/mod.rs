@@ -914,6 +914,21 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         })
     };
     match &expr.kind {
+        // `x.iter().all(|v| *v > 0.0)`: a truth value or a count, run as
+        // written in the forward, with nothing to reverse, unless its
+        // closures write (`|v| { n += 1; .. }`).
+        ExprKind::Structural { method, .. }
+            if analysis::counts(method) && !writes_in_closure(expr) =>
+        {
+            return None
+        }
+        ExprKind::PlainMethod { method, args, .. }
+            if analysis::counts(method)
+                && args.iter().any(analysis::is_closure)
+                && !writes_in_closure(expr) =>
+        {
+            return None
+        }
         ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
         ExprKind::Closure { .. } => return refuse("a closure"),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),
@@ -922,6 +937,18 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
     expr.children().into_iter().find_map(|child| match child {
         Child::Expr(child) => not_compiled_expr(child),
         Child::Block(block) => not_compiled(block),
+    })
+}
+
+/// Whether a closure inside `expr` assigns, or calls a method that
+/// changes its receiver (`push`).
+fn writes_in_closure(expr: &Expr) -> bool {
+    expr.any_expr(&|inner| {
+        matches!(&inner.kind, ExprKind::Closure { body, .. } if body.any_expr(&|e| {
+            matches!(e.kind, ExprKind::Assign { .. } | ExprKind::CompoundAssign { .. })
+                || matches!(&e.kind, ExprKind::Structural { method, .. }
+                    | ExprKind::PlainMethod { method, .. } if analysis::mutates(method))
+        }))
     })
 }
 

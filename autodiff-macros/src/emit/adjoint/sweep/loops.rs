@@ -504,6 +504,8 @@ impl<'m> Sweep<'m> {
             ExprKind::Path(_) | ExprKind::Index { .. } if self.active(expr) => {
                 out.push(expr.source.to_token_stream());
             }
+            // Its names are its own (`all(|v| *v > 0.0)`), bound as it runs.
+            ExprKind::Closure { .. } => {}
             _ => {
                 for child in expr.children() {
                     if let crate::ast::Child::Expr(child) = child {
