@@ -1,5 +1,5 @@
 //! The compiled adjoint, written by hand the way `#[differentiable]` is to
-//! generate it (see the design in `src/adjoint.rs`), for five workloads: the
+//! generate it (see the design in `docs/compiled-adjoint.md`), for five workloads: the
 //! 64→64→1 tanh MLP, a 10⁶-step chain with overwrites, a 10⁶-element sum, a
 //! function with branches, an early `return`, a call of another annotated
 //! function and a `while` with `break`, and lesson 15's two-layer MLP; and

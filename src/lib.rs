@@ -161,14 +161,12 @@ macro_rules! for_each_arity {
 
 /// What `#[differentiable]`-generated code calls; not a public API.
 #[doc(hidden)]
-#[path = "private/mod.rs"]
 pub mod __private;
 
 // What the compiled adjoint (`f_grad` as generated Rust) calls; not a
 // public API. Its docs are all inner (`//!`), so that their links resolve in
 // the module rather than here.
 #[doc(hidden)]
-#[path = "adjoint.rs"]
 pub mod __adjoint;
 
 pub mod compile_errors {

@@ -347,7 +347,7 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         }
 
         // The compiled adjoint's side: the model's adjoint is a model (see
-        // `src/adjoint/models.rs`), walked as `Parameters` walks it, so
+        // `src/__adjoint/models.rs`), walked as `Parameters` walks it, so
         // that no field's type is named here again.
         #[automatically_derived]
         impl ::autodiff::__adjoint::Adjoint for #name {

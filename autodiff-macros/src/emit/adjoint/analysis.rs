@@ -67,7 +67,7 @@ pub struct Analysis {
     /// of them): parameters so typed, what `active` reaches, `let`s typed
     /// `f64` or initialised with arithmetic of such values. The reverse
     /// sweep reads any other binding through `f64_of` (see
-    /// `src/adjoint/operands.rs`), where a mistaken type is the plain
+    /// `src/__adjoint/operands.rs`), where a mistaken type is the plain
     /// twin's error only.
     pub numbers: HashSet<String>,
     /// Parameters that hold models (`Mlp`, `&Mlp`, `Vec<Layer>`, `self`):

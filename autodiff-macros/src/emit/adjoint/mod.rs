@@ -1,4 +1,4 @@
-//! The compiled adjoint (design in `src/adjoint.rs`): `f_adjoint`, the
+//! The compiled adjoint (design in `docs/compiled-adjoint.md`): `f_adjoint`, the
 //! gradient as generated Rust (a forward sweep on `f64` that saves what the
 //! reverse sweep reads, then the reverse sweep over the student's
 //! bindings), and the pair `f_forward`/`f_reverse` through which the
@@ -375,7 +375,7 @@ fn fused(
             }
         });
     // A model's gradient carries its constants from the model, whatever
-    // the sweep wrote into its adjoint's (`src/adjoint/models.rs`); a
+    // the sweep wrote into its adjoint's (`src/__adjoint/models.rs`); a
     // model parameter's was made by its check above.
     let gradients: Vec<_> = bars
         .iter()
@@ -454,7 +454,7 @@ fn pair_items(
     } = names;
     let vis = &function.item.vis;
     // The parameters, and the reverse's adjoints, come as one tuple each
-    // (see `src/adjoint/calls.rs`): `None` from a call with another count.
+    // (see `src/__adjoint/calls.rs`): `None` from a call with another count.
     let (args, bars_ident) = (
         Ident::new("args", Span::mixed_site()),
         Ident::new("bars", Span::mixed_site()),
@@ -688,7 +688,7 @@ fn bar_type(kind: &Kind) -> TokenStream {
             let elem = owned_bar_type(elem);
             quote!(::std::vec::Vec<#elem>)
         }
-        // A model's adjoint is a model (`src/adjoint/models.rs`): its
+        // A model's adjoint is a model (`src/__adjoint/models.rs`): its
         // gradient type, which the pair pops into through `model_call`.
         Kind::Struct { ty, .. } => quote!(#ty),
         Kind::PassThrough => quote!(dyn ::core::any::Any),

@@ -608,7 +608,7 @@ fn has_return(block: &Block) -> bool {
 }
 
 /// `g`'s `forward` or `reverse` sibling, which the sweeps call with the
-/// arguments as one tuple through `args(..)` (`src/adjoint/calls.rs`).
+/// arguments as one tuple through `args(..)` (`src/__adjoint/calls.rs`).
 ///
 /// An associated function's (`Self::g`) is named directly, `Self::g_forward`.
 /// A free function's is its companion's `g::__forward`, looked up the way

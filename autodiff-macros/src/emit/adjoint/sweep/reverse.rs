@@ -182,7 +182,7 @@ impl<'m> Sweep<'m> {
     }
 
     /// `a.mul_add(b, c)` and `x.clamp(lo, hi)`, with the tape's local
-    /// derivatives (`src/private/arithmetic.rs`): `mul_add` is `a * b`
+    /// derivatives (`src/__private/arithmetic.rs`): `mul_add` is `a * b`
     /// then `+ c`; `clamp` is `max(min(x, hi), lo)`, whose partials
     /// (1/2 each at a tie) `clamp_partials` multiplies out.
     pub(super) fn rev_ternary(
@@ -393,7 +393,7 @@ impl<'m> Sweep<'m> {
 
     /// `expr` as written where the body shows it is an `f64`, else read
     /// through `f64_of`: a mistaken type is then the plain twin's error
-    /// alone (`src/adjoint/operands.rs`).
+    /// alone (`src/__adjoint/operands.rs`).
     pub(super) fn number(&self, expr: &Expr) -> TokenStream {
         let src = expr.source.to_token_stream();
         self.as_number(expr, src)
