@@ -1,0 +1,459 @@
+//! Adjoints of every shape: declared with [`zero`] (an integer's is a
+//! [`NoAdjoint`]), checked with the parameters at the end ([`Checked`]),
+//! and added, taken and copied whole where the emitter cannot see the
+//! shape ([`Bar`]).
+
+use super::*;
+
+/// The adjoint of a value: same shape, every `f64` component a zero, every
+/// integer or `bool` a [`NoAdjoint`]. The emitter declares every adjoint
+/// with [`zero`] and never names a type (a proc macro sees none).
+pub trait Adjoint {
+    /// `f64` for `f64`; `[A; N]` for `[T; N]`; `Vec<A>` for `Vec<T>` and
+    /// `[T]` (a slice parameter's gradient is owned); [`NoAdjoint`] for
+    /// integers and `bool`.
+    type Bar: Clone;
+    /// Every value of the type has the same shape (no `Vec` inside), so one
+    /// zero serves a whole slice of them: `vec![zero; n]`, which allocates
+    /// zeroed memory instead of building each row and copying it in.
+    const UNIFORM: bool;
+    /// Zeros shaped like `self`.
+    fn zero_bar(&self) -> Self::Bar;
+    /// The gradient of `self` from its adjoint `bar`: `bar` itself, but
+    /// for a model, whose constants come from `self` ([`carried`]).
+    #[inline(always)]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        bar
+    }
+}
+
+/// `carry(&model, model_bar)`: the gradient of a parameter holding models,
+/// from its adjoint (see [`Adjoint::carry`]).
+#[inline(always)]
+pub fn carry<T: Adjoint + ?Sized>(value: &T, bar: T::Bar) -> T::Bar {
+    value.carry(bar)
+}
+
+/// `let mut x_bar = zero(&x);`: the zero adjoint shaped like `x`.
+///
+/// ```
+/// use autodiff::__adjoint::{zero, NoAdjoint};
+///
+/// let w1: &[[f64; 2]] = &[[1.0, 2.0], [3.0, 4.0]];
+/// let mut w1_bar = zero(&w1);
+/// w1_bar[1][0] += 0.5;
+/// assert_eq!(w1_bar, vec![[0.0, 0.0], [0.5, 0.0]]);
+///
+/// let n = 3_usize;
+/// let mut n_bar = zero(&n); // an integer has no adjoint
+/// n_bar += 1.0;
+/// assert_eq!(n_bar, NoAdjoint);
+/// ```
+#[inline(always)]
+pub fn zero<T: Adjoint + ?Sized>(value: &T) -> T::Bar {
+    value.zero_bar()
+}
+
+impl Adjoint for f64 {
+    type Bar = f64;
+    const UNIFORM: bool = true;
+    #[inline(always)]
+    fn zero_bar(&self) -> f64 {
+        0.0
+    }
+}
+
+impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
+    type Bar = [T::Bar; N];
+    const UNIFORM: bool = T::UNIFORM;
+    #[inline(always)]
+    fn zero_bar(&self) -> Self::Bar {
+        std::array::from_fn(|i| self[i].zero_bar())
+    }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        let mut items = self.iter();
+        bar.map(|bar| match items.next() {
+            Some(item) => item.carry(bar),
+            None => bar,
+        })
+    }
+}
+
+impl<T: Adjoint> Adjoint for [T] {
+    type Bar = Vec<T::Bar>;
+    const UNIFORM: bool = false;
+    #[inline]
+    fn zero_bar(&self) -> Self::Bar {
+        match self.first() {
+            Some(first) if T::UNIFORM => vec![first.zero_bar(); self.len()],
+            _ => self.iter().map(Adjoint::zero_bar).collect(),
+        }
+    }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        self.iter()
+            .zip(bar)
+            .map(|(item, bar)| item.carry(bar))
+            .collect()
+    }
+}
+
+impl<T: Adjoint> Adjoint for Vec<T> {
+    type Bar = Vec<T::Bar>;
+    const UNIFORM: bool = false;
+    #[inline]
+    fn zero_bar(&self) -> Self::Bar {
+        self.as_slice().zero_bar()
+    }
+    #[inline]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        self.as_slice().carry(bar)
+    }
+}
+
+impl<T: Adjoint + ?Sized> Adjoint for &T {
+    type Bar = T::Bar;
+    const UNIFORM: bool = T::UNIFORM;
+    #[inline(always)]
+    fn zero_bar(&self) -> Self::Bar {
+        (**self).zero_bar()
+    }
+    #[inline(always)]
+    fn carry(&self, bar: Self::Bar) -> Self::Bar {
+        (**self).carry(bar)
+    }
+}
+
+macro_rules! no_adjoint {
+    ($($t:ty),*) => {$(
+        impl Adjoint for $t {
+            type Bar = NoAdjoint;
+            const UNIFORM: bool = true;
+            #[inline(always)]
+            fn zero_bar(&self) -> NoAdjoint {
+                NoAdjoint
+            }
+        }
+    )*};
+}
+no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+/// The adjoint of something with none (an integer, a `bool`, a
+/// `#[constant]`): zero-sized; `+=`, `-=`, indexing and arithmetic accept
+/// anything and do nothing, so one emitted line serves every type and the
+/// optimiser deletes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoAdjoint;
+
+impl<T> AddAssign<T> for NoAdjoint {
+    #[inline(always)]
+    fn add_assign(&mut self, _: T) {}
+}
+
+impl<T> SubAssign<T> for NoAdjoint {
+    #[inline(always)]
+    fn sub_assign(&mut self, _: T) {}
+}
+
+impl<T> Mul<T> for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn mul(self, _: T) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl Neg for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn neg(self) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl<I> Index<I> for NoAdjoint {
+    type Output = NoAdjoint;
+    #[inline(always)]
+    fn index(&self, _: I) -> &NoAdjoint {
+        self
+    }
+}
+
+impl<I> IndexMut<I> for NoAdjoint {
+    #[inline(always)]
+    fn index_mut(&mut self, _: I) -> &mut NoAdjoint {
+        self
+    }
+}
+
+/// `x_bar += y_bar` where `y` turned out to be an integer: nothing flows.
+///
+/// Not recommended: a student's `s += n` with `n: usize` lists the impls
+/// of `f64 += _`, and this one would name the adjoint's internals there.
+#[diagnostic::do_not_recommend]
+impl AddAssign<NoAdjoint> for f64 {
+    #[inline(always)]
+    fn add_assign(&mut self, _: NoAdjoint) {}
+}
+
+/// `n_bar += m_bar` of two integers: a model's integer field, whose
+/// adjoint is the field itself (the model's adjoint is a model), receives
+/// the adjoint of a binding it initialised (`let width = net.width;`).
+macro_rules! integer_takes_no_adjoint {
+    ($($t:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl AddAssign<NoAdjoint> for $t {
+            #[inline(always)]
+            fn add_assign(&mut self, _: NoAdjoint) {}
+        }
+        #[diagnostic::do_not_recommend]
+        impl SubAssign<NoAdjoint> for $t {
+            #[inline(always)]
+            fn sub_assign(&mut self, _: NoAdjoint) {}
+        }
+    )*};
+}
+integer_takes_no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+/// `x_bar -= y_bar` where `y` turned out to be an integer.
+///
+/// Not recommended: a student's `s += n` with `n: usize` lists the impls
+/// of `f64 += _`, and this one would name the adjoint's internals there.
+#[diagnostic::do_not_recommend]
+impl SubAssign<NoAdjoint> for f64 {
+    #[inline(always)]
+    fn sub_assign(&mut self, _: NoAdjoint) {}
+}
+
+/// A differentiable parameter and its gradient (the shape [`zero`] gave),
+/// checked for finiteness together.
+///
+/// Nested arrays are flattened (`[[f64; 64]]` is one run of `f64`), so a
+/// whole parameter is one pass of [`finite_pairs`]; only a `Vec` of `Vec`s
+/// goes row by row.
+pub trait Checked<B> {
+    /// Whether every `f64` component of both is finite.
+    fn finite_with(&self, bar: &B) -> bool;
+
+    /// The same over two runs of equal length.
+    #[inline]
+    fn finite_slice(items: &[Self], bars: &[B]) -> bool
+    where
+        Self: Sized,
+    {
+        items
+            .iter()
+            .zip(bars)
+            .fold(true, |ok, (item, bar)| ok & item.finite_with(bar))
+    }
+}
+
+impl Checked<f64> for f64 {
+    #[inline(always)]
+    fn finite_with(&self, bar: &f64) -> bool {
+        self.is_finite() & bar.is_finite()
+    }
+
+    #[inline]
+    fn finite_slice(items: &[f64], bars: &[f64]) -> bool {
+        finite_pairs(items, bars)
+    }
+}
+
+impl<T: Checked<B>, B, const N: usize> Checked<[B; N]> for [T; N] {
+    #[inline]
+    fn finite_with(&self, bar: &[B; N]) -> bool {
+        T::finite_slice(self, bar)
+    }
+
+    #[inline]
+    fn finite_slice(items: &[[T; N]], bars: &[[B; N]]) -> bool {
+        T::finite_slice(items.as_flattened(), bars.as_flattened())
+    }
+}
+
+impl<T: Checked<B>, B> Checked<Vec<B>> for [T] {
+    #[inline]
+    fn finite_with(&self, bar: &Vec<B>) -> bool {
+        T::finite_slice(self, bar)
+    }
+}
+
+impl<T: Checked<B>, B> Checked<Vec<B>> for Vec<T> {
+    #[inline]
+    fn finite_with(&self, bar: &Vec<B>) -> bool {
+        T::finite_slice(self, bar)
+    }
+}
+
+impl<T: Checked<B> + ?Sized, B> Checked<B> for &T {
+    #[inline(always)]
+    fn finite_with(&self, bar: &B) -> bool {
+        (**self).finite_with(bar)
+    }
+}
+
+/// Whether every item of `items` and `bars` is finite, in one pass:
+/// `v · 0` is ±0 for a finite `v` and NaN otherwise, summed in eight
+/// independent lanes so that the loop vectorises on baseline x86-64, which
+/// a fold of `is_finite` does not.
+/// Runs of unequal length (impossible for `zero`'s shapes) are checked up
+/// to the shorter.
+///
+/// ```
+/// use autodiff::__adjoint::finite_pairs;
+///
+/// assert!(finite_pairs(&[1.0, -2.0, 3.0], &[0.5, 1e308, -0.0]));
+/// assert!(!finite_pairs(&[1.0, -2.0, 3.0], &[0.5, f64::NAN, 0.0]));
+/// assert!(!finite_pairs(&[f64::NEG_INFINITY], &[0.0]));
+/// ```
+#[inline]
+pub fn finite_pairs(items: &[f64], bars: &[f64]) -> bool {
+    let length = items.len().min(bars.len());
+    let (items, bars) = (&items[..length], &bars[..length]);
+    let mut lanes = [0.0_f64; 8];
+    let (item_chunks, bar_chunks) = (items.chunks_exact(4), bars.chunks_exact(4));
+    let (item_rest, bar_rest) = (item_chunks.remainder(), bar_chunks.remainder());
+    for (item, bar) in item_chunks.zip(bar_chunks) {
+        for k in 0..4 {
+            lanes[k] += item[k] * 0.0;
+            lanes[4 + k] += bar[k] * 0.0;
+        }
+    }
+    let mut total: f64 = lanes.iter().sum();
+    for (item, bar) in item_rest.iter().zip(bar_rest) {
+        total += item * 0.0 + bar * 0.0;
+    }
+    total == 0.0
+}
+
+/// scalar: `let a = b;` of two arrays, `state = next;`.
+pub trait Bar: Clone {
+    /// `self += other`, component by component.
+    fn add_from(&mut self, other: &Self);
+    /// Zeros shaped like `self`.
+    fn zeroed(&self) -> Self;
+}
+
+impl Bar for f64 {
+    #[inline(always)]
+    fn add_from(&mut self, other: &f64) {
+        *self += *other;
+    }
+    #[inline(always)]
+    fn zeroed(&self) -> f64 {
+        0.0
+    }
+}
+
+impl Bar for NoAdjoint {
+    #[inline(always)]
+    fn add_from(&mut self, _: &NoAdjoint) {}
+    #[inline(always)]
+    fn zeroed(&self) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl<T: Bar, const N: usize> Bar for [T; N] {
+    #[inline]
+    fn add_from(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_from(b);
+        }
+    }
+    #[inline]
+    fn zeroed(&self) -> Self {
+        std::array::from_fn(|i| self[i].zeroed())
+    }
+}
+
+impl<T: Bar> Bar for Vec<T> {
+    #[inline]
+    fn add_from(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_from(b);
+        }
+    }
+    #[inline]
+    fn zeroed(&self) -> Self {
+        self.iter().map(Bar::zeroed).collect()
+    }
+}
+
+/// A tuple's adjoint is the tuple of its components' (`let best = (i,
+/// x[i]);` has `best_bar: (f64, f64)`, whose integer slot no one reads).
+macro_rules! bar_tuple {
+    ($(($($t:ident $k:tt),+))*) => {$(
+        impl<$($t: Bar),+> Bar for ($($t,)+) {
+            #[inline]
+            fn add_from(&mut self, other: &Self) {
+                $(self.$k.add_from(&other.$k);)+
+            }
+            #[inline]
+            fn zeroed(&self) -> Self {
+                ($(self.$k.zeroed(),)+)
+            }
+        }
+    )*};
+}
+bar_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3));
+
+/// `a_bar += b_bar` for adjoints of any shape.
+///
+/// ```
+/// let mut a = vec![[1.0, 2.0]];
+/// autodiff::__adjoint::accumulate(&mut a, &vec![[0.5, 0.5]]);
+/// assert_eq!(a, vec![[1.5, 2.5]]);
+/// ```
+#[inline(always)]
+pub fn accumulate<B: AddFrom<O>, O>(bar: &mut B, other: &O) {
+    bar.add_from_other(other);
+}
+
+/// What [`accumulate`] adds: an adjoint of the same shape ([`Bar`]), or
+/// nothing into a model's integer field, whose adjoint is the field
+/// itself (`let width = net.width;` gives `width` a [`NoAdjoint`]).
+pub trait AddFrom<O> {
+    /// `self += other`, component by component.
+    fn add_from_other(&mut self, other: &O);
+}
+
+impl<B: Bar> AddFrom<B> for B {
+    #[inline(always)]
+    fn add_from_other(&mut self, other: &B) {
+        self.add_from(other);
+    }
+}
+
+macro_rules! integer_adds_no_adjoint {
+    ($($t:ty),*) => {$(
+        impl AddFrom<NoAdjoint> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &NoAdjoint) {}
+        }
+    )*};
+}
+integer_adds_no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+/// The adjoint `bar` holds, leaving zeros of its shape: the reverse of an
+/// assignment that overwrites a whole array.
+///
+/// ```
+/// let mut a = [1.0, 2.0];
+/// assert_eq!(autodiff::__adjoint::take(&mut a), [1.0, 2.0]);
+/// assert_eq!(a, [0.0, 0.0]);
+/// ```
+#[inline(always)]
+pub fn take<B: Bar>(bar: &mut B) -> B {
+    let zero = bar.zeroed();
+    std::mem::replace(bar, zero)
+}
+
+/// Zeros shaped like another adjoint: the adjoint of a loop-local copy
+/// (`let row = w[j];`).
+#[inline(always)]
+pub fn zero_like<B: Bar>(bar: &B) -> B {
+    bar.zeroed()
+}

@@ -1,0 +1,385 @@
+//! The stack a compiled gradient saves on: values, trip counts, indices
+//! and the arms taken, pushed by the forward sweep and popped by the
+//! reverse; the finiteness observations; one stack per thread, reused.
+
+use super::*;
+
+/// The saved values and control-flow records of one compiled gradient: a
+/// forward sweep pushes, the reverse sweep pops in the opposite order.
+///
+/// One stack per thread is reused by every `f_grad` call ([`Scratch`]),
+/// so a gradient in a training loop allocates nothing after its first
+/// call; a nested annotated call stacks its records between its caller's.
+///
+/// ```
+/// use autodiff::__adjoint::Stack;
+///
+/// let mut stack = Stack::new();
+/// stack.push(2.5);
+/// stack.push_arm(1);
+/// assert_eq!(stack.pop_arm(), 1);
+/// assert_eq!(stack.pop(), 2.5);
+/// ```
+#[derive(Debug)]
+pub struct Stack {
+    values: Vec<f64>,
+    control: Vec<usize>,
+    /// No value the tape would reject has been observed since the last
+    /// [`clear`](Self::clear).
+    finite: bool,
+}
+
+impl Default for Stack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Stack {
+    /// An empty stack; it grows on the first gradient and is reused after.
+    pub const fn new() -> Self {
+        Self {
+            values: Vec::new(),
+            control: Vec::new(),
+            finite: true,
+        }
+    }
+
+    /// Saves a value the reverse sweep reads.
+    #[inline(always)]
+    pub fn push(&mut self, value: f64) {
+        if self.values.len() == self.values.capacity() {
+            self.grow_values();
+        }
+        self.values.push(value);
+    }
+
+    /// Makes room out of line, so that the value being pushed need not be
+    /// kept in memory across a call on every push of a hot loop.
+    #[cold]
+    #[inline(never)]
+    fn grow_values(&mut self) {
+        // `Vec`'s own doubling, so a fresh stack's capacity after one
+        // gradient is the pushes rounded up to a power of two.
+        self.values.reserve(1);
+    }
+
+    /// The last saved value. An empty stack (a bug in the generated code,
+    /// never the user's input) gives NaN, which the finiteness check turns
+    /// into a rerun on the tape instead of a panic.
+    #[inline(always)]
+    pub fn pop(&mut self) -> f64 {
+        self.values.pop().unwrap_or(f64::NAN)
+    }
+
+    /// The last `count` saved values, in the order they were pushed: what
+    /// a model's adjoint adds back scalar by scalar. Fewer saved than
+    /// asked (a bug in the generated code) fails the sweep.
+    #[inline]
+    pub fn pop_run(&mut self, count: usize) -> std::vec::Drain<'_, f64> {
+        let start = match self.values.len().checked_sub(count) {
+            Some(start) => start,
+            None => {
+                self.finite = false;
+                0
+            }
+        };
+        self.values.drain(start..)
+    }
+
+    /// Saves a loop's trip count.
+    #[inline(always)]
+    pub fn push_trips(&mut self, trips: usize) {
+        self.control.push(trips);
+    }
+
+    /// The last saved trip count (0 on an empty stack: the loop is skipped).
+    #[inline(always)]
+    pub fn pop_trips(&mut self) -> usize {
+        self.control.pop().unwrap_or(0)
+    }
+
+    /// Saves an index the reverse sweep reads after the body has changed
+    /// it: `l[idx]` of a counted `idx` (`idx += 1`).
+    #[inline(always)]
+    pub fn push_index(&mut self, index: usize) {
+        self.control.push(index);
+    }
+
+    /// The last saved index. An empty stack (a bug in the generated code)
+    /// fails the sweep, and gives 0.
+    #[inline(always)]
+    pub fn pop_index(&mut self) -> usize {
+        match self.control.pop() {
+            Some(index) => index,
+            None => {
+                self.finite = false;
+                0
+            }
+        }
+    }
+
+    /// Saves which arm of an `if`/`match`, which `break` or which `return`
+    /// ran, numbered in source order.
+    #[inline(always)]
+    pub fn push_arm(&mut self, arm: u32) {
+        self.control.push(arm as usize);
+    }
+
+    /// The last saved arm. An empty stack gives `u32::MAX`, which no
+    /// generated `match` names, so its catch-all arm calls
+    /// [`fail`](Self::fail).
+    #[inline(always)]
+    pub fn pop_arm(&mut self) -> u32 {
+        self.control.pop().map_or(u32::MAX, |arm| arm as u32)
+    }
+
+    /// Forgets everything, keeping the memory. A gradient starts with it, so
+    /// that records left by a panic in the user's body (an index out of
+    /// bounds) cannot leak into the next call.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.values.clear();
+        self.control.clear();
+        self.finite = true;
+    }
+
+    /// Notes an operand that an absorbing operation (`tanh`, `max`, a
+    /// branch condition, ...) is about to read: where a non-finite value
+    /// could vanish before reaching the value or the gradient. One compare,
+    /// no branch.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let z = f64::MAX * 2.0; // overflows; tanh would hide it
+    /// stack.observe(z);
+    /// assert_eq!(z.tanh(), 1.0);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe<V: Observed>(&mut self, value: V) {
+        self.finite &= value.all_finite();
+    }
+
+    /// Notes a differentiable parameter and its gradient in one pass: the
+    /// tape rejects a non-finite parameter even where nothing reads it, and
+    /// a non-finite adjoint contribution; one pass over both reads memory
+    /// once where two passes would read it twice.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let x: &[f64] = &[1.0, f64::NAN];
+    /// stack.observe_param(&x, &vec![0.5, 0.0]);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe_param<P: Checked<B> + ?Sized, B>(&mut self, param: &P, bar: &B) {
+        self.finite &= param.finite_with(bar);
+    }
+
+    /// A model's gradient with the verdict of its check (see
+    /// `Parameter::carry_gradient`): the gradient, the verdict noted.
+    #[inline(always)]
+    pub fn checked<G>(&mut self, (gradient, finite): (G, bool)) -> G {
+        self.finite &= finite;
+        gradient
+    }
+
+    /// Marks the sweep as failed: an impossible control record.
+    #[inline(always)]
+    pub fn fail(&mut self) {
+        self.finite = false;
+    }
+
+    /// [`fail`](Self::fail), as the NaN a failed forward sweep returns.
+    #[inline(always)]
+    pub fn failed(&mut self) -> f64 {
+        self.fail();
+        f64::NAN
+    }
+
+    /// Whether every observed value was finite: `f_adjoint` returns its
+    /// result only then, and `f_grad` reruns the tape otherwise.
+    #[inline(always)]
+    pub fn finite(&self) -> bool {
+        self.finite
+    }
+
+    /// Whether nothing is saved: true after every complete gradient.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty() && self.control.is_empty()
+    }
+
+    /// Heap bytes held (capacity, both stacks).
+    pub fn capacity_bytes(&self) -> usize {
+        self.values.capacity() * size_of::<f64>() + self.control.capacity() * size_of::<usize>()
+    }
+
+    /// The most bytes pushed since the last [`clear`](Self::clear) are at
+    /// most this; used by the memory report together with a counter.
+    pub fn len_bytes(&self) -> usize {
+        self.values.len() * size_of::<f64>() + self.control.len() * size_of::<usize>()
+    }
+}
+
+/// What a branch condition or an absorbing operation reads, observed by
+/// [`Stack::observe`]: a number, a reference to one (a `for` over a
+/// slice's items), or a whole array or slice (`if x.is_empty()`), which is
+/// checked in every component.
+pub trait Observed {
+    /// Whether every `f64` in it is finite.
+    fn all_finite(&self) -> bool;
+}
+
+impl Observed for f64 {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        self.is_finite()
+    }
+}
+
+macro_rules! always_finite {
+    ($($t:ty),*) => {$(
+        impl Observed for $t {
+            #[inline(always)]
+            fn all_finite(&self) -> bool {
+                true
+            }
+        }
+    )*};
+}
+always_finite!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+/// A tuple (`best = (i, x[i])`): every component.
+macro_rules! observed_tuple {
+    ($(($($t:ident $k:tt),+))*) => {$(
+        impl<$($t: Observed),+> Observed for ($($t,)+) {
+            #[inline]
+            fn all_finite(&self) -> bool {
+                true $(& self.$k.all_finite())+
+            }
+        }
+    )*};
+}
+observed_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3));
+
+/// An `f32` is read only where the plain twin rejects it (`x / y` with `y:
+/// f32`); observed as it is, so that the adjoint adds no second error.
+impl Observed for f32 {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl<T: Observed + ?Sized> Observed for &T {
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        (**self).all_finite()
+    }
+}
+
+impl<T: Observed> Observed for [T] {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.iter().fold(true, |ok, item| ok & item.all_finite())
+    }
+}
+
+impl<T: Observed, const N: usize> Observed for [T; N] {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.as_slice().all_finite()
+    }
+}
+
+impl<T: Observed> Observed for Vec<T> {
+    #[inline]
+    fn all_finite(&self) -> bool {
+        self.as_slice().all_finite()
+    }
+}
+
+/// The most bytes of stack a thread keeps between gradients (64 MiB, the
+/// scratch tape's limit too); a larger gradient frees its stack after.
+const KEPT_BYTES: usize = 64 << 20;
+
+thread_local! {
+    static STACK: Cell<Stack> = const { Cell::new(Stack::new()) };
+}
+
+/// This thread's stack, taken for one gradient and given back when dropped:
+/// what a generated `f_grad` runs its `f_adjoint` on.
+///
+/// A nested `f_grad` (the user calls a gradient from inside a gradient's
+/// closure, or a thread is being torn down) finds the thread's slot empty
+/// or gone and starts from a fresh stack: never a panic. The stack comes
+/// cleared; a stack that grew past 64 MiB is freed instead of kept.
+///
+/// ```
+/// use autodiff::__adjoint::Scratch;
+///
+/// let mut outer = Scratch::take();
+/// outer.push(1.0);
+/// let inner_empty = Scratch::take().is_empty();
+/// assert_eq!((outer.pop(), inner_empty), (1.0, true));
+/// ```
+#[derive(Debug)]
+pub struct Scratch(Stack);
+
+impl Scratch {
+    /// Takes this thread's stack, cleared (a fresh one if it is taken).
+    #[inline]
+    pub fn take() -> Scratch {
+        let mut stack = STACK.try_with(Cell::take).unwrap_or_default();
+        stack.clear();
+        Scratch(stack)
+    }
+}
+
+impl Drop for Scratch {
+    #[inline]
+    fn drop(&mut self) {
+        if self.0.capacity_bytes() <= KEPT_BYTES {
+            let stack = std::mem::take(&mut self.0);
+            // Gone only while the thread is torn down: the stack is freed.
+            let _ = STACK.try_with(|slot| slot.set(stack));
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Stack;
+    #[inline(always)]
+    fn deref(&self) -> &Stack {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Scratch {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Stack {
+        &mut self.0
+    }
+}
+
+/// Runs `f` (an `f_adjoint`) on this thread's stack, cleared first: a
+/// [`Scratch`] for the length of a closure.
+///
+/// ```
+/// use autodiff::__adjoint::with_stack;
+///
+/// let top = with_stack(|stack| {
+///     stack.push(1.0);
+///     let inner = with_stack(|inner| inner.is_empty());
+///     (stack.pop(), inner)
+/// });
+/// assert_eq!(top, (1.0, true));
+/// ```
+pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
+    f(&mut Scratch::take())
+}
