@@ -469,3 +469,53 @@ fn a_match_arm_that_moves_its_value_builds() {
         assert_agree("match moves, tape", &[tape.gradient], &[want]);
     }
 }
+
+// ---------------------------------------------------------------------
+// A local `Vec` read in a branch condition (`v.len()`, `v.iter().any(..)`): the
+// condition's observation took the `Vec` by value, and valid code did not
+// build (borrow of moved value).
+// ---------------------------------------------------------------------
+
+// A `Vec` on purpose: the moved binding was one.
+#[allow(clippy::useless_vec)]
+#[differentiable]
+fn vec_in_conditions(x: f64, y: f64) -> f64 {
+    let v = vec![x, y, x * y];
+    let mut s = 0.0;
+    if v.len() > 2 && !v.is_empty() {
+        s += v[2] * x;
+    }
+    while s < 10.0 && v.iter().any(|t| *t > 0.0) {
+        s += v[0] + 1.0;
+    }
+    s * v[1]
+}
+
+#[test]
+fn a_vec_read_in_a_condition_is_not_moved() {
+    for (x, y) in [(0.5, 1.5), (-0.5, 2.0)] {
+        let grad = vec_in_conditions_grad(x, y).unwrap();
+        let direct = compiled(|stack| vec_in_conditions_adjoint(stack, x, y));
+        assert_eq!(direct.gradient, grad.gradient);
+        let tape = vec_in_conditions_grad_tape(x, y).unwrap();
+        // s = x²y + k(x + 1) after k passes of the `while`, then s·y.
+        let mut s = x * x * y;
+        let mut k = 0.0;
+        while s < 10.0 {
+            s += x + 1.0;
+            k += 1.0;
+        }
+        let want = [(2.0 * x * y + k) * y, x * x * y + s];
+        assert_eq!(grad.value, s * y);
+        assert_agree(
+            "vec_in_conditions",
+            &[grad.gradient.0, grad.gradient.1],
+            &want,
+        );
+        assert_agree(
+            "vec_in_conditions vs tape",
+            &[grad.gradient.0, grad.gradient.1],
+            &[tape.gradient.0, tape.gradient.1],
+        );
+    }
+}

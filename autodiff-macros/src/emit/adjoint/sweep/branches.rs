@@ -46,10 +46,7 @@ impl<'m> Sweep<'m> {
         for (cond, _) in &arms {
             if let Some(cond) = cond {
                 for place in self.active_places(cond) {
-                    // A running extreme (`if d < best`): see `unobserved`.
-                    if !self.unobserved.contains(&place.to_string()) {
-                        observes.push(quote!(#stack.observe(#place);));
-                    }
+                    observes.push(quote!(#stack.observe(#place);));
                 }
             }
         }

@@ -501,11 +501,27 @@ impl<'m> Sweep<'m> {
 
     pub(super) fn collect_places(&self, expr: &Expr, out: &mut Vec<TokenStream>) {
         match &expr.kind {
+            // A running extreme (`if d < best`): see `unobserved`.
+            ExprKind::Path(path)
+                if path
+                    .path
+                    .get_ident()
+                    .is_some_and(|ident| self.unobserved.contains(&ident.to_string())) => {}
+            // A whole array or `Vec` (`if a == b`) by reference: observing
+            // it must not move it.
             ExprKind::Path(_) | ExprKind::Index { .. } if self.active(expr) => {
-                out.push(expr.source.to_token_stream());
+                let place = expr.source.to_token_stream();
+                out.push(if self.scalar(expr) {
+                    place
+                } else {
+                    quote!(&#place)
+                });
             }
             // Its names are its own (`all(|v| *v > 0.0)`), bound as it runs.
             ExprKind::Closure { .. } => {}
+            // A length, a count or a truth value (`v.len()`, `v.iter().all(..)`)
+            // reads no number the tape would check.
+            ExprKind::Structural { method, .. } if super::super::analysis::counts(method) => {}
             _ => {
                 for child in expr.children() {
                     if let crate::ast::Child::Expr(child) = child {
