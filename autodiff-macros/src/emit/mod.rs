@@ -201,6 +201,55 @@ impl<'m> Names<'m> {
 }
 
 /// The differentiable parameters, in order.
+/// The outer attributes `expr` carries (`#[cfg(..)] { .. }`), which every
+/// twin puts back on the statements it writes for it: read from the node,
+/// since printing it to look would print every sub-tree once per level.
+pub(crate) fn attributes(expr: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr as E;
+    match expr {
+        E::Array(e) => &e.attrs,
+        E::Assign(e) => &e.attrs,
+        E::Async(e) => &e.attrs,
+        E::Await(e) => &e.attrs,
+        E::Binary(e) => &e.attrs,
+        E::Block(e) => &e.attrs,
+        E::Break(e) => &e.attrs,
+        E::Call(e) => &e.attrs,
+        E::Cast(e) => &e.attrs,
+        E::Closure(e) => &e.attrs,
+        E::Const(e) => &e.attrs,
+        E::Continue(e) => &e.attrs,
+        E::Field(e) => &e.attrs,
+        E::ForLoop(e) => &e.attrs,
+        E::Group(e) => &e.attrs,
+        E::If(e) => &e.attrs,
+        E::Index(e) => &e.attrs,
+        E::Infer(e) => &e.attrs,
+        E::Let(e) => &e.attrs,
+        E::Lit(e) => &e.attrs,
+        E::Loop(e) => &e.attrs,
+        E::Macro(e) => &e.attrs,
+        E::Match(e) => &e.attrs,
+        E::MethodCall(e) => &e.attrs,
+        E::Paren(e) => &e.attrs,
+        E::Path(e) => &e.attrs,
+        E::Range(e) => &e.attrs,
+        E::RawAddr(e) => &e.attrs,
+        E::Reference(e) => &e.attrs,
+        E::Repeat(e) => &e.attrs,
+        E::Return(e) => &e.attrs,
+        E::Struct(e) => &e.attrs,
+        E::Try(e) => &e.attrs,
+        E::TryBlock(e) => &e.attrs,
+        E::Tuple(e) => &e.attrs,
+        E::Unary(e) => &e.attrs,
+        E::Unsafe(e) => &e.attrs,
+        E::While(e) => &e.attrs,
+        E::Yield(e) => &e.attrs,
+        _ => &[],
+    }
+}
+
 /// `dbg!(arg)` as the plain function prints it, for the twins that
 /// compute `arg` as `value` (a `Scalar`, an `f64`): its text as written,
 /// its number (`number` reads it from `value`), at the macro's line and

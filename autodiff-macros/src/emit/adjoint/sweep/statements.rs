@@ -229,7 +229,7 @@ impl<'m> Sweep<'m> {
         let attrs: &[syn::Attribute] = match stmt {
             Stmt::Let { attrs, .. } => attrs,
             Stmt::Expr(expr, _) => match expr.source {
-                Source::Expr(syntax) => super::super::attributes(syntax),
+                Source::Expr(syntax) => crate::emit::attributes(syntax),
                 Source::Macro(_) => &[],
             },
             Stmt::Item(_) => &[],

@@ -1,0 +1,376 @@
+//! The body of the recording twin: every operation that a tracked value
+//! reaches replaced by one call into `__ad` (`::autodiff::__private`), in
+//! evaluation order, each operand occurrence one argument and each call
+//! carrying its label, so that under `cargo expand` it reads as the tape it
+//! records. Which implementation runs (a recorded node or plain arithmetic)
+//! is left to rustc's trait dispatch on the operand types. What no tracked
+//! value reaches is printed as the user wrote it.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::Ident;
+
+use super::label;
+use crate::ast::{Arm, Block, Expr, ExprKind, Label, Source, Stmt};
+use crate::flow::{self, Flow};
+use crate::text;
+
+mod control;
+mod operations;
+mod values;
+
+use values::*;
+
+/// The first operand of an outlined call (`Emitter::outlined_call`).
+#[derive(Clone, Copy)]
+enum Receiver {
+    /// Passed by reference to the free function.
+    Plain,
+    /// The receiver of the method; `bare` when it needs no parentheses
+    /// (`postfix_safe`).
+    Recorded { bare: bool },
+}
+
+impl Receiver {
+    /// A recorded operand is the receiver when it is itself an operation,
+    /// whose result the method then takes by value (moved, not copied or
+    /// borrowed); a binding is borrowed by the free function instead, as
+    /// passing it by value would copy it.
+    fn of(recorded: bool, expr: &Expr) -> Self {
+        let mut operand = expr;
+        while let ExprKind::Paren(inner) = &operand.kind {
+            operand = inner;
+        }
+        if recorded && !matches!(operand.kind, ExprKind::Path(_)) {
+            Receiver::Recorded {
+                bare: postfix_safe(expr),
+            }
+        } else {
+            Receiver::Plain
+        }
+    }
+}
+
+/// How the value of an expression is used.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Not at all: a statement.
+    Stmt,
+    /// As it is.
+    Value,
+    /// Where Rust needs one type for tracked and plain values (a `let mut`,
+    /// an assignment, the arms of a branch, a return): plain `f64` becomes a
+    /// constant node.
+    Lift,
+}
+
+pub(super) struct Emitter<'f> {
+    flow: &'f Flow,
+    tape: Ident,
+    /// Parameters holding a model: a method called on them (or on a part
+    /// of them) is a `#[differentiable]` method, recorded on this tape.
+    models: Vec<String>,
+    /// Whether the arithmetic calls `__private::outlined` (a long body:
+    /// `tape::outlined`).
+    outlined: bool,
+    /// `#[constant]` parameters declared `f64`: as an index, the plain
+    /// twin's error alone (see `composite`).
+    float_constants: Vec<String>,
+    /// What the body emitted that raises lints of its own, for the
+    /// recording twin's `#[allow]` (`tape::item`).
+    raised: std::cell::Cell<Raised>,
+}
+
+/// Generated code in a recording twin's body whose lints the twin allows.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Raised {
+    /// A call's stand-in (`emit::companion_lookup`): a lower-case type,
+    /// globs that one of two calls leaves unused, items never run.
+    pub stand_ins: bool,
+    /// A method's shadow probe (`probed_method`): an import for method
+    /// lookup only, code after a diverging receiver.
+    pub probes: bool,
+}
+
+impl<'f> Emitter<'f> {
+    pub(super) fn new(flow: &'f Flow, tape: Ident) -> Self {
+        Emitter {
+            flow,
+            tape,
+            models: Vec::new(),
+            outlined: false,
+            float_constants: Vec::new(),
+            raised: std::cell::Cell::new(Raised::default()),
+        }
+    }
+
+    /// What the emitted body raises lints for; read after `body`.
+    pub(super) fn raised(&self) -> Raised {
+        self.raised.get()
+    }
+
+    fn raise(&self, note: impl FnOnce(&mut Raised)) {
+        let mut raised = self.raised.get();
+        note(&mut raised);
+        self.raised.set(raised);
+    }
+
+    /// [`recording_twin`], noting a free function's stand-in.
+    fn recording_twin(&self, func: &syn::Path, arity: usize) -> Twin {
+        let twin = recording_twin(func, arity);
+        if let Twin::Free(_) = twin {
+            self.raise(|raised| raised.stand_ins = true);
+        }
+        twin
+    }
+
+    pub(super) fn models(mut self, models: Vec<String>) -> Self {
+        self.models = models;
+        self
+    }
+
+    pub(super) fn outlined(mut self, outlined: bool) -> Self {
+        self.outlined = outlined;
+        self
+    }
+
+    pub(super) fn float_constants(mut self, names: Vec<String>) -> Self {
+        self.float_constants = names;
+        self
+    }
+
+    /// `k` for a `#[constant] k: f64`.
+    fn is_float_constant(&self, expr: &Expr) -> bool {
+        matches!(&expr.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| self.float_constants.iter().any(|name| ident == name)))
+    }
+
+    /// An arithmetic call in a long body (`__private::outlined`): each
+    /// operand borrowed (parenthesised, so that `&` takes all of `a as f64`)
+    /// and the label a constant. When the first operand is itself a
+    /// recorded operation it is the receiver of the method `record_<func>`
+    /// instead, so that rustc types a left-deep chain one call at a time
+    /// (`Record`).
+    fn outlined_call(
+        &self,
+        func: &str,
+        first: (TokenStream, Receiver),
+        rest: &[TokenStream],
+        at: TokenStream,
+        span: Span,
+    ) -> TokenStream {
+        let ((first, receiver), at) = (first, quote!(&const { #at }));
+        if let Receiver::Recorded { bare } = receiver {
+            let method = format_ident!("record_{}", func, span = span);
+            // A chain of these is one flat method chain, which rustc parses
+            // in a loop; parenthesised, each level would nest its parser.
+            let first = if bare { first } else { quote!((#first)) };
+            quote_spanned!(span=> #first.#method(#(#rest,)* #at))
+        } else {
+            let func = Ident::new(func, span);
+            quote_spanned!(span=> __ad::#func(&(#first), #(#rest,)* #at))
+        }
+    }
+
+    /// The function body: statements, then the value as a `Scalar`.
+    pub(super) fn body(&self, block: &Block) -> TokenStream {
+        let (stmts, tail) = block.split_tail();
+        let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
+        let tail = tail.map(|tail| self.output(tail));
+        quote!(#(#stmts)* #tail)
+    }
+
+    /// The function's result, a `Scalar` in `Ok`: `__ad::output(tape, v)`
+    /// lifts a single value; a branch lifts each arm instead.
+    fn output(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
+            ExprKind::If { .. }
+            | ExprKind::Match { .. }
+            | ExprKind::Block(..)
+            | ExprKind::Loop { .. } => {
+                let (tape, at) = (&self.tape, self.output_label(expr));
+                let value = self.expr(expr, Mode::Lift);
+                quote!(__ad::output(#tape, #value, #at))
+            }
+            ExprKind::Paren(inner) => self.output(inner),
+            _ => {
+                let (tape, span, at) = (&self.tape, expr.span, self.output_label(expr));
+                let value = self.arg(expr);
+                quote_spanned!(span=> __ad::output(#tape, #value, #at))
+            }
+        }
+    }
+
+    /// The output's label: its source text (a branch is named by its
+    /// keyword) and the line it starts on.
+    fn output_label(&self, expr: &Expr) -> TokenStream {
+        let text = match &expr.kind {
+            ExprKind::If { .. } => "if".to_owned(),
+            ExprKind::Match { .. } => "match".to_owned(),
+            ExprKind::Block(..) => "{ .. }".to_owned(),
+            ExprKind::Loop { .. } => "loop".to_owned(),
+            _ => expr
+                .binding
+                .clone()
+                .unwrap_or_else(|| source_text(expr.source)),
+        };
+        label(&Label {
+            text,
+            line: text::line(expr.span),
+        })
+    }
+
+    fn block(&self, block: &Block, mode: Mode) -> TokenStream {
+        let (stmts, tail) = block.split_tail();
+        let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
+        // A block that ends in `#[cfg(..)] { .. }` keeps the attribute, as
+        // a statement does: without it the block compiled out would run.
+        let tail = tail.map(|tail| {
+            let attrs = match tail.source {
+                Source::Expr(syntax) if self.touches(tail) => super::attributes(syntax),
+                _ => &[],
+            };
+            let value = self.expr(tail, mode);
+            quote!(#(#attrs)* #value)
+        });
+        quote!({ #(#stmts)* #tail })
+    }
+
+    fn stmt(&self, stmt: &Stmt) -> TokenStream {
+        match stmt {
+            Stmt::Let {
+                pat,
+                untyped,
+                name,
+                mutable,
+                init,
+                attrs,
+            } => {
+                let tracked = match name {
+                    Some(name) => self.flow.is_tracked(name),
+                    // `let (a, b): (f64, f64) = ..`: the annotation goes
+                    // when any name may hold a `Scalar`.
+                    None => pat.names.iter().any(|name| self.flow.is_tracked(name)),
+                };
+                // A tracked binding's `f64` becomes `_`: on the tape it is
+                // a `Scalar` (`let e: Vec<f64> = ..collect()` still names
+                // the collection).
+                let syntax = if tracked {
+                    match pat.syntax {
+                        syn::Pat::Type(typed) => {
+                            let ty = without_f64(typed.ty.to_token_stream());
+                            let inner = &typed.pat;
+                            quote!(#inner: #ty)
+                        }
+                        _ => untyped.to_token_stream(),
+                    }
+                } else {
+                    pat.syntax.to_token_stream()
+                };
+                match init {
+                    None => quote!(#(#attrs)* let #syntax;),
+                    Some(init) if name.is_none() && tracked => {
+                        let init = self.tuple_init(untyped, init);
+                        quote!(#(#attrs)* let #syntax = #init;)
+                    }
+                    Some(init) => {
+                        let mode =
+                            if tracked && *mutable && !init.is_empty_vec() && !is_iterator(init) {
+                                Mode::Lift
+                            } else {
+                                Mode::Value
+                            };
+                        let init = self.expr(init, mode);
+                        quote!(#(#attrs)* let #syntax = #init;)
+                    }
+                }
+            }
+            Stmt::Item(item) => item.to_token_stream(),
+            Stmt::Expr(expr, semi) => {
+                // A rewritten statement loses its syntax's attributes: put
+                // them back, so that `#[cfg]` compiles out the same
+                // statement in every twin.
+                let attrs = match expr.source {
+                    Source::Expr(syntax) if self.touches(expr) => super::attributes(syntax),
+                    _ => &[],
+                };
+                let expr = self.expr(expr, Mode::Stmt);
+                quote!(#(#attrs)* #expr #semi)
+            }
+        }
+    }
+
+    /// The initialiser of a destructuring `let`: a tuple of accumulators
+    /// `let (mut a, mut b) = (0.0, 0.0)` lifts each element bound to a
+    /// tracked `mut` name; any other initialiser is lifted whole when a
+    /// tracked name in it is `mut`.
+    fn tuple_init(&self, pat: &syn::Pat, init: &Expr) -> TokenStream {
+        let lifts = |pat: &syn::Pat| match pat {
+            syn::Pat::Ident(ident) => {
+                ident.mutability.is_some() && self.flow.is_tracked(&ident.ident.to_string())
+            }
+            _ => false,
+        };
+        match (pat, &init.kind) {
+            (syn::Pat::Tuple(tuple), ExprKind::Tuple(items))
+                if tuple.elems.len() == items.len() =>
+            {
+                let items = tuple.elems.iter().zip(items).map(|(pat, item)| {
+                    self.expr(item, if lifts(pat) { Mode::Lift } else { Mode::Value })
+                });
+                quote!((#(#items,)*))
+            }
+            (syn::Pat::Tuple(tuple), _) if tuple.elems.iter().any(lifts) => {
+                self.expr(init, Mode::Lift)
+            }
+            _ => self.expr(init, Mode::Value),
+        }
+    }
+
+    fn touches(&self, expr: &Expr) -> bool {
+        self.flow.touches(expr)
+    }
+
+    fn expr(&self, expr: &Expr, mode: Mode) -> TokenStream {
+        if mode == Mode::Lift {
+            return self.lifted(expr);
+        }
+        if !self.touches(expr) {
+            return expr.source.to_token_stream();
+        }
+        // One method per family of nodes, so that recursion through a deep
+        // expression carries a frame sized for its family, not for all.
+        match &expr.kind {
+            ExprKind::Binary { .. }
+            | ExprKind::Neg { .. }
+            | ExprKind::Elementary { .. }
+            | ExprKind::Powi { .. }
+            | ExprKind::Ternary { .. }
+            | ExprKind::Sum { .. }
+            | ExprKind::Compare { .. }
+            | ExprKind::Logic { .. }
+            | ExprKind::Prefix { .. }
+            | ExprKind::CompoundAssign { .. } => self.operation(expr),
+            ExprKind::Call { .. }
+            | ExprKind::PlainCall { .. }
+            | ExprKind::Structural { .. }
+            | ExprKind::PlainMethod { .. }
+            | ExprKind::Cast { .. } => self.call(expr),
+            ExprKind::Index { .. }
+            | ExprKind::Field { .. }
+            | ExprKind::Reference { .. }
+            | ExprKind::Paren(_)
+            | ExprKind::Tuple(_)
+            | ExprKind::Array(_)
+            | ExprKind::Repeat { .. }
+            | ExprKind::VecList(_)
+            | ExprKind::VecRepeat { .. }
+            | ExprKind::Range { .. }
+            | ExprKind::Construct { .. } => self.composite(expr, mode),
+            ExprKind::PlainMacro { .. } | ExprKind::Dbg { .. } => self.mac(expr),
+            _ => self.control(expr, mode),
+        }
+    }
+}

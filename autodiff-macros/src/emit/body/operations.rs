@@ -1,0 +1,313 @@
+//! Operations on tracked values and calls: one recording call each,
+//! the calls of annotated functions and methods, and macros.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// An operation on tracked values: one recording call.
+    #[inline(never)]
+    pub(super) fn operation(&self, expr: &Expr) -> TokenStream {
+        let tape = &self.tape;
+        let value = |e: &Expr| self.expr(e, Mode::Value);
+        let arg = |e: &Expr| self.arg(e);
+        let span = expr.span;
+        match &expr.kind {
+            ExprKind::Binary {
+                op,
+                lhs,
+                rhs,
+                label: at,
+            } => {
+                let receiver = Receiver::of(self.touches(lhs), lhs);
+                let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
+                if self.outlined {
+                    let rhs = quote!(&(#rhs));
+                    return self.outlined_call(op.name(), (lhs, receiver), &[rhs], at, span);
+                }
+                let func = Ident::new(op.name(), span);
+                quote_spanned!(span=> __ad::#func(#lhs, #rhs, #at))
+            }
+            ExprKind::Neg { operand, label: at } => {
+                let receiver = Receiver::of(true, operand);
+                let (operand, at) = (arg(operand), label(at));
+                if self.outlined {
+                    return self.outlined_call("neg", (operand, receiver), &[], at, span);
+                }
+                quote_spanned!(span=> __ad::neg(#operand, #at))
+            }
+            ExprKind::Elementary {
+                func,
+                operand,
+                label: at,
+            } => {
+                let receiver = Receiver::of(true, operand);
+                let (operand, at) = (arg(operand), label(at));
+                // Of the one-operand functions, `__private::outlined` has
+                // `abs` (which integers share); the others stay inline.
+                if self.outlined && *func == "abs" {
+                    return self.outlined_call(func, (operand, receiver), &[], at, span);
+                }
+                let func = Ident::new(func, span);
+                quote_spanned!(span=> __ad::#func(#operand, #at))
+            }
+            ExprKind::Powi {
+                base,
+                exponent,
+                label: at,
+            } => {
+                let receiver = Receiver::of(true, base);
+                let (base, exponent, at) = (arg(base), arg(exponent), label(at));
+                if self.outlined {
+                    return self.outlined_call("powi", (base, receiver), &[exponent], at, span);
+                }
+                quote_spanned!(span=> __ad::powi(#base, #exponent, #at))
+            }
+            ExprKind::Ternary {
+                func,
+                operands,
+                label: at,
+            } => {
+                let func = Ident::new(func, span);
+                let [a, b, c] = operands.each_ref().map(|operand| arg(operand));
+                let at = label(at);
+                quote_spanned!(span=> __ad::#func(#a, #b, #c, #at))
+            }
+            ExprKind::Sum {
+                items,
+                label: at,
+                product,
+            } => {
+                let (items, at) = (arg(items), label(at));
+                let func = Ident::new(if *product { "product" } else { "sum" }, span);
+                quote_spanned!(span=> __ad::#func(#tape, #items, #at))
+            }
+            ExprKind::Compare { op, lhs, rhs } => {
+                let (lhs, rhs) = (self.primal(lhs), self.primal(rhs));
+                quote!(#lhs #op #rhs)
+            }
+            ExprKind::Logic { op, lhs, rhs } => {
+                let (lhs, rhs) = (self.condition(lhs), self.condition(rhs));
+                quote!(#lhs #op #rhs)
+            }
+            ExprKind::Prefix { op, operand } => {
+                let operand = match op {
+                    syn::UnOp::Not(_) => self.condition(operand),
+                    _ => value(operand),
+                };
+                quote!(#op #operand)
+            }
+            ExprKind::CompoundAssign {
+                op,
+                target,
+                value: operand,
+                label: at,
+            } => {
+                let (target, operand, at) = (value(target), arg(operand), label(at));
+                if self.outlined {
+                    let operand = quote!(&(#operand));
+                    let call = self.outlined_call(
+                        op.name(),
+                        (target.clone(), Receiver::Plain),
+                        &[operand],
+                        at,
+                        span,
+                    );
+                    return quote_spanned!(span=> #target = #call);
+                }
+                let func = Ident::new(op.name(), span);
+                quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at))
+            }
+            _ => expr.source.to_token_stream(),
+        }
+    }
+
+    /// A call or a method: another function's tape twin, or plain Rust on plain values.
+    #[inline(never)]
+    pub(super) fn call(&self, expr: &Expr) -> TokenStream {
+        let tape = &self.tape;
+        let value = |e: &Expr| self.expr(e, Mode::Value);
+        match &expr.kind {
+            ExprKind::Call { func, args } => match self.recording_twin(func, args.len()) {
+                // Converted by `__ad::call_twin`, which also leaves a wrong
+                // argument count to the plain twin's error.
+                // More arguments than `__ad::call_twin` takes (12): called
+                // directly, a wrong count then also reported by the twin.
+                Twin::Free(twin) if args.len() > 12 => {
+                    let args = self.call_args(args);
+                    quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
+                }
+                Twin::Free(twin) => {
+                    let args = args.iter().map(|arg| self.arg(arg));
+                    // On the student's `f`, as the stand-in's bound is: a
+                    // plain `f` is then one error, not two.
+                    let span = func
+                        .segments
+                        .last()
+                        .map_or_else(Span::call_site, |last| last.ident.span());
+                    let call = quote_spanned!(span=> __ad::call_twin(#tape, #twin, (#(#args,)*)));
+                    quote!(__ad::call(#tape, #call))
+                }
+                Twin::Associated(twin) => {
+                    let args = self.call_args(args);
+                    quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
+                }
+            },
+            ExprKind::PlainCall { func, args } => {
+                let args = args.iter().map(|arg| self.untracked(arg));
+                quote!(#func(#(#args),*))
+            }
+            ExprKind::Structural {
+                receiver,
+                method,
+                turbofish,
+                args,
+            } => {
+                let tracked_receiver =
+                    flow::root(receiver).is_some_and(|root| self.flow.is_tracked(&root));
+                let tracked_items = self.touches(receiver);
+                let receiver = value(receiver);
+                // `fold(0.0, |acc, v| acc + v)`: the start is lifted when the
+                // closure's result may be tracked, so both have one type.
+                let folds_tracked = *method == "fold"
+                    && args.len() == 2
+                    && (self.touches(&args[1])
+                        || (tracked_items && f64_operation(&args[1]).is_some()));
+                let args = args.iter().enumerate().map(|(position, arg)| {
+                    if let Some(func) = tracked_items.then(|| f64_operation(arg)).flatten() {
+                        // `fold(f64::NEG_INFINITY, f64::max)` over tracked
+                        // items: the operation as a recording closure.
+                        let func = Ident::new(func, arg.span);
+                        let at = label(&Label {
+                            text: source_text(arg.source),
+                            line: text::line(arg.span),
+                        });
+                        return quote!(|a, b| __ad::#func(a, b, #at));
+                    }
+                    if (*method == "push" && tracked_receiver) || (folds_tracked && position == 0) {
+                        self.expr(arg, Mode::Lift)
+                    } else {
+                        value(arg)
+                    }
+                });
+                quote!(#receiver.#method #turbofish(#(#args),*))
+            }
+            ExprKind::PlainMethod {
+                receiver,
+                method,
+                turbofish: None,
+                args,
+                reads_primal: false,
+            } if flow::root(receiver).is_some_and(|root| self.models.contains(&root)) => {
+                self.model_method(receiver, method, args)
+            }
+            ExprKind::PlainMethod {
+                receiver,
+                method,
+                turbofish,
+                args,
+                reads_primal,
+            } => {
+                if !*reads_primal && self.touches(receiver) {
+                    return self.probed_method(receiver, method, *turbofish, args);
+                }
+                let receiver = if *reads_primal {
+                    self.primal(receiver)
+                } else {
+                    self.untracked(receiver)
+                };
+                let args = args.iter().map(|arg| {
+                    if *reads_primal && self.touches(arg) {
+                        // `a.total_cmp(b)` compares primal values.
+                        let arg = self.primal(arg);
+                        quote!(&#arg)
+                    } else {
+                        self.untracked(arg)
+                    }
+                });
+                quote!(#receiver.#method #turbofish(#(#args),*))
+            }
+            ExprKind::Cast { expr: inner, ty } => {
+                let inner = self.untracked(inner);
+                quote!(#inner as #ty)
+            }
+            _ => expr.source.to_token_stream(),
+        }
+    }
+
+    /// `model.f(args)` on a model on the tape: the method's recording twin,
+    /// found through the plain model the twin was recorded from
+    /// (`f_tape(&self, tape, twin, args)`).
+    pub(super) fn model_method(
+        &self,
+        receiver: &Expr,
+        method: &Ident,
+        args: &[Expr],
+    ) -> TokenStream {
+        let tape = &self.tape;
+        let twin = Ident::new("twin", proc_macro2::Span::mixed_site());
+        let tape_fn = format_ident!("{}_tape", method, span = method.span());
+        let receiver_span = receiver.span;
+        let receiver = self.expr(receiver, Mode::Value);
+        let args = self.call_args(args);
+        quote_spanned! {receiver_span=>
+            {
+                let #twin = &#receiver;
+                __ad::call(#tape, __ad::model(#twin).#tape_fn(#tape, #twin, #(#args),*))
+            }
+        }
+    }
+
+    /// The arguments of a call of another function's recording twin:
+    /// plain values become constants where the callee records.
+    pub(super) fn call_args<'e>(
+        &'e self,
+        args: &'e [Expr],
+    ) -> impl Iterator<Item = TokenStream> + 'e {
+        let tape = &self.tape;
+        args.iter().map(move |arg| {
+            let span = arg.span;
+            // A name or a reference may be a slice, which the callee takes
+            // as its own slice type: converted.
+            let certain = self.flow.is_certainly_tracked(arg)
+                && !matches!(arg.kind, ExprKind::Path(_) | ExprKind::Reference { .. });
+            let arg = self.arg(arg);
+            if certain {
+                // Already what the callee records: passed as is.
+                arg
+            } else {
+                quote_spanned!(span=> __ad::arg(#tape, #arg))
+            }
+        })
+    }
+
+    /// `assert!`, `println!`, ... run as written with every tracked name
+    /// they mention shadowed by its primal value; `dbg!(e)` prints `e`'s
+    /// primal as `dbg!` does, at the student's file and line, and returns
+    /// the recorded value.
+    #[inline(never)]
+    pub(super) fn mac(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            ExprKind::PlainMacro { mac, names, .. } => {
+                let shadows = names
+                    .iter()
+                    .filter(|name| self.flow.is_tracked(name))
+                    .map(|name| {
+                        let name = Ident::new(name, mac.path.span());
+                        quote!(let #name = __ad::primal(&#name);)
+                    });
+                quote!({ #(#shadows)* #mac })
+            }
+            ExprKind::Dbg { mac, arg } => {
+                let span = mac.path.span();
+                let shown = text::expr(match arg.source {
+                    Source::Expr(syntax) => syntax,
+                    Source::Macro(_) => return expr.source.to_token_stream(),
+                });
+                let value = self.expr(arg, Mode::Value);
+                let number = quote_spanned!(span=> __ad::primal(&value));
+                crate::emit::dbg_printed(span, value, &shown, number)
+            }
+            _ => expr.source.to_token_stream(),
+        }
+    }
+}
