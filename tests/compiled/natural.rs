@@ -1595,6 +1595,30 @@ fn rotated_pair(x: f64, y: f64) -> f64 {
     a * b + pair.0
 }
 
+/// A loop's value read from a tuple's component (`break p.0`).
+#[differentiable]
+fn pair_loop(x: f64, y: f64) -> f64 {
+    let mut p = (x * y, y);
+    let mut k = 0;
+    let z = loop {
+        if k >= 2 {
+            break p.0;
+        }
+        p.0 = p.0.sin() + p.1;
+        k += 1;
+    };
+    z * p.1
+}
+
+fn pair_loop_dual(v: &[D]) -> D {
+    let (x, y) = (v[0], v[1]);
+    let mut p0 = x * y;
+    for _ in 0..2 {
+        p0 = p0.sin() + y;
+    }
+    p0 * y
+}
+
 fn rotated_pair_dual(v: &[D]) -> D {
     let (x, y) = (v[0], v[1]);
     let mut pair = (x, y * x);
@@ -1632,6 +1656,17 @@ fn a_tuple_value_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
             forward_mode(&[x, y], rotated_pair_dual),
         );
         assert!(rotated_pair_check(x, y)?.passed());
+
+        let adjoint = compiled(|stack| pair_loop_adjoint(stack, x, y));
+        let grad = pair_loop_grad(x, y)?;
+        let tape = pair_loop_grad_tape(x, y)?;
+        check(
+            "pair_loop",
+            (adjoint.value, pair(adjoint.gradient)),
+            (grad.value, pair(grad.gradient)),
+            (tape.value, pair(tape.gradient)),
+            forward_mode(&[x, y], pair_loop_dual),
+        );
     }
     Ok(())
 }

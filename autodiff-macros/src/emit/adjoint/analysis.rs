@@ -750,14 +750,28 @@ fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>>) {
                 ..
             } => {
                 let found = dims_of(init, dims);
+                // A tuple's components (`let p = (a, b);`), read as `p.0`.
+                let components: Vec<Option<usize>> = match &init.kind {
+                    ExprKind::Tuple(items) => {
+                        items.iter().map(|item| dims_of(item, dims)).collect()
+                    }
+                    _ => Vec::new(),
+                };
                 dims_expr(init, dims);
-                dims.entry(name.clone())
-                    .and_modify(|known| {
-                        if *known != found {
-                            *known = None;
-                        }
-                    })
-                    .or_insert(found);
+                for (key, found) in std::iter::once((name.clone(), found)).chain(
+                    components
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, found)| (format!("{name}.{k}"), found)),
+                ) {
+                    dims.entry(key)
+                        .and_modify(|known| {
+                            if *known != found {
+                                *known = None;
+                            }
+                        })
+                        .or_insert(found);
+                }
             }
             // `let y;`: shaped by its assignments (see `Analysis::new`).
             Stmt::Let {
@@ -863,6 +877,17 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         | ExprKind::Sum { .. }
         | ExprKind::Call { .. } => Some(0),
         ExprKind::Paren(inner) | ExprKind::Dbg { arg: inner, .. } => dims_of(inner, dims),
+        // `p.0` of a tuple bound by name (see `dims_block`).
+        ExprKind::Field {
+            base,
+            member: syn::Member::Unnamed(index),
+        } => {
+            let ExprKind::Path(path) = &base.kind else {
+                return None;
+            };
+            let name = path.path.get_ident()?;
+            dims.get(&format!("{name}.{}", index.index)).copied()?
+        }
         // `i as f64`: a number.
         ExprKind::Cast { ty, .. } if crate::valid::is_f64(ty) => Some(0),
         // A `loop`'s value: its `break`'s.
