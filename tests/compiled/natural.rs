@@ -1338,8 +1338,8 @@ fn branch_arguments(x: f64, y: f64) -> f64 {
     })
 }
 
-/// An `if` value as a `break`'s value, inside `[e; n]`, and an arm whose
-/// value is a binding of its own.
+/// An `if` value as a `break`'s value, inside `[e; n]` and `vec![e; n]`,
+/// and an arm whose value is a binding of its own.
 #[differentiable]
 fn branch_in_break(x: f64, y: f64) -> f64 {
     let mut n = 0;
@@ -1350,13 +1350,14 @@ fn branch_in_break(x: f64, y: f64) -> f64 {
         n += 1;
     };
     let copies = [(if x >= y { x.cos() } else { 0.75 * y }); 3].to_vec();
+    let listed = vec![x * x - (if x >= y { x } else { 0.5 * y }); 2];
     let chosen = if x >= 0.375 {
         let v = if y >= 0.25 { y } else { y * 0.5 };
         v
     } else {
         x.sin()
     };
-    first + copies[1] * chosen
+    first + copies[1] * chosen + listed[1]
 }
 
 fn branch_in_break_dual(v: &[D]) -> D {
@@ -1373,7 +1374,8 @@ fn branch_in_break_dual(v: &[D]) -> D {
     } else {
         x.sin()
     };
-    first + copy * chosen
+    let listed = x * x - if x.0 >= y.0 { x } else { D::c(0.5) * y };
+    first + copy * chosen + listed
 }
 
 fn branch_operands_dual(v: &[D]) -> D {

@@ -276,6 +276,24 @@ impl Lowering<'_> {
                     }
                 }
             }
+            // `vec![e; n]` and `vec![a, b]`: read as the array they list.
+            E::Macro(mac) if mac.mac.path.is_ident("vec") => {
+                let tokens = &mac.mac.tokens;
+                let Ok(mut array) = syn::parse2::<syn::Expr>(quote!([#tokens])) else {
+                    return;
+                };
+                self.extract(&mut array, before);
+                if !before.is_empty() {
+                    mac.mac.tokens = match array {
+                        E::Repeat(repeat) => {
+                            let (elem, len) = (&repeat.expr, &repeat.len);
+                            quote!(#elem; #len)
+                        }
+                        E::Array(array) => array.elems.to_token_stream(),
+                        _ => return,
+                    };
+                }
+            }
             E::Assign(assign) => self.operand(&mut assign.right, before),
             _ => {}
         }
