@@ -28,7 +28,8 @@
     clippy::needless_range_loop,
     clippy::needless_late_init,
     clippy::map_clone,
-    clippy::let_and_return
+    clippy::let_and_return,
+    clippy::useless_vec
 )]
 
 use autodiff::__adjoint::with_stack;
