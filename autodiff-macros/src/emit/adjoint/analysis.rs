@@ -376,17 +376,14 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
             args,
             reads_primal: false,
             ..
-        } => {
-            !(counts(method) && args.iter().any(is_closure))
-                && (carries(receiver) || args.iter().any(carries))
-        }
+        } if !is_count(expr) => carries(receiver) || args.iter().any(carries),
         ExprKind::Structural {
             receiver,
             method,
             args,
             ..
         } => {
-            !counts(method) && (carries(receiver) || (*method == "zip" && args.iter().any(carries)))
+            !is_count(expr) && (carries(receiver) || (*method == "zip" && args.iter().any(carries)))
         }
         ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) => {
             items.iter().any(carries)
@@ -408,19 +405,27 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
     }
 }
 
-/// A method whose value is a count, an index or a truth value
-/// (`x.len()`, `x.iter().all(|v| *v > 0.0)`, `filter(..).count()`): it
-/// carries no derivative, whatever it reads.
-pub fn counts(method: &syn::Ident) -> bool {
-    ["len", "is_empty", "all", "any", "count"]
-        .iter()
-        .any(|name| method == name)
-}
-
-/// `|v| ..`: an iterator method's argument (a model's method takes none),
-/// so `x.iter().all(|v| ..)` is the iterator's.
-pub fn is_closure(expr: &Expr) -> bool {
-    matches!(expr.kind, ExprKind::Closure { .. })
+/// A call whose value is a count or a truth value (`x.len()`,
+/// `x.iter().all(|v| *v > 0.0)`, `filter(..).count()`): it carries no
+/// derivative, whatever it reads. A method the lowering could not place
+/// counts only with a closure argument, which an iterator's method takes
+/// and a model's does not.
+pub fn is_count(expr: &Expr) -> bool {
+    let counts = |method: &syn::Ident| {
+        ["len", "is_empty", "all", "any", "count"]
+            .iter()
+            .any(|name| method == name)
+    };
+    match &expr.kind {
+        ExprKind::Structural { method, .. } => counts(method),
+        ExprKind::PlainMethod { method, args, .. } => {
+            counts(method)
+                && args
+                    .iter()
+                    .any(|arg| matches!(arg.kind, ExprKind::Closure { .. }))
+        }
+        _ => false,
+    }
 }
 
 fn block_carries(block: &Block, active: &HashSet<String>) -> bool {

@@ -917,18 +917,7 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         // `x.iter().all(|v| *v > 0.0)`: a truth value or a count, run as
         // written in the forward, with nothing to reverse, unless its
         // closures write (`|v| { n += 1; .. }`).
-        ExprKind::Structural { method, .. }
-            if analysis::counts(method) && !writes_in_closure(expr) =>
-        {
-            return None
-        }
-        ExprKind::PlainMethod { method, args, .. }
-            if analysis::counts(method)
-                && args.iter().any(analysis::is_closure)
-                && !writes_in_closure(expr) =>
-        {
-            return None
-        }
+        _ if analysis::is_count(expr) && !writes_in_closure(expr) => return None,
         ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
         ExprKind::Closure { .. } => return refuse("a closure"),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),

@@ -521,7 +521,7 @@ impl<'m> Sweep<'m> {
             ExprKind::Closure { .. } => {}
             // A length, a count or a truth value (`v.len()`, `v.iter().all(..)`)
             // reads no number the tape would check.
-            ExprKind::Structural { method, .. } if super::super::analysis::counts(method) => {}
+            _ if super::super::analysis::is_count(expr) => {}
             _ => {
                 for child in expr.children() {
                     if let crate::ast::Child::Expr(child) = child {
