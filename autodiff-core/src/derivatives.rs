@@ -8,7 +8,7 @@
 use crate::error::ScalarAutodiffError;
 use crate::operation::ScalarOperation;
 use crate::rules;
-use crate::tape::{Edges, Scalar, NO_PARENT, UNTRACKED};
+use crate::tape::{Edges, Scalar, NO_PARENT, PLAIN_LEFT, UNTRACKED};
 
 /// The right-hand side of a binary operation: another scalar on the same
 /// tape, or a plain `f64`, which is a constant and records no edge.
@@ -156,10 +156,14 @@ impl<'t> Scalar<'t> {
                 Ok(()) => record_error(operation, value, [(x, derivative), (0.0, 0.0)], 1),
             });
         }
-        let edges = Edges::new([self.parent_slot(), NO_PARENT], [derivative, 0.0]);
+        // Slot 1 has no operand; its derivative place keeps the plain
+        // operand, for second-order passes that rerun the rule.
+        let edges = Edges::new([self.parent_slot(), NO_PARENT], [derivative, plain.1]);
         // The result tracks a gradient exactly when its operand does.
         let untracked = self.parent_slot() & UNTRACKED;
-        self.tape.push(edges, value, operation, untracked)
+        let plain_left = if plain.0 == 0 { PLAIN_LEFT } else { 0 };
+        self.tape
+            .push(edges, value, operation, untracked, plain_left)
     }
 
     /// Records `f(self, rhs)` where `partials(a, b)` (the operation's rule)
@@ -200,7 +204,7 @@ impl<'t> Scalar<'t> {
         // The result tracks a gradient when either operand does: it is
         // untracked when both carry the flag.
         let untracked = self.parent_slot() & other.parent_slot() & UNTRACKED;
-        self.tape.push(edges, value, operation, untracked)
+        self.tape.push(edges, value, operation, untracked, 0)
     }
 
     /// `self + rhs`. ∂/∂self = 1, ∂/∂rhs = 1.
@@ -269,7 +273,8 @@ impl<'t> Scalar<'t> {
     /// `self^n`. d/dself = n·self^(n−1) (0 when `n = 0`).
     #[inline]
     pub fn powi(self, n: i32) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary(ScalarOperation::Powi, |x| {
+        // The exponent is kept beside the operand, as a plain operand is.
+        self.unary_beside(ScalarOperation::Powi, (1, f64::from(n)), |x| {
             (x.powi(n), rules::powi_partial(x, n))
         })
     }

@@ -183,6 +183,80 @@ pub enum ScalarAutodiffError {
         /// Where the operation is in the user's source, when known.
         label: Option<Label>,
     },
+    /// A tangent given to [`Scalar::jvp`](crate::Scalar::jvp) or
+    /// [`Scalar::hvp`](crate::Scalar::hvp) is not finite, or is non-zero
+    /// on a node that is not a variable recorded before the output.
+    #[error("tangent {tangent:?} for topology node {node} is refused: {reason}")]
+    InvalidTangent {
+        /// The node the tangent was given for (tape index).
+        node: usize,
+        /// The refused tangent.
+        tangent: f64,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+    /// The direction (or tangent) given to a `#[differentiable]` function's
+    /// `f_jvp` or `f_hvp` has not the shape of the parameter it goes with:
+    /// a `Vec` of another length.
+    #[error(
+        "the direction for `{parameter}` has {found} components, but `{parameter}` has {expected}"
+    )]
+    DirectionMismatch {
+        /// The parameter, as the function names it.
+        parameter: &'static str,
+        /// Its number of components.
+        expected: usize,
+        /// The direction's.
+        found: usize,
+    },
+    /// Forward mode: a node's derivative along the direction overflowed.
+    #[error(
+        "{operation} produced non-finite tangent {tangent:?} (topology node {node}){}",
+        At(*label)
+    )]
+    NonFiniteTangent {
+        /// The operation that made the node.
+        operation: ScalarOperation,
+        /// The node (tape index).
+        node: usize,
+        /// The non-finite tangent.
+        tangent: f64,
+        /// Where the operation is in the user's source, when known.
+        label: Option<Label>,
+    },
+    /// Second order: an operation's local derivative has a derivative that
+    /// is not finite where the gradient flows through it (`x.powf(1.5)` at
+    /// 0: the slope is 0, its rate of change infinite).
+    #[error(
+        "{operation} has non-finite second derivative {second_derivative:?} for operand {operand} at input {input:?}{}",
+        At(*label)
+    )]
+    NonFiniteSecondDerivative {
+        /// The operation.
+        operation: ScalarOperation,
+        /// The operand slot (0 or 1).
+        operand: usize,
+        /// That operand's primal value.
+        input: f64,
+        /// The local derivative's derivative along the direction.
+        second_derivative: f64,
+        /// Where the operation is in the user's source, when known.
+        label: Option<Label>,
+    },
+    /// Second order: the derivative of a node's adjoint along the
+    /// direction (its part of `H·v`) overflowed.
+    #[error(
+        "topology node {node} has non-finite second-order adjoint {adjoint_tangent:?}{}",
+        At(*label)
+    )]
+    NonFiniteSecondOrderAdjoint {
+        /// The node (tape index).
+        node: usize,
+        /// The non-finite adjoint tangent.
+        adjoint_tangent: f64,
+        /// The node's label, when known.
+        label: Option<Label>,
+    },
     /// The tape already holds the largest number of nodes it can index.
     #[error("tape is full: it holds at most {capacity} nodes")]
     TapeFull {
@@ -210,6 +284,11 @@ impl ScalarAutodiffError {
             Self::NonFiniteLocalDerivative { .. } => "non-finite-local-derivative",
             Self::MixedTapes { .. } => "mixed-tapes",
             Self::TapeFull { .. } => "tape-full",
+            Self::InvalidTangent { .. } => "invalid-tangent",
+            Self::DirectionMismatch { .. } => "direction-mismatch",
+            Self::NonFiniteTangent { .. } => "non-finite-tangent",
+            Self::NonFiniteSecondDerivative { .. } => "non-finite-second-derivative",
+            Self::NonFiniteSecondOrderAdjoint { .. } => "non-finite-second-order-adjoint",
         }
     }
 
@@ -224,8 +303,14 @@ impl ScalarAutodiffError {
             | Self::NonFinitePassAdjoint { label, .. }
             | Self::NonFiniteAccumulatedGradient { label, .. }
             | Self::NonFiniteLocalDerivative { label, .. }
-            | Self::MixedTapes { label, .. } => *label,
-            Self::NonFiniteSeed { .. } | Self::TapeFull { .. } => None,
+            | Self::MixedTapes { label, .. }
+            | Self::NonFiniteTangent { label, .. }
+            | Self::NonFiniteSecondDerivative { label, .. }
+            | Self::NonFiniteSecondOrderAdjoint { label, .. } => *label,
+            Self::NonFiniteSeed { .. }
+            | Self::TapeFull { .. }
+            | Self::InvalidTangent { .. }
+            | Self::DirectionMismatch { .. } => None,
         }
     }
 

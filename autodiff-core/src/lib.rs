@@ -29,6 +29,10 @@
 //!   `adjoint[parent] += adjoint[node] × local derivative`; the ledger and
 //!   error reports replay it. `sweep.rs`: the same pass as `backward` runs
 //!   it, checks folded into one test per node.
+//! - `second_order.rs`: forward mode ([`Scalar::jvp`]) and forward over
+//!   reverse ([`Scalar::hvp`]) on a recorded tape, rerunning each node's
+//!   rule on [`Dual`] numbers (`dual.rs`); `curvature.rs`: what
+//!   `f_jvp`, `f_hvp` and `f_hessian` return ([`Jvp`], [`Hvp`], [`Hessian`]).
 //! - `ledger.rs`: the [`BackwardPass`] ledger; `error.rs`, `gradcheck.rs`,
 //!   `render.rs`: errors, central-difference checks, tables and pictures.
 //! - Storage: `nodes.rs` (node arrays and the invariant behind their
@@ -40,7 +44,9 @@
 
 mod cell;
 mod cold;
+mod curvature;
 mod derivatives;
+mod dual;
 mod error;
 mod gradcheck;
 mod ledger;
@@ -49,12 +55,15 @@ mod operation;
 mod render;
 mod replay;
 pub mod rules;
+mod second_order;
 mod spare;
 mod sweep;
 mod tape;
 mod value_and_gradient;
 
+pub use curvature::{Hessian, Hvp, Jvp};
 pub use derivatives::{detach, relu, sigmoid, Operand};
+pub use dual::Dual;
 pub use error::{Label, ScalarAutodiffError};
 pub use gradcheck::{
     default_step, gradient_check, relative_error, scalar_gradient_check, scaled_error,
@@ -65,6 +74,7 @@ pub use nodes::{BYTES_PER_NODE, MAX_NODES};
 pub use operation::ScalarOperation;
 pub use render::{Numbers, RenderLimits, TapeView, Timeline, TimelineStep};
 pub use rules::Real;
+pub use second_order::SecondOrderPass;
 pub use spare::SPARE_NODES;
 pub use tape::{Scalar, Tape};
 pub use value_and_gradient::ValueAndGradient;

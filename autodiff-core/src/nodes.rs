@@ -16,6 +16,11 @@ pub(crate) const NO_PARENT: u32 = u32::MAX;
 /// Operand-entry marker bit: the operand tracks no gradient, so the reverse
 /// pass skips the edge without looking the parent up.
 pub(crate) const UNTRACKED: u32 = 1 << 31;
+/// Node flag (in [`NodeValue`]'s packed word, beside the operation): the
+/// node's plain operand, kept in slot 1's unused derivative (see
+/// [`Edges::plain`]), is the operation's *left* operand (`1.0 - x`,
+/// `2.0 / x`), not its right one (`x * 2.0`).
+pub(crate) const PLAIN_LEFT: u32 = 1 << 8;
 /// The most nodes one tape can index (the high bit of an index is a flag).
 pub const MAX_NODES: usize = (UNTRACKED - 1) as usize;
 
@@ -44,7 +49,10 @@ pub(crate) struct Edges {
     /// high half, one word so that recording stores it at once.
     entries: u64,
     /// Local derivative of the node with respect to the operand in each
-    /// slot, evaluated at record time from the operands' values.
+    /// slot, evaluated at record time from the operands' values. A slot
+    /// with no operand holds what second-order passes need to rerun the
+    /// node's rule: a plain operand (`2.0` of `x * 2.0`), `powi`'s
+    /// exponent, or 0; no reverse pass reads it.
     pub(crate) derivatives: [f64; 2],
 }
 
@@ -67,6 +75,13 @@ impl Edges {
         (self.entries >> (32 * slot)) as u32
     }
 
+    /// What an operation with one recorded operand keeps in slot 1 (the
+    /// plain operand or `powi`'s exponent), when slot 1 has no operand.
+    #[inline]
+    pub(crate) fn plain(&self) -> Option<f64> {
+        (self.entry(1) == NO_PARENT).then_some(self.derivatives[1])
+    }
+
     /// The operand in `slot`, as `(tape index, tracked)`.
     #[inline(always)]
     pub(crate) fn parent(&self, slot: usize) -> Option<(usize, bool)> {
@@ -80,7 +95,7 @@ impl Edges {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NodeValue {
     value: f64,
-    /// The operation (bits 0–7), the untracked flag (bit 31, where
+    /// The operation (bits 0–7), [`PLAIN_LEFT`] (bit 8), the untracked flag (bit 31, where
     /// [`UNTRACKED`] sits in an operand entry, so an operation's flag goes
     /// in unshifted) and the label's source line (bits 32–63) in one word,
     /// so that recording writes a node value in two stores, not four. The
@@ -90,13 +105,17 @@ pub(crate) struct NodeValue {
 }
 
 impl NodeValue {
-    /// `untracked` is [`UNTRACKED`] or 0.
+    /// `flags` is [`UNTRACKED`], [`PLAIN_LEFT`], both or 0.
     #[inline(always)]
-    fn new(value: f64, operation: ScalarOperation, untracked: u32) -> Self {
+    fn new(value: f64, operation: ScalarOperation, flags: u32) -> Self {
         Self {
             value,
-            packed: operation as u64 | u64::from(untracked),
+            packed: operation as u64 | u64::from(flags),
         }
+    }
+
+    fn plain_left(self) -> bool {
+        self.packed & u64::from(PLAIN_LEFT) != 0
     }
 
     fn operation(self) -> ScalarOperation {
@@ -197,7 +216,8 @@ impl Nodes {
     }
 
     /// Appends one node and returns its index. Callers have validated value
-    /// and derivatives.
+    /// and derivatives. `flags` is [`UNTRACKED`] or 0, with [`PLAIN_LEFT`]
+    /// for an operation whose plain operand is its left one.
     ///
     /// `edges` and `values` always have the same length, so one length and
     /// one room check serve both, where two `Vec::push`es would load, test
@@ -208,7 +228,7 @@ impl Nodes {
         edges: Edges,
         value: f64,
         operation: ScalarOperation,
-        untracked: u32,
+        flags: u32,
     ) -> Result<u32, ScalarAutodiffError> {
         let index = self.values.len();
         debug_assert_eq!(index, self.edges.len());
@@ -229,7 +249,7 @@ impl Nodes {
             self.values
                 .as_mut_ptr()
                 .add(index)
-                .write(NodeValue::new(value, operation, untracked));
+                .write(NodeValue::new(value, operation, flags));
             self.values.set_len(index + 1);
         }
         Ok(index as u32)
@@ -447,6 +467,18 @@ impl Nodes {
     /// The operation that made node `index`.
     pub(crate) fn operation(&self, index: usize) -> ScalarOperation {
         self.values[index].operation()
+    }
+
+    /// The value of node `index`.
+    #[inline]
+    pub(crate) fn value(&self, index: usize) -> f64 {
+        self.values[index].value
+    }
+
+    /// Whether node `index`'s plain operand is the operation's left one.
+    #[inline]
+    pub(crate) fn plain_left(&self, index: usize) -> bool {
+        self.values[index].plain_left()
     }
 
     /// Whether node `index` tracks a gradient.

@@ -19,7 +19,7 @@ use std::ops::ControlFlow;
 use crate::cell::NodeCell;
 use crate::error::{Label, ScalarAutodiffError};
 use crate::ledger::BackwardPass;
-pub(crate) use crate::nodes::{Edges, NO_PARENT, UNTRACKED};
+pub(crate) use crate::nodes::{Edges, NO_PARENT, PLAIN_LEFT, UNTRACKED};
 use crate::nodes::{Info, Nodes};
 use crate::operation::ScalarOperation;
 use crate::replay::replay;
@@ -318,8 +318,9 @@ impl Tape {
         Ok(Scalar::new(self, index | untracked, value))
     }
 
-    /// Appends one node; `untracked` is [`UNTRACKED`] or 0. Callers have
-    /// validated value and derivatives.
+    /// Appends one node; `untracked` is [`UNTRACKED`] or 0, `plain_left`
+    /// is `PLAIN_LEFT` or 0 (see `Nodes::push`). Callers have validated
+    /// value and derivatives.
     #[inline(always)]
     pub(crate) fn push(
         &self,
@@ -327,10 +328,12 @@ impl Tape {
         value: f64,
         operation: ScalarOperation,
         untracked: u32,
+        plain_left: u32,
     ) -> Result<Scalar<'_>, ScalarAutodiffError> {
         // SAFETY: the guard lives for this statement, which calls only
         // `Nodes::push`.
-        let index = unsafe { self.write() }.push(edges, value, operation, untracked)?;
+        let index =
+            unsafe { self.write() }.push(edges, value, operation, untracked | plain_left)?;
         Ok(Scalar::new(self, index | untracked, value))
     }
 

@@ -544,3 +544,161 @@ fn new_functions_at_their_edges() {
     }
     assert_eq!(x.gradient(), Some(0.0));
 }
+
+/// `(g(x + h) − g(x − h)) / 2h` for a derivative `g`: the oracle for a
+/// second derivative.
+fn central_slope(g: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-5 * x.abs().max(1.0);
+    (g(x + h) - g(x - h)) / (2.0 * h)
+}
+
+/// Piecewise-linear or piecewise-constant operations: second derivative 0.
+const FLAT: &[&str] = &[
+    "neg",
+    "abs",
+    "relu",
+    "signum",
+    "floor",
+    "ceil",
+    "round",
+    "3 - x (rsub)",
+];
+
+#[test]
+fn second_derivatives_of_every_one_operand_operation_match_central_differences_of_the_first() {
+    for op in UNARY {
+        for &x0 in op.points {
+            let tape = Tape::new();
+            let x = tape.variable(x0).unwrap();
+            let y = (op.record)(x).unwrap();
+            let pass = y.hvp(&[1.0]).unwrap();
+            // The gradient part is the reverse pass's, bit for bit.
+            y.backward().unwrap();
+            assert_eq!(pass.gradient(x), x.gradient().unwrap(), "{}", op.name);
+            // Forward mode gives the same first derivative.
+            let slope = y.jvp(&[1.0]).unwrap();
+            assert!(
+                close(slope, pass.gradient(x), 1e-15),
+                "{} jvp at {x0}",
+                op.name
+            );
+            let second = pass.hvp(x);
+            if FLAT.contains(&op.name) {
+                assert_eq!(second, 0.0, "{} at {x0}", op.name);
+                continue;
+            }
+            let expected = central_slope(op.derivative, x0);
+            assert!(
+                close(second, expected, 1e-6),
+                "{} second derivative at {x0}: {second} vs central difference {expected}",
+                op.name
+            );
+        }
+    }
+}
+
+#[test]
+fn mixed_second_derivatives_of_two_operand_operations_match_central_differences() {
+    // Each case's closed-form partials; their central differences are the
+    // Hessian's rows.
+    type Partials = fn(f64, f64) -> (f64, f64);
+    let cases: [(&str, Partials); 7] = [
+        ("mul", |a, b| (b, a)),
+        ("div", |a, b| (1.0 / b, -a / (b * b))),
+        ("powf", |a, b| (b * a.powf(b - 1.0), a.ln() * a.powf(b))),
+        ("hypot", |a, b| {
+            let h = (a * a + b * b).sqrt();
+            (a / h, b / h)
+        }),
+        ("log", |a, b| {
+            (1.0 / (a * b.ln()), -a.ln() / (b * b.ln() * b.ln()))
+        }),
+        ("add", |_, _| (1.0, 1.0)),
+        ("max", |a, b| if a > b { (1.0, 0.0) } else { (0.0, 1.0) }),
+    ];
+    for (name, partials) in cases {
+        for (a0, b0) in [(1.5, 0.7), (0.4, 2.2), (3.0, 1.25)] {
+            let tape = Tape::new();
+            let a = tape.variable(a0).unwrap();
+            let b = tape.variable(b0).unwrap();
+            let y = apply(name, a, b.into()).unwrap();
+            let along_a = y.hvp(&[1.0, 0.0]).unwrap();
+            let along_b = y.hvp(&[0.0, 1.0]).unwrap();
+            let want = [
+                [
+                    central_slope(|a| partials(a, b0).0, a0),
+                    central_slope(|b| partials(a0, b).0, b0),
+                ],
+                [
+                    central_slope(|a| partials(a, b0).1, a0),
+                    central_slope(|b| partials(a0, b).1, b0),
+                ],
+            ];
+            let got = [
+                [along_a.hvp(a), along_b.hvp(a)],
+                [along_a.hvp(b), along_b.hvp(b)],
+            ];
+            for i in 0..2 {
+                for j in 0..2 {
+                    assert!(
+                        close(got[i][j], want[i][j], 1e-6),
+                        "{name} H[{i}][{j}] at ({a0}, {b0}): {} vs {}",
+                        got[i][j],
+                        want[i][j]
+                    );
+                }
+            }
+            // With a plain right operand the rule reads it from the tape.
+            let z = apply(name, a, b0.into()).unwrap();
+            let plain = z.hvp(&[1.0, 0.0]).unwrap();
+            assert!(close(plain.hvp(a), want[0][0], 1e-6), "{name} plain right");
+        }
+    }
+}
+
+#[test]
+fn forward_mode_refuses_tangents_it_cannot_use_and_changes_nothing() {
+    let tape = Tape::new();
+    let x = tape.variable(2.0).unwrap();
+    let c = tape.constant(3.0).unwrap();
+    let y = x.mul(c).unwrap().exp().unwrap();
+    let len = tape.len();
+    let refused = |error: ScalarAutodiffError| error.code() == "invalid-tangent";
+    assert!(refused(y.jvp(&[f64::NAN]).unwrap_err()));
+    assert!(refused(y.jvp(&[0.0, 1.0]).unwrap_err()), "a constant");
+    assert!(
+        refused(y.hvp(&[0.0, 0.0, 1.0]).unwrap_err()),
+        "an operation"
+    );
+    assert!(refused(x.jvp(&[0.0, 0.0, 0.0, 0.0, 1.0]).unwrap_err()));
+    assert_eq!(tape.len(), len);
+    assert_eq!(x.gradient(), Some(0.0));
+    // 3e^{3x}: along 1 it is the derivative, and the tape stored nothing.
+    let slope = y.jvp(&[1.0]).unwrap();
+    assert!(close(slope, 3.0 * (6.0_f64).exp(), 1e-15));
+    assert_eq!(x.gradient(), Some(0.0));
+}
+
+#[test]
+fn an_infinite_second_derivative_is_a_labelled_error_where_the_first_is_finite() {
+    use autodiff_core::Label;
+    let tape = Tape::new();
+    let x = tape.variable(0.0).unwrap();
+    // d/dx x^1.5 = 1.5 √x is 0 at 0; its derivative is infinite there.
+    let y = x
+        .powf(1.5)
+        .unwrap()
+        .labeled(Label::at_line("x.powf(1.5)", 7));
+    assert_eq!(y.jvp(&[1.0]).unwrap(), 0.0);
+    let error = y.hvp(&[1.0]).unwrap_err();
+    assert_eq!(error.code(), "non-finite-second-derivative");
+    assert!(
+        error.to_string().contains("`x.powf(1.5)` (line 7)"),
+        "{error}"
+    );
+    // Forward mode overflowing is its own error.
+    let big = tape.variable(700.0).unwrap();
+    let e = big.exp().unwrap();
+    let error = e.jvp(&[0.0, 0.0, 1e300]).unwrap_err();
+    assert_eq!(error.code(), "non-finite-tangent");
+}

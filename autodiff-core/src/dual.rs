@@ -1,0 +1,380 @@
+//! [`Dual`]: a number that carries its own derivative along one direction,
+//! `value + tangent·ε` with `ε² = 0` (forward mode).
+//!
+//! Every derivative a `Dual` computes is a rule of [`rules`](crate::rules):
+//! `x.tanh()` is `Dual::new(tanh v, tanh_partial(v) · t)`, and an operator's
+//! tangent is the sum of its rule's partials times the operands' tangents.
+//! The one-operand functions are expanded from the table of operations,
+//! so a `Dual` knows every function the tape knows, with the same
+//! derivative. Second-order passes run the rules themselves on `Dual`s
+//! (they are generic over [`Real`]): the tangent of a local derivative is
+//! the second derivative along the direction.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use crate::derivatives::{relu, sigmoid};
+use crate::rules::{self, Real};
+
+/// A dual number: a value and its derivative (`tangent`) along one
+/// direction. Arithmetic and the elementary functions carry the tangent by
+/// the chain rule, so a generic function run on `Dual::variable(x)` gives
+/// its value and derivative at `x`:
+///
+/// ```
+/// use autodiff_core::{Dual, Real};
+///
+/// fn f<R: Real>(x: R) -> R {
+///     x * x.sin() + R::lit(1.0)
+/// }
+/// let y = f(Dual::variable(0.5));
+/// assert_eq!(y.value, f(0.5));
+/// assert!((y.tangent - (0.5_f64.sin() + 0.5 * 0.5_f64.cos())).abs() < 1e-15);
+/// ```
+///
+/// Comparisons (`<`, `==`, `max`'s choice) read the value only: a branch
+/// of the program is chosen by values, as the plain function chooses it.
+/// At a kink (`abs` at 0, `relu`, `max` at a tie) the tangent is the one
+/// the rules pick: `abs` has derivative 0 at 0, `max` splits a tie.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dual {
+    /// The number itself.
+    pub value: f64,
+    /// Its derivative along the direction.
+    pub tangent: f64,
+}
+
+impl Dual {
+    /// `value + tangent·ε`.
+    pub const fn new(value: f64, tangent: f64) -> Self {
+        Self { value, tangent }
+    }
+
+    /// A number that does not move: tangent 0.
+    pub const fn constant(value: f64) -> Self {
+        Self::new(value, 0.0)
+    }
+
+    /// The variable being differentiated by: tangent 1.
+    pub const fn variable(value: f64) -> Self {
+        Self::new(value, 1.0)
+    }
+
+    /// Applies a one-operand function: `f` gives the value, `partial`
+    /// (a rule, from the value `v` and the result `y`) the derivative.
+    #[inline]
+    fn unary(self, f: impl Fn(f64) -> f64, partial: impl Fn(f64, f64) -> f64) -> Self {
+        let y = f(self.value);
+        Self::new(y, chain(partial(self.value, y), self.tangent))
+    }
+
+    /// Applies a two-operand function whose rule gives both partials.
+    #[inline]
+    fn binary(
+        self,
+        other: Self,
+        f: impl Fn(f64, f64) -> f64,
+        partials: impl Fn(f64, f64) -> (f64, f64),
+    ) -> Self {
+        let (da, db) = partials(self.value, other.value);
+        Self::new(
+            f(self.value, other.value),
+            chain(da, self.tangent) + chain(db, other.tangent),
+        )
+    }
+
+    /// `selfⁿ` for an integer `n`.
+    pub fn powi(self, n: i32) -> Self {
+        self.unary(|v| v.powi(n), |v, _| rules::powi_partial(v, n))
+    }
+
+    /// `selfʸ` for a real `y`, itself a `Dual` (use `Dual::constant` for a
+    /// fixed exponent).
+    pub fn powf(self, y: Self) -> Self {
+        self.binary(y, f64::powf, rules::powf_partials)
+    }
+
+    /// `max(self, other)`: the larger operand's tangent (half of each at a tie).
+    pub fn max(self, other: Self) -> Self {
+        self.binary(other, f64::max, rules::max_partials)
+    }
+
+    /// `min(self, other)`: the smaller operand's tangent (half of each at a tie).
+    pub fn min(self, other: Self) -> Self {
+        self.binary(other, f64::min, rules::min_partials)
+    }
+
+    /// `√(self² + other²)` without overflow.
+    pub fn hypot(self, other: Self) -> Self {
+        self.binary(other, f64::hypot, rules::hypot_partials)
+    }
+
+    /// `log_base self`.
+    pub fn log(self, base: Self) -> Self {
+        self.binary(base, f64::log, rules::log_partials)
+    }
+}
+
+/// `derivative × tangent`, and 0 when the tangent is 0: an operand that
+/// does not move contributes nothing, even where the derivative is
+/// infinite (`x / 0.0` has ∂/∂b infinite, but a constant `b` has no
+/// tangent to multiply), as the tape records no edge to a constant.
+#[inline(always)]
+fn chain(derivative: f64, tangent: f64) -> f64 {
+    if tangent == 0.0 {
+        0.0
+    } else {
+        derivative * tangent
+    }
+}
+
+/// Each one-operand function of the table (`exp`, `tanh`, `relu`, …) as a
+/// `Dual` method: the `f64` function's value, the row's rule for the
+/// tangent, called with the operand or the result as the row says.
+macro_rules! dual_functions {
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
+        impl Dual {
+            $(dual_functions!(@row $spelling $(($($how),*))? $rule $(($function))? $computes $derivative);)*
+        }
+    };
+    (@row method($method:ident, 0) $($rest:tt)*) => {
+        dual_functions!(@emit $method f64::$method, $($rest)*);
+    };
+    (@row function(detach) $($rest:tt)*) => {};
+    (@row function($function:ident) $($rest:tt)*) => {
+        dual_functions!(@emit $function $function, $($rest)*);
+    };
+    (@row $($other:tt)*) => {};
+    (@emit $method:ident $primal:path, $rule:ident $(($f:ident))? $computes:literal $derivative:literal) => {
+        #[doc = concat!($computes, " with `a` = `self`; tangent by the rule ", $derivative, ".")]
+        #[inline]
+        pub fn $method(self) -> Self {
+            self.unary($primal, dual_functions!(@partial $rule $(($f))?))
+        }
+    };
+    (@partial operand($f:ident)) => {
+        |v, _| rules::$f(v)
+    };
+    (@partial result($f:ident)) => {
+        |_, y| rules::$f(y)
+    };
+    (@partial zero) => {
+        |_, _| 0.0
+    };
+}
+
+autodiff_ops_table::operations!(dual_functions);
+
+impl Real for Dual {
+    #[inline]
+    fn lit(value: f64) -> Self {
+        Self::constant(value)
+    }
+    #[inline]
+    fn primal(self) -> f64 {
+        self.value
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        Dual::abs(self)
+    }
+    #[inline]
+    fn exp(self) -> Self {
+        Dual::exp(self)
+    }
+    #[inline]
+    fn ln(self) -> Self {
+        Dual::ln(self)
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        Dual::sqrt(self)
+    }
+    #[inline]
+    fn sin(self) -> Self {
+        Dual::sin(self)
+    }
+    #[inline]
+    fn cos(self) -> Self {
+        Dual::cos(self)
+    }
+    #[inline]
+    fn tanh(self) -> Self {
+        Dual::tanh(self)
+    }
+    #[inline]
+    fn sinh(self) -> Self {
+        Dual::sinh(self)
+    }
+    #[inline]
+    fn cosh(self) -> Self {
+        Dual::cosh(self)
+    }
+    #[inline]
+    fn powi(self, n: i32) -> Self {
+        Dual::powi(self, n)
+    }
+    #[inline]
+    fn powf(self, y: Self) -> Self {
+        Dual::powf(self, y)
+    }
+    #[inline]
+    fn hypot(self, y: Self) -> Self {
+        Dual::hypot(self, y)
+    }
+}
+
+impl From<f64> for Dual {
+    /// A constant.
+    fn from(value: f64) -> Self {
+        Self::constant(value)
+    }
+}
+
+impl PartialEq for Dual {
+    /// Equal values (the tangents are not compared, as a branch reads only
+    /// the value).
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl PartialOrd for Dual {
+    /// Ordered by value.
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        self.value.partial_cmp(&other.value)
+    }
+}
+
+impl PartialEq<f64> for Dual {
+    fn eq(&self, other: &f64) -> bool {
+        self.value == *other
+    }
+}
+
+impl PartialOrd<f64> for Dual {
+    fn partial_cmp(&self, other: &f64) -> Option<Ordering> {
+        self.value.partial_cmp(other)
+    }
+}
+
+impl fmt::Display for Dual {
+    /// `value + tangentε`, each as `f64` displays it (with the precision
+    /// given, if any).
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.value, formatter)?;
+        formatter.write_str(if self.tangent.is_sign_negative() {
+            " - "
+        } else {
+            " + "
+        })?;
+        fmt::Display::fmt(&self.tangent.abs(), formatter)?;
+        formatter.write_str("ε")
+    }
+}
+
+impl Neg for Dual {
+    type Output = Self;
+    fn neg(self) -> Self {
+        self.unary(|v| -v, |v, _| rules::neg_partial(v))
+    }
+}
+
+/// `Dual ∘ Dual`, `Dual ∘ f64` and `f64 ∘ Dual` for an operator, with its
+/// rule, and the assigning form.
+macro_rules! dual_operator {
+    ($Trait:ident $method:ident $Assign:ident $assign:ident $op:tt $rule:path) => {
+        impl $Trait for Dual {
+            type Output = Dual;
+            #[inline]
+            fn $method(self, rhs: Dual) -> Dual {
+                self.binary(rhs, |a, b| a $op b, $rule)
+            }
+        }
+        impl $Trait<f64> for Dual {
+            type Output = Dual;
+            #[inline]
+            fn $method(self, rhs: f64) -> Dual {
+                self $op Dual::constant(rhs)
+            }
+        }
+        impl $Trait<Dual> for f64 {
+            type Output = Dual;
+            #[inline]
+            fn $method(self, rhs: Dual) -> Dual {
+                Dual::constant(self) $op rhs
+            }
+        }
+        impl $Assign for Dual {
+            #[inline]
+            fn $assign(&mut self, rhs: Dual) {
+                *self = *self $op rhs;
+            }
+        }
+        impl $Assign<f64> for Dual {
+            #[inline]
+            fn $assign(&mut self, rhs: f64) {
+                *self = *self $op rhs;
+            }
+        }
+    };
+}
+
+dual_operator!(Add add AddAssign add_assign + rules::add_partials);
+dual_operator!(Sub sub SubAssign sub_assign - rules::sub_partials);
+dual_operator!(Mul mul MulAssign mul_assign * rules::mul_partials);
+dual_operator!(Div div DivAssign div_assign / rules::div_partials);
+
+impl std::iter::Sum for Dual {
+    fn sum<I: Iterator<Item = Dual>>(iter: I) -> Dual {
+        iter.fold(Dual::constant(0.0), |a, b| a + b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tangents_match_closed_forms() {
+        let x = Dual::variable(0.7);
+        let y = x.tanh();
+        let c = 0.7_f64.cosh();
+        assert!((y.tangent - 1.0 / (c * c)).abs() < 1e-15);
+        let y = x.exp().ln();
+        assert!((y.tangent - 1.0).abs() < 1e-15);
+        let y = (x * x).sqrt();
+        assert!((y.tangent - 1.0).abs() < 1e-15);
+        let y = x.powf(Dual::constant(3.0));
+        assert!((y.tangent - 3.0 * 0.49).abs() < 1e-15);
+        let y = 2.0 / x;
+        assert!((y.tangent + 2.0 / 0.49).abs() < 1e-14);
+        assert_eq!(x.relu().tangent, 1.0);
+        assert_eq!((-x).relu().tangent, 0.0);
+        assert_eq!(Dual::variable(0.0).abs().tangent, 0.0);
+        let s = sigmoid(0.7);
+        assert!((x.sigmoid().tangent - s * (1.0 - s)).abs() < 1e-16);
+        assert_eq!(relu(-1.0), 0.0);
+    }
+
+    #[test]
+    fn a_constant_operand_contributes_nothing_even_at_a_pole() {
+        // ∂(a/b)/∂b is infinite at b = 0, but b does not move.
+        let y = Dual::variable(1.0) / 0.0;
+        assert!(y.value.is_infinite());
+        assert!(y.tangent.is_infinite());
+        let y = Dual::constant(1.0) / Dual::variable(2.0);
+        assert_eq!(y.tangent, -0.25);
+        let y = Dual::variable(3.0) * Dual::constant(f64::INFINITY);
+        assert!(y.tangent.is_infinite());
+        let y = Dual::constant(0.0) * Dual::new(2.0, 0.0);
+        assert_eq!(y.tangent, 0.0);
+    }
+
+    #[test]
+    fn displays_value_and_tangent() {
+        assert_eq!(Dual::new(1.5, -2.0).to_string(), "1.5 - 2ε");
+        assert_eq!(format!("{:.2}", Dual::new(1.0, 0.25)), "1.00 + 0.25ε");
+    }
+}
