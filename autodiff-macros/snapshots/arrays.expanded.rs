@@ -240,3 +240,80 @@ fn dot_check_with(
         },
     )
 }
+/// Forward mode: the value of [`dot`] and its derivative along `tangent` (∇dot · tangent), shaped like the gradient of [`dot_grad`]. One recording of the body on a tape and one pass in creation order.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn dot_jvp(
+    w: [f64; 3],
+    x: &[f64],
+    tangent: ([f64; 3], ::std::vec::Vec<f64>),
+) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::direction(&w, &tangent.0, "w", &mut flat)?;
+    __ad::direction(&x, &tangent.1, "x", &mut flat)?;
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    __ad::jvp(dot_tape(tape, w_var, __ad::slice(&x_var)), &flat)
+}
+/// The value of [`dot`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn dot_hvp(
+    w: [f64; 3],
+    x: &[f64],
+    direction: ([f64; 3], ::std::vec::Vec<f64>),
+) -> ::core::result::Result<
+    ::autodiff::Hvp<([f64; 3], ::std::vec::Vec<f64>)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::direction(&w, &direction.0, "w", &mut flat)?;
+    __ad::direction(&x, &direction.1, "x", &mut flat)?;
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    let pass = __ad::hvp(dot_tape(tape, w_var, __ad::slice(&x_var)), &flat)?;
+    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    ::core::result::Result::Ok(::autodiff::Hvp {
+        value: pass.value,
+        gradient: {
+            let mut rest = gradient.as_slice();
+            (__ad::gradient_from(&w, &mut rest), __ad::gradient_from(&x, &mut rest))
+        },
+        hvp: {
+            let mut rest = hvp.as_slice();
+            (__ad::gradient_from(&w, &mut rest), __ad::gradient_from(&x, &mut rest))
+        },
+    })
+}
+/// The dense Hessian of [`dot`] over its differentiable components, in the order `dot_check` lists them: one Hessian-vector product per component.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn dot_hessian(
+    w: [f64; 3],
+    x: &[f64],
+) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::components(&w, &mut flat);
+    __ad::components(&x, &mut flat);
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    __ad::hessian(dot_tape(tape, w_var, __ad::slice(&x_var)), flat.len())
+}

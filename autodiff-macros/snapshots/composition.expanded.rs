@@ -430,3 +430,97 @@ fn neuron_check_with(
         },
     )
 }
+/// Forward mode: the value of [`neuron`] and its derivative along `tangent` (∇neuron · tangent), shaped like the gradient of [`neuron_grad`]. One recording of the body on a tape and one pass in creation order.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn neuron_jvp(
+    w: f64,
+    x: f64,
+    b: f64,
+    tangent: (f64, f64, f64),
+) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::direction(&w, &tangent.0, "w", &mut flat)?;
+    __ad::direction(&x, &tangent.1, "x", &mut flat)?;
+    __ad::direction(&b, &tangent.2, "b", &mut flat)?;
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    let b_var = __ad::variables(tape, &b, __ad::at("b", 3));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    __ad::jvp(neuron_tape(tape, w_var, x_var, b_var), &flat)
+}
+/// The value of [`neuron`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn neuron_hvp(
+    w: f64,
+    x: f64,
+    b: f64,
+    direction: (f64, f64, f64),
+) -> ::core::result::Result<
+    ::autodiff::Hvp<(f64, f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::direction(&w, &direction.0, "w", &mut flat)?;
+    __ad::direction(&x, &direction.1, "x", &mut flat)?;
+    __ad::direction(&b, &direction.2, "b", &mut flat)?;
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    let b_var = __ad::variables(tape, &b, __ad::at("b", 3));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    let pass = __ad::hvp(neuron_tape(tape, w_var, x_var, b_var), &flat)?;
+    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    ::core::result::Result::Ok(::autodiff::Hvp {
+        value: pass.value,
+        gradient: {
+            let mut rest = gradient.as_slice();
+            (
+                __ad::gradient_from(&w, &mut rest),
+                __ad::gradient_from(&x, &mut rest),
+                __ad::gradient_from(&b, &mut rest),
+            )
+        },
+        hvp: {
+            let mut rest = hvp.as_slice();
+            (
+                __ad::gradient_from(&w, &mut rest),
+                __ad::gradient_from(&x, &mut rest),
+                __ad::gradient_from(&b, &mut rest),
+            )
+        },
+    })
+}
+/// The dense Hessian of [`neuron`] over its differentiable components, in the order `neuron_check` lists them: one Hessian-vector product per component.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn neuron_hessian(
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::components(&w, &mut flat);
+    __ad::components(&x, &mut flat);
+    __ad::components(&b, &mut flat);
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+    let b_var = __ad::variables(tape, &b, __ad::at("b", 3));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    __ad::hessian(neuron_tape(tape, w_var, x_var, b_var), flat.len())
+}

@@ -259,3 +259,74 @@ pub fn series_check_with(
         },
     )
 }
+/// Forward mode: the value of [`series`] and its derivative along `tangent` (∇series · tangent), shaped like the gradient of [`series_grad`]. One recording of the body on a tape and one pass in creation order.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn series_jvp(
+    x: f64,
+    scale: f64,
+    n: usize,
+    tangent: f64,
+) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::direction(&x, &tangent, "x", &mut flat)?;
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    __ad::jvp(series_tape(tape, x_var, scale, n), &flat)
+}
+/// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn series_hvp(
+    x: f64,
+    scale: f64,
+    n: usize,
+    direction: f64,
+) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::direction(&x, &direction, "x", &mut flat)?;
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    let pass = __ad::hvp(series_tape(tape, x_var, scale, n), &flat)?;
+    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    ::core::result::Result::Ok(::autodiff::Hvp {
+        value: pass.value,
+        gradient: {
+            let mut rest = gradient.as_slice();
+            __ad::gradient_from(&x, &mut rest)
+        },
+        hvp: {
+            let mut rest = hvp.as_slice();
+            __ad::gradient_from(&x, &mut rest)
+        },
+    })
+}
+/// The dense Hessian of [`series`] over its differentiable components, in the order `series_check` lists them: one Hessian-vector product per component.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn series_hessian(
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::components(&x, &mut flat);
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    __ad::hessian(series_tape(tape, x_var, scale, n), flat.len())
+}

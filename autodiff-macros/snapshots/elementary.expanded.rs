@@ -241,3 +241,80 @@ fn wave_check_with(
         },
     )
 }
+/// Forward mode: the value of [`wave`] and its derivative along `tangent` (∇wave · tangent), shaped like the gradient of [`wave_grad`]. One recording of the body on a tape and one pass in creation order.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn wave_jvp(
+    x: f64,
+    y: f64,
+    tangent: (f64, f64),
+) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::direction(&x, &tangent.0, "x", &mut flat)?;
+    __ad::direction(&y, &tangent.1, "y", &mut flat)?;
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+    let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    __ad::jvp(wave_tape(tape, x_var, y_var), &flat)
+}
+/// The value of [`wave`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn wave_hvp(
+    x: f64,
+    y: f64,
+    direction: (f64, f64),
+) -> ::core::result::Result<
+    ::autodiff::Hvp<(f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::direction(&x, &direction.0, "x", &mut flat)?;
+    __ad::direction(&y, &direction.1, "y", &mut flat)?;
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+    let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    let pass = __ad::hvp(wave_tape(tape, x_var, y_var), &flat)?;
+    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    ::core::result::Result::Ok(::autodiff::Hvp {
+        value: pass.value,
+        gradient: {
+            let mut rest = gradient.as_slice();
+            (__ad::gradient_from(&x, &mut rest), __ad::gradient_from(&y, &mut rest))
+        },
+        hvp: {
+            let mut rest = hvp.as_slice();
+            (__ad::gradient_from(&x, &mut rest), __ad::gradient_from(&y, &mut rest))
+        },
+    })
+}
+/// The dense Hessian of [`wave`] over its differentiable components, in the order `wave_check` lists them: one Hessian-vector product per component.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn wave_hessian(
+    x: f64,
+    y: f64,
+) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+    use ::autodiff::__private as __ad;
+    let mut flat = ::std::vec::Vec::new();
+    __ad::components(&x, &mut flat);
+    __ad::components(&y, &mut flat);
+    let tape = ::autodiff::Tape::new();
+    let tape = &tape;
+    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+    let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
+    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+        return ::core::result::Result::Err(error);
+    }
+    __ad::hessian(wave_tape(tape, x_var, y_var), flat.len())
+}

@@ -391,6 +391,120 @@ impl Neuron {
     > {
         Self::__ad_forward_check_with(step, tolerance, self, x)
     }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_jvp(
+        __self: &Self,
+        x: f64,
+        tangent: Self,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let __self_var = __ad::first(
+            tape,
+            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
+        )?;
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        __ad::jvp(Self::__ad_forward_tape(tape, &__self_var, x), &flat)
+    }
+    /// Forward mode: the value of [`forward`](Self::forward) and its derivative along `tangent` (∇forward · tangent), shaped like the gradient of [`forward_grad`](Self::forward_grad). One recording of the body on a tape and one pass in creation order.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn forward_jvp(
+        &self,
+        x: f64,
+        tangent: Self,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_forward_jvp(self, x, tangent)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_hvp(
+        __self: &Self,
+        x: f64,
+        direction: Self,
+    ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::model_direction(
+            __self,
+            &direction,
+            "self",
+            &mut flat,
+        )?;
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let __self_var = __ad::first(
+            tape,
+            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
+        )?;
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        let pass = __ad::hvp(Self::__ad_forward_tape(tape, &__self_var, x), &flat)?;
+        let (gradient, hvp) = (pass.gradient, pass.hvp);
+        ::core::result::Result::Ok(::autodiff::Hvp {
+            value: pass.value,
+            gradient: {
+                let mut rest = gradient.as_slice();
+                <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
+            },
+            hvp: {
+                let mut rest = hvp.as_slice();
+                <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
+            },
+        })
+    }
+    /// The value of [`forward`](Self::forward), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn forward_hvp(
+        &self,
+        x: f64,
+        direction: Self,
+    ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_forward_hvp(self, x, direction)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_hessian(
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::components(__self, &mut flat);
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let __self_var = __ad::first(
+            tape,
+            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
+        )?;
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        __ad::hessian(Self::__ad_forward_tape(tape, &__self_var, x), flat.len())
+    }
+    /// The dense Hessian of [`forward`](Self::forward) over its differentiable components, in the order `forward_check` lists them: one Hessian-vector product per component.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn forward_hessian(
+        &self,
+        x: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_forward_hessian(self, x)
+    }
     #[allow(dead_code)]
     fn loss(&self, x: f64, y: f64) -> f64 {
         let d = self.forward(x) - y;
@@ -825,6 +939,126 @@ impl Neuron {
     > {
         Self::__ad_loss_check_with(step, tolerance, self, x, y)
     }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_jvp(
+        __self: &Self,
+        x: f64,
+        y: f64,
+        tangent: Self,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let __self_var = __ad::first(
+            tape,
+            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
+        )?;
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        __ad::jvp(Self::__ad_loss_tape(tape, &__self_var, x, y), &flat)
+    }
+    /// Forward mode: the value of [`loss`](Self::loss) and its derivative along `tangent` (∇loss · tangent), shaped like the gradient of [`loss_grad`](Self::loss_grad). One recording of the body on a tape and one pass in creation order.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn loss_jvp(
+        &self,
+        x: f64,
+        y: f64,
+        tangent: Self,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_loss_jvp(self, x, y, tangent)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_hvp(
+        __self: &Self,
+        x: f64,
+        y: f64,
+        direction: Self,
+    ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::model_direction(
+            __self,
+            &direction,
+            "self",
+            &mut flat,
+        )?;
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let __self_var = __ad::first(
+            tape,
+            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
+        )?;
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        let pass = __ad::hvp(Self::__ad_loss_tape(tape, &__self_var, x, y), &flat)?;
+        let (gradient, hvp) = (pass.gradient, pass.hvp);
+        ::core::result::Result::Ok(::autodiff::Hvp {
+            value: pass.value,
+            gradient: {
+                let mut rest = gradient.as_slice();
+                <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
+            },
+            hvp: {
+                let mut rest = hvp.as_slice();
+                <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
+            },
+        })
+    }
+    /// The value of [`loss`](Self::loss), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn loss_hvp(
+        &self,
+        x: f64,
+        y: f64,
+        direction: Self,
+    ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_loss_hvp(self, x, y, direction)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_hessian(
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::components(__self, &mut flat);
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let __self_var = __ad::first(
+            tape,
+            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
+        )?;
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        __ad::hessian(Self::__ad_loss_tape(tape, &__self_var, x, y), flat.len())
+    }
+    /// The dense Hessian of [`loss`](Self::loss) over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn loss_hessian(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_loss_hessian(self, x, y)
+    }
     #[allow(dead_code)]
     fn scale(w: f64, x: f64) -> f64 {
         w * x
@@ -1034,5 +1268,73 @@ impl Neuron {
                 Self::scale(w, __ad::dup(&x))
             },
         )
+    }
+    /// Forward mode: the value of [`scale`](Self::scale) and its derivative along `tangent` (∇scale · tangent), shaped like the gradient of [`scale_grad`](Self::scale_grad). One recording of the body on a tape and one pass in creation order.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_jvp(
+        w: f64,
+        x: f64,
+        tangent: f64,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        __ad::direction(&w, &tangent, "w", &mut flat)?;
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        __ad::jvp(Self::scale_tape(tape, w_var, x), &flat)
+    }
+    /// The value of [`scale`](Self::scale), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_hvp(
+        w: f64,
+        x: f64,
+        direction: f64,
+    ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        __ad::direction(&w, &direction, "w", &mut flat)?;
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        let pass = __ad::hvp(Self::scale_tape(tape, w_var, x), &flat)?;
+        let (gradient, hvp) = (pass.gradient, pass.hvp);
+        ::core::result::Result::Ok(::autodiff::Hvp {
+            value: pass.value,
+            gradient: {
+                let mut rest = gradient.as_slice();
+                __ad::gradient_from(&w, &mut rest)
+            },
+            hvp: {
+                let mut rest = hvp.as_slice();
+                __ad::gradient_from(&w, &mut rest)
+            },
+        })
+    }
+    /// The dense Hessian of [`scale`](Self::scale) over its differentiable components, in the order `scale_check` lists them: one Hessian-vector product per component.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_hessian(
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        __ad::components(&w, &mut flat);
+        let tape = ::autodiff::Tape::new();
+        let tape = &tape;
+        let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            return ::core::result::Result::Err(error);
+        }
+        __ad::hessian(Self::scale_tape(tape, w_var, x), flat.len())
     }
 }

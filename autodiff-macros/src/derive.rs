@@ -334,6 +334,9 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             fn rebuild(&self, from: &mut &[f64]) -> #name {
                 #name { #(#rebuilt,)* }
             }
+            fn gradient_from(&self, from: &mut &[f64]) -> #name {
+                self.rebuild(from)
+            }
             #[inline]
             fn zero_owned(&self) -> #name {
                 #name { #(#zeros,)* }
@@ -413,6 +416,9 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
             fn rebuild(&self, from: &mut &[f64]) -> #name {
                 <#name as #p>::rebuild(self, from)
+            }
+            fn gradient_from(&self, from: &mut &[f64]) -> #name {
+                <#name as #p>::gradient_from(self, from)
             }
         }
     }

@@ -33,12 +33,14 @@ mod functions;
 mod methods;
 pub mod outlined;
 mod parameters;
+mod second_order;
 
 pub use arithmetic::*;
 pub use coercion::*;
 pub use functions::*;
 pub use methods::*;
 pub use parameters::*;
+pub use second_order::*;
 
 pub use autodiff_core::{
     gradient_check, GradientCheck, GradientCheckError, Label, Scalar, ScalarAutodiffError, Tape,

@@ -35,6 +35,31 @@ pub trait Parameter {
     fn gradient_components(gradient: &Self::Gradient, out: &mut Vec<f64>);
     /// Rebuilds a value of this shape from the front of `from`.
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned;
+    /// Builds a gradient of this parameter's shape from the front of
+    /// `from` (what `f_hvp` returns, shaped as `f_grad`'s gradient is).
+    fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient;
+    /// Appends the components of `direction`, a model's direction (the
+    /// tangent `f_jvp` or `f_hvp` takes for this parameter, named `name`,
+    /// itself a model) to `out`; one of another shape is an error naming
+    /// the parameter, and appends nothing. A method taking `Self`, as
+    /// [`record`](Self::record) is, so that a struct that is not a model
+    /// stays one error.
+    #[doc(hidden)]
+    fn model_direction(
+        &self,
+        direction: &Self,
+        name: &'static str,
+        out: &mut Vec<f64>,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        let mut own = Vec::new();
+        self.components(&mut own);
+        let start = out.len();
+        direction.components(out);
+        super::second_order::same_count(own.len(), out, start, name)
+    }
     /// [`variables`] as a method, so that generated code can name a model's
     /// type once, as `<Model as Parameter>::record(..)`: a type that is not
     /// a model is then one error on that type, not one per generic call.
@@ -119,6 +144,10 @@ impl Parameter for f64 {
     fn rebuild(&self, from: &mut &[f64]) -> f64 {
         take_component(from)
     }
+    #[inline]
+    fn gradient_from(&self, from: &mut &[f64]) -> f64 {
+        take_component(from)
+    }
     #[inline(always)]
     fn zero_owned(&self) -> f64 {
         0.0
@@ -169,6 +198,10 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
         std::array::from_fn(|i| self[i].rebuild(from))
     }
     #[inline]
+    fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
+        std::array::from_fn(|i| self[i].gradient_from(from))
+    }
+    #[inline]
     fn zero_owned(&self) -> Self::Owned {
         std::array::from_fn(|i| self[i].zero_owned())
     }
@@ -212,6 +245,10 @@ impl<T: Parameter> Parameter for Vec<T> {
     #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         self.as_slice().rebuild(from)
+    }
+    #[inline]
+    fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
+        self.as_slice().gradient_from(from)
     }
     #[inline]
     fn zero_owned(&self) -> Self::Owned {
@@ -262,6 +299,10 @@ impl<T: Parameter> Parameter for &[T] {
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         self.iter().map(|item| item.rebuild(from)).collect()
     }
+    #[inline]
+    fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
+        self.iter().map(|item| item.gradient_from(from)).collect()
+    }
 }
 
 /// `&Vec<f64>`: a slice parameter, as students write it before slices.
@@ -288,6 +329,10 @@ impl<T: Parameter> Parameter for &Vec<T> {
     #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         self.as_slice().rebuild(from)
+    }
+    #[inline]
+    fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
+        self.as_slice().gradient_from(from)
     }
 }
 
@@ -316,6 +361,10 @@ impl<T: Parameter, const N: usize> Parameter for &[T; N] {
     #[inline]
     fn rebuild(&self, from: &mut &[f64]) -> Self::Owned {
         self.each_ref().map(|item| item.rebuild(from))
+    }
+    #[inline]
+    fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
+        self.iter().map(|item| item.gradient_from(from)).collect()
     }
 }
 
@@ -413,6 +462,11 @@ pub fn gradient_components<P: Parameter>(_shape: &P, gradient: &P::Gradient, out
 /// Rebuilds a parameter of `shape`'s shape from the front of `from`.
 pub fn rebuild<P: Parameter>(shape: &P, from: &mut &[f64]) -> P::Owned {
     shape.rebuild(from)
+}
+
+/// Builds a gradient of `shape`'s parameter shape from the front of `from`.
+pub fn gradient_from<P: Parameter>(shape: &P, from: &mut &[f64]) -> P::Gradient {
+    shape.gradient_from(from)
 }
 
 /// A copy of a parameter for a second use (`Vec` parameters are not `Copy`).

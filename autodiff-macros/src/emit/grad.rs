@@ -33,34 +33,10 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
     let differentiable = differentiable(function);
     let user_params = user_params(function);
     let arg_names = function.params.iter().map(|param| &param.ident);
-    let variables = differentiable.iter().map(|param| {
-        let var = variable_ident(&param.ident);
-        let (ident, at) = (&param.ident, param_label(param));
-        match &param.kind {
-            // A model is named by its type, so that a struct that is not
-            // one is a single error on that type.
-            Kind::Struct { by_ref, ty } => {
-                let model = model_ref(ident, *by_ref);
-                let record = quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::record(#model, #tape, #at));
-                quote!(let #var = __ad::first(#tape, #record)?;)
-            }
-            // An error is kept on the tape, for `refused`.
-            _ => quote!(let #var = __ad::variables(#tape, &#ident, #at);),
-        }
-    });
-    let tape_args = function.params.iter().map(|param| {
-        let ident = &param.ident;
-        let var = variable_ident(ident);
-        match &param.kind {
-            Kind::PassThrough => quote!(#ident),
-            Kind::Slice(_) => quote!(__ad::slice(&#var)),
-            Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => quote!(__ad::dup(&#var)),
-            // A model on the tape is not `Copy`; the gradient reads it after.
-            Kind::Array(elem, _) if elem.holds_struct() => quote!(__ad::dup(&#var)),
-            Kind::Struct { by_ref: true, .. } => quote!(&#var),
-            Kind::Scalar | Kind::Array(..) => quote!(#var),
-        }
-    });
+    let Recording {
+        variables,
+        call: call_tape,
+    } = recording(function, names);
     let gradients: Vec<_> = differentiable
         .iter()
         .map(|param| {
@@ -74,35 +50,15 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             }
         })
         .collect();
-    let (gradient_type, gradient_value) = if let [single] = differentiable.as_slice() {
-        (gradient_type(&single.kind), gradients[0].clone())
-    } else {
-        let types = differentiable
-            .iter()
-            .map(|param| gradient_type(&param.kind));
-        (quote!((#(#types,)*)), quote!((#(#gradients,)*)))
+    let gradient_type = gradient_type_of(&differentiable);
+    let gradient_value = match gradients.as_slice() {
+        [single] => single.clone(),
+        _ => quote!((#(#gradients,)*)),
     };
     let (value, error) = (
         Ident::new("value", Span::mixed_site()),
         Ident::new("error", Span::mixed_site()),
     );
-    // The recording twin named on a model parameter's type: if the struct
-    // is not a model, rustc's error about the twin's signature at this call
-    // is then the same error as the one on the type, and shown once.
-    let model_span = differentiable.iter().find_map(|param| match &param.kind {
-        Kind::Struct { ty, .. } => Some(ty.span()),
-        _ => None,
-    });
-    let call_tape = {
-        let tape_args: Vec<_> = tape_args.collect();
-        match model_span {
-            Some(span) => {
-                let path = Ident::new(&tape_fn.to_string(), span);
-                quote_spanned!(span=> #path(#tape, #(#tape_args),*))
-            }
-            None => quote!(#tape_fn(#tape, #(#tape_args),*)),
-        }
-    };
     let adjoint = adjoint::items(function, names, &gradient_type);
     // The compiled adjoint asserts an alias on the value it computes.
     let returns_f64 = if adjoint.fallback.is_some() {
@@ -225,6 +181,86 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
         }
     };
     (items, adjoint.pair)
+}
+
+/// What every tape path starts with: the differentiable parameters
+/// recorded as variables (`let x_var = ..;`, in parameter order, so that
+/// they are the tape's first nodes in the order `f_check` lists the
+/// components) and the call of the recording twin on them, a
+/// `Result<Scalar>`. The caller binds `tape` and checks `__ad::refused`
+/// between the two.
+pub(super) struct Recording {
+    pub variables: Vec<TokenStream>,
+    pub call: TokenStream,
+}
+
+pub(super) fn recording(function: &Function, names: &Names) -> Recording {
+    let Names { tape_fn, tape, .. } = names;
+    let differentiable = differentiable(function);
+    let variables = differentiable
+        .iter()
+        .map(|param| {
+            let var = variable_ident(&param.ident);
+            let (ident, at) = (&param.ident, param_label(param));
+            match &param.kind {
+                // A model is named by its type, so that a struct that is not
+                // one is a single error on that type.
+                Kind::Struct { by_ref, ty } => {
+                    let model = model_ref(ident, *by_ref);
+                    let record = quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::record(#model, #tape, #at));
+                    quote!(let #var = __ad::first(#tape, #record)?;)
+                }
+                // An error is kept on the tape, for `refused`.
+                _ => quote!(let #var = __ad::variables(#tape, &#ident, #at);),
+            }
+        })
+        .collect();
+    let tape_args: Vec<_> = function
+        .params
+        .iter()
+        .map(|param| {
+            let ident = &param.ident;
+            let var = variable_ident(ident);
+            match &param.kind {
+                Kind::PassThrough => quote!(#ident),
+                Kind::Slice(_) => quote!(__ad::slice(&#var)),
+                Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => quote!(__ad::dup(&#var)),
+                // A model on the tape is not `Copy`; the gradient reads it after.
+                Kind::Array(elem, _) if elem.holds_struct() => quote!(__ad::dup(&#var)),
+                Kind::Struct { by_ref: true, .. } => quote!(&#var),
+                Kind::Scalar | Kind::Array(..) => quote!(#var),
+            }
+        })
+        .collect();
+    // The recording twin named on a model parameter's type: if the struct
+    // is not a model, rustc's error about the twin's signature at this call
+    // is then the same error as the one on the type, and shown once.
+    let model_span = differentiable.iter().find_map(|param| match &param.kind {
+        Kind::Struct { ty, .. } => Some(ty.span()),
+        _ => None,
+    });
+    let call = match model_span {
+        Some(span) => {
+            let path = Ident::new(&tape_fn.to_string(), span);
+            quote_spanned!(span=> #path(#tape, #(#tape_args),*))
+        }
+        None => quote!(#tape_fn(#tape, #(#tape_args),*)),
+    };
+    Recording { variables, call }
+}
+
+/// The gradient's type for these differentiable parameters: one's own
+/// shape, or a tuple of them in parameter order.
+pub(super) fn gradient_type_of(differentiable: &[&Param]) -> TokenStream {
+    match differentiable {
+        [single] => gradient_type(&single.kind),
+        _ => {
+            let types = differentiable
+                .iter()
+                .map(|param| gradient_type(&param.kind));
+            quote!((#(#types,)*))
+        }
+    }
 }
 
 /// For a return type that may be an alias of `f64` (`-> Real`, see

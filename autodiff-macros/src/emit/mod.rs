@@ -1,7 +1,8 @@
 //! Emits the items, one file per item it generates: the plain twin `f`
 //! (`twin`), the recording twin `f_tape` (`tape`, with the body rewritten
-//! by `body`), the gradient `f_grad` and `f_grad_on` (`grad`), and the
-//! checks `f_check` and `f_check_with` (`check`). Every emitter reads the
+//! by `body`), the gradient `f_grad` and `f_grad_on` (`grad`), the
+//! checks `f_check` and `f_check_with` (`check`), and forward mode and
+//! second order, `f_jvp`, `f_hvp` and `f_hessian` (`second`). Every emitter reads the
 //! model and the flow analysis; none re-reads the user's syntax.
 
 mod adjoint;
@@ -10,6 +11,7 @@ mod check;
 mod companion;
 mod grad;
 mod method;
+mod second;
 mod tape;
 mod twin;
 
@@ -29,7 +31,8 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
     let (grad, pair) = grad::items(function, &names);
     let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
     let check = check::items(function, &names);
-    quote!(#twin #tape #companion #grad #check)
+    let second = second::items(function, &names);
+    quote!(#twin #tape #companion #grad #check #second)
 }
 
 /// The items of a method: `function` is the method read as a function of
@@ -66,7 +69,8 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     let (grad, [forward, reverse]) = grad::items(function, &names);
     let (forward, reverse) = (forward.free(), reverse.free());
     let check = check::items(function, &names);
-    quote!(#tape #grad #forward #reverse #check)
+    let second = second::items(function, &names);
+    quote!(#tape #grad #forward #reverse #check #second)
 }
 
 /// The names that hold a model on the tape: parameters of a model type

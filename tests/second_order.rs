@@ -1,0 +1,332 @@
+//! `f_jvp`, `f_hvp` and `f_hessian` of `#[differentiable]` functions,
+//! methods and models, against closed forms, against central differences
+//! of `f_grad` (the Hessian is the gradient's Jacobian), and for symmetry.
+#![allow(clippy::needless_range_loop)] // matrices indexed as the maths writes them
+
+use autodiff::prelude::*;
+use autodiff::{Hessian, Parameters, ScalarAutodiffError};
+
+fn close(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
+}
+
+fn assert_close(got: &[f64], want: &[f64], tolerance: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(close(*g, *w, tolerance), "{what}[{i}]: {g} vs {w}");
+    }
+}
+
+/// Column `j` of the Hessian by central differences of a gradient:
+/// `(∇f(x + h eⱼ) − ∇f(x − h eⱼ)) / 2h`.
+fn gradient_differences(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], j: usize) -> Vec<f64> {
+    let h = 1e-5 * x[j].abs().max(1.0);
+    let (mut up, mut down) = (x.to_vec(), x.to_vec());
+    up[j] += h;
+    down[j] -= h;
+    grad(&up)
+        .iter()
+        .zip(grad(&down))
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
+}
+
+/// Checks `f_hessian` at `x` against central differences of `f_grad`,
+/// its symmetry, and `f_hvp` along `v` against `H·v`.
+fn check_all(
+    grad: impl Fn(&[f64]) -> Vec<f64>,
+    hessian: &Hessian,
+    hvp: &[f64],
+    x: &[f64],
+    v: &[f64],
+    what: &str,
+) {
+    let n = x.len();
+    assert_eq!((hessian.rows(), hessian.cols()), (n, n), "{what}");
+    for j in 0..n {
+        let column = gradient_differences(&grad, x, j);
+        let got: Vec<f64> = (0..n).map(|i| hessian.get(i, j)).collect();
+        assert_close(&got, &column, 1e-6, &format!("{what}: H column {j}"));
+    }
+    assert!(
+        hessian.max_asymmetry() <= 1e-10,
+        "{what}: asymmetry {}",
+        hessian.max_asymmetry()
+    );
+    let product = hessian.times(v).unwrap();
+    assert_close(hvp, &product, 1e-12, &format!("{what}: hvp vs H·v"));
+}
+
+#[differentiable]
+fn rosenbrock(p: [f64; 2]) -> f64 {
+    let a = 1.0 - p[0];
+    let b = p[1] - p[0] * p[0];
+    a * a + 100.0 * b * b
+}
+
+#[test]
+fn rosenbrock_hessian_is_the_closed_form() -> Result<(), ScalarAutodiffError> {
+    for p in [[-1.2, 1.0], [1.0, 1.0], [0.3, -0.7]] {
+        let (x, y) = (p[0], p[1]);
+        let want = [
+            [1200.0 * x * x - 400.0 * y + 2.0, -400.0 * x],
+            [-400.0 * x, 200.0],
+        ];
+        let h = rosenbrock_hessian(p)?;
+        for i in 0..2 {
+            for j in 0..2 {
+                assert!(
+                    close(h.get(i, j), want[i][j], 1e-14),
+                    "H[{i}][{j}] at {p:?}"
+                );
+            }
+        }
+        let v = [0.3, -2.0];
+        let result = rosenbrock_hvp(p, v)?;
+        assert_eq!(result.value, rosenbrock(p));
+        assert_eq!(result.gradient, rosenbrock_grad(p)?.gradient);
+        for i in 0..2 {
+            let want_i = want[i][0] * v[0] + want[i][1] * v[1];
+            assert!(close(result.hvp[i], want_i, 1e-14), "hvp[{i}]");
+        }
+        let forward = rosenbrock_jvp(p, v)?;
+        let g = result.gradient;
+        assert_eq!(forward.value, rosenbrock(p));
+        assert!(close(forward.tangent, g[0] * v[0] + g[1] * v[1], 1e-14));
+    }
+    Ok(())
+}
+
+/// Loops, a data-dependent branch, an early return, a call of another
+/// annotated function, several parameter kinds.
+#[differentiable]
+fn smooth_part(a: f64, b: f64) -> f64 {
+    (a * b).sin() + a.exp() / (1.0 + b * b)
+}
+
+#[differentiable]
+fn mixed(w: &[f64], s: f64, #[constant] steps: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..steps {
+        let k = i % w.len();
+        let z = w[k] * s + (i as f64) * 0.1;
+        if z > 0.5 {
+            total += z.tanh() * z;
+        } else {
+            total += smooth_part(z, w[0]).powi(2) / 3.0;
+        }
+        if total > 20.0 {
+            return total.ln() * s;
+        }
+    }
+    total + w.iter().map(|v| v * v * v).sum::<f64>() * s.sqrt()
+}
+
+#[test]
+fn loops_branches_returns_and_calls_match_central_differences_of_the_gradient(
+) -> Result<(), ScalarAutodiffError> {
+    let steps = 7;
+    for (w, s) in [
+        (vec![0.3, -0.8, 1.1], 0.9),
+        (vec![1.4, 0.2], 2.5),
+        (vec![-0.4, 0.6, 0.05, 0.9], 1.7),
+    ] {
+        let grad = |x: &[f64]| -> Vec<f64> {
+            let n = x.len() - 1;
+            let result = mixed_grad(&x[..n], x[n], steps).unwrap();
+            let mut out = result.gradient.0;
+            out.push(result.gradient.1);
+            out
+        };
+        let mut x = w.clone();
+        x.push(s);
+        let v: Vec<f64> = (0..x.len()).map(|i| 0.5 - 0.3 * i as f64).collect();
+        let n = w.len();
+        let hessian = mixed_hessian(&w, s, steps)?;
+        let result = mixed_hvp(&w, s, steps, (v[..n].to_vec(), v[n]))?;
+        let mut hvp = result.hvp.0.clone();
+        hvp.push(result.hvp.1);
+        check_all(grad, &hessian, &hvp, &x, &v, "mixed");
+        // The gradient part is f_grad's.
+        let first = mixed_grad(&w, s, steps)?;
+        assert_eq!(result.value, first.value);
+        assert_close(&result.gradient.0, &first.gradient.0, 1e-15, "gradient");
+        // Forward mode is ∇f · v.
+        let forward = mixed_jvp(&w, s, steps, (v[..n].to_vec(), v[n]))?;
+        let dot: f64 = grad(&x).iter().zip(&v).map(|(g, v)| g * v).sum();
+        assert!(
+            close(forward.tangent, dot, 1e-13),
+            "{} vs {dot}",
+            forward.tangent
+        );
+    }
+    Ok(())
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Quadratic {
+    a: [[f64; 2]; 2],
+    b: [f64; 2],
+    #[constant]
+    scale: f64,
+}
+
+#[differentiable]
+impl Quadratic {
+    /// ½ xᵀAx + b·x, scaled, for a point x: its Hessian in (A, b) is 0,
+    /// in the model it is not (the loss below squares it).
+    fn value_at(&self, x: [f64; 2]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..2 {
+            for j in 0..2 {
+                total += 0.5 * x[i] * self.a[i][j] * x[j];
+            }
+            total += self.b[i] * x[i];
+        }
+        total * self.scale
+    }
+
+    fn loss(&self, x: [f64; 2], #[constant] target: f64) -> f64 {
+        let e = self.value_at(x) - target;
+        e * e
+    }
+}
+
+#[test]
+fn a_model_method_has_model_shaped_hvp_and_a_hessian_over_its_components(
+) -> Result<(), ScalarAutodiffError> {
+    let model = Quadratic {
+        a: [[1.0, 0.4], [-0.2, 2.0]],
+        b: [0.5, -1.5],
+        scale: 0.7,
+    };
+    let x = [0.8, -0.3];
+    let target = 0.25;
+    let flat = model.scalars();
+    let n = flat.len() + 2;
+    let rebuild = |p: &[f64]| {
+        let mut m = model.clone();
+        m.set_from_slice(&p[..flat.len()]).unwrap();
+        (m, [p[flat.len()], p[flat.len() + 1]])
+    };
+    let grad = |p: &[f64]| -> Vec<f64> {
+        let (m, x) = rebuild(p);
+        let result = m.loss_grad(x, target).unwrap();
+        let mut out = result.gradient.0.scalars();
+        out.extend(result.gradient.1);
+        out
+    };
+    let mut point = flat.clone();
+    point.extend(x);
+    let v: Vec<f64> = (0..n).map(|i| ((i * 7 % 5) as f64 - 2.0) * 0.25).collect();
+    let (mut direction_model, direction_x) = rebuild(&v);
+    direction_model.scale = 123.0; // a constant field of a direction is not read
+    let hessian = model.loss_hessian(x, target)?;
+    let result = model.loss_hvp(x, target, (direction_model, direction_x))?;
+    assert_eq!(result.hvp.0.scale, model.scale, "constants are the model's");
+    let mut hvp = result.hvp.0.scalars();
+    hvp.extend(result.hvp.1);
+    check_all(grad, &hessian, &hvp, &point, &v, "model");
+    Ok(())
+}
+
+#[differentiable]
+fn kinks(x: [f64; 3]) -> f64 {
+    relu(x[0]) * 3.0 + x[1].abs() * 2.0 + x[2].max(0.5) * x[0]
+}
+
+#[test]
+fn kinks_have_second_derivative_zero() -> Result<(), ScalarAutodiffError> {
+    // relu, abs and max are piecewise linear: the only second derivative
+    // is the product x[2] · x[0] (on the piece where x[2] > 0.5).
+    let h = kinks_hessian([0.7, -0.2, 1.5])?;
+    let want = [[0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
+    for i in 0..3 {
+        for j in 0..3 {
+            assert_eq!(h.get(i, j), want[i][j], "({i}, {j})");
+        }
+    }
+    // At the kinks themselves too.
+    let h = kinks_hessian([0.0, 0.0, 0.5])?;
+    assert_eq!(h.get(0, 0), 0.0);
+    assert_eq!(h.get(1, 1), 0.0);
+    Ok(())
+}
+
+#[differentiable]
+fn pointy(x: f64, y: f64) -> f64 {
+    x.powf(1.5) + y * x
+}
+
+#[test]
+fn an_infinite_second_derivative_is_an_error_where_first_order_is_fine() {
+    // d/dx x^1.5 = 1.5 √x = 0 at 0; its derivative is infinite.
+    assert!(pointy_grad(0.0, 1.0).is_ok());
+    assert!(pointy_jvp(0.0, 1.0, (1.0, 1.0)).is_ok());
+    let error = pointy_hvp(0.0, 1.0, (1.0, 0.0)).unwrap_err();
+    assert_eq!(error.code(), "non-finite-second-derivative");
+    assert!(error.to_string().contains("x.powf(1.5)"), "{error}");
+    let error = pointy_hessian(0.0, 1.0).unwrap_err();
+    assert_eq!(error.code(), "non-finite-second-derivative");
+    // Away from 0 it is 0.75/√x.
+    let h = pointy_hessian(0.25, 1.0).unwrap();
+    assert!(close(h.get(0, 0), 1.5, 1e-15));
+    assert_eq!(h.get(0, 1), 1.0);
+}
+
+#[differentiable]
+fn dot_self(v: &[f64]) -> f64 {
+    v.iter().map(|a| a * a * a).sum()
+}
+
+#[test]
+fn a_direction_of_the_wrong_shape_is_a_typed_error_naming_the_parameter() {
+    let error = dot_self_hvp(&[1.0, 2.0], vec![1.0]).unwrap_err();
+    assert_eq!(error.code(), "direction-mismatch");
+    assert_eq!(
+        error.to_string(),
+        "the direction for `v` has 1 components, but `v` has 2"
+    );
+    let error = dot_self_jvp(&[1.0, 2.0], vec![1.0, 2.0, 3.0]).unwrap_err();
+    assert_eq!(error.code(), "direction-mismatch");
+    let error = dot_self_jvp(&[1.0, 2.0], vec![f64::NAN, 2.0]).unwrap_err();
+    assert_eq!(error.code(), "invalid-tangent");
+    // The right shape: 6·diag(v).
+    let h = dot_self_hessian(&[1.0, 2.0]).unwrap();
+    assert_eq!([h.get(0, 0), h.get(0, 1), h.get(1, 1)], [6.0, 0.0, 12.0]);
+    let shown = h.to_string();
+    assert_eq!(shown, "Hessian (2 × 2)\n[ 6   0]\n[ 0  12]\n");
+}
+
+#[differentiable]
+fn first_only(x: f64, _y: f64) -> f64 {
+    x * 2.0
+}
+
+#[test]
+fn an_output_that_ignores_a_parameter_has_zero_rows_for_it() -> Result<(), ScalarAutodiffError> {
+    let h = first_only_hessian(1.0, 3.0)?;
+    assert_eq!((h.rows(), h.get(1, 1), h.get(0, 0)), (2, 0.0, 0.0));
+    let result = first_only_hvp(1.0, 3.0, (1.0, 1.0))?;
+    assert_eq!(result.gradient, (2.0, 0.0));
+    assert_eq!(result.hvp, (0.0, 0.0));
+    Ok(())
+}
+
+#[differentiable]
+fn product(v: &[f64; 3], scale: [f64; 1]) -> f64 {
+    v[0] * v[1] * v[2] * scale[0]
+}
+
+#[test]
+fn every_parameter_kind_gives_its_gradient_shape() -> Result<(), ScalarAutodiffError> {
+    // A reference to an array has a `Vec` gradient, as in `f_grad`.
+    let result = product_hvp(&[1.0, 2.0, 3.0], [1.0], (vec![1.0, 0.0, 0.0], [0.0]))?;
+    assert_eq!(
+        result.gradient,
+        product_grad(&[1.0, 2.0, 3.0], [1.0])?.gradient
+    );
+    // Column 0 of H: (0, v₂s, v₁s, v₁v₂) = (0, 3, 2, 6).
+    assert_eq!(result.hvp, (vec![0.0, 3.0, 2.0], [6.0]));
+    Ok(())
+}
