@@ -1,18 +1,27 @@
 //! The 64→64→1 tanh MLP written the way a student writes it: an ordinary
 //! function with `#[differentiable]`, timed as one gradient against its
 //! plain twin: `mlp_loss_grad` (the compiled adjoint), and the tape path,
-//! `mlp_loss_grad_tape` on the thread's reused tape.
+//! `mlp_loss_grad_tape` on the thread's reused tape; then one
+//! Hessian-vector product, `mlp_loss_hvp`, on it and on the two-moons
+//! loss of `examples/moons.rs` (a `#[derive(Parameters)]` model), each
+//! beside its own plain twin and `f_grad`.
 //!
 //! `cargo bench --bench annotated_mlp` times it (`-- --rounds N`). Under
 //! `cargo test` (no `--bench` argument) it is a test instead: the macro's
 //! gradient is checked against the hand-written reverse pass of the same
-//! network in `benches/common`.
+//! network in `benches/common`, and each `f_hvp` against central
+//! differences of its `f_grad` along the direction.
 
 mod common;
+#[path = "../examples/support/moons.rs"]
+#[allow(dead_code)]
+mod moons;
 
 use std::process::ExitCode;
 
 use autodiff::prelude::*;
+// The trait, by another name: this file names its own `Parameters` struct.
+use autodiff::Parameters as _;
 use common::{max_error, Mlp, Row};
 
 const INPUTS: usize = 64;
@@ -97,8 +106,112 @@ fn smoke() -> Result<(), String> {
     if mlp_loss(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target) != mlp.loss(&mlp.params) {
         return Err("the twin is not the plain function".into());
     }
-    println!("annotated MLP smoke: gradient matches the hand-written pass (run `cargo bench --bench annotated_mlp` to time)");
+    check_mlp_hvp(&p, &mlp)?;
+    check_moons_hvp()?;
+    println!("annotated MLP smoke: gradient matches the hand-written pass, f_hvp the central differences of f_grad (run `cargo bench --bench annotated_mlp` to time)");
     Ok(())
+}
+
+/// A direction of the MLP's shape: every parameter moves, by different
+/// amounts.
+fn mlp_direction(p: &Parameters) -> Parameters {
+    let mut rng = common::Numbers::new(99);
+    let mut draw = || 0.5 * rng.next_f64();
+    Parameters {
+        w1: p.w1.iter().map(|row| row.map(|_| draw())).collect(),
+        b1: p.b1.iter().map(|_| draw()).collect(),
+        w2: p.w2.iter().map(|_| draw()).collect(),
+        b2: draw(),
+    }
+}
+
+/// `p + t·v`.
+fn moved(p: &Parameters, v: &Parameters, t: f64) -> Parameters {
+    let along =
+        |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x + t * y).collect() };
+    Parameters {
+        w1: p
+            .w1
+            .iter()
+            .zip(&v.w1)
+            .map(|(a, b)| std::array::from_fn(|i| a[i] + t * b[i]))
+            .collect(),
+        b1: along(&p.b1, &v.b1),
+        w2: along(&p.w2, &v.w2),
+        b2: p.b2 + t * v.b2,
+    }
+}
+
+/// `(∇f(p + hv) − ∇f(p − hv)) / 2h` against `f_hvp`'s `H·v`, and its
+/// gradient against `f_grad`'s.
+fn compare_hvp(hvp: &[f64], differences: &[f64], what: &str) -> Result<(), String> {
+    let scale = differences.iter().fold(1.0_f64, |m, d| m.max(d.abs()));
+    let error = max_error(hvp, differences);
+    if error > 1e-6 * scale {
+        return Err(format!(
+            "{what}: f_hvp disagrees with central differences of f_grad: max error {error:e} (scale {scale:e})"
+        ));
+    }
+    Ok(())
+}
+
+fn check_mlp_hvp(p: &Parameters, mlp: &Mlp) -> Result<(), String> {
+    let v = mlp_direction(p);
+    let grad = |q: &Parameters| -> Result<Vec<f64>, String> {
+        let result = mlp_loss_grad(&q.w1, &q.b1, &q.w2, q.b2, &mlp.x, mlp.target)
+            .map_err(|e| e.to_string())?;
+        Ok(flat_gradient(result.gradient))
+    };
+    let result = mlp_loss_hvp(
+        &p.w1,
+        &p.b1,
+        &p.w2,
+        p.b2,
+        &mlp.x,
+        mlp.target,
+        (v.w1.clone(), v.b1.clone(), v.w2.clone(), v.b2),
+    )
+    .map_err(|e| e.to_string())?;
+    let h = 1e-5;
+    let (up, down) = (grad(&moved(p, &v, h))?, grad(&moved(p, &v, -h))?);
+    let differences: Vec<f64> = up
+        .iter()
+        .zip(&down)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect();
+    if max_error(&flat_gradient(result.gradient), &grad(p)?) > 1e-12 {
+        return Err("the MLP's f_hvp gradient is not f_grad's".into());
+    }
+    compare_hvp(&flat_gradient(result.hvp), &differences, "MLP")
+}
+
+fn check_moons_hvp() -> Result<(), String> {
+    let (data, model) = moons::setup();
+    let mut v = model.zeroed();
+    let mut rng = common::Numbers::new(7);
+    v.update(&model, |d, _| *d = 0.5 * rng.next_f64())
+        .map_err(|e| e.to_string())?;
+    let grad = |t: f64| -> Result<Vec<f64>, String> {
+        let mut q = model.clone();
+        q.update(&v, |x, d| *x += t * d)
+            .map_err(|e| e.to_string())?;
+        Ok(moons::loss_grad(&q, &data)
+            .map_err(|e| e.to_string())?
+            .gradient
+            .scalars())
+    };
+    let result = moons::loss_hvp(&model, &data, v.clone()).map_err(|e| e.to_string())?;
+    let h = 1e-5;
+    let (up, down) = (grad(h)?, grad(-h)?);
+    let differences: Vec<f64> = up
+        .iter()
+        .zip(&down)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect();
+    if max_error(&result.gradient.scalars(), &grad(0.0)?) > 1e-12 {
+        return Err("the moons loss's f_hvp gradient is not f_grad's".into());
+    }
+    compare_hvp(&result.hvp.scalars(), &differences, "two moons")
 }
 
 fn bench(args: &[String]) -> Result<(), String> {
@@ -110,6 +223,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         .map_err(|_| "the smoke check panicked".to_string())??;
     let mlp = &Mlp::new(INPUTS, HIDDEN);
     let p = &Parameters::from(mlp);
+    let v = &mlp_direction(p);
     let workload = format!("annotated MLP {INPUTS}→{HIDDEN}→1");
     let operations = mlp.operations();
     let row = |engine: &str, iterations, run| Row {
@@ -152,7 +266,56 @@ fn bench(args: &[String]) -> Result<(), String> {
             }),
         ),
     ];
+    let direction = || (v.w1.clone(), v.b1.clone(), v.w2.clone(), v.b2);
+    rows.push(row(
+        "mlp_loss_hvp (forward over reverse)",
+        100,
+        Box::new(move || {
+            mlp_loss_hvp(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target, direction())
+                .map_or(f64::NAN, |r| r.value + r.hvp.3)
+        }),
+    ));
     println!("annotated MLP bench: {rounds} rounds, each row timed once per round in turn");
+    common::run_round_robin(&mut rows, rounds)?;
+    println!();
+    print!("{}", common::table(&rows));
+
+    // The two-moons loss: a model of Vecs of layers, relu, 100 points.
+    let (data, model) = &moons::setup();
+    let mut v = model.zeroed();
+    let mut rng = common::Numbers::new(7);
+    v.update(model, |d, _| *d = 0.5 * rng.next_f64())
+        .map_err(|e| e.to_string())?;
+    let v = &v;
+    // Its operations: the nodes one recording puts on a tape.
+    let mut tape = autodiff::Tape::new();
+    moons::loss_grad_tape_on(&mut tape, model, data).map_err(|e| e.to_string())?;
+    let operations = tape.len();
+    let moons_row = |engine: &str, iterations, run| Row {
+        workload: "two-moons loss, MLP 2→16→16→1, 100 points".to_string(),
+        engine: engine.to_string(),
+        operations,
+        run,
+        iterations,
+        samples: Vec::new(),
+    };
+    let mut rows = vec![
+        moons_row(
+            common::PLAIN,
+            200,
+            Box::new(|| moons::loss(std::hint::black_box(model), data)),
+        ),
+        moons_row(
+            "loss_grad",
+            50,
+            Box::new(|| moons::loss_grad(model, data).map_or(f64::NAN, |r| r.value)),
+        ),
+        moons_row(
+            "loss_hvp (forward over reverse)",
+            20,
+            Box::new(|| moons::loss_hvp(model, data, v.clone()).map_or(f64::NAN, |r| r.value)),
+        ),
+    ];
     common::run_round_robin(&mut rows, rounds)?;
     println!();
     print!("{}", common::table(&rows));
