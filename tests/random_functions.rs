@@ -1414,9 +1414,76 @@ fn central(plain: &impl Fn(&[f64]) -> f64, at: &[f64], i: usize) -> f64 {
     (plain(&up) - plain(&down)) / (2.0 * h)
 }
 
+/// Central differences of a gradient along input `i` with step `h`: a
+/// column of the Hessian.
+fn gradient_difference(
+    grad: &impl Fn(&[f64]) -> Result<Pair, ScalarAutodiffError>,
+    at: &[f64],
+    i: usize,
+    h: f64,
+) -> Option<Vec<f64>> {
+    let (mut up, mut down) = (at.to_vec(), at.to_vec());
+    up[i] += h;
+    down[i] -= h;
+    let (up, down) = (grad(&up).ok()?.1, grad(&down).ok()?.1);
+    Some(up.iter().zip(&down).map(|(a, b)| (a - b) / (2.0 * h)).collect())
+}
+
+/// Whether two estimates agree to a relative `tolerance`.
+fn agree(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
+}
+
+/// `f_jvp` along each unit direction against the dual twin's tangent, and
+/// `f_hvp` along it against central differences of `f_grad`: where the
+/// gradient is smooth (two steps agree; a kink or a branch within the step
+/// makes them disagree, and the point is not judged there), every
+/// component must agree. A second-order error is allowed (a second
+/// derivative can be infinite where the first is finite); any other is not.
+#[allow(clippy::too_many_arguments)]
+fn check_second_order(
+    name: &str,
+    source: &str,
+    at: &[f64],
+    gradient: &[f64],
+    magnitudes: &[f64],
+    grad: &impl Fn(&[f64]) -> Result<Pair, ScalarAutodiffError>,
+    jvp: &impl Fn(&[f64], &[f64]) -> Result<f64, ScalarAutodiffError>,
+    hvp: &impl Fn(&[f64], &[f64]) -> Result<Pair, ScalarAutodiffError>,
+) {
+    for i in 0..at.len() {
+        let unit: Vec<f64> = (0..at.len()).map(|j| if i == j { 1.0 } else { 0.0 }).collect();
+        let slope = jvp(at, &unit).unwrap_or_else(|e| panic!("{name}{at:?}: f_jvp along x{i}: {e}\n{source}"));
+        // As the dual twin is held: to the magnitude of the terms summed.
+        assert!((slope - gradient[i]).abs() <= 1e-9 * magnitudes[i], "{name}{at:?}: f_jvp along x{i} {slope} vs gradient {} (magnitude {})\n{source}", gradient[i], magnitudes[i]);
+        let column = match hvp(at, &unit) {
+            Ok((_, column)) => column,
+            Err(e) => {
+                assert!(matches!(e.code(), "non-finite-second-derivative" | "non-finite-second-order-adjoint"), "{name}{at:?}: f_hvp along x{i}: {e}\n{source}");
+                continue;
+            }
+        };
+        let h = 1e-5 * at[i].abs().max(1.0);
+        let (Some(coarse), Some(fine)) = (gradient_difference(grad, at, i, h), gradient_difference(grad, at, i, h / 4.0)) else {
+            continue;
+        };
+        for j in 0..at.len() {
+            if !agree(coarse[j], fine[j], 1e-4) {
+                continue; // not smooth within the step
+            }
+            assert!(
+                agree(column[j], fine[j], 1e-4),
+                "{name}{at:?}: H[{j}][{i}] by f_hvp {} vs central differences of f_grad {} (step {h}) and {} (step {})\n{source}",
+                column[j], coarse[j], fine[j], h / 4.0
+            );
+        }
+    }
+}
+
 /// Runs one function at one point through `f_adjoint` (the compiled path,
 /// on a fresh stack), `f_grad`, `f_grad_tape`, the plain twin and the dual
-/// twin (one sweep per input), and panics with its source on a mismatch.
+/// twin (one sweep per input), then `f_jvp` and `f_hvp`
+/// (`check_second_order`), and panics with its source on a mismatch.
 #[allow(clippy::too_many_arguments)]
 fn run(
     report: &mut Report,
@@ -1431,6 +1498,8 @@ fn run(
     tape: impl Fn(&[f64]) -> Result<Pair, ScalarAutodiffError>,
     plain: impl Fn(&[f64]) -> f64,
     dual: impl Fn(&[twins::D]) -> twins::D,
+    jvp: impl Fn(&[f64], &[f64]) -> Result<f64, ScalarAutodiffError>,
+    hvp: impl Fn(&[f64], &[f64]) -> Result<Pair, ScalarAutodiffError>,
 ) {
     FELL_BACK.with(|c| c.set(false));
     let (direct, empty) = autodiff::__adjoint::with_stack(|stack| {
@@ -1477,6 +1546,7 @@ fn run(
         (a, b) => panic!("{name}{at:?}: compiled {a:?} vs tape {b:?}\n{source}"),
     };
     assert_eq!(value.to_bits(), plain(at).to_bits(), "{name}{at:?}: value vs plain twin\n{source}");
+    let mut magnitudes = Vec::with_capacity(at.len());
     for i in 0..at.len() {
         let seeded: Vec<twins::D> = at
             .iter()
@@ -1484,6 +1554,7 @@ fn run(
             .map(|(j, &v)| twins::D(dual::Dual::input(v, i == j)))
             .collect();
         let d = dual(&seeded).0;
+        magnitudes.push(d.magnitude);
         assert_eq!(value.to_bits(), d.value.to_bits(), "{name}{at:?}: value vs dual twin\n{source}");
         if (gradient[i] - d.tangent).abs() > 1e-9 * d.magnitude {
             // A kink shows as central differences that disagree with the
@@ -1496,6 +1567,7 @@ fn run(
             );
         }
     }
+    check_second_order(name, source, at, &gradient, &magnitudes, &grad, &jvp, &hvp);
 }
 
 impl Report {
@@ -1509,22 +1581,20 @@ impl Report {
 }
 "#;
 
-fn arguments(arity: usize) -> (String, String) {
-    let args = (0..arity)
-        .map(|i| format!("a[{i}]"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let gradient = match arity {
-        1 => "vec![r.gradient]".to_owned(),
-        n => format!(
-            "vec![{}]",
-            (0..n)
-                .map(|i| format!("r.gradient.{i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+/// The arguments `a[0], a[1], ..`, a gradient shaped `G` read as a
+/// `Vec` (`vec![r.gradient.0, ..]`, with `field` for `gradient`), and a
+/// direction `v` as a `G` (`(v[0], v[1])`).
+fn arguments(arity: usize) -> (String, String, String) {
+    let list = |item: &dyn Fn(usize) -> String| (0..arity).map(item).collect::<Vec<_>>().join(", ");
+    let args = list(&|i| format!("a[{i}]"));
+    let (gradient, direction) = match arity {
+        1 => ("vec![r.FIELD]".to_owned(), "v[0]".to_owned()),
+        _ => (
+            format!("vec![{}]", list(&|i| format!("r.FIELD.{i}"))),
+            format!("({})", list(&|i| format!("v[{i}]"))),
         ),
     };
-    (args, gradient)
+    (args, gradient, direction)
 }
 
 struct Rendered {
@@ -1654,7 +1724,11 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     }
     out.push_str("}\n\nfn main() {\n    let mut report = Report(Default::default());\n");
     for f in &rendered {
-        let (args, gradient) = arguments(f.arity);
+        let (args, field, direction) = arguments(f.arity);
+        let (gradient, hvp) = (
+            field.replace("FIELD", "gradient"),
+            field.replace("FIELD", "hvp"),
+        );
         let name = &f.name;
         let src = format!("SRC_{}", name.to_uppercase());
         for _ in 0..POINTS {
@@ -1663,7 +1737,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
                 .collect();
             let _ = writeln!(
                 out,
-                "    run(&mut report, {name:?}, {src}, {tags:?}, {must}, {name}_grad_path(), &[{at}], |s: &mut autodiff::__adjoint::Stack, a: &[f64]| {name}_adjoint(s, {args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad_tape({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}({args}), |a: &[twins::D]| twins::{name}({args}));",
+                "    run(&mut report, {name:?}, {src}, {tags:?}, {must}, {name}_grad_path(), &[{at}], |s: &mut autodiff::__adjoint::Stack, a: &[f64]| {name}_adjoint(s, {args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad_tape({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}({args}), |a: &[twins::D]| twins::{name}({args}), |a: &[f64], v: &[f64]| {name}_jvp({args}, {direction}).map(|r| r.tangent), |a: &[f64], v: &[f64]| {name}_hvp({args}, {direction}).map(|r| (r.value, {hvp})));",
                 tags = f.tags,
                 must = f.compiled,
                 at = at.join(", ")
