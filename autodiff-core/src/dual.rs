@@ -33,6 +33,21 @@ use crate::rules::{self, Real};
 /// assert!((y.tangent - (0.5_f64.sin() + 0.5 * 0.5_f64.cos())).abs() < 1e-15);
 /// ```
 ///
+/// `Dual` is a [`num_traits::Float`], so code written for any float type
+/// runs on it as it is (see the [`Float` impl](#impl-Float-for-Dual)):
+///
+/// ```
+/// use autodiff_core::Dual;
+/// use num_traits::Float;
+///
+/// fn f<T: Float>(x: T) -> T {
+///     x.sin() * x.exp() + T::from(2.0).unwrap() * x
+/// }
+/// let y = f(Dual::variable(0.5));
+/// let e = 0.5_f64.exp();
+/// assert!((y.tangent - ((0.5_f64.cos() + 0.5_f64.sin()) * e + 2.0)).abs() < 1e-15);
+/// ```
+///
 /// Comparisons (`<`, `==`, `max`'s choice) read the value only: a branch
 /// of the program is chosen by values, as the plain function chooses it.
 /// At a kink (`abs` at 0, `relu`, `max` at a tie) the tangent is the one
@@ -282,7 +297,8 @@ impl Neg for Dual {
 }
 
 /// `Dual ∘ Dual`, `Dual ∘ f64` and `f64 ∘ Dual` for an operator, with its
-/// rule, and the assigning form.
+/// rule, and the assigning form. `@forms` writes all but `Dual ∘ Dual`
+/// from it (`%`, whose `Dual ∘ Dual` is composed, in `float.rs`).
 macro_rules! dual_operator {
     ($Trait:ident $method:ident $Assign:ident $assign:ident $op:tt $rule:path) => {
         impl $Trait for Dual {
@@ -292,6 +308,9 @@ macro_rules! dual_operator {
                 self.binary(rhs, |a, b| a $op b, $rule)
             }
         }
+        dual_operator!(@forms $Trait $method $Assign $assign $op);
+    };
+    (@forms $Trait:ident $method:ident $Assign:ident $assign:ident $op:tt) => {
         impl $Trait<f64> for Dual {
             type Output = Dual;
             #[inline]
@@ -325,6 +344,9 @@ dual_operator!(Add add AddAssign add_assign + rules::add_partials);
 dual_operator!(Sub sub SubAssign sub_assign - rules::sub_partials);
 dual_operator!(Mul mul MulAssign mul_assign * rules::mul_partials);
 dual_operator!(Div div DivAssign div_assign / rules::div_partials);
+
+// After `dual_operator!`, which it uses for `%`.
+mod float;
 
 impl std::iter::Sum for Dual {
     fn sum<I: Iterator<Item = Dual>>(iter: I) -> Dual {

@@ -31,7 +31,8 @@
 //!   it, checks folded into one test per node.
 //! - `second_order.rs`: forward mode ([`Scalar::jvp`]) and forward over
 //!   reverse ([`Scalar::hvp`]) on a recorded tape, rerunning each node's
-//!   rule on [`Dual`] numbers (`dual.rs`); `curvature.rs`: what
+//!   rule on [`Dual`] numbers (`dual.rs`; `dual/float.rs` makes `Dual` a
+//!   `num_traits::Float`, so generic float code runs on it); `curvature.rs`: what
 //!   `f_jvp`, `f_hvp` and `f_hessian` return ([`Jvp`], [`Hvp`], [`Hessian`]).
 //! - `ledger.rs`: the [`BackwardPass`] ledger; `error.rs`, `gradcheck.rs`,
 //!   `render.rs`: errors, central-difference checks, tables and pictures.
