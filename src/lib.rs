@@ -198,8 +198,8 @@ pub mod prelude {
     pub use crate::parameters::Parameters;
     pub use autodiff_core::GradientCheckError;
     pub use autodiff_core::{
-        detach, relu, sigmoid, GradientCheck, Label, Scalar, ScalarAutodiffError, Tape,
-        ValueAndGradient,
+        detach, relu, sigmoid, Dual, GradientCheck, Hessian, Hvp, Jvp, Label, Scalar,
+        ScalarAutodiffError, Tape, ValueAndGradient,
     };
     pub use autodiff_macros::differentiable;
     pub use autodiff_macros::Parameters;

@@ -4,7 +4,7 @@
 #![allow(clippy::needless_range_loop)] // matrices indexed as the maths writes them
 
 use autodiff::prelude::*;
-use autodiff::{Hessian, Parameters, ScalarAutodiffError};
+use autodiff::Parameters;
 
 fn close(a: f64, b: f64, tolerance: f64) -> bool {
     (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
@@ -328,5 +328,36 @@ fn every_parameter_kind_gives_its_gradient_shape() -> Result<(), ScalarAutodiffE
     );
     // Column 0 of H: (0, v₂s, v₁s, v₁v₂) = (0, 3, 2, 6).
     assert_eq!(result.hvp, (vec![0.0, 3.0, 2.0], [6.0]));
+    Ok(())
+}
+
+#[differentiable]
+fn owned(v: Vec<f64>, q: Quadratic) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i] * q.b[i % 2];
+    }
+    s * q.a[0][1]
+}
+
+#[test]
+fn parameters_taken_by_value_give_the_same_shapes() -> Result<(), ScalarAutodiffError> {
+    let q = Quadratic {
+        a: [[0.0, 2.0], [0.0, 0.0]],
+        b: [1.0, 3.0],
+        scale: 5.0,
+    };
+    let v = vec![1.0, -1.0, 0.5];
+    // ∂²/∂vᵢ² = 2·b[i % 2]·a01; along e₀ only v₀ and the factors it meets move.
+    let mut along = q.zeroed();
+    along.scale = 0.0;
+    let result = owned_hvp(v.clone(), q.clone(), (vec![1.0, 0.0, 0.0], along))?;
+    assert_eq!(result.hvp.0, vec![4.0, 0.0, 0.0]);
+    assert_eq!(result.hvp.1.scale, 5.0, "the model's constant");
+    // ∂²/∂v₀∂b₀ = 2v₀·a01 = 4, ∂²/∂v₀∂a01 = 2v₀·b₀ = 2.
+    assert_eq!((result.hvp.1.b, result.hvp.1.a[0][1]), ([4.0, 0.0], 2.0));
+    let h = owned_hessian(v, q)?;
+    assert_eq!(h.rows(), 3 + 6);
+    assert!(h.max_asymmetry() <= 1e-12);
     Ok(())
 }

@@ -240,7 +240,34 @@ fn dot_check_with(
         },
     )
 }
-/// Forward mode: the value of [`dot`] and its derivative along `tangent` (∇dot · tangent), shaped like the gradient of [`dot_grad`]. One recording of the body on a tape and one pass in creation order.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn dot_recorded<__R>(
+    tape: &mut ::autodiff::Tape,
+    w: [f64; 3],
+    x: &[f64],
+    then: impl ::core::ops::FnOnce(
+        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
+        usize,
+    ) -> __R,
+) -> __R {
+    use ::autodiff::__private as __ad;
+    tape.clear();
+    let tape = &*tape;
+    let mut count = 0;
+    let output = 'record: {
+        let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
+        let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+        count = tape.len();
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            break 'record ::core::result::Result::Err(error);
+        }
+        dot_tape(tape, w_var, __ad::slice(&x_var))
+    };
+    then(output, count)
+}
+/// Forward mode: the value of [`dot`] and its derivative along `tangent` (∇dot · tangent), `tangent` shaped like the gradient of [`dot_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn dot_jvp(
@@ -252,16 +279,14 @@ fn dot_jvp(
     let mut flat = ::std::vec::Vec::new();
     __ad::direction(&w, &tangent.0, "w", &mut flat)?;
     __ad::direction(&x, &tangent.1, "x", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::jvp(dot_tape(tape, w_var, __ad::slice(&x_var)), &flat)
+    dot_recorded(
+        &mut ::autodiff::Tape::new(),
+        w,
+        x,
+        |recorded, _| __ad::jvp(recorded, &flat),
+    )
 }
-/// The value of [`dot`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`dot`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn dot_hvp(
@@ -276,23 +301,20 @@ fn dot_hvp(
     let mut flat = ::std::vec::Vec::new();
     __ad::direction(&w, &direction.0, "w", &mut flat)?;
     __ad::direction(&x, &direction.1, "x", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    let pass = __ad::hvp(dot_tape(tape, w_var, __ad::slice(&x_var)), &flat)?;
-    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    let pass = dot_recorded(
+        &mut ::autodiff::Tape::new(),
+        w,
+        x,
+        |recorded, _| __ad::hvp(recorded, &flat),
+    )?;
     ::core::result::Result::Ok(::autodiff::Hvp {
         value: pass.value,
         gradient: {
-            let mut rest = gradient.as_slice();
+            let mut rest = pass.gradient.as_slice();
             (__ad::gradient_from(&w, &mut rest), __ad::gradient_from(&x, &mut rest))
         },
         hvp: {
-            let mut rest = hvp.as_slice();
+            let mut rest = pass.hvp.as_slice();
             (__ad::gradient_from(&w, &mut rest), __ad::gradient_from(&x, &mut rest))
         },
     })
@@ -304,16 +326,5 @@ fn dot_hessian(
     w: [f64; 3],
     x: &[f64],
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::components(&w, &mut flat);
-    __ad::components(&x, &mut flat);
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::hessian(dot_tape(tape, w_var, __ad::slice(&x_var)), flat.len())
+    dot_recorded(&mut ::autodiff::Tape::new(), w, x, ::autodiff::__private::hessian)
 }

@@ -259,7 +259,34 @@ pub fn series_check_with(
         },
     )
 }
-/// Forward mode: the value of [`series`] and its derivative along `tangent` (∇series · tangent), shaped like the gradient of [`series_grad`]. One recording of the body on a tape and one pass in creation order.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn series_recorded<__R>(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+    scale: f64,
+    n: usize,
+    then: impl ::core::ops::FnOnce(
+        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
+        usize,
+    ) -> __R,
+) -> __R {
+    use ::autodiff::__private as __ad;
+    tape.clear();
+    let tape = &*tape;
+    let mut count = 0;
+    let output = 'record: {
+        let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+        count = tape.len();
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            break 'record ::core::result::Result::Err(error);
+        }
+        series_tape(tape, x_var, scale, n)
+    };
+    then(output, count)
+}
+/// Forward mode: the value of [`series`] and its derivative along `tangent` (∇series · tangent), `tangent` shaped like the gradient of [`series_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn series_jvp(
@@ -271,15 +298,15 @@ pub fn series_jvp(
     use ::autodiff::__private as __ad;
     let mut flat = ::std::vec::Vec::new();
     __ad::direction(&x, &tangent, "x", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::jvp(series_tape(tape, x_var, scale, n), &flat)
+    series_recorded(
+        &mut ::autodiff::Tape::new(),
+        x,
+        scale,
+        n,
+        |recorded, _| __ad::jvp(recorded, &flat),
+    )
 }
-/// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn series_hvp(
@@ -291,22 +318,21 @@ pub fn series_hvp(
     use ::autodiff::__private as __ad;
     let mut flat = ::std::vec::Vec::new();
     __ad::direction(&x, &direction, "x", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    let pass = __ad::hvp(series_tape(tape, x_var, scale, n), &flat)?;
-    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    let pass = series_recorded(
+        &mut ::autodiff::Tape::new(),
+        x,
+        scale,
+        n,
+        |recorded, _| __ad::hvp(recorded, &flat),
+    )?;
     ::core::result::Result::Ok(::autodiff::Hvp {
         value: pass.value,
         gradient: {
-            let mut rest = gradient.as_slice();
+            let mut rest = pass.gradient.as_slice();
             __ad::gradient_from(&x, &mut rest)
         },
         hvp: {
-            let mut rest = hvp.as_slice();
+            let mut rest = pass.hvp.as_slice();
             __ad::gradient_from(&x, &mut rest)
         },
     })
@@ -319,14 +345,11 @@ pub fn series_hessian(
     scale: f64,
     n: usize,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::components(&x, &mut flat);
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::hessian(series_tape(tape, x_var, scale, n), flat.len())
+    series_recorded(
+        &mut ::autodiff::Tape::new(),
+        x,
+        scale,
+        n,
+        ::autodiff::__private::hessian,
+    )
 }

@@ -241,7 +241,34 @@ fn wave_check_with(
         },
     )
 }
-/// Forward mode: the value of [`wave`] and its derivative along `tangent` (∇wave · tangent), shaped like the gradient of [`wave_grad`]. One recording of the body on a tape and one pass in creation order.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn wave_recorded<__R>(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+    y: f64,
+    then: impl ::core::ops::FnOnce(
+        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
+        usize,
+    ) -> __R,
+) -> __R {
+    use ::autodiff::__private as __ad;
+    tape.clear();
+    let tape = &*tape;
+    let mut count = 0;
+    let output = 'record: {
+        let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
+        let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
+        count = tape.len();
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            break 'record ::core::result::Result::Err(error);
+        }
+        wave_tape(tape, x_var, y_var)
+    };
+    then(output, count)
+}
+/// Forward mode: the value of [`wave`] and its derivative along `tangent` (∇wave · tangent), `tangent` shaped like the gradient of [`wave_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn wave_jvp(
@@ -253,16 +280,14 @@ fn wave_jvp(
     let mut flat = ::std::vec::Vec::new();
     __ad::direction(&x, &tangent.0, "x", &mut flat)?;
     __ad::direction(&y, &tangent.1, "y", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-    let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::jvp(wave_tape(tape, x_var, y_var), &flat)
+    wave_recorded(
+        &mut ::autodiff::Tape::new(),
+        x,
+        y,
+        |recorded, _| __ad::jvp(recorded, &flat),
+    )
 }
-/// The value of [`wave`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`wave`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn wave_hvp(
@@ -277,23 +302,20 @@ fn wave_hvp(
     let mut flat = ::std::vec::Vec::new();
     __ad::direction(&x, &direction.0, "x", &mut flat)?;
     __ad::direction(&y, &direction.1, "y", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-    let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    let pass = __ad::hvp(wave_tape(tape, x_var, y_var), &flat)?;
-    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    let pass = wave_recorded(
+        &mut ::autodiff::Tape::new(),
+        x,
+        y,
+        |recorded, _| __ad::hvp(recorded, &flat),
+    )?;
     ::core::result::Result::Ok(::autodiff::Hvp {
         value: pass.value,
         gradient: {
-            let mut rest = gradient.as_slice();
+            let mut rest = pass.gradient.as_slice();
             (__ad::gradient_from(&x, &mut rest), __ad::gradient_from(&y, &mut rest))
         },
         hvp: {
-            let mut rest = hvp.as_slice();
+            let mut rest = pass.hvp.as_slice();
             (__ad::gradient_from(&x, &mut rest), __ad::gradient_from(&y, &mut rest))
         },
     })
@@ -305,16 +327,5 @@ fn wave_hessian(
     x: f64,
     y: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::components(&x, &mut flat);
-    __ad::components(&y, &mut flat);
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-    let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::hessian(wave_tape(tape, x_var, y_var), flat.len())
+    wave_recorded(&mut ::autodiff::Tape::new(), x, y, ::autodiff::__private::hessian)
 }

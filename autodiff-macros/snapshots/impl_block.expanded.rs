@@ -228,10 +228,15 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         tape.clear();
         let tape = &*tape;
-        let __self_var = __ad::first(
+        let __self_var = match __ad::first(
             tape,
             <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
-        )?;
+        ) {
+            ::core::result::Result::Ok(recorded) => recorded,
+            ::core::result::Result::Err(error) => {
+                return ::core::result::Result::Err(error);
+            }
+        };
         if let ::core::option::Option::Some(error) = __ad::refused(tape) {
             return ::core::result::Result::Err(error);
         }
@@ -395,6 +400,61 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[inline]
     #[allow(clippy::too_many_arguments)]
+    fn __ad_forward_recorded<__R>(
+        tape: &mut ::autodiff::Tape,
+        __self: &Self,
+        x: f64,
+        then: impl ::core::ops::FnOnce(
+            ::core::result::Result<
+                ::autodiff::Scalar<'_>,
+                ::autodiff::ScalarAutodiffError,
+            >,
+            usize,
+        ) -> __R,
+    ) -> __R {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let mut count = 0;
+        let output = 'record: {
+            let __self_var = match __ad::first(
+                tape,
+                <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
+            ) {
+                ::core::result::Result::Ok(recorded) => recorded,
+                ::core::result::Result::Err(error) => {
+                    break 'record ::core::result::Result::Err(error);
+                }
+            };
+            count = tape.len();
+            if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+                break 'record ::core::result::Result::Err(error);
+            }
+            Self::__ad_forward_tape(tape, &__self_var, x)
+        };
+        then(output, count)
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn forward_recorded<__R>(
+        &self,
+        tape: &mut ::autodiff::Tape,
+        x: f64,
+        then: impl ::core::ops::FnOnce(
+            ::core::result::Result<
+                ::autodiff::Scalar<'_>,
+                ::autodiff::ScalarAutodiffError,
+            >,
+            usize,
+        ) -> __R,
+    ) -> __R {
+        Self::__ad_forward_recorded(tape, self, x, then)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn __ad_forward_jvp(
         __self: &Self,
         x: f64,
@@ -403,18 +463,14 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut flat = ::std::vec::Vec::new();
         <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let __self_var = __ad::first(
-            tape,
-            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
-        )?;
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        __ad::jvp(Self::__ad_forward_tape(tape, &__self_var, x), &flat)
+        Self::__ad_forward_recorded(
+            &mut ::autodiff::Tape::new(),
+            __self,
+            x,
+            |recorded, _| __ad::jvp(recorded, &flat),
+        )
     }
-    /// Forward mode: the value of [`forward`](Self::forward) and its derivative along `tangent` (∇forward · tangent), shaped like the gradient of [`forward_grad`](Self::forward_grad). One recording of the body on a tape and one pass in creation order.
+    /// Forward mode: the value of [`forward`](Self::forward) and its derivative along `tangent` (∇forward · tangent), `tangent` shaped like the gradient of [`forward_grad`](Self::forward_grad). One recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn forward_jvp(
@@ -441,30 +497,25 @@ impl Neuron {
             "self",
             &mut flat,
         )?;
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let __self_var = __ad::first(
-            tape,
-            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
+        let pass = Self::__ad_forward_recorded(
+            &mut ::autodiff::Tape::new(),
+            __self,
+            x,
+            |recorded, _| __ad::hvp(recorded, &flat),
         )?;
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        let pass = __ad::hvp(Self::__ad_forward_tape(tape, &__self_var, x), &flat)?;
-        let (gradient, hvp) = (pass.gradient, pass.hvp);
         ::core::result::Result::Ok(::autodiff::Hvp {
             value: pass.value,
             gradient: {
-                let mut rest = gradient.as_slice();
+                let mut rest = pass.gradient.as_slice();
                 <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
             },
             hvp: {
-                let mut rest = hvp.as_slice();
+                let mut rest = pass.hvp.as_slice();
                 <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
             },
         })
     }
-    /// The value of [`forward`](Self::forward), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// The value of [`forward`](Self::forward), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn forward_hvp(
@@ -482,19 +533,12 @@ impl Neuron {
         __self: &Self,
         x: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-        use ::autodiff::__private as __ad;
-        let mut flat = ::std::vec::Vec::new();
-        <Self as __ad::Parameter>::components(__self, &mut flat);
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let __self_var = __ad::first(
-            tape,
-            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
-        )?;
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        __ad::hessian(Self::__ad_forward_tape(tape, &__self_var, x), flat.len())
+        Self::__ad_forward_recorded(
+            &mut ::autodiff::Tape::new(),
+            __self,
+            x,
+            ::autodiff::__private::hessian,
+        )
     }
     /// The dense Hessian of [`forward`](Self::forward) over its differentiable components, in the order `forward_check` lists them: one Hessian-vector product per component.
     #[inline]
@@ -762,10 +806,15 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         tape.clear();
         let tape = &*tape;
-        let __self_var = __ad::first(
+        let __self_var = match __ad::first(
             tape,
             <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
-        )?;
+        ) {
+            ::core::result::Result::Ok(recorded) => recorded,
+            ::core::result::Result::Err(error) => {
+                return ::core::result::Result::Err(error);
+            }
+        };
         if let ::core::option::Option::Some(error) = __ad::refused(tape) {
             return ::core::result::Result::Err(error);
         }
@@ -943,6 +992,63 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[inline]
     #[allow(clippy::too_many_arguments)]
+    fn __ad_loss_recorded<__R>(
+        tape: &mut ::autodiff::Tape,
+        __self: &Self,
+        x: f64,
+        y: f64,
+        then: impl ::core::ops::FnOnce(
+            ::core::result::Result<
+                ::autodiff::Scalar<'_>,
+                ::autodiff::ScalarAutodiffError,
+            >,
+            usize,
+        ) -> __R,
+    ) -> __R {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let mut count = 0;
+        let output = 'record: {
+            let __self_var = match __ad::first(
+                tape,
+                <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
+            ) {
+                ::core::result::Result::Ok(recorded) => recorded,
+                ::core::result::Result::Err(error) => {
+                    break 'record ::core::result::Result::Err(error);
+                }
+            };
+            count = tape.len();
+            if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+                break 'record ::core::result::Result::Err(error);
+            }
+            Self::__ad_loss_tape(tape, &__self_var, x, y)
+        };
+        then(output, count)
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn loss_recorded<__R>(
+        &self,
+        tape: &mut ::autodiff::Tape,
+        x: f64,
+        y: f64,
+        then: impl ::core::ops::FnOnce(
+            ::core::result::Result<
+                ::autodiff::Scalar<'_>,
+                ::autodiff::ScalarAutodiffError,
+            >,
+            usize,
+        ) -> __R,
+    ) -> __R {
+        Self::__ad_loss_recorded(tape, self, x, y, then)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn __ad_loss_jvp(
         __self: &Self,
         x: f64,
@@ -952,18 +1058,15 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut flat = ::std::vec::Vec::new();
         <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let __self_var = __ad::first(
-            tape,
-            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
-        )?;
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        __ad::jvp(Self::__ad_loss_tape(tape, &__self_var, x, y), &flat)
+        Self::__ad_loss_recorded(
+            &mut ::autodiff::Tape::new(),
+            __self,
+            x,
+            y,
+            |recorded, _| __ad::jvp(recorded, &flat),
+        )
     }
-    /// Forward mode: the value of [`loss`](Self::loss) and its derivative along `tangent` (∇loss · tangent), shaped like the gradient of [`loss_grad`](Self::loss_grad). One recording of the body on a tape and one pass in creation order.
+    /// Forward mode: the value of [`loss`](Self::loss) and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`](Self::loss_grad). One recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn loss_jvp(
@@ -992,30 +1095,26 @@ impl Neuron {
             "self",
             &mut flat,
         )?;
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let __self_var = __ad::first(
-            tape,
-            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
+        let pass = Self::__ad_loss_recorded(
+            &mut ::autodiff::Tape::new(),
+            __self,
+            x,
+            y,
+            |recorded, _| __ad::hvp(recorded, &flat),
         )?;
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        let pass = __ad::hvp(Self::__ad_loss_tape(tape, &__self_var, x, y), &flat)?;
-        let (gradient, hvp) = (pass.gradient, pass.hvp);
         ::core::result::Result::Ok(::autodiff::Hvp {
             value: pass.value,
             gradient: {
-                let mut rest = gradient.as_slice();
+                let mut rest = pass.gradient.as_slice();
                 <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
             },
             hvp: {
-                let mut rest = hvp.as_slice();
+                let mut rest = pass.hvp.as_slice();
                 <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
             },
         })
     }
-    /// The value of [`loss`](Self::loss), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// The value of [`loss`](Self::loss), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn loss_hvp(
@@ -1035,19 +1134,13 @@ impl Neuron {
         x: f64,
         y: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-        use ::autodiff::__private as __ad;
-        let mut flat = ::std::vec::Vec::new();
-        <Self as __ad::Parameter>::components(__self, &mut flat);
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let __self_var = __ad::first(
-            tape,
-            <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
-        )?;
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        __ad::hessian(Self::__ad_loss_tape(tape, &__self_var, x, y), flat.len())
+        Self::__ad_loss_recorded(
+            &mut ::autodiff::Tape::new(),
+            __self,
+            x,
+            y,
+            ::autodiff::__private::hessian,
+        )
     }
     /// The dense Hessian of [`loss`](Self::loss) over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component.
     #[inline]
@@ -1269,7 +1362,36 @@ impl Neuron {
             },
         )
     }
-    /// Forward mode: the value of [`scale`](Self::scale) and its derivative along `tangent` (∇scale · tangent), shaped like the gradient of [`scale_grad`](Self::scale_grad). One recording of the body on a tape and one pass in creation order.
+    #[doc(hidden)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_recorded<__R>(
+        tape: &mut ::autodiff::Tape,
+        w: f64,
+        x: f64,
+        then: impl ::core::ops::FnOnce(
+            ::core::result::Result<
+                ::autodiff::Scalar<'_>,
+                ::autodiff::ScalarAutodiffError,
+            >,
+            usize,
+        ) -> __R,
+    ) -> __R {
+        use ::autodiff::__private as __ad;
+        tape.clear();
+        let tape = &*tape;
+        let mut count = 0;
+        let output = 'record: {
+            let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
+            count = tape.len();
+            if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+                break 'record ::core::result::Result::Err(error);
+            }
+            Self::scale_tape(tape, w_var, x)
+        };
+        then(output, count)
+    }
+    /// Forward mode: the value of [`scale`](Self::scale) and its derivative along `tangent` (∇scale · tangent), `tangent` shaped like the gradient of [`scale_grad`](Self::scale_grad). One recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn scale_jvp(
@@ -1280,15 +1402,14 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut flat = ::std::vec::Vec::new();
         __ad::direction(&w, &tangent, "w", &mut flat)?;
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        __ad::jvp(Self::scale_tape(tape, w_var, x), &flat)
+        Self::scale_recorded(
+            &mut ::autodiff::Tape::new(),
+            w,
+            x,
+            |recorded, _| __ad::jvp(recorded, &flat),
+        )
     }
-    /// The value of [`scale`](Self::scale), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// The value of [`scale`](Self::scale), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn scale_hvp(
@@ -1299,22 +1420,20 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut flat = ::std::vec::Vec::new();
         __ad::direction(&w, &direction, "w", &mut flat)?;
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        let pass = __ad::hvp(Self::scale_tape(tape, w_var, x), &flat)?;
-        let (gradient, hvp) = (pass.gradient, pass.hvp);
+        let pass = Self::scale_recorded(
+            &mut ::autodiff::Tape::new(),
+            w,
+            x,
+            |recorded, _| __ad::hvp(recorded, &flat),
+        )?;
         ::core::result::Result::Ok(::autodiff::Hvp {
             value: pass.value,
             gradient: {
-                let mut rest = gradient.as_slice();
+                let mut rest = pass.gradient.as_slice();
                 __ad::gradient_from(&w, &mut rest)
             },
             hvp: {
-                let mut rest = hvp.as_slice();
+                let mut rest = pass.hvp.as_slice();
                 __ad::gradient_from(&w, &mut rest)
             },
         })
@@ -1326,15 +1445,11 @@ impl Neuron {
         w: f64,
         x: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-        use ::autodiff::__private as __ad;
-        let mut flat = ::std::vec::Vec::new();
-        __ad::components(&w, &mut flat);
-        let tape = ::autodiff::Tape::new();
-        let tape = &tape;
-        let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            return ::core::result::Result::Err(error);
-        }
-        __ad::hessian(Self::scale_tape(tape, w_var, x), flat.len())
+        Self::scale_recorded(
+            &mut ::autodiff::Tape::new(),
+            w,
+            x,
+            ::autodiff::__private::hessian,
+        )
     }
 }

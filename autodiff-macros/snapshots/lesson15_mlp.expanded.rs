@@ -329,7 +329,37 @@ pub fn mlp_loss_check_with(
         },
     )
 }
-/// Forward mode: the value of [`mlp_loss`] and its derivative along `tangent` (∇mlp_loss · tangent), shaped like the gradient of [`mlp_loss_grad`]. One recording of the body on a tape and one pass in creation order.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn mlp_loss_recorded<__R>(
+    tape: &mut ::autodiff::Tape,
+    w1: [[f64; 3]; 4],
+    w2: [f64; 3],
+    x: [f64; 4],
+    t: f64,
+    then: impl ::core::ops::FnOnce(
+        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
+        usize,
+    ) -> __R,
+) -> __R {
+    use ::autodiff::__private as __ad;
+    tape.clear();
+    let tape = &*tape;
+    let mut count = 0;
+    let output = 'record: {
+        let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5));
+        let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5));
+        let x_var = __ad::variables(tape, &x, __ad::at("x", 5));
+        count = tape.len();
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            break 'record ::core::result::Result::Err(error);
+        }
+        mlp_loss_tape(tape, w1_var, w2_var, x_var, t)
+    };
+    then(output, count)
+}
+/// Forward mode: the value of [`mlp_loss`] and its derivative along `tangent` (∇mlp_loss · tangent), `tangent` shaped like the gradient of [`mlp_loss_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn mlp_loss_jvp(
@@ -344,17 +374,16 @@ pub fn mlp_loss_jvp(
     __ad::direction(&w1, &tangent.0, "w1", &mut flat)?;
     __ad::direction(&w2, &tangent.1, "w2", &mut flat)?;
     __ad::direction(&x, &tangent.2, "x", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5));
-    let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5));
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 5));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::jvp(mlp_loss_tape(tape, w1_var, w2_var, x_var, t), &flat)
+    mlp_loss_recorded(
+        &mut ::autodiff::Tape::new(),
+        w1,
+        w2,
+        x,
+        t,
+        |recorded, _| __ad::jvp(recorded, &flat),
+    )
 }
-/// The value of [`mlp_loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`mlp_loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn mlp_loss_hvp(
@@ -372,20 +401,18 @@ pub fn mlp_loss_hvp(
     __ad::direction(&w1, &direction.0, "w1", &mut flat)?;
     __ad::direction(&w2, &direction.1, "w2", &mut flat)?;
     __ad::direction(&x, &direction.2, "x", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5));
-    let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5));
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 5));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    let pass = __ad::hvp(mlp_loss_tape(tape, w1_var, w2_var, x_var, t), &flat)?;
-    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    let pass = mlp_loss_recorded(
+        &mut ::autodiff::Tape::new(),
+        w1,
+        w2,
+        x,
+        t,
+        |recorded, _| __ad::hvp(recorded, &flat),
+    )?;
     ::core::result::Result::Ok(::autodiff::Hvp {
         value: pass.value,
         gradient: {
-            let mut rest = gradient.as_slice();
+            let mut rest = pass.gradient.as_slice();
             (
                 __ad::gradient_from(&w1, &mut rest),
                 __ad::gradient_from(&w2, &mut rest),
@@ -393,7 +420,7 @@ pub fn mlp_loss_hvp(
             )
         },
         hvp: {
-            let mut rest = hvp.as_slice();
+            let mut rest = pass.hvp.as_slice();
             (
                 __ad::gradient_from(&w1, &mut rest),
                 __ad::gradient_from(&w2, &mut rest),
@@ -411,18 +438,12 @@ pub fn mlp_loss_hessian(
     x: [f64; 4],
     t: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::components(&w1, &mut flat);
-    __ad::components(&w2, &mut flat);
-    __ad::components(&x, &mut flat);
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5));
-    let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5));
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 5));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::hessian(mlp_loss_tape(tape, w1_var, w2_var, x_var, t), flat.len())
+    mlp_loss_recorded(
+        &mut ::autodiff::Tape::new(),
+        w1,
+        w2,
+        x,
+        t,
+        ::autodiff::__private::hessian,
+    )
 }

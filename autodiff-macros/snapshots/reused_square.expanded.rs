@@ -204,7 +204,32 @@ fn loss_check_with(
         },
     )
 }
-/// Forward mode: the value of [`loss`] and its derivative along `tangent` (∇loss · tangent), shaped like the gradient of [`loss_grad`]. One recording of the body on a tape and one pass in creation order.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn loss_recorded<__R>(
+    tape: &mut ::autodiff::Tape,
+    x: f64,
+    then: impl ::core::ops::FnOnce(
+        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
+        usize,
+    ) -> __R,
+) -> __R {
+    use ::autodiff::__private as __ad;
+    tape.clear();
+    let tape = &*tape;
+    let mut count = 0;
+    let output = 'record: {
+        let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
+        count = tape.len();
+        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
+            break 'record ::core::result::Result::Err(error);
+        }
+        loss_tape(tape, x_var)
+    };
+    then(output, count)
+}
+/// Forward mode: the value of [`loss`] and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn loss_jvp(
@@ -214,15 +239,13 @@ fn loss_jvp(
     use ::autodiff::__private as __ad;
     let mut flat = ::std::vec::Vec::new();
     __ad::direction(&x, &tangent, "x", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::jvp(loss_tape(tape, x_var), &flat)
+    loss_recorded(
+        &mut ::autodiff::Tape::new(),
+        x,
+        |recorded, _| __ad::jvp(recorded, &flat),
+    )
 }
-/// The value of [`loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn loss_hvp(
@@ -232,22 +255,19 @@ fn loss_hvp(
     use ::autodiff::__private as __ad;
     let mut flat = ::std::vec::Vec::new();
     __ad::direction(&x, &direction, "x", &mut flat)?;
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    let pass = __ad::hvp(loss_tape(tape, x_var), &flat)?;
-    let (gradient, hvp) = (pass.gradient, pass.hvp);
+    let pass = loss_recorded(
+        &mut ::autodiff::Tape::new(),
+        x,
+        |recorded, _| __ad::hvp(recorded, &flat),
+    )?;
     ::core::result::Result::Ok(::autodiff::Hvp {
         value: pass.value,
         gradient: {
-            let mut rest = gradient.as_slice();
+            let mut rest = pass.gradient.as_slice();
             __ad::gradient_from(&x, &mut rest)
         },
         hvp: {
-            let mut rest = hvp.as_slice();
+            let mut rest = pass.hvp.as_slice();
             __ad::gradient_from(&x, &mut rest)
         },
     })
@@ -258,14 +278,5 @@ fn loss_hvp(
 fn loss_hessian(
     x: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::components(&x, &mut flat);
-    let tape = ::autodiff::Tape::new();
-    let tape = &tape;
-    let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-    if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-        return ::core::result::Result::Err(error);
-    }
-    __ad::hessian(loss_tape(tape, x_var), flat.len())
+    loss_recorded(&mut ::autodiff::Tape::new(), x, ::autodiff::__private::hessian)
 }

@@ -195,6 +195,21 @@ pub(super) struct Recording {
 }
 
 pub(super) fn recording(function: &Function, names: &Names) -> Recording {
+    let error = Ident::new("error", Span::mixed_site());
+    recording_bailing(
+        function,
+        names,
+        &quote!(return ::core::result::Result::Err(#error)),
+    )
+}
+
+/// [`recording`], leaving by `bail` where a model cannot be recorded
+/// (`bail` reads the error as `error`, a mixed-site identifier).
+pub(super) fn recording_bailing(
+    function: &Function,
+    names: &Names,
+    bail: &TokenStream,
+) -> Recording {
     let Names { tape_fn, tape, .. } = names;
     let differentiable = differentiable(function);
     let variables = differentiable
@@ -208,7 +223,11 @@ pub(super) fn recording(function: &Function, names: &Names) -> Recording {
                 Kind::Struct { by_ref, ty } => {
                     let model = model_ref(ident, *by_ref);
                     let record = quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::record(#model, #tape, #at));
-                    quote!(let #var = __ad::first(#tape, #record)?;)
+                    let error = Ident::new("error", Span::mixed_site());
+                    quote!(let #var = match __ad::first(#tape, #record) {
+                        ::core::result::Result::Ok(recorded) => recorded,
+                        ::core::result::Result::Err(#error) => #bail,
+                    };)
                 }
                 // An error is kept on the tape, for `refused`.
                 _ => quote!(let #var = __ad::variables(#tape, &#ident, #at);),
@@ -279,7 +298,7 @@ fn returns_f64(function: &Function) -> TokenStream {
 
 /// An argument of `f_adjoint` from `f_grad`: itself, or a clone where the
 /// tape may need it again after the adjoint took it.
-fn adjoint_arg(param: &Param) -> TokenStream {
+pub(super) fn adjoint_arg(param: &Param) -> TokenStream {
     let ident = &param.ident;
     let copied = match &param.kind {
         Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => false,

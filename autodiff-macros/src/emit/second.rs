@@ -1,21 +1,22 @@
 //! Forward mode and second order: `f_jvp` (value and directional
 //! derivative), `f_hvp` (value, gradient and Hessian-vector product) and
-//! `f_hessian` (the dense Hessian). Each records the body on a tape as
-//! `f_grad_tape` does (`grad::recording`) and runs the engine's passes
-//! over it (`Scalar::jvp`, `Scalar::hvp`, `Scalar::hessian`), which rerun
-//! every node's rule from `autodiff_core::rules` on dual numbers: no
-//! derivative is written here.
+//! `f_hessian` (the dense Hessian), and the hidden `f_recorded` they share.
+//! `f_recorded` records the body on a tape as `f_grad_tape` does
+//! (`grad::recording`) and hands the output to a continuation; the three
+//! run the engine's passes over it (`Scalar::jvp`, `Scalar::hvp`,
+//! `Scalar::hessian`), which rerun every node's rule from
+//! `autodiff_core::rules` on dual numbers: no derivative is written here.
 //!
-//! The three are `#[inline]`: like a generic function, an inline function
-//! is compiled only where it is called, so a crate that never calls them
-//! does not pay for them.
+//! They cost a crate only where it calls them: `f_recorded` is generic
+//! (over the continuation), so it is compiled only where it is used, and
+//! the three are thin `#[inline]` wrappers.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
-use super::grad::{gradient_type_of, model_ref, recording, Recording};
+use super::grad::{adjoint_arg, gradient_type_of, model_ref, recording_bailing, Recording};
 use super::{differentiable, user_params, Names};
 use crate::ast::{Function, Kind, Param};
 
@@ -31,24 +32,33 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let vis = &function.item.vis;
     let differentiable = differentiable(function);
     let user_params = user_params(function);
+    let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
     let gradient_type = gradient_type_of(&differentiable);
-    let Recording { variables, call } = recording(function, names);
-    let (jvp_fn, hvp_fn, hessian_fn) = (
-        format_ident!("{}_jvp", name),
-        format_ident!("{}_hvp", name),
-        format_ident!("{}_hessian", name),
-    );
-    let [flat, rest, error, tangent, direction, pass, gradient, hvp] = [
+    let [flat, rest, error, tangent, direction, pass, then, recorded, count, output] = [
         "flat",
         "rest",
         "error",
         "tangent",
         "direction",
         "pass",
-        "gradient",
-        "hvp",
+        "then",
+        "recorded",
+        "count",
+        "output",
     ]
     .map(|ident| Ident::new(ident, Span::mixed_site()));
+    let Recording { variables, call } = recording_bailing(
+        function,
+        names,
+        &quote!(break 'record ::core::result::Result::Err(#error)),
+    );
+    let (recorded_fn, jvp_fn, hvp_fn, hessian_fn) = (
+        format_ident!("{}_recorded", name),
+        format_ident!("{}_jvp", name),
+        format_ident!("{}_hvp", name),
+        format_ident!("{}_hessian", name),
+    );
+    // The direction's components, checked against the parameters' shapes.
     let flatten = |along: &Ident| -> Vec<TokenStream> {
         differentiable
             .iter()
@@ -69,17 +79,9 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             })
             .collect()
     };
-    let counts = differentiable.iter().map(|param| {
-        let ident = &param.ident;
-        match &param.kind {
-            Kind::Struct { by_ref, ty } => {
-                let model = model_ref(ident, *by_ref);
-                quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::components(#model, &mut #flat);)
-            }
-            _ => quote!(__ad::components(&#ident, &mut #flat);),
-        }
-    });
-    let rebuild = |from: &Ident| -> TokenStream {
+    // A flat vector back in the gradient's shape, read from the
+    // parameters (a model's constants are the model's, as in `f_grad`).
+    let rebuild = |from: TokenStream| -> TokenStream {
         let parts: Vec<_> = differentiable
             .iter()
             .map(|param| match &param.kind {
@@ -103,20 +105,20 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         })
     };
     let (tangents, directions) = (flatten(&tangent), flatten(&direction));
-    let (gradient_value, hvp_value) = (rebuild(&gradient), rebuild(&hvp));
-    let record = quote! {
-        let #tape = ::autodiff::Tape::new();
-        let #tape = &#tape;
-        #(#variables)*
-        if let ::core::option::Option::Some(#error) = __ad::refused(#tape) {
-            return ::core::result::Result::Err(#error);
-        }
+    let kept_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
+    let gradient_value = rebuild(quote!(#pass.gradient));
+    let hvp_value = rebuild(quote!(#pass.hvp));
+    let new_tape = quote!(&mut ::autodiff::Tape::new());
+    // The function's lifetimes, then the continuation's result.
+    let recorder_generics = {
+        let lifetimes = function.item.sig.generics.params.iter();
+        quote!(<#(#lifetimes,)* __R>)
     };
     let jvp_doc = format!(
-        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), shaped like the gradient of [`{grad_fn}`]. One recording of the body on a tape and one pass in creation order."
+        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. One recording of the body on a tape and one pass over it in creation order."
     );
     let hvp_doc = format!(
-        " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, each node's derivative rule rerun on dual numbers, a small constant times a gradient. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
+        " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
     );
     let hessian_doc = format!(
         " The dense Hessian of [`{name}`] over its differentiable components, in the order `{name}_check` lists them: one Hessian-vector product per component."
@@ -124,6 +126,30 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let result = quote!(::core::result::Result);
     let error_type = quote!(::autodiff::ScalarAutodiffError);
     quote! {
+        #[doc(hidden)]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #recorded_fn #recorder_generics(
+            #tape: &mut ::autodiff::Tape,
+            #(#user_params,)*
+            #then: impl ::core::ops::FnOnce(#result<::autodiff::Scalar<'_>, #error_type>, usize) -> __R,
+        ) -> __R {
+            use ::autodiff::__private as __ad;
+            #tape.clear();
+            let #tape = &*#tape;
+            let mut #count = 0;
+            let #output = 'record: {
+                #(#variables)*
+                #count = #tape.len();
+                if let ::core::option::Option::Some(#error) = __ad::refused(#tape) {
+                    break 'record #result::Err(#error);
+                }
+                #call
+            };
+            #then(#output, #count)
+        }
+
         #[doc = #jvp_doc]
         #(#attrs)*
         #[inline]
@@ -135,8 +161,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             use ::autodiff::__private as __ad;
             let mut #flat = ::std::vec::Vec::new();
             #(#tangents)*
-            #record
-            __ad::jvp(#call, &#flat)
+            #recorded_fn(#new_tape, #(#arg_names,)* |#recorded, _| __ad::jvp(#recorded, &#flat))
         }
 
         #[doc = #hvp_doc]
@@ -150,9 +175,9 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             use ::autodiff::__private as __ad;
             let mut #flat = ::std::vec::Vec::new();
             #(#directions)*
-            #record
-            let #pass = __ad::hvp(#call, &#flat)?;
-            let (#gradient, #hvp) = (#pass.gradient, #pass.hvp);
+            // The parameters are read again to shape the result: what the
+            // recording takes by value, it takes as a copy.
+            let #pass = #recorded_fn(#new_tape, #(#kept_args,)* |#recorded, _| __ad::hvp(#recorded, &#flat))?;
             #result::Ok(::autodiff::Hvp {
                 value: #pass.value,
                 gradient: #gradient_value,
@@ -167,11 +192,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         #vis fn #hessian_fn #generics(
             #(#user_params),*
         ) -> #result<::autodiff::Hessian, #error_type> {
-            use ::autodiff::__private as __ad;
-            let mut #flat = ::std::vec::Vec::new();
-            #(#counts)*
-            #record
-            __ad::hessian(#call, #flat.len())
+            #recorded_fn(#new_tape, #(#arg_names,)* ::autodiff::__private::hessian)
         }
     }
 }
