@@ -13,8 +13,10 @@
 //! differences of its `f_grad` along the direction.
 
 mod common;
+// The two-moons model of `examples/moons.rs`, which loads its own copy of
+// the splitmix generator that `common` loads too.
 #[path = "../examples/support/moons.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::duplicate_mod)]
 mod moons;
 
 use std::process::ExitCode;
