@@ -228,14 +228,8 @@ fn bench(args: &[String]) -> Result<(), String> {
     let v = &mlp_direction(p);
     let workload = format!("annotated MLP {INPUTS}→{HIDDEN}→1");
     let operations = mlp.operations();
-    let row = |engine: &str, iterations, run| Row {
-        workload: workload.clone(),
-        engine: engine.to_string(),
-        operations,
-        run,
-        iterations,
-        samples: Vec::new(),
-    };
+    let row =
+        |engine: &str, iterations, run| Row::new(&workload, engine, operations, iterations, run);
     let mut rows = vec![
         row(
             common::PLAIN,
@@ -293,14 +287,9 @@ fn bench(args: &[String]) -> Result<(), String> {
     let mut tape = autodiff::Tape::new();
     moons::loss_grad_tape_on(&mut tape, model, data).map_err(|e| e.to_string())?;
     let operations = tape.len();
-    let moons_row = |engine: &str, iterations, run| Row {
-        workload: "two-moons loss, MLP 2→16→16→1, 100 points".to_string(),
-        engine: engine.to_string(),
-        operations,
-        run,
-        iterations,
-        samples: Vec::new(),
-    };
+    let workload = "two-moons loss, MLP 2→16→16→1, 100 points";
+    let moons_row =
+        |engine: &str, iterations, run| Row::new(workload, engine, operations, iterations, run);
     let mut rows = vec![
         moons_row(
             common::PLAIN,

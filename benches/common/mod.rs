@@ -358,6 +358,26 @@ pub struct Row<'a> {
     pub samples: Vec<f64>,
 }
 
+impl<'a> Row<'a> {
+    /// A row of `workload` with no samples yet.
+    pub fn new(
+        workload: &str,
+        engine: &str,
+        operations: usize,
+        iterations: usize,
+        run: Box<dyn FnMut() -> f64 + 'a>,
+    ) -> Self {
+        Row {
+            workload: workload.to_string(),
+            engine: engine.to_string(),
+            operations,
+            run,
+            iterations,
+            samples: Vec::new(),
+        }
+    }
+}
+
 /// The engine name of each workload's reference row.
 pub const PLAIN: &str = "plain f64 (forward only)";
 
