@@ -1414,19 +1414,30 @@ fn central(plain: &impl Fn(&[f64]) -> f64, at: &[f64], i: usize) -> f64 {
     (plain(&up) - plain(&down)) / (2.0 * h)
 }
 
-/// Central differences of a gradient along input `i` with step `h`: a
-/// column of the Hessian.
-fn gradient_difference(
+/// Differences of a gradient along input `i` with step `h`: central
+/// (a column of the Hessian), forward and backward.
+struct Differences {
+    central: Vec<f64>,
+    forward: Vec<f64>,
+    backward: Vec<f64>,
+}
+
+fn gradient_differences(
     grad: &impl Fn(&[f64]) -> Result<Pair, ScalarAutodiffError>,
     at: &[f64],
     i: usize,
     h: f64,
-) -> Option<Vec<f64>> {
+) -> Option<Differences> {
     let (mut up, mut down) = (at.to_vec(), at.to_vec());
     up[i] += h;
     down[i] -= h;
-    let (up, down) = (grad(&up).ok()?.1, grad(&down).ok()?.1);
-    Some(up.iter().zip(&down).map(|(a, b)| (a - b) / (2.0 * h)).collect())
+    let (here, up, down) = (grad(at).ok()?.1, grad(&up).ok()?.1, grad(&down).ok()?.1);
+    let each = |f: &dyn Fn(usize) -> f64| (0..here.len()).map(f).collect::<Vec<f64>>();
+    Some(Differences {
+        central: each(&|j| (up[j] - down[j]) / (2.0 * h)),
+        forward: each(&|j| (up[j] - here[j]) / h),
+        backward: each(&|j| (here[j] - down[j]) / h),
+    })
 }
 
 /// Whether two estimates agree to a relative `tolerance`.
@@ -1436,9 +1447,12 @@ fn agree(a: f64, b: f64, tolerance: f64) -> bool {
 
 /// `f_jvp` along each unit direction against the dual twin's tangent, and
 /// `f_hvp` along it against central differences of `f_grad`: where the
-/// gradient is smooth (two steps agree; a kink or a branch within the step
-/// makes them disagree, and the point is not judged there), every
-/// component must agree. A second-order error is allowed (a second
+/// gradient is smooth, every component must agree. Smooth: central
+/// differences at two steps agree (a kink or a branch within the step
+/// makes them disagree), and so do the forward and backward ones (a kink
+/// of the gradient's slope at the point itself, `relu(x)·x` at 0, gives
+/// central differences that average its two sides at every step); where
+/// not, the point is not judged. A second-order error is allowed (a second
 /// derivative can be infinite where the first is finite); any other is not.
 #[allow(clippy::too_many_arguments)]
 fn check_second_order(
@@ -1464,12 +1478,13 @@ fn check_second_order(
             }
         };
         let h = 1e-5 * at[i].abs().max(1.0);
-        let (Some(coarse), Some(fine)) = (gradient_difference(grad, at, i, h), gradient_difference(grad, at, i, h / 4.0)) else {
+        let (Some(coarse), Some(fine)) = (gradient_differences(grad, at, i, h), gradient_differences(grad, at, i, h / 4.0)) else {
             continue;
         };
+        let (coarse, sides, fine) = (&coarse.central, &fine, &fine.central);
         for j in 0..at.len() {
-            if !agree(coarse[j], fine[j], 1e-4) {
-                continue; // not smooth within the step
+            if !agree(coarse[j], fine[j], 1e-4) || !agree(sides.forward[j], sides.backward[j], 1e-3) {
+                continue; // not smooth within the step, or a kink at the point
             }
             assert!(
                 agree(column[j], fine[j], 1e-4),
