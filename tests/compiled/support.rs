@@ -1,9 +1,13 @@
 //! What every module of this binary checks with: the tolerance between
 //! two ways of computing one gradient, the comparison at that tolerance,
-//! and a run of a compiled adjoint that must take the compiled path.
+//! `f_grad` against `f_grad_tape`, and a run of a compiled adjoint that
+//! must take the compiled path. The comparisons themselves are the shared
+//! oracle's (`tests/support/oracle.rs`); what is here names the facade.
 
 use autodiff::__adjoint::{with_stack, Stack};
-use autodiff::ValueAndGradient;
+use autodiff::{ScalarAutodiffError, ValueAndGradient};
+
+use crate::oracle::{assert_near, close_to_scale};
 
 /// Two computations of one gradient (the compiled adjoint and the tape,
 /// or either and an oracle) add the same terms in other orders: a few
@@ -12,15 +16,87 @@ use autodiff::ValueAndGradient;
 pub const AGREE: f64 = 1e-12;
 
 /// Every component of `got` within `AGREE` of the largest of `want`.
+#[track_caller]
 pub fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len(), "{name}: lengths");
-    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (a - b).abs() <= AGREE * scale,
-            "{name}: component {k}: {a} vs {b}"
-        );
+    assert_near(name, got, want, AGREE);
+}
+
+/// What `f_grad` and `f_grad_tape` return.
+pub type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
+
+/// A gradient of any shape as one run of numbers.
+pub trait Flat {
+    fn flat(&self, out: &mut Vec<f64>);
+
+    /// The components in order.
+    fn components(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.flat(&mut out);
+        out
     }
+}
+
+impl Flat for f64 {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+}
+
+impl<T: Flat, const N: usize> Flat for [T; N] {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|item| item.flat(out));
+    }
+}
+
+impl<T: Flat> Flat for Vec<T> {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|item| item.flat(out));
+    }
+}
+
+impl<A: Flat, B: Flat> Flat for (A, B) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+    }
+}
+
+impl<A: Flat, B: Flat, C: Flat> Flat for (A, B, C) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+        self.2.flat(out);
+    }
+}
+
+impl<A: Flat, B: Flat, C: Flat, D: Flat> Flat for (A, B, C, D) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+        self.2.flat(out);
+        self.3.flat(out);
+    }
+}
+
+/// `f_grad` (compiled) against `f_grad_tape` at one point: both answer,
+/// every gradient component is within [`AGREE`] of the tape's largest,
+/// and the value within `AGREE` of the tape's. Returns `f_grad`'s result.
+#[track_caller]
+pub fn agree<G: Flat>(name: &str, compiled: Grad<G>, tape: Grad<G>) -> ValueAndGradient<G> {
+    let compiled = compiled.unwrap_or_else(|e| panic!("{name}: compiled: {e}"));
+    let tape = tape.unwrap_or_else(|e| panic!("{name}: tape: {e}"));
+    assert_agree(
+        name,
+        &compiled.gradient.components(),
+        &tape.gradient.components(),
+    );
+    assert!(
+        close_to_scale(compiled.value, tape.value, AGREE, tape.value.abs()),
+        "{name}: value {} vs {}",
+        compiled.value,
+        tape.value
+    );
+    compiled
 }
 
 /// Runs a compiled adjoint on a fresh stack: it must return `Some` (the
