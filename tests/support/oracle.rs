@@ -287,15 +287,20 @@ pub fn assert_all_close(got: &[f64], want: &[f64], tol: f64) {
 /// [`assert_all_close`], naming what is compared in the message.
 #[track_caller]
 pub fn assert_all_close_named(got: &[f64], want: &[f64], tol: f64, what: &str) {
+    let what = if what.is_empty() {
+        String::new()
+    } else {
+        format!("{what}: ")
+    };
     assert_eq!(
         got.len(),
         want.len(),
-        "{what}: lengths of {got:?} and {want:?}"
+        "{what}lengths of {got:?} and {want:?}"
     );
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         assert!(
             close(*g, *w, tol),
-            "{what}[{i}]: got {g}, want {w} (tol {tol})\n got  {got:?}\n want {want:?}"
+            "{what}component {i}: got {g}, want {w} (tol {tol})\n got  {got:?}\n want {want:?}"
         );
     }
 }
