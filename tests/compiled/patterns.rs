@@ -15,8 +15,8 @@
 use autodiff::__adjoint::Stack;
 use autodiff::prelude::*;
 
-use super::support::{agree, Flat};
-use crate::oracle::assert_near;
+use super::support::agree;
+use crate::oracle::{assert_near, Flat};
 
 const CLOSED: f64 = 1e-13;
 

@@ -7,7 +7,7 @@
 use autodiff::__adjoint::{with_stack, Stack};
 use autodiff::{ScalarAutodiffError, ValueAndGradient};
 
-use crate::oracle::{assert_near, close_to_scale};
+use crate::oracle::{assert_near, close_to_scale, Flat};
 
 /// Two computations of one gradient (the compiled adjoint and the tape,
 /// or either and an oracle) add the same terms in other orders: a few
@@ -23,60 +23,6 @@ pub fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
 
 /// What `f_grad` and `f_grad_tape` return.
 pub type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
-
-/// A gradient of any shape as one run of numbers.
-pub trait Flat {
-    fn flat(&self, out: &mut Vec<f64>);
-
-    /// The components in order.
-    fn components(&self) -> Vec<f64> {
-        let mut out = Vec::new();
-        self.flat(&mut out);
-        out
-    }
-}
-
-impl Flat for f64 {
-    fn flat(&self, out: &mut Vec<f64>) {
-        out.push(*self);
-    }
-}
-
-impl<T: Flat, const N: usize> Flat for [T; N] {
-    fn flat(&self, out: &mut Vec<f64>) {
-        self.iter().for_each(|item| item.flat(out));
-    }
-}
-
-impl<T: Flat> Flat for Vec<T> {
-    fn flat(&self, out: &mut Vec<f64>) {
-        self.iter().for_each(|item| item.flat(out));
-    }
-}
-
-impl<A: Flat, B: Flat> Flat for (A, B) {
-    fn flat(&self, out: &mut Vec<f64>) {
-        self.0.flat(out);
-        self.1.flat(out);
-    }
-}
-
-impl<A: Flat, B: Flat, C: Flat> Flat for (A, B, C) {
-    fn flat(&self, out: &mut Vec<f64>) {
-        self.0.flat(out);
-        self.1.flat(out);
-        self.2.flat(out);
-    }
-}
-
-impl<A: Flat, B: Flat, C: Flat, D: Flat> Flat for (A, B, C, D) {
-    fn flat(&self, out: &mut Vec<f64>) {
-        self.0.flat(out);
-        self.1.flat(out);
-        self.2.flat(out);
-        self.3.flat(out);
-    }
-}
 
 /// `f_grad` (compiled) against `f_grad_tape` at one point: both answer,
 /// every gradient component is within [`AGREE`] of the tape's largest,

@@ -12,7 +12,7 @@
 use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 
-use crate::oracle::close_to_scale;
+use crate::oracle::{close_to_scale, Flat};
 
 /// The operands tried for one-operand functions: ordinary points, then the
 /// tails of the functions of the table.
@@ -39,27 +39,10 @@ const HIDDEN: &[(f64, f64, f64)] = &[
     (2.0, 1.0, 0.5),
 ];
 
-/// A gradient's components.
-trait Components {
-    fn components(&self) -> Vec<f64>;
-}
-
-impl Components for f64 {
-    fn components(&self) -> Vec<f64> {
-        vec![*self]
-    }
-}
-
-impl Components for (f64, f64) {
-    fn components(&self) -> Vec<f64> {
-        vec![self.0, self.1]
-    }
-}
-
 type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
 
 /// The contract between the two paths at one point.
-fn agree<G: Components>(
+fn agree<G: Flat>(
     row: &str,
     at: &str,
     fast: Grad<G>,

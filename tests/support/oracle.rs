@@ -1,6 +1,7 @@
 //! What the integration tests check gradients with: forward-mode dual
-//! numbers, an oracle independent of the crate, and the tolerances the
-//! comparisons are stated in. Shared through `#[path]` by every test binary
+//! numbers, an oracle independent of the crate, the tolerances the
+//! comparisons are stated in, and [`Flat`], a gradient of any shape read
+//! as its components. Shared through `#[path]` by every test binary
 //! that needs them (in `tests/` and in `autodiff-core/tests/`), so not every
 //! item is used by every includer. Nothing here touches the crate under test
 //! (not `autodiff::Dual`, not its derivative rules): `autodiff-core`'s tests
@@ -318,5 +319,64 @@ pub fn assert_near(name: &str, got: &[f64], want: &[f64], tol: f64) {
             close_to_scale(*a, *b, tol, scale),
             "{name}: component {k}: got {a}, want {b}"
         );
+    }
+}
+
+// ---------------------------------------------------------------------
+// Gradients as components.
+// ---------------------------------------------------------------------
+
+/// A gradient of any shape (`f64`, arrays, `Vec`s, tuples of them) as one
+/// run of numbers, to compare component by component.
+pub trait Flat {
+    fn flat(&self, out: &mut Vec<f64>);
+
+    /// The components in order.
+    fn components(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.flat(&mut out);
+        out
+    }
+}
+
+impl Flat for f64 {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+}
+
+impl<T: Flat, const N: usize> Flat for [T; N] {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|item| item.flat(out));
+    }
+}
+
+impl<T: Flat> Flat for Vec<T> {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|item| item.flat(out));
+    }
+}
+
+impl<A: Flat, B: Flat> Flat for (A, B) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+    }
+}
+
+impl<A: Flat, B: Flat, C: Flat> Flat for (A, B, C) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+        self.2.flat(out);
+    }
+}
+
+impl<A: Flat, B: Flat, C: Flat, D: Flat> Flat for (A, B, C, D) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+        self.2.flat(out);
+        self.3.flat(out);
     }
 }
