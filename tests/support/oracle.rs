@@ -26,7 +26,18 @@
 //!
 //! Kinks follow the engine's documented choices: `abs' (0) = 0`,
 //! `relu'(0) = 0`, and a tie in `max`/`min` gives each operand 1/2.
+//!
+//! `+ - * /` take a `Dual` or an `f64` on the right (an `f64` is a
+//! constant), so an oracle twin reads like the function it checks:
+//! `(d + x - y * 0.25) * 0.9`. One forward pass gives the derivative along
+//! the one input made with `Dual::input(v, true)`.
 
+// ---------------------------------------------------------------------
+// Dual numbers.
+// ---------------------------------------------------------------------
+
+/// A value, its derivative along one input, and that derivative's
+/// magnitude (see the module's documentation).
 #[derive(Clone, Copy, Debug)]
 pub struct Dual {
     pub value: f64,
