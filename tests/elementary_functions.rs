@@ -4,9 +4,14 @@
 //! the plain `f64` function, on a plain operand it computes that function,
 //! and through references it does the same. Errors carry the call's label.
 
+#[path = "support/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
+
 use autodiff::__private as new_ops;
 
 use autodiff::{default_step, Label, ScalarAutodiffError, Tape};
+use oracle::close;
 
 type Dispatch = for<'t> fn(autodiff::Scalar<'t>) -> autodiff::Scalar<'t>;
 
@@ -122,10 +127,6 @@ const CASES: &[Case] = &[
         2.6,
     ),
 ];
-
-fn close(a: f64, b: f64, tolerance: f64) -> bool {
-    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
-}
 
 #[test]
 fn one_operand_functions_record_on_scalars_and_compute_on_f64() {

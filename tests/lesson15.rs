@@ -6,21 +6,14 @@
 mod exercises;
 #[path = "../examples/support/lesson15.rs"]
 mod lesson15;
+#[path = "support/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
 
 use autodiff::{default_step, gradient_check, DEFAULT_TOLERANCE};
 use exercises::*;
 use lesson15::*;
-
-fn close(a: f64, b: f64, tolerance: f64) -> bool {
-    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
-}
-
-fn assert_all_close(actual: &[f64], expected: &[f64], tolerance: f64, what: &str) {
-    assert_eq!(actual.len(), expected.len(), "{what}: length");
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
-        assert!(close(*a, *e, tolerance), "{what}[{i}]: {a} vs {e}");
-    }
-}
+use oracle::{assert_all_close_named, close};
 
 fn flat<const R: usize, const C: usize>(m: &[[f64; C]; R]) -> Vec<f64> {
     m.iter().flatten().copied().collect()
@@ -40,9 +33,9 @@ fn mlp_matches_the_right_to_left_backward_pass_and_its_costate_relabelling() {
     let (dw1, dw2, dx) = result.gradient;
     assert!(close(result.value, by_hand.loss, 1e-15));
     assert_eq!(result.value, mlp_loss(w1, w2, x, t));
-    assert_all_close(&flat(&dw1), &flat(&by_hand.w1), 1e-14, "W̄1");
-    assert_all_close(&dw2, &by_hand.w2, 1e-14, "W̄2");
-    assert_all_close(&dx, &by_hand.x, 1e-14, "x̄");
+    assert_all_close_named(&flat(&dw1), &flat(&by_hand.w1), 1e-14, "W̄1");
+    assert_all_close_named(&dw2, &by_hand.w2, 1e-14, "W̄2");
+    assert_all_close_named(&dx, &by_hand.x, 1e-14, "x̄");
     assert!(mlp_loss_check(w1, w2, x, t).unwrap().passed());
 }
 
@@ -54,9 +47,9 @@ fn linear_layer_gradients_are_outer_product_upstream_and_transpose() {
     let x = [0.1, -0.3, 0.2, 0.4, -0.1];
     let y_bar = [1.0, -0.5, 0.25];
     let (dw, db, dx) = linear_probe_grad(w, b, x, y_bar).unwrap().gradient;
-    assert_all_close(&flat(&dw), &flat(&outer(&x, &y_bar)), 1e-15, "W̄ = xᵀȳ");
+    assert_all_close_named(&flat(&dw), &flat(&outer(&x, &y_bar)), 1e-15, "W̄ = xᵀȳ");
     assert_eq!(db, y_bar, "b̄ = ȳ");
-    assert_all_close(&dx, &row_times_transpose(&y_bar, &w), 1e-15, "x̄ = ȳWᵀ");
+    assert_all_close_named(&dx, &row_times_transpose(&y_bar, &w), 1e-15, "x̄ = ȳWᵀ");
     // x̄ = ȳWᵀ is the adjoint of x ↦ xW: ⟨xW, ȳ⟩ = ⟨x, ȳWᵀ⟩.
     let lhs: f64 = row_times(&x, &w)
         .iter()
@@ -84,11 +77,11 @@ fn minibatch_weight_gradient_is_a_sum_of_outer_products_with_no_one_over_b() {
             }
         }
     }
-    assert_all_close(&flat(&dw), &flat(&expected_w), 1e-14, "W̄ = XᵀȲ");
+    assert_all_close_named(&flat(&dw), &flat(&expected_w), 1e-14, "W̄ = XᵀȲ");
     let expected_b: Vec<f64> = (0..3).map(|j| (0..4).map(|r| y_bar[r][j]).sum()).collect();
-    assert_all_close(&db, &expected_b, 1e-15, "b̄ = 1ᵀȲ");
+    assert_all_close_named(&db, &expected_b, 1e-15, "b̄ = 1ᵀȲ");
     for r in 0..4 {
-        assert_all_close(&dx[r], &row_times_transpose(&y_bar[r], &w), 1e-15, "X̄ row");
+        assert_all_close_named(&dx[r], &row_times_transpose(&y_bar[r], &w), 1e-15, "X̄ row");
     }
     // Each example's gradient is the single-row gradient: the batch sums them.
     let mut summed = [[0.0; 3]; 5];
@@ -98,7 +91,7 @@ fn minibatch_weight_gradient_is_a_sum_of_outer_products_with_no_one_over_b() {
             *s += d;
         }
     }
-    assert_all_close(&flat(&dw), &flat(&summed), 1e-14, "batch = sum of examples");
+    assert_all_close_named(&flat(&dw), &flat(&summed), 1e-14, "batch = sum of examples");
 }
 
 #[test]
@@ -110,7 +103,7 @@ fn softmax_cross_entropy_is_p_minus_one_hot_as_the_lesson_prints() {
     let p = softmax(z);
     let mut expected = p;
     expected[0] -= 1.0;
-    assert_all_close(&result.gradient, &expected, 1e-15, "p − 1_y");
+    assert_all_close_named(&result.gradient, &expected, 1e-15, "p − 1_y");
     assert!(
         result.gradient.iter().sum::<f64>().abs() < 1e-15,
         "sums to zero"
@@ -150,10 +143,10 @@ fn attention_head_matches_the_four_step_backward_by_hand() {
     let by_hand = attention_backward(&h.x, &h.wq, &h.wk, &h.wv, &h.o_bar);
     assert!(close(result.value, by_hand.loss, 1e-14));
     let (dx, dwq, dwk, dwv) = result.gradient;
-    assert_all_close(&flat(&dx), &flat(&by_hand.x), 1e-13, "X̄");
-    assert_all_close(&flat(&dwq), &flat(&by_hand.wq), 1e-13, "W̄_Q");
-    assert_all_close(&flat(&dwk), &flat(&by_hand.wk), 1e-13, "W̄_K");
-    assert_all_close(&flat(&dwv), &flat(&by_hand.wv), 1e-13, "W̄_V");
+    assert_all_close_named(&flat(&dx), &flat(&by_hand.x), 1e-13, "X̄");
+    assert_all_close_named(&flat(&dwq), &flat(&by_hand.wq), 1e-13, "W̄_Q");
+    assert_all_close_named(&flat(&dwk), &flat(&by_hand.wk), 1e-13, "W̄_K");
+    assert_all_close_named(&flat(&dwv), &flat(&by_hand.wv), 1e-13, "W̄_V");
 }
 
 #[test]
@@ -184,7 +177,7 @@ fn input_gradient_is_the_sum_of_the_three_projection_branches() {
         let from_k = row_times_transpose(&dk[t], &h.wk);
         let from_v = row_times_transpose(&dv[t], &h.wv);
         let sum: Vec<f64> = (0..4).map(|r| from_q[r] + from_k[r] + from_v[r]).collect();
-        assert_all_close(&dx[t], &sum, 1e-13, "X̄ row");
+        assert_all_close_named(&dx[t], &sum, 1e-13, "X̄ row");
     }
 }
 
@@ -236,7 +229,7 @@ fn flow(gain: f64, residual: bool, seed: u64) -> Vec<f64> {
     let costates = layer_costates(&stack.layers, residual, &stack.g, &stack.h).unwrap();
     let by_hand = costates_by_hand(&stack, residual);
     for (k, (a, e)) in costates.iter().zip(&by_hand).enumerate() {
-        assert_all_close(a, e, 1e-12, &format!("costate at layer {}", k + 1));
+        assert_all_close_named(a, e, 1e-12, &format!("costate at layer {}", k + 1));
     }
     costates.iter().map(|c| norm(c)).collect()
 }

@@ -4,7 +4,7 @@
 //! A seeded generator builds student-shaped function bodies and writes each
 //! twice: once as the ordinary `f64` function under `#[differentiable]`,
 //! once over a dual-number type with the same operators
-//! (`autodiff-core/tests/support/dual.rs`, which never touches the engine).
+//! (`tests/support/oracle.rs`, which never touches the engine).
 //! The bodies use lets, reuse of a binding and of a whole subexpression,
 //! `mut` parameters and `let mut x = x;`, compound assignments of every
 //! kind, overwrites in loops (`s = s.tanh() * y`), `if` statements whose
@@ -1440,10 +1440,9 @@ fn gradient_differences(
     })
 }
 
-/// Whether two estimates agree to a relative `tolerance`.
-fn agree(a: f64, b: f64, tolerance: f64) -> bool {
-    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
-}
+/// Whether two estimates agree to a relative `tolerance`: the shared
+/// `close`, from the oracle's file this program includes as `dual`.
+use dual::close as agree;
 
 /// `f_jvp` along each unit direction against the dual twin's tangent, and
 /// `f_hvp` along it against central differences of `f_grad`: where the
@@ -1655,10 +1654,7 @@ fn render_function(name: &str, function: &Function) -> Rendered {
 }
 
 fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> String {
-    let dual_path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/autodiff-core/tests/support/dual.rs"
-    );
+    let dual_path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/oracle.rs");
     let mut out = String::new();
     let _ = writeln!(
         out,

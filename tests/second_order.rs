@@ -3,19 +3,13 @@
 //! of `f_grad` (the Hessian is the gradient's Jacobian), and for symmetry.
 #![allow(clippy::needless_range_loop)] // matrices indexed as the maths writes them
 
+#[path = "support/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
+
 use autodiff::prelude::*;
 use autodiff::Parameters;
-
-fn close(a: f64, b: f64, tolerance: f64) -> bool {
-    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
-}
-
-fn assert_close(got: &[f64], want: &[f64], tolerance: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(close(*g, *w, tolerance), "{what}[{i}]: {g} vs {w}");
-    }
-}
+use oracle::{assert_all_close_named, close};
 
 /// Column `j` of the Hessian by central differences of a gradient:
 /// `(∇f(x + h eⱼ) − ∇f(x − h eⱼ)) / 2h`.
@@ -46,7 +40,7 @@ fn check_all(
     for j in 0..n {
         let column = gradient_differences(&grad, x, j);
         let got: Vec<f64> = (0..n).map(|i| hessian.get(i, j)).collect();
-        assert_close(&got, &column, 1e-6, &format!("{what}: H column {j}"));
+        assert_all_close_named(&got, &column, 1e-6, &format!("{what}: H column {j}"));
     }
     assert!(
         hessian.max_asymmetry() <= 1e-10,
@@ -54,7 +48,7 @@ fn check_all(
         hessian.max_asymmetry()
     );
     let product = hessian.times(v).unwrap();
-    assert_close(hvp, &product, 1e-12, &format!("{what}: hvp vs H·v"));
+    assert_all_close_named(hvp, &product, 1e-12, &format!("{what}: hvp vs H·v"));
 }
 
 #[differentiable]
@@ -150,7 +144,7 @@ fn loops_branches_returns_and_calls_match_central_differences_of_the_gradient(
         // The gradient part is f_grad's.
         let first = mixed_grad(&w, s, steps)?;
         assert_eq!(result.value, first.value);
-        assert_close(&result.gradient.0, &first.gradient.0, 1e-15, "gradient");
+        assert_all_close_named(&result.gradient.0, &first.gradient.0, 1e-15, "gradient");
         // Forward mode is ∇f · v.
         let forward = mixed_jvp(&w, s, steps, (v[..n].to_vec(), v[n]))?;
         let dot: f64 = grad(&x).iter().zip(&v).map(|(g, v)| g * v).sum();

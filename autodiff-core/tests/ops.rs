@@ -1,7 +1,13 @@
 //! Every operation's value and derivative against a closed form written
 //! here, and against central differences of the plain function.
 
+// For `close`: the tolerance the facade's tests state theirs in.
+#[path = "../../tests/support/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
+
 use autodiff_core::{default_step, relu, sigmoid, Operand, Scalar, ScalarAutodiffError, Tape};
+use oracle::close;
 
 type Record = for<'t> fn(Scalar<'t>) -> Result<Scalar<'t>, ScalarAutodiffError>;
 
@@ -250,10 +256,6 @@ const UNARY: &[Unary] = &[
 fn central(f: fn(f64) -> f64, x: f64) -> f64 {
     let h = default_step(x);
     (f(x + h) - f(x - h)) / (2.0 * h)
-}
-
-fn close(a: f64, b: f64, tolerance: f64) -> bool {
-    (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
 }
 
 #[test]

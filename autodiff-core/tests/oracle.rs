@@ -12,8 +12,13 @@
 //! deep chains that always consume the previous node, and wide fans that
 //! spread the inputs over many operations and sum them back.
 
-#[path = "support/dual.rs"]
+// The dual numbers shared with the facade's tests (they use nothing of the
+// facade, so this crate's tests include the one file).
+#[path = "../../tests/support/oracle.rs"]
+#[allow(dead_code)]
 mod dual;
+
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use autodiff_core::{Operand, Scalar, ScalarAutodiffError, Tape};
 use dual::Dual;
@@ -517,7 +522,7 @@ fn build(shape: Shape, inputs: Vec<f64>, raws: &[Raw]) -> Program {
 }
 
 /// Reverse gradients agree with dual numbers to this, relative to the
-/// dual's magnitude (see `support/dual.rs`).
+/// dual's magnitude (see `tests/support/oracle.rs` at the workspace root).
 const DUAL_TOLERANCE: f64 = 1e-9;
 /// Below this, path products have passed through the subnormal range, where
 /// IEEE arithmetic keeps fewer bits, so the two orders of multiplication
@@ -868,4 +873,34 @@ fn kinks_take_the_documented_subgradients() -> Result<(), ScalarAutodiffError> {
     v.relu()?.backward()?;
     assert_eq!(v.gradient(), Some(-1.0));
     Ok(())
+}
+
+/// The oracle itself against derivatives worked out by hand.
+#[test]
+fn dual_matches_closed_forms() {
+    // d/dx [x² sin x] = 2x sin x + x² cos x at x = 0.7.
+    let x = Dual::input(0.7, true);
+    let y = x.mul(x).mul(x.sin());
+    let expected = 2.0 * 0.7 * 0.7_f64.sin() + 0.49 * 0.7_f64.cos();
+    assert!((y.tangent - expected).abs() < 1e-15);
+    // d/dx [x^x] = x^x (ln x + 1) at x = 1.3.
+    let x = Dual::input(1.3, true);
+    let y = x.powf(x);
+    let expected = 1.3_f64.powf(1.3) * (1.3_f64.ln() + 1.0);
+    assert!((y.tangent - expected).abs() < 1e-14);
+    // σ'(x) = σ(x)(1 − σ(x)).
+    for v in [-4.0, -0.3, 0.0, 2.5] {
+        let s = 1.0 / (1.0 + f64::exp(-v));
+        let y = Dual::input(v, true).sigmoid();
+        assert!((y.tangent - s * (1.0 - s)).abs() < 1e-15);
+    }
+    // Cancellation: x − x has tangent 0 and magnitude 2.
+    let x = Dual::input(3.0, true);
+    let y = x.sub(x);
+    assert_eq!((y.tangent, y.magnitude), (0.0, 2.0));
+    // ∂hypot(x, y)/∂x = x / hypot(x, y) at (3, 4); an f64 operand is a constant.
+    let y = Dual::input(3.0, true).hypot(Dual::constant(4.0));
+    assert_eq!((y.value, y.tangent), (5.0, 0.6));
+    let y = (Dual::input(3.0, true) * 2.0 - 1.0) / 5.0 + 1.0;
+    assert_eq!((y.value, y.tangent), (2.0, 0.4));
 }

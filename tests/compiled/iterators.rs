@@ -14,9 +14,10 @@
 
 use autodiff::prelude::*;
 
+use super::support::{agree, assert_agree, AGREE};
+use crate::oracle::close_to_scale;
 use crate::xorshift;
 
-const AGREE: f64 = 1e-12;
 const CLOSED: f64 = 1e-13;
 
 #[differentiable]
@@ -162,37 +163,6 @@ fn item_named_like_its_slice(x: &[f64]) -> f64 {
     square(x.iter().map(|x| x.sin()).sum()) + x.iter().map(|x| x * x).sum::<f64>().max(0.5)
 }
 
-type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
-
-fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * scale.max(1e-300)
-}
-
-fn agree_slices(name: &str, compiled: &[f64], tape: &[f64]) {
-    assert_eq!(compiled.len(), tape.len(), "{name}: lengths");
-    let scale = tape.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in compiled.iter().zip(tape).enumerate() {
-        assert!(
-            close(*a, *b, scale, AGREE),
-            "{name}: component {k}: compiled {a} vs tape {b}"
-        );
-    }
-}
-
-/// `f_grad` and `f_grad_tape` of a one-slice function agree.
-fn agree(name: &str, compiled: Grad<Vec<f64>>, tape: Grad<Vec<f64>>) -> ValueAndGradient<Vec<f64>> {
-    let compiled = compiled.unwrap_or_else(|e| panic!("{name}: compiled: {e}"));
-    let tape = tape.unwrap_or_else(|e| panic!("{name}: tape: {e}"));
-    agree_slices(name, &compiled.gradient, &tape.gradient);
-    assert!(
-        close(compiled.value, tape.value, tape.value.abs(), AGREE),
-        "{name}: value {} vs {}",
-        compiled.value,
-        tape.value
-    );
-    compiled
-}
-
 fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
     ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
 }
@@ -249,12 +219,12 @@ fn nested_looped_renamed_and_skipped_chains_agree_with_the_tape(
             nested_chains_grad(&w, &x)?,
             nested_chains_grad_tape(&w, &x)?,
         );
-        agree_slices(
+        assert_agree(
             "nested_chains dw",
             &got.gradient.0.concat(),
             &tape.gradient.0.concat(),
         );
-        agree_slices("nested_chains dx", &got.gradient.1, &tape.gradient.1);
+        assert_agree("nested_chains dx", &got.gradient.1, &tape.gradient.1);
         for k in [0, 1, 3] {
             agree(
                 "in_a_while",
@@ -276,11 +246,11 @@ fn nested_looped_renamed_and_skipped_chains_agree_with_the_tape(
             numbered_pairs_grad(&x, &y)?,
             numbered_pairs_grad_tape(&x, &y)?,
         );
-        agree_slices("numbered_pairs dw", &got.gradient.0, &tape.gradient.0);
-        agree_slices("numbered_pairs dx", &got.gradient.1, &tape.gradient.1);
+        assert_agree("numbered_pairs dw", &got.gradient.0, &tape.gradient.0);
+        assert_agree("numbered_pairs dx", &got.gradient.1, &tape.gradient.1);
         // Closed form: d/dwᵢ = i xᵢ.
         let want: Vec<f64> = (0..n).map(|i| i as f64 * y[i]).collect();
-        agree_slices("numbered_pairs closed", &got.gradient.0, &want);
+        assert_agree("numbered_pairs closed", &got.gradient.0, &want);
         assert!(two_folds_one_name_check(&x)?.passed());
         // 2 (Σ sin xᵢ) cos xᵢ + [Σ x² > 0.5] 2 xᵢ.
         let got = item_named_like_its_slice_grad(&x)?;
@@ -290,7 +260,7 @@ fn nested_looped_renamed_and_skipped_chains_agree_with_the_tape(
             .iter()
             .map(|v| 2.0 * sines * v.cos() + if squares > 0.5 { 2.0 * v } else { 0.0 })
             .collect();
-        agree_slices("item_named_like_its_slice", &got.gradient, &want);
+        assert_agree("item_named_like_its_slice", &got.gradient, &want);
     }
     Ok(())
 }
@@ -306,7 +276,7 @@ fn collected_vecs_against_closed_forms() -> Result<(), Box<dyn std::error::Error
         let want: Vec<f64> = (0..4)
             .map(|j| z[j].exp() / total - if j == k { 1.0 } else { 0.0 })
             .collect();
-        agree_slices("cross_entropy", &got.gradient, &want);
+        assert_agree("cross_entropy", &got.gradient, &want);
         agree(
             "cross_entropy",
             cross_entropy_grad(&z, k),
@@ -321,10 +291,10 @@ fn collected_vecs_against_closed_forms() -> Result<(), Box<dyn std::error::Error
     for i in 0..3 {
         let t = (w * x[i]).tanh();
         let d = 2.0 * t * (1.0 - t * t) / 3.0;
-        assert!(close(got.gradient.0[i], d * w, 1.0, CLOSED));
+        assert!(close_to_scale(got.gradient.0[i], d * w, CLOSED, 1.0));
         dw += d * x[i];
     }
-    assert!(close(got.gradient.1, dw, 1.0, CLOSED));
+    assert!(close_to_scale(got.gradient.1, dw, CLOSED, 1.0));
     assert!(hidden_mean_check(&x, w)?.passed());
     assert!(cross_entropy_check(&z, 2)?.passed());
     Ok(())
@@ -336,14 +306,14 @@ fn map_sum_and_zip_against_closed_forms() -> Result<(), ScalarAutodiffError> {
     let got = sum_of_squares_grad(&x)?;
     assert_eq!(got.value, sum_of_squares(&x));
     let want: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
-    agree_slices("sum_of_squares", &got.gradient, &want);
+    assert_agree("sum_of_squares", &got.gradient, &want);
 
     let (p, t) = ([1.0, 2.0, 3.0], [0.5, 2.5, 1.0]);
     let got = mse_grad(&p, &t)?;
     assert_eq!(got.value, mse(&p, &t));
     let want: Vec<f64> = (0..3).map(|i| 2.0 * (p[i] - t[i]) / 3.0).collect();
     for (a, b) in got.gradient.iter().zip(&want) {
-        assert!(close(*a, *b, 1.0, CLOSED), "mse: {a} vs {b}");
+        assert!(close_to_scale(*a, *b, CLOSED, 1.0), "mse: {a} vs {b}");
     }
 
     let (w, x) = ([0.5, -1.0, 2.0], [0.3, -0.7, 1.1, 9.0]);
@@ -354,9 +324,9 @@ fn map_sum_and_zip_against_closed_forms() -> Result<(), ScalarAutodiffError> {
     assert_eq!(dx.len(), 4);
     assert_eq!(dx[3], 0.0);
     for i in 0..3 {
-        assert!(close(dw[i], x[i].tanh(), 1.0, CLOSED));
+        assert!(close_to_scale(dw[i], x[i].tanh(), CLOSED, 1.0));
         let sech2 = 1.0 - x[i].tanh().powi(2);
-        assert!(close(dx[i], w[i] * sech2, 1.0, CLOSED));
+        assert!(close_to_scale(dx[i], w[i] * sech2, CLOSED, 1.0));
     }
     Ok(())
 }
@@ -371,21 +341,21 @@ fn ranges_rev_step_by_and_enumerate_against_closed_forms() -> Result<(), ScalarA
     let mut want_dw = 0.0;
     for i in 0..5 {
         let c = (w * x[i]).cos() * i as f64;
-        assert!(close(dx[i], c * w, 1.0, CLOSED), "ranged dx[{i}]");
+        assert!(close_to_scale(dx[i], c * w, CLOSED, 1.0), "ranged dx[{i}]");
         want_dw += c * x[i];
     }
-    assert!(close(dw, want_dw, 1.0, CLOSED));
+    assert!(close_to_scale(dw, want_dw, CLOSED, 1.0));
 
     // From the end, every other: indices 4, 2, 0.
     let got = odd_from_the_end_grad(&x)?;
     assert_eq!(got.value, odd_from_the_end(&x));
     let want = [0.1_f64.exp(), 0.0, 0.3_f64.exp(), 0.0, 0.5_f64.exp()];
-    agree_slices("odd_from_the_end", &got.gradient, &want);
+    assert_agree("odd_from_the_end", &got.gradient, &want);
 
     let got = numbered_grad(&x)?;
     assert_eq!(got.value, numbered(&x));
     let want: Vec<f64> = (0..5).map(|i| 2.0 * x[i] * (i as f64 + 1.0)).collect();
-    agree_slices("numbered", &got.gradient, &want);
+    assert_agree("numbered", &got.gradient, &want);
     Ok(())
 }
 
@@ -397,9 +367,9 @@ fn folds_against_closed_forms() -> Result<(), ScalarAutodiffError> {
         assert_eq!(got.value, horner(&c, t));
         // c iterated from the end: c[0] + t (c[1] + t (c[2] + t c[3])).
         let powers: Vec<f64> = (0..4).map(|k| t.powi(k)).collect();
-        agree_slices("horner dc", &got.gradient.0, &powers);
+        assert_agree("horner dc", &got.gradient.0, &powers);
         let want = c[1] + 2.0 * c[2] * t + 3.0 * c[3] * t * t;
-        assert!(close(got.gradient.1, want, 1.0, CLOSED));
+        assert!(close_to_scale(got.gradient.1, want, CLOSED, 1.0));
     }
 
     // d logsumexp / dz = softmax(z): the max's own derivative cancels.
@@ -408,7 +378,7 @@ fn folds_against_closed_forms() -> Result<(), ScalarAutodiffError> {
     assert_eq!(got.value, logsumexp(&z));
     let total: f64 = z.iter().map(|v| v.exp()).sum();
     let softmax: Vec<f64> = z.iter().map(|v| v.exp() / total).collect();
-    agree_slices("logsumexp", &got.gradient, &softmax);
+    assert_agree("logsumexp", &got.gradient, &softmax);
 
     let got = largest_from_first_grad(&z)?;
     assert_eq!(got.value, 2.0);
@@ -433,7 +403,7 @@ fn ties_and_products_follow_the_tape() -> Result<(), ScalarAutodiffError> {
     let p = [0.5, 0.8, 0.25];
     let got = likelihood_grad(&p)?;
     assert_eq!(got.value, likelihood(&p));
-    agree_slices("likelihood", &got.gradient, &[0.2, 0.125, 0.4]);
+    assert_agree("likelihood", &got.gradient, &[0.2, 0.125, 0.4]);
     Ok(())
 }
 
@@ -467,24 +437,24 @@ fn chains_agree_with_the_tape_and_central_differences() -> Result<(), Box<dyn st
             }
             let (w, t) = (uniform(&mut rng, 1.0), uniform(&mut rng, 1.0));
             let (got, tape) = (ranged_grad(&x, w)?, ranged_grad_tape(&x, w)?);
-            agree_slices("ranged dx", &got.gradient.0, &tape.gradient.0);
-            assert!(close(
+            assert_agree("ranged dx", &got.gradient.0, &tape.gradient.0);
+            assert!(close_to_scale(
                 got.gradient.1,
                 tape.gradient.1,
-                tape.gradient.1.abs(),
-                AGREE
+                AGREE,
+                tape.gradient.1.abs()
             ));
             let (got, tape) = (horner_grad(&x, t)?, horner_grad_tape(&x, t)?);
-            agree_slices("horner dc", &got.gradient.0, &tape.gradient.0);
-            assert!(close(
+            assert_agree("horner dc", &got.gradient.0, &tape.gradient.0);
+            assert!(close_to_scale(
                 got.gradient.1,
                 tape.gradient.1,
-                tape.gradient.1.abs(),
-                AGREE
+                AGREE,
+                tape.gradient.1.abs()
             ));
             let (got, tape) = (squashed_dot_grad(&x, &y)?, squashed_dot_grad_tape(&x, &y)?);
-            agree_slices("squashed_dot dw", &got.gradient.0, &tape.gradient.0);
-            agree_slices("squashed_dot dx", &got.gradient.1, &tape.gradient.1);
+            assert_agree("squashed_dot dw", &got.gradient.0, &tape.gradient.0);
+            assert_agree("squashed_dot dx", &got.gradient.1, &tape.gradient.1);
 
             // `f_check` compares `f_grad` with central differences.
             assert!(sum_of_squares_check(&x)?.passed());
@@ -504,12 +474,12 @@ fn chains_agree_with_the_tape_and_central_differences() -> Result<(), Box<dyn st
         ];
         let s = 1.0 + uniform(&mut rng, 0.5);
         let (got, tape) = (captured_grad(x, s)?, captured_grad_tape(x, s)?);
-        agree_slices("captured dx", &got.gradient.0, &tape.gradient.0);
-        assert!(close(
+        assert_agree("captured dx", &got.gradient.0, &tape.gradient.0);
+        assert!(close_to_scale(
             got.gradient.1,
             tape.gradient.1,
-            tape.gradient.1.abs(),
-            AGREE
+            AGREE,
+            tape.gradient.1.abs()
         ));
         assert!(captured_check(x, s)?.passed());
     }
@@ -547,7 +517,7 @@ fn a_fold_from_negative_infinity_stays_compiled() {
     let compiled = autodiff::__adjoint::with_stack(|stack| logsumexp_adjoint(stack, &z));
     let compiled = compiled.expect("computed by the compiled adjoint");
     let tape = logsumexp_grad_tape(&z).expect("finite");
-    agree_slices("logsumexp", &compiled.gradient, &tape.gradient);
+    assert_agree("logsumexp", &compiled.gradient, &tape.gradient);
     let empty: [f64; 0] = [];
     let compiled = largest_from_first_grad(&[f64::NEG_INFINITY]).unwrap_err();
     let tape = largest_from_first_grad_tape(&[f64::NEG_INFINITY]).unwrap_err();

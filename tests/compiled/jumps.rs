@@ -17,80 +17,11 @@
 // Index loops on purpose: they are the constructs under test.
 #![allow(clippy::needless_range_loop)]
 
-use std::ops::{Add, Div, Mul, Sub};
-
 use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 
 use super::support::{assert_agree, compiled};
-
-/// A number with its derivative along one input: the forward-mode oracle.
-#[derive(Clone, Copy, Debug)]
-struct Dual {
-    v: f64,
-    d: f64,
-}
-
-impl Dual {
-    fn c(v: f64) -> Dual {
-        Dual { v, d: 0.0 }
-    }
-
-    /// The input `v` when `along`, else a constant.
-    fn input(v: f64, along: bool) -> Dual {
-        Dual {
-            v,
-            d: if along { 1.0 } else { 0.0 },
-        }
-    }
-}
-
-impl Add for Dual {
-    type Output = Dual;
-    fn add(self, o: Dual) -> Dual {
-        Dual {
-            v: self.v + o.v,
-            d: self.d + o.d,
-        }
-    }
-}
-
-impl Sub for Dual {
-    type Output = Dual;
-    fn sub(self, o: Dual) -> Dual {
-        Dual {
-            v: self.v - o.v,
-            d: self.d - o.d,
-        }
-    }
-}
-
-impl Mul for Dual {
-    type Output = Dual;
-    fn mul(self, o: Dual) -> Dual {
-        Dual {
-            v: self.v * o.v,
-            d: self.d * o.v + self.v * o.d,
-        }
-    }
-}
-
-impl Div for Dual {
-    type Output = Dual;
-    fn div(self, o: Dual) -> Dual {
-        Dual {
-            v: self.v / o.v,
-            d: (self.d * o.v - self.v * o.d) / (o.v * o.v),
-        }
-    }
-}
-
-impl Mul<f64> for Dual {
-    type Output = Dual;
-    fn mul(self, k: f64) -> Dual {
-        self * Dual::c(k)
-    }
-}
+use crate::oracle::Dual;
 
 fn flat(m: &[[f64; 3]; 3]) -> Vec<f64> {
     m.iter().flatten().copied().collect()
@@ -117,11 +48,11 @@ fn passage(v0: f64, drag: f64) -> f64 {
 
 fn passage_dual(v0: Dual, drag: Dual) -> Dual {
     let mut v = v0;
-    let mut x = Dual::c(0.0);
+    let mut x = Dual::constant(0.0);
     loop {
         x = x + v * 0.1;
         v = v - drag * v * 0.1;
-        if x.v > 1.0 {
+        if x.value > 1.0 {
             return x * v + v0;
         }
     }
@@ -133,8 +64,8 @@ fn a_loop_value_from_a_break_reading_several_tracked_values() {
         let got = compiled(|stack| passage_adjoint(stack, v0, drag));
         assert_eq!(got.value, passage(v0, drag));
         let want = [
-            passage_dual(Dual::input(v0, true), Dual::input(drag, false)).d,
-            passage_dual(Dual::input(v0, false), Dual::input(drag, true)).d,
+            passage_dual(Dual::input(v0, true), Dual::input(drag, false)).tangent,
+            passage_dual(Dual::input(v0, false), Dual::input(drag, true)).tangent,
         ];
         let grad = passage_grad(v0, drag).unwrap().gradient;
         assert_agree("passage", &[grad.0, grad.1], &want);
@@ -178,8 +109,8 @@ fn a_loop_bound_by_let_seeds_its_break_from_the_binding() {
         let got = compiled(|stack| settled_adjoint(stack, a, b));
         assert_eq!(got.value, settled(a, b));
         let want = [
-            settled_dual(Dual::input(a, true), Dual::input(b, false)).d,
-            settled_dual(Dual::input(a, false), Dual::input(b, true)).d,
+            settled_dual(Dual::input(a, true), Dual::input(b, false)).tangent,
+            settled_dual(Dual::input(a, false), Dual::input(b, true)).tangent,
         ];
         let grad = settled_grad(a, b).unwrap().gradient;
         assert_agree("settled", &[grad.0, grad.1], &want);
@@ -240,12 +171,12 @@ fn scan(m: [[f64; 3]; 3], limit: f64) -> f64 {
 
 /// `scan` over dual numbers; also where it stopped, `(i, j)`, or `None`.
 fn scan_dual(m: [[Dual; 3]; 3], limit: f64) -> (Dual, Option<(usize, usize)>) {
-    let mut acc = Dual::c(0.0);
+    let mut acc = Dual::constant(0.0);
     for i in 0..3 {
         acc = acc + m[i][0];
         for j in 0..3 {
             acc = acc * 1.5 + m[i][j];
-            if acc.v > limit {
+            if acc.value > limit {
                 return (acc, Some((i, j)));
             }
             acc = acc - m[j][i] * acc * 0.25;
@@ -263,7 +194,7 @@ fn scan_oracle(m: [[f64; 3]; 3], limit: f64) -> (Vec<f64>, Option<(usize, usize)
         let duals =
             std::array::from_fn(|i| std::array::from_fn(|j| Dual::input(m[i][j], i * 3 + j == k)));
         let (acc, at) = scan_dual(duals, limit);
-        grad.push(acc.d);
+        grad.push(acc.tangent);
         stop = at;
     }
     (grad, stop)
@@ -328,7 +259,7 @@ fn newton_root_dual(a: Dual) -> (Dual, bool) {
     for _ in 0..4 {
         for _ in 0..3 {
             let next = (guess + a / guess) * 0.5;
-            if (next.v - guess.v).abs() < 1e-3 {
+            if (next.value - guess.value).abs() < 1e-3 {
                 return (guess, true);
             }
             guess = next;
@@ -345,7 +276,7 @@ fn a_labelled_break_out_of_a_while_inside_a_loop() {
         assert_eq!(got.value, newton_root(a));
         let (want, small) = newton_root_dual(Dual::input(a, true));
         small_steps.push(small);
-        assert_agree("newton_root", &[got.gradient], &[want.d]);
+        assert_agree("newton_root", &[got.gradient], &[want.tangent]);
         let tape = newton_root_grad_tape(a).unwrap().gradient;
         assert_agree("newton_root tape", &[got.gradient], &[tape]);
         assert!(newton_root_check(a).unwrap().passed());
@@ -377,15 +308,15 @@ fn hunt(x: [f64; 4], target: f64) -> f64 {
 }
 
 fn hunt_dual(x: [Dual; 4], target: f64) -> Dual {
-    let mut s = Dual::c(0.0);
+    let mut s = Dual::constant(0.0);
     for _ in 0..3 {
         for i in 0..4 {
             s = s * 0.5 + x[i] * x[i];
-            if s.v > target {
+            if s.value > target {
                 return s * x[i] + s;
             }
         }
-        s = s + Dual::c(0.1);
+        s = s + Dual::constant(0.1);
     }
     s + s
 }
@@ -397,7 +328,7 @@ fn a_labelled_break_with_a_value_out_of_an_inner_for() {
         let got = compiled(|stack| hunt_adjoint(stack, x, target));
         assert_eq!(got.value, hunt(x, target));
         let want: Vec<f64> = (0..4)
-            .map(|k| hunt_dual(std::array::from_fn(|i| Dual::input(x[i], i == k)), target).d)
+            .map(|k| hunt_dual(std::array::from_fn(|i| Dual::input(x[i], i == k)), target).tangent)
             .collect();
         let grad = hunt_grad(x, target).unwrap().gradient;
         assert_agree("hunt", &grad.0, &want);
@@ -433,12 +364,12 @@ fn skip_rows(m: [[f64; 3]; 3]) -> f64 {
 }
 
 fn skip_rows_dual(m: [[Dual; 3]; 3]) -> Dual {
-    let mut total = Dual::c(0.0);
+    let mut total = Dual::constant(0.0);
     'rows: for i in 0..3 {
         let mut x = m[i][0];
         for _ in 0..3 {
             total = total + x * x;
-            if x.v < 0.0 {
+            if x.value < 0.0 {
                 continue 'rows;
             }
             total = total * 1.1;
@@ -466,7 +397,7 @@ fn a_labelled_continue_out_of_an_inner_loop() {
                 let duals = std::array::from_fn(|i| {
                     std::array::from_fn(|j| Dual::input(m[i][j], i * 3 + j == k))
                 });
-                skip_rows_dual(duals).d
+                skip_rows_dual(duals).tangent
             })
             .collect();
         assert_agree("skip_rows", &flat(&got.gradient), &want);
@@ -590,10 +521,10 @@ fn break_mid_block(a: [f64; 4], y: f64) -> f64 {
 }
 
 fn break_mid_block_dual(a: [Dual; 4], y: Dual) -> Dual {
-    let mut t = Dual::c(0.0);
+    let mut t = Dual::constant(0.0);
     for i in 0..4 {
         t = t + a[i] * y;
-        if t.v > 1.0 {
+        if t.value > 1.0 {
             break;
         }
         t = t + y * t * 2.0;
@@ -626,17 +557,17 @@ fn return_mid_block(a: [f64; 3], y: f64) -> f64 {
 }
 
 fn return_mid_block_dual(a: [Dual; 3], y: Dual) -> Dual {
-    let mut t = Dual::c(0.0);
-    if y.v > 0.0 {
+    let mut t = Dual::constant(0.0);
+    if y.value > 0.0 {
         t = t + y * y;
-        if t.v > 0.5 {
+        if t.value > 0.5 {
             return t * a[0];
         }
         t = t * a[1];
     }
-    let u = if t.v > 0.01 {
+    let u = if t.value > 0.01 {
         t = t + a[2];
-        if t.v > 3.0 {
+        if t.value > 3.0 {
             return t * y;
         }
         t * y
@@ -659,7 +590,7 @@ fn dual_gradient<const N: usize>(
                 std::array::from_fn(|i| Dual::input(a[i], i == k)),
                 Dual::input(y, k == N),
             )
-            .d
+            .tangent
         })
         .collect()
 }

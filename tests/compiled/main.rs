@@ -8,6 +8,9 @@
 mod exercises;
 #[path = "../../examples/support/lesson15.rs"]
 mod lesson15;
+#[path = "../support/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
 #[path = "../support/xorshift.rs"]
 #[allow(dead_code)]
 mod xorshift;

@@ -28,14 +28,13 @@
 use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 
-const AGREE: f64 = 1e-12;
+use super::support::{assert_agree, Grad};
 
-type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
-
-/// `f_grad` and `f_grad_tape` agree in value and in every component of
-/// the model's scalars (`Parameters::scalars`), and the constants are
-/// the same.
-fn agree<M: Parameters + PartialEq + std::fmt::Debug>(
+/// `f_grad` and `f_grad_tape` agree in value (exactly) and in every
+/// component of the model's scalars (`Parameters::scalars`, within
+/// `AGREE`), and the constants are the same: stricter than
+/// `support::agree`, which a model's gradient does not go through.
+fn agree_model<M: Parameters + PartialEq + std::fmt::Debug>(
     name: &str,
     compiled: Grad<M>,
     tape: Grad<M>,
@@ -43,14 +42,7 @@ fn agree<M: Parameters + PartialEq + std::fmt::Debug>(
     let compiled = compiled.unwrap_or_else(|e| panic!("{name}: compiled: {e}"));
     let tape = tape.unwrap_or_else(|e| panic!("{name}: tape: {e}"));
     let (c, t) = (compiled.gradient.scalars(), tape.gradient.scalars());
-    assert_eq!(c.len(), t.len(), "{name}: gradient lengths");
-    let scale = t.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in c.iter().zip(&t).enumerate() {
-        assert!(
-            (a - b).abs() <= AGREE * scale,
-            "{name}: component {k}: compiled {a} vs tape {b}"
-        );
-    }
+    assert_agree(name, &c, &t);
     // Constants carried alike: the tape's gradient with the compiled
     // scalars written in is the compiled gradient.
     let mut carried = tape.gradient.clone();
@@ -106,7 +98,7 @@ fn a_model_by_value_gets_the_hand_written_gradient_without_a_tape() {
             offset: 0.25,
         }
     );
-    agree(
+    agree_model(
         "squared_error",
         squared_error_grad(model.clone(), x, y),
         squared_error_grad_tape(model.clone(), x, y),
@@ -169,7 +161,7 @@ fn a_nested_model_by_reference_matches_central_differences_and_the_tape() {
         assert!((result.gradient.scale - d_scale).abs() <= 1e-15 * d_scale.abs().max(1.0));
         let check = forward_check(&net, x).unwrap();
         assert!(check.passed(), "{check}");
-        agree("forward", forward_grad(&net, x), forward_grad_tape(&net, x));
+        agree_model("forward", forward_grad(&net, x), forward_grad_tape(&net, x));
     }
 }
 
@@ -221,7 +213,7 @@ fn a_part_of_a_model_passed_to_another_annotated_function() {
     };
     assert_eq!(result.gradient, expected);
     assert_eq!(result.value, y * y);
-    agree(
+    agree_model(
         "chained",
         chained_grad(model.clone(), x),
         chained_grad_tape(model.clone(), x),
@@ -356,8 +348,8 @@ fn a_compiled_caller_passes_its_model_to_annotated_functions_and_methods() {
         assert_eq!(result.value, 3.0 * 0.25 - 0.5);
         assert_eq!(result.gradient, Line { a: 6.0, b: 2.5 });
     }
-    agree("outer", outer_grad(&line, x), outer_grad_tape(&line, x));
-    agree(
+    agree_model("outer", outer_grad(&line, x), outer_grad_tape(&line, x));
+    agree_model(
         "outer_compiled",
         outer_compiled_grad(&line, x),
         outer_compiled_grad_tape(&line, x),
@@ -380,7 +372,7 @@ fn a_method_on_a_model_compiles() {
     let k = 2.0 * d / (1.0 + d * d);
     assert!((result.gradient.a - k * x).abs() <= 1e-15);
     assert!((result.gradient.b - k).abs() <= 1e-15);
-    agree("loss", line.loss_grad(x, y), line.loss_grad_tape(x, y));
+    agree_model("loss", line.loss_grad(x, y), line.loss_grad_tape(x, y));
     assert!(line.loss_check(x, y).unwrap().passed());
 }
 

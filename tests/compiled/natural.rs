@@ -36,6 +36,7 @@ use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 
 use super::support::{assert_agree, compiled, AGREE};
+use crate::oracle::Dual;
 
 /// The compiled gradient (`f_adjoint`'s, and `f_grad`'s, which must be the
 /// same), the tape's and the oracle's, as flat components, with the values.
@@ -68,99 +69,24 @@ fn cat(parts: &[&[f64]]) -> Vec<f64> {
 }
 
 // ---------------------------------------------------------------------
-// Forward mode on dual numbers: the oracle for the realistic functions.
+// Forward mode on dual numbers (the shared oracle's): the oracle for the
+// realistic functions.
 // ---------------------------------------------------------------------
-
-/// `value + dot·ε`, ε² = 0: one directional derivative.
-#[derive(Clone, Copy, Debug)]
-struct D(f64, f64);
-
-impl D {
-    fn c(v: f64) -> D {
-        D(v, 0.0)
-    }
-    fn exp(self) -> D {
-        let e = self.0.exp();
-        D(e, e * self.1)
-    }
-    fn sqrt(self) -> D {
-        let r = self.0.sqrt();
-        D(r, self.1 / (2.0 * r))
-    }
-    fn sin(self) -> D {
-        D(self.0.sin(), self.0.cos() * self.1)
-    }
-    fn cos(self) -> D {
-        D(self.0.cos(), -self.0.sin() * self.1)
-    }
-    fn abs(self) -> D {
-        if self.0 < 0.0 {
-            D(-self.0, -self.1)
-        } else {
-            self
-        }
-    }
-    fn min(self, o: D) -> D {
-        if self.0 < o.0 {
-            self
-        } else {
-            o
-        }
-    }
-    fn ln(self) -> D {
-        D(self.0.ln(), self.1 / self.0)
-    }
-    fn max(self, o: D) -> D {
-        if self.0 > o.0 {
-            self
-        } else {
-            o
-        }
-    }
-}
-
-impl std::ops::Add for D {
-    type Output = D;
-    fn add(self, o: D) -> D {
-        D(self.0 + o.0, self.1 + o.1)
-    }
-}
-
-impl std::ops::Sub for D {
-    type Output = D;
-    fn sub(self, o: D) -> D {
-        D(self.0 - o.0, self.1 - o.1)
-    }
-}
-
-impl std::ops::Mul for D {
-    type Output = D;
-    fn mul(self, o: D) -> D {
-        D(self.0 * o.0, self.1 * o.0 + self.0 * o.1)
-    }
-}
-
-impl std::ops::Div for D {
-    type Output = D;
-    fn div(self, o: D) -> D {
-        D(self.0 / o.0, (self.1 * o.0 - self.0 * o.1) / (o.0 * o.0))
-    }
-}
 
 /// The value and gradient of `f` at `inputs` (flat), by one forward pass
 /// per component.
-fn forward_mode(inputs: &[f64], f: impl Fn(&[D]) -> D) -> (f64, Vec<f64>) {
+fn forward_mode(inputs: &[f64], f: impl Fn(&[Dual]) -> Dual) -> (f64, Vec<f64>) {
     let mut value = 0.0;
     let gradient = (0..inputs.len())
         .map(|k| {
-            let seeded: Vec<D> = inputs
+            let seeded: Vec<Dual> = inputs
                 .iter()
                 .enumerate()
-                .map(|(j, &v)| D(v, if j == k { 1.0 } else { 0.0 }))
+                .map(|(j, &v)| Dual::input(v, j == k))
                 .collect();
             let out = f(&seeded);
-            value = out.0;
-            out.1
+            value = out.value;
+            out.tangent
         })
         .collect();
     (value, gradient)
@@ -217,12 +143,12 @@ fn q_norm(x: &[f64], mu: &[f64], q: &[f64], l: &[f64]) -> f64 {
     0.5 * s
 }
 
-fn q_norm_dual(v: &[D], d: usize) -> D {
+fn q_norm_dual(v: &[Dual], d: usize) -> Dual {
     let (x, rest) = v.split_at(d);
     let (mu, rest) = rest.split_at(d);
     let (q, l) = rest.split_at(d);
-    let xc: Vec<D> = (0..d).map(|i| x[i] - mu[i]).collect();
-    let mut s = D::c(0.0);
+    let xc: Vec<Dual> = (0..d).map(|i| x[i] - mu[i]).collect();
+    let mut s = Dual::constant(0.0);
     let mut idx_of = vec![vec![0; d]; d];
     let mut idx = 0;
     for (i, row) in idx_of.iter_mut().enumerate() {
@@ -238,7 +164,7 @@ fn q_norm_dual(v: &[D], d: usize) -> D {
         }
         s = s + out * out;
     }
-    D::c(0.5) * s
+    Dual::constant(0.5) * s
 }
 
 #[test]
@@ -402,27 +328,29 @@ fn gmm_objective(
     slse - x.len() as f64 * logsumexp(alphas)
 }
 
-fn lse_dual(v: &[D]) -> D {
+fn lse_dual(v: &[Dual]) -> Dual {
     let m = v.iter().fold(v[0], |m, &a| m.max(a));
-    let s = v.iter().fold(D::c(0.0), |s, &a| s + (a - m).exp());
+    let s = v
+        .iter()
+        .fold(Dual::constant(0.0), |s, &a| s + (a - m).exp());
     m + s.ln()
 }
 
 /// `gmm_objective` on dual numbers, its inputs flat: alphas, then each
 /// mean, then each `icf`.
-fn gmm_dual(v: &[D], k_count: usize, x: &[Vec<f64>]) -> D {
+fn gmm_dual(v: &[Dual], k_count: usize, x: &[Vec<f64>]) -> Dual {
     let d = x[0].len();
     let icf_len = d + d * (d - 1) / 2;
     let alphas = &v[..k_count];
     let mean = |k: usize, j: usize| v[k_count + k * d + j];
     let icf = |k: usize, j: usize| v[k_count + k_count * d + k * icf_len + j];
-    let mut slse = D::c(0.0);
+    let mut slse = Dual::constant(0.0);
     for xi in x {
         let mut terms = Vec::new();
         for k in 0..k_count {
-            let xc: Vec<D> = (0..d).map(|j| D::c(xi[j]) - mean(k, j)).collect();
-            let mut sum_q = D::c(0.0);
-            let mut out: Vec<D> = (0..d)
+            let xc: Vec<Dual> = (0..d).map(|j| Dual::constant(xi[j]) - mean(k, j)).collect();
+            let mut sum_q = Dual::constant(0.0);
+            let mut out: Vec<Dual> = (0..d)
                 .map(|j| {
                     sum_q = sum_q + icf(k, j);
                     icf(k, j).exp() * xc[j]
@@ -435,12 +363,12 @@ fn gmm_dual(v: &[D], k_count: usize, x: &[Vec<f64>]) -> D {
                     idx += 1;
                 }
             }
-            let sq = out.iter().fold(D::c(0.0), |s, &o| s + o * o);
-            terms.push(alphas[k] + sum_q - D::c(0.5) * sq);
+            let sq = out.iter().fold(Dual::constant(0.0), |s, &o| s + o * o);
+            terms.push(alphas[k] + sum_q - Dual::constant(0.5) * sq);
         }
         slse = slse + lse_dual(&terms);
     }
-    slse - D::c(x.len() as f64) * lse_dual(alphas)
+    slse - Dual::constant(x.len() as f64) * lse_dual(alphas)
 }
 
 #[test]
@@ -573,26 +501,26 @@ fn reprojection(cam: &[f64], point: &[f64], #[constant] feat: &[f64]) -> f64 {
     ex * ex + ey * ey
 }
 
-fn reprojection_dual(v: &[D], feat: &[f64]) -> D {
+fn reprojection_dual(v: &[Dual], feat: &[f64]) -> Dual {
     let (cam, point) = v.split_at(11);
-    let xcam: Vec<D> = (0..3).map(|i| point[i] - cam[3 + i]).collect();
+    let xcam: Vec<Dual> = (0..3).map(|i| point[i] - cam[3 + i]).collect();
     let theta = (cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2]).sqrt();
-    let w: Vec<D> = (0..3).map(|i| cam[i] / theta).collect();
+    let w: Vec<Dual> = (0..3).map(|i| cam[i] / theta).collect();
     let (ct, st) = (theta.cos(), theta.sin());
     let cross = [
         w[1] * xcam[2] - w[2] * xcam[1],
         w[2] * xcam[0] - w[0] * xcam[2],
         w[0] * xcam[1] - w[1] * xcam[0],
     ];
-    let tmp = (w[0] * xcam[0] + w[1] * xcam[1] + w[2] * xcam[2]) * (D::c(1.0) - ct);
-    let xr: Vec<D> = (0..3)
+    let tmp = (w[0] * xcam[0] + w[1] * xcam[1] + w[2] * xcam[2]) * (Dual::constant(1.0) - ct);
+    let xr: Vec<Dual> = (0..3)
         .map(|i| xcam[i] * ct + cross[i] * st + w[i] * tmp)
         .collect();
     let p = [xr[0] / xr[2], xr[1] / xr[2]];
     let rsq = p[0] * p[0] + p[1] * p[1];
-    let l = D::c(1.0) + cam[9] * rsq + cam[10] * rsq * rsq;
-    let ex = p[0] * l * cam[6] + cam[7] - D::c(feat[0]);
-    let ey = p[1] * l * cam[6] + cam[8] - D::c(feat[1]);
+    let l = Dual::constant(1.0) + cam[9] * rsq + cam[10] * rsq * rsq;
+    let ex = p[0] * l * cam[6] + cam[7] - Dual::constant(feat[0]);
+    let ey = p[1] * l * cam[6] + cam[8] - Dual::constant(feat[1]);
     ex * ex + ey * ey
 }
 
@@ -627,7 +555,7 @@ fn an_array_literal_of_tracked_values_is_compiled() -> Result<(), Box<dyn std::e
     let grad = vec_literal_grad(&x)?;
     let tape = vec_literal_grad_tape(&x)?;
     let oracle = forward_mode(&x, |v| {
-        let (a, b) = (v[1] * v[2], v[0].exp().sin() * D::c(2.0));
+        let (a, b) = (v[1] * v[2], v[0].exp().sin() * Dual::constant(2.0));
         a * b + v[0]
     });
     check(
@@ -730,21 +658,21 @@ fn robust_fit(
     total
 }
 
-fn robust_fit_dual(v: &[D], xs: &[f64], ys: &[f64], delta: f64) -> D {
+fn robust_fit_dual(v: &[Dual], xs: &[f64], ys: &[f64], delta: f64) -> Dual {
     let (a, b) = (v[0], v[1]);
-    let mut total = D::c(0.0);
+    let mut total = Dual::constant(0.0);
     for (&x, &y) in xs.iter().zip(ys) {
-        let r = D::c(y) - (a * D::c(x) + b);
-        let loss = if r.abs().0 <= delta {
-            D::c(0.5) * r * r
+        let r = Dual::constant(y) - (a * Dual::constant(x) + b);
+        let loss = if r.abs().value <= delta {
+            Dual::constant(0.5) * r * r
         } else {
-            D::c(delta) * (r.abs() - D::c(0.5 * delta))
+            Dual::constant(delta) * (r.abs() - Dual::constant(0.5 * delta))
         };
         total = total
-            + if r.0 >= 0.0 {
-                loss * D::c(0.75) * D::c(1.5)
+            + if r.value >= 0.0 {
+                loss * Dual::constant(0.75) * Dual::constant(1.5)
             } else {
-                loss * D::c(0.25) * (D::c(0.5) + a * a)
+                loss * Dual::constant(0.25) * (Dual::constant(0.5) + a * a)
             };
     }
     total
@@ -912,24 +840,24 @@ fn kmeans_assigned(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64
     total
 }
 
-fn kmeans_dual(v: &[D], dim: usize, points: &[Vec<f64>], weighted: bool) -> D {
-    let centres: Vec<&[D]> = v.chunks(dim).collect();
-    let mut total = D::c(0.0);
+fn kmeans_dual(v: &[Dual], dim: usize, points: &[Vec<f64>], weighted: bool) -> Dual {
+    let centres: Vec<&[Dual]> = v.chunks(dim).collect();
+    let mut total = Dual::constant(0.0);
     for p in points {
-        let mut best = D::c(f64::INFINITY);
+        let mut best = Dual::constant(f64::INFINITY);
         let mut best_k = 0;
         for (k, c) in centres.iter().enumerate() {
-            let d = (0..dim).fold(D::c(0.0), |d, j| {
-                d + (D::c(p[j]) - c[j]) * (D::c(p[j]) - c[j])
+            let d = (0..dim).fold(Dual::constant(0.0), |d, j| {
+                d + (Dual::constant(p[j]) - c[j]) * (Dual::constant(p[j]) - c[j])
             });
-            if d.0 < best.0 {
+            if d.value < best.value {
                 best_k = k;
             }
             best = best.min(d);
         }
         total = total
             + if weighted {
-                best * (D::c(1.0) + D::c(0.1) * centres[best_k][0])
+                best * (Dual::constant(1.0) + Dual::constant(0.1) * centres[best_k][0])
             } else {
                 best
             };
@@ -1098,23 +1026,24 @@ fn gmm_diagonal(
     total
 }
 
-fn gmm_diagonal_dual(v: &[D], k_count: usize, x: &[Vec<f64>]) -> D {
+fn gmm_diagonal_dual(v: &[Dual], k_count: usize, x: &[Vec<f64>]) -> Dual {
     let dim = x[0].len();
     let alphas = &v[..k_count];
     let mean = |k: usize, j: usize| v[k_count + k * dim + j];
     let log_sigma = |k: usize, j: usize| v[k_count + k_count * dim + k * dim + j];
-    let mut total = D::c(0.0);
+    let mut total = Dual::constant(0.0);
     for xi in x {
-        let terms: Vec<D> = (0..k_count)
+        let terms: Vec<Dual> = (0..k_count)
             .map(|k| {
-                let mut sum_log = D::c(0.0);
-                let mut sq = D::c(0.0);
+                let mut sum_log = Dual::constant(0.0);
+                let mut sq = Dual::constant(0.0);
                 for j in 0..dim {
                     sum_log = sum_log + log_sigma(k, j);
-                    let d = (D::c(xi[j]) - mean(k, j)) * (D::c(0.0) - log_sigma(k, j)).exp();
+                    let d = (Dual::constant(xi[j]) - mean(k, j))
+                        * (Dual::constant(0.0) - log_sigma(k, j)).exp();
                     sq = sq + d * d;
                 }
-                alphas[k] - sum_log - D::c(0.5) * sq
+                alphas[k] - sum_log - Dual::constant(0.5) * sq
             })
             .collect();
         total = total + lse_dual(&terms);
@@ -1275,17 +1204,21 @@ fn filter_and_for_each_are_loops() -> Result<(), Box<dyn std::error::Error>> {
     inputs.push(k);
     let oracle = forward_mode(&inputs, |v| {
         let (l, k) = (&v[..5], v[5]);
-        let mut energy = D::c(0.0);
-        let mut penalty = D::c(0.0);
+        let mut energy = Dual::constant(0.0);
+        let mut penalty = Dual::constant(0.0);
         for &li in l {
-            if li.0 > rest {
-                energy = energy + D::c(0.5) * k * (li - D::c(rest)) * (li - D::c(rest));
+            if li.value > rest {
+                energy = energy
+                    + Dual::constant(0.5)
+                        * k
+                        * (li - Dual::constant(rest))
+                        * (li - Dual::constant(rest));
             }
-            if li.0 < 2.0 * rest {
-                penalty = penalty + (li / D::c(rest)).ln();
+            if li.value < 2.0 * rest {
+                penalty = penalty + (li / Dual::constant(rest)).ln();
             }
         }
-        energy + D::c(0.01) * penalty
+        energy + Dual::constant(0.01) * penalty
     });
     check(
         "stretched_energy",
@@ -1361,46 +1294,71 @@ fn branch_in_break(x: f64, y: f64) -> f64 {
     first + copies[1] * chosen + listed[1]
 }
 
-fn branch_in_break_dual(v: &[D]) -> D {
+fn branch_in_break_dual(v: &[Dual]) -> Dual {
     let (x, y) = (v[0], v[1]);
-    let top = if y.0 <= 0.6 { y } else { D::c(0.25) };
-    let first = top / (x * x + D::c(0.5));
-    let copy = if x.0 >= y.0 { x.cos() } else { D::c(0.75) * y };
-    let chosen = if x.0 >= 0.375 {
-        if y.0 >= 0.25 {
+    let top = if y.value <= 0.6 {
+        y
+    } else {
+        Dual::constant(0.25)
+    };
+    let first = top / (x * x + Dual::constant(0.5));
+    let copy = if x.value >= y.value {
+        x.cos()
+    } else {
+        Dual::constant(0.75) * y
+    };
+    let chosen = if x.value >= 0.375 {
+        if y.value >= 0.25 {
             y
         } else {
-            y * D::c(0.5)
+            y * Dual::constant(0.5)
         }
     } else {
         x.sin()
     };
-    let listed = x * x - if x.0 >= y.0 { x } else { D::c(0.5) * y };
+    let listed = x * x
+        - if x.value >= y.value {
+            x
+        } else {
+            Dual::constant(0.5) * y
+        };
     first + copy * chosen + listed
 }
 
-fn branch_operands_dual(v: &[D]) -> D {
+fn branch_operands_dual(v: &[Dual]) -> Dual {
     let (x, y) = (v[0], v[1]);
-    let a = if x.0 > y.0 { x * y } else { y - D::c(1.0) };
-    let b = if x.0 > 0.0 { x.sin() } else { D::c(0.0) - x };
-    (D::c(0.0) - a).max(D::c(0.0)) + b * y
+    let a = if x.value > y.value {
+        x * y
+    } else {
+        y - Dual::constant(1.0)
+    };
+    let b = if x.value > 0.0 {
+        x.sin()
+    } else {
+        Dual::constant(0.0) - x
+    };
+    (Dual::constant(0.0) - a).max(Dual::constant(0.0)) + b * y
 }
 
-fn leaky_sum_dual(v: &[D]) -> D {
-    let mut s = D::c(0.0);
+fn leaky_sum_dual(v: &[Dual]) -> Dual {
+    let mut s = Dual::constant(0.0);
     for &xi in v {
-        s = s + xi * D::c(if xi.0 > 0.0 { 1.0 } else { 0.1 });
+        s = s + xi * Dual::constant(if xi.value > 0.0 { 1.0 } else { 0.1 });
     }
     let e = (s + s).exp();
-    let tanh = (e - D::c(1.0)) / (e + D::c(1.0));
-    tanh * if s.0 > 1.0 { s } else { s * s + D::c(1.0) }
+    let tanh = (e - Dual::constant(1.0)) / (e + Dual::constant(1.0));
+    tanh * if s.value > 1.0 {
+        s
+    } else {
+        s * s + Dual::constant(1.0)
+    }
 }
 
-fn branch_arguments_dual(v: &[D]) -> D {
+fn branch_arguments_dual(v: &[Dual]) -> Dual {
     let (x, y) = (v[0], v[1]);
-    let a = if x.0 > y.0 { x } else { y * y };
-    let z = a * x.exp() * D::c(2.0);
-    if z.0 > 100.0 {
+    let a = if x.value > y.value { x } else { y * y };
+    let z = a * x.exp() * Dual::constant(2.0);
+    if z.value > 100.0 {
         z.sqrt()
     } else {
         z + z.cos()
@@ -1613,7 +1571,7 @@ fn pair_loop(x: f64, y: f64) -> f64 {
     z * p.1
 }
 
-fn pair_loop_dual(v: &[D]) -> D {
+fn pair_loop_dual(v: &[Dual]) -> Dual {
     let (x, y) = (v[0], v[1]);
     let mut p0 = x * y;
     for _ in 0..2 {
@@ -1622,11 +1580,11 @@ fn pair_loop_dual(v: &[D]) -> D {
     p0 * y
 }
 
-fn rotated_pair_dual(v: &[D]) -> D {
+fn rotated_pair_dual(v: &[Dual]) -> Dual {
     let (x, y) = (v[0], v[1]);
     let mut pair = (x, y * x);
     for _ in 0..3 {
-        pair = (pair.1.sin(), pair.0 * D::c(0.5) + pair.1);
+        pair = (pair.1.sin(), pair.0 * Dual::constant(0.5) + pair.1);
     }
     pair.0 * pair.1 + pair.0
 }

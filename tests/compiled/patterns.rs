@@ -15,81 +15,10 @@
 use autodiff::__adjoint::Stack;
 use autodiff::prelude::*;
 
-const AGREE: f64 = 1e-12;
+use super::support::agree;
+use crate::oracle::{assert_near, Flat};
+
 const CLOSED: f64 = 1e-13;
-
-type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
-
-/// A gradient read as its components, whatever its shape.
-trait Components {
-    fn components(&self) -> Vec<f64>;
-}
-
-impl Components for f64 {
-    fn components(&self) -> Vec<f64> {
-        vec![*self]
-    }
-}
-
-impl Components for (f64, f64) {
-    fn components(&self) -> Vec<f64> {
-        vec![self.0, self.1]
-    }
-}
-
-impl Components for (f64, f64, f64) {
-    fn components(&self) -> Vec<f64> {
-        vec![self.0, self.1, self.2]
-    }
-}
-
-impl<const N: usize> Components for [f64; N] {
-    fn components(&self) -> Vec<f64> {
-        self.to_vec()
-    }
-}
-
-impl Components for Vec<f64> {
-    fn components(&self) -> Vec<f64> {
-        self.clone()
-    }
-}
-
-fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * scale.max(1e-300)
-}
-
-/// `got` within `tol` of `want`, relative to `want`'s largest component.
-fn assert_near(name: &str, got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len(), "{name}: lengths");
-    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        assert!(
-            close(*a, *b, scale, tol),
-            "{name}: component {k}: got {a}, want {b}"
-        );
-    }
-}
-
-/// `f_grad` (compiled) against `f_grad_tape`: value and gradient agree
-/// within [`AGREE`]; returns the compiled result.
-fn agree<G: Components>(name: &str, compiled: Grad<G>, tape: Grad<G>) -> ValueAndGradient<G> {
-    let compiled = compiled.unwrap_or_else(|e| panic!("{name}: compiled: {e}"));
-    let tape = tape.unwrap_or_else(|e| panic!("{name}: tape: {e}"));
-    assert_near(
-        name,
-        &compiled.gradient.components(),
-        &tape.gradient.components(),
-        AGREE,
-    );
-    assert!(
-        close(compiled.value, tape.value, tape.value.abs(), AGREE),
-        "{name}: value {} vs {}",
-        compiled.value,
-        tape.value
-    );
-    compiled
-}
 
 // ---------------------------------------------------------------------
 // `let` with a pattern.

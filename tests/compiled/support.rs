@@ -1,9 +1,13 @@
 //! What every module of this binary checks with: the tolerance between
 //! two ways of computing one gradient, the comparison at that tolerance,
-//! and a run of a compiled adjoint that must take the compiled path.
+//! `f_grad` against `f_grad_tape`, and a run of a compiled adjoint that
+//! must take the compiled path. The comparisons themselves are the shared
+//! oracle's (`tests/support/oracle.rs`); what is here names the facade.
 
 use autodiff::__adjoint::{with_stack, Stack};
-use autodiff::ValueAndGradient;
+use autodiff::{ScalarAutodiffError, ValueAndGradient};
+
+use crate::oracle::{assert_near, close_to_scale, Flat};
 
 /// Two computations of one gradient (the compiled adjoint and the tape,
 /// or either and an oracle) add the same terms in other orders: a few
@@ -12,15 +16,33 @@ use autodiff::ValueAndGradient;
 pub const AGREE: f64 = 1e-12;
 
 /// Every component of `got` within `AGREE` of the largest of `want`.
+#[track_caller]
 pub fn assert_agree(name: &str, got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len(), "{name}: lengths");
-    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (a - b).abs() <= AGREE * scale,
-            "{name}: component {k}: {a} vs {b}"
-        );
-    }
+    assert_near(name, got, want, AGREE);
+}
+
+/// What `f_grad` and `f_grad_tape` return.
+pub type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
+
+/// `f_grad` (compiled) against `f_grad_tape` at one point: both answer,
+/// every gradient component is within [`AGREE`] of the tape's largest,
+/// and the value within `AGREE` of the tape's. Returns `f_grad`'s result.
+#[track_caller]
+pub fn agree<G: Flat>(name: &str, compiled: Grad<G>, tape: Grad<G>) -> ValueAndGradient<G> {
+    let compiled = compiled.unwrap_or_else(|e| panic!("{name}: compiled: {e}"));
+    let tape = tape.unwrap_or_else(|e| panic!("{name}: tape: {e}"));
+    assert_agree(
+        name,
+        &compiled.gradient.components(),
+        &tape.gradient.components(),
+    );
+    assert!(
+        close_to_scale(compiled.value, tape.value, AGREE, tape.value.abs()),
+        "{name}: value {} vs {}",
+        compiled.value,
+        tape.value
+    );
+    compiled
 }
 
 /// Runs a compiled adjoint on a fresh stack: it must return `Some` (the

@@ -18,7 +18,7 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
-const AGREE: f64 = 1e-12;
+use super::support::assert_agree;
 
 const POINTS: [[f64; 3]; 4] = [
     [2.0, 3.0, -0.5],
@@ -26,17 +26,6 @@ const POINTS: [[f64; 3]; 4] = [
     [0.75, -2.0, 0.25],
     [1.0, 1.0, -3.0],
 ];
-
-fn assert_agree(name: &str, at: &[f64], got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len(), "{name} at {at:?}: lengths");
-    let scale = want.iter().fold(1e-300_f64, |m, g| m.max(g.abs()));
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (a - b).abs() <= AGREE * scale,
-            "{name} at {at:?}: component {k}: {a} vs {b}"
-        );
-    }
-}
 
 /// `f_grad` against the closed form and the tape at every point; the
 /// value against the plain function, bit for bit.
@@ -50,14 +39,14 @@ fn check(
     for at in POINTS {
         let got = grad(&at);
         assert_eq!(got.value.to_bits(), plain(&at).to_bits(), "{name}: value");
-        assert_agree(name, &at, &got.gradient, &want(&at));
+        assert_agree(&format!("{name} at {at:?}"), &got.gradient, &want(&at));
         let tape = tape(&at);
         assert_eq!(
             tape.value.to_bits(),
             got.value.to_bits(),
             "{name}: tape value"
         );
-        assert_agree(name, &at, &got.gradient, &tape.gradient);
+        assert_agree(&format!("{name} at {at:?}"), &got.gradient, &tape.gradient);
     }
 }
 
@@ -409,11 +398,10 @@ fn a_vec_grown_in_a_body_with_returns() {
             "value at ({x}, {y})"
         );
         let got = [grad.gradient.0, grad.gradient.1];
-        assert_agree("grown_with_returns", &[x, y], &got, &want);
+        assert_agree(&format!("grown_with_returns at {:?}", [x, y]), &got, &want);
         let tape = grown_with_returns_grad_tape(x, y).unwrap();
         assert_agree(
-            "grown_with_returns vs tape",
-            &[x, y],
+            &format!("grown_with_returns vs tape at {:?}", [x, y]),
             &got,
             &[tape.gradient.0, tape.gradient.1],
         );

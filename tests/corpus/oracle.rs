@@ -1,7 +1,8 @@
 //! The corpus's independent oracles: Ridders' extrapolated central
 //! differences of the plain twin (a high-order numerical derivative that
 //! never touches the tape or the crate's own gradient check), and the
-//! tolerance helpers the tests state their bounds with.
+//! tolerances the tests state their bounds with (compared by the shared
+//! `tests/support/oracle.rs`'s `assert_close` and `assert_all_close`).
 //!
 //! Ridders' method (Numerical Recipes §5.7) builds a Neville table of central
 //! differences at steps h, h/1.4, h/1.4², … and extrapolates them to h = 0;
@@ -15,29 +16,12 @@ pub const CLOSED: f64 = 1e-12;
 /// Relative tolerance against Ridders' extrapolated differences.
 pub const NUMERIC: f64 = 1e-7;
 
-/// `|a − b| ≤ tol · max(|a|, |b|, 1)`: relative for large values, absolute
-/// near zero (where a relative error means nothing).
-pub fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
-}
+// The comparisons are the ones every test binary shares.
+#[path = "../support/oracle.rs"]
+#[allow(dead_code)]
+mod shared;
 
-/// Panics with both slices when any component is not [`close`].
-#[track_caller]
-pub fn assert_all_close(got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len(), "lengths of {got:?} and {want:?}");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            close(*g, *w, tol),
-            "component {i}: got {g}, want {w} (tol {tol})\n got  {got:?}\n want {want:?}"
-        );
-    }
-}
-
-/// Panics with both values when they are not [`close`].
-#[track_caller]
-pub fn assert_close(got: f64, want: f64, tol: f64) {
-    assert!(close(got, want, tol), "got {got}, want {want} (tol {tol})");
-}
+pub use shared::{assert_all_close, assert_close, close};
 
 /// `f'(x)` by Ridders' extrapolation of central differences.
 pub fn derivative(f: impl Fn(f64) -> f64, x: f64) -> f64 {

@@ -5,13 +5,7 @@
 
 use autodiff::prelude::*;
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
-}
-
-fn all_close(a: &[f64], b: &[f64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| close(*x, *y))
-}
+use crate::oracle::{assert_all_close, close};
 
 #[differentiable]
 fn dot(w: [f64; 3], x: &[f64]) -> f64 {
@@ -67,14 +61,14 @@ fn nested_arrays_and_vec_against_the_hand_written_backward_pass() {
     let (dw, db, dx) = result.gradient;
     for r in 0..2 {
         for c in 0..3 {
-            assert!(close(dw[r][c], ybar[r] * x[c]));
+            assert!(close(dw[r][c], ybar[r] * x[c], 1e-12));
         }
     }
-    assert!(all_close(&db, &ybar));
+    assert_all_close(&db, &ybar, 1e-12);
     let expected_dx: Vec<f64> = (0..3)
         .map(|c| w[0][c] * ybar[0] + w[1][c] * ybar[1])
         .collect();
-    assert!(all_close(&dx, &expected_dx));
+    assert_all_close(&dx, &expected_dx, 1e-12);
     assert_eq!(result.value, linear_loss(w, b.clone(), x, t));
     let check = linear_loss_check(w, b, x, t).unwrap();
     assert_eq!(check.components.len(), 6 + 2 + 3);
@@ -106,7 +100,7 @@ fn softmax_cross_entropy_gradient_is_p_minus_one_hot() {
     let p: Vec<f64> = z.iter().map(|v| v.exp() / total).collect();
     let mut expected = p.clone();
     expected[0] -= 1.0;
-    assert!(all_close(&result.gradient, &expected));
+    assert_all_close(&result.gradient, &expected, 1e-12);
     assert!((result.gradient[2] - 0.1334).abs() < 5e-5);
     assert!(result.gradient.iter().sum::<f64>().abs() < 1e-15);
     assert!(cross_entropy_check(&z, 2).unwrap().passed());
@@ -133,7 +127,7 @@ fn loops_over_elements_local_vecs_len_and_sums() {
     let n = x.len() as f64;
     let result = elements_grad(x.clone()).unwrap();
     let expected: Vec<f64> = x.iter().map(|v| 2.0 * v / n + 2.0 * v + 1.0).collect();
-    assert!(all_close(&result.gradient, &expected));
+    assert_all_close(&result.gradient, &expected, 1e-12);
     assert_eq!(result.value, elements(x.clone()));
     assert!(elements_check(x).unwrap().passed());
 }
@@ -183,14 +177,14 @@ fn two_layer_tanh_mlp_against_the_right_to_left_backward_pass() {
     let result = mlp_grad(w1, w2, x, target).unwrap();
     let (dw1, dw2, dx) = result.gradient;
     for j in 0..3 {
-        assert!(close(dw2[j], ybar * h[j]));
+        assert!(close(dw2[j], ybar * h[j], 1e-12));
         for i in 0..2 {
-            assert!(close(dw1[j][i], zbar[j] * x[i]));
+            assert!(close(dw1[j][i], zbar[j] * x[i], 1e-12));
         }
     }
     for i in 0..2 {
         let expected: f64 = (0..3).map(|j| zbar[j] * w1[j][i]).sum();
-        assert!(close(dx[i], expected));
+        assert!(close(dx[i], expected, 1e-12));
     }
     assert_eq!(result.value, mlp(w1, w2, x, target));
     assert!(mlp_check(w1, w2, x, target).unwrap().passed());

@@ -3,6 +3,10 @@
 //! operations, long bodies and threads, one module each. One test binary,
 //! so one link.
 
+#[path = "../support/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
+
 mod arrays;
 mod chapter14;
 mod edge_cases;

@@ -12,6 +12,8 @@
 use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 
+use crate::oracle::{close_to_scale, Flat};
+
 /// The operands tried for one-operand functions: ordinary points, then the
 /// tails of the functions of the table.
 const POINTS: &[f64] = &[
@@ -37,27 +39,10 @@ const HIDDEN: &[(f64, f64, f64)] = &[
     (2.0, 1.0, 0.5),
 ];
 
-/// A gradient's components.
-trait Components {
-    fn components(&self) -> Vec<f64>;
-}
-
-impl Components for f64 {
-    fn components(&self) -> Vec<f64> {
-        vec![*self]
-    }
-}
-
-impl Components for (f64, f64) {
-    fn components(&self) -> Vec<f64> {
-        vec![self.0, self.1]
-    }
-}
-
 type Grad<G> = Result<ValueAndGradient<G>, ScalarAutodiffError>;
 
 /// The contract between the two paths at one point.
-fn agree<G: Components>(
+fn agree<G: Flat>(
     row: &str,
     at: &str,
     fast: Grad<G>,
@@ -119,9 +104,13 @@ fn verdict<G>(result: &Grad<G>) -> String {
     }
 }
 
-/// Within 1e-12 relative, or the same bits (zeros, infinities).
+/// Within 1e-12 relative to the larger, with no absolute floor (unlike
+/// the shared `close`: a row's small derivatives are judged relatively
+/// too), or the same bits (zeros, infinities). `close_to_scale` counts a
+/// scale below 1e-300 as 1e-300, which admits differences below 1e-312
+/// between two values that small, as good as equal for this table.
 fn close(a: f64, b: f64) -> bool {
-    a.to_bits() == b.to_bits() || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+    a.to_bits() == b.to_bits() || close_to_scale(a, b, 1e-12, a.abs().max(b.abs()))
 }
 
 /// One module per row (the body passed as tokens, not as an `expr`

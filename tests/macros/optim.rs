@@ -7,12 +7,16 @@
 use autodiff::prelude::*;
 use autodiff::ShapeMismatch;
 
+use crate::oracle::close_to_scale;
+
 const GRADIENTS: [[f64; 3]; 3] = [[1.0, 0.0, -2.0], [1.0, 1.0, 0.0], [0.0, -1.0, 2.0]];
 
+/// Every component within `tolerance`, absolutely: a scale of 1.
+#[track_caller]
 fn close(actual: [f64; 3], expected: [f64; 3], tolerance: f64) {
     for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
         assert!(
-            (a - e).abs() <= tolerance,
+            close_to_scale(*a, e, tolerance, 1.0),
             "component {i}: got {a}, expected {e}"
         );
     }

@@ -1,4 +1,14 @@
-//! Forward-mode dual numbers: the independent oracle for reverse-mode gradients.
+//! What the integration tests check gradients with: forward-mode dual
+//! numbers, an oracle independent of the crate, the tolerances the
+//! comparisons are stated in, and [`Flat`], a gradient of any shape read
+//! as its components. Shared through `#[path]` by every test binary
+//! that needs them (in `tests/` and in `autodiff-core/tests/`), so not every
+//! item is used by every includer. Nothing here touches the crate under test
+//! (not `autodiff::Dual`, not its derivative rules): `autodiff-core`'s tests
+//! include this file too, and the random-function generator of
+//! `tests/random_functions.rs` includes it in the programs it writes.
+//!
+//! # Dual numbers
 //!
 //! One `Dual` carries a primal value, its derivative along one input
 //! direction, and `magnitude`: the same derivative computed with every
@@ -16,7 +26,18 @@
 //!
 //! Kinks follow the engine's documented choices: `abs' (0) = 0`,
 //! `relu'(0) = 0`, and a tie in `max`/`min` gives each operand 1/2.
+//!
+//! `+ - * /` take a `Dual` or an `f64` on the right (an `f64` is a
+//! constant), so an oracle twin reads like the function it checks:
+//! `(d + x - y * 0.25) * 0.9`. One forward pass gives the derivative along
+//! the one input made with `Dual::input(v, true)`.
 
+// ---------------------------------------------------------------------
+// Dual numbers.
+// ---------------------------------------------------------------------
+
+/// A value, its derivative along one input, and that derivative's
+/// magnitude (see the module's documentation).
 #[derive(Clone, Copy, Debug)]
 pub struct Dual {
     pub value: f64,
@@ -81,24 +102,6 @@ impl Dual {
         }
     }
 
-    pub fn add(self, o: Self) -> Self {
-        self.binary(o, self.value + o.value, 1.0, 1.0)
-    }
-
-    pub fn sub(self, o: Self) -> Self {
-        self.binary(o, self.value - o.value, 1.0, -1.0)
-    }
-
-    pub fn mul(self, o: Self) -> Self {
-        self.binary(o, self.value * o.value, o.value, self.value)
-    }
-
-    /// (a/b)' = (a'b − ab') / b².
-    pub fn div(self, o: Self) -> Self {
-        let b2 = o.value * o.value;
-        self.binary(o, self.value / o.value, o.value / b2, -self.value / b2)
-    }
-
     pub fn max(self, o: Self) -> Self {
         let (da, db) = tie_split(self.value, o.value);
         self.binary(o, self.value.max(o.value), da, db)
@@ -144,10 +147,6 @@ impl Dual {
         self.unary(value, derivative)
     }
 
-    pub fn neg(self) -> Self {
-        self.unary(-self.value, -1.0)
-    }
-
     pub fn exp(self) -> Self {
         let e = self.value.exp();
         self.unary(e, e)
@@ -173,6 +172,12 @@ impl Dual {
     pub fn sqrt(self) -> Self {
         let r = self.value.sqrt();
         self.unary(r, 1.0 / (r + r))
+    }
+
+    /// √(a² + b²): ∂/∂a = a/h, ∂/∂b = b/h.
+    pub fn hypot(self, o: Self) -> Self {
+        let h = self.value.hypot(o.value);
+        self.binary(o, h, self.value / h, o.value / h)
     }
 
     pub fn abs(self) -> Self {
@@ -203,6 +208,41 @@ impl Dual {
     }
 }
 
+/// The arithmetic operators, with an `f64` operand taken as a constant.
+macro_rules! operators {
+    ($($trait:ident $method:ident ($a:ident, $b:ident) => $value:expr, $da:expr, $db:expr;)*) => {$(
+        impl std::ops::$trait for Dual {
+            type Output = Dual;
+            fn $method(self, o: Dual) -> Dual {
+                let ($a, $b) = (self.value, o.value);
+                self.binary(o, $value, $da, $db)
+            }
+        }
+
+        impl std::ops::$trait<f64> for Dual {
+            type Output = Dual;
+            fn $method(self, o: f64) -> Dual {
+                std::ops::$trait::$method(self, Dual::constant(o))
+            }
+        }
+    )*};
+}
+
+operators! {
+    Add add(a, b) => a + b, 1.0, 1.0;
+    Sub sub(a, b) => a - b, 1.0, -1.0;
+    Mul mul(a, b) => a * b, b, a;
+    // (a/b)' = (a'b − ab') / b².
+    Div div(a, b) => a / b, b / (b * b), -a / (b * b);
+}
+
+impl std::ops::Neg for Dual {
+    type Output = Dual;
+    fn neg(self) -> Dual {
+        self.unary(-self.value, -1.0)
+    }
+}
+
 /// `∂max(a, b)/∂a, ∂max(a, b)/∂b`, halves at a tie.
 fn tie_split(a: f64, b: f64) -> (f64, f64) {
     if a > b {
@@ -226,26 +266,128 @@ pub fn sigmoid(x: f64) -> f64 {
     }
 }
 
-#[test]
-fn dual_matches_closed_forms() {
-    // d/dx [x² sin x] = 2x sin x + x² cos x at x = 0.7.
-    let x = Dual::input(0.7, true);
-    let y = x.mul(x).mul(x.sin());
-    let expected = 2.0 * 0.7 * 0.7_f64.sin() + 0.49 * 0.7_f64.cos();
-    assert!((y.tangent - expected).abs() < 1e-15);
-    // d/dx [x^x] = x^x (ln x + 1) at x = 1.3.
-    let x = Dual::input(1.3, true);
-    let y = x.powf(x);
-    let expected = 1.3_f64.powf(1.3) * (1.3_f64.ln() + 1.0);
-    assert!((y.tangent - expected).abs() < 1e-14);
-    // σ'(x) = σ(x)(1 − σ(x)).
-    for v in [-4.0, -0.3, 0.0, 2.5] {
-        let s = 1.0 / (1.0 + f64::exp(-v));
-        let y = Dual::input(v, true).sigmoid();
-        assert!((y.tangent - s * (1.0 - s)).abs() < 1e-15);
+// ---------------------------------------------------------------------
+// Tolerances.
+// ---------------------------------------------------------------------
+
+/// `|a − b| ≤ tol · max(|a|, |b|, 1)`: relative for values above 1,
+/// absolute below (near zero a relative error means nothing).
+pub fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+/// `|a − b| ≤ tol · scale`: relative to a scale the caller chooses (the
+/// largest component of a gradient, so that a component that cancels to
+/// ~0 is judged against the terms that cancelled; `1.0` for an absolute
+/// bound). A zero scale counts as 1e-300, so that equal values pass.
+pub fn close_to_scale(a: f64, b: f64, tol: f64, scale: f64) -> bool {
+    (a - b).abs() <= tol * scale.max(1e-300)
+}
+
+/// Panics with both values when they are not [`close`].
+#[track_caller]
+pub fn assert_close(got: f64, want: f64, tol: f64) {
+    assert!(close(got, want, tol), "got {got}, want {want} (tol {tol})");
+}
+
+/// Panics with both slices when any component is not [`close`].
+#[track_caller]
+pub fn assert_all_close(got: &[f64], want: &[f64], tol: f64) {
+    assert_all_close_named(got, want, tol, "");
+}
+
+/// [`assert_all_close`], naming what is compared in the message.
+#[track_caller]
+pub fn assert_all_close_named(got: &[f64], want: &[f64], tol: f64, what: &str) {
+    let what = if what.is_empty() {
+        String::new()
+    } else {
+        format!("{what}: ")
+    };
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{what}lengths of {got:?} and {want:?}"
+    );
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            close(*g, *w, tol),
+            "{what}component {i}: got {g}, want {w} (tol {tol})\n got  {got:?}\n want {want:?}"
+        );
     }
-    // Cancellation: x − x has tangent 0 and magnitude 2.
-    let x = Dual::input(3.0, true);
-    let y = x.sub(x);
-    assert_eq!((y.tangent, y.magnitude), (0.0, 2.0));
+}
+
+/// Every component of `got` within `tol` of `want`'s, relative to the
+/// largest `|want|` ([`close_to_scale`]): two computations of one gradient
+/// add the same terms in other orders, so they differ by a few ulps of the
+/// largest term, not of each component.
+#[track_caller]
+pub fn assert_near(name: &str, got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "{name}: lengths");
+    let scale = want.iter().fold(0.0_f64, |m, g| m.max(g.abs()));
+    for (k, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            close_to_scale(*a, *b, tol, scale),
+            "{name}: component {k}: got {a}, want {b}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------
+// Gradients as components.
+// ---------------------------------------------------------------------
+
+/// A gradient of any shape (`f64`, arrays, `Vec`s, tuples of them) as one
+/// run of numbers, to compare component by component.
+pub trait Flat {
+    fn flat(&self, out: &mut Vec<f64>);
+
+    /// The components in order.
+    fn components(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.flat(&mut out);
+        out
+    }
+}
+
+impl Flat for f64 {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+}
+
+impl<T: Flat, const N: usize> Flat for [T; N] {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|item| item.flat(out));
+    }
+}
+
+impl<T: Flat> Flat for Vec<T> {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|item| item.flat(out));
+    }
+}
+
+impl<A: Flat, B: Flat> Flat for (A, B) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+    }
+}
+
+impl<A: Flat, B: Flat, C: Flat> Flat for (A, B, C) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+        self.2.flat(out);
+    }
+}
+
+impl<A: Flat, B: Flat, C: Flat, D: Flat> Flat for (A, B, C, D) {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.0.flat(out);
+        self.1.flat(out);
+        self.2.flat(out);
+        self.3.flat(out);
+    }
 }
