@@ -840,65 +840,32 @@ macro_rules! twin_mistake {
     };
 }
 
+/// Every count from the list against every other: each row is one count's
+/// arguments and parameters, and its arguments meet the parameters of every
+/// row before it and after it, never its own.
+macro_rules! twin_mistakes {
+    ([$(($before_a:tt $before_p:tt))*]) => {};
+    ([$(($before_a:tt $before_p:tt))*] ($a:tt $p:tt) $(($after_a:tt $after_p:tt))*) => {
+        $(twin_mistake!($a $before_p);)*
+        $(twin_mistake!($a $after_p);)*
+        twin_mistakes!([$(($before_a $before_p))* ($a $p)] $(($after_a $after_p))*);
+    };
+}
+
 // Up to 12 arguments; a wrong count is one error up to 8.
 for_each_arity!(twin_call);
 
-twin_mistake!((A0) (P0 P1));
-twin_mistake!((A0) (P0 P1 P2));
-twin_mistake!((A0) (P0 P1 P2 P3));
-twin_mistake!((A0) (P0 P1 P2 P3 P4));
-twin_mistake!((A0) (P0 P1 P2 P3 P4 P5));
-twin_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6));
-twin_mistake!((A0) (P0 P1 P2 P3 P4 P5 P6 P7));
-twin_mistake!((A0 A1) (P0));
-twin_mistake!((A0 A1) (P0 P1 P2));
-twin_mistake!((A0 A1) (P0 P1 P2 P3));
-twin_mistake!((A0 A1) (P0 P1 P2 P3 P4));
-twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5));
-twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6));
-twin_mistake!((A0 A1) (P0 P1 P2 P3 P4 P5 P6 P7));
-twin_mistake!((A0 A1 A2) (P0));
-twin_mistake!((A0 A1 A2) (P0 P1));
-twin_mistake!((A0 A1 A2) (P0 P1 P2 P3));
-twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4));
-twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5));
-twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6));
-twin_mistake!((A0 A1 A2) (P0 P1 P2 P3 P4 P5 P6 P7));
-twin_mistake!((A0 A1 A2 A3) (P0));
-twin_mistake!((A0 A1 A2 A3) (P0 P1));
-twin_mistake!((A0 A1 A2 A3) (P0 P1 P2));
-twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4));
-twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5));
-twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6));
-twin_mistake!((A0 A1 A2 A3) (P0 P1 P2 P3 P4 P5 P6 P7));
-twin_mistake!((A0 A1 A2 A3 A4) (P0));
-twin_mistake!((A0 A1 A2 A3 A4) (P0 P1));
-twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2));
-twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3));
-twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5));
-twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6));
-twin_mistake!((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4 P5 P6 P7));
-twin_mistake!((A0 A1 A2 A3 A4 A5) (P0));
-twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1));
-twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2));
-twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3));
-twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4));
-twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6));
-twin_mistake!((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5 P6 P7));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6 P7));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5));
-twin_mistake!((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6));
+twin_mistakes! {
+    []
+    ((A0) (P0))
+    ((A0 A1) (P0 P1))
+    ((A0 A1 A2) (P0 P1 P2))
+    ((A0 A1 A2 A3) (P0 P1 P2 P3))
+    ((A0 A1 A2 A3 A4) (P0 P1 P2 P3 P4))
+    ((A0 A1 A2 A3 A4 A5) (P0 P1 P2 P3 P4 P5))
+    ((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6))
+    ((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6 P7))
+}
 
 /// A value seen through the plain twin's types, for a probe: the same
 /// method call on a plain value, in a branch that never runs, tells whether
