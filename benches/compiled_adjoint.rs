@@ -364,7 +364,7 @@ fn total_grad_compiled(x: &[f64]) -> Grad<Vec<f64>> {
 
 // ---------------------------------------------------------------------------
 // (f) An iterator chain with a closure: the macro reads it as the loop it
-// stands for (`emit/adjoint/chains.rs`); no hand-written twin.
+// stands for (`emit/adjoint/chains/`); no hand-written twin.
 // ---------------------------------------------------------------------------
 
 /// `Σᵢ (xᵢ − yᵢ)²` as students write it.

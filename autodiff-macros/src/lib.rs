@@ -8,7 +8,7 @@
 //! | file | pass |
 //! |---|---|
 //! | `ast.rs` | the model: parameters, and the body as a tree of operations, control flow and plain Rust, each node labelled |
-//! | `lower.rs` | reads the function into the model, noting every unsupported construct |
+//! | `lower/` | reads the function into the model, noting every unsupported construct: parameters, statements, expressions, calls |
 //! | `vocabulary.rs` | which method and function names are operations, plain methods or rejected |
 //! | `receiver.rs` | a method's `self` read as a parameter `__self` (`emit/method.rs` makes the items methods again) |
 //! | `valid.rs` | checks the signature and words every rejection |
@@ -16,6 +16,7 @@
 //! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check`; `adjoint/` writes the compiled adjoint (`f_adjoint`, and the pair `f::__forward`/`f::__reverse` on the companion, `companion`) |
 //! | `ctxt.rs`, `fallback.rs` | all errors at once, and the function unchanged when there are any |
 //! | `attr.rs`, `text.rs` | the attribute's arguments and `#[constant]`; labels' source text |
+//! | `derive.rs` | `#[derive(Parameters)]`: a struct of differentiable fields becomes a model |
 //!
 //! Every mistake is collected in one `Ctxt`, so a student sees all of them
 //! in one build, and a rejected function is emitted unchanged so that its

@@ -20,13 +20,20 @@
 //! - `arithmetic.rs`: two-operand operations (`+ - * /`, `powf`, `max`,
 //!   `min`, `%`);
 //! - `functions.rs`: one-operand functions (`exp`, `tanh`, `-x`, ...);
-//! - `coercion.rs`: primal reads, lifting, call arguments, untracked values
-//!   and sums;
+//! - `coercion.rs`: primal reads, lifting, returned and assigned values,
+//!   indices, untracked values and sums;
+//! - `arguments.rs`: calls of other differentiable functions, their
+//!   arguments and slice parameters;
 //! - `parameters.rs`: a parameter's shape, variables, gradient and
 //!   components for the `_grad` and `_check` twins;
 //! - `methods.rs`: the plain model behind a model on the tape, through
 //!   which a method called on it finds its recording twin;
+//! - `second_order.rs`: directions and the second-order passes of the
+//!   `_jvp`, `_hvp` and `_hessian` twins;
+//! - `outlined.rs` (not re-exported, named as `__private::outlined`): the
+//!   same operations out of line, for the recording twin of a long body.
 
+mod arguments;
 mod arithmetic;
 mod coercion;
 mod functions;
@@ -35,6 +42,7 @@ pub mod outlined;
 mod parameters;
 mod second_order;
 
+pub use arguments::*;
 pub use arithmetic::*;
 pub use coercion::*;
 pub use functions::*;

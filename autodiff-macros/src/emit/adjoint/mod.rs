@@ -9,24 +9,30 @@
 //! as one `let` per name, `extremes` finds running minima and maxima, and
 //! `sweep` writes both sweeps statement by statement. A body with a construct not
 //! compiled yet keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
-//! names the construct, and its pair runs the tape gradient.
+//! names the construct, and its pair runs the tape gradient. `refusals`
+//! finds the constructs refused before the sweeps start, and `pair` writes
+//! `f_forward` and `f_reverse`. This file runs the rewriters and the sweeps
+//! and assembles `f_adjoint`.
 
 mod analysis;
 mod chains;
 mod extremes;
+mod pair;
 mod patterns;
+mod refusals;
 mod sweep;
 
 use std::collections::HashSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
-use syn::ext::IdentExt;
 
-use super::companion::{Input, Sibling, Signature};
+use super::companion::{Input, Sibling};
 use super::Names;
-use crate::ast::{Block, Child, Expr, ExprKind, Function, Kind, Param, Source, Stmt};
+use crate::ast::{Child, Expr, ExprKind, Function, Kind, Param};
 use analysis::Analysis;
+use pair::{pair, tape_pair};
+use refusals::{model_moved, not_compiled};
 use sweep::{Seed, Sweep, Unsupported};
 
 /// The generated adjoint items, and whether `f_grad` may use them.
@@ -430,281 +436,6 @@ fn fused(
     })
 }
 
-/// `f_forward` and `f_reverse`, which the adjoints of callers call: the
-/// forward runs `f_adjoint` on the caller's stack and pushes the gradient,
-/// the reverse adds `value_bar ×` it to the caller's adjoints of the
-/// arguments. `f` returns one number, so its gradient is all a caller's
-/// reverse sweep needs from it.
-fn pair(function: &Function, names: &Names, stack: &Ident, adjoint_fn: &Ident) -> [Sibling; 2] {
-    spread_pair(function, names, stack, Some(adjoint_fn))
-}
-
-fn pair_items(
-    function: &Function,
-    names: &Names,
-    stack: &Ident,
-    forward_body: TokenStream,
-    value_bar: &Ident,
-    bars: Vec<(Input, bool)>,
-    reverse_body: TokenStream,
-) -> [Sibling; 2] {
-    let name = names.name;
-    let Names {
-        attrs, generics, ..
-    } = names;
-    let vis = &function.item.vis;
-    // The parameters, and the reverse's adjoints, come as one tuple each
-    // (see `src/__adjoint/calls.rs`): `None` from a call with another count.
-    let (args, bars_ident) = (
-        Ident::new("args", Span::mixed_site()),
-        Ident::new("bars", Span::mixed_site()),
-    );
-    let params = param_inputs(function);
-    let param_types = params.iter().map(|input| &input.ty);
-    // By value into `f_adjoint`, which declares its own `mut`.
-    let param_pats = params.iter().map(|input| &input.ident);
-    // The reverse reads only the adjoints it adds to.
-    let bar_types = bars.iter().map(|(input, _)| &input.ty);
-    let bar_pats = bars.iter().map(|(input, read)| {
-        if *read {
-            let ident = &input.ident;
-            quote!(#ident)
-        } else {
-            quote!(_)
-        }
-    });
-    let stack_input = || Input::new(stack, quote!(&mut ::autodiff::__adjoint::Stack));
-    let args_input = Input::new(&args, quote!(::core::option::Option<(#(#param_types,)*)>));
-    let forward = Signature {
-        name: format_ident!("{}_forward", name),
-        generics: generics.clone(),
-        inputs: vec![stack_input(), args_input.clone()],
-        output: quote!(-> f64),
-    };
-    let reverse = Signature {
-        name: format_ident!("{}_reverse", name),
-        generics: generics.clone(),
-        inputs: vec![
-            stack_input(),
-            args_input,
-            Input::new(value_bar, quote!(f64)),
-            Input::new(
-                &bars_ident,
-                quote!(::core::option::Option<(#(#bar_types,)*)>),
-            ),
-        ],
-        output: TokenStream::new(),
-    };
-    let forward_body = quote! {
-        let ::core::option::Option::Some((#(#param_pats,)*)) = #args else {
-            return #stack.failed();
-        };
-        #forward_body
-    };
-    // The reverse reads the adjoints only: a caller passes `None` for
-    // arguments that changed since its forward (a call with another count
-    // has `None` adjoints too).
-    let reverse_body = quote! {
-        let _ = #args;
-        let ::core::option::Option::Some((#(#bar_pats,)*)) = #bars_ident else {
-            return #stack.fail();
-        };
-        #reverse_body
-    };
-    let attrs = quote! {
-        #[doc(hidden)]
-        #(#attrs)*
-    };
-    [
-        Sibling {
-            attrs: attrs.clone(),
-            vis: vis.clone(),
-            signature: forward,
-            body: forward_body,
-        },
-        Sibling {
-            attrs,
-            vis: vis.clone(),
-            signature: reverse,
-            body: reverse_body,
-        },
-    ]
-}
-
-/// The pair of a function that keeps the tape: the forward runs the tape
-/// gradient and pushes it, the reverse adds `value_bar ×` it.
-fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> [Sibling; 2] {
-    spread_pair(function, names, stack, None)
-}
-
-/// A pair that pushes the whole gradient: from the compiled adjoint
-/// `compiled` (run on the caller's stack) or from the tape.
-fn spread_pair(
-    function: &Function,
-    names: &Names,
-    stack: &Ident,
-    compiled: Option<&Ident>,
-) -> [Sibling; 2] {
-    let value_bar = Ident::new("value_bar", Span::mixed_site());
-    let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
-    let bars: Vec<_> = function
-        .params
-        .iter()
-        .map(|param| {
-            let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
-            (param, bar, bar_type(&param.kind))
-        })
-        .collect();
-    let grad_tape = format_ident!("{}_grad_tape", names.name);
-    let name = names.name;
-    let takes_model = function
-        .params
-        .iter()
-        .any(|param| param.kind.holds_struct());
-    let fails_caller = compiled.is_none() && takes_model;
-    let (forward_body, reverse_body) = if fails_caller {
-        // A function on the tape that takes a model would push the whole
-        // model's gradient at every call (a loss calling `model.score(x)`
-        // per sample): one tape for the caller costs less, so the caller's
-        // sweep fails and `f_grad` reruns it on the tape. The value is the
-        // plain function's, so the caller's control flow runs as written.
-        (
-            quote! {
-                #stack.fail();
-                #name(#(#args),*)
-            },
-            quote!(let _ = #value_bar;),
-        )
-    } else {
-        let pops = bars
-            .iter()
-            .filter(|(param, _, _)| param.kind.is_differentiable())
-            .rev()
-            .map(|(param, bar, _)| match &param.kind {
-                Kind::Struct { ty, .. } => {
-                    let pop = model_call(
-                        ty,
-                        "pop_gradient",
-                        &[
-                            Argument::Bound("bar", quote!(#bar)),
-                            Argument::Plain(quote!(#stack)),
-                            Argument::Plain(quote!(#value_bar)),
-                        ],
-                    );
-                    quote!(#pop;)
-                }
-                _ => quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);),
-            });
-        let differentiable: Vec<&Param> = function
-            .params
-            .iter()
-            .filter(|param| param.kind.is_differentiable())
-            .collect();
-        // Either way an `Option` of value and gradient: a tape error is, to
-        // a caller's adjoint, one more reason to fall back.
-        let result = match compiled {
-            Some(adjoint_fn) => quote!(#adjoint_fn(#stack, #(#args),*)),
-            None => quote!(#grad_tape(#(#args),*).ok()),
-        };
-        let models = differentiable
-            .iter()
-            .any(|param| matches!(param.kind, Kind::Struct { .. }));
-        // `Spread` is implemented for tuples of up to 12: a longer gradient
-        // is pushed component by component, and so is a model's, through
-        // its type (see `model_call`).
-        let forward = if differentiable.len() <= 12 && !models {
-            quote!(::autodiff::__adjoint::forwarded(#result, #stack))
-        } else {
-            let result_ident = Ident::new("result", Span::mixed_site());
-            let single = differentiable.len() == 1;
-            let pushes = differentiable.iter().enumerate().map(|(k, param)| {
-                let component = if single {
-                    quote!(#result_ident.gradient)
-                } else {
-                    let k = syn::Index::from(k);
-                    quote!(#result_ident.gradient.#k)
-                };
-                match &param.kind {
-                    Kind::Struct { ty, .. } => {
-                        let push = model_call(
-                            ty,
-                            "push_gradient",
-                            &[
-                                Argument::Bound("gradient", quote!(&#component)),
-                                Argument::Plain(quote!(#stack)),
-                            ],
-                        );
-                        quote!(#push;)
-                    }
-                    _ => quote!(::autodiff::__adjoint::Spread::push_all(&#component, #stack);),
-                }
-            });
-            quote! {
-                match #result {
-                    ::core::option::Option::Some(#result_ident) => {
-                        #(#pushes)*
-                        #result_ident.value
-                    }
-                    ::core::option::Option::None => #stack.failed(),
-                }
-            }
-        };
-        (forward, quote!(#(#pops)*))
-    };
-    let bar_decls = bars
-        .iter()
-        .map(|(param, bar, ty)| {
-            let read = !fails_caller && param.kind.is_differentiable();
-            (Input::new(bar, quote!(&mut #ty)), read)
-        })
-        .collect();
-    pair_items(
-        function,
-        names,
-        stack,
-        forward_body,
-        &value_bar,
-        bar_decls,
-        reverse_body,
-    )
-}
-
-/// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,
-/// so that a caller's array or `Vec` adjoint coerces to it; a pass-through
-/// parameter takes whatever the caller passes, as `dyn Any`, so that a call
-/// with a wrong count (the plain twin's error) leaves no type to infer.
-fn bar_type(kind: &Kind) -> TokenStream {
-    match kind {
-        Kind::Scalar => quote!(f64),
-        Kind::Array(elem, len) => {
-            let elem = owned_bar_type(elem);
-            quote!([#elem; #len])
-        }
-        Kind::Slice(elem) => {
-            let elem = owned_bar_type(elem);
-            quote!([#elem])
-        }
-        Kind::Vec(elem) => {
-            let elem = owned_bar_type(elem);
-            quote!(::std::vec::Vec<#elem>)
-        }
-        // A model's adjoint is a model (`src/__adjoint/models.rs`): its
-        // gradient type, which the pair pops into through `model_call`.
-        Kind::Struct { ty, .. } => quote!(#ty),
-        Kind::PassThrough => quote!(dyn ::core::any::Any),
-    }
-}
-
-fn owned_bar_type(kind: &Kind) -> TokenStream {
-    match kind {
-        Kind::Slice(elem) | Kind::Vec(elem) => {
-            let elem = owned_bar_type(elem);
-            quote!(::std::vec::Vec<#elem>)
-        }
-        other => bar_type(other),
-    }
-}
-
 /// `<Model as Parameter>::method(args)`, named on the model's type: a
 /// struct that is not a model is then the one error the tape path already
 /// reports on that type (`emit::grad`), not one more per generated call.
@@ -739,76 +470,6 @@ enum Argument {
     Plain(TokenStream),
     /// Bound to this name first.
     Bound(&'static str, TokenStream),
-}
-
-/// Why a model taken by value keeps the tape, if it does: the gradient is
-/// made from the model at the end (its constants), so the body may not
-/// move it away (`let other = model;`, `f(model)`) or bind its name again.
-fn model_moved(function: &Function, param: &Param, an: &Analysis) -> Option<Unsupported> {
-    if !param.kind.holds_struct() {
-        return None;
-    }
-    let name = param.ident.to_string();
-    // The gradient's constants and the finiteness check read the model as
-    // it came in.
-    if an.writes.contains_key(&name) {
-        return Some(Unsupported {
-            construct: format!("a write into a model (`{name}`)"),
-            line: param.line,
-        });
-    }
-    if matches!(param.ty, syn::Type::Reference(_)) {
-        return None;
-    }
-    let shadowed = an.bound.get(&name).copied() != Some(1);
-    let moved = |expr: &Expr| moves(expr, &name);
-    (shadowed || lets_move(&function.body, &name) || function.body.any_expr(&moved)).then(|| {
-        Unsupported {
-            construct: format!("a model taken by value and moved or bound again (`{name}`)"),
-            line: param.line,
-        }
-    })
-}
-
-/// Whether `expr` hands `name` on by value as one of its operands: a call's
-/// argument, an assigned value, an element of a tuple or array.
-fn moves(expr: &Expr, name: &str) -> bool {
-    let operands: Vec<&Expr> = match &expr.kind {
-        ExprKind::Call { args, .. }
-        | ExprKind::Construct { args, .. }
-        | ExprKind::PlainCall { args, .. } => args.iter().collect(),
-        ExprKind::Structural { args, .. } | ExprKind::PlainMethod { args, .. } => {
-            args.iter().collect()
-        }
-        ExprKind::Tuple(items) | ExprKind::Array(items) | ExprKind::VecList(items) => {
-            items.iter().collect()
-        }
-        ExprKind::Assign { value, .. } => vec![&**value],
-        ExprKind::Return(Some(value)) => vec![&**value],
-        _ => Vec::new(),
-    };
-    operands.into_iter().any(|operand| is_name(operand, name))
-        || expr.children().into_iter().any(|child| match child {
-            Child::Block(block) => lets_move(block, name),
-            Child::Expr(_) => false,
-        })
-}
-
-/// Whether a `let` of `block` (not of blocks inside it) binds `name`'s
-/// value: `let other = model;`.
-fn lets_move(block: &Block, name: &str) -> bool {
-    block
-        .stmts
-        .iter()
-        .any(|stmt| matches!(stmt, Stmt::Let { init: Some(init), .. } if is_name(init, name)))
-}
-
-fn is_name(expr: &Expr, name: &str) -> bool {
-    match &expr.kind {
-        ExprKind::Path(path) => path.path.is_ident(name),
-        ExprKind::Paren(inner) => is_name(inner, name),
-        _ => false,
-    }
 }
 
 /// `base`, or `base_2`, `base_3`, ...: the first that no identifier of the
@@ -865,78 +526,3 @@ fn nested_blocks(stmt: &mut syn::Stmt, visit: &mut dyn FnMut(&mut syn::Block)) {
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;
-
-/// The first construct anywhere in `block` that the adjoint does not
-/// compile. The sweeps refuse what they cannot reverse where they meet it;
-/// these constructs must be refused up front, because a sweep that took
-/// them for plain code would miss a derivative (a closure's, a fused
-/// `mul_add`'s) or run a statement that an attribute compiles out.
-///
-/// An attribute on a statement (`#[cfg(..)]`, `#[allow(..)]`) is carried to
-/// every statement the sweeps write for it (see `Sweep::stmt`), except a
-/// `#[cfg]` on a `let`; one on an expression inside a statement is not Rust
-/// that compiles on stable.
-fn not_compiled(block: &Block) -> Option<Unsupported> {
-    block.stmts.iter().find_map(|stmt| match stmt {
-        // Two `let`s of one name under opposite `cfg`s would both be
-        // counted, and the one compiled in given the other's adjoint.
-        Stmt::Let { attrs, init, .. } => match attrs
-            .iter()
-            .find(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
-        {
-            Some(attr) => Some(Unsupported {
-                construct: "`#[cfg]` on a `let`".into(),
-                line: crate::text::line(attr.pound_token.span),
-            }),
-            None => init.as_ref().and_then(not_compiled_expr),
-        },
-        Stmt::Item(_) => None,
-        Stmt::Expr(expr, _) => not_compiled_operands(expr),
-    })
-}
-
-fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
-    if matches!(expr.source, Source::Expr(syntax) if !super::attributes(syntax).is_empty()) {
-        return Some(Unsupported {
-            construct: "an attribute on an expression".into(),
-            line: crate::text::line(expr.span),
-        });
-    }
-    not_compiled_operands(expr)
-}
-
-/// [`not_compiled_expr`] without the test of `expr`'s own attributes.
-fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
-    let refuse = |construct: &str| {
-        Some(Unsupported {
-            construct: construct.into(),
-            line: crate::text::line(expr.span),
-        })
-    };
-    match &expr.kind {
-        // `x.iter().all(|v| *v > 0.0)`: a truth value or a count, run as
-        // written in the forward, with nothing to reverse, unless its
-        // closures write (`|v| { n += 1; .. }`).
-        _ if analysis::is_count(expr) && !writes_in_closure(expr) => return None,
-        ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
-        ExprKind::Closure { .. } => return refuse("a closure"),
-        ExprKind::Sum { product: true, .. } => return refuse("`product`"),
-        _ => {}
-    }
-    expr.children().into_iter().find_map(|child| match child {
-        Child::Expr(child) => not_compiled_expr(child),
-        Child::Block(block) => not_compiled(block),
-    })
-}
-
-/// Whether a closure inside `expr` assigns, or calls a method that
-/// changes its receiver (`push`).
-fn writes_in_closure(expr: &Expr) -> bool {
-    expr.any_expr(&|inner| {
-        matches!(&inner.kind, ExprKind::Closure { body, .. } if body.any_expr(&|e| {
-            matches!(e.kind, ExprKind::Assign { .. } | ExprKind::CompoundAssign { .. })
-                || matches!(&e.kind, ExprKind::Structural { method, .. }
-                    | ExprKind::PlainMethod { method, .. } if analysis::mutates(method))
-        }))
-    })
-}

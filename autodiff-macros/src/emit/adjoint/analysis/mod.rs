@@ -1,0 +1,363 @@
+//! What the compiled adjoint needs to know about the body before it writes
+//! a line: which bindings carry a derivative (`active`), how often each
+//! name is bound (for `y_1_bar`), and where each name is written, which
+//! decides whether a value the reverse sweep reads is still there
+//! (*stable*) or must be saved.
+//!
+//! This file gathers the facts about bindings (how often and where each
+//! name is bound and written, and so whether it is stable); `activity`
+//! finds the bindings a derivative reaches, `numbers` those the body shows
+//! hold `f64` values, and `shapes` how many indexings take each to an
+//! `f64`.
+
+mod activity;
+mod numbers;
+mod shapes;
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+
+use crate::ast::{Block, Child, Expr, ExprKind, Function, Kind, Stmt};
+use crate::flow::root;
+
+use activity::reach_block;
+pub use activity::{carries, is_count};
+use numbers::numbers;
+pub use numbers::shows_number;
+pub use shapes::dims_of;
+use shapes::{assigned_dims, copy_array, deferred_lets, dims_block, kind_dims};
+
+/// Methods that change their receiver.
+const MUTATING: &[&str] = &[
+    "push",
+    "pop",
+    "sort",
+    "sort_by",
+    "swap",
+    "fill",
+    "clear",
+    "truncate",
+    "insert",
+    "remove",
+    "extend",
+    "extend_from_slice",
+    "resize",
+    "reverse",
+    "iter_mut",
+    "copy_from_slice",
+    "as_mut_slice",
+];
+
+/// Whether a method of this name changes its receiver.
+pub fn mutates(method: &syn::Ident) -> bool {
+    MUTATING.contains(&method.to_string().as_str())
+}
+
+pub struct Analysis {
+    /// Bindings that may hold a value with a derivative: differentiable
+    /// parameters and what their values reach through arithmetic. Stricter
+    /// than `flow`'s tracked names: `x.len()` reaches no derivative.
+    pub active: HashSet<String>,
+    /// How many times each name is bound (parameters, `let`s, patterns).
+    pub bound: HashMap<String, usize>,
+    /// The top-level statement of each write of a name (`=`, `op=`, an
+    /// element write, `push`, `&mut`).
+    pub writes: HashMap<String, Vec<usize>>,
+    /// The top-level statement of each name's last top-level `let`.
+    pub top_lets: HashMap<String, usize>,
+    /// How many of a name's bindings are parameters or top-level `let`s.
+    pub top_bound: HashMap<String, usize>,
+    pub params: HashSet<String>,
+    /// Every identifier of the function: generated names avoid them.
+    pub idents: HashSet<String>,
+    /// How many indexings take a binding to an `f64` (0 for a scalar),
+    /// where every binding of the name agrees.
+    pub dims: HashMap<String, Option<usize>>,
+    /// Slice parameters: their items are references.
+    pub slices: HashSet<String>,
+    /// Array parameters of numbers (or arrays of them): `Copy`, so a `for`
+    /// over one leaves it for the reverse sweep.
+    pub arrays: HashSet<String>,
+    /// Bindings the body shows hold `f64` values (or arrays, slices, `Vec`s
+    /// of them): parameters so typed, what `active` reaches, `let`s typed
+    /// `f64` or initialised with arithmetic of such values. The reverse
+    /// sweep reads any other binding through `f64_of` (see
+    /// `src/__adjoint/operands.rs`), where a mistaken type is the plain
+    /// twin's error only.
+    pub numbers: HashSet<String>,
+    /// Parameters that hold models (`Mlp`, `&Mlp`, `Vec<Layer>`, `self`):
+    /// a method called on a place rooted at one is an annotated method.
+    pub models: HashSet<String>,
+    /// Bindings something is `push`ed onto.
+    pub pushed: HashSet<String>,
+    /// Names the body reads somewhere (as a path). A tracked binding never
+    /// read is observed where it is made: nothing else would see it.
+    pub read: HashSet<String>,
+    /// How many indexings take each value assigned to a name as a whole
+    /// (`y = x * 2.0;`) to an `f64`, where every such value agrees: the
+    /// shape of a `let y;` bound by its assignments.
+    pub assigned: HashMap<String, Option<usize>>,
+}
+
+impl Analysis {
+    pub fn new(function: &Function) -> Analysis {
+        let mut analysis = Analysis {
+            active: function
+                .params
+                .iter()
+                .filter(|param| param.kind.is_differentiable())
+                .map(|param| param.ident.to_string())
+                .collect(),
+            bound: HashMap::new(),
+            writes: HashMap::new(),
+            top_lets: HashMap::new(),
+            top_bound: HashMap::new(),
+            params: function
+                .params
+                .iter()
+                .map(|param| param.ident.to_string())
+                .collect(),
+            idents: HashSet::new(),
+            dims: HashMap::new(),
+            slices: function
+                .params
+                .iter()
+                .filter(|param| {
+                    matches!(param.kind, Kind::Slice(_))
+                        || matches!(param.ty, syn::Type::Reference(_))
+                })
+                .map(|param| param.ident.to_string())
+                .collect(),
+            arrays: function
+                .params
+                .iter()
+                .filter(|param| copy_array(&param.kind))
+                .map(|param| param.ident.to_string())
+                .collect(),
+            numbers: HashSet::new(),
+            models: function
+                .params
+                .iter()
+                .filter(|param| param.kind.holds_struct())
+                .map(|param| param.ident.to_string())
+                .collect(),
+            pushed: HashSet::new(),
+            read: HashSet::new(),
+            assigned: HashMap::new(),
+        };
+        let read = std::cell::RefCell::new(HashSet::new());
+        function.body.any_expr(&|expr| {
+            if let ExprKind::Path(path) = &expr.kind {
+                if let Some(ident) = path.path.get_ident() {
+                    read.borrow_mut().insert(ident.to_string());
+                }
+            }
+            false
+        });
+        analysis.read = read.into_inner();
+        for param in &function.params {
+            let dims = match &param.kind {
+                Kind::PassThrough => match &param.ty {
+                    syn::Type::Path(path) if path.path.is_ident("f64") => Some(0),
+                    _ => None,
+                },
+                kind => kind_dims(kind),
+            };
+            analysis.dims.insert(param.ident.to_string(), dims);
+        }
+        let params_dims = analysis.dims.clone();
+        dims_block(&function.body, &mut analysis.dims);
+        collect_idents(function.item.to_token_stream(), &mut analysis.idents);
+        for param in &function.params {
+            *analysis.bound.entry(param.ident.to_string()).or_default() += 1;
+            *analysis
+                .top_bound
+                .entry(param.ident.to_string())
+                .or_default() += 1;
+        }
+        for (index, stmt) in function.body.stmts.iter().enumerate() {
+            if let Stmt::Let { pat, .. } = stmt {
+                for name in bindings(pat) {
+                    analysis.top_lets.insert(name.clone(), index);
+                    *analysis.top_bound.entry(name.clone()).or_default() += 1;
+                }
+            }
+            analysis.stmt_facts(stmt, index);
+        }
+        // A `let y;` has the shape of what is assigned to it, which may
+        // come through another such binding (`let (a, b) = if .. { (b, s) }
+        // ..` read as `let b_next; .. b_next = b; .. let b = b_next;`):
+        // each such binding is taken for a number, then for what its
+        // assignments show, until that agrees; else its shape is unknown.
+        let mut deferred = Vec::new();
+        deferred_lets(&function.body, &mut deferred);
+        deferred.retain(|name| analysis.bound.get(name).copied() == Some(1));
+        analysis.assigned = assigned_dims(&function.body, &analysis.dims);
+        if !deferred.is_empty() {
+            let mut seeds: HashMap<String, Option<usize>> = deferred
+                .iter()
+                .map(|name| (name.clone(), Some(0)))
+                .collect();
+            let mut agreed = false;
+            for _ in 0..4 {
+                let mut dims = params_dims.clone();
+                dims.extend(seeds.clone());
+                dims_block(&function.body, &mut dims);
+                let assigned = assigned_dims(&function.body, &dims);
+                let found: HashMap<String, Option<usize>> = deferred
+                    .iter()
+                    .map(|name| (name.clone(), assigned.get(name).copied().flatten()))
+                    .collect();
+                if found == seeds {
+                    analysis.dims = dims;
+                    analysis.assigned = assigned;
+                    agreed = true;
+                    break;
+                }
+                seeds = found;
+            }
+            if !agreed {
+                for name in &deferred {
+                    analysis.assigned.insert(name.clone(), None);
+                }
+            }
+        }
+        loop {
+            let before = analysis.active.len();
+            let mut found = Vec::new();
+            reach_block(&function.body, &analysis.active, &mut found);
+            analysis.active.extend(found);
+            if analysis.active.len() == before {
+                break;
+            }
+        }
+        analysis.numbers = numbers(function, &analysis.active);
+        analysis
+    }
+
+    fn stmt_facts(&mut self, stmt: &Stmt, top: usize) {
+        match stmt {
+            Stmt::Let { pat, init, .. } => {
+                for name in bindings(pat) {
+                    *self.bound.entry(name.clone()).or_default() += 1;
+                }
+                if let Some(init) = init {
+                    self.expr_facts(init, top);
+                }
+            }
+            Stmt::Item(_) => {}
+            Stmt::Expr(expr, _) => self.expr_facts(expr, top),
+        }
+    }
+
+    fn block_facts(&mut self, block: &Block, top: usize) {
+        for stmt in &block.stmts {
+            self.stmt_facts(stmt, top);
+        }
+    }
+
+    fn write(&mut self, target: &Expr, top: usize) {
+        if let Some(name) = root(target) {
+            self.writes.entry(name).or_default().push(top);
+        }
+    }
+
+    fn expr_facts(&mut self, expr: &Expr, top: usize) {
+        match &expr.kind {
+            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                self.write(target, top)
+            }
+            ExprKind::Reference {
+                mutability: Some(_),
+                expr: inner,
+            } => self.write(inner, top),
+            ExprKind::Structural {
+                receiver, method, ..
+            }
+            | ExprKind::PlainMethod {
+                receiver, method, ..
+            } if MUTATING.contains(&method.to_string().as_str()) => {
+                if *method == "push" {
+                    self.pushed.extend(root(receiver));
+                }
+                self.write(receiver, top)
+            }
+            ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => {
+                for name in &pat.names {
+                    *self.bound.entry(name.clone()).or_default() += 1;
+                }
+            }
+            ExprKind::Match { arms, .. } => {
+                for arm in arms {
+                    for name in &arm.pat.names {
+                        *self.bound.entry(name.clone()).or_default() += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => self.expr_facts(child, top),
+                Child::Block(block) => self.block_facts(block, top),
+            }
+        }
+    }
+
+    /// Whether `name`, read in top-level statement `top`, still holds the
+    /// value it had there when the reverse sweep runs: a parameter or a
+    /// top-level binding, bound once, that nothing writes in or after
+    /// `top`.
+    pub fn stable(&self, name: &str, top: usize) -> bool {
+        let bound = self.bound.get(name).copied().unwrap_or(0);
+        // Several bindings are fine when all are at the top level and the
+        // read comes after the last: the reverse sweep sees that one.
+        if bound != 1 && self.top_bound.get(name).copied().unwrap_or(0) != bound {
+            return false;
+        }
+        // The binding the reverse sweep sees: the last top-level `let` of
+        // the name, or else the parameter.
+        let declared = match self.top_lets.get(name) {
+            Some(&at) => at < top,
+            None => self.params.contains(name),
+        };
+        declared
+            && self
+                .writes
+                .get(name)
+                .is_none_or(|writes| writes.iter().all(|&at| at < top))
+    }
+
+    /// Whether `name` is a binding of the body or a parameter (anything
+    /// else, a `const` or a function, is there in the reverse sweep too).
+    pub fn is_local(&self, name: &str) -> bool {
+        self.bound.contains_key(name)
+    }
+}
+
+/// The names a `let` pattern binds: its identifiers but those of its type
+/// (`let s: f64` binds `s`, not `f64`, which `f64::MAX` still names).
+fn bindings<'p>(pat: &'p crate::ast::Pattern) -> impl Iterator<Item = &'p String> {
+    let mut types = HashSet::new();
+    if let syn::Pat::Type(typed) = pat.syntax {
+        collect_idents(typed.ty.to_token_stream(), &mut types);
+        let mut named = HashSet::new();
+        collect_idents(typed.pat.to_token_stream(), &mut named);
+        types.retain(|name| !named.contains(name));
+    }
+    pat.names.iter().filter(move |name| !types.contains(*name))
+}
+
+fn collect_idents(tokens: TokenStream, idents: &mut HashSet<String>) {
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) => {
+                idents.insert(ident.to_string());
+            }
+            TokenTree::Group(group) => collect_idents(group.stream(), idents),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Shapes: how many indexings take a binding's value to an `f64` (0 for a
+//! scalar, 1 for an array or `Vec` of them, ...), from the parameters'
+//! kinds, each `let`'s value and, for a `let y;`, its assignments
+//! (`Analysis::dims` and `Analysis::assigned`); [`dims_of`] for one
+//! expression.
+
+use std::collections::HashMap;
+
+use crate::ast::{Arith, Block, Child, Expr, ExprKind, Kind, Stmt};
+
+pub(super) fn copy_array(kind: &Kind) -> bool {
+    match kind {
+        Kind::Array(elem, _) => matches!(**elem, Kind::Scalar) || copy_array(elem),
+        _ => false,
+    }
+}
+
+pub(super) fn kind_dims(kind: &Kind) -> Option<usize> {
+    match kind {
+        Kind::Scalar => Some(0),
+        Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => Some(kind_dims(elem)? + 1),
+        Kind::Struct { .. } | Kind::PassThrough => None,
+    }
+}
+
+/// The value of the first `break` in `block` that ends the loop whose
+/// body it is (one inside a nested loop ends that loop).
+fn break_value<'m, 'a>(block: &'m Block<'a>) -> Option<&'m Expr<'a>> {
+    fn in_expr<'m, 'a>(expr: &'m Expr<'a>) -> Option<&'m Expr<'a>> {
+        match &expr.kind {
+            ExprKind::Break {
+                value: Some(value), ..
+            } => Some(value),
+            ExprKind::Loop { .. } | ExprKind::While { .. } | ExprKind::For { .. } => None,
+            _ => expr.children().into_iter().find_map(|child| match child {
+                Child::Expr(child) => in_expr(child),
+                Child::Block(block) => break_value(block),
+            }),
+        }
+    }
+    block.stmts.iter().find_map(|stmt| match stmt {
+        Stmt::Let { init, .. } => init.as_ref().and_then(in_expr),
+        Stmt::Expr(expr, _) => in_expr(expr),
+        Stmt::Item(_) => None,
+    })
+}
+
+pub(super) fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>>) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name: Some(name),
+                init: Some(init),
+                ..
+            } => {
+                let found = dims_of(init, dims);
+                // A tuple's components (`let p = (a, b);`), read as `p.0`.
+                let components: Vec<Option<usize>> = match &init.kind {
+                    ExprKind::Tuple(items) => {
+                        items.iter().map(|item| dims_of(item, dims)).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                dims_expr(init, dims);
+                for (key, found) in std::iter::once((name.clone(), found)).chain(
+                    components
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, found)| (format!("{name}.{k}"), found)),
+                ) {
+                    dims.entry(key)
+                        .and_modify(|known| {
+                            if *known != found {
+                                *known = None;
+                            }
+                        })
+                        .or_insert(found);
+                }
+            }
+            // `let y;`: shaped by its assignments (see `Analysis::new`).
+            Stmt::Let {
+                name: Some(name),
+                init: None,
+                ..
+            } => {
+                dims.entry(name.clone()).or_insert(None);
+            }
+            Stmt::Let { pat, init, .. } => {
+                for name in &pat.names {
+                    dims.insert(name.clone(), None);
+                }
+                if let Some(init) = init {
+                    dims_expr(init, dims);
+                }
+            }
+            Stmt::Item(_) => {}
+            Stmt::Expr(expr, _) => dims_expr(expr, dims),
+        }
+    }
+}
+
+fn dims_expr(expr: &Expr, dims: &mut HashMap<String, Option<usize>>) {
+    if let ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } = &expr.kind {
+        for name in &pat.names {
+            dims.insert(name.clone(), None);
+        }
+    }
+    for child in expr.children() {
+        match child {
+            Child::Expr(child) => dims_expr(child, dims),
+            Child::Block(block) => dims_block(block, dims),
+        }
+    }
+}
+
+/// The names of the `let`s without a value (`let y;`) in `block` and the
+/// blocks inside it.
+pub(super) fn deferred_lets(block: &Block, out: &mut Vec<String>) {
+    fn expr_lets(expr: &Expr, out: &mut Vec<String>) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => expr_lets(child, out),
+                Child::Block(block) => deferred_lets(block, out),
+            }
+        }
+    }
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name: Some(name),
+                init: None,
+                ..
+            } => out.push(name.clone()),
+            Stmt::Let {
+                init: Some(init), ..
+            } => expr_lets(init, out),
+            Stmt::Expr(expr, _) => expr_lets(expr, out),
+            _ => {}
+        }
+    }
+}
+
+/// `Analysis::assigned`, given the bindings' `dims`.
+pub(super) fn assigned_dims(
+    body: &Block,
+    dims: &HashMap<String, Option<usize>>,
+) -> HashMap<String, Option<usize>> {
+    let assigned = std::cell::RefCell::new(HashMap::new());
+    body.any_expr(&|expr| {
+        if let ExprKind::Assign { target, value } = &expr.kind {
+            if let ExprKind::Path(path) = &target.kind {
+                if let Some(ident) = path.path.get_ident() {
+                    let found = dims_of(value, dims);
+                    assigned
+                        .borrow_mut()
+                        .entry(ident.to_string())
+                        .and_modify(|known: &mut Option<usize>| {
+                            if *known != found {
+                                *known = None;
+                            }
+                        })
+                        .or_insert(found);
+                }
+            }
+        }
+        false
+    });
+    assigned.into_inner()
+}
+
+/// How many indexings take `expr`'s value to an `f64`, if known.
+pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize> {
+    match &expr.kind {
+        ExprKind::Lit(syn::Lit::Float(_)) | ExprKind::NegLit(_) => Some(0),
+        ExprKind::Binary { op, .. } if *op != Arith::Rem => Some(0),
+        ExprKind::Call { .. } if expr.is_empty_vec() => None,
+        ExprKind::Neg { .. }
+        | ExprKind::Elementary { .. }
+        | ExprKind::Powi { .. }
+        | ExprKind::Ternary { .. }
+        | ExprKind::Sum { .. }
+        | ExprKind::Call { .. } => Some(0),
+        ExprKind::Paren(inner) | ExprKind::Dbg { arg: inner, .. } => dims_of(inner, dims),
+        // `p.0` of a tuple bound by name (see `dims_block`).
+        ExprKind::Field {
+            base,
+            member: syn::Member::Unnamed(index),
+        } => {
+            let ExprKind::Path(path) = &base.kind else {
+                return None;
+            };
+            let name = path.path.get_ident()?;
+            dims.get(&format!("{name}.{}", index.index)).copied()?
+        }
+        // `i as f64`: a number.
+        ExprKind::Cast { ty, .. } if crate::valid::is_f64(ty) => Some(0),
+        // A `loop`'s value: its `break`'s.
+        ExprKind::Loop { body, .. } => dims_of(break_value(body)?, dims),
+        ExprKind::Path(path) => dims.get(&path.path.get_ident()?.to_string()).copied()?,
+        ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+            dims_of(base, dims)?.checked_sub(1)
+        }
+        ExprKind::Repeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
+            Some(dims_of(elem, dims)? + 1)
+        }
+        ExprKind::Array(items) | ExprKind::VecList(items) => {
+            Some(dims_of(items.first()?, dims)? + 1)
+        }
+        ExprKind::Structural {
+            receiver, method, ..
+        } if matches!(method.to_string().as_str(), "clone" | "to_vec") => dims_of(receiver, dims),
+        // A value chosen by branches: as its first arm with a known value
+        // (another may leave by `return`).
+        ExprKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => then_branch
+            .split_tail()
+            .1
+            .and_then(|tail| dims_of(tail, dims))
+            .or_else(|| dims_of(else_branch.as_deref()?, dims)),
+        ExprKind::Block(None, block) => dims_of(block.split_tail().1?, dims),
+        ExprKind::Match { arms, .. } => arms.iter().find_map(|arm| dims_of(&arm.body, dims)),
+        _ => None,
+    }
+}

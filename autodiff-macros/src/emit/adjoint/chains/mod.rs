@@ -1,0 +1,372 @@
+//! Iterator chains with closures, read by the compiled adjoint as the
+//! loops they stand for. `x.iter().map(|v| v * v).sum()` is the loop
+//! `let mut sum = -0.0; for v in x.iter() { sum += v * v; }`, and
+//! `c.iter().rev().fold(0.0, |acc, &c| acc * t + c)` is `let mut acc =
+//! 0.0; for &c in c.iter().rev() { acc = acc * t + c; }`: the same
+//! additions in the same order (a float `sum` starts from `-0.0`), so the
+//! same value to the bit, and the adjoint of that loop, which the sweeps
+//! already write, is the adjoint of the chain: `v_bar`, named after the
+//! closure's parameter, added into `x_bar[index]`.
+//!
+//! `let e: Vec<f64> = z.iter().map(|v| v.exp()).collect();` is `let mut e:
+//! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }`. A
+//! fold's accumulator, or an item named like the slice it walks, that
+//! would clash with another binding is renamed (`acc_2`, `x_2`).
+//!
+//! Only the body the adjoint reads is rewritten, never the plain twin or
+//! the tape. A chain is lowered where its statement evaluates it exactly
+//! once (an operand, an argument, a `let`'s value, a block's tail; not a
+//! `while` condition or the right of `&&`), its source is one the
+//! sweep's `for` walks by index (`x.iter()`, `.copied()`, `.zip(..)`,
+//! `.enumerate()`, `.rev()`, `.step_by(k)`, `.skip(k)`, `.take(k)`, a
+//! range), and its closure body cannot leave the loop (no `return`,
+//! `break`, `continue`, `?`). Any other closure stays, and the function
+//! keeps the tape.
+//!
+//! An `if` value inside an expression (`relu(-(if c { a } else { b }))`,
+//! `(if c { a } else { b }) + t`) is read the same way, as the `let` it
+//! stands for before its statement, `let if_value = if c { a } else { b };`,
+//! which the sweeps reverse as a branch.
+//!
+//! This file walks the body and writes the loops (how a chain is
+//! rewritten); `recognise` decides which expressions are chains it lowers
+//! (the reductions, sources and closures it reads), and `tokens` renames
+//! and substitutes names in token streams.
+
+mod recognise;
+mod tokens;
+
+use std::collections::{HashSet, VecDeque};
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned, ToTokens};
+
+use recognise::{closure_inputs, is_vec, simple_binding, Chain, Reduce};
+pub(super) use recognise::{constant, extreme_of};
+use tokens::collect;
+
+/// `item` with its body's iterator chains lowered to loops, or `None` when
+/// it has none that carry a derivative; with the running extremes (see
+/// [`Lowering::extremes`]).
+pub fn lower(
+    item: &syn::ItemFn,
+    active: &HashSet<String>,
+) -> Option<(syn::ItemFn, HashSet<String>)> {
+    let mut idents = HashSet::new();
+    collect(item.to_token_stream(), &mut idents);
+    let mut lowering = Lowering {
+        whole: item.to_token_stream(),
+        idents,
+        active,
+        changed: false,
+        extremes: HashSet::new(),
+    };
+    let mut out = item.clone();
+    lowering.block(&mut out.block);
+    lowering.changed.then_some((out, lowering.extremes))
+}
+
+struct Lowering<'s> {
+    /// The function as written: a fold's accumulator keeps its name when
+    /// the closure is the only place that mentions it.
+    whole: TokenStream,
+    /// Every identifier of the function and of the loops written so far.
+    idents: HashSet<String>,
+    active: &'s HashSet<String>,
+    changed: bool,
+    /// Accumulators of a `fold` from a constant by `max` or `min` of
+    /// themselves and the item (`fold(f64::NEG_INFINITY, f64::max)`): they
+    /// hold the constant or an item, which the forward observes, so their
+    /// own observation as an operand is left out; a start of `-∞` is then
+    /// no reason to rerun the tape, which takes it too.
+    extremes: HashSet<String>,
+}
+
+impl Lowering<'_> {
+    fn fresh(&mut self, base: &str) -> syn::Ident {
+        super::fresh_ident(&mut self.idents, base)
+    }
+
+    /// Rewrites the statements of `block`, then the blocks inside them.
+    fn block(&mut self, block: &mut syn::Block) {
+        let mut work: VecDeque<syn::Stmt> = std::mem::take(&mut block.stmts).into();
+        while let Some(mut stmt) = work.pop_front() {
+            let mut before = Vec::new();
+            let keep = self.stmt(&mut stmt, &mut before);
+            if before.is_empty() {
+                self.nested_stmt(&mut stmt);
+                block.stmts.push(stmt);
+            } else {
+                // The new statements may hold chains of their own (a
+                // fold's `init`): read again.
+                if keep {
+                    work.push_front(stmt);
+                }
+                for new in before.into_iter().rev() {
+                    work.push_front(new);
+                }
+            }
+        }
+    }
+
+    /// Lowers the statement's first chain into `before`; `false` when the
+    /// loop replaces the statement (`let total = chain;`).
+    fn stmt(&mut self, stmt: &mut syn::Stmt, before: &mut Vec<syn::Stmt>) -> bool {
+        match stmt {
+            // Statements lowered before a `let` under `#[cfg]` would run
+            // when it is compiled out; other attributes (`#[allow]`) stay
+            // on the `let`.
+            syn::Stmt::Local(local)
+                if !local.attrs.iter().any(|attr| {
+                    attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr")
+                }) =>
+            {
+                let Some(init) = &mut local.init else {
+                    return true;
+                };
+                if init.diverge.is_some() {
+                    return true;
+                }
+                // `let total = chain;`: the loop accumulates into `total`.
+                if let Some((ident, ty)) = simple_binding(&local.pat) {
+                    if let Some(chain) = self.chain(&init.expr, true) {
+                        let named =
+                            !crate::text::mentions(init.expr.to_token_stream(), &ident.to_string());
+                        let typed = match &chain.reduce {
+                            Reduce::Sum | Reduce::Product => ty.is_none_or(crate::valid::is_f64),
+                            Reduce::Fold { .. } => false,
+                            Reduce::Collect(turbofish) => {
+                                ty.is_some_and(is_vec) || (ty.is_none() && turbofish.is_some())
+                            }
+                        };
+                        if named && typed {
+                            let ident = ident.clone();
+                            let ty = match &chain.reduce {
+                                Reduce::Collect(Some(turbofish)) if ty.is_none() => {
+                                    Some(turbofish.clone())
+                                }
+                                _ => ty.cloned(),
+                            };
+                            before.extend(self.loop_stmts(&chain, &ident, ty.as_ref()));
+                            self.changed = true;
+                            return false;
+                        }
+                    }
+                }
+                self.extract(&mut init.expr, before);
+            }
+            syn::Stmt::Expr(expr, _) => {
+                // `x.iter().for_each(|v| total += v.sin());` is the loop
+                // `for v in x.iter() { total += v.sin(); }`.
+                if let syn::Expr::MethodCall(call) = &*expr {
+                    if let Some(stmt) = self.for_each(call) {
+                        before.push(stmt);
+                        self.changed = true;
+                        return false;
+                    }
+                }
+                self.extract(expr, before);
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// `source.for_each(|pat| body)` as a statement: its loop.
+    fn for_each(&self, call: &syn::ExprMethodCall) -> Option<syn::Stmt> {
+        if call.method != "for_each" {
+            return None;
+        }
+        let [syn::Expr::Closure(closure)] = call.args.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let [pat] = closure_inputs(closure)?;
+        let chain = self.prepared(Chain {
+            filter: None,
+            source: (*call.receiver).clone(),
+            pat,
+            body: (*closure.body).clone(),
+            reduce: Reduce::Sum,
+            span: call.method.span(),
+        })?;
+        let Chain {
+            filter,
+            source,
+            pat,
+            body,
+            ..
+        } = chain;
+        let step = match filter {
+            Some(cond) => quote!(if #cond { #body; }),
+            None => quote!(#body;),
+        };
+        syn::parse2(quote_spanned!(call.method.span()=> for #pat in #source { #step })).ok()
+    }
+
+    /// Lowers the first chain `expr` evaluates exactly once, if any.
+    fn extract(&mut self, expr: &mut syn::Expr, before: &mut Vec<syn::Stmt>) {
+        if let Some(chain) = self.chain(expr, false) {
+            let acc = match &chain.reduce {
+                Reduce::Sum => self.fresh("sum"),
+                Reduce::Product => self.fresh("product"),
+                Reduce::Fold { acc, .. } => acc.clone(),
+                Reduce::Collect(_) => return,
+            };
+            before.extend(self.loop_stmts(&chain, &acc, None));
+            *expr = syn::parse2(quote_spanned!(chain.span=> #acc)).expect("a path");
+            self.changed = true;
+            return;
+        }
+        use syn::Expr as E;
+        match expr {
+            E::Binary(binary) => {
+                self.operand(&mut binary.left, before);
+                if before.is_empty() && !matches!(binary.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
+                {
+                    self.operand(&mut binary.right, before);
+                }
+            }
+            E::Unary(unary) => self.operand(&mut unary.expr, before),
+            E::Paren(paren) => self.operand(&mut paren.expr, before),
+            E::Cast(cast) => self.operand(&mut cast.expr, before),
+            E::Field(field) => self.operand(&mut field.base, before),
+            E::Reference(reference) => self.operand(&mut reference.expr, before),
+            E::Index(index) => {
+                self.extract_first([&mut *index.expr, &mut *index.index], before);
+            }
+            E::MethodCall(call) => {
+                let operands = std::iter::once(&mut *call.receiver).chain(call.args.iter_mut());
+                self.extract_first(operands, before);
+            }
+            E::Call(call) => self.extract_first(call.args.iter_mut(), before),
+            E::Tuple(tuple) => self.extract_first(tuple.elems.iter_mut(), before),
+            E::Array(array) => self.extract_first(array.elems.iter_mut(), before),
+            E::Return(ret) => {
+                if let Some(value) = &mut ret.expr {
+                    self.operand(value, before);
+                }
+            }
+            E::Break(jump) => {
+                if let Some(value) = &mut jump.expr {
+                    self.operand(value, before);
+                }
+            }
+            E::Repeat(repeat) => self.operand(&mut repeat.expr, before),
+            // `dbg!(e)`: `e` is evaluated once, as an operand is.
+            E::Macro(mac) if mac.mac.path.is_ident("dbg") => {
+                if let Ok(mut inner) = mac.mac.parse_body::<syn::Expr>() {
+                    self.operand(&mut inner, before);
+                    if !before.is_empty() {
+                        mac.mac.tokens = inner.to_token_stream();
+                    }
+                }
+            }
+            // `vec![e; n]` and `vec![a, b]`: read as the array they list.
+            E::Macro(mac) if mac.mac.path.is_ident("vec") => {
+                let tokens = &mac.mac.tokens;
+                let Ok(mut array) = syn::parse2::<syn::Expr>(quote!([#tokens])) else {
+                    return;
+                };
+                self.extract(&mut array, before);
+                if !before.is_empty() {
+                    mac.mac.tokens = match array {
+                        E::Repeat(repeat) => {
+                            let (elem, len) = (&repeat.expr, &repeat.len);
+                            quote!(#elem; #len)
+                        }
+                        E::Array(array) => array.elems.to_token_stream(),
+                        _ => return,
+                    };
+                }
+            }
+            E::Assign(assign) => self.operand(&mut assign.right, before),
+            _ => {}
+        }
+    }
+
+    /// [`Self::extract`] on each of `operands`, in order, until one lowers a
+    /// chain: the statement is then split before it.
+    fn extract_first<'e>(
+        &mut self,
+        operands: impl IntoIterator<Item = &'e mut syn::Expr>,
+        before: &mut Vec<syn::Stmt>,
+    ) {
+        for operand in operands {
+            if !before.is_empty() {
+                break;
+            }
+            self.operand(operand, before);
+        }
+    }
+
+    /// [`Self::extract`] on an operand of the statement's expression: an
+    /// `if` value there (`relu(-(if c { a } else { b }))`) becomes a `let`
+    /// before the statement, which the sweeps reverse as a branch, and
+    /// its name takes its place. The operands around it carry no effects
+    /// of their own, so reading it first changes no value.
+    fn operand(&mut self, expr: &mut syn::Expr, before: &mut Vec<syn::Stmt>) {
+        let mut inner = &*expr;
+        while let syn::Expr::Paren(paren) = inner {
+            inner = &paren.expr;
+        }
+        if let syn::Expr::If(value) = inner {
+            if value.else_branch.is_some() {
+                let name = self.fresh("if_value");
+                let span = value.if_token.span;
+                let stmt = syn::parse2(quote_spanned!(span=> let #name = #value;));
+                before.push(stmt.expect("a `let`"));
+                *expr = syn::parse2(quote_spanned!(span=> #name)).expect("a path");
+                self.changed = true;
+                return;
+            }
+        }
+        self.extract(expr, before);
+    }
+
+    /// The blocks inside a statement: branches, loop bodies, blocks.
+    fn nested_stmt(&mut self, stmt: &mut syn::Stmt) {
+        super::nested_blocks(stmt, &mut |block| self.block(block));
+    }
+
+    /// `let mut acc = start; for pat in source { acc op= body; }`.
+    fn loop_stmts(
+        &mut self,
+        chain: &Chain,
+        acc: &syn::Ident,
+        ty: Option<&syn::Type>,
+    ) -> Vec<syn::Stmt> {
+        let Chain {
+            filter,
+            source,
+            pat,
+            body,
+            reduce,
+            span,
+        } = chain;
+        let ty = ty.map(|ty| quote!(: #ty));
+        let (start, step) = match reduce {
+            Reduce::Sum => (quote!(-0.0), quote!(#acc += #body;)),
+            Reduce::Product => (quote!(1.0), quote!(#acc *= #body;)),
+            Reduce::Fold { init, .. } => (init.to_token_stream(), quote!(#acc = #body;)),
+            Reduce::Collect(_) => (quote!(Vec::new()), quote!(#acc.push(#body);)),
+        };
+        let step = match filter {
+            Some(cond) => quote!(if #cond { #step }),
+            None => step,
+        };
+        let tokens = quote_spanned! {*span=>
+            let mut #acc #ty = #start;
+            for #pat in #source {
+                #step
+            }
+        };
+        if let Reduce::Fold { init, .. } = reduce {
+            if constant(init) && extreme_of(body, acc) {
+                self.extremes.insert(acc.to_string());
+            }
+        }
+        collect(tokens.clone(), &mut self.idents);
+        let block: syn::Block = syn::parse2(quote!({ #tokens })).expect("the loop parses");
+        block.stmts
+    }
+}

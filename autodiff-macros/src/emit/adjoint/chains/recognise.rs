@@ -1,0 +1,491 @@
+//! Which expressions are iterator chains the compiled adjoint lowers: a
+//! reduction (`sum`, `product`, `fold`, `collect` into a `Vec`) of a
+//! `map` or `filter` closure over a source the sweep's `for` walks by index,
+//! with a closure body that cannot leave the loop, and that carries a
+//! derivative. Each is taken apart into a [`Chain`], which `mod.rs`
+//! writes as its loop.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use super::super::fresh_ident;
+use super::tokens::{collect, count, rename, substitute};
+use super::Lowering;
+
+/// How a chain reduces its items.
+pub(super) enum Reduce {
+    Sum,
+    Product,
+    /// `fold(init, |acc, v| body)`, or `fold(init, f64::max)`.
+    Fold {
+        init: syn::Expr,
+        acc: syn::Ident,
+    },
+    /// `map(..).collect::<Vec<_>>()` as a `let`'s value: pushed in turn.
+    Collect(Option<syn::Type>),
+}
+
+pub(super) struct Chain {
+    /// `filter(|v| cond)`'s condition on the loop's item (`{ let v =
+    /// &item; cond }`): the item is accumulated only when it holds.
+    pub(super) filter: Option<syn::Expr>,
+    pub(super) source: syn::Expr,
+    /// The closure's item pattern, without type ascriptions (a `for`
+    /// pattern takes none).
+    pub(super) pat: syn::Pat,
+    pub(super) body: syn::Expr,
+    pub(super) reduce: Reduce,
+    pub(super) span: Span,
+}
+
+impl Lowering<'_> {
+    /// `expr` as a chain this lowers, if it is one and carries a
+    /// derivative; a `collect` only as a `let`'s whole value (`named`).
+    pub(super) fn chain(&self, expr: &syn::Expr, named: bool) -> Option<Chain> {
+        let syn::Expr::MethodCall(call) = expr else {
+            return None;
+        };
+        let method = call.method.to_string();
+        let chain = match method.as_str() {
+            "collect" if named && call.args.is_empty() => {
+                let turbofish = match &call.turbofish {
+                    Some(turbofish) => match turbofish.args.first() {
+                        Some(syn::GenericArgument::Type(ty))
+                            if turbofish.args.len() == 1 && is_vec(ty) =>
+                        {
+                            Some(ty.clone())
+                        }
+                        _ => return None,
+                    },
+                    None => None,
+                };
+                let syn::Expr::MethodCall(map) = &*call.receiver else {
+                    return None;
+                };
+                if map.method != "map" || map.args.len() != 1 {
+                    return None;
+                }
+                mapped(map, Reduce::Collect(turbofish), call.method.span())?
+            }
+            "sum" | "product" if call.args.is_empty() => {
+                if let Some(turbofish) = &call.turbofish {
+                    let ty = turbofish.args.first()?;
+                    let syn::GenericArgument::Type(ty) = ty else {
+                        return None;
+                    };
+                    if turbofish.args.len() != 1 || !crate::valid::is_f64(ty) {
+                        return None;
+                    }
+                }
+                let reduce = if method == "sum" {
+                    Reduce::Sum
+                } else {
+                    Reduce::Product
+                };
+                match &*call.receiver {
+                    syn::Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
+                        mapped(map, reduce, call.method.span())?
+                    }
+                    // `p.iter().product()`: a `sum` of a place the sweep
+                    // reverses as it is.
+                    source if method == "product" => {
+                        let item = fresh_ident(&mut self.idents.clone(), "item");
+                        Chain {
+                            filter: None,
+                            source: source.clone(),
+                            pat: ident_pat(&item),
+                            body: syn::parse2(item.to_token_stream()).expect("a path"),
+                            reduce,
+                            span: call.method.span(),
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            "fold" if call.args.len() == 2 => {
+                let init = call.args[0].clone();
+                match &call.args[1] {
+                    syn::Expr::Closure(closure) => {
+                        let [acc, pat] = closure_inputs(closure)?;
+                        let syn::Pat::Ident(acc) = acc else {
+                            return None;
+                        };
+                        if acc.by_ref.is_some() || acc.subpat.is_some() {
+                            return None;
+                        }
+                        let name = acc.ident.to_string();
+                        // The loop's accumulator outlives the loop: it
+                        // keeps the closure's name where nothing else
+                        // mentions it, else it is renamed (`acc_2`).
+                        let closure_count = count(closure.to_token_stream(), &name);
+                        let (acc, body) = if count(self.whole.clone(), &name) == closure_count {
+                            (acc.ident.clone(), (*closure.body).clone())
+                        } else {
+                            let renamed = fresh_ident(&mut self.idents.clone(), &name);
+                            let body = rename(closure.body.to_token_stream(), &name, &renamed)?;
+                            (renamed, syn::parse2(body).ok()?)
+                        };
+                        // `.map(|v| e).fold(init, |acc, w| body)`: one loop
+                        // over the map's source, `w` bound to `e`.
+                        let (source, pat, body) = match map_of(&call.receiver) {
+                            Some((source, map_pat, map_body)) => {
+                                let body =
+                                    syn::parse2(quote!({ let #pat = #map_body; #body })).ok()?;
+                                (source, map_pat, body)
+                            }
+                            None => ((*call.receiver).clone(), pat, body),
+                        };
+                        Chain {
+                            filter: None,
+                            source,
+                            pat,
+                            body,
+                            reduce: Reduce::Fold { init, acc },
+                            span: call.method.span(),
+                        }
+                    }
+                    // `fold(f64::NEG_INFINITY, f64::max)`.
+                    syn::Expr::Path(path)
+                        if path.qself.is_none()
+                            && path.path.segments.len() == 2
+                            && path.path.segments[0].ident == "f64"
+                            && matches!(
+                                path.path.segments[1].ident.to_string().as_str(),
+                                "max" | "min"
+                            ) =>
+                    {
+                        let base = format!("running_{}", path.path.segments[1].ident);
+                        let mut idents = self.idents.clone();
+                        let acc = fresh_ident(&mut idents, &base);
+                        let func = &path.path;
+                        // `.map(|v| v * v).fold(f64::INFINITY, f64::min)`:
+                        // the map's value is the item.
+                        let (source, pat, item) = match map_of(&call.receiver) {
+                            Some((source, pat, body)) => (source, pat, quote!((#body))),
+                            None => {
+                                let item = fresh_ident(&mut idents, "item");
+                                (
+                                    (*call.receiver).clone(),
+                                    ident_pat(&item),
+                                    item.to_token_stream(),
+                                )
+                            }
+                        };
+                        Chain {
+                            filter: None,
+                            source,
+                            pat,
+                            body: syn::parse2(quote_spanned!(func.span()=> #func(#acc, #item)))
+                                .expect("a call"),
+                            reduce: Reduce::Fold { init, acc },
+                            span: call.method.span(),
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        self.prepared(chain)
+    }
+
+    /// `chain` if its source is one the sweep's `for` walks and its body
+    /// stays in the loop, its item renamed where it would hide the source,
+    /// and only if it carries a derivative.
+    pub(super) fn prepared(&self, chain: Chain) -> Option<Chain> {
+        let chain = filtered(chain)?;
+        if !source_ok(&chain.source)
+            || leaves(&chain.body)
+            || chain.filter.as_ref().is_some_and(leaves)
+        {
+            return None;
+        }
+        // `x.iter().map(|x| x * x)`: the loop's `x` would hide the slice
+        // it walks from the reverse sweep; the item is renamed (`x_2`).
+        let mut chain = chain;
+        let source = chain.source.to_token_stream();
+        let mut names = HashSet::new();
+        collect(chain.pat.to_token_stream(), &mut names);
+        let mut idents = self.idents.clone();
+        for name in names {
+            if name == "mut" || !crate::text::mentions(source.clone(), &name) {
+                continue;
+            }
+            // The filter's condition names the item by the pattern's name,
+            // which it may also use for the source: left as written.
+            if chain.filter.is_some() {
+                return None;
+            }
+            let renamed = fresh_ident(&mut idents, &name);
+            let pat = rename(chain.pat.to_token_stream(), &name, &renamed)?;
+            let body = rename(chain.body.to_token_stream(), &name, &renamed)?;
+            chain.pat = syn::parse::Parser::parse2(syn::Pat::parse_single, pat).ok()?;
+            chain.body = syn::parse2(body).ok()?;
+        }
+        // Only chains that carry a derivative: an integer `sum` stays as
+        // it is (and the function keeps the tape if it has a closure).
+        let mut tokens = chain.source.to_token_stream();
+        tokens.extend(chain.body.to_token_stream());
+        if let Reduce::Fold { init, .. } = &chain.reduce {
+            tokens.extend(init.to_token_stream());
+        }
+        if !self
+            .active
+            .iter()
+            .any(|name| crate::text::mentions(tokens.clone(), name))
+        {
+            return None;
+        }
+        Some(chain)
+    }
+}
+
+/// A literal or a path constant (`f64::NEG_INFINITY`, `-1.0`).
+pub fn constant(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Neg(_)) => constant(&unary.expr),
+        syn::Expr::Paren(paren) => constant(&paren.expr),
+        syn::Expr::Path(path) => {
+            path.qself.is_none()
+                && path.path.segments.len() >= 2
+                && path
+                    .path
+                    .segments
+                    .iter()
+                    .any(|segment| segment.ident == "f64")
+        }
+        _ => false,
+    }
+}
+
+/// `acc.max(v)`, `acc.min(v)`, `f64::max(acc, v)`, `f64::min(v, acc)`
+/// with `v` not `acc`.
+pub fn extreme_of(body: &syn::Expr, acc: &syn::Ident) -> bool {
+    let is_acc = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(acc));
+    let mentions_acc = |e: &syn::Expr| count(e.to_token_stream(), &acc.to_string()) > 0;
+    match body {
+        syn::Expr::Paren(paren) => extreme_of(&paren.expr, acc),
+        syn::Expr::MethodCall(call) => {
+            (call.method == "max" || call.method == "min")
+                && call.args.len() == 1
+                && is_acc(&call.receiver)
+                && !mentions_acc(&call.args[0])
+        }
+        syn::Expr::Call(call) => {
+            let syn::Expr::Path(func) = &*call.func else {
+                return false;
+            };
+            let names: Vec<String> = func
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let extreme =
+                names.len() == 2 && names[0] == "f64" && (names[1] == "max" || names[1] == "min");
+            extreme
+                && call.args.len() == 2
+                && ((is_acc(&call.args[0]) && !mentions_acc(&call.args[1]))
+                    || (is_acc(&call.args[1]) && !mentions_acc(&call.args[0])))
+        }
+        _ => false,
+    }
+}
+
+/// `Vec<..>`, as a `collect` target.
+pub(super) fn is_vec(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.qself.is_none()
+        && path.path.segments.len() == 1
+        && path.path.segments[0].ident == "Vec")
+}
+
+fn ident_pat(ident: &syn::Ident) -> syn::Pat {
+    syn::Pat::Ident(syn::PatIdent {
+        attrs: Vec::new(),
+        by_ref: None,
+        mutability: None,
+        ident: ident.clone(),
+        subpat: None,
+    })
+}
+
+/// `total` or `total: f64`.
+pub(super) fn simple_binding(pat: &syn::Pat) -> Option<(&syn::Ident, Option<&syn::Type>)> {
+    match pat {
+        syn::Pat::Ident(ident)
+            if ident.by_ref.is_none() && ident.mutability.is_none() && ident.subpat.is_none() =>
+        {
+            Some((&ident.ident, None))
+        }
+        syn::Pat::Type(typed) => match &*typed.pat {
+            syn::Pat::Ident(ident)
+                if ident.by_ref.is_none()
+                    && ident.mutability.is_none()
+                    && ident.subpat.is_none() =>
+            {
+                Some((&ident.ident, Some(&*typed.ty)))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The chain `source.map(|pat| body)` reduced by `reduce`, when `map`'s
+/// one argument is a closure of one parameter.
+/// `source.map(|pat| body)`, taken apart.
+fn map_of(expr: &syn::Expr) -> Option<(syn::Expr, syn::Pat, syn::Expr)> {
+    let syn::Expr::MethodCall(map) = expr else {
+        return None;
+    };
+    if map.method != "map" || map.args.len() != 1 {
+        return None;
+    }
+    let chain = mapped(map, Reduce::Sum, map.method.span())?;
+    Some((chain.source, chain.pat, chain.body))
+}
+
+fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain> {
+    let syn::Expr::Closure(closure) = &map.args[0] else {
+        return None;
+    };
+    let [pat] = closure_inputs(closure)?;
+    Some(Chain {
+        filter: None,
+        source: (*map.receiver).clone(),
+        pat,
+        body: (*closure.body).clone(),
+        reduce,
+        span,
+    })
+}
+
+/// `chain` whose source is `source.filter(|v| cond)`: the loop walks
+/// `source`, and the filter's condition reads the item the loop's pattern
+/// (`w` or `&w`) names where the closure read its parameter (`v` is
+/// `(&w)`, `&v` is `(w)`, `&&v` is `(*w)`), so that the sweep sees the
+/// tracked item it compares. Else `chain` as it is.
+fn filtered(chain: Chain) -> Option<Chain> {
+    let syn::Expr::MethodCall(filter) = &chain.source else {
+        return Some(chain);
+    };
+    if filter.method != "filter" {
+        return Some(chain);
+    }
+    let [syn::Expr::Closure(closure)] = filter.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let [filter_pat] = closure_inputs(closure)?;
+    let named = |pat: &syn::Pat| match pat {
+        syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+            Some(ident.ident.clone())
+        }
+        _ => None,
+    };
+    let item = match &chain.pat {
+        syn::Pat::Reference(reference) => {
+            let ident = named(&reference.pat)?;
+            quote!(&#ident)
+        }
+        pat => named(pat)?.to_token_stream(),
+    };
+    let (param, read) = match &filter_pat {
+        syn::Pat::Reference(once) => match &*once.pat {
+            syn::Pat::Reference(twice) => (named(&twice.pat)?, quote!((*#item))),
+            pat => (named(pat)?, quote!((#item))),
+        },
+        pat => (named(pat)?, quote!((&#item))),
+    };
+    let cond = substitute(closure.body.to_token_stream(), &param.to_string(), &read)?;
+    Some(Chain {
+        filter: Some(syn::parse2(cond).ok()?),
+        source: (*filter.receiver).clone(),
+        ..chain
+    })
+}
+
+/// The closure's parameters without types, when it has `N` and no
+/// attributes.
+pub(super) fn closure_inputs<const N: usize>(closure: &syn::ExprClosure) -> Option<[syn::Pat; N]> {
+    if closure.asyncness.is_some() || closure.constness.is_some() || !closure.attrs.is_empty() {
+        return None;
+    }
+    let pats: Vec<syn::Pat> = closure.inputs.iter().map(untyped).collect::<Option<_>>()?;
+    pats.try_into().ok()
+}
+
+fn untyped(pat: &syn::Pat) -> Option<syn::Pat> {
+    Some(match pat {
+        syn::Pat::Type(typed) => untyped(&typed.pat)?,
+        syn::Pat::Paren(paren) => untyped(&paren.pat)?,
+        syn::Pat::Tuple(tuple) => {
+            let mut out = tuple.clone();
+            for elem in out.elems.iter_mut() {
+                *elem = untyped(elem)?;
+            }
+            syn::Pat::Tuple(out)
+        }
+        syn::Pat::Reference(reference) => {
+            let mut out = reference.clone();
+            *out.pat = untyped(&reference.pat)?;
+            syn::Pat::Reference(out)
+        }
+        syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => pat.clone(),
+        syn::Pat::Wild(_) => pat.clone(),
+        _ => return None,
+    })
+}
+
+/// Whether a closure body can leave the loop it becomes.
+fn leaves(body: &syn::Expr) -> bool {
+    fn scan(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            TokenTree::Ident(ident) => {
+                ident == "return" || ident == "break" || ident == "continue" || ident == "yield"
+            }
+            TokenTree::Punct(punct) => punct.as_char() == '?',
+            TokenTree::Group(group) => scan(group.stream()),
+            TokenTree::Literal(_) => false,
+        })
+    }
+    scan(body.to_token_stream())
+}
+
+/// A source the sweep's `for` walks by index.
+fn source_ok(expr: &syn::Expr) -> bool {
+    use syn::Expr as E;
+    match expr {
+        E::Paren(paren) => source_ok(&paren.expr),
+        E::Range(range) => range.start.is_some() && range.end.is_some(),
+        E::Reference(reference) => reference.mutability.is_none() && place(&reference.expr),
+        E::MethodCall(call) => {
+            let method = call.method.to_string();
+            let (receiver, args) = (&*call.receiver, &call.args);
+            match method.as_str() {
+                "iter" => args.is_empty() && place(receiver),
+                "copied" | "cloned" | "enumerate" | "rev" => args.is_empty() && source_ok(receiver),
+                "step_by" | "skip" | "take" => args.len() == 1 && source_ok(receiver),
+                "zip" => {
+                    args.len() == 1
+                        && source_ok(receiver)
+                        && (place(&args[0]) || source_ok(&args[0]))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+fn place(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
+        syn::Expr::Index(index) => place(&index.expr),
+        syn::Expr::Paren(paren) => place(&paren.expr),
+        _ => false,
+    }
+}

@@ -1,0 +1,294 @@
+//! `f_forward` and `f_reverse`, the pair through which the adjoints of
+//! annotated functions call each other: the forward pushes the callee's
+//! gradient (from its compiled adjoint, or from the tape when the body
+//! keeps it) on the caller's stack, the reverse pops it scaled by the
+//! caller's `value_bar` into the adjoints of the arguments.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::ext::IdentExt;
+
+use super::super::companion::{Input, Sibling, Signature};
+use super::super::Names;
+use super::{model_call, param_inputs, Argument};
+use crate::ast::{Function, Kind, Param};
+
+/// `f_forward` and `f_reverse`, which the adjoints of callers call: the
+/// forward runs `f_adjoint` on the caller's stack and pushes the gradient,
+/// the reverse adds `value_bar ×` it to the caller's adjoints of the
+/// arguments. `f` returns one number, so its gradient is all a caller's
+/// reverse sweep needs from it.
+pub(super) fn pair(
+    function: &Function,
+    names: &Names,
+    stack: &Ident,
+    adjoint_fn: &Ident,
+) -> [Sibling; 2] {
+    spread_pair(function, names, stack, Some(adjoint_fn))
+}
+
+fn pair_items(
+    function: &Function,
+    names: &Names,
+    stack: &Ident,
+    forward_body: TokenStream,
+    value_bar: &Ident,
+    bars: Vec<(Input, bool)>,
+    reverse_body: TokenStream,
+) -> [Sibling; 2] {
+    let name = names.name;
+    let Names {
+        attrs, generics, ..
+    } = names;
+    let vis = &function.item.vis;
+    // The parameters, and the reverse's adjoints, come as one tuple each
+    // (see `src/__adjoint/calls.rs`): `None` from a call with another count.
+    let (args, bars_ident) = (
+        Ident::new("args", Span::mixed_site()),
+        Ident::new("bars", Span::mixed_site()),
+    );
+    let params = param_inputs(function);
+    let param_types = params.iter().map(|input| &input.ty);
+    // By value into `f_adjoint`, which declares its own `mut`.
+    let param_pats = params.iter().map(|input| &input.ident);
+    // The reverse reads only the adjoints it adds to.
+    let bar_types = bars.iter().map(|(input, _)| &input.ty);
+    let bar_pats = bars.iter().map(|(input, read)| {
+        if *read {
+            let ident = &input.ident;
+            quote!(#ident)
+        } else {
+            quote!(_)
+        }
+    });
+    let stack_input = || Input::new(stack, quote!(&mut ::autodiff::__adjoint::Stack));
+    let args_input = Input::new(&args, quote!(::core::option::Option<(#(#param_types,)*)>));
+    let forward = Signature {
+        name: format_ident!("{}_forward", name),
+        generics: generics.clone(),
+        inputs: vec![stack_input(), args_input.clone()],
+        output: quote!(-> f64),
+    };
+    let reverse = Signature {
+        name: format_ident!("{}_reverse", name),
+        generics: generics.clone(),
+        inputs: vec![
+            stack_input(),
+            args_input,
+            Input::new(value_bar, quote!(f64)),
+            Input::new(
+                &bars_ident,
+                quote!(::core::option::Option<(#(#bar_types,)*)>),
+            ),
+        ],
+        output: TokenStream::new(),
+    };
+    let forward_body = quote! {
+        let ::core::option::Option::Some((#(#param_pats,)*)) = #args else {
+            return #stack.failed();
+        };
+        #forward_body
+    };
+    // The reverse reads the adjoints only: a caller passes `None` for
+    // arguments that changed since its forward (a call with another count
+    // has `None` adjoints too).
+    let reverse_body = quote! {
+        let _ = #args;
+        let ::core::option::Option::Some((#(#bar_pats,)*)) = #bars_ident else {
+            return #stack.fail();
+        };
+        #reverse_body
+    };
+    let attrs = quote! {
+        #[doc(hidden)]
+        #(#attrs)*
+    };
+    [
+        Sibling {
+            attrs: attrs.clone(),
+            vis: vis.clone(),
+            signature: forward,
+            body: forward_body,
+        },
+        Sibling {
+            attrs,
+            vis: vis.clone(),
+            signature: reverse,
+            body: reverse_body,
+        },
+    ]
+}
+
+/// The pair of a function that keeps the tape: the forward runs the tape
+/// gradient and pushes it, the reverse adds `value_bar ×` it.
+pub(super) fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> [Sibling; 2] {
+    spread_pair(function, names, stack, None)
+}
+
+/// A pair that pushes the whole gradient: from the compiled adjoint
+/// `compiled` (run on the caller's stack) or from the tape.
+fn spread_pair(
+    function: &Function,
+    names: &Names,
+    stack: &Ident,
+    compiled: Option<&Ident>,
+) -> [Sibling; 2] {
+    let value_bar = Ident::new("value_bar", Span::mixed_site());
+    let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let bars: Vec<_> = function
+        .params
+        .iter()
+        .map(|param| {
+            let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
+            (param, bar, bar_type(&param.kind))
+        })
+        .collect();
+    let grad_tape = format_ident!("{}_grad_tape", names.name);
+    let name = names.name;
+    let takes_model = function
+        .params
+        .iter()
+        .any(|param| param.kind.holds_struct());
+    let fails_caller = compiled.is_none() && takes_model;
+    let (forward_body, reverse_body) = if fails_caller {
+        // A function on the tape that takes a model would push the whole
+        // model's gradient at every call (a loss calling `model.score(x)`
+        // per sample): one tape for the caller costs less, so the caller's
+        // sweep fails and `f_grad` reruns it on the tape. The value is the
+        // plain function's, so the caller's control flow runs as written.
+        (
+            quote! {
+                #stack.fail();
+                #name(#(#args),*)
+            },
+            quote!(let _ = #value_bar;),
+        )
+    } else {
+        let pops = bars
+            .iter()
+            .filter(|(param, _, _)| param.kind.is_differentiable())
+            .rev()
+            .map(|(param, bar, _)| match &param.kind {
+                Kind::Struct { ty, .. } => {
+                    let pop = model_call(
+                        ty,
+                        "pop_gradient",
+                        &[
+                            Argument::Bound("bar", quote!(#bar)),
+                            Argument::Plain(quote!(#stack)),
+                            Argument::Plain(quote!(#value_bar)),
+                        ],
+                    );
+                    quote!(#pop;)
+                }
+                _ => quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);),
+            });
+        let differentiable: Vec<&Param> = function
+            .params
+            .iter()
+            .filter(|param| param.kind.is_differentiable())
+            .collect();
+        // Either way an `Option` of value and gradient: a tape error is, to
+        // a caller's adjoint, one more reason to fall back.
+        let result = match compiled {
+            Some(adjoint_fn) => quote!(#adjoint_fn(#stack, #(#args),*)),
+            None => quote!(#grad_tape(#(#args),*).ok()),
+        };
+        let models = differentiable
+            .iter()
+            .any(|param| matches!(param.kind, Kind::Struct { .. }));
+        // `Spread` is implemented for tuples of up to 12: a longer gradient
+        // is pushed component by component, and so is a model's, through
+        // its type (see `model_call`).
+        let forward = if differentiable.len() <= 12 && !models {
+            quote!(::autodiff::__adjoint::forwarded(#result, #stack))
+        } else {
+            let result_ident = Ident::new("result", Span::mixed_site());
+            let single = differentiable.len() == 1;
+            let pushes = differentiable.iter().enumerate().map(|(k, param)| {
+                let component = if single {
+                    quote!(#result_ident.gradient)
+                } else {
+                    let k = syn::Index::from(k);
+                    quote!(#result_ident.gradient.#k)
+                };
+                match &param.kind {
+                    Kind::Struct { ty, .. } => {
+                        let push = model_call(
+                            ty,
+                            "push_gradient",
+                            &[
+                                Argument::Bound("gradient", quote!(&#component)),
+                                Argument::Plain(quote!(#stack)),
+                            ],
+                        );
+                        quote!(#push;)
+                    }
+                    _ => quote!(::autodiff::__adjoint::Spread::push_all(&#component, #stack);),
+                }
+            });
+            quote! {
+                match #result {
+                    ::core::option::Option::Some(#result_ident) => {
+                        #(#pushes)*
+                        #result_ident.value
+                    }
+                    ::core::option::Option::None => #stack.failed(),
+                }
+            }
+        };
+        (forward, quote!(#(#pops)*))
+    };
+    let bar_decls = bars
+        .iter()
+        .map(|(param, bar, ty)| {
+            let read = !fails_caller && param.kind.is_differentiable();
+            (Input::new(bar, quote!(&mut #ty)), read)
+        })
+        .collect();
+    pair_items(
+        function,
+        names,
+        stack,
+        forward_body,
+        &value_bar,
+        bar_decls,
+        reverse_body,
+    )
+}
+
+/// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,
+/// so that a caller's array or `Vec` adjoint coerces to it; a pass-through
+/// parameter takes whatever the caller passes, as `dyn Any`, so that a call
+/// with a wrong count (the plain twin's error) leaves no type to infer.
+fn bar_type(kind: &Kind) -> TokenStream {
+    match kind {
+        Kind::Scalar => quote!(f64),
+        Kind::Array(elem, len) => {
+            let elem = owned_bar_type(elem);
+            quote!([#elem; #len])
+        }
+        Kind::Slice(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!([#elem])
+        }
+        Kind::Vec(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!(::std::vec::Vec<#elem>)
+        }
+        // A model's adjoint is a model (`src/__adjoint/models.rs`): its
+        // gradient type, which the pair pops into through `model_call`.
+        Kind::Struct { ty, .. } => quote!(#ty),
+        Kind::PassThrough => quote!(dyn ::core::any::Any),
+    }
+}
+
+fn owned_bar_type(kind: &Kind) -> TokenStream {
+    match kind {
+        Kind::Slice(elem) | Kind::Vec(elem) => {
+            let elem = owned_bar_type(elem);
+            quote!(::std::vec::Vec<#elem>)
+        }
+        other => bar_type(other),
+    }
+}

@@ -1,0 +1,288 @@
+//! Calls: methods (the elementary functions, reductions and structural
+//! methods of the vocabulary, or plain ones), functions (the facade's,
+//! `f64::` ones, the standard library's, constructors and closures, another
+//! annotated function) and macros (`vec!`, `dbg!`, the plain ones).
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::punctuated::Punctuated;
+use syn::Token;
+
+use crate::ast::{Arith, ExprKind, Reason};
+use crate::text;
+use crate::vocabulary::{self, Shape};
+
+use super::params::is_plain_type;
+use super::{Lower, VecBody};
+
+impl<'a> Lower<'a> {
+    pub(super) fn method(
+        &self,
+        whole: &'a syn::Expr,
+        call: &'a syn::ExprMethodCall,
+        name: Option<&str>,
+    ) -> ExprKind<'a> {
+        let method = call.method.to_string();
+        let label = self.label(name, whole);
+        let arity = |n: usize| self.arity(&call.method, method.clone(), call.args.len(), n);
+        let receiver = || self.boxed(&call.receiver);
+        match vocabulary::method(&method) {
+            Some(Shape::Unary(func)) => {
+                if !arity(0) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Elementary {
+                    func,
+                    operand: receiver(),
+                    label,
+                };
+            }
+            Some(Shape::IntegerPower) => {
+                if !arity(1) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Powi {
+                    base: receiver(),
+                    exponent: self.boxed(&call.args[0]),
+                    label,
+                };
+            }
+            Some(Shape::Binary(func)) => {
+                if !arity(1) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Binary {
+                    op: Arith::Method(func),
+                    lhs: receiver(),
+                    rhs: self.boxed(&call.args[0]),
+                    label,
+                };
+            }
+            Some(Shape::Ternary(func)) => {
+                if !arity(2) {
+                    return ExprKind::Invalid;
+                }
+                return ExprKind::Ternary {
+                    func,
+                    operands: [
+                        receiver(),
+                        self.boxed(&call.args[0]),
+                        self.boxed(&call.args[1]),
+                    ],
+                    label,
+                };
+            }
+            None => {}
+        }
+        if method == "sum" || method == "product" {
+            if !arity(0) {
+                return ExprKind::Invalid;
+            }
+            return ExprKind::Sum {
+                items: receiver(),
+                label,
+                product: method == "product",
+            };
+        }
+        if vocabulary::has_no_rule(&method) {
+            return self.invalid(&call.method, Reason::NoRule(method));
+        }
+        if vocabulary::is_structural(&method) {
+            return ExprKind::Structural {
+                receiver: receiver(),
+                method: &call.method,
+                turbofish: call.turbofish.as_ref(),
+                args: self.exprs(&call.args),
+            };
+        }
+        ExprKind::PlainMethod {
+            receiver: receiver(),
+            method: &call.method,
+            turbofish: call.turbofish.as_ref(),
+            args: self.exprs(&call.args),
+            reads_primal: vocabulary::is_predicate(&method),
+        }
+    }
+
+    pub(super) fn call(
+        &self,
+        whole: &'a syn::Expr,
+        call: &'a syn::ExprCall,
+        name: Option<&str>,
+    ) -> ExprKind<'a> {
+        let syn::Expr::Path(func) = &*call.func else {
+            return self.invalid(&call.func, Reason::CallOfExpression);
+        };
+        let segments: Vec<String> = func
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let last = segments.last().map(String::as_str).unwrap_or_default();
+        let first = segments.first().map(String::as_str).unwrap_or_default();
+        let label = self.label(name, whole);
+        let args = &call.args;
+        let arity = |name: String, n: usize| self.arity(&call.func, name, args.len(), n);
+        // `relu(x)`, `autodiff::sigmoid(x)`: the facade's plain twins.
+        let facade = segments.len() == 1 || (segments.len() == 2 && first == "autodiff");
+        if let Some(func) = facade.then(|| vocabulary::facade_function(last)).flatten() {
+            if !arity(last.to_owned(), 1) {
+                return ExprKind::Invalid;
+            }
+            return ExprKind::Elementary {
+                func,
+                operand: self.boxed(&args[0]),
+                label,
+            };
+        }
+        if segments.len() == 2 && first == "f64" {
+            let path = format!("f64::{last}");
+            match vocabulary::method(last) {
+                Some(Shape::Unary(func)) => {
+                    if !arity(path, 1) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Elementary {
+                        func,
+                        operand: self.boxed(&args[0]),
+                        label,
+                    };
+                }
+                Some(Shape::IntegerPower) => {
+                    if !arity(path, 2) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Powi {
+                        base: self.boxed(&args[0]),
+                        exponent: self.boxed(&args[1]),
+                        label,
+                    };
+                }
+                Some(Shape::Binary(func)) => {
+                    if !arity(path, 2) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Binary {
+                        op: Arith::Method(func),
+                        lhs: self.boxed(&args[0]),
+                        rhs: self.boxed(&args[1]),
+                        label,
+                    };
+                }
+                Some(Shape::Ternary(func)) => {
+                    if !arity(path, 3) {
+                        return ExprKind::Invalid;
+                    }
+                    return ExprKind::Ternary {
+                        func,
+                        operands: [
+                            self.boxed(&args[0]),
+                            self.boxed(&args[1]),
+                            self.boxed(&args[2]),
+                        ],
+                        label,
+                    };
+                }
+                None => {}
+            }
+            if vocabulary::has_no_rule(last) {
+                return self.invalid(&call.func, Reason::NoRule(path));
+            }
+            return ExprKind::PlainCall {
+                func,
+                args: self.exprs(args),
+            };
+        }
+        // `Some(x)`, `Point(a, b)`: a constructor, not a function; and
+        // `act(x)` with `let act = |v| ..`: a closure, called as written.
+        let closure = segments.len() == 1 && self.closures.borrow().iter().any(|name| name == last);
+        if closure || last.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return ExprKind::Construct {
+                func,
+                args: self.exprs(args),
+            };
+        }
+        // `std::cmp::max(1, m)`, `Vec::with_capacity(m)`: the standard
+        // library has no `_tape` twins.
+        let standard = matches!(first, "std" | "core" | "alloc")
+            || (segments.len() == 2 && matches!(first, "Vec" | "Option" | "String" | "Box"));
+        if standard || (segments.len() == 2 && (is_plain_type(first) || first == "f64")) {
+            return ExprKind::PlainCall {
+                func,
+                args: self.exprs(args),
+            };
+        }
+        if func.qself.is_some()
+            || func
+                .path
+                .segments
+                .iter()
+                .any(|s| !matches!(s.arguments, syn::PathArguments::None))
+        {
+            return self.invalid(&call.func, Reason::CallWithGenerics);
+        }
+        ExprKind::Call {
+            func: &func.path,
+            args: self.exprs(args),
+        }
+    }
+
+    pub(super) fn mac(&self, mac: &'a syn::Macro) -> ExprKind<'a> {
+        let name = mac
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if name == "dbg" {
+            if let Ok(arg) = mac.parse_body::<syn::Expr>() {
+                let VecBody::One(arg) = self.keep(VecBody::One(Box::new(arg))) else {
+                    unreachable!("the cell holds what was kept")
+                };
+                return ExprKind::Dbg {
+                    mac,
+                    arg: self.boxed(arg),
+                };
+            }
+        }
+        if vocabulary::is_plain_macro(&name) {
+            return ExprKind::PlainMacro {
+                mac,
+                names: text::mentioned_names(mac.tokens.clone()),
+                diverges: vocabulary::is_diverging_macro(&name),
+            };
+        }
+        if !mac.path.is_ident("vec") {
+            return self.invalid(
+                &mac.path,
+                Reason::Macro(text::tokens(mac.path.to_token_stream())),
+            );
+        }
+        let repeat = mac.parse_body_with(|input: syn::parse::ParseStream| {
+            let elem: syn::Expr = input.parse()?;
+            input.parse::<Token![;]>()?;
+            let len: syn::Expr = input.parse()?;
+            Ok((elem, len))
+        });
+        if let Ok((elem, len)) = repeat {
+            let VecBody::Repeat(elem, len) =
+                self.keep(VecBody::Repeat(Box::new(elem), Box::new(len)))
+            else {
+                unreachable!("the cell holds what was kept")
+            };
+            return ExprKind::VecRepeat {
+                elem: self.boxed(elem),
+                len: self.boxed(len),
+            };
+        }
+        match mac.parse_body_with(Punctuated::<syn::Expr, Token![,]>::parse_terminated) {
+            Ok(items) => {
+                let VecBody::List(items) = self.keep(VecBody::List(items)) else {
+                    unreachable!("the cell holds what was kept")
+                };
+                ExprKind::VecList(self.exprs(items))
+            }
+            Err(error) => self.invalid(TokenStream::new(), Reason::Syntax(error)),
+        }
+    }
+}
