@@ -64,7 +64,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
     "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
-    "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 178",
+    "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 107",
 ];
 
 fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
