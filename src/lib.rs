@@ -10,7 +10,11 @@ pub use autodiff_core::*;
 /// same by one reverse pass over the tape), `f_grad_on` (`f_grad` with a
 /// `&mut Tape` the caller keeps for the tape path and this clears, so
 /// repeated calls reuse its memory), `f_check` and `f_check_with` (the
-/// gradient against central differences of `f`, every component).
+/// gradient against central differences of `f`, every component), and
+/// forward mode and second order on the tape: `f_jvp` (the derivative
+/// along a tangent, a [`Jvp`]), `f_hvp` (the Hessian times a direction,
+/// an [`Hvp`] shaped like the gradient) and `f_hessian` (a dense
+/// [`Hessian`]).
 ///
 /// Parameters of type `f64`, `[f64; N]` (nested too), `&[f64]`,
 /// `Vec<f64>` and [`#[derive(Parameters)]`](macro@Parameters) structs (by
