@@ -283,8 +283,13 @@ fn a_direction_of_the_wrong_shape_is_a_typed_error_naming_the_parameter() {
     );
     let error = dot_self_jvp(&[1.0, 2.0], vec![1.0, 2.0, 3.0]).unwrap_err();
     assert_eq!(error.code(), "direction-mismatch");
-    let error = dot_self_jvp(&[1.0, 2.0], vec![f64::NAN, 2.0]).unwrap_err();
-    assert_eq!(error.code(), "invalid-tangent");
+    let error = dot_self_jvp(&[1.0, 2.0], vec![2.0, f64::NAN]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the direction for `v` has non-finite component NaN at index 1"
+    );
+    let error = dot_self_hvp(&[1.0, 2.0], vec![f64::INFINITY, 0.0]).unwrap_err();
+    assert_eq!(error.code(), "non-finite-direction");
     // The right shape: 6·diag(v).
     let h = dot_self_hessian(&[1.0, 2.0]).unwrap();
     assert_eq!([h.get(0, 0), h.get(0, 1), h.get(1, 1)], [6.0, 0.0, 12.0]);

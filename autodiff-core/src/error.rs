@@ -209,6 +209,18 @@ pub enum ScalarAutodiffError {
         /// The direction's.
         found: usize,
     },
+    /// A component of the direction (or tangent) given to `f_jvp` or
+    /// `f_hvp` is NaN or infinite.
+    #[error("the direction for `{parameter}` has non-finite component {value:?} at index {index}")]
+    NonFiniteDirection {
+        /// The parameter, as the function names it.
+        parameter: &'static str,
+        /// The component's index within that parameter, in the order
+        /// `f_check` lists components.
+        index: usize,
+        /// The refused value.
+        value: f64,
+    },
     /// Forward mode: a node's derivative along the direction overflowed.
     #[error(
         "{operation} produced non-finite tangent {tangent:?} (topology node {node}){}",
@@ -286,6 +298,7 @@ impl ScalarAutodiffError {
             Self::TapeFull { .. } => "tape-full",
             Self::InvalidTangent { .. } => "invalid-tangent",
             Self::DirectionMismatch { .. } => "direction-mismatch",
+            Self::NonFiniteDirection { .. } => "non-finite-direction",
             Self::NonFiniteTangent { .. } => "non-finite-tangent",
             Self::NonFiniteSecondDerivative { .. } => "non-finite-second-derivative",
             Self::NonFiniteSecondOrderAdjoint { .. } => "non-finite-second-order-adjoint",
@@ -310,7 +323,8 @@ impl ScalarAutodiffError {
             Self::NonFiniteSeed { .. }
             | Self::TapeFull { .. }
             | Self::InvalidTangent { .. }
-            | Self::DirectionMismatch { .. } => None,
+            | Self::DirectionMismatch { .. }
+            | Self::NonFiniteDirection { .. } => None,
         }
     }
 

@@ -8,8 +8,8 @@ use super::{Parameter, Result};
 
 /// Appends `direction`'s components (the tangent of parameter `name`) to
 /// `out`, in the order `components` lists the parameter's; a direction of
-/// another shape (a `Vec` of another length) is an error naming the
-/// parameter, and appends nothing.
+/// another shape (a `Vec` of another length) or with a component that is
+/// not finite is an error naming the parameter, and appends nothing.
 pub fn direction<P: Parameter>(
     parameter: &P,
     direction: &P::Gradient,
@@ -23,8 +23,8 @@ pub fn direction<P: Parameter>(
     same_count(own.len(), out, start, name)
 }
 
-/// Whether `out` grew by `expected` components from `start`; if not, it
-/// is cut back and the error names the parameter.
+/// Whether `out` grew by `expected` components from `start`, all finite;
+/// if not, it is cut back and the error names the parameter.
 pub(crate) fn same_count(
     expected: usize,
     out: &mut Vec<f64>,
@@ -32,15 +32,29 @@ pub(crate) fn same_count(
     name: &'static str,
 ) -> Result<()> {
     let found = out.len() - start;
-    if found != expected {
-        out.truncate(start);
-        return Err(ScalarAutodiffError::DirectionMismatch {
+    let error = if found != expected {
+        Some(ScalarAutodiffError::DirectionMismatch {
             parameter: name,
             expected,
             found,
-        });
+        })
+    } else {
+        out[start..]
+            .iter()
+            .position(|value| !value.is_finite())
+            .map(|index| ScalarAutodiffError::NonFiniteDirection {
+                parameter: name,
+                index,
+                value: out[start + index],
+            })
+    };
+    match error {
+        Some(error) => {
+            out.truncate(start);
+            Err(error)
+        }
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The value and the directional derivative along `tangents` (one per
