@@ -185,12 +185,13 @@ impl<'t> Scalar<'t> {
             direction[i] = 1.0;
             let pass = second_order::hvp(&nodes, output, &direction)?;
             direction[i] = 0.0;
-            // Column i of H is H·eᵢ; H is symmetric, and laying the
-            // columns out as rows keeps `get(i, j)` = ∂²f/∂xᵢ∂xⱼ either way.
+            // H·eᵢ is column i of H, stored here as block i.
             let hvps = pass.hvps();
             entries.extend((0..variables).map(|j| hvps.get(j).copied().unwrap_or(0.0)));
         }
-        // Row i above is H·eᵢ, column i; transpose so that row i is row i.
+        // Transpose, so that `get(i, j)` reads row i, column j as computed
+        // (not forcing symmetry: the two triangles come from different
+        // passes, and their difference is `max_asymmetry`).
         let mut transposed = vec![0.0; entries.len()];
         for i in 0..variables {
             for j in 0..variables {
