@@ -360,3 +360,14 @@ fn parameters_taken_by_value_give_the_same_shapes() -> Result<(), ScalarAutodiff
     assert!(h.max_asymmetry() <= 1e-12);
     Ok(())
 }
+
+#[test]
+fn a_hessian_multiplies_a_vector_of_its_size_only() {
+    let h = autodiff::Hessian::from_rows(vec![vec![2.0, 1.0], vec![1.0, 3.0]]).unwrap();
+    assert_eq!(h.times(&[1.0, -1.0]), Some(vec![1.0, -2.0]));
+    assert_eq!(h.times(&[1.0]), None);
+    assert_eq!(h.row(1), Some(&[1.0, 3.0][..]));
+    assert!(autodiff::Hessian::from_rows(vec![vec![1.0]; 2]).is_none());
+    let empty = autodiff::Hessian::from_rows(Vec::new()).unwrap();
+    assert_eq!(empty.times(&[]), Some(Vec::new()));
+}

@@ -127,11 +127,11 @@ impl Hessian {
     /// `H · v`, or `None` when `v` has not [`cols`](Self::cols) entries.
     pub fn times(&self, v: &[f64]) -> Option<Vec<f64>> {
         (v.len() == self.size).then(|| {
-            (0..self.size)
-                .map(|i| {
-                    let row = &self.entries[i * self.size..(i + 1) * self.size];
-                    row.iter().zip(v).map(|(h, x)| h * x).sum()
-                })
+            // `max(1)`: an empty Hessian has no rows, and `chunks` needs a
+            // size.
+            self.entries
+                .chunks(self.size.max(1))
+                .map(|row| row.iter().zip(v).map(|(h, x)| h * x).sum())
                 .collect()
         })
     }
@@ -175,7 +175,7 @@ impl<'t> Scalar<'t> {
     /// product per unit direction, on the tape as recorded. Errors are
     /// [`hvp`](Self::hvp)'s. The tape is not changed.
     pub fn hessian(self, variables: usize) -> Result<Hessian, ScalarAutodiffError> {
-        let mut entries = Vec::with_capacity(variables * variables);
+        let mut entries = vec![0.0; variables * variables];
         let mut direction = vec![0.0; variables];
         let output = self.index();
         // SAFETY: the guard lives for this function, which calls only
@@ -185,22 +185,17 @@ impl<'t> Scalar<'t> {
             direction[i] = 1.0;
             let pass = second_order::hvp(&nodes, output, &direction)?;
             direction[i] = 0.0;
-            // H·eᵢ is column i of H, stored here as block i.
-            let hvps = pass.hvps();
-            entries.extend((0..variables).map(|j| hvps.get(j).copied().unwrap_or(0.0)));
-        }
-        // Transpose, so that `get(i, j)` reads row i, column j as computed
-        // (not forcing symmetry: the two triangles come from different
-        // passes, and their difference is `max_asymmetry`).
-        let mut transposed = vec![0.0; entries.len()];
-        for i in 0..variables {
-            for j in 0..variables {
-                transposed[j * variables + i] = entries[i * variables + j];
+            // H·eᵢ is column i, written in place: symmetry is not forced
+            // (the two triangles come from different passes, and their
+            // difference is `max_asymmetry`). Variables past the output
+            // have no entry in the pass: 0.
+            for (j, &entry) in pass.hvps().iter().take(variables).enumerate() {
+                entries[j * variables + i] = entry;
             }
         }
         Ok(Hessian {
             size: variables,
-            entries: transposed,
+            entries,
         })
     }
 }
