@@ -51,6 +51,7 @@ pub use autodiff_core::*;
 pub use autodiff_macros::differentiable;
 
 mod parameters;
+pub use __private::FailedRecording;
 pub use parameters::{Parameters, ShapeMismatch};
 
 /// Makes a struct of differentiable fields a model: a [`Parameters`]
@@ -202,8 +203,8 @@ pub mod prelude {
     pub use crate::parameters::Parameters;
     pub use autodiff_core::GradientCheckError;
     pub use autodiff_core::{
-        detach, relu, sigmoid, Dual, GradientCheck, Hessian, Hvp, Jvp, Label, Scalar,
-        ScalarAutodiffError, Tape, ValueAndGradient,
+        detach, relu, sigmoid, Dual, GradientCheck, Hessian, Hvp, Jacobian, JacobianCheck, Jvp,
+        Label, Scalar, ScalarAutodiffError, Tape, ValueAndGradient,
     };
     pub use autodiff_macros::differentiable;
     pub use autodiff_macros::Parameters;

@@ -269,6 +269,23 @@ pub enum ScalarAutodiffError {
         /// The node's label, when known.
         label: Option<Label>,
     },
+    /// The cotangent given to a vector-valued function's `f_vjp` has not
+    /// the shape of the function's output: a `Vec` of another length.
+    #[error("the cotangent has {found} components, but the function's output has {expected}")]
+    CotangentMismatch {
+        /// The output's number of components.
+        expected: usize,
+        /// The cotangent's.
+        found: usize,
+    },
+    /// A component of the cotangent given to `f_vjp` is NaN or infinite.
+    #[error("the cotangent has non-finite component {value:?} at index {index}")]
+    NonFiniteCotangent {
+        /// The component's index in the output's flattened order.
+        index: usize,
+        /// The refused value.
+        value: f64,
+    },
     /// The tape already holds the largest number of nodes it can index.
     #[error("tape is full: it holds at most {capacity} nodes")]
     TapeFull {
@@ -299,6 +316,8 @@ impl ScalarAutodiffError {
             Self::InvalidTangent { .. } => "invalid-tangent",
             Self::DirectionMismatch { .. } => "direction-mismatch",
             Self::NonFiniteDirection { .. } => "non-finite-direction",
+            Self::CotangentMismatch { .. } => "cotangent-mismatch",
+            Self::NonFiniteCotangent { .. } => "non-finite-cotangent",
             Self::NonFiniteTangent { .. } => "non-finite-tangent",
             Self::NonFiniteSecondDerivative { .. } => "non-finite-second-derivative",
             Self::NonFiniteSecondOrderAdjoint { .. } => "non-finite-second-order-adjoint",
@@ -324,7 +343,9 @@ impl ScalarAutodiffError {
             | Self::TapeFull { .. }
             | Self::InvalidTangent { .. }
             | Self::DirectionMismatch { .. }
-            | Self::NonFiniteDirection { .. } => None,
+            | Self::NonFiniteDirection { .. }
+            | Self::CotangentMismatch { .. }
+            | Self::NonFiniteCotangent { .. } => None,
         }
     }
 

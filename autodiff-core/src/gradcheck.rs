@@ -103,6 +103,16 @@ pub enum GradientCheckError {
         /// Number of analytic components.
         analytic: usize,
     },
+    /// A vector-valued function returned another number of components at
+    /// a perturbed point than its Jacobian has rows (a `Vec` whose length
+    /// depends on the input).
+    #[error("the function returned {found} components at a perturbed point, but the Jacobian has {expected} rows")]
+    OutputLengthMismatch {
+        /// Rows of the Jacobian.
+        expected: usize,
+        /// Components the function returned.
+        found: usize,
+    },
     /// Recording or differentiating the function failed.
     #[error(transparent)]
     Autodiff(#[from] ScalarAutodiffError),

@@ -24,6 +24,67 @@ pub struct Function<'a> {
     pub rejected: Vec<Rejection>,
     /// How many expression nodes the body has: every `Expr::id` is below it.
     pub exprs: usize,
+    /// What a vector-valued function returns; `None` for `f64` (or an
+    /// alias of it), a scalar function.
+    pub output: Option<Shape>,
+}
+
+/// The shape of a vector-valued function's output: `Vec`s, arrays and
+/// tuples of `f64`, nested.
+// One per function, alive for one expansion: size is no concern.
+#[allow(clippy::large_enum_variant)]
+pub enum Shape {
+    Scalar,
+    Array(Box<Shape>, syn::Expr),
+    Vec(Box<Shape>),
+    Tuple(Vec<Shape>),
+}
+
+impl Shape {
+    /// The shape of a return type, or `None` for `f64` or anything that is
+    /// not `Vec`s, arrays and tuples of `f64`.
+    pub fn of_output(ty: &Type) -> Option<Shape> {
+        match Shape::of(ty)? {
+            Shape::Scalar => None,
+            shape => Some(shape),
+        }
+    }
+
+    fn of(ty: &Type) -> Option<Shape> {
+        match ty {
+            Type::Paren(paren) => Shape::of(&paren.elem),
+            Type::Group(group) => Shape::of(&group.elem),
+            Type::Path(path) if path.qself.is_none() => {
+                let segment = path.path.segments.last()?;
+                if path.path.segments.len() == 1 && segment.ident == "f64" {
+                    return Some(Shape::Scalar);
+                }
+                if segment.ident != "Vec" {
+                    return None;
+                }
+                let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+                    return None;
+                };
+                match args.args.first() {
+                    Some(syn::GenericArgument::Type(elem)) if args.args.len() == 1 => {
+                        Some(Shape::Vec(Box::new(Shape::of(elem)?)))
+                    }
+                    _ => None,
+                }
+            }
+            Type::Array(array) => Some(Shape::Array(
+                Box::new(Shape::of(&array.elem)?),
+                array.len.clone(),
+            )),
+            Type::Tuple(tuple) if !tuple.elems.is_empty() && tuple.elems.len() <= 6 => tuple
+                .elems
+                .iter()
+                .map(Shape::of)
+                .collect::<Option<Vec<_>>>()
+                .map(Shape::Tuple),
+            _ => None,
+        }
+    }
 }
 
 pub struct Param {

@@ -3,8 +3,8 @@
 //! (`flow`), and emit the items (`emit`); on any mistake, the errors and the
 //! function unchanged (`fallback`). A method is first read as a function of
 //! its receiver (`receiver`), and emitted back as methods (`emit::method`).
-//! On an `impl` block, each function returning `f64` goes through the same
-//! pipeline, knowing that it is associated.
+//! On an `impl` block, each function returning `f64` (or a vector of it)
+//! goes through the same pipeline, knowing that it is associated.
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
@@ -135,7 +135,17 @@ fn selected(method: &ImplItemFn) -> bool {
         &method.sig.output,
         syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
     );
-    marked || returns_f64
+    // A vector of `f64` from a method (`Linear::forward(&self, x)`), or
+    // from an associated function that takes an `f64` (`softmax(z:
+    // &[f64])`); a constructor (`fn zeros(n: usize) -> Vec<f64>`) stays.
+    let returns_vector = matches!(
+        &method.sig.output,
+        syn::ReturnType::Type(_, ty) if crate::ast::Shape::of_output(ty).is_some()
+    ) && method.sig.inputs.iter().any(|input| match input {
+        syn::FnArg::Receiver(_) => true,
+        syn::FnArg::Typed(typed) => crate::text::mentions(typed.ty.to_token_stream(), "f64"),
+    });
+    marked || returns_f64 || returns_vector
 }
 
 /// Anything but a function or an `impl` block: the error on its first

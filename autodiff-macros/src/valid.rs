@@ -11,6 +11,9 @@ use crate::ctxt::Ctxt;
 use crate::text::mentions;
 use crate::vocabulary;
 
+/// What a function may return.
+const RETURNS: &str = "a #[differentiable] function must return `f64`, `Vec<f64>`, `[f64; N]` (nested too), or a tuple of these";
+
 /// The one message for `f32` wherever it appears.
 const F32: &str = "f32 is not supported: gradients are exact in f64, so use `f64`";
 
@@ -126,11 +129,13 @@ fn check_signature(cx: &Ctxt, item: &ItemFn) {
             &sig.ident,
             "a #[differentiable] function must return `f64`: add `-> f64`",
         ),
-        ReturnType::Type(_, ty) if !is_f64(ty) && !may_alias_f64(ty) => {
+        ReturnType::Type(_, ty)
+            if !is_f64(ty) && !may_alias_f64(ty) && crate::ast::Shape::of_output(ty).is_none() =>
+        {
             if mentions(ty.to_token_stream(), "f32") {
                 cx.error(ty, F32);
             } else {
-                cx.error(ty, "a #[differentiable] function must return `f64`");
+                cx.error(ty, RETURNS);
             }
         }
         ReturnType::Type(..) => {}

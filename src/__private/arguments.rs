@@ -214,31 +214,29 @@ pub fn arg<'t, T: Arg<'t, Target>, Target>(tape: &'t Tape, value: T) -> Target {
 /// plain twin's error (`this function takes 1 argument but 2 were
 /// supplied`): the impls for those counts never run, so that error is the
 /// only one.
-pub trait Twin<'t, A, P> {
+pub trait Twin<'t, A, P, R> {
     /// Calls the twin.
-    fn call_twin(self, tape: &'t Tape, args: A) -> super::Result<Scalar<'t>>;
+    fn call_twin(self, tape: &'t Tape, args: A) -> R;
 }
 
-/// `twin(tape, args..)` for generated code.
+/// `twin(tape, args..)` for generated code. `R` is what the twin returns:
+/// a `Result` of a `Scalar`, or of a vector-valued function's output
+/// (see [`Called`](super::Called)).
 #[inline(always)]
-pub fn call_twin<'t, F: Twin<'t, A, P>, A, P>(
-    tape: &'t Tape,
-    twin: F,
-    args: A,
-) -> super::Result<Scalar<'t>> {
+pub fn call_twin<'t, F: Twin<'t, A, P, R>, A, P, R>(tape: &'t Tape, twin: F, args: A) -> R {
     twin.call_twin(tape, args)
 }
 
 /// A call whose count matches the twin's: each argument converted.
 macro_rules! twin_call {
     ($($a:ident $A:ident $P:ident),+) => {
-        impl<'t, F, $($A, $P),+> Twin<'t, ($($A,)+), ($($P,)+)> for F
+        impl<'t, F, R, $($A, $P),+> Twin<'t, ($($A,)+), ($($P,)+), R> for F
         where
-            F: FnOnce(&'t Tape, $($P),+) -> super::Result<Scalar<'t>>,
+            F: FnOnce(&'t Tape, $($P),+) -> R,
             $($A: Arg<'t, $P>,)+
         {
             #[inline(always)]
-            fn call_twin(self, tape: &'t Tape, ($($a,)+): ($($A,)+)) -> super::Result<Scalar<'t>> {
+            fn call_twin(self, tape: &'t Tape, ($($a,)+): ($($A,)+)) -> R {
                 self(tape, $($a.arg(tape)),+)
             }
         }
@@ -249,11 +247,11 @@ macro_rules! twin_call {
 macro_rules! twin_mistake {
     (($($A:ident)+) ($($P:ident)+)) => {
         #[diagnostic::do_not_recommend]
-        impl<'t, F, $($A,)+ $($P),+> Twin<'t, ($($A,)+), ($($P,)+)> for F
+        impl<'t, F, R, $($A,)+ $($P),+> Twin<'t, ($($A,)+), ($($P,)+), R> for F
         where
-            F: FnOnce(&'t Tape, $($P),+) -> super::Result<Scalar<'t>>,
+            F: FnOnce(&'t Tape, $($P),+) -> R,
         {
-            fn call_twin(self, _: &'t Tape, _: ($($A,)+)) -> super::Result<Scalar<'t>> {
+            fn call_twin(self, _: &'t Tape, _: ($($A,)+)) -> R {
                 unreachable!("the plain twin does not compile")
             }
         }

@@ -274,7 +274,7 @@ for_each_non_f64_return!(returned_through_an_alias);
 
 #[cold]
 #[inline(never)]
-fn non_finite_output(value: f64, at: Label) -> autodiff_core::ScalarAutodiffError {
+pub(super) fn non_finite_output(value: f64, at: Label) -> autodiff_core::ScalarAutodiffError {
     autodiff_core::ScalarAutodiffError::NonFiniteLeaf {
         operation: autodiff_core::ScalarOperation::Constant,
         value,

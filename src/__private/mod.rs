@@ -28,6 +28,8 @@
 //!   components for the `_grad` and `_check` twins;
 //! - `methods.rs`: the plain model behind a model on the tape, through
 //!   which a method called on it finds its recording twin;
+//! - `shaped.rs`: the outputs of vector-valued functions, and the passes
+//!   of their `_vjp`, `_jacobian` and `_jvp` twins;
 //! - `second_order.rs`: directions and the second-order passes of the
 //!   `_jvp`, `_hvp` and `_hessian` twins;
 //! - `outlined.rs` (not re-exported, named as `__private::outlined`): the
@@ -41,6 +43,7 @@ mod methods;
 pub mod outlined;
 mod parameters;
 mod second_order;
+mod shaped;
 
 pub use arguments::*;
 pub use arithmetic::*;
@@ -49,10 +52,11 @@ pub use functions::*;
 pub use methods::*;
 pub use parameters::*;
 pub use second_order::*;
+pub use shaped::*;
 
 pub use autodiff_core::{
-    gradient_check, GradientCheck, GradientCheckError, Label, Scalar, ScalarAutodiffError, Tape,
-    ValueAndGradient, DEFAULT_TOLERANCE,
+    gradient_check, jacobian_check, GradientCheck, GradientCheckError, Label, Scalar,
+    ScalarAutodiffError, Tape, ValueAndGradient, DEFAULT_TOLERANCE,
 };
 
 /// The result of every generated call.
@@ -124,26 +128,32 @@ pub fn enter(tape: &Tape) -> Entry {
 /// `entry`.
 #[inline]
 pub fn leave<'t>(tape: &'t Tape, entry: Entry, output: Scalar<'t>) -> Result<Scalar<'t>> {
+    match leave_with(tape, entry) {
+        None => Ok(output),
+        Some(error) => Err(error),
+    }
+}
+
+/// The end of a recording, whatever its output: the first error it kept
+/// (with every node it recorded rolled back), the enclosing recording's
+/// failure restored.
+#[inline]
+fn leave_with(tape: &Tape, entry: Entry) -> Option<ScalarAutodiffError> {
     let failure = tape.take_failure();
     tape.restore_failure(entry.outer);
-    match failure {
-        None => Ok(output),
-        Some(error) => {
-            tape.truncate(entry.len);
-            Err(error)
-        }
+    if failure.is_some() {
+        tape.truncate(entry.len);
     }
+    failure
 }
 
 /// A call of another annotated function's `f_tape` inside a recording: its
 /// error (already rolled back by the callee) is kept on `tape`, and the
-/// call's result is an untracked NaN.
+/// call's result is an untracked NaN (of the output's shape, for a
+/// vector-valued function: see [`Called`]).
 #[inline]
-pub fn call<'t>(tape: &'t Tape, result: Result<Scalar<'t>>) -> Scalar<'t> {
-    match result {
-        Ok(output) => output,
-        Err(error) => failed(tape, error, f64::NAN),
-    }
+pub fn call<'t, C: Called<'t>>(tape: &'t Tape, result: C) -> C::Value {
+    result.called(tape)
 }
 
 /// Names the source of a recording error. The label comes in pieces: a

@@ -12,6 +12,7 @@ mod companion;
 mod grad;
 mod method;
 mod second;
+mod shaped;
 mod tape;
 mod twin;
 
@@ -28,6 +29,12 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
     let twin = twin::item(function);
     let names = Names::new(function);
     let (tape, tape_signature) = tape::item(function, flow, &names);
+    if function.output.is_some() {
+        let pair = adjoint::refusing_pair(function, &names);
+        let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
+        let transforms = shaped::transforms(function, &names);
+        return quote!(#twin #tape #companion #transforms);
+    }
     let (grad, pair) = grad::items(function, &names);
     let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
     let check = check::items(function, &names);
@@ -66,6 +73,12 @@ pub fn associated_items(function: &Function, flow: &Flow) -> TokenStream {
 fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     let names = Names::new(function);
     let (tape, _) = tape::item(function, flow, &names);
+    if function.output.is_some() {
+        let [forward, reverse] = adjoint::refusing_pair(function, &names);
+        let (forward, reverse) = (forward.free(), reverse.free());
+        let transforms = shaped::transforms(function, &names);
+        return quote!(#tape #forward #reverse #transforms);
+    }
     let (grad, [forward, reverse]) = grad::items(function, &names);
     let (forward, reverse) = (forward.free(), reverse.free());
     let check = check::items(function, &names);

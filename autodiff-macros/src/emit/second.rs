@@ -199,7 +199,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
 
 /// The direction's part for the `i`-th of `count` differentiable
 /// parameters: the whole, or a tuple field.
-fn part(along: &Ident, i: usize, count: usize) -> TokenStream {
+pub(super) fn part(along: &Ident, i: usize, count: usize) -> TokenStream {
     if count == 1 {
         quote!(#along)
     } else {
@@ -209,7 +209,7 @@ fn part(along: &Ident, i: usize, count: usize) -> TokenStream {
 }
 
 /// A parameter's name as the student wrote it (`self` for the receiver).
-fn param_name(param: &Param) -> String {
+pub(super) fn param_name(param: &Param) -> String {
     let text = param.ident.to_string();
     if text == crate::receiver::SELF_PARAM {
         "self".to_owned()

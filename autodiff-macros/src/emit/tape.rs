@@ -8,7 +8,7 @@ use syn::{GenericParam, Ident, Lifetime};
 
 use super::companion::{Input, Signature};
 use super::{body::Emitter, param_label, Names};
-use crate::ast::{Block, ExprKind, Function, Kind, Param};
+use crate::ast::{Block, ExprKind, Function, Kind, Param, Shape};
 use crate::flow::Flow;
 
 /// The recording twin, and its signature for the companion's forwarder.
@@ -46,7 +46,19 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
         name: tape_fn.clone(),
         generics: quote!(<#lt, #lifetimes>),
         inputs,
-        output: quote!(-> ::core::result::Result<::autodiff::Scalar<#lt>, ::autodiff::ScalarAutodiffError>),
+        output: match &function.output {
+            None => {
+                quote!(-> ::core::result::Result<::autodiff::Scalar<#lt>, ::autodiff::ScalarAutodiffError>)
+            }
+            Some(shape) => {
+                let out = shape_type(shape, &lt);
+                quote!(-> ::core::result::Result<#out, ::autodiff::FailedRecording<#out>>)
+            }
+        },
+    };
+    let output_type = match &function.output {
+        None => quote!(::autodiff::Scalar<#lt>),
+        Some(shape) => shape_type(shape, &lt),
     };
     let declaration = signature.declaration();
     // A `mut` pass-through parameter that later holds a tracked value.
@@ -81,10 +93,16 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
         })
         .collect::<Vec<_>>();
     // Refused at entry, recording nothing, if any is on another tape.
+    // A vector-valued function records on, its error kept, so that its
+    // output has the plain twin's shape for a caller to go on with.
     let refuse = (!checks.is_empty()).then(|| {
-        quote! {
-            if !(#(#checks)&*) {
-                return __ad::refuse(#tape, #entry);
+        if function.output.is_some() {
+            quote!(let _ = #(#checks)&*;)
+        } else {
+            quote! {
+                if !(#(#checks)&*) {
+                    return __ad::refuse(#tape, #entry);
+                }
             }
         }
     });
@@ -98,7 +116,8 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
     let emitter = Emitter::new(flow, tape.clone())
         .models(super::model_params(function))
         .float_constants(float_constants)
-        .outlined(long);
+        .outlined(long)
+        .shaped(function.output.is_some());
     let body = emitter.body(&function.body);
     // The plain twin reports unused bindings once; its recording twin, the
     // same body, stays silent. Stand-ins and probes raise lints of their
@@ -141,9 +160,14 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
     // such a body runs as a closure; any other is a block, cheaper for
     // rustc to check.
     let run_body = if may_return(&function.body) {
-        quote!(let #output = (move || -> ::autodiff::Scalar<#lt> { #inner })())
+        quote!(let #output = (move || -> #output_type { #inner })())
     } else {
-        quote!(let #output: ::autodiff::Scalar<#lt> = { #inner })
+        quote!(let #output: #output_type = { #inner })
+    };
+    let leave = if function.output.is_some() {
+        quote!(__ad::leave_shaped(#tape, #entry, #output))
+    } else {
+        quote!(__ad::leave(#tape, #entry, #output))
     };
     // The outlined operations' methods (`record_add`, ...).
     let methods = long.then(|| {
@@ -166,7 +190,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
             let #entry = __ad::enter(#tape);
             #refuse
             #run_body;
-            __ad::leave(#tape, #entry, #output)
+            #leave
         }
     };
     (item, signature)
@@ -247,6 +271,25 @@ fn tape_type(kind: &Kind, lt: &Lifetime) -> TokenStream {
             quote_spanned!(ty.span()=> #reference <#ty as ::autodiff::__private::Parameter>::Variables<#lt>)
         }
         Kind::PassThrough => quote!(()),
+    }
+}
+
+/// A vector-valued function's output on the tape.
+pub(super) fn shape_type(shape: &Shape, lt: &Lifetime) -> TokenStream {
+    match shape {
+        Shape::Scalar => quote!(::autodiff::Scalar<#lt>),
+        Shape::Array(elem, len) => {
+            let elem = shape_type(elem, lt);
+            quote!([#elem; #len])
+        }
+        Shape::Vec(elem) => {
+            let elem = shape_type(elem, lt);
+            quote!(::std::vec::Vec<#elem>)
+        }
+        Shape::Tuple(items) => {
+            let items = items.iter().map(|item| shape_type(item, lt));
+            quote!((#(#items,)*))
+        }
     }
 }
 

@@ -46,6 +46,10 @@ pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {
         body,
         rejected: lower.rejected.into_inner(),
         exprs: lower.next_id.get(),
+        output: match &item.sig.output {
+            syn::ReturnType::Type(_, ty) => crate::ast::Shape::of_output(ty),
+            syn::ReturnType::Default => None,
+        },
     }
 }
 

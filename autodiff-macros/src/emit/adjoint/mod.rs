@@ -31,6 +31,7 @@ use super::companion::{Input, Sibling};
 use super::Names;
 use crate::ast::{Child, Expr, ExprKind, Function, Kind, Param};
 use analysis::Analysis;
+pub(super) use pair::refusing_pair;
 use pair::{pair, tape_pair};
 use refusals::{model_moved, not_compiled};
 use sweep::{Seed, Sweep, Unsupported};
@@ -230,6 +231,10 @@ fn compile(
         });
     }
     if let Some(unsupported) = not_compiled(&function.body) {
+        return Err(unsupported);
+    }
+    if let Some(unsupported) = refusals::vector_call(&function.body, &super::model_params(function))
+    {
         return Err(unsupported);
     }
     let an = Analysis::new(function);

@@ -119,6 +119,37 @@ fn pair_items(
     ]
 }
 
+/// The pair of a vector-valued function, which a caller's adjoint cannot
+/// take a scalar gradient from: its forward fails the caller's sweep
+/// (`f_grad` reruns the caller on the tape, which records the call), so
+/// neither half computes anything.
+pub fn refusing_pair(function: &Function, names: &Names) -> [Sibling; 2] {
+    let stack = Ident::new("stack", Span::mixed_site());
+    let value_bar = Ident::new("value_bar", Span::mixed_site());
+    let bars = function
+        .params
+        .iter()
+        .map(|param| {
+            let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
+            let ty = bar_type(&param.kind);
+            (Input::new(&bar, quote!(&mut #ty)), false)
+        })
+        .collect();
+    let args = function.params.iter().map(|param| &param.ident);
+    pair_items(
+        function,
+        names,
+        &stack,
+        quote! {
+            let _ = (#(&#args,)*);
+            #stack.failed()
+        },
+        &value_bar,
+        bars,
+        quote!(let _ = #value_bar;),
+    )
+}
+
 /// The pair of a function that keeps the tape: the forward runs the tape
 /// gradient and pushes it, the reverse adds `value_bar ×` it.
 pub(super) fn tape_pair(function: &Function, names: &Names, stack: &Ident) -> [Sibling; 2] {

@@ -155,3 +155,169 @@ fn is_name(expr: &Expr, name: &str) -> bool {
         _ => false,
     }
 }
+
+/// The first place the body uses what an annotated call returns as more
+/// than a number: indexes it, iterates it, calls a method on it, borrows
+/// it, takes a field of it or destructures it (`let p = softmax(z);
+/// p[k]`). The macro cannot see the callee, and only a call that returns
+/// `f64` takes part in the adjoint's calling convention: such a call
+/// returns a vector (or a tuple), which `f_grad` computes on the tape.
+/// `models` are the names that hold a model, whose methods are calls.
+pub(super) fn vector_call(block: &Block, models: &[String]) -> Option<Unsupported> {
+    let calls = Calls { models };
+    let mut bound = Vec::new();
+    calls.bound_in(block, &mut bound);
+    let test = |expr: &Expr| {
+        let holds = |expr: &Expr| {
+            calls.is_call(expr)
+                || matches!(&expr.kind, ExprKind::Path(path)
+                    if path.path.get_ident().is_some_and(|ident| bound.iter().any(|name| ident == name)))
+        };
+        match &expr.kind {
+            ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => holds(base),
+            ExprKind::Structural { receiver, .. } | ExprKind::PlainMethod { receiver, .. } => {
+                holds(receiver)
+            }
+            ExprKind::Reference { expr: inner, .. } => holds(inner),
+            ExprKind::For { iter, .. } => holds(iter),
+            _ => false,
+        }
+    };
+    if let Some(expr) = find(block, &test) {
+        return Some(Unsupported {
+            construct: "a call whose value is indexed, iterated, borrowed or destructured (a function returning a vector)".into(),
+            line: crate::text::line(expr.span),
+        });
+    }
+    calls.destructured(block)
+}
+
+struct Calls<'n> {
+    models: &'n [String],
+}
+
+impl Calls<'_> {
+    /// Whether `expr` is a call of another annotated function or of a
+    /// method on a model.
+    fn is_call(&self, expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::Call { .. } => true,
+            ExprKind::PlainMethod { receiver, .. } => {
+                super::super::reads_model(receiver, self.models)
+            }
+            ExprKind::Paren(inner) => self.is_call(inner),
+            _ => false,
+        }
+    }
+
+    /// The names a `let` or an assignment binds to a call's value, in
+    /// `block` and the blocks inside it.
+    fn bound_in(&self, block: &Block, out: &mut Vec<String>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    name,
+                    init: Some(init),
+                    ..
+                } => {
+                    if let Some(name) = name {
+                        if self.is_call(init) {
+                            out.push(name.clone());
+                        }
+                    }
+                    self.bound_in_expr(init, out);
+                }
+                Stmt::Expr(expr, _) => self.bound_in_expr(expr, out),
+                _ => {}
+            }
+        }
+    }
+
+    fn bound_in_expr(&self, expr: &Expr, out: &mut Vec<String>) {
+        if let ExprKind::Assign { target, value, .. } = &expr.kind {
+            if let ExprKind::Path(path) = &target.kind {
+                if let Some(ident) = path.path.get_ident() {
+                    if self.is_call(value) {
+                        out.push(ident.to_string());
+                    }
+                }
+            }
+        }
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => self.bound_in_expr(child, out),
+                Child::Block(block) => self.bound_in(block, out),
+            }
+        }
+    }
+
+    /// A tuple or array pattern bound to a call: `let (a, b) = f(x);`.
+    fn destructured(&self, block: &Block) -> Option<Unsupported> {
+        let test = |expr: &Expr| matches!(&expr.kind, ExprKind::Let { expr: value, .. } if self.is_call(value));
+        if let Some(expr) = find(block, &test) {
+            return Some(self.refusal(expr));
+        }
+        block
+            .stmts
+            .iter()
+            .find_map(|stmt| match stmt {
+                Stmt::Let {
+                    name: None,
+                    init: Some(init),
+                    ..
+                } if self.is_call(init) => Some(self.refusal(init)),
+                _ => None,
+            })
+            .or_else(|| {
+                // Nested blocks.
+                let mut found = None;
+                for stmt in &block.stmts {
+                    if let Stmt::Let {
+                        init: Some(expr), ..
+                    }
+                    | Stmt::Expr(expr, _) = stmt
+                    {
+                        found = found.or_else(|| self.destructured_in(expr));
+                    }
+                }
+                found
+            })
+    }
+
+    fn destructured_in(&self, expr: &Expr) -> Option<Unsupported> {
+        expr.children().into_iter().find_map(|child| match child {
+            Child::Expr(child) => self.destructured_in(child),
+            Child::Block(block) => self.destructured(block),
+        })
+    }
+
+    fn refusal(&self, expr: &Expr) -> Unsupported {
+        Unsupported {
+            construct:
+                "a pattern bound to a call's value (a function returning a tuple or an array)"
+                    .into(),
+            line: crate::text::line(expr.span),
+        }
+    }
+}
+
+/// The first expression in `block` (in source order, outer first) that
+/// passes `test`.
+fn find<'m, 'a>(block: &'m Block<'a>, test: &dyn Fn(&Expr) -> bool) -> Option<&'m Expr<'a>> {
+    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, test: &dyn Fn(&Expr) -> bool) -> Option<&'m Expr<'a>> {
+        if test(expr) {
+            return Some(expr);
+        }
+        expr.children().into_iter().find_map(|child| match child {
+            Child::Expr(child) => in_expr(child, test),
+            Child::Block(block) => find(block, test),
+        })
+    }
+    block.stmts.iter().find_map(|stmt| match stmt {
+        Stmt::Let {
+            init: Some(init), ..
+        }
+        | Stmt::Expr(init, _) => in_expr(init, test),
+        _ => None,
+    })
+}

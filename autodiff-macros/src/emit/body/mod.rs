@@ -80,6 +80,10 @@ pub(super) struct Emitter<'f> {
     /// What the body emitted that raises lints of its own, for the
     /// recording twin's `#[allow]` (`tape::item`).
     raised: std::cell::Cell<Raised>,
+    /// Whether the function returns a vector (`Function::output`): its
+    /// output goes through `__ad::output_shaped`, typed by the twin's
+    /// declared output, so that a `collect()` there needs no annotation.
+    shaped: bool,
 }
 
 /// Generated code in a recording twin's body whose lints the twin allows.
@@ -102,7 +106,14 @@ impl<'f> Emitter<'f> {
             outlined: false,
             float_constants: Vec::new(),
             raised: std::cell::Cell::new(Raised::default()),
+            shaped: false,
         }
+    }
+
+    /// A vector-valued function's recording twin (see `shaped`).
+    pub(super) fn shaped(mut self, shaped: bool) -> Self {
+        self.shaped = shaped;
+        self
     }
 
     /// What the emitted body raises lints for; read after `body`.
@@ -191,10 +202,19 @@ impl<'f> Emitter<'f> {
             | ExprKind::Block(..)
             | ExprKind::Loop { .. } => {
                 let (tape, at) = (&self.tape, self.output_label(expr));
+                if self.shaped {
+                    let value = self.expr(expr, Mode::Value);
+                    return quote!(__ad::output_shaped(#tape, #value, #at));
+                }
                 let value = self.expr(expr, Mode::Lift);
                 quote!(__ad::output(#tape, #value, #at))
             }
             ExprKind::Paren(inner) => self.output(inner),
+            _ if self.shaped => {
+                let (tape, span, at) = (&self.tape, expr.span, self.output_label(expr));
+                let value = self.expr(expr, Mode::Value);
+                quote_spanned!(span=> __ad::output_shaped(#tape, #value, #at))
+            }
             _ => {
                 let (tape, span, at) = (&self.tape, expr.span, self.output_label(expr));
                 let value = self.arg(expr);

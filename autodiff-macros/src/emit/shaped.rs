@@ -1,0 +1,331 @@
+//! The items of a vector-valued function (one returning `Vec<f64>`,
+//! `[f64; N]` or a tuple of these and `f64`): besides the plain and the
+//! recording twin, `f_vjp` (the value and a cotangent pulled back to the
+//! parameters), `f_jacobian` (the dense Jacobian), `f_jvp` (the value and
+//! its derivative along a tangent), `f_check` and `f_check_with` (the
+//! Jacobian against central differences), and the hidden `f_recorded`
+//! they share. All of them run on the tape: a caller's compiled adjoint
+//! that calls a vector-valued function falls back to its tape (the pair
+//! is `adjoint::refusing_pair`).
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::Ident;
+
+use super::grad::{adjoint_arg, gradient_type_of, model_ref, recording_bailing, Recording};
+use super::{differentiable, user_params, Names};
+use crate::ast::{Function, Kind};
+
+/// The plain output type as the user wrote it.
+fn output_type(function: &Function) -> TokenStream {
+    match &function.item.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(f64),
+    }
+}
+
+/// `f_vjp`, `f_jacobian`, `f_jvp`, `f_check`, `f_check_with` and
+/// `f_recorded`.
+pub fn transforms(function: &Function, names: &Names) -> TokenStream {
+    let Names {
+        name,
+        tape,
+        attrs,
+        generics,
+        ..
+    } = names;
+    let vis = &function.item.vis;
+    let differentiable = differentiable(function);
+    let user_params = user_params(function);
+    let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let gradient_type = gradient_type_of(&differentiable);
+    let out = output_type(function);
+    let [flat, rest, error, tangent, cotangent, then, recorded, read, row, value] = [
+        "flat",
+        "rest",
+        "error",
+        "tangent",
+        "cotangent",
+        "then",
+        "recorded",
+        "read",
+        "row",
+        "value",
+    ]
+    .map(|ident| Ident::new(ident, Span::mixed_site()));
+    let none = Ident::new("none", Span::mixed_site());
+    let Recording { variables, call } = recording_bailing(
+        function,
+        names,
+        &quote!(break 'record #then(::core::result::Result::Err(#error), &#none)),
+    );
+    let (recorded_fn, vjp_fn, jacobian_fn, jvp_fn, check_fn, check_with_fn) = (
+        format_ident!("{}_recorded", name),
+        format_ident!("{}_vjp", name),
+        format_ident!("{}_jacobian", name),
+        format_ident!("{}_jvp", name),
+        format_ident!("{}_check", name),
+        format_ident!("{}_check_with", name),
+    );
+    // After a reverse pass: every parameter's gradient, flattened.
+    let reads = differentiable.iter().map(|param| {
+        let (ident, var) = (&param.ident, super::variable_ident(&param.ident));
+        match &param.kind {
+            Kind::Struct { ty, .. } => quote_spanned!(ty.span()=>
+                <#ty as __ad::Parameter>::components(&<#ty as __ad::Parameter>::gradient(&#var), &mut #row);
+            ),
+            _ => quote!(__ad::gradient_components(&#ident, &__ad::gradient(&#ident, &#var), &mut #row);),
+        }
+    });
+    // The tangent's components, checked against the parameters' shapes.
+    let tangents = differentiable.iter().enumerate().map(|(i, param)| {
+        let part = super::second::part(&tangent, i, differentiable.len());
+        let text = super::second::param_name(param);
+        match &param.kind {
+            Kind::Struct { by_ref, ty } => {
+                let model = model_ref(&param.ident, *by_ref);
+                quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::model_direction(#model, &#part, #text, &mut #flat)?;)
+            }
+            _ => {
+                let ident = &param.ident;
+                quote!(__ad::direction(&#ident, &#part, #text, &mut #flat)?;)
+            }
+        }
+    });
+    // A flat gradient back in the parameters' shape.
+    let gradient_parts: Vec<_> = differentiable
+        .iter()
+        .map(|param| match &param.kind {
+            Kind::Struct { by_ref, ty } => {
+                let model = model_ref(&param.ident, *by_ref);
+                quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::gradient_from(#model, &mut #rest))
+            }
+            _ => {
+                let ident = &param.ident;
+                quote!(__ad::gradient_from(&#ident, &mut #rest))
+            }
+        })
+        .collect();
+    let gradient_value = match gradient_parts.as_slice() {
+        [single] => single.clone(),
+        _ => quote!((#(#gradient_parts,)*)),
+    };
+    let kept_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
+    let dup_args: Vec<_> = arg_names
+        .iter()
+        .map(|ident| quote!(__ad::dup(&#ident)))
+        .collect();
+    let check = check_parts(function);
+    let result = quote!(::core::result::Result);
+    let error_type = quote!(::autodiff::ScalarAutodiffError);
+    let new_tape = quote!(&mut ::autodiff::Tape::new());
+    let recorder_generics = {
+        let lifetimes = function.item.sig.generics.params.iter();
+        quote!(<#(#lifetimes,)* __R>)
+    };
+    let output_on_tape = {
+        let lt = syn::Lifetime::new("'__t", Span::call_site());
+        let shape = function
+            .output
+            .as_ref()
+            .map(|shape| super::tape::shape_type(shape, &lt));
+        quote!(for<'__t> ::core::ops::FnOnce(#result<#shape, #error_type>, &dyn ::core::ops::Fn() -> ::std::vec::Vec<f64>) -> __R)
+    };
+    let vjp_doc = format!(
+        " The value of [`{name}`] and `cotangent` (shaped like its output) pulled back to the differentiable parameters: `cotangentᵀ · J`, shaped like the parameters. One recording on a tape and one reverse pass."
+    );
+    let jacobian_doc = format!(
+        " The dense Jacobian of [`{name}`]: one row per output component (flattened in the output's order), one column per differentiable input component (in the order `{name}_check` lists them). One recording on a tape and one reverse pass per output component."
+    );
+    let jvp_doc = format!(
+        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (J · tangent, shaped like the output), `tangent` shaped like the parameters. One recording on a tape and one forward pass per output component."
+    );
+    let check_doc = format!(
+        " Checks [`{jacobian_fn}`] against central differences of [`{name}`], every entry, with the default step and tolerance."
+    );
+    let check_with_doc = format!(
+        " Checks [`{jacobian_fn}`] against central differences of [`{name}`], every entry; `step: None` uses `default_step` of each input."
+    );
+    let CheckParts {
+        inputs,
+        components,
+        rebuilds,
+        value: plain_value,
+        step,
+        tolerance,
+        point,
+    } = check;
+    quote! {
+        #[doc(hidden)]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #recorded_fn #recorder_generics(
+            #tape: &mut ::autodiff::Tape,
+            #(#user_params,)*
+            #then: impl #output_on_tape,
+        ) -> __R {
+            use ::autodiff::__private as __ad;
+            #tape.clear();
+            let #tape = &*#tape;
+            let #none = || ::std::vec::Vec::new();
+            'record: {
+                #(#variables)*
+                if let ::core::option::Option::Some(#error) = __ad::refused(#tape) {
+                    break 'record #then(::core::result::Result::Err(#error), &#none);
+                }
+                let #read = || {
+                    let mut #row = ::std::vec::Vec::new();
+                    #(#reads)*
+                    #row
+                };
+                #then(#call.map_err(::core::convert::Into::into), &#read)
+            }
+        }
+
+        #[doc = #vjp_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #vjp_fn #generics(
+            #(#user_params,)*
+            #cotangent: #out
+        ) -> #result<::autodiff::ValueAndGradient<#gradient_type, #out>, #error_type> {
+            use ::autodiff::__private as __ad;
+            // The parameters are read again to shape the gradient: what the
+            // recording takes by value, it takes as a copy.
+            let (#value, #flat) = #recorded_fn(#new_tape, #(#kept_args,)* |#recorded, #read| {
+                let #value = __ad::vjp(#recorded, &#cotangent)?;
+                #result::<_, #error_type>::Ok((#value, #read()))
+            })?;
+            let mut #rest = #flat.as_slice();
+            #result::Ok(::autodiff::ValueAndGradient {
+                value: #value,
+                gradient: #gradient_value,
+            })
+        }
+
+        #[doc = #jacobian_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #jacobian_fn #generics(
+            #(#user_params),*
+        ) -> #result<::autodiff::Jacobian, #error_type> {
+            #recorded_fn(#new_tape, #(#arg_names,)* |#recorded, #read| ::autodiff::__private::jacobian(#recorded, #read))
+        }
+
+        #[doc = #jvp_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #jvp_fn #generics(
+            #(#user_params,)*
+            #tangent: #gradient_type
+        ) -> #result<::autodiff::Jvp<#out>, #error_type> {
+            use ::autodiff::__private as __ad;
+            let mut #flat = ::std::vec::Vec::new();
+            #(#tangents)*
+            #recorded_fn(#new_tape, #(#arg_names,)* |#recorded, _| __ad::jvp_shaped(#recorded, &#flat))
+        }
+
+        #[doc = #check_doc]
+        #(#attrs)*
+        #vis fn #check_fn #generics(
+            #(#user_params),*
+        ) -> #result<::autodiff::JacobianCheck, ::autodiff::GradientCheckError> {
+            #check_with_fn(::core::option::Option::None, ::autodiff::DEFAULT_TOLERANCE, #(#arg_names),*)
+        }
+
+        #[doc = #check_with_doc]
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #check_with_fn #generics(
+            #step: ::core::option::Option<f64>,
+            #tolerance: f64,
+            #(#user_params),*
+        ) -> #result<::autodiff::JacobianCheck, ::autodiff::GradientCheckError> {
+            use ::autodiff::__private as __ad;
+            let mut #inputs = ::std::vec::Vec::new();
+            #(#components)*
+            let #value = match #jacobian_fn(#(#dup_args),*) {
+                #result::Ok(#value) => #value,
+                #result::Err(#error) => return #result::Err(#error.into()),
+            };
+            __ad::jacobian_check(&#inputs, &#value, #step, #tolerance, |#point| {
+                let mut #rest = #point;
+                #(#rebuilds)*
+                __ad::output_components(&#plain_value)
+            })
+        }
+    }
+}
+
+/// The pieces of the check: the inputs' components, how a point is
+/// rebuilt into arguments, and the plain twin's call on them.
+struct CheckParts {
+    inputs: Ident,
+    components: Vec<TokenStream>,
+    rebuilds: Vec<TokenStream>,
+    value: TokenStream,
+    step: Ident,
+    tolerance: Ident,
+    point: Ident,
+}
+
+fn check_parts(function: &Function) -> CheckParts {
+    let name = &function.item.sig.ident;
+    let [inputs, rest, step, tolerance, point] = ["inputs", "rest", "step", "tolerance", "point"]
+        .map(|ident| Ident::new(ident, Span::mixed_site()));
+    let differentiable = differentiable(function);
+    let components = differentiable
+        .iter()
+        .map(|param| {
+            let ident = &param.ident;
+            match &param.kind {
+                Kind::Struct { by_ref, ty } => {
+                    let model = model_ref(ident, *by_ref);
+                    quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::components(#model, &mut #inputs);)
+                }
+                _ => quote!(__ad::components(&#ident, &mut #inputs);),
+            }
+        })
+        .collect();
+    let rebuilds = differentiable
+        .iter()
+        .map(|param| {
+            let ident = &param.ident;
+            match &param.kind {
+                Kind::Struct { by_ref, ty } => {
+                    let model = model_ref(ident, *by_ref);
+                    quote_spanned!(ty.span()=> let #ident = <#ty as __ad::Parameter>::rebuild(#model, &mut #rest);)
+                }
+                _ => quote!(let #ident = __ad::rebuild(&#ident, &mut #rest);),
+            }
+        })
+        .collect();
+    let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let twin_args = function.params.iter().map(|param| {
+        let ident = &param.ident;
+        match &param.kind {
+            Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => quote!(&#ident),
+            Kind::PassThrough => quote!(__ad::dup(&#ident)),
+            _ => quote!(#ident),
+        }
+    });
+    let plain = if arg_names.contains(&name) {
+        quote!(self::#name)
+    } else {
+        quote!(#name)
+    };
+    CheckParts {
+        inputs,
+        components,
+        rebuilds,
+        value: quote!(#plain(#(#twin_args),*)),
+        step,
+        tolerance,
+        point,
+    }
+}
