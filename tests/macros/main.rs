@@ -22,3 +22,4 @@ mod scratch_tape;
 mod semantics;
 mod sticky;
 mod threads;
+mod vectors;

@@ -1,0 +1,375 @@
+//! Functions that return vectors: `Vec<f64>`, arrays (nested) and tuples,
+//! free and as methods; their `_vjp`, `_jacobian`, `_jvp` and `_check`;
+//! and scalar losses that call them, on both paths. Oracles: closed forms
+//! (softmax's `diag(p) − p pᵀ`, a linear layer's weights), the same
+//! functions written out by hand on dual numbers, and central differences.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use crate::oracle::{assert_all_close, assert_close, Dual};
+
+#[differentiable]
+fn softmax(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+#[differentiable]
+fn nll(z: &[f64], target: usize) -> f64 {
+    let p = softmax(z);
+    -p[target].ln()
+}
+
+fn plain_softmax(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let s: f64 = z.iter().map(|v| (v - m).exp()).sum();
+    z.iter().map(|v| (v - m).exp() / s).collect()
+}
+
+const Z: [f64; 4] = [0.3, -1.2, 2.0, 0.7];
+
+#[test]
+fn softmax_jacobian_is_diag_p_minus_p_p_transpose() {
+    let p = plain_softmax(&Z);
+    let jacobian = softmax_jacobian(&Z).unwrap();
+    assert_eq!((jacobian.rows(), jacobian.cols()), (4, 4));
+    for i in 0..4 {
+        for j in 0..4 {
+            let delta = if i == j { p[i] } else { 0.0 };
+            assert_close(jacobian.get(i, j), delta - p[i] * p[j], 1e-14);
+        }
+    }
+    let check = softmax_check(&Z).unwrap();
+    assert!(check.passed(), "{check}");
+    assert_eq!(check.rows.len(), 4);
+    assert!(format!("{jacobian}").starts_with("Jacobian (4 × 4)"));
+}
+
+#[test]
+fn softmax_vjp_and_jvp_are_the_jacobian_products() {
+    let p = plain_softmax(&Z);
+    let u = vec![0.5, -1.0, 2.0, 0.25];
+    let vjp = softmax_vjp(&Z, u.clone()).unwrap();
+    assert_all_close(&vjp.value, &p, 1e-15);
+    // Jᵀu = p ⊙ (u − p·u), J symmetric.
+    let pu: f64 = p.iter().zip(&u).map(|(a, b)| a * b).sum();
+    let want: Vec<f64> = (0..4).map(|i| p[i] * (u[i] - pu)).collect();
+    assert_all_close(&vjp.gradient, &want, 1e-14);
+    let jvp = softmax_jvp(&Z, u.clone()).unwrap();
+    assert_all_close(&jvp.value, &p, 1e-15);
+    assert_all_close(&jvp.tangent, &want, 1e-14);
+}
+
+#[test]
+fn a_scalar_loss_composes_a_vector_valued_helper_on_both_paths() {
+    let p = plain_softmax(&Z);
+    for target in 0..4 {
+        let want: Vec<f64> = (0..4)
+            .map(|i| p[i] - if i == target { 1.0 } else { 0.0 })
+            .collect();
+        for result in [nll_grad(&Z, target), nll_grad_tape(&Z, target)] {
+            let result = result.unwrap();
+            assert_close(result.value, -p[target].ln(), 1e-14);
+            assert_all_close(&result.gradient, &want, 1e-14);
+        }
+        assert!(nll_check(&Z, target).unwrap().passed());
+    }
+    match nll_grad_path() {
+        GradientPath::Tape { construct, line } => {
+            assert!(construct.contains("returning a vector"), "{construct}");
+            assert_eq!(line, 24);
+        }
+        GradientPath::Compiled => panic!("a call indexed is not compiled yet"),
+    }
+}
+
+/// ADBench's projection, written as a helper returning `[f64; 2]`.
+#[differentiable]
+fn project(cam: [f64; 3], x: [f64; 2]) -> [f64; 2] {
+    let s = cam[2].exp();
+    [s * x[0] + cam[0], s * x[1] + cam[1]]
+}
+
+#[differentiable]
+fn reprojection(cam: [f64; 3], x: [f64; 2], #[constant] seen: [f64; 2]) -> f64 {
+    let p = project(cam, x);
+    let (dx, dy) = (p[0] - seen[0], p[1] - seen[1]);
+    dx * dx + dy * dy
+}
+
+#[test]
+fn an_array_valued_helper_has_the_closed_form_jacobian() {
+    let (cam, x) = ([0.5, -0.25, 0.3], [1.5, -2.0]);
+    let s = 0.3_f64.exp();
+    let jacobian = project_jacobian(cam, x).unwrap();
+    // Columns: cam[0], cam[1], cam[2], x[0], x[1].
+    let want = [[1.0, 0.0, s * x[0], s, 0.0], [0.0, 1.0, s * x[1], 0.0, s]];
+    for i in 0..2 {
+        assert_all_close(jacobian.row(i).unwrap(), &want[i], 1e-14);
+    }
+    let vjp = project_vjp(cam, x, [1.0, 2.0]).unwrap();
+    assert_all_close(&vjp.value, &[s * 1.5 + 0.5, -s * 2.0 - 0.25], 1e-15);
+    assert_all_close(
+        &vjp.gradient.0,
+        &[1.0, 2.0, s * x[0] + 2.0 * s * x[1]],
+        1e-14,
+    );
+    assert_all_close(&vjp.gradient.1, &[s, 2.0 * s], 1e-14);
+    let seen = [0.1, 0.2];
+    let result = reprojection_grad(cam, x, seen).unwrap();
+    let tape = reprojection_grad_tape(cam, x, seen).unwrap();
+    let (dx, dy) = (s * x[0] + cam[0] - seen[0], s * x[1] + cam[1] - seen[1]);
+    let want_cam = [2.0 * dx, 2.0 * dy, 2.0 * (dx * s * x[0] + dy * s * x[1])];
+    for result in [result, tape] {
+        assert_close(result.value, dx * dx + dy * dy, 1e-14);
+        assert_all_close(&result.gradient.0, &want_cam, 1e-13);
+        assert_all_close(&result.gradient.1, &[2.0 * dx * s, 2.0 * dy * s], 1e-13);
+    }
+}
+
+/// A tuple of a number and a vector.
+#[differentiable]
+fn polar(x: f64, y: f64) -> (f64, [f64; 2]) {
+    let r = x.hypot(y);
+    (r, [x / r, y / r])
+}
+
+#[differentiable]
+fn uses_polar(x: f64, y: f64) -> f64 {
+    let (r, unit) = polar(x, y);
+    r * unit[0] + unit[1]
+}
+
+#[test]
+fn a_tuple_valued_helper_destructured_by_its_caller() {
+    let (x, y) = (0.6, -0.8);
+    let jacobian = polar_jacobian(x, y).unwrap();
+    assert_eq!((jacobian.rows(), jacobian.cols()), (3, 2));
+    // r = 1 here: ∂r = (x, y); ∂(x/r) = (1 − x², −xy); ∂(y/r) = (−xy, 1 − y²).
+    assert_all_close(jacobian.row(0).unwrap(), &[x, y], 1e-14);
+    assert_all_close(jacobian.row(1).unwrap(), &[1.0 - x * x, -x * y], 1e-14);
+    assert_all_close(jacobian.row(2).unwrap(), &[-x * y, 1.0 - y * y], 1e-14);
+    let vjp = polar_vjp(x, y, (1.0, [0.0, 0.0])).unwrap();
+    assert_close(vjp.value.0, 1.0, 1e-15);
+    assert_all_close(&[vjp.gradient.0, vjp.gradient.1], &[x, y], 1e-14);
+    // r·(x/r) + y/r = x + y/r: ∂x = 1 − xy/r³, ∂y = 1/r − y²/r³.
+    for result in [uses_polar_grad(x, y), uses_polar_grad_tape(x, y)] {
+        let result = result.unwrap();
+        assert_close(result.value, x + y, 1e-15);
+        assert_all_close(
+            &[result.gradient.0, result.gradient.1],
+            &[1.0 - x * y, 1.0 - y * y],
+            1e-14,
+        );
+    }
+    assert!(matches!(uses_polar_grad_path(), GradientPath::Tape { .. }));
+}
+
+/// Nested: a matrix product returning rows, then a helper of a helper.
+#[differentiable]
+fn matmul(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut out = Vec::new();
+    for i in 0..a.len() {
+        let mut row = Vec::new();
+        for j in 0..b[0].len() {
+            let mut s = 0.0;
+            for k in 0..b.len() {
+                s += a[i][k] * b[k][j];
+            }
+            row.push(s);
+        }
+        out.push(row);
+    }
+    out
+}
+
+#[differentiable]
+fn row_softmax(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let s = matmul(a, b);
+    s.iter().map(|row| softmax(row)).collect()
+}
+
+#[differentiable]
+fn trace_loss(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
+    let p = row_softmax(a, b);
+    let mut total = 0.0;
+    for i in 0..p.len() {
+        total += p[i][i].ln();
+    }
+    -total
+}
+
+fn dual_trace_loss(a: &[Vec<Dual>], b: &[Vec<Dual>]) -> Dual {
+    let mut total = Dual::constant(0.0);
+    for i in 0..a.len() {
+        let row: Vec<Dual> = (0..b[0].len())
+            .map(|j| (0..b.len()).fold(Dual::constant(0.0), |s, k| s + a[i][k] * b[k][j]))
+            .collect();
+        let m = row.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.value));
+        let s = row
+            .iter()
+            .fold(Dual::constant(0.0), |s, v| s + (*v - m).exp());
+        total = total + ((row[i] - m).exp() / s).ln();
+    }
+    -total
+}
+
+#[test]
+fn helpers_of_helpers_through_nested_vectors() {
+    let a = vec![vec![0.2, -0.5, 1.0], vec![0.7, 0.1, -0.3]];
+    let b = vec![vec![0.4, -1.1], vec![0.9, 0.3], vec![-0.2, 0.8]];
+    let result = trace_loss_grad(&a, &b).unwrap();
+    let tape = trace_loss_grad_tape(&a, &b).unwrap();
+    // The dual-number oracle, one input component at a time.
+    let flat_a: Vec<f64> = a.iter().flatten().copied().collect();
+    let flat_b: Vec<f64> = b.iter().flatten().copied().collect();
+    let n = flat_a.len() + flat_b.len();
+    let mut want = Vec::new();
+    for seeded in 0..n {
+        let lift = |flat: &[f64], offset: usize, cols: usize| -> Vec<Vec<Dual>> {
+            flat.chunks(cols)
+                .enumerate()
+                .map(|(r, row)| {
+                    row.iter()
+                        .enumerate()
+                        .map(|(c, &v)| Dual::input(v, offset + r * cols + c == seeded))
+                        .collect()
+                })
+                .collect()
+        };
+        let da = lift(&flat_a, 0, 3);
+        let db = lift(&flat_b, flat_a.len(), 2);
+        want.push(dual_trace_loss(&da, &db));
+    }
+    for result in [&result, &tape] {
+        assert_close(result.value, want[0].value, 1e-14);
+        let got: Vec<f64> = result
+            .gradient
+            .0
+            .iter()
+            .flatten()
+            .chain(result.gradient.1.iter().flatten())
+            .copied()
+            .collect();
+        let expected: Vec<f64> = want.iter().map(|d| d.tangent).collect();
+        assert_all_close(&got, &expected, 1e-13);
+    }
+    let check = row_softmax_check(&a, &b).unwrap();
+    assert!(check.passed(), "{check}");
+    let jacobian = row_softmax_jacobian(&a, &b).unwrap();
+    assert_eq!((jacobian.rows(), jacobian.cols()), (4, 12));
+}
+
+/// A layer as a method returning a `Vec`, in an annotated `impl`.
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Linear {
+    w: Vec<Vec<f64>>,
+    b: Vec<f64>,
+}
+
+#[differentiable]
+impl Linear {
+    fn forward(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for i in 0..self.b.len() {
+            let mut s = self.b[i];
+            for j in 0..x.len() {
+                s += self.w[i][j] * x[j];
+            }
+            out.push(s);
+        }
+        out
+    }
+
+    fn loss(&self, x: &[f64], #[constant] target: usize) -> f64 {
+        let z = self.forward(x);
+        let p = softmax(&z);
+        -p[target].ln()
+    }
+}
+
+#[test]
+fn a_layer_method_returning_a_vector() {
+    let layer = Linear {
+        w: vec![vec![0.5, -0.3], vec![0.1, 0.8], vec![-0.6, 0.2]],
+        b: vec![0.1, 0.0, -0.2],
+    };
+    let x = [1.5, -0.5];
+    let cot = vec![1.0, -2.0, 0.5];
+    let vjp = layer.forward_vjp(&x, cot.clone()).unwrap();
+    let (model_bar, x_bar) = vjp.gradient;
+    // ∂/∂w[i][j] = u_i x_j, ∂/∂b = u, ∂/∂x = Wᵀu.
+    for i in 0..3 {
+        assert_all_close(&model_bar.w[i], &[cot[i] * x[0], cot[i] * x[1]], 1e-15);
+    }
+    assert_all_close(&model_bar.b, &cot, 1e-15);
+    let wtu: Vec<f64> = (0..2)
+        .map(|j| (0..3).map(|i| layer.w[i][j] * cot[i]).sum())
+        .collect();
+    assert_all_close(&x_bar, &wtu, 1e-15);
+    assert!(layer.forward_check(&x).unwrap().passed());
+    // The loss: ∂/∂z = p − onehot, then through the layer.
+    let z = layer.forward(&x);
+    let p = plain_softmax(&z);
+    let dz: Vec<f64> = (0..3)
+        .map(|i| p[i] - if i == 2 { 1.0 } else { 0.0 })
+        .collect();
+    for result in [layer.loss_grad(&x, 2), layer.loss_grad_tape(&x, 2)] {
+        let (model_bar, _) = result.unwrap().gradient;
+        assert_all_close(&model_bar.b, &dz, 1e-14);
+        for i in 0..3 {
+            assert_all_close(&model_bar.w[i], &[dz[i] * x[0], dz[i] * x[1]], 1e-14);
+        }
+    }
+}
+
+#[test]
+fn a_cotangent_of_another_shape_or_not_finite_is_a_typed_error() {
+    let error = softmax_vjp(&Z, vec![1.0, 2.0]).unwrap_err();
+    assert_eq!(error.code(), "cotangent-mismatch");
+    assert_eq!(
+        error.to_string(),
+        "the cotangent has 2 components, but the function's output has 4"
+    );
+    let error = softmax_vjp(&Z, vec![1.0, f64::NAN, 0.0, 0.0]).unwrap_err();
+    assert_eq!(error.code(), "non-finite-cotangent");
+    assert!(error.to_string().contains("at index 1"), "{error}");
+    // A good call after the refused ones is unchanged.
+    let p = plain_softmax(&Z);
+    assert_all_close(&softmax_vjp(&Z, vec![0.0; 4]).unwrap().value, &p, 1e-15);
+    let error = project_vjp([0.0; 3], [0.0; 2], [f64::INFINITY, 0.0]).unwrap_err();
+    assert_eq!(error.code(), "non-finite-cotangent");
+}
+
+#[differentiable]
+fn logs(x: &[f64]) -> Vec<f64> {
+    x.iter().map(|v| v.ln()).collect()
+}
+
+#[differentiable]
+fn sum_of_logs(x: &[f64]) -> f64 {
+    let l = logs(x);
+    l.iter().sum()
+}
+
+#[test]
+fn an_error_inside_a_vector_valued_helper_is_labelled_on_every_path() {
+    let x = [1.0, -0.5, 2.0];
+    for error in [
+        logs_jacobian(&x).unwrap_err(),
+        logs_vjp(&x, vec![1.0; 3]).unwrap_err(),
+        logs_jvp(&x, vec![1.0; 3]).unwrap_err(),
+        sum_of_logs_grad(&x).unwrap_err(),
+        sum_of_logs_grad_tape(&x).unwrap_err(),
+    ] {
+        assert_eq!(error.code(), "non-finite-result", "{error}");
+        assert!(error.to_string().contains("v.ln()"), "{error}");
+    }
+    // And the tape answers the next call as if nothing happened.
+    let good = sum_of_logs_grad(&[1.0, 0.5, 2.0]).unwrap();
+    assert_all_close(&good.gradient, &[1.0, 2.0, 0.5], 1e-15);
+}
