@@ -1,0 +1,397 @@
+//! Course code factored into helpers against the same code written as one
+//! function: a 2-layer MLP (`linear` returning the layer's outputs) and one
+//! causal attention head (`matmul` and `softmax` returning rows), each timed
+//! as its plain twin, `f_grad` of the inlined function and `f_grad` of the
+//! factored one.
+//!
+//! A scalar loss that indexes or iterates what a vector-valued helper
+//! returns keeps the tape for now (`f_grad_path()` says so), so the
+//! factored rows measure the tape; the inlined rows the compiled adjoint.
+//!
+//! `cargo bench --bench helpers` times it (`-- --rounds N`). Under `cargo
+//! test` it is a test: each factored gradient equals the inlined one, and
+//! the inlined one agrees with central differences.
+
+mod common;
+
+use std::process::ExitCode;
+
+use autodiff::prelude::*;
+use common::Row;
+
+const D_IN: usize = 16;
+const HIDDEN: usize = 32;
+
+/// `W x + b`, one output per row of `W`.
+#[differentiable]
+fn linear(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for i in 0..b.len() {
+        let mut s = b[i];
+        for j in 0..x.len() {
+            s += w[i][j] * x[j];
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// The MLP as a student factors it: two `linear` layers and a `tanh`.
+#[differentiable]
+fn mlp_factored(
+    w1: &[Vec<f64>],
+    b1: &[f64],
+    w2: &[Vec<f64>],
+    b2: &[f64],
+    #[constant] x: &[f64],
+    #[constant] target: f64,
+) -> f64 {
+    let z = linear(w1, b1, x);
+    let h: Vec<f64> = z.iter().map(|v| v.tanh()).collect();
+    let y = linear(w2, b2, &h);
+    let e = y[0] - target;
+    e * e
+}
+
+/// The same network written out in one function.
+#[differentiable]
+fn mlp_inlined(
+    w1: &[Vec<f64>],
+    b1: &[f64],
+    w2: &[Vec<f64>],
+    b2: &[f64],
+    #[constant] x: &[f64],
+    #[constant] target: f64,
+) -> f64 {
+    let mut y = b2[0];
+    for i in 0..b1.len() {
+        let mut s = b1[i];
+        for j in 0..x.len() {
+            s += w1[i][j] * x[j];
+        }
+        y += w2[0][i] * s.tanh();
+    }
+    let e = y - target;
+    e * e
+}
+
+const T: usize = 4;
+const D: usize = 3;
+
+#[differentiable]
+fn matmul(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut out = Vec::new();
+    for i in 0..a.len() {
+        let mut row = Vec::new();
+        for j in 0..b[0].len() {
+            let mut s = 0.0;
+            for k in 0..b.len() {
+                s += a[i][k] * b[k][j];
+            }
+            row.push(s);
+        }
+        out.push(row);
+    }
+    out
+}
+
+#[differentiable]
+fn softmax(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+/// One causal head from helpers: `Σ Ō ⊙ softmax_row(QKᵀ/√d) V`.
+#[differentiable]
+fn head_factored(
+    x: &[Vec<f64>],
+    wq: &[Vec<f64>],
+    wk: &[Vec<f64>],
+    wv: &[Vec<f64>],
+    #[constant] o_bar: &[Vec<f64>],
+) -> f64 {
+    let q = matmul(x, wq);
+    let k = matmul(x, wk);
+    let v = matmul(x, wv);
+    let scale = 1.0 / (q[0].len() as f64).sqrt();
+    let mut a = Vec::new();
+    for i in 0..q.len() {
+        let mut s = Vec::new();
+        for j in 0..i + 1 {
+            let mut dot = 0.0;
+            for c in 0..q[i].len() {
+                dot += q[i][c] * k[j][c];
+            }
+            s.push(dot * scale);
+        }
+        let p = softmax(&s);
+        let mut row = Vec::new();
+        for j in 0..q.len() {
+            row.push(if j <= i { p[j] } else { 0.0 });
+        }
+        a.push(row);
+    }
+    let o = matmul(&a, &v);
+    let mut total = 0.0;
+    for i in 0..o.len() {
+        for c in 0..o[i].len() {
+            total += o_bar[i][c] * o[i][c];
+        }
+    }
+    total
+}
+
+/// The same head in one function.
+#[differentiable]
+fn head_inlined(
+    x: &[Vec<f64>],
+    wq: &[Vec<f64>],
+    wk: &[Vec<f64>],
+    wv: &[Vec<f64>],
+    #[constant] o_bar: &[Vec<f64>],
+) -> f64 {
+    let n = x.len();
+    let d = wq[0].len();
+    let mut q = vec![vec![0.0; d]; n];
+    let mut k = vec![vec![0.0; d]; n];
+    let mut v = vec![vec![0.0; d]; n];
+    for t in 0..n {
+        for c in 0..d {
+            for r in 0..x[t].len() {
+                q[t][c] += x[t][r] * wq[r][c];
+                k[t][c] += x[t][r] * wk[r][c];
+                v[t][c] += x[t][r] * wv[r][c];
+            }
+        }
+    }
+    let scale = 1.0 / (d as f64).sqrt();
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut s = vec![0.0; i + 1];
+        for j in 0..i + 1 {
+            for c in 0..d {
+                s[j] += q[i][c] * k[j][c];
+            }
+            s[j] *= scale;
+        }
+        let mut m = s[0];
+        for j in 1..i + 1 {
+            m = m.max(s[j]);
+        }
+        let mut e = vec![0.0; i + 1];
+        let mut sum = 0.0;
+        for j in 0..i + 1 {
+            e[j] = (s[j] - m).exp();
+            sum += e[j];
+        }
+        for c in 0..d {
+            let mut o = 0.0;
+            for j in 0..i + 1 {
+                o += e[j] / sum * v[j][c];
+            }
+            total += o_bar[i][c] * o;
+        }
+    }
+    total
+}
+
+struct Data {
+    w1: Vec<Vec<f64>>,
+    b1: Vec<f64>,
+    w2: Vec<Vec<f64>>,
+    b2: Vec<f64>,
+    x: Vec<f64>,
+    target: f64,
+    hx: Vec<Vec<f64>>,
+    wq: Vec<Vec<f64>>,
+    wk: Vec<Vec<f64>>,
+    wv: Vec<Vec<f64>>,
+    o_bar: Vec<Vec<f64>>,
+}
+
+fn data() -> Data {
+    let mut rng = common::Numbers::new(2026);
+    let mut matrix = |rows: usize, cols: usize, scale: f64| -> Vec<Vec<f64>> {
+        (0..rows)
+            .map(|_| (0..cols).map(|_| scale * rng.next_f64()).collect())
+            .collect()
+    };
+    let w1 = matrix(HIDDEN, D_IN, 0.3);
+    let b1 = matrix(1, HIDDEN, 0.1).remove(0);
+    let w2 = matrix(1, HIDDEN, 0.3);
+    let b2 = vec![0.05];
+    let x = matrix(1, D_IN, 1.0).remove(0);
+    let (hx, wq, wk, wv, o_bar) = (
+        matrix(T, T, 1.0),
+        matrix(T, D, 0.5),
+        matrix(T, D, 0.5),
+        matrix(T, D, 0.5),
+        matrix(T, D, 1.0),
+    );
+    Data {
+        w1,
+        b1,
+        w2,
+        b2,
+        x,
+        target: 0.3,
+        hx,
+        wq,
+        wk,
+        wv,
+        o_bar,
+    }
+}
+
+fn flat(rows: &[Vec<f64>]) -> Vec<f64> {
+    rows.iter().flatten().copied().collect()
+}
+
+fn main() -> ExitCode {
+    common::bench_main("helpers", bench, smoke)
+}
+
+/// The factored gradients equal the inlined ones, which agree with central
+/// differences.
+fn smoke() -> Result<(), String> {
+    let d = data();
+    let error = |e: ScalarAutodiffError| e.to_string();
+    let f = mlp_factored_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target).map_err(error)?;
+    let i = mlp_inlined_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target).map_err(error)?;
+    let (fg, ig) = (&f.gradient, &i.gradient);
+    let got = [flat(&fg.0), fg.1.clone(), flat(&fg.2), fg.3.clone()].concat();
+    let want = [flat(&ig.0), ig.1.clone(), flat(&ig.2), ig.3.clone()].concat();
+    if common::max_error(&got, &want) > 1e-12 || (f.value - i.value).abs() > 1e-12 {
+        return Err("the factored MLP's gradient is not the inlined one's".into());
+    }
+    let check =
+        mlp_inlined_check(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target).map_err(|e| e.to_string())?;
+    if !check.passed() {
+        return Err(format!("the inlined MLP fails its check:\n{check}"));
+    }
+    let f = head_factored_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar).map_err(error)?;
+    let i = head_inlined_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar).map_err(error)?;
+    let (fg, ig) = (&f.gradient, &i.gradient);
+    let got = [flat(&fg.0), flat(&fg.1), flat(&fg.2), flat(&fg.3)].concat();
+    let want = [flat(&ig.0), flat(&ig.1), flat(&ig.2), flat(&ig.3)].concat();
+    if common::max_error(&got, &want) > 1e-12 || (f.value - i.value).abs() > 1e-12 {
+        return Err("the factored head's gradient is not the inlined one's".into());
+    }
+    let check =
+        head_inlined_check(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar).map_err(|e| e.to_string())?;
+    if !check.passed() {
+        return Err(format!("the inlined head fails its check:\n{check}"));
+    }
+    for (name, path) in [
+        ("mlp_inlined", mlp_inlined_grad_path()),
+        ("head_inlined", head_inlined_grad_path()),
+    ] {
+        if path != autodiff::GradientPath::Compiled {
+            return Err(format!("{name} keeps the tape: {path:?}"));
+        }
+    }
+    println!("helpers smoke: factored gradients equal the inlined ones, which pass their checks (run `cargo bench --bench helpers` to time)");
+    Ok(())
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let rounds = common::rounds(args)?;
+    smoke()?;
+    let d = &data();
+    let mlp = format!("MLP {D_IN}→{HIDDEN}→1");
+    let head = format!("attention head T={T}, d={D}");
+    let mut rows = vec![
+        Row::new(
+            &mlp,
+            common::PLAIN,
+            0,
+            2000,
+            Box::new(|| {
+                mlp_inlined(
+                    std::hint::black_box(&d.w1),
+                    &d.b1,
+                    &d.w2,
+                    &d.b2,
+                    &d.x,
+                    d.target,
+                )
+            }),
+        ),
+        Row::new(
+            &mlp,
+            "inlined: f_grad (compiled adjoint)",
+            0,
+            1000,
+            Box::new(|| {
+                mlp_inlined_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
+                    .map_or(f64::NAN, |r| r.value)
+            }),
+        ),
+        Row::new(
+            &mlp,
+            "factored: f_grad (tape, see f_grad_path)",
+            0,
+            200,
+            Box::new(|| {
+                mlp_factored_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
+                    .map_or(f64::NAN, |r| r.value)
+            }),
+        ),
+        Row::new(
+            &head,
+            common::PLAIN,
+            0,
+            5000,
+            Box::new(|| head_inlined(std::hint::black_box(&d.hx), &d.wq, &d.wk, &d.wv, &d.o_bar)),
+        ),
+        Row::new(
+            &head,
+            "inlined: f_grad (compiled adjoint)",
+            0,
+            2000,
+            Box::new(|| {
+                head_inlined_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
+                    .map_or(f64::NAN, |r| r.value)
+            }),
+        ),
+        Row::new(
+            &head,
+            "factored: f_grad (tape, see f_grad_path)",
+            0,
+            500,
+            Box::new(|| {
+                head_factored_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
+                    .map_or(f64::NAN, |r| r.value)
+            }),
+        ),
+    ];
+    println!("helpers bench: {rounds} rounds, each row timed once per round in turn");
+    println!(
+        "mlp_factored: {:?}; head_factored: {:?}",
+        mlp_factored_grad_path(),
+        head_factored_grad_path()
+    );
+    common::run_round_robin(&mut rows, rounds)?;
+    println!();
+    println!("| workload | engine | median µs/iter | × plain f64 | × inlined f_grad |");
+    println!("|---|---|---:|---:|---:|");
+    for row in &rows {
+        let median_of = |engine: &str| {
+            rows.iter()
+                .find(|r| r.workload == row.workload && r.engine.starts_with(engine))
+                .map_or(f64::NAN, |r| common::median(&r.samples))
+        };
+        let med = common::median(&row.samples);
+        println!(
+            "| {} | {} | {:.2} | {:.1} | {:.2} |",
+            row.workload,
+            row.engine,
+            med / 1e3,
+            med / median_of(common::PLAIN),
+            med / median_of("inlined"),
+        );
+    }
+    Ok(())
+}
