@@ -12,6 +12,10 @@
 //! test` it is a test: each factored gradient equals the inlined one, and
 //! the inlined one agrees with central differences.
 
+// Index loops on purpose: the bodies read the matrices as the formulas
+// index them.
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use std::process::ExitCode;
