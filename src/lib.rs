@@ -16,6 +16,13 @@ pub use autodiff_core::*;
 /// an [`Hvp`] shaped like the gradient) and `f_hessian` (a dense
 /// [`Hessian`]).
 ///
+/// A function returning a vector (`Vec<f64>`, `[f64; N]`, nested, or a
+/// tuple of these and `f64`) gets `f_tape`, `f_vjp` (its output and a
+/// cotangent pulled back to the parameters, a [`ValueAndGradient`] whose
+/// value is the output), `f_jacobian` (a dense [`Jacobian`]), `f_jvp` and
+/// `f_check` (every Jacobian entry, a [`JacobianCheck`]); other annotated
+/// functions call it and index, iterate or destructure what it returns.
+///
 /// Parameters of type `f64`, `[f64; N]` (nested too), `&[f64]`,
 /// `Vec<f64>` and [`#[derive(Parameters)]`](macro@Parameters) structs (by
 /// value or by reference; the gradient is the same struct) are
