@@ -18,8 +18,10 @@
 //! `Vec::new()`, `vec![e; n]` and `[..].to_vec()`, in bodies with early
 //! `return`s too) and read by index, `if` values inside expressions, calls
 //! of one or two annotated helpers per file (with tracked and untracked
-//! arguments, bindings that change later, in loops, `h(x, x.recip())`), and
-//! every elementary function.
+//! arguments, bindings that change later, in loops, `h(x, x.recip())`), a
+//! vector-valued helper per file (a `Vec` or an array) bound by a `let` and
+//! read by index, or indexed where it is called, and every elementary
+//! function.
 //!
 //! At random points the generated program asserts that
 //! - `f_adjoint`, the compiled path, answers (`Some`, leaving its stack
@@ -94,6 +96,9 @@ enum Expr {
     Dbg(Box<Expr>),
     /// `p.k` of a local pair.
     Field(String, usize),
+    /// `v(args)[k]`: a component of what the file's vector-valued helper
+    /// returns (a `Vec` or an array), which keeps the caller on the tape.
+    Component(String, Vec<Expr>, usize),
 }
 
 /// An index into an array or `Vec`: always in bounds by construction.
@@ -204,6 +209,10 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
         Expr::Powi(e, n) => format!("{}.powi({n})", r(e)),
         Expr::Call(name, args) => format!(
             "{name}({})",
+            args.iter().map(r).collect::<Vec<_>>().join(", ")
+        ),
+        Expr::Component(name, args, k) => format!(
+            "{name}({})[{k}]",
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
         Expr::If(c, a, b) => format!(
@@ -468,6 +477,8 @@ struct Gen {
     loops: Vec<Loop>,
     /// The file's helpers callable here, with their arity.
     helpers: Vec<(String, usize)>,
+    /// The file's vector-valued helper (two parameters) and its length.
+    vector: Option<(String, usize)>,
     fresh: usize,
     tags: Vec<&'static str>,
     /// The function must take the compiled path. Otherwise it may also
@@ -551,6 +562,18 @@ impl Gen {
         }
         if self.rng.chance(70) {
             self.let_mut(&mut body);
+        }
+        // What the file's vector-valued helper returns, bound by a
+        // top-level `let` (compiled where the body has no `return`) and
+        // read by index.
+        if !small && (!self.returns || !self.compiled) && self.rng.chance(35) {
+            if let Some((helper, len)) = self.vector.clone() {
+                self.tag("vector helper let");
+                let name = self.fresh("p");
+                let args = vec![self.leaf(), self.bounded(1)];
+                body.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
+                self.declare(&name, Kind::Array(len), false);
+            }
         }
         let count = if small {
             1 + self.rng.below(2)
@@ -1292,6 +1315,12 @@ impl Gen {
                 )
             }
             21..=22 if !self.helpers.is_empty() && !self.frozen => self.call(d),
+            23 if !self.compiled && !self.frozen && self.vector.is_some() => {
+                self.tag("vector helper call");
+                let (name, len) = self.vector.clone().unwrap_or_default();
+                let k = self.rng.below(len.max(1));
+                Expr::Component(name, vec![self.leaf(), self.bounded(d)], k)
+            }
             _ => Expr::Bin(
                 "*",
                 Box::new(Expr::Lit(self.rng.value(-2.0, 2.0))),
@@ -1672,6 +1701,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         vars: Vec::new(),
         loops: Vec::new(),
         helpers: Vec::new(),
+        vector: None,
         fresh: 0,
         tags: Vec::new(),
         compiled: true,
@@ -1681,6 +1711,34 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     };
     let mut rendered = Vec::new();
     let mut helpers = Vec::new();
+    // The vector-valued helper: two components built from random
+    // expressions of its parameters, as a `Vec` (with a third) or an array.
+    let vector_name = format!("v{file}");
+    let (vector_plain, vector_dual, vector_len) = {
+        gen.vars.clear();
+        gen.loops.clear();
+        gen.compiled = true;
+        gen.declare("x0", Kind::Scalar, false);
+        gen.declare("x1", Kind::Scalar, false);
+        let (a, b) = (gen.expr(2), gen.expr(2));
+        let is_vec = gen.rng.chance(50);
+        let (plain_a, plain_b) = (render(&a, Dialect::Plain), render(&b, Dialect::Plain));
+        let (dual_a, dual_b) = (render(&a, Dialect::Dual), render(&b, Dialect::Dual));
+        if is_vec {
+            (
+                format!("#[differentiable]\nfn {vector_name}(x0: f64, x1: f64) -> Vec<f64> {{\n    let a = {plain_a};\n    let b = {plain_b};\n    vec![a * b, a.sin() + x1, b / (x0 * x0 + 0.5)]\n}}\n"),
+                format!("    pub fn {vector_name}(x0: D, x1: D) -> Vec<D> {{\n        let a = {dual_a};\n        let b = {dual_b};\n        vec![a * b, a.sin() + x1, b / (x0 * x0 + D::c(0.5))]\n    }}\n"),
+                3,
+            )
+        } else {
+            (
+                format!("#[differentiable]\nfn {vector_name}(x0: f64, x1: f64) -> [f64; 2] {{\n    let a = {plain_a};\n    [a * x0, {plain_b} - a]\n}}\n"),
+                format!("    pub fn {vector_name}(x0: D, x1: D) -> [D; 2] {{\n        let a = {dual_a};\n        [a * x0, {dual_b} - a]\n    }}\n"),
+                2,
+            )
+        }
+    };
+    gen.vector = Some((vector_name, vector_len));
     for j in 0..1 + gen.rng.below(2) {
         let name = format!("h{file}_{j}");
         let arity = 1 + gen.rng.below(2);
@@ -1729,7 +1787,9 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
             f.plain
         );
     }
+    out.push_str(&vector_plain);
     out.push_str(DUAL_SUPPORT);
+    out.push_str(&vector_dual);
     for f in &rendered {
         out.push_str(&f.dual);
     }

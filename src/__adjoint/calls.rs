@@ -497,3 +497,91 @@ mod tests {
         assert!(stand_in.is_none());
     }
 }
+
+/// What a caller passes as the cotangent of a vector-valued callee's
+/// output `Out` in its reverse sweep: its adjoint of the binding, by
+/// reference or by value. A caller that took the call for a number (the
+/// macro cannot see the callee's type) passes an `f64`, which is no
+/// cotangent: the pair then fails the sweep, and `f_grad` takes the tape.
+pub trait Cotangent<Out> {
+    /// The cotangent, or `None` for a number passed for a vector.
+    fn cotangent(self) -> Option<Out>;
+}
+
+impl<T> Cotangent<T> for T {
+    #[inline(always)]
+    fn cotangent(self) -> Option<T> {
+        Some(self)
+    }
+}
+
+impl<T: Clone> Cotangent<T> for &T {
+    #[inline(always)]
+    fn cotangent(self) -> Option<T> {
+        Some(self.clone())
+    }
+}
+
+impl<A> Cotangent<Vec<A>> for f64 {
+    fn cotangent(self) -> Option<Vec<A>> {
+        None
+    }
+}
+
+impl<A, const N: usize> Cotangent<[A; N]> for f64 {
+    fn cotangent(self) -> Option<[A; N]> {
+        None
+    }
+}
+
+macro_rules! number_for_tuple {
+    ($(($($T:ident),+))*) => {$(
+        impl<$($T),+> Cotangent<($($T,)+)> for f64 {
+            fn cotangent(self) -> Option<($($T,)+)> {
+                None
+            }
+        }
+    )*};
+}
+number_for_tuple!((A)(A, B)(A, B, C)(A, B, C, D)(A, B, C, D, E)(
+    A, B, C, D, E, F
+));
+
+/// The output of a vector-valued callee's forward when its arguments did
+/// not convert (a call the plain twin rejects, so it never runs): NaN in
+/// every number, no element in a `Vec`.
+pub trait Poisoned {
+    /// The poisoned value.
+    fn poisoned() -> Self;
+}
+
+impl Poisoned for f64 {
+    fn poisoned() -> Self {
+        f64::NAN
+    }
+}
+
+impl<T> Poisoned for Vec<T> {
+    fn poisoned() -> Self {
+        Vec::new()
+    }
+}
+
+impl<T: Poisoned, const N: usize> Poisoned for [T; N] {
+    fn poisoned() -> Self {
+        std::array::from_fn(|_| T::poisoned())
+    }
+}
+
+macro_rules! poisoned_tuple {
+    ($(($($T:ident),+))*) => {$(
+        impl<$($T: Poisoned),+> Poisoned for ($($T,)+) {
+            fn poisoned() -> Self {
+                ($($T::poisoned(),)+)
+            }
+        }
+    )*};
+}
+poisoned_tuple!((A)(A, B)(A, B, C)(A, B, C, D)(A, B, C, D, E)(
+    A, B, C, D, E, F
+));

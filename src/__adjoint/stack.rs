@@ -265,7 +265,8 @@ macro_rules! observed_tuple {
         }
     )*};
 }
-observed_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3));
+observed_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3) (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5));
 
 /// An `f32` is read only where the plain twin rejects it (`x / y` with `y:
 /// f32`); observed as it is, so that the adjoint adds no second error.

@@ -78,13 +78,46 @@ fn a_scalar_loss_composes_a_vector_valued_helper_on_both_paths() {
         }
         assert!(nll_check(&Z, target).unwrap().passed());
     }
-    match nll_grad_path() {
+    // The compiled adjoint itself answers, its stack left empty: the call's
+    // reverse took `p_bar` as the cotangent.
+    assert_eq!(nll_grad_path(), GradientPath::Compiled);
+    for target in 0..4 {
+        let compiled = compiled(|stack| nll_adjoint(stack, &Z, target));
+        assert_all_close(
+            &compiled.gradient,
+            &nll_grad_tape(&Z, target).unwrap().gradient,
+            1e-14,
+        );
+    }
+    // The call itself indexed is not compiled yet.
+    match softmax_first_grad_path() {
         GradientPath::Tape { construct, line } => {
             assert!(construct.contains("returning a vector"), "{construct}");
-            assert_eq!(line, 24);
+            assert_eq!(line, 105);
         }
-        GradientPath::Compiled => panic!("a call indexed is not compiled yet"),
+        GradientPath::Compiled => panic!("`softmax(z)[0]` compiled"),
     }
+    assert!(softmax_first_check(&Z).unwrap().passed());
+}
+
+#[differentiable]
+fn softmax_first(z: &[f64]) -> f64 {
+    softmax(z)[0].ln()
+}
+
+/// The compiled adjoint's answer, which must be there, with the stack it
+/// ran on left empty.
+fn compiled<G>(
+    run: impl FnOnce(&mut autodiff::__adjoint::Stack) -> Option<ValueAndGradient<G>>,
+) -> ValueAndGradient<G> {
+    autodiff::__adjoint::with_stack(|stack| {
+        let result = run(stack).expect("compiled and finite");
+        assert!(
+            stack.is_empty(),
+            "the reverse popped what the forward pushed"
+        );
+        result
+    })
 }
 
 /// ADBench's projection, written as a helper returning `[f64; 2]`.
@@ -124,7 +157,9 @@ fn an_array_valued_helper_has_the_closed_form_jacobian() {
     let tape = reprojection_grad_tape(cam, x, seen).unwrap();
     let (dx, dy) = (s * x[0] + cam[0] - seen[0], s * x[1] + cam[1] - seen[1]);
     let want_cam = [2.0 * dx, 2.0 * dy, 2.0 * (dx * s * x[0] + dy * s * x[1])];
-    for result in [result, tape] {
+    assert_eq!(reprojection_grad_path(), GradientPath::Compiled);
+    let compiled = compiled(|stack| reprojection_adjoint(stack, cam, x, seen));
+    for result in [result, tape, compiled] {
         assert_close(result.value, dx * dx + dy * dy, 1e-14);
         assert_all_close(&result.gradient.0, &want_cam, 1e-13);
         assert_all_close(&result.gradient.1, &[2.0 * dx * s, 2.0 * dy * s], 1e-13);
@@ -245,7 +280,9 @@ fn helpers_of_helpers_through_nested_vectors() {
         let db = lift(&flat_b, flat_a.len(), 2);
         want.push(dual_trace_loss(&da, &db));
     }
-    for result in [&result, &tape] {
+    assert_eq!(trace_loss_grad_path(), GradientPath::Compiled);
+    let compiled = compiled(|stack| trace_loss_adjoint(stack, &a, &b));
+    for result in [&result, &tape, &compiled] {
         assert_close(result.value, want[0].value, 1e-14);
         let got: Vec<f64> = result
             .gradient
@@ -318,7 +355,13 @@ fn a_layer_method_returning_a_vector() {
     let dz: Vec<f64> = (0..3)
         .map(|i| p[i] - if i == 2 { 1.0 } else { 0.0 })
         .collect();
-    for result in [layer.loss_grad(&x, 2), layer.loss_grad_tape(&x, 2)] {
+    assert_eq!(layer.loss_grad_path(), GradientPath::Compiled);
+    let compiled = compiled(|stack| Linear::__ad_loss_adjoint(stack, &layer, &x, 2));
+    for result in [
+        layer.loss_grad(&x, 2),
+        layer.loss_grad_tape(&x, 2),
+        Ok(compiled),
+    ] {
         let (model_bar, _) = result.unwrap().gradient;
         assert_all_close(&model_bar.b, &dz, 1e-14);
         for i in 0..3 {

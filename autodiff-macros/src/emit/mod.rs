@@ -30,7 +30,7 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
     let names = Names::new(function);
     let (tape, tape_signature) = tape::item(function, flow, &names);
     if function.output.is_some() {
-        let pair = adjoint::refusing_pair(function, &names);
+        let pair = adjoint::vector_pair(function, &names, &shaped::output_syn_type(function));
         let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
         let transforms = shaped::transforms(function, &names);
         return quote!(#twin #tape #companion #transforms);
@@ -74,7 +74,8 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     let names = Names::new(function);
     let (tape, _) = tape::item(function, flow, &names);
     if function.output.is_some() {
-        let [forward, reverse] = adjoint::refusing_pair(function, &names);
+        let [forward, reverse] =
+            adjoint::vector_pair(function, &names, &shaped::output_syn_type(function));
         let (forward, reverse) = (forward.free(), reverse.free());
         let transforms = shaped::transforms(function, &names);
         return quote!(#tape #forward #reverse #transforms);
@@ -153,7 +154,7 @@ fn models_in_expr(expr: &crate::ast::Expr, names: &mut Vec<String>) {
 
 /// Whether `expr` is a model name, a part of one, a reference to one or an
 /// iterator over one.
-fn reads_model(expr: &crate::ast::Expr, names: &[String]) -> bool {
+pub(crate) fn reads_model(expr: &crate::ast::Expr, names: &[String]) -> bool {
     use crate::ast::ExprKind;
     match &expr.kind {
         ExprKind::Path(path) => path

@@ -4,9 +4,8 @@
 //! parameters), `f_jacobian` (the dense Jacobian), `f_jvp` (the value and
 //! its derivative along a tangent), `f_check` and `f_check_with` (the
 //! Jacobian against central differences), and the hidden `f_recorded`
-//! they share. All of them run on the tape: a caller's compiled adjoint
-//! that calls a vector-valued function falls back to its tape (the pair
-//! is `adjoint::refusing_pair`).
+//! they share. All of them run on the tape. A caller's compiled adjoint
+//! calls the function through `adjoint::vector_pair`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -16,6 +15,14 @@ use syn::Ident;
 use super::grad::{adjoint_arg, gradient_type_of, model_ref, recording_bailing, Recording};
 use super::{differentiable, user_params, Names};
 use crate::ast::{Function, Kind};
+
+/// The output type as the user wrote it.
+pub fn output_syn_type(function: &Function) -> syn::Type {
+    match &function.item.sig.output {
+        syn::ReturnType::Type(_, ty) => (**ty).clone(),
+        syn::ReturnType::Default => syn::parse_quote!(f64),
+    }
+}
 
 /// The plain output type as the user wrote it.
 fn output_type(function: &Function) -> TokenStream {

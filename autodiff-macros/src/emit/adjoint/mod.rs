@@ -31,7 +31,7 @@ use super::companion::{Input, Sibling};
 use super::Names;
 use crate::ast::{Child, Expr, ExprKind, Function, Kind, Param};
 use analysis::Analysis;
-pub(super) use pair::refusing_pair;
+pub(super) use pair::vector_pair;
 use pair::{pair, tape_pair};
 use refusals::{model_moved, not_compiled};
 use sweep::{Seed, Sweep, Unsupported};
@@ -233,11 +233,14 @@ fn compile(
     if let Some(unsupported) = not_compiled(&function.body) {
         return Err(unsupported);
     }
-    if let Some(unsupported) = refusals::vector_call(&function.body, &super::model_params(function))
-    {
+    let an = Analysis::new(function);
+    if let Some(unsupported) = refusals::vector_call(
+        &function.body,
+        &super::model_params(function),
+        &an.call_lets,
+    ) {
         return Err(unsupported);
     }
-    let an = Analysis::new(function);
     for param in &function.params {
         if let Some(unsupported) = model_moved(function, param, &an) {
             return Err(unsupported);

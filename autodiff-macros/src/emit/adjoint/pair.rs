@@ -27,6 +27,28 @@ pub(super) fn pair(
     spread_pair(function, names, stack, Some(adjoint_fn))
 }
 
+/// What the pair passes besides the arguments: the forward's output type
+/// and the type of the reverse's `value_bar` (`f64` and `f64` for a
+/// function returning `f64`).
+struct Carried {
+    output: TokenStream,
+    value_bar: TokenStream,
+    /// What the forward returns when its arguments do not convert
+    /// (`None`: the scalar pair's `stack.failed()`).
+    failed: Option<TokenStream>,
+}
+
+impl Carried {
+    fn scalar() -> Carried {
+        Carried {
+            output: quote!(f64),
+            value_bar: quote!(f64),
+            failed: None,
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn pair_items(
     function: &Function,
     names: &Names,
@@ -35,6 +57,7 @@ fn pair_items(
     value_bar: &Ident,
     bars: Vec<(Input, bool)>,
     reverse_body: TokenStream,
+    carried: Carried,
 ) -> [Sibling; 2] {
     let name = names.name;
     let Names {
@@ -67,7 +90,10 @@ fn pair_items(
         name: format_ident!("{}_forward", name),
         generics: generics.clone(),
         inputs: vec![stack_input(), args_input.clone()],
-        output: quote!(-> f64),
+        output: {
+            let output = &carried.output;
+            quote!(-> #output)
+        },
     };
     let reverse = Signature {
         name: format_ident!("{}_reverse", name),
@@ -75,7 +101,7 @@ fn pair_items(
         inputs: vec![
             stack_input(),
             args_input,
-            Input::new(value_bar, quote!(f64)),
+            Input::new(value_bar, carried.value_bar),
             Input::new(
                 &bars_ident,
                 quote!(::core::option::Option<(#(#bar_types,)*)>),
@@ -83,9 +109,10 @@ fn pair_items(
         ],
         output: TokenStream::new(),
     };
+    let failed = carried.failed.unwrap_or_else(|| quote!(#stack.failed()));
     let forward_body = quote! {
         let ::core::option::Option::Some((#(#param_pats,)*)) = #args else {
-            return #stack.failed();
+            return #failed;
         };
         #forward_body
     };
@@ -119,35 +146,106 @@ fn pair_items(
     ]
 }
 
-/// The pair of a vector-valued function, which a caller's adjoint cannot
-/// take a scalar gradient from: its forward fails the caller's sweep
-/// (`f_grad` reruns the caller on the tape, which records the call), so
-/// neither half computes anything.
-pub fn refusing_pair(function: &Function, names: &Names) -> [Sibling; 2] {
+/// The pair of a vector-valued function. The forward runs the plain
+/// function (its value observed, as the tape checks it) and keeps nothing;
+/// the reverse, given the arguments again (a caller passes `None` for any
+/// that changed since its forward) and the cotangent of the output, runs
+/// `f_vjp` and adds the gradient into the arguments' adjoints, through the
+/// stack as a scalar callee's pair does. A caller that took the call for
+/// a number (`value_bar: f64`) fails its sweep instead, and `f_grad` reruns
+/// it on the tape.
+pub fn vector_pair(function: &Function, names: &Names, output: &syn::Type) -> [Sibling; 2] {
     let stack = Ident::new("stack", Span::mixed_site());
     let value_bar = Ident::new("value_bar", Span::mixed_site());
-    let bars = function
+    let [value, cotangent, result] =
+        ["value", "cotangent", "result"].map(|name| Ident::new(name, Span::mixed_site()));
+    let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let bars: Vec<_> = function
         .params
         .iter()
         .map(|param| {
             let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
-            let ty = bar_type(&param.kind);
-            (Input::new(&bar, quote!(&mut #ty)), false)
+            (param, bar, bar_type(&param.kind))
         })
         .collect();
-    let args = function.params.iter().map(|param| &param.ident);
-    pair_items(
+    let differentiable: Vec<&Param> = function
+        .params
+        .iter()
+        .filter(|param| param.kind.is_differentiable())
+        .collect();
+    let name = names.name;
+    let vjp = format_ident!("{}_vjp", name);
+    let pushes = pushes(&differentiable, &result, &stack);
+    let pops = pops(&bars, &stack, &quote!(1.0));
+    let forward_body = quote! {
+        let #value = #name(#(#args),*);
+        #stack.observe(&#value);
+        #value
+    };
+    let reverse_body = quote! {
+        let ::core::option::Option::Some(#cotangent) =
+            ::autodiff::__adjoint::Cotangent::cotangent(#value_bar)
+        else {
+            return #stack.fail();
+        };
+        match #vjp(#(#args,)* #cotangent) {
+            ::core::result::Result::Ok(#result) => {
+                #(#pushes)*
+                #(#pops)*
+            }
+            ::core::result::Result::Err(_) => #stack.fail(),
+        }
+    };
+    let bar_decls = bars
+        .iter()
+        .map(|(param, bar, ty)| {
+            (
+                Input::new(bar, quote!(&mut #ty)),
+                param.kind.is_differentiable(),
+            )
+        })
+        .collect();
+    let mut pair = pair_items(
         function,
         names,
         &stack,
-        quote! {
-            let _ = (#(&#args,)*);
-            #stack.failed()
-        },
+        forward_body,
         &value_bar,
-        bars,
-        quote!(let _ = #value_bar;),
-    )
+        bar_decls,
+        TokenStream::new(),
+        Carried {
+            output: quote!(#output),
+            value_bar: quote!(impl ::autodiff::__adjoint::Cotangent<#output>),
+            failed: Some(quote!({
+                #stack.fail();
+                ::autodiff::__adjoint::Poisoned::poisoned()
+            })),
+        },
+    );
+    // The reverse reads the arguments again: `f_vjp` recomputes from them.
+    let [_, reverse] = &mut pair;
+    let args_pats = args.iter();
+    let bars_ident = Ident::new("bars", Span::mixed_site());
+    let args_ident = Ident::new("args", Span::mixed_site());
+    let bar_pats = bars.iter().map(|(param, bar, _)| {
+        if param.kind.is_differentiable() {
+            quote!(#bar)
+        } else {
+            quote!(_)
+        }
+    });
+    let reverse_inner = &reverse_body;
+    reverse.body = quote! {
+        let (
+            ::core::option::Option::Some((#(#args_pats,)*)),
+            ::core::option::Option::Some((#(#bar_pats,)*)),
+        ) = (#args_ident, #bars_ident)
+        else {
+            return #stack.fail();
+        };
+        #reverse_inner
+    };
+    pair
 }
 
 /// The pair of a function that keeps the tape: the forward runs the tape
@@ -195,25 +293,7 @@ fn spread_pair(
             quote!(let _ = #value_bar;),
         )
     } else {
-        let pops = bars
-            .iter()
-            .filter(|(param, _, _)| param.kind.is_differentiable())
-            .rev()
-            .map(|(param, bar, _)| match &param.kind {
-                Kind::Struct { ty, .. } => {
-                    let pop = model_call(
-                        ty,
-                        "pop_gradient",
-                        &[
-                            Argument::Bound("bar", quote!(#bar)),
-                            Argument::Plain(quote!(#stack)),
-                            Argument::Plain(quote!(#value_bar)),
-                        ],
-                    );
-                    quote!(#pop;)
-                }
-                _ => quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);),
-            });
+        let pops = pops(&bars, stack, &quote!(#value_bar));
         let differentiable: Vec<&Param> = function
             .params
             .iter()
@@ -235,29 +315,7 @@ fn spread_pair(
             quote!(::autodiff::__adjoint::forwarded(#result, #stack))
         } else {
             let result_ident = Ident::new("result", Span::mixed_site());
-            let single = differentiable.len() == 1;
-            let pushes = differentiable.iter().enumerate().map(|(k, param)| {
-                let component = if single {
-                    quote!(#result_ident.gradient)
-                } else {
-                    let k = syn::Index::from(k);
-                    quote!(#result_ident.gradient.#k)
-                };
-                match &param.kind {
-                    Kind::Struct { ty, .. } => {
-                        let push = model_call(
-                            ty,
-                            "push_gradient",
-                            &[
-                                Argument::Bound("gradient", quote!(&#component)),
-                                Argument::Plain(quote!(#stack)),
-                            ],
-                        );
-                        quote!(#push;)
-                    }
-                    _ => quote!(::autodiff::__adjoint::Spread::push_all(&#component, #stack);),
-                }
-            });
+            let pushes = pushes(&differentiable, &result_ident, stack);
             quote! {
                 match #result {
                     ::core::option::Option::Some(#result_ident) => {
@@ -285,7 +343,69 @@ fn spread_pair(
         &value_bar,
         bar_decls,
         reverse_body,
+        Carried::scalar(),
     )
+}
+
+/// `Spread::pop_scaled` (a model's `pop_gradient`) of each differentiable
+/// parameter's gradient into its adjoint `bar`, scaled by `value_bar`,
+/// last parameter first: the reverse half of the calling convention.
+fn pops(
+    bars: &[(&Param, Ident, TokenStream)],
+    stack: &Ident,
+    value_bar: &TokenStream,
+) -> Vec<TokenStream> {
+    bars.iter()
+        .filter(|(param, _, _)| param.kind.is_differentiable())
+        .rev()
+        .map(|(param, bar, _)| match &param.kind {
+            Kind::Struct { ty, .. } => {
+                let pop = model_call(
+                    ty,
+                    "pop_gradient",
+                    &[
+                        Argument::Bound("bar", quote!(#bar)),
+                        Argument::Plain(quote!(#stack)),
+                        Argument::Plain(quote!(#value_bar)),
+                    ],
+                );
+                quote!(#pop;)
+            }
+            _ => quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);),
+        })
+        .collect()
+}
+
+/// `Spread::push_all` (a model's `push_gradient`) of each component of
+/// `result.gradient`, first parameter first: the forward half.
+fn pushes(differentiable: &[&Param], result: &Ident, stack: &Ident) -> Vec<TokenStream> {
+    let single = differentiable.len() == 1;
+    differentiable
+        .iter()
+        .enumerate()
+        .map(|(k, param)| {
+            let component = if single {
+                quote!(#result.gradient)
+            } else {
+                let k = syn::Index::from(k);
+                quote!(#result.gradient.#k)
+            };
+            match &param.kind {
+                Kind::Struct { ty, .. } => {
+                    let push = model_call(
+                        ty,
+                        "push_gradient",
+                        &[
+                            Argument::Bound("gradient", quote!(&#component)),
+                            Argument::Plain(quote!(#stack)),
+                        ],
+                    );
+                    quote!(#push;)
+                }
+                _ => quote!(::autodiff::__adjoint::Spread::push_all(&#component, #stack);),
+            }
+        })
+        .collect()
 }
 
 /// The type of a parameter's adjoint in `f_reverse`: a slice's is a slice,

@@ -157,16 +157,23 @@ fn is_name(expr: &Expr, name: &str) -> bool {
 }
 
 /// The first place the body uses what an annotated call returns as more
-/// than a number: indexes it, iterates it, calls a method on it, borrows
-/// it, takes a field of it or destructures it (`let p = softmax(z);
-/// p[k]`). The macro cannot see the callee, and only a call that returns
-/// `f64` takes part in the adjoint's calling convention: such a call
-/// returns a vector (or a tuple), which `f_grad` computes on the tape.
-/// `models` are the names that hold a model, whose methods are calls.
-pub(super) fn vector_call(block: &Block, models: &[String]) -> Option<Unsupported> {
+/// than a number where the sweeps cannot take it: indexes, iterates,
+/// borrows or destructures the call itself (`softmax(z)[k]`, `let (a, b) =
+/// f(x)`), or a binding of it that is not a top-level `let` bound once in
+/// a body without `return` (`call_lets`, which the sweeps take as
+/// vectors). `models` are the names that hold a model, whose methods are
+/// calls.
+pub(super) fn vector_call(
+    block: &Block,
+    models: &[String],
+    call_lets: &std::collections::HashSet<String>,
+) -> Option<Unsupported> {
     let calls = Calls { models };
     let mut bound = Vec::new();
     calls.bound_in(block, &mut bound);
+    // What a top-level `let` binds once is a vector the sweeps take (see
+    // `analysis::calls`), indexed, borrowed or iterated.
+    bound.retain(|name| !call_lets.contains(name));
     let test = |expr: &Expr| {
         let holds = |expr: &Expr| {
             calls.is_call(expr)

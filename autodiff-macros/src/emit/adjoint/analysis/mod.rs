@@ -11,6 +11,7 @@
 //! `f64`.
 
 mod activity;
+mod calls;
 mod numbers;
 mod shapes;
 
@@ -99,6 +100,17 @@ pub struct Analysis {
     /// (`y = x * 2.0;`) to an `f64`, where every such value agrees: the
     /// shape of a `let y;` bound by its assignments.
     pub assigned: HashMap<String, Option<usize>>,
+    /// Names bound by a top-level `let` (once, in a body without `return`)
+    /// to a call of an annotated function or method: the forward binding
+    /// is still there when the reverse sweep starts, so their adjoint is
+    /// shaped like it (`zero(&p)`), a number or, for a vector-valued
+    /// callee, a vector. Those the body indexes (`p[k]`) are vectors, with
+    /// `dims` from the deepest indexing; see `calls_bound`.
+    pub call_lets: HashSet<String>,
+    /// Names bound to a call's value anywhere (`let`, `=`): passed on by
+    /// value to another call, they are passed as clones, as the callee may
+    /// return a `Vec`.
+    pub call_bound: HashSet<String>,
 }
 
 impl Analysis {
@@ -146,6 +158,8 @@ impl Analysis {
             pushed: HashSet::new(),
             read: HashSet::new(),
             assigned: HashMap::new(),
+            call_lets: HashSet::new(),
+            call_bound: HashSet::new(),
         };
         let read = std::cell::RefCell::new(HashSet::new());
         function.body.any_expr(&|expr| {
@@ -195,6 +209,7 @@ impl Analysis {
         deferred_lets(&function.body, &mut deferred);
         deferred.retain(|name| analysis.bound.get(name).copied() == Some(1));
         analysis.assigned = assigned_dims(&function.body, &analysis.dims);
+        calls::calls_bound(function, &mut analysis);
         if !deferred.is_empty() {
             let mut seeds: HashMap<String, Option<usize>> = deferred
                 .iter()

@@ -24,9 +24,12 @@ impl<'m> Sweep<'m> {
         match &arg.kind {
             ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
                 let name = ident.to_string();
-                !self.an.arrays.contains(&name)
-                    && !self.an.slices.contains(&name)
-                    && dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0)
+                // What a call returned may be a `Vec` (see
+                // `analysis::calls`): cloning a number costs nothing.
+                self.an.call_bound.contains(&name)
+                    || (!self.an.arrays.contains(&name)
+                        && !self.an.slices.contains(&name)
+                        && dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0))
             }),
             _ => false,
         }
@@ -55,7 +58,9 @@ impl<'m> Sweep<'m> {
         seed: &Seed,
     ) -> R<()> {
         let reverse = sibling(&self.stand_ins, func, "reverse");
-        let _ = expr;
+        if seed.whole && seed.negated {
+            return unsupported("a vector-valued call under a minus sign", expr);
+        }
         self.rev_invoke(reverse, None, args, seed)
     }
 
@@ -138,7 +143,15 @@ impl<'m> Sweep<'m> {
                 after.push((arg, name));
             }
         }
-        let value_bar = seed.signed();
+        // A vector-valued callee's cotangent: the caller's adjoint of the
+        // binding, whole, by reference.
+        // (`rev_call` refuses a negated one.)
+        let value_bar = if seed.whole {
+            let tokens = &seed.tokens;
+            quote!(&#tokens)
+        } else {
+            seed.signed()
+        };
         let args = if replayed {
             quote!(#adjoint::args((#(#arg_src,)*)))
         } else {

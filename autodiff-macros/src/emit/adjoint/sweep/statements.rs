@@ -379,15 +379,29 @@ impl<'m> Sweep<'m> {
                     } else {
                         quote!(::autodiff::__adjoint::zero(&#ident))
                     }
+                } else if self.an.call_lets.contains(name) && self.depth == 0 && !self.early {
+                    // What a call returns, a number or a vector (see
+                    // `analysis::calls`): its adjoint is shaped like the
+                    // forward's binding, there when the reverse starts.
+                    let ident = binding(name);
+                    quote!(::autodiff::__adjoint::zero(&#ident))
                 } else {
                     self.shape(init)?
                 };
                 // The initialiser reads earlier bindings of the same name.
                 let bar = self.bind_deferred(name);
+                let vector_call = self.an.call_lets.contains(name)
+                    && self
+                        .an
+                        .dims
+                        .get(name)
+                        .copied()
+                        .flatten()
+                        .is_some_and(|dims| dims > 0);
                 let seed = Seed {
                     tokens: bar.to_token_stream(),
                     negated: false,
-                    whole: !self.scalar(init),
+                    whole: !self.scalar(init) || vector_call,
                 };
                 let (mut f, v, r) = self.value(init, &seed)?;
                 self.scope()

@@ -1,0 +1,151 @@
+//! Bindings of what annotated calls return. The macro cannot see a
+//! callee's output type: a call returns a number or, from a vector-valued
+//! function, a `Vec`, an array or a tuple. The body's syntax says which
+//! where it indexes the binding (`let p = softmax(&z); p[k]`): such a
+//! binding is a vector, as deep as its deepest indexing. A binding it only
+//! passes on (`let h = layer(x); total(h)`) may be either: its adjoint is
+//! shaped like its value (`zero(&h)`) and it is passed as a clone, which
+//! type-checks both ways.
+
+use crate::ast::{Child, Expr, ExprKind, Function, Stmt};
+
+use super::Analysis;
+
+/// Fills `call_lets` and `call_bound`, and the `dims` of the vectors among
+/// the `call_lets`.
+pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
+    let returns = function
+        .body
+        .any_expr(&|expr| matches!(expr.kind, ExprKind::Return(_)));
+    let models: Vec<String> = an.models.iter().cloned().collect();
+    let is_call = |expr: &Expr| is_call(expr, &models);
+    for stmt in &function.body.stmts {
+        if let Stmt::Let {
+            name: Some(name),
+            init: Some(init),
+            ..
+        } = stmt
+        {
+            if is_call(init) && !returns && an.bound.get(name).copied() == Some(1) {
+                an.call_lets.insert(name.clone());
+            }
+        }
+    }
+    let mut bound = Vec::new();
+    collect_bound(&function.body.stmts, &is_call, &mut bound);
+    an.call_bound.extend(bound);
+    for name in an.call_lets.clone() {
+        let depth = index_depth(&function.body.stmts, &name);
+        let whole = used_whole(&function.body.stmts, &name);
+        if depth > 0 || whole {
+            an.dims.insert(name, Some(depth.max(1)));
+        }
+    }
+}
+
+/// A call of another annotated function, or of a method on a model.
+pub(crate) fn is_call(expr: &Expr, models: &[String]) -> bool {
+    match &expr.kind {
+        ExprKind::Call { .. } => true,
+        ExprKind::PlainMethod { receiver, .. } => crate::emit::reads_model(receiver, models),
+        ExprKind::Paren(inner) => is_call(inner, models),
+        _ => false,
+    }
+}
+
+fn collect_bound(stmts: &[Stmt], is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<String>) {
+    fn in_expr(expr: &Expr, is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<String>) {
+        if let ExprKind::Assign { target, value } = &expr.kind {
+            if let ExprKind::Path(path) = &target.kind {
+                if let Some(ident) = path.path.get_ident() {
+                    if is_call(value) {
+                        out.push(ident.to_string());
+                    }
+                }
+            }
+        }
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => in_expr(child, is_call, out),
+                Child::Block(block) => collect_bound(&block.stmts, is_call, out),
+            }
+        }
+    }
+    for stmt in stmts {
+        match stmt {
+            Stmt::Let { name, init, .. } => {
+                if let Some(init) = init {
+                    if let Some(name) = name {
+                        if is_call(init) {
+                            out.push(name.clone());
+                        }
+                    }
+                    in_expr(init, is_call, out);
+                }
+            }
+            Stmt::Expr(expr, _) => in_expr(expr, is_call, out),
+            Stmt::Item(_) => {}
+        }
+    }
+}
+
+/// The most indexings applied to `name` anywhere in `stmts` (`p[i][j]`
+/// is 2; 0 if it is never indexed).
+fn index_depth(stmts: &[Stmt], name: &str) -> usize {
+    fn depth_of(expr: &Expr, name: &str) -> Option<usize> {
+        match &expr.kind {
+            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+                depth_of(base, name).map(|d| d + 1)
+            }
+            ExprKind::Path(path) if path.path.is_ident(name) => Some(0),
+            _ => None,
+        }
+    }
+    fn in_expr(expr: &Expr, name: &str, most: &mut usize) {
+        if let Some(depth) = depth_of(expr, name) {
+            *most = (*most).max(depth);
+        }
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => in_expr(child, name, most),
+                Child::Block(block) => in_stmts(&block.stmts, name, most),
+            }
+        }
+    }
+    fn in_stmts(stmts: &[Stmt], name: &str, most: &mut usize) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Let {
+                    init: Some(init), ..
+                }
+                | Stmt::Expr(init, _) => in_expr(init, name, most),
+                _ => {}
+            }
+        }
+    }
+    let mut most = 0;
+    in_stmts(stmts, name, &mut most);
+    most
+}
+
+/// Whether `name` is used as a whole vector somewhere: a method called on
+/// it (`p.iter()`, `p.len()`), borrowed (`&p`), or iterated by `for`.
+fn used_whole(stmts: &[Stmt], name: &str) -> bool {
+    let is_name =
+        |expr: &Expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(name));
+    let test = |expr: &Expr| match &expr.kind {
+        ExprKind::Structural { receiver, .. } | ExprKind::PlainMethod { receiver, .. } => {
+            is_name(receiver)
+        }
+        ExprKind::Reference { expr: inner, .. } => is_name(inner),
+        ExprKind::For { iter, .. } => is_name(iter),
+        _ => false,
+    };
+    stmts.iter().any(|stmt| match stmt {
+        Stmt::Let {
+            init: Some(init), ..
+        }
+        | Stmt::Expr(init, _) => init.any_expr(&test),
+        _ => false,
+    })
+}
