@@ -570,7 +570,11 @@ impl Gen {
             if let Some((helper, len)) = self.vector.clone() {
                 self.tag("vector helper let");
                 let name = self.fresh("p");
+                // Bindings that never change: the call reruns from its
+                // arguments in the reverse sweep.
+                let frozen = std::mem::replace(&mut self.frozen, true);
                 let args = vec![self.leaf(), self.bounded(1)];
+                self.frozen = frozen;
                 body.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
                 self.declare(&name, Kind::Array(len), false);
             }

@@ -30,10 +30,12 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
     let names = Names::new(function);
     let (tape, tape_signature) = tape::item(function, flow, &names);
     if function.output.is_some() {
-        let pair = adjoint::vector_pair(function, &names, &shaped::output_syn_type(function));
+        let (dot, dot_fn) = shaped::compiled_dot(function).unzip();
+        let output = shaped::output_syn_type(function);
+        let pair = adjoint::vector_pair(function, &names, &output, dot_fn.as_ref());
         let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
         let transforms = shaped::transforms(function, &names);
-        return quote!(#twin #tape #companion #transforms);
+        return quote!(#twin #tape #companion #dot #transforms);
     }
     let (grad, pair) = grad::items(function, &names);
     let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
@@ -74,11 +76,12 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     let names = Names::new(function);
     let (tape, _) = tape::item(function, flow, &names);
     if function.output.is_some() {
-        let [forward, reverse] =
-            adjoint::vector_pair(function, &names, &shaped::output_syn_type(function));
+        let (dot, dot_fn) = shaped::compiled_dot(function).unzip();
+        let output = shaped::output_syn_type(function);
+        let [forward, reverse] = adjoint::vector_pair(function, &names, &output, dot_fn.as_ref());
         let (forward, reverse) = (forward.free(), reverse.free());
         let transforms = shaped::transforms(function, &names);
-        return quote!(#tape #forward #reverse #transforms);
+        return quote!(#tape #forward #reverse #dot #transforms);
     }
     let (grad, [forward, reverse]) = grad::items(function, &names);
     let (forward, reverse) = (forward.free(), reverse.free());

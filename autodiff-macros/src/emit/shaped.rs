@@ -336,3 +336,93 @@ fn check_parts(function: &Function) -> CheckParts {
         point,
     }
 }
+
+/// The compiled reverse of a vector-valued function, for a caller's
+/// compiled adjoint: the scalar `⟨cotangent, f(args…)⟩`, written as a
+/// function of the parameters and a `#[constant]` cotangent (the body,
+/// then `let __output: Out = tail;` and the sum over its components),
+/// differentiated by the compiled adjoint like any scalar function. Its
+/// gradient is `cotangentᵀ J`. `None` where that function does not
+/// compile to an adjoint (a `return` in the body, a tuple output, or a
+/// construct the sweeps refuse): the pair then runs `f_vjp` on the tape.
+pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
+    let item = function.item;
+    if super::tape::may_return(&function.body) {
+        return None;
+    }
+    let depth = vector_depth(function.output.as_ref()?)?;
+    let (stmts, tail) = match item.block.stmts.split_last()? {
+        (syn::Stmt::Expr(tail, None), stmts) => (stmts, tail),
+        _ => return None,
+    };
+    let out = output_type(function);
+    let name = format_ident!("{}_cotangent_dot", item.sig.ident);
+    let inputs = item.sig.inputs.iter();
+    let lifetimes = &item.sig.generics;
+    // `__cotangent[i][j] * __output[i][j]` summed, `depth` loops deep.
+    let indices: Vec<Ident> = (0..depth).map(|k| format_ident!("__k{}", k)).collect();
+    let mut sum = quote!(__dot += __cotangent #([#indices])* * __output #([#indices])*;);
+    for (level, index) in indices.iter().enumerate().rev() {
+        let prefix = &indices[..level];
+        sum = quote!(for #index in 0..__output #([#prefix])* .len() { #sum });
+    }
+    // A binding as the tail (`out`) is read where it is: bound again, a
+    // `Vec` grown by `push` would be moved from its own adjoint's shape.
+    let (bind, output) = match tail {
+        syn::Expr::Path(path) if path.path.get_ident().is_some() => (quote!(), quote!(#path)),
+        _ => (quote!(let __output: #out = #tail;), quote!(__output)),
+    };
+    let sum = replace_ident(sum, "__output", &output);
+    let dot: syn::ItemFn = syn::parse_quote! {
+        fn #name #lifetimes(#(#inputs,)* #[constant] __cotangent: #out) -> f64 {
+            #(#stmts)*
+            #bind
+            let mut __dot = 0.0;
+            #sum
+            __dot
+        }
+    };
+    let macros = crate::lower::MacroBodies::default();
+    let model = crate::lower::function(&dot, &macros);
+    let cx = crate::ctxt::Ctxt::default();
+    crate::valid::check(&cx, &model);
+    if cx.check().is_some() {
+        return None;
+    }
+    let names = Names::new(&model);
+    let gradient_type = gradient_type_of(&differentiable(&model));
+    let adjoint = super::adjoint::items(&model, &names, &gradient_type);
+    if adjoint.fallback.is_some() {
+        return None;
+    }
+    Some((adjoint.items, adjoint.adjoint_fn))
+}
+
+/// How many `Vec`s and arrays hold the numbers of `shape` (`None` for a
+/// tuple anywhere).
+fn vector_depth(shape: &crate::ast::Shape) -> Option<usize> {
+    use crate::ast::Shape;
+    match shape {
+        Shape::Scalar => Some(0),
+        Shape::Vec(elem) | Shape::Array(elem, _) => Some(vector_depth(elem)? + 1),
+        Shape::Tuple(_) => None,
+    }
+}
+
+/// `tokens` with every identifier `name` replaced by `with`.
+fn replace_ident(tokens: TokenStream, name: &str, with: &TokenStream) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .flat_map(|token| match token {
+            TokenTree::Ident(ident) if ident == name => with.clone().into_iter().collect(),
+            TokenTree::Group(group) => {
+                let mut replaced =
+                    Group::new(group.delimiter(), replace_ident(group.stream(), name, with));
+                replaced.set_span(group.span());
+                vec![TokenTree::Group(replaced)]
+            }
+            other => vec![other],
+        })
+        .collect()
+}

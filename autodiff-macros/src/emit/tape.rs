@@ -305,7 +305,7 @@ fn of_scalars(kind: &Kind) -> bool {
 /// Whether a `return` may leave `block`: one in the body, or in a macro's
 /// tokens (a closure's or a nested item's own `return` counts too, which
 /// only costs the closure).
-fn may_return(block: &Block) -> bool {
+pub(super) fn may_return(block: &Block) -> bool {
     block.any_expr(&|expr| match &expr.kind {
         ExprKind::Return(_) => true,
         ExprKind::PlainMacro { mac, .. } | ExprKind::Dbg { mac, .. } => {

@@ -149,12 +149,18 @@ fn pair_items(
 /// The pair of a vector-valued function. The forward runs the plain
 /// function (its value observed, as the tape checks it) and keeps nothing;
 /// the reverse, given the arguments again (a caller passes `None` for any
-/// that changed since its forward) and the cotangent of the output, runs
-/// `f_vjp` and adds the gradient into the arguments' adjoints, through the
-/// stack as a scalar callee's pair does. A caller that took the call for
+/// that changed since its forward) and the cotangent of the output, reruns
+/// the function to get `cotangentᵀ J` (the compiled adjoint `dot` of
+/// `⟨cotangent, f⟩`, else `f_vjp` on the tape) and adds it into the
+/// arguments' adjoints, through the stack as a scalar callee's pair does. A caller that took the call for
 /// a number (`value_bar: f64`) fails its sweep instead, and `f_grad` reruns
 /// it on the tape.
-pub fn vector_pair(function: &Function, names: &Names, output: &syn::Type) -> [Sibling; 2] {
+pub fn vector_pair(
+    function: &Function,
+    names: &Names,
+    output: &syn::Type,
+    dot: Option<&Ident>,
+) -> [Sibling; 2] {
     let stack = Ident::new("stack", Span::mixed_site());
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let [value, cotangent, result] =
@@ -176,6 +182,12 @@ pub fn vector_pair(function: &Function, names: &Names, output: &syn::Type) -> [S
     let name = names.name;
     let vjp = format_ident!("{}_vjp", name);
     let pushes = pushes(&differentiable, &result, &stack);
+    // `cotangentᵀ J` by the compiled adjoint of `⟨cotangent, f⟩` (see
+    // `shaped::compiled_dot`), else by `f_vjp` on the tape.
+    let gradient = match dot {
+        Some(dot) => quote!(#dot(#stack, #(#args,)* #cotangent)),
+        None => quote!(#vjp(#(#args,)* #cotangent).ok()),
+    };
     let pops = pops(&bars, &stack, &quote!(1.0));
     let forward_body = quote! {
         let #value = #name(#(#args),*);
@@ -188,12 +200,12 @@ pub fn vector_pair(function: &Function, names: &Names, output: &syn::Type) -> [S
         else {
             return #stack.fail();
         };
-        match #vjp(#(#args,)* #cotangent) {
-            ::core::result::Result::Ok(#result) => {
+        match #gradient {
+            ::core::option::Option::Some(#result) => {
                 #(#pushes)*
                 #(#pops)*
             }
-            ::core::result::Result::Err(_) => #stack.fail(),
+            ::core::option::Option::None => #stack.fail(),
         }
     };
     let bar_decls = bars

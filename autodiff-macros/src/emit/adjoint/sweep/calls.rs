@@ -58,10 +58,38 @@ impl<'m> Sweep<'m> {
         seed: &Seed,
     ) -> R<()> {
         let reverse = sibling(&self.stand_ins, func, "reverse");
-        if seed.whole && seed.negated {
+        self.vector_call_replayed(expr, None, args, seed)?;
+        self.rev_invoke(reverse, None, args, seed)
+    }
+
+    /// A vector-valued call (its seed the caller's whole adjoint of the
+    /// binding) reruns the callee from its arguments in the reverse sweep:
+    /// every argument (and the receiver) must still hold its forward value
+    /// there, and the cotangent is passed as it is.
+    pub(super) fn vector_call_replayed(
+        &self,
+        expr: &Expr,
+        receiver: Option<&Expr>,
+        args: &[Expr],
+        seed: &Seed,
+    ) -> R<()> {
+        if !seed.whole {
+            return Ok(());
+        }
+        if seed.negated {
             return unsupported("a vector-valued call under a minus sign", expr);
         }
-        self.rev_invoke(reverse, None, args, seed)
+        if !receiver
+            .into_iter()
+            .chain(args)
+            .all(|arg| self.fully_available(arg))
+        {
+            return unsupported(
+                "a vector-valued call whose argument changes before the reverse sweep",
+                expr,
+            );
+        }
+        Ok(())
     }
 
     /// The reverse of a call of `reverse`'s pair: of a function, or of a

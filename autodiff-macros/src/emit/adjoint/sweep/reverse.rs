@@ -90,6 +90,7 @@ impl<'m> Sweep<'m> {
                 let reverse = format_ident!("{}_reverse", method.unraw(), span = method.span());
                 let receiver_src = receiver.source.to_token_stream();
                 let reverse = quote!(#receiver_src.#reverse);
+                self.vector_call_replayed(expr, Some(receiver), args, &seed)?;
                 self.rev_invoke(reverse, Some(receiver), args, &seed)
             }
             _ => unsupported(describe(expr), expr),
