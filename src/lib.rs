@@ -53,6 +53,9 @@ pub use autodiff_macros::differentiable;
 mod parameters;
 pub use parameters::{Parameters, ShapeMismatch};
 
+mod activations;
+pub use activations::Activations;
+
 /// Makes a struct of differentiable fields a model: a [`Parameters`]
 /// (the training loop's view) and a parameter of `#[differentiable]`
 /// functions, whose gradient comes back as the same struct.
@@ -198,6 +201,7 @@ pub mod compile_errors {
 
 /// Everything an exercise needs: `use autodiff::prelude::*;`.
 pub mod prelude {
+    pub use crate::activations::Activations;
     pub use crate::optim::{Adam, Sgd};
     pub use crate::parameters::Parameters;
     pub use autodiff_core::GradientCheckError;

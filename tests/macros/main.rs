@@ -13,6 +13,7 @@ mod edge_cases;
 mod elementary;
 mod elementary_functions;
 mod long_bodies;
+mod method_forms;
 mod methods;
 mod models;
 mod operations_table;
