@@ -200,3 +200,34 @@ fn the_method_form_records_the_tables_relu_and_sigmoid_nodes() {
     );
     assert!(operations.contains(&ScalarOperation::Sigmoid));
 }
+
+/// A model's own method named `relu`, with an argument: a call of that
+/// method, not the activation.
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Gate {
+    w: f64,
+}
+
+impl Gate {
+    #[differentiable]
+    fn relu(&self, x: f64) -> f64 {
+        (self.w * x).relu() * 3.0
+    }
+}
+
+#[differentiable]
+fn gated(gate: &Gate, x: f64) -> f64 {
+    gate.relu(x) + x
+}
+
+#[test]
+fn a_model_method_named_relu_is_called_as_the_method() -> Result<(), ScalarAutodiffError> {
+    let gate = Gate { w: 2.0 };
+    // 3·relu(w x) + x at w x = 1 > 0: ∂/∂w = 3x, ∂/∂x = 3w + 1.
+    let got = gated_grad(&gate, 0.5)?;
+    assert_eq!(got.value, 3.5);
+    assert_eq!(got.gradient, (Gate { w: 1.5 }, 7.0));
+    let got = gated_grad_tape(&gate, 0.5)?;
+    assert_eq!(got.gradient, (Gate { w: 1.5 }, 7.0));
+    Ok(())
+}

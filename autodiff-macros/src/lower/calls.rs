@@ -75,21 +75,17 @@ impl<'a> Lower<'a> {
             None => {}
         }
         // `x.relu()`, `x.sigmoid()`: the facade's functions in method form
-        // (on plain `f64` through the prelude's `Activations`).
-        if let Some(func) = vocabulary::activation_method(&method) {
-            if !arity(0) {
-                return ExprKind::Invalid;
-            }
+        // (on plain `f64` through the prelude's `Activations`). With
+        // arguments, the name is some other method's (a model's).
+        if let Some(func) = vocabulary::activation_method(&method).filter(|_| call.args.is_empty())
+        {
             return ExprKind::Elementary {
                 func,
                 operand: receiver(),
                 label,
             };
         }
-        if method == "sin_cos" {
-            if !arity(0) {
-                return ExprKind::Invalid;
-            }
+        if method == "sin_cos" && call.args.is_empty() {
             return self.sin_cos(call);
         }
         if method == "sum" || method == "product" {
