@@ -186,9 +186,17 @@ pub mod compile_errors {
     //!
     //! - [`Untracked`], [`untracked`], [`UntrackedFor`], [`untracked_for`]: a
     //!   tracked value (one that depends on a differentiable parameter) reached
-    //!   a cast or a method without a derivative rule, which would drop its
-    //!   gradient. Compute such values from integers or `#[constant]`
-    //!   parameters.
+    //!   a plain function or a method without a derivative rule, which would
+    //!   drop its gradient. Compute such values from integers or `#[constant]`
+    //!   parameters, or pass `detach(x)`: the value, on purpose without its
+    //!   gradient.
+    //! - [`Cast`], [`cast`]: a tracked value cast with `as` (`x as i64`),
+    //!   which would drop its gradient. Write `detach(x) as i64` to cast its
+    //!   value; `x.floor()` is tracked too: `detach(x).floor() as i64`.
+    //! - [`Remainder`], [`rem`]: `a % b` where an operand is a tracked value:
+    //!   `%` has no derivative rule. Use it on integers and plain values
+    //!   (`detach(a) % b`), or, for `a / b ≥ 0`, write
+    //!   `a - b * detach(a / b).floor()`, whose derivative is exact.
     //! - [`ReturnsF64`]: the function's return type is an alias of something
     //!   other than `f64`. Gradients are exact in `f64`.
     //! - [`Parameter`]: a parameter's type is a struct that is not a model.
@@ -196,7 +204,9 @@ pub mod compile_errors {
     //!   `#[constant]`.
 
     pub use crate::__adjoint::ReturnsF64;
-    pub use crate::__private::{untracked, untracked_for, Parameter, Untracked, UntrackedFor};
+    pub use crate::__private::{
+        cast, rem, untracked, untracked_for, Cast, Parameter, Remainder, Untracked, UntrackedFor,
+    };
 }
 
 /// Everything an exercise needs: `use autodiff::prelude::*;`.

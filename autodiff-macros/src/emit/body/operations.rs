@@ -19,7 +19,17 @@ impl Emitter<'_> {
                 label: at,
             } => {
                 let receiver = Receiver::of(self.touches(lhs), lhs);
-                let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
+                // `detach(a) % b`: `%` has no rule, so an operand detached
+                // on purpose is its plain value.
+                let operand = |e: &Expr| {
+                    if *op == crate::ast::Arith::Rem && self.touches(e) && self.detached(e) {
+                        let value = arg(e);
+                        quote_spanned!(e.span=> __ad::primal(#value))
+                    } else {
+                        arg(e)
+                    }
+                };
+                let (lhs, rhs, at) = (operand(lhs), operand(rhs), label(at));
                 if self.outlined {
                     let rhs = quote!(&(#rhs));
                     return self.outlined_call(op.name(), (lhs, receiver), &[rhs], at, span);
@@ -207,7 +217,7 @@ impl Emitter<'_> {
                 args,
                 reads_primal,
             } => {
-                if !*reads_primal && self.touches(receiver) {
+                if !*reads_primal && self.touches(receiver) && !self.detached(receiver) {
                     return self.probed_method(receiver, method, *turbofish, args);
                 }
                 let receiver = if *reads_primal {
@@ -227,7 +237,7 @@ impl Emitter<'_> {
                 quote!(#receiver.#method #turbofish(#(#args),*))
             }
             ExprKind::Cast { expr: inner, ty } => {
-                let inner = self.untracked(inner);
+                let inner = self.cast_operand(inner);
                 quote!(#inner as #ty)
             }
             _ => expr.source.to_token_stream(),

@@ -115,15 +115,48 @@ impl Emitter<'_> {
         }}
     }
 
-    /// An operand of a cast or a plain method: must carry no gradient, or
-    /// the build fails here with a message that says so.
+    /// An operand of a plain method or function: must carry no gradient,
+    /// or the build fails here with a message that says so. `detach(x)`
+    /// is its value, on purpose without its gradient.
     pub(super) fn untracked(&self, expr: &Expr) -> TokenStream {
         if !self.touches(expr) {
             return expr.source.to_token_stream();
         }
         let span = expr.span;
         let value = self.arg(expr);
+        if self.detached(expr) {
+            return quote_spanned!(span=> __ad::primal(#value));
+        }
         quote_spanned!(span=> __ad::untracked(#value))
+    }
+
+    /// Whether `expr` carries no gradient by the student's choice: its
+    /// every tracked operand is `detach(..)` (`detach(x)`,
+    /// `detach(x).floor()`, `detach(x) * 2.0`).
+    pub(super) fn detached(&self, expr: &Expr) -> bool {
+        let part = |operand: &Expr| !self.touches(operand) || self.detached(operand);
+        match &expr.kind {
+            ExprKind::Paren(inner) => self.detached(inner),
+            ExprKind::Elementary { func, operand, .. } => *func == "detach" || part(operand),
+            ExprKind::Powi { base, .. } => part(base),
+            ExprKind::Neg { operand, .. } => part(operand),
+            ExprKind::Binary { lhs, rhs, .. } => part(lhs) && part(rhs),
+            _ => false,
+        }
+    }
+
+    /// The operand of `as`: as [`untracked`](Self::untracked), with the
+    /// message of a cast.
+    pub(super) fn cast_operand(&self, expr: &Expr) -> TokenStream {
+        if !self.touches(expr) {
+            return expr.source.to_token_stream();
+        }
+        let span = expr.span;
+        let value = self.arg(expr);
+        if self.detached(expr) {
+            return quote_spanned!(span=> __ad::primal(#value));
+        }
+        quote_spanned!(span=> __ad::cast(#value))
     }
 }
 
