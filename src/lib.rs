@@ -193,6 +193,11 @@ pub mod compile_errors {
     //! - [`Cast`], [`cast`]: a tracked value cast with `as` (`x as i64`),
     //!   which would drop its gradient. Write `detach(x) as i64` to cast its
     //!   value; `x.floor()` is tracked too: `detach(x).floor() as i64`.
+    //! - [`ConstantArgument`], [`constant_argument`]: a tracked value passed
+    //!   to a `#[constant]` `f64` parameter of another annotated function,
+    //!   where its gradient would be lost. Pass a value that does not depend
+    //!   on a differentiable parameter (`detach(x)` is the value without its
+    //!   gradient), or remove `#[constant]` from that parameter.
     //! - [`Remainder`], [`rem`]: `a % b` where an operand is a tracked value:
     //!   `%` has no derivative rule. Use it on integers and plain values
     //!   (`detach(a) % b`), or, for `a / b ≥ 0`, write
@@ -205,7 +210,8 @@ pub mod compile_errors {
 
     pub use crate::__adjoint::ReturnsF64;
     pub use crate::__private::{
-        cast, rem, untracked, untracked_for, Cast, Parameter, Remainder, Untracked, UntrackedFor,
+        cast, constant_argument, rem, untracked, untracked_for, Cast, ConstantArgument, Parameter,
+        Remainder, Untracked, UntrackedFor,
     };
 }
 

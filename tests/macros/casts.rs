@@ -131,3 +131,32 @@ fn a_remainder_of_detach_and_the_suggested_form_have_exact_gradients(
     }
     Ok(())
 }
+
+#[differentiable]
+fn scaled(w: f64, #[constant] scale: f64) -> f64 {
+    w * scale
+}
+
+/// `detach(x)` to a `#[constant]` parameter: `w·x + x` with the first `x`
+/// held constant, ∂/∂w = x, ∂/∂x = 1; and a plain `f64` and a literal to
+/// the same parameter.
+#[differentiable]
+fn scaled_by_detached(w: f64, x: f64) -> f64 {
+    scaled(w, detach(x)) + x + scaled(w, 2.0) * scaled(x, 0.5)
+}
+
+#[test]
+fn detach_passes_a_tracked_value_to_a_constant_parameter() -> Result<(), ScalarAutodiffError> {
+    let (w, x) = (1.5, -0.75);
+    // w·x + x + (2w)(0.5x) = 2wx + x: ∂/∂w = x + x = 2x, but the first
+    // term's x is detached, so ∂/∂x = 1 + w (from the last term) only.
+    let want = [2.0 * x, 1.0 + w];
+    for (path, got) in [
+        ("f_grad", scaled_by_detached_grad(w, x)?),
+        ("f_grad_tape", scaled_by_detached_grad_tape(w, x)?),
+    ] {
+        assert_eq!(got.value, scaled_by_detached(w, x), "{path}");
+        assert_all_close_named(&[got.gradient.0, got.gradient.1], &want, 0.0, path);
+    }
+    Ok(())
+}

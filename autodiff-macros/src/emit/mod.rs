@@ -29,7 +29,13 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
     let names = Names::new(function);
     let (tape, tape_signature) = tape::item(function, flow, &names);
     let (grad, pair) = grad::items(function, &names);
-    let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
+    let companion = companion::item(
+        names.name,
+        &function.item.vis,
+        &tape_signature,
+        &pair,
+        &companion::constant_checks(function),
+    );
     let check = check::items(function, &names);
     let second = second::items(function, &names);
     quote!(#twin #tape #companion #grad #check #second)
@@ -446,6 +452,23 @@ pub fn companion_lookup(
     method: &Ident,
     stand_in: TokenStream,
 ) -> TokenStream {
+    companion_scope(
+        name,
+        scope,
+        stand_in,
+        quote::quote_spanned!(name.span()=> #name::#method),
+    )
+}
+
+/// `found`, an expression naming `name`'s companion, in the scope
+/// [`companion_lookup`] describes: `name` is the companion where `name` is
+/// annotated, the stand-in otherwise.
+pub fn companion_scope(
+    name: &Ident,
+    scope: &TokenStream,
+    stand_in: TokenStream,
+    found: TokenStream,
+) -> TokenStream {
     // Named for rustc's help lines, which name the stand-in by its path.
     let fallback = Ident::new("not_differentiable", Span::mixed_site());
     // On the student's `name`, where rustc reports a stand-in's bound.
@@ -457,7 +480,7 @@ pub fn companion_lookup(
             use #fallback::*;
             {
                 use #scope::*;
-                #name::#method
+                #found
             }
         })
     }

@@ -142,19 +142,47 @@ impl Emitter<'_> {
                 // argument count to the plain twin's error.
                 // More arguments than `__ad::call_twin` takes (12): called
                 // directly, a wrong count then also reported by the twin.
-                Twin::Free(twin) if args.len() > 12 => {
+                Twin::Free { twin, .. } if args.len() > 12 => {
                     let args = self.call_args(args);
                     quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
                 }
-                Twin::Free(twin) => {
-                    let args = args.iter().map(|arg| self.arg(arg));
+                Twin::Free { name, scope, .. } => {
+                    // `detach(x)` passes its value, which a `#[constant]`
+                    // parameter takes and a differentiable one lifts.
+                    let args: Vec<_> = args
+                        .iter()
+                        .map(|arg| {
+                            let value = self.arg(arg);
+                            if self.touches(arg) && self.detached(arg) {
+                                (quote_spanned!(arg.span=> __ad::primal(#value)), arg.span)
+                            } else {
+                                (value, arg.span)
+                            }
+                        })
+                        .collect();
+                    let found = twin_and_companion(&name, &scope, args.len());
+                    let (twin, companion) = (
+                        Ident::new("__ad_twin", Span::mixed_site()),
+                        Ident::new("__ad_companion", Span::mixed_site()),
+                    );
+                    let args = checked_arguments(&companion, args);
                     // On the student's `f`, as the stand-in's bound is: a
                     // plain `f` is then one error, not two.
                     let span = func
                         .segments
                         .last()
                         .map_or_else(Span::call_site, |last| last.ident.span());
-                    let call = quote_spanned!(span=> __ad::call_twin(#tape, #twin, (#(#args,)*)));
+                    let call = quote_spanned!(span=> __ad::call_twin(#tape, #twin, #args));
+                    // The arguments are evaluated in the arm, as they were
+                    // in the call: their temporaries outlive it.
+                    let call = quote! {
+                        match #found {
+                            (#twin, #companion) => {
+                                use ::autodiff::__private::ArgumentChecks as _;
+                                #call
+                            }
+                        }
+                    };
                     quote!(__ad::call(#tape, #call))
                 }
                 Twin::Associated(twin) => {

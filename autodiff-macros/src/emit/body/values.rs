@@ -278,7 +278,13 @@ pub(super) fn without_f64(tokens: TokenStream) -> TokenStream {
 /// A recording twin to call: a free function's, through its companion (a
 /// value `__ad::call_twin` calls), or an associated function's sibling.
 pub(super) enum Twin {
-    Free(TokenStream),
+    /// The companion's `f::__tape`, with the name and scope to look up its
+    /// argument checks (`f::argument_2`) in the same way.
+    Free {
+        twin: TokenStream,
+        name: Ident,
+        scope: TokenStream,
+    },
     Associated(TokenStream),
 }
 
@@ -298,12 +304,34 @@ pub(super) fn recording_twin(func: &syn::Path, arity: usize) -> Twin {
         crate::emit::Callee::Free { name, scope } => (name, scope),
     };
     let method = Ident::new("__tape", name.span());
-    Twin::Free(crate::emit::companion_lookup(
-        &name,
-        &scope,
-        &method,
-        stand_in(&name, arity),
-    ))
+    Twin::Free {
+        twin: crate::emit::companion_lookup(&name, &scope, &method, stand_in(&name, arity)),
+        name,
+        scope,
+    }
+}
+
+/// What a call of `name` looks up, as [`recording_twin`] looks up its
+/// twin alone: a block that gives the pair `(name::__tape, name {})`, the
+/// twin and a value of the companion type (or of the stand-in's), whose
+/// methods check each argument ([`checked_arguments`]).
+pub(super) fn twin_and_companion(name: &Ident, scope: &TokenStream, arity: usize) -> TokenStream {
+    let method = Ident::new("__tape", name.span());
+    let found = quote_spanned!(name.span()=> (#name::#method, #name {}));
+    crate::emit::companion_scope(name, scope, stand_in(name, arity), found)
+}
+
+/// Each argument through the companion's check for its position:
+/// `companion.argument_2(x)` is the identity but for a `#[constant]`
+/// `f64` parameter, where a tracked `x` is one error on `x` that says so
+/// (`__private::ConstantArgument`). Positions without a check of their
+/// own, and a plain function's stand-in, take `ArgumentChecks`' identity.
+pub(super) fn checked_arguments(companion: &Ident, args: Vec<(TokenStream, Span)>) -> TokenStream {
+    let checked = args.into_iter().enumerate().map(|(i, (arg, span))| {
+        let check = format_ident!("argument_{}", i + 1, span = span);
+        quote_spanned!(span=> #companion.#check(#arg))
+    });
+    quote!((#(#checked,)*))
 }
 
 /// What a call of the plain function `name` finds: a `name::__tape` whose
