@@ -29,7 +29,7 @@ pub use autodiff_core::*;
 /// on the same tape. On an `impl` block, every function in it returning
 /// `f64` is differentiated, associated functions without `self` included
 /// (they call each other as `Self::f`); an attribute on one associated
-/// function without `self` cannot see that it sits in an `impl`.
+/// function without `self` is an error that says to move it to the block.
 ///
 /// ```
 /// use autodiff::prelude::*;
