@@ -319,6 +319,17 @@ mod tests {
     }
 
     #[test]
+    fn unfinished_and_odd_text_is_walked_to_its_end() {
+        // Every prefix of text full of openers ends the walk without a
+        // panic (a slice inside a character, an unclosed string or
+        // comment, a lone quote or `r#`).
+        let text = "impl M { fn a() { let c = 'é'; let s = r##\"}\"# \"##; /* /* */ \"\\\" '\\u{7f}' r#type b'x' #![x] #[y = \"]\"] ' r# ' fn loss() {} } }";
+        for (end, _) in text.char_indices() {
+            let _ = block(&text[..end], 1, "loss");
+        }
+    }
+
+    #[test]
     fn braces_in_comments_strings_characters_and_attributes_are_skipped() {
         let text = concat!(
             "// impl X {\n",
