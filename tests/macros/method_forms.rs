@@ -231,3 +231,29 @@ fn a_model_method_named_relu_is_called_as_the_method() -> Result<(), ScalarAutod
     assert_eq!(got.gradient, (Gate { w: 1.5 }, 7.0));
     Ok(())
 }
+
+/// The pair kept whole, read by field and matched: both paths agree with
+/// the closed form ∂/∂θ (sin θ cos θ + 3 sin θ) = cos 2θ + 3 cos θ.
+#[differentiable]
+fn kept_pair(theta: f64) -> f64 {
+    let pair = theta.sin_cos();
+    let product = match theta.sin_cos() {
+        (s, c) => s * c,
+    };
+    product + 3.0 * pair.0
+}
+
+#[test]
+fn a_sin_cos_pair_kept_whole_is_read_by_field_and_by_match() -> Result<(), ScalarAutodiffError> {
+    for theta in [0.2_f64, -1.1, 2.5] {
+        let want = (2.0 * theta).cos() + 3.0 * theta.cos();
+        for (path, got) in [
+            ("f_grad", kept_pair_grad(theta)?),
+            ("f_grad_tape", kept_pair_grad_tape(theta)?),
+        ] {
+            assert_eq!(got.value.to_bits(), kept_pair(theta).to_bits(), "{path}");
+            assert_all_close_named(&[got.gradient], &[want], 1e-14, path);
+        }
+    }
+    Ok(())
+}
