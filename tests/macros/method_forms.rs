@@ -237,8 +237,10 @@ fn a_model_method_named_relu_is_called_as_the_method() -> Result<(), ScalarAutod
 #[differentiable]
 fn kept_pair(theta: f64) -> f64 {
     let pair = theta.sin_cos();
+    // Two arms of one value: the guard reads the primal cosine.
     let product = match theta.sin_cos() {
-        (s, c) => s * c,
+        (s, c) if c >= 0.0 => s * c,
+        (s, c) => c * s,
     };
     product + 3.0 * pair.0
 }
