@@ -36,7 +36,7 @@ pub use autodiff_core::*;
 /// on the same tape. On an `impl` block, every function in it returning
 /// `f64` is differentiated, associated functions without `self` included
 /// (they call each other as `Self::f`); an attribute on one associated
-/// function without `self` cannot see that it sits in an `impl`.
+/// function without `self` is an error that says to move it to the block.
 ///
 /// ```
 /// use autodiff::prelude::*;
@@ -60,6 +60,9 @@ pub use autodiff_macros::differentiable;
 mod parameters;
 pub use __private::FailedRecording;
 pub use parameters::{Parameters, ShapeMismatch};
+
+mod activations;
+pub use activations::Activations;
 
 /// Makes a struct of differentiable fields a model: a [`Parameters`]
 /// (the training loop's view) and a parameter of `#[differentiable]`
@@ -191,9 +194,22 @@ pub mod compile_errors {
     //!
     //! - [`Untracked`], [`untracked`], [`UntrackedFor`], [`untracked_for`]: a
     //!   tracked value (one that depends on a differentiable parameter) reached
-    //!   a cast or a method without a derivative rule, which would drop its
-    //!   gradient. Compute such values from integers or `#[constant]`
-    //!   parameters.
+    //!   a plain function or a method without a derivative rule, which would
+    //!   drop its gradient. Compute such values from integers or `#[constant]`
+    //!   parameters, or pass `detach(x)`: the value, on purpose without its
+    //!   gradient.
+    //! - [`Cast`], [`cast`]: a tracked value cast with `as` (`x as i64`),
+    //!   which would drop its gradient. Write `detach(x) as i64` to cast its
+    //!   value; `x.floor()` is tracked too: `detach(x).floor() as i64`.
+    //! - [`ConstantArgument`], [`constant_argument`]: a tracked value passed
+    //!   to a `#[constant]` `f64` parameter of another annotated function,
+    //!   where its gradient would be lost. Pass a value that does not depend
+    //!   on a differentiable parameter (`detach(x)` is the value without its
+    //!   gradient), or remove `#[constant]` from that parameter.
+    //! - [`Remainder`], [`rem`]: `a % b` where an operand is a tracked value:
+    //!   `%` has no derivative rule. Use it on integers and plain values
+    //!   (`detach(a) % b`), or, for `a / b ≥ 0`, write
+    //!   `a - b * detach(a / b).floor()`, whose derivative is exact.
     //! - [`ReturnsF64`]: the function's return type is an alias of something
     //!   other than `f64`. Gradients are exact in `f64`.
     //! - [`Parameter`]: a parameter's type is a struct that is not a model.
@@ -201,11 +217,15 @@ pub mod compile_errors {
     //!   `#[constant]`.
 
     pub use crate::__adjoint::ReturnsF64;
-    pub use crate::__private::{untracked, untracked_for, Parameter, Untracked, UntrackedFor};
+    pub use crate::__private::{
+        cast, constant_argument, rem, untracked, untracked_for, Cast, ConstantArgument, Parameter,
+        Remainder, Untracked, UntrackedFor,
+    };
 }
 
 /// Everything an exercise needs: `use autodiff::prelude::*;`.
 pub mod prelude {
+    pub use crate::activations::Activations;
     pub use crate::optim::{Adam, Sgd};
     pub use crate::parameters::Parameters;
     pub use autodiff_core::GradientCheckError;

@@ -1,6 +1,6 @@
-// An attribute on one function sees that function alone: it cannot know it
-// sits in an `impl`, so its generated functions name each other as free
-// functions. The attribute belongs on the block.
+// An attribute on one associated function without `self` would generate
+// free functions that name each other, which cannot sit in an `impl`: one
+// error, on the attribute, says it belongs on the block.
 use autodiff::prelude::*;
 
 struct Model;

@@ -32,48 +32,57 @@ fn neuron_tape<'tape>(
     let __output: ::autodiff::Scalar<'tape> = {
         let z = __ad::call(
             tape,
-            __ad::call_twin(
-                tape,
-                ({
-                    mod not_differentiable {
-                        #[diagnostic::on_unimplemented(
-                            message = "`affine` is not #[differentiable], so it cannot take a tracked value",
-                            label = "`affine` is a plain function: its result would carry no gradient",
-                            note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `affine` declared inside a function body is not found here: move it out of the body"
-                        )]
-                        pub trait Differentiable<A> {}
-                        pub enum Never {}
-                        pub enum Never2 {}
-                        #[diagnostic::do_not_recommend]
-                        impl<T: ?Sized> Differentiable<Never> for T {}
-                        #[diagnostic::do_not_recommend]
-                        impl<T: ?Sized> Differentiable<Never2> for T {}
-                        pub struct affine {}
-                        impl affine {
-                            pub fn __tape<'t, A0, A1, A2>(
-                                _: &'t ::autodiff::Tape,
-                                _: A0,
-                                _: A1,
-                                _: A2,
-                            ) -> ::core::result::Result<
-                                ::autodiff::Scalar<'t>,
-                                ::autodiff::ScalarAutodiffError,
-                            >
-                            where
-                                affine: Differentiable<(A0, A1, A2)>,
-                            {
-                                ::core::unreachable!()
-                            }
+            match ({
+                mod not_differentiable {
+                    #[diagnostic::on_unimplemented(
+                        message = "`affine` is not #[differentiable], so it cannot take a tracked value",
+                        label = "`affine` is a plain function: its result would carry no gradient",
+                        note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `affine` declared inside a function body is not found here: move it out of the body"
+                    )]
+                    pub trait Differentiable<A> {}
+                    pub enum Never {}
+                    pub enum Never2 {}
+                    #[diagnostic::do_not_recommend]
+                    impl<T: ?Sized> Differentiable<Never> for T {}
+                    #[diagnostic::do_not_recommend]
+                    impl<T: ?Sized> Differentiable<Never2> for T {}
+                    pub struct affine {}
+                    impl affine {
+                        pub fn __tape<'t, A0, A1, A2>(
+                            _: &'t ::autodiff::Tape,
+                            _: A0,
+                            _: A1,
+                            _: A2,
+                        ) -> ::core::result::Result<
+                            ::autodiff::Scalar<'t>,
+                            ::autodiff::ScalarAutodiffError,
+                        >
+                        where
+                            affine: Differentiable<(A0, A1, A2)>,
+                        {
+                            ::core::unreachable!()
                         }
                     }
-                    use not_differentiable::*;
-                    {
-                        use self::*;
-                        affine::__tape
-                    }
-                }),
-                (w, x, b),
-            ),
+                }
+                use not_differentiable::*;
+                {
+                    use self::*;
+                    (affine::__tape, affine {})
+                }
+            }) {
+                (__ad_twin, __ad_companion) => {
+                    use ::autodiff::__private::ArgumentChecks as _;
+                    __ad::call_twin(
+                        tape,
+                        __ad_twin,
+                        (
+                            __ad_companion.argument_1(w),
+                            __ad_companion.argument_2(x),
+                            __ad_companion.argument_3(b),
+                        ),
+                    )
+                }
+            },
         );
         __ad::output(
             tape,
@@ -86,48 +95,57 @@ fn neuron_tape<'tape>(
                     ),
                     __ad::call(
                         tape,
-                        __ad::call_twin(
-                            tape,
-                            ({
-                                mod not_differentiable {
-                                    #[diagnostic::on_unimplemented(
-                                        message = "`affine` is not #[differentiable], so it cannot take a tracked value",
-                                        label = "`affine` is a plain function: its result would carry no gradient",
-                                        note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `affine` declared inside a function body is not found here: move it out of the body"
-                                    )]
-                                    pub trait Differentiable<A> {}
-                                    pub enum Never {}
-                                    pub enum Never2 {}
-                                    #[diagnostic::do_not_recommend]
-                                    impl<T: ?Sized> Differentiable<Never> for T {}
-                                    #[diagnostic::do_not_recommend]
-                                    impl<T: ?Sized> Differentiable<Never2> for T {}
-                                    pub struct affine {}
-                                    impl affine {
-                                        pub fn __tape<'t, A0, A1, A2>(
-                                            _: &'t ::autodiff::Tape,
-                                            _: A0,
-                                            _: A1,
-                                            _: A2,
-                                        ) -> ::core::result::Result<
-                                            ::autodiff::Scalar<'t>,
-                                            ::autodiff::ScalarAutodiffError,
-                                        >
-                                        where
-                                            affine: Differentiable<(A0, A1, A2)>,
-                                        {
-                                            ::core::unreachable!()
-                                        }
+                        match ({
+                            mod not_differentiable {
+                                #[diagnostic::on_unimplemented(
+                                    message = "`affine` is not #[differentiable], so it cannot take a tracked value",
+                                    label = "`affine` is a plain function: its result would carry no gradient",
+                                    note = "annotate `affine` with #[differentiable] to record it on the tape, or pass it only plain values; an annotated `affine` declared inside a function body is not found here: move it out of the body"
+                                )]
+                                pub trait Differentiable<A> {}
+                                pub enum Never {}
+                                pub enum Never2 {}
+                                #[diagnostic::do_not_recommend]
+                                impl<T: ?Sized> Differentiable<Never> for T {}
+                                #[diagnostic::do_not_recommend]
+                                impl<T: ?Sized> Differentiable<Never2> for T {}
+                                pub struct affine {}
+                                impl affine {
+                                    pub fn __tape<'t, A0, A1, A2>(
+                                        _: &'t ::autodiff::Tape,
+                                        _: A0,
+                                        _: A1,
+                                        _: A2,
+                                    ) -> ::core::result::Result<
+                                        ::autodiff::Scalar<'t>,
+                                        ::autodiff::ScalarAutodiffError,
+                                    >
+                                    where
+                                        affine: Differentiable<(A0, A1, A2)>,
+                                    {
+                                        ::core::unreachable!()
                                     }
                                 }
-                                use not_differentiable::*;
-                                {
-                                    use self::*;
-                                    affine::__tape
-                                }
-                            }),
-                            (2.0, x, 1.0),
-                        ),
+                            }
+                            use not_differentiable::*;
+                            {
+                                use self::*;
+                                (affine::__tape, affine {})
+                            }
+                        }) {
+                            (__ad_twin, __ad_companion) => {
+                                use ::autodiff::__private::ArgumentChecks as _;
+                                __ad::call_twin(
+                                    tape,
+                                    __ad_twin,
+                                    (
+                                        __ad_companion.argument_1(2.0),
+                                        __ad_companion.argument_2(x),
+                                        __ad_companion.argument_3(1.0),
+                                    ),
+                                )
+                            }
+                        },
                     ),
                     __ad::at("relu(z).max(sigmoid(z)) + affine(2.0, x, 1.0)", 5),
                 ),

@@ -87,6 +87,13 @@ impl series {
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
+    #[inline(always)]
+    pub fn argument_2<T: ::autodiff::__private::ConstantArgument<f64>>(
+        &self,
+        value: T,
+    ) -> f64 {
+        ::autodiff::__private::constant_argument(value)
+    }
 }
 /// The value of [`series`] and its exact gradient with respect to every differentiable parameter.
 ///

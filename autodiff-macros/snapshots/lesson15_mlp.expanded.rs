@@ -109,6 +109,13 @@ impl mlp_loss {
         ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
     }
+    #[inline(always)]
+    pub fn argument_4<T: ::autodiff::__private::ConstantArgument<f64>>(
+        &self,
+        value: T,
+    ) -> f64 {
+        ::autodiff::__private::constant_argument(value)
+    }
 }
 /// The value of [`mlp_loss`] and its exact gradient with respect to every differentiable parameter.
 ///

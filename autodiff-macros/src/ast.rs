@@ -173,6 +173,9 @@ pub enum Reason {
     /// An `f64` method the engine has no derivative rule for, as written
     /// (`tan` or `f64::tan`).
     NoRule(String),
+    /// A method whose receiver is read twice (`sin_cos`) on a receiver
+    /// that may do more than compute a value.
+    BindFirst(&'static str),
     /// A call of something that is not a named function.
     CallOfExpression,
     /// A call with generic arguments or a qualified self type.

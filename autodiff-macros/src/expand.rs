@@ -29,6 +29,9 @@ pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
 
 fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     if let Ok(item) = syn::parse2::<ItemFn>(input.clone()) {
+        if associated_without_self(&item) {
+            return attribute_on_associated_function(&item);
+        }
         return function(&args, &item, Context::Free);
     }
     if let Ok(block) = syn::parse2::<ItemImpl>(input.clone()) {
@@ -146,6 +149,32 @@ fn selected(method: &ImplItemFn) -> bool {
         syn::FnArg::Typed(typed) => crate::text::mentions(typed.ty.to_token_stream(), "f64"),
     });
     marked || returns_f64 || returns_vector
+}
+
+/// Whether `item`, taking no `self`, is declared in an `impl` block
+/// (`placement`): its siblings, free functions that name each other, could
+/// not sit there.
+fn associated_without_self(item: &ItemFn) -> bool {
+    let takes_self = item
+        .sig
+        .inputs
+        .iter()
+        .any(|input| matches!(input, syn::FnArg::Receiver(_)));
+    !takes_self && crate::placement::in_impl(&item.sig.ident)
+}
+
+/// The one error for an attribute on an associated function without
+/// `self`, on the attribute, and the function as written (an associated
+/// function, which compiles).
+fn attribute_on_associated_function(item: &ItemFn) -> TokenStream {
+    let name = &item.sig.ident;
+    let error = syn::Error::new(
+        Span::call_site(),
+        format!(
+            "`{name}` is an associated function without `self`: put #[differentiable] on its `impl` block instead, which differentiates the block's functions returning f64 and lets them call each other as `Self::{name}`"
+        ),
+    );
+    fallback::expand(item, &error)
 }
 
 /// Anything but a function or an `impl` block: the error on its first

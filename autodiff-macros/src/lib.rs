@@ -15,6 +15,7 @@
 //! | `flow.rs` | finds the bindings and expressions a differentiable parameter reaches |
 //! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check`; `adjoint/` writes the compiled adjoint (`f_adjoint`, and the pair `f::__forward`/`f::__reverse` on the companion, `companion`) |
 //! | `ctxt.rs`, `fallback.rs` | all errors at once, and the function unchanged when there are any |
+//! | `placement.rs` | whether an annotated function without `self` sits in an `impl` block (read from its source file) |
 //! | `attr.rs`, `text.rs` | the attribute's arguments and `#[constant]`; labels' source text |
 //! | `derive.rs` | `#[derive(Parameters)]`: a struct of differentiable fields becomes a model |
 //!
@@ -31,6 +32,7 @@ mod expand;
 mod fallback;
 mod flow;
 mod lower;
+mod placement;
 mod receiver;
 mod text;
 mod valid;

@@ -61,6 +61,9 @@ fn message(reason: &Reason) -> String {
             "`{name}` has no derivative rule in #[differentiable]; supported methods: {}",
             vocabulary::supported_methods()
         ),
+        Reason::BindFirst(method) => format!(
+            "bind this value to a name first, then call `{method}` on the name: `let t = ...; t.{method}()`"
+        ),
         Reason::CallOfExpression => {
             "only named functions can be called in a #[differentiable] function".to_owned()
         }

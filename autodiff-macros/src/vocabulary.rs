@@ -49,6 +49,19 @@ pub fn facade_function(name: &str) -> Option<&'static str> {
     }
 }
 
+/// The facade's functions that are also methods (`x.relu()`,
+/// `x.sigmoid()`): on `f64` through the prelude's `Activations`, on a
+/// tracked value the same row of the table as `relu(x)`.
+pub fn activation_method(name: &str) -> Option<&'static str> {
+    ACTIVATIONS
+        .contains(&name)
+        .then(|| facade_function(name))
+        .flatten()
+}
+
+/// The names of [`activation_method`], which `Activations` defines.
+const ACTIVATIONS: &[&str] = &["relu", "sigmoid"];
+
 /// Iterator methods that compute with the items but have no rule.
 const NO_RULE_ITERATOR: &[&str] = &[];
 
@@ -64,6 +77,9 @@ pub fn has_no_rule(name: &str) -> bool {
 pub fn supported_methods() -> String {
     let mut methods: Vec<&str> = OPERATIONS.iter().filter_map(Operation::method).collect();
     methods.extend(TERNARY);
+    methods.extend(ACTIVATIONS);
+    // `r.sin_cos()` is read as `(r.sin(), r.cos())` (`lower/calls.rs`).
+    methods.push("sin_cos");
     let mut iterators: Vec<&str> = SUMS.to_vec();
     iterators.extend(STRUCTURAL);
     format!(

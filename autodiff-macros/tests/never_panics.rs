@@ -22,13 +22,15 @@ mod src {
     pub mod fallback;
     pub mod flow;
     pub mod lower;
+    pub mod placement;
     pub mod receiver;
     pub mod text;
     pub mod valid;
     pub mod vocabulary;
 }
 use src::{
-    ast, attr, ctxt, emit, expand, fallback, flow, lower, receiver, text, valid, vocabulary,
+    ast, attr, ctxt, emit, expand, fallback, flow, lower, placement, receiver, text, valid,
+    vocabulary,
 };
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -284,3 +284,127 @@ twin_mistakes! {
     ((A0 A1 A2 A3 A4 A5 A6) (P0 P1 P2 P3 P4 P5 P6))
     ((A0 A1 A2 A3 A4 A5 A6 A7) (P0 P1 P2 P3 P4 P5 P6 P7))
 }
+
+/// What a `#[constant]` parameter of type `f64` may be passed in a
+/// recording (`Target` is `f64`): a plain `f64`. A tracked value there
+/// would lose its gradient, so it is one error on the argument; the check
+/// returns `Target` whatever the argument, so the call (`Twin`) is not
+/// reported again.
+#[diagnostic::on_unimplemented(
+    message = "this argument is tracked, but the parameter it is passed to is `#[constant]`",
+    label = "this value depends on a differentiable parameter: passed as a constant, its gradient would be lost",
+    note = "pass a value that does not depend on a differentiable parameter (`detach(x)` is the value without its gradient), or remove `#[constant]` from the callee's parameter"
+)]
+pub trait ConstantArgument<Target> {
+    /// The value itself.
+    fn constant_argument(self) -> Target;
+}
+
+#[diagnostic::do_not_recommend]
+impl ConstantArgument<f64> for f64 {
+    #[inline(always)]
+    fn constant_argument(self) -> f64 {
+        self
+    }
+}
+
+/// Values of another type than `f64` (an integer literal, a reference):
+/// the plain twin's mismatched types, so these never run; they leave that
+/// the only error.
+macro_rules! constant_arguments_by_mistake {
+    ($([$($g:tt)*] $ty:ty;)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<$($g)*> ConstantArgument<f64> for $ty {
+            fn constant_argument(self) -> f64 {
+                unreachable!("the plain twin does not compile")
+            }
+        }
+    )*};
+    ($($plain:ty)*) => {
+        constant_arguments_by_mistake! { $([] $plain;)* }
+    };
+}
+
+constant_arguments_by_mistake!(f32 bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+constant_arguments_by_mistake! {
+    ['r] &'r f64;
+}
+
+/// The argument checks of a call's positions that have none of their own:
+/// the identity. A companion (`emit/companion.rs`) defines `argument_I`
+/// itself, bounded by [`ConstantArgument`], for a `#[constant]` `f64`
+/// parameter at (1-based) position `I`; an inherent method is found
+/// before this trait's.
+#[doc(hidden)]
+pub trait ArgumentChecks {
+    /// Position 1.
+    #[inline(always)]
+    fn argument_1<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 2.
+    #[inline(always)]
+    fn argument_2<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 3.
+    #[inline(always)]
+    fn argument_3<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 4.
+    #[inline(always)]
+    fn argument_4<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 5.
+    #[inline(always)]
+    fn argument_5<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 6.
+    #[inline(always)]
+    fn argument_6<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 7.
+    #[inline(always)]
+    fn argument_7<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 8.
+    #[inline(always)]
+    fn argument_8<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 9.
+    #[inline(always)]
+    fn argument_9<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 10.
+    #[inline(always)]
+    fn argument_10<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 11.
+    #[inline(always)]
+    fn argument_11<A>(&self, value: A) -> A {
+        value
+    }
+    /// Position 12.
+    #[inline(always)]
+    fn argument_12<A>(&self, value: A) -> A {
+        value
+    }
+}
+
+impl<T: ?Sized> ArgumentChecks for T {}
+
+/// A `#[constant]` `f64` argument, checked: for generated code (a
+/// companion's `argument_I`).
+#[inline(always)]
+pub fn constant_argument<T: ConstantArgument<f64>>(value: T) -> f64 {
+    value.constant_argument()
+}

@@ -263,7 +263,8 @@ macro_rules! integer_binary {
             #[inline]
             fn apply(self, rhs: $int, _: Label) -> $int { self / rhs }
         }
-        impl Rem<$int> for $int {
+        #[diagnostic::do_not_recommend]
+        impl Remainder<$int> for $int {
             type Output = $int;
             #[inline]
             fn rem(self, rhs: $int, _: Label) -> $int { self % rhs }
@@ -286,18 +287,19 @@ integer_binary!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 /// `a % b`: defined for plain numbers only, because the remainder of tracked
 /// values has a derivative the engine does not record.
 #[diagnostic::on_unimplemented(
-    message = "cannot take `{Self} % {Rhs}` in a #[differentiable] function",
-    label = "`%` has no derivative rule for tracked values",
-    note = "`%` works on integers and on f64 values that carry no gradient"
+    message = "`%` has no derivative rule: its operands may not be tracked values",
+    label = "`%` of a value that depends on a differentiable parameter",
+    note = "`%` works on integers and on f64 values that carry no gradient (`#[constant]` parameters, `detach(a) % b`); for `a % b` with `a / b` ≥ 0, `a - b * detach(a / b).floor()` has the exact derivative"
 )]
-pub trait Rem<Rhs> {
+pub trait Remainder<Rhs> {
     /// The operands' type.
     type Output;
     /// Computes `self % rhs`.
     fn rem(self, rhs: Rhs, at: Label) -> Self::Output;
 }
 
-impl Rem<f64> for f64 {
+#[diagnostic::do_not_recommend]
+impl Remainder<f64> for f64 {
     type Output = f64;
     #[inline]
     fn rem(self, rhs: f64, _: Label) -> f64 {
@@ -306,7 +308,7 @@ impl Rem<f64> for f64 {
 }
 
 /// `a % b` on plain numbers.
-pub fn rem<A: Rem<B>, B>(a: A, b: B, at: Label) -> A::Output {
+pub fn rem<A: Remainder<B>, B>(a: A, b: B, at: Label) -> A::Output {
     a.rem(b, at)
 }
 

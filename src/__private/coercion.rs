@@ -399,13 +399,13 @@ pub fn index<P: Position>(position: P) -> P::At {
     position.position()
 }
 
-/// Values that may meet a cast or a method without a derivative rule: plain
-/// numbers only. A tracked value reaching one is a compile error, not a
+/// Values that may meet a plain function or a method without a derivative
+/// rule: plain numbers only (casts have [`Cast`]). A tracked value reaching one is a compile error, not a
 /// silently missing gradient.
 #[diagnostic::on_unimplemented(
-    message = "this value is tracked: a cast or this method would drop its gradient",
-    label = "a tracked value (it depends on a differentiable parameter) cannot be cast or passed here",
-    note = "a cast (`x as i64`) or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters instead"
+    message = "this value is tracked: this method or function would drop its gradient",
+    label = "a tracked value (it depends on a differentiable parameter) cannot be passed here",
+    note = "a plain function or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters, or pass `detach(x)`, the value without its gradient"
 )]
 pub trait Untracked {
     /// The same type: naming it through the trait means that when the trait
@@ -415,6 +415,7 @@ pub trait Untracked {
     fn plain(self) -> Self::Plain;
 }
 
+#[diagnostic::do_not_recommend]
 impl Untracked for f64 {
     type Plain = f64;
     #[inline]
@@ -423,6 +424,7 @@ impl Untracked for f64 {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl Untracked for bool {
     type Plain = bool;
     #[inline]
@@ -431,6 +433,7 @@ impl Untracked for bool {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<'r, T: Untracked + ?Sized> Untracked for &'r T {
     type Plain = &'r T;
     #[inline]
@@ -442,6 +445,53 @@ impl<'r, T: Untracked + ?Sized> Untracked for &'r T {
 /// Passes `value` through when it carries no gradient.
 pub fn untracked<T: Untracked>(value: T) -> T::Plain {
     value.plain()
+}
+
+/// What `as` may cast in a `#[differentiable]` body: plain numbers and
+/// `bool`s. A tracked value is a compile error here, not a gradient
+/// silently dropped; `detach(x) as i64` casts its value on purpose.
+#[diagnostic::on_unimplemented(
+    message = "`as` would drop the gradient of this tracked value",
+    label = "this value depends on a differentiable parameter",
+    note = "to cast its value without its gradient, write `detach(x) as i64` (no gradient flows through it); `x.floor()` is tracked too: write `detach(x).floor() as i64`"
+)]
+pub trait Cast {
+    /// The same type: named through the trait so that when the trait is
+    /// missing, rustc reports that, and not also the cast that follows.
+    type Plain;
+    /// The value itself.
+    fn cast_operand(self) -> Self::Plain;
+}
+
+macro_rules! cast_operands {
+    ($($plain:ty)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl Cast for $plain {
+            type Plain = $plain;
+            #[inline]
+            fn cast_operand(self) -> $plain {
+                self
+            }
+        }
+    )*};
+}
+
+cast_operands!(f64 f32 bool char i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+#[diagnostic::do_not_recommend]
+impl<'r, T: Cast + ?Sized> Cast for &'r T {
+    type Plain = &'r T;
+    #[inline]
+    fn cast_operand(self) -> &'r T {
+        self
+    }
+}
+
+/// The operand of `as`, for generated code: passes it through when it
+/// carries no gradient.
+#[inline]
+pub fn cast<T: Cast>(value: T) -> T::Plain {
+    value.cast_operand()
 }
 
 /// Sums an iterator of tracked or plain values, one `add` node per item
@@ -559,6 +609,7 @@ macro_rules! integer_values {
             #[inline]
             fn lift(self, _: &'t Tape, _: Option<Label>) -> $int { self }
         }
+        #[diagnostic::do_not_recommend]
         impl Untracked for $int {
             type Plain = $int;
             #[inline]
@@ -643,9 +694,9 @@ impl<T> ShadowSame for Probe<'_, T> {
 /// method exists. When it does not, `R` is rustc's error type and this
 /// bound is not reported again: the plain twin's "no method" is the error.
 #[diagnostic::on_unimplemented(
-    message = "this value is tracked: a cast or this method would drop its gradient",
-    label = "a tracked value (it depends on a differentiable parameter) cannot be cast or passed here",
-    note = "a cast (`x as i64`) or an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters instead"
+    message = "this value is tracked: this method would drop its gradient",
+    label = "a tracked value (it depends on a differentiable parameter) cannot be passed here",
+    note = "an f64 method without a derivative rule would silently drop the gradient; compute such values from integers or `#[constant]` parameters, or call it on `detach(x)`, the value without its gradient"
 )]
 pub trait UntrackedFor<R> {}
 

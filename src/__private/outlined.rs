@@ -34,7 +34,7 @@ macro_rules! outlined_binary {
 }
 
 outlined_binary!(
-    Add add, Sub sub, Mul mul, Div div, Rem rem, Powf powf, Max max, Min min, Hypot hypot, Log log
+    Add add, Sub sub, Mul mul, Div div, Remainder rem, Powf powf, Max max, Min min, Hypot hypot, Log log
 );
 
 /// The outlined operations as methods of their first operand, which a
@@ -81,9 +81,9 @@ pub trait Record: Copy {
     }
     /// [`super::rem`], out of line.
     #[inline(never)]
-    fn record_rem<B: Copy>(self, b: &B, at: &'static Label) -> <Self as super::Rem<B>>::Output
+    fn record_rem<B: Copy>(self, b: &B, at: &'static Label) -> <Self as super::Remainder<B>>::Output
     where
-        Self: super::Rem<B>,
+        Self: super::Remainder<B>,
     {
         super::rem(self, *b, *at)
     }

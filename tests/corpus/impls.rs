@@ -4,9 +4,9 @@
 //! with `#[derive(Parameters)]`) calling each other on `self`. Oracles:
 //! closed forms by hand, and Ridders' differences of the plain twin.
 //!
-//! An attribute on a lone associated function cannot know it sits in an
-//! `impl` (it sees the function alone), so its generated functions could not
-//! name each other there: the attribute goes on the block.
+//! An attribute on a lone associated function would generate functions
+//! that could not name each other there: the attribute goes on the block
+//! (`ui-tests/associated-fn-outside-annotated-impl.rs` pins the error).
 
 use super::oracle::*;
 use autodiff::prelude::*;

@@ -8,11 +8,13 @@
 mod oracle;
 
 mod arrays;
+mod casts;
 mod chapter14;
 mod edge_cases;
 mod elementary;
 mod elementary_functions;
 mod long_bodies;
+mod method_forms;
 mod methods;
 mod models;
 mod operations_table;

@@ -127,3 +127,89 @@ fn a_gradient_of_another_shape_changes_neither_model_nor_optimiser() {
     assert_eq!((err.expected, err.found), (3, 1));
     assert_eq!(adam, Adam::new(0.1));
 }
+
+/// `e = w·x + b − y` with `x = [2, −1]`, `y = 1`; loss `e²`. Its gradient
+/// by hand: `∂/∂w = 2e·x`, `∂/∂b = 2e`.
+#[differentiable]
+fn line_loss(w: [f64; 2], b: f64) -> f64 {
+    let e = w[0] * 2.0 - w[1] + b - 1.0;
+    e * e
+}
+
+#[differentiable]
+fn line_loss_vec(w: Vec<f64>, b: f64) -> f64 {
+    let e = w[0] * 2.0 - w[1] + b - 1.0;
+    e * e
+}
+
+#[test]
+fn a_tuple_of_parameters_steps_sgd_with_momentum_as_by_hand() {
+    let mut params = ([1.0, 2.0], 0.5);
+    let mut sgd = Sgd::new(0.1).with_momentum(0.5);
+    // Step 1: e = 2 − 2 + 0.5 − 1 = −0.5, g = (2e·[2, −1], 2e) = ([−2, 1], −1);
+    // v1 = g1, p1 = p0 − 0.1 v1 = ([1.2, 1.9], 0.6).
+    let grad = line_loss_grad(params.0, params.1).unwrap().gradient;
+    assert_eq!(grad, ([-2.0, 1.0], -1.0));
+    sgd.step(&mut params, &grad).unwrap();
+    close([params.0[0], params.0[1], params.1], [1.2, 1.9, 0.6], 1e-15);
+    // Step 2: e = 2.4 − 1.9 + 0.6 − 1 = 0.1, g2 = ([0.4, −0.2], 0.2);
+    // v2 = 0.5 v1 + g2 = ([−0.6, 0.3], −0.3), p2 = ([1.26, 1.87], 0.63).
+    let grad = line_loss_grad(params.0, params.1).unwrap().gradient;
+    sgd.step(&mut params, &grad).unwrap();
+    close(
+        [params.0[0], params.0[1], params.1],
+        [1.26, 1.87, 0.63],
+        1e-12,
+    );
+}
+
+#[test]
+fn a_tuple_with_a_vec_steps_adam_as_by_hand() {
+    let mut params = (vec![1.0, 2.0], 0.5);
+    let mut adam = Adam::new(0.1);
+    // Step 1: g = ([−2, 1], −1) (above); Adam's first step is lr·sign(g).
+    let grad = line_loss_vec_grad(params.0.clone(), params.1)
+        .unwrap()
+        .gradient;
+    assert_eq!(grad, (vec![-2.0, 1.0], -1.0));
+    adam.step(&mut params, &grad).unwrap();
+    close([params.0[0], params.0[1], params.1], [1.1, 1.9, 0.6], 1e-7);
+    // Step 2: e = 2.2 − 1.9 + 0.6 − 1 = −0.1, g2 = ([−0.4, 0.2], −0.2).
+    // m = 0.9·0.1 g1 + 0.1 g2, v = 0.999·0.001 g1² + 0.001 g2², with the
+    // biases 1 − 0.9² = 0.19 and 1 − 0.999² = 0.001999.
+    let g1: [f64; 3] = [-2.0, 1.0, -1.0];
+    let g2: [f64; 3] = [-0.4, 0.2, -0.2];
+    let p1 = [1.1, 1.9, 0.6];
+    let expected: [f64; 3] = std::array::from_fn(|k| {
+        let m = 0.09 * g1[k] + 0.1 * g2[k];
+        let v = 0.000999 * g1[k] * g1[k] + 0.001 * g2[k] * g2[k];
+        p1[k] - 0.1 * (m / 0.19) / (v / 0.001999).sqrt()
+    });
+    let grad = line_loss_vec_grad(params.0.clone(), params.1)
+        .unwrap()
+        .gradient;
+    adam.step(&mut params, &grad).unwrap();
+    close([params.0[0], params.0[1], params.1], expected, 1e-7);
+
+    // A gradient whose `Vec` component has another length: an error that
+    // changes neither the parameters nor the optimiser.
+    let (before, adam_before) = (params.clone(), adam.clone());
+    let err = adam.step(&mut params, &(vec![1.0], 1.0)).unwrap_err();
+    assert_eq!((err.expected, err.found), (3, 2));
+    assert_eq!((params, adam), (before, adam_before));
+}
+
+#[test]
+fn a_tuple_flattens_and_rebuilds_components_first_to_last() {
+    let mut params = ([1.0, 2.0], 3.0, vec![4.0, 5.0]);
+    assert_eq!(params.scalars(), [1.0, 2.0, 3.0, 4.0, 5.0]);
+    params
+        .set_from_slice(&[-1.0, -2.0, -3.0, -4.0, -5.0])
+        .unwrap();
+    assert_eq!(params, ([-1.0, -2.0], -3.0, vec![-4.0, -5.0]));
+    let err = params.set_from_slice(&[0.0; 4]).unwrap_err();
+    assert_eq!((err.expected, err.found), (5, 4));
+    assert_eq!(params, ([-1.0, -2.0], -3.0, vec![-4.0, -5.0]));
+    assert_eq!(params.zeroed(), ([0.0; 2], 0.0, vec![0.0; 2]));
+    assert_eq!(params.norm(), 55.0_f64.sqrt());
+}

@@ -126,6 +126,7 @@ pub fn item(
     vis: &syn::Visibility,
     tape: &Signature,
     pair: &[Sibling; 2],
+    checks: &[usize],
 ) -> TokenStream {
     let [forward, reverse] = pair;
     let methods = [
@@ -133,6 +134,15 @@ pub fn item(
         forward.method("__forward"),
         reverse.method("__reverse"),
     ];
+    let checks = checks.iter().map(|position| {
+        let check = quote::format_ident!("argument_{}", position + 1, span = name.span());
+        quote! {
+            #[inline(always)]
+            #vis fn #check<T: ::autodiff::__private::ConstantArgument<f64>>(&self, value: T) -> f64 {
+                ::autodiff::__private::constant_argument(value)
+            }
+        }
+    });
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
@@ -140,10 +150,32 @@ pub fn item(
         #[allow(dead_code, clippy::too_many_arguments)]
         impl #name {
             #(#methods)*
+            #(#checks)*
         }
     }
 }
 
+/// The positions of `function`'s `#[constant]` parameters of type `f64`:
+/// a call passes each argument there through the companion's
+/// `argument_I`, which rejects a tracked one on the argument (`body`'s
+/// `twin_with_arguments`). A `#[constant]` of another type (an array, a
+/// `Vec`) taking a tracked value stays the call's error.
+pub fn constant_checks(function: &crate::ast::Function) -> Vec<usize> {
+    function
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, param)| {
+            matches!(param.kind, crate::ast::Kind::PassThrough) && f64_shaped(&param.ty)
+        })
+        .map(|(position, _)| position)
+        .collect()
+}
+
+/// `f64`, as written.
+fn f64_shaped(ty: &syn::Type) -> bool {
+    crate::valid::is_f64(ty)
+}
 /// `fn method(<sibling's parameters>) { sibling(<them>) }`.
 fn forwarder(sibling: &Signature, method: &str, vis: &syn::Visibility) -> TokenStream {
     let target = &sibling.name;

@@ -33,12 +33,24 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
         let (dot, dot_fn) = shaped::compiled_dot(function).unzip();
         let output = shaped::output_syn_type(function);
         let pair = adjoint::vector_pair(function, &names, &output, dot_fn.as_ref());
-        let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
+        let companion = companion::item(
+            names.name,
+            &function.item.vis,
+            &tape_signature,
+            &pair,
+            &companion::constant_checks(function),
+        );
         let transforms = shaped::transforms(function, &names);
         return quote!(#twin #tape #companion #dot #transforms);
     }
     let (grad, pair) = grad::items(function, &names);
-    let companion = companion::item(names.name, &function.item.vis, &tape_signature, &pair);
+    let companion = companion::item(
+        names.name,
+        &function.item.vis,
+        &tape_signature,
+        &pair,
+        &companion::constant_checks(function),
+    );
     let check = check::items(function, &names);
     let second = second::items(function, &names);
     quote!(#twin #tape #companion #grad #check #second)
@@ -463,6 +475,23 @@ pub fn companion_lookup(
     method: &Ident,
     stand_in: TokenStream,
 ) -> TokenStream {
+    companion_scope(
+        name,
+        scope,
+        stand_in,
+        quote::quote_spanned!(name.span()=> #name::#method),
+    )
+}
+
+/// `found`, an expression naming `name`'s companion, in the scope
+/// [`companion_lookup`] describes: `name` is the companion where `name` is
+/// annotated, the stand-in otherwise.
+pub fn companion_scope(
+    name: &Ident,
+    scope: &TokenStream,
+    stand_in: TokenStream,
+    found: TokenStream,
+) -> TokenStream {
     // Named for rustc's help lines, which name the stand-in by its path.
     let fallback = Ident::new("not_differentiable", Span::mixed_site());
     // On the student's `name`, where rustc reports a stand-in's bound.
@@ -474,7 +503,7 @@ pub fn companion_lookup(
             use #fallback::*;
             {
                 use #scope::*;
-                #name::#method
+                #found
             }
         })
     }

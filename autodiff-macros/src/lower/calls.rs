@@ -74,6 +74,20 @@ impl<'a> Lower<'a> {
             }
             None => {}
         }
+        // `x.relu()`, `x.sigmoid()`: the facade's functions in method form
+        // (on plain `f64` through the prelude's `Activations`). With
+        // arguments, the name is some other method's (a model's).
+        if let Some(func) = vocabulary::activation_method(&method).filter(|_| call.args.is_empty())
+        {
+            return ExprKind::Elementary {
+                func,
+                operand: receiver(),
+                label,
+            };
+        }
+        if method == "sin_cos" && call.args.is_empty() {
+            return self.sin_cos(call);
+        }
         if method == "sum" || method == "product" {
             if !arity(0) {
                 return ExprKind::Invalid;
@@ -102,6 +116,60 @@ impl<'a> Lower<'a> {
             args: self.exprs(&call.args),
             reads_primal: vocabulary::is_predicate(&method),
         }
+    }
+
+    /// `r.sin_cos()` read as `(r.sin(), r.cos())`: two nodes of the table's
+    /// `sin` and `cos` rows, each labelled with its own call, so no rule
+    /// of its own. `f64::sin_cos` is that pair in the standard library, so
+    /// the plain twin's value is the same. The receiver is read twice, so
+    /// it must be a value that reading again recomputes exactly (names,
+    /// fields, indices, arithmetic); anything else is bound first.
+    fn sin_cos(&self, call: &'a syn::ExprMethodCall) -> ExprKind<'a> {
+        if !rereadable(&call.receiver) {
+            return self.invalid(&call.receiver, Reason::BindFirst("sin_cos"));
+        }
+        let receiver = &call.receiver;
+        let (sin, cos) = (
+            syn::Ident::new("sin", call.method.span()),
+            syn::Ident::new("cos", call.method.span()),
+        );
+        let pair: syn::Expr = syn::parse_quote!((#receiver.#sin(), #receiver.#cos()));
+        let VecBody::One(pair) = self.keep(VecBody::One(Box::new(pair))) else {
+            unreachable!("the cell holds what was kept")
+        };
+        let syn::Expr::Tuple(pair) = &**pair else {
+            unreachable!("a tuple was kept")
+        };
+        ExprKind::Tuple(self.exprs(&pair.elems))
+    }
+
+    /// `r.sin_cos().0` read as `r.sin()` (and `.1` as `r.cos()`): one node
+    /// whose source is that call, and `r` read once, as written.
+    pub(super) fn sin_cos_field(&self, expr: &'a syn::Expr) -> Option<&'a syn::Expr> {
+        let syn::Expr::Field(field) = expr else {
+            return None;
+        };
+        let syn::Expr::MethodCall(call) = unparen(&field.base) else {
+            return None;
+        };
+        let syn::Member::Unnamed(index) = &field.member else {
+            return None;
+        };
+        if call.method != "sin_cos" || !call.args.is_empty() || call.turbofish.is_some() {
+            return None;
+        }
+        let name = match index.index {
+            0 => "sin",
+            1 => "cos",
+            _ => return None,
+        };
+        let receiver = &call.receiver;
+        let method = syn::Ident::new(name, call.method.span());
+        let one: syn::Expr = syn::parse_quote!(#receiver.#method());
+        let VecBody::One(one) = self.keep(VecBody::One(Box::new(one))) else {
+            unreachable!("the cell holds what was kept")
+        };
+        Some(one)
     }
 
     pub(super) fn call(
@@ -284,5 +352,57 @@ impl<'a> Lower<'a> {
             }
             Err(error) => self.invalid(TokenStream::new(), Reason::Syntax(error)),
         }
+    }
+}
+
+/// Whether reading `expr` twice computes the same value and does nothing
+/// else: names, literals, fields and indices of them, arithmetic and the
+/// table's methods on such values. Calls, macros and blocks may do more.
+fn rereadable(expr: &syn::Expr) -> bool {
+    use syn::Expr as E;
+    match expr {
+        E::Path(_) | E::Lit(_) => true,
+        E::Paren(paren) => rereadable(&paren.expr),
+        E::Group(group) => rereadable(&group.expr),
+        E::Field(field) => rereadable(&field.base),
+        E::Index(index) => rereadable(&index.expr) && rereadable(&index.index),
+        E::Unary(unary) => rereadable(&unary.expr),
+        E::Cast(cast) => rereadable(&cast.expr),
+        E::Binary(binary) => {
+            !is_assignment(&binary.op) && rereadable(&binary.left) && rereadable(&binary.right)
+        }
+        E::MethodCall(call) => {
+            let method = call.method.to_string();
+            (vocabulary::method(&method).is_some()
+                || vocabulary::activation_method(&method).is_some())
+                && rereadable(&call.receiver)
+                && call.args.iter().all(rereadable)
+        }
+        _ => false,
+    }
+}
+
+fn is_assignment(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
+}
+
+fn unparen(expr: &syn::Expr) -> &syn::Expr {
+    match expr {
+        syn::Expr::Paren(paren) => unparen(&paren.expr),
+        syn::Expr::Group(group) => unparen(&group.expr),
+        other => other,
     }
 }

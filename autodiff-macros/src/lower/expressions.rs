@@ -14,6 +14,9 @@ use super::Lower;
 impl<'a> Lower<'a> {
     /// Reads one expression; `name` is the binding that receives its value.
     pub(super) fn expr(&self, expr: &'a syn::Expr, name: Option<&str>) -> Expr<'a> {
+        if let Some(one) = self.sin_cos_field(expr) {
+            return self.expr(one, name);
+        }
         let kind = self.kind(expr, name);
         self.node(Source::Expr(expr), self.texts.first_span(expr), name, kind)
     }

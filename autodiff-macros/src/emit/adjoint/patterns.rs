@@ -283,6 +283,23 @@ impl Splitter {
             syn::Expr::Tuple(tuple) if tuple.elems.len() == n => {
                 Some(tuple.elems.iter().cloned().collect())
             }
+            // `r.sin_cos()` is `(r.sin(), r.cos())`, as the recording twin
+            // reads it (`lower/calls.rs`).
+            syn::Expr::MethodCall(call)
+                if call.method == "sin_cos"
+                    && call.args.is_empty()
+                    && call.turbofish.is_none()
+                    && n == 2
+                    && pure(&call.receiver) =>
+            {
+                let receiver = &call.receiver;
+                let span = call.method.span();
+                let (sin, cos) = (syn::Ident::new("sin", span), syn::Ident::new("cos", span));
+                Some(vec![
+                    syn::parse_quote!(#receiver.#sin()),
+                    syn::parse_quote!(#receiver.#cos()),
+                ])
+            }
             syn::Expr::If(if_) if pure(&if_.cond) => {
                 let then = tail_only(&if_.then_branch)?;
                 let then = self.components(then, n)?;

@@ -130,7 +130,7 @@ impl<'f> Emitter<'f> {
     /// [`recording_twin`], noting a free function's stand-in.
     fn recording_twin(&self, func: &syn::Path, arity: usize) -> Twin {
         let twin = recording_twin(func, arity);
-        if let Twin::Free(_) = twin {
+        if let Twin::Free { .. } = twin {
             self.raise(|raised| raised.stand_ins = true);
         }
         twin

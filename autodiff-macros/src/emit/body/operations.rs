@@ -19,7 +19,17 @@ impl Emitter<'_> {
                 label: at,
             } => {
                 let receiver = Receiver::of(self.touches(lhs), lhs);
-                let (lhs, rhs, at) = (arg(lhs), arg(rhs), label(at));
+                // `detach(a) % b`: `%` has no rule, so an operand detached
+                // on purpose is its plain value.
+                let operand = |e: &Expr| {
+                    if *op == crate::ast::Arith::Rem && self.touches(e) && self.detached(e) {
+                        let value = arg(e);
+                        quote_spanned!(e.span=> __ad::primal(#value))
+                    } else {
+                        arg(e)
+                    }
+                };
+                let (lhs, rhs, at) = (operand(lhs), operand(rhs), label(at));
                 if self.outlined {
                     let rhs = quote!(&(#rhs));
                     return self.outlined_call(op.name(), (lhs, receiver), &[rhs], at, span);
@@ -132,19 +142,47 @@ impl Emitter<'_> {
                 // argument count to the plain twin's error.
                 // More arguments than `__ad::call_twin` takes (12): called
                 // directly, a wrong count then also reported by the twin.
-                Twin::Free(twin) if args.len() > 12 => {
+                Twin::Free { twin, .. } if args.len() > 12 => {
                     let args = self.call_args(args);
                     quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
                 }
-                Twin::Free(twin) => {
-                    let args = args.iter().map(|arg| self.arg(arg));
+                Twin::Free { name, scope, .. } => {
+                    // `detach(x)` passes its value, which a `#[constant]`
+                    // parameter takes and a differentiable one lifts.
+                    let args: Vec<_> = args
+                        .iter()
+                        .map(|arg| {
+                            let value = self.arg(arg);
+                            if self.touches(arg) && self.detached(arg) {
+                                (quote_spanned!(arg.span=> __ad::primal(#value)), arg.span)
+                            } else {
+                                (value, arg.span)
+                            }
+                        })
+                        .collect();
+                    let found = twin_and_companion(&name, &scope, args.len());
+                    let (twin, companion) = (
+                        Ident::new("__ad_twin", Span::mixed_site()),
+                        Ident::new("__ad_companion", Span::mixed_site()),
+                    );
+                    let args = checked_arguments(&companion, args);
                     // On the student's `f`, as the stand-in's bound is: a
                     // plain `f` is then one error, not two.
                     let span = func
                         .segments
                         .last()
                         .map_or_else(Span::call_site, |last| last.ident.span());
-                    let call = quote_spanned!(span=> __ad::call_twin(#tape, #twin, (#(#args,)*)));
+                    let call = quote_spanned!(span=> __ad::call_twin(#tape, #twin, #args));
+                    // The arguments are evaluated in the arm, as they were
+                    // in the call: their temporaries outlive it.
+                    let call = quote! {
+                        match #found {
+                            (#twin, #companion) => {
+                                use ::autodiff::__private::ArgumentChecks as _;
+                                #call
+                            }
+                        }
+                    };
                     quote!(__ad::call(#tape, #call))
                 }
                 Twin::Associated(twin) => {
@@ -207,7 +245,7 @@ impl Emitter<'_> {
                 args,
                 reads_primal,
             } => {
-                if !*reads_primal && self.touches(receiver) {
+                if !*reads_primal && self.touches(receiver) && !self.detached(receiver) {
                     return self.probed_method(receiver, method, *turbofish, args);
                 }
                 let receiver = if *reads_primal {
@@ -227,7 +265,7 @@ impl Emitter<'_> {
                 quote!(#receiver.#method #turbofish(#(#args),*))
             }
             ExprKind::Cast { expr: inner, ty } => {
-                let inner = self.untracked(inner);
+                let inner = self.cast_operand(inner);
                 quote!(#inner as #ty)
             }
             _ => expr.source.to_token_stream(),

@@ -115,15 +115,48 @@ impl Emitter<'_> {
         }}
     }
 
-    /// An operand of a cast or a plain method: must carry no gradient, or
-    /// the build fails here with a message that says so.
+    /// An operand of a plain method or function: must carry no gradient,
+    /// or the build fails here with a message that says so. `detach(x)`
+    /// is its value, on purpose without its gradient.
     pub(super) fn untracked(&self, expr: &Expr) -> TokenStream {
         if !self.touches(expr) {
             return expr.source.to_token_stream();
         }
         let span = expr.span;
         let value = self.arg(expr);
+        if self.detached(expr) {
+            return quote_spanned!(span=> __ad::primal(#value));
+        }
         quote_spanned!(span=> __ad::untracked(#value))
+    }
+
+    /// Whether `expr` carries no gradient by the student's choice: its
+    /// every tracked operand is `detach(..)` (`detach(x)`,
+    /// `detach(x).floor()`, `detach(x) * 2.0`).
+    pub(super) fn detached(&self, expr: &Expr) -> bool {
+        let part = |operand: &Expr| !self.touches(operand) || self.detached(operand);
+        match &expr.kind {
+            ExprKind::Paren(inner) => self.detached(inner),
+            ExprKind::Elementary { func, operand, .. } => *func == "detach" || part(operand),
+            ExprKind::Powi { base, .. } => part(base),
+            ExprKind::Neg { operand, .. } => part(operand),
+            ExprKind::Binary { lhs, rhs, .. } => part(lhs) && part(rhs),
+            _ => false,
+        }
+    }
+
+    /// The operand of `as`: as [`untracked`](Self::untracked), with the
+    /// message of a cast.
+    pub(super) fn cast_operand(&self, expr: &Expr) -> TokenStream {
+        if !self.touches(expr) {
+            return expr.source.to_token_stream();
+        }
+        let span = expr.span;
+        let value = self.arg(expr);
+        if self.detached(expr) {
+            return quote_spanned!(span=> __ad::primal(#value));
+        }
+        quote_spanned!(span=> __ad::cast(#value))
     }
 }
 
@@ -245,7 +278,13 @@ pub(super) fn without_f64(tokens: TokenStream) -> TokenStream {
 /// A recording twin to call: a free function's, through its companion (a
 /// value `__ad::call_twin` calls), or an associated function's sibling.
 pub(super) enum Twin {
-    Free(TokenStream),
+    /// The companion's `f::__tape`, with the name and scope to look up its
+    /// argument checks (`f::argument_2`) in the same way.
+    Free {
+        twin: TokenStream,
+        name: Ident,
+        scope: TokenStream,
+    },
     Associated(TokenStream),
 }
 
@@ -265,12 +304,34 @@ pub(super) fn recording_twin(func: &syn::Path, arity: usize) -> Twin {
         crate::emit::Callee::Free { name, scope } => (name, scope),
     };
     let method = Ident::new("__tape", name.span());
-    Twin::Free(crate::emit::companion_lookup(
-        &name,
-        &scope,
-        &method,
-        stand_in(&name, arity),
-    ))
+    Twin::Free {
+        twin: crate::emit::companion_lookup(&name, &scope, &method, stand_in(&name, arity)),
+        name,
+        scope,
+    }
+}
+
+/// What a call of `name` looks up, as [`recording_twin`] looks up its
+/// twin alone: a block that gives the pair `(name::__tape, name {})`, the
+/// twin and a value of the companion type (or of the stand-in's), whose
+/// methods check each argument ([`checked_arguments`]).
+pub(super) fn twin_and_companion(name: &Ident, scope: &TokenStream, arity: usize) -> TokenStream {
+    let method = Ident::new("__tape", name.span());
+    let found = quote_spanned!(name.span()=> (#name::#method, #name {}));
+    crate::emit::companion_scope(name, scope, stand_in(name, arity), found)
+}
+
+/// Each argument through the companion's check for its position:
+/// `companion.argument_2(x)` is the identity but for a `#[constant]`
+/// `f64` parameter, where a tracked `x` is one error on `x` that says so
+/// (`__private::ConstantArgument`). Positions without a check of their
+/// own, and a plain function's stand-in, take `ArgumentChecks`' identity.
+pub(super) fn checked_arguments(companion: &Ident, args: Vec<(TokenStream, Span)>) -> TokenStream {
+    let checked = args.into_iter().enumerate().map(|(i, (arg, span))| {
+        let check = format_ident!("argument_{}", i + 1, span = span);
+        quote_spanned!(span=> #companion.#check(#arg))
+    });
+    quote!((#(#checked,)*))
 }
 
 /// What a call of the plain function `name` finds: a `name::__tape` whose
