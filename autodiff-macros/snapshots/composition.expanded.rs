@@ -299,8 +299,8 @@ fn neuron_adjoint(
     })(stack, ::autodiff::__adjoint::args((2.0, x, 1.0)));
     stack.observe(z);
     stack.observe(z);
-    stack.observe(z_relu);
-    stack.observe(z_sigmoid);
+    stack.observe_infinite(z_relu);
+    stack.observe_infinite(z_sigmoid);
     let value = z_relu.max(z_sigmoid) + affine_value_2 + affine(2.0, 3.0, 1.0);
     let value: f64 = value;
     let mut w_bar = ::autodiff::__adjoint::zero(&w);

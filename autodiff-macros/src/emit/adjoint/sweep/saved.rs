@@ -216,7 +216,7 @@ impl<'m> Sweep<'m> {
         match &expr.kind {
             ExprKind::Elementary { func, operand, .. } if rules::absorbs(func) => {
                 let src = operand.source.to_token_stream();
-                self.observe(src);
+                self.observe_elementary(func, src);
             }
             ExprKind::Powi { base, .. } => {
                 let src = base.source.to_token_stream();
@@ -235,14 +235,14 @@ impl<'m> Sweep<'m> {
                 self.observe(src);
             }
             ExprKind::Binary {
-                op: Arith::Method(_),
+                op: Arith::Method(method),
                 lhs,
                 rhs,
                 ..
             } => {
                 let (l, r) = (lhs.source.to_token_stream(), rhs.source.to_token_stream());
-                self.observe_operand(lhs, l);
-                self.observe_operand(rhs, r);
+                self.observe_method_operand(method, lhs, l);
+                self.observe_method_operand(method, rhs, r);
             }
             _ => {}
         }
@@ -337,19 +337,19 @@ impl<'m> Sweep<'m> {
                 let op = &binary.op;
                 quote!(#l #op #r)
             }
-            (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::MethodCall(call)) => {
+            (ExprKind::Binary { op, lhs, rhs, .. }, syn::Expr::MethodCall(call)) => {
                 let l = self.fwd(lhs)?;
                 let r = self.fwd(rhs)?;
-                self.observe_operand(lhs, l.clone());
-                self.observe_operand(rhs, r.clone());
+                self.observe_method_operand(op.name(), lhs, l.clone());
+                self.observe_method_operand(op.name(), rhs, r.clone());
                 let method = &call.method;
                 quote!(#l.#method(#r))
             }
-            (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::Call(call)) => {
+            (ExprKind::Binary { op, lhs, rhs, .. }, syn::Expr::Call(call)) => {
                 let l = self.fwd(lhs)?;
                 let r = self.fwd(rhs)?;
-                self.observe_operand(lhs, l.clone());
-                self.observe_operand(rhs, r.clone());
+                self.observe_method_operand(op.name(), lhs, l.clone());
+                self.observe_method_operand(op.name(), rhs, r.clone());
                 let func = &call.func;
                 quote!(#func(#l, #r))
             }
@@ -360,7 +360,7 @@ impl<'m> Sweep<'m> {
             (ExprKind::Elementary { func, operand, .. }, source) => {
                 let x = self.fwd(operand)?;
                 if rules::absorbs(func) {
-                    self.observe(x.clone());
+                    self.observe_elementary(func, x.clone());
                 }
                 match source {
                     syn::Expr::MethodCall(call) => {
@@ -466,6 +466,43 @@ impl<'m> Sweep<'m> {
         let extreme = matches!(&operand.kind, ExprKind::Path(path)
             if path.path.get_ident().is_some_and(|ident| self.unobserved.contains(&ident.to_string())));
         if !extreme {
+            self.observe(tokens);
+        }
+    }
+
+    /// Observes an operand of `max` or `min` as the tape takes it: an
+    /// infinity is selected or not with a finite derivative
+    /// (`Stack::observe_infinite`); other methods' operands must be finite.
+    pub(super) fn observe_method_operand(
+        &mut self,
+        method: &str,
+        operand: &Expr,
+        tokens: TokenStream,
+    ) {
+        if matches!(method, "max" | "min") {
+            let extreme = matches!(&operand.kind, ExprKind::Path(path)
+                if path.path.get_ident().is_some_and(|ident| self.unobserved.contains(&ident.to_string())));
+            if !extreme {
+                let stack = &self.stack;
+                self.cx
+                    .observes
+                    .push(quote!(#stack.observe_infinite(#tokens);));
+            }
+        } else {
+            self.observe_operand(operand, tokens);
+        }
+    }
+
+    /// Observes the operand of an absorbing one-operand function: `exp`
+    /// takes `−∞` (0, derivative 0) and a `+∞` it gives back; every other
+    /// function's operand must be finite.
+    pub(super) fn observe_elementary(&mut self, func: &str, tokens: TokenStream) {
+        if func == "exp" {
+            let stack = &self.stack;
+            self.cx
+                .observes
+                .push(quote!(#stack.observe_infinite(#tokens);));
+        } else {
             self.observe(tokens);
         }
     }
