@@ -184,6 +184,25 @@ impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
     }
 }
 
+/// A slice appended to a tracked `Vec` (`v.extend_from_slice(y)`): its
+/// items, lifted, in a `Vec` the call borrows.
+impl<'t, T: Lift<'t> + Copy> Lift<'t> for &[T] {
+    type Lifted = Vec<T::Lifted>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        self.iter().map(|value| value.lift(tape, at)).collect()
+    }
+}
+
+/// `v.extend_from_slice(&y)` with `y: Vec<f64>`: as a slice.
+impl<'t, T: Lift<'t> + Copy> Lift<'t> for &Vec<T> {
+    type Lifted = Vec<T::Lifted>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        self.as_slice().lift(tape, at)
+    }
+}
+
 impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     type Lifted = Vec<T::Lifted>;
     #[inline]

@@ -62,6 +62,13 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
         ExprKind::Closure { .. } => return refuse("a closure"),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),
+        // They move items between places: the reverse would have to move
+        // the adjoints back the same way, which it does not yet.
+        ExprKind::Structural { method, .. }
+            if TAPE_ONLY_METHODS.contains(&method.to_string().as_str()) =>
+        {
+            return refuse(&format!("`.{method}()` (items moved in a `Vec`)"))
+        }
         _ => {}
     }
     expr.children().into_iter().find_map(|child| match child {
@@ -69,6 +76,19 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         Child::Block(block) => not_compiled(block),
     })
 }
+
+/// The `Vec` and slice methods recorded on the tape that the adjoint does
+/// not compile yet.
+const TAPE_ONLY_METHODS: &[&str] = &[
+    "swap",
+    "reverse",
+    "pop",
+    "insert",
+    "extend_from_slice",
+    "truncate",
+    "sort_by",
+    "concat",
+];
 
 /// Whether a closure inside `expr` assigns, or calls a method that
 /// changes its receiver (`push`).

@@ -64,6 +64,16 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
     "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
+    "tests/corpus/slices.rs: swapped: `.swap()` (items moved in a `Vec`) at line 96",
+    "tests/corpus/slices.rs: reversed: `.reverse()` (items moved in a `Vec`) at line 103",
+    "tests/corpus/slices.rs: popped: `.pop()` (items moved in a `Vec`) at line 110",
+    "tests/corpus/slices.rs: inserted: `.insert()` (items moved in a `Vec`) at line 117",
+    "tests/corpus/slices.rs: extended: `.extend_from_slice()` (items moved in a `Vec`) at line 125",
+    "tests/corpus/slices.rs: truncated: `.truncate()` (items moved in a `Vec`) at line 133",
+    "tests/corpus/slices.rs: sorted_partial: `.sort_by()` (items moved in a `Vec`) at line 140",
+    "tests/corpus/slices.rs: sorted_total: `.sort_by()` (items moved in a `Vec`) at line 147",
+    "tests/corpus/slices.rs: concatenated: `.concat()` (items moved in a `Vec`) at line 153",
+    "tests/corpus/slices.rs: concatenated_vecs: `.concat()` (items moved in a `Vec`) at line 161",
     "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 107",
 ];
 
