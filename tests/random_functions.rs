@@ -16,7 +16,7 @@
 //! (with a counted index, `out[row] += l[idx] * x[col]; idx += 1;`), array
 //! literals and `[e; n]` of tracked values, `Vec`s grown by `push` (from
 //! `Vec::new()`, `vec![e; n]`, `[..].to_vec()` and a `collect()` typed on
-//! its `let`, in bodies with early
+//! its `let`, their items moved by `swap` and `reverse`, in bodies with early
 //! `return`s too) and read by index, `if` values inside expressions, calls
 //! of one or two annotated helpers per file (with tracked and untracked
 //! arguments, bindings that change later, in loops, `h(x, x.recip())`), and
@@ -151,6 +151,10 @@ enum Stmt {
     /// `let a = [e0, ..]; let mut v: Vec<f64> = a.iter().map(|t| t * k).collect();`
     CollectTyped(String, String, Vec<Expr>, f64),
     Push(String, Expr),
+    /// `v.swap(i, j);` (constant indices within the length)
+    SwapItems(String, usize, usize),
+    /// `v.reverse();`
+    ReverseItems(String),
     /// `let mut n = 0;`
     Counter(String),
     /// `n += 1;`
@@ -356,6 +360,12 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::Push(name, e) => {
                 let _ = writeln!(out, "{pad}{name}.push({});", r(e));
+            }
+            Stmt::SwapItems(name, i, j) => {
+                let _ = writeln!(out, "{pad}{name}.swap({i}, {j});");
+            }
+            Stmt::ReverseItems(name) => {
+                let _ = writeln!(out, "{pad}{name}.reverse();");
             }
             Stmt::Counter(name) => {
                 let _ = writeln!(out, "{pad}let mut {name} = 0;");
@@ -1160,6 +1170,20 @@ impl Gen {
         self.vars.truncate(saved);
         self.loops.pop();
         out.push(Stmt::For(None, i, n, body));
+        // Items moved at the top level, where the sweep reverses them.
+        if self.nesting == 0 && self.rng.chance(30) {
+            self.tag("swap/reverse of a Vec");
+            let len = start + n;
+            if self.rng.chance(50) {
+                out.push(Stmt::SwapItems(
+                    name.clone(),
+                    self.rng.below(len),
+                    self.rng.below(len),
+                ));
+            } else {
+                out.push(Stmt::ReverseItems(name.clone()));
+            }
+        }
         for v in self.vars.iter_mut().rev() {
             if v.name == name {
                 v.kind = Kind::Vec(start + n);

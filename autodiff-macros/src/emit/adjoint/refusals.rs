@@ -32,9 +32,28 @@ pub(super) fn not_compiled(block: &Block) -> Option<Unsupported> {
             None => init.as_ref().and_then(not_compiled_expr),
         },
         Stmt::Item(_) => None,
-        Stmt::Expr(expr, _) => not_compiled_operands(expr),
+        // `v.swap(i, j);`, `v.reverse();`, `v.truncate(n);` as statements
+        // the sweep reverses (`Sweep::moved_items`); only their arguments
+        // are read here.
+        Stmt::Expr(expr, _) => match &expr.kind {
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if COMPILED_MOVES.contains(&method.to_string().as_str())
+                && matches!(receiver.kind, ExprKind::Path(_)) =>
+            {
+                args.iter().find_map(not_compiled_expr)
+            }
+            _ => not_compiled_operands(expr),
+        },
     })
 }
+
+/// The `Vec` methods that move items which the sweep reverses, as whole
+/// statements on a binding.
+const COMPILED_MOVES: &[&str] = &["swap", "reverse", "truncate"];
 
 fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
     if matches!(expr.source, Source::Expr(syntax) if !super::super::attributes(syntax).is_empty()) {
@@ -78,7 +97,8 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
 }
 
 /// The `Vec` and slice methods recorded on the tape that the adjoint does
-/// not compile yet.
+/// not compile (`swap`, `reverse` and `truncate` but as statements on a
+/// binding, see `not_compiled`).
 const TAPE_ONLY_METHODS: &[&str] = &[
     "swap",
     "reverse",
