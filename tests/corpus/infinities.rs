@@ -406,3 +406,42 @@ fn a_log_of_zero_is_an_error_even_when_exp_takes_it_back() {
     assert_close(got.value, 5.0, CLOSED);
     assert_close(got.gradient, 2.0, CLOSED);
 }
+
+/// `p₀` of a softmax over three scores with the middle one masked.
+#[differentiable]
+fn masked_first_probability(s: [f64; 3], #[constant] mask: [f64; 3]) -> f64 {
+    let mut m = f64::NEG_INFINITY;
+    for j in 0..3 {
+        m = m.max(s[j] + mask[j]);
+    }
+    let mut total = 0.0;
+    for j in 0..3 {
+        total += (s[j] + mask[j] - m).exp();
+    }
+    (s[0] + mask[0] - m).exp() / total
+}
+
+#[test]
+fn second_order_through_a_mask() -> Result<(), ScalarAutodiffError> {
+    // Unmasked, p₀ = σ(s₀ − s₂): ∂²p₀/∂s₀² = p(1 − p)(1 − 2p), the
+    // masked row and column 0; along (1, 1, 1), a shift, no change.
+    let (s, mask): ([f64; 3], [f64; 3]) = ([0.5, 1.0, -0.3], [0.0, f64::NEG_INFINITY, 0.0]);
+    let p = 1.0 / (1.0 + (s[2] - s[0]).exp());
+    let d2 = p * (1.0 - p) * (1.0 - 2.0 * p);
+    let want = [[d2, 0.0, -d2], [0.0, 0.0, 0.0], [-d2, 0.0, d2]];
+    let h = masked_first_probability_hessian(s, mask)?;
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!(
+                close(h.get(i, j), want[i][j], 1e-12),
+                "H[{i}][{j}] = {}, want {}",
+                h.get(i, j),
+                want[i][j]
+            );
+        }
+    }
+    let jvp = masked_first_probability_jvp(s, mask, [1.0, 1.0, 1.0])?;
+    assert_close(jvp.value, p, CLOSED);
+    assert!(jvp.tangent.abs() < 1e-15, "{}", jvp.tangent);
+    Ok(())
+}
