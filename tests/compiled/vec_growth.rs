@@ -611,3 +611,73 @@ fn swaps_in_loop_rounds_and_branches_and_an_array_reversed() {
         GradientPath::Compiled
     );
 }
+
+/// A truncation and then a reverse of a `Vec` never pushed: the adjoint
+/// must have the truncated length when the reverse is undone.
+#[differentiable]
+fn truncated_then_reversed(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.truncate(2);
+    v.reverse();
+    v.swap(0, 1);
+    v.reverse();
+    v[0] * 3.0 + v[1] * x[2]
+}
+
+#[test]
+fn a_truncation_then_a_reverse() {
+    // [x0 x1] → [x1 x0] → [x0 x1] → [x1 x0]: 3·x1 + x0·x2.
+    check!(
+        truncated_then_reversed,
+        truncated_then_reversed_grad,
+        truncated_then_reversed_grad_tape,
+        |x| vec![x[2], 3.0, x[0]]
+    );
+    assert_eq!(truncated_then_reversed_grad_path(), GradientPath::Compiled);
+}
+
+/// Grown by `extend`, then reversed: the reverse of the reverse needs the
+/// adjoint at the extended length.
+#[differentiable]
+fn extended_then_reversed(x: &[f64]) -> f64 {
+    let mut v = vec![x[0], x[1]];
+    v.extend(x.iter().map(|t| t * 2.0));
+    v.reverse();
+    v[0] * v[4] + v[1]
+}
+
+/// The same grown by `extend` of a slice's items, no closure.
+#[differentiable]
+fn extended_by_items_then_reversed(x: &[f64]) -> f64 {
+    let mut v = vec![x[0], x[1]];
+    v.extend(x.iter());
+    v.reverse();
+    v[0] * v[4] + v[1]
+}
+
+#[test]
+fn an_extend_then_a_reverse() {
+    // [x0 x1 2x0 2x1 2x2] reversed: [2x2 2x1 2x0 x1 x0]: 2·x2·x0 + 2·x1.
+    check!(
+        extended_then_reversed,
+        extended_then_reversed_grad,
+        extended_then_reversed_grad_tape,
+        |x| vec![2.0 * x[2], 2.0, 2.0 * x[0]]
+    );
+    // [x0 x1 x0 x1 x2] reversed: [x2 x1 x0 x1 x0]: x2·x0 + x1.
+    check!(
+        extended_by_items_then_reversed,
+        extended_by_items_then_reversed_grad,
+        extended_by_items_then_reversed_grad_tape,
+        |x| vec![x[2], 1.0, x[0]]
+    );
+    // `extend` is not compiled, so neither is the reverse after it.
+    assert!(matches!(
+        extended_then_reversed_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+    assert!(matches!(
+        extended_by_items_then_reversed_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+}

@@ -279,7 +279,10 @@ impl Analysis {
             | ExprKind::PlainMethod {
                 receiver, method, ..
             } if MUTATING.contains(&method.to_string().as_str()) => {
-                if *method == "push" {
+                // A truncated `Vec` changes length too: its adjoint is
+                // shaped as a pushed one's, to its final length, and the
+                // reversed truncation puts the length back.
+                if *method == "push" || *method == "truncate" {
                     self.pushed.extend(root(receiver));
                 }
                 self.write(receiver, top)
