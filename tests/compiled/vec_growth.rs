@@ -681,3 +681,30 @@ fn an_extend_then_a_reverse() {
         GradientPath::Tape { .. }
     ));
 }
+
+/// A `Vec` bound again to a shorter one, then reversed.
+#[differentiable]
+fn rebound_then_reversed(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v = vec![x[0], x[1] * 2.0];
+    v.reverse();
+    v[0] * 3.0 + v[1] * x[2]
+}
+
+#[test]
+fn a_vec_assigned_a_shorter_one_then_reversed() {
+    // [x0, 2x1] reversed: [2x1, x0]: 6·x1 + x0·x2.
+    check!(
+        rebound_then_reversed,
+        rebound_then_reversed_grad,
+        rebound_then_reversed_grad_tape,
+        |x| vec![x[2], 6.0, x[0]]
+    );
+    assert_eq!(
+        rebound_then_reversed_grad_path(),
+        GradientPath::Tape {
+            construct: ".reverse() on a Vec assigned whole or bound again",
+            line: 690
+        }
+    );
+}

@@ -200,6 +200,17 @@ impl<'m> Sweep<'m> {
         if root(receiver).is_some_and(|name| self.an.params.contains(&name)) {
             return unsupported(format!("`.{method}()` on a parameter"), expr);
         }
+        // The reverse moves the adjoints of as many items as the value
+        // has then: the adjoint must have that length, which a binding
+        // assigned whole (`v = vec![..]`) or bound again need not keep.
+        if root(receiver).is_some_and(|name| {
+            self.an.assigned.contains_key(&name) || self.an.bound.get(&name).copied() != Some(1)
+        }) {
+            return unsupported(
+                format!("`.{method}()` on a `Vec` assigned whole or bound again"),
+                expr,
+            );
+        }
         if args.iter().any(|arg| self.active(arg) || has_call(arg)) {
             return unsupported(format!("`.{method}()` of a tracked value"), expr);
         }
