@@ -686,9 +686,10 @@ fn an_extend_then_a_reverse() {
 #[differentiable]
 fn rebound_then_reversed(x: &[f64]) -> f64 {
     let mut v = x.to_vec();
+    let last = v[2];
     v = vec![x[0], x[1] * 2.0];
     v.reverse();
-    v[0] * 3.0 + v[1] * x[2]
+    v[0] * 3.0 + v[1] * last
 }
 
 #[test]
@@ -704,7 +705,7 @@ fn a_vec_assigned_a_shorter_one_then_reversed() {
         rebound_then_reversed_grad_path(),
         GradientPath::Tape {
             construct: ".reverse() on a Vec assigned whole or bound again",
-            line: 690
+            line: 691
         }
     );
 }
