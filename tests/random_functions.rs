@@ -15,7 +15,8 @@
 //! `return`s inside loops and branches, local arrays written by element
 //! (with a counted index, `out[row] += l[idx] * x[col]; idx += 1;`), array
 //! literals and `[e; n]` of tracked values, `Vec`s grown by `push` (from
-//! `Vec::new()`, `vec![e; n]` and `[..].to_vec()`, in bodies with early
+//! `Vec::new()`, `vec![e; n]`, `[..].to_vec()` and a `collect()` typed on
+//! its `let`, their items moved by `swap` and `reverse`, in bodies with early
 //! `return`s too) and read by index, `if` values inside expressions, calls
 //! of one or two annotated helpers per file (with tracked and untracked
 //! arguments, bindings that change later, in loops, `h(x, x.recip())`), a
@@ -152,7 +153,13 @@ enum Stmt {
     ToVec(String, Vec<Expr>),
     /// `let mut v = [e; n].to_vec();`
     RepeatToVec(String, Expr, usize),
+    /// `let a = [e0, ..]; let mut v: Vec<f64> = a.iter().map(|t| t * k).collect();`
+    CollectTyped(String, String, Vec<Expr>, f64),
     Push(String, Expr),
+    /// `v.swap(i, j);` (constant indices within the length)
+    SwapItems(String, usize, usize),
+    /// `v.reverse();`
+    ReverseItems(String),
     /// `let mut n = 0;`
     Counter(String),
     /// `n += 1;`
@@ -343,8 +350,31 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::RepeatToVec(name, e, n) => {
                 let _ = writeln!(out, "{pad}let mut {name} = [{}; {n}].to_vec();", r(e));
             }
+            Stmt::CollectTyped(name, source, items, k) => {
+                let _ = writeln!(
+                    out,
+                    "{pad}let {source} = [{}];",
+                    render_list(items, dialect)
+                );
+                let _ = match dialect {
+                    Dialect::Plain => writeln!(
+                        out,
+                        "{pad}let mut {name}: Vec<f64> = {source}.iter().map(|t| t * {k:?}).collect();"
+                    ),
+                    Dialect::Dual => writeln!(
+                        out,
+                        "{pad}let mut {name}: Vec<D> = {source}.iter().map(|t| *t * D::c({k:?})).collect();"
+                    ),
+                };
+            }
             Stmt::Push(name, e) => {
                 let _ = writeln!(out, "{pad}{name}.push({});", r(e));
+            }
+            Stmt::SwapItems(name, i, j) => {
+                let _ = writeln!(out, "{pad}{name}.swap({i}, {j});");
+            }
+            Stmt::ReverseItems(name) => {
+                let _ = writeln!(out, "{pad}{name}.reverse();");
             }
             Stmt::Counter(name) => {
                 let _ = writeln!(out, "{pad}let mut {name} = 0;");
@@ -1129,11 +1159,20 @@ impl Gen {
                 out.push(Stmt::RepeatToVec(name.clone(), e, n));
                 n
             }
-            _ => {
+            _ if self.rng.chance(50) => {
                 self.tag("array list");
                 let n = 1 + self.rng.below(3);
                 let items = (0..n).map(|_| self.expr(1)).collect();
                 out.push(Stmt::ToVec(name.clone(), items));
+                n
+            }
+            _ => {
+                self.tag("collect with the type on the let");
+                let n = 1 + self.rng.below(3);
+                let items = (0..n).map(|_| self.expr(1)).collect();
+                let source = self.fresh("a");
+                let k = [0.5, 1.5, -2.0][self.rng.below(3)];
+                out.push(Stmt::CollectTyped(name.clone(), source, items, k));
                 n
             }
         };
@@ -1158,6 +1197,20 @@ impl Gen {
         self.vars.truncate(saved);
         self.loops.pop();
         out.push(Stmt::For(None, i, n, body));
+        // Items moved at the top level, where the sweep reverses them.
+        if self.nesting == 0 && self.rng.chance(30) {
+            self.tag("swap/reverse of a Vec");
+            let len = start + n;
+            if self.rng.chance(50) {
+                out.push(Stmt::SwapItems(
+                    name.clone(),
+                    self.rng.below(len),
+                    self.rng.below(len),
+                ));
+            } else {
+                out.push(Stmt::ReverseItems(name.clone()));
+            }
+        }
         for v in self.vars.iter_mut().rev() {
             if v.name == name {
                 v.kind = Kind::Vec(start + n);

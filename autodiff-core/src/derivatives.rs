@@ -3,7 +3,9 @@
 //! records one edge per occurrence (`x.mul(x)` records two edges to `x`).
 //!
 //! A result or local derivative that is not finite is rejected before
-//! anything is recorded, so no NaN or infinity ever enters a tape.
+//! anything is recorded, so no NaN or infinity enters a tape; the one
+//! exception is generated code's recording (`Tape::allow_infinite_results`),
+//! where an infinite result with finite local derivatives is kept.
 
 use crate::error::ScalarAutodiffError;
 use crate::operation::ScalarOperation;
@@ -83,6 +85,24 @@ fn finite3(a: f64, b: f64, c: f64) -> bool {
     a * 0.0 + b * 0.0 + c * 0.0 == 0.0
 }
 
+/// Whether a record that failed `finite3` is recorded all the same: the
+/// tape allows infinite results (generated code is recording), the result
+/// is ±∞ and not NaN, and the plain operand and every local derivative are
+/// finite, so every contribution the reverse pass takes through this node
+/// is finite. An infinity that reaches a function's output is reported
+/// there (`__private::output`); one that meets an operation whose result
+/// is NaN (`∞ − ∞`, `0 · ∞`) or whose derivative is not finite (`∞ · x`
+/// w.r.t. `x`) fails that operation.
+#[cold]
+#[inline(never)]
+fn infinite_allowed(tape: &crate::Tape, plain: f64, value: f64, da: f64, db: f64) -> bool {
+    value.is_infinite()
+        && plain.is_finite()
+        && da.is_finite()
+        && db.is_finite()
+        && tape.allows_infinite_results()
+}
+
 /// Which check a non-finite record failed, in the order chapter 14 checks:
 /// the result, then each operand's local derivative. Kept out of line so
 /// that the hot path of every operation is one combined test.
@@ -150,7 +170,9 @@ impl<'t> Scalar<'t> {
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
         let x = self.value;
         let (value, derivative) = f(x);
-        if !finite3(plain.1, value, derivative) {
+        if !finite3(plain.1, value, derivative)
+            && !infinite_allowed(self.tape, plain.1, value, derivative, 0.0)
+        {
             return Err(match check_constant(operation, plain.0, plain.1) {
                 Err(error) => error,
                 Ok(()) => record_error(operation, value, [(x, derivative), (0.0, 0.0)], 1),
@@ -197,7 +219,7 @@ impl<'t> Scalar<'t> {
         // Partials of a non-finite result are never recorded; computing
         // them anyway keeps the hot path to one branch.
         let (da, db) = partials(a, b);
-        if !finite3(value, da, db) {
+        if !finite3(value, da, db) && !infinite_allowed(self.tape, 0.0, value, da, db) {
             return Err(record_error(operation, value, [(a, da), (b, db)], 2));
         }
         let edges = Edges::new([self.parent_slot(), other.parent_slot()], [da, db]);

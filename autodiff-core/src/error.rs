@@ -85,6 +85,20 @@ pub enum ScalarAutodiffError {
         label: Option<Label>,
     },
     /// An operation's primal result was NaN or infinite (`ln(-1)`, `1/0`, `exp(1000)`).
+    ///
+    /// Inside a `#[differentiable]` function (its `f_tape`, `f_grad` and
+    /// `f_grad_tape`) an infinite intermediate is allowed where every
+    /// local derivative of the operation that made it is finite: lesson
+    /// 15's mask, `s + f64::NEG_INFINITY`, is `-inf` with derivatives 1, and
+    /// `exp` of it is 0 with derivative 0, so a masked entry's gradient is
+    /// exactly 0. Still this error there: a NaN result (`inf - inf`,
+    /// `0 * inf`), an infinite result with an infinite or NaN local
+    /// derivative (`ln(0)`, `x / 0`, `exp(1000)`, `inf * s` in `s`), and an
+    /// infinity that reaches the function's output (labelled with the
+    /// output). A non-finite contribution in the reverse pass stays
+    /// [`NonFiniteContribution`](Self::NonFiniteContribution). Direct use
+    /// of a [`Tape`](crate::Tape) keeps chapter 14's rule: every recorded
+    /// value finite.
     #[error("{operation} produced non-finite scalar value {value:?}{}", At(*label))]
     NonFiniteResult {
         /// The operation that failed.

@@ -189,6 +189,9 @@ pub(crate) struct Nodes {
     /// The first error of the recording in progress on generated code's
     /// sticky path (`Tape::fail`).
     failure: Option<ScalarAutodiffError>,
+    /// Generated code is recording (`Tape::allow_infinite_results`): an
+    /// infinite result whose local derivatives are finite is recorded.
+    infinite_results: bool,
 }
 
 impl Nodes {
@@ -367,6 +370,16 @@ impl Nodes {
 
     pub(crate) fn set_failure(&mut self, failure: Option<ScalarAutodiffError>) {
         self.failure = failure;
+    }
+
+    /// Sets whether an infinite result with finite local derivatives is
+    /// recorded; returns the previous setting.
+    pub(crate) fn set_infinite_results(&mut self, allow: bool) -> bool {
+        std::mem::replace(&mut self.infinite_results, allow)
+    }
+
+    pub(crate) fn infinite_results(&self) -> bool {
+        self.infinite_results
     }
 
     /// Forgets the nodes from `len` on; capacities (and so `room`) stay.

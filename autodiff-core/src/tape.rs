@@ -249,6 +249,32 @@ impl Tape {
         unsafe { self.write() }.take_failure()
     }
 
+    /// Lets this tape record an infinite result whose local derivatives
+    /// are all finite (`s + f64::NEG_INFINITY`, then `exp` of it, which is
+    /// 0 with derivative 0); returns the previous setting. A NaN result or
+    /// plain operand, and an infinite result with an infinite or NaN local
+    /// derivative (`ln(0)`, `1/0`, `exp(1000)`), stay errors. Generated
+    /// code turns it on for the length of one `f_tape`, which reports an
+    /// infinite output as an error; the public operations on a tape that
+    /// never turned it on keep chapter 14's rule (every recorded value
+    /// finite).
+    #[doc(hidden)]
+    #[inline]
+    pub fn allow_infinite_results(&self, allow: bool) -> bool {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::set_infinite_results`.
+        unsafe { self.write() }.set_infinite_results(allow)
+    }
+
+    /// Whether [`allow_infinite_results`](Self::allow_infinite_results) is on.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn allows_infinite_results(&self) -> bool {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::infinite_results`.
+        unsafe { self.read() }.infinite_results()
+    }
+
     /// Puts back a failure taken by an enclosing recording.
     #[doc(hidden)]
     #[inline]

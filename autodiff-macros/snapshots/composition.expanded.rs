@@ -303,22 +303,28 @@ fn neuron_adjoint(
     if !stack.finite() {
         return ::core::option::Option::None;
     }
-    let affine_value = ({
-        use self::*;
-        affine::__forward
-    })(stack, ::autodiff::__adjoint::args((w, x, b)));
+    let affine_value = ::autodiff::__adjoint::scalar_of(
+        ({
+            use self::*;
+            affine::__forward
+        })(stack, ::autodiff::__adjoint::args((w, x, b))),
+        stack,
+    );
     let value = affine_value;
     let z = value;
     let z_relu = relu(z);
     let z_sigmoid = sigmoid(z);
-    let affine_value_2 = ({
-        use self::*;
-        affine::__forward
-    })(stack, ::autodiff::__adjoint::args((2.0, x, 1.0)));
+    let affine_value_2 = ::autodiff::__adjoint::scalar_of(
+        ({
+            use self::*;
+            affine::__forward
+        })(stack, ::autodiff::__adjoint::args((2.0, x, 1.0))),
+        stack,
+    );
     stack.observe(z);
     stack.observe(z);
-    stack.observe(z_relu);
-    stack.observe(z_sigmoid);
+    stack.observe_infinite(z_relu);
+    stack.observe_infinite(z_sigmoid);
     let value = z_relu.max(z_sigmoid) + affine_value_2 + affine(2.0, 3.0, 1.0);
     let value: f64 = value;
     let mut w_bar = ::autodiff::__adjoint::zero(&w);

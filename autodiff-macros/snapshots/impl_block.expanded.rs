@@ -736,8 +736,10 @@ impl Neuron {
         x: f64,
         y: f64,
     ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self>> {
-        let forward_value = __self
-            .forward_forward(stack, ::autodiff::__adjoint::args((&__self, x)));
+        let forward_value = ::autodiff::__adjoint::scalar_of(
+            __self.forward_forward(stack, ::autodiff::__adjoint::args((&__self, x))),
+            stack,
+        );
         let value = forward_value - y;
         let d = value;
         let value: f64 = d * d;

@@ -8,7 +8,7 @@
     "f32 is not supported: gradients are exact in f64, so use `f64`"
 }
 ::core::compile_error! {
-    "`trunc` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, powi, powf, abs, max, min, recip, tan, atan, sinh, cosh, asin, acos, ln_1p, exp_m1, log10, log2, cbrt, signum, floor, ceil, round, hypot, log, exp2, asinh, acosh, atanh, mul_add, clamp, relu, sigmoid, sin_cos; on slices and iterators: sum, product, len, is_empty, iter, into_iter, enumerate, zip, rev, skip, take, step_by, chunks, windows, copied, cloned, clone, as_slice, to_vec, push, next, first, last, get, map, filter, fold, max_by, min_by, for_each, all, any, count, collect, extend, unwrap; tests of the value: is_nan, is_finite, is_infinite, is_normal, is_subnormal, is_sign_positive, is_sign_negative, total_cmp, partial_cmp"
+    "`trunc` has no derivative rule in #[differentiable]; supported methods: exp, ln, tanh, sin, cos, sqrt, powi, powf, abs, max, min, recip, tan, atan, sinh, cosh, asin, acos, ln_1p, exp_m1, log10, log2, cbrt, signum, floor, ceil, round, hypot, log, exp2, asinh, acosh, atanh, mul_add, clamp, relu, sigmoid, sin_cos; on slices and iterators: sum, product, len, is_empty, iter, into_iter, enumerate, zip, rev, skip, take, step_by, chunks, windows, copied, cloned, clone, as_slice, to_vec, push, next, first, last, get, map, filter, fold, max_by, min_by, for_each, all, any, count, collect, extend, unwrap, swap, reverse, pop, insert, extend_from_slice, truncate, sort_by, concat; tests of the value: is_nan, is_finite, is_infinite, is_normal, is_subnormal, is_sign_positive, is_sign_negative, total_cmp, partial_cmp"
 }
 fn wrong<T>(x: f32) -> f32 {
     let f = |v: f64| v.trunc();

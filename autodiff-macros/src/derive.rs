@@ -367,6 +367,20 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
         }
 
+        // The adjoint of a model bound by a loop (`for layer in
+        // &net.layers`): zeroed like the model, added scalar by scalar.
+        #[automatically_derived]
+        impl ::autodiff::__adjoint::Bar for #name {
+            #[inline]
+            fn add_from(&mut self, other: &#name) {
+                ::autodiff::Parameters::zip_mut(self, other, &mut |a, b| *a += b)
+            }
+            #[inline]
+            fn zeroed(&self) -> #name {
+                ::autodiff::__adjoint::zero_model(self)
+            }
+        }
+
         #[automatically_derived]
         impl ::autodiff::__adjoint::Checked<#name> for #name {
             #[inline]

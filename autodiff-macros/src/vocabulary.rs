@@ -129,6 +129,14 @@ const STRUCTURAL: &[&str] = &[
     "collect",
     "extend",
     "unwrap",
+    "swap",
+    "reverse",
+    "pop",
+    "insert",
+    "extend_from_slice",
+    "truncate",
+    "sort_by",
+    "concat",
 ];
 
 pub fn is_structural(name: &str) -> bool {

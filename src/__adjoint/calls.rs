@@ -585,3 +585,49 @@ macro_rules! poisoned_tuple {
 poisoned_tuple!((A)(A, B)(A, B, C)(A, B, C, D)(A, B, C, D, E)(
     A, B, C, D, E, F
 ));
+
+/// A call's value where a caller's sweep reads it as a number: an `f64`
+/// as it is; a vector-valued callee's output (which the caller's syntax
+/// did not show to be a vector) fails the sweep, and the tape answers.
+pub trait ScalarOf {
+    /// The number, or NaN with the sweep failed.
+    fn scalar_of(self, stack: &mut super::Stack) -> f64;
+}
+
+impl ScalarOf for f64 {
+    #[inline(always)]
+    fn scalar_of(self, _: &mut super::Stack) -> f64 {
+        self
+    }
+}
+
+impl<T> ScalarOf for Vec<T> {
+    fn scalar_of(self, stack: &mut super::Stack) -> f64 {
+        stack.failed()
+    }
+}
+
+impl<T, const N: usize> ScalarOf for [T; N] {
+    fn scalar_of(self, stack: &mut super::Stack) -> f64 {
+        stack.failed()
+    }
+}
+
+macro_rules! tuple_scalar_of {
+    ($(($($T:ident),+))*) => {$(
+        impl<$($T),+> ScalarOf for ($($T,)+) {
+            fn scalar_of(self, stack: &mut super::Stack) -> f64 {
+                stack.failed()
+            }
+        }
+    )*};
+}
+tuple_scalar_of!((A)(A, B)(A, B, C)(A, B, C, D)(A, B, C, D, E)(
+    A, B, C, D, E, F
+));
+
+/// [`ScalarOf`] as a function, for generated code.
+#[inline(always)]
+pub fn scalar_of<T: ScalarOf>(value: T, stack: &mut super::Stack) -> f64 {
+    value.scalar_of(stack)
+}

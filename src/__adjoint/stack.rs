@@ -163,6 +163,28 @@ impl Stack {
         self.finite &= value.all_finite();
     }
 
+    /// Notes an operand of `max`, `min` or `exp`, which the tape takes
+    /// infinite (`max(−∞, s)` selects `s` with derivative 0 for `−∞`;
+    /// `exp(−∞) = 0` with derivative 0): only a NaN, which `max` and `min`
+    /// would drop, fails. An infinity that came from an operation with an
+    /// infinite local derivative (`ln(0)`, `1/0`) still fails the sweep: the
+    /// reverse multiplies that derivative into an adjoint, and the gradient
+    /// is then not finite.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// stack.observe_infinite(f64::NEG_INFINITY);
+    /// assert!(stack.finite());
+    /// stack.observe_infinite(f64::NAN);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe_infinite<V: Observed>(&mut self, value: V) {
+        self.finite &= value.no_nan();
+    }
+
     /// Notes a differentiable parameter and its gradient in one pass: the
     /// tape rejects a non-finite parameter even where nothing reads it, and
     /// a non-finite adjoint contribution; one pass over both reads memory
@@ -233,12 +255,25 @@ impl Stack {
 pub trait Observed {
     /// Whether every `f64` in it is finite.
     fn all_finite(&self) -> bool;
+
+    /// Whether no `f64` in it is NaN, for [`Stack::observe_infinite`];
+    /// where not told otherwise, as strict as
+    /// [`all_finite`](Self::all_finite).
+    #[inline(always)]
+    fn no_nan(&self) -> bool {
+        self.all_finite()
+    }
 }
 
 impl Observed for f64 {
     #[inline(always)]
     fn all_finite(&self) -> bool {
         self.is_finite()
+    }
+
+    #[inline(always)]
+    fn no_nan(&self) -> bool {
+        !self.is_nan()
     }
 }
 
@@ -281,6 +316,11 @@ impl<T: Observed + ?Sized> Observed for &T {
     #[inline(always)]
     fn all_finite(&self) -> bool {
         (**self).all_finite()
+    }
+
+    #[inline(always)]
+    fn no_nan(&self) -> bool {
+        (**self).no_nan()
     }
 }
 

@@ -184,6 +184,25 @@ impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
     }
 }
 
+/// A slice appended to a tracked `Vec` (`v.extend_from_slice(y)`): its
+/// items, lifted, in a `Vec` the call borrows.
+impl<'t, T: Lift<'t> + Copy> Lift<'t> for &[T] {
+    type Lifted = Vec<T::Lifted>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        self.iter().map(|value| value.lift(tape, at)).collect()
+    }
+}
+
+/// `v.extend_from_slice(&y)` with `y: Vec<f64>`: as a slice.
+impl<'t, T: Lift<'t> + Copy> Lift<'t> for &Vec<T> {
+    type Lifted = Vec<T::Lifted>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        self.as_slice().lift(tape, at)
+    }
+}
+
 impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     type Lifted = Vec<T::Lifted>;
     #[inline]
@@ -193,13 +212,16 @@ impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
 }
 
 /// The result of a `_tape` function: its value lifted to a `Scalar`, which
-/// must be finite. A recorded result always is; a constant that reaches the
-/// output (a NaN `#[constant]`, an untouched `f64::NEG_INFINITY`) is
-/// `NonFiniteLeaf` labelled `at`, the output's source text and line.
+/// must be finite. An infinite intermediate is recorded where its local
+/// derivatives are finite (`enter`), but an infinity that reaches the
+/// output is `NonFiniteResult` of the operation that made it; a constant
+/// that reaches the output (a NaN `#[constant]`, an untouched
+/// `f64::NEG_INFINITY`) is `NonFiniteLeaf`; both labelled `at`, the
+/// output's source text and line.
 pub fn output<'t, T: Returned<'t>>(tape: &'t Tape, value: T, at: Label) -> Scalar<'t> {
     let output = value.returned(tape);
     if !output.value().is_finite() {
-        tape.fail(non_finite_output(output.value(), at));
+        tape.fail(non_finite_output(output.operation(), output.value(), at));
     }
     output
 }
@@ -274,11 +296,23 @@ for_each_non_f64_return!(returned_through_an_alias);
 
 #[cold]
 #[inline(never)]
-pub(super) fn non_finite_output(value: f64, at: Label) -> autodiff_core::ScalarAutodiffError {
-    autodiff_core::ScalarAutodiffError::NonFiniteLeaf {
-        operation: autodiff_core::ScalarOperation::Constant,
-        value,
-        label: Some(at),
+pub(super) fn non_finite_output(
+    operation: autodiff_core::ScalarOperation,
+    value: f64,
+    at: Label,
+) -> autodiff_core::ScalarAutodiffError {
+    use autodiff_core::ScalarOperation::{Constant, Detached, Variable};
+    match operation {
+        Constant | Variable | Detached => autodiff_core::ScalarAutodiffError::NonFiniteLeaf {
+            operation: autodiff_core::ScalarOperation::Constant,
+            value,
+            label: Some(at),
+        },
+        operation => autodiff_core::ScalarAutodiffError::NonFiniteResult {
+            operation,
+            value,
+            label: Some(at),
+        },
     }
 }
 

@@ -112,14 +112,19 @@ fn failed(tape: &Tape, error: ScalarAutodiffError, value: f64) -> Scalar<'_> {
 pub struct Entry {
     len: usize,
     outer: Option<ScalarAutodiffError>,
+    infinite_results: bool,
 }
 
-/// Starts an `f_tape` recording on `tape`.
+/// Starts an `f_tape` recording on `tape`, where an infinite intermediate
+/// value is recorded when its local derivatives are finite
+/// (`Tape::allow_infinite_results`): lesson 15's mask of `f64::NEG_INFINITY`
+/// added to a score and then `exp`'d is 0 with derivative 0.
 #[inline]
 pub fn enter(tape: &Tape) -> Entry {
     Entry {
         len: tape.len(),
         outer: tape.take_failure(),
+        infinite_results: tape.allow_infinite_results(true),
     }
 }
 
@@ -141,6 +146,7 @@ pub fn leave<'t>(tape: &'t Tape, entry: Entry, output: Scalar<'t>) -> Result<Sca
 fn leave_with(tape: &Tape, entry: Entry) -> Option<ScalarAutodiffError> {
     let failure = tape.take_failure();
     tape.restore_failure(entry.outer);
+    tape.allow_infinite_results(entry.infinite_results);
     if failure.is_some() {
         tape.truncate(entry.len);
     }

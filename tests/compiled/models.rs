@@ -1,6 +1,7 @@
 //! The compiled adjoint (`f_grad`) on functions that take models
 //! (`#[derive(Parameters)]` structs): by value and by `&`, nested structs,
-//! `Vec` fields, a `Vec` and a slice of models, constant fields, a call
+//! `Vec` fields, a `Vec` and a slice of models (also walked by `for layer
+//! in &net.layers` and `.iter()`), constant fields, a call
 //! that passes part of a model to another annotated function, and a
 //! method on `&self`. Each function is checked three ways:
 //!
@@ -437,4 +438,107 @@ fn an_unread_non_finite_weight_is_still_the_tapes_error() {
         only_the_bias_grad_tape(&model).unwrap_err(),
     );
     assert!(with_stack(|stack| only_the_bias_adjoint(stack, &model)).is_none());
+}
+
+/// `for layer in net.layers.iter()`, reading each layer's fields.
+#[differentiable]
+fn layers_by_iter(net: &Net, #[constant] x: [f64; 2]) -> f64 {
+    let mut h = [x[0], x[1]];
+    for layer in net.layers.iter() {
+        let mut next = [0.0; 2];
+        for j in 0..2 {
+            next[j] = (layer.b[j] + layer.w[j][0] * h[0] + layer.w[j][1] * h[1]).tanh();
+        }
+        h = next;
+    }
+    net.out[0] * h[0] + net.out[1] * h[1]
+}
+
+/// `for layer in &net.layers`, the same network.
+#[differentiable]
+fn layers_by_ref(net: &Net, #[constant] x: [f64; 2]) -> f64 {
+    let mut h = [x[0], x[1]];
+    for layer in &net.layers {
+        let mut s = [0.0; 2];
+        for j in 0..2 {
+            s[j] = layer.b[j];
+            for i in 0..2 {
+                s[j] += layer.w[j][i] * h[i];
+            }
+        }
+        h = [s[0].tanh(), s[1].tanh()];
+    }
+    net.out[0] * h[0] + net.out[1] * h[1]
+}
+
+/// The hand-written backward pass of both: `(value, ∂/∂w, ∂/∂b per layer, ∂/∂out)`.
+#[allow(clippy::type_complexity)]
+fn layers_by_hand(net: &Net, x: [f64; 2]) -> (f64, Vec<([[f64; 2]; 2], Vec<f64>)>, [f64; 2]) {
+    let mut inputs = Vec::new();
+    let mut h = x;
+    for layer in &net.layers {
+        inputs.push(h);
+        let mut next = [0.0; 2];
+        for j in 0..2 {
+            next[j] = (layer.b[j] + layer.w[j][0] * h[0] + layer.w[j][1] * h[1]).tanh();
+        }
+        h = next;
+    }
+    let value = net.out[0] * h[0] + net.out[1] * h[1];
+    let d_out = h;
+    let mut g_h = net.out;
+    let mut out_h = h;
+    let mut grads = vec![([[0.0; 2]; 2], vec![0.0; 2]); net.layers.len()];
+    for (k, layer) in net.layers.iter().enumerate().rev() {
+        let input = inputs[k];
+        let g_z = [
+            g_h[0] * (1.0 - out_h[0] * out_h[0]),
+            g_h[1] * (1.0 - out_h[1] * out_h[1]),
+        ];
+        for j in 0..2 {
+            grads[k].1[j] = g_z[j];
+            for i in 0..2 {
+                grads[k].0[j][i] = g_z[j] * input[i];
+            }
+        }
+        g_h = [
+            g_z[0] * layer.w[0][0] + g_z[1] * layer.w[1][0],
+            g_z[0] * layer.w[0][1] + g_z[1] * layer.w[1][1],
+        ];
+        out_h = input;
+    }
+    (value, grads, d_out)
+}
+
+#[test]
+fn a_for_over_model_layers_reads_their_fields_compiled() {
+    let net = net();
+    for x in [[0.7, -1.1], [0.0, 0.0], [-2.0, 0.3]] {
+        let (value, grads, d_out) = layers_by_hand(&net, x);
+        type Run = fn(&Net, [f64; 2]) -> Grad<Net>;
+        let runs: [(&str, Run, Run); 2] = [
+            ("iter", layers_by_iter_grad, layers_by_iter_grad_tape),
+            ("ref", layers_by_ref_grad, layers_by_ref_grad_tape),
+        ];
+        for (name, fast, tape) in runs {
+            let got = fast(&net, x).unwrap();
+            assert!((got.value - value).abs() <= 1e-15, "{name}: value");
+            for (k, (w, b)) in grads.iter().enumerate() {
+                let layer = &got.gradient.layers[k];
+                assert_agree(name, layer.w.as_flattened(), w.as_flattened());
+                assert_agree(name, &layer.b, b);
+            }
+            assert_agree(name, &got.gradient.out, &d_out);
+            agree_model(name, fast(&net, x), tape(&net, x));
+        }
+        let compiled = with_stack(|stack| layers_by_iter_adjoint(stack, &net, x))
+            .expect("the compiled path answers");
+        assert_eq!(compiled, layers_by_iter_grad(&net, x).unwrap());
+        let compiled = with_stack(|stack| layers_by_ref_adjoint(stack, &net, x))
+            .expect("the compiled path answers");
+        assert_eq!(compiled, layers_by_ref_grad(&net, x).unwrap());
+        assert!(layers_by_iter_check(&net, x).unwrap().passed());
+    }
+    assert_eq!(layers_by_iter_grad_path(), autodiff::GradientPath::Compiled);
+    assert_eq!(layers_by_ref_grad_path(), autodiff::GradientPath::Compiled);
 }

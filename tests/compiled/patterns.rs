@@ -327,10 +327,17 @@ fn mul_add_is_fused_and_has_derivatives_b_a_1() -> Result<(), Box<dyn std::error
     assert_ne!(got.value, 0.0);
     assert_eq!(got.gradient, (b, a, 1.0));
 
-    // 2e154 · 1e154 overflows, the fused 2e308 − 1e308 does not: the tape
-    // rejects the product it records, and so does the compiled path.
+    // 2e154 · 1e154 overflows, the fused 2e308 − 1e308 does not: the
+    // product the tape records is +∞ with finite local derivatives (b, a),
+    // an infinite intermediate that reaches neither the output nor a NaN,
+    // so both paths give the fused value and the derivatives (b, a, 1).
     let (a, b, c) = (2e154, 1e154, -1e308);
     assert!(fma(a, b, c).is_finite());
+    let got = agree("fma overflow", fma_grad(a, b, c), fma_grad_tape(a, b, c));
+    assert_eq!(got.value.to_bits(), fma(a, b, c).to_bits());
+    assert_eq!(got.gradient, (b, a, 1.0));
+    // A fused value that overflows reaches the output: the tape's error.
+    let (a, b, c) = (f64::MAX, 4.0, -1e308);
     let tape = fma_grad_tape(a, b, c).unwrap_err();
     let compiled = fma_grad(a, b, c).unwrap_err();
     assert!(matches!(tape, ScalarAutodiffError::NonFiniteResult { .. }));

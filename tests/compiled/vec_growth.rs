@@ -1,8 +1,9 @@
 //! Every way a `Vec` of tracked values is built and grown, through both
 //! gradient paths: started empty, from `to_vec`, from `vec![a; n]`, with
 //! capacity, a parameter taken by value; grown by `push` at the top level
-//! and in loops, by `extend`, before and after reads (`extend_from_slice`
-//! is not in the recording twin's language yet: issue 20). Each function's gradient is checked against its closed form
+//! and in loops, by `extend`, before and after reads; items moved by
+//! `swap`, `reverse` and `truncate` (compiled: the adjoints move back).
+//! Each function's gradient is checked against its closed form
 //! (written out beside it) and against the tape (`f_grad_tape`), at
 //! several points, and `f_grad_path()` says which path `f_grad` took: a
 //! construct the compiled adjoint does not take keeps the tape, which is
@@ -416,4 +417,295 @@ fn a_vec_grown_in_a_body_with_returns() {
         assert_eq!(direct.gradient, grad.gradient);
     }
     assert_eq!(grown_with_returns_grad_path(), GradientPath::Compiled);
+}
+
+// ---------------------------------------------------------------------
+// Items moved: `swap`, `reverse`, `truncate`, compiled (the reverse moves
+// the adjoints back; values read before the move are saved).
+// ---------------------------------------------------------------------
+
+/// Reads before and after a swap at constant indices:
+/// x0·x1 (before) + v0·2 + v1·v2 with v = [x2, x1, x0] (after).
+#[differentiable]
+fn swap_between_reads(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let before = v[0] * v[1];
+    v.swap(0, 2);
+    before + v[0] * 2.0 + v[1] * v[2]
+}
+
+/// Adjacent swaps in a loop (a bubble of the first item to the end), an
+/// accumulation that reads `v` each round: Σ_k v[0]·x_k during round k.
+#[differentiable]
+fn swaps_in_a_loop(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let mut s = 0.0;
+    for k in 0..x.len() - 1 {
+        s += v[0] * x[k];
+        v.swap(k, k + 1);
+    }
+    s + v[x.len() - 1] * 3.0
+}
+
+/// A swap whose index is a counter that changes after it, so the reverse
+/// needs the indices saved: swap(0, 1) then swap(1, 2).
+#[differentiable]
+fn swap_at_a_counter(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let mut i = 0;
+    while i < 2 {
+        v.swap(i, i + 1);
+        i += 1;
+    }
+    v[0] * v[1] + v[2]
+}
+
+/// Element writes, a reverse, a push, then a truncation.
+#[differentiable]
+fn reversed_and_truncated(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    for k in 0..x.len() {
+        v[k] *= k as f64 + 1.0;
+    }
+    let first = v[0] * v[2];
+    v.reverse();
+    v.push(x[1] * x[1]);
+    let mut s = first;
+    for k in 0..x.len() + 1 {
+        s += (k as f64 + 1.0) * v[k];
+    }
+    v.truncate(2);
+    s + v[0] * v[1] + v.len() as f64
+}
+
+#[test]
+fn swap_reverse_and_truncate_are_compiled() {
+    check!(
+        swap_between_reads,
+        swap_between_reads_grad,
+        swap_between_reads_grad_tape,
+        |x| vec![x[1] + x[1], x[0] + x[0], 2.0]
+    );
+    // v walks [x0 x1 x2] → [x1 x0 x2] → [x1 x2 x0]: s = x0·x0 + x1·x1,
+    // then 3·x0.
+    check!(
+        swaps_in_a_loop,
+        swaps_in_a_loop_grad,
+        swaps_in_a_loop_grad_tape,
+        |x| vec![2.0 * x[0] + 3.0, 2.0 * x[1], 0.0]
+    );
+    // [x0 x1 x2] → [x1 x0 x2] → [x1 x2 x0]: x1·x2 + x0.
+    check!(
+        swap_at_a_counter,
+        swap_at_a_counter_grad,
+        swap_at_a_counter_grad_tape,
+        |x| vec![1.0, x[2], x[1]]
+    );
+    // v = [x0, 2x1, 3x2]; first = 3·x0·x2; reversed [3x2, 2x1, x0], then
+    // x1² pushed: s = first + 3x2 + 4x1 + 3x0 + 4x1²; truncated to
+    // [3x2, 2x1]: + 6·x1·x2 + 2.
+    check!(
+        reversed_and_truncated,
+        reversed_and_truncated_grad,
+        reversed_and_truncated_grad_tape,
+        |x| vec![
+            3.0 * x[2] + 3.0,
+            4.0 + 8.0 * x[1] + 6.0 * x[2],
+            3.0 * x[0] + 3.0 + 6.0 * x[1]
+        ]
+    );
+    for path in [
+        swap_between_reads_grad_path(),
+        swaps_in_a_loop_grad_path(),
+        swap_at_a_counter_grad_path(),
+        reversed_and_truncated_grad_path(),
+    ] {
+        assert_eq!(path, GradientPath::Compiled);
+    }
+    // The compiled adjoint answers itself.
+    let x = POINTS[1];
+    for compiled in [
+        autodiff::__adjoint::with_stack(|stack| swap_between_reads_adjoint(stack, &x)),
+        autodiff::__adjoint::with_stack(|stack| swaps_in_a_loop_adjoint(stack, &x)),
+        autodiff::__adjoint::with_stack(|stack| swap_at_a_counter_adjoint(stack, &x)),
+        autodiff::__adjoint::with_stack(|stack| reversed_and_truncated_adjoint(stack, &x)),
+    ] {
+        assert!(compiled.is_some());
+    }
+}
+
+/// A truncation of a `Vec` grown from empty: the sweep cannot see that its
+/// items are numbers (the zeros it would put back), so the tape.
+#[differentiable]
+fn truncated_from_empty(x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    for k in 0..x.len() {
+        v.push(x[k] * x[k]);
+    }
+    v.truncate(2);
+    v[0] + v[1] * 3.0
+}
+
+#[test]
+fn a_truncation_the_sweep_cannot_shape_keeps_the_tape() {
+    check!(
+        truncated_from_empty,
+        truncated_from_empty_grad,
+        truncated_from_empty_grad_tape,
+        |x| vec![2.0 * x[0], 6.0 * x[1], 0.0]
+    );
+    assert_eq!(
+        truncated_from_empty_grad_path(),
+        GradientPath::Tape {
+            construct: ".truncate() of a Vec whose items the reverse sweep cannot see are numbers",
+            line: 545
+        }
+    );
+}
+
+/// A `Vec` bound in each round of a loop and swapped there, a swap in a
+/// branch, and a local array reversed.
+#[differentiable]
+fn swaps_in_rounds_and_branches(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..2 {
+        let mut v = x.to_vec();
+        v.swap(0, k + 1);
+        s += v[0] * v[1];
+    }
+    let mut w = [x[0], x[1] * 2.0, x[2]];
+    if x[0] > x[1] {
+        w.swap(1, 2);
+    }
+    w.reverse();
+    s + w[0] * 3.0 + w[1] * w[2]
+}
+
+#[test]
+fn swaps_in_loop_rounds_and_branches_and_an_array_reversed() {
+    // Rounds: k = 0 → [x1 x0 x2]: x1·x0; k = 1 → [x2 x1 x0]: x2·x1.
+    // w = [x0, 2x1, x2], swapped to [x0, x2, 2x1] when x0 > x1, then
+    // reversed: [2x1, x2, x0] (swapped) or [x2, 2x1, x0].
+    check!(
+        swaps_in_rounds_and_branches,
+        swaps_in_rounds_and_branches_grad,
+        swaps_in_rounds_and_branches_grad_tape,
+        |x| {
+            let mut g = vec![x[1], x[0] + x[2], x[1]];
+            if x[0] > x[1] {
+                // + 6·x1 + x2·x0
+                g[1] += 6.0;
+                g[2] += x[0];
+                g[0] += x[2];
+            } else {
+                // + 3·x2 + 2·x1·x0
+                g[2] += 3.0;
+                g[1] += 2.0 * x[0];
+                g[0] += 2.0 * x[1];
+            }
+            g
+        }
+    );
+    assert_eq!(
+        swaps_in_rounds_and_branches_grad_path(),
+        GradientPath::Compiled
+    );
+}
+
+/// A truncation and then a reverse of a `Vec` never pushed: the adjoint
+/// must have the truncated length when the reverse is undone.
+#[differentiable]
+fn truncated_then_reversed(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.truncate(2);
+    v.reverse();
+    v.swap(0, 1);
+    v.reverse();
+    v[0] * 3.0 + v[1] * x[2]
+}
+
+#[test]
+fn a_truncation_then_a_reverse() {
+    // [x0 x1] → [x1 x0] → [x0 x1] → [x1 x0]: 3·x1 + x0·x2.
+    check!(
+        truncated_then_reversed,
+        truncated_then_reversed_grad,
+        truncated_then_reversed_grad_tape,
+        |x| vec![x[2], 3.0, x[0]]
+    );
+    assert_eq!(truncated_then_reversed_grad_path(), GradientPath::Compiled);
+}
+
+/// Grown by `extend`, then reversed: the reverse of the reverse needs the
+/// adjoint at the extended length.
+#[differentiable]
+fn extended_then_reversed(x: &[f64]) -> f64 {
+    let mut v = vec![x[0], x[1]];
+    v.extend(x.iter().map(|t| t * 2.0));
+    v.reverse();
+    v[0] * v[4] + v[1]
+}
+
+/// The same grown by `extend` of a slice's items, no closure.
+#[differentiable]
+fn extended_by_items_then_reversed(x: &[f64]) -> f64 {
+    let mut v = vec![x[0], x[1]];
+    v.extend(x.iter());
+    v.reverse();
+    v[0] * v[4] + v[1]
+}
+
+#[test]
+fn an_extend_then_a_reverse() {
+    // [x0 x1 2x0 2x1 2x2] reversed: [2x2 2x1 2x0 x1 x0]: 2·x2·x0 + 2·x1.
+    check!(
+        extended_then_reversed,
+        extended_then_reversed_grad,
+        extended_then_reversed_grad_tape,
+        |x| vec![2.0 * x[2], 2.0, 2.0 * x[0]]
+    );
+    // [x0 x1 x0 x1 x2] reversed: [x2 x1 x0 x1 x0]: x2·x0 + x1.
+    check!(
+        extended_by_items_then_reversed,
+        extended_by_items_then_reversed_grad,
+        extended_by_items_then_reversed_grad_tape,
+        |x| vec![x[2], 1.0, x[0]]
+    );
+    // `extend` is not compiled, so neither is the reverse after it.
+    assert!(matches!(
+        extended_then_reversed_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+    assert!(matches!(
+        extended_by_items_then_reversed_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+}
+
+/// A `Vec` bound again to a shorter one, then reversed.
+#[differentiable]
+fn rebound_then_reversed(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let last = v[2];
+    v = vec![x[0], x[1] * 2.0];
+    v.reverse();
+    v[0] * 3.0 + v[1] * last
+}
+
+#[test]
+fn a_vec_assigned_a_shorter_one_then_reversed() {
+    // [x0, 2x1] reversed: [2x1, x0]: 6·x1 + x0·x2.
+    check!(
+        rebound_then_reversed,
+        rebound_then_reversed_grad,
+        rebound_then_reversed_grad_tape,
+        |x| vec![x[2], 6.0, x[0]]
+    );
+    assert_eq!(
+        rebound_then_reversed_grad_path(),
+        GradientPath::Tape {
+            construct: ".reverse() on a Vec assigned whole or bound again",
+            line: 691
+        }
+    );
 }

@@ -482,3 +482,43 @@ fn a_closure_bound_to_a_name_and_called_twice() -> TestResult {
     }
     Ok(())
 }
+
+/// `collect()` with the type on the `let`, into a `Vec` the body then
+/// changes: compiled as the loop that pushes each item.
+#[differentiable]
+fn collected_with_the_type_on_the_let(x: &[f64]) -> f64 {
+    let mut v: Vec<f64> = x.iter().map(|a| a * a).collect();
+    v[0] += x[1] * 3.0;
+    let w: Vec<f64> = v.iter().map(|b| b.sin()).collect();
+    w.iter().sum::<f64>() + v[2]
+}
+
+#[test]
+fn collect_typed_on_the_let() -> TestResult {
+    let x: [f64; 3] = [0.5, -1.25, 0.75];
+    // v = [x0² + 3x1, x1², x2²]; Σ sin(v) + x2².
+    let v = [x[0] * x[0] + 3.0 * x[1], x[1] * x[1], x[2] * x[2]];
+    let want = [
+        2.0 * x[0] * v[0].cos(),
+        3.0 * v[0].cos() + 2.0 * x[1] * v[1].cos(),
+        2.0 * x[2] * v[2].cos() + 2.0 * x[2],
+    ];
+    let want_value = v.iter().map(|t| t.sin()).sum::<f64>() + v[2];
+    for got in [
+        collected_with_the_type_on_the_let_grad(&x)?,
+        collected_with_the_type_on_the_let_grad_tape(&x)?,
+    ] {
+        assert_close(got.value, want_value, CLOSED);
+        assert_all_close(&got.gradient, &want, CLOSED);
+    }
+    assert_eq!(
+        collected_with_the_type_on_the_let_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let compiled = autodiff::__adjoint::with_stack(|stack| {
+        collected_with_the_type_on_the_let_adjoint(stack, &x)
+    })
+    .expect("computed by the compiled adjoint");
+    assert_all_close(&compiled.gradient, &want, CLOSED);
+    Ok(())
+}

@@ -41,7 +41,9 @@
 //! - `attributes`: `#[allow]` on statements and `let`s, raw identifiers.
 //! - `elementary`: `tan atan sinh cosh asin acos ln_1p exp_m1 log10 log2
 //!   log hypot mul_add cbrt signum floor ceil round clamp` in formulas.
-//! - `infinities`: running max/min from `f64::NEG_INFINITY` / `INFINITY`.
+//! - `infinities`: running max/min from `f64::NEG_INFINITY` / `INFINITY`;
+//!   lesson 15's masks (`s + mask` with `mask = −∞`, then a softmax) and
+//!   what stays an error (an infinite output, `∞ − ∞`, `0 · ∞`, `ln(0)`).
 //! - `regressions`: once wrong values or panics (`#[cfg]` on statements,
 //!   `powi(i32::MIN)`).
 

@@ -14,7 +14,7 @@ use syn::Ident;
 
 use super::grad::{adjoint_arg, gradient_type_of, model_ref, recording_bailing, Recording};
 use super::{differentiable, user_params, Names};
-use crate::ast::{Function, Kind};
+use crate::ast::{ExprKind, Function, Kind};
 
 /// The output type as the user wrote it.
 pub fn output_syn_type(function: &Function) -> syn::Type {
@@ -343,11 +343,25 @@ fn check_parts(function: &Function) -> CheckParts {
 /// then `let __output: Out = tail;` and the sum over its components),
 /// differentiated by the compiled adjoint like any scalar function. Its
 /// gradient is `cotangentᵀ J`. `None` where that function does not
-/// compile to an adjoint (a `return` in the body, a tuple output, or a
-/// construct the sweeps refuse): the pair then runs `f_vjp` on the tape.
+/// compile to an adjoint (a `return` in the body, a call of another
+/// annotated function or method, a tuple output, or a construct the sweeps
+/// refuse): the pair then runs `f_vjp` on the tape.
 pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
     let item = function.item;
     if super::tape::may_return(&function.body) {
+        return None;
+    }
+    // A call inside would be read as a number (`__adjoint::scalar_of`),
+    // which the typed `__output` below may not hold: such a body keeps
+    // `f_vjp`.
+    if function.body.any_expr(&|expr| {
+        matches!(expr.kind, ExprKind::Call { .. })
+            || matches!(&expr.kind, ExprKind::PlainMethod { receiver, .. }
+                if matches!(&receiver.kind, ExprKind::Path(path)
+                    if path.path.is_ident(crate::receiver::SELF_PARAM)))
+            || matches!(&expr.kind, ExprKind::PlainMethod { receiver, .. }
+                if matches!(&receiver.kind, ExprKind::Field { .. } | ExprKind::Index { .. }))
+    }) {
         return None;
     }
     let depth = vector_depth(function.output.as_ref()?)?;

@@ -114,7 +114,7 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            *method == "fold" || *method == "for_each"
+            *method == "fold" || *method == "for_each" || *method == "collect"
         }
         _ => false,
     }) || function.body.any_expr(&holds_if_value);
@@ -238,6 +238,7 @@ fn compile(
         &function.body,
         &super::model_params(function),
         &an.call_lets,
+        &an.vector_calls,
     ) {
         return Err(unsupported);
     }

@@ -32,9 +32,28 @@ pub(super) fn not_compiled(block: &Block) -> Option<Unsupported> {
             None => init.as_ref().and_then(not_compiled_expr),
         },
         Stmt::Item(_) => None,
-        Stmt::Expr(expr, _) => not_compiled_operands(expr),
+        // `v.swap(i, j);`, `v.reverse();`, `v.truncate(n);` as statements
+        // the sweep reverses (`Sweep::moved_items`); only their arguments
+        // are read here.
+        Stmt::Expr(expr, _) => match &expr.kind {
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if COMPILED_MOVES.contains(&method.to_string().as_str())
+                && matches!(receiver.kind, ExprKind::Path(_)) =>
+            {
+                args.iter().find_map(not_compiled_expr)
+            }
+            _ => not_compiled_operands(expr),
+        },
     })
 }
+
+/// The `Vec` methods that move items which the sweep reverses, as whole
+/// statements on a binding.
+const COMPILED_MOVES: &[&str] = &["swap", "reverse", "truncate"];
 
 fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
     if matches!(expr.source, Source::Expr(syntax) if !super::super::attributes(syntax).is_empty()) {
@@ -62,6 +81,13 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
         ExprKind::Closure { .. } => return refuse("a closure"),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),
+        // They move items between places: the reverse would have to move
+        // the adjoints back the same way, which it does not yet.
+        ExprKind::Structural { method, .. }
+            if TAPE_ONLY_METHODS.contains(&method.to_string().as_str()) =>
+        {
+            return refuse(&format!("`.{method}()` (items moved in a `Vec`)"))
+        }
         _ => {}
     }
     expr.children().into_iter().find_map(|child| match child {
@@ -69,6 +95,20 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         Child::Block(block) => not_compiled(block),
     })
 }
+
+/// The `Vec` and slice methods recorded on the tape that the adjoint does
+/// not compile (`swap`, `reverse` and `truncate` but as statements on a
+/// binding, see `not_compiled`).
+const TAPE_ONLY_METHODS: &[&str] = &[
+    "swap",
+    "reverse",
+    "pop",
+    "insert",
+    "extend_from_slice",
+    "truncate",
+    "sort_by",
+    "concat",
+];
 
 /// Whether a closure inside `expr` assigns, or calls a method that
 /// changes its receiver (`push`).
@@ -167,6 +207,7 @@ pub(super) fn vector_call(
     block: &Block,
     models: &[String],
     call_lets: &std::collections::HashSet<String>,
+    vector_calls: &std::collections::HashSet<usize>,
 ) -> Option<Unsupported> {
     let calls = Calls { models };
     let mut bound = Vec::new();
@@ -196,7 +237,9 @@ pub(super) fn vector_call(
             line: crate::text::line(expr.span),
         });
     }
-    calls.destructured(block)
+    calls
+        .destructured(block)
+        .or_else(|| calls.typed(block, vector_calls))
 }
 
 struct Calls<'n> {
@@ -298,6 +341,42 @@ impl Calls<'_> {
         })
     }
 
+    /// A call read as a number (`__adjoint::scalar_of`) where the body
+    /// names a type that may want the vector it returns: in the value of a
+    /// `let` typed other than `f64`, or pushed onto a `Vec` bound by one.
+    fn typed(
+        &self,
+        block: &Block,
+        vector_calls: &std::collections::HashSet<usize>,
+    ) -> Option<Unsupported> {
+        let mut typed = Vec::new();
+        typed_bindings(block, &mut typed);
+        let has_call = |expr: &Expr| {
+            expr.any_expr(&|inner| self.is_call(inner) && !vector_calls.contains(&inner.id))
+        };
+        let refuse = |expr: &Expr| Unsupported {
+            construct: "a call's value in a binding with a type other than `f64`".into(),
+            line: crate::text::line(expr.span),
+        };
+        let pushed = |expr: &Expr| match &expr.kind {
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if matches!(method.to_string().as_str(), "push" | "insert" | "extend") => {
+                matches!(&receiver.kind, ExprKind::Path(path)
+                    if path.path.get_ident().is_some_and(|ident| typed.iter().any(|name| ident == name)))
+                    && args.iter().any(has_call)
+            }
+            _ => false,
+        };
+        if let Some(expr) = find(block, &pushed) {
+            return Some(refuse(expr));
+        }
+        typed_inits(block, &has_call).map(refuse)
+    }
+
     fn refusal(&self, expr: &Expr) -> Unsupported {
         Unsupported {
             construct:
@@ -327,4 +406,75 @@ fn find<'m, 'a>(block: &'m Block<'a>, test: &dyn Fn(&Expr) -> bool) -> Option<&'
         | Stmt::Expr(init, _) => in_expr(init, test),
         _ => None,
     })
+}
+
+/// Whether a `let` pattern names a type other than `f64` (`let v:
+/// Vec<Vec<f64>> = ..`).
+fn typed_other_than_f64(pat: &syn::Pat) -> bool {
+    matches!(pat, syn::Pat::Type(typed) if !crate::valid::is_f64(&typed.ty))
+}
+
+/// The names bound by `let`s typed other than `f64`, anywhere in `block`.
+fn typed_bindings(block: &Block, out: &mut Vec<String>) {
+    for stmt in &block.stmts {
+        if let Stmt::Let { pat, .. } = stmt {
+            if typed_other_than_f64(pat.syntax) {
+                out.extend(pat.names.iter().cloned());
+            }
+        }
+        if let Stmt::Let {
+            init: Some(expr), ..
+        }
+        | Stmt::Expr(expr, _) = stmt
+        {
+            for_blocks(expr, &mut |inner| typed_bindings(inner, out));
+        }
+    }
+}
+
+/// Calls `visit` on every block directly inside `expr` (and inside those
+/// expressions' children).
+fn for_blocks<'m, 'a>(expr: &'m Expr<'a>, visit: &mut dyn FnMut(&'m Block<'a>)) {
+    for child in expr.children() {
+        match child {
+            Child::Expr(child) => for_blocks(child, visit),
+            Child::Block(block) => visit(block),
+        }
+    }
+}
+
+/// The value of the first `let` typed other than `f64` whose value holds
+/// a call (`has_call`), anywhere in `block`.
+fn typed_inits<'m, 'a>(
+    block: &'m Block<'a>,
+    has_call: &dyn Fn(&Expr) -> bool,
+) -> Option<&'m Expr<'a>> {
+    for stmt in &block.stmts {
+        if let Stmt::Let {
+            pat,
+            init: Some(init),
+            ..
+        } = stmt
+        {
+            if typed_other_than_f64(pat.syntax) && has_call(init) {
+                return Some(init);
+            }
+        }
+        if let Stmt::Let {
+            init: Some(expr), ..
+        }
+        | Stmt::Expr(expr, _) = stmt
+        {
+            let mut found = None;
+            for_blocks(expr, &mut |inner| {
+                if found.is_none() {
+                    found = typed_inits(inner, has_call);
+                }
+            });
+            if found.is_some() {
+                return found;
+            }
+        }
+    }
+    None
 }

@@ -296,12 +296,29 @@ impl<'f> Emitter<'f> {
                         quote!(#(#attrs)* let #syntax = #init;)
                     }
                     Some(init) => {
-                        let mode =
-                            if tracked && *mutable && !init.is_empty_vec() && !is_iterator(init) {
-                                Mode::Lift
-                            } else {
-                                Mode::Value
+                        let lifts =
+                            tracked && *mutable && !init.is_empty_vec() && !is_iterator(init);
+                        if let (true, syn::Pat::Type(typed), true) =
+                            (lifts, pat.syntax, is_collect(init))
+                        {
+                            // `let mut v: Vec<f64> = x.iter().map(..).collect();`:
+                            // the annotation (its `f64`s as `_`) tells `collect`
+                            // what to build, then the items are lifted.
+                            let ty = without_f64(typed.ty.to_token_stream());
+                            let value = self.expr(init, Mode::Value);
+                            let tape = &self.tape;
+                            let at = label(&Label {
+                                text: name.clone().unwrap_or_default(),
+                                line: text::line(init.span),
+                            });
+                            return quote! {
+                                #(#attrs)* let #syntax = __ad::lift(#tape, {
+                                    let collected: #ty = #value;
+                                    collected
+                                }, #at);
                             };
+                        }
+                        let mode = if lifts { Mode::Lift } else { Mode::Value };
                         let init = self.expr(init, mode);
                         quote!(#(#attrs)* let #syntax = #init;)
                     }
@@ -393,4 +410,10 @@ impl<'f> Emitter<'f> {
             _ => self.control(expr, mode),
         }
     }
+}
+
+/// Whether `expr` is a `collect()` with no turbofish: its type comes from
+/// the `let` it initialises.
+fn is_collect(expr: &Expr) -> bool {
+    matches!(&expr.kind, ExprKind::Structural { method, turbofish: None, .. } if *method == "collect")
 }

@@ -221,7 +221,15 @@ impl Emitter<'_> {
                         });
                         return quote!(|a, b| __ad::#func(a, b, #at));
                     }
-                    if (*method == "push" && tracked_receiver) || (folds_tracked && position == 0) {
+                    // The value `push`ed or `insert`ed, the slice appended
+                    // (`extend_from_slice`): lifted into a tracked `Vec`.
+                    let stored = (*method == "push" && position == 0)
+                        || (*method == "insert" && position == 1)
+                        || (*method == "extend_from_slice" && position == 0);
+                    if stored && tracked_receiver && *method == "extend_from_slice" {
+                        let lifted = self.expr(arg, Mode::Lift);
+                        quote!(&#lifted)
+                    } else if (stored && tracked_receiver) || (folds_tracked && position == 0) {
                         self.expr(arg, Mode::Lift)
                     } else {
                         value(arg)

@@ -1,17 +1,17 @@
 //! Bindings of what annotated calls return. The macro cannot see a
 //! callee's output type: a call returns a number or, from a vector-valued
 //! function, a `Vec`, an array or a tuple. The body's syntax says which
-//! where it indexes the binding (`let p = softmax(&z); p[k]`): such a
-//! binding is a vector, as deep as its deepest indexing. A binding it only
-//! passes on (`let h = layer(x); total(h)`) may be either: its adjoint is
-//! shaped like its value (`zero(&h)`) and it is passed as a clone, which
-//! type-checks both ways.
+//! where it indexes, iterates or borrows a binding a top-level `let` made
+//! once (`let p = softmax(&z); p[k]`): such a binding is a vector, as deep
+//! as its deepest indexing, and its call's value is taken as it is. Every
+//! other call's value is read as a number (`__adjoint::scalar_of`), which a
+//! vector is not: the sweep fails there and `f_grad` takes the tape.
 
 use crate::ast::{Child, Expr, ExprKind, Function, Stmt};
 
 use super::Analysis;
 
-/// Fills `call_lets` and `call_bound`, and the `dims` of the vectors among
+/// Fills `call_lets`, `vector_calls` and the `dims` of the vectors among
 /// the `call_lets`.
 pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     let returns = function
@@ -31,15 +31,31 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             }
         }
     }
-    let mut bound = Vec::new();
-    collect_bound(&function.body.stmts, &is_call, &mut bound);
-    an.call_bound.extend(bound);
-    for name in an.call_lets.clone() {
-        let depth = index_depth(&function.body.stmts, &name);
-        let whole = used_whole(&function.body.stmts, &name);
-        if depth > 0 || whole {
-            an.dims.insert(name, Some(depth.max(1)));
+    for stmt in &function.body.stmts {
+        let Stmt::Let {
+            name: Some(name),
+            init: Some(init),
+            ..
+        } = stmt
+        else {
+            continue;
+        };
+        if !an.call_lets.contains(name) {
+            continue;
         }
+        let depth = index_depth(&function.body.stmts, name);
+        let whole = used_whole(&function.body.stmts, name);
+        if depth > 0 || whole {
+            an.dims.insert(name.clone(), Some(depth.max(1)));
+            an.vector_calls.insert(unparenthesised(init).id);
+        }
+    }
+}
+
+fn unparenthesised<'m, 'a>(expr: &'m Expr<'a>) -> &'m Expr<'a> {
+    match &expr.kind {
+        ExprKind::Paren(inner) => unparenthesised(inner),
+        _ => expr,
     }
 }
 
@@ -50,42 +66,6 @@ pub(crate) fn is_call(expr: &Expr, models: &[String]) -> bool {
         ExprKind::PlainMethod { receiver, .. } => crate::emit::reads_model(receiver, models),
         ExprKind::Paren(inner) => is_call(inner, models),
         _ => false,
-    }
-}
-
-fn collect_bound(stmts: &[Stmt], is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<String>) {
-    fn in_expr(expr: &Expr, is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<String>) {
-        if let ExprKind::Assign { target, value } = &expr.kind {
-            if let ExprKind::Path(path) = &target.kind {
-                if let Some(ident) = path.path.get_ident() {
-                    if is_call(value) {
-                        out.push(ident.to_string());
-                    }
-                }
-            }
-        }
-        for child in expr.children() {
-            match child {
-                Child::Expr(child) => in_expr(child, is_call, out),
-                Child::Block(block) => collect_bound(&block.stmts, is_call, out),
-            }
-        }
-    }
-    for stmt in stmts {
-        match stmt {
-            Stmt::Let { name, init, .. } => {
-                if let Some(init) = init {
-                    if let Some(name) = name {
-                        if is_call(init) {
-                            out.push(name.clone());
-                        }
-                    }
-                    in_expr(init, is_call, out);
-                }
-            }
-            Stmt::Expr(expr, _) => in_expr(expr, is_call, out),
-            Stmt::Item(_) => {}
-        }
     }
 }
 

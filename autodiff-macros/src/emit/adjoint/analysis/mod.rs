@@ -102,15 +102,14 @@ pub struct Analysis {
     pub assigned: HashMap<String, Option<usize>>,
     /// Names bound by a top-level `let` (once, in a body without `return`)
     /// to a call of an annotated function or method: the forward binding
-    /// is still there when the reverse sweep starts, so their adjoint is
-    /// shaped like it (`zero(&p)`), a number or, for a vector-valued
-    /// callee, a vector. Those the body indexes (`p[k]`) are vectors, with
-    /// `dims` from the deepest indexing; see `calls_bound`.
+    /// is still there when the reverse sweep starts. Those the body
+    /// indexes, iterates or borrows are vectors, their adjoint shaped like
+    /// the binding (`zero(&p)`), with `dims` from the deepest indexing; see
+    /// `calls`.
     pub call_lets: HashSet<String>,
-    /// Names bound to a call's value anywhere (`let`, `=`): passed on by
-    /// value to another call, they are passed as clones, as the callee may
-    /// return a `Vec`.
-    pub call_bound: HashSet<String>,
+    /// By `Expr::id`: the calls whose value such a vector binding takes as
+    /// it is. Every other call's value is read as a number.
+    pub vector_calls: HashSet<usize>,
 }
 
 impl Analysis {
@@ -159,7 +158,7 @@ impl Analysis {
             read: HashSet::new(),
             assigned: HashMap::new(),
             call_lets: HashSet::new(),
-            call_bound: HashSet::new(),
+            vector_calls: HashSet::new(),
         };
         let read = std::cell::RefCell::new(HashSet::new());
         function.body.any_expr(&|expr| {
@@ -294,7 +293,10 @@ impl Analysis {
             | ExprKind::PlainMethod {
                 receiver, method, ..
             } if MUTATING.contains(&method.to_string().as_str()) => {
-                if *method == "push" {
+                // A truncated `Vec` changes length too: its adjoint is
+                // shaped as a pushed one's, to its final length, and the
+                // reversed truncation puts the length back.
+                if *method == "push" || *method == "truncate" {
                     self.pushed.extend(root(receiver));
                 }
                 self.write(receiver, top)

@@ -41,7 +41,7 @@ use std::collections::{HashSet, VecDeque};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
-use recognise::{closure_inputs, is_vec, simple_binding, Chain, Reduce};
+use recognise::{binding_maybe_mut, closure_inputs, is_vec, Chain, Reduce};
 pub(super) use recognise::{constant, extreme_of};
 use tokens::collect;
 
@@ -128,12 +128,14 @@ impl Lowering<'_> {
                     return true;
                 }
                 // `let total = chain;`: the loop accumulates into `total`.
-                if let Some((ident, ty)) = simple_binding(&local.pat) {
+                if let Some((ident, ty, mutable)) = binding_maybe_mut(&local.pat) {
                     if let Some(chain) = self.chain(&init.expr, true) {
                         let named =
                             !crate::text::mentions(init.expr.to_token_stream(), &ident.to_string());
                         let typed = match &chain.reduce {
-                            Reduce::Sum | Reduce::Product => ty.is_none_or(crate::valid::is_f64),
+                            Reduce::Sum | Reduce::Product => {
+                                !mutable && ty.is_none_or(crate::valid::is_f64)
+                            }
                             Reduce::Fold { .. } => false,
                             Reduce::Collect(turbofish) => {
                                 ty.is_some_and(is_vec) || (ty.is_none() && turbofish.is_some())

@@ -313,21 +313,18 @@ fn ident_pat(ident: &syn::Ident) -> syn::Pat {
     })
 }
 
-/// `total` or `total: f64`.
-pub(super) fn simple_binding(pat: &syn::Pat) -> Option<(&syn::Ident, Option<&syn::Type>)> {
+/// A `let` of one name, maybe typed, maybe `mut` (the flag: a collected
+/// `Vec` the body changes later, `let mut v: Vec<f64> =
+/// x.iter().map(..).collect();`, is built by a loop into a `let mut`
+/// anyway).
+pub(super) fn binding_maybe_mut(pat: &syn::Pat) -> Option<(&syn::Ident, Option<&syn::Type>, bool)> {
     match pat {
-        syn::Pat::Ident(ident)
-            if ident.by_ref.is_none() && ident.mutability.is_none() && ident.subpat.is_none() =>
-        {
-            Some((&ident.ident, None))
+        syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+            Some((&ident.ident, None, ident.mutability.is_some()))
         }
         syn::Pat::Type(typed) => match &*typed.pat {
-            syn::Pat::Ident(ident)
-                if ident.by_ref.is_none()
-                    && ident.mutability.is_none()
-                    && ident.subpat.is_none() =>
-            {
-                Some((&ident.ident, Some(&*typed.ty)))
+            syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                Some((&ident.ident, Some(&*typed.ty), ident.mutability.is_some()))
             }
             _ => None,
         },

@@ -24,12 +24,9 @@ impl<'m> Sweep<'m> {
         match &arg.kind {
             ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
                 let name = ident.to_string();
-                // What a call returned may be a `Vec` (see
-                // `analysis::calls`): cloning a number costs nothing.
-                self.an.call_bound.contains(&name)
-                    || (!self.an.arrays.contains(&name)
-                        && !self.an.slices.contains(&name)
-                        && dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0))
+                !self.an.arrays.contains(&name)
+                    && !self.an.slices.contains(&name)
+                    && dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0)
             }),
             _ => false,
         }

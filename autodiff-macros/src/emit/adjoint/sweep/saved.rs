@@ -216,7 +216,7 @@ impl<'m> Sweep<'m> {
         match &expr.kind {
             ExprKind::Elementary { func, operand, .. } if rules::absorbs(func) => {
                 let src = operand.source.to_token_stream();
-                self.observe(src);
+                self.observe_elementary(func, src);
             }
             ExprKind::Powi { base, .. } => {
                 let src = base.source.to_token_stream();
@@ -235,14 +235,14 @@ impl<'m> Sweep<'m> {
                 self.observe(src);
             }
             ExprKind::Binary {
-                op: Arith::Method(_),
+                op: Arith::Method(method),
                 lhs,
                 rhs,
                 ..
             } => {
                 let (l, r) = (lhs.source.to_token_stream(), rhs.source.to_token_stream());
-                self.observe_operand(lhs, l);
-                self.observe_operand(rhs, r);
+                self.observe_method_operand(method, lhs, l);
+                self.observe_method_operand(method, rhs, r);
             }
             _ => {}
         }
@@ -337,19 +337,19 @@ impl<'m> Sweep<'m> {
                 let op = &binary.op;
                 quote!(#l #op #r)
             }
-            (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::MethodCall(call)) => {
+            (ExprKind::Binary { op, lhs, rhs, .. }, syn::Expr::MethodCall(call)) => {
                 let l = self.fwd(lhs)?;
                 let r = self.fwd(rhs)?;
-                self.observe_operand(lhs, l.clone());
-                self.observe_operand(rhs, r.clone());
+                self.observe_method_operand(op.name(), lhs, l.clone());
+                self.observe_method_operand(op.name(), rhs, r.clone());
                 let method = &call.method;
                 quote!(#l.#method(#r))
             }
-            (ExprKind::Binary { lhs, rhs, .. }, syn::Expr::Call(call)) => {
+            (ExprKind::Binary { op, lhs, rhs, .. }, syn::Expr::Call(call)) => {
                 let l = self.fwd(lhs)?;
                 let r = self.fwd(rhs)?;
-                self.observe_operand(lhs, l.clone());
-                self.observe_operand(rhs, r.clone());
+                self.observe_method_operand(op.name(), lhs, l.clone());
+                self.observe_method_operand(op.name(), rhs, r.clone());
                 let func = &call.func;
                 quote!(#func(#l, #r))
             }
@@ -360,7 +360,7 @@ impl<'m> Sweep<'m> {
             (ExprKind::Elementary { func, operand, .. }, source) => {
                 let x = self.fwd(operand)?;
                 if rules::absorbs(func) {
-                    self.observe(x.clone());
+                    self.observe_elementary(func, x.clone());
                 }
                 match source {
                     syn::Expr::MethodCall(call) => {
@@ -416,7 +416,7 @@ impl<'m> Sweep<'m> {
                 let forward = sibling(&self.stand_ins, func, "forward");
                 let args = self.fwd_args(args)?;
                 let (stack, adjoint) = (&self.stack, &self.adjoint);
-                quote!(#forward(#stack, #adjoint::args((#(#args,)*))))
+                self.call_value(expr, quote!(#forward(#stack, #adjoint::args((#(#args,)*)))))
             }
             (
                 ExprKind::PlainMethod {
@@ -431,7 +431,10 @@ impl<'m> Sweep<'m> {
                 let args = self.fwd_args(args)?;
                 let (stack, adjoint) = (&self.stack, &self.adjoint);
                 let receiver = receiver.source.to_token_stream();
-                quote!(#receiver.#forward(#stack, #adjoint::args((&#receiver, #(#args,)*))))
+                self.call_value(
+                    expr,
+                    quote!(#receiver.#forward(#stack, #adjoint::args((&#receiver, #(#args,)*)))),
+                )
             }
             // `[x3, h(x0)].to_vec()`: the copy of a rebuilt value.
             (
@@ -461,11 +464,59 @@ impl<'m> Sweep<'m> {
         })
     }
 
+    /// A call's value in the forward sweep: as it is for a vector binding's
+    /// call (`analysis::calls`), else read as a number (`scalar_of`), which
+    /// fails the sweep on a vector-valued callee's value.
+    fn call_value(&self, expr: &Expr, call: TokenStream) -> TokenStream {
+        if self.an.vector_calls.contains(&expr.id) {
+            return call;
+        }
+        let (stack, adjoint) = (&self.stack, &self.adjoint);
+        quote!(#adjoint::scalar_of(#call, #stack))
+    }
+
     /// Observes an operand of `max`/`min`, unless it is a running extreme.
     pub(super) fn observe_operand(&mut self, operand: &Expr, tokens: TokenStream) {
         let extreme = matches!(&operand.kind, ExprKind::Path(path)
             if path.path.get_ident().is_some_and(|ident| self.unobserved.contains(&ident.to_string())));
         if !extreme {
+            self.observe(tokens);
+        }
+    }
+
+    /// Observes an operand of `max` or `min` as the tape takes it: an
+    /// infinity is selected or not with a finite derivative
+    /// (`Stack::observe_infinite`); other methods' operands must be finite.
+    pub(super) fn observe_method_operand(
+        &mut self,
+        method: &str,
+        operand: &Expr,
+        tokens: TokenStream,
+    ) {
+        if matches!(method, "max" | "min") {
+            let extreme = matches!(&operand.kind, ExprKind::Path(path)
+                if path.path.get_ident().is_some_and(|ident| self.unobserved.contains(&ident.to_string())));
+            if !extreme {
+                let stack = &self.stack;
+                self.cx
+                    .observes
+                    .push(quote!(#stack.observe_infinite(#tokens);));
+            }
+        } else {
+            self.observe_operand(operand, tokens);
+        }
+    }
+
+    /// Observes the operand of an absorbing one-operand function: `exp`
+    /// takes `−∞` (0, derivative 0) and a `+∞` it gives back; every other
+    /// function's operand must be finite.
+    pub(super) fn observe_elementary(&mut self, func: &str, tokens: TokenStream) {
+        if func == "exp" {
+            let stack = &self.stack;
+            self.cx
+                .observes
+                .push(quote!(#stack.observe_infinite(#tokens);));
+        } else {
             self.observe(tokens);
         }
     }
