@@ -274,3 +274,16 @@ fn every_lesson_function_passes_its_own_check() {
     assert!(check.passed());
     assert_eq!(check, mlp_loss_check(w1, w2, x, t).unwrap());
 }
+
+#[path = "../examples/attention.rs"]
+#[allow(dead_code)]
+mod attention;
+
+/// `examples/attention.rs` checks what it prints (the head's gradient
+/// against the backward pass by hand, central differences, softmax's
+/// Jacobian against diag(p) − p pᵀ, the masked column zero) and returns
+/// an error otherwise.
+#[test]
+fn the_attention_example_holds() {
+    attention::main().unwrap();
+}
