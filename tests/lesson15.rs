@@ -275,8 +275,9 @@ fn every_lesson_function_passes_its_own_check() {
     assert_eq!(check, mlp_loss_check(w1, w2, x, t).unwrap());
 }
 
+// The example loads its own copy of the lesson's support module.
 #[path = "../examples/attention.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::duplicate_mod)]
 mod attention;
 
 /// `examples/attention.rs` checks what it prints (the head's gradient
