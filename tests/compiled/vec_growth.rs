@@ -709,3 +709,26 @@ fn a_vec_assigned_a_shorter_one_then_reversed() {
         }
     );
 }
+
+/// A `Vec` grown by `push` and then moved into another binding (`let y =
+/// out;`) built no adjoint at all (its adjoint was shaped from the moved
+/// binding): it keeps the tape, named, with the right gradient.
+#[differentiable]
+fn grown_then_moved(x: f64) -> f64 {
+    let mut out = Vec::new();
+    out.push(x * 2.0);
+    out.push(x * x);
+    let y = out;
+    y[0] + y[1]
+}
+
+#[test]
+fn a_grown_vec_moved_into_another_binding_keeps_the_tape() {
+    let result = grown_then_moved_grad(0.5).unwrap();
+    assert_eq!(result.value, 1.25);
+    assert_eq!(result.gradient, 3.0);
+    assert!(matches!(
+        grown_then_moved_grad_path(),
+        autodiff::GradientPath::Tape { .. }
+    ));
+}

@@ -390,6 +390,22 @@ impl<'m> Sweep<'m> {
                 };
                 // The initialiser reads earlier bindings of the same name.
                 let bar = self.bind_deferred(name);
+                // `let y = v;` moves a `Vec` whose adjoint is shaped from
+                // the binding itself when the reverse starts (grown by
+                // `push`, or a vector call's value): it would be gone.
+                if let ExprKind::Path(path) = &init.kind {
+                    if path.path.get_ident().is_some_and(|ident| {
+                        let moved = ident.to_string();
+                        let vector = self.an.dims.get(&moved).copied().flatten().unwrap_or(0) > 0;
+                        self.an.pushed.contains(&moved)
+                            || (self.an.call_lets.contains(&moved) && vector)
+                    }) {
+                        return unsupported(
+                            "a `Vec` grown by `push` or returned by a call, moved into another binding",
+                            init,
+                        );
+                    }
+                }
                 let vector_call = self.an.call_lets.contains(name)
                     && self
                         .an
