@@ -142,30 +142,43 @@ impl fmt::Display for Hessian {
     /// if given (`{:.3}`), applies to every entry (default: `f64`'s
     /// shortest round-trip form).
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let cells: Vec<String> = self
-            .entries
-            .iter()
-            .map(|entry| match formatter.precision() {
-                Some(precision) => format!("{entry:.precision$}"),
-                None => entry.to_string(),
-            })
-            .collect();
-        let width = cells
-            .iter()
-            .map(|cell| cell.chars().count())
-            .max()
-            .unwrap_or(0);
         writeln!(formatter, "Hessian ({0} × {0})", self.size)?;
-        for row in cells.chunks(self.size.max(1)) {
-            formatter.write_str("[")?;
-            for (j, cell) in row.iter().enumerate() {
-                let separator = if j == 0 { "" } else { "  " };
-                write!(formatter, "{separator}{cell:>width$}")?;
-            }
-            writeln!(formatter, "]")?;
-        }
-        Ok(())
+        write_matrix(formatter, &self.entries, self.size)
     }
+}
+
+/// The rows of a row-major matrix of `cols` columns, one line each, the
+/// entries right-aligned in columns; the formatter's precision, if given,
+/// applies to every entry (default: `f64`'s shortest round-trip form).
+pub(crate) fn write_matrix(
+    formatter: &mut fmt::Formatter<'_>,
+    entries: &[f64],
+    cols: usize,
+) -> fmt::Result {
+    if cols == 0 {
+        return Ok(());
+    }
+    let cells: Vec<String> = entries
+        .iter()
+        .map(|entry| match formatter.precision() {
+            Some(precision) => format!("{entry:.precision$}"),
+            None => entry.to_string(),
+        })
+        .collect();
+    let width = cells
+        .iter()
+        .map(|cell| cell.chars().count())
+        .max()
+        .unwrap_or(0);
+    for row in cells.chunks(cols) {
+        formatter.write_str("[")?;
+        for (j, cell) in row.iter().enumerate() {
+            let separator = if j == 0 { "" } else { "  " };
+            write!(formatter, "{separator}{cell:>width$}")?;
+        }
+        writeln!(formatter, "]")?;
+    }
+    Ok(())
 }
 
 impl<'t> Scalar<'t> {

@@ -110,36 +110,11 @@ impl Jacobian {
 }
 
 impl fmt::Display for Jacobian {
-    /// One line per row, entries right-aligned in columns; the precision,
-    /// if given (`{:.3}`), applies to every entry (default: `f64`'s
-    /// shortest round-trip form).
+    /// One line per row, entries right-aligned in columns, as a
+    /// [`Hessian`](crate::Hessian) prints.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let cells: Vec<String> = self
-            .entries
-            .iter()
-            .map(|entry| match formatter.precision() {
-                Some(precision) => format!("{entry:.precision$}"),
-                None => entry.to_string(),
-            })
-            .collect();
-        let width = cells
-            .iter()
-            .map(|cell| cell.chars().count())
-            .max()
-            .unwrap_or(0);
         writeln!(formatter, "Jacobian ({} × {})", self.rows, self.cols)?;
-        if self.cols == 0 {
-            return Ok(());
-        }
-        for row in cells.chunks(self.cols) {
-            formatter.write_str("[")?;
-            for (j, cell) in row.iter().enumerate() {
-                let separator = if j == 0 { "" } else { "  " };
-                write!(formatter, "{separator}{cell:>width$}")?;
-            }
-            writeln!(formatter, "]")?;
-        }
-        Ok(())
+        crate::curvature::write_matrix(formatter, &self.entries, self.cols)
     }
 }
 

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::Ident;
 
 use super::{differentiable, user_params, Names};
-use crate::ast::{Function, Kind};
+use crate::ast::{Function, Kind, Param};
 
 pub fn items(function: &Function, names: &Names) -> TokenStream {
     let Names {
@@ -33,16 +33,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let rest = Ident::new("rest", Span::mixed_site());
     let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
     let dup_args = arg_names.iter().map(|ident| quote!(__ad::dup(&#ident)));
-    let components = differentiable.iter().map(|param| {
-        let ident = &param.ident;
-        match &param.kind {
-            Kind::Struct { by_ref, ty } => {
-                let model = super::grad::model_ref(ident, *by_ref);
-                quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::components(#model, &mut #inputs);)
-            }
-            _ => quote!(__ad::components(&#ident, &mut #inputs);),
-        }
-    });
+    let components = components(&differentiable, &inputs);
     let analytic_components = differentiable.iter().enumerate().map(|(i, param)| {
         let ident = &param.ident;
         let field = if differentiable.len() == 1 {
@@ -60,39 +51,16 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             _ => quote!(__ad::gradient_components(&#ident, &#reverse.gradient #field, &mut #analytic);),
         }
     });
-    let rebuilds = differentiable.iter().map(|param| {
-        let ident = &param.ident;
-        match &param.kind {
-            Kind::Struct { by_ref, ty } => {
-                let model = super::grad::model_ref(ident, *by_ref);
-                quote_spanned!(ty.span()=> let #ident = <#ty as __ad::Parameter>::rebuild(#model, &mut #rest);)
-            }
-            _ => quote!(let #ident = __ad::rebuild(&#ident, &mut #rest);),
-        }
-    });
-    let twin_args = function.params.iter().map(|param| {
-        let ident = &param.ident;
-        match &param.kind {
-            Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => quote!(&#ident),
-            Kind::PassThrough => quote!(__ad::dup(&#ident)),
-            _ => quote!(#ident),
-        }
-    });
-    // `fn scale(scale: f64, ..)`: the parameter shadows the function in
-    // the check's body, so the plain twin is named through its module.
-    let plain = if arg_names.contains(name) {
-        quote!(self::#name)
-    } else {
-        quote!(#name)
-    };
+    let rebuilds = rebuilds(&differentiable, &rest);
+    let (plain, twin_args) = plain_call(function);
     // A return type that may alias `f64` (`-> Real`) is asserted by the
     // gradient (`grad::returns_f64`); here its value is read through
     // `f64_of`, so that an alias of `f32` is that one error.
     let value = match &function.item.sig.output {
         syn::ReturnType::Type(_, ty) if !crate::valid::is_f64(ty) => {
-            quote!(::autodiff::__adjoint::f64_of(#plain(#(#twin_args),*)))
+            quote!(::autodiff::__adjoint::f64_of(#plain(#twin_args)))
         }
-        _ => quote!(#plain(#(#twin_args),*)),
+        _ => quote!(#plain(#twin_args)),
     };
     let check_doc = format!(
         " Checks [`{grad_fn}`] against central differences of [`{name}`] in every component, with the default step and tolerance."
@@ -133,4 +101,61 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             })
         }
     }
+}
+
+/// Every differentiable parameter's components, appended to `inputs`.
+pub(super) fn components(differentiable: &[&Param], inputs: &Ident) -> Vec<TokenStream> {
+    differentiable
+        .iter()
+        .map(|param| {
+            let ident = &param.ident;
+            match &param.kind {
+                Kind::Struct { by_ref, ty } => {
+                    let model = super::grad::model_ref(ident, *by_ref);
+                    quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::components(#model, &mut #inputs);)
+                }
+                _ => quote!(__ad::components(&#ident, &mut #inputs);),
+            }
+        })
+        .collect()
+}
+
+/// Every differentiable parameter rebuilt from the front of `rest`, under
+/// its own name.
+pub(super) fn rebuilds(differentiable: &[&Param], rest: &Ident) -> Vec<TokenStream> {
+    differentiable
+        .iter()
+        .map(|param| {
+            let ident = &param.ident;
+            match &param.kind {
+                Kind::Struct { by_ref, ty } => {
+                    let model = super::grad::model_ref(ident, *by_ref);
+                    quote_spanned!(ty.span()=> let #ident = <#ty as __ad::Parameter>::rebuild(#model, &mut #rest);)
+                }
+                _ => quote!(let #ident = __ad::rebuild(&#ident, &mut #rest);),
+            }
+        })
+        .collect()
+}
+
+/// The plain twin, and the arguments a check calls it with.
+pub(super) fn plain_call(function: &Function) -> (TokenStream, TokenStream) {
+    let name = &function.item.sig.ident;
+    let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let twin_args = function.params.iter().map(|param| {
+        let ident = &param.ident;
+        match &param.kind {
+            Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => quote!(&#ident),
+            Kind::PassThrough => quote!(__ad::dup(&#ident)),
+            _ => quote!(#ident),
+        }
+    });
+    // `fn scale(scale: f64, ..)`: the parameter shadows the function in
+    // the check's body, so the plain twin is named through its module.
+    let plain = if arg_names.contains(&name) {
+        quote!(self::#name)
+    } else {
+        quote!(#name)
+    };
+    (plain, quote!(#(#twin_args),*))
 }

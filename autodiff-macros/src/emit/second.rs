@@ -58,56 +58,13 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         format_ident!("{}_hvp", name),
         format_ident!("{}_hessian", name),
     );
-    // The direction's components, checked against the parameters' shapes.
-    let flatten = |along: &Ident| -> Vec<TokenStream> {
-        differentiable
-            .iter()
-            .enumerate()
-            .map(|(i, param)| {
-                let part = part(along, i, differentiable.len());
-                let text = param_name(param);
-                match &param.kind {
-                    Kind::Struct { by_ref, ty } => {
-                        let model = model_ref(&param.ident, *by_ref);
-                        quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::model_direction(#model, &#part, #text, &mut #flat)?;)
-                    }
-                    _ => {
-                        let ident = &param.ident;
-                        quote!(__ad::direction(&#ident, &#part, #text, &mut #flat)?;)
-                    }
-                }
-            })
-            .collect()
-    };
-    // A flat vector back in the gradient's shape, read from the
-    // parameters (a model's constants are the model's, as in `f_grad`).
-    let rebuild = |from: TokenStream| -> TokenStream {
-        let parts: Vec<_> = differentiable
-            .iter()
-            .map(|param| match &param.kind {
-                Kind::Struct { by_ref, ty } => {
-                    let model = model_ref(&param.ident, *by_ref);
-                    quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::gradient_from(#model, &mut #rest))
-                }
-                _ => {
-                    let ident = &param.ident;
-                    quote!(__ad::gradient_from(&#ident, &mut #rest))
-                }
-            })
-            .collect();
-        let value = match parts.as_slice() {
-            [single] => single.clone(),
-            _ => quote!((#(#parts,)*)),
-        };
-        quote!({
-            let mut #rest = #from.as_slice();
-            #value
-        })
-    };
-    let (tangents, directions) = (flatten(&tangent), flatten(&direction));
+    let (tangents, directions) = (
+        flatten(&differentiable, &tangent, &flat),
+        flatten(&differentiable, &direction, &flat),
+    );
     let kept_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
-    let gradient_value = rebuild(quote!(#pass.gradient));
-    let hvp_value = rebuild(quote!(#pass.hvp));
+    let gradient_value = rebuild(&differentiable, &rest, quote!(#pass.gradient));
+    let hvp_value = rebuild(&differentiable, &rest, quote!(#pass.hvp));
     let new_tape = quote!(&mut ::autodiff::Tape::new());
     // The function's lifetimes, then the continuation's result.
     let recorder_generics = {
@@ -195,6 +152,55 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             #recorded_fn(#new_tape, #(#arg_names,)* ::autodiff::__private::hessian)
         }
     }
+}
+
+/// The direction's components (`along`, shaped like the gradient),
+/// checked against the parameters' shapes and appended to `flat`.
+pub(super) fn flatten(differentiable: &[&Param], along: &Ident, flat: &Ident) -> Vec<TokenStream> {
+    differentiable
+        .iter()
+        .enumerate()
+        .map(|(i, param)| {
+            let part = part(along, i, differentiable.len());
+            let text = param_name(param);
+            match &param.kind {
+                Kind::Struct { by_ref, ty } => {
+                    let model = model_ref(&param.ident, *by_ref);
+                    quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::model_direction(#model, &#part, #text, &mut #flat)?;)
+                }
+                _ => {
+                    let ident = &param.ident;
+                    quote!(__ad::direction(&#ident, &#part, #text, &mut #flat)?;)
+                }
+            }
+        })
+        .collect()
+}
+
+/// A flat vector (`from`) back in the gradient's shape, read from the
+/// parameters (a model's constants are the model's, as in `f_grad`).
+pub(super) fn rebuild(differentiable: &[&Param], rest: &Ident, from: TokenStream) -> TokenStream {
+    let parts: Vec<_> = differentiable
+        .iter()
+        .map(|param| match &param.kind {
+            Kind::Struct { by_ref, ty } => {
+                let model = model_ref(&param.ident, *by_ref);
+                quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::gradient_from(#model, &mut #rest))
+            }
+            _ => {
+                let ident = &param.ident;
+                quote!(__ad::gradient_from(&#ident, &mut #rest))
+            }
+        })
+        .collect();
+    let value = match parts.as_slice() {
+        [single] => single.clone(),
+        _ => quote!((#(#parts,)*)),
+    };
+    quote!({
+        let mut #rest = #from.as_slice();
+        #value
+    })
 }
 
 /// The direction's part for the `i`-th of `count` differentiable

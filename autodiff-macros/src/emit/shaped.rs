@@ -12,7 +12,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
-use super::grad::{adjoint_arg, gradient_type_of, model_ref, recording_bailing, Recording};
+use super::grad::{adjoint_arg, gradient_type_of, recording_bailing, Recording};
 use super::{differentiable, user_params, Names};
 use crate::ast::{ExprKind, Function, Kind};
 
@@ -85,39 +85,8 @@ pub fn transforms(function: &Function, names: &Names) -> TokenStream {
             _ => quote!(__ad::gradient_components(&#ident, &__ad::gradient(&#ident, &#var), &mut #row);),
         }
     });
-    // The tangent's components, checked against the parameters' shapes.
-    let tangents = differentiable.iter().enumerate().map(|(i, param)| {
-        let part = super::second::part(&tangent, i, differentiable.len());
-        let text = super::second::param_name(param);
-        match &param.kind {
-            Kind::Struct { by_ref, ty } => {
-                let model = model_ref(&param.ident, *by_ref);
-                quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::model_direction(#model, &#part, #text, &mut #flat)?;)
-            }
-            _ => {
-                let ident = &param.ident;
-                quote!(__ad::direction(&#ident, &#part, #text, &mut #flat)?;)
-            }
-        }
-    });
-    // A flat gradient back in the parameters' shape.
-    let gradient_parts: Vec<_> = differentiable
-        .iter()
-        .map(|param| match &param.kind {
-            Kind::Struct { by_ref, ty } => {
-                let model = model_ref(&param.ident, *by_ref);
-                quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::gradient_from(#model, &mut #rest))
-            }
-            _ => {
-                let ident = &param.ident;
-                quote!(__ad::gradient_from(&#ident, &mut #rest))
-            }
-        })
-        .collect();
-    let gradient_value = match gradient_parts.as_slice() {
-        [single] => single.clone(),
-        _ => quote!((#(#gradient_parts,)*)),
-    };
+    let tangents = super::second::flatten(&differentiable, &tangent, &flat);
+    let gradient_value = super::second::rebuild(&differentiable, &rest, quote!(#flat));
     let kept_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
     let dup_args: Vec<_> = arg_names
         .iter()
@@ -206,7 +175,6 @@ pub fn transforms(function: &Function, names: &Names) -> TokenStream {
                 let #value = __ad::vjp(#recorded, &#cotangent)?;
                 #result::<_, #error_type>::Ok((#value, #read()))
             })?;
-            let mut #rest = #flat.as_slice();
             #result::Ok(::autodiff::ValueAndGradient {
                 value: #value,
                 gradient: #gradient_value,
@@ -282,55 +250,15 @@ struct CheckParts {
 }
 
 fn check_parts(function: &Function) -> CheckParts {
-    let name = &function.item.sig.ident;
     let [inputs, rest, step, tolerance, point] = ["inputs", "rest", "step", "tolerance", "point"]
         .map(|ident| Ident::new(ident, Span::mixed_site()));
     let differentiable = differentiable(function);
-    let components = differentiable
-        .iter()
-        .map(|param| {
-            let ident = &param.ident;
-            match &param.kind {
-                Kind::Struct { by_ref, ty } => {
-                    let model = model_ref(ident, *by_ref);
-                    quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::components(#model, &mut #inputs);)
-                }
-                _ => quote!(__ad::components(&#ident, &mut #inputs);),
-            }
-        })
-        .collect();
-    let rebuilds = differentiable
-        .iter()
-        .map(|param| {
-            let ident = &param.ident;
-            match &param.kind {
-                Kind::Struct { by_ref, ty } => {
-                    let model = model_ref(ident, *by_ref);
-                    quote_spanned!(ty.span()=> let #ident = <#ty as __ad::Parameter>::rebuild(#model, &mut #rest);)
-                }
-                _ => quote!(let #ident = __ad::rebuild(&#ident, &mut #rest);),
-            }
-        })
-        .collect();
-    let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
-    let twin_args = function.params.iter().map(|param| {
-        let ident = &param.ident;
-        match &param.kind {
-            Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => quote!(&#ident),
-            Kind::PassThrough => quote!(__ad::dup(&#ident)),
-            _ => quote!(#ident),
-        }
-    });
-    let plain = if arg_names.contains(&name) {
-        quote!(self::#name)
-    } else {
-        quote!(#name)
-    };
+    let (plain, twin_args) = super::check::plain_call(function);
     CheckParts {
+        components: super::check::components(&differentiable, &inputs),
+        rebuilds: super::check::rebuilds(&differentiable, &rest),
         inputs,
-        components,
-        rebuilds,
-        value: quote!(#plain(#(#twin_args),*)),
+        value: quote!(#plain(#twin_args)),
         step,
         tolerance,
         point,

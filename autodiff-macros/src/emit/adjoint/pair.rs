@@ -166,14 +166,7 @@ pub fn vector_pair(
     let [value, cotangent, result] =
         ["value", "cotangent", "result"].map(|name| Ident::new(name, Span::mixed_site()));
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
-    let bars: Vec<_> = function
-        .params
-        .iter()
-        .map(|param| {
-            let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
-            (param, bar, bar_type(&param.kind))
-        })
-        .collect();
+    let bars = param_bars(function);
     let differentiable: Vec<&Param> = function
         .params
         .iter()
@@ -276,14 +269,7 @@ fn spread_pair(
 ) -> [Sibling; 2] {
     let value_bar = Ident::new("value_bar", Span::mixed_site());
     let args: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
-    let bars: Vec<_> = function
-        .params
-        .iter()
-        .map(|param| {
-            let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
-            (param, bar, bar_type(&param.kind))
-        })
-        .collect();
+    let bars = param_bars(function);
     let grad_tape = format_ident!("{}_grad_tape", names.name);
     let name = names.name;
     let takes_model = function
@@ -357,6 +343,19 @@ fn spread_pair(
         reverse_body,
         Carried::scalar(),
     )
+}
+
+/// Each parameter with its adjoint's name in `f_reverse` and that
+/// adjoint's type.
+fn param_bars<'f>(function: &'f Function) -> Vec<(&'f Param, Ident, TokenStream)> {
+    function
+        .params
+        .iter()
+        .map(|param| {
+            let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
+            (param, bar, bar_type(&param.kind))
+        })
+        .collect()
 }
 
 /// `Spread::pop_scaled` (a model's `pop_gradient`) of each differentiable
