@@ -416,3 +416,50 @@ fn an_error_inside_a_vector_valued_helper_is_labelled_on_every_path() {
     let good = sum_of_logs_grad(&[1.0, 0.5, 2.0]).unwrap();
     assert_all_close(&good.gradient, &[1.0, 2.0, 0.5], 1e-15);
 }
+
+#[differentiable]
+fn scaled(a: f64, b: f64) -> f64 {
+    a * b
+}
+
+/// A call's value pushed onto a `Vec<f64>` bound with its type: a number
+/// there, compiled.
+#[differentiable]
+fn pushed_onto_typed(x: f64) -> f64 {
+    let start = [x * 2.0];
+    let mut v: Vec<f64> = start.iter().map(|t| t * 1.5).collect();
+    for _ in 0..1 {
+        v.push(scaled(0.5, x).abs());
+    }
+    v[1] + v[0]
+}
+
+/// A call's value bound with a type that is not a number keeps the tape.
+#[differentiable]
+fn typed_as_rows(z: &[f64]) -> f64 {
+    let rows: Vec<Vec<f64>> = vec![softmax(z), softmax(z)];
+    rows[0][0] + rows[1][1]
+}
+
+#[test]
+fn calls_read_as_numbers_beside_typed_bindings() {
+    // 3x + |x/2| at x = 0.8: 3.5.
+    let compiled = compiled(|stack| pushed_onto_typed_adjoint(stack, 0.8));
+    assert_close(compiled.value, 2.8, 1e-15);
+    assert_close(compiled.gradient, 3.5, 1e-15);
+    assert_eq!(pushed_onto_typed_grad_path(), GradientPath::Compiled);
+    let p = plain_softmax(&Z);
+    let result = typed_as_rows_grad(&Z).unwrap();
+    assert_close(result.value, p[0] + p[1], 1e-15);
+    let want: Vec<f64> = (0..4)
+        .map(|j| {
+            let d = |i: usize| if i == j { p[i] } else { 0.0 } - p[i] * p[j];
+            d(0) + d(1)
+        })
+        .collect();
+    assert_all_close(&result.gradient, &want, 1e-14);
+    assert!(matches!(
+        typed_as_rows_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+}

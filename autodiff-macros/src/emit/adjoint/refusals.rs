@@ -408,9 +408,33 @@ fn find<'m, 'a>(block: &'m Block<'a>, test: &dyn Fn(&Expr) -> bool) -> Option<&'
     })
 }
 
-/// Whether a `let` pattern names a type other than `f64` (`let v:
-/// Vec<Vec<f64>> = ..`).
+/// Whether a `let` pattern names a type whose items are not `f64` (`let
+/// v: Vec<Vec<f64>> = ..`, a tuple): a number read from a call cannot be
+/// one of them. `f64` itself, and a `Vec` or array of `f64`, can hold it.
 fn typed_other_than_f64(pat: &syn::Pat) -> bool {
+    fn items_f64(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Paren(inner) => items_f64(&inner.elem),
+            syn::Type::Array(array) => crate::valid::is_f64(&array.elem),
+            syn::Type::Slice(slice) => crate::valid::is_f64(&slice.elem),
+            syn::Type::Path(path) => {
+                crate::valid::is_f64(ty)
+                    || path.path.segments.last().is_some_and(|segment| {
+                        segment.ident == "Vec"
+                            && matches!(&segment.arguments,
+                                syn::PathArguments::AngleBracketed(args)
+                                    if matches!(args.args.first(),
+                                        Some(syn::GenericArgument::Type(elem)) if crate::valid::is_f64(elem)))
+                    })
+            }
+            _ => false,
+        }
+    }
+    matches!(pat, syn::Pat::Type(typed) if !items_f64(&typed.ty))
+}
+
+/// Whether a `let` pattern names a type other than `f64` itself.
+fn typed_not_f64(pat: &syn::Pat) -> bool {
     matches!(pat, syn::Pat::Type(typed) if !crate::valid::is_f64(&typed.ty))
 }
 
@@ -443,8 +467,19 @@ fn for_blocks<'m, 'a>(expr: &'m Expr<'a>, visit: &mut dyn FnMut(&'m Block<'a>)) 
     }
 }
 
-/// The value of the first `let` typed other than `f64` whose value holds
-/// a call (`has_call`), anywhere in `block`.
+/// Whether `expr` is, through parentheses, a call `has_call` finds.
+fn is_direct_call(expr: &Expr, has_call: &dyn Fn(&Expr) -> bool) -> bool {
+    match &expr.kind {
+        ExprKind::Paren(inner) => is_direct_call(inner, has_call),
+        ExprKind::Call { .. } | ExprKind::PlainMethod { .. } => has_call(expr),
+        _ => false,
+    }
+}
+
+/// The value of the first `let` that reads a call (`has_call`) as a
+/// number where its type wants something else: typed other than `f64` and
+/// bound to the call itself, or typed with items other than `f64` and
+/// holding one; anywhere in `block`.
 fn typed_inits<'m, 'a>(
     block: &'m Block<'a>,
     has_call: &dyn Fn(&Expr) -> bool,
@@ -456,7 +491,9 @@ fn typed_inits<'m, 'a>(
             ..
         } = stmt
         {
-            if typed_other_than_f64(pat.syntax) && has_call(init) {
+            // `let x: Vec<f64> = f(y);` reads the call itself as a number.
+            let direct = is_direct_call(init, has_call) && typed_not_f64(pat.syntax);
+            if direct || (typed_other_than_f64(pat.syntax) && has_call(init)) {
                 return Some(init);
             }
         }
