@@ -481,11 +481,14 @@ fn expand(args: &str, input: &str) -> Result<Outcome, String> {
                 _ => None,
             })
             .collect();
+        // A scalar function gets `_grad`, a vector-valued one `_vjp`.
         if !names.iter().any(|n| n.ends_with("_tape"))
-            || !names.iter().any(|n| n.ends_with("_grad"))
+            || !names
+                .iter()
+                .any(|n| n.ends_with("_grad") || n.ends_with("_vjp"))
         {
             return Err(format!(
-                "accepted without _tape/_grad ({names:?}) for\n{input}"
+                "accepted without _tape/_grad or _vjp ({names:?}) for\n{input}"
             ));
         }
         return Ok(Outcome::Expanded);
