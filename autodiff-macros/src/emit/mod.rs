@@ -167,6 +167,18 @@ fn models_in_expr(expr: &crate::ast::Expr, names: &mut Vec<String>) {
     }
 }
 
+/// Whether `expr` is a call of another annotated function, or of a method
+/// on a model (`models`: `model_params`), through parentheses.
+pub(crate) fn is_annotated_call(expr: &crate::ast::Expr, models: &[String]) -> bool {
+    use crate::ast::ExprKind;
+    match &expr.kind {
+        ExprKind::Call { .. } => true,
+        ExprKind::PlainMethod { receiver, .. } => reads_model(receiver, models),
+        ExprKind::Paren(inner) => is_annotated_call(inner, models),
+        _ => false,
+    }
+}
+
 /// Whether `expr` is a model name, a part of one, a reference to one or an
 /// iterator over one.
 pub(crate) fn reads_model(expr: &crate::ast::Expr, names: &[String]) -> bool {

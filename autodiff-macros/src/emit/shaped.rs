@@ -14,7 +14,7 @@ use syn::Ident;
 
 use super::grad::{adjoint_arg, gradient_type_of, recording_bailing, Recording};
 use super::{differentiable, user_params, Names};
-use crate::ast::{ExprKind, Function, Kind};
+use crate::ast::{Function, Kind};
 
 /// The output type as the user wrote it.
 pub fn output_syn_type(function: &Function) -> syn::Type {
@@ -282,14 +282,11 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
     // A call inside would be read as a number (`__adjoint::scalar_of`),
     // which the typed `__output` below may not hold: such a body keeps
     // `f_vjp`.
-    if function.body.any_expr(&|expr| {
-        matches!(expr.kind, ExprKind::Call { .. })
-            || matches!(&expr.kind, ExprKind::PlainMethod { receiver, .. }
-                if matches!(&receiver.kind, ExprKind::Path(path)
-                    if path.path.is_ident(crate::receiver::SELF_PARAM)))
-            || matches!(&expr.kind, ExprKind::PlainMethod { receiver, .. }
-                if matches!(&receiver.kind, ExprKind::Field { .. } | ExprKind::Index { .. }))
-    }) {
+    let models = super::model_params(function);
+    if function
+        .body
+        .any_expr(&|expr| super::is_annotated_call(expr, &models))
+    {
         return None;
     }
     let depth = vector_depth(function.output.as_ref()?)?;

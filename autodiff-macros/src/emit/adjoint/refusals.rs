@@ -247,17 +247,8 @@ struct Calls<'n> {
 }
 
 impl Calls<'_> {
-    /// Whether `expr` is a call of another annotated function or of a
-    /// method on a model.
     fn is_call(&self, expr: &Expr) -> bool {
-        match &expr.kind {
-            ExprKind::Call { .. } => true,
-            ExprKind::PlainMethod { receiver, .. } => {
-                super::super::reads_model(receiver, self.models)
-            }
-            ExprKind::Paren(inner) => self.is_call(inner),
-            _ => false,
-        }
+        crate::emit::is_annotated_call(expr, self.models)
     }
 
     /// The names a `let` or an assignment binds to a call's value, in
@@ -301,44 +292,27 @@ impl Calls<'_> {
         }
     }
 
-    /// A tuple or array pattern bound to a call: `let (a, b) = f(x);`.
+    /// A tuple or array pattern bound to a call: `let (a, b) = f(x);`,
+    /// also in an `if let` or `while let`.
     fn destructured(&self, block: &Block) -> Option<Unsupported> {
         let test = |expr: &Expr| matches!(&expr.kind, ExprKind::Let { expr: value, .. } if self.is_call(value));
         if let Some(expr) = find(block, &test) {
             return Some(self.refusal(expr));
         }
-        block
-            .stmts
-            .iter()
-            .find_map(|stmt| match stmt {
-                Stmt::Let {
-                    name: None,
-                    init: Some(init),
-                    ..
-                } if self.is_call(init) => Some(self.refusal(init)),
-                _ => None,
-            })
-            .or_else(|| {
-                // Nested blocks.
-                let mut found = None;
-                for stmt in &block.stmts {
-                    if let Stmt::Let {
-                        init: Some(expr), ..
-                    }
-                    | Stmt::Expr(expr, _) = stmt
-                    {
-                        found = found.or_else(|| self.destructured_in(expr));
-                    }
+        let mut found = None;
+        each_stmt(block, &mut |stmt| {
+            if let Stmt::Let {
+                name: None,
+                init: Some(init),
+                ..
+            } = stmt
+            {
+                if found.is_none() && self.is_call(init) {
+                    found = Some(self.refusal(init));
                 }
-                found
-            })
-    }
-
-    fn destructured_in(&self, expr: &Expr) -> Option<Unsupported> {
-        expr.children().into_iter().find_map(|child| match child {
-            Child::Expr(child) => self.destructured_in(child),
-            Child::Block(block) => self.destructured(block),
-        })
+            }
+        });
+        found
     }
 
     /// A call read as a number (`__adjoint::scalar_of`) where the body
@@ -440,29 +414,34 @@ fn typed_not_f64(pat: &syn::Pat) -> bool {
 
 /// The names bound by `let`s typed other than `f64`, anywhere in `block`.
 fn typed_bindings(block: &Block, out: &mut Vec<String>) {
-    for stmt in &block.stmts {
+    each_stmt(block, &mut |stmt| {
         if let Stmt::Let { pat, .. } = stmt {
             if typed_other_than_f64(pat.syntax) {
                 out.extend(pat.names.iter().cloned());
             }
         }
+    });
+}
+
+/// Calls `visit` on every statement of `block` and of the blocks inside
+/// it, outer before inner, in source order.
+fn each_stmt<'m, 'a>(block: &'m Block<'a>, visit: &mut dyn FnMut(&'m Stmt<'a>)) {
+    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, visit: &mut dyn FnMut(&'m Stmt<'a>)) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => in_expr(child, visit),
+                Child::Block(block) => each_stmt(block, visit),
+            }
+        }
+    }
+    for stmt in &block.stmts {
+        visit(stmt);
         if let Stmt::Let {
             init: Some(expr), ..
         }
         | Stmt::Expr(expr, _) = stmt
         {
-            for_blocks(expr, &mut |inner| typed_bindings(inner, out));
-        }
-    }
-}
-
-/// Calls `visit` on every block directly inside `expr` (and inside those
-/// expressions' children).
-fn for_blocks<'m, 'a>(expr: &'m Expr<'a>, visit: &mut dyn FnMut(&'m Block<'a>)) {
-    for child in expr.children() {
-        match child {
-            Child::Expr(child) => for_blocks(child, visit),
-            Child::Block(block) => visit(block),
+            in_expr(expr, visit);
         }
     }
 }
@@ -484,7 +463,8 @@ fn typed_inits<'m, 'a>(
     block: &'m Block<'a>,
     has_call: &dyn Fn(&Expr) -> bool,
 ) -> Option<&'m Expr<'a>> {
-    for stmt in &block.stmts {
+    let mut found = None;
+    each_stmt(block, &mut |stmt| {
         if let Stmt::Let {
             pat,
             init: Some(init),
@@ -493,25 +473,10 @@ fn typed_inits<'m, 'a>(
         {
             // `let x: Vec<f64> = f(y);` reads the call itself as a number.
             let direct = is_direct_call(init, has_call) && typed_not_f64(pat.syntax);
-            if direct || (typed_other_than_f64(pat.syntax) && has_call(init)) {
-                return Some(init);
+            if found.is_none() && (direct || (typed_other_than_f64(pat.syntax) && has_call(init))) {
+                found = Some(init);
             }
         }
-        if let Stmt::Let {
-            init: Some(expr), ..
-        }
-        | Stmt::Expr(expr, _) = stmt
-        {
-            let mut found = None;
-            for_blocks(expr, &mut |inner| {
-                if found.is_none() {
-                    found = typed_inits(inner, has_call);
-                }
-            });
-            if found.is_some() {
-                return found;
-            }
-        }
-    }
-    None
+    });
+    found
 }

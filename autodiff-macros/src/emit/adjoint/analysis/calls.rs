@@ -18,7 +18,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         .body
         .any_expr(&|expr| matches!(expr.kind, ExprKind::Return(_)));
     let models: Vec<String> = an.models.iter().cloned().collect();
-    let is_call = |expr: &Expr| is_call(expr, &models);
+    let is_call = |expr: &Expr| crate::emit::is_annotated_call(expr, &models);
     for stmt in &function.body.stmts {
         if let Stmt::Let {
             name: Some(name),
@@ -56,16 +56,6 @@ fn unparenthesised<'m, 'a>(expr: &'m Expr<'a>) -> &'m Expr<'a> {
     match &expr.kind {
         ExprKind::Paren(inner) => unparenthesised(inner),
         _ => expr,
-    }
-}
-
-/// A call of another annotated function, or of a method on a model.
-pub(crate) fn is_call(expr: &Expr, models: &[String]) -> bool {
-    match &expr.kind {
-        ExprKind::Call { .. } => true,
-        ExprKind::PlainMethod { receiver, .. } => crate::emit::reads_model(receiver, models),
-        ExprKind::Paren(inner) => is_call(inner, models),
-        _ => false,
     }
 }
 
