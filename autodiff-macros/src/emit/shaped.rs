@@ -26,10 +26,8 @@ pub fn output_syn_type(function: &Function) -> syn::Type {
 
 /// The plain output type as the user wrote it.
 fn output_type(function: &Function) -> TokenStream {
-    match &function.item.sig.output {
-        syn::ReturnType::Type(_, ty) => quote!(#ty),
-        syn::ReturnType::Default => quote!(f64),
-    }
+    let ty = output_syn_type(function);
+    quote!(#ty)
 }
 
 /// `f_vjp`, `f_jacobian`, `f_jvp`, `f_check`, `f_check_with` and
