@@ -248,6 +248,25 @@ fn kinks_have_second_derivative_zero() -> Result<(), ScalarAutodiffError> {
 }
 
 #[differentiable]
+fn power(a: f64, b: f64) -> f64 {
+    a.powf(b)
+}
+
+#[test]
+fn a_power_at_exponent_zero_keeps_its_mixed_second_derivative() -> Result<(), ScalarAutodiffError> {
+    // ∂²(aᵇ)/∂a∂b = aᵇ⁻¹(1 + b ln a): 1/a at b = 0, where the first
+    // derivative by the base, b·aᵇ⁻¹, is 0 (found by the random programs,
+    // seed 16001: f_hvp gave 0 for it).
+    let h = power_hessian(2.0, 0.0)?;
+    assert_eq!(h.get(0, 1), 0.5);
+    assert_eq!(h.get(1, 0), 0.5);
+    // ∂²/∂a² = b(b−1)aᵇ⁻², 0 at b = 0; ∂²/∂b² = ln²a · aᵇ.
+    assert_eq!(h.get(0, 0), 0.0);
+    assert!((h.get(1, 1) - 2.0_f64.ln().powi(2)).abs() < 1e-15);
+    Ok(())
+}
+
+#[differentiable]
 fn pointy(x: f64, y: f64) -> f64 {
     x.powf(1.5) + y * x
 }

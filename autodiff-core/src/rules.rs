@@ -156,11 +156,13 @@ pub fn div_partials<R: Real>(a: R, b: R) -> (R, R) {
     (one::<R>() / b, -(a / b) / b)
 }
 
-/// `aᵇ`: `(b·aᵇ⁻¹, ln a · aᵇ)`, with the limits 0 at `b = 0` (even at
-/// `a = 0`) and 0 at `a = 0 < b`.
+/// `aᵇ`: `(b·aᵇ⁻¹, ln a · aᵇ)`, with the limits 0 at `a = b = 0` and 0 at
+/// `a = 0 < b`. At `b = 0` with `a ≠ 0` the product is computed as
+/// written (it is 0): on dual numbers its tangent, `db·a⁻¹`, is the mixed
+/// second derivative, which a literal 0 would lose.
 #[inline(always)]
 pub fn powf_partials<R: Real>(a: R, b: R) -> (R, R) {
-    let by_base = if b == zero() {
+    let by_base = if b == zero() && a == zero() {
         zero()
     } else {
         b * a.powf(b - one())
