@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::iteration::Iterations;
 use crate::operation::ScalarOperation;
 
 /// Where a node came from in the user's source: a binding name (`square`) or
@@ -9,33 +10,52 @@ use crate::operation::ScalarOperation;
 ///
 /// `#[differentiable]` attaches one to every node it records; hand-built
 /// graphs may attach their own with [`Scalar::labeled`](crate::Scalar::labeled).
-/// A `line` of 0 means "no line known".
+/// A `line` of 0 means "no line known". Inside loops an error's label also
+/// names the iterations (`i = 3, j = 1`): generated code enters them on the
+/// tape ([`Tape::enter_iteration`](crate::Tape::enter_iteration)).
+///
+/// ```
+/// use autodiff_core::{Iteration, Iterations, Label};
+///
+/// let i = Iteration { name: "i", value: 3, counted: false };
+/// let label = Label { iterations: Iterations::from_frames(&[i]), ..Label::at_line("y.ln()", 12) };
+/// assert_eq!(label.to_string(), "`y.ln()` (line 12, i = 3)");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Label {
     /// The binding name or source text.
     pub text: &'static str,
     /// The 1-based source line, or 0 when unknown.
     pub line: u32,
+    /// The loop iterations the node was recorded in, outermost first.
+    pub iterations: Iterations,
 }
 
 impl Label {
     /// A label with no line, for hand-built graphs.
     pub const fn named(text: &'static str) -> Self {
-        Self { text, line: 0 }
+        Self::at_line(text, 0)
     }
 
     /// A label with its source line.
     pub const fn at_line(text: &'static str, line: u32) -> Self {
-        Self { text, line }
+        Self {
+            text,
+            line,
+            iterations: Iterations::NONE,
+        }
     }
 }
 
 impl fmt::Display for Label {
+    /// ``` `y.ln()` (line 12, i = 3) ```.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(formatter, "`{}`", self.text)
-        } else {
-            write!(formatter, "`{}` (line {})", self.text, self.line)
+        write!(formatter, "`{}`", self.text)?;
+        match (self.line, self.iterations.is_empty()) {
+            (0, true) => Ok(()),
+            (0, false) => write!(formatter, " ({})", self.iterations),
+            (line, true) => write!(formatter, " (line {line})"),
+            (line, false) => write!(formatter, " (line {line}, {})", self.iterations),
         }
     }
 }
@@ -361,6 +381,35 @@ impl ScalarAutodiffError {
             | Self::CotangentMismatch { .. }
             | Self::NonFiniteCotangent { .. } => None,
         }
+    }
+
+    /// Names the loop iterations `iterations` in the error's label, when it
+    /// has a label that names none yet.
+    #[must_use]
+    pub fn in_iterations(mut self, iterations: Iterations) -> Self {
+        if iterations.is_empty() {
+            return self;
+        }
+        match &mut self {
+            Self::NonFiniteLeaf { label, .. }
+            | Self::NonFiniteOperand { label, .. }
+            | Self::NonFiniteResult { label, .. }
+            | Self::UntrackedOutput { label, .. }
+            | Self::NonFiniteContribution { label, .. }
+            | Self::NonFinitePassAdjoint { label, .. }
+            | Self::NonFiniteAccumulatedGradient { label, .. }
+            | Self::NonFiniteLocalDerivative { label, .. }
+            | Self::MixedTapes { label, .. }
+            | Self::NonFiniteTangent { label, .. }
+            | Self::NonFiniteSecondDerivative { label, .. }
+            | Self::NonFiniteSecondOrderAdjoint { label, .. } => {
+                if let Some(label) = label.as_mut().filter(|label| label.iterations.is_empty()) {
+                    label.iterations = iterations;
+                }
+            }
+            _ => {}
+        }
+        self
     }
 
     /// Attaches `label` to an error raised while recording a node that had

@@ -9,6 +9,7 @@
 
 use crate::cold;
 use crate::error::{Label, ScalarAutodiffError};
+use crate::iteration::{Iteration, Iterations, Loops, Probe};
 use crate::operation::ScalarOperation;
 
 /// Operand-entry marker: no operand in this slot.
@@ -151,10 +152,7 @@ pub(crate) struct Info {
 
 impl Info {
     pub(crate) fn label(&self) -> Option<Label> {
-        (!self.label.is_empty()).then_some(Label {
-            text: self.label,
-            line: self.line,
-        })
+        (!self.label.is_empty()).then_some(Label::at_line(self.label, self.line))
     }
 }
 
@@ -192,6 +190,11 @@ pub(crate) struct Nodes {
     /// Generated code is recording (`Tape::allow_infinite_results`): an
     /// infinite result whose local derivatives are finite is recorded.
     infinite_results: bool,
+    /// The loop iterations generated code is recording in, and where each
+    /// began and ended among the nodes (`Tape::enter_iteration`).
+    loops: Loops,
+    /// The probes of the recording, when probing (`Tape::set_probing`).
+    probes: Option<Vec<Probe>>,
 }
 
 impl Nodes {
@@ -353,11 +356,18 @@ impl Nodes {
         self.values.clear();
         self.gradients.clear();
         self.label_texts.clear();
+        self.loops.clear();
+        if let Some(probes) = &mut self.probes {
+            probes.clear();
+        }
     }
 
-    /// Keeps `error` unless an earlier one is kept.
+    /// Keeps `error` unless an earlier one is kept, naming the loop
+    /// iterations the recording is in when its label names none.
     pub(crate) fn fail(&mut self, error: ScalarAutodiffError) {
-        self.failure.get_or_insert(error);
+        if self.failure.is_none() {
+            self.failure = Some(error.in_iterations(self.loops.now()));
+        }
     }
 
     pub(crate) fn failed(&self) -> bool {
@@ -388,6 +398,7 @@ impl Nodes {
         self.values.truncate(len);
         self.gradients.truncate(len);
         self.label_texts.truncate(len);
+        self.loops.truncate(len);
         self.leading_leaves = self.leading_leaves.min(len);
     }
 
@@ -499,21 +510,73 @@ impl Nodes {
         self.values[index].tracked()
     }
 
-    /// The label at `index`, if one was attached.
+    /// The label at `index`, if one was attached, with the loop
+    /// iterations the node was recorded in (a replay of the loop log: for
+    /// errors and single reads, not for walks over every node).
     pub(crate) fn label(&self, index: usize) -> Option<Label> {
+        self.label_without_loops(index).map(|label| Label {
+            iterations: self.loops.at(index),
+            ..label
+        })
+    }
+
+    /// The label at `index` without its loop iterations.
+    fn label_without_loops(&self, index: usize) -> Option<Label> {
         match self.label_texts.get(index) {
-            Some(&text) if !text.is_empty() => Some(Label {
-                text,
-                line: self.values[index].line(),
-            }),
+            Some(&text) if !text.is_empty() => {
+                Some(Label::at_line(text, self.values[index].line()))
+            }
             _ => None,
         }
+    }
+
+    /// Enters a loop iteration at the current end of the tape.
+    pub(crate) fn enter_iteration(&mut self, iteration: Iteration) {
+        let at = self.len();
+        self.loops.enter(at, iteration);
+    }
+
+    /// Leaves the innermost loop iteration.
+    pub(crate) fn leave_iteration(&mut self) {
+        let at = self.len();
+        self.loops.leave(at);
+    }
+
+    /// Turns probing on (an empty log) or off.
+    pub(crate) fn set_probing(&mut self, on: bool) {
+        self.probes = on.then(Vec::new);
+    }
+
+    pub(crate) fn probing(&self) -> bool {
+        self.probes.is_some()
+    }
+
+    /// Logs that binding `name`'s element `path` holds node `node`.
+    pub(crate) fn probe(&mut self, name: &'static str, path: &[usize], node: usize) {
+        let iterations = self.loops.current.clone();
+        if let Some(probes) = &mut self.probes {
+            probes.push(Probe {
+                name,
+                path: path.to_vec(),
+                node,
+                iterations,
+            });
+        }
+    }
+
+    pub(crate) fn take_probes(&mut self) -> Vec<Probe> {
+        self.probes.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The loop iterations the recording is in now.
+    pub(crate) fn iterations(&self) -> Iterations {
+        self.loops.now()
     }
 
     /// Everything about the node at `index`, by value.
     pub(crate) fn info(&self, index: usize) -> Info {
         let node = self.values[index];
-        let label = self.label(index);
+        let label = self.label_without_loops(index);
         Info {
             value: node.value,
             gradient: self.gradient(index),

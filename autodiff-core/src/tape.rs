@@ -18,6 +18,7 @@ use std::ops::ControlFlow;
 
 use crate::cell::NodeCell;
 use crate::error::{Label, ScalarAutodiffError};
+use crate::iteration::{InIteration, Iteration, Iterations, Probe};
 use crate::ledger::BackwardPass;
 pub(crate) use crate::nodes::{Edges, NO_PARENT, PLAIN_LEFT, UNTRACKED};
 use crate::nodes::{Info, Nodes};
@@ -219,6 +220,97 @@ impl Tape {
     // it recorded and returns the error. `lifted_constant` lifts a plain
     // value that may be non-finite; `Scalar::fused` gives `mul_add` its
     // fused value.
+
+    /// Enters a loop iteration: until the returned guard is dropped, nodes
+    /// are recorded in it, and an error's label names it (`i = 3`) with the
+    /// iterations of the loops around it. `#[differentiable]` enters one at
+    /// the top of every loop body of its recording.
+    ///
+    /// ```
+    /// use autodiff_core::{Iteration, Tape};
+    ///
+    /// let tape = Tape::new();
+    /// let x = tape.variable(0.0)?;
+    /// let mut y = x;
+    /// for i in 0..3 {
+    ///     let _in = tape.enter_iteration(Iteration { name: "i", value: i, counted: false });
+    ///     y = y.add(1.0)?;
+    ///     assert_eq!(tape.iterations().to_string(), format!("i = {i}"));
+    /// }
+    /// assert!(tape.iterations().is_empty());
+    /// # Ok::<(), autodiff_core::ScalarAutodiffError>(())
+    /// ```
+    #[inline]
+    pub fn enter_iteration(&self, iteration: Iteration) -> InIteration<'_> {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::enter_iteration`.
+        unsafe { self.write() }.enter_iteration(iteration);
+        InIteration::new(self)
+    }
+
+    /// Leaves the innermost iteration ([`InIteration`]'s drop).
+    #[inline]
+    pub(crate) fn leave_iteration(&self) {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::leave_iteration`.
+        unsafe { self.write() }.leave_iteration();
+    }
+
+    /// The loop iterations entered now, outermost first.
+    pub fn iterations(&self) -> Iterations {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::iterations`.
+        unsafe { self.read() }.iterations()
+    }
+
+    /// Turns probing on or off: while on, generated code logs which node
+    /// each binding of the user's function holds ([`Probe`]), for
+    /// `#[backward(f)]`'s exact adjoints. [`clear`](Self::clear) empties
+    /// the log and keeps the setting.
+    #[doc(hidden)]
+    pub fn set_probing(&self, on: bool) {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::set_probing`.
+        unsafe { self.write() }.set_probing(on);
+    }
+
+    /// Whether probing is on.
+    #[doc(hidden)]
+    #[inline]
+    pub fn probing(&self) -> bool {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::probing`.
+        unsafe { self.read() }.probing()
+    }
+
+    /// Logs that binding `name`'s element `path` holds `value`'s node.
+    #[doc(hidden)]
+    #[cold]
+    pub fn probe(&self, name: &'static str, path: &[usize], value: Scalar<'_>) {
+        if std::ptr::eq(value.tape, self) {
+            // SAFETY: the guard lives for this statement, which calls only
+            // `Nodes::probe`.
+            unsafe { self.write() }.probe(name, path, value.index());
+        }
+    }
+
+    /// Takes the probe log, leaving it empty.
+    #[doc(hidden)]
+    pub fn take_probes(&self) -> Vec<Probe> {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::take_probes`.
+        unsafe { self.write() }.take_probes()
+    }
+
+    /// The stored gradient of node `index`, `None` for an untracked node
+    /// or an index past the end.
+    #[doc(hidden)]
+    pub fn gradient_at(&self, index: usize) -> Option<f64> {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes` reads.
+        let nodes = unsafe { self.read() };
+        (index < nodes.len() && nodes.tracked(index)).then(|| nodes.gradient(index))
+    }
 
     /// Keeps `error` as the recording's failure, unless one is kept already
     /// (the first error is the one to report).

@@ -119,9 +119,11 @@ impl Emitter<'_> {
                 iter,
                 body,
             } => {
-                let pat = pat.syntax;
                 let (iter, body) = (value(iter), self.block(body, Mode::Stmt));
-                quote!(#loop_label for #pat in #iter #body)
+                let first = first_ident(pat.syntax).filter(|ident| ident != "_");
+                let body = self.in_iteration(first, body);
+                let pat = pat.syntax;
+                quote!({ let mut __iterations: i64 = 0; #loop_label for #pat in #iter #body })
             }
             ExprKind::While {
                 label: loop_label,
@@ -129,7 +131,8 @@ impl Emitter<'_> {
                 body,
             } => {
                 let (cond, body) = (self.condition(cond), self.block(body, Mode::Stmt));
-                quote!(#loop_label while #cond #body)
+                let body = self.counted_iteration("while", body);
+                quote!({ let mut __iterations: i64 = 0; #loop_label while #cond #body })
             }
             ExprKind::Loop { label, body } => self.loop_(*label, body),
             ExprKind::Break { label, value } => self.break_(*label, value.as_deref()),
@@ -223,8 +226,45 @@ impl Emitter<'_> {
 
     /// `loop { … }`: the body in statement mode, whatever the mode outside.
     pub(super) fn loop_(&self, loop_label: Option<&syn::Label>, body: &Block) -> TokenStream {
-        let body = self.block(body, Mode::Stmt);
-        quote!(#loop_label loop #body)
+        let body = self.counted_iteration("loop", self.block(body, Mode::Stmt));
+        quote!({ let mut __iterations: i64 = 0; #loop_label loop #body })
+    }
+
+    /// A `for` body that first enters its iteration on the tape, named by
+    /// the loop's first variable: its value when it is an integer (`i = 3`),
+    /// else the count of iterations before (`layer iteration 2`). The
+    /// guard leaves it however the body ends. `__iterations` counts them
+    /// (declared by the loop's caller; a nested loop's shadows it).
+    fn in_iteration(&self, variable: Option<Ident>, body: TokenStream) -> TokenStream {
+        let tape = &self.tape;
+        let Some(ident) = variable else {
+            return self.counted_iteration("for", body);
+        };
+        let name = ident.to_string();
+        quote!({
+            let __iteration = __ad::iteration(
+                #tape,
+                #name,
+                {
+                    use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
+                    (&__ad::LoopVariable(&#ident)).loop_value()
+                },
+                __iterations,
+            );
+            __iterations += 1;
+            #body
+        })
+    }
+
+    /// A `while` or `loop` body (or a `for` binding no name) that first
+    /// enters its counted iteration on the tape.
+    fn counted_iteration(&self, name: &str, body: TokenStream) -> TokenStream {
+        let tape = &self.tape;
+        quote!({
+            let __iteration = __ad::iteration(#tape, #name, ::core::option::Option::None, __iterations);
+            __iterations += 1;
+            #body
+        })
     }
 
     /// `return value`: the value becomes the function's output.
