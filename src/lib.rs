@@ -64,6 +64,48 @@ pub use parameters::{Parameters, ShapeMismatch};
 mod activations;
 pub use activations::Activations;
 
+pub mod backward;
+pub use autodiff_macros::backward;
+pub use backward::{BackwardElement, BackwardReport, BackwardRow, RowKind, RowVerdict};
+
+/// Logs the node(s) a binding of a `#[differentiable]` function holds,
+/// when the tape is probing (`#[backward(f)]`'s exact adjoints); not a
+/// public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __probe {
+    ($tape:expr, $name:literal, $value:expr $(; $($index:expr),+)?) => {
+        if $tape.probing() {
+            #[allow(unused_imports)]
+            use $crate::__private::{NoProbe as _, ProbeValue as _};
+            (&$crate::__private::Probing(&$value)).probe(
+                $tape,
+                $name,
+                &[$($($crate::__private::index_of($index)),+)?],
+            );
+        }
+    };
+}
+
+/// Logs what a student's adjoint statement wrote (`#[backward(f)]`'s
+/// `_check`); not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __log_write {
+    ($log:expr, $statement:expr, $name:literal, $value:expr $(; $($index:expr),+)?) => {{
+        #[allow(unused_imports)]
+        use $crate::__private::{LoggedNumbers as _, NotNumbers as _};
+        if let ::core::option::Option::Some(numbers) = (&$crate::__private::Logged(&$value)).numbers() {
+            $log.write(
+                $statement,
+                $name,
+                &[$($($crate::__private::index_of($index)),+)?],
+                numbers,
+            );
+        }
+    }};
+}
+
 /// Makes a struct of differentiable fields a model: a [`Parameters`]
 /// (the training loop's view) and a parameter of `#[differentiable]`
 /// functions, whose gradient comes back as the same struct.
@@ -226,6 +268,7 @@ pub mod compile_errors {
 /// Everything an exercise needs: `use autodiff::prelude::*;`.
 pub mod prelude {
     pub use crate::activations::Activations;
+    pub use crate::backward::BackwardReport;
     pub use crate::optim::{Adam, Sgd};
     pub use crate::parameters::Parameters;
     pub use autodiff_core::GradientCheckError;
@@ -233,6 +276,6 @@ pub mod prelude {
         detach, relu, sigmoid, Dual, GradientCheck, Hessian, Hvp, Jacobian, JacobianCheck, Jvp,
         Label, Scalar, ScalarAutodiffError, Tape, ValueAndGradient,
     };
-    pub use autodiff_macros::differentiable;
     pub use autodiff_macros::Parameters;
+    pub use autodiff_macros::{backward, differentiable};
 }

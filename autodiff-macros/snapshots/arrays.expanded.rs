@@ -20,11 +20,30 @@ fn dot_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
+    ::autodiff::__probe!(tape, "w", w);
+    ::autodiff::__probe!(tape, "x", x);
     let __output: ::autodiff::Scalar<'tape> = {
         let x = &*x;
         let mut y = __ad::lift(tape, [0.0; 3], __ad::at("y", 4));
-        for i in 0..w.len() {
-            y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6));
+        ::autodiff::__probe!(tape, "y", y);
+        {
+            let mut __iterations: i64 = 0;
+            for i in 0..w.len() {
+                let __iteration = __ad::iteration(
+                    tape,
+                    "i",
+                    {
+                        use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
+                        (&__ad::LoopVariable(&i)).loop_value()
+                    },
+                    __iterations,
+                );
+                __iterations += 1;
+                {
+                    y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6));
+                    ::autodiff::__probe!(tape, "y", y[i]; i);
+                }
+            }
         }
         __ad::output(
             tape,

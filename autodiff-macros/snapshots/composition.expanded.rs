@@ -29,6 +29,9 @@ fn neuron_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
+    ::autodiff::__probe!(tape, "w", w);
+    ::autodiff::__probe!(tape, "x", x);
+    ::autodiff::__probe!(tape, "b", b);
     let __output: ::autodiff::Scalar<'tape> = {
         let z = __ad::call(
             tape,
@@ -84,6 +87,7 @@ fn neuron_tape<'tape>(
                 }
             },
         );
+        ::autodiff::__probe!(tape, "z", z);
         __ad::output(
             tape,
             __ad::add(

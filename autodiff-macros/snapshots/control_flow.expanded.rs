@@ -20,18 +20,36 @@ pub fn series_tape<'tape>(
     if !(__ad::on_tape(tape, &x, __ad::at("x", 4))) {
         return __ad::refuse(tape, __entry);
     }
+    ::autodiff::__probe!(tape, "x", x);
     let __output: ::autodiff::Scalar<'tape> = {
         let mut total = __ad::lift(tape, 0.0, __ad::at("total", 5));
-        for i in 0..n {
-            total = __ad::add(
-                total,
-                __ad::mul(
-                    scale,
-                    __ad::powi(x, i as i32, __ad::at("x.powi(i as i32)", 7)),
-                    __ad::at("scale * x.powi(i as i32)", 7),
-                ),
-                __ad::at("total", 7),
-            );
+        ::autodiff::__probe!(tape, "total", total);
+        {
+            let mut __iterations: i64 = 0;
+            for i in 0..n {
+                let __iteration = __ad::iteration(
+                    tape,
+                    "i",
+                    {
+                        use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
+                        (&__ad::LoopVariable(&i)).loop_value()
+                    },
+                    __iterations,
+                );
+                __iterations += 1;
+                {
+                    total = __ad::add(
+                        total,
+                        __ad::mul(
+                            scale,
+                            __ad::powi(x, i as i32, __ad::at("x.powi(i as i32)", 7)),
+                            __ad::at("scale * x.powi(i as i32)", 7),
+                        ),
+                        __ad::at("total", 7),
+                    );
+                    ::autodiff::__probe!(tape, "total", total);
+                }
+            }
         }
         __ad::output(
             tape,

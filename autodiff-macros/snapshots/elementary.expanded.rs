@@ -17,6 +17,8 @@ fn wave_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
+    ::autodiff::__probe!(tape, "x", x);
+    ::autodiff::__probe!(tape, "y", y);
     let __output: ::autodiff::Scalar<'tape> = {
         __ad::output(
             tape,

@@ -22,6 +22,7 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let __entry = __ad::enter(tape);
+        ::autodiff::__probe!(tape, "self", __self);
         let __output: ::autodiff::Scalar<'tape> = {
             __ad::output(
                 tape,
@@ -573,6 +574,7 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let __entry = __ad::enter(tape);
+        ::autodiff::__probe!(tape, "self", __self);
         let __output: ::autodiff::Scalar<'tape> = {
             let d = __ad::sub(
                 {
@@ -585,6 +587,7 @@ impl Neuron {
                 y,
                 __ad::at("d", 10),
             );
+            ::autodiff::__probe!(tape, "d", d);
             __ad::output(
                 tape,
                 __ad::mul(d, d, __ad::at("d * d", 11)),
@@ -1178,6 +1181,7 @@ impl Neuron {
         if !(__ad::on_tape(tape, &w, __ad::at("w", 14))) {
             return __ad::refuse(tape, __entry);
         }
+        ::autodiff::__probe!(tape, "w", w);
         let __output: ::autodiff::Scalar<'tape> = {
             __ad::output(
                 tape,

@@ -30,28 +30,68 @@ pub fn mlp_loss_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
+    ::autodiff::__probe!(tape, "w1", w1);
+    ::autodiff::__probe!(tape, "w2", w2);
+    ::autodiff::__probe!(tape, "x", x);
     let __output: ::autodiff::Scalar<'tape> = {
         let mut y_hat = __ad::lift(tape, 0.0, __ad::at("y_hat", 6));
-        for j in 0..3 {
-            let mut z = __ad::lift(tape, 0.0, __ad::at("z", 8));
-            for i in 0..4 {
-                z = __ad::add(
-                    z,
-                    __ad::mul(x[i], w1[i][j], __ad::at("x[i] * w1[i][j]", 10)),
-                    __ad::at("z", 10),
+        ::autodiff::__probe!(tape, "y_hat", y_hat);
+        {
+            let mut __iterations: i64 = 0;
+            for j in 0..3 {
+                let __iteration = __ad::iteration(
+                    tape,
+                    "j",
+                    {
+                        use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
+                        (&__ad::LoopVariable(&j)).loop_value()
+                    },
+                    __iterations,
                 );
+                __iterations += 1;
+                {
+                    let mut z = __ad::lift(tape, 0.0, __ad::at("z", 8));
+                    ::autodiff::__probe!(tape, "z", z);
+                    {
+                        let mut __iterations: i64 = 0;
+                        for i in 0..4 {
+                            let __iteration = __ad::iteration(
+                                tape,
+                                "i",
+                                {
+                                    use __ad::{
+                                        IntegerLoopVariable as _, OtherLoopVariable as _,
+                                    };
+                                    (&__ad::LoopVariable(&i)).loop_value()
+                                },
+                                __iterations,
+                            );
+                            __iterations += 1;
+                            {
+                                z = __ad::add(
+                                    z,
+                                    __ad::mul(x[i], w1[i][j], __ad::at("x[i] * w1[i][j]", 10)),
+                                    __ad::at("z", 10),
+                                );
+                                ::autodiff::__probe!(tape, "z", z);
+                            }
+                        }
+                    }
+                    y_hat = __ad::add(
+                        y_hat,
+                        __ad::mul(
+                            __ad::tanh(z, __ad::at("z.tanh()", 12)),
+                            w2[j],
+                            __ad::at("z.tanh() * w2[j]", 12),
+                        ),
+                        __ad::at("y_hat", 12),
+                    );
+                    ::autodiff::__probe!(tape, "y_hat", y_hat);
+                }
             }
-            y_hat = __ad::add(
-                y_hat,
-                __ad::mul(
-                    __ad::tanh(z, __ad::at("z.tanh()", 12)),
-                    w2[j],
-                    __ad::at("z.tanh() * w2[j]", 12),
-                ),
-                __ad::at("y_hat", 12),
-            );
         }
         let error = __ad::sub(y_hat, t, __ad::at("error", 14));
+        ::autodiff::__probe!(tape, "error", error);
         __ad::output(
             tape,
             __ad::mul(

@@ -33,28 +33,85 @@ pub fn mlp_tape<'tape>(
     {
         return __ad::refuse(tape, __entry);
     }
+    ::autodiff::__probe!(tape, "w1", w1);
+    ::autodiff::__probe!(tape, "w2", w2);
+    ::autodiff::__probe!(tape, "x", x);
     let __output: ::autodiff::Scalar<'tape> = {
         let mut h = __ad::lift(tape, [0.0; 3], __ad::at("h", 5));
-        for j in 0..3 {
-            let mut z = __ad::lift(tape, 0.0, __ad::at("z", 7));
-            for i in 0..2 {
-                z = __ad::add(
-                    z,
-                    __ad::mul(w1[j][i], x[i], __ad::at("w1[j][i] * x[i]", 9)),
-                    __ad::at("z", 9),
+        ::autodiff::__probe!(tape, "h", h);
+        {
+            let mut __iterations: i64 = 0;
+            for j in 0..3 {
+                let __iteration = __ad::iteration(
+                    tape,
+                    "j",
+                    {
+                        use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
+                        (&__ad::LoopVariable(&j)).loop_value()
+                    },
+                    __iterations,
                 );
+                __iterations += 1;
+                {
+                    let mut z = __ad::lift(tape, 0.0, __ad::at("z", 7));
+                    ::autodiff::__probe!(tape, "z", z);
+                    {
+                        let mut __iterations: i64 = 0;
+                        for i in 0..2 {
+                            let __iteration = __ad::iteration(
+                                tape,
+                                "i",
+                                {
+                                    use __ad::{
+                                        IntegerLoopVariable as _, OtherLoopVariable as _,
+                                    };
+                                    (&__ad::LoopVariable(&i)).loop_value()
+                                },
+                                __iterations,
+                            );
+                            __iterations += 1;
+                            {
+                                z = __ad::add(
+                                    z,
+                                    __ad::mul(w1[j][i], x[i], __ad::at("w1[j][i] * x[i]", 9)),
+                                    __ad::at("z", 9),
+                                );
+                                ::autodiff::__probe!(tape, "z", z);
+                            }
+                        }
+                    }
+                    h[j] = __ad::tanh(z, __ad::at("h[j]", 11));
+                    ::autodiff::__probe!(tape, "h", h[j]; j);
+                }
             }
-            h[j] = __ad::tanh(z, __ad::at("h[j]", 11));
         }
         let mut y = __ad::lift(tape, 0.0, __ad::at("y", 13));
-        for j in 0..3 {
-            y = __ad::add(
-                y,
-                __ad::mul(w2[j], h[j], __ad::at("w2[j] * h[j]", 15)),
-                __ad::at("y", 15),
-            );
+        ::autodiff::__probe!(tape, "y", y);
+        {
+            let mut __iterations: i64 = 0;
+            for j in 0..3 {
+                let __iteration = __ad::iteration(
+                    tape,
+                    "j",
+                    {
+                        use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
+                        (&__ad::LoopVariable(&j)).loop_value()
+                    },
+                    __iterations,
+                );
+                __iterations += 1;
+                {
+                    y = __ad::add(
+                        y,
+                        __ad::mul(w2[j], h[j], __ad::at("w2[j] * h[j]", 15)),
+                        __ad::at("y", 15),
+                    );
+                    ::autodiff::__probe!(tape, "y", y);
+                }
+            }
         }
         let e = __ad::sub(y, target, __ad::at("e", 17));
+        ::autodiff::__probe!(tape, "e", e);
         __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18)), __ad::at("e * e", 18))
     };
     __ad::leave(tape, __entry, __output)

@@ -14,8 +14,10 @@ fn loss_tape<'tape>(
     if !(__ad::on_tape(tape, &x, __ad::at("x", 3))) {
         return __ad::refuse(tape, __entry);
     }
+    ::autodiff::__probe!(tape, "x", x);
     let __output: ::autodiff::Scalar<'tape> = {
         let square = __ad::mul(x, x, __ad::at("square", 4));
+        ::autodiff::__probe!(tape, "square", square);
         __ad::output(
             tape,
             __ad::add(square, square, __ad::at("square + square", 5)),

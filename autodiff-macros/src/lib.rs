@@ -25,6 +25,7 @@
 
 mod ast;
 mod attr;
+mod backward;
 mod ctxt;
 mod derive;
 mod emit;
@@ -49,6 +50,16 @@ pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// `#[derive(Parameters)]`: makes a struct of differentiable fields a model
 /// (see `autodiff::Parameters`); fields marked `#[constant]` are carried.
+/// A student's hand-written backward pass for the `#[differentiable]`
+/// function `f`: kept as written, plus `NAME_check(args…)` and
+/// `NAME_check_random(seed, args…)`, which compare every adjoint it
+/// computes with the exact adjoint of `f`'s binding of the same name. See
+/// `autodiff::backward`.
+#[proc_macro_attribute]
+pub fn backward(args: TokenStream, input: TokenStream) -> TokenStream {
+    backward::backward(args.into(), input.into()).into()
+}
+
 #[proc_macro_derive(Parameters, attributes(constant))]
 pub fn derive_parameters(input: TokenStream) -> TokenStream {
     derive::parameters(input.into()).into()

@@ -37,8 +37,10 @@
 
 mod arguments;
 mod arithmetic;
+mod backward;
 mod coercion;
 mod functions;
+mod loops;
 mod methods;
 pub mod outlined;
 mod parameters;
@@ -47,8 +49,10 @@ mod shaped;
 
 pub use arguments::*;
 pub use arithmetic::*;
+pub use backward::*;
 pub use coercion::*;
 pub use functions::*;
+pub use loops::*;
 pub use methods::*;
 pub use parameters::*;
 pub use second_order::*;
@@ -169,7 +173,7 @@ pub fn call<'t, C: Called<'t>>(tape: &'t Tape, result: C) -> C::Value {
 #[cold]
 #[inline(never)]
 fn label_error(error: ScalarAutodiffError, text: &'static str, line: u32) -> ScalarAutodiffError {
-    error.at(Label { text, line })
+    error.at(Label::at_line(text, line))
 }
 
 /// A differentiable parameter of `f_tape`, whose scalars must all be on

@@ -10,7 +10,7 @@ use syn::Ident;
 use super::{differentiable, user_params, Names};
 use crate::ast::{Function, Kind, Param};
 
-pub fn items(function: &Function, names: &Names) -> TokenStream {
+pub(super) fn items(function: &Function, names: &Names) -> TokenStream {
     let Names {
         name,
         grad_fn,
@@ -104,7 +104,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
 }
 
 /// Every differentiable parameter's components, appended to `inputs`.
-pub(super) fn components(differentiable: &[&Param], inputs: &Ident) -> Vec<TokenStream> {
+pub(crate) fn components(differentiable: &[&Param], inputs: &Ident) -> Vec<TokenStream> {
     differentiable
         .iter()
         .map(|param| {
@@ -122,7 +122,7 @@ pub(super) fn components(differentiable: &[&Param], inputs: &Ident) -> Vec<Token
 
 /// Every differentiable parameter rebuilt from the front of `rest`, under
 /// its own name.
-pub(super) fn rebuilds(differentiable: &[&Param], rest: &Ident) -> Vec<TokenStream> {
+pub(crate) fn rebuilds(differentiable: &[&Param], rest: &Ident) -> Vec<TokenStream> {
     differentiable
         .iter()
         .map(|param| {

@@ -7,7 +7,7 @@
 
 mod adjoint;
 mod body;
-mod check;
+pub(crate) mod check;
 mod companion;
 mod grad;
 mod method;

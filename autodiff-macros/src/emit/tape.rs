@@ -106,6 +106,17 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
             }
         }
     });
+    // On a probing tape, the parameters' nodes (`#[backward(f)]`'s exact
+    // adjoints of `w1_bar`, ..).
+    let param_probes: Vec<TokenStream> = function
+        .params
+        .iter()
+        .filter(|param| param.kind.is_differentiable())
+        .map(|param| {
+            let (ident, name) = (&param.ident, param.ident.to_string());
+            quote!(::autodiff::__probe!(#tape, #name, #ident);)
+        })
+        .collect();
     let long = outlined(function);
     let float_constants = function
         .params
@@ -189,6 +200,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
             // here, once, with what this call recorded rolled back.
             let #entry = __ad::enter(#tape);
             #refuse
+            #(#param_probes)*
             #run_body;
             #leave
         }

@@ -14,7 +14,7 @@
 
 mod calls;
 mod expressions;
-mod params;
+pub(crate) mod params;
 mod statements;
 
 use std::cell::{Cell, OnceCell, RefCell};

@@ -102,7 +102,7 @@ impl<'a> Lower<'a> {
 }
 
 /// A whole parameter's shape on the tape: `&Model` or what [`classify`] says.
-fn classify_param(ty: &Type) -> Option<Kind> {
+pub(crate) fn classify_param(ty: &Type) -> Option<Kind> {
     if let Type::Reference(reference) = ty {
         if reference.mutability.is_none() {
             if let Some(Kind::Struct { ty, .. }) = classify(&reference.elem) {

@@ -258,7 +258,83 @@ impl<'f> Emitter<'f> {
         quote!({ #(#stmts)* #tail })
     }
 
+    /// A statement, then, for one that binds or writes a tracked name, its
+    /// probe: on a probing tape (`#[backward(f)]`'s exact adjoints) it logs
+    /// the node the binding, or the element written, now holds.
     fn stmt(&self, stmt: &Stmt) -> TokenStream {
+        let tokens = self.stmt_unprobed(stmt);
+        let tape = &self.tape;
+        let probe = match stmt {
+            Stmt::Let {
+                name: Some(name),
+                init: Some(_),
+                pat,
+                ..
+            } if self.flow.is_tracked(name) => match first_ident(pat.syntax) {
+                // The pattern's own identifier, hygiene and all: a name
+                // bound inside a `macro_rules!` is that macro's.
+                Some(ident) => quote!(::autodiff::__probe!(#tape, #name, #ident);),
+                None => TokenStream::new(),
+            },
+            Stmt::Expr(expr, Some(_)) => match &expr.kind {
+                ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                    self.probe_of(target)
+                }
+                _ => TokenStream::new(),
+            },
+            _ => TokenStream::new(),
+        };
+        quote!(#tokens #probe)
+    }
+
+    /// The probe of an assignment's target: the name, or the element of a
+    /// name indexed by integer expressions (re-read after the write), or the
+    /// whole name when an index is anything else.
+    fn probe_of(&self, target: &Expr) -> TokenStream {
+        let Some(root) = flow::root(target).filter(|root| self.flow.is_tracked(root)) else {
+            return TokenStream::new();
+        };
+        let tape = &self.tape;
+        let mut place = target;
+        let ident = loop {
+            match &place.kind {
+                ExprKind::Index { base, .. } => place = base,
+                ExprKind::Paren(inner) => place = inner,
+                ExprKind::Path(path) => match path.path.get_ident() {
+                    Some(ident) => break ident.clone(),
+                    None => return TokenStream::new(),
+                },
+                _ => return TokenStream::new(),
+            }
+        };
+        let mut indices = Vec::new();
+        let mut place = target;
+        loop {
+            match &place.kind {
+                ExprKind::Index { base, index } => {
+                    if !is_plain_index(index)
+                        || self.flow.is_certainly_tracked(index)
+                        || self.is_float_constant(index)
+                    {
+                        return quote!(::autodiff::__probe!(#tape, #root, #ident););
+                    }
+                    indices.push(index.source.to_token_stream());
+                    place = base;
+                }
+                ExprKind::Paren(inner) => place = inner,
+                ExprKind::Path(_) => break,
+                _ => return TokenStream::new(),
+            }
+        }
+        indices.reverse();
+        if indices.is_empty() {
+            quote!(::autodiff::__probe!(#tape, #root, #ident);)
+        } else {
+            quote!(::autodiff::__probe!(#tape, #root, #ident #([#indices])*; #(#indices),*);)
+        }
+    }
+
+    fn stmt_unprobed(&self, stmt: &Stmt) -> TokenStream {
         match stmt {
             Stmt::Let {
                 pat,
@@ -416,4 +492,42 @@ impl<'f> Emitter<'f> {
 /// the `let` it initialises.
 fn is_collect(expr: &Expr) -> bool {
     matches!(&expr.kind, ExprKind::Structural { method, turbofish: None, .. } if *method == "collect")
+}
+
+/// An index expression that reads no more than integers: names, literals,
+/// arithmetic and parentheses of them, re-evaluated by a probe.
+fn is_plain_index(index: &Expr) -> bool {
+    match &index.source {
+        Source::Expr(expr) => plain_index_syntax(expr),
+        _ => false,
+    }
+}
+
+fn plain_index_syntax(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Path(path) => path.qself.is_none(),
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Paren(paren) => plain_index_syntax(&paren.expr),
+        syn::Expr::Binary(binary) => {
+            matches!(
+                binary.op,
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+            ) && plain_index_syntax(&binary.left)
+                && plain_index_syntax(&binary.right)
+        }
+        _ => false,
+    }
+}
+
+/// A pattern's first identifier, through `mut`, a type, a reference or a
+/// tuple, with its own span.
+pub(super) fn first_ident(pat: &syn::Pat) -> Option<Ident> {
+    match pat {
+        syn::Pat::Ident(ident) => Some(ident.ident.clone()),
+        syn::Pat::Type(typed) => first_ident(&typed.pat),
+        syn::Pat::Reference(reference) => first_ident(&reference.pat),
+        syn::Pat::Paren(paren) => first_ident(&paren.pat),
+        syn::Pat::Tuple(tuple) => tuple.elems.iter().find_map(first_ident),
+        _ => None,
+    }
 }
