@@ -182,6 +182,15 @@ fn checks(item: &ItemFn, plain: &ItemFn, path: &Path, params: &[Param]) -> Token
         }
     });
 
+    // The student's return type is `f`'s gradient type: one error, on the
+    // return type, when it is not.
+    let same_type = match output {
+        syn::ReturnType::Type(_, ty) => {
+            let span = ty.span();
+            quote_spanned!(span=> __ad::same_gradient_type(&__yours, &__reverse);)
+        }
+        syn::ReturnType::Default => quote!(__ad::same_gradient_type(&__yours, &__reverse);),
+    };
     let inputs = format_ident!("__inputs");
     let rest = format_ident!("__rest");
     let components = crate::emit::check::components(&differentiable, &inputs);
@@ -213,9 +222,13 @@ fn checks(item: &ItemFn, plain: &ItemFn, path: &Path, params: &[Param]) -> Token
         ) -> ::core::result::Result<::autodiff::BackwardReport, ::autodiff::ScalarAutodiffError> {
             use ::autodiff::__private as __ad;
             let #log = __ad::StudentLog::new();
-            let __yours = #logged_fn(&#log, #(#dups),*);
+            let __yours = #name(#(#dups),*);
+            let __logged = #logged_fn(&#log, #(#dups),*);
+            // The instrumented copy computes what the function does.
+            let _ = &__logged;
             let __exact = #recorded_fn(&mut __ad::probing_tape(), #(#dups,)* |__output, _| __ad::exact_adjoints(__output))?;
             let __reverse = #grad_fn(#(#dups),*)?;
+            #same_type
             let (__writes, __declarations) = #log.finish();
             let mut __returned = ::std::vec::Vec::new();
             #(#returned)*

@@ -16,20 +16,10 @@
 //! `sign` a flipped sign; `overwritten` a forward value read after a loop
 //! overwrote it.
 //!
-//! Until the macro exists the attribute is a line comment directly above
-//! each backward function, and the constant marks on their parameters are
-//! block comments (a plain `fn` cannot carry `#[constant]`: "cannot find
-//! attribute `constant` in this scope"). To switch the corpus on:
-//!
-//! ```text
-//! sed -i -e 's|^\(\s*\)// #\[backward(|\1#[backward(|' \
-//!        -e 's|/\* #\[constant\] \*/|#[constant]|g' \
-//!        -e '/^#\[cfg(any())\]$/d' tests/macros/backward_corpus.rs
-//! ```
-//!
-//! The tests live now: every hand-written backward returns `f_grad`'s
-//! gradient to 1e-12, every planted one a gradient off by more than 1e-6,
-//! and the markers sit where the sed and `planted_line` expect them.
+//! The tests: every hand-written backward returns `f_grad`'s gradient to
+//! 1e-12 and passes its `_check` (at the point and at a random one); every
+//! planted one returns a gradient off by more than 1e-6, and its `_check`
+//! names the planted line and the adjoint written there.
 // Index loops on purpose: they read like the lesson's matrix formulas.
 #![allow(clippy::needless_range_loop)]
 // The backward functions spell out `f`'s gradient type, the attention
@@ -1347,16 +1337,14 @@ fn attention_head_planted_backwards_are_wrong() -> Result<(), ScalarAutodiffErro
 
 /// Every function named `*_backward_<kind>` has exactly one planted line,
 /// inside its own body; the hand-written ones have none; and every
-/// attribute (commented out or not) sits directly above a `pub fn` of this
-/// file.
+/// attribute sits directly above a `pub fn` of this file.
 #[test]
-fn the_markers_are_where_the_sed_and_planted_line_expect_them() {
+fn the_markers_are_where_planted_line_expects_them() {
     let source = include_str!("backward_corpus.rs");
     let lines: Vec<&str> = source.lines().collect();
     let mut attributes = 0;
     for (n, line) in lines.iter().enumerate() {
-        // Commented out now, live once the sed has run.
-        let trimmed = line.trim_start().trim_start_matches("// ");
+        let trimmed = line.trim_start();
         if let Some(rest) = trimmed.strip_prefix("#[backward(") {
             attributes += 1;
             let f = rest.trim_end().strip_suffix(")]").expect("#[backward(f)]");
@@ -1397,9 +1385,9 @@ fn the_markers_are_where_the_sed_and_planted_line_expect_them() {
 }
 
 // ---------------------------------------------------------------------------
-// Once `#[backward]` exists (delete the `cfg` line below).
+// The checks.
 
-mod with_macro {
+mod checks {
     use super::*;
     use autodiff::BackwardReport;
 

@@ -8,6 +8,7 @@
 mod oracle;
 
 mod arrays;
+mod backward;
 mod backward_corpus;
 mod casts;
 mod chapter14;

@@ -1,0 +1,218 @@
+//! `#[backward(f)]` beyond the corpus: the other adjoint notations, a name
+//! `f` does not have, a returned gradient that no statement computes, the
+//! random point that a symmetric one cannot replace, rows' loop indices,
+//! `while` loops, and `f`'s own errors.
+
+// Index loops and named results on purpose: as the lesson writes them.
+#![allow(clippy::needless_range_loop, clippy::let_and_return)]
+
+use autodiff::prelude::*;
+use autodiff::{RowKind, RowVerdict};
+
+#[differentiable]
+fn neuron(w: [f64; 2], b: f64, #[constant] x: f64) -> f64 {
+    let z = w[0] * x + w[1] * x * x + b;
+    let h = z.tanh();
+    h * h
+}
+
+/// Lesson 15's own notation, `dL_dz`.
+#[backward(neuron)]
+#[allow(non_snake_case)]
+fn neuron_backward_dl(w: [f64; 2], b: f64, #[constant] x: f64) -> ([f64; 2], f64) {
+    let z = w[0] * x + w[1] * x * x + b;
+    let h = z.tanh();
+    let dL_dh = 2.0 * h;
+    let dL_dz = dL_dh * (1.0 - h * h);
+    ([dL_dz * x, dL_dz * x * x], dL_dz)
+}
+
+/// `dz` in a function without any `_bar` name; `delta` is not an adjoint
+/// of anything in `neuron` and is said so.
+#[backward(neuron)]
+fn neuron_backward_d(w: [f64; 2], b: f64, #[constant] x: f64) -> ([f64; 2], f64) {
+    let z = w[0] * x + w[1] * x * x + b;
+    let h = z.tanh();
+    let dh = 2.0 * h;
+    let dz = dh * (1.0 - h * h);
+    let delta = 0.5;
+    let dw = [dz * x, dz * x * x * (delta + 0.5)];
+    (dw, dz)
+}
+
+#[test]
+fn other_notations_are_matched() -> Result<(), ScalarAutodiffError> {
+    let report = neuron_backward_dl_check([0.4, -0.7], 0.1, 1.3)?;
+    assert!(report.passed(), "{report}");
+    let names: Vec<&str> = report.rows().iter().map(|row| row.name()).collect();
+    assert_eq!(names, ["dL_dh", "dL_dz", "w", "b"], "{report}");
+    assert!(report.rows()[..2]
+        .iter()
+        .all(|row| row.verdict() == RowVerdict::Exact));
+
+    let report = neuron_backward_d_check([0.4, -0.7], 0.1, 1.3)?;
+    assert!(report.passed(), "{report}");
+    let delta = report
+        .rows()
+        .iter()
+        .find(|row| row.name() == "delta")
+        .unwrap();
+    assert_eq!(delta.verdict(), RowVerdict::NoCounterpart);
+    assert!(
+        delta.note().unwrap().contains("no binding `elta`"),
+        "{report}"
+    );
+    let dw = report.rows().iter().find(|row| row.name() == "dw").unwrap();
+    assert_eq!(dw.verdict(), RowVerdict::Exact, "{report}");
+    assert_eq!(dw.yours().len(), 2);
+    Ok(())
+}
+
+/// A typo: `hh_bar` has no counterpart, and says so; the rest is right.
+#[backward(neuron)]
+fn neuron_backward_typo(w: [f64; 2], b: f64, #[constant] x: f64) -> ([f64; 2], f64) {
+    let z = w[0] * x + w[1] * x * x + b;
+    let h = z.tanh();
+    let hh_bar = 2.0 * h;
+    let z_bar = hh_bar * (1.0 - h * h);
+    ([z_bar * x, z_bar * x * x], z_bar)
+}
+
+/// Every adjoint statement right, but `b`'s gradient never returned.
+#[backward(neuron)]
+fn neuron_backward_forgets_b(w: [f64; 2], b: f64, #[constant] x: f64) -> ([f64; 2], f64) {
+    let z = w[0] * x + w[1] * x * x + b;
+    let h = z.tanh();
+    let h_bar = 2.0 * h;
+    let z_bar = h_bar * (1.0 - h * h);
+    ([z_bar * x, z_bar * x * x], 0.0)
+}
+
+#[test]
+fn a_name_f_does_not_have_is_said_plainly() -> Result<(), ScalarAutodiffError> {
+    let report = neuron_backward_typo_check([0.4, -0.7], 0.1, 1.3)?;
+    assert!(report.passed(), "{report}");
+    let typo = &report.rows()[0];
+    assert_eq!(typo.name(), "hh_bar");
+    assert_eq!(typo.verdict(), RowVerdict::NoCounterpart);
+    assert_eq!(typo.exact(), [None]);
+    assert!(
+        report
+            .to_string()
+            .contains("`f` has no binding `hh` (for `hh_bar`)"),
+        "{report}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_gradient_no_statement_computes_is_named_at_the_return() -> Result<(), ScalarAutodiffError> {
+    let report = neuron_backward_forgets_b_check([0.4, -0.7], 0.1, 1.3)?;
+    assert!(!report.passed());
+    let wrong = report.first_wrong().unwrap();
+    assert_eq!(
+        (wrong.name(), wrong.kind()),
+        ("b", RowKind::Returned),
+        "{report}"
+    );
+    // The returned expression is the function's last line before `}`.
+    let source = include_str!("backward.rs");
+    let tail = source
+        .lines()
+        .position(|line| line.contains("([z_bar * x, z_bar * x * x], 0.0)"))
+        .unwrap();
+    assert_eq!(wrong.line() as usize, tail + 1);
+    assert!(
+        report.to_string().contains("the returned gradient of `b`"),
+        "{report}"
+    );
+    Ok(())
+}
+
+#[differentiable]
+fn product(w: [f64; 2]) -> f64 {
+    let p = w[0] * w[1];
+    p
+}
+
+/// Right only where w[0] = w[1]: the components are swapped.
+#[backward(product)]
+fn product_backward_swapped(w: [f64; 2]) -> [f64; 2] {
+    let p_bar = 1.0;
+    [p_bar * w[0], p_bar * w[1]]
+}
+
+#[test]
+fn a_random_point_catches_what_a_symmetric_one_hides() -> Result<(), ScalarAutodiffError> {
+    assert!(product_backward_swapped_check([0.5, 0.5])?.passed());
+    assert!(product_backward_swapped_check([0.0, 0.0])?.passed());
+    for seed in 0..20 {
+        let report = product_backward_swapped_check_random(seed, [0.5, 0.5])?;
+        assert!(!report.passed(), "seed {seed}:\n{report}");
+        // The drawn point is non-zero and asymmetric.
+        let returned = report.rows().iter().find(|row| row.name() == "w").unwrap();
+        let yours = returned.yours();
+        assert!(yours.iter().all(|v| v.abs() >= 0.25) && yours[0] != yours[1]);
+    }
+    Ok(())
+}
+
+#[differentiable]
+fn layered(w: [f64; 3], x: f64) -> f64 {
+    let mut total = 0.0;
+    for j in 0..3 {
+        let z = w[j] * x;
+        total += z.sin();
+    }
+    total * total
+}
+
+/// `z_bar` in each iteration of a loop over `j`, as `f`'s `z` is.
+#[backward(layered)]
+fn layered_backward(w: [f64; 3], x: f64) -> ([f64; 3], f64) {
+    let mut total = 0.0;
+    for j in 0..3 {
+        total += (w[j] * x).sin();
+    }
+    let total_bar = 2.0 * total;
+    let mut w_bar = [0.0; 3];
+    let mut x_bar = 0.0;
+    for j in (0..3).rev() {
+        let z_bar = total_bar * (w[j] * x).cos();
+        w_bar[j] = z_bar * x;
+        x_bar += z_bar * w[j];
+    }
+    (w_bar, x_bar)
+}
+
+#[test]
+fn rows_carry_their_loop_indices() -> Result<(), ScalarAutodiffError> {
+    let report = layered_backward_check([0.9, -1.1, 0.7], 0.8)?;
+    assert!(report.passed(), "{report}");
+    let z_rows: Vec<_> = report
+        .rows()
+        .iter()
+        .filter(|row| row.name() == "z_bar")
+        .collect();
+    assert_eq!(z_rows.len(), 3, "{report}");
+    let js: Vec<i64> = z_rows.iter().map(|row| row.indices()[0].value).collect();
+    assert_eq!(js, [2, 1, 0]);
+    assert!(z_rows.iter().all(|row| row.indices()[0].name == "j"));
+    Ok(())
+}
+
+#[differentiable]
+fn logs(x: [f64; 2]) -> f64 {
+    x[0].ln() + x[1]
+}
+
+#[backward(logs)]
+fn logs_backward(x: [f64; 2]) -> [f64; 2] {
+    [1.0 / x[0], 1.0]
+}
+
+#[test]
+fn an_error_of_f_is_the_checks_error() {
+    let error = logs_backward_check([-0.5, 1.0]).unwrap_err();
+    assert_eq!(error.code(), "non-finite-result");
+}
