@@ -1,6 +1,41 @@
 //! Checking a student's own backward pass, statement by statement:
 //! [`BackwardReport`], what `#[backward(f)]`'s `_check` returns.
 //!
+//! ```
+//! use autodiff::prelude::*;
+//!
+//! #[differentiable]
+//! fn loss(w: [f64; 3], #[constant] x: [f64; 3]) -> f64 {
+//!     let mut y = 0.0;
+//!     for i in 0..3 {
+//!         let z = w[i] * x[i];
+//!         y += z.sin();
+//!     }
+//!     y * y
+//! }
+//!
+//! #[backward(loss)]
+//! fn loss_backward(w: [f64; 3], #[constant] x: [f64; 3]) -> [f64; 3] {
+//!     let y: f64 = (0..3).map(|i| (w[i] * x[i]).sin()).sum();
+//!     let y_bar = 2.0 * y;
+//!     let mut w_bar = [0.0; 3];
+//!     for i in 0..3 {
+//!         let z_bar = y_bar * (w[i] * x[i]).cos();
+//!         w_bar[i] = z_bar * x[i];
+//!     }
+//!     w_bar
+//! }
+//!
+//! let report = loss_backward_check([0.5, -1.0, 2.0], [1.0, 0.3, -0.7])?;
+//! assert!(report.passed());
+//! // One row for `y_bar`, one for `z_bar` in each iteration (`i = 0, 1,
+//! // 2`), one for `w_bar`'s three elements, one for the returned gradient.
+//! assert_eq!(report.rows().len(), 6);
+//! assert_eq!(report.rows()[1].indices()[0].to_string(), "i = 0");
+//! assert!(report.first_wrong().is_none());
+//! # Ok::<(), autodiff::ScalarAutodiffError>(())
+//! ```
+//!
 //! # The matching rule
 //!
 //! The student's adjoint of `f`'s binding `z` is named `z_bar` (or, in a
