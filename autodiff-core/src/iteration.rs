@@ -28,6 +28,25 @@ pub struct Iteration {
     pub counted: bool,
 }
 
+impl Iteration {
+    /// The iteration of a loop whose variable `name` has `value` (an
+    /// integer), or, when `value` is `None`, the loop's `count`-th.
+    pub fn of(name: &'static str, value: Option<i64>, count: i64) -> Self {
+        match value {
+            Some(value) => Self {
+                name,
+                value,
+                counted: false,
+            },
+            None => Self {
+                name,
+                value: count,
+                counted: true,
+            },
+        }
+    }
+}
+
 impl fmt::Display for Iteration {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.counted {

@@ -680,3 +680,16 @@ impl<'a> Expr<'a> {
             })
     }
 }
+
+/// A pattern's first identifier, through `mut`, a type, a reference or a
+/// tuple, with its own span.
+pub fn first_ident(pat: &syn::Pat) -> Option<Ident> {
+    match pat {
+        syn::Pat::Ident(ident) => Some(ident.ident.clone()),
+        syn::Pat::Type(typed) => first_ident(&typed.pat),
+        syn::Pat::Reference(reference) => first_ident(&reference.pat),
+        syn::Pat::Paren(paren) => first_ident(&paren.pat),
+        syn::Pat::Tuple(tuple) => tuple.elems.iter().find_map(first_ident),
+        _ => None,
+    }
+}

@@ -436,10 +436,10 @@ impl Adjoints {
             }
             Expr::ForLoop(for_loop) => {
                 self.block(&mut for_loop.body, log);
-                let name = first_name(&for_loop.pat).filter(|name| name != "_");
-                let enter = match name {
-                    Some(name) => {
-                        let ident = format_ident!("{}", name);
+                let variable = crate::ast::first_ident(&for_loop.pat).filter(|ident| ident != "_");
+                let enter = match variable {
+                    Some(ident) => {
+                        let name = ident.to_string();
                         quote! {
                             let __iteration = #log.iteration(#name, {
                                 #[allow(unused_imports)]
@@ -512,18 +512,6 @@ fn local_name(pat: &Pat) -> Option<String> {
     match pat {
         Pat::Ident(ident) if ident.subpat.is_none() => Some(ident.ident.to_string()),
         Pat::Type(typed) => local_name(&typed.pat),
-        _ => None,
-    }
-}
-
-/// A loop pattern's first name: `i` of `i`, `(i, v)`, `&i`.
-fn first_name(pat: &Pat) -> Option<String> {
-    match pat {
-        Pat::Ident(ident) => Some(ident.ident.to_string()),
-        Pat::Tuple(tuple) => tuple.elems.first().and_then(first_name),
-        Pat::Reference(reference) => first_name(&reference.pat),
-        Pat::Type(typed) => first_name(&typed.pat),
-        Pat::Paren(paren) => first_name(&paren.pat),
         _ => None,
     }
 }

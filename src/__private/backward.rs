@@ -161,15 +161,10 @@ impl StudentLog {
         value: Option<i64>,
         count: i64,
     ) -> InStudentIteration<'_> {
-        let (value, counted) = match value {
-            Some(value) => (value, false),
-            None => (count, true),
-        };
-        self.inner.borrow_mut().loops.push(Iteration {
-            name,
-            value,
-            counted,
-        });
+        self.inner
+            .borrow_mut()
+            .loops
+            .push(Iteration::of(name, value, count));
         InStudentIteration { log: self }
     }
 

@@ -12,15 +12,7 @@ pub fn iteration<'t>(
     value: Option<i64>,
     count: i64,
 ) -> InIteration<'t> {
-    let (value, counted) = match value {
-        Some(value) => (value, false),
-        None => (count, true),
-    };
-    tape.enter_iteration(Iteration {
-        name,
-        value,
-        counted,
-    })
+    tape.enter_iteration(Iteration::of(name, value, count))
 }
 
 /// A loop variable, asked for its integer value by autoref: `(&LoopVariable(&i)).loop_value()`

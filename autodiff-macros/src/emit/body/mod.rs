@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 use syn::Ident;
 
 use super::label;
-use crate::ast::{Arm, Block, Expr, ExprKind, Label, Source, Stmt};
+use crate::ast::{first_ident, Arm, Block, Expr, ExprKind, Label, Source, Stmt};
 use crate::flow::{self, Flow};
 use crate::text;
 
@@ -516,18 +516,5 @@ fn plain_index_syntax(expr: &syn::Expr) -> bool {
                 && plain_index_syntax(&binary.right)
         }
         _ => false,
-    }
-}
-
-/// A pattern's first identifier, through `mut`, a type, a reference or a
-/// tuple, with its own span.
-pub(super) fn first_ident(pat: &syn::Pat) -> Option<Ident> {
-    match pat {
-        syn::Pat::Ident(ident) => Some(ident.ident.clone()),
-        syn::Pat::Type(typed) => first_ident(&typed.pat),
-        syn::Pat::Reference(reference) => first_ident(&reference.pat),
-        syn::Pat::Paren(paren) => first_ident(&paren.pat),
-        syn::Pat::Tuple(tuple) => tuple.elems.iter().find_map(first_ident),
-        _ => None,
     }
 }
