@@ -59,6 +59,11 @@
 //!    inside `f`'s loops (`for j { let z = ..; }`) may be written by the
 //!    student as an array over those loops: `z_bar[j]` is `z` at `j`.
 //!
+//! A binding `f` rewrites from itself in a loop (a recurrence, `a =
+//! (w[j] * a).sin()` over `j`) has a different adjoint in every
+//! iteration; an adjoint of it declared outside that loop is not judged
+//! (its row says why), and the statements inside the loop are.
+//!
 //! A statement's row is *exact* when every number is within 1e-12 of the
 //! exact adjoint (relative to it where it exceeds 1), *approximate* within
 //! 1e-6, and *wrong* beyond. A name `f` has no binding for (a typo), or an
@@ -463,6 +468,9 @@ fn find_exact(
         .rev()
         .find(|probe| probe.path == path && same_iteration(context, &probe.iterations, &[]));
     if let Some(probe) = same_element {
+        if let Some(note) = recurrence_note(&candidates, probe, context, binding) {
+            return (None, Some(note));
+        }
         return (probe.adjoint, constant_note(probe, binding));
     }
     // A scalar binding inside loops, written by the student as an array
@@ -485,6 +493,40 @@ fn find_exact(
         None,
         Some(format!("no iteration of `{binding}`{at} in `f` matches")),
     )
+}
+
+/// A recurrence: `f` rewrites `binding` with a plain `=` in loops the
+/// student's `let` is outside of (`a = (w[j] * a).sin()` over `j`). Its
+/// adjoint changes from one iteration to the next, so the student's
+/// last write (the adjoint of the value before the loop) and `f`'s last
+/// value (after it) are not the same quantity: not judged, and said so.
+fn recurrence_note(
+    candidates: &[&Exact],
+    found: &Exact,
+    context: &[Iteration],
+    binding: &str,
+) -> Option<String> {
+    let looped = |probe: &&&Exact| {
+        probe.reassigned
+            && probe
+                .iterations
+                .iter()
+                .any(|iteration| !context.iter().any(|ours| ours.name == iteration.name))
+    };
+    let recurrent = candidates
+        .iter()
+        .filter(|probe| probe.path == found.path)
+        .find(looped)?;
+    let loops: Vec<&str> = recurrent
+        .iterations
+        .iter()
+        .filter(|iteration| !context.iter().any(|ours| ours.name == iteration.name))
+        .map(|iteration| iteration.name)
+        .collect();
+    Some(format!(
+        "`f` rewrites `{binding}` in each iteration of `{}`: a recurrence, whose adjoint is checked through the statements inside that loop",
+        loops.join("`, `")
+    ))
 }
 
 fn constant_note(probe: &Exact, binding: &str) -> Option<String> {

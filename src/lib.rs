@@ -75,6 +75,12 @@ pub use backward::{BackwardElement, BackwardReport, BackwardRow, RowKind, RowVer
 #[macro_export]
 macro_rules! __probe {
     ($tape:expr, $name:literal, $value:expr $(; $($index:expr),+)?) => {
+        $crate::__probe!(@ false, $tape, $name, $value $(; $($index),+)?)
+    };
+    (= $tape:expr, $name:literal, $value:expr $(; $($index:expr),+)?) => {
+        $crate::__probe!(@ true, $tape, $name, $value $(; $($index),+)?)
+    };
+    (@ $reassigned:literal, $tape:expr, $name:literal, $value:expr $(; $($index:expr),+)?) => {
         if $tape.probing() {
             #[allow(unused_imports)]
             use $crate::__private::{NoProbe as _, ProbeValue as _};
@@ -82,6 +88,7 @@ macro_rules! __probe {
                 $tape,
                 $name,
                 &[$($($crate::__private::index_of($index)),+)?],
+                $reassigned,
             );
         }
     };

@@ -247,4 +247,8 @@ pub struct Probe {
     pub node: usize,
     /// The loop iterations the binding was written in.
     pub iterations: Vec<Iteration>,
+    /// Written by a plain `=` to the binding (not `+=`, not its `let`):
+    /// in a loop, a recurrence whose adjoint changes from one iteration to
+    /// the next.
+    pub reassigned: bool,
 }

@@ -552,7 +552,13 @@ impl Nodes {
     }
 
     /// Logs that binding `name`'s element `path` holds node `node`.
-    pub(crate) fn probe(&mut self, name: &'static str, path: &[usize], node: usize) {
+    pub(crate) fn probe(
+        &mut self,
+        name: &'static str,
+        path: &[usize],
+        node: usize,
+        reassigned: bool,
+    ) {
         let iterations = self.loops.current.clone();
         if let Some(probes) = &mut self.probes {
             probes.push(Probe {
@@ -560,6 +566,7 @@ impl Nodes {
                 path: path.to_vec(),
                 node,
                 iterations,
+                reassigned,
             });
         }
     }

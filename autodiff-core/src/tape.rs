@@ -283,14 +283,15 @@ impl Tape {
         unsafe { self.read() }.probing()
     }
 
-    /// Logs that binding `name`'s element `path` holds `value`'s node.
+    /// Logs that binding `name`'s element `path` holds `value`'s node;
+    /// `reassigned` when a plain `=` to the binding put it there.
     #[doc(hidden)]
     #[cold]
-    pub fn probe(&self, name: &'static str, path: &[usize], value: Scalar<'_>) {
+    pub fn probe(&self, name: &'static str, path: &[usize], value: Scalar<'_>, reassigned: bool) {
         if std::ptr::eq(value.tape, self) {
             // SAFETY: the guard lives for this statement, which calls only
             // `Nodes::probe`.
-            unsafe { self.write() }.probe(name, path, value.index());
+            unsafe { self.write() }.probe(name, path, value.index(), reassigned);
         }
     }
 

@@ -14,65 +14,66 @@ pub struct Probing<'a, T: ?Sized>(pub &'a T);
 /// Values that hold nodes: a `Scalar` and containers of them.
 pub trait Probed {
     /// Logs every node under `path`.
-    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>);
+    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>, reassigned: bool);
 }
 
 impl Probed for Scalar<'_> {
-    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>) {
-        tape.probe(name, path, *self);
+    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>, reassigned: bool) {
+        tape.probe(name, path, *self, reassigned);
     }
 }
 
 impl<T: Probed> Probed for [T] {
-    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>) {
+    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>, reassigned: bool) {
         for (index, item) in self.iter().enumerate() {
             path.push(index);
-            item.probe_into(tape, name, path);
+            item.probe_into(tape, name, path, reassigned);
             path.pop();
         }
     }
 }
 
 impl<T: Probed, const N: usize> Probed for [T; N] {
-    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>) {
-        self.as_slice().probe_into(tape, name, path);
+    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>, reassigned: bool) {
+        self.as_slice().probe_into(tape, name, path, reassigned);
     }
 }
 
 impl<T: Probed> Probed for Vec<T> {
-    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>) {
-        self.as_slice().probe_into(tape, name, path);
+    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>, reassigned: bool) {
+        self.as_slice().probe_into(tape, name, path, reassigned);
     }
 }
 
 impl<T: Probed + ?Sized> Probed for &T {
-    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>) {
-        (**self).probe_into(tape, name, path);
+    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>, reassigned: bool) {
+        (**self).probe_into(tape, name, path, reassigned);
     }
 }
 
 /// The probing case, found first by autoref.
 pub trait ProbeValue {
     /// Logs the value's nodes under `path`.
-    fn probe(&self, tape: &Tape, name: &'static str, path: &[usize]);
+    fn probe(&self, tape: &Tape, name: &'static str, path: &[usize], reassigned: bool);
 }
 
 impl<T: Probed + ?Sized> ProbeValue for Probing<'_, T> {
     #[inline(never)]
-    fn probe(&self, tape: &Tape, name: &'static str, path: &[usize]) {
-        self.0.probe_into(tape, name, &mut path.to_vec());
+    fn probe(&self, tape: &Tape, name: &'static str, path: &[usize], reassigned: bool) {
+        self.0
+            .probe_into(tape, name, &mut path.to_vec(), reassigned);
     }
 }
 
 /// Anything else (an integer, a model): nothing to log.
 pub trait NoProbe {
     /// Does nothing.
-    fn probe(&self, tape: &Tape, name: &'static str, path: &[usize]);
+    fn probe(&self, tape: &Tape, name: &'static str, path: &[usize], reassigned: bool);
 }
 
 impl<T: ?Sized> NoProbe for &Probing<'_, T> {
     #[inline(always)]
-    fn probe(&self, _: &Tape, _: &'static str, _: &[usize]) {}
+    fn probe(&self, _: &Tape, _: &'static str, _: &[usize], _: bool) {}
 }
 
 /// An index as a `usize`, whatever integer type it was written in (a
@@ -101,10 +102,12 @@ pub fn exact_adjoints(
                  path,
                  node,
                  iterations,
+                 reassigned,
              }| ExactAdjoint {
                 name,
                 path,
                 iterations,
+                reassigned,
                 adjoint: tape.gradient_at(node),
             },
         )
@@ -316,6 +319,8 @@ pub struct ExactAdjoint {
     pub path: Vec<usize>,
     /// The loop iterations the binding was written in.
     pub iterations: Vec<Iteration>,
+    /// Written by a plain `=` to the binding.
+    pub reassigned: bool,
     /// Its gradient, `None` when the node tracks none.
     pub adjoint: Option<f64>,
 }

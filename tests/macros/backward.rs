@@ -216,3 +216,77 @@ fn an_error_of_f_is_the_checks_error() {
     let error = logs_backward_check([-0.5, 1.0]).unwrap_err();
     assert_eq!(error.code(), "non-finite-result");
 }
+
+#[differentiable]
+fn recurrence(w: [f64; 3], x: f64) -> f64 {
+    let mut a = x;
+    for j in 0..3 {
+        let z = w[j] * a;
+        a = z.sin();
+    }
+    a * a
+}
+
+/// Right: the adjoint of `a` changes in each iteration of the reverse loop.
+#[backward(recurrence)]
+fn recurrence_backward(w: [f64; 3], x: f64) -> ([f64; 3], f64) {
+    let mut a = [x; 4];
+    for j in 0..3 {
+        a[j + 1] = (w[j] * a[j]).sin();
+    }
+    let mut a_bar = 2.0 * a[3];
+    let mut w_bar = [0.0; 3];
+    for j in (0..3).rev() {
+        let z_bar = a_bar * (w[j] * a[j]).cos();
+        w_bar[j] = z_bar * a[j];
+        a_bar = z_bar * w[j];
+    }
+    (w_bar, a_bar)
+}
+
+/// A wrong local derivative inside the recurrence's loop.
+#[backward(recurrence)]
+fn recurrence_backward_wrong(w: [f64; 3], x: f64) -> ([f64; 3], f64) {
+    let mut a = [x; 4];
+    for j in 0..3 {
+        a[j + 1] = (w[j] * a[j]).sin();
+    }
+    let mut a_bar = 2.0 * a[3];
+    let mut w_bar = [0.0; 3];
+    for j in (0..3).rev() {
+        let z_bar = a_bar * (w[j] * a[j]).sin();
+        w_bar[j] = z_bar * a[j];
+        a_bar = z_bar * w[j];
+    }
+    (w_bar, a_bar)
+}
+
+#[test]
+fn a_recurrence_is_judged_inside_its_loop_not_by_its_last_value() -> Result<(), ScalarAutodiffError>
+{
+    let report = recurrence_backward_check([0.9, -1.1, 0.7], 0.8)?;
+    assert!(report.passed(), "{report}");
+    let a_bar = report
+        .rows()
+        .iter()
+        .find(|row| row.name() == "a_bar")
+        .unwrap();
+    assert_eq!(a_bar.verdict(), RowVerdict::NoCounterpart, "{report}");
+    assert!(a_bar.note().unwrap().contains("recurrence"), "{report}");
+    let compared = report
+        .rows()
+        .iter()
+        .filter(|row| row.name() == "z_bar" && row.verdict() == RowVerdict::Exact)
+        .count();
+    assert_eq!(compared, 3, "{report}");
+
+    let report = recurrence_backward_wrong_check([0.9, -1.1, 0.7], 0.8)?;
+    let wrong = report.first_wrong().unwrap();
+    assert_eq!(wrong.name(), "z_bar", "{report}");
+    assert_eq!(
+        wrong.indices()[0].value,
+        2,
+        "the first iteration of the reverse loop"
+    );
+    Ok(())
+}

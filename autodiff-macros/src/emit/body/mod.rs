@@ -277,9 +277,8 @@ impl<'f> Emitter<'f> {
                 None => TokenStream::new(),
             },
             Stmt::Expr(expr, Some(_)) => match &expr.kind {
-                ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
-                    self.probe_of(target)
-                }
+                ExprKind::Assign { target, .. } => self.probe_of(target, true),
+                ExprKind::CompoundAssign { target, .. } => self.probe_of(target, false),
                 _ => TokenStream::new(),
             },
             _ => TokenStream::new(),
@@ -290,7 +289,10 @@ impl<'f> Emitter<'f> {
     /// The probe of an assignment's target: the name, or the element of a
     /// name indexed by integer expressions (re-read after the write), or the
     /// whole name when an index is anything else.
-    fn probe_of(&self, target: &Expr) -> TokenStream {
+    /// `reassigned`: a plain `=` to a whole name (`a = z.sin()`), which in a
+    /// loop is a recurrence (`#[backward]` does not judge its adjoint by
+    /// the last value).
+    fn probe_of(&self, target: &Expr, reassigned: bool) -> TokenStream {
         let Some(root) = flow::root(target).filter(|root| self.flow.is_tracked(root)) else {
             return TokenStream::new();
         };
@@ -327,7 +329,9 @@ impl<'f> Emitter<'f> {
             }
         }
         indices.reverse();
-        if indices.is_empty() {
+        if indices.is_empty() && reassigned {
+            quote!(::autodiff::__probe!(= #tape, #root, #ident);)
+        } else if indices.is_empty() {
             quote!(::autodiff::__probe!(#tape, #root, #ident);)
         } else {
             quote!(::autodiff::__probe!(#tape, #root, #ident #([#indices])*; #(#indices),*);)
