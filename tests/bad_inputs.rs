@@ -894,3 +894,179 @@ fn after_a_rejected_input_the_compiled_path_gives_the_tapes_gradient() {
     assert_eq!(compiled, log_of_grad_tape(2.0).unwrap());
     assert_eq!(compiled.gradient, 0.5);
 }
+
+/// Where a NaN was born in a `#[differentiable]` function's loops: the
+/// label names the iteration (`i = 3`; nested loops all of them; a `while`
+/// loop its count) and the message the operands' values, alike on the
+/// compiled path (`f_grad`, which reruns the tape to name the error) and on
+/// the tape (`f_grad_tape`).
+mod in_loops {
+    use autodiff::prelude::*;
+    use autodiff::{Iteration, Iterations, Label, Operands, ScalarAutodiffError, ScalarOperation};
+
+    /// The same error from both paths (a NaN field is never `==`, so
+    /// compared by its message, code and label), which it returns.
+    fn both<T: std::fmt::Debug>(
+        compiled: Result<T, ScalarAutodiffError>,
+        tape: Result<T, ScalarAutodiffError>,
+    ) -> ScalarAutodiffError {
+        let compiled = compiled.expect_err("f_grad accepted it");
+        let tape = tape.expect_err("f_grad_tape accepted it");
+        assert_eq!(compiled.to_string(), tape.to_string());
+        assert_eq!(compiled.code(), tape.code());
+        assert_eq!(compiled.label(), tape.label());
+        compiled
+    }
+
+    /// `text` on `line`, in the loops `(name, value, counted)`.
+    fn at(text: &'static str, line: u32, loops: &[(&'static str, i64, bool)]) -> Label {
+        let frames: Vec<Iteration> = loops
+            .iter()
+            .map(|&(name, value, counted)| Iteration {
+                name,
+                value,
+                counted,
+            })
+            .collect();
+        Label {
+            iterations: Iterations::from_frames(&frames),
+            ..Label::at_line(text, line)
+        }
+    }
+
+    #[differentiable]
+    fn logs(x: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            let y = x[i] - 1.0;
+            total = total + y.ln();
+        }
+        total
+    }
+    const LOGS_LINE: u32 = line!() - 4;
+
+    #[test]
+    fn a_nan_born_in_iteration_3() {
+        let x = [2.0, 3.0, 1.5, 0.5, 4.0];
+        let e = both(logs_grad(&x), logs_grad_tape(&x));
+        let ScalarAutodiffError::NonFiniteResult {
+            operation: ScalarOperation::Ln,
+            value,
+            operands,
+            label,
+        } = e.clone()
+        else {
+            panic!("{e:?}");
+        };
+        assert!(value.is_nan());
+        assert_eq!(operands, Operands::one(-0.5));
+        assert_eq!(label, Some(at("y.ln()", LOGS_LINE, &[("i", 3, false)])));
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "ln of -0.5 produced non-finite scalar value NaN at `y.ln()` (line {LOGS_LINE}, i = 3)"
+            )
+        );
+    }
+
+    #[differentiable]
+    fn grid(w: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..2 {
+            for j in 0..3 {
+                let d = w[i * 3 + j] * 2.0;
+                total = total + d.sqrt();
+            }
+        }
+        total
+    }
+    const GRID_LINE: u32 = line!() - 5;
+
+    #[test]
+    fn a_nan_born_in_nested_loops_names_both_iterations() {
+        let w = [1.0, 2.0, 3.0, 4.0, 5.0, -2.0];
+        let e = both(grid_grad(&w), grid_grad_tape(&w));
+        assert_eq!(
+            e.label(),
+            Some(at("d.sqrt()", GRID_LINE, &[("i", 1, false), ("j", 2, false)]))
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "sqrt of -4.0 produced non-finite scalar value NaN at `d.sqrt()` (line {GRID_LINE}, i = 1, j = 2)"
+            )
+        );
+    }
+
+    #[differentiable]
+    fn descending(x: f64) -> f64 {
+        let mut y = x;
+        let mut total = 0.0;
+        let mut n = 0;
+        while n < 5 {
+            y = y - 1.0;
+            total = total + y.ln();
+            n += 1;
+        }
+        total
+    }
+    const DESCENDING_LINE: u32 = line!() - 5;
+
+    #[test]
+    fn a_nan_born_in_a_while_loop_names_its_count() {
+        let e = both(descending_grad(3.5), descending_grad_tape(3.5));
+        assert_eq!(
+            e.label(),
+            Some(at("y.ln()", DESCENDING_LINE, &[("while", 3, true)]))
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "ln of -0.5 produced non-finite scalar value NaN at `y.ln()` (line {DESCENDING_LINE}, while iteration 3)"
+            )
+        );
+    }
+
+    #[differentiable]
+    fn scaled(x: &[f64], #[constant] s: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            let e = x[i] * s[i];
+            total = total + e * s[i];
+        }
+        total
+    }
+    const SCALED_LINE: u32 = line!() - 5;
+
+    #[test]
+    fn a_reverse_overflow_in_a_loop_names_the_forward_operation_and_its_iteration() {
+        // Every value is finite (1e-300 · 1e200 · 1e200 = 1e100), but at
+        // i = 1 the adjoint 1e200 of `e` meets the local derivative 1e200.
+        let (x, s) = ([1e-300; 3], [1.0, 1e200, 1.0]);
+        let e = both(scaled_grad(&x, &s), scaled_grad_tape(&x, &s));
+        let ScalarAutodiffError::NonFiniteContribution {
+            operand: 0,
+            upstream,
+            local_derivative,
+            label,
+            ..
+        } = e.clone()
+        else {
+            panic!("{e:?}");
+        };
+        assert_eq!((upstream, local_derivative), (1e200, 1e200));
+        // The forward statement `let e = x[i] * s[i]`, named by its binding.
+        let forward = at("e", SCALED_LINE, &[("i", 1, false)]);
+        assert_eq!(label, Some(forward));
+        let message = e.to_string();
+        assert!(
+            message.ends_with(&format!(
+                "produced a non-finite contribution from upstream 1e200 and local derivative 1e200 of {forward}"
+            )),
+            "{message}"
+        );
+        assert!(message.ends_with(&format!(
+            "local derivative 1e200 of `e` (line {SCALED_LINE}, i = 1)"
+        )));
+    }
+}
