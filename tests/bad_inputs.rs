@@ -174,7 +174,10 @@ fn ln_sqrt_and_powf_outside_their_domain() {
     assert_eq!(e.code(), "non-finite-result");
 
     let e = rejected(&tape, &nodes, || zero.ln());
-    assert_eq!(e.to_string(), "ln of 0.0 produced non-finite scalar value -inf");
+    assert_eq!(
+        e.to_string(),
+        "ln of 0.0 produced non-finite scalar value -inf"
+    );
 
     let e = rejected(&tape, &nodes, || negative.sqrt().map_err(at(4, "r.sqrt()")));
     assert_eq!(
@@ -192,7 +195,10 @@ fn ln_sqrt_and_powf_outside_their_domain() {
     );
     // 0^−1 is a pole.
     let e = rejected(&tape, &nodes, || zero.powf(-1.0));
-    assert_eq!(e.to_string(), "powf of 0.0 and -1.0 produced non-finite scalar value inf");
+    assert_eq!(
+        e.to_string(),
+        "powf of 0.0 and -1.0 produced non-finite scalar value inf"
+    );
     // (−1)^2 = 1 is fine, but a tracked exponent needs ln(−1).
     let e = rejected(&tape, &nodes, || {
         negative.powf(two).map_err(at(6, "y.powf(n)"))
@@ -268,18 +274,30 @@ fn division_by_zero() {
     );
 
     let e = rejected(&tape, &nodes, || x.div(-0.0));
-    assert_eq!(e.to_string(), "div of 0.5 and -0.0 produced non-finite scalar value -inf");
+    assert_eq!(
+        e.to_string(),
+        "div of 0.5 and -0.0 produced non-finite scalar value -inf"
+    );
     let e = rejected(&tape, &nodes, || zero.div(zero));
-    assert_eq!(e.to_string(), "div of 0.0 and 0.0 produced non-finite scalar value NaN");
+    assert_eq!(
+        e.to_string(),
+        "div of 0.0 and 0.0 produced non-finite scalar value NaN"
+    );
     let e = rejected(&tape, &nodes, || zero.rdiv(1.0).map_err(at(11, "1.0 / d")));
     assert_eq!(
         e.to_string(),
         "div of 1.0 and 0.0 produced non-finite scalar value inf at `1.0 / d` (line 11)"
     );
     let e = rejected(&tape, &nodes, || zero.recip());
-    assert_eq!(e.to_string(), "recip of 0.0 produced non-finite scalar value inf");
+    assert_eq!(
+        e.to_string(),
+        "recip of 0.0 produced non-finite scalar value inf"
+    );
     let e = rejected(&tape, &nodes, || zero.powi(-2));
-    assert_eq!(e.to_string(), "powi of 0.0 and -2.0 produced non-finite scalar value inf");
+    assert_eq!(
+        e.to_string(),
+        "powi of 0.0 and -2.0 produced non-finite scalar value inf"
+    );
 }
 
 #[test]
@@ -315,7 +333,10 @@ fn overflow_in_exp_powi_and_products() {
         "powi of 10.0 and 400.0 produced non-finite scalar value inf at `t.powi(400)` (line 14)"
     );
     let e = rejected(&tape, &nodes, || huge.mul(huge));
-    assert_eq!(e.to_string(), "mul of 1e200 and 1e200 produced non-finite scalar value inf");
+    assert_eq!(
+        e.to_string(),
+        "mul of 1e200 and 1e200 produced non-finite scalar value inf"
+    );
 
     // Finite results whose derivatives overflow: 1/x = 1e300 but
     // d(1/x)/dx = −1e600; x^−1 likewise; ln x is −744 but 1/x is infinite.
@@ -511,7 +532,6 @@ fn pass_adjoints_that_overflow() {
             previous: 1e308,
             contribution: 1e308,
             // The sweep meets b's edge first; a's overflows the sum.
-            consumer: a.index(),
             local_derivative: 1e308,
             consumer_label: Some(Label::at_line("e * 1e308", 31)),
             label: Some(Label::at_line("e", 30)),
@@ -901,6 +921,9 @@ fn after_a_rejected_input_the_compiled_path_gives_the_tapes_gradient() {
 /// compiled path (`f_grad`, which reruns the tape to name the error) and on
 /// the tape (`f_grad_tape`).
 mod in_loops {
+    // The loops index on purpose: the index is the iteration an error names.
+    #![allow(clippy::needless_range_loop)]
+
     use autodiff::prelude::*;
     use autodiff::{Iteration, Iterations, Label, Operands, ScalarAutodiffError, ScalarOperation};
 
@@ -939,7 +962,7 @@ mod in_loops {
         let mut total = 0.0;
         for i in 0..x.len() {
             let y = x[i] - 1.0;
-            total = total + y.ln();
+            total += y.ln();
         }
         total
     }
@@ -975,7 +998,7 @@ mod in_loops {
         for i in 0..2 {
             for j in 0..3 {
                 let d = w[i * 3 + j] * 2.0;
-                total = total + d.sqrt();
+                total += d.sqrt();
             }
         }
         total
@@ -988,7 +1011,11 @@ mod in_loops {
         let e = both(grid_grad(&w), grid_grad_tape(&w));
         assert_eq!(
             e.label(),
-            Some(at("d.sqrt()", GRID_LINE, &[("i", 1, false), ("j", 2, false)]))
+            Some(at(
+                "d.sqrt()",
+                GRID_LINE,
+                &[("i", 1, false), ("j", 2, false)]
+            ))
         );
         assert_eq!(
             e.to_string(),
@@ -1004,8 +1031,8 @@ mod in_loops {
         let mut total = 0.0;
         let mut n = 0;
         while n < 5 {
-            y = y - 1.0;
-            total = total + y.ln();
+            y -= 1.0;
+            total += y.ln();
             n += 1;
         }
         total
@@ -1032,7 +1059,7 @@ mod in_loops {
         let mut total = 0.0;
         for i in 0..x.len() {
             let e = x[i] * s[i];
-            total = total + e * s[i];
+            total += e * s[i];
         }
         total
     }

@@ -252,8 +252,6 @@ pub enum ScalarAutodiffError {
         previous: f64,
         /// The contribution that overflowed it.
         contribution: f64,
-        /// The node whose edge brought the contribution (tape index).
-        consumer: usize,
         /// That edge's local derivative.
         local_derivative: f64,
         /// The consumer's label, when known: the forward operation whose

@@ -517,9 +517,7 @@ impl Nodes {
         let arity = autodiff_ops_table::OPERATIONS[operation as usize].operands;
         match (edges.parent(1), edges.plain()) {
             (Some((second, _)), _) => Operands::two(a, self.value(second)),
-            (None, Some(plain)) if arity == 2 && self.plain_left(index) => {
-                Operands::two(plain, a)
-            }
+            (None, Some(plain)) if arity == 2 && self.plain_left(index) => Operands::two(plain, a),
             (None, Some(plain)) if arity == 2 || operation == ScalarOperation::Powi => {
                 Operands::two(a, plain)
             }

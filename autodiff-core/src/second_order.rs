@@ -276,7 +276,6 @@ pub(crate) fn hvp(
                     node: parent,
                     previous,
                     contribution: first,
-                    consumer: node,
                     local_derivative: derivative,
                     consumer_label: nodes.label(node),
                     label: nodes.label(parent),

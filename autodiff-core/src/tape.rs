@@ -753,7 +753,6 @@ fn first_failure(nodes: &Nodes, output: usize, seed: f64) -> Option<ScalarAutodi
                 node: step.parent,
                 previous: step.before,
                 contribution: step.contribution,
-                consumer: step.child,
                 local_derivative: step.local_derivative,
                 consumer_label: nodes.label(step.child),
                 label: nodes.label(step.parent),

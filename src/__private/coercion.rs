@@ -296,7 +296,10 @@ for_each_non_f64_return!(returned_through_an_alias);
 
 #[cold]
 #[inline(never)]
-pub(super) fn non_finite_output(output: Scalar<'_>, at: Label) -> autodiff_core::ScalarAutodiffError {
+pub(super) fn non_finite_output(
+    output: Scalar<'_>,
+    at: Label,
+) -> autodiff_core::ScalarAutodiffError {
     use autodiff_core::ScalarOperation::{Constant, Detached, Variable};
     let value = output.value();
     match output.operation() {

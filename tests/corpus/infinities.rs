@@ -309,9 +309,9 @@ fn an_infinity_that_reaches_the_output_is_an_error() {
     );
     assert_eq!(error.code(), "non-finite-result");
     assert!(
-        error
-            .to_string()
-            .starts_with("add of 3.0 and -inf produced non-finite scalar value -inf at `s * 2.0 + mask`"),
+        error.to_string().starts_with(
+            "add of 3.0 and -inf produced non-finite scalar value -inf at `s * 2.0 + mask`"
+        ),
         "{error}"
     );
 }
