@@ -7,8 +7,8 @@
 //! "unchanged" cannot pass by everything being zero.
 
 use autodiff::{
-    gradient_check, scalar_gradient_check, GradientCheckError, Label, Scalar, ScalarAutodiffError,
-    ScalarOperation, Tape,
+    gradient_check, scalar_gradient_check, GradientCheckError, Label, Operands, Scalar,
+    ScalarAutodiffError, ScalarOperation, Tape,
 };
 
 /// Value and stored-gradient bits of every watched node, plus the tape length.
@@ -124,6 +124,7 @@ fn nan_and_infinite_plain_operands() {
                 operation,
                 operand,
                 value,
+                operands,
                 label,
             } = e.clone()
             else {
@@ -132,12 +133,18 @@ fn nan_and_infinite_plain_operands() {
             assert_eq!((operation, operand), (expected, slot), "{name}");
             assert_eq!(value.to_bits(), bad.to_bits(), "{name}");
             assert_eq!(label, Some(Label::at_line("x ⊕ c", 9)));
+            // Both operands as written, the plain one in its slot (x = 0.5).
+            let written = if slot == 0 { [bad, 0.5] } else { [0.5, bad] };
+            let values: Vec<u64> = operands.values().iter().map(|v| v.to_bits()).collect();
+            assert_eq!(values, written.map(f64::to_bits), "{name}");
             assert_eq!(e.code(), "non-finite-operand");
             assert_eq!(
                 e.to_string(),
                 format!(
-                    "{} got non-finite plain operand {bad:?} at `x ⊕ c` (line 9)",
-                    expected.as_str()
+                    "{} of {:?} and {:?} got non-finite plain operand {bad:?} at `x ⊕ c` (line 9)",
+                    expected.as_str(),
+                    written[0],
+                    written[1],
                 )
             );
         }
@@ -156,22 +163,26 @@ fn ln_sqrt_and_powf_outside_their_domain() {
     let e = rejected(&tape, &nodes, || negative.ln().map_err(at(12, "y.ln()")));
     assert!(matches!(
         e,
-        ScalarAutodiffError::NonFiniteResult { operation: ScalarOperation::Ln, value, .. } if value.is_nan()
+        ScalarAutodiffError::NonFiniteResult { operation: ScalarOperation::Ln, value, operands, .. }
+            if value.is_nan() && operands == Operands::one(-1.0)
     ));
     assert_eq!(e.label(), Some(Label::at_line("y.ln()", 12)));
     assert_eq!(
         e.to_string(),
-        "ln produced non-finite scalar value NaN at `y.ln()` (line 12)"
+        "ln of -1.0 produced non-finite scalar value NaN at `y.ln()` (line 12)"
     );
     assert_eq!(e.code(), "non-finite-result");
 
     let e = rejected(&tape, &nodes, || zero.ln());
-    assert_eq!(e.to_string(), "ln produced non-finite scalar value -inf");
+    assert_eq!(
+        e.to_string(),
+        "ln of 0.0 produced non-finite scalar value -inf"
+    );
 
     let e = rejected(&tape, &nodes, || negative.sqrt().map_err(at(4, "r.sqrt()")));
     assert_eq!(
         e.to_string(),
-        "sqrt produced non-finite scalar value NaN at `r.sqrt()` (line 4)"
+        "sqrt of -1.0 produced non-finite scalar value NaN at `r.sqrt()` (line 4)"
     );
 
     // (−1)^0.5 has no real value.
@@ -180,11 +191,14 @@ fn ln_sqrt_and_powf_outside_their_domain() {
     });
     assert_eq!(
         e.to_string(),
-        "powf produced non-finite scalar value NaN at `y.powf(0.5)` (line 5)"
+        "powf of -1.0 and 0.5 produced non-finite scalar value NaN at `y.powf(0.5)` (line 5)"
     );
     // 0^−1 is a pole.
     let e = rejected(&tape, &nodes, || zero.powf(-1.0));
-    assert_eq!(e.to_string(), "powf produced non-finite scalar value inf");
+    assert_eq!(
+        e.to_string(),
+        "powf of 0.0 and -1.0 produced non-finite scalar value inf"
+    );
     // (−1)^2 = 1 is fine, but a tracked exponent needs ln(−1).
     let e = rejected(&tape, &nodes, || {
         negative.powf(two).map_err(at(6, "y.powf(n)"))
@@ -197,7 +211,7 @@ fn ln_sqrt_and_powf_outside_their_domain() {
     ));
     assert_eq!(
         e.to_string(),
-        "powf has non-finite local derivative NaN for operand 1 at input 2.0 at `y.powf(n)` (line 6)"
+        "powf of -1.0 and 2.0 has non-finite local derivative NaN for operand 1 at `y.powf(n)` (line 6)"
     );
     assert_eq!(e.code(), "non-finite-local-derivative");
     // The same power with a plain exponent has no exponent edge, so it is fine.
@@ -208,7 +222,7 @@ fn ln_sqrt_and_powf_outside_their_domain() {
     });
     assert_eq!(
         e.to_string(),
-        "powf produced non-finite scalar value NaN at `(-2.0).powf(x)` (line 7)"
+        "powf of -2.0 and 0.5 produced non-finite scalar value NaN at `(-2.0).powf(x)` (line 7)"
     );
 }
 
@@ -225,13 +239,14 @@ fn sqrt_at_zero_has_an_infinite_derivative() {
             operation: ScalarOperation::Sqrt,
             operand: 0,
             input: 0.0,
+            operands: Operands::one(0.0),
             local_derivative: f64::INFINITY,
             label: Some(Label::at_line("d.sqrt()", 8)),
         }
     );
     assert_eq!(
         e.to_string(),
-        "sqrt has non-finite local derivative inf for operand 0 at input 0.0 at `d.sqrt()` (line 8)"
+        "sqrt of 0.0 has non-finite local derivative inf for operand 0 at `d.sqrt()` (line 8)"
     );
 }
 
@@ -249,27 +264,40 @@ fn division_by_zero() {
         ScalarAutodiffError::NonFiniteResult {
             operation: ScalarOperation::Divide,
             value: f64::INFINITY,
+            operands: Operands::two(0.5, 0.0),
             label: Some(Label::at_line("x / 0.0", 10)),
         }
     );
     assert_eq!(
         e.to_string(),
-        "div produced non-finite scalar value inf at `x / 0.0` (line 10)"
+        "div of 0.5 and 0.0 produced non-finite scalar value inf at `x / 0.0` (line 10)"
     );
 
     let e = rejected(&tape, &nodes, || x.div(-0.0));
-    assert_eq!(e.to_string(), "div produced non-finite scalar value -inf");
+    assert_eq!(
+        e.to_string(),
+        "div of 0.5 and -0.0 produced non-finite scalar value -inf"
+    );
     let e = rejected(&tape, &nodes, || zero.div(zero));
-    assert_eq!(e.to_string(), "div produced non-finite scalar value NaN");
+    assert_eq!(
+        e.to_string(),
+        "div of 0.0 and 0.0 produced non-finite scalar value NaN"
+    );
     let e = rejected(&tape, &nodes, || zero.rdiv(1.0).map_err(at(11, "1.0 / d")));
     assert_eq!(
         e.to_string(),
-        "div produced non-finite scalar value inf at `1.0 / d` (line 11)"
+        "div of 1.0 and 0.0 produced non-finite scalar value inf at `1.0 / d` (line 11)"
     );
     let e = rejected(&tape, &nodes, || zero.recip());
-    assert_eq!(e.to_string(), "recip produced non-finite scalar value inf");
+    assert_eq!(
+        e.to_string(),
+        "recip of 0.0 produced non-finite scalar value inf"
+    );
     let e = rejected(&tape, &nodes, || zero.powi(-2));
-    assert_eq!(e.to_string(), "powi produced non-finite scalar value inf");
+    assert_eq!(
+        e.to_string(),
+        "powi of 0.0 and -2.0 produced non-finite scalar value inf"
+    );
 }
 
 #[test]
@@ -288,12 +316,13 @@ fn overflow_in_exp_powi_and_products() {
         ScalarAutodiffError::NonFiniteResult {
             operation: ScalarOperation::Exp,
             value: f64::INFINITY,
+            operands: Operands::one(1000.0),
             label: Some(Label::at_line("z.exp()", 13)),
         }
     );
     assert_eq!(
         e.to_string(),
-        "exp produced non-finite scalar value inf at `z.exp()` (line 13)"
+        "exp of 1000.0 produced non-finite scalar value inf at `z.exp()` (line 13)"
     );
 
     let e = rejected(&tape, &nodes, || {
@@ -301,29 +330,32 @@ fn overflow_in_exp_powi_and_products() {
     });
     assert_eq!(
         e.to_string(),
-        "powi produced non-finite scalar value inf at `t.powi(400)` (line 14)"
+        "powi of 10.0 and 400.0 produced non-finite scalar value inf at `t.powi(400)` (line 14)"
     );
     let e = rejected(&tape, &nodes, || huge.mul(huge));
-    assert_eq!(e.to_string(), "mul produced non-finite scalar value inf");
+    assert_eq!(
+        e.to_string(),
+        "mul of 1e200 and 1e200 produced non-finite scalar value inf"
+    );
 
     // Finite results whose derivatives overflow: 1/x = 1e300 but
     // d(1/x)/dx = −1e600; x^−1 likewise; ln x is −744 but 1/x is infinite.
     let e = rejected(&tape, &nodes, || tiny.recip().map_err(at(15, "1/e")));
     assert_eq!(
         e.to_string(),
-        "recip has non-finite local derivative -inf for operand 0 at input 1e-300 at `1/e` (line 15)"
+        "recip of 1e-300 has non-finite local derivative -inf for operand 0 at `1/e` (line 15)"
     );
     let e = rejected(&tape, &nodes, || tiny.powi(-1));
     assert_eq!(
         e.to_string(),
-        "powi has non-finite local derivative -inf for operand 0 at input 1e-300"
+        "powi of 1e-300 and -1.0 has non-finite local derivative -inf for operand 0"
     );
     let subnormal = tape.variable(5e-324).unwrap();
     nodes.push(subnormal);
     let e = rejected(&tape, &nodes, || subnormal.ln());
     assert_eq!(
         e.to_string(),
-        "ln has non-finite local derivative inf for operand 0 at input 5e-324"
+        "ln of 5e-324 has non-finite local derivative inf for operand 0"
     );
 }
 
@@ -452,7 +484,7 @@ fn contributions_that_overflow() {
     assert_eq!(
         e.to_string(),
         format!(
-            "edge 0 from topology node {} to {} produced a non-finite contribution from upstream 1e200 and local derivative 1e200 at `e * 1e200` (line 21)",
+            "edge 0 from topology node {} to {} produced a non-finite contribution from upstream 1e200 and local derivative 1e200 of `e * 1e200` (line 21)",
             y.index(),
             x.index()
         )
@@ -480,8 +512,14 @@ fn pass_adjoints_that_overflow() {
         .variable(1e-300)
         .unwrap()
         .labeled(Label::at_line("e", 30));
-    let a = x.mul(1e308).unwrap();
-    let b = x.mul(1e308).unwrap();
+    let a = x
+        .mul(1e308)
+        .unwrap()
+        .labeled(Label::at_line("e * 1e308", 31));
+    let b = x
+        .mul(1e308)
+        .unwrap()
+        .labeled(Label::at_line("e * 1e308", 32));
     let out = a.add(b).unwrap();
     nodes.extend([x, a, b, out]);
     a.backward().unwrap();
@@ -493,13 +531,16 @@ fn pass_adjoints_that_overflow() {
             node: x.index(),
             previous: 1e308,
             contribution: 1e308,
+            // The sweep meets b's edge first; a's overflows the sum.
+            local_derivative: 1e308,
+            consumer_label: Some(Label::at_line("e * 1e308", 31)),
             label: Some(Label::at_line("e", 30)),
         }
     );
     assert_eq!(
         e.to_string(),
         format!(
-            "topology node {} cannot accumulate pass adjoint 1e308 plus contribution 1e308 at `e` (line 30)",
+            "topology node {} at `e` (line 30) cannot accumulate pass adjoint 1e308 plus contribution 1e308 from local derivative 1e308 of `e * 1e308` (line 31)",
             x.index()
         )
     );
@@ -872,4 +913,187 @@ fn after_a_rejected_input_the_compiled_path_gives_the_tapes_gradient() {
     let compiled = log_of_grad(2.0).unwrap();
     assert_eq!(compiled, log_of_grad_tape(2.0).unwrap());
     assert_eq!(compiled.gradient, 0.5);
+}
+
+/// Where a NaN was born in a `#[differentiable]` function's loops: the
+/// label names the iteration (`i = 3`; nested loops all of them; a `while`
+/// loop its count) and the message the operands' values, alike on the
+/// compiled path (`f_grad`, which reruns the tape to name the error) and on
+/// the tape (`f_grad_tape`).
+mod in_loops {
+    // The loops index on purpose: the index is the iteration an error names.
+    #![allow(clippy::needless_range_loop)]
+
+    use autodiff::prelude::*;
+    use autodiff::{Iteration, Iterations, Label, Operands, ScalarAutodiffError, ScalarOperation};
+
+    /// The same error from both paths (a NaN field is never `==`, so
+    /// compared by its message, code and label), which it returns.
+    fn both<T: std::fmt::Debug>(
+        compiled: Result<T, ScalarAutodiffError>,
+        tape: Result<T, ScalarAutodiffError>,
+    ) -> ScalarAutodiffError {
+        let compiled = compiled.expect_err("f_grad accepted it");
+        let tape = tape.expect_err("f_grad_tape accepted it");
+        assert_eq!(compiled.to_string(), tape.to_string());
+        assert_eq!(compiled.code(), tape.code());
+        assert_eq!(compiled.label(), tape.label());
+        compiled
+    }
+
+    /// `text` on `line`, in the loops `(name, value, counted)`.
+    fn at(text: &'static str, line: u32, loops: &[(&'static str, i64, bool)]) -> Label {
+        let frames: Vec<Iteration> = loops
+            .iter()
+            .map(|&(name, value, counted)| Iteration {
+                name,
+                value,
+                counted,
+            })
+            .collect();
+        Label {
+            iterations: Iterations::from_frames(&frames),
+            ..Label::at_line(text, line)
+        }
+    }
+
+    #[differentiable]
+    fn logs(x: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            let y = x[i] - 1.0;
+            total += y.ln();
+        }
+        total
+    }
+    const LOGS_LINE: u32 = line!() - 4;
+
+    #[test]
+    fn a_nan_born_in_iteration_3() {
+        let x = [2.0, 3.0, 1.5, 0.5, 4.0];
+        let e = both(logs_grad(&x), logs_grad_tape(&x));
+        let ScalarAutodiffError::NonFiniteResult {
+            operation: ScalarOperation::Ln,
+            value,
+            operands,
+            label,
+        } = e.clone()
+        else {
+            panic!("{e:?}");
+        };
+        assert!(value.is_nan());
+        assert_eq!(operands, Operands::one(-0.5));
+        assert_eq!(label, Some(at("y.ln()", LOGS_LINE, &[("i", 3, false)])));
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "ln of -0.5 produced non-finite scalar value NaN at `y.ln()` (line {LOGS_LINE}, i = 3)"
+            )
+        );
+    }
+
+    #[differentiable]
+    fn grid(w: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..2 {
+            for j in 0..3 {
+                let d = w[i * 3 + j] * 2.0;
+                total += d.sqrt();
+            }
+        }
+        total
+    }
+    const GRID_LINE: u32 = line!() - 5;
+
+    #[test]
+    fn a_nan_born_in_nested_loops_names_both_iterations() {
+        let w = [1.0, 2.0, 3.0, 4.0, 5.0, -2.0];
+        let e = both(grid_grad(&w), grid_grad_tape(&w));
+        assert_eq!(
+            e.label(),
+            Some(at(
+                "d.sqrt()",
+                GRID_LINE,
+                &[("i", 1, false), ("j", 2, false)]
+            ))
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "sqrt of -4.0 produced non-finite scalar value NaN at `d.sqrt()` (line {GRID_LINE}, i = 1, j = 2)"
+            )
+        );
+    }
+
+    #[differentiable]
+    fn descending(x: f64) -> f64 {
+        let mut y = x;
+        let mut total = 0.0;
+        let mut n = 0;
+        while n < 5 {
+            y -= 1.0;
+            total += y.ln();
+            n += 1;
+        }
+        total
+    }
+    const DESCENDING_LINE: u32 = line!() - 5;
+
+    #[test]
+    fn a_nan_born_in_a_while_loop_names_its_count() {
+        let e = both(descending_grad(3.5), descending_grad_tape(3.5));
+        assert_eq!(
+            e.label(),
+            Some(at("y.ln()", DESCENDING_LINE, &[("while", 3, true)]))
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "ln of -0.5 produced non-finite scalar value NaN at `y.ln()` (line {DESCENDING_LINE}, while iteration 3)"
+            )
+        );
+    }
+
+    #[differentiable]
+    fn scaled(x: &[f64], #[constant] s: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            let e = x[i] * s[i];
+            total += e * s[i];
+        }
+        total
+    }
+    const SCALED_LINE: u32 = line!() - 5;
+
+    #[test]
+    fn a_reverse_overflow_in_a_loop_names_the_forward_operation_and_its_iteration() {
+        // Every value is finite (1e-300 · 1e200 · 1e200 = 1e100), but at
+        // i = 1 the adjoint 1e200 of `e` meets the local derivative 1e200.
+        let (x, s) = ([1e-300; 3], [1.0, 1e200, 1.0]);
+        let e = both(scaled_grad(&x, &s), scaled_grad_tape(&x, &s));
+        let ScalarAutodiffError::NonFiniteContribution {
+            operand: 0,
+            upstream,
+            local_derivative,
+            label,
+            ..
+        } = e.clone()
+        else {
+            panic!("{e:?}");
+        };
+        assert_eq!((upstream, local_derivative), (1e200, 1e200));
+        // The forward statement `let e = x[i] * s[i]`, named by its binding.
+        let forward = at("e", SCALED_LINE, &[("i", 1, false)]);
+        assert_eq!(label, Some(forward));
+        let message = e.to_string();
+        assert!(
+            message.ends_with(&format!(
+                "produced a non-finite contribution from upstream 1e200 and local derivative 1e200 of {forward}"
+            )),
+            "{message}"
+        );
+        assert!(message.ends_with(&format!(
+            "local derivative 1e200 of `e` (line {SCALED_LINE}, i = 1)"
+        )));
+    }
 }

@@ -7,7 +7,7 @@
 //! exception is generated code's recording (`Tape::allow_infinite_results`),
 //! where an infinite result with finite local derivatives is kept.
 
-use crate::error::ScalarAutodiffError;
+use crate::error::{Operands, ScalarAutodiffError};
 use crate::operation::ScalarOperation;
 use crate::rules;
 use crate::tape::{Edges, Scalar, NO_PARENT, PLAIN_LEFT, UNTRACKED};
@@ -111,6 +111,7 @@ fn infinite_allowed(tape: &crate::Tape, plain: f64, value: f64, da: f64, db: f64
 fn record_error(
     operation: ScalarOperation,
     value: f64,
+    inputs: Operands,
     operands: [(f64, f64); 2],
     slots: usize,
 ) -> ScalarAutodiffError {
@@ -118,6 +119,7 @@ fn record_error(
         return ScalarAutodiffError::NonFiniteResult {
             operation,
             value,
+            operands: inputs,
             label: None,
         };
     }
@@ -131,6 +133,7 @@ fn record_error(
         operation,
         operand,
         input,
+        operands: inputs,
         local_derivative,
         label: None,
     }
@@ -148,8 +151,8 @@ impl<'t> Scalar<'t> {
         operation: ScalarOperation,
         f: impl FnOnce(f64) -> (f64, f64),
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        // A plain 0 is finite, and the test of it folds away.
-        self.unary_beside(operation, (0, 0.0), f)
+        // No plain operand: its test folds away.
+        self.unary_with(operation, None, f)
     }
 
     /// Records `f(self)` as [`unary`](Self::unary) does, for an operation
@@ -168,22 +171,43 @@ impl<'t> Scalar<'t> {
         plain: (usize, f64),
         f: impl FnOnce(f64) -> (f64, f64),
     ) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary_with(operation, Some(plain), f)
+    }
+
+    /// [`unary`](Self::unary) (`plain` is `None`) and
+    /// [`unary_beside`](Self::unary_beside) in one.
+    #[inline(always)]
+    fn unary_with(
+        self,
+        operation: ScalarOperation,
+        plain: Option<(usize, f64)>,
+        f: impl FnOnce(f64) -> (f64, f64),
+    ) -> Result<Scalar<'t>, ScalarAutodiffError> {
         let x = self.value;
         let (value, derivative) = f(x);
-        if !finite3(plain.1, value, derivative)
-            && !infinite_allowed(self.tape, plain.1, value, derivative, 0.0)
+        // Without a plain operand, slot 0 and 0.0 as before: the flag a unary
+        // node has always carried.
+        let (slot, constant) = plain.unwrap_or((0, 0.0));
+        if !finite3(constant, value, derivative)
+            && !infinite_allowed(self.tape, constant, value, derivative, 0.0)
         {
-            return Err(match check_constant(operation, plain.0, plain.1) {
+            // The operands as written: the plain one in its slot.
+            let inputs = match plain {
+                None => Operands::one(x),
+                Some((0, c)) => Operands::two(c, x),
+                Some((_, c)) => Operands::two(x, c),
+            };
+            return Err(match check_constant(operation, slot, constant, inputs) {
                 Err(error) => error,
-                Ok(()) => record_error(operation, value, [(x, derivative), (0.0, 0.0)], 1),
+                Ok(()) => record_error(operation, value, inputs, [(x, derivative), (0.0, 0.0)], 1),
             });
         }
         // Slot 1 has no operand; its derivative place keeps the plain
         // operand, for second-order passes that rerun the rule.
-        let edges = Edges::new([self.parent_slot(), NO_PARENT], [derivative, plain.1]);
+        let edges = Edges::new([self.parent_slot(), NO_PARENT], [derivative, constant]);
         // The result tracks a gradient exactly when its operand does.
         let untracked = self.parent_slot() & UNTRACKED;
-        let plain_left = if plain.0 == 0 { PLAIN_LEFT } else { 0 };
+        let plain_left = if slot == 0 { PLAIN_LEFT } else { 0 };
         self.tape
             .push(edges, value, operation, untracked, plain_left)
     }
@@ -220,7 +244,13 @@ impl<'t> Scalar<'t> {
         // them anyway keeps the hot path to one branch.
         let (da, db) = partials(a, b);
         if !finite3(value, da, db) && !infinite_allowed(self.tape, 0.0, value, da, db) {
-            return Err(record_error(operation, value, [(a, da), (b, db)], 2));
+            return Err(record_error(
+                operation,
+                value,
+                Operands::two(a, b),
+                [(a, da), (b, db)],
+                2,
+            ));
         }
         let edges = Edges::new([self.parent_slot(), other.parent_slot()], [da, db]);
         // The result tracks a gradient when either operand does: it is
@@ -437,6 +467,7 @@ fn check_constant(
     operation: ScalarOperation,
     operand: usize,
     value: f64,
+    operands: Operands,
 ) -> Result<(), ScalarAutodiffError> {
     if value.is_finite() {
         Ok(())
@@ -445,6 +476,7 @@ fn check_constant(
             operation,
             operand,
             value,
+            operands,
             label: None,
         })
     }

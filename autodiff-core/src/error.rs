@@ -60,6 +60,78 @@ impl fmt::Display for Label {
     }
 }
 
+/// The values of an operation's operands, as a recording error names them:
+/// ``ln of -0.5 produced non-finite scalar value NaN``, ``div of 1.0 and
+/// 0.0 produced ...``. A plain `f64` operand is among them, in its slot
+/// (`c − x` is `sub of c and x`); `powi`'s exponent is its second operand.
+///
+/// ```
+/// use autodiff_core::Operands;
+///
+/// assert_eq!(Operands::one(-0.5).to_string(), " of -0.5");
+/// assert_eq!(Operands::two(1.0, 0.0).to_string(), " of 1.0 and 0.0");
+/// assert_eq!(Operands::two(1.0, 0.0).values(), &[1.0, 0.0]);
+/// assert_eq!(Operands::NONE.to_string(), "");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Operands {
+    values: [f64; 2],
+    arity: u8,
+}
+
+impl Operands {
+    /// No operand known (an output checked after recording).
+    pub const NONE: Self = Self {
+        values: [0.0; 2],
+        arity: 0,
+    };
+
+    /// One operand.
+    pub const fn one(a: f64) -> Self {
+        Self {
+            values: [a, 0.0],
+            arity: 1,
+        }
+    }
+
+    /// Two operands, in their slots' order.
+    pub const fn two(a: f64, b: f64) -> Self {
+        Self {
+            values: [a, b],
+            arity: 2,
+        }
+    }
+
+    /// The values, in slot order: none, one or two.
+    pub fn values(&self) -> &[f64] {
+        &self.values[..usize::from(self.arity)]
+    }
+}
+
+impl fmt::Display for Operands {
+    /// `" of a"`, `" of a and b"`, or nothing when none is known.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.values() {
+            [a] => write!(formatter, " of {a:?}"),
+            [a, b] => write!(formatter, " of {a:?} and {b:?}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Renders `" of <label>"`, the forward operation whose local derivative a
+/// reverse-pass error is about, when its label is known.
+pub(crate) struct Of(pub(crate) Option<Label>);
+
+impl fmt::Display for Of {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(label) => write!(formatter, " of {label}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Renders `" at <label>"` when a label is known, and nothing otherwise.
 pub(crate) struct At(pub(crate) Option<Label>);
 
@@ -93,7 +165,7 @@ pub enum ScalarAutodiffError {
     },
     /// A plain `f64` operand (`x.mul(f64::NAN)`, `x.rsub(f64::INFINITY)`) was
     /// NaN or infinite.
-    #[error("{operation} got non-finite plain operand {value:?}{}", At(*label))]
+    #[error("{operation}{operands} got non-finite plain operand {value:?}{}", At(*label))]
     NonFiniteOperand {
         /// The operation the number was given to.
         operation: ScalarOperation,
@@ -101,6 +173,8 @@ pub enum ScalarAutodiffError {
         operand: usize,
         /// The rejected number.
         value: f64,
+        /// Both operands' values, the rejected one in its slot.
+        operands: Operands,
         /// Where the operation is in the user's source, when known.
         label: Option<Label>,
     },
@@ -119,12 +193,15 @@ pub enum ScalarAutodiffError {
     /// [`NonFiniteContribution`](Self::NonFiniteContribution). Direct use
     /// of a [`Tape`](crate::Tape) keeps chapter 14's rule: every recorded
     /// value finite.
-    #[error("{operation} produced non-finite scalar value {value:?}{}", At(*label))]
+    #[error("{operation}{operands} produced non-finite scalar value {value:?}{}", At(*label))]
     NonFiniteResult {
         /// The operation that failed.
         operation: ScalarOperation,
         /// The non-finite result.
         value: f64,
+        /// The operands' values, plain ones included ([`Operands::NONE`]
+        /// for an infinity found at a function's output).
+        operands: Operands,
         /// Where the operation is in the user's source, when known.
         label: Option<Label>,
     },
@@ -145,7 +222,7 @@ pub enum ScalarAutodiffError {
     /// Upstream adjoint times local derivative overflowed.
     #[error(
         "edge {operand} from topology node {child} to {parent} produced a non-finite contribution from upstream {upstream:?} and local derivative {local_derivative:?}{}",
-        At(*label)
+        Of(*label)
     )]
     NonFiniteContribution {
         /// The consuming node (tape index).
@@ -158,13 +235,15 @@ pub enum ScalarAutodiffError {
         upstream: f64,
         /// The edge's local derivative.
         local_derivative: f64,
-        /// The consumer's label, when known.
+        /// The consumer's label, when known: the forward operation whose
+        /// local derivative this is, with the loop iterations it ran in.
         label: Option<Label>,
     },
     /// Adding a contribution to a node's pass adjoint overflowed.
     #[error(
-        "topology node {node} cannot accumulate pass adjoint {previous:?} plus contribution {contribution:?}{}",
-        At(*label)
+        "topology node {node}{} cannot accumulate pass adjoint {previous:?} plus contribution {contribution:?} from local derivative {local_derivative:?}{}",
+        At(*label),
+        Of(*consumer_label)
     )]
     NonFinitePassAdjoint {
         /// The node whose adjoint overflowed (tape index).
@@ -173,6 +252,11 @@ pub enum ScalarAutodiffError {
         previous: f64,
         /// The contribution that overflowed it.
         contribution: f64,
+        /// That edge's local derivative.
+        local_derivative: f64,
+        /// The consumer's label, when known: the forward operation whose
+        /// local derivative made the contribution.
+        consumer_label: Option<Label>,
         /// The node's label, when known.
         label: Option<Label>,
     },
@@ -194,7 +278,7 @@ pub enum ScalarAutodiffError {
     /// An operation's result is finite but its derivative is not
     /// (`sqrt` at 0, `powf` of a negative base with a tracked exponent).
     #[error(
-        "{operation} has non-finite local derivative {local_derivative:?} for operand {operand} at input {input:?}{}",
+        "{operation}{operands} has non-finite local derivative {local_derivative:?} for operand {operand}{}",
         At(*label)
     )]
     NonFiniteLocalDerivative {
@@ -204,6 +288,8 @@ pub enum ScalarAutodiffError {
         operand: usize,
         /// That operand's primal value.
         input: f64,
+        /// Every operand's value, plain ones included.
+        operands: Operands,
         /// The non-finite derivative.
         local_derivative: f64,
         /// Where the operation is in the user's source, when known.

@@ -67,7 +67,7 @@ mod value_and_gradient;
 pub use curvature::{Hessian, Hvp, Jvp};
 pub use derivatives::{detach, relu, sigmoid, Operand};
 pub use dual::Dual;
-pub use error::{Label, ScalarAutodiffError};
+pub use error::{Label, Operands, ScalarAutodiffError};
 pub use gradcheck::{
     default_step, gradient_check, relative_error, scalar_gradient_check, scaled_error,
     ComponentCheck, GradientCheck, GradientCheckError, ScalarGradientCheck, DEFAULT_TOLERANCE,

@@ -8,7 +8,7 @@
 //! outside can change either.
 
 use crate::cold;
-use crate::error::{Label, ScalarAutodiffError};
+use crate::error::{Label, Operands, ScalarAutodiffError};
 use crate::iteration::{Iteration, Iterations, Loops, Probe};
 use crate::operation::ScalarOperation;
 
@@ -503,6 +503,26 @@ impl Nodes {
     #[inline]
     pub(crate) fn plain_left(&self, index: usize) -> bool {
         self.values[index].plain_left()
+    }
+
+    /// The values of node `index`'s operands as written, a plain one (or
+    /// `powi`'s exponent) in its slot: what a recording error names.
+    pub(crate) fn operands(&self, index: usize) -> Operands {
+        let edges = &self.edges[index];
+        let operation = self.operation(index);
+        let Some((first, _)) = edges.parent(0) else {
+            return Operands::NONE;
+        };
+        let a = self.value(first);
+        let arity = autodiff_ops_table::OPERATIONS[operation as usize].operands;
+        match (edges.parent(1), edges.plain()) {
+            (Some((second, _)), _) => Operands::two(a, self.value(second)),
+            (None, Some(plain)) if arity == 2 && self.plain_left(index) => Operands::two(plain, a),
+            (None, Some(plain)) if arity == 2 || operation == ScalarOperation::Powi => {
+                Operands::two(a, plain)
+            }
+            _ => Operands::one(a),
+        }
     }
 
     /// Whether node `index` tracks a gradient.

@@ -276,6 +276,8 @@ pub(crate) fn hvp(
                     node: parent,
                     previous,
                     contribution: first,
+                    local_derivative: derivative,
+                    consumer_label: nodes.label(node),
                     label: nodes.label(parent),
                 });
             }

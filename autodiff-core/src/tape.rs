@@ -17,7 +17,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 use crate::cell::NodeCell;
-use crate::error::{Label, ScalarAutodiffError};
+use crate::error::{Label, Operands, ScalarAutodiffError};
 use crate::iteration::{InIteration, Iteration, Iterations, Probe};
 use crate::ledger::BackwardPass;
 pub(crate) use crate::nodes::{Edges, NO_PARENT, PLAIN_LEFT, UNTRACKED};
@@ -568,6 +568,24 @@ impl<'t> Scalar<'t> {
         unsafe { self.tape.read() }.operation(self.index())
     }
 
+    /// The values of the operands the node was made from, a plain one in
+    /// its slot ([`Operands::NONE`] for a leaf): `x.rsub(1.0)` at `x = 2`
+    /// has operands 1.0 and 2.0.
+    ///
+    /// ```
+    /// let tape = autodiff_core::Tape::new();
+    /// let x = tape.variable(2.0)?;
+    /// assert_eq!(x.rsub(1.0)?.operands().values(), &[1.0, 2.0]);
+    /// assert_eq!(x.exp()?.operands().values(), &[2.0]);
+    /// assert_eq!(x.operands().values(), &[] as &[f64]);
+    /// # Ok::<(), autodiff_core::ScalarAutodiffError>(())
+    /// ```
+    pub fn operands(self) -> Operands {
+        // SAFETY: the guard lives for this expression, which calls only
+        // `Nodes::operands`.
+        unsafe { self.tape.read() }.operands(self.index())
+    }
+
     /// Whether backward passes accumulate a gradient here.
     #[inline]
     pub fn tracks_gradient(self) -> bool {
@@ -736,6 +754,8 @@ fn first_failure(nodes: &Nodes, output: usize, seed: f64) -> Option<ScalarAutodi
                 node: step.parent,
                 previous: step.before,
                 contribution: step.contribution,
+                local_derivative: step.local_derivative,
+                consumer_label: nodes.label(step.child),
                 label: nodes.label(step.parent),
             });
         }

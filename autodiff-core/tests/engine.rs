@@ -257,7 +257,7 @@ fn labels_show_in_errors_and_recording_errors_can_take_one() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "ln produced non-finite scalar value NaN at `y.ln()` (line 12)"
+        "ln of -1.0 produced non-finite scalar value NaN at `y.ln()` (line 12)"
     );
     // A label already present is kept.
     assert_eq!(err.clone().at(Label::named("other")).label(), err.label());

@@ -221,7 +221,7 @@ impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
 pub fn output<'t, T: Returned<'t>>(tape: &'t Tape, value: T, at: Label) -> Scalar<'t> {
     let output = value.returned(tape);
     if !output.value().is_finite() {
-        tape.fail(non_finite_output(output.operation(), output.value(), at));
+        tape.fail(non_finite_output(output, at));
     }
     output
 }
@@ -297,12 +297,12 @@ for_each_non_f64_return!(returned_through_an_alias);
 #[cold]
 #[inline(never)]
 pub(super) fn non_finite_output(
-    operation: autodiff_core::ScalarOperation,
-    value: f64,
+    output: Scalar<'_>,
     at: Label,
 ) -> autodiff_core::ScalarAutodiffError {
     use autodiff_core::ScalarOperation::{Constant, Detached, Variable};
-    match operation {
+    let value = output.value();
+    match output.operation() {
         Constant | Variable | Detached => autodiff_core::ScalarAutodiffError::NonFiniteLeaf {
             operation: autodiff_core::ScalarOperation::Constant,
             value,
@@ -311,6 +311,7 @@ pub(super) fn non_finite_output(
         operation => autodiff_core::ScalarAutodiffError::NonFiniteResult {
             operation,
             value,
+            operands: output.operands(),
             label: Some(at),
         },
     }

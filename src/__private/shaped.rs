@@ -174,7 +174,7 @@ pub fn output_shaped<'t, T: Recorded<'t>>(tape: &'t Tape, value: T, at: Label) -
     let mut scalars = Vec::new();
     value.scalars(&mut scalars);
     if let Some(bad) = scalars.iter().find(|scalar| !scalar.value().is_finite()) {
-        tape.fail(super::non_finite_output(bad.operation(), bad.value(), at));
+        tape.fail(super::non_finite_output(*bad, at));
     }
     value
 }

@@ -309,9 +309,9 @@ fn an_infinity_that_reaches_the_output_is_an_error() {
     );
     assert_eq!(error.code(), "non-finite-result");
     assert!(
-        error
-            .to_string()
-            .starts_with("add produced non-finite scalar value -inf at `s * 2.0 + mask`"),
+        error.to_string().starts_with(
+            "add of 3.0 and -inf produced non-finite scalar value -inf at `s * 2.0 + mask`"
+        ),
         "{error}"
     );
 }
@@ -328,7 +328,7 @@ fn a_fully_masked_row_is_infinity_minus_infinity() {
     assert!(
         error
             .to_string()
-            .starts_with("sub produced non-finite scalar value NaN at `v[j] - m`"),
+            .starts_with("sub of -inf and -inf produced non-finite scalar value NaN at `v[j] - m`"),
         "{error}"
     );
 }
@@ -350,7 +350,7 @@ fn zero_times_infinity_is_an_error() {
     assert!(
         error
             .to_string()
-            .starts_with("mul produced non-finite scalar value NaN at `v * 0.0`"),
+            .starts_with("mul of -inf and 0.0 produced non-finite scalar value NaN at `v * 0.0`"),
         "{error}"
     );
 }
@@ -374,7 +374,7 @@ fn an_infinity_whose_local_derivative_is_infinite_is_an_error() {
     assert!(
         error
             .to_string()
-            .starts_with("mul produced non-finite scalar value -inf at `v * s`"),
+            .starts_with("mul of -inf and 2.0 produced non-finite scalar value -inf at `v * s`"),
         "{error}"
     );
     // Where the mask is open, the same function is fine.
@@ -399,7 +399,7 @@ fn a_log_of_zero_is_an_error_even_when_exp_takes_it_back() {
     assert!(
         error
             .to_string()
-            .starts_with("ln produced non-finite scalar value -inf at `(x - 1.0).ln()`"),
+            .starts_with("ln of 0.0 produced non-finite scalar value -inf at `(x - 1.0).ln()`"),
         "{error}"
     );
     let got = log_of_zero_then_exp_grad(3.0).unwrap();

@@ -167,8 +167,9 @@ fn outside_their_domain_both_paths_give_the_labelled_error() {
         assert_eq!(fast.to_string(), slow.to_string());
         let message = fast.to_string();
         assert!(
-            message.contains(&format!("{name} produced non-finite scalar value NaN"))
-                && message.contains(&format!("x.{name}()")),
+            message.contains(&format!(
+                "{name} of {x:?} produced non-finite scalar value NaN"
+            )) && message.contains(&format!("x.{name}()")),
             "{message}"
         );
     }

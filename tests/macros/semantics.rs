@@ -430,7 +430,7 @@ fn domain_error_names_the_expression_and_its_line() {
     assert_eq!((label.text, label.line), ("y.ln()", LN_LINE));
     assert_eq!(
         error.to_string(),
-        format!("ln produced non-finite scalar value NaN at `y.ln()` (line {LN_LINE})")
+        format!("ln of -0.5 produced non-finite scalar value NaN at `y.ln()` (line {LN_LINE})")
     );
     assert!(matches!(
         error,
