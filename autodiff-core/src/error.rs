@@ -12,7 +12,7 @@ use crate::operation::ScalarOperation;
 /// graphs may attach their own with [`Scalar::labeled`](crate::Scalar::labeled).
 /// A `line` of 0 means "no line known". Inside loops an error's label also
 /// names the iterations (`i = 3, j = 1`): generated code enters them on the
-/// tape ([`Tape::enter_iteration`](crate::Tape::enter_iteration)).
+/// tape ([`Tape::enter_loop`](crate::Tape::enter_loop)).
 ///
 /// ```
 /// use autodiff_core::{Iteration, Iterations, Label};

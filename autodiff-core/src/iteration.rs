@@ -119,42 +119,67 @@ impl fmt::Display for Iterations {
     }
 }
 
-/// An entry of the tape's log: at node count `at`, an iteration began
-/// (`Some`) or the innermost one ended (`None`).
+/// An entry of the tape's log, 16 bytes: at node count `at`, loop `tag &
+/// LOOP` began an iteration (`value`, counted when `tag & COUNTED`), or
+/// ended (`tag & EXIT`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Mark {
-    pub(crate) at: u32,
-    pub(crate) entered: Option<Iteration>,
+    at: u32,
+    tag: u32,
+    value: i64,
 }
 
-/// The loops the recording is in now, and the log of marks.
+const EXIT: u32 = 1 << 31;
+const COUNTED: u32 = 1 << 30;
+const LOOP: u32 = COUNTED - 1;
+
+/// The loops entered during a recording (their names, once per loop) and
+/// the log of marks: one per iteration and one per loop's end, so that
+/// recording pays one 16-byte push an iteration. Which loops a node (or
+/// the recording now) is in is a replay of the log, made only for an error,
+/// a label read or a probe.
 #[derive(Default)]
 pub(crate) struct Loops {
-    pub(crate) current: Vec<Iteration>,
-    pub(crate) marks: Vec<Mark>,
+    names: Vec<&'static str>,
+    marks: Vec<Mark>,
 }
 
 impl Loops {
-    pub(crate) fn enter(&mut self, at: usize, iteration: Iteration) {
-        self.current.push(iteration);
+    /// A loop named `name` begins; returns its index for its marks.
+    #[inline]
+    pub(crate) fn enter_loop(&mut self, name: &'static str) -> u32 {
+        self.names.push(name);
+        (self.names.len() - 1) as u32 & LOOP
+    }
+
+    /// Loop `index` begins an iteration at node count `at`.
+    #[inline]
+    pub(crate) fn iterate(&mut self, at: usize, index: u32, value: Option<i64>, count: i64) {
+        let (tag, value) = match value {
+            Some(value) => (index, value),
+            None => (index | COUNTED, count),
+        };
         self.marks.push(Mark {
             at: at as u32,
-            entered: Some(iteration),
+            tag,
+            value,
         });
     }
 
-    pub(crate) fn leave(&mut self, at: usize) {
-        if self.current.pop().is_some() {
-            self.marks.push(Mark {
-                at: at as u32,
-                entered: None,
-            });
-        }
+    /// Loop `index` ends at node count `at`.
+    #[inline]
+    pub(crate) fn exit_loop(&mut self, at: usize, index: u32) {
+        self.marks.push(Mark {
+            at: at as u32,
+            tag: index | EXIT,
+            value: 0,
+        });
     }
 
-    /// The loops now.
+    /// The loops now: the whole log replayed.
+    #[cold]
     pub(crate) fn now(&self) -> Iterations {
-        Iterations::from_frames(&self.current)
+        Iterations::from_frames(&self.replay(usize::MAX))
     }
 
     /// The loops node `index` was recorded in: the marks replayed up to it.
@@ -163,72 +188,84 @@ impl Loops {
         Iterations::from_frames(&self.replay(index))
     }
 
-    /// Every frame entered and not left by the marks up to node `index`.
-    fn replay(&self, index: usize) -> Vec<Iteration> {
-        let mut frames = Vec::new();
+    /// The iterations open after the marks up to node `index`.
+    pub(crate) fn replay(&self, index: usize) -> Vec<Iteration> {
+        let mut open: Vec<(u32, Iteration)> = Vec::new();
         for mark in self
             .marks
             .iter()
             .take_while(|mark| mark.at as usize <= index)
         {
-            match mark.entered {
-                Some(iteration) => frames.push(iteration),
-                None => {
-                    frames.pop();
+            let which = mark.tag & LOOP;
+            let position = open.iter().rposition(|(other, _)| *other == which);
+            if mark.tag & EXIT != 0 {
+                if let Some(position) = position {
+                    open.truncate(position);
                 }
+                continue;
+            }
+            let iteration = Iteration {
+                name: self.names.get(which as usize).copied().unwrap_or(""),
+                value: mark.value,
+                counted: mark.tag & COUNTED != 0,
+            };
+            match position {
+                // The next iteration of an open loop: loops inside it ended.
+                Some(position) => {
+                    open.truncate(position);
+                    open.push((which, iteration));
+                }
+                None => open.push((which, iteration)),
             }
         }
-        frames
+        open.into_iter().map(|(_, iteration)| iteration).collect()
     }
 
-    /// Forgets the marks of nodes from `len` on (a rollback), keeping the
-    /// loops the recording is in now: the log then says that at `len` the
-    /// loops left since were left and the ones entered since were entered.
+    /// Forgets the marks of nodes from `len` on (a rollback).
     pub(crate) fn truncate(&mut self, len: usize) {
         let keep = self.marks.partition_point(|mark| (mark.at as usize) < len);
-        if keep == self.marks.len() {
-            return;
-        }
         self.marks.truncate(keep);
-        let logged = self.replay(usize::MAX);
-        let common = logged
-            .iter()
-            .zip(&self.current)
-            .take_while(|(a, b)| a == b)
-            .count();
-        let at = len as u32;
-        for _ in common..logged.len() {
-            self.marks.push(Mark { at, entered: None });
-        }
-        for iteration in &self.current[common..] {
-            self.marks.push(Mark {
-                at,
-                entered: Some(*iteration),
-            });
-        }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.current.clear();
+        self.names.clear();
         self.marks.clear();
     }
 }
 
-/// Leaves the iteration it was made for when dropped.
-#[must_use = "the iteration ends when this guard is dropped"]
-pub struct InIteration<'t> {
+/// A loop on the tape ([`Tape::enter_loop`]): call
+/// [`iteration`](Self::iteration) at the top of each iteration; the loop
+/// ends on the tape when this is dropped.
+#[must_use = "the loop ends when this guard is dropped"]
+pub struct InLoop<'t> {
     tape: &'t Tape,
+    index: u32,
+    count: i64,
 }
 
-impl Drop for InIteration<'_> {
+impl Drop for InLoop<'_> {
+    #[inline]
     fn drop(&mut self) {
-        self.tape.leave_iteration();
+        self.tape.exit_loop(self.index);
     }
 }
 
-impl<'t> InIteration<'t> {
-    pub(crate) fn new(tape: &'t Tape) -> Self {
-        Self { tape }
+impl<'t> InLoop<'t> {
+    #[inline]
+    pub(crate) fn new(tape: &'t Tape, index: u32) -> Self {
+        Self {
+            tape,
+            index,
+            count: 0,
+        }
+    }
+
+    /// Begins the next iteration: the loop variable's `value` when it is an
+    /// integer, else (`None`) counted from 0.
+    #[inline]
+    pub fn iteration(&mut self, value: Option<i64>) {
+        self.tape.iterate(self.index, value, self.count);
+        self.count += 1;
     }
 }
 

@@ -72,7 +72,7 @@ pub use gradcheck::{
     default_step, gradient_check, relative_error, scalar_gradient_check, scaled_error,
     ComponentCheck, GradientCheck, GradientCheckError, ScalarGradientCheck, DEFAULT_TOLERANCE,
 };
-pub use iteration::{InIteration, Iteration, Iterations, Probe};
+pub use iteration::{InLoop, Iteration, Iterations, Probe};
 pub use jacobian::{jacobian_check, Jacobian, JacobianCheck};
 pub use ledger::{BackwardEdge, BackwardNode, BackwardPass, PassSummary};
 pub use nodes::{BYTES_PER_NODE, MAX_NODES};

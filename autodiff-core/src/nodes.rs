@@ -9,7 +9,7 @@
 
 use crate::cold;
 use crate::error::{Label, Operands, ScalarAutodiffError};
-use crate::iteration::{Iteration, Iterations, Loops, Probe};
+use crate::iteration::{Iterations, Loops, Probe};
 use crate::operation::ScalarOperation;
 
 /// Operand-entry marker: no operand in this slot.
@@ -191,7 +191,7 @@ pub(crate) struct Nodes {
     /// infinite result whose local derivatives are finite is recorded.
     infinite_results: bool,
     /// The loop iterations generated code is recording in, and where each
-    /// began and ended among the nodes (`Tape::enter_iteration`).
+    /// began and ended among the nodes (`Tape::enter_loop`).
     loops: Loops,
     /// The probes of the recording, when probing (`Tape::set_probing`).
     probes: Option<Vec<Probe>>,
@@ -550,16 +550,24 @@ impl Nodes {
         }
     }
 
-    /// Enters a loop iteration at the current end of the tape.
-    pub(crate) fn enter_iteration(&mut self, iteration: Iteration) {
-        let at = self.len();
-        self.loops.enter(at, iteration);
+    /// A loop begins; returns its index for its marks.
+    #[inline]
+    pub(crate) fn enter_loop(&mut self, name: &'static str) -> u32 {
+        self.loops.enter_loop(name)
     }
 
-    /// Leaves the innermost loop iteration.
-    pub(crate) fn leave_iteration(&mut self) {
+    /// Loop `index` begins an iteration at the current end of the tape.
+    #[inline]
+    pub(crate) fn iterate(&mut self, index: u32, value: Option<i64>, count: i64) {
         let at = self.len();
-        self.loops.leave(at);
+        self.loops.iterate(at, index, value, count);
+    }
+
+    /// Loop `index` ends.
+    #[inline]
+    pub(crate) fn exit_loop(&mut self, index: u32) {
+        let at = self.len();
+        self.loops.exit_loop(at, index);
     }
 
     /// Turns probing on (an empty log) or off.
@@ -579,7 +587,7 @@ impl Nodes {
         node: usize,
         reassigned: bool,
     ) {
-        let iterations = self.loops.current.clone();
+        let iterations = self.loops.replay(usize::MAX);
         if let Some(probes) = &mut self.probes {
             probes.push(Probe {
                 name,

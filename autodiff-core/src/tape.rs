@@ -18,7 +18,7 @@ use std::ops::ControlFlow;
 
 use crate::cell::NodeCell;
 use crate::error::{Label, Operands, ScalarAutodiffError};
-use crate::iteration::{InIteration, Iteration, Iterations, Probe};
+use crate::iteration::{InLoop, Iterations, Probe};
 use crate::ledger::BackwardPass;
 pub(crate) use crate::nodes::{Edges, NO_PARENT, PLAIN_LEFT, UNTRACKED};
 use crate::nodes::{Info, Nodes};
@@ -221,39 +221,51 @@ impl Tape {
     // value that may be non-finite; `Scalar::fused` gives `mul_add` its
     // fused value.
 
-    /// Enters a loop iteration: until the returned guard is dropped, nodes
-    /// are recorded in it, and an error's label names it (`i = 3`) with the
-    /// iterations of the loops around it. `#[differentiable]` enters one at
-    /// the top of every loop body of its recording.
+    /// Begins a loop named `name` (its variable, or `while`): call
+    /// [`InLoop::iteration`] at the top of each iteration; the loop ends
+    /// when the guard is dropped. Nodes recorded meanwhile are in that
+    /// iteration, and an error's label names it (`i = 3`) with the
+    /// iterations of the loops around it. `#[differentiable]` does this for
+    /// every loop of its recording: one 16-byte mark an iteration.
     ///
     /// ```
-    /// use autodiff_core::{Iteration, Tape};
+    /// use autodiff_core::Tape;
     ///
     /// let tape = Tape::new();
     /// let x = tape.variable(0.0)?;
     /// let mut y = x;
+    /// let mut lap = tape.enter_loop("i");
     /// for i in 0..3 {
-    ///     let _in = tape.enter_iteration(Iteration { name: "i", value: i, counted: false });
+    ///     lap.iteration(Some(i));
     ///     y = y.add(1.0)?;
     ///     assert_eq!(tape.iterations().to_string(), format!("i = {i}"));
     /// }
+    /// drop(lap);
     /// assert!(tape.iterations().is_empty());
     /// # Ok::<(), autodiff_core::ScalarAutodiffError>(())
     /// ```
     #[inline]
-    pub fn enter_iteration(&self, iteration: Iteration) -> InIteration<'_> {
+    pub fn enter_loop(&self, name: &'static str) -> InLoop<'_> {
         // SAFETY: the guard lives for this statement, which calls only
-        // `Nodes::enter_iteration`.
-        unsafe { self.write() }.enter_iteration(iteration);
-        InIteration::new(self)
+        // `Nodes::enter_loop`.
+        let index = unsafe { self.write() }.enter_loop(name);
+        InLoop::new(self, index)
     }
 
-    /// Leaves the innermost iteration ([`InIteration`]'s drop).
+    /// Loop `index` begins an iteration ([`InLoop::iteration`]).
     #[inline]
-    pub(crate) fn leave_iteration(&self) {
+    pub(crate) fn iterate(&self, index: u32, value: Option<i64>, count: i64) {
         // SAFETY: the guard lives for this statement, which calls only
-        // `Nodes::leave_iteration`.
-        unsafe { self.write() }.leave_iteration();
+        // `Nodes::iterate`.
+        unsafe { self.write() }.iterate(index, value, count);
+    }
+
+    /// Loop `index` ends ([`InLoop`]'s drop).
+    #[inline]
+    pub(crate) fn exit_loop(&self, index: u32) {
+        // SAFETY: the guard lives for this statement, which calls only
+        // `Nodes::exit_loop`.
+        unsafe { self.write() }.exit_loop(index);
     }
 
     /// The loop iterations entered now, outermost first.

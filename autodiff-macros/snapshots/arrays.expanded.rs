@@ -27,18 +27,13 @@ fn dot_tape<'tape>(
         let mut y = __ad::lift(tape, [0.0; 3], __ad::at("y", 4));
         ::autodiff::__probe!(tape, "y", y);
         {
-            let mut __iterations: i64 = 0;
+            let mut __loop = __ad::enter_loop(tape, "i");
             for i in 0..w.len() {
-                let __iteration = __ad::iteration(
-                    tape,
-                    "i",
-                    {
+                __loop
+                    .iteration({
                         use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
                         (&__ad::LoopVariable(&i)).loop_value()
-                    },
-                    __iterations,
-                );
-                __iterations += 1;
+                    });
                 {
                     y[i] = __ad::mul(w[i], x[i], __ad::at("y[i]", 6));
                     ::autodiff::__probe!(tape, "y", y[i]; i);

@@ -25,18 +25,13 @@ pub fn series_tape<'tape>(
         let mut total = __ad::lift(tape, 0.0, __ad::at("total", 5));
         ::autodiff::__probe!(tape, "total", total);
         {
-            let mut __iterations: i64 = 0;
+            let mut __loop = __ad::enter_loop(tape, "i");
             for i in 0..n {
-                let __iteration = __ad::iteration(
-                    tape,
-                    "i",
-                    {
+                __loop
+                    .iteration({
                         use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
                         (&__ad::LoopVariable(&i)).loop_value()
-                    },
-                    __iterations,
-                );
-                __iterations += 1;
+                    });
                 {
                     total = __ad::add(
                         total,

@@ -37,36 +37,26 @@ pub fn mlp_loss_tape<'tape>(
         let mut y_hat = __ad::lift(tape, 0.0, __ad::at("y_hat", 6));
         ::autodiff::__probe!(tape, "y_hat", y_hat);
         {
-            let mut __iterations: i64 = 0;
+            let mut __loop = __ad::enter_loop(tape, "j");
             for j in 0..3 {
-                let __iteration = __ad::iteration(
-                    tape,
-                    "j",
-                    {
+                __loop
+                    .iteration({
                         use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
                         (&__ad::LoopVariable(&j)).loop_value()
-                    },
-                    __iterations,
-                );
-                __iterations += 1;
+                    });
                 {
                     let mut z = __ad::lift(tape, 0.0, __ad::at("z", 8));
                     ::autodiff::__probe!(tape, "z", z);
                     {
-                        let mut __iterations: i64 = 0;
+                        let mut __loop = __ad::enter_loop(tape, "i");
                         for i in 0..4 {
-                            let __iteration = __ad::iteration(
-                                tape,
-                                "i",
-                                {
+                            __loop
+                                .iteration({
                                     use __ad::{
                                         IntegerLoopVariable as _, OtherLoopVariable as _,
                                     };
                                     (&__ad::LoopVariable(&i)).loop_value()
-                                },
-                                __iterations,
-                            );
-                            __iterations += 1;
+                                });
                             {
                                 z = __ad::add(
                                     z,

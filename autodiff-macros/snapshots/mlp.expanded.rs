@@ -40,36 +40,26 @@ pub fn mlp_tape<'tape>(
         let mut h = __ad::lift(tape, [0.0; 3], __ad::at("h", 5));
         ::autodiff::__probe!(tape, "h", h);
         {
-            let mut __iterations: i64 = 0;
+            let mut __loop = __ad::enter_loop(tape, "j");
             for j in 0..3 {
-                let __iteration = __ad::iteration(
-                    tape,
-                    "j",
-                    {
+                __loop
+                    .iteration({
                         use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
                         (&__ad::LoopVariable(&j)).loop_value()
-                    },
-                    __iterations,
-                );
-                __iterations += 1;
+                    });
                 {
                     let mut z = __ad::lift(tape, 0.0, __ad::at("z", 7));
                     ::autodiff::__probe!(tape, "z", z);
                     {
-                        let mut __iterations: i64 = 0;
+                        let mut __loop = __ad::enter_loop(tape, "i");
                         for i in 0..2 {
-                            let __iteration = __ad::iteration(
-                                tape,
-                                "i",
-                                {
+                            __loop
+                                .iteration({
                                     use __ad::{
                                         IntegerLoopVariable as _, OtherLoopVariable as _,
                                     };
                                     (&__ad::LoopVariable(&i)).loop_value()
-                                },
-                                __iterations,
-                            );
-                            __iterations += 1;
+                                });
                             {
                                 z = __ad::add(
                                     z,
@@ -88,18 +78,13 @@ pub fn mlp_tape<'tape>(
         let mut y = __ad::lift(tape, 0.0, __ad::at("y", 13));
         ::autodiff::__probe!(tape, "y", y);
         {
-            let mut __iterations: i64 = 0;
+            let mut __loop = __ad::enter_loop(tape, "j");
             for j in 0..3 {
-                let __iteration = __ad::iteration(
-                    tape,
-                    "j",
-                    {
+                __loop
+                    .iteration({
                         use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
                         (&__ad::LoopVariable(&j)).loop_value()
-                    },
-                    __iterations,
-                );
-                __iterations += 1;
+                    });
                 {
                     y = __ad::add(
                         y,

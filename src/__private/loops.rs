@@ -1,18 +1,12 @@
 //! Loop iterations on the tape: the recording twin enters one at the top of
 //! every loop body, so that an error names `i = 3` beside its line.
 
-use autodiff_core::{InIteration, Iteration, Tape};
+use autodiff_core::{InLoop, Tape};
 
-/// Enters the iteration of a loop whose variable `name` has `value` (an
-/// integer), or, when `value` is `None`, the loop's `count`-th iteration.
+/// Begins a loop named `name` on `tape` (`for i`: "i"; `while`; `loop`).
 #[inline(always)]
-pub fn iteration<'t>(
-    tape: &'t Tape,
-    name: &'static str,
-    value: Option<i64>,
-    count: i64,
-) -> InIteration<'t> {
-    tape.enter_iteration(Iteration::of(name, value, count))
+pub fn enter_loop<'t>(tape: &'t Tape, name: &'static str) -> InLoop<'t> {
+    tape.enter_loop(name)
 }
 
 /// A loop variable, asked for its integer value by autoref: `(&LoopVariable(&i)).loop_value()`

@@ -121,9 +121,9 @@ impl Emitter<'_> {
             } => {
                 let (iter, body) = (value(iter), self.block(body, Mode::Stmt));
                 let first = first_ident(pat.syntax).filter(|ident| ident != "_");
-                let body = self.in_iteration(first, body);
+                let (enter, body) = self.in_iteration(first, body);
                 let pat = pat.syntax;
-                quote!({ let mut __iterations: i64 = 0; #loop_label for #pat in #iter #body })
+                quote!({ #enter #loop_label for #pat in #iter #body })
             }
             ExprKind::While {
                 label: loop_label,
@@ -131,8 +131,8 @@ impl Emitter<'_> {
                 body,
             } => {
                 let (cond, body) = (self.condition(cond), self.block(body, Mode::Stmt));
-                let body = self.counted_iteration("while", body);
-                quote!({ let mut __iterations: i64 = 0; #loop_label while #cond #body })
+                let (enter, body) = self.counted_iteration("while", body);
+                quote!({ #enter #loop_label while #cond #body })
             }
             ExprKind::Loop { label, body } => self.loop_(*label, body),
             ExprKind::Break { label, value } => self.break_(*label, value.as_deref()),
@@ -226,45 +226,48 @@ impl Emitter<'_> {
 
     /// `loop { … }`: the body in statement mode, whatever the mode outside.
     pub(super) fn loop_(&self, loop_label: Option<&syn::Label>, body: &Block) -> TokenStream {
-        let body = self.counted_iteration("loop", self.block(body, Mode::Stmt));
-        quote!({ let mut __iterations: i64 = 0; #loop_label loop #body })
+        let (enter, body) = self.counted_iteration("loop", self.block(body, Mode::Stmt));
+        quote!({ #enter #loop_label loop #body })
     }
 
-    /// A `for` body that first enters its iteration on the tape, named by
-    /// the loop's first variable: its value when it is an integer (`i = 3`),
-    /// else the count of iterations before (`layer iteration 2`). The
-    /// guard leaves it however the body ends. `__iterations` counts them
-    /// (declared by the loop's caller; a nested loop's shadows it).
-    fn in_iteration(&self, variable: Option<Ident>, body: TokenStream) -> TokenStream {
+    /// The loop's start on the tape (`__loop`, named by the loop's first
+    /// variable) and its body, which first begins its iteration: the
+    /// variable's value when it is an integer (`i = 3`), else counted
+    /// (`layer iteration 2`). The loop ends on the tape when `__loop` is
+    /// dropped, however the loop is left; a nested loop's shadows it.
+    fn in_iteration(
+        &self,
+        variable: Option<Ident>,
+        body: TokenStream,
+    ) -> (TokenStream, TokenStream) {
         let tape = &self.tape;
         let Some(ident) = variable else {
             return self.counted_iteration("for", body);
         };
         let name = ident.to_string();
-        quote!({
-            let __iteration = __ad::iteration(
-                #tape,
-                #name,
-                {
+        (
+            quote!(let mut __loop = __ad::enter_loop(#tape, #name);),
+            quote!({
+                __loop.iteration({
                     use __ad::{IntegerLoopVariable as _, OtherLoopVariable as _};
                     (&__ad::LoopVariable(&#ident)).loop_value()
-                },
-                __iterations,
-            );
-            __iterations += 1;
-            #body
-        })
+                });
+                #body
+            }),
+        )
     }
 
-    /// A `while` or `loop` body (or a `for` binding no name) that first
-    /// enters its counted iteration on the tape.
-    fn counted_iteration(&self, name: &str, body: TokenStream) -> TokenStream {
+    /// The same for a `while` or `loop` (or a `for` binding no name): its
+    /// iterations counted.
+    fn counted_iteration(&self, name: &str, body: TokenStream) -> (TokenStream, TokenStream) {
         let tape = &self.tape;
-        quote!({
-            let __iteration = __ad::iteration(#tape, #name, ::core::option::Option::None, __iterations);
-            __iterations += 1;
-            #body
-        })
+        (
+            quote!(let mut __loop = __ad::enter_loop(#tape, #name);),
+            quote!({
+                __loop.iteration(::core::option::Option::None);
+                #body
+            }),
+        )
     }
 
     /// `return value`: the value becomes the function's output.
