@@ -793,3 +793,35 @@ fn a_typed_vec_takes_its_own_items_back() {
         GradientPath::Compiled
     );
 }
+
+// ---------------------------------------------------------------------
+// A typed `collect` of constants that takes a derivative later (a push of
+// a tracked value, an element scaled by one): the closure carried none,
+// so it was left as written, and the function kept the tape for "a
+// closure" (found by the random programs, seed 16103 `g7_2`). A
+// `collect` is read as its loop whatever its items.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn constants_collected_then_pushed(x: &[f64]) -> f64 {
+    let a = [0.25_f64.sin(), 2.0];
+    let mut v: Vec<f64> = a.iter().map(|t| t * 0.5).collect();
+    v.push(x[0] * x[1]);
+    v[1] *= x[2];
+    v[0] + v[1] + v[2]
+}
+
+#[test]
+fn a_collect_of_constants_then_tracked_values_is_compiled() {
+    check!(
+        constants_collected_then_pushed,
+        constants_collected_then_pushed_grad,
+        constants_collected_then_pushed_grad_tape,
+        // sin(1/4)/2 + x2 + x0·x1
+        |x| vec![x[1], x[0], 1.0]
+    );
+    assert_eq!(
+        constants_collected_then_pushed_grad_path(),
+        GradientPath::Compiled
+    );
+}
