@@ -421,12 +421,16 @@ impl<'m> Sweep<'m> {
                 let unread = self.an.unread_calls.contains(name);
                 let seed = if unread {
                     let (adjoint, ident) = (&self.adjoint, binding(name));
-                    Seed::new(quote!(#adjoint::unread(&#ident)))
+                    Seed {
+                        unread: true,
+                        ..Seed::new(quote!(#adjoint::unread(&#ident)))
+                    }
                 } else {
                     Seed {
                         tokens: bar.to_token_stream(),
                         negated: false,
                         whole: !self.scalar(init) || vector_call,
+                        unread: false,
                     }
                 };
                 let (mut f, v, r) = self.value(init, &seed)?;
