@@ -547,6 +547,55 @@ number_for_tuple!((A)(A, B)(A, B, C)(A, B, C, D)(A, B, C, D, E)(
     A, B, C, D, E, F
 ));
 
+/// The cotangent a caller passes for a call's value its body never reads
+/// (`let p = v(x);` and no `p` after it), whose type the macro cannot see:
+/// zeros shaped like the value, a number for a number, a vector for a
+/// vector, so that a number-valued and a vector-valued callee's reverse
+/// both take it (each pops or reruns what its forward left) and add
+/// nothing.
+pub trait Unread {
+    /// Zeros shaped like `self`.
+    fn unread(&self) -> Self;
+}
+
+impl Unread for f64 {
+    #[inline(always)]
+    fn unread(&self) -> Self {
+        0.0
+    }
+}
+
+impl<T: Unread> Unread for Vec<T> {
+    fn unread(&self) -> Self {
+        self.iter().map(Unread::unread).collect()
+    }
+}
+
+impl<T: Unread, const N: usize> Unread for [T; N] {
+    fn unread(&self) -> Self {
+        std::array::from_fn(|k| self[k].unread())
+    }
+}
+
+macro_rules! unread_tuple {
+    ($(($($T:ident $k:tt),+))*) => {$(
+        impl<$($T: Unread),+> Unread for ($($T,)+) {
+            fn unread(&self) -> Self {
+                ($(self.$k.unread(),)+)
+            }
+        }
+    )*};
+}
+unread_tuple!((A 0)(A 0, B 1)(A 0, B 1, C 2)(A 0, B 1, C 2, D 3)(A 0, B 1, C 2, D 3, E 4)(
+    A 0, B 1, C 2, D 3, E 4, F 5
+));
+
+/// [`Unread`] as a function, for generated code: `unread(&p)`.
+#[inline(always)]
+pub fn unread<T: Unread>(value: &T) -> T {
+    value.unread()
+}
+
 /// The output of a vector-valued callee's forward when its arguments did
 /// not convert (a call the plain twin rejects, so it never runs): NaN in
 /// every number, no element in a `Vec`.

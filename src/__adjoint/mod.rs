@@ -10,7 +10,9 @@ mod operands;
 mod stack;
 
 pub use adjoints::*;
-pub use calls::{args, scalar_of, Arg, Args, Cotangent, NotDifferentiable, Poisoned, ScalarOf};
+pub use calls::{
+    args, scalar_of, unread, Arg, Args, Cotangent, NotDifferentiable, Poisoned, ScalarOf, Unread,
+};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use operands::{f64_of, Operand, ReturnsF64};
 pub use stack::*;

@@ -34,6 +34,7 @@
 
 use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
+use autodiff::GradientPath;
 
 use super::support::{assert_agree, compiled, AGREE};
 use crate::oracle::Dual;
@@ -1699,6 +1700,167 @@ fn counting_closures_stay_compiled() -> Result<(), Box<dyn std::error::Error>> {
             (grad.value, grad.gradient),
             (tape.value, tape.gradient),
             (n * total * x[k], gradient),
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// A call's value bound and never read (`let p = v(x, c);` and no `p`
+// after it): the macro cannot see whether the callee returns a number or
+// a vector, and read it as a number, which a vector is not, so the
+// compiled sweep failed at run time and every call reran the tape (found
+// by the random programs, seeds 16003 `f7_3` and 16005 `f4_23`, `f5_8`).
+// It is taken as it is, and the callee's reverse gets zeros shaped like
+// it.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn spread(x: f64, y: f64) -> Vec<f64> {
+    vec![x * y, x.sin(), y / (x * x + 0.5)]
+}
+
+#[differentiable]
+fn spread_array(x: f64) -> [f64; 2] {
+    [x.exp(), x * 2.0]
+}
+
+#[differentiable]
+fn spread_pair(x: f64) -> (f64, Vec<f64>) {
+    (x.cos(), vec![x * x, x.tanh()])
+}
+
+#[differentiable]
+fn squared(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn roots(x: f64) -> Vec<f64> {
+    vec![x.sqrt(), x]
+}
+
+#[differentiable]
+fn unread_calls(x: f64, y: f64) -> f64 {
+    let _p = spread(x, 2.0 * y.sin());
+    let _a = spread_array(y);
+    let _t = spread_pair(x * y);
+    let _s = squared(x + y);
+    x * y + x.sin()
+}
+
+/// A number-valued call never read whose argument changes after it: its
+/// reverse reads no argument.
+#[differentiable]
+fn unread_before_a_change(x: f64, y: f64) -> f64 {
+    let mut z = x * y;
+    let _s = squared(z);
+    z = z.sin() * 3.0;
+    z + y
+}
+
+#[differentiable]
+fn unread_root(x: f64) -> f64 {
+    let _r = roots(x);
+    x * 3.0
+}
+
+#[test]
+fn a_call_never_read_stays_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(unread_calls_grad_path(), GradientPath::Compiled);
+    assert_eq!(unread_before_a_change_grad_path(), GradientPath::Compiled);
+    assert_eq!(unread_root_grad_path(), GradientPath::Compiled);
+    for (x, y) in [(1.0, 1.15625), (-1.03125, 0.421875), (0.3, -2.0)] {
+        let adjoint = compiled(|stack| unread_calls_adjoint(stack, x, y));
+        let grad = unread_calls_grad(x, y)?;
+        let tape = unread_calls_grad_tape(x, y)?;
+        check(
+            "unread_calls",
+            (adjoint.value, vec![adjoint.gradient.0, adjoint.gradient.1]),
+            (grad.value, vec![grad.gradient.0, grad.gradient.1]),
+            (tape.value, vec![tape.gradient.0, tape.gradient.1]),
+            (x * y + x.sin(), vec![y + x.cos(), x]),
+        );
+
+        let adjoint = compiled(|stack| unread_before_a_change_adjoint(stack, x, y));
+        let grad = unread_before_a_change_grad(x, y)?;
+        let tape = unread_before_a_change_grad_tape(x, y)?;
+        let c = 3.0 * (x * y).cos();
+        check(
+            "unread_before_a_change",
+            (adjoint.value, vec![adjoint.gradient.0, adjoint.gradient.1]),
+            (grad.value, vec![grad.gradient.0, grad.gradient.1]),
+            (tape.value, vec![tape.gradient.0, tape.gradient.1]),
+            ((x * y).sin() * 3.0 + y, vec![c * y, c * x + 1.0]),
+        );
+    }
+    let adjoint = compiled(|stack| unread_root_adjoint(stack, 2.0));
+    assert_eq!((adjoint.value, adjoint.gradient), (6.0, 3.0));
+    // √x at 0 has an infinite derivative, which the tape rejects where it
+    // is made, read or not: the compiled sweep fails there too and
+    // `f_grad` returns the tape's error.
+    let (grad, tape) = (unread_root_grad(0.0), unread_root_grad_tape(0.0));
+    assert!(tape.is_err(), "the tape rejects √0: {tape:?}");
+    assert_eq!(format!("{grad:?}"), format!("{tape:?}"));
+    assert!(with_stack(|stack| unread_root_adjoint(stack, 0.0)).is_none());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
+// A call that reruns from its arguments in the reverse sweep (a
+// vector-valued one, or one never read, which may be) whose argument
+// changes before it: a number is pushed as the call reads it and popped
+// for the reverse. Never read, the callee got no arguments and a vector
+// failed the sweep at run time (found by the random programs, seed 16107
+// `g4_18`: `let p = v4(x0, ..); let (x1, x0) = (x0, x1);`); indexed, the
+// function kept the tape.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn unread_then_swapped(x: f64, y: f64) -> f64 {
+    let _p = spread(x, 2.0 * y.cos());
+    let (y, x) = (x, y);
+    x * y.sin()
+}
+
+#[differentiable]
+fn indexed_then_changed(x: f64, y: f64) -> f64 {
+    let mut z = x * y;
+    let p = spread(z, y);
+    z = z.sin();
+    p[0] + p[1] * z
+}
+
+#[test]
+fn a_rerun_call_whose_argument_changes_saves_it() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(unread_then_swapped_grad_path(), GradientPath::Compiled);
+    assert_eq!(indexed_then_changed_grad_path(), GradientPath::Compiled);
+    for (x, y) in [(0.390625, 0.609375), (-1.25, 0.75), (2.0, -0.5)] {
+        let adjoint = compiled(|stack| unread_then_swapped_adjoint(stack, x, y));
+        let grad = unread_then_swapped_grad(x, y)?;
+        let tape = unread_then_swapped_grad_tape(x, y)?;
+        check(
+            "unread_then_swapped",
+            (adjoint.value, vec![adjoint.gradient.0, adjoint.gradient.1]),
+            (grad.value, vec![grad.gradient.0, grad.gradient.1]),
+            (tape.value, vec![tape.gradient.0, tape.gradient.1]),
+            (y * x.sin(), vec![y * x.cos(), x.sin()]),
+        );
+
+        let adjoint = compiled(|stack| indexed_then_changed_adjoint(stack, x, y));
+        let grad = indexed_then_changed_grad(x, y)?;
+        let tape = indexed_then_changed_grad_tape(x, y)?;
+        // x·y² + sin²(x·y)
+        let (s, c) = ((x * y).sin(), (x * y).cos());
+        check(
+            "indexed_then_changed",
+            (adjoint.value, vec![adjoint.gradient.0, adjoint.gradient.1]),
+            (grad.value, vec![grad.gradient.0, grad.gradient.1]),
+            (tape.value, vec![tape.gradient.0, tape.gradient.1]),
+            (
+                x * y * y + s * s,
+                vec![y * y + 2.0 * s * c * y, 2.0 * x * y + 2.0 * s * c * x],
+            ),
         );
     }
     Ok(())

@@ -734,3 +734,94 @@ fn a_grown_vec_moved_into_another_binding_keeps_the_tape() {
         autodiff::GradientPath::Tape { .. }
     ));
 }
+
+// ---------------------------------------------------------------------
+// A `Vec` whose `let` names its type and whose value does not show it
+// (`let mut v: Vec<f64> = Vec::new();`, which a typed `collect` is read
+// as): its items were not known to be numbers, so pushing one of them
+// back (`v.push(v[0])`, or `let y = v[0]; v.push(y);`) kept the tape as
+// "`.push()` of an array", named "a closure" for a `collect` (found by
+// the random programs, seed 16005 `f7_5`). The `let`'s type says it.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn collected_then_own_items_pushed(x: &[f64]) -> f64 {
+    let a = [x[0].exp(), x[1]];
+    let mut v: Vec<f64> = a.iter().map(|t| t * 0.5).collect();
+    for _ in 0..2 {
+        v.push(v[0] * x[2]);
+    }
+    let last = v[3];
+    v.push(last);
+    v[1] + v[4]
+}
+
+#[differentiable]
+fn typed_empty_then_own_item_pushed(x: &[f64]) -> f64 {
+    let mut w: Vec<f64> = Vec::new();
+    w.push(x[0] * x[1]);
+    let z = w[0];
+    w.push(z * x[2]);
+    w[0] + w[1]
+}
+
+#[test]
+fn a_typed_vec_takes_its_own_items_back() {
+    check!(
+        collected_then_own_items_pushed,
+        collected_then_own_items_pushed_grad,
+        collected_then_own_items_pushed_grad_tape,
+        |x| {
+            // x1/2 + e^x0·x2/2
+            let e = x[0].exp();
+            vec![e * x[2] / 2.0, 0.5, e / 2.0]
+        }
+    );
+    assert_eq!(
+        collected_then_own_items_pushed_grad_path(),
+        GradientPath::Compiled
+    );
+    check!(
+        typed_empty_then_own_item_pushed,
+        typed_empty_then_own_item_pushed_grad,
+        typed_empty_then_own_item_pushed_grad_tape,
+        // x0·x1 + x0·x1·x2
+        |x| vec![x[1] + x[1] * x[2], x[0] + x[0] * x[2], x[0] * x[1]]
+    );
+    assert_eq!(
+        typed_empty_then_own_item_pushed_grad_path(),
+        GradientPath::Compiled
+    );
+}
+
+// ---------------------------------------------------------------------
+// A typed `collect` of constants that takes a derivative later (a push of
+// a tracked value, an element scaled by one): the closure carried none,
+// so it was left as written, and the function kept the tape for "a
+// closure" (found by the random programs, seed 16103 `g7_2`). A
+// `collect` is read as its loop whatever its items.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn constants_collected_then_pushed(x: &[f64]) -> f64 {
+    let a = [0.25_f64.sin(), 2.0];
+    let mut v: Vec<f64> = a.iter().map(|t| t * 0.5).collect();
+    v.push(x[0] * x[1]);
+    v[1] *= x[2];
+    v[0] + v[1] + v[2]
+}
+
+#[test]
+fn a_collect_of_constants_then_tracked_values_is_compiled() {
+    check!(
+        constants_collected_then_pushed,
+        constants_collected_then_pushed_grad,
+        constants_collected_then_pushed_grad_tape,
+        // sin(1/4)/2 + x2 + x0·x1
+        |x| vec![x[1], x[0], 1.0]
+    );
+    assert_eq!(
+        constants_collected_then_pushed_grad_path(),
+        GradientPath::Compiled
+    );
+}

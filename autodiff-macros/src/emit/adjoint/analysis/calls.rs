@@ -3,16 +3,18 @@
 //! function, a `Vec`, an array or a tuple. The body's syntax says which
 //! where it indexes, iterates or borrows a binding a top-level `let` made
 //! once (`let p = softmax(&z); p[k]`): such a binding is a vector, as deep
-//! as its deepest indexing, and its call's value is taken as it is. Every
-//! other call's value is read as a number (`__adjoint::scalar_of`), which a
-//! vector is not: the sweep fails there and `f_grad` takes the tape.
+//! as its deepest indexing, and its call's value is taken as it is. So is
+//! the value of such a binding the body never reads, a number or a vector,
+//! whose adjoint is zero. Every other call's value is read as a number
+//! (`__adjoint::scalar_of`), which a vector is not: the sweep fails there
+//! and `f_grad` takes the tape.
 
 use crate::ast::{Child, Expr, ExprKind, Function, Stmt};
 
 use super::Analysis;
 
-/// Fills `call_lets`, `vector_calls` and the `dims` of the vectors among
-/// the `call_lets`.
+/// Fills `call_lets`, `vector_calls`, `unread_calls` and the `dims` of the
+/// vectors among the `call_lets`.
 pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     let returns = function
         .body
@@ -47,6 +49,10 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         let whole = used_whole(&function.body.stmts, name);
         if depth > 0 || whole {
             an.dims.insert(name.clone(), Some(depth.max(1)));
+            an.vector_calls.insert(unparenthesised(init).id);
+        } else if !an.read.contains(name) {
+            // Never read: whatever the callee returns, taken as it is.
+            an.unread_calls.insert(name.clone());
             an.vector_calls.insert(unparenthesised(init).id);
         }
     }

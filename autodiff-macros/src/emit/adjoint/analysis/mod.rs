@@ -108,8 +108,13 @@ pub struct Analysis {
     /// `calls`.
     pub call_lets: HashSet<String>,
     /// By `Expr::id`: the calls whose value such a vector binding takes as
-    /// it is. Every other call's value is read as a number.
+    /// it is, or one never read (`unread_calls`). Every other call's value
+    /// is read as a number.
     pub vector_calls: HashSet<usize>,
+    /// The `call_lets` the body never reads: a number or a vector, which
+    /// the macro cannot tell, taken as it is; the callee's reverse gets
+    /// zeros shaped like it (`__adjoint::unread`).
+    pub unread_calls: HashSet<String>,
 }
 
 impl Analysis {
@@ -159,6 +164,7 @@ impl Analysis {
             assigned: HashMap::new(),
             call_lets: HashSet::new(),
             vector_calls: HashSet::new(),
+            unread_calls: HashSet::new(),
         };
         let read = std::cell::RefCell::new(HashSet::new());
         function.body.any_expr(&|expr| {

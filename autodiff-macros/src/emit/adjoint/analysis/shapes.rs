@@ -49,11 +49,15 @@ pub(super) fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>
     for stmt in &block.stmts {
         match stmt {
             Stmt::Let {
+                pat,
                 name: Some(name),
                 init: Some(init),
                 ..
             } => {
-                let found = dims_of(init, dims);
+                // A type on the `let` says it where the value does not
+                // (`let mut v: Vec<f64> = Vec::new();`, which a typed
+                // `collect` is read as).
+                let found = dims_of(init, dims).or_else(|| pattern_dims(pat.syntax));
                 // A tuple's components (`let p = (a, b);`), read as `p.0`.
                 let components: Vec<Option<usize>> = match &init.kind {
                     ExprKind::Tuple(items) => {
@@ -166,6 +170,40 @@ pub(super) fn assigned_dims(
         false
     });
     assigned.into_inner()
+}
+
+/// How many indexings take a value of the type a `let` pattern names to
+/// an `f64` (`f64`, `Vec<f64>`, `[[f64; 2]; 3]`, ...), if it names one.
+fn pattern_dims(pat: &syn::Pat) -> Option<usize> {
+    fn type_dims(ty: &syn::Type) -> Option<usize> {
+        match ty {
+            syn::Type::Paren(paren) => type_dims(&paren.elem),
+            syn::Type::Group(group) => type_dims(&group.elem),
+            syn::Type::Array(array) => Some(type_dims(&array.elem)? + 1),
+            syn::Type::Path(path) if path.qself.is_none() => {
+                if crate::valid::is_f64(ty) {
+                    return Some(0);
+                }
+                let segment = path.path.segments.last()?;
+                let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+                    return None;
+                };
+                match args.args.first()? {
+                    syn::GenericArgument::Type(elem)
+                        if segment.ident == "Vec" && args.args.len() == 1 =>
+                    {
+                        Some(type_dims(elem)? + 1)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    match pat {
+        syn::Pat::Type(typed) => type_dims(&typed.ty),
+        _ => None,
+    }
 }
 
 /// How many indexings take `expr`'s value to an `f64`, if known.

@@ -2,8 +2,8 @@
 //! reduction (`sum`, `product`, `fold`, `collect` into a `Vec`) of a
 //! `map` or `filter` closure over a source the sweep's `for` walks by index,
 //! with a closure body that cannot leave the loop, and that carries a
-//! derivative. Each is taken apart into a [`Chain`], which `mod.rs`
-//! writes as its loop.
+//! derivative (a `collect`, whatever it carries). Each is taken apart into
+//! a [`Chain`], which `mod.rs` writes as its loop.
 
 use std::collections::HashSet;
 
@@ -226,7 +226,13 @@ impl Lowering<'_> {
             chain.body = syn::parse2(body).ok()?;
         }
         // Only chains that carry a derivative: an integer `sum` stays as
-        // it is (and the function keeps the tape if it has a closure).
+        // it is (and the function keeps the tape if it has a closure). A
+        // `collect` is lowered whatever its items: the `Vec` it makes may
+        // take a derivative later (`v.push(x)`, `v[0] += x`), and its loop
+        // is the same work.
+        if matches!(chain.reduce, Reduce::Collect(_)) {
+            return Some(chain);
+        }
         let mut tokens = chain.source.to_token_stream();
         tokens.extend(chain.body.to_token_stream());
         if let Reduce::Fold { init, .. } = &chain.reduce {

@@ -31,6 +31,7 @@ impl<'m> Sweep<'m> {
                     tokens: assigned.to_token_stream(),
                     negated: false,
                     whole,
+                    unread: false,
                 };
                 let outer = std::mem::take(&mut self.cx);
                 let (mut f, v, r) = self.value(value, &seed)?;
@@ -310,6 +311,7 @@ impl<'m> Sweep<'m> {
                 tokens,
                 negated: op == Arith::Sub,
                 whole: false,
+                unread: false,
             };
             let (mut f, v, r) = self.value(value, &seed)?;
             let target_src = target.source.to_token_stream();
@@ -324,6 +326,7 @@ impl<'m> Sweep<'m> {
                     tokens,
                     negated: op == Arith::Sub,
                     whole: false,
+                    unread: false,
                 };
                 self.rev(value, seed)?;
             }

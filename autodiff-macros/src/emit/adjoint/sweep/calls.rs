@@ -62,7 +62,8 @@ impl<'m> Sweep<'m> {
     /// A vector-valued call (its seed the caller's whole adjoint of the
     /// binding) reruns the callee from its arguments in the reverse sweep:
     /// every argument (and the receiver) must still hold its forward value
-    /// there, and the cotangent is passed as it is.
+    /// there, or be a number, which is saved (see `replayed_arg`), and the
+    /// cotangent is passed as it is.
     pub(super) fn vector_call_replayed(
         &self,
         expr: &Expr,
@@ -76,10 +77,10 @@ impl<'m> Sweep<'m> {
         if seed.negated {
             return unsupported("a vector-valued call under a minus sign", expr);
         }
-        if !receiver
-            .into_iter()
-            .chain(args)
-            .all(|arg| self.fully_available(arg))
+        if !receiver.is_none_or(|receiver| self.fully_available(receiver))
+            || !args
+                .iter()
+                .all(|arg| self.fully_available(arg) || self.savable(arg))
         {
             return unsupported(
                 "a vector-valued call whose argument changes before the reverse sweep",
@@ -87,6 +88,13 @@ impl<'m> Sweep<'m> {
             );
         }
         Ok(())
+    }
+
+    /// Whether an argument that changes before the reverse sweep can be
+    /// saved for a callee that reruns from its arguments: a number, read
+    /// with no call.
+    fn savable(&self, arg: &Expr) -> bool {
+        self.scalar(arg) && !has_call(arg)
     }
 
     /// The reverse of a call of `reverse`'s pair: of a function, or of a
@@ -124,11 +132,23 @@ impl<'m> Sweep<'m> {
                 return unsupported("a method called on a model that changes", receiver);
             }
         }
+        // A vector-valued callee's reverse reruns it from its arguments: one
+        // that changes before the reverse sweep is pushed as the call reads
+        // it and popped for the reverse (a number; see `savable`). So is
+        // one of a call whose value the body never reads, which may be a
+        // vector's.
+        let reruns = seed.whole || seed.unread;
         for arg in args {
             let available = self.fully_available(arg);
-            replayed &= available;
             let src = arg.source.to_token_stream();
-            arg_src.push(self.passed(arg));
+            if !available && reruns && self.savable(arg) {
+                let name = self.temp("argument");
+                let saved = self.save(src.clone(), name);
+                arg_src.push(saved.to_token_stream());
+            } else {
+                replayed &= available;
+                arg_src.push(self.passed(arg));
+            }
             let place = match &arg.kind {
                 ExprKind::Reference {
                     mutability: None,

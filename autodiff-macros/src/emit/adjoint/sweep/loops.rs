@@ -31,6 +31,7 @@ impl<'m> Sweep<'m> {
                 tokens: component,
                 negated: false,
                 whole: !self.scalar(item),
+                unread: false,
             };
             let item_seed = if seed.negated {
                 item_seed.negate()
@@ -60,6 +61,7 @@ impl<'m> Sweep<'m> {
             tokens: total.to_token_stream(),
             negated: seed.negated,
             whole: false,
+            unread: false,
         };
         self.pass(elem, &item_seed, Factor::One)
     }

@@ -61,6 +61,10 @@ pub struct Seed {
     pub tokens: TokenStream,
     pub negated: bool,
     pub whole: bool,
+    /// The zero cotangent of a call's value the body never reads
+    /// (`__adjoint::unread`), which may be a vector's: the callee's
+    /// reverse gets its arguments as a vector-valued call's does.
+    pub unread: bool,
 }
 
 impl Seed {
@@ -69,6 +73,7 @@ impl Seed {
             tokens,
             negated: false,
             whole: false,
+            unread: false,
         }
     }
 
@@ -89,6 +94,7 @@ impl Seed {
             tokens,
             negated: self.negated ^ negated,
             whole: false,
+            unread: false,
         }
     }
 

@@ -251,6 +251,7 @@ impl<'m> Sweep<'m> {
                 tokens: name.to_token_stream(),
                 negated: seed.negated,
                 whole: false,
+                unread: false,
             },
         )
     }

@@ -379,6 +379,10 @@ impl<'m> Sweep<'m> {
                     } else {
                         quote!(::autodiff::__adjoint::zero(&#ident))
                     }
+                } else if self.an.unread_calls.contains(name) {
+                    // Never read, its adjoint stays zero: the callee's
+                    // reverse takes `__adjoint::unread` of the value.
+                    quote!(0.0)
                 } else if self.an.call_lets.contains(name) && self.depth == 0 && !self.early {
                     // What a call returns, a number or a vector (see
                     // `analysis::calls`): its adjoint is shaped like the
@@ -414,10 +418,20 @@ impl<'m> Sweep<'m> {
                         .copied()
                         .flatten()
                         .is_some_and(|dims| dims > 0);
-                let seed = Seed {
-                    tokens: bar.to_token_stream(),
-                    negated: false,
-                    whole: !self.scalar(init) || vector_call,
+                let unread = self.an.unread_calls.contains(name);
+                let seed = if unread {
+                    let (adjoint, ident) = (&self.adjoint, binding(name));
+                    Seed {
+                        unread: true,
+                        ..Seed::new(quote!(#adjoint::unread(&#ident)))
+                    }
+                } else {
+                    Seed {
+                        tokens: bar.to_token_stream(),
+                        negated: false,
+                        whole: !self.scalar(init) || vector_call,
+                        unread: false,
+                    }
                 };
                 let (mut f, v, r) = self.value(init, &seed)?;
                 self.scope()
@@ -429,7 +443,13 @@ impl<'m> Sweep<'m> {
                 // made, read or not: one never read (`let unused =
                 // x.exp() * 1e308 * 10.0;`) reaches neither the value nor
                 // the gradient, so it is observed here.
-                if self.scalar(init) && self.active(init) && !self.an.read.contains(name.as_str()) {
+                if unread && self.active(init) {
+                    let (stack, ident) = (&self.stack, binding(name));
+                    f.push(quote!(#stack.observe(&#ident);));
+                } else if self.scalar(init)
+                    && self.active(init)
+                    && !self.an.read.contains(name.as_str())
+                {
                     let (stack, ident) = (&self.stack, binding(name));
                     f.push(quote!(#stack.observe(#ident);));
                 }
