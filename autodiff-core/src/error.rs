@@ -125,10 +125,7 @@ pub(crate) struct Of(pub(crate) Option<Label>);
 
 impl fmt::Display for Of {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(label) => write!(formatter, " of {label}"),
-            None => Ok(()),
-        }
+        after_word(formatter, "of", self.0)
     }
 }
 
@@ -137,10 +134,15 @@ pub(crate) struct At(pub(crate) Option<Label>);
 
 impl fmt::Display for At {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(label) => write!(formatter, " at {label}"),
-            None => Ok(()),
-        }
+        after_word(formatter, "at", self.0)
+    }
+}
+
+/// `" <word> <label>"`, or nothing without a label.
+fn after_word(formatter: &mut fmt::Formatter<'_>, word: &str, label: Option<Label>) -> fmt::Result {
+    match label {
+        Some(label) => write!(formatter, " {word} {label}"),
+        None => Ok(()),
     }
 }
 
