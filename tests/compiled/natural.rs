@@ -1865,3 +1865,38 @@ fn a_rerun_call_whose_argument_changes_saves_it() -> Result<(), Box<dyn std::err
     }
     Ok(())
 }
+
+// ---------------------------------------------------------------------
+// What keeps the tape, named: a closure the compiled body reads as its
+// loop is not the reason where that body stops elsewhere (found by the
+// random programs, seed 16113 `g6_1` and `g2_20`, which named "a
+// closure" for a typed `collect` beside a vector-valued call indexed
+// where it is made).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn collected_beside_an_indexed_call(x: f64) -> f64 {
+    let a = [x, x * 2.0];
+    let v: Vec<f64> = a.iter().map(|t| t * 0.5).collect();
+    v[0] + spread(x, 1.0)[1]
+}
+
+#[test]
+fn the_reason_is_what_keeps_the_tape_not_a_lowered_closure() {
+    let line = include_str!("natural.rs")
+        .lines()
+        .position(|l| l == "    v[0] + spread(x, 1.0)[1]")
+        .expect("the line") as u32
+        + 1;
+    assert_eq!(
+        collected_beside_an_indexed_call_grad_path(),
+        GradientPath::Tape {
+            construct: "a call whose value is indexed, iterated, borrowed or destructured (a function returning a vector)",
+            line,
+        }
+    );
+    let x = 0.75;
+    let grad = collected_beside_an_indexed_call_grad(x).unwrap();
+    // x/2 + sin x
+    assert_agree("collected_beside", &[grad.gradient], &[0.5 + x.cos()]);
+}

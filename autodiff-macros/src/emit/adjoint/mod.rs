@@ -33,7 +33,7 @@ use crate::ast::{Child, Expr, ExprKind, Function, Kind, Param};
 use analysis::Analysis;
 pub(super) use pair::vector_pair;
 use pair::{pair, tape_pair};
-use refusals::{model_moved, not_compiled};
+use refusals::{model_moved, not_compiled, CLOSURE};
 use sweep::{Seed, Sweep, Unsupported};
 
 /// The generated adjoint items, and whether `f_grad` may use them.
@@ -83,6 +83,11 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
             // Every `if` value was taken out into a `let`: what kept the
             // lowered body on the tape is the reason.
             Err(reason) if reason.construct == sweep::describe_if_value() => Err(lowered_reason),
+            // A closure the lowered body took as its loop, where that body
+            // stopped elsewhere: the closure is not what keeps the tape.
+            Err(reason) if reason.construct == CLOSURE && reason.line != lowered_reason.line => {
+                Err(lowered_reason)
+            }
             other => other,
         },
         other => other,

@@ -7,6 +7,9 @@ use super::analysis::{self, Analysis};
 use super::sweep::Unsupported;
 use crate::ast::{Block, Child, Expr, ExprKind, Function, Param, Source, Stmt};
 
+/// The reason a closure the sweeps do not take gives.
+pub(super) const CLOSURE: &str = "a closure";
+
 /// The first construct anywhere in `block` that the adjoint does not
 /// compile. The sweeps refuse what they cannot reverse where they meet it;
 /// these constructs must be refused up front, because a sweep that took
@@ -79,7 +82,7 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         // closures write (`|v| { n += 1; .. }`).
         _ if analysis::is_count(expr) && !writes_in_closure(expr) => return None,
         ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
-        ExprKind::Closure { .. } => return refuse("a closure"),
+        ExprKind::Closure { .. } => return refuse(CLOSURE),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),
         // They move items between places: the reverse would have to move
         // the adjoints back the same way, which it does not yet.
