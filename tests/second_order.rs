@@ -390,3 +390,28 @@ fn a_hessian_multiplies_a_vector_of_its_size_only() {
     let empty = autodiff::Hessian::from_rows(Vec::new()).unwrap();
     assert_eq!(empty.times(&[]), Some(Vec::new()));
 }
+
+#[differentiable]
+fn scaled(x: f64) -> f64 {
+    let mut s = x;
+    for i in 0..3 {
+        s = s * 1e200 + (i as f64) * 0.0;
+    }
+    s
+}
+
+#[test]
+fn a_tangent_that_overflows_names_its_operands_and_iteration() {
+    // At x = 1e-300 every value is finite (1e-100, 1e100, 1e300), but the
+    // derivative along 1 is 1e200 after the first step and 1e400 after the
+    // second: forward mode fails at i = 1, on the product.
+    assert!(scaled(1e-300).is_finite());
+    let error = scaled_jvp(1e-300, 1.0).unwrap_err();
+    assert_eq!(error.code(), "non-finite-tangent");
+    let message = error.to_string();
+    assert!(
+        message.starts_with("mul of 1e-100 and 1e200 produced non-finite tangent inf"),
+        "{message}"
+    );
+    assert!(message.ends_with("i = 1)"), "{message}");
+}

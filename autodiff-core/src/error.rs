@@ -345,12 +345,14 @@ pub enum ScalarAutodiffError {
     },
     /// Forward mode: a node's derivative along the direction overflowed.
     #[error(
-        "{operation} produced non-finite tangent {tangent:?} (topology node {node}){}",
+        "{operation}{operands} produced non-finite tangent {tangent:?} (topology node {node}){}",
         At(*label)
     )]
     NonFiniteTangent {
         /// The operation that made the node.
         operation: ScalarOperation,
+        /// The values the operation took.
+        operands: Operands,
         /// The node (tape index).
         node: usize,
         /// The non-finite tangent.

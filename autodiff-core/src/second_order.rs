@@ -135,6 +135,7 @@ pub(crate) fn tangents(
         if !tangent.is_finite() {
             return Err(ScalarAutodiffError::NonFiniteTangent {
                 operation: nodes.operation(node),
+                operands: nodes.operands(node),
                 node,
                 tangent,
                 label: nodes.label(node),
