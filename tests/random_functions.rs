@@ -1770,7 +1770,8 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     let mut helpers = Vec::new();
     // The vector-valued helper: two components built from random
     // expressions of its parameters, as a `Vec` (with a third) or an array.
-    let vector_name = format!("v{file}");
+    // Named apart from every local (`v7` would be a `Vec` of file 7).
+    let vector_name = format!("vh{file}");
     let (vector_plain, vector_dual, vector_len) = {
         gen.vars.clear();
         gen.loops.clear();

@@ -1900,3 +1900,51 @@ fn the_reason_is_what_keeps_the_tape_not_a_lowered_closure() {
     // x/2 + sin x
     assert_agree("collected_beside", &[grad.gradient], &[0.5 + x.cos()]);
 }
+
+// ---------------------------------------------------------------------
+// A `loop`'s value taken from another `loop`'s (`let c = loop { break b;
+// };` after `let b = loop { break (if .. { a } else { -1.0 }); };`): the
+// `if` value is read as a `let` inside the first loop, whose shape was
+// looked up before that `let` was seen, so the second loop's value had
+// none and the function kept the tape (found by the random programs,
+// seed 16119 `f0_12`, drawn from compiled constructs).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn break_value_of_a_break_value(x: f64, y: f64) -> f64 {
+    let a = x * y;
+    let b = loop {
+        break (if a >= 0.0 { a } else { -1.0 });
+    };
+    let c = loop {
+        break b;
+    };
+    c * y + b
+}
+
+#[test]
+fn a_loop_value_from_a_loop_value_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(
+        break_value_of_a_break_value_grad_path(),
+        GradientPath::Compiled
+    );
+    for (x, y) in [(0.5, 1.5), (-0.5, 2.0), (1.25, -0.75)] {
+        let adjoint = compiled(|stack| break_value_of_a_break_value_adjoint(stack, x, y));
+        let grad = break_value_of_a_break_value_grad(x, y)?;
+        let tape = break_value_of_a_break_value_grad_tape(x, y)?;
+        let want = if x * y >= 0.0 {
+            // x·y² + x·y
+            (x * y * y + x * y, vec![y * y + y, 2.0 * x * y + x])
+        } else {
+            (-y - 1.0, vec![0.0, -1.0])
+        };
+        check(
+            "break_value_of_a_break_value",
+            (adjoint.value, vec![adjoint.gradient.0, adjoint.gradient.1]),
+            (grad.value, vec![grad.gradient.0, grad.gradient.1]),
+            (tape.value, vec![tape.gradient.0, tape.gradient.1]),
+            want,
+        );
+    }
+    Ok(())
+}

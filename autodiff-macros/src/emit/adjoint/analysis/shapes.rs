@@ -54,6 +54,10 @@ pub(super) fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>
                 init: Some(init),
                 ..
             } => {
+                // The value's own blocks first: a `loop`'s value is its
+                // `break`'s, which may name a `let` inside it (`let y =
+                // loop { let if_value = ..; break if_value; };`).
+                dims_expr(init, dims);
                 // A type on the `let` says it where the value does not
                 // (`let mut v: Vec<f64> = Vec::new();`, which a typed
                 // `collect` is read as).
@@ -65,7 +69,6 @@ pub(super) fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>
                     }
                     _ => Vec::new(),
                 };
-                dims_expr(init, dims);
                 for (key, found) in std::iter::once((name.clone(), found)).chain(
                     components
                         .into_iter()
