@@ -1910,6 +1910,8 @@ fn the_reason_is_what_keeps_the_tape_not_a_lowered_closure() {
 // seed 16119 `f0_12`, drawn from compiled constructs).
 // ---------------------------------------------------------------------
 
+// The generated program's shape, kept as found.
+#[allow(unused_parens, clippy::never_loop)]
 #[differentiable]
 fn break_value_of_a_break_value(x: f64, y: f64) -> f64 {
     let a = x * y;
