@@ -1950,3 +1950,44 @@ fn a_loop_value_from_a_loop_value_is_compiled() -> Result<(), Box<dyn std::error
     }
     Ok(())
 }
+
+// ---------------------------------------------------------------------
+// A vector call's binding beside a `let` the branches give its value
+// (`let (a, b) = if c { (p[0], x) } else { (x, p[1]) };`, read as `let
+// a; let b;`), whose rounds of shapes rebuilt them without the vector's.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn vector_beside_deferred(x: f64) -> f64 {
+    let p = spread(x, 2.0);
+    let (a, b) = if x > 0.0 { (p[0], x) } else { (x, p[1]) };
+    a * b + p[2]
+}
+
+#[test]
+fn a_vector_call_beside_a_deferred_let() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(vector_beside_deferred_grad_path(), GradientPath::Compiled);
+    for x in [0.75, -1.25] {
+        let adjoint = compiled(|stack| vector_beside_deferred_adjoint(stack, x));
+        let grad = vector_beside_deferred_grad(x)?;
+        let tape = vector_beside_deferred_grad_tape(x)?;
+        // p = [2x, sin x, 2/(x² + 0.5)]
+        let q = x * x + 0.5;
+        let (value, slope) = if x > 0.0 {
+            (2.0 * x * x + 2.0 / q, 4.0 * x - 4.0 * x / (q * q))
+        } else {
+            (
+                x * x.sin() + 2.0 / q,
+                x.sin() + x * x.cos() - 4.0 * x / (q * q),
+            )
+        };
+        check(
+            "vector_beside_deferred",
+            (adjoint.value, vec![adjoint.gradient]),
+            (grad.value, vec![grad.gradient]),
+            (tape.value, vec![tape.gradient]),
+            (value, vec![slope]),
+        );
+    }
+    Ok(())
+}

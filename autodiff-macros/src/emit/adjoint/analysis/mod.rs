@@ -28,7 +28,9 @@ pub use activity::{carries, is_count};
 use numbers::numbers;
 pub use numbers::shows_number;
 pub use shapes::dims_of;
-use shapes::{assigned_dims, copy_array, deferred_lets, dims_block, kind_dims};
+use shapes::{
+    assigned_dims, copy_array, deferred_lets, dims_block, empty_vec_lets, grown_dims, kind_dims,
+};
 
 /// Methods that change their receiver.
 const MUTATING: &[&str] = &[
@@ -186,8 +188,8 @@ impl Analysis {
             };
             analysis.dims.insert(param.ident.to_string(), dims);
         }
-        let params_dims = analysis.dims.clone();
-        dims_block(&function.body, &mut analysis.dims);
+        let mut params_dims = analysis.dims.clone();
+        dims_block(&function.body, &mut analysis.dims, &HashSet::new());
         collect_idents(function.item.to_token_stream(), &mut analysis.idents);
         for param in &function.params {
             *analysis.bound.entry(param.ident.to_string()).or_default() += 1;
@@ -205,6 +207,32 @@ impl Analysis {
             }
             analysis.stmt_facts(stmt, index);
         }
+        // A `Vec` bound empty, once, has the shape of what is pushed onto
+        // it (`let mut v = Vec::new(); v.push(x * x); .. v.push(v[0]);`):
+        // taken as known before its `let`, then the shapes again, until
+        // nothing changes.
+        let mut empty = HashSet::new();
+        empty_vec_lets(&function.body, &mut empty);
+        empty.retain(|name| analysis.bound.get(name).copied() == Some(1));
+        let mut grown: HashMap<String, Option<usize>> = HashMap::new();
+        for _ in 0..3 {
+            let found: HashMap<String, Option<usize>> =
+                grown_dims(&function.body, &analysis.dims, &empty)
+                    .into_iter()
+                    .filter(|(_, shape)| shape.is_some())
+                    .collect();
+            if found == grown {
+                break;
+            }
+            grown = found;
+            let names: HashSet<String> = grown.keys().cloned().collect();
+            let mut dims = params_dims.clone();
+            dims.extend(grown.clone());
+            dims_block(&function.body, &mut dims, &names);
+            analysis.dims = dims;
+        }
+        let grown_names: HashSet<String> = grown.keys().cloned().collect();
+        params_dims.extend(grown);
         // A `let y;` has the shape of what is assigned to it, which may
         // come through another such binding (`let (a, b) = if .. { (b, s) }
         // ..` read as `let b_next; .. b_next = b; .. let b = b_next;`):
@@ -214,7 +242,6 @@ impl Analysis {
         deferred_lets(&function.body, &mut deferred);
         deferred.retain(|name| analysis.bound.get(name).copied() == Some(1));
         analysis.assigned = assigned_dims(&function.body, &analysis.dims);
-        calls::calls_bound(function, &mut analysis);
         if !deferred.is_empty() {
             let mut seeds: HashMap<String, Option<usize>> = deferred
                 .iter()
@@ -224,7 +251,7 @@ impl Analysis {
             for _ in 0..4 {
                 let mut dims = params_dims.clone();
                 dims.extend(seeds.clone());
-                dims_block(&function.body, &mut dims);
+                dims_block(&function.body, &mut dims, &grown_names);
                 let assigned = assigned_dims(&function.body, &dims);
                 let found: HashMap<String, Option<usize>> = deferred
                     .iter()
@@ -244,6 +271,8 @@ impl Analysis {
                 }
             }
         }
+        // After the shapes above, which would undo the vectors' shapes.
+        calls::calls_bound(function, &mut analysis);
         loop {
             let before = analysis.active.len();
             let mut found = Vec::new();

@@ -4,7 +4,9 @@
 //! (`Analysis::dims` and `Analysis::assigned`); [`dims_of`] for one
 //! expression.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use quote::ToTokens;
 
 use crate::ast::{Arith, Block, Child, Expr, ExprKind, Kind, Stmt};
 
@@ -45,7 +47,14 @@ fn break_value<'m, 'a>(block: &'m Block<'a>) -> Option<&'m Expr<'a>> {
     })
 }
 
-pub(super) fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>>) {
+/// The shapes of the bindings of `block` and the blocks inside it, into
+/// `dims`; a `Vec` bound empty whose name is in `grown` keeps the shape
+/// `dims` already has for it (see [`grown_dims`]).
+pub(super) fn dims_block(
+    block: &Block,
+    dims: &mut HashMap<String, Option<usize>>,
+    grown: &HashSet<String>,
+) {
     for stmt in &block.stmts {
         match stmt {
             Stmt::Let {
@@ -57,7 +66,11 @@ pub(super) fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>
                 // The value's own blocks first: a `loop`'s value is its
                 // `break`'s, which may name a `let` inside it (`let y =
                 // loop { let if_value = ..; break if_value; };`).
-                dims_expr(init, dims);
+                dims_expr(init, dims, grown);
+                if init.is_empty_vec() && grown.contains(name) {
+                    dims.entry(name.clone()).or_insert(None);
+                    continue;
+                }
                 // A type on the `let` says it where the value does not
                 // (`let mut v: Vec<f64> = Vec::new();`, which a typed
                 // `collect` is read as).
@@ -97,16 +110,16 @@ pub(super) fn dims_block(block: &Block, dims: &mut HashMap<String, Option<usize>
                     dims.insert(name.clone(), None);
                 }
                 if let Some(init) = init {
-                    dims_expr(init, dims);
+                    dims_expr(init, dims, grown);
                 }
             }
             Stmt::Item(_) => {}
-            Stmt::Expr(expr, _) => dims_expr(expr, dims),
+            Stmt::Expr(expr, _) => dims_expr(expr, dims, grown),
         }
     }
 }
 
-fn dims_expr(expr: &Expr, dims: &mut HashMap<String, Option<usize>>) {
+fn dims_expr(expr: &Expr, dims: &mut HashMap<String, Option<usize>>, grown: &HashSet<String>) {
     if let ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } = &expr.kind {
         for name in &pat.names {
             dims.insert(name.clone(), None);
@@ -114,8 +127,88 @@ fn dims_expr(expr: &Expr, dims: &mut HashMap<String, Option<usize>>) {
     }
     for child in expr.children() {
         match child {
-            Child::Expr(child) => dims_expr(child, dims),
-            Child::Block(block) => dims_block(block, dims),
+            Child::Expr(child) => dims_expr(child, dims, grown),
+            Child::Block(block) => dims_block(block, dims, grown),
+        }
+    }
+}
+
+/// The shape of each `Vec` a `let` binds empty (`Vec::new()`, `vec![]`)
+/// from what is pushed onto it: one more than its items', where every
+/// push that shows one agrees (`v.push(v[0])`, one of its own items, shows
+/// none). Only names in `empty`.
+pub(super) fn grown_dims(
+    body: &Block,
+    dims: &HashMap<String, Option<usize>>,
+    empty: &HashSet<String>,
+) -> HashMap<String, Option<usize>> {
+    let found = std::cell::RefCell::new(HashMap::new());
+    body.any_expr(&|expr| {
+        let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        else {
+            return false;
+        };
+        let ExprKind::Path(path) = &receiver.kind else {
+            return false;
+        };
+        let (Some(ident), [item]) = (path.path.get_ident(), args.as_slice()) else {
+            return false;
+        };
+        let name = ident.to_string();
+        if *method != "push" || !empty.contains(&name) {
+            return false;
+        }
+        let shape = dims_of(item, dims).map(|d| d + 1);
+        if shape.is_none() && crate::text::mentions(item.source.to_token_stream(), &name) {
+            return false;
+        }
+        found
+            .borrow_mut()
+            .entry(name)
+            .and_modify(|known: &mut Option<usize>| {
+                if *known != shape {
+                    *known = None;
+                }
+            })
+            .or_insert(shape);
+        false
+    });
+    found.into_inner()
+}
+
+/// The names `let`s bind to an empty `Vec` (`Vec::new()`, `vec![]`,
+/// `Vec::with_capacity(n)`) in `block` and the blocks inside it.
+pub(super) fn empty_vec_lets(block: &Block, out: &mut HashSet<String>) {
+    fn expr_lets(expr: &Expr, out: &mut HashSet<String>) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => expr_lets(child, out),
+                Child::Block(block) => empty_vec_lets(block, out),
+            }
+        }
+    }
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name: Some(name),
+                init: Some(init),
+                ..
+            } => {
+                if init.is_empty_vec() {
+                    out.insert(name.clone());
+                }
+                expr_lets(init, out);
+            }
+            Stmt::Let {
+                init: Some(init), ..
+            }
+            | Stmt::Expr(init, _) => expr_lets(init, out),
+            _ => {}
         }
     }
 }
