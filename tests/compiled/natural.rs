@@ -1903,7 +1903,7 @@ fn the_reason_is_what_keeps_the_tape_not_a_lowered_closure() {
 
 // ---------------------------------------------------------------------
 // A `loop`'s value taken from another `loop`'s (`let c = loop { break b;
-// };` after `let b = loop { break (if .. { a } else { -1.0 }); };`): the
+// };` after `let b = loop { break if .. { a } else { -1.0 }; };`): the
 // `if` value is read as a `let` inside the first loop, whose shape was
 // looked up before that `let` was seen, so the second loop's value had
 // none and the function kept the tape (found by the random programs,
@@ -1916,7 +1916,7 @@ fn the_reason_is_what_keeps_the_tape_not_a_lowered_closure() {
 fn break_value_of_a_break_value(x: f64, y: f64) -> f64 {
     let a = x * y;
     let b = loop {
-        break (if a >= 0.0 { a } else { -1.0 });
+        break if a >= 0.0 { a } else { -1.0 };
     };
     let c = loop {
         break b;

@@ -25,7 +25,8 @@
 //! so both sides differentiate at exactly the same points.
 //!
 //! Kinks follow the engine's documented choices: `abs' (0) = 0`,
-//! `relu'(0) = 0`, and a tie in `max`/`min` gives each operand 1/2.
+//! `relu'(0) = 0`, and a tie in `max`/`min` gives each operand 1/2; a
+//! `Dual` that went through one says so (`kink`).
 //!
 //! `+ - * /` take a `Dual` or an `f64` on the right (an `f64` is a
 //! constant), so an oracle twin reads like the function it checks:
@@ -47,6 +48,12 @@ pub struct Dual {
     /// (`1e-200 · 1e-200`): the tangent may then have lost all its digits,
     /// while the reverse pass, multiplying in the other order, need not.
     pub underflow: bool,
+    /// Whether a derivative on the way was a kink's choice (`abs'(0) = 0`,
+    /// `relu'(0) = 0`, a tie in `max`/`min`) for a value that carries one:
+    /// the first derivative is the documented one, but a second derivative
+    /// through it is the choice's (`|s|·|s|` at `s = 0` has `0` for `2`),
+    /// not the function's.
+    pub kink: bool,
 }
 
 /// `derivative · tangent`, and whether it underflowed.
@@ -65,6 +72,7 @@ impl Dual {
             tangent: t,
             magnitude: t,
             underflow: false,
+            kink: false,
         }
     }
 
@@ -75,6 +83,7 @@ impl Dual {
             tangent: 0.0,
             magnitude: 0.0,
             underflow: false,
+            kink: false,
         }
     }
 
@@ -86,6 +95,7 @@ impl Dual {
             tangent,
             magnitude,
             underflow: self.underflow || lost_t || lost_m,
+            kink: self.kink,
         }
     }
 
@@ -99,17 +109,26 @@ impl Dual {
             tangent: a + b,
             magnitude: ma + mb,
             underflow: self.underflow || other.underflow || lost_a || lost_b || lost_ma || lost_mb,
+            kink: self.kink || other.kink,
         }
+    }
+
+    /// `self` with `kink` set where `at_kink` and a derivative is carried.
+    fn kinked(mut self, at_kink: bool, operands: &[Self]) -> Self {
+        self.kink |= at_kink && operands.iter().any(|o| o.magnitude != 0.0);
+        self
     }
 
     pub fn max(self, o: Self) -> Self {
         let (da, db) = tie_split(self.value, o.value);
         self.binary(o, self.value.max(o.value), da, db)
+            .kinked(self.value == o.value, &[self, o])
     }
 
     pub fn min(self, o: Self) -> Self {
         let (db, da) = tie_split(self.value, o.value);
         self.binary(o, self.value.min(o.value), da, db)
+            .kinked(self.value == o.value, &[self, o])
     }
 
     /// a^b = e^(b ln a): ∂/∂a = b·a^b / a, ∂/∂b = a^b ln a. The exponent
@@ -187,6 +206,7 @@ impl Dual {
             self.value.signum()
         };
         self.unary(self.value.abs(), d)
+            .kinked(self.value == 0.0, &[self])
     }
 
     pub fn recip(self) -> Self {
@@ -197,7 +217,7 @@ impl Dual {
         if self.value > 0.0 {
             self.unary(self.value, 1.0)
         } else {
-            self.unary(0.0, 0.0)
+            self.unary(0.0, 0.0).kinked(self.value == 0.0, &[self])
         }
     }
 
