@@ -679,3 +679,119 @@ fn a_loop_on_a_non_finite_value_stops() {
         assert!(compiled.is_none(), "{v0} {drag}");
     }
 }
+
+// ---------------------------------------------------------------------
+// A loop no `continue` ends an iteration of records how it ended once,
+// after it, instead of once per iteration: only its last iteration can
+// have ended by a jump. Inside a loop that does `continue`, and around
+// one that leaves both (`break 'outer`), the two records interleave.
+// ---------------------------------------------------------------------
+
+/// The inner `for` is left by `break` (its exit recorded once), by
+/// `break 'rows` out of both, or by running out; the outer skips a row by
+/// `continue` (an exit per iteration); the `while` ends by its condition
+/// or by `break` before its last statement.
+#[differentiable]
+fn exits_once(a: [f64; 4], y: f64) -> f64 {
+    let mut t = y;
+    'rows: for r in 0..3 {
+        if a[r] * y > 2.0 {
+            continue;
+        }
+        for i in 0..4 {
+            t += a[i] * t * 0.25;
+            if t > 5.0 {
+                break;
+            }
+            if t < -5.0 {
+                break 'rows;
+            }
+            t *= 0.9;
+        }
+        t += y;
+    }
+    let mut k = 0;
+    while k < 3 {
+        t = t * 0.5 + a[k];
+        if t > 4.0 {
+            break;
+        }
+        t += y * y;
+        k += 1;
+    }
+    t
+}
+
+fn exits_once_dual(a: [Dual; 4], y: Dual) -> Dual {
+    exits_once_walk(a, y).0
+}
+
+/// The function over dual numbers, and which exits it took: a skipped
+/// row, the inner `break`, `break 'rows`, the `while`'s `break`.
+fn exits_once_walk(a: [Dual; 4], y: Dual) -> (Dual, [bool; 4]) {
+    let mut took = [false; 4];
+    let mut t = y;
+    'rows: for r in 0..3 {
+        if (a[r] * y).value > 2.0 {
+            took[0] = true;
+            continue;
+        }
+        for i in 0..4 {
+            t = t + a[i] * t * 0.25;
+            if t.value > 5.0 {
+                took[1] = true;
+                break;
+            }
+            if t.value < -5.0 {
+                took[2] = true;
+                break 'rows;
+            }
+            t = t * 0.9;
+        }
+        t = t + y;
+    }
+    let mut k = 0;
+    while k < 3 {
+        t = t * 0.5 + a[k];
+        if t.value > 4.0 {
+            took[3] = true;
+            break;
+        }
+        t = t + y * y;
+        k += 1;
+    }
+    (t, took)
+}
+
+#[test]
+fn a_loop_without_continue_records_its_exit_once() {
+    let cases = [
+        ([0.5, 0.6, 0.7, 0.8], 0.3),
+        ([0.5, 0.6, 0.7, 0.8], 1.5),
+        ([2.0, 0.1, 1.9, 0.4], 1.2),
+        ([0.9, 1.1, 0.3, 0.2], -2.5),
+        ([0.2, 0.3, 0.4, 4.5], 0.2),
+        ([-3.0, -2.0, -1.0, 0.5], 1.0),
+    ];
+    let mut reached = [false; 4];
+    let mut plain = false;
+    for (a, y) in cases {
+        let got = compiled(|stack| exits_once_adjoint(stack, a, y));
+        assert_eq!(got.value, exits_once(a, y));
+        let mut flat = got.gradient.0.to_vec();
+        flat.push(got.gradient.1);
+        assert_agree("exits_once", &flat, &dual_gradient(exits_once_dual, a, y));
+        let tape = exits_once_grad_tape(a, y).unwrap().gradient;
+        let mut tape_flat = tape.0.to_vec();
+        tape_flat.push(tape.1);
+        assert_agree("exits_once tape", &flat, &tape_flat);
+        assert!(exits_once_check(a, y).unwrap().passed());
+        let (_, took) = exits_once_walk(a.map(Dual::constant), Dual::constant(y));
+        plain |= took == [false; 4];
+        for (r, t) in reached.iter_mut().zip(took) {
+            *r |= t;
+        }
+    }
+    assert_eq!(reached, [true; 4], "the cases take every exit");
+    assert!(plain, "and one case takes none");
+}

@@ -148,10 +148,13 @@ impl<'m> Sweep<'m> {
                 let k = Literal::u32_unsuffixed(jumps.next + 1);
                 jumps.next += 1;
                 let records = jumps.pending.iter().rev();
-                Ok((
-                    vec![quote!({ #(#records)* #stack.push_arm(#k); #src #semi })],
-                    Vec::new(),
-                ))
+                // A loop no `continue` ends an iteration of records its
+                // exit as it ends (`Jumps::exit`).
+                let exit = match &jumps.exit {
+                    Some(exit) => quote!(#exit = #k;),
+                    None => quote!(#stack.push_arm(#k);),
+                };
+                Ok((vec![quote!({ #(#records)* #exit #src #semi })], Vec::new()))
             }
             ExprKind::Break { label, value } => self.jump(expr, *label, value.as_deref(), semi),
             ExprKind::Continue(label) => self.jump(expr, *label, None, semi),

@@ -59,7 +59,11 @@ impl<'m> Sweep<'m> {
             records.extend(jumps.pending.iter().rev().cloned());
             jumps.next += 1;
             let k = Literal::u32_unsuffixed(jumps.next);
-            records.push(quote!(#stack.push_arm(#k);));
+            match &jumps.exit {
+                // The loop this `break` ends pushes its exit as it ends.
+                Some(exit) if depth == target => records.push(quote!(#exit = #k;)),
+                _ => records.push(quote!(#stack.push_arm(#k);)),
+            }
             if depth > target {
                 if let Some(trips) = &jumps.trips {
                     records.push(quote!(#stack.push_trips(#trips);));

@@ -83,20 +83,28 @@ impl<'m> Sweep<'m> {
     }
 
     /// A loop's body: as a block, or, when it jumps, with an exit record
-    /// per iteration and a reverse per exit (the statements up to the one
-    /// that jumped). The caller has pushed the loop's scope.
+    /// and a reverse per exit (the statements up to the one that jumped).
+    /// The caller has pushed the loop's scope, and wraps the loop in
+    /// `exit_forward` and its reverse in `exit_reverse`.
+    ///
+    /// The record is one per iteration where a `continue` may end one;
+    /// otherwise only the last iteration can end by a jump, and the loop
+    /// records how it ended once (`Jumps::exit`, the returned variable).
     ///
     /// `level` is the loop's: its trip counter, label, and the adjoint of
     /// its value.
     pub(super) fn loop_body_at(
         &mut self,
         body: &Block,
-        level: Jumps,
-    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        mut level: Jumps,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>, Option<Ident>)> {
         if !contains_jump(body) {
             let BlockCode { fwd, rev, .. } = self.block_inner(body, None)?;
-            return Ok((fwd, rev));
+            return Ok((fwd, rev, None));
         }
+        let exit = (!continues(body, level.label.as_deref(), false))
+            .then(|| Ident::new(&format!("exit_{}", self.loops), Span::mixed_site()));
+        level.exit = exit.clone();
         self.jumps.push(level);
         let result = (|| {
             let mut prelude = Vec::new();
@@ -116,9 +124,56 @@ impl<'m> Sweep<'m> {
         self.jumps.pop();
         let (prelude, mut fwd, revs, owners) = result?;
         let stack = &self.stack;
-        fwd.push(quote!(#stack.push_arm(0);));
+        if exit.is_none() {
+            fwd.push(quote!(#stack.push_arm(0);));
+        }
         let exits = owners.iter().map(|&(k, j)| (k, j + 1));
-        Ok((fwd, vec![by_exit(stack, &prelude, &revs, exits)]))
+        let rev = by_exit(stack, exit.as_ref(), &prelude, &revs, exits);
+        Ok((fwd, vec![rev], exit))
+    }
+
+    /// Around a loop whose exit is recorded once (`loop_body_at`): its
+    /// variable before the loop, and its push after it, before the trips.
+    fn exit_forward(&self, exit: Option<&Ident>) -> (TokenStream, TokenStream) {
+        let stack = &self.stack;
+        match exit {
+            Some(exit) => (
+                quote!(let mut #exit: u32 = 0;),
+                quote!(#stack.push_arm(#exit);),
+            ),
+            None => (quote!(), quote!()),
+        }
+    }
+
+    /// Before the reversed iterations: the trips, popped, and then (for an
+    /// exit recorded once) the exit; returns them and the trip count.
+    fn exit_reverse(&self, exit: Option<&Ident>, trips: &Ident) -> (TokenStream, TokenStream) {
+        let stack = &self.stack;
+        match exit {
+            Some(exit) => (
+                quote! {
+                    let #trips = #stack.pop_trips();
+                    let mut #exit = #stack.pop_arm();
+                },
+                trips.to_token_stream(),
+            ),
+            None => (quote!(), quote!(#stack.pop_trips())),
+        }
+    }
+
+    /// A `for`'s `.take(trips)` of the reversed indices, and what pops its
+    /// trips (and exit) before the loop where its exit is recorded once.
+    fn take_trips(
+        &self,
+        exit: Option<&Ident>,
+        trips: &Ident,
+        take: TokenStream,
+    ) -> (TokenStream, TokenStream) {
+        if exit.is_none() {
+            return (quote!(), take);
+        }
+        let (popped, count) = self.exit_reverse(exit, trips);
+        (popped, quote!(.take(#count)))
     }
 
     /// `while`: the forward counts the trips (leaving the loop as soon as
@@ -146,19 +201,24 @@ impl<'m> Sweep<'m> {
         let code = self.loop_body_at(body, level(label, Some(trips.clone())));
         self.scopes.pop();
         self.depth -= 1;
-        let (fwd, rev) = code?;
+        let (fwd, rev, exit) = code?;
+        let (declare, record) = self.exit_forward(exit.as_ref());
+        let (popped, count) = self.exit_reverse(exit.as_ref(), &trips);
         let cond_src = cond.source.to_token_stream();
         Ok((
             vec![quote! {
                 let mut #trips: usize = 0;
+                #declare
                 #label while { #(#observes)* #stack.finite() && (#cond_src) } {
                     #trips += 1;
                     #(#fwd)*
                 }
+                #record
                 #stack.push_trips(#trips);
             }],
             vec![quote! {
-                for _ in 0..#stack.pop_trips() {
+                #popped
+                for _ in 0..#count {
                     #(#rev)*
                 }
             }],
@@ -191,10 +251,13 @@ impl<'m> Sweep<'m> {
         let code = self.loop_body_at(body, level);
         self.scopes.pop();
         self.depth -= 1;
-        let (fwd, rev) = code?;
+        let (fwd, rev, exit) = code?;
+        let (declare, record) = self.exit_forward(exit.as_ref());
+        let (popped, count) = self.exit_reverse(exit.as_ref(), &trips);
         let name = label.map(|label| &label.name);
         let rev = vec![quote! {
-            for _ in 0..#stack.pop_trips() {
+            #popped
+            for _ in 0..#count {
                 #(#rev)*
             }
         }];
@@ -203,7 +266,7 @@ impl<'m> Sweep<'m> {
         if self.early && !body.any_expr(&|expr| matches!(expr.kind, ExprKind::Break { .. })) {
             let forward = syn::Lifetime::new("'forward", Span::mixed_site());
             return Ok((
-                vec![quote!(let mut #trips: usize = 0;)],
+                vec![quote!(let mut #trips: usize = 0; #declare)],
                 quote!(#label loop {
                     if !#stack.finite() {
                         break #forward #stack.failed();
@@ -231,13 +294,14 @@ impl<'m> Sweep<'m> {
         .map(|stop| quote!(if !#stack.finite() { #stop }));
         let value = self.temp_value();
         Ok((
-            vec![quote!(let mut #trips: usize = 0;)],
+            vec![quote!(let mut #trips: usize = 0; #declare)],
             quote!({
                 let #value = #label loop {
                     #stop
                     #trips += 1;
                     #(#fwd)*
                 };
+                #record
                 #stack.push_trips(#trips);
                 #value
             }),
@@ -281,14 +345,18 @@ impl<'m> Sweep<'m> {
             let code = self.loop_body_at(body, level(label, counter.clone()));
             self.scopes.pop();
             self.depth -= 1;
-            let (fwd, rev) = code?;
+            let (fwd, rev, exit) = code?;
+            let (declare, record) = self.exit_forward(exit.as_ref());
+            let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
             return Ok((
                 vec![quote! {
                     #count_init
+                    #declare
                     #label for #syntax in #iter_src { #count_step #(#fwd)* }
+                    #record
                     #count_push
                 }],
-                vec![quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* })],
+                vec![quote!(#popped for #syntax in (#iter_src)#take.rev() { #(#rev)* })],
             ));
         }
         let Some(Elements { items, adaptors }) = self.elements(iter) else {
@@ -386,7 +454,9 @@ impl<'m> Sweep<'m> {
         let code = self.loop_body_at(body, level(label, counter.clone()));
         self.scopes.pop();
         self.depth -= 1;
-        let (fwd, rev) = code?;
+        let (fwd, rev, exit) = code?;
+        let (exit_declare, record) = self.exit_forward(exit.as_ref());
+        let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
         let len = items.len(&saved);
         let element_value = items.item(&index, &saved);
         // `(0..n).rev().rev()` is `0..n`.
@@ -403,12 +473,15 @@ impl<'m> Sweep<'m> {
         Ok((
             vec![quote! {
                 #count_init
+                #exit_declare
                 #label for #syntax in #iter_src { #count_step #(#fwd)* }
+                #record
                 #count_push
                 #(#save_fwd)*
             }],
             vec![quote! {
                 #(#save_rev)*
+                #popped
                 for #index in (0..#len)#(#adaptors)*#take #reverse {
                     #[allow(unused_variables)]
                     let #syntax = #element_value;
@@ -501,6 +574,17 @@ impl<'m> Sweep<'m> {
         out
     }
 
+    /// Whether `name` is a parameter of numbers (not a model) that no
+    /// statement writes or binds again: its value was observed before
+    /// the forward sweep ran and is the same everywhere.
+    fn observed_at_entry(&self, name: &str) -> bool {
+        self.an.params.contains(name)
+            && !self.an.models.contains(name)
+            && !self.an.top_lets.contains_key(name)
+            && !self.an.pushed.contains(name)
+            && self.an.stable(name, 0)
+    }
+
     pub(super) fn collect_places(&self, expr: &Expr, out: &mut Vec<TokenStream>) {
         match &expr.kind {
             // A running extreme (`if d < best`): see `unobserved`.
@@ -509,6 +593,11 @@ impl<'m> Sweep<'m> {
                     .path
                     .get_ident()
                     .is_some_and(|ident| self.unobserved.contains(&ident.to_string())) => {}
+            // An item of a parameter of numbers that the body never
+            // writes: the whole parameter was observed before the forward
+            // sweep (see `adjoint::compile`'s early checks).
+            ExprKind::Path(_) | ExprKind::Index { .. }
+                if crate::flow::root(expr).is_some_and(|name| self.observed_at_entry(&name)) => {}
             // A whole array or `Vec` (`if a == b`) by reference: observing
             // it must not move it.
             ExprKind::Path(_) | ExprKind::Index { .. } if self.active(expr) => {
@@ -533,4 +622,33 @@ impl<'m> Sweep<'m> {
             }
         }
     }
+}
+
+/// Whether a `continue` may end an iteration of the loop whose body this
+/// is (labelled `label`): an unlabelled one outside any inner loop, or one
+/// naming the label from anywhere inside. A closure's body is its own.
+fn continues(block: &Block, label: Option<&str>, nested: bool) -> bool {
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::Let { init, .. } => init
+            .as_ref()
+            .is_some_and(|init| continues_in(init, label, nested)),
+        Stmt::Item(_) => false,
+        Stmt::Expr(expr, _) => continues_in(expr, label, nested),
+    })
+}
+
+fn continues_in(expr: &Expr, label: Option<&str>, nested: bool) -> bool {
+    let nested = match &expr.kind {
+        ExprKind::Continue(None) => return !nested,
+        ExprKind::Continue(Some(named)) => {
+            return label.is_some_and(|label| named.ident == label);
+        }
+        ExprKind::Closure { .. } => return false,
+        ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Loop { .. } => true,
+        _ => nested,
+    };
+    expr.children().into_iter().any(|child| match child {
+        crate::ast::Child::Expr(inner) => continues_in(inner, label, nested),
+        crate::ast::Child::Block(block) => continues(block, label, nested),
+    })
 }

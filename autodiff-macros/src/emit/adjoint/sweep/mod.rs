@@ -153,6 +153,12 @@ struct Jumps {
     label: Option<String>,
     /// The adjoint of a `loop`'s value, which seeds its `break` values.
     seed: Option<Seed>,
+    /// A loop no `continue` ends an iteration of: every iteration but its
+    /// last ends at the end of its body, so how the loop ended is one
+    /// record after it, not one per iteration. A `break` of the loop sets
+    /// this variable (0 when it ends by its condition or its items), which
+    /// the loop pushes as it ends; see `loop_body_at`.
+    exit: Option<Ident>,
     /// At the function's level: the `Vec`s grown by `push` bound so far
     /// at the top of a body with `return`s. Each return point, and the
     /// end, pushes their lengths (the last bound first), from which the

@@ -73,7 +73,7 @@ impl<'m> Sweep<'m> {
         let tail =
             value.map(|v| quote!(let #result = #v; #(#lengths)* #stack.push_arm(0); #result));
         let exits = owners.iter().map(|&(k, j)| (k, j + 1));
-        let rev = vec![by_exit(stack, &prelude, &revs, exits)];
+        let rev = vec![by_exit(stack, None, &prelude, &revs, exits)];
         Ok(BlockCode {
             fwd: Vec::new(),
             value: Some(quote!(#label: { #(#fwd)* #tail })),
@@ -213,7 +213,7 @@ impl<'m> Sweep<'m> {
         BlockCode {
             fwd,
             value,
-            rev: vec![by_exit(stack, &prelude, &revs, exits)],
+            rev: vec![by_exit(stack, None, &prelude, &revs, exits)],
         }
     }
 
@@ -757,11 +757,6 @@ pub(super) fn reversed(revs: &[Vec<TokenStream>], upto: usize) -> Vec<TokenStrea
     revs[..upto].iter().rev().flatten().cloned().collect()
 }
 
-/// The reverse of statements the forward may have left part-way: it pops
-/// how they were left (0 at the end, else the `k` of one of `exits`, each
-/// with the number of statements that ran then) and undoes what ran, after
-/// `prelude` (the adjoints' declarations). An unknown record marks the
-/// sweep failed.
 /// The forward's record of the lengths of `grown` (see `Jumps::grown`),
 /// the last bound pushed first so that the reverse pops them in order.
 pub(super) fn grown_lengths(stack: &Ident, grown: &[Ident]) -> Vec<TokenStream> {
@@ -772,8 +767,14 @@ pub(super) fn grown_lengths(stack: &Ident, grown: &[Ident]) -> Vec<TokenStream> 
         .collect()
 }
 
+/// The reverse of statements the forward may have left part-way: it pops
+/// how they were left (0 at the end, else the `k` of one of `exits`, each
+/// with the number of statements that ran then; a hoisted loop exit takes
+/// it from its variable instead) and undoes what ran, after `prelude` (the
+/// adjoints' declarations). An unknown record marks the sweep failed.
 pub(super) fn by_exit(
     stack: &Ident,
+    hoisted: Option<&Ident>,
     prelude: &[TokenStream],
     revs: &[Vec<TokenStream>],
     exits: impl Iterator<Item = (u32, usize)>,
@@ -785,8 +786,15 @@ pub(super) fn by_exit(
         quote!(#k => { #(#back)* })
     });
     let exit = Ident::new("exit", Span::mixed_site());
+    // A loop's exit popped once before its iterations (`Jumps::exit`):
+    // the first reversed iteration takes it, every other one ended at the
+    // end of its body.
+    let source = match hoisted {
+        Some(hoisted) => quote!(::core::mem::take(&mut #hoisted)),
+        None => quote!(#stack.pop_arm()),
+    };
     quote! {
-        let #exit = #stack.pop_arm();
+        let #exit = #source;
         #(#prelude)*
         match #exit {
             0 => { #(#all)* }
