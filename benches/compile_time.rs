@@ -9,7 +9,8 @@
 //! `cargo build` of each program, plain and annotated interleaved, and
 //! prints the best of a few rounds as the README's table. Each annotated
 //! program also runs, checking its gradient against the hand-carried
-//! oracle. Arguments `case=size` (e.g. `statements=2000`) pick the cases.
+//! oracle. Arguments `case=size` (e.g. `statements=2000`) pick the cases,
+//! `rounds=N` the rounds of each (3).
 //! (Plain rustc overflows its own stack on a 10,000-term sum in the dev
 //! profile, so there is no baseline at that size.)
 
@@ -22,7 +23,13 @@ use std::time::{Duration, Instant};
 #[allow(dead_code)]
 mod sizes;
 
+/// Rounds of each build, the best one timed (`rounds=N` sets it).
 const ROUNDS: usize = 3;
+
+/// rustc's main-thread stack for every timed build, plain and annotated
+/// alike: 256 MiB (rustc's default, 8 MiB, overflows on the full sizes
+/// even for the plain function).
+const RUSTC_STACK: usize = 256 << 20;
 
 fn main() {
     // `cargo test --all-targets` runs benches without `--bench`: minutes of
@@ -31,13 +38,18 @@ fn main() {
         println!("compile_time: run with `cargo bench --bench compile_time`");
         return;
     }
-    let picked: Vec<(String, usize)> = std::env::args()
+    let mut picked: Vec<(String, usize)> = std::env::args()
         .skip(1)
         .filter_map(|arg| {
             let (name, n) = arg.split_once('=')?;
             Some((name.to_owned(), n.parse().ok()?))
         })
         .collect();
+    let rounds = picked
+        .iter()
+        .find(|(name, _)| name == "rounds")
+        .map_or(ROUNDS, |&(_, n)| n.max(1));
+    picked.retain(|(name, _)| name != "rounds");
     let runs: Vec<(&sizes::Case, usize)> = if picked.is_empty() {
         // Plain rustc itself overflows its stack on a 10,000-term sum (and
         // LLVM's debug info on 3,000 statements), so the long shapes are
@@ -75,7 +87,7 @@ fn main() {
         String::from("| body | plain build | annotated build | ratio |\n|---|---:|---:|---:|\n");
     for (case, n) in runs {
         let mut best = [Duration::MAX; 2];
-        for round in 0..ROUNDS {
+        for round in 0..rounds {
             for (i, annotated) in [false, true].into_iter().enumerate() {
                 let bin = format!(
                     "{}_{n}_{}",
@@ -162,6 +174,10 @@ fn build(scratch: &Path, bin: &str) -> Result<Duration, String> {
         .env("CARGO_TARGET_DIR", target(scratch))
         // A fresh build each round: incremental reuse would time a no-op.
         .env("CARGO_INCREMENTAL", "0")
+        // Plain rustc overflows its default stack on these sizes (LLVM's
+        // debug info nests a lexical scope per `let`, its parser recurses
+        // per term): the stack its own message advises, for both builds.
+        .env("RUST_MIN_STACK", RUSTC_STACK.to_string())
         .output()
         .map_err(|error| format!("cannot run cargo: {error}"))?;
     let time = start.elapsed();
