@@ -9,6 +9,7 @@ impl<'m> Sweep<'m> {
         expr: &Expr,
         seed: Option<&Seed>,
     ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
+        let implied = std::mem::take(&mut self.implied_if);
         // The chain `if c0 {..} else if c1 {..} else {..}`.
         let mut arms: Vec<(Option<&Expr>, Option<&Block>)> = Vec::new();
         let mut current = expr;
@@ -42,6 +43,11 @@ impl<'m> Sweep<'m> {
         let replay = arms
             .iter()
             .all(|(cond, _)| cond.is_none_or(|cond| self.fully_available(cond)));
+        // `if c { ..; jump }` with no `else`, in a loop whose exit is
+        // recorded once: the then-arm ran exactly when the iteration ended
+        // inside it (see `implied_if`), so neither arm records itself.
+        let implied = implied && !replay && arms.len() == 2 && arms[1].1.is_none();
+        let recorded = !replay && !implied;
         let mut observes = Vec::new();
         for (cond, _) in &arms {
             if let Some(cond) = cond {
@@ -54,7 +60,7 @@ impl<'m> Sweep<'m> {
         let mut rev_arms = Vec::new();
         self.depth += 1;
         for (k, (_, block)) in arms.iter().enumerate() {
-            let pending = (!replay).then_some(k as u32);
+            let pending = recorded.then_some(k as u32);
             self.push_pending(pending);
             let code = match block {
                 Some(block) => self.block(block, seed),
@@ -73,7 +79,7 @@ impl<'m> Sweep<'m> {
                 }
             };
             let BlockCode { fwd, value, rev } = code;
-            let record = (!replay).then(|| {
+            let record = recorded.then(|| {
                 let k = Literal::u32_unsuffixed(k as u32);
                 quote!(#stack.push_arm(#k);)
             });
@@ -113,6 +119,10 @@ impl<'m> Sweep<'m> {
         }
         let rev = if replay {
             rev
+        } else if implied {
+            let taken = &rev_arms[0];
+            self.implied_taken = Some(vec![quote!(#taken)]);
+            rev_arms[1].clone()
         } else {
             let numbered = (0..n).map(|k| Literal::u32_unsuffixed(k as u32));
             let backs = &rev_arms;

@@ -111,24 +111,31 @@ impl<'m> Sweep<'m> {
             let mut fwd = Vec::new();
             let mut revs = Vec::new();
             let mut owners = Vec::new();
+            let mut taken = HashMap::new();
             for (j, stmt) in body.stmts.iter().enumerate() {
                 let before = self.jumps.last().map_or(0, |jumps| jumps.next);
-                let (f, r) = self.stmt(stmt, &mut prelude)?;
+                self.implied_if = exit.is_some() && ends_in_a_jump(stmt);
+                let code = self.stmt(stmt, &mut prelude);
+                self.implied_if = false;
+                if let Some(rev) = self.implied_taken.take() {
+                    taken.insert(j, rev);
+                }
+                let (f, r) = code?;
                 let after = self.jumps.last().map_or(0, |jumps| jumps.next);
                 owners.extend((before..after).map(|k| (k + 1, j)));
                 fwd.extend(f);
                 revs.push(r);
             }
-            Ok((prelude, fwd, revs, owners))
+            Ok((prelude, fwd, revs, owners, taken))
         })();
         self.jumps.pop();
-        let (prelude, mut fwd, revs, owners) = result?;
+        let (prelude, mut fwd, revs, owners, taken) = result?;
         let stack = &self.stack;
         if exit.is_none() {
             fwd.push(quote!(#stack.push_arm(0);));
         }
         let exits = owners.iter().map(|&(k, j)| (k, j + 1));
-        let rev = by_exit(stack, exit.as_ref(), &prelude, &revs, exits);
+        let rev = by_exit(stack, exit.as_ref(), &prelude, &revs, &taken, exits);
         Ok((fwd, vec![rev], exit))
     }
 
@@ -651,4 +658,28 @@ fn continues_in(expr: &Expr, label: Option<&str>, nested: bool) -> bool {
         crate::ast::Child::Expr(inner) => continues_in(inner, label, nested),
         crate::ast::Child::Block(block) => continues(block, label, nested),
     })
+}
+
+/// Whether `stmt` is `if c { ..; jump }` with no `else` and no attribute,
+/// its block's last statement a `break`, `continue` or `return`. In a loop
+/// no `continue` ends an iteration of, that jump leaves the loop.
+fn ends_in_a_jump(stmt: &Stmt) -> bool {
+    let Stmt::Expr(expr, _) = stmt else {
+        return false;
+    };
+    let ExprKind::If {
+        cond,
+        then_branch,
+        else_branch: None,
+    } = &expr.kind
+    else {
+        return false;
+    };
+    let attributed = match expr.source {
+        Source::Expr(syntax) => !crate::emit::attributes(syntax).is_empty(),
+        Source::Macro(_) => true,
+    };
+    !attributed
+        && !matches!(cond.kind, ExprKind::Let { .. })
+        && matches!(then_branch.stmts.last(), Some(Stmt::Expr(last, _)) if is_jump(last))
 }

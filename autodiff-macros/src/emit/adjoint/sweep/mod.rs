@@ -305,6 +305,13 @@ pub struct Sweep<'m> {
     cx: StmtCx,
     /// What calls of plain functions resolve to: see `sibling`.
     stand_ins: crate::emit::StandIns,
+    /// Set by `loop_body_at` for a statement `if c { ..; jump }` of a loop
+    /// whose exit is recorded once (`Jumps::exit`): which arm it took is
+    /// implied by how the iteration ended, so it pushes none, and its
+    /// reverse for an iteration it ended goes to `implied_taken`.
+    implied_if: bool,
+    /// The reverse of the then-arm of such an `if` (see `implied_if`).
+    implied_taken: Option<Vec<TokenStream>>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -335,6 +342,8 @@ impl<'m> Sweep<'m> {
             unobserved: HashSet::new(),
             cx: StmtCx::default(),
             stand_ins: crate::emit::StandIns::default(),
+            implied_if: false,
+            implied_taken: None,
         }
     }
 

@@ -73,7 +73,14 @@ impl<'m> Sweep<'m> {
         let tail =
             value.map(|v| quote!(let #result = #v; #(#lengths)* #stack.push_arm(0); #result));
         let exits = owners.iter().map(|&(k, j)| (k, j + 1));
-        let rev = vec![by_exit(stack, None, &prelude, &revs, exits)];
+        let rev = vec![by_exit(
+            stack,
+            None,
+            &prelude,
+            &revs,
+            &HashMap::new(),
+            exits,
+        )];
         Ok(BlockCode {
             fwd: Vec::new(),
             value: Some(quote!(#label: { #(#fwd)* #tail })),
@@ -213,7 +220,14 @@ impl<'m> Sweep<'m> {
         BlockCode {
             fwd,
             value,
-            rev: vec![by_exit(stack, None, &prelude, &revs, exits)],
+            rev: vec![by_exit(
+                stack,
+                None,
+                &prelude,
+                &revs,
+                &HashMap::new(),
+                exits,
+            )],
         }
     }
 
@@ -771,18 +785,29 @@ pub(super) fn grown_lengths(stack: &Ident, grown: &[Ident]) -> Vec<TokenStream> 
 /// how they were left (0 at the end, else the `k` of one of `exits`, each
 /// with the number of statements that ran then; a hoisted loop exit takes
 /// it from its variable instead) and undoes what ran, after `prelude` (the
-/// adjoints' declarations). An unknown record marks the sweep failed.
+/// adjoints' declarations), the statement a jump left by its `taken`
+/// reverse if it has one. An unknown record marks the sweep failed.
 pub(super) fn by_exit(
     stack: &Ident,
     hoisted: Option<&Ident>,
     prelude: &[TokenStream],
     revs: &[Vec<TokenStream>],
+    taken: &HashMap<usize, Vec<TokenStream>>,
     exits: impl Iterator<Item = (u32, usize)>,
 ) -> TokenStream {
     let all = reversed(revs, revs.len());
     let arms = exits.map(|(k, ran)| {
         let k = Literal::u32_unsuffixed(k);
-        let back = reversed(revs, ran);
+        // The statement the jump left from, an `if` whose arm the exit
+        // implies, reverses its then-arm (`Sweep::implied_if`).
+        let back = match ran.checked_sub(1).and_then(|j| taken.get(&j)) {
+            Some(own) => {
+                let mut revs = revs[..ran].to_vec();
+                revs[ran - 1] = own.clone();
+                reversed(&revs, ran)
+            }
+            None => reversed(revs, ran),
+        };
         quote!(#k => { #(#back)* })
     });
     let exit = Ident::new("exit", Span::mixed_site());
