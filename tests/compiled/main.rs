@@ -15,6 +15,7 @@ mod oracle;
 #[allow(dead_code)]
 mod xorshift;
 
+mod closures;
 mod iterators;
 mod jumps;
 mod models;

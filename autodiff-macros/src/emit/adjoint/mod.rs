@@ -63,6 +63,9 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     // The body with its iterator chains as loops, read into a model of
     // its own, which is what the sweeps compile.
     let (lowered, extremes) = lowered(split).unzip();
+    // A chain may leave a pattern `let` of its own (`let (_, best) =
+    // (max_by_index, &max_by_item);`): split too.
+    let lowered = lowered.map(|item| patterns::split(&item).unwrap_or(item));
     let macros = crate::lower::MacroBodies::default();
     let relowered = lowered
         .as_ref()
@@ -119,7 +122,9 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            *method == "fold" || *method == "for_each" || *method == "collect"
+            ["fold", "for_each", "collect", "max_by", "min_by"]
+                .iter()
+                .any(|reduce| method == reduce)
         }
         _ => false,
     }) || function.body.any_expr(&holds_if_value);

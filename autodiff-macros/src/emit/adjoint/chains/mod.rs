@@ -34,7 +34,9 @@
 //! and substitutes names in token streams.
 
 mod recognise;
+mod select;
 mod tokens;
+mod windows;
 
 use std::collections::{HashSet, VecDeque};
 
@@ -207,6 +209,12 @@ impl Lowering<'_> {
 
     /// Lowers the first chain `expr` evaluates exactly once, if any.
     fn extract(&mut self, expr: &mut syn::Expr, before: &mut Vec<syn::Stmt>) {
+        if let Some((stmts, selected)) = self.selection(expr) {
+            before.extend(stmts);
+            *expr = selected;
+            self.changed = true;
+            return;
+        }
         if let Some(chain) = self.chain(expr, false) {
             let acc = match &chain.reduce {
                 Reduce::Sum => self.fresh("sum"),

@@ -196,7 +196,7 @@ impl Lowering<'_> {
     /// stays in the loop, its item renamed where it would hide the source,
     /// and only if it carries a derivative.
     pub(super) fn prepared(&self, chain: Chain) -> Option<Chain> {
-        let chain = filtered(chain)?;
+        let chain = super::windows::windowed(filtered(chain)?, &self.idents)?;
         if !source_ok(&chain.source)
             || leaves(&chain.body)
             || chain.filter.as_ref().is_some_and(leaves)
@@ -444,7 +444,7 @@ fn untyped(pat: &syn::Pat) -> Option<syn::Pat> {
 }
 
 /// Whether a closure body can leave the loop it becomes.
-fn leaves(body: &syn::Expr) -> bool {
+pub(super) fn leaves(body: &syn::Expr) -> bool {
     fn scan(tokens: TokenStream) -> bool {
         tokens.into_iter().any(|token| match token {
             TokenTree::Ident(ident) => {
@@ -484,7 +484,7 @@ fn source_ok(expr: &syn::Expr) -> bool {
     }
 }
 
-fn place(expr: &syn::Expr) -> bool {
+pub(super) fn place(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
         syn::Expr::Index(index) => place(&index.expr),

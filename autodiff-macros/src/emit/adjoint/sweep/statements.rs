@@ -661,6 +661,21 @@ impl<'m> Sweep<'m> {
         }
         Ok(match &init.kind {
             ExprKind::Paren(inner) => self.shape(inner)?,
+            // `let m = &best;` of a binding bound once that nothing writes
+            // (what a `max_by` selects): the reference reads that value
+            // wherever it is read, so its adjoint is shaped like it.
+            ExprKind::Reference {
+                mutability: None,
+                expr: inner,
+            } if matches!(&inner.kind, ExprKind::Path(path)
+                if path.path.get_ident().is_some_and(|name| {
+                    let name = name.to_string();
+                    !self.an.writes.contains_key(&name)
+                        && self.an.bound.get(&name).copied() == Some(1)
+                })) =>
+            {
+                self.shape(inner)?
+            }
             ExprKind::Repeat { elem, len } => {
                 let elem = self.shape(elem)?;
                 if !self.all_available(len.to_token_stream()) {
