@@ -318,3 +318,104 @@ fn windows_and_chunks_read_the_elements_of_the_slice() {
 fn a_short_last_chunk_read_past_its_end_panics_as_written() {
     let _ = pair_products_grad(&[1.0, 2.0, 3.0]);
 }
+
+// ---------------------------------------------------------------------
+// A closure bound by `let` and called.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn smoothed(x: f64) -> f64 {
+    let act = |v: f64| v.tanh() * 0.5;
+    act(x) + act(2.0 * x)
+}
+
+/// Two parameters and a captured tracked value, a closure calling
+/// another, calls in a loop, in a chain's closure and as another call's
+/// argument, and a closure holding a chain.
+#[differentiable]
+fn layered(x: &[f64], w: f64, b: f64) -> f64 {
+    let unit = |v: f64, bias: f64| (w * v + bias).tanh();
+    let twice = |v: f64| unit(v, b) * unit(v * 0.5, -b);
+    let norm = |k: f64| x.iter().map(|t| (t * k).powi(2)).sum::<f64>();
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        total += twice(x[i]) * (i as f64 + 1.0);
+    }
+    let mapped: f64 = x.iter().map(|v| unit(*v, b * 0.25)).sum();
+    let square = |v: f64| v * v;
+    total + square(mapped) + square(norm(w))
+}
+
+fn smoothed_dual(x: Dual) -> Dual {
+    let act = |v: Dual| v.tanh() * 0.5;
+    act(x) + act(x * 2.0)
+}
+
+fn layered_dual(x: &[Dual], w: Dual, b: Dual) -> Dual {
+    let unit = |v: Dual, bias: Dual| (w * v + bias).tanh();
+    let twice = |v: Dual| unit(v, b) * unit(v * 0.5, Dual::constant(0.0) - b);
+    let norm = |k: Dual| {
+        x.iter()
+            .fold(Dual::constant(-0.0), |s, t| s + (*t * k).powi(2))
+    };
+    let mut total = Dual::constant(0.0);
+    for i in 0..x.len() {
+        total = total + twice(x[i]) * (i as f64 + 1.0);
+    }
+    let mapped = x
+        .iter()
+        .fold(Dual::constant(-0.0), |s, v| s + unit(*v, b * 0.25));
+    let n = norm(w);
+    total = total + mapped * mapped;
+    total + n * n
+}
+
+#[test]
+fn closures_bound_by_let_are_compiled() {
+    let _compiled = (smoothed_adjoint, layered_adjoint);
+    assert_eq!(smoothed_grad_path(), GradientPath::Compiled);
+    assert_eq!(layered_grad_path(), GradientPath::Compiled);
+}
+
+#[test]
+fn a_closure_call_is_its_body_at_the_call() {
+    for x in points(17103, 5) {
+        let got = agree("smoothed", smoothed_grad(x[0]), smoothed_grad_tape(x[0]));
+        assert_eq!(got.value, smoothed(x[0]));
+        let want = smoothed_dual(Dual::input(x[0], true)).tangent;
+        assert_agree("smoothed", &[got.gradient], &[want]);
+
+        let (w, b) = (x[3], x[4] * 0.5);
+        let v = &x[..3];
+        let got = agree("layered", layered_grad(v, w, b), layered_grad_tape(v, w, b));
+        assert_eq!(got.value, layered(v, w, b));
+        let mut all = v.to_vec();
+        all.extend([w, b]);
+        let want = dual_gradient(&all, |d| layered_dual(&d[..3], d[3], d[4]));
+        assert_agree("layered x", &got.gradient.0, &want[..3]);
+        assert_agree("layered w, b", &[got.gradient.1, got.gradient.2], &want[3..]);
+    }
+}
+
+/// `k` is bound again between the closure and its call: the body read at
+/// the call would see the second `k`, so the closure stays and the
+/// function keeps the tape, with the first `k`'s value.
+#[differentiable]
+fn shadowed_capture(x: f64) -> f64 {
+    let k = 2.0;
+    let scale = |v: f64| v * k;
+    let k = 5.0;
+    scale(x) + k * x
+}
+
+#[test]
+fn a_closure_whose_capture_is_hidden_at_the_call_keeps_the_tape() -> Result<(), ScalarAutodiffError>
+{
+    assert!(matches!(
+        shadowed_capture_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+    let got = shadowed_capture_grad(1.5)?;
+    assert_eq!((got.value, got.gradient), (1.5 * 2.0 + 5.0 * 1.5, 7.0));
+    Ok(())
+}

@@ -127,17 +127,23 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
                 .any(|reduce| method == reduce)
         }
         _ => false,
-    }) || function.body.any_expr(&holds_if_value);
+    }) || function.body.any_expr(&holds_if_value)
+        || function
+            .body
+            .any_expr(&|expr| matches!(expr.kind, ExprKind::Closure { .. }));
     if !reduces {
         return None;
     }
-    let (mut item, mut extremes) = chains::lower(function.item, &Analysis::new(function).active)?;
+    let analysis = Analysis::new(function);
+    let bindings = chains::binding_counts(function, &analysis.bound);
+    let (mut item, mut extremes) = chains::lower(function.item, &analysis.active, &bindings)?;
     // Each round removes a chain; a body has few.
     for _ in 0..16 {
         let macros = crate::lower::MacroBodies::default();
         let model = crate::lower::function(&item, &macros);
-        let active = Analysis::new(&model).active;
-        match chains::lower(&item, &active) {
+        let analysis = Analysis::new(&model);
+        let bindings = chains::binding_counts(&model, &analysis.bound);
+        match chains::lower(&item, &analysis.active, &bindings) {
             Some((next, more)) => {
                 item = next;
                 extremes.extend(more);

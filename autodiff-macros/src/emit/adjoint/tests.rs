@@ -41,6 +41,7 @@ const FILES: &[&str] = &[
     "tests/macros/methods.rs",
     "tests/compiled/paths.rs",
     "tests/compiled/patterns.rs",
+    "tests/compiled/closures.rs",
     "tests/compiled/jumps.rs",
     "tests/macros/sticky.rs",
     "tests/macros/elementary.rs",
@@ -54,7 +55,6 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/integers.rs: squares_buffer: a `for` over `squares` at line 133",
     "tests/corpus/integers.rs: argmax_value: a tuple struct, variant or closure call at line 173",
     "tests/corpus/iterators.rs: squashed_norm: a closure at line 247",
-    "tests/corpus/iterators.rs: smoothed: a closure at line 471",
     "tests/corpus/patterns.rs: guarded_log: a tuple struct, variant or closure call at line 117",
     "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
     "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
@@ -67,6 +67,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/slices.rs: concatenated: `.concat()` (items moved in a `Vec`) at line 155",
     "tests/corpus/slices.rs: concatenated_vecs: `.concat()` (items moved in a `Vec`) at line 163",
     "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 107",
+    "tests/compiled/closures.rs: shadowed_capture: a closure at line 406",
 ];
 
 fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {

@@ -33,16 +33,18 @@
 //! (the reductions, sources and closures it reads), and `tokens` renames
 //! and substitutes names in token streams.
 
+mod closures;
 mod recognise;
 mod select;
 mod tokens;
 mod windows;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
+pub(super) use closures::binding_counts;
 use recognise::{binding_maybe_mut, closure_inputs, is_vec, Chain, Reduce};
 pub(super) use recognise::{constant, extreme_of};
 use tokens::collect;
@@ -50,9 +52,11 @@ use tokens::collect;
 /// `item` with its body's iterator chains lowered to loops, or `None` when
 /// it has none that carry a derivative; with the running extremes (see
 /// [`Lowering::extremes`]).
+/// `bindings` counts how often each name is bound ([`binding_counts`]).
 pub fn lower(
     item: &syn::ItemFn,
     active: &HashSet<String>,
+    bindings: &HashMap<String, usize>,
 ) -> Option<(syn::ItemFn, HashSet<String>)> {
     let mut idents = HashSet::new();
     collect(item.to_token_stream(), &mut idents);
@@ -60,6 +64,8 @@ pub fn lower(
         whole: item.to_token_stream(),
         idents,
         active,
+        bindings,
+        closures: Vec::new(),
         changed: false,
         extremes: HashSet::new(),
     };
@@ -75,6 +81,11 @@ struct Lowering<'s> {
     /// Every identifier of the function and of the loops written so far.
     idents: HashSet<String>,
     active: &'s HashSet<String>,
+    /// How often each name is bound in the function.
+    bindings: &'s HashMap<String, usize>,
+    /// The closures bound by `let` in the blocks around the statement
+    /// read, whose calls are read as their bodies (see `closures`).
+    closures: Vec<closures::Bound>,
     changed: bool,
     /// Accumulators of a `fold` from a constant by `max` or `min` of
     /// themselves and the item (`fold(f64::NEG_INFINITY, f64::max)`): they
@@ -91,8 +102,19 @@ impl Lowering<'_> {
 
     /// Rewrites the statements of `block`, then the blocks inside them.
     fn block(&mut self, block: &mut syn::Block) {
+        let scope = self.closures.len();
+        // Where each closure of this block is bound, and its name.
+        let mut bound = Vec::new();
         let mut work: VecDeque<syn::Stmt> = std::mem::take(&mut block.stmts).into();
         while let Some(mut stmt) = work.pop_front() {
+            if let syn::Stmt::Local(local) = &stmt {
+                if let Some(closure) = self.bound_closure(local) {
+                    bound.push((block.stmts.len(), closure.name.clone()));
+                    self.closures.push(closure);
+                    block.stmts.push(stmt);
+                    continue;
+                }
+            }
             let mut before = Vec::new();
             let keep = self.stmt(&mut stmt, &mut before);
             if before.is_empty() {
@@ -109,6 +131,18 @@ impl Lowering<'_> {
                 }
             }
         }
+        // A closure whose every call was read as its body is not needed.
+        for (at, name) in bound.into_iter().rev() {
+            let rest = &block.stmts[at + 1..];
+            if rest
+                .iter()
+                .all(|stmt| tokens::count(stmt.to_token_stream(), &name) == 0)
+            {
+                block.stmts.remove(at);
+                self.changed = true;
+            }
+        }
+        self.closures.truncate(scope);
     }
 
     /// Lowers the statement's first chain into `before`; `false` when the
@@ -212,6 +246,20 @@ impl Lowering<'_> {
         if let Some((stmts, selected)) = self.selection(expr) {
             before.extend(stmts);
             *expr = selected;
+            self.changed = true;
+            return;
+        }
+        // `act(x)`: the closure's block, as a `let` before the statement.
+        if let Some(block) = self.inlined(expr) {
+            let callee = match &*expr {
+                syn::Expr::Call(call) => call.func.to_token_stream().to_string(),
+                _ => unreachable!("inlined reads a call"),
+            };
+            let value = self.fresh(&format!("{callee}_value"));
+            let span = value.span();
+            let stmt = syn::parse2(quote_spanned!(span=> let #value = #block;));
+            before.push(stmt.expect("a `let`"));
+            *expr = syn::parse2(value.to_token_stream()).expect("a path");
             self.changed = true;
             return;
         }

@@ -661,6 +661,11 @@ impl<'m> Sweep<'m> {
         }
         Ok(match &init.kind {
             ExprKind::Paren(inner) => self.shape(inner)?,
+            // `let u: f64 = *v;` of a loop's item: shaped like the item.
+            ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand,
+            } => self.shape(operand)?,
             // `let m = &best;` of a binding bound once that nothing writes
             // (what a `max_by` selects): the reference reads that value
             // wherever it is read, so its adjoint is shaped like it.
