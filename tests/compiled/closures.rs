@@ -419,3 +419,27 @@ fn a_closure_whose_capture_is_hidden_at_the_call_keeps_the_tape() -> Result<(), 
     assert_eq!((got.value, got.gradient), (1.5 * 2.0 + 5.0 * 1.5, 7.0));
     Ok(())
 }
+
+/// A reference `max_by` selects, bound by a `let` in a loop: each pass's
+/// would have to be kept for the reverse sweep, which keeps numbers, not
+/// references; the function keeps the tape (pinned in the fallback list).
+#[differentiable]
+fn largest_in_a_loop(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for k in 0..2 {
+        let m = x.iter().max_by(|a, b| a.total_cmp(b)).unwrap();
+        total += m * m * (k as f64 + 1.0);
+    }
+    total
+}
+
+#[test]
+fn a_selected_reference_bound_in_a_loop_keeps_the_tape() -> Result<(), ScalarAutodiffError> {
+    assert!(matches!(
+        largest_in_a_loop_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+    let got = largest_in_a_loop_grad(&[1.0, 3.0, 2.0])?;
+    assert_eq!((got.value, got.gradient), (27.0, vec![0.0, 18.0, 0.0]));
+    Ok(())
+}

@@ -20,6 +20,7 @@ mod iterators;
 mod jumps;
 mod models;
 mod natural;
+mod options;
 mod paths;
 mod patterns;
 mod soundness;

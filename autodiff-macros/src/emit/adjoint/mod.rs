@@ -130,7 +130,12 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     }) || function.body.any_expr(&holds_if_value)
         || function
             .body
-            .any_expr(&|expr| matches!(expr.kind, ExprKind::Closure { .. }));
+            .any_expr(&|expr| {
+                matches!(
+                    expr.kind,
+                    ExprKind::Closure { .. } | ExprKind::Let { .. } | ExprKind::Match { .. }
+                )
+            });
     if !reduces {
         return None;
     }
@@ -246,10 +251,10 @@ fn compile(
             line: crate::text::line(function.item.block.brace_token.span.open()),
         });
     }
-    if let Some(unsupported) = not_compiled(&function.body) {
+    let an = Analysis::new(function);
+    if let Some(unsupported) = not_compiled(&function.body, &an.active) {
         return Err(unsupported);
     }
-    let an = Analysis::new(function);
     if let Some(unsupported) = refusals::vector_call(
         &function.body,
         &super::model_params(function),

@@ -34,6 +34,7 @@
 //! and substitutes names in token streams.
 
 mod closures;
+mod options;
 mod recognise;
 mod select;
 mod tokens;
@@ -148,6 +149,13 @@ impl Lowering<'_> {
     /// Lowers the statement's first chain into `before`; `false` when the
     /// loop replaces the statement (`let total = chain;`).
     fn stmt(&mut self, stmt: &mut syn::Stmt, before: &mut Vec<syn::Stmt>) -> bool {
+        match stmt {
+            syn::Stmt::Local(syn::Local {
+                init: Some(init), ..
+            }) => self.options(&mut init.expr),
+            syn::Stmt::Expr(expr, _) => self.options(expr),
+            _ => {}
+        }
         match stmt {
             // Statements lowered before a `let` under `#[cfg]` would run
             // when it is compiled out; other attributes (`#[allow]`) stay

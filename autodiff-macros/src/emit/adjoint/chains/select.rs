@@ -184,7 +184,8 @@ impl Lowering<'_> {
         };
         collect(tokens.clone(), &mut self.idents);
         let block: syn::Block = syn::parse2(quote!({ #tokens })).ok()?;
-        let selected = syn::parse2(quote_spanned!(span=> #selected)).ok()?;
+        // On the student's `max_by`, for a reason that names it.
+        let selected = syn::parse2(respan(selected, span)).ok()?;
         Some((block.stmts, selected))
     }
 }
@@ -229,4 +230,20 @@ fn compare(
     )?;
     let with_a = substitute(marked, &a, &held)?;
     substitute(with_a, marker, &current)
+}
+
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = proc_macro2::TokenTree::Group(inner);
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
 }

@@ -171,9 +171,17 @@ impl<'m> Sweep<'m> {
                         arg,
                     );
                 }
-            } else if let Some(place) = place {
+            } else if let Some(place) = place.filter(|place| {
+                // Two `&mut` of one adjoint in one call do not borrow-check: a
+                // number passed again (`f(x, 2.0, x)`) takes its part in an
+                // adjoint of its own, added into the place's after the call.
+                let again = self.bar_place(place).is_ok_and(|bar| {
+                    bars.iter()
+                        .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())
+                });
+                !(again && self.scalar(arg))
+            }) {
                 let bar = self.saved_bar_place(place)?;
-                // Two `&mut` of one adjoint in one call do not borrow-check.
                 if bars
                     .iter()
                     .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())

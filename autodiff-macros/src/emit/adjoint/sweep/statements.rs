@@ -668,16 +668,20 @@ impl<'m> Sweep<'m> {
             } => self.shape(operand)?,
             // `let m = &best;` of a binding bound once that nothing writes
             // (what a `max_by` selects): the reference reads that value
-            // wherever it is read, so its adjoint is shaped like it.
+            // wherever it is read, so its adjoint is shaped like it. Only
+            // where the binding stays in scope for the reverse sweep (at
+            // the top level, without an early `return`): a reference is
+            // not a number to push.
             ExprKind::Reference {
                 mutability: None,
                 expr: inner,
-            } if matches!(&inner.kind, ExprKind::Path(path)
-                if path.path.get_ident().is_some_and(|name| {
-                    let name = name.to_string();
+            } if self.depth == 0
+                && !self.early
+                && matches!(inner.kind, ExprKind::Path(_))
+                && root(inner).is_some_and(|name| {
                     !self.an.writes.contains_key(&name)
                         && self.an.bound.get(&name).copied() == Some(1)
-                })) =>
+                }) =>
             {
                 self.shape(inner)?
             }
