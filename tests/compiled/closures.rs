@@ -443,3 +443,49 @@ fn a_selected_reference_bound_in_a_loop_keeps_the_tape() -> Result<(), ScalarAut
     assert_eq!((got.value, got.gradient), (27.0, vec![0.0, 18.0, 0.0]));
     Ok(())
 }
+
+/// Windows and chunks of a local array that the loop around them writes:
+/// its items are pushed for the reverse sweep as for any `iter()` chain.
+#[differentiable]
+fn changing_windows(x: f64, y: f64) -> f64 {
+    let mut a = [x, x * y, 3.0, y];
+    let mut s = 0.0;
+    for k in 0..3 {
+        s += a.windows(3).map(|w| w[0] * w[2] - w[1]).sum::<f64>()
+            + a.chunks(2).map(|c| (c[0] * c[1]).sin()).sum::<f64>();
+        a[k] *= x + s * 0.1;
+    }
+    s
+}
+
+fn changing_windows_dual(x: Dual, y: Dual) -> Dual {
+    let mut a = [x, x * y, Dual::constant(3.0), y];
+    let mut s = Dual::constant(0.0);
+    for k in 0..3 {
+        let windows = a
+            .windows(3)
+            .fold(Dual::constant(-0.0), |t, w| t + (w[0] * w[2] - w[1]));
+        let chunks = a
+            .chunks(2)
+            .fold(Dual::constant(-0.0), |t, c| t + (c[0] * c[1]).sin());
+        s = s + (windows + chunks);
+        a[k] = a[k] * (x + s * 0.1);
+    }
+    s
+}
+
+#[test]
+fn windows_of_a_local_that_changes() {
+    assert_eq!(changing_windows_grad_path(), GradientPath::Compiled);
+    for p in points(17105, 2) {
+        let (x, y) = (p[0], p[1]);
+        let got = agree(
+            "changing_windows",
+            changing_windows_grad(x, y),
+            changing_windows_grad_tape(x, y),
+        );
+        assert_eq!(got.value, changing_windows(x, y));
+        let want = dual_gradient(&[x, y], |d| changing_windows_dual(d[0], d[1]));
+        assert_agree("changing_windows", &[got.gradient.0, got.gradient.1], &want);
+    }
+}

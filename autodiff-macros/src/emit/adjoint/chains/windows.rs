@@ -1,10 +1,12 @@
 //! `x.windows(n)` and `x.chunks(n)` as the source of a chain, read as a
 //! loop over where each window or chunk starts: `x.windows(2).map(|w| (w[1]
-//! - w[0]).powi(2)).sum()` is `for w_at in 0..x.len().saturating_sub(1) {
-//! sum += (x[w_at + 1] - x[w_at + 0]).powi(2); }`, and `x.chunks(2).map(|c|
-//! c[0] * c[1])` reads `x[c_at * 2 + 0]` and `x[c_at * 2 + 1]` for `c_at`
-//! in `0..(x.len() + 2 - 1) / 2`. The window's elements are then elements
-//! of `x`, whose adjoints the sweeps add into `x_bar` as for any index.
+//! - w[0]).powi(2)).sum()` is `for (w_at, _) in x.iter().enumerate() { if
+//! w_at + 1 < x.len() { sum += (x[w_at + 1] - x[w_at + 0]).powi(2); } }`,
+//! and `x.chunks(2).map(|c| c[0] * c[1])` reads `x[c_at + 0]` and `x[c_at +
+//! 1]` for `(c_at, _)` in `x.iter().enumerate().step_by(2)`. The window's
+//! elements are then elements of `x`, whose adjoints the sweeps add into
+//! `x_bar` as for any index; the loop walks `x` as any `x.iter()` chain
+//! does (a local that changes later is pushed with its length).
 //!
 //! Only where `n` is an integer literal and the closure reads its window
 //! by literal indices below `n` (`w[0]`, `w[1]`), and nothing else of it:
@@ -52,27 +54,20 @@ pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> 
     }
     let name = window.ident.to_string();
     let at = fresh_ident(&mut idents.clone(), &format!("{name}_at"));
-    let start = if chunks {
-        quote!(#at * #n)
+    let body = read_elements(chain.body.to_token_stream(), &name, n, slice, &at.to_token_stream())?;
+    let (source, filter) = if chunks {
+        (quote!(#slice.iter().enumerate().step_by(#n)), None)
     } else {
-        at.to_token_stream()
-    };
-    let body = read_elements(chain.body.to_token_stream(), &name, n, slice, &start)?;
-    let count = if chunks {
-        quote!((#slice.len() + #n - 1) / #n)
-    } else {
-        let less = n - 1;
-        quote!(#slice.len().saturating_sub(#less))
+        let last = n - 1;
+        (
+            quote!(#slice.iter().enumerate()),
+            Some(syn::parse2(quote!(#at + #last < #slice.len())).ok()?),
+        )
     };
     Some(Chain {
-        source: syn::parse2(quote!(0..#count)).ok()?,
-        pat: syn::Pat::Ident(syn::PatIdent {
-            attrs: Vec::new(),
-            by_ref: None,
-            mutability: None,
-            ident: at,
-            subpat: None,
-        }),
+        filter,
+        source: syn::parse2(source).ok()?,
+        pat: syn::parse::Parser::parse2(syn::Pat::parse_single, quote!((#at, _))).ok()?,
         body: syn::parse2(body).ok()?,
         ..chain
     })
