@@ -1457,17 +1457,26 @@ impl Gen {
         let body = match self.rng.below(3) {
             0 => Expr::Bin(
                 "*",
-                Box::new(Expr::Method("tanh", Box::new(Expr::Bin("*", t(), Box::new(Expr::Lit(a)))))),
+                Box::new(Expr::Method(
+                    "tanh",
+                    Box::new(Expr::Bin("*", t(), Box::new(Expr::Lit(a)))),
+                )),
                 Box::new(Expr::Lit(b)),
             ),
             1 => Expr::Bin(
                 "+",
                 Box::new(Expr::Bin("*", t(), t())),
-                Box::new(Expr::Method("sin", Box::new(Expr::Bin("*", Box::new(Expr::Lit(a)), t())))),
+                Box::new(Expr::Method(
+                    "sin",
+                    Box::new(Expr::Bin("*", Box::new(Expr::Lit(a)), t())),
+                )),
             ),
             _ => Expr::Bin(
                 "*",
-                Box::new(Expr::Method("ln", Box::new(Self::positive(Expr::Var("t".into()))))),
+                Box::new(Expr::Method(
+                    "ln",
+                    Box::new(Self::positive(Expr::Var("t".into()))),
+                )),
                 Box::new(Expr::Lit(b)),
             ),
         };
@@ -1514,7 +1523,12 @@ impl Gen {
                     _ => (2 + self.rng.below(2), false),
                 };
                 self.tag(if chunks { "chunks" } else { "windows" });
-                Some(Expr::Windows(name, k, chunks, k >= 2 && self.rng.chance(50)))
+                Some(Expr::Windows(
+                    name,
+                    k,
+                    chunks,
+                    k >= 2 && self.rng.chance(50),
+                ))
             }
             _ => {
                 self.tag("Option of an element");

@@ -62,9 +62,7 @@ fn selections(x: &[f64], w: f64) -> f64 {
 }
 
 fn largest_dual(x: &[Dual]) -> Dual {
-    *x.iter()
-        .max_by(|a, b| a.value.total_cmp(&b.value))
-        .unwrap()
+    *x.iter().max_by(|a, b| a.value.total_cmp(&b.value)).unwrap()
 }
 
 fn smallest_squared_dual(x: &[Dual]) -> Dual {
@@ -198,12 +196,18 @@ fn max_by_and_min_by_select_the_item_the_tape_selects() {
 #[test]
 fn ties_go_where_the_standard_library_puts_them() -> Result<(), ScalarAutodiffError> {
     // `max_by` keeps the last of equal items, `min_by` the first.
-    assert_eq!(largest_grad(&[1.0, 3.0, 3.0, 2.0])?.gradient, [0.0, 0.0, 1.0, 0.0]);
+    assert_eq!(
+        largest_grad(&[1.0, 3.0, 3.0, 2.0])?.gradient,
+        [0.0, 0.0, 1.0, 0.0]
+    );
     assert_eq!(
         smallest_squared_grad(&[2.0, -1.0, 3.0, -1.0])?.gradient,
         [0.0, -2.0, 0.0, 0.0]
     );
-    assert_eq!(top_score_grad([0.1, 0.9, 0.3, 0.9])?.gradient, [0.0, 0.0, 0.0, 2.0]);
+    assert_eq!(
+        top_score_grad([0.1, 0.9, 0.3, 0.9])?.gradient,
+        [0.0, 0.0, 0.0, 2.0]
+    );
     Ok(())
 }
 
@@ -235,16 +239,19 @@ fn curvature(x: &[f64], m: [[f64; 4]; 2], s: f64) -> f64 {
         .windows(3)
         .fold(0.0, |acc, w| acc + (w[0] - 2.0 * w[1] + w[2]).powi(2) * s);
     let mut spread = 0.0;
-    x.chunks(3).for_each(|c| spread += (c[0] * c[2]).tanh() + c[1]);
+    x.chunks(3)
+        .for_each(|c| spread += (c[0] * c[2]).tanh() + c[1]);
     bend + spread + m[1].windows(2).map(|w| w[0] * w[1]).sum::<f64>()
 }
 
 fn roughness_dual(x: &[Dual]) -> Dual {
-    x.windows(2).fold(Dual::constant(-0.0), |s, w| s + (w[1] - w[0]).powi(2))
+    x.windows(2)
+        .fold(Dual::constant(-0.0), |s, w| s + (w[1] - w[0]).powi(2))
 }
 
 fn pair_products_dual(x: &[Dual]) -> Dual {
-    x.chunks(2).fold(Dual::constant(-0.0), |s, c| s + c[0] * c[1])
+    x.chunks(2)
+        .fold(Dual::constant(-0.0), |s, c| s + c[0] * c[1])
 }
 
 fn curvature_dual(x: &[Dual], m: &[Dual], s: Dual) -> Dual {
@@ -255,7 +262,10 @@ fn curvature_dual(x: &[Dual], m: &[Dual], s: Dual) -> Dual {
     x.chunks(3)
         .for_each(|c| spread = spread + (c[0] * c[2]).tanh() + c[1]);
     let row = &m[4..8];
-    bend + spread + row.windows(2).fold(Dual::constant(-0.0), |t, w| t + w[0] * w[1])
+    bend + spread
+        + row
+            .windows(2)
+            .fold(Dual::constant(-0.0), |t, w| t + w[0] * w[1])
 }
 
 #[test]
@@ -279,7 +289,11 @@ fn windows_and_chunks_read_the_elements_of_the_slice() {
             let x = &x[..n];
             let got = agree("roughness", roughness_grad(x), roughness_grad_tape(x));
             assert_eq!(got.value, roughness(x));
-            assert_agree("roughness", &got.gradient, &dual_gradient(x, roughness_dual));
+            assert_agree(
+                "roughness",
+                &got.gradient,
+                &dual_gradient(x, roughness_dual),
+            );
             if n % 2 == 0 {
                 let got = agree(
                     "pair_products",
@@ -291,7 +305,10 @@ fn windows_and_chunks_read_the_elements_of_the_slice() {
                 assert_agree("pair_products", &got.gradient, &want);
             }
             if n % 3 == 0 {
-                let m = [[x.first().copied().unwrap_or(0.5), 0.25, -1.0, 2.0], [0.5, -0.75, 1.5, 0.125]];
+                let m = [
+                    [x.first().copied().unwrap_or(0.5), 0.25, -1.0, 2.0],
+                    [0.5, -0.75, 1.5, 0.125],
+                ];
                 let s = 0.75;
                 let got = agree(
                     "curvature",
@@ -393,7 +410,11 @@ fn a_closure_call_is_its_body_at_the_call() {
         all.extend([w, b]);
         let want = dual_gradient(&all, |d| layered_dual(&d[..3], d[3], d[4]));
         assert_agree("layered x", &got.gradient.0, &want[..3]);
-        assert_agree("layered w, b", &[got.gradient.1, got.gradient.2], &want[3..]);
+        assert_agree(
+            "layered w, b",
+            &[got.gradient.1, got.gradient.2],
+            &want[3..],
+        );
     }
 }
 

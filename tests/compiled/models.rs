@@ -354,7 +354,10 @@ fn a_compiled_caller_passes_its_model_to_annotated_functions_and_methods() {
     // a x + b: ∂/∂a = x, ∂/∂b = 1.
     let closure = with_stack(|stack| closure_at_adjoint(stack, &line, x)).unwrap();
     assert_eq!(closure.gradient, Line { a: 3.0, b: 1.0 });
-    assert_eq!(closure_at_grad_tape(&line, x).unwrap().gradient, closure.gradient);
+    assert_eq!(
+        closure_at_grad_tape(&line, x).unwrap().gradient,
+        closure.gradient
+    );
     assert!(with_stack(|stack| outer_adjoint(stack, &line, x)).is_none());
     let compiled = with_stack(|stack| outer_compiled_adjoint(stack, &line, x)).unwrap();
     // outer = 3u² + b·u: ∂/∂a = 6u·x + b·x = 9 − 3 = 6,

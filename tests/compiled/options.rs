@@ -36,12 +36,7 @@ fn picked(x: &[f64], #[constant] i: usize) -> f64 {
             total += v * v * (k as f64 + 1.0);
         }
     }
-    total * 2.0
-        + if let Some(_) = x.get(2) {
-            x[0]
-        } else {
-            0.0
-        }
+    total * 2.0 + if let Some(_) = x.get(2) { x[0] } else { 0.0 }
 }
 
 #[differentiable]
@@ -86,7 +81,12 @@ fn picked_dual(x: &[Dual], i: usize) -> Dual {
             total = total + *v * *v * (k as f64 + 1.0);
         }
     }
-    total * 2.0 + if x.len() > 2 { x[0] } else { Dual::constant(0.0) }
+    total * 2.0
+        + if x.len() > 2 {
+            x[0]
+        } else {
+            Dual::constant(0.0)
+        }
 }
 
 fn argmax_value_dual(z: &[Dual]) -> Dual {
@@ -109,8 +109,7 @@ fn weighted_dual(a: Dual, b: Dual, c: Dual) -> Dual {
 }
 
 fn passed_twice_dual(x: Dual, y: Dual) -> Dual {
-    weighted_dual(x, y, x)
-        + weighted_dual(y, y, y) * weighted_dual(x, Dual::constant(2.0), x)
+    weighted_dual(x, y, x) + weighted_dual(y, y, y) * weighted_dual(x, Dual::constant(2.0), x)
 }
 
 fn dual_gradient(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> Vec<f64> {
@@ -155,9 +154,17 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
         // Every length from empty to past each `get`.
         let n = round % 6;
         let x: Vec<f64> = (0..n).map(|_| uniform(&mut rng, 2.0)).collect();
-        let got = agree("ends_product", ends_product_grad(&x), ends_product_grad_tape(&x));
+        let got = agree(
+            "ends_product",
+            ends_product_grad(&x),
+            ends_product_grad_tape(&x),
+        );
         assert_eq!(got.value, ends_product(&x));
-        assert_agree("ends_product", &got.gradient, &dual_gradient(&x, ends_product_dual));
+        assert_agree(
+            "ends_product",
+            &got.gradient,
+            &dual_gradient(&x, ends_product_dual),
+        );
 
         for i in [0, 1, 4, 7] {
             let got = agree("picked", picked_grad(&x, i), picked_grad_tape(&x, i));
@@ -166,13 +173,21 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
             assert_agree("picked", &got.gradient, &want);
         }
 
-        let got = agree("argmax_value", argmax_value_grad(&x), argmax_value_grad_tape(&x));
+        let got = agree(
+            "argmax_value",
+            argmax_value_grad(&x),
+            argmax_value_grad_tape(&x),
+        );
         assert_eq!(got.value, argmax_value(&x));
         let want = dual_gradient(&x, argmax_value_dual);
         assert_agree("argmax_value", &got.gradient, &want);
 
         let (a, b) = (uniform(&mut rng, 2.0), uniform(&mut rng, 2.0));
-        let got = agree("passed_twice", passed_twice_grad(a, b), passed_twice_grad_tape(a, b));
+        let got = agree(
+            "passed_twice",
+            passed_twice_grad(a, b),
+            passed_twice_grad_tape(a, b),
+        );
         assert_eq!(got.value, passed_twice(a, b));
         let want = dual_gradient(&[a, b], |d| passed_twice_dual(d[0], d[1]));
         assert_agree("passed_twice", &[got.gradient.0, got.gradient.1], &want);
@@ -181,7 +196,10 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
 
 #[test]
 fn the_first_of_equal_largest_is_the_argmax() -> Result<(), ScalarAutodiffError> {
-    assert_eq!(argmax_value_grad(&[1.0, 4.0, 4.0])?.gradient, [0.0, 3.0, 0.0]);
+    assert_eq!(
+        argmax_value_grad(&[1.0, 4.0, 4.0])?.gradient,
+        [0.0, 3.0, 0.0]
+    );
     assert_eq!(argmax_value_grad(&[])?.gradient, Vec::<f64>::new());
     Ok(())
 }

@@ -5,10 +5,12 @@
 //! adjoints of annotated functions call each other.
 //!
 //! `analysis` finds what carries a derivative and what stays in scope,
-//! `chains` and `patterns` read iterator chains as loops and pattern `let`s
-//! as one `let` per name, `extremes` finds running minima and maxima, and
-//! `sweep` writes both sweeps statement by statement. A body with a construct not
-//! compiled yet keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
+//! `chains` and `patterns` read iterator chains as loops (and a closure
+//! bound by `let` as its body where it is called, an `Option` of a slice's
+//! element as a length test) and pattern `let`s as one `let` per name,
+//! `extremes` finds running minima and maxima, and `sweep` writes both
+//! sweeps statement by statement. A body with a construct not compiled yet
+//! keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
 //! names the construct, and its pair runs the tape gradient. `refusals`
 //! finds the constructs refused before the sweeps start, and `pair` writes
 //! `f_forward` and `f_reverse`. This file runs the rewriters and the sweeps
@@ -128,14 +130,12 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
         }
         _ => false,
     }) || function.body.any_expr(&holds_if_value)
-        || function
-            .body
-            .any_expr(&|expr| {
-                matches!(
-                    expr.kind,
-                    ExprKind::Closure { .. } | ExprKind::Let { .. } | ExprKind::Match { .. }
-                )
-            });
+        || function.body.any_expr(&|expr| {
+            matches!(
+                expr.kind,
+                ExprKind::Closure { .. } | ExprKind::Let { .. } | ExprKind::Match { .. }
+            )
+        });
     if !reduces {
         return None;
     }

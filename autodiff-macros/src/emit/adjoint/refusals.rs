@@ -87,11 +87,19 @@ fn not_compiled_operands(expr: &Expr, active: &HashSet<String>) -> Option<Unsupp
         _ if analysis::is_count(expr) && !writes_in_closure(expr) => return None,
         // `Some(i)` of an index: a value with no derivative, run as
         // written. A closure's call (lower-case) may give one it captured.
-        ExprKind::Construct { func, args }
-            if func.path.segments.last().is_some_and(|last| {
-                last.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())
-            }) && !args.iter().any(|arg| analysis::carries(arg, active)) => {}
-        ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
+        ExprKind::Construct { func, args } => {
+            let capitalised = func.path.segments.last().is_some_and(|last| {
+                last.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_uppercase())
+            });
+            if !capitalised {
+                return refuse("a call of a closure");
+            }
+            if args.iter().any(|arg| analysis::carries(arg, active)) {
+                return refuse("a variant or tuple struct holding a tracked value (`Some(x)`)");
+            }
+        }
         ExprKind::Closure { .. } => return refuse(CLOSURE),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),
         // They move items between places: the reverse would have to move

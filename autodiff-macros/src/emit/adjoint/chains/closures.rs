@@ -85,8 +85,7 @@ impl Lowering<'_> {
             return None;
         }
         let name = pat.ident.to_string();
-        if self.bindings.get(&name).copied() != Some(1) || !only_called(self.whole.clone(), &name)
-        {
+        if self.bindings.get(&name).copied() != Some(1) || !only_called(self.whole.clone(), &name) {
             return None;
         }
         let mut params = Vec::new();
@@ -136,7 +135,11 @@ impl Lowering<'_> {
             return None;
         }
         let name = func.path.get_ident()?.to_string();
-        let bound = self.closures.iter().rev().find(|bound| bound.name == name)?;
+        let bound = self
+            .closures
+            .iter()
+            .rev()
+            .find(|bound| bound.name == name)?;
         if bound.params.len() != call.args.len() {
             return None;
         }

@@ -30,8 +30,12 @@
 //!
 //! This file walks the body and writes the loops (how a chain is
 //! rewritten); `recognise` decides which expressions are chains it lowers
-//! (the reductions, sources and closures it reads), and `tokens` renames
-//! and substitutes names in token streams.
+//! (the reductions, sources and closures it reads), `windows` reads a
+//! `windows(n)` or `chunks(n)` source as a walk over start positions,
+//! `select` writes the loop of a `max_by`/`min_by`, `closures` reads a
+//! closure bound by `let` as its body where it is called, `options` an
+//! `if let`/`match` on `x.first()`, `x.last()` or `x.get(i)` as a length
+//! test, and `tokens` renames and substitutes names in token streams.
 
 mod closures;
 mod options;

@@ -74,7 +74,10 @@ impl Lowering<'_> {
                 let (present, element) = element_of(&test.expr)?;
                 let then = &if_.then_branch.stmts;
                 let then = bound(pat, &element, quote!(#(#then)*))?;
-                let otherwise = if_.else_branch.as_ref().map(|(_, other)| quote!(else #other));
+                let otherwise = if_
+                    .else_branch
+                    .as_ref()
+                    .map(|(_, other)| quote!(else #other));
                 let span = if_.if_token.span;
                 syn::parse2(quote_spanned! {span=>
                     if #present { #then } #otherwise
@@ -82,9 +85,7 @@ impl Lowering<'_> {
                 .ok()
             }
             syn::Expr::Match(match_) => {
-                if match_.arms.len() != 2
-                    || match_.arms.iter().any(|arm| !arm.attrs.is_empty())
-                {
+                if match_.arms.len() != 2 || match_.arms.iter().any(|arm| !arm.attrs.is_empty()) {
                     return None;
                 }
                 let (some, none) = match (&match_.arms[0], &match_.arms[1]) {
@@ -137,10 +138,7 @@ fn element_of(expr: &syn::Expr) -> Option<(TokenStream, TokenStream)> {
     }
     match (call.method.to_string().as_str(), call.args.len()) {
         ("first", 0) => Some((quote!(!#slice.is_empty()), quote!(#slice[0]))),
-        ("last", 0) => Some((
-            quote!(!#slice.is_empty()),
-            quote!(#slice[#slice.len() - 1]),
-        )),
+        ("last", 0) => Some((quote!(!#slice.is_empty()), quote!(#slice[#slice.len() - 1]))),
         ("get", 1) => {
             let index = &call.args[0];
             let simple = match index {

@@ -54,7 +54,13 @@ pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> 
     }
     let name = window.ident.to_string();
     let at = fresh_ident(&mut idents.clone(), &format!("{name}_at"));
-    let body = read_elements(chain.body.to_token_stream(), &name, n, slice, &at.to_token_stream())?;
+    let body = read_elements(
+        chain.body.to_token_stream(),
+        &name,
+        n,
+        slice,
+        &at.to_token_stream(),
+    )?;
     let (source, filter) = if chunks {
         (quote!(#slice.iter().enumerate().step_by(#n)), None)
     } else {
@@ -87,7 +93,8 @@ fn read_elements(
     let mut out = TokenStream::new();
     let mut k = 0;
     while k < tokens.len() {
-        let after_dot = k > 0 && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        let after_dot =
+            k > 0 && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
         match &tokens[k] {
             TokenTree::Punct(punct)
                 if punct.as_char() == '!'
