@@ -621,6 +621,7 @@ impl Gen {
         self.vars.clear();
         self.loops.clear();
         self.tags.clear();
+        self.closures.clear();
         self.helpers = helpers;
         self.compiled = small || self.rng.chance(75);
         self.returns = !self.compiled || self.rng.chance(50);
@@ -646,7 +647,6 @@ impl Gen {
         if self.rng.chance(70) {
             self.let_mut(&mut body);
         }
-        self.closures.clear();
         if self.rng.chance(25) {
             self.closure(&mut body);
         }
@@ -1483,10 +1483,22 @@ impl Gen {
         let name = self.fresh("act");
         out.push(Stmt::Closure(name.clone(), body));
         self.closures.push(name.clone());
-        let arg = self.bounded(1);
+        let arg = self.closure_argument(1);
         let value = self.fresh("t");
         out.push(Stmt::Let(value.clone(), Expr::Call(name, vec![arg])));
         self.declare(&value, Kind::Scalar, false);
+    }
+
+    /// `x + e` of a parameter: the tape's closure takes the type of its
+    /// first call's argument, a tracked number, so every call passes one.
+    fn closure_argument(&mut self, d: usize) -> Expr {
+        let params: Vec<String> = self
+            .visible(|v| v.kind == Kind::Scalar && v.name.starts_with('x'))
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        let param = params[self.rng.below(params.len())].clone();
+        Expr::Bin("+", Box::new(Expr::Var(param)), Box::new(self.bounded(d)))
     }
 
     /// A call of a closure bound by `let`, a `max_by`/`min_by` selection,
@@ -1502,7 +1514,7 @@ impl Gen {
             0 if !self.closures.is_empty() => {
                 self.tag("closure call");
                 let name = self.closures[self.rng.below(self.closures.len())].clone();
-                Some(Expr::Call(name, vec![self.bounded(d)]))
+                Some(Expr::Call(name, vec![self.closure_argument(d)]))
             }
             _ if lists.is_empty() => None,
             1 => {

@@ -311,7 +311,12 @@ fn a_match_whose_arms_bind_is_compiled() -> Result<(), Box<dyn std::error::Error
         autodiff::GradientPath::Compiled
     );
     // s·x² (gradient 2sx) and x (gradient 1), against the tape too.
-    for (x, scale) in [(1.5, Some(3.0)), (-0.7, Some(-2.5)), (1.5, None), (0.3, None)] {
+    for (x, scale) in [
+        (1.5, Some(3.0)),
+        (-0.7, Some(-2.5)),
+        (1.5, None),
+        (0.3, None),
+    ] {
         let got = agree(
             "matched_with_a_binding",
             matched_with_a_binding_grad(x, scale),

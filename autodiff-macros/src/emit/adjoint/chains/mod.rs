@@ -238,6 +238,7 @@ impl Lowering<'_> {
             body: (*closure.body).clone(),
             reduce: Reduce::Sum,
             span: call.method.span(),
+            float: false,
         })?;
         let Chain {
             filter,
@@ -260,6 +261,21 @@ impl Lowering<'_> {
             *expr = selected;
             self.changed = true;
             return;
+        }
+        // `*x.iter().max_by(..).unwrap()`: the value selected, not `*&` it.
+        if let syn::Expr::Unary(unary) = &*expr {
+            if matches!(unary.op, syn::UnOp::Deref(_)) {
+                let mut inner = &*unary.expr;
+                while let syn::Expr::Paren(paren) = inner {
+                    inner = &paren.expr;
+                }
+                if let Some((stmts, syn::Expr::Reference(selected))) = self.selection(inner) {
+                    before.extend(stmts);
+                    *expr = *selected.expr;
+                    self.changed = true;
+                    return;
+                }
+            }
         }
         // `act(x)`: the closure's block, as a `let` before the statement.
         if let Some(block) = self.inlined(expr) {
@@ -412,6 +428,7 @@ impl Lowering<'_> {
             body,
             reduce,
             span,
+            ..
         } = chain;
         let ty = ty.map(|ty| quote!(: #ty));
         let (start, step) = match reduce {

@@ -75,7 +75,7 @@ fn shape(source: &syn::Expr) -> Option<Shape> {
 impl Lowering<'_> {
     /// `source.max_by(|a, b| cmp).unwrap()` (or `min_by`)
     /// as the statements of its loop and the expression of the item it
-    /// selects, if `expr` is one whose source carries a derivative.
+    /// selects, if `expr` is one.
     pub(super) fn selection(&mut self, expr: &syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
         let syn::Expr::MethodCall(unwrap) = expr else {
             return None;
@@ -97,12 +97,9 @@ impl Lowering<'_> {
         let [a, b] = closure_inputs(closure)?;
         let source = &*call.receiver;
         let shape = shape(source)?;
-        if super::recognise::leaves(&closure.body)
-            || !self
-                .active
-                .iter()
-                .any(|name| crate::text::mentions(source.to_token_stream(), name))
-        {
+        // Lowered whatever the items carry, as a `collect` is: a closure
+        // left in the body would keep it on the tape.
+        if super::recognise::leaves(&closure.body) {
             return None;
         }
         let span = call.method.span();
