@@ -7,6 +7,10 @@
 //! tape (`f_grad_tape`) and a dual-number twin (`crate::oracle::Dual`,
 //! which selects by the same comparison) at random points and at ties.
 
+// Index loops in the functions and their twins: they read like the
+// formulas.
+#![allow(clippy::needless_range_loop)]
+
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 

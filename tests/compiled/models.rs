@@ -323,7 +323,7 @@ fn closure_at(line: &Line, #[constant] x: f64) -> f64 {
 /// ...
 #[differentiable]
 fn cfg_at(line: &Line, #[constant] x: f64) -> f64 {
-    #[cfg(all())]
+    #[cfg(not(any()))]
     let t = x;
     line.a * t + line.b
 }

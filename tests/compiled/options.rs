@@ -25,6 +25,7 @@ fn ends_product(x: &[f64]) -> f64 {
 
 /// `Some(&v)`, `None` first, `get` with a name and a literal, an
 /// `if let` without `else` in a loop, and one as an operand.
+#[allow(clippy::redundant_pattern_matching)]
 #[differentiable]
 fn picked(x: &[f64], #[constant] i: usize) -> f64 {
     let mut total = match x.get(i) {

@@ -1,12 +1,20 @@
 //! `x.windows(n)` and `x.chunks(n)` as the source of a chain, read as a
-//! loop over where each window or chunk starts: `x.windows(2).map(|w| (w[1]
-//! - w[0]).powi(2)).sum()` is `for (w_at, _) in x.iter().enumerate() { if
-//! w_at + 1 < x.len() { sum += (x[w_at + 1] - x[w_at + 0]).powi(2); } }`,
-//! and `x.chunks(2).map(|c| c[0] * c[1])` reads `x[c_at + 0]` and `x[c_at +
-//! 1]` for `(c_at, _)` in `x.iter().enumerate().step_by(2)`. The window's
-//! elements are then elements of `x`, whose adjoints the sweeps add into
-//! `x_bar` as for any index; the loop walks `x` as any `x.iter()` chain
-//! does (a local that changes later is pushed with its length).
+//! loop over where each window or chunk starts:
+//! `x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()` is
+//!
+//! ```text
+//! for (w_at, _) in x.iter().enumerate() {
+//!     if w_at + 1 < x.len() {
+//!         sum += (x[w_at + 1] - x[w_at + 0]).powi(2);
+//!     }
+//! }
+//! ```
+//!
+//! and `x.chunks(2).map(|c| c[0] * c[1])` reads `x[c_at + 0]` and
+//! `x[c_at + 1]` for `(c_at, _)` in `x.iter().enumerate().step_by(2)`. The
+//! window's elements are then elements of `x`, whose adjoints the sweeps
+//! add into `x_bar` as for any index; the loop walks `x` as any `x.iter()`
+//! chain does (a local that changes later is pushed with its length).
 //!
 //! Only where `n` is an integer literal and the closure reads its window
 //! by literal indices below `n` (`w[0]`, `w[1]`), and nothing else of it:

@@ -107,6 +107,12 @@ impl<'m> Sweep<'m> {
         args: &[Expr],
         seed: &Seed,
     ) -> R<()> {
+        // The runtime's argument tuples (`__adjoint::args`) go to 12, as
+        // the recording twin's calls do.
+        if args.len() + usize::from(receiver.is_some()) > 12 {
+            let at = args.last().or(receiver).expect("more than 12 arguments");
+            return unsupported("a call with more than 12 arguments", at);
+        }
         let stack = self.stack.clone();
         let adjoint = self.adjoint.clone();
         let mut arg_src = Vec::new();
