@@ -21,8 +21,11 @@
 //! of one or two annotated helpers per file (with tracked and untracked
 //! arguments, bindings that change later, in loops, `h(x, x.recip())`), a
 //! vector-valued helper per file (a `Vec` or an array) bound by a `let` and
-//! read by index, or indexed where it is called, and every elementary
-//! function.
+//! read by index, or indexed where it is called, a closure bound by `let`
+//! and called, `max_by`/`min_by` with a comparing closure, `windows(k)` and
+//! `chunks(k)` summed through a `map`, an element through an `Option`
+//! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`), a
+//! binding passed twice to a helper, and every elementary function.
 //!
 //! At random points the generated program asserts that
 //! - `f_adjoint`, the compiled path, answers (`Some`, leaving its stack
@@ -101,6 +104,16 @@ enum Expr {
     /// `v(args)[k]`: a component of what the file's vector-valued helper
     /// returns (a `Vec` or an array), which keeps the caller on the tape.
     Component(String, Vec<Expr>, usize),
+    /// `*a.iter().max_by(|p, q| p.partial_cmp(q).unwrap()).unwrap()` (or
+    /// `min_by`; over `.copied()` when the flag is set).
+    Select(&'static str, String, bool),
+    /// `a.windows(k).map(|w| ..).sum::<f64>()` (or `chunks(k)`, the flag),
+    /// the window read as `w[1] - w[0]` squared, or `w[0] * w[k - 1]`.
+    Windows(String, usize, bool, bool),
+    /// An element through an `Option`: `if let Some(v) = a.first()`
+    /// (0), `match a.last()` (1) or `match a.get(k)` with `Some(&v)` (2),
+    /// and the value when there is none.
+    Element(String, usize, usize, f64),
 }
 
 /// An index into an array or `Vec`: always in bounds by construction.
@@ -188,6 +201,8 @@ enum Stmt {
     SetPair(String, Expr, Expr),
     /// `let (a, b) = p;`
     Unpair(String, String, String),
+    /// `let act = |t: f64| e;`, called as `act(e)`.
+    Closure(String, Expr),
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -243,6 +258,34 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             Dialect::Plain => format!("dbg!({})", r(e)),
             Dialect::Dual => format!("({})", r(e)),
         },
+        // `D` compares by value as `f64` does: one text for both.
+        Expr::Select(method, name, true) => {
+            format!("{name}.iter().copied().{method}(|p, q| p.partial_cmp(q).unwrap()).unwrap()")
+        }
+        Expr::Select(method, name, false) => {
+            format!("(*{name}.iter().{method}(|p, q| p.partial_cmp(q).unwrap()).unwrap())")
+        }
+        Expr::Windows(name, k, chunks, square) => {
+            let how = if *chunks { "chunks" } else { "windows" };
+            let body = if *square {
+                "(w[1] - w[0]).powi(2)".to_owned()
+            } else {
+                format!("w[0] * w[{}]", k - 1)
+            };
+            match dialect {
+                Dialect::Plain => format!("{name}.{how}({k}).map(|w| {body}).sum::<f64>()"),
+                Dialect::Dual => format!("{name}.{how}({k}).fold(D::c(-0.0), |s, w| s + {body})"),
+            }
+        }
+        Expr::Element(name, how, k, none) => {
+            let none = r(&Expr::Lit(*none));
+            let two = r(&Expr::Lit(2.0));
+            match how {
+                0 => format!("(if let Some(v) = {name}.first() {{ *v }} else {{ {none} }})"),
+                1 => format!("(match {name}.last() {{ Some(v) => *v * {two}, None => {none} }})"),
+                _ => format!("(match {name}.get({k}) {{ None => {none}, Some(&v) => v.sin() }})"),
+            }
+        }
     }
 }
 
@@ -454,6 +497,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::Unpair(a, b, p) => {
                 let _ = writeln!(out, "{pad}let ({a}, {b}) = {p};");
             }
+            Stmt::Closure(name, body) => {
+                let ty = match dialect {
+                    Dialect::Plain => "f64",
+                    Dialect::Dual => "D",
+                };
+                let _ = writeln!(out, "{pad}let {name} = |t: {ty}| {};", r(body));
+            }
             Stmt::Allowed(stmt) => {
                 if dialect == Dialect::Plain {
                     let _ = writeln!(out, "{pad}#[allow(unused_variables)]");
@@ -513,7 +563,7 @@ struct Gen {
     fresh: usize,
     tags: Vec<&'static str>,
     /// The function must take the compiled path. Otherwise it may also
-    /// pass one tracked binding twice to a helper (`h(x, x)`), which keeps
+    /// pass one element twice to a helper (`h(a[i], a[i])`), which may keep
     /// the tape; the run counts those.
     compiled: bool,
     /// Drawing a helper's argument: only bindings that never change.
@@ -522,6 +572,8 @@ struct Gen {
     nesting: usize,
     /// Whether the function may `return` early.
     returns: bool,
+    /// The closures bound by a top-level `let`, callable everywhere after.
+    closures: Vec<String>,
 }
 
 impl Gen {
@@ -569,6 +621,7 @@ impl Gen {
         self.vars.clear();
         self.loops.clear();
         self.tags.clear();
+        self.closures.clear();
         self.helpers = helpers;
         self.compiled = small || self.rng.chance(75);
         self.returns = !self.compiled || self.rng.chance(50);
@@ -593,6 +646,9 @@ impl Gen {
         }
         if self.rng.chance(70) {
             self.let_mut(&mut body);
+        }
+        if self.rng.chance(25) {
+            self.closure(&mut body);
         }
         // What the file's vector-valued helper returns, bound by a
         // top-level `let` (compiled where the body has no `return`) and
@@ -1322,6 +1378,11 @@ impl Gen {
             return Expr::Dbg(Box::new(self.expr(depth + 1)));
         }
         let d = depth + 1;
+        if !self.frozen && self.rng.chance(8) {
+            if let Some(e) = self.through_a_closure(d) {
+                return e;
+            }
+        }
         match self.rng.below(24) {
             0..=3 => {
                 let op = ["+", "-", "*"][self.rng.below(3)];
@@ -1387,6 +1448,114 @@ impl Gen {
         }
     }
 
+    /// `let act = |t: f64| e;` with `e` of `t` alone, and a `let` of a
+    /// call of it.
+    fn closure(&mut self, out: &mut Vec<Stmt>) {
+        self.tag("closure bound by let");
+        let t = || Box::new(Expr::Var("t".into()));
+        let (a, b) = (self.rng.value(-1.5, 1.5), self.rng.value(-2.0, 2.0));
+        let body = match self.rng.below(3) {
+            0 => Expr::Bin(
+                "*",
+                Box::new(Expr::Method(
+                    "tanh",
+                    Box::new(Expr::Bin("*", t(), Box::new(Expr::Lit(a)))),
+                )),
+                Box::new(Expr::Lit(b)),
+            ),
+            1 => Expr::Bin(
+                "+",
+                Box::new(Expr::Bin("*", t(), t())),
+                Box::new(Expr::Method(
+                    "sin",
+                    Box::new(Expr::Bin("*", Box::new(Expr::Lit(a)), t())),
+                )),
+            ),
+            _ => Expr::Bin(
+                "*",
+                Box::new(Expr::Method(
+                    "ln",
+                    Box::new(Self::positive(Expr::Var("t".into()))),
+                )),
+                Box::new(Expr::Lit(b)),
+            ),
+        };
+        let name = self.fresh("act");
+        out.push(Stmt::Closure(name.clone(), body));
+        self.closures.push(name.clone());
+        let arg = self.closure_argument(1);
+        let value = self.fresh("t");
+        out.push(Stmt::Let(value.clone(), Expr::Call(name, vec![arg])));
+        self.declare(&value, Kind::Scalar, false);
+    }
+
+    /// `x + e` of a parameter: the tape's closure takes the type of its
+    /// first call's argument, a tracked number, so every call passes one.
+    fn closure_argument(&mut self, d: usize) -> Expr {
+        let params: Vec<String> = self
+            .visible(|v| v.kind == Kind::Scalar && v.name.starts_with('x'))
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        let param = params[self.rng.below(params.len())].clone();
+        Expr::Bin("+", Box::new(Expr::Var(param)), Box::new(self.bounded(d)))
+    }
+
+    /// A call of a closure bound by `let`, a `max_by`/`min_by` selection,
+    /// a `windows`/`chunks` sum, or an element through an `Option`, when
+    /// the body has what it reads.
+    fn through_a_closure(&mut self, d: usize) -> Option<Expr> {
+        let lists: Vec<(String, Kind)> = self
+            .visible(|v| matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..)))
+            .into_iter()
+            .map(|v| (v.name.clone(), v.kind))
+            .collect();
+        match self.rng.below(4) {
+            0 if !self.closures.is_empty() => {
+                self.tag("closure call");
+                let name = self.closures[self.rng.below(self.closures.len())].clone();
+                Some(Expr::Call(name, vec![self.closure_argument(d)]))
+            }
+            _ if lists.is_empty() => None,
+            1 => {
+                self.tag("max_by/min_by");
+                let (name, _) = lists[self.rng.below(lists.len())].clone();
+                let method = ["max_by", "min_by"][self.rng.below(2)];
+                Some(Expr::Select(method, name, self.rng.chance(50)))
+            }
+            2 => {
+                let (name, kind) = lists[self.rng.below(lists.len())].clone();
+                // Chunks only of an array whose length they divide: a
+                // short last chunk read past its end panics.
+                let (k, chunks) = match kind {
+                    Kind::Array(n) if self.rng.chance(50) => {
+                        let k = if n % 2 == 0 { 2 } else { 1 };
+                        (k, true)
+                    }
+                    _ => (2 + self.rng.below(2), false),
+                };
+                self.tag(if chunks { "chunks" } else { "windows" });
+                Some(Expr::Windows(
+                    name,
+                    k,
+                    chunks,
+                    k >= 2 && self.rng.chance(50),
+                ))
+            }
+            _ => {
+                self.tag("Option of an element");
+                let (name, kind) = lists[self.rng.below(lists.len())].clone();
+                let n = match kind {
+                    Kind::Array(n) | Kind::Vec(n) => n,
+                    _ => 1,
+                };
+                let how = self.rng.below(3);
+                let k = self.rng.below(n + 2);
+                Some(Expr::Element(name, how, k, self.rng.value(-1.0, 1.0)))
+            }
+        }
+    }
+
     /// A call of a helper: tracked arguments, constants, a loop index, or
     /// a method's result (`h(x, x.recip())`).
     fn call(&mut self, d: usize) -> Expr {
@@ -1405,9 +1574,11 @@ impl Gen {
             })
             .collect::<Vec<_>>();
         self.frozen = frozen;
-        // One tracked binding passed twice keeps the tape.
+        // A tracked binding passed twice is compiled; an element passed
+        // twice keeps the tape.
         let args = if self.compiled
             && args.len() == 2
+            && !matches!(args[0], Expr::Var(_))
             && render(&args[0], Dialect::Plain) == render(&args[1], Dialect::Plain)
         {
             vec![args[0].clone(), Expr::Lit(0.5)]
@@ -1783,6 +1954,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         frozen: false,
         nesting: 0,
         returns: true,
+        closures: Vec::new(),
     };
     let mut rendered = Vec::new();
     let mut helpers = Vec::new();

@@ -15,10 +15,12 @@ mod oracle;
 #[allow(dead_code)]
 mod xorshift;
 
+mod closures;
 mod iterators;
 mod jumps;
 mod models;
 mod natural;
+mod options;
 mod paths;
 mod patterns;
 mod soundness;

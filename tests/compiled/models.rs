@@ -311,11 +311,21 @@ fn squared_at(line: &Line, #[constant] x: f64) -> f64 {
     line.at(x) * line.at(x)
 }
 
-/// A closure is not compiled yet, so this one keeps the tape ...
+/// A closure over the model, read as its body where it is called:
+/// compiled.
 #[differentiable]
 fn closure_at(line: &Line, #[constant] x: f64) -> f64 {
     let affine = |t: f64| line.a * t + line.b;
     affine(x)
+}
+
+/// A `#[cfg]` on a `let` is not compiled yet, so this one keeps the tape
+/// ...
+#[differentiable]
+fn cfg_at(line: &Line, #[constant] x: f64) -> f64 {
+    #[cfg(not(any()))]
+    let t = x;
+    line.a * t + line.b
 }
 
 /// ... and a caller that passes it a model reruns on the tape: the pair
@@ -324,7 +334,7 @@ fn closure_at(line: &Line, #[constant] x: f64) -> f64 {
 #[differentiable]
 fn outer(line: &Line, #[constant] x: f64) -> f64 {
     let v = squared_at(line, x);
-    3.0 * v + line.b * closure_at(line, x)
+    3.0 * v + line.b * cfg_at(line, x)
 }
 
 /// Without the tape callee, the same caller compiles.
@@ -341,6 +351,13 @@ fn a_compiled_caller_passes_its_model_to_annotated_functions_and_methods() {
     let squared = with_stack(|stack| squared_at_adjoint(stack, &line, x)).unwrap();
     // u² with u = a x + b = 0.5: ∂/∂a = 2u·x = 3, ∂/∂b = 2u = 1.
     assert_eq!(squared.gradient, Line { a: 3.0, b: 1.0 });
+    // a x + b: ∂/∂a = x, ∂/∂b = 1.
+    let closure = with_stack(|stack| closure_at_adjoint(stack, &line, x)).unwrap();
+    assert_eq!(closure.gradient, Line { a: 3.0, b: 1.0 });
+    assert_eq!(
+        closure_at_grad_tape(&line, x).unwrap().gradient,
+        closure.gradient
+    );
     assert!(with_stack(|stack| outer_adjoint(stack, &line, x)).is_none());
     let compiled = with_stack(|stack| outer_compiled_adjoint(stack, &line, x)).unwrap();
     // outer = 3u² + b·u: ∂/∂a = 6u·x + b·x = 9 − 3 = 6,

@@ -5,10 +5,12 @@
 //! adjoints of annotated functions call each other.
 //!
 //! `analysis` finds what carries a derivative and what stays in scope,
-//! `chains` and `patterns` read iterator chains as loops and pattern `let`s
-//! as one `let` per name, `extremes` finds running minima and maxima, and
-//! `sweep` writes both sweeps statement by statement. A body with a construct not
-//! compiled yet keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
+//! `chains` and `patterns` read iterator chains as loops (and a closure
+//! bound by `let` as its body where it is called, an `Option` of a slice's
+//! element as a length test) and pattern `let`s as one `let` per name,
+//! `extremes` finds running minima and maxima, and `sweep` writes both
+//! sweeps statement by statement. A body with a construct not compiled yet
+//! keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
 //! names the construct, and its pair runs the tape gradient. `refusals`
 //! finds the constructs refused before the sweeps start, and `pair` writes
 //! `f_forward` and `f_reverse`. This file runs the rewriters and the sweeps
@@ -63,6 +65,9 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
     // The body with its iterator chains as loops, read into a model of
     // its own, which is what the sweeps compile.
     let (lowered, extremes) = lowered(split).unzip();
+    // A chain may leave a pattern `let` of its own (`let (_, best) =
+    // (max_by_index, &max_by_item);`): split too.
+    let lowered = lowered.map(|item| patterns::split(&item).unwrap_or(item));
     let macros = crate::lower::MacroBodies::default();
     let relowered = lowered
         .as_ref()
@@ -119,20 +124,31 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            *method == "fold" || *method == "for_each" || *method == "collect"
+            ["fold", "for_each", "collect", "max_by", "min_by"]
+                .iter()
+                .any(|reduce| method == reduce)
         }
         _ => false,
-    }) || function.body.any_expr(&holds_if_value);
+    }) || function.body.any_expr(&holds_if_value)
+        || function.body.any_expr(&|expr| {
+            matches!(
+                expr.kind,
+                ExprKind::Closure { .. } | ExprKind::Let { .. } | ExprKind::Match { .. }
+            )
+        });
     if !reduces {
         return None;
     }
-    let (mut item, mut extremes) = chains::lower(function.item, &Analysis::new(function).active)?;
+    let analysis = Analysis::new(function);
+    let bindings = chains::binding_counts(function, &analysis.bound);
+    let (mut item, mut extremes) = chains::lower(function.item, &analysis.active, &bindings)?;
     // Each round removes a chain; a body has few.
     for _ in 0..16 {
         let macros = crate::lower::MacroBodies::default();
         let model = crate::lower::function(&item, &macros);
-        let active = Analysis::new(&model).active;
-        match chains::lower(&item, &active) {
+        let analysis = Analysis::new(&model);
+        let bindings = chains::binding_counts(&model, &analysis.bound);
+        match chains::lower(&item, &analysis.active, &bindings) {
             Some((next, more)) => {
                 item = next;
                 extremes.extend(more);
@@ -235,10 +251,10 @@ fn compile(
             line: crate::text::line(function.item.block.brace_token.span.open()),
         });
     }
-    if let Some(unsupported) = not_compiled(&function.body) {
+    let an = Analysis::new(function);
+    if let Some(unsupported) = not_compiled(&function.body, &an.active) {
         return Err(unsupported);
     }
-    let an = Analysis::new(function);
     if let Some(unsupported) = refusals::vector_call(
         &function.body,
         &super::model_params(function),

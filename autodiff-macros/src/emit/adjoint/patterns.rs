@@ -472,9 +472,10 @@ fn assign_tails(value: &syn::Expr, targets: &[Option<syn::Ident>]) -> Option<syn
             assign_block(&mut block.block, targets)?;
             Some(syn::Expr::Block(block))
         }
-        // An arm's binding may move the scrutinee, which the reverse sweep
-        // matches again to replay the arm.
-        syn::Expr::Match(match_) if !match_.arms.iter().any(|arm| binds(&arm.pat)) => {
+        // An arm that binds a name is not matched again in the reverse
+        // sweep (the binding may move the scrutinee): the sweep pushes the
+        // arm taken, and what the arm's reverse reads of its bindings.
+        syn::Expr::Match(match_) => {
             let mut match_ = match_.clone();
             for arm in &mut match_.arms {
                 let body = match unparen(&arm.body) {

@@ -3,6 +3,8 @@
 //! an attribute on an expression), or a model taken by value that the body
 //! moves or writes into. The sweeps refuse the rest where they meet it.
 
+use std::collections::HashSet;
+
 use super::analysis::{self, Analysis};
 use super::sweep::Unsupported;
 use crate::ast::{Block, Child, Expr, ExprKind, Function, Param, Source, Stmt};
@@ -20,7 +22,7 @@ pub(super) const CLOSURE: &str = "a closure";
 /// every statement the sweeps write for it (see `Sweep::stmt`), except a
 /// `#[cfg]` on a `let`; one on an expression inside a statement is not Rust
 /// that compiles on stable.
-pub(super) fn not_compiled(block: &Block) -> Option<Unsupported> {
+pub(super) fn not_compiled(block: &Block, active: &HashSet<String>) -> Option<Unsupported> {
     block.stmts.iter().find_map(|stmt| match stmt {
         // Two `let`s of one name under opposite `cfg`s would both be
         // counted, and the one compiled in given the other's adjoint.
@@ -32,7 +34,9 @@ pub(super) fn not_compiled(block: &Block) -> Option<Unsupported> {
                 construct: "`#[cfg]` on a `let`".into(),
                 line: crate::text::line(attr.pound_token.span),
             }),
-            None => init.as_ref().and_then(not_compiled_expr),
+            None => init
+                .as_ref()
+                .and_then(|init| not_compiled_expr(init, active)),
         },
         Stmt::Item(_) => None,
         // `v.swap(i, j);`, `v.reverse();`, `v.truncate(n);` as statements
@@ -47,9 +51,9 @@ pub(super) fn not_compiled(block: &Block) -> Option<Unsupported> {
             } if COMPILED_MOVES.contains(&method.to_string().as_str())
                 && matches!(receiver.kind, ExprKind::Path(_)) =>
             {
-                args.iter().find_map(not_compiled_expr)
+                args.iter().find_map(|arg| not_compiled_expr(arg, active))
             }
-            _ => not_compiled_operands(expr),
+            _ => not_compiled_operands(expr, active),
         },
     })
 }
@@ -58,18 +62,18 @@ pub(super) fn not_compiled(block: &Block) -> Option<Unsupported> {
 /// statements on a binding.
 const COMPILED_MOVES: &[&str] = &["swap", "reverse", "truncate"];
 
-fn not_compiled_expr(expr: &Expr) -> Option<Unsupported> {
+fn not_compiled_expr(expr: &Expr, active: &HashSet<String>) -> Option<Unsupported> {
     if matches!(expr.source, Source::Expr(syntax) if !super::super::attributes(syntax).is_empty()) {
         return Some(Unsupported {
             construct: "an attribute on an expression".into(),
             line: crate::text::line(expr.span),
         });
     }
-    not_compiled_operands(expr)
+    not_compiled_operands(expr, active)
 }
 
 /// [`not_compiled_expr`] without the test of `expr`'s own attributes.
-fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
+fn not_compiled_operands(expr: &Expr, active: &HashSet<String>) -> Option<Unsupported> {
     let refuse = |construct: &str| {
         Some(Unsupported {
             construct: construct.into(),
@@ -81,7 +85,21 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         // written in the forward, with nothing to reverse, unless its
         // closures write (`|v| { n += 1; .. }`).
         _ if analysis::is_count(expr) && !writes_in_closure(expr) => return None,
-        ExprKind::Construct { .. } => return refuse("a tuple struct, variant or closure call"),
+        // `Some(i)` of an index: a value with no derivative, run as
+        // written. A closure's call (lower-case) may give one it captured.
+        ExprKind::Construct { func, args } => {
+            let capitalised = func.path.segments.last().is_some_and(|last| {
+                last.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_uppercase())
+            });
+            if !capitalised {
+                return refuse("a call of a closure");
+            }
+            if args.iter().any(|arg| analysis::carries(arg, active)) {
+                return refuse("a variant or tuple struct holding a tracked value (`Some(x)`)");
+            }
+        }
         ExprKind::Closure { .. } => return refuse(CLOSURE),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),
         // They move items between places: the reverse would have to move
@@ -94,8 +112,8 @@ fn not_compiled_operands(expr: &Expr) -> Option<Unsupported> {
         _ => {}
     }
     expr.children().into_iter().find_map(|child| match child {
-        Child::Expr(child) => not_compiled_expr(child),
-        Child::Block(block) => not_compiled(block),
+        Child::Expr(child) => not_compiled_expr(child, active),
+        Child::Block(block) => not_compiled(block, active),
     })
 }
 

@@ -30,17 +30,26 @@
 //!
 //! This file walks the body and writes the loops (how a chain is
 //! rewritten); `recognise` decides which expressions are chains it lowers
-//! (the reductions, sources and closures it reads), and `tokens` renames
-//! and substitutes names in token streams.
+//! (the reductions, sources and closures it reads), `windows` reads a
+//! `windows(n)` or `chunks(n)` source as a walk over start positions,
+//! `select` writes the loop of a `max_by`/`min_by`, `closures` reads a
+//! closure bound by `let` as its body where it is called, `options` an
+//! `if let`/`match` on `x.first()`, `x.last()` or `x.get(i)` as a length
+//! test, and `tokens` renames and substitutes names in token streams.
 
+mod closures;
+mod options;
 mod recognise;
+mod select;
 mod tokens;
+mod windows;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
+pub(super) use closures::binding_counts;
 use recognise::{binding_maybe_mut, closure_inputs, is_vec, Chain, Reduce};
 pub(super) use recognise::{constant, extreme_of};
 use tokens::collect;
@@ -48,9 +57,11 @@ use tokens::collect;
 /// `item` with its body's iterator chains lowered to loops, or `None` when
 /// it has none that carry a derivative; with the running extremes (see
 /// [`Lowering::extremes`]).
+/// `bindings` counts how often each name is bound ([`binding_counts`]).
 pub fn lower(
     item: &syn::ItemFn,
     active: &HashSet<String>,
+    bindings: &HashMap<String, usize>,
 ) -> Option<(syn::ItemFn, HashSet<String>)> {
     let mut idents = HashSet::new();
     collect(item.to_token_stream(), &mut idents);
@@ -58,6 +69,8 @@ pub fn lower(
         whole: item.to_token_stream(),
         idents,
         active,
+        bindings,
+        closures: Vec::new(),
         changed: false,
         extremes: HashSet::new(),
     };
@@ -73,6 +86,11 @@ struct Lowering<'s> {
     /// Every identifier of the function and of the loops written so far.
     idents: HashSet<String>,
     active: &'s HashSet<String>,
+    /// How often each name is bound in the function.
+    bindings: &'s HashMap<String, usize>,
+    /// The closures bound by `let` in the blocks around the statement
+    /// read, whose calls are read as their bodies (see `closures`).
+    closures: Vec<closures::Bound>,
     changed: bool,
     /// Accumulators of a `fold` from a constant by `max` or `min` of
     /// themselves and the item (`fold(f64::NEG_INFINITY, f64::max)`): they
@@ -89,8 +107,19 @@ impl Lowering<'_> {
 
     /// Rewrites the statements of `block`, then the blocks inside them.
     fn block(&mut self, block: &mut syn::Block) {
+        let scope = self.closures.len();
+        // Where each closure of this block is bound, and its name.
+        let mut bound = Vec::new();
         let mut work: VecDeque<syn::Stmt> = std::mem::take(&mut block.stmts).into();
         while let Some(mut stmt) = work.pop_front() {
+            if let syn::Stmt::Local(local) = &stmt {
+                if let Some(closure) = self.bound_closure(local) {
+                    bound.push((block.stmts.len(), closure.name.clone()));
+                    self.closures.push(closure);
+                    block.stmts.push(stmt);
+                    continue;
+                }
+            }
             let mut before = Vec::new();
             let keep = self.stmt(&mut stmt, &mut before);
             if before.is_empty() {
@@ -107,11 +136,30 @@ impl Lowering<'_> {
                 }
             }
         }
+        // A closure whose every call was read as its body is not needed.
+        for (at, name) in bound.into_iter().rev() {
+            let rest = &block.stmts[at + 1..];
+            if rest
+                .iter()
+                .all(|stmt| tokens::count(stmt.to_token_stream(), &name) == 0)
+            {
+                block.stmts.remove(at);
+                self.changed = true;
+            }
+        }
+        self.closures.truncate(scope);
     }
 
     /// Lowers the statement's first chain into `before`; `false` when the
     /// loop replaces the statement (`let total = chain;`).
     fn stmt(&mut self, stmt: &mut syn::Stmt, before: &mut Vec<syn::Stmt>) -> bool {
+        match stmt {
+            syn::Stmt::Local(syn::Local {
+                init: Some(init), ..
+            }) => self.options(&mut init.expr),
+            syn::Stmt::Expr(expr, _) => self.options(expr),
+            _ => {}
+        }
         match stmt {
             // Statements lowered before a `let` under `#[cfg]` would run
             // when it is compiled out; other attributes (`#[allow]`) stay
@@ -190,6 +238,7 @@ impl Lowering<'_> {
             body: (*closure.body).clone(),
             reduce: Reduce::Sum,
             span: call.method.span(),
+            float: false,
         })?;
         let Chain {
             filter,
@@ -207,6 +256,41 @@ impl Lowering<'_> {
 
     /// Lowers the first chain `expr` evaluates exactly once, if any.
     fn extract(&mut self, expr: &mut syn::Expr, before: &mut Vec<syn::Stmt>) {
+        if let Some((stmts, selected)) = self.selection(expr) {
+            before.extend(stmts);
+            *expr = selected;
+            self.changed = true;
+            return;
+        }
+        // `*x.iter().max_by(..).unwrap()`: the value selected, not `*&` it.
+        if let syn::Expr::Unary(unary) = &*expr {
+            if matches!(unary.op, syn::UnOp::Deref(_)) {
+                let mut inner = &*unary.expr;
+                while let syn::Expr::Paren(paren) = inner {
+                    inner = &paren.expr;
+                }
+                if let Some((stmts, syn::Expr::Reference(selected))) = self.selection(inner) {
+                    before.extend(stmts);
+                    *expr = *selected.expr;
+                    self.changed = true;
+                    return;
+                }
+            }
+        }
+        // `act(x)`: the closure's block, as a `let` before the statement.
+        if let Some(block) = self.inlined(expr) {
+            let callee = match &*expr {
+                syn::Expr::Call(call) => call.func.to_token_stream().to_string(),
+                _ => unreachable!("inlined reads a call"),
+            };
+            let value = self.fresh(&format!("{callee}_value"));
+            let span = value.span();
+            let stmt = syn::parse2(quote_spanned!(span=> let #value = #block;));
+            before.push(stmt.expect("a `let`"));
+            *expr = syn::parse2(value.to_token_stream()).expect("a path");
+            self.changed = true;
+            return;
+        }
         if let Some(chain) = self.chain(expr, false) {
             let acc = match &chain.reduce {
                 Reduce::Sum => self.fresh("sum"),
@@ -344,6 +428,7 @@ impl Lowering<'_> {
             body,
             reduce,
             span,
+            ..
         } = chain;
         let ty = ty.map(|ty| quote!(: #ty));
         let (start, step) = match reduce {

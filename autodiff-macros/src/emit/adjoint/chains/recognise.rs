@@ -39,6 +39,9 @@ pub(super) struct Chain {
     pub(super) body: syn::Expr,
     pub(super) reduce: Reduce,
     pub(super) span: Span,
+    /// Its items are `f64`s by the chain's own words (`sum::<f64>()`): it
+    /// is lowered whether or not they carry a derivative.
+    pub(super) float: bool,
 }
 
 impl Lowering<'_> {
@@ -100,6 +103,7 @@ impl Lowering<'_> {
                             body: syn::parse2(item.to_token_stream()).expect("a path"),
                             reduce,
                             span: call.method.span(),
+                            float: false,
                         }
                     }
                     _ => return None,
@@ -145,6 +149,7 @@ impl Lowering<'_> {
                             body,
                             reduce: Reduce::Fold { init, acc },
                             span: call.method.span(),
+                            float: false,
                         }
                     }
                     // `fold(f64::NEG_INFINITY, f64::max)`.
@@ -182,6 +187,7 @@ impl Lowering<'_> {
                                 .expect("a call"),
                             reduce: Reduce::Fold { init, acc },
                             span: call.method.span(),
+                            float: false,
                         }
                     }
                     _ => return None,
@@ -189,14 +195,15 @@ impl Lowering<'_> {
             }
             _ => return None,
         };
-        self.prepared(chain)
+        let float = matches!(method.as_str(), "sum" | "product") && call.turbofish.is_some();
+        self.prepared(Chain { float, ..chain })
     }
 
     /// `chain` if its source is one the sweep's `for` walks and its body
     /// stays in the loop, its item renamed where it would hide the source,
     /// and only if it carries a derivative.
     pub(super) fn prepared(&self, chain: Chain) -> Option<Chain> {
-        let chain = filtered(chain)?;
+        let chain = super::windows::windowed(filtered(chain)?, &self.idents)?;
         if !source_ok(&chain.source)
             || leaves(&chain.body)
             || chain.filter.as_ref().is_some_and(leaves)
@@ -229,8 +236,9 @@ impl Lowering<'_> {
         // it is (and the function keeps the tape if it has a closure). A
         // `collect` is lowered whatever its items: the `Vec` it makes may
         // take a derivative later (`v.push(x)`, `v[0] += x`), and its loop
-        // is the same work.
-        if matches!(chain.reduce, Reduce::Collect(_)) {
+        // is the same work; so is a `sum::<f64>()`, whose closure would
+        // otherwise keep the tape.
+        if matches!(chain.reduce, Reduce::Collect(_)) || chain.float {
             return Some(chain);
         }
         let mut tokens = chain.source.to_token_stream();
@@ -364,6 +372,7 @@ fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain
         body: (*closure.body).clone(),
         reduce,
         span,
+        float: false,
     })
 }
 
@@ -444,7 +453,7 @@ fn untyped(pat: &syn::Pat) -> Option<syn::Pat> {
 }
 
 /// Whether a closure body can leave the loop it becomes.
-fn leaves(body: &syn::Expr) -> bool {
+pub(super) fn leaves(body: &syn::Expr) -> bool {
     fn scan(tokens: TokenStream) -> bool {
         tokens.into_iter().any(|token| match token {
             TokenTree::Ident(ident) => {
@@ -484,7 +493,7 @@ fn source_ok(expr: &syn::Expr) -> bool {
     }
 }
 
-fn place(expr: &syn::Expr) -> bool {
+pub(super) fn place(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
         syn::Expr::Index(index) => place(&index.expr),

@@ -173,6 +173,17 @@ impl<'m> Sweep<'m> {
                 for place in self.active_places(guard) {
                     // Observed before the `match`, where the arm's own
                     // bindings do not exist yet.
+                    // An element of a parameter nothing writes (`Some(j) if
+                    // z[i] > z[j]`) was observed with all of it at entry.
+                    let root = place.clone().into_iter().next().map(|t| t.to_string());
+                    let at_entry = root.is_some_and(|root| {
+                        self.an.params.contains(&root)
+                            && !self.an.writes.contains_key(&root)
+                            && self.an.bound.get(&root).copied() == Some(1)
+                    });
+                    if at_entry {
+                        continue;
+                    }
                     if mentions_any(&place, &arm.pat.names) {
                         return unsupported(
                             "a `match` guard reading a tracked value through the arm's bindings",

@@ -107,6 +107,12 @@ impl<'m> Sweep<'m> {
         args: &[Expr],
         seed: &Seed,
     ) -> R<()> {
+        // The runtime's argument tuples (`__adjoint::args`) go to 12, as
+        // the recording twin's calls do.
+        if args.len() + usize::from(receiver.is_some()) > 12 {
+            let at = args.last().or(receiver).expect("more than 12 arguments");
+            return unsupported("a call with more than 12 arguments", at);
+        }
         let stack = self.stack.clone();
         let adjoint = self.adjoint.clone();
         let mut arg_src = Vec::new();
@@ -171,9 +177,17 @@ impl<'m> Sweep<'m> {
                         arg,
                     );
                 }
-            } else if let Some(place) = place {
+            } else if let Some(place) = place.filter(|place| {
+                // Two `&mut` of one adjoint in one call do not borrow-check: a
+                // number passed again (`f(x, 2.0, x)`) takes its part in an
+                // adjoint of its own, added into the place's after the call.
+                let again = self.bar_place(place).is_ok_and(|bar| {
+                    bars.iter()
+                        .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())
+                });
+                !(again && self.scalar(arg))
+            }) {
                 let bar = self.saved_bar_place(place)?;
-                // Two `&mut` of one adjoint in one call do not borrow-check.
                 if bars
                     .iter()
                     .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())

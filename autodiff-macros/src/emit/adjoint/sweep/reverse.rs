@@ -332,6 +332,12 @@ impl<'m> Sweep<'m> {
                 Ok(quote!((#inner)))
             }
             ExprKind::Dbg { arg, .. } => self.val(arg),
+            // `(&x[k])` (an element an `if let Some(v) = x.get(k)` reads):
+            // the number it refers to.
+            ExprKind::Reference {
+                mutability: None,
+                expr: inner,
+            } => self.val(inner),
             _ if self.fully_available(expr) && is_arithmetic(expr) => {
                 let src = expr.source.to_token_stream();
                 let src = if is_place(expr) { src } else { quote!((#src)) };

@@ -675,6 +675,30 @@ impl<'m> Sweep<'m> {
         }
         Ok(match &init.kind {
             ExprKind::Paren(inner) => self.shape(inner)?,
+            // `let u: f64 = *v;` of a loop's item: shaped like the item.
+            ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand,
+            } => self.shape(operand)?,
+            // `let m = &best;` of a binding bound once that nothing writes
+            // (what a `max_by` selects): the reference reads that value
+            // wherever it is read, so its adjoint is shaped like it. Only
+            // where the binding stays in scope for the reverse sweep (at
+            // the top level, without an early `return`): a reference is
+            // not a number to push.
+            ExprKind::Reference {
+                mutability: None,
+                expr: inner,
+            } if self.depth == 0
+                && !self.early
+                && matches!(inner.kind, ExprKind::Path(_))
+                && root(inner).is_some_and(|name| {
+                    !self.an.writes.contains_key(&name)
+                        && self.an.bound.get(&name).copied() == Some(1)
+                }) =>
+            {
+                self.shape(inner)?
+            }
             ExprKind::Repeat { elem, len } => {
                 let elem = self.shape(elem)?;
                 if !self.all_available(len.to_token_stream()) {

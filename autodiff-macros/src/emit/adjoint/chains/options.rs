@@ -1,0 +1,183 @@
+//! The `Option` of a slice's element taken apart where it is made:
+//! `if let Some(v) = x.first() { a } else { b }` is `if !x.is_empty() { a }
+//! else { b }` with `v` read as `(&x[0])` in `a`, and `match x.last() {
+//! Some(v) => a, None => b }` the same with `(&x[x.len() - 1])`; `x.get(i)`
+//! tests `i < x.len()` and reads `(&x[i])`. The element is then a place
+//! the sweeps read and add into (`x_bar[0]`), and the test a condition on a
+//! length. A pattern `Some(&v)` binds the element's value (`let v =
+//! x[0];`), `Some(_)` nothing.
+//!
+//! Only for a slice that is a place (`x`, `m[i]`) and, for `get`, an index
+//! that is a name or a literal (read twice); a `match` of exactly a
+//! `Some(..)` arm and a `None` (or `_`) arm, without guards; and where `a`
+//! names `v` only as a value (a pattern or a macro naming it again leaves
+//! the whole as written). Other `Option`s stay as written.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned, ToTokens};
+
+use super::recognise::place;
+use super::tokens::substitute;
+use super::Lowering;
+
+impl Lowering<'_> {
+    /// Rewrites the `if let` and `match` on an element's `Option` in
+    /// `expr` and the operands around it (not inside nested blocks, which
+    /// are read as statements in their turn).
+    pub(super) fn options(&mut self, expr: &mut syn::Expr) {
+        use syn::Expr as E;
+        if let Some(rewritten) = self.option_of_element(expr) {
+            *expr = rewritten;
+            self.changed = true;
+        }
+        match expr {
+            E::Binary(binary) => {
+                self.options(&mut binary.left);
+                self.options(&mut binary.right);
+            }
+            E::Unary(unary) => self.options(&mut unary.expr),
+            E::Paren(paren) => self.options(&mut paren.expr),
+            E::Cast(cast) => self.options(&mut cast.expr),
+            E::Reference(reference) => self.options(&mut reference.expr),
+            E::MethodCall(call) => {
+                self.options(&mut call.receiver);
+                call.args.iter_mut().for_each(|arg| self.options(arg));
+            }
+            E::Call(call) => call.args.iter_mut().for_each(|arg| self.options(arg)),
+            E::Tuple(tuple) => tuple.elems.iter_mut().for_each(|e| self.options(e)),
+            E::Array(array) => array.elems.iter_mut().for_each(|e| self.options(e)),
+            E::Assign(assign) => self.options(&mut assign.right),
+            E::Return(ret) => {
+                if let Some(value) = &mut ret.expr {
+                    self.options(value);
+                }
+            }
+            E::If(if_) => {
+                self.options(&mut if_.cond);
+                if let Some((_, other)) = &mut if_.else_branch {
+                    self.options(other);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `expr` rewritten, if it is an `if let` or `match` on `x.first()`,
+    /// `x.last()` or `x.get(i)`.
+    fn option_of_element(&self, expr: &syn::Expr) -> Option<syn::Expr> {
+        match expr {
+            syn::Expr::If(if_) => {
+                let syn::Expr::Let(test) = &*if_.cond else {
+                    return None;
+                };
+                let pat = some_pattern(&test.pat)?;
+                let (present, element) = element_of(&test.expr)?;
+                let then = &if_.then_branch.stmts;
+                let then = bound(pat, &element, quote!(#(#then)*))?;
+                let otherwise = if_
+                    .else_branch
+                    .as_ref()
+                    .map(|(_, other)| quote!(else #other));
+                let span = if_.if_token.span;
+                syn::parse2(quote_spanned! {span=>
+                    if #present { #then } #otherwise
+                })
+                .ok()
+            }
+            syn::Expr::Match(match_) => {
+                if match_.arms.len() != 2 || match_.arms.iter().any(|arm| !arm.attrs.is_empty()) {
+                    return None;
+                }
+                let (some, none) = match (&match_.arms[0], &match_.arms[1]) {
+                    (a, b) if some_pattern(&a.pat).is_some() && is_none(&b.pat) => (a, b),
+                    (a, b) if is_none(&a.pat) && some_pattern(&b.pat).is_some() => (b, a),
+                    _ => return None,
+                };
+                let pat = some_pattern(&some.pat)?;
+                let (present, element) = element_of(&match_.expr)?;
+                let some_body = bound(pat, &element, some.body.to_token_stream())?;
+                let none_body = &none.body;
+                let span = match_.match_token.span;
+                syn::parse2(quote_spanned! {span=>
+                    if #present { #some_body } else { #none_body }
+                })
+                .ok()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `p` of the pattern `Some(p)`.
+fn some_pattern(pat: &syn::Pat) -> Option<&syn::Pat> {
+    let syn::Pat::TupleStruct(some) = pat else {
+        return None;
+    };
+    (some.qself.is_none() && some.path.is_ident("Some") && some.elems.len() == 1)
+        .then(|| &some.elems[0])
+}
+
+fn is_none(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Ident(ident) => ident.ident == "None" && ident.subpat.is_none(),
+        syn::Pat::Path(path) => path.qself.is_none() && path.path.is_ident("None"),
+        syn::Pat::Wild(_) => true,
+        _ => false,
+    }
+}
+
+/// The test that the element is there and the element, of `x.first()`,
+/// `x.last()` or `x.get(i)`.
+fn element_of(expr: &syn::Expr) -> Option<(TokenStream, TokenStream)> {
+    let syn::Expr::MethodCall(call) = expr else {
+        return None;
+    };
+    let slice = &*call.receiver;
+    if !place(slice) {
+        return None;
+    }
+    match (call.method.to_string().as_str(), call.args.len()) {
+        ("first", 0) => Some((quote!(!#slice.is_empty()), quote!(#slice[0]))),
+        ("last", 0) => Some((quote!(!#slice.is_empty()), quote!(#slice[#slice.len() - 1]))),
+        ("get", 1) => {
+            let index = &call.args[0];
+            let simple = match index {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(_),
+                    ..
+                }) => true,
+                syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
+                _ => false,
+            };
+            simple.then(|| (quote!(#index < #slice.len()), quote!(#slice[#index])))
+        }
+        _ => None,
+    }
+}
+
+/// `body` with `Some`'s pattern bound to the element: `v` read as a
+/// reference to it, `&v` bound by a `let` to its value, `_` to nothing.
+fn bound(pat: &syn::Pat, element: &TokenStream, body: TokenStream) -> Option<TokenStream> {
+    let plain = |pat: &syn::Pat| match pat {
+        syn::Pat::Ident(ident)
+            if ident.by_ref.is_none() && ident.mutability.is_none() && ident.subpat.is_none() =>
+        {
+            Some(ident.ident.to_token_stream())
+        }
+        _ => None,
+    };
+    match pat {
+        syn::Pat::Wild(_) => Some(body),
+        syn::Pat::Reference(reference) if reference.mutability.is_none() => {
+            let name = plain(&reference.pat)?;
+            Some(quote!(let #name = #element; #body))
+        }
+        pat => {
+            let name = plain(pat)?.to_string();
+            let read = substitute(body, &name, &quote!((&#element)))?;
+            // A pattern or `let` naming `v` again would now bind a place.
+            syn::parse2::<syn::Block>(quote!({ #read })).ok()?;
+            Some(read)
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! `max_by` and `min_by` with a comparing closure, read as the loop that
+//! selects the item: `*x.iter().max_by(|a, b| a.total_cmp(b)).unwrap()`
+//! is
+//!
+//! ```text
+//! let mut max_by: f64 = 0.0;
+//! let mut max_by_seen = false;
+//! for item in x.iter() {
+//!     if !max_by_seen || (&(&max_by)).total_cmp((&item)) != Ordering::Greater {
+//!         max_by = *item;
+//!     }
+//!     max_by_seen = true;
+//! }
+//! if !max_by_seen { None::<()>.unwrap(); }
+//! let max_by_item = max_by;
+//! *&max_by_item
+//! ```
+//!
+//! The comparison is the standard library's (`max_by` keeps a later item
+//! that compares equal, `min_by` the earlier one), so the item selected is
+//! the one the plain function and the tape select, and the sweeps reverse
+//! the copy into the selection as they reverse any branch in a loop: the
+//! adjoint of the result reaches the selected element only. An empty
+//! source panics at the `unwrap` as written.
+//!
+//! The source's items are read by their shape: `x.iter()` gives a
+//! reference (the selection is then `&max_by_item`), `.copied()` or
+//! `.cloned()` a value, `.enumerate()` a pair of an index and either
+//! (`(max_by_index, &max_by_item)`); `.rev()`, `.skip(k)`, `.take(k)` and
+//! `.step_by(k)` keep the shape. Other sources stay as written.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned, ToTokens};
+
+use super::recognise::closure_inputs;
+use super::tokens::{collect, substitute};
+use super::Lowering;
+
+/// What a source yields.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `&f64`: an element of a slice.
+    Ref,
+    /// `f64`.
+    Value,
+    /// `(usize, item)`: the `enumerate` of a source of references or
+    /// values.
+    Pair { by_ref: bool },
+}
+
+fn shape(source: &syn::Expr) -> Option<Shape> {
+    let syn::Expr::MethodCall(call) = source else {
+        return match source {
+            syn::Expr::Paren(paren) => shape(&paren.expr),
+            _ => None,
+        };
+    };
+    let method = call.method.to_string();
+    match (method.as_str(), call.args.len()) {
+        ("iter", 0) => super::recognise::place(&call.receiver).then_some(Shape::Ref),
+        ("copied" | "cloned", 0) => match shape(&call.receiver)? {
+            Shape::Ref => Some(Shape::Value),
+            _ => None,
+        },
+        ("rev", 0) | ("skip" | "take" | "step_by", 1) => shape(&call.receiver),
+        ("enumerate", 0) => match shape(&call.receiver)? {
+            Shape::Ref => Some(Shape::Pair { by_ref: true }),
+            Shape::Value => Some(Shape::Pair { by_ref: false }),
+            Shape::Pair { .. } => None,
+        },
+        _ => None,
+    }
+}
+
+impl Lowering<'_> {
+    /// `source.max_by(|a, b| cmp).unwrap()` (or `min_by`)
+    /// as the statements of its loop and the expression of the item it
+    /// selects, if `expr` is one.
+    pub(super) fn selection(&mut self, expr: &syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
+        let syn::Expr::MethodCall(unwrap) = expr else {
+            return None;
+        };
+        if unwrap.method != "unwrap" || !unwrap.args.is_empty() {
+            return None;
+        }
+        let syn::Expr::MethodCall(call) = &*unwrap.receiver else {
+            return None;
+        };
+        let largest = match call.method.to_string().as_str() {
+            "max_by" => true,
+            "min_by" => false,
+            _ => return None,
+        };
+        let [syn::Expr::Closure(closure)] = call.args.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let [a, b] = closure_inputs(closure)?;
+        let source = &*call.receiver;
+        let shape = shape(source)?;
+        // Lowered whatever the items carry, as a `collect` is: a closure
+        // left in the body would keep it on the tape.
+        if super::recognise::leaves(&closure.body) {
+            return None;
+        }
+        let span = call.method.span();
+        let base = call.method.to_string();
+        let best = self.fresh(&base);
+        let seen = self.fresh(&format!("{base}_seen"));
+        let item = self.fresh("item");
+        let kept = self.fresh(&format!("{base}_item"));
+        let (index, at) = match shape {
+            Shape::Pair { .. } => (
+                Some(self.fresh(&format!("{base}_index"))),
+                Some(self.fresh("at")),
+            ),
+            _ => (None, None),
+        };
+        // The loop's pattern, the copy of its item into the selection, the
+        // selection and the item as the closure sees them (before its `&`),
+        // and the expression the chain becomes.
+        let (pat, copy, held, current, selected) = match (shape, &index, &at) {
+            (Shape::Ref, _, _) => (
+                quote!(#item),
+                quote!(#best = *#item;),
+                quote!((&#best)),
+                quote!(#item),
+                quote!(&#kept),
+            ),
+            (Shape::Value, _, _) => (
+                quote!(#item),
+                quote!(#best = #item;),
+                quote!(#best),
+                quote!(#item),
+                quote!(#kept),
+            ),
+            (Shape::Pair { by_ref }, Some(index), Some(at)) => {
+                let (copy, held, selected) = if by_ref {
+                    (
+                        quote!(#best = *#item;),
+                        quote!((#index, &#best)),
+                        quote!((#index, &#kept)),
+                    )
+                } else {
+                    (
+                        quote!(#best = #item;),
+                        quote!((#index, #best)),
+                        quote!((#index, #kept)),
+                    )
+                };
+                (
+                    quote!((#at, #item)),
+                    quote!(#index = #at; #copy),
+                    held,
+                    quote!((#at, #item)),
+                    selected,
+                )
+            }
+            _ => return None,
+        };
+        let compared = compare(&closure.body, &a, &held, &b, &current)?;
+        let keep_new = if largest {
+            quote!(#compared != ::core::cmp::Ordering::Greater)
+        } else {
+            quote!(#compared == ::core::cmp::Ordering::Greater)
+        };
+        let index_start = index.as_ref().map(|index| quote!(let mut #index = 0;));
+        let tokens = quote_spanned! {span=>
+            let mut #best: f64 = 0.0;
+            #index_start
+            let mut #seen = false;
+            for #pat in #source {
+                if !#seen || #keep_new {
+                    #copy
+                }
+                #seen = true;
+            }
+            if !#seen {
+                ::core::option::Option::<()>::None.unwrap();
+            }
+            let #kept = #best;
+        };
+        collect(tokens.clone(), &mut self.idents);
+        let block: syn::Block = syn::parse2(quote!({ #tokens })).ok()?;
+        // On the student's `max_by`, for a reason that names it.
+        let selected = syn::parse2(respan(selected, span)).ok()?;
+        Some((block.stmts, selected))
+    }
+}
+
+/// The closure's body with its two parameters read as the selection and
+/// the current item: a parameter named `a` is `(&held)`, one written `&a`
+/// is `(held)`; `None` for other patterns.
+fn compare(
+    body: &syn::Expr,
+    a: &syn::Pat,
+    held: &TokenStream,
+    b: &syn::Pat,
+    current: &TokenStream,
+) -> Option<TokenStream> {
+    fn read(pat: &syn::Pat, item: &TokenStream) -> Option<(String, TokenStream)> {
+        match pat {
+            syn::Pat::Ident(ident) if ident.mutability.is_none() => {
+                Some((ident.ident.to_string(), quote!((&#item))))
+            }
+            syn::Pat::Reference(reference) if reference.mutability.is_none() => {
+                match &*reference.pat {
+                    syn::Pat::Ident(ident) if ident.mutability.is_none() => {
+                        Some((ident.ident.to_string(), quote!((#item))))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    let (a, held) = read(a, held)?;
+    let (b, current) = read(b, current)?;
+    if a == b {
+        return None;
+    }
+    // Both at once: the selection's tokens may not be read as `b`.
+    let marker = "__autodiff_compared_b";
+    let marked = substitute(
+        body.to_token_stream(),
+        &b,
+        &syn::Ident::new(marker, proc_macro2::Span::call_site()).to_token_stream(),
+    )?;
+    let with_a = substitute(marked, &a, &held)?;
+    substitute(with_a, marker, &current)
+}
+
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = proc_macro2::TokenTree::Group(inner);
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
+}

@@ -1,0 +1,144 @@
+//! `x.windows(n)` and `x.chunks(n)` as the source of a chain, read as a
+//! loop over where each window or chunk starts:
+//! `x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()` is
+//!
+//! ```text
+//! for (w_at, _) in x.iter().enumerate() {
+//!     if w_at + 1 < x.len() {
+//!         sum += (x[w_at + 1] - x[w_at + 0]).powi(2);
+//!     }
+//! }
+//! ```
+//!
+//! and `x.chunks(2).map(|c| c[0] * c[1])` reads `x[c_at + 0]` and
+//! `x[c_at + 1]` for `(c_at, _)` in `x.iter().enumerate().step_by(2)`. The
+//! window's elements are then elements of `x`, whose adjoints the sweeps
+//! add into `x_bar` as for any index; the loop walks `x` as any `x.iter()`
+//! chain does (a local that changes later is pushed with its length).
+//!
+//! Only where `n` is an integer literal and the closure reads its window
+//! by literal indices below `n` (`w[0]`, `w[1]`), and nothing else of it:
+//! every index is then in bounds exactly where the slice's was (a short
+//! last chunk read past its end panics in both), and the window is never a
+//! value of its own. Any other use keeps the closure, and the tape.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+
+use super::super::fresh_ident;
+use super::recognise::{place, Chain};
+
+/// `chain` with a `windows(n)` or `chunks(n)` source read as a loop over
+/// start positions; `chain` as it is for another source, and `None` for
+/// one of these that it cannot read that way.
+pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> {
+    let syn::Expr::MethodCall(call) = &chain.source else {
+        return Some(chain);
+    };
+    let chunks = match call.method.to_string().as_str() {
+        "windows" => false,
+        "chunks" => true,
+        _ => return Some(chain),
+    };
+    let [syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(n),
+        ..
+    })] = call.args.iter().collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    let n: usize = n.base10_parse().ok()?;
+    let slice = &*call.receiver;
+    if n == 0 || !place(slice) || chain.filter.is_some() {
+        return None;
+    }
+    let syn::Pat::Ident(window) = &chain.pat else {
+        return None;
+    };
+    if window.by_ref.is_some() || window.subpat.is_some() {
+        return None;
+    }
+    let name = window.ident.to_string();
+    let at = fresh_ident(&mut idents.clone(), &format!("{name}_at"));
+    let body = read_elements(
+        chain.body.to_token_stream(),
+        &name,
+        n,
+        slice,
+        &at.to_token_stream(),
+    )?;
+    let (source, filter) = if chunks {
+        (quote!(#slice.iter().enumerate().step_by(#n)), None)
+    } else {
+        let last = n - 1;
+        (
+            quote!(#slice.iter().enumerate()),
+            Some(syn::parse2(quote!(#at + #last < #slice.len())).ok()?),
+        )
+    };
+    Some(Chain {
+        filter,
+        source: syn::parse2(source).ok()?,
+        pat: syn::parse::Parser::parse2(syn::Pat::parse_single, quote!((#at, _))).ok()?,
+        body: syn::parse2(body).ok()?,
+        ..chain
+    })
+}
+
+/// `tokens` with each `window[j]` (`j` a literal below `n`) read as
+/// `slice[start + j]`; `None` where `window` is used otherwise or a macro
+/// might name it.
+fn read_elements(
+    tokens: TokenStream,
+    window: &str,
+    n: usize,
+    slice: &syn::Expr,
+    start: &TokenStream,
+) -> Option<TokenStream> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = TokenStream::new();
+    let mut k = 0;
+    while k < tokens.len() {
+        let after_dot =
+            k > 0 && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        match &tokens[k] {
+            TokenTree::Punct(punct)
+                if punct.as_char() == '!'
+                    && k > 0
+                    && matches!(tokens[k - 1], TokenTree::Ident(_))
+                    && matches!(tokens.get(k + 1), Some(TokenTree::Group(_))) =>
+            {
+                return None;
+            }
+            TokenTree::Ident(ident) if ident == window && !after_dot => {
+                let Some(TokenTree::Group(index)) = tokens.get(k + 1) else {
+                    return None;
+                };
+                if index.delimiter() != Delimiter::Bracket {
+                    return None;
+                }
+                let lit: syn::LitInt = syn::parse2(index.stream()).ok()?;
+                let j: usize = lit.base10_parse().ok()?;
+                if j >= n || !matches!(lit.suffix(), "" | "usize") {
+                    return None;
+                }
+                out.extend(quote!(#slice[#start + #j]));
+                k += 2;
+                continue;
+            }
+            TokenTree::Group(group) => {
+                let mut inner = proc_macro2::Group::new(
+                    group.delimiter(),
+                    read_elements(group.stream(), window, n, slice, start)?,
+                );
+                inner.set_span(group.span());
+                out.extend([TokenTree::Group(inner)]);
+            }
+            other => out.extend([other.clone()]),
+        }
+        k += 1;
+    }
+    Some(out)
+}

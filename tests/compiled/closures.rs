@@ -1,0 +1,516 @@
+//! Closures the compiled adjoint reads as loops or inlines: `max_by` and
+//! `min_by` with a comparing closure (over `iter()`, `copied()` and
+//! `enumerate()`), `windows(n)` and `chunks(n)` in a `map`, and a closure
+//! bound by `let` and called. Each function here has an `f_adjoint` (the
+//! first test names them: a function that keeps the tape has none) and
+//! `f_grad_path()` says `Compiled`; its gradient is checked against the
+//! tape (`f_grad_tape`) and a dual-number twin (`crate::oracle::Dual`,
+//! which selects by the same comparison) at random points and at ties.
+
+// Index loops in the functions and their twins: they read like the
+// formulas.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use super::support::{agree, assert_agree};
+use crate::oracle::Dual;
+use crate::xorshift;
+
+// ---------------------------------------------------------------------
+// `max_by` and `min_by`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn largest(x: &[f64]) -> f64 {
+    *x.iter().max_by(|a, b| a.total_cmp(b)).unwrap()
+}
+
+#[differentiable]
+fn smallest_squared(x: &[f64]) -> f64 {
+    let m = x
+        .iter()
+        .copied()
+        .min_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap();
+    m * m
+}
+
+#[differentiable]
+fn top_score(scores: [f64; 4]) -> f64 {
+    let (_, best) = scores
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.partial_cmp(b.1).unwrap())
+        .unwrap();
+    best * 2.0
+}
+
+/// A reference bound by `let`, patterns `&a`, a reversed source, an
+/// index read from the pair, and the selection in a loop.
+#[differentiable]
+fn selections(x: &[f64], w: f64) -> f64 {
+    let low = x.iter().rev().min_by(|&a, &b| a.total_cmp(b)).unwrap();
+    let mut total = 0.0;
+    for k in 0..2 {
+        let (at, v) = x
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        total += v * w * (at + k) as f64;
+    }
+    total + low.sin() * w
+}
+
+fn largest_dual(x: &[Dual]) -> Dual {
+    *x.iter().max_by(|a, b| a.value.total_cmp(&b.value)).unwrap()
+}
+
+fn smallest_squared_dual(x: &[Dual]) -> Dual {
+    let m = x
+        .iter()
+        .copied()
+        .min_by(|a, b| a.value.partial_cmp(&b.value).unwrap())
+        .unwrap();
+    m * m
+}
+
+fn top_score_dual(scores: [Dual; 4]) -> Dual {
+    let (_, best) = scores
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.value.partial_cmp(&b.1.value).unwrap())
+        .unwrap();
+    *best * 2.0
+}
+
+fn selections_dual(x: &[Dual], w: Dual) -> Dual {
+    let low = x
+        .iter()
+        .rev()
+        .min_by(|&a, &b| a.value.total_cmp(&b.value))
+        .unwrap();
+    let mut total = Dual::constant(0.0);
+    for k in 0..2 {
+        let (at, v) = x
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by(|a, b| a.1.value.total_cmp(&b.1.value))
+            .unwrap();
+        total = total + v * w * (at + k) as f64;
+    }
+    total + low.sin() * w
+}
+
+/// The gradient of `f` by one dual pass per component of `x`.
+fn dual_gradient(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> Vec<f64> {
+    (0..x.len())
+        .map(|k| {
+            let duals: Vec<Dual> = x
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| Dual::input(v, i == k))
+                .collect();
+            f(&duals).tangent
+        })
+        .collect()
+}
+
+fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
+    ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
+}
+
+fn points(seed: u64, n: usize) -> Vec<Vec<f64>> {
+    let mut rng = xorshift::Rng(seed);
+    let mut out: Vec<Vec<f64>> = (0..20)
+        .map(|_| (0..n).map(|_| uniform(&mut rng, 2.0)).collect())
+        .collect();
+    // Ties: `max_by` keeps the later of equal items, `min_by` the earlier.
+    let mut tied = vec![0.5; n];
+    tied[0] = -1.0;
+    out.push(tied);
+    out.push(vec![1.25; n]);
+    out
+}
+
+#[test]
+fn every_function_here_is_compiled() {
+    // A function that keeps the tape has no `_adjoint`: this would not
+    // build.
+    let _compiled = (
+        largest_adjoint,
+        smallest_squared_adjoint,
+        top_score_adjoint,
+        selections_adjoint,
+    );
+    for path in [
+        largest_grad_path(),
+        smallest_squared_grad_path(),
+        top_score_grad_path(),
+        selections_grad_path(),
+    ] {
+        assert_eq!(path, GradientPath::Compiled);
+    }
+}
+
+#[test]
+fn max_by_and_min_by_select_the_item_the_tape_selects() {
+    for x in points(17101, 5) {
+        let got = agree("largest", largest_grad(&x), largest_grad_tape(&x));
+        assert_eq!(got.value, largest(&x));
+        assert_agree("largest", &got.gradient, &dual_gradient(&x, largest_dual));
+
+        let got = agree(
+            "smallest_squared",
+            smallest_squared_grad(&x),
+            smallest_squared_grad_tape(&x),
+        );
+        assert_eq!(got.value, smallest_squared(&x));
+        assert_agree(
+            "smallest_squared",
+            &got.gradient,
+            &dual_gradient(&x, smallest_squared_dual),
+        );
+
+        let s = [x[0], x[1], x[2], x[3]];
+        let got = agree("top_score", top_score_grad(s), top_score_grad_tape(s));
+        assert_eq!(got.value, top_score(s));
+        let want = dual_gradient(&s, |d| top_score_dual([d[0], d[1], d[2], d[3]]));
+        assert_agree("top_score", &got.gradient, &want);
+
+        let w = x[4] * 0.5 + 0.1;
+        let got = agree(
+            "selections",
+            selections_grad(&x[..4], w),
+            selections_grad_tape(&x[..4], w),
+        );
+        assert_eq!(got.value, selections(&x[..4], w));
+        let mut all = x[..4].to_vec();
+        all.push(w);
+        let want = dual_gradient(&all, |d| selections_dual(&d[..4], d[4]));
+        assert_agree("selections", &got.gradient.0, &want[..4]);
+        assert_agree("selections", &[got.gradient.1], &want[4..]);
+    }
+}
+
+#[test]
+fn ties_go_where_the_standard_library_puts_them() -> Result<(), ScalarAutodiffError> {
+    // `max_by` keeps the last of equal items, `min_by` the first.
+    assert_eq!(
+        largest_grad(&[1.0, 3.0, 3.0, 2.0])?.gradient,
+        [0.0, 0.0, 1.0, 0.0]
+    );
+    assert_eq!(
+        smallest_squared_grad(&[2.0, -1.0, 3.0, -1.0])?.gradient,
+        [0.0, -2.0, 0.0, 0.0]
+    );
+    assert_eq!(
+        top_score_grad([0.1, 0.9, 0.3, 0.9])?.gradient,
+        [0.0, 0.0, 0.0, 2.0]
+    );
+    Ok(())
+}
+
+#[test]
+#[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
+fn an_empty_source_panics_at_the_unwrap_as_written() {
+    let _ = largest_grad(&[]);
+}
+
+// ---------------------------------------------------------------------
+// `windows(n)` and `chunks(n)`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn roughness(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()
+}
+
+#[differentiable]
+fn pair_products(x: &[f64]) -> f64 {
+    x.chunks(2).map(|c| c[0] * c[1]).sum()
+}
+
+/// Windows of three in a `fold`, chunks of three in a `for_each`, and a
+/// window of a row of a matrix.
+#[differentiable]
+fn curvature(x: &[f64], m: [[f64; 4]; 2], s: f64) -> f64 {
+    let bend = x
+        .windows(3)
+        .fold(0.0, |acc, w| acc + (w[0] - 2.0 * w[1] + w[2]).powi(2) * s);
+    let mut spread = 0.0;
+    x.chunks(3)
+        .for_each(|c| spread += (c[0] * c[2]).tanh() + c[1]);
+    bend + spread + m[1].windows(2).map(|w| w[0] * w[1]).sum::<f64>()
+}
+
+fn roughness_dual(x: &[Dual]) -> Dual {
+    x.windows(2)
+        .fold(Dual::constant(-0.0), |s, w| s + (w[1] - w[0]).powi(2))
+}
+
+fn pair_products_dual(x: &[Dual]) -> Dual {
+    x.chunks(2)
+        .fold(Dual::constant(-0.0), |s, c| s + c[0] * c[1])
+}
+
+fn curvature_dual(x: &[Dual], m: &[Dual], s: Dual) -> Dual {
+    let bend = x.windows(3).fold(Dual::constant(0.0), |acc, w| {
+        acc + (w[0] - w[1] * 2.0 + w[2]).powi(2) * s
+    });
+    let mut spread = Dual::constant(0.0);
+    x.chunks(3)
+        .for_each(|c| spread = spread + (c[0] * c[2]).tanh() + c[1]);
+    let row = &m[4..8];
+    bend + spread
+        + row
+            .windows(2)
+            .fold(Dual::constant(-0.0), |t, w| t + w[0] * w[1])
+}
+
+#[test]
+fn windows_and_chunks_are_compiled() {
+    let _compiled = (roughness_adjoint, pair_products_adjoint, curvature_adjoint);
+    for path in [
+        roughness_grad_path(),
+        pair_products_grad_path(),
+        curvature_grad_path(),
+    ] {
+        assert_eq!(path, GradientPath::Compiled);
+    }
+}
+
+#[test]
+fn windows_and_chunks_read_the_elements_of_the_slice() {
+    // Lengths below, at and above the window, and a short last chunk of
+    // three.
+    for x in points(17102, 9) {
+        for n in [0, 1, 2, 3, 4, 6, 9] {
+            let x = &x[..n];
+            let got = agree("roughness", roughness_grad(x), roughness_grad_tape(x));
+            assert_eq!(got.value, roughness(x));
+            assert_agree(
+                "roughness",
+                &got.gradient,
+                &dual_gradient(x, roughness_dual),
+            );
+            if n % 2 == 0 {
+                let got = agree(
+                    "pair_products",
+                    pair_products_grad(x),
+                    pair_products_grad_tape(x),
+                );
+                assert_eq!(got.value, pair_products(x));
+                let want = dual_gradient(x, pair_products_dual);
+                assert_agree("pair_products", &got.gradient, &want);
+            }
+            if n % 3 == 0 {
+                let m = [
+                    [x.first().copied().unwrap_or(0.5), 0.25, -1.0, 2.0],
+                    [0.5, -0.75, 1.5, 0.125],
+                ];
+                let s = 0.75;
+                let got = agree(
+                    "curvature",
+                    curvature_grad(x, m, s),
+                    curvature_grad_tape(x, m, s),
+                );
+                assert_eq!(got.value, curvature(x, m, s));
+                let mut all = x.to_vec();
+                all.extend(m.iter().flatten());
+                all.push(s);
+                let want = dual_gradient(&all, |d| curvature_dual(&d[..n], &d[n..n + 8], d[n + 8]));
+                let (dx, dm, ds) = &got.gradient;
+                assert_agree("curvature x", dx, &want[..n]);
+                let dm: Vec<f64> = dm.iter().flatten().copied().collect();
+                assert_agree("curvature m", &dm, &want[n..n + 8]);
+                assert_agree("curvature s", &[*ds], &want[n + 8..]);
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_short_last_chunk_read_past_its_end_panics_as_written() {
+    let _ = pair_products_grad(&[1.0, 2.0, 3.0]);
+}
+
+// ---------------------------------------------------------------------
+// A closure bound by `let` and called.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn smoothed(x: f64) -> f64 {
+    let act = |v: f64| v.tanh() * 0.5;
+    act(x) + act(2.0 * x)
+}
+
+/// Two parameters and a captured tracked value, a closure calling
+/// another, calls in a loop, in a chain's closure and as another call's
+/// argument, and a closure holding a chain.
+#[differentiable]
+fn layered(x: &[f64], w: f64, b: f64) -> f64 {
+    let unit = |v: f64, bias: f64| (w * v + bias).tanh();
+    let twice = |v: f64| unit(v, b) * unit(v * 0.5, -b);
+    let norm = |k: f64| x.iter().map(|t| (t * k).powi(2)).sum::<f64>();
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        total += twice(x[i]) * (i as f64 + 1.0);
+    }
+    let mapped: f64 = x.iter().map(|v| unit(*v, b * 0.25)).sum();
+    let square = |v: f64| v * v;
+    total + square(mapped) + square(norm(w))
+}
+
+fn smoothed_dual(x: Dual) -> Dual {
+    let act = |v: Dual| v.tanh() * 0.5;
+    act(x) + act(x * 2.0)
+}
+
+fn layered_dual(x: &[Dual], w: Dual, b: Dual) -> Dual {
+    let unit = |v: Dual, bias: Dual| (w * v + bias).tanh();
+    let twice = |v: Dual| unit(v, b) * unit(v * 0.5, Dual::constant(0.0) - b);
+    let norm = |k: Dual| {
+        x.iter()
+            .fold(Dual::constant(-0.0), |s, t| s + (*t * k).powi(2))
+    };
+    let mut total = Dual::constant(0.0);
+    for i in 0..x.len() {
+        total = total + twice(x[i]) * (i as f64 + 1.0);
+    }
+    let mapped = x
+        .iter()
+        .fold(Dual::constant(-0.0), |s, v| s + unit(*v, b * 0.25));
+    let n = norm(w);
+    total = total + mapped * mapped;
+    total + n * n
+}
+
+#[test]
+fn closures_bound_by_let_are_compiled() {
+    let _compiled = (smoothed_adjoint, layered_adjoint);
+    assert_eq!(smoothed_grad_path(), GradientPath::Compiled);
+    assert_eq!(layered_grad_path(), GradientPath::Compiled);
+}
+
+#[test]
+fn a_closure_call_is_its_body_at_the_call() {
+    for x in points(17103, 5) {
+        let got = agree("smoothed", smoothed_grad(x[0]), smoothed_grad_tape(x[0]));
+        assert_eq!(got.value, smoothed(x[0]));
+        let want = smoothed_dual(Dual::input(x[0], true)).tangent;
+        assert_agree("smoothed", &[got.gradient], &[want]);
+
+        let (w, b) = (x[3], x[4] * 0.5);
+        let v = &x[..3];
+        let got = agree("layered", layered_grad(v, w, b), layered_grad_tape(v, w, b));
+        assert_eq!(got.value, layered(v, w, b));
+        let mut all = v.to_vec();
+        all.extend([w, b]);
+        let want = dual_gradient(&all, |d| layered_dual(&d[..3], d[3], d[4]));
+        assert_agree("layered x", &got.gradient.0, &want[..3]);
+        assert_agree(
+            "layered w, b",
+            &[got.gradient.1, got.gradient.2],
+            &want[3..],
+        );
+    }
+}
+
+/// `k` is bound again between the closure and its call: the body read at
+/// the call would see the second `k`, so the closure stays and the
+/// function keeps the tape, with the first `k`'s value.
+#[differentiable]
+fn shadowed_capture(x: f64) -> f64 {
+    let k = 2.0;
+    let scale = |v: f64| v * k;
+    let k = 5.0;
+    scale(x) + k * x
+}
+
+#[test]
+fn a_closure_whose_capture_is_hidden_at_the_call_keeps_the_tape() -> Result<(), ScalarAutodiffError>
+{
+    assert!(matches!(
+        shadowed_capture_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+    let got = shadowed_capture_grad(1.5)?;
+    assert_eq!((got.value, got.gradient), (1.5 * 2.0 + 5.0 * 1.5, 7.0));
+    Ok(())
+}
+
+/// A reference `max_by` selects, bound by a `let` in a loop: each pass's
+/// would have to be kept for the reverse sweep, which keeps numbers, not
+/// references; the function keeps the tape (pinned in the fallback list).
+#[differentiable]
+fn largest_in_a_loop(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for k in 0..2 {
+        let m = x.iter().max_by(|a, b| a.total_cmp(b)).unwrap();
+        total += m * m * (k as f64 + 1.0);
+    }
+    total
+}
+
+#[test]
+fn a_selected_reference_bound_in_a_loop_keeps_the_tape() -> Result<(), ScalarAutodiffError> {
+    assert!(matches!(
+        largest_in_a_loop_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+    let got = largest_in_a_loop_grad(&[1.0, 3.0, 2.0])?;
+    assert_eq!((got.value, got.gradient), (27.0, vec![0.0, 18.0, 0.0]));
+    Ok(())
+}
+
+/// Windows and chunks of a local array that the loop around them writes:
+/// its items are pushed for the reverse sweep as for any `iter()` chain.
+#[differentiable]
+fn changing_windows(x: f64, y: f64) -> f64 {
+    let mut a = [x, x * y, 3.0, y];
+    let mut s = 0.0;
+    for k in 0..3 {
+        s += a.windows(3).map(|w| w[0] * w[2] - w[1]).sum::<f64>()
+            + a.chunks(2).map(|c| (c[0] * c[1]).sin()).sum::<f64>();
+        a[k] *= x + s * 0.1;
+    }
+    s
+}
+
+fn changing_windows_dual(x: Dual, y: Dual) -> Dual {
+    let mut a = [x, x * y, Dual::constant(3.0), y];
+    let mut s = Dual::constant(0.0);
+    for k in 0..3 {
+        let windows = a
+            .windows(3)
+            .fold(Dual::constant(-0.0), |t, w| t + (w[0] * w[2] - w[1]));
+        let chunks = a
+            .chunks(2)
+            .fold(Dual::constant(-0.0), |t, c| t + (c[0] * c[1]).sin());
+        s = s + (windows + chunks);
+        a[k] = a[k] * (x + s * 0.1);
+    }
+    s
+}
+
+#[test]
+fn windows_of_a_local_that_changes() {
+    assert_eq!(changing_windows_grad_path(), GradientPath::Compiled);
+    for p in points(17105, 2) {
+        let (x, y) = (p[0], p[1]);
+        let got = agree(
+            "changing_windows",
+            changing_windows_grad(x, y),
+            changing_windows_grad_tape(x, y),
+        );
+        assert_eq!(got.value, changing_windows(x, y));
+        let want = dual_gradient(&[x, y], |d| changing_windows_dual(d[0], d[1]));
+        assert_agree("changing_windows", &[got.gradient.0, got.gradient.1], &want);
+    }
+}

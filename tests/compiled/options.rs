@@ -1,0 +1,206 @@
+//! `Option`s through the compiled adjoint: a slice's element taken by
+//! `if let Some(v) = x.first()`, `match x.last()` and `x.get(i)`, and an
+//! `Option<usize>` of an index (`Some(i)`, `match` with a guard reading
+//! the slice), and a tracked value passed twice to one call. Each function
+//! has an `f_adjoint` and says `Compiled`; its gradient is checked against
+//! the tape and a dual-number twin at random points, and at the empty
+//! slice and an index past the end.
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use super::support::{agree, assert_agree};
+use crate::oracle::Dual;
+use crate::xorshift;
+
+#[differentiable]
+fn ends_product(x: &[f64]) -> f64 {
+    let head = if let Some(v) = x.first() { *v } else { 1.0 };
+    let tail = match x.last() {
+        Some(v) => *v,
+        None => 1.0,
+    };
+    head * tail
+}
+
+/// `Some(&v)`, `None` first, `get` with a name and a literal, an
+/// `if let` without `else` in a loop, and one as an operand.
+#[allow(clippy::redundant_pattern_matching)]
+#[differentiable]
+fn picked(x: &[f64], #[constant] i: usize) -> f64 {
+    let mut total = match x.get(i) {
+        None => 0.5,
+        Some(&v) => v.sin(),
+    };
+    for k in 0..3 {
+        if let Some(v) = x.get(k) {
+            total += v * v * (k as f64 + 1.0);
+        }
+    }
+    total * 2.0 + if let Some(_) = x.get(2) { x[0] } else { 0.0 }
+}
+
+#[differentiable]
+fn argmax_value(z: &[f64]) -> f64 {
+    let mut best: Option<usize> = None;
+    for i in 0..z.len() {
+        match best {
+            None => best = Some(i),
+            Some(j) if z[i] > z[j] => best = Some(i),
+            _ => {}
+        }
+    }
+    match best {
+        Some(i) => z[i] * 3.0,
+        None => 0.0,
+    }
+}
+
+#[differentiable]
+fn weighted(a: f64, b: f64, c: f64) -> f64 {
+    a * b + c.sin() * a
+}
+
+#[differentiable]
+fn passed_twice(x: f64, y: f64) -> f64 {
+    weighted(x, y, x) + weighted(y, y, y) * weighted(x, 2.0, x)
+}
+
+fn ends_product_dual(x: &[Dual]) -> Dual {
+    let head = x.first().copied().unwrap_or(Dual::constant(1.0));
+    let tail = x.last().copied().unwrap_or(Dual::constant(1.0));
+    head * tail
+}
+
+fn picked_dual(x: &[Dual], i: usize) -> Dual {
+    let mut total = match x.get(i) {
+        None => Dual::constant(0.5),
+        Some(&v) => v.sin(),
+    };
+    for k in 0..3 {
+        if let Some(v) = x.get(k) {
+            total = total + *v * *v * (k as f64 + 1.0);
+        }
+    }
+    total * 2.0
+        + if x.len() > 2 {
+            x[0]
+        } else {
+            Dual::constant(0.0)
+        }
+}
+
+fn argmax_value_dual(z: &[Dual]) -> Dual {
+    let mut best: Option<usize> = None;
+    for i in 0..z.len() {
+        match best {
+            None => best = Some(i),
+            Some(j) if z[i].value > z[j].value => best = Some(i),
+            _ => {}
+        }
+    }
+    match best {
+        Some(i) => z[i] * 3.0,
+        None => Dual::constant(0.0),
+    }
+}
+
+fn weighted_dual(a: Dual, b: Dual, c: Dual) -> Dual {
+    a * b + c.sin() * a
+}
+
+fn passed_twice_dual(x: Dual, y: Dual) -> Dual {
+    weighted_dual(x, y, x) + weighted_dual(y, y, y) * weighted_dual(x, Dual::constant(2.0), x)
+}
+
+fn dual_gradient(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> Vec<f64> {
+    (0..x.len())
+        .map(|k| {
+            let duals: Vec<Dual> = x
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| Dual::input(v, i == k))
+                .collect();
+            f(&duals).tangent
+        })
+        .collect()
+}
+
+fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
+    ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
+}
+
+#[test]
+fn every_function_here_is_compiled() {
+    let _compiled = (
+        ends_product_adjoint,
+        picked_adjoint,
+        argmax_value_adjoint,
+        passed_twice_adjoint,
+    );
+    for path in [
+        ends_product_grad_path(),
+        picked_grad_path(),
+        argmax_value_grad_path(),
+        passed_twice_grad_path(),
+    ] {
+        assert_eq!(path, GradientPath::Compiled);
+    }
+}
+
+#[test]
+fn elements_of_options_against_the_tape_and_dual_numbers() {
+    let mut rng = xorshift::Rng(17104);
+    for round in 0..30 {
+        // Every length from empty to past each `get`.
+        let n = round % 6;
+        let x: Vec<f64> = (0..n).map(|_| uniform(&mut rng, 2.0)).collect();
+        let got = agree(
+            "ends_product",
+            ends_product_grad(&x),
+            ends_product_grad_tape(&x),
+        );
+        assert_eq!(got.value, ends_product(&x));
+        assert_agree(
+            "ends_product",
+            &got.gradient,
+            &dual_gradient(&x, ends_product_dual),
+        );
+
+        for i in [0, 1, 4, 7] {
+            let got = agree("picked", picked_grad(&x, i), picked_grad_tape(&x, i));
+            assert_eq!(got.value, picked(&x, i));
+            let want = dual_gradient(&x, |d| picked_dual(d, i));
+            assert_agree("picked", &got.gradient, &want);
+        }
+
+        let got = agree(
+            "argmax_value",
+            argmax_value_grad(&x),
+            argmax_value_grad_tape(&x),
+        );
+        assert_eq!(got.value, argmax_value(&x));
+        let want = dual_gradient(&x, argmax_value_dual);
+        assert_agree("argmax_value", &got.gradient, &want);
+
+        let (a, b) = (uniform(&mut rng, 2.0), uniform(&mut rng, 2.0));
+        let got = agree(
+            "passed_twice",
+            passed_twice_grad(a, b),
+            passed_twice_grad_tape(a, b),
+        );
+        assert_eq!(got.value, passed_twice(a, b));
+        let want = dual_gradient(&[a, b], |d| passed_twice_dual(d[0], d[1]));
+        assert_agree("passed_twice", &[got.gradient.0, got.gradient.1], &want);
+    }
+}
+
+#[test]
+fn the_first_of_equal_largest_is_the_argmax() -> Result<(), ScalarAutodiffError> {
+    assert_eq!(
+        argmax_value_grad(&[1.0, 4.0, 4.0])?.gradient,
+        [0.0, 3.0, 0.0]
+    );
+    assert_eq!(argmax_value_grad(&[])?.gradient, Vec::<f64>::new());
+    Ok(())
+}
