@@ -300,6 +300,9 @@ fn fused(
     };
     sweep.outputs_as_written(alias.is_some());
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
+    if let Some(unsupported) = sweep.unreversed_move(&function.body) {
+        return Err(unsupported);
+    }
     let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
     let returned = match alias {
         Some(ty) => {

@@ -42,6 +42,7 @@ const FILES: &[&str] = &[
     "tests/compiled/paths.rs",
     "tests/compiled/patterns.rs",
     "tests/compiled/jumps.rs",
+    "tests/compiled/vec_moves.rs",
     "tests/macros/sticky.rs",
     "tests/macros/elementary.rs",
     "tests/macros/panics.rs",
@@ -64,14 +65,9 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
     "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
-    "tests/corpus/slices.rs: popped: `.pop()` (items moved in a `Vec`) at line 112",
-    "tests/corpus/slices.rs: inserted: `.insert()` (items moved in a `Vec`) at line 119",
-    "tests/corpus/slices.rs: extended: `.extend_from_slice()` (items moved in a `Vec`) at line 127",
-    "tests/corpus/slices.rs: sorted_partial: `.sort_by()` (items moved in a `Vec`) at line 142",
-    "tests/corpus/slices.rs: sorted_total: `.sort_by()` (items moved in a `Vec`) at line 149",
-    "tests/corpus/slices.rs: concatenated: `.concat()` (items moved in a `Vec`) at line 155",
-    "tests/corpus/slices.rs: concatenated_vecs: `.concat()` (items moved in a `Vec`) at line 163",
     "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 107",
+    "tests/compiled/vec_moves.rs: popped_in_a_condition: `.pop()` whose item is not read as a number at line 408",
+    "tests/compiled/vec_moves.rs: popped_and_read_again: a statement that `pop`s a `Vec` and reads it again at line 418",
 ];
 
 fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {

@@ -12,7 +12,8 @@
 //! This file holds the sweep's state (scopes, adjoint names, what the
 //! reverse can still read); `statements`, `assignments`, `branches`,
 //! `loops`, `jumps` and `calls` write the constructs of those names,
-//! `saved` an expression's forward side (hoisted, pushed and observed
+//! `moves` the `Vec` methods that move items, `saved` an expression's
+//! forward side (hoisted, pushed and observed
 //! values), `reverse` its reverse, and `rules` each function's local
 //! derivative, looked up in the table of operations.
 
@@ -21,6 +22,7 @@ mod branches;
 mod calls;
 mod jumps;
 mod loops;
+mod moves;
 mod reverse;
 mod rules;
 mod saved;
@@ -36,6 +38,7 @@ use super::analysis::{carries, dims_of, shows_number, Analysis};
 use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
 use crate::flow::root;
 use crate::text;
+use moves::{popped, MOVES};
 use rules::Factor;
 
 /// The first construct the compiled adjoint does not cover, and its line.
@@ -299,6 +302,9 @@ pub struct Sweep<'m> {
     cx: StmtCx,
     /// What calls of plain functions resolve to: see `sibling`.
     stand_ins: crate::emit::StandIns,
+    /// By `Expr::id`: the `pop`s of a `Vec` with a derivative whose
+    /// reverse is written (see `Sweep::unreversed_move`).
+    moves: HashSet<usize>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -329,6 +335,7 @@ impl<'m> Sweep<'m> {
             unobserved: HashSet::new(),
             cx: StmtCx::default(),
             stand_ins: crate::emit::StandIns::default(),
+            moves: HashSet::new(),
         }
     }
 
@@ -689,6 +696,7 @@ fn hoist_name(expr: &Expr) -> String {
             None => "call_value".to_owned(),
         },
         ExprKind::PlainMethod { method, .. } => format!("{}_value", method.unraw()),
+        ExprKind::Structural { .. } if popped(expr).is_some() => "popped".to_owned(),
         _ => "value".to_owned(),
     }
 }

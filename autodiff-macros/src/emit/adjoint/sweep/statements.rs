@@ -343,8 +343,13 @@ impl<'m> Sweep<'m> {
                     // to the initialiser's length. Only the one binding of
                     // the name is still that `Vec` then.
                     if self.depth > 0 {
+                        let grown = if self.an.pushed.contains(name) && !init.is_empty_vec() {
+                            "a `Vec` whose length changes (`push`, `pop`, `insert`, ..)"
+                        } else {
+                            "a `Vec` grown by `push`"
+                        };
                         return unsupported(
-                            "a `Vec` grown by `push` bound inside a loop or a branch",
+                            format!("{grown} bound inside a loop or a branch"),
                             init,
                         );
                     }
@@ -705,6 +710,20 @@ impl<'m> Sweep<'m> {
             } if *method == "to_vec" => {
                 let shape = self.shape(receiver)?;
                 quote!(#shape.to_vec())
+            }
+            // `[a, b].concat()`: as long as its parts, which the reverse
+            // sweep must still have as they were.
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "concat" => {
+                let mut lens = Vec::new();
+                for (len, again) in self.concat_lens(init, receiver)? {
+                    if !again {
+                        return unsupported("`.concat()` of a part whose length changes", init);
+                    }
+                    lens.push(len);
+                }
+                quote!(::std::vec![0.0; 0 #(+ #lens)*])
             }
             // A field of a tuple (`let t = pair.0;`); a model's named
             // field is shaped by its value below.
