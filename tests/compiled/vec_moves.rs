@@ -442,3 +442,38 @@ fn a_pop_the_reverse_cannot_follow_keeps_the_tape() {
         }
     );
 }
+
+/// Extended by a literal of tracked values, in a loop and after a sort.
+#[differentiable]
+fn extends_by_literals(x: &[f64]) -> f64 {
+    let mut v = vec![x[0]];
+    for k in 1..3 {
+        v.extend_from_slice(&[x[k] * x[k + 1], x[k].tanh(), 0.5]);
+    }
+    v.sort_by(|a, b| b.partial_cmp(a).unwrap());
+    v.extend_from_slice(&[v[0] * x[3]]);
+    v[0] * v[1] + v[2] * v[7] - v[3] * v[4] + v[5] + v[6]
+}
+
+fn extends_by_literals_dual(x: &[Dual]) -> Dual {
+    let mut v = vec![x[0]];
+    for k in 1..3 {
+        v.extend_from_slice(&[x[k] * x[k + 1], x[k].tanh(), c(0.5)]);
+    }
+    v.sort_by(|a, b| b.value.partial_cmp(&a.value).unwrap());
+    let last = v[0] * x[3];
+    v.extend_from_slice(&[last]);
+    v[0] * v[1] + v[2] * v[7] - v[3] * v[4] + v[5] + v[6]
+}
+
+#[test]
+fn extend_from_slice_of_literals() {
+    check!(
+        extends_by_literals,
+        extends_by_literals_adjoint,
+        extends_by_literals_grad,
+        extends_by_literals_grad_tape,
+        extends_by_literals_grad_path,
+        extends_by_literals_dual
+    );
+}

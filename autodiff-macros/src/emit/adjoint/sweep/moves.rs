@@ -68,7 +68,26 @@ fn copied_place<'e, 'a>(expr: &'e Expr<'a>) -> Option<&'e Expr<'a>> {
     }
 }
 
+/// `[a, b]`, `&[a, b]`, `vec![a, b]`: the list literal, if it is one.
+fn literal<'e, 'a>(expr: &'e Expr<'a>) -> Option<&'e Expr<'a>> {
+    match &expr.kind {
+        ExprKind::Paren(inner)
+        | ExprKind::Reference {
+            mutability: None,
+            expr: inner,
+        } => literal(inner),
+        ExprKind::Array(_) | ExprKind::VecList(_) => Some(expr),
+        _ => None,
+    }
+}
+
 impl<'m> Sweep<'m> {
+    /// Whether `list`, a literal, holds numbers.
+    fn all_scalar(&self, list: &Expr) -> bool {
+        matches!(&list.kind, ExprKind::Array(items) | ExprKind::VecList(items)
+            if items.iter().all(|item| self.scalar(item)))
+    }
+
     /// `v.swap(i, j)`, `v.reverse()`, `v.truncate(n)`, `v.pop()`,
     /// `v.insert(i, e)`, `v.extend_from_slice(s)`, `v.sort_by(cmp)` on a
     /// local `Vec` (or array) with a derivative, as statements. Values read
@@ -190,19 +209,34 @@ impl<'m> Sweep<'m> {
                     .rev
                     .push(quote!(let #tail = #adjoint::split_items(#stack, &mut #bar, #len);));
                 if self.active(source) {
-                    let Some(place) =
-                        copied_place(source).filter(|place| self.slice_of_numbers(place))
-                    else {
-                        return unsupported(
-                            "`.extend_from_slice()` of a value that is not a slice of numbers",
-                            source,
-                        );
-                    };
-                    let source_bar = self.saved_bar_place(place)?;
-                    self.cx
-                        .rev
-                        .push(quote!(#adjoint::add_items(&mut #source_bar, &#tail);));
+                    match (copied_place(source), literal(source)) {
+                        (Some(place), _) if self.slice_of_numbers(place) => {
+                            let source_bar = self.saved_bar_place(place)?;
+                            self.cx
+                                .rev
+                                .push(quote!(#adjoint::add_items(&mut #source_bar, &#tail);));
+                        }
+                        // `&[a * b, c]`: each item takes its adjoint.
+                        (None, Some(list)) if self.all_scalar(list) => {
+                            let seed = Seed {
+                                whole: true,
+                                ..Seed::new(tail.to_token_stream())
+                            };
+                            self.rev(list, seed)?;
+                        }
+                        _ => {
+                            return unsupported(
+                                "`.extend_from_slice()` of a value that is not a slice of numbers",
+                                source,
+                            )
+                        }
+                    }
                 }
+                let slice = if copied_place(source).is_some() {
+                    slice.clone()
+                } else {
+                    self.fwd(source)?
+                };
                 Ok(self.finish(quote!(#receiver_src.extend_from_slice(#slice) #semi)))
             }
             // Sorted as written, with the permutation saved: the reverse
