@@ -477,3 +477,109 @@ fn extend_from_slice_of_literals() {
         extends_by_literals_dual
     );
 }
+
+// ---------------------------------------------------------------------
+// `extend` of a mapped closure (the loop that pushes each item), and a
+// `for` over a local `Vec` or array by value (walked as its copied items,
+// so that it is still there for the reverse).
+// ---------------------------------------------------------------------
+
+/// Extended by closures over a slice, skipped in a loop, and filtered;
+/// then walked by value.
+#[differentiable]
+fn extended_by_closures(x: &[f64]) -> f64 {
+    let mut out = vec![x[0] * x[1]];
+    out.extend(x.iter().map(|v| v.tanh() * 2.0));
+    for k in 0..2 {
+        out.extend(x.iter().skip(k + 1).map(|v| v * x[3]));
+        out.push(x[k]);
+    }
+    out.extend(x.iter().filter(|v| **v > 0.0).map(|v| v * v));
+    let mut total = 0.0;
+    for s in out {
+        total += s * s;
+    }
+    total
+}
+
+fn extended_by_closures_dual(x: &[Dual]) -> Dual {
+    let mut out = vec![x[0] * x[1]];
+    out.extend(x.iter().map(|v| v.tanh() * 2.0));
+    for k in 0..2 {
+        out.extend(x.iter().skip(k + 1).map(|v| *v * x[3]));
+        out.push(x[k]);
+    }
+    out.extend(x.iter().filter(|v| v.value > 0.0).map(|v| *v * *v));
+    let mut total = c(0.0);
+    for s in out {
+        total = total + s * s;
+    }
+    total
+}
+
+#[test]
+fn extend_by_mapped_closures() {
+    check!(
+        extended_by_closures,
+        extended_by_closures_adjoint,
+        extended_by_closures_grad,
+        extended_by_closures_grad_tape,
+        extended_by_closures_grad_path,
+        extended_by_closures_dual
+    );
+}
+
+/// A `Vec` sorted, popped and walked by value; a local array walked by
+/// value inside a loop.
+#[differentiable]
+fn walked_by_value(x: &[f64]) -> f64 {
+    let mut squares = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        squares.push(x[i] * x[i] - x[(i + 1) % 4]);
+    }
+    squares.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let last = squares.pop().unwrap();
+    let mut total = last;
+    for s in squares {
+        total += s * last;
+    }
+    let a = [x[0] * 2.0, x[1]];
+    for k in 0..2 {
+        for t in a {
+            total += (t * (k as f64 + 1.0)).sin();
+        }
+    }
+    total
+}
+
+fn walked_by_value_dual(x: &[Dual]) -> Dual {
+    let mut squares = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        squares.push(x[i] * x[i] - x[(i + 1) % 4]);
+    }
+    squares.sort_by(|a, b| a.value.partial_cmp(&b.value).unwrap());
+    let last = squares.pop().unwrap();
+    let mut total = last;
+    for s in squares {
+        total = total + s * last;
+    }
+    let a = [x[0] * 2.0, x[1]];
+    for k in 0..2 {
+        for t in a {
+            total = total + (t * (k as f64 + 1.0)).sin();
+        }
+    }
+    total
+}
+
+#[test]
+fn for_over_a_local_vec_by_value() {
+    check!(
+        walked_by_value,
+        walked_by_value_adjoint,
+        walked_by_value_grad,
+        walked_by_value_grad_tape,
+        walked_by_value_grad_path,
+        walked_by_value_dual
+    );
+}

@@ -119,7 +119,10 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            *method == "fold" || *method == "for_each" || *method == "collect"
+            *method == "fold"
+                || *method == "for_each"
+                || *method == "collect"
+                || *method == "extend"
         }
         _ => false,
     }) || function.body.any_expr(&holds_if_value);

@@ -52,13 +52,11 @@ const FILES: &[&str] = &[
 const FALLBACKS: &[&str] = &[
     "tests/corpus/composition.rs: sub_slice_mean: a binding whose shape the reverse sweep cannot see at line 388",
     "tests/corpus/imports.rs: calls_thirteen: a call that passes one tracked value twice at line 108",
-    "tests/corpus/integers.rs: squares_buffer: a `for` over `squares` at line 133",
     "tests/corpus/integers.rs: argmax_value: a tuple struct, variant or closure call at line 173",
     "tests/corpus/iterators.rs: largest: a closure at line 85",
     "tests/corpus/iterators.rs: smallest_squared: a closure at line 102",
     "tests/corpus/iterators.rs: roughness: a closure at line 170",
     "tests/corpus/iterators.rs: pair_products: a closure at line 185",
-    "tests/corpus/iterators.rs: squashed_norm: a closure at line 247",
     "tests/corpus/iterators.rs: top_score: a closure at line 426",
     "tests/corpus/iterators.rs: smoothed: a closure at line 471",
     "tests/corpus/patterns.rs: guarded_log: a tuple struct, variant or closure call at line 117",

@@ -9,7 +9,8 @@
 //! closure's parameter, added into `x_bar[index]`.
 //!
 //! `let e: Vec<f64> = z.iter().map(|v| v.exp()).collect();` is `let mut e:
-//! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }`. A
+//! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }`, and
+//! `out.extend(z.iter().map(|v| v.exp()));` is that loop's `for`. A
 //! fold's accumulator, or an item named like the slice it walks, that
 //! would clash with another binding is renamed (`acc_2`, `x_2`).
 //!
@@ -161,7 +162,7 @@ impl Lowering<'_> {
                 // `x.iter().for_each(|v| total += v.sin());` is the loop
                 // `for v in x.iter() { total += v.sin(); }`.
                 if let syn::Expr::MethodCall(call) = &*expr {
-                    if let Some(stmt) = self.for_each(call) {
+                    if let Some(stmt) = self.for_each(call).or_else(|| self.extend(call)) {
                         before.push(stmt);
                         self.changed = true;
                         return false;
@@ -203,6 +204,43 @@ impl Lowering<'_> {
             None => quote!(#body;),
         };
         syn::parse2(quote_spanned!(call.method.span()=> for #pat in #source { #step })).ok()
+    }
+
+    /// `out.extend(source.map(|pat| body))` as a statement: the loop
+    /// `for pat in source { out.push(body); }`, which pushes the same
+    /// items in the same order.
+    fn extend(&self, call: &syn::ExprMethodCall) -> Option<syn::Stmt> {
+        if call.method != "extend" || call.args.len() != 1 {
+            return None;
+        }
+        let syn::Expr::Path(receiver) = &*call.receiver else {
+            return None;
+        };
+        receiver.path.get_ident()?;
+        let syn::Expr::MethodCall(map) = &call.args[0] else {
+            return None;
+        };
+        if map.method != "map" || map.args.len() != 1 {
+            return None;
+        }
+        let chain = self.prepared(recognise::mapped(
+            map,
+            Reduce::Collect(None),
+            call.method.span(),
+        )?)?;
+        let Chain {
+            filter,
+            source,
+            pat,
+            body,
+            span,
+            ..
+        } = chain;
+        let step = match filter {
+            Some(cond) => quote!(if #cond { #receiver.push(#body); }),
+            None => quote!(#receiver.push(#body);),
+        };
+        syn::parse2(quote_spanned!(span=> for #pat in #source { #step })).ok()
     }
 
     /// Lowers the first chain `expr` evaluates exactly once, if any.

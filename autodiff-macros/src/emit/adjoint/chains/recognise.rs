@@ -352,7 +352,7 @@ fn map_of(expr: &syn::Expr) -> Option<(syn::Expr, syn::Pat, syn::Expr)> {
     Some((chain.source, chain.pat, chain.body))
 }
 
-fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain> {
+pub(super) fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain> {
     let syn::Expr::Closure(closure) = &map.args[0] else {
         return None;
     };

@@ -38,7 +38,7 @@ use super::analysis::{carries, dims_of, shows_number, Analysis};
 use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
 use crate::flow::root;
 use crate::text;
-use moves::{popped, MOVES};
+use moves::{concatenated, popped, MOVES};
 use rules::Factor;
 
 /// The first construct the compiled adjoint does not cover, and its line.
@@ -305,6 +305,9 @@ pub struct Sweep<'m> {
     /// By `Expr::id`: the `pop`s of a `Vec` with a derivative whose
     /// reverse is written (see `Sweep::unreversed_move`).
     moves: HashSet<usize>,
+    /// Top-level `let`s of a `concat`, whose adjoints are shaped like
+    /// their bindings when the reverse starts: not to be moved away.
+    concat_lets: HashSet<String>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -336,6 +339,7 @@ impl<'m> Sweep<'m> {
             cx: StmtCx::default(),
             stand_ins: crate::emit::StandIns::default(),
             moves: HashSet::new(),
+            concat_lets: HashSet::new(),
         }
     }
 

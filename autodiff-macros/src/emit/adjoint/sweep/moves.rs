@@ -43,6 +43,20 @@ pub(super) fn popped<'e, 'a>(expr: &'e Expr<'a>) -> Option<&'e Expr<'a>> {
     }
 }
 
+/// `parts.concat()`: its `parts`.
+pub(super) fn concatenated<'e, 'a>(expr: &'e Expr<'a>) -> Option<&'e Expr<'a>> {
+    match &expr.kind {
+        ExprKind::Paren(inner) => concatenated(inner),
+        ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } if *method == "concat" && args.is_empty() => Some(receiver),
+        _ => None,
+    }
+}
+
 /// `a`, `&a`, `a.to_vec()`, `a.clone()`, `a.as_slice()`, `&a[..]`: the
 /// place whose items a part of a `concat` (or the slice appended by
 /// `extend_from_slice`) copies, if it is one.

@@ -384,6 +384,18 @@ impl<'m> Sweep<'m> {
                     } else {
                         quote!(::autodiff::__adjoint::zero(&#ident))
                     }
+                } else if concatenated(init).is_some()
+                    && self.depth == 0
+                    && !self.early
+                    && self.an.bound.get(name.as_str()).copied() == Some(1)
+                {
+                    // `let w = [v.clone(), vec![x]].concat();` at the top:
+                    // shaped like `w` when the reverse starts, which has
+                    // the length it was made with (a `Vec` whose length
+                    // changes later is `pushed`, above).
+                    self.concat_lets.insert(name.clone());
+                    let ident = binding(name);
+                    quote!(::autodiff::__adjoint::zero(&#ident))
                 } else if self.an.unread_calls.contains(name) {
                     // Never read, its adjoint stays zero: the callee's
                     // reverse takes `__adjoint::unread` of the value.
@@ -407,10 +419,11 @@ impl<'m> Sweep<'m> {
                         let moved = ident.to_string();
                         let vector = self.an.dims.get(&moved).copied().flatten().unwrap_or(0) > 0;
                         self.an.pushed.contains(&moved)
+                            || self.concat_lets.contains(&moved)
                             || (self.an.call_lets.contains(&moved) && vector)
                     }) {
                         return unsupported(
-                            "a `Vec` grown by `push` or returned by a call, moved into another binding",
+                            "a `Vec` grown by `push`, made by `concat` or returned by a call, moved into another binding",
                             init,
                         );
                     }
