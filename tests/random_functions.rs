@@ -17,7 +17,8 @@
 //! literals and `[e; n]` of tracked values, `Vec`s grown by `push` (from
 //! `Vec::new()`, `vec![e; n]`, `[..].to_vec()` and a `collect()` typed on
 //! its `let`, their items moved by `swap`, `reverse`, `pop`, `insert`,
-//! `extend_from_slice` and `sort_by` and concatenated by `concat`, in
+//! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
+//! concatenated by `concat`, summed by a `for` that takes them by value, in
 //! bodies with early `return`s too) and read by index, `if` values inside
 //! expressions, calls of one or two annotated helpers per file (with
 //! tracked and untracked arguments, bindings that change later, in loops,
@@ -176,6 +177,10 @@ enum Stmt {
     SortItems(String, bool, bool),
     /// `let mut w = [v.clone(), vec![e0, ..]].concat();`
     Concat(String, String, Vec<Expr>),
+    /// `v.extend(a.iter().map(|t| t * k));`
+    ExtendMapped(String, String, f64),
+    /// `let mut s = 0.0; for t in v { s += t * e; }`: `v` by value.
+    SumByValue(String, String, Expr),
     /// `let mut n = 0;`
     Counter(String),
     /// `n += 1;`
@@ -420,6 +425,24 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     format!("{first}.total_cmp({second})")
                 };
                 let _ = writeln!(out, "{pad}{name}.sort_by(|a, b| {compare});");
+            }
+            Stmt::ExtendMapped(name, source, k) => {
+                let _ = match dialect {
+                    Dialect::Plain => writeln!(
+                        out,
+                        "{pad}{name}.extend({source}.iter().map(|t| t * {k:?}));"
+                    ),
+                    Dialect::Dual => writeln!(
+                        out,
+                        "{pad}{name}.extend({source}.iter().map(|t| *t * D::c({k:?})));"
+                    ),
+                };
+            }
+            Stmt::SumByValue(sum, name, e) => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(out, "{pad}for t in {name} {{");
+                let _ = writeln!(out, "{pad}    {sum} += t * {};", r(e));
+                let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Concat(name, source, items) => {
                 let _ = writeln!(
@@ -1288,6 +1311,15 @@ impl Gen {
                 break;
             }
         }
+        // Summed by a `for` that takes it by value: gone after.
+        if self.nesting == 0 && self.rng.chance(15) {
+            self.tag("for over a Vec by value");
+            let sum = self.fresh("s");
+            self.vars.retain(|v| v.name != name);
+            let e = self.expr(1);
+            out.push(Stmt::SumByValue(sum.clone(), name.clone(), e));
+            self.declare(&sum, Kind::Scalar, true);
+        }
     }
 
     /// One or two of the `Vec` methods that move items, on `name` of
@@ -1295,7 +1327,7 @@ impl Gen {
     /// `concat` of it into a new `Vec`. Returns its length after.
     fn moved(&mut self, name: &str, mut len: usize, out: &mut Vec<Stmt>) -> usize {
         for _ in 0..1 + self.rng.below(2) {
-            match self.rng.below(6) {
+            match self.rng.below(7) {
                 0 if len > 1 => {
                     self.tag("pop of a Vec");
                     let item = self.fresh("t");
@@ -1335,6 +1367,26 @@ impl Gen {
                         out.push(Stmt::ExtendItems(name.to_owned(), items));
                         len += n;
                     }
+                }
+                5 => {
+                    let sources: Vec<(String, usize)> = self
+                        .visible(|v| {
+                            v.name != name && matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..))
+                        })
+                        .into_iter()
+                        .map(|v| match v.kind {
+                            Kind::Array(n) | Kind::Vec(n) => (v.name.clone(), n),
+                            _ => unreachable!(),
+                        })
+                        .collect();
+                    if sources.is_empty() {
+                        continue;
+                    }
+                    self.tag("extend by a map closure");
+                    let (source, n) = sources[self.rng.below(sources.len())].clone();
+                    let k = [0.5, 1.5, -2.0][self.rng.below(3)];
+                    out.push(Stmt::ExtendMapped(name.to_owned(), source, k));
+                    len += n;
                 }
                 3 | 4 => {
                     self.tag("sort_by of a Vec");

@@ -583,3 +583,59 @@ fn for_over_a_local_vec_by_value() {
         walked_by_value_dual
     );
 }
+
+// ---------------------------------------------------------------------
+// A slice of a local (`&v[..2]`), whose adjoint goes back into the
+// slice's run, and `while let Some(t) = it.next()` over `v.iter()`, read
+// as the `for` over `v.iter()` it is.
+// ---------------------------------------------------------------------
+
+/// Slices of a parameter and of a local `Vec`, read by index and walked;
+/// a `Vec` drained by `while let`, with a `let` between the iterator and
+/// its loop.
+// `while let` on purpose: the pattern under test.
+#[allow(clippy::while_let_on_iterator)]
+#[differentiable]
+fn slices_and_drains(x: &[f64]) -> f64 {
+    let head = &x[..2];
+    let mut v = x.to_vec();
+    v.push(x[0] * x[3]);
+    let tail = &v[2..];
+    let mut s = head[0] * head[1] + tail[2] * tail[0];
+    for t in tail.iter() {
+        s += t * head[1];
+    }
+    let mut it = v.iter();
+    let k = 0.5;
+    while let Some(t) = it.next() {
+        s += t * t * k;
+    }
+    s
+}
+
+fn slices_and_drains_dual(x: &[Dual]) -> Dual {
+    let head = &x[..2];
+    let mut v = x.to_vec();
+    v.push(x[0] * x[3]);
+    let tail = &v[2..];
+    let mut s = head[0] * head[1] + tail[2] * tail[0];
+    for t in tail.iter() {
+        s = s + *t * head[1];
+    }
+    for t in v.iter() {
+        s = s + *t * *t * 0.5;
+    }
+    s
+}
+
+#[test]
+fn slices_of_locals_and_while_let_over_iter() {
+    check!(
+        slices_and_drains,
+        slices_and_drains_adjoint,
+        slices_and_drains_grad,
+        slices_and_drains_grad_tape,
+        slices_and_drains_grad_path,
+        slices_and_drains_dual
+    );
+}

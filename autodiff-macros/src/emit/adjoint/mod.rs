@@ -125,7 +125,11 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
                 || *method == "extend"
         }
         _ => false,
-    }) || function.body.any_expr(&holds_if_value);
+    }) || function.body.any_expr(&holds_if_value)
+        // `while let Some(v) = it.next()`, a `for` over `it`'s source.
+        || function.body.any_expr(&|expr| {
+            matches!(&expr.kind, ExprKind::While { cond, .. } if matches!(cond.kind, ExprKind::Let { .. }))
+        });
     if !reduces {
         return None;
     }

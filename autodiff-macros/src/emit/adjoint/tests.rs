@@ -50,7 +50,6 @@ const FILES: &[&str] = &[
 
 /// The functions that keep the tape, as `file: function: reason`.
 const FALLBACKS: &[&str] = &[
-    "tests/corpus/composition.rs: sub_slice_mean: a binding whose shape the reverse sweep cannot see at line 388",
     "tests/corpus/imports.rs: calls_thirteen: a call that passes one tracked value twice at line 108",
     "tests/corpus/integers.rs: argmax_value: a tuple struct, variant or closure call at line 173",
     "tests/corpus/iterators.rs: largest: a closure at line 85",
@@ -60,7 +59,6 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/iterators.rs: top_score: a closure at line 426",
     "tests/corpus/iterators.rs: smoothed: a closure at line 471",
     "tests/corpus/patterns.rs: guarded_log: a tuple struct, variant or closure call at line 117",
-    "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
     "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
     "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 107",

@@ -348,7 +348,10 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         ExprKind::Structural {
             receiver, method, ..
         } if *method == "concat" => match &receiver.kind {
-            ExprKind::Array(parts) | ExprKind::VecList(parts) => part_dims(parts.first()?, dims),
+            // Every part has the same items: any one that shows them.
+            ExprKind::Array(parts) | ExprKind::VecList(parts) => {
+                parts.iter().find_map(|part| part_dims(part, dims))
+            }
             _ => dims_of(receiver, dims)?.checked_sub(1),
         },
         ExprKind::Structural {
@@ -378,8 +381,8 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
     }
 }
 
-/// The shape of a part of a `concat` (`&x[1..3]`, `&v`, `v.clone()`):
-/// its slice's.
+/// The shape of a part of a `concat` (`&x[1..3]`, `&v`, `v.clone()`,
+/// `vec![a, b]`): its slice's.
 fn part_dims(part: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize> {
     match &part.kind {
         ExprKind::Reference { expr, .. } | ExprKind::Paren(expr) => part_dims(expr, dims),

@@ -459,7 +459,7 @@ fn leaves(body: &syn::Expr) -> bool {
 }
 
 /// A source the sweep's `for` walks by index.
-fn source_ok(expr: &syn::Expr) -> bool {
+pub(super) fn source_ok(expr: &syn::Expr) -> bool {
     use syn::Expr as E;
     match expr {
         E::Paren(paren) => source_ok(&paren.expr),

@@ -246,10 +246,13 @@ impl<'m> Sweep<'m> {
                         }
                     }
                 }
-                let slice = if copied_place(source).is_some() {
-                    slice.clone()
-                } else {
-                    self.fwd(source)?
+                // A literal's items with the values they hoist.
+                let slice = match (copied_place(source), literal(source)) {
+                    (None, Some(list)) => {
+                        let list = self.fwd(list)?;
+                        quote!(&#list)
+                    }
+                    _ => slice.clone(),
                 };
                 Ok(self.finish(quote!(#receiver_src.extend_from_slice(#slice) #semi)))
             }
@@ -408,7 +411,10 @@ impl<'m> Sweep<'m> {
                         true,
                     ));
                 }
-                let Some(place) = copied_place(item).filter(|place| self.slice_of_numbers(place))
+                // Rust gives every part the items of the whole.
+                let whole = dims_of(expr, &self.an.dims) == Some(1);
+                let Some(place) =
+                    copied_place(item).filter(|place| whole || self.slice_of_numbers(place))
                 else {
                     return unsupported(
                         "`.concat()` of a part that is not a slice of numbers",

@@ -279,11 +279,18 @@ impl<'m> Sweep<'m> {
         let bar = self.saved_bar_place(place)?;
         let tokens = &seed.tokens;
         let adjoint = &self.adjoint;
+        let range = matches!(&place.kind, ExprKind::Index { index, .. }
+            if matches!(index.kind, ExprKind::Range { .. }));
         let stmt = if seed.whole {
             if seed.negated {
                 return unsupported("the difference of two arrays", place);
             }
-            quote!(#adjoint::accumulate(&mut #bar, &#tokens);)
+            if range {
+                // A view's adjoint into its slice's run (`x_bar[..2]`).
+                quote!(#adjoint::add_items(&mut #bar, &#tokens);)
+            } else {
+                quote!(#adjoint::accumulate(&mut #bar, &#tokens);)
+            }
         } else if seed.negated {
             quote!(#bar -= #tokens;)
         } else {

@@ -724,6 +724,20 @@ impl<'m> Sweep<'m> {
                 let shape = self.shape(receiver)?;
                 quote!(#shape.to_vec())
             }
+            // `&x[..2]`: a view of a slice of numbers, its adjoint a `Vec`
+            // as long, added into the slice's at its `let`.
+            ExprKind::Reference {
+                mutability: None,
+                expr: inner,
+            } if matches!(&inner.kind, ExprKind::Index { index, .. }
+                if matches!(index.kind, ExprKind::Range { .. })) =>
+            {
+                if !self.fully_available(inner) {
+                    return unsupported("a slice whose items or bounds change", init);
+                }
+                let src = inner.source.to_token_stream();
+                quote!(#adjoint::zero(&#src))
+            }
             // `[a, b].concat()`: as long as its parts, which the reverse
             // sweep must still have as they were.
             ExprKind::Structural {
