@@ -18,7 +18,8 @@
 //! `Vec::new()`, `vec![e; n]`, `[..].to_vec()` and a `collect()` typed on
 //! its `let`, their items moved by `swap`, `reverse`, `pop`, `insert`,
 //! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
-//! concatenated by `concat`, summed by a `for` that takes them by value, in
+//! concatenated by `concat`, summed by a `for` that takes them by value
+//! and by `while let Some(t) = it.next()`, in
 //! bodies with early `return`s too) and read by index, `if` values inside
 //! expressions, calls of one or two annotated helpers per file (with
 //! tracked and untracked arguments, bindings that change later, in loops,
@@ -181,6 +182,9 @@ enum Stmt {
     ExtendMapped(String, String, f64),
     /// `let mut s = 0.0; for t in v { s += t * e; }`: `v` by value.
     SumByValue(String, String, Expr),
+    /// `let mut s = 0.0; let mut it = v.iter(); while let Some(t) =
+    /// it.next() { s += *t * e; }`
+    SumDrained(String, String, String, Expr),
     /// `let mut n = 0;`
     Counter(String),
     /// `n += 1;`
@@ -442,6 +446,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 let _ = writeln!(out, "{pad}for t in {name} {{");
                 let _ = writeln!(out, "{pad}    {sum} += t * {};", r(e));
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::SumDrained(sum, it, name, e) => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(out, "{pad}let mut {it} = {name}.iter();");
+                let _ = writeln!(out, "{pad}while let Some(t) = {it}.next() {{");
+                let _ = writeln!(out, "{pad}    {sum} += *t * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Concat(name, source, items) => {
@@ -1310,6 +1321,14 @@ impl Gen {
                 v.kind = Kind::Vec(len);
                 break;
             }
+        }
+        // Summed by `while let` over its items.
+        if self.nesting == 0 && self.rng.chance(10) {
+            self.tag("while let over a Vec's iter");
+            let (sum, it) = (self.fresh("s"), self.fresh("it"));
+            let e = self.expr(1);
+            out.push(Stmt::SumDrained(sum.clone(), it, name.clone(), e));
+            self.declare(&sum, Kind::Scalar, true);
         }
         // Summed by a `for` that takes it by value: gone after.
         if self.nesting == 0 && self.rng.chance(15) {
