@@ -639,3 +639,35 @@ fn slices_of_locals_and_while_let_over_iter() {
         slices_and_drains_dual
     );
 }
+
+/// A `Vec` of constants into which a tracked item is inserted, and one
+/// extended by a tracked literal: tracked on the tape from their `let`s
+/// (random programs, seed 17005: neither built).
+#[differentiable]
+fn constants_then_tracked(x: &[f64]) -> f64 {
+    let mut v = vec![0.5, 1.5];
+    v.insert(1, x[0].tanh());
+    let mut w = vec![2.0];
+    w.extend_from_slice(&[x[1] * x[2]]);
+    v[1] * w[1] + v[0] * x[3]
+}
+
+fn constants_then_tracked_dual(x: &[Dual]) -> Dual {
+    let mut v = vec![c(0.5), c(1.5)];
+    v.insert(1, x[0].tanh());
+    let mut w = vec![c(2.0)];
+    w.extend_from_slice(&[x[1] * x[2]]);
+    v[1] * w[1] + v[0] * x[3]
+}
+
+#[test]
+fn tracked_items_into_a_vec_of_constants() {
+    check!(
+        constants_then_tracked,
+        constants_then_tracked_adjoint,
+        constants_then_tracked_grad,
+        constants_then_tracked_grad_tape,
+        constants_then_tracked_grad_path,
+        constants_then_tracked_dual
+    );
+}

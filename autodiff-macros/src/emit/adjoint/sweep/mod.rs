@@ -12,8 +12,8 @@
 //! This file holds the sweep's state (scopes, adjoint names, what the
 //! reverse can still read); `statements`, `assignments`, `branches`,
 //! `loops`, `jumps` and `calls` write the constructs of those names,
-//! `moves` the `Vec` methods that move items, `saved` an expression's
-//! forward side (hoisted, pushed and observed
+//! `moves` the `Vec` methods that move items, `shape` the zeros a `let`'s
+//! adjoint starts from, `saved` an expression's forward side (hoisted, pushed and observed
 //! values), `reverse` its reverse, and `rules` each function's local
 //! derivative, looked up in the table of operations.
 
@@ -26,6 +26,7 @@ mod moves;
 mod reverse;
 mod rules;
 mod saved;
+mod shape;
 mod statements;
 
 use std::collections::{HashMap, HashSet};
