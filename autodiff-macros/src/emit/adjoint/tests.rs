@@ -62,8 +62,8 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: ends_product: `if let` at line 201",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
     "tests/compiled/patterns.rs: matched_with_a_binding: a `let` with a pattern bound to `match` at line 107",
-    "tests/compiled/vec_moves.rs: popped_in_a_condition: `.pop()` whose item is not read as a number at line 408",
-    "tests/compiled/vec_moves.rs: popped_and_read_again: a statement that `pop`s a `Vec` and reads it again at line 418",
+    "tests/compiled/vec_moves.rs: popped_in_a_condition: `.pop()` whose item is not read as a number at line 414",
+    "tests/compiled/vec_moves.rs: popped_and_read_again: a statement that `pop`s a `Vec` and reads it again at line 424",
 ];
 
 fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
