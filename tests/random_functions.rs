@@ -16,10 +16,14 @@
 //! (with a counted index, `out[row] += l[idx] * x[col]; idx += 1;`), array
 //! literals and `[e; n]` of tracked values, `Vec`s grown by `push` (from
 //! `Vec::new()`, `vec![e; n]`, `[..].to_vec()` and a `collect()` typed on
-//! its `let`, their items moved by `swap` and `reverse`, in bodies with early
-//! `return`s too) and read by index, `if` values inside expressions, calls
-//! of one or two annotated helpers per file (with tracked and untracked
-//! arguments, bindings that change later, in loops, `h(x, x.recip())`), a
+//! its `let`, their items moved by `swap`, `reverse`, `pop`, `insert`,
+//! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
+//! concatenated by `concat`, summed by a `for` that takes them by value
+//! and by `while let Some(t) = it.next()`, in
+//! bodies with early `return`s too) and read by index, `if` values inside
+//! expressions, calls of one or two annotated helpers per file (with
+//! tracked and untracked arguments, bindings that change later, in loops,
+//! `h(x, x.recip())`), a
 //! vector-valued helper per file (a `Vec` or an array) bound by a `let` and
 //! read by index, or indexed where it is called, a closure bound by `let`
 //! and called, `max_by`/`min_by` with a comparing closure, `windows(k)` and
@@ -174,6 +178,26 @@ enum Stmt {
     SwapItems(String, usize, usize),
     /// `v.reverse();`
     ReverseItems(String),
+    /// `let t = v.pop().unwrap();`
+    PopItem(String, String),
+    /// `v.insert(i, e);`
+    InsertItem(String, usize, Expr),
+    /// `v.extend_from_slice(&[e0, ..]);`
+    ExtendItems(String, Vec<Expr>),
+    /// `v.extend_from_slice(&a);` of another local array or `Vec`
+    ExtendFrom(String, String),
+    /// `v.sort_by(|a, b| ..)`, ascending or descending, by `partial_cmp`
+    /// or `total_cmp`
+    SortItems(String, bool, bool),
+    /// `let mut w = [v.clone(), vec![e0, ..]].concat();`
+    Concat(String, String, Vec<Expr>),
+    /// `v.extend(a.iter().map(|t| t * k));`
+    ExtendMapped(String, String, f64),
+    /// `let mut s = 0.0; for t in v { s += t * e; }`: `v` by value.
+    SumByValue(String, String, Expr),
+    /// `let mut s = 0.0; let mut it = v.iter(); while let Some(t) =
+    /// it.next() { s += *t * e; }`
+    SumDrained(String, String, String, Expr),
     /// `let mut n = 0;`
     Counter(String),
     /// `n += 1;`
@@ -419,6 +443,67 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::ReverseItems(name) => {
                 let _ = writeln!(out, "{pad}{name}.reverse();");
+            }
+            Stmt::PopItem(name, item) => {
+                let _ = writeln!(out, "{pad}let {item} = {name}.pop().unwrap();");
+            }
+            // `D` is no primitive: the twin evaluates the item first.
+            Stmt::InsertItem(name, i, e) if dialect == Dialect::Dual => {
+                let _ = writeln!(out, "{pad}{{ let r = {}; {name}.insert({i}, r); }}", r(e));
+            }
+            Stmt::InsertItem(name, i, e) => {
+                let _ = writeln!(out, "{pad}{name}.insert({i}, {});", r(e));
+            }
+            Stmt::ExtendItems(name, items) => {
+                let _ = writeln!(
+                    out,
+                    "{pad}{name}.extend_from_slice(&[{}]);",
+                    render_list(items, dialect)
+                );
+            }
+            Stmt::ExtendFrom(name, source) => {
+                let _ = writeln!(out, "{pad}{name}.extend_from_slice(&{source});");
+            }
+            Stmt::SortItems(name, ascending, partial) => {
+                let (first, second) = if *ascending { ("a", "b") } else { ("b", "a") };
+                let compare = if *partial {
+                    format!("{first}.partial_cmp({second}).unwrap()")
+                } else {
+                    format!("{first}.total_cmp({second})")
+                };
+                let _ = writeln!(out, "{pad}{name}.sort_by(|a, b| {compare});");
+            }
+            Stmt::ExtendMapped(name, source, k) => {
+                let _ = match dialect {
+                    Dialect::Plain => writeln!(
+                        out,
+                        "{pad}{name}.extend({source}.iter().map(|t| t * {k:?}));"
+                    ),
+                    Dialect::Dual => writeln!(
+                        out,
+                        "{pad}{name}.extend({source}.iter().map(|t| *t * D::c({k:?})));"
+                    ),
+                };
+            }
+            Stmt::SumByValue(sum, name, e) => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(out, "{pad}for t in {name} {{");
+                let _ = writeln!(out, "{pad}    {sum} += t * {};", r(e));
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::SumDrained(sum, it, name, e) => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(out, "{pad}let mut {it} = {name}.iter();");
+                let _ = writeln!(out, "{pad}while let Some(t) = {it}.next() {{");
+                let _ = writeln!(out, "{pad}    {sum} += *t * {};", r(e));
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::Concat(name, source, items) => {
+                let _ = writeln!(
+                    out,
+                    "{pad}let mut {name} = [{source}.clone(), vec![{}]].concat();",
+                    render_list(items, dialect)
+                );
             }
             Stmt::Counter(name) => {
                 let _ = writeln!(out, "{pad}let mut {name} = 0;");
@@ -957,10 +1042,26 @@ impl Gen {
                 if vecs.is_empty() {
                     return self.let_(out);
                 }
-                self.tag("push");
                 let (name, n) = vecs[self.rng.below(vecs.len())].clone();
                 let e = self.expr(1);
-                out.push(Stmt::Push(name.clone(), e));
+                // Now and then an item inserted at the front, or the items
+                // sorted, where a loop may run it any number of times.
+                match self.rng.below(10) {
+                    0 => {
+                        self.tag("insert into a Vec");
+                        out.push(Stmt::InsertItem(name.clone(), 0, e));
+                    }
+                    1 => {
+                        self.tag("sort_by of a Vec");
+                        let (ascending, partial) = (self.rng.chance(50), self.rng.chance(50));
+                        out.push(Stmt::SortItems(name.clone(), ascending, partial));
+                        return;
+                    }
+                    _ => {
+                        self.tag("push");
+                        out.push(Stmt::Push(name.clone(), e));
+                    }
+                }
                 if top && self.loops.is_empty() {
                     for v in self.vars.iter_mut().rev() {
                         if v.name == name {
@@ -1255,9 +1356,9 @@ impl Gen {
         self.loops.pop();
         out.push(Stmt::For(None, i, n, body));
         // Items moved at the top level, where the sweep reverses them.
+        let mut len = start + n;
         if self.nesting == 0 && self.rng.chance(30) {
             self.tag("swap/reverse of a Vec");
-            let len = start + n;
             if self.rng.chance(50) {
                 out.push(Stmt::SwapItems(
                     name.clone(),
@@ -1268,12 +1369,116 @@ impl Gen {
                 out.push(Stmt::ReverseItems(name.clone()));
             }
         }
+        if self.nesting == 0 && self.rng.chance(40) {
+            len = self.moved(&name, len, out);
+        }
         for v in self.vars.iter_mut().rev() {
             if v.name == name {
-                v.kind = Kind::Vec(start + n);
+                v.kind = Kind::Vec(len);
                 break;
             }
         }
+        // Summed by `while let` over its items.
+        if self.nesting == 0 && self.rng.chance(10) {
+            self.tag("while let over a Vec's iter");
+            let (sum, it) = (self.fresh("s"), self.fresh("it"));
+            let e = self.expr(1);
+            out.push(Stmt::SumDrained(sum.clone(), it, name.clone(), e));
+            self.declare(&sum, Kind::Scalar, true);
+        }
+        // Summed by a `for` that takes it by value: gone after.
+        if self.nesting == 0 && self.rng.chance(15) {
+            self.tag("for over a Vec by value");
+            let sum = self.fresh("s");
+            self.vars.retain(|v| v.name != name);
+            let e = self.expr(1);
+            out.push(Stmt::SumByValue(sum.clone(), name.clone(), e));
+            self.declare(&sum, Kind::Scalar, true);
+        }
+    }
+
+    /// One or two of the `Vec` methods that move items, on `name` of
+    /// `len` items: `pop`, `insert`, `extend_from_slice`, `sort_by`, and a
+    /// `concat` of it into a new `Vec`. Returns its length after.
+    fn moved(&mut self, name: &str, mut len: usize, out: &mut Vec<Stmt>) -> usize {
+        for _ in 0..1 + self.rng.below(2) {
+            match self.rng.below(7) {
+                0 if len > 1 => {
+                    self.tag("pop of a Vec");
+                    let item = self.fresh("t");
+                    out.push(Stmt::PopItem(name.to_owned(), item.clone()));
+                    self.declare(&item, Kind::Scalar, false);
+                    len -= 1;
+                }
+                1 => {
+                    self.tag("insert into a Vec");
+                    let e = self.expr(1);
+                    out.push(Stmt::InsertItem(
+                        name.to_owned(),
+                        self.rng.below(len + 1),
+                        e,
+                    ));
+                    len += 1;
+                }
+                2 => {
+                    self.tag("extend_from_slice of a Vec");
+                    let sources: Vec<(String, usize)> = self
+                        .visible(|v| {
+                            v.name != name && matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..))
+                        })
+                        .into_iter()
+                        .map(|v| match v.kind {
+                            Kind::Array(n) | Kind::Vec(n) => (v.name.clone(), n),
+                            _ => unreachable!(),
+                        })
+                        .collect();
+                    if !sources.is_empty() && self.rng.chance(50) {
+                        let (source, n) = sources[self.rng.below(sources.len())].clone();
+                        out.push(Stmt::ExtendFrom(name.to_owned(), source));
+                        len += n;
+                    } else {
+                        let n = 1 + self.rng.below(2);
+                        let items = (0..n).map(|_| self.expr(1)).collect();
+                        out.push(Stmt::ExtendItems(name.to_owned(), items));
+                        len += n;
+                    }
+                }
+                5 => {
+                    let sources: Vec<(String, usize)> = self
+                        .visible(|v| {
+                            v.name != name && matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..))
+                        })
+                        .into_iter()
+                        .map(|v| match v.kind {
+                            Kind::Array(n) | Kind::Vec(n) => (v.name.clone(), n),
+                            _ => unreachable!(),
+                        })
+                        .collect();
+                    if sources.is_empty() {
+                        continue;
+                    }
+                    self.tag("extend by a map closure");
+                    let (source, n) = sources[self.rng.below(sources.len())].clone();
+                    let k = [0.5, 1.5, -2.0][self.rng.below(3)];
+                    out.push(Stmt::ExtendMapped(name.to_owned(), source, k));
+                    len += n;
+                }
+                3 | 4 => {
+                    self.tag("sort_by of a Vec");
+                    let (ascending, partial) = (self.rng.chance(50), self.rng.chance(50));
+                    out.push(Stmt::SortItems(name.to_owned(), ascending, partial));
+                }
+                _ => {
+                    self.tag("concat of Vecs");
+                    let w = self.fresh("w");
+                    let n = 1 + self.rng.below(2);
+                    let items = (0..n).map(|_| self.expr(1)).collect();
+                    out.push(Stmt::Concat(w.clone(), name.to_owned(), items));
+                    self.declare(&w, Kind::Vec(len + n), true);
+                }
+            }
+        }
+        len
     }
 
     /// A comparison of numbers, now and then two joined.
@@ -1628,6 +1833,7 @@ mod twins {
         pub fn powf(self, o: D) -> D { D(self.0.powf(o.0)) }
         pub fn max(self, o: D) -> D { D(self.0.max(o.0)) }
         pub fn min(self, o: D) -> D { D(self.0.min(o.0)) }
+        pub fn total_cmp(&self, o: &D) -> std::cmp::Ordering { self.0.value.total_cmp(&o.0.value) }
     }
     pub fn relu(x: D) -> D { D(x.0.relu()) }
     pub fn sigmoid(x: D) -> D { D(x.0.sigmoid()) }

@@ -317,7 +317,11 @@ impl Walk<'_> {
                 }
                 if pushes_tracked {
                     touched = true;
-                    if *method == "push" {
+                    // A tracked item put into a `Vec` makes it tracked.
+                    if matches!(
+                        method.to_string().as_str(),
+                        "push" | "insert" | "extend_from_slice" | "extend"
+                    ) {
                         self.found.extend(root(receiver));
                     }
                 }

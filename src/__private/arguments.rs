@@ -197,7 +197,7 @@ plain_slice_args!(f64 => Scalar<'t>);
 impl<'t, 'a, const M: usize> Arg<'t, Slice<'a, [Scalar<'t>; M]>> for &[[f64; M]] {
     #[inline]
     fn arg(self, tape: &'t Tape) -> Slice<'a, [Scalar<'t>; M]> {
-        Cow::Owned(self.iter().map(|item| item.lift(tape, None)).collect())
+        Cow::Owned(self.iter().map(|item| (*item).lift(tape, None)).collect())
     }
 }
 

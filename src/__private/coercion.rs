@@ -194,6 +194,15 @@ impl<'t, T: Lift<'t> + Copy> Lift<'t> for &[T] {
     }
 }
 
+/// `v.extend_from_slice(&[a, b])` or `&y` with `y: [f64; N]`: as a slice.
+impl<'t, T: Lift<'t> + Copy, const N: usize> Lift<'t> for &[T; N] {
+    type Lifted = Vec<T::Lifted>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        self.as_slice().lift(tape, at)
+    }
+}
+
 /// `v.extend_from_slice(&y)` with `y: Vec<f64>`: as a slice.
 impl<'t, T: Lift<'t> + Copy> Lift<'t> for &Vec<T> {
     type Lifted = Vec<T::Lifted>;

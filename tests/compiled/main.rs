@@ -26,3 +26,4 @@ mod patterns;
 mod soundness;
 mod support;
 mod vec_growth;
+mod vec_moves;

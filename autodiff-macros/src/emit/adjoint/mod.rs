@@ -124,12 +124,14 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            ["fold", "for_each", "collect", "max_by", "min_by"]
+            ["fold", "for_each", "collect", "extend", "max_by", "min_by"]
                 .iter()
                 .any(|reduce| method == reduce)
         }
         _ => false,
     }) || function.body.any_expr(&holds_if_value)
+        // Closures (`max_by`'s, one bound by `let`), `Option` patterns and
+        // `while let Some(v) = it.next()` (a `for` over `it`'s source).
         || function.body.any_expr(&|expr| {
             matches!(
                 expr.kind,
@@ -316,6 +318,9 @@ fn fused(
     };
     sweep.outputs_as_written(alias.is_some());
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
+    if let Some(unsupported) = sweep.unreversed_move(&function.body) {
+        return Err(unsupported);
+    }
     let (fwd, tail, rev) = (code.fwd, code.value, code.rev);
     let returned = match alias {
         Some(ty) => {

@@ -23,44 +23,114 @@ pub(super) const CLOSURE: &str = "a closure";
 /// `#[cfg]` on a `let`; one on an expression inside a statement is not Rust
 /// that compiles on stable.
 pub(super) fn not_compiled(block: &Block, active: &HashSet<String>) -> Option<Unsupported> {
-    block.stmts.iter().find_map(|stmt| match stmt {
-        // Two `let`s of one name under opposite `cfg`s would both be
-        // counted, and the one compiled in given the other's adjoint.
-        Stmt::Let { attrs, init, .. } => match attrs
-            .iter()
-            .find(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
-        {
-            Some(attr) => Some(Unsupported {
-                construct: "`#[cfg]` on a `let`".into(),
-                line: crate::text::line(attr.pound_token.span),
-            }),
-            None => init
-                .as_ref()
-                .and_then(|init| not_compiled_expr(init, active)),
-        },
-        Stmt::Item(_) => None,
-        // `v.swap(i, j);`, `v.reverse();`, `v.truncate(n);` as statements
-        // the sweep reverses (`Sweep::moved_items`); only their arguments
-        // are read here.
-        Stmt::Expr(expr, _) => match &expr.kind {
-            ExprKind::Structural {
-                receiver,
-                method,
-                args,
-                ..
-            } if COMPILED_MOVES.contains(&method.to_string().as_str())
-                && matches!(receiver.kind, ExprKind::Path(_)) =>
+    block
+        .stmts
+        .iter()
+        .find_map(|stmt| match stmt {
+            // Two `let`s of one name under opposite `cfg`s would both be
+            // counted, and the one compiled in given the other's adjoint.
+            Stmt::Let { attrs, init, .. } => match attrs
+                .iter()
+                .find(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
             {
-                args.iter().find_map(|arg| not_compiled_expr(arg, active))
-            }
-            _ => not_compiled_operands(expr, active),
-        },
-    })
+                Some(attr) => Some(Unsupported {
+                    construct: "`#[cfg]` on a `let`".into(),
+                    line: crate::text::line(attr.pound_token.span),
+                }),
+                None => init
+                    .as_ref()
+                    .and_then(|init| not_compiled_expr(init, active)),
+            },
+            Stmt::Item(_) => None,
+            // `v.swap(i, j);`, `v.insert(i, e);`, `v.sort_by(|a, b| ..);`, ...
+            // as statements the sweep reverses (`Sweep::moved_items`); only
+            // their arguments are read here, and `sort_by`'s comparison, which
+            // reads values and computes none, may be a closure.
+            Stmt::Expr(expr, _) => match &expr.kind {
+                ExprKind::Structural {
+                    receiver,
+                    method,
+                    args,
+                    ..
+                } if COMPILED_MOVES.contains(&method.to_string().as_str())
+                    && matches!(receiver.kind, ExprKind::Path(_)) =>
+                {
+                    args.iter().find_map(|arg| match &arg.kind {
+                        ExprKind::Closure { body, .. } if *method == "sort_by" => {
+                            if writes_in_closure(arg) {
+                                return Some(Unsupported {
+                                    construct: "a `sort_by` comparison that writes".into(),
+                                    line: crate::text::line(arg.span),
+                                });
+                            }
+                            not_compiled_expr(body, active)
+                        }
+                        _ => not_compiled_expr(arg, active),
+                    })
+                }
+                _ => not_compiled_operands(expr, active),
+            },
+        })
+        .or_else(|| popped_and_read(block))
 }
 
 /// The `Vec` methods that move items which the sweep reverses, as whole
 /// statements on a binding.
-const COMPILED_MOVES: &[&str] = &["swap", "reverse", "truncate"];
+const COMPILED_MOVES: &[&str] = &[
+    "swap",
+    "reverse",
+    "truncate",
+    "pop",
+    "insert",
+    "extend_from_slice",
+    "sort_by",
+];
+
+/// The first statement of `block` (not of the blocks inside it) that
+/// `pop`s a `Vec` and also reads it (`v[n - 1] + v.pop().unwrap()`): the
+/// reverse moves the item's adjoint back and reads the others' in an order
+/// of its own, which must not depend on where the `pop` is.
+fn popped_and_read(block: &Block) -> Option<Unsupported> {
+    fn own_exprs<'m, 'a>(expr: &'m Expr<'a>, out: &mut Vec<&'m Expr<'a>>) {
+        out.push(expr);
+        for child in expr.children() {
+            if let Child::Expr(child) = child {
+                own_exprs(child, out);
+            }
+        }
+    }
+    block.stmts.iter().find_map(|stmt| {
+        let (Stmt::Let {
+            init: Some(expr), ..
+        }
+        | Stmt::Expr(expr, _)) = stmt
+        else {
+            return None;
+        };
+        let mut exprs = Vec::new();
+        own_exprs(expr, &mut exprs);
+        exprs.iter().find_map(|inner| {
+            let ExprKind::Structural {
+                receiver, method, ..
+            } = &inner.kind
+            else {
+                return None;
+            };
+            let ExprKind::Path(path) = &receiver.kind else {
+                return None;
+            };
+            let name = path.path.get_ident()?;
+            let reads = exprs
+                .iter()
+                .filter(|e| matches!(&e.kind, ExprKind::Path(p) if p.path.is_ident(name)))
+                .count();
+            (*method == "pop" && reads > 1).then(|| Unsupported {
+                construct: "a statement that `pop`s a `Vec` and reads it again".into(),
+                line: crate::text::line(inner.span),
+            })
+        })
+    })
+}
 
 fn not_compiled_expr(expr: &Expr, active: &HashSet<String>) -> Option<Unsupported> {
     if matches!(expr.source, Source::Expr(syntax) if !super::super::attributes(syntax).is_empty()) {
@@ -102,8 +172,9 @@ fn not_compiled_operands(expr: &Expr, active: &HashSet<String>) -> Option<Unsupp
         }
         ExprKind::Closure { .. } => return refuse(CLOSURE),
         ExprKind::Sum { product: true, .. } => return refuse("`product`"),
-        // They move items between places: the reverse would have to move
-        // the adjoints back the same way, which it does not yet.
+        // They move items between places, and the sweep reverses them as
+        // statements (see `not_compiled`); `pop` and `concat` are values
+        // too, reversed where the sweep meets them.
         ExprKind::Structural { method, .. }
             if TAPE_ONLY_METHODS.contains(&method.to_string().as_str()) =>
         {
@@ -117,18 +188,15 @@ fn not_compiled_operands(expr: &Expr, active: &HashSet<String>) -> Option<Unsupp
     })
 }
 
-/// The `Vec` and slice methods recorded on the tape that the adjoint does
-/// not compile (`swap`, `reverse` and `truncate` but as statements on a
-/// binding, see `not_compiled`).
+/// The `Vec` methods recorded on the tape that the adjoint compiles only
+/// as statements on a binding (see `not_compiled`).
 const TAPE_ONLY_METHODS: &[&str] = &[
     "swap",
     "reverse",
-    "pop",
     "insert",
     "extend_from_slice",
     "truncate",
     "sort_by",
-    "concat",
 ];
 
 /// Whether a closure inside `expr` assigns, or calls a method that

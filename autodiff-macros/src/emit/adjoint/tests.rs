@@ -44,6 +44,7 @@ const FILES: &[&str] = &[
     "tests/compiled/closures.rs",
     "tests/compiled/options.rs",
     "tests/compiled/jumps.rs",
+    "tests/compiled/vec_moves.rs",
     "tests/macros/sticky.rs",
     "tests/macros/elementary.rs",
     "tests/macros/panics.rs",
@@ -51,22 +52,13 @@ const FILES: &[&str] = &[
 
 /// The functions that keep the tape, as `file: function: reason`.
 const FALLBACKS: &[&str] = &[
-    "tests/corpus/composition.rs: sub_slice_mean: a binding whose shape the reverse sweep cannot see at line 388",
     "tests/corpus/imports.rs: calls_thirteen: a call with more than 12 arguments at line 108",
-    "tests/corpus/integers.rs: squares_buffer: a `for` over `squares` at line 133",
-    "tests/corpus/iterators.rs: squashed_norm: a closure at line 247",
     "tests/corpus/patterns.rs: guarded_log: a variant or tuple struct holding a tracked value (`Some(x)`) at line 117",
-    "tests/corpus/patterns.rs: drain_sum: `.iter()` at line 136",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
-    "tests/corpus/slices.rs: popped: `.pop()` (items moved in a `Vec`) at line 112",
-    "tests/corpus/slices.rs: inserted: `.insert()` (items moved in a `Vec`) at line 119",
-    "tests/corpus/slices.rs: extended: `.extend_from_slice()` (items moved in a `Vec`) at line 127",
-    "tests/corpus/slices.rs: sorted_partial: `.sort_by()` (items moved in a `Vec`) at line 142",
-    "tests/corpus/slices.rs: sorted_total: `.sort_by()` (items moved in a `Vec`) at line 149",
-    "tests/corpus/slices.rs: concatenated: `.concat()` (items moved in a `Vec`) at line 155",
-    "tests/corpus/slices.rs: concatenated_vecs: `.concat()` (items moved in a `Vec`) at line 163",
     "tests/compiled/closures.rs: shadowed_capture: a closure at line 431",
     "tests/compiled/closures.rs: largest_in_a_loop: a closure at line 455",
+    "tests/compiled/vec_moves.rs: popped_in_a_condition: `.pop()` whose item is not read as a number at line 414",
+    "tests/compiled/vec_moves.rs: popped_and_read_again: a statement that `pop`s a `Vec` and reads it again at line 424",
 ];
 
 fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {

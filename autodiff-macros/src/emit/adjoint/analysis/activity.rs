@@ -143,7 +143,7 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
             method,
             args,
             ..
-        } if *method == "push" && args.iter().any(|arg| carries(arg, active)) => {
+        } if moves_in(method, args).is_some_and(|item| carries(item, active)) => {
             found.extend(root(receiver));
         }
         _ => {}
@@ -153,6 +153,15 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
             Child::Expr(child) => reach_expr(child, active, found),
             Child::Block(block) => reach_block(block, active, found),
         }
+    }
+}
+
+/// What `method` puts into its receiver from its `args`: the item
+/// `push`ed or `insert`ed, the slice appended (`extend_from_slice`).
+fn moves_in<'e, 'a>(method: &syn::Ident, args: &'e [Expr<'a>]) -> Option<&'e Expr<'a>> {
+    match (method.to_string().as_str(), args) {
+        ("push" | "extend_from_slice", [item]) | ("insert", [_, item]) => Some(item),
+        _ => None,
     }
 }
 

@@ -53,6 +53,9 @@ const MUTATING: &[&str] = &[
     "as_mut_slice",
 ];
 
+/// Methods that change their receiver's length, which the sweep reverses.
+const RESIZING: &[&str] = &["push", "truncate", "pop", "insert", "extend_from_slice"];
+
 /// Whether a method of this name changes its receiver.
 pub fn mutates(method: &syn::Ident) -> bool {
     MUTATING.contains(&method.to_string().as_str())
@@ -93,7 +96,10 @@ pub struct Analysis {
     /// Parameters that hold models (`Mlp`, `&Mlp`, `Vec<Layer>`, `self`):
     /// a method called on a place rooted at one is an annotated method.
     pub models: HashSet<String>,
-    /// Bindings something is `push`ed onto.
+    /// Bindings something is `push`ed onto, or whose length another
+    /// method changes (`truncate`, `pop`, `insert`, `extend_from_slice`):
+    /// their adjoints are shaped like the binding at the end of the
+    /// forward sweep.
     pub pushed: HashSet<String>,
     /// Names the body reads somewhere (as a path). A tracked binding never
     /// read is observed where it is made: nothing else would see it.
@@ -328,10 +334,11 @@ impl Analysis {
             | ExprKind::PlainMethod {
                 receiver, method, ..
             } if MUTATING.contains(&method.to_string().as_str()) => {
-                // A truncated `Vec` changes length too: its adjoint is
-                // shaped as a pushed one's, to its final length, and the
-                // reversed truncation puts the length back.
-                if *method == "push" || *method == "truncate" {
+                // A `Vec` truncated, popped, inserted into or extended
+                // changes length too: its adjoint is shaped as a pushed
+                // one's, to its final length, and each reversed move puts
+                // the length back.
+                if RESIZING.contains(&method.to_string().as_str()) {
                     self.pushed.extend(root(receiver));
                 }
                 self.write(receiver, top)

@@ -343,6 +343,27 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         ExprKind::Structural {
             receiver, method, ..
         } if matches!(method.to_string().as_str(), "clone" | "to_vec") => dims_of(receiver, dims),
+        // `[a, b].concat()`: one level less than its list of parts; an item
+        // `pop`ped (`v.pop().unwrap()`): one less than its `Vec`.
+        ExprKind::Structural {
+            receiver, method, ..
+        } if *method == "concat" => match &receiver.kind {
+            // Every part has the same items: any one that shows them.
+            ExprKind::Array(parts) | ExprKind::VecList(parts) => {
+                parts.iter().find_map(|part| part_dims(part, dims))
+            }
+            _ => dims_of(receiver, dims)?.checked_sub(1),
+        },
+        ExprKind::Structural {
+            receiver, method, ..
+        } if *method == "unwrap" => match &receiver.kind {
+            ExprKind::Structural {
+                receiver: popped,
+                method: pop,
+                ..
+            } if *pop == "pop" => dims_of(popped, dims)?.checked_sub(1),
+            _ => None,
+        },
         // A value chosen by branches: as its first arm with a known value
         // (another may leave by `return`).
         ExprKind::If {
@@ -357,5 +378,17 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         ExprKind::Block(None, block) => dims_of(block.split_tail().1?, dims),
         ExprKind::Match { arms, .. } => arms.iter().find_map(|arm| dims_of(&arm.body, dims)),
         _ => None,
+    }
+}
+
+/// The shape of a part of a `concat` (`&x[1..3]`, `&v`, `v.clone()`,
+/// `vec![a, b]`): its slice's.
+fn part_dims(part: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize> {
+    match &part.kind {
+        ExprKind::Reference { expr, .. } | ExprKind::Paren(expr) => part_dims(expr, dims),
+        ExprKind::Index { base, index } if matches!(index.kind, ExprKind::Range { .. }) => {
+            part_dims(base, dims)
+        }
+        _ => dims_of(part, dims),
     }
 }

@@ -9,7 +9,8 @@
 //! closure's parameter, added into `x_bar[index]`.
 //!
 //! `let e: Vec<f64> = z.iter().map(|v| v.exp()).collect();` is `let mut e:
-//! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }`. A
+//! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }`, and
+//! `out.extend(z.iter().map(|v| v.exp()));` is that loop's `for`. A
 //! fold's accumulator, or an item named like the slice it walks, that
 //! would clash with another binding is renamed (`acc_2`, `x_2`).
 //!
@@ -107,6 +108,7 @@ impl Lowering<'_> {
 
     /// Rewrites the statements of `block`, then the blocks inside them.
     fn block(&mut self, block: &mut syn::Block) {
+        self.drained(block);
         let scope = self.closures.len();
         // Where each closure of this block is bound, and its name.
         let mut bound = Vec::new();
@@ -209,7 +211,7 @@ impl Lowering<'_> {
                 // `x.iter().for_each(|v| total += v.sin());` is the loop
                 // `for v in x.iter() { total += v.sin(); }`.
                 if let syn::Expr::MethodCall(call) = &*expr {
-                    if let Some(stmt) = self.for_each(call) {
+                    if let Some(stmt) = self.for_each(call).or_else(|| self.extend(call)) {
                         before.push(stmt);
                         self.changed = true;
                         return false;
@@ -220,6 +222,58 @@ impl Lowering<'_> {
             _ => {}
         }
         true
+    }
+
+    /// `let mut it = x.iter(); .. while let Some(v) = it.next() { .. }`,
+    /// where nothing else names `it`, and nothing between names what the
+    /// source reads: the loop `for v in x.iter() { .. }` in the `while`'s
+    /// place, which binds the same items in the same order.
+    fn drained(&mut self, block: &mut syn::Block) {
+        let mut k = 0;
+        while k < block.stmts.len() {
+            let syn::Stmt::Local(local) = &block.stmts[k] else {
+                k += 1;
+                continue;
+            };
+            // What the source reads, and the iterator itself.
+            let mut source_names = HashSet::new();
+            if let Some(init) = &local.init {
+                collect(init.expr.to_token_stream(), &mut source_names);
+            }
+            collect(local.pat.to_token_stream(), &mut source_names);
+            source_names.remove("mut");
+            let mentions =
+                |stmt: &syn::Stmt, name: &str| crate::text::mentions(stmt.to_token_stream(), name);
+            let mut found = None;
+            for j in k + 1..block.stmts.len() {
+                if let syn::Stmt::Expr(syn::Expr::While(w), _) = &block.stmts[j] {
+                    if let Some((it, stmt)) = drained_loop(local, w) {
+                        let name = it.to_string();
+                        let alone = !crate::text::mentions(w.body.to_token_stream(), &name)
+                            && !block.stmts[j + 1..].iter().any(|s| mentions(s, &name));
+                        if alone && local.attrs.is_empty() {
+                            found = Some((j, stmt));
+                        }
+                        break;
+                    }
+                }
+                // The source is read where the `let` was: nothing between
+                // may change what it names.
+                if source_names
+                    .iter()
+                    .any(|name| mentions(&block.stmts[j], name))
+                {
+                    break;
+                }
+            }
+            if let Some((j, stmt)) = found {
+                block.stmts[j] = stmt;
+                block.stmts.remove(k);
+                self.changed = true;
+                continue;
+            }
+            k += 1;
+        }
     }
 
     /// `source.for_each(|pat| body)` as a statement: its loop.
@@ -252,6 +306,43 @@ impl Lowering<'_> {
             None => quote!(#body;),
         };
         syn::parse2(quote_spanned!(call.method.span()=> for #pat in #source { #step })).ok()
+    }
+
+    /// `out.extend(source.map(|pat| body))` as a statement: the loop
+    /// `for pat in source { out.push(body); }`, which pushes the same
+    /// items in the same order.
+    fn extend(&self, call: &syn::ExprMethodCall) -> Option<syn::Stmt> {
+        if call.method != "extend" || call.args.len() != 1 {
+            return None;
+        }
+        let syn::Expr::Path(receiver) = &*call.receiver else {
+            return None;
+        };
+        receiver.path.get_ident()?;
+        let syn::Expr::MethodCall(map) = &call.args[0] else {
+            return None;
+        };
+        if map.method != "map" || map.args.len() != 1 {
+            return None;
+        }
+        let chain = self.prepared(recognise::mapped(
+            map,
+            Reduce::Collect(None),
+            call.method.span(),
+        )?)?;
+        let Chain {
+            filter,
+            source,
+            pat,
+            body,
+            span,
+            ..
+        } = chain;
+        let step = match filter {
+            Some(cond) => quote!(if #cond { #receiver.push(#body); }),
+            None => quote!(#receiver.push(#body);),
+        };
+        syn::parse2(quote_spanned!(span=> for #pat in #source { #step })).ok()
     }
 
     /// Lowers the first chain `expr` evaluates exactly once, if any.
@@ -456,4 +547,40 @@ impl Lowering<'_> {
         let block: syn::Block = syn::parse2(quote!({ #tokens })).expect("the loop parses");
         block.stmts
     }
+}
+
+/// `let mut it = source;` and `while let Some(pat) = it.next() { body }`:
+/// `it`, and `for pat in source { body }` with the `while`'s label and
+/// attributes.
+fn drained_loop(local: &syn::Local, w: &syn::ExprWhile) -> Option<(syn::Ident, syn::Stmt)> {
+    let syn::Pat::Ident(it) = &local.pat else {
+        return None;
+    };
+    if it.by_ref.is_some() || it.subpat.is_some() {
+        return None;
+    }
+    let init = local.init.as_ref().filter(|init| init.diverge.is_none())?;
+    if !recognise::source_ok(&init.expr) {
+        return None;
+    }
+    let syn::Expr::Let(cond) = &*w.cond else {
+        return None;
+    };
+    let syn::Pat::TupleStruct(some) = &*cond.pat else {
+        return None;
+    };
+    if !some.path.is_ident("Some") || some.elems.len() != 1 || some.qself.is_some() {
+        return None;
+    }
+    let syn::Expr::MethodCall(next) = &*cond.expr else {
+        return None;
+    };
+    let is_it = matches!(&*next.receiver, syn::Expr::Path(path) if path.path.is_ident(&it.ident));
+    if next.method != "next" || !next.args.is_empty() || !is_it {
+        return None;
+    }
+    let (attrs, label, pat, source, body) =
+        (&w.attrs, &w.label, &some.elems[0], &init.expr, &w.body);
+    let stmt = syn::parse2(quote!(#(#attrs)* #label for #pat in #source #body)).ok()?;
+    Some((it.ident.clone(), stmt))
 }

@@ -360,7 +360,7 @@ fn map_of(expr: &syn::Expr) -> Option<(syn::Expr, syn::Pat, syn::Expr)> {
     Some((chain.source, chain.pat, chain.body))
 }
 
-fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain> {
+pub(super) fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> Option<Chain> {
     let syn::Expr::Closure(closure) = &map.args[0] else {
         return None;
     };
@@ -468,7 +468,7 @@ pub(super) fn leaves(body: &syn::Expr) -> bool {
 }
 
 /// A source the sweep's `for` walks by index.
-fn source_ok(expr: &syn::Expr) -> bool {
+pub(super) fn source_ok(expr: &syn::Expr) -> bool {
     use syn::Expr as E;
     match expr {
         E::Paren(paren) => source_ok(&paren.expr),

@@ -1,5 +1,6 @@
 //! An expression statement: `=`, `+= -= *= /=` of a tracked place (its
-//! adjoint taken before the value's reverse runs), `push`, and the
+//! adjoint taken before the value's reverse runs), `push`, the methods
+//! that move a `Vec`'s items (`moves`), and the
 //! statements that are loops, branches and jumps, handed to their sweeps.
 
 use super::*;
@@ -83,10 +84,15 @@ impl<'m> Sweep<'m> {
                 method,
                 args,
                 ..
-            } if matches!(method.to_string().as_str(), "swap" | "reverse" | "truncate")
-                && self.root_active(receiver) =>
-            {
+            } if MOVES.contains(&method.to_string().as_str()) && self.root_active(receiver) => {
                 self.moved_items(expr, receiver, &method.to_string(), args, semi)
+            }
+            // `v.pop().unwrap();`: the popped item's adjoint is zero.
+            ExprKind::Structural { .. } if popped(expr).is_some() => {
+                self.cx = StmtCx::default();
+                self.rev(expr, Seed::new(quote!(0.0)))?;
+                let v = self.fwd(expr)?;
+                Ok(self.finish(quote!(#v #semi)))
             }
             ExprKind::For {
                 label,
@@ -178,102 +184,6 @@ impl<'m> Sweep<'m> {
                     unsupported(describe(expr), expr)
                 }
             }
-        }
-    }
-
-    /// `v.swap(i, j)`, `v.reverse()`, `v.truncate(n)` on a local `Vec` or
-    /// array with a derivative: the items move, and their adjoints move
-    /// back in the reverse (`v_bar.swap(i, j)`, `v_bar.reverse()`), or the
-    /// dropped items' adjoints, zero, come back (`v_bar.resize(len, 0.0)`
-    /// with the length saved before the truncation). Values read before
-    /// the move are saved as for any write (`Analysis::writes`).
-    fn moved_items(
-        &mut self,
-        expr: &Expr,
-        receiver: &Expr,
-        method: &str,
-        args: &[Expr],
-        semi: Option<TokenStream>,
-    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
-        let is_binding =
-            matches!(&receiver.kind, ExprKind::Path(path) if path.path.get_ident().is_some());
-        if !is_binding {
-            return unsupported(format!("`.{method}()` on a part of a value"), expr);
-        }
-        // A parameter's adjoint is its gradient, shaped like the argument.
-        if root(receiver).is_some_and(|name| self.an.params.contains(&name)) {
-            return unsupported(format!("`.{method}()` on a parameter"), expr);
-        }
-        // The reverse moves the adjoints of as many items as the value
-        // has then: the adjoint must have that length, which a binding
-        // assigned whole (`v = vec![..]`) or bound again need not keep.
-        if root(receiver).is_some_and(|name| {
-            self.an.assigned.contains_key(&name) || self.an.bound.get(&name).copied() != Some(1)
-        }) {
-            return unsupported(
-                format!("`.{method}()` on a `Vec` assigned whole or bound again"),
-                expr,
-            );
-        }
-        if args.iter().any(|arg| self.active(arg) || has_call(arg)) {
-            return unsupported(format!("`.{method}()` of a tracked value"), expr);
-        }
-        self.cx = StmtCx::default();
-        let bar = self.bar_place(receiver)?;
-        let receiver_src = receiver.source.to_token_stream();
-        let stack = self.stack.clone();
-        let arg_src: Vec<TokenStream> = args
-            .iter()
-            .map(|arg| arg.source.to_token_stream())
-            .collect();
-        match (method, arg_src.as_slice()) {
-            ("swap", [i, j]) => {
-                // The reverse swaps the same places: the indices as they
-                // were, saved where they may have changed.
-                if !args.iter().all(|arg| self.fully_available(arg)) {
-                    let (si, sj) = (self.temp("swap_i"), self.temp("swap_j"));
-                    self.cx.rev.push(quote! {
-                        let #sj = #stack.pop_index();
-                        let #si = #stack.pop_index();
-                        #bar.swap(#si, #sj);
-                    });
-                    return Ok(self.finish(quote! {
-                        {
-                            let (#si, #sj) = (#i, #j);
-                            #stack.push_index(#si);
-                            #stack.push_index(#sj);
-                            #receiver_src.swap(#si, #sj) #semi
-                        }
-                    }));
-                }
-                self.cx.rev.push(quote!(#bar.swap(#i, #j);));
-                Ok(self.finish(quote!(#receiver_src.swap(#i, #j) #semi)))
-            }
-            ("reverse", []) => {
-                self.cx.rev.push(quote!(#bar.reverse();));
-                Ok(self.finish(quote!(#receiver_src.reverse() #semi)))
-            }
-            ("truncate", [n]) => {
-                // The dropped items' adjoints come back as zeros: numbers.
-                if dims_of(receiver, &self.an.dims) != Some(1) {
-                    return unsupported(
-                        "`.truncate()` of a `Vec` whose items the reverse sweep cannot see are numbers",
-                        expr,
-                    );
-                }
-                let len = self.temp("len_before");
-                self.cx.rev.push(quote! {
-                    let #len = #stack.pop_index();
-                    #bar.resize(#len, 0.0);
-                });
-                Ok(self.finish(quote! {
-                    {
-                        #stack.push_index(#receiver_src.len());
-                        #receiver_src.truncate(#n) #semi
-                    }
-                }))
-            }
-            _ => unsupported(format!("`.{method}()`"), expr),
         }
     }
 

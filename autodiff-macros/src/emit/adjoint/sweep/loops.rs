@@ -369,6 +369,11 @@ impl<'m> Sweep<'m> {
         let Some(Elements { items, adaptors }) = self.elements(iter) else {
             return unsupported(format!("a `for` over {}", describe(iter)), whole);
         };
+        let iter_src = if self.by_value(iter) {
+            quote!(#iter_src.iter().copied())
+        } else {
+            iter_src
+        };
         let mut places = Vec::new();
         items.places(&mut places);
         // A local of numbers that changes before the reverse sweep (bound
@@ -500,6 +505,23 @@ impl<'m> Sweep<'m> {
         ))
     }
 
+    /// Whether `iter` is a binding of numbers (a `Vec` or an array, not a
+    /// slice parameter) that a `for` takes by value (`for s in squares`):
+    /// the forward walks `squares.iter().copied()` instead, the same
+    /// numbers in the same order, so that the `Vec` is still there for the
+    /// reverse sweep (the body can no longer name it either way).
+    pub(super) fn by_value(&self, iter: &Expr) -> bool {
+        match &iter.kind {
+            ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                !self.an.slices.contains(&name)
+                    && !self.an.arrays.contains(&name)
+                    && dims_of(iter, &self.an.dims) == Some(1)
+            }),
+            _ => false,
+        }
+    }
+
     /// What a `for` iterates, when it is the items of places walked by
     /// index.
     pub(super) fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
@@ -513,7 +535,15 @@ impl<'m> Sweep<'m> {
             ExprKind::Path(path) => {
                 let name = path.path.get_ident()?.to_string();
                 if !self.an.slices.contains(&name) && !self.an.arrays.contains(&name) {
-                    return None;
+                    // A local `Vec` (or array) of numbers by value: its
+                    // items, copied (see `by_value`).
+                    return self.by_value(iter).then(|| Elements {
+                        items: Items::Place {
+                            place: iter,
+                            by_ref: false,
+                        },
+                        adaptors: Vec::new(),
+                    });
                 }
                 // A slice's items are references; an array's or a `Vec`'s
                 // of numbers are copies (of anything else: references).

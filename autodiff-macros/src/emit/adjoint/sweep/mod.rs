@@ -12,7 +12,8 @@
 //! This file holds the sweep's state (scopes, adjoint names, what the
 //! reverse can still read); `statements`, `assignments`, `branches`,
 //! `loops`, `jumps` and `calls` write the constructs of those names,
-//! `saved` an expression's forward side (hoisted, pushed and observed
+//! `moves` the `Vec` methods that move items, `shape` the zeros a `let`'s
+//! adjoint starts from, `saved` an expression's forward side (hoisted, pushed and observed
 //! values), `reverse` its reverse, and `rules` each function's local
 //! derivative, looked up in the table of operations.
 
@@ -21,9 +22,11 @@ mod branches;
 mod calls;
 mod jumps;
 mod loops;
+mod moves;
 mod reverse;
 mod rules;
 mod saved;
+mod shape;
 mod statements;
 
 use std::collections::{HashMap, HashSet};
@@ -36,6 +39,7 @@ use super::analysis::{carries, dims_of, shows_number, Analysis};
 use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
 use crate::flow::root;
 use crate::text;
+use moves::{concatenated, popped, MOVES};
 use rules::Factor;
 
 /// The first construct the compiled adjoint does not cover, and its line.
@@ -312,6 +316,12 @@ pub struct Sweep<'m> {
     implied_if: bool,
     /// The reverse of the then-arm of such an `if` (see `implied_if`).
     implied_taken: Option<Vec<TokenStream>>,
+    /// By `Expr::id`: the `pop`s of a `Vec` with a derivative whose
+    /// reverse is written (see `Sweep::unreversed_move`).
+    moves: HashSet<usize>,
+    /// Top-level `let`s of a `concat`, whose adjoints are shaped like
+    /// their bindings when the reverse starts: not to be moved away.
+    concat_lets: HashSet<String>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -344,6 +354,8 @@ impl<'m> Sweep<'m> {
             stand_ins: crate::emit::StandIns::default(),
             implied_if: false,
             implied_taken: None,
+            moves: HashSet::new(),
+            concat_lets: HashSet::new(),
         }
     }
 
@@ -704,6 +716,7 @@ fn hoist_name(expr: &Expr) -> String {
             None => "call_value".to_owned(),
         },
         ExprKind::PlainMethod { method, .. } => format!("{}_value", method.unraw()),
+        ExprKind::Structural { .. } if popped(expr).is_some() => "popped".to_owned(),
         _ => "value".to_owned(),
     }
 }

@@ -33,6 +33,16 @@ impl<'m> Sweep<'m> {
                 };
                 self.rev(receiver, seed)
             }
+            ExprKind::Structural { .. } if popped(expr).is_some() => {
+                let pop = popped(expr).expect("a `pop`");
+                self.rev_pop(expr, pop, &seed)
+            }
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if *method == "concat" && args.is_empty() => self.rev_concat(expr, receiver, &seed),
             ExprKind::Binary { op, lhs, rhs, .. } => self.rev_binary(expr, *op, lhs, rhs, &seed),
             ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) => {
                 self.rev_items(expr, items, &seed)
@@ -269,11 +279,18 @@ impl<'m> Sweep<'m> {
         let bar = self.saved_bar_place(place)?;
         let tokens = &seed.tokens;
         let adjoint = &self.adjoint;
+        let range = matches!(&place.kind, ExprKind::Index { index, .. }
+            if matches!(index.kind, ExprKind::Range { .. }));
         let stmt = if seed.whole {
             if seed.negated {
                 return unsupported("the difference of two arrays", place);
             }
-            quote!(#adjoint::accumulate(&mut #bar, &#tokens);)
+            if range {
+                // A view's adjoint into its slice's run (`x_bar[..2]`).
+                quote!(#adjoint::add_items(&mut #bar, &#tokens);)
+            } else {
+                quote!(#adjoint::accumulate(&mut #bar, &#tokens);)
+            }
         } else if seed.negated {
             quote!(#bar -= #tokens;)
         } else {
@@ -374,6 +391,12 @@ impl<'m> Sweep<'m> {
             _ if self.method_call(expr) => {
                 let name = self.hoist(expr).to_token_stream();
                 Ok(self.as_number(expr, name))
+            }
+            // `v.pop().unwrap()`, named before its statement: the statement
+            // reads `v` nowhere else (`refusals::popped_and_read`), so
+            // nothing it computes first sees the `pop`.
+            ExprKind::Structural { .. } if popped(expr).is_some() => {
+                Ok(self.hoist(expr).to_token_stream())
             }
             // `i as f64` of a loop's index: there again in the reverse.
             ExprKind::Cast { expr: inner, .. }

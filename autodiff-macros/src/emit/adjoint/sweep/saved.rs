@@ -448,7 +448,7 @@ impl<'m> Sweep<'m> {
             ) if args.is_empty()
                 && matches!(
                     method.to_string().as_str(),
-                    "clone" | "to_vec" | "copied" | "cloned"
+                    "clone" | "to_vec" | "copied" | "cloned" | "concat"
                 ) =>
             {
                 let receiver = self.fwd(receiver)?;

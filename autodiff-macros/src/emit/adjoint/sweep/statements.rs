@@ -357,8 +357,13 @@ impl<'m> Sweep<'m> {
                     // to the initialiser's length. Only the one binding of
                     // the name is still that `Vec` then.
                     if self.depth > 0 {
+                        let grown = if self.an.pushed.contains(name) && !init.is_empty_vec() {
+                            "a `Vec` whose length changes (`push`, `pop`, `insert`, ..)"
+                        } else {
+                            "a `Vec` grown by `push`"
+                        };
                         return unsupported(
-                            "a `Vec` grown by `push` bound inside a loop or a branch",
+                            format!("{grown} bound inside a loop or a branch"),
                             init,
                         );
                     }
@@ -393,6 +398,18 @@ impl<'m> Sweep<'m> {
                     } else {
                         quote!(::autodiff::__adjoint::zero(&#ident))
                     }
+                } else if concatenated(init).is_some()
+                    && self.depth == 0
+                    && !self.early
+                    && self.an.bound.get(name.as_str()).copied() == Some(1)
+                {
+                    // `let w = [v.clone(), vec![x]].concat();` at the top:
+                    // shaped like `w` when the reverse starts, which has
+                    // the length it was made with (a `Vec` whose length
+                    // changes later is `pushed`, above).
+                    self.concat_lets.insert(name.clone());
+                    let ident = binding(name);
+                    quote!(::autodiff::__adjoint::zero(&#ident))
                 } else if self.an.unread_calls.contains(name) {
                     // Never read, its adjoint stays zero: the callee's
                     // reverse takes `__adjoint::unread` of the value.
@@ -416,10 +433,11 @@ impl<'m> Sweep<'m> {
                         let moved = ident.to_string();
                         let vector = self.an.dims.get(&moved).copied().flatten().unwrap_or(0) > 0;
                         self.an.pushed.contains(&moved)
+                            || self.concat_lets.contains(&moved)
                             || (self.an.call_lets.contains(&moved) && vector)
                     }) {
                         return unsupported(
-                            "a `Vec` grown by `push` or returned by a call, moved into another binding",
+                            "a `Vec` grown by `push`, made by `concat` or returned by a call, moved into another binding",
                             init,
                         );
                     }
@@ -665,126 +683,6 @@ impl<'m> Sweep<'m> {
 
     pub(super) fn temp_value(&self) -> Ident {
         Ident::new("value", Span::mixed_site())
-    }
-
-    /// The adjoint's initial value, shaped like the initialiser's value.
-    pub(super) fn shape(&self, init: &Expr) -> R<TokenStream> {
-        let adjoint = &self.adjoint;
-        if self.scalar(init) {
-            return Ok(quote!(0.0));
-        }
-        Ok(match &init.kind {
-            ExprKind::Paren(inner) => self.shape(inner)?,
-            // `let u: f64 = *v;` of a loop's item: shaped like the item.
-            ExprKind::Prefix {
-                op: syn::UnOp::Deref(_),
-                operand,
-            } => self.shape(operand)?,
-            // `let m = &best;` of a binding bound once that nothing writes
-            // (what a `max_by` selects): the reference reads that value
-            // wherever it is read, so its adjoint is shaped like it. Only
-            // where the binding stays in scope for the reverse sweep (at
-            // the top level, without an early `return`): a reference is
-            // not a number to push.
-            ExprKind::Reference {
-                mutability: None,
-                expr: inner,
-            } if self.depth == 0
-                && !self.early
-                && matches!(inner.kind, ExprKind::Path(_))
-                && root(inner).is_some_and(|name| {
-                    !self.an.writes.contains_key(&name)
-                        && self.an.bound.get(&name).copied() == Some(1)
-                }) =>
-            {
-                self.shape(inner)?
-            }
-            ExprKind::Repeat { elem, len } => {
-                let elem = self.shape(elem)?;
-                if !self.all_available(len.to_token_stream()) {
-                    return unsupported("an array whose length changes", init);
-                }
-                quote!([#elem; #len])
-            }
-            ExprKind::VecRepeat { elem, len } => {
-                let elem = self.shape(elem)?;
-                if !self.fully_available(len) {
-                    return unsupported("a `vec!` whose length changes", init);
-                }
-                let len = len.source.to_token_stream();
-                quote!(::std::vec![#elem; #len])
-            }
-            ExprKind::Array(items) => {
-                let items = items
-                    .iter()
-                    .map(|item| self.shape(item))
-                    .collect::<R<Vec<_>>>()?;
-                quote!([#(#items),*])
-            }
-            ExprKind::VecList(items) => {
-                let items = items
-                    .iter()
-                    .map(|item| self.shape(item))
-                    .collect::<R<Vec<_>>>()?;
-                quote!(::std::vec![#(#items),*])
-            }
-            // `(i, x[i])`: a tuple of the components' adjoints.
-            ExprKind::Tuple(items) if !items.is_empty() => {
-                let items = items
-                    .iter()
-                    .map(|item| self.shape(item))
-                    .collect::<R<Vec<_>>>()?;
-                quote!((#(#items,)*))
-            }
-            ExprKind::Structural { receiver, .. } if is_place(receiver) => self.shape(receiver)?,
-            // `[a, b].to_vec()`: a `Vec` shaped like the literal.
-            ExprKind::Structural {
-                receiver, method, ..
-            } if *method == "to_vec" => {
-                let shape = self.shape(receiver)?;
-                quote!(#shape.to_vec())
-            }
-            // A field of a tuple (`let t = pair.0;`); a model's named
-            // field is shaped by its value below.
-            ExprKind::Path(_)
-            | ExprKind::Index { .. }
-            | ExprKind::Field {
-                member: syn::Member::Unnamed(_),
-                ..
-            } if self.active(init) => {
-                let bar = self.bar_place(init)?;
-                quote!(#adjoint::zero_like(&#bar))
-            }
-            // A model's field (`let width = net.width;`): shaped by the
-            // field's value, which a model the body cannot write still
-            // holds; an integer's adjoint is then `NoAdjoint`.
-            ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
-                if !self.fully_available(init) {
-                    return unsupported("a binding whose shape the reverse sweep cannot see", init);
-                }
-                let src = init.source.to_token_stream();
-                quote!(#adjoint::zero(&#src))
-            }
-            // Shaped like the first arm with a value: one arm may leave
-            // (`if c { return z.sqrt(); } else { z.cos() }`).
-            ExprKind::If {
-                then_branch,
-                else_branch,
-                ..
-            } => match (then_branch.split_tail().1, else_branch) {
-                (Some(tail), _) => self.shape(tail)?,
-                (None, Some(other)) => self.shape(other)?,
-                (None, None) => return unsupported(describe(init), init),
-            },
-            ExprKind::Block(None, block) => match block.split_tail().1 {
-                Some(tail) => self.shape(tail)?,
-                None => return unsupported(describe(init), init),
-            },
-            // Shaped like any arm's value, as an `if` is like its first.
-            ExprKind::Match { arms, .. } if !arms.is_empty() => self.shape(&arms[0].body)?,
-            _ if is_scalar(init) => quote!(0.0),
-            _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
-        })
     }
 }
 

@@ -1,0 +1,155 @@
+//! The adjoint a `let` starts from: zeros shaped like the value it binds
+//! (a number, an array, a `Vec`, a tuple), found from the initialiser, or
+//! from what the reverse sweep can still read of it.
+
+use super::*;
+
+impl<'m> Sweep<'m> {
+    /// The adjoint's initial value, shaped like the initialiser's value.
+    pub(super) fn shape(&self, init: &Expr) -> R<TokenStream> {
+        let adjoint = &self.adjoint;
+        if self.scalar(init) {
+            return Ok(quote!(0.0));
+        }
+        Ok(match &init.kind {
+            ExprKind::Paren(inner) => self.shape(inner)?,
+            // `let u: f64 = *v;` of a loop's item: shaped like the item.
+            ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand,
+            } => self.shape(operand)?,
+            // `let m = &best;` of a binding bound once that nothing writes
+            // (what a `max_by` selects): the reference reads that value
+            // wherever it is read, so its adjoint is shaped like it. Only
+            // where the binding stays in scope for the reverse sweep (at
+            // the top level, without an early `return`): a reference is
+            // not a number to push.
+            ExprKind::Reference {
+                mutability: None,
+                expr: inner,
+            } if self.depth == 0
+                && !self.early
+                && matches!(inner.kind, ExprKind::Path(_))
+                && root(inner).is_some_and(|name| {
+                    !self.an.writes.contains_key(&name)
+                        && self.an.bound.get(&name).copied() == Some(1)
+                }) =>
+            {
+                self.shape(inner)?
+            }
+            ExprKind::Repeat { elem, len } => {
+                let elem = self.shape(elem)?;
+                if !self.all_available(len.to_token_stream()) {
+                    return unsupported("an array whose length changes", init);
+                }
+                quote!([#elem; #len])
+            }
+            ExprKind::VecRepeat { elem, len } => {
+                let elem = self.shape(elem)?;
+                if !self.fully_available(len) {
+                    return unsupported("a `vec!` whose length changes", init);
+                }
+                let len = len.source.to_token_stream();
+                quote!(::std::vec![#elem; #len])
+            }
+            ExprKind::Array(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!([#(#items),*])
+            }
+            ExprKind::VecList(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!(::std::vec![#(#items),*])
+            }
+            // `(i, x[i])`: a tuple of the components' adjoints.
+            ExprKind::Tuple(items) if !items.is_empty() => {
+                let items = items
+                    .iter()
+                    .map(|item| self.shape(item))
+                    .collect::<R<Vec<_>>>()?;
+                quote!((#(#items,)*))
+            }
+            ExprKind::Structural { receiver, .. } if is_place(receiver) => self.shape(receiver)?,
+            // `[a, b].to_vec()`: a `Vec` shaped like the literal.
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "to_vec" => {
+                let shape = self.shape(receiver)?;
+                quote!(#shape.to_vec())
+            }
+            // `&x[..2]`: a view of a slice of numbers, its adjoint a `Vec`
+            // as long, added into the slice's at its `let`.
+            ExprKind::Reference {
+                mutability: None,
+                expr: inner,
+            } if matches!(&inner.kind, ExprKind::Index { index, .. }
+                if matches!(index.kind, ExprKind::Range { .. })) =>
+            {
+                if !self.fully_available(inner) {
+                    return unsupported("a slice whose items or bounds change", init);
+                }
+                let src = inner.source.to_token_stream();
+                quote!(#adjoint::zero(&#src))
+            }
+            // `[a, b].concat()`: as long as its parts, which the reverse
+            // sweep must still have as they were.
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "concat" => {
+                let mut lens = Vec::new();
+                for (len, again) in self.concat_lens(init, receiver)? {
+                    if !again {
+                        return unsupported("`.concat()` of a part whose length changes", init);
+                    }
+                    lens.push(len);
+                }
+                quote!(::std::vec![0.0; 0 #(+ #lens)*])
+            }
+            // A field of a tuple (`let t = pair.0;`); a model's named
+            // field is shaped by its value below.
+            ExprKind::Path(_)
+            | ExprKind::Index { .. }
+            | ExprKind::Field {
+                member: syn::Member::Unnamed(_),
+                ..
+            } if self.active(init) => {
+                let bar = self.bar_place(init)?;
+                quote!(#adjoint::zero_like(&#bar))
+            }
+            // A model's field (`let width = net.width;`): shaped by the
+            // field's value, which a model the body cannot write still
+            // holds; an integer's adjoint is then `NoAdjoint`.
+            ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                if !self.fully_available(init) {
+                    return unsupported("a binding whose shape the reverse sweep cannot see", init);
+                }
+                let src = init.source.to_token_stream();
+                quote!(#adjoint::zero(&#src))
+            }
+            // Shaped like the first arm with a value: one arm may leave
+            // (`if c { return z.sqrt(); } else { z.cos() }`).
+            ExprKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => match (then_branch.split_tail().1, else_branch) {
+                (Some(tail), _) => self.shape(tail)?,
+                (None, Some(other)) => self.shape(other)?,
+                (None, None) => return unsupported(describe(init), init),
+            },
+            ExprKind::Block(None, block) => match block.split_tail().1 {
+                Some(tail) => self.shape(tail)?,
+                None => return unsupported(describe(init), init),
+            },
+            // Shaped like any arm's value, as an `if` is like its first.
+            ExprKind::Match { arms, .. } if !arms.is_empty() => self.shape(&arms[0].body)?,
+            _ if is_scalar(init) => quote!(0.0),
+            _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
+        })
+    }
+}

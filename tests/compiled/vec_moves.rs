@@ -1,0 +1,679 @@
+//! The `Vec` methods that move items, compiled: `pop`, `insert`,
+//! `extend_from_slice`, `sort_by` and `concat` (with `swap`, `reverse` and
+//! `truncate`, which `vec_growth` checks), at the top level and in loops,
+//! with the `Vec` read and grown by `push` after the move. The reverse
+//! sweep moves each item's adjoint back the way the item came.
+//!
+//! Each function is written twice: as the student writes it, under
+//! `#[differentiable]`, and over the shared oracle's dual numbers
+//! (`tests/support/oracle.rs`), with the same moves on `Vec<Dual>`. At
+//! every point `f_grad` must take the compiled path (`f_adjoint` answers
+//! and leaves its stack empty), return the plain function's value bit for
+//! bit, and agree with the tape and with the dual tangents to `AGREE` of
+//! the largest component: the functions are sums of a few products of
+//! inputs of magnitude ≤ 3, so the three agree to a few ulps.
+
+// Index loops, counted indices and `&x[..]` (the tape's `concat` takes
+// no `Vec` beside a slice) on purpose: they are the constructs under test.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::explicit_counter_loop,
+    clippy::redundant_slicing
+)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use crate::oracle::Dual;
+use crate::support::{assert_agree, compiled};
+
+/// Points with no ties (a sort's order is the same nearby) and one with a
+/// tie, where the stable sort keeps the tied items in order on every path.
+const POINTS: [[f64; 4]; 5] = [
+    [2.0, 3.0, -0.5, 1.25],
+    [-1.25, 0.5, 1.5, -2.0],
+    [0.75, -2.0, 0.25, 2.5],
+    [1.0, -3.0, 2.0, 0.5],
+    [1.5, 1.5, -1.0, 1.5],
+];
+
+/// The value and gradient of `f` at `x` by one forward pass per input.
+fn dual(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> (f64, Vec<f64>) {
+    let mut value = 0.0;
+    let gradient = (0..x.len())
+        .map(|k| {
+            let seeded: Vec<Dual> = x
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| Dual::input(v, j == k))
+                .collect();
+            let out = f(&seeded);
+            value = out.value;
+            out.tangent
+        })
+        .collect();
+    (value, gradient)
+}
+
+/// `f_grad` against the plain function (bit for bit), its compiled
+/// adjoint run alone, the tape and the dual twin, at every point.
+#[track_caller]
+fn check(
+    name: &str,
+    plain: impl Fn(&[f64]) -> f64,
+    adjoint: impl Fn(&mut autodiff::__adjoint::Stack, &[f64]) -> Option<ValueAndGradient<Vec<f64>>>,
+    grad: impl Fn(&[f64]) -> ValueAndGradient<Vec<f64>>,
+    tape: impl Fn(&[f64]) -> ValueAndGradient<Vec<f64>>,
+    twin: impl Fn(&[Dual]) -> Dual,
+) {
+    for at in POINTS {
+        let named = format!("{name} at {at:?}");
+        let alone = compiled(|stack| adjoint(stack, &at));
+        let got = grad(&at);
+        assert_eq!(got.value.to_bits(), plain(&at).to_bits(), "{named}: value");
+        assert_eq!(alone.value.to_bits(), got.value.to_bits(), "{named}");
+        assert_eq!(alone.gradient, got.gradient, "{named}");
+        let tape = tape(&at);
+        assert_eq!(tape.value.to_bits(), got.value.to_bits(), "{named}: tape");
+        assert_agree(&named, &got.gradient, &tape.gradient);
+        let (value, tangents) = dual(&at, &twin);
+        assert_eq!(value.to_bits(), got.value.to_bits(), "{named}: dual");
+        assert_agree(&named, &got.gradient, &tangents);
+    }
+}
+
+/// `check!(f, f_adjoint, f_grad, f_grad_tape, f_grad_path, twin)`.
+macro_rules! check {
+    ($f:ident, $adjoint:ident, $grad:ident, $tape:ident, $path:ident, $twin:expr) => {{
+        check(
+            stringify!($f),
+            |x| $f(x),
+            |stack, x| $adjoint(stack, x),
+            |x| $grad(x).unwrap(),
+            |x| $tape(x).unwrap(),
+            $twin,
+        );
+        assert_eq!($path(), GradientPath::Compiled);
+    }};
+}
+
+fn c(v: f64) -> Dual {
+    Dual::constant(v)
+}
+
+// ---------------------------------------------------------------------
+// `pop`: the item's adjoint goes back onto the end.
+// ---------------------------------------------------------------------
+
+/// Popped, read after, pushed onto again: the `Vec` after the pop has
+/// the length the pop left, and grows from there.
+#[differentiable]
+fn pop_then_push(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let last = v.pop().unwrap();
+    let s = last * v[0];
+    v.push(last * 2.0 + v[1]);
+    v.push(s);
+    s + v[3] * v[1] + v.len() as f64 * v[4]
+}
+
+fn pop_then_push_dual(x: &[Dual]) -> Dual {
+    let mut v = x.to_vec();
+    let last = v.pop().unwrap();
+    let s = last * v[0];
+    v.push(last * 2.0 + v[1]);
+    v.push(s);
+    s + v[3] * v[1] + v[4] * v.len() as f64
+}
+
+#[test]
+fn pop_then_read_and_push() {
+    check!(
+        pop_then_push,
+        pop_then_push_adjoint,
+        pop_then_push_grad,
+        pop_then_push_grad_tape,
+        pop_then_push_grad_path,
+        pop_then_push_dual
+    );
+}
+
+/// Pops in loops: a `while` on the length, a `for` whose body pops in a
+/// compound assignment, a `pop` dropped as a statement and one unwrapped
+/// and dropped.
+#[differentiable]
+fn pops_in_loops(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.push(x[0] * x[1]);
+    v.push(x[2].sin());
+    let mut s = 0.0;
+    while v.len() > 3 {
+        let t = v.pop().unwrap();
+        s += t * t;
+    }
+    for k in 0..2 {
+        s += v.pop().unwrap() * (k as f64 + 2.0);
+        v.push(s * 0.5);
+    }
+    v.pop();
+    v.pop().unwrap();
+    s * v[0]
+}
+
+fn pops_in_loops_dual(x: &[Dual]) -> Dual {
+    let mut v = x.to_vec();
+    v.push(x[0] * x[1]);
+    v.push(x[2].sin());
+    let mut s = c(0.0);
+    while v.len() > 3 {
+        let t = v.pop().unwrap();
+        s = s + t * t;
+    }
+    for k in 0..2 {
+        s = s + v.pop().unwrap() * (k as f64 + 2.0);
+        v.push(s * 0.5);
+    }
+    v.pop();
+    v.pop().unwrap();
+    s * v[0]
+}
+
+#[test]
+fn pops_in_loops_and_as_statements() {
+    check!(
+        pops_in_loops,
+        pops_in_loops_adjoint,
+        pops_in_loops_grad,
+        pops_in_loops_grad_tape,
+        pops_in_loops_grad_path,
+        pops_in_loops_dual
+    );
+}
+
+/// A `pop` in a body with an early `return`, and one in the returned
+/// value.
+#[differentiable]
+fn pop_with_returns(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let a = v.pop().unwrap();
+    if a > 1.0 {
+        return v.pop().unwrap() * a;
+    }
+    v.push(a * x[0]);
+    v[3] + v[0] * a
+}
+
+fn pop_with_returns_dual(x: &[Dual]) -> Dual {
+    let mut v = x.to_vec();
+    let a = v.pop().unwrap();
+    if a.value > 1.0 {
+        return v.pop().unwrap() * a;
+    }
+    v.push(a * x[0]);
+    v[3] + v[0] * a
+}
+
+#[test]
+fn pop_in_a_body_with_returns() {
+    check!(
+        pop_with_returns,
+        pop_with_returns_adjoint,
+        pop_with_returns_grad,
+        pop_with_returns_grad_tape,
+        pop_with_returns_grad_path,
+        pop_with_returns_dual
+    );
+}
+
+// ---------------------------------------------------------------------
+// `insert`: the item's adjoint is taken out where it went.
+// ---------------------------------------------------------------------
+
+/// Inserted at the front in a loop, at a counted index that changes, of
+/// a value read from the `Vec` itself, then pushed onto.
+#[differentiable]
+fn inserts(x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    let mut at = 0;
+    for k in 0..x.len() {
+        v.insert(0, x[k] * (k as f64 + 1.0));
+        v.insert(at, x[k] - 0.5);
+        at += 1;
+    }
+    v.insert(2, v[0] * v[1]);
+    v.push(x[3] * v[2]);
+    v[0] * v[2] + v[4] - v[9] * v[1] + v[7] * v[8]
+}
+
+fn inserts_dual(x: &[Dual]) -> Dual {
+    let mut v = Vec::new();
+    let mut at = 0;
+    for k in 0..x.len() {
+        v.insert(0, x[k] * (k as f64 + 1.0));
+        v.insert(at, x[k] - 0.5);
+        at += 1;
+    }
+    v.insert(2, v[0] * v[1]);
+    v.push(x[3] * v[2]);
+    v[0] * v[2] + v[4] - v[9] * v[1] + v[7] * v[8]
+}
+
+#[test]
+fn inserts_in_a_loop_at_a_counted_index() {
+    check!(
+        inserts,
+        inserts_adjoint,
+        inserts_grad,
+        inserts_grad_tape,
+        inserts_grad_path,
+        inserts_dual
+    );
+}
+
+// ---------------------------------------------------------------------
+// `extend_from_slice`: the appended run's adjoints go back to the slice.
+// ---------------------------------------------------------------------
+
+/// Extended in a loop by a parameter and by a range of one, then by a
+/// local `Vec`, with pushes between.
+#[differentiable]
+fn extends(x: &[f64]) -> f64 {
+    let w = vec![x[0] * 2.0, x[1] * x[2]];
+    let mut v = Vec::new();
+    for k in 0..2 {
+        v.extend_from_slice(&x[k..k + 2]);
+        v.push(x[3] * (k as f64 + 1.0));
+    }
+    v.extend_from_slice(&w);
+    v.extend_from_slice(x);
+    v[0] * v[4] + v[6] * v[7] - v[2] * v[5] + v[11] * v[1]
+}
+
+fn extends_dual(x: &[Dual]) -> Dual {
+    let w = vec![x[0] * 2.0, x[1] * x[2]];
+    let mut v = Vec::new();
+    for k in 0..2 {
+        v.extend_from_slice(&x[k..k + 2]);
+        v.push(x[3] * (k as f64 + 1.0));
+    }
+    v.extend_from_slice(&w);
+    v.extend_from_slice(x);
+    v[0] * v[4] + v[6] * v[7] - v[2] * v[5] + v[11] * v[1]
+}
+
+#[test]
+fn extend_from_slices_of_parameters_and_locals() {
+    check!(
+        extends,
+        extends_adjoint,
+        extends_grad,
+        extends_grad_tape,
+        extends_grad_path,
+        extends_dual
+    );
+}
+
+// ---------------------------------------------------------------------
+// `sort_by`: the saved permutation moves each adjoint back.
+// ---------------------------------------------------------------------
+
+/// Sorted ascending by `partial_cmp`, read, written by element, sorted
+/// descending by `total_cmp` in a loop, then pushed onto.
+#[differentiable]
+fn sorts(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let low = v[0] * v[1];
+    for k in 0..2 {
+        v[k] = v[k] * (k as f64 + 1.5) + low;
+        v.sort_by(|a, b| b.total_cmp(a));
+    }
+    v.push(low * v[3]);
+    v[0] + 2.0 * v[1] * v[2] + v[3] * v[4]
+}
+
+fn sorts_dual(x: &[Dual]) -> Dual {
+    let mut v = x.to_vec();
+    v.sort_by(|a, b| a.value.partial_cmp(&b.value).unwrap());
+    let low = v[0] * v[1];
+    for k in 0..2 {
+        v[k] = v[k] * (k as f64 + 1.5) + low;
+        v.sort_by(|a, b| b.value.total_cmp(&a.value));
+    }
+    v.push(low * v[3]);
+    v[0] + v[1] * 2.0 * v[2] + v[3] * v[4]
+}
+
+#[test]
+fn sort_by_either_order_in_a_loop() {
+    check!(
+        sorts,
+        sorts_adjoint,
+        sorts_grad,
+        sorts_grad_tape,
+        sorts_grad_path,
+        sorts_dual
+    );
+}
+
+// ---------------------------------------------------------------------
+// `concat`: each part takes its run of the adjoint.
+// ---------------------------------------------------------------------
+
+/// Parts that are parameters, ranges, literals and a local `Vec`; a
+/// `concat` in a loop; pushes onto a concatenation.
+#[differentiable]
+fn concats(x: &[f64]) -> f64 {
+    let head = vec![x[0] * x[1], x[2]];
+    let mut v = [&x[1..3], &head[..]].concat();
+    v.push(x[3] * v[0]);
+    let w = vec![head.clone(), vec![x[3] * 2.0, 1.0], x.to_vec()].concat();
+    let mut s = 0.0;
+    for k in 0..2 {
+        let p = [&x[..], &x[..2]].concat();
+        s += p[k] * p[k + 4] + p[5 - k];
+    }
+    s + v[0] * v[3] + v[4] + w[2] * w[1] + w[3] * w[7]
+}
+
+fn concats_dual(x: &[Dual]) -> Dual {
+    let head = vec![x[0] * x[1], x[2]];
+    let mut v = [&x[1..3], &head[..]].concat();
+    v.push(x[3] * v[0]);
+    let w = vec![head.clone(), vec![x[3] * 2.0, c(1.0)], x.to_vec()].concat();
+    let mut s = c(0.0);
+    for k in 0..2 {
+        let p = [&x[..], &x[..2]].concat();
+        s = s + p[k] * p[k + 4] + p[5 - k];
+    }
+    s + v[0] * v[3] + v[4] + w[2] * w[1] + w[3] * w[7]
+}
+
+#[test]
+fn concat_of_parameters_ranges_literals_and_locals() {
+    check!(
+        concats,
+        concats_adjoint,
+        concats_grad,
+        concats_grad_tape,
+        concats_grad_path,
+        concats_dual
+    );
+}
+
+// ---------------------------------------------------------------------
+// What keeps the tape, with the reason: a `pop` whose item is not read as
+// a number with a derivative, and one in a statement that reads the `Vec`
+// again (the reverse's order of the adjoints would then matter).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn popped_in_a_condition(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    if v.pop().unwrap() > 0.0 {
+        v[0] * 2.0
+    } else {
+        v[1] * v[2]
+    }
+}
+
+#[differentiable]
+fn popped_and_read_again(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v[3] * v.pop().unwrap()
+}
+
+#[test]
+fn a_pop_the_reverse_cannot_follow_keeps_the_tape() {
+    let x = [1.5, -2.0, 0.5, 3.0];
+    let got = popped_in_a_condition_grad(&x).unwrap();
+    assert_eq!(got.value, 3.0);
+    assert_eq!(got.gradient, vec![2.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        popped_in_a_condition_grad_path(),
+        GradientPath::Tape {
+            construct: ".pop() whose item is not read as a number",
+            line: 414
+        }
+    );
+    let got = popped_and_read_again_grad(&x).unwrap();
+    assert_eq!(got.value, 9.0);
+    assert_eq!(got.gradient, vec![0.0, 0.0, 0.0, 6.0]);
+    assert_eq!(
+        popped_and_read_again_grad_path(),
+        GradientPath::Tape {
+            construct: "a statement that pops a Vec and reads it again",
+            line: 424
+        }
+    );
+}
+
+/// Extended by a literal of tracked values, in a loop and after a sort.
+#[differentiable]
+fn extends_by_literals(x: &[f64]) -> f64 {
+    let mut v = vec![x[0]];
+    for k in 1..3 {
+        v.extend_from_slice(&[x[k] * x[k + 1], x[k].tanh(), 0.5]);
+    }
+    v.sort_by(|a, b| b.partial_cmp(a).unwrap());
+    v.extend_from_slice(&[v[0] * x[3]]);
+    v[0] * v[1] + v[2] * v[7] - v[3] * v[4] + v[5] + v[6]
+}
+
+fn extends_by_literals_dual(x: &[Dual]) -> Dual {
+    let mut v = vec![x[0]];
+    for k in 1..3 {
+        v.extend_from_slice(&[x[k] * x[k + 1], x[k].tanh(), c(0.5)]);
+    }
+    v.sort_by(|a, b| b.value.partial_cmp(&a.value).unwrap());
+    let last = v[0] * x[3];
+    v.extend_from_slice(&[last]);
+    v[0] * v[1] + v[2] * v[7] - v[3] * v[4] + v[5] + v[6]
+}
+
+#[test]
+fn extend_from_slice_of_literals() {
+    check!(
+        extends_by_literals,
+        extends_by_literals_adjoint,
+        extends_by_literals_grad,
+        extends_by_literals_grad_tape,
+        extends_by_literals_grad_path,
+        extends_by_literals_dual
+    );
+}
+
+// ---------------------------------------------------------------------
+// `extend` of a mapped closure (the loop that pushes each item), and a
+// `for` over a local `Vec` or array by value (walked as its copied items,
+// so that it is still there for the reverse).
+// ---------------------------------------------------------------------
+
+/// Extended by closures over a slice, skipped in a loop, and filtered;
+/// then walked by value.
+#[differentiable]
+fn extended_by_closures(x: &[f64]) -> f64 {
+    let mut out = vec![x[0] * x[1]];
+    out.extend(x.iter().map(|v| v.tanh() * 2.0));
+    for k in 0..2 {
+        out.extend(x.iter().skip(k + 1).map(|v| v * x[3]));
+        out.push(x[k]);
+    }
+    out.extend(x.iter().filter(|v| **v > 0.0).map(|v| v * v));
+    let mut total = 0.0;
+    for s in out {
+        total += s * s;
+    }
+    total
+}
+
+fn extended_by_closures_dual(x: &[Dual]) -> Dual {
+    let mut out = vec![x[0] * x[1]];
+    out.extend(x.iter().map(|v| v.tanh() * 2.0));
+    for k in 0..2 {
+        out.extend(x.iter().skip(k + 1).map(|v| *v * x[3]));
+        out.push(x[k]);
+    }
+    out.extend(x.iter().filter(|v| v.value > 0.0).map(|v| *v * *v));
+    let mut total = c(0.0);
+    for s in out {
+        total = total + s * s;
+    }
+    total
+}
+
+#[test]
+fn extend_by_mapped_closures() {
+    check!(
+        extended_by_closures,
+        extended_by_closures_adjoint,
+        extended_by_closures_grad,
+        extended_by_closures_grad_tape,
+        extended_by_closures_grad_path,
+        extended_by_closures_dual
+    );
+}
+
+/// A `Vec` sorted, popped and walked by value; a local array walked by
+/// value inside a loop.
+#[differentiable]
+fn walked_by_value(x: &[f64]) -> f64 {
+    let mut squares = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        squares.push(x[i] * x[i] - x[(i + 1) % 4]);
+    }
+    squares.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let last = squares.pop().unwrap();
+    let mut total = last;
+    for s in squares {
+        total += s * last;
+    }
+    let a = [x[0] * 2.0, x[1]];
+    for k in 0..2 {
+        for t in a {
+            total += (t * (k as f64 + 1.0)).sin();
+        }
+    }
+    total
+}
+
+fn walked_by_value_dual(x: &[Dual]) -> Dual {
+    let mut squares = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        squares.push(x[i] * x[i] - x[(i + 1) % 4]);
+    }
+    squares.sort_by(|a, b| a.value.partial_cmp(&b.value).unwrap());
+    let last = squares.pop().unwrap();
+    let mut total = last;
+    for s in squares {
+        total = total + s * last;
+    }
+    let a = [x[0] * 2.0, x[1]];
+    for k in 0..2 {
+        for t in a {
+            total = total + (t * (k as f64 + 1.0)).sin();
+        }
+    }
+    total
+}
+
+#[test]
+fn for_over_a_local_vec_by_value() {
+    check!(
+        walked_by_value,
+        walked_by_value_adjoint,
+        walked_by_value_grad,
+        walked_by_value_grad_tape,
+        walked_by_value_grad_path,
+        walked_by_value_dual
+    );
+}
+
+// ---------------------------------------------------------------------
+// A slice of a local (`&v[..2]`), whose adjoint goes back into the
+// slice's run, and `while let Some(t) = it.next()` over `v.iter()`, read
+// as the `for` over `v.iter()` it is.
+// ---------------------------------------------------------------------
+
+/// Slices of a parameter and of a local `Vec`, read by index and walked;
+/// a `Vec` drained by `while let`, with a `let` between the iterator and
+/// its loop.
+// `while let` on purpose: the pattern under test.
+#[allow(clippy::while_let_on_iterator)]
+#[differentiable]
+fn slices_and_drains(x: &[f64]) -> f64 {
+    let head = &x[..2];
+    let mut v = x.to_vec();
+    v.push(x[0] * x[3]);
+    let tail = &v[2..];
+    let mut s = head[0] * head[1] + tail[2] * tail[0];
+    for t in tail.iter() {
+        s += t * head[1];
+    }
+    let mut it = v.iter();
+    let k = 0.5;
+    while let Some(t) = it.next() {
+        s += t * t * k;
+    }
+    s
+}
+
+fn slices_and_drains_dual(x: &[Dual]) -> Dual {
+    let head = &x[..2];
+    let mut v = x.to_vec();
+    v.push(x[0] * x[3]);
+    let tail = &v[2..];
+    let mut s = head[0] * head[1] + tail[2] * tail[0];
+    for t in tail.iter() {
+        s = s + *t * head[1];
+    }
+    for t in v.iter() {
+        s = s + *t * *t * 0.5;
+    }
+    s
+}
+
+#[test]
+fn slices_of_locals_and_while_let_over_iter() {
+    check!(
+        slices_and_drains,
+        slices_and_drains_adjoint,
+        slices_and_drains_grad,
+        slices_and_drains_grad_tape,
+        slices_and_drains_grad_path,
+        slices_and_drains_dual
+    );
+}
+
+/// A `Vec` of constants into which a tracked item is inserted, and one
+/// extended by a tracked literal: tracked on the tape from their `let`s
+/// (random programs, seed 17005: neither built).
+#[differentiable]
+fn constants_then_tracked(x: &[f64]) -> f64 {
+    let mut v = vec![0.5, 1.5];
+    v.insert(1, x[0].tanh());
+    let mut w = vec![2.0];
+    w.extend_from_slice(&[x[1] * x[2]]);
+    v[1] * w[1] + v[0] * x[3]
+}
+
+fn constants_then_tracked_dual(x: &[Dual]) -> Dual {
+    let mut v = vec![c(0.5), c(1.5)];
+    v.insert(1, x[0].tanh());
+    let mut w = vec![c(2.0)];
+    w.extend_from_slice(&[x[1] * x[2]]);
+    v[1] * w[1] + v[0] * x[3]
+}
+
+#[test]
+fn tracked_items_into_a_vec_of_constants() {
+    check!(
+        constants_then_tracked,
+        constants_then_tracked_adjoint,
+        constants_then_tracked_grad,
+        constants_then_tracked_grad_tape,
+        constants_then_tracked_grad_path,
+        constants_then_tracked_dual
+    );
+}
