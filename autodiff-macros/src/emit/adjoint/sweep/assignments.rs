@@ -154,12 +154,7 @@ impl<'m> Sweep<'m> {
                 let k = Literal::u32_unsuffixed(jumps.next + 1);
                 jumps.next += 1;
                 let records = jumps.pending.iter().rev();
-                // A loop no `continue` ends an iteration of records its
-                // exit as it ends (`Jumps::exit`).
-                let exit = match &jumps.exit {
-                    Some(exit) => quote!(#exit = #k;),
-                    None => quote!(#stack.push_arm(#k);),
-                };
+                let exit = jumps.exit_record(&stack, &k, true);
                 Ok((vec![quote!({ #(#records)* #exit #src #semi })], Vec::new()))
             }
             ExprKind::Break { label, value } => self.jump(expr, *label, value.as_deref(), semi),

@@ -59,11 +59,7 @@ impl<'m> Sweep<'m> {
             records.extend(jumps.pending.iter().rev().cloned());
             jumps.next += 1;
             let k = Literal::u32_unsuffixed(jumps.next);
-            match &jumps.exit {
-                // The loop this `break` ends pushes its exit as it ends.
-                Some(exit) if depth == target => records.push(quote!(#exit = #k;)),
-                _ => records.push(quote!(#stack.push_arm(#k);)),
-            }
+            records.push(jumps.exit_record(&stack, &k, depth == target));
             if depth > target {
                 if let Some(trips) = &jumps.trips {
                     records.push(quote!(#stack.push_trips(#trips);));
@@ -75,5 +71,17 @@ impl<'m> Sweep<'m> {
             _ => quote!(break),
         };
         Ok(self.finish(quote!({ #(#records)* #keyword #label #value #semi })))
+    }
+}
+
+impl Jumps {
+    /// What a jump records as the exit `k` of this level: pushed, or, for
+    /// the loop it `ends` whose exit is recorded once (`Jumps::exit`),
+    /// set in its exit variable, which the loop pushes as it ends.
+    pub(super) fn exit_record(&self, stack: &Ident, k: &Literal, ends: bool) -> TokenStream {
+        match &self.exit {
+            Some(exit) if ends => quote!(#exit = #k;),
+            _ => quote!(#stack.push_arm(#k);),
+        }
     }
 }
