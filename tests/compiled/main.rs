@@ -24,3 +24,4 @@ mod patterns;
 mod soundness;
 mod support;
 mod vec_growth;
+mod vector_calls;

@@ -14,22 +14,30 @@ use crate::ast::{Child, Expr, ExprKind, Function, Stmt};
 use super::Analysis;
 
 /// Fills `call_lets`, `vector_calls`, `unread_calls` and the `dims` of the
-/// vectors among the `call_lets`.
+/// vectors among the `call_lets`. A `let` inside a loop or a branch
+/// (`for t in .. { let p = softmax(&z[t]); .. }`) is one of them where the
+/// body uses its binding as a vector: the sweeps save its value and the
+/// arguments that change for the reverse (see `sweep::calls`).
 pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     let returns = function
         .body
         .any_expr(&|expr| matches!(expr.kind, ExprKind::Return(_)));
     let models: Vec<String> = an.models.iter().cloned().collect();
     let is_call = |expr: &Expr| crate::emit::is_annotated_call(expr, &models);
-    for stmt in &function.body.stmts {
-        if let Stmt::Let {
-            name: Some(name),
-            init: Some(init),
-            ..
-        } = stmt
-        {
-            if is_call(init) && !returns && an.bound.get(name).copied() == Some(1) {
-                an.call_lets.insert(name.clone());
+    let mut lets = Vec::new();
+    call_lets_in(&function.body.stmts, false, &is_call, &mut lets);
+    for &(name, init, nested) in &lets {
+        if !returns && an.bound.get(name).copied() == Some(1) {
+            if nested {
+                let depth = index_depth(&function.body.stmts, name);
+                if depth > 0 || used_whole(&function.body.stmts, name) {
+                    an.call_lets.insert(name.to_owned());
+                    an.nested_call_lets.insert(name.to_owned());
+                    an.dims.insert(name.to_owned(), Some(depth.max(1)));
+                    an.vector_calls.insert(unparenthesised(init).id);
+                }
+            } else {
+                an.call_lets.insert(name.to_owned());
             }
         }
     }
@@ -54,6 +62,46 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             // Never read: whatever the callee returns, taken as it is.
             an.unread_calls.insert(name.clone());
             an.vector_calls.insert(unparenthesised(init).id);
+        }
+    }
+}
+
+/// The `let`s of a name to an annotated call in `stmts` and the blocks
+/// inside them, each with whether it is nested in a loop or a branch.
+fn call_lets_in<'m, 'a>(
+    stmts: &'m [Stmt<'a>],
+    nested: bool,
+    is_call: &dyn Fn(&Expr) -> bool,
+    out: &mut Vec<(&'m str, &'m Expr<'a>, bool)>,
+) {
+    fn in_expr<'m, 'a>(
+        expr: &'m Expr<'a>,
+        is_call: &dyn Fn(&Expr) -> bool,
+        out: &mut Vec<(&'m str, &'m Expr<'a>, bool)>,
+    ) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => in_expr(child, is_call, out),
+                Child::Block(block) => call_lets_in(&block.stmts, true, is_call, out),
+            }
+        }
+    }
+    for stmt in stmts {
+        match stmt {
+            Stmt::Let {
+                name,
+                init: Some(init),
+                ..
+            } => {
+                if let Some(name) = name {
+                    if is_call(init) {
+                        out.push((name, init, nested));
+                    }
+                }
+                in_expr(init, is_call, out);
+            }
+            Stmt::Expr(expr, _) => in_expr(expr, is_call, out),
+            _ => {}
         }
     }
 }

@@ -78,9 +78,11 @@ impl<'m> Sweep<'m> {
             return unsupported("a vector-valued call under a minus sign", expr);
         }
         if !receiver.is_none_or(|receiver| self.fully_available(receiver))
-            || !args
-                .iter()
-                .all(|arg| self.fully_available(arg) || self.savable(arg))
+            || !args.iter().all(|arg| {
+                self.fully_available(arg)
+                    || self.savable(arg)
+                    || self.saved_args.contains_key(&arg.id)
+            })
         {
             return unsupported(
                 "a vector-valued call whose argument changes before the reverse sweep",
@@ -139,9 +141,19 @@ impl<'m> Sweep<'m> {
         // vector's.
         let reruns = seed.whole || seed.unread;
         for arg in args {
-            let available = self.fully_available(arg);
-            let src = arg.source.to_token_stream();
-            if !available && reruns && self.savable(arg) {
+            let saved = self.saved_args.get(&arg.id).cloned();
+            let available = self.fully_available(arg) || saved.is_some();
+            let src = match &saved {
+                Some((saved, _)) => saved.to_token_stream(),
+                None => arg.source.to_token_stream(),
+            };
+            if let Some((saved, by_ref)) = saved {
+                arg_src.push(if by_ref {
+                    quote!(&#saved)
+                } else {
+                    quote!(::core::clone::Clone::clone(&#saved))
+                });
+            } else if !available && reruns && self.savable(arg) {
                 let name = self.temp("argument");
                 let saved = self.save(src.clone(), name);
                 arg_src.push(saved.to_token_stream());
@@ -209,6 +221,75 @@ impl<'m> Sweep<'m> {
             self.rev(arg, Seed::new(name.to_token_stream()))?;
         }
         Ok(())
+    }
+
+    /// A vector-valued call bound inside a loop or a branch (`let p =
+    /// softmax(&s);`, see `analysis::calls`), whose value and arguments
+    /// are gone when the reverse sweep gets there: each trip pushes the
+    /// arguments that change before the reverse sweep (a copy of what a
+    /// borrowed one points at) and the value onto the call site's own
+    /// stack, a `Vec` of what it pushes, and the reverse of the block pops
+    /// them back first thing, under the binding's name, for the adjoint's
+    /// shape, the reads of the binding and the callee's rerun. Gives the
+    /// forward's push and the reverse's pop; `name` is then available.
+    pub(super) fn call_site(&mut self, name: &str, init: &Expr) -> R<(TokenStream, TokenStream)> {
+        if !self.jumps.is_empty() || self.early {
+            // The reverse of an iteration that left early would pop what
+            // its forward never pushed.
+            return unsupported(
+                "a vector-valued call bound in a loop with `break`, `continue` or `return`",
+                init,
+            );
+        }
+        let args = match &init.kind {
+            ExprKind::Call { args, .. } => args,
+            ExprKind::PlainMethod { receiver, args, .. } if self.fully_available(receiver) => args,
+            _ => return unsupported("a vector-valued call on a value that changes", init),
+        };
+        let plain = name.trim_start_matches("r#");
+        let site = Ident::new(
+            &format!("{plain}_saved_{}", self.sites.len() + 1),
+            Span::mixed_site(),
+        );
+        self.sites.push(site.clone());
+        let mut values = Vec::new();
+        let mut names = Vec::new();
+        for arg in args {
+            if self.fully_available(arg) {
+                continue;
+            }
+            if has_call(arg) {
+                return unsupported("a vector-valued call of a call", arg);
+            }
+            let (value, by_ref) = match &arg.kind {
+                ExprKind::Reference {
+                    mutability: None,
+                    expr,
+                } => (expr.source.to_token_stream(), true),
+                ExprKind::Reference { .. } => {
+                    return unsupported("a vector-valued call with a `&mut` argument", arg)
+                }
+                _ => (arg.source.to_token_stream(), false),
+            };
+            let saved = Ident::new(
+                &format!("{plain}_argument_{}", names.len() + 1),
+                Span::mixed_site(),
+            );
+            values.push(quote!(::core::clone::Clone::clone(&(#value))));
+            names.push(saved.clone());
+            self.saved_args.insert(arg.id, (saved, by_ref));
+        }
+        let ident = binding(name);
+        let stack = &self.stack;
+        let push = quote!(#site.push(((#(#values,)*), ::core::clone::Clone::clone(&#ident))););
+        let pop = quote! {
+            let ::core::option::Option::Some(((#(#names,)*), #ident)) = #site.pop() else {
+                #stack.fail();
+                return ::core::option::Option::None;
+            };
+        };
+        self.scope().available.insert(name.to_owned());
+        Ok((push, pop))
     }
 
     /// Whether `expr` is an annotated method called on a model with a

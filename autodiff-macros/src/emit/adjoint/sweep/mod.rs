@@ -299,6 +299,13 @@ pub struct Sweep<'m> {
     cx: StmtCx,
     /// What calls of plain functions resolve to: see `sibling`.
     stand_ins: crate::emit::StandIns,
+    /// The stacks of the call sites that save values of their own (see
+    /// `calls`), declared at the top of `f_adjoint`.
+    sites: Vec<Ident>,
+    /// By `Expr::id`: the arguments of a call whose saved copy its
+    /// reverse passes instead (see `Sweep::call_site`), and whether the
+    /// call borrows it.
+    saved_args: HashMap<usize, (Ident, bool)>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -329,12 +336,22 @@ impl<'m> Sweep<'m> {
             unobserved: HashSet::new(),
             cx: StmtCx::default(),
             stand_ins: crate::emit::StandIns::default(),
+            sites: Vec::new(),
+            saved_args: HashMap::new(),
         }
     }
 
     /// The stand-ins the calls need, for the top of `f_adjoint`'s body.
     pub fn stand_ins(&self) -> TokenStream {
         self.stand_ins.declarations()
+    }
+
+    /// The stacks of the call sites that save values of their own, for
+    /// the top of `f_adjoint`'s body: each one's item type is what its
+    /// forward pushes.
+    pub fn sites(&self) -> TokenStream {
+        let sites = self.sites.iter();
+        quote!(#(let mut #sites = ::std::vec::Vec::new();)*)
     }
 
     /// A name no identifier of the function uses: `base`, `base_2`, ...

@@ -383,6 +383,10 @@ impl<'m> Sweep<'m> {
                     // Never read, its adjoint stays zero: the callee's
                     // reverse takes `__adjoint::unread` of the value.
                     quote!(0.0)
+                } else if self.an.nested_call_lets.contains(name) {
+                    // Popped with the value before it (see `call_site`).
+                    let ident = binding(name);
+                    quote!(::autodiff::__adjoint::zero(&#ident))
                 } else if self.an.call_lets.contains(name) && self.depth == 0 && !self.early {
                     // What a call returns, a number or a vector (see
                     // `analysis::calls`): its adjoint is shaped like the
@@ -433,12 +437,26 @@ impl<'m> Sweep<'m> {
                         unread: false,
                     }
                 };
+                let site = if self.an.nested_call_lets.contains(name) {
+                    if *mutable {
+                        return unsupported("a vector-valued call bound `mut` in a loop", init);
+                    }
+                    Some(self.call_site(name, init)?)
+                } else {
+                    None
+                };
                 let (mut f, v, r) = self.value(init, &seed)?;
                 self.scope()
                     .bars
                     .push((name.clone(), bar.to_token_stream()));
+                if let Some((_, pop)) = &site {
+                    prelude.push(pop.clone());
+                }
                 prelude.push(quote!(let mut #bar = #shape;));
                 f.push(quote!(let #syntax = #v;));
+                if let Some((push, _)) = site {
+                    f.push(push);
+                }
                 // The tape rejects a value that is not finite where it is
                 // made, read or not: one never read (`let unused =
                 // x.exp() * 1e308 * 10.0;`) reaches neither the value nor

@@ -1,0 +1,198 @@
+//! Calls of vector-valued helpers where the caller's forward binding is
+//! gone by its reverse sweep: bound inside a loop or a branch (`for t in
+//! .. { let p = softmax(&z[t]); .. }`), pushed onto a `Vec` in a loop
+//! (the attention head's `a.push(softmax(&s))`), with arguments the loop
+//! rebuilds every trip. Each trip saves the value and the arguments that
+//! change on the call site's own stack, and the reverse reruns the helper
+//! from them with the binding's adjoint as its cotangent.
+//!
+//! Oracles: softmax's Jacobian in closed form, `∂p/∂z = diag(p) − p pᵀ`
+//! (lesson 15), so `∂(−ln pₖ)/∂z = p − eₖ`; a rotation's closed form
+//! (`R(θ)` applied n times is `R(nθ)`); and the tape. Every function is
+//! checked to take the compiled path, and its adjoint to run there with
+//! nothing left on the stack.
+//!
+//! Bound: each component is a short sum of products of probabilities and
+//! inputs of magnitude ≤ 3: the paths and the closed forms agree to a few
+//! ulps, far inside `AGREE` (1e-12 of the largest component).
+
+// Index loops on purpose: they are the constructs under test.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use super::support::{agree, assert_agree, compiled};
+
+#[differentiable]
+fn softmax(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+/// A point `(x, y)` turned by `theta`.
+#[differentiable]
+fn rotate(x: f64, y: f64, theta: f64) -> [f64; 2] {
+    [
+        x * theta.cos() - y * theta.sin(),
+        x * theta.sin() + y * theta.cos(),
+    ]
+}
+
+/// The plain softmax, the oracle's.
+fn probabilities(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+/// `cᵀ ∂p/∂z = (diag(p) − p pᵀ) c`: the pullback of `c` through softmax.
+fn pullback(z: &[f64], c: &[f64]) -> Vec<f64> {
+    let p = probabilities(z);
+    let pc: f64 = p.iter().zip(c).map(|(p, c)| p * c).sum();
+    p.iter().zip(c).map(|(p, c)| p * (c - pc)).collect()
+}
+
+/// The loop: one softmax per row, bound inside the loop.
+#[differentiable]
+fn nll_rows(z: &[Vec<f64>], #[constant] y: &[usize]) -> f64 {
+    let mut loss = 0.0;
+    for t in 0..z.len() {
+        let p = softmax(&z[t]);
+        loss -= p[y[t]].ln();
+    }
+    loss
+}
+
+#[test]
+fn a_call_bound_in_a_loop_reruns_from_its_row() {
+    assert_eq!(nll_rows_grad_path(), GradientPath::Compiled);
+    let z = vec![
+        vec![2.0, 1.0, 0.5, -0.5],
+        vec![-1.0, 0.25, 3.0, 0.0],
+        vec![0.5, 0.5, -2.0, 1.5],
+    ];
+    let y = [0, 2, 3];
+    let got = compiled(|stack| nll_rows_adjoint(stack, &z, &y));
+    agree(
+        "nll_rows",
+        nll_rows_grad(&z, &y),
+        nll_rows_grad_tape(&z, &y),
+    );
+    for t in 0..3 {
+        // ∂(−ln p_y)/∂z = p − e_y.
+        let mut want = probabilities(&z[t]);
+        want[y[t]] -= 1.0;
+        assert_agree(&format!("nll_rows row {t}"), &got.gradient[t], &want);
+    }
+    assert_eq!(got.value.to_bits(), nll_rows(&z, &y).to_bits());
+}
+
+/// The argument is built in the loop, so the trip saves it: `s = x_t w`.
+#[differentiable]
+fn scores_in_loop(x: &[f64], #[constant] w: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for t in 0..x.len() {
+        let mut s = vec![0.0; w.len()];
+        for j in 0..w.len() {
+            s[j] = x[t] * w[j];
+        }
+        let p = softmax(&s);
+        loss -= p[t % w.len()].ln() * p[0];
+    }
+    loss
+}
+
+#[test]
+fn an_argument_rebuilt_every_trip_is_saved_for_the_rerun() {
+    assert_eq!(scores_in_loop_grad_path(), GradientPath::Compiled);
+    let (x, w) = ([0.5, -1.25, 2.0, 0.75], [1.0, -0.5, 2.0]);
+    let got = compiled(|stack| scores_in_loop_adjoint(stack, &x, &w));
+    agree(
+        "scores_in_loop",
+        scores_in_loop_grad(&x, &w),
+        scores_in_loop_grad_tape(&x, &w),
+    );
+    let want: Vec<f64> = (0..x.len())
+        .map(|t| {
+            let s: Vec<f64> = w.iter().map(|w| x[t] * w).collect();
+            let p = probabilities(&s);
+            let k = t % w.len();
+            // L_t = −ln(p_k) p_0: its cotangent on p, pulled back to s,
+            // then ∂s_j/∂x_t = w_j.
+            let mut c = vec![0.0; w.len()];
+            c[k] -= p[0] / p[k];
+            c[0] -= p[k].ln();
+            pullback(&s, &c).iter().zip(&w).map(|(g, w)| g * w).sum()
+        })
+        .collect();
+    assert_agree("scores_in_loop", &got.gradient, &want);
+}
+
+/// A call bound inside a branch: its arguments are there again, its
+/// value is saved.
+#[differentiable]
+fn in_branch(z: &[f64]) -> f64 {
+    if z[0] > 0.0 {
+        let p = softmax(z);
+        p[0] * p[1]
+    } else {
+        z[1] * z[2]
+    }
+}
+
+#[test]
+fn a_call_bound_in_a_branch_compiles() {
+    assert_eq!(in_branch_grad_path(), GradientPath::Compiled);
+    let z = [0.5, -1.0, 2.0];
+    let got = compiled(|stack| in_branch_adjoint(stack, &z));
+    agree("in_branch", in_branch_grad(&z), in_branch_grad_tape(&z));
+    let p = probabilities(&z);
+    assert_agree(
+        "in_branch",
+        &got.gradient,
+        &pullback(&z, &[p[1], p[0], 0.0]),
+    );
+    let other = [-0.5, -1.0, 2.0];
+    let got = compiled(|stack| in_branch_adjoint(stack, &other));
+    assert_agree("in_branch, other arm", &got.gradient, &[0.0, 2.0, -1.0]);
+}
+
+/// A point turned `n` times: the call's arguments are numbers the loop
+/// overwrites, its value an array.
+#[differentiable]
+fn turned(x: f64, y: f64, theta: f64, #[constant] n: usize) -> f64 {
+    let mut px = x;
+    let mut py = y;
+    for _ in 0..n {
+        let r = rotate(px, py, theta);
+        px = r[0];
+        py = r[1];
+    }
+    2.0 * px + py
+}
+
+#[test]
+fn an_array_valued_call_whose_arguments_the_loop_overwrites() {
+    assert_eq!(turned_grad_path(), GradientPath::Compiled);
+    let (x, y, theta, n) = (1.5, -0.5, 0.3, 4);
+    let got = compiled(|stack| turned_adjoint(stack, x, y, theta, n));
+    agree(
+        "turned",
+        turned_grad(x, y, theta, n),
+        turned_grad_tape(x, y, theta, n),
+    );
+    // R(θ)ⁿ = R(nθ): L = 2(x c − y s) + (x s + y c) with c, s of nθ.
+    let (s, c) = (n as f64 * theta).sin_cos();
+    let k = n as f64;
+    let want = [
+        2.0 * c + s,
+        -2.0 * s + c,
+        k * (2.0 * (-x * s - y * c) + (x * c - y * s)),
+    ];
+    let (gx, gy, gt) = got.gradient;
+    assert_agree("turned", &[gx, gy, gt], &want);
+}
