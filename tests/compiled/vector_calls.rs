@@ -196,3 +196,138 @@ fn an_array_valued_call_whose_arguments_the_loop_overwrites() {
     let (gx, gy, gt) = got.gradient;
     assert_agree("turned", &[gx, gy, gt], &want);
 }
+
+/// `A B`, row by row: each row a `Vec` grown by `push` inside the loop,
+/// then pushed whole; the helper's own compiled reverse (its `⟨C, A B⟩`)
+/// takes both.
+#[differentiable]
+fn matmul(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut out = Vec::new();
+    for i in 0..a.len() {
+        let mut row = Vec::new();
+        for j in 0..b[0].len() {
+            let mut s = 0.0;
+            for k in 0..b.len() {
+                s += a[i][k] * b[k][j];
+            }
+            row.push(s);
+        }
+        out.push(row);
+    }
+    out
+}
+
+/// `Σ C ⊙ (A B)`.
+#[differentiable]
+fn probed_product(a: &[Vec<f64>], b: &[Vec<f64>], #[constant] c: &[Vec<f64>]) -> f64 {
+    let p = matmul(a, b);
+    let mut total = 0.0;
+    for i in 0..p.len() {
+        for j in 0..p[i].len() {
+            total += c[i][j] * p[i][j];
+        }
+    }
+    total
+}
+
+#[test]
+fn rows_grown_in_a_loop_and_pushed_whole() {
+    assert_eq!(probed_product_grad_path(), GradientPath::Compiled);
+    let a = vec![vec![1.0, -2.0, 0.5], vec![0.25, 3.0, -1.0]];
+    let b = vec![vec![2.0, 0.5], vec![-1.5, 1.0], vec![0.75, -0.25]];
+    let c = vec![vec![1.0, -0.5], vec![2.0, 0.25]];
+    let got = compiled(|stack| probed_product_adjoint(stack, &a, &b, &c));
+    agree(
+        "probed_product",
+        probed_product_grad(&a, &b, &c),
+        probed_product_grad_tape(&a, &b, &c),
+    );
+    // Ā = C Bᵀ, B̄ = Aᵀ C.
+    let (a_bar, b_bar) = &got.gradient;
+    for i in 0..2 {
+        let want: Vec<f64> = (0..3)
+            .map(|k| (0..2).map(|j| c[i][j] * b[k][j]).sum())
+            .collect();
+        assert_agree("probed_product Ā", &a_bar[i], &want);
+    }
+    for k in 0..3 {
+        let want: Vec<f64> = (0..2)
+            .map(|j| (0..2).map(|i| a[i][k] * c[i][j]).sum())
+            .collect();
+        assert_agree("probed_product B̄", &b_bar[k], &want);
+    }
+}
+
+/// Lesson 15's causal head from helpers, as the attention example writes
+/// it: one softmax per row pushed onto `a` in the loop that builds the row
+/// of scores, `Σ Ō ⊙ softmax_row(QKᵀ/√d) V`.
+#[differentiable]
+fn head(
+    x: &[Vec<f64>],
+    wq: &[Vec<f64>],
+    wk: &[Vec<f64>],
+    wv: &[Vec<f64>],
+    #[constant] o_bar: &[Vec<f64>],
+) -> f64 {
+    let q = matmul(x, wq);
+    let k = matmul(x, wk);
+    let v = matmul(x, wv);
+    let scale = 1.0 / (q[0].len() as f64).sqrt();
+    let mut a = Vec::new();
+    for i in 0..q.len() {
+        let mut s = Vec::new();
+        for j in 0..k.len() {
+            let mut dot = 0.0;
+            for c in 0..q[i].len() {
+                dot += q[i][c] * k[j][c];
+            }
+            s.push(dot * scale + if j <= i { 0.0 } else { -1e3 });
+        }
+        a.push(softmax(&s));
+    }
+    let o = matmul(&a, &v);
+    let mut total = 0.0;
+    for i in 0..o.len() {
+        for c in 0..o[i].len() {
+            total += o_bar[i][c] * o[i][c];
+        }
+    }
+    total
+}
+
+fn rows<const N: usize>(matrix: &[[f64; N]]) -> Vec<Vec<f64>> {
+    matrix.iter().map(|row| row.to_vec()).collect()
+}
+
+#[test]
+fn a_softmax_pushed_in_a_loop_gives_lesson_15s_backward_pass() {
+    assert_eq!(head_grad_path(), GradientPath::Compiled);
+    for seed in [3, 8] {
+        let h = crate::lesson15::random_head(seed);
+        let (x, wq, wk, wv, o_bar) = (
+            rows(&h.x),
+            rows(&h.wq),
+            rows(&h.wk),
+            rows(&h.wv),
+            rows(&h.o_bar),
+        );
+        let got = compiled(|stack| head_adjoint(stack, &x, &wq, &wk, &wv, &o_bar));
+        agree(
+            "head",
+            head_grad(&x, &wq, &wk, &wv, &o_bar),
+            head_grad_tape(&x, &wq, &wk, &wv, &o_bar),
+        );
+        // The lesson's backward pass by hand masks exactly; a score of
+        // −1000 below e^−1000 = 0 in f64 is the same mask.
+        let by_hand = crate::lesson15::attention_backward(&h.x, &h.wq, &h.wk, &h.wv, &h.o_bar);
+        let (x_bar, wq_bar, wk_bar, wv_bar) = &got.gradient;
+        let flat = |m: &[Vec<f64>]| m.concat();
+        let flat3 = |m: &[[f64; 3]; 4]| m.concat();
+        let flat4 = |m: &[[f64; 4]; 4]| m.concat();
+        assert_agree("head X̄", &flat(x_bar), &flat4(&by_hand.x));
+        assert_agree("head W̄_Q", &flat(wq_bar), &flat3(&by_hand.wq));
+        assert_agree("head W̄_K", &flat(wk_bar), &flat3(&by_hand.wk));
+        assert_agree("head W̄_V", &flat(wv_bar), &flat3(&by_hand.wv));
+        assert!((got.value - by_hand.loss).abs() < 1e-12);
+    }
+}

@@ -24,6 +24,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         .any_expr(&|expr| matches!(expr.kind, ExprKind::Return(_)));
     let models: Vec<String> = an.models.iter().cloned().collect();
     let is_call = |expr: &Expr| crate::emit::is_annotated_call(expr, &models);
+    let pushed = std::cell::RefCell::new(Vec::new());
     let mut lets = Vec::new();
     call_lets_in(&function.body.stmts, false, &is_call, &mut lets);
     for &(name, init, nested) in &lets {
@@ -41,6 +42,20 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             }
         }
     }
+    // A call pushed onto a `Vec` is taken as it is, a number or a vector:
+    // its cotangent is the element's adjoint, typed by the `Vec`'s.
+    function.body.any_expr(&|expr| {
+        if let ExprKind::Structural { method, args, .. } = &expr.kind {
+            if let [item] = args.as_slice() {
+                let direct = !matches!(item.kind, ExprKind::Paren(_));
+                if *method == "push" && direct && is_call(item) {
+                    pushed.borrow_mut().push(item.id);
+                }
+            }
+        }
+        false
+    });
+    an.vector_calls.extend(pushed.into_inner());
     for stmt in &function.body.stmts {
         let Stmt::Let {
             name: Some(name),

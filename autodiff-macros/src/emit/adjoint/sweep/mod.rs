@@ -13,7 +13,8 @@
 //! reverse can still read); `statements`, `assignments`, `branches`,
 //! `loops`, `jumps` and `calls` write the constructs of those names,
 //! `saved` an expression's forward side (hoisted, pushed and observed
-//! values), `reverse` its reverse, and `rules` each function's local
+//! values), `sites` the values a loop's trips save on stacks of their
+//! own, `reverse` its reverse, and `rules` each function's local
 //! derivative, looked up in the table of operations.
 
 mod assignments;
@@ -24,6 +25,7 @@ mod loops;
 mod reverse;
 mod rules;
 mod saved;
+mod sites;
 mod statements;
 
 use std::collections::{HashMap, HashSet};
@@ -61,9 +63,11 @@ pub struct Seed {
     pub tokens: TokenStream,
     pub negated: bool,
     pub whole: bool,
-    /// The zero cotangent of a call's value the body never reads
-    /// (`__adjoint::unread`), which may be a vector's: the callee's
-    /// reverse gets its arguments as a vector-valued call's does.
+    /// A call's cotangent passed by value and shaped like its value,
+    /// which may be a number or a vector: the zeros of one the body never
+    /// reads (`__adjoint::unread`), or the element's adjoint of one pushed
+    /// onto a `Vec`. The callee's reverse gets its arguments as a
+    /// vector-valued call's does.
     pub unread: bool,
 }
 
@@ -306,6 +310,10 @@ pub struct Sweep<'m> {
     /// reverse passes instead (see `Sweep::call_site`), and whether the
     /// call borrows it.
     saved_args: HashMap<usize, (Ident, bool)>,
+    /// The `Vec`s grown by `push` bound inside a loop or a branch, by
+    /// name, with the stack their adjoints' shapes are saved on (see
+    /// `Sweep::block_inner`).
+    grown_sites: HashMap<String, Ident>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -338,6 +346,7 @@ impl<'m> Sweep<'m> {
             stand_ins: crate::emit::StandIns::default(),
             sites: Vec::new(),
             saved_args: HashMap::new(),
+            grown_sites: HashMap::new(),
         }
     }
 

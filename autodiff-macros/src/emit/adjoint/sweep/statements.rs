@@ -96,6 +96,11 @@ impl<'m> Sweep<'m> {
         // out of its last statement or value (`return` as the last
         // statement) reaches too: every statement ran.
         let last = (!exits.is_empty()).then(|| stmts.len() - usize::from(!valued));
+        let grown = if self.depth > 0 {
+            super::sites::grown_records(stmts, &self.an.pushed)?
+        } else {
+            Vec::new()
+        };
         for (index, stmt) in stmts.iter().enumerate() {
             if self.depth == 0 {
                 self.top = index;
@@ -111,6 +116,7 @@ impl<'m> Sweep<'m> {
             let (f, r) = code?;
             fwd.extend(f);
             revs.push(r);
+            fwd.extend(self.grown_saves(&grown, index));
         }
         let mut value = None;
         if let (Some(tail), Some(seed)) = (tail, seed) {
@@ -342,12 +348,6 @@ impl<'m> Sweep<'m> {
                     // `push` takes its element's adjoint off the end, back
                     // to the initialiser's length. Only the one binding of
                     // the name is still that `Vec` then.
-                    if self.depth > 0 {
-                        return unsupported(
-                            "a `Vec` grown by `push` bound inside a loop or a branch",
-                            init,
-                        );
-                    }
                     if self.an.bound.get(name.as_str()).copied() != Some(1) {
                         return unsupported(
                             "a `Vec` grown by `push` whose name is bound again",
@@ -355,7 +355,19 @@ impl<'m> Sweep<'m> {
                         );
                     }
                     let ident = binding(name);
-                    if self.early {
+                    if self.depth > 0 {
+                        // Gone by the reverse sweep: the block's forward
+                        // saves its adjoint's shape once it stops growing
+                        // (see `block_inner`), and the block's reverse pops
+                        // it first.
+                        if !self.jumps.is_empty() || self.early {
+                            return unsupported(
+                                "a `Vec` grown by `push` bound inside a loop with `break`, `continue` or `return`",
+                                init,
+                            );
+                        }
+                        self.grown_site(name, prelude)
+                    } else if self.early {
                         // With `return`s the forward's bindings are gone
                         // when the reverse starts: each exit after this
                         // `let` pushed the length (see `Jumps::grown`).
