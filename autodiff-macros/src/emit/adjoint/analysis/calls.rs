@@ -16,8 +16,9 @@ use super::Analysis;
 /// Fills `call_lets`, `vector_calls`, `unread_calls` and the `dims` of the
 /// vectors among the `call_lets`. A `let` inside a loop or a branch
 /// (`for t in .. { let p = softmax(&z[t]); .. }`) is one of them where the
-/// body uses its binding as a vector: the sweeps save its value and the
-/// arguments that change for the reverse (see `sweep::calls`).
+/// body uses its binding as a vector or never reads it: the sweeps save
+/// its value and the arguments that change for the reverse (see
+/// `sweep::sites`).
 pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     let returns = function
         .body
@@ -32,11 +33,15 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             if nested {
                 let depth = index_depth(&function.body.stmts, name);
                 if depth > 0 || used_whole(&function.body.stmts, name) {
-                    an.call_lets.insert(name.to_owned());
-                    an.nested_call_lets.insert(name.to_owned());
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
-                    an.vector_calls.insert(unparenthesised(init).id);
+                } else if !an.read.contains(name) {
+                    an.unread_calls.insert(name.to_owned());
+                } else {
+                    continue;
                 }
+                an.call_lets.insert(name.to_owned());
+                an.nested_call_lets.insert(name.to_owned());
+                an.vector_calls.insert(unparenthesised(init).id);
             } else {
                 an.call_lets.insert(name.to_owned());
             }
@@ -65,6 +70,22 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         else {
             continue;
         };
+        // `let h = if c { layer(x) } else { other(x) };`, indexed or
+        // borrowed: a vector too, each arm's call seeded with `h_bar`.
+        let mut tails = Vec::new();
+        if !returns
+            && an.bound.get(name).copied() == Some(1)
+            && matches!(init.kind, ExprKind::If { .. } | ExprKind::Match { .. })
+            && branch_calls(init, &is_call, &mut tails)
+        {
+            let depth = index_depth(&function.body.stmts, name);
+            if depth > 0 || used_whole(&function.body.stmts, name) {
+                an.call_lets.insert(name.clone());
+                an.dims.insert(name.clone(), Some(depth.max(1)));
+                an.vector_calls.extend(tails);
+            }
+            continue;
+        }
         if !an.call_lets.contains(name) {
             continue;
         }
@@ -118,6 +139,41 @@ fn call_lets_in<'m, 'a>(
             Stmt::Expr(expr, _) => in_expr(expr, is_call, out),
             _ => {}
         }
+    }
+}
+
+/// Collects the annotated calls that give `expr`'s value from the tail of
+/// a branch (`if c { f(x) } else { g(x) }`, a `match` arm, a block), and
+/// whether there is one.
+fn branch_calls(expr: &Expr, is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<usize>) -> bool {
+    match &expr.kind {
+        ExprKind::Paren(inner) => branch_calls(inner, is_call, out),
+        _ if is_call(expr) => {
+            out.push(expr.id);
+            true
+        }
+        ExprKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => {
+            let then = then_branch
+                .split_tail()
+                .1
+                .is_some_and(|tail| branch_calls(tail, is_call, out));
+            let otherwise = else_branch
+                .as_ref()
+                .is_some_and(|other| branch_calls(other, is_call, out));
+            then || otherwise
+        }
+        ExprKind::Match { arms, .. } => arms.iter().fold(false, |found, arm| {
+            branch_calls(&arm.body, is_call, out) || found
+        }),
+        ExprKind::Block(None, block) => block
+            .split_tail()
+            .1
+            .is_some_and(|tail| branch_calls(tail, is_call, out)),
+        _ => false,
     }
 }
 

@@ -61,7 +61,9 @@ impl<'m> Sweep<'m> {
                 };
                 let call = (matches!(item.kind, ExprKind::Call { .. }) && self.active(item))
                     || self.method_call(item);
-                if call || !self.scalar(item) {
+                // In a body with `return`s the adjoint's shape is a length
+                // alone, of numbers: a call is pushed as one there.
+                if (call && !self.early) || !self.scalar(item) {
                     return self.push_whole(expr, receiver, item, call, semi);
                 }
                 // A parameter's adjoint is its gradient, shaped like the
@@ -283,7 +285,8 @@ impl<'m> Sweep<'m> {
     /// `v.push(item)` of a vector (`out.push(row)`) or of an annotated
     /// call, whose value may be either: the element's adjoint is taken off
     /// the end of the `Vec`'s, typed by it, and seeds the item whole (a
-    /// call's by value, see `Seed::unread`).
+    /// call's by value, see `Seed::unread`, its arguments that change saved
+    /// as `vector_call_replayed` does).
     fn push_whole(
         &mut self,
         expr: &Expr,
@@ -303,14 +306,6 @@ impl<'m> Sweep<'m> {
         self.cx = StmtCx::default();
         let bar = self.bar_place(receiver)?;
         let pushed = self.temp("pushed_bar");
-        let site = if call {
-            self.pushed_call_site(item)?
-        } else {
-            None
-        };
-        if let Some((_, pop)) = &site {
-            self.cx.rev.push(pop.clone());
-        }
         self.cx
             .rev
             .push(quote!(let #pushed = #bar.pop().unwrap_or_default();));
@@ -328,15 +323,7 @@ impl<'m> Sweep<'m> {
         self.rev(item, seed)?;
         let v = self.fwd(item)?;
         let receiver_src = receiver.source.to_token_stream();
-        let (mut f, r) = self.finish(quote!(#receiver_src.push(#v) #semi));
-        if let Some((push, _)) = site {
-            // As the call reads its arguments, before the statement moves
-            // its value.
-            let statement = f.pop().expect("finish pushed the statement");
-            f.push(push);
-            f.push(statement);
-        }
-        Ok((f, r))
+        Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
     }
 
     pub(super) fn compound(

@@ -20,7 +20,19 @@ impl<'m> Sweep<'m> {
     /// them back first thing, under the binding's name, for the adjoint's
     /// shape, the reads of the binding and the callee's rerun. Gives the
     /// forward's push and the reverse's pop; `name` is then available.
-    pub(super) fn call_site(&mut self, name: &str, init: &Expr) -> R<(TokenStream, TokenStream)> {
+    /// `None` for any other `let`.
+    pub(super) fn call_site(
+        &mut self,
+        name: &str,
+        mutable: bool,
+        init: &Expr,
+    ) -> R<Option<(TokenStream, TokenStream)>> {
+        if !self.an.nested_call_lets.contains(name) {
+            return Ok(None);
+        }
+        if mutable {
+            return unsupported("a vector-valued call bound `mut` in a loop", init);
+        }
         if !self.jumps.is_empty() || self.early {
             // The reverse of an iteration that left early would pop what
             // its forward never pushed.
@@ -41,24 +53,16 @@ impl<'m> Sweep<'m> {
             };
         };
         self.scope().available.insert(name.to_owned());
-        Ok((push, pop))
+        Ok(Some((push, pop)))
     }
 
-    /// A call pushed onto a `Vec` (`a.push(softmax(&s))`), whose value the
-    /// macro cannot see, a number or a vector: its cotangent is the
-    /// element's adjoint taken off the end, by value, and the arguments
-    /// that change before the reverse sweep are saved on the call site's
-    /// own stack as the statement runs (`None` if none change). Gives the
+    /// The arguments of a vector-valued call that change before the
+    /// reverse sweep, pushed on the call's own stack as the forward
+    /// evaluates the statement (the call reads them unchanged) and popped
+    /// by the statement's reverse before the callee's rerun. Gives the
     /// forward's push and the reverse's pop.
-    pub(super) fn pushed_call_site(
-        &mut self,
-        call: &Expr,
-    ) -> R<Option<(TokenStream, TokenStream)>> {
-        let (site, values, names) = self.saved_arguments("pushed", call)?;
-        if names.is_empty() {
-            self.sites.pop();
-            return Ok(None);
-        }
+    pub(super) fn call_arguments_site(&mut self, call: &Expr) -> R<(TokenStream, TokenStream)> {
+        let (site, values, names) = self.saved_arguments("call", call)?;
         let stack = &self.stack;
         let push = quote!(#site.push((#(#values,)*)););
         let pop = quote! {
@@ -67,7 +71,7 @@ impl<'m> Sweep<'m> {
                 return ::core::option::Option::None;
             };
         };
-        Ok(Some((push, pop)))
+        Ok((push, pop))
     }
 
     /// A new call site's stack, and the copies of `call`'s arguments that
@@ -91,7 +95,7 @@ impl<'m> Sweep<'m> {
         let mut values = Vec::new();
         let mut names = Vec::new();
         for arg in args {
-            if self.fully_available(arg) {
+            if self.fully_available(arg) || self.saved_args.contains_key(&arg.id) {
                 continue;
             }
             if has_call(arg) {
@@ -122,8 +126,22 @@ impl<'m> Sweep<'m> {
     /// branch (`let mut row = Vec::new();` in the body): the block's
     /// forward saves `zero(&row)` once the `Vec` stops growing (see
     /// `grown_records`), and its reverse pops it first as the adjoint's
-    /// initial value. Adds the pop to `prelude`, gives the shape.
-    pub(super) fn grown_site(&mut self, name: &str, prelude: &mut Vec<TokenStream>) -> TokenStream {
+    /// initial value. Adds the pop to `prelude`, gives the shape. A
+    /// block that jumps is refused, as for a call.
+    pub(super) fn grown_site(
+        &mut self,
+        name: &str,
+        init: &Expr,
+        prelude: &mut Vec<TokenStream>,
+    ) -> R<TokenStream> {
+        if !self.jumps.is_empty() || self.early {
+            // The reverse of an iteration that left early would pop what
+            // its forward never pushed.
+            return unsupported(
+                "a `Vec` grown by `push` bound inside a loop with `break`, `continue` or `return`",
+                init,
+            );
+        }
         let plain = name.trim_start_matches("r#");
         let site = Ident::new(
             &format!("{plain}_shape_{}", self.sites.len() + 1),
@@ -139,7 +157,7 @@ impl<'m> Sweep<'m> {
                 return ::core::option::Option::None;
             };
         });
-        shape.to_token_stream()
+        Ok(shape.to_token_stream())
     }
 
     /// The forward's saves of the shapes of the `Vec`s grown by `push`

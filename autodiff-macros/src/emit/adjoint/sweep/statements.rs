@@ -356,17 +356,7 @@ impl<'m> Sweep<'m> {
                     }
                     let ident = binding(name);
                     if self.depth > 0 {
-                        // Gone by the reverse sweep: the block's forward
-                        // saves its adjoint's shape once it stops growing
-                        // (see `block_inner`), and the block's reverse pops
-                        // it first.
-                        if !self.jumps.is_empty() || self.early {
-                            return unsupported(
-                                "a `Vec` grown by `push` bound inside a loop with `break`, `continue` or `return`",
-                                init,
-                            );
-                        }
-                        self.grown_site(name, prelude)
+                        self.grown_site(name, init, prelude)?
                     } else if self.early {
                         // With `return`s the forward's bindings are gone
                         // when the reverse starts: each exit after this
@@ -449,14 +439,7 @@ impl<'m> Sweep<'m> {
                         unread: false,
                     }
                 };
-                let site = if self.an.nested_call_lets.contains(name) {
-                    if *mutable {
-                        return unsupported("a vector-valued call bound `mut` in a loop", init);
-                    }
-                    Some(self.call_site(name, init)?)
-                } else {
-                    None
-                };
+                let site = self.call_site(name, *mutable, init)?;
                 let (mut f, v, r) = self.value(init, &seed)?;
                 self.scope()
                     .bars
