@@ -393,3 +393,97 @@ fn a_call_bound_in_a_loop_and_never_read() {
     );
     assert_agree("unread_in_loop", &got.gradient, &[1.0, -2.0, 4.0]);
 }
+
+/// A projection without bias, as `examples/attention.rs` writes it.
+#[derive(Clone, Debug, Parameters)]
+struct Linear {
+    w: Vec<Vec<f64>>,
+}
+
+#[differentiable]
+impl Linear {
+    fn forward(&self, x: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        matmul(x, &self.w)
+    }
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Head {
+    wq: Linear,
+    wk: Linear,
+    wv: Linear,
+}
+
+#[differentiable]
+impl Head {
+    /// `softmax_row(Q Kᵀ/√d_k + M) V`, the mask `−∞` above the diagonal.
+    fn forward(&self, x: &[Vec<f64>], #[constant] mask: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let q = self.wq.forward(x);
+        let k = self.wk.forward(x);
+        let v = self.wv.forward(x);
+        let scale = 1.0 / (q[0].len() as f64).sqrt();
+        let mut a = Vec::new();
+        for i in 0..q.len() {
+            let mut s = Vec::new();
+            for j in 0..k.len() {
+                let mut dot = 0.0;
+                for c in 0..q[i].len() {
+                    dot += q[i][c] * k[j][c];
+                }
+                s.push(dot * scale + mask[i][j]);
+            }
+            a.push(softmax(&s));
+        }
+        matmul(&a, &v)
+    }
+}
+
+/// `Σ Ō ⊙ head(X)`.
+#[differentiable]
+fn probe(
+    head: &Head,
+    x: &[Vec<f64>],
+    #[constant] mask: &[Vec<f64>],
+    #[constant] o_bar: &[Vec<f64>],
+) -> f64 {
+    let o = head.forward(x, mask);
+    let mut total = 0.0;
+    for i in 0..o.len() {
+        for c in 0..o[i].len() {
+            total += o_bar[i][c] * o[i][c];
+        }
+    }
+    total
+}
+
+#[test]
+fn the_attention_examples_layers_compile_through_their_methods() {
+    assert_eq!(probe_grad_path(), GradientPath::Compiled);
+    let h = crate::lesson15::random_head(8);
+    let (x, o_bar) = (rows(&h.x), rows(&h.o_bar));
+    let head = Head {
+        wq: Linear { w: rows(&h.wq) },
+        wk: Linear { w: rows(&h.wk) },
+        wv: Linear { w: rows(&h.wv) },
+    };
+    let mask: Vec<Vec<f64>> = (0..4)
+        .map(|i| (0..4).map(|j| if j <= i { 0.0 } else { -1e3 }).collect())
+        .collect();
+    let got = compiled(|stack| probe_adjoint(stack, &head, &x, &mask, &o_bar));
+    let tape = probe_grad_tape(&head, &x, &mask, &o_bar).expect("the tape's gradient");
+    let by_hand = crate::lesson15::attention_backward(&h.x, &h.wq, &h.wk, &h.wv, &h.o_bar);
+    let (head_bar, x_bar) = &got.gradient;
+    let (tape_head, tape_x) = &tape.gradient;
+    let flat = |m: &[Vec<f64>]| m.concat();
+    for (name, got, tape, want) in [
+        ("W̄_Q", &head_bar.wq.w, &tape_head.wq.w, by_hand.wq.concat()),
+        ("W̄_K", &head_bar.wk.w, &tape_head.wk.w, by_hand.wk.concat()),
+        ("W̄_V", &head_bar.wv.w, &tape_head.wv.w, by_hand.wv.concat()),
+    ] {
+        assert_agree(name, &flat(got), &want);
+        assert_agree(name, &flat(got), &flat(tape));
+    }
+    assert_agree("X̄", &flat(x_bar), &by_hand.x.concat());
+    assert_agree("X̄", &flat(x_bar), &flat(tape_x));
+    assert!((got.value - by_hand.loss).abs() < 1e-12);
+}

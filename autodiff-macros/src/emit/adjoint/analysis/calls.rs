@@ -27,7 +27,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     let is_call = |expr: &Expr| crate::emit::is_annotated_call(expr, &models);
     let pushed = std::cell::RefCell::new(Vec::new());
     let mut lets = Vec::new();
-    call_lets_in(&function.body.stmts, false, &is_call, &mut lets);
+    call_lets_in(&function.body.stmts, false, false, &is_call, &mut lets);
     for &(name, init, nested) in &lets {
         if !returns && an.bound.get(name).copied() == Some(1) {
             if nested {
@@ -103,22 +103,36 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
 }
 
 /// The `let`s of a name to an annotated call in `stmts` and the blocks
-/// inside them, each with whether it is nested in a loop or a branch.
+/// inside them, each with whether it is nested in a loop or a branch, and
+/// whether a loop around it has a `break` or `continue` (anywhere in its
+/// body): there the sweeps cannot save per trip, and such a `let` is left
+/// as the other calls are.
 fn call_lets_in<'m, 'a>(
     stmts: &'m [Stmt<'a>],
     nested: bool,
+    jumps: bool,
     is_call: &dyn Fn(&Expr) -> bool,
     out: &mut Vec<(&'m str, &'m Expr<'a>, bool)>,
 ) {
     fn in_expr<'m, 'a>(
         expr: &'m Expr<'a>,
+        jumps: bool,
         is_call: &dyn Fn(&Expr) -> bool,
         out: &mut Vec<(&'m str, &'m Expr<'a>, bool)>,
     ) {
+        let jumps = jumps
+            || match &expr.kind {
+                ExprKind::For { body, .. }
+                | ExprKind::While { body, .. }
+                | ExprKind::Loop { body, .. } => body.any_expr(&|inner| {
+                    matches!(inner.kind, ExprKind::Break { .. } | ExprKind::Continue(_))
+                }),
+                _ => false,
+            };
         for child in expr.children() {
             match child {
-                Child::Expr(child) => in_expr(child, is_call, out),
-                Child::Block(block) => call_lets_in(&block.stmts, true, is_call, out),
+                Child::Expr(child) => in_expr(child, jumps, is_call, out),
+                Child::Block(block) => call_lets_in(&block.stmts, true, jumps, is_call, out),
             }
         }
     }
@@ -130,13 +144,13 @@ fn call_lets_in<'m, 'a>(
                 ..
             } => {
                 if let Some(name) = name {
-                    if is_call(init) {
+                    if is_call(init) && !(nested && jumps) {
                         out.push((name, init, nested));
                     }
                 }
-                in_expr(init, is_call, out);
+                in_expr(init, jumps, is_call, out);
             }
-            Stmt::Expr(expr, _) => in_expr(expr, is_call, out),
+            Stmt::Expr(expr, _) => in_expr(expr, jumps, is_call, out),
             _ => {}
         }
     }

@@ -304,8 +304,12 @@ pub struct Sweep<'m> {
     /// What calls of plain functions resolve to: see `sibling`.
     stand_ins: crate::emit::StandIns,
     /// The stacks of the call sites that save values of their own (see
-    /// `calls`), declared at the top of `f_adjoint`.
-    sites: Vec<Ident>,
+    /// `sites`), declared at the top of `f_adjoint` under the attributes
+    /// of the statements around them (`#[cfg]`: a stack never pushed onto
+    /// has no item type).
+    sites: Vec<(Ident, TokenStream)>,
+    /// The attributes of the statements being swept, outermost first.
+    attrs: Vec<TokenStream>,
     /// By `Expr::id`: the arguments of a call whose saved copy its
     /// reverse passes instead (see `Sweep::call_site`), and whether the
     /// call borrows it.
@@ -345,6 +349,7 @@ impl<'m> Sweep<'m> {
             cx: StmtCx::default(),
             stand_ins: crate::emit::StandIns::default(),
             sites: Vec::new(),
+            attrs: Vec::new(),
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
         }
@@ -359,8 +364,11 @@ impl<'m> Sweep<'m> {
     /// the top of `f_adjoint`'s body: each one's item type is what its
     /// forward pushes.
     pub fn sites(&self) -> TokenStream {
-        let sites = self.sites.iter();
-        quote!(#(let mut #sites = ::std::vec::Vec::new();)*)
+        let sites = self
+            .sites
+            .iter()
+            .map(|(site, attrs)| quote!(#attrs let mut #site = ::std::vec::Vec::new();));
+        quote!(#(#sites)*)
     }
 
     /// A name no identifier of the function uses: `base`, `base_2`, ...

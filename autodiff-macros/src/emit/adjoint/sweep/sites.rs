@@ -91,7 +91,8 @@ impl<'m> Sweep<'m> {
             &format!("{base}_saved_{}", self.sites.len() + 1),
             Span::mixed_site(),
         );
-        self.sites.push(site.clone());
+        let attrs = &self.attrs;
+        self.sites.push((site.clone(), quote!(#(#attrs)*)));
         let mut values = Vec::new();
         let mut names = Vec::new();
         for arg in args {
@@ -147,7 +148,8 @@ impl<'m> Sweep<'m> {
             &format!("{plain}_shape_{}", self.sites.len() + 1),
             Span::mixed_site(),
         );
-        self.sites.push(site.clone());
+        let attrs = &self.attrs;
+        self.sites.push((site.clone(), quote!(#(#attrs)*)));
         self.grown_sites.insert(name.to_owned(), site.clone());
         let shape = Ident::new("shape", Span::mixed_site());
         let stack = &self.stack;

@@ -225,8 +225,9 @@ impl<'m> Sweep<'m> {
 
     /// One statement's forward and reverse. An attribute on the statement
     /// (`#[cfg(..)]`, `#[allow(..)]`) goes on every statement written for
-    /// it, the adjoints it declares included: a statement compiled out is
-    /// then out of both sweeps, and what it would push is never popped.
+    /// it, the adjoints it declares and the stacks of its call sites
+    /// (`sites`) included: a statement compiled out is then out of both
+    /// sweeps, and what it would push is never popped.
     pub(super) fn stmt(
         &mut self,
         stmt: &Stmt,
@@ -244,7 +245,11 @@ impl<'m> Sweep<'m> {
             return self.stmt_untagged(stmt, prelude);
         }
         let declared = prelude.len();
-        let (fwd, rev) = self.stmt_untagged(stmt, prelude)?;
+        // The call sites' stacks declared inside take the attributes too.
+        self.attrs.push(quote!(#(#attrs)*));
+        let code = self.stmt_untagged(stmt, prelude);
+        self.attrs.pop();
+        let (fwd, rev) = code?;
         let tagged = |code: &[TokenStream]| -> Vec<TokenStream> {
             let block: syn::Block =
                 syn::parse2(quote!({ #(#code)* })).expect("the sweeps write statements that parse");
