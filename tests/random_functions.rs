@@ -499,7 +499,8 @@ struct Loop {
     label: Option<String>,
     index: Option<(String, usize)>,
     value: bool,
-    /// A `break` or `continue` inside it so far (a `loop` starts with one).
+    /// A `break` or `continue` inside it so far, at any depth (a `loop`
+    /// starts with one).
     jumps: bool,
     /// A vector-valued call bound inside it: no jump may follow, which
     /// would keep the tape (the compiled adjoint saves the call per trip
@@ -970,7 +971,12 @@ impl Gen {
                 );
                 out.push(Stmt::While(l, c, body));
             }
-            86..=92 if nest => {
+            // A `loop` leaves by `break`, which makes every loop around it
+            // one with a jump (the compiled adjoint looks at any depth).
+            86..=92 if nest && !self.loops.iter().any(|l| l.pinned) => {
+                for l in &mut self.loops {
+                    l.jumps = true;
+                }
                 let valued = self.rng.chance(50);
                 self.tag(if valued {
                     "let = loop / break value"
