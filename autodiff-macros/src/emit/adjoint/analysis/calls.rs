@@ -141,10 +141,13 @@ fn call_lets_in<'m, 'a>(
             Stmt::Let {
                 name,
                 init: Some(init),
+                mutable,
                 ..
             } => {
                 if let Some(name) = name {
-                    if is_call(init) && !(nested && jumps) {
+                    // A `mut` one nested is left as before too: the saved
+                    // value stands for the binding throughout the reverse.
+                    if is_call(init) && !(nested && (jumps || *mutable)) {
                         out.push((name, init, nested));
                     }
                 }
