@@ -183,9 +183,14 @@ fn branch_calls(expr: &Expr, is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<usiz
                 .is_some_and(|other| branch_calls(other, is_call, out));
             then || otherwise
         }
-        ExprKind::Match { arms, .. } => arms.iter().fold(false, |found, arm| {
-            branch_calls(&arm.body, is_call, out) || found
-        }),
+        ExprKind::Match { arms, .. } => {
+            // Every arm's call, not just the first found.
+            let mut found = false;
+            for arm in arms {
+                found |= branch_calls(&arm.body, is_call, out);
+            }
+            found
+        }
         ExprKind::Block(None, block) => block
             .split_tail()
             .1
