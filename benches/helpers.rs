@@ -402,6 +402,16 @@ fn bench(args: &[String]) -> Result<(), String> {
                     .map_or(f64::NAN, |r| r.value)
             }),
         ),
+        Row::new(
+            &head,
+            "factored: f_grad_tape (the tape)",
+            0,
+            500,
+            Box::new(|| {
+                head_factored_grad_tape(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
+                    .map_or(f64::NAN, |r| r.value)
+            }),
+        ),
     ];
     println!("helpers bench: {rounds} rounds, each row timed once per round in turn");
     println!(
