@@ -416,7 +416,7 @@ struct Head {
 
 #[differentiable]
 impl Head {
-    /// `softmax_row(Q Kᵀ/√d_k + M) V`, the mask `−∞` above the diagonal.
+    /// `softmax_row(Q Kᵀ/√d_k + M) V`, `M` the causal mask.
     fn forward(&self, x: &[Vec<f64>], #[constant] mask: &[Vec<f64>]) -> Vec<Vec<f64>> {
         let q = self.wq.forward(x);
         let k = self.wk.forward(x);
@@ -466,6 +466,10 @@ fn the_attention_examples_layers_compile_through_their_methods() {
         wk: Linear { w: rows(&h.wk) },
         wv: Linear { w: rows(&h.wv) },
     };
+    // −1000 above the diagonal, whose `exp` is 0 in f64 as `exp(−∞)` is:
+    // the example's `−∞` gives the same gradient, but softmax's compiled
+    // reverse checks its parameters as a gradient's inputs, finite, so the
+    // sweep reruns the tape there.
     let mask: Vec<Vec<f64>> = (0..4)
         .map(|i| (0..4).map(|j| if j <= i { 0.0 } else { -1e3 }).collect())
         .collect();
