@@ -34,7 +34,10 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
                 let depth = index_depth(&function.body.stmts, name);
                 if depth > 0 || used_whole(&function.body.stmts, name) {
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
-                } else if !an.read.contains(name) {
+                } else if !an.read.contains(name) && !calls_inside(init, &is_call) {
+                    // Never read, as it is; one whose arguments call
+                    // (`h(h(x))`) could not be saved for the rerun, and is
+                    // left as before.
                     an.unread_calls.insert(name.to_owned());
                 } else {
                     continue;
@@ -157,6 +160,14 @@ fn call_lets_in<'m, 'a>(
             _ => {}
         }
     }
+}
+
+/// Whether an annotated call is inside `call` (among its arguments).
+fn calls_inside(call: &Expr, is_call: &dyn Fn(&Expr) -> bool) -> bool {
+    call.children().into_iter().any(|child| match child {
+        Child::Expr(child) => child.any_expr(&|expr| is_call(expr)),
+        Child::Block(block) => block.any_expr(&|expr| is_call(expr)),
+    })
 }
 
 /// Collects the annotated calls that give `expr`'s value from the tail of
