@@ -4,9 +4,10 @@
 //! as its plain twin, `f_grad` of the inlined function and `f_grad` of the
 //! factored one.
 //!
-//! A scalar loss that indexes or iterates what a vector-valued helper
-//! returns keeps the tape for now (`f_grad_path()` says so), so the
-//! factored rows measure the tape; the inlined rows the compiled adjoint.
+//! Both versions of each take the compiled adjoint (the smoke test checks
+//! that it runs without falling back to the tape): the factored head's
+//! `softmax` called per row inside the loop saves its row of scores and
+//! its value per trip, and each helper's reverse reruns it.
 //!
 //! `cargo bench --bench helpers` times it (`-- --rounds N`). Under `cargo
 //! test` it is a test: each factored gradient equals the inlined one, and
@@ -307,10 +308,21 @@ fn smoke() -> Result<(), String> {
     if common::max_error(&got, &want_mlp) > 1e-12 {
         return Err("the factored MLP's compiled adjoint disagrees".into());
     }
+    // So does the factored head, `softmax` per row in its loop.
+    let compiled = autodiff::__adjoint::with_stack(|stack| {
+        head_factored_adjoint(stack, &d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
+    })
+    .ok_or("the factored head's compiled adjoint fell back to the tape")?;
+    let cg = &compiled.gradient;
+    let got = [flat(&cg.0), flat(&cg.1), flat(&cg.2), flat(&cg.3)].concat();
+    if common::max_error(&got, &want) > 1e-12 {
+        return Err("the factored head's compiled adjoint disagrees".into());
+    }
     for (name, path) in [
         ("mlp_inlined", mlp_inlined_grad_path()),
         ("mlp_factored", mlp_factored_grad_path()),
         ("head_inlined", head_inlined_grad_path()),
+        ("head_factored", head_factored_grad_path()),
     ] {
         if path != autodiff::GradientPath::Compiled {
             return Err(format!("{name} keeps the tape: {path:?}"));
@@ -382,11 +394,21 @@ fn bench(args: &[String]) -> Result<(), String> {
         ),
         Row::new(
             &head,
-            "factored: f_grad (tape, see f_grad_path)",
+            "factored: f_grad (compiled adjoint)",
             0,
             500,
             Box::new(|| {
                 head_factored_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
+                    .map_or(f64::NAN, |r| r.value)
+            }),
+        ),
+        Row::new(
+            &head,
+            "factored: f_grad_tape (the tape)",
+            0,
+            500,
+            Box::new(|| {
+                head_factored_grad_tape(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
                     .map_or(f64::NAN, |r| r.value)
             }),
         ),

@@ -634,6 +634,13 @@ struct Loop {
     label: Option<String>,
     index: Option<(String, usize)>,
     value: bool,
+    /// A `break` or `continue` inside it so far, at any depth (a `loop`
+    /// starts with one).
+    jumps: bool,
+    /// A vector-valued call bound inside it: no jump may follow, which
+    /// would keep the tape (the compiled adjoint saves the call per trip
+    /// only in a loop that runs every statement of its body).
+    pinned: bool,
 }
 
 struct Gen {
@@ -1027,6 +1034,16 @@ impl Gen {
                 out.push(Stmt::Let(name, e));
             }
             57..=61 if self.loops.is_empty() => self.array(out),
+            // Compiled where no `return` and no jump of an enclosing loop
+            // leaves the block before the reverse pops what it saved.
+            93..=95
+                if depth > 0
+                    && self.vector.is_some()
+                    && (!self.compiled
+                        || (!self.returns && self.loops.iter().all(|l| !l.jumps))) =>
+            {
+                self.vector_let_in_block(out)
+            }
             62..=65 if top => self.vec(out),
             66..=68 if top || !self.loops.is_empty() => {
                 let vecs: Vec<(String, usize)> = self
@@ -1081,6 +1098,8 @@ impl Gen {
                         label: l.clone(),
                         index: Some((i.clone(), n)),
                         value: false,
+                        jumps: false,
+                        pinned: false,
                     },
                     Vec::new(),
                 );
@@ -1102,12 +1121,19 @@ impl Gen {
                         label: l.clone(),
                         index: None,
                         value: false,
+                        jumps: false,
+                        pinned: false,
                     },
                     vec![Stmt::Tick(n)],
                 );
                 out.push(Stmt::While(l, c, body));
             }
-            86..=92 if nest => {
+            // A `loop` leaves by `break`, which makes every loop around it
+            // one with a jump (the compiled adjoint looks at any depth).
+            86..=92 if nest && !self.loops.iter().any(|l| l.pinned) => {
+                for l in &mut self.loops {
+                    l.jumps = true;
+                }
                 let valued = self.rng.chance(50);
                 self.tag(if valued {
                     "let = loop / break value"
@@ -1133,6 +1159,8 @@ impl Gen {
                         label: l.clone(),
                         index: None,
                         value: valued,
+                        jumps: true,
+                        pinned: false,
                     },
                     first,
                 );
@@ -1174,8 +1202,47 @@ impl Gen {
         (stmts, e)
     }
 
+    /// `let p = vh(a, b);` inside a loop or a branch, its arguments any
+    /// numbers but calls (which may change every trip: saved for the
+    /// rerun), then, mostly, one of its components added to a binding.
+    fn vector_let_in_block(&mut self, out: &mut Vec<Stmt>) {
+        let Some((helper, len)) = self.vector.clone() else {
+            return self.let_(out);
+        };
+        self.tag("vector helper let in a loop or branch");
+        let helpers = std::mem::take(&mut self.helpers);
+        let args = vec![self.expr(1), self.bounded(1)];
+        self.helpers = helpers;
+        for l in &mut self.loops {
+            l.pinned = true;
+        }
+        let name = self.fresh("p");
+        out.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
+        self.declare(&name, Kind::Array(len), false);
+        let targets: Vec<String> = self
+            .visible(|v| v.mutable && v.kind == Kind::Scalar)
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        if !targets.is_empty() && self.rng.chance(85) {
+            let target = targets[self.rng.below(targets.len())].clone();
+            let k = self.rng.below(len);
+            out.push(Stmt::Assign(
+                Place::Var(target),
+                "+=",
+                Expr::Elem(name, Idx::Const(k)),
+            ));
+        }
+    }
+
     /// `if c { break; }` or `continue`, to this loop or a labelled outer one.
     fn jump(&mut self, out: &mut Vec<Stmt>) {
+        if self.loops.iter().any(|l| l.pinned) {
+            return self.let_(out);
+        }
+        for l in &mut self.loops {
+            l.jumps = true;
+        }
         let k = self.rng.below(self.loops.len());
         let innermost = k + 1 == self.loops.len();
         let Some(l) = (if innermost {
@@ -1341,6 +1408,8 @@ impl Gen {
             label: None,
             index: Some((i.clone(), n)),
             value: false,
+            jumps: false,
+            pinned: false,
         });
         let mut body = Vec::new();
         let saved = self.vars.len();

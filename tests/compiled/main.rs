@@ -27,3 +27,4 @@ mod soundness;
 mod support;
 mod vec_growth;
 mod vec_moves;
+mod vector_calls;

@@ -269,22 +269,13 @@ fn check_parts(function: &Function) -> CheckParts {
 /// then `let __output: Out = tail;` and the sum over its components),
 /// differentiated by the compiled adjoint like any scalar function. Its
 /// gradient is `cotangentᵀ J`. `None` where that function does not
-/// compile to an adjoint (a `return` in the body, a call of another
-/// annotated function or method, a tuple output, or a construct the sweeps
-/// refuse): the pair then runs `f_vjp` on the tape.
+/// compile to an adjoint (a `return` in the body, a tuple output, or a
+/// construct the sweeps refuse): the pair then runs `f_vjp` on the tape.
+/// A call of another annotated function or method inside composes as in
+/// any caller's adjoint.
 pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
     let item = function.item;
     if super::tape::may_return(&function.body) {
-        return None;
-    }
-    // A call inside would be read as a number (`__adjoint::scalar_of`),
-    // which the typed `__output` below may not hold: such a body keeps
-    // `f_vjp`.
-    let models = super::model_params(function);
-    if function
-        .body
-        .any_expr(&|expr| super::is_annotated_call(expr, &models))
-    {
         return None;
     }
     let depth = vector_depth(function.output.as_ref()?)?;
@@ -305,8 +296,16 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
     }
     // A binding as the tail (`out`) is read where it is: bound again, a
     // `Vec` grown by `push` would be moved from its own adjoint's shape.
+    // An annotated call as the tail (`matmul(&a, &v)`) is bound as it is,
+    // a vector binding of a call (`adjoint::analysis::calls`): the type written
+    // would be read as that of a number read from the call.
+    let annotated_call = matches!(
+        function.body.split_tail().1.map(|tail| &tail.kind),
+        Some(crate::ast::ExprKind::Call { .. })
+    );
     let (bind, output) = match tail {
         syn::Expr::Path(path) if path.path.get_ident().is_some() => (quote!(), quote!(#path)),
+        _ if annotated_call => (quote!(let __output = #tail;), quote!(__output)),
         _ => (quote!(let __output: #out = #tail;), quote!(__output)),
     };
     let sum = replace_ident(sum, "__output", &output);

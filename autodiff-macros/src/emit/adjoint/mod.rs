@@ -442,6 +442,7 @@ fn fused(
     let vis = &function.item.vis;
     let params = param_decls(function);
     let stand_ins = sweep.stand_ins();
+    let sites = sweep.sites();
     let allow = allowances(!stand_ins.is_empty());
     Ok(quote! {
         #allow
@@ -451,6 +452,7 @@ fn fused(
             #(#params),*
         ) -> ::core::option::Option<::autodiff::ValueAndGradient<#gradient_type>> {
             #stand_ins
+            #sites
             #(#declare_early)*
             #(#carried)*
             #(#early)*

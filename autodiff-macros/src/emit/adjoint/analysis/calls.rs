@@ -14,25 +14,56 @@ use crate::ast::{Child, Expr, ExprKind, Function, Stmt};
 use super::Analysis;
 
 /// Fills `call_lets`, `vector_calls`, `unread_calls` and the `dims` of the
-/// vectors among the `call_lets`.
+/// vectors among the `call_lets`. A `let` inside a loop or a branch
+/// (`for t in .. { let p = softmax(&z[t]); .. }`) is one of them where the
+/// body uses its binding as a vector or never reads it: the sweeps save
+/// its value and the arguments that change for the reverse (see
+/// `sweep::sites`).
 pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     let returns = function
         .body
         .any_expr(&|expr| matches!(expr.kind, ExprKind::Return(_)));
     let models: Vec<String> = an.models.iter().cloned().collect();
     let is_call = |expr: &Expr| crate::emit::is_annotated_call(expr, &models);
-    for stmt in &function.body.stmts {
-        if let Stmt::Let {
-            name: Some(name),
-            init: Some(init),
-            ..
-        } = stmt
-        {
-            if is_call(init) && !returns && an.bound.get(name).copied() == Some(1) {
-                an.call_lets.insert(name.clone());
+    let pushed = std::cell::RefCell::new(Vec::new());
+    let mut lets = Vec::new();
+    call_lets_in(&function.body.stmts, false, false, &is_call, &mut lets);
+    for &(name, init, nested) in &lets {
+        if !returns && an.bound.get(name).copied() == Some(1) {
+            if nested {
+                let depth = index_depth(&function.body.stmts, name);
+                if depth > 0 || used_whole(&function.body.stmts, name) {
+                    an.dims.insert(name.to_owned(), Some(depth.max(1)));
+                } else if !an.read.contains(name) && !calls_inside(init, &is_call) {
+                    // Never read, as it is; one whose arguments call
+                    // (`h(h(x))`) could not be saved for the rerun, and is
+                    // left as before.
+                    an.unread_calls.insert(name.to_owned());
+                } else {
+                    continue;
+                }
+                an.call_lets.insert(name.to_owned());
+                an.nested_call_lets.insert(name.to_owned());
+                an.vector_calls.insert(unparenthesised(init).id);
+            } else {
+                an.call_lets.insert(name.to_owned());
             }
         }
     }
+    // A call pushed onto a `Vec` is taken as it is, a number or a vector:
+    // its cotangent is the element's adjoint, typed by the `Vec`'s.
+    function.body.any_expr(&|expr| {
+        if let ExprKind::Structural { method, args, .. } = &expr.kind {
+            if let [item] = args.as_slice() {
+                let direct = !matches!(item.kind, ExprKind::Paren(_));
+                if *method == "push" && direct && is_call(item) {
+                    pushed.borrow_mut().push(item.id);
+                }
+            }
+        }
+        false
+    });
+    an.vector_calls.extend(pushed.into_inner());
     for stmt in &function.body.stmts {
         let Stmt::Let {
             name: Some(name),
@@ -42,6 +73,22 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         else {
             continue;
         };
+        // `let h = if c { layer(x) } else { other(x) };`, indexed or
+        // borrowed: a vector too, each arm's call seeded with `h_bar`.
+        let mut tails = Vec::new();
+        if !returns
+            && an.bound.get(name).copied() == Some(1)
+            && matches!(init.kind, ExprKind::If { .. } | ExprKind::Match { .. })
+            && branch_calls(init, &is_call, &mut tails)
+        {
+            let depth = index_depth(&function.body.stmts, name);
+            if depth > 0 || used_whole(&function.body.stmts, name) {
+                an.call_lets.insert(name.clone());
+                an.dims.insert(name.clone(), Some(depth.max(1)));
+                an.vector_calls.extend(tails);
+            }
+            continue;
+        }
         if !an.call_lets.contains(name) {
             continue;
         }
@@ -55,6 +102,111 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             an.unread_calls.insert(name.clone());
             an.vector_calls.insert(unparenthesised(init).id);
         }
+    }
+}
+
+/// The `let`s of a name to an annotated call in `stmts` and the blocks
+/// inside them, each with whether it is nested in a loop or a branch, and
+/// whether a loop around it has a `break` or `continue` (anywhere in its
+/// body): there the sweeps cannot save per trip, and such a `let` is left
+/// as the other calls are.
+fn call_lets_in<'m, 'a>(
+    stmts: &'m [Stmt<'a>],
+    nested: bool,
+    jumps: bool,
+    is_call: &dyn Fn(&Expr) -> bool,
+    out: &mut Vec<(&'m str, &'m Expr<'a>, bool)>,
+) {
+    fn in_expr<'m, 'a>(
+        expr: &'m Expr<'a>,
+        jumps: bool,
+        is_call: &dyn Fn(&Expr) -> bool,
+        out: &mut Vec<(&'m str, &'m Expr<'a>, bool)>,
+    ) {
+        let jumps = jumps
+            || match &expr.kind {
+                ExprKind::For { body, .. }
+                | ExprKind::While { body, .. }
+                | ExprKind::Loop { body, .. } => body.any_expr(&|inner| {
+                    matches!(inner.kind, ExprKind::Break { .. } | ExprKind::Continue(_))
+                }),
+                _ => false,
+            };
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => in_expr(child, jumps, is_call, out),
+                Child::Block(block) => call_lets_in(&block.stmts, true, jumps, is_call, out),
+            }
+        }
+    }
+    for stmt in stmts {
+        match stmt {
+            Stmt::Let {
+                name,
+                init: Some(init),
+                mutable,
+                ..
+            } => {
+                if let Some(name) = name {
+                    // A `mut` one nested is left as before too: the saved
+                    // value stands for the binding throughout the reverse.
+                    if is_call(init) && !(nested && (jumps || *mutable)) {
+                        out.push((name, init, nested));
+                    }
+                }
+                in_expr(init, jumps, is_call, out);
+            }
+            Stmt::Expr(expr, _) => in_expr(expr, jumps, is_call, out),
+            _ => {}
+        }
+    }
+}
+
+/// Whether an annotated call is inside `call` (among its arguments).
+fn calls_inside(call: &Expr, is_call: &dyn Fn(&Expr) -> bool) -> bool {
+    call.children().into_iter().any(|child| match child {
+        Child::Expr(child) => child.any_expr(&|expr| is_call(expr)),
+        Child::Block(block) => block.any_expr(&|expr| is_call(expr)),
+    })
+}
+
+/// Collects the annotated calls that give `expr`'s value from the tail of
+/// a branch (`if c { f(x) } else { g(x) }`, a `match` arm, a block), and
+/// whether there is one.
+fn branch_calls(expr: &Expr, is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<usize>) -> bool {
+    match &expr.kind {
+        ExprKind::Paren(inner) => branch_calls(inner, is_call, out),
+        _ if is_call(expr) => {
+            out.push(expr.id);
+            true
+        }
+        ExprKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => {
+            let then = then_branch
+                .split_tail()
+                .1
+                .is_some_and(|tail| branch_calls(tail, is_call, out));
+            let otherwise = else_branch
+                .as_ref()
+                .is_some_and(|other| branch_calls(other, is_call, out));
+            then || otherwise
+        }
+        ExprKind::Match { arms, .. } => {
+            // Every arm's call, not just the first found.
+            let mut found = false;
+            for arm in arms {
+                found |= branch_calls(&arm.body, is_call, out);
+            }
+            found
+        }
+        ExprKind::Block(None, block) => block
+            .split_tail()
+            .1
+            .is_some_and(|tail| branch_calls(tail, is_call, out)),
+        _ => false,
     }
 }
 

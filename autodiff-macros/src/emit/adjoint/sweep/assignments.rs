@@ -60,8 +60,12 @@ impl<'m> Sweep<'m> {
                 let [item] = args.as_slice() else {
                     return unsupported("`.push()`", expr);
                 };
-                if !self.scalar(item) {
-                    return unsupported("`.push()` of an array", expr);
+                let call = (matches!(item.kind, ExprKind::Call { .. }) && self.active(item))
+                    || self.method_call(item);
+                // In a body with `return`s the adjoint's shape is a length
+                // alone, of numbers: a call is pushed as one there.
+                if (call && !self.early) || !self.scalar(item) {
+                    return self.push_whole(expr, receiver, item, call, semi);
                 }
                 // A parameter's adjoint is its gradient, shaped like the
                 // argument: it has no room for what the body adds.
@@ -184,6 +188,50 @@ impl<'m> Sweep<'m> {
 
     pub(super) fn root_active(&self, target: &Expr) -> bool {
         root(target).is_some_and(|name| self.an.active.contains(&name))
+    }
+
+    /// `v.push(item)` of a vector (`out.push(row)`) or of an annotated
+    /// call, whose value may be either: the element's adjoint is taken off
+    /// the end of the `Vec`'s, typed by it, and seeds the item whole (a
+    /// call's by value, see `Seed::unread`, its arguments that change saved
+    /// as `vector_call_replayed` does).
+    fn push_whole(
+        &mut self,
+        expr: &Expr,
+        receiver: &Expr,
+        item: &Expr,
+        call: bool,
+        semi: Option<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        if root(receiver).is_some_and(|name| self.an.params.contains(&name)) {
+            return unsupported("`.push()` onto a parameter", expr);
+        }
+        if self.early {
+            // The adjoint of a `Vec` grown in a body with `return`s is
+            // sized from a length alone, as numbers.
+            return unsupported("`.push()` of an array in a body with `return`", expr);
+        }
+        self.cx = StmtCx::default();
+        let bar = self.bar_place(receiver)?;
+        let pushed = self.temp("pushed_bar");
+        self.cx
+            .rev
+            .push(quote!(let #pushed = #bar.pop().unwrap_or_default();));
+        let seed = if call {
+            Seed {
+                unread: true,
+                ..Seed::new(pushed.to_token_stream())
+            }
+        } else {
+            Seed {
+                whole: true,
+                ..Seed::new(pushed.to_token_stream())
+            }
+        };
+        self.rev(item, seed)?;
+        let v = self.fwd(item)?;
+        let receiver_src = receiver.source.to_token_stream();
+        Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
     }
 
     pub(super) fn compound(

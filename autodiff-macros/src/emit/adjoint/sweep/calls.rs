@@ -60,32 +60,41 @@ impl<'m> Sweep<'m> {
     }
 
     /// A vector-valued call (its seed the caller's whole adjoint of the
-    /// binding) reruns the callee from its arguments in the reverse sweep:
-    /// every argument (and the receiver) must still hold its forward value
-    /// there, or be a number, which is saved (see `replayed_arg`), and the
-    /// cotangent is passed as it is.
+    /// binding, or a cotangent by value, `Seed::unread`) reruns the callee
+    /// from its arguments in the reverse sweep: every argument (and the
+    /// receiver) must still hold its forward value there, or be a number,
+    /// which is saved (see `rev_invoke`), or is saved on the call's own
+    /// stack (`sites`: a `Vec` or an array the body changes, `&doubled` of
+    /// a binding of a branch) as the call reads it, and popped for the
+    /// rerun; the cotangent is passed as it is.
     pub(super) fn vector_call_replayed(
-        &self,
+        &mut self,
         expr: &Expr,
         receiver: Option<&Expr>,
         args: &[Expr],
         seed: &Seed,
     ) -> R<()> {
-        if !seed.whole {
+        if !seed.whole && !seed.unread {
             return Ok(());
         }
         if seed.negated {
             return unsupported("a vector-valued call under a minus sign", expr);
         }
-        if !receiver.is_none_or(|receiver| self.fully_available(receiver))
-            || !args
-                .iter()
-                .all(|arg| self.fully_available(arg) || self.savable(arg))
-        {
-            return unsupported(
-                "a vector-valued call whose argument changes before the reverse sweep",
-                expr,
-            );
+        if seed.whole && !receiver.is_none_or(|receiver| self.fully_available(receiver)) {
+            return unsupported("a vector-valued call on a model that changes", expr);
+        }
+        let changed = args.iter().any(|arg| {
+            !self.fully_available(arg)
+                && !self.savable(arg)
+                && !self.saved_args.contains_key(&arg.id)
+        });
+        if changed {
+            if receiver.is_some_and(|receiver| !self.fully_available(receiver)) {
+                return unsupported("a vector-valued call on a model that changes", expr);
+            }
+            let (push, pop) = self.call_arguments_site(expr)?;
+            self.cx.hoists.push(push);
+            self.cx.rev.push(pop);
         }
         Ok(())
     }
@@ -145,9 +154,19 @@ impl<'m> Sweep<'m> {
         // vector's.
         let reruns = seed.whole || seed.unread;
         for arg in args {
-            let available = self.fully_available(arg);
-            let src = arg.source.to_token_stream();
-            if !available && reruns && self.savable(arg) {
+            let saved = self.saved_args.get(&arg.id).cloned();
+            let available = self.fully_available(arg) || saved.is_some();
+            let src = match &saved {
+                Some((saved, _)) => saved.to_token_stream(),
+                None => arg.source.to_token_stream(),
+            };
+            if let Some((saved, by_ref)) = saved {
+                arg_src.push(if by_ref {
+                    quote!(&#saved)
+                } else {
+                    quote!(::core::clone::Clone::clone(&#saved))
+                });
+            } else if !available && reruns && self.savable(arg) {
                 let name = self.temp("argument");
                 let saved = self.save(src.clone(), name);
                 arg_src.push(saved.to_token_stream());

@@ -13,8 +13,9 @@
 //! reverse can still read); `statements`, `assignments`, `branches`,
 //! `loops`, `jumps` and `calls` write the constructs of those names,
 //! `moves` the `Vec` methods that move items, `shape` the zeros a `let`'s
-//! adjoint starts from, `saved` an expression's forward side (hoisted, pushed and observed
-//! values), `reverse` its reverse, and `rules` each function's local
+//! adjoint starts from, `saved` an expression's forward side (hoisted,
+//! pushed and observed values), `sites` the values a loop's trips save on
+//! stacks of their own, `reverse` its reverse, and `rules` each function's local
 //! derivative, looked up in the table of operations.
 
 mod assignments;
@@ -27,6 +28,7 @@ mod reverse;
 mod rules;
 mod saved;
 mod shape;
+mod sites;
 mod statements;
 
 use std::collections::{HashMap, HashSet};
@@ -65,9 +67,11 @@ pub struct Seed {
     pub tokens: TokenStream,
     pub negated: bool,
     pub whole: bool,
-    /// The zero cotangent of a call's value the body never reads
-    /// (`__adjoint::unread`), which may be a vector's: the callee's
-    /// reverse gets its arguments as a vector-valued call's does.
+    /// A call's cotangent passed by value and shaped like its value,
+    /// which may be a number or a vector: the zeros of one the body never
+    /// reads (`__adjoint::unread`), or the element's adjoint of one pushed
+    /// onto a `Vec`. The callee's reverse gets its arguments as a
+    /// vector-valued call's does.
     pub unread: bool,
 }
 
@@ -322,6 +326,21 @@ pub struct Sweep<'m> {
     /// Top-level `let`s of a `concat`, whose adjoints are shaped like
     /// their bindings when the reverse starts: not to be moved away.
     concat_lets: HashSet<String>,
+    /// The stacks of the call sites that save values of their own (see
+    /// `sites`), declared at the top of `f_adjoint` under the attributes
+    /// of the statements around them (`#[cfg]`: a stack never pushed onto
+    /// has no item type).
+    sites: Vec<(Ident, TokenStream)>,
+    /// The attributes of the statements being swept, outermost first.
+    attrs: Vec<TokenStream>,
+    /// By `Expr::id`: the arguments of a call whose saved copy its
+    /// reverse passes instead (see `Sweep::call_site`), and whether the
+    /// call borrows it.
+    saved_args: HashMap<usize, (Ident, bool)>,
+    /// The `Vec`s grown by `push` bound inside a loop or a branch, by
+    /// name, with the stack their adjoints' shapes are saved on (see
+    /// `Sweep::block_inner`).
+    grown_sites: HashMap<String, Ident>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -356,12 +375,27 @@ impl<'m> Sweep<'m> {
             implied_taken: None,
             moves: HashSet::new(),
             concat_lets: HashSet::new(),
+            sites: Vec::new(),
+            attrs: Vec::new(),
+            saved_args: HashMap::new(),
+            grown_sites: HashMap::new(),
         }
     }
 
     /// The stand-ins the calls need, for the top of `f_adjoint`'s body.
     pub fn stand_ins(&self) -> TokenStream {
         self.stand_ins.declarations()
+    }
+
+    /// The stacks of the call sites that save values of their own, for
+    /// the top of `f_adjoint`'s body: each one's item type is what its
+    /// forward pushes.
+    pub fn sites(&self) -> TokenStream {
+        let sites = self
+            .sites
+            .iter()
+            .map(|(site, attrs)| quote!(#attrs let mut #site = ::std::vec::Vec::new();));
+        quote!(#(#sites)*)
     }
 
     /// A name no identifier of the function uses: `base`, `base_2`, ...

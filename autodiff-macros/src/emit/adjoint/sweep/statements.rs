@@ -103,6 +103,11 @@ impl<'m> Sweep<'m> {
         // out of its last statement or value (`return` as the last
         // statement) reaches too: every statement ran.
         let last = (!exits.is_empty()).then(|| stmts.len() - usize::from(!valued));
+        let grown = if self.depth > 0 {
+            super::sites::grown_records(stmts, &self.an.pushed)?
+        } else {
+            Vec::new()
+        };
         for (index, stmt) in stmts.iter().enumerate() {
             if self.depth == 0 {
                 self.top = index;
@@ -118,6 +123,7 @@ impl<'m> Sweep<'m> {
             let (f, r) = code?;
             fwd.extend(f);
             revs.push(r);
+            fwd.extend(self.grown_saves(&grown, index));
         }
         let mut value = None;
         if let (Some(tail), Some(seed)) = (tail, seed) {
@@ -233,8 +239,9 @@ impl<'m> Sweep<'m> {
 
     /// One statement's forward and reverse. An attribute on the statement
     /// (`#[cfg(..)]`, `#[allow(..)]`) goes on every statement written for
-    /// it, the adjoints it declares included: a statement compiled out is
-    /// then out of both sweeps, and what it would push is never popped.
+    /// it, the adjoints it declares and the stacks of its call sites
+    /// (`sites`) included: a statement compiled out is then out of both
+    /// sweeps, and what it would push is never popped.
     pub(super) fn stmt(
         &mut self,
         stmt: &Stmt,
@@ -252,7 +259,11 @@ impl<'m> Sweep<'m> {
             return self.stmt_untagged(stmt, prelude);
         }
         let declared = prelude.len();
-        let (fwd, rev) = self.stmt_untagged(stmt, prelude)?;
+        // The call sites' stacks declared inside take the attributes too.
+        self.attrs.push(quote!(#(#attrs)*));
+        let code = self.stmt_untagged(stmt, prelude);
+        self.attrs.pop();
+        let (fwd, rev) = code?;
         let tagged = |code: &[TokenStream]| -> Vec<TokenStream> {
             let block: syn::Block =
                 syn::parse2(quote!({ #(#code)* })).expect("the sweeps write statements that parse");
@@ -356,14 +367,13 @@ impl<'m> Sweep<'m> {
                     // `push` takes its element's adjoint off the end, back
                     // to the initialiser's length. Only the one binding of
                     // the name is still that `Vec` then.
-                    if self.depth > 0 {
-                        let grown = if self.an.pushed.contains(name) && !init.is_empty_vec() {
-                            "a `Vec` whose length changes (`push`, `pop`, `insert`, ..)"
-                        } else {
-                            "a `Vec` grown by `push`"
-                        };
+                    // A `Vec` bound empty and grown by `push` in a loop or a
+                    // branch saves its adjoint's shape (`grown_site`); one
+                    // bound with items whose length changes is not compiled
+                    // there yet.
+                    if self.depth > 0 && !init.is_empty_vec() {
                         return unsupported(
-                            format!("{grown} bound inside a loop or a branch"),
+                            "a `Vec` whose length changes (`push`, `pop`, `insert`, ..) bound inside a loop or a branch",
                             init,
                         );
                     }
@@ -374,7 +384,9 @@ impl<'m> Sweep<'m> {
                         );
                     }
                     let ident = binding(name);
-                    if self.early {
+                    if self.depth > 0 {
+                        self.grown_site(name, init, prelude)?
+                    } else if self.early {
                         // With `return`s the forward's bindings are gone
                         // when the reverse starts: each exit after this
                         // `let` pushed the length (see `Jumps::grown`).
@@ -414,6 +426,10 @@ impl<'m> Sweep<'m> {
                     // Never read, its adjoint stays zero: the callee's
                     // reverse takes `__adjoint::unread` of the value.
                     quote!(0.0)
+                } else if self.an.nested_call_lets.contains(name) {
+                    // Popped with the value before it (see `call_site`).
+                    let ident = binding(name);
+                    quote!(::autodiff::__adjoint::zero(&#ident))
                 } else if self.an.call_lets.contains(name) && self.depth == 0 && !self.early {
                     // What a call returns, a number or a vector (see
                     // `analysis::calls`): its adjoint is shaped like the
@@ -465,12 +481,19 @@ impl<'m> Sweep<'m> {
                         unread: false,
                     }
                 };
+                let site = self.call_site(name, *mutable, init)?;
                 let (mut f, v, r) = self.value(init, &seed)?;
                 self.scope()
                     .bars
                     .push((name.clone(), bar.to_token_stream()));
+                if let Some((_, pop)) = &site {
+                    prelude.push(pop.clone());
+                }
                 prelude.push(quote!(let mut #bar = #shape;));
                 f.push(quote!(let #syntax = #v;));
+                if let Some((push, _)) = site {
+                    f.push(push);
+                }
                 // The tape rejects a value that is not finite where it is
                 // made, read or not: one never read (`let unused =
                 // x.exp() * 1e308 * 10.0;`) reaches neither the value nor

@@ -1,0 +1,230 @@
+//! Values a trip of a loop (or a branch) saves on stacks of their own,
+//! for a reverse sweep that no longer has the forward's bindings: a
+//! vector-valued call's value and the arguments that change (rerun from in
+//! the reverse), and the shape of a `Vec` grown by `push` inside the block.
+//! Each site is a `Vec` declared at the top of `f_adjoint` (its item type
+//! is what the forward pushes, which the macro cannot name): pushed where
+//! the forward has the value, popped by the reverse of the same block, so
+//! that one site's records come back last in first out whatever the other
+//! records on the stack.
+
+use super::*;
+
+impl<'m> Sweep<'m> {
+    /// A vector-valued call bound inside a loop or a branch (`let p =
+    /// softmax(&s);`, see `analysis::calls`), whose value and arguments
+    /// are gone when the reverse sweep gets there: each trip pushes the
+    /// arguments that change before the reverse sweep (a copy of what a
+    /// borrowed one points at) and the value onto the call site's own
+    /// stack, a `Vec` of what it pushes, and the reverse of the block pops
+    /// them back first thing, under the binding's name, for the adjoint's
+    /// shape, the reads of the binding and the callee's rerun. Gives the
+    /// forward's push and the reverse's pop; `name` is then available.
+    /// `None` for any other `let`.
+    pub(super) fn call_site(
+        &mut self,
+        name: &str,
+        mutable: bool,
+        init: &Expr,
+    ) -> R<Option<(TokenStream, TokenStream)>> {
+        if !self.an.nested_call_lets.contains(name) {
+            return Ok(None);
+        }
+        if mutable {
+            return unsupported("a vector-valued call bound `mut` in a loop", init);
+        }
+        if !self.jumps.is_empty() || self.early {
+            // The reverse of an iteration that left early would pop what
+            // its forward never pushed.
+            return unsupported(
+                "a vector-valued call bound in a loop with `break`, `continue` or `return`",
+                init,
+            );
+        }
+        let plain = name.trim_start_matches("r#");
+        let (site, values, names) = self.saved_arguments(plain, init)?;
+        let ident = binding(name);
+        let stack = &self.stack;
+        let push = quote!(#site.push(((#(#values,)*), ::core::clone::Clone::clone(&#ident))););
+        let pop = quote! {
+            let ::core::option::Option::Some(((#(#names,)*), #ident)) = #site.pop() else {
+                #stack.fail();
+                return ::core::option::Option::None;
+            };
+        };
+        self.scope().available.insert(name.to_owned());
+        Ok(Some((push, pop)))
+    }
+
+    /// The arguments of a vector-valued call that change before the
+    /// reverse sweep, pushed on the call's own stack as the forward
+    /// evaluates the statement (the call reads them unchanged) and popped
+    /// by the statement's reverse before the callee's rerun. Gives the
+    /// forward's push and the reverse's pop.
+    pub(super) fn call_arguments_site(&mut self, call: &Expr) -> R<(TokenStream, TokenStream)> {
+        let (site, values, names) = self.saved_arguments("call", call)?;
+        let stack = &self.stack;
+        let push = quote!(#site.push((#(#values,)*)););
+        let pop = quote! {
+            let ::core::option::Option::Some((#(#names,)*)) = #site.pop() else {
+                #stack.fail();
+                return ::core::option::Option::None;
+            };
+        };
+        Ok((push, pop))
+    }
+
+    /// A new call site's stack, and the copies of `call`'s arguments that
+    /// change before the reverse sweep (of what a borrowed one points at),
+    /// with the names the reverse pops them as, which its call then passes.
+    fn saved_arguments(
+        &mut self,
+        base: &str,
+        call: &Expr,
+    ) -> R<(Ident, Vec<TokenStream>, Vec<Ident>)> {
+        let args = match &call.kind {
+            ExprKind::Call { args, .. } => args,
+            ExprKind::PlainMethod { receiver, args, .. } if self.fully_available(receiver) => args,
+            _ => return unsupported("a vector-valued call on a value that changes", call),
+        };
+        let site = Ident::new(
+            &format!("{base}_saved_{}", self.sites.len() + 1),
+            Span::mixed_site(),
+        );
+        let attrs = &self.attrs;
+        self.sites.push((site.clone(), quote!(#(#attrs)*)));
+        let mut values = Vec::new();
+        let mut names = Vec::new();
+        for arg in args {
+            if self.fully_available(arg) || self.saved_args.contains_key(&arg.id) {
+                continue;
+            }
+            if has_call(arg) {
+                return unsupported("a vector-valued call of a call", arg);
+            }
+            let (value, by_ref) = match &arg.kind {
+                ExprKind::Reference {
+                    mutability: None,
+                    expr,
+                } => (expr.source.to_token_stream(), true),
+                ExprKind::Reference { .. } => {
+                    return unsupported("a vector-valued call with a `&mut` argument", arg)
+                }
+                _ => (arg.source.to_token_stream(), false),
+            };
+            let saved = Ident::new(
+                &format!("{base}_argument_{}", names.len() + 1),
+                Span::mixed_site(),
+            );
+            values.push(quote!(::core::clone::Clone::clone(&(#value))));
+            names.push(saved.clone());
+            self.saved_args.insert(arg.id, (saved, by_ref));
+        }
+        Ok((site, values, names))
+    }
+
+    /// The adjoint of a `Vec` grown by `push` bound inside a loop or a
+    /// branch (`let mut row = Vec::new();` in the body): the block's
+    /// forward saves `zero(&row)` once the `Vec` stops growing (see
+    /// `grown_records`), and its reverse pops it first as the adjoint's
+    /// initial value. Adds the pop to `prelude`, gives the shape. A
+    /// block that jumps is refused, as for a call.
+    pub(super) fn grown_site(
+        &mut self,
+        name: &str,
+        init: &Expr,
+        prelude: &mut Vec<TokenStream>,
+    ) -> R<TokenStream> {
+        if !self.jumps.is_empty() || self.early {
+            // The reverse of an iteration that left early would pop what
+            // its forward never pushed.
+            return unsupported(
+                "a `Vec` grown by `push` bound inside a loop with `break`, `continue` or `return`",
+                init,
+            );
+        }
+        let plain = name.trim_start_matches("r#");
+        let site = Ident::new(
+            &format!("{plain}_shape_{}", self.sites.len() + 1),
+            Span::mixed_site(),
+        );
+        let attrs = &self.attrs;
+        self.sites.push((site.clone(), quote!(#(#attrs)*)));
+        self.grown_sites.insert(name.to_owned(), site.clone());
+        let shape = Ident::new("shape", Span::mixed_site());
+        let stack = &self.stack;
+        prelude.push(quote! {
+            let ::core::option::Option::Some(#shape) = #site.pop() else {
+                #stack.fail();
+                return ::core::option::Option::None;
+            };
+        });
+        Ok(shape.to_token_stream())
+    }
+
+    /// The forward's saves of the shapes of the `Vec`s grown by `push`
+    /// that `stmts` bind, after statement `index`.
+    pub(super) fn grown_saves(&self, grown: &[(String, usize)], index: usize) -> Vec<TokenStream> {
+        grown
+            .iter()
+            .filter(|(_, after)| *after == index)
+            .filter_map(|(name, _)| {
+                let site = self.grown_sites.get(name)?;
+                let ident = binding(name);
+                Some(quote!(#site.push(::autodiff::__adjoint::zero(&#ident));))
+            })
+            .collect()
+    }
+}
+
+/// Each `Vec` grown by `push` that a `let` of `stmts` binds, with the
+/// statement after which it stops growing: the last that pushes onto it
+/// (or the `let`). That statement must not move it too (`{ row.push(x);
+/// out.push(row) }`), or its shape would be saved from a moved value.
+pub(super) fn grown_records(stmts: &[Stmt], pushed: &HashSet<String>) -> R<Vec<(String, usize)>> {
+    let mut records = Vec::new();
+    for (index, stmt) in stmts.iter().enumerate() {
+        let Stmt::Let {
+            name: Some(name),
+            init: Some(init),
+            ..
+        } = stmt
+        else {
+            continue;
+        };
+        if !init.is_empty_vec() && !pushed.contains(name) {
+            continue;
+        }
+        let is_name =
+            |expr: &Expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(name));
+        let pushes = |expr: &Expr| {
+            matches!(&expr.kind, ExprKind::Structural { receiver, method, .. }
+                if *method == "push" && is_name(receiver))
+        };
+        let moves = |expr: &Expr| match &expr.kind {
+            ExprKind::Call { args, .. }
+            | ExprKind::Structural { args, .. }
+            | ExprKind::PlainMethod { args, .. } => args.iter().any(is_name),
+            ExprKind::Assign { value, .. } => is_name(value),
+            _ => false,
+        };
+        let mut after = index;
+        for (later, stmt) in stmts.iter().enumerate().skip(index + 1) {
+            let any = |test: &dyn Fn(&Expr) -> bool| match stmt {
+                Stmt::Let {
+                    init: Some(init), ..
+                }
+                | Stmt::Expr(init, _) => init.any_expr(&|expr| test(expr)),
+                _ => false,
+            };
+            if any(&pushes) {
+                if any(&moves) {
+                    return unsupported("a `Vec` grown by `push` and moved in one statement", init);
+                }
+                after = later;
+            }
+        }
+        records.push((name.clone(), after));
+    }
+    Ok(records)
+}

@@ -1,0 +1,493 @@
+//! Calls of vector-valued helpers where the caller's forward binding is
+//! gone by its reverse sweep: bound inside a loop or a branch (`for t in
+//! .. { let p = softmax(&z[t]); .. }`), pushed onto a `Vec` in a loop
+//! (the attention head's `a.push(softmax(&s))`), with arguments the loop
+//! rebuilds every trip. Each trip saves the value and the arguments that
+//! change on the call site's own stack, and the reverse reruns the helper
+//! from them with the binding's adjoint as its cotangent.
+//!
+//! Oracles: softmax's Jacobian in closed form, `∂p/∂z = diag(p) − p pᵀ`
+//! (lesson 15), so `∂(−ln pₖ)/∂z = p − eₖ`; a rotation's closed form
+//! (`R(θ)` applied n times is `R(nθ)`); and the tape. Every function is
+//! checked to take the compiled path, and its adjoint to run there with
+//! nothing left on the stack.
+//!
+//! Bound: each component is a short sum of products of probabilities and
+//! inputs of magnitude ≤ 3: the paths and the closed forms agree to a few
+//! ulps, far inside `AGREE` (1e-12 of the largest component).
+
+// Index loops on purpose: they are the constructs under test.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use super::support::{agree, assert_agree, compiled};
+
+#[differentiable]
+fn softmax(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+/// A point `(x, y)` turned by `theta`.
+#[differentiable]
+fn rotate(x: f64, y: f64, theta: f64) -> [f64; 2] {
+    [
+        x * theta.cos() - y * theta.sin(),
+        x * theta.sin() + y * theta.cos(),
+    ]
+}
+
+/// The plain softmax, the oracle's.
+fn probabilities(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+/// `cᵀ ∂p/∂z = (diag(p) − p pᵀ) c`: the pullback of `c` through softmax.
+fn pullback(z: &[f64], c: &[f64]) -> Vec<f64> {
+    let p = probabilities(z);
+    let pc: f64 = p.iter().zip(c).map(|(p, c)| p * c).sum();
+    p.iter().zip(c).map(|(p, c)| p * (c - pc)).collect()
+}
+
+/// The loop: one softmax per row, bound inside the loop.
+#[differentiable]
+fn nll_rows(z: &[Vec<f64>], #[constant] y: &[usize]) -> f64 {
+    let mut loss = 0.0;
+    for t in 0..z.len() {
+        let p = softmax(&z[t]);
+        loss -= p[y[t]].ln();
+    }
+    loss
+}
+
+#[test]
+fn a_call_bound_in_a_loop_reruns_from_its_row() {
+    assert_eq!(nll_rows_grad_path(), GradientPath::Compiled);
+    let z = vec![
+        vec![2.0, 1.0, 0.5, -0.5],
+        vec![-1.0, 0.25, 3.0, 0.0],
+        vec![0.5, 0.5, -2.0, 1.5],
+    ];
+    let y = [0, 2, 3];
+    let got = compiled(|stack| nll_rows_adjoint(stack, &z, &y));
+    agree(
+        "nll_rows",
+        nll_rows_grad(&z, &y),
+        nll_rows_grad_tape(&z, &y),
+    );
+    for t in 0..3 {
+        // ∂(−ln p_y)/∂z = p − e_y.
+        let mut want = probabilities(&z[t]);
+        want[y[t]] -= 1.0;
+        assert_agree(&format!("nll_rows row {t}"), &got.gradient[t], &want);
+    }
+    assert_eq!(got.value.to_bits(), nll_rows(&z, &y).to_bits());
+}
+
+/// The argument is built in the loop, so the trip saves it: `s = x_t w`.
+#[differentiable]
+fn scores_in_loop(x: &[f64], #[constant] w: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for t in 0..x.len() {
+        let mut s = vec![0.0; w.len()];
+        for j in 0..w.len() {
+            s[j] = x[t] * w[j];
+        }
+        let p = softmax(&s);
+        loss -= p[t % w.len()].ln() * p[0];
+    }
+    loss
+}
+
+#[test]
+fn an_argument_rebuilt_every_trip_is_saved_for_the_rerun() {
+    assert_eq!(scores_in_loop_grad_path(), GradientPath::Compiled);
+    let (x, w) = ([0.5, -1.25, 2.0, 0.75], [1.0, -0.5, 2.0]);
+    let got = compiled(|stack| scores_in_loop_adjoint(stack, &x, &w));
+    agree(
+        "scores_in_loop",
+        scores_in_loop_grad(&x, &w),
+        scores_in_loop_grad_tape(&x, &w),
+    );
+    let want: Vec<f64> = (0..x.len())
+        .map(|t| {
+            let s: Vec<f64> = w.iter().map(|w| x[t] * w).collect();
+            let p = probabilities(&s);
+            let k = t % w.len();
+            // L_t = −ln(p_k) p_0: its cotangent on p, pulled back to s,
+            // then ∂s_j/∂x_t = w_j.
+            let mut c = vec![0.0; w.len()];
+            c[k] -= p[0] / p[k];
+            c[0] -= p[k].ln();
+            pullback(&s, &c).iter().zip(&w).map(|(g, w)| g * w).sum()
+        })
+        .collect();
+    assert_agree("scores_in_loop", &got.gradient, &want);
+}
+
+/// A call bound inside a branch: its arguments are there again, its
+/// value is saved.
+#[differentiable]
+fn in_branch(z: &[f64]) -> f64 {
+    if z[0] > 0.0 {
+        let p = softmax(z);
+        p[0] * p[1]
+    } else {
+        z[1] * z[2]
+    }
+}
+
+#[test]
+fn a_call_bound_in_a_branch_compiles() {
+    assert_eq!(in_branch_grad_path(), GradientPath::Compiled);
+    let z = [0.5, -1.0, 2.0];
+    let got = compiled(|stack| in_branch_adjoint(stack, &z));
+    agree("in_branch", in_branch_grad(&z), in_branch_grad_tape(&z));
+    let p = probabilities(&z);
+    assert_agree(
+        "in_branch",
+        &got.gradient,
+        &pullback(&z, &[p[1], p[0], 0.0]),
+    );
+    let other = [-0.5, -1.0, 2.0];
+    let got = compiled(|stack| in_branch_adjoint(stack, &other));
+    assert_agree("in_branch, other arm", &got.gradient, &[0.0, 2.0, -1.0]);
+}
+
+/// A point turned `n` times: the call's arguments are numbers the loop
+/// overwrites, its value an array.
+#[differentiable]
+fn turned(x: f64, y: f64, theta: f64, #[constant] n: usize) -> f64 {
+    let mut px = x;
+    let mut py = y;
+    for _ in 0..n {
+        let r = rotate(px, py, theta);
+        px = r[0];
+        py = r[1];
+    }
+    2.0 * px + py
+}
+
+#[test]
+fn an_array_valued_call_whose_arguments_the_loop_overwrites() {
+    assert_eq!(turned_grad_path(), GradientPath::Compiled);
+    let (x, y, theta, n) = (1.5, -0.5, 0.3, 4);
+    let got = compiled(|stack| turned_adjoint(stack, x, y, theta, n));
+    agree(
+        "turned",
+        turned_grad(x, y, theta, n),
+        turned_grad_tape(x, y, theta, n),
+    );
+    // R(θ)ⁿ = R(nθ): L = 2(x c − y s) + (x s + y c) with c, s of nθ.
+    let (s, c) = (n as f64 * theta).sin_cos();
+    let k = n as f64;
+    let want = [
+        2.0 * c + s,
+        -2.0 * s + c,
+        k * (2.0 * (-x * s - y * c) + (x * c - y * s)),
+    ];
+    let (gx, gy, gt) = got.gradient;
+    assert_agree("turned", &[gx, gy, gt], &want);
+}
+
+/// `A B`, row by row: each row a `Vec` grown by `push` inside the loop,
+/// then pushed whole; the helper's own compiled reverse (its `⟨C, A B⟩`)
+/// takes both.
+#[differentiable]
+fn matmul(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut out = Vec::new();
+    for i in 0..a.len() {
+        let mut row = Vec::new();
+        for j in 0..b[0].len() {
+            let mut s = 0.0;
+            for k in 0..b.len() {
+                s += a[i][k] * b[k][j];
+            }
+            row.push(s);
+        }
+        out.push(row);
+    }
+    out
+}
+
+/// `Σ C ⊙ (A B)`.
+#[differentiable]
+fn probed_product(a: &[Vec<f64>], b: &[Vec<f64>], #[constant] c: &[Vec<f64>]) -> f64 {
+    let p = matmul(a, b);
+    let mut total = 0.0;
+    for i in 0..p.len() {
+        for j in 0..p[i].len() {
+            total += c[i][j] * p[i][j];
+        }
+    }
+    total
+}
+
+#[test]
+fn rows_grown_in_a_loop_and_pushed_whole() {
+    assert_eq!(probed_product_grad_path(), GradientPath::Compiled);
+    let a = vec![vec![1.0, -2.0, 0.5], vec![0.25, 3.0, -1.0]];
+    let b = vec![vec![2.0, 0.5], vec![-1.5, 1.0], vec![0.75, -0.25]];
+    let c = vec![vec![1.0, -0.5], vec![2.0, 0.25]];
+    let got = compiled(|stack| probed_product_adjoint(stack, &a, &b, &c));
+    agree(
+        "probed_product",
+        probed_product_grad(&a, &b, &c),
+        probed_product_grad_tape(&a, &b, &c),
+    );
+    // Ā = C Bᵀ, B̄ = Aᵀ C.
+    let (a_bar, b_bar) = &got.gradient;
+    for i in 0..2 {
+        let want: Vec<f64> = (0..3)
+            .map(|k| (0..2).map(|j| c[i][j] * b[k][j]).sum())
+            .collect();
+        assert_agree("probed_product Ā", &a_bar[i], &want);
+    }
+    for k in 0..3 {
+        let want: Vec<f64> = (0..2)
+            .map(|j| (0..2).map(|i| a[i][k] * c[i][j]).sum())
+            .collect();
+        assert_agree("probed_product B̄", &b_bar[k], &want);
+    }
+}
+
+/// Lesson 15's causal head from helpers, as the attention example writes
+/// it: one softmax per row pushed onto `a` in the loop that builds the row
+/// of scores, `Σ Ō ⊙ softmax_row(QKᵀ/√d) V`.
+#[differentiable]
+fn head(
+    x: &[Vec<f64>],
+    wq: &[Vec<f64>],
+    wk: &[Vec<f64>],
+    wv: &[Vec<f64>],
+    #[constant] o_bar: &[Vec<f64>],
+) -> f64 {
+    let q = matmul(x, wq);
+    let k = matmul(x, wk);
+    let v = matmul(x, wv);
+    let scale = 1.0 / (q[0].len() as f64).sqrt();
+    let mut a = Vec::new();
+    for i in 0..q.len() {
+        let mut s = Vec::new();
+        for j in 0..k.len() {
+            let mut dot = 0.0;
+            for c in 0..q[i].len() {
+                dot += q[i][c] * k[j][c];
+            }
+            s.push(dot * scale + if j <= i { 0.0 } else { -1e3 });
+        }
+        a.push(softmax(&s));
+    }
+    let o = matmul(&a, &v);
+    let mut total = 0.0;
+    for i in 0..o.len() {
+        for c in 0..o[i].len() {
+            total += o_bar[i][c] * o[i][c];
+        }
+    }
+    total
+}
+
+fn rows<const N: usize>(matrix: &[[f64; N]]) -> Vec<Vec<f64>> {
+    matrix.iter().map(|row| row.to_vec()).collect()
+}
+
+#[test]
+fn a_softmax_pushed_in_a_loop_gives_lesson_15s_backward_pass() {
+    assert_eq!(head_grad_path(), GradientPath::Compiled);
+    for seed in [3, 8] {
+        let h = crate::lesson15::random_head(seed);
+        let (x, wq, wk, wv, o_bar) = (
+            rows(&h.x),
+            rows(&h.wq),
+            rows(&h.wk),
+            rows(&h.wv),
+            rows(&h.o_bar),
+        );
+        let got = compiled(|stack| head_adjoint(stack, &x, &wq, &wk, &wv, &o_bar));
+        agree(
+            "head",
+            head_grad(&x, &wq, &wk, &wv, &o_bar),
+            head_grad_tape(&x, &wq, &wk, &wv, &o_bar),
+        );
+        // The lesson's backward pass by hand masks exactly; a score of
+        // −1000 below e^−1000 = 0 in f64 is the same mask.
+        let by_hand = crate::lesson15::attention_backward(&h.x, &h.wq, &h.wk, &h.wv, &h.o_bar);
+        let (x_bar, wq_bar, wk_bar, wv_bar) = &got.gradient;
+        let flat = |m: &[Vec<f64>]| m.concat();
+        let flat3 = |m: &[[f64; 3]; 4]| m.concat();
+        let flat4 = |m: &[[f64; 4]; 4]| m.concat();
+        assert_agree("head X̄", &flat(x_bar), &flat4(&by_hand.x));
+        assert_agree("head W̄_Q", &flat(wq_bar), &flat3(&by_hand.wq));
+        assert_agree("head W̄_K", &flat(wk_bar), &flat3(&by_hand.wk));
+        assert_agree("head W̄_V", &flat(wv_bar), &flat3(&by_hand.wv));
+        assert!((got.value - by_hand.loss).abs() < 1e-12);
+    }
+}
+
+/// A vector chosen by a branch whose arms call helpers: each arm's call
+/// is seeded with `h_bar`.
+#[differentiable]
+fn chosen(z: &[f64], #[constant] sharpen: bool) -> f64 {
+    let h = if sharpen {
+        let doubled = vec![2.0 * z[0], 2.0 * z[1], 2.0 * z[2]];
+        softmax(&doubled)
+    } else if z[0] > 5.0 {
+        z.to_vec()
+    } else {
+        softmax(z)
+    };
+    h[0] * h[1] + h[2]
+}
+
+#[test]
+fn a_vector_bound_to_a_branch_of_calls() {
+    assert_eq!(chosen_grad_path(), GradientPath::Compiled);
+    let z = [0.5, -1.0, 2.0];
+    for sharpen in [false, true] {
+        let got = compiled(|stack| chosen_adjoint(stack, &z, sharpen));
+        agree(
+            "chosen",
+            chosen_grad(&z, sharpen),
+            chosen_grad_tape(&z, sharpen),
+        );
+        let k = if sharpen { 2.0 } else { 1.0 };
+        let s: Vec<f64> = z.iter().map(|v| k * v).collect();
+        let p = probabilities(&s);
+        let want: Vec<f64> = pullback(&s, &[p[1], p[0], 1.0])
+            .iter()
+            .map(|g| k * g)
+            .collect();
+        assert_agree("chosen", &got.gradient, &want);
+    }
+}
+
+/// A call bound in a loop and never read: its cotangent is zeros shaped
+/// like its value, and the rest of the loop is differentiated as written.
+#[differentiable]
+fn unread_in_loop(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for t in 0..x.len() {
+        let _probabilities = softmax(&x[t..]);
+        total += x[t] * x[t];
+    }
+    total
+}
+
+#[test]
+fn a_call_bound_in_a_loop_and_never_read() {
+    assert_eq!(unread_in_loop_grad_path(), GradientPath::Compiled);
+    let x = [0.5, -1.0, 2.0];
+    let got = compiled(|stack| unread_in_loop_adjoint(stack, &x));
+    agree(
+        "unread_in_loop",
+        unread_in_loop_grad(&x),
+        unread_in_loop_grad_tape(&x),
+    );
+    assert_agree("unread_in_loop", &got.gradient, &[1.0, -2.0, 4.0]);
+}
+
+/// A projection without bias, as `examples/attention.rs` writes it.
+#[derive(Clone, Debug, Parameters)]
+struct Linear {
+    w: Vec<Vec<f64>>,
+}
+
+#[differentiable]
+impl Linear {
+    fn forward(&self, x: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        matmul(x, &self.w)
+    }
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Head {
+    wq: Linear,
+    wk: Linear,
+    wv: Linear,
+}
+
+#[differentiable]
+impl Head {
+    /// `softmax_row(Q Kᵀ/√d_k + M) V`, `M` the causal mask.
+    fn forward(&self, x: &[Vec<f64>], #[constant] mask: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let q = self.wq.forward(x);
+        let k = self.wk.forward(x);
+        let v = self.wv.forward(x);
+        let scale = 1.0 / (q[0].len() as f64).sqrt();
+        let mut a = Vec::new();
+        for i in 0..q.len() {
+            let mut s = Vec::new();
+            for j in 0..k.len() {
+                let mut dot = 0.0;
+                for c in 0..q[i].len() {
+                    dot += q[i][c] * k[j][c];
+                }
+                s.push(dot * scale + mask[i][j]);
+            }
+            a.push(softmax(&s));
+        }
+        matmul(&a, &v)
+    }
+}
+
+/// `Σ Ō ⊙ head(X)`.
+#[differentiable]
+fn probe(
+    head: &Head,
+    x: &[Vec<f64>],
+    #[constant] mask: &[Vec<f64>],
+    #[constant] o_bar: &[Vec<f64>],
+) -> f64 {
+    let o = head.forward(x, mask);
+    let mut total = 0.0;
+    for i in 0..o.len() {
+        for c in 0..o[i].len() {
+            total += o_bar[i][c] * o[i][c];
+        }
+    }
+    total
+}
+
+#[test]
+fn the_attention_examples_layers_compile_through_their_methods() {
+    assert_eq!(probe_grad_path(), GradientPath::Compiled);
+    let h = crate::lesson15::random_head(8);
+    let (x, o_bar) = (rows(&h.x), rows(&h.o_bar));
+    let head = Head {
+        wq: Linear { w: rows(&h.wq) },
+        wk: Linear { w: rows(&h.wk) },
+        wv: Linear { w: rows(&h.wv) },
+    };
+    // −1000 above the diagonal, whose `exp` is 0 in f64 as `exp(−∞)` is:
+    // the example's `−∞` gives the same gradient, but softmax's compiled
+    // reverse checks its parameters as a gradient's inputs, finite, so the
+    // sweep reruns the tape there.
+    let mask: Vec<Vec<f64>> = (0..4)
+        .map(|i| (0..4).map(|j| if j <= i { 0.0 } else { -1e3 }).collect())
+        .collect();
+    let got = compiled(|stack| probe_adjoint(stack, &head, &x, &mask, &o_bar));
+    let tape = probe_grad_tape(&head, &x, &mask, &o_bar).expect("the tape's gradient");
+    let by_hand = crate::lesson15::attention_backward(&h.x, &h.wq, &h.wk, &h.wv, &h.o_bar);
+    let (head_bar, x_bar) = &got.gradient;
+    let (tape_head, tape_x) = &tape.gradient;
+    let flat = |m: &[Vec<f64>]| m.concat();
+    for (name, got, tape, want) in [
+        ("W̄_Q", &head_bar.wq.w, &tape_head.wq.w, by_hand.wq.concat()),
+        ("W̄_K", &head_bar.wk.w, &tape_head.wk.w, by_hand.wk.concat()),
+        ("W̄_V", &head_bar.wv.w, &tape_head.wv.w, by_hand.wv.concat()),
+    ] {
+        assert_agree(name, &flat(got), &want);
+        assert_agree(name, &flat(got), &flat(tape));
+    }
+    assert_agree("X̄", &flat(x_bar), &by_hand.x.concat());
+    assert_agree("X̄", &flat(x_bar), &flat(tape_x));
+    assert!((got.value - by_hand.loss).abs() < 1e-12);
+}
