@@ -200,9 +200,13 @@ impl<'m> Sweep<'m> {
         let result = (|| -> R<()> {
             for (k, arm) in arms.iter().enumerate() {
                 self.scopes.push(Scope::default());
+                // The arm's names hide an outer scope's: the reverse has
+                // them again only when it matches again.
+                let names = arm.pat.names.clone();
                 if replay {
-                    let names = arm.pat.names.clone();
                     self.scope().available.extend(names);
+                } else {
+                    self.scope().shadowed.extend(names);
                 }
                 let pending = (!replay).then_some(k as u32);
                 self.push_pending(pending);
@@ -315,9 +319,13 @@ impl<'m> Sweep<'m> {
         let result = (|| -> R<()> {
             for (k, arm) in arms.iter().enumerate() {
                 self.scopes.push(Scope::default());
+                // The arm's names hide an outer scope's: the reverse has
+                // them again only when it matches again.
+                let names = arm.pat.names.clone();
                 if replay {
-                    let names = arm.pat.names.clone();
                     self.scope().available.extend(names);
+                } else {
+                    self.scope().shadowed.extend(names);
                 }
                 let mut declare = Vec::new();
                 let mut flows = Vec::new();

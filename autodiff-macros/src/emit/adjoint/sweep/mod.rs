@@ -277,6 +277,10 @@ struct Scope {
     /// Names the reverse sweep has again in this scope: loop variables,
     /// replayed bindings.
     available: HashSet<String>,
+    /// Names a `let` of this scope binds again without making them
+    /// available: from here they hide what an outer scope has under that
+    /// name (`for t in v { let a = { let t = x; t * t }; .. }`).
+    shadowed: HashSet<String>,
 }
 
 pub struct Sweep<'m> {
@@ -451,11 +455,17 @@ impl<'m> Sweep<'m> {
 
     /// Whether the reverse sweep still has `name`'s value from here.
     fn available(&self, name: &str) -> bool {
+        for scope in self.scopes.iter().rev() {
+            if scope.available.contains(name) {
+                return true;
+            }
+            if scope.shadowed.contains(name) {
+                // What outer scopes have is another binding; a top-level
+                // one the reverse still sees is `stable`'s to say.
+                break;
+            }
+        }
         !self.an.is_local(name)
-            || self
-                .scopes
-                .iter()
-                .any(|scope| scope.available.contains(name))
             || (self.an.stable(name, self.top)
                 && (!self.early
                     || (self.an.params.contains(name) && !self.an.top_lets.contains_key(name))))

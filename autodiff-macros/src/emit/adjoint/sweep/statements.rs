@@ -247,6 +247,35 @@ impl<'m> Sweep<'m> {
         stmt: &Stmt,
         prelude: &mut Vec<TokenStream>,
     ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        // A name bound again: its initialiser still reads the binding
+        // before, and from here on the reverse has the new one only if this
+        // `let` makes it available (a replay), whatever an outer scope has.
+        let again: Vec<String> = match stmt {
+            Stmt::Let { pat, .. } => pat
+                .names
+                .iter()
+                .filter(|name| self.an.bound.get(*name).copied().unwrap_or(0) > 1)
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        };
+        for name in &again {
+            self.scope().available.remove(name);
+        }
+        let code = self.stmt_attributed(stmt, prelude);
+        for name in again {
+            if !self.scope().available.contains(&name) {
+                self.scope().shadowed.insert(name);
+            }
+        }
+        code
+    }
+
+    fn stmt_attributed(
+        &mut self,
+        stmt: &Stmt,
+        prelude: &mut Vec<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
         let attrs: &[syn::Attribute] = match stmt {
             Stmt::Let { attrs, .. } => attrs,
             Stmt::Expr(expr, _) => match expr.source {
