@@ -349,8 +349,9 @@ dual_operator!(Div div DivAssign div_assign / rules::div_partials);
 mod float;
 
 impl std::iter::Sum for Dual {
+    /// From −0.0, as `f64`'s: no items sum to −0.0, and −0.0 + x is x.
     fn sum<I: Iterator<Item = Dual>>(iter: I) -> Dual {
-        iter.fold(Dual::constant(0.0), |a, b| a + b)
+        iter.fold(Dual::constant(-0.0), |a, b| a + b)
     }
 }
 

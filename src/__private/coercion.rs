@@ -547,7 +547,7 @@ pub fn cast<T: Cast>(value: T) -> T::Plain {
 pub trait Summand<'t>: Sized {
     /// `Scalar` for tracked items, `f64` for plain ones.
     type Sum;
-    /// The sum; an empty iterator sums to a constant 0.
+    /// The sum; an empty iterator sums to a constant −0.0, as `f64`'s.
     fn sum(items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Self::Sum;
     /// The product, one `mul` node per item after the first; an empty
     /// iterator multiplies to a constant 1.
@@ -558,8 +558,10 @@ impl<'t> Summand<'t> for Scalar<'t> {
     type Sum = Scalar<'t>;
     #[inline]
     fn sum(mut items: impl Iterator<Item = Self>, tape: &'t Tape, at: Label) -> Scalar<'t> {
+        // No items sum to −0.0, as the standard library's `Sum for f64`
+        // (and the compiled adjoint) says.
         let Some(first) = items.next() else {
-            return sticky(tape.constant(0.0), tape, at, || 0.0);
+            return sticky(tape.constant(-0.0), tape, at, || -0.0);
         };
         items.fold(first, |total, item| {
             sticky(total.add(item), tape, at, move || {

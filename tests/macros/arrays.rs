@@ -140,6 +140,12 @@ fn an_empty_sum_is_zero() {
     }
     let result = sum_all_grad(&[]).unwrap();
     assert_eq!((result.value, result.gradient), (0.0, Vec::new()));
+    // No items sum to −0.0 in Rust (`Sum for f64`): the compiled adjoint
+    // and the tape give the plain function's bits.
+    let tape = sum_all_grad_tape(&[]).unwrap();
+    assert_eq!(sum_all(&[]).to_bits(), (-0.0_f64).to_bits());
+    assert_eq!(result.value.to_bits(), sum_all(&[]).to_bits());
+    assert_eq!(tape.value.to_bits(), sum_all(&[]).to_bits());
     assert_eq!(sum_all(&[1.0, 2.0]), 3.0);
     assert_eq!(sum_all_grad(&[1.0, 2.0]).unwrap().gradient, vec![1.0, 1.0]);
 }
