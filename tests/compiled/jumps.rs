@@ -795,3 +795,36 @@ fn a_loop_without_continue_records_its_exit_once() {
     assert_eq!(reached, [true; 4], "the cases take every exit");
     assert!(plain, "and one case takes none");
 }
+
+/// A `break` value that takes an element's `Option` apart (`match
+/// x.get(k) { Some(&v) => .., None => .. }`) is read as the element: the
+/// function is compiled (seed 17401's f1_0 kept the tape for it).
+#[differentiable]
+fn break_with_an_element(x: &[f64], k: usize) -> f64 {
+    let mut n = 0;
+    let y = loop {
+        if n >= 2 {
+            break match x.get(k) {
+                Some(&v) => v.sin(),
+                None => 0.5,
+            };
+        }
+        n += 1;
+    };
+    y * x[0]
+}
+
+#[test]
+fn a_break_value_matching_an_element_of_a_slice() {
+    let x = [0.3, -1.2];
+    for (k, want) in [
+        (1, vec![(-1.2_f64).sin(), 0.3 * (-1.2_f64).cos()]),
+        (5, vec![0.5, 0.0]),
+    ] {
+        let got = compiled(|stack| break_with_an_element_adjoint(stack, &x, k));
+        assert_agree("break value", &got.gradient, &want);
+        let tape = break_with_an_element_grad_tape(&x, k).unwrap();
+        assert_agree("break value vs tape", &got.gradient, &tape.gradient);
+        assert_eq!(got.value, break_with_an_element(&x, k));
+    }
+}

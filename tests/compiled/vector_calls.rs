@@ -491,3 +491,37 @@ fn the_attention_examples_layers_compile_through_their_methods() {
     assert_agree("X̄", &flat(x_bar), &flat(tape_x));
     assert!((got.value - by_hand.loss).abs() < 1e-12);
 }
+
+/// A vector-valued call never read, in a loop with a `break`: the caller
+/// cannot tell that the call returns a vector and cannot save one per
+/// trip, so it keeps the tape and says so (it used to report the compiled
+/// path and then rerun the tape at every call: seed 17401's g0_23).
+#[differentiable]
+fn unread_call_in_a_loop_that_breaks(x: f64, y: f64) -> f64 {
+    let mut n = 0;
+    let mut s = 0.0;
+    loop {
+        if n >= 3 {
+            break;
+        }
+        n += 1;
+        let _turned = rotate(x, y, 0.5);
+        s += x * y;
+    }
+    s
+}
+
+#[test]
+fn an_unread_vector_call_in_a_loop_that_breaks_keeps_the_tape() {
+    let GradientPath::Tape { construct, .. } = unread_call_in_a_loop_that_breaks_grad_path() else {
+        panic!("compiled, but the sweep cannot save the vector per trip");
+    };
+    assert!(construct.contains("never read"), "{construct}");
+    let got = unread_call_in_a_loop_that_breaks_grad(0.5, -1.5).unwrap();
+    assert_eq!(got.value, 3.0 * 0.5 * -1.5);
+    assert_agree(
+        "unread call",
+        &[got.gradient.0, got.gradient.1],
+        &[3.0 * -1.5, 3.0 * 0.5],
+    );
+}

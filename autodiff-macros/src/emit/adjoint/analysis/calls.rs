@@ -28,7 +28,16 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     let pushed = std::cell::RefCell::new(Vec::new());
     let mut lets = Vec::new();
     call_lets_in(&function.body.stmts, false, false, &is_call, &mut lets);
-    for &(name, init, nested) in &lets {
+    for &(name, init, nested, left) in &lets {
+        if left {
+            // Its value is read as a number, which a vector-valued
+            // callee's is not, and it is never read to show which: the
+            // sweep would fail at run time, so it is refused.
+            if !an.read.contains(name) {
+                an.unknown_calls.insert(name.to_owned());
+            }
+            continue;
+        }
         if !returns && an.bound.get(name).copied() == Some(1) {
             if nested {
                 let depth = index_depth(&function.body.stmts, name);
@@ -109,19 +118,19 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
 /// inside them, each with whether it is nested in a loop or a branch, and
 /// whether a loop around it has a `break` or `continue` (anywhere in its
 /// body): there the sweeps cannot save per trip, and such a `let` is left
-/// as the other calls are.
+/// as the other calls are (the last field).
 fn call_lets_in<'m, 'a>(
     stmts: &'m [Stmt<'a>],
     nested: bool,
     jumps: bool,
     is_call: &dyn Fn(&Expr) -> bool,
-    out: &mut Vec<(&'m str, &'m Expr<'a>, bool)>,
+    out: &mut Vec<(&'m str, &'m Expr<'a>, bool, bool)>,
 ) {
     fn in_expr<'m, 'a>(
         expr: &'m Expr<'a>,
         jumps: bool,
         is_call: &dyn Fn(&Expr) -> bool,
-        out: &mut Vec<(&'m str, &'m Expr<'a>, bool)>,
+        out: &mut Vec<(&'m str, &'m Expr<'a>, bool, bool)>,
     ) {
         let jumps = jumps
             || match &expr.kind {
@@ -150,8 +159,8 @@ fn call_lets_in<'m, 'a>(
                 if let Some(name) = name {
                     // A `mut` one nested is left as before too: the saved
                     // value stands for the binding throughout the reverse.
-                    if is_call(init) && !(nested && (jumps || *mutable)) {
-                        out.push((name, init, nested));
+                    if is_call(init) {
+                        out.push((name, init, nested, nested && (jumps || *mutable)));
                     }
                 }
                 in_expr(init, jumps, is_call, out);

@@ -123,6 +123,10 @@ pub struct Analysis {
     /// the macro cannot tell, taken as it is; the callee's reverse gets
     /// zeros shaped like it (`__adjoint::unread`).
     pub unread_calls: HashSet<String>,
+    /// Bindings of annotated calls never read, inside a loop with `break`
+    /// or `continue` (or `let mut`): nothing shows whether the callee
+    /// returns a number, and the sweeps cannot save a vector there.
+    pub unknown_calls: HashSet<String>,
     /// The vector `call_lets` inside a loop or a branch, gone when the
     /// reverse sweep reaches them: each trip saves the value and the
     /// arguments that change on a stack of the call's own.
@@ -177,6 +181,7 @@ impl Analysis {
             call_lets: HashSet::new(),
             vector_calls: HashSet::new(),
             unread_calls: HashSet::new(),
+            unknown_calls: HashSet::new(),
             nested_call_lets: HashSet::new(),
         };
         let read = std::cell::RefCell::new(HashSet::new());

@@ -52,6 +52,11 @@ impl Lowering<'_> {
                     self.options(value);
                 }
             }
+            E::Break(jump) => {
+                if let Some(value) = &mut jump.expr {
+                    self.options(value);
+                }
+            }
             E::If(if_) => {
                 self.options(&mut if_.cond);
                 if let Some((_, other)) = &mut if_.else_branch {

@@ -390,6 +390,12 @@ impl<'m> Sweep<'m> {
                         return Ok((vec![quote!(let #syntax = #src;)], Vec::new()));
                     }
                 };
+                if self.an.unknown_calls.contains(name) {
+                    return unsupported(
+                        "a call never read, in a loop with `break` or `continue` or bound by `let mut` (whether it returns a number or a vector is not known there)",
+                        init,
+                    );
+                }
                 let shape = if init.is_empty_vec() || self.an.pushed.contains(name) {
                     // Grown by `push`: the reverse sweep, after the whole
                     // forward, sees its final length, and each reversed
