@@ -193,11 +193,12 @@ enum Stmt {
     Concat(String, String, Vec<Expr>),
     /// `v.extend(a.iter().map(|t| t * k));`
     ExtendMapped(String, String, f64),
-    /// `let mut s = 0.0; for t in v { s += t * e; }`: `v` by value.
-    SumByValue(String, String, Expr),
+    /// `let mut s = 0.0; for t in v { s += t * e; }`: `v` by value; the
+    /// body may first hide `t` (see `Hide`).
+    SumByValue(String, String, Expr, Hide),
     /// `let mut s = 0.0; let mut it = v.iter(); while let Some(t) =
     /// it.next() { s += *t * e; }`
-    SumDrained(String, String, String, Expr),
+    SumDrained(String, String, String, Expr, Hide),
     /// `let mut n = 0;`
     Counter(String),
     /// `n += 1;`
@@ -229,12 +230,41 @@ enum Stmt {
     Closure(String, Expr),
 }
 
+/// How a loop over items named `t` hides `t` before it sums: not at
+/// all, by `let t = t * k;`, or inside a block (`let a = { let t = e; t *
+/// t }; s += t * a;`), where the reverse must not read the item for the
+/// block's `t`.
+#[derive(Clone, Debug)]
+enum Hide {
+    No,
+    Rebind(f64),
+    Block(Expr),
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Dialect {
     /// Plain `f64`, for `#[differentiable]`.
     Plain,
     /// The `D` dual-number wrapper: literals become `D::c(..)`.
     Dual,
+}
+
+/// The statements of `hide` at the top of a loop body over items `t`
+/// (read as `item`), and what the sum then multiplies.
+fn render_hide(out: &mut String, pad: &str, hide: &Hide, item: &str, dialect: Dialect) -> String {
+    match hide {
+        Hide::No => item.to_owned(),
+        Hide::Rebind(k) => {
+            let k = render(&Expr::Lit(*k), dialect);
+            let _ = writeln!(out, "{pad}    let t = {item} * {k};");
+            "t".to_owned()
+        }
+        Hide::Block(e) => {
+            let e = render(e, dialect);
+            let _ = writeln!(out, "{pad}    let a = {{ let t = {e}; t * t }};");
+            format!("{item} * a")
+        }
+    }
 }
 
 fn render(expr: &Expr, dialect: Dialect) -> String {
@@ -485,17 +515,19 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     ),
                 };
             }
-            Stmt::SumByValue(sum, name, e) => {
+            Stmt::SumByValue(sum, name, e, hide) => {
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 let _ = writeln!(out, "{pad}for t in {name} {{");
-                let _ = writeln!(out, "{pad}    {sum} += t * {};", r(e));
+                let item = render_hide(out, &pad, hide, "t", dialect);
+                let _ = writeln!(out, "{pad}    {sum} += {item} * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
-            Stmt::SumDrained(sum, it, name, e) => {
+            Stmt::SumDrained(sum, it, name, e, hide) => {
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 let _ = writeln!(out, "{pad}let mut {it} = {name}.iter();");
                 let _ = writeln!(out, "{pad}while let Some(t) = {it}.next() {{");
-                let _ = writeln!(out, "{pad}    {sum} += *t * {};", r(e));
+                let item = render_hide(out, &pad, hide, "*t", dialect);
+                let _ = writeln!(out, "{pad}    {sum} += {item} * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Concat(name, source, items) => {
@@ -805,8 +837,40 @@ impl Gen {
         out.push(Stmt::Let(name, e));
     }
 
+    /// How a loop over items `t` hides `t` (see `Hide`).
+    fn hide(&mut self) -> Hide {
+        match self.rng.below(4) {
+            0 => {
+                self.tag("let hiding the loop's item");
+                Hide::Rebind(self.rng.value(-2.0, 2.0))
+            }
+            1 => {
+                self.tag("block let hiding the loop's item");
+                Hide::Block(self.expr(1))
+            }
+            _ => Hide::No,
+        }
+    }
+
     fn let_mut(&mut self, out: &mut Vec<Stmt>) {
         let e = self.expr(1);
+        // In a loop or a branch, now and then a number that hides an outer
+        // one of the same name (read in its own initialiser).
+        if self.nesting > 0 && self.rng.chance(20) {
+            let compiled = self.compiled;
+            let outer: Vec<String> = self
+                .scalars()
+                .into_iter()
+                .filter(|name| !(compiled && name.starts_with('x')))
+                .collect();
+            if !outer.is_empty() {
+                self.tag("let hiding an outer binding");
+                let name = outer[self.rng.below(outer.len())].clone();
+                self.declare(&name, Kind::Scalar, true);
+                out.push(Stmt::LetMut(name, e));
+                return;
+            }
+        }
         let name = self.fresh("acc");
         self.declare(&name, Kind::Scalar, true);
         out.push(Stmt::LetMut(name, e));
@@ -1452,7 +1516,8 @@ impl Gen {
             self.tag("while let over a Vec's iter");
             let (sum, it) = (self.fresh("s"), self.fresh("it"));
             let e = self.expr(1);
-            out.push(Stmt::SumDrained(sum.clone(), it, name.clone(), e));
+            let hide = self.hide();
+            out.push(Stmt::SumDrained(sum.clone(), it, name.clone(), e, hide));
             self.declare(&sum, Kind::Scalar, true);
         }
         // Summed by a `for` that takes it by value: gone after.
@@ -1461,7 +1526,8 @@ impl Gen {
             let sum = self.fresh("s");
             self.vars.retain(|v| v.name != name);
             let e = self.expr(1);
-            out.push(Stmt::SumByValue(sum.clone(), name.clone(), e));
+            let hide = self.hide();
+            out.push(Stmt::SumByValue(sum.clone(), name.clone(), e, hide));
             self.declare(&sum, Kind::Scalar, true);
         }
     }
