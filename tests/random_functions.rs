@@ -830,8 +830,28 @@ impl Gen {
         }
     }
 
+    /// A helper's call bound by a `let` in a loop keeps the tape when no
+    /// statement reads it and a jump leaves the loop, and by a `let mut`
+    /// nested anywhere (the caller cannot tell a number from a vector
+    /// there): in a function drawn to compile, such a call is read as a
+    /// number where it is bound (`h(..) + 0.0`).
+    fn bound_call(&self, e: Expr, mutable: bool) -> Expr {
+        let nested = if mutable {
+            self.nesting > 0
+        } else {
+            !self.loops.is_empty()
+        };
+        match e {
+            Expr::Call(..) if self.compiled && nested => {
+                Expr::Bin("+", Box::new(e), Box::new(Expr::Lit(0.0)))
+            }
+            e => e,
+        }
+    }
+
     fn let_(&mut self, out: &mut Vec<Stmt>) {
         let e = self.expr(0);
+        let e = self.bound_call(e, false);
         let name = self.fresh("t");
         self.declare(&name, Kind::Scalar, false);
         out.push(Stmt::Let(name, e));
@@ -854,6 +874,7 @@ impl Gen {
 
     fn let_mut(&mut self, out: &mut Vec<Stmt>) {
         let e = self.expr(1);
+        let e = self.bound_call(e, true);
         // In a loop or a branch, now and then a number that hides an outer
         // one of the same name (read in its own initialiser).
         if self.nesting > 0 && self.rng.chance(20) {
