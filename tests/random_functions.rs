@@ -832,15 +832,16 @@ impl Gen {
 
     /// A helper's call bound by a `let` in a loop keeps the tape when no
     /// statement reads it and a jump leaves the loop, and by a `let mut`
-    /// nested anywhere (the caller cannot tell a number from a vector
-    /// there): in a function drawn to compile, such a call is read as a
+    /// nested anywhere or in a body with `return` (the caller cannot tell
+    /// a number from a vector there): in a function drawn to compile, such a call is read as a
     /// number where it is bound (`h(..) + 0.0`).
     fn bound_call(&self, e: Expr, mutable: bool) -> Expr {
-        let nested = if mutable {
-            self.nesting > 0
-        } else {
-            !self.loops.is_empty()
-        };
+        let nested = self.returns
+            || if mutable {
+                self.nesting > 0
+            } else {
+                !self.loops.is_empty()
+            };
         match e {
             Expr::Call(..) if self.compiled && nested => {
                 Expr::Bin("+", Box::new(e), Box::new(Expr::Lit(0.0)))

@@ -514,3 +514,34 @@ fn windows_of_a_local_that_changes() {
         assert_agree("changing_windows", &[got.gradient.0, got.gradient.1], &want);
     }
 }
+
+/// A closure called inside `vec![..]` and `dbg!(..)` is inlined there as
+/// anywhere else (seed 17403's f3_16 kept the tape: a macro's tokens
+/// were not read for its calls).
+#[differentiable]
+fn called_in_vec_and_dbg(x: f64) -> f64 {
+    let act = |t: f64| (t * 0.5).tanh();
+    let v = vec![act(x), x * act(x + 1.0)];
+    let w = [v.clone(), vec![act(2.0 * x)]].concat();
+    v[0] + v[1] + dbg!(act(x)) + w[2]
+}
+
+fn called_in_vec_and_dbg_dual(x: Dual) -> Dual {
+    let act = |t: Dual| (t * 0.5).tanh();
+    act(x) + x * act(x + 1.0) + act(x) + act(x * 2.0)
+}
+
+#[test]
+fn a_closure_called_in_vec_and_dbg_is_compiled() {
+    assert_eq!(called_in_vec_and_dbg_grad_path(), GradientPath::Compiled);
+    for x in [0.3, -1.1] {
+        let got = agree(
+            "in vec!",
+            called_in_vec_and_dbg_grad(x),
+            called_in_vec_and_dbg_grad_tape(x),
+        );
+        let dual = called_in_vec_and_dbg_dual(Dual::input(x, true));
+        assert_agree("in vec! vs dual", &[got.gradient], &[dual.tangent]);
+        assert_eq!(got.value, called_in_vec_and_dbg(x));
+    }
+}

@@ -511,6 +511,31 @@ fn unread_call_in_a_loop_that_breaks(x: f64, y: f64) -> f64 {
     s
 }
 
+/// The same in a body with an early `return` (seed 17403's g1_16).
+#[differentiable]
+fn unread_call_before_a_return(x: f64, y: f64) -> f64 {
+    if x > 10.0 {
+        return x;
+    }
+    let _turned = rotate(x, y, 0.5);
+    x * y
+}
+
+#[test]
+fn an_unread_vector_call_in_a_body_with_return_keeps_the_tape() {
+    let GradientPath::Tape { construct, .. } = unread_call_before_a_return_grad_path() else {
+        panic!("compiled, but the sweep would read the vector as a number");
+    };
+    assert!(construct.contains("never read"), "{construct}");
+    let got = unread_call_before_a_return_grad(0.5, -1.5).unwrap();
+    assert_eq!(got.value, 0.5 * -1.5);
+    assert_agree(
+        "unread call",
+        &[got.gradient.0, got.gradient.1],
+        &[-1.5, 0.5],
+    );
+}
+
 #[test]
 fn an_unread_vector_call_in_a_loop_that_breaks_keeps_the_tape() {
     let GradientPath::Tape { construct, .. } = unread_call_in_a_loop_that_breaks_grad_path() else {

@@ -30,12 +30,6 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     call_lets_in(&function.body.stmts, false, false, &is_call, &mut lets);
     for &(name, init, nested, left) in &lets {
         if left {
-            // Its value is read as a number, which a vector-valued
-            // callee's is not, and it is never read to show which: the
-            // sweep would fail at run time, so it is refused.
-            if !an.read.contains(name) {
-                an.unknown_calls.insert(name.to_owned());
-            }
             continue;
         }
         if !returns && an.bound.get(name).copied() == Some(1) {
@@ -110,6 +104,16 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             // Never read: whatever the callee returns, taken as it is.
             an.unread_calls.insert(name.clone());
             an.vector_calls.insert(unparenthesised(init).id);
+        }
+    }
+    // A call bound and never read that is not taken as it is (in a loop
+    // with a jump, by `let mut` in a block, in a body with `return`):
+    // its value would be read as a number, which a vector-valued callee's
+    // is not, and nothing shows which it is. The sweep would fail at run
+    // time, so it is refused.
+    for &(name, ..) in &lets {
+        if !an.read.contains(name) && !an.unread_calls.contains(name) {
+            an.unknown_calls.insert(name.to_owned());
         }
     }
 }

@@ -179,15 +179,19 @@ fn only_called(tokens: TokenStream, name: &str) -> bool {
                         count += 1;
                     }
                 }
-                // A macro may name it in its tokens: not read here.
+                // A macro may name it in its tokens: not read here, but
+                // in `vec!` and `dbg!`, whose tokens the lowering reads as
+                // expressions (and inlines calls in).
                 TokenTree::Punct(punct)
                     if punct.as_char() == '!'
                         && k > 0
                         && matches!(tokens[k - 1], TokenTree::Ident(_))
                         && matches!(tokens.get(k + 1), Some(TokenTree::Group(_))) =>
                 {
+                    let read = matches!(&tokens[k - 1],
+                        TokenTree::Ident(mac) if mac == "vec" || mac == "dbg");
                     if let Some(TokenTree::Group(group)) = tokens.get(k + 1) {
-                        if super::tokens::count(group.stream(), name) > 0 {
+                        if !read && super::tokens::count(group.stream(), name) > 0 {
                             return None;
                         }
                     }

@@ -392,7 +392,7 @@ impl<'m> Sweep<'m> {
                 };
                 if self.an.unknown_calls.contains(name) {
                     return unsupported(
-                        "a call never read, in a loop with `break` or `continue` or bound by `let mut` (whether it returns a number or a vector is not known there)",
+                        "a call never read, in a loop with `break` or `continue`, bound by `let mut` or in a body with `return` (whether it returns a number or a vector is not known there)",
                         init,
                     );
                 }
