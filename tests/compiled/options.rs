@@ -204,3 +204,36 @@ fn the_first_of_equal_largest_is_the_argmax() -> Result<(), ScalarAutodiffError>
     assert_eq!(argmax_value_grad(&[])?.gradient, Vec::<f64>::new());
     Ok(())
 }
+
+/// An element's `Option` taken apart inside `vec![..]` and `dbg!(..)`
+/// (seed 17405's f3_0 kept the tape: the macros' tokens were not read).
+#[differentiable]
+fn options_in_macros(x: &[f64]) -> f64 {
+    let v = vec![
+        match x.last() {
+            Some(v) => *v * 2.0,
+            None => 0.5,
+        },
+        x[0],
+    ];
+    let d = dbg!(match x.get(1) {
+        Some(&w) => w.sin(),
+        None => 0.0,
+    });
+    v[0] * v[1] + d
+}
+
+#[test]
+fn an_element_option_inside_vec_and_dbg_is_compiled() {
+    assert_eq!(options_in_macros_grad_path(), GradientPath::Compiled);
+    let x = [0.4, -0.7, 1.3];
+    let got = agree(
+        "options in macros",
+        options_in_macros_grad(&x),
+        options_in_macros_grad_tape(&x),
+    );
+    // 2·x₂·x₀ + sin x₁
+    let want = [2.0 * x[2], x[1].cos(), 2.0 * x[0]];
+    assert_agree("options in macros", &got.gradient, &want);
+    assert_eq!(got.value, options_in_macros(&x));
+}
