@@ -205,8 +205,9 @@ fn the_first_of_equal_largest_is_the_argmax() -> Result<(), ScalarAutodiffError>
     Ok(())
 }
 
-/// An element's `Option` taken apart inside `vec![..]` and `dbg!(..)`
-/// (seed 17405's f3_0 kept the tape: the macros' tokens were not read).
+/// An element's `Option` taken apart inside `vec![..]`, `dbg!(..)` and
+/// `[e; n]` (seeds 17405's f3_0 and 17407's f3_7 kept the tape: the
+/// macros' tokens and a repeated item were not read).
 #[differentiable]
 fn options_in_macros(x: &[f64]) -> f64 {
     let v = vec![
@@ -220,7 +221,12 @@ fn options_in_macros(x: &[f64]) -> f64 {
         Some(&w) => w.sin(),
         None => 0.0,
     });
-    v[0] * v[1] + d
+    // And in an array's repeated item (seed 17407's f3_7).
+    let r = [match x.first() {
+        Some(v) => *v * 3.0,
+        None => 0.0,
+    }; 2];
+    v[0] * v[1] + d + r[1]
 }
 
 #[test]
@@ -232,8 +238,8 @@ fn an_element_option_inside_vec_and_dbg_is_compiled() {
         options_in_macros_grad(&x),
         options_in_macros_grad_tape(&x),
     );
-    // 2·x₂·x₀ + sin x₁
-    let want = [2.0 * x[2], x[1].cos(), 2.0 * x[0]];
+    // 2·x₂·x₀ + sin x₁ + 3·x₀
+    let want = [2.0 * x[2] + 3.0, x[1].cos(), 2.0 * x[0]];
     assert_agree("options in macros", &got.gradient, &want);
     assert_eq!(got.value, options_in_macros(&x));
 }

@@ -46,6 +46,12 @@ impl Lowering<'_> {
             E::Call(call) => call.args.iter_mut().for_each(|arg| self.options(arg)),
             E::Tuple(tuple) => tuple.elems.iter_mut().for_each(|e| self.options(e)),
             E::Array(array) => array.elems.iter_mut().for_each(|e| self.options(e)),
+            E::Repeat(repeat) => self.options(&mut repeat.expr),
+            E::Index(index) => {
+                self.options(&mut index.expr);
+                self.options(&mut index.index);
+            }
+            E::Field(field) => self.options(&mut field.base),
             E::Assign(assign) => self.options(&mut assign.right),
             E::Return(ret) => {
                 if let Some(value) = &mut ret.expr {
