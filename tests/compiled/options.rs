@@ -209,6 +209,7 @@ fn the_first_of_equal_largest_is_the_argmax() -> Result<(), ScalarAutodiffError>
 /// `[e; n]` (seeds 17405's f3_0 and 17407's f3_7 kept the tape: the
 /// macros' tokens and a repeated item were not read).
 #[differentiable]
+#[allow(clippy::useless_vec)]
 fn options_in_macros(x: &[f64]) -> f64 {
     let v = vec![
         match x.last() {
