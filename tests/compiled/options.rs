@@ -10,7 +10,7 @@ use autodiff::prelude::*;
 use autodiff::GradientPath;
 
 use super::support::{agree, assert_agree};
-use crate::oracle::Dual;
+use crate::oracle::{dual_gradient, Dual};
 use crate::xorshift;
 
 #[differentiable]
@@ -113,23 +113,6 @@ fn passed_twice_dual(x: Dual, y: Dual) -> Dual {
     weighted_dual(x, y, x) + weighted_dual(y, y, y) * weighted_dual(x, Dual::constant(2.0), x)
 }
 
-fn dual_gradient(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> Vec<f64> {
-    (0..x.len())
-        .map(|k| {
-            let duals: Vec<Dual> = x
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| Dual::input(v, i == k))
-                .collect();
-            f(&duals).tangent
-        })
-        .collect()
-}
-
-fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
-    ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
-}
-
 #[test]
 fn every_function_here_is_compiled() {
     let _compiled = (
@@ -154,7 +137,7 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
     for round in 0..30 {
         // Every length from empty to past each `get`.
         let n = round % 6;
-        let x: Vec<f64> = (0..n).map(|_| uniform(&mut rng, 2.0)).collect();
+        let x: Vec<f64> = (0..n).map(|_| rng.uniform(2.0)).collect();
         let got = agree(
             "ends_product",
             ends_product_grad(&x),
@@ -183,7 +166,7 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
         let want = dual_gradient(&x, argmax_value_dual);
         assert_agree("argmax_value", &got.gradient, &want);
 
-        let (a, b) = (uniform(&mut rng, 2.0), uniform(&mut rng, 2.0));
+        let (a, b) = (rng.uniform(2.0), rng.uniform(2.0));
         let got = agree(
             "passed_twice",
             passed_twice_grad(a, b),
