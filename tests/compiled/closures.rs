@@ -180,6 +180,20 @@ fn max_by_and_min_by_select_the_item_the_tape_selects() {
 }
 
 #[test]
+fn the_largest_and_smallest_item_take_the_gradient() -> Result<(), ScalarAutodiffError> {
+    let got = largest_grad(&[1.0, 5.0, 3.0])?;
+    assert_eq!(got.value, 5.0);
+    assert_eq!(got.gradient, vec![0.0, 1.0, 0.0]);
+    let got = smallest_squared_grad(&[1.0, -5.0, 3.0])?;
+    assert_eq!(got.value, 25.0);
+    assert_eq!(got.gradient, vec![0.0, -10.0, 0.0]);
+    let got = top_score_grad([0.1, 0.9, 0.3, 0.2])?;
+    assert_eq!(got.value, 1.8);
+    assert_eq!(got.gradient, [0.0, 2.0, 0.0, 0.0]);
+    Ok(())
+}
+
+#[test]
 fn ties_go_where_the_standard_library_puts_them() -> Result<(), ScalarAutodiffError> {
     // `max_by` keeps the last of equal items, `min_by` the first.
     assert_eq!(

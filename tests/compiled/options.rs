@@ -180,10 +180,22 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
 
 #[test]
 fn the_first_of_equal_largest_is_the_argmax() -> Result<(), ScalarAutodiffError> {
+    let got = argmax_value_grad(&[0.2, 1.5, 0.7])?;
+    assert_eq!(got.value, 4.5);
+    assert_eq!(got.gradient, vec![0.0, 3.0, 0.0]);
+    assert_eq!(argmax_value_grad(&[])?.value, 0.0);
     assert_eq!(
         argmax_value_grad(&[1.0, 4.0, 4.0])?.gradient,
         [0.0, 3.0, 0.0]
     );
     assert_eq!(argmax_value_grad(&[])?.gradient, Vec::<f64>::new());
+    Ok(())
+}
+
+#[test]
+fn first_and_last_through_options() -> Result<(), ScalarAutodiffError> {
+    let got = ends_product_grad(&[2.0, 7.0, 5.0])?;
+    assert_eq!(got.value, 10.0);
+    assert_eq!(got.gradient, vec![5.0, 0.0, 2.0]);
     Ok(())
 }
