@@ -19,14 +19,14 @@
 
 // The attention example's `matmul` and `softmax`, which the factored head
 // calls.
-#[path = "../examples/support/attention.rs"]
+#[path = "../examples/support/attention_layers.rs"]
 #[allow(dead_code)]
-mod attention;
+mod attention_layers;
 mod common;
 
 use std::process::ExitCode;
 
-use attention::{matmul, softmax};
+use attention_layers::{matmul, softmax};
 use autodiff::prelude::*;
 use common::Row;
 

@@ -13,12 +13,12 @@
 // index them.
 #![allow(clippy::needless_range_loop)]
 
-#[path = "support/attention.rs"]
-mod attention;
+#[path = "support/attention_layers.rs"]
+mod attention_layers;
 #[path = "support/lesson15.rs"]
 mod lesson15;
 
-use attention::{rows, softmax, Head, Linear};
+use attention_layers::{rows, softmax, Head, Linear};
 use autodiff::prelude::*;
 
 /// `softmax(s + m)`: lesson 15's masked row, the mask a constant.

@@ -5,9 +5,9 @@
 
 // Lesson 15's exercises, which `paths` checks, read `crate::lesson15`;
 // the attention example's layers, which `vector_calls` checks.
-#[path = "../../examples/support/attention.rs"]
+#[path = "../../examples/support/attention_layers.rs"]
 #[allow(dead_code)]
-mod attention;
+mod attention_layers;
 #[path = "../../examples/support/exercises.rs"]
 mod exercises;
 #[path = "../../examples/support/lesson15.rs"]

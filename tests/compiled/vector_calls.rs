@@ -23,7 +23,7 @@ use autodiff::prelude::*;
 use autodiff::GradientPath;
 
 use super::support::{agree, assert_agree, compiled};
-use crate::attention::{matmul, rows, softmax, Head, Linear};
+use crate::attention_layers::{matmul, rows, softmax, Head, Linear};
 
 /// A point `(x, y)` turned by `theta`.
 #[differentiable]

@@ -4,9 +4,9 @@
 //! so one link.
 
 // The attention example's `softmax` and `matmul`, which `vectors` checks.
-#[path = "../../examples/support/attention.rs"]
+#[path = "../../examples/support/attention_layers.rs"]
 #[allow(dead_code)]
-mod attention;
+mod attention_layers;
 #[path = "../support/oracle.rs"]
 #[allow(dead_code)]
 mod oracle;

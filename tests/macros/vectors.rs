@@ -10,7 +10,7 @@ use autodiff::GradientPath;
 
 // `softmax` and `matmul`, and what `#[differentiable]` writes beside them
 // (`softmax_vjp`, `softmax_jacobian`, ...): the attention example's.
-use crate::attention::{
+use crate::attention_layers::{
     matmul, softmax, softmax_check, softmax_jacobian, softmax_jvp, softmax_vjp,
 };
 use crate::oracle::{assert_all_close, assert_close, Dual};

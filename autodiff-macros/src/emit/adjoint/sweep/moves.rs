@@ -13,7 +13,7 @@ use super::*;
 
 /// The `Vec` methods the sweep reverses as statements on a binding: the
 /// refusals accept exactly these as statements that move items.
-pub(in crate::emit::adjoint) const MOVES: &[&str] = &[
+pub(crate) const MOVES: &[&str] = &[
     "swap",
     "reverse",
     "truncate",
