@@ -17,10 +17,16 @@
 // index them.
 #![allow(clippy::needless_range_loop)]
 
+// The attention example's `matmul` and `softmax`, which the factored head
+// calls.
+#[path = "../examples/support/attention_layers.rs"]
+#[allow(dead_code)]
+mod attention_layers;
 mod common;
 
 use std::process::ExitCode;
 
+use attention_layers::{matmul, softmax};
 use autodiff::prelude::*;
 use common::Row;
 
@@ -85,31 +91,6 @@ fn mlp_inlined(
 
 const T: usize = 4;
 const D: usize = 3;
-
-#[differentiable]
-fn matmul(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
-    let mut out = Vec::new();
-    for i in 0..a.len() {
-        let mut row = Vec::new();
-        for j in 0..b[0].len() {
-            let mut s = 0.0;
-            for k in 0..b.len() {
-                s += a[i][k] * b[k][j];
-            }
-            row.push(s);
-        }
-        out.push(row);
-    }
-    out
-}
-
-#[differentiable]
-fn softmax(z: &[f64]) -> Vec<f64> {
-    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
-    let s: f64 = e.iter().sum();
-    e.iter().map(|v| v / s).collect()
-}
 
 /// One causal head from helpers: `Σ Ō ⊙ softmax_row(QKᵀ/√d) V`.
 #[differentiable]

@@ -13,37 +13,13 @@
 // index them.
 #![allow(clippy::needless_range_loop)]
 
+#[path = "support/attention_layers.rs"]
+mod attention_layers;
 #[path = "support/lesson15.rs"]
 mod lesson15;
 
+use attention_layers::{rows, softmax, Head, Linear};
 use autodiff::prelude::*;
-
-/// `A B`, row by row.
-#[differentiable]
-fn matmul(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
-    let mut out = Vec::new();
-    for i in 0..a.len() {
-        let mut row = Vec::new();
-        for j in 0..b[0].len() {
-            let mut s = 0.0;
-            for k in 0..b.len() {
-                s += a[i][k] * b[k][j];
-            }
-            row.push(s);
-        }
-        out.push(row);
-    }
-    out
-}
-
-/// `exp(z − max z) / Σ exp(z − max z)`: a masked entry (`−∞`) gets 0.
-#[differentiable]
-fn softmax(z: &[f64]) -> Vec<f64> {
-    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
-    let s: f64 = e.iter().sum();
-    e.iter().map(|v| v / s).collect()
-}
 
 /// `softmax(s + m)`: lesson 15's masked row, the mask a constant.
 #[differentiable]
@@ -53,71 +29,6 @@ fn masked_softmax(s: &[f64], #[constant] mask: &[f64]) -> Vec<f64> {
         z.push(s[j] + mask[j]);
     }
     softmax(&z)
-}
-
-/// A projection without bias: `X W`.
-#[derive(Clone, Debug, Parameters)]
-struct Linear {
-    w: Vec<Vec<f64>>,
-}
-
-#[differentiable]
-impl Linear {
-    fn forward(&self, x: &[Vec<f64>]) -> Vec<Vec<f64>> {
-        matmul(x, &self.w)
-    }
-}
-
-#[derive(Clone, Debug, Parameters)]
-struct Head {
-    wq: Linear,
-    wk: Linear,
-    wv: Linear,
-}
-
-#[differentiable]
-impl Head {
-    /// `O = softmax_row(Q Kᵀ/√d_k + M) V`.
-    fn forward(&self, x: &[Vec<f64>], #[constant] mask: &[Vec<f64>]) -> Vec<Vec<f64>> {
-        let q = self.wq.forward(x);
-        let k = self.wk.forward(x);
-        let v = self.wv.forward(x);
-        let scale = 1.0 / (q[0].len() as f64).sqrt();
-        let mut a = Vec::new();
-        for i in 0..q.len() {
-            let mut s = Vec::new();
-            for j in 0..k.len() {
-                let mut dot = 0.0;
-                for c in 0..q[i].len() {
-                    dot += q[i][c] * k[j][c];
-                }
-                s.push(dot * scale + mask[i][j]);
-            }
-            a.push(softmax(&s));
-        }
-        matmul(&a, &v)
-    }
-
-    /// The lesson's probe of the head: `L = Σ Ō ⊙ O` for a fixed `Ō`.
-    fn probe(
-        &self,
-        x: &[Vec<f64>],
-        #[constant] mask: &[Vec<f64>],
-        #[constant] o_bar: &[Vec<f64>],
-    ) -> f64 {
-        let o = self.forward(x, mask);
-        let mut total = 0.0;
-        for i in 0..o.len() {
-            for c in 0..o[i].len() {
-                total += o_bar[i][c] * o[i][c];
-            }
-        }
-        total
-    }
-}
-
-fn rows<const N: usize>(matrix: &[[f64; N]]) -> Vec<Vec<f64>> {
-    matrix.iter().map(|row| row.to_vec()).collect()
 }
 
 pub fn main() -> Result<(), Box<dyn std::error::Error>> {

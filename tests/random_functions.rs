@@ -734,6 +734,18 @@ impl Gen {
         out
     }
 
+    /// The visible non-empty arrays and `Vec`s other than `name`, with
+    /// their lengths: what `name` can be extended by.
+    fn lists_besides(&self, name: &str) -> Vec<(String, usize)> {
+        self.visible(|v| v.name != name && matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..)))
+            .into_iter()
+            .map(|v| match v.kind {
+                Kind::Array(n) | Kind::Vec(n) => (v.name.clone(), n),
+                _ => unreachable!(),
+            })
+            .collect()
+    }
+
     fn scalars(&self) -> Vec<String> {
         self.visible(|v| v.kind == Kind::Scalar)
             .into_iter()
@@ -1579,16 +1591,7 @@ impl Gen {
                 }
                 2 => {
                     self.tag("extend_from_slice of a Vec");
-                    let sources: Vec<(String, usize)> = self
-                        .visible(|v| {
-                            v.name != name && matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..))
-                        })
-                        .into_iter()
-                        .map(|v| match v.kind {
-                            Kind::Array(n) | Kind::Vec(n) => (v.name.clone(), n),
-                            _ => unreachable!(),
-                        })
-                        .collect();
+                    let sources = self.lists_besides(name);
                     if !sources.is_empty() && self.rng.chance(50) {
                         let (source, n) = sources[self.rng.below(sources.len())].clone();
                         out.push(Stmt::ExtendFrom(name.to_owned(), source));
@@ -1601,16 +1604,7 @@ impl Gen {
                     }
                 }
                 5 => {
-                    let sources: Vec<(String, usize)> = self
-                        .visible(|v| {
-                            v.name != name && matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..))
-                        })
-                        .into_iter()
-                        .map(|v| match v.kind {
-                            Kind::Array(n) | Kind::Vec(n) => (v.name.clone(), n),
-                            _ => unreachable!(),
-                        })
-                        .collect();
+                    let sources = self.lists_besides(name);
                     if sources.is_empty() {
                         continue;
                     }

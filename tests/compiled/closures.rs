@@ -15,7 +15,7 @@ use autodiff::prelude::*;
 use autodiff::GradientPath;
 
 use super::support::{agree, assert_agree};
-use crate::oracle::Dual;
+use crate::oracle::{dual_gradient, Dual};
 use crate::xorshift;
 
 // ---------------------------------------------------------------------
@@ -106,28 +106,10 @@ fn selections_dual(x: &[Dual], w: Dual) -> Dual {
     total + low.sin() * w
 }
 
-/// The gradient of `f` by one dual pass per component of `x`.
-fn dual_gradient(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> Vec<f64> {
-    (0..x.len())
-        .map(|k| {
-            let duals: Vec<Dual> = x
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| Dual::input(v, i == k))
-                .collect();
-            f(&duals).tangent
-        })
-        .collect()
-}
-
-fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
-    ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
-}
-
 fn points(seed: u64, n: usize) -> Vec<Vec<f64>> {
     let mut rng = xorshift::Rng(seed);
     let mut out: Vec<Vec<f64>> = (0..20)
-        .map(|_| (0..n).map(|_| uniform(&mut rng, 2.0)).collect())
+        .map(|_| (0..n).map(|_| rng.uniform(2.0)).collect())
         .collect();
     // Ties: `max_by` keeps the later of equal items, `min_by` the earlier.
     let mut tied = vec![0.5; n];
@@ -195,6 +177,20 @@ fn max_by_and_min_by_select_the_item_the_tape_selects() {
         assert_agree("selections", &got.gradient.0, &want[..4]);
         assert_agree("selections", &[got.gradient.1], &want[4..]);
     }
+}
+
+#[test]
+fn the_largest_and_smallest_item_take_the_gradient() -> Result<(), ScalarAutodiffError> {
+    let got = largest_grad(&[1.0, 5.0, 3.0])?;
+    assert_eq!(got.value, 5.0);
+    assert_eq!(got.gradient, vec![0.0, 1.0, 0.0]);
+    let got = smallest_squared_grad(&[1.0, -5.0, 3.0])?;
+    assert_eq!(got.value, 25.0);
+    assert_eq!(got.gradient, vec![0.0, -10.0, 0.0]);
+    let got = top_score_grad([0.1, 0.9, 0.3, 0.2])?;
+    assert_eq!(got.value, 1.8);
+    assert_eq!(got.gradient, [0.0, 2.0, 0.0, 0.0]);
+    Ok(())
 }
 
 #[test]

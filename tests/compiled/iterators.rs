@@ -163,12 +163,8 @@ fn item_named_like_its_slice(x: &[f64]) -> f64 {
     square(x.iter().map(|x| x.sin()).sum()) + x.iter().map(|x| x * x).sum::<f64>().max(0.5)
 }
 
-fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
-    ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
-}
-
 fn vector(rng: &mut xorshift::Rng, n: usize, scale: f64) -> Vec<f64> {
-    (0..n).map(|_| uniform(rng, scale)).collect()
+    (0..n).map(|_| rng.uniform(scale)).collect()
 }
 
 #[test]
@@ -207,13 +203,7 @@ fn nested_looped_renamed_and_skipped_chains_agree_with_the_tape(
         let x = vector(&mut rng, n, 1.2);
         let y = vector(&mut rng, n, 1.2);
         let w: Vec<[f64; 3]> = (0..n)
-            .map(|_| {
-                [
-                    uniform(&mut rng, 1.0),
-                    uniform(&mut rng, 1.0),
-                    uniform(&mut rng, 1.0),
-                ]
-            })
+            .map(|_| [rng.uniform(1.0), rng.uniform(1.0), rng.uniform(1.0)])
             .collect();
         let (got, tape) = (
             nested_chains_grad(&w, &x)?,
@@ -435,7 +425,7 @@ fn chains_agree_with_the_tape_and_central_differences() -> Result<(), Box<dyn st
                     in_a_loop_grad_tape(&x, k),
                 );
             }
-            let (w, t) = (uniform(&mut rng, 1.0), uniform(&mut rng, 1.0));
+            let (w, t) = (rng.uniform(1.0), rng.uniform(1.0));
             let (got, tape) = (ranged_grad(&x, w)?, ranged_grad_tape(&x, w)?);
             assert_agree("ranged dx", &got.gradient.0, &tape.gradient.0);
             assert!(close_to_scale(
@@ -467,12 +457,8 @@ fn chains_agree_with_the_tape_and_central_differences() -> Result<(), Box<dyn st
     }
     let mut rng = xorshift::Rng(7);
     for _ in 0..6 {
-        let x = [
-            uniform(&mut rng, 1.0),
-            uniform(&mut rng, 1.0),
-            uniform(&mut rng, 1.0),
-        ];
-        let s = 1.0 + uniform(&mut rng, 0.5);
+        let x = [rng.uniform(1.0), rng.uniform(1.0), rng.uniform(1.0)];
+        let s = 1.0 + rng.uniform(0.5);
         let (got, tape) = (captured_grad(x, s)?, captured_grad_tape(x, s)?);
         assert_agree("captured dx", &got.gradient.0, &tape.gradient.0);
         assert!(close_to_scale(

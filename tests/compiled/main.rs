@@ -3,7 +3,11 @@
 //! gradient against an independent oracle (a closed form, dual numbers,
 //! central differences) and against the tape. One test binary, so one link.
 
-// Lesson 15's exercises, which `paths` checks, read `crate::lesson15`.
+// Lesson 15's exercises, which `paths` checks, read `crate::lesson15`;
+// the attention example's layers, which `vector_calls` checks.
+#[path = "../../examples/support/attention_layers.rs"]
+#[allow(dead_code)]
+mod attention_layers;
 #[path = "../../examples/support/exercises.rs"]
 mod exercises;
 #[path = "../../examples/support/lesson15.rs"]

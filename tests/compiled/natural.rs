@@ -37,7 +37,7 @@ use autodiff::prelude::*;
 use autodiff::GradientPath;
 
 use super::support::{assert_agree, compiled, AGREE};
-use crate::oracle::Dual;
+use crate::oracle::{dual_value_and_gradient, Dual};
 
 /// The compiled gradient (`f_adjoint`'s, and `f_grad`'s, which must be the
 /// same), the tape's and the oracle's, as flat components, with the values.
@@ -67,30 +67,6 @@ fn check(
 
 fn cat(parts: &[&[f64]]) -> Vec<f64> {
     parts.iter().flat_map(|part| part.iter().copied()).collect()
-}
-
-// ---------------------------------------------------------------------
-// Forward mode on dual numbers (the shared oracle's): the oracle for the
-// realistic functions.
-// ---------------------------------------------------------------------
-
-/// The value and gradient of `f` at `inputs` (flat), by one forward pass
-/// per component.
-fn forward_mode(inputs: &[f64], f: impl Fn(&[Dual]) -> Dual) -> (f64, Vec<f64>) {
-    let mut value = 0.0;
-    let gradient = (0..inputs.len())
-        .map(|k| {
-            let seeded: Vec<Dual> = inputs
-                .iter()
-                .enumerate()
-                .map(|(j, &v)| Dual::input(v, j == k))
-                .collect();
-            let out = f(&seeded);
-            value = out.value;
-            out.tangent
-        })
-        .collect();
-    (value, gradient)
 }
 
 // ---------------------------------------------------------------------
@@ -215,7 +191,7 @@ fn a_counted_index_is_saved() -> Result<(), Box<dyn std::error::Error>> {
     let adjoint = compiled(|stack| q_norm_adjoint(stack, &x, &mu, &q, &l));
     let grad = q_norm_grad(&x, &mu, &q, &l)?;
     let tape = q_norm_grad_tape(&x, &mu, &q, &l)?;
-    let oracle = forward_mode(&cat(&[&x, &mu, &q, &l]), |v| q_norm_dual(v, 4));
+    let oracle = dual_value_and_gradient(&cat(&[&x, &mu, &q, &l]), |v| q_norm_dual(v, 4));
     check(
         "q_norm",
         (adjoint.value, flat(&adjoint.gradient)),
@@ -441,7 +417,7 @@ fn a_call_on_a_changing_local_passes_its_adjoint() -> Result<(), Box<dyn std::er
     let mut inputs = alphas.to_vec();
     inputs.extend(means.iter().flatten());
     inputs.extend(icf.iter().flatten());
-    let oracle = forward_mode(&inputs, |v| gmm_dual(v, 3, &x));
+    let oracle = dual_value_and_gradient(&inputs, |v| gmm_dual(v, 3, &x));
     check(
         "gmm_objective",
         (adjoint.value, flat(&adjoint.gradient)),
@@ -555,7 +531,7 @@ fn an_array_literal_of_tracked_values_is_compiled() -> Result<(), Box<dyn std::e
     let adjoint = compiled(|stack| vec_literal_adjoint(stack, &x));
     let grad = vec_literal_grad(&x)?;
     let tape = vec_literal_grad_tape(&x)?;
-    let oracle = forward_mode(&x, |v| {
+    let oracle = dual_value_and_gradient(&x, |v| {
         let (a, b) = (v[1] * v[2], v[0].exp().sin() * Dual::constant(2.0));
         a * b + v[0]
     });
@@ -576,7 +552,7 @@ fn an_array_literal_of_tracked_values_is_compiled() -> Result<(), Box<dyn std::e
     let adjoint = compiled(|stack| reprojection_adjoint(stack, &cam, &point, &feat));
     let grad = reprojection_grad(&cam, &point, &feat)?;
     let tape = reprojection_grad_tape(&cam, &point, &feat)?;
-    let oracle = forward_mode(&cat(&[&cam, &point]), |v| reprojection_dual(v, &feat));
+    let oracle = dual_value_and_gradient(&cat(&[&cam, &point]), |v| reprojection_dual(v, &feat));
     check(
         "reprojection",
         (adjoint.value, flat(&adjoint.gradient)),
@@ -748,7 +724,7 @@ fn a_binding_given_its_value_by_the_branches() -> Result<(), Box<dyn std::error:
     let adjoint = compiled(|stack| robust_fit_adjoint(stack, a, b, &xs, &ys, 1.0));
     let grad = robust_fit_grad(a, b, &xs, &ys, 1.0)?;
     let tape = robust_fit_grad_tape(a, b, &xs, &ys, 1.0)?;
-    let oracle = forward_mode(&[a, b], |v| robust_fit_dual(v, &xs, &ys, 1.0));
+    let oracle = dual_value_and_gradient(&[a, b], |v| robust_fit_dual(v, &xs, &ys, 1.0));
     let pair = |g: (f64, f64)| vec![g.0, g.1];
     check(
         "robust_fit",
@@ -950,7 +926,7 @@ fn a_running_extreme_from_infinity_stays_compiled() -> Result<(), Box<dyn std::e
     let adjoint = compiled(|stack| kmeans_adjoint(stack, &centres, &points));
     let grad = kmeans_grad(&centres, &points)?;
     let tape = kmeans_grad_tape(&centres, &points)?;
-    let oracle = forward_mode(&inputs, |v| kmeans_dual(v, 2, &points, false));
+    let oracle = dual_value_and_gradient(&inputs, |v| kmeans_dual(v, 2, &points, false));
     check(
         "kmeans",
         (adjoint.value, flat(&adjoint.gradient)),
@@ -963,7 +939,7 @@ fn a_running_extreme_from_infinity_stays_compiled() -> Result<(), Box<dyn std::e
     let adjoint = compiled(|stack| kmeans_assigned_adjoint(stack, &centres, &points));
     let grad = kmeans_assigned_grad(&centres, &points)?;
     let tape = kmeans_assigned_grad_tape(&centres, &points)?;
-    let oracle = forward_mode(&inputs, |v| kmeans_dual(v, 2, &points, true));
+    let oracle = dual_value_and_gradient(&inputs, |v| kmeans_dual(v, 2, &points, true));
     check(
         "kmeans_assigned",
         (adjoint.value, flat(&adjoint.gradient)),
@@ -1111,7 +1087,7 @@ fn closures_over_changing_locals_and_folds_stay_compiled() -> Result<(), Box<dyn
     let mut inputs = alphas.to_vec();
     inputs.extend(means.iter().flatten());
     inputs.extend(log_sigmas.iter().flatten());
-    let oracle = forward_mode(&inputs, |v| gmm_diagonal_dual(v, 3, &x));
+    let oracle = dual_value_and_gradient(&inputs, |v| gmm_diagonal_dual(v, 3, &x));
     check(
         "gmm_diagonal",
         (adjoint.value, flat(&adjoint.gradient)),
@@ -1203,7 +1179,7 @@ fn filter_and_for_each_are_loops() -> Result<(), Box<dyn std::error::Error>> {
     let tape = stretched_energy_grad_tape(&lengths, k, rest)?;
     let mut inputs = lengths.to_vec();
     inputs.push(k);
-    let oracle = forward_mode(&inputs, |v| {
+    let oracle = dual_value_and_gradient(&inputs, |v| {
         let (l, k) = (&v[..5], v[5]);
         let mut energy = Dual::constant(0.0);
         let mut penalty = Dual::constant(0.0);
@@ -1378,7 +1354,7 @@ fn if_values_inside_expressions_are_compiled() -> Result<(), Box<dyn std::error:
             (adjoint.value, pair(adjoint.gradient)),
             (grad.value, pair(grad.gradient)),
             (tape.value, pair(tape.gradient)),
-            forward_mode(&[x, y], branch_operands_dual),
+            dual_value_and_gradient(&[x, y], branch_operands_dual),
         );
         assert!(branch_operands_check(x, y)?.passed());
 
@@ -1390,7 +1366,7 @@ fn if_values_inside_expressions_are_compiled() -> Result<(), Box<dyn std::error:
             (adjoint.value, pair(adjoint.gradient)),
             (grad.value, pair(grad.gradient)),
             (tape.value, pair(tape.gradient)),
-            forward_mode(&[x, y], branch_arguments_dual),
+            dual_value_and_gradient(&[x, y], branch_arguments_dual),
         );
         assert!(branch_arguments_check(x, y)?.passed());
 
@@ -1402,7 +1378,7 @@ fn if_values_inside_expressions_are_compiled() -> Result<(), Box<dyn std::error:
             (adjoint.value, pair(adjoint.gradient)),
             (grad.value, pair(grad.gradient)),
             (tape.value, pair(tape.gradient)),
-            forward_mode(&[x, y], branch_in_break_dual),
+            dual_value_and_gradient(&[x, y], branch_in_break_dual),
         );
         assert!(branch_in_break_check(x, y)?.passed());
     }
@@ -1415,7 +1391,7 @@ fn if_values_inside_expressions_are_compiled() -> Result<(), Box<dyn std::error:
             (adjoint.value, adjoint.gradient),
             (grad.value, grad.gradient),
             (tape.value, tape.gradient),
-            forward_mode(&x, leaky_sum_dual),
+            dual_value_and_gradient(&x, leaky_sum_dual),
         );
         assert!(leaky_sum_check(&x)?.passed());
     }
@@ -1615,7 +1591,7 @@ fn a_tuple_value_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
             (adjoint.value, pair(adjoint.gradient)),
             (grad.value, pair(grad.gradient)),
             (tape.value, pair(tape.gradient)),
-            forward_mode(&[x, y], rotated_pair_dual),
+            dual_value_and_gradient(&[x, y], rotated_pair_dual),
         );
         assert!(rotated_pair_check(x, y)?.passed());
 
@@ -1627,7 +1603,7 @@ fn a_tuple_value_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
             (adjoint.value, pair(adjoint.gradient)),
             (grad.value, pair(grad.gradient)),
             (tape.value, pair(tape.gradient)),
-            forward_mode(&[x, y], pair_loop_dual),
+            dual_value_and_gradient(&[x, y], pair_loop_dual),
         );
     }
     Ok(())

@@ -10,7 +10,7 @@ use autodiff::prelude::*;
 use autodiff::GradientPath;
 
 use super::support::{agree, assert_agree};
-use crate::oracle::Dual;
+use crate::oracle::{dual_gradient, Dual};
 use crate::xorshift;
 
 #[differentiable]
@@ -113,23 +113,6 @@ fn passed_twice_dual(x: Dual, y: Dual) -> Dual {
     weighted_dual(x, y, x) + weighted_dual(y, y, y) * weighted_dual(x, Dual::constant(2.0), x)
 }
 
-fn dual_gradient(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> Vec<f64> {
-    (0..x.len())
-        .map(|k| {
-            let duals: Vec<Dual> = x
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| Dual::input(v, i == k))
-                .collect();
-            f(&duals).tangent
-        })
-        .collect()
-}
-
-fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
-    ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
-}
-
 #[test]
 fn every_function_here_is_compiled() {
     let _compiled = (
@@ -154,7 +137,7 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
     for round in 0..30 {
         // Every length from empty to past each `get`.
         let n = round % 6;
-        let x: Vec<f64> = (0..n).map(|_| uniform(&mut rng, 2.0)).collect();
+        let x: Vec<f64> = (0..n).map(|_| rng.uniform(2.0)).collect();
         let got = agree(
             "ends_product",
             ends_product_grad(&x),
@@ -183,7 +166,7 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
         let want = dual_gradient(&x, argmax_value_dual);
         assert_agree("argmax_value", &got.gradient, &want);
 
-        let (a, b) = (uniform(&mut rng, 2.0), uniform(&mut rng, 2.0));
+        let (a, b) = (rng.uniform(2.0), rng.uniform(2.0));
         let got = agree(
             "passed_twice",
             passed_twice_grad(a, b),
@@ -197,6 +180,10 @@ fn elements_of_options_against_the_tape_and_dual_numbers() {
 
 #[test]
 fn the_first_of_equal_largest_is_the_argmax() -> Result<(), ScalarAutodiffError> {
+    let got = argmax_value_grad(&[0.2, 1.5, 0.7])?;
+    assert_eq!(got.value, 4.5);
+    assert_eq!(got.gradient, vec![0.0, 3.0, 0.0]);
+    assert_eq!(argmax_value_grad(&[])?.value, 0.0);
     assert_eq!(
         argmax_value_grad(&[1.0, 4.0, 4.0])?.gradient,
         [0.0, 3.0, 0.0]
@@ -243,4 +230,12 @@ fn an_element_option_inside_vec_and_dbg_is_compiled() {
     let want = [2.0 * x[2] + 3.0, x[1].cos(), 2.0 * x[0]];
     assert_agree("options in macros", &got.gradient, &want);
     assert_eq!(got.value, options_in_macros(&x));
+}
+
+#[test]
+fn first_and_last_through_options() -> Result<(), ScalarAutodiffError> {
+    let got = ends_product_grad(&[2.0, 7.0, 5.0])?;
+    assert_eq!(got.value, 10.0);
+    assert_eq!(got.gradient, vec![5.0, 0.0, 2.0]);
+    Ok(())
 }

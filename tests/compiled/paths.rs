@@ -25,12 +25,8 @@ use autodiff::prelude::*;
 
 use super::support::agree;
 
-fn uniform(rng: &mut xorshift::Rng, scale: f64) -> f64 {
-    ((rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
-}
-
 fn array<const N: usize>(rng: &mut xorshift::Rng, scale: f64) -> [f64; N] {
-    std::array::from_fn(|_| uniform(rng, scale))
+    std::array::from_fn(|_| rng.uniform(scale))
 }
 
 fn matrix<const R: usize, const C: usize>(rng: &mut xorshift::Rng, scale: f64) -> [[f64; C]; R] {
@@ -48,7 +44,7 @@ fn lesson_15_exercises_agree_with_the_tape() {
             array(&mut rng, 1.0),
             array(&mut rng, 1.0),
         );
-        let t = uniform(&mut rng, 1.0);
+        let t = rng.uniform(1.0);
         agree(
             "mlp_loss",
             exercises::mlp_loss_grad(w1, w2, x, t),
@@ -111,12 +107,12 @@ fn lesson_15_exercises_agree_with_the_tape() {
         );
 
         let width = exercises::WIDTH;
-        let h: Vec<f64> = (0..width).map(|_| uniform(&mut rng, 1.0)).collect();
-        let g: Vec<f64> = (0..width).map(|_| uniform(&mut rng, 1.0)).collect();
+        let h: Vec<f64> = (0..width).map(|_| rng.uniform(1.0)).collect();
+        let g: Vec<f64> = (0..width).map(|_| rng.uniform(1.0)).collect();
         let layers: Vec<Vec<Vec<f64>>> = (0..3)
             .map(|_| {
                 (0..width)
-                    .map(|_| (0..width).map(|_| uniform(&mut rng, 0.3)).collect())
+                    .map(|_| (0..width).map(|_| rng.uniform(0.3)).collect())
                     .collect()
             })
             .collect();
@@ -384,16 +380,16 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
     );
     let mut rng = xorshift::Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..POINTS {
-        let x = 0.5 + uniform(&mut rng, 0.4);
+        let x = 0.5 + rng.uniform(0.4);
         for steps in [0, 1, 7, 100] {
             agree("chain", chain_grad(x, steps), chain_grad_tape(x, steps));
         }
-        let (a, b) = (uniform(&mut rng, 2.0), uniform(&mut rng, 2.0) + 3.0);
+        let (a, b) = (rng.uniform(2.0), rng.uniform(2.0) + 3.0);
         agree("compounds", compounds_grad(a, b), compounds_grad_tape(a, b));
         assert!(compounds_check(a, b).unwrap().passed());
 
         let w: [[f64; 3]; 2] = matrix(&mut rng, 1.0);
-        let v: Vec<f64> = (0..5).map(|_| uniform(&mut rng, 1.0)).collect();
+        let v: Vec<f64> = (0..5).map(|_| rng.uniform(1.0)).collect();
         agree("loops", loops_grad(w, &v, 3), loops_grad_tape(w, &v, 3));
         assert!(loops_check(w, &v, 3).unwrap().passed());
 
@@ -402,7 +398,7 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
         assert!(calls_check(&v, wp).unwrap().passed());
         agree("pair", pair_grad(wp, 2.0), pair_grad_tape(wp, 2.0));
 
-        let b = 2.0 * uniform(&mut rng, 2.0);
+        let b = 2.0 * rng.uniform(2.0);
         for kind in 0..3 {
             for eps in [None, Some(0.25)] {
                 agree(
@@ -414,7 +410,7 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
         }
         assert!(branches_check(b, 2, Some(0.25)).unwrap().passed());
 
-        let z: Vec<f64> = (0..6).map(|_| uniform(&mut rng, 2.0)).collect();
+        let z: Vec<f64> = (0..6).map(|_| rng.uniform(2.0)).collect();
         for k in [1, 3, 6, 9] {
             agree(
                 "collected",
@@ -424,7 +420,7 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
         }
         assert!(collected_check(&z, 4).unwrap().passed());
 
-        let xs: Vec<f64> = (0..7).map(|_| uniform(&mut rng, 1.5)).collect();
+        let xs: Vec<f64> = (0..7).map(|_| rng.uniform(1.5)).collect();
         for limit in [0.3, 1.0, 3.0, 100.0] {
             agree("jumps", jumps_grad(&xs, limit), jumps_grad_tape(&xs, limit));
         }
@@ -446,7 +442,7 @@ fn each_construct_agrees_with_the_tape_and_central_differences() {
         assert!(returns_check(&xs, 50.0).unwrap().passed());
 
         let m = matrix(&mut rng, 1.0);
-        let h: Vec<f64> = (0..3).map(|_| uniform(&mut rng, 1.0)).collect();
+        let h: Vec<f64> = (0..3).map(|_| rng.uniform(1.0)).collect();
         agree(
             "layers",
             layers_grad(h.clone(), &m),

@@ -4,9 +4,10 @@
 //! with the `Vec` read and grown by `push` after the move. The reverse
 //! sweep moves each item's adjoint back the way the item came.
 //!
-//! Each function is written twice: as the student writes it, under
-//! `#[differentiable]`, and over the shared oracle's dual numbers
-//! (`tests/support/oracle.rs`), with the same moves on `Vec<Dual>`. At
+//! Each function is a module named for what it checks, written twice: as
+//! the student writes it, `f` under `#[differentiable]`, and `twin` over
+//! the shared oracle's dual numbers (`tests/support/oracle.rs`), with the
+//! same moves on `Vec<Dual>`; `checked!()` writes its test. At
 //! every point `f_grad` must take the compiled path (`f_adjoint` answers
 //! and leaves its stack empty), return the plain function's value bit for
 //! bit, and agree with the tape and with the dual tangents to `AGREE` of
@@ -25,7 +26,7 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
-use crate::oracle::Dual;
+use crate::oracle::{dual_value_and_gradient, Dual};
 use crate::support::{assert_agree, compiled};
 
 /// Points with no ties (a sort's order is the same nearby) and one with a
@@ -37,24 +38,6 @@ const POINTS: [[f64; 4]; 5] = [
     [1.0, -3.0, 2.0, 0.5],
     [1.5, 1.5, -1.0, 1.5],
 ];
-
-/// The value and gradient of `f` at `x` by one forward pass per input.
-fn dual(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> (f64, Vec<f64>) {
-    let mut value = 0.0;
-    let gradient = (0..x.len())
-        .map(|k| {
-            let seeded: Vec<Dual> = x
-                .iter()
-                .enumerate()
-                .map(|(j, &v)| Dual::input(v, j == k))
-                .collect();
-            let out = f(&seeded);
-            value = out.value;
-            out.tangent
-        })
-        .collect();
-    (value, gradient)
-}
 
 /// `f_grad` against the plain function (bit for bit), its compiled
 /// adjoint run alone, the tape and the dual twin, at every point.
@@ -77,25 +60,30 @@ fn check(
         let tape = tape(&at);
         assert_eq!(tape.value.to_bits(), got.value.to_bits(), "{named}: tape");
         assert_agree(&named, &got.gradient, &tape.gradient);
-        let (value, tangents) = dual(&at, &twin);
+        let (value, tangents) = dual_value_and_gradient(&at, &twin);
         assert_eq!(value.to_bits(), got.value.to_bits(), "{named}: dual");
         assert_agree(&named, &got.gradient, &tangents);
     }
 }
 
-/// `check!(f, f_adjoint, f_grad, f_grad_tape, f_grad_path, twin)`.
-macro_rules! check {
-    ($f:ident, $adjoint:ident, $grad:ident, $tape:ident, $path:ident, $twin:expr) => {{
-        check(
-            stringify!($f),
-            |x| $f(x),
-            |stack, x| $adjoint(stack, x),
-            |x| $grad(x).unwrap(),
-            |x| $tape(x).unwrap(),
-            $twin,
-        );
-        assert_eq!($path(), GradientPath::Compiled);
-    }};
+/// The test of one module below, which holds `f` under
+/// `#[differentiable]` and its dual twin `twin`: `check` at every point,
+/// and `f_grad_path()` says `Compiled`.
+macro_rules! checked {
+    () => {
+        #[test]
+        fn against_the_tape_and_dual_numbers() {
+            check(
+                module_path!(),
+                f,
+                |stack, x| f_adjoint(stack, x),
+                |x| f_grad(x).unwrap(),
+                |x| f_grad_tape(x).unwrap(),
+                twin,
+            );
+            assert_eq!(f_grad_path(), GradientPath::Compiled);
+        }
+    };
 }
 
 fn c(v: f64) -> Dual {
@@ -108,122 +96,104 @@ fn c(v: f64) -> Dual {
 
 /// Popped, read after, pushed onto again: the `Vec` after the pop has
 /// the length the pop left, and grows from there.
-#[differentiable]
-fn pop_then_push(x: &[f64]) -> f64 {
-    let mut v = x.to_vec();
-    let last = v.pop().unwrap();
-    let s = last * v[0];
-    v.push(last * 2.0 + v[1]);
-    v.push(s);
-    s + v[3] * v[1] + v.len() as f64 * v[4]
-}
+mod pop_then_read_and_push {
+    use super::*;
 
-fn pop_then_push_dual(x: &[Dual]) -> Dual {
-    let mut v = x.to_vec();
-    let last = v.pop().unwrap();
-    let s = last * v[0];
-    v.push(last * 2.0 + v[1]);
-    v.push(s);
-    s + v[3] * v[1] + v[4] * v.len() as f64
-}
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        let last = v.pop().unwrap();
+        let s = last * v[0];
+        v.push(last * 2.0 + v[1]);
+        v.push(s);
+        s + v[3] * v[1] + v.len() as f64 * v[4]
+    }
 
-#[test]
-fn pop_then_read_and_push() {
-    check!(
-        pop_then_push,
-        pop_then_push_adjoint,
-        pop_then_push_grad,
-        pop_then_push_grad_tape,
-        pop_then_push_grad_path,
-        pop_then_push_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = x.to_vec();
+        let last = v.pop().unwrap();
+        let s = last * v[0];
+        v.push(last * 2.0 + v[1]);
+        v.push(s);
+        s + v[3] * v[1] + v[4] * v.len() as f64
+    }
+
+    checked!();
 }
 
 /// Pops in loops: a `while` on the length, a `for` whose body pops in a
 /// compound assignment, a `pop` dropped as a statement and one unwrapped
 /// and dropped.
-#[differentiable]
-fn pops_in_loops(x: &[f64]) -> f64 {
-    let mut v = x.to_vec();
-    v.push(x[0] * x[1]);
-    v.push(x[2].sin());
-    let mut s = 0.0;
-    while v.len() > 3 {
-        let t = v.pop().unwrap();
-        s += t * t;
-    }
-    for k in 0..2 {
-        s += v.pop().unwrap() * (k as f64 + 2.0);
-        v.push(s * 0.5);
-    }
-    v.pop();
-    v.pop().unwrap();
-    s * v[0]
-}
+mod pops_in_loops_and_as_statements {
+    use super::*;
 
-fn pops_in_loops_dual(x: &[Dual]) -> Dual {
-    let mut v = x.to_vec();
-    v.push(x[0] * x[1]);
-    v.push(x[2].sin());
-    let mut s = c(0.0);
-    while v.len() > 3 {
-        let t = v.pop().unwrap();
-        s = s + t * t;
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        v.push(x[0] * x[1]);
+        v.push(x[2].sin());
+        let mut s = 0.0;
+        while v.len() > 3 {
+            let t = v.pop().unwrap();
+            s += t * t;
+        }
+        for k in 0..2 {
+            s += v.pop().unwrap() * (k as f64 + 2.0);
+            v.push(s * 0.5);
+        }
+        v.pop();
+        v.pop().unwrap();
+        s * v[0]
     }
-    for k in 0..2 {
-        s = s + v.pop().unwrap() * (k as f64 + 2.0);
-        v.push(s * 0.5);
-    }
-    v.pop();
-    v.pop().unwrap();
-    s * v[0]
-}
 
-#[test]
-fn pops_in_loops_and_as_statements() {
-    check!(
-        pops_in_loops,
-        pops_in_loops_adjoint,
-        pops_in_loops_grad,
-        pops_in_loops_grad_tape,
-        pops_in_loops_grad_path,
-        pops_in_loops_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = x.to_vec();
+        v.push(x[0] * x[1]);
+        v.push(x[2].sin());
+        let mut s = c(0.0);
+        while v.len() > 3 {
+            let t = v.pop().unwrap();
+            s = s + t * t;
+        }
+        for k in 0..2 {
+            s = s + v.pop().unwrap() * (k as f64 + 2.0);
+            v.push(s * 0.5);
+        }
+        v.pop();
+        v.pop().unwrap();
+        s * v[0]
+    }
+
+    checked!();
 }
 
 /// A `pop` in a body with an early `return`, and one in the returned
 /// value.
-#[differentiable]
-fn pop_with_returns(x: &[f64]) -> f64 {
-    let mut v = x.to_vec();
-    let a = v.pop().unwrap();
-    if a > 1.0 {
-        return v.pop().unwrap() * a;
-    }
-    v.push(a * x[0]);
-    v[3] + v[0] * a
-}
+mod pop_in_a_body_with_returns {
+    use super::*;
 
-fn pop_with_returns_dual(x: &[Dual]) -> Dual {
-    let mut v = x.to_vec();
-    let a = v.pop().unwrap();
-    if a.value > 1.0 {
-        return v.pop().unwrap() * a;
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        let a = v.pop().unwrap();
+        if a > 1.0 {
+            return v.pop().unwrap() * a;
+        }
+        v.push(a * x[0]);
+        v[3] + v[0] * a
     }
-    v.push(a * x[0]);
-    v[3] + v[0] * a
-}
 
-#[test]
-fn pop_in_a_body_with_returns() {
-    check!(
-        pop_with_returns,
-        pop_with_returns_adjoint,
-        pop_with_returns_grad,
-        pop_with_returns_grad_tape,
-        pop_with_returns_grad_path,
-        pop_with_returns_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = x.to_vec();
+        let a = v.pop().unwrap();
+        if a.value > 1.0 {
+            return v.pop().unwrap() * a;
+        }
+        v.push(a * x[0]);
+        v[3] + v[0] * a
+    }
+
+    checked!();
 }
 
 // ---------------------------------------------------------------------
@@ -232,43 +202,37 @@ fn pop_in_a_body_with_returns() {
 
 /// Inserted at the front in a loop, at a counted index that changes, of
 /// a value read from the `Vec` itself, then pushed onto.
-#[differentiable]
-fn inserts(x: &[f64]) -> f64 {
-    let mut v = Vec::new();
-    let mut at = 0;
-    for k in 0..x.len() {
-        v.insert(0, x[k] * (k as f64 + 1.0));
-        v.insert(at, x[k] - 0.5);
-        at += 1;
-    }
-    v.insert(2, v[0] * v[1]);
-    v.push(x[3] * v[2]);
-    v[0] * v[2] + v[4] - v[9] * v[1] + v[7] * v[8]
-}
+mod inserts_in_a_loop_at_a_counted_index {
+    use super::*;
 
-fn inserts_dual(x: &[Dual]) -> Dual {
-    let mut v = Vec::new();
-    let mut at = 0;
-    for k in 0..x.len() {
-        v.insert(0, x[k] * (k as f64 + 1.0));
-        v.insert(at, x[k] - 0.5);
-        at += 1;
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = Vec::new();
+        let mut at = 0;
+        for k in 0..x.len() {
+            v.insert(0, x[k] * (k as f64 + 1.0));
+            v.insert(at, x[k] - 0.5);
+            at += 1;
+        }
+        v.insert(2, v[0] * v[1]);
+        v.push(x[3] * v[2]);
+        v[0] * v[2] + v[4] - v[9] * v[1] + v[7] * v[8]
     }
-    v.insert(2, v[0] * v[1]);
-    v.push(x[3] * v[2]);
-    v[0] * v[2] + v[4] - v[9] * v[1] + v[7] * v[8]
-}
 
-#[test]
-fn inserts_in_a_loop_at_a_counted_index() {
-    check!(
-        inserts,
-        inserts_adjoint,
-        inserts_grad,
-        inserts_grad_tape,
-        inserts_grad_path,
-        inserts_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = Vec::new();
+        let mut at = 0;
+        for k in 0..x.len() {
+            v.insert(0, x[k] * (k as f64 + 1.0));
+            v.insert(at, x[k] - 0.5);
+            at += 1;
+        }
+        v.insert(2, v[0] * v[1]);
+        v.push(x[3] * v[2]);
+        v[0] * v[2] + v[4] - v[9] * v[1] + v[7] * v[8]
+    }
+
+    checked!();
 }
 
 // ---------------------------------------------------------------------
@@ -277,41 +241,35 @@ fn inserts_in_a_loop_at_a_counted_index() {
 
 /// Extended in a loop by a parameter and by a range of one, then by a
 /// local `Vec`, with pushes between.
-#[differentiable]
-fn extends(x: &[f64]) -> f64 {
-    let w = vec![x[0] * 2.0, x[1] * x[2]];
-    let mut v = Vec::new();
-    for k in 0..2 {
-        v.extend_from_slice(&x[k..k + 2]);
-        v.push(x[3] * (k as f64 + 1.0));
-    }
-    v.extend_from_slice(&w);
-    v.extend_from_slice(x);
-    v[0] * v[4] + v[6] * v[7] - v[2] * v[5] + v[11] * v[1]
-}
+mod extend_from_slices_of_parameters_and_locals {
+    use super::*;
 
-fn extends_dual(x: &[Dual]) -> Dual {
-    let w = vec![x[0] * 2.0, x[1] * x[2]];
-    let mut v = Vec::new();
-    for k in 0..2 {
-        v.extend_from_slice(&x[k..k + 2]);
-        v.push(x[3] * (k as f64 + 1.0));
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let w = vec![x[0] * 2.0, x[1] * x[2]];
+        let mut v = Vec::new();
+        for k in 0..2 {
+            v.extend_from_slice(&x[k..k + 2]);
+            v.push(x[3] * (k as f64 + 1.0));
+        }
+        v.extend_from_slice(&w);
+        v.extend_from_slice(x);
+        v[0] * v[4] + v[6] * v[7] - v[2] * v[5] + v[11] * v[1]
     }
-    v.extend_from_slice(&w);
-    v.extend_from_slice(x);
-    v[0] * v[4] + v[6] * v[7] - v[2] * v[5] + v[11] * v[1]
-}
 
-#[test]
-fn extend_from_slices_of_parameters_and_locals() {
-    check!(
-        extends,
-        extends_adjoint,
-        extends_grad,
-        extends_grad_tape,
-        extends_grad_path,
-        extends_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let w = vec![x[0] * 2.0, x[1] * x[2]];
+        let mut v = Vec::new();
+        for k in 0..2 {
+            v.extend_from_slice(&x[k..k + 2]);
+            v.push(x[3] * (k as f64 + 1.0));
+        }
+        v.extend_from_slice(&w);
+        v.extend_from_slice(x);
+        v[0] * v[4] + v[6] * v[7] - v[2] * v[5] + v[11] * v[1]
+    }
+
+    checked!();
 }
 
 // ---------------------------------------------------------------------
@@ -320,41 +278,35 @@ fn extend_from_slices_of_parameters_and_locals() {
 
 /// Sorted ascending by `partial_cmp`, read, written by element, sorted
 /// descending by `total_cmp` in a loop, then pushed onto.
-#[differentiable]
-fn sorts(x: &[f64]) -> f64 {
-    let mut v = x.to_vec();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let low = v[0] * v[1];
-    for k in 0..2 {
-        v[k] = v[k] * (k as f64 + 1.5) + low;
-        v.sort_by(|a, b| b.total_cmp(a));
-    }
-    v.push(low * v[3]);
-    v[0] + 2.0 * v[1] * v[2] + v[3] * v[4]
-}
+mod sort_by_either_order_in_a_loop {
+    use super::*;
 
-fn sorts_dual(x: &[Dual]) -> Dual {
-    let mut v = x.to_vec();
-    v.sort_by(|a, b| a.value.partial_cmp(&b.value).unwrap());
-    let low = v[0] * v[1];
-    for k in 0..2 {
-        v[k] = v[k] * (k as f64 + 1.5) + low;
-        v.sort_by(|a, b| b.value.total_cmp(&a.value));
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let low = v[0] * v[1];
+        for k in 0..2 {
+            v[k] = v[k] * (k as f64 + 1.5) + low;
+            v.sort_by(|a, b| b.total_cmp(a));
+        }
+        v.push(low * v[3]);
+        v[0] + 2.0 * v[1] * v[2] + v[3] * v[4]
     }
-    v.push(low * v[3]);
-    v[0] + v[1] * 2.0 * v[2] + v[3] * v[4]
-}
 
-#[test]
-fn sort_by_either_order_in_a_loop() {
-    check!(
-        sorts,
-        sorts_adjoint,
-        sorts_grad,
-        sorts_grad_tape,
-        sorts_grad_path,
-        sorts_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = x.to_vec();
+        v.sort_by(|a, b| a.value.partial_cmp(&b.value).unwrap());
+        let low = v[0] * v[1];
+        for k in 0..2 {
+            v[k] = v[k] * (k as f64 + 1.5) + low;
+            v.sort_by(|a, b| b.value.total_cmp(&a.value));
+        }
+        v.push(low * v[3]);
+        v[0] + v[1] * 2.0 * v[2] + v[3] * v[4]
+    }
+
+    checked!();
 }
 
 // ---------------------------------------------------------------------
@@ -363,43 +315,37 @@ fn sort_by_either_order_in_a_loop() {
 
 /// Parts that are parameters, ranges, literals and a local `Vec`; a
 /// `concat` in a loop; pushes onto a concatenation.
-#[differentiable]
-fn concats(x: &[f64]) -> f64 {
-    let head = vec![x[0] * x[1], x[2]];
-    let mut v = [&x[1..3], &head[..]].concat();
-    v.push(x[3] * v[0]);
-    let w = vec![head.clone(), vec![x[3] * 2.0, 1.0], x.to_vec()].concat();
-    let mut s = 0.0;
-    for k in 0..2 {
-        let p = [&x[..], &x[..2]].concat();
-        s += p[k] * p[k + 4] + p[5 - k];
-    }
-    s + v[0] * v[3] + v[4] + w[2] * w[1] + w[3] * w[7]
-}
+mod concat_of_parameters_ranges_literals_and_locals {
+    use super::*;
 
-fn concats_dual(x: &[Dual]) -> Dual {
-    let head = vec![x[0] * x[1], x[2]];
-    let mut v = [&x[1..3], &head[..]].concat();
-    v.push(x[3] * v[0]);
-    let w = vec![head.clone(), vec![x[3] * 2.0, c(1.0)], x.to_vec()].concat();
-    let mut s = c(0.0);
-    for k in 0..2 {
-        let p = [&x[..], &x[..2]].concat();
-        s = s + p[k] * p[k + 4] + p[5 - k];
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let head = vec![x[0] * x[1], x[2]];
+        let mut v = [&x[1..3], &head[..]].concat();
+        v.push(x[3] * v[0]);
+        let w = vec![head.clone(), vec![x[3] * 2.0, 1.0], x.to_vec()].concat();
+        let mut s = 0.0;
+        for k in 0..2 {
+            let p = [&x[..], &x[..2]].concat();
+            s += p[k] * p[k + 4] + p[5 - k];
+        }
+        s + v[0] * v[3] + v[4] + w[2] * w[1] + w[3] * w[7]
     }
-    s + v[0] * v[3] + v[4] + w[2] * w[1] + w[3] * w[7]
-}
 
-#[test]
-fn concat_of_parameters_ranges_literals_and_locals() {
-    check!(
-        concats,
-        concats_adjoint,
-        concats_grad,
-        concats_grad_tape,
-        concats_grad_path,
-        concats_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let head = vec![x[0] * x[1], x[2]];
+        let mut v = [&x[1..3], &head[..]].concat();
+        v.push(x[3] * v[0]);
+        let w = vec![head.clone(), vec![x[3] * 2.0, c(1.0)], x.to_vec()].concat();
+        let mut s = c(0.0);
+        for k in 0..2 {
+            let p = [&x[..], &x[..2]].concat();
+            s = s + p[k] * p[k + 4] + p[5 - k];
+        }
+        s + v[0] * v[3] + v[4] + w[2] * w[1] + w[3] * w[7]
+    }
+
+    checked!();
 }
 
 // ---------------------------------------------------------------------
@@ -434,7 +380,7 @@ fn a_pop_the_reverse_cannot_follow_keeps_the_tape() {
         popped_in_a_condition_grad_path(),
         GradientPath::Tape {
             construct: ".pop() whose item is not read as a number",
-            line: 414
+            line: 360
         }
     );
     let got = popped_and_read_again_grad(&x).unwrap();
@@ -444,44 +390,38 @@ fn a_pop_the_reverse_cannot_follow_keeps_the_tape() {
         popped_and_read_again_grad_path(),
         GradientPath::Tape {
             construct: "a statement that pops a Vec and reads it again",
-            line: 424
+            line: 370
         }
     );
 }
 
 /// Extended by a literal of tracked values, in a loop and after a sort.
-#[differentiable]
-fn extends_by_literals(x: &[f64]) -> f64 {
-    let mut v = vec![x[0]];
-    for k in 1..3 {
-        v.extend_from_slice(&[x[k] * x[k + 1], x[k].tanh(), 0.5]);
-    }
-    v.sort_by(|a, b| b.partial_cmp(a).unwrap());
-    v.extend_from_slice(&[v[0] * x[3]]);
-    v[0] * v[1] + v[2] * v[7] - v[3] * v[4] + v[5] + v[6]
-}
+mod extend_from_slice_of_literals {
+    use super::*;
 
-fn extends_by_literals_dual(x: &[Dual]) -> Dual {
-    let mut v = vec![x[0]];
-    for k in 1..3 {
-        v.extend_from_slice(&[x[k] * x[k + 1], x[k].tanh(), c(0.5)]);
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = vec![x[0]];
+        for k in 1..3 {
+            v.extend_from_slice(&[x[k] * x[k + 1], x[k].tanh(), 0.5]);
+        }
+        v.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        v.extend_from_slice(&[v[0] * x[3]]);
+        v[0] * v[1] + v[2] * v[7] - v[3] * v[4] + v[5] + v[6]
     }
-    v.sort_by(|a, b| b.value.partial_cmp(&a.value).unwrap());
-    let last = v[0] * x[3];
-    v.extend_from_slice(&[last]);
-    v[0] * v[1] + v[2] * v[7] - v[3] * v[4] + v[5] + v[6]
-}
 
-#[test]
-fn extend_from_slice_of_literals() {
-    check!(
-        extends_by_literals,
-        extends_by_literals_adjoint,
-        extends_by_literals_grad,
-        extends_by_literals_grad_tape,
-        extends_by_literals_grad_path,
-        extends_by_literals_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = vec![x[0]];
+        for k in 1..3 {
+            v.extend_from_slice(&[x[k] * x[k + 1], x[k].tanh(), c(0.5)]);
+        }
+        v.sort_by(|a, b| b.value.partial_cmp(&a.value).unwrap());
+        let last = v[0] * x[3];
+        v.extend_from_slice(&[last]);
+        v[0] * v[1] + v[2] * v[7] - v[3] * v[4] + v[5] + v[6]
+    }
+
+    checked!();
 }
 
 // ---------------------------------------------------------------------
@@ -492,102 +432,90 @@ fn extend_from_slice_of_literals() {
 
 /// Extended by closures over a slice, skipped in a loop, and filtered;
 /// then walked by value.
-#[differentiable]
-fn extended_by_closures(x: &[f64]) -> f64 {
-    let mut out = vec![x[0] * x[1]];
-    out.extend(x.iter().map(|v| v.tanh() * 2.0));
-    for k in 0..2 {
-        out.extend(x.iter().skip(k + 1).map(|v| v * x[3]));
-        out.push(x[k]);
-    }
-    out.extend(x.iter().filter(|v| **v > 0.0).map(|v| v * v));
-    let mut total = 0.0;
-    for s in out {
-        total += s * s;
-    }
-    total
-}
+mod extend_by_mapped_closures {
+    use super::*;
 
-fn extended_by_closures_dual(x: &[Dual]) -> Dual {
-    let mut out = vec![x[0] * x[1]];
-    out.extend(x.iter().map(|v| v.tanh() * 2.0));
-    for k in 0..2 {
-        out.extend(x.iter().skip(k + 1).map(|v| *v * x[3]));
-        out.push(x[k]);
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut out = vec![x[0] * x[1]];
+        out.extend(x.iter().map(|v| v.tanh() * 2.0));
+        for k in 0..2 {
+            out.extend(x.iter().skip(k + 1).map(|v| v * x[3]));
+            out.push(x[k]);
+        }
+        out.extend(x.iter().filter(|v| **v > 0.0).map(|v| v * v));
+        let mut total = 0.0;
+        for s in out {
+            total += s * s;
+        }
+        total
     }
-    out.extend(x.iter().filter(|v| v.value > 0.0).map(|v| *v * *v));
-    let mut total = c(0.0);
-    for s in out {
-        total = total + s * s;
-    }
-    total
-}
 
-#[test]
-fn extend_by_mapped_closures() {
-    check!(
-        extended_by_closures,
-        extended_by_closures_adjoint,
-        extended_by_closures_grad,
-        extended_by_closures_grad_tape,
-        extended_by_closures_grad_path,
-        extended_by_closures_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut out = vec![x[0] * x[1]];
+        out.extend(x.iter().map(|v| v.tanh() * 2.0));
+        for k in 0..2 {
+            out.extend(x.iter().skip(k + 1).map(|v| *v * x[3]));
+            out.push(x[k]);
+        }
+        out.extend(x.iter().filter(|v| v.value > 0.0).map(|v| *v * *v));
+        let mut total = c(0.0);
+        for s in out {
+            total = total + s * s;
+        }
+        total
+    }
+
+    checked!();
 }
 
 /// A `Vec` sorted, popped and walked by value; a local array walked by
 /// value inside a loop.
-#[differentiable]
-fn walked_by_value(x: &[f64]) -> f64 {
-    let mut squares = Vec::with_capacity(x.len());
-    for i in 0..x.len() {
-        squares.push(x[i] * x[i] - x[(i + 1) % 4]);
-    }
-    squares.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let last = squares.pop().unwrap();
-    let mut total = last;
-    for s in squares {
-        total += s * last;
-    }
-    let a = [x[0] * 2.0, x[1]];
-    for k in 0..2 {
-        for t in a {
-            total += (t * (k as f64 + 1.0)).sin();
-        }
-    }
-    total
-}
+mod for_over_a_local_vec_by_value {
+    use super::*;
 
-fn walked_by_value_dual(x: &[Dual]) -> Dual {
-    let mut squares = Vec::with_capacity(x.len());
-    for i in 0..x.len() {
-        squares.push(x[i] * x[i] - x[(i + 1) % 4]);
-    }
-    squares.sort_by(|a, b| a.value.partial_cmp(&b.value).unwrap());
-    let last = squares.pop().unwrap();
-    let mut total = last;
-    for s in squares {
-        total = total + s * last;
-    }
-    let a = [x[0] * 2.0, x[1]];
-    for k in 0..2 {
-        for t in a {
-            total = total + (t * (k as f64 + 1.0)).sin();
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut squares = Vec::with_capacity(x.len());
+        for i in 0..x.len() {
+            squares.push(x[i] * x[i] - x[(i + 1) % 4]);
         }
+        squares.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let last = squares.pop().unwrap();
+        let mut total = last;
+        for s in squares {
+            total += s * last;
+        }
+        let a = [x[0] * 2.0, x[1]];
+        for k in 0..2 {
+            for t in a {
+                total += (t * (k as f64 + 1.0)).sin();
+            }
+        }
+        total
     }
-    total
-}
 
-#[test]
-fn for_over_a_local_vec_by_value() {
-    check!(
-        walked_by_value,
-        walked_by_value_adjoint,
-        walked_by_value_grad,
-        walked_by_value_grad_tape,
-        walked_by_value_grad_path,
-        walked_by_value_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut squares = Vec::with_capacity(x.len());
+        for i in 0..x.len() {
+            squares.push(x[i] * x[i] - x[(i + 1) % 4]);
+        }
+        squares.sort_by(|a, b| a.value.partial_cmp(&b.value).unwrap());
+        let last = squares.pop().unwrap();
+        let mut total = last;
+        for s in squares {
+            total = total + s * last;
+        }
+        let a = [x[0] * 2.0, x[1]];
+        for k in 0..2 {
+            for t in a {
+                total = total + (t * (k as f64 + 1.0)).sin();
+            }
+        }
+        total
+    }
+
+    checked!();
 }
 
 // ---------------------------------------------------------------------
@@ -599,81 +527,69 @@ fn for_over_a_local_vec_by_value() {
 /// Slices of a parameter and of a local `Vec`, read by index and walked;
 /// a `Vec` drained by `while let`, with a `let` between the iterator and
 /// its loop.
-// `while let` on purpose: the pattern under test.
-#[allow(clippy::while_let_on_iterator)]
-#[differentiable]
-fn slices_and_drains(x: &[f64]) -> f64 {
-    let head = &x[..2];
-    let mut v = x.to_vec();
-    v.push(x[0] * x[3]);
-    let tail = &v[2..];
-    let mut s = head[0] * head[1] + tail[2] * tail[0];
-    for t in tail.iter() {
-        s += t * head[1];
-    }
-    let mut it = v.iter();
-    let k = 0.5;
-    while let Some(t) = it.next() {
-        s += t * t * k;
-    }
-    s
-}
+mod slices_of_locals_and_while_let_over_iter {
+    use super::*;
 
-fn slices_and_drains_dual(x: &[Dual]) -> Dual {
-    let head = &x[..2];
-    let mut v = x.to_vec();
-    v.push(x[0] * x[3]);
-    let tail = &v[2..];
-    let mut s = head[0] * head[1] + tail[2] * tail[0];
-    for t in tail.iter() {
-        s = s + *t * head[1];
+    // `while let` on purpose: the pattern under test.
+    #[allow(clippy::while_let_on_iterator)]
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let head = &x[..2];
+        let mut v = x.to_vec();
+        v.push(x[0] * x[3]);
+        let tail = &v[2..];
+        let mut s = head[0] * head[1] + tail[2] * tail[0];
+        for t in tail.iter() {
+            s += t * head[1];
+        }
+        let mut it = v.iter();
+        let k = 0.5;
+        while let Some(t) = it.next() {
+            s += t * t * k;
+        }
+        s
     }
-    for t in v.iter() {
-        s = s + *t * *t * 0.5;
-    }
-    s
-}
 
-#[test]
-fn slices_of_locals_and_while_let_over_iter() {
-    check!(
-        slices_and_drains,
-        slices_and_drains_adjoint,
-        slices_and_drains_grad,
-        slices_and_drains_grad_tape,
-        slices_and_drains_grad_path,
-        slices_and_drains_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let head = &x[..2];
+        let mut v = x.to_vec();
+        v.push(x[0] * x[3]);
+        let tail = &v[2..];
+        let mut s = head[0] * head[1] + tail[2] * tail[0];
+        for t in tail.iter() {
+            s = s + *t * head[1];
+        }
+        for t in v.iter() {
+            s = s + *t * *t * 0.5;
+        }
+        s
+    }
+
+    checked!();
 }
 
 /// A `Vec` of constants into which a tracked item is inserted, and one
 /// extended by a tracked literal: tracked on the tape from their `let`s
 /// (random programs, seed 17005: neither built).
-#[differentiable]
-fn constants_then_tracked(x: &[f64]) -> f64 {
-    let mut v = vec![0.5, 1.5];
-    v.insert(1, x[0].tanh());
-    let mut w = vec![2.0];
-    w.extend_from_slice(&[x[1] * x[2]]);
-    v[1] * w[1] + v[0] * x[3]
-}
+mod tracked_items_into_a_vec_of_constants {
+    use super::*;
 
-fn constants_then_tracked_dual(x: &[Dual]) -> Dual {
-    let mut v = vec![c(0.5), c(1.5)];
-    v.insert(1, x[0].tanh());
-    let mut w = vec![c(2.0)];
-    w.extend_from_slice(&[x[1] * x[2]]);
-    v[1] * w[1] + v[0] * x[3]
-}
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = vec![0.5, 1.5];
+        v.insert(1, x[0].tanh());
+        let mut w = vec![2.0];
+        w.extend_from_slice(&[x[1] * x[2]]);
+        v[1] * w[1] + v[0] * x[3]
+    }
 
-#[test]
-fn tracked_items_into_a_vec_of_constants() {
-    check!(
-        constants_then_tracked,
-        constants_then_tracked_adjoint,
-        constants_then_tracked_grad,
-        constants_then_tracked_grad_tape,
-        constants_then_tracked_grad_path,
-        constants_then_tracked_dual
-    );
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = vec![c(0.5), c(1.5)];
+        v.insert(1, x[0].tanh());
+        let mut w = vec![c(2.0)];
+        w.extend_from_slice(&[x[1] * x[2]]);
+        v[1] * w[1] + v[0] * x[3]
+    }
+
+    checked!();
 }

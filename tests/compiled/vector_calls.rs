@@ -23,14 +23,7 @@ use autodiff::prelude::*;
 use autodiff::GradientPath;
 
 use super::support::{agree, assert_agree, compiled};
-
-#[differentiable]
-fn softmax(z: &[f64]) -> Vec<f64> {
-    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
-    let s: f64 = e.iter().sum();
-    e.iter().map(|v| v / s).collect()
-}
+use crate::attention_layers::{matmul, rows, softmax, Head, Linear};
 
 /// A point `(x, y)` turned by `theta`.
 #[differentiable]
@@ -197,27 +190,9 @@ fn an_array_valued_call_whose_arguments_the_loop_overwrites() {
     assert_agree("turned", &[gx, gy, gt], &want);
 }
 
-/// `A B`, row by row: each row a `Vec` grown by `push` inside the loop,
-/// then pushed whole; the helper's own compiled reverse (its `⟨C, A B⟩`)
-/// takes both.
-#[differentiable]
-fn matmul(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
-    let mut out = Vec::new();
-    for i in 0..a.len() {
-        let mut row = Vec::new();
-        for j in 0..b[0].len() {
-            let mut s = 0.0;
-            for k in 0..b.len() {
-                s += a[i][k] * b[k][j];
-            }
-            row.push(s);
-        }
-        out.push(row);
-    }
-    out
-}
-
-/// `Σ C ⊙ (A B)`.
+/// `Σ C ⊙ (A B)`. `matmul` (the attention example's) grows each row, a
+/// `Vec`, by `push` inside the loop, then pushes it whole; the helper's own
+/// compiled reverse (its `⟨C, A B⟩`) takes both.
 #[differentiable]
 fn probed_product(a: &[Vec<f64>], b: &[Vec<f64>], #[constant] c: &[Vec<f64>]) -> f64 {
     let p = matmul(a, b);
@@ -293,10 +268,6 @@ fn head(
         }
     }
     total
-}
-
-fn rows<const N: usize>(matrix: &[[f64; N]]) -> Vec<Vec<f64>> {
-    matrix.iter().map(|row| row.to_vec()).collect()
 }
 
 #[test]
@@ -392,50 +363,6 @@ fn a_call_bound_in_a_loop_and_never_read() {
         unread_in_loop_grad_tape(&x),
     );
     assert_agree("unread_in_loop", &got.gradient, &[1.0, -2.0, 4.0]);
-}
-
-/// A projection without bias, as `examples/attention.rs` writes it.
-#[derive(Clone, Debug, Parameters)]
-struct Linear {
-    w: Vec<Vec<f64>>,
-}
-
-#[differentiable]
-impl Linear {
-    fn forward(&self, x: &[Vec<f64>]) -> Vec<Vec<f64>> {
-        matmul(x, &self.w)
-    }
-}
-
-#[derive(Clone, Debug, Parameters)]
-struct Head {
-    wq: Linear,
-    wk: Linear,
-    wv: Linear,
-}
-
-#[differentiable]
-impl Head {
-    /// `softmax_row(Q Kᵀ/√d_k + M) V`, `M` the causal mask.
-    fn forward(&self, x: &[Vec<f64>], #[constant] mask: &[Vec<f64>]) -> Vec<Vec<f64>> {
-        let q = self.wq.forward(x);
-        let k = self.wk.forward(x);
-        let v = self.wv.forward(x);
-        let scale = 1.0 / (q[0].len() as f64).sqrt();
-        let mut a = Vec::new();
-        for i in 0..q.len() {
-            let mut s = Vec::new();
-            for j in 0..k.len() {
-                let mut dot = 0.0;
-                for c in 0..q[i].len() {
-                    dot += q[i][c] * k[j][c];
-                }
-                s.push(dot * scale + mask[i][j]);
-            }
-            a.push(softmax(&s));
-        }
-        matmul(&a, &v)
-    }
 }
 
 /// `Σ Ō ⊙ head(X)`.

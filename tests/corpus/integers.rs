@@ -1,8 +1,8 @@
 //! Integers derived from tracked values stay plain integers: a length bound
 //! to a name, an integer half of a length, an index computed from a length,
 //! `usize::min`, counts used as divisors, an index chosen by comparing
-//! tracked distances, `Vec::with_capacity(m)`, `std::cmp::max(1, m)` and an
-//! argmax in an `Option<usize>`.
+//! tracked distances, `Vec::with_capacity(m)` and `std::cmp::max(1, m)`.
+//! An argmax in an `Option<usize>` is `tests/compiled/options.rs`'s.
 
 use super::oracle::*;
 use autodiff::prelude::*;
@@ -162,30 +162,5 @@ fn cmp_max_on_a_length() -> TestResult {
     assert_eq!(got.gradient, vec![1.0, 3.0]);
     let got = safe_average_grad(&[])?;
     assert_eq!((got.value, got.gradient), (0.0, vec![]));
-    Ok(())
-}
-
-#[differentiable]
-fn argmax_value(z: &[f64]) -> f64 {
-    let mut best: Option<usize> = None;
-    for i in 0..z.len() {
-        match best {
-            None => best = Some(i),
-            Some(j) if z[i] > z[j] => best = Some(i),
-            _ => {}
-        }
-    }
-    match best {
-        Some(i) => z[i] * 3.0,
-        None => 0.0,
-    }
-}
-
-#[test]
-fn argmax_in_an_option() -> TestResult {
-    let got = argmax_value_grad(&[0.2, 1.5, 0.7])?;
-    assert_eq!(got.value, 4.5);
-    assert_eq!(got.gradient, vec![0.0, 3.0, 0.0]);
-    assert_eq!(argmax_value_grad(&[])?.value, 0.0);
     Ok(())
 }

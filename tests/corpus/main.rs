@@ -24,7 +24,7 @@
 //! - `formulas`: physics and statistics (energy, range, lens, Coulomb,
 //!   variance, covariance, Gaussian NLL, means).
 //! - `integers`: lengths bound to names, integer halves and indices, counts,
-//!   `Vec::with_capacity(m)`, `std::cmp::max(1, m)`, argmax in an `Option`.
+//!   `Vec::with_capacity(m)`, `std::cmp::max(1, m)`.
 //! - `patterns`: tuples, `Option`s, `match` on tuples, `while let`.
 //! - `macros`: `assert!`, `debug_assert!`, `assert_eq!`, `panic!`,
 //!   `unreachable!`, `todo!`, `println!`, `eprintln!`, `dbg!`.

@@ -1,7 +1,8 @@
 //! Patterns: `match` with guards on an `Option` constant, array
 //! destructuring (`let [a, b, c] = p`), tuples of tracked values (annotated,
 //! held in `let mut`, accumulators `(0, x[0])`, `if` arms), `match` on
-//! tuples, `Option`s of tracked values, `while let`, `first()`/`last()`.
+//! tuples, `Option`s of tracked values, `while let`. `first()`/`last()`
+//! are `tests/compiled/options.rs`'s.
 
 use super::oracle::*;
 use autodiff::prelude::*;
@@ -193,24 +194,6 @@ fn tuple_valued_if_arms() -> TestResult {
     assert_eq!(ordered_blend_grad(1.0, 2.0)?.gradient, (-0.5, 1.0));
     assert_eq!(ordered_blend_grad(2.0, 1.0)?.gradient, (1.0, -0.5));
     assert_eq!(ordered_blend(2.0, 1.0), 1.5);
-    Ok(())
-}
-
-#[differentiable]
-fn ends_product(x: &[f64]) -> f64 {
-    let head = if let Some(v) = x.first() { *v } else { 1.0 };
-    let tail = match x.last() {
-        Some(v) => *v,
-        None => 1.0,
-    };
-    head * tail
-}
-
-#[test]
-fn first_and_last_through_options() -> TestResult {
-    let got = ends_product_grad(&[2.0, 7.0, 5.0])?;
-    assert_eq!(got.value, 10.0);
-    assert_eq!(got.gradient, vec![5.0, 0.0, 2.0]);
     Ok(())
 }
 

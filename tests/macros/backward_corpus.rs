@@ -28,6 +28,8 @@
 
 use autodiff::prelude::*;
 
+use crate::oracle::Flat;
+
 // ---------------------------------------------------------------------------
 // (a) The two-layer tanh MLP with squared error.
 
@@ -1128,39 +1130,10 @@ fn planted_line(fn_name: &str) -> u32 {
     index as u32 + 1
 }
 
-/// Every scalar of a gradient in order.
-trait Flat {
-    fn flat(&self) -> Vec<f64>;
-}
-
-impl<const N: usize> Flat for [f64; N] {
-    fn flat(&self) -> Vec<f64> {
-        self.to_vec()
-    }
-}
-
-impl<const R: usize, const C: usize> Flat for [[f64; C]; R] {
-    fn flat(&self) -> Vec<f64> {
-        self.as_flattened().to_vec()
-    }
-}
-
-impl<A: Flat, B: Flat, C: Flat> Flat for (A, B, C) {
-    fn flat(&self) -> Vec<f64> {
-        [self.0.flat(), self.1.flat(), self.2.flat()].concat()
-    }
-}
-
-impl<A: Flat, B: Flat, C: Flat, D: Flat> Flat for (A, B, C, D) {
-    fn flat(&self) -> Vec<f64> {
-        [self.0.flat(), self.1.flat(), self.2.flat(), self.3.flat()].concat()
-    }
-}
-
 /// The hand-written gradient equals `f_grad`'s, component by component, to
 /// 1e-12 relative.
 fn assert_matches(name: &str, yours: &impl Flat, exact: &impl Flat) {
-    let (yours, exact) = (yours.flat(), exact.flat());
+    let (yours, exact) = (yours.components(), exact.components());
     assert_eq!(yours.len(), exact.len(), "{name}");
     for (n, (a, b)) in yours.iter().zip(&exact).enumerate() {
         let relative = (a - b).abs() / a.abs().max(b.abs()).max(1e-300);
@@ -1173,7 +1146,7 @@ fn assert_matches(name: &str, yours: &impl Flat, exact: &impl Flat) {
 
 /// The planted gradient is off from `f_grad`'s by more than 1e-6 somewhere.
 fn assert_wrong(name: &str, yours: &impl Flat, exact: &impl Flat) {
-    let (yours, exact) = (yours.flat(), exact.flat());
+    let (yours, exact) = (yours.components(), exact.components());
     assert_eq!(yours.len(), exact.len(), "{name}");
     let off = yours
         .iter()

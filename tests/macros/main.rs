@@ -3,6 +3,10 @@
 //! operations, long bodies and threads, one module each. One test binary,
 //! so one link.
 
+// The attention example's `softmax` and `matmul`, which `vectors` checks.
+#[path = "../../examples/support/attention_layers.rs"]
+#[allow(dead_code)]
+mod attention_layers;
 #[path = "../support/oracle.rs"]
 #[allow(dead_code)]
 mod oracle;

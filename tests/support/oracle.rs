@@ -286,6 +286,31 @@ pub fn sigmoid(x: f64) -> f64 {
     }
 }
 
+/// The value and gradient of `f` at `x` by one forward pass per input,
+/// each seeding its own input (`Dual::input(v, true)`) and no other. Every
+/// pass computes the same value; an empty `x` runs no pass and gives 0.
+pub fn dual_value_and_gradient(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> (f64, Vec<f64>) {
+    let mut value = 0.0;
+    let gradient = (0..x.len())
+        .map(|k| {
+            let seeded: Vec<Dual> = x
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| Dual::input(v, j == k))
+                .collect();
+            let out = f(&seeded);
+            value = out.value;
+            out.tangent
+        })
+        .collect();
+    (value, gradient)
+}
+
+/// The gradient of `f` at `x` by one forward pass per input.
+pub fn dual_gradient(x: &[f64], f: impl Fn(&[Dual]) -> Dual) -> Vec<f64> {
+    dual_value_and_gradient(x, f).1
+}
+
 // ---------------------------------------------------------------------
 // Tolerances.
 // ---------------------------------------------------------------------

@@ -18,6 +18,12 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 
+    /// Uniform in `[-scale, scale)`, from the top 53 bits.
+    #[allow(dead_code)]
+    pub fn uniform(&mut self, scale: f64) -> f64 {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
+    }
+
     /// True with the given chance in percent.
     pub fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent

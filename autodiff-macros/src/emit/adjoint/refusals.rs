@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use super::analysis::{self, Analysis};
-use super::sweep::Unsupported;
+use super::sweep::{Unsupported, MOVES};
 use crate::ast::{Block, Child, Expr, ExprKind, Function, Param, Source, Stmt};
 
 /// The reason a closure the sweeps do not take gives.
@@ -52,7 +52,7 @@ pub(super) fn not_compiled(block: &Block, active: &HashSet<String>) -> Option<Un
                     method,
                     args,
                     ..
-                } if COMPILED_MOVES.contains(&method.to_string().as_str())
+                } if MOVES.contains(&method.to_string().as_str())
                     && matches!(receiver.kind, ExprKind::Path(_)) =>
                 {
                     args.iter().find_map(|arg| match &arg.kind {
@@ -73,18 +73,6 @@ pub(super) fn not_compiled(block: &Block, active: &HashSet<String>) -> Option<Un
         })
         .or_else(|| popped_and_read(block))
 }
-
-/// The `Vec` methods that move items which the sweep reverses, as whole
-/// statements on a binding.
-const COMPILED_MOVES: &[&str] = &[
-    "swap",
-    "reverse",
-    "truncate",
-    "pop",
-    "insert",
-    "extend_from_slice",
-    "sort_by",
-];
 
 /// The first statement of `block` (not of the blocks inside it) that
 /// `pop`s a `Vec` and also reads it (`v[n - 1] + v.pop().unwrap()`): the

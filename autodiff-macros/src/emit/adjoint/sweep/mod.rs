@@ -41,7 +41,8 @@ use super::analysis::{carries, dims_of, shows_number, Analysis};
 use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
 use crate::flow::root;
 use crate::text;
-use moves::{concatenated, popped, MOVES};
+pub(super) use moves::MOVES;
+use moves::{concatenated, popped};
 use rules::Factor;
 
 /// The first construct the compiled adjoint does not cover, and its line.

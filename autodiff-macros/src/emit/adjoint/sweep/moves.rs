@@ -11,8 +11,9 @@
 
 use super::*;
 
-/// The `Vec` methods the sweep reverses as statements on a binding.
-pub(super) const MOVES: &[&str] = &[
+/// The `Vec` methods the sweep reverses as statements on a binding: the
+/// refusals accept exactly these as statements that move items.
+pub(crate) const MOVES: &[&str] = &[
     "swap",
     "reverse",
     "truncate",
