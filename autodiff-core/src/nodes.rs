@@ -195,6 +195,18 @@ pub(crate) struct Nodes {
     loops: Loops,
     /// The probes of the recording, when probing (`Tape::set_probing`).
     probes: Option<Vec<Probe>>,
+    /// What a recording for a second-order pass keeps, when the tape is
+    /// made for one (`Tape::keep_output`).
+    pub(crate) kept: Option<Kept>,
+}
+
+/// What the tape path keeps of a recording made for `f_jvp`, `f_hvp` or
+/// `f_hessian` instead of running its reverse pass: how many variables the
+/// parameters recorded, and the output (its node entry and value).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Kept {
+    pub(crate) variables: usize,
+    pub(crate) output: Option<(u32, f64)>,
 }
 
 impl Nodes {
@@ -359,6 +371,9 @@ impl Nodes {
         self.loops.clear();
         if let Some(probes) = &mut self.probes {
             probes.clear();
+        }
+        if let Some(kept) = &mut self.kept {
+            *kept = Kept::default();
         }
     }
 
