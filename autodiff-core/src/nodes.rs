@@ -444,6 +444,19 @@ impl Nodes {
             self.label_texts[index] = label.text;
         }
         self.values[index].set_line(label.line);
+        if label.iterations.marks_binding() {
+            self.probe_binding(index, label.text);
+        }
+    }
+
+    /// A node labelled with [`Label::binding`]: on a probing tape, the
+    /// binding's probe (of a `let`, so not reassigned).
+    #[cold]
+    #[inline(never)]
+    fn probe_binding(&mut self, index: usize, name: &'static str) {
+        if self.probing() {
+            self.probe(name, &[], index, false);
+        }
     }
 
     /// Replaces the stored value of node `index` (see `Scalar::fused`).

@@ -71,6 +71,12 @@ pub const fn at(text: &'static str, line: u32) -> Label {
     Label::at_line(text, line)
 }
 
+/// The label of the operation whose node a `let` binds: on a probing tape
+/// it logs the binding's probe ([`Label::binding`]).
+pub const fn bound(text: &'static str, line: u32) -> Label {
+    Label::binding(text, line)
+}
+
 /// The sticky path: labels a freshly recorded node, or keeps the error
 /// (labelled) on `tape` and returns an untracked constant holding `plain()`,
 /// the value the plain twin computes, so the recording twin's control flow
