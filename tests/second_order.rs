@@ -415,3 +415,96 @@ fn a_tangent_that_overflows_names_its_operands_and_iteration() {
     );
     assert!(message.ends_with("i = 1)"), "{message}");
 }
+
+#[test]
+fn a_gradient_after_a_second_order_call_runs_its_reverse_pass() -> Result<(), ScalarAutodiffError> {
+    // `f_hvp` records through the tape path on a tape that keeps the
+    // output instead of running the reverse pass; its buffers go to the
+    // next `Tape::new` on this thread, which must not keep outputs too.
+    let p = [-1.2, 1.0];
+    let (x, y) = (p[0], p[1]);
+    let want = [
+        -2.0 * (1.0 - x) - 400.0 * x * (y - x * x),
+        200.0 * (y - x * x),
+    ];
+    rosenbrock_hvp(p, [1.0, 0.0])?;
+    rosenbrock_hessian(p)?;
+    rosenbrock_jvp(p, [1.0, 0.0])?;
+    let tape = rosenbrock_grad_tape(p)?.gradient;
+    for i in 0..2 {
+        assert!(close(tape[i], want[i], 1e-12), "tape gradient [{i}]");
+    }
+    assert_eq!(rosenbrock_grad(p)?.gradient, tape);
+    rosenbrock_hvp(p, [0.0, 1.0])?;
+    let own = Tape::new();
+    let a = own.variable(3.0)?;
+    a.mul(a)?.backward()?;
+    assert_eq!(a.gradient(), Some(6.0));
+    Ok(())
+}
+
+/// Thirteen parameters: more than the runtime's tuples take, so the
+/// direction's checks and the result's shape are written out.
+#[differentiable]
+#[allow(clippy::too_many_arguments)]
+fn thirteen(
+    a: f64,
+    b: f64,
+    c: f64,
+    d: f64,
+    e: f64,
+    f: f64,
+    g: f64,
+    h: f64,
+    i: f64,
+    j: f64,
+    k: f64,
+    l: f64,
+    m: [f64; 2],
+) -> f64 {
+    a * b + c * d + e * f + g * h + i * j + k * l + m[0] * m[1] * a
+}
+
+#[test]
+fn many_parameters_have_the_same_second_order_items() -> Result<(), ScalarAutodiffError> {
+    let x = [
+        1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0,
+    ];
+    let m = [0.5, -1.5];
+    let one = (
+        1.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        [0.0, 1.0],
+    );
+    let result = thirteen_hvp(
+        x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], m, one,
+    )?;
+    // Along a and m₁: ∂²/∂a∂b = 1, ∂²/∂a∂m₁ = m₀, ∂²/∂m₀∂a = m₁,
+    // ∂²/∂m₀∂m₁ = a.
+    assert_eq!(result.hvp.1, 1.0);
+    assert_eq!(result.hvp.0, m[0]);
+    assert_eq!(result.hvp.12, [m[1] + x[0], m[0]]);
+    assert_eq!(result.gradient.0, x[1] + m[0] * m[1]);
+    let forward = thirteen_jvp(
+        x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], m, one,
+    )?;
+    assert_eq!(forward.tangent, result.gradient.0 + result.gradient.12[1]);
+    let hessian = thirteen_hessian(
+        x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], m,
+    )?;
+    assert_eq!(
+        (hessian.rows(), hessian.get(0, 1), hessian.get(12, 13)),
+        (14, 1.0, x[0])
+    );
+    Ok(())
+}

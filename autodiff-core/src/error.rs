@@ -45,6 +45,21 @@ impl Label {
             iterations: Iterations::NONE,
         }
     }
+
+    /// For generated code: the label of the operation whose node a `let`
+    /// binds, named by the binding. On a probing tape
+    /// ([`Tape::set_probing`](crate::Tape::set_probing)), labelling a node
+    /// with it also logs the node as the binding's probe, so that such a
+    /// statement needs no probe of its own. Labelling stores only its text
+    /// and line; its `iterations` are a mark no other label has.
+    #[doc(hidden)]
+    pub const fn binding(text: &'static str, line: u32) -> Self {
+        Self {
+            text,
+            line,
+            iterations: Iterations::BINDING,
+        }
+    }
 }
 
 impl fmt::Display for Label {

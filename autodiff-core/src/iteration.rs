@@ -71,6 +71,17 @@ impl Iterations {
     /// No loop.
     pub const NONE: Self = Self(None);
 
+    /// Not a list: the mark of a label made by [`Label::binding`], which
+    /// labelling reads and never stores ([`from_frames`](Self::from_frames)
+    /// never makes an empty list).
+    pub(crate) const BINDING: Self = Self(Some(&[]));
+
+    /// Whether this is [`BINDING`](Self::BINDING)'s mark.
+    #[inline(always)]
+    pub(crate) fn marks_binding(self) -> bool {
+        matches!(self.0, Some([]))
+    }
+
     /// The list `frames`, outermost first.
     pub fn from_frames(frames: &[Iteration]) -> Self {
         if frames.is_empty() {

@@ -195,6 +195,18 @@ pub(crate) struct Nodes {
     loops: Loops,
     /// The probes of the recording, when probing (`Tape::set_probing`).
     probes: Option<Vec<Probe>>,
+    /// What a recording for a second-order pass keeps, when the tape is
+    /// made for one (`Tape::keep_output`).
+    pub(crate) kept: Option<Kept>,
+}
+
+/// What the tape path keeps of a recording made for `f_jvp`, `f_hvp` or
+/// `f_hessian` instead of running its reverse pass: how many variables the
+/// parameters recorded, and the output (its node entry and value).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Kept {
+    pub(crate) variables: usize,
+    pub(crate) output: Option<(u32, f64)>,
 }
 
 impl Nodes {
@@ -360,6 +372,9 @@ impl Nodes {
         if let Some(probes) = &mut self.probes {
             probes.clear();
         }
+        if let Some(kept) = &mut self.kept {
+            *kept = Kept::default();
+        }
     }
 
     /// Keeps `error` unless an earlier one is kept, naming the loop
@@ -429,6 +444,19 @@ impl Nodes {
             self.label_texts[index] = label.text;
         }
         self.values[index].set_line(label.line);
+        if label.iterations.marks_binding() {
+            self.probe_binding(index, label.text);
+        }
+    }
+
+    /// A node labelled with [`Label::binding`]: on a probing tape, the
+    /// binding's probe (of a `let`, so not reassigned).
+    #[cold]
+    #[inline(never)]
+    fn probe_binding(&mut self, index: usize, name: &'static str) {
+        if self.probing() {
+            self.probe(name, &[], index, false);
+        }
     }
 
     /// Replaces the stored value of node `index` (see `Scalar::fused`).

@@ -24,10 +24,10 @@
 
 use crate::dual::Dual;
 use crate::error::ScalarAutodiffError;
-use crate::nodes::Nodes;
+use crate::nodes::{Kept, Nodes, UNTRACKED};
 use crate::operation::ScalarOperation;
 use crate::rules;
-use crate::tape::Scalar;
+use crate::tape::{Scalar, Tape};
 
 /// What [`Scalar::hvp`] computes: for every node up to the output, its
 /// adjoint (`∂output/∂node`, what [`Scalar::backward`] would store) and
@@ -356,5 +356,72 @@ impl<'t> Scalar<'t> {
         // `Nodes` reads.
         let nodes = unsafe { self.tape.read() };
         hvp(&nodes, output, tangents)
+    }
+}
+
+/// A tape made for a second-order pass. Generated `f_jvp`, `f_hvp` and
+/// `f_hessian` record through the tape path (`f_grad_tape_on`) on such a
+/// tape, which keeps the output where the path would run its reverse
+/// pass, so that they need no recording code of their own.
+impl Tape {
+    /// Makes this tape one for a second-order pass: the tape path keeps
+    /// the number of variables ([`keep_variables`](Self::keep_variables))
+    /// and the output ([`Scalar::kept`]) instead of running its reverse
+    /// pass. [`clear`](Self::clear) keeps the setting (and forgets what was
+    /// kept); a new tape never has it.
+    #[doc(hidden)]
+    pub fn keep_output(&self) {
+        // SAFETY: the guard lives for this statement, which only writes
+        // `Nodes::kept`.
+        unsafe { self.write() }.kept = Some(Kept::default());
+    }
+
+    /// On a tape for a second-order pass, notes that the nodes so far are
+    /// the parameters' variables.
+    #[doc(hidden)]
+    #[inline]
+    pub fn keep_variables(&self) {
+        // SAFETY: the guard lives for this statement, which only reads
+        // the node count and writes `Nodes::kept`.
+        let mut nodes = unsafe { self.write() };
+        let len = nodes.len();
+        if let Some(kept) = &mut nodes.kept {
+            kept.variables = len;
+        }
+    }
+
+    /// What the last recording kept, on a tape for a second-order pass:
+    /// the output and the number of variables.
+    #[doc(hidden)]
+    pub fn kept(&self) -> Option<(Scalar<'_>, usize)> {
+        // SAFETY: the guard lives for this statement, which only reads
+        // `Nodes::kept`.
+        let kept = unsafe { self.read() }.kept?;
+        let (entry, value) = kept.output?;
+        Some((Scalar::new(self, entry, value), kept.variables))
+    }
+}
+
+impl Scalar<'_> {
+    /// Keeps this node as the output, if its tape is one for a
+    /// second-order pass ([`Tape::keep_output`]); whether it did.
+    #[doc(hidden)]
+    #[inline]
+    pub fn kept(self) -> bool {
+        let entry = if self.tracks_gradient() {
+            self.node()
+        } else {
+            self.node() | UNTRACKED
+        };
+        // SAFETY: the guard lives for this statement, which only writes
+        // `Nodes::kept`.
+        let mut nodes = unsafe { self.tape.write() };
+        match &mut nodes.kept {
+            Some(kept) => {
+                kept.output = Some((entry, self.value));
+                true
+            }
+            None => false,
+        }
     }
 }

@@ -46,6 +46,8 @@ pub(crate) fn offer(nodes: &mut Nodes) {
     }
     let mut spare = std::mem::take(nodes);
     spare.forget_nodes();
+    // A tape made for a second-order pass does not make the next one so.
+    spare.kept = None;
     // `try_with`: during thread exit the place may be gone already; the
     // buffers are then simply freed.
     let _ = SPARE.try_with(|kept| {

@@ -254,33 +254,6 @@ fn dot_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-fn dot_recorded<__R>(
-    tape: &mut ::autodiff::Tape,
-    w: [f64; 3],
-    x: &[f64],
-    then: impl ::core::ops::FnOnce(
-        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
-        usize,
-    ) -> __R,
-) -> __R {
-    use ::autodiff::__private as __ad;
-    tape.clear();
-    let tape = &*tape;
-    let mut count = 0;
-    let output = 'record: {
-        let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
-        let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-        count = tape.len();
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            break 'record ::core::result::Result::Err(error);
-        }
-        dot_tape(tape, w_var, __ad::slice(&x_var))
-    };
-    then(output, count)
-}
 /// Forward mode: the value of [`dot`] and its derivative along `tangent` (∇dot · tangent), `tangent` shaped like the gradient of [`dot_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -289,15 +262,13 @@ fn dot_jvp(
     x: &[f64],
     tangent: ([f64; 3], ::std::vec::Vec<f64>),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&w, &tangent.0, "w", &mut flat)?;
-    __ad::direction(&x, &tangent.1, "x", &mut flat)?;
-    dot_recorded(
-        &mut ::autodiff::Tape::new(),
-        w,
-        x,
-        |recorded, _| __ad::jvp(recorded, &flat),
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        dot_grad_tape_on(tape, w, x),
+        tape,
+        (&w, &x),
+        tangent,
+        &["w", "x"],
     )
 }
 /// The value of [`dot`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
@@ -311,27 +282,14 @@ fn dot_hvp(
     ::autodiff::Hvp<([f64; 3], ::std::vec::Vec<f64>)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&w, &direction.0, "w", &mut flat)?;
-    __ad::direction(&x, &direction.1, "x", &mut flat)?;
-    let pass = dot_recorded(
-        &mut ::autodiff::Tape::new(),
-        w,
-        x,
-        |recorded, _| __ad::hvp(recorded, &flat),
-    )?;
-    ::core::result::Result::Ok(::autodiff::Hvp {
-        value: pass.value,
-        gradient: {
-            let mut rest = pass.gradient.as_slice();
-            (__ad::gradient_from(&w, &mut rest), __ad::gradient_from(&x, &mut rest))
-        },
-        hvp: {
-            let mut rest = pass.hvp.as_slice();
-            (__ad::gradient_from(&w, &mut rest), __ad::gradient_from(&x, &mut rest))
-        },
-    })
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        dot_grad_tape_on(tape, w, x),
+        tape,
+        (&w, &x),
+        direction,
+        &["w", "x"],
+    )
 }
 /// The dense Hessian of [`dot`] over its differentiable components, in the order `dot_check` lists them: one Hessian-vector product per component.
 #[inline]
@@ -340,5 +298,6 @@ fn dot_hessian(
     w: [f64; 3],
     x: &[f64],
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    dot_recorded(&mut ::autodiff::Tape::new(), w, x, ::autodiff::__private::hessian)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(dot_grad_tape_on(tape, w, x), tape)
 }

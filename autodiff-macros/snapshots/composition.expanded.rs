@@ -458,35 +458,6 @@ fn neuron_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-fn neuron_recorded<__R>(
-    tape: &mut ::autodiff::Tape,
-    w: f64,
-    x: f64,
-    b: f64,
-    then: impl ::core::ops::FnOnce(
-        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
-        usize,
-    ) -> __R,
-) -> __R {
-    use ::autodiff::__private as __ad;
-    tape.clear();
-    let tape = &*tape;
-    let mut count = 0;
-    let output = 'record: {
-        let w_var = __ad::variables(tape, &w, __ad::at("w", 3));
-        let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-        let b_var = __ad::variables(tape, &b, __ad::at("b", 3));
-        count = tape.len();
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            break 'record ::core::result::Result::Err(error);
-        }
-        neuron_tape(tape, w_var, x_var, b_var)
-    };
-    then(output, count)
-}
 /// Forward mode: the value of [`neuron`] and its derivative along `tangent` (∇neuron · tangent), `tangent` shaped like the gradient of [`neuron_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -496,17 +467,13 @@ fn neuron_jvp(
     b: f64,
     tangent: (f64, f64, f64),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&w, &tangent.0, "w", &mut flat)?;
-    __ad::direction(&x, &tangent.1, "x", &mut flat)?;
-    __ad::direction(&b, &tangent.2, "b", &mut flat)?;
-    neuron_recorded(
-        &mut ::autodiff::Tape::new(),
-        w,
-        x,
-        b,
-        |recorded, _| __ad::jvp(recorded, &flat),
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        neuron_grad_tape_on(tape, w, x, b),
+        tape,
+        (&w, &x, &b),
+        tangent,
+        &["w", "x", "b"],
     )
 }
 /// The value of [`neuron`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
@@ -521,37 +488,14 @@ fn neuron_hvp(
     ::autodiff::Hvp<(f64, f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&w, &direction.0, "w", &mut flat)?;
-    __ad::direction(&x, &direction.1, "x", &mut flat)?;
-    __ad::direction(&b, &direction.2, "b", &mut flat)?;
-    let pass = neuron_recorded(
-        &mut ::autodiff::Tape::new(),
-        w,
-        x,
-        b,
-        |recorded, _| __ad::hvp(recorded, &flat),
-    )?;
-    ::core::result::Result::Ok(::autodiff::Hvp {
-        value: pass.value,
-        gradient: {
-            let mut rest = pass.gradient.as_slice();
-            (
-                __ad::gradient_from(&w, &mut rest),
-                __ad::gradient_from(&x, &mut rest),
-                __ad::gradient_from(&b, &mut rest),
-            )
-        },
-        hvp: {
-            let mut rest = pass.hvp.as_slice();
-            (
-                __ad::gradient_from(&w, &mut rest),
-                __ad::gradient_from(&x, &mut rest),
-                __ad::gradient_from(&b, &mut rest),
-            )
-        },
-    })
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        neuron_grad_tape_on(tape, w, x, b),
+        tape,
+        (&w, &x, &b),
+        direction,
+        &["w", "x", "b"],
+    )
 }
 /// The dense Hessian of [`neuron`] over its differentiable components, in the order `neuron_check` lists them: one Hessian-vector product per component.
 #[inline]
@@ -561,11 +505,6 @@ fn neuron_hessian(
     x: f64,
     b: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    neuron_recorded(
-        &mut ::autodiff::Tape::new(),
-        w,
-        x,
-        b,
-        ::autodiff::__private::hessian,
-    )
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(neuron_grad_tape_on(tape, w, x, b), tape)
 }

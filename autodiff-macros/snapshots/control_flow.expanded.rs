@@ -279,33 +279,6 @@ pub fn series_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn series_recorded<__R>(
-    tape: &mut ::autodiff::Tape,
-    x: f64,
-    scale: f64,
-    n: usize,
-    then: impl ::core::ops::FnOnce(
-        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
-        usize,
-    ) -> __R,
-) -> __R {
-    use ::autodiff::__private as __ad;
-    tape.clear();
-    let tape = &*tape;
-    let mut count = 0;
-    let output = 'record: {
-        let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-        count = tape.len();
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            break 'record ::core::result::Result::Err(error);
-        }
-        series_tape(tape, x_var, scale, n)
-    };
-    then(output, count)
-}
 /// Forward mode: the value of [`series`] and its derivative along `tangent` (∇series · tangent), `tangent` shaped like the gradient of [`series_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -315,15 +288,13 @@ pub fn series_jvp(
     n: usize,
     tangent: f64,
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&x, &tangent, "x", &mut flat)?;
-    series_recorded(
-        &mut ::autodiff::Tape::new(),
-        x,
-        scale,
-        n,
-        |recorded, _| __ad::jvp(recorded, &flat),
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        series_grad_tape_on(tape, x, scale, n),
+        tape,
+        &x,
+        tangent,
+        &["x"],
     )
 }
 /// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
@@ -335,27 +306,14 @@ pub fn series_hvp(
     n: usize,
     direction: f64,
 ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&x, &direction, "x", &mut flat)?;
-    let pass = series_recorded(
-        &mut ::autodiff::Tape::new(),
-        x,
-        scale,
-        n,
-        |recorded, _| __ad::hvp(recorded, &flat),
-    )?;
-    ::core::result::Result::Ok(::autodiff::Hvp {
-        value: pass.value,
-        gradient: {
-            let mut rest = pass.gradient.as_slice();
-            __ad::gradient_from(&x, &mut rest)
-        },
-        hvp: {
-            let mut rest = pass.hvp.as_slice();
-            __ad::gradient_from(&x, &mut rest)
-        },
-    })
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        series_grad_tape_on(tape, x, scale, n),
+        tape,
+        &x,
+        direction,
+        &["x"],
+    )
 }
 /// The dense Hessian of [`series`] over its differentiable components, in the order `series_check` lists them: one Hessian-vector product per component.
 #[inline]
@@ -365,11 +323,6 @@ pub fn series_hessian(
     scale: f64,
     n: usize,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    series_recorded(
-        &mut ::autodiff::Tape::new(),
-        x,
-        scale,
-        n,
-        ::autodiff::__private::hessian,
-    )
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(series_grad_tape_on(tape, x, scale, n), tape)
 }

@@ -243,33 +243,6 @@ fn wave_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-fn wave_recorded<__R>(
-    tape: &mut ::autodiff::Tape,
-    x: f64,
-    y: f64,
-    then: impl ::core::ops::FnOnce(
-        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
-        usize,
-    ) -> __R,
-) -> __R {
-    use ::autodiff::__private as __ad;
-    tape.clear();
-    let tape = &*tape;
-    let mut count = 0;
-    let output = 'record: {
-        let x_var = __ad::variables(tape, &x, __ad::at("x", 4));
-        let y_var = __ad::variables(tape, &y, __ad::at("y", 4));
-        count = tape.len();
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            break 'record ::core::result::Result::Err(error);
-        }
-        wave_tape(tape, x_var, y_var)
-    };
-    then(output, count)
-}
 /// Forward mode: the value of [`wave`] and its derivative along `tangent` (∇wave · tangent), `tangent` shaped like the gradient of [`wave_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -278,15 +251,13 @@ fn wave_jvp(
     y: f64,
     tangent: (f64, f64),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&x, &tangent.0, "x", &mut flat)?;
-    __ad::direction(&y, &tangent.1, "y", &mut flat)?;
-    wave_recorded(
-        &mut ::autodiff::Tape::new(),
-        x,
-        y,
-        |recorded, _| __ad::jvp(recorded, &flat),
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        wave_grad_tape_on(tape, x, y),
+        tape,
+        (&x, &y),
+        tangent,
+        &["x", "y"],
     )
 }
 /// The value of [`wave`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
@@ -300,27 +271,14 @@ fn wave_hvp(
     ::autodiff::Hvp<(f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&x, &direction.0, "x", &mut flat)?;
-    __ad::direction(&y, &direction.1, "y", &mut flat)?;
-    let pass = wave_recorded(
-        &mut ::autodiff::Tape::new(),
-        x,
-        y,
-        |recorded, _| __ad::hvp(recorded, &flat),
-    )?;
-    ::core::result::Result::Ok(::autodiff::Hvp {
-        value: pass.value,
-        gradient: {
-            let mut rest = pass.gradient.as_slice();
-            (__ad::gradient_from(&x, &mut rest), __ad::gradient_from(&y, &mut rest))
-        },
-        hvp: {
-            let mut rest = pass.hvp.as_slice();
-            (__ad::gradient_from(&x, &mut rest), __ad::gradient_from(&y, &mut rest))
-        },
-    })
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        wave_grad_tape_on(tape, x, y),
+        tape,
+        (&x, &y),
+        direction,
+        &["x", "y"],
+    )
 }
 /// The dense Hessian of [`wave`] over its differentiable components, in the order `wave_check` lists them: one Hessian-vector product per component.
 #[inline]
@@ -329,5 +287,6 @@ fn wave_hessian(
     x: f64,
     y: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    wave_recorded(&mut ::autodiff::Tape::new(), x, y, ::autodiff::__private::hessian)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(wave_grad_tape_on(tape, x, y), tape)
 }

@@ -401,61 +401,6 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn __ad_forward_recorded<__R>(
-        tape: &mut ::autodiff::Tape,
-        __self: &Self,
-        x: f64,
-        then: impl ::core::ops::FnOnce(
-            ::core::result::Result<
-                ::autodiff::Scalar<'_>,
-                ::autodiff::ScalarAutodiffError,
-            >,
-            usize,
-        ) -> __R,
-    ) -> __R {
-        use ::autodiff::__private as __ad;
-        tape.clear();
-        let tape = &*tape;
-        let mut count = 0;
-        let output = 'record: {
-            let __self_var = match __ad::first(
-                tape,
-                <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 5)),
-            ) {
-                ::core::result::Result::Ok(recorded) => recorded,
-                ::core::result::Result::Err(error) => {
-                    break 'record ::core::result::Result::Err(error);
-                }
-            };
-            count = tape.len();
-            if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-                break 'record ::core::result::Result::Err(error);
-            }
-            Self::__ad_forward_tape(tape, &__self_var, x)
-        };
-        then(output, count)
-    }
-    #[doc(hidden)]
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn forward_recorded<__R>(
-        &self,
-        tape: &mut ::autodiff::Tape,
-        x: f64,
-        then: impl ::core::ops::FnOnce(
-            ::core::result::Result<
-                ::autodiff::Scalar<'_>,
-                ::autodiff::ScalarAutodiffError,
-            >,
-            usize,
-        ) -> __R,
-    ) -> __R {
-        Self::__ad_forward_recorded(tape, self, x, then)
-    }
-    #[doc(hidden)]
-    #[allow(non_snake_case, dead_code)]
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
     fn __ad_forward_jvp(
         __self: &Self,
         x: f64,
@@ -464,12 +409,8 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut flat = ::std::vec::Vec::new();
         <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
-        Self::__ad_forward_recorded(
-            &mut ::autodiff::Tape::new(),
-            __self,
-            x,
-            |recorded, _| __ad::jvp(recorded, &flat),
-        )
+        let tape = &mut __ad::second_order_tape();
+        __ad::jvp(Self::__ad_forward_grad_tape_on(tape, __self, x), tape, &flat)
     }
     /// Forward mode: the value of [`forward`](Self::forward) and its derivative along `tangent` (∇forward · tangent), `tangent` shaped like the gradient of [`forward_grad`](Self::forward_grad). One recording of the body on a tape and one pass over it in creation order.
     #[inline]
@@ -498,11 +439,11 @@ impl Neuron {
             "self",
             &mut flat,
         )?;
-        let pass = Self::__ad_forward_recorded(
-            &mut ::autodiff::Tape::new(),
-            __self,
-            x,
-            |recorded, _| __ad::hvp(recorded, &flat),
+        let tape = &mut __ad::second_order_tape();
+        let pass = __ad::hvp(
+            Self::__ad_forward_grad_tape_on(tape, __self, x),
+            tape,
+            &flat,
         )?;
         ::core::result::Result::Ok(::autodiff::Hvp {
             value: pass.value,
@@ -534,11 +475,10 @@ impl Neuron {
         __self: &Self,
         x: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-        Self::__ad_forward_recorded(
-            &mut ::autodiff::Tape::new(),
-            __self,
-            x,
-            ::autodiff::__private::hessian,
+        let tape = &mut ::autodiff::__private::second_order_tape();
+        ::autodiff::__private::hessian(
+            Self::__ad_forward_grad_tape_on(tape, __self, x),
+            tape,
         )
     }
     /// The dense Hessian of [`forward`](Self::forward) over its differentiable components, in the order `forward_check` lists them: one Hessian-vector product per component.
@@ -585,9 +525,8 @@ impl Neuron {
                     )
                 },
                 y,
-                __ad::at("d", 10),
+                __ad::bound("d", 10),
             );
-            ::autodiff::__probe!(tape, "d", d);
             __ad::output(
                 tape,
                 __ad::mul(d, d, __ad::at("d * d", 11)),
@@ -997,63 +936,6 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn __ad_loss_recorded<__R>(
-        tape: &mut ::autodiff::Tape,
-        __self: &Self,
-        x: f64,
-        y: f64,
-        then: impl ::core::ops::FnOnce(
-            ::core::result::Result<
-                ::autodiff::Scalar<'_>,
-                ::autodiff::ScalarAutodiffError,
-            >,
-            usize,
-        ) -> __R,
-    ) -> __R {
-        use ::autodiff::__private as __ad;
-        tape.clear();
-        let tape = &*tape;
-        let mut count = 0;
-        let output = 'record: {
-            let __self_var = match __ad::first(
-                tape,
-                <Self as __ad::Parameter>::record(__self, tape, __ad::at("self", 9)),
-            ) {
-                ::core::result::Result::Ok(recorded) => recorded,
-                ::core::result::Result::Err(error) => {
-                    break 'record ::core::result::Result::Err(error);
-                }
-            };
-            count = tape.len();
-            if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-                break 'record ::core::result::Result::Err(error);
-            }
-            Self::__ad_loss_tape(tape, &__self_var, x, y)
-        };
-        then(output, count)
-    }
-    #[doc(hidden)]
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn loss_recorded<__R>(
-        &self,
-        tape: &mut ::autodiff::Tape,
-        x: f64,
-        y: f64,
-        then: impl ::core::ops::FnOnce(
-            ::core::result::Result<
-                ::autodiff::Scalar<'_>,
-                ::autodiff::ScalarAutodiffError,
-            >,
-            usize,
-        ) -> __R,
-    ) -> __R {
-        Self::__ad_loss_recorded(tape, self, x, y, then)
-    }
-    #[doc(hidden)]
-    #[allow(non_snake_case, dead_code)]
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
     fn __ad_loss_jvp(
         __self: &Self,
         x: f64,
@@ -1063,13 +945,8 @@ impl Neuron {
         use ::autodiff::__private as __ad;
         let mut flat = ::std::vec::Vec::new();
         <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
-        Self::__ad_loss_recorded(
-            &mut ::autodiff::Tape::new(),
-            __self,
-            x,
-            y,
-            |recorded, _| __ad::jvp(recorded, &flat),
-        )
+        let tape = &mut __ad::second_order_tape();
+        __ad::jvp(Self::__ad_loss_grad_tape_on(tape, __self, x, y), tape, &flat)
     }
     /// Forward mode: the value of [`loss`](Self::loss) and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`](Self::loss_grad). One recording of the body on a tape and one pass over it in creation order.
     #[inline]
@@ -1100,12 +977,11 @@ impl Neuron {
             "self",
             &mut flat,
         )?;
-        let pass = Self::__ad_loss_recorded(
-            &mut ::autodiff::Tape::new(),
-            __self,
-            x,
-            y,
-            |recorded, _| __ad::hvp(recorded, &flat),
+        let tape = &mut __ad::second_order_tape();
+        let pass = __ad::hvp(
+            Self::__ad_loss_grad_tape_on(tape, __self, x, y),
+            tape,
+            &flat,
         )?;
         ::core::result::Result::Ok(::autodiff::Hvp {
             value: pass.value,
@@ -1139,12 +1015,10 @@ impl Neuron {
         x: f64,
         y: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-        Self::__ad_loss_recorded(
-            &mut ::autodiff::Tape::new(),
-            __self,
-            x,
-            y,
-            ::autodiff::__private::hessian,
+        let tape = &mut ::autodiff::__private::second_order_tape();
+        ::autodiff::__private::hessian(
+            Self::__ad_loss_grad_tape_on(tape, __self, x, y),
+            tape,
         )
     }
     /// The dense Hessian of [`loss`](Self::loss) over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component.
@@ -1368,35 +1242,6 @@ impl Neuron {
             },
         )
     }
-    #[doc(hidden)]
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn scale_recorded<__R>(
-        tape: &mut ::autodiff::Tape,
-        w: f64,
-        x: f64,
-        then: impl ::core::ops::FnOnce(
-            ::core::result::Result<
-                ::autodiff::Scalar<'_>,
-                ::autodiff::ScalarAutodiffError,
-            >,
-            usize,
-        ) -> __R,
-    ) -> __R {
-        use ::autodiff::__private as __ad;
-        tape.clear();
-        let tape = &*tape;
-        let mut count = 0;
-        let output = 'record: {
-            let w_var = __ad::variables(tape, &w, __ad::at("w", 14));
-            count = tape.len();
-            if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-                break 'record ::core::result::Result::Err(error);
-            }
-            Self::scale_tape(tape, w_var, x)
-        };
-        then(output, count)
-    }
     /// Forward mode: the value of [`scale`](Self::scale) and its derivative along `tangent` (∇scale · tangent), `tangent` shaped like the gradient of [`scale_grad`](Self::scale_grad). One recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
@@ -1405,14 +1250,13 @@ impl Neuron {
         x: f64,
         tangent: f64,
     ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-        use ::autodiff::__private as __ad;
-        let mut flat = ::std::vec::Vec::new();
-        __ad::direction(&w, &tangent, "w", &mut flat)?;
-        Self::scale_recorded(
-            &mut ::autodiff::Tape::new(),
-            w,
-            x,
-            |recorded, _| __ad::jvp(recorded, &flat),
+        let tape = &mut ::autodiff::__private::second_order_tape();
+        ::autodiff::__private::jvp_of(
+            Self::scale_grad_tape_on(tape, w, x),
+            tape,
+            &w,
+            tangent,
+            &["w"],
         )
     }
     /// The value of [`scale`](Self::scale), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
@@ -1423,26 +1267,14 @@ impl Neuron {
         x: f64,
         direction: f64,
     ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-        use ::autodiff::__private as __ad;
-        let mut flat = ::std::vec::Vec::new();
-        __ad::direction(&w, &direction, "w", &mut flat)?;
-        let pass = Self::scale_recorded(
-            &mut ::autodiff::Tape::new(),
-            w,
-            x,
-            |recorded, _| __ad::hvp(recorded, &flat),
-        )?;
-        ::core::result::Result::Ok(::autodiff::Hvp {
-            value: pass.value,
-            gradient: {
-                let mut rest = pass.gradient.as_slice();
-                __ad::gradient_from(&w, &mut rest)
-            },
-            hvp: {
-                let mut rest = pass.hvp.as_slice();
-                __ad::gradient_from(&w, &mut rest)
-            },
-        })
+        let tape = &mut ::autodiff::__private::second_order_tape();
+        ::autodiff::__private::hvp_of(
+            Self::scale_grad_tape_on(tape, w, x),
+            tape,
+            &w,
+            direction,
+            &["w"],
+        )
     }
     /// The dense Hessian of [`scale`](Self::scale) over its differentiable components, in the order `scale_check` lists them: one Hessian-vector product per component.
     #[inline]
@@ -1451,11 +1283,7 @@ impl Neuron {
         w: f64,
         x: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-        Self::scale_recorded(
-            &mut ::autodiff::Tape::new(),
-            w,
-            x,
-            ::autodiff::__private::hessian,
-        )
+        let tape = &mut ::autodiff::__private::second_order_tape();
+        ::autodiff::__private::hessian(Self::scale_grad_tape_on(tape, w, x), tape)
     }
 }

@@ -80,8 +80,7 @@ pub fn mlp_loss_tape<'tape>(
                 }
             }
         }
-        let error = __ad::sub(y_hat, t, __ad::at("error", 14));
-        ::autodiff::__probe!(tape, "error", error);
+        let error = __ad::sub(y_hat, t, __ad::bound("error", 14));
         __ad::output(
             tape,
             __ad::mul(
@@ -366,36 +365,6 @@ pub fn mlp_loss_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn mlp_loss_recorded<__R>(
-    tape: &mut ::autodiff::Tape,
-    w1: [[f64; 3]; 4],
-    w2: [f64; 3],
-    x: [f64; 4],
-    t: f64,
-    then: impl ::core::ops::FnOnce(
-        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
-        usize,
-    ) -> __R,
-) -> __R {
-    use ::autodiff::__private as __ad;
-    tape.clear();
-    let tape = &*tape;
-    let mut count = 0;
-    let output = 'record: {
-        let w1_var = __ad::variables(tape, &w1, __ad::at("w1", 5));
-        let w2_var = __ad::variables(tape, &w2, __ad::at("w2", 5));
-        let x_var = __ad::variables(tape, &x, __ad::at("x", 5));
-        count = tape.len();
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            break 'record ::core::result::Result::Err(error);
-        }
-        mlp_loss_tape(tape, w1_var, w2_var, x_var, t)
-    };
-    then(output, count)
-}
 /// Forward mode: the value of [`mlp_loss`] and its derivative along `tangent` (∇mlp_loss · tangent), `tangent` shaped like the gradient of [`mlp_loss_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -406,18 +375,13 @@ pub fn mlp_loss_jvp(
     t: f64,
     tangent: ([[f64; 3]; 4], [f64; 3], [f64; 4]),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&w1, &tangent.0, "w1", &mut flat)?;
-    __ad::direction(&w2, &tangent.1, "w2", &mut flat)?;
-    __ad::direction(&x, &tangent.2, "x", &mut flat)?;
-    mlp_loss_recorded(
-        &mut ::autodiff::Tape::new(),
-        w1,
-        w2,
-        x,
-        t,
-        |recorded, _| __ad::jvp(recorded, &flat),
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        mlp_loss_grad_tape_on(tape, w1, w2, x, t),
+        tape,
+        (&w1, &w2, &x),
+        tangent,
+        &["w1", "w2", "x"],
     )
 }
 /// The value of [`mlp_loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
@@ -433,38 +397,14 @@ pub fn mlp_loss_hvp(
     ::autodiff::Hvp<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
     ::autodiff::ScalarAutodiffError,
 > {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&w1, &direction.0, "w1", &mut flat)?;
-    __ad::direction(&w2, &direction.1, "w2", &mut flat)?;
-    __ad::direction(&x, &direction.2, "x", &mut flat)?;
-    let pass = mlp_loss_recorded(
-        &mut ::autodiff::Tape::new(),
-        w1,
-        w2,
-        x,
-        t,
-        |recorded, _| __ad::hvp(recorded, &flat),
-    )?;
-    ::core::result::Result::Ok(::autodiff::Hvp {
-        value: pass.value,
-        gradient: {
-            let mut rest = pass.gradient.as_slice();
-            (
-                __ad::gradient_from(&w1, &mut rest),
-                __ad::gradient_from(&w2, &mut rest),
-                __ad::gradient_from(&x, &mut rest),
-            )
-        },
-        hvp: {
-            let mut rest = pass.hvp.as_slice();
-            (
-                __ad::gradient_from(&w1, &mut rest),
-                __ad::gradient_from(&w2, &mut rest),
-                __ad::gradient_from(&x, &mut rest),
-            )
-        },
-    })
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        mlp_loss_grad_tape_on(tape, w1, w2, x, t),
+        tape,
+        (&w1, &w2, &x),
+        direction,
+        &["w1", "w2", "x"],
+    )
 }
 /// The dense Hessian of [`mlp_loss`] over its differentiable components, in the order `mlp_loss_check` lists them: one Hessian-vector product per component.
 #[inline]
@@ -475,12 +415,6 @@ pub fn mlp_loss_hessian(
     x: [f64; 4],
     t: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    mlp_loss_recorded(
-        &mut ::autodiff::Tape::new(),
-        w1,
-        w2,
-        x,
-        t,
-        ::autodiff::__private::hessian,
-    )
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(mlp_loss_grad_tape_on(tape, w1, w2, x, t), tape)
 }

@@ -16,8 +16,7 @@ fn loss_tape<'tape>(
     }
     ::autodiff::__probe!(tape, "x", x);
     let __output: ::autodiff::Scalar<'tape> = {
-        let square = __ad::mul(x, x, __ad::at("square", 4));
-        ::autodiff::__probe!(tape, "square", square);
+        let square = __ad::mul(x, x, __ad::bound("square", 4));
         __ad::output(
             tape,
             __ad::add(square, square, __ad::at("square + square", 5)),
@@ -206,31 +205,6 @@ fn loss_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-fn loss_recorded<__R>(
-    tape: &mut ::autodiff::Tape,
-    x: f64,
-    then: impl ::core::ops::FnOnce(
-        ::core::result::Result<::autodiff::Scalar<'_>, ::autodiff::ScalarAutodiffError>,
-        usize,
-    ) -> __R,
-) -> __R {
-    use ::autodiff::__private as __ad;
-    tape.clear();
-    let tape = &*tape;
-    let mut count = 0;
-    let output = 'record: {
-        let x_var = __ad::variables(tape, &x, __ad::at("x", 3));
-        count = tape.len();
-        if let ::core::option::Option::Some(error) = __ad::refused(tape) {
-            break 'record ::core::result::Result::Err(error);
-        }
-        loss_tape(tape, x_var)
-    };
-    then(output, count)
-}
 /// Forward mode: the value of [`loss`] and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`]. One recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -238,14 +212,8 @@ fn loss_jvp(
     x: f64,
     tangent: f64,
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&x, &tangent, "x", &mut flat)?;
-    loss_recorded(
-        &mut ::autodiff::Tape::new(),
-        x,
-        |recorded, _| __ad::jvp(recorded, &flat),
-    )
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(loss_grad_tape_on(tape, x), tape, &x, tangent, &["x"])
 }
 /// The value of [`loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -254,25 +222,14 @@ fn loss_hvp(
     x: f64,
     direction: f64,
 ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    use ::autodiff::__private as __ad;
-    let mut flat = ::std::vec::Vec::new();
-    __ad::direction(&x, &direction, "x", &mut flat)?;
-    let pass = loss_recorded(
-        &mut ::autodiff::Tape::new(),
-        x,
-        |recorded, _| __ad::hvp(recorded, &flat),
-    )?;
-    ::core::result::Result::Ok(::autodiff::Hvp {
-        value: pass.value,
-        gradient: {
-            let mut rest = pass.gradient.as_slice();
-            __ad::gradient_from(&x, &mut rest)
-        },
-        hvp: {
-            let mut rest = pass.hvp.as_slice();
-            __ad::gradient_from(&x, &mut rest)
-        },
-    })
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        loss_grad_tape_on(tape, x),
+        tape,
+        &x,
+        direction,
+        &["x"],
+    )
 }
 /// The dense Hessian of [`loss`] over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component.
 #[inline]
@@ -280,5 +237,6 @@ fn loss_hvp(
 fn loss_hessian(
     x: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    loss_recorded(&mut ::autodiff::Tape::new(), x, ::autodiff::__private::hessian)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(loss_grad_tape_on(tape, x), tape)
 }

@@ -88,7 +88,7 @@ fn error_with(span: Span, message: &str, item: TokenStream) -> TokenStream {
     quote!(#error #item)
 }
 
-/// `f_grad`, `f_recorded`: `f`'s companions, named through `f`'s path.
+/// `f_grad`, `f_grad_tape_on`: `f`'s companions, named through `f`'s path.
 fn companion(path: &Path, suffix: &str) -> Path {
     let mut path = path.clone();
     if let Some(last) = path.segments.last_mut() {
@@ -104,7 +104,7 @@ fn checks(item: &ItemFn, plain: &ItemFn, path: &Path, params: &[Param]) -> Token
     let random_fn = format_ident!("{}_check_random", name);
     let logged_fn = format_ident!("__{}_logged", name);
     let grad_fn = companion(path, "grad");
-    let recorded_fn = companion(path, "recorded");
+    let grad_tape_on_fn = companion(path, "grad_tape_on");
     let function_name = path
         .segments
         .last()
@@ -226,7 +226,10 @@ fn checks(item: &ItemFn, plain: &ItemFn, path: &Path, params: &[Param]) -> Token
             let __logged = #logged_fn(&#log, #(#dups),*);
             // The instrumented copy computes what the function does.
             let _ = &__logged;
-            let __exact = #recorded_fn(&mut __ad::probing_tape(), #(#dups,)* |__output, _| __ad::exact_adjoints(__output))?;
+            // The tape path on a probing tape: its reverse pass leaves the
+            // exact adjoint of every probed binding on the tape.
+            let __probing = &mut __ad::probing_tape();
+            let __exact = __ad::exact_adjoints(#grad_tape_on_fn(__probing, #(#dups),*), __probing)?;
             let __reverse = #grad_fn(#(#dups),*)?;
             #same_type
             let (__writes, __declarations) = #log.finish();

@@ -83,15 +83,14 @@ pub fn index_of<I: TryInto<usize>>(index: I) -> usize {
     index.try_into().unwrap_or(usize::MAX)
 }
 
-/// Records `f` with probing on, runs its reverse pass, and reads every
-/// probed node's gradient: the exact adjoint of that element of that
-/// binding at that iteration.
-pub fn exact_adjoints(
-    output: Result<Scalar<'_>, ScalarAutodiffError>,
+/// Reads every probed node's gradient after `f_grad_tape_on` recorded `f`
+/// on `tape` (made by [`probing_tape`]) and ran its reverse pass: the exact
+/// adjoint of that element of that binding at that iteration.
+pub fn exact_adjoints<G>(
+    recorded: Result<autodiff_core::ValueAndGradient<G>, ScalarAutodiffError>,
+    tape: &Tape,
 ) -> Result<Vec<ExactAdjoint>, ScalarAutodiffError> {
-    let output = output?;
-    let tape = output.tape();
-    output.backward()?;
+    recorded?;
     let probes = tape.take_probes();
     tape.set_probing(false);
     Ok(probes
@@ -118,7 +117,7 @@ pub fn exact_adjoints(
 #[inline(always)]
 pub fn same_gradient_type<G>(_yours: &G, _reverse: &autodiff_core::ValueAndGradient<G>) {}
 
-/// A fresh tape with probing on, for `f_recorded`.
+/// A fresh tape with probing on, for `f_grad_tape_on` in `_check`.
 pub fn probing_tape() -> Tape {
     let tape = Tape::new();
     tape.set_probing(true);

@@ -30,7 +30,8 @@
 //!   which a method called on it finds its recording twin;
 //! - `shaped.rs`: the outputs of vector-valued functions, and the passes
 //!   of their `_vjp`, `_jacobian` and `_jvp` twins;
-//! - `second_order.rs`: directions and the second-order passes of the
+//! - `second_order.rs`: directions (checked one by one, or through
+//!   `Shapes`), the tape they record on, and the second-order passes of the
 //!   `_jvp`, `_hvp` and `_hessian` twins;
 //! - `outlined.rs` (not re-exported, named as `__private::outlined`): the
 //!   same operations out of line, for the recording twin of a long body.
@@ -69,6 +70,12 @@ pub type Result<T> = core::result::Result<T, ScalarAutodiffError>;
 /// The label of a node: its binding name or source text, and its line.
 pub const fn at(text: &'static str, line: u32) -> Label {
     Label::at_line(text, line)
+}
+
+/// The label of the operation whose node a `let` binds: on a probing tape
+/// it logs the binding's probe ([`Label::binding`]).
+pub const fn bound(text: &'static str, line: u32) -> Label {
+    Label::binding(text, line)
 }
 
 /// The sticky path: labels a freshly recorded node, or keeps the error

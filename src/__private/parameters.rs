@@ -417,13 +417,20 @@ pub fn first<T>(tape: &Tape, recorded: Result<T>) -> Result<T> {
 /// that cannot be recorded is reported without running the student's code
 /// on it (which could loop or `assert!` on a NaN).
 pub fn refused(tape: &Tape) -> Option<autodiff_core::ScalarAutodiffError> {
+    // On a tape for a second-order pass, the variables are all recorded.
+    tape.keep_variables();
     tape.take_failure()
 }
 
 /// Ends the tape path (`f_grad_tape_on`): the recording's error, else the
-/// value, after one reverse pass from the output.
+/// value, after one reverse pass from the output. On a tape made for a
+/// second-order pass (`f_jvp`, `f_hvp`, `f_hessian`) the output is kept
+/// on the tape instead, and no reverse pass runs.
 pub fn finish(recorded: Result<Scalar<'_>>) -> Result<f64> {
     let output = recorded?;
+    if output.kept() {
+        return Ok(output.value());
+    }
     backward(output)?;
     Ok(output.value())
 }

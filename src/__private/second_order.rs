@@ -1,8 +1,9 @@
 //! The `_jvp`, `_hvp` and `_hessian` twins' side: a direction checked
-//! against its parameter's shape and flattened, and the engine's
-//! second-order passes on what the recording twin recorded.
+//! against its parameter's shape and flattened, the tape they record on
+//! (through the tape path, `f_grad_tape_on`, which keeps the output on it),
+//! and the engine's second-order passes on what it recorded.
 
-use autodiff_core::{Hessian, Jvp, Scalar, ScalarAutodiffError};
+use autodiff_core::{Hessian, Hvp, Jvp, Scalar, ScalarAutodiffError, Tape, ValueAndGradient};
 
 use super::{Parameter, Result};
 
@@ -57,10 +58,33 @@ pub(crate) fn same_count(
     }
 }
 
+/// A tape for `f_jvp`, `f_hvp` and `f_hessian`: the tape path
+/// (`f_grad_tape_on`) records on it and keeps the output there instead of
+/// running its reverse pass, for the functions below.
+pub fn second_order_tape() -> Tape {
+    let tape = Tape::new();
+    tape.keep_output();
+    tape
+}
+
+/// The output `f_grad_tape_on` kept on `tape` (made by
+/// [`second_order_tape`]) and the number of variables, or its error.
+fn kept<G>(recorded: Result<ValueAndGradient<G>>, tape: &Tape) -> Result<(Scalar<'_>, usize)> {
+    recorded?;
+    // `finish` keeps the output on every `Ok` of the tape path.
+    Ok(tape
+        .kept()
+        .expect("the tape path keeps its output on a second-order tape"))
+}
+
 /// The value and the directional derivative along `tangents` (one per
-/// variable, the tape's first nodes).
-pub fn jvp(recorded: Result<Scalar<'_>>, tangents: &[f64]) -> Result<Jvp<f64>> {
-    let output = recorded?;
+/// variable, the tape's first nodes) of what `f_grad_tape_on` recorded.
+pub fn jvp<G>(
+    recorded: Result<ValueAndGradient<G>>,
+    tape: &Tape,
+    tangents: &[f64],
+) -> Result<Jvp<f64>> {
+    let (output, _) = kept(recorded, tape)?;
     Ok(Jvp {
         value: output.value(),
         tangent: output.jvp(tangents)?,
@@ -77,9 +101,14 @@ pub struct FlatHvp {
     pub hvp: Vec<f64>,
 }
 
-/// Forward over reverse along `direction` (one entry per variable).
-pub fn hvp(recorded: Result<Scalar<'_>>, direction: &[f64]) -> Result<FlatHvp> {
-    let output = recorded?;
+/// Forward over reverse along `direction` (one entry per variable) on what
+/// `f_grad_tape_on` recorded.
+pub fn hvp<G>(
+    recorded: Result<ValueAndGradient<G>>,
+    tape: &Tape,
+    direction: &[f64],
+) -> Result<FlatHvp> {
+    let (output, _) = kept(recorded, tape)?;
     let pass = output.hvp(direction)?;
     // The output may be a variable itself, or come before the last one:
     // the passes stop at it, and the rest have derivative 0.
@@ -95,7 +124,112 @@ pub fn hvp(recorded: Result<Scalar<'_>>, direction: &[f64]) -> Result<FlatHvp> {
     })
 }
 
-/// The Hessian over the first `variables` nodes.
-pub fn hessian(recorded: Result<Scalar<'_>>, variables: usize) -> Result<Hessian> {
-    recorded?.hessian(variables)
+/// The Hessian over the variables of what `f_grad_tape_on` recorded.
+pub fn hessian<G>(recorded: Result<ValueAndGradient<G>>, tape: &Tape) -> Result<Hessian> {
+    let (output, variables) = kept(recorded, tape)?;
+    output.hessian(variables)
+}
+
+/// A function's differentiable parameters as `f_jvp` and `f_hvp` hand
+/// them over: a reference to the one parameter, or a tuple of references
+/// (up to twelve), with `f_grad`'s gradient type. Through it the
+/// direction's checks and the result's shape are this library's code, not
+/// code generated for each function.
+pub trait Shapes {
+    /// The gradient's type: the parameter's, or the tuple of theirs.
+    type Gradient;
+    /// Appends `direction`'s components, parameter by parameter (the
+    /// `i`-th named `names[i]`), each checked as [`direction`] checks it.
+    fn directions(
+        &self,
+        direction: &Self::Gradient,
+        names: &[&'static str],
+        out: &mut Vec<f64>,
+    ) -> Result<()>;
+    /// A gradient of the parameters' shape from the front of `from`.
+    fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient;
+}
+
+impl<P: Parameter> Shapes for &P {
+    type Gradient = P::Gradient;
+    fn directions(
+        &self,
+        along: &P::Gradient,
+        names: &[&'static str],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        direction(*self, along, names[0], out)
+    }
+    fn gradient_from(&self, from: &mut &[f64]) -> P::Gradient {
+        Parameter::gradient_from(*self, from)
+    }
+}
+
+macro_rules! tuple_shapes {
+    ($(($($P:ident $i:tt),+))*) => {$(
+        impl<$($P: Parameter),+> Shapes for ($(&$P,)+) {
+            type Gradient = ($($P::Gradient,)+);
+            fn directions(
+                &self,
+                along: &Self::Gradient,
+                names: &[&'static str],
+                out: &mut Vec<f64>,
+            ) -> Result<()> {
+                $(direction(self.$i, &along.$i, names[$i], out)?;)+
+                Ok(())
+            }
+            fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
+                ($(Parameter::gradient_from(self.$i, from),)+)
+            }
+        }
+    )*};
+}
+
+tuple_shapes! {
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11)
+}
+
+/// `f_jvp` of a function whose parameters [`Shapes`] hands over:
+/// `tangent` checked against them (before the recording's own error), then
+/// [`jvp`] of what `f_grad_tape_on` recorded on `tape`.
+pub fn jvp_of<S: Shapes, G>(
+    recorded: Result<ValueAndGradient<G>>,
+    tape: &Tape,
+    parameters: S,
+    tangent: S::Gradient,
+    names: &[&'static str],
+) -> Result<Jvp<f64>> {
+    let mut flat = Vec::new();
+    parameters.directions(&tangent, names, &mut flat)?;
+    jvp(recorded, tape, &flat)
+}
+
+/// `f_hvp` of a function whose parameters [`Shapes`] hands over:
+/// `direction` checked as in [`jvp_of`], [`hvp`], and the gradient and
+/// `H·v` in the parameters' shape.
+pub fn hvp_of<S: Shapes, G>(
+    recorded: Result<ValueAndGradient<G>>,
+    tape: &Tape,
+    parameters: S,
+    direction: S::Gradient,
+    names: &[&'static str],
+) -> Result<Hvp<S::Gradient>> {
+    let mut flat = Vec::new();
+    parameters.directions(&direction, names, &mut flat)?;
+    let pass = hvp(recorded, tape, &flat)?;
+    Ok(Hvp {
+        value: pass.value,
+        gradient: parameters.gradient_from(&mut pass.gradient.as_slice()),
+        hvp: parameters.gradient_from(&mut pass.hvp.as_slice()),
+    })
 }

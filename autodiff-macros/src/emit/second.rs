@@ -1,24 +1,30 @@
 //! Forward mode and second order: `f_jvp` (value and directional
 //! derivative), `f_hvp` (value, gradient and Hessian-vector product) and
-//! `f_hessian` (the dense Hessian), and the hidden `f_recorded` they share.
-//! `f_recorded` records the body on a tape as `f_grad_tape` does
-//! (`grad::recording`) and hands the output to a continuation; the three
-//! run the engine's passes over it (`Scalar::jvp`, `Scalar::hvp`,
-//! `Scalar::hessian`), which rerun every node's rule from
+//! `f_hessian` (the dense Hessian). Each records the body through the tape
+//! path, `f_grad_tape_on`, on a tape made for a second-order pass
+//! (`__ad::second_order_tape`), where that path keeps the output instead
+//! of running its reverse pass; the runtime (`__ad::jvp`, `__ad::hvp`,
+//! `__ad::hessian`) then runs the engine's passes over it (`Scalar::jvp`,
+//! `Scalar::hvp`, `Scalar::hessian`), which rerun every node's rule from
 //! `autodiff_core::rules` on dual numbers: no derivative is written here.
 //!
-//! They cost a crate only where it calls them: `f_recorded` is generic
-//! (over the continuation), so it is compiled only where it is used, and
-//! the three are thin `#[inline]` wrappers.
+//! They cost a crate only where it calls them: three thin `#[inline]`
+//! wrappers (the direction's shape checks, one call of the tape path, one
+//! of the runtime), with no recording code of their own, so that a crate
+//! that never calls them type-checks three small bodies per function and
+//! compiles none of them to machine code.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
-use super::grad::{adjoint_arg, gradient_type_of, model_ref, recording_bailing, Recording};
+use super::grad::{adjoint_arg, gradient_type_of, model_ref};
 use super::{differentiable, user_params, Names};
 use crate::ast::{Function, Kind, Param};
+
+/// The most differentiable parameters `__ad::Shapes` takes as a tuple.
+const MAX_SHAPES: usize = 12;
 
 pub fn items(function: &Function, names: &Names) -> TokenStream {
     let Names {
@@ -34,26 +40,10 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let user_params = user_params(function);
     let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
     let gradient_type = gradient_type_of(&differentiable);
-    let [flat, rest, error, tangent, direction, pass, then, recorded, count, output] = [
-        "flat",
-        "rest",
-        "error",
-        "tangent",
-        "direction",
-        "pass",
-        "then",
-        "recorded",
-        "count",
-        "output",
-    ]
-    .map(|ident| Ident::new(ident, Span::mixed_site()));
-    let Recording { variables, call } = recording_bailing(
-        function,
-        names,
-        &quote!(break 'record ::core::result::Result::Err(#error)),
-    );
-    let (recorded_fn, jvp_fn, hvp_fn, hessian_fn) = (
-        format_ident!("{}_recorded", name),
+    let [flat, rest, tangent, direction, pass] = ["flat", "rest", "tangent", "direction", "pass"]
+        .map(|ident| Ident::new(ident, Span::mixed_site()));
+    let (grad_tape_on_fn, jvp_fn, hvp_fn, hessian_fn) = (
+        format_ident!("{}_grad_tape_on", name),
         format_ident!("{}_jvp", name),
         format_ident!("{}_hvp", name),
         format_ident!("{}_hessian", name),
@@ -65,12 +55,6 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     let kept_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
     let gradient_value = rebuild(&differentiable, &rest, quote!(#pass.gradient));
     let hvp_value = rebuild(&differentiable, &rest, quote!(#pass.hvp));
-    let new_tape = quote!(&mut ::autodiff::Tape::new());
-    // The function's lifetimes, then the continuation's result.
-    let recorder_generics = {
-        let lifetimes = function.item.sig.generics.params.iter();
-        quote!(<#(#lifetimes,)* __R>)
-    };
     let jvp_doc = format!(
         " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. One recording of the body on a tape and one pass over it in creation order."
     );
@@ -82,31 +66,66 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
     );
     let result = quote!(::core::result::Result);
     let error_type = quote!(::autodiff::ScalarAutodiffError);
+    // The parameters are read again to check the direction and shape the
+    // result: what the recording takes by value, it takes as a copy.
+    let record = quote!(#grad_tape_on_fn(#tape, #(#kept_args),*));
+    let thin = !differentiable.is_empty()
+        && differentiable.len() <= MAX_SHAPES
+        && !differentiable
+            .iter()
+            .any(|param| matches!(param.kind, Kind::Struct { .. }));
+    let (jvp_body, hvp_body) = if thin {
+        // The checks and the shaping are the runtime's (`__ad::Shapes`).
+        let refs = differentiable.iter().map(|param| {
+            let ident = &param.ident;
+            quote!(&#ident)
+        });
+        let parameters = match differentiable.as_slice() {
+            [single] => {
+                let ident = &single.ident;
+                quote!(&#ident)
+            }
+            _ => quote!((#(#refs,)*)),
+        };
+        let texts = differentiable.iter().map(|param| param_name(param));
+        let names = quote!(&[#(#texts),*]);
+        (
+            quote! {
+                let #tape = &mut ::autodiff::__private::second_order_tape();
+                ::autodiff::__private::jvp_of(#record, #tape, #parameters, #tangent, #names)
+            },
+            quote! {
+                let #tape = &mut ::autodiff::__private::second_order_tape();
+                ::autodiff::__private::hvp_of(#record, #tape, #parameters, #direction, #names)
+            },
+        )
+    } else {
+        // A model is named by its type (so that a struct that is not one
+        // is one error on it), and a tuple of more than `MAX_SHAPES` has no
+        // `Shapes`: the checks and the shaping are written out.
+        (
+            quote! {
+                use ::autodiff::__private as __ad;
+                let mut #flat = ::std::vec::Vec::new();
+                #(#tangents)*
+                let #tape = &mut __ad::second_order_tape();
+                __ad::jvp(#record, #tape, &#flat)
+            },
+            quote! {
+                use ::autodiff::__private as __ad;
+                let mut #flat = ::std::vec::Vec::new();
+                #(#directions)*
+                let #tape = &mut __ad::second_order_tape();
+                let #pass = __ad::hvp(#record, #tape, &#flat)?;
+                #result::Ok(::autodiff::Hvp {
+                    value: #pass.value,
+                    gradient: #gradient_value,
+                    hvp: #hvp_value,
+                })
+            },
+        )
+    };
     quote! {
-        #[doc(hidden)]
-        #(#attrs)*
-        #[inline]
-        #[allow(clippy::too_many_arguments)]
-        #vis fn #recorded_fn #recorder_generics(
-            #tape: &mut ::autodiff::Tape,
-            #(#user_params,)*
-            #then: impl ::core::ops::FnOnce(#result<::autodiff::Scalar<'_>, #error_type>, usize) -> __R,
-        ) -> __R {
-            use ::autodiff::__private as __ad;
-            #tape.clear();
-            let #tape = &*#tape;
-            let mut #count = 0;
-            let #output = 'record: {
-                #(#variables)*
-                #count = #tape.len();
-                if let ::core::option::Option::Some(#error) = __ad::refused(#tape) {
-                    break 'record #result::Err(#error);
-                }
-                #call
-            };
-            #then(#output, #count)
-        }
-
         #[doc = #jvp_doc]
         #(#attrs)*
         #[inline]
@@ -115,10 +134,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             #(#user_params,)*
             #tangent: #gradient_type
         ) -> #result<::autodiff::Jvp<f64>, #error_type> {
-            use ::autodiff::__private as __ad;
-            let mut #flat = ::std::vec::Vec::new();
-            #(#tangents)*
-            #recorded_fn(#new_tape, #(#arg_names,)* |#recorded, _| __ad::jvp(#recorded, &#flat))
+            #jvp_body
         }
 
         #[doc = #hvp_doc]
@@ -129,17 +145,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             #(#user_params,)*
             #direction: #gradient_type
         ) -> #result<::autodiff::Hvp<#gradient_type>, #error_type> {
-            use ::autodiff::__private as __ad;
-            let mut #flat = ::std::vec::Vec::new();
-            #(#directions)*
-            // The parameters are read again to shape the result: what the
-            // recording takes by value, it takes as a copy.
-            let #pass = #recorded_fn(#new_tape, #(#kept_args,)* |#recorded, _| __ad::hvp(#recorded, &#flat))?;
-            #result::Ok(::autodiff::Hvp {
-                value: #pass.value,
-                gradient: #gradient_value,
-                hvp: #hvp_value,
-            })
+            #hvp_body
         }
 
         #[doc = #hessian_doc]
@@ -149,7 +155,8 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         #vis fn #hessian_fn #generics(
             #(#user_params),*
         ) -> #result<::autodiff::Hessian, #error_type> {
-            #recorded_fn(#new_tape, #(#arg_names,)* ::autodiff::__private::hessian)
+            let #tape = &mut ::autodiff::__private::second_order_tape();
+            ::autodiff::__private::hessian(#grad_tape_on_fn(#tape, #(#arg_names),*), #tape)
         }
     }
 }

@@ -84,6 +84,10 @@ pub(super) struct Emitter<'f> {
     /// output goes through `__ad::output_shaped`, typed by the twin's
     /// declared output, so that a `collect()` there needs no annotation.
     shaped: bool,
+    /// The operation a `let` being emitted binds, when its label names the
+    /// binding: that label is `__ad::bound`, which logs the binding's probe
+    /// while recording, in place of a `__probe!` after the statement.
+    bound: std::cell::Cell<Option<*const ()>>,
 }
 
 /// Generated code in a recording twin's body whose lints the twin allows.
@@ -107,6 +111,7 @@ impl<'f> Emitter<'f> {
             float_constants: Vec::new(),
             raised: std::cell::Cell::new(Raised::default()),
             shaped: false,
+            bound: std::cell::Cell::new(None),
         }
     }
 
@@ -262,6 +267,15 @@ impl<'f> Emitter<'f> {
     /// probe: on a probing tape (`#[backward(f)]`'s exact adjoints) it logs
     /// the node the binding, or the element written, now holds.
     fn stmt(&self, stmt: &Stmt) -> TokenStream {
+        if let Some(init) = self.bound_init(stmt) {
+            // The operation's node is the binding's: labelling it logs the
+            // probe (`__ad::bound`), with no code of its own, which on a
+            // body of thousands of `let`s was most of its compile time.
+            self.bound.set(Some(std::ptr::from_ref(init).cast()));
+            let tokens = self.stmt_unprobed(stmt);
+            self.bound.set(None);
+            return tokens;
+        }
         let tokens = self.stmt_unprobed(stmt);
         let tape = &self.tape;
         let probe = match stmt {
@@ -284,6 +298,53 @@ impl<'f> Emitter<'f> {
             _ => TokenStream::new(),
         };
         quote!(#tokens #probe)
+    }
+
+    /// The initializer of `let name = <operation>;` (not `mut`, a plain
+    /// name, tracked) whose operation records one node labelled with the
+    /// binding's name: the node the binding then holds.
+    fn bound_init<'s, 'a>(&self, stmt: &'s Stmt<'a>) -> Option<&'s Expr<'a>> {
+        let Stmt::Let {
+            name: Some(name),
+            init: Some(init),
+            pat,
+            mutable: false,
+            ..
+        } = stmt
+        else {
+            return None;
+        };
+        let plain = match pat.syntax {
+            syn::Pat::Ident(ident) => ident.by_ref.is_none() && ident.subpat.is_none(),
+            syn::Pat::Type(typed) => matches!(&*typed.pat, syn::Pat::Ident(ident)
+                if ident.by_ref.is_none() && ident.subpat.is_none()),
+            _ => false,
+        };
+        if !plain || !self.flow.is_tracked(name) || !self.touches(init) {
+            return None;
+        }
+        let label = match &init.kind {
+            // `%` may record more than one node under its label; the
+            // three-operand calls (`mul_add`, `clamp`) and sums do.
+            ExprKind::Binary { op, label, .. } if *op != crate::ast::Arith::Rem => label,
+            ExprKind::Neg { label, .. }
+            | ExprKind::Elementary { label, .. }
+            | ExprKind::Powi { label, .. } => label,
+            _ => return None,
+        };
+        (label.text == *name).then_some(init)
+    }
+
+    /// An operation's label: `__ad::bound` for the operation a `let`
+    /// binds (see `bound_init`), else `__ad::at`.
+    pub(super) fn op_label(&self, expr: &Expr, at: &crate::ast::Label) -> TokenStream {
+        if self.bound.get() == Some(std::ptr::from_ref(expr).cast()) {
+            let text = &at.text;
+            let line = proc_macro2::Literal::u32_unsuffixed(at.line);
+            quote!(__ad::bound(#text, #line))
+        } else {
+            label(at)
+        }
     }
 
     /// The probe of an assignment's target: the name, or the element of a

@@ -29,7 +29,7 @@ impl Emitter<'_> {
                         arg(e)
                     }
                 };
-                let (lhs, rhs, at) = (operand(lhs), operand(rhs), label(at));
+                let (lhs, rhs, at) = (operand(lhs), operand(rhs), self.op_label(expr, at));
                 if self.outlined {
                     let rhs = quote!(&(#rhs));
                     return self.outlined_call(op.name(), (lhs, receiver), &[rhs], at, span);
@@ -39,7 +39,7 @@ impl Emitter<'_> {
             }
             ExprKind::Neg { operand, label: at } => {
                 let receiver = Receiver::of(true, operand);
-                let (operand, at) = (arg(operand), label(at));
+                let (operand, at) = (arg(operand), self.op_label(expr, at));
                 if self.outlined {
                     return self.outlined_call("neg", (operand, receiver), &[], at, span);
                 }
@@ -51,7 +51,7 @@ impl Emitter<'_> {
                 label: at,
             } => {
                 let receiver = Receiver::of(true, operand);
-                let (operand, at) = (arg(operand), label(at));
+                let (operand, at) = (arg(operand), self.op_label(expr, at));
                 // Of the one-operand functions, `__private::outlined` has
                 // `abs` (which integers share); the others stay inline.
                 if self.outlined && *func == "abs" {
@@ -66,7 +66,7 @@ impl Emitter<'_> {
                 label: at,
             } => {
                 let receiver = Receiver::of(true, base);
-                let (base, exponent, at) = (arg(base), arg(exponent), label(at));
+                let (base, exponent, at) = (arg(base), arg(exponent), self.op_label(expr, at));
                 if self.outlined {
                     return self.outlined_call("powi", (base, receiver), &[exponent], at, span);
                 }
