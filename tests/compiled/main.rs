@@ -18,6 +18,7 @@ mod xorshift;
 mod closures;
 mod iterators;
 mod jumps;
+mod masks;
 mod models;
 mod natural;
 mod options;
