@@ -15,6 +15,7 @@ mod oracle;
 #[allow(dead_code)]
 mod xorshift;
 
+mod call_values;
 mod closures;
 mod iterators;
 mod jumps;

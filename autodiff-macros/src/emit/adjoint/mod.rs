@@ -5,7 +5,8 @@
 //! adjoints of annotated functions call each other.
 //!
 //! `analysis` finds what carries a derivative and what stays in scope,
-//! `chains` and `patterns` read iterator chains as loops (and a closure
+//! `call_values` binds a vector-valued call read in place (`softmax(&z)[k]`,
+//! `let (a, b) = pair(x);`) by a `let` first, `chains` and `patterns` read iterator chains as loops (and a closure
 //! bound by `let` as its body where it is called, an `Option` of a slice's
 //! element as a length test) and pattern `let`s as one `let` per name,
 //! `extremes` finds running minima and maxima, and `sweep` writes both
@@ -17,6 +18,7 @@
 //! and assembles `f_adjoint`.
 
 mod analysis;
+mod call_values;
 mod chains;
 mod extremes;
 mod pair;
@@ -80,6 +82,15 @@ pub fn items_with(
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
+    // The body with the vector-valued calls it reads in place (indexes,
+    // destructures) bound by `let`s first (see `call_values`).
+    let bound = call_values::bind(function);
+    let bound_macros = crate::lower::MacroBodies::default();
+    let bound_model = bound
+        .as_ref()
+        .map(|item| crate::lower::function(item, &bound_macros));
+    let function_in = function;
+    let function = bound_model.as_ref().unwrap_or(function);
     // The body with its pattern `let`s split into one `let` per name, read
     // into a model of its own (see `patterns`).
     let split = patterns::split(function.item);
@@ -143,7 +154,7 @@ pub fn items_with(
             items: TokenStream::new(),
             fallback: Some((construct, line)),
             adjoint_fn,
-            pair: tape_pair(function, names, &stack),
+            pair: tape_pair(function_in, names, &stack),
         },
     }
 }

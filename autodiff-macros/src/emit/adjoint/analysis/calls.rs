@@ -34,6 +34,9 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
                 let depth = index_depth(&function.body.stmts, name);
                 if depth > 0 || used_whole(&function.body.stmts, name) {
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
+                } else if read_by_field(&function.body.stmts, name) {
+                    // A tuple (`let h = step_out.0;`): its shape unknown.
+                    an.dims.insert(name.to_owned(), None);
                 } else if !an.read.contains(name) && !calls_inside(init, &is_call) {
                     // Never read, as it is; one whose arguments call
                     // (`h(h(x))`) could not be saved for the rerun, and is
@@ -96,6 +99,9 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         let whole = used_whole(&function.body.stmts, name);
         if depth > 0 || whole {
             an.dims.insert(name.clone(), Some(depth.max(1)));
+            an.vector_calls.insert(unparenthesised(init).id);
+        } else if read_by_field(&function.body.stmts, name) {
+            an.dims.insert(name.clone(), None);
             an.vector_calls.insert(unparenthesised(init).id);
         } else if !an.read.contains(name) {
             // Never read: whatever the callee returns, taken as it is.
@@ -254,6 +260,26 @@ fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     let mut most = 0;
     in_stmts(stmts, name, &mut most);
     most
+}
+
+/// Whether `name` is read by a tuple field somewhere (`p.0`): a call's
+/// value split by a pattern (`let (h, s) = step(&x);`, see
+/// `call_values`), taken as it is.
+fn read_by_field(stmts: &[Stmt], name: &str) -> bool {
+    let test = |expr: &Expr| match &expr.kind {
+        ExprKind::Field {
+            base,
+            member: syn::Member::Unnamed(_),
+        } => matches!(&base.kind, ExprKind::Path(path) if path.path.is_ident(name)),
+        _ => false,
+    };
+    stmts.iter().any(|stmt| match stmt {
+        Stmt::Let {
+            init: Some(init), ..
+        }
+        | Stmt::Expr(init, _) => init.any_expr(&test),
+        _ => false,
+    })
 }
 
 /// Whether `name` is used as a whole vector somewhere: a method called on

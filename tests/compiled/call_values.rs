@@ -1,0 +1,337 @@
+//! A vector-valued call read in place: indexed (`-softmax(&z)[k].ln()`,
+//! `project(cam, p)[1]`, `layer(&w, &x)[i]` in a loop, `grid(x)[i][j]`
+//! of nested arrays) or destructured (`let (a, b) = pair(x);`, `let [u,
+//! v] = project(cam, p);`, `let (h, s) = step(&x);` of a `Vec` and a
+//! number), at the top level and in a loop. The adjoint binds the call
+//! first (`let softmax_out = softmax(&z);`), so its cotangent is zero but
+//! at the element or field read, which gets that read's adjoint.
+//!
+//! Oracles: closed forms (softmax's `p − eₖ`, the products' and `tanh`'s
+//! derivatives written out), and the tape. Every function is checked to
+//! take the compiled path, and its adjoint to answer itself with nothing
+//! left on the stack.
+//!
+//! Bound: each component is a short sum of products of values of
+//! magnitude ≤ 3: the paths and the closed forms agree to a few ulps,
+//! far inside `AGREE` (1e-12 of the largest component).
+
+// Index loops on purpose: they are the constructs under test.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use super::support::{agree, assert_agree, compiled};
+
+#[differentiable]
+fn softmax(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+fn probabilities(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+/// The loss, the call indexed where it is made.
+#[differentiable]
+fn nll(z: &[f64], #[constant] target: usize) -> f64 {
+    -softmax(z)[target].ln()
+}
+
+#[test]
+fn an_indexed_softmax_is_p_minus_the_target() {
+    assert_eq!(nll_grad_path(), GradientPath::Compiled);
+    let z = [2.0, 1.0, 0.5, -0.5];
+    for target in 0..4 {
+        let got = compiled(|stack| nll_adjoint(stack, &z, target));
+        agree("nll", nll_grad(&z, target), nll_grad_tape(&z, target));
+        let mut want = probabilities(&z);
+        want[target] -= 1.0;
+        assert_agree("nll", &got.gradient, &want);
+        assert_eq!(got.value.to_bits(), nll(&z, target).to_bits());
+    }
+}
+
+/// ADBench's shape: a camera and a point to an image point.
+#[differentiable]
+fn project(cam: [f64; 3], p: [f64; 2]) -> [f64; 2] {
+    [cam[0] * p[0] + cam[2], cam[1] * p[0] * p[1]]
+}
+
+#[differentiable]
+fn second_coordinate(cam: [f64; 3], p: [f64; 2]) -> f64 {
+    project(cam, p)[1] * 2.0 + project(cam, p)[0]
+}
+
+#[test]
+fn an_indexed_array_valued_call() {
+    assert_eq!(second_coordinate_grad_path(), GradientPath::Compiled);
+    let (cam, p) = ([1.5, -0.5, 0.25], [2.0, -1.25]);
+    let got = compiled(|stack| second_coordinate_adjoint(stack, cam, p));
+    agree(
+        "second_coordinate",
+        second_coordinate_grad(cam, p),
+        second_coordinate_grad_tape(cam, p),
+    );
+    // 2 c₁ p₀ p₁ + c₀ p₀ + c₂.
+    let (cam_bar, p_bar) = got.gradient;
+    assert_agree(
+        "second_coordinate camera",
+        &cam_bar,
+        &[p[0], 2.0 * p[0] * p[1], 1.0],
+    );
+    assert_agree(
+        "second_coordinate point",
+        &p_bar,
+        &[2.0 * cam[1] * p[1] + cam[0], 2.0 * cam[1] * p[0]],
+    );
+}
+
+/// `tanh(W x)`.
+#[differentiable]
+fn layer(w: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for i in 0..w.len() {
+        let mut s = 0.0;
+        for j in 0..x.len() {
+            s += w[i][j] * x[j];
+        }
+        out.push(s.tanh());
+    }
+    out
+}
+
+/// `Σᵢ cᵢ tanh(W x)ᵢ`, the layer called (and indexed) once per trip.
+#[differentiable]
+fn read_out(w: &[Vec<f64>], x: &[f64], #[constant] c: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..c.len() {
+        total += c[i] * layer(w, x)[i];
+    }
+    total
+}
+
+#[test]
+fn an_indexed_call_in_a_loop() {
+    assert_eq!(read_out_grad_path(), GradientPath::Compiled);
+    let w = vec![vec![0.5, -1.0, 0.25], vec![1.5, 0.75, -0.5]];
+    let (x, c) = ([1.0, -0.5, 2.0], [2.0, -1.0]);
+    let got = compiled(|stack| read_out_adjoint(stack, &w, &x, &c));
+    agree(
+        "read_out",
+        read_out_grad(&w, &x, &c),
+        read_out_grad_tape(&w, &x, &c),
+    );
+    // ∂/∂Wᵢⱼ = cᵢ (1 − hᵢ²) xⱼ, ∂/∂xⱼ = Σᵢ cᵢ (1 − hᵢ²) Wᵢⱼ.
+    let h: Vec<f64> = (0..2)
+        .map(|i| (0..3).map(|j| w[i][j] * x[j]).sum::<f64>().tanh())
+        .collect();
+    let (w_bar, x_bar) = &got.gradient;
+    for i in 0..2 {
+        let want: Vec<f64> = (0..3).map(|j| c[i] * (1.0 - h[i] * h[i]) * x[j]).collect();
+        assert_agree("read_out W̄", &w_bar[i], &want);
+    }
+    let want: Vec<f64> = (0..3)
+        .map(|j| (0..2).map(|i| c[i] * (1.0 - h[i] * h[i]) * w[i][j]).sum())
+        .collect();
+    assert_agree("read_out x̄", x_bar, &want);
+}
+
+/// A 2×2 array of products.
+#[differentiable]
+fn grid(x: f64, y: f64) -> [[f64; 2]; 2] {
+    [[x * x, x * y], [y * x, y * y]]
+}
+
+/// `Σᵢⱼ grid(x, y)ᵢⱼ · (i + 2j + 1)`, one element per trip.
+#[differentiable]
+fn weighted_grid(x: f64, y: f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..2 {
+        for j in 0..2 {
+            total += grid(x, y)[i][j] * (i + 2 * j + 1) as f64;
+        }
+    }
+    total
+}
+
+#[test]
+fn an_indexed_call_of_nested_arrays() {
+    assert_eq!(weighted_grid_grad_path(), GradientPath::Compiled);
+    let (x, y) = (1.25, -0.75);
+    let got = compiled(|stack| weighted_grid_adjoint(stack, x, y));
+    agree(
+        "weighted_grid",
+        weighted_grid_grad(x, y),
+        weighted_grid_grad_tape(x, y),
+    );
+    // x² + 3xy + 2yx + 4y²: ∂x = 2x + 5y, ∂y = 5x + 8y.
+    let (gx, gy) = got.gradient;
+    assert_agree("weighted_grid", &[gx, gy], &[2.0 * x + 5.0 * y, 5.0 * x + 8.0 * y]);
+}
+
+#[differentiable]
+fn pair(x: f64) -> (f64, f64) {
+    (x * x, x.sin())
+}
+
+/// `x² sin x`, by a tuple pattern.
+#[differentiable]
+fn paired(x: f64) -> f64 {
+    let (a, b) = pair(x);
+    a * b
+}
+
+#[test]
+fn a_tuple_pattern_bound_to_a_call() {
+    assert_eq!(paired_grad_path(), GradientPath::Compiled);
+    for x in [0.5, -1.25, 2.0] {
+        let got = compiled(|stack| paired_adjoint(stack, x));
+        agree("paired", paired_grad(x), paired_grad_tape(x));
+        let want = 2.0 * x * x.sin() + x * x * x.cos();
+        assert_agree("paired", &[got.gradient], &[want]);
+    }
+}
+
+/// `u v` of the projected point, by an array pattern.
+#[differentiable]
+fn image_area(cam: [f64; 3], p: [f64; 2]) -> f64 {
+    let [u, v] = project(cam, p);
+    u * v
+}
+
+#[test]
+fn an_array_pattern_bound_to_a_call() {
+    assert_eq!(image_area_grad_path(), GradientPath::Compiled);
+    let (cam, p) = ([1.5, -0.5, 0.25], [2.0, -1.25]);
+    let got = compiled(|stack| image_area_adjoint(stack, cam, p));
+    agree(
+        "image_area",
+        image_area_grad(cam, p),
+        image_area_grad_tape(cam, p),
+    );
+    let u = cam[0] * p[0] + cam[2];
+    let v = cam[1] * p[0] * p[1];
+    let (cam_bar, p_bar) = got.gradient;
+    // ∂(uv) = v ∂u + u ∂v.
+    assert_agree(
+        "image_area camera",
+        &cam_bar,
+        &[v * p[0], u * p[0] * p[1], v],
+    );
+    assert_agree(
+        "image_area point",
+        &p_bar,
+        &[v * cam[0] + u * cam[1] * p[1], u * cam[1] * p[0]],
+    );
+}
+
+/// A hidden state and a score: `(tanh x, x₀ x₁)`.
+#[differentiable]
+fn step(x: &[f64]) -> (Vec<f64>, f64) {
+    let mut h = Vec::new();
+    for i in 0..x.len() {
+        h.push(x[i].tanh());
+    }
+    (h, x[0] * x[1])
+}
+
+/// `(h₀ + 2 h₂) s` of one step.
+#[differentiable]
+fn scored(x: &[f64]) -> f64 {
+    let (h, s) = step(x);
+    (h[0] + 2.0 * h[2]) * s
+}
+
+fn scored_oracle(x: &[f64]) -> Vec<f64> {
+    let h: Vec<f64> = x.iter().map(|v| v.tanh()).collect();
+    let s = x[0] * x[1];
+    let r = h[0] + 2.0 * h[2];
+    vec![
+        (1.0 - h[0] * h[0]) * s + r * x[1],
+        r * x[0],
+        2.0 * (1.0 - h[2] * h[2]) * s,
+    ]
+}
+
+#[test]
+fn a_tuple_of_a_vec_and_a_number_bound_to_a_call() {
+    assert_eq!(scored_grad_path(), GradientPath::Compiled);
+    let x = [0.5, -1.5, 1.25];
+    let got = compiled(|stack| scored_adjoint(stack, &x));
+    agree("scored", scored_grad(&x), scored_grad_tape(&x));
+    assert_agree("scored", &got.gradient, &scored_oracle(&x));
+}
+
+/// The patterns in a loop: one pair and one step per trip, from values
+/// the loop reads afresh.
+#[differentiable]
+fn unrolled(x: &[f64], #[constant] rows: usize) -> f64 {
+    let mut total = 0.0;
+    for t in 0..x.len() {
+        let (a, b) = pair(x[t]);
+        total += a * b;
+    }
+    for r in 0..rows {
+        let row = vec![x[r], x[r + 1], x[r + 2]];
+        let (h, s) = step(&row);
+        let cam = [x[r], 1.0, 0.5];
+        let point = [h[1], s];
+        let [u, v] = project(cam, point);
+        total += (h[0] + 2.0 * h[2]) * s + u * v;
+    }
+    total
+}
+
+#[test]
+fn patterns_bound_to_calls_in_a_loop() {
+    assert_eq!(unrolled_grad_path(), GradientPath::Compiled);
+    let x = [0.5, -1.5, 1.25, 0.75];
+    let got = compiled(|stack| unrolled_adjoint(stack, &x, 2));
+    agree("unrolled", unrolled_grad(&x, 2), unrolled_grad_tape(&x, 2));
+    let mut want: Vec<f64> = x
+        .iter()
+        .map(|x| 2.0 * x * x.sin() + x * x * x.cos())
+        .collect();
+    for r in 0..2 {
+        let row = [x[r], x[r + 1], x[r + 2]];
+        for (k, g) in scored_oracle(&row).iter().enumerate() {
+            want[r + k] += g;
+        }
+        // u v with u = x_r h₁ + 0.5, v = h₁ s; h₁ = tanh x_{r+1}, s = x_r x_{r+1}.
+        let (h1, s) = (row[1].tanh(), row[0] * row[1]);
+        let (u, v) = (row[0] * h1 + 0.5, h1 * s);
+        let dh1 = 1.0 - h1 * h1;
+        // ∂u: x_r → h₁, x_{r+1} → x_r h₁'; ∂v: x_r → h₁ x_{r+1},
+        // x_{r+1} → h₁' s + h₁ x_r.
+        want[r] += v * h1 + u * h1 * row[1];
+        want[r + 1] += v * row[0] * dh1 + u * (dh1 * s + h1 * row[0]);
+    }
+    assert_agree("unrolled", &got.gradient, &want);
+}
+
+/// A call read in place inside a condition that runs only sometimes
+/// (`&&`'s right side) is left in place: the body keeps the tape there,
+/// with the reason, and the tape's gradient.
+#[differentiable]
+fn guarded(z: &[f64]) -> f64 {
+    if z[0] > 0.0 && softmax(z)[0] > 0.5 {
+        z[0] * z[1]
+    } else {
+        z[1]
+    }
+}
+
+#[test]
+fn a_call_under_a_short_circuit_keeps_the_tape() {
+    assert!(matches!(guarded_grad_path(), GradientPath::Tape { .. }));
+    let z = [2.0, -1.0];
+    let grad = guarded_grad(&z).unwrap();
+    assert_agree("guarded", &grad.gradient, &[z[1], z[0]]);
+}
