@@ -335,3 +335,107 @@ fn a_call_under_a_short_circuit_keeps_the_tape() {
     let grad = guarded_grad(&z).unwrap();
     assert_agree("guarded", &grad.gradient, &[z[1], z[0]]);
 }
+
+/// A layer as a model: `W x + b`.
+#[derive(Clone, Debug, Parameters)]
+struct Affine {
+    w: Vec<Vec<f64>>,
+    b: Vec<f64>,
+}
+
+#[differentiable]
+impl Affine {
+    fn forward(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for i in 0..self.w.len() {
+            let mut s = self.b[i];
+            for j in 0..x.len() {
+                s += self.w[i][j] * x[j];
+            }
+            out.push(s);
+        }
+        out
+    }
+}
+
+/// `Σᵢ cᵢ tanh((W x + b)ᵢ)`, the method's value indexed where it is
+/// called, once per trip.
+#[differentiable]
+fn affine_read_out(model: &Affine, x: &[f64], #[constant] c: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..c.len() {
+        total += c[i] * model.forward(x)[i].tanh();
+    }
+    total
+}
+
+#[test]
+fn a_methods_value_indexed_in_a_loop() {
+    assert_eq!(affine_read_out_grad_path(), GradientPath::Compiled);
+    let model = Affine {
+        w: vec![vec![0.5, -1.0, 0.25], vec![1.5, 0.75, -0.5]],
+        b: vec![0.1, -0.2],
+    };
+    let (x, c) = ([1.0, -0.5, 2.0], [2.0, -1.0]);
+    let got = compiled(|stack| affine_read_out_adjoint(stack, &model, &x, &c));
+    let tape = affine_read_out_grad_tape(&model, &x, &c).expect("the tape's gradient");
+    let (model_bar, x_bar) = &got.gradient;
+    let (tape_model, tape_x) = &tape.gradient;
+    // δᵢ = cᵢ (1 − hᵢ²): W̄ᵢⱼ = δᵢ xⱼ, b̄ᵢ = δᵢ, x̄ⱼ = Σᵢ δᵢ Wᵢⱼ.
+    let delta: Vec<f64> = (0..2)
+        .map(|i| {
+            let h = ((0..3).map(|j| model.w[i][j] * x[j]).sum::<f64>() + model.b[i]).tanh();
+            c[i] * (1.0 - h * h)
+        })
+        .collect();
+    for i in 0..2 {
+        let want: Vec<f64> = (0..3).map(|j| delta[i] * x[j]).collect();
+        assert_agree("affine W̄", &model_bar.w[i], &want);
+        assert_agree("affine W̄ (tape)", &model_bar.w[i], &tape_model.w[i]);
+    }
+    assert_agree("affine b̄", &model_bar.b, &delta);
+    assert_agree("affine b̄ (tape)", &model_bar.b, &tape_model.b);
+    let want: Vec<f64> = (0..3)
+        .map(|j| (0..2).map(|i| delta[i] * model.w[i][j]).sum())
+        .collect();
+    assert_agree("affine x̄", x_bar, &want);
+    assert_agree("affine x̄ (tape)", x_bar, tape_x);
+    assert!((got.value - tape.value).abs() < 1e-12);
+}
+
+/// In a loop that `break`s, a call's value is not saved per trip: the
+/// call read in place keeps the tape, and the reason names its line.
+#[differentiable]
+fn until_large(z: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..z.len() {
+        if total > 5.0 {
+            break;
+        }
+        total += softmax(z)[i] * z[i];
+    }
+    total
+}
+
+#[test]
+fn a_call_read_in_place_in_a_loop_that_breaks_keeps_the_tape() {
+    let line = include_str!("call_values.rs")
+        .lines()
+        .position(|l| l == "        total += softmax(z)[i] * z[i];")
+        .expect("the line") as u32
+        + 1;
+    assert_eq!(
+        until_large_grad_path(),
+        GradientPath::Tape {
+            construct: "a call whose value is indexed, iterated, borrowed or destructured (a function returning a vector)",
+            line,
+        }
+    );
+    let z = [0.5, -1.0, 2.0];
+    let grad = until_large_grad(&z).expect("the tape's gradient");
+    // Σ pᵢ zᵢ: ∂/∂zⱼ = pⱼ (1 + zⱼ − Σ pᵢ zᵢ).
+    let p = probabilities(&z);
+    let mean: f64 = p.iter().zip(&z).map(|(p, z)| p * z).sum();
+    let want: Vec<f64> = (0..3).map(|j| p[j] * (1.0 + z[j] - mean)).collect();
+    assert_agree("until_large", &grad.gradient, &want);
+}

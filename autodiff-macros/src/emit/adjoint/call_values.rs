@@ -247,7 +247,7 @@ impl Binder {
         }
         let at = &*expr as *const syn::Expr as usize;
         if self.calls.contains(&at) {
-            let name = self.fresh(callee(expr));
+            let name = self.fresh(callee(expr), expr);
             let call = std::mem::replace(expr, syn::parse_quote!(#name));
             lets.push(syn::parse_quote!(let #name = #call;));
         }
@@ -277,7 +277,7 @@ impl Binder {
         if !leaves_of(pat, ty, Vec::new(), &mut leaves) {
             return None;
         }
-        let name = self.fresh(callee(value));
+        let name = self.fresh(callee(value), value);
         let call = &*init.expr;
         let mut out: Vec<syn::Stmt> = vec![syn::parse_quote!(let #name = #call;)];
         for (pat, ty, path, field) in leaves {
@@ -290,8 +290,12 @@ impl Binder {
         Some(out)
     }
 
-    fn fresh(&mut self, base: String) -> syn::Ident {
-        super::fresh_ident(&mut self.idents, &format!("{base}_out"))
+    /// A new name for `call`'s value, at the call's place in the source:
+    /// a reason that names the binding gives the call's line.
+    fn fresh(&mut self, base: String, call: &syn::Expr) -> syn::Ident {
+        let mut name = super::fresh_ident(&mut self.idents, &format!("{base}_out"));
+        name.set_span(crate::text::Memo::default().first_span(call));
+        name
     }
 }
 
