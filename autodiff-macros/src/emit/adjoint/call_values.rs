@@ -48,7 +48,7 @@ pub fn bind(function: &Function) -> Option<syn::ItemFn> {
         (found.calls, found.patterns)
     };
     let mut idents = HashSet::new();
-    collect(item.to_token_stream(), &mut idents);
+    super::patterns::collect(item.to_token_stream(), &mut idents);
     let mut binder = Binder {
         calls,
         patterns,
@@ -266,7 +266,10 @@ impl Binder {
         while let syn::Expr::Paren(paren) = value {
             value = &paren.expr;
         }
-        if !self.patterns.contains(&(value as *const syn::Expr as usize)) {
+        if !self
+            .patterns
+            .contains(&(value as *const syn::Expr as usize))
+        {
             return None;
         }
         let (pat, ty) = match &local.pat {
@@ -331,12 +334,17 @@ fn leaves_of(
                 }
                 Some(_) => return false,
             };
-            tuple.elems.iter().zip(types).enumerate().all(|(k, (elem, ty))| {
-                let index = syn::Index::from(k);
-                let mut path = path.clone();
-                path.push(quote::quote!(.#index));
-                leaves_of(elem, ty, path, out)
-            })
+            tuple
+                .elems
+                .iter()
+                .zip(types)
+                .enumerate()
+                .all(|(k, (elem, ty))| {
+                    let index = syn::Index::from(k);
+                    let mut path = path.clone();
+                    path.push(quote::quote!(.#index));
+                    leaves_of(elem, ty, path, out)
+                })
         }
         syn::Pat::Slice(slice) => {
             let elem_ty = match ty {
@@ -369,19 +377,10 @@ fn callee(call: &syn::Expr) -> String {
         syn::Expr::Paren(paren) => return callee(&paren.expr),
         _ => None,
     };
-    name.map_or_else(|| "call".to_owned(), |name| name.trim_start_matches("r#").to_owned())
-}
-
-fn collect(tokens: proc_macro2::TokenStream, idents: &mut HashSet<String>) {
-    for token in tokens {
-        match token {
-            proc_macro2::TokenTree::Ident(ident) => {
-                idents.insert(ident.to_string());
-            }
-            proc_macro2::TokenTree::Group(group) => collect(group.stream(), idents),
-            _ => {}
-        }
-    }
+    name.map_or_else(
+        || "call".to_owned(),
+        |name| name.trim_start_matches("r#").to_owned(),
+    )
 }
 
 /// Whether what `stmt` evaluates before its nested blocks may write (an
@@ -403,9 +402,15 @@ fn may_write(stmt: &syn::Stmt) -> bool {
             E::If(if_) => vec![if_.cond.to_token_stream()],
             E::ForLoop(for_) => vec![for_.expr.to_token_stream()],
             E::Match(match_) => vec![match_.expr.to_token_stream()],
-            E::Assign(assign) => vec![assign.left.to_token_stream(), assign.right.to_token_stream()],
+            E::Assign(assign) => vec![
+                assign.left.to_token_stream(),
+                assign.right.to_token_stream(),
+            ],
             E::Binary(binary) if is_compound(&binary.op) => {
-                vec![binary.left.to_token_stream(), binary.right.to_token_stream()]
+                vec![
+                    binary.left.to_token_stream(),
+                    binary.right.to_token_stream(),
+                ]
             }
             expr => vec![expr.to_token_stream()],
         },
@@ -434,19 +439,44 @@ fn is_compound(op: &syn::BinOp) -> bool {
 /// The methods of `Vec`, slices and iterators that change what they are
 /// called on.
 const CHANGING: &[&str] = &[
-    "push", "pop", "insert", "remove", "swap", "reverse", "truncate", "clear", "sort", "sort_by",
-    "sort_unstable", "sort_unstable_by", "extend", "extend_from_slice", "retain", "drain",
-    "append", "resize", "fill", "iter_mut", "get_mut", "first_mut", "last_mut", "as_mut",
-    "take", "replace", "next", "swap_remove", "dedup", "rotate_left", "rotate_right",
+    "push",
+    "pop",
+    "insert",
+    "remove",
+    "swap",
+    "reverse",
+    "truncate",
+    "clear",
+    "sort",
+    "sort_by",
+    "sort_unstable",
+    "sort_unstable_by",
+    "extend",
+    "extend_from_slice",
+    "retain",
+    "drain",
+    "append",
+    "resize",
+    "fill",
+    "iter_mut",
+    "get_mut",
+    "first_mut",
+    "last_mut",
+    "as_mut",
+    "take",
+    "replace",
+    "next",
+    "swap_remove",
+    "dedup",
+    "rotate_left",
+    "rotate_right",
 ];
 
 fn writes(tokens: proc_macro2::TokenStream) -> bool {
     use proc_macro2::{Delimiter, TokenTree};
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     tokens.iter().enumerate().any(|(k, token)| match token {
-        TokenTree::Group(group) => {
-            group.delimiter() == Delimiter::Brace || writes(group.stream())
-        }
+        TokenTree::Group(group) => group.delimiter() == Delimiter::Brace || writes(group.stream()),
         TokenTree::Punct(punct) => matches!(punct.as_char(), '=' | '|' | '!'),
         TokenTree::Ident(ident) => {
             ident == "mut"
