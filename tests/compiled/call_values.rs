@@ -173,7 +173,11 @@ fn an_indexed_call_of_nested_arrays() {
     );
     // x² + 3xy + 2yx + 4y²: ∂x = 2x + 5y, ∂y = 5x + 8y.
     let (gx, gy) = got.gradient;
-    assert_agree("weighted_grid", &[gx, gy], &[2.0 * x + 5.0 * y, 5.0 * x + 8.0 * y]);
+    assert_agree(
+        "weighted_grid",
+        &[gx, gy],
+        &[2.0 * x + 5.0 * y, 5.0 * x + 8.0 * y],
+    );
 }
 
 #[differentiable]
@@ -438,4 +442,120 @@ fn a_call_read_in_place_in_a_loop_that_breaks_keeps_the_tape() {
     let mean: f64 = p.iter().zip(&z).map(|(p, z)| p * z).sum();
     let want: Vec<f64> = (0..3).map(|j| p[j] * (1.0 + z[j] - mean)).collect();
     assert_agree("until_large", &grad.gradient, &want);
+}
+
+#[differentiable]
+fn square_and_self(x: f64) -> Vec<f64> {
+    vec![x * x, x]
+}
+
+/// A statement that writes before it reads the call (`{ y *= 2.0; y }`
+/// runs first): binding the call before the statement would read `y`
+/// before the write, so the call is left in place, and the gradient is
+/// the one of the code as written.
+#[differentiable]
+fn written_before_the_call(x: f64) -> f64 {
+    let mut y = x;
+    let t = {
+        y *= 2.0;
+        y
+    } + square_and_self(y)[0];
+    t
+}
+
+#[test]
+fn a_call_after_a_write_in_its_statement_is_read_after_the_write() {
+    let x = 0.75;
+    let grad = agree(
+        "written_before_the_call",
+        written_before_the_call_grad(x),
+        written_before_the_call_grad_tape(x),
+    );
+    // 2x + (2x)²
+    assert_agree(
+        "written_before_the_call",
+        &[grad.gradient],
+        &[2.0 + 8.0 * x],
+    );
+    assert_eq!(grad.value, 2.0 * x + 4.0 * x * x);
+}
+
+/// `cᵀ ∂p/∂z = (diag(p) − p pᵀ) c`: the pullback of `c` through softmax.
+fn pullback(z: &[f64], c: &[f64]) -> Vec<f64> {
+    let p = probabilities(z);
+    let pc: f64 = p.iter().zip(c).map(|(p, c)| p * c).sum();
+    p.iter().zip(c).map(|(p, c)| p * (c - pc)).collect()
+}
+
+/// A call indexed as a branch's value, iterated by `for`, taken by a call
+/// of a call, and borrowed as another helper's argument.
+#[differentiable]
+fn in_an_arm(z: &[f64]) -> f64 {
+    let y = if z[0] > 0.0 { softmax(z)[0] } else { z[1] };
+    y * z[2]
+}
+
+#[differentiable]
+fn iterated(z: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for p in softmax(z) {
+        total += p * p;
+    }
+    total
+}
+
+#[differentiable]
+fn twice(z: &[f64]) -> f64 {
+    softmax(&softmax(z))[1]
+}
+
+#[differentiable]
+fn product_of_two(p: &[f64]) -> f64 {
+    p[0] * p[1]
+}
+
+#[differentiable]
+fn passed_on(z: &[f64]) -> f64 {
+    product_of_two(&softmax(z))
+}
+
+#[test]
+fn a_call_read_in_place_in_an_arm_a_for_a_call_and_an_argument() {
+    for name in [
+        in_an_arm_grad_path(),
+        iterated_grad_path(),
+        twice_grad_path(),
+        passed_on_grad_path(),
+    ] {
+        assert_eq!(name, GradientPath::Compiled);
+    }
+    let z = [0.5, -1.0, 2.0];
+    let p = probabilities(&z);
+
+    let got = compiled(|stack| in_an_arm_adjoint(stack, &z));
+    agree("in_an_arm", in_an_arm_grad(&z), in_an_arm_grad_tape(&z));
+    let mut want = pullback(&z, &[z[2], 0.0, 0.0]);
+    want[2] += p[0];
+    assert_agree("in_an_arm", &got.gradient, &want);
+    let other = [-0.5, -1.0, 2.0];
+    let got = compiled(|stack| in_an_arm_adjoint(stack, &other));
+    assert_agree("in_an_arm, other arm", &got.gradient, &[0.0, 2.0, -1.0]);
+
+    let got = compiled(|stack| iterated_adjoint(stack, &z));
+    agree("iterated", iterated_grad(&z), iterated_grad_tape(&z));
+    let twice_p: Vec<f64> = p.iter().map(|p| 2.0 * p).collect();
+    assert_agree("iterated", &got.gradient, &pullback(&z, &twice_p));
+
+    let got = compiled(|stack| twice_adjoint(stack, &z));
+    agree("twice", twice_grad(&z), twice_grad_tape(&z));
+    let inner = pullback(&p, &[0.0, 1.0, 0.0]);
+    assert_agree("twice", &got.gradient, &pullback(&z, &inner));
+
+    let got = compiled(|stack| passed_on_adjoint(stack, &z));
+    agree("passed_on", passed_on_grad(&z), passed_on_grad_tape(&z));
+    assert_agree(
+        "passed_on",
+        &got.gradient,
+        &pullback(&z, &[p[1], p[0], 0.0]),
+    );
 }
