@@ -3,7 +3,10 @@
 //! function, a `Vec`, an array or a tuple. The body's syntax says which
 //! where it indexes, iterates or borrows a binding a top-level `let` made
 //! once (`let p = softmax(&z); p[k]`): such a binding is a vector, as deep
-//! as its deepest indexing, and its call's value is taken as it is. So is
+//! as its deepest indexing, and its call's value is taken as it is; one
+//! read by a tuple field (`step_out.0`, a pattern `let (h, s) = step(&x);`
+//! as `adjoint::call_values` splits it) is a tuple of unknown shape, taken
+//! as it is too. So is
 //! the value of such a binding the body never reads, a number or a vector,
 //! whose adjoint is zero. Every other call's value is read as a number
 //! (`__adjoint::scalar_of`), which a vector is not: the sweep fails there
