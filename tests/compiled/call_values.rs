@@ -460,7 +460,7 @@ fn written_before_the_call(x: f64) -> f64 {
         y *= 2.0;
         y
     } + square_and_self(y)[0];
-    t
+    t + y
 }
 
 #[test]
@@ -471,13 +471,13 @@ fn a_call_after_a_write_in_its_statement_is_read_after_the_write() {
         written_before_the_call_grad(x),
         written_before_the_call_grad_tape(x),
     );
-    // 2x + (2x)²
+    // 2x + (2x)² + 2x
     assert_agree(
         "written_before_the_call",
         &[grad.gradient],
-        &[2.0 + 8.0 * x],
+        &[4.0 + 8.0 * x],
     );
-    assert_eq!(grad.value, 2.0 * x + 4.0 * x * x);
+    assert_eq!(grad.value, 2.0 * x + 4.0 * x * x + 2.0 * x);
 }
 
 /// `cᵀ ∂p/∂z = (diag(p) − p pᵀ) c`: the pullback of `c` through softmax.

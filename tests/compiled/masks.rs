@@ -14,6 +14,9 @@
 //! Oracle: softmax's closed form, `∂(−ln pₖ)/∂s = p − eₖ`, in which a
 //! masked entry's `p` is exactly 0, so its gradient is exactly 0.
 
+// Index loops on purpose: they are the constructs under test.
+#![allow(clippy::needless_range_loop)]
+
 use autodiff::__adjoint::tape_reruns;
 use autodiff::prelude::*;
 use autodiff::GradientPath;

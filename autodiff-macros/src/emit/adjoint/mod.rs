@@ -330,6 +330,7 @@ fn compile(
     Ok((fused, pair(function, names, stack, adjoint_fn)))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn fused(
     function: &Function,
     names: &Names,
