@@ -559,3 +559,38 @@ fn a_call_read_in_place_in_an_arm_a_for_a_call_and_an_argument() {
         &pullback(&z, &[p[1], p[0], 0.0]),
     );
 }
+
+/// A tuple pattern bound to a call whose argument is bound again before
+/// (`x0` swapped in a loop's branch, read again after it): the argument is
+/// saved for the callee's rerun, so the adjoint answers itself (found by
+/// the random programs, seed 17509 `g2_11`, whose compiled sweep reran
+/// the tape).
+#[differentiable]
+fn swapped_before(x0: f64, x1: f64, x2: f64) -> f64 {
+    for _ in 0..1 {
+        if x2 < x1 {
+            let (x0, x2) = (x2, x0);
+        }
+    }
+    let (a, b) = pair(x0);
+    a * b + x1
+}
+
+#[test]
+fn a_pattern_bound_to_a_call_whose_argument_was_bound_again() {
+    assert_eq!(swapped_before_grad_path(), GradientPath::Compiled);
+    let (x0, x1, x2) = (0.140625, -0.625, -1.5);
+    let got = compiled(|stack| swapped_before_adjoint(stack, x0, x1, x2));
+    agree(
+        "swapped_before",
+        swapped_before_grad(x0, x1, x2),
+        swapped_before_grad_tape(x0, x1, x2),
+    );
+    // x0² sin x0 + x1.
+    let (g0, g1, g2) = got.gradient;
+    assert_agree(
+        "swapped_before",
+        &[g0, g1, g2],
+        &[2.0 * x0 * x0.sin() + x0 * x0 * x0.cos(), 1.0, 0.0],
+    );
+}
