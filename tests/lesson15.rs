@@ -284,7 +284,16 @@ mod attention;
 /// against the backward pass by hand, central differences, softmax's
 /// Jacobian against diag(p) − p pᵀ, the masked column zero) and returns
 /// an error otherwise.
+///
+/// Its head's gradient takes the compiled path with the `−∞` mask all the
+/// way through: no call of a compiled `f_grad` reran the tape.
 #[test]
 fn the_attention_example_holds() {
+    let reruns = autodiff::__adjoint::tape_reruns();
     attention::main().unwrap();
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        reruns,
+        "a compiled gradient reran the tape"
+    );
 }

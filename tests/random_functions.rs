@@ -25,7 +25,8 @@
 //! tracked and untracked arguments, bindings that change later, in loops,
 //! `h(x, x.recip())`), a
 //! vector-valued helper per file (a `Vec` or an array) bound by a `let` and
-//! read by index, or indexed where it is called, a closure bound by `let`
+//! read by index, or indexed where it is called, it or a tuple-valued
+//! helper taken apart by a pattern (`let (c, w) = tvh(a, b);`), a closure bound by `let`
 //! and called, `max_by`/`min_by` with a comparing closure, `windows(k)` and
 //! `chunks(k)` summed through a `map`, an element through an `Option`
 //! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`), a
@@ -228,6 +229,9 @@ enum Stmt {
     Unpair(String, String, String),
     /// `let act = |t: f64| e;`, called as `act(e)`.
     Closure(String, Expr),
+    /// `let [u, v] = vh(a, b);` or `let (c, w) = tvh(a, b);`: a pattern
+    /// (as written) bound to a vector-valued call (see `call_value`).
+    Destructure(String, Expr),
 }
 
 /// How a loop over items named `t` hides `t` before it sums: not at
@@ -620,6 +624,9 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     Dialect::Dual => "D",
                 };
                 let _ = writeln!(out, "{pad}let {name} = |t: {ty}| {};", r(body));
+            }
+            Stmt::Destructure(pattern, e) => {
+                let _ = writeln!(out, "{pad}let {pattern} = {};", r(e));
             }
             Stmt::Allowed(stmt) => {
                 if dialect == Dialect::Plain {
@@ -1052,6 +1059,10 @@ impl Gen {
     fn statement(&mut self, depth: usize, out: &mut Vec<Stmt>) {
         let nest = self.loops.len() < 2 && depth < 3;
         let top = depth == 0;
+        // A vector-valued call read in place or taken apart by a pattern.
+        if self.rng.chance(5) && self.call_value(depth, out) {
+            return;
+        }
         // A pair: made, overwritten whole, or taken apart.
         if self.rng.chance(4) {
             self.pair(out);
@@ -1953,6 +1964,129 @@ impl Gen {
     }
 }
 
+/// Vector-valued calls whose value is read where the call is made or
+/// taken apart by a pattern, which the compiled adjoint binds by a `let`
+/// first (`autodiff-macros/src/emit/adjoint/call_values.rs`).
+impl Gen {
+    /// One statement reading a vector-valued helper's value in place or
+    /// binding it by a pattern: `let c = vh(a, b)[k] * l;`, `s += vh(a,
+    /// b)[k];`, `let [u, v] = vh(a, b);` (an array helper), `let (c, w) =
+    /// tvh(a, b);` (the file's tuple helper: a number and a `Vec`). Its
+    /// arguments are numbers, elements or loop indices (at the top level,
+    /// parameters that never change, as for the helper's top-level `let`).
+    /// Compiled where no `return` and no jump of an enclosing loop leaves
+    /// the block before the reverse pops what it saved; the enclosing
+    /// loops take no jump after it. Not in the file's helpers, which call
+    /// no helper. Whether it drew one.
+    fn call_value(&mut self, depth: usize, out: &mut Vec<Stmt>) -> bool {
+        let Some((helper, len)) = self.vector.clone() else {
+            return false;
+        };
+        if self.helpers.is_empty()
+            || (self.compiled && (self.returns || self.loops.iter().any(|l| l.jumps)))
+        {
+            return false;
+        }
+        for l in &mut self.loops {
+            l.pinned = true;
+        }
+        let nested = depth > 0 || !self.loops.is_empty();
+        let frozen = std::mem::replace(&mut self.frozen, !nested);
+        let args = vec![self.call_value_argument(), self.call_value_argument()];
+        self.frozen = frozen;
+        let targets: Vec<String> = self
+            .visible(|v| v.mutable && v.kind == Kind::Scalar)
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        match self.rng.below(5) {
+            0 if !targets.is_empty() => {
+                self.tag("vector call indexed in place");
+                let target = targets[self.rng.below(targets.len())].clone();
+                let k = self.rng.below(len);
+                out.push(Stmt::Assign(
+                    Place::Var(target),
+                    "+=",
+                    Expr::Component(helper, args, k),
+                ));
+            }
+            0 | 1 => {
+                self.tag("vector call indexed in place");
+                let name = self.fresh("c");
+                let k = self.rng.below(len);
+                let scale = Expr::Lit(self.rng.value(-2.0, 2.0));
+                let e = Expr::Bin(
+                    "*",
+                    Box::new(Expr::Component(helper, args, k)),
+                    Box::new(scale),
+                );
+                out.push(Stmt::Let(name.clone(), e));
+                self.declare(&name, Kind::Scalar, false);
+            }
+            2 if len == 2 => {
+                self.tag("array pattern bound to a vector call");
+                let (u, v) = (self.fresh("u"), self.fresh("u"));
+                out.push(Stmt::Destructure(
+                    format!("[{u}, {v}]"),
+                    Expr::Call(helper, args),
+                ));
+                self.declare(&u, Kind::Scalar, false);
+                self.declare(&v, Kind::Scalar, false);
+            }
+            _ => {
+                self.tag("tuple pattern bound to a vector call");
+                let (c, w) = (self.fresh("c"), self.fresh("w"));
+                // Now and then the number is not wanted.
+                let first = if self.rng.chance(20) {
+                    "_".to_owned()
+                } else {
+                    c.clone()
+                };
+                out.push(Stmt::Destructure(
+                    format!("({first}, {w})"),
+                    Expr::Call(format!("t{helper}"), args),
+                ));
+                if first != "_" {
+                    self.declare(&c, Kind::Scalar, false);
+                }
+                self.declare(&w, Kind::Array(2), false);
+            }
+        }
+        true
+    }
+
+    /// A leaf, scaled, or a leaf's `tanh`: no block, closure or macro,
+    /// which would leave the call in place.
+    fn call_value_argument(&mut self) -> Expr {
+        let leaf = self.leaf();
+        match self.rng.below(3) {
+            0 => leaf,
+            1 => Expr::Bin(
+                "*",
+                Box::new(Expr::Lit(self.rng.value(-1.5, 1.5))),
+                Box::new(leaf),
+            ),
+            _ => Expr::Method("tanh", Box::new(leaf)),
+        }
+    }
+}
+
+/// The file's tuple-valued helper `name(x0, x1) -> (f64, Vec<f64>)`, plain
+/// and dual, built from a random expression of its parameters.
+fn tuple_helper(gen: &mut Gen, name: &str) -> (String, String) {
+    gen.vars.clear();
+    gen.loops.clear();
+    gen.compiled = true;
+    gen.declare("x0", Kind::Scalar, false);
+    gen.declare("x1", Kind::Scalar, false);
+    let a = gen.expr(2);
+    let (plain, dual) = (render(&a, Dialect::Plain), render(&a, Dialect::Dual));
+    (
+        format!("#[differentiable]\nfn {name}(x0: f64, x1: f64) -> (f64, Vec<f64>) {{\n    let a = {plain};\n    (a * x1, vec![a.tanh(), x0 * a])\n}}\n"),
+        format!("    pub fn {name}(x0: D, x1: D) -> (D, Vec<D>) {{\n        let a = {dual};\n        (a * x1, vec![a.tanh(), x0 * a])\n    }}\n"),
+    )
+}
+
 impl Expr {
     fn scaled(self, factor: f64) -> Expr {
         Expr::Bin("*", Box::new(Expr::Lit(factor)), Box::new(self))
@@ -2343,6 +2477,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
             )
         }
     };
+    let (tuple_plain, tuple_dual) = tuple_helper(&mut gen, &format!("t{vector_name}"));
     gen.vector = Some((vector_name, vector_len));
     for j in 0..1 + gen.rng.below(2) {
         let name = format!("h{file}_{j}");
@@ -2393,8 +2528,10 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         );
     }
     out.push_str(&vector_plain);
+    out.push_str(&tuple_plain);
     out.push_str(DUAL_SUPPORT);
     out.push_str(&vector_dual);
+    out.push_str(&tuple_dual);
     for f in &rendered {
         out.push_str(&f.dual);
     }

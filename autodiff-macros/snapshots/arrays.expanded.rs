@@ -101,7 +101,10 @@ fn dot_grad(
 > {
     match dot_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => dot_grad_tape(w, x),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            dot_grad_tape(w, x)
+        }
     }
 }
 /// [`dot_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -118,7 +121,10 @@ fn dot_grad_on(
 > {
     match dot_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => dot_grad_tape_on(tape, w, x),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            dot_grad_tape_on(tape, w, x)
+        }
     }
 }
 /// Which computation [`dot_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.

@@ -223,7 +223,10 @@ fn neuron_grad(
 > {
     match neuron_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x, b) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => neuron_grad_tape(w, x, b),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            neuron_grad_tape(w, x, b)
+        }
     }
 }
 /// [`neuron_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -241,7 +244,10 @@ fn neuron_grad_on(
 > {
     match neuron_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x, b) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => neuron_grad_tape_on(tape, w, x, b),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            neuron_grad_tape_on(tape, w, x, b)
+        }
     }
 }
 /// Which computation [`neuron_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.

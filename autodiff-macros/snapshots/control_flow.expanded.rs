@@ -121,7 +121,10 @@ pub fn series_grad(
 > {
     match series_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x, scale, n) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => series_grad_tape(x, scale, n),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            series_grad_tape(x, scale, n)
+        }
     }
 }
 /// [`series_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -139,7 +142,10 @@ pub fn series_grad_on(
 > {
     match series_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x, scale, n) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => series_grad_tape_on(tape, x, scale, n),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            series_grad_tape_on(tape, x, scale, n)
+        }
     }
 }
 /// Which computation [`series_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.

@@ -93,7 +93,10 @@ fn wave_grad(
 > {
     match wave_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x, y) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => wave_grad_tape(x, y),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            wave_grad_tape(x, y)
+        }
     }
 }
 /// [`wave_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -110,7 +113,10 @@ fn wave_grad_on(
 > {
     match wave_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x, y) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => wave_grad_tape_on(tape, x, y),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            wave_grad_tape_on(tape, x, y)
+        }
     }
 }
 /// Which computation [`wave_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.

@@ -73,7 +73,10 @@ impl Neuron {
             x,
         ) {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-            ::core::option::Option::None => Self::__ad_forward_grad_tape(__self, x),
+            ::core::option::Option::None => {
+                ::autodiff::__adjoint::rerun_on_tape();
+                Self::__ad_forward_grad_tape(__self, x)
+            }
         }
     }
     /// The value of [`forward`](Self::forward) and its exact gradient with respect to every differentiable parameter.
@@ -106,6 +109,7 @@ impl Neuron {
         ) {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
             ::core::option::Option::None => {
+                ::autodiff::__adjoint::rerun_on_tape();
                 Self::__ad_forward_grad_tape_on(tape, __self, x)
             }
         }
@@ -572,7 +576,10 @@ impl Neuron {
             y,
         ) {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-            ::core::option::Option::None => Self::__ad_loss_grad_tape(__self, x, y),
+            ::core::option::Option::None => {
+                ::autodiff::__adjoint::rerun_on_tape();
+                Self::__ad_loss_grad_tape(__self, x, y)
+            }
         }
     }
     /// The value of [`loss`](Self::loss) and its exact gradient with respect to every differentiable parameter.
@@ -608,6 +615,7 @@ impl Neuron {
         ) {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
             ::core::option::Option::None => {
+                ::autodiff::__adjoint::rerun_on_tape();
                 Self::__ad_loss_grad_tape_on(tape, __self, x, y)
             }
         }
@@ -1077,7 +1085,10 @@ impl Neuron {
     > {
         match Self::scale_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x) {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-            ::core::option::Option::None => Self::scale_grad_tape(w, x),
+            ::core::option::Option::None => {
+                ::autodiff::__adjoint::rerun_on_tape();
+                Self::scale_grad_tape(w, x)
+            }
         }
     }
     /// [`scale_grad`](Self::scale_grad) with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -1094,7 +1105,10 @@ impl Neuron {
     > {
         match Self::scale_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w, x) {
             ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-            ::core::option::Option::None => Self::scale_grad_tape_on(tape, w, x),
+            ::core::option::Option::None => {
+                ::autodiff::__adjoint::rerun_on_tape();
+                Self::scale_grad_tape_on(tape, w, x)
+            }
         }
     }
     /// Which computation [`scale_grad`](Self::scale_grad) runs: the compiled adjoint, or the tape and the construct that keeps it there.

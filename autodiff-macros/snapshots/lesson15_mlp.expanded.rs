@@ -160,7 +160,10 @@ pub fn mlp_loss_grad(
 > {
     match mlp_loss_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w1, w2, x, t) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => mlp_loss_grad_tape(w1, w2, x, t),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            mlp_loss_grad_tape(w1, w2, x, t)
+        }
     }
 }
 /// [`mlp_loss_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -179,7 +182,10 @@ pub fn mlp_loss_grad_on(
 > {
     match mlp_loss_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w1, w2, x, t) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => mlp_loss_grad_tape_on(tape, w1, w2, x, t),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            mlp_loss_grad_tape_on(tape, w1, w2, x, t)
+        }
     }
 }
 /// Which computation [`mlp_loss_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.

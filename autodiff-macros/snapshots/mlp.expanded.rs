@@ -167,7 +167,10 @@ pub fn mlp_grad(
 > {
     match mlp_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w1, w2, x, target) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => mlp_grad_tape(w1, w2, x, target),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            mlp_grad_tape(w1, w2, x, target)
+        }
     }
 }
 /// [`mlp_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -186,7 +189,10 @@ pub fn mlp_grad_on(
 > {
     match mlp_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), w1, w2, x, target) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => mlp_grad_tape_on(tape, w1, w2, x, target),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            mlp_grad_tape_on(tape, w1, w2, x, target)
+        }
     }
 }
 /// Which computation [`mlp_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.

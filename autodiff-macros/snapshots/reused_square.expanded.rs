@@ -75,7 +75,10 @@ fn loss_grad(
 > {
     match loss_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => loss_grad_tape(x),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            loss_grad_tape(x)
+        }
     }
 }
 /// [`loss_grad`] with a tape the caller keeps for the tape path: the tape is cleared first, so a training loop that calls this every step reuses the tape's memory instead of allocating a new tape.
@@ -91,7 +94,10 @@ fn loss_grad_on(
 > {
     match loss_adjoint(&mut ::autodiff::__adjoint::Scratch::take(), x) {
         ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-        ::core::option::Option::None => loss_grad_tape_on(tape, x),
+        ::core::option::Option::None => {
+            ::autodiff::__adjoint::rerun_on_tape();
+            loss_grad_tape_on(tape, x)
+        }
     }
 }
 /// Which computation [`loss_grad`] runs: the compiled adjoint, or the tape and the construct that keeps it there.

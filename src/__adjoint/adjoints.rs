@@ -139,6 +139,36 @@ macro_rules! no_adjoint {
 }
 no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
 
+/// A tuple, the value of a call of a function returning one (`let (h, s)
+/// = step(&x);`, read as `step_out.0`, `step_out.1`): component by
+/// component.
+///
+/// ```
+/// use autodiff::__adjoint::zero;
+///
+/// let value = (vec![1.0, 2.0], 3.0, 4_usize);
+/// let mut bar = zero(&value);
+/// bar.0[1] += 0.5;
+/// assert_eq!((bar.0, bar.1), (vec![0.0, 0.5], 0.0));
+/// ```
+macro_rules! adjoint_tuple {
+    ($(($($t:ident $k:tt),+))*) => {$(
+        impl<$($t: Adjoint),+> Adjoint for ($($t,)+) {
+            type Bar = ($($t::Bar,)+);
+            const UNIFORM: bool = true $(&& $t::UNIFORM)+;
+            #[inline]
+            fn zero_bar(&self) -> Self::Bar {
+                ($(self.$k.zero_bar(),)+)
+            }
+            #[inline]
+            fn carry(&self, bar: Self::Bar) -> Self::Bar {
+                ($(self.$k.carry(bar.$k),)+)
+            }
+        }
+    )*};
+}
+adjoint_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3));
+
 /// The adjoint of something with none (an integer, a `bool`, a
 /// `#[constant]`): zero-sized; `+=`, `-=`, indexing and arithmetic accept
 /// anything and do nothing, so one emitted line serves every type and the

@@ -329,6 +329,11 @@ impl<T: Observed> Observed for [T] {
     fn all_finite(&self) -> bool {
         self.iter().fold(true, |ok, item| ok & item.all_finite())
     }
+
+    #[inline]
+    fn no_nan(&self) -> bool {
+        self.iter().fold(true, |ok, item| ok & item.no_nan())
+    }
 }
 
 impl<T: Observed, const N: usize> Observed for [T; N] {
@@ -336,12 +341,22 @@ impl<T: Observed, const N: usize> Observed for [T; N] {
     fn all_finite(&self) -> bool {
         self.as_slice().all_finite()
     }
+
+    #[inline]
+    fn no_nan(&self) -> bool {
+        self.as_slice().no_nan()
+    }
 }
 
 impl<T: Observed> Observed for Vec<T> {
     #[inline]
     fn all_finite(&self) -> bool {
         self.as_slice().all_finite()
+    }
+
+    #[inline]
+    fn no_nan(&self) -> bool {
+        self.as_slice().no_nan()
     }
 }
 
@@ -351,6 +366,31 @@ const KEPT_BYTES: usize = 64 << 20;
 
 thread_local! {
     static STACK: Cell<Stack> = const { Cell::new(Stack::new()) };
+    static RERUNS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Notes that a compiled `f_grad` found a value its sweep does not take
+/// and reruns the tape: what [`tape_reruns`] counts.
+#[inline(never)]
+pub fn rerun_on_tape() {
+    RERUNS.with(|count| count.set(count.get() + 1));
+}
+
+/// How many times, on this thread, a compiled `f_grad` (or
+/// `f_grad_on`) reran the tape at run time, its compiled adjoint having
+/// met a value its sweep does not take. `f_grad_path()` says which path
+/// a function takes; this says whether a call really stayed on it, so a
+/// test can check that a gradient ran compiled all the way through.
+///
+/// ```
+/// use autodiff::__adjoint::{rerun_on_tape, tape_reruns};
+///
+/// let before = tape_reruns();
+/// rerun_on_tape();
+/// assert_eq!(tape_reruns(), before + 1);
+/// ```
+pub fn tape_reruns() -> u64 {
+    RERUNS.with(Cell::get)
 }
 
 /// This thread's stack, taken for one gradient and given back when dropped:

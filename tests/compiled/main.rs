@@ -19,9 +19,11 @@ mod oracle;
 #[allow(dead_code)]
 mod xorshift;
 
+mod call_values;
 mod closures;
 mod iterators;
 mod jumps;
+mod masks;
 mod models;
 mod natural;
 mod options;

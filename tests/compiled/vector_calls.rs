@@ -393,12 +393,15 @@ fn the_attention_examples_layers_compile_through_their_methods() {
         wk: Linear { w: rows(&h.wk) },
         wv: Linear { w: rows(&h.wv) },
     };
-    // −1000 above the diagonal, whose `exp` is 0 in f64 as `exp(−∞)` is:
-    // the example's `−∞` gives the same gradient, but softmax's compiled
-    // reverse checks its parameters as a gradient's inputs, finite, so the
-    // sweep reruns the tape there.
+    // The example's mask, `−∞` above the diagonal: softmax's compiled
+    // reverse takes an infinite score as the tape does (`exp(−∞) = 0`),
+    // so `compiled` gets an answer from the sweep, no rerun of the tape.
     let mask: Vec<Vec<f64>> = (0..4)
-        .map(|i| (0..4).map(|j| if j <= i { 0.0 } else { -1e3 }).collect())
+        .map(|i| {
+            (0..4)
+                .map(|j| if j <= i { 0.0 } else { f64::NEG_INFINITY })
+                .collect()
+        })
         .collect();
     let got = compiled(|stack| probe_adjoint(stack, &head, &x, &mask, &o_bar));
     let tape = probe_grad_tape(&head, &x, &mask, &o_bar).expect("the tape's gradient");

@@ -86,14 +86,19 @@ fn a_scalar_loss_composes_a_vector_valued_helper_on_both_paths() {
             1e-14,
         );
     }
-    // The call itself indexed is not compiled yet.
-    match softmax_first_grad_path() {
-        GradientPath::Tape { construct, line } => {
-            assert!(construct.contains("returning a vector"), "{construct}");
-            assert_eq!(line, 102);
-        }
-        GradientPath::Compiled => panic!("`softmax(z)[0]` compiled"),
-    }
+    // The call itself indexed compiles too: bound by a `let` first.
+    assert_eq!(softmax_first_grad_path(), GradientPath::Compiled);
+    let compiled = compiled(|stack| softmax_first_adjoint(stack, &Z));
+    assert_all_close(
+        &compiled.gradient,
+        &softmax_first_grad_tape(&Z).unwrap().gradient,
+        1e-14,
+    );
+    // ∂ ln p₀ / ∂z = e₀ − p.
+    let want: Vec<f64> = (0..4)
+        .map(|i| if i == 0 { 1.0 } else { 0.0 } - p[i])
+        .collect();
+    assert_all_close(&compiled.gradient, &want, 1e-14);
     assert!(softmax_first_check(&Z).unwrap().passed());
 }
 
@@ -198,7 +203,15 @@ fn a_tuple_valued_helper_destructured_by_its_caller() {
             1e-14,
         );
     }
-    assert!(matches!(uses_polar_grad_path(), GradientPath::Tape { .. }));
+    // The pattern bound to the call compiles: `let polar_out = polar(x,
+    // y);`, then its fields.
+    assert_eq!(uses_polar_grad_path(), GradientPath::Compiled);
+    let compiled = compiled(|stack| uses_polar_adjoint(stack, x, y));
+    assert_all_close(
+        &[compiled.gradient.0, compiled.gradient.1],
+        &[1.0 - x * y, 1.0 - y * y],
+        1e-14,
+    );
 }
 
 // Nested: `matmul` returning rows, then a helper of a helper.

@@ -101,13 +101,19 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             quote! {
                 match #adjoint_fn(&mut ::autodiff::__adjoint::Scratch::take(), #(#adjoint_args),*) {
                     ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-                    ::core::option::Option::None => #grad_tape_fn(#(#arg_names),*),
+                    ::core::option::Option::None => {
+                        ::autodiff::__adjoint::rerun_on_tape();
+                        #grad_tape_fn(#(#arg_names),*)
+                    }
                 }
             },
             quote! {
                 match #adjoint_fn(&mut ::autodiff::__adjoint::Scratch::take(), #(#adjoint_args),*) {
                     ::core::option::Option::Some(result) => ::core::result::Result::Ok(result),
-                    ::core::option::Option::None => #grad_tape_on_fn(#tape, #(#arg_names),*),
+                    ::core::option::Option::None => {
+                        ::autodiff::__adjoint::rerun_on_tape();
+                        #grad_tape_on_fn(#tape, #(#arg_names),*)
+                    }
                 }
             },
         )

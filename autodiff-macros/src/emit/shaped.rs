@@ -327,7 +327,12 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
     }
     let names = Names::new(&model);
     let gradient_type = gradient_type_of(&differentiable(&model));
-    let adjoint = super::adjoint::items(&model, &names, &gradient_type);
+    let adjoint = super::adjoint::items_with(
+        &model,
+        &names,
+        &gradient_type,
+        super::adjoint::Entry::Intermediates,
+    );
     if adjoint.fallback.is_some() {
         return None;
     }

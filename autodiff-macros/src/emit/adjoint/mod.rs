@@ -5,7 +5,8 @@
 //! adjoints of annotated functions call each other.
 //!
 //! `analysis` finds what carries a derivative and what stays in scope,
-//! `chains` and `patterns` read iterator chains as loops (and a closure
+//! `call_values` binds a vector-valued call read in place (`softmax(&z)[k]`,
+//! `let (a, b) = pair(x);`) by a `let` first, `chains` and `patterns` read iterator chains as loops (and a closure
 //! bound by `let` as its body where it is called, an `Option` of a slice's
 //! element as a length test) and pattern `let`s as one `let` per name,
 //! `extremes` finds running minima and maxima, and `sweep` writes both
@@ -17,6 +18,7 @@
 //! and assembles `f_adjoint`.
 
 mod analysis;
+mod call_values;
 mod chains;
 mod extremes;
 mod pair;
@@ -51,9 +53,44 @@ pub struct Adjoint {
 }
 
 pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) -> Adjoint {
+    items_with(function, names, gradient_type, Entry::Inputs)
+}
+
+/// How `f_adjoint` checks its parameters before the forward sweep.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// The gradient's inputs, which the tape makes variables: each must be
+    /// finite, as `Tape::variable` requires.
+    Inputs,
+    /// A caller's intermediate values, which a vector-valued callee's
+    /// reverse reruns from (`shaped::compiled_dot`): the tape records the
+    /// callee on them as they are, an infinity too (lesson 15's masked
+    /// score `s + (−∞)`, which `exp` turns into 0), so only a NaN fails at
+    /// entry; an infinity is then checked where the sweep checks one made
+    /// inside the body (an absorbing operation's operand, the value, the
+    /// gradient).
+    Intermediates,
+}
+
+/// [`items`] for a function whose parameters are `entry`.
+pub fn items_with(
+    function: &Function,
+    names: &Names,
+    gradient_type: &TokenStream,
+    entry: Entry,
+) -> Adjoint {
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
+    // The body with the vector-valued calls it reads in place (indexes,
+    // destructures) bound by `let`s first (see `call_values`).
+    let bound = call_values::bind(function);
+    let bound_macros = crate::lower::MacroBodies::default();
+    let bound_model = bound
+        .as_ref()
+        .map(|item| crate::lower::function(item, &bound_macros));
+    let function_in = function;
+    let function = bound_model.as_ref().unwrap_or(function);
     // The body with its pattern `let`s split into one `let` per name, read
     // into a model of its own (see `patterns`).
     let split = patterns::split(function.item);
@@ -74,7 +111,15 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
         .map(|item| crate::lower::function(item, &macros));
     let model = relowered.as_ref().unwrap_or(split);
     let extremes = extremes.unwrap_or_default();
-    let compiled = match compile(model, names, gradient_type, &adjoint_fn, &stack, &extremes) {
+    let compiled = match compile(
+        model,
+        names,
+        gradient_type,
+        &adjoint_fn,
+        &stack,
+        &extremes,
+        entry,
+    ) {
         // The reason a student reads names what they wrote (`a closure`),
         // not the loop it was read as.
         Err(lowered_reason) if relowered.is_some() => match compile(
@@ -84,6 +129,7 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
             &adjoint_fn,
             &stack,
             &HashSet::new(),
+            entry,
         ) {
             // Every `if` value was taken out into a `let`: what kept the
             // lowered body on the tape is the reason.
@@ -108,7 +154,7 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
             items: TokenStream::new(),
             fallback: Some((construct, line)),
             adjoint_fn,
-            pair: tape_pair(function, names, &stack),
+            pair: tape_pair(function_in, names, &stack),
         },
     }
 }
@@ -240,6 +286,7 @@ fn compile(
     adjoint_fn: &Ident,
     stack: &Ident,
     extremes: &HashSet<String>,
+    entry: Entry,
 ) -> Result<(TokenStream, [Sibling; 2]), Unsupported> {
     // A long body keeps the tape, outlined: the sweeps' macro time and
     // rustc's on them grow faster than the body, and their nested `let`s
@@ -278,10 +325,12 @@ fn compile(
         stack,
         &an,
         extremes,
+        entry,
     )?;
     Ok((fused, pair(function, names, stack, adjoint_fn)))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn fused(
     function: &Function,
     names: &Names,
@@ -290,6 +339,7 @@ fn fused(
     stack: &Ident,
     an: &Analysis,
     extremes: &HashSet<String>,
+    entry: Entry,
 ) -> Result<TokenStream, Unsupported> {
     let mut sweep = Sweep::new(an, stack.clone());
     let mut unobserved = extremes.clone();
@@ -374,6 +424,12 @@ fn fused(
         .map(|(param, _)| {
             let ident = &param.ident;
             match param.kind {
+                Kind::Slice(_) if entry == Entry::Intermediates => {
+                    quote!(#stack.observe_infinite(&#ident[..]);)
+                }
+                _ if numbers(param) && entry == Entry::Intermediates => {
+                    quote!(#stack.observe_infinite(&#ident);)
+                }
                 Kind::Slice(_) => quote!(#stack.observe(&#ident[..]);),
                 _ if numbers(param) => quote!(#stack.observe(&#ident);),
                 _ => quote!(#stack.observe_param(&#ident, &::autodiff::__adjoint::zero(&#ident));),

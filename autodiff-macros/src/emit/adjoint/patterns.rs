@@ -607,7 +607,8 @@ fn is_f64(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
 }
 
-fn collect(tokens: TokenStream, idents: &mut HashSet<String>) {
+/// Every identifier in `tokens`, into `idents`.
+pub(super) fn collect(tokens: TokenStream, idents: &mut HashSet<String>) {
     for token in tokens {
         match token {
             TokenTree::Ident(ident) => {

@@ -3,7 +3,10 @@
 //! function, a `Vec`, an array or a tuple. The body's syntax says which
 //! where it indexes, iterates or borrows a binding a top-level `let` made
 //! once (`let p = softmax(&z); p[k]`): such a binding is a vector, as deep
-//! as its deepest indexing, and its call's value is taken as it is. So is
+//! as its deepest indexing, and its call's value is taken as it is; one
+//! read by a tuple field (`step_out.0`, a pattern `let (h, s) = step(&x);`
+//! as `adjoint::call_values` splits it) is a tuple of unknown shape, taken
+//! as it is too. So is
 //! the value of such a binding the body never reads, a number or a vector,
 //! whose adjoint is zero. Every other call's value is read as a number
 //! (`__adjoint::scalar_of`), which a vector is not: the sweep fails there
@@ -37,6 +40,9 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
                 let depth = index_depth(&function.body.stmts, name);
                 if depth > 0 || used_whole(&function.body.stmts, name) {
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
+                } else if read_by_field(&function.body.stmts, name) {
+                    // A tuple (`let h = step_out.0;`): its shape unknown.
+                    an.dims.insert(name.to_owned(), None);
                 } else if !an.read.contains(name) && !calls_inside(init, &is_call) {
                     // Never read, as it is; one whose arguments call
                     // (`h(h(x))`) could not be saved for the rerun, and is
@@ -99,6 +105,9 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         let whole = used_whole(&function.body.stmts, name);
         if depth > 0 || whole {
             an.dims.insert(name.clone(), Some(depth.max(1)));
+            an.vector_calls.insert(unparenthesised(init).id);
+        } else if read_by_field(&function.body.stmts, name) {
+            an.dims.insert(name.clone(), None);
             an.vector_calls.insert(unparenthesised(init).id);
         } else if !an.read.contains(name) {
             // Never read: whatever the callee returns, taken as it is.
@@ -267,6 +276,26 @@ fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     let mut most = 0;
     in_stmts(stmts, name, &mut most);
     most
+}
+
+/// Whether `name` is read by a tuple field somewhere (`p.0`): a call's
+/// value split by a pattern (`let (h, s) = step(&x);`, see
+/// `call_values`), taken as it is.
+fn read_by_field(stmts: &[Stmt], name: &str) -> bool {
+    let test = |expr: &Expr| match &expr.kind {
+        ExprKind::Field {
+            base,
+            member: syn::Member::Unnamed(_),
+        } => matches!(&base.kind, ExprKind::Path(path) if path.path.is_ident(name)),
+        _ => false,
+    };
+    stmts.iter().any(|stmt| match stmt {
+        Stmt::Let {
+            init: Some(init), ..
+        }
+        | Stmt::Expr(init, _) => init.any_expr(&test),
+        _ => false,
+    })
 }
 
 /// Whether `name` is used as a whole vector somewhere: a method called on

@@ -493,14 +493,16 @@ impl<'m> Sweep<'m> {
                         );
                     }
                 }
+                // A vector, or a tuple read by its fields (`analysis::calls`
+                // gives it no shape): either way the callee's reverse
+                // reruns it, from arguments saved if they change.
                 let vector_call = self.an.call_lets.contains(name)
                     && self
                         .an
                         .dims
                         .get(name)
                         .copied()
-                        .flatten()
-                        .is_some_and(|dims| dims > 0);
+                        .is_some_and(|dims| dims.is_none_or(|dims| dims > 0));
                 let unread = self.an.unread_calls.contains(name);
                 let seed = if unread {
                     let (adjoint, ident) = (&self.adjoint, binding(name));

@@ -1,0 +1,489 @@
+//! A vector-valued call read in place, bound first: the adjoint reads
+//! `-softmax(&z)[k].ln()` as `let softmax_out = softmax(&z);
+//! -softmax_out[k].ln()`, and `let (a, b) = pair(x);` as `let pair_out =
+//! pair(x); let a = pair_out.0; let b = pair_out.1;` (an array pattern
+//! `let [u, v] = project(cam, p);` by `project_out[0]`, `project_out[1]`).
+//! A call bound by a `let` is what the sweeps take as a vector at the top
+//! level, in a loop or in a branch (`analysis::calls`, `sweep::sites`):
+//! its cotangent is the binding's adjoint, zero but where the body read
+//! an element or a field.
+//!
+//! The `let` goes just before the statement whose evaluation runs the call
+//! exactly once, every time the statement runs: the call must sit where
+//! the statement evaluates it unconditionally (an operand, an index, a
+//! method's receiver or argument, an `if`'s first condition, a `for`'s
+//! iterator), not under `&&`/`||`, an `else if`'s condition, a `while`'s
+//! condition, a closure or a block inside the expression. The
+//! statements of the blocks a statement holds (a branch, a loop's body)
+//! are rewritten as blocks of their own. Arguments are evaluated before
+//! the rest of the statement either way: a call's arguments are values
+//! the statement reads, and nothing in an expression the rewrite moves
+//! past writes (an assignment, a block or a closure, which could, stop
+//! the rewrite for that call). A call left in place is refused as before.
+
+use std::collections::HashSet;
+
+use quote::ToTokens;
+
+use crate::ast::{Block, Child, Expr, ExprKind, Function, Source, Stmt};
+
+/// `function`'s item with its calls read in place bound first, or `None`
+/// if it has none.
+pub fn bind(function: &Function) -> Option<syn::ItemFn> {
+    let models = crate::emit::model_params(function);
+    let mut found = Targets::default();
+    found.block(&function.body, &models);
+    if found.calls.is_empty() && found.patterns.is_empty() {
+        return None;
+    }
+    // The same search on a copy, whose nodes the rewrite then finds by
+    // address: the model only borrows the copy, and the rewrite moves
+    // nothing before it has visited it (see `Binder::block`).
+    let mut item = function.item.clone();
+    let (calls, patterns) = {
+        let macros = crate::lower::MacroBodies::default();
+        let model = crate::lower::function(&item, &macros);
+        let mut found = Targets::default();
+        found.block(&model.body, &models);
+        (found.calls, found.patterns)
+    };
+    let mut idents = HashSet::new();
+    super::patterns::collect(item.to_token_stream(), &mut idents);
+    let mut binder = Binder {
+        calls,
+        patterns,
+        idents,
+        changed: false,
+    };
+    binder.block(&mut item.block);
+    binder.changed.then_some(item)
+}
+
+/// The syntax nodes (by address) of the calls read in place, and of the
+/// calls a tuple or array pattern binds.
+#[derive(Default)]
+struct Targets {
+    calls: HashSet<usize>,
+    patterns: HashSet<usize>,
+}
+
+fn address(expr: &Expr) -> Option<usize> {
+    match expr.source {
+        Source::Expr(syntax) => Some(syntax as *const syn::Expr as usize),
+        Source::Macro(_) => None,
+    }
+}
+
+fn unparen<'m, 'a>(expr: &'m Expr<'a>) -> &'m Expr<'a> {
+    match &expr.kind {
+        ExprKind::Paren(inner) => unparen(inner),
+        _ => expr,
+    }
+}
+
+impl Targets {
+    fn block(&mut self, block: &Block, models: &[String]) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    name: None,
+                    init: Some(init),
+                    ..
+                } => {
+                    if crate::emit::is_annotated_call(init, models) {
+                        if let Some(address) = address(unparen(init)) {
+                            self.patterns.insert(address);
+                        }
+                    }
+                    self.expr(init, models);
+                }
+                Stmt::Let {
+                    init: Some(init), ..
+                }
+                | Stmt::Expr(init, _) => self.expr(init, models),
+                _ => {}
+            }
+        }
+    }
+
+    fn expr(&mut self, expr: &Expr, models: &[String]) {
+        let base = match &expr.kind {
+            ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => Some(base),
+            ExprKind::Structural { receiver, .. } | ExprKind::PlainMethod { receiver, .. } => {
+                Some(receiver)
+            }
+            ExprKind::Reference { expr: inner, .. } => Some(inner),
+            ExprKind::For { iter, .. } => Some(iter),
+            _ => None,
+        };
+        if let Some(base) = base {
+            let call = unparen(base);
+            if crate::emit::is_annotated_call(call, models) {
+                if let Some(address) = address(call) {
+                    self.calls.insert(address);
+                }
+            }
+        }
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => self.expr(child, models),
+                Child::Block(block) => self.block(block, models),
+            }
+        }
+    }
+}
+
+struct Binder {
+    calls: HashSet<usize>,
+    patterns: HashSet<usize>,
+    /// Every identifier of the function: a new binding shadows none.
+    idents: HashSet<String>,
+    changed: bool,
+}
+
+impl Binder {
+    /// Rewrites `block`: each statement's calls bound before it, its
+    /// nested blocks rewritten, a pattern bound to a call split. Nodes are
+    /// found by address, so the statements are rewritten in place and
+    /// spliced only once all have been visited.
+    fn block(&mut self, block: &mut syn::Block) {
+        let mut rewritten: Vec<(usize, Vec<syn::Stmt>, Option<Vec<syn::Stmt>>)> = Vec::new();
+        for (index, stmt) in block.stmts.iter_mut().enumerate() {
+            let mut lets = Vec::new();
+            if !may_write(stmt) {
+                match stmt {
+                    syn::Stmt::Local(local) => {
+                        if let Some(init) = &mut local.init {
+                            if init.diverge.is_none() {
+                                self.hoist(&mut init.expr, &mut lets);
+                            }
+                        }
+                    }
+                    syn::Stmt::Expr(expr, _) => self.hoist(expr, &mut lets),
+                    _ => {}
+                }
+            }
+            super::nested_blocks(stmt, &mut |inner| self.block(inner));
+            let split = match stmt {
+                syn::Stmt::Local(local) => self.split(local),
+                _ => None,
+            };
+            if !lets.is_empty() || split.is_some() {
+                rewritten.push((index, lets, split));
+            }
+        }
+        if rewritten.is_empty() {
+            return;
+        }
+        self.changed = true;
+        let stmts = std::mem::take(&mut block.stmts);
+        let mut rewritten = rewritten.into_iter().peekable();
+        for (index, stmt) in stmts.into_iter().enumerate() {
+            match rewritten.next_if(|(at, _, _)| *at == index) {
+                Some((_, lets, split)) => {
+                    block.stmts.extend(lets);
+                    match split {
+                        Some(split) => block.stmts.extend(split),
+                        None => block.stmts.push(stmt),
+                    }
+                }
+                None => block.stmts.push(stmt),
+            }
+        }
+    }
+
+    /// Binds the calls read in place that `expr` evaluates exactly once
+    /// when it runs, innermost first, each by a `let` pushed to `lets`.
+    fn hoist(&mut self, expr: &mut syn::Expr, lets: &mut Vec<syn::Stmt>) {
+        use syn::Expr as E;
+        match expr {
+            E::Binary(binary) => {
+                self.hoist(&mut binary.left, lets);
+                if !matches!(binary.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) {
+                    self.hoist(&mut binary.right, lets);
+                }
+            }
+            E::Unary(unary) => self.hoist(&mut unary.expr, lets),
+            E::Paren(paren) => self.hoist(&mut paren.expr, lets),
+            E::Index(index) => {
+                self.hoist(&mut index.expr, lets);
+                self.hoist(&mut index.index, lets);
+            }
+            E::Field(field) => self.hoist(&mut field.base, lets),
+            E::MethodCall(call) => {
+                self.hoist(&mut call.receiver, lets);
+                for arg in call.args.iter_mut() {
+                    self.hoist(arg, lets);
+                }
+            }
+            E::Call(call) => {
+                for arg in call.args.iter_mut() {
+                    self.hoist(arg, lets);
+                }
+            }
+            E::Cast(cast) => self.hoist(&mut cast.expr, lets),
+            E::Reference(reference) => self.hoist(&mut reference.expr, lets),
+            E::Array(array) => {
+                for elem in array.elems.iter_mut() {
+                    self.hoist(elem, lets);
+                }
+            }
+            E::Tuple(tuple) => {
+                for elem in tuple.elems.iter_mut() {
+                    self.hoist(elem, lets);
+                }
+            }
+            // The first condition runs every time; an `else if`'s does not.
+            E::If(if_) => self.hoist(&mut if_.cond, lets),
+            E::Match(match_) => self.hoist(&mut match_.expr, lets),
+            E::ForLoop(for_) => self.hoist(&mut for_.expr, lets),
+            E::Assign(assign) => self.hoist(&mut assign.right, lets),
+            E::Return(ret) => {
+                if let Some(value) = &mut ret.expr {
+                    self.hoist(value, lets);
+                }
+            }
+            _ => {}
+        }
+        let at = &*expr as *const syn::Expr as usize;
+        if self.calls.contains(&at) {
+            let name = self.fresh(callee(expr), expr);
+            let call = std::mem::replace(expr, syn::parse_quote!(#name));
+            lets.push(syn::parse_quote!(let #name = #call;));
+        }
+    }
+
+    /// `let (a, b) = pair(x);` as `let pair_out = pair(x); let a =
+    /// pair_out.0; let b = pair_out.1;`, nested patterns by nested fields
+    /// and indices; `None` for any other `let`, or a pattern with a rest
+    /// (`..`), a reference or a binding mode.
+    fn split(&mut self, local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() || !local.attrs.is_empty() {
+            return None;
+        }
+        let mut value = &*init.expr;
+        while let syn::Expr::Paren(paren) = value {
+            value = &paren.expr;
+        }
+        if !self
+            .patterns
+            .contains(&(value as *const syn::Expr as usize))
+        {
+            return None;
+        }
+        let (pat, ty) = match &local.pat {
+            syn::Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
+            pat => (pat, None),
+        };
+        let mut leaves = Vec::new();
+        if !leaves_of(pat, ty, Vec::new(), &mut leaves) {
+            return None;
+        }
+        let name = self.fresh(callee(value), value);
+        let call = &*init.expr;
+        let mut out: Vec<syn::Stmt> = vec![syn::parse_quote!(let #name = #call;)];
+        for (pat, ty, path, field) in leaves {
+            let ty = ty.map(|ty| quote::quote!(: #ty));
+            // A tuple's field is cloned, not moved out: the sweep reads
+            // the whole value again (its adjoint's shape, a loop's save).
+            let clone = field.then(|| quote::quote!(.clone()));
+            out.push(syn::parse_quote!(let #pat #ty = #name #(#path)* #clone;));
+        }
+        Some(out)
+    }
+
+    /// A new name for `call`'s value, at the call's place in the source:
+    /// a reason that names the binding gives the call's line.
+    fn fresh(&mut self, base: String, call: &syn::Expr) -> syn::Ident {
+        let mut name = super::fresh_ident(&mut self.idents, &format!("{base}_out"));
+        name.set_span(crate::text::Memo::default().first_span(call));
+        name
+    }
+}
+
+/// One name of a pattern bound to a call, its type if the `let` wrote one,
+/// the fields and indices (`.0`, `[1]`) that read it from the value, and
+/// whether a tuple field is among them.
+type Leaf = (
+    syn::Pat,
+    Option<syn::Type>,
+    Vec<proc_macro2::TokenStream>,
+    bool,
+);
+
+fn leaves_of(
+    pat: &syn::Pat,
+    ty: Option<&syn::Type>,
+    path: Vec<proc_macro2::TokenStream>,
+    out: &mut Vec<Leaf>,
+) -> bool {
+    match pat {
+        syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+            let field = path.iter().any(|step| step.to_string().starts_with('.'));
+            out.push((pat.clone(), ty.cloned(), path, field));
+            true
+        }
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Paren(paren) => leaves_of(&paren.pat, ty, path, out),
+        syn::Pat::Tuple(tuple) => {
+            let types: Vec<Option<&syn::Type>> = match ty {
+                None => vec![None; tuple.elems.len()],
+                Some(syn::Type::Tuple(types)) if types.elems.len() == tuple.elems.len() => {
+                    types.elems.iter().map(Some).collect()
+                }
+                Some(_) => return false,
+            };
+            tuple
+                .elems
+                .iter()
+                .zip(types)
+                .enumerate()
+                .all(|(k, (elem, ty))| {
+                    let index = syn::Index::from(k);
+                    let mut path = path.clone();
+                    path.push(quote::quote!(.#index));
+                    leaves_of(elem, ty, path, out)
+                })
+        }
+        syn::Pat::Slice(slice) => {
+            let elem_ty = match ty {
+                None => None,
+                Some(syn::Type::Array(array)) => Some(&*array.elem),
+                Some(_) => return false,
+            };
+            slice.elems.iter().enumerate().all(|(k, elem)| {
+                if matches!(elem, syn::Pat::Rest(_)) {
+                    return false;
+                }
+                let mut path = path.clone();
+                path.push(quote::quote!([#k]));
+                leaves_of(elem, elem_ty, path, out)
+            })
+        }
+        _ => false,
+    }
+}
+
+/// The name a call's binding is made from: the function's or the
+/// method's (`softmax` of `softmax(&z)`, `forward` of `self.wq.forward(x)`).
+fn callee(call: &syn::Expr) -> String {
+    let name = match call {
+        syn::Expr::Call(call) => match &*call.func {
+            syn::Expr::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        },
+        syn::Expr::MethodCall(call) => Some(call.method.to_string()),
+        syn::Expr::Paren(paren) => return callee(&paren.expr),
+        _ => None,
+    };
+    name.map_or_else(
+        || "call".to_owned(),
+        |name| name.trim_start_matches("r#").to_owned(),
+    )
+}
+
+/// Whether what `stmt` evaluates before its nested blocks may write (an
+/// assignment inside it, a block, a closure, a macro, a `&mut`, a method
+/// that changes its receiver): a call bound before the statement would
+/// then read its arguments before the write. Read off the tokens, as
+/// conservatively: a `==` or a `||` is taken for a write too, and the
+/// call is left in place. The top-level assignment of an expression
+/// statement (`loss -= p[k].ln()`) writes after its value is evaluated;
+/// an `if`'s, a `for`'s or a `match`'s blocks run after their head.
+fn may_write(stmt: &syn::Stmt) -> bool {
+    use syn::Expr as E;
+    let heads: Vec<proc_macro2::TokenStream> = match stmt {
+        syn::Stmt::Local(local) => match &local.init {
+            Some(init) => vec![init.expr.to_token_stream()],
+            None => return false,
+        },
+        syn::Stmt::Expr(expr, _) => match expr {
+            E::If(if_) => vec![if_.cond.to_token_stream()],
+            E::ForLoop(for_) => vec![for_.expr.to_token_stream()],
+            E::Match(match_) => vec![match_.expr.to_token_stream()],
+            E::Assign(assign) => vec![
+                assign.left.to_token_stream(),
+                assign.right.to_token_stream(),
+            ],
+            E::Binary(binary) if is_compound(&binary.op) => {
+                vec![
+                    binary.left.to_token_stream(),
+                    binary.right.to_token_stream(),
+                ]
+            }
+            expr => vec![expr.to_token_stream()],
+        },
+        _ => return true,
+    };
+    heads.into_iter().any(writes)
+}
+
+fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
+}
+
+/// The methods of `Vec`, slices and iterators that change what they are
+/// called on.
+const CHANGING: &[&str] = &[
+    "push",
+    "pop",
+    "insert",
+    "remove",
+    "swap",
+    "reverse",
+    "truncate",
+    "clear",
+    "sort",
+    "sort_by",
+    "sort_unstable",
+    "sort_unstable_by",
+    "extend",
+    "extend_from_slice",
+    "retain",
+    "drain",
+    "append",
+    "resize",
+    "fill",
+    "iter_mut",
+    "get_mut",
+    "first_mut",
+    "last_mut",
+    "as_mut",
+    "take",
+    "replace",
+    "next",
+    "swap_remove",
+    "dedup",
+    "rotate_left",
+    "rotate_right",
+];
+
+fn writes(tokens: proc_macro2::TokenStream) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().any(|(k, token)| match token {
+        TokenTree::Group(group) => group.delimiter() == Delimiter::Brace || writes(group.stream()),
+        TokenTree::Punct(punct) => matches!(punct.as_char(), '=' | '|' | '!'),
+        TokenTree::Ident(ident) => {
+            ident == "mut"
+                || (k > 0
+                    && matches!(&tokens[k - 1], TokenTree::Punct(dot) if dot.as_char() == '.')
+                    && CHANGING.iter().any(|name| ident == name))
+        }
+        TokenTree::Literal(_) => false,
+    })
+}
