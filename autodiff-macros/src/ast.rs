@@ -662,11 +662,20 @@ impl<'a> Block<'a> {
     /// Whether any expression in the block, at any depth (nested items
     /// aside), satisfies `found`.
     pub fn any_expr(&self, found: &impl Fn(&Expr<'a>) -> bool) -> bool {
-        self.stmts.iter().any(|stmt| match stmt {
+        self.stmts.iter().any(|stmt| stmt.any_expr(found))
+    }
+}
+
+impl<'a> Stmt<'a> {
+    /// Whether any expression of the statement (a `let`'s value, the
+    /// statement's expression), at any depth (nested items aside),
+    /// satisfies `found`.
+    pub fn any_expr(&self, found: &impl Fn(&Expr<'a>) -> bool) -> bool {
+        match self {
             Stmt::Let { init, .. } => init.as_ref().is_some_and(|init| init.any_expr(found)),
             Stmt::Item(_) => false,
             Stmt::Expr(expr, _) => expr.any_expr(found),
-        })
+        }
     }
 }
 
@@ -692,4 +701,23 @@ pub fn first_ident(pat: &syn::Pat) -> Option<Ident> {
         syn::Pat::Tuple(tuple) => tuple.elems.iter().find_map(first_ident),
         _ => None,
     }
+}
+
+/// Whether `op` assigns (`+=`, `-=`, `*=`, `/=`, `%=`, `^=`, `&=`, `|=`,
+/// `<<=`, `>>=`): a binary expression that writes its left operand.
+pub fn is_compound_assignment(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
 }

@@ -369,7 +369,9 @@ fn rereadable(expr: &syn::Expr) -> bool {
         E::Unary(unary) => rereadable(&unary.expr),
         E::Cast(cast) => rereadable(&cast.expr),
         E::Binary(binary) => {
-            !is_assignment(&binary.op) && rereadable(&binary.left) && rereadable(&binary.right)
+            !crate::ast::is_compound_assignment(&binary.op)
+                && rereadable(&binary.left)
+                && rereadable(&binary.right)
         }
         E::MethodCall(call) => {
             let method = call.method.to_string();
@@ -380,23 +382,6 @@ fn rereadable(expr: &syn::Expr) -> bool {
         }
         _ => false,
     }
-}
-
-fn is_assignment(op: &syn::BinOp) -> bool {
-    use syn::BinOp as B;
-    matches!(
-        op,
-        B::AddAssign(_)
-            | B::SubAssign(_)
-            | B::MulAssign(_)
-            | B::DivAssign(_)
-            | B::RemAssign(_)
-            | B::BitXorAssign(_)
-            | B::BitAndAssign(_)
-            | B::BitOrAssign(_)
-            | B::ShlAssign(_)
-            | B::ShrAssign(_)
-    )
 }
 
 fn unparen(expr: &syn::Expr) -> &syn::Expr {

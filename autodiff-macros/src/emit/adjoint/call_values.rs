@@ -406,7 +406,7 @@ fn may_write(stmt: &syn::Stmt) -> bool {
                 assign.left.to_token_stream(),
                 assign.right.to_token_stream(),
             ],
-            E::Binary(binary) if is_compound(&binary.op) => {
+            E::Binary(binary) if crate::ast::is_compound_assignment(&binary.op) => {
                 vec![
                     binary.left.to_token_stream(),
                     binary.right.to_token_stream(),
@@ -417,23 +417,6 @@ fn may_write(stmt: &syn::Stmt) -> bool {
         _ => return true,
     };
     heads.into_iter().any(writes)
-}
-
-fn is_compound(op: &syn::BinOp) -> bool {
-    use syn::BinOp as B;
-    matches!(
-        op,
-        B::AddAssign(_)
-            | B::SubAssign(_)
-            | B::MulAssign(_)
-            | B::DivAssign(_)
-            | B::RemAssign(_)
-            | B::BitXorAssign(_)
-            | B::BitAndAssign(_)
-            | B::BitOrAssign(_)
-            | B::ShlAssign(_)
-            | B::ShrAssign(_)
-    )
 }
 
 /// The methods of `Vec`, slices and iterators that change what they are

@@ -548,20 +548,7 @@ fn pure(expr: &syn::Expr) -> bool {
         E::Paren(e) => pure(&e.expr),
         E::Unary(e) => pure(&e.expr),
         E::Binary(e) => {
-            !matches!(
-                e.op,
-                syn::BinOp::AddAssign(_)
-                    | syn::BinOp::SubAssign(_)
-                    | syn::BinOp::MulAssign(_)
-                    | syn::BinOp::DivAssign(_)
-                    | syn::BinOp::RemAssign(_)
-                    | syn::BinOp::BitXorAssign(_)
-                    | syn::BinOp::BitAndAssign(_)
-                    | syn::BinOp::BitOrAssign(_)
-                    | syn::BinOp::ShlAssign(_)
-                    | syn::BinOp::ShrAssign(_)
-            ) && pure(&e.left)
-                && pure(&e.right)
+            !crate::ast::is_compound_assignment(&e.op) && pure(&e.left) && pure(&e.right)
         }
         E::Field(e) => pure(&e.base),
         E::Index(e) => pure(&e.expr) && pure(&e.index),

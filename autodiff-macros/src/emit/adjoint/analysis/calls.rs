@@ -289,13 +289,7 @@ fn read_by_field(stmts: &[Stmt], name: &str) -> bool {
         } => matches!(&base.kind, ExprKind::Path(path) if path.path.is_ident(name)),
         _ => false,
     };
-    stmts.iter().any(|stmt| match stmt {
-        Stmt::Let {
-            init: Some(init), ..
-        }
-        | Stmt::Expr(init, _) => init.any_expr(&test),
-        _ => false,
-    })
+    stmts.iter().any(|stmt| stmt.any_expr(&test))
 }
 
 /// Whether `name` is used as a whole vector somewhere: a method called on
@@ -311,11 +305,5 @@ fn used_whole(stmts: &[Stmt], name: &str) -> bool {
         ExprKind::For { iter, .. } => is_name(iter),
         _ => false,
     };
-    stmts.iter().any(|stmt| match stmt {
-        Stmt::Let {
-            init: Some(init), ..
-        }
-        | Stmt::Expr(init, _) => init.any_expr(&test),
-        _ => false,
-    })
+    stmts.iter().any(|stmt| stmt.any_expr(&test))
 }

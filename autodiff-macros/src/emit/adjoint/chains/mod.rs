@@ -429,32 +429,16 @@ impl Lowering<'_> {
                 }
             }
             E::Repeat(repeat) => self.operand(&mut repeat.expr, before),
-            // `dbg!(e)`: `e` is evaluated once, as an operand is.
-            E::Macro(mac) if mac.mac.path.is_ident("dbg") => {
-                if let Ok(mut inner) = mac.mac.parse_body::<syn::Expr>() {
-                    self.operand(&mut inner, before);
-                    if !before.is_empty() {
-                        mac.mac.tokens = inner.to_token_stream();
-                    }
-                }
-            }
-            // `vec![e; n]` and `vec![a, b]`: read as the array they list.
-            E::Macro(mac) if mac.mac.path.is_ident("vec") => {
-                let tokens = &mac.mac.tokens;
-                let Ok(mut array) = syn::parse2::<syn::Expr>(quote!([#tokens])) else {
-                    return;
-                };
-                self.extract(&mut array, before);
-                if !before.is_empty() {
-                    mac.mac.tokens = match array {
-                        E::Repeat(repeat) => {
-                            let (elem, len) = (&repeat.expr, &repeat.len);
-                            quote!(#elem; #len)
-                        }
-                        E::Array(array) => array.elems.to_token_stream(),
-                        _ => return,
-                    };
-                }
+            // `dbg!(e)`, `vec![a, b]` and `vec![e; n]`: read as the operand
+            // or the array they list.
+            E::Macro(mac) => {
+                macro_operand(&mut mac.mac, |inner| {
+                    let (len, changed) = (before.len(), std::mem::take(&mut self.changed));
+                    self.operand(inner, before);
+                    let edited = self.changed || before.len() > len;
+                    self.changed |= changed;
+                    edited
+                });
             }
             E::Assign(assign) => self.operand(&mut assign.right, before),
             _ => {}
@@ -583,4 +567,41 @@ fn drained_loop(local: &syn::Local, w: &syn::ExprWhile) -> Option<(syn::Ident, s
         (&w.attrs, &w.label, &some.elems[0], &init.expr, &w.body);
     let stmt = syn::parse2(quote!(#(#attrs)* #label for #pat in #source #body)).ok()?;
     Some((it.ident.clone(), stmt))
+}
+
+/// The expression `dbg!(..)`, `vec![..]` list, read as an operand (`dbg!(e)`
+/// as `e`, `vec![a, b]` as `[a, b]`, `vec![e; n]` as `[e; n]`), handed to
+/// `edit`; when `edit` says it changed it, the macro's tokens are written
+/// back from it. Whether they were (any other macro, or tokens that are not
+/// an expression, are left as they are).
+pub(super) fn macro_operand(
+    mac: &mut syn::Macro,
+    edit: impl FnOnce(&mut syn::Expr) -> bool,
+) -> bool {
+    let vec = mac.path.is_ident("vec");
+    if !vec && !mac.path.is_ident("dbg") {
+        return false;
+    }
+    let tokens = &mac.tokens;
+    let parsed = if vec {
+        syn::parse2::<syn::Expr>(quote!([#tokens]))
+    } else {
+        syn::parse2::<syn::Expr>(tokens.clone())
+    };
+    let Ok(mut inner) = parsed else {
+        return false;
+    };
+    if !edit(&mut inner) {
+        return false;
+    }
+    mac.tokens = match inner {
+        syn::Expr::Repeat(repeat) if vec => {
+            let (elem, len) = (&repeat.expr, &repeat.len);
+            quote!(#elem; #len)
+        }
+        syn::Expr::Array(array) if vec => array.elems.to_token_stream(),
+        inner if !vec => inner.to_token_stream(),
+        _ => return false,
+    };
+    true
 }

@@ -65,32 +65,13 @@ impl Lowering<'_> {
             }
             // `vec![a, b]`, `vec![e; n]` and `dbg!(e)`: their tokens are
             // expressions, read as the array or the operand they list.
-            E::Macro(mac) if mac.mac.path.is_ident("vec") || mac.mac.path.is_ident("dbg") => {
-                let tokens = &mac.mac.tokens;
-                let vec = mac.mac.path.is_ident("vec");
-                let parsed = if vec {
-                    syn::parse2::<syn::Expr>(quote!([#tokens]))
-                } else {
-                    syn::parse2::<syn::Expr>(tokens.clone())
-                };
-                let Ok(mut inner) = parsed else { return };
+            E::Macro(mac) => {
                 let changed = std::mem::replace(&mut self.changed, false);
-                self.options(&mut inner);
-                if self.changed {
-                    mac.mac.tokens = match inner {
-                        E::Repeat(repeat) if vec => {
-                            let (elem, len) = (&repeat.expr, &repeat.len);
-                            quote!(#elem; #len)
-                        }
-                        E::Array(array) if vec => array.elems.to_token_stream(),
-                        inner if !vec => inner.to_token_stream(),
-                        _ => {
-                            self.changed = changed;
-                            return;
-                        }
-                    };
-                }
-                self.changed |= changed;
+                let written = super::macro_operand(&mut mac.mac, |inner| {
+                    self.options(inner);
+                    self.changed
+                });
+                self.changed = changed || written;
             }
             E::If(if_) => {
                 self.options(&mut if_.cond);

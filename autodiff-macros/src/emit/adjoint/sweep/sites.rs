@@ -210,15 +210,8 @@ pub(super) fn grown_records(stmts: &[Stmt], pushed: &HashSet<String>) -> R<Vec<(
         };
         let mut after = index;
         for (later, stmt) in stmts.iter().enumerate().skip(index + 1) {
-            let any = |test: &dyn Fn(&Expr) -> bool| match stmt {
-                Stmt::Let {
-                    init: Some(init), ..
-                }
-                | Stmt::Expr(init, _) => init.any_expr(&|expr| test(expr)),
-                _ => false,
-            };
-            if any(&pushes) {
-                if any(&moves) {
+            if stmt.any_expr(&pushes) {
+                if stmt.any_expr(&moves) {
                     return unsupported("a `Vec` grown by `push` and moved in one statement", init);
                 }
                 after = later;

@@ -189,13 +189,7 @@ impl<'m> Sweep<'m> {
             stmts.len().saturating_sub(1)
         };
         (0..last)
-            .filter(|&index| match &stmts[index] {
-                Stmt::Let {
-                    init: Some(init), ..
-                } => init.any_expr(&is_jump),
-                Stmt::Expr(expr, _) => expr.any_expr(&is_jump),
-                _ => false,
-            })
+            .filter(|&index| stmts[index].any_expr(&is_jump))
             .collect()
     }
 
