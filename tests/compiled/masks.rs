@@ -22,14 +22,7 @@ use autodiff::prelude::*;
 use autodiff::GradientPath;
 
 use super::support::{agree, assert_agree, compiled};
-
-#[differentiable]
-fn softmax(z: &[f64]) -> Vec<f64> {
-    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
-    let s: f64 = e.iter().sum();
-    e.iter().map(|v| v / s).collect()
-}
+use crate::attention_layers::softmax;
 
 /// `−ln softmax(s + m)ₖ`, the mask a constant.
 #[differentiable]

@@ -365,27 +365,8 @@ fn a_call_bound_in_a_loop_and_never_read() {
     assert_agree("unread_in_loop", &got.gradient, &[1.0, -2.0, 4.0]);
 }
 
-/// `Σ Ō ⊙ head(X)`.
-#[differentiable]
-fn probe(
-    head: &Head,
-    x: &[Vec<f64>],
-    #[constant] mask: &[Vec<f64>],
-    #[constant] o_bar: &[Vec<f64>],
-) -> f64 {
-    let o = head.forward(x, mask);
-    let mut total = 0.0;
-    for i in 0..o.len() {
-        for c in 0..o[i].len() {
-            total += o_bar[i][c] * o[i][c];
-        }
-    }
-    total
-}
-
 #[test]
 fn the_attention_examples_layers_compile_through_their_methods() {
-    assert_eq!(probe_grad_path(), GradientPath::Compiled);
     let h = crate::lesson15::random_head(8);
     let (x, o_bar) = (rows(&h.x), rows(&h.o_bar));
     let head = Head {
@@ -393,6 +374,9 @@ fn the_attention_examples_layers_compile_through_their_methods() {
         wk: Linear { w: rows(&h.wk) },
         wv: Linear { w: rows(&h.wv) },
     };
+    // The example's probe, `Σ Ō ⊙ head(X)`, calls the head's `forward`,
+    // which calls `matmul`, `softmax` and the projections' `forward`.
+    assert_eq!(head.probe_grad_path(), GradientPath::Compiled);
     // The example's mask, `−∞` above the diagonal: softmax's compiled
     // reverse takes an infinite score as the tape does (`exp(−∞) = 0`),
     // so `compiled` gets an answer from the sweep, no rerun of the tape.
@@ -403,8 +387,10 @@ fn the_attention_examples_layers_compile_through_their_methods() {
                 .collect()
         })
         .collect();
-    let got = compiled(|stack| probe_adjoint(stack, &head, &x, &mask, &o_bar));
-    let tape = probe_grad_tape(&head, &x, &mask, &o_bar).expect("the tape's gradient");
+    let got = compiled(|stack| head.probe_adjoint(stack, &x, &mask, &o_bar));
+    let tape = head
+        .probe_grad_tape(&x, &mask, &o_bar)
+        .expect("the tape's gradient");
     let by_hand = crate::lesson15::attention_backward(&h.x, &h.wq, &h.wk, &h.wv, &h.o_bar);
     let (head_bar, x_bar) = &got.gradient;
     let (tape_head, tape_x) = &tape.gradient;
