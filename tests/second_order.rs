@@ -416,6 +416,37 @@ fn a_tangent_that_overflows_names_its_operands_and_iteration() {
     assert!(message.ends_with("i = 1)"), "{message}");
 }
 
+/// A value the output never reads (a dead `let`, as a student leaves
+/// one) whose tangent overflows: `x⁴·1e300` at `x = 1e10`.
+#[differentiable]
+fn dead_overflow(x: f64) -> f64 {
+    let _unused = x * x * x * x * 1e-300 * x.exp();
+    x.sin() * x
+}
+
+#[test]
+fn a_tangent_that_overflows_where_the_output_does_not_read_it_is_no_error(
+) -> Result<(), ScalarAutodiffError> {
+    // At x = 700: x⁴·1e-300·eˣ ≈ 2.4e15 is finite, and so is its own
+    // derivative, but along 1e300 the dead value's tangent overflows;
+    // the output, x·sin x, reads none of it. Seed 19201's f3_16 failed
+    // f_jvp this way while f_grad answered (the reverse never reaches
+    // a value the output does not read).
+    let x: f64 = 700.0;
+    let v = 1e300;
+    let want = (x.sin() + x * x.cos()) * v;
+    let jvp = dead_overflow_jvp(x, v)?;
+    assert_eq!(jvp.value, dead_overflow(x));
+    assert!(close(jvp.tangent, want, 1e-12), "{} vs {want}", jvp.tangent);
+    // H·v = (2 cos x − x sin x)·v.
+    let hvp = dead_overflow_hvp(x, v)?;
+    let second = (2.0 * x.cos() - x * x.sin()) * v;
+    assert!(close(hvp.hvp, second, 1e-12), "{} vs {second}", hvp.hvp);
+    // A tangent the output reads still fails (the test above).
+    assert!(dead_overflow_grad(x)?.gradient.is_finite());
+    Ok(())
+}
+
 #[test]
 fn a_gradient_after_a_second_order_call_runs_its_reverse_pass() -> Result<(), ScalarAutodiffError> {
     // `f_hvp` records through the tape path on a tape that keeps the

@@ -133,19 +133,7 @@ impl<'t> BackwardPass<'t> {
     fn find_reach(&self) -> Vec<bool> {
         // SAFETY: the guard lives for this function, which calls only
         // `Nodes` and `Edges` methods.
-        let nodes = unsafe { self.tape.read() };
-        let mut reached = vec![false; self.output + 1];
-        reached[self.output] = true;
-        for node in (0..=self.output).rev() {
-            if reached[node] {
-                for slot in 0..2 {
-                    if let Some((parent, _)) = nodes.edges()[node].parent(slot) {
-                        reached[parent] = true;
-                    }
-                }
-            }
-        }
-        reached
+        unsafe { self.tape.read() }.reached_from(self.output, false)
     }
 
     /// Every node the output reaches (tracked or not), in forward order.

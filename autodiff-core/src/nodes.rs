@@ -498,6 +498,24 @@ impl Nodes {
         &self.edges
     }
 
+    /// Which nodes up to `output` the output depends on: itself, and every
+    /// operand of a node it depends on (with `tracked_only`, only operands
+    /// whose edge carries a derivative). By tape index, `output + 1` long.
+    pub(crate) fn reached_from(&self, output: usize, tracked_only: bool) -> Vec<bool> {
+        let mut reached = vec![false; output + 1];
+        reached[output] = true;
+        for node in (0..=output).rev() {
+            if reached[node] {
+                for slot in 0..2 {
+                    if let Some((parent, tracked)) = self.edges[node].parent(slot) {
+                        reached[parent] |= tracked || !tracked_only;
+                    }
+                }
+            }
+        }
+        reached
+    }
+
     /// The stored gradients, as far as the lazy array reaches.
     #[inline]
     pub(crate) fn gradients(&self) -> &[f64] {

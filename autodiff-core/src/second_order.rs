@@ -108,7 +108,10 @@ fn check_seeds(nodes: &Nodes, seeds: &[f64]) -> Result<(), ScalarAutodiffError> 
 /// Every node's tangent up to `output`, in creation order: a variable's
 /// from `seeds` (by tape index; 0 past its end), any other node's
 /// `Σ local derivative × operand tangent`. A tangent that is not finite is
-/// an error naming the node.
+/// an error naming the node, if the output depends on the node: one the
+/// output does not read (a dead `let`, a value only printed) gets 0, as
+/// its adjoint is 0 in the reverse pass, so that an overflow there fails
+/// neither mode.
 pub(crate) fn tangents(
     nodes: &Nodes,
     output: usize,
@@ -116,8 +119,12 @@ pub(crate) fn tangents(
 ) -> Result<Vec<f64>, ScalarAutodiffError> {
     check_seeds(nodes, seeds)?;
     let edges = &nodes.edges()[..=output];
+    let read = nodes.reached_from(output, true);
     let mut tangents = vec![0.0; output + 1];
     for (node, edge) in edges.iter().enumerate() {
+        if !read[node] {
+            continue;
+        }
         let mut tangent = 0.0;
         let mut moved = false;
         for slot in 0..2 {
