@@ -146,21 +146,6 @@ impl<'m> Sweep<'m> {
                 let label = syn::Lifetime::new("'forward", Span::mixed_site());
                 Ok(self.finish(quote!({ #(#records)* break #label #v; })))
             }
-            ExprKind::Break {
-                label: None,
-                value: None,
-            }
-            | ExprKind::Continue(None) => {
-                let stack = self.stack.clone();
-                let Some(jumps) = self.jumps.last_mut().filter(|jumps| !jumps.function) else {
-                    return unsupported(describe(expr), expr);
-                };
-                let k = Literal::u32_unsuffixed(jumps.next + 1);
-                jumps.next += 1;
-                let records = jumps.pending.iter().rev();
-                let exit = jumps.exit_record(&stack, &k, true);
-                Ok((vec![quote!({ #(#records)* #exit #src #semi })], Vec::new()))
-            }
             ExprKind::Break { label, value } => self.jump(expr, *label, value.as_deref(), semi),
             ExprKind::Continue(label) => self.jump(expr, *label, None, semi),
             ExprKind::If { .. } if !self.inert(expr)? => {
