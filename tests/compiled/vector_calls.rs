@@ -466,3 +466,81 @@ fn an_unread_vector_call_in_a_loop_that_breaks_keeps_the_tape() {
         &[3.0 * -1.5, 3.0 * 0.5],
     );
 }
+
+/// A vector passed to a vector-valued helper as an expression, not a
+/// place (`v.clone()`, `x.to_vec()`): its part of the gradient goes into
+/// an adjoint shaped like it, then through the expression. The generated
+/// adjoint gave that part an adjoint of one number and did not build.
+#[differentiable]
+fn scale_all(v: Vec<f64>, k: f64) -> Vec<f64> {
+    v.iter().map(|a| a * k).collect()
+}
+
+/// `k x₀ x₁ + k x₁²`.
+#[differentiable]
+fn cloned_argument(x: &[f64], k: f64) -> f64 {
+    let v = x.to_vec();
+    let w = scale_all(v.clone(), k);
+    w[0] * v[1] + w[1] * v[1]
+}
+
+/// The same in a loop that rewrites `v`: `k x₀ x₁ + k x₁²`.
+#[differentiable]
+fn cloned_argument_in_a_loop(x: &[f64], k: f64) -> f64 {
+    let mut v = x.to_vec();
+    let mut s = 0.0;
+    for i in 0..2 {
+        let w = scale_all(v.clone(), k);
+        s += w[i] * v[1];
+        v[0] = v[0] * k;
+    }
+    s
+}
+
+/// `k² x₀ x₁`.
+#[differentiable]
+fn copied_argument(x: &[f64], k: f64) -> f64 {
+    let w = scale_all(x.to_vec(), k);
+    w[0] * w[1]
+}
+
+#[test]
+fn a_vector_passed_as_an_expression_is_compiled() {
+    let (x, k) = ([1.5, -0.7], 1.3);
+    let (x0, x1) = (x[0], x[1]);
+    let d_k = x0 * x1 + x1 * x1;
+    let want_sum = [k * x1, k * x0 + 2.0 * k * x1, d_k];
+    for (name, path, compiled_run, tape) in [
+        (
+            "cloned_argument",
+            cloned_argument_grad_path(),
+            cloned_argument_grad(&x, k),
+            cloned_argument_grad_tape(&x, k),
+        ),
+        (
+            "cloned_argument_in_a_loop",
+            cloned_argument_in_a_loop_grad_path(),
+            cloned_argument_in_a_loop_grad(&x, k),
+            cloned_argument_in_a_loop_grad_tape(&x, k),
+        ),
+    ] {
+        assert_eq!(path, GradientPath::Compiled, "{name}");
+        let got = agree(name, compiled_run, tape);
+        let flat = [got.gradient.0[0], got.gradient.0[1], got.gradient.1];
+        assert_agree(name, &flat, &want_sum);
+    }
+    assert_eq!(copied_argument_grad_path(), GradientPath::Compiled);
+    let got = compiled(|stack| copied_argument_adjoint(stack, &x, k));
+    let flat = [got.gradient.0[0], got.gradient.0[1], got.gradient.1];
+    assert_agree(
+        "copied_argument",
+        &flat,
+        &[k * k * x1, k * k * x0, 2.0 * k * x0 * x1],
+    );
+    let tape = copied_argument_grad_tape(&x, k).expect("the tape's gradient");
+    assert_agree(
+        "copied_argument vs tape",
+        &flat,
+        &[tape.gradient.0[0], tape.gradient.0[1], tape.gradient.1],
+    );
+}

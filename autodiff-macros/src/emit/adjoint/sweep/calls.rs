@@ -215,8 +215,21 @@ impl<'m> Sweep<'m> {
                 }
                 bars.push(quote!(&mut #bar));
             } else {
+                // An expression: its part in an adjoint of its own, shaped
+                // like it (a number's, or zeros like a vector the reverse
+                // can evaluate again, `v.clone()`), then reversed into it.
+                let zero = if self.scalar(arg) {
+                    quote!(0.0)
+                } else if available && !self.effects(arg) {
+                    quote!(#adjoint::zero(&(#src)))
+                } else {
+                    return unsupported(
+                        "a vector passed to a call as an expression whose values change before the reverse sweep",
+                        arg,
+                    );
+                };
                 let name = self.temp("argument_bar");
-                self.cx.rev.push(quote!(let mut #name = 0.0;));
+                self.cx.rev.push(quote!(let mut #name = #zero;));
                 bars.push(quote!(&mut #name));
                 after.push((arg, name));
             }
