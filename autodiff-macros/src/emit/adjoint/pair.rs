@@ -175,31 +175,47 @@ pub fn vector_pair(
     let name = names.name;
     let vjp = format_ident!("{}_vjp", name);
     let pushes = pushes(&differentiable, &result, &stack);
-    // `cotangentᵀ J` by the compiled adjoint of `⟨cotangent, f⟩` (see
-    // `shaped::compiled_dot`), else by `f_vjp` on the tape.
-    let gradient = match dot {
-        Some(dot) => quote!(#dot(#stack, #(#args,)* #cotangent)),
-        None => quote!(#vjp(#(#args,)* #cotangent).ok()),
-    };
     let pops = pops(&bars, &stack, &quote!(1.0));
     let forward_body = quote! {
         let #value = #name(#(#args),*);
         #stack.observe(&#value);
         #value
     };
-    let reverse_body = quote! {
-        let ::core::option::Option::Some(#cotangent) =
-            ::autodiff::__adjoint::Cotangent::cotangent(#value_bar)
-        else {
-            return #stack.fail();
-        };
-        match #gradient {
-            ::core::option::Option::Some(#result) => {
-                #(#pushes)*
-                #(#pops)*
+    let reverse_body = match dot {
+        // `cotangentᵀ J` by the compiled adjoint of `⟨cotangent, f⟩` (see
+        // `shaped::compiled_dot`), added into the caller's adjoints there
+        // (`lend`), the cotangent read where the caller keeps it.
+        Some(dot) => {
+            let into = bars
+                .iter()
+                .filter(|(param, _, _)| param.kind.is_differentiable())
+                .map(|(_, bar, _)| bar);
+            quote! {
+                let ::core::option::Option::Some(#cotangent) =
+                    ::autodiff::__adjoint::Cotangent::cotangent_ref(&#value_bar)
+                else {
+                    return #stack.fail();
+                };
+                if #dot(#stack, #(#args,)* #cotangent, #(#into),*).is_none() {
+                    #stack.fail();
+                }
             }
-            ::core::option::Option::None => #stack.fail(),
         }
+        // Else by `f_vjp` on the tape, through the stack.
+        None => quote! {
+            let ::core::option::Option::Some(#cotangent) =
+                ::autodiff::__adjoint::Cotangent::cotangent(#value_bar)
+            else {
+                return #stack.fail();
+            };
+            match #vjp(#(#args,)* #cotangent).ok() {
+                ::core::option::Option::Some(#result) => {
+                    #(#pushes)*
+                    #(#pops)*
+                }
+                ::core::option::Option::None => #stack.fail(),
+            }
+        },
     };
     let bar_decls = bars
         .iter()
@@ -423,7 +439,7 @@ fn pushes(differentiable: &[&Param], result: &Ident, stack: &Ident) -> Vec<Token
 /// so that a caller's array or `Vec` adjoint coerces to it; a pass-through
 /// parameter takes whatever the caller passes, as `dyn Any`, so that a call
 /// with a wrong count (the plain twin's error) leaves no type to infer.
-fn bar_type(kind: &Kind) -> TokenStream {
+pub(super) fn bar_type(kind: &Kind) -> TokenStream {
     match kind {
         Kind::Scalar => quote!(f64),
         Kind::Array(elem, len) => {
