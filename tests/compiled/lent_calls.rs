@@ -84,7 +84,11 @@ fn weights() -> (Vec<Vec<f64>>, Vec<f64>) {
 fn a_helper_called_per_sample_adds_into_the_weights_the_caller_reads() {
     assert_eq!(reused_grad_path(), GradientPath::Compiled);
     let (w, b) = weights();
-    let xs = vec![vec![1.0, 2.0, -1.0], vec![0.5, -0.5, 1.5], vec![-2.0, 0.0, 1.0]];
+    let xs = vec![
+        vec![1.0, 2.0, -1.0],
+        vec![0.5, -0.5, 1.5],
+        vec![-2.0, 0.0, 1.0],
+    ];
     let reruns = autodiff::__adjoint::tape_reruns();
     let got = compiled(|stack| reused_adjoint(stack, &w, &b, &xs));
     let grad = agree(
@@ -258,9 +262,8 @@ fn a_method_called_twice_adds_into_the_model_and_the_input() {
     let point = [flat(&layer.w), layer.b.clone(), x.clone()].concat();
     let want = dual_gradient(&point, |p| {
         let (w, b, x) = (unflat(p, 0, 2, 2), &p[4..6], &p[6..8]);
-        let layer = |x: &[Dual]| -> Vec<Dual> {
-            affine_dual(&w, b, x).iter().map(|s| s.tanh()).collect()
-        };
+        let layer =
+            |x: &[Dual]| -> Vec<Dual> { affine_dual(&w, b, x).iter().map(|s| s.tanh()).collect() };
         let h = layer(x);
         let y = layer(&h);
         y[0] * y[1] + h[0]

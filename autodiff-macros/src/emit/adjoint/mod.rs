@@ -509,10 +509,13 @@ fn fused(
         let reversed = Ident::new("reversed", Span::mixed_site());
         let into = lend::into_caller(&bars, &gradients, &movable, stack);
         let (inputs, give) = (into.inputs, into.give);
-        let lend = bars.iter().zip(into.lent).filter_map(|(param, lent)| match lent {
-            Some(lend) => Some(lend),
-            None => (!movable(param.0)).then(|| declare_one(param)),
-        });
+        let lend = bars
+            .iter()
+            .zip(into.lent)
+            .filter_map(|(param, lent)| match lent {
+                Some(lend) => Some(lend),
+                None => (!movable(param.0)).then(|| declare_one(param)),
+            });
         return Ok(quote! {
             #allow
             #(#attrs)*

@@ -150,11 +150,13 @@ fn pair_items(
 /// function (its value observed, as the tape checks it) and keeps nothing;
 /// the reverse, given the arguments again (a caller passes `None` for any
 /// that changed since its forward) and the cotangent of the output, reruns
-/// the function to get `cotangentᵀ J` (the compiled adjoint `dot` of
-/// `⟨cotangent, f⟩`, else `f_vjp` on the tape) and adds it into the
-/// arguments' adjoints, through the stack as a scalar callee's pair does. A caller that took the call for
-/// a number (`value_bar: f64`) fails its sweep instead, and `f_grad` reruns
-/// it on the tape.
+/// the function to get `cotangentᵀ J`: by the compiled adjoint `dot` of
+/// `⟨cotangent, f⟩`, which reads the cotangent where the caller keeps it
+/// and adds into the caller's adjoints of the arguments itself (`lend`),
+/// else by `f_vjp` on the tape, added through the stack as a scalar
+/// callee's pair does. A caller that took the call for a number
+/// (`value_bar: f64`) fails its sweep instead, and `f_grad` reruns it on
+/// the tape.
 pub fn vector_pair(
     function: &Function,
     names: &Names,
