@@ -341,3 +341,45 @@ fn a_helper_that_is_not_finite_gives_the_tapes_error() {
     assert!(tape.is_err(), "√0's derivative fails on the tape");
     assert_eq!(compiled.map(|g| g.value), tape.map(|g| g.value));
 }
+
+/// Two numbers as a slice.
+#[differentiable]
+fn pair_product(x: &[f64]) -> Vec<f64> {
+    let x0 = x[0];
+    let x1 = x[1];
+    vec![x0 * x1, x1.sin() + x0]
+}
+
+#[differentiable]
+fn via_literal(a: f64, b: f64) -> f64 {
+    let mut total = 0.0;
+    for k in 0..2 {
+        let s = [a, b * k as f64];
+        let p = pair_product(&s);
+        total += p[0] * p[1];
+    }
+    total
+}
+
+#[test]
+fn an_array_bound_in_a_loop_lends_its_adjoint() {
+    assert_eq!(via_literal_grad_path(), GradientPath::Compiled);
+    let (a, b) = (0.7, -1.3);
+    let got = compiled(|stack| via_literal_adjoint(stack, a, b));
+    let grad = agree(
+        "via_literal",
+        via_literal_grad(a, b),
+        via_literal_grad_tape(a, b),
+    );
+    let want = dual_gradient(&[a, b], |p| {
+        let mut total = Dual::constant(0.0);
+        for k in 0..2 {
+            let (x0, x1) = (p[0], p[1] * k as f64);
+            total = total + x0 * x1 * (x1.sin() + x0);
+        }
+        total
+    });
+    for g in [&got, &grad] {
+        assert_agree("via_literal", &[g.gradient.0, g.gradient.1], &want);
+    }
+}
