@@ -383,3 +383,49 @@ fn an_array_bound_in_a_loop_lends_its_adjoint() {
         assert_agree("via_literal", &[g.gradient.0, g.gradient.1], &want);
     }
 }
+
+/// A slice parameter bound again under another name and read through
+/// both: its adjoint still only grows.
+#[differentiable]
+fn aliased(x: &[f64], c: f64) -> Vec<f64> {
+    let y = x;
+    let mut out = Vec::new();
+    for i in 0..x.len() {
+        out.push(y[i] * x[i] * c);
+    }
+    out
+}
+
+#[differentiable]
+fn through_alias(x: &[f64], c: f64) -> f64 {
+    let mut total = x[0] * x[1];
+    let q = aliased(x, c);
+    for i in 0..q.len() {
+        total += q[i] * x[i];
+    }
+    total
+}
+
+#[test]
+fn a_slice_parameter_bound_again_keeps_adding() {
+    assert_eq!(through_alias_grad_path(), GradientPath::Compiled);
+    let (x, c) = (vec![1.5, -0.5, 2.0], 0.75);
+    let got = compiled(|stack| through_alias_adjoint(stack, &x, c));
+    let grad = agree(
+        "through_alias",
+        through_alias_grad(&x, c),
+        through_alias_grad_tape(&x, c),
+    );
+    let point = [x.clone(), vec![c]].concat();
+    let want = dual_gradient(&point, |p| {
+        let (x, c) = (&p[..3], p[3]);
+        (0..3).fold(x[0] * x[1], |t, i| t + x[i] * x[i] * c * x[i])
+    });
+    for g in [&got, &grad] {
+        assert_agree(
+            "through_alias",
+            &[g.gradient.0.clone(), vec![g.gradient.1]].concat(),
+            &want,
+        );
+    }
+}
