@@ -109,6 +109,10 @@ enum Expr {
     /// `v(args)[k]`: a component of what the file's vector-valued helper
     /// returns (a `Vec` or an array), which keeps the caller on the tape.
     Component(String, Vec<Expr>, usize),
+    /// `&a` of a local array: the argument of a helper taking a slice.
+    Ref(String),
+    /// `&[e0, ..]`: a slice built at the call, for a helper taking one.
+    SliceLit(Vec<Expr>),
     /// `*a.iter().max_by(|p, q| p.partial_cmp(q).unwrap()).unwrap()` (or
     /// `min_by`; over `.copied()` when the flag is set).
     Select(&'static str, String, bool),
@@ -296,6 +300,8 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             "{name}({})[{k}]",
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
+        Expr::Ref(name) => format!("&{name}"),
+        Expr::SliceLit(items) => format!("&[{}]", render_list(items, dialect)),
         Expr::If(c, a, b) => format!(
             "(if {} {{ {} }} else {{ {} }})",
             render_cond(c, dialect),
@@ -691,6 +697,9 @@ struct Gen {
     helpers: Vec<(String, usize)>,
     /// The file's vector-valued helper (two parameters) and its length.
     vector: Option<(String, usize)>,
+    /// The vector-valued helper takes its two numbers as one slice
+    /// (`vh(x: &[f64])`), whose adjoint a compiled caller lends it.
+    vector_sliced: bool,
     fresh: usize,
     tags: Vec<&'static str>,
     /// The function must take the compiled path. Otherwise it may also
@@ -805,6 +814,7 @@ impl Gen {
                 let frozen = std::mem::replace(&mut self.frozen, true);
                 let args = vec![self.leaf(), self.bounded(1)];
                 self.frozen = frozen;
+                let args = self.vector_args(args, Some(&mut body));
                 body.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
                 self.declare(&name, Kind::Array(len), false);
             }
@@ -1311,6 +1321,25 @@ impl Gen {
         (stmts, e)
     }
 
+    /// The vector-valued helper's arguments as its call passes them: the
+    /// two numbers, or, for a helper taking a slice, `&a` of an array
+    /// bound just before (`out`: a compiled caller lends the helper its
+    /// adjoint) or a slice built at the call (which keeps the tape).
+    fn vector_args(&mut self, args: Vec<Expr>, out: Option<&mut Vec<Stmt>>) -> Vec<Expr> {
+        if !self.vector_sliced {
+            return args;
+        }
+        self.tag("vector helper taking a slice");
+        match out {
+            Some(out) => {
+                let name = self.fresh("s");
+                out.push(Stmt::Array(name.clone(), args));
+                vec![Expr::Ref(name)]
+            }
+            None => vec![Expr::SliceLit(args)],
+        }
+    }
+
     /// `let p = vh(a, b);` inside a loop or a branch, its arguments any
     /// numbers but calls (which may change every trip: saved for the
     /// rerun), then, mostly, one of its components added to a binding.
@@ -1325,6 +1354,7 @@ impl Gen {
         for l in &mut self.loops {
             l.pinned = true;
         }
+        let args = self.vector_args(args, Some(out));
         let name = self.fresh("p");
         out.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
         self.declare(&name, Kind::Array(len), false);
@@ -1805,7 +1835,9 @@ impl Gen {
                 self.tag("vector helper call");
                 let (name, len) = self.vector.clone().unwrap_or_default();
                 let k = self.rng.below(len.max(1));
-                Expr::Component(name, vec![self.leaf(), self.bounded(d)], k)
+                let args = vec![self.leaf(), self.bounded(d)];
+                let args = self.vector_args(args, None);
+                Expr::Component(name, args, k)
             }
             _ => Expr::Bin(
                 "*",
@@ -2004,6 +2036,7 @@ impl Gen {
                 self.tag("vector call indexed in place");
                 let target = targets[self.rng.below(targets.len())].clone();
                 let k = self.rng.below(len);
+                let args = self.vector_args(args, Some(out));
                 out.push(Stmt::Assign(
                     Place::Var(target),
                     "+=",
@@ -2015,6 +2048,7 @@ impl Gen {
                 let name = self.fresh("c");
                 let k = self.rng.below(len);
                 let scale = Expr::Lit(self.rng.value(-2.0, 2.0));
+                let args = self.vector_args(args, Some(out));
                 let e = Expr::Bin(
                     "*",
                     Box::new(Expr::Component(helper, args, k)),
@@ -2026,6 +2060,7 @@ impl Gen {
             2 if len == 2 => {
                 self.tag("array pattern bound to a vector call");
                 let (u, v) = (self.fresh("u"), self.fresh("u"));
+                let args = self.vector_args(args, Some(out));
                 out.push(Stmt::Destructure(
                     format!("[{u}, {v}]"),
                     Expr::Call(helper, args),
@@ -2439,6 +2474,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         loops: Vec::new(),
         helpers: Vec::new(),
         vector: None,
+        vector_sliced: false,
         fresh: 0,
         tags: Vec::new(),
         compiled: true,
@@ -2463,16 +2499,28 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         let is_vec = gen.rng.chance(50);
         let (plain_a, plain_b) = (render(&a, Dialect::Plain), render(&b, Dialect::Plain));
         let (dual_a, dual_b) = (render(&a, Dialect::Dual), render(&b, Dialect::Dual));
+        // Now and then the two numbers come as one slice.
+        gen.vector_sliced = gen.rng.chance(50);
+        let (params, dual_params, unpack, dual_unpack) = if gen.vector_sliced {
+            (
+                "x: &[f64]",
+                "x: &[D]",
+                "    let x0 = x[0];\n    let x1 = x[1];\n",
+                "        let x0 = x[0];\n        let x1 = x[1];\n",
+            )
+        } else {
+            ("x0: f64, x1: f64", "x0: D, x1: D", "", "")
+        };
         if is_vec {
             (
-                format!("#[differentiable]\nfn {vector_name}(x0: f64, x1: f64) -> Vec<f64> {{\n    let a = {plain_a};\n    let b = {plain_b};\n    vec![a * b, a.sin() + x1, b / (x0 * x0 + 0.5)]\n}}\n"),
-                format!("    pub fn {vector_name}(x0: D, x1: D) -> Vec<D> {{\n        let a = {dual_a};\n        let b = {dual_b};\n        vec![a * b, a.sin() + x1, b / (x0 * x0 + D::c(0.5))]\n    }}\n"),
+                format!("#[differentiable]\nfn {vector_name}({params}) -> Vec<f64> {{\n{unpack}    let a = {plain_a};\n    let b = {plain_b};\n    vec![a * b, a.sin() + x1, b / (x0 * x0 + 0.5)]\n}}\n"),
+                format!("    pub fn {vector_name}({dual_params}) -> Vec<D> {{\n{dual_unpack}        let a = {dual_a};\n        let b = {dual_b};\n        vec![a * b, a.sin() + x1, b / (x0 * x0 + D::c(0.5))]\n    }}\n"),
                 3,
             )
         } else {
             (
-                format!("#[differentiable]\nfn {vector_name}(x0: f64, x1: f64) -> [f64; 2] {{\n    let a = {plain_a};\n    [a * x0, {plain_b} - a]\n}}\n"),
-                format!("    pub fn {vector_name}(x0: D, x1: D) -> [D; 2] {{\n        let a = {dual_a};\n        [a * x0, {dual_b} - a]\n    }}\n"),
+                format!("#[differentiable]\nfn {vector_name}({params}) -> [f64; 2] {{\n{unpack}    let a = {plain_a};\n    [a * x0, {plain_b} - a]\n}}\n"),
+                format!("    pub fn {vector_name}({dual_params}) -> [D; 2] {{\n{dual_unpack}        let a = {dual_a};\n        [a * x0, {dual_b} - a]\n    }}\n"),
                 2,
             )
         }

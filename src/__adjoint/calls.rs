@@ -506,11 +506,18 @@ mod tests {
 pub trait Cotangent<Out> {
     /// The cotangent, or `None` for a number passed for a vector.
     fn cotangent(self) -> Option<Out>;
+    /// The cotangent where the caller keeps it, for a compiled callee
+    /// that only reads it; `None` for a number passed for a vector.
+    fn cotangent_ref(&self) -> Option<&Out>;
 }
 
 impl<T> Cotangent<T> for T {
     #[inline(always)]
     fn cotangent(self) -> Option<T> {
+        Some(self)
+    }
+    #[inline(always)]
+    fn cotangent_ref(&self) -> Option<&T> {
         Some(self)
     }
 }
@@ -520,10 +527,17 @@ impl<T: Clone> Cotangent<T> for &T {
     fn cotangent(self) -> Option<T> {
         Some(self.clone())
     }
+    #[inline(always)]
+    fn cotangent_ref(&self) -> Option<&T> {
+        Some(*self)
+    }
 }
 
 impl<A> Cotangent<Vec<A>> for f64 {
     fn cotangent(self) -> Option<Vec<A>> {
+        None
+    }
+    fn cotangent_ref(&self) -> Option<&Vec<A>> {
         None
     }
 }
@@ -532,12 +546,18 @@ impl<A, const N: usize> Cotangent<[A; N]> for f64 {
     fn cotangent(self) -> Option<[A; N]> {
         None
     }
+    fn cotangent_ref(&self) -> Option<&[A; N]> {
+        None
+    }
 }
 
 macro_rules! number_for_tuple {
     ($(($($T:ident),+))*) => {$(
         impl<$($T),+> Cotangent<($($T,)+)> for f64 {
             fn cotangent(self) -> Option<($($T,)+)> {
+                None
+            }
+            fn cotangent_ref(&self) -> Option<&($($T,)+)> {
                 None
             }
         }

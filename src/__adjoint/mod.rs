@@ -5,6 +5,7 @@
 
 mod adjoints;
 mod calls;
+mod lend;
 mod models;
 mod moves;
 mod operands;
@@ -14,6 +15,7 @@ pub use adjoints::*;
 pub use calls::{
     args, scalar_of, unread, Arg, Args, Cotangent, NotDifferentiable, Poisoned, ScalarOf, Unread,
 };
+pub use lend::{give_back, lend, Lent};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use moves::{add_items, part, sort_by, split_items, take_item, unsort};
 pub use operands::{f64_of, Operand, ReturnsF64};

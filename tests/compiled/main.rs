@@ -23,6 +23,7 @@ mod call_values;
 mod closures;
 mod iterators;
 mod jumps;
+mod lent_calls;
 mod masks;
 mod models;
 mod natural;

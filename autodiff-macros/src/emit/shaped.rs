@@ -310,7 +310,7 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
     };
     let sum = replace_ident(sum, "__output", &output);
     let dot: syn::ItemFn = syn::parse_quote! {
-        fn #name #lifetimes(#(#inputs,)* #[constant] __cotangent: #out) -> f64 {
+        fn #name #lifetimes(#(#inputs,)* #[constant] __cotangent: &#out) -> f64 {
             #(#stmts)*
             #bind
             let mut __dot = 0.0;

@@ -21,6 +21,7 @@ mod analysis;
 mod call_values;
 mod chains;
 mod extremes;
+mod lend;
 mod pair;
 mod patterns;
 mod refusals;
@@ -367,6 +368,10 @@ fn fused(
         _ => None,
     };
     sweep.outputs_as_written(alias.is_some());
+    let label = syn::Lifetime::new("'reverse", Span::mixed_site());
+    if entry == Entry::Intermediates {
+        sweep.bail_with(quote!(break #label ::core::option::Option::None));
+    }
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
     if let Some(unsupported) = sweep.unreversed_move(&function.body) {
         return Err(unsupported);
@@ -500,6 +505,52 @@ fn fused(
     let stand_ins = sweep.stand_ins();
     let sites = sweep.sites();
     let allow = allowances(!stand_ins.is_empty());
+    if entry == Entry::Intermediates {
+        let reversed = Ident::new("reversed", Span::mixed_site());
+        let into = lend::into_caller(&bars, &gradients, &movable, stack);
+        let (inputs, give) = (into.inputs, into.give);
+        let lend = bars
+            .iter()
+            .zip(into.lent)
+            .filter_map(|(param, lent)| match lent {
+                Some(lend) => Some(lend),
+                None => (!movable(param.0)).then(|| declare_one(param)),
+            });
+        return Ok(quote! {
+            #allow
+            #(#attrs)*
+            #vis fn #adjoint_fn #generics(
+                #stack: &mut ::autodiff::__adjoint::Stack,
+                #(#params,)*
+                #(#inputs),*
+            ) -> ::core::option::Option<()> {
+                #stand_ins
+                #sites
+                #(#declare_early)*
+                #(#carried)*
+                #(#early)*
+                if !#stack.finite() {
+                    return ::core::option::Option::None;
+                }
+                #(#fwd)*
+                let #value: f64 = #returned;
+                #(#lend)*
+                let #value_bar = 1.0;
+                // A record the reverse sweep does not find leaves this
+                // block only (`Sweep::bail_with`): the caller's lent
+                // adjoints go back.
+                let #reversed = #label: {
+                    #(#rev)*
+                    ::core::option::Option::Some(())
+                };
+                #stack.observe(#value);
+                #(#late_checks)*
+                #(#early_bars)*
+                #(#give)*
+                #reversed.and(#stack.finite().then_some(()))
+            }
+        });
+    }
     Ok(quote! {
         #allow
         #(#attrs)*

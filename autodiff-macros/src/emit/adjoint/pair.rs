@@ -150,11 +150,13 @@ fn pair_items(
 /// function (its value observed, as the tape checks it) and keeps nothing;
 /// the reverse, given the arguments again (a caller passes `None` for any
 /// that changed since its forward) and the cotangent of the output, reruns
-/// the function to get `cotangentᵀ J` (the compiled adjoint `dot` of
-/// `⟨cotangent, f⟩`, else `f_vjp` on the tape) and adds it into the
-/// arguments' adjoints, through the stack as a scalar callee's pair does. A caller that took the call for
-/// a number (`value_bar: f64`) fails its sweep instead, and `f_grad` reruns
-/// it on the tape.
+/// the function to get `cotangentᵀ J`: by the compiled adjoint `dot` of
+/// `⟨cotangent, f⟩`, which reads the cotangent where the caller keeps it
+/// and adds into the caller's adjoints of the arguments itself (`lend`),
+/// else by `f_vjp` on the tape, added through the stack as a scalar
+/// callee's pair does. A caller that took the call for a number
+/// (`value_bar: f64`) fails its sweep instead, and `f_grad` reruns it on
+/// the tape.
 pub fn vector_pair(
     function: &Function,
     names: &Names,
@@ -175,31 +177,47 @@ pub fn vector_pair(
     let name = names.name;
     let vjp = format_ident!("{}_vjp", name);
     let pushes = pushes(&differentiable, &result, &stack);
-    // `cotangentᵀ J` by the compiled adjoint of `⟨cotangent, f⟩` (see
-    // `shaped::compiled_dot`), else by `f_vjp` on the tape.
-    let gradient = match dot {
-        Some(dot) => quote!(#dot(#stack, #(#args,)* #cotangent)),
-        None => quote!(#vjp(#(#args,)* #cotangent).ok()),
-    };
     let pops = pops(&bars, &stack, &quote!(1.0));
     let forward_body = quote! {
         let #value = #name(#(#args),*);
         #stack.observe(&#value);
         #value
     };
-    let reverse_body = quote! {
-        let ::core::option::Option::Some(#cotangent) =
-            ::autodiff::__adjoint::Cotangent::cotangent(#value_bar)
-        else {
-            return #stack.fail();
-        };
-        match #gradient {
-            ::core::option::Option::Some(#result) => {
-                #(#pushes)*
-                #(#pops)*
+    let reverse_body = match dot {
+        // `cotangentᵀ J` by the compiled adjoint of `⟨cotangent, f⟩` (see
+        // `shaped::compiled_dot`), added into the caller's adjoints there
+        // (`lend`), the cotangent read where the caller keeps it.
+        Some(dot) => {
+            let into = bars
+                .iter()
+                .filter(|(param, _, _)| param.kind.is_differentiable())
+                .map(|(_, bar, _)| bar);
+            quote! {
+                let ::core::option::Option::Some(#cotangent) =
+                    ::autodiff::__adjoint::Cotangent::cotangent_ref(&#value_bar)
+                else {
+                    return #stack.fail();
+                };
+                if #dot(#stack, #(#args,)* #cotangent, #(#into),*).is_none() {
+                    #stack.fail();
+                }
             }
-            ::core::option::Option::None => #stack.fail(),
         }
+        // Else by `f_vjp` on the tape, through the stack.
+        None => quote! {
+            let ::core::option::Option::Some(#cotangent) =
+                ::autodiff::__adjoint::Cotangent::cotangent(#value_bar)
+            else {
+                return #stack.fail();
+            };
+            match #vjp(#(#args,)* #cotangent).ok() {
+                ::core::option::Option::Some(#result) => {
+                    #(#pushes)*
+                    #(#pops)*
+                }
+                ::core::option::Option::None => #stack.fail(),
+            }
+        },
     };
     let bar_decls = bars
         .iter()
@@ -423,7 +441,7 @@ fn pushes(differentiable: &[&Param], result: &Ident, stack: &Ident) -> Vec<Token
 /// so that a caller's array or `Vec` adjoint coerces to it; a pass-through
 /// parameter takes whatever the caller passes, as `dyn Any`, so that a call
 /// with a wrong count (the plain twin's error) leaves no type to infer.
-fn bar_type(kind: &Kind) -> TokenStream {
+pub(super) fn bar_type(kind: &Kind) -> TokenStream {
     match kind {
         Kind::Scalar => quote!(f64),
         Kind::Array(elem, len) => {

@@ -346,6 +346,10 @@ pub struct Sweep<'m> {
     /// name, with the stack their adjoints' shapes are saved on (see
     /// `Sweep::block_inner`).
     grown_sites: HashMap<String, Ident>,
+    /// How the reverse sweep leaves `f_adjoint` on a record it does not
+    /// find (see `sites`): `return None`, or a `break` out of the block
+    /// that a callee lending its caller's adjoints reverses in (`lend`).
+    bail: TokenStream,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -384,7 +388,13 @@ impl<'m> Sweep<'m> {
             attrs: Vec::new(),
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
+            bail: quote!(return ::core::option::Option::None),
         }
+    }
+
+    /// Leaves the reverse sweep by `bail` (see the field).
+    pub fn bail_with(&mut self, bail: TokenStream) {
+        self.bail = bail;
     }
 
     /// The stand-ins the calls need, for the top of `f_adjoint`'s body.

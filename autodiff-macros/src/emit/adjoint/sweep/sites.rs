@@ -44,12 +44,12 @@ impl<'m> Sweep<'m> {
         let plain = name.trim_start_matches("r#");
         let (site, values, names) = self.saved_arguments(plain, init)?;
         let ident = binding(name);
-        let stack = &self.stack;
+        let (stack, bail) = (&self.stack, &self.bail);
         let push = quote!(#site.push(((#(#values,)*), ::core::clone::Clone::clone(&#ident))););
         let pop = quote! {
             let ::core::option::Option::Some(((#(#names,)*), #ident)) = #site.pop() else {
                 #stack.fail();
-                return ::core::option::Option::None;
+                #bail;
             };
         };
         self.scope().available.insert(name.to_owned());
@@ -63,12 +63,12 @@ impl<'m> Sweep<'m> {
     /// forward's push and the reverse's pop.
     pub(super) fn call_arguments_site(&mut self, call: &Expr) -> R<(TokenStream, TokenStream)> {
         let (site, values, names) = self.saved_arguments("call", call)?;
-        let stack = &self.stack;
+        let (stack, bail) = (&self.stack, &self.bail);
         let push = quote!(#site.push((#(#values,)*)););
         let pop = quote! {
             let ::core::option::Option::Some((#(#names,)*)) = #site.pop() else {
                 #stack.fail();
-                return ::core::option::Option::None;
+                #bail;
             };
         };
         Ok((push, pop))
@@ -152,11 +152,11 @@ impl<'m> Sweep<'m> {
         self.sites.push((site.clone(), quote!(#(#attrs)*)));
         self.grown_sites.insert(name.to_owned(), site.clone());
         let shape = Ident::new("shape", Span::mixed_site());
-        let stack = &self.stack;
+        let (stack, bail) = (&self.stack, &self.bail);
         prelude.push(quote! {
             let ::core::option::Option::Some(#shape) = #site.pop() else {
                 #stack.fail();
-                return ::core::option::Option::None;
+                #bail;
             };
         });
         Ok(shape.to_token_stream())

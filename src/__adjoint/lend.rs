@@ -1,0 +1,56 @@
+//! A caller's adjoint of a slice argument, lent to a vector-valued
+//! callee's reverse sweep as the `Vec` its sweep adds into, and given back
+//! (see `emit/adjoint/lend.rs` in the macro crate): the rows are moved, not
+//! copied, and nothing is allocated per row.
+
+/// An adjoint's item that can be moved out of its place and back.
+pub trait Lent: Sized {
+    /// The item, its place left empty (or as it was, for a number).
+    fn lend(place: &mut Self) -> Self;
+}
+
+impl Lent for f64 {
+    #[inline(always)]
+    fn lend(place: &mut f64) -> f64 {
+        *place
+    }
+}
+
+impl<T> Lent for Vec<T> {
+    #[inline(always)]
+    fn lend(place: &mut Vec<T>) -> Vec<T> {
+        std::mem::take(place)
+    }
+}
+
+impl<T: Lent, const N: usize> Lent for [T; N] {
+    #[inline(always)]
+    fn lend(place: &mut [T; N]) -> [T; N] {
+        std::array::from_fn(|k| T::lend(&mut place[k]))
+    }
+}
+
+/// The caller's adjoint `bar` as a `Vec` of its items, which
+/// [`give_back`] returns to it.
+///
+/// ```
+/// use autodiff::__adjoint::{give_back, lend};
+///
+/// let mut caller = vec![vec![1.0, 2.0], vec![3.0]];
+/// let mut lent = lend(&mut caller[..]);
+/// lent[1][0] += 0.5;
+/// give_back(&mut caller[..], lent);
+/// assert_eq!(caller, [vec![1.0, 2.0], vec![3.5]]);
+/// ```
+#[inline]
+pub fn lend<T: Lent>(bar: &mut [T]) -> Vec<T> {
+    bar.iter_mut().map(T::lend).collect()
+}
+
+/// Puts what [`lend`] took back into `bar`, item by item.
+#[inline]
+pub fn give_back<T>(bar: &mut [T], lent: Vec<T>) {
+    for (place, item) in bar.iter_mut().zip(lent) {
+        *place = item;
+    }
+}
