@@ -492,7 +492,7 @@ fn cloned_argument_in_a_loop(x: &[f64], k: f64) -> f64 {
     for i in 0..2 {
         let w = scale_all(v.clone(), k);
         s += w[i] * v[1];
-        v[0] = v[0] * k;
+        v[0] *= k;
     }
     s
 }
