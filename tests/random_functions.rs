@@ -113,6 +113,11 @@ enum Expr {
     Ref(String),
     /// `&[e0, ..]`: a slice built at the call, for a helper taking one.
     SliceLit(Vec<Expr>),
+    /// `a.to_vec()` of a local array: a `Vec` made at the call, for a
+    /// helper taking one by value.
+    ToVec(String),
+    /// `vec![e0, ..]`: a `Vec` built at the call, for a helper taking one.
+    VecLit(Vec<Expr>),
     /// `*a.iter().max_by(|p, q| p.partial_cmp(q).unwrap()).unwrap()` (or
     /// `min_by`; over `.copied()` when the flag is set).
     Select(&'static str, String, bool),
@@ -302,6 +307,8 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
         ),
         Expr::Ref(name) => format!("&{name}"),
         Expr::SliceLit(items) => format!("&[{}]", render_list(items, dialect)),
+        Expr::ToVec(name) => format!("{name}.to_vec()"),
+        Expr::VecLit(items) => format!("vec![{}]", render_list(items, dialect)),
         Expr::If(c, a, b) => format!(
             "(if {} {{ {} }} else {{ {} }})",
             render_cond(c, dialect),
@@ -688,6 +695,17 @@ struct Loop {
     pinned: bool,
 }
 
+/// How the file's vector-valued helper takes its two numbers.
+#[derive(Clone, Copy)]
+enum Takes {
+    /// `vh(x0: f64, x1: f64)`.
+    Numbers,
+    /// `vh(x: &[f64])`, whose adjoint a compiled caller lends it.
+    Slice,
+    /// `vh(x: Vec<f64>)`, called with a `Vec` made at the call.
+    Vec,
+}
+
 struct Gen {
     rng: Rng,
     /// Bindings readable here, innermost last (a later one shadows).
@@ -697,9 +715,8 @@ struct Gen {
     helpers: Vec<(String, usize)>,
     /// The file's vector-valued helper (two parameters) and its length.
     vector: Option<(String, usize)>,
-    /// The vector-valued helper takes its two numbers as one slice
-    /// (`vh(x: &[f64])`), whose adjoint a compiled caller lends it.
-    vector_sliced: bool,
+    /// How the vector-valued helper takes its two numbers.
+    vector_takes: Takes,
     fresh: usize,
     tags: Vec<&'static str>,
     /// The function must take the compiled path. Otherwise it may also
@@ -1325,18 +1342,27 @@ impl Gen {
     /// two numbers, or, for a helper taking a slice, `&a` of an array
     /// bound just before (`out`: a compiled caller lends the helper its
     /// adjoint) or a slice built at the call (which keeps the tape).
+    /// For a helper taking a `Vec` by value: `a.to_vec()` of an array
+    /// bound just before, or `vec![..]` built at the call (an expression,
+    /// whose adjoint the caller shapes like it).
     fn vector_args(&mut self, args: Vec<Expr>, out: Option<&mut Vec<Stmt>>) -> Vec<Expr> {
-        if !self.vector_sliced {
-            return args;
+        let takes = self.vector_takes;
+        match takes {
+            Takes::Numbers => return args,
+            Takes::Slice => self.tag("vector helper taking a slice"),
+            Takes::Vec => self.tag("vector helper taking a Vec by value"),
         }
-        self.tag("vector helper taking a slice");
-        match out {
-            Some(out) => {
+        match (out, takes) {
+            (Some(out), _) => {
                 let name = self.fresh("s");
                 out.push(Stmt::Array(name.clone(), args));
-                vec![Expr::Ref(name)]
+                vec![match takes {
+                    Takes::Slice => Expr::Ref(name),
+                    _ => Expr::ToVec(name),
+                }]
             }
-            None => vec![Expr::SliceLit(args)],
+            (None, Takes::Slice) => vec![Expr::SliceLit(args)],
+            (None, _) => vec![Expr::VecLit(args)],
         }
     }
 
@@ -2474,7 +2500,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         loops: Vec::new(),
         helpers: Vec::new(),
         vector: None,
-        vector_sliced: false,
+        vector_takes: Takes::Numbers,
         fresh: 0,
         tags: Vec::new(),
         compiled: true,
@@ -2499,17 +2525,18 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         let is_vec = gen.rng.chance(50);
         let (plain_a, plain_b) = (render(&a, Dialect::Plain), render(&b, Dialect::Plain));
         let (dual_a, dual_b) = (render(&a, Dialect::Dual), render(&b, Dialect::Dual));
-        // Now and then the two numbers come as one slice.
-        gen.vector_sliced = gen.rng.chance(50);
-        let (params, dual_params, unpack, dual_unpack) = if gen.vector_sliced {
-            (
-                "x: &[f64]",
-                "x: &[D]",
-                "    let x0 = x[0];\n    let x1 = x[1];\n",
-                "        let x0 = x[0];\n        let x1 = x[1];\n",
-            )
-        } else {
-            ("x0: f64, x1: f64", "x0: D, x1: D", "", "")
+        // Now and then the two numbers come as one slice or one `Vec`.
+        gen.vector_takes = match gen.rng.below(4) {
+            0 | 1 => Takes::Numbers,
+            2 => Takes::Slice,
+            _ => Takes::Vec,
+        };
+        let unpack = "    let x0 = x[0];\n    let x1 = x[1];\n";
+        let dual_unpack = "        let x0 = x[0];\n        let x1 = x[1];\n";
+        let (params, dual_params, unpack, dual_unpack) = match gen.vector_takes {
+            Takes::Numbers => ("x0: f64, x1: f64", "x0: D, x1: D", "", ""),
+            Takes::Slice => ("x: &[f64]", "x: &[D]", unpack, dual_unpack),
+            Takes::Vec => ("x: Vec<f64>", "x: Vec<D>", unpack, dual_unpack),
         };
         if is_vec {
             (

@@ -457,6 +457,24 @@ impl<B: Bar> AddFrom<B> for B {
     }
 }
 
+/// The adjoint of `a.to_vec()` of an array `a`, a `Vec`, goes back into
+/// the array's: item by item, the lengths being the same.
+///
+/// ```
+/// let mut a = [1.0, 2.0];
+/// autodiff::__adjoint::accumulate(&mut a, &vec![0.5, 0.25]);
+/// assert_eq!(a, [1.5, 2.25]);
+/// ```
+impl<B: Bar, const N: usize> AddFrom<Vec<B>> for [B; N] {
+    #[inline]
+    fn add_from_other(&mut self, other: &Vec<B>) {
+        assert_eq!(other.len(), N, "an array's adjoint takes one of its length");
+        for (bar, other) in self.iter_mut().zip(other) {
+            bar.add_from(other);
+        }
+    }
+}
+
 macro_rules! integer_adds_no_adjoint {
     ($($t:ty),*) => {$(
         impl AddFrom<NoAdjoint> for $t {

@@ -544,3 +544,27 @@ fn a_vector_passed_as_an_expression_is_compiled() {
         &[tape.gradient.0[0], tape.gradient.0[1], tape.gradient.1],
     );
 }
+
+/// `k² s₀ s₁` of an array `s = [k x₀, x₁]` passed as `s.to_vec()`: the
+/// `Vec`'s adjoint goes back into the array's.
+#[differentiable]
+fn array_to_vec_argument(x: &[f64], k: f64) -> f64 {
+    let s = [k * x[0], x[1]];
+    let w = scale_all(s.to_vec(), k);
+    w[0] * w[1]
+}
+
+#[test]
+fn an_array_passed_as_a_vec_is_compiled() {
+    assert_eq!(array_to_vec_argument_grad_path(), GradientPath::Compiled);
+    let (x, k) = ([1.5, -0.7], 1.3);
+    let got = agree(
+        "array_to_vec_argument",
+        array_to_vec_argument_grad(&x, k),
+        array_to_vec_argument_grad_tape(&x, k),
+    );
+    // k³ x₀ x₁.
+    let want = [k.powi(3) * x[1], k.powi(3) * x[0], 3.0 * k * k * x[0] * x[1]];
+    let flat = [got.gradient.0[0], got.gradient.0[1], got.gradient.1];
+    assert_agree("array_to_vec_argument", &flat, &want);
+}
