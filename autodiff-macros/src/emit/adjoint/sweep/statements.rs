@@ -373,6 +373,14 @@ impl<'m> Sweep<'m> {
                         return unsupported(construct, init);
                     }
                     _ => {
+                        if init.any_expr(&|expr| {
+                            matches!(&expr.kind, ExprKind::For { iter, .. } if self.moves_vec(iter))
+                        }) {
+                            return unsupported(
+                                "a `for` that takes a `Vec` by value inside a `let`'s value",
+                                init,
+                            );
+                        }
                         let src = init.source.to_token_stream();
                         let once = pat
                             .names
@@ -627,6 +635,13 @@ impl<'m> Sweep<'m> {
             } if *method == "push" => {
                 touches |= self.root_active(receiver);
             }
+            // `for t in v` takes a `Vec` by value: run as written it would
+            // move `v`, which the adjoint still names after the forward
+            // (its adjoint is shaped from it, its items saved). Such a loop
+            // is compiled like a tracked one, which walks `v` by reference
+            // (`by_value`), or keeps the tape with the reason `for_loop`
+            // gives.
+            ExprKind::For { iter, .. } => touches |= self.moves_vec(iter),
             _ => {}
         }
         for child in expr.children() {
@@ -636,6 +651,22 @@ impl<'m> Sweep<'m> {
             };
         }
         Ok(!touches)
+    }
+
+    /// Whether `iter`, what a `for` walks, is a binding of a `Vec` (or of
+    /// an array of vectors) that the loop would move: a name with an
+    /// index that is neither a slice nor an array.
+    fn moves_vec(&self, iter: &Expr) -> bool {
+        match &iter.kind {
+            ExprKind::Paren(inner) => self.moves_vec(inner),
+            ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                !self.an.slices.contains(&name)
+                    && !self.an.arrays.contains(&name)
+                    && dims_of(iter, &self.an.dims).is_some_and(|dims| dims > 0)
+            }),
+            _ => false,
+        }
     }
 
     pub(super) fn inert_block(&self, block: &Block) -> R<bool> {
