@@ -480,3 +480,74 @@ fn an_unread_vector_call_in_a_loop_that_breaks_keeps_the_tape() {
         &[3.0 * -1.5, 3.0 * 0.5],
     );
 }
+
+/// Three numbers from three inputs, for `total_of`.
+#[differentiable]
+fn layer3(x: &[f64]) -> Vec<f64> {
+    vec![x[0] * x[1], x[1].sin(), x[0] + x[2]]
+}
+
+/// Takes the layer's `Vec` by value.
+#[differentiable]
+fn total_of(h: Vec<f64>) -> f64 {
+    h[0] * h[1] + h[2] * h[2]
+}
+
+#[differentiable]
+fn square(t: f64) -> f64 {
+    t * t
+}
+
+/// A call's value only passed on by value (`let h = layer(x);
+/// total(h)`): the macro cannot tell a number from a vector there, and
+/// read it as a number, which failed the compiled sweep at run time at
+/// every call while `f_grad_path()` said `Compiled` (README, "Layers as
+/// helpers"). Taken as it is, its adjoint goes back whole, a `Vec` or a
+/// number (`s` here).
+#[differentiable]
+fn passed_on(x: &[f64]) -> f64 {
+    let h = layer3(x);
+    let s = square(x[2]);
+    total_of(h) + square(s)
+}
+
+/// The same in a loop, the value bound again every trip.
+#[differentiable]
+fn passed_on_in_a_loop(x: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for _ in 0..2 {
+        let h = layer3(x);
+        acc += total_of(h);
+    }
+    acc
+}
+
+#[test]
+fn a_vector_only_passed_on_by_value_runs_compiled() {
+    assert_eq!(passed_on_grad_path(), GradientPath::Compiled);
+    assert_eq!(passed_on_in_a_loop_grad_path(), GradientPath::Compiled);
+    for x in [[0.3_f64, -0.7, 1.1], [1.5, 0.25, -2.0]] {
+        let (a, b, c) = (x[0], x[1], x[2]);
+        // total = a b sin b + (a + c)²
+        let total = [
+            b * b.sin() + 2.0 * (a + c),
+            a * b.sin() + a * b * b.cos(),
+            2.0 * (a + c),
+        ];
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let alone = compiled(|stack| passed_on_adjoint(stack, &x));
+        let got = agree("passed_on", passed_on_grad(&x), passed_on_grad_tape(&x));
+        assert_eq!(alone.gradient, got.gradient);
+        let want = [total[0], total[1], total[2] + 4.0 * c * c * c];
+        assert_agree("passed_on", &got.gradient, &want);
+        let alone = compiled(|stack| passed_on_in_a_loop_adjoint(stack, &x));
+        let got = agree(
+            "passed_on_in_a_loop",
+            passed_on_in_a_loop_grad(&x),
+            passed_on_in_a_loop_grad_tape(&x),
+        );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns, "f_grad reran the tape");
+        assert_eq!(alone.gradient, got.gradient);
+        assert_agree("passed_on_in_a_loop", &got.gradient, &total.map(|t| 2.0 * t));
+    }
+}

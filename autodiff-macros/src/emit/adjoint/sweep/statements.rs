@@ -512,11 +512,22 @@ impl<'m> Sweep<'m> {
                         .copied()
                         .is_some_and(|dims| dims.is_none_or(|dims| dims > 0));
                 let unread = self.an.unread_calls.contains(name);
+                // Of unknown shape (a tuple, or a value only passed on,
+                // `let h = layer(x); total(h)`): the adjoint by value, a
+                // number for a callee returning one and a vector for a
+                // vector-valued one, as a pushed call's is.
+                let unknown = self.an.call_lets.contains(name)
+                    && matches!(self.an.dims.get(name), Some(None));
                 let seed = if unread {
                     let (adjoint, ident) = (&self.adjoint, binding(name));
                     Seed {
                         unread: true,
                         ..Seed::new(quote!(#adjoint::unread(&#ident)))
+                    }
+                } else if unknown {
+                    Seed {
+                        unread: true,
+                        ..Seed::new(quote!(::core::clone::Clone::clone(&#bar)))
                     }
                 } else {
                     Seed {
