@@ -551,3 +551,46 @@ fn a_vector_only_passed_on_by_value_runs_compiled() {
         assert_agree("passed_on_in_a_loop", &got.gradient, &total.map(|t| 2.0 * t));
     }
 }
+
+/// Calls whose arguments are calls: pushed in a loop onto a `Vec` made
+/// of numbers (`v.push(square(square(x) * k + sin y))`, which kept the
+/// tape as "a vector-valued call of a call": a call pushed onto a `Vec`
+/// of numbers is a number; random programs, seed 17501's f3_8), and a
+/// `Vec` passed by value to a helper where it is made (`total_of(layer3(
+/// ..))`, which reran the tape at every call): bound first, passed on as
+/// it is.
+#[differentiable]
+fn calls_of_calls(x: f64, y: f64) -> f64 {
+    let mut v = vec![0.5; 2];
+    for k in 0..2 {
+        v.push(square(square(x) * (k as f64 + 1.0) + y.sin()));
+    }
+    let z = [x, y, 0.25];
+    v[2] * v[3] + v[0] + total_of(layer3(&z))
+}
+
+#[test]
+fn calls_of_calls_run_compiled() {
+    assert_eq!(calls_of_calls_grad_path(), GradientPath::Compiled);
+    for (x, y) in [(0.3_f64, -0.7_f64), (1.25, 0.5)] {
+        // a_k = (x² (k + 1) + sin y)²; total = x y sin y + (x + 0.25)².
+        let u = [x * x + y.sin(), 2.0 * x * x + y.sin()];
+        let a = u.map(|u| u * u);
+        let da_dx = [2.0 * u[0] * 2.0 * x, 2.0 * u[1] * 4.0 * x];
+        let da_dy = [2.0 * u[0] * y.cos(), 2.0 * u[1] * y.cos()];
+        let want = [
+            a[1] * da_dx[0] + a[0] * da_dx[1] + y * y.sin() + 2.0 * (x + 0.25),
+            a[1] * da_dy[0] + a[0] * da_dy[1] + x * y.sin() + x * y * y.cos(),
+        ];
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let alone = compiled(|stack| calls_of_calls_adjoint(stack, x, y));
+        let got = agree(
+            "calls_of_calls",
+            calls_of_calls_grad(x, y),
+            calls_of_calls_grad_tape(x, y),
+        );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns, "f_grad reran the tape");
+        assert_eq!(alone.gradient, got.gradient);
+        assert_agree("calls_of_calls", &[got.gradient.0, got.gradient.1], &want);
+    }
+}

@@ -65,12 +65,32 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         }
     }
     // A call pushed onto a `Vec` is taken as it is, a number or a vector:
-    // its cotangent is the element's adjoint, typed by the `Vec`'s.
+    // its cotangent is the element's adjoint, typed by the `Vec`'s. One
+    // pushed onto a `Vec` its `let` made of numbers (`vec![0.5; n]`, not
+    // an empty one, whose shape its pushes give) is a number, reversed as
+    // any pushed number is (its arguments may call: `v.push(h(h(x)))`).
+    let mut empty = std::collections::HashSet::new();
+    super::shapes::empty_vec_lets(&function.body, &mut empty);
+    let numbers = |receiver: &Expr| match &receiver.kind {
+        ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+            let name = ident.to_string();
+            !empty.contains(&name)
+                && an.bound.get(&name).copied() == Some(1)
+                && an.dims.get(&name).copied() == Some(Some(1))
+        }),
+        _ => false,
+    };
     function.body.any_expr(&|expr| {
-        if let ExprKind::Structural { method, args, .. } = &expr.kind {
+        if let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        {
             if let [item] = args.as_slice() {
                 let direct = !matches!(item.kind, ExprKind::Paren(_));
-                if *method == "push" && direct && is_call(item) {
+                if *method == "push" && direct && is_call(item) && !numbers(receiver) {
                     pushed.borrow_mut().push(item.id);
                 }
             }
