@@ -594,6 +594,42 @@ mod tracked_items_into_a_vec_of_constants {
     checked!();
 }
 
+/// `concat` in a body with `return`: its adjoint's length is pushed at
+/// each exit after it, as a grown `Vec`'s, and the reverse of the
+/// `concat` splits it at the parts' lengths it saved. A part grows after
+/// the `concat` (random programs, seeds 17505's f0_16 and 17509's f0_3
+/// kept the tape: "`.concat()` of a part whose length changes").
+mod concat_in_a_body_with_return {
+    use super::*;
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = vec![x[0], x[1]];
+        v.push(x[2] * x[3]);
+        let w = [v.clone(), vec![x[3].sin()]].concat();
+        v.push(w[0] * w[3]);
+        v[0] += w[1];
+        if x[0] > 1.0 {
+            return w[2] * v[3] + w[3];
+        }
+        v[3] * w[1] + w[2] + v[0]
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = vec![x[0], x[1]];
+        v.push(x[2] * x[3]);
+        let w = [v.clone(), vec![x[3].sin()]].concat();
+        v.push(w[0] * w[3]);
+        v[0] = v[0] + w[1];
+        if x[0].value > 1.0 {
+            return w[2] * v[3] + w[3];
+        }
+        v[3] * w[1] + w[2] + v[0]
+    }
+
+    checked!();
+}
+
 /// `Vec`s with no derivative taken by value by a `for` (`for t in v`),
 /// after a `swap`, at the top level and inside a branch, beside a tracked
 /// `Vec` summed the same way: run as written, the loop moved the `Vec`

@@ -404,7 +404,19 @@ impl<'m> Sweep<'m> {
                         init,
                     );
                 }
-                let shape = if init.is_empty_vec() || self.an.pushed.contains(name) {
+                // `let w = [v.clone(), vec![x]].concat();` at the top of a
+                // body with `return`s: shaped by the length each exit after
+                // it pushes, as a grown `Vec`'s (its parts may change
+                // before the reverse; their lengths at the `concat` are
+                // saved for its reverse, see `rev_concat`).
+                let concat_in_early = self.early
+                    && self.depth == 0
+                    && concatenated(init).is_some()
+                    && self.an.bound.get(name.as_str()).copied() == Some(1);
+                let shape = if init.is_empty_vec()
+                    || self.an.pushed.contains(name)
+                    || concat_in_early
+                {
                     // Grown by `push`: the reverse sweep, after the whole
                     // forward, sees its final length, and each reversed
                     // `push` takes its element's adjoint off the end, back
