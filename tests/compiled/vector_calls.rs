@@ -546,9 +546,17 @@ fn a_vector_only_passed_on_by_value_runs_compiled() {
             passed_on_in_a_loop_grad(&x),
             passed_on_in_a_loop_grad_tape(&x),
         );
-        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns, "f_grad reran the tape");
+        assert_eq!(
+            autodiff::__adjoint::tape_reruns(),
+            reruns,
+            "f_grad reran the tape"
+        );
         assert_eq!(alone.gradient, got.gradient);
-        assert_agree("passed_on_in_a_loop", &got.gradient, &total.map(|t| 2.0 * t));
+        assert_agree(
+            "passed_on_in_a_loop",
+            &got.gradient,
+            &total.map(|t| 2.0 * t),
+        );
     }
 }
 
@@ -589,7 +597,11 @@ fn calls_of_calls_run_compiled() {
             calls_of_calls_grad(x, y),
             calls_of_calls_grad_tape(x, y),
         );
-        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns, "f_grad reran the tape");
+        assert_eq!(
+            autodiff::__adjoint::tape_reruns(),
+            reruns,
+            "f_grad reran the tape"
+        );
         assert_eq!(alone.gradient, got.gradient);
         assert_agree("calls_of_calls", &[got.gradient.0, got.gradient.1], &want);
     }

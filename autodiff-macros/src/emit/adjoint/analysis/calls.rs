@@ -331,9 +331,7 @@ fn read_by_field(stmts: &[Stmt], name: &str) -> bool {
 /// cotangent. A read in arithmetic, by index or by a method says which
 /// it is, and is left to the other tests.
 fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -> bool {
-    let is_name = |expr: &Expr| {
-        matches!(&unparenthesised(expr).kind, ExprKind::Path(path) if path.path.is_ident(name))
-    };
+    let is_name = |expr: &Expr| matches!(&unparenthesised(expr).kind, ExprKind::Path(path) if path.path.is_ident(name));
     let reads = std::cell::Cell::new(0usize);
     let passed = std::cell::Cell::new(0usize);
     let count = |expr: &Expr| {
