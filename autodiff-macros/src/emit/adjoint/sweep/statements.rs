@@ -360,8 +360,16 @@ impl<'m> Sweep<'m> {
                 // A value with no derivative whose initialiser writes one
                 // (`let _a = { y += x * y; 0.5 };`) is reversed like a
                 // tracked one: its effects have a reverse.
-                let active =
-                    pat.names.iter().any(|n| self.an.active.contains(n)) || self.effects(init);
+                // A call's value of unknown shape bound in a loop or a
+                // branch is saved per trip even with no derivative: a
+                // call it is passed on to reruns from it in the reverse.
+                let unknown_nested = pat.names.iter().any(|n| {
+                    self.an.nested_call_lets.contains(n)
+                        && matches!(self.an.dims.get(n), Some(None))
+                });
+                let active = pat.names.iter().any(|n| self.an.active.contains(n))
+                    || self.effects(init)
+                    || unknown_nested;
                 let name = match name {
                     Some(name) if active => name,
                     None if active && matches!(syntax, syn::Pat::Wild(_)) => {
