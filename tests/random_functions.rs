@@ -24,6 +24,7 @@
 //! expressions, calls of one or two annotated helpers per file (with
 //! tracked and untracked arguments, bindings that change later, in loops,
 //! `h(x, x.recip())`), a
+//! helper's value bound by a `let` and only passed on to a helper, a
 //! vector-valued helper per file (a `Vec` or an array) bound by a `let` and
 //! read by index, or indexed where it is called, it or a tuple-valued
 //! helper taken apart by a pattern (`let (c, w) = tvh(a, b);`), a closure bound by `let`
@@ -2057,7 +2058,27 @@ impl Gen {
             .into_iter()
             .map(|v| v.name.clone())
             .collect();
-        match self.rng.below(5) {
+        match self.rng.below(6) {
+            5 => {
+                // A helper's value only passed on, by value, to a helper
+                // (`let q = h(a); let c = h(q, b);`): a number or a vector
+                // alike to the macro, taken as it is.
+                self.tag("helper value passed on");
+                let (first, arity) = self.helpers[self.rng.below(self.helpers.len())].clone();
+                let (second, arity2) = self.helpers[self.rng.below(self.helpers.len())].clone();
+                let inner = self.fresh("q");
+                out.push(Stmt::Let(
+                    inner.clone(),
+                    Expr::Call(first, args.into_iter().take(arity).collect()),
+                ));
+                let mut passed = vec![Expr::Var(inner)];
+                if arity2 == 2 {
+                    passed.push(self.call_value_argument());
+                }
+                let outer = self.fresh("c");
+                out.push(Stmt::Let(outer.clone(), Expr::Call(second, passed)));
+                self.declare(&outer, Kind::Scalar, false);
+            }
             0 if !targets.is_empty() => {
                 self.tag("vector call indexed in place");
                 let target = targets[self.rng.below(targets.len())].clone();

@@ -481,3 +481,35 @@ fn check_constant(
         })
     }
 }
+
+/// Expands the table into [`one_operand_local`]: the same value and rule
+/// per row as `one_operand_operations`, by the operation's variant.
+macro_rules! one_operand_locals {
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
+        /// The value and the local derivative that the tape records for the
+        /// one-operand operation `operation` at `x` (`Tanh` at `+∞`: 1 and
+        /// 0), or `None` for an operation of another kind (`add`, `powi`).
+        ///
+        /// ```
+        /// use autodiff_core::{one_operand_local, ScalarOperation};
+        ///
+        /// assert_eq!(one_operand_local(ScalarOperation::Tanh, f64::INFINITY), Some((1.0, 0.0)));
+        /// assert_eq!(one_operand_local(ScalarOperation::Add, 1.0), None);
+        /// ```
+        pub fn one_operand_local(operation: ScalarOperation, x: f64) -> Option<(f64, f64)> {
+            match operation {
+                $(ScalarOperation::$variant => one_operand_locals!(@arm x, $variant $spelling $(($($how),*))? $rule $(($function))?),)*
+            }
+        }
+    };
+    (@arm $x:ident, Detached $($rest:tt)*) => { None };
+    (@arm $x:ident, $variant:ident method($method:ident, 0) $rule:ident $(($f:ident))?) => {
+        Some((one_operand_operations!(@local f64::$method, $rule $(($f))?))($x))
+    };
+    (@arm $x:ident, $variant:ident function($function:ident) $rule:ident $(($f:ident))?) => {
+        Some((one_operand_operations!(@local $function, $rule $(($f))?))($x))
+    };
+    (@arm $x:ident, $($other:tt)*) => { None };
+}
+
+autodiff_ops_table::operations!(one_operand_locals);

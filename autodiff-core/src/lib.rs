@@ -65,7 +65,7 @@ mod tape;
 mod value_and_gradient;
 
 pub use curvature::{Hessian, Hvp, Jvp};
-pub use derivatives::{detach, relu, sigmoid, Operand};
+pub use derivatives::{detach, one_operand_local, relu, sigmoid, Operand};
 pub use dual::Dual;
 pub use error::{Label, Operands, ScalarAutodiffError};
 pub use gradcheck::{

@@ -331,8 +331,8 @@ fn neuron_adjoint(
         })(stack, ::autodiff::__adjoint::args((2.0, x, 1.0))),
         stack,
     );
-    stack.observe(z);
-    stack.observe(z);
+    stack.observe_operand_of(z, ::autodiff::ScalarOperation::Relu);
+    stack.observe_operand_of(z, ::autodiff::ScalarOperation::Sigmoid);
     stack.observe_infinite(z_relu);
     stack.observe_infinite(z_sigmoid);
     let value = z_relu.max(z_sigmoid) + affine_value_2 + affine(2.0, 3.0, 1.0);

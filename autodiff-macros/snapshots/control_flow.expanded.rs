@@ -187,7 +187,7 @@ pub fn series_adjoint(
     }
     let mut total = 0.0;
     for i in 0..n {
-        stack.observe(x);
+        stack.observe_power_base(x, i as i32);
         total += scale * x.powi(i as i32);
     }
     stack.observe(total);

@@ -160,7 +160,7 @@ fn wave_adjoint(
     stack.observe(y);
     stack.observe(y);
     stack.observe(2.0);
-    stack.observe(x);
+    stack.observe_operand_of(x, ::autodiff::ScalarOperation::Floor);
     let value = x_tan + x.hypot(y) + f64::log(y, 2.0) + x.floor();
     let value: f64 = value;
     let mut x_bar = ::autodiff::__adjoint::zero(&x);

@@ -176,7 +176,11 @@ impl Neuron {
         __self: &Self,
         x: f64,
     ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self>> {
-        stack.observe((__self.w * x + __self.b));
+        stack
+            .observe_operand_of(
+                (__self.w * x + __self.b),
+                ::autodiff::ScalarOperation::Tanh,
+            );
         let value = (__self.w * x + __self.b).tanh();
         let value: f64 = value;
         let mut __self_bar = <Self as ::autodiff::__private::Parameter>::zero_owned(

@@ -238,7 +238,7 @@ pub fn mlp_loss_adjoint(
             z += x[i] * w1[i][j];
         }
         let z_tanh = z.tanh();
-        stack.observe(z);
+        stack.observe_operand_of(z, ::autodiff::ScalarOperation::Tanh);
         stack.push(z);
         stack.push(z_tanh);
         y_hat += z_tanh * w2[j];

@@ -244,7 +244,7 @@ pub fn mlp_adjoint(
         for i in 0..2 {
             z += w1[j][i] * x[i];
         }
-        stack.observe(z);
+        stack.observe_operand_of(z, ::autodiff::ScalarOperation::Tanh);
         stack.push(z);
         let value = z.tanh();
         h[j] = value;

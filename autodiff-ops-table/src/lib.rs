@@ -91,8 +91,9 @@ pub struct Operation {
     /// adjoint observes: the result can be finite (`exp(−∞) = 0`,
     /// `tanh(∞) = 1`, `max(NaN, 1) = 1`), or the derivative is 0 (a step),
     /// so no adjoint carries it. The tape rejects such an operand when it
-    /// records the operation, so the compiled path observes it to fall
-    /// back to the tape and its labelled error.
+    /// records the operation if it is NaN, or infinite where the value is
+    /// NaN or the local derivative is not finite, so the compiled path
+    /// observes it to fall back to the tape and its labelled error.
     pub absorbs: bool,
 }
 

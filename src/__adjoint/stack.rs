@@ -3,6 +3,7 @@
 //! reverse; the finiteness observations; one stack per thread, reused.
 
 use super::*;
+use autodiff_core::ScalarOperation;
 
 /// The saved values and control-flow records of one compiled gradient: a
 /// forward sweep pushes, the reverse sweep pops in the opposite order.
@@ -183,6 +184,57 @@ impl Stack {
     #[inline(always)]
     pub fn observe_infinite<V: Observed>(&mut self, value: V) {
         self.finite &= value.no_nan();
+    }
+
+    /// Notes the operand of the one-operand function `operation` as the
+    /// tape records it: an infinite operand is taken where the function's
+    /// value is no NaN and its local derivative is finite there
+    /// (`tanh(∞)` is 1 with derivative 0, `(∞).recip()` is 0 with
+    /// derivative 0), and fails the sweep elsewhere (`ln(−∞)` is NaN).
+    /// The table's rule runs only for a non-finite operand.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    /// use autodiff::ScalarOperation;
+    ///
+    /// let mut stack = Stack::new();
+    /// stack.observe_operand_of(f64::INFINITY, ScalarOperation::Tanh);
+    /// assert!(stack.finite());
+    /// stack.observe_operand_of(f64::NEG_INFINITY, ScalarOperation::Ln);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe_operand_of(&mut self, operand: impl Borrow<f64>, operation: ScalarOperation) {
+        let x = *operand.borrow();
+        if !x.is_finite() {
+            self.finite &= recorded_at_infinity(operation, x);
+        }
+    }
+
+    /// Notes the base of `x.powi(n)` as the tape records it: an infinite
+    /// base is taken where the derivative `n·x^(n−1)` is finite
+    /// (`(∞).powi(-2)` is 0 with derivative 0; not `(∞).powi(2)`); the
+    /// power of an infinity is never NaN.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// stack.observe_power_base(f64::INFINITY, -2);
+    /// assert!(stack.finite());
+    /// stack.observe_power_base(f64::INFINITY, 2);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline(always)]
+    pub fn observe_power_base(
+        &mut self,
+        base: impl Borrow<f64>,
+        n: impl crate::__private::PowiExponent,
+    ) {
+        let x = *base.borrow();
+        if !x.is_finite() {
+            self.finite &= !x.is_nan() && rules::powi_partial(x, n).is_finite();
+        }
     }
 
     /// Notes a differentiable parameter and its gradient in one pass: the
@@ -463,4 +515,14 @@ impl std::ops::DerefMut for Scratch {
 /// ```
 pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     f(&mut Scratch::take())
+}
+
+/// Whether the tape records `operation` at the non-finite operand `x`:
+/// the value no NaN, the local derivative finite.
+#[cold]
+#[inline(never)]
+fn recorded_at_infinity(operation: ScalarOperation, x: f64) -> bool {
+    !x.is_nan()
+        && autodiff_core::one_operand_local(operation, x)
+            .is_some_and(|(value, derivative)| !value.is_nan() && derivative.is_finite())
 }

@@ -593,3 +593,123 @@ mod tracked_items_into_a_vec_of_constants {
 
     checked!();
 }
+
+/// `concat` in a body with `return`: its adjoint's length is pushed at
+/// each exit after it, as a grown `Vec`'s, and the reverse of the
+/// `concat` splits it at the parts' lengths it saved. A part grows after
+/// the `concat` (random programs, seeds 17505's f0_16 and 17509's f0_3
+/// kept the tape: "`.concat()` of a part whose length changes").
+mod concat_in_a_body_with_return {
+    use super::*;
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut v = vec![x[0], x[1]];
+        v.push(x[2] * x[3]);
+        let w = [v.clone(), vec![x[3].sin()]].concat();
+        v.push(w[0] * w[3]);
+        v[0] += w[1];
+        if x[0] > 1.0 {
+            return w[2] * v[3] + w[3];
+        }
+        v[3] * w[1] + w[2] + v[0]
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let mut v = vec![x[0], x[1]];
+        v.push(x[2] * x[3]);
+        let w = [v.clone(), vec![x[3].sin()]].concat();
+        v.push(w[0] * w[3]);
+        v[0] = v[0] + w[1];
+        if x[0].value > 1.0 {
+            return w[2] * v[3] + w[3];
+        }
+        v[3] * w[1] + w[2] + v[0]
+    }
+
+    checked!();
+}
+
+/// `Vec`s with no derivative taken by value by a `for` (`for t in v`),
+/// after a `swap`, at the top level and inside a branch, beside a tracked
+/// `Vec` summed the same way: run as written, the loop moved the `Vec`
+/// that the adjoint still names after the forward (its adjoint is shaped
+/// from it), and the generated code did not build (random programs, seed
+/// 17501's f2_10).
+mod constant_vecs_summed_by_value {
+    use super::*;
+    use crate::support::agree;
+
+    #[differentiable]
+    fn f(x: f64, y: f64) -> f64 {
+        let mut acc = x;
+        let c = 0.3125_f64.cos();
+        let mut v = vec![0.25; 2];
+        for k in 0..2 {
+            v.push(c * c + k as f64);
+        }
+        v.swap(0, 2);
+        let mut s = 0.0;
+        for t in v {
+            s += t * c;
+        }
+        let mut w = vec![1.5, c];
+        w.push(0.5);
+        if y > -10.0 {
+            for t in w {
+                s += t * t;
+            }
+        }
+        let mut u = vec![x, y];
+        u.push(x * y);
+        u.swap(0, 2);
+        for item in u {
+            acc += item * y;
+        }
+        s + acc
+    }
+
+    fn twin(x: Dual, y: Dual) -> Dual {
+        let mut acc = x;
+        let c = 0.3125_f64.cos();
+        let mut v = vec![0.25; 2];
+        for k in 0..2 {
+            v.push(c * c + k as f64);
+        }
+        v.swap(0, 2);
+        let mut s = 0.0;
+        for t in v {
+            s += t * c;
+        }
+        let mut w = vec![1.5, c];
+        w.push(0.5);
+        if y.value > -10.0 {
+            for t in w {
+                s += t * t;
+            }
+        }
+        let mut u = vec![x, y];
+        u.push(x * y);
+        u.swap(0, 2);
+        for item in u {
+            acc = acc + item * y;
+        }
+        acc + s
+    }
+
+    #[test]
+    fn against_the_tape_and_dual_numbers() {
+        for at in POINTS {
+            let (x, y) = (at[0], at[1]);
+            let named = format!("at {at:?}");
+            let alone = compiled(|stack| f_adjoint(stack, x, y));
+            let got = agree(&named, f_grad(x, y), f_grad_tape(x, y));
+            assert_eq!(got.value.to_bits(), f(x, y).to_bits(), "{named}: value");
+            assert_eq!(alone.gradient, got.gradient, "{named}");
+            let (value, tangents) = dual_value_and_gradient(&[x, y], |d| twin(d[0], d[1]));
+            assert_eq!(value.to_bits(), got.value.to_bits(), "{named}: dual");
+            assert_agree(&named, &[got.gradient.0, got.gradient.1], &tangents);
+        }
+        assert_eq!(f_grad_path(), GradientPath::Compiled);
+    }
+}

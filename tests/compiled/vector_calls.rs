@@ -568,3 +568,180 @@ fn an_array_passed_as_a_vec_is_compiled() {
     let flat = [got.gradient.0[0], got.gradient.0[1], got.gradient.1];
     assert_agree("array_to_vec_argument", &flat, &want);
 }
+
+/// Three numbers from three inputs, for `total_of`.
+#[differentiable]
+fn layer3(x: &[f64]) -> Vec<f64> {
+    vec![x[0] * x[1], x[1].sin(), x[0] + x[2]]
+}
+
+/// Takes the layer's `Vec` by value.
+#[differentiable]
+fn total_of(h: Vec<f64>) -> f64 {
+    h[0] * h[1] + h[2] * h[2]
+}
+
+#[differentiable]
+fn square(t: f64) -> f64 {
+    t * t
+}
+
+/// A call's value only passed on by value (`let h = layer(x);
+/// total(h)`): the macro cannot tell a number from a vector there, and
+/// read it as a number, which failed the compiled sweep at run time at
+/// every call while `f_grad_path()` said `Compiled` (README, "Layers as
+/// helpers"). Taken as it is, its adjoint goes back whole, a `Vec` or a
+/// number (`s` here).
+#[differentiable]
+fn passed_on(x: &[f64]) -> f64 {
+    let h = layer3(x);
+    let s = square(x[2]);
+    total_of(h) + square(s)
+}
+
+/// The same in a loop, the value bound again every trip.
+#[differentiable]
+fn passed_on_in_a_loop(x: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for _ in 0..2 {
+        let h = layer3(x);
+        acc += total_of(h);
+    }
+    acc
+}
+
+#[test]
+fn a_vector_only_passed_on_by_value_runs_compiled() {
+    assert_eq!(passed_on_grad_path(), GradientPath::Compiled);
+    assert_eq!(passed_on_in_a_loop_grad_path(), GradientPath::Compiled);
+    for x in [[0.3_f64, -0.7, 1.1], [1.5, 0.25, -2.0]] {
+        let (a, b, c) = (x[0], x[1], x[2]);
+        // total = a b sin b + (a + c)²
+        let total = [
+            b * b.sin() + 2.0 * (a + c),
+            a * b.sin() + a * b * b.cos(),
+            2.0 * (a + c),
+        ];
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let alone = compiled(|stack| passed_on_adjoint(stack, &x));
+        let got = agree("passed_on", passed_on_grad(&x), passed_on_grad_tape(&x));
+        assert_eq!(alone.gradient, got.gradient);
+        let want = [total[0], total[1], total[2] + 4.0 * c * c * c];
+        assert_agree("passed_on", &got.gradient, &want);
+        let alone = compiled(|stack| passed_on_in_a_loop_adjoint(stack, &x));
+        let got = agree(
+            "passed_on_in_a_loop",
+            passed_on_in_a_loop_grad(&x),
+            passed_on_in_a_loop_grad_tape(&x),
+        );
+        assert_eq!(
+            autodiff::__adjoint::tape_reruns(),
+            reruns,
+            "f_grad reran the tape"
+        );
+        assert_eq!(alone.gradient, got.gradient);
+        assert_agree(
+            "passed_on_in_a_loop",
+            &got.gradient,
+            &total.map(|t| 2.0 * t),
+        );
+    }
+}
+
+/// Calls whose arguments are calls: pushed in a loop onto a `Vec` made
+/// of numbers (`v.push(square(square(x) * k + sin y))`, which kept the
+/// tape as "a vector-valued call of a call": a call pushed onto a `Vec`
+/// of numbers is a number; random programs, seed 17501's f3_8), and a
+/// `Vec` passed by value to a helper where it is made (`total_of(layer3(
+/// ..))`, which reran the tape at every call): bound first, passed on as
+/// it is.
+#[differentiable]
+fn calls_of_calls(x: f64, y: f64) -> f64 {
+    let mut v = vec![0.5; 2];
+    for k in 0..2 {
+        v.push(square(square(x) * (k as f64 + 1.0) + y.sin()));
+    }
+    let z = [x, y, 0.25];
+    v[2] * v[3] + v[0] + total_of(layer3(&z))
+}
+
+#[test]
+fn calls_of_calls_run_compiled() {
+    assert_eq!(calls_of_calls_grad_path(), GradientPath::Compiled);
+    for (x, y) in [(0.3_f64, -0.7_f64), (1.25, 0.5)] {
+        // a_k = (x² (k + 1) + sin y)²; total = x y sin y + (x + 0.25)².
+        let u = [x * x + y.sin(), 2.0 * x * x + y.sin()];
+        let a = u.map(|u| u * u);
+        let da_dx = [2.0 * u[0] * 2.0 * x, 2.0 * u[1] * 4.0 * x];
+        let da_dy = [2.0 * u[0] * y.cos(), 2.0 * u[1] * y.cos()];
+        let want = [
+            a[1] * da_dx[0] + a[0] * da_dx[1] + y * y.sin() + 2.0 * (x + 0.25),
+            a[1] * da_dy[0] + a[0] * da_dy[1] + x * y.sin() + x * y * y.cos(),
+        ];
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let alone = compiled(|stack| calls_of_calls_adjoint(stack, x, y));
+        let got = agree(
+            "calls_of_calls",
+            calls_of_calls_grad(x, y),
+            calls_of_calls_grad_tape(x, y),
+        );
+        assert_eq!(
+            autodiff::__adjoint::tape_reruns(),
+            reruns,
+            "f_grad reran the tape"
+        );
+        assert_eq!(alone.gradient, got.gradient);
+        assert_agree("calls_of_calls", &[got.gradient.0, got.gradient.1], &want);
+    }
+}
+
+/// `a sin b`, for a value passed on with another argument.
+#[differentiable]
+fn scaled(a: f64, b: f64) -> f64 {
+    a * b.sin()
+}
+
+/// A helper's value with no derivative, bound in a loop and only passed
+/// on to a helper whose other argument the loop changes: saved per trip
+/// for that helper's rerun (random programs, seed 19105's f1_11 kept the
+/// tape: "a call whose argument changes before the reverse sweep").
+#[differentiable]
+fn constant_passed_on_in_a_loop(x: f64) -> f64 {
+    let mut acc = x;
+    for k in 0..3 {
+        let q = square(0.5 * k as f64 + 0.25);
+        acc += scaled(q, acc);
+    }
+    acc
+}
+
+#[test]
+fn a_constant_passed_on_in_a_loop_runs_compiled() {
+    assert_eq!(
+        constant_passed_on_in_a_loop_grad_path(),
+        GradientPath::Compiled
+    );
+    for x in [0.3_f64, -1.1, 2.0] {
+        // acc ← acc + q_k sin acc, so d acc ← d acc (1 + q_k cos acc).
+        let (mut acc, mut d) = (x, 1.0);
+        for k in 0..3 {
+            let q = (0.5 * k as f64 + 0.25).powi(2);
+            d *= 1.0 + q * acc.cos();
+            acc += q * acc.sin();
+        }
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let alone = compiled(|stack| constant_passed_on_in_a_loop_adjoint(stack, x));
+        let got = agree(
+            "constant_passed_on_in_a_loop",
+            constant_passed_on_in_a_loop_grad(x),
+            constant_passed_on_in_a_loop_grad_tape(x),
+        );
+        assert_eq!(
+            autodiff::__adjoint::tape_reruns(),
+            reruns,
+            "f_grad reran the tape"
+        );
+        assert_eq!(alone.gradient, got.gradient);
+        assert_agree("constant_passed_on_in_a_loop", &[got.gradient], &[d]);
+    }
+}

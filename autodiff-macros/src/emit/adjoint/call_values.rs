@@ -2,7 +2,8 @@
 //! `-softmax(&z)[k].ln()` as `let softmax_out = softmax(&z);
 //! -softmax_out[k].ln()`, and `let (a, b) = pair(x);` as `let pair_out =
 //! pair(x); let a = pair_out.0; let b = pair_out.1;` (an array pattern
-//! `let [u, v] = project(cam, p);` by `project_out[0]`, `project_out[1]`).
+//! `let [u, v] = project(cam, p);` by `project_out[0]`, `project_out[1]`),
+//! and `total(layer(x))` as `let layer_out = layer(x); total(layer_out)`.
 //! A call bound by a `let` is what the sweeps take as a vector at the top
 //! level, in a loop or in a branch (`analysis::calls`, `sweep::sites`):
 //! its cotangent is the binding's adjoint, zero but where the body read
@@ -121,6 +122,19 @@ impl Targets {
             if crate::emit::is_annotated_call(call, models) {
                 if let Some(address) = address(call) {
                     self.calls.insert(address);
+                }
+            }
+        }
+        // A call passed by value to another (`total(layer(x))`): bound
+        // first, its value is passed on as it is, a number or a vector
+        // (`analysis::calls`).
+        if let ExprKind::Call { args, .. } = &expr.kind {
+            for arg in args {
+                let call = unparen(arg);
+                if matches!(call.kind, ExprKind::Call { .. }) {
+                    if let Some(address) = address(call) {
+                        self.calls.insert(address);
+                    }
                 }
             }
         }

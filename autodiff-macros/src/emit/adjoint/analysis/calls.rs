@@ -8,7 +8,9 @@
 //! as `adjoint::call_values` splits it) is a tuple of unknown shape, taken
 //! as it is too. So is
 //! the value of such a binding the body never reads, a number or a vector,
-//! whose adjoint is zero. Every other call's value is read as a number
+//! whose adjoint is zero, and one the body only passes on whole to other
+//! annotated calls (`let h = layer(x); total(h)`), whose adjoint goes back
+//! whole. Every other call's value is read as a number
 //! (`__adjoint::scalar_of`), which a vector is not: the sweep fails there
 //! and `f_grad` takes the tape.
 
@@ -40,8 +42,11 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
                 let depth = index_depth(&function.body.stmts, name);
                 if depth > 0 || used_whole(&function.body.stmts, name) {
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
-                } else if read_by_field(&function.body.stmts, name) {
-                    // A tuple (`let h = step_out.0;`): its shape unknown.
+                } else if read_by_field(&function.body.stmts, name)
+                    || passed_on_only(&function.body.stmts, name, &is_call)
+                {
+                    // A tuple (`let h = step_out.0;`), or a value only
+                    // passed on (`total(h)`): its shape unknown.
                     an.dims.insert(name.to_owned(), None);
                 } else if !an.read.contains(name) && !calls_inside(init, &is_call) {
                     // Never read, as it is; one whose arguments call
@@ -60,12 +65,32 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         }
     }
     // A call pushed onto a `Vec` is taken as it is, a number or a vector:
-    // its cotangent is the element's adjoint, typed by the `Vec`'s.
+    // its cotangent is the element's adjoint, typed by the `Vec`'s. One
+    // pushed onto a `Vec` its `let` made of numbers (`vec![0.5; n]`, not
+    // an empty one, whose shape its pushes give) is a number, reversed as
+    // any pushed number is (its arguments may call: `v.push(h(h(x)))`).
+    let mut empty = std::collections::HashSet::new();
+    super::shapes::empty_vec_lets(&function.body, &mut empty);
+    let numbers = |receiver: &Expr| match &receiver.kind {
+        ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+            let name = ident.to_string();
+            !empty.contains(&name)
+                && an.bound.get(&name).copied() == Some(1)
+                && an.dims.get(&name).copied() == Some(Some(1))
+        }),
+        _ => false,
+    };
     function.body.any_expr(&|expr| {
-        if let ExprKind::Structural { method, args, .. } = &expr.kind {
+        if let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        {
             if let [item] = args.as_slice() {
                 let direct = !matches!(item.kind, ExprKind::Paren(_));
-                if *method == "push" && direct && is_call(item) {
+                if *method == "push" && direct && is_call(item) && !numbers(receiver) {
                     pushed.borrow_mut().push(item.id);
                 }
             }
@@ -106,7 +131,9 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         if depth > 0 || whole {
             an.dims.insert(name.clone(), Some(depth.max(1)));
             an.vector_calls.insert(unparenthesised(init).id);
-        } else if read_by_field(&function.body.stmts, name) {
+        } else if read_by_field(&function.body.stmts, name)
+            || passed_on_only(&function.body.stmts, name, &is_call)
+        {
             an.dims.insert(name.clone(), None);
             an.vector_calls.insert(unparenthesised(init).id);
         } else if !an.read.contains(name) {
@@ -290,6 +317,42 @@ fn read_by_field(stmts: &[Stmt], name: &str) -> bool {
         _ => false,
     };
     stmts.iter().any(|stmt| stmt.any_expr(&test))
+}
+
+/// Whether `name` is read only as a whole argument of annotated calls
+/// (`let h = layer(x); total(h)`), by value: a number or a vector alike,
+/// so taken as it is, its adjoint shaped like it and passed back as the
+/// cotangent. A read in arithmetic, by index or by a method says which
+/// it is, and is left to the other tests.
+fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -> bool {
+    let is_name = |expr: &Expr| matches!(&unparenthesised(expr).kind, ExprKind::Path(path) if path.path.is_ident(name));
+    let reads = std::cell::Cell::new(0usize);
+    let passed = std::cell::Cell::new(0usize);
+    let count = |expr: &Expr| {
+        if matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(name)) {
+            reads.set(reads.get() + 1);
+        }
+        let args = match &expr.kind {
+            ExprKind::Call { args, .. } | ExprKind::PlainMethod { args, .. } if is_call(expr) => {
+                Some(args)
+            }
+            _ => None,
+        };
+        if let Some(args) = args {
+            passed.set(passed.get() + args.iter().filter(|arg| is_name(arg)).count());
+        }
+        false
+    };
+    for stmt in stmts {
+        if let Stmt::Let {
+            init: Some(init), ..
+        }
+        | Stmt::Expr(init, _) = stmt
+        {
+            init.any_expr(&count);
+        }
+    }
+    passed.get() > 0 && passed.get() == reads.get()
 }
 
 /// Whether `name` is used as a whole vector somewhere: a method called on

@@ -60,8 +60,11 @@ impl<'m> Sweep<'m> {
                 let [item] = args.as_slice() else {
                     return unsupported("`.push()`", expr);
                 };
-                let call = (matches!(item.kind, ExprKind::Call { .. }) && self.active(item))
-                    || self.method_call(item);
+                // A call onto a `Vec` of numbers is a number (see
+                // `analysis::calls`), pushed as one.
+                let call = ((matches!(item.kind, ExprKind::Call { .. }) && self.active(item))
+                    || self.method_call(item))
+                    && self.an.vector_calls.contains(&item.id);
                 // In a body with `return`s the adjoint's shape is a length
                 // alone, of numbers: a call is pushed as one there.
                 if (call && !self.early) || !self.scalar(item) {

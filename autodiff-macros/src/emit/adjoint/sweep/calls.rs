@@ -19,14 +19,19 @@ impl<'m> Sweep<'m> {
         }
     }
 
-    /// Whether `passed` clones `arg`.
+    /// Whether `passed` clones `arg`: a vector, or a call's value of
+    /// unknown shape (`let h = layer(x); total(h)`, see `analysis::calls`),
+    /// which the callee's rerun in the reverse reads again.
     pub(super) fn owned(&self, arg: &Expr) -> bool {
         match &arg.kind {
+            ExprKind::Paren(inner) => self.owned(inner),
             ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
                 let name = ident.to_string();
+                let unknown = self.an.call_lets.contains(&name)
+                    && matches!(self.an.dims.get(&name), Some(None));
                 !self.an.arrays.contains(&name)
                     && !self.an.slices.contains(&name)
-                    && dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0)
+                    && (unknown || dims_of(arg, &self.an.dims).is_some_and(|dims| dims > 0))
             }),
             _ => false,
         }

@@ -12,6 +12,7 @@
 //! This file holds the sweep's state (scopes, adjoint names, what the
 //! reverse can still read); `statements`, `assignments`, `branches`,
 //! `loops`, `jumps` and `calls` write the constructs of those names,
+//! `inert` says which statements run as written with no reverse,
 //! `moves` the `Vec` methods that move items, `shape` the zeros a `let`'s
 //! adjoint starts from, `saved` an expression's forward side (hoisted,
 //! pushed and observed values), `sites` the values a loop's trips save on
@@ -21,6 +22,7 @@
 mod assignments;
 mod branches;
 mod calls;
+mod inert;
 mod jumps;
 mod loops;
 mod moves;

@@ -5,7 +5,7 @@
 //! the row says the rule reads. Nothing here names a function: a new row
 //! is compiled without an edit.
 
-use autodiff_ops_table::{by_callee, by_method, Operation, Rule};
+use autodiff_ops_table::{by_callee, by_method, Operation, Rule, Spelling};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -27,6 +27,24 @@ pub enum Factor {
 /// rejected the operand.
 pub fn absorbs(func: &str) -> bool {
     by_callee(func).is_some_and(|op| op.absorbs)
+}
+
+/// The engine's variant of the one-operand function `func`
+/// (`::autodiff::ScalarOperation::Tanh`), whose value and rule
+/// `Stack::observe_operand_of` evaluates at an infinite operand, or `None`
+/// for a row of another kind (its operand is then observed finite).
+pub fn one_operand(func: &str) -> Option<TokenStream> {
+    let op: &Operation = by_callee(func)?;
+    match (op.spelling, op.rule) {
+        (
+            Spelling::Method { arguments: 0, .. } | Spelling::Function(_),
+            Rule::Operand(_) | Rule::Result(_) | Rule::Zero,
+        ) => {
+            let variant = Ident::new(op.variant, Span::call_site());
+            Some(quote!(::autodiff::ScalarOperation::#variant))
+        }
+        _ => None,
+    }
 }
 
 /// `::autodiff::__adjoint::rules::name`, the rule a row names.

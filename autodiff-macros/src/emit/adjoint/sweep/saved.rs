@@ -218,9 +218,10 @@ impl<'m> Sweep<'m> {
                 let src = operand.source.to_token_stream();
                 self.observe_elementary(func, src);
             }
-            ExprKind::Powi { base, .. } => {
+            ExprKind::Powi { base, exponent, .. } => {
                 let src = base.source.to_token_stream();
-                self.observe(src);
+                let n = exponent.source.to_token_stream();
+                self.observe_power(src, &n);
             }
             ExprKind::Ternary { func, operands, .. } => {
                 let [a, b, c] = operands.each_ref().map(|e| e.source.to_token_stream());
@@ -393,8 +394,8 @@ impl<'m> Sweep<'m> {
             }
             (ExprKind::Powi { base, exponent, .. }, source) => {
                 let x = self.fwd(base)?;
-                self.observe(x.clone());
                 let n = exponent.source.to_token_stream();
+                self.observe_power(x.clone(), &n);
                 match source {
                     // The student's `.powi`: a mistaken exponent is then
                     // reported as in the plain twin, once.
@@ -509,16 +510,31 @@ impl<'m> Sweep<'m> {
 
     /// Observes the operand of an absorbing one-operand function: `exp`
     /// takes `−∞` (0, derivative 0) and a `+∞` it gives back; every other
-    /// function's operand must be finite.
+    /// function's operand is finite or an infinity the tape records (see
+    /// `Stack::observe_operand_of`: `tanh(∞) = 1` with derivative 0).
     pub(super) fn observe_elementary(&mut self, func: &str, tokens: TokenStream) {
+        let stack = &self.stack;
         if func == "exp" {
-            let stack = &self.stack;
             self.cx
                 .observes
                 .push(quote!(#stack.observe_infinite(#tokens);));
+        } else if let Some(operation) = rules::one_operand(func) {
+            self.cx
+                .observes
+                .push(quote!(#stack.observe_operand_of(#tokens, #operation);));
         } else {
             self.observe(tokens);
         }
+    }
+
+    /// Observes the base of `x.powi(n)`: finite, or an infinity whose
+    /// power and derivative the tape records (`(∞).powi(-2) = 0`, with
+    /// derivative 0; not `(∞).powi(2)`).
+    pub(super) fn observe_power(&mut self, base: TokenStream, n: &TokenStream) {
+        let stack = &self.stack;
+        self.cx
+            .observes
+            .push(quote!(#stack.observe_power_base(#base, #n);));
     }
 
     /// Sets the bindings left out of operand observation.

@@ -354,8 +354,16 @@ impl<'m> Sweep<'m> {
                 // A value with no derivative whose initialiser writes one
                 // (`let _a = { y += x * y; 0.5 };`) is reversed like a
                 // tracked one: its effects have a reverse.
-                let active =
-                    pat.names.iter().any(|n| self.an.active.contains(n)) || self.effects(init);
+                // A call's value of unknown shape bound in a loop or a
+                // branch is saved per trip even with no derivative: a
+                // call it is passed on to reruns from it in the reverse.
+                let unknown_nested = pat.names.iter().any(|n| {
+                    self.an.nested_call_lets.contains(n)
+                        && matches!(self.an.dims.get(n), Some(None))
+                });
+                let active = pat.names.iter().any(|n| self.an.active.contains(n))
+                    || self.effects(init)
+                    || unknown_nested;
                 let name = match name {
                     Some(name) if active => name,
                     None if active && matches!(syntax, syn::Pat::Wild(_)) => {
@@ -367,6 +375,14 @@ impl<'m> Sweep<'m> {
                         return unsupported(construct, init);
                     }
                     _ => {
+                        if init.any_expr(&|expr| {
+                            matches!(&expr.kind, ExprKind::For { iter, .. } if self.moves_vec(iter))
+                        }) {
+                            return unsupported(
+                                "a `for` that takes a `Vec` by value inside a `let`'s value",
+                                init,
+                            );
+                        }
                         let src = init.source.to_token_stream();
                         let once = pat
                             .names
@@ -390,7 +406,19 @@ impl<'m> Sweep<'m> {
                         init,
                     );
                 }
-                let shape = if init.is_empty_vec() || self.an.pushed.contains(name) {
+                // `let w = [v.clone(), vec![x]].concat();` at the top of a
+                // body with `return`s: shaped by the length each exit after
+                // it pushes, as a grown `Vec`'s (its parts may change
+                // before the reverse; their lengths at the `concat` are
+                // saved for its reverse, see `rev_concat`).
+                let concat_in_early = self.early
+                    && self.depth == 0
+                    && concatenated(init).is_some()
+                    && self.an.bound.get(name.as_str()).copied() == Some(1);
+                let shape = if init.is_empty_vec()
+                    || self.an.pushed.contains(name)
+                    || concat_in_early
+                {
                     // Grown by `push`: the reverse sweep, after the whole
                     // forward, sees its final length, and each reversed
                     // `push` takes its element's adjoint off the end, back
@@ -498,11 +526,22 @@ impl<'m> Sweep<'m> {
                         .copied()
                         .is_some_and(|dims| dims.is_none_or(|dims| dims > 0));
                 let unread = self.an.unread_calls.contains(name);
+                // Of unknown shape (a tuple, or a value only passed on,
+                // `let h = layer(x); total(h)`): the adjoint by value, a
+                // number for a callee returning one and a vector for a
+                // vector-valued one, as a pushed call's is.
+                let unknown = self.an.call_lets.contains(name)
+                    && matches!(self.an.dims.get(name), Some(None));
                 let seed = if unread {
                     let (adjoint, ident) = (&self.adjoint, binding(name));
                     Seed {
                         unread: true,
                         ..Seed::new(quote!(#adjoint::unread(&#ident)))
+                    }
+                } else if unknown {
+                    Seed {
+                        unread: true,
+                        ..Seed::new(quote!(::core::clone::Clone::clone(&#bar)))
                     }
                 } else {
                     Seed {
@@ -580,74 +619,6 @@ impl<'m> Sweep<'m> {
         let ident = self.bind(name);
         self.scope().bars.pop();
         ident
-    }
-
-    /// Whether evaluating `expr` writes a tracked binding or jumps: what a
-    /// value with no derivative of its own must still reverse.
-    pub(super) fn effects(&self, expr: &Expr) -> bool {
-        expr.any_expr(&|e| match &e.kind {
-            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
-                self.root_active(target)
-            }
-            ExprKind::Reference {
-                mutability: Some(_),
-                expr: place,
-            } => self.root_active(place),
-            ExprKind::Structural {
-                receiver, method, ..
-            }
-            | ExprKind::PlainMethod {
-                receiver, method, ..
-            } => super::super::analysis::mutates(method) && self.root_active(receiver),
-            ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_) => true,
-            _ => false,
-        })
-    }
-
-    /// A statement with no derivative in it (nothing carries one, nothing
-    /// active is written) runs as written and has no reverse; a `return`,
-    /// `break` or `continue` is not compiled yet.
-    pub(super) fn inert(&self, expr: &Expr) -> R<bool> {
-        let mut touches = self.active(expr);
-        match &expr.kind {
-            ExprKind::Return(Some(_)) if self.early => return Ok(false),
-            ExprKind::Return(_) => return unsupported("an early `return`", expr),
-            ExprKind::Break { .. } | ExprKind::Continue(_) => return Ok(false),
-            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
-                touches |= self.root_active(target);
-            }
-            ExprKind::Structural {
-                receiver, method, ..
-            } if *method == "push" => {
-                touches |= self.root_active(receiver);
-            }
-            _ => {}
-        }
-        for child in expr.children() {
-            touches |= match child {
-                crate::ast::Child::Expr(child) => !self.inert(child)?,
-                crate::ast::Child::Block(block) => !self.inert_block(block)?,
-            };
-        }
-        Ok(!touches)
-    }
-
-    pub(super) fn inert_block(&self, block: &Block) -> R<bool> {
-        let mut inert = true;
-        for stmt in &block.stmts {
-            inert &= match stmt {
-                Stmt::Let { pat, init, .. } => {
-                    !pat.names.iter().any(|n| self.an.active.contains(n))
-                        && match init {
-                            Some(init) => self.inert(init)?,
-                            None => true,
-                        }
-                }
-                Stmt::Item(_) => true,
-                Stmt::Expr(expr, _) => self.inert(expr)?,
-            };
-        }
-        Ok(inert)
     }
 
     /// The current statement's forward (hoists, observes, pushes, then
