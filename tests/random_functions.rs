@@ -2131,7 +2131,17 @@ impl Gen {
                 if first != "_" {
                     self.declare(&c, Kind::Scalar, false);
                 }
-                self.declare(&w, Kind::Array(2), false);
+                if nested {
+                    // Inside a loop or a branch the `Vec` is read by its
+                    // elements only: iterated there (`for v in w.iter()`,
+                    // `w.chunks(2)`) it keeps the tape (README).
+                    let u = self.fresh("u");
+                    let k = self.rng.below(2);
+                    out.push(Stmt::Let(u.clone(), Expr::Elem(w, Idx::Const(k))));
+                    self.declare(&u, Kind::Scalar, false);
+                } else {
+                    self.declare(&w, Kind::Array(2), false);
+                }
             }
         }
         true

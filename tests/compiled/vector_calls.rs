@@ -564,7 +564,11 @@ fn an_array_passed_as_a_vec_is_compiled() {
         array_to_vec_argument_grad_tape(&x, k),
     );
     // k³ x₀ x₁.
-    let want = [k.powi(3) * x[1], k.powi(3) * x[0], 3.0 * k * k * x[0] * x[1]];
+    let want = [
+        k.powi(3) * x[1],
+        k.powi(3) * x[0],
+        3.0 * k * k * x[0] * x[1],
+    ];
     let flat = [got.gradient.0[0], got.gradient.0[1], got.gradient.1];
     assert_agree("array_to_vec_argument", &flat, &want);
 }
