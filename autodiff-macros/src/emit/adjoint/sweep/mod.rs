@@ -13,6 +13,7 @@
 //! reverse can still read); `statements`, `assignments`, `branches`,
 //! `loops`, `jumps` and `calls` write the constructs of those names,
 //! `inert` says which statements run as written with no reverse,
+//! `syntax` what an expression is from its syntax alone,
 //! `moves` the `Vec` methods that move items, `shape` the zeros a `let`'s
 //! adjoint starts from, `saved` an expression's forward side (hoisted,
 //! pushed and observed values), `sites` the values a loop's trips save on
@@ -32,6 +33,7 @@ mod saved;
 mod shape;
 mod sites;
 mod statements;
+mod syntax;
 
 use std::collections::{HashMap, HashSet};
 
@@ -46,6 +48,10 @@ use crate::text;
 pub(super) use moves::MOVES;
 use moves::{concatenated, popped};
 use rules::Factor;
+use syntax::{
+    contains_jump, element_source, has_call, has_return, is_arithmetic, is_jump, is_method_call,
+    is_place, is_scalar, is_simple, level, place_tokens, range_like,
+};
 
 /// The first construct the compiled adjoint does not cover, and its line.
 pub struct Unsupported {
@@ -533,168 +539,6 @@ fn first_ident_span(pat: &syn::Pat) -> Span {
         .into_iter()
         .next()
         .map_or_else(Span::call_site, |token| token.span())
-}
-
-/// Whether the value is one `f64` (as opposed to a place that may be an
-/// array): arithmetic, a function, a literal, a call.
-fn is_scalar(expr: &Expr) -> bool {
-    match &expr.kind {
-        ExprKind::Lit(_)
-        | ExprKind::NegLit(_)
-        | ExprKind::Binary { .. }
-        | ExprKind::Neg { .. }
-        | ExprKind::Elementary { .. }
-        | ExprKind::Powi { .. }
-        | ExprKind::Ternary { .. }
-        | ExprKind::Sum { .. }
-        | ExprKind::Cast { .. } => true,
-        ExprKind::Call { .. } => !expr.is_empty_vec(),
-        _ if is_method_call(expr) => true,
-        ExprKind::Paren(inner) => is_scalar(inner),
-        ExprKind::If { then_branch, .. } | ExprKind::Block(None, then_branch) => {
-            then_branch.split_tail().1.is_some_and(is_scalar)
-        }
-        ExprKind::Match { arms, .. } => arms.first().is_some_and(|arm| is_scalar(&arm.body)),
-        _ => false,
-    }
-}
-
-/// A path, or an index chain into one.
-fn is_place(expr: &Expr) -> bool {
-    match &expr.kind {
-        ExprKind::Path(_) => true,
-        ExprKind::Prefix {
-            op: syn::UnOp::Deref(_),
-            operand,
-        } => is_place(operand),
-        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_place(base),
-        _ => false,
-    }
-}
-
-/// Arithmetic of places and literals: cheap to compute again.
-fn is_arithmetic(expr: &Expr) -> bool {
-    match &expr.kind {
-        ExprKind::Lit(_) | ExprKind::NegLit(_) | ExprKind::Path(_) => true,
-        ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => is_arithmetic(base),
-        ExprKind::Paren(inner)
-        | ExprKind::Neg { operand: inner, .. }
-        | ExprKind::Prefix {
-            op: syn::UnOp::Deref(_),
-            operand: inner,
-        } => is_arithmetic(inner),
-        ExprKind::Binary { op, lhs, rhs, .. } => {
-            matches!(op, Arith::Add | Arith::Sub | Arith::Mul | Arith::Div)
-                && is_arithmetic(lhs)
-                && is_arithmetic(rhs)
-        }
-        _ => false,
-    }
-}
-
-fn has_call(expr: &Expr) -> bool {
-    matches!(expr.kind, ExprKind::Call { .. })
-        || is_method_call(expr)
-        || expr.children().into_iter().any(|child| match child {
-            crate::ast::Child::Expr(child) => has_call(child),
-            crate::ast::Child::Block(_) => true,
-        })
-}
-
-/// A method called on a place (`model.score(x)`, `net.layers[k].forward(h)`)
-/// that is not one the vocabulary knows: on a model, an annotated method,
-/// whose pair (`score_forward`, `score_reverse`) the sweeps call as they
-/// call a function's. Which of these carry a derivative is `Sweep::
-/// method_call`'s question; this one is syntax only, for the checks that
-/// must not read a call's value twice.
-fn is_method_call(expr: &Expr) -> bool {
-    matches!(&expr.kind, ExprKind::PlainMethod { receiver, reads_primal: false, .. } if is_place(receiver))
-}
-
-fn is_simple(tokens: &TokenStream) -> bool {
-    let tokens: Vec<_> = tokens.clone().into_iter().collect();
-    tokens.len() == 1
-}
-
-/// A range, possibly reversed, stepped, skipped or taken: reversible.
-fn range_like(iter: &Expr) -> bool {
-    match &iter.kind {
-        ExprKind::Range {
-            start: Some(_),
-            end: Some(_),
-            ..
-        } => true,
-        ExprKind::Paren(inner) => range_like(inner),
-        ExprKind::Structural {
-            receiver, method, ..
-        } => {
-            matches!(
-                method.to_string().as_str(),
-                "rev" | "step_by" | "skip" | "take"
-            ) && range_like(receiver)
-        }
-        _ => false,
-    }
-}
-
-/// A place as the reverse sweep reads it: as written, or its saved copy.
-fn place_tokens(place: &Expr, saved: &HashMap<usize, Ident>) -> TokenStream {
-    match saved.get(&place.id) {
-        Some(copy) => copy.to_token_stream(),
-        None => place.source.to_token_stream(),
-    }
-}
-
-/// `x`, `&x`, `x.iter()`, `x.iter().copied()`: the place iterated and
-/// whether the items are references.
-fn element_source<'e, 'a>(iter: &'e Expr<'a>) -> Option<(&'e Expr<'a>, bool)> {
-    match &iter.kind {
-        ExprKind::Reference {
-            mutability: None,
-            expr,
-        } if is_place(expr) => Some((expr, true)),
-        ExprKind::Structural {
-            receiver, method, ..
-        } => match method.to_string().as_str() {
-            "iter" if is_place(receiver) => Some((receiver, true)),
-            "copied" | "cloned" => {
-                let (place, _) = element_source(receiver)?;
-                Some((place, false))
-            }
-            _ => None,
-        },
-        ExprKind::Paren(inner) => element_source(inner),
-        _ => None,
-    }
-}
-
-/// A loop's level of jumps: its label and trip counter.
-fn level(label: Option<&syn::Label>, trips: Option<Ident>) -> Jumps {
-    Jumps {
-        trips,
-        label: label.map(|label| label.name.ident.to_string()),
-        ..Jumps::default()
-    }
-}
-
-fn is_jump(expr: &Expr) -> bool {
-    matches!(
-        expr.kind,
-        ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
-    )
-}
-
-fn contains_jump(block: &Block) -> bool {
-    block.any_expr(&|expr| {
-        matches!(
-            expr.kind,
-            ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
-        )
-    })
-}
-
-fn has_return(block: &Block) -> bool {
-    block.any_expr(&|expr| matches!(expr.kind, ExprKind::Return(_)))
 }
 
 /// `g`'s `forward` or `reverse` sibling, which the sweeps call with the
