@@ -6,9 +6,10 @@
 //!
 //! `analysis` finds what carries a derivative and what stays in scope,
 //! `call_values` binds a vector-valued call read in place (`softmax(&z)[k]`,
-//! `let (a, b) = pair(x);`) by a `let` first, `chains` and `patterns` read iterator chains as loops (and a closure
-//! bound by `let` as its body where it is called, an `Option` of a slice's
-//! element as a length test) and pattern `let`s as one `let` per name,
+//! `let (a, b) = pair(x);`) by a `let` first, `chains` and `patterns` read
+//! iterator chains as loops (and a closure bound by `let` as its body where
+//! it is called, an `Option` of a slice's element as a length test) and
+//! pattern `let`s as one `let` per name,
 //! `extremes` finds running minima and maxima, and `sweep` writes both
 //! sweeps statement by statement. A body with a construct not compiled yet
 //! keeps the tape: `f_grad` calls `f_grad_tape`, its doc line

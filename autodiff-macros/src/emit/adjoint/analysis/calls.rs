@@ -42,9 +42,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
                 let depth = index_depth(&function.body.stmts, name);
                 if depth > 0 || used_whole(&function.body.stmts, name) {
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
-                } else if read_by_field(&function.body.stmts, name)
-                    || passed_on_only(&function.body.stmts, name, &is_call)
-                {
+                } else if taken_as_it_is(&function.body.stmts, name, &is_call) {
                     // A tuple (`let h = step_out.0;`), or a value only
                     // passed on (`total(h)`): its shape unknown.
                     an.dims.insert(name.to_owned(), None);
@@ -131,9 +129,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         if depth > 0 || whole {
             an.dims.insert(name.clone(), Some(depth.max(1)));
             an.vector_calls.insert(unparenthesised(init).id);
-        } else if read_by_field(&function.body.stmts, name)
-            || passed_on_only(&function.body.stmts, name, &is_call)
-        {
+        } else if taken_as_it_is(&function.body.stmts, name, &is_call) {
             an.dims.insert(name.clone(), None);
             an.vector_calls.insert(unparenthesised(init).id);
         } else if !an.read.contains(name) {
@@ -305,6 +301,12 @@ fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     most
 }
 
+/// Whether a call's binding `name` is taken as it is, of a shape the
+/// body does not show: read by a tuple field, or only passed on whole.
+fn taken_as_it_is(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -> bool {
+    read_by_field(stmts, name) || passed_on_only(stmts, name, is_call)
+}
+
 /// Whether `name` is read by a tuple field somewhere (`p.0`): a call's
 /// value split by a pattern (`let (h, s) = step(&x);`, see
 /// `call_values`), taken as it is.
@@ -344,13 +346,7 @@ fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -
         false
     };
     for stmt in stmts {
-        if let Stmt::Let {
-            init: Some(init), ..
-        }
-        | Stmt::Expr(init, _) = stmt
-        {
-            init.any_expr(&count);
-        }
+        stmt.any_expr(&count);
     }
     passed.get() > 0 && passed.get() == reads.get()
 }
