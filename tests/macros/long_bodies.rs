@@ -573,3 +573,282 @@ fn an_error_in_a_long_body_names_its_operation_and_line() {
         + 1;
     assert_eq!(label.line as usize, line);
 }
+
+/// A closure in a long body: its parameter, given tracked values, is typed
+/// `_` on the tape, so an operation on it must be a free-function call
+/// rustc can infer through, not the method chain of other outlined
+/// operations (`t * t + ..` as `(t * t).record_add(..)` did not build:
+/// E0282, seed 19233 of the random programs). 120 statements make it long.
+#[differentiable]
+fn long_closure(x: f64) -> f64 {
+    let act = |t: f64| t * t + (-1.5 * t).sin() * 0.5;
+    let mut acc = x;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc -= act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + 0.1).sin() + act(acc) * 0.03125;
+    acc
+}
+
+/// [`long_closure`] in dual numbers.
+fn long_closure_dual(x: Dual) -> Dual {
+    let act = |t: Dual| t * t + (t * -1.5).sin() * 0.5;
+    let mut acc = x;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc = acc * 0.5 + act(acc * 0.25 + x) * 0.125;
+    acc = acc - act(x - acc * 0.5) * 0.0625;
+    acc = (acc * 0.75 + Dual::constant(0.1)).sin() + act(acc) * 0.03125;
+    acc
+}
+
+#[test]
+fn a_closure_in_a_long_body_builds_and_differentiates_exactly() {
+    for x in [0.3, -0.8, 1.7] {
+        let along = long_closure_dual(Dual::input(x, true));
+        let got = long_closure_grad(x).expect("finite");
+        assert!(
+            close(got.value, along.value, 1e-12),
+            "value {} vs {}",
+            got.value,
+            along.value
+        );
+        assert!(
+            close(got.gradient, along.tangent, 1e-12),
+            "d/dx {} vs {}",
+            got.gradient,
+            along.tangent
+        );
+    }
+}

@@ -98,7 +98,9 @@ impl Emitter<'_> {
                     // `|v: f64|` may be given a `Scalar`.
                     inputs = without_f64(inputs);
                 }
+                let chains = self.method_chains.replace(false);
                 let body = self.expr(body, Mode::Value);
+                self.method_chains.set(chains);
                 quote!(#capture |#inputs| #output #body)
             }
             ExprKind::Block(block_label, block) => {

@@ -74,6 +74,12 @@ pub(super) struct Emitter<'f> {
     /// Whether the arithmetic calls `__private::outlined` (a long body:
     /// `tape::outlined`).
     outlined: bool,
+    /// Whether an outlined call may take a recorded operand as the
+    /// receiver of `record_<func>`. Not inside a closure's body, whose
+    /// parameters may be typed `_` (`control`): a method call on an
+    /// operation of them would need their type before rustc knows it
+    /// (E0282), where the free function lets it infer.
+    method_chains: std::cell::Cell<bool>,
     /// `#[constant]` parameters declared `f64`: as an index, the plain
     /// twin's error alone (see `composite`).
     float_constants: Vec<String>,
@@ -108,6 +114,7 @@ impl<'f> Emitter<'f> {
             tape,
             models: Vec::new(),
             outlined: false,
+            method_chains: std::cell::Cell::new(true),
             float_constants: Vec::new(),
             raised: std::cell::Cell::new(Raised::default()),
             shaped: false,
@@ -177,7 +184,7 @@ impl<'f> Emitter<'f> {
         span: Span,
     ) -> TokenStream {
         let ((first, receiver), at) = (first, quote!(&const { #at }));
-        if let Receiver::Recorded { bare } = receiver {
+        if let (Receiver::Recorded { bare }, true) = (receiver, self.method_chains.get()) {
             let method = format_ident!("record_{}", func, span = span);
             // A chain of these is one flat method chain, which rustc parses
             // in a loop; parenthesised, each level would nest its parser.
