@@ -204,8 +204,7 @@ impl Analysis {
             };
             analysis.dims.insert(param.ident.to_string(), dims);
         }
-        let mut params_dims = analysis.dims.clone();
-        dims_block(&function.body, &mut analysis.dims, &HashSet::new());
+        let params_dims = analysis.dims.clone();
         collect_idents(function.item.to_token_stream(), &mut analysis.idents);
         for param in &function.params {
             *analysis.bound.entry(param.ident.to_string()).or_default() += 1;
@@ -223,17 +222,60 @@ impl Analysis {
             }
             analysis.stmt_facts(stmt, index);
         }
+        analysis.shapes(function, params_dims.clone(), &HashSet::new());
+        // After the shapes above, which would undo the vectors' shapes.
+        calls::calls_bound(function, &mut analysis);
+        // What the body makes of a vector call's elements (`let t =
+        // p[1];`, `v.push(p[k])`) has a shape only once the call's is
+        // known: the shapes again, the calls' taken as given.
+        let calls: HashMap<String, Option<usize>> = analysis
+            .call_lets
+            .iter()
+            .filter_map(|name| Some((name.clone(), analysis.dims.get(name).copied()?)))
+            .collect();
+        if calls.values().any(Option::is_some) {
+            let mut seeds = params_dims;
+            seeds.extend(calls.clone());
+            analysis.shapes(function, seeds, &calls.keys().cloned().collect());
+            analysis.dims.extend(calls);
+        }
+        loop {
+            let before = analysis.active.len();
+            let mut found = Vec::new();
+            reach_block(&function.body, &analysis.active, &mut found);
+            analysis.active.extend(found);
+            if analysis.active.len() == before {
+                break;
+            }
+        }
+        analysis.numbers = numbers(function, &analysis.active);
+        analysis
+    }
+
+    /// The shapes of the body's bindings (`dims`, `assigned`), starting
+    /// from `seeds` (the parameters', and any found before), a `let` of a
+    /// name in `given` keeping its seed: the shapes pass, then a `Vec`
+    /// bound empty shaped by what is pushed onto it, then a `let y;` by
+    /// what is assigned to it.
+    fn shapes(
+        &mut self,
+        function: &Function,
+        mut params_dims: HashMap<String, Option<usize>>,
+        given: &HashSet<String>,
+    ) {
+        self.dims = params_dims.clone();
+        dims_block(&function.body, &mut self.dims, given);
         // A `Vec` bound empty, once, has the shape of what is pushed onto
         // it (`let mut v = Vec::new(); v.push(x * x); .. v.push(v[0]);`):
         // taken as known before its `let`, then the shapes again, until
         // nothing changes.
         let mut empty = HashSet::new();
         empty_vec_lets(&function.body, &mut empty);
-        empty.retain(|name| analysis.bound.get(name).copied() == Some(1));
+        empty.retain(|name| self.bound.get(name).copied() == Some(1));
         let mut grown: HashMap<String, Option<usize>> = HashMap::new();
         for _ in 0..3 {
             let found: HashMap<String, Option<usize>> =
-                grown_dims(&function.body, &analysis.dims, &empty)
+                grown_dims(&function.body, &self.dims, &empty)
                     .into_iter()
                     .filter(|(_, shape)| shape.is_some())
                     .collect();
@@ -241,13 +283,13 @@ impl Analysis {
                 break;
             }
             grown = found;
-            let names: HashSet<String> = grown.keys().cloned().collect();
+            let names: HashSet<String> = grown.keys().chain(given).cloned().collect();
             let mut dims = params_dims.clone();
             dims.extend(grown.clone());
             dims_block(&function.body, &mut dims, &names);
-            analysis.dims = dims;
+            self.dims = dims;
         }
-        let grown_names: HashSet<String> = grown.keys().cloned().collect();
+        let grown_names: HashSet<String> = grown.keys().chain(given).cloned().collect();
         params_dims.extend(grown);
         // A `let y;` has the shape of what is assigned to it, which may
         // come through another such binding (`let (a, b) = if .. { (b, s) }
@@ -256,8 +298,8 @@ impl Analysis {
         // assignments show, until that agrees; else its shape is unknown.
         let mut deferred = Vec::new();
         deferred_lets(&function.body, &mut deferred);
-        deferred.retain(|name| analysis.bound.get(name).copied() == Some(1));
-        analysis.assigned = assigned_dims(&function.body, &analysis.dims);
+        deferred.retain(|name| self.bound.get(name).copied() == Some(1));
+        self.assigned = assigned_dims(&function.body, &self.dims);
         if !deferred.is_empty() {
             let mut seeds: HashMap<String, Option<usize>> = deferred
                 .iter()
@@ -274,8 +316,8 @@ impl Analysis {
                     .map(|name| (name.clone(), assigned.get(name).copied().flatten()))
                     .collect();
                 if found == seeds {
-                    analysis.dims = dims;
-                    analysis.assigned = assigned;
+                    self.dims = dims;
+                    self.assigned = assigned;
                     agreed = true;
                     break;
                 }
@@ -283,23 +325,10 @@ impl Analysis {
             }
             if !agreed {
                 for name in &deferred {
-                    analysis.assigned.insert(name.clone(), None);
+                    self.assigned.insert(name.clone(), None);
                 }
             }
         }
-        // After the shapes above, which would undo the vectors' shapes.
-        calls::calls_bound(function, &mut analysis);
-        loop {
-            let before = analysis.active.len();
-            let mut found = Vec::new();
-            reach_block(&function.body, &analysis.active, &mut found);
-            analysis.active.extend(found);
-            if analysis.active.len() == before {
-                break;
-            }
-        }
-        analysis.numbers = numbers(function, &analysis.active);
-        analysis
     }
 
     fn stmt_facts(&mut self, stmt: &Stmt, top: usize) {

@@ -48,8 +48,9 @@ fn break_value<'m, 'a>(block: &'m Block<'a>) -> Option<&'m Expr<'a>> {
 }
 
 /// The shapes of the bindings of `block` and the blocks inside it, into
-/// `dims`; a `Vec` bound empty whose name is in `grown` keeps the shape
-/// `dims` already has for it (see [`grown_dims`]).
+/// `dims`; a `let` of a name in `grown` (a `Vec` bound empty, see
+/// [`grown_dims`], or a vector call's binding, see `calls`) keeps the
+/// shape `dims` already has for it.
 pub(super) fn dims_block(
     block: &Block,
     dims: &mut HashMap<String, Option<usize>>,
@@ -67,7 +68,7 @@ pub(super) fn dims_block(
                 // `break`'s, which may name a `let` inside it (`let y =
                 // loop { let if_value = ..; break if_value; };`).
                 dims_expr(init, dims, grown);
-                if init.is_empty_vec() && grown.contains(name) {
+                if grown.contains(name) {
                     dims.entry(name.clone()).or_insert(None);
                     continue;
                 }
