@@ -152,6 +152,14 @@ impl<'t> Lift<'t> for f64 {
     }
 }
 
+impl<'t> Lift<'t> for &f64 {
+    type Lifted = Scalar<'t>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Scalar<'t> {
+        (*self).lift(tape, at)
+    }
+}
+
 impl<'t> Lift<'t> for Scalar<'t> {
     type Lifted = Scalar<'t>;
     #[inline]
@@ -330,6 +338,20 @@ pub(super) fn non_finite_output(
 /// constant (`f64::NEG_INFINITY`) names the binding it was meant for.
 pub fn lift<'t, T: Lift<'t>>(tape: &'t Tape, value: T, at: Label) -> T::Lifted {
     value.lift(tape, Some(at))
+}
+
+/// `lift` of each item, for what `v.extend(..)` appends to a tracked `Vec`
+/// (`v.extend(a.iter().map(|t| t * 0.5))` of plain `a`).
+pub fn lift_each<'t, I>(
+    tape: &'t Tape,
+    items: I,
+    at: Label,
+) -> impl Iterator<Item = <I::Item as Lift<'t>>::Lifted> + use<'t, I>
+where
+    I: IntoIterator,
+    I::Item: Lift<'t>,
+{
+    items.into_iter().map(move |item| item.lift(tape, Some(at)))
 }
 
 /// A value lifted where the type it must have is known from elsewhere: an

@@ -334,6 +334,51 @@ fn a_vec_extended_by_an_iterator() {
     );
 }
 
+/// A tracked `Vec` extended by plain items: each is lifted onto the tape
+/// (the recording twin did not build, `Vec<Scalar>: Extend<f64>`, seed
+/// 19237 f5_17). Of a `map` closure it is compiled; by references
+/// (`halves.iter()`) it keeps the tape (README: only `extend` of a `map`).
+#[differentiable]
+fn extended_by_plain_items(x: &[f64]) -> f64 {
+    let halves = [1.0, 3.0];
+    let mut v = vec![x[0] * x[1]];
+    v.extend(halves.iter().map(|t| t * 0.5));
+    v.push(x[2]);
+    v[0] * v[1] + v[2] * v[3]
+}
+
+#[differentiable]
+fn extended_by_plain_references(x: &[f64]) -> f64 {
+    let halves = [1.0, 3.0];
+    let mut v = vec![x[0] * x[1]];
+    v.extend(halves.iter());
+    v.push(x[2]);
+    v[0] * v[1] + v[2] * v[3]
+}
+
+#[test]
+fn a_tracked_vec_extended_by_plain_items() {
+    assert_eq!(extended_by_plain_items_grad_path(), GradientPath::Compiled);
+    check!(
+        extended_by_plain_items,
+        extended_by_plain_items_grad,
+        extended_by_plain_items_grad_tape,
+        |x| {
+            // 0.5·x0·x1 + 1.5·x2
+            vec![0.5 * x[1], 0.5 * x[0], 1.5]
+        }
+    );
+    check!(
+        extended_by_plain_references,
+        extended_by_plain_references_grad,
+        extended_by_plain_references_grad_tape,
+        |x| {
+            // x0·x1 + 3·x2
+            vec![x[1], x[0], 3.0]
+        }
+    );
+}
+
 #[differentiable]
 fn parameter_grown(mut v: Vec<f64>) -> f64 {
     v.push(v[0] * v[2]);

@@ -229,6 +229,15 @@ impl Emitter<'_> {
                     if stored && tracked_receiver && *method == "extend_from_slice" {
                         let lifted = self.expr(arg, Mode::Lift);
                         quote!(&#lifted)
+                    } else if *method == "extend" && position == 0 && tracked_receiver {
+                        // Each item appended, lifted: the iterator's may
+                        // be plain (`v.extend(a.iter().map(|t| t * 0.5))`).
+                        let (tape, items) = (&self.tape, value(arg));
+                        let at = label(&Label {
+                            text: source_text(arg.source),
+                            line: text::line(arg.span),
+                        });
+                        quote!(__ad::lift_each(#tape, #items, #at))
                     } else if (stored && tracked_receiver) || (folds_tracked && position == 0) {
                         self.expr(arg, Mode::Lift)
                     } else {
