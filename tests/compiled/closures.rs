@@ -541,3 +541,90 @@ fn a_closure_called_in_vec_and_dbg_is_compiled() {
         assert_eq!(got.value, called_in_vec_and_dbg(x));
     }
 }
+
+// ---------------------------------------------------------------------
+// Closures over plain values: no derivative, run as written.
+// ---------------------------------------------------------------------
+
+/// A vector helper whose value, from constant arguments, is plain.
+#[differentiable]
+fn pair_of(a: &[f64]) -> [f64; 2] {
+    [a[0] * a[1], a[0].sin()]
+}
+
+/// Closures that reach no tracked value: a `fold` with a start that is
+/// not 0, a `map` and `sum` inside a helper's argument, over a helper's
+/// plain value and a local array that a loop then overwrites (the value
+/// each trip reads is saved, not recomputed from the overwritten array).
+/// They kept the tape ("a closure", seed 19243 f0_16).
+#[differentiable]
+fn plain_closures(x: f64, w: &[f64]) -> f64 {
+    let s = [0.4, 0.5];
+    let p = pair_of(&s);
+    let mut weights = [0.25, 0.75, 1.5];
+    let mut acc = x * p.iter().fold(0.5, |acc, t| acc * 0.5 + t);
+    for k in 0..3 {
+        let m = weights.iter().map(|t| t * t).sum::<f64>();
+        acc = acc * m.sqrt().recip() + w[k] * weights[k];
+        weights[k] += 1.0;
+        acc += w[k].tanh() * (weights.iter().fold(0.0, |a, t| a + t) - 4.0);
+    }
+    acc
+}
+
+fn plain_closures_dual(x: Dual, w: &[Dual]) -> Dual {
+    let p = [0.4 * 0.5, 0.4_f64.sin()];
+    let mut weights = [0.25, 0.75, 1.5];
+    let mut acc = x * p.iter().fold(0.5, |acc, t| acc * 0.5 + t);
+    for k in 0..3 {
+        let m = weights.iter().map(|t| t * t).sum::<f64>();
+        acc = acc * m.sqrt().recip() + w[k] * weights[k];
+        weights[k] += 1.0;
+        acc = acc + w[k].tanh() * (weights.iter().fold(0.0, |a, t| a + t) - 4.0);
+    }
+    acc
+}
+
+#[test]
+fn closures_over_plain_values_run_compiled() {
+    assert_eq!(plain_closures_grad_path(), GradientPath::Compiled);
+    for (x, w) in [(0.3, [0.2, -0.7, 1.1]), (-1.4, [2.0, 0.5, -0.3])] {
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let got = agree(
+            "plain_closures",
+            plain_closures_grad(x, &w),
+            plain_closures_grad_tape(x, &w),
+        );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns, "reran the tape");
+        assert_eq!(got.value, plain_closures(x, &w));
+        let mut at = vec![x];
+        at.extend(w);
+        let want = dual_gradient(&at, |a| plain_closures_dual(a[0], &a[1..]));
+        let mut flat = vec![got.gradient.0];
+        flat.extend(&got.gradient.1);
+        assert_agree("plain_closures vs dual", &flat, &want);
+    }
+}
+
+/// A closure that captures a tracked value is not plain, whatever its
+/// items: it is a chain read as a loop (or keeps the tape), never run as
+/// written with its derivative dropped.
+#[differentiable]
+fn captured_by_a_closure(x: f64) -> f64 {
+    let weights = [0.25, 0.75, 1.5];
+    weights.iter().fold(0.5, |acc, t| acc * x + t)
+}
+
+#[test]
+fn a_closure_capturing_a_tracked_value_keeps_its_derivative() {
+    for x in [0.3, -1.2] {
+        let got = agree(
+            "captured_by_a_closure",
+            captured_by_a_closure_grad(x),
+            captured_by_a_closure_grad_tape(x),
+        );
+        // ((0.5x + 0.25)x + 0.75)x + 1.5 = 0.5x³ + 0.25x² + 0.75x + 1.5
+        let want = 1.5 * x * x + 0.5 * x + 0.75;
+        assert_agree("captured_by_a_closure", &[got.gradient], &[want]);
+    }
+}

@@ -143,6 +143,9 @@ fn not_compiled_operands(expr: &Expr, active: &HashSet<String>) -> Option<Unsupp
         // written in the forward, with nothing to reverse, unless its
         // closures write (`|v| { n += 1; .. }`).
         _ if analysis::is_count(expr) && !writes_in_closure(expr) => return None,
+        // `a.iter().fold(0.5, |acc, t| acc * 0.5 + t)` of plain `a`: a
+        // value with no derivative, run as written in the forward.
+        _ if passive_closures(expr, active) => return None,
         // `Some(i)` of an index: a value with no derivative, run as
         // written. A closure's call (lower-case) may give one it captured.
         ExprKind::Construct { func, args } => {
@@ -173,6 +176,66 @@ fn not_compiled_operands(expr: &Expr, active: &HashSet<String>) -> Option<Unsupp
     expr.children().into_iter().find_map(|child| match child {
         Child::Expr(child) => not_compiled_expr(child, active),
         Child::Block(block) => not_compiled(block, active),
+    })
+}
+
+/// Whether `expr` holds a closure and computes a plain value: no name it
+/// mentions, in the closure or out (what feeds the closure's parameters
+/// among them), may carry a derivative; it calls no
+/// closure bound by a `let` (which may capture one), no annotated
+/// function or method, no macro, and writes nothing. Anything else with a
+/// closure in it is a chain the rewrite into loops did not take.
+fn passive_closures(expr: &Expr, active: &HashSet<String>) -> bool {
+    // A closure alone is fed by what it is passed to, which is not seen
+    // here (`max_by(|a, b| ..)` of tracked items, `let f = |v| ..`).
+    !matches!(expr.kind, ExprKind::Closure { .. })
+        && expr.any_expr(&|e| matches!(e.kind, ExprKind::Closure { .. }))
+        && !writes_in_closure(expr)
+        && !reaches_derivative(expr, active)
+}
+
+/// Whether `expr` may reach a derivative (see [`passive_closures`]): a
+/// closure's parameters hide the active names they shadow in its body.
+fn reaches_derivative(expr: &Expr, active: &HashSet<String>) -> bool {
+    match &expr.kind {
+        ExprKind::Closure { inputs, body, .. } => {
+            let mut inner = active.clone();
+            for input in inputs {
+                for name in &input.names {
+                    inner.remove(name);
+                }
+            }
+            return reaches_derivative(body, &inner);
+        }
+        ExprKind::Path(path) => {
+            return path
+                .path
+                .segments
+                .first()
+                .is_some_and(|first| active.contains(&first.ident.to_string()))
+        }
+        ExprKind::Construct { .. }
+        | ExprKind::Call { .. }
+        | ExprKind::PlainMacro { .. }
+        | ExprKind::Dbg { .. }
+        | ExprKind::Return(_)
+        | ExprKind::Break { .. }
+        | ExprKind::Continue(_)
+        | ExprKind::Assign { .. }
+        | ExprKind::CompoundAssign { .. }
+        | ExprKind::Invalid => return true,
+        // A method of a model (`self.score(x)`), which may carry its
+        // derivative whatever the model is named here.
+        ExprKind::PlainMethod { receiver, .. } | ExprKind::Structural { receiver, .. }
+            if crate::flow::root(receiver).is_some_and(|root| active.contains(&root)) =>
+        {
+            return true
+        }
+        _ => {}
+    }
+    expr.children().into_iter().any(|child| match child {
+        Child::Expr(inner) => reaches_derivative(inner, active),
+        Child::Block(block) => block.any_expr(&|inner| reaches_derivative(inner, active)),
     })
 }
 

@@ -503,9 +503,17 @@ impl Lowering<'_> {
             body,
             reduce,
             span,
+            float,
             ..
         } = chain;
-        let ty = ty.map(|ty| quote!(: #ty));
+        // `sum::<f64>()` says the type its loop's accumulator needs where
+        // nothing else does (`weights.iter().map(|t| t * t).sum::<f64>()`
+        // of a literal array: an untyped `-0.0` stays `{float}`, E0689).
+        let ty = match ty {
+            Some(ty) => Some(quote!(: #ty)),
+            None if *float => Some(quote!(: f64)),
+            None => None,
+        };
         let (start, step) = match reduce {
             Reduce::Sum => (quote!(-0.0), quote!(#acc += #body;)),
             Reduce::Product => (quote!(1.0), quote!(#acc *= #body;)),

@@ -405,7 +405,16 @@ impl<'m> Sweep<'m> {
                 let src = expr.source.to_token_stream();
                 Ok(self.as_number(expr, quote!((#src))))
             }
-            ExprKind::Cast { .. } | ExprKind::PlainCall { .. } | ExprKind::PlainMethod { .. } => {
+            // And `a.iter().fold(0.5, |acc, t| acc * 0.5 + t)` of plain
+            // items (`refusals::passive_closures`): a number with no
+            // derivative, saved as any plain operand is.
+            ExprKind::Cast { .. }
+            | ExprKind::PlainCall { .. }
+            | ExprKind::PlainMethod { .. }
+            | ExprKind::Structural { .. }
+                if !matches!(expr.kind, ExprKind::Structural { .. })
+                    || (!self.active(expr) && !self.effects(expr)) =>
+            {
                 let src = expr.source.to_token_stream();
                 let src = self.as_number(expr, quote!((#src)));
                 let name = self.fresh("operand");
