@@ -880,3 +880,61 @@ fn what_is_made_of_a_calls_elements_runs_compiled() {
         }
     }
 }
+
+/// A tuple-valued helper whose `Vec` a pattern takes, read through
+/// `dbg!` into bindings (a tuple, inside a loop): the adjoint of `dbg!(e)`
+/// is shaped like `e`'s (seed 19243 f2_28 kept the tape: "a binding whose
+/// shape the reverse sweep cannot see").
+#[differentiable]
+fn scaled_pair(a: f64, b: f64) -> (f64, Vec<f64>) {
+    let t = b.tanh();
+    (a * t, vec![t * t, a * b])
+}
+
+#[differentiable]
+fn printed_elements(x: f64, y: f64) -> f64 {
+    let (c, w) = scaled_pair(x, y);
+    let mut acc = c;
+    for k in 0..2 {
+        let p = (dbg!(w[k]), w.iter().sum::<f64>());
+        acc = acc * 0.5 + p.0 * p.1;
+    }
+    let q = dbg!(w[1]);
+    acc + q
+}
+
+fn printed_elements_dual(x: Dual, y: Dual) -> Dual {
+    let t = y.tanh();
+    let (c, w) = (x * t, [t * t, x * y]);
+    let mut acc = c;
+    for k in 0..2 {
+        acc = acc * 0.5 + w[k] * (w[0] + w[1]);
+    }
+    acc + w[1]
+}
+
+#[test]
+fn printed_elements_of_a_tuple_calls_vec_run_compiled() {
+    assert_eq!(printed_elements_grad_path(), GradientPath::Compiled);
+    for (x, y) in [(0.3, -0.7), (-1.2, 0.4)] {
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let got = agree(
+            "printed_elements",
+            printed_elements_grad(x, y),
+            printed_elements_grad_tape(x, y),
+        );
+        assert_eq!(
+            autodiff::__adjoint::tape_reruns(),
+            reruns,
+            "f_grad reran the tape"
+        );
+        let (value, gradient) =
+            dual_value_and_gradient(&[x, y], |a| printed_elements_dual(a[0], a[1]));
+        assert_agree("printed_elements", &[got.value], &[value]);
+        assert_agree(
+            "printed_elements",
+            &[got.gradient.0, got.gradient.1],
+            &gradient,
+        );
+    }
+}

@@ -12,7 +12,8 @@ impl<'m> Sweep<'m> {
             return Ok(quote!(0.0));
         }
         Ok(match &init.kind {
-            ExprKind::Paren(inner) => self.shape(inner)?,
+            // `dbg!(e)` is `e`, printed.
+            ExprKind::Paren(inner) | ExprKind::Dbg { arg: inner, .. } => self.shape(inner)?,
             // `let u: f64 = *v;` of a loop's item: shaped like the item.
             ExprKind::Prefix {
                 op: syn::UnOp::Deref(_),
