@@ -129,6 +129,12 @@ enum Expr {
     /// (0), `match a.last()` (1) or `match a.get(k)` with `Some(&v)` (2),
     /// and the value when there is none.
     Element(String, usize, usize, f64),
+    /// A reduction over the items of a slice, array or `Vec`, as course
+    /// code writes it: `a.iter().map(|t| t * t).sum::<f64>()` (0), a dot
+    /// product `a.iter().zip(b.iter()).map(|(p, q)| p * q).sum::<f64>()`
+    /// (1, with the second name), `a.iter().fold(k, |acc, t| acc * 0.5 +
+    /// t)` (2), the mean `a.iter().sum::<f64>() / a.len() as f64` (3).
+    Reduce(usize, String, String, f64),
 }
 
 /// An index into an array or `Vec`: always in bounds by construction.
@@ -349,6 +355,28 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 Dialect::Dual => format!("{name}.{how}({k}).fold(D::c(-0.0), |s, w| s + {body})"),
             }
         }
+        Expr::Reduce(how, a, b, k) => match (how, dialect) {
+            (0, Dialect::Plain) => format!("{a}.iter().map(|t| t * t).sum::<f64>()"),
+            (0, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + *t * *t)"),
+            (1, Dialect::Plain) => {
+                format!("{a}.iter().zip({b}.iter()).map(|(p, q)| p * q).sum::<f64>()")
+            }
+            (1, Dialect::Dual) => {
+                format!("{a}.iter().zip({b}.iter()).fold(D::c(-0.0), |s, (p, q)| s + *p * *q)")
+            }
+            (2, _) => {
+                let t = if dialect == Dialect::Dual { "*t" } else { "t" };
+                format!(
+                    "{a}.iter().fold({}, |acc, t| acc * {} + {t})",
+                    r(&Expr::Lit(*k)),
+                    r(&Expr::Lit(0.5))
+                )
+            }
+            (_, Dialect::Plain) => format!("({a}.iter().sum::<f64>() / {a}.len() as f64)"),
+            (_, Dialect::Dual) => {
+                format!("({a}.iter().fold(D::c(-0.0), |s, t| s + *t) / D::c({a}.len() as f64))")
+            }
+        },
         Expr::Element(name, how, k, none) => {
             let none = r(&Expr::Lit(*none));
             let two = r(&Expr::Lit(2.0));
@@ -655,7 +683,8 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
 /// One random function: parameter names (and which are `mut`), statements,
 /// the result, and the constructs it uses.
 struct Function {
-    params: Vec<(String, bool)>,
+    /// Name, `mut`, and for a slice (`x1: &[f64]`) its length.
+    params: Vec<(String, bool, Option<usize>)>,
     body: Vec<Stmt>,
     result: Expr,
     tags: Vec<&'static str>,
@@ -799,16 +828,25 @@ impl Gen {
         let mut params = Vec::new();
         for i in 0..arity {
             let name = format!("x{i}");
+            // Now and then a slice, as course code takes its weights and
+            // inputs: read by index, through iterators, `windows`, `get`.
+            if !small && self.rng.chance(25) {
+                self.tag("slice param");
+                let n = 2 + self.rng.below(3);
+                self.declare(&name, Kind::Array(n), false);
+                params.push((name, false, Some(n)));
+                continue;
+            }
             let mutable = !small && self.rng.chance(20);
             if mutable {
                 self.tag("mut param");
             }
             self.declare(&name, Kind::Scalar, mutable);
-            params.push((name, mutable));
+            params.push((name, mutable, None));
         }
         let mut body = Vec::new();
-        for (name, mutable) in params.clone() {
-            if !mutable && !small && self.rng.chance(15) {
+        for (name, mutable, slice) in params.clone() {
+            if !mutable && slice.is_none() && !small && self.rng.chance(15) {
                 self.tag("let mut x = x");
                 body.push(Stmt::Rebind(name.clone()));
                 self.declare(&name, Kind::Scalar, true);
@@ -1918,13 +1956,25 @@ impl Gen {
     /// `x + e` of a parameter: the tape's closure takes the type of its
     /// first call's argument, a tracked number, so every call passes one.
     fn closure_argument(&mut self, d: usize) -> Expr {
-        let params: Vec<String> = self
-            .visible(|v| v.kind == Kind::Scalar && v.name.starts_with('x'))
+        let params: Vec<Expr> = self
+            .visible(|v| {
+                // `x0`, `x1`: a parameter (a local array may be `xs3`).
+                let param = v
+                    .name
+                    .strip_prefix('x')
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+                param && !v.mutable && matches!(v.kind, Kind::Scalar | Kind::Array(1..))
+                    || v.kind == Kind::Scalar && v.name.starts_with('x')
+            })
             .into_iter()
-            .map(|v| v.name.clone())
+            .map(|v| match v.kind {
+                // A slice parameter's first element.
+                Kind::Array(_) => Expr::Elem(v.name.clone(), Idx::Const(0)),
+                _ => Expr::Var(v.name.clone()),
+            })
             .collect();
         let param = params[self.rng.below(params.len())].clone();
-        Expr::Bin("+", Box::new(Expr::Var(param)), Box::new(self.bounded(d)))
+        Expr::Bin("+", Box::new(param), Box::new(self.bounded(d)))
     }
 
     /// A call of a closure bound by `let`, a `max_by`/`min_by` selection,
@@ -1936,7 +1986,7 @@ impl Gen {
             .into_iter()
             .map(|v| (v.name.clone(), v.kind))
             .collect();
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 if !self.closures.is_empty() => {
                 self.tag("closure call");
                 let name = self.closures[self.rng.below(self.closures.len())].clone();
@@ -1966,6 +2016,17 @@ impl Gen {
                     k,
                     chunks,
                     k >= 2 && self.rng.chance(50),
+                ))
+            }
+            4 => {
+                self.tag("iterator reduction");
+                let (a, _) = lists[self.rng.below(lists.len())].clone();
+                let (b, _) = lists[self.rng.below(lists.len())].clone();
+                Some(Expr::Reduce(
+                    self.rng.below(4),
+                    a,
+                    b,
+                    self.rng.value(-1.0, 1.0),
                 ))
             }
             _ => {
@@ -2456,22 +2517,46 @@ impl Report {
 /// The arguments `a[0], a[1], ..`, a gradient shaped `G` read as a
 /// `Vec` (`vec![r.gradient.0, ..]`, with `field` for `gradient`), and a
 /// direction `v` as a `G` (`(v[0], v[1])`).
-fn arguments(arity: usize) -> (String, String, String) {
-    let list = |item: &dyn Fn(usize) -> String| (0..arity).map(item).collect::<Vec<_>>().join(", ");
-    let args = list(&|i| format!("a[{i}]"));
-    let (gradient, direction) = match arity {
-        1 => ("vec![r.FIELD]".to_owned(), "v[0]".to_owned()),
-        _ => (
-            format!("vec![{}]", list(&|i| format!("r.FIELD.{i}"))),
-            format!("({})", list(&|i| format!("v[{i}]"))),
-        ),
+/// How the harness calls a generated function from the flat point `a`
+/// (and direction `v`): its arguments (`a[0]`, or `&a[1..4]` for a slice),
+/// its gradient flattened (`FIELD` stands for `gradient` or `hvp`), and
+/// a direction shaped like the gradient.
+fn arguments(params: &[Option<usize>]) -> (String, String, String) {
+    let mut at = 0;
+    let (mut args, mut flat, mut direction) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, shape) in params.iter().enumerate() {
+        let field = if params.len() == 1 {
+            "r.FIELD".to_owned()
+        } else {
+            format!("r.FIELD.{i}")
+        };
+        match shape {
+            None => {
+                args.push(format!("a[{at}]"));
+                flat.push(format!("g.push({field});"));
+                direction.push(format!("v[{at}]"));
+                at += 1;
+            }
+            Some(n) => {
+                args.push(format!("&a[{at}..{}]", at + n));
+                flat.push(format!("g.extend_from_slice(&{field});"));
+                direction.push(format!("v[{at}..{}].to_vec()", at + n));
+                at += n;
+            }
+        }
+    }
+    let gradient = format!("{{ let mut g = Vec::new(); {} g }}", flat.join(" "));
+    let direction = match direction.as_slice() {
+        [one] => one.clone(),
+        _ => format!("({})", direction.join(", ")),
     };
-    (args, gradient, direction)
+    (args.join(", "), gradient, direction)
 }
 
 struct Rendered {
     name: String,
-    arity: usize,
+    /// Each parameter: a number, or a slice of this length.
+    params: Vec<Option<usize>>,
     plain: String,
     dual: String,
     tags: String,
@@ -2483,7 +2568,14 @@ fn render_function(name: &str, function: &Function) -> Rendered {
         function
             .params
             .iter()
-            .map(|(p, mutable)| format!("{}{p}: {ty}", if *mutable { "mut " } else { "" }))
+            .map(|(p, mutable, slice)| {
+                let ty = if slice.is_some() {
+                    format!("&[{ty}]")
+                } else {
+                    ty.to_owned()
+                };
+                format!("{}{p}: {ty}", if *mutable { "mut " } else { "" })
+            })
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -2503,7 +2595,7 @@ fn render_function(name: &str, function: &Function) -> Rendered {
     );
     Rendered {
         name: name.to_owned(),
-        arity: function.params.len(),
+        params: function.params.iter().map(|(_, _, slice)| *slice).collect(),
         plain,
         dual,
         tags: function.tags.join(", "),
@@ -2612,15 +2704,21 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     // import, which the generated item shadows when there is one.
     out.push_str("mod stand_ins {\n    use autodiff::prelude::*;\n");
     for f in &rendered {
-        let grad_type = match f.arity {
-            1 => "f64".to_owned(),
-            n => format!("({})", vec!["f64"; n].join(", ")),
+        let types = |number: &str, slice: &str| -> Vec<String> {
+            f.params
+                .iter()
+                .map(|shape| if shape.is_some() { slice } else { number }.to_owned())
+                .collect()
+        };
+        let grad_type = match types("f64", "Vec<f64>").as_slice() {
+            [one] => one.clone(),
+            all => format!("({})", all.join(", ")),
         };
         let _ = writeln!(
             out,
             "    pub fn {}_adjoint(_: &mut autodiff::__adjoint::Stack, {}) -> Option<ValueAndGradient<{grad_type}>> {{ super::fell_back(); None }}",
             f.name,
-            vec!["_: f64"; f.arity].join(", ")
+            types("_: f64", "_: &[f64]").join(", ")
         );
     }
     out.push_str("}\nuse stand_ins::*;\n\n");
@@ -2643,7 +2741,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     }
     out.push_str("}\n\nfn main() {\n    let mut report = Report(Default::default());\n");
     for f in &rendered {
-        let (args, field, direction) = arguments(f.arity);
+        let (args, field, direction) = arguments(&f.params);
         let (gradient, hvp) = (
             field.replace("FIELD", "gradient"),
             field.replace("FIELD", "hvp"),
@@ -2651,7 +2749,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         let name = &f.name;
         let src = format!("SRC_{}", name.to_uppercase());
         for _ in 0..POINTS {
-            let at: Vec<String> = (0..f.arity)
+            let at: Vec<String> = (0..f.params.iter().map(|shape| shape.unwrap_or(1)).sum())
                 .map(|_| format!("{:?}", gen.rng.value(-1.5, 1.5)))
                 .collect();
             let _ = writeln!(
