@@ -683,13 +683,23 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
 /// One random function: parameter names (and which are `mut`), statements,
 /// the result, and the constructs it uses.
 struct Function {
-    /// Name, `mut`, and for a slice (`x1: &[f64]`) its length.
-    params: Vec<(String, bool, Option<usize>)>,
+    params: Vec<Param>,
     body: Vec<Stmt>,
     result: Expr,
     tags: Vec<&'static str>,
     /// Drawn from compiled constructs only: must take the compiled path.
     compiled: bool,
+}
+
+/// A generated function's parameter.
+#[derive(Clone)]
+struct Param {
+    name: String,
+    mutable: bool,
+    /// A slice (`x1: &[f64]`) of this length, else a number.
+    slice: Option<usize>,
+    /// `#[constant]`: the values every call passes (one, or the slice's).
+    constant: Option<Vec<f64>>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -827,6 +837,25 @@ impl Gen {
         self.nesting = 0;
         let mut params = Vec::new();
         for i in 0..arity {
+            // Now and then data the gradient leaves out, as course code
+            // marks its inputs and targets: `#[constant] z1: f64` or a
+            // slice of them (never the first parameter).
+            if !small && i > 0 && self.rng.chance(20) {
+                self.tag("#[constant] param");
+                let name = format!("z{i}");
+                let slice = self.rng.chance(50).then(|| 2 + self.rng.below(3));
+                let values = (0..slice.unwrap_or(1))
+                    .map(|_| self.rng.value(-1.5, 1.5))
+                    .collect();
+                self.declare(&name, slice.map_or(Kind::Scalar, Kind::Array), false);
+                params.push(Param {
+                    name,
+                    mutable: false,
+                    slice,
+                    constant: Some(values),
+                });
+                continue;
+            }
             let name = format!("x{i}");
             // Now and then a slice, as course code takes its weights and
             // inputs: read by index, through iterators, `windows`, `get`.
@@ -834,7 +863,12 @@ impl Gen {
                 self.tag("slice param");
                 let n = 2 + self.rng.below(3);
                 self.declare(&name, Kind::Array(n), false);
-                params.push((name, false, Some(n)));
+                params.push(Param {
+                    name,
+                    mutable: false,
+                    slice: Some(n),
+                    constant: None,
+                });
                 continue;
             }
             let mutable = !small && self.rng.chance(20);
@@ -842,11 +876,22 @@ impl Gen {
                 self.tag("mut param");
             }
             self.declare(&name, Kind::Scalar, mutable);
-            params.push((name, mutable, None));
+            params.push(Param {
+                name,
+                mutable,
+                slice: None,
+                constant: None,
+            });
         }
         let mut body = Vec::new();
-        for (name, mutable, slice) in params.clone() {
-            if !mutable && slice.is_none() && !small && self.rng.chance(15) {
+        for param in params.clone() {
+            let name = param.name;
+            if !param.mutable
+                && param.slice.is_none()
+                && param.constant.is_none()
+                && !small
+                && self.rng.chance(15)
+            {
                 self.tag("let mut x = x");
                 body.push(Stmt::Rebind(name.clone()));
                 self.declare(&name, Kind::Scalar, true);
@@ -2514,49 +2559,68 @@ impl Report {
 }
 "#;
 
-/// The arguments `a[0], a[1], ..`, a gradient shaped `G` read as a
-/// `Vec` (`vec![r.gradient.0, ..]`, with `field` for `gradient`), and a
-/// direction `v` as a `G` (`(v[0], v[1])`).
 /// How the harness calls a generated function from the flat point `a`
-/// (and direction `v`): its arguments (`a[0]`, or `&a[1..4]` for a slice),
-/// its gradient flattened (`FIELD` stands for `gradient` or `hvp`), and
-/// a direction shaped like the gradient.
-fn arguments(params: &[Option<usize>]) -> (String, String, String) {
+/// (and direction `v`) of its differentiable parameters: its arguments
+/// (`a[0]`, `&a[1..4]` for a slice, the values of a `#[constant]`), the
+/// same for the dual twin, its gradient flattened (`FIELD` stands for
+/// `gradient` or `hvp`), and a direction shaped like the gradient.
+fn arguments(params: &[Param]) -> [String; 4] {
+    let differentiable = params.iter().filter(|p| p.constant.is_none()).count();
     let mut at = 0;
-    let (mut args, mut flat, mut direction) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, shape) in params.iter().enumerate() {
-        let field = if params.len() == 1 {
+    let (mut args, mut dual_args) = (Vec::new(), Vec::new());
+    let (mut flat, mut direction) = (Vec::new(), Vec::new());
+    for param in params {
+        if let Some(values) = &param.constant {
+            let plain: Vec<String> = values.iter().map(|v| format!("{v:?}_f64")).collect();
+            let dual: Vec<String> = values
+                .iter()
+                .map(|v| format!("twins::D::c({v:?})"))
+                .collect();
+            match param.slice {
+                None => {
+                    args.push(plain[0].clone());
+                    dual_args.push(dual[0].clone());
+                }
+                Some(_) => {
+                    args.push(format!("&[{}]", plain.join(", ")));
+                    dual_args.push(format!("&[{}]", dual.join(", ")));
+                }
+            }
+            continue;
+        }
+        let field = if differentiable == 1 {
             "r.FIELD".to_owned()
         } else {
-            format!("r.FIELD.{i}")
+            format!("r.FIELD.{}", direction.len())
         };
-        match shape {
+        let arg = match param.slice {
             None => {
-                args.push(format!("a[{at}]"));
                 flat.push(format!("g.push({field});"));
                 direction.push(format!("v[{at}]"));
                 at += 1;
+                format!("a[{}]", at - 1)
             }
             Some(n) => {
-                args.push(format!("&a[{at}..{}]", at + n));
                 flat.push(format!("g.extend_from_slice(&{field});"));
                 direction.push(format!("v[{at}..{}].to_vec()", at + n));
                 at += n;
+                format!("&a[{}..{at}]", at - n)
             }
-        }
+        };
+        args.push(arg.clone());
+        dual_args.push(arg);
     }
     let gradient = format!("{{ let mut g = Vec::new(); {} g }}", flat.join(" "));
     let direction = match direction.as_slice() {
         [one] => one.clone(),
         _ => format!("({})", direction.join(", ")),
     };
-    (args.join(", "), gradient, direction)
+    [args.join(", "), dual_args.join(", "), gradient, direction]
 }
 
 struct Rendered {
     name: String,
-    /// Each parameter: a number, or a slice of this length.
-    params: Vec<Option<usize>>,
+    params: Vec<Param>,
     plain: String,
     dual: String,
     tags: String,
@@ -2568,13 +2632,19 @@ fn render_function(name: &str, function: &Function) -> Rendered {
         function
             .params
             .iter()
-            .map(|(p, mutable, slice)| {
-                let ty = if slice.is_some() {
+            .map(|param| {
+                let ty = if param.slice.is_some() {
                     format!("&[{ty}]")
                 } else {
                     ty.to_owned()
                 };
-                format!("{}{p}: {ty}", if *mutable { "mut " } else { "" })
+                let constant = if param.constant.is_some() && ty.contains("f64") {
+                    "#[constant] "
+                } else {
+                    ""
+                };
+                let mutable = if param.mutable { "mut " } else { "" };
+                format!("{constant}{mutable}{}: {ty}", param.name)
             })
             .collect::<Vec<_>>()
             .join(", ")
@@ -2595,7 +2665,7 @@ fn render_function(name: &str, function: &Function) -> Rendered {
     );
     Rendered {
         name: name.to_owned(),
-        params: function.params.iter().map(|(_, _, slice)| *slice).collect(),
+        params: function.params.clone(),
         plain,
         dual,
         tags: function.tags.join(", "),
@@ -2704,13 +2774,14 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     // import, which the generated item shadows when there is one.
     out.push_str("mod stand_ins {\n    use autodiff::prelude::*;\n");
     for f in &rendered {
-        let types = |number: &str, slice: &str| -> Vec<String> {
+        let types = |number: &str, slice: &str, constants: bool| -> Vec<String> {
             f.params
                 .iter()
-                .map(|shape| if shape.is_some() { slice } else { number }.to_owned())
+                .filter(|param| constants || param.constant.is_none())
+                .map(|param| if param.slice.is_some() { slice } else { number }.to_owned())
                 .collect()
         };
-        let grad_type = match types("f64", "Vec<f64>").as_slice() {
+        let grad_type = match types("f64", "Vec<f64>", false).as_slice() {
             [one] => one.clone(),
             all => format!("({})", all.join(", ")),
         };
@@ -2718,7 +2789,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
             out,
             "    pub fn {}_adjoint(_: &mut autodiff::__adjoint::Stack, {}) -> Option<ValueAndGradient<{grad_type}>> {{ super::fell_back(); None }}",
             f.name,
-            types("_: f64", "_: &[f64]").join(", ")
+            types("_: f64", "_: &[f64]", true).join(", ")
         );
     }
     out.push_str("}\nuse stand_ins::*;\n\n");
@@ -2741,7 +2812,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     }
     out.push_str("}\n\nfn main() {\n    let mut report = Report(Default::default());\n");
     for f in &rendered {
-        let (args, field, direction) = arguments(&f.params);
+        let [args, dual_args, field, direction] = arguments(&f.params);
         let (gradient, hvp) = (
             field.replace("FIELD", "gradient"),
             field.replace("FIELD", "hvp"),
@@ -2749,12 +2820,13 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         let name = &f.name;
         let src = format!("SRC_{}", name.to_uppercase());
         for _ in 0..POINTS {
-            let at: Vec<String> = (0..f.params.iter().map(|shape| shape.unwrap_or(1)).sum())
+            let inputs = f.params.iter().filter(|p| p.constant.is_none());
+            let at: Vec<String> = (0..inputs.map(|p| p.slice.unwrap_or(1)).sum())
                 .map(|_| format!("{:?}", gen.rng.value(-1.5, 1.5)))
                 .collect();
             let _ = writeln!(
                 out,
-                "    run(&mut report, {name:?}, {src}, {tags:?}, {must}, {name}_grad_path(), &[{at}], |s: &mut autodiff::__adjoint::Stack, a: &[f64]| {name}_adjoint(s, {args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad_tape({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}({args}), |a: &[twins::D]| twins::{name}({args}), |a: &[f64], v: &[f64]| {name}_jvp({args}, {direction}).map(|r| r.tangent), |a: &[f64], v: &[f64]| {name}_hvp({args}, {direction}).map(|r| (r.value, {hvp})));",
+                "    run(&mut report, {name:?}, {src}, {tags:?}, {must}, {name}_grad_path(), &[{at}], |s: &mut autodiff::__adjoint::Stack, a: &[f64]| {name}_adjoint(s, {args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}_grad_tape({args}).map(|r| (r.value, {gradient})), |a: &[f64]| {name}({args}), |a: &[twins::D]| twins::{name}({dual_args}), |a: &[f64], v: &[f64]| {name}_jvp({args}, {direction}).map(|r| r.tangent), |a: &[f64], v: &[f64]| {name}_hvp({args}, {direction}).map(|r| (r.value, {hvp})));",
                 tags = f.tags,
                 must = f.compiled,
                 at = at.join(", ")
