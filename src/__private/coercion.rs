@@ -160,6 +160,19 @@ impl<'t> Lift<'t> for &f64 {
     }
 }
 
+/// A reference to a reference: `&w` of a slice parameter `w: &[f64]`
+/// (`v.extend_from_slice(&w)`), lifted as what it refers to.
+impl<'t, 'b, X: ?Sized> Lift<'t> for &&'b X
+where
+    &'b X: Lift<'t>,
+{
+    type Lifted = <&'b X as Lift<'t>>::Lifted;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        (*self).lift(tape, at)
+    }
+}
+
 impl<'t> Lift<'t> for Scalar<'t> {
     type Lifted = Scalar<'t>;
     #[inline]

@@ -379,6 +379,45 @@ fn a_tracked_vec_extended_by_plain_items() {
     );
 }
 
+/// A tracked `Vec` extended by a borrow of a slice parameter,
+/// `extend_from_slice(&w)` of `w: &[f64]` (a `&&[f64]`, which the
+/// recording twin did not lift: valid code that did not build, seed 19245).
+#[differentiable]
+fn extended_by_a_borrowed_slice(x: f64, w: &[f64]) -> f64 {
+    let mut v = vec![x * x];
+    v.extend_from_slice(&w);
+    v[0] * v[1] + v[2]
+}
+
+#[test]
+fn a_tracked_vec_extended_by_a_borrowed_slice() {
+    assert_eq!(
+        extended_by_a_borrowed_slice_grad_path(),
+        GradientPath::Compiled
+    );
+    let flat = |g: (f64, Vec<f64>)| [vec![g.0], g.1].concat();
+    check(
+        "extended_by_a_borrowed_slice",
+        |x| extended_by_a_borrowed_slice(x[0], &x[1..]),
+        |x| {
+            let got = extended_by_a_borrowed_slice_grad(x[0], &x[1..]).unwrap();
+            ValueAndGradient {
+                value: got.value,
+                gradient: flat(got.gradient),
+            }
+        },
+        |x| {
+            let got = extended_by_a_borrowed_slice_grad_tape(x[0], &x[1..]).unwrap();
+            ValueAndGradient {
+                value: got.value,
+                gradient: flat(got.gradient),
+            }
+        },
+        // x²·w0 + w1
+        |x| vec![2.0 * x[0] * x[1], x[0] * x[0], 1.0],
+    );
+}
+
 #[differentiable]
 fn parameter_grown(mut v: Vec<f64>) -> f64 {
     v.push(v[0] * v[2]);
