@@ -317,6 +317,18 @@ impl Walk<'_> {
                 }
                 if pushes_tracked {
                     touched = true;
+                    // `fold(k, |acc, t| acc * 0.5 + t)` whose closure meets
+                    // a tracked value: its start is lifted, and so its
+                    // accumulator holds a tracked value too.
+                    if *method == "fold" {
+                        if let Some(ExprKind::Closure { inputs, .. }) =
+                            args.get(1).map(|arg| &arg.kind)
+                        {
+                            if let Some(first) = inputs.first() {
+                                self.found.extend(first.names.iter().cloned());
+                            }
+                        }
+                    }
                     // A tracked item put into a `Vec` makes it tracked.
                     if matches!(
                         method.to_string().as_str(),

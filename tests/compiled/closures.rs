@@ -628,3 +628,47 @@ fn a_closure_capturing_a_tracked_value_keeps_its_derivative() {
         assert_agree("captured_by_a_closure", &[got.gradient], &[want]);
     }
 }
+
+/// A `fold` over plain items whose closure names its item `t`, in a
+/// function where another closure's parameter `t` holds tracked values:
+/// the recording twin took this `t` for tracked too and lifted the start,
+/// but not the accumulator (`Scalar * f64`: valid code that did not
+/// build, seed 19249 f1_19). Its accumulator is now lifted with it.
+#[differentiable]
+fn fold_beside_a_closure(x: f64, #[constant] z: &[f64]) -> f64 {
+    let act = |t: f64| (t * t + 0.5).ln();
+    let a = act(x + 1.0);
+    ((if z[1] < -0.5 {
+        a * a
+    } else {
+        z.iter().fold(-0.25, |acc, t| acc * 0.5 + t)
+    }) + z[0])
+        * x
+        + a
+}
+
+#[test]
+fn a_fold_beside_a_closure_of_the_same_parameter_name_builds() {
+    for (x, z) in [(0.3, [0.25, 1.5]), (-0.7, [1.0, -1.0])] {
+        let got = agree(
+            "fold_beside_a_closure",
+            fold_beside_a_closure_grad(x, &z),
+            fold_beside_a_closure_grad_tape(x, &z),
+        );
+        let dual = |x: Dual| {
+            let a = ((x + 1.0) * (x + 1.0) + 0.5).ln();
+            let b = if z[1] < -0.5 {
+                a * a
+            } else {
+                Dual::constant(z.iter().fold(-0.25, |acc, t| acc * 0.5 + t))
+            };
+            (b + z[0]) * x + a
+        };
+        let want = dual(Dual::input(x, true));
+        assert_agree(
+            "fold_beside_a_closure",
+            &[got.value, got.gradient],
+            &[want.value, want.tangent],
+        );
+    }
+}
