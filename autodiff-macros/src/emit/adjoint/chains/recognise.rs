@@ -496,6 +496,10 @@ pub(super) fn source_ok(expr: &syn::Expr) -> bool {
 pub(super) fn place(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
+        // `model.w` of a model parameter: its weights.
+        syn::Expr::Field(field) => {
+            matches!(field.member, syn::Member::Named(_)) && place(&field.base)
+        }
         syn::Expr::Index(index) => place(&index.expr),
         syn::Expr::Paren(paren) => place(&paren.expr),
         _ => false,
