@@ -700,7 +700,19 @@ struct Param {
     slice: Option<usize>,
     /// `#[constant]`: the values every call passes (one, or the slice's).
     constant: Option<Vec<f64>>,
+    /// A model, `m1: &Model` (the file's `#[derive(Parameters)]` struct,
+    /// `w: Vec<f64>` of [`MODEL_W`] items and `b: f64`), read as `m1.w[k]`
+    /// and `m1.b`.
+    model: bool,
 }
+
+/// How many items a generated model's `w` holds.
+const MODEL_W: usize = 3;
+
+/// The model every generated file defines, and its dual twin's.
+const MODEL: &str = "#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n}\n";
+const DUAL_MODEL: &str =
+    "    pub struct DModel {\n        pub w: Vec<D>,\n        pub b: D,\n    }\n";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -853,6 +865,23 @@ impl Gen {
                     mutable: false,
                     slice,
                     constant: Some(values),
+                    model: false,
+                });
+                continue;
+            }
+            // Now and then a model taken by reference, its weights read
+            // through its fields.
+            if !small && self.rng.chance(12) {
+                self.tag("model param");
+                let name = format!("m{i}");
+                self.declare(&format!("{name}.w"), Kind::Array(MODEL_W), false);
+                self.declare(&format!("{name}.b"), Kind::Scalar, false);
+                params.push(Param {
+                    name,
+                    mutable: false,
+                    slice: None,
+                    constant: None,
+                    model: true,
                 });
                 continue;
             }
@@ -868,6 +897,7 @@ impl Gen {
                     mutable: false,
                     slice: Some(n),
                     constant: None,
+                    model: false,
                 });
                 continue;
             }
@@ -881,6 +911,7 @@ impl Gen {
                 mutable,
                 slice: None,
                 constant: None,
+                model: false,
             });
         }
         let mut body = Vec::new();
@@ -889,6 +920,7 @@ impl Gen {
             if !param.mutable
                 && param.slice.is_none()
                 && param.constant.is_none()
+                && !param.model
                 && !small
                 && self.rng.chance(15)
             {
@@ -1013,7 +1045,7 @@ impl Gen {
             let outer: Vec<String> = self
                 .scalars()
                 .into_iter()
-                .filter(|name| !(compiled && name.starts_with('x')))
+                .filter(|name| !(compiled && name.starts_with('x')) && !name.contains('.'))
                 .collect();
             if !outer.is_empty() {
                 self.tag("let hiding an outer binding");
@@ -1218,7 +1250,7 @@ impl Gen {
                 let scalars: Vec<String> = self
                     .scalars()
                     .into_iter()
-                    .filter(|name| !(compiled && name.starts_with('x')))
+                    .filter(|name| !(compiled && name.starts_with('x')) && !name.contains('.'))
                     .collect();
                 if scalars.len() < 2 {
                     return self.let_(out);
@@ -2593,6 +2625,24 @@ fn arguments(params: &[Param]) -> [String; 4] {
         } else {
             format!("r.FIELD.{}", direction.len())
         };
+        if param.model {
+            let (w, b) = (
+                format!("a[{at}..{}].to_vec()", at + MODEL_W),
+                format!("a[{}]", at + MODEL_W),
+            );
+            args.push(format!("&Model {{ w: {w}, b: {b} }}"));
+            dual_args.push(format!("&twins::DModel {{ w: {w}, b: {b} }}"));
+            flat.push(format!(
+                "g.extend(autodiff::Parameters::scalars(&{field}));"
+            ));
+            direction.push(format!(
+                "Model {{ w: v[{at}..{}].to_vec(), b: v[{}] }}",
+                at + MODEL_W,
+                at + MODEL_W
+            ));
+            at += MODEL_W + 1;
+            continue;
+        }
         let arg = match param.slice {
             None => {
                 flat.push(format!("g.push({field});"));
@@ -2633,7 +2683,9 @@ fn render_function(name: &str, function: &Function) -> Rendered {
             .params
             .iter()
             .map(|param| {
-                let ty = if param.slice.is_some() {
+                let ty = if param.model {
+                    if ty == "D" { "&DModel" } else { "&Model" }.to_owned()
+                } else if param.slice.is_some() {
                     format!("&[{ty}]")
                 } else {
                     ty.to_owned()
@@ -2682,6 +2734,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     );
     let _ = writeln!(out, "#![allow(unused, clippy::all)]");
     let _ = writeln!(out, "use autodiff::prelude::*;");
+    out.push_str(MODEL);
     let _ = writeln!(out, "#[path = {dual_path:?}]\nmod dual;");
     let lenient = std::env::var_os("RANDOM_FUNCTIONS_LENIENT").is_some();
     let _ = writeln!(out, "const LENIENT: bool = {lenient};");
@@ -2772,16 +2825,25 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     }
     // Stand-ins for the `f_adjoint`s the macro does not generate: a glob
     // import, which the generated item shadows when there is one.
-    out.push_str("mod stand_ins {\n    use autodiff::prelude::*;\n");
+    out.push_str("mod stand_ins {\n    use autodiff::prelude::*;\n    use super::Model;\n");
     for f in &rendered {
-        let types = |number: &str, slice: &str, constants: bool| -> Vec<String> {
+        let types = |number: &str, slice: &str, model: &str, constants: bool| -> Vec<String> {
             f.params
                 .iter()
                 .filter(|param| constants || param.constant.is_none())
-                .map(|param| if param.slice.is_some() { slice } else { number }.to_owned())
+                .map(|param| {
+                    if param.model {
+                        model
+                    } else if param.slice.is_some() {
+                        slice
+                    } else {
+                        number
+                    }
+                    .to_owned()
+                })
                 .collect()
         };
-        let grad_type = match types("f64", "Vec<f64>", false).as_slice() {
+        let grad_type = match types("f64", "Vec<f64>", "Model", false).as_slice() {
             [one] => one.clone(),
             all => format!("({})", all.join(", ")),
         };
@@ -2789,7 +2851,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
             out,
             "    pub fn {}_adjoint(_: &mut autodiff::__adjoint::Stack, {}) -> Option<ValueAndGradient<{grad_type}>> {{ super::fell_back(); None }}",
             f.name,
-            types("_: f64", "_: &[f64]", true).join(", ")
+            types("_: f64", "_: &[f64]", "_: &Model", true).join(", ")
         );
     }
     out.push_str("}\nuse stand_ins::*;\n\n");
@@ -2805,6 +2867,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     out.push_str(&vector_plain);
     out.push_str(&tuple_plain);
     out.push_str(DUAL_SUPPORT);
+    out.push_str(DUAL_MODEL);
     out.push_str(&vector_dual);
     out.push_str(&tuple_dual);
     for f in &rendered {
@@ -2821,7 +2884,15 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         let src = format!("SRC_{}", name.to_uppercase());
         for _ in 0..POINTS {
             let inputs = f.params.iter().filter(|p| p.constant.is_none());
-            let at: Vec<String> = (0..inputs.map(|p| p.slice.unwrap_or(1)).sum())
+            let at: Vec<String> = (0..inputs
+                .map(|p| {
+                    if p.model {
+                        MODEL_W + 1
+                    } else {
+                        p.slice.unwrap_or(1)
+                    }
+                })
+                .sum())
                 .map(|_| format!("{:?}", gen.rng.value(-1.5, 1.5)))
                 .collect();
             let _ = writeln!(
