@@ -203,13 +203,14 @@ impl<'m> Sweep<'m> {
                 }
             } else if let Some(place) = place.filter(|place| {
                 // Two `&mut` of one adjoint in one call do not borrow-check: a
-                // number passed again (`f(x, 2.0, x)`) takes its part in an
-                // adjoint of its own, added into the place's after the call.
+                // value passed again (`f(x, 2.0, x)`, `f(&w, &w)`, `f(m.b,
+                // m.b)`) takes its part in an adjoint of its own, shaped like
+                // it, added into the place's after the call.
                 let again = self.bar_place(place).is_ok_and(|bar| {
                     bars.iter()
                         .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())
                 });
-                !(again && self.scalar(arg))
+                !(again && (self.scalar(arg) || (available && !self.effects(arg))))
             }) {
                 let bar = self.saved_bar_place(place)?;
                 if bars
@@ -236,7 +237,9 @@ impl<'m> Sweep<'m> {
                 let name = self.temp("argument_bar");
                 self.cx.rev.push(quote!(let mut #name = #zero;));
                 bars.push(quote!(&mut #name));
-                after.push((arg, name));
+                // Added whole where it may be a vector: `accumulate` takes
+                // any shape, a number's too.
+                after.push((arg, name, !self.scalar(arg)));
             }
         }
         // A vector-valued callee's cotangent: the caller's adjoint of the
@@ -256,8 +259,12 @@ impl<'m> Sweep<'m> {
         self.cx.rev.push(quote! {
             #reverse(#stack, #args, #value_bar, #adjoint::args((#(#bars,)*)));
         });
-        for (arg, name) in after.into_iter().rev() {
-            self.rev(arg, Seed::new(name.to_token_stream()))?;
+        for (arg, name, whole) in after.into_iter().rev() {
+            let seed = Seed {
+                whole,
+                ..Seed::new(name.to_token_stream())
+            };
+            self.rev(arg, seed)?;
         }
         Ok(())
     }
