@@ -2040,8 +2040,11 @@ impl Gen {
                     .name
                     .strip_prefix('x')
                     .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+                // A model parameter's bias, `m0.b`.
+                let bias = v.name.starts_with('m') && v.name.ends_with(".b");
                 param && !v.mutable && matches!(v.kind, Kind::Scalar | Kind::Array(1..))
                     || v.kind == Kind::Scalar && v.name.starts_with('x')
+                    || bias
             })
             .into_iter()
             .map(|v| match v.kind {

@@ -626,3 +626,52 @@ fn chains_over_a_models_field_run_compiled() {
         assert_agree("through_chains vs dual", &flat, &want);
     }
 }
+
+/// `[m.w[1]; 3]` and `vec![m.b; 2]` of a model's fields, whose shapes the
+/// macro does not see: each item's adjoint is summed into zeros shaped
+/// like the value (kept the tape: "an array of repeated arrays", seed
+/// 19253 f0_8).
+#[differentiable]
+fn repeated_fields(m: &Weights, x: f64) -> f64 {
+    let mut a = [m.w[1]; 3];
+    let v = vec![m.b; 2];
+    a[0] *= x;
+    a[2] += v[1] * x;
+    a[0] * a[1] + a[2] * v[0]
+}
+
+#[test]
+fn repeated_fields_of_a_model_run_compiled() {
+    assert_eq!(
+        repeated_fields_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    for (w1, b, x) in [(0.7, -0.4, 1.3), (-1.1, 0.6, -0.2)] {
+        let m = Weights {
+            w: vec![0.5, w1, -0.25],
+            b,
+        };
+        let got = repeated_fields_grad(&m, x).unwrap();
+        let tape = repeated_fields_grad_tape(&m, x).unwrap();
+        assert_eq!(got.value, tape.value);
+        let flat = |g: &(Weights, f64)| [g.0.scalars(), vec![g.1]].concat();
+        assert_agree(
+            "repeated_fields vs tape",
+            &flat(&got.gradient),
+            &flat(&tape.gradient),
+        );
+        // f = w1²·x + (w1 + b·x)·b
+        let want = [
+            0.0,
+            2.0 * w1 * x + b,
+            0.0,
+            w1 + 2.0 * b * x,
+            w1 * w1 + b * b,
+        ];
+        assert_agree(
+            "repeated_fields vs closed form",
+            &flat(&got.gradient),
+            &want,
+        );
+    }
+}

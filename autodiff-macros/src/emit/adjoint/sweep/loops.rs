@@ -49,10 +49,31 @@ impl<'m> Sweep<'m> {
         if !seed.whole {
             return unsupported("an array used as a number", expr);
         }
-        if !self.scalar(elem) {
-            return unsupported("an array of repeated arrays", expr);
-        }
         let tokens = &seed.tokens;
+        if !self.scalar(elem) {
+            // `[m.w[1]; 3]` of a model's field, whose shape the macro does
+            // not see: the items' adjoints summed into zeros shaped like
+            // the value, which is still there.
+            if !(is_place(elem) && self.fully_available(elem) && !self.effects(elem)) {
+                return unsupported("an array of repeated arrays", expr);
+            }
+            let (total, adjoint) = (self.temp("repeated_bar"), &self.adjoint);
+            let src = elem.source.to_token_stream();
+            let item = Ident::new("item_bar", Span::mixed_site());
+            self.cx.rev.push(quote! {
+                let mut #total = #adjoint::zero(&(#src));
+                for #item in #tokens.iter() {
+                    #adjoint::accumulate(&mut #total, #item);
+                }
+            });
+            let item_seed = Seed {
+                tokens: total.to_token_stream(),
+                negated: seed.negated,
+                whole: true,
+                unread: false,
+            };
+            return self.pass(elem, &item_seed, Factor::One);
+        }
         let total = self.temp("repeated_bar");
         self.cx
             .rev
