@@ -672,3 +672,31 @@ fn a_fold_beside_a_closure_of_the_same_parameter_name_builds() {
         );
     }
 }
+
+/// A plain `fold` as one component of a tuple: shaped like its start, a
+/// number (kept the tape: "a binding whose shape the reverse sweep cannot
+/// see", seed 19257 f3_6).
+#[differentiable]
+fn folded_in_a_tuple(x: f64, #[constant] w: &[f64]) -> f64 {
+    let p = (x * x, w.iter().fold(0.25, |acc, t| acc * 0.5 + t));
+    p.0 * p.1 + x
+}
+
+#[test]
+fn a_plain_fold_in_a_tuple_runs_compiled() {
+    assert_eq!(folded_in_a_tuple_grad_path(), GradientPath::Compiled);
+    let w = [0.5, -1.5, 2.0];
+    let folded = w.iter().fold(0.25, |acc, t| acc * 0.5 + t);
+    for x in [0.3, -1.7] {
+        let got = agree(
+            "folded_in_a_tuple",
+            folded_in_a_tuple_grad(x, &w),
+            folded_in_a_tuple_grad_tape(x, &w),
+        );
+        assert_agree(
+            "folded_in_a_tuple",
+            &[got.gradient],
+            &[2.0 * x * folded + 1.0],
+        );
+    }
+}

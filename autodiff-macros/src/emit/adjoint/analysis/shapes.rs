@@ -344,6 +344,10 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         ExprKind::Structural {
             receiver, method, ..
         } if matches!(method.to_string().as_str(), "clone" | "to_vec") => dims_of(receiver, dims),
+        // `fold(0.5, |acc, t| ..)`: shaped like its start.
+        ExprKind::Structural { method, args, .. } if *method == "fold" && args.len() == 2 => {
+            dims_of(&args[0], dims)
+        }
         // `[a, b].concat()`: one level less than its list of parts; an item
         // `pop`ped (`v.pop().unwrap()`): one less than its `Vec`.
         ExprKind::Structural {
