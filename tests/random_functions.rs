@@ -996,13 +996,24 @@ impl Gen {
     /// statement reads it and a jump leaves the loop, and by a `let mut`
     /// nested anywhere or in a body with `return` (the caller cannot tell
     /// a number from a vector there): in a function drawn to compile, such a call is read as a
-    /// number where it is bound (`h(..) + 0.0`).
+    /// number where it is bound (`h(..) + 0.0`). So is one nested in a
+    /// branch whose arguments call a helper (`h(h(x))`), which could not
+    /// be saved for the callee's reverse if no statement reads it.
     fn bound_call(&self, e: Expr, mutable: bool) -> Expr {
+        let calls_inside = || match &e {
+            Expr::Call(_, args) => args.iter().any(|arg| {
+                let text = render(arg, Dialect::Plain);
+                self.helpers
+                    .iter()
+                    .any(|(name, _)| text.contains(&format!("{name}(")))
+            }),
+            _ => false,
+        };
         let nested = self.returns
             || if mutable {
                 self.nesting > 0
             } else {
-                !self.loops.is_empty()
+                !self.loops.is_empty() || (self.nesting > 0 && calls_inside())
             };
         match e {
             Expr::Call(..) if self.compiled && nested => {
