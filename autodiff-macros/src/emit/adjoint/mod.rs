@@ -15,8 +15,10 @@
 //! keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
 //! names the construct, and its pair runs the tape gradient. `refusals`
 //! finds the constructs refused before the sweeps start, and `pair` writes
-//! `f_forward` and `f_reverse`. This file runs the rewriters and the sweeps
-//! and assembles `f_adjoint`.
+//! `f_forward` and `f_reverse`; `lend` adds a vector-valued callee's
+//! gradient into its caller's adjoints and splits its adjoint where the
+//! forward sweep ends. This file runs the rewriters and the sweeps and
+//! assembles `f_adjoint`.
 
 mod analysis;
 mod call_values;
