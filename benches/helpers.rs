@@ -7,7 +7,8 @@
 //! Both versions of each take the compiled adjoint (the smoke test checks
 //! that it runs without falling back to the tape): the factored head's
 //! `softmax` called per row inside the loop saves its row of scores and
-//! its value per trip, and each helper's reverse reruns it.
+//! its value per trip, and each helper's reverse runs the closure its
+//! forward saved (its forward runs once).
 //!
 //! `cargo bench --bench helpers` times it (`-- --rounds N`). Under `cargo
 //! test` it is a test: each factored gradient equals the inlined one, and

@@ -9,6 +9,7 @@ mod lend;
 mod models;
 mod moves;
 mod operands;
+mod reverses;
 mod stack;
 
 pub use adjoints::*;
@@ -19,6 +20,7 @@ pub use lend::{give_back, lend, Lent};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use moves::{add_items, part, sort_by, split_items, take_item, unsort};
 pub use operands::{f64_of, Operand, ReturnsF64};
+pub use reverses::NoCotangent;
 pub use stack::*;
 
 use std::borrow::Borrow;

@@ -25,6 +25,9 @@ use autodiff_core::ScalarOperation;
 pub struct Stack {
     values: Vec<f64>,
     control: Vec<usize>,
+    /// The reverse sweeps of vector-valued callees, saved by their forward
+    /// sweeps (`reverses.rs`).
+    pub(super) reverses: Vec<Box<dyn std::any::Any>>,
     /// No value the tape would reject has been observed since the last
     /// [`clear`](Self::clear).
     finite: bool,
@@ -42,6 +45,7 @@ impl Stack {
         Self {
             values: Vec::new(),
             control: Vec::new(),
+            reverses: Vec::new(),
             finite: true,
         }
     }
@@ -142,6 +146,7 @@ impl Stack {
     pub fn clear(&mut self) {
         self.values.clear();
         self.control.clear();
+        self.reverses.clear();
         self.finite = true;
     }
 
@@ -285,7 +290,7 @@ impl Stack {
 
     /// Whether nothing is saved: true after every complete gradient.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty() && self.control.is_empty()
+        self.values.is_empty() && self.control.is_empty() && self.reverses.is_empty()
     }
 
     /// Heap bytes held (capacity, both stacks).

@@ -31,6 +31,7 @@ mod options;
 mod paths;
 mod patterns;
 mod soundness;
+mod split_calls;
 mod support;
 mod vec_growth;
 mod vec_moves;

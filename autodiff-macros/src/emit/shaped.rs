@@ -273,7 +273,11 @@ fn check_parts(function: &Function) -> CheckParts {
 /// construct the sweeps refuse): the pair then runs `f_vjp` on the tape.
 /// A call of another annotated function or method inside composes as in
 /// any caller's adjoint.
-pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
+///
+/// Split (`Dot::split`) unless the function has generics or a `mut`
+/// parameter: the reverse then reads the arguments the caller passes it
+/// again, which a `mut` parameter's may no longer be.
+pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
     let item = function.item;
     if super::tape::may_return(&function.body) {
         return None;
@@ -303,10 +307,13 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
         function.body.split_tail().1.map(|tail| &tail.kind),
         Some(crate::ast::ExprKind::Call { .. })
     );
-    let (bind, output) = match tail {
-        syn::Expr::Path(path) if path.path.get_ident().is_some() => (quote!(), quote!(#path)),
-        _ if annotated_call => (quote!(let __output = #tail;), quote!(__output)),
-        _ => (quote!(let __output: #out = #tail;), quote!(__output)),
+    let named = Ident::new("__output", Span::call_site());
+    let (bind, output, named) = match tail {
+        syn::Expr::Path(path) if path.path.get_ident().is_some() => {
+            (quote!(), quote!(#path), path.path.get_ident()?.clone())
+        }
+        _ if annotated_call => (quote!(let __output = #tail;), quote!(__output), named),
+        _ => (quote!(let __output: #out = #tail;), quote!(__output), named),
     };
     let sum = replace_ident(sum, "__output", &output);
     let dot: syn::ItemFn = syn::parse_quote! {
@@ -327,16 +334,45 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Ident)> {
     }
     let names = Names::new(&model);
     let gradient_type = gradient_type_of(&differentiable(&model));
-    let adjoint = super::adjoint::items_with(
-        &model,
-        &names,
-        &gradient_type,
-        super::adjoint::Entry::Intermediates,
-    );
+    let mut split = item.sig.generics.params.is_empty()
+        && function
+            .params
+            .iter()
+            .all(|param| param.mutability.is_none());
+    let entry = if split {
+        super::adjoint::Entry::Split(&named)
+    } else {
+        super::adjoint::Entry::Intermediates
+    };
+    let mut adjoint = super::adjoint::items_with(&model, &names, &gradient_type, entry);
+    if let Some((construct, _)) = &adjoint.fallback {
+        if split && construct == super::adjoint::BORROWING {
+            split = false;
+            adjoint = super::adjoint::items_with(
+                &model,
+                &names,
+                &gradient_type,
+                super::adjoint::Entry::Intermediates,
+            );
+        }
+    }
     if adjoint.fallback.is_some() {
         return None;
     }
-    Some((adjoint.items, adjoint.adjoint_fn))
+    let dot = Dot {
+        name: adjoint.adjoint_fn,
+        split,
+    };
+    Some((adjoint.items, dot))
+}
+
+/// The compiled reverse of a vector-valued function (`compiled_dot`).
+pub struct Dot {
+    /// `f_cotangent_dot_adjoint`.
+    pub name: Ident,
+    /// Whether it is split: the forward sweep, returning the value and
+    /// its reverse sweep (`adjoint::Entry::Split`).
+    pub split: bool,
 }
 
 /// How many `Vec`s and arrays hold the numbers of `shape` (`None` for a

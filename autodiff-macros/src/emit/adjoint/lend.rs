@@ -10,6 +10,11 @@
 //! the checks, which then see the caller's sum. Any other parameter keeps
 //! an adjoint of its own, which starts at zero as its sweep assumes, and is
 //! added into the caller's as the pair did: pushed and popped.
+//!
+//! Split (`split`), the adjoint is the forward sweep, which returns the
+//! value with a closure of the reverse sweep that owns what the forward
+//! left: the caller's forward saves the closure on the stack and its
+//! reverse runs it with the cotangent, so the callee's forward runs once.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -46,10 +51,7 @@ pub(super) fn into_caller(
         give: Vec::new(),
     };
     for ((param, bar), gradient) in bars.iter().zip(gradients) {
-        let caller = Ident::new(
-            &format!("__caller_{}", param.ident.unraw()),
-            Span::mixed_site(),
-        );
+        let caller = caller(param);
         let ty = super::pair::bar_type(&param.kind);
         into.inputs.push(quote!(#caller: &mut #ty));
         if lendable(param, movable) {
@@ -103,4 +105,188 @@ fn lendable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool {
         && !param.kind.holds_struct()
         && param.mutability.is_none()
         && !movable(param)
+}
+
+/// The name of the caller's adjoint of `param` in the callee's adjoint.
+fn caller(param: &Param) -> Ident {
+    Ident::new(
+        &format!("__caller_{}", param.ident.unraw()),
+        Span::mixed_site(),
+    )
+}
+
+/// `f_adjoint` of a vector-valued callee, split (`Entry::Split`): from the
+/// arguments as one tuple, `forward` (the checks and the forward sweep of
+/// `⟨cotangent, f⟩`, whose cotangent is read as zeros: its sum is not the
+/// value) and then the value of `output`, with a closure of `reverse`
+/// that takes the arguments again (the caller's, as the pair's reverse
+/// has them), the cotangent and the caller's adjoints. The closure owns
+/// the forward's bindings the reverse reads and borrows nothing
+/// (`use<>`), so that the caller can keep it on the stack.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn split(
+    function: &crate::ast::Function,
+    bars: &[(&Param, Ident)],
+    output: &Ident,
+    stack: &Ident,
+    head: TokenStream,
+    forward: TokenStream,
+    reverse: TokenStream,
+) -> TokenStream {
+    let Some((cotangent, params)) = function.params.split_last() else {
+        return TokenStream::new();
+    };
+    let pats: Vec<_> = params.iter().map(|param| &param.ident).collect();
+    let tys: Vec<_> = params.iter().map(|param| &param.ty).collect();
+    let (cotangent, cotangent_ty) = (&cotangent.ident, &cotangent.ty);
+    let out = match cotangent_ty {
+        syn::Type::Reference(reference) => &*reference.elem,
+        other => other,
+    };
+    let callers: Vec<_> = bars.iter().map(|(param, _)| caller(param)).collect();
+    let caller_tys: Vec<_> = bars
+        .iter()
+        .map(|(param, _)| {
+            let ty = super::pair::bar_type(&param.kind);
+            quote!(&mut #ty)
+        })
+        .collect();
+    let returned = Ident::new("returned", Span::mixed_site());
+    let stack_ty = quote!(&mut ::autodiff::__adjoint::Stack);
+    // The arguments as one parameter, taken apart in the body: a method's
+    // forwarding wrapper passes its parameters on by name.
+    let args = Ident::new("args", Span::mixed_site());
+    quote! {
+        #head(
+            #stack: #stack_ty,
+            #args: (#(#tys,)*),
+        ) -> ::core::option::Option<(
+            #out,
+            impl ::core::ops::FnOnce(
+                #stack_ty,
+                (#(#tys,)*),
+                #cotangent_ty,
+                (#(#caller_tys,)*),
+            ) -> ::core::option::Option<()> + use<>,
+        )> {
+            let (#(#pats,)*) = #args;
+            let #cotangent = ::autodiff::__adjoint::NoCotangent;
+            #forward
+            let #returned = ::core::clone::Clone::clone(&#output);
+            ::core::option::Option::Some((
+                #returned,
+                move |#stack: #stack_ty,
+                      (#(#pats,)*): (#(#tys,)*),
+                      #cotangent: #cotangent_ty,
+                      (#(#callers,)*): (#(#caller_tys,)*)| {
+                    #reverse
+                },
+            ))
+        }
+    }
+}
+
+/// Why a vector-valued callee's adjoint is not split: a binding that
+/// may borrow, which the closure of its reverse could not own. The
+/// caller then compiles it unsplit (`shaped::compiled_dot`).
+pub(crate) const BORROWING: &str = "a binding the reverse sweep's closure may not own";
+
+/// Whether every top-level `let` of `function` binds a value of its own
+/// (no reference into a parameter or another binding), by its type
+/// written without a `&` or by an initialiser that makes one: numbers,
+/// arithmetic, annotated calls, `Vec::new()`, `vec![..]`, `clone()`,
+/// `collect()`, ... Anything else (`&w[0]`, `x.iter()`, a slice
+/// parameter bound again) may borrow, and the adjoint is not split.
+pub(super) fn owns_its_bindings(function: &crate::ast::Function) -> bool {
+    use crate::ast::Stmt;
+    use quote::ToTokens;
+    let mut owned: std::collections::HashSet<String> = function
+        .params
+        .iter()
+        .filter(|param| !matches!(param.ty, syn::Type::Reference(_)))
+        .map(|param| param.ident.unraw().to_string())
+        .collect();
+    for stmt in &function.body.stmts {
+        let Stmt::Let {
+            pat, name, init, ..
+        } = stmt
+        else {
+            continue;
+        };
+        let Some(name) = name else { return false };
+        let typed = match pat.syntax {
+            syn::Pat::Type(typed) => Some(&typed.ty),
+            _ => None,
+        };
+        let by_type = typed.is_some_and(|ty| {
+            !ty.to_token_stream().into_iter().any(|token| {
+                matches!(&token, proc_macro2::TokenTree::Punct(punct) if punct.as_char() == '&' || punct.as_char() == '\'')
+                    || matches!(&token, proc_macro2::TokenTree::Group(_)) && token.to_string().contains('&')
+            })
+        });
+        if by_type || init.as_ref().is_some_and(|init| makes_owned(init, &owned)) {
+            owned.insert(name.clone());
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `expr` certainly makes a value that borrows nothing, given
+/// the names `owned` known to hold one.
+fn makes_owned(expr: &crate::ast::Expr, owned: &std::collections::HashSet<String>) -> bool {
+    use crate::ast::ExprKind as K;
+    let all = |exprs: &[crate::ast::Expr]| exprs.iter().all(|expr| makes_owned(expr, owned));
+    match &expr.kind {
+        K::Lit(_)
+        | K::NegLit(_)
+        | K::Binary { .. }
+        | K::Neg { .. }
+        | K::Elementary { .. }
+        | K::Ternary { .. }
+        | K::Powi { .. }
+        | K::Sum { .. }
+        | K::Compare { .. }
+        | K::Logic { .. }
+        | K::Prefix { .. }
+        | K::Call { .. }
+        | K::Cast { .. }
+        | K::Index { .. }
+        | K::Field { .. } => true,
+        // A constant (`f64::NEG_INFINITY`) or a binding known to own.
+        K::Path(path) => match path.path.get_ident() {
+            Some(ident) => owned.contains(&ident.unraw().to_string()),
+            None => true,
+        },
+        K::Paren(inner) | K::Dbg { arg: inner, .. } => makes_owned(inner, owned),
+        K::Construct { args, .. } | K::PlainCall { args, .. } => all(args),
+        K::Tuple(items) | K::Array(items) | K::VecList(items) => all(items),
+        K::Repeat { elem, .. } => makes_owned(elem, owned),
+        K::VecRepeat { elem, len } => makes_owned(elem, owned) && makes_owned(len, owned),
+        K::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        }
+        | K::PlainMethod {
+            receiver,
+            method,
+            args,
+            ..
+        } => {
+            let method = method.to_string();
+            match method.as_str() {
+                "len" | "is_empty" | "clone" | "to_vec" | "to_owned" | "collect" | "sum"
+                | "product" | "count" => true,
+                "fold" => args.first().is_some_and(|init| makes_owned(init, owned)),
+                "unwrap" | "unwrap_or" | "abs" | "max" | "min" => {
+                    makes_owned(receiver, owned) && all(args)
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }

@@ -15,8 +15,10 @@
 //! keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
 //! names the construct, and its pair runs the tape gradient. `refusals`
 //! finds the constructs refused before the sweeps start, and `pair` writes
-//! `f_forward` and `f_reverse`. This file runs the rewriters and the sweeps
-//! and assembles `f_adjoint`.
+//! `f_forward` and `f_reverse`; `lend` adds a vector-valued callee's
+//! gradient into its caller's adjoints and splits its adjoint where the
+//! forward sweep ends. This file runs the rewriters and the sweeps and
+//! assembles `f_adjoint`.
 
 mod analysis;
 mod call_values;
@@ -37,6 +39,7 @@ use super::companion::{Input, Sibling};
 use super::Names;
 use crate::ast::{Child, Expr, ExprKind, Function, Kind, Param};
 use analysis::Analysis;
+pub(super) use lend::BORROWING;
 pub(super) use pair::vector_pair;
 use pair::{pair, tape_pair};
 use refusals::{model_moved, not_compiled, CLOSURE};
@@ -60,7 +63,7 @@ pub fn items(function: &Function, names: &Names, gradient_type: &TokenStream) ->
 
 /// How `f_adjoint` checks its parameters before the forward sweep.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Entry {
+pub enum Entry<'a> {
     /// The gradient's inputs, which the tape makes variables: each must be
     /// finite, as `Tape::variable` requires.
     Inputs,
@@ -72,6 +75,18 @@ pub enum Entry {
     /// inside the body (an absorbing operation's operand, the value, the
     /// gradient).
     Intermediates,
+    /// `Intermediates`, split at the end of the forward sweep: `f_adjoint`
+    /// runs the forward and returns the value of the binding named here
+    /// with a closure of the reverse sweep, which the caller's reverse runs
+    /// with the cotangent (see `lend::split`).
+    Split(&'a Ident),
+}
+
+impl Entry<'_> {
+    /// Whether the parameters are a caller's intermediate values.
+    fn intermediates(self) -> bool {
+        !matches!(self, Entry::Inputs)
+    }
 }
 
 /// [`items`] for a function whose parameters are `entry`.
@@ -79,7 +94,7 @@ pub fn items_with(
     function: &Function,
     names: &Names,
     gradient_type: &TokenStream,
-    entry: Entry,
+    entry: Entry<'_>,
 ) -> Adjoint {
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
@@ -288,7 +303,7 @@ fn compile(
     adjoint_fn: &Ident,
     stack: &Ident,
     extremes: &HashSet<String>,
-    entry: Entry,
+    entry: Entry<'_>,
 ) -> Result<(TokenStream, [Sibling; 2]), Unsupported> {
     // A long body keeps the tape, outlined: the sweeps' macro time and
     // rustc's on them grow faster than the body, and their nested `let`s
@@ -341,7 +356,7 @@ fn fused(
     stack: &Ident,
     an: &Analysis,
     extremes: &HashSet<String>,
-    entry: Entry,
+    entry: Entry<'_>,
 ) -> Result<TokenStream, Unsupported> {
     let mut sweep = Sweep::new(an, stack.clone());
     let mut unobserved = extremes.clone();
@@ -370,7 +385,7 @@ fn fused(
     };
     sweep.outputs_as_written(alias.is_some());
     let label = syn::Lifetime::new("'reverse", Span::mixed_site());
-    if entry == Entry::Intermediates {
+    if entry.intermediates() {
         sweep.bail_with(quote!(break #label ::core::option::Option::None));
     }
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
@@ -430,10 +445,10 @@ fn fused(
         .map(|(param, _)| {
             let ident = &param.ident;
             match param.kind {
-                Kind::Slice(_) if entry == Entry::Intermediates => {
+                Kind::Slice(_) if entry.intermediates() => {
                     quote!(#stack.observe_infinite(&#ident[..]);)
                 }
-                _ if numbers(param) && entry == Entry::Intermediates => {
+                _ if numbers(param) && entry.intermediates() => {
                     quote!(#stack.observe_infinite(&#ident);)
                 }
                 Kind::Slice(_) => quote!(#stack.observe(&#ident[..]);),
@@ -506,7 +521,7 @@ fn fused(
     let stand_ins = sweep.stand_ins();
     let sites = sweep.sites();
     let allow = allowances(!stand_ins.is_empty());
-    if entry == Entry::Intermediates {
+    if entry.intermediates() {
         let reversed = Ident::new("reversed", Span::mixed_site());
         let into = lend::into_caller(&bars, &gradients, &movable, stack);
         let (inputs, give) = (into.inputs, into.give);
@@ -517,6 +532,47 @@ fn fused(
                 Some(lend) => Some(lend),
                 None => (!movable(param.0)).then(|| declare_one(param)),
             });
+        if let Entry::Split(output) = entry {
+            if !lend::owns_its_bindings(function) {
+                return Err(Unsupported {
+                    construct: lend::BORROWING.to_string(),
+                    line: 0,
+                });
+            }
+            let head = quote! {
+                #allow
+                #(#attrs)*
+                #vis fn #adjoint_fn #generics
+            };
+            let forward = quote! {
+                #stand_ins
+                #sites
+                #(#declare_early)*
+                #(#carried)*
+                #(#early)*
+                if !#stack.finite() {
+                    return ::core::option::Option::None;
+                }
+                #(#fwd)*
+                let #value: f64 = #returned;
+            };
+            let reverse = quote! {
+                #(#lend)*
+                let #value_bar = 1.0;
+                let #reversed = #label: {
+                    #(#rev)*
+                    ::core::option::Option::Some(())
+                };
+                #stack.observe(#value);
+                #(#late_checks)*
+                #(#early_bars)*
+                #(#give)*
+                #reversed.and(#stack.finite().then_some(()))
+            };
+            return Ok(lend::split(
+                function, &bars, output, stack, head, forward, reverse,
+            ));
+        }
         return Ok(quote! {
             #allow
             #(#attrs)*

@@ -9,6 +9,7 @@ use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 
 use super::super::companion::{Input, Sibling, Signature};
+use super::super::shaped::Dot;
 use super::super::Names;
 use super::{model_call, param_inputs, Argument};
 use crate::ast::{Function, Kind, Param};
@@ -161,7 +162,7 @@ pub fn vector_pair(
     function: &Function,
     names: &Names,
     output: &syn::Type,
-    dot: Option<&Ident>,
+    dot: Option<&Dot>,
 ) -> [Sibling; 2] {
     let stack = Ident::new("stack", Span::mixed_site());
     let value_bar = Ident::new("value_bar", Span::mixed_site());
@@ -178,16 +179,56 @@ pub fn vector_pair(
     let vjp = format_ident!("{}_vjp", name);
     let pushes = pushes(&differentiable, &result, &stack);
     let pops = pops(&bars, &stack, &quote!(1.0));
-    let forward_body = quote! {
-        let #value = #name(#(#args),*);
-        #stack.observe(&#value);
-        #value
+    let reverse_fn = Ident::new("reverse", Span::mixed_site());
+    let split = dot.filter(|dot| dot.split).map(|dot| &dot.name);
+    let forward_body = match split {
+        // The forward sweep, its reverse saved for the caller's reverse.
+        Some(dot) => quote! {
+            match #dot(#stack, (#(#args,)*)) {
+                ::core::option::Option::Some((#value, #reverse_fn)) => {
+                    #stack.push_reverse(::core::option::Option::Some(#reverse_fn));
+                    #stack.observe(&#value);
+                    #value
+                }
+                ::core::option::Option::None => {
+                    #stack.push_reverse(::core::option::Option::None::<()>);
+                    #stack.fail();
+                    ::autodiff::__adjoint::Poisoned::poisoned()
+                }
+            }
+        },
+        None => quote! {
+            let #value = #name(#(#args),*);
+            #stack.observe(&#value);
+            #value
+        },
     };
-    let reverse_body = match dot {
+    let reverse_body = match dot.map(|dot| (&dot.name, dot.split)) {
+        // The reverse the forward saved, run with the cotangent and the
+        // arguments, adding into the caller's adjoints (`lend`).
+        Some((_, true)) => {
+            let into = bars
+                .iter()
+                .filter(|(param, _, _)| param.kind.is_differentiable())
+                .map(|(_, bar, _)| bar);
+            quote! {
+                let ::core::option::Option::Some(#cotangent) =
+                    ::autodiff::__adjoint::Cotangent::cotangent_ref(&#value_bar)
+                else {
+                    return #stack.fail();
+                };
+                let ::core::option::Option::Some(#reverse_fn) = #reverse_fn else {
+                    return;
+                };
+                if #reverse_fn(#stack, (#(#args,)*), #cotangent, (#(#into,)*)).is_none() {
+                    #stack.fail();
+                }
+            }
+        }
         // `cotangentᵀ J` by the compiled adjoint of `⟨cotangent, f⟩` (see
         // `shaped::compiled_dot`), added into the caller's adjoints there
         // (`lend`), the cotangent read where the caller keeps it.
-        Some(dot) => {
+        Some((dot, false)) => {
             let into = bars
                 .iter()
                 .filter(|(param, _, _)| param.kind.is_differentiable())
@@ -258,7 +299,14 @@ pub fn vector_pair(
         }
     });
     let reverse_inner = &reverse_body;
+    // Popped first, whatever the reverse then finds: the records stay in
+    // step with the calls.
+    // (`dot` named by a call, which a method's siblings qualify.)
+    let pop = split.map(|dot| {
+        quote!(let #reverse_fn = #stack.pop_reverse(|#stack, #args_ident| #dot(#stack, #args_ident));)
+    });
     reverse.body = quote! {
+        #pop
         let (
             ::core::option::Option::Some((#(#args_pats,)*)),
             ::core::option::Option::Some((#(#bar_pats,)*)),
