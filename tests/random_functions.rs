@@ -2580,7 +2580,8 @@ fn run(
         slacks.push(slack);
         kink |= d.kink;
         assert_eq!(value.to_bits(), d.value.to_bits(), "{name}{at:?}: value vs dual twin\n{source}");
-        if (gradient[i] - d.tangent).abs() > 1e-9 * d.magnitude + slack {
+        // Written so that a NaN from the oracle fails rather than passes.
+        if !((gradient[i] - d.tangent).abs() <= 1e-9 * d.magnitude + slack) {
             // A kink shows as central differences that disagree with the
             // dual number here or at a nearby point.
             let near: Vec<f64> = at.iter().map(|v| v + 1e-3).collect();

@@ -58,6 +58,11 @@ pub struct Dual {
 
 /// `derivative · tangent`, and whether it underflowed.
 fn chain(derivative: f64, tangent: f64) -> (f64, bool) {
+    // No dependence stays none: an infinite local derivative (`sqrt` at
+    // 0) of a value that does not depend on the seeded input is not NaN.
+    if tangent == 0.0 {
+        return (0.0, false);
+    }
     let product = derivative * tangent;
     let lost = derivative != 0.0 && tangent != 0.0 && product.abs() < f64::MIN_POSITIVE;
     (product, lost)

@@ -407,13 +407,17 @@ impl<'m> Sweep<'m> {
             }
             // And `a.iter().fold(0.5, |acc, t| acc * 0.5 + t)` of plain
             // items (`refusals::passive_closures`): a number with no
-            // derivative, saved as any plain operand is.
+            // derivative, saved as any plain operand is. Not a count
+            // (`x.len()`), an integer: as an operand, the plain twin's
+            // mistake, which a second copy would report twice.
             ExprKind::Cast { .. }
             | ExprKind::PlainCall { .. }
             | ExprKind::PlainMethod { .. }
             | ExprKind::Structural { .. }
                 if !matches!(expr.kind, ExprKind::Structural { .. })
-                    || (!self.active(expr) && !self.effects(expr)) =>
+                    || (!self.active(expr)
+                        && !self.effects(expr)
+                        && !super::super::analysis::is_count(expr)) =>
             {
                 let src = expr.source.to_token_stream();
                 let src = self.as_number(expr, quote!((#src)));
