@@ -274,6 +274,20 @@ impl PartialOrd<f64> for Dual {
     }
 }
 
+/// `0.0 < x` as `x > 0.0`: the compiled adjoint on dual numbers runs the
+/// student's comparisons with a constant on either side.
+impl PartialEq<Dual> for f64 {
+    fn eq(&self, other: &Dual) -> bool {
+        *self == other.value
+    }
+}
+
+impl PartialOrd<Dual> for f64 {
+    fn partial_cmp(&self, other: &Dual) -> Option<Ordering> {
+        self.partial_cmp(&other.value)
+    }
+}
+
 impl fmt::Display for Dual {
     /// `value + tangentε`, each as `f64` displays it (with the precision
     /// given, if any).
