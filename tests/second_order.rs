@@ -583,6 +583,7 @@ fn branchy(x: f64, v: [f64; 3], #[constant] limit: f64) -> f64 {
         return (s * s + 1.0).ln() * x;
     }
     let t = if x > 1.0 { x * s } else { s - x };
+    let t = t.max(-50.0) + x.abs().powf(2.5);
     t * t + x.powi(3) / 3.0
 }
 

@@ -6,8 +6,8 @@
 //! as written, so a body gets one only when every construct in it is one
 //! whose tokens type-check on `Dual` beside the `f64`s it reads: arithmetic
 //! and comparisons with constants on either side (`Dual` has the mixed
-//! operators), the table's methods called as methods (`x.tanh()`,
-//! `a.max(b)` of two tracked values), `for` over a range, `while`, `loop`,
+//! operators), the table's methods called as methods on a tracked value
+//! (`x.tanh()`, `x.max(0.0)`, `a.powf(b)`), `for` over a range, `while`, `loop`,
 //! `if`, early `return`, and tracked locals that are numbers. Anything else
 //! (calls, models, iterators, vectors built in the body, macros reading a
 //! tracked value, casts of one) keeps `f_hvp` on the tape, which computes
@@ -24,7 +24,7 @@ use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Kind, Source, St
 /// The most differentiable parameters the runtime's `Split` takes.
 const MOST_PARAMS: usize = 6;
 
-/// The two-operand methods `Dual` has, each taking a `Dual`.
+/// The two-operand methods `Dual` has, each taking a `Dual` or an `f64`.
 const DUAL_PAIRS: &[&str] = &["powf", "max", "min", "hypot", "log"];
 
 /// Whether `function` (the model the sweeps compile) gets a dual sweep.
@@ -161,12 +161,13 @@ fn expr_ok(expr: &Expr, active: &HashSet<String>) -> bool {
         | ExprKind::Return(_)
         | ExprKind::Assign { .. }
         | ExprKind::CompoundAssign { .. } => true,
-        ExprKind::Binary { op, lhs, rhs, .. } => match op {
+        ExprKind::Binary { op, lhs, .. } => match op {
             Arith::Add | Arith::Sub | Arith::Mul | Arith::Div => true,
             Arith::Rem => !tracked(expr),
+            // `Dual`'s take a `Dual` or an `f64` (`x.max(0.0)`), on a
+            // tracked receiver.
             Arith::Method(name) => {
-                !tracked(expr)
-                    || (method_call && DUAL_PAIRS.contains(name) && tracked(lhs) && tracked(rhs))
+                !tracked(expr) || (method_call && DUAL_PAIRS.contains(name) && tracked(lhs))
             }
         },
         ExprKind::Elementary { .. } | ExprKind::Powi { .. } => !tracked(expr) || method_call,
