@@ -1,6 +1,9 @@
 //! Forward mode and second order: `f_jvp` (value and directional
 //! derivative), `f_hvp` (value, gradient and Hessian-vector product) and
-//! `f_hessian` (the dense Hessian). Each records the body through the tape
+//! `f_hessian` (the dense Hessian). Where the function has a compiled
+//! adjoint on dual numbers (`adjoint::dual`), `f_hvp` runs it
+//! (`compiled_hvp`) and the tape's is the hidden `f_hvp_tape`, its
+//! fallback. Otherwise each records the body through the tape
 //! path, `f_grad_tape_on`, on a tape made for a second-order pass
 //! (`__ad::second_order_tape`), where that path keeps the output instead
 //! of running its reverse pass; the runtime (`__ad::jvp`, `__ad::hvp`,

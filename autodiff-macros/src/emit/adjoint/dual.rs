@@ -67,6 +67,10 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
         })
         .all(|name| an.dims.get(name) == Some(&Some(0)));
     numbers
+        && !mentions(
+            quote::ToTokens::to_token_stream(&function.item.block),
+            "sin_cos",
+        )
         && lets_ok(&function.body, active)
         && !function.body.any_expr(&|expr| !expr_ok(expr, active))
 }
@@ -143,7 +147,10 @@ fn lets_ok(block: &Block, active: &HashSet<String>) -> bool {
 /// with its tracked values `Dual`s.
 fn expr_ok(expr: &Expr, active: &HashSet<String>) -> bool {
     let tracked = |e: &Expr| carries(e, active);
-    let method_call = matches!(expr.source, Source::Expr(syn::Expr::MethodCall(_)));
+    // A method `Dual` has as written (`r.sin_cos().0` is read as
+    // `r.sin()` but printed as written, and `Dual` has no `sin_cos`).
+    let method_call = matches!(expr.source,
+        Source::Expr(syn::Expr::MethodCall(call)) if call.method != "sin_cos");
     match &expr.kind {
         ExprKind::Lit(_)
         | ExprKind::NegLit(_)
@@ -228,6 +235,17 @@ fn block_tail_tracked(block: &Block, active: &HashSet<String>) -> bool {
     }
 }
 
+/// Whether `tokens` name `word`: `r.sin_cos().0` is read as `r.sin()`
+/// but printed as written inside the expressions around it, and `Dual` has
+/// no `sin_cos`.
+fn mentions(tokens: TokenStream, word: &str) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == word,
+        TokenTree::Group(group) => mentions(group.stream(), word),
+        _ => false,
+    })
+}
+
 /// `tokens` with every `f64` a `::autodiff::Dual`: a differentiable
 /// parameter's type and the gradient's, on dual numbers.
 pub fn dual_type(tokens: &TokenStream) -> TokenStream {
@@ -236,7 +254,7 @@ pub fn dual_type(tokens: &TokenStream) -> TokenStream {
         .into_iter()
         .map(|tree| match tree {
             TokenTree::Ident(ident) if ident == "f64" => {
-                TokenStream::from(quote!(::autodiff::Dual))
+                quote!(::autodiff::Dual)
             }
             TokenTree::Group(group) => {
                 let mut inner = Group::new(group.delimiter(), dual_type(&group.stream()));

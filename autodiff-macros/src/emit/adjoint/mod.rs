@@ -11,7 +11,8 @@
 //! it is called, an `Option` of a slice's element as a length test) and
 //! pattern `let`s as one `let` per name,
 //! `extremes` finds running minima and maxima, and `sweep` writes both
-//! sweeps statement by statement. A body with a construct not compiled yet
+//! sweeps statement by statement. `dual` decides which bodies also get
+//! `f_adjoint_dual`, the same sweeps on dual numbers, for `f_hvp`. A body with a construct not compiled yet
 //! keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
 //! names the construct, and its pair runs the tape gradient. `refusals`
 //! finds the constructs refused before the sweeps start, and `pair` writes
