@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::quote;
 
-use super::analysis::{carries, is_count, Analysis};
+use super::analysis::{carries, is_count, shows_number, Analysis};
 use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Kind, Source, Stmt};
 
 /// The most differentiable parameters the runtime's `Split` takes.
@@ -71,8 +71,13 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
             quote::ToTokens::to_token_stream(&function.item.block),
             "sin_cos",
         )
-        && lets_ok(&function.body, active)
-        && !function.body.any_expr(&|expr| !expr_ok(expr, active))
+        && lets_ok(&function.body, an)
+        && function
+            .body
+            .split_tail()
+            .1
+            .is_none_or(|tail| number_ok(tail, an))
+        && !function.body.any_expr(&|expr| !expr_ok(expr, an))
 }
 
 /// A differentiable parameter of a shape the runtime lifts (`lift`) and
@@ -117,12 +122,16 @@ fn dual_param(kind: &Kind, ty: &syn::Type) -> bool {
 
 /// Every `let` of a tracked name binds one name, typed `f64` or not at
 /// all, in `block` and every block inside it.
-fn lets_ok(block: &Block, active: &HashSet<String>) -> bool {
+fn lets_ok(block: &Block, an: &Analysis) -> bool {
+    let active = &an.active;
     let here = block.stmts.iter().all(|stmt| match stmt {
-        Stmt::Let { pat, name, .. } => {
+        Stmt::Let {
+            pat, name, init, ..
+        } => {
             let tracked = pat.names.iter().any(|n| active.contains(n));
             !tracked
                 || (name.is_some()
+                    && init.as_ref().is_none_or(|init| number_ok(init, an))
                     && match pat.syntax {
                         syn::Pat::Ident(ident) => ident.subpat.is_none() && ident.by_ref.is_none(),
                         syn::Pat::Type(typed) => {
@@ -137,16 +146,33 @@ fn lets_ok(block: &Block, active: &HashSet<String>) -> bool {
     });
     here && !block.any_expr(&|expr| {
         expr.children().into_iter().any(|child| match child {
-            Child::Block(inner) => !lets_ok(inner, active),
+            Child::Block(inner) => !lets_ok(inner, an),
             Child::Expr(_) => false,
         })
     })
 }
 
+/// Whether `expr` is a number on the dual sweep: tracked (a `Dual`), or
+/// shown to be an `f64` by the body (a float literal, an `f64` binding).
+/// A value of another type (an integer, a `bool`) where a number belongs
+/// is the student's mistake, which the plain twin reports: the dual sweep
+/// is then not emitted, so that it reports nothing more.
+fn number_ok(expr: &Expr, an: &Analysis) -> bool {
+    expr.diverges()
+        || carries(expr, &an.active)
+        || shows_number(expr, &an.active, &|name| an.numbers.contains(name))
+}
+
 /// Whether `expr`, a node of the body, prints as tokens that type-check
-/// with its tracked values `Dual`s.
-fn expr_ok(expr: &Expr, active: &HashSet<String>) -> bool {
+/// with its tracked values `Dual`s, and that a body the plain twin
+/// rejects is not given to them (see [`number_ok`]).
+fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
+    let active = &an.active;
     let tracked = |e: &Expr| carries(e, active);
+    let number = |e: &Expr| number_ok(e, an);
+    if !operands_ok(expr, an) {
+        return false;
+    }
     // A method `Dual` has as written (`r.sin_cos().0` is read as
     // `r.sin()` but printed as written, and `Dual` has no `sin_cos`).
     let method_call = matches!(expr.source,
@@ -168,7 +194,8 @@ fn expr_ok(expr: &Expr, active: &HashSet<String>) -> bool {
         | ExprKind::Return(_)
         | ExprKind::Assign { .. }
         | ExprKind::CompoundAssign { .. } => true,
-        ExprKind::Binary { op, lhs, .. } => match op {
+        ExprKind::Binary { op, lhs, rhs, .. } => match op {
+            _ if tracked(expr) && !(number(lhs) && number(rhs)) => false,
             Arith::Add | Arith::Sub | Arith::Mul | Arith::Div => true,
             Arith::Rem => !tracked(expr),
             // `Dual`'s take a `Dual` or an `f64` (`x.max(0.0)`), on a
@@ -206,6 +233,39 @@ fn expr_ok(expr: &Expr, active: &HashSet<String>) -> bool {
         | ExprKind::Let { .. }
         | ExprKind::Match { .. }
         | ExprKind::Invalid => false,
+    }
+}
+
+/// Where a tracked value meets another: the other is a number; no number
+/// is an index, and no tracked value a bound or a condition; an exponent
+/// of `powi` is an integer literal or `as i32`.
+fn operands_ok(expr: &Expr, an: &Analysis) -> bool {
+    let tracked = |e: &Expr| carries(e, &an.active);
+    let number = |e: &Expr| number_ok(e, an);
+    let root_tracked =
+        |e: &Expr| crate::flow::root(e).is_some_and(|name| an.active.contains(&name));
+    match &expr.kind {
+        ExprKind::Compare { lhs, rhs, .. } => {
+            !(tracked(lhs) || tracked(rhs)) || (number(lhs) && number(rhs))
+        }
+        ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
+            !root_tracked(target) || number(value)
+        }
+        ExprKind::Return(Some(value)) => number(value),
+        ExprKind::Index { index, .. } => !tracked(index) && !number(index),
+        ExprKind::Range { start, end, .. } => {
+            !start.as_deref().is_some_and(tracked) && !end.as_deref().is_some_and(tracked)
+        }
+        ExprKind::If { cond, .. } | ExprKind::While { cond, .. } => !tracked(cond),
+        // An integer literal or a cast to `i32`: a variable's type (`i32`
+        // or not) is not seen.
+        ExprKind::Powi { exponent, .. } => {
+            exponent.is_int_literal()
+                || matches!(&exponent.kind, ExprKind::Cast { ty, .. }
+                    if matches!(ty, syn::Type::Path(path) if path.path.is_ident("i32")))
+        }
+        ExprKind::Neg { operand, .. } => !tracked(expr) || number(operand),
+        _ => true,
     }
 }
 
