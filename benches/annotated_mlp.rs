@@ -2,9 +2,11 @@
 //! function with `#[differentiable]`, timed as one gradient against its
 //! plain twin: `mlp_loss_grad` (the compiled adjoint), and the tape path,
 //! `mlp_loss_grad_tape` on the thread's reused tape; then one
-//! Hessian-vector product, `mlp_loss_hvp`, on it and on the two-moons
-//! loss of `examples/moons.rs` (a `#[derive(Parameters)]` model), each
-//! beside its own plain twin and `f_grad`.
+//! Hessian-vector product, `mlp_loss_hvp` (the compiled adjoint on dual
+//! numbers) and `mlp_loss_hvp_tape` (the tape), on it, and `loss_hvp` on
+//! the two-moons loss of `examples/moons.rs` (a `#[derive(Parameters)]`
+//! model, whose `f_hvp` runs on the tape), each beside its own plain twin
+//! and `f_grad`.
 //!
 //! `cargo bench --bench annotated_mlp` times it (`-- --rounds N`). Under
 //! `cargo test` (no `--bench` argument) it is a test instead: the macro's
@@ -164,16 +166,19 @@ fn check_mlp_hvp(p: &Parameters, mlp: &Mlp) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         Ok(flat_gradient(result.gradient))
     };
-    let result = mlp_loss_hvp(
-        &p.w1,
-        &p.b1,
-        &p.w2,
-        p.b2,
-        &mlp.x,
-        mlp.target,
-        (v.w1.clone(), v.b1.clone(), v.w2.clone(), v.b2),
-    )
-    .map_err(|e| e.to_string())?;
+    let direction = || (v.w1.clone(), v.b1.clone(), v.w2.clone(), v.b2);
+    let compiled_before = autodiff::__adjoint::compiled_hvps();
+    let result = mlp_loss_hvp(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target, direction())
+        .map_err(|e| e.to_string())?;
+    if autodiff::__adjoint::compiled_hvps() != compiled_before + 1 {
+        return Err("the MLP's f_hvp did not run the compiled adjoint".into());
+    }
+    let tape = mlp_loss_hvp_tape(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target, direction())
+        .map_err(|e| e.to_string())?;
+    let (compiled, taped) = (flat_gradient(result.hvp.clone()), flat_gradient(tape.hvp));
+    if max_error(&compiled, &taped) > 1e-12 {
+        return Err("the MLP's compiled f_hvp is not the tape's".into());
+    }
     let h = 1e-5;
     let (up, down) = (grad(&moved(p, &v, h))?, grad(&moved(p, &v, -h))?);
     let differences: Vec<f64> = up
@@ -264,10 +269,18 @@ fn bench(args: &[String]) -> Result<(), String> {
     ];
     let direction = || (v.w1.clone(), v.b1.clone(), v.w2.clone(), v.b2);
     rows.push(row(
-        "mlp_loss_hvp (forward over reverse)",
-        100,
+        "mlp_loss_hvp (forward over reverse, compiled)",
+        1000,
         Box::new(move || {
             mlp_loss_hvp(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target, direction())
+                .map_or(f64::NAN, |r| r.value + r.hvp.3)
+        }),
+    ));
+    rows.push(row(
+        "mlp_loss_hvp_tape (on the tape)",
+        100,
+        Box::new(move || {
+            mlp_loss_hvp_tape(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target, direction())
                 .map_or(f64::NAN, |r| r.value + r.hvp.3)
         }),
     ));

@@ -2396,7 +2396,10 @@ fn fell_back() {
 
 /// One line per function for the report: name, compiled or not, how many
 /// points the tape answered and rejected, and the constructs it uses.
-struct Report(std::collections::BTreeMap<String, (bool, usize, usize, &'static str, String)>);
+/// Per function: compiled, points answered, points rejected, tags, why it
+/// kept the tape, and whether an `f_hvp` ran the compiled adjoint on dual
+/// numbers.
+struct Report(std::collections::BTreeMap<String, (bool, usize, usize, &'static str, String, bool)>);
 
 /// Central differences of the plain twin along input `i`.
 fn central(plain: &impl Fn(&[f64]) -> f64, at: &[f64], i: usize) -> f64 {
@@ -2533,7 +2536,7 @@ fn run(
             autodiff::GradientPath::Compiled => String::new(),
             autodiff::GradientPath::Tape { construct, line } => format!("{construct} (line {line})"),
         };
-        (compiled, 0, 0, tags, why)
+        (compiled, 0, 0, tags, why, false)
     });
     if tape_result.is_ok() { entry.1 += 1 } else { entry.2 += 1 }
     let (value, gradient) = match (grad(at), tape_result) {
@@ -2592,14 +2595,20 @@ fn run(
             );
         }
     }
+    let hvps_before = autodiff::__adjoint::compiled_hvps();
     check_second_order(name, source, at, &gradient, &magnitudes, &slacks, kink, &grad, &jvp, &hvp);
+    if autodiff::__adjoint::compiled_hvps() > hvps_before {
+        if let Some(entry) = report.0.get_mut(name) {
+            entry.5 = true;
+        }
+    }
 }
 
 impl Report {
     fn write(&self, path: &str) {
         let mut out = String::new();
-        for (name, (compiled, ok, err, tags, why)) in &self.0 {
-            out.push_str(&format!("{name}\t{compiled}\t{ok}\t{err}\t{tags}\t{why}\n"));
+        for (name, (compiled, ok, err, tags, why, hvp)) in &self.0 {
+            out.push_str(&format!("{name}\t{compiled}\t{ok}\t{err}\t{tags}\t{why}\t{hvp}\n"));
         }
         std::fs::write(path, out).unwrap();
     }
@@ -2959,7 +2968,7 @@ fn random_differentiable_functions_match_dual_numbers() {
 /// tape, with the constructs the fallen-back ones use and the reasons
 /// `f_grad_path` gives for them.
 fn summarize(seed: u64, reports: &[PathBuf]) {
-    let (mut compiled, mut fallback, mut ok, mut err) = (0, 0, 0, 0);
+    let (mut compiled, mut fallback, mut ok, mut err, mut hvps) = (0, 0, 0, 0, 0);
     let mut tags: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for path in reports {
@@ -2967,6 +2976,7 @@ fn summarize(seed: u64, reports: &[PathBuf]) {
         for line in text.lines() {
             let fields: Vec<&str> = line.split('\t').collect();
             let is_compiled = fields[1] == "true";
+            hvps += usize::from(fields.get(6) == Some(&"true"));
             if is_compiled {
                 compiled += 1;
             } else {
@@ -2988,7 +2998,7 @@ fn summarize(seed: u64, reports: &[PathBuf]) {
         }
     }
     println!(
-        "seed {seed:#x}: {} functions, {compiled} compiled, {fallback} kept the tape; {ok} points answered, {err} rejected by the tape (and by f_grad alike)",
+        "seed {seed:#x}: {} functions, {compiled} compiled, {fallback} kept the tape; {ok} points answered, {err} rejected by the tape (and by f_grad alike); {hvps} ran f_hvp through the compiled adjoint on dual numbers",
         compiled + fallback
     );
     for (tag, (c, f)) in &tags {

@@ -539,3 +539,193 @@ fn many_parameters_have_the_same_second_order_items() -> Result<(), ScalarAutodi
     );
     Ok(())
 }
+
+// f_hvp through the compiled adjoint on dual numbers (forward over
+// reverse through the generated sweep), against the tape's f_hvp
+// (`f_hvp_tape`) and central differences of f_grad.
+
+/// A network layer by hand: loops, a `#[constant]`, `i as f64`, literals
+/// on either side of tracked values, `tanh`, `exp`, `max` of two tracked
+/// values.
+#[differentiable]
+fn layer_loss(w: &[[f64; 3]], b: &[f64], #[constant] x: &[f64], #[constant] target: f64) -> f64 {
+    let mut out = 0.0;
+    for j in 0..w.len() {
+        let mut z: f64 = b[j];
+        for i in 0..x.len() {
+            z += w[j][i] * x[i] + 0.01 * (i as f64);
+        }
+        let h = z.tanh().max(0.5 * z - 3.0);
+        out += h * (1.0 + (j as f64)) - 0.1 * z.exp();
+    }
+    let e = out - target;
+    2.0 * e * e
+}
+
+/// Branches, an early `return`, a `while` with `break`, a comparison with
+/// the constant first, `powi`, `sin`, `ln`.
+#[differentiable]
+fn branchy(x: f64, v: [f64; 3], #[constant] limit: f64) -> f64 {
+    let mut s = 0.0;
+    let mut k = 0;
+    while k < 3 {
+        if 0.0 < v[k] {
+            s += v[k] * x.sin();
+        } else {
+            s -= 0.5 * v[k].powi(2);
+        }
+        if s > limit {
+            break;
+        }
+        k += 1;
+    }
+    if s > 2.0 * limit {
+        return (s * s + 1.0).ln() * x;
+    }
+    let t = if x > 1.0 { x * s } else { s - x };
+    let t = t.max(-50.0) + x.abs().powf(2.5);
+    t * t + x.powi(3) / 3.0
+}
+
+/// `x.powf(y)` of two tracked values: at `x = 0` its gradient is finite,
+/// its second derivative by `x` is not.
+#[differentiable]
+fn tracked_power(x: f64, y: f64) -> f64 {
+    x.powf(y) + y * x
+}
+
+/// `f_hvp` ran its compiled adjoint on dual numbers exactly once during
+/// `run`.
+fn compiled_once<T>(run: impl FnOnce() -> T) -> T {
+    let before = autodiff::__adjoint::compiled_hvps();
+    let out = run();
+    assert_eq!(
+        autodiff::__adjoint::compiled_hvps(),
+        before + 1,
+        "f_hvp was not compiled"
+    );
+    out
+}
+
+#[test]
+fn compiled_hvp_of_loops_and_constants_matches_the_tape_and_central_differences(
+) -> Result<(), ScalarAutodiffError> {
+    let x = [0.4, -0.7, 1.2];
+    let w = vec![[0.3, -0.2, 0.5], [-0.6, 0.1, 0.4], [0.2, 0.8, -0.3]];
+    let b = vec![0.1, -0.2, 0.3];
+    let dw = vec![[0.5, 0.1, -0.2], [0.3, -0.4, 0.2], [0.1, 0.0, 0.6]];
+    let db = vec![-0.3, 0.2, 0.7];
+    let flat = |w: &[[f64; 3]], b: &[f64]| -> Vec<f64> {
+        let mut out: Vec<f64> = w.iter().flatten().copied().collect();
+        out.extend_from_slice(b);
+        out
+    };
+    let unflat = |p: &[f64]| -> (Vec<[f64; 3]>, Vec<f64>) {
+        let w = p[..9].chunks(3).map(|r| [r[0], r[1], r[2]]).collect();
+        (w, p[9..].to_vec())
+    };
+    let result = compiled_once(|| layer_loss_hvp(&w, &b, &x, 0.3, (dw.clone(), db.clone())))?;
+    let tape = layer_loss_hvp_tape(&w, &b, &x, 0.3, (dw.clone(), db.clone()))?;
+    let (got, want) = (
+        flat(&result.hvp.0, &result.hvp.1),
+        flat(&tape.hvp.0, &tape.hvp.1),
+    );
+    assert_all_close_named(&got, &want, 1e-13, "layer: compiled vs tape H·v");
+    let first = layer_loss_grad(&w, &b, &x, 0.3)?;
+    assert!(close(result.value, first.value, 1e-15));
+    assert_all_close_named(
+        &flat(&result.gradient.0, &result.gradient.1),
+        &flat(&first.gradient.0, &first.gradient.1),
+        1e-14,
+        "layer: gradient",
+    );
+    // Central differences of f_grad along the direction.
+    let p = flat(&w, &b);
+    let v = flat(&dw, &db);
+    let h = 1e-5;
+    let grad_at = |t: f64| {
+        let point: Vec<f64> = p.iter().zip(&v).map(|(p, v)| p + t * v).collect();
+        let (w, b) = unflat(&point);
+        let g = layer_loss_grad(&w, &b, &x, 0.3).unwrap().gradient;
+        flat(&g.0, &g.1)
+    };
+    let differences: Vec<f64> = grad_at(h)
+        .iter()
+        .zip(grad_at(-h))
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect();
+    assert_all_close_named(&got, &differences, 1e-5, "layer: central differences");
+    Ok(())
+}
+
+#[test]
+fn compiled_hvp_through_branches_breaks_and_returns_matches_the_tape(
+) -> Result<(), ScalarAutodiffError> {
+    // Points that take each exit: the tail, the early return, the break.
+    for (x, v, limit) in [
+        (0.8, [0.5, -0.3, 0.9], 5.0),
+        (1.6, [0.9, 1.2, 0.7], 0.4),
+        (0.3, [-0.2, 0.4, 0.6], 0.1),
+        (1.3, [1.5, 1.4, -0.8], 100.0),
+    ] {
+        let (dx, dv) = (0.7, [0.2, -0.5, 0.3]);
+        let result = compiled_once(|| branchy_hvp(x, v, limit, (dx, dv)))?;
+        let tape = branchy_hvp_tape(x, v, limit, (dx, dv))?;
+        let mut got = vec![result.hvp.0];
+        got.extend(result.hvp.1);
+        let mut want = vec![tape.hvp.0];
+        want.extend(tape.hvp.1);
+        assert_all_close_named(&got, &want, 1e-13, "branchy: compiled vs tape");
+        let grad_at = |t: f64| {
+            let moved = [v[0] + t * dv[0], v[1] + t * dv[1], v[2] + t * dv[2]];
+            let g = branchy_grad(x + t * dx, moved, limit).unwrap().gradient;
+            vec![g.0, g.1[0], g.1[1], g.1[2]]
+        };
+        let h = 1e-6;
+        let differences: Vec<f64> = grad_at(h)
+            .iter()
+            .zip(grad_at(-h))
+            .map(|(a, b)| (a - b) / (2.0 * h))
+            .collect();
+        assert_all_close_named(&got, &differences, 1e-5, "branchy: central differences");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_body_with_calls_keeps_the_tape_hvp_and_the_same_numbers() -> Result<(), ScalarAutodiffError> {
+    // `mixed` calls another annotated function: its f_hvp is the tape's.
+    let before = autodiff::__adjoint::compiled_hvps();
+    let result = mixed_hvp(&[0.3, -0.8], 0.9, 4, (vec![0.1, 0.2], 0.3))?;
+    assert_eq!(autodiff::__adjoint::compiled_hvps(), before);
+    assert!(result.value.is_finite());
+    Ok(())
+}
+
+#[test]
+fn a_non_finite_second_derivative_of_the_compiled_path_is_the_tapes_error() {
+    assert!(tracked_power_grad(0.0, 1.5).is_ok());
+    let before = autodiff::__adjoint::compiled_hvps();
+    let error = tracked_power_hvp(0.0, 1.5, (1.0, 0.0)).unwrap_err();
+    assert_eq!(
+        autodiff::__adjoint::compiled_hvps(),
+        before,
+        "reran the tape"
+    );
+    assert_eq!(error.code(), "non-finite-second-derivative");
+    // Away from 0 it runs compiled and agrees with the tape.
+    let result = compiled_once(|| tracked_power_hvp(0.25, 1.5, (1.0, -0.5))).unwrap();
+    let tape = tracked_power_hvp_tape(0.25, 1.5, (1.0, -0.5)).unwrap();
+    assert!(
+        close(result.hvp.0, tape.hvp.0, 1e-13),
+        "{:?} {:?}",
+        result.hvp,
+        tape.hvp
+    );
+    assert!(
+        close(result.hvp.1, tape.hvp.1, 1e-13),
+        "{:?} {:?}",
+        result.hvp,
+        tape.hvp
+    );
+}

@@ -104,30 +104,30 @@ impl Dual {
         self.unary(|v| v.powi(n), |v, _| rules::powi_partial(v, n))
     }
 
-    /// `selfʸ` for a real `y`, itself a `Dual` (use `Dual::constant` for a
-    /// fixed exponent).
-    pub fn powf(self, y: Self) -> Self {
-        self.binary(y, f64::powf, rules::powf_partials)
+    /// `selfʸ` for a real `y`: a `Dual`, or an `f64` (a fixed exponent,
+    /// tangent 0).
+    pub fn powf(self, y: impl Into<Self>) -> Self {
+        self.binary(y.into(), f64::powf, rules::powf_partials)
     }
 
     /// `max(self, other)`: the larger operand's tangent (half of each at a tie).
-    pub fn max(self, other: Self) -> Self {
-        self.binary(other, f64::max, rules::max_partials)
+    pub fn max(self, other: impl Into<Self>) -> Self {
+        self.binary(other.into(), f64::max, rules::max_partials)
     }
 
     /// `min(self, other)`: the smaller operand's tangent (half of each at a tie).
-    pub fn min(self, other: Self) -> Self {
-        self.binary(other, f64::min, rules::min_partials)
+    pub fn min(self, other: impl Into<Self>) -> Self {
+        self.binary(other.into(), f64::min, rules::min_partials)
     }
 
     /// `√(self² + other²)` without overflow.
-    pub fn hypot(self, other: Self) -> Self {
-        self.binary(other, f64::hypot, rules::hypot_partials)
+    pub fn hypot(self, other: impl Into<Self>) -> Self {
+        self.binary(other.into(), f64::hypot, rules::hypot_partials)
     }
 
     /// `log_base self`.
-    pub fn log(self, base: Self) -> Self {
-        self.binary(base, f64::log, rules::log_partials)
+    pub fn log(self, base: impl Into<Self>) -> Self {
+        self.binary(base.into(), f64::log, rules::log_partials)
     }
 }
 
@@ -271,6 +271,20 @@ impl PartialEq<f64> for Dual {
 impl PartialOrd<f64> for Dual {
     fn partial_cmp(&self, other: &f64) -> Option<Ordering> {
         self.value.partial_cmp(other)
+    }
+}
+
+/// `0.0 < x` as `x > 0.0`: the compiled adjoint on dual numbers runs the
+/// student's comparisons with a constant on either side.
+impl PartialEq<Dual> for f64 {
+    fn eq(&self, other: &Dual) -> bool {
+        *self == other.value
+    }
+}
+
+impl PartialOrd<Dual> for f64 {
+    fn partial_cmp(&self, other: &Dual) -> Option<Ordering> {
+        self.partial_cmp(&other.value)
     }
 }
 

@@ -277,7 +277,7 @@ fn dot_jvp(
         &["w", "x"],
     )
 }
-/// The value of [`dot`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`dot`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn dot_hvp(

@@ -482,7 +482,7 @@ fn neuron_jvp(
         &["w", "x", "b"],
     )
 }
-/// The value of [`neuron`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`neuron`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn neuron_hvp(

@@ -214,6 +214,66 @@ pub fn series_adjoint(
         })
 }
 #[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[inline]
+pub fn series_adjoint_dual(
+    stack: &mut ::autodiff::__adjoint::DualStack,
+    x: ::autodiff::Dual,
+    scale: f64,
+    n: usize,
+) -> ::core::option::Option<
+    ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
+> {
+    stack.observe(&x);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
+    let mut total = ::autodiff::__adjoint::dual(0.0);
+    for i in 0..n {
+        stack.observe_power_base(x, i as i32);
+        total += scale * x.powi(i as i32);
+    }
+    stack.observe(total);
+    let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
+        if total > 1.0 {
+            ::autodiff::__adjoint::dual(total.ln())
+        } else {
+            ::autodiff::__adjoint::dual(-total)
+        },
+    );
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let value_bar = ::autodiff::Dual::constant(1.0);
+    let mut total_bar = ::autodiff::Dual::constant(0.0);
+    if total > 1.0 {
+        total_bar += value_bar * ::autodiff::__adjoint::dual_rules::ln_partial(total);
+    } else {
+        total_bar -= value_bar;
+    }
+    for i in (0..n).rev() {
+        let x_powi_bar = total_bar * scale;
+        x_bar
+            += x_powi_bar * ::autodiff::__adjoint::dual_rules::powi_partial(x, i as i32);
+    }
+    stack.observe(value);
+    stack.observe(&x_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: x_bar,
+        })
+}
+#[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn series_grad_tape_on(
     tape: &mut ::autodiff::Tape,
@@ -303,10 +363,32 @@ pub fn series_jvp(
         &["x"],
     )
 }
-/// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn series_hvp(
+    x: f64,
+    scale: f64,
+    n: usize,
+    direction: f64,
+) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
+    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
+    let stack = &mut ::autodiff::__adjoint::DualStack::new();
+    if let ::core::option::Option::Some(result) = series_adjoint_dual(
+        stack,
+        ::autodiff::__adjoint::lift(&x, &direction),
+        scale,
+        n,
+    ) {
+        return ::autodiff::__private::compiled_hvp(result);
+    }
+    series_hvp_tape(x, scale, n, direction)
+}
+/// [`series_hvp`] on the tape: the body recorded, each node's rule rerun on dual numbers. `series_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn series_hvp_tape(
     x: f64,
     scale: f64,
     n: usize,

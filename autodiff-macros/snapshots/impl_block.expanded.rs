@@ -465,7 +465,7 @@ impl Neuron {
             },
         })
     }
-    /// The value of [`forward`](Self::forward), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// The value of [`forward`](Self::forward), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn forward_hvp(
@@ -1007,7 +1007,7 @@ impl Neuron {
             },
         })
     }
-    /// The value of [`loss`](Self::loss), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// The value of [`loss`](Self::loss), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn loss_hvp(
@@ -1277,7 +1277,7 @@ impl Neuron {
             &["w"],
         )
     }
-    /// The value of [`scale`](Self::scale), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// The value of [`scale`](Self::scale), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn scale_hvp(

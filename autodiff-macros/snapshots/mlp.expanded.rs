@@ -403,7 +403,7 @@ pub fn mlp_jvp(
         &["w1", "w2", "x"],
     )
 }
-/// The value of [`mlp`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`mlp`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn mlp_hvp(

@@ -152,6 +152,49 @@ fn loss_adjoint(
         })
 }
 #[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+#[inline]
+fn loss_adjoint_dual(
+    stack: &mut ::autodiff::__adjoint::DualStack,
+    x: ::autodiff::Dual,
+) -> ::core::option::Option<
+    ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
+> {
+    stack.observe(&x);
+    if !stack.finite() {
+        return ::core::option::Option::None;
+    }
+    let square = ::autodiff::__adjoint::dual(x * x);
+    let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
+        ::autodiff::__adjoint::dual(square + square),
+    );
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let value_bar = ::autodiff::Dual::constant(1.0);
+    let mut square_bar = ::autodiff::Dual::constant(0.0);
+    square_bar += value_bar;
+    square_bar += value_bar;
+    x_bar += square_bar * x;
+    x_bar += square_bar * x;
+    stack.observe(value);
+    stack.observe(&x_bar);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: x_bar,
+        })
+}
+#[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 fn loss_grad_tape_on(
     tape: &mut ::autodiff::Tape,
@@ -221,10 +264,28 @@ fn loss_jvp(
     let tape = &mut ::autodiff::__private::second_order_tape();
     ::autodiff::__private::jvp_of(loss_grad_tape_on(tape, x), tape, &x, tangent, &["x"])
 }
-/// The value of [`loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// The value of [`loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn loss_hvp(
+    x: f64,
+    direction: f64,
+) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
+    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
+    let stack = &mut ::autodiff::__adjoint::DualStack::new();
+    if let ::core::option::Option::Some(result) = loss_adjoint_dual(
+        stack,
+        ::autodiff::__adjoint::lift(&x, &direction),
+    ) {
+        return ::autodiff::__private::compiled_hvp(result);
+    }
+    loss_hvp_tape(x, direction)
+}
+/// [`loss_hvp`] on the tape: the body recorded, each node's rule rerun on dual numbers. `loss_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments, dead_code)]
+fn loss_hvp_tape(
     x: f64,
     direction: f64,
 ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {

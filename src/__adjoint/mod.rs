@@ -5,6 +5,7 @@
 
 mod adjoints;
 mod calls;
+mod dual;
 mod lend;
 mod models;
 mod moves;
@@ -15,6 +16,9 @@ mod stack;
 pub use adjoints::*;
 pub use calls::{
     args, scalar_of, unread, Arg, Args, Cotangent, NotDifferentiable, Poisoned, ScalarOf, Unread,
+};
+pub use dual::{
+    compiled_hvps, dual, dual_rules, hvp_compiled, lift, AsDual, DualStack, Lift, Split,
 };
 pub use lend::{give_back, lend, Lent};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};

@@ -233,3 +233,28 @@ pub fn hvp_of<S: Shapes, G>(
         hvp: parameters.gradient_from(&mut pass.hvp.as_slice()),
     })
 }
+
+/// `direction` checked against the parameters as [`hvp_of`] checks it,
+/// before `f_hvp` runs the compiled adjoint on dual numbers.
+pub fn check_direction<S: Shapes>(
+    parameters: S,
+    direction: &S::Gradient,
+    names: &[&'static str],
+) -> Result<()> {
+    parameters.directions(direction, names, &mut Vec::new())
+}
+
+/// What `f_adjoint_dual` computed, as `f_hvp` returns it: the value and
+/// the gradient are the primal parts, `H·v` the tangent parts of the
+/// adjoints (forward over reverse through the compiled adjoint).
+pub fn compiled_hvp<D: crate::__adjoint::Split>(
+    result: ValueAndGradient<D, autodiff_core::Dual>,
+) -> Result<Hvp<D::Plain>> {
+    crate::__adjoint::hvp_compiled();
+    let (gradient, hvp) = result.gradient.split();
+    Ok(Hvp {
+        value: result.value.value,
+        gradient,
+        hvp,
+    })
+}

@@ -14,9 +14,10 @@ use super::companion::Sibling;
 use super::{adjoint, differentiable, param_label, user_params, variable_ident, Names};
 use crate::ast::{Function, Kind, Param};
 
-/// The gradient items, and the adjoint's pair `f_forward`/`f_reverse`,
-/// which the caller places.
-pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) {
+/// The gradient items, the adjoint's pair `f_forward`/`f_reverse`,
+/// which the caller places, and whether `f_adjoint_dual` is among the
+/// items (for `f_hvp`).
+pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2], bool) {
     let Names {
         name,
         tape_fn,
@@ -186,7 +187,7 @@ pub fn items(function: &Function, names: &Names) -> (TokenStream, [Sibling; 2]) 
             }
         }
     };
-    (items, adjoint.pair)
+    (items, adjoint.pair, adjoint.dual)
 }
 
 /// What every tape path starts with: the differentiable parameters

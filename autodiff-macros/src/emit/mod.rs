@@ -43,7 +43,7 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
         let transforms = shaped::transforms(function, &names);
         return quote!(#twin #tape #companion #dot #transforms);
     }
-    let (grad, pair) = grad::items(function, &names);
+    let (grad, pair, dual) = grad::items(function, &names);
     let companion = companion::item(
         names.name,
         &function.item.vis,
@@ -52,7 +52,7 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
         &companion::constant_checks(function),
     );
     let check = check::items(function, &names);
-    let second = second::items(function, &names);
+    let second = second::items(function, &names, dual);
     quote!(#twin #tape #companion #grad #check #second)
 }
 
@@ -85,7 +85,10 @@ pub fn associated_items(function: &Function, flow: &Flow) -> TokenStream {
 
 /// The recording twin, the gradients and the checks.
 fn siblings(function: &Function, flow: &Flow) -> TokenStream {
-    let names = Names::new(function);
+    let names = Names {
+        free: false,
+        ..Names::new(function)
+    };
     let (tape, _) = tape::item(function, flow, &names);
     if function.output.is_some() {
         let (dot, dot_fn) = shaped::compiled_dot(function).unzip();
@@ -95,10 +98,11 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
         let transforms = shaped::transforms(function, &names);
         return quote!(#tape #forward #reverse #dot #transforms);
     }
-    let (grad, [forward, reverse]) = grad::items(function, &names);
+    // A method's `f_hvp` keeps the tape (`Names::free`).
+    let (grad, [forward, reverse], _) = grad::items(function, &names);
     let (forward, reverse) = (forward.free(), reverse.free());
     let check = check::items(function, &names);
-    let second = second::items(function, &names);
+    let second = second::items(function, &names, false);
     quote!(#tape #grad #forward #reverse #check #second)
 }
 
@@ -215,6 +219,10 @@ struct Names<'m> {
     attrs: Vec<&'m Attribute>,
     /// `<'a, ...>` of the user's lifetimes, or nothing.
     generics: TokenStream,
+    /// A free function, not a method's or an associated function's
+    /// siblings: only its `f_hvp` runs the compiled adjoint on dual
+    /// numbers (`adjoint::dual`).
+    free: bool,
 }
 
 impl<'m> Names<'m> {
@@ -241,6 +249,7 @@ impl<'m> Names<'m> {
             } else {
                 quote!(<#lifetimes>)
             },
+            free: true,
         }
     }
 }

@@ -1,6 +1,9 @@
 //! Forward mode and second order: `f_jvp` (value and directional
 //! derivative), `f_hvp` (value, gradient and Hessian-vector product) and
-//! `f_hessian` (the dense Hessian). Each records the body through the tape
+//! `f_hessian` (the dense Hessian). Where the function has a compiled
+//! adjoint on dual numbers (`adjoint::dual`), `f_hvp` runs it
+//! (`compiled_hvp`) and the tape's is the hidden `f_hvp_tape`, its
+//! fallback. Otherwise each records the body through the tape
 //! path, `f_grad_tape_on`, on a tape made for a second-order pass
 //! (`__ad::second_order_tape`), where that path keeps the output instead
 //! of running its reverse pass; the runtime (`__ad::jvp`, `__ad::hvp`,
@@ -26,7 +29,7 @@ use crate::ast::{Function, Kind, Param};
 /// The most differentiable parameters `__ad::Shapes` takes as a tuple.
 const MAX_SHAPES: usize = 12;
 
-pub fn items(function: &Function, names: &Names) -> TokenStream {
+pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
     let Names {
         name,
         grad_fn,
@@ -59,7 +62,7 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. One recording of the body on a tape and one pass over it in creation order."
     );
     let hvp_doc = format!(
-        " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse on the tape, each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
+        " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
     );
     let hessian_doc = format!(
         " The dense Hessian of [`{name}`] over its differentiable components, in the order `{name}_check` lists them: one Hessian-vector product per component."
@@ -125,6 +128,34 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
             },
         )
     };
+    // With a compiled adjoint on dual numbers, `f_hvp` runs it and keeps
+    // the tape's as `f_hvp_tape`, its fallback (and the tests' second
+    // path).
+    let hvp_tape_fn = format_ident!("{}_hvp_tape", name);
+    let (hvp_body, hvp_tape) = if dual && thin {
+        let tape_doc = format!(
+            " [`{hvp_fn}`] on the tape: the body recorded, each node's rule rerun on dual numbers. `{hvp_fn}` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite."
+        );
+        let call = quote!(#hvp_tape_fn(#(#arg_names,)* #direction));
+        (
+            compiled_hvp(function, names, &differentiable, &direction, call),
+            quote! {
+                #[doc = #tape_doc]
+                #(#attrs)*
+                #[doc(hidden)]
+                #[inline]
+                #[allow(clippy::too_many_arguments, dead_code)]
+                #vis fn #hvp_tape_fn #generics(
+                    #(#user_params,)*
+                    #direction: #gradient_type
+                ) -> #result<::autodiff::Hvp<#gradient_type>, #error_type> {
+                    #hvp_body
+                }
+            },
+        )
+    } else {
+        (hvp_body, quote!())
+    };
     quote! {
         #[doc = #jvp_doc]
         #(#attrs)*
@@ -147,6 +178,8 @@ pub fn items(function: &Function, names: &Names) -> TokenStream {
         ) -> #result<::autodiff::Hvp<#gradient_type>, #error_type> {
             #hvp_body
         }
+
+        #hvp_tape
 
         #[doc = #hessian_doc]
         #(#attrs)*
@@ -228,5 +261,60 @@ pub(super) fn param_name(param: &Param) -> String {
         "self".to_owned()
     } else {
         text
+    }
+}
+
+/// `f_hvp` through `f_adjoint_dual`, the compiled adjoint on dual numbers
+/// (see `adjoint::dual`): each differentiable parameter lifted with its
+/// part of `direction` as the tangent; where the dual sweep gives up (a
+/// value not finite), `tape` (the tape path's body), whose errors are the
+/// labelled ones.
+fn compiled_hvp(
+    function: &Function,
+    names: &Names,
+    differentiable: &[&Param],
+    direction: &Ident,
+    tape: TokenStream,
+) -> TokenStream {
+    let dual_fn = super::adjoint::dual_adjoint_ident(&format_ident!("{}_adjoint", names.name));
+    let stack = Ident::new("stack", Span::mixed_site());
+    let mut index = 0;
+    let args: Vec<_> = function
+        .params
+        .iter()
+        .map(|param| {
+            if !param.kind.is_differentiable() {
+                return adjoint_arg(param);
+            }
+            let ident = &param.ident;
+            let along = part(direction, index, differentiable.len());
+            index += 1;
+            match param.kind {
+                Kind::Slice(_) => {
+                    quote!(&::autodiff::__adjoint::lift(&#ident[..], &#along[..]))
+                }
+                _ => quote!(::autodiff::__adjoint::lift(&#ident, &#along)),
+            }
+        })
+        .collect();
+    let refs = differentiable.iter().map(|param| {
+        let ident = &param.ident;
+        quote!(&#ident)
+    });
+    let parameters = match differentiable {
+        [single] => {
+            let ident = &single.ident;
+            quote!(&#ident)
+        }
+        _ => quote!((#(#refs,)*)),
+    };
+    let texts = differentiable.iter().map(|param| param_name(param));
+    quote! {
+        ::autodiff::__private::check_direction(#parameters, &#direction, &[#(#texts),*])?;
+        let #stack = &mut ::autodiff::__adjoint::DualStack::new();
+        if let ::core::option::Option::Some(result) = #dual_fn(#stack, #(#args),*) {
+            return ::autodiff::__private::compiled_hvp(result);
+        }
+        #tape
     }
 }

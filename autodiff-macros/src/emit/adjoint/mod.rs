@@ -11,7 +11,8 @@
 //! it is called, an `Option` of a slice's element as a length test) and
 //! pattern `let`s as one `let` per name,
 //! `extremes` finds running minima and maxima, and `sweep` writes both
-//! sweeps statement by statement. A body with a construct not compiled yet
+//! sweeps statement by statement. `dual` decides which bodies also get
+//! `f_adjoint_dual`, the same sweeps on dual numbers, for `f_hvp`. A body with a construct not compiled yet
 //! keeps the tape: `f_grad` calls `f_grad_tape`, its doc line
 //! names the construct, and its pair runs the tape gradient. `refusals`
 //! finds the constructs refused before the sweeps start, and `pair` writes
@@ -23,6 +24,7 @@
 mod analysis;
 mod call_values;
 mod chains;
+mod dual;
 mod extremes;
 mod lend;
 mod pair;
@@ -52,6 +54,8 @@ pub struct Adjoint {
     /// tape.
     pub fallback: Option<(String, u32)>,
     pub adjoint_fn: Ident,
+    /// Whether `f_adjoint_dual` (for `f_hvp`) is among the items.
+    pub dual: bool,
     /// `f_forward` and `f_reverse`, which the caller places: as the
     /// companion's methods, or as free functions of a method's siblings.
     pub pair: [Sibling; 2],
@@ -161,16 +165,18 @@ pub fn items_with(
         other => other,
     };
     match compiled {
-        Ok((items, pair)) => Adjoint {
+        Ok((items, pair, dual)) => Adjoint {
             items,
             fallback: None,
             adjoint_fn,
+            dual,
             pair,
         },
         Err(Unsupported { construct, line }) => Adjoint {
             items: TokenStream::new(),
             fallback: Some((construct, line)),
             adjoint_fn,
+            dual: false,
             pair: tape_pair(function_in, names, &stack),
         },
     }
@@ -304,7 +310,7 @@ fn compile(
     stack: &Ident,
     extremes: &HashSet<String>,
     entry: Entry<'_>,
-) -> Result<(TokenStream, [Sibling; 2]), Unsupported> {
+) -> Result<(TokenStream, [Sibling; 2], bool), Unsupported> {
     // A long body keeps the tape, outlined: the sweeps' macro time and
     // rustc's on them grow faster than the body, and their nested `let`s
     // are twice the body's, past what LLVM's debug info can nest.
@@ -334,7 +340,7 @@ fn compile(
             return Err(unsupported);
         }
     }
-    let fused = fused(
+    let mut fused = fused(
         function,
         names,
         gradient_type,
@@ -343,8 +349,47 @@ fn compile(
         &an,
         extremes,
         entry,
+        false,
     )?;
-    Ok((fused, pair(function, names, stack, adjoint_fn)))
+    // The same sweeps on dual numbers, for `f_hvp`, where the body's
+    // constructs type-check on them (`dual::takes`); else `f_hvp` keeps
+    // the tape.
+    let mut has_dual = false;
+    if names.free && entry == Entry::Inputs && extremes.is_empty() && dual::takes(function, &an) {
+        if let Ok(dual) = fused_dual(function, names, gradient_type, adjoint_fn, stack, &an) {
+            fused.extend(dual);
+            has_dual = true;
+        }
+    }
+    Ok((fused, pair(function, names, stack, adjoint_fn), has_dual))
+}
+
+/// `f_adjoint_dual`: [`fused`] on dual numbers (see `dual`).
+fn fused_dual(
+    function: &Function,
+    names: &Names,
+    gradient_type: &TokenStream,
+    adjoint_fn: &Ident,
+    stack: &Ident,
+    an: &Analysis,
+) -> Result<TokenStream, Unsupported> {
+    let dual_fn = dual_adjoint_ident(adjoint_fn);
+    fused(
+        function,
+        names,
+        &dual::dual_type(gradient_type),
+        &dual_fn,
+        stack,
+        an,
+        &HashSet::new(),
+        Entry::Inputs,
+        true,
+    )
+}
+
+/// `f_adjoint_dual`, the compiled adjoint on dual numbers `f_hvp` runs.
+pub fn dual_adjoint_ident(adjoint_fn: &Ident) -> Ident {
+    format_ident!("{}_dual", adjoint_fn)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -357,8 +402,12 @@ fn fused(
     an: &Analysis,
     extremes: &HashSet<String>,
     entry: Entry<'_>,
+    on_duals: bool,
 ) -> Result<TokenStream, Unsupported> {
     let mut sweep = Sweep::new(an, stack.clone());
+    if on_duals {
+        sweep.on_duals();
+    }
     let mut unobserved = extremes.clone();
     unobserved.extend(extremes::running(&function.body, an));
     sweep.unobserved(unobserved);
@@ -517,7 +566,21 @@ fn fused(
         attrs, generics, ..
     } = names;
     let vis = &function.item.vis;
-    let params = param_decls(function);
+    let params = if on_duals {
+        param_inputs(function)
+            .iter()
+            .zip(&function.params)
+            .map(|(input, param)| {
+                let mut input = Input::new(&input.ident, &input.ty).mutable(input.mutability);
+                if param.kind.is_differentiable() {
+                    input.ty = dual::dual_type(&input.ty);
+                }
+                input.declaration()
+            })
+            .collect()
+    } else {
+        param_decls(function)
+    };
     let stand_ins = sweep.stand_ins();
     let sites = sweep.sites();
     let allow = allowances(!stand_ins.is_empty());
@@ -608,13 +671,37 @@ fn fused(
             }
         });
     }
+    let (stack_type, value_type, value_read, one, inline) = if on_duals {
+        (
+            quote!(::autodiff::__adjoint::DualStack),
+            quote!(::autodiff::Dual),
+            quote!(::autodiff::__adjoint::dual(#returned)),
+            quote!(::autodiff::Dual::constant(1.0)),
+            // Compiled only where `f_hvp` is called.
+            quote!(#[inline]),
+        )
+    } else {
+        (
+            quote!(::autodiff::__adjoint::Stack),
+            quote!(f64),
+            returned,
+            quote!(1.0),
+            quote!(),
+        )
+    };
+    let output = if on_duals {
+        quote!(::autodiff::ValueAndGradient<#gradient_type, ::autodiff::Dual>)
+    } else {
+        quote!(::autodiff::ValueAndGradient<#gradient_type>)
+    };
     Ok(quote! {
         #allow
         #(#attrs)*
+        #inline
         #vis fn #adjoint_fn #generics(
-            #stack: &mut ::autodiff::__adjoint::Stack,
+            #stack: &mut #stack_type,
             #(#params),*
-        ) -> ::core::option::Option<::autodiff::ValueAndGradient<#gradient_type>> {
+        ) -> ::core::option::Option<#output> {
             #stand_ins
             #sites
             #(#declare_early)*
@@ -622,9 +709,9 @@ fn fused(
             #(#early)*
             #refuse
             #(#fwd)*
-            let #value: f64 = #returned;
+            let #value: #value_type = #value_read;
             #(#declare)*
-            let #value_bar = 1.0;
+            let #value_bar = #one;
             #(#rev)*
             #stack.observe(#value);
             #(#late_checks)*

@@ -26,7 +26,8 @@ impl<'m> Sweep<'m> {
                         .push(quote!(let #assigned = #adjoint::take(&mut #bar);));
                 } else {
                     self.cx.rev.push(quote!(let #assigned = #bar;));
-                    self.cx.rev.push(quote!(#bar = 0.0;));
+                    let zero = self.zero();
+                    self.cx.rev.push(quote!(#bar = #zero;));
                 }
                 let seed = Seed {
                     tokens: assigned.to_token_stream(),
@@ -41,6 +42,7 @@ impl<'m> Sweep<'m> {
                 // saves and so popped before them.
                 let (pushes, mut rev) = self.saves_code(&outer);
                 f.extend(pushes);
+                let v = if whole { v } else { self.tracked_number(v) };
                 f.push(quote!(#target_src = #v #semi));
                 rev.extend(outer.rev);
                 rev.extend(r);

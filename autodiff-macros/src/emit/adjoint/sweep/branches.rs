@@ -334,7 +334,8 @@ impl<'m> Sweep<'m> {
                     if self.an.active.contains(name) && !bound.contains(&name) {
                         bound.push(name);
                         let bar = self.bind(name);
-                        declare.push(quote!(let mut #bar = 0.0;));
+                        let zero = self.zero();
+                        declare.push(quote!(let mut #bar = #zero;));
                         flows.push(quote!(#scrutinee_bar += #bar;));
                     }
                 }

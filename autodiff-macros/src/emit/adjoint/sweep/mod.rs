@@ -358,6 +358,11 @@ pub struct Sweep<'m> {
     /// find (see `sites`): `return None`, or a `break` out of the block
     /// that a callee lending its caller's adjoints reverses in (`lend`).
     bail: TokenStream,
+    /// Every differentiable value is a `Dual` (`f_adjoint_dual`, for
+    /// `f_hvp`): adjoints start from dual zeros, the rules are
+    /// `dual_rules`, and what the sweep binds, assigns or returns to a
+    /// tracked name is read through `__adjoint::dual`.
+    dual: bool,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -397,6 +402,32 @@ impl<'m> Sweep<'m> {
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
             bail: quote!(return ::core::option::Option::None),
+            dual: false,
+        }
+    }
+
+    /// Sweeps on dual numbers (see the field).
+    pub fn on_duals(&mut self) {
+        self.dual = true;
+    }
+
+    /// A scalar adjoint's zero: `0.0`, or a dual zero.
+    pub(super) fn zero(&self) -> TokenStream {
+        if self.dual {
+            quote!(::autodiff::Dual::constant(0.0))
+        } else {
+            quote!(0.0)
+        }
+    }
+
+    /// `v` bound or assigned to a tracked number: as it is, or as a dual
+    /// (a literal or a constant is one with tangent 0).
+    pub(super) fn tracked_number(&self, v: TokenStream) -> TokenStream {
+        if self.dual {
+            let adjoint = &self.adjoint;
+            quote!(#adjoint::dual(#v))
+        } else {
+            v
         }
     }
 

@@ -71,7 +71,7 @@ impl<'m> Sweep<'m> {
                 }
                 let x = self.val(base)?;
                 let n = exponent.source.to_token_stream();
-                let rule = rules::powi();
+                let rule = rules::powi(self.dual);
                 let factor = Factor::Times(quote!(#rule(#x, #n)), false);
                 self.pass(base, &seed, factor)
             }
@@ -172,7 +172,7 @@ impl<'m> Sweep<'m> {
             }
             Arith::Rem => unsupported("`%`", expr),
             Arith::Method(name) => {
-                let Some(rule) = rules::two_operand(name) else {
+                let Some(rule) = rules::two_operand(name, self.dual) else {
                     return unsupported(format!("`{name}`"), expr);
                 };
                 let a = self.val(lhs)?;
@@ -445,6 +445,10 @@ impl<'m> Sweep<'m> {
 
     /// `tokens`, computing `expr`, read as in [`Self::number`].
     pub(super) fn as_number(&self, expr: &Expr, tokens: TokenStream) -> TokenStream {
+        if self.dual && !self.shows_number(expr) {
+            // A number either way: a `Dual`, or an `f64` read as one.
+            return self.tracked_number(tokens);
+        }
         if self.shows_number(expr) {
             tokens
         } else {
@@ -463,7 +467,10 @@ impl<'m> Sweep<'m> {
         }
         if expr.is_int_literal() {
             let adjoint = &self.adjoint;
-            return quote!(#adjoint::f64_of(#v));
+            return self.tracked_number(quote!(#adjoint::f64_of(#v)));
+        }
+        if self.dual {
+            return self.tracked_number(v);
         }
         self.as_number(expr, v)
     }

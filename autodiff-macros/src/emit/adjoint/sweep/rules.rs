@@ -48,9 +48,13 @@ pub fn one_operand(func: &str) -> Option<TokenStream> {
 }
 
 /// `::autodiff::__adjoint::rules::name`, the rule a row names.
-fn rule_path(name: &str) -> TokenStream {
+fn rule_path(name: &str, dual: bool) -> TokenStream {
     let name = Ident::new(name, Span::call_site());
-    quote!(::autodiff::__adjoint::rules::#name)
+    if dual {
+        quote!(::autodiff::__adjoint::dual_rules::#name)
+    } else {
+        quote!(::autodiff::__adjoint::rules::#name)
+    }
 }
 
 /// The factor for `func(operand)` (`whole` is the call), or `None` for a
@@ -75,23 +79,23 @@ pub fn elementary(
         }
         Rule::None | Rule::Operands(_) | Rule::Power(_) => return Err(unsupported()),
     };
-    let rule = rule_path(rule);
+    let rule = rule_path(rule, sweep.dual);
     Ok(Some(Factor::Times(quote!(#rule(#read)), false)))
 }
 
 /// The rule giving both partials of the two-operand method `name`
 /// (`max`, `powf`, ...), if the table has one.
-pub fn two_operand(name: &str) -> Option<TokenStream> {
+pub fn two_operand(name: &str, dual: bool) -> Option<TokenStream> {
     match by_method(name)?.rule {
-        Rule::Operands(rule) => Some(rule_path(rule)),
+        Rule::Operands(rule) => Some(rule_path(rule, dual)),
         _ => None,
     }
 }
 
 /// The rule of `x.powi(n)`.
-pub fn powi() -> TokenStream {
+pub fn powi(dual: bool) -> TokenStream {
     match by_method("powi").map(|op| op.rule) {
-        Some(Rule::Power(rule)) => rule_path(rule),
+        Some(Rule::Power(rule)) => rule_path(rule, dual),
         other => unreachable!("the table's powi row has a power rule, not {other:?}"),
     }
 }

@@ -9,7 +9,7 @@ impl<'m> Sweep<'m> {
     pub(super) fn shape(&self, init: &Expr) -> R<TokenStream> {
         let adjoint = &self.adjoint;
         if self.scalar(init) {
-            return Ok(quote!(0.0));
+            return Ok(self.zero());
         }
         Ok(match &init.kind {
             // `dbg!(e)` is `e`, printed.
@@ -149,7 +149,7 @@ impl<'m> Sweep<'m> {
             },
             // Shaped like any arm's value, as an `if` is like its first.
             ExprKind::Match { arms, .. } if !arms.is_empty() => self.shape(&arms[0].body)?,
-            _ if is_scalar(init) => quote!(0.0),
+            _ if is_scalar(init) => self.zero(),
             _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
         })
     }

@@ -325,6 +325,7 @@ impl<'m> Sweep<'m> {
                 name,
                 mutable,
                 init,
+                untyped,
                 ..
             } => {
                 let syntax = pat.syntax;
@@ -340,8 +341,10 @@ impl<'m> Sweep<'m> {
                     };
                     if let Some(name) = name.as_ref().filter(|name| active && number(name)) {
                         let bar = self.bind(name);
-                        prelude.push(quote!(let mut #bar = 0.0;));
-                        return Ok((vec![quote!(let #syntax;)], Vec::new()));
+                        let zero = self.zero();
+                        prelude.push(quote!(let mut #bar = #zero;));
+                        let declared = if self.dual { *untyped } else { syntax };
+                        return Ok((vec![quote!(let #declared;)], Vec::new()));
                     }
                     if active {
                         return Err(Unsupported {
@@ -560,7 +563,12 @@ impl<'m> Sweep<'m> {
                     prelude.push(pop.clone());
                 }
                 prelude.push(quote!(let mut #bar = #shape;));
-                f.push(quote!(let #syntax = #v;));
+                if self.dual && self.scalar(init) && self.an.active.contains(name) {
+                    let v = self.tracked_number(v);
+                    f.push(quote!(let #untyped = #v;));
+                } else {
+                    f.push(quote!(let #syntax = #v;));
+                }
                 if let Some((push, _)) = site {
                     f.push(push);
                 }

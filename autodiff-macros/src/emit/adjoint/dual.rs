@@ -1,0 +1,327 @@
+//! Which bodies get `f_adjoint_dual`, the compiled adjoint on dual numbers
+//! that `f_hvp` runs (forward over reverse), and the types it takes.
+//!
+//! The dual sweep is the `f64` sweep emitted again with every tracked
+//! value a `Dual` (`Sweep::on_duals`). The student's statements are printed
+//! as written, so a body gets one only when every construct in it is one
+//! whose tokens type-check on `Dual` beside the `f64`s it reads: arithmetic
+//! and comparisons with constants on either side (`Dual` has the mixed
+//! operators), the table's methods called as methods on a tracked value
+//! (`x.tanh()`, `x.max(0.0)`, `a.powf(b)`), `for` over a range, `while`, `loop`,
+//! `if`, early `return`, and tracked locals that are numbers. Anything else
+//! (calls, models, iterators, vectors built in the body, macros reading a
+//! tracked value, casts of one) keeps `f_hvp` on the tape, which computes
+//! the same numbers.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::quote;
+
+use super::analysis::{carries, is_count, shows_number, Analysis};
+use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Kind, Source, Stmt};
+
+/// The most differentiable parameters the runtime's `Split` takes.
+const MOST_PARAMS: usize = 6;
+
+/// The two-operand methods `Dual` has, each taking a `Dual` or an `f64`.
+const DUAL_PAIRS: &[&str] = &["powf", "max", "min", "hypot", "log"];
+
+/// Whether `function` (the model the sweeps compile) gets a dual sweep.
+pub fn takes(function: &Function, an: &Analysis) -> bool {
+    let active = &an.active;
+    let differentiable = function
+        .params
+        .iter()
+        .filter(|param| param.kind.is_differentiable())
+        .count();
+    if differentiable == 0 || differentiable > MOST_PARAMS {
+        return false;
+    }
+    let params_ok = function.params.iter().all(|param| {
+        if param.kind.is_differentiable() {
+            dual_param(&param.kind, &param.ty)
+        } else {
+            !active.contains(&param.ident.to_string())
+        }
+    });
+    let returns_f64 = matches!(&function.item.sig.output,
+        syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
+    if !params_ok || !returns_f64 {
+        return false;
+    }
+    // Every tracked local is a number.
+    let params: HashSet<String> = function
+        .params
+        .iter()
+        .map(|param| param.ident.to_string())
+        .collect();
+    let numbers = active
+        .iter()
+        // The names the body binds (`mut` and a `let`'s type are read off
+        // patterns with them).
+        .filter(|name| {
+            !params.contains(*name)
+                && an.bound.contains_key(*name)
+                && syn::parse_str::<syn::Ident>(name).is_ok()
+        })
+        .all(|name| an.dims.get(name) == Some(&Some(0)));
+    numbers
+        && !mentions(
+            quote::ToTokens::to_token_stream(&function.item.block),
+            "sin_cos",
+        )
+        && lets_ok(&function.body, an)
+        && function
+            .body
+            .split_tail()
+            .1
+            .is_none_or(|tail| number_ok(tail, an))
+        && !function.body.any_expr(&|expr| !expr_ok(expr, an))
+}
+
+/// A differentiable parameter of a shape the runtime lifts (`lift`) and
+/// whose type names `f64` literally: `f64`, `[f64; N]`, `&[f64]`,
+/// `&[[f64; N]]`, `&Vec<f64>`.
+fn dual_param(kind: &Kind, ty: &syn::Type) -> bool {
+    use syn::Type;
+    let scalar_array = |ty: &Type| match ty {
+        Type::Array(array) => crate::valid::is_f64(&array.elem),
+        _ => false,
+    };
+    match (kind, ty) {
+        (Kind::Scalar, ty) => crate::valid::is_f64(ty),
+        (Kind::Array(elem, _), ty) => matches!(**elem, Kind::Scalar) && scalar_array(ty),
+        (Kind::Slice(elem), Type::Reference(reference)) if reference.mutability.is_none() => {
+            let item_ok = |item: &Type| match **elem {
+                Kind::Scalar => crate::valid::is_f64(item),
+                Kind::Array(ref inner, _) => matches!(**inner, Kind::Scalar) && scalar_array(item),
+                _ => false,
+            };
+            match &*reference.elem {
+                Type::Slice(slice) => item_ok(&slice.elem),
+                Type::Path(path) => {
+                    let last = path.path.segments.last();
+                    path.qself.is_none()
+                        && path.path.segments.len() == 1
+                        && last.is_some_and(|segment| {
+                            segment.ident == "Vec"
+                                && matches!(&segment.arguments,
+                                    syn::PathArguments::AngleBracketed(args)
+                                        if args.args.len() == 1
+                                            && matches!(&args.args[0],
+                                                syn::GenericArgument::Type(item) if item_ok(item)))
+                        })
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Every `let` of a tracked name binds one name, typed `f64` or not at
+/// all, in `block` and every block inside it.
+fn lets_ok(block: &Block, an: &Analysis) -> bool {
+    let active = &an.active;
+    let here = block.stmts.iter().all(|stmt| match stmt {
+        Stmt::Let {
+            pat, name, init, ..
+        } => {
+            let tracked = pat.names.iter().any(|n| active.contains(n));
+            !tracked
+                || (name.is_some()
+                    && init.as_ref().is_none_or(|init| number_ok(init, an))
+                    && match pat.syntax {
+                        syn::Pat::Ident(ident) => ident.subpat.is_none() && ident.by_ref.is_none(),
+                        syn::Pat::Type(typed) => {
+                            crate::valid::is_f64(&typed.ty)
+                                && matches!(&*typed.pat, syn::Pat::Ident(ident)
+                                    if ident.subpat.is_none() && ident.by_ref.is_none())
+                        }
+                        _ => false,
+                    })
+        }
+        _ => true,
+    });
+    here && !block.any_expr(&|expr| {
+        expr.children().into_iter().any(|child| match child {
+            Child::Block(inner) => !lets_ok(inner, an),
+            Child::Expr(_) => false,
+        })
+    })
+}
+
+/// Whether `expr` is a number on the dual sweep: tracked (a `Dual`), or
+/// shown to be an `f64` by the body (a float literal, an `f64` binding).
+/// A value of another type (an integer, a `bool`) where a number belongs
+/// is the student's mistake, which the plain twin reports: the dual sweep
+/// is then not emitted, so that it reports nothing more.
+fn number_ok(expr: &Expr, an: &Analysis) -> bool {
+    expr.diverges()
+        || carries(expr, &an.active)
+        || shows_number(expr, &an.active, &|name| an.numbers.contains(name))
+}
+
+/// Whether `expr`, a node of the body, prints as tokens that type-check
+/// with its tracked values `Dual`s, and that a body the plain twin
+/// rejects is not given to them (see [`number_ok`]).
+fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
+    let active = &an.active;
+    let tracked = |e: &Expr| carries(e, active);
+    let number = |e: &Expr| number_ok(e, an);
+    if !operands_ok(expr, an) {
+        return false;
+    }
+    // A method `Dual` has as written (`r.sin_cos().0` is read as
+    // `r.sin()` but printed as written, and `Dual` has no `sin_cos`).
+    let method_call = matches!(expr.source,
+        Source::Expr(syn::Expr::MethodCall(call)) if call.method != "sin_cos");
+    match &expr.kind {
+        ExprKind::Lit(_)
+        | ExprKind::NegLit(_)
+        | ExprKind::Path(_)
+        | ExprKind::Neg { .. }
+        | ExprKind::Compare { .. }
+        | ExprKind::Logic { .. }
+        | ExprKind::Index { .. }
+        | ExprKind::Paren(_)
+        | ExprKind::Range { .. }
+        | ExprKind::Block(None, _)
+        | ExprKind::While { .. }
+        | ExprKind::Loop { .. }
+        | ExprKind::Continue(_)
+        | ExprKind::Return(_)
+        | ExprKind::Assign { .. }
+        | ExprKind::CompoundAssign { .. } => true,
+        ExprKind::Binary { op, lhs, rhs, .. } => match op {
+            _ if tracked(expr) && !(number(lhs) && number(rhs)) => false,
+            Arith::Add | Arith::Sub | Arith::Mul | Arith::Div => true,
+            Arith::Rem => !tracked(expr),
+            // `Dual`'s take a `Dual` or an `f64` (`x.max(0.0)`), on a
+            // tracked receiver.
+            Arith::Method(name) => {
+                !tracked(expr) || (method_call && DUAL_PAIRS.contains(name) && tracked(lhs))
+            }
+        },
+        ExprKind::Elementary { .. } | ExprKind::Powi { .. } => !tracked(expr) || method_call,
+        ExprKind::Prefix { op, .. } => matches!(op, syn::UnOp::Not(_)) || !tracked(expr),
+        ExprKind::PlainCall { args, .. } => !args.iter().any(tracked),
+        ExprKind::Structural { receiver, .. } => is_count(expr) || !tracked(receiver),
+        ExprKind::PlainMethod { receiver, args, .. } => {
+            !tracked(receiver) && !args.iter().any(tracked)
+        }
+        ExprKind::Cast { expr: inner, .. } => !tracked(inner),
+        ExprKind::PlainMacro { names, .. } => !names.iter().any(|n| active.contains(n)),
+        ExprKind::Tuple(_)
+        | ExprKind::Array(_)
+        | ExprKind::Repeat { .. }
+        | ExprKind::VecList(_)
+        | ExprKind::VecRepeat { .. }
+        | ExprKind::Field { .. }
+        | ExprKind::Reference { .. } => !tracked(expr),
+        ExprKind::If { .. } => !tracked(expr) || tails_tracked(expr, active),
+        ExprKind::For { iter, .. } => matches!(iter.kind, ExprKind::Range { .. }),
+        ExprKind::Break { value, .. } => value.is_none(),
+        ExprKind::Ternary { .. }
+        | ExprKind::Sum { .. }
+        | ExprKind::Call { .. }
+        | ExprKind::Construct { .. }
+        | ExprKind::Closure { .. }
+        | ExprKind::Dbg { .. }
+        | ExprKind::Block(Some(_), _)
+        | ExprKind::Let { .. }
+        | ExprKind::Match { .. }
+        | ExprKind::Invalid => false,
+    }
+}
+
+/// Where a tracked value meets another: the other is a number; no number
+/// is an index, and no tracked value a bound or a condition; an exponent
+/// of `powi` is an integer literal or `as i32`.
+fn operands_ok(expr: &Expr, an: &Analysis) -> bool {
+    let tracked = |e: &Expr| carries(e, &an.active);
+    let number = |e: &Expr| number_ok(e, an);
+    let root_tracked =
+        |e: &Expr| crate::flow::root(e).is_some_and(|name| an.active.contains(&name));
+    match &expr.kind {
+        ExprKind::Compare { lhs, rhs, .. } => {
+            !(tracked(lhs) || tracked(rhs)) || (number(lhs) && number(rhs))
+        }
+        ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
+            !root_tracked(target) || number(value)
+        }
+        ExprKind::Return(Some(value)) => number(value),
+        ExprKind::Index { index, .. } => !tracked(index) && !number(index),
+        ExprKind::Range { start, end, .. } => {
+            !start.as_deref().is_some_and(tracked) && !end.as_deref().is_some_and(tracked)
+        }
+        ExprKind::If { cond, .. } | ExprKind::While { cond, .. } => !tracked(cond),
+        // An integer literal or a cast to `i32`: a variable's type (`i32`
+        // or not) is not seen.
+        ExprKind::Powi { exponent, .. } => {
+            exponent.is_int_literal()
+                || matches!(&exponent.kind, ExprKind::Cast { ty, .. }
+                    if matches!(ty, syn::Type::Path(path) if path.path.is_ident("i32")))
+        }
+        ExprKind::Neg { operand, .. } => !tracked(expr) || number(operand),
+        _ => true,
+    }
+}
+
+/// Whether every value an `if` can give is tracked (a `Dual`), so that its
+/// arms have one type.
+fn tails_tracked(expr: &Expr, active: &HashSet<String>) -> bool {
+    match &expr.kind {
+        ExprKind::If {
+            then_branch,
+            else_branch: Some(other),
+            ..
+        } => block_tail_tracked(then_branch, active) && tails_tracked(other, active),
+        ExprKind::Block(None, block) => block_tail_tracked(block, active),
+        ExprKind::Paren(inner) => tails_tracked(inner, active),
+        _ => expr.diverges() || carries(expr, active),
+    }
+}
+
+fn block_tail_tracked(block: &Block, active: &HashSet<String>) -> bool {
+    match block.split_tail().1 {
+        Some(tail) => tails_tracked(tail, active),
+        // A block ending in `return ..;` gives no value.
+        None => block
+            .stmts
+            .last()
+            .is_some_and(|stmt| matches!(stmt, Stmt::Expr(e, _) if e.diverges())),
+    }
+}
+
+/// Whether `tokens` name `word`: `r.sin_cos().0` is read as `r.sin()`
+/// but printed as written inside the expressions around it, and `Dual` has
+/// no `sin_cos`.
+fn mentions(tokens: TokenStream, word: &str) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == word,
+        TokenTree::Group(group) => mentions(group.stream(), word),
+        _ => false,
+    })
+}
+
+/// `tokens` with every `f64` a `::autodiff::Dual`: a differentiable
+/// parameter's type and the gradient's, on dual numbers.
+pub fn dual_type(tokens: &TokenStream) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Ident(ident) if ident == "f64" => {
+                quote!(::autodiff::Dual)
+            }
+            TokenTree::Group(group) => {
+                let mut inner = Group::new(group.delimiter(), dual_type(&group.stream()));
+                inner.set_span(group.span());
+                TokenStream::from(TokenTree::Group(inner))
+            }
+            other => TokenStream::from(other),
+        })
+        .collect()
+}

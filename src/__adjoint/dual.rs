@@ -1,0 +1,405 @@
+//! The compiled adjoint on dual numbers, for `f_hvp` (forward over
+//! reverse): `f_adjoint_dual` is `f_adjoint`'s sweeps emitted again with
+//! every differentiable value a [`Dual`] whose tangent is the direction, so
+//! its value and gradient are the primal parts and `H·v` the tangent parts
+//! of the adjoints. What it calls: the stack of duals ([`DualStack`]), the
+//! rules on duals ([`dual_rules`], the same `autodiff_core::rules`), and
+//! the conversions between a parameter and its dual ([`lift`], [`Split`]).
+
+use autodiff_core::{Dual, ScalarOperation};
+
+use super::{Adjoint, Checked, Observed, Stack};
+
+/// A number the dual sweep reads: a `Dual`, or an `f64` (a literal, a
+/// `#[constant]`, `i as f64`), which is a constant (tangent 0).
+pub trait AsDual {
+    /// The number as a dual.
+    fn as_dual(&self) -> Dual;
+}
+
+impl AsDual for Dual {
+    #[inline(always)]
+    fn as_dual(&self) -> Dual {
+        *self
+    }
+}
+
+impl AsDual for f64 {
+    #[inline(always)]
+    fn as_dual(&self) -> Dual {
+        Dual::constant(*self)
+    }
+}
+
+impl<T: AsDual + ?Sized> AsDual for &T {
+    #[inline(always)]
+    fn as_dual(&self) -> Dual {
+        (**self).as_dual()
+    }
+}
+
+/// `value` as a dual: where the dual sweep binds, assigns or returns a
+/// value the `f64` sweep would, whatever the student's expression gives.
+///
+/// ```
+/// use autodiff::__adjoint::dual;
+/// use autodiff::Dual;
+///
+/// assert_eq!(dual(2.0).tangent, 0.0);
+/// assert_eq!(dual(Dual::new(1.0, 3.0)).tangent, 3.0);
+/// ```
+#[inline(always)]
+pub fn dual(value: impl AsDual) -> Dual {
+    value.as_dual()
+}
+
+impl Observed for Dual {
+    /// Both parts: a second-order value that is not finite makes the dual
+    /// sweep give up, and `f_hvp` reruns the tape, which names it.
+    #[inline(always)]
+    fn all_finite(&self) -> bool {
+        self.value.is_finite() & self.tangent.is_finite()
+    }
+}
+
+impl Adjoint for Dual {
+    type Bar = Dual;
+    const UNIFORM: bool = true;
+    #[inline(always)]
+    fn zero_bar(&self) -> Dual {
+        Dual::constant(0.0)
+    }
+}
+
+impl Checked<Dual> for Dual {
+    #[inline(always)]
+    fn finite_with(&self, bar: &Dual) -> bool {
+        self.all_finite() & bar.all_finite()
+    }
+}
+
+/// The stack of one dual sweep: saved values are duals; trip counts,
+/// indices and arms are [`Stack`]'s. Its observations are stricter than
+/// the `f64` stack's: an infinite operand anywhere fails the sweep, and
+/// `f_hvp` reruns the tape (whose errors are the labelled ones).
+///
+/// ```
+/// use autodiff::__adjoint::DualStack;
+/// use autodiff::Dual;
+///
+/// let mut stack = DualStack::new();
+/// stack.push(Dual::new(2.0, 1.0));
+/// stack.push(3.0);
+/// assert_eq!(stack.pop().value, 3.0);
+/// assert_eq!(stack.pop().tangent, 1.0);
+/// ```
+#[derive(Debug, Default)]
+pub struct DualStack {
+    values: Vec<Dual>,
+    control: Stack,
+}
+
+impl DualStack {
+    /// An empty stack.
+    pub const fn new() -> Self {
+        Self {
+            values: Vec::new(),
+            control: Stack::new(),
+        }
+    }
+
+    /// Saves a value the reverse sweep reads.
+    #[inline(always)]
+    pub fn push(&mut self, value: impl AsDual) {
+        self.values.push(value.as_dual());
+    }
+
+    /// The last saved value (NaN, failing the sweep, on an empty stack).
+    #[inline(always)]
+    pub fn pop(&mut self) -> Dual {
+        self.values.pop().unwrap_or_else(|| {
+            self.control.fail();
+            Dual::constant(f64::NAN)
+        })
+    }
+
+    /// See [`Stack::push_trips`].
+    #[inline(always)]
+    pub fn push_trips(&mut self, trips: usize) {
+        self.control.push_trips(trips);
+    }
+
+    /// See [`Stack::pop_trips`].
+    #[inline(always)]
+    pub fn pop_trips(&mut self) -> usize {
+        self.control.pop_trips()
+    }
+
+    /// See [`Stack::push_index`].
+    #[inline(always)]
+    pub fn push_index(&mut self, index: usize) {
+        self.control.push_index(index);
+    }
+
+    /// See [`Stack::pop_index`].
+    #[inline(always)]
+    pub fn pop_index(&mut self) -> usize {
+        self.control.pop_index()
+    }
+
+    /// See [`Stack::push_arm`].
+    #[inline(always)]
+    pub fn push_arm(&mut self, arm: u32) {
+        self.control.push_arm(arm);
+    }
+
+    /// See [`Stack::pop_arm`].
+    #[inline(always)]
+    pub fn pop_arm(&mut self) -> u32 {
+        self.control.pop_arm()
+    }
+
+    /// Notes a value: every part of it must be finite.
+    #[inline(always)]
+    pub fn observe<V: Observed>(&mut self, value: V) {
+        self.control.observe(value);
+    }
+
+    /// As [`observe`](Self::observe): the dual sweep takes no infinity.
+    #[inline(always)]
+    pub fn observe_infinite<V: Observed>(&mut self, value: V) {
+        self.control.observe(value);
+    }
+
+    /// The operand of a one-operand function: must be finite in both parts
+    /// (the `f64` stack takes some infinities; this one leaves them to the
+    /// tape).
+    #[inline(always)]
+    pub fn observe_operand_of(&mut self, operand: impl AsDual, _operation: ScalarOperation) {
+        self.control.observe(operand.as_dual());
+    }
+
+    /// The base of `x.powi(n)`: must be finite in both parts.
+    #[inline(always)]
+    pub fn observe_power_base(
+        &mut self,
+        base: impl AsDual,
+        _n: impl crate::__private::PowiExponent,
+    ) {
+        self.control.observe(base.as_dual());
+    }
+
+    /// See [`Stack::observe_param`].
+    #[inline(always)]
+    pub fn observe_param<P: Checked<B> + ?Sized, B>(&mut self, param: &P, bar: &B) {
+        self.control.observe_param(param, bar);
+    }
+
+    /// See [`Stack::fail`].
+    #[inline(always)]
+    pub fn fail(&mut self) {
+        self.control.fail();
+    }
+
+    /// [`fail`](Self::fail), as the NaN a failed forward sweep returns.
+    #[inline(always)]
+    pub fn failed(&mut self) -> Dual {
+        self.fail();
+        Dual::constant(f64::NAN)
+    }
+
+    /// Whether every observed value was finite.
+    #[inline(always)]
+    pub fn finite(&self) -> bool {
+        self.control.finite()
+    }
+}
+
+pub mod dual_rules {
+    //! The derivative rules as the dual sweep calls them: the engine's
+    //! (`autodiff_core::rules`), generic over the number type, run on
+    //! [`Dual`]s; an `f64` operand is a constant.
+    //!
+    //! ```
+    //! use autodiff::__adjoint::dual_rules;
+    //! use autodiff::Dual;
+    //!
+    //! // d/dx tanh at x = 0.5 + ε: its tangent is the second derivative.
+    //! let slope = dual_rules::tanh_partial(Dual::variable(0.5));
+    //! let t = 0.5_f64.tanh();
+    //! assert!((slope.tangent - (-2.0 * t * (1.0 - t * t))).abs() < 1e-15);
+    //! ```
+
+    use super::AsDual;
+    use autodiff_core::Dual;
+
+    /// Expands the table into one function per rule.
+    macro_rules! dual_rules {
+        ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
+            $(dual_rules!(@rule $name $rule $(($function))?);)*
+        };
+        (@rule $name:literal none) => {};
+        (@rule $name:literal zero) => {};
+        (@rule $name:literal operand($function:ident)) => {
+            #[doc = concat!("The derivative of `", $name, "` from its operand.")]
+            #[inline(always)]
+            pub fn $function(x: impl AsDual) -> Dual {
+                autodiff_core::rules::$function(x.as_dual())
+            }
+        };
+        (@rule $name:literal result($function:ident)) => {
+            #[doc = concat!("The derivative of `", $name, "` from its result.")]
+            #[inline(always)]
+            pub fn $function(y: impl AsDual) -> Dual {
+                autodiff_core::rules::$function(y.as_dual())
+            }
+        };
+        (@rule $name:literal operands($function:ident)) => {
+            #[doc = concat!("The partials of `", $name, "` by each operand.")]
+            #[inline(always)]
+            pub fn $function(a: impl AsDual, b: impl AsDual) -> (Dual, Dual) {
+                autodiff_core::rules::$function(a.as_dual(), b.as_dual())
+            }
+        };
+        (@rule $name:literal power($function:ident)) => {
+            #[doc = concat!("The derivative of `", $name, "` by its base.")]
+            #[inline(always)]
+            pub fn $function(x: impl AsDual, n: impl crate::__private::PowiExponent) -> Dual {
+                autodiff_core::rules::$function(x.as_dual(), n.exponent())
+            }
+        };
+    }
+
+    autodiff_ops_table::operations!(dual_rules);
+}
+
+/// A differentiable parameter's shape on dual numbers: `f64` becomes
+/// `Dual`, an array or a slice of them an array or a `Vec` of duals.
+pub trait Lift {
+    /// The same shape of duals.
+    type Lifted;
+    /// Each component with its tangent, the matching component of `along`
+    /// (which has the same shape: the caller checked it).
+    fn lift(&self, along: &Self) -> Self::Lifted;
+}
+
+impl Lift for f64 {
+    type Lifted = Dual;
+    #[inline(always)]
+    fn lift(&self, along: &f64) -> Dual {
+        Dual::new(*self, *along)
+    }
+}
+
+impl<T: Lift, const N: usize> Lift for [T; N] {
+    type Lifted = [T::Lifted; N];
+    #[inline]
+    fn lift(&self, along: &Self) -> Self::Lifted {
+        std::array::from_fn(|i| self[i].lift(&along[i]))
+    }
+}
+
+impl<T: Lift> Lift for [T] {
+    type Lifted = Vec<T::Lifted>;
+    #[inline]
+    fn lift(&self, along: &Self) -> Self::Lifted {
+        self.iter().zip(along).map(|(x, v)| x.lift(v)).collect()
+    }
+}
+
+/// `parameter` on dual numbers, its tangent `along` (same shape).
+///
+/// ```
+/// use autodiff::__adjoint::lift;
+///
+/// let w: &[[f64; 2]] = &[[1.0, 2.0]];
+/// let lifted = lift(w, &[[0.5, 0.0]][..]);
+/// assert_eq!((lifted[0][0].value, lifted[0][0].tangent), (1.0, 0.5));
+/// ```
+#[inline]
+pub fn lift<P: Lift + ?Sized>(parameter: &P, along: &P) -> P::Lifted {
+    parameter.lift(along)
+}
+
+/// A gradient on dual numbers taken apart: the primal parts (the
+/// gradient) and the tangent parts (`H·v`), each in the `f64` shape.
+pub trait Split {
+    /// The same shape of `f64`s.
+    type Plain;
+    /// `(primal parts, tangent parts)`.
+    fn split(self) -> (Self::Plain, Self::Plain);
+}
+
+impl Split for Dual {
+    type Plain = f64;
+    #[inline(always)]
+    fn split(self) -> (f64, f64) {
+        (self.value, self.tangent)
+    }
+}
+
+impl<T: Split, const N: usize> Split for [T; N] {
+    type Plain = [T::Plain; N];
+    #[inline]
+    fn split(self) -> (Self::Plain, Self::Plain) {
+        let mut tangents = Vec::with_capacity(N);
+        let primals = self.map(|item| {
+            let (primal, tangent) = item.split();
+            tangents.push(tangent);
+            primal
+        });
+        let tangents = match tangents.try_into() {
+            Ok(tangents) => tangents,
+            Err(_) => unreachable!("one tangent per item"),
+        };
+        (primals, tangents)
+    }
+}
+
+impl<T: Split> Split for Vec<T> {
+    type Plain = Vec<T::Plain>;
+    #[inline]
+    fn split(self) -> (Self::Plain, Self::Plain) {
+        self.into_iter().map(Split::split).unzip()
+    }
+}
+
+macro_rules! split_tuple {
+    ($(($($t:ident $k:tt),+))*) => {$(
+        impl<$($t: Split),+> Split for ($($t,)+) {
+            type Plain = ($($t::Plain,)+);
+            #[inline]
+            fn split(self) -> (Self::Plain, Self::Plain) {
+                let parts = ($(self.$k.split(),)+);
+                (($(parts.$k.0,)+), ($(parts.$k.1,)+))
+            }
+        }
+    )*};
+}
+split_tuple!((A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3) (A 0, B 1, C 2, D 3, E 4) (A 0, B 1, C 2, D 3, E 4, F 5));
+
+thread_local! {
+    static COMPILED_HVPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Notes an `f_hvp` answered by its compiled dual sweep: what
+/// [`compiled_hvps`] counts.
+#[inline(never)]
+pub fn hvp_compiled() {
+    COMPILED_HVPS.with(|count| count.set(count.get() + 1));
+}
+
+/// How many `f_hvp` calls on this thread were answered by the compiled
+/// adjoint on dual numbers (not the tape): a test that claims an `f_hvp`
+/// runs compiled asserts this grew by one.
+///
+/// ```
+/// use autodiff::__adjoint::{compiled_hvps, hvp_compiled};
+///
+/// let before = compiled_hvps();
+/// hvp_compiled();
+/// assert_eq!(compiled_hvps(), before + 1);
+/// ```
+pub fn compiled_hvps() -> u64 {
+    COMPILED_HVPS.with(std::cell::Cell::get)
+}
