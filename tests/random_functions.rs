@@ -1056,7 +1056,7 @@ impl Gen {
             let outer: Vec<String> = self
                 .scalars()
                 .into_iter()
-                .filter(|name| !(compiled && name.starts_with('x')) && !name.contains('.'))
+                .filter(|name| !(name.contains('.') || compiled && name.starts_with('x')))
                 .collect();
             if !outer.is_empty() {
                 self.tag("let hiding an outer binding");
@@ -1261,7 +1261,7 @@ impl Gen {
                 let scalars: Vec<String> = self
                     .scalars()
                     .into_iter()
-                    .filter(|name| !(compiled && name.starts_with('x')) && !name.contains('.'))
+                    .filter(|name| !(name.contains('.') || compiled && name.starts_with('x')))
                     .collect();
                 if scalars.len() < 2 {
                     return self.let_(out);

@@ -631,6 +631,8 @@ fn chains_over_a_models_field_run_compiled() {
 /// macro does not see: each item's adjoint is summed into zeros shaped
 /// like the value (kept the tape: "an array of repeated arrays", seed
 /// 19253 f0_8).
+// `vec![m.b; 2]` on purpose: the `Vec` form is under test beside the array.
+#[allow(clippy::useless_vec)]
 #[differentiable]
 fn repeated_fields(m: &Weights, x: f64) -> f64 {
     let mut a = [m.w[1]; 3];

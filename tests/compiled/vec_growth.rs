@@ -382,6 +382,8 @@ fn a_tracked_vec_extended_by_plain_items() {
 /// A tracked `Vec` extended by a borrow of a slice parameter,
 /// `extend_from_slice(&w)` of `w: &[f64]` (a `&&[f64]`, which the
 /// recording twin did not lift: valid code that did not build, seed 19245).
+// `&w` of a `&[f64]` on purpose: the borrow is what is under test.
+#[allow(clippy::needless_borrow)]
 #[differentiable]
 fn extended_by_a_borrowed_slice(x: f64, w: &[f64]) -> f64 {
     let mut v = vec![x * x];
