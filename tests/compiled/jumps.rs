@@ -20,7 +20,7 @@
 use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 
-use super::support::{assert_agree, compiled};
+use super::support::{agree, assert_agree, compiled};
 use crate::oracle::Dual;
 
 fn flat(m: &[[f64; 3]; 3]) -> Vec<f64> {
@@ -826,5 +826,47 @@ fn a_break_value_matching_an_element_of_a_slice() {
         let tape = break_with_an_element_grad_tape(&x, k).unwrap();
         assert_agree("break value vs tape", &got.gradient, &tape.gradient);
         assert_eq!(got.value, break_with_an_element(&x, k));
+    }
+}
+
+/// A `loop`'s value broken out with an element of a `#[constant]` slice,
+/// and a constant `Vec` taken by value: their shapes come from their
+/// types (the loop's value kept the tape, "a binding whose shape the
+/// reverse sweep cannot see", seed 19261 f2_19).
+#[differentiable]
+fn constant_shapes(x: f64, #[constant] z: &[f64], #[constant] v: Vec<f64>) -> f64 {
+    let mut n = 0;
+    let mut acc = x;
+    let y = loop {
+        if n >= 3 {
+            break z[1];
+        }
+        n += 1;
+        acc = acc * z[0] + x.sin();
+    };
+    let mut s = 0.0;
+    for t in v {
+        s += t * acc;
+    }
+    y * acc + s
+}
+
+#[test]
+fn constant_parameters_are_shaped_by_their_types() {
+    assert_eq!(
+        constant_shapes_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let (z, v) = ([0.5, -1.25], vec![0.25, 2.0]);
+    for x in [0.3, -0.9] {
+        let got = agree(
+            "constant_shapes",
+            constant_shapes_grad(x, &z, v.clone()),
+            constant_shapes_grad_tape(x, &z, v.clone()),
+        );
+        // acc₃ = z0³x + (z0² + z0 + 1) sin x, f = (z1 + Σv) acc₃
+        let slope = z[0].powi(3) + (z[0] * z[0] + z[0] + 1.0) * x.cos();
+        let want = (z[1] + v.iter().sum::<f64>()) * slope;
+        assert_agree("constant_shapes", &[got.gradient], &[want]);
     }
 }

@@ -133,6 +133,31 @@ pub struct Analysis {
     pub nested_call_lets: HashSet<String>,
 }
 
+/// How many indexings take a value of type `ty` to an `f64`: `f64`,
+/// arrays, slices, `Vec`s and references to them; `None` for any other.
+fn type_dims(ty: &syn::Type) -> Option<usize> {
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64") => Some(0),
+        syn::Type::Reference(reference) => type_dims(&reference.elem),
+        syn::Type::Paren(paren) => type_dims(&paren.elem),
+        syn::Type::Slice(slice) => Some(type_dims(&slice.elem)? + 1),
+        syn::Type::Array(array) => Some(type_dims(&array.elem)? + 1),
+        syn::Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?;
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return None;
+            };
+            match (last.ident == "Vec", args.args.first()) {
+                (true, Some(syn::GenericArgument::Type(elem))) if args.args.len() == 1 => {
+                    Some(type_dims(elem)? + 1)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 impl Analysis {
     pub fn new(function: &Function) -> Analysis {
         let mut analysis = Analysis {
@@ -196,10 +221,9 @@ impl Analysis {
         analysis.read = read.into_inner();
         for param in &function.params {
             let dims = match &param.kind {
-                Kind::PassThrough => match &param.ty {
-                    syn::Type::Path(path) if path.path.is_ident("f64") => Some(0),
-                    _ => None,
-                },
+                // `#[constant] y: f64`, `#[constant] z: &[f64]`, ..: as
+                // many indexings as its type shows.
+                Kind::PassThrough => type_dims(&param.ty),
                 kind => kind_dims(kind),
             };
             analysis.dims.insert(param.ident.to_string(), dims);
