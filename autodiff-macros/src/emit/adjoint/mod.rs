@@ -595,6 +595,36 @@ fn fused(
                 Some(lend) => Some(lend),
                 None => (!movable(param.0)).then(|| declare_one(param)),
             });
+        // The forward sweep, and the reverse sweep with the gradient
+        // given back: one function, or split in two (`lend::split`).
+        let forward = quote! {
+            #stand_ins
+            #sites
+            #(#declare_early)*
+            #(#carried)*
+            #(#early)*
+            if !#stack.finite() {
+                return ::core::option::Option::None;
+            }
+            #(#fwd)*
+            let #value: f64 = #returned;
+        };
+        let reverse = quote! {
+            #(#lend)*
+            let #value_bar = 1.0;
+            // A record the reverse sweep does not find leaves this
+            // block only (`Sweep::bail_with`): the caller's lent
+            // adjoints go back.
+            let #reversed = #label: {
+                #(#rev)*
+                ::core::option::Option::Some(())
+            };
+            #stack.observe(#value);
+            #(#late_checks)*
+            #(#early_bars)*
+            #(#give)*
+            #reversed.and(#stack.finite().then_some(()))
+        };
         if let Entry::Split(output) = entry {
             if !lend::owns_its_bindings(function) {
                 return Err(Unsupported {
@@ -606,31 +636,6 @@ fn fused(
                 #allow
                 #(#attrs)*
                 #vis fn #adjoint_fn #generics
-            };
-            let forward = quote! {
-                #stand_ins
-                #sites
-                #(#declare_early)*
-                #(#carried)*
-                #(#early)*
-                if !#stack.finite() {
-                    return ::core::option::Option::None;
-                }
-                #(#fwd)*
-                let #value: f64 = #returned;
-            };
-            let reverse = quote! {
-                #(#lend)*
-                let #value_bar = 1.0;
-                let #reversed = #label: {
-                    #(#rev)*
-                    ::core::option::Option::Some(())
-                };
-                #stack.observe(#value);
-                #(#late_checks)*
-                #(#early_bars)*
-                #(#give)*
-                #reversed.and(#stack.finite().then_some(()))
             };
             return Ok(lend::split(
                 function, &bars, output, stack, head, forward, reverse,
@@ -644,30 +649,8 @@ fn fused(
                 #(#params,)*
                 #(#inputs),*
             ) -> ::core::option::Option<()> {
-                #stand_ins
-                #sites
-                #(#declare_early)*
-                #(#carried)*
-                #(#early)*
-                if !#stack.finite() {
-                    return ::core::option::Option::None;
-                }
-                #(#fwd)*
-                let #value: f64 = #returned;
-                #(#lend)*
-                let #value_bar = 1.0;
-                // A record the reverse sweep does not find leaves this
-                // block only (`Sweep::bail_with`): the caller's lent
-                // adjoints go back.
-                let #reversed = #label: {
-                    #(#rev)*
-                    ::core::option::Option::Some(())
-                };
-                #stack.observe(#value);
-                #(#late_checks)*
-                #(#early_bars)*
-                #(#give)*
-                #reversed.and(#stack.finite().then_some(()))
+                #forward
+                #reverse
             }
         });
     }
