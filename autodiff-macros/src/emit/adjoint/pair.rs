@@ -203,47 +203,39 @@ pub fn vector_pair(
             #value
         },
     };
+    // The compiled reverses add into the caller's adjoints (`lend`), the
+    // cotangent read where the caller keeps it.
+    let into = bars
+        .iter()
+        .filter(|(param, _, _)| param.kind.is_differentiable())
+        .map(|(_, bar, _)| bar);
+    let cotangent_ref = quote! {
+        let ::core::option::Option::Some(#cotangent) =
+            ::autodiff::__adjoint::Cotangent::cotangent_ref(&#value_bar)
+        else {
+            return #stack.fail();
+        };
+    };
     let reverse_body = match dot.map(|dot| (&dot.name, dot.split)) {
         // The reverse the forward saved, run with the cotangent and the
-        // arguments, adding into the caller's adjoints (`lend`).
-        Some((_, true)) => {
-            let into = bars
-                .iter()
-                .filter(|(param, _, _)| param.kind.is_differentiable())
-                .map(|(_, bar, _)| bar);
-            quote! {
-                let ::core::option::Option::Some(#cotangent) =
-                    ::autodiff::__adjoint::Cotangent::cotangent_ref(&#value_bar)
-                else {
-                    return #stack.fail();
-                };
-                let ::core::option::Option::Some(#reverse_fn) = #reverse_fn else {
-                    return;
-                };
-                if #reverse_fn(#stack, (#(#args,)*), #cotangent, (#(#into,)*)).is_none() {
-                    #stack.fail();
-                }
+        // arguments.
+        Some((_, true)) => quote! {
+            #cotangent_ref
+            let ::core::option::Option::Some(#reverse_fn) = #reverse_fn else {
+                return;
+            };
+            if #reverse_fn(#stack, (#(#args,)*), #cotangent, (#(#into,)*)).is_none() {
+                #stack.fail();
             }
-        }
+        },
         // `cotangentᵀ J` by the compiled adjoint of `⟨cotangent, f⟩` (see
-        // `shaped::compiled_dot`), added into the caller's adjoints there
-        // (`lend`), the cotangent read where the caller keeps it.
-        Some((dot, false)) => {
-            let into = bars
-                .iter()
-                .filter(|(param, _, _)| param.kind.is_differentiable())
-                .map(|(_, bar, _)| bar);
-            quote! {
-                let ::core::option::Option::Some(#cotangent) =
-                    ::autodiff::__adjoint::Cotangent::cotangent_ref(&#value_bar)
-                else {
-                    return #stack.fail();
-                };
-                if #dot(#stack, #(#args,)* #cotangent, #(#into),*).is_none() {
-                    #stack.fail();
-                }
+        // `shaped::compiled_dot`).
+        Some((dot, false)) => quote! {
+            #cotangent_ref
+            if #dot(#stack, #(#args,)* #cotangent, #(#into),*).is_none() {
+                #stack.fail();
             }
-        }
+        },
         // Else by `f_vjp` on the tape, through the stack.
         None => quote! {
             let ::core::option::Option::Some(#cotangent) =
