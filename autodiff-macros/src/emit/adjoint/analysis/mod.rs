@@ -30,6 +30,7 @@ pub use numbers::shows_number;
 pub use shapes::dims_of;
 use shapes::{
     assigned_dims, copy_array, deferred_lets, dims_block, empty_vec_lets, grown_dims, kind_dims,
+    type_dims,
 };
 
 /// Methods that change their receiver.
@@ -133,28 +134,13 @@ pub struct Analysis {
     pub nested_call_lets: HashSet<String>,
 }
 
-/// How many indexings take a value of type `ty` to an `f64`: `f64`,
-/// arrays, slices, `Vec`s and references to them; `None` for any other.
-fn type_dims(ty: &syn::Type) -> Option<usize> {
+/// How many indexings take a parameter of type `ty` to an `f64`: a
+/// reference or a slice around what `shapes::type_dims` reads.
+fn param_type_dims(ty: &syn::Type) -> Option<usize> {
     match ty {
-        syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64") => Some(0),
-        syn::Type::Reference(reference) => type_dims(&reference.elem),
-        syn::Type::Paren(paren) => type_dims(&paren.elem),
-        syn::Type::Slice(slice) => Some(type_dims(&slice.elem)? + 1),
-        syn::Type::Array(array) => Some(type_dims(&array.elem)? + 1),
-        syn::Type::Path(path) if path.qself.is_none() => {
-            let last = path.path.segments.last()?;
-            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-                return None;
-            };
-            match (last.ident == "Vec", args.args.first()) {
-                (true, Some(syn::GenericArgument::Type(elem))) if args.args.len() == 1 => {
-                    Some(type_dims(elem)? + 1)
-                }
-                _ => None,
-            }
-        }
-        _ => None,
+        syn::Type::Reference(reference) => param_type_dims(&reference.elem),
+        syn::Type::Slice(slice) => Some(param_type_dims(&slice.elem)? + 1),
+        _ => type_dims(ty),
     }
 }
 
@@ -223,7 +209,7 @@ impl Analysis {
             let dims = match &param.kind {
                 // `#[constant] y: f64`, `#[constant] z: &[f64]`, ..: as
                 // many indexings as its type shows.
-                Kind::PassThrough => type_dims(&param.ty),
+                Kind::PassThrough => param_type_dims(&param.ty),
                 kind => kind_dims(kind),
             };
             analysis.dims.insert(param.ident.to_string(), dims);

@@ -272,33 +272,36 @@ pub(super) fn assigned_dims(
 /// How many indexings take a value of the type a `let` pattern names to
 /// an `f64` (`f64`, `Vec<f64>`, `[[f64; 2]; 3]`, ...), if it names one.
 fn pattern_dims(pat: &syn::Pat) -> Option<usize> {
-    fn type_dims(ty: &syn::Type) -> Option<usize> {
-        match ty {
-            syn::Type::Paren(paren) => type_dims(&paren.elem),
-            syn::Type::Group(group) => type_dims(&group.elem),
-            syn::Type::Array(array) => Some(type_dims(&array.elem)? + 1),
-            syn::Type::Path(path) if path.qself.is_none() => {
-                if crate::valid::is_f64(ty) {
-                    return Some(0);
-                }
-                let segment = path.path.segments.last()?;
-                let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
-                    return None;
-                };
-                match args.args.first()? {
-                    syn::GenericArgument::Type(elem)
-                        if segment.ident == "Vec" && args.args.len() == 1 =>
-                    {
-                        Some(type_dims(elem)? + 1)
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
     match pat {
         syn::Pat::Type(typed) => type_dims(&typed.ty),
+        _ => None,
+    }
+}
+
+/// How many indexings take a value of type `ty` to an `f64`: `f64`, and
+/// arrays and `Vec`s of it, nested; `None` for any other type.
+pub(super) fn type_dims(ty: &syn::Type) -> Option<usize> {
+    match ty {
+        syn::Type::Paren(paren) => type_dims(&paren.elem),
+        syn::Type::Group(group) => type_dims(&group.elem),
+        syn::Type::Array(array) => Some(type_dims(&array.elem)? + 1),
+        syn::Type::Path(path) if path.qself.is_none() => {
+            if crate::valid::is_f64(ty) {
+                return Some(0);
+            }
+            let segment = path.path.segments.last()?;
+            let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+                return None;
+            };
+            match args.args.first()? {
+                syn::GenericArgument::Type(elem)
+                    if segment.ident == "Vec" && args.args.len() == 1 =>
+                {
+                    Some(type_dims(elem)? + 1)
+                }
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
