@@ -235,7 +235,11 @@ fn reaches_derivative(expr: &Expr, active: &HashSet<String>) -> bool {
     }
     expr.children().into_iter().any(|child| match child {
         Child::Expr(inner) => reaches_derivative(inner, active),
-        Child::Block(block) => block.any_expr(&|inner| reaches_derivative(inner, active)),
+        Child::Block(block) => block.stmts.iter().any(|stmt| match stmt {
+            Stmt::Let { init, .. } => init.as_ref().is_some_and(|e| reaches_derivative(e, active)),
+            Stmt::Expr(e, _) => reaches_derivative(e, active),
+            Stmt::Item(_) => false,
+        }),
     })
 }
 
