@@ -741,10 +741,12 @@ struct Loop {
     /// A `break` or `continue` inside it so far, at any depth (a `loop`
     /// starts with one).
     jumps: bool,
-    /// A vector-valued call bound inside it: no jump may follow, which
-    /// would keep the tape (the compiled adjoint saves the call per trip
-    /// only in a loop that runs every statement of its body).
+    /// A vector-valued call bound inside it: no jump or `return` may
+    /// follow, which would keep the tape (the compiled adjoint saves the
+    /// call per trip only in a loop that runs every statement of its body).
     pinned: bool,
+    /// A `return` inside it so far, at any depth.
+    returns: bool,
 }
 
 /// How the file's vector-valued helper takes its two numbers.
@@ -936,9 +938,8 @@ impl Gen {
             self.closure(&mut body);
         }
         // What the file's vector-valued helper returns, bound by a
-        // top-level `let` (compiled where the body has no `return`) and
-        // read by index.
-        if !small && (!self.returns || !self.compiled) && self.rng.chance(35) {
+        // top-level `let` and read by index.
+        if !small && self.rng.chance(35) {
             if let Some((helper, len)) = self.vector.clone() {
                 self.tag("vector helper let");
                 let name = self.fresh("p");
@@ -1009,12 +1010,12 @@ impl Gen {
             }),
             _ => false,
         };
-        let nested = self.returns
-            || if mutable {
-                self.nesting > 0
-            } else {
-                !self.loops.is_empty() || (self.nesting > 0 && calls_inside())
-            };
+        // In a body with `return`, the top level is saved as a block is.
+        let nested = if mutable {
+            self.nesting > 0 || self.returns
+        } else {
+            !self.loops.is_empty() || ((self.nesting > 0 || self.returns) && calls_inside())
+        };
         match e {
             Expr::Call(..) if self.compiled && nested => {
                 Expr::Bin("+", Box::new(e), Box::new(Expr::Lit(0.0)))
@@ -1249,7 +1250,14 @@ impl Gen {
                 }
             }
             38..=43 if !self.loops.is_empty() => self.jump(out),
-            44..=46 if (!top || !self.loops.is_empty()) && self.returns => {
+            44..=46
+                if (!top || !self.loops.is_empty())
+                    && self.returns
+                    && !self.loops.iter().any(|l| l.pinned) =>
+            {
+                for l in &mut self.loops {
+                    l.returns = true;
+                }
                 self.tag("early return");
                 let c = self.cond();
                 let e = self.expr(1);
@@ -1297,13 +1305,12 @@ impl Gen {
                 out.push(Stmt::Let(name, e));
             }
             57..=61 if self.loops.is_empty() => self.array(out),
-            // Compiled where no `return` and no jump of an enclosing loop
+            // Compiled where no jump or `return` of an enclosing loop
             // leaves the block before the reverse pops what it saved.
             93..=95
                 if depth > 0
                     && self.vector.is_some()
-                    && (!self.compiled
-                        || (!self.returns && self.loops.iter().all(|l| !l.jumps))) =>
+                    && (!self.compiled || self.loops.iter().all(|l| !l.jumps && !l.returns)) =>
             {
                 self.vector_let_in_block(out)
             }
@@ -1363,6 +1370,7 @@ impl Gen {
                         value: false,
                         jumps: false,
                         pinned: false,
+                        returns: false,
                     },
                     Vec::new(),
                 );
@@ -1386,6 +1394,7 @@ impl Gen {
                         value: false,
                         jumps: false,
                         pinned: false,
+                        returns: false,
                     },
                     vec![Stmt::Tick(n)],
                 );
@@ -1424,6 +1433,7 @@ impl Gen {
                         value: valued,
                         jumps: true,
                         pinned: false,
+                        returns: false,
                     },
                     first,
                 );
@@ -1702,6 +1712,7 @@ impl Gen {
             value: false,
             jumps: false,
             pinned: false,
+            returns: false,
         });
         let mut body = Vec::new();
         let saved = self.vars.len();
@@ -2185,16 +2196,16 @@ impl Gen {
     /// tvh(a, b);` (the file's tuple helper: a number and a `Vec`). Its
     /// arguments are numbers, elements or loop indices (at the top level,
     /// parameters that never change, as for the helper's top-level `let`).
-    /// Compiled where no `return` and no jump of an enclosing loop leaves
-    /// the block before the reverse pops what it saved; the enclosing
-    /// loops take no jump after it. Not in the file's helpers, which call
+    /// Compiled where no jump or `return` of an enclosing loop leaves the
+    /// block before the reverse pops what it saved; the enclosing loops
+    /// take no jump or `return` after it. Not in the file's helpers, which call
     /// no helper. Whether it drew one.
     fn call_value(&mut self, depth: usize, out: &mut Vec<Stmt>) -> bool {
         let Some((helper, len)) = self.vector.clone() else {
             return false;
         };
         if self.helpers.is_empty()
-            || (self.compiled && (self.returns || self.loops.iter().any(|l| l.jumps)))
+            || (self.compiled && self.loops.iter().any(|l| l.jumps || l.returns))
         {
             return false;
         }

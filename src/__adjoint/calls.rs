@@ -618,7 +618,9 @@ pub fn unread<T: Unread>(value: &T) -> T {
 
 /// The output of a vector-valued callee's forward when its arguments did
 /// not convert (a call the plain twin rejects, so it never runs): NaN in
-/// every number, no element in a `Vec`.
+/// every number, no element in a `Vec`. Also what stands for a call's
+/// saved value (and arguments) at the top of a body with `return` whose
+/// reverse starts from an exit before the call: never read.
 pub trait Poisoned {
     /// The poisoned value.
     fn poisoned() -> Self;
@@ -629,6 +631,19 @@ impl Poisoned for f64 {
         f64::NAN
     }
 }
+
+/// An argument saved for a callee's rerun (a count, an index, a flag)
+/// where the `let` that saved it never ran: never read.
+macro_rules! poisoned_plain {
+    ($($T:ty)*) => {$(
+        impl Poisoned for $T {
+            fn poisoned() -> Self {
+                <$T>::default()
+            }
+        }
+    )*};
+}
+poisoned_plain!(f32 usize isize u8 u16 u32 u64 i8 i16 i32 i64 bool);
 
 impl<T> Poisoned for Vec<T> {
     fn poisoned() -> Self {

@@ -224,9 +224,9 @@ fn early_dual(x: &[Dual], k: &[Dual]) -> Dual {
 }
 
 /// Vector-valued calls in a body with `return`, their values passed on
-/// to a scalar helper by value: the caller takes them for numbers (their
-/// shapes are unknown there), so its sweep fails and `f_grad` reruns the
-/// tape, with the tape's gradient.
+/// to a scalar helper by value, before the `return` and inside its branch:
+/// each value is saved where it is made, as a nested one is, and its
+/// reverse pops it only where it was made, so `f_grad` stays compiled.
 #[differentiable]
 fn early_passed_on(x: &[f64], k: &[f64]) -> f64 {
     let total = sum_of(soft(x)) * x[0];
@@ -261,6 +261,7 @@ fn early_passed_on_dual(x: &[Dual], k: &[Dual]) -> Dual {
 #[test]
 fn calls_before_and_after_an_early_return() {
     assert_eq!(early_grad_path(), GradientPath::Compiled);
+    assert_eq!(early_passed_on_grad_path(), GradientPath::Compiled);
     let k = vec![1.0, 0.75, -0.5];
     for x in [vec![2.0, -1.0, 1.5], vec![0.25, -1.0, 1.5]] {
         let point = [x.clone(), k.clone()].concat();
@@ -276,11 +277,13 @@ fn calls_before_and_after_an_early_return() {
                 &want,
             );
         }
+        let reruns = autodiff::__adjoint::tape_reruns();
         let grad = agree(
             "early_passed_on",
             early_passed_on_grad(&x, &k),
             early_passed_on_grad_tape(&x, &k),
         );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns);
         let want = dual_gradient(&point, |p| {
             early_passed_on_dual(&duals(p, 0, 3), &duals(p, 3, 3))
         });
@@ -289,6 +292,97 @@ fn calls_before_and_after_an_early_return() {
             &[grad.gradient.0.clone(), grad.gradient.1.clone()].concat(),
             &want,
         );
+    }
+}
+
+/// Vector-valued calls bound by `let` in a body with `return`s, indexed
+/// and passed on: at the top after one exit, in a branch after an exit
+/// inside the branch (`q`, made only when the first did not leave), and
+/// in a loop with no jump. Each is saved where it is made; a reverse that
+/// starts from an exit before a `let` pops nothing for it.
+#[differentiable]
+fn early_vectors(x: &[f64], k: &[f64]) -> f64 {
+    if x[0] > 3.0 {
+        return x[0] * 2.0;
+    }
+    let p = soft(x);
+    let mut s = x[2] + p[1] * k[0];
+    if p[0] > 0.3 {
+        s += p[2].ln();
+        if s > 1.0 {
+            return s * p[0];
+        }
+        let q = soft(k);
+        s *= q[2] + sum_of(q);
+    }
+    if s < -0.5 {
+        return s.exp();
+    }
+    for i in 0..2 {
+        let r = gate(&[x[i], s], k);
+        s += r[0] * p[i];
+    }
+    s * x[1]
+}
+
+fn early_vectors_dual(x: &[Dual], k: &[Dual]) -> Dual {
+    if x[0].value > 3.0 {
+        return x[0] * 2.0;
+    }
+    let p = soft_dual(x);
+    let mut s = x[2] + p[1] * k[0];
+    if p[0].value > 0.3 {
+        s = s + p[2].ln();
+        if s.value > 1.0 {
+            return s * p[0];
+        }
+        let q = soft_dual(k);
+        s = s * (q[2] + sum_of_dual(q));
+    }
+    if s.value < -0.5 {
+        return s.exp();
+    }
+    for i in 0..2 {
+        let r = gate_dual(&[x[i], s], k);
+        s = s + r[0] * p[i];
+    }
+    s * x[1]
+}
+
+#[test]
+fn vector_calls_bound_between_early_returns() {
+    assert_eq!(early_vectors_grad_path(), GradientPath::Compiled);
+    let k = vec![1.0, 0.75, -0.5];
+    // Leaves at the first `return`, at the end through the branch, at
+    // the `return` after the branch, at the one inside it, and at the end
+    // past the branch.
+    let points = [
+        vec![4.0, 1.0, 0.0],
+        vec![2.0, -1.0, 1.5],
+        vec![2.0, -1.0, -1.5],
+        vec![2.0, -1.0, 2.0],
+        vec![-1.0, 0.5, 0.2],
+    ];
+    for x in points {
+        let point = [x.clone(), k.clone()].concat();
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let got = compiled(|stack| early_vectors_adjoint(stack, &x, &k));
+        let grad = agree(
+            "early_vectors",
+            early_vectors_grad(&x, &k),
+            early_vectors_grad_tape(&x, &k),
+        );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns);
+        let want = dual_gradient(&point, |p| {
+            early_vectors_dual(&duals(p, 0, 3), &duals(p, 3, 3))
+        });
+        for g in [&got, &grad] {
+            assert_agree(
+                "early_vectors",
+                &[g.gradient.0.clone(), g.gradient.1.clone()].concat(),
+                &want,
+            );
+        }
     }
 }
 

@@ -37,8 +37,12 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         if left {
             continue;
         }
-        if !returns && an.bound.get(name).copied() == Some(1) {
-            if nested {
+        if an.bound.get(name).copied() == Some(1) {
+            // At the top of a body with `return`, the forward's bindings
+            // are gone when the reverse starts (`'forward: { .. }`): such
+            // a `let` is saved as a nested one is, and its reverse pops it
+            // where the exit taken came after it (`sweep::sites`).
+            if nested || returns {
                 let depth = index_depth(&function.body.stmts, name);
                 if depth > 0 || used_whole(&function.body.stmts, name) {
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
@@ -152,9 +156,9 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
 
 /// The `let`s of a name to an annotated call in `stmts` and the blocks
 /// inside them, each with whether it is nested in a loop or a branch, and
-/// whether a loop around it has a `break` or `continue` (anywhere in its
-/// body): there the sweeps cannot save per trip, and such a `let` is left
-/// as the other calls are (the last field).
+/// whether a loop around it has a `break`, `continue` or `return`
+/// (anywhere in its body): there the sweeps cannot save per trip, and
+/// such a `let` is left as the other calls are (the last field).
 fn call_lets_in<'m, 'a>(
     stmts: &'m [Stmt<'a>],
     nested: bool,
@@ -173,7 +177,10 @@ fn call_lets_in<'m, 'a>(
                 ExprKind::For { body, .. }
                 | ExprKind::While { body, .. }
                 | ExprKind::Loop { body, .. } => body.any_expr(&|inner| {
-                    matches!(inner.kind, ExprKind::Break { .. } | ExprKind::Continue(_))
+                    matches!(
+                        inner.kind,
+                        ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
+                    )
                 }),
                 _ => false,
             };

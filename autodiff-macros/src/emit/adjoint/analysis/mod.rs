@@ -109,9 +109,10 @@ pub struct Analysis {
     /// (`y = x * 2.0;`) to an `f64`, where every such value agrees: the
     /// shape of a `let y;` bound by its assignments.
     pub assigned: HashMap<String, Option<usize>>,
-    /// Names bound by a top-level `let` (once, in a body without `return`)
-    /// to a call of an annotated function or method: the forward binding
-    /// is still there when the reverse sweep starts. Those the body
+    /// Names bound by a top-level `let` (once) to a call of an annotated
+    /// function or method: the forward binding is still there when the
+    /// reverse sweep starts (in a body with `return`, it is saved as a
+    /// nested one is). Those the body
     /// indexes, iterates or borrows are vectors, their adjoint shaped like
     /// the binding (`zero(&p)`), with `dims` from the deepest indexing; see
     /// `calls`.
@@ -128,9 +129,10 @@ pub struct Analysis {
     /// or `continue` (or `let mut`): nothing shows whether the callee
     /// returns a number, and the sweeps cannot save a vector there.
     pub unknown_calls: HashSet<String>,
-    /// The vector `call_lets` inside a loop or a branch, gone when the
-    /// reverse sweep reaches them: each trip saves the value and the
-    /// arguments that change on a stack of the call's own.
+    /// The vector `call_lets` inside a loop or a branch, or at the top of
+    /// a body with `return`, gone when the reverse sweep reaches them:
+    /// each trip saves the value and the arguments that change on a stack
+    /// of the call's own.
     pub nested_call_lets: HashSet<String>,
 }
 

@@ -33,23 +33,47 @@ impl<'m> Sweep<'m> {
         if mutable {
             return unsupported("a vector-valued call bound `mut` in a loop", init);
         }
-        if !self.jumps.is_empty() || self.early {
-            // The reverse of an iteration that left early would pop what
-            // its forward never pushed.
-            return unsupported(
-                "a vector-valued call bound in a loop with `break`, `continue` or `return`",
-                init,
-            );
+        // In a body with `return` where no loop around the `let` jumps:
+        // a block with no loop around it runs at most once, so its site
+        // holds the value if and only if the `let` ran; where it did not
+        // (an earlier `return` left), no statement after the `let` is
+        // reversed, and the value stands poisoned. In a loop, every trip
+        // ran it.
+        let early = match self.jumps.as_slice() {
+            [function] if function.function => true,
+            _ if self.jumps.is_empty() && !self.early => false,
+            _ => {
+                // The reverse of an iteration that left early would pop
+                // what its forward never pushed.
+                return unsupported(
+                    "a vector-valued call bound in a loop with `break`, `continue` or `return`",
+                    init,
+                );
+            }
+        };
+        if early && init.any_expr(&|e| matches!(e.kind, ExprKind::Return(_))) {
+            return unsupported("a vector-valued call whose arguments can `return`", init);
         }
         let plain = name.trim_start_matches("r#");
         let (site, values, names) = self.saved_arguments(plain, init)?;
         let ident = binding(name);
         let (stack, bail) = (&self.stack, &self.bail);
         let push = quote!(#site.push(((#(#values,)*), ::core::clone::Clone::clone(&#ident))););
-        let pop = quote! {
-            let ::core::option::Option::Some(((#(#names,)*), #ident)) = #site.pop() else {
+        let missing = if early {
+            let poisoned = names
+                .iter()
+                .map(|_| quote!(::autodiff::__adjoint::Poisoned::poisoned()));
+            quote!(((#(#poisoned,)*), ::autodiff::__adjoint::Poisoned::poisoned()))
+        } else {
+            quote!({
                 #stack.fail();
                 #bail;
+            })
+        };
+        let pop = quote! {
+            let ((#(#names,)*), #ident) = match #site.pop() {
+                ::core::option::Option::Some(saved) => saved,
+                ::core::option::Option::None => #missing,
             };
         };
         self.scope().available.insert(name.to_owned());
