@@ -677,3 +677,57 @@ fn repeated_fields_of_a_model_run_compiled() {
         );
     }
 }
+
+/// A model's fields whose shape the body shows only by use: a `loop`'s
+/// value broken out as `m.w[2]` (an item of a field indexed elsewhere),
+/// and a `Vec` of `m.b` (a field in arithmetic) that `insert` then grows
+/// (both kept the tape: "a binding whose shape the reverse sweep cannot
+/// see", seeds 19261 f5_5 and 19267 f2_31).
+#[allow(clippy::useless_vec)]
+#[differentiable]
+fn fields_by_use(m: &Weights, x: f64) -> f64 {
+    let mut k = 0;
+    let top = loop {
+        k += 1;
+        if k > 2 {
+            break m.w[2];
+        }
+    };
+    let mut v = vec![m.b; 2];
+    v.insert(1, m.w[0] * x);
+    v.push(top * m.b);
+    v[0] * v[1] + v[2] * x + v[3]
+}
+
+fn fields_by_use_dual(
+    w: &[crate::oracle::Dual],
+    b: crate::oracle::Dual,
+    x: crate::oracle::Dual,
+) -> crate::oracle::Dual {
+    let top = w[2];
+    let v = [b, w[0] * x, b, top * b];
+    v[0] * v[1] + v[2] * x + v[3]
+}
+
+#[test]
+fn a_models_field_shaped_by_its_use_runs_compiled() {
+    assert_eq!(fields_by_use_grad_path(), autodiff::GradientPath::Compiled);
+    for (w, b, x) in [([0.3, -0.8, 0.5], 0.7, 1.5), ([-1.2, 0.4, 0.1], -0.3, -0.6)] {
+        let m = Weights { w: w.to_vec(), b };
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let got = fields_by_use_grad(&m, x).unwrap();
+        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns);
+        let tape = fields_by_use_grad_tape(&m, x).unwrap();
+        assert_eq!(got.value, tape.value);
+        let flat = |g: &(Weights, f64)| [g.0.scalars(), vec![g.1]].concat();
+        assert_agree(
+            "fields_by_use vs tape",
+            &flat(&got.gradient),
+            &flat(&tape.gradient),
+        );
+        let mut at = w.to_vec();
+        at.extend([b, x]);
+        let want = crate::oracle::dual_gradient(&at, |a| fields_by_use_dual(&a[..3], a[3], a[4]));
+        assert_agree("fields_by_use vs dual", &flat(&got.gradient), &want);
+    }
+}

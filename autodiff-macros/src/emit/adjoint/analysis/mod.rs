@@ -216,6 +216,7 @@ impl Analysis {
             };
             analysis.dims.insert(param.ident.to_string(), dims);
         }
+        shapes::model_field_dims(&function.body, &analysis.models, &mut analysis.dims);
         let params_dims = analysis.dims.clone();
         collect_idents(function.item.to_token_stream(), &mut analysis.idents);
         for param in &function.params {

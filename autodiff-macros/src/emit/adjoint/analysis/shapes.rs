@@ -306,6 +306,76 @@ pub(super) fn type_dims(ty: &syn::Type) -> Option<usize> {
     }
 }
 
+/// The shapes of the models' named fields (`m.w`, `m.b`), keyed
+/// `"m.w"`, as the body uses them: the macro does not see the struct's
+/// field types, but a field indexed `k` deep (`m.w[j]`) holds `k` levels,
+/// and one that is an operand of arithmetic or of an elementary function
+/// (`m.b * x`, `m.b.exp()`) is a number. A field used both ways, or
+/// neither, gets no entry.
+pub(super) fn model_field_dims(
+    block: &Block,
+    models: &HashSet<String>,
+    dims: &mut HashMap<String, Option<usize>>,
+) {
+    fn field(expr: &Expr, models: &HashSet<String>) -> Option<String> {
+        match &expr.kind {
+            ExprKind::Paren(inner) => field(inner, models),
+            ExprKind::Field {
+                base,
+                member: syn::Member::Named(member),
+            } => {
+                let ExprKind::Path(path) = &base.kind else {
+                    return None;
+                };
+                let model = path.path.get_ident()?.to_string();
+                models.contains(&model).then(|| format!("{model}.{member}"))
+            }
+            _ => None,
+        }
+    }
+    fn indexed(expr: &Expr, models: &HashSet<String>) -> Option<(String, usize)> {
+        match &expr.kind {
+            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+                match field(base, models) {
+                    Some(name) => Some((name, 1)),
+                    None => indexed(base, models).map(|(name, depth)| (name, depth + 1)),
+                }
+            }
+            _ => None,
+        }
+    }
+    let found = std::cell::RefCell::new(HashMap::<String, (usize, bool)>::new());
+    block.any_expr(&|expr| {
+        let mut found = found.borrow_mut();
+        if let Some((name, depth)) = indexed(expr, models) {
+            let entry = found.entry(name).or_insert((0, false));
+            entry.0 = entry.0.max(depth);
+        }
+        let operands: Vec<&Expr> = match &expr.kind {
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Compare { lhs, rhs, .. } => {
+                vec![lhs, rhs]
+            }
+            ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => vec![operand],
+            ExprKind::Powi { base, .. } => vec![base],
+            ExprKind::Ternary { operands, .. } => operands.iter().map(|o| &**o).collect(),
+            _ => Vec::new(),
+        };
+        for operand in operands {
+            if let Some(name) = field(operand, models) {
+                found.entry(name).or_insert((0, false)).1 = true;
+            }
+        }
+        false
+    });
+    for (name, (depth, number)) in found.into_inner() {
+        match (depth, number) {
+            (0, true) => dims.insert(name, Some(0)),
+            (depth, false) if depth > 0 => dims.insert(name, Some(depth)),
+            _ => None,
+        };
+    }
+}
+
 /// How many indexings take `expr`'s value to an `f64`, if known.
 pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize> {
     match &expr.kind {
@@ -319,16 +389,18 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         | ExprKind::Sum { .. }
         | ExprKind::Call { .. } => Some(0),
         ExprKind::Paren(inner) | ExprKind::Dbg { arg: inner, .. } => dims_of(inner, dims),
-        // `p.0` of a tuple bound by name (see `dims_block`).
-        ExprKind::Field {
-            base,
-            member: syn::Member::Unnamed(index),
-        } => {
+        // `p.0` of a tuple bound by name (see `dims_block`), `m.w` of a
+        // model (see `model_field_dims`).
+        ExprKind::Field { base, member } => {
             let ExprKind::Path(path) = &base.kind else {
                 return None;
             };
             let name = path.path.get_ident()?;
-            dims.get(&format!("{name}.{}", index.index)).copied()?
+            let member = match member {
+                syn::Member::Unnamed(index) => index.index.to_string(),
+                syn::Member::Named(member) => member.to_string(),
+            };
+            dims.get(&format!("{name}.{member}")).copied()?
         }
         // `i as f64`: a number.
         ExprKind::Cast { ty, .. } if crate::valid::is_f64(ty) => Some(0),
