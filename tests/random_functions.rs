@@ -31,7 +31,8 @@
 //! and called, `max_by`/`min_by` with a comparing closure, `windows(k)` and
 //! `chunks(k)` summed through a `map`, an element through an `Option`
 //! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`), a
-//! binding passed twice to a helper, and every elementary function.
+//! value passed twice to a helper (a binding, an element, an expression),
+//! and every elementary function.
 //!
 //! At random points the generated program asserts that
 //! - `f_adjoint`, the compiled path, answers (`Some`, leaving its stack
@@ -774,8 +775,8 @@ struct Gen {
     fresh: usize,
     tags: Vec<&'static str>,
     /// The function must take the compiled path. Otherwise it may also
-    /// pass one element twice to a helper (`h(a[i], a[i])`), which may keep
-    /// the tape; the run counts those.
+    /// use constructs that keep the tape (a vector helper's call indexed
+    /// in place, ..); the run counts those.
     compiled: bool,
     /// Drawing a helper's argument: only bindings that never change.
     frozen: bool,
@@ -996,25 +997,13 @@ impl Gen {
     /// A helper's call bound by a `let` in a loop keeps the tape when no
     /// statement reads it and a jump leaves the loop, and by a `let mut`
     /// nested anywhere or in a body with `return` (the caller cannot tell
-    /// a number from a vector there): in a function drawn to compile, such a call is read as a
-    /// number where it is bound (`h(..) + 0.0`). So is one nested in a
-    /// branch whose arguments call a helper (`h(h(x))`), which could not
-    /// be saved for the callee's reverse if no statement reads it.
+    /// a number from a vector there): in a function drawn to compile, such
+    /// a call is read as a number where it is bound (`h(..) + 0.0`).
     fn bound_call(&self, e: Expr, mutable: bool) -> Expr {
-        let calls_inside = || match &e {
-            Expr::Call(_, args) => args.iter().any(|arg| {
-                let text = render(arg, Dialect::Plain);
-                self.helpers
-                    .iter()
-                    .any(|(name, _)| text.contains(&format!("{name}(")))
-            }),
-            _ => false,
-        };
-        // In a body with `return`, the top level is saved as a block is.
         let nested = if mutable {
             self.nesting > 0 || self.returns
         } else {
-            !self.loops.is_empty() || ((self.nesting > 0 || self.returns) && calls_inside())
+            !self.loops.is_empty()
         };
         match e {
             Expr::Call(..) if self.compiled && nested => {
@@ -2163,17 +2152,14 @@ impl Gen {
             })
             .collect::<Vec<_>>();
         self.frozen = frozen;
-        // A tracked binding passed twice is compiled; an element passed
-        // twice keeps the tape.
-        let args = if self.compiled
-            && args.len() == 2
-            && !matches!(args[0], Expr::Var(_))
-            && render(&args[0], Dialect::Plain) == render(&args[1], Dialect::Plain)
-        {
-            vec![args[0].clone(), Expr::Lit(0.5)]
-        } else {
-            args
-        };
+        // Now and then one value passed twice: a binding, an element or
+        // an expression (`h(x1[0], x1[0])`), which the caller's adjoint
+        // takes twice.
+        let mut args = args;
+        if args.len() == 2 && self.rng.chance(10) {
+            self.tag("value passed twice to a helper");
+            args[1] = args[0].clone();
+        }
         Expr::Call(name, args)
     }
 
