@@ -948,3 +948,60 @@ fn printed_elements_of_a_tuple_calls_vec_run_compiled() {
         );
     }
 }
+
+/// An element of a tuple call's `Vec` (`u = w[0]`, whose shape the macro
+/// cannot see: the tuple's type is the callee's) broken out of a `loop`
+/// inside a branch's value: `u * u` shows it is a number, and so is the
+/// loop's value (seed 19273 f2_21 kept the tape: "a binding whose shape
+/// the reverse sweep cannot see").
+#[differentiable]
+fn element_out_of_a_loop(x: f64, y: f64) -> f64 {
+    let v = if x < 1.0 {
+        let (c, w) = scaled_pair(x, y);
+        let u = w[0];
+        let mut n = 0;
+        let top = loop {
+            if n >= 2 {
+                break u;
+            }
+            n += 1;
+        };
+        c + top * u * u
+    } else {
+        x
+    };
+    v * y
+}
+
+fn element_out_of_a_loop_dual(x: Dual, y: Dual) -> Dual {
+    let v = if x.value < 1.0 {
+        let t = y.tanh();
+        let (c, u) = (x * t, t * t);
+        c + u * u * u
+    } else {
+        x
+    };
+    v * y
+}
+
+#[test]
+fn a_tuple_calls_element_broken_out_of_a_loop_runs_compiled() {
+    assert_eq!(element_out_of_a_loop_grad_path(), GradientPath::Compiled);
+    for (x, y) in [(0.3, -0.7), (-1.2, 0.4), (1.5, 0.2)] {
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let got = agree(
+            "element_out_of_a_loop",
+            element_out_of_a_loop_grad(x, y),
+            element_out_of_a_loop_grad_tape(x, y),
+        );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns);
+        let (value, gradient) =
+            dual_value_and_gradient(&[x, y], |a| element_out_of_a_loop_dual(a[0], a[1]));
+        assert_agree("element_out_of_a_loop", &[got.value], &[value]);
+        assert_agree(
+            "element_out_of_a_loop",
+            &[got.gradient.0, got.gradient.1],
+            &gradient,
+        );
+    }
+}

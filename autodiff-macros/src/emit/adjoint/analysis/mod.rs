@@ -241,16 +241,33 @@ impl Analysis {
         // What the body makes of a vector call's elements (`let t =
         // p[1];`, `v.push(p[k])`) has a shape only once the call's is
         // known: the shapes again, the calls' taken as given.
-        let calls: HashMap<String, Option<usize>> = analysis
+        let mut given: HashMap<String, Option<usize>> = analysis
             .call_lets
             .iter()
             .filter_map(|name| Some((name.clone(), analysis.dims.get(name).copied()?)))
             .collect();
-        if calls.values().any(Option::is_some) {
+        if given.values().any(Option::is_some) {
+            let mut seeds = params_dims.clone();
+            seeds.extend(given.clone());
+            analysis.shapes(function, seeds, &given.keys().cloned().collect());
+            analysis.dims.extend(given.clone());
+        }
+        // A binding bound once whose shape is still unknown (`let u =
+        // w[0];` of a tuple's part) but that the body reads as a number
+        // is one, and so is what is made of it (`break u` of a loop).
+        let by_use: Vec<String> = shapes::numbers_by_use(&function.body)
+            .into_iter()
+            .filter(|name| {
+                analysis.bound.get(name).copied() == Some(1)
+                    && analysis.dims.get(name).copied() == Some(None)
+            })
+            .collect();
+        if !by_use.is_empty() {
+            given.extend(by_use.into_iter().map(|name| (name, Some(0))));
             let mut seeds = params_dims;
-            seeds.extend(calls.clone());
-            analysis.shapes(function, seeds, &calls.keys().cloned().collect());
-            analysis.dims.extend(calls);
+            seeds.extend(given.clone());
+            analysis.shapes(function, seeds, &given.keys().cloned().collect());
+            analysis.dims.extend(given);
         }
         loop {
             let before = analysis.active.len();

@@ -351,16 +351,7 @@ pub(super) fn model_field_dims(
             let entry = found.entry(name).or_insert((0, false));
             entry.0 = entry.0.max(depth);
         }
-        let operands: Vec<&Expr> = match &expr.kind {
-            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Compare { lhs, rhs, .. } => {
-                vec![lhs, rhs]
-            }
-            ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => vec![operand],
-            ExprKind::Powi { base, .. } => vec![base],
-            ExprKind::Ternary { operands, .. } => operands.iter().map(|o| &**o).collect(),
-            _ => Vec::new(),
-        };
-        for operand in operands {
+        for operand in numeric_operands(expr) {
             if let Some(name) = field(operand, models) {
                 found.entry(name).or_insert((0, false)).1 = true;
             }
@@ -374,6 +365,42 @@ pub(super) fn model_field_dims(
             _ => None,
         };
     }
+}
+
+/// The operands `expr` reads as numbers: of arithmetic, a comparison, an
+/// elementary function, `powi`, `mul_add`.
+fn numeric_operands<'m, 'a>(expr: &'m Expr<'a>) -> Vec<&'m Expr<'a>> {
+    match &expr.kind {
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Compare { lhs, rhs, .. } => {
+            vec![lhs, rhs]
+        }
+        ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => vec![operand],
+        ExprKind::Powi { base, .. } => vec![base],
+        ExprKind::Ternary { operands, .. } => operands.iter().map(|o| &**o).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The names `block` reads as numbers somewhere (`u * u`, `u.exp()`):
+/// whatever the shapes pass could not see of such a binding (`let u =
+/// w[0];` of a tuple's part, whose type the macro cannot see), it is an
+/// `f64`.
+pub(super) fn numbers_by_use(block: &Block) -> HashSet<String> {
+    fn name(expr: &Expr) -> Option<String> {
+        match &expr.kind {
+            ExprKind::Paren(inner) => name(inner),
+            ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
+            _ => None,
+        }
+    }
+    let found = std::cell::RefCell::new(HashSet::new());
+    block.any_expr(&|expr| {
+        found
+            .borrow_mut()
+            .extend(numeric_operands(expr).into_iter().filter_map(name));
+        false
+    });
+    found.into_inner()
 }
 
 /// How many indexings take `expr`'s value to an `f64`, if known.
