@@ -748,6 +748,8 @@ struct Loop {
     pinned: bool,
     /// A `return` inside it so far, at any depth.
     returns: bool,
+    /// The generator's `nesting` of the statements of its body.
+    body_nesting: usize,
 }
 
 /// How the file's vector-valued helper takes its two numbers.
@@ -1164,6 +1166,18 @@ impl Gen {
         }
     }
 
+    /// Whether a helper's call bound by a `let` here is saved per trip by
+    /// the compiled adjoint: where no loop around it jumps or returns, or
+    /// as a statement of the body of the innermost loop, which jumps
+    /// (`break`, `continue`) but returns nowhere.
+    fn saves_per_trip(&self) -> bool {
+        let direct = self
+            .loops
+            .last()
+            .is_some_and(|l| l.body_nesting == self.nesting && l.jumps);
+        self.loops.iter().all(|l| !l.returns) && (direct || self.loops.iter().all(|l| !l.jumps))
+    }
+
     /// A block's statements, in a scope of their own.
     fn block(&mut self, depth: usize, count: usize) -> Vec<Stmt> {
         let saved = self.vars.len();
@@ -1184,6 +1198,9 @@ impl Gen {
         let saved = self.vars.len();
         let mut out = first;
         self.nesting += 1;
+        if let Some(l) = self.loops.last_mut() {
+            l.body_nesting = self.nesting;
+        }
         for _ in 0..count {
             self.statement(depth + 1, &mut out);
         }
@@ -1299,7 +1316,7 @@ impl Gen {
             93..=95
                 if depth > 0
                     && self.vector.is_some()
-                    && (!self.compiled || self.loops.iter().all(|l| !l.jumps && !l.returns)) =>
+                    && (!self.compiled || self.saves_per_trip()) =>
             {
                 self.vector_let_in_block(out)
             }
@@ -1360,6 +1377,8 @@ impl Gen {
                         jumps: false,
                         pinned: false,
                         returns: false,
+                        body_nesting: 0,
+                        body_nesting: 0,
                     },
                     Vec::new(),
                 );
@@ -1384,6 +1403,8 @@ impl Gen {
                         jumps: false,
                         pinned: false,
                         returns: false,
+                        body_nesting: 0,
+                        body_nesting: 0,
                     },
                     vec![Stmt::Tick(n)],
                 );
@@ -1423,6 +1444,8 @@ impl Gen {
                         jumps: true,
                         pinned: false,
                         returns: false,
+                        body_nesting: 0,
+                        body_nesting: 0,
                     },
                     first,
                 );
@@ -1702,6 +1725,7 @@ impl Gen {
             jumps: false,
             pinned: false,
             returns: false,
+            body_nesting: 0,
         });
         let mut body = Vec::new();
         let saved = self.vars.len();
@@ -2190,9 +2214,7 @@ impl Gen {
         let Some((helper, len)) = self.vector.clone() else {
             return false;
         };
-        if self.helpers.is_empty()
-            || (self.compiled && self.loops.iter().any(|l| l.jumps || l.returns))
-        {
+        if self.helpers.is_empty() || (self.compiled && !self.saves_per_trip()) {
             return false;
         }
         for l in &mut self.loops {

@@ -645,6 +645,13 @@ macro_rules! poisoned_plain {
 }
 poisoned_plain!(f32 usize isize u8 u16 u32 u64 i8 i16 i32 i64 bool);
 
+/// The adjoint of an integer made after a call the reverse found unmade.
+impl Poisoned for super::NoAdjoint {
+    fn poisoned() -> Self {
+        super::NoAdjoint
+    }
+}
+
 impl<T> Poisoned for Vec<T> {
     fn poisoned() -> Self {
         Vec::new()

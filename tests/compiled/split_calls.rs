@@ -386,6 +386,104 @@ fn vector_calls_bound_between_early_returns() {
     }
 }
 
+/// Vector-valued calls bound by `let` as statements of the body of a loop
+/// that `break`s and `continue`s: an iteration's reverse pops a call's
+/// saved value where the iteration's exit came after its `let` (or it ran
+/// to the end), and nothing where it left before.
+#[differentiable]
+fn jumping_vectors(x: &[f64], k: &[f64]) -> f64 {
+    let mut s = x[2];
+    let mut n = 0;
+    loop {
+        n += 1;
+        if n > 4 {
+            break;
+        }
+        if s > 2.0 {
+            continue;
+        }
+        let p = soft(&[x[0] * s, k[1]]);
+        s += p[0] * k[0];
+        if p[1] > 0.6 {
+            break;
+        }
+        let q = soft(&[s, x[1]]);
+        s *= 1.0 + q[1];
+    }
+    for i in 0..3 {
+        let r = soft(&[x[i], s]);
+        if r[0] > 0.5 {
+            s += r[1];
+            continue;
+        }
+        s *= r[0] + 0.5;
+    }
+    s
+}
+
+fn jumping_vectors_dual(x: &[Dual], k: &[Dual]) -> Dual {
+    let mut s = x[2];
+    let mut n = 0;
+    loop {
+        n += 1;
+        if n > 4 {
+            break;
+        }
+        if s.value > 2.0 {
+            continue;
+        }
+        let p = soft_dual(&[x[0] * s, k[1]]);
+        s = s + p[0] * k[0];
+        if p[1].value > 0.6 {
+            break;
+        }
+        let q = soft_dual(&[s, x[1]]);
+        s = s * (q[1] + 1.0);
+    }
+    for i in 0..3 {
+        let r = soft_dual(&[x[i], s]);
+        if r[0].value > 0.5 {
+            s = s + r[1];
+            continue;
+        }
+        s = s * (r[0] + 0.5);
+    }
+    s
+}
+
+#[test]
+fn vector_calls_bound_in_loops_that_jump() {
+    assert_eq!(jumping_vectors_grad_path(), GradientPath::Compiled);
+    let points = [
+        (vec![2.0, -1.0, 1.5], vec![1.0, 0.75, -0.5]),
+        (vec![0.25, -1.0, 0.5], vec![1.0, 0.75, -0.5]),
+        (vec![4.0, 1.0, 0.0], vec![1.0, 0.75, -0.5]),
+        (vec![0.5, 0.5, -2.0], vec![1.0, -1.5, 0.5]),
+        (vec![0.5, 0.5, 2.5], vec![1.0, 0.75, -0.5]),
+    ];
+    for (x, k) in points {
+        let point = [x.clone(), k.clone()].concat();
+        let reruns = autodiff::__adjoint::tape_reruns();
+        let got = compiled(|stack| jumping_vectors_adjoint(stack, &x, &k));
+        let grad = agree(
+            "jumping_vectors",
+            jumping_vectors_grad(&x, &k),
+            jumping_vectors_grad_tape(&x, &k),
+        );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns);
+        let want = dual_gradient(&point, |p| {
+            jumping_vectors_dual(&duals(p, 0, 3), &duals(p, 3, 3))
+        });
+        for g in [&got, &grad] {
+            assert_agree(
+                "jumping_vectors",
+                &[g.gradient.0.clone(), g.gradient.1.clone()].concat(),
+                &want,
+            );
+        }
+    }
+}
+
 /// A helper calling helpers: its forward saves their reverses before its
 /// own, its reverse runs theirs.
 #[differentiable]

@@ -32,7 +32,14 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     let is_call = |expr: &Expr| crate::emit::is_annotated_call(expr, &models);
     let pushed = std::cell::RefCell::new(Vec::new());
     let mut lets = Vec::new();
-    call_lets_in(&function.body.stmts, false, false, &is_call, &mut lets);
+    call_lets_in(
+        &function.body.stmts,
+        false,
+        false,
+        false,
+        &is_call,
+        &mut lets,
+    );
     for &(name, init, nested, left) in &lets {
         if left {
             continue;
@@ -157,12 +164,16 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
 /// The `let`s of a name to an annotated call in `stmts` and the blocks
 /// inside them, each with whether it is nested in a loop or a branch, and
 /// whether a loop around it has a `break`, `continue` or `return`
-/// (anywhere in its body): there the sweeps cannot save per trip, and
-/// such a `let` is left as the other calls are (the last field).
+/// (anywhere in its body), unless the `let` is a statement of the body of
+/// the innermost such loop and that body has no `return` (the reverse of
+/// an iteration knows from its exit whether the `let` ran): elsewhere the
+/// sweeps cannot save per trip, and such a `let` is left as the other
+/// calls are (the last field).
 fn call_lets_in<'m, 'a>(
     stmts: &'m [Stmt<'a>],
     nested: bool,
     jumps: bool,
+    direct: bool,
     is_call: &dyn Fn(&Expr) -> bool,
     out: &mut Vec<(&'m str, &'m Expr<'a>, bool, bool)>,
 ) {
@@ -172,22 +183,28 @@ fn call_lets_in<'m, 'a>(
         is_call: &dyn Fn(&Expr) -> bool,
         out: &mut Vec<(&'m str, &'m Expr<'a>, bool, bool)>,
     ) {
-        let jumps = jumps
-            || match &expr.kind {
-                ExprKind::For { body, .. }
-                | ExprKind::While { body, .. }
-                | ExprKind::Loop { body, .. } => body.any_expr(&|inner| {
-                    matches!(
-                        inner.kind,
-                        ExprKind::Break { .. } | ExprKind::Continue(_) | ExprKind::Return(_)
-                    )
+        let (loop_jumps, returns) = match &expr.kind {
+            ExprKind::For { body, .. }
+            | ExprKind::While { body, .. }
+            | ExprKind::Loop { body, .. } => (
+                body.any_expr(&|inner| {
+                    matches!(inner.kind, ExprKind::Break { .. } | ExprKind::Continue(_))
                 }),
-                _ => false,
-            };
+                body.any_expr(&|inner| matches!(inner.kind, ExprKind::Return(_))),
+            ),
+            _ => (false, false),
+        };
+        // The body of a loop that jumps but never returns: its own `let`s
+        // are saved per trip (see `sweep::sites`), not those of the blocks
+        // inside it.
+        let direct = loop_jumps && !returns;
+        let jumps = jumps || loop_jumps || returns;
         for child in expr.children() {
             match child {
                 Child::Expr(child) => in_expr(child, jumps, is_call, out),
-                Child::Block(block) => call_lets_in(&block.stmts, true, jumps, is_call, out),
+                Child::Block(block) => {
+                    call_lets_in(&block.stmts, true, jumps, direct, is_call, out)
+                }
             }
         }
     }
@@ -203,7 +220,8 @@ fn call_lets_in<'m, 'a>(
                     // A `mut` one nested is left as before too: the saved
                     // value stands for the binding throughout the reverse.
                     if is_call(init) {
-                        out.push((name, init, nested, nested && (jumps || *mutable)));
+                        let left = *mutable || (jumps && !direct);
+                        out.push((name, init, nested, nested && left));
                     }
                 }
                 in_expr(init, jumps, is_call, out);

@@ -126,6 +126,7 @@ impl<'m> Sweep<'m> {
         let exit = (!continues(body, level.label.as_deref(), false))
             .then(|| Ident::new(&format!("exit_{}", self.loops), Span::mixed_site()));
         level.exit = exit.clone();
+        level.depth = self.depth;
         self.jumps.push(level);
         let result = (|| {
             let mut prelude = Vec::new();

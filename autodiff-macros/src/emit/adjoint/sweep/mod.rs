@@ -181,6 +181,8 @@ struct Jumps {
     /// end, pushes their lengths (the last bound first), from which the
     /// reverse sizes their adjoints.
     grown: Vec<Ident>,
+    /// A loop's: the sweep's `depth` of the statements of its body.
+    depth: usize,
 }
 
 /// The items a `for` walks by index: `place[index]`, by reference or
@@ -290,6 +292,10 @@ struct Scope {
     /// available: from here they hide what an outer scope has under that
     /// name (`for t in v { let a = { let t = x; t * t }; .. }`).
     shadowed: HashSet<String>,
+    /// Whether the last vector-valued call saved in this block ran, where
+    /// the reverse may reach the block without it (see `call_site`): the
+    /// adjoints of the block's later `let`s are shaped only if it did.
+    ran: Option<Ident>,
 }
 
 pub struct Sweep<'m> {

@@ -33,50 +33,101 @@ impl<'m> Sweep<'m> {
         if mutable {
             return unsupported("a vector-valued call bound `mut` in a loop", init);
         }
-        // In a body with `return` where no loop around the `let` jumps:
-        // a block with no loop around it runs at most once, so its site
-        // holds the value if and only if the `let` ran; where it did not
-        // (an earlier `return` left), no statement after the `let` is
-        // reversed, and the value stands poisoned. In a loop, every trip
-        // ran it.
-        let early = match self.jumps.as_slice() {
-            [function] if function.function => true,
-            _ if self.jumps.is_empty() && !self.early => false,
+        // How the reverse knows whether the `let` ran where it pops:
+        // - no jump or `return` around it: it always did;
+        // - in a body with `return` where no loop around the `let` jumps:
+        //   a block with no loop around it runs at most once, so its site
+        //   holds the value if and only if the `let` ran (in a loop, every
+        //   trip ran it);
+        // - directly in the body of a loop that jumps: the iteration's
+        //   exit, in hand where the body's reverse pops, is 0 (it ran to
+        //   the end) or a jump after the `let` (jumps are numbered in the
+        //   order of the source).
+        // Where it did not run, no statement after it is reversed, and
+        // the value stands poisoned.
+        enum Ran {
+            Always,
+            IfSaved,
+            IfExitAfter(u32),
+        }
+        let ran = match self.jumps.as_slice() {
+            [] if !self.early => Ran::Always,
+            [function] if function.function => Ran::IfSaved,
+            [.., level] if !level.function && level.depth == self.depth => {
+                Ran::IfExitAfter(level.next)
+            }
             _ => {
                 // The reverse of an iteration that left early would pop
                 // what its forward never pushed.
                 return unsupported(
-                    "a vector-valued call bound in a loop with `break`, `continue` or `return`",
+                    "a vector-valued call bound in a loop with `break`, `continue` or `return`, inside a block of its body",
                     init,
                 );
             }
         };
-        if early && init.any_expr(&|e| matches!(e.kind, ExprKind::Return(_))) {
-            return unsupported("a vector-valued call whose arguments can `return`", init);
+        if !matches!(ran, Ran::Always)
+            && init.any_expr(&|e| {
+                matches!(
+                    e.kind,
+                    ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue(_)
+                )
+            })
+        {
+            return unsupported("a vector-valued call whose arguments can jump", init);
         }
         let plain = name.trim_start_matches("r#");
         let (site, values, names) = self.saved_arguments(plain, init)?;
         let ident = binding(name);
         let (stack, bail) = (&self.stack, &self.bail);
         let push = quote!(#site.push(((#(#values,)*), ::core::clone::Clone::clone(&#ident))););
-        let missing = if early {
-            let poisoned = names
-                .iter()
-                .map(|_| quote!(::autodiff::__adjoint::Poisoned::poisoned()));
-            quote!(((#(#poisoned,)*), ::autodiff::__adjoint::Poisoned::poisoned()))
-        } else {
-            quote!({
-                #stack.fail();
-                #bail;
-            })
+        let fail = quote!({
+            #stack.fail();
+            #bail;
+        });
+        let poisoned = names
+            .iter()
+            .map(|_| quote!(::autodiff::__adjoint::Poisoned::poisoned()));
+        let poisoned = quote!(((#(#poisoned,)*), ::autodiff::__adjoint::Poisoned::poisoned()));
+        let popped = |missing: &TokenStream| {
+            quote! {
+                match #site.pop() {
+                    ::core::option::Option::Some(saved) => saved,
+                    ::core::option::Option::None => #missing,
+                }
+            }
         };
-        let pop = quote! {
-            let ((#(#names,)*), #ident) = match #site.pop() {
-                ::core::option::Option::Some(saved) => saved,
-                ::core::option::Option::None => #missing,
-            };
+        // A value that may stand poisoned is not one the reverse may read
+        // again where it pops (a binding made of it, `let u = w[0];`,
+        // would be replayed there and index it): what the reverse needs
+        // of it is saved as of any value the block made.
+        if matches!(ran, Ran::Always) {
+            self.scope().available.insert(name.to_owned());
+        }
+        let flag = Ident::new(&format!("{plain}_ran"), Span::mixed_site());
+        let pop = match ran {
+            Ran::Always => {
+                let value = popped(&fail);
+                quote!(let ((#(#names,)*), #ident) = #value;)
+            }
+            Ran::IfSaved => quote! {
+                let (#flag, ((#(#names,)*), #ident)) = match #site.pop() {
+                    ::core::option::Option::Some(saved) => (true, saved),
+                    ::core::option::Option::None => (false, #poisoned),
+                };
+            },
+            Ran::IfExitAfter(since) => {
+                let since = Literal::u32_unsuffixed(since);
+                let exit = Ident::new("exit", Span::mixed_site());
+                let value = popped(&fail);
+                quote! {
+                    let #flag = #exit == 0 || #exit > #since;
+                    let ((#(#names,)*), #ident) = if #flag { #value } else { #poisoned };
+                }
+            }
         };
-        self.scope().available.insert(name.to_owned());
+        if !matches!(ran, Ran::Always) {
+            self.scope().ran = Some(flag);
+        }
         Ok(Some((push, pop)))
     }
 

@@ -562,6 +562,15 @@ impl<'m> Sweep<'m> {
                 if let Some((_, pop)) = &site {
                     prelude.push(pop.clone());
                 }
+                // After a call the reverse may find unmade (its value a
+                // stand-in), shaped only where it was made: no statement
+                // after it is reversed otherwise.
+                let shape = match &self.scope().ran {
+                    Some(ran) => quote! {
+                        if #ran { #shape } else { ::autodiff::__adjoint::Poisoned::poisoned() }
+                    },
+                    None => shape,
+                };
                 prelude.push(quote!(let mut #bar = #shape;));
                 if self.dual && self.scalar(init) && self.an.active.contains(name) {
                     let v = self.tracked_number(v);
