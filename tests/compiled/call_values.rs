@@ -400,13 +400,15 @@ fn a_methods_value_indexed_in_a_loop() {
     assert!((got.value - tape.value).abs() < 1e-12);
 }
 
-/// In a loop that `break`s, a call's value is not saved per trip: the
-/// call read in place keeps the tape, and the reason names its line.
+/// In a loop that `break`s, a call read in place as a statement of the
+/// loop's body: bound first, saved per trip, and popped by an iteration's
+/// reverse only where the iteration got past it (the last one `break`s
+/// before it).
 #[differentiable]
 fn until_large(z: &[f64]) -> f64 {
     let mut total = 0.0;
     for i in 0..z.len() {
-        if total > 5.0 {
+        if total > 0.5 {
             break;
         }
         total += softmax(z)[i] * z[i];
@@ -415,26 +417,34 @@ fn until_large(z: &[f64]) -> f64 {
 }
 
 #[test]
-fn a_call_read_in_place_in_a_loop_that_breaks_keeps_the_tape() {
-    let line = include_str!("call_values.rs")
-        .lines()
-        .position(|l| l == "        total += softmax(z)[i] * z[i];")
-        .expect("the line") as u32
-        + 1;
-    assert_eq!(
-        until_large_grad_path(),
-        GradientPath::Tape {
-            construct: "a call whose value is indexed, iterated, borrowed or destructured (a function returning a vector)",
-            line,
+fn a_call_read_in_place_in_a_loop_that_breaks_compiles() {
+    assert_eq!(until_large_grad_path(), GradientPath::Compiled);
+    // Breaks after one item, after two, and never.
+    for z in [[2.0, -1.0, 0.5], [0.5, 1.0, -2.0], [-0.5, 0.25, 0.3]] {
+        let got = compiled(|stack| until_large_adjoint(stack, &z));
+        agree(
+            "until_large",
+            until_large_grad(&z),
+            until_large_grad_tape(&z),
+        );
+        // Σ_{i<k} pᵢ zᵢ over the k items summed before the break:
+        // ∂/∂zⱼ = pⱼ (zⱼ + 1)·[j < k] − pⱼ Σ_{i<k} pᵢ zᵢ.
+        let p = probabilities(&z);
+        let mut k = 0;
+        let mut total = 0.0;
+        while k < 3 && total <= 0.5 {
+            total += p[k] * z[k];
+            k += 1;
         }
-    );
-    let z = [0.5, -1.0, 2.0];
-    let grad = until_large_grad(&z).expect("the tape's gradient");
-    // Σ pᵢ zᵢ: ∂/∂zⱼ = pⱼ (1 + zⱼ − Σ pᵢ zᵢ).
-    let p = probabilities(&z);
-    let mean: f64 = p.iter().zip(&z).map(|(p, z)| p * z).sum();
-    let want: Vec<f64> = (0..3).map(|j| p[j] * (1.0 + z[j] - mean)).collect();
-    assert_agree("until_large", &grad.gradient, &want);
+        let want: Vec<f64> = (0..3)
+            .map(|j| {
+                let inside = if j < k { p[j] * (z[j] + 1.0) } else { 0.0 };
+                inside - p[j] * total
+            })
+            .collect();
+        assert_agree("until_large", &[got.value], &[total]);
+        assert_agree("until_large", &got.gradient, &want);
+    }
 }
 
 #[differentiable]
@@ -588,4 +598,71 @@ fn a_pattern_bound_to_a_call_whose_argument_was_bound_again() {
         &[g0, g1, g2],
         &[2.0 * x0 * x0.sin() + x0 * x0 * x0.cos() - 1.0, 1.0, 1.0],
     );
+}
+
+/// A call indexed where a statement reads it, beside what does not stop
+/// the statement before it: a `vec!` of its arguments, a compound
+/// assignment, an `if` value in the same expression. Bound before the
+/// statement, it compiles; one after an `if` whose arm can `return` is
+/// left in place (the statement may stop before the call), and keeps the
+/// tape.
+#[differentiable]
+fn beside_blocks(x: f64, y: f64) -> f64 {
+    let mut acc = y;
+    acc += softmax(&vec![x, acc])[0];
+    let t = (if x > 0.0 { x } else { y }) * softmax(&vec![y, acc * x])[1];
+    acc * t
+}
+
+#[differentiable]
+fn after_a_returning_arm(x: f64, y: f64) -> f64 {
+    let t = (if x > 5.0 { return y } else { x }) * softmax(&vec![y, x])[1];
+    t * y
+}
+
+fn beside_blocks_by_hand(x: f64, y: f64) -> (f64, [f64; 2]) {
+    // p = softmax([x, y])[0] = σ(x − y); q = softmax([y, a·x])[1] = σ(a·x − y).
+    let sig = |v: f64| 1.0 / (1.0 + (-v).exp());
+    let p = sig(x - y);
+    let a = y + p;
+    let (da_dx, da_dy) = (p * (1.0 - p), 1.0 - p * (1.0 - p));
+    let q = sig(a * x - y);
+    let dq = q * (1.0 - q);
+    let (dq_dx, dq_dy) = (dq * (da_dx * x + a), dq * (da_dy * x - 1.0));
+    let (s, ds_dx, ds_dy) = if x > 0.0 {
+        (x, 1.0, 0.0)
+    } else {
+        (y, 0.0, 1.0)
+    };
+    let t = s * q;
+    let (dt_dx, dt_dy) = (ds_dx * q + s * dq_dx, ds_dy * q + s * dq_dy);
+    (a * t, [da_dx * t + a * dt_dx, da_dy * t + a * dt_dy])
+}
+
+#[test]
+fn a_call_beside_a_vec_a_compound_assignment_and_an_if_value_compiles() {
+    assert_eq!(beside_blocks_grad_path(), GradientPath::Compiled);
+    let GradientPath::Tape { .. } = after_a_returning_arm_grad_path() else {
+        panic!("a call after an arm that can return was bound before it");
+    };
+    for (x, y) in [(0.7, -0.4), (-1.1, 0.6)] {
+        let got = compiled(|stack| beside_blocks_adjoint(stack, x, y));
+        agree(
+            "beside_blocks",
+            beside_blocks_grad(x, y),
+            beside_blocks_grad_tape(x, y),
+        );
+        let (value, gradient) = beside_blocks_by_hand(x, y);
+        assert_agree("beside_blocks", &[got.value], &[value]);
+        assert_agree(
+            "beside_blocks",
+            &[got.gradient.0, got.gradient.1],
+            &gradient,
+        );
+        agree(
+            "after_a_returning_arm",
+            after_a_returning_arm_grad(x, y),
+            after_a_returning_arm_grad_tape(x, y),
+        );
+    }
 }

@@ -469,14 +469,27 @@ const CHANGING: &[&str] = &[
     "rotate_right",
 ];
 
+/// Whether `tokens` may write, or leave the statement before its end (a
+/// call bound before the statement would then run where the statement
+/// stops short of it): an assignment, a `&mut`, a closure, a macro other
+/// than `vec!`, a changing method, a `return`, `break`, `continue` or `?`.
+/// A block (an `if`'s arms inside an expression) is read the same way.
 fn writes(tokens: proc_macro2::TokenStream) -> bool {
-    use proc_macro2::{Delimiter, TokenTree};
+    use proc_macro2::TokenTree;
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     tokens.iter().enumerate().any(|(k, token)| match token {
-        TokenTree::Group(group) => group.delimiter() == Delimiter::Brace || writes(group.stream()),
-        TokenTree::Punct(punct) => matches!(punct.as_char(), '=' | '|' | '!'),
+        TokenTree::Group(group) => writes(group.stream()),
+        TokenTree::Punct(punct) => match punct.as_char() {
+            '=' | '|' | '?' => true,
+            // `vec![..]` makes a value; any other macro may do anything.
+            '!' => !(k > 0 && matches!(&tokens[k - 1], TokenTree::Ident(name) if name == "vec")),
+            _ => false,
+        },
         TokenTree::Ident(ident) => {
             ident == "mut"
+                || ident == "return"
+                || ident == "break"
+                || ident == "continue"
                 || (k > 0
                     && matches!(&tokens[k - 1], TokenTree::Punct(dot) if dot.as_char() == '.')
                     && CHANGING.iter().any(|name| ident == name))
