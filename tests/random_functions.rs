@@ -1378,7 +1378,6 @@ impl Gen {
                         pinned: false,
                         returns: false,
                         body_nesting: 0,
-                        body_nesting: 0,
                     },
                     Vec::new(),
                 );
@@ -1403,7 +1402,6 @@ impl Gen {
                         jumps: false,
                         pinned: false,
                         returns: false,
-                        body_nesting: 0,
                         body_nesting: 0,
                     },
                     vec![Stmt::Tick(n)],
@@ -1444,7 +1442,6 @@ impl Gen {
                         jumps: true,
                         pinned: false,
                         returns: false,
-                        body_nesting: 0,
                         body_nesting: 0,
                     },
                     first,
