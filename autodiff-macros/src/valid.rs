@@ -184,6 +184,21 @@ pub fn is_f64(ty: &Type) -> bool {
     }
 }
 
+/// `f64::NEG_INFINITY`, `f64::MAX`, `std::f64::consts::PI`: a path to one
+/// of `f64`'s constants, a number.
+pub fn is_f64_constant(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [.., owner, constant] => {
+            (owner == "f64" || (owner == "consts" && names.iter().any(|n| n == "f64")))
+                && constant
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+        }
+        _ => false,
+    }
+}
+
 /// A function with nothing to differentiate is a mistake worth a compile
 /// error: its gradient would be an empty tuple.
 fn check_params(cx: &Ctxt, function: &Function) {

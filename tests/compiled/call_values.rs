@@ -606,6 +606,8 @@ fn a_pattern_bound_to_a_call_whose_argument_was_bound_again() {
 /// statement, it compiles; one after an `if` whose arm can `return` is
 /// left in place (the statement may stop before the call), and keeps the
 /// tape.
+// `vec!` on purpose: the macro in the call's arguments is under test.
+#[allow(clippy::useless_vec)]
 #[differentiable]
 fn beside_blocks(x: f64, y: f64) -> f64 {
     let mut acc = y;
@@ -614,6 +616,7 @@ fn beside_blocks(x: f64, y: f64) -> f64 {
     acc * t
 }
 
+#[allow(clippy::useless_vec)]
 #[differentiable]
 fn after_a_returning_arm(x: f64, y: f64) -> f64 {
     let t = (if x > 5.0 { return y } else { x }) * softmax(&vec![y, x])[1];

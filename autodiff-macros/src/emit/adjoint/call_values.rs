@@ -420,6 +420,8 @@ fn may_write(stmt: &syn::Stmt) -> bool {
                 assign.left.to_token_stream(),
                 assign.right.to_token_stream(),
             ],
+            // `return e;` leaves after `e` is evaluated.
+            E::Return(ret) => ret.expr.iter().map(|e| e.to_token_stream()).collect(),
             E::Binary(binary) if crate::ast::is_compound_assignment(&binary.op) => {
                 vec![
                     binary.left.to_token_stream(),

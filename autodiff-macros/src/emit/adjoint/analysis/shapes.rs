@@ -433,6 +433,7 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         ExprKind::Cast { ty, .. } if crate::valid::is_f64(ty) => Some(0),
         // A `loop`'s value: its `break`'s.
         ExprKind::Loop { body, .. } => dims_of(break_value(body)?, dims),
+        ExprKind::Path(path) if crate::valid::is_f64_constant(&path.path) => Some(0),
         ExprKind::Path(path) => dims.get(&path.path.get_ident()?.to_string()).copied()?,
         ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
             dims_of(base, dims)?.checked_sub(1)

@@ -24,6 +24,7 @@ pub(super) fn is_scalar(expr: &Expr) -> bool {
         | ExprKind::Sum { .. }
         | ExprKind::Cast { .. } => true,
         ExprKind::Call { .. } => !expr.is_empty_vec(),
+        ExprKind::Path(path) => crate::valid::is_f64_constant(&path.path),
         _ if is_method_call(expr) => true,
         ExprKind::Paren(inner) => is_scalar(inner),
         ExprKind::If { then_branch, .. } | ExprKind::Block(None, then_branch) => {
