@@ -1,6 +1,7 @@
 //! The stack a compiled gradient saves on: values, trip counts, indices
 //! and the arms taken, pushed by the forward sweep and popped by the
-//! reverse; the finiteness observations; one stack per thread, reused.
+//! reverse; the finiteness observations; spare adjoints for the `vec!`s of
+//! loop bodies; one stack per thread, reused.
 
 use super::*;
 use autodiff_core::ScalarOperation;
