@@ -1,6 +1,7 @@
 //! The stack a compiled gradient saves on: values, trip counts, indices
 //! and the arms taken, pushed by the forward sweep and popped by the
-//! reverse; the finiteness observations; one stack per thread, reused.
+//! reverse; the finiteness observations; spare adjoints for the `vec!`s of
+//! loop bodies; one stack per thread, reused.
 
 use super::*;
 use autodiff_core::ScalarOperation;
@@ -28,6 +29,10 @@ pub struct Stack {
     /// The reverse sweeps of vector-valued callees, saved by their forward
     /// sweeps (`reverses.rs`).
     pub(super) reverses: Vec<Box<dyn std::any::Any>>,
+    /// Adjoints of `vec![0.0; n]` bound in a loop's body, given back at
+    /// the end of each reversed iteration for the next to take
+    /// ([`zeros`](Self::zeros), [`recycle`](Self::recycle)).
+    spares: Vec<Vec<f64>>,
     /// No value the tape would reject has been observed since the last
     /// [`clear`](Self::clear).
     finite: bool,
@@ -46,6 +51,7 @@ impl Stack {
             values: Vec::new(),
             control: Vec::new(),
             reverses: Vec::new(),
+            spares: Vec::new(),
             finite: true,
         }
     }
@@ -137,6 +143,41 @@ impl Stack {
     #[inline(always)]
     pub fn pop_arm(&mut self) -> u32 {
         self.control.pop().map_or(u32::MAX, |arm| arm as u32)
+    }
+
+    /// `n` zeros: the adjoint of a `vec![0.0; n]` bound in a loop's body,
+    /// in the memory of one given back by [`recycle`](Self::recycle) when
+    /// there is one, so that a reversed iteration allocates nothing.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let mut bar = stack.zeros(3);
+    /// bar[1] = 2.0;
+    /// stack.recycle(bar);
+    /// assert_eq!(stack.zeros(2), vec![0.0, 0.0]);
+    /// ```
+    #[inline]
+    pub fn zeros(&mut self, n: usize) -> Vec<f64> {
+        match self.spares.pop() {
+            Some(mut spare) => {
+                spare.clear();
+                spare.resize(n, 0.0);
+                spare
+            }
+            None => vec![0.0; n],
+        }
+    }
+
+    /// Keeps `spare` (an adjoint made by [`zeros`](Self::zeros) whose
+    /// iteration is reversed) for the next `zeros`; a few are kept, of at
+    /// most 8,192 items.
+    #[inline]
+    pub fn recycle(&mut self, spare: Vec<f64>) {
+        if self.spares.len() < SPARES && spare.capacity() <= SPARE_LEN {
+            self.spares.push(spare);
+        }
     }
 
     /// Forgets everything, keeping the memory. A gradient starts with it, so
@@ -295,7 +336,9 @@ impl Stack {
 
     /// Heap bytes held (capacity, both stacks).
     pub fn capacity_bytes(&self) -> usize {
-        self.values.capacity() * size_of::<f64>() + self.control.capacity() * size_of::<usize>()
+        let spares: usize = self.spares.iter().map(Vec::capacity).sum();
+        (self.values.capacity() + spares) * size_of::<f64>()
+            + self.control.capacity() * size_of::<usize>()
     }
 
     /// The most bytes pushed since the last [`clear`](Self::clear) are at
@@ -416,6 +459,13 @@ impl<T: Observed> Observed for Vec<T> {
         self.as_slice().no_nan()
     }
 }
+
+/// How many adjoints [`Stack::recycle`] keeps: one per `vec!` bound in
+/// the loop bodies being reversed at once.
+const SPARES: usize = 16;
+
+/// The longest adjoint [`Stack::recycle`] keeps, in items (64 KiB).
+const SPARE_LEN: usize = 8 << 10;
 
 /// The most bytes of stack a thread keeps between gradients (64 MiB, the
 /// scratch tape's limit too); a larger gradient frees its stack after.

@@ -30,6 +30,7 @@ mod natural;
 mod options;
 mod paths;
 mod patterns;
+mod saved_reads;
 mod soundness;
 mod split_calls;
 mod support;

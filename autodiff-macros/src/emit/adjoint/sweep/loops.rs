@@ -128,6 +128,8 @@ impl<'m> Sweep<'m> {
         level.exit = exit.clone();
         level.depth = self.depth;
         self.jumps.push(level);
+        // Its reverse is one per exit (`by_exit`), which recycles nothing.
+        let outer = self.recycle.take();
         let result = (|| {
             let mut prelude = Vec::new();
             let mut fwd = Vec::new();
@@ -151,6 +153,7 @@ impl<'m> Sweep<'m> {
             Ok((prelude, fwd, revs, owners, taken))
         })();
         self.jumps.pop();
+        self.recycle = outer;
         let (prelude, mut fwd, revs, owners, taken) = result?;
         let stack = &self.stack;
         if exit.is_none() {

@@ -369,6 +369,11 @@ pub struct Sweep<'m> {
     /// `dual_rules`, and what the sweep binds, assigns or returns to a
     /// tracked name is read through `__adjoint::dual`.
     dual: bool,
+    /// In a block inside a loop or a branch (`block_inner`, on `f64`, no
+    /// jump out of it): the adjoints of its `let v = vec![0.0; n]`s, made
+    /// by `Stack::zeros` and given back by `Stack::recycle` at the end of
+    /// its reverse, so that a reversed iteration allocates none.
+    recycle: Option<Vec<Ident>>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -409,6 +414,7 @@ impl<'m> Sweep<'m> {
             grown_sites: HashMap::new(),
             bail: quote!(return ::core::option::Option::None),
             dual: false,
+            recycle: None,
         }
     }
 

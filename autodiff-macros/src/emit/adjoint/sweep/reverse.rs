@@ -360,6 +360,14 @@ impl<'m> Sweep<'m> {
                 let src = if is_place(expr) { src } else { quote!((#src)) };
                 Ok(self.as_number(expr, src))
             }
+            // `icf[c * size + idx]` of a counted `idx` into a slice the
+            // body never writes: the index is saved (one the statement's
+            // adjoint place saves already, often), not the element.
+            ExprKind::Index { base, index } if self.element_by_index(base, index) => {
+                let name = self.save_index(index);
+                let base = base.source.to_token_stream();
+                Ok(self.as_number(expr, quote!(#base[#name])))
+            }
             ExprKind::Index { .. } | ExprKind::Field { .. } => {
                 let src = self.number(expr);
                 let name = self.fresh(&sanitize(&expr.source.to_token_stream().to_string()));

@@ -104,6 +104,40 @@ impl<'m> Sweep<'m> {
         }
     }
 
+    /// Whether `base[index]` is read in the reverse sweep from `base`
+    /// with its index saved: `base` is an array, slice or `Vec` there
+    /// again as it was, the index one `usize` that changes first.
+    pub(super) fn element_by_index(&self, base: &Expr, index: &Expr) -> bool {
+        self.fully_available(base)
+            && dims_of(base, &self.an.dims).is_some_and(|dims| dims > 0)
+            && !self.fully_available(index)
+            && !has_call(index)
+            && !matches!(index.kind, ExprKind::Range { .. })
+    }
+
+    /// Saves the index `index` before the statement (once however often
+    /// the statement reads it); the reverse pops it as the name returned.
+    pub(super) fn save_index(&mut self, index: &Expr) -> Ident {
+        let src = index.source.to_token_stream();
+        let key = src.to_string();
+        if let Some((_, name)) = self
+            .cx
+            .index_saves
+            .iter()
+            .find(|(value, _)| value.to_string() == key)
+        {
+            return name.clone();
+        }
+        let k = self.cx.index_saves.len() + 1;
+        let name = if k == 1 {
+            Ident::new("saved_index", Span::mixed_site())
+        } else {
+            Ident::new(&format!("saved_index_{k}"), Span::mixed_site())
+        };
+        self.cx.index_saves.push((src, name.clone()));
+        name
+    }
+
     /// Saves `value` before the statement; the reverse pops it as `name`.
     pub(super) fn save(&mut self, value: TokenStream, name: Ident) -> Ident {
         let key = value.to_string();

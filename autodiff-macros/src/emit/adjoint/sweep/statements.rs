@@ -89,6 +89,13 @@ impl<'m> Sweep<'m> {
     }
 
     pub(super) fn block_inner(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
+        let outer = self.recycle.take();
+        let result = self.block_statements(block, seed);
+        self.recycle = outer;
+        result
+    }
+
+    fn block_statements(&mut self, block: &Block, seed: Option<&Seed>) -> R<BlockCode> {
         let (stmts, tail) = match seed {
             Some(_) => block.split_tail(),
             None => (&block.stmts[..], None),
@@ -98,6 +105,9 @@ impl<'m> Sweep<'m> {
         let mut revs = Vec::new();
         let valued = tail.is_some() && seed.is_some();
         let exits = self.block_exits(stmts, valued);
+        if self.depth > 0 && exits.is_empty() && !self.dual {
+            self.recycle = Some(Vec::new());
+        }
         // A block with exits records how it was left (see `exited_block`):
         // `j + 1` by a jump out of statement `j`, 0 at its end, which a jump
         // out of its last statement or value (`return` as the last
@@ -150,6 +160,10 @@ impl<'m> Sweep<'m> {
         }
         let mut rev = prelude;
         rev.extend(reversed(&revs, revs.len()));
+        let stack = &self.stack;
+        for bar in self.recycle.take().unwrap_or_default() {
+            rev.push(quote!(#stack.recycle(#bar);));
+        }
         Ok(BlockCode { fwd, value, rev })
     }
 
@@ -418,6 +432,7 @@ impl<'m> Sweep<'m> {
                     && self.depth == 0
                     && concatenated(init).is_some()
                     && self.an.bound.get(name.as_str()).copied() == Some(1);
+                let mut recycled = false;
                 let shape = if init.is_empty_vec()
                     || self.an.pushed.contains(name)
                     || concat_in_early
@@ -496,6 +511,10 @@ impl<'m> Sweep<'m> {
                     // forward's binding, there when the reverse starts.
                     let ident = binding(name);
                     quote!(::autodiff::__adjoint::zero(&#ident))
+                } else if let Some(len) = self.recyclable(init) {
+                    recycled = true;
+                    let stack = &self.stack;
+                    quote!(#stack.zeros(#len))
                 } else {
                     self.shape(init)?
                 };
@@ -571,6 +590,11 @@ impl<'m> Sweep<'m> {
                     },
                     None => shape,
                 };
+                if recycled {
+                    if let Some(recycle) = self.recycle.as_mut() {
+                        recycle.push(bar.clone());
+                    }
+                }
                 prelude.push(quote!(let mut #bar = #shape;));
                 if self.dual && self.scalar(init) && self.an.active.contains(name) {
                     let v = self.tracked_number(v);
@@ -599,6 +623,17 @@ impl<'m> Sweep<'m> {
             }
             Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_some()),
         }
+    }
+
+    /// The length of a `vec![0.0; n]` of numbers whose adjoint is made by
+    /// `Stack::zeros` (see `Sweep::recycle`): `n` there again in the
+    /// reverse sweep.
+    fn recyclable(&self, init: &Expr) -> Option<TokenStream> {
+        let ExprKind::VecRepeat { elem, len } = &init.kind else {
+            return None;
+        };
+        (self.recycle.is_some() && self.scalar(elem) && self.fully_available(len))
+            .then(|| len.source.to_token_stream())
     }
 
     /// `let _ = value;`: run for its panics and its checks, no adjoint.
