@@ -1092,3 +1092,52 @@ fn parts_of_a_tuple_call_after_an_exit_run_compiled() {
         }
     }
 }
+
+/// Two items of one slice passed to one call (`scaled_pair(x[0], x[1])`):
+/// each a `&mut` of all of `x_bar` in the callee's reverse, which does not
+/// borrow-check; the second takes its part in an adjoint of its own, added
+/// into `x_bar[1]` after the call (seed 19281 g0_31 did not build).
+#[differentiable]
+fn items_of_one_slice(x: &[f64], y: f64) -> f64 {
+    let mut s = y;
+    if x[2] > 0.0 {
+        let (c, w) = scaled_pair(x[0], x[1]);
+        s += c * w[1];
+    }
+    let (c, w) = scaled_pair(x[2], x[2]);
+    s * c + w[0]
+}
+
+fn items_of_one_slice_dual(x: &[Dual], y: Dual) -> Dual {
+    let pair = |a: Dual, b: Dual| {
+        let t = b.tanh();
+        (a * t, [t * t, a * b])
+    };
+    let mut s = y;
+    if x[2].value > 0.0 {
+        let (c, w) = pair(x[0], x[1]);
+        s = s + c * w[1];
+    }
+    let (c, w) = pair(x[2], x[2]);
+    s * c + w[0]
+}
+
+#[test]
+fn items_of_one_slice_passed_to_one_call_run_compiled() {
+    assert_eq!(items_of_one_slice_grad_path(), GradientPath::Compiled);
+    for (x, y) in [([0.3, -0.7, 0.9], 0.4), ([-1.2, 0.4, -0.5], 1.1)] {
+        let got = compiled(|stack| items_of_one_slice_adjoint(stack, &x, y));
+        agree(
+            "items_of_one_slice",
+            items_of_one_slice_grad(&x, y),
+            items_of_one_slice_grad_tape(&x, y),
+        );
+        let point = [x[0], x[1], x[2], y];
+        let (value, gradient) =
+            dual_value_and_gradient(&point, |a| items_of_one_slice_dual(&a[..3], a[3]));
+        assert_agree("items_of_one_slice", &[got.value], &[value]);
+        let mut flat = got.gradient.0.clone();
+        flat.push(got.gradient.1);
+        assert_agree("items_of_one_slice", &flat, &gradient);
+    }
+}

@@ -204,19 +204,20 @@ impl<'m> Sweep<'m> {
             } else if let Some(place) = place.filter(|place| {
                 // Two `&mut` of one adjoint in one call do not borrow-check: a
                 // value passed again (`f(x, 2.0, x)`, `f(&w, &w)`, `f(m.b,
-                // m.b)`) takes its part in an adjoint of its own, shaped like
-                // it, added into the place's after the call.
+                // m.b)`), or another item of the same one (`f(x[0], x[1])`,
+                // each a `&mut` of all of `x_bar`), takes its part in an
+                // adjoint of its own, shaped like it, added into the place's
+                // after the call.
                 let again = self.bar_place(place).is_ok_and(|bar| {
+                    let root = bar_root(&quote!(#bar));
                     bars.iter()
-                        .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())
+                        .any(|seen| root.is_some() && bar_root(seen) == root)
                 });
                 !(again && (self.scalar(arg) || (available && !self.effects(arg))))
             }) {
                 let bar = self.saved_bar_place(place)?;
-                if bars
-                    .iter()
-                    .any(|seen| seen.to_string() == quote!(&mut #bar).to_string())
-                {
+                let root = bar_root(&quote!(#bar));
+                if root.is_some() && bars.iter().any(|seen| bar_root(seen) == root) {
                     return unsupported("a call that passes one tracked value twice", arg);
                 }
                 bars.push(quote!(&mut #bar));
@@ -280,4 +281,13 @@ impl<'m> Sweep<'m> {
             _ => false,
         }
     }
+}
+
+/// The adjoint an argument's `&mut` place borrows (`x_bar` of `&mut
+/// x_bar[1]` and of `&mut x_bar`).
+fn bar_root(tokens: &TokenStream) -> Option<String> {
+    tokens.clone().into_iter().find_map(|token| match token {
+        TokenTree::Ident(ident) if ident != "mut" => Some(ident.to_string()),
+        _ => None,
+    })
 }
