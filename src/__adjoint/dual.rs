@@ -2,7 +2,8 @@
 //! reverse): `f_adjoint_dual` is `f_adjoint`'s sweeps emitted again with
 //! every differentiable value a [`Dual`] whose tangent is the direction, so
 //! its value and gradient are the primal parts and `H·v` the tangent parts
-//! of the adjoints. What it calls: the stack of duals ([`DualStack`]), the
+//! of the adjoints (`f_jvp` runs its forward sweep only, and `f_hessian`
+//! one sweep per column). What it calls: the stack of duals ([`DualStack`]), the
 //! rules on duals ([`dual_rules`], the same `autodiff_core::rules`), and
 //! the conversions between a parameter and its dual ([`lift`], [`Split`]).
 
@@ -97,6 +98,7 @@ impl Checked<Dual> for Dual {
 pub struct DualStack {
     values: Vec<Dual>,
     control: Stack,
+    forward_only: bool,
 }
 
 impl DualStack {
@@ -105,7 +107,32 @@ impl DualStack {
         Self {
             values: Vec::new(),
             control: Stack::new(),
+            forward_only: false,
         }
+    }
+
+    /// An empty stack for `f_jvp`: the dual sweep stops after its forward
+    /// sweep, whose value's tangent is the directional derivative, and
+    /// gives back zero adjoints.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::DualStack;
+    ///
+    /// assert!(DualStack::new().reverses());
+    /// assert!(!DualStack::forward_only().reverses());
+    /// ```
+    pub const fn forward_only() -> Self {
+        Self {
+            values: Vec::new(),
+            control: Stack::new(),
+            forward_only: true,
+        }
+    }
+
+    /// Whether the dual sweep runs its reverse sweep (not for `f_jvp`).
+    #[inline(always)]
+    pub fn reverses(&self) -> bool {
+        !self.forward_only
     }
 
     /// Saves a value the reverse sweep reads.
@@ -380,6 +407,8 @@ split_tuple!((A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3) (A 0, B 1, C 2, D 3
 
 thread_local! {
     static COMPILED_HVPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static COMPILED_JVPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static COMPILED_HESSIANS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Notes an `f_hvp` answered by its compiled dual sweep: what
@@ -402,4 +431,46 @@ pub fn hvp_compiled() {
 /// ```
 pub fn compiled_hvps() -> u64 {
     COMPILED_HVPS.with(std::cell::Cell::get)
+}
+
+/// Notes an `f_jvp` answered by the forward sweep of the compiled adjoint
+/// on dual numbers: what [`compiled_jvps`] counts.
+#[inline(never)]
+pub fn jvp_compiled() {
+    COMPILED_JVPS.with(|count| count.set(count.get() + 1));
+}
+
+/// How many `f_jvp` calls on this thread were answered by the compiled
+/// adjoint's forward sweep on dual numbers (not the tape).
+///
+/// ```
+/// use autodiff::__adjoint::{compiled_jvps, jvp_compiled};
+///
+/// let before = compiled_jvps();
+/// jvp_compiled();
+/// assert_eq!(compiled_jvps(), before + 1);
+/// ```
+pub fn compiled_jvps() -> u64 {
+    COMPILED_JVPS.with(std::cell::Cell::get)
+}
+
+/// Notes an `f_hessian` answered by the compiled adjoint on dual numbers
+/// (one sweep per column): what [`compiled_hessians`] counts.
+#[inline(never)]
+pub fn hessian_compiled() {
+    COMPILED_HESSIANS.with(|count| count.set(count.get() + 1));
+}
+
+/// How many `f_hessian` calls on this thread were answered by the
+/// compiled adjoint on dual numbers (not the tape).
+///
+/// ```
+/// use autodiff::__adjoint::{compiled_hessians, hessian_compiled};
+///
+/// let before = compiled_hessians();
+/// hessian_compiled();
+/// assert_eq!(compiled_hessians(), before + 1);
+/// ```
+pub fn compiled_hessians() -> u64 {
+    COMPILED_HESSIANS.with(std::cell::Cell::get)
 }

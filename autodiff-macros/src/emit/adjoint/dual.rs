@@ -11,11 +11,12 @@
 //! `if`, early `return`, and tracked locals that are numbers. Anything else
 //! (calls, models, iterators, vectors built in the body, macros reading a
 //! tracked value, casts of one) keeps `f_hvp` on the tape, which computes
-//! the same numbers.
+//! the same numbers. `f_jvp` runs its forward sweep only
+//! ([`forward_only`]), `f_hessian` it once per column.
 
 use std::collections::HashSet;
 
-use proc_macro2::{Group, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::quote;
 
 use super::analysis::{carries, is_count, shows_number, Analysis};
@@ -304,6 +305,21 @@ fn mentions(tokens: TokenStream, word: &str) -> bool {
         TokenTree::Group(group) => mentions(group.stream(), word),
         _ => false,
     })
+}
+
+/// Where the dual sweep's forward sweep ends, for `f_jvp` (a stack made by
+/// `DualStack::forward_only`): the value, whose tangent is the directional
+/// derivative, with the adjoints still zero.
+pub fn forward_only(stack: &Ident, value: &Ident, gradient: &TokenStream) -> TokenStream {
+    quote! {
+        if !#stack.reverses() {
+            #stack.observe(#value);
+            return #stack.finite().then_some(::autodiff::ValueAndGradient {
+                value: #value,
+                gradient: #gradient,
+            });
+        }
+    }
 }
 
 /// `tokens` with every `f64` a `::autodiff::Dual`: a differentiable
