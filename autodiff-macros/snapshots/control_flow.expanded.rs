@@ -363,16 +363,20 @@ pub fn series_jvp(
     n: usize,
     tangent: f64,
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
-    let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
-    if let ::core::option::Option::Some(result) = series_adjoint_dual(
-        stack,
+    if let (::core::option::Option::Some(lifted_0),) = (
         ::autodiff::__adjoint::lift(&x, &tangent),
-        scale,
-        n,
     ) {
-        return ::autodiff::__private::compiled_jvp(result);
+        let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
+        if let ::core::option::Option::Some(result) = series_adjoint_dual(
+            stack,
+            lifted_0,
+            scale,
+            n,
+        ) {
+            return ::autodiff::__private::compiled_jvp(result);
+        }
     }
+    ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
     series_jvp_tape(x, scale, n, tangent)
 }
 /// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
@@ -384,16 +388,20 @@ pub fn series_hvp(
     n: usize,
     direction: f64,
 ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
-    let stack = &mut ::autodiff::__adjoint::DualStack::new();
-    if let ::core::option::Option::Some(result) = series_adjoint_dual(
-        stack,
+    if let (::core::option::Option::Some(lifted_0),) = (
         ::autodiff::__adjoint::lift(&x, &direction),
-        scale,
-        n,
     ) {
-        return ::autodiff::__private::compiled_hvp(result);
+        let stack = &mut ::autodiff::__adjoint::DualStack::new();
+        if let ::core::option::Option::Some(result) = series_adjoint_dual(
+            stack,
+            lifted_0,
+            scale,
+            n,
+        ) {
+            return ::autodiff::__private::compiled_hvp(result);
+        }
     }
+    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
     series_hvp_tape(x, scale, n, direction)
 }
 /// The dense Hessian of [`series`] over its differentiable components, in the order `series_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
@@ -408,12 +416,12 @@ pub fn series_hessian(
     if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
         &x,
         |direction| {
-            series_adjoint_dual(
-                stack,
+            let (::core::option::Option::Some(lifted_0),) = (
                 ::autodiff::__adjoint::lift(&x, &direction),
-                scale,
-                n,
-            )
+            ) else {
+                return ::core::option::Option::None;
+            };
+            series_adjoint_dual(stack, lifted_0, scale, n)
         },
     ) {
         return ::core::result::Result::Ok(hessian);

@@ -270,14 +270,18 @@ fn loss_jvp(
     x: f64,
     tangent: f64,
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
-    let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
-    if let ::core::option::Option::Some(result) = loss_adjoint_dual(
-        stack,
+    if let (::core::option::Option::Some(lifted_0),) = (
         ::autodiff::__adjoint::lift(&x, &tangent),
     ) {
-        return ::autodiff::__private::compiled_jvp(result);
+        let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
+        if let ::core::option::Option::Some(result) = loss_adjoint_dual(
+            stack,
+            lifted_0,
+        ) {
+            return ::autodiff::__private::compiled_jvp(result);
+        }
     }
+    ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
     loss_jvp_tape(x, tangent)
 }
 /// The value of [`loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
@@ -287,14 +291,18 @@ fn loss_hvp(
     x: f64,
     direction: f64,
 ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
-    let stack = &mut ::autodiff::__adjoint::DualStack::new();
-    if let ::core::option::Option::Some(result) = loss_adjoint_dual(
-        stack,
+    if let (::core::option::Option::Some(lifted_0),) = (
         ::autodiff::__adjoint::lift(&x, &direction),
     ) {
-        return ::autodiff::__private::compiled_hvp(result);
+        let stack = &mut ::autodiff::__adjoint::DualStack::new();
+        if let ::core::option::Option::Some(result) = loss_adjoint_dual(
+            stack,
+            lifted_0,
+        ) {
+            return ::autodiff::__private::compiled_hvp(result);
+        }
     }
+    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
     loss_hvp_tape(x, direction)
 }
 /// The dense Hessian of [`loss`] over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
@@ -307,7 +315,12 @@ fn loss_hessian(
     if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
         &x,
         |direction| {
-            loss_adjoint_dual(stack, ::autodiff::__adjoint::lift(&x, &direction))
+            let (::core::option::Option::Some(lifted_0),) = (
+                ::autodiff::__adjoint::lift(&x, &direction),
+            ) else {
+                return ::core::option::Option::None;
+            };
+            loss_adjoint_dual(stack, lifted_0)
         },
     ) {
         return ::core::result::Result::Ok(hessian);

@@ -305,15 +305,22 @@ pub mod dual_rules {
 pub trait Lift {
     /// The same shape of duals.
     type Lifted;
+    /// Whether `along` has this shape (a slice the same length) and only
+    /// finite components: what `f_hvp`'s direction check accepts.
+    fn fits(&self, along: &Self) -> bool;
     /// Each component with its tangent, the matching component of `along`
-    /// (which has the same shape: the caller checked it).
-    fn lift(&self, along: &Self) -> Self::Lifted;
+    /// (which [`fits`](Self::fits)).
+    fn lift_along(&self, along: &Self) -> Self::Lifted;
 }
 
 impl Lift for f64 {
     type Lifted = Dual;
     #[inline(always)]
-    fn lift(&self, along: &f64) -> Dual {
+    fn fits(&self, along: &f64) -> bool {
+        along.is_finite()
+    }
+    #[inline(always)]
+    fn lift_along(&self, along: &f64) -> Dual {
         Dual::new(*self, *along)
     }
 }
@@ -321,31 +328,47 @@ impl Lift for f64 {
 impl<T: Lift, const N: usize> Lift for [T; N] {
     type Lifted = [T::Lifted; N];
     #[inline]
-    fn lift(&self, along: &Self) -> Self::Lifted {
-        std::array::from_fn(|i| self[i].lift(&along[i]))
+    fn fits(&self, along: &Self) -> bool {
+        self.iter().zip(along).all(|(x, v)| x.fits(v))
+    }
+    #[inline]
+    fn lift_along(&self, along: &Self) -> Self::Lifted {
+        std::array::from_fn(|i| self[i].lift_along(&along[i]))
     }
 }
 
 impl<T: Lift> Lift for [T] {
     type Lifted = Vec<T::Lifted>;
     #[inline]
-    fn lift(&self, along: &Self) -> Self::Lifted {
-        self.iter().zip(along).map(|(x, v)| x.lift(v)).collect()
+    fn fits(&self, along: &Self) -> bool {
+        self.len() == along.len() && self.iter().zip(along).all(|(x, v)| x.fits(v))
+    }
+    #[inline]
+    fn lift_along(&self, along: &Self) -> Self::Lifted {
+        self.iter()
+            .zip(along)
+            .map(|(x, v)| x.lift_along(v))
+            .collect()
     }
 }
 
-/// `parameter` on dual numbers, its tangent `along` (same shape).
+/// `parameter` on dual numbers, its tangent `along`; `None` where `along`
+/// is not of the parameter's shape or has a component that is not finite
+/// (the second-order items then run the direction's check, whose error
+/// names the parameter).
 ///
 /// ```
 /// use autodiff::__adjoint::lift;
 ///
 /// let w: &[[f64; 2]] = &[[1.0, 2.0]];
-/// let lifted = lift(w, &[[0.5, 0.0]][..]);
+/// let lifted = lift(w, &[[0.5, 0.0]][..]).unwrap();
 /// assert_eq!((lifted[0][0].value, lifted[0][0].tangent), (1.0, 0.5));
+/// assert!(lift(w, &[][..]).is_none());
+/// assert!(lift(&1.0, &f64::NAN).is_none());
 /// ```
 #[inline]
-pub fn lift<P: Lift + ?Sized>(parameter: &P, along: &P) -> P::Lifted {
-    parameter.lift(along)
+pub fn lift<P: Lift + ?Sized>(parameter: &P, along: &P) -> Option<P::Lifted> {
+    parameter.fits(along).then(|| parameter.lift_along(along))
 }
 
 /// A gradient on dual numbers taken apart: the primal parts (the
@@ -353,41 +376,53 @@ pub fn lift<P: Lift + ?Sized>(parameter: &P, along: &P) -> P::Lifted {
 pub trait Split {
     /// The same shape of `f64`s.
     type Plain;
+    /// The primal parts.
+    fn primals(&self) -> Self::Plain;
+    /// The tangent parts.
+    fn tangents(&self) -> Self::Plain;
     /// `(primal parts, tangent parts)`.
-    fn split(self) -> (Self::Plain, Self::Plain);
+    #[inline]
+    fn split(self) -> (Self::Plain, Self::Plain)
+    where
+        Self: Sized,
+    {
+        (self.primals(), self.tangents())
+    }
 }
 
 impl Split for Dual {
     type Plain = f64;
     #[inline(always)]
-    fn split(self) -> (f64, f64) {
-        (self.value, self.tangent)
+    fn primals(&self) -> f64 {
+        self.value
+    }
+    #[inline(always)]
+    fn tangents(&self) -> f64 {
+        self.tangent
     }
 }
 
 impl<T: Split, const N: usize> Split for [T; N] {
     type Plain = [T::Plain; N];
     #[inline]
-    fn split(self) -> (Self::Plain, Self::Plain) {
-        let mut tangents = Vec::with_capacity(N);
-        let primals = self.map(|item| {
-            let (primal, tangent) = item.split();
-            tangents.push(tangent);
-            primal
-        });
-        let tangents = match tangents.try_into() {
-            Ok(tangents) => tangents,
-            Err(_) => unreachable!("one tangent per item"),
-        };
-        (primals, tangents)
+    fn primals(&self) -> Self::Plain {
+        std::array::from_fn(|i| self[i].primals())
+    }
+    #[inline]
+    fn tangents(&self) -> Self::Plain {
+        std::array::from_fn(|i| self[i].tangents())
     }
 }
 
 impl<T: Split> Split for Vec<T> {
     type Plain = Vec<T::Plain>;
     #[inline]
-    fn split(self) -> (Self::Plain, Self::Plain) {
-        self.into_iter().map(Split::split).unzip()
+    fn primals(&self) -> Self::Plain {
+        self.iter().map(Split::primals).collect()
+    }
+    #[inline]
+    fn tangents(&self) -> Self::Plain {
+        self.iter().map(Split::tangents).collect()
     }
 }
 
@@ -396,9 +431,12 @@ macro_rules! split_tuple {
         impl<$($t: Split),+> Split for ($($t,)+) {
             type Plain = ($($t::Plain,)+);
             #[inline]
-            fn split(self) -> (Self::Plain, Self::Plain) {
-                let parts = ($(self.$k.split(),)+);
-                (($(parts.$k.0,)+), ($(parts.$k.1,)+))
+            fn primals(&self) -> Self::Plain {
+                ($(self.$k.primals(),)+)
+            }
+            #[inline]
+            fn tangents(&self) -> Self::Plain {
+                ($(self.$k.tangents(),)+)
             }
         }
     )*};

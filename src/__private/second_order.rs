@@ -307,7 +307,7 @@ pub fn compiled_hessian<S: Shapes, D: crate::__adjoint::Split<Plain = S::Gradien
         unit[i] = 1.0;
         let direction = parameters.gradient_from(&mut unit.as_slice());
         unit[i] = 0.0;
-        let (_, product) = column(direction)?.gradient.split();
+        let product = column(direction)?.gradient.tangents();
         hvp.clear();
         parameters.gradient_components(&product, &mut hvp);
         for (row, &entry) in rows.iter_mut().zip(&hvp) {

@@ -322,11 +322,15 @@ struct Compiled<'f, 'a> {
 }
 
 impl Compiled<'_, '_> {
-    /// The arguments of `f_adjoint_dual`, the differentiable ones lifted
-    /// along `direction` (shaped like the gradient).
-    fn args(&self, direction: &Ident) -> Vec<TokenStream> {
-        let mut index = 0;
-        self.function
+    /// The differentiable parameters lifted along `direction` (shaped like
+    /// the gradient), each `Some` where its part of `direction` fits it,
+    /// as a pattern and the tuple it matches, and the arguments of
+    /// `f_adjoint_dual` that take them.
+    fn lifted(&self, direction: &Ident) -> (TokenStream, TokenStream, Vec<TokenStream>) {
+        let mut patterns = Vec::new();
+        let mut lifts = Vec::new();
+        let args = self
+            .function
             .params
             .iter()
             .map(|param| {
@@ -334,16 +338,23 @@ impl Compiled<'_, '_> {
                     return adjoint_arg(param);
                 }
                 let ident = &param.ident;
+                let index = patterns.len();
+                let lifted = format_ident!("lifted_{}", index, span = Span::mixed_site());
                 let along = part(direction, index, self.differentiable.len());
-                index += 1;
+                patterns.push(quote!(::core::option::Option::Some(#lifted)));
                 match param.kind {
                     Kind::Slice(_) => {
-                        quote!(&::autodiff::__adjoint::lift(&#ident[..], &#along[..]))
+                        lifts.push(quote!(::autodiff::__adjoint::lift(&#ident[..], &#along[..])));
+                        quote!(&#lifted)
                     }
-                    _ => quote!(::autodiff::__adjoint::lift(&#ident, &#along)),
+                    _ => {
+                        lifts.push(quote!(::autodiff::__adjoint::lift(&#ident, &#along)));
+                        quote!(#lifted)
+                    }
                 }
             })
-            .collect()
+            .collect();
+        (quote!((#(#patterns,)*)), quote!((#(#lifts,)*)), args)
     }
 
     /// The differentiable parameters as `__private::Shapes` takes them,
@@ -378,6 +389,9 @@ impl Compiled<'_, '_> {
         self.run(direction, quote!(new), quote!(compiled_hvp), tape)
     }
 
+    /// The dual sweep along `along` (checked by lifting the parameters
+    /// along it; where it does not fit, the direction's check gives the
+    /// error) and `answer` of its result, or the tape.
     fn run(
         &self,
         along: &Ident,
@@ -387,14 +401,16 @@ impl Compiled<'_, '_> {
     ) -> TokenStream {
         let dual_fn = &self.dual_fn;
         let stack = Ident::new("stack", Span::mixed_site());
-        let args = self.args(along);
+        let (pattern, lifts, args) = self.lifted(along);
         let (parameters, names) = self.shapes();
         quote! {
-            ::autodiff::__private::check_direction(#parameters, &#along, #names)?;
-            let #stack = &mut ::autodiff::__adjoint::DualStack::#stack_of();
-            if let ::core::option::Option::Some(result) = #dual_fn(#stack, #(#args),*) {
-                return ::autodiff::__private::#answer(result);
+            if let #pattern = #lifts {
+                let #stack = &mut ::autodiff::__adjoint::DualStack::#stack_of();
+                if let ::core::option::Option::Some(result) = #dual_fn(#stack, #(#args),*) {
+                    return ::autodiff::__private::#answer(result);
+                }
             }
+            ::autodiff::__private::check_direction(#parameters, &#along, #names)?;
             #tape
         }
     }
@@ -403,12 +419,15 @@ impl Compiled<'_, '_> {
     fn hessian(&self, direction: &Ident, tape: TokenStream) -> TokenStream {
         let dual_fn = &self.dual_fn;
         let stack = Ident::new("stack", Span::mixed_site());
-        let args = self.args(direction);
+        let (pattern, lifts, args) = self.lifted(direction);
         let (parameters, _) = self.shapes();
         quote! {
             let #stack = &mut ::autodiff::__adjoint::DualStack::new();
             if let ::core::option::Option::Some(hessian) =
                 ::autodiff::__private::compiled_hessian(#parameters, |#direction| {
+                    let #pattern = #lifts else {
+                        return ::core::option::Option::None;
+                    };
                     #dual_fn(#stack, #(#args),*)
                 })
             {
