@@ -944,3 +944,90 @@ fn a_non_finite_value_on_the_compiled_jvp_or_hessian_is_the_tapes_answer() {
     let error = layer_loss_jvp(&[[0.0; 3]], &[0.0], &[1.0; 3], 0.0, (vec![], vec![0.0]));
     assert_eq!(error.unwrap_err().code(), "direction-mismatch");
 }
+
+// Iterator chains (read as `for` loops over the items) and `for` loops
+// over a slice's items, on the compiled dual sweep.
+
+#[differentiable]
+fn chained(w: &[f64], x: [f64; 4], #[constant] c: &[f64]) -> f64 {
+    let dot: f64 = w.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+    let energy = w.iter().copied().map(|e| (-0.5 * e).exp()).sum::<f64>();
+    let even = x.iter().step_by(2).map(|v| v.tanh()).sum::<f64>();
+    let mut weighted = 0.0;
+    for (k, v) in w.iter().enumerate() {
+        weighted += v * c[k] * (k as f64 + 1.0);
+    }
+    let mut squares = 0.0;
+    for v in x.iter().rev() {
+        squares += v * v * 0.25;
+    }
+    let horner = x.iter().fold(0.0, |acc, &q| acc * dot + q);
+    dot * energy + even * weighted + squares.sqrt() + horner
+}
+
+#[test]
+fn compiled_second_order_through_iterator_chains_matches_the_tape_and_central_differences(
+) -> Result<(), ScalarAutodiffError> {
+    use autodiff::__adjoint::{compiled_hessians, compiled_jvps};
+    let c = [0.3, -0.4, 0.9];
+    let w = vec![0.5, -0.8, 1.1];
+    let x = [0.2, -0.6, 0.9, 1.4];
+    let (dw, dx) = (vec![0.3, 0.1, -0.7], [0.4, -0.2, 0.5, 0.6]);
+    let hvp = compiled_once(|| chained_hvp(&w, x, &c, (dw.clone(), dx)))?;
+    let tape = chained_hvp_tape(&w, x, &c, (dw.clone(), dx))?;
+    let flat = |g: &(Vec<f64>, [f64; 4])| -> Vec<f64> {
+        let mut out = g.0.clone();
+        out.extend(g.1);
+        out
+    };
+    assert_all_close_named(
+        &flat(&hvp.hvp),
+        &flat(&tape.hvp),
+        1e-13,
+        "chained: compiled vs tape",
+    );
+    assert_all_close_named(
+        &flat(&hvp.gradient),
+        &flat(&chained_grad(&w, x, &c)?.gradient),
+        1e-14,
+        "gradient",
+    );
+    let grad = |p: &[f64]| {
+        let g = chained_grad(&p[..3], [p[3], p[4], p[5], p[6]], &c)
+            .unwrap()
+            .gradient;
+        flat(&g)
+    };
+    let point: Vec<f64> = w.iter().chain(&x).copied().collect();
+    let direction: Vec<f64> = dw.iter().chain(&dx).copied().collect();
+    let hessian = once_by(compiled_hessians, "chained_hessian", || {
+        chained_hessian(&w, x, &c)
+    })?;
+    check_all(
+        grad,
+        &hessian,
+        &flat(&hvp.hvp),
+        &point,
+        &direction,
+        "chained",
+    );
+    let jvp = once_by(compiled_jvps, "chained_jvp", || {
+        chained_jvp(&w, x, &c, (dw.clone(), dx))
+    })?;
+    let dot: f64 = flat(&hvp.gradient)
+        .iter()
+        .zip(&direction)
+        .map(|(g, v)| g * v)
+        .sum();
+    assert!(
+        close(jvp.tangent, dot, 1e-13),
+        "{} vs ∇f·v {dot}",
+        jvp.tangent
+    );
+    assert!(close(
+        jvp.tangent,
+        chained_jvp_tape(&w, x, &c, (dw, dx))?.tangent,
+        1e-13
+    ));
+    Ok(())
+}

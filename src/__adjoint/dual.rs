@@ -72,6 +72,17 @@ impl Adjoint for Dual {
     }
 }
 
+impl super::Bar for Dual {
+    #[inline(always)]
+    fn add_from(&mut self, other: &Dual) {
+        *self += *other;
+    }
+    #[inline(always)]
+    fn zeroed(&self) -> Dual {
+        Dual::constant(0.0)
+    }
+}
+
 impl Checked<Dual> for Dual {
     #[inline(always)]
     fn finite_with(&self, bar: &Dual) -> bool {
