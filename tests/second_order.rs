@@ -729,3 +729,305 @@ fn a_non_finite_second_derivative_of_the_compiled_path_is_the_tapes_error() {
         tape.hvp
     );
 }
+
+// f_jvp (the dual sweep's forward sweep) and f_hessian (one dual sweep
+// per column) through the compiled adjoint on dual numbers, against their
+// tape twins (`f_jvp_tape`, `f_hessian_tape`), central differences and
+// closed forms.
+
+/// `run` went through the compiled path once by the counter `count`.
+fn once_by<T>(count: fn() -> u64, what: &str, run: impl FnOnce() -> T) -> T {
+    let before = count();
+    let out = run();
+    assert_eq!(count(), before + 1, "{what} was not compiled");
+    out
+}
+
+/// The components of `layer_loss`'s parameters, and back.
+fn layer_flat(w: &[[f64; 3]], b: &[f64]) -> Vec<f64> {
+    let mut out: Vec<f64> = w.iter().flatten().copied().collect();
+    out.extend_from_slice(b);
+    out
+}
+
+fn layer_unflat(p: &[f64]) -> (Vec<[f64; 3]>, Vec<f64>) {
+    let w = p[..9].chunks(3).map(|r| [r[0], r[1], r[2]]).collect();
+    (w, p[9..].to_vec())
+}
+
+#[test]
+fn compiled_jvp_is_the_forward_sweep_and_matches_the_tape_and_central_differences(
+) -> Result<(), ScalarAutodiffError> {
+    use autodiff::__adjoint::{compiled_hvps, compiled_jvps};
+    let x = [0.4, -0.7, 1.2];
+    let w = vec![[0.3, -0.2, 0.5], [-0.6, 0.1, 0.4], [0.2, 0.8, -0.3]];
+    let b = vec![0.1, -0.2, 0.3];
+    let (dw, db) = (
+        vec![[0.5, 0.1, -0.2], [0.3, -0.4, 0.2], [0.1, 0.0, 0.6]],
+        vec![-0.3, 0.2, 0.7],
+    );
+    let hvps = compiled_hvps();
+    let jvp = once_by(compiled_jvps, "layer_loss_jvp", || {
+        layer_loss_jvp(&w, &b, &x, 0.3, (dw.clone(), db.clone()))
+    })?;
+    assert_eq!(compiled_hvps(), hvps, "f_jvp ran no reverse sweep");
+    let tape = layer_loss_jvp_tape(&w, &b, &x, 0.3, (dw.clone(), db.clone()))?;
+    assert_eq!(jvp.value, layer_loss(&w, &b, &x, 0.3));
+    assert!(close(jvp.value, tape.value, 1e-15));
+    assert!(
+        close(jvp.tangent, tape.tangent, 1e-13),
+        "{jvp:?} vs {tape:?}"
+    );
+    // ∇f · v from the compiled gradient, and central differences of f.
+    let (p, v) = (layer_flat(&w, &b), layer_flat(&dw, &db));
+    let g = layer_loss_grad(&w, &b, &x, 0.3)?.gradient;
+    let dot: f64 = layer_flat(&g.0, &g.1)
+        .iter()
+        .zip(&v)
+        .map(|(g, v)| g * v)
+        .sum();
+    assert!(
+        close(jvp.tangent, dot, 1e-13),
+        "{} vs ∇f·v {dot}",
+        jvp.tangent
+    );
+    let f_at = |t: f64| {
+        let moved: Vec<f64> = p.iter().zip(&v).map(|(p, v)| p + t * v).collect();
+        let (w, b) = layer_unflat(&moved);
+        layer_loss(&w, &b, &x, 0.3)
+    };
+    let h = 1e-5;
+    let difference = (f_at(h) - f_at(-h)) / (2.0 * h);
+    assert!(
+        close(jvp.tangent, difference, 1e-7),
+        "{} vs {difference}",
+        jvp.tangent
+    );
+    // Through branches, a `break` and an early `return`.
+    for (x, v, limit) in [
+        (0.8, [0.5, -0.3, 0.9], 5.0),
+        (1.6, [0.9, 1.2, 0.7], 0.4),
+        (0.3, [-0.2, 0.4, 0.6], 0.1),
+    ] {
+        let (dx, dv) = (0.7, [0.2, -0.5, 0.3]);
+        let jvp = once_by(compiled_jvps, "branchy_jvp", || {
+            branchy_jvp(x, v, limit, (dx, dv))
+        })?;
+        let tape = branchy_jvp_tape(x, v, limit, (dx, dv))?;
+        assert!(
+            close(jvp.tangent, tape.tangent, 1e-13),
+            "{jvp:?} vs {tape:?}"
+        );
+        let (gx, gv) = branchy_grad(x, v, limit)?.gradient;
+        let dot = gx * dx + gv.iter().zip(dv).map(|(g, d)| g * d).sum::<f64>();
+        assert!(
+            close(jvp.tangent, dot, 1e-13),
+            "{} vs ∇f·v {dot}",
+            jvp.tangent
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn compiled_hessian_is_the_closed_form_and_matches_the_tape_and_central_differences(
+) -> Result<(), ScalarAutodiffError> {
+    use autodiff::__adjoint::compiled_hessians;
+    for p in [[-1.2, 1.0], [1.0, 1.0], [0.3, -0.7]] {
+        let (x, y) = (p[0], p[1]);
+        let want = [
+            [1200.0 * x * x - 400.0 * y + 2.0, -400.0 * x],
+            [-400.0 * x, 200.0],
+        ];
+        let h = once_by(compiled_hessians, "rosenbrock_hessian", || {
+            rosenbrock_hessian(p)
+        })?;
+        for i in 0..2 {
+            for j in 0..2 {
+                assert!(
+                    close(h.get(i, j), want[i][j], 1e-14),
+                    "H[{i}][{j}] at {p:?}"
+                );
+            }
+        }
+    }
+    let x = [0.4, -0.7, 1.2];
+    let w = vec![[0.3, -0.2, 0.5], [-0.6, 0.1, 0.4], [0.2, 0.8, -0.3]];
+    let b = vec![0.1, -0.2, 0.3];
+    let hessian = once_by(compiled_hessians, "layer_loss_hessian", || {
+        layer_loss_hessian(&w, &b, &x, 0.3)
+    })?;
+    let tape = layer_loss_hessian_tape(&w, &b, &x, 0.3)?;
+    let entries = |h: &Hessian| -> Vec<f64> {
+        (0..h.rows())
+            .flat_map(|i| (0..h.cols()).map(move |j| (i, j)))
+            .map(|(i, j)| h.get(i, j))
+            .collect()
+    };
+    assert_all_close_named(
+        &entries(&hessian),
+        &entries(&tape),
+        1e-13,
+        "layer: compiled vs tape",
+    );
+    let (dw, db) = (
+        vec![[0.5, 0.1, -0.2], [0.3, -0.4, 0.2], [0.1, 0.0, 0.6]],
+        vec![-0.3, 0.2, 0.7],
+    );
+    let hvp = layer_loss_hvp(&w, &b, &x, 0.3, (dw.clone(), db.clone()))?;
+    let grad = |p: &[f64]| {
+        let (w, b) = layer_unflat(p);
+        let g = layer_loss_grad(&w, &b, &x, 0.3).unwrap().gradient;
+        layer_flat(&g.0, &g.1)
+    };
+    check_all(
+        grad,
+        &hessian,
+        &layer_flat(&hvp.hvp.0, &hvp.hvp.1),
+        &layer_flat(&w, &b),
+        &layer_flat(&dw, &db),
+        "layer",
+    );
+    for (x, v, limit) in [(0.8, [0.5, -0.3, 0.9], 5.0), (1.6, [0.9, 1.2, 0.7], 0.4)] {
+        let hessian = once_by(compiled_hessians, "branchy_hessian", || {
+            branchy_hessian(x, v, limit)
+        })?;
+        let tape = branchy_hessian_tape(x, v, limit)?;
+        assert_all_close_named(&entries(&hessian), &entries(&tape), 1e-13, "branchy");
+        let d = [0.7, 0.2, -0.5, 0.3];
+        let hvp = branchy_hvp(x, v, limit, (d[0], [d[1], d[2], d[3]]))?;
+        let mut product = vec![hvp.hvp.0];
+        product.extend(hvp.hvp.1);
+        let grad = |p: &[f64]| {
+            let (gx, gv) = branchy_grad(p[0], [p[1], p[2], p[3]], limit)
+                .unwrap()
+                .gradient;
+            vec![gx, gv[0], gv[1], gv[2]]
+        };
+        check_all(
+            grad,
+            &hessian,
+            &product,
+            &[x, v[0], v[1], v[2]],
+            &d,
+            "branchy",
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_non_finite_value_on_the_compiled_jvp_or_hessian_is_the_tapes_answer() {
+    use autodiff::__adjoint::{compiled_hessians, compiled_jvps};
+    // ∂²/∂x² of x^y is infinite at x = 0: the compiled Hessian gives up
+    // and the tape names the operation; its first order is finite, and
+    // f_jvp is Ok, compiled or not, with the tape's numbers.
+    let before = compiled_hessians();
+    let error = tracked_power_hessian(0.0, 1.5).unwrap_err();
+    assert_eq!(compiled_hessians(), before, "reran the tape");
+    assert_eq!(
+        error.code(),
+        tracked_power_hessian_tape(0.0, 1.5).unwrap_err().code()
+    );
+    assert_eq!(error.code(), "non-finite-second-derivative");
+    let jvp = tracked_power_jvp(0.0, 1.5, (1.0, 0.5)).unwrap();
+    let tape = tracked_power_jvp_tape(0.0, 1.5, (1.0, 0.5)).unwrap();
+    assert_eq!((jvp.value, jvp.tangent), (tape.value, tape.tangent));
+    // A tangent that overflows: the compiled forward sweep gives up, and
+    // the error is the tape's, naming the operation and the iteration.
+    let before = compiled_jvps();
+    let error = scaled_jvp(1e-300, 1.0).unwrap_err();
+    assert_eq!(compiled_jvps(), before, "reran the tape");
+    assert_eq!(error.code(), "non-finite-tangent");
+    assert!(error.to_string().ends_with("i = 1)"), "{error}");
+    // A direction of the wrong shape is the same typed error as the tape's.
+    let error = layer_loss_jvp(&[[0.0; 3]], &[0.0], &[1.0; 3], 0.0, (vec![], vec![0.0]));
+    assert_eq!(error.unwrap_err().code(), "direction-mismatch");
+}
+
+// Iterator chains (read as `for` loops over the items) and `for` loops
+// over a slice's items, on the compiled dual sweep.
+
+#[differentiable]
+fn chained(w: &[f64], x: [f64; 4], #[constant] c: &[f64]) -> f64 {
+    let dot: f64 = w.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+    let energy = w.iter().copied().map(|e| (-0.5 * e).exp()).sum::<f64>();
+    let even = x.iter().step_by(2).map(|v| v.tanh()).sum::<f64>();
+    let mut weighted = 0.0;
+    for (k, v) in w.iter().enumerate() {
+        weighted += v * c[k] * (k as f64 + 1.0);
+    }
+    let mut squares = 0.0;
+    for v in x.iter().rev() {
+        squares += v * v * 0.25;
+    }
+    let horner = x.iter().fold(0.0, |acc, &q| acc * dot + q);
+    dot * energy + even * weighted + squares.sqrt() + horner
+}
+
+#[test]
+fn compiled_second_order_through_iterator_chains_matches_the_tape_and_central_differences(
+) -> Result<(), ScalarAutodiffError> {
+    use autodiff::__adjoint::{compiled_hessians, compiled_jvps};
+    let c = [0.3, -0.4, 0.9];
+    let w = vec![0.5, -0.8, 1.1];
+    let x = [0.2, -0.6, 0.9, 1.4];
+    let (dw, dx) = (vec![0.3, 0.1, -0.7], [0.4, -0.2, 0.5, 0.6]);
+    let hvp = compiled_once(|| chained_hvp(&w, x, &c, (dw.clone(), dx)))?;
+    let tape = chained_hvp_tape(&w, x, &c, (dw.clone(), dx))?;
+    let flat = |g: &(Vec<f64>, [f64; 4])| -> Vec<f64> {
+        let mut out = g.0.clone();
+        out.extend(g.1);
+        out
+    };
+    assert_all_close_named(
+        &flat(&hvp.hvp),
+        &flat(&tape.hvp),
+        1e-13,
+        "chained: compiled vs tape",
+    );
+    assert_all_close_named(
+        &flat(&hvp.gradient),
+        &flat(&chained_grad(&w, x, &c)?.gradient),
+        1e-14,
+        "gradient",
+    );
+    let grad = |p: &[f64]| {
+        let g = chained_grad(&p[..3], [p[3], p[4], p[5], p[6]], &c)
+            .unwrap()
+            .gradient;
+        flat(&g)
+    };
+    let point: Vec<f64> = w.iter().chain(&x).copied().collect();
+    let direction: Vec<f64> = dw.iter().chain(&dx).copied().collect();
+    let hessian = once_by(compiled_hessians, "chained_hessian", || {
+        chained_hessian(&w, x, &c)
+    })?;
+    check_all(
+        grad,
+        &hessian,
+        &flat(&hvp.hvp),
+        &point,
+        &direction,
+        "chained",
+    );
+    let jvp = once_by(compiled_jvps, "chained_jvp", || {
+        chained_jvp(&w, x, &c, (dw.clone(), dx))
+    })?;
+    let dot: f64 = flat(&hvp.gradient)
+        .iter()
+        .zip(&direction)
+        .map(|(g, v)| g * v)
+        .sum();
+    assert!(
+        close(jvp.tangent, dot, 1e-13),
+        "{} vs ∇f·v {dot}",
+        jvp.tangent
+    );
+    assert!(close(
+        jvp.tangent,
+        chained_jvp_tape(&w, x, &c, (dw, dx))?.tangent,
+        1e-13
+    ));
+    Ok(())
+}

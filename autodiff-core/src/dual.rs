@@ -310,6 +310,14 @@ impl Neg for Dual {
     }
 }
 
+impl Neg for &Dual {
+    type Output = Dual;
+    #[inline]
+    fn neg(self) -> Dual {
+        -*self
+    }
+}
+
 /// `Dual ∘ Dual`, `Dual ∘ f64` and `f64 ∘ Dual` for an operator, with its
 /// rule, and the assigning form. `@forms` writes all but `Dual ∘ Dual`
 /// from it (`%`, whose `Dual ∘ Dual` is composed, in `float.rs`).
@@ -349,6 +357,46 @@ macro_rules! dual_operator {
             #[inline]
             fn $assign(&mut self, rhs: f64) {
                 *self = *self $op rhs;
+            }
+        }
+        dual_operator!(@refs $Trait $method $Assign $assign $op (Dual, Dual) (Dual, f64) (f64, Dual));
+    };
+    // The forms by reference that `f64` has (`&a * b`, `a += &b`), so that
+    // code written over `&f64` items (`x.iter().map(|v| v * v)`) runs on
+    // `&Dual` items too.
+    (@refs $Trait:ident $method:ident $Assign:ident $assign:ident $op:tt $(($A:ty, $B:ty))*) => {$(
+        impl $Trait<&$B> for $A {
+            type Output = Dual;
+            #[inline]
+            fn $method(self, rhs: &$B) -> Dual {
+                self $op *rhs
+            }
+        }
+        impl $Trait<$B> for &$A {
+            type Output = Dual;
+            #[inline]
+            fn $method(self, rhs: $B) -> Dual {
+                *self $op rhs
+            }
+        }
+        impl $Trait<&$B> for &$A {
+            type Output = Dual;
+            #[inline]
+            fn $method(self, rhs: &$B) -> Dual {
+                *self $op *rhs
+            }
+        }
+    )*
+        impl $Assign<&Dual> for Dual {
+            #[inline]
+            fn $assign(&mut self, rhs: &Dual) {
+                *self = *self $op *rhs;
+            }
+        }
+        impl $Assign<&f64> for Dual {
+            #[inline]
+            fn $assign(&mut self, rhs: &f64) {
+                *self = *self $op *rhs;
             }
         }
     };

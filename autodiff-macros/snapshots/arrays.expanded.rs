@@ -260,7 +260,7 @@ fn dot_check_with(
         },
     )
 }
-/// Forward mode: the value of [`dot`] and its derivative along `tangent` (∇dot · tangent), `tangent` shaped like the gradient of [`dot_grad`]. One recording of the body on a tape and one pass over it in creation order.
+/// Forward mode: the value of [`dot`] and its derivative along `tangent` (∇dot · tangent), `tangent` shaped like the gradient of [`dot_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn dot_jvp(
@@ -297,7 +297,7 @@ fn dot_hvp(
         &["w", "x"],
     )
 }
-/// The dense Hessian of [`dot`] over its differentiable components, in the order `dot_check` lists them: one Hessian-vector product per component.
+/// The dense Hessian of [`dot`] over its differentiable components, in the order `dot_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn dot_hessian(

@@ -464,7 +464,7 @@ fn neuron_check_with(
         },
     )
 }
-/// Forward mode: the value of [`neuron`] and its derivative along `tangent` (∇neuron · tangent), `tangent` shaped like the gradient of [`neuron_grad`]. One recording of the body on a tape and one pass over it in creation order.
+/// Forward mode: the value of [`neuron`] and its derivative along `tangent` (∇neuron · tangent), `tangent` shaped like the gradient of [`neuron_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn neuron_jvp(
@@ -503,7 +503,7 @@ fn neuron_hvp(
         &["w", "x", "b"],
     )
 }
-/// The dense Hessian of [`neuron`] over its differentiable components, in the order `neuron_check` lists them: one Hessian-vector product per component.
+/// The dense Hessian of [`neuron`] over its differentiable components, in the order `neuron_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn neuron_hessian(

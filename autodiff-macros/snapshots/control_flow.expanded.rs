@@ -252,6 +252,15 @@ pub fn series_adjoint_dual(
         },
     );
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    if !stack.reverses() {
+        stack.observe(value);
+        return stack
+            .finite()
+            .then_some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: x_bar,
+            });
+    }
     let value_bar = ::autodiff::Dual::constant(1.0);
     let mut total_bar = ::autodiff::Dual::constant(0.0);
     if total > 1.0 {
@@ -345,10 +354,85 @@ pub fn series_check_with(
         },
     )
 }
-/// Forward mode: the value of [`series`] and its derivative along `tangent` (∇series · tangent), `tangent` shaped like the gradient of [`series_grad`]. One recording of the body on a tape and one pass over it in creation order.
+/// Forward mode: the value of [`series`] and its derivative along `tangent` (∇series · tangent), `tangent` shaped like the gradient of [`series_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn series_jvp(
+    x: f64,
+    scale: f64,
+    n: usize,
+    tangent: f64,
+) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+    if let (::core::option::Option::Some(lifted_0),) = (
+        ::autodiff::__adjoint::lift(&x, &tangent),
+    ) {
+        let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
+        if let ::core::option::Option::Some(result) = series_adjoint_dual(
+            stack,
+            lifted_0,
+            scale,
+            n,
+        ) {
+            return ::autodiff::__private::compiled_jvp(result);
+        }
+    }
+    ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
+    series_jvp_tape(x, scale, n, tangent)
+}
+/// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn series_hvp(
+    x: f64,
+    scale: f64,
+    n: usize,
+    direction: f64,
+) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
+    if let (::core::option::Option::Some(lifted_0),) = (
+        ::autodiff::__adjoint::lift(&x, &direction),
+    ) {
+        let stack = &mut ::autodiff::__adjoint::DualStack::new();
+        if let ::core::option::Option::Some(result) = series_adjoint_dual(
+            stack,
+            lifted_0,
+            scale,
+            n,
+        ) {
+            return ::autodiff::__private::compiled_hvp(result);
+        }
+    }
+    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
+    series_hvp_tape(x, scale, n, direction)
+}
+/// The dense Hessian of [`series`] over its differentiable components, in the order `series_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn series_hessian(
+    x: f64,
+    scale: f64,
+    n: usize,
+) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+    let stack = &mut ::autodiff::__adjoint::DualStack::new();
+    if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
+        &x,
+        |direction| {
+            let (::core::option::Option::Some(lifted_0),) = (
+                ::autodiff::__adjoint::lift(&x, &direction),
+            ) else {
+                return ::core::option::Option::None;
+            };
+            series_adjoint_dual(stack, lifted_0, scale, n)
+        },
+    ) {
+        return ::core::result::Result::Ok(hessian);
+    }
+    series_hessian_tape(x, scale, n)
+}
+/// [`series_jvp`] on the tape: the body recorded and the engine's passes run over it. `series_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn series_jvp_tape(
     x: f64,
     scale: f64,
     n: usize,
@@ -363,28 +447,7 @@ pub fn series_jvp(
         &["x"],
     )
 }
-/// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
-#[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn series_hvp(
-    x: f64,
-    scale: f64,
-    n: usize,
-    direction: f64,
-) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
-    let stack = &mut ::autodiff::__adjoint::DualStack::new();
-    if let ::core::option::Option::Some(result) = series_adjoint_dual(
-        stack,
-        ::autodiff::__adjoint::lift(&x, &direction),
-        scale,
-        n,
-    ) {
-        return ::autodiff::__private::compiled_hvp(result);
-    }
-    series_hvp_tape(x, scale, n, direction)
-}
-/// [`series_hvp`] on the tape: the body recorded, each node's rule rerun on dual numbers. `series_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+/// [`series_hvp`] on the tape: the body recorded and the engine's passes run over it. `series_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
 #[doc(hidden)]
 #[inline]
 #[allow(clippy::too_many_arguments, dead_code)]
@@ -403,10 +466,11 @@ pub fn series_hvp_tape(
         &["x"],
     )
 }
-/// The dense Hessian of [`series`] over its differentiable components, in the order `series_check` lists them: one Hessian-vector product per component.
+/// [`series_hessian`] on the tape: the body recorded and the engine's passes run over it. `series_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
 #[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn series_hessian(
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn series_hessian_tape(
     x: f64,
     scale: f64,
     n: usize,

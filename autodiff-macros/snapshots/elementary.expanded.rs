@@ -249,7 +249,7 @@ fn wave_check_with(
         },
     )
 }
-/// Forward mode: the value of [`wave`] and its derivative along `tangent` (∇wave · tangent), `tangent` shaped like the gradient of [`wave_grad`]. One recording of the body on a tape and one pass over it in creation order.
+/// Forward mode: the value of [`wave`] and its derivative along `tangent` (∇wave · tangent), `tangent` shaped like the gradient of [`wave_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn wave_jvp(
@@ -286,7 +286,7 @@ fn wave_hvp(
         &["x", "y"],
     )
 }
-/// The dense Hessian of [`wave`] over its differentiable components, in the order `wave_check` lists them: one Hessian-vector product per component.
+/// The dense Hessian of [`wave`] over its differentiable components, in the order `wave_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn wave_hessian(

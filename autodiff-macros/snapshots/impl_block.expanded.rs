@@ -420,7 +420,7 @@ impl Neuron {
         let tape = &mut __ad::second_order_tape();
         __ad::jvp(Self::__ad_forward_grad_tape_on(tape, __self, x), tape, &flat)
     }
-    /// Forward mode: the value of [`forward`](Self::forward) and its derivative along `tangent` (∇forward · tangent), `tangent` shaped like the gradient of [`forward_grad`](Self::forward_grad). One recording of the body on a tape and one pass over it in creation order.
+    /// Forward mode: the value of [`forward`](Self::forward) and its derivative along `tangent` (∇forward · tangent), `tangent` shaped like the gradient of [`forward_grad`](Self::forward_grad). The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn forward_jvp(
@@ -489,7 +489,7 @@ impl Neuron {
             tape,
         )
     }
-    /// The dense Hessian of [`forward`](Self::forward) over its differentiable components, in the order `forward_check` lists them: one Hessian-vector product per component.
+    /// The dense Hessian of [`forward`](Self::forward) over its differentiable components, in the order `forward_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn forward_hessian(
@@ -960,7 +960,7 @@ impl Neuron {
         let tape = &mut __ad::second_order_tape();
         __ad::jvp(Self::__ad_loss_grad_tape_on(tape, __self, x, y), tape, &flat)
     }
-    /// Forward mode: the value of [`loss`](Self::loss) and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`](Self::loss_grad). One recording of the body on a tape and one pass over it in creation order.
+    /// Forward mode: the value of [`loss`](Self::loss) and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`](Self::loss_grad). The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn loss_jvp(
@@ -1033,7 +1033,7 @@ impl Neuron {
             tape,
         )
     }
-    /// The dense Hessian of [`loss`](Self::loss) over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component.
+    /// The dense Hessian of [`loss`](Self::loss) over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn loss_hessian(
@@ -1260,7 +1260,7 @@ impl Neuron {
             },
         )
     }
-    /// Forward mode: the value of [`scale`](Self::scale) and its derivative along `tangent` (∇scale · tangent), `tangent` shaped like the gradient of [`scale_grad`](Self::scale_grad). One recording of the body on a tape and one pass over it in creation order.
+    /// Forward mode: the value of [`scale`](Self::scale) and its derivative along `tangent` (∇scale · tangent), `tangent` shaped like the gradient of [`scale_grad`](Self::scale_grad). The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn scale_jvp(
@@ -1294,7 +1294,7 @@ impl Neuron {
             &["w"],
         )
     }
-    /// The dense Hessian of [`scale`](Self::scale) over its differentiable components, in the order `scale_check` lists them: one Hessian-vector product per component.
+    /// The dense Hessian of [`scale`](Self::scale) over its differentiable components, in the order `scale_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn scale_hessian(

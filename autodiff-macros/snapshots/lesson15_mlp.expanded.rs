@@ -371,7 +371,7 @@ pub fn mlp_loss_check_with(
         },
     )
 }
-/// Forward mode: the value of [`mlp_loss`] and its derivative along `tangent` (∇mlp_loss · tangent), `tangent` shaped like the gradient of [`mlp_loss_grad`]. One recording of the body on a tape and one pass over it in creation order.
+/// Forward mode: the value of [`mlp_loss`] and its derivative along `tangent` (∇mlp_loss · tangent), `tangent` shaped like the gradient of [`mlp_loss_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn mlp_loss_jvp(
@@ -412,7 +412,7 @@ pub fn mlp_loss_hvp(
         &["w1", "w2", "x"],
     )
 }
-/// The dense Hessian of [`mlp_loss`] over its differentiable components, in the order `mlp_loss_check` lists them: one Hessian-vector product per component.
+/// The dense Hessian of [`mlp_loss`] over its differentiable components, in the order `mlp_loss_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn mlp_loss_hessian(

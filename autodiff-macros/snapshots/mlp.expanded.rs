@@ -384,7 +384,7 @@ pub fn mlp_check_with(
         },
     )
 }
-/// Forward mode: the value of [`mlp`] and its derivative along `tangent` (∇mlp · tangent), `tangent` shaped like the gradient of [`mlp_grad`]. One recording of the body on a tape and one pass over it in creation order.
+/// Forward mode: the value of [`mlp`] and its derivative along `tangent` (∇mlp · tangent), `tangent` shaped like the gradient of [`mlp_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn mlp_jvp(
@@ -425,7 +425,7 @@ pub fn mlp_hvp(
         &["w1", "w2", "x"],
     )
 }
-/// The dense Hessian of [`mlp`] over its differentiable components, in the order `mlp_check` lists them: one Hessian-vector product per component.
+/// The dense Hessian of [`mlp`] over its differentiable components, in the order `mlp_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn mlp_hessian(

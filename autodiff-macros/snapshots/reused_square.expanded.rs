@@ -179,6 +179,15 @@ fn loss_adjoint_dual(
         ::autodiff::__adjoint::dual(square + square),
     );
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    if !stack.reverses() {
+        stack.observe(value);
+        return stack
+            .finite()
+            .then_some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: x_bar,
+            });
+    }
     let value_bar = ::autodiff::Dual::constant(1.0);
     let mut square_bar = ::autodiff::Dual::constant(0.0);
     square_bar += value_bar;
@@ -254,15 +263,26 @@ fn loss_check_with(
         },
     )
 }
-/// Forward mode: the value of [`loss`] and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`]. One recording of the body on a tape and one pass over it in creation order.
+/// Forward mode: the value of [`loss`] and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn loss_jvp(
     x: f64,
     tangent: f64,
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::jvp_of(loss_grad_tape_on(tape, x), tape, &x, tangent, &["x"])
+    if let (::core::option::Option::Some(lifted_0),) = (
+        ::autodiff::__adjoint::lift(&x, &tangent),
+    ) {
+        let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
+        if let ::core::option::Option::Some(result) = loss_adjoint_dual(
+            stack,
+            lifted_0,
+        ) {
+            return ::autodiff::__private::compiled_jvp(result);
+        }
+    }
+    ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
+    loss_jvp_tape(x, tangent)
 }
 /// The value of [`loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -271,17 +291,54 @@ fn loss_hvp(
     x: f64,
     direction: f64,
 ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
-    let stack = &mut ::autodiff::__adjoint::DualStack::new();
-    if let ::core::option::Option::Some(result) = loss_adjoint_dual(
-        stack,
+    if let (::core::option::Option::Some(lifted_0),) = (
         ::autodiff::__adjoint::lift(&x, &direction),
     ) {
-        return ::autodiff::__private::compiled_hvp(result);
+        let stack = &mut ::autodiff::__adjoint::DualStack::new();
+        if let ::core::option::Option::Some(result) = loss_adjoint_dual(
+            stack,
+            lifted_0,
+        ) {
+            return ::autodiff::__private::compiled_hvp(result);
+        }
     }
+    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
     loss_hvp_tape(x, direction)
 }
-/// [`loss_hvp`] on the tape: the body recorded, each node's rule rerun on dual numbers. `loss_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+/// The dense Hessian of [`loss`] over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn loss_hessian(
+    x: f64,
+) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+    let stack = &mut ::autodiff::__adjoint::DualStack::new();
+    if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
+        &x,
+        |direction| {
+            let (::core::option::Option::Some(lifted_0),) = (
+                ::autodiff::__adjoint::lift(&x, &direction),
+            ) else {
+                return ::core::option::Option::None;
+            };
+            loss_adjoint_dual(stack, lifted_0)
+        },
+    ) {
+        return ::core::result::Result::Ok(hessian);
+    }
+    loss_hessian_tape(x)
+}
+/// [`loss_jvp`] on the tape: the body recorded and the engine's passes run over it. `loss_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments, dead_code)]
+fn loss_jvp_tape(
+    x: f64,
+    tangent: f64,
+) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(loss_grad_tape_on(tape, x), tape, &x, tangent, &["x"])
+}
+/// [`loss_hvp`] on the tape: the body recorded and the engine's passes run over it. `loss_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
 #[doc(hidden)]
 #[inline]
 #[allow(clippy::too_many_arguments, dead_code)]
@@ -298,10 +355,11 @@ fn loss_hvp_tape(
         &["x"],
     )
 }
-/// The dense Hessian of [`loss`] over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component.
+/// [`loss_hessian`] on the tape: the body recorded and the engine's passes run over it. `loss_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
 #[inline]
-#[allow(clippy::too_many_arguments)]
-fn loss_hessian(
+#[allow(clippy::too_many_arguments, dead_code)]
+fn loss_hessian_tape(
     x: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
     let tape = &mut ::autodiff::__private::second_order_tape();

@@ -2,7 +2,8 @@
 //! reverse): `f_adjoint_dual` is `f_adjoint`'s sweeps emitted again with
 //! every differentiable value a [`Dual`] whose tangent is the direction, so
 //! its value and gradient are the primal parts and `H·v` the tangent parts
-//! of the adjoints. What it calls: the stack of duals ([`DualStack`]), the
+//! of the adjoints (`f_jvp` runs its forward sweep only, and `f_hessian`
+//! one sweep per column). What it calls: the stack of duals ([`DualStack`]), the
 //! rules on duals ([`dual_rules`], the same `autodiff_core::rules`), and
 //! the conversions between a parameter and its dual ([`lift`], [`Split`]).
 
@@ -71,6 +72,17 @@ impl Adjoint for Dual {
     }
 }
 
+impl super::Bar for Dual {
+    #[inline(always)]
+    fn add_from(&mut self, other: &Dual) {
+        *self += *other;
+    }
+    #[inline(always)]
+    fn zeroed(&self) -> Dual {
+        Dual::constant(0.0)
+    }
+}
+
 impl Checked<Dual> for Dual {
     #[inline(always)]
     fn finite_with(&self, bar: &Dual) -> bool {
@@ -97,6 +109,7 @@ impl Checked<Dual> for Dual {
 pub struct DualStack {
     values: Vec<Dual>,
     control: Stack,
+    forward_only: bool,
 }
 
 impl DualStack {
@@ -105,7 +118,32 @@ impl DualStack {
         Self {
             values: Vec::new(),
             control: Stack::new(),
+            forward_only: false,
         }
+    }
+
+    /// An empty stack for `f_jvp`: the dual sweep stops after its forward
+    /// sweep, whose value's tangent is the directional derivative, and
+    /// gives back zero adjoints.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::DualStack;
+    ///
+    /// assert!(DualStack::new().reverses());
+    /// assert!(!DualStack::forward_only().reverses());
+    /// ```
+    pub const fn forward_only() -> Self {
+        Self {
+            values: Vec::new(),
+            control: Stack::new(),
+            forward_only: true,
+        }
+    }
+
+    /// Whether the dual sweep runs its reverse sweep (not for `f_jvp`).
+    #[inline(always)]
+    pub fn reverses(&self) -> bool {
+        !self.forward_only
     }
 
     /// Saves a value the reverse sweep reads.
@@ -278,15 +316,22 @@ pub mod dual_rules {
 pub trait Lift {
     /// The same shape of duals.
     type Lifted;
+    /// Whether `along` has this shape (a slice the same length) and only
+    /// finite components: what `f_hvp`'s direction check accepts.
+    fn fits(&self, along: &Self) -> bool;
     /// Each component with its tangent, the matching component of `along`
-    /// (which has the same shape: the caller checked it).
-    fn lift(&self, along: &Self) -> Self::Lifted;
+    /// (which [`fits`](Self::fits)).
+    fn lift_along(&self, along: &Self) -> Self::Lifted;
 }
 
 impl Lift for f64 {
     type Lifted = Dual;
     #[inline(always)]
-    fn lift(&self, along: &f64) -> Dual {
+    fn fits(&self, along: &f64) -> bool {
+        along.is_finite()
+    }
+    #[inline(always)]
+    fn lift_along(&self, along: &f64) -> Dual {
         Dual::new(*self, *along)
     }
 }
@@ -294,31 +339,47 @@ impl Lift for f64 {
 impl<T: Lift, const N: usize> Lift for [T; N] {
     type Lifted = [T::Lifted; N];
     #[inline]
-    fn lift(&self, along: &Self) -> Self::Lifted {
-        std::array::from_fn(|i| self[i].lift(&along[i]))
+    fn fits(&self, along: &Self) -> bool {
+        self.iter().zip(along).all(|(x, v)| x.fits(v))
+    }
+    #[inline]
+    fn lift_along(&self, along: &Self) -> Self::Lifted {
+        std::array::from_fn(|i| self[i].lift_along(&along[i]))
     }
 }
 
 impl<T: Lift> Lift for [T] {
     type Lifted = Vec<T::Lifted>;
     #[inline]
-    fn lift(&self, along: &Self) -> Self::Lifted {
-        self.iter().zip(along).map(|(x, v)| x.lift(v)).collect()
+    fn fits(&self, along: &Self) -> bool {
+        self.len() == along.len() && self.iter().zip(along).all(|(x, v)| x.fits(v))
+    }
+    #[inline]
+    fn lift_along(&self, along: &Self) -> Self::Lifted {
+        self.iter()
+            .zip(along)
+            .map(|(x, v)| x.lift_along(v))
+            .collect()
     }
 }
 
-/// `parameter` on dual numbers, its tangent `along` (same shape).
+/// `parameter` on dual numbers, its tangent `along`; `None` where `along`
+/// is not of the parameter's shape or has a component that is not finite
+/// (the second-order items then run the direction's check, whose error
+/// names the parameter).
 ///
 /// ```
 /// use autodiff::__adjoint::lift;
 ///
 /// let w: &[[f64; 2]] = &[[1.0, 2.0]];
-/// let lifted = lift(w, &[[0.5, 0.0]][..]);
+/// let lifted = lift(w, &[[0.5, 0.0]][..]).unwrap();
 /// assert_eq!((lifted[0][0].value, lifted[0][0].tangent), (1.0, 0.5));
+/// assert!(lift(w, &[][..]).is_none());
+/// assert!(lift(&1.0, &f64::NAN).is_none());
 /// ```
 #[inline]
-pub fn lift<P: Lift + ?Sized>(parameter: &P, along: &P) -> P::Lifted {
-    parameter.lift(along)
+pub fn lift<P: Lift + ?Sized>(parameter: &P, along: &P) -> Option<P::Lifted> {
+    parameter.fits(along).then(|| parameter.lift_along(along))
 }
 
 /// A gradient on dual numbers taken apart: the primal parts (the
@@ -326,41 +387,53 @@ pub fn lift<P: Lift + ?Sized>(parameter: &P, along: &P) -> P::Lifted {
 pub trait Split {
     /// The same shape of `f64`s.
     type Plain;
+    /// The primal parts.
+    fn primals(&self) -> Self::Plain;
+    /// The tangent parts.
+    fn tangents(&self) -> Self::Plain;
     /// `(primal parts, tangent parts)`.
-    fn split(self) -> (Self::Plain, Self::Plain);
+    #[inline]
+    fn split(self) -> (Self::Plain, Self::Plain)
+    where
+        Self: Sized,
+    {
+        (self.primals(), self.tangents())
+    }
 }
 
 impl Split for Dual {
     type Plain = f64;
     #[inline(always)]
-    fn split(self) -> (f64, f64) {
-        (self.value, self.tangent)
+    fn primals(&self) -> f64 {
+        self.value
+    }
+    #[inline(always)]
+    fn tangents(&self) -> f64 {
+        self.tangent
     }
 }
 
 impl<T: Split, const N: usize> Split for [T; N] {
     type Plain = [T::Plain; N];
     #[inline]
-    fn split(self) -> (Self::Plain, Self::Plain) {
-        let mut tangents = Vec::with_capacity(N);
-        let primals = self.map(|item| {
-            let (primal, tangent) = item.split();
-            tangents.push(tangent);
-            primal
-        });
-        let tangents = match tangents.try_into() {
-            Ok(tangents) => tangents,
-            Err(_) => unreachable!("one tangent per item"),
-        };
-        (primals, tangents)
+    fn primals(&self) -> Self::Plain {
+        std::array::from_fn(|i| self[i].primals())
+    }
+    #[inline]
+    fn tangents(&self) -> Self::Plain {
+        std::array::from_fn(|i| self[i].tangents())
     }
 }
 
 impl<T: Split> Split for Vec<T> {
     type Plain = Vec<T::Plain>;
     #[inline]
-    fn split(self) -> (Self::Plain, Self::Plain) {
-        self.into_iter().map(Split::split).unzip()
+    fn primals(&self) -> Self::Plain {
+        self.iter().map(Split::primals).collect()
+    }
+    #[inline]
+    fn tangents(&self) -> Self::Plain {
+        self.iter().map(Split::tangents).collect()
     }
 }
 
@@ -369,9 +442,12 @@ macro_rules! split_tuple {
         impl<$($t: Split),+> Split for ($($t,)+) {
             type Plain = ($($t::Plain,)+);
             #[inline]
-            fn split(self) -> (Self::Plain, Self::Plain) {
-                let parts = ($(self.$k.split(),)+);
-                (($(parts.$k.0,)+), ($(parts.$k.1,)+))
+            fn primals(&self) -> Self::Plain {
+                ($(self.$k.primals(),)+)
+            }
+            #[inline]
+            fn tangents(&self) -> Self::Plain {
+                ($(self.$k.tangents(),)+)
             }
         }
     )*};
@@ -380,6 +456,8 @@ split_tuple!((A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3) (A 0, B 1, C 2, D 3
 
 thread_local! {
     static COMPILED_HVPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static COMPILED_JVPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static COMPILED_HESSIANS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Notes an `f_hvp` answered by its compiled dual sweep: what
@@ -402,4 +480,46 @@ pub fn hvp_compiled() {
 /// ```
 pub fn compiled_hvps() -> u64 {
     COMPILED_HVPS.with(std::cell::Cell::get)
+}
+
+/// Notes an `f_jvp` answered by the forward sweep of the compiled adjoint
+/// on dual numbers: what [`compiled_jvps`] counts.
+#[inline(never)]
+pub fn jvp_compiled() {
+    COMPILED_JVPS.with(|count| count.set(count.get() + 1));
+}
+
+/// How many `f_jvp` calls on this thread were answered by the compiled
+/// adjoint's forward sweep on dual numbers (not the tape).
+///
+/// ```
+/// use autodiff::__adjoint::{compiled_jvps, jvp_compiled};
+///
+/// let before = compiled_jvps();
+/// jvp_compiled();
+/// assert_eq!(compiled_jvps(), before + 1);
+/// ```
+pub fn compiled_jvps() -> u64 {
+    COMPILED_JVPS.with(std::cell::Cell::get)
+}
+
+/// Notes an `f_hessian` answered by the compiled adjoint on dual numbers
+/// (one sweep per column): what [`compiled_hessians`] counts.
+#[inline(never)]
+pub fn hessian_compiled() {
+    COMPILED_HESSIANS.with(|count| count.set(count.get() + 1));
+}
+
+/// How many `f_hessian` calls on this thread were answered by the
+/// compiled adjoint on dual numbers (not the tape).
+///
+/// ```
+/// use autodiff::__adjoint::{compiled_hessians, hessian_compiled};
+///
+/// let before = compiled_hessians();
+/// hessian_compiled();
+/// assert_eq!(compiled_hessians(), before + 1);
+/// ```
+pub fn compiled_hessians() -> u64 {
+    COMPILED_HESSIANS.with(std::cell::Cell::get)
 }

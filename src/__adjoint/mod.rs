@@ -18,7 +18,8 @@ pub use calls::{
     args, scalar_of, unread, Arg, Args, Cotangent, NotDifferentiable, Poisoned, ScalarOf, Unread,
 };
 pub use dual::{
-    compiled_hvps, dual, dual_rules, hvp_compiled, lift, AsDual, DualStack, Lift, Split,
+    compiled_hessians, compiled_hvps, compiled_jvps, dual, dual_rules, hessian_compiled,
+    hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split,
 };
 pub use lend::{give_back, lend, Lent};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};

@@ -148,6 +148,11 @@ pub trait Shapes {
     ) -> Result<()>;
     /// A gradient of the parameters' shape from the front of `from`.
     fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient;
+    /// Appends the parameters' components, in the order `f_check` lists
+    /// them.
+    fn components(&self, out: &mut Vec<f64>);
+    /// Appends a gradient's components, in the same order.
+    fn gradient_components(&self, gradient: &Self::Gradient, out: &mut Vec<f64>);
 }
 
 impl<P: Parameter> Shapes for &P {
@@ -162,6 +167,12 @@ impl<P: Parameter> Shapes for &P {
     }
     fn gradient_from(&self, from: &mut &[f64]) -> P::Gradient {
         Parameter::gradient_from(*self, from)
+    }
+    fn components(&self, out: &mut Vec<f64>) {
+        Parameter::components(*self, out);
+    }
+    fn gradient_components(&self, gradient: &P::Gradient, out: &mut Vec<f64>) {
+        P::gradient_components(gradient, out);
     }
 }
 
@@ -180,6 +191,12 @@ macro_rules! tuple_shapes {
             }
             fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
                 ($(Parameter::gradient_from(self.$i, from),)+)
+            }
+            fn components(&self, out: &mut Vec<f64>) {
+                $(Parameter::components(self.$i, out);)+
+            }
+            fn gradient_components(&self, gradient: &Self::Gradient, out: &mut Vec<f64>) {
+                $($P::gradient_components(&gradient.$i, out);)+
             }
         }
     )*};
@@ -257,4 +274,46 @@ pub fn compiled_hvp<D: crate::__adjoint::Split>(
         gradient,
         hvp,
     })
+}
+
+/// What `f_adjoint_dual` computed on a stack made by
+/// `DualStack::forward_only`, as `f_jvp` returns it: the value's primal
+/// and tangent parts.
+pub fn compiled_jvp<D>(result: ValueAndGradient<D, autodiff_core::Dual>) -> Result<Jvp<f64>> {
+    crate::__adjoint::jvp_compiled();
+    Ok(Jvp {
+        value: result.value.value,
+        tangent: result.value.tangent,
+    })
+}
+
+/// `f_hessian` through the compiled adjoint on dual numbers: column `i`
+/// is `H·eᵢ`, the tangent parts of the adjoints of `column` run along the
+/// `i`-th unit direction (shaped like the gradient), as the tape's
+/// `Scalar::hessian` builds it (symmetry not forced). `None` where a
+/// sweep gives up (a value not finite): `f_hessian` then reruns the tape,
+/// whose errors are the labelled ones.
+pub fn compiled_hessian<S: Shapes, D: crate::__adjoint::Split<Plain = S::Gradient>>(
+    parameters: S,
+    mut column: impl FnMut(S::Gradient) -> Option<ValueAndGradient<D, autodiff_core::Dual>>,
+) -> Option<Hessian> {
+    let mut own = Vec::new();
+    parameters.components(&mut own);
+    let size = own.len();
+    let mut unit = vec![0.0; size];
+    let mut rows = vec![vec![0.0; size]; size];
+    let mut hvp = Vec::with_capacity(size);
+    for i in 0..size {
+        unit[i] = 1.0;
+        let direction = parameters.gradient_from(&mut unit.as_slice());
+        unit[i] = 0.0;
+        let product = column(direction)?.gradient.tangents();
+        hvp.clear();
+        parameters.gradient_components(&product, &mut hvp);
+        for (row, &entry) in rows.iter_mut().zip(&hvp) {
+            row[i] = entry;
+        }
+    }
+    crate::__adjoint::hessian_compiled();
+    Hessian::from_rows(rows)
 }

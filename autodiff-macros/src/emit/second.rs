@@ -1,9 +1,10 @@
 //! Forward mode and second order: `f_jvp` (value and directional
 //! derivative), `f_hvp` (value, gradient and Hessian-vector product) and
 //! `f_hessian` (the dense Hessian). Where the function has a compiled
-//! adjoint on dual numbers (`adjoint::dual`), `f_hvp` runs it
-//! (`compiled_hvp`) and the tape's is the hidden `f_hvp_tape`, its
-//! fallback. Otherwise each records the body through the tape
+//! adjoint on dual numbers (`adjoint::dual`), all three run it
+//! ([`Compiled`]: `f_jvp` its forward sweep only, `f_hessian` one sweep
+//! per column) and the tape's are the hidden `f_jvp_tape`, `f_hvp_tape`
+//! and `f_hessian_tape`, their fallback. Otherwise each records the body through the tape
 //! path, `f_grad_tape_on`, on a tape made for a second-order pass
 //! (`__ad::second_order_tape`), where that path keeps the output instead
 //! of running its reverse pass; the runtime (`__ad::jvp`, `__ad::hvp`,
@@ -13,8 +14,9 @@
 //!
 //! They cost a crate only where it calls them: three thin `#[inline]`
 //! wrappers (the direction's shape checks, one call of the tape path, one
-//! of the runtime), with no recording code of their own, so that a crate
-//! that never calls them type-checks three small bodies per function and
+//! of the runtime; or one call of the `#[inline]` dual adjoint and of its
+//! tape twin), with no recording code of their own, so that a crate that
+//! never calls them type-checks a few small bodies per function and
 //! compiles none of them to machine code.
 
 use proc_macro2::{Span, TokenStream};
@@ -59,13 +61,13 @@ pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
     let gradient_value = rebuild(&differentiable, &rest, quote!(#pass.gradient));
     let hvp_value = rebuild(&differentiable, &rest, quote!(#pass.hvp));
     let jvp_doc = format!(
-        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. One recording of the body on a tape and one pass over it in creation order."
+        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order."
     );
     let hvp_doc = format!(
         " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
     );
     let hessian_doc = format!(
-        " The dense Hessian of [`{name}`] over its differentiable components, in the order `{name}_check` lists them: one Hessian-vector product per component."
+        " The dense Hessian of [`{name}`] over its differentiable components, in the order `{name}_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape)."
     );
     let result = quote!(::core::result::Result);
     let error_type = quote!(::autodiff::ScalarAutodiffError);
@@ -128,33 +130,78 @@ pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
             },
         )
     };
-    // With a compiled adjoint on dual numbers, `f_hvp` runs it and keeps
-    // the tape's as `f_hvp_tape`, its fallback (and the tests' second
-    // path).
-    let hvp_tape_fn = format_ident!("{}_hvp_tape", name);
-    let (hvp_body, hvp_tape) = if dual && thin {
-        let tape_doc = format!(
-            " [`{hvp_fn}`] on the tape: the body recorded, each node's rule rerun on dual numbers. `{hvp_fn}` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite."
-        );
-        let call = quote!(#hvp_tape_fn(#(#arg_names,)* #direction));
-        (
-            compiled_hvp(function, names, &differentiable, &direction, call),
+    // With a compiled adjoint on dual numbers, `f_jvp`, `f_hvp` and
+    // `f_hessian` run it and keep the tape's as hidden `_tape` twins, their
+    // fallback (and the tests' second path).
+    let tape_hessian_body = quote! {
+        let #tape = &mut ::autodiff::__private::second_order_tape();
+        ::autodiff::__private::hessian(#grad_tape_on_fn(#tape, #(#arg_names),*), #tape)
+    };
+    let (jvp_tape_fn, hvp_tape_fn, hessian_tape_fn) = (
+        format_ident!("{}_jvp_tape", name),
+        format_ident!("{}_hvp_tape", name),
+        format_ident!("{}_hessian_tape", name),
+    );
+    let (jvp_body, hvp_body, hessian_body, tape_twins) = if dual && thin {
+        let twin = |fn_name: &Ident,
+                    compiled: &Ident,
+                    along: Option<&Ident>,
+                    output: TokenStream,
+                    body: &TokenStream| {
+            let doc = format!(
+                " [`{compiled}`] on the tape: the body recorded and the engine's passes run over it. `{compiled}` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite."
+            );
+            let along = along.map(|along| quote!(#along: #gradient_type));
             quote! {
-                #[doc = #tape_doc]
+                #[doc = #doc]
                 #(#attrs)*
                 #[doc(hidden)]
                 #[inline]
                 #[allow(clippy::too_many_arguments, dead_code)]
-                #vis fn #hvp_tape_fn #generics(
+                #vis fn #fn_name #generics(
                     #(#user_params,)*
-                    #direction: #gradient_type
-                ) -> #result<::autodiff::Hvp<#gradient_type>, #error_type> {
-                    #hvp_body
+                    #along
+                ) -> #result<#output, #error_type> {
+                    #body
                 }
-            },
+            }
+        };
+        let twins = [
+            twin(
+                &jvp_tape_fn,
+                &jvp_fn,
+                Some(&tangent),
+                quote!(::autodiff::Jvp<f64>),
+                &jvp_body,
+            ),
+            twin(
+                &hvp_tape_fn,
+                &hvp_fn,
+                Some(&direction),
+                quote!(::autodiff::Hvp<#gradient_type>),
+                &hvp_body,
+            ),
+            twin(
+                &hessian_tape_fn,
+                &hessian_fn,
+                None,
+                quote!(::autodiff::Hessian),
+                &tape_hessian_body,
+            ),
+        ];
+        let compiled = Compiled {
+            function,
+            dual_fn: super::adjoint::dual_adjoint_ident(&format_ident!("{}_adjoint", name)),
+            differentiable: &differentiable,
+        };
+        (
+            compiled.jvp(&tangent, quote!(#jvp_tape_fn(#(#arg_names,)* #tangent))),
+            compiled.hvp(&direction, quote!(#hvp_tape_fn(#(#arg_names,)* #direction))),
+            compiled.hessian(&direction, quote!(#hessian_tape_fn(#(#arg_names),*))),
+            quote!(#(#twins)*),
         )
     } else {
-        (hvp_body, quote!())
+        (jvp_body, hvp_body, tape_hessian_body, quote!())
     };
     quote! {
         #[doc = #jvp_doc]
@@ -179,8 +226,6 @@ pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
             #hvp_body
         }
 
-        #hvp_tape
-
         #[doc = #hessian_doc]
         #(#attrs)*
         #[inline]
@@ -188,9 +233,10 @@ pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
         #vis fn #hessian_fn #generics(
             #(#user_params),*
         ) -> #result<::autodiff::Hessian, #error_type> {
-            let #tape = &mut ::autodiff::__private::second_order_tape();
-            ::autodiff::__private::hessian(#grad_tape_on_fn(#tape, #(#arg_names),*), #tape)
+            #hessian_body
         }
+
+        #tape_twins
     }
 }
 
@@ -264,57 +310,130 @@ pub(super) fn param_name(param: &Param) -> String {
     }
 }
 
-/// `f_hvp` through `f_adjoint_dual`, the compiled adjoint on dual numbers
-/// (see `adjoint::dual`): each differentiable parameter lifted with its
-/// part of `direction` as the tangent; where the dual sweep gives up (a
-/// value not finite), `tape` (the tape path's body), whose errors are the
-/// labelled ones.
-fn compiled_hvp(
-    function: &Function,
-    names: &Names,
-    differentiable: &[&Param],
-    direction: &Ident,
-    tape: TokenStream,
-) -> TokenStream {
-    let dual_fn = super::adjoint::dual_adjoint_ident(&format_ident!("{}_adjoint", names.name));
-    let stack = Ident::new("stack", Span::mixed_site());
-    let mut index = 0;
-    let args: Vec<_> = function
-        .params
-        .iter()
-        .map(|param| {
-            if !param.kind.is_differentiable() {
-                return adjoint_arg(param);
-            }
-            let ident = &param.ident;
-            let along = part(direction, index, differentiable.len());
-            index += 1;
-            match param.kind {
-                Kind::Slice(_) => {
-                    quote!(&::autodiff::__adjoint::lift(&#ident[..], &#along[..]))
+/// A function with `f_adjoint_dual`, the compiled adjoint on dual numbers
+/// (see `adjoint::dual`), which its second-order items run: each
+/// differentiable parameter lifted with its part of a direction as the
+/// tangent; where the dual sweep gives up (a value not finite), the tape's
+/// twin, whose errors are the labelled ones.
+struct Compiled<'f, 'a> {
+    function: &'f Function<'a>,
+    dual_fn: Ident,
+    differentiable: &'f [&'f Param],
+}
+
+impl Compiled<'_, '_> {
+    /// The differentiable parameters lifted along `direction` (shaped like
+    /// the gradient), each `Some` where its part of `direction` fits it,
+    /// as a pattern and the tuple it matches, and the arguments of
+    /// `f_adjoint_dual` that take them.
+    fn lifted(&self, direction: &Ident) -> (TokenStream, TokenStream, Vec<TokenStream>) {
+        let mut patterns = Vec::new();
+        let mut lifts = Vec::new();
+        let args = self
+            .function
+            .params
+            .iter()
+            .map(|param| {
+                if !param.kind.is_differentiable() {
+                    return adjoint_arg(param);
                 }
-                _ => quote!(::autodiff::__adjoint::lift(&#ident, &#along)),
+                let ident = &param.ident;
+                let index = patterns.len();
+                let lifted = format_ident!("lifted_{}", index, span = Span::mixed_site());
+                let along = part(direction, index, self.differentiable.len());
+                patterns.push(quote!(::core::option::Option::Some(#lifted)));
+                match param.kind {
+                    Kind::Slice(_) => {
+                        lifts.push(quote!(::autodiff::__adjoint::lift(&#ident[..], &#along[..])));
+                        quote!(&#lifted)
+                    }
+                    _ => {
+                        lifts.push(quote!(::autodiff::__adjoint::lift(&#ident, &#along)));
+                        quote!(#lifted)
+                    }
+                }
+            })
+            .collect();
+        (quote!((#(#patterns,)*)), quote!((#(#lifts,)*)), args)
+    }
+
+    /// The differentiable parameters as `__private::Shapes` takes them,
+    /// and their names.
+    fn shapes(&self) -> (TokenStream, TokenStream) {
+        let parameters = match self.differentiable {
+            [single] => {
+                let ident = &single.ident;
+                quote!(&#ident)
             }
-        })
-        .collect();
-    let refs = differentiable.iter().map(|param| {
-        let ident = &param.ident;
-        quote!(&#ident)
-    });
-    let parameters = match differentiable {
-        [single] => {
-            let ident = &single.ident;
-            quote!(&#ident)
+            _ => {
+                let refs = self.differentiable.iter().map(|param| {
+                    let ident = &param.ident;
+                    quote!(&#ident)
+                });
+                quote!((#(#refs,)*))
+            }
+        };
+        let texts = self.differentiable.iter().map(|param| param_name(param));
+        (parameters, quote!(&[#(#texts),*]))
+    }
+
+    /// `f_jvp`: the dual sweep's forward sweep only (a stack made by
+    /// `DualStack::forward_only`), the value's tangent part.
+    fn jvp(&self, tangent: &Ident, tape: TokenStream) -> TokenStream {
+        self.run(tangent, quote!(forward_only), quote!(compiled_jvp), tape)
+    }
+
+    /// `f_hvp`: the value, the gradient (primal parts) and `H·v` (tangent
+    /// parts of the adjoints).
+    fn hvp(&self, direction: &Ident, tape: TokenStream) -> TokenStream {
+        self.run(direction, quote!(new), quote!(compiled_hvp), tape)
+    }
+
+    /// The dual sweep along `along` (checked by lifting the parameters
+    /// along it; where it does not fit, the direction's check gives the
+    /// error) and `answer` of its result, or the tape.
+    fn run(
+        &self,
+        along: &Ident,
+        stack_of: TokenStream,
+        answer: TokenStream,
+        tape: TokenStream,
+    ) -> TokenStream {
+        let dual_fn = &self.dual_fn;
+        let stack = Ident::new("stack", Span::mixed_site());
+        let (pattern, lifts, args) = self.lifted(along);
+        let (parameters, names) = self.shapes();
+        quote! {
+            if let #pattern = #lifts {
+                let #stack = &mut ::autodiff::__adjoint::DualStack::#stack_of();
+                if let ::core::option::Option::Some(result) = #dual_fn(#stack, #(#args),*) {
+                    return ::autodiff::__private::#answer(result);
+                }
+            }
+            ::autodiff::__private::check_direction(#parameters, &#along, #names)?;
+            #tape
         }
-        _ => quote!((#(#refs,)*)),
-    };
-    let texts = differentiable.iter().map(|param| param_name(param));
-    quote! {
-        ::autodiff::__private::check_direction(#parameters, &#direction, &[#(#texts),*])?;
-        let #stack = &mut ::autodiff::__adjoint::DualStack::new();
-        if let ::core::option::Option::Some(result) = #dual_fn(#stack, #(#args),*) {
-            return ::autodiff::__private::compiled_hvp(result);
+    }
+
+    /// `f_hessian`: one dual sweep per column, along each unit direction.
+    fn hessian(&self, direction: &Ident, tape: TokenStream) -> TokenStream {
+        let dual_fn = &self.dual_fn;
+        let stack = Ident::new("stack", Span::mixed_site());
+        let (pattern, lifts, args) = self.lifted(direction);
+        let (parameters, _) = self.shapes();
+        quote! {
+            let #stack = &mut ::autodiff::__adjoint::DualStack::new();
+            if let ::core::option::Option::Some(hessian) =
+                ::autodiff::__private::compiled_hessian(#parameters, |#direction| {
+                    let #pattern = #lifts else {
+                        return ::core::option::Option::None;
+                    };
+                    #dual_fn(#stack, #(#args),*)
+                })
+            {
+                return ::core::result::Result::Ok(hessian);
+            }
+            #tape
         }
-        #tape
     }
 }

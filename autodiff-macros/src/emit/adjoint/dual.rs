@@ -8,14 +8,17 @@
 //! and comparisons with constants on either side (`Dual` has the mixed
 //! operators), the table's methods called as methods on a tracked value
 //! (`x.tanh()`, `x.max(0.0)`, `a.powf(b)`), `for` over a range, `while`, `loop`,
-//! `if`, early `return`, and tracked locals that are numbers. Anything else
-//! (calls, models, iterators, vectors built in the body, macros reading a
-//! tracked value, casts of one) keeps `f_hvp` on the tape, which computes
-//! the same numbers.
+//! `if`, early `return`, and tracked locals that are numbers, among them the
+//! items of a `for` over a row of numbers (`x.iter()`, `&x`, with `zip`,
+//! `enumerate`, `rev`, `copied`, `step_by`, ...: the loops iterator chains
+//! are read as). Anything else (calls, models, vectors built in the body,
+//! rows of rows, macros reading a tracked value, casts of one) keeps
+//! `f_hvp` on the tape, which computes the same numbers. `f_jvp` runs its forward sweep only
+//! ([`forward_only`]), `f_hessian` it once per column.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use proc_macro2::{Group, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::quote;
 
 use super::analysis::{carries, is_count, shows_number, Analysis};
@@ -50,7 +53,21 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
     if !params_ok || !returns_f64 {
         return false;
     }
-    // Every tracked local is a number.
+    // Every tracked local is a number: a local the body shows to be one,
+    // or the item of a `for` over numbers (what an iterator chain is read
+    // as).
+    let items = std::cell::RefCell::new(HashMap::<String, usize>::new());
+    function.body.any_expr(&|expr| {
+        if let ExprKind::For { pat, iter, .. } = &expr.kind {
+            if matches!(iter.source, Source::Expr(source) if number_items(source, an)) {
+                for name in &pat.names {
+                    *items.borrow_mut().entry(name.clone()).or_default() += 1;
+                }
+            }
+        }
+        false
+    });
+    let items = items.into_inner();
     let params: HashSet<String> = function
         .params
         .iter()
@@ -65,7 +82,11 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
                 && an.bound.contains_key(*name)
                 && syn::parse_str::<syn::Ident>(name).is_ok()
         })
-        .all(|name| an.dims.get(name) == Some(&Some(0)));
+        .all(|name| {
+            an.dims.get(name) == Some(&Some(0))
+                // Every binding of it is such an item.
+                || items.get(name.as_str()).is_some_and(|&count| an.bound.get(name.as_str()) == Some(&count))
+        });
     numbers
         && !mentions(
             quote::ToTokens::to_token_stream(&function.item.block),
@@ -177,6 +198,11 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
     // `r.sin()` but printed as written, and `Dual` has no `sin_cos`).
     let method_call = matches!(expr.source,
         Source::Expr(syn::Expr::MethodCall(call)) if call.method != "sin_cos");
+    // What a `for` over numbers walks (`x.iter().zip(&y)`): the loop's
+    // items are `Dual`s or references to them.
+    if matches!(expr.source, Source::Expr(source) if number_items(source, an)) {
+        return true;
+    }
     match &expr.kind {
         ExprKind::Lit(_)
         | ExprKind::NegLit(_)
@@ -221,7 +247,10 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
         | ExprKind::Field { .. }
         | ExprKind::Reference { .. } => !tracked(expr),
         ExprKind::If { .. } => !tracked(expr) || tails_tracked(expr, active),
-        ExprKind::For { iter, .. } => matches!(iter.kind, ExprKind::Range { .. }),
+        ExprKind::For { iter, .. } => {
+            matches!(iter.kind, ExprKind::Range { .. })
+                || matches!(iter.source, Source::Expr(source) if number_items(source, an))
+        }
         ExprKind::Break { value, .. } => value.is_none(),
         ExprKind::Ternary { .. }
         | ExprKind::Sum { .. }
@@ -234,6 +263,77 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
         | ExprKind::Match { .. }
         | ExprKind::Invalid => false,
     }
+}
+
+/// Whether `source`, what a `for` walks, gives numbers (or references
+/// to them, or tuples of those with `enumerate`'s index): `x.iter()` or
+/// `&x` of a place holding a row of numbers, and `copied`, `cloned`,
+/// `enumerate`, `rev`, `step_by`, `skip`, `take` and `zip` of such
+/// sources; the loops iterator chains are read as walk these.
+fn number_items(source: &syn::Expr, an: &Analysis) -> bool {
+    use syn::Expr as E;
+    let untracked = |args: &syn::punctuated::Punctuated<syn::Expr, syn::token::Comma>| {
+        args.iter()
+            .all(|arg| !mentions_any(quote::ToTokens::to_token_stream(arg), &an.active))
+    };
+    match source {
+        E::Paren(paren) => number_items(&paren.expr, an),
+        E::Reference(reference) => reference.mutability.is_none() && row(&reference.expr, an),
+        E::MethodCall(call) => {
+            let (receiver, args) = (&*call.receiver, &call.args);
+            match call.method.to_string().as_str() {
+                "iter" => args.is_empty() && row(receiver, an),
+                "copied" | "cloned" | "enumerate" | "rev" => {
+                    args.is_empty() && number_items(receiver, an)
+                }
+                "step_by" | "skip" | "take" => {
+                    args.len() == 1 && untracked(args) && number_items(receiver, an)
+                }
+                "zip" => {
+                    args.len() == 1
+                        && number_items(receiver, an)
+                        && (row(&args[0], an) || number_items(&args[0], an))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether `place` (`x`, `w[j]`) holds a row of numbers: a name whose
+/// shape has one dimension more than the indices taken of it.
+fn row(place: &syn::Expr, an: &Analysis) -> bool {
+    let mut indices = 0;
+    let mut at = place;
+    loop {
+        match at {
+            syn::Expr::Paren(paren) => at = &paren.expr,
+            syn::Expr::Index(index) => {
+                if mentions_any(quote::ToTokens::to_token_stream(&index.index), &an.active) {
+                    return false;
+                }
+                indices += 1;
+                at = &index.expr;
+            }
+            syn::Expr::Path(path) => {
+                return path.qself.is_none()
+                    && path.path.get_ident().is_some_and(|name| {
+                        an.dims.get(&name.to_string()) == Some(&Some(indices + 1))
+                    });
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Whether `tokens` name one of `names`.
+fn mentions_any(tokens: TokenStream, names: &HashSet<String>) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => names.contains(&ident.to_string()),
+        TokenTree::Group(group) => mentions_any(group.stream(), names),
+        _ => false,
+    })
 }
 
 /// Where a tracked value meets another: the other is a number; no number
@@ -304,6 +404,21 @@ fn mentions(tokens: TokenStream, word: &str) -> bool {
         TokenTree::Group(group) => mentions(group.stream(), word),
         _ => false,
     })
+}
+
+/// Where the dual sweep's forward sweep ends, for `f_jvp` (a stack made by
+/// `DualStack::forward_only`): the value, whose tangent is the directional
+/// derivative, with the adjoints still zero.
+pub fn forward_only(stack: &Ident, value: &Ident, gradient: &TokenStream) -> TokenStream {
+    quote! {
+        if !#stack.reverses() {
+            #stack.observe(#value);
+            return #stack.finite().then_some(::autodiff::ValueAndGradient {
+                value: #value,
+                gradient: #gradient,
+            });
+        }
+    }
 }
 
 /// `tokens` with every `f64` a `::autodiff::Dual`: a differentiable

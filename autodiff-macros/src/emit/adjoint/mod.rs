@@ -677,6 +677,7 @@ fn fused(
     } else {
         quote!(::autodiff::ValueAndGradient<#gradient_type>)
     };
+    let forward_only = on_duals.then(|| dual::forward_only(stack, &value, &gradient));
     Ok(quote! {
         #allow
         #(#attrs)*
@@ -694,6 +695,7 @@ fn fused(
             #(#fwd)*
             let #value: #value_type = #value_read;
             #(#declare)*
+            #forward_only
             let #value_bar = #one;
             #(#rev)*
             #stack.observe(#value);
