@@ -1000,12 +1000,25 @@ impl Gen {
     /// statement reads it and a jump leaves the loop, and by a `let mut`
     /// nested anywhere or in a body with `return` (the caller cannot tell
     /// a number from a vector there): in a function drawn to compile, such
-    /// a call is read as a number where it is bound (`h(..) + 0.0`).
+    /// a call is read as a number where it is bound (`h(..) + 0.0`). So is
+    /// one in a branch or a body with `return` with a helper's call inside
+    /// its arguments (`h(2.0 * a.min(h(x)))`, not bound first as a call
+    /// passed whole is), which could not be saved for the callee's reverse
+    /// if no statement reads it.
     fn bound_call(&self, e: Expr, mutable: bool) -> Expr {
+        let calls_inside = || match &e {
+            Expr::Call(_, args) => args.iter().any(|arg| {
+                let text = render(arg, Dialect::Plain);
+                self.helpers
+                    .iter()
+                    .any(|(name, _)| text.contains(&format!("{name}(")))
+            }),
+            _ => false,
+        };
         let nested = if mutable {
             self.nesting > 0 || self.returns
         } else {
-            !self.loops.is_empty()
+            !self.loops.is_empty() || ((self.nesting > 0 || self.returns) && calls_inside())
         };
         match e {
             Expr::Call(..) if self.compiled && nested => {

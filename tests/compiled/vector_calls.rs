@@ -1000,21 +1000,40 @@ fn element_out_of_a_loop_dual(x: Dual, y: Dual) -> Dual {
 fn a_tuple_calls_element_broken_out_of_a_loop_runs_compiled() {
     assert_eq!(element_out_of_a_loop_grad_path(), GradientPath::Compiled);
     for (x, y) in [(0.3, -0.7), (-1.2, 0.4), (1.5, 0.2)] {
-        let reruns = autodiff::__adjoint::tape_reruns();
-        let got = agree(
+        check_two_numbers(
             "element_out_of_a_loop",
-            element_out_of_a_loop_grad(x, y),
-            element_out_of_a_loop_grad_tape(x, y),
+            (x, y),
+            |stack| element_out_of_a_loop_adjoint(stack, x, y),
+            || element_out_of_a_loop_grad(x, y),
+            || element_out_of_a_loop_grad_tape(x, y),
+            element_out_of_a_loop_dual,
         );
-        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns);
-        let (value, gradient) =
-            dual_value_and_gradient(&[x, y], |a| element_out_of_a_loop_dual(a[0], a[1]));
-        assert_agree("element_out_of_a_loop", &[got.value], &[value]);
-        assert_agree(
-            "element_out_of_a_loop",
-            &[got.gradient.0, got.gradient.1],
-            &gradient,
-        );
+    }
+}
+
+/// Checks a function of two numbers on the compiled path (no rerun of the
+/// tape, the stack left empty) at `(x, y)`: the value and the gradient of
+/// `f_adjoint` and `f_grad` against the tape and the dual twin.
+fn check_two_numbers(
+    name: &str,
+    (x, y): (f64, f64),
+    adjoint: impl FnOnce(&mut autodiff::__adjoint::Stack) -> Option<ValueAndGradient<(f64, f64)>>,
+    grad: impl FnOnce() -> Result<ValueAndGradient<(f64, f64)>, ScalarAutodiffError>,
+    tape: impl FnOnce() -> Result<ValueAndGradient<(f64, f64)>, ScalarAutodiffError>,
+    dual: impl Fn(Dual, Dual) -> Dual,
+) {
+    let reruns = autodiff::__adjoint::tape_reruns();
+    let got = compiled(adjoint);
+    let grad = agree(name, grad(), tape());
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        reruns,
+        "{name}: f_grad reran the tape"
+    );
+    let (value, gradient) = dual_value_and_gradient(&[x, y], |a| dual(a[0], a[1]));
+    for g in [&got, &grad] {
+        assert_agree(name, &[g.value], &[value]);
+        assert_agree(name, &[g.gradient.0, g.gradient.1], &gradient);
     }
 }
 
@@ -1072,24 +1091,14 @@ fn parts_after_an_exit_dual(x: Dual, y: Dual) -> Dual {
 fn parts_of_a_tuple_call_after_an_exit_run_compiled() {
     assert_eq!(parts_after_an_exit_grad_path(), GradientPath::Compiled);
     for (x, y) in [(0.3, -0.7), (2.5, 0.4), (-1.2, 0.9)] {
-        let reruns = autodiff::__adjoint::tape_reruns();
-        let got = compiled(|stack| parts_after_an_exit_adjoint(stack, x, y));
-        let grad = agree(
+        check_two_numbers(
             "parts_after_an_exit",
-            parts_after_an_exit_grad(x, y),
-            parts_after_an_exit_grad_tape(x, y),
+            (x, y),
+            |stack| parts_after_an_exit_adjoint(stack, x, y),
+            || parts_after_an_exit_grad(x, y),
+            || parts_after_an_exit_grad_tape(x, y),
+            parts_after_an_exit_dual,
         );
-        assert_eq!(autodiff::__adjoint::tape_reruns(), reruns);
-        let (value, gradient) =
-            dual_value_and_gradient(&[x, y], |a| parts_after_an_exit_dual(a[0], a[1]));
-        for g in [&got, &grad] {
-            assert_agree("parts_after_an_exit", &[g.value], &[value]);
-            assert_agree(
-                "parts_after_an_exit",
-                &[g.gradient.0, g.gradient.1],
-                &gradient,
-            );
-        }
     }
 }
 

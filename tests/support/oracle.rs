@@ -54,6 +54,9 @@ pub struct Dual {
     /// through it is the choice's (`|s|·|s|` at `s = 0` has `0` for `2`),
     /// not the function's.
     pub kink: bool,
+    /// Whether the value is made of the seeded input at all, whatever its
+    /// derivative here (`sin(x)²` at 0 has none, and a second one).
+    pub depends: bool,
 }
 
 /// `derivative · tangent`, and whether it underflowed.
@@ -78,6 +81,7 @@ impl Dual {
             magnitude: t,
             underflow: false,
             kink: false,
+            depends: seeded,
         }
     }
 
@@ -89,6 +93,7 @@ impl Dual {
             magnitude: 0.0,
             underflow: false,
             kink: false,
+            depends: false,
         }
     }
 
@@ -101,6 +106,7 @@ impl Dual {
             magnitude,
             underflow: self.underflow || lost_t || lost_m,
             kink: self.kink,
+            depends: self.depends,
         }
     }
 
@@ -115,12 +121,15 @@ impl Dual {
             magnitude: ma + mb,
             underflow: self.underflow || other.underflow || lost_a || lost_b || lost_ma || lost_mb,
             kink: self.kink || other.kink,
+            depends: self.depends || other.depends,
         }
     }
 
-    /// `self` with `kink` set where `at_kink` and a derivative is carried.
+    /// `self` with `kink` set where `at_kink` and an operand is made of
+    /// the seeded input: even with no first derivative there (`|sin(x)²|`
+    /// at 0), the second derivative through the kink is its choice's.
     fn kinked(mut self, at_kink: bool, operands: &[Self]) -> Self {
-        self.kink |= at_kink && operands.iter().any(|o| o.magnitude != 0.0);
+        self.kink |= at_kink && operands.iter().any(|o| o.depends);
         self
     }
 
