@@ -25,7 +25,7 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
-use super::support::{agree, assert_agree, compiled};
+use super::support::{agree, assert_agree, compiled, compiled_agrees};
 use crate::oracle::{dual_gradient, Dual};
 
 /// `exp(z − max z) / Σ exp(z − max z)`: a reverse that reads what its
@@ -87,41 +87,6 @@ fn energy_dual(v: &[Dual]) -> Dual {
 
 fn duals(p: &[Dual], at: usize, n: usize) -> Vec<Dual> {
     p[at..at + n].to_vec()
-}
-
-/// Checks a function of two slices on the compiled path (no rerun of the
-/// tape, the stack left empty) at `x`, `k`: `f_grad` against the tape and
-/// both against the dual twin.
-fn check_two_slices(
-    name: &str,
-    x: &[f64],
-    k: &[f64],
-    adjoint: impl FnOnce(
-        &mut autodiff::__adjoint::Stack,
-    ) -> Option<ValueAndGradient<(Vec<f64>, Vec<f64>)>>,
-    grad: impl FnOnce() -> Result<ValueAndGradient<(Vec<f64>, Vec<f64>)>, ScalarAutodiffError>,
-    tape: impl FnOnce() -> Result<ValueAndGradient<(Vec<f64>, Vec<f64>)>, ScalarAutodiffError>,
-    dual: impl Fn(&[Dual], &[Dual]) -> Dual,
-) {
-    let point = [x, k].concat();
-    let reruns = autodiff::__adjoint::tape_reruns();
-    let got = compiled(adjoint);
-    let grad = agree(name, grad(), tape());
-    assert_eq!(
-        autodiff::__adjoint::tape_reruns(),
-        reruns,
-        "{name}: f_grad reran the tape"
-    );
-    let want = dual_gradient(&point, |p| {
-        dual(&duals(p, 0, x.len()), &duals(p, x.len(), k.len()))
-    });
-    for g in [&got, &grad] {
-        assert_agree(
-            name,
-            &[g.gradient.0.clone(), g.gradient.1.clone()].concat(),
-            &want,
-        );
-    }
 }
 
 /// A prefix of growing length per trip, softened and gated: each trip's
@@ -399,14 +364,13 @@ fn vector_calls_bound_between_early_returns() {
         vec![-1.0, 0.5, 0.2],
     ];
     for x in points {
-        check_two_slices(
+        compiled_agrees(
             "early_vectors",
-            &x,
-            &k,
+            &[x.clone(), k.clone()].concat(),
             |stack| early_vectors_adjoint(stack, &x, &k),
             || early_vectors_grad(&x, &k),
             || early_vectors_grad_tape(&x, &k),
-            early_vectors_dual,
+            |p| early_vectors_dual(&p[..3], &p[3..]),
         );
     }
 }
@@ -487,14 +451,13 @@ fn vector_calls_bound_in_loops_that_jump() {
         (vec![0.5, 0.5, 2.5], vec![1.0, 0.75, -0.5]),
     ];
     for (x, k) in points {
-        check_two_slices(
+        compiled_agrees(
             "jumping_vectors",
-            &x,
-            &k,
+            &[x.clone(), k.clone()].concat(),
             |stack| jumping_vectors_adjoint(stack, &x, &k),
             || jumping_vectors_grad(&x, &k),
             || jumping_vectors_grad_tape(&x, &k),
-            jumping_vectors_dual,
+            |p| jumping_vectors_dual(&p[..3], &p[3..]),
         );
     }
 }

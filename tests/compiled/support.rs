@@ -60,3 +60,30 @@ pub fn compiled<G>(
         result
     })
 }
+
+/// Checks a function on the compiled path at `point` (its parameters'
+/// components flattened, as its gradient is): `f_adjoint` answers on a
+/// fresh stack and leaves it empty, `f_grad` agrees with the tape without
+/// rerunning it, and both match the dual twin's value and gradient.
+pub fn compiled_agrees<G: Flat>(
+    name: &str,
+    point: &[f64],
+    adjoint: impl FnOnce(&mut Stack) -> Option<ValueAndGradient<G>>,
+    grad: impl FnOnce() -> Grad<G>,
+    tape: impl FnOnce() -> Grad<G>,
+    dual: impl Fn(&[crate::oracle::Dual]) -> crate::oracle::Dual,
+) {
+    let reruns = autodiff::__adjoint::tape_reruns();
+    let got = compiled(adjoint);
+    let grad = agree(name, grad(), tape());
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        reruns,
+        "{name}: f_grad reran the tape"
+    );
+    let (value, gradient) = crate::oracle::dual_value_and_gradient(point, dual);
+    for g in [&got, &grad] {
+        assert_agree(name, &[g.value], &[value]);
+        assert_agree(name, &g.gradient.components(), &gradient);
+    }
+}

@@ -22,7 +22,7 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
-use super::support::{agree, assert_agree, compiled, Grad};
+use super::support::{agree, assert_agree, compiled, compiled_agrees, Grad};
 use crate::attention_layers::{matmul, rows, softmax, Head, Linear};
 use crate::oracle::{dual_value_and_gradient, Dual};
 
@@ -1000,40 +1000,14 @@ fn element_out_of_a_loop_dual(x: Dual, y: Dual) -> Dual {
 fn a_tuple_calls_element_broken_out_of_a_loop_runs_compiled() {
     assert_eq!(element_out_of_a_loop_grad_path(), GradientPath::Compiled);
     for (x, y) in [(0.3, -0.7), (-1.2, 0.4), (1.5, 0.2)] {
-        check_two_numbers(
+        compiled_agrees(
             "element_out_of_a_loop",
-            (x, y),
+            &[x, y],
             |stack| element_out_of_a_loop_adjoint(stack, x, y),
             || element_out_of_a_loop_grad(x, y),
             || element_out_of_a_loop_grad_tape(x, y),
-            element_out_of_a_loop_dual,
+            |a| element_out_of_a_loop_dual(a[0], a[1]),
         );
-    }
-}
-
-/// Checks a function of two numbers on the compiled path (no rerun of the
-/// tape, the stack left empty) at `(x, y)`: the value and the gradient of
-/// `f_adjoint` and `f_grad` against the tape and the dual twin.
-fn check_two_numbers(
-    name: &str,
-    (x, y): (f64, f64),
-    adjoint: impl FnOnce(&mut autodiff::__adjoint::Stack) -> Option<ValueAndGradient<(f64, f64)>>,
-    grad: impl FnOnce() -> Result<ValueAndGradient<(f64, f64)>, ScalarAutodiffError>,
-    tape: impl FnOnce() -> Result<ValueAndGradient<(f64, f64)>, ScalarAutodiffError>,
-    dual: impl Fn(Dual, Dual) -> Dual,
-) {
-    let reruns = autodiff::__adjoint::tape_reruns();
-    let got = compiled(adjoint);
-    let grad = agree(name, grad(), tape());
-    assert_eq!(
-        autodiff::__adjoint::tape_reruns(),
-        reruns,
-        "{name}: f_grad reran the tape"
-    );
-    let (value, gradient) = dual_value_and_gradient(&[x, y], |a| dual(a[0], a[1]));
-    for g in [&got, &grad] {
-        assert_agree(name, &[g.value], &[value]);
-        assert_agree(name, &[g.gradient.0, g.gradient.1], &gradient);
     }
 }
 
@@ -1091,13 +1065,13 @@ fn parts_after_an_exit_dual(x: Dual, y: Dual) -> Dual {
 fn parts_of_a_tuple_call_after_an_exit_run_compiled() {
     assert_eq!(parts_after_an_exit_grad_path(), GradientPath::Compiled);
     for (x, y) in [(0.3, -0.7), (2.5, 0.4), (-1.2, 0.9)] {
-        check_two_numbers(
+        compiled_agrees(
             "parts_after_an_exit",
-            (x, y),
+            &[x, y],
             |stack| parts_after_an_exit_adjoint(stack, x, y),
             || parts_after_an_exit_grad(x, y),
             || parts_after_an_exit_grad_tape(x, y),
-            parts_after_an_exit_dual,
+            |a| parts_after_an_exit_dual(a[0], a[1]),
         );
     }
 }
