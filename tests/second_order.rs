@@ -11,18 +11,28 @@ use autodiff::prelude::*;
 use autodiff::Parameters;
 use oracle::{assert_all_close_named, close};
 
+/// `(g(h) − g(−h)) / 2h` of a gradient `g(t)` taken at `x + t·v`: the
+/// Hessian along `v` by central differences.
+fn along(grad_at: impl Fn(f64) -> Vec<f64>, h: f64) -> Vec<f64> {
+    grad_at(h)
+        .iter()
+        .zip(grad_at(-h))
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
+}
+
 /// Column `j` of the Hessian by central differences of a gradient:
 /// `(∇f(x + h eⱼ) − ∇f(x − h eⱼ)) / 2h`.
 fn gradient_differences(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], j: usize) -> Vec<f64> {
     let h = 1e-5 * x[j].abs().max(1.0);
-    let (mut up, mut down) = (x.to_vec(), x.to_vec());
-    up[j] += h;
-    down[j] -= h;
-    grad(&up)
-        .iter()
-        .zip(grad(&down))
-        .map(|(a, b)| (a - b) / (2.0 * h))
-        .collect()
+    along(
+        |t| {
+            let mut moved = x.to_vec();
+            moved[j] += t;
+            grad(&moved)
+        },
+        h,
+    )
 }
 
 /// Checks `f_hessian` at `x` against central differences of `f_grad`,
@@ -642,18 +652,13 @@ fn compiled_hvp_of_loops_and_constants_matches_the_tape_and_central_differences(
     // Central differences of f_grad along the direction.
     let p = flat(&w, &b);
     let v = flat(&dw, &db);
-    let h = 1e-5;
     let grad_at = |t: f64| {
         let point: Vec<f64> = p.iter().zip(&v).map(|(p, v)| p + t * v).collect();
         let (w, b) = unflat(&point);
         let g = layer_loss_grad(&w, &b, &x, 0.3).unwrap().gradient;
         flat(&g.0, &g.1)
     };
-    let differences: Vec<f64> = grad_at(h)
-        .iter()
-        .zip(grad_at(-h))
-        .map(|(a, b)| (a - b) / (2.0 * h))
-        .collect();
+    let differences = along(grad_at, 1e-5);
     assert_all_close_named(&got, &differences, 1e-5, "layer: central differences");
     Ok(())
 }
@@ -681,12 +686,7 @@ fn compiled_hvp_through_branches_breaks_and_returns_matches_the_tape(
             let g = branchy_grad(x + t * dx, moved, limit).unwrap().gradient;
             vec![g.0, g.1[0], g.1[1], g.1[2]]
         };
-        let h = 1e-6;
-        let differences: Vec<f64> = grad_at(h)
-            .iter()
-            .zip(grad_at(-h))
-            .map(|(a, b)| (a - b) / (2.0 * h))
-            .collect();
+        let differences = along(grad_at, 1e-6);
         assert_all_close_named(&got, &differences, 1e-5, "branchy: central differences");
     }
     Ok(())
