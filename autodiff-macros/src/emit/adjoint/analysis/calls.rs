@@ -132,7 +132,8 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             }
             continue;
         }
-        if !an.call_lets.contains(name) {
+        // Those of a body with `return` were shaped with the nested ones.
+        if !an.call_lets.contains(name) || an.nested_call_lets.contains(name) {
             continue;
         }
         let depth = index_depth(&function.body.stmts, name);

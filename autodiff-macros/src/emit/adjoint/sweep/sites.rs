@@ -11,16 +11,19 @@
 use super::*;
 
 impl<'m> Sweep<'m> {
-    /// A vector-valued call bound inside a loop or a branch (`let p =
-    /// softmax(&s);`, see `analysis::calls`), whose value and arguments
-    /// are gone when the reverse sweep gets there: each trip pushes the
-    /// arguments that change before the reverse sweep (a copy of what a
-    /// borrowed one points at) and the value onto the call site's own
-    /// stack, a `Vec` of what it pushes, and the reverse of the block pops
-    /// them back first thing, under the binding's name, for the adjoint's
-    /// shape, the reads of the binding and the callee's rerun. Gives the
-    /// forward's push and the reverse's pop; `name` is then available.
-    /// `None` for any other `let`.
+    /// A vector-valued call bound inside a loop or a branch, or at the top
+    /// of a body with `return` (`let p = softmax(&s);`, see
+    /// `analysis::calls`), whose value and arguments are gone when the
+    /// reverse sweep gets there: each trip pushes the arguments that change
+    /// before the reverse sweep (a copy of what a borrowed one points at)
+    /// and the value onto the call site's own stack, a `Vec` of what it
+    /// pushes, and the reverse of the block pops them back first thing,
+    /// under the binding's name, for the adjoint's shape, the reads of the
+    /// binding and the callee's rerun. Gives the forward's push and the
+    /// reverse's pop; `name` is then available where the `let` always ran
+    /// when the block's reverse runs (no exit can come before it; a loop
+    /// around it that returns is left out by `analysis::calls`). `None` for
+    /// any other `let`.
     pub(super) fn call_site(
         &mut self,
         name: &str,
