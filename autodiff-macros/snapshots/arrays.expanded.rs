@@ -153,6 +153,7 @@ fn dot_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
+#[inline(never)]
 fn dot_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     w: [f64; 3],

@@ -175,6 +175,7 @@ pub fn series_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
+#[inline(never)]
 pub fn series_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     x: f64,

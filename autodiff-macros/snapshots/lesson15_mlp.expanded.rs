@@ -216,6 +216,7 @@ pub fn mlp_loss_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
+#[inline(never)]
 pub fn mlp_loss_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     w1: [[f64; 3]; 4],

@@ -223,6 +223,7 @@ pub fn mlp_grad_tape(
     clippy::all,
     clippy::pedantic
 )]
+#[inline(never)]
 pub fn mlp_adjoint(
     stack: &mut ::autodiff::__adjoint::Stack,
     w1: [[f64; 2]; 3],

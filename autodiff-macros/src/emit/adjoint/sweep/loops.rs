@@ -87,6 +87,11 @@ impl<'m> Sweep<'m> {
         self.pass(elem, &item_seed, Factor::One)
     }
 
+    /// Whether the body has a loop (one given a trip counter so far).
+    pub fn has_loops(&self) -> bool {
+        self.loops > 0
+    }
+
     /// A new trip counter's name: nested loops each have their own.
     pub(super) fn trips_ident(&mut self) -> Ident {
         self.loops += 1;
