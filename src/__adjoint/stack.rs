@@ -356,6 +356,16 @@ pub trait Observed {
     /// Whether every `f64` in it is finite.
     fn all_finite(&self) -> bool;
 
+    /// Whether every item of a run of them is finite: each in turn, or
+    /// one vectorised pass for `f64` ([`finite_items`]).
+    #[inline]
+    fn all_finite_slice(items: &[Self]) -> bool
+    where
+        Self: Sized,
+    {
+        items.iter().fold(true, |ok, item| ok & item.all_finite())
+    }
+
     /// Whether no `f64` in it is NaN, for [`Stack::observe_infinite`];
     /// where not told otherwise, as strict as
     /// [`all_finite`](Self::all_finite).
@@ -369,6 +379,11 @@ impl Observed for f64 {
     #[inline(always)]
     fn all_finite(&self) -> bool {
         self.is_finite()
+    }
+
+    #[inline]
+    fn all_finite_slice(items: &[f64]) -> bool {
+        finite_items(items)
     }
 
     #[inline(always)]
@@ -427,7 +442,7 @@ impl<T: Observed + ?Sized> Observed for &T {
 impl<T: Observed> Observed for [T] {
     #[inline]
     fn all_finite(&self) -> bool {
-        self.iter().fold(true, |ok, item| ok & item.all_finite())
+        T::all_finite_slice(self)
     }
 
     #[inline]
@@ -440,6 +455,11 @@ impl<T: Observed, const N: usize> Observed for [T; N] {
     #[inline]
     fn all_finite(&self) -> bool {
         self.as_slice().all_finite()
+    }
+
+    #[inline]
+    fn all_finite_slice(items: &[[T; N]]) -> bool {
+        T::all_finite_slice(items.as_flattened())
     }
 
     #[inline]
