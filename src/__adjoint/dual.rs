@@ -9,7 +9,7 @@
 
 use autodiff_core::{Dual, ScalarOperation};
 
-use super::{Adjoint, Checked, Observed, Stack};
+use super::{finite_parts, Adjoint, Checked, Observed, Stack};
 
 /// A number the dual sweep reads: a `Dual`, or an `f64` (a literal, a
 /// `#[constant]`, `i as f64`), which is a constant (tangent 0).
@@ -60,6 +60,11 @@ impl Observed for Dual {
     #[inline(always)]
     fn all_finite(&self) -> bool {
         self.value.is_finite() & self.tangent.is_finite()
+    }
+
+    #[inline]
+    fn all_finite_slice(items: &[Dual]) -> bool {
+        finite_parts(items, |item| [item.value, item.tangent])
     }
 }
 
