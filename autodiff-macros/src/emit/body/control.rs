@@ -151,7 +151,13 @@ impl Emitter<'_> {
                 } else {
                     self.expr(result, if tracked { Mode::Lift } else { Mode::Value })
                 };
-                let target = value(target);
+                // A destructuring target (`[a, b] = [b, a]`) is places,
+                // printed as written: an array literal there is not a
+                // value to lift.
+                let target = match target.kind {
+                    ExprKind::Array(_) => target.source.to_token_stream(),
+                    _ => value(target),
+                };
                 quote!(#target = #result)
             }
             _ => expr.source.to_token_stream(),
