@@ -77,9 +77,54 @@ impl Splitter {
                     continue;
                 }
             }
+            if let syn::Stmt::Expr(expr, Some(_)) = &stmt {
+                if let Some((targets, values)) = destructured(expr) {
+                    self.changed = true;
+                    let split = self.assignments(&targets, &values);
+                    block.stmts.extend(split);
+                    continue;
+                }
+            }
             self.nested_stmt(&mut stmt);
             block.stmts.push(stmt);
         }
+    }
+
+    /// `(a, b) = (e, f);` as one assignment per name, `a = e; b = f;`, in
+    /// order. Rust evaluates every component before it assigns, so where
+    /// a component reads a name the statement assigns (`(a, b) = (b, a +
+    /// b);`), each is first held in a fresh binding (`let a_next = b; let
+    /// b_next = a + b; a = a_next; b = b_next;`). A `_` target's component
+    /// is still evaluated (`let _ = e;`).
+    fn assignments(
+        &mut self,
+        targets: &[Option<&syn::Ident>],
+        values: &[&syn::Expr],
+    ) -> Vec<syn::Stmt> {
+        let mut read = HashSet::new();
+        for value in values {
+            collect(value.to_token_stream(), &mut read);
+        }
+        let clash = targets
+            .iter()
+            .flatten()
+            .any(|ident| read.contains(&ident.to_string()));
+        let mut out: Vec<syn::Stmt> = Vec::new();
+        let mut assign = Vec::new();
+        for (target, value) in targets.iter().zip(values) {
+            match target {
+                None => out.push(syn::parse_quote!(let _ = #value;)),
+                Some(name) if clash => {
+                    let base = name.to_string();
+                    let held = self.fresh(&format!("{}_next", base.trim_start_matches("r#")));
+                    out.push(syn::parse_quote!(let #held = #value;));
+                    assign.push(syn::parse_quote!(#name = #held;));
+                }
+                Some(name) => out.push(syn::parse_quote!(#name = #value;)),
+            }
+        }
+        out.extend(assign);
+        out
     }
 
     /// The blocks inside a statement: branches, loop bodies, blocks.
@@ -428,9 +473,50 @@ fn block_has_pattern_let(block: &syn::Block) -> bool {
                 .as_ref()
                 .is_some_and(|init| has_pattern_let(&init.expr))
         }
+        syn::Stmt::Expr(expr, Some(_)) if destructured(expr).is_some() => true,
         syn::Stmt::Expr(expr, _) => has_pattern_let(expr),
         _ => false,
     })
+}
+
+/// `(a, b) = (e, f)` or `[a, b] = [e, f]`, names or `_` assigned the
+/// components of a literal as long: the targets (`None` for `_`) and the
+/// components.
+fn destructured(expr: &syn::Expr) -> Option<(Vec<Option<&syn::Ident>>, Vec<&syn::Expr>)> {
+    use syn::Expr as E;
+    let E::Assign(assign) = expr else {
+        return None;
+    };
+    if !assign.attrs.is_empty() {
+        return None;
+    }
+    let (targets, values): (Vec<&E>, Vec<&E>) =
+        match (unparen(&assign.left), unparen(&assign.right)) {
+            (E::Tuple(left), E::Tuple(right)) => {
+                (left.elems.iter().collect(), right.elems.iter().collect())
+            }
+            (E::Array(left), E::Array(right)) => {
+                (left.elems.iter().collect(), right.elems.iter().collect())
+            }
+            _ => return None,
+        };
+    if targets.len() != values.len() || targets.is_empty() {
+        return None;
+    }
+    let targets = targets
+        .into_iter()
+        .map(|target| match target {
+            E::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
+                path.path.get_ident().map(Some)
+            }
+            E::Infer(_) => Some(None),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let mut names: Vec<&syn::Ident> = targets.iter().flatten().copied().collect();
+    names.sort();
+    names.dedup();
+    (names.len() == targets.iter().flatten().count()).then_some((targets, values))
 }
 
 /// Whether a block nested in `expr` (where `Splitter::nested` looks) has

@@ -7,12 +7,13 @@
 //! This file gathers the facts about bindings (how often and where each
 //! name is bound and written, and so whether it is stable); `activity`
 //! finds the bindings a derivative reaches, `numbers` those the body shows
-//! hold `f64` values, and `shapes` how many indexings take each to an
-//! `f64`.
+//! hold `f64` values, `shapes` how many indexings take each to an `f64`,
+//! and `references` those that hold references to rows.
 
 mod activity;
 mod calls;
 mod numbers;
+mod references;
 mod shapes;
 
 use std::collections::{HashMap, HashSet};
@@ -54,6 +55,33 @@ const MUTATING: &[&str] = &[
     "as_mut_slice",
 ];
 
+/// Methods that leave their receiver's length as it is: reads, and writes
+/// of items. Any other method called on a binding may resize it.
+const KEEPS_LENGTH: &[&str] = &[
+    "len",
+    "is_empty",
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "get",
+    "first",
+    "last",
+    "clone",
+    "to_vec",
+    "contains",
+    "swap",
+    "reverse",
+    "sort",
+    "sort_by",
+    "fill",
+    "copy_from_slice",
+    "as_slice",
+    "as_mut_slice",
+    "windows",
+    "chunks",
+    "concat",
+];
+
 /// Methods that change their receiver's length, which the sweep reverses.
 const RESIZING: &[&str] = &["push", "truncate", "pop", "insert", "extend_from_slice"];
 
@@ -87,6 +115,9 @@ pub struct Analysis {
     /// Array parameters of numbers (or arrays of them): `Copy`, so a `for`
     /// over one leaves it for the reverse sweep.
     pub arrays: HashSet<String>,
+    /// Bindings that hold references (`for x in xs` of a slice, `let x =
+    /// &xs[i]`): a `for` over one walks it as `x.iter()` (`references`).
+    pub references: HashSet<String>,
     /// Bindings the body shows hold `f64` values (or arrays, slices, `Vec`s
     /// of them): parameters so typed, what `active` reaches, `let`s typed
     /// `f64` or initialised with arithmetic of such values. The reverse
@@ -102,6 +133,10 @@ pub struct Analysis {
     /// their adjoints are shaped like the binding at the end of the
     /// forward sweep.
     pub pushed: HashSet<String>,
+    /// Bindings whose length may change: assigned or borrowed `&mut` as a
+    /// whole (`v = ..`, `&mut v`), or the receiver of a method other than
+    /// those that keep a length (`KEEPS_LENGTH`).
+    pub resizable: HashSet<String>,
     /// Names the body reads somewhere (as a path). A tracked binding never
     /// read is observed where it is made: nothing else would see it.
     pub read: HashSet<String>,
@@ -181,6 +216,7 @@ impl Analysis {
                 .filter(|param| copy_array(&param.kind))
                 .map(|param| param.ident.to_string())
                 .collect(),
+            references: HashSet::new(),
             numbers: HashSet::new(),
             models: function
                 .params
@@ -189,6 +225,7 @@ impl Analysis {
                 .map(|param| param.ident.to_string())
                 .collect(),
             pushed: HashSet::new(),
+            resizable: HashSet::new(),
             read: HashSet::new(),
             assigned: HashMap::new(),
             call_lets: HashSet::new(),
@@ -279,6 +316,8 @@ impl Analysis {
             }
         }
         analysis.numbers = numbers(function, &analysis.active);
+        analysis.references =
+            references::reference_bindings(&function.body, &analysis.slices, &analysis.bound);
         analysis
     }
 
@@ -388,21 +427,47 @@ impl Analysis {
         }
     }
 
+    /// `target` may change length: written as a whole (`v = ..`, `&mut
+    /// v`) or by a method that may resize it.
+    fn resize(&mut self, target: &Expr) {
+        if let ExprKind::Path(path) = &target.kind {
+            self.resizable
+                .extend(path.path.get_ident().map(ToString::to_string));
+        }
+    }
+
     fn expr_facts(&mut self, expr: &Expr, top: usize) {
         match &expr.kind {
             ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                self.resize(target);
                 self.write(target, top)
             }
             ExprKind::Reference {
                 mutability: Some(_),
                 expr: inner,
-            } => self.write(inner, top),
+            } => {
+                self.resize(inner);
+                self.write(inner, top)
+            }
+            ExprKind::Structural {
+                receiver, method, ..
+            }
+            | ExprKind::PlainMethod {
+                receiver, method, ..
+            } if !KEEPS_LENGTH.contains(&method.to_string().as_str())
+                && !MUTATING.contains(&method.to_string().as_str()) =>
+            {
+                self.resize(receiver)
+            }
             ExprKind::Structural {
                 receiver, method, ..
             }
             | ExprKind::PlainMethod {
                 receiver, method, ..
             } if MUTATING.contains(&method.to_string().as_str()) => {
+                if !KEEPS_LENGTH.contains(&method.to_string().as_str()) {
+                    self.resize(receiver);
+                }
                 // A `Vec` truncated, popped, inserted into or extended
                 // changes length too: its adjoint is shaped as a pushed
                 // one's, to its final length, and each reversed move puts
@@ -456,6 +521,19 @@ impl Analysis {
                 .writes
                 .get(name)
                 .is_none_or(|writes| writes.iter().all(|&at| at < top))
+    }
+
+    /// Whether the length of `name` (`0..w.len()`, read in top-level
+    /// statement `top`) is still the same when the reverse sweep runs,
+    /// though its items may not be: a parameter or a top-level binding,
+    /// bound once before `top`, whose items alone are written (no `push`,
+    /// `pop`, .., no assignment or `&mut` borrow of the whole).
+    pub fn length_stable(&self, name: &str, top: usize) -> bool {
+        let declared = match self.top_lets.get(name) {
+            Some(&at) => at < top,
+            None => self.params.contains(name),
+        };
+        self.bound.get(name).copied() == Some(1) && declared && !self.resizable.contains(name)
     }
 
     /// Whether `name` is a binding of the body or a parameter (anything

@@ -372,7 +372,7 @@ impl<'m> Sweep<'m> {
             (quote!(), quote!(), quote!(), quote!())
         };
         if range_like(iter) {
-            if !self.fully_available(iter) {
+            if !self.bounds_available(iter) {
                 return unsupported("a `for` over a range whose bounds change", whole);
             }
             self.depth += 1;
@@ -399,11 +399,7 @@ impl<'m> Sweep<'m> {
         let Some(Elements { items, adaptors }) = self.elements(iter) else {
             return unsupported(format!("a `for` over {}", describe(iter)), whole);
         };
-        let iter_src = if self.by_value(iter) {
-            quote!(#iter_src.iter().copied())
-        } else {
-            iter_src
-        };
+        let iter_src = self.borrowing_source(iter);
         let mut places = Vec::new();
         items.places(&mut places);
         // A local of numbers that changes before the reverse sweep (bound
@@ -546,9 +542,50 @@ impl<'m> Sweep<'m> {
                 let name = ident.to_string();
                 !self.an.slices.contains(&name)
                     && !self.an.arrays.contains(&name)
+                    && !self.an.references.contains(&name)
                     && dims_of(iter, &self.an.dims) == Some(1)
             }),
             _ => false,
+        }
+    }
+
+    /// The forward sweep's iterator for the items of `elements`: as
+    /// written, except that a local `Vec` of numbers taken by value (`for v
+    /// in squares`, `w.iter().zip(v)`) is walked as `v.iter().copied()`, so
+    /// that the loop leaves it for the reverse sweep, which reads its items
+    /// again by index (the same copies).
+    fn borrowing_source(&self, iter: &Expr) -> TokenStream {
+        match &iter.kind {
+            ExprKind::Path(_) if self.by_value(iter) => {
+                let source = iter.source.to_token_stream();
+                quote!(#source.iter().copied())
+            }
+            ExprKind::Paren(inner) => {
+                let inner = self.borrowing_source(inner);
+                quote!((#inner))
+            }
+            ExprKind::Structural {
+                receiver,
+                method,
+                turbofish,
+                args,
+            } => {
+                // `v.iter()` borrows already: only a receiver that is an
+                // iterator itself (`v.iter().zip(u)`) is looked into.
+                let receiver = match receiver.kind {
+                    ExprKind::Path(_) => receiver.source.to_token_stream(),
+                    _ => self.borrowing_source(receiver),
+                };
+                let args = args.iter().map(|arg| {
+                    if *method == "zip" {
+                        self.borrowing_source(arg)
+                    } else {
+                        arg.source.to_token_stream()
+                    }
+                });
+                quote!(#receiver.#method #turbofish(#(#args),*))
+            }
+            _ => iter.source.to_token_stream(),
         }
     }
 
@@ -564,6 +601,11 @@ impl<'m> Sweep<'m> {
         match &iter.kind {
             ExprKind::Path(path) => {
                 let name = path.path.get_ident()?.to_string();
+                // A reference to a row (`for x in xs`, `let x = &xs[i]`):
+                // walked as `x.iter()` is.
+                if self.an.references.contains(&name) {
+                    return place(iter, true);
+                }
                 if !self.an.slices.contains(&name) && !self.an.arrays.contains(&name) {
                     // A local `Vec` (or array) of numbers by value: its
                     // items, copied (see `by_value`).

@@ -42,7 +42,7 @@ use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 
 use super::analysis::{carries, dims_of, shows_number, Analysis};
-use crate::ast::{Arith, Block, Expr, ExprKind, Source, Stmt};
+use crate::ast::{Arith, Block, Child, Expr, ExprKind, Source, Stmt};
 use crate::flow::root;
 use crate::text;
 pub(super) use moves::MOVES;
@@ -517,6 +517,18 @@ impl<'m> Sweep<'m> {
 
     /// Whether the reverse sweep still has `name`'s value from here.
     fn available(&self, name: &str) -> bool {
+        self.visible(name, Analysis::stable)
+    }
+
+    /// Whether the reverse sweep has `name` with the length it has here
+    /// (`0..w.len()` of a `Vec` whose items the body writes).
+    fn length_available(&self, name: &str) -> bool {
+        self.visible(name, Analysis::length_stable)
+    }
+
+    /// [`available`](Self::available), with `stable` saying whether a
+    /// top-level binding is still as it was.
+    fn visible(&self, name: &str, stable: fn(&Analysis, &str, usize) -> bool) -> bool {
         for scope in self.scopes.iter().rev() {
             if scope.available.contains(name) {
                 return true;
@@ -528,7 +540,7 @@ impl<'m> Sweep<'m> {
             }
         }
         !self.an.is_local(name)
-            || (self.an.stable(name, self.top)
+            || (stable(self.an, name, self.top)
                 && (!self.early
                     || (self.an.params.contains(name) && !self.an.top_lets.contains_key(name))))
     }
@@ -555,6 +567,38 @@ impl<'m> Sweep<'m> {
 
     fn fully_available(&self, expr: &Expr) -> bool {
         self.all_available(expr.source.to_token_stream()) && !has_call(expr)
+    }
+
+    /// Whether the reverse sweep can evaluate a range's bounds again:
+    /// [`fully_available`](Self::fully_available), except that a `Vec`
+    /// read only for its length (`0..w.len()`) needs only that length to
+    /// be the same (`length_available`).
+    fn bounds_available(&self, expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if *method == "len" && args.is_empty() => match &receiver.kind {
+                ExprKind::Path(path) => path.path.get_ident().is_some_and(|name| {
+                    let name = name.to_string();
+                    self.available(&name) || self.length_available(&name)
+                }),
+                _ => self.fully_available(expr),
+            },
+            _ => {
+                let children = expr.children();
+                if children.is_empty() {
+                    return self.fully_available(expr);
+                }
+                !has_call(expr)
+                    && children.into_iter().all(|child| match child {
+                        Child::Expr(inner) => self.bounds_available(inner),
+                        Child::Block(_) => false,
+                    })
+            }
+        }
     }
 
     /// Whether the value is one `f64`, as far as the body shows.

@@ -1,0 +1,294 @@
+//! Shapes found by writing exercises as a student first writes them, each
+//! of which kept the tape (or did not build) until the compiled adjoint
+//! took it: a row bound by a `for` over a slice of rows (or by `let x =
+//! &xs[i];`) walked by `zip` (`w.iter().zip(x)`, with no `.iter()` on the
+//! row); a local `Vec` walked by value inside a `zip` (`w.iter().zip(v)`,
+//! which did not build: the loop moved `v` and the reverse read it); a
+//! destructuring assignment (`(a, b) = (b, a + b)`, `[p, q] = [q, p]`,
+//! whose array form did not build on the tape); and a range over a `Vec`'s
+//! length whose items a loop around rewrites (`for i in 0..w.len() {
+//! w[i] -= .. }`, a few gradient-descent steps inside a loss). Each takes
+//! the compiled path, agrees with the tape, and matches a dual-number twin
+//! written out by hand.
+
+// Written as a student writes it: loops by index, `(a, b) = (b, ..)`.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use super::support::compiled_agrees;
+use crate::oracle::Dual;
+
+/// Squared error of a linear model over rows of data: the rows are bound
+/// by the `for` and walked by `zip` as they are.
+#[differentiable]
+fn row_regression(w: &[f64], b: f64, #[constant] xs: &[Vec<f64>], #[constant] ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let z: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>() + b;
+        loss += (z - y) * (z - y);
+    }
+    loss
+}
+
+fn row_regression_dual(p: &[Dual], xs: &[Vec<f64>], ys: &[f64]) -> Dual {
+    let (w, b) = (&p[..p.len() - 1], p[p.len() - 1]);
+    let mut loss = Dual::constant(0.0);
+    for (x, &y) in xs.iter().zip(ys) {
+        let mut z = b;
+        for (a, &v) in w.iter().zip(x) {
+            z = z + *a * v;
+        }
+        loss = loss + (z - y) * (z - y);
+    }
+    loss
+}
+
+/// The same row, bound by `let x = &xs[i];`, and a tracked row of a
+/// matrix walked by `zip` from the other side (`x.iter().zip(row)`).
+#[differentiable]
+fn borrowed_rows(m: &[Vec<f64>], w: &[f64], #[constant] xs: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        let x = &xs[i];
+        let d: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+        s += d.tanh();
+    }
+    for row in m {
+        let d: f64 = w.iter().zip(row).map(|(a, b)| a * b).sum();
+        s += d * d;
+    }
+    s
+}
+
+fn borrowed_rows_dual(p: &[Dual], rows: usize, xs: &[Vec<f64>]) -> Dual {
+    let n = (p.len()) / (rows + 1);
+    let (m, w) = p.split_at(rows * n);
+    let mut s = Dual::constant(0.0);
+    for x in xs {
+        let mut d = Dual::constant(0.0);
+        for (a, &v) in w.iter().zip(x) {
+            d = d + *a * v;
+        }
+        s = s + d.tanh();
+    }
+    for row in m.chunks(n) {
+        let mut d = Dual::constant(0.0);
+        for (a, r) in w.iter().zip(row) {
+            d = d + *a * *r;
+        }
+        s = s + d * d;
+    }
+    s
+}
+
+/// A local `Vec` walked by value inside a `zip`, and by a `for` of its
+/// own: the loops borrow it, so the reverse sweep reads the same items.
+#[differentiable]
+fn owned_walk(w: &[f64], x: &[f64]) -> f64 {
+    let v = x.to_vec();
+    let squares: Vec<f64> = x.iter().map(|t| t * t).collect();
+    let mut s = 0.0;
+    for (a, b) in w.iter().zip(v) {
+        s += a * b;
+    }
+    for q in squares {
+        s += q.sin();
+    }
+    s
+}
+
+fn owned_walk_dual(p: &[Dual]) -> Dual {
+    let (w, x) = p.split_at(p.len() / 2);
+    let mut s = Dual::constant(0.0);
+    for (a, b) in w.iter().zip(x) {
+        s = s + *a * *b;
+    }
+    for t in x {
+        s = s + (*t * *t).sin();
+    }
+    s
+}
+
+/// Destructuring assignments: a tuple in a loop whose components read
+/// the names assigned (held first, as Rust evaluates them), and an array.
+#[differentiable]
+fn swaps(x: f64, y: f64) -> f64 {
+    let (mut a, mut b) = (x, y);
+    let mut i = 0;
+    while i < 4 {
+        (a, b) = (b, a * b + 0.1);
+        i += 1;
+    }
+    let [mut p, mut q] = [a, b];
+    [p, q] = [q * 0.5, p];
+    let (mut u, mut v) = (p, q);
+    (u, v) = (x.sin() + u, y * 2.0 - v);
+    (v, u) = (u + v, v);
+    p / q + u * v
+}
+
+fn swaps_dual(p: &[Dual]) -> Dual {
+    let (x, y) = (p[0], p[1]);
+    let (mut a, mut b) = (x, y);
+    for _ in 0..4 {
+        let next = (b, a * b + 0.1);
+        a = next.0;
+        b = next.1;
+    }
+    let (p, q) = (b * 0.5, a);
+    let (u, v) = (x.sin() + p, y * 2.0 - q);
+    let (v, u) = (u + v, v);
+    p / q + u * v
+}
+
+/// A few gradient-descent steps inside a loss: the inner range is the
+/// length of a `Vec` whose items the steps rewrite, the same length in
+/// the reverse sweep.
+#[differentiable]
+fn descent_steps(x: &[f64], lr: f64) -> f64 {
+    let mut w = x.to_vec();
+    for _ in 0..3 {
+        let g: Vec<f64> = w.iter().map(|v| 2.0 * v + v.sin()).collect();
+        for i in 0..w.len() {
+            w[i] -= lr * g[i];
+        }
+    }
+    let mut s = 0.0;
+    for i in (0..w.len()).rev() {
+        s += w[i] * w[i] * (i as f64 + 1.0);
+    }
+    s
+}
+
+fn descent_steps_dual(p: &[Dual]) -> Dual {
+    let (x, lr) = (&p[..p.len() - 1], p[p.len() - 1]);
+    let mut w = x.to_vec();
+    for _ in 0..3 {
+        let g: Vec<Dual> = w.iter().map(|v| *v * 2.0 + v.sin()).collect();
+        for i in 0..w.len() {
+            w[i] = w[i] - lr * g[i];
+        }
+    }
+    let mut s = Dual::constant(0.0);
+    for (i, v) in w.iter().enumerate() {
+        s = s + *v * *v * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn rows_bound_by_a_for_or_a_borrow_are_walked_by_zip() {
+    let xs = vec![
+        vec![0.1, 0.2, -0.3],
+        vec![1.0, 0.9, 0.4],
+        vec![-0.5, 0.3, 0.8],
+    ];
+    let ys = [1.0, 0.0, 0.5];
+    let (w, b) = (vec![0.3, -0.2, 0.5], 0.1);
+    assert_eq!(row_regression_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "row_regression",
+        &[w.clone(), vec![b]].concat(),
+        |stack| row_regression_adjoint(stack, &w, b, &xs, &ys),
+        || row_regression_grad(&w, b, &xs, &ys),
+        || row_regression_grad_tape(&w, b, &xs, &ys),
+        |p| row_regression_dual(p, &xs, &ys),
+    );
+    let m = vec![vec![0.7, -0.1, 0.2], vec![0.4, 0.5, -0.6]];
+    assert_eq!(borrowed_rows_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "borrowed_rows",
+        &[m.concat(), w.clone()].concat(),
+        |stack| borrowed_rows_adjoint(stack, &m, &w, &xs),
+        || borrowed_rows_grad(&m, &w, &xs),
+        || borrowed_rows_grad_tape(&m, &w, &xs),
+        |p| borrowed_rows_dual(p, m.len(), &xs),
+    );
+}
+
+#[test]
+fn a_local_vec_walked_by_value_is_left_for_the_reverse() {
+    let (w, x) = (vec![0.3, -0.2, 0.5, 0.9], vec![1.1, -0.4, 0.6, 0.2]);
+    assert_eq!(owned_walk_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "owned_walk",
+        &[w.clone(), x.clone()].concat(),
+        |stack| owned_walk_adjoint(stack, &w, &x),
+        || owned_walk_grad(&w, &x),
+        || owned_walk_grad_tape(&w, &x),
+        owned_walk_dual,
+    );
+}
+
+#[test]
+fn destructuring_assignments_are_compiled() {
+    assert_eq!(swaps_grad_path(), GradientPath::Compiled);
+    for (x, y) in [(0.4, 0.9), (-0.7, 0.3), (1.3, -0.2)] {
+        compiled_agrees(
+            "swaps",
+            &[x, y],
+            |stack| swaps_adjoint(stack, x, y),
+            || swaps_grad(x, y),
+            || swaps_grad_tape(x, y),
+            swaps_dual,
+        );
+    }
+}
+
+#[test]
+fn a_range_over_a_length_the_body_keeps_is_evaluated_again() {
+    let x = vec![0.3, -1.2, 0.8, 2.0];
+    let lr = 0.1;
+    assert_eq!(descent_steps_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "descent_steps",
+        &[x.clone(), vec![lr]].concat(),
+        |stack| descent_steps_adjoint(stack, &x, lr),
+        || descent_steps_grad(&x, lr),
+        || descent_steps_grad_tape(&x, lr),
+        descent_steps_dual,
+    );
+}
+
+/// A `Vec` whose length changes after the loop that reads it keeps the
+/// loop's trip count off its length: pushed onto later, the reverse sweep
+/// would see a longer `Vec`. This one stays correct either way.
+#[differentiable]
+fn grown_after(x: &[f64]) -> f64 {
+    let mut w = x.to_vec();
+    let mut s = 0.0;
+    for k in 0..2 {
+        for i in 0..w.len() {
+            s += w[i] * w[i];
+            w[i] *= 0.5;
+        }
+        w.push(x[k] * 3.0);
+    }
+    s
+}
+
+fn grown_after_dual(p: &[Dual]) -> Dual {
+    let mut w = p.to_vec();
+    let mut s = Dual::constant(0.0);
+    for k in 0..2 {
+        for i in 0..w.len() {
+            s = s + w[i] * w[i];
+            w[i] = w[i] * 0.5;
+        }
+        w.push(p[k] * 3.0);
+    }
+    s
+}
+
+#[test]
+fn a_range_over_a_length_that_changes_agrees_on_either_path() {
+    let x = vec![0.3, -1.2, 0.8];
+    let got = grown_after_grad(&x).expect("a gradient");
+    let tape = grown_after_grad_tape(&x).expect("a gradient");
+    let (value, gradient) = crate::oracle::dual_value_and_gradient(&x, grown_after_dual);
+    super::support::assert_agree("grown_after vs tape", &got.gradient, &tape.gradient);
+    super::support::assert_agree("grown_after vs oracle", &got.gradient, &gradient);
+    super::support::assert_agree("grown_after value", &[got.value], &[value]);
+}
