@@ -133,7 +133,7 @@ enum Expr {
     /// A reduction over the items of a slice, array or `Vec`, as course
     /// code writes it: `a.iter().map(|t| t * t).sum::<f64>()` (0), a dot
     /// product `a.iter().zip(b.iter()).map(|(p, q)| p * q).sum::<f64>()`
-    /// (1, with the second name), `a.iter().fold(k, |acc, t| acc * 0.5 +
+    /// (1, with the second name; 4, the same with `zip(&b[..])`), `a.iter().fold(k, |acc, t| acc * 0.5 +
     /// t)` (2), the mean `a.iter().sum::<f64>() / a.len() as f64` (3).
     Reduce(usize, String, String, f64),
 }
@@ -233,6 +233,13 @@ enum Stmt {
     Return(Expr),
     /// `let (mut? a, mut? b) = (b, a);`
     Swap(String, String, bool, bool),
+    /// `(a, b) = (b, e);`, or `[a, b] = [b, e];`, `e` reading both (`(a *
+    /// k + b).tanh()`): a destructuring assignment of two `mut` numbers.
+    SwapAssign(String, String, Expr, bool),
+    /// `for i in 0..v.len() { v[i] = v[i] * k + e; }`: a `Vec`'s items
+    /// rewritten over a range of its length (which a loop around may run
+    /// again, and a `push` may change).
+    UpdateItems(String, String, f64, Expr),
     /// `#[cfg(not(any()))] { .. }` (compiled in) or `#[cfg(any())] { .. }`
     /// (compiled out, and left out of the dual twin).
     Cfg(bool, Vec<Stmt>),
@@ -362,7 +369,11 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             (1, Dialect::Plain) => {
                 format!("{a}.iter().zip({b}.iter()).map(|(p, q)| p * q).sum::<f64>()")
             }
-            (1, Dialect::Dual) => {
+            // The second list borrowed rather than iterated.
+            (4, Dialect::Plain) => {
+                format!("{a}.iter().zip(&{b}[..]).map(|(p, q)| p * q).sum::<f64>()")
+            }
+            (1 | 4, Dialect::Dual) => {
                 format!("{a}.iter().zip({b}.iter()).fold(D::c(-0.0), |s, (p, q)| s + *p * *q)")
             }
             (2, _) => {
@@ -637,6 +648,22 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::Swap(a, b, ma, mb) => {
                 let m = |yes: bool| if yes { "mut " } else { "" };
                 let _ = writeln!(out, "{pad}let ({}{a}, {}{b}) = ({b}, {a});", m(*ma), m(*mb));
+            }
+            Stmt::SwapAssign(a, b, e, array) => {
+                let (open, close) = if *array { ("[", "]") } else { ("(", ")") };
+                let _ = writeln!(
+                    out,
+                    "{pad}{open}{a}, {b}{close} = {open}{b}, {}{close};",
+                    r(e)
+                );
+            }
+            Stmt::UpdateItems(name, i, k, e) => {
+                let k = r(&Expr::Lit(*k));
+                let _ = writeln!(
+                    out,
+                    "{pad}for {i} in 0..{name}.len() {{ {name}[{i}] = {name}[{i}] * {k} + {}; }}",
+                    r(e)
+                );
             }
             Stmt::Cfg(on, body) => {
                 let attr = if *on { "not(any())" } else { "any()" };
@@ -1303,6 +1330,21 @@ impl Gen {
                 };
                 let mutable = |g: &Gen, n: &str| g.visible(|v| v.name == n)[0].mutable;
                 let (ma, mb) = (mutable(self, &a), mutable(self, &b));
+                if ma && mb && self.rng.chance(50) {
+                    self.tag("destructuring assignment");
+                    let k = [0.5, -0.25, 1.5][self.rng.below(3)];
+                    // Bounded however often a loop runs it.
+                    let e = Expr::Method(
+                        "tanh",
+                        Box::new(Expr::Bin(
+                            "+",
+                            Box::new(Expr::Var(a.clone()).scaled(k)),
+                            Box::new(Expr::Var(b.clone())),
+                        )),
+                    );
+                    out.push(Stmt::SwapAssign(a, b, e, self.rng.chance(30)));
+                    return;
+                }
                 self.declare(&a, Kind::Scalar, ma);
                 self.declare(&b, Kind::Scalar, mb);
                 out.push(Stmt::Swap(a, b, ma, mb));
@@ -1352,6 +1394,15 @@ impl Gen {
                 let e = self.expr(1);
                 // Now and then an item inserted at the front, or the items
                 // sorted, where a loop may run it any number of times.
+                // Only where the function may keep the tape: a range over
+                // the length of a `Vec` a later `push` grows is one.
+                if !self.compiled && self.rng.chance(15) {
+                    self.tag("items rewritten over 0..v.len()");
+                    let i = self.fresh("i");
+                    let k = [0.5, -0.75, 1.25][self.rng.below(3)];
+                    out.push(Stmt::UpdateItems(name, i, k, e));
+                    return;
+                }
                 match self.rng.below(10) {
                     0 => {
                         self.tag("insert into a Vec");
@@ -2148,7 +2199,7 @@ impl Gen {
                 let (a, _) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
                 Some(Expr::Reduce(
-                    self.rng.below(4),
+                    self.rng.below(5),
                     a,
                     b,
                     self.rng.value(-1.0, 1.0),
