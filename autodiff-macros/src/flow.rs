@@ -248,6 +248,28 @@ impl Walk<'_> {
             _ => false,
         };
         match &expr.kind {
+            // `(a, b) = (b, e)`: each target takes its own component; of
+            // any other value, every target may take a tracked one.
+            ExprKind::Assign { target, value } if destructuring(target).is_some() => {
+                touched |= self.expr(target);
+                match components(target, value) {
+                    Some(pairs) => {
+                        for (target, value) in pairs {
+                            if self.expr(value) {
+                                touched = true;
+                                self.found.extend(root(target));
+                            }
+                        }
+                    }
+                    None => {
+                        if self.expr(value) {
+                            touched = true;
+                            let targets = destructuring(target).unwrap_or_default();
+                            self.found.extend(targets.into_iter().filter_map(root));
+                        }
+                    }
+                }
+            }
             ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
                 touched |= self.expr(target);
                 if self.expr(value) {
@@ -438,6 +460,33 @@ fn unknown(pat: &Pattern, bindings: &mut HashMap<String, Vec<Binding<'_, '_>>>) 
 }
 
 /// The variable an assignment writes: `s` in `s`, `y[i]`, `y[i][j]`, `p.0`.
+/// The places a destructuring assignment's target lists (`(a, b)`, `[a,
+/// b]`), or `None` for a target that is one place.
+pub fn destructuring<'e, 'a>(target: &'e Expr<'a>) -> Option<Vec<&'e Expr<'a>>> {
+    match &target.kind {
+        ExprKind::Tuple(items) | ExprKind::Array(items) => Some(items.iter().collect()),
+        ExprKind::Paren(inner) => destructuring(inner),
+        _ => None,
+    }
+}
+
+/// Each target of a destructuring assignment with the component of the
+/// value it takes, where the value is a literal of the same shape (`(a,
+/// b) = (b, e)`).
+pub fn components<'e, 'a>(
+    target: &'e Expr<'a>,
+    value: &'e Expr<'a>,
+) -> Option<Vec<(&'e Expr<'a>, &'e Expr<'a>)>> {
+    let targets = destructuring(target)?;
+    let values = match &value.kind {
+        ExprKind::Tuple(items) if matches!(target.kind, ExprKind::Tuple(_)) => items,
+        ExprKind::Array(items) if matches!(target.kind, ExprKind::Array(_)) => items,
+        ExprKind::Paren(inner) => return components(target, inner),
+        _ => return None,
+    };
+    (targets.len() == values.len()).then(|| targets.into_iter().zip(values).collect())
+}
+
 pub fn root(target: &Expr) -> Option<String> {
     match &target.kind {
         ExprKind::Path(path) => path.path.get_ident().map(ToString::to_string),

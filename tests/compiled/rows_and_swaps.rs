@@ -222,8 +222,47 @@ fn a_local_vec_walked_by_value_is_left_for_the_reverse() {
     );
 }
 
+/// A destructuring assignment that hands a tracked value to a binding
+/// that held a constant (`acc`), next to one of two counters that stay
+/// plain integers: each target is tracked as its own component is (this
+/// did not build on the tape: `acc` stayed an `f64` there).
+#[differentiable]
+fn mixed_swaps(x: f64) -> f64 {
+    let mut acc = 1.9375;
+    let (mut i, mut j) = (0, 3);
+    let mut y = x;
+    while i < j {
+        [y, acc] = [acc, (y * -0.25 + acc).tanh()];
+        (i, j) = (i + 1, j);
+    }
+    let mut z = 0.5;
+    (z, acc) = (acc * 2.0, z);
+    y + z * acc
+}
+
+fn mixed_swaps_dual(p: &[Dual]) -> Dual {
+    let (mut y, mut acc) = (p[0], Dual::constant(1.9375));
+    for _ in 0..3 {
+        let next = (y * -0.25 + acc).tanh();
+        (y, acc) = (acc, next);
+    }
+    let z = acc * 2.0;
+    y + z * 0.5
+}
+
 #[test]
 fn destructuring_assignments_are_compiled() {
+    assert_eq!(mixed_swaps_grad_path(), GradientPath::Compiled);
+    for x in [0.4, -1.3, 2.2] {
+        compiled_agrees(
+            "mixed_swaps",
+            &[x],
+            |stack| mixed_swaps_adjoint(stack, x),
+            || mixed_swaps_grad(x),
+            || mixed_swaps_grad_tape(x),
+            mixed_swaps_dual,
+        );
+    }
     assert_eq!(swaps_grad_path(), GradientPath::Compiled);
     for (x, y) in [(0.4, 0.9), (-0.7, 0.3), (1.3, -0.2)] {
         compiled_agrees(

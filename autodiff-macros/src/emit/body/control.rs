@@ -139,6 +139,29 @@ impl Emitter<'_> {
             ExprKind::Loop { label, body } => self.loop_(*label, body),
             ExprKind::Break { label, value } => self.break_(*label, value.as_deref()),
             ExprKind::Return(result) => self.return_(result.as_deref()),
+            // `(a, b) = (b, e)`: each component lifted where its target
+            // is tracked, the target printed as the places it lists.
+            ExprKind::Assign {
+                target,
+                value: result,
+            } if flow::components(target, result).is_some() => {
+                let pairs = flow::components(target, result).unwrap_or_default();
+                let items = pairs.into_iter().map(|(target, item)| {
+                    let tracked =
+                        flow::root(target).is_some_and(|root| self.flow.is_tracked(&root));
+                    if tracked && self.flow.is_certainly_tracked(target) {
+                        self.lifted_into(item, true)
+                    } else {
+                        self.expr(item, if tracked { Mode::Lift } else { Mode::Value })
+                    }
+                });
+                let value = match target.kind {
+                    ExprKind::Array(_) => quote!([#(#items),*]),
+                    _ => quote!((#(#items,)*)),
+                };
+                let target = target.source.to_token_stream();
+                quote!(#target = #value)
+            }
             ExprKind::Assign {
                 target,
                 value: result,
@@ -151,7 +174,7 @@ impl Emitter<'_> {
                 } else {
                     self.expr(result, if tracked { Mode::Lift } else { Mode::Value })
                 };
-                // A destructuring target (`[a, b] = [b, a]`) is places,
+                // A destructuring target (`[a, b] = pair`) is places,
                 // printed as written: an array literal there is not a
                 // value to lift.
                 let target = match target.kind {
