@@ -331,3 +331,54 @@ fn a_range_over_a_length_that_changes_agrees_on_either_path() {
     super::support::assert_agree("grown_after vs oracle", &got.gradient, &gradient);
     super::support::assert_agree("grown_after value", &[got.value], &[value]);
 }
+
+/// A row borrowed from a local `Vec` that the body grows after the
+/// borrow's last use: fine in the body, but the reverse sweep cannot read
+/// the borrow across the `push`. This did not build; the borrow is now as
+/// stable as what it borrows, so the function keeps the tape (names bound
+/// again through borrows of each other end there too).
+#[differentiable]
+fn borrow_then_push(w: &[f64], x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let r = &v;
+    let s: f64 = w.iter().zip(r).map(|(a, b)| a * b).sum();
+    let t: f64 = w.iter().zip(r.iter()).map(|(a, b)| a - b).sum();
+    v.push(s * t);
+    s + v[v.len() - 1]
+}
+
+#[differentiable]
+fn borrowed_twice(a: f64, b: f64) -> f64 {
+    let c = &b;
+    let b = &c;
+    a * **b
+}
+
+#[test]
+fn a_borrow_of_a_vec_that_grows_later_builds_and_agrees() {
+    let (w, x) = ([0.3, -0.2, 0.5], [1.0, 2.0, 3.0]);
+    let got = borrow_then_push_grad(&w, &x).expect("a gradient");
+    let tape = borrow_then_push_grad_tape(&w, &x).expect("a gradient");
+    let (value, gradient) = crate::oracle::dual_value_and_gradient(&[w, x].concat(), |p| {
+        let (w, x) = p.split_at(3);
+        let s = w
+            .iter()
+            .zip(x)
+            .fold(Dual::constant(0.0), |s, (a, b)| s + *a * *b);
+        let t = w
+            .iter()
+            .zip(x)
+            .fold(Dual::constant(0.0), |s, (a, b)| s + (*a - *b));
+        s + s * t
+    });
+    let flat = [got.gradient.0.clone(), got.gradient.1.clone()].concat();
+    super::support::assert_agree(
+        "borrow_then_push vs tape",
+        &flat,
+        &[tape.gradient.0, tape.gradient.1].concat(),
+    );
+    super::support::assert_agree("borrow_then_push vs oracle", &flat, &gradient);
+    super::support::assert_agree("borrow_then_push value", &[got.value], &[value]);
+    let got = borrowed_twice_grad(1.5, -2.0).expect("a gradient");
+    assert_eq!((got.value, got.gradient), (-3.0, (-2.0, 1.5)));
+}

@@ -118,6 +118,10 @@ pub struct Analysis {
     /// Bindings that hold references (`for x in xs` of a slice, `let x =
     /// &xs[i]`): a `for` over one walks it as `x.iter()` (`references`).
     pub references: HashSet<String>,
+    /// `let r = &v..;`: the binding each such `r` borrows from, which must
+    /// be as stable as `r` for the reverse sweep to read `r` (a `push` onto
+    /// `v` after `r`'s last use is fine in the body, not in the reverse).
+    pub borrows: HashMap<String, String>,
     /// Bindings the body shows hold `f64` values (or arrays, slices, `Vec`s
     /// of them): parameters so typed, what `active` reaches, `let`s typed
     /// `f64` or initialised with arithmetic of such values. The reverse
@@ -217,6 +221,7 @@ impl Analysis {
                 .map(|param| param.ident.to_string())
                 .collect(),
             references: HashSet::new(),
+            borrows: HashMap::new(),
             numbers: HashSet::new(),
             models: function
                 .params
@@ -402,9 +407,27 @@ impl Analysis {
 
     fn stmt_facts(&mut self, stmt: &Stmt, top: usize) {
         match stmt {
-            Stmt::Let { pat, init, .. } => {
+            Stmt::Let {
+                pat, init, name, ..
+            } => {
                 for name in bindings(pat) {
                     *self.bound.entry(name.clone()).or_default() += 1;
+                }
+                if let (
+                    Some(name),
+                    Some(Expr {
+                        kind:
+                            ExprKind::Reference {
+                                mutability: None,
+                                expr: borrowed,
+                            },
+                        ..
+                    }),
+                ) = (name, init)
+                {
+                    if let Some(from) = root(borrowed).filter(|from| from != name) {
+                        self.borrows.insert(name.clone(), from);
+                    }
                 }
                 if let Some(init) = init {
                     self.expr_facts(init, top);
@@ -504,6 +527,12 @@ impl Analysis {
     /// top-level binding, bound once, that nothing writes in or after
     /// `top`.
     pub fn stable(&self, name: &str, top: usize) -> bool {
+        self.stable_through(name, top, 0)
+    }
+
+    /// [`stable`](Self::stable), `hops` borrows deep (a chain of `let r =
+    /// &v;` ends, and a name bound again may borrow its earlier self).
+    fn stable_through(&self, name: &str, top: usize, hops: usize) -> bool {
         let bound = self.bound.get(name).copied().unwrap_or(0);
         // Several bindings are fine when all are at the top level and the
         // read comes after the last: the reverse sweep sees that one.
@@ -521,6 +550,10 @@ impl Analysis {
                 .writes
                 .get(name)
                 .is_none_or(|writes| writes.iter().all(|&at| at < top))
+            && self
+                .borrows
+                .get(name)
+                .is_none_or(|from| hops < 8 && self.stable_through(from, top, hops + 1))
     }
 
     /// Whether the length of `name` (`0..w.len()`, read in top-level
