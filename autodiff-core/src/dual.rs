@@ -92,11 +92,7 @@ impl Dual {
         f: impl Fn(f64, f64) -> f64,
         partials: impl Fn(f64, f64) -> (f64, f64),
     ) -> Self {
-        let (da, db) = partials(self.value, other.value);
-        Self::new(
-            f(self.value, other.value),
-            chain(da, self.tangent) + chain(db, other.tangent),
-        )
+        self.binary_by(other, f, partials, chain)
     }
 
     /// [`binary`](Self::binary) for a rule whose partials are never
@@ -113,10 +109,25 @@ impl Dual {
         f: impl Fn(f64, f64) -> f64,
         partials: impl Fn(f64, f64) -> (f64, f64),
     ) -> Self {
+        self.binary_by(other, f, partials, |derivative, tangent| {
+            derivative * tangent
+        })
+    }
+
+    /// The value `f` gives and the tangent `Σ partial × tangent`, each
+    /// product taken by `times`.
+    #[inline(always)]
+    fn binary_by(
+        self,
+        other: Self,
+        f: impl Fn(f64, f64) -> f64,
+        partials: impl Fn(f64, f64) -> (f64, f64),
+        times: impl Fn(f64, f64) -> f64,
+    ) -> Self {
         let (da, db) = partials(self.value, other.value);
         Self::new(
             f(self.value, other.value),
-            da * self.tangent + db * other.tangent,
+            times(da, self.tangent) + times(db, other.tangent),
         )
     }
 
