@@ -459,7 +459,6 @@ fn unknown(pat: &Pattern, bindings: &mut HashMap<String, Vec<Binding<'_, '_>>>) 
     }
 }
 
-/// The variable an assignment writes: `s` in `s`, `y[i]`, `y[i][j]`, `p.0`.
 /// The places a destructuring assignment's target lists (`(a, b)`, `[a,
 /// b]`), or `None` for a target that is one place.
 pub fn destructuring<'e, 'a>(target: &'e Expr<'a>) -> Option<Vec<&'e Expr<'a>>> {
@@ -471,22 +470,17 @@ pub fn destructuring<'e, 'a>(target: &'e Expr<'a>) -> Option<Vec<&'e Expr<'a>>> 
 }
 
 /// Each target of a destructuring assignment with the component of the
-/// value it takes, where the value is a literal of the same shape (`(a,
-/// b) = (b, e)`).
+/// value it takes, where the value is a literal as long (`(a, b) = (b,
+/// e)`; a tuple target with an array value is the plain twin's error).
 pub fn components<'e, 'a>(
     target: &'e Expr<'a>,
     value: &'e Expr<'a>,
 ) -> Option<Vec<(&'e Expr<'a>, &'e Expr<'a>)>> {
-    let targets = destructuring(target)?;
-    let values = match &value.kind {
-        ExprKind::Tuple(items) if matches!(target.kind, ExprKind::Tuple(_)) => items,
-        ExprKind::Array(items) if matches!(target.kind, ExprKind::Array(_)) => items,
-        ExprKind::Paren(inner) => return components(target, inner),
-        _ => return None,
-    };
+    let (targets, values) = (destructuring(target)?, destructuring(value)?);
     (targets.len() == values.len()).then(|| targets.into_iter().zip(values).collect())
 }
 
+/// The variable an assignment writes: `s` in `s`, `y[i]`, `y[i][j]`, `p.0`.
 pub fn root(target: &Expr) -> Option<String> {
     match &target.kind {
         ExprKind::Path(path) => path.path.get_ident().map(ToString::to_string),

@@ -94,33 +94,25 @@ impl Splitter {
     /// order. Rust evaluates every component before it assigns, so where
     /// a component reads a name the statement assigns (`(a, b) = (b, a +
     /// b);`), each is first held in a fresh binding (`let a_next = b; let
-    /// b_next = a + b; a = a_next; b = b_next;`). A `_` target's component
-    /// is still evaluated (`let _ = e;`).
-    fn assignments(
-        &mut self,
-        targets: &[Option<&syn::Ident>],
-        values: &[&syn::Expr],
-    ) -> Vec<syn::Stmt> {
+    /// b_next = a + b; a = a_next; b = b_next;`).
+    fn assignments(&mut self, targets: &[&syn::Ident], values: &[&syn::Expr]) -> Vec<syn::Stmt> {
         let mut read = HashSet::new();
         for value in values {
             collect(value.to_token_stream(), &mut read);
         }
         let clash = targets
             .iter()
-            .flatten()
             .any(|ident| read.contains(&ident.to_string()));
         let mut out: Vec<syn::Stmt> = Vec::new();
         let mut assign = Vec::new();
-        for (target, value) in targets.iter().zip(values) {
-            match target {
-                None => out.push(syn::parse_quote!(let _ = #value;)),
-                Some(name) if clash => {
-                    let base = name.to_string();
-                    let held = self.fresh(&format!("{}_next", base.trim_start_matches("r#")));
-                    out.push(syn::parse_quote!(let #held = #value;));
-                    assign.push(syn::parse_quote!(#name = #held;));
-                }
-                Some(name) => out.push(syn::parse_quote!(#name = #value;)),
+        for (name, value) in targets.iter().zip(values) {
+            if clash {
+                let base = name.to_string();
+                let held = self.fresh(&format!("{}_next", base.trim_start_matches("r#")));
+                out.push(syn::parse_quote!(let #held = #value;));
+                assign.push(syn::parse_quote!(#name = #held;));
+            } else {
+                out.push(syn::parse_quote!(#name = #value;));
             }
         }
         out.extend(assign);
@@ -479,10 +471,10 @@ fn block_has_pattern_let(block: &syn::Block) -> bool {
     })
 }
 
-/// `(a, b) = (e, f)` or `[a, b] = [e, f]`, names or `_` assigned the
-/// components of a literal as long: the targets (`None` for `_`) and the
-/// components.
-fn destructured(expr: &syn::Expr) -> Option<(Vec<Option<&syn::Ident>>, Vec<&syn::Expr>)> {
+/// `(a, b) = (e, f)` or `[a, b] = [e, f]`, distinct names assigned the
+/// components of a literal as long: the names and the components. (A `_`
+/// target is refused before the adjoint is written.)
+fn destructured(expr: &syn::Expr) -> Option<(Vec<&syn::Ident>, Vec<&syn::Expr>)> {
     use syn::Expr as E;
     let E::Assign(assign) = expr else {
         return None;
@@ -506,17 +498,12 @@ fn destructured(expr: &syn::Expr) -> Option<(Vec<Option<&syn::Ident>>, Vec<&syn:
     let targets = targets
         .into_iter()
         .map(|target| match target {
-            E::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
-                path.path.get_ident().map(Some)
-            }
-            E::Infer(_) => Some(None),
+            E::Path(path) if path.qself.is_none() && path.attrs.is_empty() => path.path.get_ident(),
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
-    let mut names: Vec<&syn::Ident> = targets.iter().flatten().copied().collect();
-    names.sort();
-    names.dedup();
-    (names.len() == targets.iter().flatten().count()).then_some((targets, values))
+    let distinct: HashSet<&syn::Ident> = targets.iter().copied().collect();
+    (distinct.len() == targets.len()).then_some((targets, values))
 }
 
 /// Whether a block nested in `expr` (where `Splitter::nested` looks) has

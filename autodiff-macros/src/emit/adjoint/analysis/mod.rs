@@ -460,6 +460,17 @@ impl Analysis {
     }
 
     fn expr_facts(&mut self, expr: &Expr, top: usize) {
+        if let ExprKind::Structural {
+            receiver, method, ..
+        }
+        | ExprKind::PlainMethod {
+            receiver, method, ..
+        } = &expr.kind
+        {
+            if !KEEPS_LENGTH.contains(&method.to_string().as_str()) {
+                self.resize(receiver);
+            }
+        }
         match &expr.kind {
             ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
                 self.resize(target);
@@ -477,20 +488,7 @@ impl Analysis {
             }
             | ExprKind::PlainMethod {
                 receiver, method, ..
-            } if !KEEPS_LENGTH.contains(&method.to_string().as_str())
-                && !MUTATING.contains(&method.to_string().as_str()) =>
-            {
-                self.resize(receiver)
-            }
-            ExprKind::Structural {
-                receiver, method, ..
-            }
-            | ExprKind::PlainMethod {
-                receiver, method, ..
             } if MUTATING.contains(&method.to_string().as_str()) => {
-                if !KEEPS_LENGTH.contains(&method.to_string().as_str()) {
-                    self.resize(receiver);
-                }
                 // A `Vec` truncated, popped, inserted into or extended
                 // changes length too: its adjoint is shaped as a pushed
                 // one's, to its final length, and each reversed move puts
@@ -539,13 +537,7 @@ impl Analysis {
         if bound != 1 && self.top_bound.get(name).copied().unwrap_or(0) != bound {
             return false;
         }
-        // The binding the reverse sweep sees: the last top-level `let` of
-        // the name, or else the parameter.
-        let declared = match self.top_lets.get(name) {
-            Some(&at) => at < top,
-            None => self.params.contains(name),
-        };
-        declared
+        self.declared_before(name, top)
             && self
                 .writes
                 .get(name)
@@ -562,11 +554,19 @@ impl Analysis {
     /// bound once before `top`, whose items alone are written (no `push`,
     /// `pop`, .., no assignment or `&mut` borrow of the whole).
     pub fn length_stable(&self, name: &str, top: usize) -> bool {
-        let declared = match self.top_lets.get(name) {
+        self.bound.get(name).copied() == Some(1)
+            && self.declared_before(name, top)
+            && !self.resizable.contains(name)
+    }
+
+    /// Whether the binding of `name` the reverse sweep sees (the last
+    /// top-level `let` of the name, or else the parameter) is made before
+    /// top-level statement `top`.
+    fn declared_before(&self, name: &str, top: usize) -> bool {
+        match self.top_lets.get(name) {
             Some(&at) => at < top,
             None => self.params.contains(name),
-        };
-        self.bound.get(name).copied() == Some(1) && declared && !self.resizable.contains(name)
+        }
     }
 
     /// Whether `name` is a binding of the body or a parameter (anything

@@ -76,19 +76,6 @@ impl<'m> Sweep<'m> {
                 quote!((#(#items,)*))
             }
             ExprKind::Structural { receiver, .. } if is_place(receiver) => self.shape(receiver)?,
-            // `&w[i]`, `&row`: a borrowed row, shaped like the row. (A
-            // borrowed number, `&x[k]` of `max_by`, is not one the sweeps
-            // save.)
-            ExprKind::Reference {
-                mutability: None,
-                expr: inner,
-            } if is_place(inner)
-                && dims_of(inner, &self.an.dims).is_some_and(|dims| dims >= 1)
-                && !matches!(&inner.kind, ExprKind::Index { index, .. }
-                if matches!(index.kind, ExprKind::Range { .. })) =>
-            {
-                self.shape(inner)?
-            }
             // `[a, b].to_vec()`: a `Vec` shaped like the literal.
             ExprKind::Structural {
                 receiver, method, ..
@@ -109,6 +96,15 @@ impl<'m> Sweep<'m> {
                 }
                 let src = inner.source.to_token_stream();
                 quote!(#adjoint::zero(&#src))
+            }
+            // `&w[i]`, `&row`: a borrowed row, shaped like the row. (A
+            // borrowed number, `&x[k]` of `max_by`, is not one the sweeps
+            // save.)
+            ExprKind::Reference {
+                mutability: None,
+                expr: inner,
+            } if is_place(inner) && dims_of(inner, &self.an.dims).is_some_and(|dims| dims >= 1) => {
+                self.shape(inner)?
             }
             // `[a, b].concat()`: as long as its parts, which the reverse
             // sweep must still have as they were.
