@@ -916,6 +916,80 @@ fn compiled_hessian_is_the_closed_form_and_matches_the_tape_and_central_differen
     Ok(())
 }
 
+/// Rows of rows and a running product that overflows by a constant
+/// factor: what the lifting and the split of the compiled `f_hvp` check,
+/// as the dual sweep checks neither its parameters nor its gradient.
+#[differentiable]
+fn rows_scaled(w: &[[f64; 3]], b: f64, #[constant] scale: f64) -> f64 {
+    let mut s = b;
+    for row in 0..w.len() {
+        for k in 0..3 {
+            s += (w[row][k] * w[row][k]).tanh() * scale;
+        }
+    }
+    s * scale
+}
+
+#[test]
+fn a_non_finite_parameter_direction_or_gradient_of_the_compiled_hvp_is_the_tapes_error() {
+    use autodiff::__adjoint::{compiled_hessians, compiled_hvps};
+    let w = [[0.5, -0.25, 1.0], [0.75, 0.1, -0.3]];
+    let along = || (vec![[1.0, 0.5, -0.5], [0.0, 2.0, 1.0]], 0.25);
+    // Ordinary values: compiled, and the tape's numbers.
+    let result = compiled_once(|| rows_scaled_hvp(&w, 0.3, 2.0, along())).unwrap();
+    let tape = rows_scaled_hvp_tape(&w, 0.3, 2.0, along()).unwrap();
+    assert_eq!(result.value, tape.value);
+    for (got, want) in result
+        .hvp
+        .0
+        .iter()
+        .flatten()
+        .zip(tape.hvp.0.iter().flatten())
+    {
+        assert!(close(*got, *want, 1e-13), "{got} {want}");
+    }
+    // A parameter that is not finite, in the second row: the tape's error,
+    // which names it.
+    let mut bad = w;
+    bad[1][2] = f64::NAN;
+    let before = compiled_hvps();
+    let error = rows_scaled_hvp(&bad, 0.3, 2.0, along()).unwrap_err();
+    assert_eq!(compiled_hvps(), before, "reran the tape");
+    // (As text: the error holds the NaN, which is not equal to itself.)
+    let first_order = rows_scaled_grad(&bad, 0.3, 2.0).unwrap_err();
+    assert_eq!(error.to_string(), first_order.to_string());
+    assert_eq!(error.code(), "non-finite-leaf");
+    // A direction component that is not finite, in the second row: the
+    // direction's error, naming the parameter and the flat index.
+    let mut direction = along();
+    direction.0[1][1] = f64::INFINITY;
+    let error = rows_scaled_hvp(&w, 0.3, 2.0, direction).unwrap_err();
+    assert_eq!(error.code(), "non-finite-direction");
+    assert!(error.to_string().contains("`w`"), "{error}");
+    assert!(error.to_string().contains("index 4"), "{error}");
+    // A finite value whose gradient overflows: ∂/∂w carries scale² = ∞
+    // where w is tiny (∂/∂b is scale, finite). The compiled split gives
+    // up, and the error is the tape's.
+    let tiny = [[1e-160; 3]; 2];
+    for b in [0.3, -1e-100] {
+        assert!(rows_scaled(&tiny, b, 1e200).is_finite());
+        let before = compiled_hvps();
+        let error = rows_scaled_hvp(&tiny, b, 1e200, along()).unwrap_err();
+        assert_eq!(compiled_hvps(), before, "reran the tape");
+        assert_eq!(
+            error,
+            rows_scaled_hvp_tape(&tiny, b, 1e200, along()).unwrap_err()
+        );
+        let before = compiled_hessians();
+        let error = rows_scaled_hessian(&tiny, b, 1e200).unwrap_err();
+        assert_eq!(compiled_hessians(), before, "reran the tape");
+        assert_eq!(
+            error,
+            rows_scaled_hessian_tape(&tiny, b, 1e200).unwrap_err()
+        );
+    }
+}
+
 #[test]
 fn a_non_finite_value_on_the_compiled_jvp_or_hessian_is_the_tapes_answer() {
     use autodiff::__adjoint::{compiled_hessians, compiled_jvps};

@@ -235,10 +235,6 @@ pub fn series_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    stack.observe(&x);
-    if !stack.finite() {
-        return ::core::option::Option::None;
-    }
     let mut total = ::autodiff::__adjoint::dual(0.0);
     for i in 0..n {
         stack.observe_power_base(x, i as i32);
@@ -275,7 +271,6 @@ pub fn series_adjoint_dual(
             += x_powi_bar * ::autodiff::__adjoint::dual_rules::powi_partial(x, i as i32);
     }
     stack.observe(value);
-    stack.observe(&x_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {
@@ -368,13 +363,15 @@ pub fn series_jvp(
         ::autodiff::__adjoint::lift(&x, &tangent),
     ) {
         let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
-        if let ::core::option::Option::Some(result) = series_adjoint_dual(
-            stack,
-            lifted_0,
-            scale,
-            n,
-        ) {
-            return ::autodiff::__private::compiled_jvp(result);
+        if let ::core::option::Option::Some(answer) = series_adjoint_dual(
+                stack,
+                lifted_0,
+                scale,
+                n,
+            )
+            .and_then(::autodiff::__private::compiled_jvp)
+        {
+            return ::core::result::Result::Ok(answer);
         }
     }
     ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
@@ -393,13 +390,15 @@ pub fn series_hvp(
         ::autodiff::__adjoint::lift(&x, &direction),
     ) {
         let stack = &mut ::autodiff::__adjoint::DualStack::new();
-        if let ::core::option::Option::Some(result) = series_adjoint_dual(
-            stack,
-            lifted_0,
-            scale,
-            n,
-        ) {
-            return ::autodiff::__private::compiled_hvp(result);
+        if let ::core::option::Option::Some(answer) = series_adjoint_dual(
+                stack,
+                lifted_0,
+                scale,
+                n,
+            )
+            .and_then(::autodiff::__private::compiled_hvp)
+        {
+            return ::core::result::Result::Ok(answer);
         }
     }
     ::autodiff::__private::check_direction(&x, &direction, &["x"])?;

@@ -170,10 +170,6 @@ fn loss_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    stack.observe(&x);
-    if !stack.finite() {
-        return ::core::option::Option::None;
-    }
     let square = ::autodiff::__adjoint::dual(x * x);
     let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
         ::autodiff::__adjoint::dual(square + square),
@@ -195,7 +191,6 @@ fn loss_adjoint_dual(
     x_bar += square_bar * x;
     x_bar += square_bar * x;
     stack.observe(value);
-    stack.observe(&x_bar);
     stack
         .finite()
         .then_some(::autodiff::ValueAndGradient {
@@ -274,11 +269,10 @@ fn loss_jvp(
         ::autodiff::__adjoint::lift(&x, &tangent),
     ) {
         let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
-        if let ::core::option::Option::Some(result) = loss_adjoint_dual(
-            stack,
-            lifted_0,
-        ) {
-            return ::autodiff::__private::compiled_jvp(result);
+        if let ::core::option::Option::Some(answer) = loss_adjoint_dual(stack, lifted_0)
+            .and_then(::autodiff::__private::compiled_jvp)
+        {
+            return ::core::result::Result::Ok(answer);
         }
     }
     ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
@@ -295,11 +289,10 @@ fn loss_hvp(
         ::autodiff::__adjoint::lift(&x, &direction),
     ) {
         let stack = &mut ::autodiff::__adjoint::DualStack::new();
-        if let ::core::option::Option::Some(result) = loss_adjoint_dual(
-            stack,
-            lifted_0,
-        ) {
-            return ::autodiff::__private::compiled_hvp(result);
+        if let ::core::option::Option::Some(answer) = loss_adjoint_dual(stack, lifted_0)
+            .and_then(::autodiff::__private::compiled_hvp)
+        {
+            return ::core::result::Result::Ok(answer);
         }
     }
     ::autodiff::__private::check_direction(&x, &direction, &["x"])?;

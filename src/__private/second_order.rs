@@ -263,13 +263,15 @@ pub fn check_direction<S: Shapes>(
 
 /// What `f_adjoint_dual` computed, as `f_hvp` returns it: the value and
 /// the gradient are the primal parts, `H·v` the tangent parts of the
-/// adjoints (forward over reverse through the compiled adjoint).
+/// adjoints (forward over reverse through the compiled adjoint); `None`
+/// where a part is not finite (the dual sweep leaves its gradient to this
+/// check), and `f_hvp` then reruns the tape, whose error names it.
 pub fn compiled_hvp<D: crate::__adjoint::Split>(
     result: ValueAndGradient<D, autodiff_core::Dual>,
-) -> Result<Hvp<D::Plain>> {
+) -> Option<Hvp<D::Plain>> {
+    let (gradient, hvp) = result.gradient.split()?;
     crate::__adjoint::hvp_compiled();
-    let (gradient, hvp) = result.gradient.split();
-    Ok(Hvp {
+    Some(Hvp {
         value: result.value.value,
         gradient,
         hvp,
@@ -279,9 +281,9 @@ pub fn compiled_hvp<D: crate::__adjoint::Split>(
 /// What `f_adjoint_dual` computed on a stack made by
 /// `DualStack::forward_only`, as `f_jvp` returns it: the value's primal
 /// and tangent parts.
-pub fn compiled_jvp<D>(result: ValueAndGradient<D, autodiff_core::Dual>) -> Result<Jvp<f64>> {
+pub fn compiled_jvp<D>(result: ValueAndGradient<D, autodiff_core::Dual>) -> Option<Jvp<f64>> {
     crate::__adjoint::jvp_compiled();
-    Ok(Jvp {
+    Some(Jvp {
         value: result.value.value,
         tangent: result.value.tangent,
     })
@@ -307,7 +309,7 @@ pub fn compiled_hessian<S: Shapes, D: crate::__adjoint::Split<Plain = S::Gradien
         unit[i] = 1.0;
         let direction = parameters.gradient_from(&mut unit.as_slice());
         unit[i] = 0.0;
-        let product = column(direction)?.gradient.tangents();
+        let (_, product) = column(direction)?.gradient.split()?;
         hvp.clear();
         parameters.gradient_components(&product, &mut hvp);
         for (row, &entry) in rows.iter_mut().zip(&hvp) {

@@ -391,7 +391,8 @@ impl Compiled<'_, '_> {
 
     /// The dual sweep along `along` (checked by lifting the parameters
     /// along it; where it does not fit, the direction's check gives the
-    /// error) and `answer` of its result, or the tape.
+    /// error) and `answer` of its result, or, where either gives up on a
+    /// value that is not finite, the tape, whose error names it.
     fn run(
         &self,
         along: &Ident,
@@ -406,8 +407,10 @@ impl Compiled<'_, '_> {
         quote! {
             if let #pattern = #lifts {
                 let #stack = &mut ::autodiff::__adjoint::DualStack::#stack_of();
-                if let ::core::option::Option::Some(result) = #dual_fn(#stack, #(#args),*) {
-                    return ::autodiff::__private::#answer(result);
+                if let ::core::option::Option::Some(answer) = #dual_fn(#stack, #(#args),*)
+                    .and_then(::autodiff::__private::#answer)
+                {
+                    return ::core::result::Result::Ok(answer);
                 }
             }
             ::autodiff::__private::check_direction(#parameters, &#along, #names)?;

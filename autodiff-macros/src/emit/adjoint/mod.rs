@@ -505,8 +505,11 @@ fn fused(
     let (early, late): (Vec<_>, Vec<_>) = bars
         .iter()
         .partition(|(param, _)| numbers(param) || movable(param));
+    // On duals, `lift` checked the parameters and `Split` checks the
+    // gradient, each in the pass that makes it.
     let early: Vec<_> = early
         .iter()
+        .filter(|_| !on_duals)
         .map(|(param, _)| {
             let ident = &param.ident;
             match param.kind {
@@ -549,7 +552,7 @@ fn fused(
     });
     let early_bars = bars
         .iter()
-        .filter(|(param, _)| numbers(param) || movable(param))
+        .filter(|(param, _)| !on_duals && (numbers(param) || movable(param)))
         .map(|(param, bar)| {
             if numbers(param) {
                 quote!(#stack.observe(&#bar);)
