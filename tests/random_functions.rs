@@ -256,6 +256,22 @@ enum Stmt {
     /// `let [u, v] = vh(a, b);` or `let (c, w) = tvh(a, b);`: a pattern
     /// (as written) bound to a vector-valued call (see `call_value`).
     Destructure(String, Expr),
+    /// An MLP's layer loop over a `Vec` assigned whole with another
+    /// length each layer: `let mut h = vec![a, b]; for k in 0..n { let mut
+    /// next = Vec::new(); for j in 0..k + 1 { let mut s = e; for i in
+    /// 0..h.len() { s += h[i] * e; } next.push((s * 0.5).tanh()); } h =
+    /// next; }`, then `let y = h[0] + h[n - 1];`.
+    LayerLoop(Box<LayerLoop>),
+}
+
+/// The names and expressions of a [`Stmt::LayerLoop`].
+#[derive(Clone, Debug)]
+struct LayerLoop {
+    /// `h`, `next`, `k`, `j`, `i`, `s`, `y`.
+    names: [String; 7],
+    layers: usize,
+    /// The two first items, the bias and the weight.
+    exprs: [Expr; 4],
 }
 
 /// How a loop over items named `t` hides `t` before it sums: not at
@@ -697,6 +713,32 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::Destructure(pattern, e) => {
                 let _ = writeln!(out, "{pad}let {pattern} = {};", r(e));
+            }
+            Stmt::LayerLoop(layer_loop) => {
+                let LayerLoop {
+                    names: [h, next, k, j, i, s, y],
+                    layers,
+                    exprs: [a, b, bias, weight],
+                } = &**layer_loop;
+                let half = r(&Expr::Lit(0.5));
+                let lines = [
+                    format!("let mut {h} = vec![{}, {}];", r(a), r(b)),
+                    format!("for {k} in 0..{layers} {{"),
+                    format!("    let mut {next} = Vec::new();"),
+                    format!("    for {j} in 0..{k} + 1 {{"),
+                    format!("        let mut {s} = {};", r(bias)),
+                    format!("        for {i} in 0..{h}.len() {{"),
+                    format!("            {s} += {h}[{i}] * {};", r(weight)),
+                    "        }".to_owned(),
+                    format!("        {next}.push(({s} * {half}).tanh());"),
+                    "    }".to_owned(),
+                    format!("    {h} = {next};"),
+                    "}".to_owned(),
+                    format!("let {y} = {h}[0] + {h}[{}];", layers - 1),
+                ];
+                for line in lines {
+                    let _ = writeln!(out, "{pad}{line}");
+                }
             }
             Stmt::Allowed(stmt) => {
                 if dialect == Dialect::Plain {
@@ -1517,6 +1559,23 @@ impl Gen {
                 } else {
                     out.push(Stmt::Loop(l, body));
                 }
+            }
+            // At the top, where the compiled adjoint saves each layer's
+            // shape and range: a `return` anywhere would keep the tape.
+            96..=97 if top && self.loops.is_empty() && !self.tags.contains(&"early return") => {
+                self.tag("layer loop: h = next, 0..h.len()");
+                if self.compiled {
+                    self.returns = false;
+                }
+                let names = ["h", "next", "k", "j", "i", "s", "y"].map(|stem| self.fresh(stem));
+                let exprs = [self.expr(1), self.expr(1), self.expr(1), self.expr(1)];
+                let layers = 1 + self.rng.below(3);
+                self.declare(&names[6], Kind::Scalar, false);
+                out.push(Stmt::LayerLoop(Box::new(LayerLoop {
+                    names,
+                    layers,
+                    exprs,
+                })));
             }
             _ if depth < 3 => {
                 let c = self.cond();

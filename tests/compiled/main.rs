@@ -30,6 +30,7 @@ mod natural;
 mod options;
 mod paths;
 mod patterns;
+mod reshaped;
 mod rows_and_swaps;
 mod saved_reads;
 mod soundness;

@@ -35,11 +35,12 @@ use super::support::{assert_agree, Grad};
 /// component of the model's scalars (`Parameters::scalars`, within
 /// `AGREE`), and the constants are the same: stricter than
 /// `support::agree`, which a model's gradient does not go through.
-fn agree_model<M: Parameters + PartialEq + std::fmt::Debug>(
+/// Returns `f_grad`'s result.
+pub(super) fn agree_model<M: Parameters + PartialEq + std::fmt::Debug>(
     name: &str,
     compiled: Grad<M>,
     tape: Grad<M>,
-) {
+) -> autodiff::ValueAndGradient<M> {
     let compiled = compiled.unwrap_or_else(|e| panic!("{name}: compiled: {e}"));
     let tape = tape.unwrap_or_else(|e| panic!("{name}: tape: {e}"));
     let (c, t) = (compiled.gradient.scalars(), tape.gradient.scalars());
@@ -50,6 +51,7 @@ fn agree_model<M: Parameters + PartialEq + std::fmt::Debug>(
     carried.set_from_slice(&c).unwrap();
     assert_eq!(carried, compiled.gradient, "{name}: constants");
     assert_eq!(compiled.value, tape.value, "{name}: value");
+    compiled
 }
 
 #[derive(Clone, Debug, PartialEq, Parameters)]

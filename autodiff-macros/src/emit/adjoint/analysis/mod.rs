@@ -141,6 +141,14 @@ pub struct Analysis {
     /// whole (`v = ..`, `&mut v`), or the receiver of a method other than
     /// those that keep a length (`KEEPS_LENGTH`).
     pub resizable: HashSet<String>,
+    /// Locals assigned as a whole with a value that may have another
+    /// length (`h = next;` where `h` is a `Vec` a layer loop rebinds):
+    /// every such assignment saves the shape of what it overwrites, and
+    /// the adjoint starts from the binding's final shape (see
+    /// `Sweep::reshape_site`). A local every `let` of which makes an array
+    /// or a tuple (`[..]`, `[e; n]`, `(a, b)`, a type `[f64; N]`) keeps its
+    /// shape and is not here.
+    pub reshaped: HashSet<String>,
     /// Names the body reads somewhere (as a path). A tracked binding never
     /// read is observed where it is made: nothing else would see it.
     pub read: HashSet<String>,
@@ -231,6 +239,7 @@ impl Analysis {
                 .collect(),
             pushed: HashSet::new(),
             resizable: HashSet::new(),
+            reshaped: HashSet::new(),
             read: HashSet::new(),
             assigned: HashMap::new(),
             call_lets: HashSet::new(),
@@ -323,6 +332,15 @@ impl Analysis {
         analysis.numbers = numbers(function, &analysis.active);
         analysis.references =
             references::reference_bindings(&function.body, &analysis.slices, &analysis.bound);
+        // A number assigned (`s = relu(s)`) keeps its shape.
+        let number = |name: &String| {
+            analysis.dims.get(name) == Some(&Some(0))
+                || analysis.assigned.get(name) == Some(&Some(0))
+        };
+        analysis.reshaped = reshaped(&function.body, &analysis.params)
+            .into_iter()
+            .filter(|name| !number(name))
+            .collect();
         analysis
     }
 
@@ -597,6 +615,68 @@ fn collect_idents(tokens: TokenStream, idents: &mut HashSet<String>) {
             }
             TokenTree::Group(group) => collect_idents(group.stream(), idents),
             _ => {}
+        }
+    }
+}
+
+/// The locals of `body` that [`Analysis::reshaped`] holds.
+fn reshaped(body: &Block, params: &HashSet<String>) -> HashSet<String> {
+    let assigned = std::cell::RefCell::new(HashSet::new());
+    body.any_expr(&|expr| {
+        if let ExprKind::Assign { target, .. } = &expr.kind {
+            if let ExprKind::Path(path) = &target.kind {
+                if let Some(ident) = path.path.get_ident() {
+                    assigned.borrow_mut().insert(ident.to_string());
+                }
+            }
+        }
+        false
+    });
+    let mut lets = HashMap::new();
+    array_lets(body, &mut lets);
+    assigned
+        .into_inner()
+        .into_iter()
+        .filter(|name| !params.contains(name) && lets.get(name) != Some(&true))
+        .collect()
+}
+
+/// For each name a `let` of `block` (or a block inside it) binds alone:
+/// whether every such `let` makes an array or a tuple.
+fn array_lets(block: &Block, lets: &mut HashMap<String, bool>) {
+    for stmt in &block.stmts {
+        let exprs: Vec<&Expr> = match stmt {
+            Stmt::Let {
+                pat, name, init, ..
+            } => {
+                if let Some(name) = name {
+                    let typed_array = matches!(pat.syntax,
+                        syn::Pat::Type(typed) if matches!(*typed.ty, syn::Type::Array(_)));
+                    let array = typed_array
+                        || init.as_ref().is_some_and(|init| {
+                            matches!(
+                                init.kind,
+                                ExprKind::Array(_) | ExprKind::Repeat { .. } | ExprKind::Tuple(_)
+                            )
+                        });
+                    *lets.entry(name.clone()).or_insert(true) &= array;
+                }
+                init.iter().collect()
+            }
+            Stmt::Expr(expr, _) => vec![expr],
+            Stmt::Item(_) => Vec::new(),
+        };
+        for expr in exprs {
+            nested_lets(expr, lets);
+        }
+    }
+}
+
+fn nested_lets(expr: &Expr, lets: &mut HashMap<String, bool>) {
+    for child in expr.children() {
+        match child {
+            Child::Expr(inner) => nested_lets(inner, lets),
+            Child::Block(inner) => array_lets(inner, lets),
         }
     }
 }

@@ -19,8 +19,25 @@ impl<'m> Sweep<'m> {
                 let bar = self.saved_bar_place(target)?;
                 let assigned = self.temp("assigned_bar");
                 let whole = !self.scalar(value);
+                let reshape = match &target.kind {
+                    ExprKind::Path(path) if whole => path
+                        .path
+                        .get_ident()
+                        .map(ToString::to_string)
+                        .filter(|name| self.an.reshaped.contains(name)),
+                    _ => None,
+                };
+                let reshape = match reshape {
+                    Some(name) => Some(self.reshape_site(&name, expr)?),
+                    None => None,
+                };
                 let adjoint = &self.adjoint;
-                if whole {
+                if let Some((_, pop, _)) = &reshape {
+                    // The adjoint of what this overwrote, shaped like it.
+                    self.cx
+                        .rev
+                        .push(quote!(#pop let #assigned = ::core::mem::replace(&mut #bar, shape);));
+                } else if whole {
                     self.cx
                         .rev
                         .push(quote!(let #assigned = #adjoint::take(&mut #bar);));
@@ -43,7 +60,14 @@ impl<'m> Sweep<'m> {
                 let (pushes, mut rev) = self.saves_code(&outer);
                 f.extend(pushes);
                 let v = if whole { v } else { self.tracked_number(v) };
-                f.push(quote!(#target_src = #v #semi));
+                match reshape {
+                    Some((save, _, keep)) => {
+                        f.push(save);
+                        f.push(quote!(#target_src = #v;));
+                        f.push(keep);
+                    }
+                    None => f.push(quote!(#target_src = #v #semi)),
+                }
                 rev.extend(outer.rev);
                 rev.extend(r);
                 Ok((f, rev))

@@ -372,9 +372,14 @@ impl<'m> Sweep<'m> {
             (quote!(), quote!(), quote!(), quote!())
         };
         if range_like(iter) {
-            if !self.bounds_available(iter) {
-                return unsupported("a `for` over a range whose bounds change", whole);
-            }
+            // A range whose bounds change before the reverse sweep (`0..h.len()`
+            // where `h = next` ends each layer) is kept as the forward made it.
+            let (keep, iter_src, popped_range) = if self.bounds_available(iter) {
+                (None, iter_src.clone(), None)
+            } else {
+                let (keep, pop, range) = self.range_site(whole)?;
+                (Some(keep), range.to_token_stream(), Some(pop))
+            };
             self.depth += 1;
             self.scopes.push(Scope::default());
             let names = pat.names.clone();
@@ -389,11 +394,14 @@ impl<'m> Sweep<'m> {
                 vec![quote! {
                     #count_init
                     #declare
+                    #keep
                     #label for #syntax in #iter_src { #count_step #(#fwd)* }
                     #record
                     #count_push
                 }],
-                vec![quote!(#popped for #syntax in (#iter_src)#take.rev() { #(#rev)* })],
+                vec![
+                    quote!(#popped_range #popped for #syntax in (#iter_src)#take.rev() { #(#rev)* }),
+                ],
             ));
         }
         let Some(Elements { items, adaptors }) = self.elements(iter) else {
@@ -716,6 +724,14 @@ impl<'m> Sweep<'m> {
                 } else {
                     quote!(&#place)
                 });
+            }
+            // A field (`if m.layers[k].relu`, `m.scale > 0.0`): itself, by
+            // reference, whatever its type (a `bool` is always finite), not
+            // the struct it is read from, which observing by value would
+            // move and which may be a whole layer.
+            ExprKind::Field { .. } if is_place(expr) && self.active(expr) => {
+                let place = expr.source.to_token_stream();
+                out.push(quote!(&(#place)));
             }
             // Its names are its own (`all(|v| *v > 0.0)`), bound as it runs.
             ExprKind::Closure { .. } => {}

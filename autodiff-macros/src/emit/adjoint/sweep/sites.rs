@@ -240,6 +240,118 @@ impl<'m> Sweep<'m> {
         Ok(shape.to_token_stream())
     }
 
+    /// A local assigned whole with a value that may have another length
+    /// (`h = next;`, `analysis.reshaped`): the shape its adjoint starts
+    /// from, the one the last assignment left (`name_shape`, which the
+    /// forward keeps, see `keep_shape`). Only a binding of the top level,
+    /// bound once, in a body without `return`, whose length nothing else
+    /// changes: there the forward's `name_shape` is in scope when the
+    /// reverse starts.
+    pub(super) fn reshaped_shape(&self, name: &str, init: &Expr) -> R<TokenStream> {
+        if self.depth > 0
+            || self.early
+            || self.an.pushed.contains(name)
+            || self.an.bound.get(name).copied() != Some(1)
+        {
+            return unsupported(
+                "a `Vec` assigned whole, bound inside a loop or a branch, in a body with `return`, bound again or resized",
+                init,
+            );
+        }
+        Ok(self.shape_ident(name).to_token_stream())
+    }
+
+    /// `name_shape = zero(&name);` (a `let` first): the forward's record
+    /// of the shape of a [`reshaped`](Self::reshaped_shape) binding's
+    /// value, after its `let` and after each assignment.
+    pub(super) fn keep_shape(&self, name: &str) -> TokenStream {
+        let (shape, ident) = (self.shape_ident(name), binding(name));
+        quote!(let mut #shape = ::autodiff::__adjoint::zero(&#ident);)
+    }
+
+    fn shape_ident(&self, name: &str) -> Ident {
+        Ident::new(
+            &format!("{}_shape", name.trim_start_matches("r#")),
+            Span::mixed_site(),
+        )
+    }
+
+    /// An assignment of a whole [`reshaped`](Self::reshaped_shape) binding:
+    /// the forward pushes the shape of what it overwrites onto a site of
+    /// its own, then keeps the new shape; the reverse pops the old one
+    /// (under `shape`) as the binding's adjoint from there back. Gives the
+    /// save, the pop and the keep. Refused where a jump could leave
+    /// between the save and its reverse, as for a grown `Vec`.
+    pub(super) fn reshape_site(
+        &mut self,
+        name: &str,
+        whole: &Expr,
+    ) -> R<(TokenStream, TokenStream, TokenStream)> {
+        if !self.jumps.is_empty() || self.early {
+            return unsupported(
+                "a `Vec` assigned whole in a loop with `break`, `continue` or `return`",
+                whole,
+            );
+        }
+        let site = Ident::new(
+            &format!("shape_saved_{}", self.sites.len() + 1),
+            Span::mixed_site(),
+        );
+        let attrs = &self.attrs;
+        self.sites.push((site.clone(), quote!(#(#attrs)*)));
+        let (shape, ident) = (self.shape_ident(name), binding(name));
+        let (stack, bail) = (&self.stack, &self.bail);
+        let save = quote!(#site.push(::autodiff::__adjoint::zero(&#ident)););
+        let pop = quote! {
+            let ::core::option::Option::Some(shape) = #site.pop() else {
+                #stack.fail();
+                #bail;
+            };
+        };
+        let keep = quote!(#shape = ::autodiff::__adjoint::zero(&#ident););
+        Ok((save, pop, keep))
+    }
+
+    /// A `for` over a range whose bounds change before the reverse sweep
+    /// (`for i in 0..h.len()` in a loop that ends with `h = next`): the
+    /// forward binds the range once, as the `for` would evaluate it, and
+    /// pushes a copy onto a site of its own; the reverse pops it back for
+    /// its reversed `for`. Gives the forward's binding and push, the
+    /// reverse's pop, and the name both `for`s then walk. Refused, as for
+    /// a grown `Vec`, where a jump could leave before the push (the
+    /// reverse would pop what its forward never pushed).
+    pub(super) fn range_site(&mut self, whole: &Expr) -> R<(TokenStream, TokenStream, Ident)> {
+        if !self.jumps.is_empty() || self.early {
+            return unsupported(
+                "a `for` over a range whose bounds change, in a loop with `break`, `continue` or `return`",
+                whole,
+            );
+        }
+        let site = Ident::new(
+            &format!("range_saved_{}", self.sites.len() + 1),
+            Span::mixed_site(),
+        );
+        let attrs = &self.attrs;
+        self.sites.push((site.clone(), quote!(#(#attrs)*)));
+        let range = Ident::new("range", Span::mixed_site());
+        let iter = match &whole.kind {
+            ExprKind::For { iter, .. } => iter.source.to_token_stream(),
+            _ => return unsupported("a `for` over a range whose bounds change", whole),
+        };
+        let (stack, bail) = (&self.stack, &self.bail);
+        let keep = quote! {
+            let #range = #iter;
+            #site.push(::core::clone::Clone::clone(&#range));
+        };
+        let pop = quote! {
+            let ::core::option::Option::Some(#range) = #site.pop() else {
+                #stack.fail();
+                #bail;
+            };
+        };
+        Ok((keep, pop, range))
+    }
+
     /// The forward's saves of the shapes of the `Vec`s grown by `push`
     /// that `stmts` bind, after statement `index`.
     pub(super) fn grown_saves(&self, grown: &[(String, usize)], index: usize) -> Vec<TokenStream> {

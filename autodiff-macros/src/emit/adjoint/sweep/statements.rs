@@ -433,10 +433,13 @@ impl<'m> Sweep<'m> {
                     && concatenated(init).is_some()
                     && self.an.bound.get(name.as_str()).copied() == Some(1);
                 let mut recycled = false;
-                let shape = if init.is_empty_vec()
-                    || self.an.pushed.contains(name)
-                    || concat_in_early
-                {
+                let reshaped = self.an.reshaped.contains(name) && !self.scalar(init);
+                let shape = if reshaped {
+                    // Assigned whole later with a value that may have
+                    // another length: the adjoint starts from the shape
+                    // the last assignment left (see `reshape_site`).
+                    self.reshaped_shape(name, init)?
+                } else if init.is_empty_vec() || self.an.pushed.contains(name) || concat_in_early {
                     // Grown by `push`: the reverse sweep, after the whole
                     // forward, sees its final length, and each reversed
                     // `push` takes its element's adjoint off the end, back
@@ -528,11 +531,12 @@ impl<'m> Sweep<'m> {
                         let moved = ident.to_string();
                         let vector = self.an.dims.get(&moved).copied().flatten().unwrap_or(0) > 0;
                         self.an.pushed.contains(&moved)
+                            || self.an.reshaped.contains(&moved)
                             || self.concat_lets.contains(&moved)
                             || (self.an.call_lets.contains(&moved) && vector)
                     }) {
                         return unsupported(
-                            "a `Vec` grown by `push`, made by `concat` or returned by a call, moved into another binding",
+                            "a `Vec` grown by `push`, assigned whole, made by `concat` or returned by a call, moved into another binding",
                             init,
                         );
                     }
@@ -604,6 +608,9 @@ impl<'m> Sweep<'m> {
                 }
                 if let Some((push, _)) = site {
                     f.push(push);
+                }
+                if reshaped {
+                    f.push(self.keep_shape(name));
                 }
                 // The tape rejects a value that is not finite where it is
                 // made, read or not: one never read (`let unused =

@@ -1,0 +1,268 @@
+//! A local `Vec` assigned whole with a value of another length, and what
+//! reads it: the layer loop every MLP forward is (`h = next;` after each
+//! layer, `for i in 0..h.len()` inside), written over slices and as a
+//! model's method that tests a layer's `bool` field.
+//!
+//! Each of these once failed in the compiled adjoint. A `Vec` that grew
+//! by assignment (`h = vec![.., .., ..]` over two items) panicked with an
+//! index out of bounds: its adjoint kept the first value's shape. A range
+//! over `h.len()` whose `h` changes kept the tape. A method's condition
+//! `if self.layers[k].relu` did not build (E0507: the layer was observed
+//! by value). The two-moons model's `score` is such a method, and its
+//! loss ran the tape. Now the forward saves each overwritten value's shape
+//! and each range as it made them. Each function takes the compiled path,
+//! agrees with the tape, and matches a dual-number twin.
+
+// Written as a student writes it: loops by index.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::{GradientPath, Parameters};
+
+use super::models::agree_model;
+use super::support::{assert_agree, compiled_agrees};
+use crate::oracle::{dual_value_and_gradient, Dual};
+
+/// Grows from two items to three by assignment, then reads the third.
+#[differentiable]
+fn grown(x: &[f64]) -> f64 {
+    let mut h = vec![x[0], x[1]];
+    h = vec![h[0] * h[1], h[0].sin(), h[1]];
+    h[0] + h[2] * h[1]
+}
+
+fn grown_dual(x: &[Dual]) -> Dual {
+    let h = [x[0] * x[1], x[0].sin(), x[1]];
+    h[0] + h[2] * h[1]
+}
+
+/// Shrinks by one item a trip: pairwise products, twice.
+#[differentiable]
+fn shrunk(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for j in 0..h.len() - 1 {
+            next.push(h[j] * h[j + 1]);
+        }
+        h = next;
+    }
+    h.iter().sum()
+}
+
+fn shrunk_dual(x: &[Dual]) -> Dual {
+    let mut h = x.to_vec();
+    for _ in 0..2 {
+        h = (0..h.len() - 1).map(|j| h[j] * h[j + 1]).collect();
+    }
+    h.iter().fold(Dual::constant(0.0), |a, &b| a + b)
+}
+
+/// The layer loop over slices: widths 2 → 4 → 3 → 1, `tanh` between.
+#[differentiable]
+fn layers(ws: &[Vec<Vec<f64>>], #[constant] x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    for k in 0..ws.len() {
+        let mut next = Vec::new();
+        for j in 0..ws[k].len() {
+            let mut s = 0.0;
+            for i in 0..h.len() {
+                s += ws[k][j][i] * h[i];
+            }
+            if k + 1 < ws.len() {
+                s = s.tanh();
+            }
+            next.push(s);
+        }
+        h = next;
+    }
+    h[0]
+}
+
+fn layers_dual(p: &[Dual], widths: &[usize], x: &[f64]) -> Dual {
+    let mut h: Vec<Dual> = x.iter().map(|&v| Dual::constant(v)).collect();
+    let mut at = 0;
+    for k in 0..widths.len() - 1 {
+        let mut next = Vec::new();
+        for _ in 0..widths[k + 1] {
+            let mut s = Dual::constant(0.0);
+            for &hi in &h {
+                s = s + p[at] * hi;
+                at += 1;
+            }
+            if k + 2 < widths.len() {
+                s = s.tanh();
+            }
+            next.push(s);
+        }
+        h = next;
+    }
+    h[0]
+}
+
+/// The two-moons shape: a model of layers, each with a `bool` that says
+/// whether a ReLU follows, read as the method's condition.
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Layer {
+    w: Vec<Vec<f64>>,
+    b: Vec<f64>,
+    #[constant]
+    relu: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Net {
+    layers: Vec<Layer>,
+}
+
+#[differentiable]
+impl Net {
+    fn score(&self, #[constant] x: [f64; 2]) -> f64 {
+        let mut h = vec![x[0], x[1]];
+        for k in 0..self.layers.len() {
+            let mut next = Vec::new();
+            for j in 0..self.layers[k].b.len() {
+                let mut s = self.layers[k].b[j];
+                for i in 0..h.len() {
+                    s += self.layers[k].w[j][i] * h[i];
+                }
+                if self.layers[k].relu {
+                    s = relu(s);
+                }
+                next.push(s);
+            }
+            h = next;
+        }
+        h[0]
+    }
+}
+
+/// A loss over points that calls the method per point.
+#[differentiable]
+fn hinge(net: &Net, #[constant] xs: &[[f64; 2]]) -> f64 {
+    let mut total = 0.0;
+    for n in 0..xs.len() {
+        let s = net.score(xs[n]);
+        total += relu(1.0 - s);
+    }
+    total
+}
+
+fn score_dual(p: &[Dual], net: &Net, x: [f64; 2]) -> Dual {
+    let mut h = vec![Dual::constant(x[0]), Dual::constant(x[1])];
+    let mut at = 0;
+    for layer in &net.layers {
+        // Parameters in the model's order: each layer's `w` by rows, then
+        // its `b`.
+        let (w_at, b_at) = (at, at + layer.w.len() * h.len());
+        at = b_at + layer.b.len();
+        let mut next = Vec::new();
+        for j in 0..layer.b.len() {
+            let mut s = p[b_at + j];
+            for (i, &hi) in h.iter().enumerate() {
+                s = s + p[w_at + j * h.len() + i] * hi;
+            }
+            next.push(if layer.relu { s.relu() } else { s });
+        }
+        h = next;
+    }
+    h[0]
+}
+
+fn hinge_dual(p: &[Dual], net: &Net, xs: &[[f64; 2]]) -> Dual {
+    xs.iter().fold(Dual::constant(0.0), |total, &x| {
+        total + (Dual::constant(1.0) - score_dual(p, net, x)).relu()
+    })
+}
+
+fn rows(rows: usize, cols: usize, seed: f64) -> Vec<Vec<f64>> {
+    (0..rows)
+        .map(|j| {
+            (0..cols)
+                .map(|i| ((j * cols + i) as f64 * 0.7 + seed).sin() * 0.8)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_vec_assigned_a_longer_or_shorter_value_keeps_each_values_shape() {
+    for x in [vec![0.5, 2.0], vec![-1.3, 0.25]] {
+        assert_eq!(grown_grad_path(), GradientPath::Compiled);
+        compiled_agrees(
+            "grown",
+            &x,
+            |stack| grown_adjoint(stack, &x),
+            || grown_grad(&x),
+            || grown_grad_tape(&x),
+            grown_dual,
+        );
+    }
+    let x = vec![0.5, 2.0, 3.0, -0.7];
+    assert_eq!(shrunk_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "shrunk",
+        &x,
+        |stack| shrunk_adjoint(stack, &x),
+        || shrunk_grad(&x),
+        || shrunk_grad_tape(&x),
+        shrunk_dual,
+    );
+}
+
+#[test]
+fn a_layer_loop_over_ranges_of_a_reassigned_vec_is_compiled() {
+    let widths = [2, 4, 3, 1];
+    let ws: Vec<Vec<Vec<f64>>> = widths
+        .windows(2)
+        .enumerate()
+        .map(|(k, pair)| rows(pair[1], pair[0], k as f64))
+        .collect();
+    let x = [0.6, -0.9];
+    assert_eq!(layers_grad_path(), GradientPath::Compiled);
+    let point: Vec<f64> = ws.iter().flatten().flatten().copied().collect();
+    compiled_agrees(
+        "layers",
+        &point,
+        |stack| layers_adjoint(stack, &ws, &x),
+        || layers_grad(&ws, &x),
+        || layers_grad_tape(&ws, &x),
+        |p| layers_dual(p, &widths, &x),
+    );
+}
+
+#[test]
+fn a_models_layer_loop_with_a_bool_condition_is_compiled_through_its_caller() {
+    let widths = [2, 5, 4, 1];
+    let net = Net {
+        layers: widths
+            .windows(2)
+            .enumerate()
+            .map(|(k, pair)| Layer {
+                w: rows(pair[1], pair[0], 0.3 * k as f64),
+                b: (0..pair[1]).map(|j| 0.1 * j as f64 - 0.15).collect(),
+                relu: k + 2 < widths.len(),
+            })
+            .collect(),
+    };
+    let xs = [[0.4, -1.2], [1.5, 0.3], [-0.8, 0.9], [0.05, 0.6]];
+    assert_eq!(net.score_grad_path(), GradientPath::Compiled);
+    assert_eq!(hinge_grad_path(), GradientPath::Compiled);
+    let reruns = autodiff::__adjoint::tape_reruns();
+    let grad = agree_model("hinge", hinge_grad(&net, &xs), hinge_grad_tape(&net, &xs));
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        reruns,
+        "hinge: f_grad reran the tape"
+    );
+    let (value, gradient) = dual_value_and_gradient(&net.scalars(), |p| hinge_dual(p, &net, &xs));
+    assert_agree("hinge", &[grad.value], &[value]);
+    assert_agree("hinge", &grad.gradient.scalars(), &gradient);
+    // The method alone, at each point.
+    for x in xs {
+        let one = agree_model("score", net.score_grad(x), net.score_grad_tape(x));
+        let (value, gradient) = dual_value_and_gradient(&net.scalars(), |p| score_dual(p, &net, x));
+        assert_agree("score", &[one.value], &[value]);
+        assert_agree("score", &one.gradient.scalars(), &gradient);
+    }
+}
