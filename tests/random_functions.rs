@@ -260,7 +260,8 @@ enum Stmt {
     /// length each layer: `let mut h = vec![a, b]; for k in 0..n { let mut
     /// next = Vec::new(); for j in 0..k + 1 { let mut s = e; for i in
     /// 0..h.len() { s += h[i] * e; } next.push((s * 0.5).tanh()); } h =
-    /// next; }`, then `let y = h[0] + h[n - 1];`.
+    /// next; }`, now and then `h = vh(h[0], h[n - 1]);` (the file's
+    /// vector helper, a `Vec` of 3), then `let y = h[0] + h[last];`.
     LayerLoop(Box<LayerLoop>),
 }
 
@@ -272,6 +273,8 @@ struct LayerLoop {
     layers: usize,
     /// The two first items, the bias and the weight.
     exprs: [Expr; 4],
+    /// The vector helper assigned to `h` after the loop.
+    call: Option<String>,
 }
 
 /// How a loop over items named `t` hides `t` before it sums: not at
@@ -719,7 +722,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     names: [h, next, k, j, i, s, y],
                     layers,
                     exprs: [a, b, bias, weight],
+                    call,
                 } = &**layer_loop;
+                let last = layers - 1;
+                let (call, last) = match call {
+                    Some(helper) => (format!("{h} = {helper}({h}[0], {h}[{last}]);"), 2),
+                    None => (String::new(), last),
+                };
                 let half = r(&Expr::Lit(0.5));
                 let lines = [
                     format!("let mut {h} = vec![{}, {}];", r(a), r(b)),
@@ -734,7 +743,8 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     "    }".to_owned(),
                     format!("    {h} = {next};"),
                     "}".to_owned(),
-                    format!("let {y} = {h}[0] + {h}[{}];", layers - 1),
+                    call,
+                    format!("let {y} = {h}[0] + {h}[{last}];"),
                 ];
                 for line in lines {
                     let _ = writeln!(out, "{pad}{line}");
@@ -1570,11 +1580,25 @@ impl Gen {
                 let names = ["h", "next", "k", "j", "i", "s", "y"].map(|stem| self.fresh(stem));
                 let exprs = [self.expr(1), self.expr(1), self.expr(1), self.expr(1)];
                 let layers = 1 + self.rng.below(3);
+                // The file's vector helper when it returns a `Vec` of
+                // numbers: a call assigned to the reassigned `Vec`.
+                let call = match self.vector.clone() {
+                    Some((helper, 3))
+                        if matches!(self.vector_takes, Takes::Numbers)
+                            && !self.helpers.is_empty()
+                            && self.rng.chance(50) =>
+                    {
+                        self.tag("layer loop: h = vh(..) after");
+                        Some(helper)
+                    }
+                    _ => None,
+                };
                 self.declare(&names[6], Kind::Scalar, false);
                 out.push(Stmt::LayerLoop(Box::new(LayerLoop {
                     names,
                     layers,
                     exprs,
+                    call,
                 })));
             }
             _ if depth < 3 => {

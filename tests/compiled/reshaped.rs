@@ -3,13 +3,18 @@
 //! layer, `for i in 0..h.len()` inside), written over slices and as a
 //! model's method that tests a layer's `bool` field.
 //!
+//! The layer loop is also written with a vector-valued layer: `h =
+//! dense(&ws[k], &h);`, and `let next = dense(w, &h); h = next;`.
+//!
 //! Each of these once failed in the compiled adjoint. A `Vec` that grew
 //! by assignment (`h = vec![.., .., ..]` over two items) panicked with an
 //! index out of bounds: its adjoint kept the first value's shape. A range
 //! over `h.len()` whose `h` changes kept the tape. A method's condition
 //! `if self.layers[k].relu` did not build (E0507: the layer was observed
 //! by value). The two-moons model's `score` is such a method, and its
-//! loss ran the tape. Now the forward saves each overwritten value's shape
+//! loss ran the tape. `h = dense(&ws[k], &h)` kept the tape, and `let next
+//! = dense(w, &h); h = next;` did not build (the call's value was read as
+//! a number). Now the forward saves each overwritten value's shape
 //! and each range as it made them. Each function takes the compiled path,
 //! agrees with the tape, and matches a dual-number twin.
 
@@ -98,6 +103,96 @@ fn layers_dual(p: &[Dual], widths: &[usize], x: &[f64]) -> Dual {
         h = next;
     }
     h[0]
+}
+
+/// A vector-valued layer the loops below call.
+#[differentiable]
+fn dense(w: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for j in 0..w.len() {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += w[j][i] * x[i];
+        }
+        out.push(s.tanh());
+    }
+    out
+}
+
+/// The layer loop as students factor it: `h = dense(&ws[k], &h);`.
+#[differentiable]
+fn dense_layers(ws: &[Vec<Vec<f64>>], #[constant] x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    for k in 0..ws.len() {
+        h = dense(&ws[k], &h);
+    }
+    h.iter().sum()
+}
+
+/// The same with the call bound first, over the rows by reference (this
+/// one did not build: the call's value was read as a number).
+#[differentiable]
+fn bound_layers(ws: &[Vec<Vec<f64>>], #[constant] x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    for w in ws {
+        let next = dense(w, &h);
+        h = next;
+    }
+    let mut total = 0.0;
+    for v in &h {
+        total += v * v;
+    }
+    total
+}
+
+fn dense_dual(p: &[Dual], at: &mut usize, rows: usize, h: &[Dual]) -> Vec<Dual> {
+    (0..rows)
+        .map(|_| {
+            let mut s = Dual::constant(0.0);
+            for &hi in h {
+                s = s + p[*at] * hi;
+                *at += 1;
+            }
+            s.tanh()
+        })
+        .collect()
+}
+
+fn dense_layers_dual(p: &[Dual], widths: &[usize], x: &[f64]) -> Vec<Dual> {
+    let mut h: Vec<Dual> = x.iter().map(|&v| Dual::constant(v)).collect();
+    let mut at = 0;
+    for &rows in &widths[1..] {
+        h = dense_dual(p, &mut at, rows, &h);
+    }
+    h
+}
+
+/// A vector-valued call of another length assigned to a `Vec` at the top
+/// of the body, in place and bound first (both once failed to build: the
+/// bound value's adjoint was shaped from a binding the assignment moved).
+#[differentiable]
+fn widen(a: f64, b: f64) -> Vec<f64> {
+    vec![a * b, a.sin(), b]
+}
+
+#[differentiable]
+fn widened_in_place(x: &[f64]) -> f64 {
+    let mut h = vec![x[0], x[1]];
+    h = widen(h[0], h[1]);
+    h[0] + h[2] * h[1]
+}
+
+#[differentiable]
+fn widened_bound(x: &[f64]) -> f64 {
+    let mut h = vec![x[0], x[1]];
+    let next = widen(h[0], h[1]);
+    h = next;
+    h[0] + h[2] * h[1]
+}
+
+fn widened_dual(x: &[Dual]) -> Dual {
+    let h = [x[0] * x[1], x[0].sin(), x[1]];
+    h[0] + h[2] * h[1]
 }
 
 /// The two-moons shape: a model of layers, each with a `bool` that says
@@ -265,4 +360,65 @@ fn a_models_layer_loop_with_a_bool_condition_is_compiled_through_its_caller() {
         assert_agree("score", &[one.value], &[value]);
         assert_agree("score", &one.gradient.scalars(), &gradient);
     }
+}
+
+#[test]
+fn a_vector_call_assigned_to_a_reassigned_vec_is_compiled() {
+    let widths = [3, 4, 2, 1];
+    let ws: Vec<Vec<Vec<f64>>> = widths
+        .windows(2)
+        .enumerate()
+        .map(|(k, pair)| rows(pair[1], pair[0], 0.5 + k as f64))
+        .collect();
+    let x = [0.3, -0.5, 0.9];
+    let point: Vec<f64> = ws.iter().flatten().flatten().copied().collect();
+    assert_eq!(dense_layers_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "dense_layers",
+        &point,
+        |stack| dense_layers_adjoint(stack, &ws, &x),
+        || dense_layers_grad(&ws, &x),
+        || dense_layers_grad_tape(&ws, &x),
+        |p| {
+            dense_layers_dual(p, &widths, &x)
+                .into_iter()
+                .fold(Dual::constant(0.0), |a, b| a + b)
+        },
+    );
+    assert_eq!(bound_layers_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "bound_layers",
+        &point,
+        |stack| bound_layers_adjoint(stack, &ws, &x),
+        || bound_layers_grad(&ws, &x),
+        || bound_layers_grad_tape(&ws, &x),
+        |p| {
+            dense_layers_dual(p, &widths, &x)
+                .into_iter()
+                .fold(Dual::constant(0.0), |a, b| a + b * b)
+        },
+    );
+}
+
+#[test]
+fn a_vector_call_of_another_length_assigned_at_the_top_is_compiled() {
+    let x = vec![0.7, -1.2];
+    assert_eq!(widened_in_place_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "widened_in_place",
+        &x,
+        |stack| widened_in_place_adjoint(stack, &x),
+        || widened_in_place_grad(&x),
+        || widened_in_place_grad_tape(&x),
+        widened_dual,
+    );
+    assert_eq!(widened_bound_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "widened_bound",
+        &x,
+        |stack| widened_bound_adjoint(stack, &x),
+        || widened_bound_grad(&x),
+        || widened_bound_grad_tape(&x),
+        widened_dual,
+    );
 }

@@ -3,7 +3,9 @@
 //! -softmax_out[k].ln()`, and `let (a, b) = pair(x);` as `let pair_out =
 //! pair(x); let a = pair_out.0; let b = pair_out.1;` (an array pattern
 //! `let [u, v] = project(cam, p);` by `project_out[0]`, `project_out[1]`),
-//! and `total(layer(x))` as `let layer_out = layer(x); total(layer_out)`.
+//! and `total(layer(x))` as `let layer_out = layer(x); total(layer_out)`,
+//! and `h = layer(&h);` of a vector `h` as `let layer_out = layer(&h); h =
+//! layer_out;`.
 //! A call bound by a `let` is what the sweeps take as a vector at the top
 //! level, in a loop or in a branch (`analysis::calls`, `sweep::sites`):
 //! its cotangent is the binding's adjoint, zero but where the body read
@@ -32,7 +34,10 @@ use crate::ast::{Block, Child, Expr, ExprKind, Function, Source, Stmt};
 /// if it has none.
 pub fn bind(function: &Function) -> Option<syn::ItemFn> {
     let models = crate::emit::model_params(function);
-    let mut found = Targets::default();
+    let mut found = Targets {
+        vectors: vectors(function),
+        ..Targets::default()
+    };
     found.block(&function.body, &models);
     if found.calls.is_empty() && found.patterns.is_empty() {
         return None;
@@ -44,7 +49,10 @@ pub fn bind(function: &Function) -> Option<syn::ItemFn> {
     let (calls, patterns) = {
         let macros = crate::lower::MacroBodies::default();
         let model = crate::lower::function(&item, &macros);
-        let mut found = Targets::default();
+        let mut found = Targets {
+            vectors: vectors(&model),
+            ..Targets::default()
+        };
         found.block(&model.body, &models);
         (found.calls, found.patterns)
     };
@@ -66,6 +74,34 @@ pub fn bind(function: &Function) -> Option<syn::ItemFn> {
 struct Targets {
     calls: HashSet<usize>,
     patterns: HashSet<usize>,
+    /// The bindings the body shows to be vectors (indexed, iterated,
+    /// borrowed): a call assigned to one whole is bound first.
+    vectors: HashSet<String>,
+}
+
+/// The names `function` binds or takes that its body indexes, iterates
+/// or borrows (see `analysis::calls`).
+fn vectors(function: &Function) -> HashSet<String> {
+    let names = std::cell::RefCell::new(HashSet::new());
+    function.body.any_expr(&|expr| {
+        if let ExprKind::Assign { target, .. } = &expr.kind {
+            if let ExprKind::Path(path) = &target.kind {
+                if let Some(ident) = path.path.get_ident() {
+                    names.borrow_mut().insert(ident.to_string());
+                }
+            }
+        }
+        false
+    });
+    let stmts = &function.body.stmts;
+    names
+        .into_inner()
+        .into_iter()
+        .filter(|name| {
+            super::analysis::calls::index_depth(stmts, name) > 0
+                || super::analysis::calls::used_whole(stmts, name)
+        })
+        .collect()
 }
 
 fn address(expr: &Expr) -> Option<usize> {
@@ -120,6 +156,18 @@ impl Targets {
         if let Some(base) = base {
             let call = unparen(base);
             if crate::emit::is_annotated_call(call, models) {
+                if let Some(address) = address(call) {
+                    self.calls.insert(address);
+                }
+            }
+        }
+        // A call assigned whole to a vector (`h = layer.forward(&h);`, the
+        // layer loop): bound first, its value is assigned as it is.
+        if let ExprKind::Assign { target, value } = &expr.kind {
+            let call = unparen(value);
+            let vector = matches!(&target.kind, ExprKind::Path(path)
+                if path.path.get_ident().is_some_and(|ident| self.vectors.contains(&ident.to_string())));
+            if vector && crate::emit::is_annotated_call(call, models) {
                 if let Some(address) = address(call) {
                     self.calls.insert(address);
                 }

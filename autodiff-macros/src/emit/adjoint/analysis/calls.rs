@@ -49,7 +49,9 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             // are gone when the reverse starts (`'forward: { .. }`): such
             // a `let` is saved as a nested one is, and its reverse pops it
             // where the exit taken came after it (`sweep::sites`).
-            if nested || returns {
+            // One moved by an assignment (`h = next;`) is gone too: saved
+            // as a nested one is.
+            if nested || returns || assigned_from(&function.body.stmts, name) {
                 let depth = index_depth(&function.body.stmts, name);
                 if depth > 0 || used_whole(&function.body.stmts, name) {
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
@@ -290,7 +292,7 @@ fn unparenthesised<'m, 'a>(expr: &'m Expr<'a>) -> &'m Expr<'a> {
 
 /// The most indexings applied to `name` anywhere in `stmts` (`p[i][j]`
 /// is 2; 0 if it is never indexed).
-fn index_depth(stmts: &[Stmt], name: &str) -> usize {
+pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     fn depth_of(expr: &Expr, name: &str) -> Option<usize> {
         match &expr.kind {
             ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
@@ -347,11 +349,24 @@ fn read_by_field(stmts: &[Stmt], name: &str) -> bool {
     stmts.iter().any(|stmt| stmt.any_expr(&test))
 }
 
+/// Whether `name` is the whole value of an assignment somewhere (`h =
+/// name;`), which moves it.
+fn assigned_from(stmts: &[Stmt], name: &str) -> bool {
+    let test = |expr: &Expr| match &expr.kind {
+        ExprKind::Assign { value, .. } => {
+            matches!(&unparenthesised(value).kind, ExprKind::Path(path) if path.path.is_ident(name))
+        }
+        _ => false,
+    };
+    stmts.iter().any(|stmt| stmt.any_expr(&test))
+}
+
 /// Whether `name` is read only as a whole argument of annotated calls
-/// (`let h = layer(x); total(h)`), by value: a number or a vector alike,
-/// so taken as it is, its adjoint shaped like it and passed back as the
-/// cotangent. A read in arithmetic, by index or by a method says which
-/// it is, and is left to the other tests.
+/// (`let h = layer(x); total(h)`), by value, or as the whole value of an
+/// assignment (`let next = dense(w, &h); h = next;`, the layer loop): a
+/// number or a vector alike, so taken as it is, its adjoint shaped like
+/// it and passed back as the cotangent. A read in arithmetic, by index or
+/// by a method says which it is, and is left to the other tests.
 fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -> bool {
     let is_name = |expr: &Expr| matches!(&unparenthesised(expr).kind, ExprKind::Path(path) if path.path.is_ident(name));
     let reads = std::cell::Cell::new(0usize);
@@ -369,6 +384,11 @@ fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -
         if let Some(args) = args {
             passed.set(passed.get() + args.iter().filter(|arg| is_name(arg)).count());
         }
+        if let ExprKind::Assign { target, value } = &expr.kind {
+            if matches!(target.kind, ExprKind::Path(_)) && is_name(value) {
+                passed.set(passed.get() + 1);
+            }
+        }
         false
     };
     for stmt in stmts {
@@ -379,7 +399,7 @@ fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -
 
 /// Whether `name` is used as a whole vector somewhere: a method called on
 /// it (`p.iter()`, `p.len()`), borrowed (`&p`), or iterated by `for`.
-fn used_whole(stmts: &[Stmt], name: &str) -> bool {
+pub(crate) fn used_whole(stmts: &[Stmt], name: &str) -> bool {
     let is_name =
         |expr: &Expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(name));
     let test = |expr: &Expr| match &expr.kind {

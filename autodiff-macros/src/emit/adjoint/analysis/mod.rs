@@ -11,7 +11,7 @@
 //! and `references` those that hold references to rows.
 
 mod activity;
-mod calls;
+pub(super) mod calls;
 mod numbers;
 mod references;
 mod shapes;
@@ -332,10 +332,13 @@ impl Analysis {
         analysis.numbers = numbers(function, &analysis.active);
         analysis.references =
             references::reference_bindings(&function.body, &analysis.slices, &analysis.bound);
-        // A number assigned (`s = relu(s)`) keeps its shape.
-        let number = |name: &String| {
-            analysis.dims.get(name) == Some(&Some(0))
-                || analysis.assigned.get(name) == Some(&Some(0))
+        // A number assigned (`s = relu(s)`) keeps its shape. A binding
+        // the body indexes is a vector, whatever its assigned values look
+        // like (a call's value, `h = dense_out`, is a number to `shapes`).
+        let number = |name: &String| match analysis.dims.get(name) {
+            Some(Some(0)) => true,
+            Some(Some(_)) => false,
+            _ => analysis.assigned.get(name) == Some(&Some(0)),
         };
         analysis.reshaped = reshaped(&function.body, &analysis.params)
             .into_iter()
