@@ -248,16 +248,16 @@ pub fn series_adjoint_dual(
             ::autodiff::__adjoint::dual(-total)
         },
     );
-    let mut x_bar = ::autodiff::__adjoint::zero(&x);
     if !stack.reverses() {
         stack.observe(value);
         return stack
             .finite()
             .then_some(::autodiff::ValueAndGradient {
                 value: value,
-                gradient: x_bar,
+                gradient: ::autodiff::__adjoint::zero(&x),
             });
     }
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
     let value_bar = ::autodiff::Dual::constant(1.0);
     let mut total_bar = ::autodiff::Dual::constant(0.0);
     if total > 1.0 {

@@ -174,16 +174,16 @@ fn loss_adjoint_dual(
     let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
         ::autodiff::__adjoint::dual(square + square),
     );
-    let mut x_bar = ::autodiff::__adjoint::zero(&x);
     if !stack.reverses() {
         stack.observe(value);
         return stack
             .finite()
             .then_some(::autodiff::ValueAndGradient {
                 value: value,
-                gradient: x_bar,
+                gradient: ::autodiff::__adjoint::zero(&x),
             });
     }
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
     let value_bar = ::autodiff::Dual::constant(1.0);
     let mut square_bar = ::autodiff::Dual::constant(0.0);
     square_bar += value_bar;

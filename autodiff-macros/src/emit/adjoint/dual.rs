@@ -408,14 +408,15 @@ fn mentions(tokens: TokenStream, word: &str) -> bool {
 
 /// Where the dual sweep's forward sweep ends, for `f_jvp` (a stack made by
 /// `DualStack::forward_only`): the value, whose tangent is the directional
-/// derivative, with the adjoints still zero.
-pub fn forward_only(stack: &Ident, value: &Ident, gradient: &TokenStream) -> TokenStream {
+/// derivative, with `unmade` for the gradient (`f_jvp` discards it: empty
+/// `Vec`s, or zeros on the stack, made before the adjoints are).
+pub fn forward_only(stack: &Ident, value: &Ident, unmade: &TokenStream) -> TokenStream {
     quote! {
         if !#stack.reverses() {
             #stack.observe(#value);
             return #stack.finite().then_some(::autodiff::ValueAndGradient {
                 value: #value,
-                gradient: #gradient,
+                gradient: #unmade,
             });
         }
     }
