@@ -422,3 +422,72 @@ fn a_vector_call_of_another_length_assigned_at_the_top_is_compiled() {
         widened_dual,
     );
 }
+
+/// Where the forward's record of the shape would not be there for the
+/// reverse: the `Vec` bound inside a loop, or a body that may `return`.
+/// Both keep the tape, which `f_grad` then runs: right, and no panic.
+#[differentiable]
+fn rebound_per_trip(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for r in 0..2 {
+        let mut h = x.to_vec();
+        h = vec![h[0] * (r as f64 + 1.0), h[1], h[0] + h[2]];
+        total += h[2] * h[0];
+    }
+    total
+}
+
+#[differentiable]
+fn shrunk_or_returned(x: &[f64], #[constant] stop: f64) -> f64 {
+    let mut h = x.to_vec();
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for j in 0..h.len() - 1 {
+            next.push((h[j] * h[j + 1]).tanh());
+        }
+        if next.len() == 1 && stop > 0.0 {
+            return next[0];
+        }
+        h = next;
+    }
+    h[0]
+}
+
+#[test]
+fn a_reassigned_vec_whose_shape_the_reverse_cannot_see_keeps_the_tape() {
+    let x = [0.7, -1.2, 0.4, 0.9];
+    for (path, compiled, tape) in [
+        (
+            rebound_per_trip_grad_path(),
+            rebound_per_trip_grad(&x),
+            rebound_per_trip_grad_tape(&x),
+        ),
+        (
+            shrunk_or_returned_grad_path(),
+            shrunk_or_returned_grad(&x, 1.0),
+            shrunk_or_returned_grad_tape(&x, 1.0),
+        ),
+    ] {
+        match path {
+            GradientPath::Tape { construct, .. } => {
+                assert!(construct.contains("assigned whole"), "{construct}");
+            }
+            other => panic!("expected the tape, got {other:?}"),
+        }
+        let (compiled, tape) = (compiled.unwrap(), tape.unwrap());
+        assert_eq!(compiled.value, tape.value);
+        assert_eq!(compiled.gradient, tape.gradient);
+    }
+    // Against dual numbers: Σ over r of (x₀ + x₂)·x₀·(r + 1).
+    let (_, gradient) = dual_value_and_gradient(&x, |p| {
+        (0..2).fold(Dual::constant(0.0), |total, r| {
+            let h0 = p[0] * Dual::constant(r as f64 + 1.0);
+            total + (p[0] + p[2]) * h0
+        })
+    });
+    assert_agree(
+        "rebound_per_trip",
+        &rebound_per_trip_grad(&x).unwrap().gradient,
+        &gradient,
+    );
+}

@@ -248,17 +248,21 @@ impl<'m> Sweep<'m> {
     /// changes: there the forward's `name_shape` is in scope when the
     /// reverse starts.
     pub(super) fn reshaped_shape(&self, name: &str, init: &Expr) -> R<TokenStream> {
-        if self.depth > 0
-            || self.early
-            || self.an.pushed.contains(name)
-            || self.an.bound.get(name).copied() != Some(1)
-        {
-            return unsupported(
-                "a `Vec` assigned whole, bound inside a loop or a branch, in a body with `return`, bound again or resized",
-                init,
-            );
-        }
-        Ok(self.shape_ident(name).to_token_stream())
+        let why = if self.depth > 0 {
+            "bound inside a loop or a branch"
+        } else if self.early {
+            "in a body with `return`"
+        } else if self.an.pushed.contains(name) {
+            "also resized (`push`, `pop`, ..)"
+        } else if self.an.bound.get(name).copied() != Some(1) {
+            "whose name is bound again"
+        } else {
+            return Ok(self.shape_ident(name).to_token_stream());
+        };
+        unsupported(
+            format!("a `Vec` assigned whole (its length may change), {why}"),
+            init,
+        )
     }
 
     /// `name_shape = zero(&name);` (a `let` first): the forward's record
