@@ -32,11 +32,11 @@ impl<'m> Sweep<'m> {
                     None => None,
                 };
                 let adjoint = &self.adjoint;
-                if let Some((_, pop, _)) = &reshape {
+                if let Some((_, pop, _, shape)) = &reshape {
                     // The adjoint of what this overwrote, shaped like it.
-                    self.cx
-                        .rev
-                        .push(quote!(#pop let #assigned = ::core::mem::replace(&mut #bar, shape);));
+                    self.cx.rev.push(
+                        quote!(#pop let #assigned = ::core::mem::replace(&mut #bar, #shape);),
+                    );
                 } else if whole {
                     self.cx
                         .rev
@@ -61,7 +61,7 @@ impl<'m> Sweep<'m> {
                 f.extend(pushes);
                 let v = if whole { v } else { self.tracked_number(v) };
                 match reshape {
-                    Some((save, _, keep)) => {
+                    Some((save, _, keep, _)) => {
                         f.push(save);
                         f.push(quote!(#target_src = #v;));
                         f.push(keep);

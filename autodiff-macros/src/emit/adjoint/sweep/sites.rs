@@ -240,6 +240,35 @@ impl<'m> Sweep<'m> {
         Ok(shape.to_token_stream())
     }
 
+    /// A new site (`base_saved_N`) for a value the forward pushes and the
+    /// reverse of the same block pops; refused (`construct`) where a jump
+    /// or a `return` could leave between the two, so that the reverse
+    /// would pop what its forward never pushed.
+    fn saving_site(&mut self, base: &str, construct: &str, at: &Expr) -> R<Ident> {
+        if !self.jumps.is_empty() || self.early {
+            return unsupported(construct, at);
+        }
+        let site = Ident::new(
+            &format!("{base}_saved_{}", self.sites.len() + 1),
+            Span::mixed_site(),
+        );
+        let attrs = &self.attrs;
+        self.sites.push((site.clone(), quote!(#(#attrs)*)));
+        Ok(site)
+    }
+
+    /// `let Some(name) = site.pop() else { fail }`: the reverse's pop of
+    /// what the forward pushed onto `site`.
+    fn pop_site(&self, site: &Ident, name: &Ident) -> TokenStream {
+        let (stack, bail) = (&self.stack, &self.bail);
+        quote! {
+            let ::core::option::Option::Some(#name) = #site.pop() else {
+                #stack.fail();
+                #bail;
+            };
+        }
+    }
+
     /// A local assigned whole with a value that may have another length
     /// (`h = next;`, `analysis.reshaped`): the shape its adjoint starts
     /// from, the one the last assignment left (`name_shape`, which the
@@ -283,37 +312,25 @@ impl<'m> Sweep<'m> {
     /// An assignment of a whole [`reshaped`](Self::reshaped_shape) binding:
     /// the forward pushes the shape of what it overwrites onto a site of
     /// its own, then keeps the new shape; the reverse pops the old one
-    /// (under `shape`) as the binding's adjoint from there back. Gives the
-    /// save, the pop and the keep. Refused where a jump could leave
+    /// (under the name given last) as the binding's adjoint from there
+    /// back. Gives the save, the pop, the keep and that name. Refused where a jump could leave
     /// between the save and its reverse, as for a grown `Vec`.
     pub(super) fn reshape_site(
         &mut self,
         name: &str,
         whole: &Expr,
-    ) -> R<(TokenStream, TokenStream, TokenStream)> {
-        if !self.jumps.is_empty() || self.early {
-            return unsupported(
-                "a `Vec` assigned whole in a loop with `break`, `continue` or `return`",
-                whole,
-            );
-        }
-        let site = Ident::new(
-            &format!("shape_saved_{}", self.sites.len() + 1),
-            Span::mixed_site(),
-        );
-        let attrs = &self.attrs;
-        self.sites.push((site.clone(), quote!(#(#attrs)*)));
+    ) -> R<(TokenStream, TokenStream, TokenStream, Ident)> {
+        let site = self.saving_site(
+            "shape",
+            "a `Vec` assigned whole in a loop with `break`, `continue` or `return`",
+            whole,
+        )?;
         let (shape, ident) = (self.shape_ident(name), binding(name));
-        let (stack, bail) = (&self.stack, &self.bail);
         let save = quote!(#site.push(::autodiff::__adjoint::zero(&#ident)););
-        let pop = quote! {
-            let ::core::option::Option::Some(shape) = #site.pop() else {
-                #stack.fail();
-                #bail;
-            };
-        };
+        let popped = Ident::new("shape", Span::mixed_site());
+        let pop = self.pop_site(&site, &popped);
         let keep = quote!(#shape = ::autodiff::__adjoint::zero(&#ident););
-        Ok((save, pop, keep))
+        Ok((save, pop, keep, popped))
     }
 
     /// A `for` over a range whose bounds change before the reverse sweep
@@ -325,34 +342,21 @@ impl<'m> Sweep<'m> {
     /// a grown `Vec`, where a jump could leave before the push (the
     /// reverse would pop what its forward never pushed).
     pub(super) fn range_site(&mut self, whole: &Expr) -> R<(TokenStream, TokenStream, Ident)> {
-        if !self.jumps.is_empty() || self.early {
-            return unsupported(
-                "a `for` over a range whose bounds change, in a loop with `break`, `continue` or `return`",
-                whole,
-            );
-        }
-        let site = Ident::new(
-            &format!("range_saved_{}", self.sites.len() + 1),
-            Span::mixed_site(),
-        );
-        let attrs = &self.attrs;
-        self.sites.push((site.clone(), quote!(#(#attrs)*)));
-        let range = Ident::new("range", Span::mixed_site());
-        let iter = match &whole.kind {
-            ExprKind::For { iter, .. } => iter.source.to_token_stream(),
-            _ => return unsupported("a `for` over a range whose bounds change", whole),
+        let ExprKind::For { iter, .. } = &whole.kind else {
+            return unsupported("a `for` over a range whose bounds change", whole);
         };
-        let (stack, bail) = (&self.stack, &self.bail);
+        let site = self.saving_site(
+            "range",
+            "a `for` over a range whose bounds change, in a loop with `break`, `continue` or `return`",
+            whole,
+        )?;
+        let range = Ident::new("range", Span::mixed_site());
+        let iter = iter.source.to_token_stream();
         let keep = quote! {
             let #range = #iter;
             #site.push(::core::clone::Clone::clone(&#range));
         };
-        let pop = quote! {
-            let ::core::option::Option::Some(#range) = #site.pop() else {
-                #stack.fail();
-                #bail;
-            };
-        };
+        let pop = self.pop_site(&site, &range);
         Ok((keep, pop, range))
     }
 
