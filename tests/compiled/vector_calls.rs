@@ -1124,3 +1124,40 @@ fn items_of_one_slice_passed_to_one_call_run_compiled() {
         assert_agree("items_of_one_slice", &flat, &gradient);
     }
 }
+
+/// A vector-valued helper the function below indexes where it calls it.
+#[differentiable]
+fn widened(a: f64, b: f64) -> Vec<f64> {
+    vec![a * b, a.sin(), b]
+}
+
+/// A NaN (the square root of a negative number, which the tape rejects)
+/// that the compiled sweep sees at `tanh`, then a vector-valued call
+/// indexed in place: the sweep has given up when it reaches the call, and
+/// its forward still runs as written until `f_grad` reruns the tape. The
+/// call's value was an empty stand-in there, and `[2]` panicked (found by
+/// random seed 19735); it is now the plain function's value.
+#[differentiable]
+fn nan_then_index(x: f64) -> f64 {
+    let y = (x - 2.0).sqrt().tanh();
+    widened(x, 1.5)[2] * x + y
+}
+
+#[test]
+fn a_vector_call_after_the_sweep_gave_up_is_indexed_without_a_panic() {
+    assert_eq!(nan_then_index_grad_path(), GradientPath::Compiled);
+    // Finite: compiled, and the tape's numbers.
+    let (ok, tape) = (
+        nan_then_index_grad(3.0).unwrap(),
+        nan_then_index_grad_tape(3.0).unwrap(),
+    );
+    assert_eq!((ok.value, ok.gradient), (tape.value, tape.gradient));
+    // Below 2 (√ of a negative number is NaN): the compiled sweep gives up
+    // before the call, `f_grad` reruns the tape, whose labelled error it returns, and
+    // nothing panics. (As text: the error holds the NaN.)
+    let reruns = autodiff::__adjoint::tape_reruns();
+    let error = nan_then_index_grad(1.0).unwrap_err();
+    assert_eq!(autodiff::__adjoint::tape_reruns(), reruns + 1);
+    let tape = nan_then_index_grad_tape(1.0).unwrap_err();
+    assert_eq!(error.to_string(), tape.to_string());
+}

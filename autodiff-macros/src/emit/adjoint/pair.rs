@@ -181,19 +181,41 @@ pub fn vector_pair(
     let pops = pops(&bars, &stack, &quote!(1.0));
     let reverse_fn = Ident::new("reverse", Span::mixed_site());
     let split = dot.filter(|dot| dot.split).map(|dot| &dot.name);
+    // Where the sweep gives up (the caller's, on a value that is not
+    // finite, or the callee's own), the caller's forward still runs as
+    // written until `f_grad` reruns the tape, and may index the value
+    // (`vh(a, b)[2]`): it gets the plain function's value, of the right
+    // length, not an empty stand-in. The arguments are read again for it
+    // where none is moved into the sweep (a `Vec` or a model by value).
+    let reread = function.params.iter().all(|param| match &param.kind {
+        Kind::Scalar | Kind::Array(..) | Kind::Slice(_) => true,
+        Kind::Struct { by_ref, .. } => *by_ref,
+        Kind::Vec(_) => false,
+        Kind::PassThrough => copied(&param.ty),
+    });
+    let gave_up = if reread {
+        quote!(#name(#(#args),*))
+    } else {
+        quote!(::autodiff::__adjoint::Poisoned::poisoned())
+    };
     let forward_body = match split {
         // The forward sweep, its reverse saved for the caller's reverse.
         Some(dot) => quote! {
-            match #dot(#stack, (#(#args,)*)) {
-                ::core::option::Option::Some((#value, #reverse_fn)) => {
-                    #stack.push_reverse(::core::option::Option::Some(#reverse_fn));
-                    #stack.observe(&#value);
-                    #value
-                }
-                ::core::option::Option::None => {
-                    #stack.push_reverse(::core::option::Option::None::<()>);
-                    #stack.fail();
-                    ::autodiff::__adjoint::Poisoned::poisoned()
+            if !#stack.finite() {
+                #stack.push_reverse(::core::option::Option::None::<()>);
+                #name(#(#args),*)
+            } else {
+                match #dot(#stack, (#(#args,)*)) {
+                    ::core::option::Option::Some((#value, #reverse_fn)) => {
+                        #stack.push_reverse(::core::option::Option::Some(#reverse_fn));
+                        #stack.observe(&#value);
+                        #value
+                    }
+                    ::core::option::Option::None => {
+                        #stack.push_reverse(::core::option::Option::None::<()>);
+                        #stack.fail();
+                        #gave_up
+                    }
                 }
             }
         },
@@ -510,5 +532,25 @@ fn owned_bar_type(kind: &Kind) -> TokenStream {
             quote!(::std::vec::Vec<#elem>)
         }
         other => bar_type(other),
+    }
+}
+
+/// Whether a parameter of type `ty` is read again after a call that took
+/// it by value: a reference, or a number or `bool` (`Copy`).
+fn copied(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(reference) => reference.mutability.is_none(),
+        syn::Type::Path(path) => {
+            path.qself.is_none()
+                && path.path.get_ident().is_some_and(|ident| {
+                    [
+                        "f64", "f32", "bool", "usize", "isize", "u8", "u16", "u32", "u64", "u128",
+                        "i8", "i16", "i32", "i64", "i128", "char",
+                    ]
+                    .iter()
+                    .any(|name| ident == name)
+                })
+        }
+        _ => false,
     }
 }
