@@ -2649,7 +2649,13 @@ fn check_second_order(
         };
         let (coarse, sides, fine) = (&coarse.central, &fine, &fine.central);
         for j in 0..at.len() {
-            if !agree(coarse[j], fine[j], 1e-4) || !agree(sides.forward[j], sides.backward[j], 1e-3) {
+            // A kink at the point shows as sides that differ; the central
+            // difference is their mean, one side's slope is what `f_hvp`
+            // takes, half their difference apart: sides more than twice
+            // the comparison's tolerance apart are a kink. (At 1e-3, a
+            // kink of slopes 3e-4 and 6e-4 passed as smooth: random seed
+            // 19729, `x3` at exactly 0.)
+            if !agree(coarse[j], fine[j], 1e-4) || !agree(sides.forward[j], sides.backward[j], 2e-4) {
                 continue; // not smooth within the step, or a kink at the point
             }
             assert!(
