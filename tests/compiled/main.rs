@@ -12,6 +12,11 @@ mod attention_layers;
 mod exercises;
 #[path = "../../examples/support/lesson15.rs"]
 mod lesson15;
+// The two-moons model, which loads its own copy of the splitmix generator
+// that `lesson15` loads too.
+#[path = "../../examples/support/moons.rs"]
+#[allow(dead_code, clippy::duplicate_mod)]
+mod moons;
 #[path = "../support/oracle.rs"]
 #[allow(dead_code)]
 mod oracle;

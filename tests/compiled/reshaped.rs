@@ -1,7 +1,8 @@
 //! A local `Vec` assigned whole with a value of another length, and what
 //! reads it: the layer loop every MLP forward is (`h = next;` after each
-//! layer, `for i in 0..h.len()` inside), written over slices and as a
-//! model's method that tests a layer's `bool` field.
+//! layer, `for i in 0..h.len()` inside), written over slices and as the
+//! two-moons model's method, which tests a layer's `bool` field
+//! (`examples/support/moons.rs`).
 //!
 //! The layer loop is also written with a vector-valued layer: `h =
 //! dense(&ws[k], &h);`, and `let next = dense(w, &h); h = next;`.
@@ -195,55 +196,12 @@ fn widened_dual(x: &[Dual]) -> Dual {
     h[0] + h[2] * h[1]
 }
 
-/// The two-moons shape: a model of layers, each with a `bool` that says
-/// whether a ReLU follows, read as the method's condition.
-#[derive(Clone, Debug, PartialEq, Parameters)]
-struct Layer {
-    w: Vec<Vec<f64>>,
-    b: Vec<f64>,
-    #[constant]
-    relu: bool,
-}
+// The two-moons model and loss of `examples/moons.rs`, as the course
+// writes them: `Mlp::score`'s layer loop assigns `h = next` and reads a
+// layer's `relu: bool` as its condition; `loss` calls it per point.
+use crate::moons::{self, Mlp};
 
-#[derive(Clone, Debug, PartialEq, Parameters)]
-struct Net {
-    layers: Vec<Layer>,
-}
-
-#[differentiable]
-impl Net {
-    fn score(&self, #[constant] x: [f64; 2]) -> f64 {
-        let mut h = vec![x[0], x[1]];
-        for k in 0..self.layers.len() {
-            let mut next = Vec::new();
-            for j in 0..self.layers[k].b.len() {
-                let mut s = self.layers[k].b[j];
-                for i in 0..h.len() {
-                    s += self.layers[k].w[j][i] * h[i];
-                }
-                if self.layers[k].relu {
-                    s = relu(s);
-                }
-                next.push(s);
-            }
-            h = next;
-        }
-        h[0]
-    }
-}
-
-/// A loss over points that calls the method per point.
-#[differentiable]
-fn hinge(net: &Net, #[constant] xs: &[[f64; 2]]) -> f64 {
-    let mut total = 0.0;
-    for n in 0..xs.len() {
-        let s = net.score(xs[n]);
-        total += relu(1.0 - s);
-    }
-    total
-}
-
-fn score_dual(p: &[Dual], net: &Net, x: [f64; 2]) -> Dual {
+fn score_dual(p: &[Dual], net: &Mlp, x: [f64; 2]) -> Dual {
     let mut h = vec![Dual::constant(x[0]), Dual::constant(x[1])];
     let mut at = 0;
     for layer in &net.layers {
@@ -264,10 +222,17 @@ fn score_dual(p: &[Dual], net: &Net, x: [f64; 2]) -> Dual {
     h[0]
 }
 
-fn hinge_dual(p: &[Dual], net: &Net, xs: &[[f64; 2]]) -> Dual {
-    xs.iter().fold(Dual::constant(0.0), |total, &x| {
-        total + (Dual::constant(1.0) - score_dual(p, net, x)).relu()
-    })
+/// `moons::loss` on duals: the mean hinge plus `ALPHA` times the squares
+/// of every parameter (in the model's order, `p` itself).
+fn loss_dual(p: &[Dual], net: &Mlp, data: &[moons::Sample]) -> Dual {
+    let hinge = data.iter().fold(Dual::constant(0.0), |total, sample| {
+        total
+            + (Dual::constant(1.0) - Dual::constant(sample.y) * score_dual(p, net, sample.x)).relu()
+    });
+    let squares = p
+        .iter()
+        .fold(Dual::constant(0.0), |total, &w| total + w * w);
+    hinge * Dual::constant(1.0 / data.len() as f64) + Dual::constant(moons::ALPHA) * squares
 }
 
 fn rows(rows: usize, cols: usize, seed: f64) -> Vec<Vec<f64>> {
@@ -327,36 +292,34 @@ fn a_layer_loop_over_ranges_of_a_reassigned_vec_is_compiled() {
 }
 
 #[test]
-fn a_models_layer_loop_with_a_bool_condition_is_compiled_through_its_caller() {
-    let widths = [2, 5, 4, 1];
-    let net = Net {
-        layers: widths
-            .windows(2)
-            .enumerate()
-            .map(|(k, pair)| Layer {
-                w: rows(pair[1], pair[0], 0.3 * k as f64),
-                b: (0..pair[1]).map(|j| 0.1 * j as f64 - 0.15).collect(),
-                relu: k + 2 < widths.len(),
-            })
-            .collect(),
-    };
-    let xs = [[0.4, -1.2], [1.5, 0.3], [-0.8, 0.9], [0.05, 0.6]];
+fn the_two_moons_score_and_its_loss_are_compiled() {
+    let net = Mlp::new(&[2, 5, 4, 1], 11);
+    let data = moons::two_moons(12, 0.1, 5);
     assert_eq!(net.score_grad_path(), GradientPath::Compiled);
-    assert_eq!(hinge_grad_path(), GradientPath::Compiled);
+    assert_eq!(moons::loss_grad_path(), GradientPath::Compiled);
     let reruns = autodiff::__adjoint::tape_reruns();
-    let grad = agree_model("hinge", hinge_grad(&net, &xs), hinge_grad_tape(&net, &xs));
+    let grad = agree_model(
+        "loss",
+        moons::loss_grad(&net, &data),
+        moons::loss_grad_tape(&net, &data),
+    );
     assert_eq!(
         autodiff::__adjoint::tape_reruns(),
         reruns,
-        "hinge: f_grad reran the tape"
+        "loss: f_grad reran the tape"
     );
-    let (value, gradient) = dual_value_and_gradient(&net.scalars(), |p| hinge_dual(p, &net, &xs));
-    assert_agree("hinge", &[grad.value], &[value]);
-    assert_agree("hinge", &grad.gradient.scalars(), &gradient);
+    let (value, gradient) = dual_value_and_gradient(&net.scalars(), |p| loss_dual(p, &net, &data));
+    assert_agree("loss", &[grad.value], &[value]);
+    assert_agree("loss", &grad.gradient.scalars(), &gradient);
     // The method alone, at each point.
-    for x in xs {
-        let one = agree_model("score", net.score_grad(x), net.score_grad_tape(x));
-        let (value, gradient) = dual_value_and_gradient(&net.scalars(), |p| score_dual(p, &net, x));
+    for sample in &data {
+        let one = agree_model(
+            "score",
+            net.score_grad(sample.x),
+            net.score_grad_tape(sample.x),
+        );
+        let (value, gradient) =
+            dual_value_and_gradient(&net.scalars(), |p| score_dual(p, &net, sample.x));
         assert_agree("score", &[one.value], &[value]);
         assert_agree("score", &one.gradient.scalars(), &gradient);
     }
