@@ -79,23 +79,12 @@ struct Targets {
     vectors: HashSet<String>,
 }
 
-/// The names `function` binds or takes that its body indexes, iterates
-/// or borrows (see `analysis::calls`).
+/// The names `function` assigns whole (`h = ..;`) that its body indexes,
+/// iterates or borrows: vectors (see `analysis::calls`).
 fn vectors(function: &Function) -> HashSet<String> {
-    let names = std::cell::RefCell::new(HashSet::new());
-    function.body.any_expr(&|expr| {
-        if let ExprKind::Assign { target, .. } = &expr.kind {
-            if let ExprKind::Path(path) = &target.kind {
-                if let Some(ident) = path.path.get_ident() {
-                    names.borrow_mut().insert(ident.to_string());
-                }
-            }
-        }
-        false
-    });
+    let names = super::analysis::assigned_whole(&function.body);
     let stmts = &function.body.stmts;
     names
-        .into_inner()
         .into_iter()
         .filter(|name| {
             super::analysis::calls::index_depth(stmts, name) > 0

@@ -622,8 +622,8 @@ fn collect_idents(tokens: TokenStream, idents: &mut HashSet<String>) {
     }
 }
 
-/// The locals of `body` that [`Analysis::reshaped`] holds.
-fn reshaped(body: &Block, params: &HashSet<String>) -> HashSet<String> {
+/// The names `body` assigns as a whole somewhere (`h = ..;`).
+pub(crate) fn assigned_whole(body: &Block) -> HashSet<String> {
     let assigned = std::cell::RefCell::new(HashSet::new());
     body.any_expr(&|expr| {
         if let ExprKind::Assign { target, .. } = &expr.kind {
@@ -635,10 +635,14 @@ fn reshaped(body: &Block, params: &HashSet<String>) -> HashSet<String> {
         }
         false
     });
+    assigned.into_inner()
+}
+
+/// The locals of `body` that [`Analysis::reshaped`] holds.
+fn reshaped(body: &Block, params: &HashSet<String>) -> HashSet<String> {
     let mut lets = HashMap::new();
     array_lets(body, &mut lets);
-    assigned
-        .into_inner()
+    assigned_whole(body)
         .into_iter()
         .filter(|name| !params.contains(name) && lets.get(name) != Some(&true))
         .collect()
