@@ -339,9 +339,7 @@ pub trait Flat: Copy {
     const BLANK: Self::Duals;
     /// The components of `items`, in order.
     fn parts(items: &[Self]) -> &[f64];
-    /// The components of `items` on duals, in order.
-    fn dual_parts(items: &[Self::Duals]) -> &[Dual];
-    /// The same, to write.
+    /// The components of `items` on duals, in order, to write.
     fn dual_parts_mut(items: &mut [Self::Duals]) -> &mut [Dual];
     /// `values` with their tangents `along` (the same length), item by
     /// item into a `Vec` made at its length (an item is made on the stack
@@ -355,10 +353,6 @@ impl Flat for f64 {
     const BLANK: Dual = Dual::constant(0.0);
     #[inline(always)]
     fn parts(items: &[f64]) -> &[f64] {
-        items
-    }
-    #[inline(always)]
-    fn dual_parts(items: &[Dual]) -> &[Dual] {
         items
     }
     #[inline(always)]
@@ -389,10 +383,6 @@ impl<T: Flat, const N: usize> Flat for [T; N] {
     #[inline(always)]
     fn parts(items: &[Self]) -> &[f64] {
         T::parts(items.as_flattened())
-    }
-    #[inline(always)]
-    fn dual_parts(items: &[Self::Duals]) -> &[Dual] {
-        T::dual_parts(items.as_flattened())
     }
     #[inline(always)]
     fn dual_parts_mut(items: &mut [Self::Duals]) -> &mut [Dual] {

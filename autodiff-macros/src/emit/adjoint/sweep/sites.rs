@@ -213,43 +213,28 @@ impl<'m> Sweep<'m> {
         init: &Expr,
         prelude: &mut Vec<TokenStream>,
     ) -> R<TokenStream> {
-        if !self.jumps.is_empty() || self.early {
-            // The reverse of an iteration that left early would pop what
-            // its forward never pushed.
-            return unsupported(
-                "a `Vec` grown by `push` bound inside a loop with `break`, `continue` or `return`",
-                init,
-            );
-        }
         let plain = name.trim_start_matches("r#");
-        let site = Ident::new(
-            &format!("{plain}_shape_{}", self.sites.len() + 1),
-            Span::mixed_site(),
-        );
-        let attrs = &self.attrs;
-        self.sites.push((site.clone(), quote!(#(#attrs)*)));
+        let site = self.saving_site(
+            &format!("{plain}_shape"),
+            "a `Vec` grown by `push` bound inside a loop with `break`, `continue` or `return`",
+            init,
+        )?;
         self.grown_sites.insert(name.to_owned(), site.clone());
         let shape = Ident::new("shape", Span::mixed_site());
-        let (stack, bail) = (&self.stack, &self.bail);
-        prelude.push(quote! {
-            let ::core::option::Option::Some(#shape) = #site.pop() else {
-                #stack.fail();
-                #bail;
-            };
-        });
+        prelude.push(self.pop_site(&site, &shape));
         Ok(shape.to_token_stream())
     }
 
-    /// A new site (`base_saved_N`) for a value the forward pushes and the
+    /// A new site (`prefix_N`) for a value the forward pushes and the
     /// reverse of the same block pops; refused (`construct`) where a jump
     /// or a `return` could leave between the two, so that the reverse
     /// would pop what its forward never pushed.
-    fn saving_site(&mut self, base: &str, construct: &str, at: &Expr) -> R<Ident> {
+    fn saving_site(&mut self, prefix: &str, construct: &str, at: &Expr) -> R<Ident> {
         if !self.jumps.is_empty() || self.early {
             return unsupported(construct, at);
         }
         let site = Ident::new(
-            &format!("{base}_saved_{}", self.sites.len() + 1),
+            &format!("{prefix}_{}", self.sites.len() + 1),
             Span::mixed_site(),
         );
         let attrs = &self.attrs;
@@ -321,7 +306,7 @@ impl<'m> Sweep<'m> {
         whole: &Expr,
     ) -> R<(TokenStream, TokenStream, TokenStream, Ident)> {
         let site = self.saving_site(
-            "shape",
+            "shape_saved",
             "a `Vec` assigned whole in a loop with `break`, `continue` or `return`",
             whole,
         )?;
@@ -346,7 +331,7 @@ impl<'m> Sweep<'m> {
             return unsupported("a `for` over a range whose bounds change", whole);
         };
         let site = self.saving_site(
-            "range",
+            "range_saved",
             "a `for` over a range whose bounds change, in a loop with `break`, `continue` or `return`",
             whole,
         )?;
