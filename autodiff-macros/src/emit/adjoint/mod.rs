@@ -698,23 +698,25 @@ fn fused(
     };
     // `f_jvp` returns before the adjoints are made: its gradient, which
     // it discards, is empty (a slice's) or zeros on the stack.
-    let unmade: Vec<TokenStream> = bars
-        .iter()
-        .map(|(param, bar)| {
-            let ident = &param.ident;
-            match param.kind {
-                _ if movable(param) => quote!(#bar),
-                Kind::Slice(_) => quote!(::std::vec::Vec::new()),
-                _ => quote!(::autodiff::__adjoint::zero(&#ident)),
-            }
-        })
-        .collect();
-    let unmade = if let [one] = unmade.as_slice() {
-        one.clone()
-    } else {
-        quote!((#(#unmade,)*))
-    };
-    let forward_only = on_duals.then(|| dual::forward_only(stack, &value, &unmade));
+    let forward_only = on_duals.then(|| {
+        let unmade: Vec<TokenStream> = bars
+            .iter()
+            .map(|(param, bar)| {
+                let ident = &param.ident;
+                match param.kind {
+                    _ if movable(param) => quote!(#bar),
+                    Kind::Slice(_) => quote!(::std::vec::Vec::new()),
+                    _ => quote!(::autodiff::__adjoint::zero(&#ident)),
+                }
+            })
+            .collect();
+        let unmade = if let [one] = unmade.as_slice() {
+            one.clone()
+        } else {
+            quote!((#(#unmade,)*))
+        };
+        dual::forward_only(stack, &value, &unmade)
+    });
     Ok(quote! {
         #allow
         #(#attrs)*
