@@ -276,6 +276,177 @@ fn a_method_called_twice_adds_into_the_model_and_the_input() {
     assert_eq!(got.value, tape.value);
 }
 
+/// Layers as a model's field, applied the way a model's forward is
+/// written: a method called on each item of a `for` over them, on one
+/// bound by `let` (in a branch, where the reverse borrows it again), and
+/// on one indexed.
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Layers {
+    layers: Vec<Dense>,
+}
+
+#[differentiable]
+impl Layers {
+    /// `for layer in &self.layers { h = layer.forward(&h); }`.
+    fn by_ref(&self, x: &[f64]) -> f64 {
+        let mut h = x.to_vec();
+        for layer in &self.layers {
+            h = layer.forward(&h);
+        }
+        h[0] * h[1]
+    }
+
+    /// `.iter()`, then a branch that calls the first layer through a `let`.
+    fn by_iter(&self, x: &[f64]) -> f64 {
+        let mut h = x.to_vec();
+        for layer in self.layers.iter() {
+            h = layer.forward(&h);
+        }
+        let mut y = h[0] * h[1];
+        if y > 0.0 {
+            let first = &self.layers[0];
+            let g = first.forward(&h);
+            y += g[1];
+        }
+        y + self.layers[1].forward(x)[0]
+    }
+}
+
+/// The two layers' formulas on dual numbers, and `by_ref` and `by_iter`
+/// of them, from the flat point `[w₀, b₀, w₁, b₁, x]`.
+fn layers_dual(p: &[Dual], branch: bool) -> Dual {
+    let layer = |k: usize, x: &[Dual]| -> Vec<Dual> {
+        let at = 6 * k;
+        let (w, b) = (unflat(p, at, 2, 2), &p[at + 4..at + 6]);
+        affine_dual(&w, b, x).iter().map(|s| s.tanh()).collect()
+    };
+    let x = &p[12..14];
+    let h = layer(1, &layer(0, x));
+    let y = h[0] * h[1];
+    if !branch {
+        return y;
+    }
+    let g = layer(0, &h);
+    let y = if y.value > 0.0 { y + g[1] } else { y };
+    y + layer(1, x)[0]
+}
+
+#[test]
+fn a_method_called_on_each_layer_of_a_model() {
+    let model = Layers {
+        layers: vec![
+            Dense {
+                w: vec![vec![0.5, -1.0], vec![1.5, 0.75]],
+                b: vec![0.1, -0.2],
+            },
+            Dense {
+                w: vec![vec![-0.25, 0.8], vec![0.6, 1.1]],
+                b: vec![0.3, 0.05],
+            },
+        ],
+    };
+    assert_eq!(model.by_ref_grad_path(), GradientPath::Compiled);
+    assert_eq!(model.by_iter_grad_path(), GradientPath::Compiled);
+    let components = |m: &Layers, x: &[f64]| {
+        let mut out = Vec::new();
+        for layer in &m.layers {
+            out.extend(flat(&layer.w));
+            out.extend(&layer.b);
+        }
+        out.extend(x);
+        out
+    };
+    // The first point takes the branch, the second does not.
+    for x in [vec![0.8, -0.4], vec![-0.9, 0.7]] {
+        let point = components(&model, &x);
+        for (name, branch) in [("by_ref", false), ("by_iter", true)] {
+            let (got, grad, tape) = if branch {
+                (
+                    compiled(|stack| model.by_iter_adjoint(stack, &x)),
+                    model.by_iter_grad(&x).expect("compiled"),
+                    model.by_iter_grad_tape(&x).expect("tape"),
+                )
+            } else {
+                (
+                    compiled(|stack| model.by_ref_adjoint(stack, &x)),
+                    model.by_ref_grad(&x).expect("compiled"),
+                    model.by_ref_grad_tape(&x).expect("tape"),
+                )
+            };
+            let want = dual_gradient(&point, |p| layers_dual(p, branch));
+            for g in [&got, &grad, &tape] {
+                let (m, x) = &g.gradient;
+                assert_agree(name, &components(m, x), &want);
+            }
+            assert_eq!(got.value, tape.value, "{name}");
+        }
+    }
+}
+
+/// A slice of layers: a branch binds one by `let` and calls it.
+#[differentiable]
+fn first_in_branch(layers: &[Dense], x: f64) -> f64 {
+    let mut y = x;
+    if x > 0.0 {
+        let layer = &layers[0];
+        let h = layer.forward(&[x, y]);
+        y = h[1];
+    }
+    let last = &layers[1];
+    let out = last.forward(&[y, x]);
+    out[0] * y
+}
+
+#[test]
+fn a_layer_bound_in_a_branch_is_borrowed_again_by_the_reverse() {
+    assert_eq!(first_in_branch_grad_path(), GradientPath::Compiled);
+    let layers = vec![
+        Dense {
+            w: vec![vec![0.5, -1.0], vec![1.5, 0.75]],
+            b: vec![0.1, -0.2],
+        },
+        Dense {
+            w: vec![vec![-0.25, 0.8], vec![0.6, 1.1]],
+            b: vec![0.3, 0.05],
+        },
+    ];
+    let mut point: Vec<f64> = Vec::new();
+    for layer in &layers {
+        point.extend(flat(&layer.w));
+        point.extend(&layer.b);
+    }
+    for x in [0.3, -0.6] {
+        let grad = first_in_branch_grad(&layers, x).expect("compiled");
+        let got = compiled(|stack| first_in_branch_adjoint(stack, &layers, x));
+        let tape = first_in_branch_grad_tape(&layers, x).expect("tape");
+        let mut at = point.clone();
+        at.push(x);
+        let want = dual_gradient(&at, |p| {
+            let layer = |k: usize, x: &[Dual]| -> Vec<Dual> {
+                let (w, b) = (unflat(p, 6 * k, 2, 2), &p[6 * k + 4..6 * k + 6]);
+                affine_dual(&w, b, x).iter().map(|s| s.tanh()).collect()
+            };
+            let x = p[12];
+            let y = if x.value > 0.0 {
+                layer(0, &[x, x])[1]
+            } else {
+                x
+            };
+            layer(1, &[y, x])[0] * y
+        });
+        for g in [&got, &grad, &tape] {
+            let (layers, x) = &g.gradient;
+            let mut components = Vec::new();
+            for layer in layers {
+                components.extend(flat(&layer.w));
+                components.extend(&layer.b);
+            }
+            components.push(*x);
+            assert_agree("first_in_branch", &components, &want);
+        }
+    }
+}
+
 /// Logarithms of each input: `ln` of a negative input is the tape's error.
 #[differentiable]
 fn logs(x: &[f64]) -> Vec<f64> {

@@ -129,8 +129,10 @@ pub struct Analysis {
     /// `src/__adjoint/operands.rs`), where a mistaken type is the plain
     /// twin's error only.
     pub numbers: HashSet<String>,
-    /// Parameters that hold models (`Mlp`, `&Mlp`, `Vec<Layer>`, `self`):
-    /// a method called on a place rooted at one is an annotated method.
+    /// Parameters that hold models (`Mlp`, `&Mlp`, `Vec<Layer>`, `self`),
+    /// and the bindings taken from them (`for layer in &self.layers`, `let
+    /// layer = &self.layers[k];`): a method called on a place rooted at
+    /// one is an annotated method.
     pub models: HashSet<String>,
     /// Bindings something is `push`ed onto, or whose length another
     /// method changes (`truncate`, `pop`, `insert`, `extend_from_slice`):
@@ -231,12 +233,7 @@ impl Analysis {
             references: HashSet::new(),
             borrows: HashMap::new(),
             numbers: HashSet::new(),
-            models: function
-                .params
-                .iter()
-                .filter(|param| param.kind.holds_struct())
-                .map(|param| param.ident.to_string())
-                .collect(),
+            models: crate::emit::model_params(function).into_iter().collect(),
             pushed: HashSet::new(),
             resizable: HashSet::new(),
             reshaped: HashSet::new(),

@@ -345,6 +345,21 @@ pub(super) fn model_field_dims(
         }
     }
     let found = std::cell::RefCell::new(HashMap::<String, (usize, bool)>::new());
+    // Fields whose items are models, not numbers: an item is the receiver
+    // of a method or has fields (`self.layers[k].forward(x)`,
+    // `self.layers[k].w`), or is borrowed by a `let` whose binding is
+    // (`let layer = &self.layers[k]; layer.forward(x)`).
+    let of_models = std::cell::RefCell::new(HashSet::<String>::new());
+    fn used_as_model<'m, 'a>(expr: &'m Expr<'a>) -> Option<&'m Expr<'a>> {
+        match &expr.kind {
+            ExprKind::PlainMethod { receiver, .. } => Some(receiver),
+            ExprKind::Field {
+                base,
+                member: syn::Member::Named(_),
+            } => Some(base),
+            _ => None,
+        }
+    }
     block.any_expr(&|expr| {
         let mut found = found.borrow_mut();
         if let Some((name, depth)) = indexed(expr, models) {
@@ -356,14 +371,64 @@ pub(super) fn model_field_dims(
                 found.entry(name).or_insert((0, false)).1 = true;
             }
         }
+        if let Some((name, _)) = used_as_model(expr).and_then(|part| indexed(part, models)) {
+            of_models.borrow_mut().insert(name);
+        }
         false
     });
+    let receivers = std::cell::RefCell::new(HashSet::<String>::new());
+    block.any_expr(&|expr| {
+        if let Some(name) = used_as_model(expr).and_then(crate::flow::root) {
+            receivers.borrow_mut().insert(name);
+        }
+        false
+    });
+    let receivers = receivers.into_inner();
+    let_inits(block, &mut |name, init| {
+        if let ExprKind::Reference { expr: part, .. } = &init.kind {
+            if let (true, Some((field, _))) = (receivers.contains(name), indexed(part, models)) {
+                of_models.borrow_mut().insert(field);
+            }
+        }
+    });
+    let of_models = of_models.into_inner();
     for (name, (depth, number)) in found.into_inner() {
+        if of_models.contains(&name) {
+            continue;
+        }
         match (depth, number) {
             (0, true) => dims.insert(name, Some(0)),
             (depth, false) if depth > 0 => dims.insert(name, Some(depth)),
             _ => None,
         };
+    }
+}
+
+/// Every `let name = init;` in `block`, at any depth.
+fn let_inits<'m, 'a>(block: &'m Block<'a>, each: &mut dyn FnMut(&str, &'m Expr<'a>)) {
+    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, each: &mut dyn FnMut(&str, &'m Expr<'a>)) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(inner) => in_expr(inner, each),
+                Child::Block(block) => let_inits(block, each),
+            }
+        }
+    }
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name,
+                init: Some(init),
+                ..
+            } => {
+                if let Some(name) = name {
+                    each(name, init);
+                }
+                in_expr(init, each);
+            }
+            Stmt::Expr(expr, _) => in_expr(expr, each),
+            _ => {}
+        }
     }
 }
 

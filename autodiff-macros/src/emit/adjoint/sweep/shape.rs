@@ -97,13 +97,16 @@ impl<'m> Sweep<'m> {
                 let src = inner.source.to_token_stream();
                 quote!(#adjoint::zero(&#src))
             }
-            // `&w[i]`, `&row`: a borrowed row, shaped like the row. (A
-            // borrowed number, `&x[k]` of `max_by`, is not one the sweeps
-            // save.)
+            // `&w[i]`, `&row`: a borrowed row, shaped like the row; `&layers[k]`
+            // of a model, shaped like that part of the model. (A borrowed
+            // number, `&x[k]` of `max_by`, is not one the sweeps save.)
             ExprKind::Reference {
                 mutability: None,
                 expr: inner,
-            } if is_place(inner) && dims_of(inner, &self.an.dims).is_some_and(|dims| dims >= 1) => {
+            } if is_place(inner)
+                && (dims_of(inner, &self.an.dims).is_some_and(|dims| dims >= 1)
+                    || self.model_part(init)) =>
+            {
                 self.shape(inner)?
             }
             // `[a, b].concat()`: as long as its parts, which the reverse

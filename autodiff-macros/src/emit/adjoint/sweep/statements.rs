@@ -579,6 +579,18 @@ impl<'m> Sweep<'m> {
                 };
                 let site = self.call_site(name, *mutable, init)?;
                 let (mut f, v, r) = self.value(init, &seed)?;
+                // `let layer = &self.layers[k];` in a loop or a branch: a
+                // part of a model, which the reverse borrows again where it
+                // reads the binding (a method called on it).
+                if (self.depth > 0 || self.early)
+                    && !*mutable
+                    && self.an.bound.get(name.as_str()).copied() == Some(1)
+                    && self.model_part(init)
+                {
+                    let src = init.source.to_token_stream();
+                    prelude.push(quote!(let #syntax = #src;));
+                    self.scope().available.insert(name.clone());
+                }
                 self.scope()
                     .bars
                     .push((name.clone(), bar.to_token_stream()));
@@ -630,6 +642,15 @@ impl<'m> Sweep<'m> {
             }
             Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_some()),
         }
+    }
+
+    /// Whether `init` borrows a part of a model the reverse sweep can
+    /// borrow again (`&self.layers[k]`, `&ms[1]`).
+    pub(super) fn model_part(&self, init: &Expr) -> bool {
+        matches!(&init.kind, ExprKind::Reference { mutability: None, expr: inner }
+            if is_place(inner)
+                && root(inner).is_some_and(|name| self.an.models.contains(&name))
+                && self.fully_available(inner))
     }
 
     /// The length of a `vec![0.0; n]` of numbers whose adjoint is made by
