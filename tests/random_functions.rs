@@ -263,6 +263,64 @@ enum Stmt {
     /// next; }`, now and then `h = vh(h[0], h[n - 1]);` (the file's
     /// vector helper, a `Vec` of 3), then `let y = h[0] + h[last];`.
     LayerLoop(Box<LayerLoop>),
+    /// The file's methods on `Model` called on a stack's layers.
+    StackCall(Box<StackCall>),
+}
+
+/// How a statement calls the file's methods on the layers of a stack of
+/// models `ms`.
+#[derive(Clone, Debug)]
+enum StackCall {
+    /// `let mut acc = a; for layer in ITER { acc = layer.mix(acc, e); }`.
+    Fold {
+        stack: String,
+        iter: StackIter,
+        layer: String,
+        acc: String,
+        a: Expr,
+        e: Expr,
+    },
+    /// `let layer = &ms[k]; let y = layer.mix(a, b);`, or with `layer`
+    /// `None`, `let y = ms[k].mix(a, b);`.
+    One {
+        stack: String,
+        k: usize,
+        layer: Option<String>,
+        y: String,
+        a: Expr,
+        b: Expr,
+    },
+    /// `let mut h = vec![a, b, c]; for layer in ITER { h = layer.mv(&h);
+    /// } let y = h[0] * h[2];`: a `Vec` the vector-valued method rebinds.
+    Layers {
+        stack: String,
+        iter: StackIter,
+        layer: String,
+        h: String,
+        y: String,
+        exprs: [Expr; 3],
+    },
+}
+
+/// How a `for` walks a stack's layers.
+#[derive(Clone, Copy, Debug)]
+enum StackIter {
+    /// `for layer in ms`.
+    Slice,
+    /// `for layer in ms.iter()`.
+    Iter,
+    /// `for layer in &ms[..]`.
+    Range,
+}
+
+impl StackIter {
+    fn render(self, stack: &str) -> String {
+        match self {
+            StackIter::Slice => stack.to_owned(),
+            StackIter::Iter => format!("{stack}.iter()"),
+            StackIter::Range => format!("&{stack}[..]"),
+        }
+    }
 }
 
 /// The names and expressions of a [`Stmt::LayerLoop`].
@@ -750,6 +808,54 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     let _ = writeln!(out, "{pad}{line}");
                 }
             }
+            Stmt::StackCall(call) => {
+                let lines = match &**call {
+                    StackCall::Fold {
+                        stack,
+                        iter,
+                        layer,
+                        acc,
+                        a,
+                        e,
+                    } => vec![
+                        format!("let mut {acc} = {};", r(a)),
+                        format!("for {layer} in {} {{", iter.render(stack)),
+                        format!("    {acc} = {layer}.mix({acc}, {});", r(e)),
+                        "}".to_owned(),
+                    ],
+                    StackCall::One {
+                        stack,
+                        k,
+                        layer,
+                        y,
+                        a,
+                        b,
+                    } => match layer {
+                        Some(layer) => vec![
+                            format!("let {layer} = &{stack}[{k}];"),
+                            format!("let {y} = {layer}.mix({}, {});", r(a), r(b)),
+                        ],
+                        None => vec![format!("let {y} = {stack}[{k}].mix({}, {});", r(a), r(b))],
+                    },
+                    StackCall::Layers {
+                        stack,
+                        iter,
+                        layer,
+                        h,
+                        y,
+                        exprs: [a, b, c],
+                    } => vec![
+                        format!("let mut {h} = vec![{}, {}, {}];", r(a), r(b), r(c)),
+                        format!("for {layer} in {} {{", iter.render(stack)),
+                        format!("    {h} = {layer}.mv(&{h});"),
+                        "}".to_owned(),
+                        format!("let {y} = {h}[0] * {h}[2];"),
+                    ],
+                };
+                for line in lines {
+                    let _ = writeln!(out, "{pad}{line}");
+                }
+            }
             Stmt::Allowed(stmt) => {
                 if dialect == Dialect::Plain {
                     let _ = writeln!(out, "{pad}#[allow(unused_variables)]");
@@ -784,7 +890,15 @@ struct Param {
     /// `w: Vec<f64>` of [`MODEL_W`] items and `b: f64`), read as `m1.w[k]`
     /// and `m1.b`.
     model: bool,
+    /// A stack of models, `ms1: &[Model]` of [`STACK`] layers, read as a
+    /// whole by the file's annotated methods on `Model`, called on the
+    /// items of a `for` over it, on `let layer = &ms1[k];` and on
+    /// `ms1[k]` (see [`Stmt::StackCall`]), and as `ms1[1].b`.
+    stack: bool,
 }
+
+/// How many layers a stack of models holds.
+const STACK: usize = 2;
 
 /// How many items a generated model's `w` holds.
 const MODEL_W: usize = 3;
@@ -867,6 +981,8 @@ struct Gen {
     returns: bool,
     /// The closures bound by a top-level `let`, callable everywhere after.
     closures: Vec<String>,
+    /// The function's stacks of models (`ms1: &[Model]`).
+    stacks: Vec<String>,
 }
 
 impl Gen {
@@ -927,6 +1043,7 @@ impl Gen {
         self.loops.clear();
         self.tags.clear();
         self.closures.clear();
+        self.stacks.clear();
         self.helpers = helpers;
         self.compiled = small || self.rng.chance(75);
         self.returns = !self.compiled || self.rng.chance(50);
@@ -950,6 +1067,24 @@ impl Gen {
                     slice,
                     constant: Some(values),
                     model: false,
+                    stack: false,
+                });
+                continue;
+            }
+            // Now and then a stack of models, whose layers the body calls
+            // the file's methods on.
+            if !small && self.rng.chance(8) {
+                self.tag("stack of models param");
+                let name = format!("ms{i}");
+                self.declare(&format!("{name}[1].b"), Kind::Scalar, false);
+                self.stacks.push(name.clone());
+                params.push(Param {
+                    name,
+                    mutable: false,
+                    slice: None,
+                    constant: None,
+                    model: false,
+                    stack: true,
                 });
                 continue;
             }
@@ -966,6 +1101,7 @@ impl Gen {
                     slice: None,
                     constant: None,
                     model: true,
+                    stack: false,
                 });
                 continue;
             }
@@ -982,6 +1118,7 @@ impl Gen {
                     slice: Some(n),
                     constant: None,
                     model: false,
+                    stack: false,
                 });
                 continue;
             }
@@ -996,6 +1133,7 @@ impl Gen {
                 slice: None,
                 constant: None,
                 model: false,
+                stack: false,
             });
         }
         let mut body = Vec::new();
@@ -1005,6 +1143,7 @@ impl Gen {
                 && param.slice.is_none()
                 && param.constant.is_none()
                 && !param.model
+                && !param.stack
                 && !small
                 && self.rng.chance(15)
             {
@@ -1140,7 +1279,13 @@ impl Gen {
             let outer: Vec<String> = self
                 .scalars()
                 .into_iter()
-                .filter(|name| !(name.contains('.') || compiled && name.starts_with('x')))
+                // Not, where compiled, a call's binding (`c`): one never
+                // read that a `let mut` of its name hides keeps the tape
+                // (whether it is a number is not known there).
+                .filter(|name| {
+                    !(name.contains('.')
+                        || compiled && (name.starts_with('x') || name.starts_with('c')))
+                })
                 .collect();
             if !outer.is_empty() {
                 self.tag("let hiding an outer binding");
@@ -1316,6 +1461,11 @@ impl Gen {
         if self.rng.chance(5) && self.call_value(depth, out) {
             return;
         }
+        // A method on a stack's layers.
+        if !self.stacks.is_empty() && self.rng.chance(8) {
+            self.stack_call(top, out);
+            return;
+        }
         // A pair: made, overwritten whole, or taken apart.
         if self.rng.chance(4) {
             self.pair(out);
@@ -1367,7 +1517,13 @@ impl Gen {
                 let scalars: Vec<String> = self
                     .scalars()
                     .into_iter()
-                    .filter(|name| !(name.contains('.') || compiled && name.starts_with('x')))
+                    // Not, where compiled, a call's binding (`c`): one never
+                    // read that a `let mut` of its name hides keeps the tape
+                    // (whether it is a number is not known there).
+                    .filter(|name| {
+                        !(name.contains('.')
+                            || compiled && (name.starts_with('x') || name.starts_with('c')))
+                    })
                     .collect();
                 if scalars.len() < 2 {
                     return self.let_(out);
@@ -1615,6 +1771,71 @@ impl Gen {
             }
             _ => self.let_(out),
         }
+    }
+
+    /// A call of the file's methods on the layers of one of the
+    /// function's stacks: folded through a `for` over them, on one layer
+    /// bound by `let` or indexed, or (at the top, where the compiled
+    /// adjoint saves the shape a `Vec` assigned whole overwrites) the
+    /// vector-valued one rebinding a `Vec`, layer by layer.
+    fn stack_call(&mut self, top: bool, out: &mut Vec<Stmt>) {
+        let stack = self.stacks[self.rng.below(self.stacks.len())].clone();
+        let iter = [StackIter::Slice, StackIter::Iter, StackIter::Range][self.rng.below(3)];
+        let layer = self.fresh("layer");
+        let layers = top && self.loops.is_empty() && !self.tags.contains(&"early return");
+        let call = match self.rng.below(3) {
+            0 if layers => {
+                self.tag("stack: h = layer.mv(&h) per layer");
+                if self.compiled {
+                    self.returns = false;
+                }
+                let exprs = [self.expr(1), self.expr(1), self.expr(1)];
+                let (h, y) = (self.fresh("h"), self.fresh("y"));
+                self.declare(&y, Kind::Scalar, false);
+                StackCall::Layers {
+                    stack,
+                    iter,
+                    layer,
+                    h,
+                    y,
+                    exprs,
+                }
+            }
+            0 | 1 => {
+                self.tag("stack: for layer in .. { acc = layer.mix(..) }");
+                let (a, e) = (self.expr(1), self.expr(1));
+                let acc = self.fresh("acc");
+                self.declare(&acc, Kind::Scalar, false);
+                StackCall::Fold {
+                    stack,
+                    iter,
+                    layer,
+                    acc,
+                    a,
+                    e,
+                }
+            }
+            _ => {
+                let bound = self.rng.chance(50);
+                self.tag(if bound {
+                    "stack: let layer = &ms[k]; layer.mix(..)"
+                } else {
+                    "stack: ms[k].mix(..)"
+                });
+                let (a, b) = (self.expr(1), self.expr(1));
+                let y = self.fresh("y");
+                self.declare(&y, Kind::Scalar, false);
+                StackCall::One {
+                    stack,
+                    k: self.rng.below(STACK),
+                    layer: bound.then_some(layer),
+                    y,
+                    a,
+                    b,
+                }
+            }
+        };
+        out.push(Stmt::StackCall(Box::new(call)));
     }
 
     /// An arm of `let y = if ..`: a statement or two, then a value.
@@ -2818,6 +3039,30 @@ fn arguments(params: &[Param]) -> [String; 4] {
         } else {
             format!("r.FIELD.{}", direction.len())
         };
+        if param.stack {
+            let layer = |ty: &str, k: usize| {
+                let from = at + k * (MODEL_W + 1);
+                format!(
+                    "{ty} {{ w: a[{from}..{}].to_vec(), b: a[{}] }}",
+                    from + MODEL_W,
+                    from + MODEL_W
+                )
+            };
+            let layers = |ty: &str| {
+                (0..STACK)
+                    .map(|k| layer(ty, k))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            args.push(format!("&[{}]", layers("Model")));
+            dual_args.push(format!("&[{}]", layers("twins::DModel")));
+            flat.push(format!(
+                "g.extend(autodiff::Parameters::scalars(&{field}));"
+            ));
+            direction.push(format!("vec![{}]", layers("Model").replace("a[", "v[")));
+            at += STACK * (MODEL_W + 1);
+            continue;
+        }
         if param.model {
             let (w, b) = (
                 format!("a[{at}..{}].to_vec()", at + MODEL_W),
@@ -2876,7 +3121,9 @@ fn render_function(name: &str, function: &Function) -> Rendered {
             .params
             .iter()
             .map(|param| {
-                let ty = if param.model {
+                let ty = if param.stack {
+                    if ty == "D" { "&[DModel]" } else { "&[Model]" }.to_owned()
+                } else if param.model {
                     if ty == "D" { "&DModel" } else { "&Model" }.to_owned()
                 } else if param.slice.is_some() {
                     format!("&[{ty}]")
@@ -2918,6 +3165,55 @@ fn render_function(name: &str, function: &Function) -> Rendered {
     }
 }
 
+/// The file's annotated methods on `Model`, and their dual twins on
+/// `DModel`: `mix(&self, a, u)`, a number from a random expression of
+/// its arguments and the model's fields, and `mv(&self, x)`, a `Vec` as
+/// long as `x` (at most [`MODEL_W`]), each item its own affine map of
+/// `x`'s through `tanh`, scaled by a random expression of the bias.
+fn model_methods(gen: &mut Gen) -> (String, String) {
+    gen.vars.clear();
+    gen.loops.clear();
+    gen.compiled = true;
+    gen.declare("a", Kind::Scalar, false);
+    gen.declare("u", Kind::Scalar, false);
+    gen.declare("self.w", Kind::Array(MODEL_W), false);
+    gen.declare("self.b", Kind::Scalar, false);
+    let mix = gen.expr(2);
+    gen.vars.clear();
+    gen.declare("self.b", Kind::Scalar, false);
+    gen.declare("self.w", Kind::Array(MODEL_W), false);
+    let scale = gen.expr(1);
+    let text = |dialect: Dialect, number: &str, pad: &str| {
+        let (mix, scale) = (render(&mix, dialect), render(&scale, dialect));
+        [
+            format!("pub fn mix(&self, a: {number}, u: {number}) -> {number} {{"),
+            format!("    let t = {mix};"),
+            "    t * self.w[0] + self.b".to_owned(),
+            "}".to_owned(),
+            format!("pub fn mv(&self, x: &[{number}]) -> Vec<{number}> {{"),
+            "    let mut out = Vec::new();".to_owned(),
+            "    for i in 0..x.len() {".to_owned(),
+            format!("        out.push((x[i] * self.w[i] + self.b).tanh() * {scale});"),
+            "    }".to_owned(),
+            "    out".to_owned(),
+            "}".to_owned(),
+        ]
+        .iter()
+        .map(|line| format!("{pad}{line}\n"))
+        .collect::<String>()
+    };
+    (
+        format!(
+            "#[differentiable]\nimpl Model {{\n{}}}\n",
+            text(Dialect::Plain, "f64", "    ")
+        ),
+        format!(
+            "    impl DModel {{\n{}    }}\n",
+            text(Dialect::Dual, "D", "        ")
+        ),
+    )
+}
+
 fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> String {
     let dual_path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/oracle.rs");
     let mut out = String::new();
@@ -2947,6 +3243,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         nesting: 0,
         returns: true,
         closures: Vec::new(),
+        stacks: Vec::new(),
     };
     let mut rendered = Vec::new();
     let mut helpers = Vec::new();
@@ -2992,6 +3289,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         }
     };
     let (tuple_plain, tuple_dual) = tuple_helper(&mut gen, &format!("t{vector_name}"));
+    let (methods_plain, methods_dual) = model_methods(&mut gen);
     gen.vector = Some((vector_name, vector_len));
     for j in 0..1 + gen.rng.below(2) {
         let name = format!("h{file}_{j}");
@@ -3020,23 +3318,26 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     // import, which the generated item shadows when there is one.
     out.push_str("mod stand_ins {\n    use autodiff::prelude::*;\n    use super::Model;\n");
     for f in &rendered {
-        let types = |number: &str, slice: &str, model: &str, constants: bool| -> Vec<String> {
-            f.params
-                .iter()
-                .filter(|param| constants || param.constant.is_none())
-                .map(|param| {
-                    if param.model {
-                        model
-                    } else if param.slice.is_some() {
-                        slice
-                    } else {
-                        number
-                    }
-                    .to_owned()
-                })
-                .collect()
-        };
-        let grad_type = match types("f64", "Vec<f64>", "Model", false).as_slice() {
+        let types =
+            |number: &str, slice: &str, model: &str, stack: &str, constants: bool| -> Vec<String> {
+                f.params
+                    .iter()
+                    .filter(|param| constants || param.constant.is_none())
+                    .map(|param| {
+                        if param.stack {
+                            stack
+                        } else if param.model {
+                            model
+                        } else if param.slice.is_some() {
+                            slice
+                        } else {
+                            number
+                        }
+                        .to_owned()
+                    })
+                    .collect()
+            };
+        let grad_type = match types("f64", "Vec<f64>", "Model", "Vec<Model>", false).as_slice() {
             [one] => one.clone(),
             all => format!("({})", all.join(", ")),
         };
@@ -3044,7 +3345,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
             out,
             "    pub fn {}_adjoint(_: &mut autodiff::__adjoint::Stack, {}) -> Option<ValueAndGradient<{grad_type}>> {{ super::fell_back(); None }}",
             f.name,
-            types("_: f64", "_: &[f64]", "_: &Model", true).join(", ")
+            types("_: f64", "_: &[f64]", "_: &Model", "_: &[Model]", true).join(", ")
         );
     }
     out.push_str("}\nuse stand_ins::*;\n\n");
@@ -3059,10 +3360,12 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     }
     out.push_str(&vector_plain);
     out.push_str(&tuple_plain);
+    out.push_str(&methods_plain);
     out.push_str(DUAL_SUPPORT);
     out.push_str(DUAL_MODEL);
     out.push_str(&vector_dual);
     out.push_str(&tuple_dual);
+    out.push_str(&methods_dual);
     for f in &rendered {
         out.push_str(&f.dual);
     }
@@ -3079,7 +3382,9 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
             let inputs = f.params.iter().filter(|p| p.constant.is_none());
             let at: Vec<String> = (0..inputs
                 .map(|p| {
-                    if p.model {
+                    if p.stack {
+                        STACK * (MODEL_W + 1)
+                    } else if p.model {
                         MODEL_W + 1
                     } else {
                         p.slice.unwrap_or(1)
