@@ -262,6 +262,12 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             quote!(#ident: #name.0)
         }
     });
+    // A caller's adjoint lent to a callee's reverse sweep: each trained
+    // field moved out (`__adjoint::Lent`), the constants copied.
+    let lent = per_field(
+        &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::lend_bar(&mut bar.#ident)),
+        &|ident| quote!(::core::clone::Clone::clone(&bar.#ident)),
+    );
     let components = trained.iter().map(|field| {
         let (ident, ty) = (field.ident, field.ty);
         quote_spanned!(ty.span()=> <#ty as #p>::components(&self.#ident, out);)
@@ -340,6 +346,10 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             #[inline]
             fn zero_owned(&self) -> #name {
                 #name { #(#zeros,)* }
+            }
+            #[inline]
+            fn lend_bar(bar: &mut #name) -> #name {
+                #name { #(#lent,)* }
             }
             #[inline]
             fn carry_gradient(&self, bar: #name) -> (#name, bool) {
@@ -433,6 +443,9 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
             fn gradient_from(&self, from: &mut &[f64]) -> #name {
                 <#name as #p>::gradient_from(self, from)
+            }
+            fn lend_bar(bar: &mut #name) -> #name {
+                <#name as #p>::lend_bar(bar)
             }
         }
     }

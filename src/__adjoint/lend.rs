@@ -1,32 +1,22 @@
 //! A caller's adjoint of a slice argument, lent to a vector-valued
 //! callee's reverse sweep as the `Vec` its sweep adds into, and given back
 //! (see `emit/adjoint/lend.rs` in the macro crate): the rows are moved, not
-//! copied, and nothing is allocated per row.
+//! copied, and nothing is allocated per row. A model's adjoint (a model,
+//! `#[derive(Parameters)]` implements [`Lent`] for it) is lent whole, each
+//! field moved out and back.
 
-/// An adjoint's item that can be moved out of its place and back.
+/// An adjoint's item that can be moved out of its place and back: the
+/// adjoint of a model, or of a number, array or `Vec` of them (their
+/// `Parameter::lend_bar`).
 pub trait Lent: Sized {
     /// The item, its place left empty (or as it was, for a number).
     fn lend(place: &mut Self) -> Self;
 }
 
-impl Lent for f64 {
+impl<T: crate::__private::Parameter<Gradient = T>> Lent for T {
     #[inline(always)]
-    fn lend(place: &mut f64) -> f64 {
-        *place
-    }
-}
-
-impl<T> Lent for Vec<T> {
-    #[inline(always)]
-    fn lend(place: &mut Vec<T>) -> Vec<T> {
-        std::mem::take(place)
-    }
-}
-
-impl<T: Lent, const N: usize> Lent for [T; N] {
-    #[inline(always)]
-    fn lend(place: &mut [T; N]) -> [T; N] {
-        std::array::from_fn(|k| T::lend(&mut place[k]))
+    fn lend(place: &mut T) -> T {
+        T::lend_bar(place)
     }
 }
 
@@ -53,4 +43,17 @@ pub fn give_back<T>(bar: &mut [T], lent: Vec<T>) {
     for (place, item) in bar.iter_mut().zip(lent) {
         *place = item;
     }
+}
+
+/// The caller's adjoint of a model taken by reference, lent whole: its
+/// fields moved out, its constants copied ([`Lent`]).
+#[inline]
+pub fn lend_model<T: Lent>(bar: &mut T) -> T {
+    T::lend(bar)
+}
+
+/// Puts what [`lend_model`] took back into `bar`.
+#[inline]
+pub fn give_back_model<T>(bar: &mut T, lent: T) {
+    *bar = lent;
 }

@@ -83,6 +83,13 @@ pub trait Parameter {
         zeros.fill(0.0);
         self.rebuild(&mut zeros.as_slice())
     }
+    /// A caller's adjoint `bar` lent to a callee's reverse sweep, which
+    /// adds into it and gives it back (`__adjoint::Lent`): its `Vec`s
+    /// moved out, not copied, its numbers and constants copied. Named, like
+    /// [`record`](Self::record), through this trait, so a struct that is
+    /// not a model stays this trait's one error.
+    #[doc(hidden)]
+    fn lend_bar(bar: &mut Self::Gradient) -> Self::Gradient;
     /// The gradient from the compiled adjoint `bar` of [`zero_owned`]'s
     /// shape: its components, with the constants of `self` (what the
     /// sweep wrote into a constant's adjoint is dropped); and whether every
@@ -153,6 +160,10 @@ impl Parameter for f64 {
         0.0
     }
     #[inline(always)]
+    fn lend_bar(bar: &mut f64) -> f64 {
+        *bar
+    }
+    #[inline(always)]
     fn carry_gradient(&self, bar: f64) -> (f64, bool) {
         (bar, self.is_finite() & bar.is_finite())
     }
@@ -206,6 +217,10 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
         std::array::from_fn(|i| self[i].zero_owned())
     }
     #[inline]
+    fn lend_bar(bar: &mut Self::Gradient) -> Self::Gradient {
+        std::array::from_fn(|k| T::lend_bar(&mut bar[k]))
+    }
+    #[inline]
     fn carry_gradient(&self, bar: Self::Gradient) -> (Self::Owned, bool) {
         let mut finite = true;
         let mut items = self.iter();
@@ -226,6 +241,10 @@ impl<T: Parameter> Parameter for Vec<T> {
     type Variables<'t> = Vec<T::Variables<'t>>;
     type Gradient = Vec<T::Gradient>;
     type Owned = Vec<T::Owned>;
+    #[inline]
+    fn lend_bar(bar: &mut Self::Gradient) -> Self::Gradient {
+        std::mem::take(bar)
+    }
     #[inline]
     fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
         self.iter().map(|item| item.shape(leaves)).collect()
@@ -278,6 +297,10 @@ impl<T: Parameter> Parameter for &[T] {
     type Gradient = Vec<T::Gradient>;
     type Owned = Vec<T::Owned>;
     #[inline]
+    fn lend_bar(bar: &mut Self::Gradient) -> Self::Gradient {
+        std::mem::take(bar)
+    }
+    #[inline]
     fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
         self.iter().map(|item| item.shape(leaves)).collect()
     }
@@ -311,6 +334,10 @@ impl<T: Parameter> Parameter for &Vec<T> {
     type Gradient = Vec<T::Gradient>;
     type Owned = Vec<T::Owned>;
     #[inline]
+    fn lend_bar(bar: &mut Self::Gradient) -> Self::Gradient {
+        std::mem::take(bar)
+    }
+    #[inline]
     fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
         (**self).shape(leaves)
     }
@@ -342,6 +369,10 @@ impl<T: Parameter, const N: usize> Parameter for &[T; N] {
     type Variables<'t> = Vec<T::Variables<'t>>;
     type Gradient = Vec<T::Gradient>;
     type Owned = [T::Owned; N];
+    #[inline]
+    fn lend_bar(bar: &mut Self::Gradient) -> Self::Gradient {
+        std::mem::take(bar)
+    }
     #[inline]
     fn shape<'t>(&'t self, leaves: &mut &[Scalar<'t>]) -> Self::Variables<'t> {
         self.iter().map(|item| item.shape(leaves)).collect()

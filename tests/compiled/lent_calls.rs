@@ -383,6 +383,36 @@ fn a_method_called_on_each_layer_of_a_model() {
     }
 }
 
+#[test]
+fn a_lent_layer_that_is_not_finite_gives_the_tapes_error() {
+    let layers = |w: f64| Layers {
+        layers: vec![
+            Dense {
+                w: vec![vec![0.5, -1.0], vec![1.5, 0.75]],
+                b: vec![0.1, -0.2],
+            },
+            Dense {
+                w: vec![vec![w, 0.8], vec![0.6, 1.1]],
+                b: vec![0.3, 0.05],
+            },
+        ],
+    };
+    let x = [0.8, -0.4];
+    // A weight that is not finite: the tape's labelled error, from the
+    // check of the caller's parameter at entry.
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let model = layers(bad);
+        let compiled = model.by_ref_grad(&x).unwrap_err();
+        let tape = model.by_ref_grad_tape(&x).unwrap_err();
+        assert_eq!(compiled.to_string(), tape.to_string());
+    }
+    // The model as it was: what is lent is the caller's adjoint, never
+    // the model.
+    let model = layers(f64::NAN);
+    let _ = model.by_ref_grad(&x);
+    assert_eq!(format!("{model:?}"), format!("{:?}", layers(f64::NAN)));
+}
+
 /// A slice of layers: a branch binds one by `let` and calls it.
 #[differentiable]
 fn first_in_branch(layers: &[Dense], x: f64) -> f64 {

@@ -3,11 +3,12 @@
 //! caller's adjoints of the arguments, which its pair passes on, rather
 //! than as a gradient of its own pushed through the stack.
 //!
-//! A parameter read through a shared slice (`w: &[Vec<f64>]`), bound once
-//! and of numbers, is never assigned in the body, so its adjoint is only
-//! ever added to: the caller's adjoint is lent to the sweep as its own
-//! (`__adjoint::lend`, the rows moved, not copied) and given back after
-//! the checks, which then see the caller's sum. Any other parameter keeps
+//! A parameter read through a shared slice (`w: &[Vec<f64>]`, `layers:
+//! &[Layer]`) or a model by reference (`&self`), bound once, is never
+//! assigned in the body, so its adjoint is only ever added to: the
+//! caller's adjoint is lent to the sweep as its own (`__adjoint::lend`,
+//! the rows moved, not copied; `lend_model`, the fields moved) and given
+//! back after the checks, which then see the caller's sum. Any other parameter keeps
 //! an adjoint of its own, which starts at zero as its sweep assumes, and is
 //! added into the caller's as the pair did: pushed and popped.
 //!
@@ -55,11 +56,15 @@ pub(super) fn into_caller(
         let ty = super::pair::bar_type(&param.kind);
         into.inputs.push(quote!(#caller: &mut #ty));
         if lendable(param, movable) {
+            let (lend, give) = match param.kind {
+                Kind::Struct { .. } => (quote!(lend_model), quote!(give_back_model)),
+                _ => (quote!(lend), quote!(give_back)),
+            };
             into.lent.push(Some(
-                quote!(let mut #bar = ::autodiff::__adjoint::lend(#caller);),
+                quote!(let mut #bar = ::autodiff::__adjoint::#lend(#caller);),
             ));
             into.give
-                .push(quote!(::autodiff::__adjoint::give_back(#caller, #bar);));
+                .push(quote!(::autodiff::__adjoint::#give(#caller, #bar);));
             continue;
         }
         into.lent.push(None);
@@ -98,12 +103,14 @@ pub(super) fn into_caller(
 }
 
 /// Whether the caller's adjoint of `param` can be the sweep's: a shared
-/// slice of numbers, not `mut`, bound once (`movable` is false), so that
-/// nothing assigns it and its adjoint is only added to.
-fn lendable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool {
-    matches!(param.kind, Kind::Slice(_))
-        && !param.kind.holds_struct()
-        && param.mutability.is_none()
+/// slice (of numbers or of models) or a model by reference, not `mut`,
+/// bound once (`movable` is false), so that nothing assigns it and its
+/// adjoint is only added to.
+pub(super) fn lendable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool {
+    matches!(
+        param.kind,
+        Kind::Slice(_) | Kind::Struct { by_ref: true, .. }
+    ) && param.mutability.is_none()
         && !movable(param)
 }
 

@@ -535,6 +535,14 @@ fn fused(
     let late_checks = late.iter().map(|(param, bar)| {
         let ident = &param.ident;
         match &param.kind {
+            // A caller's adjoint lent to the sweep (`lend`): checked with
+            // the model, as the caller made it (its constants carried).
+            Kind::Struct { by_ref: true, .. }
+                if entry.intermediates() && lend::lendable(param, &movable) =>
+            {
+                let model = super::grad::model_ref(ident, true);
+                quote!(#stack.observe_param(#model, &#bar);)
+            }
             // The model's gradient (its constants carried), checked with
             // the model in one pass.
             Kind::Struct { by_ref, ty } => {
