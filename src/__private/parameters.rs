@@ -279,10 +279,13 @@ impl<T: Parameter> Parameter for Vec<T> {
             return (self.zero_owned(), false);
         }
         let mut finite = true;
-        let gradient = self
-            .iter()
-            .zip(bar)
-            .map(|(item, bar)| {
+        // The gradient's `Vec` first: collected in place, where the
+        // gradient and the owned type are laid out alike (`f64`, a model),
+        // with no allocation.
+        let gradient = bar
+            .into_iter()
+            .zip(self)
+            .map(|(bar, item)| {
                 let (gradient, ok) = item.carry_gradient(bar);
                 finite &= ok;
                 gradient
