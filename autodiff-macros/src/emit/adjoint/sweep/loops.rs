@@ -480,13 +480,28 @@ impl<'m> Sweep<'m> {
         self.scope().available.extend(names);
         let mut declare = Vec::new();
         let mut spread = Vec::new();
+        // A model taken from a model's field (`for layer in &self.layers`)
+        // whose body reads the model only through it: its adjoint is the
+        // field's item itself, borrowed for the trip, not one of its own
+        // zeroed and added in after.
+        let lone = leaves.len() == 1;
         for ((element, place), place_bar) in leaves.iter().zip(&spreads) {
             let name = element.to_string();
             if !self.an.active.contains(&name) {
                 continue;
             }
             let bar = self.bind(&name);
+            let borrowed = lone
+                && self.an.models.contains(&name)
+                && self.an.bound.get(&name).copied() == Some(1)
+                && root(place).is_some_and(|model| !mentions(body, &model));
             match place_bar {
+                Some(place_bar) if borrowed => {
+                    declare.push(quote!(let #bar = &mut #place_bar[#index];));
+                    if let Some(last) = self.scope().bars.last_mut() {
+                        last.1 = quote!((*#bar));
+                    }
+                }
                 Some(place_bar) => {
                     declare.push(quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#index]);));
                     spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);));
@@ -800,4 +815,12 @@ fn ends_in_a_jump(stmt: &Stmt) -> bool {
     !attributed
         && !matches!(cond.kind, ExprKind::Let { .. })
         && matches!(then_branch.stmts.last(), Some(Stmt::Expr(last, _)) if is_jump(last))
+}
+
+/// Whether `block` reads the binding `name` anywhere.
+fn mentions(block: &Block, name: &str) -> bool {
+    block.any_expr(&|expr| {
+        matches!(&expr.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| ident == name))
+    })
 }
