@@ -278,20 +278,27 @@ impl Neuron {
         args: ::core::option::Option<(&Self, f64)>,
     ) -> f64 {
         let ::core::option::Option::Some((__self, x)) = args else {
-            return stack.failed();
+            return {
+                stack.fail();
+                ::autodiff::__adjoint::Poisoned::poisoned()
+            };
         };
-        match Self::__ad_forward_adjoint(stack, __self, x) {
-            ::core::option::Option::Some(result) => {
-                {
-                    let gradient = &result.gradient;
-                    <Self as ::autodiff::__private::Parameter>::push_gradient(
-                        gradient,
-                        stack,
-                    )
-                };
-                result.value
+        if !stack.finite() {
+            stack.push_reverse(::core::option::Option::None::<()>);
+            Self::forward(__self, x)
+        } else {
+            match Self::__ad_forward_cotangent_dot_adjoint(stack, (__self, x)) {
+                ::core::option::Option::Some((value, reverse)) => {
+                    stack.push_reverse(::core::option::Option::Some(reverse));
+                    stack.observe(&value);
+                    value
+                }
+                ::core::option::Option::None => {
+                    stack.push_reverse(::core::option::Option::None::<()>);
+                    stack.fail();
+                    Self::forward(__self, x)
+                }
             }
-            ::core::option::Option::None => stack.failed(),
         }
     }
     #[doc(hidden)]
@@ -307,31 +314,156 @@ impl Neuron {
     fn __ad_forward_reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64)>,
-        value_bar: f64,
+        value_bar: impl ::autodiff::__adjoint::Cotangent<f64>,
         bars: ::core::option::Option<(&mut Self, &mut dyn ::core::any::Any)>,
     ) {
-        let _ = args;
-        let ::core::option::Option::Some((__self_bar, _)) = bars else {
+        let reverse = stack
+            .pop_reverse(|stack, args| Self::__ad_forward_cotangent_dot_adjoint(
+                stack,
+                args,
+            ));
+        let (
+            ::core::option::Option::Some((__self, x)),
+            ::core::option::Option::Some((__self_bar, _)),
+        ) = (args, bars) else {
             return stack.fail();
         };
-        {
-            let bar = __self_bar;
-            <Self as ::autodiff::__private::Parameter>::pop_gradient(
-                bar,
-                stack,
-                value_bar,
-            )
+        let ::core::option::Option::Some(cotangent) = ::autodiff::__adjoint::Cotangent::cotangent_ref(
+            &value_bar,
+        ) else {
+            return stack.fail();
         };
+        let ::core::option::Option::Some(reverse) = reverse else {
+            return;
+        };
+        if reverse(stack, (__self, x), cotangent, (__self_bar,)).is_none() {
+            stack.fail();
+        }
     }
     #[doc(hidden)]
     fn forward_reverse(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64)>,
-        value_bar: f64,
+        value_bar: impl ::autodiff::__adjoint::Cotangent<f64>,
         bars: ::core::option::Option<(&mut Self, &mut dyn ::core::any::Any)>,
     ) {
         Self::__ad_forward_reverse(stack, args, value_bar, bars)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __ad_forward_cotangent_dot_adjoint(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        args: (&Self, f64),
+    ) -> ::core::option::Option<
+        (
+            f64,
+            impl ::core::ops::FnOnce(
+                &mut ::autodiff::__adjoint::Stack,
+                (&Self, f64),
+                &f64,
+                (&mut Self,),
+            ) -> ::core::option::Option<()> + use<>,
+        ),
+    > {
+        let (__self, x) = args;
+        let __cotangent = ::autodiff::__adjoint::NoCotangent;
+        if !stack.finite() {
+            return ::core::option::Option::None;
+        }
+        stack
+            .observe_operand_of(
+                (__self.w * x + __self.b),
+                ::autodiff::ScalarOperation::Tanh,
+            );
+        let value = (__self.w * x + __self.b).tanh();
+        let __output: f64 = value;
+        let mut __dot = 0.0;
+        __dot += __cotangent * __output;
+        let value: f64 = __dot;
+        let returned = ::core::clone::Clone::clone(&__output);
+        ::core::option::Option::Some((
+            returned,
+            move |
+                stack: &mut ::autodiff::__adjoint::Stack,
+                (__self, x): (&Self, f64),
+                __cotangent: &f64,
+                (__caller___self,): (&mut Self,)|
+            {
+                let mut __self_bar = {
+                    let bar = &mut *__caller___self;
+                    <Self as ::autodiff::__private::Parameter>::lend_bar(bar)
+                };
+                let value_bar = 1.0;
+                let reversed = 'reverse: {
+                    let mut __output_bar = 0.0;
+                    let mut __dot_bar = 0.0;
+                    __dot_bar += value_bar;
+                    __output_bar += __dot_bar * __cotangent;
+                    let sum_bar = __output_bar
+                        * ::autodiff::__adjoint::rules::tanh_partial(
+                            ((__self.w * x + __self.b)),
+                        );
+                    __self_bar.b += sum_bar;
+                    __self_bar.w += sum_bar * x;
+                    ::core::option::Option::Some(())
+                };
+                stack.observe(value);
+                stack
+                    .checked((
+                        (),
+                        {
+                            let bar = &__self_bar;
+                            <Self as ::autodiff::__private::Parameter>::finite_with_bar(
+                                __self,
+                                bar,
+                            )
+                        },
+                    ));
+                ::autodiff::__adjoint::give_back_model(__caller___self, __self_bar);
+                reversed.and(stack.finite().then_some(()))
+            },
+        ))
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn forward_cotangent_dot_adjoint(
+        &self,
+        stack: &mut ::autodiff::__adjoint::Stack,
+        args: (&Self, f64),
+    ) -> ::core::option::Option<
+        (
+            f64,
+            impl ::core::ops::FnOnce(
+                &mut ::autodiff::__adjoint::Stack,
+                (&Self, f64),
+                &f64,
+                (&mut Self,),
+            ) -> ::core::option::Option<()> + use<>,
+        ),
+    > {
+        Self::__ad_forward_cotangent_dot_adjoint(stack, args)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -804,20 +936,27 @@ impl Neuron {
         args: ::core::option::Option<(&Self, f64, f64)>,
     ) -> f64 {
         let ::core::option::Option::Some((__self, x, y)) = args else {
-            return stack.failed();
+            return {
+                stack.fail();
+                ::autodiff::__adjoint::Poisoned::poisoned()
+            };
         };
-        match Self::__ad_loss_adjoint(stack, __self, x, y) {
-            ::core::option::Option::Some(result) => {
-                {
-                    let gradient = &result.gradient;
-                    <Self as ::autodiff::__private::Parameter>::push_gradient(
-                        gradient,
-                        stack,
-                    )
-                };
-                result.value
+        if !stack.finite() {
+            stack.push_reverse(::core::option::Option::None::<()>);
+            Self::loss(__self, x, y)
+        } else {
+            match Self::__ad_loss_cotangent_dot_adjoint(stack, (__self, x, y)) {
+                ::core::option::Option::Some((value, reverse)) => {
+                    stack.push_reverse(::core::option::Option::Some(reverse));
+                    stack.observe(&value);
+                    value
+                }
+                ::core::option::Option::None => {
+                    stack.push_reverse(::core::option::Option::None::<()>);
+                    stack.fail();
+                    Self::loss(__self, x, y)
+                }
             }
-            ::core::option::Option::None => stack.failed(),
         }
     }
     #[doc(hidden)]
@@ -833,35 +972,167 @@ impl Neuron {
     fn __ad_loss_reverse(
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64, f64)>,
-        value_bar: f64,
+        value_bar: impl ::autodiff::__adjoint::Cotangent<f64>,
         bars: ::core::option::Option<
             (&mut Self, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
         >,
     ) {
-        let _ = args;
-        let ::core::option::Option::Some((__self_bar, _, _)) = bars else {
+        let reverse = stack
+            .pop_reverse(|stack, args| Self::__ad_loss_cotangent_dot_adjoint(
+                stack,
+                args,
+            ));
+        let (
+            ::core::option::Option::Some((__self, x, y)),
+            ::core::option::Option::Some((__self_bar, _, _)),
+        ) = (args, bars) else {
             return stack.fail();
         };
-        {
-            let bar = __self_bar;
-            <Self as ::autodiff::__private::Parameter>::pop_gradient(
-                bar,
-                stack,
-                value_bar,
-            )
+        let ::core::option::Option::Some(cotangent) = ::autodiff::__adjoint::Cotangent::cotangent_ref(
+            &value_bar,
+        ) else {
+            return stack.fail();
         };
+        let ::core::option::Option::Some(reverse) = reverse else {
+            return;
+        };
+        if reverse(stack, (__self, x, y), cotangent, (__self_bar,)).is_none() {
+            stack.fail();
+        }
     }
     #[doc(hidden)]
     fn loss_reverse(
         &self,
         stack: &mut ::autodiff::__adjoint::Stack,
         args: ::core::option::Option<(&Self, f64, f64)>,
-        value_bar: f64,
+        value_bar: impl ::autodiff::__adjoint::Cotangent<f64>,
         bars: ::core::option::Option<
             (&mut Self, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
         >,
     ) {
         Self::__ad_loss_reverse(stack, args, value_bar, bars)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __ad_loss_cotangent_dot_adjoint(
+        stack: &mut ::autodiff::__adjoint::Stack,
+        args: (&Self, f64, f64),
+    ) -> ::core::option::Option<
+        (
+            f64,
+            impl ::core::ops::FnOnce(
+                &mut ::autodiff::__adjoint::Stack,
+                (&Self, f64, f64),
+                &f64,
+                (&mut Self,),
+            ) -> ::core::option::Option<()> + use<>,
+        ),
+    > {
+        let (__self, x, y) = args;
+        let __cotangent = ::autodiff::__adjoint::NoCotangent;
+        if !stack.finite() {
+            return ::core::option::Option::None;
+        }
+        let forward_value = ::autodiff::__adjoint::scalar_of(
+            __self.forward_forward(stack, ::autodiff::__adjoint::args((&__self, x))),
+            stack,
+        );
+        let value = forward_value - y;
+        let d = value;
+        let __output: f64 = d * d;
+        let mut __dot = 0.0;
+        __dot += __cotangent * __output;
+        let value: f64 = __dot;
+        let returned = ::core::clone::Clone::clone(&__output);
+        ::core::option::Option::Some((
+            returned,
+            move |
+                stack: &mut ::autodiff::__adjoint::Stack,
+                (__self, x, y): (&Self, f64, f64),
+                __cotangent: &f64,
+                (__caller___self,): (&mut Self,)|
+            {
+                let mut __self_bar = {
+                    let bar = &mut *__caller___self;
+                    <Self as ::autodiff::__private::Parameter>::lend_bar(bar)
+                };
+                let value_bar = 1.0;
+                let reversed = 'reverse: {
+                    let mut d_bar = 0.0;
+                    let mut __output_bar = 0.0;
+                    let mut __dot_bar = 0.0;
+                    __dot_bar += value_bar;
+                    __output_bar += __dot_bar * __cotangent;
+                    d_bar += __output_bar * d;
+                    d_bar += __output_bar * d;
+                    __self
+                        .forward_reverse(
+                            stack,
+                            ::autodiff::__adjoint::args((&__self, x)),
+                            d_bar,
+                            ::autodiff::__adjoint::args((
+                                &mut __self_bar,
+                                &mut ::autodiff::__adjoint::zero(&(x)),
+                            )),
+                        );
+                    ::core::option::Option::Some(())
+                };
+                stack.observe(value);
+                stack
+                    .checked((
+                        (),
+                        {
+                            let bar = &__self_bar;
+                            <Self as ::autodiff::__private::Parameter>::finite_with_bar(
+                                __self,
+                                bar,
+                            )
+                        },
+                    ));
+                ::autodiff::__adjoint::give_back_model(__caller___self, __self_bar);
+                reversed.and(stack.finite().then_some(()))
+            },
+        ))
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn loss_cotangent_dot_adjoint(
+        &self,
+        stack: &mut ::autodiff::__adjoint::Stack,
+        args: (&Self, f64, f64),
+    ) -> ::core::option::Option<
+        (
+            f64,
+            impl ::core::ops::FnOnce(
+                &mut ::autodiff::__adjoint::Stack,
+                (&Self, f64, f64),
+                &f64,
+                (&mut Self,),
+            ) -> ::core::option::Option<()> + use<>,
+        ),
+    > {
+        Self::__ad_loss_cotangent_dot_adjoint(stack, args)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]

@@ -352,6 +352,10 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
                 #name { #(#lent,)* }
             }
             #[inline]
+            fn finite_with_bar(&self, bar: &#name) -> bool {
+                ::autodiff::__adjoint::model_finite_with(self, bar)
+            }
+            #[inline]
             fn carry_gradient(&self, bar: #name) -> (#name, bool) {
                 #(#carries)*
                 let finite = true #(& #carried_names.1)*;
@@ -446,6 +450,9 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
             fn lend_bar(bar: &mut #name) -> #name {
                 <#name as #p>::lend_bar(bar)
+            }
+            fn finite_with_bar(&self, bar: &#name) -> bool {
+                <#name as #p>::finite_with_bar(self, bar)
             }
         }
     }

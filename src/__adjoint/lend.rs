@@ -45,14 +45,8 @@ pub fn give_back<T>(bar: &mut [T], lent: Vec<T>) {
     }
 }
 
-/// The caller's adjoint of a model taken by reference, lent whole: its
-/// fields moved out, its constants copied ([`Lent`]).
-#[inline]
-pub fn lend_model<T: Lent>(bar: &mut T) -> T {
-    T::lend(bar)
-}
-
-/// Puts what [`lend_model`] took back into `bar`.
+/// Puts a model's adjoint lent whole (`Parameter::lend_bar`) back into
+/// `bar`.
 #[inline]
 pub fn give_back_model<T>(bar: &mut T, lent: T) {
     *bar = lent;

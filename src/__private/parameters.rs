@@ -90,6 +90,18 @@ pub trait Parameter {
     /// not a model stays this trait's one error.
     #[doc(hidden)]
     fn lend_bar(bar: &mut Self::Gradient) -> Self::Gradient;
+    /// Whether every component of `self` and of a caller's adjoint `bar`
+    /// lent to a callee's sweep ([`lend_bar`](Self::lend_bar)) is finite:
+    /// the check the tape makes, without the gradient `carry_gradient`
+    /// would build.
+    #[doc(hidden)]
+    #[inline]
+    fn finite_with_bar(&self, bar: &Self::Gradient) -> bool {
+        let (mut values, mut bars) = (Vec::new(), Vec::new());
+        self.components(&mut values);
+        Self::gradient_components(bar, &mut bars);
+        values.len() == bars.len() && crate::__adjoint::finite_pairs(&values, &bars)
+    }
     /// The gradient from the compiled adjoint `bar` of [`zero_owned`]'s
     /// shape: its components, with the constants of `self` (what the
     /// sweep wrote into a constant's adjoint is dropped); and whether every

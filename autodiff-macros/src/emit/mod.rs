@@ -44,6 +44,10 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
         return quote!(#twin #tape #companion #dot #transforms);
     }
     let (grad, pair, dual) = grad::items(function, &names);
+    let (dot, pair) = match shaped::scalar_pair(function, &names) {
+        Some((dot, pair)) => (dot, pair),
+        None => (TokenStream::new(), pair),
+    };
     let companion = companion::item(
         names.name,
         &function.item.vis,
@@ -53,7 +57,7 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
     );
     let check = check::items(function, &names);
     let second = second::items(function, &names, dual);
-    quote!(#twin #tape #companion #grad #check #second)
+    quote!(#twin #tape #companion #grad #dot #check #second)
 }
 
 /// The items of a method: `function` is the method read as a function of
@@ -99,11 +103,15 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
         return quote!(#tape #forward #reverse #dot #transforms);
     }
     // A method's `f_hvp` keeps the tape (`Names::free`).
-    let (grad, [forward, reverse], _) = grad::items(function, &names);
+    let (grad, pair, _) = grad::items(function, &names);
+    let (dot, [forward, reverse]) = match shaped::scalar_pair(function, &names) {
+        Some((dot, pair)) => (dot, pair),
+        None => (TokenStream::new(), pair),
+    };
     let (forward, reverse) = (forward.free(), reverse.free());
     let check = check::items(function, &names);
     let second = second::items(function, &names, false);
-    quote!(#tape #grad #forward #reverse #check #second)
+    quote!(#tape #grad #forward #reverse #dot #check #second)
 }
 
 /// The names that hold a model on the tape: parameters of a model type

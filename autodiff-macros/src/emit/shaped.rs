@@ -12,6 +12,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
+use super::companion::Sibling;
 use super::grad::{adjoint_arg, gradient_type_of, recording_bailing, Recording};
 use super::{differentiable, user_params, Names};
 use crate::ast::{Function, Kind};
@@ -282,7 +283,11 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
     if super::tape::may_return(&function.body) {
         return None;
     }
-    let depth = vector_depth(function.output.as_ref()?)?;
+    // A scalar function's is `cotangent × f` (see `scalar_pair`).
+    let depth = match function.output.as_ref() {
+        Some(shape) => vector_depth(shape)?,
+        None => 0,
+    };
     let (stmts, tail) = match item.block.stmts.split_last()? {
         (syn::Stmt::Expr(tail, None), stmts) => (stmts, tail),
         _ => return None,
@@ -364,6 +369,31 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
         split,
     };
     Some((adjoint.items, dot))
+}
+
+/// The pair of a scalar function that takes a model by reference (a
+/// layer's `score(&self, x)`): split as a vector-valued callee's is, so
+/// that a caller's reverse has the callee's reverse add `value_bar ×` its
+/// gradient straight into the caller's adjoint of the model (lent, see
+/// `adjoint::lend`), where the pair of `f_adjoint` would make a
+/// model-shaped gradient per call, push it, and pop it scaled into the
+/// caller's. With the dot's items; `None` for any other function, or
+/// where the dot is not split or does not compile.
+pub fn scalar_pair(function: &Function, names: &Names) -> Option<(TokenStream, [Sibling; 2])> {
+    let by_ref_model = function
+        .params
+        .iter()
+        .any(|param| matches!(param.kind, crate::ast::Kind::Struct { by_ref: true, .. }));
+    if function.output.is_some() || !by_ref_model {
+        return None;
+    }
+    let (dot, dot_fn) = compiled_dot(function)?;
+    if !dot_fn.split {
+        return None;
+    }
+    let output = output_syn_type(function);
+    let pair = super::adjoint::vector_pair(function, names, &output, Some(&dot_fn));
+    Some((dot, pair))
 }
 
 /// The compiled reverse of a vector-valued function (`compiled_dot`).

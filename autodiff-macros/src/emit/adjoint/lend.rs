@@ -7,7 +7,7 @@
 //! &[Layer]`) or a model by reference (`&self`), bound once, is never
 //! assigned in the body, so its adjoint is only ever added to: the
 //! caller's adjoint is lent to the sweep as its own (`__adjoint::lend`,
-//! the rows moved, not copied; `lend_model`, the fields moved) and given
+//! the rows moved, not copied; `Parameter::lend_bar`, the fields moved) and given
 //! back after the checks, which then see the caller's sum. Any other parameter keeps
 //! an adjoint of its own, which starts at zero as its sweep assumes, and is
 //! added into the caller's as the pair did: pushed and popped.
@@ -56,15 +56,24 @@ pub(super) fn into_caller(
         let ty = super::pair::bar_type(&param.kind);
         into.inputs.push(quote!(#caller: &mut #ty));
         if lendable(param, movable) {
-            let (lend, give) = match param.kind {
-                Kind::Struct { .. } => (quote!(lend_model), quote!(give_back_model)),
-                _ => (quote!(lend), quote!(give_back)),
+            let (lend, give) = match &param.kind {
+                // Named through `Parameter`, on the type: a struct that is
+                // not a model stays that trait's one error there.
+                Kind::Struct { ty, .. } => (
+                    model_call(
+                        ty,
+                        "lend_bar",
+                        &[Argument::Bound("bar", quote!(&mut *#caller))],
+                    ),
+                    quote!(::autodiff::__adjoint::give_back_model(#caller, #bar);),
+                ),
+                _ => (
+                    quote!(::autodiff::__adjoint::lend(#caller)),
+                    quote!(::autodiff::__adjoint::give_back(#caller, #bar);),
+                ),
             };
-            into.lent.push(Some(
-                quote!(let mut #bar = ::autodiff::__adjoint::#lend(#caller);),
-            ));
-            into.give
-                .push(quote!(::autodiff::__adjoint::#give(#caller, #bar);));
+            into.lent.push(Some(quote!(let mut #bar = #lend;)));
+            into.give.push(give);
             continue;
         }
         into.lent.push(None);

@@ -537,11 +537,19 @@ fn fused(
         match &param.kind {
             // A caller's adjoint lent to the sweep (`lend`): checked with
             // the model, as the caller made it (its constants carried).
-            Kind::Struct { by_ref: true, .. }
+            Kind::Struct { by_ref: true, ty }
                 if entry.intermediates() && lend::lendable(param, &movable) =>
             {
                 let model = super::grad::model_ref(ident, true);
-                quote!(#stack.observe_param(#model, &#bar);)
+                let finite = model_call(
+                    ty,
+                    "finite_with_bar",
+                    &[
+                        Argument::Plain(model),
+                        Argument::Bound("bar", quote!(&#bar)),
+                    ],
+                );
+                quote!(#stack.checked(((), #finite));)
             }
             // The model's gradient (its constants carried), checked with
             // the model in one pass.

@@ -79,10 +79,11 @@ impl<'m> Sweep<'m> {
         args: &[Expr],
         seed: &Seed,
     ) -> R<()> {
-        if !seed.whole && !seed.unread {
+        let rerun = seed.whole || seed.unread;
+        if !rerun && !self.lends_a_model(receiver, args) {
             return Ok(());
         }
-        if seed.negated {
+        if seed.negated && rerun {
             return unsupported("a vector-valued call under a minus sign", expr);
         }
         if seed.whole && !receiver.is_none_or(|receiver| self.fully_available(receiver)) {
@@ -102,6 +103,24 @@ impl<'m> Sweep<'m> {
             self.cx.rev.push(pop);
         }
         Ok(())
+    }
+
+    /// Whether the callee may take a model by reference, whose pair is
+    /// then split (see `shaped::scalar_pair`), a number's too: a method
+    /// called on a model, or a call passed a part of one. Its reverse
+    /// reads the arguments again, as a vector-valued callee's does, so
+    /// those that change before the reverse sweep are saved for it.
+    fn lends_a_model(&self, receiver: Option<&Expr>, args: &[Expr]) -> bool {
+        let model = |arg: &Expr| {
+            let place = match &arg.kind {
+                ExprKind::Reference { expr, .. } => expr,
+                _ => arg,
+            };
+            is_place(place)
+                && !self.scalar(place)
+                && root(place).is_some_and(|name| self.an.models.contains(&name))
+        };
+        receiver.is_some() || args.iter().any(model)
     }
 
     /// Whether an argument that changes before the reverse sweep can be
@@ -157,7 +176,7 @@ impl<'m> Sweep<'m> {
         // it and popped for the reverse (a number; see `savable`). So is
         // one of a call whose value the body never reads, which may be a
         // vector's.
-        let reruns = seed.whole || seed.unread;
+        let reruns = seed.whole || seed.unread || self.lends_a_model(receiver, args);
         for arg in args {
             let saved = self.saved_args.get(&arg.id).cloned();
             let available = self.fully_available(arg) || saved.is_some();
