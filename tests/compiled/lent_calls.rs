@@ -291,6 +291,34 @@ struct Layers {
     layers: Vec<Dense>,
 }
 
+/// Two 2×2 layers, the second's first weight `w`.
+fn two_layers(w: f64) -> Layers {
+    Layers {
+        layers: vec![
+            Dense {
+                w: vec![vec![0.5, -1.0], vec![1.5, 0.75]],
+                b: vec![0.1, -0.2],
+            },
+            Dense {
+                w: vec![vec![w, 0.8], vec![0.6, 1.1]],
+                b: vec![0.3, 0.05],
+            },
+        ],
+    }
+}
+
+/// Each layer's weights then biases, then `rest`: the flat point of the
+/// dual-number oracles below.
+fn layer_components(layers: &[Dense], rest: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for layer in layers {
+        out.extend(flat(&layer.w));
+        out.extend(&layer.b);
+    }
+    out.extend(rest);
+    out
+}
+
 #[differentiable]
 impl Layers {
     /// `for layer in &self.layers { h = layer.forward(&h); }`.
@@ -333,25 +361,9 @@ impl Layers {
 
 #[test]
 fn a_scalar_method_on_each_layer_with_a_rebound_argument() {
-    let model = Layers {
-        layers: vec![
-            Dense {
-                w: vec![vec![0.5, -1.0], vec![1.5, 0.75]],
-                b: vec![0.1, -0.2],
-            },
-            Dense {
-                w: vec![vec![-0.25, 0.8], vec![0.6, 1.1]],
-                b: vec![0.3, 0.05],
-            },
-        ],
-    };
+    let model = two_layers(-0.25);
     assert_eq!(model.folded_grad_path(), GradientPath::Compiled);
-    let mut point = Vec::new();
-    for layer in &model.layers {
-        point.extend(flat(&layer.w));
-        point.extend(&layer.b);
-    }
-    point.push(0.7);
+    let point = layer_components(&model.layers, &[0.7]);
     let want = dual_gradient(&point, |p| {
         let first = |k: usize, a: Dual| (p[6 * k] * a + p[6 * k + 1] + p[6 * k + 4]).tanh();
         let x = p[12];
@@ -363,13 +375,7 @@ fn a_scalar_method_on_each_layer_with_a_rebound_argument() {
     let tape = model.folded_grad_tape(0.7).expect("tape");
     for g in [&got, &grad, &tape] {
         let (m, x) = &g.gradient;
-        let mut components = Vec::new();
-        for layer in &m.layers {
-            components.extend(flat(&layer.w));
-            components.extend(&layer.b);
-        }
-        components.push(*x);
-        assert_agree("folded", &components, &want);
+        assert_agree("folded", &layer_components(&m.layers, &[*x]), &want);
     }
 }
 
@@ -394,29 +400,10 @@ fn layers_dual(p: &[Dual], branch: bool) -> Dual {
 
 #[test]
 fn a_method_called_on_each_layer_of_a_model() {
-    let model = Layers {
-        layers: vec![
-            Dense {
-                w: vec![vec![0.5, -1.0], vec![1.5, 0.75]],
-                b: vec![0.1, -0.2],
-            },
-            Dense {
-                w: vec![vec![-0.25, 0.8], vec![0.6, 1.1]],
-                b: vec![0.3, 0.05],
-            },
-        ],
-    };
+    let model = two_layers(-0.25);
     assert_eq!(model.by_ref_grad_path(), GradientPath::Compiled);
     assert_eq!(model.by_iter_grad_path(), GradientPath::Compiled);
-    let components = |m: &Layers, x: &[f64]| {
-        let mut out = Vec::new();
-        for layer in &m.layers {
-            out.extend(flat(&layer.w));
-            out.extend(&layer.b);
-        }
-        out.extend(x);
-        out
-    };
+    let components = |m: &Layers, x: &[f64]| layer_components(&m.layers, x);
     // The first point takes the branch, the second does not.
     for x in [vec![0.8, -0.4], vec![-0.9, 0.7]] {
         let point = components(&model, &x);
@@ -446,18 +433,7 @@ fn a_method_called_on_each_layer_of_a_model() {
 
 #[test]
 fn a_lent_layer_that_is_not_finite_gives_the_tapes_error() {
-    let layers = |w: f64| Layers {
-        layers: vec![
-            Dense {
-                w: vec![vec![0.5, -1.0], vec![1.5, 0.75]],
-                b: vec![0.1, -0.2],
-            },
-            Dense {
-                w: vec![vec![w, 0.8], vec![0.6, 1.1]],
-                b: vec![0.3, 0.05],
-            },
-        ],
-    };
+    let layers = two_layers;
     let x = [0.8, -0.4];
     // A weight that is not finite: the tape's labelled error, from the
     // check of the caller's parameter at entry.
@@ -491,21 +467,8 @@ fn first_in_branch(layers: &[Dense], x: f64) -> f64 {
 #[test]
 fn a_layer_bound_in_a_branch_is_borrowed_again_by_the_reverse() {
     assert_eq!(first_in_branch_grad_path(), GradientPath::Compiled);
-    let layers = vec![
-        Dense {
-            w: vec![vec![0.5, -1.0], vec![1.5, 0.75]],
-            b: vec![0.1, -0.2],
-        },
-        Dense {
-            w: vec![vec![-0.25, 0.8], vec![0.6, 1.1]],
-            b: vec![0.3, 0.05],
-        },
-    ];
-    let mut point: Vec<f64> = Vec::new();
-    for layer in &layers {
-        point.extend(flat(&layer.w));
-        point.extend(&layer.b);
-    }
+    let layers = two_layers(-0.25).layers;
+    let point = layer_components(&layers, &[]);
     for x in [0.3, -0.6] {
         let grad = first_in_branch_grad(&layers, x).expect("compiled");
         let got = compiled(|stack| first_in_branch_adjoint(stack, &layers, x));
@@ -527,13 +490,7 @@ fn a_layer_bound_in_a_branch_is_borrowed_again_by_the_reverse() {
         });
         for g in [&got, &grad, &tape] {
             let (layers, x) = &g.gradient;
-            let mut components = Vec::new();
-            for layer in layers {
-                components.extend(flat(&layer.w));
-                components.extend(&layer.b);
-            }
-            components.push(*x);
-            assert_agree("first_in_branch", &components, &want);
+            assert_agree("first_in_branch", &layer_components(layers, &[*x]), &want);
         }
     }
 }
