@@ -98,6 +98,8 @@ pub(super) fn into_caller(
                 );
                 quote!(#push; #pop;)
             }
+            // A number: added in.
+            Kind::Scalar => quote!(*#caller += #gradient;),
             _ => {
                 let gradient_ident = format_ident!("__gradient_{}", param.ident.unraw());
                 quote! {
