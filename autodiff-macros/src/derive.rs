@@ -262,8 +262,9 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             quote!(#ident: #name.0)
         }
     });
-    // A caller's adjoint lent to a callee's reverse sweep: each trained
-    // field moved out (`__adjoint::Lent`), the constants copied.
+    // A caller's adjoint lent to a callee's reverse sweep
+    // (`Parameter::lend_bar`): each trained field moved out through its
+    // own type's, the constants copied.
     let lent = per_field(
         &|ident, ty| quote_spanned!(ty.span()=> <#ty as #p>::lend_bar(&mut bar.#ident)),
         &|ident| quote!(::core::clone::Clone::clone(&bar.#ident)),

@@ -3,8 +3,8 @@
 //! caller's adjoints of the arguments, which its pair passes on, rather
 //! than as a gradient of its own pushed through the stack.
 //!
-//! A parameter read through a shared slice (`w: &[Vec<f64>]`, `layers:
-//! &[Layer]`) or a model by reference (`&self`), bound once, is never
+//! A parameter read through a shared slice of numbers (`w: &[Vec<f64>]`)
+//! or a model by reference (`&self`), bound once, is never
 //! assigned in the body, so its adjoint is only ever added to: the
 //! caller's adjoint is lent to the sweep as its own (`__adjoint::lend`,
 //! the rows moved, not copied; `Parameter::lend_bar`, the fields moved) and given
@@ -114,14 +114,15 @@ pub(super) fn into_caller(
 }
 
 /// Whether the caller's adjoint of `param` can be the sweep's: a shared
-/// slice (of numbers or of models) or a model by reference, not `mut`,
+/// slice of numbers or a model by reference, not `mut`,
 /// bound once (`movable` is false), so that nothing assigns it and its
 /// adjoint is only added to.
 pub(super) fn lendable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool {
-    matches!(
-        param.kind,
-        Kind::Slice(_) | Kind::Struct { by_ref: true, .. }
-    ) && param.mutability.is_none()
+    // A slice of models is not: `lend` would name its items' type outside
+    // `Parameter`, a second error where the struct is not a model.
+    let slice_of_numbers = matches!(param.kind, Kind::Slice(_)) && !param.kind.holds_struct();
+    (slice_of_numbers || matches!(param.kind, Kind::Struct { by_ref: true, .. }))
+        && param.mutability.is_none()
         && !movable(param)
 }
 
