@@ -185,33 +185,11 @@ pub(super) fn grown_dims(
 /// The names `let`s bind to an empty `Vec` (`Vec::new()`, `vec![]`,
 /// `Vec::with_capacity(n)`) in `block` and the blocks inside it.
 pub(super) fn empty_vec_lets(block: &Block, out: &mut HashSet<String>) {
-    fn expr_lets(expr: &Expr, out: &mut HashSet<String>) {
-        for child in expr.children() {
-            match child {
-                Child::Expr(child) => expr_lets(child, out),
-                Child::Block(block) => empty_vec_lets(block, out),
-            }
+    let_inits(block, &mut |name, init| {
+        if init.is_empty_vec() {
+            out.insert(name.to_owned());
         }
-    }
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let {
-                name: Some(name),
-                init: Some(init),
-                ..
-            } => {
-                if init.is_empty_vec() {
-                    out.insert(name.clone());
-                }
-                expr_lets(init, out);
-            }
-            Stmt::Let {
-                init: Some(init), ..
-            }
-            | Stmt::Expr(init, _) => expr_lets(init, out),
-            _ => {}
-        }
-    }
+    });
 }
 
 /// The names of the `let`s without a value (`let y;`) in `block` and the
