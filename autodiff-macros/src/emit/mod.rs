@@ -44,10 +44,7 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
         return quote!(#twin #tape #companion #dot #transforms);
     }
     let (grad, pair, dual) = grad::items(function, &names);
-    let (dot, pair) = match shaped::scalar_pair(function, &names) {
-        Some((dot, pair)) => (dot, pair),
-        None => (TokenStream::new(), pair),
-    };
+    let (dot, pair) = shaped::scalar_pair(function, &names, pair);
     let companion = companion::item(
         names.name,
         &function.item.vis,
@@ -104,10 +101,7 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     }
     // A method's `f_hvp` keeps the tape (`Names::free`).
     let (grad, pair, _) = grad::items(function, &names);
-    let (dot, [forward, reverse]) = match shaped::scalar_pair(function, &names) {
-        Some((dot, pair)) => (dot, pair),
-        None => (TokenStream::new(), pair),
-    };
+    let (dot, [forward, reverse]) = shaped::scalar_pair(function, &names, pair);
     let (forward, reverse) = (forward.free(), reverse.free());
     let check = check::items(function, &names);
     let second = second::items(function, &names, false);

@@ -377,23 +377,28 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
 /// gradient straight into the caller's adjoint of the model (lent, see
 /// `adjoint::lend`), where the pair of `f_adjoint` would make a
 /// model-shaped gradient per call, push it, and pop it scaled into the
-/// caller's. With the dot's items; `None` for any other function, or
-/// where the dot is not split or does not compile.
-pub fn scalar_pair(function: &Function, names: &Names) -> Option<(TokenStream, [Sibling; 2])> {
+/// caller's. With the dot's items; any other function, or one whose dot
+/// is not split or does not compile, keeps `pair` (of `f_adjoint`).
+pub fn scalar_pair(
+    function: &Function,
+    names: &Names,
+    pair: [Sibling; 2],
+) -> (TokenStream, [Sibling; 2]) {
     let by_ref_model = function
         .params
         .iter()
-        .any(|param| matches!(param.kind, crate::ast::Kind::Struct { by_ref: true, .. }));
+        .any(|param| matches!(param.kind, Kind::Struct { by_ref: true, .. }));
     if function.output.is_some() || !by_ref_model {
-        return None;
+        return (TokenStream::new(), pair);
     }
-    let (dot, dot_fn) = compiled_dot(function)?;
-    if !dot_fn.split {
-        return None;
+    match compiled_dot(function) {
+        Some((dot, dot_fn)) if dot_fn.split => {
+            let output = output_syn_type(function);
+            let split = super::adjoint::vector_pair(function, names, &output, Some(&dot_fn));
+            (dot, split)
+        }
+        _ => (TokenStream::new(), pair),
     }
-    let output = output_syn_type(function);
-    let pair = super::adjoint::vector_pair(function, names, &output, Some(&dot_fn));
-    Some((dot, pair))
 }
 
 /// The compiled reverse of a vector-valued function (`compiled_dot`).
