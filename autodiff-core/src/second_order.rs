@@ -56,6 +56,14 @@ pub struct SecondOrderPass {
     hvp: Vec<f64>,
 }
 
+/// The arrays go back to the thread for the next pass (see `buffers`).
+impl Drop for SecondOrderPass {
+    fn drop(&mut self) {
+        buffers::give_back(std::mem::take(&mut self.adjoints));
+        buffers::give_back(std::mem::take(&mut self.hvp));
+    }
+}
+
 impl SecondOrderPass {
     /// `∂output/∂node` (0 for a node the output does not reach or that
     /// was recorded after it).
@@ -111,7 +119,10 @@ fn check_seeds(nodes: &Nodes, seeds: &[f64]) -> Result<(), ScalarAutodiffError> 
 /// an error naming the node, if the output depends on the node: one the
 /// output does not read (a dead `let`, a value only printed) gets 0, as
 /// its adjoint is 0 in the reverse pass, so that an overflow there fails
-/// neither mode.
+/// neither mode. Which nodes the output reads is worked out only when a
+/// tangent is not finite: until then a node the output does not read
+/// keeps its tangent, which no pass reads (its adjoint is 0, and the
+/// nodes the output reads read only each other).
 pub(crate) fn tangents(
     nodes: &Nodes,
     output: usize,
@@ -119,10 +130,10 @@ pub(crate) fn tangents(
 ) -> Result<Vec<f64>, ScalarAutodiffError> {
     check_seeds(nodes, seeds)?;
     let edges = &nodes.edges()[..=output];
-    let read = nodes.reached_from(output, true);
-    let mut tangents = vec![0.0; output + 1];
+    let mut read: Option<Vec<bool>> = None;
+    let mut tangents = buffers::zeros(output + 1);
     for (node, edge) in edges.iter().enumerate() {
-        if !read[node] {
+        if read.as_ref().is_some_and(|read| !read[node]) {
             continue;
         }
         let mut tangent = 0.0;
@@ -140,17 +151,82 @@ pub(crate) fn tangents(
             tangent = seeds.get(node).copied().unwrap_or(0.0);
         }
         if !tangent.is_finite() {
-            return Err(ScalarAutodiffError::NonFiniteTangent {
-                operation: nodes.operation(node),
-                operands: nodes.operands(node),
-                node,
-                tangent,
-                label: nodes.label(node),
-            });
+            let read = read.get_or_insert_with(|| nodes.reached_from(output, true));
+            if read[node] {
+                buffers::give_back(tangents);
+                return Err(ScalarAutodiffError::NonFiniteTangent {
+                    operation: nodes.operation(node),
+                    operands: nodes.operands(node),
+                    node,
+                    tangent,
+                    label: nodes.label(node),
+                });
+            }
+            tangent = 0.0;
         }
         tangents[node] = tangent;
     }
     Ok(tangents)
+}
+
+/// Memory reuse across second-order passes: `f_hessian` runs one per
+/// variable, and a training loop one per step. Each pass needs three
+/// arrays of one `f64` per node (tangents, adjoints, adjoint tangents);
+/// past glibc's mapping threshold, freeing them hands their pages back to
+/// the system and the next pass pays for fresh, kernel-zeroed ones. The
+/// thread keeps the last pass's arrays (up to [`SPARE_NODES`] entries
+/// each), as it keeps a dropped tape's.
+///
+/// [`SPARE_NODES`]: crate::spare::SPARE_NODES
+mod buffers {
+    use std::cell::RefCell;
+
+    use crate::spare::SPARE_NODES;
+
+    /// How many arrays a thread keeps: one pass's three.
+    const KEPT: usize = 3;
+
+    thread_local! {
+        static SPARE: RefCell<Vec<Vec<f64>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// `len` zeros, in a kept array if the thread has one.
+    pub(super) fn zeros(len: usize) -> Vec<f64> {
+        let kept = SPARE
+            .try_with(|spare| {
+                spare
+                    .try_borrow_mut()
+                    .ok()
+                    .and_then(|mut spare| spare.pop())
+            })
+            .ok()
+            .flatten();
+        match kept {
+            Some(mut buffer) => {
+                buffer.clear();
+                buffer.resize(len, 0.0);
+                buffer
+            }
+            None => vec![0.0; len],
+        }
+    }
+
+    /// Keeps `buffer` for the next pass on this thread, if it is small
+    /// enough and the thread keeps fewer than a pass's arrays.
+    pub(super) fn give_back(buffer: Vec<f64>) {
+        if buffer.capacity() == 0 || buffer.capacity() > SPARE_NODES {
+            return;
+        }
+        // `try_with`: during thread exit the place may be gone already; the
+        // buffer is then simply freed.
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut() {
+                if spare.len() < KEPT {
+                    spare.push(buffer);
+                }
+            }
+        });
+    }
 }
 
 /// The local derivatives of `node` with respect to its two operand slots,
@@ -240,9 +316,25 @@ pub(crate) fn hvp(
     seeds: &[f64],
 ) -> Result<SecondOrderPass, ScalarAutodiffError> {
     let tangents = tangents(nodes, output, seeds)?;
+    let mut pass = SecondOrderPass {
+        adjoints: buffers::zeros(output + 1),
+        hvp: buffers::zeros(output + 1),
+    };
+    let result = reverse(nodes, output, &tangents, &mut pass);
+    buffers::give_back(tangents);
+    result.map(|()| pass)
+}
+
+/// The reverse pass of [`hvp`] on dual numbers, into `pass`'s arrays
+/// (zeros), with every node's tangent.
+fn reverse(
+    nodes: &Nodes,
+    output: usize,
+    tangents: &[f64],
+    pass: &mut SecondOrderPass,
+) -> Result<(), ScalarAutodiffError> {
     let edges = &nodes.edges()[..=output];
-    let mut adjoints = vec![0.0_f64; output + 1];
-    let mut hvp = vec![0.0_f64; output + 1];
+    let SecondOrderPass { adjoints, hvp } = pass;
     adjoints[output] = 1.0;
     for node in (0..=output).rev() {
         let (upstream, upstream_tangent) = (adjoints[node], hvp[node]);
@@ -260,7 +352,7 @@ pub(crate) fn hvp(
         if edge.parent(0).is_none() {
             continue;
         }
-        let partials = dual_partials(nodes, node, &tangents);
+        let partials = dual_partials(nodes, node, tangents);
         for (slot, partial) in partials.iter().enumerate() {
             let Some((parent, true)) = edge.parent(slot) else {
                 continue;
@@ -311,7 +403,7 @@ pub(crate) fn hvp(
             hvp[parent] += contribution;
         }
     }
-    Ok(SecondOrderPass { adjoints, hvp })
+    Ok(())
 }
 
 impl<'t> Scalar<'t> {
@@ -342,7 +434,10 @@ impl<'t> Scalar<'t> {
         // SAFETY: the guard lives for this expression, which calls only
         // `Nodes` reads.
         let nodes = unsafe { self.tape.read() };
-        Ok(self::tangents(&nodes, output, tangents)?[output])
+        let tangents = self::tangents(&nodes, output, tangents)?;
+        let tangent = tangents[output];
+        buffers::give_back(tangents);
+        Ok(tangent)
     }
 
     /// Forward over reverse: the gradient of this node and its derivative

@@ -704,3 +704,84 @@ fn an_infinite_second_derivative_is_a_labelled_error_where_the_first_is_finite()
     let error = e.jvp(&[0.0, 0.0, 1e300]).unwrap_err();
     assert_eq!(error.code(), "non-finite-tangent");
 }
+
+#[test]
+fn a_tangent_that_overflows_where_the_output_does_not_read_it_fails_neither_pass() {
+    // x = 700 along 1e300: every tangent from `x.exp()` on overflows. A
+    // dead node before the output's nodes and one between them overflow;
+    // the output, x·sin x, reads neither, so both passes answer, as
+    // `backward` does. The same overflow on a node the output reads
+    // fails, naming that node.
+    let tape = Tape::new();
+    let x = tape.variable(700.0).unwrap();
+    let _dead_before = x.exp().unwrap().mul(x).unwrap();
+    let s = x.sin().unwrap();
+    let _dead_between = x.exp().unwrap().add(s).unwrap();
+    let y = s.mul(x).unwrap();
+    let v = 1e300;
+    let (x0, want) = (
+        700.0_f64,
+        (700.0_f64.sin() + 700.0 * 700.0_f64.cos()) * 1e300,
+    );
+    let slope = y.jvp(&[v]).unwrap();
+    assert!(close(slope, want, 1e-12), "{slope} vs {want}");
+    let pass = y.hvp(&[v]).unwrap();
+    let second = (2.0 * x0.cos() - x0 * x0.sin()) * v;
+    assert!(
+        close(pass.hvp(x), second, 1e-12),
+        "{} vs {second}",
+        pass.hvp(x)
+    );
+    assert_eq!(pass.gradient(_dead_between), 0.0);
+    // Read by the output: the first node it reads that overflows (the
+    // second `exp`, node 4; node 1 is still dead) is named.
+    let read = y.add(_dead_between).unwrap();
+    let error = read.jvp(&[v]).unwrap_err();
+    assert_eq!(error.code(), "non-finite-tangent");
+    assert!(
+        matches!(error, ScalarAutodiffError::NonFiniteTangent { node, .. } if node == 4),
+        "{error:?}"
+    );
+    assert_eq!(read.hvp(&[v]).unwrap_err().code(), "non-finite-tangent");
+}
+
+#[test]
+fn passes_in_a_row_reuse_their_arrays_and_agree() {
+    // A Hessian runs one pass per variable, on arrays the last pass
+    // leaves to the thread: every pass must start from zeros. f = x²y +
+    // y³ on tapes of different lengths, in turn: H = [[2y, 2x], [2x, 6y]].
+    let (x0, y0) = (1.5, -0.5);
+    for round in 0..4 {
+        let tape = Tape::new();
+        // A longer tape every other round: the arrays change length.
+        let mut pad = tape.variable(0.25).unwrap();
+        for _ in 0..(round % 2) * 50 {
+            pad = pad.sin().unwrap();
+        }
+        let x = tape.variable(x0).unwrap();
+        let y = tape.variable(y0).unwrap();
+        let f = x
+            .mul(x)
+            .unwrap()
+            .mul(y)
+            .unwrap()
+            .add(y.powi(3).unwrap())
+            .unwrap();
+        let (ix, iy) = (x.index(), y.index());
+        let mut along = vec![0.0; iy + 1];
+        along[ix] = 1.0;
+        let first = f.hvp(&along).unwrap();
+        along[ix] = 0.0;
+        along[iy] = 1.0;
+        let second = f.hvp(&along).unwrap();
+        let h = [[first.hvp(x), second.hvp(x)], [first.hvp(y), second.hvp(y)]];
+        assert_eq!(
+            h,
+            [[2.0 * y0, 2.0 * x0], [2.0 * x0, 6.0 * y0]],
+            "round {round}"
+        );
+        assert_eq!(first.hvp(pad), 0.0);
+        assert_eq!(first.gradient(x), 2.0 * x0 * y0);
+        drop((first, second));
+    }
+}
