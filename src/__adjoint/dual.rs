@@ -505,6 +505,9 @@ impl Split for Dual {
     }
 }
 
+/// The primal and tangent parts of a slice of gradient items.
+pub type SplitRows<T> = (Vec<T>, Vec<T>);
+
 /// An item of a gradient on duals, `Dual` or an array of items, seen as its
 /// components in order (what [`Flat`] is to a parameter's items), so that
 /// [`Split`] takes a slice of rows apart in one pass.
@@ -522,7 +525,7 @@ pub trait DualFlat: Copy {
     /// items: `Vec`s of blanks written over took one more pass over
     /// memory, a sixth of a 64→64 MLP's `f_hvp`); `None` where a part is
     /// not finite.
-    fn split_items(items: &[Self]) -> Option<(Vec<Self::Plain>, Vec<Self::Plain>)>;
+    fn split_items(items: &[Self]) -> Option<SplitRows<Self::Plain>>;
 }
 
 impl DualFlat for Dual {
@@ -570,7 +573,7 @@ impl<T: DualFlat, const N: usize> DualFlat for [T; N] {
         T::plain_parts_mut(items.as_flattened_mut())
     }
     #[inline]
-    fn split_items(items: &[Self]) -> Option<(Vec<Self::Plain>, Vec<Self::Plain>)> {
+    fn split_items(items: &[Self]) -> Option<SplitRows<Self::Plain>> {
         let mut primals = Vec::with_capacity(items.len());
         let mut tangents = Vec::with_capacity(items.len());
         let mut finite = true;
