@@ -379,6 +379,60 @@ fn a_scalar_method_on_each_layer_with_a_rebound_argument() {
     }
 }
 
+/// `a² + sin a`: a helper whose value is passed to a layer's method.
+#[differentiable]
+fn bent(a: f64) -> f64 {
+    a * a + a.sin()
+}
+
+#[differentiable]
+impl Layers {
+    /// A layer's method given a helper's value of the number it rebinds
+    /// (`layer.lead(bent(acc))`, in a loop and once more after it, inside
+    /// a sum): the split pair's reverse reads the argument again, so its
+    /// value is saved where the forward computes it, the helper run once.
+    fn helped(&self, x: f64) -> f64 {
+        let mut acc = x;
+        for layer in &self.layers {
+            acc = layer.lead(bent(acc) - 0.5 * acc);
+        }
+        for k in 0..self.layers.len() {
+            acc += self.layers[k].lead(relu(bent(acc)) * 0.25);
+        }
+        acc * self.layers[0].lead(bent(0.5 * x).sin())
+    }
+}
+
+#[test]
+fn a_layers_method_given_a_helpers_value() {
+    let model = two_layers(-0.25);
+    assert_eq!(model.helped_grad_path(), GradientPath::Compiled);
+    for x in [0.7, -1.3] {
+        let point = layer_components(&model.layers, &[x]);
+        let want = dual_gradient(&point, |p| {
+            let lead = |k: usize, a: Dual| (p[6 * k] * a + p[6 * k + 1] + p[6 * k + 4]).tanh();
+            let bent = |a: Dual| a * a + a.sin();
+            let relu = |a: Dual| if a.value > 0.0 { a } else { a * 0.0 };
+            let x = p[12];
+            let mut acc = x;
+            for k in 0..2 {
+                acc = lead(k, bent(acc) - acc * 0.5);
+            }
+            for k in 0..2 {
+                acc = acc + lead(k, relu(bent(acc)) * 0.25);
+            }
+            acc * lead(0, bent(x * 0.5).sin())
+        });
+        let got = compiled(|stack| model.helped_adjoint(stack, x));
+        let grad = model.helped_grad(x).expect("compiled");
+        let tape = model.helped_grad_tape(x).expect("tape");
+        for g in [&got, &grad, &tape] {
+            let (m, x) = &g.gradient;
+            assert_agree("helped", &layer_components(&m.layers, &[*x]), &want);
+        }
+    }
+}
+
 /// The two layers' formulas on dual numbers, and `by_ref` and `by_iter`
 /// of them, from the flat point `[w₀, b₀, w₁, b₁, x]`.
 fn layers_dual(p: &[Dual], branch: bool) -> Dual {

@@ -124,10 +124,12 @@ impl<'m> Sweep<'m> {
     }
 
     /// Whether an argument that changes before the reverse sweep can be
-    /// saved for a callee that reruns from its arguments: a number, read
-    /// with no call.
+    /// saved for a callee that reruns from its arguments: a number. One
+    /// read with a call (`layer.mix(acc, h(acc))`) is saved as `val` saves
+    /// an operand: the call's value named where the forward computes it,
+    /// so that nothing runs twice.
     fn savable(&self, arg: &Expr) -> bool {
-        self.scalar(arg) && !has_call(arg)
+        self.scalar(arg)
     }
 
     /// The reverse of a call of `reverse`'s pair: of a function, or of a
@@ -191,9 +193,13 @@ impl<'m> Sweep<'m> {
                     quote!(::core::clone::Clone::clone(&#saved))
                 });
             } else if !available && reruns && self.savable(arg) {
-                let name = self.temp("argument");
-                let saved = self.save(src.clone(), name);
-                arg_src.push(saved.to_token_stream());
+                if has_call(arg) {
+                    arg_src.push(self.val(arg)?);
+                } else {
+                    let name = self.temp("argument");
+                    let saved = self.save(src.clone(), name);
+                    arg_src.push(saved.to_token_stream());
+                }
             } else {
                 replayed &= available;
                 arg_src.push(self.passed(arg));
