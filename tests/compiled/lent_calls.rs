@@ -403,6 +403,49 @@ impl Layers {
     }
 }
 
+#[differentiable]
+impl Layers {
+    /// A layer borrowed by a `let` after a vector-valued call, in a body
+    /// with `return`: the reverse shapes what follows the call only where
+    /// the call ran, and the layer's adjoint is a model's (no stand-in of
+    /// one compiled: seed 19799's `g4_19`).
+    fn early(&self, x: f64) -> f64 {
+        let p = pair_product(&[x, 0.5 * x]);
+        if p[0] > 5.0 {
+            return x;
+        }
+        let layer = &self.layers[0];
+        let y = layer.lead(bent(p[1]));
+        y * p[0] + self.layers[1].lead(x)
+    }
+}
+
+#[test]
+fn a_layer_borrowed_after_a_vector_call_in_a_body_with_return() {
+    let model = two_layers(-0.25);
+    assert_eq!(model.early_grad_path(), GradientPath::Compiled);
+    for x in [0.7, -1.3, 4.0] {
+        let point = layer_components(&model.layers, &[x]);
+        let want = dual_gradient(&point, |p| {
+            let lead = |k: usize, a: Dual| (p[6 * k] * a + p[6 * k + 1] + p[6 * k + 4]).tanh();
+            let bent = |a: Dual| a * a + a.sin();
+            let x = p[12];
+            let (x0, x1) = (x, x * 0.5);
+            let q = [x0 * x1, x1.sin() + x0];
+            if q[0].value > 5.0 {
+                return x;
+            }
+            lead(0, bent(q[1])) * q[0] + lead(1, x)
+        });
+        let got = compiled(|stack| model.early_adjoint(stack, x));
+        let tape = model.early_grad_tape(x).expect("tape");
+        for g in [&got, &tape] {
+            let (m, x) = &g.gradient;
+            assert_agree("early", &layer_components(&m.layers, &[*x]), &want);
+        }
+    }
+}
+
 #[test]
 fn a_layers_method_given_a_helpers_value() {
     let model = two_layers(-0.25);

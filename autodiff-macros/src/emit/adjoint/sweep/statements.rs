@@ -600,7 +600,11 @@ impl<'m> Sweep<'m> {
                 // After a call the reverse may find unmade (its value a
                 // stand-in), shaped only where it was made: no statement
                 // after it is reversed otherwise.
+                // A model's part (`let layer = &ms[0];`): its adjoint, a
+                // model's, has no stand-in; a zero one is made either way.
+                let model_part = self.model_part(init);
                 let shape = match &self.scope().ran {
+                    Some(_) if model_part => shape,
                     Some(ran) => quote! {
                         if #ran { #shape } else { ::autodiff::__adjoint::Poisoned::poisoned() }
                     },
