@@ -211,6 +211,9 @@ enum Stmt {
     Concat(String, String, Vec<Expr>),
     /// `v.extend(a.iter().map(|t| t * k));`
     ExtendMapped(String, String, f64),
+    /// `let mut v: Vec<f64> = v.iter().map(|t| (t * k).sin()).collect();`:
+    /// a `Vec` bound again by `let` under its own name.
+    RebindVec(String, f64),
     /// `let mut s = 0.0; for t in v { s += t * e; }`: `v` by value; the
     /// body may first hide `t` (see `Hide`).
     SumByValue(String, String, Expr, Hide),
@@ -637,6 +640,18 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     format!("{first}.total_cmp({second})")
                 };
                 let _ = writeln!(out, "{pad}{name}.sort_by(|a, b| {compare});");
+            }
+            Stmt::RebindVec(name, k) => {
+                let _ = match dialect {
+                    Dialect::Plain => writeln!(
+                        out,
+                        "{pad}let mut {name}: Vec<f64> = {name}.iter().map(|t| (t * {k:?}).sin()).collect();"
+                    ),
+                    Dialect::Dual => writeln!(
+                        out,
+                        "{pad}let mut {name}: Vec<D> = {name}.iter().map(|t| (*t * D::c({k:?})).sin()).collect();"
+                    ),
+                };
             }
             Stmt::ExtendMapped(name, source, k) => {
                 let _ = match dialect {
@@ -1247,11 +1262,64 @@ impl Gen {
     }
 
     fn let_(&mut self, out: &mut Vec<Stmt>) {
+        // Now and then a `let` that binds a visible name again, as
+        // students write `let h = f(h);`: a number read in its own
+        // initialiser, or, at the top, a `Vec` mapped into a new one.
+        if self.rng.chance(12) && self.let_again(out) {
+            return;
+        }
         let e = self.expr(0);
         let e = self.bound_call(e, false);
         let name = self.fresh("t");
         self.declare(&name, Kind::Scalar, false);
         out.push(Stmt::Let(name, e));
+    }
+
+    /// `let name = e;` of a visible number `name` (`e` reading it), or
+    /// `let mut v: Vec<f64> = v.iter().map(..).collect();` of a visible
+    /// `Vec` at the top; whether one was drawn.
+    fn let_again(&mut self, out: &mut Vec<Stmt>) -> bool {
+        let vecs: Vec<(String, usize)> = self
+            .visible(|v| matches!(v.kind, Kind::Vec(1..)))
+            .into_iter()
+            .map(|v| {
+                (
+                    v.name.clone(),
+                    if let Kind::Vec(n) = v.kind { n } else { 0 },
+                )
+            })
+            .collect();
+        if self.nesting == 0 && !vecs.is_empty() && self.rng.chance(50) {
+            self.tag("let binding a Vec's name again");
+            let (name, n) = vecs[self.rng.below(vecs.len())].clone();
+            let k = [0.5, 1.5, -0.75][self.rng.below(3)];
+            self.declare(&name, Kind::Vec(n), true);
+            out.push(Stmt::RebindVec(name, k));
+            return true;
+        }
+        let compiled = self.compiled;
+        // As for `let_mut`'s hiding: not a parameter or, where compiled, a
+        // call's binding.
+        let scalars: Vec<String> = self
+            .scalars()
+            .into_iter()
+            .filter(|name| {
+                !(name.contains('.') || name.starts_with('x') || compiled && name.starts_with('c'))
+            })
+            .collect();
+        if scalars.is_empty() {
+            return false;
+        }
+        self.tag("let binding a number's name again");
+        let name = scalars[self.rng.below(scalars.len())].clone();
+        let e = Expr::Bin(
+            "+",
+            Box::new(Expr::Method("sin", Box::new(Expr::Var(name.clone())))),
+            Box::new(self.expr(1)),
+        );
+        self.declare(&name, Kind::Scalar, false);
+        out.push(Stmt::Let(name, e));
+        true
     }
 
     /// How a loop over items `t` hides `t` (see `Hide`).

@@ -38,6 +38,7 @@ mod patterns;
 mod reshaped;
 mod rows_and_swaps;
 mod saved_reads;
+mod shadows;
 mod soundness;
 mod split_calls;
 mod support;

@@ -28,6 +28,12 @@ use crate::text;
 
 pub use params::is_plain_type;
 
+/// Every identifier a pattern binds (and, harmlessly, the paths in it), as
+/// the model's `Pattern::names` reads them.
+pub fn pattern_names(pat: &syn::Pat) -> Vec<String> {
+    statements::pattern(pat).names
+}
+
 /// Reads `item`; `macros` keeps the parsed bodies of its `vec!` macros,
 /// which the model borrows like the rest of the syntax.
 pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {

@@ -4,6 +4,7 @@
 //! bindings), and the pair `f_forward`/`f_reverse` through which the
 //! adjoints of annotated functions call each other.
 //!
+//! `shadows` renames each name a `let` binds again (`let h = f(&h);`),
 //! `analysis` finds what carries a derivative and what stays in scope,
 //! `call_values` binds a vector-valued call read in place (`softmax(&z)[k]`,
 //! `let (a, b) = pair(x);`) by a `let` first, `chains` and `patterns` read
@@ -30,6 +31,7 @@ mod lend;
 mod pair;
 mod patterns;
 mod refusals;
+mod shadows;
 mod sweep;
 
 use std::collections::HashSet;
@@ -103,6 +105,27 @@ pub fn items_with(
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
+    // The body with its names bound again renamed (see `shadows`).
+    let renamed = shadows::rename(function.item);
+    let renamed_macros = crate::lower::MacroBodies::default();
+    let renamed_model = renamed
+        .as_ref()
+        .map(|renamed| crate::lower::function(&renamed.item, &renamed_macros));
+    let function_in = function;
+    let function = renamed_model.as_ref().unwrap_or(function);
+    // A split adjoint returns its output binding by the name it has at
+    // the end of the renamed body (`let out = ..; let out = f(out); out`).
+    let output_renamed = match (entry, &renamed) {
+        (Entry::Split(output), Some(renamed)) => Some(Ident::new(
+            &renamed.at_end(&output.to_string()),
+            output.span(),
+        )),
+        _ => None,
+    };
+    let entry = match (entry, &output_renamed) {
+        (Entry::Split(_), Some(output)) => Entry::Split(output),
+        _ => entry,
+    };
     // The body with the vector-valued calls it reads in place (indexes,
     // destructures) bound by `let`s first (see `call_values`).
     let bound = call_values::bind(function);
@@ -110,7 +133,6 @@ pub fn items_with(
     let bound_model = bound
         .as_ref()
         .map(|item| crate::lower::function(item, &bound_macros));
-    let function_in = function;
     let function = bound_model.as_ref().unwrap_or(function);
     // The body with its pattern `let`s split into one `let` per name, read
     // into a model of its own (see `patterns`).

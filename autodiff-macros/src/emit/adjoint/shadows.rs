@@ -1,0 +1,287 @@
+//! Names bound again, read as new names. Students write `let h =
+//! l1.forward(x); let h = l2.forward(&h);` as they write `x = f(x)` in
+//! Python; the analysis and the sweeps keep their facts by name (a call's
+//! value bound once is a vector of such a depth, a `Vec` bound once grows
+//! by `push`, ...), so a name bound twice kept the tape. The compiled
+//! adjoint reads the body with each `let` that binds a name already
+//! visible where it stands (a parameter, an earlier `let` of its block or
+//! of a block around it, a loop's or an arm's pattern) given a name of its
+//! own, and every later mention in its block with it: `let h_2 =
+//! l2.forward(&h); h_2[0]`. That is a renaming of the one binding and
+//! what it covers, so the body means what it meant; the plain twin and
+//! the tape read the body as written.
+//!
+//! Mentions are renamed in tokens. A renaming is not made (and the body
+//! read as written) where a mention might not be the binding: inside a
+//! struct literal or pattern (`Point { h }`), in a path (`h::X`), or named
+//! in a format string (`println!("{h}")`). A field or method after a `.`
+//! is never renamed. Only the blocks a statement holds directly (a
+//! branch, a loop's or an arm's body, a block) are read, not blocks
+//! inside expressions (a closure's body).
+
+use std::collections::HashSet;
+
+use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+
+/// `item` with its names bound again renamed, with what each name of the
+/// body's block is called at its end ([`Renamed::at_end`]), or `None` if
+/// it binds none again or a mention after one could not be renamed for
+/// certain.
+pub fn rename(item: &syn::ItemFn) -> Option<Renamed> {
+    let mut idents = HashSet::new();
+    super::patterns::collect(item.to_token_stream(), &mut idents);
+    let params: HashSet<String> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(typed) => Some(crate::lower::pattern_names(&typed.pat)),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .flatten()
+        .collect();
+    let mut renamed = item.clone();
+    let mut renamer = Renamer {
+        idents,
+        changed: false,
+        top: Vec::new(),
+        depth: 0,
+    };
+    renamer.block(&mut renamed.block, &params)?;
+    renamer.changed.then_some(Renamed {
+        item: renamed,
+        top: renamer.top,
+    })
+}
+
+/// A body with its names bound again renamed.
+pub struct Renamed {
+    pub item: syn::ItemFn,
+    /// The renamings of the body's own block, in order.
+    top: Vec<(String, String)>,
+}
+
+impl Renamed {
+    /// What the binding `name` of the body's block (the value a split
+    /// adjoint returns, `out`) is called at the end of the body.
+    pub fn at_end(&self, name: &str) -> String {
+        self.top.iter().fold(
+            name.to_owned(),
+            |now, (from, to)| if now == *from { to.clone() } else { now },
+        )
+    }
+}
+
+struct Renamer {
+    /// Every identifier of the function and every name given so far: a
+    /// new name is none of them.
+    idents: HashSet<String>,
+    changed: bool,
+    /// The renamings made in the body's own block, in order.
+    top: Vec<(String, String)>,
+    /// How many blocks deep the block being read is.
+    depth: usize,
+}
+
+impl Renamer {
+    /// Renames in `block`, where `visible` are the names bound around it.
+    fn block(&mut self, block: &mut syn::Block, visible: &HashSet<String>) -> Option<()> {
+        self.depth += 1;
+        let done = self.statements(block, visible);
+        self.depth -= 1;
+        done
+    }
+
+    fn statements(&mut self, block: &mut syn::Block, visible: &HashSet<String>) -> Option<()> {
+        let mut visible = visible.clone();
+        let mut i = 0;
+        while i < block.stmts.len() {
+            self.stmt_blocks(&mut block.stmts[i], &visible)?;
+            if let syn::Stmt::Local(local) = &mut block.stmts[i] {
+                let again = simple_name(&mut local.pat)
+                    .map(|ident| ident.to_string())
+                    .filter(|name| visible.contains(name));
+                match again {
+                    Some(name) => {
+                        let fresh = self.fresh(&name);
+                        if let Some(ident) = simple_name(&mut local.pat) {
+                            *ident = Ident::new(&fresh, ident.span());
+                        }
+                        let rest: TokenStream = block.stmts[i + 1..]
+                            .iter()
+                            .map(ToTokens::to_token_stream)
+                            .collect();
+                        let rest = rename_mentions(rest, &name, &fresh)?;
+                        let parsed: syn::Block = syn::parse2(quote!({ #rest })).ok()?;
+                        block.stmts.truncate(i + 1);
+                        block.stmts.extend(parsed.stmts);
+                        if self.depth == 1 {
+                            self.top.push((name, fresh.clone()));
+                        }
+                        visible.insert(fresh);
+                        self.changed = true;
+                    }
+                    None => visible.extend(crate::lower::pattern_names(&local.pat)),
+                }
+            }
+            i += 1;
+        }
+        Some(())
+    }
+
+    /// Renames in the blocks `stmt` holds directly.
+    fn stmt_blocks(&mut self, stmt: &mut syn::Stmt, visible: &HashSet<String>) -> Option<()> {
+        match stmt {
+            syn::Stmt::Local(local) => match &mut local.init {
+                Some(init) => self.expr_blocks(&mut init.expr, visible),
+                None => Some(()),
+            },
+            syn::Stmt::Expr(expr, _) => self.expr_blocks(expr, visible),
+            syn::Stmt::Item(_) | syn::Stmt::Macro(_) => Some(()),
+        }
+    }
+
+    /// Renames in the blocks `expr` is made of: a block's, a branch's, a
+    /// loop's or an arm's, each seeing the names its pattern binds.
+    fn expr_blocks(&mut self, expr: &mut syn::Expr, visible: &HashSet<String>) -> Option<()> {
+        let with = |names: Vec<String>| -> HashSet<String> {
+            let mut inner = visible.clone();
+            inner.extend(names);
+            inner
+        };
+        match expr {
+            syn::Expr::Block(block) => self.block(&mut block.block, visible),
+            syn::Expr::If(branch) => {
+                let inner = with(let_names(&branch.cond));
+                self.block(&mut branch.then_branch, &inner)?;
+                match &mut branch.else_branch {
+                    Some((_, other)) => self.expr_blocks(other, visible),
+                    None => Some(()),
+                }
+            }
+            syn::Expr::ForLoop(each) => {
+                let inner = with(crate::lower::pattern_names(&each.pat));
+                self.block(&mut each.body, &inner)
+            }
+            syn::Expr::While(repeat) => {
+                let inner = with(let_names(&repeat.cond));
+                self.block(&mut repeat.body, &inner)
+            }
+            syn::Expr::Loop(repeat) => self.block(&mut repeat.body, visible),
+            syn::Expr::Match(choice) => {
+                for arm in &mut choice.arms {
+                    let inner = with(crate::lower::pattern_names(&arm.pat));
+                    self.expr_blocks(&mut arm.body, &inner)?;
+                }
+                Some(())
+            }
+            _ => Some(()),
+        }
+    }
+
+    /// `name_2`, `name_3`, ...: the first that names nothing yet.
+    fn fresh(&mut self, name: &str) -> String {
+        let mut k = 2;
+        loop {
+            let candidate = format!("{name}_{k}");
+            if self.idents.insert(candidate.clone()) {
+                return candidate;
+            }
+            k += 1;
+        }
+    }
+}
+
+/// The identifier of a pattern that is one name (`h`, `mut h`, `h:
+/// Vec<f64>`), not a raw identifier.
+fn simple_name(pat: &mut syn::Pat) -> Option<&mut Ident> {
+    match pat {
+        syn::Pat::Ident(ident)
+            if ident.by_ref.is_none()
+                && ident.subpat.is_none()
+                && !ident.ident.to_string().starts_with("r#") =>
+        {
+            Some(&mut ident.ident)
+        }
+        syn::Pat::Type(typed) => simple_name(&mut typed.pat),
+        _ => None,
+    }
+}
+
+/// The names an `if let` or a `while let` condition binds.
+fn let_names(cond: &syn::Expr) -> Vec<String> {
+    match cond {
+        syn::Expr::Let(binding) => crate::lower::pattern_names(&binding.pat),
+        syn::Expr::Paren(inner) => let_names(&inner.expr),
+        _ => Vec::new(),
+    }
+}
+
+/// `tokens` with each mention of the variable `from` named `to`; `None`
+/// where a mention may be something else: a struct literal's or
+/// pattern's field (`Point { h: .. }`, `Point { h }`: any braces after a
+/// capitalised name), a path's segment (`h::X`, `T::h`), a label or
+/// lifetime (`'h`), or a name in a macro's string (`"{h}"`, a format
+/// string's inline argument). A field or method after a `.` is left.
+fn rename_mentions(tokens: TokenStream, from: &str, to: &str) -> Option<TokenStream> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(tokens.len());
+    for (k, token) in tokens.iter().enumerate() {
+        let punct_at = |at: Option<usize>, c: char| {
+            at.and_then(|at| tokens.get(at))
+                .is_some_and(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == c))
+        };
+        match token {
+            TokenTree::Ident(ident) if ident == from => {
+                let before = k.checked_sub(1);
+                // A field or a method (`x.h`), not a range's end (`0..h`).
+                if punct_at(before, '.') && !punct_at(k.checked_sub(2), '.') {
+                    out.push(token.clone());
+                    continue;
+                }
+                let path = (punct_at(before, ':') && punct_at(k.checked_sub(2), ':'))
+                    || (punct_at(Some(k + 1), ':') && punct_at(Some(k + 2), ':'));
+                if path || punct_at(before, '\'') {
+                    return None;
+                }
+                out.push(TokenTree::Ident(Ident::new(to, ident.span())));
+            }
+            TokenTree::Group(group) => {
+                let after_type = k.checked_sub(1).and_then(|at| tokens.get(at)).is_some_and(
+                    |t| matches!(t, TokenTree::Ident(name) if name.to_string().starts_with(|c: char| c.is_ascii_uppercase())),
+                );
+                if group.delimiter() == Delimiter::Brace
+                    && after_type
+                    && mentions(group.stream(), from)
+                {
+                    return None;
+                }
+                let mut renamed = Group::new(
+                    group.delimiter(),
+                    rename_mentions(group.stream(), from, to)?,
+                );
+                renamed.set_span(group.span());
+                out.push(TokenTree::Group(renamed));
+            }
+            TokenTree::Literal(literal) => {
+                let text = literal.to_string();
+                if text.contains(&format!("{{{from}}}")) || text.contains(&format!("{{{from}:")) {
+                    return None;
+                }
+                out.push(token.clone());
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    Some(out.into_iter().collect())
+}
+
+/// Whether `tokens` name `name` anywhere.
+fn mentions(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => mentions(group.stream(), name),
+        _ => false,
+    })
+}

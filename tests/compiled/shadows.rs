@@ -1,0 +1,318 @@
+//! A name bound again by `let` (`let h = l1.forward(x); let h =
+//! l2.forward(&h);`), as students write layer after layer: the compiled
+//! adjoint reads each such `let` under a name of its own, and what
+//! follows it in its block with that name (`adjoint/shadows.rs`). These
+//! check that the bodies take the compiled path and mean what they say:
+//! layers through a model's fields and in a loop, a vector-valued helper
+//! whose returned binding is itself bound again (its split adjoint must
+//! return the last one), a parameter bound again as a `Vec` that grows,
+//! chains over a shadowed `Vec`, a branch that binds the name again inside
+//! it, and a body whose format string names the variable (not renamed:
+//! the tape, same numbers).
+//!
+//! Oracles: dual numbers (the same formulas written on `Dual`) and the
+//! tape. Bound: short sums of products and `tanh`s of inputs of magnitude
+//! ≤ 2: the paths agree to a few ulps, far inside `AGREE`.
+
+// Index loops on purpose: the bodies read the matrices as the formulas
+// index them.
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+use autodiff::GradientPath;
+
+use super::support::{assert_agree, compiled_agrees};
+use crate::oracle::{dual_value_and_gradient, Dual};
+
+#[derive(Clone, Debug, Parameters)]
+struct Dense {
+    w: Vec<Vec<f64>>,
+    b: Vec<f64>,
+}
+
+#[differentiable]
+impl Dense {
+    fn forward(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for i in 0..self.b.len() {
+            let mut s = self.b[i];
+            for j in 0..x.len() {
+                s += self.w[i][j] * x[j];
+            }
+            out.push(s.tanh());
+        }
+        out
+    }
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Net {
+    l1: Dense,
+    l2: Dense,
+    layers: Vec<Dense>,
+}
+
+#[differentiable]
+impl Net {
+    /// `let h = ..; let h = ..(&h);` through two fields.
+    fn twice(&self, #[constant] x: &[f64]) -> f64 {
+        let h = self.l1.forward(x);
+        let h = self.l2.forward(&h);
+        h[0] * h[1]
+    }
+
+    /// The same in a loop's body, over the stack of layers.
+    fn each(&self, #[constant] x: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for layer in &self.layers {
+            let h = layer.forward(x);
+            let h = layer.forward(&h);
+            total += h[0] - h[1];
+        }
+        total
+    }
+}
+
+fn net() -> Net {
+    let dense = |w: [[f64; 2]; 2], b: [f64; 2]| Dense {
+        w: w.iter().map(|row| row.to_vec()).collect(),
+        b: b.to_vec(),
+    };
+    Net {
+        l1: dense([[0.5, -1.0], [1.5, 0.75]], [0.1, -0.2]),
+        l2: dense([[-0.25, 0.8], [0.6, 1.1]], [0.3, 0.05]),
+        layers: vec![
+            dense([[0.9, -0.4], [0.2, 0.7]], [-0.1, 0.2]),
+            dense([[-0.6, 0.3], [1.2, -0.5]], [0.15, -0.35]),
+        ],
+    }
+}
+
+/// The net's components in its gradient's order: `l1`, `l2`, then each
+/// of `layers`, each `w` by rows then `b`.
+fn components(net: &Net) -> Vec<f64> {
+    let mut out = Vec::new();
+    for layer in [&net.l1, &net.l2].into_iter().chain(&net.layers) {
+        out.extend(layer.w.iter().flatten());
+        out.extend(&layer.b);
+    }
+    out
+}
+
+/// Layer `k` of the flat point (6 components each) on duals.
+fn dense_dual(p: &[Dual], k: usize, x: &[Dual]) -> Vec<Dual> {
+    let at = 6 * k;
+    (0..2)
+        .map(|i| (p[at + 2 * i] * x[0] + p[at + 2 * i + 1] * x[1] + p[at + 4 + i]).tanh())
+        .collect()
+}
+
+#[test]
+fn layers_bound_again_by_let_take_the_compiled_path() {
+    let net = net();
+    assert_eq!(net.twice_grad_path(), GradientPath::Compiled);
+    assert_eq!(net.each_grad_path(), GradientPath::Compiled);
+    let x = [0.7, -1.2];
+    let point = components(&net);
+    let xs = [Dual::constant(x[0]), Dual::constant(x[1])];
+    let (value, want) = dual_value_and_gradient(&point, |p| {
+        let h = dense_dual(p, 1, &dense_dual(p, 0, &xs));
+        h[0] * h[1]
+    });
+    for g in [
+        net.twice_grad(&x).expect("compiled"),
+        net.twice_grad_tape(&x).expect("tape"),
+    ] {
+        assert_agree("twice", &[g.value], &[value]);
+        assert_agree("twice", &components(&g.gradient), &want);
+    }
+    let (value, want) = dual_value_and_gradient(&point, |p| {
+        let mut total = Dual::constant(0.0);
+        for k in 2..4 {
+            let h = dense_dual(p, k, &dense_dual(p, k, &xs));
+            total = total + h[0] - h[1];
+        }
+        total
+    });
+    for g in [
+        net.each_grad(&x).expect("compiled"),
+        net.each_grad_tape(&x).expect("tape"),
+    ] {
+        assert_agree("each", &[g.value], &[value]);
+        assert_agree("each", &components(&g.gradient), &want);
+    }
+}
+
+/// A vector-valued helper whose returned binding is bound again: its
+/// split adjoint must return the last `out`, not the first.
+#[differentiable]
+fn squashed(x: &[f64]) -> Vec<f64> {
+    let out = x.to_vec();
+    let out: Vec<f64> = out.iter().map(|v| v.tanh()).collect();
+    let out: Vec<f64> = out.iter().map(|v| v * v + 0.5 * v).collect();
+    out
+}
+
+#[differentiable]
+fn through_squashed(x: &[f64]) -> f64 {
+    let s = squashed(x);
+    let s = squashed(&s);
+    s[0] * 2.0 + s[1] * s[2]
+}
+
+fn squashed_dual(x: &[Dual]) -> Vec<Dual> {
+    x.iter()
+        .map(|v| {
+            let t = v.tanh();
+            t * t + t * 0.5
+        })
+        .collect()
+}
+
+#[test]
+fn a_helper_returning_a_binding_bound_again_returns_the_last_one() {
+    assert_eq!(through_squashed_grad_path(), GradientPath::Compiled);
+    for x in [[0.3, -1.1, 0.8], [-0.6, 0.4, 1.9]] {
+        // The plain function is the value's oracle for the helper itself.
+        let plain: Vec<f64> = x
+            .iter()
+            .map(|v: &f64| v.tanh() * v.tanh() + 0.5 * v.tanh())
+            .collect();
+        assert_eq!(squashed(&x), plain);
+        compiled_agrees(
+            "through_squashed",
+            &x,
+            |stack| through_squashed_adjoint(stack, &x),
+            || through_squashed_grad(&x),
+            || through_squashed_grad_tape(&x),
+            |p| {
+                let s = squashed_dual(&squashed_dual(p));
+                s[0] * 2.0 + s[1] * s[2]
+            },
+        );
+    }
+}
+
+/// A parameter bound again as a `Vec` that grows, and a chain over it.
+#[differentiable]
+fn grown(x: &[f64], c: f64) -> f64 {
+    let x = x.to_vec();
+    let mut x = x;
+    x.push(c * c);
+    let x: Vec<f64> = x.iter().map(|v| (v * c).sin()).collect();
+    x.iter().sum::<f64>() * x[0]
+}
+
+#[test]
+fn a_parameter_bound_again_as_a_vec_that_grows() {
+    assert_eq!(grown_grad_path(), GradientPath::Compiled);
+    let point = [0.4, -0.9, 1.3];
+    compiled_agrees(
+        "grown",
+        &point,
+        |stack| grown_adjoint(stack, &point[..2], point[2]),
+        || grown_grad(&point[..2], point[2]),
+        || grown_grad_tape(&point[..2], point[2]),
+        |p| {
+            let c = p[2];
+            let x: Vec<Dual> = [p[0], p[1], c * c].iter().map(|v| (*v * c).sin()).collect();
+            (x[0] + x[1] + x[2]) * x[0]
+        },
+    );
+}
+
+/// A name bound again inside a branch and a loop (each its own block),
+/// after the body's own binding of it: the outer one is what the tail
+/// reads.
+#[differentiable]
+fn inner_again(x: f64, y: f64) -> f64 {
+    let h = x * y;
+    let mut total = h;
+    if h > 0.0 {
+        let h = h.sin() + y;
+        total += h * h;
+    }
+    for k in 0..2 {
+        let h = total * (k as f64 + 1.0);
+        let h = h.tanh();
+        total += h;
+    }
+    total * h
+}
+
+#[test]
+fn a_name_bound_again_inside_a_branch_or_a_loop() {
+    assert_eq!(inner_again_grad_path(), GradientPath::Compiled);
+    for point in [[0.8, 1.3], [-0.7, 0.9]] {
+        compiled_agrees(
+            "inner_again",
+            &point,
+            |stack| inner_again_adjoint(stack, point[0], point[1]),
+            || inner_again_grad(point[0], point[1]),
+            || inner_again_grad_tape(point[0], point[1]),
+            |p| {
+                let h = p[0] * p[1];
+                let mut total = h;
+                if h.value > 0.0 {
+                    let g = h.sin() + p[1];
+                    total = total + g * g;
+                }
+                for k in 0..2 {
+                    let g = (total * (k as f64 + 1.0)).tanh();
+                    total = total + g;
+                }
+                total * h
+            },
+        );
+    }
+}
+
+/// A count bound again and read as a range's end (`0..n`, `..=n`, after
+/// `..`, which is not a field access): with the first `n` the loops would
+/// sum fewer terms, a wrong value and gradient with no error.
+#[differentiable]
+fn longer(x: &[f64], n: usize) -> f64 {
+    let n = n + 1;
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x[i] * x[i];
+    }
+    let n = n - 1;
+    for i in 1..=n {
+        s += x[i].sin();
+    }
+    s
+}
+
+#[test]
+fn a_count_bound_again_ends_its_ranges() {
+    assert_eq!(longer_grad_path(), GradientPath::Compiled);
+    let x = [0.5, -1.25, 2.0, 0.75];
+    let g = longer_grad(&x, 2).expect("compiled");
+    let want_value = 0.25 + 1.5625 + 4.0 + (-1.25f64).sin() + 2.0f64.sin();
+    assert_agree("longer", &[g.value], &[want_value]);
+    let want = [1.0, -2.5 + (-1.25f64).cos(), 4.0 + 2.0f64.cos(), 0.0];
+    assert_agree("longer", &g.gradient, &want);
+    assert_eq!(longer_grad_tape(&x, 2).expect("tape").gradient, g.gradient);
+}
+
+/// A format string names the variable bound again: not renamed (a
+/// mention in a string is not seen as one), so the body is read as
+/// written; the numbers are the same either way.
+#[differentiable]
+fn named_in_a_format(x: &[f64]) -> f64 {
+    let h = x.to_vec();
+    let h: Vec<f64> = h.iter().map(|v| v * v).collect();
+    assert!(h.len() == x.len(), "{h:?}");
+    h[0] + h[1]
+}
+
+#[test]
+fn a_name_in_a_format_string_is_not_renamed_and_the_numbers_hold() {
+    let x = [0.5, -1.5];
+    let g = named_in_a_format_grad(&x).expect("gradient");
+    assert_eq!(g.value, 0.25 + 2.25);
+    assert_eq!(g.gradient, vec![1.0, -3.0]);
+    let tape = named_in_a_format_grad_tape(&x).expect("tape");
+    assert_eq!(tape.gradient, g.gradient);
+}
