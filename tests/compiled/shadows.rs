@@ -296,6 +296,37 @@ fn a_count_bound_again_ends_its_ranges() {
     assert_eq!(longer_grad_tape(&x, 2).expect("tape").gradient, g.gradient);
 }
 
+/// `y` bound three times by patterns (the second's adjoint `y_2_bar`)
+/// beside a binding named `y_2` (whose adjoint is `y_2_bar` too): one
+/// name for two adjoints hid the first from the statements that meant it,
+/// a wrong gradient with no error (7.504 for 5.544 here). Seed 19827's
+/// `g5_7` met it once the renaming made an `acc126_2`.
+#[differentiable]
+fn adjoint_names_apart(x: f64) -> f64 {
+    let (y, z) = (x, 2.0 * x);
+    let (y, z) = (z, y);
+    let (y, w) = (y * z, z);
+    let y_2 = w * x;
+    y + y_2 * y
+}
+
+#[test]
+fn two_bindings_whose_adjoints_would_share_a_name_get_their_own() {
+    assert_eq!(adjoint_names_apart_grad_path(), GradientPath::Compiled);
+    for x in [0.7, -1.3] {
+        // y = 2x², y_2 = x², f = 2x² + 2x⁴.
+        let got = adjoint_names_apart_grad(x).expect("compiled");
+        assert_agree(
+            "names apart",
+            &[got.value],
+            &[2.0 * x * x + 2.0 * x.powi(4)],
+        );
+        assert_agree("names apart", &[got.gradient], &[4.0 * x + 8.0 * x.powi(3)]);
+        let tape = adjoint_names_apart_grad_tape(x).expect("tape");
+        assert_agree("names apart", &[tape.gradient], &[got.gradient]);
+    }
+}
+
 /// A format string names the variable bound again: not renamed (a
 /// mention in a string is not seen as one), so the body is read as
 /// written; the numbers are the same either way.

@@ -307,6 +307,11 @@ pub struct Sweep<'m> {
     scopes: Vec<Scope>,
     /// Bindings named so far, by name: the k-th of n is `y_k_bar`.
     seen: HashMap<String, usize>,
+    /// The adjoints named so far: the second binding of `y` (`y_2_bar`)
+    /// and a binding named `y_2` (`y_2_bar`) must not get one name, or the
+    /// later declaration would hide the earlier adjoint from the reverse
+    /// sweep's statements that meant it.
+    bar_names: HashSet<String>,
     /// Names of values hoisted at the top level of `f_adjoint`, which stay
     /// in scope for the reverse sweep and so must not shadow each other.
     top_names: HashSet<String>,
@@ -394,6 +399,7 @@ impl<'m> Sweep<'m> {
             depth: 0,
             scopes: vec![Scope::default()],
             seen: HashMap::new(),
+            bar_names: HashSet::new(),
             top_names: HashSet::new(),
             calls: HashMap::new(),
             jumps: Vec::new(),
@@ -490,7 +496,13 @@ impl<'m> Sweep<'m> {
         } else {
             format!("{plain}_{k}_bar")
         };
-        let ident = self.fresh(&base);
+        let mut ident = self.fresh(&base);
+        let mut n = 1;
+        while self.bar_names.contains(&ident.to_string()) {
+            n += 1;
+            ident = self.fresh(&format!("{base}_{n}"));
+        }
+        self.bar_names.insert(ident.to_string());
         let place = ident.to_token_stream();
         self.scope().bars.push((name.to_owned(), place));
         ident
