@@ -243,6 +243,9 @@ enum Stmt {
     /// rewritten over a range of its length (which a loop around may run
     /// again, and a `push` may change).
     UpdateItems(String, String, f64, Expr),
+    /// `for o in v.iter_mut() { *o = *o * k + e; }` (`e` not reading `v`):
+    /// the same through `iter_mut`, which both paths read as an index loop.
+    WriteItems(String, f64, Expr),
     /// `#[cfg(not(any()))] { .. }` (compiled in) or `#[cfg(any())] { .. }`
     /// (compiled out, and left out of the dual twin).
     Cfg(bool, Vec<Stmt>),
@@ -522,6 +525,12 @@ fn label(l: &Option<String>) -> String {
     l.as_ref().map(|l| format!("{l}: ")).unwrap_or_default()
 }
 
+/// Whether the Rust text `text` names `name` (as a whole identifier).
+fn mentions(text: &str, name: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| word == name)
+}
+
 fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut String) {
     let pad = "    ".repeat(indent);
     let r = |e: &Expr| render(e, dialect);
@@ -754,6 +763,14 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let _ = writeln!(
                     out,
                     "{pad}for {i} in 0..{name}.len() {{ {name}[{i}] = {name}[{i}] * {k} + {}; }}",
+                    r(e)
+                );
+            }
+            Stmt::WriteItems(name, k, e) => {
+                let k = r(&Expr::Lit(*k));
+                let _ = writeln!(
+                    out,
+                    "{pad}for o in {name}.iter_mut() {{ *o = *o * {k} + {}; }}",
                     r(e)
                 );
             }
@@ -1673,9 +1690,16 @@ impl Gen {
                 // Only where the function may keep the tape: a range over
                 // the length of a `Vec` a later `push` grows is one.
                 if !self.compiled && self.rng.chance(15) {
+                    let k = [0.5, -0.75, 1.25][self.rng.below(3)];
+                    // The `iter_mut` form borrows `v` for the loop: `e`
+                    // may not read it.
+                    if self.rng.chance(50) && !mentions(&render(&e, Dialect::Plain), &name) {
+                        self.tag("items rewritten through iter_mut");
+                        out.push(Stmt::WriteItems(name, k, e));
+                        return;
+                    }
                     self.tag("items rewritten over 0..v.len()");
                     let i = self.fresh("i");
-                    let k = [0.5, -0.75, 1.25][self.rng.below(3)];
                     out.push(Stmt::UpdateItems(name, i, k, e));
                     return;
                 }

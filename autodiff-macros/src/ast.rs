@@ -16,8 +16,12 @@ use syn::{Ident, ItemFn, Pat, Token, Type};
 
 /// The annotated function.
 pub struct Function<'a> {
-    /// The function as written, `#[constant]` markers included.
+    /// The function the model reads, `#[constant]` markers included: as
+    /// written, or with its `self` and `iter_mut` loops read otherwise
+    /// (`receiver`, `writes`).
     pub item: &'a ItemFn,
+    /// The function as written, which the plain twin prints.
+    pub written: &'a ItemFn,
     pub params: Vec<Param>,
     pub body: Block<'a>,
     /// Every construct that cannot be differentiated, in source order.

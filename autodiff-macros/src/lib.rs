@@ -11,6 +11,7 @@
 //! | `lower/` | reads the function into the model, noting every unsupported construct: parameters, statements, expressions, calls |
 //! | `vocabulary.rs` | which method and function names are operations, plain methods or rejected |
 //! | `receiver.rs` | a method's `self` read as a parameter `__self` (`emit/method.rs` makes the items methods again) |
+//! | `writes.rs` | a `for` that writes through `v.iter_mut()` read as an index loop (the plain twin stays as written) |
 //! | `valid.rs` | checks the signature and words every rejection |
 //! | `flow.rs` | finds the bindings and expressions a differentiable parameter reaches |
 //! | `emit/` | one file per generated item: `twin`, `tape` (with `body`), `grad`, `check`; `adjoint/` writes the compiled adjoint (`f_adjoint`, and the pair `f::__forward`/`f::__reverse` on the companion, `companion`) |
@@ -38,6 +39,7 @@ mod receiver;
 mod text;
 mod valid;
 mod vocabulary;
+mod writes;
 
 use proc_macro::TokenStream;
 

@@ -27,10 +27,11 @@ mod src {
     pub mod text;
     pub mod valid;
     pub mod vocabulary;
+    pub mod writes;
 }
 use src::{
     ast, attr, ctxt, emit, expand, fallback, flow, lower, placement, receiver, text, valid,
-    vocabulary,
+    vocabulary, writes,
 };
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -26,6 +26,7 @@ mod xorshift;
 
 mod call_values;
 mod closures;
+mod iter_mut;
 mod iterators;
 mod jumps;
 mod lent_calls;

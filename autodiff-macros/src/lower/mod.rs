@@ -48,6 +48,7 @@ pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {
     let body = lower.block(&item.block);
     Function {
         item,
+        written: item,
         params,
         body,
         rejected: lower.rejected.into_inner(),
