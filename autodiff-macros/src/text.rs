@@ -350,6 +350,32 @@ pub fn mentioned_names(tokens: TokenStream) -> Vec<String> {
     names
 }
 
+/// Whether `literal`, a string, is a format string capturing `name`
+/// (`"{h}"`, `"{h:?}"`): a pass that renames a variable in tokens must
+/// leave the body as it is then.
+pub fn captures(literal: &proc_macro2::Literal, name: &str) -> bool {
+    let Ok(syn::Lit::Str(text)) = syn::parse2::<syn::Lit>(literal.to_token_stream()) else {
+        return false;
+    };
+    let mut names = Vec::new();
+    captured(&text.value(), &mut names);
+    names.iter().any(|captured| captured == name)
+}
+
+/// Every identifier in `tokens`, into `idents`: the names a new binding
+/// must not take.
+pub fn identifiers(tokens: TokenStream, idents: &mut std::collections::HashSet<String>) {
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) => {
+                idents.insert(ident.to_string());
+            }
+            TokenTree::Group(group) => identifiers(group.stream(), idents),
+            _ => {}
+        }
+    }
+}
+
 /// The names a format string captures: `{name}` or `{name:spec}`, not `{{`.
 fn captured(format: &str, names: &mut Vec<String>) {
     let mut rest = format;

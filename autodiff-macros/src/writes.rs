@@ -23,7 +23,7 @@ use quote::{quote, quote_spanned, ToTokens};
 /// has none that can be.
 pub fn index_loops(item: &syn::ItemFn) -> Option<syn::ItemFn> {
     let mut idents = HashSet::new();
-    collect(item.to_token_stream(), &mut idents);
+    crate::text::identifiers(item.to_token_stream(), &mut idents);
     let mut rewritten = item.clone();
     let mut writer = Writer {
         idents,
@@ -104,13 +104,17 @@ impl Writer {
                     return None;
                 };
                 let other = match &pair.elems[1] {
-                    syn::Pat::Ident(other) => {
-                        Some(Other::Borrowed(plain_ident(other)?, source.clone()))
-                    }
+                    syn::Pat::Ident(other) => Some(Other::Zipped {
+                        name: plain_ident(other)?,
+                        source: source.clone(),
+                        copied: false,
+                    }),
                     syn::Pat::Reference(other) if other.mutability.is_none() => match &*other.pat {
-                        syn::Pat::Ident(inner) => {
-                            Some(Other::Copied(plain_ident(inner)?, source.clone()))
-                        }
+                        syn::Pat::Ident(inner) => Some(Other::Zipped {
+                            name: plain_ident(inner)?,
+                            source: source.clone(),
+                            copied: true,
+                        }),
                         _ => return None,
                     },
                     syn::Pat::Wild(_) => None,
@@ -145,26 +149,24 @@ impl Writer {
                 quote_spanned!(span=> let #index = #k;),
                 body,
             ),
-            Some(Other::Borrowed(name, source)) => (
-                quote_spanned!(span=> #target.len().min(#source.len())),
-                quote!(),
-                places(
-                    body,
-                    name,
-                    &|at| read(at, source),
-                    Some(&|at| borrowed(at, source)),
-                )?,
-            ),
-            Some(Other::Copied(name, source)) => (
-                quote_spanned!(span=> #target.len().min(#source.len())),
-                quote!(),
-                places(
-                    body,
-                    name,
-                    &|at| read(at, source),
-                    Some(&|at| read(at, source)),
-                )?,
-            ),
+            Some(Other::Zipped {
+                name,
+                source,
+                copied,
+            }) => {
+                let bare = |at| {
+                    if *copied {
+                        read(at, source)
+                    } else {
+                        borrowed(at, source)
+                    }
+                };
+                (
+                    quote_spanned!(span=> #target.len().min(#source.len())),
+                    quote!(),
+                    places(body, name, &|at| read(at, source), Some(&bare))?,
+                )
+            }
         };
         let label = &each.label;
         let attrs = &each.attrs;
@@ -216,10 +218,13 @@ enum Adaptor {
 enum Other {
     /// `enumerate`'s index.
     Index(Ident),
-    /// `zip`'s item, a reference: `let v = &source[k];`.
-    Borrowed(Ident, syn::Expr),
-    /// `zip`'s item taken apart by `&v`: `let v = source[k];`.
-    Copied(Ident, syn::Expr),
+    /// `zip`'s item, a reference to `source[k]` (or, `copied`, taken
+    /// apart by `&v`, the element itself).
+    Zipped {
+        name: Ident,
+        source: syn::Expr,
+        copied: bool,
+    },
 }
 
 impl Walk {
@@ -351,8 +356,7 @@ fn places(
                 out.push(TokenTree::Group(inner));
             }
             TokenTree::Literal(literal) => {
-                let text = literal.to_string();
-                if text.contains(&format!("{{{item}}}")) || text.contains(&format!("{{{item}:")) {
+                if crate::text::captures(literal, &item.to_string()) {
                     return None;
                 }
                 out.push(token.clone());
@@ -381,17 +385,4 @@ fn unary_star(out: &[TokenTree]) -> bool {
             .any(|keyword| word == keyword),
             TokenTree::Group(_) | TokenTree::Literal(_) => false,
         }
-}
-
-/// Every identifier in `tokens`, into `idents`.
-fn collect(tokens: TokenStream, idents: &mut HashSet<String>) {
-    for token in tokens {
-        match token {
-            TokenTree::Ident(ident) => {
-                idents.insert(ident.to_string());
-            }
-            TokenTree::Group(group) => collect(group.stream(), idents),
-            _ => {}
-        }
-    }
 }

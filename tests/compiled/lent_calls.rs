@@ -218,11 +218,11 @@ fn a_parameter_the_helper_rewrites_keeps_an_adjoint_of_its_own() {
 }
 
 /// A dense layer: its `forward` is a method whose model adjoint is its
-/// own, and whose input's is lent.
+/// own, and whose input's is lent. (`shadows` stacks it too.)
 #[derive(Clone, Debug, PartialEq, Parameters)]
-struct Dense {
-    w: Vec<Vec<f64>>,
-    b: Vec<f64>,
+pub(super) struct Dense {
+    pub(super) w: Vec<Vec<f64>>,
+    pub(super) b: Vec<f64>,
 }
 
 #[differentiable]
@@ -233,7 +233,7 @@ impl Dense {
         (self.w[0][0] * a + self.w[0][1] + self.b[0]).tanh()
     }
 
-    fn forward(&self, x: &[f64]) -> Vec<f64> {
+    pub(super) fn forward(&self, x: &[f64]) -> Vec<f64> {
         let mut out = Vec::new();
         for i in 0..self.b.len() {
             let mut s = self.b[i];

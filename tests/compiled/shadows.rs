@@ -21,29 +21,9 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
+use super::lent_calls::Dense;
 use super::support::{assert_agree, compiled_agrees};
 use crate::oracle::{dual_value_and_gradient, Dual};
-
-#[derive(Clone, Debug, Parameters)]
-struct Dense {
-    w: Vec<Vec<f64>>,
-    b: Vec<f64>,
-}
-
-#[differentiable]
-impl Dense {
-    fn forward(&self, x: &[f64]) -> Vec<f64> {
-        let mut out = Vec::new();
-        for i in 0..self.b.len() {
-            let mut s = self.b[i];
-            for j in 0..x.len() {
-                s += self.w[i][j] * x[j];
-            }
-            out.push(s.tanh());
-        }
-        out
-    }
-}
 
 #[derive(Clone, Debug, Parameters)]
 struct Net {

@@ -57,7 +57,7 @@ pub fn bind(function: &Function) -> Option<syn::ItemFn> {
         (found.calls, found.patterns)
     };
     let mut idents = HashSet::new();
-    super::patterns::collect(item.to_token_stream(), &mut idents);
+    crate::text::identifiers(item.to_token_stream(), &mut idents);
     let mut binder = Binder {
         calls,
         patterns,

@@ -12,7 +12,6 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 
 /// `item` with its splittable pattern `let`s split, or `None` if it has
@@ -24,7 +23,7 @@ pub fn split(item: &syn::ItemFn) -> Option<syn::ItemFn> {
         return None;
     }
     let mut idents = HashSet::new();
-    collect(item.to_token_stream(), &mut idents);
+    crate::text::identifiers(item.to_token_stream(), &mut idents);
     let arrays = item
         .sig
         .inputs
@@ -98,7 +97,7 @@ impl Splitter {
     fn assignments(&mut self, targets: &[&syn::Ident], values: &[&syn::Expr]) -> Vec<syn::Stmt> {
         let mut read = HashSet::new();
         for value in values {
-            collect(value.to_token_stream(), &mut read);
+            crate::text::identifiers(value.to_token_stream(), &mut read);
         }
         let clash = targets
             .iter()
@@ -184,7 +183,7 @@ impl Splitter {
             return None;
         }
         let mut read = HashSet::new();
-        collect(value.to_token_stream(), &mut read);
+        crate::text::identifiers(value.to_token_stream(), &mut read);
         let clash = names
             .iter()
             .flatten()
@@ -406,7 +405,7 @@ impl Splitter {
         let mut clash = false;
         for leaf in &leaves {
             let mut read = HashSet::new();
-            collect(leaf.value.to_token_stream(), &mut read);
+            crate::text::identifiers(leaf.value.to_token_stream(), &mut read);
             clash |= bound.iter().any(|name| read.contains(name));
             if let syn::Pat::Ident(ident) = &leaf.pat {
                 bound.push(ident.ident.to_string());
@@ -665,19 +664,6 @@ fn guard_pure(pat: &syn::Pat) -> bool {
 
 fn is_f64(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
-}
-
-/// Every identifier in `tokens`, into `idents`.
-pub(super) fn collect(tokens: TokenStream, idents: &mut HashSet<String>) {
-    for token in tokens {
-        match token {
-            TokenTree::Ident(ident) => {
-                idents.insert(ident.to_string());
-            }
-            TokenTree::Group(group) => collect(group.stream(), idents),
-            _ => {}
-        }
-    }
 }
 
 /// A binding or a field of one (`pair`, `state.pair`): read twice, it is

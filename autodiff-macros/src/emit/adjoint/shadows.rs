@@ -30,7 +30,7 @@ use quote::{quote, ToTokens};
 /// certain.
 pub fn rename(item: &syn::ItemFn) -> Option<Renamed> {
     let mut idents = HashSet::new();
-    super::patterns::collect(item.to_token_stream(), &mut idents);
+    crate::text::identifiers(item.to_token_stream(), &mut idents);
     let params: HashSet<String> = item
         .sig
         .inputs
@@ -253,7 +253,7 @@ fn rename_mentions(tokens: TokenStream, from: &str, to: &str) -> Option<TokenStr
                 );
                 if group.delimiter() == Delimiter::Brace
                     && after_type
-                    && mentions(group.stream(), from)
+                    && crate::text::mentions(group.stream(), from)
                 {
                     return None;
                 }
@@ -265,8 +265,7 @@ fn rename_mentions(tokens: TokenStream, from: &str, to: &str) -> Option<TokenStr
                 out.push(TokenTree::Group(renamed));
             }
             TokenTree::Literal(literal) => {
-                let text = literal.to_string();
-                if text.contains(&format!("{{{from}}}")) || text.contains(&format!("{{{from}:")) {
+                if crate::text::captures(literal, from) {
                     return None;
                 }
                 out.push(token.clone());
@@ -275,13 +274,4 @@ fn rename_mentions(tokens: TokenStream, from: &str, to: &str) -> Option<TokenStr
         }
     }
     Some(out.into_iter().collect())
-}
-
-/// Whether `tokens` name `name` anywhere.
-fn mentions(tokens: TokenStream, name: &str) -> bool {
-    tokens.into_iter().any(|token| match token {
-        TokenTree::Ident(ident) => ident == name,
-        TokenTree::Group(group) => mentions(group.stream(), name),
-        _ => false,
-    })
 }
