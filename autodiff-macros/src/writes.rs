@@ -22,6 +22,10 @@ use quote::{quote, quote_spanned, ToTokens};
 /// `item` with its `iter_mut` loops read as index loops, or `None` if it
 /// has none that can be.
 pub fn index_loops(item: &syn::ItemFn) -> Option<syn::ItemFn> {
+    // Most bodies have none: looked for before anything is copied.
+    if !walks_iter_mut(&item.block) {
+        return None;
+    }
     let mut idents = HashSet::new();
     crate::text::identifiers(item.to_token_stream(), &mut idents);
     let mut rewritten = item.clone();
@@ -31,6 +35,34 @@ pub fn index_loops(item: &syn::ItemFn) -> Option<syn::ItemFn> {
     };
     writer.block(&mut rewritten.block);
     writer.changed.then_some(rewritten)
+}
+
+/// Whether a `for` in `block` or a block it holds walks `iter_mut`.
+fn walks_iter_mut(block: &syn::Block) -> bool {
+    fn expr(inner: &syn::Expr) -> bool {
+        match inner {
+            syn::Expr::Block(block) => walks_iter_mut(&block.block),
+            syn::Expr::If(branch) => {
+                walks_iter_mut(&branch.then_branch)
+                    || branch
+                        .else_branch
+                        .as_ref()
+                        .is_some_and(|(_, other)| expr(other))
+            }
+            syn::Expr::While(repeat) => walks_iter_mut(&repeat.body),
+            syn::Expr::Loop(repeat) => walks_iter_mut(&repeat.body),
+            syn::Expr::Match(choice) => choice.arms.iter().any(|arm| expr(&arm.body)),
+            syn::Expr::ForLoop(each) => {
+                Walk::of(&each.expr).is_some() || walks_iter_mut(&each.body)
+            }
+            _ => false,
+        }
+    }
+    block.stmts.iter().any(|stmt| match stmt {
+        syn::Stmt::Local(local) => local.init.as_ref().is_some_and(|init| expr(&init.expr)),
+        syn::Stmt::Expr(inner, _) => expr(inner),
+        syn::Stmt::Item(_) | syn::Stmt::Macro(_) => false,
+    })
 }
 
 struct Writer {

@@ -106,7 +106,9 @@ pub fn items_with(
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
     // The body with its names bound again renamed (see `shadows`).
-    let renamed = shadows::rename(function.item);
+    let renamed = shadows::binds_again(function)
+        .then(|| shadows::rename(function.item))
+        .flatten();
     let renamed_macros = crate::lower::MacroBodies::default();
     let renamed_model = renamed
         .as_ref()
