@@ -246,6 +246,18 @@ enum Stmt {
     /// `for o in v.iter_mut() { *o = *o * k + e; }` (`e` not reading `v`):
     /// the same through `iter_mut`, which both paths read as an index loop.
     WriteItems(String, f64, Expr),
+    /// `let mut w = vec![e0, ..]; for (j, o) in w.iter_mut().enumerate() {
+    /// *o = (*o * k).sin() + e * (j as f64 + 1.0); } let y = w[0] * w[last];`
+    /// (or without `enumerate`): a fresh `Vec` written through `iter_mut`,
+    /// which stays compiled (nothing grows it afterwards).
+    WriteFresh {
+        w: String,
+        items: Vec<Expr>,
+        k: f64,
+        e: Expr,
+        enumerate: bool,
+        y: String,
+    },
     /// `#[cfg(not(any()))] { .. }` (compiled in) or `#[cfg(any())] { .. }`
     /// (compiled out, and left out of the dual twin).
     Cfg(bool, Vec<Stmt>),
@@ -287,7 +299,10 @@ enum StackCall {
         e: Expr,
     },
     /// `let layer = &ms[k]; let y = layer.mix(a, b);`, or with `layer`
-    /// `None`, `let y = ms[k].mix(a, b);`.
+    /// `None`, `let y = ms[k].mix(a, b);`; with `read`, `.. + 0.0`: where
+    /// compiled in a loop, a branch or a body with `return`, a call's
+    /// binding never read keeps the tape (a documented refusal: whether it
+    /// is a number is not known there).
     One {
         stack: String,
         k: usize,
@@ -295,6 +310,7 @@ enum StackCall {
         y: String,
         a: Expr,
         b: Expr,
+        read: bool,
     },
     /// `let mut h = vec![a, b, c]; for layer in ITER { h = layer.mv(&h);
     /// } let y = h[0] * h[2];`: a `Vec` the vector-valued method rebinds.
@@ -766,6 +782,41 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     r(e)
                 );
             }
+            Stmt::WriteFresh {
+                w,
+                items,
+                k,
+                e,
+                enumerate,
+                y,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}let mut {w} = vec![{}];",
+                    render_list(items, dialect)
+                );
+                let k = r(&Expr::Lit(*k));
+                let one = r(&Expr::Lit(1.0));
+                let (pattern, walk, weight) = if *enumerate {
+                    let j = match dialect {
+                        Dialect::Plain => "(j as f64)".to_owned(),
+                        Dialect::Dual => "D::c(j as f64)".to_owned(),
+                    };
+                    (
+                        "(j, o)",
+                        format!("{w}.iter_mut().enumerate()"),
+                        format!(" * ({j} + {one})"),
+                    )
+                } else {
+                    ("o", format!("{w}.iter_mut()"), String::new())
+                };
+                let _ = writeln!(
+                    out,
+                    "{pad}for {pattern} in {walk} {{ *o = (*o * {k}).sin() + {}{weight}; }}",
+                    r(e)
+                );
+                let _ = writeln!(out, "{pad}let {y} = {w}[0] * {w}[{}];", items.len() - 1);
+            }
             Stmt::WriteItems(name, k, e) => {
                 let k = r(&Expr::Lit(*k));
                 let _ = writeln!(
@@ -862,13 +913,25 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                         y,
                         a,
                         b,
-                    } => match layer {
-                        Some(layer) => vec![
-                            format!("let {layer} = &{stack}[{k}];"),
-                            format!("let {y} = {layer}.mix({}, {});", r(a), r(b)),
-                        ],
-                        None => vec![format!("let {y} = {stack}[{k}].mix({}, {});", r(a), r(b))],
-                    },
+                        read,
+                    } => {
+                        let plus = if *read {
+                            format!(" + {}", r(&Expr::Lit(0.0)))
+                        } else {
+                            String::new()
+                        };
+                        match layer {
+                            Some(layer) => vec![
+                                format!("let {layer} = &{stack}[{k}];"),
+                                format!("let {y} = {layer}.mix({}, {}){plus};", r(a), r(b)),
+                            ],
+                            None => vec![format!(
+                                "let {y} = {stack}[{k}].mix({}, {}){plus};",
+                                r(a),
+                                r(b)
+                            )],
+                        }
+                    }
                     StackCall::Layers {
                         stack,
                         iter,
@@ -1285,6 +1348,33 @@ impl Gen {
         if self.rng.chance(12) && self.let_again(out) {
             return;
         }
+        // Now and then a fresh `Vec` written through `iter_mut`; where
+        // compiled, at the top of a body without `return` (elsewhere the
+        // index loop it is read as would need the `Vec`'s length saved,
+        // which a jump or a `return` may leave unsaved).
+        if (!self.compiled || (self.nesting == 0 && !self.returns)) && self.rng.chance(6) {
+            let enumerate = self.rng.chance(50);
+            self.tag(if enumerate {
+                "iter_mut writes, enumerated"
+            } else {
+                "iter_mut writes"
+            });
+            let n = 1 + self.rng.below(3);
+            let items = (0..n).map(|_| self.expr(1)).collect();
+            let (w, y) = (self.fresh("w"), self.fresh("y"));
+            let k = [0.5, -0.75, 1.25][self.rng.below(3)];
+            let e = self.expr(1);
+            self.declare(&y, Kind::Scalar, false);
+            out.push(Stmt::WriteFresh {
+                w,
+                items,
+                k,
+                e,
+                enumerate,
+                y,
+            });
+            return;
+        }
         let e = self.expr(0);
         let e = self.bound_call(e, false);
         let name = self.fresh("t");
@@ -1689,15 +1779,19 @@ impl Gen {
                 // sorted, where a loop may run it any number of times.
                 // Only where the function may keep the tape: a range over
                 // the length of a `Vec` a later `push` grows is one.
+                // The `iter_mut` form borrows `v` for the loop: `e` may not
+                // read it.
+                if !self.compiled
+                    && self.rng.chance(25)
+                    && !mentions(&render(&e, Dialect::Plain), &name)
+                {
+                    self.tag("items rewritten through iter_mut");
+                    let k = [0.5, -0.75, 1.25][self.rng.below(3)];
+                    out.push(Stmt::WriteItems(name, k, e));
+                    return;
+                }
                 if !self.compiled && self.rng.chance(15) {
                     let k = [0.5, -0.75, 1.25][self.rng.below(3)];
-                    // The `iter_mut` form borrows `v` for the loop: `e`
-                    // may not read it.
-                    if self.rng.chance(50) && !mentions(&render(&e, Dialect::Plain), &name) {
-                        self.tag("items rewritten through iter_mut");
-                        out.push(Stmt::WriteItems(name, k, e));
-                        return;
-                    }
                     self.tag("items rewritten over 0..v.len()");
                     let i = self.fresh("i");
                     out.push(Stmt::UpdateItems(name, i, k, e));
@@ -1924,6 +2018,8 @@ impl Gen {
                     y,
                     a,
                     b,
+                    read: self.compiled
+                        && (!self.loops.is_empty() || self.nesting > 0 || self.returns),
                 }
             }
         };
