@@ -2,17 +2,21 @@
 //! out.iter_mut() { *o += a * v; }` (with `.zip(v)` or `.enumerate()`) is
 //! how Rust code adds into a `Vec`; the tape's twin records a `for`'s
 //! items as values and the sweeps reverse them as values read, not as
-//! places written. Both read such a loop, before lowering, as `for k in 0..out.len() { out[k] += a * v; }`: the item `*o` is
-//! the element `out[k]`, `zip`'s other item the element of its source
-//! (`let v = &values[k];`), `enumerate`'s index `k` itself. The loop
-//! borrows `out` mutably and the source shared while it runs, so the body
-//! reads neither otherwise, and the two loops mean the same.
+//! places written. Both read such a loop, before lowering, as `for
+//! o_index in 0..out.len() { out[o_index] += a * v; }`: the item `*o` is
+//! the element `out[o_index]`, `zip`'s other item the element of its
+//! source (`&values[o_index]`, where the body reads it), `enumerate`'s
+//! index `o_index` itself. The loop borrows `out` mutably and the source
+//! shared while it runs, so the body reads neither otherwise, and the two
+//! loops mean the same.
 //!
 //! A loop is read so only where every mention of its item is a
 //! dereference (`*o`), a method call on it (`o.max(..)`) or an index into
 //! it (`o[0]`), and no string in the body names it (a format string's
 //! inline argument); anything else (the reference passed on, bound
-//! again) leaves the loop as written, on the tape.
+//! again) leaves the loop as written, where a tracked `Vec`'s `iter_mut`
+//! is the compile error it was (the tape records values, not writes
+//! through references).
 
 use std::collections::HashSet;
 
