@@ -19,7 +19,7 @@
 //! branch, a loop's or an arm's body, a block) are read, not blocks
 //! inside expressions (a closure's body).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
@@ -148,39 +148,48 @@ impl Renamer {
         done
     }
 
+    /// Each statement is read once: its mentions renamed by what the
+    /// block renamed before it (`names`: a name as the source writes it, to
+    /// what it is called there), then its blocks, then, if it is a `let`
+    /// binding a visible name again, that name renamed for the statements
+    /// after it. (Renaming the rest of the block at each such `let` made a
+    /// body of `let y = f(y);` lines quadratic in the macro.)
     fn statements(&mut self, block: &mut syn::Block, visible: &HashSet<String>) -> Option<()> {
         let mut visible = visible.clone();
-        let mut i = 0;
-        while i < block.stmts.len() {
-            self.stmt_blocks(&mut block.stmts[i], &visible)?;
-            if let syn::Stmt::Local(local) = &mut block.stmts[i] {
-                let again = simple_name(&mut local.pat)
-                    .map(|ident| ident.to_string())
-                    .filter(|name| visible.contains(name));
-                match again {
-                    Some(name) => {
-                        let fresh = self.fresh(&name);
-                        if let Some(ident) = simple_name(&mut local.pat) {
-                            *ident = Ident::new(&fresh, ident.span());
-                        }
-                        let rest: TokenStream = block.stmts[i + 1..]
-                            .iter()
-                            .map(ToTokens::to_token_stream)
-                            .collect();
-                        let rest = rename_mentions(rest, &name, &fresh)?;
-                        let parsed: syn::Block = syn::parse2(quote!({ #rest })).ok()?;
-                        block.stmts.truncate(i + 1);
-                        block.stmts.extend(parsed.stmts);
-                        if self.depth == 1 {
-                            self.top.push((name, fresh.clone()));
-                        }
-                        visible.insert(fresh);
-                        self.changed = true;
-                    }
-                    None => visible.extend(crate::lower::pattern_names(&local.pat)),
-                }
+        let mut names: HashMap<String, String> = HashMap::new();
+        for stmt in &mut block.stmts {
+            if !names.is_empty() {
+                let tokens = rename_mentions(stmt.to_token_stream(), &names)?;
+                let parsed: syn::Block = syn::parse2(quote!({ #tokens })).ok()?;
+                let [read] = <[syn::Stmt; 1]>::try_from(parsed.stmts).ok()?;
+                *stmt = read;
             }
-            i += 1;
+            self.stmt_blocks(stmt, &visible)?;
+            let syn::Stmt::Local(local) = stmt else {
+                continue;
+            };
+            let again = simple_name(&mut local.pat)
+                .map(|ident| ident.to_string())
+                .filter(|name| visible.contains(name));
+            let Some(name) = again else {
+                visible.extend(crate::lower::pattern_names(&local.pat));
+                continue;
+            };
+            let fresh = self.fresh(&name);
+            if let Some(ident) = simple_name(&mut local.pat) {
+                *ident = Ident::new(&fresh, ident.span());
+            }
+            // The source's name for what is called `name` here.
+            let written = names
+                .iter()
+                .find(|(_, now)| **now == name)
+                .map_or_else(|| name.clone(), |(written, _)| written.clone());
+            names.insert(written, fresh.clone());
+            if self.depth == 1 {
+                self.top.push((name, fresh.clone()));
+            }
+            visible.insert(fresh);
+            self.changed = true;
         }
         Some(())
     }
@@ -279,7 +288,7 @@ fn let_names(cond: &syn::Expr) -> Vec<String> {
 /// capitalised name), a path's segment (`h::X`, `T::h`), a label or
 /// lifetime (`'h`), or a name in a macro's string (`"{h}"`, a format
 /// string's inline argument). A field or method after a `.` is left.
-fn rename_mentions(tokens: TokenStream, from: &str, to: &str) -> Option<TokenStream> {
+fn rename_mentions(tokens: TokenStream, names: &HashMap<String, String>) -> Option<TokenStream> {
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(tokens.len());
     for (k, token) in tokens.iter().enumerate() {
@@ -288,7 +297,11 @@ fn rename_mentions(tokens: TokenStream, from: &str, to: &str) -> Option<TokenStr
                 .is_some_and(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == c))
         };
         match token {
-            TokenTree::Ident(ident) if ident == from => {
+            TokenTree::Ident(ident) => {
+                let Some(to) = names.get(&ident.to_string()) else {
+                    out.push(token.clone());
+                    continue;
+                };
                 let before = k.checked_sub(1);
                 // A field or a method (`x.h`), not a range's end (`0..h`).
                 if punct_at(before, '.') && !punct_at(k.checked_sub(2), '.') {
@@ -308,19 +321,22 @@ fn rename_mentions(tokens: TokenStream, from: &str, to: &str) -> Option<TokenStr
                 );
                 if group.delimiter() == Delimiter::Brace
                     && after_type
-                    && crate::text::mentions(group.stream(), from)
+                    && names
+                        .keys()
+                        .any(|from| crate::text::mentions(group.stream(), from))
                 {
                     return None;
                 }
-                let mut renamed = Group::new(
-                    group.delimiter(),
-                    rename_mentions(group.stream(), from, to)?,
-                );
+                let mut renamed =
+                    Group::new(group.delimiter(), rename_mentions(group.stream(), names)?);
                 renamed.set_span(group.span());
                 out.push(TokenTree::Group(renamed));
             }
             TokenTree::Literal(literal) => {
-                if crate::text::captures(literal, from) {
+                if names
+                    .keys()
+                    .any(|from| crate::text::captures(literal, from))
+                {
                     return None;
                 }
                 out.push(token.clone());
