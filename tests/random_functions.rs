@@ -1049,6 +1049,10 @@ enum Takes {
     Slice,
     /// `vh(x: Vec<f64>)`, called with a `Vec` made at the call.
     Vec,
+    /// `vh(x: &[f64], d: &[f64])`, called with one slice of the numbers
+    /// and one of constants (either way round): a layer given data, whose
+    /// caller marks the constant's adjoint unused.
+    SliceAndData,
 }
 
 struct Gen {
@@ -2053,6 +2057,27 @@ impl Gen {
             Takes::Numbers => return args,
             Takes::Slice => self.tag("vector helper taking a slice"),
             Takes::Vec => self.tag("vector helper taking a Vec by value"),
+            Takes::SliceAndData => self.tag("vector helper taking a slice and data"),
+        }
+        if let Takes::SliceAndData = takes {
+            // Constants of no binding: literals, as data would be.
+            let data: Vec<Expr> = (0..2)
+                .map(|_| Expr::Lit(0.25 * (1 + self.rng.below(8)) as f64))
+                .collect();
+            let swapped = self.rng.chance(50);
+            let mut pair = match out {
+                Some(out) => {
+                    let (name, constant) = (self.fresh("s"), self.fresh("c"));
+                    out.push(Stmt::Array(name.clone(), args));
+                    out.push(Stmt::Array(constant.clone(), data));
+                    vec![Expr::Ref(name), Expr::Ref(constant)]
+                }
+                None => vec![Expr::SliceLit(args), Expr::SliceLit(data)],
+            };
+            if swapped {
+                pair.swap(0, 1);
+            }
+            return pair;
         }
         match (out, takes) {
             (Some(out), _) => {
@@ -3468,17 +3493,28 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         let (plain_a, plain_b) = (render(&a, Dialect::Plain), render(&b, Dialect::Plain));
         let (dual_a, dual_b) = (render(&a, Dialect::Dual), render(&b, Dialect::Dual));
         // Now and then the two numbers come as one slice or one `Vec`.
-        gen.vector_takes = match gen.rng.below(4) {
+        gen.vector_takes = match gen.rng.below(5) {
             0 | 1 => Takes::Numbers,
             2 => Takes::Slice,
-            _ => Takes::Vec,
+            3 => Takes::Vec,
+            _ => Takes::SliceAndData,
         };
+        // With data `d`, the numbers are the products and sums of both
+        // slices' items, whichever holds the constants.
+        let data_unpack = "    let x0 = x[0] * d[0];\n    let x1 = x[1] + d[1];\n";
+        let dual_data_unpack = "        let x0 = x[0] * d[0];\n        let x1 = x[1] + d[1];\n";
         let unpack = "    let x0 = x[0];\n    let x1 = x[1];\n";
         let dual_unpack = "        let x0 = x[0];\n        let x1 = x[1];\n";
         let (params, dual_params, unpack, dual_unpack) = match gen.vector_takes {
             Takes::Numbers => ("x0: f64, x1: f64", "x0: D, x1: D", "", ""),
             Takes::Slice => ("x: &[f64]", "x: &[D]", unpack, dual_unpack),
             Takes::Vec => ("x: Vec<f64>", "x: Vec<D>", unpack, dual_unpack),
+            Takes::SliceAndData => (
+                "x: &[f64], d: &[f64]",
+                "x: &[D], d: &[D]",
+                data_unpack,
+                dual_data_unpack,
+            ),
         };
         if is_vec {
             (

@@ -317,6 +317,7 @@ impl Neuron {
         value_bar: impl ::autodiff::__adjoint::Cotangent<f64>,
         bars: ::core::option::Option<(&mut Self, &mut dyn ::core::any::Any)>,
     ) {
+        let unused = stack.take_unused();
         let reverse = stack
             .pop_reverse(|stack, args| Self::__ad_forward_cotangent_dot_adjoint(
                 stack,
@@ -336,7 +337,7 @@ impl Neuron {
         let ::core::option::Option::Some(reverse) = reverse else {
             return;
         };
-        if reverse(stack, (__self, x), cotangent, (__self_bar,)).is_none() {
+        if reverse(stack, (__self, x), cotangent, (__self_bar,), unused).is_none() {
             stack.fail();
         }
     }
@@ -374,6 +375,7 @@ impl Neuron {
                 (&Self, f64),
                 &f64,
                 (&mut Self,),
+                u32,
             ) -> ::core::option::Option<()> + use<>,
         ),
     > {
@@ -399,7 +401,8 @@ impl Neuron {
                 stack: &mut ::autodiff::__adjoint::Stack,
                 (__self, x): (&Self, f64),
                 __cotangent: &f64,
-                (__caller___self,): (&mut Self,)|
+                (__caller___self,): (&mut Self,),
+                unused: u32|
             {
                 let mut __self_bar = {
                     let bar = &mut *__caller___self;
@@ -460,6 +463,7 @@ impl Neuron {
                 (&Self, f64),
                 &f64,
                 (&mut Self,),
+                u32,
             ) -> ::core::option::Option<()> + use<>,
         ),
     > {
@@ -977,6 +981,7 @@ impl Neuron {
             (&mut Self, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
         >,
     ) {
+        let unused = stack.take_unused();
         let reverse = stack
             .pop_reverse(|stack, args| Self::__ad_loss_cotangent_dot_adjoint(
                 stack,
@@ -996,7 +1001,7 @@ impl Neuron {
         let ::core::option::Option::Some(reverse) = reverse else {
             return;
         };
-        if reverse(stack, (__self, x, y), cotangent, (__self_bar,)).is_none() {
+        if reverse(stack, (__self, x, y), cotangent, (__self_bar,), unused).is_none() {
             stack.fail();
         }
     }
@@ -1036,6 +1041,7 @@ impl Neuron {
                 (&Self, f64, f64),
                 &f64,
                 (&mut Self,),
+                u32,
             ) -> ::core::option::Option<()> + use<>,
         ),
     > {
@@ -1061,7 +1067,8 @@ impl Neuron {
                 stack: &mut ::autodiff::__adjoint::Stack,
                 (__self, x, y): (&Self, f64, f64),
                 __cotangent: &f64,
-                (__caller___self,): (&mut Self,)|
+                (__caller___self,): (&mut Self,),
+                unused: u32|
             {
                 let mut __self_bar = {
                     let bar = &mut *__caller___self;
@@ -1129,6 +1136,7 @@ impl Neuron {
                 (&Self, f64, f64),
                 &f64,
                 (&mut Self,),
+                u32,
             ) -> ::core::option::Option<()> + use<>,
         ),
     > {

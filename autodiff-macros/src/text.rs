@@ -277,6 +277,19 @@ pub fn mentions(tokens: TokenStream, name: &str) -> bool {
     })
 }
 
+/// How many times `tokens` names the identifier `name`.
+pub fn count(tokens: &TokenStream, name: &str) -> usize {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Ident(ident) => usize::from(ident == name),
+            TokenTree::Group(group) => count(&group.stream(), name),
+            _ => 0,
+        })
+        .sum()
+}
+
 /// Tokens joined the way rustfmt would space simple code: used for paths,
 /// types and the rare expression the printer above does not know.
 pub fn tokens(stream: TokenStream) -> String {

@@ -19,12 +19,35 @@ pub trait Adjoint {
     const UNIFORM: bool;
     /// Zeros shaped like `self`.
     fn zero_bar(&self) -> Self::Bar;
+    /// What a caller passes a vector-valued callee for the adjoint of a
+    /// constant argument it marked unused (`Stack::unused_args`), which
+    /// the callee never reads: an empty `Vec` (no allocation) where the
+    /// adjoint is one, else zeros.
+    #[inline(always)]
+    fn unused_bar(&self) -> Self::Bar {
+        self.zero_bar()
+    }
     /// The gradient of `self` from its adjoint `bar`: `bar` itself, but
     /// for a model, whose constants come from `self` ([`carried`]).
     #[inline(always)]
     fn carry(&self, bar: Self::Bar) -> Self::Bar {
         bar
     }
+}
+
+/// The adjoint a caller passes for a constant argument it marked unused
+/// (see [`Adjoint::unused_bar`]).
+///
+/// ```
+/// use autodiff::__adjoint::unused;
+///
+/// let x = vec![1.0, 2.0];
+/// assert!(unused(&x).is_empty()); // a `Vec`'s: nothing allocated
+/// assert_eq!(unused(&[1.0, 2.0]), [0.0, 0.0]); // an array's: zeros
+/// ```
+#[inline(always)]
+pub fn unused<T: Adjoint + ?Sized>(value: &T) -> T::Bar {
+    value.unused_bar()
 }
 
 /// `carry(&model, model_bar)`: the gradient of a parameter holding models,
@@ -90,6 +113,10 @@ impl<T: Adjoint> Adjoint for [T] {
             _ => self.iter().map(Adjoint::zero_bar).collect(),
         }
     }
+    #[inline(always)]
+    fn unused_bar(&self) -> Self::Bar {
+        Vec::new()
+    }
     #[inline]
     fn carry(&self, bar: Self::Bar) -> Self::Bar {
         self.iter()
@@ -106,6 +133,10 @@ impl<T: Adjoint> Adjoint for Vec<T> {
     fn zero_bar(&self) -> Self::Bar {
         self.as_slice().zero_bar()
     }
+    #[inline(always)]
+    fn unused_bar(&self) -> Self::Bar {
+        Vec::new()
+    }
     #[inline]
     fn carry(&self, bar: Self::Bar) -> Self::Bar {
         self.as_slice().carry(bar)
@@ -118,6 +149,10 @@ impl<T: Adjoint + ?Sized> Adjoint for &T {
     #[inline(always)]
     fn zero_bar(&self) -> Self::Bar {
         (**self).zero_bar()
+    }
+    #[inline(always)]
+    fn unused_bar(&self) -> Self::Bar {
+        (**self).unused_bar()
     }
     #[inline(always)]
     fn carry(&self, bar: Self::Bar) -> Self::Bar {

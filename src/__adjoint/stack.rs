@@ -36,6 +36,12 @@ pub struct Stack {
     /// No value the tape would reject has been observed since the last
     /// [`clear`](Self::clear).
     finite: bool,
+    /// The arguments of the next vector-valued callee's reverse that have
+    /// no adjoint in the caller (bit `k` for the `k`-th parameter): set by
+    /// the caller just before the call ([`unused_args`](Self::unused_args)),
+    /// taken by the callee's reverse first thing
+    /// ([`take_unused`](Self::take_unused)).
+    unused: u32,
 }
 
 impl Default for Stack {
@@ -53,6 +59,7 @@ impl Stack {
             reverses: Vec::new(),
             spares: Vec::new(),
             finite: true,
+            unused: 0,
         }
     }
 
@@ -189,6 +196,34 @@ impl Stack {
         self.control.clear();
         self.reverses.clear();
         self.finite = true;
+        self.unused = 0;
+    }
+
+    /// Says that the arguments of the vector-valued call about to be
+    /// reversed at the positions `mask` has bits for are constants of the
+    /// caller: it passes [`unused`](super::unused) in place of their
+    /// adjoints, and the callee's reverse adds nothing into them (a
+    /// layer's `forward(x)` of data `x` computes no `x_bar`).
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// stack.unused_args(0b100);
+    /// assert_eq!(stack.take_unused(), 0b100);
+    /// assert_eq!(stack.take_unused(), 0);
+    /// ```
+    #[inline(always)]
+    pub fn unused_args(&mut self, mask: u32) {
+        self.unused = mask;
+    }
+
+    /// The mask [`unused_args`](Self::unused_args) left, reset to none: a
+    /// vector-valued callee's reverse takes it before anything else, so
+    /// that no other call's reverse sees it.
+    #[inline(always)]
+    pub fn take_unused(&mut self) -> u32 {
+        std::mem::take(&mut self.unused)
     }
 
     /// Notes an operand that an absorbing operation (`tanh`, `max`, a

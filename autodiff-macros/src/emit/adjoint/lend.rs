@@ -37,6 +37,41 @@ pub(super) struct IntoCaller {
     pub give: Vec<TokenStream>,
 }
 
+/// The caller's constants, which it passes no adjoint for
+/// (`Stack::unused_args`, given to `f_adjoint` as `mask`, bit `k` for
+/// the parameter at `position` `k`).
+pub(super) struct Unused<'a> {
+    pub mask: &'a Ident,
+    /// By adjoint name, each [`guardable`] parameter's flag, and whether
+    /// the sweep wrote every mention of its adjoint under it.
+    pub guards: std::collections::HashMap<String, (Ident, bool)>,
+    pub position: &'a dyn Fn(&Param) -> usize,
+}
+
+impl Unused<'_> {
+    /// `mask & bit == 0`: the caller has an adjoint for `param`.
+    fn has(&self, param: &Param) -> TokenStream {
+        let mask = self.mask;
+        let bit = 1_u32 << (self.position)(param).min(31);
+        quote!((#mask & #bit) == 0)
+    }
+}
+
+/// Whether the sweep adds into `param`'s adjoint only under a flag: a
+/// slice of numbers the caller's adjoint is lent for, which the caller
+/// may mark unused (its constant: a layer's input data).
+pub(super) fn guardable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool {
+    matches!(param.kind, Kind::Slice(_)) && lendable(param, movable)
+}
+
+/// The flag of a [`guardable`] parameter.
+pub(super) fn live(param: &Param) -> Ident {
+    Ident::new(
+        &format!("__live_{}", param.ident.unraw()),
+        Span::mixed_site(),
+    )
+}
+
 /// `bars` are the differentiable parameters with their adjoints' names,
 /// `gradients` what `f_adjoint` would return for each (a model's constants
 /// carried), `movable` whether the body may move or shadow a parameter.
@@ -45,6 +80,7 @@ pub(super) fn into_caller(
     gradients: &[TokenStream],
     movable: &dyn Fn(&Param) -> bool,
     stack: &Ident,
+    unused: &Unused<'_>,
 ) -> IntoCaller {
     let mut into = IntoCaller {
         inputs: Vec::new(),
@@ -55,6 +91,30 @@ pub(super) fn into_caller(
         let caller = caller(param);
         let ty = super::pair::bar_type(&param.kind);
         into.inputs.push(quote!(#caller: &mut #ty));
+        if let Some((live, all)) = unused.guards.get(&bar.to_string()) {
+            // Lent, or (unused) empty where the sweep never reads it, or
+            // zeros of its own where it may.
+            let has = unused.has(param);
+            let ident = &param.ident;
+            let lend = if *all {
+                quote!(::autodiff::__adjoint::lend(#caller))
+            } else {
+                quote! {
+                    if #live {
+                        ::autodiff::__adjoint::lend(#caller)
+                    } else {
+                        ::autodiff::__adjoint::zero(&#ident[..])
+                    }
+                }
+            };
+            into.lent.push(Some(quote! {
+                let #live = #has;
+                let mut #bar = #lend;
+            }));
+            into.give
+                .push(quote!(::autodiff::__adjoint::give_back(#caller, #bar);));
+            continue;
+        }
         if lendable(param, movable) {
             let (lend, give) = match &param.kind {
                 // Named through `Parameter`, on the type: a struct that is
@@ -100,12 +160,16 @@ pub(super) fn into_caller(
             }
             // A number: added in.
             Kind::Scalar => quote!(*#caller += #gradient;),
+            // Where the caller has an adjoint for it.
             _ => {
                 let gradient_ident = format_ident!("__gradient_{}", param.ident.unraw());
+                let has = unused.has(param);
                 quote! {
-                    let #gradient_ident = #gradient;
-                    ::autodiff::__adjoint::Spread::push_all(&#gradient_ident, #stack);
-                    ::autodiff::__adjoint::Spread::pop_scaled(#caller, #stack, 1.0);
+                    if #has {
+                        let #gradient_ident = #gradient;
+                        ::autodiff::__adjoint::Spread::push_all(&#gradient_ident, #stack);
+                        ::autodiff::__adjoint::Spread::pop_scaled(#caller, #stack, 1.0);
+                    }
                 }
             }
         });
@@ -171,6 +235,7 @@ pub(super) fn split(
         })
         .collect();
     let returned = Ident::new("returned", Span::mixed_site());
+    let unused = Ident::new("unused", Span::mixed_site());
     let stack_ty = quote!(&mut ::autodiff::__adjoint::Stack);
     // The arguments as one parameter, taken apart in the body: a method's
     // forwarding wrapper passes its parameters on by name.
@@ -186,6 +251,7 @@ pub(super) fn split(
                 (#(#tys,)*),
                 #cotangent_ty,
                 (#(#caller_tys,)*),
+                u32,
             ) -> ::core::option::Option<()> + use<>,
         )> {
             let (#(#pats,)*) = #args;
@@ -197,7 +263,8 @@ pub(super) fn split(
                 move |#stack: #stack_ty,
                       (#(#pats,)*): (#(#tys,)*),
                       #cotangent: #cotangent_ty,
-                      (#(#callers,)*): (#(#caller_tys,)*)| {
+                      (#(#callers,)*): (#(#caller_tys,)*),
+                      #unused: u32| {
                     #reverse
                 },
             ))

@@ -474,8 +474,26 @@ fn fused(
     };
     sweep.outputs_as_written(alias.is_some());
     let label = syn::Lifetime::new("'reverse", Span::mixed_site());
+    // Gradients are allocated after the forward sweep (which then runs on
+    // a warm cache), except a parameter the body may move.
+    // (or one a later `let` shadows, so that its value is gone by the end)
+    let movable = |param: &Param| {
+        matches!(param.kind, Kind::Vec(_))
+            || an.bound.get(&param.ident.to_string()).copied() != Some(1)
+    };
+    // A callee's caller may pass no adjoint for a constant argument
+    // (`lend`): the sweep adds into a lent slice's only under its flag.
+    let unused = Ident::new("unused", Span::mixed_site());
+    let mut guarded = Vec::new();
     if entry.intermediates() {
         sweep.bail_with(quote!(break #label ::core::option::Option::None));
+        for (param, bar) in &bars {
+            if lend::guardable(param, &movable) {
+                let live = lend::live(param);
+                sweep.guard(bar, live.clone());
+                guarded.push((bar.clone(), live));
+            }
+        }
     }
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
     if let Some(unsupported) = sweep.unreversed_move(&function.body) {
@@ -489,13 +507,6 @@ fn fused(
             quote!(#asserted(#tail))
         }
         None => quote!(#tail),
-    };
-    // Gradients are allocated after the forward sweep (which then runs on
-    // a warm cache), except a parameter the body may move.
-    // (or one a later `let` shadows, so that its value is gone by the end)
-    let movable = |param: &Param| {
-        matches!(param.kind, Kind::Vec(_))
-            || an.bound.get(&param.ident.to_string()).copied() != Some(1)
     };
     let declare_one = |(param, bar): &(&Param, Ident)| {
         let ident = &param.ident;
@@ -645,7 +656,35 @@ fn fused(
     let allow = allowances(!stand_ins.is_empty());
     if entry.intermediates() {
         let reversed = Ident::new("reversed", Span::mixed_site());
-        let into = lend::into_caller(&bars, &gradients, &movable, stack);
+        // A lent slice whose every mention the sweep wrote under its flag
+        // takes the caller's adjoint as it is, empty when unused; else
+        // zeros of its own when unused.
+        let written = quote!(#(#fwd)* #(#rev)* #stand_ins #sites);
+        let guards: Vec<_> = guarded
+            .iter()
+            .map(|(bar, live)| {
+                let all = crate::text::count(&written, &bar.to_string()) == sweep.guarded(bar);
+                (bar.to_string(), (live.clone(), all))
+            })
+            .collect();
+        let position = |param: &Param| {
+            function
+                .params
+                .iter()
+                .position(|p| std::ptr::eq(p, param))
+                .unwrap_or(0)
+        };
+        let into = lend::into_caller(
+            &bars,
+            &gradients,
+            &movable,
+            stack,
+            &lend::Unused {
+                mask: &unused,
+                guards: guards.into_iter().collect(),
+                position: &position,
+            },
+        );
         let (inputs, give) = (into.inputs, into.give);
         let lend = bars
             .iter()
@@ -706,7 +745,8 @@ fn fused(
             #vis fn #adjoint_fn #generics(
                 #stack: &mut ::autodiff::__adjoint::Stack,
                 #(#params,)*
-                #(#inputs),*
+                #(#inputs,)*
+                #unused: u32,
             ) -> ::core::option::Option<()> {
                 #forward
                 #reverse

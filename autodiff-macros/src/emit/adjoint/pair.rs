@@ -178,7 +178,6 @@ pub fn vector_pair(
     let name = names.name;
     let vjp = format_ident!("{}_vjp", name);
     let pushes = pushes(&differentiable, &result, &stack);
-    let pops = pops(&bars, &stack, &quote!(1.0));
     let reverse_fn = Ident::new("reverse", Span::mixed_site());
     let split = dot.filter(|dot| dot.split).map(|dot| &dot.name);
     // Where the sweep gives up (the caller's, on a value that is not
@@ -238,6 +237,10 @@ pub fn vector_pair(
             return #stack.fail();
         };
     };
+    // The caller's constants it passed no adjoint for (`Stack::unused_args`):
+    // the compiled reverses skip them, the tape's pops them into zeros of
+    // their own.
+    let unused = Ident::new("unused", Span::mixed_site());
     let reverse_body = match dot.map(|dot| (&dot.name, dot.split)) {
         // The reverse the forward saved, run with the cotangent and the
         // arguments.
@@ -246,7 +249,7 @@ pub fn vector_pair(
             let ::core::option::Option::Some(#reverse_fn) = #reverse_fn else {
                 return;
             };
-            if #reverse_fn(#stack, (#(#args,)*), #cotangent, (#(#into,)*)).is_none() {
+            if #reverse_fn(#stack, (#(#args,)*), #cotangent, (#(#into,)*), #unused).is_none() {
                 #stack.fail();
             }
         },
@@ -254,25 +257,29 @@ pub fn vector_pair(
         // `shaped::compiled_dot`).
         Some((dot, false)) => quote! {
             #cotangent_ref
-            if #dot(#stack, #(#args,)* #cotangent, #(#into),*).is_none() {
+            if #dot(#stack, #(#args,)* #cotangent, #(#into,)* #unused).is_none() {
                 #stack.fail();
             }
         },
         // Else by `f_vjp` on the tape, through the stack.
-        None => quote! {
-            let ::core::option::Option::Some(#cotangent) =
-                ::autodiff::__adjoint::Cotangent::cotangent(#value_bar)
-            else {
-                return #stack.fail();
-            };
-            match #vjp(#(#args,)* #cotangent).ok() {
-                ::core::option::Option::Some(#result) => {
-                    #(#pushes)*
-                    #(#pops)*
+        None => {
+            let (owns, pops) = unused_pops(&bars, &stack, &unused);
+            quote! {
+                let ::core::option::Option::Some(#cotangent) =
+                    ::autodiff::__adjoint::Cotangent::cotangent(#value_bar)
+                else {
+                    return #stack.fail();
+                };
+                #(#owns)*
+                match #vjp(#(#args,)* #cotangent).ok() {
+                    ::core::option::Option::Some(#result) => {
+                        #(#pushes)*
+                        #(#pops)*
+                    }
+                    ::core::option::Option::None => #stack.fail(),
                 }
-                ::core::option::Option::None => #stack.fail(),
             }
-        },
+        }
     };
     let bar_decls = bars
         .iter()
@@ -320,6 +327,7 @@ pub fn vector_pair(
         quote!(let #reverse_fn = #stack.pop_reverse(|#stack, #args_ident| #dot(#stack, #args_ident));)
     });
     reverse.body = quote! {
+        let #unused = #stack.take_unused();
         #pop
         let (
             ::core::option::Option::Some((#(#args_pats,)*)),
@@ -449,22 +457,75 @@ fn pops(
     bars.iter()
         .filter(|(param, _, _)| param.kind.is_differentiable())
         .rev()
-        .map(|(param, bar, _)| match &param.kind {
-            Kind::Struct { ty, .. } => {
-                let pop = model_call(
-                    ty,
-                    "pop_gradient",
-                    &[
-                        Argument::Bound("bar", quote!(#bar)),
-                        Argument::Plain(quote!(#stack)),
-                        Argument::Plain(quote!(#value_bar)),
-                    ],
-                );
-                quote!(#pop;)
-            }
-            _ => quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar);),
+        .map(|(param, bar, _)| {
+            let pop = pop_into(param, &quote!(#bar), stack, value_bar);
+            quote!(#pop;)
         })
         .collect()
+}
+
+/// `Spread::pop_scaled` (a model's `pop_gradient`) of `param`'s gradient
+/// into `bar`, scaled by `value_bar`.
+fn pop_into(
+    param: &Param,
+    bar: &TokenStream,
+    stack: &Ident,
+    value_bar: &TokenStream,
+) -> TokenStream {
+    match &param.kind {
+        Kind::Struct { ty, .. } => model_call(
+            ty,
+            "pop_gradient",
+            &[
+                Argument::Bound("bar", bar.clone()),
+                Argument::Plain(quote!(#stack)),
+                Argument::Plain(value_bar.clone()),
+            ],
+        ),
+        _ => quote!(::autodiff::__adjoint::Spread::pop_scaled(#bar, #stack, #value_bar)),
+    }
+}
+
+/// [`pops`] of a vector-valued callee's reverse on the tape: the adjoint
+/// of a parameter at a position `unused` marks (the caller's constant,
+/// passed as `__adjoint::unused`, which may be empty) is popped into zeros
+/// shaped like the argument, made before `f_vjp` takes the arguments.
+fn unused_pops(
+    bars: &[(&Param, Ident, TokenStream)],
+    stack: &Ident,
+    unused: &Ident,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut owns = Vec::new();
+    let mut pops = Vec::new();
+    for (position, (param, bar, _)) in bars.iter().enumerate().rev() {
+        if !param.kind.is_differentiable() {
+            continue;
+        }
+        let one = quote!(1.0);
+        let pop = match &param.kind {
+            Kind::Struct { .. } | Kind::Scalar => pop_into(param, &quote!(#bar), stack, &one),
+            _ => {
+                let ident = &param.ident;
+                let own = format_ident!("__own_{}", param.ident.unraw(), span = Span::mixed_site());
+                let bit = 1_u32 << position.min(31);
+                owns.push(quote! {
+                    let mut #own = ((#unused & #bit) != 0).then(|| ::autodiff::__adjoint::zero(&#ident));
+                });
+                let (into_own, into_bar) = (
+                    pop_into(param, &quote!(#own), stack, &one),
+                    pop_into(param, &quote!(#bar), stack, &one),
+                );
+                quote! {
+                    match &mut #own {
+                        ::core::option::Option::Some(#own) => #into_own,
+                        ::core::option::Option::None => #into_bar,
+                    }
+                }
+            }
+        };
+        pops.push(quote!(#pop;));
+    }
+    (owns, pops)
 }
 
 /// `Spread::push_all` (a model's `push_gradient`) of each component of

@@ -153,6 +153,7 @@ impl<'m> Sweep<'m> {
         let mut arg_src = Vec::new();
         let mut bars = Vec::new();
         let mut after = Vec::new();
+        let mut unused = 0_u32;
         // The reverse reads no argument's value (the forward pushed the
         // gradient at the arguments), only their adjoints: an argument that
         // changes before the reverse sweep (`lse(&v)` in the loop that
@@ -213,9 +214,17 @@ impl<'m> Sweep<'m> {
                 _ => None,
             };
             if !self.active(arg) {
-                // A constant argument's adjoint, which takes its part of the
-                // gradient and drops it: shaped by the argument, or a
-                // number's.
+                // A constant vector given to a vector-valued callee: marked
+                // unused, so that its reverse computes no part of the
+                // gradient for it (`Stack::unused_args`; a layer's
+                // `forward(x)` of data `x`).
+                if available && seed.whole && !self.dual && self.numbers_vector(arg) {
+                    unused |= 1 << bars.len();
+                    bars.push(quote!(&mut #adjoint::unused(&(#src))));
+                    continue;
+                }
+                // Else its adjoint takes its part of the gradient and drops
+                // it: shaped by the argument, or a number's.
                 if available {
                     bars.push(quote!(&mut #adjoint::zero(&(#src))));
                 } else if self.scalar(arg) {
@@ -282,7 +291,9 @@ impl<'m> Sweep<'m> {
         } else {
             quote!(::core::option::Option::None)
         };
+        let unused = (unused != 0).then(|| quote!(#stack.unused_args(#unused);));
         self.cx.rev.push(quote! {
+            #unused
             #reverse(#stack, #args, #value_bar, #adjoint::args((#(#bars,)*)));
         });
         for (arg, name, whole) in after.into_iter().rev() {
@@ -293,6 +304,19 @@ impl<'m> Sweep<'m> {
             self.rev(arg, seed)?;
         }
         Ok(())
+    }
+
+    /// Whether `expr` (or what it borrows) holds numbers in `Vec`s or
+    /// arrays, no model among them.
+    fn numbers_vector(&self, expr: &Expr) -> bool {
+        let inner = match &expr.kind {
+            ExprKind::Reference {
+                mutability: None,
+                expr,
+            } => &**expr,
+            _ => expr,
+        };
+        dims_of(inner, &self.an.dims).is_some_and(|dims| dims > 0)
     }
 
     /// Whether `expr` is an annotated method called on a model with a
@@ -310,7 +334,7 @@ impl<'m> Sweep<'m> {
 
 /// The adjoint an argument's `&mut` place borrows (`x_bar` of `&mut
 /// x_bar[1]` and of `&mut x_bar`).
-fn bar_root(tokens: &TokenStream) -> Option<String> {
+pub(super) fn bar_root(tokens: &TokenStream) -> Option<String> {
     tokens.clone().into_iter().find_map(|token| match token {
         TokenTree::Ident(ident) if ident != "mut" => Some(ident.to_string()),
         _ => None,

@@ -379,6 +379,11 @@ pub struct Sweep<'m> {
     /// by `Stack::zeros` and given back by `Stack::recycle` at the end of
     /// its reverse, so that a reversed iteration allocates none.
     recycle: Option<Vec<Ident>>,
+    /// A vector-valued callee's parameters whose caller may have no
+    /// adjoint for them (see `lend`), by their adjoints' names: the flag
+    /// that says it has, and how many mentions of the adjoint the sweep
+    /// has written under that flag (`accumulate`'s `if live { .. }`).
+    guards: HashMap<String, (Ident, usize)>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -418,10 +423,21 @@ impl<'m> Sweep<'m> {
             attrs: Vec::new(),
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
+            guards: HashMap::new(),
             bail: quote!(return ::core::option::Option::None),
             dual: false,
             recycle: None,
         }
+    }
+
+    /// Adds into `bar` only where `live` holds (see the field).
+    pub fn guard(&mut self, bar: &Ident, live: Ident) {
+        self.guards.insert(bar.to_string(), (live, 0));
+    }
+
+    /// How many mentions of `bar` the sweep wrote under its flag.
+    pub fn guarded(&self, bar: &Ident) -> usize {
+        self.guards.get(&bar.to_string()).map_or(0, |(_, n)| *n)
     }
 
     /// Sweeps on dual numbers (see the field).
