@@ -312,6 +312,17 @@ enum StackCall {
         b: Expr,
         read: bool,
     },
+    /// `let d = [l0, l1, l2]; let h = ms[k].mv(&d); let y = h[0] * h[2];`:
+    /// a layer given data (literals), whose adjoint its caller marks
+    /// unused.
+    Data {
+        stack: String,
+        k: usize,
+        d: String,
+        h: String,
+        y: String,
+        data: [Expr; 3],
+    },
     /// `let mut h = vec![a, b, c]; for layer in ITER { h = layer.mv(&h);
     /// } let y = h[0] * h[2];`: a `Vec` the vector-valued method rebinds.
     Layers {
@@ -932,6 +943,18 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                             )],
                         }
                     }
+                    StackCall::Data {
+                        stack,
+                        k,
+                        d,
+                        h,
+                        y,
+                        data: [a, b, c],
+                    } => vec![
+                        format!("let {d} = [{}, {}, {}];", r(a), r(b), r(c)),
+                        format!("let {h} = {stack}[{k}].mv(&{d});"),
+                        format!("let {y} = {h}[0] * {h}[2];"),
+                    ],
                     StackCall::Layers {
                         stack,
                         iter,
@@ -1974,6 +1997,23 @@ impl Gen {
         let layer = self.fresh("layer");
         let layers = top && self.loops.is_empty() && !self.tags.contains(&"early return");
         let call = match self.rng.below(3) {
+            0 if layers && self.rng.chance(40) => {
+                self.tag("stack: h = ms[k].mv(&data)");
+                if self.compiled {
+                    self.returns = false;
+                }
+                let data = [0, 1, 2].map(|_| Expr::Lit(0.25 * (1 + self.rng.below(8)) as f64));
+                let (d, h, y) = (self.fresh("d"), self.fresh("h"), self.fresh("y"));
+                self.declare(&y, Kind::Scalar, false);
+                StackCall::Data {
+                    stack,
+                    k: self.rng.below(STACK),
+                    d,
+                    h,
+                    y,
+                    data,
+                }
+            }
             0 if layers => {
                 self.tag("stack: h = layer.mv(&h) per layer");
                 if self.compiled {
