@@ -331,12 +331,3 @@ impl<'m> Sweep<'m> {
         }
     }
 }
-
-/// The adjoint an argument's `&mut` place borrows (`x_bar` of `&mut
-/// x_bar[1]` and of `&mut x_bar`).
-pub(super) fn bar_root(tokens: &TokenStream) -> Option<String> {
-    tokens.clone().into_iter().find_map(|token| match token {
-        TokenTree::Ident(ident) if ident != "mut" => Some(ident.to_string()),
-        _ => None,
-    })
-}

@@ -812,3 +812,12 @@ fn mentions_any(tokens: &TokenStream, names: &[String]) -> bool {
         .iter()
         .any(|name| crate::text::mentions(tokens.clone(), name))
 }
+
+/// The adjoint an argument's `&mut` place borrows (`x_bar` of `&mut
+/// x_bar[1]` and of `&mut x_bar`).
+fn bar_root(tokens: &TokenStream) -> Option<String> {
+    tokens.clone().into_iter().find_map(|token| match token {
+        TokenTree::Ident(ident) if ident != "mut" => Some(ident.to_string()),
+        _ => None,
+    })
+}

@@ -296,7 +296,7 @@ impl<'m> Sweep<'m> {
         } else {
             quote!(#bar += #tokens;)
         };
-        let root = super::calls::bar_root(&bar);
+        let root = bar_root(&bar);
         let stmt = match root.and_then(|root| self.guards.get_mut(&root).map(|g| (root, g))) {
             Some((root, (live, count))) => {
                 *count += text::count(&stmt, &root);
