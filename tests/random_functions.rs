@@ -111,6 +111,9 @@ enum Expr {
     /// `v(args)[k]`: a component of what the file's vector-valued helper
     /// returns (a `Vec` or an array), which keeps the caller on the tape.
     Component(String, Vec<Expr>, usize),
+    /// An integer as written, the same in both dialects: a literal or a
+    /// loop's index, for the file's helper taking integers.
+    Int(String),
     /// `&a` of a local array: the argument of a helper taking a slice.
     Ref(String),
     /// `&[e0, ..]`: a slice built at the call, for a helper taking one.
@@ -426,6 +429,7 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             "{name}({})",
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
+        Expr::Int(text) => text.clone(),
         Expr::Component(name, args, k) => format!(
             "{name}({})[{k}]",
             args.iter().map(r).collect::<Vec<_>>().join(", ")
@@ -1087,6 +1091,9 @@ struct Gen {
     helpers: Vec<(String, usize)>,
     /// The file's vector-valued helper (two parameters) and its length.
     vector: Option<(String, usize)>,
+    /// The file's helper taking a number and three integers (`usize`,
+    /// `u32`, `i64`), which calls pass literals and loop indices.
+    integer: Option<String>,
     /// How the vector-valued helper takes its two numbers.
     vector_takes: Takes,
     fresh: usize,
@@ -2779,6 +2786,9 @@ impl Gen {
     /// A call of a helper: tracked arguments, constants, a loop index, or
     /// a method's result (`h(x, x.recip())`).
     fn call(&mut self, d: usize) -> Expr {
+        if let Some(name) = self.integer.clone().filter(|_| self.rng.chance(25)) {
+            return self.integer_call(name, d);
+        }
         self.tag("helper call");
         let (name, arity) = self.helpers[self.rng.below(self.helpers.len())].clone();
         // Half the calls take only parameters that never change; the
@@ -2803,6 +2813,27 @@ impl Gen {
             args[1] = args[0].clone();
         }
         Expr::Call(name, args)
+    }
+
+    /// `ih(e, n, k, m)` of the file's helper taking integers: literals
+    /// (whose type only the callee's parameter gives) or, for the
+    /// `usize`, an enclosing loop's index.
+    fn integer_call(&mut self, name: String, d: usize) -> Expr {
+        self.tag("helper taking integers");
+        let x = self.bounded(d);
+        let indices: Vec<String> = self
+            .loops
+            .iter()
+            .filter_map(|l| l.index.as_ref().map(|(index, _)| index.clone()))
+            .collect();
+        let n = if !indices.is_empty() && self.rng.chance(50) {
+            indices[self.rng.below(indices.len())].clone()
+        } else {
+            self.rng.below(4).to_string()
+        };
+        let k = self.rng.below(4).to_string();
+        let m = (self.rng.below(5) as i64 - 2).to_string();
+        Expr::Call(name, vec![x, Expr::Int(n), Expr::Int(k), Expr::Int(m)])
     }
 
     /// An expression within [−2, 2]: `2·sin(e)`. `tanh`, `sigmoid` and
@@ -3506,6 +3537,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         loops: Vec::new(),
         helpers: Vec::new(),
         vector: None,
+        integer: Some(format!("ih{file}")),
         vector_takes: Takes::Numbers,
         fresh: 0,
         tags: Vec::new(),
@@ -3641,11 +3673,19 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         );
     }
     out.push_str(&vector_plain);
+    let _ = writeln!(
+        out,
+        "#[differentiable]\nfn ih{file}(x: f64, n: usize, k: u32, m: i64) -> f64 {{\n    x * n as f64 + (k as f64) * x.sin() - (m as f64) * 0.25 * x * x\n}}"
+    );
     out.push_str(&tuple_plain);
     out.push_str(&methods_plain);
     out.push_str(DUAL_SUPPORT);
     out.push_str(DUAL_MODEL);
     out.push_str(&vector_dual);
+    let _ = writeln!(
+        out,
+        "    pub fn ih{file}(x: D, n: usize, k: u32, m: i64) -> D {{\n        x * D::c(n as f64) + D::c(k as f64) * x.sin() - D::c(m as f64 * 0.25) * x * x\n    }}"
+    );
     out.push_str(&tuple_dual);
     out.push_str(&methods_dual);
     for f in &rendered {

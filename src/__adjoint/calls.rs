@@ -128,8 +128,17 @@ mistaken_shapes! {
     ['a, const N: usize] &'a mut [f64; N] => &'a mut Vec<f64> = |v| { let _ = v; Box::leak(Box::default()) };
 }
 
-/// A number passed where another number type is taken: the plain twin's
-/// mismatched types, so these never run in a crate that compiles.
+/// A number passed where a number of another kind is taken (an `f64`
+/// for a `usize`, an integer for an `f64`, a `bool` for either): the plain
+/// twin's mismatched types, so these never run in a crate that compiles.
+///
+/// None converts an integer to another integer type, nor an `f64` to an
+/// `f32`: a literal (`scaled(x, 2)` for `n: usize`) or a binding the
+/// adjoint leaves untyped (`let t = 1;`) is typed by the one impl that
+/// takes an integer (a float) where the callee takes `usize` (`f32`), its
+/// own type's. With a second one, Rust would fall back to `i32` (`f64`)
+/// and convert, and the callee would run on another number than the plain
+/// function does.
 macro_rules! mistaken_numbers {
     ($($from:ty => $($to:ty)*;)*) => {$($(
         #[diagnostic::do_not_recommend]
@@ -143,12 +152,12 @@ macro_rules! mistaken_numbers {
 }
 
 mistaken_numbers! {
-    f64 => f32 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool;
+    f64 => i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool;
     f32 => f64 i32 i64 usize u32 bool;
-    i32 => f64 f32 i64 usize u32 bool;
-    i64 => f64 f32 i32 usize u32 bool;
-    usize => f64 f32 i32 i64 u32 bool;
-    u32 => f64 f32 i32 i64 usize bool;
+    i32 => f64 f32 bool;
+    i64 => f64 f32 bool;
+    usize => f64 f32 bool;
+    u32 => f64 f32 bool;
     bool => f64 f32 i32 i64 usize u32;
 }
 
