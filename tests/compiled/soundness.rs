@@ -651,3 +651,99 @@ fn a_binding_that_hides_a_loop_variable_is_read_in_the_reverse() {
         }
     }
 }
+
+// ---------------------------------------------------------------------
+// Two saved values whose names would be one.
+// ---------------------------------------------------------------------
+
+/// `a[i + 1]` and `a[i - 1]` of a `Vec` the loop rewrites are saved for
+/// the reverse under names made from their text: both were `a_i_1`, the
+/// second pop hid the first, and both reads got `a[i - 1]`.
+#[differentiable]
+#[allow(clippy::assign_op_pattern)]
+fn smooth(x: &[f64]) -> f64 {
+    let mut a = x.to_vec();
+    for i in 1..a.len() - 1 {
+        a[i] = (a[i + 1] * a[i - 1]).sin() + a[i];
+    }
+    a.iter().sum()
+}
+
+#[allow(clippy::assign_op_pattern)]
+fn smooth_dual(x: &[crate::oracle::Dual]) -> crate::oracle::Dual {
+    let mut a = x.to_vec();
+    for i in 1..a.len() - 1 {
+        a[i] = (a[i + 1] * a[i - 1]).sin() + a[i];
+    }
+    a.iter()
+        .fold(crate::oracle::Dual::constant(0.0), |s, &v| s + v)
+}
+
+#[test]
+fn two_saved_elements_whose_text_names_them_alike_keep_their_own_names() {
+    let x = vec![0.7, -1.3, 0.4, 1.1];
+    let got = compiled(|stack| smooth_adjoint(stack, &x));
+    let grad = smooth_grad(&x).expect("compiled");
+    let tape = smooth_grad_tape(&x).expect("tape");
+    let want = crate::oracle::dual_gradient(&x, smooth_dual);
+    for g in [&got.gradient, &grad.gradient, &tape.gradient] {
+        assert_agree("smooth", g, &want);
+    }
+    assert!(smooth_check(&x).expect("a check").passed());
+}
+
+/// From seed 19909's `g4_16`: inside an `iter_mut` loop, `(j as f64)` and
+/// `(x0.len() as f64)` were both saved as `operand`, and the reverse
+/// divided by the index where the body divides by the length: at `j = 0`
+/// a division by zero, so `f_adjoint` gave up where the tape answers (at
+/// another index, a wrong number).
+#[differentiable]
+#[allow(clippy::useless_vec)] // as the program that showed it wrote
+fn two_casts(x0: &[f64]) -> f64 {
+    let mut w201 = vec![x0[0] * x0[1], x0[1]];
+    for (j, o) in w201.iter_mut().enumerate() {
+        *o = (*o * 0.5).sin() + x0[1] * ((j as f64) + 1.0);
+    }
+    let y202 = w201[0] * w201[1];
+    let y202 = y202.sin() + y202;
+    let mut w203 = vec![y202, 0.34375, 1.46875];
+    for (j, o) in w203.iter_mut().enumerate() {
+        *o = (*o * 1.25).sin()
+            + (((x0.iter().sum::<f64>() / x0.len() as f64)
+                * (x0.iter().sum::<f64>() / x0.len() as f64))
+                + 0.5)
+                .powi(-1)
+                * ((j as f64) + 1.0);
+    }
+    w203[0] * w203[2] + y202
+}
+
+#[allow(clippy::useless_vec)]
+fn two_casts_dual(x0: &[crate::oracle::Dual]) -> crate::oracle::Dual {
+    use crate::oracle::Dual;
+    let mut w201 = vec![x0[0] * x0[1], x0[1]];
+    for (j, o) in w201.iter_mut().enumerate() {
+        *o = (*o * 0.5).sin() + x0[1] * (j as f64 + 1.0);
+    }
+    let y202 = w201[0] * w201[1];
+    let y202 = y202.sin() + y202;
+    let mut w203 = vec![y202, Dual::constant(0.34375), Dual::constant(1.46875)];
+    let n = x0.len() as f64;
+    for (j, o) in w203.iter_mut().enumerate() {
+        let mean = x0.iter().fold(Dual::constant(0.0), |s, &v| s + v) * (1.0 / n);
+        *o = (*o * 1.25).sin() + (mean * mean + 0.5).powi(-1) * (j as f64 + 1.0);
+    }
+    w203[0] * w203[2] + y202
+}
+
+#[test]
+fn two_saved_casts_in_one_statement_keep_their_own_names() {
+    for x in [vec![-1.09375, 0.125], vec![0.5, -0.75]] {
+        let got = compiled(|stack| two_casts_adjoint(stack, &x));
+        let tape = two_casts_grad_tape(&x).expect("tape");
+        let want = crate::oracle::dual_gradient(&x, two_casts_dual);
+        for g in [&got.gradient, &tape.gradient] {
+            assert_agree("two_casts", g, &want);
+        }
+    }
+}

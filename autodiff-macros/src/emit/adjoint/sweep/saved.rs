@@ -144,6 +144,26 @@ impl<'m> Sweep<'m> {
         if let Some(name) = self.cx.saved_keys.get(&key) {
             return name.clone();
         }
+        // Its own name among the statement's: the reverse pops every
+        // saved value before reading any, so a second `let operand` (two
+        // casts, `(j as f64)` and `(n as f64)`) or `let a_i_1` (`a[i + 1]`
+        // and `a[i - 1]`) would hide the first from the reads that mean
+        // it. Nor a hoisted name that stays in scope, which the reverse of
+        // an earlier statement still reads.
+        let stays = self.depth == 0 && !self.early;
+        let taken = |sweep: &Self, name: &Ident| {
+            let name = name.to_string();
+            sweep.cx.names.contains(&name) || (stays && sweep.top_names.contains(&name))
+        };
+        let (base, span) = (name.to_string(), name.span());
+        let mut name = name;
+        let mut k = 1;
+        while taken(self, &name) {
+            k += 1;
+            name = self.fresh(&format!("{base}_{k}"));
+            name.set_span(span);
+        }
+        self.cx.names.insert(name.to_string());
         self.cx.saved_keys.insert(key, name.clone());
         self.cx.saves.push((value, name.clone()));
         name
