@@ -733,3 +733,64 @@ fn a_models_field_shaped_by_its_use_runs_compiled() {
         assert_agree("fields_by_use vs dual", &flat(&got.gradient), &want);
     }
 }
+
+impl Line {
+    /// `a·t + b·u`.
+    #[differentiable]
+    fn mixed(&self, t: f64, u: f64) -> f64 {
+        self.a * t + self.b * u
+    }
+}
+
+/// A number for a helper's argument.
+#[differentiable]
+fn halved(t: f64) -> f64 {
+    0.5 * t.sin()
+}
+
+/// An accumulator started from a field of an item of a slice of models
+/// (`lines[1].b`), folded through a method one of whose arguments is a
+/// helper's value. The field's type was unknown there (only `m.b` of a model by
+/// name was read as a number), so the call's arguments could not be
+/// saved per trip and the function kept the tape.
+#[differentiable]
+#[allow(clippy::redundant_slicing)] // `&ms[..]`, as the program that showed it wrote
+fn folded(lines: &[Line], #[constant] x: f64) -> f64 {
+    let mut acc = lines[1].b;
+    for line in &lines[..] {
+        acc = line.mixed(acc, halved(x));
+    }
+    lines[0].mixed(acc, 2.0) + lines[1].b * 0.5
+}
+
+#[test]
+fn an_accumulator_from_a_field_of_a_slice_item_compiles() {
+    assert_eq!(folded_grad_path(), autodiff::GradientPath::Compiled);
+    let lines = vec![Line { a: 0.5, b: -1.0 }, Line { a: -1.5, b: 0.25 }];
+    let x = 0.75;
+    let compiled = with_stack(|stack| folded_adjoint(stack, &lines, x)).expect("compiled");
+    // h = sin(x)/2; acc₀ = b₁; acc₁ = a₀·acc₀ + b₀·h;
+    // acc₂ = a₁·acc₁ + b₁·h; f = a₀·acc₂ + 2·b₀ + b₁/2.
+    let h = 0.5 * x.sin();
+    let (a0, b0, a1, b1) = (0.5, -1.0, -1.5, 0.25);
+    let acc1 = a0 * b1 + b0 * h;
+    let acc2 = a1 * acc1 + b1 * h;
+    let want = [
+        Line {
+            a: acc2 + a0 * a1 * b1,
+            b: 2.0 + a0 * a1 * h,
+        },
+        Line {
+            a: a0 * acc1,
+            b: a0 * (a1 * a0 + h) + 0.5,
+        },
+    ];
+    for result in [compiled, folded_grad(&lines, x).unwrap()] {
+        assert!((result.value - (a0 * acc2 + 2.0 * b0 + b1 / 2.0)).abs() <= 1e-15);
+        for (got, want) in result.gradient.iter().zip(&want) {
+            assert!((got.a - want.a).abs() <= 1e-14, "{got:?} vs {want:?}");
+            assert!((got.b - want.b).abs() <= 1e-14, "{got:?} vs {want:?}");
+        }
+    }
+    assert!(folded_check(&lines, x).unwrap().passed());
+}

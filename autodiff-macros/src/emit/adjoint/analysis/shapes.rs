@@ -302,10 +302,7 @@ pub(super) fn model_field_dims(
                 base,
                 member: syn::Member::Named(member),
             } => {
-                let ExprKind::Path(path) = &base.kind else {
-                    return None;
-                };
-                let model = path.path.get_ident()?.to_string();
+                let model = field_base(base)?;
                 models.contains(&model).then(|| format!("{model}.{member}"))
             }
             _ => None,
@@ -447,6 +444,22 @@ pub(super) fn numbers_by_use(block: &Block) -> HashSet<String> {
 }
 
 /// How many indexings take `expr`'s value to an `f64`, if known.
+/// The name a field's facts are kept under (`"m.w"`): of `m.w`, and of
+/// `ms[k].w`, an item of a slice of models, whose items share one type.
+fn field_base(base: &Expr) -> Option<String> {
+    let path = match &base.kind {
+        ExprKind::Path(path) => path,
+        ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+            match &base.kind {
+                ExprKind::Path(path) => path,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some(path.path.get_ident()?.to_string())
+}
+
 pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize> {
     match &expr.kind {
         ExprKind::Lit(syn::Lit::Float(_)) | ExprKind::NegLit(_) => Some(0),
@@ -462,10 +475,7 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         // `p.0` of a tuple bound by name (see `dims_block`), `m.w` of a
         // model (see `model_field_dims`).
         ExprKind::Field { base, member } => {
-            let ExprKind::Path(path) = &base.kind else {
-                return None;
-            };
-            let name = path.path.get_ident()?;
+            let name = field_base(base)?;
             let member = match member {
                 syn::Member::Unnamed(index) => index.index.to_string(),
                 syn::Member::Named(member) => member.to_string(),
