@@ -141,6 +141,18 @@ enum Expr {
     Reduce(usize, String, String, f64),
 }
 
+/// A window's method (`windows`, `chunks`) and what a window adds:
+/// `(w[1] - w[0]).powi(2)`, or `w[0] * w[k - 1]`.
+fn window_body(k: usize, chunks: bool, square: bool) -> (&'static str, String) {
+    let how = if chunks { "chunks" } else { "windows" };
+    let body = if square {
+        "(w[1] - w[0]).powi(2)".to_owned()
+    } else {
+        format!("w[0] * w[{}]", k - 1)
+    };
+    (how, body)
+}
+
 /// An index into an array or `Vec`: always in bounds by construction.
 #[derive(Clone, Debug)]
 enum Idx {
@@ -175,6 +187,15 @@ enum Place {
 
 #[derive(Clone, Debug)]
 enum Stmt {
+    /// `let mut acc = 0.0; for w in a.windows(k) { acc += w[..]; }` (or
+    /// `chunks(k)`), the window read as in [`Expr::Windows`].
+    ForWindows {
+        acc: String,
+        list: String,
+        k: usize,
+        chunks: bool,
+        square: bool,
+    },
     Let(String, Expr),
     LetMut(String, Expr),
     /// `let mut x = x;`
@@ -466,12 +487,7 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             format!("(*{name}.iter().{method}(|p, q| p.partial_cmp(q).unwrap()).unwrap())")
         }
         Expr::Windows(name, k, chunks, square) => {
-            let how = if *chunks { "chunks" } else { "windows" };
-            let body = if *square {
-                "(w[1] - w[0]).powi(2)".to_owned()
-            } else {
-                format!("w[0] * w[{}]", k - 1)
-            };
+            let (how, body) = window_body(*k, *chunks, *square);
             match dialect {
                 Dialect::Plain => format!("{name}.{how}({k}).map(|w| {body}).sum::<f64>()"),
                 Dialect::Dual => format!("{name}.{how}({k}).fold(D::c(-0.0), |s, w| s + {body})"),
@@ -606,6 +622,23 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     "{pad}let mut {name} = [{}];",
                     render_list(items, dialect)
                 );
+            }
+            Stmt::ForWindows {
+                acc,
+                list,
+                k,
+                chunks,
+                square,
+            } => {
+                let (how, body) = window_body(*k, *chunks, *square);
+                let (start, add) = match dialect {
+                    Dialect::Plain => ("0.0_f64".to_owned(), format!("{acc} += {body};")),
+                    Dialect::Dual => ("D::c(0.0)".to_owned(), format!("{acc} = {acc} + {body};")),
+                };
+                let _ = writeln!(out, "{pad}let mut {acc} = {start};");
+                let _ = writeln!(out, "{pad}for w in {list}.{how}({k}) {{");
+                let _ = writeln!(out, "{pad}    {add}");
+                let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Repeat(name, e, n) => {
                 let _ = writeln!(out, "{pad}let mut {name} = [{}; {n}];", r(e));
@@ -1375,7 +1408,44 @@ impl Gen {
         }
     }
 
+    /// `for w in a.windows(k) { acc += .. }` over a visible array or
+    /// `Vec` (chunks only of an array whose length they divide), as
+    /// course code walks neighbours; `false` where there is none.
+    fn for_windows(&mut self, out: &mut Vec<Stmt>) -> bool {
+        let lists: Vec<(String, Kind)> = self
+            .visible(|v| matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..)))
+            .into_iter()
+            .map(|v| (v.name.clone(), v.kind))
+            .collect();
+        if lists.is_empty() {
+            return false;
+        }
+        let (list, kind) = lists[self.rng.below(lists.len())].clone();
+        let (k, chunks) = match kind {
+            Kind::Array(n) if self.rng.chance(50) => (if n % 2 == 0 { 2 } else { 1 }, true),
+            _ => (2 + self.rng.below(2), false),
+        };
+        self.tag(if chunks {
+            "for over chunks"
+        } else {
+            "for over windows"
+        });
+        let acc = self.fresh("acc");
+        out.push(Stmt::ForWindows {
+            acc: acc.clone(),
+            list,
+            k,
+            chunks,
+            square: k >= 2 && self.rng.chance(50),
+        });
+        self.declare(&acc, Kind::Scalar, false);
+        true
+    }
+
     fn let_(&mut self, out: &mut Vec<Stmt>) {
+        if self.rng.chance(4) && self.for_windows(out) {
+            return;
+        }
         // Now and then a `let` that binds a visible name again, as
         // students write `let h = f(h);`: a number read in its own
         // initialiser, or, at the top, a `Vec` mapped into a new one.

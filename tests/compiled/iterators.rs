@@ -512,3 +512,46 @@ fn a_fold_from_negative_infinity_stays_compiled() {
     let tape = logsumexp_grad_tape(&empty).unwrap_err();
     assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
 }
+
+// `for` loops over windows and chunks: read as a walk over where each
+// starts, `w[j]` as `x[w_at + j]`.
+
+#[differentiable]
+fn neighbours(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for w in x.windows(3) {
+        total += (w[2] - w[0]).powi(2) * w[1].tanh();
+    }
+    for pair in x.chunks(2) {
+        total += pair[0] * pair[1];
+    }
+    total
+}
+
+fn neighbours_dual(x: &[crate::oracle::Dual]) -> crate::oracle::Dual {
+    let mut total = crate::oracle::Dual::constant(0.0);
+    for w in x.windows(3) {
+        total = total + (w[2] - w[0]).powi(2) * w[1].tanh();
+    }
+    for pair in x.chunks(2) {
+        total = total + pair[0] * pair[1];
+    }
+    total
+}
+
+#[test]
+fn a_for_over_windows_and_chunks_is_compiled() {
+    assert_eq!(neighbours_grad_path(), autodiff::GradientPath::Compiled);
+    for x in [
+        vec![0.3, -1.2, 0.8, 2.0, -0.4, 0.9],
+        vec![1.5, -0.5],
+        vec![],
+    ] {
+        let compiled = autodiff::__adjoint::with_stack(|stack| neighbours_adjoint(stack, &x))
+            .expect("the compiled path answers");
+        let grad = agree("neighbours", neighbours_grad(&x), neighbours_grad_tape(&x));
+        assert_eq!(compiled, grad);
+        let want = crate::oracle::dual_gradient(&x, neighbours_dual);
+        assert_agree("neighbours", &grad.gradient, &want);
+    }
+}

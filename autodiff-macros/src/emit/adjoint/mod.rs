@@ -216,11 +216,12 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     // re-tokenise all of it for every function.
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
-        ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            ["fold", "for_each", "collect", "extend", "max_by", "min_by"]
-                .iter()
-                .any(|reduce| method == reduce)
-        }
+        // (`windows` and `chunks`: a `for` over them, see `chains::windows`.)
+        ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => [
+            "fold", "for_each", "collect", "extend", "max_by", "min_by", "windows", "chunks",
+        ]
+        .iter()
+        .any(|reduce| method == reduce),
         _ => false,
     }) || function.body.any_expr(&holds_if_value)
         // Closures (`max_by`'s, one bound by `let`), `Option` patterns and

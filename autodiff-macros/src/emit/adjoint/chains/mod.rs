@@ -207,6 +207,14 @@ impl Lowering<'_> {
                 }
                 self.extract(&mut init.expr, before);
             }
+            // `for w in x.windows(2) { .. w[1] - w[0] .. }`: a walk over
+            // where each window starts (see `windows`).
+            syn::Stmt::Expr(syn::Expr::ForLoop(for_loop), _) => {
+                if let Some(read) = windows::for_loop(for_loop, &mut self.idents) {
+                    *for_loop = read;
+                    self.changed = true;
+                }
+            }
             syn::Stmt::Expr(expr, _) => {
                 // `x.iter().for_each(|v| total += v.sin());` is the loop
                 // `for v in x.iter() { total += v.sin(); }`.

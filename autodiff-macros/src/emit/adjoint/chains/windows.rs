@@ -21,6 +21,9 @@
 //! every index is then in bounds exactly where the slice's was (a short
 //! last chunk read past its end panics in both), and the window is never a
 //! value of its own. Any other use keeps the closure, and the tape.
+//!
+//! A `for w in x.windows(n)` (or `chunks(n)`) loop is read the same way
+//! ([`for_loop`]): its body under `if w_at + n - 1 < x.len()`.
 
 use std::collections::HashSet;
 
@@ -85,6 +88,66 @@ pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> 
         body: syn::parse2(body).ok()?,
         ..chain
     })
+}
+
+/// `for w in x.windows(n) { body }` (or `x.chunks(n)`) as the loop over
+/// where each window starts, `for (w_at, _) in x.iter().enumerate() { if
+/// w_at + n - 1 < x.len() { body } }` (chunks: `.step_by(n)`, no test),
+/// with `w[j]` read as `x[w_at + j]`; under the same conditions as a
+/// chain's, `None` otherwise. `idents` takes the new name.
+pub(super) fn for_loop(
+    for_loop: &syn::ExprForLoop,
+    idents: &mut HashSet<String>,
+) -> Option<syn::ExprForLoop> {
+    let syn::Expr::MethodCall(call) = &*for_loop.expr else {
+        return None;
+    };
+    let chunks = match call.method.to_string().as_str() {
+        "windows" => false,
+        "chunks" => true,
+        _ => return None,
+    };
+    let [syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(n),
+        ..
+    })] = call.args.iter().collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    let n: usize = n.base10_parse().ok()?;
+    let slice = &*call.receiver;
+    if n == 0 || !place(slice) {
+        return None;
+    }
+    let syn::Pat::Ident(window) = &*for_loop.pat else {
+        return None;
+    };
+    if window.by_ref.is_some() || window.subpat.is_some() || window.mutability.is_some() {
+        return None;
+    }
+    let name = window.ident.to_string();
+    let at = fresh_ident(idents, &format!("{name}_at"));
+    let body = read_elements(
+        for_loop.body.to_token_stream(),
+        &name,
+        n,
+        slice,
+        &at.to_token_stream(),
+    )?;
+    let (source, body) = if chunks {
+        (quote!(#slice.iter().enumerate().step_by(#n)), body)
+    } else {
+        let last = n - 1;
+        (
+            quote!(#slice.iter().enumerate()),
+            quote!({ if #at + #last < #slice.len() #body }),
+        )
+    };
+    let mut out = for_loop.clone();
+    out.pat = Box::new(syn::parse::Parser::parse2(syn::Pat::parse_single, quote!((#at, _))).ok()?);
+    out.expr = Box::new(syn::parse2(source).ok()?);
+    out.body = syn::parse2(body).ok()?;
+    Some(out)
 }
 
 /// `tokens` with each `window[j]` (`j` a literal below `n`) read as
