@@ -336,6 +336,14 @@ enum StackCall {
         b: Expr,
         read: bool,
     },
+    /// `let y = ms.iter().map(|l| l.mix(a, b)).sum::<f64>();`: a closure
+    /// whose item is a model.
+    Sum {
+        stack: String,
+        y: String,
+        a: Expr,
+        b: Expr,
+    },
     /// `let d = [l0, l1, l2]; let h = ms[k].mv(&d); let y = h[0] * h[2];`:
     /// a layer given data (literals), whose adjoint its caller marks
     /// unused.
@@ -368,6 +376,8 @@ enum StackIter {
     Iter,
     /// `for layer in &ms[..]`.
     Range,
+    /// `for (layer_k, layer) in ms.iter().enumerate()`.
+    Enumerate,
 }
 
 impl StackIter {
@@ -376,6 +386,15 @@ impl StackIter {
             StackIter::Slice => stack.to_owned(),
             StackIter::Iter => format!("{stack}.iter()"),
             StackIter::Range => format!("&{stack}[..]"),
+            StackIter::Enumerate => format!("{stack}.iter().enumerate()"),
+        }
+    }
+
+    /// The `for`'s pattern binding `layer`.
+    fn pattern(self, layer: &str) -> String {
+        match self {
+            StackIter::Enumerate => format!("({layer}_k, {layer})"),
+            _ => layer.to_owned(),
         }
     }
 }
@@ -950,7 +969,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                         e,
                     } => vec![
                         format!("let mut {acc} = {};", r(a)),
-                        format!("for {layer} in {} {{", iter.render(stack)),
+                        format!("for {} in {} {{", iter.pattern(layer), iter.render(stack)),
                         format!("    {acc} = {layer}.mix({acc}, {});", r(e)),
                         "}".to_owned(),
                     ],
@@ -980,6 +999,18 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                             )],
                         }
                     }
+                    StackCall::Sum { stack, y, a, b } => vec![match dialect {
+                        Dialect::Plain => format!(
+                            "let {y} = {stack}.iter().map(|l| l.mix({}, {})).sum::<f64>();",
+                            r(a),
+                            r(b)
+                        ),
+                        Dialect::Dual => format!(
+                            "let {y} = {stack}.iter().fold(D::c(-0.0), |s, l| s + l.mix({}, {}));",
+                            r(a),
+                            r(b)
+                        ),
+                    }],
                     StackCall::Data {
                         stack,
                         k,
@@ -1001,7 +1032,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                         exprs: [a, b, c],
                     } => vec![
                         format!("let mut {h} = vec![{}, {}, {}];", r(a), r(b), r(c)),
-                        format!("for {layer} in {} {{", iter.render(stack)),
+                        format!("for {} in {} {{", iter.pattern(layer), iter.render(stack)),
                         format!("    {h} = {layer}.mv(&{h});"),
                         "}".to_owned(),
                         format!("let {y} = {h}[0] * {h}[2];"),
@@ -2070,7 +2101,12 @@ impl Gen {
     /// vector-valued one rebinding a `Vec`, layer by layer.
     fn stack_call(&mut self, top: bool, out: &mut Vec<Stmt>) {
         let stack = self.stacks[self.rng.below(self.stacks.len())].clone();
-        let iter = [StackIter::Slice, StackIter::Iter, StackIter::Range][self.rng.below(3)];
+        let iter = [
+            StackIter::Slice,
+            StackIter::Iter,
+            StackIter::Range,
+            StackIter::Enumerate,
+        ][self.rng.below(4)];
         let layer = self.fresh("layer");
         let layers = top && self.loops.is_empty() && !self.tags.contains(&"early return");
         let call = match self.rng.below(3) {
@@ -2107,6 +2143,13 @@ impl Gen {
                     y,
                     exprs,
                 }
+            }
+            0 | 1 if self.rng.chance(25) => {
+                self.tag("stack: ms.iter().map(|l| l.mix(..)).sum()");
+                let (a, b) = (self.expr(1), self.expr(1));
+                let y = self.fresh("y");
+                self.declare(&y, Kind::Scalar, false);
+                StackCall::Sum { stack, y, a, b }
             }
             0 | 1 => {
                 self.tag("stack: for layer in .. { acc = layer.mix(..) }");

@@ -794,3 +794,61 @@ fn an_accumulator_from_a_field_of_a_slice_item_compiles() {
     }
     assert!(folded_check(&lines, x).unwrap().passed());
 }
+
+/// A layer's index beside it (`for (k, layer) in ..iter().enumerate()`)
+/// and a closure whose item is a layer (`.map(|l| l.norm2())`): each item
+/// is a model, whose methods the loop calls. Both failed to build (six
+/// errors naming the tape's `LineOnTape`).
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Stack2 {
+    lines: Vec<Line>,
+}
+
+impl Line {
+    #[differentiable]
+    fn norm2(&self) -> f64 {
+        self.a * self.a + self.b * self.b
+    }
+}
+
+#[differentiable]
+impl Stack2 {
+    fn run(&self, #[constant] x: f64) -> f64 {
+        let mut h = x;
+        for (k, line) in self.lines.iter().enumerate() {
+            h = line.mixed(h, k as f64 + 1.0);
+        }
+        let penalty: f64 = self.lines.iter().map(|l| l.norm2()).sum();
+        h + 0.5 * penalty
+    }
+}
+
+#[test]
+fn an_enumerated_layer_and_a_closure_over_layers_call_their_methods() {
+    let stack = Stack2 {
+        lines: vec![Line { a: 0.5, b: -1.0 }, Line { a: -1.5, b: 0.25 }],
+    };
+    let x = 0.75;
+    assert_eq!(stack.run_grad_path(), autodiff::GradientPath::Compiled);
+    // h₁ = a₀x + b₀·1, h₂ = a₁h₁ + b₁·2; f = h₂ + ½Σ(a² + b²).
+    let (a0, b0, a1, b1) = (0.5, -1.0, -1.5, 0.25);
+    let h1 = a0 * x + b0;
+    let want = [a1 * x + a0, a1 + b0, h1 + a1, 2.0 + b1];
+    let value = a1 * h1 + 2.0 * b1 + 0.5 * (a0 * a0 + b0 * b0 + a1 * a1 + b1 * b1);
+    let compiled = with_stack(|stack_| stack.run_adjoint(stack_, x)).expect("compiled");
+    for result in [
+        compiled,
+        stack.run_grad(x).unwrap(),
+        stack.run_grad_tape(x).unwrap(),
+    ] {
+        assert!((result.value - value).abs() <= 1e-15);
+        let got: Vec<f64> = result
+            .gradient
+            .lines
+            .iter()
+            .flat_map(|l| [l.a, l.b])
+            .collect();
+        assert_agree("run", &got, &want);
+    }
+    assert!(stack.run_check(x).unwrap().passed());
+}

@@ -159,9 +159,39 @@ fn models_in_block(block: &crate::ast::Block, names: &mut Vec<String>) {
 fn models_in_expr(expr: &crate::ast::Expr, names: &mut Vec<String>) {
     use crate::ast::{Child, ExprKind};
     if let ExprKind::For { pat, iter, .. } = &expr.kind {
-        if let [name] = pat.names.as_slice() {
+        // The item (`for layer in &net.layers`), or the item beside its
+        // index (`for (k, layer) in net.layers.iter().enumerate()`).
+        let item = match pat.names.as_slice() {
+            [name] => Some(name),
+            [_, name] if enumerated(iter) => match pat.syntax {
+                syn::Pat::Tuple(tuple) if tuple.elems.len() == 2 => match &tuple.elems[1] {
+                    syn::Pat::Ident(ident) if ident.ident == name => Some(name),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(name) = item {
             if reads_model(iter, names) && !names.contains(name) {
                 names.push(name.clone());
+            }
+        }
+    }
+    // A closure's item over models (`net.layers.iter().map(|l|
+    // l.norm())`, `fold(0.0, |acc, l| ..)`): its last input.
+    if let ExprKind::Structural { receiver, args, .. }
+    | ExprKind::PlainMethod { receiver, args, .. } = &expr.kind
+    {
+        if reads_model(receiver, names) {
+            for arg in args {
+                if let ExprKind::Closure { inputs, .. } = &arg.kind {
+                    if let Some([name]) = inputs.last().map(|input| input.names.as_slice()) {
+                        if !names.contains(name) {
+                            names.push(name.clone());
+                        }
+                    }
+                }
             }
         }
     }
@@ -171,6 +201,11 @@ fn models_in_expr(expr: &crate::ast::Expr, names: &mut Vec<String>) {
             Child::Block(block) => models_in_block(block, names),
         }
     }
+}
+
+/// Whether `iter` ends in `.enumerate()`.
+fn enumerated(iter: &crate::ast::Expr) -> bool {
+    matches!(&iter.kind, crate::ast::ExprKind::Structural { method, .. } if *method == "enumerate")
 }
 
 /// Whether `expr` is a call of another annotated function, or of a method
