@@ -1161,3 +1161,77 @@ fn a_vector_call_after_the_sweep_gave_up_is_indexed_without_a_panic() {
     let tape = nan_then_index_grad_tape(1.0).unwrap_err();
     assert_eq!(error.to_string(), tape.to_string());
 }
+
+/// Early returns of constant results from vector-valued helpers:
+/// `(0.0, Vec::new())`, `[0.0, 0.0]`, `vec![0.0; n]`. The recording twin
+/// took them as written, `f64`s where its output holds tape values, and
+/// the crate did not build.
+#[differentiable]
+fn centred(v: &[f64]) -> (f64, Vec<f64>) {
+    if v.is_empty() {
+        return (0.0, Vec::new());
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    (m, v.iter().map(|x| x - m).collect())
+}
+
+#[differentiable]
+fn ends(v: &[f64]) -> [f64; 2] {
+    if v.len() < 2 {
+        return [0.0, 0.0];
+    }
+    [v[0], v[v.len() - 1]]
+}
+
+#[differentiable]
+fn doubled_or_zeros(v: &[f64], #[constant] keep: bool) -> Vec<f64> {
+    if !keep {
+        return vec![0.0; v.len()];
+    }
+    v.iter().map(|x| 2.0 * x).collect()
+}
+
+#[differentiable]
+fn spread_loss(v: &[f64], #[constant] keep: bool) -> f64 {
+    let (m, d) = centred(v);
+    let e = ends(v);
+    let w = doubled_or_zeros(v, keep);
+    let mut total = m * e[1];
+    for i in 0..d.len() {
+        total += d[i] * d[i] + w[i] * e[0];
+    }
+    total
+}
+
+#[test]
+fn a_vector_valued_helper_may_return_constants_early() {
+    for (v, keep) in [
+        (vec![1.5, -0.5, 2.0], true),
+        (vec![1.5, -0.5, 2.0], false),
+        (vec![0.75], true),
+    ] {
+        let grad = agree(
+            "spread_loss",
+            spread_loss_grad(&v, keep),
+            spread_loss_grad_tape(&v, keep),
+        );
+        let want = crate::oracle::dual_gradient(&v, |v| {
+            use crate::oracle::Dual;
+            let n = v.len() as f64;
+            let m = v.iter().fold(Dual::constant(0.0), |s, &x| s + x) * (1.0 / n);
+            let (e0, e1) = if v.len() < 2 {
+                (Dual::constant(0.0), Dual::constant(0.0))
+            } else {
+                (v[0], v[v.len() - 1])
+            };
+            let mut total = m * e1;
+            for &x in v {
+                let w = if keep { x * 2.0 } else { Dual::constant(0.0) };
+                total = total + (x - m) * (x - m) + w * e0;
+            }
+            total
+        });
+        assert_agree("spread_loss", &grad.gradient, &want);
+        assert!(spread_loss_check(&v, keep).unwrap().passed());
+    }
+}

@@ -224,7 +224,7 @@ impl<'f> Emitter<'f> {
             ExprKind::Paren(inner) => self.output(inner),
             _ if self.shaped => {
                 let (tape, span, at) = (&self.tape, expr.span, self.output_label(expr));
-                let value = self.expr(expr, Mode::Value);
+                let value = self.shaped_value(expr);
                 quote_spanned!(span=> __ad::output_shaped(#tape, #value, #at))
             }
             _ => {
@@ -232,6 +232,34 @@ impl<'f> Emitter<'f> {
                 let value = self.arg(expr);
                 quote_spanned!(span=> __ad::output(#tape, #value, #at))
             }
+        }
+    }
+
+    /// A vector-valued function's output, its plain numbers made constant
+    /// nodes where the type needs them: `(0.0, Vec::new())`, `[0.0, x]`,
+    /// `vec![0.0; n]` (an early `return` of an empty result), each
+    /// component as its own; anything else as it is.
+    fn shaped_value(&self, expr: &Expr) -> TokenStream {
+        match &expr.kind {
+            ExprKind::Tuple(items) => {
+                let items = items.iter().map(|item| self.shaped_value(item));
+                quote!((#(#items,)*))
+            }
+            ExprKind::Paren(inner) => {
+                let inner = self.shaped_value(inner);
+                quote!((#inner))
+            }
+            ExprKind::Array(_)
+            | ExprKind::VecList(_)
+            | ExprKind::Repeat { .. }
+            | ExprKind::VecRepeat { .. } => self.expr(expr, Mode::Lift),
+            ExprKind::Lit(syn::Lit::Float(_)) | ExprKind::NegLit(_) => self.lifted(expr),
+            ExprKind::Binary { .. } | ExprKind::Neg { .. } | ExprKind::Elementary { .. }
+                if !self.touches(expr) =>
+            {
+                self.lifted(expr)
+            }
+            _ => self.expr(expr, Mode::Value),
         }
     }
 
