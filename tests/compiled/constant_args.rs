@@ -22,62 +22,26 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
+use super::lent_calls::{affine, affine_dual, flat, unflat, weights};
 use super::support::{agree, assert_agree, compiled};
 use crate::oracle::{dual_gradient, Dual};
 
-/// `W x + b`.
-#[differentiable]
-fn layer(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> Vec<f64> {
-    let mut out = Vec::new();
-    for i in 0..b.len() {
-        let mut s = b[i];
-        for j in 0..x.len() {
-            s += w[i][j] * x[j];
-        }
-        out.push(s);
-    }
-    out
-}
-
-fn layer_dual(w: &[Vec<Dual>], b: &[Dual], x: &[Dual]) -> Vec<Dual> {
-    (0..b.len())
-        .map(|i| (0..x.len()).fold(b[i], |s, j| s + w[i][j] * x[j]))
-        .collect()
-}
-
 fn constants(x: &[f64]) -> Vec<Dual> {
     x.iter().map(|&v| Dual::constant(v)).collect()
-}
-
-fn flat(rows: &[Vec<f64>]) -> Vec<f64> {
-    rows.iter().flatten().copied().collect()
-}
-
-fn unflat(flat: &[Dual], at: usize, rows: usize, cols: usize) -> Vec<Vec<Dual>> {
-    (0..rows)
-        .map(|i| flat[at + i * cols..at + (i + 1) * cols].to_vec())
-        .collect()
-}
-
-fn weights() -> (Vec<Vec<f64>>, Vec<f64>) {
-    (
-        vec![vec![0.5, -1.0, 0.25], vec![1.5, 0.75, -0.5]],
-        vec![0.1, -0.2],
-    )
 }
 
 /// The data three ways: a `#[constant]` slice, a local array, a local
 /// `Vec` built from it; each layer's value read by the loss.
 #[differentiable]
 fn of_data(w: &[Vec<f64>], b: &[f64], #[constant] x: &[f64]) -> f64 {
-    let y = layer(w, b, x);
+    let y = affine(w, b, x);
     let fixed = [1.0, -0.5, 2.0];
-    let z = layer(w, b, &fixed);
+    let z = affine(w, b, &fixed);
     let mut doubled = Vec::new();
     for j in 0..x.len() {
         doubled.push(2.0 * x[j]);
     }
-    let u = layer(w, b, &doubled);
+    let u = affine(w, b, &doubled);
     let mut total = 0.0;
     for i in 0..y.len() {
         total += y[i].tanh() * z[i] + u[i] * y[i];
@@ -98,10 +62,10 @@ fn a_layers_input_data_gets_no_adjoint_and_the_weights_their_whole_gradient() {
     );
     let want = dual_gradient(&[flat(&w), b.clone()].concat(), |p| {
         let (w, b) = (unflat(p, 0, 2, 3), &p[6..8]);
-        let y = layer_dual(&w, b, &constants(&x));
-        let z = layer_dual(&w, b, &constants(&[1.0, -0.5, 2.0]));
+        let y = affine_dual(&w, b, &constants(&x));
+        let z = affine_dual(&w, b, &constants(&[1.0, -0.5, 2.0]));
         let doubled: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
-        let u = layer_dual(&w, b, &constants(&doubled));
+        let u = affine_dual(&w, b, &constants(&doubled));
         (0..2).fold(Dual::constant(0.0), |t, i| {
             t + y[i].tanh() * z[i] + u[i] * y[i]
         })
@@ -120,12 +84,12 @@ fn a_layers_input_data_gets_no_adjoint_and_the_weights_their_whole_gradient() {
 /// (not the caller's empty one), given to `layer` as a live adjoint.
 #[differentiable]
 fn two_layers(w1: &[Vec<f64>], b1: &[f64], w2: &[Vec<f64>], b2: &[f64], x: &[f64]) -> Vec<f64> {
-    let z = layer(w1, b1, x);
+    let z = affine(w1, b1, x);
     let mut h = Vec::new();
     for i in 0..z.len() {
         h.push(z[i].tanh() + x[i]);
     }
-    layer(w2, b2, &h)
+    affine(w2, b2, &h)
 }
 
 #[differentiable]
@@ -158,9 +122,9 @@ fn a_helper_passing_the_constant_on_gives_its_own_zeros() {
         let (w1, b1) = (unflat(p, 0, 2, 3), &p[6..8]);
         let (w2, b2) = (unflat(p, 8, 2, 2), &p[12..14]);
         let x = constants(&x);
-        let z = layer_dual(&w1, b1, &x);
+        let z = affine_dual(&w1, b1, &x);
         let h: Vec<Dual> = (0..2).map(|i| z[i].tanh() + x[i]).collect();
-        let y = layer_dual(&w2, b2, &h);
+        let y = affine_dual(&w2, b2, &h);
         y[0] * y[1]
     });
     for g in [&got, &grad] {

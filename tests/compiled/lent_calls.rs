@@ -28,7 +28,7 @@ use crate::oracle::{dual_gradient, Dual};
 
 /// `W x + b`.
 #[differentiable]
-fn affine(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> Vec<f64> {
+pub(super) fn affine(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> Vec<f64> {
     let mut out = Vec::new();
     for i in 0..b.len() {
         let mut s = b[i];
@@ -40,7 +40,7 @@ fn affine(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> Vec<f64> {
     out
 }
 
-fn affine_dual(w: &[Vec<Dual>], b: &[Dual], x: &[Dual]) -> Vec<Dual> {
+pub(super) fn affine_dual(w: &[Vec<Dual>], b: &[Dual], x: &[Dual]) -> Vec<Dual> {
     (0..b.len())
         .map(|i| (0..x.len()).fold(b[i], |s, j| s + w[i][j] * x[j]))
         .collect()
@@ -62,18 +62,18 @@ fn reused(w: &[Vec<f64>], b: &[f64], #[constant] xs: &[Vec<f64>]) -> f64 {
 }
 
 /// Flattens rows.
-fn flat(rows: &[Vec<f64>]) -> Vec<f64> {
+pub(super) fn flat(rows: &[Vec<f64>]) -> Vec<f64> {
     rows.iter().flatten().copied().collect()
 }
 
 /// `rows × cols` of `flat` from `at`.
-fn unflat(flat: &[Dual], at: usize, rows: usize, cols: usize) -> Vec<Vec<Dual>> {
+pub(super) fn unflat(flat: &[Dual], at: usize, rows: usize, cols: usize) -> Vec<Vec<Dual>> {
     (0..rows)
         .map(|i| flat[at + i * cols..at + (i + 1) * cols].to_vec())
         .collect()
 }
 
-fn weights() -> (Vec<Vec<f64>>, Vec<f64>) {
+pub(super) fn weights() -> (Vec<Vec<f64>>, Vec<f64>) {
     (
         vec![vec![0.5, -1.0, 0.25], vec![1.5, 0.75, -0.5]],
         vec![0.1, -0.2],

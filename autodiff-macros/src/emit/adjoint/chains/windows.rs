@@ -33,17 +33,18 @@ use quote::{quote, ToTokens};
 use super::super::fresh_ident;
 use super::recognise::{place, Chain};
 
-/// `chain` with a `windows(n)` or `chunks(n)` source read as a loop over
-/// start positions; `chain` as it is for another source, and `None` for
-/// one of these that it cannot read that way.
-pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> {
-    let syn::Expr::MethodCall(call) = &chain.source else {
-        return Some(chain);
+/// A source `x.windows(n)` or `x.chunks(n)`: whether chunks, `n` and
+/// `x`; `Some(None)` for another source, `None` for one of these this
+/// cannot read as a walk (`n` not a literal above 0, `x` not a place).
+#[allow(clippy::type_complexity)]
+fn windows_source(source: &syn::Expr) -> Option<Option<(bool, usize, &syn::Expr)>> {
+    let syn::Expr::MethodCall(call) = source else {
+        return Some(None);
     };
     let chunks = match call.method.to_string().as_str() {
         "windows" => false,
         "chunks" => true,
-        _ => return Some(chain),
+        _ => return Some(None),
     };
     let [syn::Expr::Lit(syn::ExprLit {
         lit: syn::Lit::Int(n),
@@ -54,7 +55,39 @@ pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> 
     };
     let n: usize = n.base10_parse().ok()?;
     let slice = &*call.receiver;
-    if n == 0 || !place(slice) || chain.filter.is_some() {
+    if n == 0 || !place(slice) {
+        return None;
+    }
+    Some(Some((chunks, n, slice)))
+}
+
+/// The walk over where each window starts, with the start's name `at`:
+/// its source, and for windows the test that one starts there.
+fn walk(
+    chunks: bool,
+    n: usize,
+    slice: &syn::Expr,
+    at: &syn::Ident,
+) -> (TokenStream, Option<TokenStream>) {
+    if chunks {
+        (quote!(#slice.iter().enumerate().step_by(#n)), None)
+    } else {
+        let last = n - 1;
+        (
+            quote!(#slice.iter().enumerate()),
+            Some(quote!(#at + #last < #slice.len())),
+        )
+    }
+}
+
+/// `chain` with a `windows(n)` or `chunks(n)` source read as a loop over
+/// start positions; `chain` as it is for another source, and `None` for
+/// one of these that it cannot read that way.
+pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> {
+    let Some((chunks, n, slice)) = windows_source(&chain.source)? else {
+        return Some(chain);
+    };
+    if chain.filter.is_some() {
         return None;
     }
     let syn::Pat::Ident(window) = &chain.pat else {
@@ -72,14 +105,10 @@ pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> 
         slice,
         &at.to_token_stream(),
     )?;
-    let (source, filter) = if chunks {
-        (quote!(#slice.iter().enumerate().step_by(#n)), None)
-    } else {
-        let last = n - 1;
-        (
-            quote!(#slice.iter().enumerate()),
-            Some(syn::parse2(quote!(#at + #last < #slice.len())).ok()?),
-        )
+    let (source, test) = walk(chunks, n, slice, &at);
+    let filter = match test {
+        Some(test) => Some(syn::parse2(test).ok()?),
+        None => None,
     };
     Some(Chain {
         filter,
@@ -99,26 +128,7 @@ pub(super) fn for_loop(
     for_loop: &syn::ExprForLoop,
     idents: &mut HashSet<String>,
 ) -> Option<syn::ExprForLoop> {
-    let syn::Expr::MethodCall(call) = &*for_loop.expr else {
-        return None;
-    };
-    let chunks = match call.method.to_string().as_str() {
-        "windows" => false,
-        "chunks" => true,
-        _ => return None,
-    };
-    let [syn::Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Int(n),
-        ..
-    })] = call.args.iter().collect::<Vec<_>>()[..]
-    else {
-        return None;
-    };
-    let n: usize = n.base10_parse().ok()?;
-    let slice = &*call.receiver;
-    if n == 0 || !place(slice) {
-        return None;
-    }
+    let (chunks, n, slice) = windows_source(&for_loop.expr)??;
     let syn::Pat::Ident(window) = &*for_loop.pat else {
         return None;
     };
@@ -134,14 +144,10 @@ pub(super) fn for_loop(
         slice,
         &at.to_token_stream(),
     )?;
-    let (source, body) = if chunks {
-        (quote!(#slice.iter().enumerate().step_by(#n)), body)
-    } else {
-        let last = n - 1;
-        (
-            quote!(#slice.iter().enumerate()),
-            quote!({ if #at + #last < #slice.len() #body }),
-        )
+    let (source, test) = walk(chunks, n, slice, &at);
+    let body = match test {
+        Some(test) => quote!({ if #test #body }),
+        None => body,
     };
     let mut out = for_loop.clone();
     out.pat = Box::new(syn::parse::Parser::parse2(syn::Pat::parse_single, quote!((#at, _))).ok()?);
