@@ -465,6 +465,39 @@ fn a_selected_reference_bound_in_a_loop_keeps_the_tape() -> Result<(), ScalarAut
     Ok(())
 }
 
+/// A chain the compiled adjoint reads as a loop, before a construct it
+/// does not take (a `while` whose condition pops a tracked `Vec`): the
+/// reason given is that construct, not the chain, which the body as
+/// written stopped at first.
+#[differentiable]
+fn drained_after_a_fold(v: &[f64]) -> f64 {
+    let m = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let mut acc = 0.0;
+    let mut rest: Vec<f64> = v.to_vec();
+    while let Some(x) = rest.pop() {
+        acc += (x - m).exp();
+    }
+    m + acc.ln()
+}
+
+#[test]
+fn the_reason_a_body_keeps_the_tape_is_not_a_chain_it_reads() {
+    let GradientPath::Tape { construct, line } = drained_after_a_fold_grad_path() else {
+        panic!("compiled")
+    };
+    // The `while let` of the function above.
+    let while_line = line!() - 12;
+    assert_eq!(
+        (construct, line),
+        ("a while condition with a derivative", while_line)
+    );
+    let v = [0.5, -1.0, 2.0];
+    let got = drained_after_a_fold_grad(&v).expect("the tape");
+    let total: f64 = v.iter().map(|x| x.exp()).sum();
+    let want: Vec<f64> = v.iter().map(|x| x.exp() / total).collect();
+    assert_agree("drained_after_a_fold", &got.gradient, &want);
+}
+
 /// Windows and chunks of a local array that the loop around them writes:
 /// its items are pushed for the reverse sweep as for any `iter()` chain.
 #[differentiable]

@@ -46,7 +46,7 @@ use analysis::Analysis;
 pub(super) use lend::BORROWING;
 pub(super) use pair::vector_pair;
 use pair::{pair, tape_pair};
-use refusals::{model_moved, not_compiled, CLOSURE};
+use refusals::{model_moved, not_compiled};
 use sweep::{Seed, Sweep, Unsupported};
 
 /// The generated adjoint items, and whether `f_grad` may use them.
@@ -179,11 +179,11 @@ pub fn items_with(
             // Every `if` value was taken out into a `let`: what kept the
             // lowered body on the tape is the reason.
             Err(reason) if reason.construct == sweep::describe_if_value() => Err(lowered_reason),
-            // A closure the lowered body took as its loop, where that body
-            // stopped elsewhere: the closure is not what keeps the tape.
-            Err(reason) if reason.construct == CLOSURE && reason.line != lowered_reason.line => {
-                Err(lowered_reason)
-            }
+            // A chain or closure the lowered body took as its loop, where
+            // that body stopped elsewhere (each sweep reports its first
+            // construct, so the body as written stopped earlier only on
+            // what the lowering read): not what keeps the tape.
+            Err(reason) if reason.line != lowered_reason.line => Err(lowered_reason),
             other => other,
         },
         other => other,

@@ -56,6 +56,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/patterns.rs: guarded_log: a variant or tuple struct holding a tracked value (`Some(x)`) at line 118",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
     "tests/compiled/closures.rs: largest_in_a_loop: a closure at line 451",
+    "tests/compiled/closures.rs: drained_after_a_fold: a `while` condition with a derivative at line 477",
     "tests/compiled/vec_moves.rs: popped_in_a_condition: `.pop()` whose item is not read as a number at line 360",
     "tests/compiled/vec_moves.rs: popped_and_read_again: a statement that `pop`s a `Vec` and reads it again at line 370",
 ];
