@@ -1235,3 +1235,41 @@ fn a_vector_valued_helper_may_return_constants_early() {
         assert!(spread_loss_check(&v, keep).unwrap().passed());
     }
 }
+
+/// A vector-valued call's binding read only through runs of it
+/// (`zip(&p[..])`, `p[1..]`): taken for a number, its value went through
+/// `scalar_of` and the generated code did not build (seed 19959's
+/// `f4_6`).
+#[differentiable]
+fn three(x: &[f64]) -> Vec<f64> {
+    vec![x[0] * x[1], x[0].sin(), x[1]]
+}
+
+#[differentiable]
+fn through_runs(w: &[f64], x: &[f64]) -> f64 {
+    let p = three(x);
+    let dot = w.iter().zip(&p[..]).map(|(p, q)| p * q).sum::<f64>();
+    dot + p[1..].iter().sum::<f64>()
+}
+
+#[test]
+fn a_vector_calls_binding_read_through_runs_of_it() {
+    assert_eq!(through_runs_grad_path(), GradientPath::Compiled);
+    let (w, x) = (vec![0.5, -0.25, 1.0], vec![0.7, 1.4]);
+    let grad = agree(
+        "through_runs",
+        through_runs_grad(&w, &x),
+        through_runs_grad_tape(&w, &x),
+    );
+    let point = [w.clone(), x.clone()].concat();
+    let want = crate::oracle::dual_gradient(&point, |q| {
+        let (w, x) = (&q[..3], &q[3..]);
+        let p = [x[0] * x[1], x[0].sin(), x[1]];
+        w[0] * p[0] + w[1] * p[1] + w[2] * p[2] + p[1] + p[2]
+    });
+    assert_agree(
+        "through_runs",
+        &[grad.gradient.0.clone(), grad.gradient.1.clone()].concat(),
+        &want,
+    );
+}

@@ -398,7 +398,8 @@ fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -
 }
 
 /// Whether `name` is used as a whole vector somewhere: a method called on
-/// it (`p.iter()`, `p.len()`), borrowed (`&p`), or iterated by `for`.
+/// it (`p.iter()`, `p.len()`), borrowed (`&p`), sliced (`&p[1..]`), or
+/// iterated by `for`.
 pub(crate) fn used_whole(stmts: &[Stmt], name: &str) -> bool {
     let is_name =
         |expr: &Expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(name));
@@ -408,6 +409,10 @@ pub(crate) fn used_whole(stmts: &[Stmt], name: &str) -> bool {
         }
         ExprKind::Reference { expr: inner, .. } => is_name(inner),
         ExprKind::For { iter, .. } => is_name(iter),
+        // A run of it (`&p[..]`, `p[1..]`): a number has none.
+        ExprKind::Index { base, index } => {
+            is_name(base) && matches!(index.kind, ExprKind::Range { .. })
+        }
         _ => false,
     };
     stmts.iter().any(|stmt| stmt.any_expr(&test))
