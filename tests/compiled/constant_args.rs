@@ -241,3 +241,37 @@ fn a_helper_on_the_tape_pops_the_constants_part_into_zeros() {
         assert_agree("through_taped", &g.gradient, &want);
     }
 }
+
+/// Rows of data (`#[constant] xs: &[Vec<f64>]`) passed to a helper whose
+/// rows are differentiable: the recording twin had no way to make them
+/// constant nodes, and the crate did not build (an error naming `Cow` and
+/// `_tape`).
+#[differentiable]
+fn scores(w: &[f64], xs: &[Vec<f64>]) -> Vec<f64> {
+    xs.iter()
+        .map(|x| x.iter().zip(w).map(|(a, b)| a * b).sum())
+        .collect()
+}
+
+#[differentiable]
+fn of_rows(w: &[f64], #[constant] xs: &[Vec<f64>]) -> f64 {
+    let y = scores(w, xs);
+    y.iter().map(|v| v.tanh()).sum()
+}
+
+#[test]
+fn rows_of_data_reach_a_helper_taking_rows() {
+    assert_eq!(of_rows_grad_path(), GradientPath::Compiled);
+    let w = vec![0.5, -0.25];
+    let xs = vec![vec![1.0, 2.0], vec![-0.5, 0.75], vec![0.25, -1.5]];
+    let got = compiled(|stack| of_rows_adjoint(stack, &w, &xs));
+    let grad = agree("of_rows", of_rows_grad(&w, &xs), of_rows_grad_tape(&w, &xs));
+    let want = dual_gradient(&w, |w| {
+        xs.iter().fold(Dual::constant(0.0), |t, x| {
+            t + (w[0] * x[0] + w[1] * x[1]).tanh()
+        })
+    });
+    for g in [&got.gradient, &grad.gradient] {
+        assert_agree("of_rows", g, &want);
+    }
+}
