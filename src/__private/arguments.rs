@@ -192,35 +192,9 @@ macro_rules! plain_slice_args {
     )*};
 }
 
-plain_slice_args!(f64 => Scalar<'t>);
-
-/// Rows of plain numbers (a `#[constant] xs: &[Vec<f64>]` of inputs)
-/// passed to a differentiable parameter of rows: constant nodes, owned by
-/// the argument.
-impl<'t, 'a> Arg<'t, Slice<'a, Vec<Scalar<'t>>>> for &[Vec<f64>] {
-    #[inline]
-    fn arg(self, tape: &'t Tape) -> Slice<'a, Vec<Scalar<'t>>> {
-        Cow::Owned(
-            self.iter()
-                .map(|row| row.iter().map(|item| item.lift(tape, None)).collect())
-                .collect(),
-        )
-    }
-}
-
-impl<'t, 'a> Arg<'t, Slice<'a, Vec<Scalar<'t>>>> for &Vec<Vec<f64>> {
-    #[inline]
-    fn arg(self, tape: &'t Tape) -> Slice<'a, Vec<Scalar<'t>>> {
-        self.as_slice().arg(tape)
-    }
-}
-
-impl<'t, 'a, const N: usize> Arg<'t, Slice<'a, Vec<Scalar<'t>>>> for &[Vec<f64>; N] {
-    #[inline]
-    fn arg(self, tape: &'t Tape) -> Slice<'a, Vec<Scalar<'t>>> {
-        self.as_slice().arg(tape)
-    }
-}
+// Rows of plain numbers too (a `#[constant] xs: &[Vec<f64>]` of inputs
+// passed to a differentiable parameter of rows).
+plain_slice_args!(f64 => Scalar<'t>, Vec<f64> => Vec<Scalar<'t>>);
 
 impl<'t, 'a, const M: usize> Arg<'t, Slice<'a, [Scalar<'t>; M]>> for &[[f64; M]] {
     #[inline]

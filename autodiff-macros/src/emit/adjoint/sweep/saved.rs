@@ -148,15 +148,26 @@ impl<'m> Sweep<'m> {
         // saved value before reading any, so a second `let operand` (two
         // casts, `(j as f64)` and `(n as f64)`) or `let a_i_1` (`a[i + 1]`
         // and `a[i - 1]`) would hide the first from the reads that mean
-        // it. Nor a hoisted name that stays in scope, which the reverse of
-        // an earlier statement still reads.
+        // it.
+        let base = name.to_string();
+        let name = self.statement_name(name, &base);
+        self.cx.saved_keys.insert(key, name.clone());
+        self.cx.saves.push((value, name.clone()));
+        name
+    }
+
+    /// `first`, or `base_2`, `base_3`, ..: a name no other value of the
+    /// statement has (two pops of one name would hide the first), nor, at
+    /// the top, a hoisted name still in scope that the reverse of an
+    /// earlier statement reads; taken for the statement.
+    fn statement_name(&mut self, first: Ident, base: &str) -> Ident {
         let stays = self.depth == 0 && !self.early;
         let taken = |sweep: &Self, name: &Ident| {
             let name = name.to_string();
             sweep.cx.names.contains(&name) || (stays && sweep.top_names.contains(&name))
         };
-        let (base, span) = (name.to_string(), name.span());
-        let mut name = name;
+        let span = first.span();
+        let mut name = first;
         let mut k = 1;
         while taken(self, &name) {
             k += 1;
@@ -164,8 +175,6 @@ impl<'m> Sweep<'m> {
             name.set_span(span);
         }
         self.cx.names.insert(name.to_string());
-        self.cx.saved_keys.insert(key, name.clone());
-        self.cx.saves.push((value, name.clone()));
         name
     }
 
@@ -194,17 +203,8 @@ impl<'m> Sweep<'m> {
             return name;
         }
         let stays = self.depth == 0 && !self.early;
-        let taken = |sweep: &Self, name: &Ident| {
-            let name = name.to_string();
-            sweep.cx.names.contains(&name) || (stays && sweep.top_names.contains(&name))
-        };
-        let mut name = self.fresh(&base);
-        let mut k = 1;
-        while taken(self, &name) {
-            k += 1;
-            name = self.fresh(&format!("{base}_{k}"));
-        }
-        self.cx.names.insert(name.to_string());
+        let first = self.fresh(&base);
+        let name = self.statement_name(first, &base);
         if stays {
             self.top_names.insert(name.to_string());
         }
