@@ -409,6 +409,9 @@ struct LayerLoop {
     exprs: [Expr; 4],
     /// The vector helper assigned to `h` after the loop.
     call: Option<String>,
+    /// The vector helper `h` starts as (`let mut h = vh(a, b);`), which
+    /// the loop then assigns whole.
+    first: Option<String>,
 }
 
 /// How a loop over items named `t` hides `t` before it sums: not at
@@ -931,6 +934,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     layers,
                     exprs: [a, b, bias, weight],
                     call,
+                    first,
                 } = &**layer_loop;
                 let last = layers - 1;
                 let (call, last) = match call {
@@ -938,8 +942,12 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     None => (String::new(), last),
                 };
                 let half = r(&Expr::Lit(0.5));
+                let start = match first {
+                    Some(helper) => format!("let mut {h} = {helper}({}, {});", r(a), r(b)),
+                    None => format!("let mut {h} = vec![{}, {}];", r(a), r(b)),
+                };
                 let lines = [
-                    format!("let mut {h} = vec![{}, {}];", r(a), r(b)),
+                    start,
                     format!("for {k} in 0..{layers} {{"),
                     format!("    let mut {next} = Vec::new();"),
                     format!("    for {j} in 0..{k} + 1 {{"),
@@ -2070,12 +2078,25 @@ impl Gen {
                     }
                     _ => None,
                 };
+                // Or the `Vec` the loop assigns whole starts as its value.
+                let first = match self.vector.clone() {
+                    Some((helper, 3))
+                        if matches!(self.vector_takes, Takes::Numbers)
+                            && !self.helpers.is_empty()
+                            && self.rng.chance(40) =>
+                    {
+                        self.tag("layer loop: let mut h = vh(..) first");
+                        Some(helper)
+                    }
+                    _ => None,
+                };
                 self.declare(&names[6], Kind::Scalar, false);
                 out.push(Stmt::LayerLoop(Box::new(LayerLoop {
                     names,
                     layers,
                     exprs,
                     call,
+                    first,
                 })));
             }
             _ if depth < 3 => {

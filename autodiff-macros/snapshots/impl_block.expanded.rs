@@ -394,7 +394,7 @@ impl Neuron {
         let mut __dot = 0.0;
         __dot += __cotangent * __output;
         let value: f64 = __dot;
-        let returned = ::core::clone::Clone::clone(&__output);
+        let returned = __output;
         ::core::option::Option::Some((
             returned,
             move |
@@ -1060,7 +1060,7 @@ impl Neuron {
         let mut __dot = 0.0;
         __dot += __cotangent * __output;
         let value: f64 = __dot;
-        let returned = ::core::clone::Clone::clone(&__output);
+        let returned = __output;
         ::core::option::Option::Some((
             returned,
             move |

@@ -27,6 +27,7 @@ mod xorshift;
 mod call_values;
 mod closures;
 mod constant_args;
+mod cotangents;
 mod integer_args;
 mod iter_mut;
 mod iterators;

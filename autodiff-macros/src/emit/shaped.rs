@@ -278,6 +278,15 @@ fn check_parts(function: &Function) -> CheckParts {
 /// Split (`Dot::split`) unless the function has generics or a `mut`
 /// parameter: the reverse then reads the arguments the caller passes it
 /// again, which a `mut` parameter's may no longer be.
+///
+/// Split, and seeded (`Dot::seeded`) where the output is a binding of the
+/// body's own bound once at its top level: the sweep stops before the
+/// sum and starts the binding's adjoint as the cotangent, which the
+/// reverse takes by value (the caller's adjoint of the call's value,
+/// moved where it reads it no more). The sum's adjoint would be that
+/// cotangent added to zeros; seeded, there are no zeros to make and no
+/// sum to run, and the output moves to the caller instead of being copied
+/// for the closure, which no longer reads it.
 pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
     let item = function.item;
     if super::tape::may_return(&function.body) {
@@ -294,7 +303,7 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
     };
     let out = output_type(function);
     let name = format_ident!("{}_cotangent_dot", item.sig.ident);
-    let inputs = item.sig.inputs.iter();
+    let inputs: Vec<_> = item.sig.inputs.iter().collect();
     let lifetimes = &item.sig.generics;
     // `__cotangent[i][j] * __output[i][j]` summed, `depth` loops deep.
     let indices: Vec<Ident> = (0..depth).map(|k| format_ident!("__k{}", k)).collect();
@@ -321,54 +330,77 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
         _ => (quote!(let __output: #out = #tail;), quote!(__output), named),
     };
     let sum = replace_ident(sum, "__output", &output);
-    let dot: syn::ItemFn = syn::parse_quote! {
-        fn #name #lifetimes(#(#inputs,)* #[constant] __cotangent: &#out) -> f64 {
-            #(#stmts)*
-            #bind
-            let mut __dot = 0.0;
-            #sum
-            __dot
+    // The output as a binding of the body's own (the tail `out`, or
+    // `__output` bound to it) in a function without generics or `mut`
+    // parameters: its adjoint can start as the cotangent, taken by value
+    // (`Sweep::seed_output`), with no sum to run forward or reverse.
+    let seedable = depth > 0 && !function.params.iter().any(|param| param.ident == named);
+    // Seeded, the sweep stops before the sum (`Sweep::seed_output`), and
+    // the cotangent is taken by value.
+    let dot_fn = |seeded: bool| -> syn::ItemFn {
+        let cotangent = if seeded { quote!(#out) } else { quote!(&#out) };
+        syn::parse_quote! {
+            fn #name #lifetimes(#(#inputs,)* #[constant] __cotangent: #cotangent) -> f64 {
+                #(#stmts)*
+                #bind
+                let mut __dot = 0.0;
+                #sum
+                __dot
+            }
         }
     };
-    let macros = crate::lower::MacroBodies::default();
-    let model = crate::lower::function(&dot, &macros);
-    let cx = crate::ctxt::Ctxt::default();
-    crate::valid::check(&cx, &model);
-    if cx.check().is_some() {
-        return None;
-    }
-    let names = Names::new(&model);
-    let gradient_type = gradient_type_of(&differentiable(&model));
-    let mut split = item.sig.generics.params.is_empty()
+    let attempt = |seeded: bool, split: bool| -> Result<(TokenStream, Dot), Option<String>> {
+        let dot = dot_fn(seeded);
+        let macros = crate::lower::MacroBodies::default();
+        let model = crate::lower::function(&dot, &macros);
+        let cx = crate::ctxt::Ctxt::default();
+        crate::valid::check(&cx, &model);
+        if cx.check().is_some() {
+            return Err(None);
+        }
+        let names = Names::new(&model);
+        let gradient_type = gradient_type_of(&differentiable(&model));
+        let entry = if split {
+            super::adjoint::Entry::Split(&named, seeded)
+        } else {
+            super::adjoint::Entry::Intermediates
+        };
+        let adjoint = super::adjoint::items_with(&model, &names, &gradient_type, entry);
+        match adjoint.fallback {
+            Some((construct, _)) => Err(Some(construct)),
+            None => Ok((
+                adjoint.items,
+                Dot {
+                    name: adjoint.adjoint_fn,
+                    split,
+                    seeded,
+                },
+            )),
+        }
+    };
+    let split = item.sig.generics.params.is_empty()
         && function
             .params
             .iter()
             .all(|param| param.mutability.is_none());
-    let entry = if split {
-        super::adjoint::Entry::Split(&named)
-    } else {
-        super::adjoint::Entry::Intermediates
-    };
-    let mut adjoint = super::adjoint::items_with(&model, &names, &gradient_type, entry);
-    if let Some((construct, _)) = &adjoint.fallback {
-        if split && construct == super::adjoint::BORROWING {
-            split = false;
-            adjoint = super::adjoint::items_with(
-                &model,
-                &names,
-                &gradient_type,
-                super::adjoint::Entry::Intermediates,
-            );
+    // Seeded and split where it can be, else split, else neither where
+    // the split closure could not own a binding (`adjoint::BORROWING`).
+    let borrowing = |reason: &Option<String>| reason.as_deref() == Some(super::adjoint::BORROWING);
+    let mut reason = None;
+    if split && seedable {
+        match attempt(true, true) {
+            Ok(done) => return Some(done),
+            Err(why) => reason = Some(why),
         }
     }
-    if adjoint.fallback.is_some() {
-        return None;
+    if split && !reason.as_ref().is_some_and(borrowing) {
+        match attempt(false, true) {
+            Ok(done) => return Some(done),
+            Err(why) if borrowing(&why) => {}
+            Err(_) => return None,
+        }
     }
-    let dot = Dot {
-        name: adjoint.adjoint_fn,
-        split,
-    };
-    Some((adjoint.items, dot))
+    attempt(false, false).ok()
 }
 
 /// The pair of a scalar function that takes a model by reference (a
@@ -408,6 +440,9 @@ pub struct Dot {
     /// Whether it is split: the forward sweep, returning the value and
     /// its reverse sweep (`adjoint::Entry::Split`).
     pub split: bool,
+    /// Whether its reverse takes the cotangent by value, as the output
+    /// binding's adjoint (`Sweep::seed_output`).
+    pub seeded: bool,
 }
 
 /// How many `Vec`s and arrays hold the numbers of `shape` (`None` for a

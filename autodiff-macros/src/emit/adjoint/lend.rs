@@ -205,7 +205,9 @@ fn caller(param: &Param) -> Ident {
 /// that takes the arguments again (the caller's, as the pair's reverse
 /// has them), the cotangent and the caller's adjoints. The closure owns
 /// the forward's bindings the reverse reads and borrows nothing
-/// (`use<>`), so that the caller can keep it on the stack.
+/// (`use<>`), so that the caller can keep it on the stack; the output
+/// moves to the caller unless the reverse reads it (a seeded one does
+/// not, see `shaped::compiled_dot`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn split(
     function: &crate::ast::Function,
@@ -235,6 +237,12 @@ pub(super) fn split(
         })
         .collect();
     let returned = Ident::new("returned", Span::mixed_site());
+    // The output moves out unless the reverse reads it.
+    let returned_value = if crate::text::count(&reverse, &output.to_string()) == 0 {
+        quote!(#output)
+    } else {
+        quote!(::core::clone::Clone::clone(&#output))
+    };
     let unused = Ident::new("unused", Span::mixed_site());
     let stack_ty = quote!(&mut ::autodiff::__adjoint::Stack);
     // The arguments as one parameter, taken apart in the body: a method's
@@ -257,7 +265,7 @@ pub(super) fn split(
             let (#(#pats,)*) = #args;
             let #cotangent = ::autodiff::__adjoint::NoCotangent;
             #forward
-            let #returned = ::core::clone::Clone::clone(&#output);
+            let #returned = #returned_value;
             ::core::option::Option::Some((
                 #returned,
                 move |#stack: #stack_ty,

@@ -84,8 +84,10 @@ pub enum Entry<'a> {
     /// `Intermediates`, split at the end of the forward sweep: `f_adjoint`
     /// runs the forward and returns the value of the binding named here
     /// with a closure of the reverse sweep, which the caller's reverse runs
-    /// with the cotangent (see `lend::split`).
-    Split(&'a Ident),
+    /// with the cotangent (see `lend::split`); with `true`, the binding's
+    /// adjoint starts as the cotangent, the function's last parameter,
+    /// taken by value (`Sweep::seed_output`).
+    Split(&'a Ident, bool),
 }
 
 impl Entry<'_> {
@@ -118,14 +120,14 @@ pub fn items_with(
     // A split adjoint returns its output binding by the name it has at
     // the end of the renamed body (`let out = ..; let out = f(out); out`).
     let output_renamed = match (entry, &renamed) {
-        (Entry::Split(output), Some(renamed)) => Some(Ident::new(
+        (Entry::Split(output, _), Some(renamed)) => Some(Ident::new(
             &renamed.at_end(&output.to_string()),
             output.span(),
         )),
         _ => None,
     };
     let entry = match (entry, &output_renamed) {
-        (Entry::Split(_), Some(output)) => Entry::Split(output),
+        (Entry::Split(_, seeded), Some(output)) => Entry::Split(output, seeded),
         _ => entry,
     };
     // The body with the vector-valued calls it reads in place (indexes,
@@ -496,7 +498,17 @@ fn fused(
             }
         }
     }
+    if let (Entry::Split(output, true), Some(cotangent)) = (entry, function.params.last()) {
+        let cotangent = &cotangent.ident;
+        sweep.seed_output(output.to_string(), quote!(#cotangent));
+    }
     let code = sweep.body(&function.body, &Seed::new(quote!(#value_bar)))?;
+    if !sweep.output_seeded() {
+        return Err(Unsupported {
+            construct: "an output whose adjoint cannot start as the cotangent".to_string(),
+            line: 0,
+        });
+    }
     if let Some(unsupported) = sweep.unreversed_move(&function.body) {
         return Err(unsupported);
     }
@@ -708,6 +720,12 @@ fn fused(
             #(#fwd)*
             let #value: f64 = #returned;
         };
+        // A seeded split's value is no sum (`Entry::Split`): the caller
+        // observes the output.
+        let observe_value = match entry {
+            Entry::Split(_, true) => None,
+            _ => Some(quote!(#stack.observe(#value);)),
+        };
         let reverse = quote! {
             #(#lend)*
             let #value_bar = 1.0;
@@ -718,13 +736,13 @@ fn fused(
                 #(#rev)*
                 ::core::option::Option::Some(())
             };
-            #stack.observe(#value);
+            #observe_value
             #(#late_checks)*
             #(#early_bars)*
             #(#give)*
             #reversed.and(#stack.finite().then_some(()))
         };
-        if let Entry::Split(output) = entry {
+        if let Entry::Split(output, _) = entry {
             if !lend::owns_its_bindings(function) {
                 return Err(Unsupported {
                     construct: lend::BORROWING.to_string(),

@@ -225,17 +225,28 @@ pub fn vector_pair(
         },
     };
     // The compiled reverses add into the caller's adjoints (`lend`), the
-    // cotangent read where the caller keeps it.
+    // cotangent read where the caller keeps it, or taken by value by a
+    // seeded one (`Dot::seeded`): moved, or a copy of one the caller keeps.
     let into = bars
         .iter()
         .filter(|(param, _, _)| param.kind.is_differentiable())
         .map(|(_, bar, _)| bar);
-    let cotangent_ref = quote! {
-        let ::core::option::Option::Some(#cotangent) =
-            ::autodiff::__adjoint::Cotangent::cotangent_ref(&#value_bar)
-        else {
-            return #stack.fail();
-        };
+    let cotangent_ref = if dot.is_some_and(|dot| dot.seeded) {
+        quote! {
+            let ::core::option::Option::Some(#cotangent) =
+                ::autodiff::__adjoint::Cotangent::cotangent(#value_bar)
+            else {
+                return #stack.fail();
+            };
+        }
+    } else {
+        quote! {
+            let ::core::option::Option::Some(#cotangent) =
+                ::autodiff::__adjoint::Cotangent::cotangent_ref(&#value_bar)
+            else {
+                return #stack.fail();
+            };
+        }
     };
     // The caller's constants it passed no adjoint for (`Stack::unused_args`):
     // the compiled reverses skip them, the tape's pops them into zeros of

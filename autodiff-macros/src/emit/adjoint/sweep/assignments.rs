@@ -3,6 +3,7 @@
 //! that move a `Vec`'s items (`moves`), and the
 //! statements that are loops, branches and jumps, handed to their sweeps.
 
+use super::statements::direct_call;
 use super::*;
 
 impl<'m> Sweep<'m> {
@@ -51,6 +52,9 @@ impl<'m> Sweep<'m> {
                     negated: false,
                     whole,
                     unread: false,
+                    // The temporary above, read no more after the call's
+                    // reverse.
+                    owned: whole && !self.dual && direct_call(value),
                 };
                 let outer = std::mem::take(&mut self.cx);
                 let (mut f, v, r) = self.value(value, &seed)?;
@@ -282,6 +286,7 @@ impl<'m> Sweep<'m> {
                 negated: op == Arith::Sub,
                 whole: false,
                 unread: false,
+                owned: false,
             };
             let (mut f, v, r) = self.value(value, &seed)?;
             let target_src = target.source.to_token_stream();
@@ -297,6 +302,7 @@ impl<'m> Sweep<'m> {
                     negated: op == Arith::Sub,
                     whole: false,
                     unread: false,
+                    owned: false,
                 };
                 self.rev(value, seed)?;
             }

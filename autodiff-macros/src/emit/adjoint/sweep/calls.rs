@@ -278,11 +278,15 @@ impl<'m> Sweep<'m> {
             }
         }
         // A vector-valued callee's cotangent: the caller's adjoint of the
-        // binding, whole, by reference.
-        // (`rev_call` refuses a negated one.)
+        // binding, whole, by value where the caller reads it no more, else
+        // by reference. (`rev_call` refuses a negated one.)
         let value_bar = if seed.whole {
             let tokens = &seed.tokens;
-            quote!(&#tokens)
+            if seed.owned {
+                tokens.clone()
+            } else {
+                quote!(&#tokens)
+            }
         } else {
             seed.signed()
         };

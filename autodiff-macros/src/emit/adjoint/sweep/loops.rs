@@ -32,6 +32,7 @@ impl<'m> Sweep<'m> {
                 negated: false,
                 whole: !self.scalar(item),
                 unread: false,
+                owned: false,
             };
             let item_seed = if seed.negated {
                 item_seed.negate()
@@ -71,6 +72,7 @@ impl<'m> Sweep<'m> {
                 negated: seed.negated,
                 whole: true,
                 unread: false,
+                owned: false,
             };
             return self.pass(elem, &item_seed, Factor::One);
         }
@@ -83,6 +85,7 @@ impl<'m> Sweep<'m> {
             negated: seed.negated,
             whole: false,
             unread: false,
+            owned: false,
         };
         self.pass(elem, &item_seed, Factor::One)
     }

@@ -82,6 +82,10 @@ pub struct Seed {
     /// onto a `Vec`. The callee's reverse gets its arguments as a
     /// vector-valued call's does.
     pub unread: bool,
+    /// The tokens are an adjoint the sweep reads no more (a `let`'s or
+    /// an assignment's of a call's value): a vector-valued callee takes
+    /// it by value as its cotangent, where it would clone one it borrows.
+    pub owned: bool,
 }
 
 impl Seed {
@@ -91,6 +95,7 @@ impl Seed {
             negated: false,
             whole: false,
             unread: false,
+            owned: false,
         }
     }
 
@@ -112,6 +117,7 @@ impl Seed {
             negated: self.negated ^ negated,
             whole: false,
             unread: false,
+            owned: false,
         }
     }
 
@@ -384,6 +390,11 @@ pub struct Sweep<'m> {
     /// that says it has, and how many mentions of the adjoint the sweep
     /// has written under that flag (`accumulate`'s `if live { .. }`).
     guards: HashMap<String, (Ident, usize)>,
+    /// A vector-valued callee's output binding whose adjoint starts as the
+    /// cotangent the caller passes (by this name), in place of zeros and
+    /// the reverse of `⟨cotangent, output⟩` (see `shaped::compiled_dot`);
+    /// `true` once its `let` has been seeded so.
+    seeded: Option<(String, TokenStream, bool)>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -424,10 +435,24 @@ impl<'m> Sweep<'m> {
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
             guards: HashMap::new(),
+            seeded: None,
             bail: quote!(return ::core::option::Option::None),
             dual: false,
             recycle: None,
         }
+    }
+
+    /// Starts the adjoint of the binding `output` from `cotangent` (see
+    /// the field).
+    pub fn seed_output(&mut self, output: String, cotangent: TokenStream) {
+        self.seeded = Some((output, cotangent, false));
+    }
+
+    /// Whether the output binding `seed_output` names was seeded: its one
+    /// `let`, at the top level of a body without `return`, not assigned
+    /// whole later.
+    pub fn output_seeded(&self) -> bool {
+        self.seeded.as_ref().is_none_or(|(_, _, done)| *done)
     }
 
     /// Adds into `bar` only where `live` holds (see the field).

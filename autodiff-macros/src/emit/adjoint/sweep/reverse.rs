@@ -262,6 +262,7 @@ impl<'m> Sweep<'m> {
                 negated: seed.negated,
                 whole: false,
                 unread: false,
+                owned: false,
             },
         )
     }

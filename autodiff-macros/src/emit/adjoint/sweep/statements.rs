@@ -100,6 +100,7 @@ impl<'m> Sweep<'m> {
             Some(_) => block.split_tail(),
             None => (&block.stmts[..], None),
         };
+        let (stmts, tail, seeded_value) = self.without_the_sum(stmts, tail, seed);
         let mut prelude = Vec::new();
         let mut fwd = Vec::new();
         let mut revs = Vec::new();
@@ -135,7 +136,7 @@ impl<'m> Sweep<'m> {
             revs.push(r);
             fwd.extend(self.grown_saves(&grown, index));
         }
-        let mut value = None;
+        let mut value = seeded_value;
         if let (Some(tail), Some(seed)) = (tail, seed) {
             if self.depth == 0 {
                 self.top = stmts.len();
@@ -149,6 +150,7 @@ impl<'m> Sweep<'m> {
             value = Some(v);
             revs.push(r);
         } else if seed.is_some()
+            && value.is_none()
             && !matches!(stmts.last(), Some(Stmt::Expr(last, _)) if last.diverges())
         {
             // An arm that leaves (`if c { return z.sqrt(); } else { .. }`)
@@ -165,6 +167,41 @@ impl<'m> Sweep<'m> {
             rev.push(quote!(#stack.recycle(#bar);));
         }
         Ok(BlockCode { fwd, value, rev })
+    }
+
+    /// The body of a seeded vector-valued callee (`seed_output`) without
+    /// its last two statements and its value, `let mut __dot = 0.0; for ..
+    /// { __dot += __cotangent[..] * out[..]; } __dot` (see
+    /// `shaped::compiled_dot`), and the value `0.0` in their place: the
+    /// output's adjoint starts as the cotangent instead. A body not of
+    /// that shape is swept whole, and seeds nothing.
+    fn without_the_sum<'s, 'a>(
+        &mut self,
+        stmts: &'s [Stmt<'a>],
+        tail: Option<&'s Expr<'a>>,
+        seed: Option<&Seed>,
+    ) -> (&'s [Stmt<'a>], Option<&'s Expr<'a>>, Option<TokenStream>) {
+        let Some((output, _, _)) = &self.seeded else {
+            return (stmts, tail, None);
+        };
+        if self.depth > 0 || seed.is_none() || output.is_empty() {
+            return (stmts, tail, None);
+        }
+        let sum = |name: &Option<String>| name.as_deref() == Some("__dot");
+        let shaped = match (stmts, tail) {
+            ([.., Stmt::Let { name, .. }, Stmt::Expr(for_loop, _)], Some(tail)) => {
+                sum(name)
+                    && matches!(for_loop.kind, ExprKind::For { .. })
+                    && matches!(&tail.kind, ExprKind::Path(path) if path.path.is_ident("__dot"))
+            }
+            _ => false,
+        };
+        if !shaped {
+            // Nothing seeded: `output_seeded` says so.
+            self.seeded = Some((String::new(), TokenStream::new(), false));
+            return (stmts, tail, None);
+        }
+        (&stmts[..stmts.len() - 2], None, Some(quote!(0.0)))
     }
 
     /// Makes `push_arm(k)` part of what a jump from here records, if `k`:
@@ -433,7 +470,17 @@ impl<'m> Sweep<'m> {
                     && concatenated(init).is_some()
                     && self.an.bound.get(name.as_str()).copied() == Some(1);
                 let mut recycled = false;
-                let reshaped = self.an.reshaped.contains(name) && !self.scalar(init);
+                // A vector call's value is a vector, though `scalar` takes
+                // any call for a number.
+                let vector_call = self.an.call_lets.contains(name)
+                    && self
+                        .an
+                        .dims
+                        .get(name)
+                        .copied()
+                        .is_some_and(|dims| dims.is_none_or(|dims| dims > 0));
+                let reshaped =
+                    self.an.reshaped.contains(name) && (!self.scalar(init) || vector_call);
                 let shape = if reshaped {
                     // Assigned whole later with a value that may have
                     // another length: the adjoint starts from the shape
@@ -521,6 +568,22 @@ impl<'m> Sweep<'m> {
                 } else {
                     self.shape(init)?
                 };
+                // A vector-valued callee's output: its adjoint starts as
+                // the cotangent, which has the shape the binding has when
+                // the reverse starts (`seed_output`).
+                let seeded = self.depth == 0
+                    && !self.early
+                    && !reshaped
+                    && self.an.bound.get(name.as_str()).copied() == Some(1)
+                    && matches!(&self.seeded, Some((output, _, false)) if output == name);
+                let shape = match self.seeded.as_mut().filter(|_| seeded) {
+                    Some((_, cotangent, done)) => {
+                        *done = true;
+                        recycled = false;
+                        cotangent.clone()
+                    }
+                    None => shape,
+                };
                 // The initialiser reads earlier bindings of the same name.
                 let bar = self.bind_deferred(name);
                 // `let y = v;` moves a `Vec` whose adjoint is shaped from
@@ -541,16 +604,10 @@ impl<'m> Sweep<'m> {
                         );
                     }
                 }
-                // A vector, or a tuple read by its fields (`analysis::calls`
-                // gives it no shape): either way the callee's reverse
-                // reruns it, from arguments saved if they change.
-                let vector_call = self.an.call_lets.contains(name)
-                    && self
-                        .an
-                        .dims
-                        .get(name)
-                        .copied()
-                        .is_some_and(|dims| dims.is_none_or(|dims| dims > 0));
+                // (`vector_call`, above: a vector, or a tuple read by its
+                // fields, which `analysis::calls` gives no shape; either way
+                // the callee's reverse reruns it, from arguments saved if
+                // they change.)
                 let unread = self.an.unread_calls.contains(name);
                 // Of unknown shape (a tuple, or a value only passed on,
                 // `let h = layer(x); total(h)`): the adjoint by value, a
@@ -575,6 +632,9 @@ impl<'m> Sweep<'m> {
                         negated: false,
                         whole: !self.scalar(init) || vector_call,
                         unread: false,
+                        // Declared by this `let`, read no more after the
+                        // call's reverse.
+                        owned: vector_call && !self.dual && direct_call(init),
                     }
                 };
                 let site = self.call_site(name, *mutable, init)?;
@@ -857,5 +917,15 @@ pub(super) fn by_exit(
             #(#arms)*
             _ => #stack.fail(),
         }
+    }
+}
+
+/// Whether `expr` is a call of a function or a method, in parentheses or
+/// not: the one reverse a `let`'s adjoint is passed to whole.
+pub(super) fn direct_call(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Paren(inner) => direct_call(inner),
+        ExprKind::Call { .. } | ExprKind::PlainMethod { .. } => true,
+        _ => false,
     }
 }
