@@ -295,6 +295,10 @@ enum Stmt {
     Unpair(String, String, String),
     /// `let act = |t: f64| e;`, called as `act(e)`.
     Closure(String, Expr),
+    /// `let at = |k: usize| e;`, `e` reading a tracked list at `k` (and
+    /// `(k + 1) % n`), called with literal indices: its calls give tracked
+    /// values though no argument is one.
+    IndexClosure(String, Expr),
     /// `let [u, v] = vh(a, b);` or `let (c, w) = tvh(a, b);`: a pattern
     /// (as written) bound to a vector-valued call (see `call_value`).
     Destructure(String, Expr),
@@ -925,6 +929,9 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 };
                 let _ = writeln!(out, "{pad}let {name} = |t: {ty}| {};", r(body));
             }
+            Stmt::IndexClosure(name, body) => {
+                let _ = writeln!(out, "{pad}let {name} = |k: usize| {};", r(body));
+            }
             Stmt::Destructure(pattern, e) => {
                 let _ = writeln!(out, "{pad}let {pattern} = {};", r(e));
             }
@@ -1182,6 +1189,9 @@ struct Gen {
     returns: bool,
     /// The closures bound by a top-level `let`, callable everywhere after.
     closures: Vec<String>,
+    /// The index closures (`Stmt::IndexClosure`) and how many indices
+    /// each takes.
+    index_closures: Vec<(String, usize)>,
     /// The function's stacks of models (`ms1: &[Model]`).
     stacks: Vec<String>,
 }
@@ -1244,6 +1254,7 @@ impl Gen {
         self.loops.clear();
         self.tags.clear();
         self.closures.clear();
+        self.index_closures.clear();
         self.stacks.clear();
         self.helpers = helpers;
         self.compiled = small || self.rng.chance(75);
@@ -1358,6 +1369,9 @@ impl Gen {
         }
         if self.rng.chance(25) {
             self.closure(&mut body);
+        }
+        if self.rng.chance(20) {
+            self.index_closure(&mut body);
         }
         // What the file's vector-valued helper returns, bound by a
         // top-level `let` and read by index.
@@ -2824,6 +2838,55 @@ impl Gen {
         self.declare(&value, Kind::Scalar, false);
     }
 
+    /// `let at = |k: usize| (x[k] * a).tanh() * x[(k + 1) % n];` of a
+    /// parameter `x` of `n` numbers, and a `let` of the product of two
+    /// calls of it.
+    fn index_closure(&mut self, out: &mut Vec<Stmt>) {
+        let lists: Vec<(String, usize)> = self
+            .visible(|v| {
+                // A parameter (`x0`): a local could be moved or written
+                // while the closure borrows it.
+                let param = v
+                    .name
+                    .strip_prefix('x')
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+                param && matches!(v.kind, Kind::Array(2..) | Kind::Vec(2..)) && !v.mutable
+            })
+            .into_iter()
+            .map(|v| match v.kind {
+                Kind::Array(n) | Kind::Vec(n) => (v.name.clone(), n),
+                _ => unreachable!(),
+            })
+            .collect();
+        if lists.is_empty() {
+            return;
+        }
+        self.tag("index closure reading a tracked capture");
+        let (list, n) = lists[self.rng.below(lists.len())].clone();
+        let a = self.rng.value(-1.5, 1.5);
+        let at = |idx: Idx| Box::new(Expr::Elem(list.clone(), idx));
+        let body = Expr::Bin(
+            "*",
+            Box::new(Expr::Method(
+                "tanh",
+                Box::new(Expr::Bin(
+                    "*",
+                    at(Idx::Var("k".into())),
+                    Box::new(Expr::Lit(a)),
+                )),
+            )),
+            at(Idx::Var(format!("(k + 1) % {n}"))),
+        );
+        let name = self.fresh("at");
+        out.push(Stmt::IndexClosure(name.clone(), body));
+        self.index_closures.push((name.clone(), n));
+        let call = |k: usize| Box::new(Expr::Call(name.clone(), vec![Expr::Int(k.to_string())]));
+        let value = self.fresh("t");
+        let (i, j) = (self.rng.below(n), self.rng.below(n));
+        out.push(Stmt::Let(value.clone(), Expr::Bin("*", call(i), call(j))));
+        self.declare(&value, Kind::Scalar, false);
+    }
+
     /// `x + e` of a parameter: the tape's closure takes the type of its
     /// first call's argument, a tracked number, so every call passes one.
     fn closure_argument(&mut self, d: usize) -> Expr {
@@ -2861,6 +2924,15 @@ impl Gen {
             .map(|v| (v.name.clone(), v.kind))
             .collect();
         match self.rng.below(5) {
+            0 if !self.index_closures.is_empty() && self.rng.chance(30) => {
+                self.tag("index closure call");
+                let (name, n) =
+                    self.index_closures[self.rng.below(self.index_closures.len())].clone();
+                Some(Expr::Call(
+                    name,
+                    vec![Expr::Int(self.rng.below(n).to_string())],
+                ))
+            }
             0 if !self.closures.is_empty() => {
                 self.tag("closure call");
                 let name = self.closures[self.rng.below(self.closures.len())].clone();
@@ -3680,6 +3752,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         nesting: 0,
         returns: true,
         closures: Vec::new(),
+        index_closures: Vec::new(),
         stacks: Vec::new(),
     };
     let mut rendered = Vec::new();

@@ -240,6 +240,12 @@ impl Walk<'_> {
             ExprKind::Closure { inputs, .. } => {
                 inputs.iter().any(|input| self.binds_tracked(input))
             }
+            // `f(k)` of a closure bound by `let` that may give a tracked
+            // value (one reading a tracked capture, `|k| x[k] * 2.0`).
+            ExprKind::Construct { func, .. } => func
+                .path
+                .get_ident()
+                .is_some_and(|ident| self.names.contains(&ident.to_string())),
             ExprKind::PlainMacro { names, .. } => {
                 names.iter().any(|name| self.names.contains(name))
             }

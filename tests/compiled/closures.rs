@@ -733,3 +733,44 @@ fn a_plain_fold_in_a_tuple_runs_compiled() {
         );
     }
 }
+
+// ---------------------------------------------------------------------
+// A closure that reads a tracked capture, called with plain arguments.
+// ---------------------------------------------------------------------
+
+/// `f(0) * f(1)` where `f = |k| x[k] * 2.0` takes an index: its calls give
+/// tracked values though no argument is one. The recording twin took them
+/// for plain numbers and did not build (`cannot multiply Scalar by
+/// Scalar`); an index closure beside it (`idx`) gives integers.
+#[differentiable]
+fn indexed_closure(x: &[f64]) -> f64 {
+    let idx = |k: usize| (k + 1) % 3;
+    let f = |k: usize| x[idx(k)] * x[k];
+    let n = idx(0) + 1;
+    let a = f(0);
+    a * f(n) + f(1) / (1.0 + f(2) * f(2)) + x[idx(1)]
+}
+
+fn indexed_closure_dual(x: &[Dual]) -> Dual {
+    let idx = |k: usize| (k + 1) % 3;
+    let f = |k: usize| x[idx(k)] * x[k];
+    let n = idx(0) + 1;
+    f(0) * f(n) + f(1) / (f(2) * f(2) + 1.0) + x[idx(1)]
+}
+
+#[test]
+fn a_closure_reading_a_tracked_capture_gives_tracked_values() {
+    assert_eq!(indexed_closure_grad_path(), GradientPath::Compiled);
+    for x in [[0.7, -1.2, 0.4], [-0.3, 1.5, 2.0]] {
+        let grad = agree(
+            "indexed_closure",
+            indexed_closure_grad(&x),
+            indexed_closure_grad_tape(&x),
+        );
+        assert_agree(
+            "indexed_closure",
+            &grad.gradient,
+            &dual_gradient(&x, indexed_closure_dual),
+        );
+    }
+}

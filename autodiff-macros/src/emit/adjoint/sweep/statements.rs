@@ -622,9 +622,17 @@ impl<'m> Sweep<'m> {
                         ..Seed::new(quote!(#adjoint::unread(&#ident)))
                     }
                 } else if unknown {
+                    // Moved where the call is the whole value (the `let`
+                    // declares the adjoint and nothing reads it after the
+                    // call's reverse), else a copy.
+                    let tokens = if direct_call(init) && !self.dual {
+                        bar.to_token_stream()
+                    } else {
+                        quote!(::core::clone::Clone::clone(&#bar))
+                    };
                     Seed {
                         unread: true,
-                        ..Seed::new(quote!(::core::clone::Clone::clone(&#bar)))
+                        ..Seed::new(tokens)
                     }
                 } else {
                     Seed {
