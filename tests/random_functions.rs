@@ -136,8 +136,10 @@ enum Expr {
     /// A reduction over the items of a slice, array or `Vec`, as course
     /// code writes it: `a.iter().map(|t| t * t).sum::<f64>()` (0), a dot
     /// product `a.iter().zip(b.iter()).map(|(p, q)| p * q).sum::<f64>()`
-    /// (1, with the second name; 4, the same with `zip(&b[..])`), `a.iter().fold(k, |acc, t| acc * 0.5 +
-    /// t)` (2), the mean `a.iter().sum::<f64>() / a.len() as f64` (3).
+    /// (1, with the second name; 4, the same with `zip(&b[..])`; 5, with
+    /// `a.iter().skip(1)`), `a.iter().fold(k, |acc, t| acc * 0.5 + t)` (2),
+    /// the mean `a.iter().sum::<f64>() / a.len() as f64` (3), a sum
+    /// numbered from the end, `a.iter().rev().enumerate()` (6).
     Reduce(usize, String, String, f64),
 }
 
@@ -532,6 +534,20 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             (1 | 4, Dialect::Dual) => {
                 format!("{a}.iter().zip({b}.iter()).fold(D::c(-0.0), |s, (p, q)| s + *p * *q)")
             }
+            // Neighbours: one side of the `zip` skips its first item.
+            (5, Dialect::Plain) => {
+                format!("{a}.iter().skip(1).zip({b}.iter()).map(|(p, q)| p * q).sum::<f64>()")
+            }
+            (5, Dialect::Dual) => format!(
+                "{a}.iter().skip(1).zip({b}.iter()).fold(D::c(-0.0), |s, (p, q)| s + *p * *q)"
+            ),
+            // Numbered from the end: `enumerate` after `rev`.
+            (6, Dialect::Plain) => format!(
+                "{a}.iter().rev().enumerate().map(|(j, t)| t * (j as f64 + 1.0)).sum::<f64>()"
+            ),
+            (6, Dialect::Dual) => format!(
+                "{a}.iter().rev().enumerate().fold(D::c(-0.0), |s, (j, t)| s + *t * D::c(j as f64 + 1.0))"
+            ),
             (2, _) => {
                 let t = if dialect == Dialect::Dual { "*t" } else { "t" };
                 format!(
@@ -2969,7 +2985,7 @@ impl Gen {
                 let (a, _) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
                 Some(Expr::Reduce(
-                    self.rng.below(5),
+                    self.rng.below(7),
                     a,
                     b,
                     self.rng.value(-1.0, 1.0),

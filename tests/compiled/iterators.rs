@@ -555,3 +555,90 @@ fn a_for_over_windows_and_chunks_is_compiled() {
         assert_agree("neighbours", &grad.gradient, &want);
     }
 }
+
+/// Neighbours through a `zip` whose one side skips its first items
+/// (`x.iter().skip(1).zip(x.iter())`, either side, both, with an
+/// `enumerate` after), and a sum numbered from the end (`rev()` then
+/// `enumerate()`, whose position counts trips, not indices). They kept the
+/// tape; each side's elements are now read at the loop's index plus its
+/// skip, and the reverse numbers the trips as the forward did.
+#[differentiable]
+fn skipped_neighbours(x: &[f64], y: &[f64]) -> f64 {
+    let mut t = 0.0;
+    for (a, b) in x.iter().skip(1).zip(x.iter()) {
+        t += (a - b).powi(2);
+    }
+    for (a, b) in y.iter().zip(x.iter().skip(2)) {
+        t += a * b.sin();
+    }
+    for (i, (a, b)) in x.iter().skip(1).zip(y.iter().skip(1)).enumerate() {
+        t += a * b * (i as f64 + 1.0);
+    }
+    for (j, v) in y.iter().rev().enumerate() {
+        t += v.tanh() * (j as f64 + 0.5);
+    }
+    for (j, v) in x.iter().step_by(2).rev().enumerate() {
+        t += v * v * (j as f64 + 2.0);
+    }
+    t + x
+        .iter()
+        .zip(x.iter().skip(1))
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
+/// The same sums written out by index.
+fn skipped_neighbours_dual(
+    x: &[crate::oracle::Dual],
+    y: &[crate::oracle::Dual],
+) -> crate::oracle::Dual {
+    use crate::oracle::Dual;
+    let mut t = Dual::constant(0.0);
+    for i in 1..x.len() {
+        let d = x[i] - x[i - 1];
+        t = t + d * d;
+    }
+    for i in 0..y.len().min(x.len().saturating_sub(2)) {
+        t = t + y[i] * x[i + 2].sin();
+    }
+    for i in 0..(x.len() - 1).min(y.len() - 1) {
+        t = t + x[i + 1] * y[i + 1] * (i as f64 + 1.0);
+    }
+    for (j, i) in (0..y.len()).rev().enumerate() {
+        t = t + y[i].tanh() * (j as f64 + 0.5);
+    }
+    let even: Vec<usize> = (0..x.len()).step_by(2).collect();
+    for (j, &i) in even.iter().rev().enumerate() {
+        t = t + x[i] * x[i] * (j as f64 + 2.0);
+    }
+    for i in 0..x.len() - 1 {
+        t = t + x[i] * x[i + 1];
+    }
+    t
+}
+
+#[test]
+fn a_zip_side_that_skips_and_an_enumerate_after_rev_are_compiled() {
+    assert_eq!(
+        skipped_neighbours_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let mut rng = xorshift::Rng(0x5eed_0043);
+    for (n, m) in [(4, 5), (5, 3), (6, 6)] {
+        let x: Vec<f64> = (0..n).map(|_| rng.uniform(1.5)).collect();
+        let y: Vec<f64> = (0..m).map(|_| rng.uniform(1.5)).collect();
+        let grad = agree(
+            "skipped_neighbours",
+            skipped_neighbours_grad(&x, &y),
+            skipped_neighbours_grad_tape(&x, &y),
+        );
+        let point = [x.clone(), y.clone()].concat();
+        let want =
+            crate::oracle::dual_gradient(&point, |p| skipped_neighbours_dual(&p[..n], &p[n..]));
+        assert_agree(
+            "skipped_neighbours",
+            &[grad.gradient.0, grad.gradient.1].concat(),
+            &want,
+        );
+    }
+}

@@ -407,7 +407,12 @@ impl<'m> Sweep<'m> {
                 ],
             ));
         }
-        let Some(Elements { items, adaptors }) = self.elements(iter) else {
+        let Some(Elements {
+            items,
+            adaptors,
+            counted,
+        }) = self.elements(iter)
+        else {
             return unsupported(format!("a `for` over {}", describe(iter)), whole);
         };
         let iter_src = self.borrowing_source(iter);
@@ -470,7 +475,7 @@ impl<'m> Sweep<'m> {
         // Each element with a derivative gets its adjoint, added into the
         // place's at the end of the reversed iteration.
         let mut spreads = Vec::new();
-        for (_, place) in &leaves {
+        for (_, place, _) in &leaves {
             spreads.push(if self.active(place) {
                 Some(self.bar_place(place)?)
             } else {
@@ -488,7 +493,8 @@ impl<'m> Sweep<'m> {
         // field's item itself, borrowed for the trip, not one of its own
         // zeroed and added in after.
         let lone = leaves.len() == 1;
-        for ((element, place), place_bar) in leaves.iter().zip(&spreads) {
+        for ((element, place, skip), place_bar) in leaves.iter().zip(&spreads) {
+            let at = at(&index, *skip);
             let name = element.to_string();
             if !self.an.active.contains(&name) {
                 continue;
@@ -500,18 +506,18 @@ impl<'m> Sweep<'m> {
                 && root(place).is_some_and(|model| !mentions(body, &model));
             match place_bar {
                 Some(place_bar) if borrowed => {
-                    declare.push(quote!(let #bar = &mut #place_bar[#index];));
+                    declare.push(quote!(let #bar = &mut #place_bar[#at];));
                     if let Some(last) = self.scope().bars.last_mut() {
                         last.1 = quote!((*#bar));
                     }
                 }
                 Some(place_bar) => {
-                    declare.push(quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#index]);));
-                    spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#index], &#bar);));
+                    declare.push(quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#at]);));
+                    spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#at], &#bar);));
                 }
                 None => {
                     let src = place_tokens(place, &saved);
-                    declare.push(quote!(let mut #bar = #adjoint::zero(&#src[#index]);));
+                    declare.push(quote!(let mut #bar = #adjoint::zero(&#src[#at]);));
                 }
             }
         }
@@ -522,18 +528,37 @@ impl<'m> Sweep<'m> {
         let (exit_declare, record) = self.exit_forward(exit.as_ref());
         let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
         let len = items.len(&saved);
-        let element_value = items.item(&index, &saved);
+        // The trips numbered as the forward's `enumerate` numbered them,
+        // where it comes after the adaptors.
+        let position = if counted {
+            Ident::new("position", Span::mixed_site())
+        } else {
+            index.clone()
+        };
+        let element_value = items.item(&index, &position, &saved);
         // `(0..n).rev().rev()` is `0..n`.
         let mut adaptors = adaptors;
         let mut reverse = quote!(.rev());
-        if take.is_empty() && adaptors.last().is_some_and(|(method, _)| *method == "rev") {
+        if !counted
+            && take.is_empty()
+            && adaptors.last().is_some_and(|(method, _)| *method == "rev")
+        {
             adaptors.pop();
             reverse = quote!();
         }
-        let adaptors = adaptors.iter().map(|(method, args)| {
-            let args = args.iter().map(|arg| arg.source.to_token_stream());
-            quote!(.#method(#(#args),*))
-        });
+        let mut adaptors: Vec<TokenStream> = adaptors
+            .iter()
+            .map(|(method, args)| {
+                let args = args.iter().map(|arg| arg.source.to_token_stream());
+                quote!(.#method(#(#args),*))
+            })
+            .collect();
+        let walked = if counted {
+            adaptors.push(quote!(.enumerate()));
+            quote!((#position, #index))
+        } else {
+            quote!(#index)
+        };
         Ok((
             vec![quote! {
                 #count_init
@@ -546,7 +571,7 @@ impl<'m> Sweep<'m> {
             vec![quote! {
                 #(#save_rev)*
                 #popped
-                for #index in (0..#len)#(#adaptors)*#take #reverse {
+                for #walked in (0..#len)#(#adaptors)*#take #reverse {
                     #[allow(unused_variables)]
                     let #syntax = #element_value;
                     #(#declare)*
@@ -620,8 +645,13 @@ impl<'m> Sweep<'m> {
     pub(super) fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
         let place = |place, by_ref| {
             Some(Elements {
-                items: Items::Place { place, by_ref },
+                items: Items::Place {
+                    place,
+                    by_ref,
+                    skip: None,
+                },
                 adaptors: Vec::new(),
+                counted: false,
             })
         };
         match &iter.kind {
@@ -639,8 +669,10 @@ impl<'m> Sweep<'m> {
                         items: Items::Place {
                             place: iter,
                             by_ref: false,
+                            skip: None,
                         },
                         adaptors: Vec::new(),
+                        counted: false,
                     });
                 }
                 // A slice's items are references; an array's or a `Vec`'s
@@ -672,25 +704,34 @@ impl<'m> Sweep<'m> {
                         Some(inner)
                     }
                     // The position is the index while no adaptor has
-                    // picked indices yet.
+                    // picked indices yet, else the trip's number
+                    // (`counted`).
                     ("enumerate", []) => {
                         let inner = self.elements(receiver)?;
-                        (inner.adaptors.is_empty() && !matches!(inner.items, Items::Enumerate(_)))
-                            .then(|| Elements {
+                        (!inner.counted && !matches!(inner.items, Items::Enumerate(_))).then(|| {
+                            Elements {
                                 items: Items::Enumerate(Box::new(inner.items)),
-                                adaptors: Vec::new(),
-                            })
+                                counted: !inner.adaptors.is_empty(),
+                                adaptors: inner.adaptors,
+                            }
+                        })
                     }
                     ("zip", [other]) => {
-                        let inner = self.elements(receiver)?;
-                        let other = self.elements(other)?;
+                        let inner = self.skipped(self.elements(receiver)?);
+                        let other = self.skipped(self.elements(other)?);
                         (inner.adaptors.is_empty() && other.adaptors.is_empty()).then(|| Elements {
                             items: Items::Zip(Box::new(inner.items), Box::new(other.items)),
                             adaptors: Vec::new(),
+                            counted: false,
                         })
                     }
+                    // (An adaptor after a counted `enumerate` would pick
+                    // among numbered trips: not read.)
                     ("rev", []) | ("step_by" | "skip" | "take", [_]) => {
                         let mut inner = self.elements(receiver)?;
+                        if inner.counted {
+                            return None;
+                        }
                         inner.adaptors.push((method, args.as_slice()));
                         Some(inner)
                     }
@@ -698,6 +739,31 @@ impl<'m> Sweep<'m> {
                 }
             }
             _ => None,
+        }
+    }
+
+    /// A side of a `zip` that skips its first items (`x.iter().skip(1)`):
+    /// its place read from the skip on, the sides' indices then differing
+    /// by it (`Items::Place::skip`). Any other is as it was.
+    fn skipped<'e, 'a>(&self, elements: Elements<'e, 'a>) -> Elements<'e, 'a> {
+        match (&elements.items, elements.adaptors.as_slice()) {
+            (
+                Items::Place {
+                    place,
+                    by_ref,
+                    skip: None,
+                },
+                [(method, [k])],
+            ) if *method == "skip" && !elements.counted && self.fully_available(k) => Elements {
+                items: Items::Place {
+                    place,
+                    by_ref: *by_ref,
+                    skip: Some(k),
+                },
+                adaptors: Vec::new(),
+                counted: false,
+            },
+            _ => elements,
         }
     }
 

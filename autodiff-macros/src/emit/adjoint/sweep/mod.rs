@@ -194,7 +194,13 @@ struct Jumps {
 /// The items a `for` walks by index: `place[index]`, by reference or
 /// copied; pairs of items (`zip`); an item with its index (`enumerate`).
 enum Items<'e, 'a> {
-    Place { place: &'e Expr<'a>, by_ref: bool },
+    /// The items of `place`, from `skip` on (a side of a `zip`,
+    /// `x.iter().skip(1)`).
+    Place {
+        place: &'e Expr<'a>,
+        by_ref: bool,
+        skip: Option<&'e Expr<'a>>,
+    },
     Zip(Box<Items<'e, 'a>>, Box<Items<'e, 'a>>),
     Enumerate(Box<Items<'e, 'a>>),
 }
@@ -205,6 +211,10 @@ enum Items<'e, 'a> {
 struct Elements<'e, 'a> {
     items: Items<'e, 'a>,
     adaptors: Vec<(&'e Ident, &'e [Expr<'a>])>,
+    /// An `enumerate` after the adaptors (`x.iter().rev().enumerate()`):
+    /// its position counts the trips, which the reverse sweep numbers as
+    /// the forward did (`.enumerate()` of the adapted indices).
+    counted: bool,
 }
 
 impl<'e, 'a> Items<'e, 'a> {
@@ -223,9 +233,15 @@ impl<'e, 'a> Items<'e, 'a> {
     /// is read from its copy there (see `Sweep::for_loop`).
     fn len(&self, saved: &HashMap<usize, Ident>) -> TokenStream {
         match self {
-            Items::Place { place, .. } => {
+            Items::Place { place, skip, .. } => {
                 let src = place_tokens(place, saved);
-                quote!(#src.len())
+                match skip {
+                    Some(skip) => {
+                        let skip = skip.source.to_token_stream();
+                        quote!(#src.len().saturating_sub(#skip))
+                    }
+                    None => quote!(#src.len()),
+                }
             }
             Items::Zip(a, b) => {
                 let (a, b) = (a.len(saved), b.len(saved));
@@ -235,41 +251,49 @@ impl<'e, 'a> Items<'e, 'a> {
         }
     }
 
-    /// The item at `index`, as the forward `for` bound it.
-    fn item(&self, index: &Ident, saved: &HashMap<usize, Ident>) -> TokenStream {
+    /// The item at `index`, as the forward `for` bound it, an
+    /// `enumerate`'s position `position`.
+    fn item(&self, index: &Ident, position: &Ident, saved: &HashMap<usize, Ident>) -> TokenStream {
         match self {
-            Items::Place { place, by_ref } => {
+            Items::Place {
+                place,
+                by_ref,
+                skip,
+            } => {
                 let src = place_tokens(place, saved);
+                let at = at(index, *skip);
                 if *by_ref {
-                    quote!(&#src[#index])
+                    quote!(&#src[#at])
                 } else {
-                    quote!(#src[#index])
+                    quote!(#src[#at])
                 }
             }
             Items::Zip(a, b) => {
-                let (a, b) = (a.item(index, saved), b.item(index, saved));
+                let (a, b) = (
+                    a.item(index, position, saved),
+                    b.item(index, position, saved),
+                );
                 quote!((#a, #b))
             }
             Items::Enumerate(inner) => {
-                let inner = inner.item(index, saved);
-                quote!((#index, #inner))
+                let inner = inner.item(index, position, saved);
+                quote!((#position, #inner))
             }
         }
     }
 
-    /// The names `pat` binds to places' elements, with those places;
-    /// `None` for a pattern this does not take apart.
-    fn leaves<'p>(
-        &self,
-        pat: &'p syn::Pat,
-        out: &mut Vec<(&'p Ident, &'e Expr<'a>)>,
-    ) -> Option<()> {
+    /// The names `pat` binds to places' elements, with those places and
+    /// how far past the loop's index each element is (`skip`); `None` for
+    /// a pattern this does not take apart.
+    fn leaves<'p>(&self, pat: &'p syn::Pat, out: &mut Vec<Leaf<'p, 'e, 'a>>) -> Option<()> {
         match (self, pat) {
             (_, syn::Pat::Wild(_)) => Some(()),
             (_, syn::Pat::Type(typed)) => self.leaves(&typed.pat, out),
             (_, syn::Pat::Paren(paren)) => self.leaves(&paren.pat, out),
-            (Items::Place { place, .. }, syn::Pat::Ident(ident)) if ident.subpat.is_none() => {
-                out.push((&ident.ident, place));
+            (Items::Place { place, skip, .. }, syn::Pat::Ident(ident))
+                if ident.subpat.is_none() =>
+            {
+                out.push((&ident.ident, place, *skip));
                 Some(())
             }
             (Items::Place { .. }, syn::Pat::Reference(reference)) => {
@@ -284,6 +308,21 @@ impl<'e, 'a> Items<'e, 'a> {
             }
             _ => None,
         }
+    }
+}
+
+/// A name a `for` pattern binds to an element of a place, at the loop's
+/// index plus the skip.
+type Leaf<'p, 'e, 'a> = (&'p Ident, &'e Expr<'a>, Option<&'e Expr<'a>>);
+
+/// `index`, or `index + skip`.
+fn at(index: &Ident, skip: Option<&Expr>) -> TokenStream {
+    match skip {
+        Some(skip) => {
+            let skip = skip.source.to_token_stream();
+            quote!(#index + (#skip))
+        }
+        None => quote!(#index),
     }
 }
 
