@@ -139,7 +139,8 @@ enum Expr {
     /// (1, with the second name; 4, the same with `zip(&b[..])`; 5, with
     /// `a.iter().skip(1)`), `a.iter().fold(k, |acc, t| acc * 0.5 + t)` (2),
     /// the mean `a.iter().sum::<f64>() / a.len() as f64` (3), a sum
-    /// numbered from the end, `a.iter().rev().enumerate()` (6).
+    /// numbered from the end, `a.iter().rev().enumerate()` (6), `map` then
+    /// `fold` naming their items alike (7), a fold into a pair (8).
     Reduce(usize, String, String, f64),
 }
 
@@ -429,6 +430,9 @@ enum Hide {
     No,
     Rebind(f64),
     Block(Expr),
+    /// In the sum's operand: `s += { let t = (t * k).sin(); t * t } * e;`,
+    /// the block's `let` reading the item it hides.
+    Operand(f64),
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -453,6 +457,10 @@ fn render_hide(out: &mut String, pad: &str, hide: &Hide, item: &str, dialect: Di
             let e = render(e, dialect);
             let _ = writeln!(out, "{pad}    let a = {{ let t = {e}; t * t }};");
             format!("{item} * a")
+        }
+        Hide::Operand(k) => {
+            let k = render(&Expr::Lit(*k), dialect);
+            format!("{{ let t = ({item} * {k}).sin(); t * t }}")
         }
     }
 }
@@ -541,6 +549,27 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             (5, Dialect::Dual) => format!(
                 "{a}.iter().skip(1).zip({b}.iter()).fold(D::c(-0.0), |s, (p, q)| s + *p * *q)"
             ),
+            // A `map` and a `fold` naming their items alike.
+            (7, Dialect::Plain) => format!(
+                "{a}.iter().map(|t| t.sin()).fold({}, |acc, t| acc * {} + t * t)",
+                r(&Expr::Lit(*k)),
+                r(&Expr::Lit(0.5))
+            ),
+            (7, Dialect::Dual) => format!(
+                "{a}.iter().map(|t| t.sin()).fold({}, |acc, t| acc * {} + t * t)",
+                r(&Expr::Lit(*k)),
+                r(&Expr::Lit(0.5))
+            ),
+            // A fold into a pair.
+            (8, _) => {
+                let t = if dialect == Dialect::Dual { "*t" } else { "t" };
+                format!(
+                    "{a}.iter().fold(({}, {}), |(p, q), t| (p + {t} * q, q * {})).0",
+                    r(&Expr::Lit(0.0)),
+                    r(&Expr::Lit(*k)),
+                    r(&Expr::Lit(0.5))
+                )
+            }
             // Numbered from the end: `enumerate` after `rev`.
             (6, Dialect::Plain) => format!(
                 "{a}.iter().rev().enumerate().map(|(j, t)| t * (j as f64 + 1.0)).sum::<f64>()"
@@ -1612,6 +1641,10 @@ impl Gen {
             1 => {
                 self.tag("block let hiding the loop's item");
                 Hide::Block(self.expr(1))
+            }
+            2 if self.rng.chance(50) => {
+                self.tag("operand block's let hiding the loop's item");
+                Hide::Operand(self.rng.value(-2.0, 2.0))
             }
             _ => Hide::No,
         }
@@ -2985,7 +3018,7 @@ impl Gen {
                 let (a, _) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
                 Some(Expr::Reduce(
-                    self.rng.below(7),
+                    self.rng.below(9),
                     a,
                     b,
                     self.rng.value(-1.0, 1.0),

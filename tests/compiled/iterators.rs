@@ -642,3 +642,70 @@ fn a_zip_side_that_skips_and_an_enumerate_after_rev_are_compiled() {
         );
     }
 }
+
+/// `map` then `fold` whose closures name their items alike (`.map(|v|
+/// v.sin()).fold(0.0, |t, v| t + v * v)`): read as one loop with the
+/// fold's item bound to the map's value, which hid the map's own `v` from
+/// the reverse of `v.sin()`, and `f_grad` returned a wrong gradient with
+/// no error (on main before). The fold's names are now renamed where the
+/// map's value reads them. And folds into a tuple of numbers (`|(a, b),
+/// v| (a + v, b * v)`), which kept the tape: carried as one accumulator,
+/// its names read as its fields.
+#[differentiable]
+fn folds_alike(x: &[f64]) -> f64 {
+    let squares = x.iter().map(|v| v.sin()).fold(0.0, |t, v| t + v * v);
+    let (lo, hi, t) = x
+        .iter()
+        .map(|v| v.sin())
+        .fold((f64::INFINITY, f64::NEG_INFINITY, 1.0), |(lo, hi, t), v| {
+            (lo.min(v), hi.max(v), t * (1.0 + v * v))
+        });
+    let (s, ss) = x.iter().fold((0.0, 0.0), |(a, b), v| (a + v, b + v * v));
+    let n = x.len() as f64;
+    let spread = ss / n - (s / n).powi(2);
+    let weighted = x
+        .iter()
+        .fold((0.0, 1.0), |(a, w), v| (a + w * v, w * 0.5))
+        .0;
+    squares + hi - lo + t.ln() + spread + weighted
+}
+
+fn folds_alike_dual(x: &[crate::oracle::Dual]) -> crate::oracle::Dual {
+    use crate::oracle::Dual;
+    let mut squares = Dual::constant(0.0);
+    let (mut lo, mut hi, mut t) = (
+        Dual::constant(f64::INFINITY),
+        Dual::constant(f64::NEG_INFINITY),
+        Dual::constant(1.0),
+    );
+    let (mut s, mut ss) = (Dual::constant(0.0), Dual::constant(0.0));
+    let (mut weighted, mut w) = (Dual::constant(0.0), Dual::constant(1.0));
+    for &v in x {
+        let sin = v.sin();
+        squares = squares + sin * sin;
+        lo = lo.min(sin);
+        hi = hi.max(sin);
+        t = t * (sin * sin + 1.0);
+        s = s + v;
+        ss = ss + v * v;
+        weighted = weighted + w * v;
+        w = w * 0.5;
+    }
+    let n = x.len() as f64;
+    let mean = s / n;
+    squares + hi - lo + t.ln() + (ss / n - mean * mean) + weighted
+}
+
+#[test]
+fn a_fold_after_a_map_naming_its_item_alike_and_tuple_folds_are_right() {
+    assert_eq!(folds_alike_grad_path(), autodiff::GradientPath::Compiled);
+    for x in [vec![0.3, -1.2, 0.8, 2.0], vec![0.5, 0.25, -0.5]] {
+        let grad = agree(
+            "folds_alike",
+            folds_alike_grad(&x),
+            folds_alike_grad_tape(&x),
+        );
+        let want = crate::oracle::dual_gradient(&x, folds_alike_dual);
+        assert_agree("folds_alike", &grad.gradient, &want);
+    }
+}

@@ -327,3 +327,67 @@ fn a_name_in_a_format_string_is_not_renamed_and_the_numbers_hold() {
     let tape = named_in_a_format_grad_tape(&x).expect("tape");
     assert_eq!(tape.gradient, g.gradient);
 }
+
+/// A block inside an operand whose `let` hides the loop's item and reads
+/// it (`t += { let v = v.sin(); v * v };`, and the same as an assignment's
+/// value, of a number and of a pair): the reverse of `v.sin()` read the
+/// hiding `v` (the sine) where it meant the item, and `f_grad` returned a
+/// wrong gradient with no error (on main before: 1.117 against −0.757 for
+/// the last component of the first). The block's `let` is now renamed as
+/// a statement's is.
+#[differentiable]
+fn hidden_in_an_operand(x: &[f64]) -> f64 {
+    let mut t = 0.0;
+    for &v in x.iter() {
+        t += {
+            let v = v.sin();
+            v * v
+        };
+    }
+    let mut u = 0.0;
+    for v in x.iter() {
+        u = {
+            let v = v.sin() * 0.5;
+            u + v * v
+        };
+    }
+    let mut acc = (0.0, 1.0);
+    for v in x.iter() {
+        acc = {
+            let v = v.cos();
+            (acc.0 + v, acc.1 * (1.0 + v * v))
+        };
+    }
+    t + u * 3.0 + acc.0 + acc.1.ln()
+}
+
+fn hidden_in_an_operand_dual(x: &[Dual]) -> Dual {
+    let mut t = Dual::constant(0.0);
+    let mut u = Dual::constant(0.0);
+    let (mut a, mut b) = (Dual::constant(0.0), Dual::constant(1.0));
+    for &v in x {
+        let s = v.sin();
+        t = t + s * s;
+        let h = v.sin() * 0.5;
+        u = u + h * h;
+        let c = v.cos();
+        a = a + c;
+        b = b * (c * c + 1.0);
+    }
+    t + u * 3.0 + a + b.ln()
+}
+
+#[test]
+fn a_let_inside_an_operand_that_hides_the_loops_item_is_renamed() {
+    assert_eq!(hidden_in_an_operand_grad_path(), GradientPath::Compiled);
+    for x in [vec![0.3, -1.2, 0.8, 2.0], vec![0.5, 0.25, -0.5]] {
+        compiled_agrees(
+            "hidden_in_an_operand",
+            &x,
+            |stack| hidden_in_an_operand_adjoint(stack, &x),
+            || hidden_in_an_operand_grad(&x),
+            || hidden_in_an_operand_grad_tape(&x),
+            hidden_in_an_operand_dual,
+        );
+    }
+}

@@ -15,9 +15,9 @@
 //! read as written) where a mention might not be the binding: inside a
 //! struct literal or pattern (`Point { h }`), in a path (`h::X`), or named
 //! in a format string (`println!("{h}")`). A field or method after a `.`
-//! is never renamed. Only the blocks a statement holds directly (a
-//! branch, a loop's or an arm's body, a block) are read, not blocks
-//! inside expressions (a closure's body).
+//! is never renamed. The blocks a statement holds (a branch, a loop's or
+//! an arm's body, a block, also inside an operand: `t += { let v =
+//! v.sin(); v * v };`) are read, not a closure's body.
 
 use std::collections::{HashMap, HashSet};
 
@@ -240,7 +240,19 @@ impl Renamer {
                 }
                 Some(())
             }
-            _ => Some(()),
+            // A closure's body binds its own parameters: not read.
+            syn::Expr::Closure(_) => Some(()),
+            // A block inside an operand (`t += { let v = v.sin(); v * v };`,
+            // what `map(|v| v.sin()).fold(0.0, |t, v| t + v * v)` is read
+            // as): a `let` there that binds a visible name is renamed too.
+            // Its adjoint's reverse read the name it hides where it meant
+            // the one hidden.
+            other => {
+                for operand in operands(other) {
+                    self.expr_blocks(operand, visible)?;
+                }
+                Some(())
+            }
         }
     }
 
@@ -254,6 +266,41 @@ impl Renamer {
             }
             k += 1;
         }
+    }
+}
+
+/// The expressions `expr` is made of, where a block may stand (not a
+/// closure's body, not a struct literal's fields, not a macro's tokens).
+fn operands(expr: &mut syn::Expr) -> Vec<&mut syn::Expr> {
+    use syn::Expr as E;
+    match expr {
+        E::Array(array) => array.elems.iter_mut().collect(),
+        E::Tuple(tuple) => tuple.elems.iter_mut().collect(),
+        E::Assign(assign) => vec![&mut *assign.left, &mut *assign.right],
+        E::Binary(binary) => vec![&mut *binary.left, &mut *binary.right],
+        E::Call(call) => call.args.iter_mut().collect(),
+        E::MethodCall(call) => std::iter::once(&mut *call.receiver)
+            .chain(call.args.iter_mut())
+            .collect(),
+        E::Cast(cast) => vec![&mut *cast.expr],
+        E::Field(field) => vec![&mut *field.base],
+        E::Group(group) => vec![&mut *group.expr],
+        E::Paren(paren) => vec![&mut *paren.expr],
+        E::Unary(unary) => vec![&mut *unary.expr],
+        E::Reference(reference) => vec![&mut *reference.expr],
+        E::Index(index) => vec![&mut *index.expr, &mut *index.index],
+        E::Repeat(repeat) => vec![&mut *repeat.expr],
+        E::Try(attempt) => vec![&mut *attempt.expr],
+        E::Return(ret) => ret.expr.iter_mut().map(|e| &mut **e).collect(),
+        E::Break(leave) => leave.expr.iter_mut().map(|e| &mut **e).collect(),
+        E::Let(binding) => vec![&mut *binding.expr],
+        E::Range(range) => range
+            .start
+            .iter_mut()
+            .chain(range.end.iter_mut())
+            .map(|e| &mut **e)
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

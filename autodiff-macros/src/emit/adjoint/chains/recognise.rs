@@ -114,28 +114,82 @@ impl Lowering<'_> {
                 match &call.args[1] {
                     syn::Expr::Closure(closure) => {
                         let [acc, pat] = closure_inputs(closure)?;
-                        let syn::Pat::Ident(acc) = acc else {
-                            return None;
-                        };
-                        if acc.by_ref.is_some() || acc.subpat.is_some() {
-                            return None;
-                        }
-                        let name = acc.ident.to_string();
-                        // The loop's accumulator outlives the loop: it
-                        // keeps the closure's name where nothing else
-                        // mentions it, else it is renamed (`acc_2`).
-                        let closure_count = count(closure.to_token_stream(), &name);
-                        let (acc, body) = if count(self.whole.clone(), &name) == closure_count {
-                            (acc.ident.clone(), (*closure.body).clone())
-                        } else {
-                            let renamed = fresh_ident(&mut self.idents.clone(), &name);
-                            let body = rename(closure.body.to_token_stream(), &name, &renamed)?;
-                            (renamed, syn::parse2(body).ok()?)
+                        let (acc, body) = match acc {
+                            // `|(a, b), v| (a + v, b + v * v)`: a tuple of
+                            // numbers carried as one accumulator, its
+                            // names read as its fields (`fold_acc.0`).
+                            // Only in a body that binds no name (no `let`,
+                            // no closure), where each is the accumulator's.
+                            syn::Pat::Tuple(tuple) => {
+                                let names: Option<Vec<String>> = tuple
+                                    .elems
+                                    .iter()
+                                    .map(|elem| match elem {
+                                        syn::Pat::Ident(ident)
+                                            if ident.by_ref.is_none() && ident.subpat.is_none() =>
+                                        {
+                                            Some(ident.ident.to_string())
+                                        }
+                                        _ => None,
+                                    })
+                                    .collect();
+                                let names = names.filter(|names| !names.is_empty())?;
+                                let body = closure.body.to_token_stream();
+                                if binds_a_name(&body) {
+                                    return None;
+                                }
+                                let acc = fresh_ident(&mut self.idents.clone(), "fold_acc");
+                                let mut body = body;
+                                for (k, name) in names.iter().enumerate() {
+                                    let k = syn::Index::from(k);
+                                    body = substitute(body, name, &quote!(#acc.#k))?;
+                                }
+                                (acc, syn::parse2(body).ok()?)
+                            }
+                            syn::Pat::Ident(acc) => {
+                                if acc.by_ref.is_some() || acc.subpat.is_some() {
+                                    return None;
+                                }
+                                let name = acc.ident.to_string();
+                                // The loop's accumulator outlives the loop:
+                                // it keeps the closure's name where nothing
+                                // else mentions it, else it is renamed
+                                // (`acc_2`).
+                                let closure_count = count(closure.to_token_stream(), &name);
+                                if count(self.whole.clone(), &name) == closure_count {
+                                    (acc.ident.clone(), (*closure.body).clone())
+                                } else {
+                                    let renamed = fresh_ident(&mut self.idents.clone(), &name);
+                                    let body =
+                                        rename(closure.body.to_token_stream(), &name, &renamed)?;
+                                    (renamed, syn::parse2(body).ok()?)
+                                }
+                            }
+                            _ => return None,
                         };
                         // `.map(|v| e).fold(init, |acc, w| body)`: one loop
-                        // over the map's source, `w` bound to `e`.
+                        // over the map's source, `w` bound to `e`. Where
+                        // `e` reads a name `w`'s pattern binds (`.map(|v|
+                        // v.sin()).fold(0.0, |t, v| t + v * v)`), those
+                        // are renamed in the fold's pattern and body, so
+                        // that the `let` hides nothing its value reads.
                         let (source, pat, body) = match map_of(&call.receiver) {
                             Some((source, map_pat, map_body)) => {
+                                let mut read = HashSet::new();
+                                collect(map_body.to_token_stream(), &mut read);
+                                let mut bound = HashSet::new();
+                                collect(pat.to_token_stream(), &mut bound);
+                                let (mut pat, mut body) =
+                                    (pat.to_token_stream(), body.to_token_stream());
+                                let mut idents = self.idents.clone();
+                                for name in bound.iter().filter(|name| read.contains(*name)) {
+                                    if name == "mut" || name == "ref" {
+                                        continue;
+                                    }
+                                    let fresh = fresh_ident(&mut idents, name);
+                                    pat = rename(pat, name, &fresh)?;
+                                    body = rename(body, name, &fresh)?;
+                                }
                                 let body =
                                     syn::parse2(quote!({ let #pat = #map_body; #body })).ok()?;
                                 (source, map_pat, body)
@@ -504,4 +558,15 @@ pub(super) fn place(expr: &syn::Expr) -> bool {
         syn::Expr::Paren(paren) => place(&paren.expr),
         _ => false,
     }
+}
+
+/// Whether `tokens` bind a name of their own: a `let`, a closure's
+/// parameters (`|v|`), a `match` or `for` pattern.
+fn binds_a_name(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => ident == "let" || ident == "match" || ident == "for",
+        TokenTree::Punct(punct) => punct.as_char() == '|',
+        TokenTree::Group(group) => binds_a_name(&group.stream()),
+        TokenTree::Literal(_) => false,
+    })
 }
