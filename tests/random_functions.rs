@@ -140,7 +140,8 @@ enum Expr {
     /// `a.iter().skip(1)`), `a.iter().fold(k, |acc, t| acc * 0.5 + t)` (2),
     /// the mean `a.iter().sum::<f64>() / a.len() as f64` (3), a sum
     /// numbered from the end, `a.iter().rev().enumerate()` (6), `map` then
-    /// `fold` naming their items alike (7), a fold into a pair (8).
+    /// `fold` naming their items alike (7), a fold into a pair (8), a
+    /// `map` closure binding its item again (9).
     Reduce(usize, String, String, f64),
 }
 
@@ -559,6 +560,13 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 "{a}.iter().map(|t| t.sin()).fold({}, |acc, t| acc * {} + t * t)",
                 r(&Expr::Lit(*k)),
                 r(&Expr::Lit(0.5))
+            ),
+            // A closure whose body binds its item again.
+            (9, Dialect::Plain) => {
+                format!("{a}.iter().map(|t| {{ let t = t.sin(); t * t }}).sum::<f64>()")
+            }
+            (9, Dialect::Dual) => format!(
+                "{a}.iter().map(|t| {{ let t = t.sin(); t * t }}).fold(D::c(-0.0), |s, t| s + t)"
             ),
             // A fold into a pair.
             (8, _) => {
@@ -3018,7 +3026,7 @@ impl Gen {
                 let (a, _) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
                 Some(Expr::Reduce(
-                    self.rng.below(9),
+                    self.rng.below(10),
                     a,
                     b,
                     self.rng.value(-1.0, 1.0),

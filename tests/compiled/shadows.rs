@@ -391,3 +391,86 @@ fn a_let_inside_an_operand_that_hides_the_loops_item_is_renamed() {
         );
     }
 }
+
+/// Closures of chains whose bodies bind their own item again (`map(|v| {
+/// let v = v.sin(); v * v })`, the same in a `fold`): read into the
+/// chain's loop after the renaming, they hid the item from the reverse of
+/// `v.sin()` and `f_grad` returned a wrong gradient with no error (on main
+/// before). The lowered body is renamed again.
+#[differentiable]
+fn closures_hiding_their_item(x: &[f64]) -> f64 {
+    let a = x
+        .iter()
+        .map(|v| {
+            let v = v.sin();
+            v * v
+        })
+        .sum::<f64>();
+    let b = x.iter().fold(0.0, |acc, v| {
+        let v = v.cos() * 0.5;
+        acc + v * v
+    });
+    a + 3.0 * b
+}
+
+fn closures_hiding_their_item_dual(x: &[Dual]) -> Dual {
+    let mut a = Dual::constant(0.0);
+    let mut b = Dual::constant(0.0);
+    for &v in x {
+        let s = v.sin();
+        a = a + s * s;
+        let c = v.cos() * 0.5;
+        b = b + c * c;
+    }
+    a + b * 3.0
+}
+
+/// The same where a format string names the hiding binding, so that it
+/// cannot be renamed: the body keeps the tape (same numbers), with its
+/// reason, rather than compile a wrong reverse.
+#[differentiable]
+fn closure_hiding_its_item_named_in_a_string(x: &[f64]) -> f64 {
+    x.iter()
+        .map(|v| {
+            let v = v.sin();
+            if v > 2.0 {
+                println!("{v}");
+            }
+            v * v
+        })
+        .sum::<f64>()
+}
+
+#[test]
+fn a_chains_closure_that_binds_its_item_again_is_renamed_or_keeps_the_tape() {
+    assert_eq!(
+        closures_hiding_their_item_grad_path(),
+        GradientPath::Compiled
+    );
+    assert!(matches!(
+        closure_hiding_its_item_named_in_a_string_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+    for x in [vec![0.3, -1.2, 0.8, 2.0], vec![0.5, 0.25, -0.5]] {
+        compiled_agrees(
+            "closures_hiding_their_item",
+            &x,
+            |stack| closures_hiding_their_item_adjoint(stack, &x),
+            || closures_hiding_their_item_grad(&x),
+            || closures_hiding_their_item_grad_tape(&x),
+            closures_hiding_their_item_dual,
+        );
+        let (_, want) = dual_value_and_gradient(&x, |p| {
+            p.iter().fold(Dual::constant(0.0), |t, &v| {
+                let s = v.sin();
+                t + s * s
+            })
+        });
+        let got = closure_hiding_its_item_named_in_a_string_grad(&x).expect("finite");
+        assert_agree(
+            "closure_hiding_its_item_named_in_a_string",
+            &got.gradient,
+            &want,
+        );
+    }
+}

@@ -152,6 +152,31 @@ pub fn items_with(
     // A chain may leave a pattern `let` of its own (`let (_, best) =
     // (max_by_index, &max_by_item);`): split too.
     let lowered = lowered.map(|item| patterns::split(&item).unwrap_or(item));
+    // A closure's body read into its chain's loop may bind a name it
+    // reads (`map(|v| { let v = v.sin(); v * v })`, `fold(0.0, |t, v| {
+    // let v = ..; .. })`): renamed as the body's own were (`shadows`).
+    let renamed_again = lowered.as_ref().and_then(|item| {
+        let macros = crate::lower::MacroBodies::default();
+        let model = crate::lower::function(item, &macros);
+        shadows::binds_again(&model)
+            .then(|| shadows::rename(item))
+            .flatten()
+    });
+    let output_renamed_again = match (entry, &renamed_again) {
+        (Entry::Split(output, _), Some(renamed)) => Some(Ident::new(
+            &renamed.at_end(&output.to_string()),
+            output.span(),
+        )),
+        _ => None,
+    };
+    let entry = match (entry, &output_renamed_again) {
+        (Entry::Split(_, seeded), Some(output)) => Entry::Split(output, seeded),
+        _ => entry,
+    };
+    let lowered = match renamed_again {
+        Some(renamed) => Some(renamed.item),
+        None => lowered,
+    };
     let macros = crate::lower::MacroBodies::default();
     let relowered = lowered
         .as_ref()
@@ -368,6 +393,9 @@ fn compile(
     }
     let an = Analysis::new(function);
     if let Some(unsupported) = not_compiled(&function.body, &an.active) {
+        return Err(unsupported);
+    }
+    if let Some(unsupported) = refusals::hides_in_an_operand(&function.body) {
         return Err(unsupported);
     }
     if let Some(unsupported) = refusals::vector_call(

@@ -5,6 +5,8 @@
 
 use std::collections::HashSet;
 
+use quote::ToTokens;
+
 use super::analysis::{self, Analysis};
 use super::sweep::{Unsupported, MOVES};
 use crate::ast::{Block, Child, Expr, ExprKind, Function, Param, Source, Stmt};
@@ -623,4 +625,69 @@ fn typed_inits<'m, 'a>(
         }
     });
     found
+}
+
+/// A `let` in a block that is an operand (`t += { let v = v.sin(); v * v
+/// };`, what a chain's closure body becomes in its loop) binding a name
+/// its block read before it or its own value reads: the reverse of that
+/// block finds the name's saved value where it meant the name it hides.
+/// The renaming (`shadows`) gives such a `let` a name of its own; where it
+/// could not (a format string names it), this keeps the tape.
+pub(super) fn hides_in_an_operand(block: &Block) -> Option<Unsupported> {
+    fn statements(block: &Block, operand: bool) -> Option<Unsupported> {
+        let mut read_so_far = proc_macro2::TokenStream::new();
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { pat, init, .. } => {
+                    if let Some(init) = init {
+                        if let Some(found) = expr(init, true) {
+                            return Some(found);
+                        }
+                        read_so_far.extend(init.source.to_token_stream());
+                    }
+                    let reads = |name: &String| crate::text::mentions(read_so_far.clone(), name);
+                    if operand && pat.names.iter().any(reads) {
+                        return Some(Unsupported {
+                            construct: "a `let` inside an expression that hides a name it reads"
+                                .into(),
+                            line: init.as_ref().map_or(0, |init| crate::text::line(init.span)),
+                        });
+                    }
+                }
+                Stmt::Expr(inner, _) => {
+                    if let Some(found) = expr(inner, true) {
+                        return Some(found);
+                    }
+                    read_so_far.extend(inner.source.to_token_stream());
+                }
+                Stmt::Item(_) => {}
+            }
+        }
+        None
+    }
+    /// `top`: `expr` is a statement, or a `let`'s whole value, whose
+    /// blocks the sweep reverses as statements.
+    fn expr(inner: &Expr, top: bool) -> Option<Unsupported> {
+        let statement_like = matches!(
+            inner.kind,
+            ExprKind::Block(..)
+                | ExprKind::If { .. }
+                | ExprKind::Match { .. }
+                | ExprKind::Loop { .. }
+                | ExprKind::While { .. }
+                | ExprKind::For { .. }
+        );
+        let inner_top = top && statement_like;
+        for child in inner.children() {
+            let found = match child {
+                Child::Expr(child) => expr(child, inner_top),
+                Child::Block(block) => statements(block, !inner_top),
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+    statements(block, false)
 }
