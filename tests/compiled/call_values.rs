@@ -603,9 +603,10 @@ fn a_pattern_bound_to_a_call_whose_argument_was_bound_again() {
 /// A call indexed where a statement reads it, beside what does not stop
 /// the statement before it: a `vec!` of its arguments, a compound
 /// assignment, an `if` value in the same expression. Bound before the
-/// statement, it compiles; one after an `if` whose arm can `return` is
-/// left in place (the statement may stop before the call), and keeps the
-/// tape.
+/// statement, it compiles. One after an `if` whose arm can `return` is
+/// left in place by the first binding (the statement may stop before the
+/// call); once the `if` value is a `let` of its own before the statement
+/// (`chains`), the call is bound after it, and compiles too.
 // `vec!` on purpose: the macro in the call's arguments is under test.
 #[allow(clippy::useless_vec)]
 #[differentiable]
@@ -645,9 +646,29 @@ fn beside_blocks_by_hand(x: f64, y: f64) -> (f64, [f64; 2]) {
 #[test]
 fn a_call_beside_a_vec_a_compound_assignment_and_an_if_value_compiles() {
     assert_eq!(beside_blocks_grad_path(), GradientPath::Compiled);
-    let GradientPath::Tape { .. } = after_a_returning_arm_grad_path() else {
-        panic!("a call after an arm that can return was bound before it");
-    };
+    assert_eq!(after_a_returning_arm_grad_path(), GradientPath::Compiled);
+    // x y σ(x − y) (softmax([y, x])[1] = σ(x − y)), or y where x > 5
+    // returns first.
+    for (x, y) in [(0.7, -0.4), (6.0, 0.5), (-1.1, 0.6)] {
+        let got = agree(
+            "after_a_returning_arm",
+            after_a_returning_arm_grad(x, y),
+            after_a_returning_arm_grad_tape(x, y),
+        );
+        let (value, gradient) = if x > 5.0 {
+            (y, [0.0, 1.0])
+        } else {
+            let s = 1.0 / (1.0 + (y - x).exp());
+            let ds = s * (1.0 - s);
+            (x * y * s, [y * s + x * y * ds, x * s - x * y * ds])
+        };
+        assert_agree("after_a_returning_arm", &[got.value], &[value]);
+        assert_agree(
+            "after_a_returning_arm",
+            &[got.gradient.0, got.gradient.1],
+            &gradient,
+        );
+    }
     for (x, y) in [(0.7, -0.4), (-1.1, 0.6)] {
         let got = compiled(|stack| beside_blocks_adjoint(stack, x, y));
         agree(

@@ -852,3 +852,59 @@ fn an_enumerated_layer_and_a_closure_over_layers_call_their_methods() {
     }
     assert!(stack.run_check(x).unwrap().passed());
 }
+
+/// A model's loss over a batch as a chain whose closure indexes a
+/// vector-valued method's value in place (`xs.iter().zip(ys).map(|(x, y)|
+/// (self.out(x)[0] - y).powi(2)).sum()`): kept the tape, since the call
+/// was bound by a `let` before the chain was read as a loop. The loop's
+/// body is now bound again.
+#[derive(Clone, Debug, Parameters)]
+struct Scorer {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[differentiable]
+impl Scorer {
+    fn out(&self, x: &[f64]) -> Vec<f64> {
+        let s = self.w.iter().zip(x).map(|(w, v)| w * v).sum::<f64>() + self.b;
+        vec![s.tanh(), self.b * s]
+    }
+
+    fn batch(&self, #[constant] xs: &[Vec<f64>], #[constant] ys: &[f64]) -> f64 {
+        xs.iter()
+            .zip(ys)
+            .map(|(x, y)| (self.out(x)[0] - y).powi(2) + self.out(x)[1])
+            .sum::<f64>()
+    }
+}
+
+#[test]
+fn a_batch_loss_indexing_a_methods_vector_in_a_closure_is_compiled() {
+    let m = Scorer {
+        w: vec![0.3, -0.5],
+        b: 0.1,
+    };
+    let xs = vec![vec![1.0, 2.0], vec![-0.5, 0.3], vec![0.7, -1.1]];
+    let ys = vec![0.2, -0.4, 0.9];
+    assert_eq!(m.batch_grad_path(), autodiff::GradientPath::Compiled);
+    let got = m.batch_grad(&xs, &ys).expect("finite");
+    let tape = m.batch_grad_tape(&xs, &ys).expect("finite");
+    // By hand: s = w·x + b, loss term (tanh s − y)² + b s.
+    let (mut gw, mut gb) = (vec![0.0; 2], 0.0);
+    for (x, y) in xs.iter().zip(&ys) {
+        let s = m.w[0] * x[0] + m.w[1] * x[1] + m.b;
+        let t = s.tanh();
+        let ds = 2.0 * (t - y) * (1.0 - t * t) + m.b;
+        gw[0] += ds * x[0];
+        gw[1] += ds * x[1];
+        gb += ds + s;
+    }
+    for g in [&got.gradient, &tape.gradient] {
+        assert_agree(
+            "batch",
+            &[g.w.clone(), vec![g.b]].concat(),
+            &[gw.clone(), vec![gb]].concat(),
+        );
+    }
+}

@@ -152,6 +152,14 @@ pub fn items_with(
     // A chain may leave a pattern `let` of its own (`let (_, best) =
     // (max_by_index, &max_by_item);`): split too.
     let lowered = lowered.map(|item| patterns::split(&item).unwrap_or(item));
+    // A closure's body read into its chain's loop may index a vector
+    // call's value in place (`xs.iter().map(|x| self.out(x)[0]).sum()`):
+    // bound by a `let` first, as the body's own were (`call_values`).
+    let lowered = lowered.map(|item| {
+        let macros = crate::lower::MacroBodies::default();
+        let model = crate::lower::function(&item, &macros);
+        call_values::bind(&model).unwrap_or(item)
+    });
     // A closure's body read into its chain's loop may bind a name it
     // reads (`map(|v| { let v = v.sin(); v * v })`, `fold(0.0, |t, v| {
     // let v = ..; .. })`): renamed as the body's own were (`shadows`).
