@@ -2138,29 +2138,9 @@ impl Gen {
                 let layers = 1 + self.rng.below(3);
                 // The file's vector helper when it returns a `Vec` of
                 // numbers: a call assigned to the reassigned `Vec`.
-                let call = match self.vector.clone() {
-                    Some((helper, 3))
-                        if matches!(self.vector_takes, Takes::Numbers)
-                            && !self.helpers.is_empty()
-                            && self.rng.chance(50) =>
-                    {
-                        self.tag("layer loop: h = vh(..) after");
-                        Some(helper)
-                    }
-                    _ => None,
-                };
+                let call = self.layer_loop_helper(50, "layer loop: h = vh(..) after");
                 // Or the `Vec` the loop assigns whole starts as its value.
-                let first = match self.vector.clone() {
-                    Some((helper, 3))
-                        if matches!(self.vector_takes, Takes::Numbers)
-                            && !self.helpers.is_empty()
-                            && self.rng.chance(40) =>
-                    {
-                        self.tag("layer loop: let mut h = vh(..) first");
-                        Some(helper)
-                    }
-                    _ => None,
-                };
+                let first = self.layer_loop_helper(40, "layer loop: let mut h = vh(..) first");
                 self.declare(&names[6], Kind::Scalar, false);
                 out.push(Stmt::LayerLoop(Box::new(LayerLoop {
                     names,
@@ -2893,6 +2873,23 @@ impl Gen {
         let value = self.fresh("t");
         out.push(Stmt::Let(value.clone(), Expr::Call(name, vec![arg])));
         self.declare(&value, Kind::Scalar, false);
+    }
+
+    /// The file's vector helper, with the given chance, where it returns a
+    /// `Vec` of 3 numbers from numbers: what a layer loop's `Vec` is
+    /// assigned (see `LayerLoop`).
+    fn layer_loop_helper(&mut self, percent: usize, tag: &'static str) -> Option<String> {
+        match self.vector.clone() {
+            Some((helper, 3))
+                if matches!(self.vector_takes, Takes::Numbers)
+                    && !self.helpers.is_empty()
+                    && self.rng.chance(percent) =>
+            {
+                self.tag(tag);
+                Some(helper)
+            }
+            _ => None,
+        }
     }
 
     /// `let at = |k: usize| (x[k] * a).tanh() * x[(k + 1) % n];` of a

@@ -90,10 +90,30 @@ pub enum Entry<'a> {
     Split(&'a Ident, bool),
 }
 
-impl Entry<'_> {
+impl<'a> Entry<'a> {
     /// Whether the parameters are a caller's intermediate values.
     fn intermediates(self) -> bool {
         !matches!(self, Entry::Inputs)
+    }
+
+    /// A split entry returning `output` instead, where it was renamed.
+    fn renamed(self, output: Option<&'a Ident>) -> Entry<'a> {
+        match (self, output) {
+            (Entry::Split(_, seeded), Some(output)) => Entry::Split(output, seeded),
+            _ => self,
+        }
+    }
+}
+
+/// What a split adjoint's output binding is called at the end of the
+/// `renamed` body (`let out = ..; let out = f(out); out`), if renamed.
+fn renamed_output(entry: Entry<'_>, renamed: Option<&shadows::Renamed>) -> Option<Ident> {
+    match (entry, renamed) {
+        (Entry::Split(output, _), Some(renamed)) => Some(Ident::new(
+            &renamed.at_end(&output.to_string()),
+            output.span(),
+        )),
+        _ => None,
     }
 }
 
@@ -119,17 +139,8 @@ pub fn items_with(
     let function = renamed_model.as_ref().unwrap_or(function);
     // A split adjoint returns its output binding by the name it has at
     // the end of the renamed body (`let out = ..; let out = f(out); out`).
-    let output_renamed = match (entry, &renamed) {
-        (Entry::Split(output, _), Some(renamed)) => Some(Ident::new(
-            &renamed.at_end(&output.to_string()),
-            output.span(),
-        )),
-        _ => None,
-    };
-    let entry = match (entry, &output_renamed) {
-        (Entry::Split(_, seeded), Some(output)) => Entry::Split(output, seeded),
-        _ => entry,
-    };
+    let output_renamed = renamed_output(entry, renamed.as_ref());
+    let entry = entry.renamed(output_renamed.as_ref());
     // The body with the vector-valued calls it reads in place (indexes,
     // destructures) bound by `let`s first (see `call_values`).
     let bound = call_values::bind(function);
@@ -170,17 +181,8 @@ pub fn items_with(
             .then(|| shadows::rename(item))
             .flatten()
     });
-    let output_renamed_again = match (entry, &renamed_again) {
-        (Entry::Split(output, _), Some(renamed)) => Some(Ident::new(
-            &renamed.at_end(&output.to_string()),
-            output.span(),
-        )),
-        _ => None,
-    };
-    let entry = match (entry, &output_renamed_again) {
-        (Entry::Split(_, seeded), Some(output)) => Entry::Split(output, seeded),
-        _ => entry,
-    };
+    let output_renamed_again = renamed_output(entry, renamed_again.as_ref());
+    let entry = entry.renamed(output_renamed_again.as_ref());
     let lowered = match renamed_again {
         Some(renamed) => Some(renamed.item),
         None => lowered,
