@@ -643,7 +643,9 @@ pub(super) fn hides_in_an_operand(block: &Block) -> Option<Unsupported> {
                         if let Some(found) = expr(init, true) {
                             return Some(found);
                         }
-                        read_so_far.extend(init.source.to_token_stream());
+                        if operand {
+                            read_so_far.extend(init.source.to_token_stream());
+                        }
                     }
                     let reads = |name: &String| crate::text::mentions(read_so_far.clone(), name);
                     if operand && pat.names.iter().any(reads) {
@@ -658,7 +660,9 @@ pub(super) fn hides_in_an_operand(block: &Block) -> Option<Unsupported> {
                     if let Some(found) = expr(inner, true) {
                         return Some(found);
                     }
-                    read_so_far.extend(inner.source.to_token_stream());
+                    if operand {
+                        read_so_far.extend(inner.source.to_token_stream());
+                    }
                 }
                 Stmt::Item(_) => {}
             }
