@@ -141,7 +141,8 @@ enum Expr {
     /// the mean `a.iter().sum::<f64>() / a.len() as f64` (3), a sum
     /// numbered from the end, `a.iter().rev().enumerate()` (6), `map` then
     /// `fold` naming their items alike (7), a fold into a pair (8), a
-    /// `map` closure binding its item again (9).
+    /// `map` closure binding its item again (9), the file's vector helper
+    /// of two numbers indexed in a `map` closure, `b` its name (10).
     Reduce(usize, String, String, f64),
 }
 
@@ -567,6 +568,16 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             }
             (9, Dialect::Dual) => format!(
                 "{a}.iter().map(|t| {{ let t = t.sin(); t * t }}).fold(D::c(-0.0), |s, t| s + t)"
+            ),
+            // The file's vector helper (named by `b`) indexed in the
+            // closure.
+            (10, Dialect::Plain) => format!(
+                "{a}.iter().map(|t| {b}(*t, {})[1]).sum::<f64>()",
+                r(&Expr::Lit(*k))
+            ),
+            (10, Dialect::Dual) => format!(
+                "{a}.iter().map(|t| {b}(*t, {})[1]).fold(D::c(-0.0), |s, v| s + v)",
+                r(&Expr::Lit(*k))
             ),
             // A fold into a pair.
             (8, _) => {
@@ -2877,7 +2888,7 @@ impl Gen {
 
     /// The file's vector helper, with the given chance, where it returns a
     /// `Vec` of 3 numbers from numbers: what a layer loop's `Vec` is
-    /// assigned (see `LayerLoop`).
+    /// assigned (see `LayerLoop`), or a `map` closure indexes.
     fn layer_loop_helper(&mut self, percent: usize, tag: &'static str) -> Option<String> {
         match self.vector.clone() {
             Some((helper, 3))
@@ -3022,12 +3033,17 @@ impl Gen {
                 self.tag("iterator reduction");
                 let (a, _) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
-                Some(Expr::Reduce(
-                    self.rng.below(10),
-                    a,
-                    b,
-                    self.rng.value(-1.0, 1.0),
-                ))
+                let how = self.rng.below(11);
+                // The file's vector helper of two numbers indexed in the
+                // `map`'s closure (its name in place of the second list).
+                if how == 10 {
+                    if let Some(helper) =
+                        self.layer_loop_helper(100, "vector call indexed in a map closure")
+                    {
+                        return Some(Expr::Reduce(10, a, helper, self.rng.value(-1.0, 1.0)));
+                    }
+                }
+                Some(Expr::Reduce(how % 10, a, b, self.rng.value(-1.0, 1.0)))
             }
             _ => {
                 self.tag("Option of an element");
