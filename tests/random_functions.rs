@@ -142,7 +142,8 @@ enum Expr {
     /// numbered from the end, `a.iter().rev().enumerate()` (6), `map` then
     /// `fold` naming their items alike (7), a fold into a pair (8), a
     /// `map` closure binding its item again (9), the file's vector helper
-    /// of two numbers indexed in a `map` closure, `b` its name (10).
+    /// of two numbers indexed in a `map` closure, `b` its name (10), two
+    /// `map`s in a row (11).
     Reduce(usize, String, String, f64),
 }
 
@@ -568,6 +569,15 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             }
             (9, Dialect::Dual) => format!(
                 "{a}.iter().map(|t| {{ let t = t.sin(); t * t }}).fold(D::c(-0.0), |s, t| s + t)"
+            ),
+            // Two `map`s in a row naming their items alike.
+            (11, Dialect::Plain) => format!(
+                "{a}.iter().map(|t| t * {}).map(|t| t.sin()).sum::<f64>()",
+                r(&Expr::Lit(*k))
+            ),
+            (11, Dialect::Dual) => format!(
+                "{a}.iter().map(|t| *t * {}).map(|t| t.sin()).fold(D::c(-0.0), |s, v| s + v)",
+                r(&Expr::Lit(*k))
             ),
             // The file's vector helper (named by `b`) indexed in the
             // closure.
@@ -3033,7 +3043,7 @@ impl Gen {
                 self.tag("iterator reduction");
                 let (a, _) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
-                let how = self.rng.below(11);
+                let how = self.rng.below(12);
                 // The file's vector helper of two numbers indexed in the
                 // `map`'s closure (its name in place of the second list).
                 if how == 10 {
@@ -3043,7 +3053,9 @@ impl Gen {
                         return Some(Expr::Reduce(10, a, helper, self.rng.value(-1.0, 1.0)));
                     }
                 }
-                Some(Expr::Reduce(how % 10, a, b, self.rng.value(-1.0, 1.0)))
+                // (10 without a helper: two maps.)
+                let how = if how == 10 { 11 } else { how };
+                Some(Expr::Reduce(how, a, b, self.rng.value(-1.0, 1.0)))
             }
             _ => {
                 self.tag("Option of an element");

@@ -709,3 +709,39 @@ fn a_fold_after_a_map_naming_its_item_alike_and_tuple_folds_are_right() {
         assert_agree("folds_alike", &grad.gradient, &want);
     }
 }
+
+/// Two `map`s in a row, the second naming its item as the first did
+/// (`x.iter().map(|v| v * 2.0).map(|v| v.sin()).sum()`), before a `sum`
+/// and a `fold`: one closure, the second bound to the first's value (and
+/// renamed where it hides it). It kept the tape.
+#[differentiable]
+fn two_maps(x: &[f64]) -> f64 {
+    let s = x.iter().map(|v| v * 2.0).map(|v| v.sin()).sum::<f64>();
+    s + x
+        .iter()
+        .map(|v| v.cos())
+        .map(|w| w * w)
+        .fold(0.5, |acc, v| acc * 0.9 + v)
+}
+
+fn two_maps_dual(x: &[crate::oracle::Dual]) -> crate::oracle::Dual {
+    use crate::oracle::Dual;
+    let mut s = Dual::constant(0.0);
+    let mut acc = Dual::constant(0.5);
+    for &v in x {
+        s = s + (v * 2.0).sin();
+        let c = v.cos();
+        acc = acc * 0.9 + c * c;
+    }
+    s + acc
+}
+
+#[test]
+fn two_maps_in_a_row_are_one_loop() {
+    assert_eq!(two_maps_grad_path(), autodiff::GradientPath::Compiled);
+    for x in [vec![0.3, -1.2, 0.8, 2.0], vec![0.5, 0.25, -0.5]] {
+        let grad = agree("two_maps", two_maps_grad(&x), two_maps_grad_tape(&x));
+        let want = crate::oracle::dual_gradient(&x, two_maps_dual);
+        assert_agree("two_maps", &grad.gradient, &want);
+    }
+}

@@ -419,11 +419,22 @@ pub(super) fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> O
         return None;
     };
     let [pat] = closure_inputs(closure)?;
+    // `.map(|v| a).map(|w| b)`: one closure over the first map's source,
+    // `w` bound to `a` (a `let` the renaming then gives a name of its own
+    // where it hides one `a` reads, see `adjoint::items_with`).
+    let (source, pat, body) = match map_of(&map.receiver) {
+        Some((source, inner_pat, inner_body)) => {
+            let body = &closure.body;
+            let fused = syn::parse2(quote!({ let #pat = #inner_body; #body })).ok()?;
+            (source, inner_pat, fused)
+        }
+        None => ((*map.receiver).clone(), pat, (*closure.body).clone()),
+    };
     Some(Chain {
         filter: None,
-        source: (*map.receiver).clone(),
+        source,
         pat,
-        body: (*closure.body).clone(),
+        body,
         reduce,
         span,
         float: false,
