@@ -553,12 +553,7 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 "{a}.iter().skip(1).zip({b}.iter()).fold(D::c(-0.0), |s, (p, q)| s + *p * *q)"
             ),
             // A `map` and a `fold` naming their items alike.
-            (7, Dialect::Plain) => format!(
-                "{a}.iter().map(|t| t.sin()).fold({}, |acc, t| acc * {} + t * t)",
-                r(&Expr::Lit(*k)),
-                r(&Expr::Lit(0.5))
-            ),
-            (7, Dialect::Dual) => format!(
+            (7, _) => format!(
                 "{a}.iter().map(|t| t.sin()).fold({}, |acc, t| acc * {} + t * t)",
                 r(&Expr::Lit(*k)),
                 r(&Expr::Lit(0.5))

@@ -168,28 +168,12 @@ impl Lowering<'_> {
                             _ => return None,
                         };
                         // `.map(|v| e).fold(init, |acc, w| body)`: one loop
-                        // over the map's source, `w` bound to `e`. Where
-                        // `e` reads a name `w`'s pattern binds (`.map(|v|
-                        // v.sin()).fold(0.0, |t, v| t + v * v)`), those
-                        // are renamed in the fold's pattern and body, so
-                        // that the `let` hides nothing its value reads.
+                        // over the map's source, `w` bound to `e` (a `let`
+                        // the renaming of the lowered body gives a name of
+                        // its own where it hides one `e` reads, see
+                        // `adjoint::items_with`).
                         let (source, pat, body) = match map_of(&call.receiver) {
                             Some((source, map_pat, map_body)) => {
-                                let mut read = HashSet::new();
-                                collect(map_body.to_token_stream(), &mut read);
-                                let mut bound = HashSet::new();
-                                collect(pat.to_token_stream(), &mut bound);
-                                let (mut pat, mut body) =
-                                    (pat.to_token_stream(), body.to_token_stream());
-                                let mut idents = self.idents.clone();
-                                for name in bound.iter().filter(|name| read.contains(*name)) {
-                                    if name == "mut" || name == "ref" {
-                                        continue;
-                                    }
-                                    let fresh = fresh_ident(&mut idents, name);
-                                    pat = rename(pat, name, &fresh)?;
-                                    body = rename(body, name, &fresh)?;
-                                }
                                 let body =
                                     syn::parse2(quote!({ let #pat = #map_body; #body })).ok()?;
                                 (source, map_pat, body)
