@@ -93,8 +93,14 @@ fn neuron_tape<'tape>(
             __ad::add(
                 __ad::add(
                     __ad::max(
-                        __ad::relu(z, __ad::at("relu(z)", 5)),
-                        __ad::sigmoid(z, __ad::at("sigmoid(z)", 5)),
+                        {
+                            __ad::Autodiffs(::autodiff::relu).named(relu);
+                            __ad::relu(z, __ad::at("relu(z)", 5))
+                        },
+                        {
+                            __ad::Autodiffs(::autodiff::sigmoid).named(sigmoid);
+                            __ad::sigmoid(z, __ad::at("sigmoid(z)", 5))
+                        },
                         __ad::at("relu(z).max(sigmoid(z))", 5),
                     ),
                     __ad::call(

@@ -57,8 +57,14 @@ impl Emitter<'_> {
                 if self.outlined && *func == "abs" {
                     return self.outlined_call(func, (operand, receiver), &[], at, span);
                 }
+                let own = self.autodiffs_own(expr, func);
                 let func = Ident::new(func, span);
-                quote_spanned!(span=> __ad::#func(#operand, #at))
+                let call = quote_spanned!(span=> __ad::#func(#operand, #at));
+                if own.is_empty() {
+                    call
+                } else {
+                    quote_spanned!(span=> { #own #call })
+                }
             }
             ExprKind::Powi {
                 base,
@@ -128,6 +134,35 @@ impl Emitter<'_> {
                 quote_spanned!(span=> #target = __ad::#func(#target, #operand, #at))
             }
             _ => expr.source.to_token_stream(),
+        }
+    }
+
+    /// Where `expr` names a facade function as the body resolves it
+    /// (`relu(x)`, `x.relu()`), the check that the name is autodiff's
+    /// function (`__private::Autodiffs`): a function of the student's
+    /// own under that name is a compile error, not autodiff's derivative
+    /// beside the student's value.
+    fn autodiffs_own(&self, expr: &Expr, func: &str) -> TokenStream {
+        let facade = crate::vocabulary::facade_function(func);
+        match (expr.source, facade) {
+            (Source::Expr(syn::Expr::Call(call)), Some(_)) => match &*call.func {
+                syn::Expr::Path(path) if path.qself.is_none() && path.path.segments.len() == 1 => {
+                    let name = &path.path;
+                    let own = Ident::new(func, Span::call_site());
+                    quote_spanned!(name.span()=> __ad::Autodiffs(::autodiff::#own).named(#name);)
+                }
+                _ => TokenStream::new(),
+            },
+            (Source::Expr(syn::Expr::MethodCall(call)), Some(_))
+                if crate::vocabulary::activation_method(&call.method.to_string()).is_some() =>
+            {
+                let method = &call.method;
+                quote_spanned!(method.span()=>
+                    __ad::Autodiffs(<f64 as ::autodiff::prelude::Activations>::#method)
+                        .named(<f64>::#method);
+                )
+            }
+            _ => TokenStream::new(),
         }
     }
 
