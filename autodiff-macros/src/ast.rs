@@ -184,6 +184,9 @@ pub enum Reason {
     CallOfExpression,
     /// A call with generic arguments or a qualified self type.
     CallWithGenerics,
+    /// A call by a bare name that a `use` inside the body may import
+    /// (`Some(path)` for a glob's): which function it is cannot be seen.
+    ImportedCallee(String, Option<String>),
     /// A macro other than `vec!`, by its path.
     Macro(String),
     /// `vec![...]` whose body does not parse.

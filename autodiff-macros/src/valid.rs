@@ -67,6 +67,12 @@ fn message(reason: &Reason) -> String {
         Reason::CallOfExpression => {
             "only named functions can be called in a #[differentiable] function".to_owned()
         }
+        Reason::ImportedCallee(name, None) => format!(
+            "`{name}` is imported by a `use` inside the body, where #[differentiable] cannot see which function it is (it would take another `{name}` of the module for it): call it by its path, or import it at the top of the module"
+        ),
+        Reason::ImportedCallee(name, Some(glob)) => format!(
+            "`{name}` may come from `use {glob}::*` inside the body, where #[differentiable] cannot see which function it is (it would take another `{name}` of the module for it): call it by its path, or move the `use` to the top of the module"
+        ),
         Reason::CallWithGenerics => {
             "call #[differentiable] functions by plain path, without generic arguments".to_owned()
         }

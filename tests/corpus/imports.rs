@@ -121,3 +121,24 @@ fn a_helper_with_thirteen_parameters() -> TestResult {
     }
     Ok(())
 }
+
+#[differentiable]
+fn imports_from_std_inside(x: f64, n: usize) -> f64 {
+    use std::cmp::max;
+    use std::f64::consts::*;
+    x * x * max(n, 2) as f64 * PI + cube(x)
+}
+
+#[test]
+fn a_body_may_import_from_the_standard_library() -> TestResult {
+    // The body's own `use` of `std` names: `max` is std's, `cube` the
+    // module's annotated helper (a `use` of a non-std `cube` inside the
+    // body is refused: ui-tests/callee-imported-inside-the-body.rs).
+    for (x, n) in [(-1.5, 1), (0.5, 3)] {
+        let got = imports_from_std_inside_grad(x, n)?;
+        assert_eq!(got.value, imports_from_std_inside(x, n));
+        let k = n.max(2) as f64 * std::f64::consts::PI;
+        assert_close(got.gradient, 2.0 * x * k + 3.0 * x * x, CLOSED);
+    }
+    Ok(())
+}

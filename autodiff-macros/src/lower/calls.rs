@@ -290,6 +290,11 @@ impl<'a> Lower<'a> {
         {
             return self.invalid(&call.func, Reason::CallWithGenerics);
         }
+        if segments.len() == 1 {
+            if let Some(glob) = self.imports.import_of(last) {
+                return self.invalid(&call.func, Reason::ImportedCallee(last.to_owned(), glob));
+            }
+        }
         ExprKind::Call {
             func: &func.path,
             args: self.exprs(args),

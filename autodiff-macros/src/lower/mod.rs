@@ -14,6 +14,7 @@
 
 mod calls;
 mod expressions;
+mod imports;
 pub(crate) mod params;
 mod statements;
 
@@ -43,6 +44,7 @@ pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {
         next_id: Cell::new(0),
         closures: RefCell::new(Vec::new()),
         texts: text::Memo::default(),
+        imports: imports::Imports::of(&item.block),
     };
     let params = lower.params(item);
     let body = lower.block(&item.block);
@@ -88,6 +90,8 @@ struct Lower<'a> {
     closures: RefCell<Vec<String>>,
     /// Labels' texts and first spans, each node's reused by its parent.
     texts: text::Memo,
+    /// The names `use` items inside the body import.
+    imports: imports::Imports,
 }
 
 impl<'a> Lower<'a> {
