@@ -269,6 +269,26 @@ macro_rules! integer_binary {
             #[inline]
             fn rem(self, rhs: $int, _: Label) -> $int { self % rhs }
         }
+        // `i % 2` of a closure's `&usize` (`filter(|(i, _)| i % 2 == 0)`
+        // over `enumerate()`), as Rust's own `%` takes it.
+        #[diagnostic::do_not_recommend]
+        impl Remainder<$int> for &$int {
+            type Output = $int;
+            #[inline]
+            fn rem(self, rhs: $int, _: Label) -> $int { *self % rhs }
+        }
+        #[diagnostic::do_not_recommend]
+        impl Remainder<&$int> for $int {
+            type Output = $int;
+            #[inline]
+            fn rem(self, rhs: &$int, _: Label) -> $int { self % *rhs }
+        }
+        #[diagnostic::do_not_recommend]
+        impl Remainder<&$int> for &$int {
+            type Output = $int;
+            #[inline]
+            fn rem(self, rhs: &$int, _: Label) -> $int { *self % *rhs }
+        }
         impl Max<$int> for $int {
             type Output = $int;
             #[inline]

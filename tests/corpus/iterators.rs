@@ -471,3 +471,25 @@ fn collect_typed_on_the_let() -> TestResult {
     assert_all_close(&compiled.gradient, &want, CLOSED);
     Ok(())
 }
+
+#[differentiable]
+fn even_indices_squared(x: &[f64]) -> f64 {
+    x.iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(_, v)| v * v)
+        .sum::<f64>()
+}
+
+#[test]
+fn a_filter_on_the_index_takes_its_remainder() -> TestResult {
+    // `i` is a `&usize` in the filter's pattern: `i % 2` is Rust's own.
+    let x = [0.7, -0.3, 1.2, 0.4, 0.9];
+    let got = even_indices_squared_grad(&x)?;
+    assert_eq!(got.value, even_indices_squared(&x));
+    let want = [1.4, 0.0, 2.4, 0.0, 1.8];
+    assert_all_close(&got.gradient, &want, CLOSED);
+    let taped = even_indices_squared_grad_tape(&x)?;
+    assert_all_close(&taped.gradient, &want, CLOSED);
+    Ok(())
+}
