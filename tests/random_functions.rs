@@ -3006,7 +3006,15 @@ impl Gen {
             0 if !self.closures.is_empty() => {
                 self.tag("closure call");
                 let name = self.closures[self.rng.below(self.closures.len())].clone();
-                Some(Expr::Call(name, vec![self.closure_argument(d)]))
+                // Now and then a plain argument: the closure's parameter,
+                // tracked through its other calls, takes a lifted one.
+                let argument = if self.rng.chance(25) {
+                    self.tag("closure call with a plain argument");
+                    Expr::Lit(self.rng.value(-1.5, 1.5))
+                } else {
+                    self.closure_argument(d)
+                };
+                Some(Expr::Call(name, vec![argument]))
             }
             _ if lists.is_empty() => None,
             1 => {

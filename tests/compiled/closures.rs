@@ -774,3 +774,47 @@ fn a_closure_reading_a_tracked_capture_gives_tracked_values() {
         );
     }
 }
+
+/// A closure called with a tracked value and with a plain one (`g(x[i])`
+/// and `g(0.5)`, `sq(1.5, 2)`): its parameter takes a `Scalar` on the
+/// tape, where a plain argument is lifted and the call's value, plain in
+/// the plain twin, is its primal. It did not build (`expected Scalar,
+/// found floating-point number`).
+#[differentiable]
+fn closure_on_both(x: &[f64]) -> f64 {
+    let g = |u: f64| u * 3.0 + u.sin();
+    let sq = |a: f64, k: usize| a * a * k as f64;
+    let mut s = sq(1.5, 2);
+    for i in 0..x.len() {
+        s += sq(x[i], i) + g(0.5) * g(x[i]);
+    }
+    let c: f64 = g(2.0);
+    s * c
+}
+
+fn closure_on_both_dual(x: &[Dual]) -> Dual {
+    let g = |u: Dual| u * 3.0 + u.sin();
+    let sq = |a: Dual, k: usize| a * a * k as f64;
+    let mut s = sq(Dual::constant(1.5), 2);
+    for i in 0..x.len() {
+        s = s + sq(x[i], i) + g(Dual::constant(0.5)) * g(x[i]);
+    }
+    s * g(Dual::constant(2.0))
+}
+
+#[test]
+fn a_closure_called_with_tracked_and_plain_values_builds_and_agrees() {
+    for x in [[0.7, -1.2, 0.4], [-0.3, 1.5, 2.0]] {
+        let grad = agree(
+            "closure_on_both",
+            closure_on_both_grad(&x),
+            closure_on_both_grad_tape(&x),
+        );
+        assert_eq!(grad.value, closure_on_both(&x));
+        assert_agree(
+            "closure_on_both",
+            &grad.gradient,
+            &dual_gradient(&x, closure_on_both_dual),
+        );
+    }
+}

@@ -63,7 +63,16 @@ impl Emitter<'_> {
                 } else {
                     Mode::Value
                 };
-                let args = args.iter().map(|arg| self.expr(arg, arg_mode));
+                // A closure's parameter that may hold a tracked value is a
+                // `Scalar`: a plain argument there is lifted.
+                let lifted = self.lifted_parameters(func);
+                let args = args.iter().enumerate().map(|(position, arg)| {
+                    if lifted.get(position).copied().unwrap_or(false) {
+                        self.expr(arg, Mode::Lift)
+                    } else {
+                        self.expr(arg, arg_mode)
+                    }
+                });
                 quote!(#func(#(#args),*))
             }
             ExprKind::Range { start, limits, end } => {

@@ -94,6 +94,11 @@ pub(super) struct Emitter<'f> {
     /// binding: that label is `__ad::bound`, which logs the binding's probe
     /// while recording, in place of a `__probe!` after the statement.
     bound: std::cell::Cell<Option<*const ()>>,
+    /// For each closure a `let` binds so far, whether each of its
+    /// parameters may hold a tracked value: a call's plain argument there
+    /// is lifted (`g(x) + g(2.0)` with `let g = |u: f64| ..`), since the
+    /// closure's parameter is then typed `Scalar`.
+    closures: std::cell::RefCell<std::collections::HashMap<String, Vec<bool>>>,
 }
 
 /// Generated code in a recording twin's body whose lints the twin allows.
@@ -119,6 +124,7 @@ impl<'f> Emitter<'f> {
             raised: std::cell::Cell::new(Raised::default()),
             shaped: false,
             bound: std::cell::Cell::new(None),
+            closures: std::cell::RefCell::default(),
         }
     }
 
@@ -198,6 +204,7 @@ impl<'f> Emitter<'f> {
 
     /// The function body: statements, then the value as a `Scalar`.
     pub(super) fn body(&self, block: &Block) -> TokenStream {
+        self.note_closures(block);
         let (stmts, tail) = block.split_tail();
         let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
         let tail = tail.map(|tail| self.output(tail));
@@ -282,7 +289,29 @@ impl<'f> Emitter<'f> {
         })
     }
 
+    /// Notes the closures `block`'s own `let`s bind (see `closures`),
+    /// before any of its statements or its tail is emitted.
+    fn note_closures(&self, block: &Block) {
+        for stmt in &block.stmts {
+            if let Stmt::Let {
+                name: Some(name),
+                init: Some(init),
+                ..
+            } = stmt
+            {
+                if let ExprKind::Closure { inputs, .. } = &init.kind {
+                    let tracked = inputs
+                        .iter()
+                        .map(|input| input.names.iter().any(|n| self.flow.is_tracked(n)))
+                        .collect();
+                    self.closures.borrow_mut().insert(name.clone(), tracked);
+                }
+            }
+        }
+    }
+
     fn block(&self, block: &Block, mode: Mode) -> TokenStream {
+        self.note_closures(block);
         let (stmts, tail) = block.split_tail();
         let stmts = stmts.iter().map(|stmt| self.stmt(stmt));
         // A block that ends in `#[cfg(..)] { .. }` keeps the attribute, as
@@ -542,6 +571,37 @@ impl<'f> Emitter<'f> {
         }
     }
 
+    /// `g(2.0)` of `let g = |u: f64| ..` whose `u` another call makes
+    /// tracked (`g(x)`): the closure takes a `Scalar` there, so the plain
+    /// argument is lifted, and the value, plain in the plain twin, is the
+    /// result's primal.
+    fn plain_call_of_lifted_closure(&self, expr: &Expr) -> Option<TokenStream> {
+        let ExprKind::Construct { func, args } = &expr.kind else {
+            return None;
+        };
+        let lifted = self.lifted_parameters(func);
+        if !lifted.iter().any(|&tracked| tracked) {
+            return None;
+        }
+        let args = args.iter().enumerate().map(|(position, arg)| {
+            if lifted.get(position).copied().unwrap_or(false) {
+                self.lifted(arg)
+            } else {
+                arg.source.to_token_stream()
+            }
+        });
+        Some(quote_spanned!(expr.span=> __ad::primal(#func(#(#args),*))))
+    }
+
+    /// Of a call's callee, a closure a `let` bound: which parameters may
+    /// hold a tracked value (see `closures`); empty for anything else.
+    fn lifted_parameters(&self, func: &syn::ExprPath) -> Vec<bool> {
+        func.path
+            .get_ident()
+            .and_then(|ident| self.closures.borrow().get(&ident.to_string()).cloned())
+            .unwrap_or_default()
+    }
+
     fn touches(&self, expr: &Expr) -> bool {
         self.flow.touches(expr)
     }
@@ -551,6 +611,9 @@ impl<'f> Emitter<'f> {
             return self.lifted(expr);
         }
         if !self.touches(expr) {
+            if let Some(call) = self.plain_call_of_lifted_closure(expr) {
+                return call;
+            }
             return expr.source.to_token_stream();
         }
         // One method per family of nodes, so that recursion through a deep
