@@ -693,12 +693,87 @@ fn compiled_hvp_through_branches_breaks_and_returns_matches_the_tape(
 }
 
 #[test]
-fn a_body_with_calls_keeps_the_tape_hvp_and_the_same_numbers() -> Result<(), ScalarAutodiffError> {
-    // `mixed` calls another annotated function: its f_hvp is the tape's.
+fn a_body_with_calls_runs_the_callees_dual_sweeps() -> Result<(), ScalarAutodiffError> {
+    // `mixed` calls `smooth_part`, another annotated function: its f_hvp
+    // runs the callee's dual sweep through the dual pair, and agrees with
+    // the tape and with central differences of f_grad, on each exit.
+    for (w, s, steps) in [
+        (vec![0.3, -0.8], 0.9, 4),
+        (vec![0.7, 0.4], 1.7, 9),
+        (vec![-0.2, 0.5], 0.4, 3),
+    ] {
+        let (dw, ds) = (vec![0.1, 0.2], 0.3);
+        let result = compiled_once(|| mixed_hvp(&w, s, steps, (dw.clone(), ds)))?;
+        let tape = mixed_hvp_tape(&w, s, steps, (dw.clone(), ds))?;
+        let flat = |v: &(Vec<f64>, f64)| {
+            let mut out = v.0.clone();
+            out.push(v.1);
+            out
+        };
+        assert_all_close_named(
+            &flat(&result.hvp),
+            &flat(&tape.hvp),
+            1e-12,
+            "mixed: compiled vs tape",
+        );
+        let first = mixed_grad(&w, s, steps)?;
+        assert_eq!(result.value, first.value);
+        assert_all_close_named(
+            &flat(&result.gradient),
+            &flat(&first.gradient),
+            1e-13,
+            "mixed: gradient",
+        );
+        let grad_at = |t: f64| {
+            let moved: Vec<f64> = w.iter().zip(&dw).map(|(w, d)| w + t * d).collect();
+            flat(&mixed_grad(&moved, s + t * ds, steps).unwrap().gradient)
+        };
+        let differences = along(grad_at, 1e-6);
+        assert_all_close_named(
+            &flat(&result.hvp),
+            &differences,
+            1e-5,
+            "mixed: central differences",
+        );
+    }
+    Ok(())
+}
+
+/// A helper without a dual sweep (it builds a `Vec`): a caller's dual
+/// sweep fails at the call, and its f_hvp reruns the tape.
+#[differentiable]
+fn exp_pair(v: &[f64]) -> f64 {
+    let e: Vec<f64> = v.iter().map(|t| t.exp()).collect();
+    e[0] * e[1]
+}
+
+#[differentiable]
+fn calls_exp_pair(w: &[f64], s: f64) -> f64 {
+    s * s * exp_pair(w) + w[0] * s
+}
+
+#[test]
+fn a_callee_without_a_dual_sweep_sends_the_callers_hvp_to_the_tape(
+) -> Result<(), ScalarAutodiffError> {
+    let (w, s) = (vec![0.3, -0.6], 1.2);
+    let direction = (vec![0.4, 0.1], -0.5);
     let before = autodiff::__adjoint::compiled_hvps();
-    let result = mixed_hvp(&[0.3, -0.8], 0.9, 4, (vec![0.1, 0.2], 0.3))?;
-    assert_eq!(autodiff::__adjoint::compiled_hvps(), before);
-    assert!(result.value.is_finite());
+    let result = calls_exp_pair_hvp(&w, s, direction.clone())?;
+    assert_eq!(
+        autodiff::__adjoint::compiled_hvps(),
+        before,
+        "reran the tape"
+    );
+    let tape = calls_exp_pair_hvp_tape(&w, s, direction.clone())?;
+    assert_eq!(result.hvp, tape.hvp);
+    // Closed form: f = s² e^(w0 + w1) + w0 s.
+    let e = (w[0] + w[1]).exp();
+    let (v0, v1, vs) = (direction.0[0], direction.0[1], direction.1);
+    let hw = s * s * e * (v0 + v1) + (2.0 * s * e + 1.0) * vs;
+    let hw1 = s * s * e * (v0 + v1) + 2.0 * s * e * vs;
+    let hs = (2.0 * s * e + 1.0) * v0 + 2.0 * s * e * v1 + 2.0 * e * vs;
+    assert_all_close_named(&result.hvp.0, &[hw, hw1], 1e-12, "exp_pair: H·v (w)");
+    assert!(close(result.hvp.1, hs, 1e-12), "exp_pair: H·v (s)");
     Ok(())
 }
 

@@ -215,6 +215,29 @@ impl neuron {
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
     }
+    #[doc(hidden)]
+    #[inline]
+    fn __forward_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        args: ::core::option::Option<
+            (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual),
+        >,
+    ) -> ::autodiff::Dual {
+        let _ = args;
+        stack.failed()
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __reverse_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        value_bar: ::autodiff::Dual,
+        bars: ::core::option::Option<
+            (&mut ::autodiff::Dual, &mut ::autodiff::Dual, &mut ::autodiff::Dual),
+        >,
+    ) {
+        let _ = (value_bar, bars);
+        stack.fail();
+    }
 }
 /// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter.
 ///

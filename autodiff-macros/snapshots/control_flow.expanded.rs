@@ -100,6 +100,34 @@ impl series {
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
+    #[doc(hidden)]
+    #[inline]
+    pub fn __forward_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        args: ::core::option::Option<(::autodiff::Dual, f64, usize)>,
+    ) -> ::autodiff::Dual {
+        let ::core::option::Option::Some((x, scale, n)) = args else {
+            return stack.failed();
+        };
+        ::autodiff::__adjoint::forwarded_dual(
+            series_adjoint_dual(stack, x, scale, n),
+            stack,
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    pub fn __reverse_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        value_bar: ::autodiff::Dual,
+        bars: ::core::option::Option<
+            (&mut ::autodiff::Dual, &mut dyn ::core::any::Any, &mut dyn ::core::any::Any),
+        >,
+    ) {
+        let ::core::option::Option::Some((x_bar, _, _)) = bars else {
+            return stack.fail();
+        };
+        ::autodiff::__adjoint::DualSpread::pop_scaled(x_bar, stack, value_bar);
+    }
     #[inline(always)]
     pub fn argument_2<T: ::autodiff::__private::ConstantArgument<f64>>(
         &self,

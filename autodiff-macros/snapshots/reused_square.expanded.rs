@@ -63,6 +63,29 @@ impl loss {
         };
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
+    #[doc(hidden)]
+    #[inline]
+    fn __forward_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        args: ::core::option::Option<(::autodiff::Dual,)>,
+    ) -> ::autodiff::Dual {
+        let ::core::option::Option::Some((x,)) = args else {
+            return stack.failed();
+        };
+        ::autodiff::__adjoint::forwarded_dual(loss_adjoint_dual(stack, x), stack)
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __reverse_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        value_bar: ::autodiff::Dual,
+        bars: ::core::option::Option<(&mut ::autodiff::Dual,)>,
+    ) {
+        let ::core::option::Option::Some((x_bar,)) = bars else {
+            return stack.fail();
+        };
+        ::autodiff::__adjoint::DualSpread::pop_scaled(x_bar, stack, value_bar);
+    }
 }
 /// The value of [`loss`] and its exact gradient with respect to every differentiable parameter.
 ///

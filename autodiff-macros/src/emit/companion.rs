@@ -118,14 +118,15 @@ impl Signature {
 }
 
 /// `struct f {}` and `impl f { fn __tape(..) fn __forward(..) fn
-/// __reverse(..) }`: `__tape` forwards to the recording twin `f_tape`
-/// (public, so a function of its own), the other two are the adjoint's
-/// `pair`.
+/// __reverse(..) .. }`: `__tape` forwards to the recording twin `f_tape`
+/// (public, so a function of its own), the next two are the adjoint's
+/// `pair`, then `dual_pair`'s `__forward_dual` and `__reverse_dual`.
 pub fn item(
     name: &Ident,
     vis: &syn::Visibility,
     tape: &Signature,
     pair: &[Sibling; 2],
+    dual_pair: TokenStream,
     checks: &[usize],
 ) -> TokenStream {
     let [forward, reverse] = pair;
@@ -150,6 +151,7 @@ pub fn item(
         #[allow(dead_code, clippy::too_many_arguments)]
         impl #name {
             #(#methods)*
+            #dual_pair
             #(#checks)*
         }
     }

@@ -38,6 +38,7 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
             &function.item.vis,
             &tape_signature,
             &pair,
+            adjoint::dual_pair(function, &names, false),
             &companion::constant_checks(function),
         );
         let transforms = shaped::transforms(function, &names);
@@ -50,6 +51,7 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
         &function.item.vis,
         &tape_signature,
         &pair,
+        adjoint::dual_pair(function, &names, dual),
         &companion::constant_checks(function),
     );
     let check = check::items(function, &names);

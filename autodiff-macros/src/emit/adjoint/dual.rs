@@ -252,9 +252,19 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
                 || matches!(iter.source, Source::Expr(source) if number_items(source, an))
         }
         ExprKind::Break { value, .. } => value.is_none(),
+        // A call of an annotated free function read as a number: the
+        // callee's dual pair (`dual_pair`), which fails the sweep where
+        // the callee has no dual sweep of its own.
+        ExprKind::Call { func, args } => {
+            matches!(
+                crate::emit::Callee::of(func),
+                crate::emit::Callee::Free { .. }
+            ) && !an.vector_calls.contains(&expr.id)
+                && args.len() <= 12
+                && args.iter().all(|arg| call_arg_ok(arg, an))
+        }
         ExprKind::Ternary { .. }
         | ExprKind::Sum { .. }
-        | ExprKind::Call { .. }
         | ExprKind::Construct { .. }
         | ExprKind::Closure { .. }
         | ExprKind::Dbg { .. }
@@ -262,6 +272,57 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
         | ExprKind::Let { .. }
         | ExprKind::Match { .. }
         | ExprKind::Invalid => false,
+    }
+}
+
+/// Whether `arg`, an argument of a call of an annotated function, has a
+/// dual type the callee's parameter has in a program that compiles: a
+/// tracked number (a `Dual`), a tracked parameter's place (`x`, `&x`,
+/// `w[j]`: duals shaped as the callee's parameter is), or an untracked
+/// number or integer. Not an untracked vector, which the callee may take
+/// as a differentiable parameter (duals) or a constant one (`f64`s).
+fn call_arg_ok(arg: &Expr, an: &Analysis) -> bool {
+    if carries(arg, &an.active) {
+        let place = match &arg.kind {
+            ExprKind::Reference {
+                mutability: None,
+                expr,
+            } => expr,
+            _ => arg,
+        };
+        let rooted = crate::flow::root(place)
+            .is_some_and(|name| matches!(an.dims.get(&name), Some(Some(1..))));
+        let indices_plain = !place.any_expr(&|e| match &e.kind {
+            ExprKind::Index { index, .. } => carries(index, &an.active),
+            _ => false,
+        });
+        return number_ok(arg, an)
+            || (rooted
+                && indices_plain
+                && matches!(
+                    place.kind,
+                    ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Paren(_)
+                ));
+    }
+    plain_number(arg, an)
+}
+
+/// An untracked number or integer: a literal, a name not holding a
+/// vector, arithmetic and casts of these, an item of a vector.
+fn plain_number(expr: &Expr, an: &Analysis) -> bool {
+    match &expr.kind {
+        ExprKind::Lit(_) | ExprKind::NegLit(_) => true,
+        ExprKind::Path(path) => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| matches!(an.dims.get(&ident.to_string()), None | Some(Some(0)))),
+        ExprKind::Paren(inner) | ExprKind::Neg { operand: inner, .. } => plain_number(inner, an),
+        ExprKind::Cast { expr: inner, .. } => plain_number(inner, an),
+        ExprKind::Binary { lhs, rhs, .. } => plain_number(lhs, an) && plain_number(rhs, an),
+        ExprKind::Index { .. } | ExprKind::Field { .. } => {
+            super::analysis::dims_of(expr, &an.dims) == Some(0)
+        }
+        _ => false,
     }
 }
 

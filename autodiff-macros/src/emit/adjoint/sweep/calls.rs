@@ -59,6 +59,15 @@ impl<'m> Sweep<'m> {
         args: &[Expr],
         seed: &Seed,
     ) -> R<()> {
+        if self.dual {
+            // The dual pair reads no argument again: a callee whose reverse
+            // would (a vector's, one lent a model) keeps `f_hvp` on the tape.
+            if seed.whole || seed.unread || self.lends_a_model(None, args) {
+                return unsupported("a vector-valued call on dual numbers", expr);
+            }
+            let reverse = sibling(&self.stand_ins, func, "reverse_dual");
+            return self.rev_invoke(reverse, None, args, seed);
+        }
         let reverse = sibling(&self.stand_ins, func, "reverse");
         self.vector_call_replayed(expr, None, args, seed)?;
         self.rev_invoke(reverse, None, args, seed)
@@ -225,10 +234,13 @@ impl<'m> Sweep<'m> {
                 }
                 // Else its adjoint takes its part of the gradient and drops
                 // it: shaped by the argument, or a number's.
-                if available {
+                if available && self.dual {
+                    bars.push(quote!(&mut #adjoint::dual_zero(&(#src))));
+                } else if available {
                     bars.push(quote!(&mut #adjoint::zero(&(#src))));
                 } else if self.scalar(arg) {
-                    bars.push(quote!(&mut 0.0));
+                    let zero = self.zero();
+                    bars.push(quote!(&mut #zero));
                 } else {
                     return unsupported(
                         "a call whose argument changes before the reverse sweep",
@@ -260,7 +272,9 @@ impl<'m> Sweep<'m> {
                 // like it (a number's, or zeros like a vector the reverse
                 // can evaluate again, `v.clone()`), then reversed into it.
                 let zero = if self.scalar(arg) {
-                    quote!(0.0)
+                    self.zero()
+                } else if available && !self.effects(arg) && self.dual {
+                    quote!(#adjoint::dual_zero(&(#src)))
                 } else if available && !self.effects(arg) {
                     quote!(#adjoint::zero(&(#src)))
                 } else {
@@ -296,10 +310,16 @@ impl<'m> Sweep<'m> {
             quote!(::core::option::Option::None)
         };
         let unused = (unused != 0).then(|| quote!(#stack.unused_args(#unused);));
-        self.cx.rev.push(quote! {
-            #unused
-            #reverse(#stack, #args, #value_bar, #adjoint::args((#(#bars,)*)));
-        });
+        if self.dual {
+            self.cx.rev.push(quote! {
+                #reverse(#stack, #value_bar, #adjoint::args((#(#bars,)*)));
+            });
+        } else {
+            self.cx.rev.push(quote! {
+                #unused
+                #reverse(#stack, #args, #value_bar, #adjoint::args((#(#bars,)*)));
+            });
+        }
         for (arg, name, whole) in after.into_iter().rev() {
             let seed = Seed {
                 whole,

@@ -740,10 +740,15 @@ fn sibling(stand_ins: &crate::emit::StandIns, func: &syn::Path, suffix: &str) ->
     let method = format_ident!("__{}", suffix);
     stand_ins.lookup(&name, &scope, &method, || {
         let not = quote!(::core::option::Option<::autodiff::__adjoint::NotDifferentiable>);
-        let signature = if suffix == "forward" {
-            quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not) -> f64)
-        } else {
-            quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not, _: f64, _: #not))
+        let (stack, dual) = (
+            quote!(&mut ::autodiff::__adjoint::DualStack),
+            quote!(::autodiff::Dual),
+        );
+        let signature = match suffix {
+            "forward" => quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not) -> f64),
+            "forward_dual" => quote!((_: #stack, _: #not) -> #dual),
+            "reverse_dual" => quote!((_: #stack, _: #dual, _: #not)),
+            _ => quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not, _: f64, _: #not)),
         };
         quote!(pub fn #method #signature { loop {} })
     })

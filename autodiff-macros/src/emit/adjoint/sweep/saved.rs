@@ -467,6 +467,14 @@ impl<'m> Sweep<'m> {
             // No derivative flows through the call, so no reverse will pop
             // what its forward would push: the plain function.
             (ExprKind::Call { .. }, _) if !self.active(expr) => expr.source.to_token_stream(),
+            // On duals, the callee's dual pair (`dual_pair`), whose value is
+            // a dual number (`dual::takes` admits only calls read as one).
+            (ExprKind::Call { func, args }, _) if self.dual => {
+                let forward = sibling(&self.stand_ins, func, "forward_dual");
+                let args = self.fwd_args(args)?;
+                let (stack, adjoint) = (&self.stack, &self.adjoint);
+                quote!(#forward(#stack, #adjoint::args((#(#args,)*))))
+            }
             (ExprKind::Call { func, args }, _) => {
                 let forward = sibling(&self.stand_ins, func, "forward");
                 let args = self.fwd_args(args)?;

@@ -1,0 +1,265 @@
+//! Calls between dual sweeps: `f_hvp` of a function that calls another
+//! annotated one runs the callee's own dual sweep, as `f_grad` runs its
+//! compiled adjoint. The convention is the `f64` pair's (`forwarded`,
+//! `Spread`) on dual numbers: the callee's forward runs its whole dual
+//! adjoint on the caller's [`DualStack`] and pushes the gradient (primal
+//! parts ∇g, tangent parts H_g·v), the reverse pops it scaled by the
+//! caller's dual `value_bar`, which is the product rule of forward over
+//! reverse. A callee without a dual sweep has a forward that fails the
+//! caller's sweep, and `f_hvp` reruns the tape.
+
+use super::{Arg, DualStack};
+use crate::ValueAndGradient;
+use autodiff_core::Dual;
+
+/// A plain number passed where a callee's dual sweep takes a tracked one
+/// (`f_hvp` of `g(x) + g(2.0)`): a dual with tangent 0.
+impl Arg<Dual> for f64 {
+    #[inline(always)]
+    fn arg(self) -> Dual {
+        Dual::constant(self)
+    }
+}
+
+/// A value of another kind or shape than the callee's parameter, on dual
+/// numbers: the plain twin's mismatched types, or a tracked value given to
+/// a `#[constant]` parameter (the recording twin's error), so these never
+/// run in a crate that compiles. They keep the dual sweep from adding an
+/// error of its own to the student's one.
+macro_rules! mistaken_on_duals {
+    ($([$($g:tt)*] $from:ty => $to:ty = |$v:ident| $value:expr;)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<$($g)*> Arg<$to> for $from {
+            #[inline(always)]
+            fn arg(self) -> $to {
+                let $v = self;
+                $value
+            }
+        }
+    )*};
+}
+
+mistaken_on_duals! {
+    [] Dual => f64 = |v| v.value;
+    [] Dual => f32 = |v| v.value as f32;
+    [] Dual => i32 = |v| { let _ = v; 0 };
+    [] Dual => i64 = |v| { let _ = v; 0 };
+    [] Dual => usize = |v| { let _ = v; 0 };
+    [] Dual => u32 = |v| { let _ = v; 0 };
+    [] Dual => bool = |v| { let _ = v; false };
+    [] i32 => Dual = |v| Dual::constant(f64::from(v));
+    [] i64 => Dual = |v| { let _ = v; Dual::constant(f64::NAN) };
+    [] usize => Dual = |v| { let _ = v; Dual::constant(f64::NAN) };
+    [] u32 => Dual = |v| Dual::constant(f64::from(v));
+    [] bool => Dual = |v| { let _ = v; Dual::constant(f64::NAN) };
+    [] f32 => Dual = |v| Dual::constant(f64::from(v));
+    ['a] &'a [Dual] => &'a [f64] = |v| { let _ = v; &[] };
+    [] Vec<Dual> => Vec<f64> = |v| { drop(v); Vec::new() };
+    [const N: usize] [Dual; N] => [f64; N] = |v| { let _ = v; [f64::NAN; N] };
+    ['a] Dual => &'a [Dual] = |v| { let _ = v; &[] };
+    ['a] f64 => &'a [Dual] = |v| { let _ = v; &[] };
+    [const N: usize] Dual => [Dual; N] = |v| [v; N];
+    [const N: usize] f64 => [Dual; N] = |v| [Dual::constant(v); N];
+    [] Dual => Vec<Dual> = |v| vec![v];
+    [] f64 => Vec<Dual> = |v| vec![Dual::constant(v)];
+    [const N: usize] [Dual; N] => Dual = |v| { let _ = v; Dual::constant(f64::NAN) };
+    [] Vec<Dual> => Dual = |v| { drop(v); Dual::constant(f64::NAN) };
+    ['a] &'a [Dual] => Dual = |v| { let _ = v; Dual::constant(f64::NAN) };
+    [const N: usize] Vec<Dual> => [Dual; N] = |v| { drop(v); [Dual::constant(f64::NAN); N] };
+    [const N: usize] [Dual; N] => Vec<Dual> = |v| v.to_vec();
+    ['a, const N: usize] &'a mut Dual => &'a mut [Dual; N] = |v| { let _ = v; Box::leak(Box::new([Dual::constant(0.0); N])) };
+    ['a] &'a mut Dual => &'a mut Vec<Dual> = |v| { let _ = v; Box::leak(Box::default()) };
+    ['a] &'a mut Dual => &'a mut [Dual] = |v| std::slice::from_mut(v);
+    ['a, const N: usize] &'a mut [Dual; N] => &'a mut Dual = |v| { let _ = v; Box::leak(Box::new(Dual::constant(0.0))) };
+    ['a] &'a mut Vec<Dual> => &'a mut Dual = |v| { let _ = v; Box::leak(Box::new(Dual::constant(0.0))) };
+    ['a, const N: usize] &'a mut Vec<Dual> => &'a mut [Dual; N] = |v| { let _ = v; Box::leak(Box::new([Dual::constant(0.0); N])) };
+    ['a, const N: usize] &'a mut [Dual; N] => &'a mut Vec<Dual> = |v| { let _ = v; Box::leak(Box::default()) };
+}
+
+/// A gradient on dual numbers, pushed by a callee's forward and added,
+/// scaled, into the caller's adjoints by its reverse: [`super::Spread`]
+/// on duals.
+pub trait DualSpread {
+    /// Pushes every component, in order.
+    fn push_all(&self, stack: &mut DualStack);
+    /// Pops every component (last first) and adds `scale ×` it to `self`.
+    fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual);
+}
+
+impl DualSpread for Dual {
+    #[inline]
+    fn push_all(&self, stack: &mut DualStack) {
+        stack.push(*self);
+    }
+    #[inline]
+    fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual) {
+        *self += scale * stack.pop();
+    }
+}
+
+impl<T: DualSpread> DualSpread for [T] {
+    fn push_all(&self, stack: &mut DualStack) {
+        self.iter().for_each(|item| item.push_all(stack));
+    }
+    fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual) {
+        self.iter_mut()
+            .rev()
+            .for_each(|item| item.pop_scaled(stack, scale));
+    }
+}
+
+impl<T: DualSpread, const N: usize> DualSpread for [T; N] {
+    fn push_all(&self, stack: &mut DualStack) {
+        self.as_slice().push_all(stack);
+    }
+    fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual) {
+        self.as_mut_slice().pop_scaled(stack, scale);
+    }
+}
+
+impl<T: DualSpread> DualSpread for Vec<T> {
+    fn push_all(&self, stack: &mut DualStack) {
+        self.as_slice().push_all(stack);
+    }
+    fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual) {
+        self.as_mut_slice().pop_scaled(stack, scale);
+    }
+}
+
+/// A whole gradient: one component per differentiable parameter, pushed in
+/// order and popped last first.
+macro_rules! dual_spread_tuple {
+    ($($t:ident $i:tt),*) => {
+        impl<$($t: DualSpread),*> DualSpread for ($($t,)*) {
+            #[inline]
+            fn push_all(&self, _stack: &mut DualStack) {
+                $(self.$i.push_all(_stack);)*
+            }
+            #[inline]
+            fn pop_scaled(&mut self, _stack: &mut DualStack, _scale: Dual) {
+                dual_spread_tuple!(@pop self _stack _scale [] $($i)*);
+            }
+        }
+    };
+    (@pop $self:ident $stack:ident $scale:ident [$($done:tt)*]) => {
+        $($self.$done.pop_scaled($stack, $scale);)*
+    };
+    (@pop $self:ident $stack:ident $scale:ident [$($done:tt)*] $first:tt $($rest:tt)*) => {
+        dual_spread_tuple!(@pop $self $stack $scale [$first $($done)*] $($rest)*)
+    };
+}
+
+dual_spread_tuple!(A 0);
+dual_spread_tuple!(A 0, B 1);
+dual_spread_tuple!(A 0, B 1, C 2);
+dual_spread_tuple!(A 0, B 1, C 2, D 3);
+dual_spread_tuple!(A 0, B 1, C 2, D 3, E 4);
+dual_spread_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+/// What a callee's dual forward returns to the caller's dual sweep: the
+/// value, with the gradient pushed for the reverse; `None` (the callee's
+/// sweep met a value that is not finite) fails the caller's sweep.
+///
+/// ```
+/// use autodiff::__adjoint::{forwarded_dual, DualSpread, DualStack};
+/// use autodiff::{Dual, ValueAndGradient};
+///
+/// let mut stack = DualStack::new();
+/// let gradient = (Dual::new(3.0, 0.5), [Dual::new(4.0, 0.0)]);
+/// let value = forwarded_dual(Some(ValueAndGradient { value: Dual::new(2.0, 1.0), gradient }), &mut stack);
+/// assert_eq!(value.value, 2.0);
+/// let mut bars = (Dual::constant(0.0), [Dual::constant(0.0)]);
+/// bars.pop_scaled(&mut stack, Dual::new(10.0, 1.0));
+/// // (10 + ε)(3 + 0.5ε) = 30 + 8ε
+/// assert_eq!((bars.0.value, bars.0.tangent), (30.0, 8.0));
+/// assert_eq!((bars.1[0].value, bars.1[0].tangent), (40.0, 4.0));
+/// ```
+#[inline(always)]
+pub fn forwarded_dual<G: DualSpread>(
+    result: Option<ValueAndGradient<G, Dual>>,
+    stack: &mut DualStack,
+) -> Dual {
+    match result {
+        Some(result) => {
+            result.gradient.push_all(stack);
+            result.value
+        }
+        None => stack.failed(),
+    }
+}
+
+/// An adjoint for a plain argument of a call on dual numbers, which takes
+/// its part of the callee's gradient and drops it: a number's is a dual
+/// zero, a vector's a `Vec` of them, an integer's (a `#[constant]`
+/// parameter's, which the callee skips) itself.
+pub trait DualZero {
+    /// The adjoint's type.
+    type Zero: 'static;
+    /// Zeros shaped like `self`.
+    fn dual_zero(&self) -> Self::Zero;
+}
+
+impl DualZero for f64 {
+    type Zero = Dual;
+    #[inline]
+    fn dual_zero(&self) -> Dual {
+        Dual::constant(0.0)
+    }
+}
+
+impl DualZero for Dual {
+    type Zero = Dual;
+    #[inline]
+    fn dual_zero(&self) -> Dual {
+        Dual::constant(0.0)
+    }
+}
+
+impl<T: DualZero> DualZero for [T] {
+    type Zero = Vec<T::Zero>;
+    fn dual_zero(&self) -> Vec<T::Zero> {
+        self.iter().map(DualZero::dual_zero).collect()
+    }
+}
+
+impl<T: DualZero> DualZero for Vec<T> {
+    type Zero = Vec<T::Zero>;
+    fn dual_zero(&self) -> Vec<T::Zero> {
+        self.as_slice().dual_zero()
+    }
+}
+
+impl<T: DualZero, const N: usize> DualZero for [T; N] {
+    type Zero = [T::Zero; N];
+    fn dual_zero(&self) -> [T::Zero; N] {
+        std::array::from_fn(|i| self[i].dual_zero())
+    }
+}
+
+impl<T: DualZero + ?Sized> DualZero for &T {
+    type Zero = T::Zero;
+    #[inline]
+    fn dual_zero(&self) -> T::Zero {
+        (**self).dual_zero()
+    }
+}
+
+macro_rules! dual_zero_itself {
+    ($($t:ty)*) => {$(
+        impl DualZero for $t {
+            type Zero = $t;
+            #[inline]
+            fn dual_zero(&self) -> $t {
+                *self
+            }
+        }
+    )*};
+}
+
+dual_zero_itself!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+
+/// [`DualZero::dual_zero`] as a function, for generated code.
+#[inline(always)]
+pub fn dual_zero<T: DualZero + ?Sized>(value: &T) -> T::Zero {
+    value.dual_zero()
+}
