@@ -1180,3 +1180,37 @@ fn compiled_second_order_through_iterator_chains_matches_the_tape_and_central_di
     ));
     Ok(())
 }
+
+/// `relu(z)` and `sigmoid(z)` in path form: the dual sweep takes them
+/// (imported over the prelude's inside `f_adjoint_dual`).
+#[differentiable]
+fn activated(w: &[f64], #[constant] x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        let z = w[i] * x[i] + 0.1;
+        s += relu(z) * sigmoid(z * w[i]) + sigmoid(0.5);
+    }
+    s * s
+}
+
+#[test]
+fn relu_and_sigmoid_as_functions_run_compiled_and_agree() -> Result<(), ScalarAutodiffError> {
+    let x = [0.9, -1.3, 0.4];
+    for w in [[0.7, 0.5, -1.1], [-0.4, -0.9, 0.8]] {
+        let v = vec![0.3, -0.2, 0.6];
+        let result = compiled_once(|| activated_hvp(&w, &x, v.clone()))?;
+        let tape = activated_hvp_tape(&w, &x, v.clone())?;
+        assert_all_close_named(&result.hvp, &tape.hvp, 1e-12, "activated: compiled vs tape");
+        let grad_at = |t: f64| {
+            let moved: Vec<f64> = w.iter().zip(&v).map(|(w, v)| w + t * v).collect();
+            activated_grad(&moved, &x).unwrap().gradient
+        };
+        assert_all_close_named(
+            &result.hvp,
+            &along(grad_at, 1e-6),
+            1e-5,
+            "activated: central differences",
+        );
+    }
+    Ok(())
+}

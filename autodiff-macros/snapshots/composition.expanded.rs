@@ -223,8 +223,10 @@ impl neuron {
             (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual),
         >,
     ) -> ::autodiff::Dual {
-        let _ = args;
-        stack.failed()
+        let ::core::option::Option::Some((w, x, b)) = args else {
+            return stack.failed();
+        };
+        ::autodiff::__adjoint::forwarded_dual(neuron_adjoint_dual(stack, w, x, b), stack)
     }
     #[doc(hidden)]
     #[inline]
@@ -235,8 +237,12 @@ impl neuron {
             (&mut ::autodiff::Dual, &mut ::autodiff::Dual, &mut ::autodiff::Dual),
         >,
     ) {
-        let _ = (value_bar, bars);
-        stack.fail();
+        let ::core::option::Option::Some((w_bar, x_bar, b_bar)) = bars else {
+            return stack.fail();
+        };
+        ::autodiff::__adjoint::DualSpread::pop_scaled(b_bar, stack, value_bar);
+        ::autodiff::__adjoint::DualSpread::pop_scaled(x_bar, stack, value_bar);
+        ::autodiff::__adjoint::DualSpread::pop_scaled(w_bar, stack, value_bar);
     }
 }
 /// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter.
@@ -410,6 +416,121 @@ fn neuron_adjoint(
         })
 }
 #[doc(hidden)]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    unused_doc_comments,
+    unreachable_code,
+    non_snake_case,
+    unused_imports,
+    dead_code,
+    non_camel_case_types,
+    unreachable_pub,
+    clippy::all,
+    clippy::pedantic
+)]
+#[inline]
+fn neuron_adjoint_dual(
+    stack: &mut ::autodiff::__adjoint::DualStack,
+    w: ::autodiff::Dual,
+    x: ::autodiff::Dual,
+    b: ::autodiff::Dual,
+) -> ::core::option::Option<
+    ::autodiff::ValueAndGradient<
+        (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual),
+        ::autodiff::Dual,
+    >,
+> {
+    use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+    mod not_differentiable {
+        pub struct affine {}
+        impl affine {
+            pub fn __reverse_dual(
+                _: &mut ::autodiff::__adjoint::DualStack,
+                _: ::autodiff::Dual,
+                _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+            ) {
+                loop {}
+            }
+            pub fn __forward_dual(
+                _: &mut ::autodiff::__adjoint::DualStack,
+                _: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
+            ) -> ::autodiff::Dual {
+                loop {}
+            }
+        }
+    }
+    use not_differentiable::*;
+    let affine_value = ({
+        use self::*;
+        affine::__forward_dual
+    })(stack, ::autodiff::__adjoint::args((w, x, b)));
+    let value = affine_value;
+    let z = ::autodiff::__adjoint::dual(value);
+    let z_relu = relu(z);
+    let z_sigmoid = sigmoid(z);
+    let affine_value_2 = ({
+        use self::*;
+        affine::__forward_dual
+    })(stack, ::autodiff::__adjoint::args((2.0, x, 1.0)));
+    stack.observe_operand_of(z, ::autodiff::ScalarOperation::Relu);
+    stack.observe_operand_of(z, ::autodiff::ScalarOperation::Sigmoid);
+    stack.observe_infinite(z_relu);
+    stack.observe_infinite(z_sigmoid);
+    let value = ::autodiff::__adjoint::dual(
+        z_relu.max(z_sigmoid) + affine_value_2 + affine(2.0, 3.0, 1.0),
+    );
+    let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(value);
+    if !stack.reverses() {
+        stack.observe(value);
+        return stack
+            .finite()
+            .then_some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: (
+                    ::autodiff::__adjoint::zero(&w),
+                    ::autodiff::__adjoint::zero(&x),
+                    ::autodiff::__adjoint::zero(&b),
+                ),
+            });
+    }
+    let mut w_bar = ::autodiff::__adjoint::zero(&w);
+    let mut x_bar = ::autodiff::__adjoint::zero(&x);
+    let mut b_bar = ::autodiff::__adjoint::zero(&b);
+    let value_bar = ::autodiff::Dual::constant(1.0);
+    let mut z_bar = ::autodiff::__adjoint::zero(&z);
+    ({
+        use self::*;
+        affine::__reverse_dual
+    })(
+        stack,
+        value_bar,
+        ::autodiff::__adjoint::args((
+            &mut ::autodiff::__adjoint::dual_zero(&(2.0)),
+            &mut x_bar,
+            &mut ::autodiff::__adjoint::dual_zero(&(1.0)),
+        )),
+    );
+    let partials = ::autodiff::__adjoint::dual_rules::max_partials(z_relu, z_sigmoid);
+    let z_sigmoid_bar = value_bar * partials.1;
+    z_bar += z_sigmoid_bar * ::autodiff::__adjoint::dual_rules::sigmoid_partial(z);
+    let z_relu_bar = value_bar * partials.0;
+    z_bar += z_relu_bar * ::autodiff::__adjoint::dual_rules::relu_partial(z);
+    ({
+        use self::*;
+        affine::__reverse_dual
+    })(stack, z_bar, ::autodiff::__adjoint::args((&mut w_bar, &mut x_bar, &mut b_bar)));
+    stack.observe(value);
+    stack
+        .finite()
+        .then_some(::autodiff::ValueAndGradient {
+            value: value,
+            gradient: (w_bar, x_bar, b_bar),
+        })
+}
+#[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 fn neuron_grad_tape_on(
     tape: &mut ::autodiff::Tape,
@@ -502,6 +623,106 @@ fn neuron_jvp(
     b: f64,
     tangent: (f64, f64, f64),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+    if let (
+        ::core::option::Option::Some(lifted_0),
+        ::core::option::Option::Some(lifted_1),
+        ::core::option::Option::Some(lifted_2),
+    ) = (
+        ::autodiff::__adjoint::lift(&w, &tangent.0),
+        ::autodiff::__adjoint::lift(&x, &tangent.1),
+        ::autodiff::__adjoint::lift(&b, &tangent.2),
+    ) {
+        let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
+        if let ::core::option::Option::Some(answer) = neuron_adjoint_dual(
+                stack,
+                lifted_0,
+                lifted_1,
+                lifted_2,
+            )
+            .and_then(::autodiff::__private::compiled_jvp)
+        {
+            return ::core::result::Result::Ok(answer);
+        }
+    }
+    ::autodiff::__private::check_direction((&w, &x, &b), &tangent, &["w", "x", "b"])?;
+    neuron_jvp_tape(w, x, b, tangent)
+}
+/// The value of [`neuron`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn neuron_hvp(
+    w: f64,
+    x: f64,
+    b: f64,
+    direction: (f64, f64, f64),
+) -> ::core::result::Result<
+    ::autodiff::Hvp<(f64, f64, f64)>,
+    ::autodiff::ScalarAutodiffError,
+> {
+    if let (
+        ::core::option::Option::Some(lifted_0),
+        ::core::option::Option::Some(lifted_1),
+        ::core::option::Option::Some(lifted_2),
+    ) = (
+        ::autodiff::__adjoint::lift(&w, &direction.0),
+        ::autodiff::__adjoint::lift(&x, &direction.1),
+        ::autodiff::__adjoint::lift(&b, &direction.2),
+    ) {
+        let stack = &mut ::autodiff::__adjoint::DualStack::new();
+        if let ::core::option::Option::Some(answer) = neuron_adjoint_dual(
+                stack,
+                lifted_0,
+                lifted_1,
+                lifted_2,
+            )
+            .and_then(::autodiff::__private::compiled_hvp)
+        {
+            return ::core::result::Result::Ok(answer);
+        }
+    }
+    ::autodiff::__private::check_direction((&w, &x, &b), &direction, &["w", "x", "b"])?;
+    neuron_hvp_tape(w, x, b, direction)
+}
+/// The dense Hessian of [`neuron`] over its differentiable components, in the order `neuron_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn neuron_hessian(
+    w: f64,
+    x: f64,
+    b: f64,
+) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+    let stack = &mut ::autodiff::__adjoint::DualStack::new();
+    if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
+        (&w, &x, &b),
+        |direction| {
+            let (
+                ::core::option::Option::Some(lifted_0),
+                ::core::option::Option::Some(lifted_1),
+                ::core::option::Option::Some(lifted_2),
+            ) = (
+                ::autodiff::__adjoint::lift(&w, &direction.0),
+                ::autodiff::__adjoint::lift(&x, &direction.1),
+                ::autodiff::__adjoint::lift(&b, &direction.2),
+            ) else {
+                return ::core::option::Option::None;
+            };
+            neuron_adjoint_dual(stack, lifted_0, lifted_1, lifted_2)
+        },
+    ) {
+        return ::core::result::Result::Ok(hessian);
+    }
+    neuron_hessian_tape(w, x, b)
+}
+/// [`neuron_jvp`] on the tape: the body recorded and the engine's passes run over it. `neuron_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
+#[inline]
+#[allow(clippy::too_many_arguments, dead_code)]
+fn neuron_jvp_tape(
+    w: f64,
+    x: f64,
+    b: f64,
+    tangent: (f64, f64, f64),
+) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
     let tape = &mut ::autodiff::__private::second_order_tape();
     ::autodiff::__private::jvp_of(
         neuron_grad_tape_on(tape, w, x, b),
@@ -511,10 +732,11 @@ fn neuron_jvp(
         &["w", "x", "b"],
     )
 }
-/// The value of [`neuron`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+/// [`neuron_hvp`] on the tape: the body recorded and the engine's passes run over it. `neuron_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
 #[inline]
-#[allow(clippy::too_many_arguments)]
-fn neuron_hvp(
+#[allow(clippy::too_many_arguments, dead_code)]
+fn neuron_hvp_tape(
     w: f64,
     x: f64,
     b: f64,
@@ -532,10 +754,11 @@ fn neuron_hvp(
         &["w", "x", "b"],
     )
 }
-/// The dense Hessian of [`neuron`] over its differentiable components, in the order `neuron_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+/// [`neuron_hessian`] on the tape: the body recorded and the engine's passes run over it. `neuron_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+#[doc(hidden)]
 #[inline]
-#[allow(clippy::too_many_arguments)]
-fn neuron_hessian(
+#[allow(clippy::too_many_arguments, dead_code)]
+fn neuron_hessian_tape(
     w: f64,
     x: f64,
     b: f64,

@@ -258,6 +258,56 @@ impl DualStack {
     }
 }
 
+pub mod dual_activations {
+    //! `relu` and `sigmoid` as the dual sweep's body calls them: the
+    //! facade's functions in path form (`relu(x)`), imported over the
+    //! prelude's inside `f_adjoint_dual`, on `f64` and on `Dual` alike.
+
+    use autodiff_core::Dual;
+
+    /// The numbers the activations take in a dual sweep.
+    pub trait Activation: Copy {
+        /// `max(self, 0)`.
+        fn relu_of(self) -> Self;
+        /// `1 / (1 + e^−self)`.
+        fn sigmoid_of(self) -> Self;
+    }
+
+    impl Activation for f64 {
+        #[inline]
+        fn relu_of(self) -> f64 {
+            autodiff_core::relu(self)
+        }
+        #[inline]
+        fn sigmoid_of(self) -> f64 {
+            autodiff_core::sigmoid(self)
+        }
+    }
+
+    impl Activation for Dual {
+        #[inline]
+        fn relu_of(self) -> Dual {
+            self.relu()
+        }
+        #[inline]
+        fn sigmoid_of(self) -> Dual {
+            self.sigmoid()
+        }
+    }
+
+    /// [`crate::relu`] on a plain or a dual number.
+    #[inline]
+    pub fn relu<R: Activation>(x: R) -> R {
+        x.relu_of()
+    }
+
+    /// [`crate::sigmoid`] on a plain or a dual number.
+    #[inline]
+    pub fn sigmoid<R: Activation>(x: R) -> R {
+        x.sigmoid_of()
+    }
+}
+
 pub mod dual_rules {
     //! The derivative rules as the dual sweep calls them: the engine's
     //! (`autodiff_core::rules`), generic over the number type, run on

@@ -19,8 +19,8 @@ pub use calls::{
     args, scalar_of, unread, Arg, Args, Cotangent, NotDifferentiable, Poisoned, ScalarOf, Unread,
 };
 pub use dual::{
-    compiled_hessians, compiled_hvps, compiled_jvps, dual, dual_rules, hessian_compiled,
-    hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split,
+    compiled_hessians, compiled_hvps, compiled_jvps, dual, dual_activations, dual_rules,
+    hessian_compiled, hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split,
 };
 pub use dual_calls::{dual_zero, forwarded_dual, DualSpread, DualZero};
 pub use lend::{give_back, give_back_model, lend, Lent};

@@ -7,13 +7,17 @@
 //! whose tokens type-check on `Dual` beside the `f64`s it reads: arithmetic
 //! and comparisons with constants on either side (`Dual` has the mixed
 //! operators), the table's methods called as methods on a tracked value
-//! (`x.tanh()`, `x.max(0.0)`, `a.powf(b)`), `for` over a range, `while`, `loop`,
+//! (`x.tanh()`, `x.max(0.0)`, `a.powf(b)`) and `relu(x)` and `sigmoid(x)`
+//! (imported over the prelude's), `for` over a range, `while`, `loop`,
 //! `if`, early `return`, and tracked locals that are numbers, among them the
 //! items of a `for` over a row of numbers (`x.iter()`, `&x`, with `zip`,
 //! `enumerate`, `rev`, `copied`, `step_by`, ...: the loops iterator chains
-//! are read as). Anything else (calls, models, vectors built in the body,
-//! rows of rows, macros reading a tracked value, casts of one) keeps
-//! `f_hvp` on the tape, which computes the same numbers. `f_jvp` runs its forward sweep only
+//! are read as), and calls of annotated free functions read as numbers,
+//! through the callee's dual pair (`dual_pair`: its own dual sweep, or a
+//! failure that sends `f_hvp` to the tape). Anything else (methods,
+//! models, vectors built in the body, rows of rows, macros reading a
+//! tracked value, casts of one) keeps `f_hvp` on the tape, which computes
+//! the same numbers. `f_jvp` runs its forward sweep only
 //! ([`forward_only`]), `f_hessian` it once per column.
 
 use std::collections::{HashMap, HashSet};
@@ -198,6 +202,13 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
     // `r.sin()` but printed as written, and `Dual` has no `sin_cos`).
     let method_call = matches!(expr.source,
         Source::Expr(syn::Expr::MethodCall(call)) if call.method != "sin_cos");
+    // `relu(x)`, `sigmoid(x)` by their bare names, which the dual sweep
+    // imports over the prelude's (`__adjoint::dual_activations`).
+    let facade_call = matches!(&expr.kind, ExprKind::Elementary { func, .. }
+        if matches!(*func, "relu" | "sigmoid"))
+        && matches!(expr.source, Source::Expr(syn::Expr::Call(call))
+            if matches!(&*call.func, syn::Expr::Path(path)
+                if path.qself.is_none() && path.path.segments.len() == 1));
     // What a `for` over numbers walks (`x.iter().zip(&y)`): the loop's
     // items are `Dual`s or references to them.
     if matches!(expr.source, Source::Expr(source) if number_items(source, an)) {
@@ -230,7 +241,8 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
                 !tracked(expr) || (method_call && DUAL_PAIRS.contains(name) && tracked(lhs))
             }
         },
-        ExprKind::Elementary { .. } | ExprKind::Powi { .. } => !tracked(expr) || method_call,
+        ExprKind::Elementary { .. } => !tracked(expr) || method_call || facade_call,
+        ExprKind::Powi { .. } => !tracked(expr) || method_call,
         ExprKind::Prefix { op, .. } => matches!(op, syn::UnOp::Not(_)) || !tracked(expr),
         ExprKind::PlainCall { args, .. } => !args.iter().any(tracked),
         ExprKind::Structural { receiver, .. } => is_count(expr) || !tracked(receiver),

@@ -830,6 +830,14 @@ fn fused(
             out_of_line(&sweep, attrs),
         )
     };
+    // `relu(x)` and `sigmoid(x)` as written, on duals: the facade's
+    // functions shadowed by ones that take a `Dual` too (`dual::takes`
+    // admits them in path form by their bare names only).
+    let activations = on_duals.then(|| {
+        quote!(
+            use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+        )
+    });
     let output = if on_duals {
         quote!(::autodiff::ValueAndGradient<#gradient_type, ::autodiff::Dual>)
     } else {
@@ -864,6 +872,7 @@ fn fused(
             #stack: &mut #stack_type,
             #(#params),*
         ) -> ::core::option::Option<#output> {
+            #activations
             #stand_ins
             #sites
             #(#declare_early)*
