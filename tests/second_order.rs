@@ -1214,3 +1214,90 @@ fn relu_and_sigmoid_as_functions_run_compiled_and_agree() -> Result<(), ScalarAu
     }
     Ok(())
 }
+
+/// A layer factored into helpers that take constant data (`x`) beside
+/// tracked rows (`&w1[j]`) and numbers: the dual pair lifts the plain rows
+/// (`__adjoint::Rows`) where the helper's parameter is differentiable.
+#[differentiable]
+fn unit(w: &[f64], b: f64, x: &[f64]) -> f64 {
+    let mut z = b;
+    for i in 0..x.len() {
+        z += w[i] * x[i];
+    }
+    z.tanh()
+}
+
+#[differentiable]
+fn inner(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(p, q)| p * q).sum()
+}
+
+#[differentiable]
+fn factored_layer(
+    w1: &[[f64; 3]],
+    b1: &[f64],
+    w2: &[f64],
+    #[constant] x: &[f64],
+    #[constant] target: f64,
+) -> f64 {
+    let mut y = 0.0;
+    for j in 0..w1.len() {
+        y += w2[j] * unit(&w1[j], b1[j], x);
+    }
+    let error = y - target + 0.1 * inner(w2, x) + inner(x, w2);
+    error * error
+}
+
+#[test]
+fn helpers_given_constant_data_run_compiled_and_agree() -> Result<(), ScalarAutodiffError> {
+    let w1 = vec![[0.3, -0.2, 0.5], [0.1, 0.4, -0.6], [-0.3, 0.2, 0.2]];
+    let (b1, w2) = (vec![0.1, -0.1, 0.05], vec![0.7, -0.4, 0.9]);
+    let x = [0.5, -1.0, 0.3];
+    let direction = (
+        vec![[0.1, 0.0, -0.2], [0.3, 0.1, 0.0], [0.0, -0.1, 0.2]],
+        vec![0.2, 0.1, -0.3],
+        vec![0.05, 0.2, -0.1],
+    );
+    let flat = |p: &(Vec<[f64; 3]>, Vec<f64>, Vec<f64>)| {
+        let mut out: Vec<f64> = p.0.iter().flatten().copied().collect();
+        out.extend(&p.1);
+        out.extend(&p.2);
+        out
+    };
+    let result = compiled_once(|| factored_layer_hvp(&w1, &b1, &w2, &x, 0.3, direction.clone()))?;
+    let tape = factored_layer_hvp_tape(&w1, &b1, &w2, &x, 0.3, direction.clone())?;
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &flat(&tape.hvp),
+        1e-12,
+        "factored: compiled vs tape",
+    );
+    let grad_at = |t: f64| {
+        let moved = (
+            w1.iter()
+                .zip(&direction.0)
+                .map(|(w, d)| std::array::from_fn(|i| w[i] + t * d[i]))
+                .collect::<Vec<[f64; 3]>>(),
+            b1.iter()
+                .zip(&direction.1)
+                .map(|(b, d)| b + t * d)
+                .collect::<Vec<f64>>(),
+            w2.iter()
+                .zip(&direction.2)
+                .map(|(w, d)| w + t * d)
+                .collect::<Vec<f64>>(),
+        );
+        flat(
+            &factored_layer_grad(&moved.0, &moved.1, &moved.2, &x, 0.3)
+                .unwrap()
+                .gradient,
+        )
+    };
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &along(grad_at, 1e-6),
+        1e-5,
+        "factored: central differences",
+    );
+    Ok(())
+}

@@ -92,7 +92,7 @@ impl dot {
     #[inline]
     fn __forward_dual(
         stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<([::autodiff::Dual; 3], &[::autodiff::Dual])>,
+        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
     ) -> ::autodiff::Dual {
         let _ = args;
         stack.failed()
@@ -102,9 +102,7 @@ impl dot {
     fn __reverse_dual(
         stack: &mut ::autodiff::__adjoint::DualStack,
         value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<
-            (&mut [::autodiff::Dual; 3], &mut [::autodiff::Dual]),
-        >,
+        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
     ) {
         let _ = (value_bar, bars);
         stack.fail();

@@ -84,7 +84,7 @@ impl wave {
     #[inline]
     fn __forward_dual(
         stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<(::autodiff::Dual, ::autodiff::Dual)>,
+        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
     ) -> ::autodiff::Dual {
         let _ = args;
         stack.failed()
@@ -94,7 +94,7 @@ impl wave {
     fn __reverse_dual(
         stack: &mut ::autodiff::__adjoint::DualStack,
         value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<(&mut ::autodiff::Dual, &mut ::autodiff::Dual)>,
+        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
     ) {
         let _ = (value_bar, bars);
         stack.fail();

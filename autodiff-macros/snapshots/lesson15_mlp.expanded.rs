@@ -142,14 +142,7 @@ impl mlp_loss {
     #[inline]
     pub fn __forward_dual(
         stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<
-            (
-                [[::autodiff::Dual; 3]; 4],
-                [::autodiff::Dual; 3],
-                [::autodiff::Dual; 4],
-                f64,
-            ),
-        >,
+        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
     ) -> ::autodiff::Dual {
         let _ = args;
         stack.failed()
@@ -159,14 +152,7 @@ impl mlp_loss {
     pub fn __reverse_dual(
         stack: &mut ::autodiff::__adjoint::DualStack,
         value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<
-            (
-                &mut [[::autodiff::Dual; 3]; 4],
-                &mut [::autodiff::Dual; 3],
-                &mut [::autodiff::Dual; 4],
-                &mut dyn ::core::any::Any,
-            ),
-        >,
+        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
     ) {
         let _ = (value_bar, bars);
         stack.fail();

@@ -149,14 +149,7 @@ impl mlp {
     #[inline]
     pub fn __forward_dual(
         stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<
-            (
-                [[::autodiff::Dual; 2]; 3],
-                [::autodiff::Dual; 3],
-                [::autodiff::Dual; 2],
-                f64,
-            ),
-        >,
+        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
     ) -> ::autodiff::Dual {
         let _ = args;
         stack.failed()
@@ -166,14 +159,7 @@ impl mlp {
     pub fn __reverse_dual(
         stack: &mut ::autodiff::__adjoint::DualStack,
         value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<
-            (
-                &mut [[::autodiff::Dual; 2]; 3],
-                &mut [::autodiff::Dual; 3],
-                &mut [::autodiff::Dual; 2],
-                &mut dyn ::core::any::Any,
-            ),
-        >,
+        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
     ) {
         let _ = (value_bar, bars);
         stack.fail();

@@ -21,6 +21,124 @@ impl Arg<Dual> for f64 {
     }
 }
 
+/// A callee's differentiable parameter taken by reference (`&[f64]`,
+/// `&[[f64; N]]`, `&Vec<f64>`), as the dual pair takes it: the caller's
+/// duals (a tracked argument), or its plain numbers (constant data, `dot(w,
+/// x)` of a `#[constant] x`), which [`Rows::duals`] lifts with tangent 0.
+#[derive(Clone, Copy, Debug)]
+pub enum Rows<'a, D: ?Sized, P: ?Sized> {
+    /// A tracked argument's duals.
+    Dual(&'a D),
+    /// A plain argument's numbers.
+    Plain(&'a P),
+}
+
+/// Plain rows lifted to duals with tangent 0, owned.
+pub trait ConstantDuals {
+    /// The owned duals (`Vec<Dual>` for `[f64]`).
+    type Owned;
+    /// `self` as constants.
+    fn constant_duals(&self) -> Self::Owned;
+}
+
+impl ConstantDuals for [f64] {
+    type Owned = Vec<Dual>;
+    fn constant_duals(&self) -> Vec<Dual> {
+        self.iter().map(|&v| Dual::constant(v)).collect()
+    }
+}
+
+impl<const N: usize> ConstantDuals for [[f64; N]] {
+    type Owned = Vec<[Dual; N]>;
+    fn constant_duals(&self) -> Vec<[Dual; N]> {
+        self.iter().map(|row| row.map(Dual::constant)).collect()
+    }
+}
+
+impl ConstantDuals for Vec<f64> {
+    type Owned = Vec<Dual>;
+    fn constant_duals(&self) -> Vec<Dual> {
+        self.as_slice().constant_duals()
+    }
+}
+
+impl<'a, D: ?Sized, P: ConstantDuals + ?Sized> Rows<'a, D, P>
+where
+    P::Owned: std::borrow::Borrow<D>,
+{
+    /// The duals: the argument's own, or `storage`, filled with the plain
+    /// numbers as constants.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Rows;
+    /// use autodiff::Dual;
+    ///
+    /// let plain = [1.0, 2.0];
+    /// let rows: Rows<'_, [Dual], [f64]> = Rows::Plain(&plain);
+    /// let mut storage = None;
+    /// let duals = rows.duals(&mut storage);
+    /// assert_eq!((duals[1].value, duals[1].tangent), (2.0, 0.0));
+    /// ```
+    #[inline]
+    pub fn duals<'s>(self, storage: &'s mut Option<P::Owned>) -> &'s D
+    where
+        'a: 's,
+    {
+        match self {
+            Rows::Dual(duals) => duals,
+            Rows::Plain(plain) => {
+                std::borrow::Borrow::borrow(storage.insert(plain.constant_duals()))
+            }
+        }
+    }
+}
+
+/// The arguments a dual pair's `Rows` parameter takes: a tracked
+/// argument's duals and a plain one's numbers, as a slice, a `Vec` or an
+/// array by reference (as the plain call coerces them).
+macro_rules! rows_args {
+    ($([$($g:tt)*] $from:ty => $d:ty, $p:ty, $variant:ident |$v:ident| $value:expr;)*) => {$(
+        impl<'a, $($g)*> Arg<Rows<'a, $d, $p>> for $from {
+            #[inline(always)]
+            fn arg(self) -> Rows<'a, $d, $p> {
+                let $v = self;
+                Rows::$variant($value)
+            }
+        }
+    )*};
+}
+
+rows_args! {
+    [] &'a [Dual] => [Dual], [f64], Dual |v| v;
+    [] &'a Vec<Dual> => [Dual], [f64], Dual |v| v.as_slice();
+    [const N: usize] &'a [Dual; N] => [Dual], [f64], Dual |v| v.as_slice();
+    [] &'a [f64] => [Dual], [f64], Plain |v| v;
+    [] &'a Vec<f64> => [Dual], [f64], Plain |v| v.as_slice();
+    [const N: usize] &'a [f64; N] => [Dual], [f64], Plain |v| v.as_slice();
+    [const N: usize] &'a [[Dual; N]] => [[Dual; N]], [[f64; N]], Dual |v| v;
+    [const N: usize] &'a Vec<[Dual; N]> => [[Dual; N]], [[f64; N]], Dual |v| v.as_slice();
+    [const N: usize] &'a [[f64; N]] => [[Dual; N]], [[f64; N]], Plain |v| v;
+    [const N: usize] &'a Vec<[f64; N]> => [[Dual; N]], [[f64; N]], Plain |v| v.as_slice();
+    [] &'a Vec<Dual> => Vec<Dual>, Vec<f64>, Dual |v| v;
+    [] &'a Vec<f64> => Vec<Dual>, Vec<f64>, Plain |v| v;
+}
+
+/// A plain array or `Vec` passed by value where the callee's dual sweep
+/// takes duals: constants.
+impl<const N: usize> Arg<[Dual; N]> for [f64; N] {
+    #[inline(always)]
+    fn arg(self) -> [Dual; N] {
+        self.map(Dual::constant)
+    }
+}
+
+impl Arg<Vec<Dual>> for Vec<f64> {
+    #[inline(always)]
+    fn arg(self) -> Vec<Dual> {
+        self.into_iter().map(Dual::constant).collect()
+    }
+}
+
 /// A value of another kind or shape than the callee's parameter, on dual
 /// numbers: the plain twin's mismatched types, or a tracked value given to
 /// a `#[constant]` parameter (the recording twin's error), so these never
@@ -74,6 +192,12 @@ mistaken_on_duals! {
     ['a] &'a mut Vec<Dual> => &'a mut Dual = |v| { let _ = v; Box::leak(Box::new(Dual::constant(0.0))) };
     ['a, const N: usize] &'a mut Vec<Dual> => &'a mut [Dual; N] = |v| { let _ = v; Box::leak(Box::new([Dual::constant(0.0); N])) };
     ['a, const N: usize] &'a mut [Dual; N] => &'a mut Vec<Dual> = |v| { let _ = v; Box::leak(Box::default()) };
+    ['a] Dual => Rows<'a, [Dual], [f64]> = |v| { let _ = v; Rows::Plain(&[]) };
+    ['a] f64 => Rows<'a, [Dual], [f64]> = |v| { let _ = v; Rows::Plain(&[]) };
+    ['a] Vec<Dual> => Rows<'a, [Dual], [f64]> = |v| { drop(v); Rows::Plain(&[]) };
+    ['a] Vec<f64> => Rows<'a, [Dual], [f64]> = |v| { drop(v); Rows::Plain(&[]) };
+    ['a, const N: usize] [Dual; N] => Rows<'a, [Dual], [f64]> = |v| { let _ = v; Rows::Plain(&[]) };
+    ['a, const N: usize] [f64; N] => Rows<'a, [Dual], [f64]> = |v| { let _ = v; Rows::Plain(&[]) };
 }
 
 /// A gradient on dual numbers, pushed by a callee's forward and added,

@@ -22,7 +22,7 @@ pub use dual::{
     compiled_hessians, compiled_hvps, compiled_jvps, dual, dual_activations, dual_rules,
     hessian_compiled, hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split,
 };
-pub use dual_calls::{dual_zero, forwarded_dual, DualSpread, DualZero};
+pub use dual_calls::{dual_zero, forwarded_dual, ConstantDuals, DualSpread, DualZero, Rows};
 pub use lend::{give_back, give_back_model, lend, Lent};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use moves::{add_items, part, sort_by, split_items, take_item, unsort};

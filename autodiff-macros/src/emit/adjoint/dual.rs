@@ -288,35 +288,35 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
 }
 
 /// Whether `arg`, an argument of a call of an annotated function, has a
-/// dual type the callee's parameter has in a program that compiles: a
-/// tracked number (a `Dual`), a tracked parameter's place (`x`, `&x`,
-/// `w[j]`: duals shaped as the callee's parameter is), or an untracked
-/// number or integer. Not an untracked vector, which the callee may take
-/// as a differentiable parameter (duals) or a constant one (`f64`s).
+/// type the callee's dual pair takes in a program that compiles: a tracked
+/// number (a `Dual`), a tracked parameter's place (`x`, `&x`, `w[j]`:
+/// duals shaped as the callee's parameter is), an untracked number or
+/// integer, or an untracked place of numbers (`&x` of constant data),
+/// which the pair takes as plain rows (`__adjoint::Rows`) where the
+/// callee's parameter is differentiable.
 fn call_arg_ok(arg: &Expr, an: &Analysis) -> bool {
+    let place = match &arg.kind {
+        ExprKind::Reference {
+            mutability: None,
+            expr,
+        } => expr,
+        _ => arg,
+    };
+    let indices_plain = !place.any_expr(&|e| match &e.kind {
+        ExprKind::Index { index, .. } => carries(index, &an.active),
+        _ => false,
+    });
+    let rows = crate::flow::root(place)
+        .is_some_and(|name| matches!(an.dims.get(&name), Some(Some(1..))))
+        && indices_plain
+        && matches!(
+            place.kind,
+            ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Paren(_)
+        );
     if carries(arg, &an.active) {
-        let place = match &arg.kind {
-            ExprKind::Reference {
-                mutability: None,
-                expr,
-            } => expr,
-            _ => arg,
-        };
-        let rooted = crate::flow::root(place)
-            .is_some_and(|name| matches!(an.dims.get(&name), Some(Some(1..))));
-        let indices_plain = !place.any_expr(&|e| match &e.kind {
-            ExprKind::Index { index, .. } => carries(index, &an.active),
-            _ => false,
-        });
-        return number_ok(arg, an)
-            || (rooted
-                && indices_plain
-                && matches!(
-                    place.kind,
-                    ExprKind::Path(_) | ExprKind::Index { .. } | ExprKind::Paren(_)
-                ));
+        return number_ok(arg, an) || rows;
     }
-    plain_number(arg, an)
+    plain_number(arg, an) || rows
 }
 
 /// An untracked number or integer: a literal, a name not holding a

@@ -24,30 +24,53 @@ pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
         ["stack", "args", "bars", "value_bar"].map(|name| Ident::new(name, Span::mixed_site()));
     let vis = &function.item.vis;
     let generics = &names.generics;
-    let param_types = function.params.iter().map(|param| {
-        let ty = quote::ToTokens::to_token_stream(&param.ty);
-        if param.kind.is_differentiable() {
-            dual_type(&ty)
-        } else {
-            ty
-        }
-    });
-    let bar_types = function.params.iter().map(|param| {
-        let ty = dual_type(&bar_type(&param.kind));
-        quote!(&mut #ty)
-    });
+    // A differentiable parameter by reference takes the caller's duals or
+    // its plain numbers (`Rows`), lifted in the forward; by value, duals
+    // (a plain argument converts, `Arg`).
+    let param_types: Vec<TokenStream> = function
+        .params
+        .iter()
+        .map(|param| {
+            let ty = quote::ToTokens::to_token_stream(&param.ty);
+            match (&param.ty, param.kind.is_differentiable()) {
+                (syn::Type::Reference(reference), true) => {
+                    let referent = quote::ToTokens::to_token_stream(&reference.elem);
+                    let duals = dual_type(&referent);
+                    quote!(::autodiff::__adjoint::Rows<'_, #duals, #referent>)
+                }
+                (_, true) => dual_type(&ty),
+                (_, false) => ty,
+            }
+        })
+        .collect();
+    let bar_types: Vec<TokenStream> = function
+        .params
+        .iter()
+        .map(|param| {
+            let ty = dual_type(&bar_type(&param.kind));
+            quote!(&mut #ty)
+        })
+        .collect();
     let dual_stack = quote!(::autodiff::__adjoint::DualStack);
+    // Without a dual sweep, the pair takes whatever a caller passes, as
+    // the stand-in of a plain function does: it only fails the sweep.
+    let not = quote!(::autodiff::__adjoint::NotDifferentiable);
+    let (args_type, bars_type) = if dual {
+        (quote!((#(#param_types,)*)), quote!((#(#bar_types,)*)))
+    } else {
+        (not.clone(), not)
+    };
     let signatures = quote! {
         fn __forward_dual #generics(
             #stack: &mut #dual_stack,
-            #args: ::core::option::Option<(#(#param_types,)*)>,
+            #args: ::core::option::Option<#args_type>,
         ) -> ::autodiff::Dual
     };
     let reverse_signature = quote! {
         fn __reverse_dual #generics(
             #stack: &mut #dual_stack,
             #value_bar: ::autodiff::Dual,
-            #bars: ::core::option::Option<(#(#bar_types,)*)>,
+            #bars: ::core::option::Option<#bars_type>,
         )
     };
     let (forward_body, reverse_body) = if dual {
@@ -71,11 +94,23 @@ pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
             .rev()
             .filter(|adjoint| adjoint.to_string() != "_")
             .map(|bar| quote!(::autodiff::__adjoint::DualSpread::pop_scaled(#bar, #stack, #value_bar);));
+        let lifted = function.params.iter().filter_map(|param| {
+            let by_ref = matches!(param.ty, syn::Type::Reference(_));
+            (by_ref && param.kind.is_differentiable()).then(|| {
+                let ident = &param.ident;
+                let storage = format_ident!("{}_storage", ident.unraw(), span = Span::mixed_site());
+                quote! {
+                    let mut #storage = ::core::option::Option::None;
+                    let #ident = #ident.duals(&mut #storage);
+                }
+            })
+        });
         (
             quote! {
                 let ::core::option::Option::Some((#(#params,)*)) = #args else {
                     return #stack.failed();
                 };
+                #(#lifted)*
                 ::autodiff::__adjoint::forwarded_dual(#adjoint_dual(#stack, #(#params),*), #stack)
             },
             quote! {
