@@ -3,7 +3,9 @@
 //! plain twin: `mlp_loss_grad` (the compiled adjoint), and the tape path,
 //! `mlp_loss_grad_tape` on the thread's reused tape; then one
 //! Hessian-vector product, `mlp_loss_hvp` (the compiled adjoint on dual
-//! numbers) and `mlp_loss_hvp_tape` (the tape), on it, and `loss_hvp` on
+//! numbers) and `mlp_loss_hvp_tape` (the tape), on it, the same network
+//! factored into a helper per hidden unit (`factored_mlp_loss`, whose
+//! `f_hvp` runs the helper's dual sweep), and `loss_hvp` on
 //! the two-moons loss of `examples/moons.rs` (a `#[derive(Parameters)]`
 //! model, whose `f_hvp` runs on the tape), each beside its own plain twin
 //! and `f_grad`.
@@ -49,6 +51,36 @@ fn mlp_loss(
             z += w1[j][i] * x[i];
         }
         y += w2[j] * z.tanh();
+    }
+    let error = y - target;
+    error * error
+}
+
+/// One hidden unit, `tanh(b + w·x)`: the same network factored into a
+/// helper, as course code is, whose `f_hvp` runs the helper's dual sweep
+/// inside the loss's.
+#[differentiable]
+fn mlp_unit(w: &[f64], b: f64, #[constant] x: &[f64]) -> f64 {
+    let mut z = b;
+    for i in 0..x.len() {
+        z += w[i] * x[i];
+    }
+    z.tanh()
+}
+
+/// [`mlp_loss`] with each hidden unit a call of [`mlp_unit`].
+#[differentiable]
+fn factored_mlp_loss(
+    w1: &[[f64; INPUTS]],
+    b1: &[f64],
+    w2: &[f64],
+    b2: f64,
+    #[constant] x: &[f64],
+    #[constant] target: f64,
+) -> f64 {
+    let mut y = b2;
+    for j in 0..w1.len() {
+        y += w2[j] * mlp_unit(&w1[j], b1[j], x);
     }
     let error = y - target;
     error * error
@@ -179,6 +211,16 @@ fn check_mlp_hvp(p: &Parameters, mlp: &Mlp) -> Result<(), String> {
     if max_error(&compiled, &taped) > 1e-12 {
         return Err("the MLP's compiled f_hvp is not the tape's".into());
     }
+    let compiled_before = autodiff::__adjoint::compiled_hvps();
+    let factored =
+        factored_mlp_loss_hvp(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target, direction())
+            .map_err(|e| e.to_string())?;
+    if autodiff::__adjoint::compiled_hvps() != compiled_before + 1 {
+        return Err("the factored MLP's f_hvp did not run the compiled adjoint".into());
+    }
+    if max_error(&flat_gradient(factored.hvp), &taped) > 1e-12 {
+        return Err("the factored MLP's compiled f_hvp is not the tape's".into());
+    }
     let h = 1e-5;
     let (up, down) = (grad(&moved(p, &v, h))?, grad(&moved(p, &v, -h))?);
     let differences: Vec<f64> = up
@@ -273,6 +315,22 @@ fn bench(args: &[String]) -> Result<(), String> {
         1000,
         Box::new(move || {
             mlp_loss_hvp(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target, direction())
+                .map_or(f64::NAN, |r| r.value + r.hvp.3)
+        }),
+    ));
+    rows.push(row(
+        "factored_mlp_loss_grad (a helper per unit)",
+        1000,
+        Box::new(|| {
+            factored_mlp_loss_grad(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target)
+                .map_or(f64::NAN, |r| r.value + r.gradient.3)
+        }),
+    ));
+    rows.push(row(
+        "factored_mlp_loss_hvp (the helper's dual sweep)",
+        1000,
+        Box::new(move || {
+            factored_mlp_loss_hvp(&p.w1, &p.b1, &p.w2, p.b2, &mlp.x, mlp.target, direction())
                 .map_or(f64::NAN, |r| r.value + r.hvp.3)
         }),
     ));

@@ -1301,3 +1301,89 @@ fn helpers_given_constant_data_run_compiled_and_agree() -> Result<(), ScalarAuto
     );
     Ok(())
 }
+
+// Calls between dual sweeps, in the shapes course code calls helpers:
+// in a loop on an accumulator, a helper calling a helper, one value
+// passed twice, an expression argument, `#[constant]` and integer
+// parameters, a helper that returns early, a call in a loop left by
+// `break`. Each through `f_jvp`, `f_hvp` and `f_hessian`, compiled,
+// against the tape, central differences of `f_grad` and symmetry.
+
+#[differentiable]
+fn damp(a: f64, b: f64) -> f64 {
+    if a > 1.5 {
+        return a.ln() + b;
+    }
+    a * b.tanh() + 0.5 * a * a
+}
+
+#[differentiable]
+fn scaled_damp(a: f64, #[constant] k: f64, n: usize) -> f64 {
+    damp(a * k, a) * n as f64 + sigmoid(a)
+}
+
+#[differentiable]
+fn calls_in_shapes(x: &[f64]) -> f64 {
+    let mut s = 0.2;
+    for i in 0..x.len() {
+        s = damp(s, x[i]) + scaled_damp(x[i], 0.7, i + 1);
+    }
+    let twice = damp(x[0], x[0]) + damp(x[0] * x[1], 2.0);
+    let mut t = x[2];
+    for _ in 0..4 {
+        t = damp(t, x[1]) * 0.5;
+        if t > 3.0 {
+            break;
+        }
+    }
+    s * twice + t
+}
+
+#[test]
+fn calls_between_dual_sweeps_give_jvp_hvp_and_hessian() -> Result<(), ScalarAutodiffError> {
+    use autodiff::__adjoint::{compiled_hessians, compiled_hvps, compiled_jvps};
+    let grad = |p: &[f64]| calls_in_shapes_grad(p).unwrap().gradient;
+    for x in [
+        vec![0.4, -0.7, 1.2],
+        vec![1.1, 0.9, -0.3],
+        vec![2.0, 0.3, 0.8],
+    ] {
+        let v = vec![0.3, -0.5, 0.2];
+        let jvp = once_by(compiled_jvps, "calls_in_shapes_jvp", || {
+            calls_in_shapes_jvp(&x, v.clone())
+        })?;
+        let jvp_tape = calls_in_shapes_jvp_tape(&x, v.clone())?;
+        assert_eq!(jvp.value, calls_in_shapes(&x));
+        assert!(
+            close(jvp.tangent, jvp_tape.tangent, 1e-12),
+            "{jvp:?} vs {jvp_tape:?}"
+        );
+        let dot: f64 = grad(&x).iter().zip(&v).map(|(g, v)| g * v).sum();
+        assert!(
+            close(jvp.tangent, dot, 1e-12),
+            "{} vs ∇f·v {dot}",
+            jvp.tangent
+        );
+        let hvp = once_by(compiled_hvps, "calls_in_shapes_hvp", || {
+            calls_in_shapes_hvp(&x, v.clone())
+        })?;
+        let hvp_tape = calls_in_shapes_hvp_tape(&x, v.clone())?;
+        assert_all_close_named(&hvp.hvp, &hvp_tape.hvp, 1e-12, "calls: hvp vs tape");
+        let hessian = once_by(compiled_hessians, "calls_in_shapes_hessian", || {
+            calls_in_shapes_hessian(&x)
+        })?;
+        let tape = calls_in_shapes_hessian_tape(&x)?;
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!(
+                    close(hessian.get(i, j), tape.get(i, j), 1e-12),
+                    "H[{i}][{j}] {} vs tape {}",
+                    hessian.get(i, j),
+                    tape.get(i, j)
+                );
+            }
+        }
+        check_all(grad, &hessian, &hvp.hvp, &x, &v, "calls");
+    }
+    Ok(())
+}
