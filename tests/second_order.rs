@@ -1387,3 +1387,38 @@ fn calls_between_dual_sweeps_give_jvp_hvp_and_hessian() -> Result<(), ScalarAuto
     }
     Ok(())
 }
+
+/// An integer counter beside a tracked `let mut` (`let mut k = 0; while k
+/// < 4 { ..; k += 1; }`): `mut` was read as a binding's name, so once a
+/// tracked `let mut` made it active every `let mut` looked tracked, and
+/// the counter's `0` kept `f_hvp` on the tape.
+#[differentiable]
+fn counted(x: &[f64]) -> f64 {
+    let mut t = x[2];
+    let mut k = 0;
+    while k < 4 {
+        t = (t * x[1]).tanh() + x[0] * k as f64;
+        k += 1;
+    }
+    t * t
+}
+
+#[test]
+fn a_counter_beside_a_tracked_let_mut_runs_compiled() -> Result<(), ScalarAutodiffError> {
+    let x = [0.4, -0.7, 1.2];
+    let v = vec![0.3, -0.5, 0.2];
+    let result = compiled_once(|| counted_hvp(&x, v.clone()))?;
+    let tape = counted_hvp_tape(&x, v.clone())?;
+    assert_all_close_named(&result.hvp, &tape.hvp, 1e-12, "counted: compiled vs tape");
+    let grad_at = |t: f64| {
+        let moved: Vec<f64> = x.iter().zip(&v).map(|(x, v)| x + t * v).collect();
+        counted_grad(&moved).unwrap().gradient
+    };
+    assert_all_close_named(
+        &result.hvp,
+        &along(grad_at, 1e-6),
+        1e-5,
+        "counted: central differences",
+    );
+    Ok(())
+}

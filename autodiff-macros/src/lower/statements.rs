@@ -105,6 +105,9 @@ pub(super) fn pattern(pat: &Pat) -> Pattern<'_> {
     fn walk(tokens: TokenStream, names: &mut Vec<String>) {
         for token in tokens {
             match token {
+                // `mut` and `ref` bind nothing: read as names, a tracked
+                // `let mut t = ..` made every `let mut` look tracked.
+                proc_macro2::TokenTree::Ident(ident) if ident == "mut" || ident == "ref" => {}
                 proc_macro2::TokenTree::Ident(ident) => names.push(ident.to_string()),
                 proc_macro2::TokenTree::Group(group) => walk(group.stream(), names),
                 _ => {}
