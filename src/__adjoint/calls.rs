@@ -94,7 +94,9 @@ impl<T: Clone> Arg<T> for &T {
 
 /// A value of another shape than the parameter's (`total(v)` for `total(x:
 /// &[f64])` with `v: Vec<f64>`, a number for an array): the plain twin's
-/// mismatched types, so these never run in a crate that compiles.
+/// mismatched types, so these never run in a crate that compiles. They
+/// keep a generated call from adding an error of its own to the
+/// student's one.
 macro_rules! mistaken_shapes {
     ($([$($g:tt)*] $from:ty => $to:ty = |$v:ident| $value:expr;)*) => {$(
         #[diagnostic::do_not_recommend]
@@ -107,6 +109,9 @@ macro_rules! mistaken_shapes {
         }
     )*};
 }
+
+/// Also the dual pair's (`dual_calls`).
+pub(super) use mistaken_shapes;
 
 mistaken_shapes! {
     ['a, T] Vec<T> => &'a [T] = |v| { drop(v); &[] };

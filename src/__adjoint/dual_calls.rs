@@ -139,25 +139,10 @@ impl Arg<Vec<Dual>> for Vec<f64> {
     }
 }
 
-/// A value of another kind or shape than the callee's parameter, on dual
-/// numbers: the plain twin's mismatched types, or a tracked value given to
-/// a `#[constant]` parameter (the recording twin's error), so these never
-/// run in a crate that compiles. They keep the dual sweep from adding an
-/// error of its own to the student's one.
-macro_rules! mistaken_on_duals {
-    ($([$($g:tt)*] $from:ty => $to:ty = |$v:ident| $value:expr;)*) => {$(
-        #[diagnostic::do_not_recommend]
-        impl<$($g)*> Arg<$to> for $from {
-            #[inline(always)]
-            fn arg(self) -> $to {
-                let $v = self;
-                $value
-            }
-        }
-    )*};
-}
-
-mistaken_on_duals! {
+// A value of another kind or shape than the callee's parameter, on dual
+// numbers: the plain twin's mismatched types, or a tracked value given to
+// a `#[constant]` parameter (the recording twin's error).
+super::calls::mistaken_shapes! {
     [] Dual => f64 = |v| v.value;
     [] Dual => f32 = |v| v.value as f32;
     [] Dual => i32 = |v| { let _ = v; 0 };
