@@ -1263,6 +1263,11 @@ struct Gen {
     index_closures: Vec<(String, usize)>,
     /// The function's stacks of models (`ms1: &[Model]`).
     stacks: Vec<String>,
+    /// A function of numbers only (parameters, locals and calls of the
+    /// file's helpers, no vectors built, no models): the shape whose
+    /// `f_hvp`, `f_jvp` and `f_hessian` run the dual sweep, calls of
+    /// helpers through their dual pairs among it.
+    numbers_only: bool,
 }
 
 impl Gen {
@@ -1326,6 +1331,10 @@ impl Gen {
         self.index_closures.clear();
         self.stacks.clear();
         self.helpers = helpers;
+        self.numbers_only = !small && self.rng.chance(15);
+        if self.numbers_only {
+            self.tag("numbers only");
+        }
         self.compiled = small || self.rng.chance(75);
         self.returns = !self.compiled || self.rng.chance(50);
         self.nesting = 0;
@@ -1354,7 +1363,7 @@ impl Gen {
             }
             // Now and then a stack of models, whose layers the body calls
             // the file's methods on.
-            if !small && self.rng.chance(8) {
+            if !small && !self.numbers_only && self.rng.chance(8) {
                 self.tag("stack of models param");
                 let name = format!("ms{i}");
                 self.declare(&format!("{name}[1].b"), Kind::Scalar, false);
@@ -1371,7 +1380,7 @@ impl Gen {
             }
             // Now and then a model taken by reference, its weights read
             // through its fields.
-            if !small && self.rng.chance(12) {
+            if !small && !self.numbers_only && self.rng.chance(12) {
                 self.tag("model param");
                 let name = format!("m{i}");
                 self.declare(&format!("{name}.w"), Kind::Array(MODEL_W), false);
@@ -1436,15 +1445,15 @@ impl Gen {
         if self.rng.chance(70) {
             self.let_mut(&mut body);
         }
-        if self.rng.chance(25) {
+        if !self.numbers_only && self.rng.chance(25) {
             self.closure(&mut body);
         }
-        if self.rng.chance(20) {
+        if !self.numbers_only && self.rng.chance(20) {
             self.index_closure(&mut body);
         }
         // What the file's vector-valued helper returns, bound by a
         // top-level `let` and read by index.
-        if !small && self.rng.chance(35) {
+        if !small && !self.numbers_only && self.rng.chance(35) {
             if let Some((helper, len)) = self.vector.clone() {
                 self.tag("vector helper let");
                 let name = self.fresh("p");
@@ -1863,7 +1872,7 @@ impl Gen {
         let nest = self.loops.len() < 2 && depth < 3;
         let top = depth == 0;
         // A vector-valued call read in place or taken apart by a pattern.
-        if self.rng.chance(5) && self.call_value(depth, out) {
+        if !self.numbers_only && self.rng.chance(5) && self.call_value(depth, out) {
             return;
         }
         // A method on a stack's layers.
@@ -1872,7 +1881,7 @@ impl Gen {
             return;
         }
         // A pair: made, overwritten whole, or taken apart.
-        if self.rng.chance(4) {
+        if !self.numbers_only && self.rng.chance(4) {
             self.pair(out);
             return;
         }
@@ -1885,7 +1894,12 @@ impl Gen {
             out.push(Stmt::Cfg(on, body));
             return;
         }
-        match self.rng.below(100) {
+        // Numbers only: no arrays, `Vec`s, vector lets or layer loops.
+        let mut draw = self.rng.below(100);
+        if self.numbers_only && matches!(draw, 57..=68 | 93..=97) {
+            draw = 14;
+        }
+        match draw {
             0..=9 => {
                 self.let_(out);
                 if self.rng.chance(10) {
@@ -2773,7 +2787,7 @@ impl Gen {
         if depth >= 3 || self.rng.chance(25) {
             return self.leaf();
         }
-        if self.rng.chance(1) {
+        if !self.numbers_only && self.rng.chance(1) {
             self.tag("dbg!");
             return Expr::Dbg(Box::new(self.expr(depth + 1)));
         }
@@ -2834,7 +2848,7 @@ impl Gen {
                 )
             }
             21..=22 if !self.helpers.is_empty() && !self.frozen => self.call(d),
-            23 if !self.compiled && !self.frozen && self.vector.is_some() => {
+            23 if !self.compiled && !self.frozen && !self.numbers_only && self.vector.is_some() => {
                 self.tag("vector helper call");
                 let (name, len) = self.vector.clone().unwrap_or_default();
                 let k = self.rng.below(len.max(1));
@@ -2988,6 +3002,9 @@ impl Gen {
     /// a `windows`/`chunks` sum, or an element through an `Option`, when
     /// the body has what it reads.
     fn through_a_closure(&mut self, d: usize) -> Option<Expr> {
+        if self.numbers_only {
+            return None;
+        }
         let lists: Vec<(String, Kind)> = self
             .visible(|v| matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..)))
             .into_iter()
@@ -3839,6 +3856,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         closures: Vec::new(),
         index_closures: Vec::new(),
         stacks: Vec::new(),
+        numbers_only: false,
     };
     let mut rendered = Vec::new();
     let mut helpers = Vec::new();

@@ -1422,3 +1422,60 @@ fn a_counter_beside_a_tracked_let_mut_runs_compiled() -> Result<(), ScalarAutodi
     );
     Ok(())
 }
+
+/// An `if` value one of whose arms is a plain number (`1.25`) beside a
+/// tracked one, as the body's value and bound by `let`, and a helper
+/// called with plain arguments only (the plain function): the dual sweep
+/// lifts the plain arm to a dual with tangent 0.
+#[differentiable]
+fn mixed_arms(x: &[f64]) -> f64 {
+    let y = if x[0] > 0.5 { 1.25 } else { x[0] * x[1] };
+    let c = damp(0.75, 0.5);
+    let z = y * x[2] + c;
+    if z > 2.0 {
+        0.5
+    } else if z < -1.0 {
+        z * z
+    } else {
+        (z * x[1]).sin()
+    }
+}
+
+#[test]
+fn if_values_with_a_plain_arm_run_compiled_and_agree() -> Result<(), ScalarAutodiffError> {
+    let v = vec![0.3, -0.5, 0.2];
+    // Each arm of each `if`: y's both, then z > 2, z < -1 and between.
+    for x in [
+        vec![0.9, 0.4, 2.0],
+        vec![0.2, 0.4, 0.7],
+        vec![0.2, -3.0, 3.0],
+        vec![0.9, 0.4, -2.0],
+    ] {
+        let result = compiled_once(|| mixed_arms_hvp(&x, v.clone()))?;
+        let tape = mixed_arms_hvp_tape(&x, v.clone())?;
+        assert_eq!(result.value, mixed_arms(&x));
+        assert_all_close_named(
+            &result.hvp,
+            &tape.hvp,
+            1e-12,
+            "mixed arms: compiled vs tape",
+        );
+        assert_all_close_named(
+            &result.gradient,
+            &mixed_arms_grad(&x)?.gradient,
+            1e-13,
+            "mixed arms: gradient",
+        );
+        let grad_at = |t: f64| {
+            let moved: Vec<f64> = x.iter().zip(&v).map(|(x, v)| x + t * v).collect();
+            mixed_arms_grad(&moved).unwrap().gradient
+        };
+        assert_all_close_named(
+            &result.hvp,
+            &along(grad_at, 1e-6),
+            1e-5,
+            "mixed arms: central differences",
+        );
+    }
+    Ok(())
+}

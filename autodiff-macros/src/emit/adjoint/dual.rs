@@ -91,6 +91,47 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
                 // Every binding of it is such an item.
                 || items.get(name.as_str()).is_some_and(|&count| an.bound.get(name.as_str()) == Some(&count))
         });
+    if std::env::var("DUAL_WHY").is_ok() {
+        let lets = lets_ok(&function.body, an);
+        let tail = function
+            .body
+            .split_tail()
+            .1
+            .is_none_or(|tail| number_ok(tail, an));
+        let mut bad = Vec::new();
+        let cell = std::cell::RefCell::new(&mut bad);
+        function.body.any_expr(&|expr| {
+            if !expr_ok(expr, an) {
+                cell.borrow_mut().push(
+                    quote::ToTokens::to_token_stream(&expr.source)
+                        .to_string()
+                        .chars()
+                        .take(80)
+                        .collect::<String>(),
+                );
+            }
+            false
+        });
+        let nonnum: Vec<_> = active
+            .iter()
+            .filter(|name| {
+                !params.contains(*name)
+                    && an.bound.contains_key(*name)
+                    && syn::parse_str::<syn::Ident>(name).is_ok()
+            })
+            .filter(|name| {
+                !(an.dims.get(*name) == Some(&Some(0))
+                    || items
+                        .get(name.as_str())
+                        .is_some_and(|&count| an.bound.get(name.as_str()) == Some(&count)))
+            })
+            .collect();
+        eprintln!(
+            "DUALWHY {} numbers {numbers} {nonnum:?} lets {lets} tail {tail} bad {:?}",
+            function.item.sig.ident,
+            bad.first()
+        );
+    }
     numbers
         && !mentions(
             quote::ToTokens::to_token_stream(&function.item.block),
@@ -258,12 +299,16 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
         | ExprKind::VecRepeat { .. }
         | ExprKind::Field { .. }
         | ExprKind::Reference { .. } => !tracked(expr),
-        ExprKind::If { .. } => !tracked(expr) || tails_tracked(expr, active),
+        // A tracked `if` value: every arm gives a number (the sweep lifts
+        // a plain one, `if_expr`).
+        ExprKind::If { .. } => !tracked(expr) || tails_numbers(expr, an),
         ExprKind::For { iter, .. } => {
             matches!(iter.kind, ExprKind::Range { .. })
                 || matches!(iter.source, Source::Expr(source) if number_items(source, an))
         }
         ExprKind::Break { value, .. } => value.is_none(),
+        // One carrying no derivative is the plain function, as written.
+        ExprKind::Call { .. } if !tracked(expr) => true,
         // A call of an annotated free function read as a number: the
         // callee's dual pair (`dual_pair`), which fails the sweep where
         // the callee has no dual sweep of its own.
@@ -442,24 +487,24 @@ fn operands_ok(expr: &Expr, an: &Analysis) -> bool {
     }
 }
 
-/// Whether every value an `if` can give is tracked (a `Dual`), so that its
-/// arms have one type.
-fn tails_tracked(expr: &Expr, active: &HashSet<String>) -> bool {
+/// Whether every value an `if` can give is a number: tracked (a `Dual`),
+/// or plain, which the sweep lifts to one.
+fn tails_numbers(expr: &Expr, an: &Analysis) -> bool {
     match &expr.kind {
         ExprKind::If {
             then_branch,
             else_branch: Some(other),
             ..
-        } => block_tail_tracked(then_branch, active) && tails_tracked(other, active),
-        ExprKind::Block(None, block) => block_tail_tracked(block, active),
-        ExprKind::Paren(inner) => tails_tracked(inner, active),
-        _ => expr.diverges() || carries(expr, active),
+        } => block_tail_numbers(then_branch, an) && tails_numbers(other, an),
+        ExprKind::Block(None, block) => block_tail_numbers(block, an),
+        ExprKind::Paren(inner) => tails_numbers(inner, an),
+        _ => expr.diverges() || number_ok(expr, an),
     }
 }
 
-fn block_tail_tracked(block: &Block, active: &HashSet<String>) -> bool {
+fn block_tail_numbers(block: &Block, an: &Analysis) -> bool {
     match block.split_tail().1 {
-        Some(tail) => tails_tracked(tail, active),
+        Some(tail) => tails_numbers(tail, an),
         // A block ending in `return ..;` gives no value.
         None => block
             .stmts

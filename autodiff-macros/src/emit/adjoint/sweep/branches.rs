@@ -79,6 +79,17 @@ impl<'m> Sweep<'m> {
                 }
             };
             let BlockCode { fwd, value, rev } = code;
+            // On duals, an arm giving a plain number where another gives a
+            // tracked one: a dual with tangent 0, so that the arms agree.
+            let plain_tail = block
+                .and_then(|block| block.split_tail().1)
+                .is_some_and(|tail| !tail.diverges() && !self.active(tail));
+            let value = match value {
+                Some(value) if self.dual && seed.is_some() && self.active(expr) && plain_tail => {
+                    Some(self.tracked_number(value))
+                }
+                value => value,
+            };
             let record = recorded.then(|| {
                 let k = Literal::u32_unsuffixed(k as u32);
                 quote!(#stack.push_arm(#k);)
