@@ -1479,3 +1479,53 @@ fn if_values_with_a_plain_arm_run_compiled_and_agree() -> Result<(), ScalarAutod
     }
     Ok(())
 }
+
+/// Parts of a row passed to a helper (`&x[1..3]`, `&x[..2]`) and walked
+/// (`x[1..].iter()`), and arrays by value (a tracked one and a literal):
+/// a part of a row is a row on dual numbers too.
+#[differentiable]
+fn head_of(s: &[f64]) -> f64 {
+    s[0] * s.len() as f64 + s.iter().map(|v| v * v).sum::<f64>()
+}
+
+#[differentiable]
+fn parts_of_a_row(x: &[f64], p: [f64; 2]) -> f64 {
+    let parts = head_of(&x[1..3]) + head_of(&x[..2]) * head_of(&x[2..]).sin();
+    parts + x[1..].iter().map(|v| v.sin()).sum::<f64>() + pair_product(p) * pair_product([1.0, 0.5])
+}
+
+#[differentiable]
+fn pair_product(p: [f64; 2]) -> f64 {
+    p[0] * p[1].exp()
+}
+
+#[test]
+fn parts_of_rows_and_arrays_reach_helpers_compiled() -> Result<(), ScalarAutodiffError> {
+    let (x, p) = (vec![0.7, -0.3, 1.2, 0.4], [0.4, 0.2]);
+    let direction = (vec![0.3, -0.5, 0.2, 0.1], [0.3, 0.1]);
+    let flat = |g: &(Vec<f64>, [f64; 2])| {
+        let mut out = g.0.clone();
+        out.extend(g.1);
+        out
+    };
+    let result = compiled_once(|| parts_of_a_row_hvp(&x, p, direction.clone()))?;
+    let tape = parts_of_a_row_hvp_tape(&x, p, direction.clone())?;
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &flat(&tape.hvp),
+        1e-12,
+        "parts: compiled vs tape",
+    );
+    let grad_at = |t: f64| {
+        let moved: Vec<f64> = x.iter().zip(&direction.0).map(|(x, v)| x + t * v).collect();
+        let q = [p[0] + t * direction.1[0], p[1] + t * direction.1[1]];
+        flat(&parts_of_a_row_grad(&moved, q).unwrap().gradient)
+    };
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &along(grad_at, 1e-6),
+        1e-5,
+        "parts: central differences",
+    );
+    Ok(())
+}

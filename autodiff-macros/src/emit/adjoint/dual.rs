@@ -431,7 +431,10 @@ fn row(place: &syn::Expr, an: &Analysis) -> bool {
                 if mentions_any(quote::ToTokens::to_token_stream(&index.index), &an.active) {
                     return false;
                 }
-                indices += 1;
+                // `x[1..3]`: a part of the row, still a row.
+                if !matches!(&*index.index, syn::Expr::Range(_)) {
+                    indices += 1;
+                }
                 at = &index.expr;
             }
             syn::Expr::Path(path) => {
