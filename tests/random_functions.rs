@@ -241,6 +241,16 @@ enum Stmt {
     Concat(String, String, Vec<Expr>),
     /// `v.extend(a.iter().map(|t| t * k));`
     ExtendMapped(String, String, f64),
+    /// `v.remove(i);`, or `let t = v.remove(i);`
+    RemoveItem(String, usize, Option<String>),
+    /// `v.resize(n, e);`
+    ResizeItems(String, usize, Expr),
+    /// `v.fill(e);` (`e` bound first where it reads `v`)
+    FillItems(String, Expr),
+    /// `v.clear();`
+    ClearItems(String),
+    /// `std::mem::swap(&mut v, &mut w);`
+    SwapWhole(String, String),
     /// `let mut v: Vec<f64> = v.iter().map(|t| (t * k).sin()).collect();`:
     /// a `Vec` bound again by `let` under its own name.
     RebindVec(String, f64),
@@ -782,6 +792,34 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::PopItem(name, item) => {
                 let _ = writeln!(out, "{pad}let {item} = {name}.pop().unwrap();");
+            }
+            Stmt::RemoveItem(name, i, None) => {
+                let _ = writeln!(out, "{pad}{name}.remove({i});");
+            }
+            Stmt::RemoveItem(name, i, Some(item)) => {
+                let _ = writeln!(out, "{pad}let {item} = {name}.remove({i});");
+            }
+            Stmt::ResizeItems(name, n, e) if dialect == Dialect::Dual => {
+                let _ = writeln!(out, "{pad}{{ let r = {}; {name}.resize({n}, r); }}", r(e));
+            }
+            Stmt::ResizeItems(name, n, e) => {
+                let _ = writeln!(out, "{pad}{name}.resize({n}, {});", r(e));
+            }
+            // `fill` is a slice's method: its argument may not read the
+            // `Vec` it borrows.
+            Stmt::FillItems(name, e) => {
+                let value = r(e);
+                if dialect == Dialect::Dual || mentions(&value, name) {
+                    let _ = writeln!(out, "{pad}{{ let r = {value}; {name}.fill(r); }}");
+                } else {
+                    let _ = writeln!(out, "{pad}{name}.fill({value});");
+                }
+            }
+            Stmt::ClearItems(name) => {
+                let _ = writeln!(out, "{pad}{name}.clear();");
+            }
+            Stmt::SwapWhole(a, b) => {
+                let _ = writeln!(out, "{pad}std::mem::swap(&mut {a}, &mut {b});");
             }
             // `D` is no primitive: the twin evaluates the item first.
             Stmt::InsertItem(name, i, e) if dialect == Dialect::Dual => {
@@ -2625,11 +2663,69 @@ impl Gen {
     }
 
     /// One or two of the `Vec` methods that move items, on `name` of
-    /// `len` items: `pop`, `insert`, `extend_from_slice`, `sort_by`, and a
-    /// `concat` of it into a new `Vec`. Returns its length after.
+    /// `len` items: `pop`, `insert`, `remove`, `extend_from_slice`,
+    /// `resize`, `fill`, `clear`, `sort_by`, a `concat` of it into a new
+    /// `Vec`, and `mem::swap` with another `Vec`. Returns its length after.
     fn moved(&mut self, name: &str, mut len: usize, out: &mut Vec<Stmt>) -> usize {
         for _ in 0..1 + self.rng.below(2) {
-            match self.rng.below(7) {
+            match self.rng.below(12) {
+                7 if len > 1 => {
+                    self.tag("remove from a Vec");
+                    let i = self.rng.below(len);
+                    if self.rng.chance(50) {
+                        let item = self.fresh("t");
+                        out.push(Stmt::RemoveItem(name.to_owned(), i, Some(item.clone())));
+                        self.declare(&item, Kind::Scalar, false);
+                    } else {
+                        out.push(Stmt::RemoveItem(name.to_owned(), i, None));
+                    }
+                    len -= 1;
+                }
+                8 => {
+                    self.tag("resize of a Vec");
+                    let e = self.expr(1);
+                    let n = 1 + self.rng.below(len + 2);
+                    out.push(Stmt::ResizeItems(name.to_owned(), n, e));
+                    len = n;
+                }
+                9 => {
+                    self.tag("fill of a Vec");
+                    let e = self.expr(1);
+                    out.push(Stmt::FillItems(name.to_owned(), e));
+                }
+                10 if self.rng.chance(30) => {
+                    self.tag("clear of a Vec");
+                    out.push(Stmt::ClearItems(name.to_owned()));
+                    len = 0;
+                }
+                11 => {
+                    let others: Vec<(String, usize)> = self
+                        .visible(|v| {
+                            v.name != name
+                                && v.mutable
+                                && v.stable
+                                && matches!(v.kind, Kind::Vec(_))
+                        })
+                        .into_iter()
+                        .map(|v| match v.kind {
+                            Kind::Vec(n) => (v.name.clone(), n),
+                            _ => unreachable!(),
+                        })
+                        .collect();
+                    if others.is_empty() {
+                        continue;
+                    }
+                    self.tag("mem::swap of two Vecs");
+                    let (other, other_len) = others[self.rng.below(others.len())].clone();
+                    out.push(Stmt::SwapWhole(name.to_owned(), other.clone()));
+                    for v in self.vars.iter_mut().rev() {
+                        if v.name == other {
+                            v.kind = Kind::Vec(len);
+                            break;
+                        }
+                    }
+                    len = other_len;
+                }
                 0 if len > 1 => {
                     self.tag("pop of a Vec");
                     let item = self.fresh("t");

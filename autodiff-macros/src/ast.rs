@@ -687,6 +687,39 @@ impl<'a> Stmt<'a> {
 }
 
 impl<'a> Expr<'a> {
+    /// `std::mem::swap(&mut a, &mut b)` (or `core::mem::swap`,
+    /// `mem::swap`): the two places it swaps (`a`, `b`), which take each
+    /// other's values, tracked or not.
+    pub fn swapped<'m>(&'m self) -> Option<(&'m Expr<'a>, &'m Expr<'a>)> {
+        let ExprKind::PlainCall { func, args } = &self.kind else {
+            return None;
+        };
+        let path: Vec<String> = func
+            .path
+            .segments
+            .iter()
+            .map(|segment| segment.ident.to_string())
+            .collect();
+        let path: Vec<&str> = path.iter().map(String::as_str).collect();
+        if !matches!(
+            path.as_slice(),
+            ["std" | "core", "mem", "swap"] | ["mem", "swap"]
+        ) {
+            return None;
+        }
+        let place = |arg: &'m Expr<'a>| match &arg.kind {
+            ExprKind::Reference {
+                mutability: Some(_),
+                expr,
+            } => Some(&**expr),
+            _ => None,
+        };
+        match args.as_slice() {
+            [a, b] => Some((place(a)?, place(b)?)),
+            _ => None,
+        }
+    }
+
     /// Whether this expression or one inside it satisfies `found`.
     pub fn any_expr(&self, found: &impl Fn(&Expr<'a>) -> bool) -> bool {
         found(self)

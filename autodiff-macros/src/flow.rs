@@ -360,7 +360,7 @@ impl Walk<'_> {
                     // A tracked item put into a `Vec` makes it tracked.
                     if matches!(
                         method.to_string().as_str(),
-                        "push" | "insert" | "extend_from_slice" | "extend"
+                        "push" | "insert" | "extend_from_slice" | "extend" | "fill" | "resize"
                     ) {
                         self.found.extend(root(receiver));
                     }
@@ -372,6 +372,11 @@ impl Walk<'_> {
                         Child::Expr(child) => self.expr(child),
                         Child::Block(block) => self.block(block),
                     };
+                }
+                // `mem::swap(&mut a, &mut b)`: each takes the other's value.
+                if let Some((a, b)) = expr.swapped().filter(|_| touched) {
+                    self.found.extend(root(a));
+                    self.found.extend(root(b));
                 }
             }
         }

@@ -137,6 +137,11 @@ const STRUCTURAL: &[&str] = &[
     "truncate",
     "sort_by",
     "concat",
+    "clear",
+    "fill",
+    "resize",
+    "remove",
+    "reduce",
 ];
 
 pub fn is_structural(name: &str) -> bool {

@@ -1,5 +1,6 @@
 //! What the sweeps call where the body moves a `Vec`'s items
-//! (`sort_by`, `insert`, `extend_from_slice`, `concat`): each item carries
+//! (`sort_by`, `insert`, `remove`, `extend_from_slice`, `resize`, `fill`,
+//! `concat`): each item carries
 //! its adjoint, so the reverse sweep moves the adjoints back the way the
 //! items came. What the reverse needs of the move (the permutation a sort
 //! applied) is saved on the [`Stack`] by the forward.
@@ -89,6 +90,62 @@ pub fn take_item(stack: &mut Stack, bar: &mut Vec<f64>, index: usize) -> f64 {
         stack.fail();
         0.0
     }
+}
+
+/// The reverse of `v.remove(index)`: the removed item's adjoint `item`
+/// put back where the item was. An index past the end (a bug in the
+/// generated code) fails the sweep.
+///
+/// ```
+/// let mut stack = autodiff::__adjoint::Stack::new();
+/// let mut bar = vec![1.0, 3.0];
+/// autodiff::__adjoint::put_item(&mut stack, &mut bar, 1, 2.0);
+/// assert_eq!(bar, [1.0, 2.0, 3.0]);
+/// ```
+#[inline]
+pub fn put_item(stack: &mut Stack, bar: &mut Vec<f64>, index: usize, item: f64) {
+    if index <= bar.len() {
+        bar.insert(index, item);
+    } else {
+        stack.fail();
+    }
+}
+
+/// The reverse of `v.resize(n, value)` on a `Vec` of `len` items: `bar`
+/// back to `len` items, and the sum of the adjoints of the items the
+/// resize appended (each a copy of `value`), which is `value`'s. Items
+/// the resize dropped get adjoint 0.
+///
+/// ```
+/// let mut bar = vec![1.0, 2.0, 0.5, 0.25];
+/// assert_eq!(autodiff::__adjoint::resized(&mut bar, 2), 0.75);
+/// assert_eq!(bar, [1.0, 2.0]);
+/// let mut bar = vec![1.0];
+/// assert_eq!(autodiff::__adjoint::resized(&mut bar, 3), 0.0);
+/// assert_eq!(bar, [1.0, 0.0, 0.0]);
+/// ```
+#[inline]
+pub fn resized(bar: &mut Vec<f64>, len: usize) -> f64 {
+    let appended = bar.get(len..).map_or(0.0, |tail| tail.iter().sum());
+    bar.resize(len, 0.0);
+    appended
+}
+
+/// The reverse of `v.fill(value)`: the sum of the items' adjoints, which
+/// is `value`'s, and `bar` zeroed, since the items before the fill reach
+/// nothing after it.
+///
+/// ```
+/// let mut bar = [1.0, 2.0, 0.5];
+/// assert_eq!(autodiff::__adjoint::filled(&mut bar), 3.5);
+/// assert_eq!(bar, [0.0; 3]);
+/// ```
+#[inline]
+pub fn filled<B: AsMut<[f64]> + ?Sized>(bar: &mut B) -> f64 {
+    let bar = bar.as_mut();
+    let sum = bar.iter().sum();
+    bar.fill(0.0);
+    sum
 }
 
 /// The reverse of `v.extend_from_slice(items)` on a `Vec` of `len` items:

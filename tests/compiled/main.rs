@@ -46,6 +46,7 @@ mod shadows;
 mod soundness;
 mod split_calls;
 mod support;
+mod vec_edits;
 mod vec_growth;
 mod vec_moves;
 mod vector_calls;

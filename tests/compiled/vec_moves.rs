@@ -42,7 +42,7 @@ const POINTS: [[f64; 4]; 5] = [
 /// `f_grad` against the plain function (bit for bit), its compiled
 /// adjoint run alone, the tape and the dual twin, at every point.
 #[track_caller]
-fn check(
+pub(crate) fn check(
     name: &str,
     plain: impl Fn(&[f64]) -> f64,
     adjoint: impl Fn(&mut autodiff::__adjoint::Stack, &[f64]) -> Option<ValueAndGradient<Vec<f64>>>,

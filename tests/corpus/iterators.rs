@@ -1,6 +1,6 @@
 //! Closures in iterator chains over tracked values, the way students write
 //! reductions once they know Rust: `map`/`sum`, `fold` (also with
-//! `f64::max`), `zip`, `product`, `copied`, `rev`, `step_by`, `windows`,
+//! `f64::max`), `reduce` (on the tape), `zip`, `product`, `copied`, `rev`, `step_by`, `windows`,
 //! `chunks`, `collect`, `extend`, `filter`, `all`, `count`, `for_each`, and
 //! closures that capture tracked values. `max_by`/`min_by` with `total_cmp`
 //! or `partial_cmp` are `tests/compiled/closures.rs`'s.
@@ -49,6 +49,31 @@ fn fold_from_the_first_element() -> TestResult {
     let got = min_from_first_grad(&z)?;
     assert_eq!(got.value, -1.0);
     assert_eq!(got.gradient, vec![0.0, 0.0, 1.0, 0.0]);
+    Ok(())
+}
+
+#[differentiable]
+fn reduced(z: &[f64]) -> f64 {
+    let top = z.iter().copied().reduce(f64::max).unwrap();
+    let squares = z.iter().map(|v| v * v).reduce(|a, b| a + b).unwrap();
+    top * squares
+}
+
+#[test]
+fn reduce_by_a_function_and_by_a_closure() -> TestResult {
+    let z = [0.5, 2.0, -1.0, 1.5];
+    let got = reduced_grad(&z)?;
+    assert_eq!(got.value, reduced(&z));
+    let squares: f64 = z.iter().map(|v| v * v).sum();
+    // d(top·Σv²)/dz_k = [k = argmax]·Σv² + top·2z_k.
+    let want: Vec<f64> = z
+        .iter()
+        .enumerate()
+        .map(|(k, v)| if k == 1 { squares } else { 0.0 } + 2.0 * 2.0 * v)
+        .collect();
+    assert_all_close(&got.gradient, &want, CLOSED);
+    let tape = reduced_grad_tape(&z)?;
+    assert_all_close(&tape.gradient, &want, CLOSED);
     Ok(())
 }
 

@@ -274,7 +274,8 @@ impl<'a> Lower<'a> {
         // `std::cmp::max(1, m)`, `Vec::with_capacity(m)`: the standard
         // library has no `_tape` twins.
         let standard = matches!(first, "std" | "core" | "alloc")
-            || (segments.len() == 2 && matches!(first, "Vec" | "Option" | "String" | "Box"));
+            || (segments.len() == 2 && matches!(first, "Vec" | "Option" | "String" | "Box"))
+            || (segments == ["mem", "swap"] && swaps_places(args));
         if standard || (segments.len() == 2 && (is_plain_type(first) || first == "f64")) {
             return ExprKind::PlainCall {
                 func,
@@ -395,4 +396,13 @@ fn unparen(expr: &syn::Expr) -> &syn::Expr {
         syn::Expr::Group(group) => unparen(&group.expr),
         other => other,
     }
+}
+
+/// `mem::swap(&mut a, &mut b)` (with `use std::mem;`): two places borrowed
+/// `&mut`, which no annotated function takes.
+fn swaps_places(args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>) -> bool {
+    args.len() == 2
+        && args.iter().all(
+            |arg| matches!(arg, syn::Expr::Reference(reference) if reference.mutability.is_some()),
+        )
 }

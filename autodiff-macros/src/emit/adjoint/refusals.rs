@@ -101,7 +101,10 @@ fn popped_and_read(block: &Block) -> Option<Unsupported> {
         own_exprs(expr, &mut exprs);
         exprs.iter().find_map(|inner| {
             let ExprKind::Structural {
-                receiver, method, ..
+                receiver,
+                method,
+                args,
+                ..
             } = &inner.kind
             else {
                 return None;
@@ -110,12 +113,18 @@ fn popped_and_read(block: &Block) -> Option<Unsupported> {
                 return None;
             };
             let name = path.path.get_ident()?;
-            let reads = exprs
-                .iter()
-                .filter(|e| matches!(&e.kind, ExprKind::Path(p) if p.path.is_ident(name)))
-                .count();
-            (*method == "pop" && reads > 1).then(|| Unsupported {
-                construct: "a statement that `pop`s a `Vec` and reads it again".into(),
+            let reads_in = |expr: &Expr| {
+                let mut own = Vec::new();
+                own_exprs(expr, &mut own);
+                own.iter()
+                    .filter(|e| matches!(&e.kind, ExprKind::Path(p) if p.path.is_ident(name)))
+                    .count()
+            };
+            // `v.remove(k % v.len())`: the index, a plain count evaluated
+            // before the item leaves, may read the `Vec`.
+            let reads = reads_in(expr) - args.iter().map(reads_in).sum::<usize>();
+            ((*method == "pop" || *method == "remove") && reads > 1).then(|| Unsupported {
+                construct: format!("a statement that `{method}`s a `Vec` and reads it again"),
                 line: crate::text::line(inner.span),
             })
         })
@@ -253,6 +262,9 @@ const TAPE_ONLY_METHODS: &[&str] = &[
     "insert",
     "extend_from_slice",
     "truncate",
+    "clear",
+    "resize",
+    "fill",
     "sort_by",
 ];
 

@@ -225,6 +225,11 @@ impl Emitter<'_> {
                     quote!(__ad::call(#tape, #twin(#tape, #(#args),*)))
                 }
             },
+            // `mem::swap(&mut a, &mut b)` moves values, tracked ones too.
+            ExprKind::PlainCall { func, args } if expr.swapped().is_some() => {
+                let args = args.iter().map(|arg| self.expr(arg, Mode::Value));
+                quote!(#func(#(#args),*))
+            }
             ExprKind::PlainCall { func, args } => {
                 let args = args.iter().map(|arg| self.untracked(arg));
                 quote!(#func(#(#args),*))
@@ -257,9 +262,12 @@ impl Emitter<'_> {
                         return quote!(|a, b| __ad::#func(a, b, #at));
                     }
                     // The value `push`ed or `insert`ed, the slice appended
-                    // (`extend_from_slice`): lifted into a tracked `Vec`.
+                    // (`extend_from_slice`), the value `fill` or `resize`
+                    // writes: lifted into a tracked `Vec`.
                     let stored = (*method == "push" && position == 0)
                         || (*method == "insert" && position == 1)
+                        || (*method == "fill" && position == 0)
+                        || (*method == "resize" && position == 1)
                         || (*method == "extend_from_slice" && position == 0);
                     if stored && tracked_receiver && *method == "extend_from_slice" {
                         let lifted = self.expr(arg, Mode::Lift);

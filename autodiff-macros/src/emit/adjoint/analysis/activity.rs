@@ -146,6 +146,15 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
         } if moves_in(method, args).is_some_and(|item| carries(item, active)) => {
             found.extend(root(receiver));
         }
+        // `mem::swap(&mut a, &mut b)`: each takes the other's value.
+        _ if expr
+            .swapped()
+            .is_some_and(|(a, b)| carries(a, active) || carries(b, active)) =>
+        {
+            let (a, b) = expr.swapped().expect("a swap");
+            found.extend(root(a));
+            found.extend(root(b));
+        }
         _ => {}
     }
     for child in expr.children() {
@@ -157,10 +166,13 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
 }
 
 /// What `method` puts into its receiver from its `args`: the item
-/// `push`ed or `insert`ed, the slice appended (`extend_from_slice`).
+/// `push`ed or `insert`ed, the slice appended (`extend_from_slice`), the
+/// value `fill` or `resize` writes.
 fn moves_in<'e, 'a>(method: &syn::Ident, args: &'e [Expr<'a>]) -> Option<&'e Expr<'a>> {
     match (method.to_string().as_str(), args) {
-        ("push" | "extend_from_slice", [item]) | ("insert", [_, item]) => Some(item),
+        ("push" | "extend_from_slice" | "fill", [item]) | ("insert" | "resize", [_, item]) => {
+            Some(item)
+        }
         _ => None,
     }
 }

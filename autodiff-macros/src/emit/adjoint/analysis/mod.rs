@@ -83,7 +83,16 @@ const KEEPS_LENGTH: &[&str] = &[
 ];
 
 /// Methods that change their receiver's length, which the sweep reverses.
-const RESIZING: &[&str] = &["push", "truncate", "pop", "insert", "extend_from_slice"];
+const RESIZING: &[&str] = &[
+    "push",
+    "truncate",
+    "clear",
+    "pop",
+    "insert",
+    "remove",
+    "extend_from_slice",
+    "resize",
+];
 
 /// Whether a method of this name changes its receiver.
 pub fn mutates(method: &syn::Ident) -> bool {
@@ -135,7 +144,8 @@ pub struct Analysis {
     /// one is an annotated method.
     pub models: HashSet<String>,
     /// Bindings something is `push`ed onto, or whose length another
-    /// method changes (`truncate`, `pop`, `insert`, `extend_from_slice`):
+    /// method changes (`truncate`, `clear`, `pop`, `insert`, `remove`,
+    /// `extend_from_slice`, `resize`):
     /// their adjoints are shaped like the binding at the end of the
     /// forward sweep.
     pub pushed: HashSet<String>,
@@ -488,6 +498,13 @@ impl Analysis {
             if !KEEPS_LENGTH.contains(&method.to_string().as_str()) {
                 self.resize(receiver);
             }
+        }
+        // `mem::swap(&mut a, &mut b)`: each may take a length of the
+        // other's, so both adjoints are shaped like the bindings at the end
+        // of the forward sweep, as a pushed one's.
+        if let Some((a, b)) = expr.swapped() {
+            self.pushed.extend(root(a));
+            self.pushed.extend(root(b));
         }
         match &expr.kind {
             ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {

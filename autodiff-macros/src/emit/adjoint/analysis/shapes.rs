@@ -505,7 +505,7 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
             dims_of(&args[0], dims)
         }
         // `[a, b].concat()`: one level less than its list of parts; an item
-        // `pop`ped (`v.pop().unwrap()`): one less than its `Vec`.
+        // `pop`ped (`v.pop().unwrap()`) or `remove`d: one less than its `Vec`.
         ExprKind::Structural {
             receiver, method, ..
         } if *method == "concat" => match &receiver.kind {
@@ -515,6 +515,9 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
             }
             _ => dims_of(receiver, dims)?.checked_sub(1),
         },
+        ExprKind::Structural {
+            receiver, method, ..
+        } if *method == "remove" => dims_of(receiver, dims)?.checked_sub(1),
         ExprKind::Structural {
             receiver, method, ..
         } if *method == "unwrap" => match &receiver.kind {

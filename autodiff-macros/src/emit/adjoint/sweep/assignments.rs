@@ -1,6 +1,6 @@
 //! An expression statement: `=`, `+= -= *= /=` of a tracked place (its
 //! adjoint taken before the value's reverse runs), `push`, the methods
-//! that move a `Vec`'s items (`moves`), and the
+//! that move a `Vec`'s items and `mem::swap` (`moves`), and the
 //! statements that are loops, branches and jumps, handed to their sweeps.
 
 use super::statements::direct_call;
@@ -123,6 +123,13 @@ impl<'m> Sweep<'m> {
                 ..
             } if MOVES.contains(&method.to_string().as_str()) && self.root_active(receiver) => {
                 self.moved_items(expr, receiver, &method.to_string(), args, semi)
+            }
+            ExprKind::PlainCall { .. }
+                if expr
+                    .swapped()
+                    .is_some_and(|(a, b)| self.root_active(a) || self.root_active(b)) =>
+            {
+                self.swapped_values(expr, semi)
             }
             // `v.pop().unwrap();`: the popped item's adjoint is zero.
             ExprKind::Structural { .. } if popped(expr).is_some() => {

@@ -17,15 +17,23 @@ pub(crate) const MOVES: &[&str] = &[
     "swap",
     "reverse",
     "truncate",
+    "clear",
     "pop",
     "insert",
+    "remove",
     "extend_from_slice",
+    "resize",
+    "fill",
     "sort_by",
 ];
 
-/// `v.pop().unwrap()`: the `pop` (whose receiver is `v`).
+/// `v.pop().unwrap()`: the `pop` (whose receiver is `v`); `v.remove(i)`:
+/// itself.
 pub(super) fn popped<'e, 'a>(expr: &'e Expr<'a>) -> Option<&'e Expr<'a>> {
     match &expr.kind {
+        ExprKind::Structural { method, args, .. } if *method == "remove" && args.len() == 1 => {
+            Some(expr)
+        }
         ExprKind::Structural {
             receiver,
             method,
@@ -119,8 +127,8 @@ impl<'m> Sweep<'m> {
         // The item `insert`ed and the slice appended carry adjoints; the
         // indices, lengths and the comparison do not.
         let positions = match method {
-            "insert" => &args[..args.len().min(1)],
-            "extend_from_slice" | "sort_by" => &[],
+            "insert" | "resize" => &args[..args.len().min(1)],
+            "extend_from_slice" | "sort_by" | "fill" => &[],
             _ => args,
         };
         if positions
@@ -168,7 +176,7 @@ impl<'m> Sweep<'m> {
             // The dropped items' adjoints come back as zeros: numbers. A
             // `pop` whose item is dropped is a truncation by one, or none
             // on an empty `Vec`.
-            ("truncate", [_]) | ("pop", []) => {
+            ("truncate", [_]) | ("pop", []) | ("clear", []) => {
                 self.items_are_numbers(expr, receiver, method)?;
                 if method == "pop" {
                     self.moves.insert(expr.id);
@@ -195,13 +203,7 @@ impl<'m> Sweep<'m> {
                 if !self.scalar(item) {
                     return unsupported("`.insert()` of an array", expr);
                 }
-                let index = if self.fully_available(&args[0]) {
-                    i.clone()
-                } else {
-                    let at = self.temp("inserted_at");
-                    self.cx.index_saves.push((i.clone(), at.clone()));
-                    at.to_token_stream()
-                };
+                let index = self.index_again(&args[0], i, "inserted_at");
                 let item_bar = self.temp("inserted_bar");
                 self.cx
                     .rev
@@ -209,6 +211,55 @@ impl<'m> Sweep<'m> {
                 self.rev(item, Seed::new(item_bar.to_token_stream()))?;
                 let v = self.fwd(item)?;
                 Ok(self.finish(quote!(#receiver_src.insert(#i, #v) #semi)))
+            }
+            // The removed item's adjoint (0: the statement drops it) goes
+            // back where the item was, at the index saved where it may
+            // have changed.
+            ("remove", [i]) => {
+                self.items_are_numbers(expr, receiver, method)?;
+                self.moves.insert(expr.id);
+                let index = self.index_again(&args[0], i, "removed_at");
+                self.cx
+                    .rev
+                    .push(quote!(#adjoint::put_item(#stack, &mut #bar, #index, 0.0);));
+                Ok(self.finish(quote!(#receiver_src.remove(#i) #semi)))
+            }
+            // The `Vec` gets back its length before (saved), and the
+            // items the resize appended, copies of its value, give that
+            // value their adjoints' sum.
+            ("resize", [n, _]) => {
+                self.items_are_numbers(expr, receiver, method)?;
+                let item = &args[1];
+                if !self.scalar(item) {
+                    return unsupported("`.resize()` with an array", expr);
+                }
+                let len = self.temp("len_before");
+                self.cx
+                    .index_saves
+                    .push((quote!(#receiver_src.len()), len.clone()));
+                let appended = self.temp("appended_bar");
+                self.cx
+                    .rev
+                    .push(quote!(let #appended = #adjoint::resized(&mut #bar, #len);));
+                self.rev(item, Seed::new(appended.to_token_stream()))?;
+                let v = self.fwd(item)?;
+                Ok(self.finish(quote!(#receiver_src.resize(#n, #v) #semi)))
+            }
+            // Every item becomes a copy of the value: the value gets the
+            // sum of their adjoints, and the items before the fill none.
+            ("fill", [_]) => {
+                self.items_are_numbers(expr, receiver, method)?;
+                let item = &args[0];
+                if !self.scalar(item) {
+                    return unsupported("`.fill()` with an array", expr);
+                }
+                let filled = self.temp("filled_bar");
+                self.cx
+                    .rev
+                    .push(quote!(let #filled = #adjoint::filled(&mut #bar);));
+                self.rev(item, Seed::new(filled.to_token_stream()))?;
+                let v = self.fwd(item)?;
+                Ok(self.finish(quote!(#receiver_src.fill(#v) #semi)))
             }
             // The appended items' adjoints are split off the end, at the
             // length saved before, and added into the slice's.
@@ -276,6 +327,66 @@ impl<'m> Sweep<'m> {
         }
     }
 
+    /// `std::mem::swap(&mut a, &mut b);` of two locals with derivatives:
+    /// the reverse swaps their adjoints back. Each must be a binding of
+    /// the body, bound once (and, unless a number, never assigned whole), not a parameter
+    /// (whose adjoint is its gradient, shaped like the argument), with the
+    /// same known shape.
+    pub(super) fn swapped_values(
+        &mut self,
+        expr: &Expr,
+        semi: Option<TokenStream>,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let (a, b) = expr.swapped().expect("a swap");
+        for side in [a, b] {
+            let Some(name) = (match &side.kind {
+                ExprKind::Path(path) => path.path.get_ident().map(ToString::to_string),
+                _ => None,
+            }) else {
+                return unsupported("`mem::swap` of a part of a value", expr);
+            };
+            if self.an.params.contains(&name) {
+                return unsupported("`mem::swap` of a parameter", expr);
+            }
+            let number = dims_of(side, &self.an.dims) == Some(0);
+            if self.an.bound.get(&name).copied() != Some(1)
+                || (!number && self.an.assigned.contains_key(&name))
+                || !self.root_active(side)
+            {
+                return unsupported(
+                    "`mem::swap` of a binding bound again or assigned whole",
+                    expr,
+                );
+            }
+        }
+        let dims = dims_of(a, &self.an.dims);
+        if dims.is_none() || dims != dims_of(b, &self.an.dims) {
+            return unsupported(
+                "`mem::swap` of values whose shapes the reverse sweep cannot see",
+                expr,
+            );
+        }
+        self.cx = StmtCx::default();
+        let (a_bar, b_bar) = (self.bar_place(a)?, self.bar_place(b)?);
+        self.cx
+            .rev
+            .push(quote!(::core::mem::swap(&mut #a_bar, &mut #b_bar);));
+        let call = expr.source.to_token_stream();
+        Ok(self.finish(quote!(#call #semi)))
+    }
+
+    /// An index `i` (the tokens of `arg`) as the reverse reads it: as
+    /// written where it is there again, else saved before the statement
+    /// under a name made of `name`.
+    fn index_again(&mut self, arg: &Expr, i: &TokenStream, name: &str) -> TokenStream {
+        if self.fully_available(arg) {
+            return i.clone();
+        }
+        let at = self.temp(name);
+        self.cx.index_saves.push((i.clone(), at.clone()));
+        at.to_token_stream()
+    }
+
     /// Whether the reverse can undo `method` on `receiver`: a local binding
     /// (not a part of a value), bound once and never assigned whole, so
     /// that its adjoint has the length the move leaves; not a parameter,
@@ -313,22 +424,41 @@ impl<'m> Sweep<'m> {
         Ok(())
     }
 
-    /// `v.pop().unwrap()` as a value with adjoint `seed`: the reverse
-    /// pushes the item's adjoint back onto `v`'s, which has then the
-    /// length the `pop` left.
+    /// `v.pop().unwrap()` (or `v.remove(i)`) as a value with adjoint
+    /// `seed`: the reverse pushes the item's adjoint back onto `v`'s (or
+    /// puts it back at `i`), which has then the length the `pop` left.
     pub(super) fn rev_pop(&mut self, expr: &Expr, pop: &Expr, seed: &Seed) -> R<()> {
-        let ExprKind::Structural { receiver, .. } = &pop.kind else {
+        let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &pop.kind
+        else {
             return unsupported(describe(expr), expr);
         };
-        self.movable(expr, receiver, "pop")?;
-        self.items_are_numbers(expr, receiver, "pop")?;
+        let method = method.to_string();
+        self.movable(expr, receiver, &method)?;
+        self.items_are_numbers(expr, receiver, &method)?;
         if seed.whole {
-            return unsupported("an item of `.pop()` used as an array", expr);
+            return unsupported(format!("an item of `.{method}()` used as an array"), expr);
         }
         self.moves.insert(pop.id);
         let bar = self.bar_place(receiver)?;
         let item = seed.signed();
-        self.cx.rev.push(quote!(#bar.push(#item);));
+        if let [index] = args.as_slice() {
+            if self.active(index) || has_call(index) {
+                return unsupported("`.remove()` of a tracked value", expr);
+            }
+            let i = index.source.to_token_stream();
+            let index = self.index_again(index, &i, "removed_at");
+            let (stack, adjoint) = (self.stack.clone(), self.adjoint.clone());
+            self.cx
+                .rev
+                .push(quote!(#adjoint::put_item(#stack, &mut #bar, #index, #item);));
+        } else {
+            self.cx.rev.push(quote!(#bar.push(#item);));
+        }
         Ok(())
     }
 
@@ -439,23 +569,31 @@ impl<'m> Sweep<'m> {
         }
     }
 
-    /// The first `pop` of a `Vec` with a derivative that the sweeps did not
+    /// The first `pop` (or `remove`) of a `Vec` with a derivative that the sweeps did not
     /// reverse: one whose item is read other than as a number with a
     /// derivative (`if v.pop().unwrap() > 0.0`, `let _ = v.pop();`), whose
     /// adjoint's length would go wrong from there.
     pub fn unreversed_move(&self, block: &Block) -> Option<Unsupported> {
-        let found = std::cell::Cell::new(None);
+        let found = std::cell::RefCell::new(None);
         block.any_expr(&|expr| {
-            let hit = matches!(&expr.kind, ExprKind::Structural { receiver, method, .. }
-                if *method == "pop" && self.root_active(receiver))
-                && !self.moves.contains(&expr.id);
-            if hit && found.get().is_none() {
-                found.set(Some(text::line(expr.span)));
-            }
-            hit
+            let method = match &expr.kind {
+                ExprKind::Structural {
+                    receiver, method, ..
+                } if (*method == "pop" || *method == "remove")
+                    && self.root_active(receiver)
+                    && !self.moves.contains(&expr.id) =>
+                {
+                    method.to_string()
+                }
+                _ => return false,
+            };
+            found
+                .borrow_mut()
+                .get_or_insert((text::line(expr.span), method));
+            true
         });
-        found.get().map(|line| Unsupported {
-            construct: "`.pop()` whose item is not read as a number".into(),
+        found.into_inner().map(|(line, method)| Unsupported {
+            construct: format!("`.{method}()` whose item is not read as a number"),
             line,
         })
     }
