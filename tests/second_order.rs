@@ -1529,3 +1529,40 @@ fn parts_of_rows_and_arrays_reach_helpers_compiled() -> Result<(), ScalarAutodif
     );
     Ok(())
 }
+
+/// Two parts of one row passed to one call (`dot_of(&x[..2], &x[1..3])`)
+/// and the whole row twice: the callee's adjoints of its two parameters
+/// are added back into the same row's, on dual numbers as on `f64`s.
+#[differentiable]
+fn dot_of(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+#[differentiable]
+fn overlapping_parts(x: &[f64]) -> f64 {
+    dot_of(&x[..2], &x[1..3]) * dot_of(x, x).sqrt()
+}
+
+#[test]
+fn overlapping_parts_of_one_row_reach_a_helper_compiled() -> Result<(), ScalarAutodiffError> {
+    let x = vec![0.5, 1.2, -0.7, 0.9];
+    let direction = vec![1.0, -0.5, 0.5, 0.25];
+    let result = compiled_once(|| overlapping_parts_hvp(&x, direction.clone()))?;
+    let tape = overlapping_parts_hvp_tape(&x, direction.clone())?;
+    assert_all_close_named(&result.hvp, &tape.hvp, 1e-12, "overlap: compiled vs tape");
+    let grad_at = |t: f64| {
+        let moved: Vec<f64> = x.iter().zip(&direction).map(|(x, v)| x + t * v).collect();
+        overlapping_parts_grad(&moved).unwrap().gradient
+    };
+    assert_all_close_named(
+        &result.hvp,
+        &along(grad_at, 1e-6),
+        1e-5,
+        "overlap: central differences",
+    );
+    Ok(())
+}

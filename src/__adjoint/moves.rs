@@ -6,14 +6,16 @@
 //! applied) is saved on the [`Stack`] by the forward.
 
 use std::cmp::Ordering;
+use std::ops::AddAssign;
 
 use super::Stack;
 
 /// `bar[k] += items[k]` for every item: the adjoints of a run of moved
 /// items (a slice appended by `extend_from_slice`, a part of a `concat`)
 /// added back into the adjoint of the slice they came from, which may be
-/// a `Vec`'s, an array's or a sub-slice's (`&x[1..3]`). Runs of unequal
-/// length (impossible for the sweeps' own) are added up to the shorter.
+/// a `Vec`'s, an array's or a sub-slice's (`&x[1..3]`), of numbers or (in
+/// the dual sweep) of dual numbers. Runs of unequal length (impossible
+/// for the sweeps' own) are added up to the shorter.
 ///
 /// ```
 /// let mut bar = [1.0, 2.0, 3.0];
@@ -21,7 +23,7 @@ use super::Stack;
 /// assert_eq!(bar, [1.0, 2.5, 3.25]);
 /// ```
 #[inline]
-pub fn add_items<B: AsMut<[f64]> + ?Sized>(bar: &mut B, items: &[f64]) {
+pub fn add_items<T: Copy + AddAssign, B: AsMut<[T]> + ?Sized>(bar: &mut B, items: &[T]) {
     for (a, b) in bar.as_mut().iter_mut().zip(items) {
         *a += *b;
     }
