@@ -1273,3 +1273,34 @@ fn a_vector_calls_binding_read_through_runs_of_it() {
         &want,
     );
 }
+
+/// Rows of softmaxes pushed in a loop, in a body with an early `return`:
+/// whether the pushed call returns a number or a vector is not known
+/// where the reverse sweep shapes the adjoint, so the tape computes it
+/// (this built nothing before: the adjoint took the rows for numbers).
+#[differentiable]
+fn rows_pushed_before_a_return(z: &[f64]) -> f64 {
+    let mut rows = Vec::new();
+    for _ in 0..2 {
+        rows.push(softmax(z));
+    }
+    if z[0] > 5.0 {
+        return 1.0;
+    }
+    -rows[1][2].ln()
+}
+
+#[test]
+fn rows_of_vector_calls_pushed_in_a_body_with_return_keep_the_tape() {
+    let z = [0.5, 1.2, -0.7, 0.9];
+    let got = rows_pushed_before_a_return_grad(&z).unwrap();
+    // −ln p₂ has gradient p − e₂.
+    let mut want = probabilities(&z);
+    want[2] -= 1.0;
+    assert_agree("rows before a return", &got.gradient, &want);
+    assert_eq!(got.value, -probabilities(&z)[2].ln());
+    assert!(matches!(
+        rows_pushed_before_a_return_grad_path(),
+        GradientPath::Tape { construct, .. } if construct.starts_with("a call pushed onto a Vec in a body with return")
+    ));
+}

@@ -96,8 +96,15 @@ impl<'m> Sweep<'m> {
                     || self.method_call(item))
                     && self.an.vector_calls.contains(&item.id);
                 // In a body with `return`s the adjoint's shape is a length
-                // alone, of numbers: a call is pushed as one there.
-                if (call && !self.early) || !self.scalar(item) {
+                // alone, of numbers: a call onto a `Vec` the body does not
+                // show holds numbers may return a vector.
+                if call && self.early {
+                    return unsupported(
+                        "a call pushed onto a `Vec` in a body with `return` (whether it returns a number or a vector is not known there)",
+                        expr,
+                    );
+                }
+                if call || !self.scalar(item) {
                     return self.push_whole(expr, receiver, item, call, semi);
                 }
                 // A parameter's adjoint is its gradient, shaped like the
