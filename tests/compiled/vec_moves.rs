@@ -395,6 +395,34 @@ fn a_pop_the_reverse_cannot_follow_keeps_the_tape() {
     );
 }
 
+/// `[a, b].concat()` of local `Vec`s moves them into the list, so the
+/// adjoint has no shape to take for them at the end of the forward sweep:
+/// the tape computes it (this built nothing before).
+#[differentiable]
+fn concat_of_moved_locals(x: &[f64]) -> f64 {
+    let a: Vec<f64> = x.iter().map(|v| v * 2.0).collect();
+    let b = vec![x[0] * x[1], 3.0];
+    let c = [a, b].concat();
+    c[0] * c[3] + c[4]
+}
+
+#[test]
+fn a_concat_of_moved_locals_keeps_the_tape() {
+    let x = [0.5, 1.2, -0.7, 0.9];
+    let got = concat_of_moved_locals_grad(&x).unwrap();
+    // 4·x0·x3 + x0·x1.
+    assert_eq!(got.value, concat_of_moved_locals(&x));
+    assert_agree(
+        "moved parts",
+        &got.gradient,
+        &[4.0 * x[3] + x[1], x[0], 0.0, 4.0 * x[0]],
+    );
+    assert!(matches!(
+        concat_of_moved_locals_grad_path(),
+        GradientPath::Tape { construct, .. } if construct.starts_with(".concat() of a local moved into it")
+    ));
+}
+
 /// Extended by a literal of tracked values, in a loop and after a sort.
 mod extend_from_slice_of_literals {
     use super::*;

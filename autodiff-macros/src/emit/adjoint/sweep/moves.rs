@@ -552,6 +552,17 @@ impl<'m> Sweep<'m> {
                         item,
                     );
                 };
+                // A local by value (`[a, b].concat()` of `Vec`s) is moved
+                // into the list: its adjoint has no shape to take at the
+                // end of the forward sweep.
+                if std::ptr::eq(place, item)
+                    && root(place).is_some_and(|name| !self.an.params.contains(&name))
+                {
+                    return unsupported(
+                        "`.concat()` of a local moved into it (`[a, b]`; `[&a[..], &b[..]]` borrows)",
+                        item,
+                    );
+                }
                 let src = place.source.to_token_stream();
                 Ok((quote!(#src.len()), self.fully_available(place)))
             })
