@@ -136,6 +136,24 @@ mistaken_shapes! {
     ['a, T] Vec<T> => Slice<'a, Scalar<'t>>;
 }
 
+/// A `Vec` or an array passed to a pass-through slice parameter (a
+/// `#[constant] x: &[f64]` given a row `&Vec<f64>` of a `#[constant]` table):
+/// the deref coercion a direct call makes, which a call through [`Twin`]'s
+/// generic parameters does not.
+impl<'t, 'r, T> Arg<'t, &'r [T]> for &'r Vec<T> {
+    #[inline]
+    fn arg(self, _: &'t Tape) -> &'r [T] {
+        self.as_slice()
+    }
+}
+
+impl<'t, 'r, T, const N: usize> Arg<'t, &'r [T]> for &'r [T; N] {
+    #[inline]
+    fn arg(self, _: &'t Tape) -> &'r [T] {
+        self.as_slice()
+    }
+}
+
 /// A slice parameter on the tape: borrowed when the caller already holds
 /// tracked values, owned when plain numbers had to be lifted first (a
 /// `#[constant]` slice or a literal passed on to a differentiable one).

@@ -275,3 +275,109 @@ fn rows_of_data_reach_a_helper_taking_rows() {
         assert_agree("of_rows", g, &want);
     }
 }
+
+/// The rows of a `#[constant]` table (`&Vec<f64>` each) passed where a
+/// slice is taken, as a direct call coerces them: to a helper's and a
+/// method's `#[constant] x: &[f64]`, and to a closure's parameter typed
+/// `&[f64]` or `&Vec<f64>` that also takes tracked rows.
+#[differentiable]
+fn score_of(w: &[f64], #[constant] x: &[f64]) -> f64 {
+    w[0] * x[0] + w[1] * x[1]
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Line {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[differentiable]
+impl Line {
+    fn score(&self, #[constant] x: &[f64]) -> f64 {
+        self.w[0] * x[0] + self.w[1] * x[1] + self.b
+    }
+
+    fn loss(&self, #[constant] xs: &[Vec<f64>], #[constant] ys: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            s += (self.score(x) - y).powi(2);
+        }
+        s
+    }
+}
+
+#[differentiable]
+fn rows_coerced(w: &[f64], ws: &[Vec<f64>], #[constant] xs: &[Vec<f64>]) -> f64 {
+    let predict = |x: &[f64]| w[0] * x[0] + w[1] * x[1];
+    let dot = |a: &Vec<f64>, b: &[f64]| a[0] * b[0] + a[1] * b[1];
+    let mut s = 0.0;
+    for x in xs {
+        s += score_of(w, x).powi(2) + predict(x) * dot(&ws[0], x);
+    }
+    s + dot(&ws[0], &ws[1])
+}
+
+fn rows_coerced_dual(w: &[Dual], ws: &[Vec<Dual>], xs: &[Vec<f64>]) -> Dual {
+    let mut s = Dual::constant(0.0);
+    for x in xs {
+        let score = w[0] * x[0] + w[1] * x[1];
+        let dot = ws[0][0] * x[0] + ws[0][1] * x[1];
+        s = s + score * score + score * dot;
+    }
+    s + ws[0][0] * ws[1][0] + ws[0][1] * ws[1][1]
+}
+
+#[test]
+fn rows_of_a_constant_table_coerce_to_slices() {
+    let xs = vec![vec![1.0, 2.0], vec![0.5, -1.0]];
+    let (w, ws) = (vec![0.2, -0.4], vec![vec![0.3, 0.1], vec![-0.2, 0.6]]);
+    let got = agree(
+        "coerced rows",
+        rows_coerced_grad(&w, &ws, &xs),
+        rows_coerced_grad_tape(&w, &ws, &xs),
+    );
+    assert_eq!(got.value, rows_coerced(&w, &ws, &xs));
+    let flat_in: Vec<f64> = w.iter().chain(ws.iter().flatten()).copied().collect();
+    let want = dual_gradient(&flat_in, |d| {
+        rows_coerced_dual(&d[..2], &[d[2..4].to_vec(), d[4..6].to_vec()], &xs)
+    });
+    let got_flat: Vec<f64> = got
+        .gradient
+        .0
+        .iter()
+        .chain(got.gradient.1.iter().flatten())
+        .copied()
+        .collect();
+    assert_agree("coerced rows", &got_flat, &want);
+    assert_eq!(rows_coerced_grad_path(), GradientPath::Compiled);
+    compiled(|stack| rows_coerced_adjoint(stack, &w, &ws, &xs));
+
+    // The line's loss, 2·Σ (w·x + b − y) (x, 1) in closed form.
+    let line = Line {
+        w: vec![0.2, -0.4],
+        b: 0.1,
+    };
+    let ys = [0.3, 0.7];
+    let got = line.loss_grad(&xs, &ys).unwrap();
+    let mut want = Line {
+        w: vec![0.0, 0.0],
+        b: 0.0,
+    };
+    for (x, y) in xs.iter().zip(ys) {
+        let r = line.w[0] * x[0] + line.w[1] * x[1] + line.b - y;
+        want.w[0] += 2.0 * r * x[0];
+        want.w[1] += 2.0 * r * x[1];
+        want.b += 2.0 * r;
+    }
+    assert_agree(
+        "line",
+        &[got.gradient.w.clone(), vec![got.gradient.b]].concat(),
+        &[want.w.clone(), vec![want.b]].concat(),
+    );
+    let tape = line.loss_grad_tape(&xs, &ys).unwrap();
+    assert_agree(
+        "line: tape",
+        &[tape.gradient.w, vec![tape.gradient.b]].concat(),
+        &[want.w, vec![want.b]].concat(),
+    );
+}

@@ -67,10 +67,13 @@ impl Emitter<'_> {
                 // `Scalar`: a plain argument there is lifted.
                 let lifted = self.lifted_parameters(func);
                 let args = args.iter().enumerate().map(|(position, arg)| {
-                    if lifted.get(position).copied().unwrap_or(false) {
-                        self.expr(arg, Mode::Lift)
-                    } else {
-                        self.expr(arg, arg_mode)
+                    match lifted.get(position).copied().unwrap_or(Lifted::No) {
+                        Lifted::No => self.expr(arg, arg_mode),
+                        Lifted::Value => self.expr(arg, Mode::Lift),
+                        Lifted::Borrowed => {
+                            let lifted = self.expr(arg, Mode::Lift);
+                            quote!(&#lifted)
+                        }
                     }
                 });
                 quote!(#func(#(#args),*))

@@ -98,7 +98,20 @@ pub(super) struct Emitter<'f> {
     /// parameters may hold a tracked value: a call's plain argument there
     /// is lifted (`g(x) + g(2.0)` with `let g = |u: f64| ..`), since the
     /// closure's parameter is then typed `Scalar`.
-    closures: std::cell::RefCell<std::collections::HashMap<String, Vec<bool>>>,
+    closures: std::cell::RefCell<std::collections::HashMap<String, Vec<Lifted>>>,
+}
+
+/// How a closure's argument is passed to a parameter that may hold a
+/// tracked value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lifted {
+    /// As it is: the parameter holds plain values only.
+    No,
+    /// Lifted (`2.0` into a `Scalar`).
+    Value,
+    /// Lifted, and borrowed: the parameter is typed a reference (`|x:
+    /// &[f64]|`), the lifted row owned by the call.
+    Borrowed,
 }
 
 /// Generated code in a recording twin's body whose lints the twin allows.
@@ -302,7 +315,17 @@ impl<'f> Emitter<'f> {
                 if let ExprKind::Closure { inputs, .. } = &init.kind {
                     let tracked = inputs
                         .iter()
-                        .map(|input| input.names.iter().any(|n| self.flow.is_tracked(n)))
+                        .map(|input| {
+                            if !input.names.iter().any(|n| self.flow.is_tracked(n)) {
+                                Lifted::No
+                            } else if matches!(input.syntax,
+                                syn::Pat::Type(typed) if matches!(*typed.ty, syn::Type::Reference(_)))
+                            {
+                                Lifted::Borrowed
+                            } else {
+                                Lifted::Value
+                            }
+                        })
                         .collect();
                     self.closures.borrow_mut().insert(name.clone(), tracked);
                 }
@@ -580,14 +603,17 @@ impl<'f> Emitter<'f> {
             return None;
         };
         let lifted = self.lifted_parameters(func);
-        if !lifted.iter().any(|&tracked| tracked) {
+        if lifted.iter().all(|&how| how == Lifted::No) {
             return None;
         }
         let args = args.iter().enumerate().map(|(position, arg)| {
-            if lifted.get(position).copied().unwrap_or(false) {
-                self.lifted(arg)
-            } else {
-                arg.source.to_token_stream()
+            match lifted.get(position).copied().unwrap_or(Lifted::No) {
+                Lifted::No => arg.source.to_token_stream(),
+                Lifted::Value => self.lifted(arg),
+                Lifted::Borrowed => {
+                    let lifted = self.lifted(arg);
+                    quote!(&#lifted)
+                }
             }
         });
         Some(quote_spanned!(expr.span=> __ad::primal(#func(#(#args),*))))
@@ -595,7 +621,7 @@ impl<'f> Emitter<'f> {
 
     /// Of a call's callee, a closure a `let` bound: which parameters may
     /// hold a tracked value (see `closures`); empty for anything else.
-    fn lifted_parameters(&self, func: &syn::ExprPath) -> Vec<bool> {
+    pub(super) fn lifted_parameters(&self, func: &syn::ExprPath) -> Vec<Lifted> {
         func.path
             .get_ident()
             .and_then(|ident| self.closures.borrow().get(&ident.to_string()).cloned())
