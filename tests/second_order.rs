@@ -739,12 +739,14 @@ fn a_body_with_calls_runs_the_callees_dual_sweeps() -> Result<(), ScalarAutodiff
     Ok(())
 }
 
-/// A helper without a dual sweep (it builds a `Vec`): a caller's dual
-/// sweep fails at the call, and its f_hvp reruns the tape.
+/// A helper without a dual sweep (its value is a `match`): a caller's
+/// dual sweep fails at the call, and its f_hvp reruns the tape.
 #[differentiable]
 fn exp_pair(v: &[f64]) -> f64 {
-    let e: Vec<f64> = v.iter().map(|t| t.exp()).collect();
-    e[0] * e[1]
+    match v.len() {
+        0 | 1 => 0.0,
+        _ => v[0].exp() * v[1].exp(),
+    }
 }
 
 #[differentiable]
@@ -1564,5 +1566,87 @@ fn overlapping_parts_of_one_row_reach_a_helper_compiled() -> Result<(), ScalarAu
         1e-5,
         "overlap: central differences",
     );
+    Ok(())
+}
+
+/// Local `Vec`s of numbers on the dual sweep: grown by `push` (a
+/// constant too), collected by a typed `let` and summed, copied from
+/// constant rows and from `vec![x; n]`, written by element (`+=` reading
+/// the same `Vec`), and a layer loop that rebinds `h = next`.
+#[differentiable]
+fn pushed_and_summed(x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    for i in 0..x.len() {
+        v.push(x[i] * x[i]);
+    }
+    v.push(0.5);
+    let e: Vec<f64> = x.iter().map(|a| a.exp()).collect();
+    let s: f64 = e.iter().sum();
+    v[0] * v[1] + v[4] * v[2] + e[0] / s
+}
+
+#[differentiable]
+fn copied_rows(x: &[f64], #[constant] c: &[f64]) -> f64 {
+    let mut h = vec![c[0], c[1]];
+    h[0] *= x[1];
+    let mut g = c.to_vec();
+    g[1] += x[0] * x[2];
+    g[2] += g[1].tanh() * g[2];
+    let r = vec![x[3]; 3];
+    h[0] + h[1].sin() * g[1] + r[2] * g[0] * r[1] + g[2]
+}
+
+#[differentiable]
+fn layer_loop(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for j in 0..h.len() {
+            next.push((h[j] * 0.7 + h[(j + 1) % h.len()] * 0.3).tanh());
+        }
+        h = next;
+    }
+    h.iter().sum()
+}
+
+#[test]
+fn local_vecs_run_the_compiled_hvp() -> Result<(), ScalarAutodiffError> {
+    let x = vec![0.3, -0.8, 0.5, 1.1];
+    let v = vec![1.0, 0.5, -0.3, 0.2];
+    let c = [0.4, 1.5, -0.2];
+    let moved = |t: f64| -> Vec<f64> { x.iter().zip(&v).map(|(x, v)| x + t * v).collect() };
+    type Grad<'a> = &'a dyn Fn(&[f64]) -> Vec<f64>;
+    type Case<'a> = (&'a str, Hvp<Vec<f64>>, Hvp<Vec<f64>>, Grad<'a>);
+    let cases: [Case; 3] = [
+        (
+            "pushed and summed",
+            compiled_once(|| pushed_and_summed_hvp(&x, v.clone()))?,
+            pushed_and_summed_hvp_tape(&x, v.clone())?,
+            &|p| pushed_and_summed_grad(p).unwrap().gradient,
+        ),
+        (
+            "copied rows",
+            compiled_once(|| copied_rows_hvp(&x, &c, v.clone()))?,
+            copied_rows_hvp_tape(&x, &c, v.clone())?,
+            &|p| copied_rows_grad(p, &c).unwrap().gradient,
+        ),
+        (
+            "layer loop",
+            compiled_once(|| layer_loop_hvp(&x, v.clone()))?,
+            layer_loop_hvp_tape(&x, v.clone())?,
+            &|p| layer_loop_grad(p).unwrap().gradient,
+        ),
+    ];
+    for (name, compiled, tape, grad) in cases {
+        assert_eq!(
+            compiled.value.to_bits(),
+            tape.value.to_bits(),
+            "{name}: value"
+        );
+        assert_all_close_named(&compiled.gradient, &tape.gradient, 1e-12, name);
+        assert_all_close_named(&compiled.hvp, &tape.hvp, 1e-12, name);
+        let differences = along(|t| grad(&moved(t)), 1e-6);
+        assert_all_close_named(&compiled.hvp, &differences, 1e-5, name);
+    }
     Ok(())
 }

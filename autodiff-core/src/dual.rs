@@ -450,6 +450,13 @@ impl std::iter::Sum for Dual {
     }
 }
 
+impl<'a> std::iter::Sum<&'a Dual> for Dual {
+    /// As the sum of the items by value (`x.iter().sum()`).
+    fn sum<I: Iterator<Item = &'a Dual>>(iter: I) -> Dual {
+        iter.copied().sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

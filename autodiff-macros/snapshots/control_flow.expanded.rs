@@ -267,7 +267,10 @@ pub fn series_adjoint_dual(
     let mut total = ::autodiff::__adjoint::dual(0.0);
     for i in 0..n {
         stack.observe_power_base(x, i as i32);
-        total += scale * x.powi(i as i32);
+        {
+            let compound_value = scale * x.powi(i as i32);
+            total += compound_value;
+        };
     }
     stack.observe(total);
     let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(

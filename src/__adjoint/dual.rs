@@ -54,6 +54,23 @@ pub fn dual(value: impl AsDual) -> Dual {
     value.as_dual()
 }
 
+/// `items` as a `Vec` of duals: where the dual sweep binds a tracked
+/// local `Vec` (`let mut h = vec![x[0], x[1]];`, `x.to_vec()` of constant
+/// data) whatever its items are, so that the duals later pushed or
+/// assigned into it have its type.
+///
+/// ```
+/// use autodiff::__adjoint::duals;
+/// use autodiff::Dual;
+///
+/// assert_eq!(duals(vec![2.0])[0].tangent, 0.0);
+/// assert_eq!(duals(vec![Dual::new(1.0, 3.0)])[0].tangent, 3.0);
+/// ```
+#[inline]
+pub fn duals<T: AsDual>(items: Vec<T>) -> Vec<Dual> {
+    items.iter().map(AsDual::as_dual).collect()
+}
+
 impl Observed for Dual {
     /// Both parts: a second-order value that is not finite makes the dual
     /// sweep give up, and `f_hvp` reruns the tape, which names it.
@@ -164,6 +181,20 @@ impl DualStack {
             self.control.fail();
             Dual::constant(f64::NAN)
         })
+    }
+
+    /// The last `count` saved values, oldest first (see
+    /// [`Stack::pop_run`]); fewer, failing the sweep, past the bottom.
+    #[inline]
+    pub fn pop_run(&mut self, count: usize) -> std::vec::Drain<'_, Dual> {
+        let start = match self.values.len().checked_sub(count) {
+            Some(start) => start,
+            None => {
+                self.control.fail();
+                0
+            }
+        };
+        self.values.drain(start..)
     }
 
     /// See [`Stack::push_trips`].

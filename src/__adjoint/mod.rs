@@ -19,7 +19,7 @@ pub use calls::{
     args, scalar_of, unread, Arg, Args, Cotangent, NotDifferentiable, Poisoned, ScalarOf, Unread,
 };
 pub use dual::{
-    compiled_hessians, compiled_hvps, compiled_jvps, dual, dual_activations, dual_rules,
+    compiled_hessians, compiled_hvps, compiled_jvps, dual, dual_activations, dual_rules, duals,
     hessian_compiled, hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split,
 };
 pub use dual_calls::{dual_zero, forwarded_dual, ConstantDuals, DualSpread, DualZero, Rows};

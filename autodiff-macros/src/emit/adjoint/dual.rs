@@ -14,10 +14,12 @@
 //! `enumerate`, `rev`, `copied`, `step_by`, ...: the loops iterator chains
 //! are read as), and calls of annotated free functions read as numbers,
 //! through the callee's dual pair (`dual_pair`: its own dual sweep, or a
-//! failure that sends `f_hvp` to the tape). Anything else (methods,
-//! models, vectors built in the body, rows of rows, macros reading a
-//! tracked value, casts of one) keeps `f_hvp` on the tape, which computes
-//! the same numbers. `f_jvp` runs its forward sweep only
+//! failure that sends `f_hvp` to the tape), and local `Vec`s of numbers
+//! (bound empty, to `vec![..]` or to a copy of a row, each bound as
+//! `__adjoint::duals(..)`, grown by `push`, written by element, summed).
+//! Anything else (methods, models, other `Vec` methods, rows of rows,
+//! macros reading a tracked value, casts of one) keeps `f_hvp` on the
+//! tape, which computes the same numbers. `f_jvp` runs its forward sweep only
 //! ([`forward_only`]), `f_hessian` it once per column.
 
 use std::collections::{HashMap, HashSet};
@@ -87,7 +89,9 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
                 && syn::parse_str::<syn::Ident>(name).is_ok()
         })
         .all(|name| {
-            an.dims.get(name) == Some(&Some(0))
+            // A number, or a local `Vec` of numbers (each `let` of which
+            // `lets_ok` checks).
+            matches!(an.dims.get(name), Some(Some(0 | 1)))
                 // Every binding of it is such an item.
                 || items.get(name.as_str()).is_some_and(|&count| an.bound.get(name.as_str()) == Some(&count))
         });
@@ -195,6 +199,21 @@ fn lets_ok(block: &Block, an: &Analysis) -> bool {
             pat, name, init, ..
         } => {
             let tracked = pat.names.iter().any(|n| active.contains(n));
+            let row = name
+                .as_ref()
+                .is_some_and(|name| an.dims.get(name) == Some(&Some(1)));
+            if tracked && row {
+                return init.as_ref().is_some_and(|init| vec_init_ok(init, an))
+                    && match pat.syntax {
+                        syn::Pat::Ident(ident) => ident.subpat.is_none() && ident.by_ref.is_none(),
+                        syn::Pat::Type(typed) => {
+                            vec_of_f64(&typed.ty)
+                                && matches!(&*typed.pat, syn::Pat::Ident(ident)
+                                    if ident.subpat.is_none() && ident.by_ref.is_none())
+                        }
+                        _ => false,
+                    };
+            }
             !tracked
                 || (name.is_some()
                     && init.as_ref().is_none_or(|init| number_ok(init, an))
@@ -216,6 +235,60 @@ fn lets_ok(block: &Block, an: &Analysis) -> bool {
             Child::Expr(_) => false,
         })
     })
+}
+
+/// `Vec::new()` or `Vec::with_capacity(n)`: a `Vec` whose items its
+/// pushes give (typed `Vec<Dual>` on the dual sweep).
+pub(super) fn empty_vec(init: &Expr) -> bool {
+    matches!(&init.kind, ExprKind::PlainCall { func, .. }
+        if func.qself.is_none()
+            && func.path.segments.len() == 2
+            && func.path.segments[0].ident == "Vec"
+            && matches!(func.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity"))
+}
+
+/// `Vec<f64>`, as a tracked local `Vec`'s `let` may be typed.
+fn vec_of_f64(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    path.qself.is_none()
+        && path.path.segments.len() == 1
+        && last.ident == "Vec"
+        && matches!(&last.arguments, syn::PathArguments::AngleBracketed(args)
+            if args.args.len() == 1
+                && matches!(&args.args[0], syn::GenericArgument::Type(item) if crate::valid::is_f64(item)))
+}
+
+/// What a tracked local `Vec` of numbers may be bound to on the dual
+/// sweep, which binds it as `__adjoint::duals(init)`: an empty `Vec` (its
+/// pushes give its items), `vec![a, b]` of numbers all tracked or all
+/// plain, `vec![e; n]` of a number, and a copy of a row (`x.to_vec()`,
+/// `x.clone()`).
+fn vec_init_ok(init: &Expr, an: &Analysis) -> bool {
+    let tracked = |e: &Expr| carries(e, &an.active);
+    match &init.kind {
+        _ if empty_vec(init) => true,
+        ExprKind::VecList(items) => {
+            items.iter().all(|item| number_ok(item, an))
+                && (items.iter().all(tracked) || !items.iter().any(tracked))
+        }
+        ExprKind::VecRepeat { elem, .. } => number_ok(elem, an),
+        ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } => {
+            args.is_empty()
+                && matches!(method.to_string().as_str(), "to_vec" | "clone")
+                && matches!(receiver.source, Source::Expr(source) if row(source, an))
+        }
+        _ => false,
+    }
 }
 
 /// Whether `expr` is a number on the dual sweep: tracked (a `Dual`), or
@@ -286,17 +359,37 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
         ExprKind::Powi { .. } => !tracked(expr) || method_call,
         ExprKind::Prefix { op, .. } => matches!(op, syn::UnOp::Not(_)) || !tracked(expr),
         ExprKind::PlainCall { args, .. } => !args.iter().any(tracked),
-        ExprKind::Structural { receiver, .. } => is_count(expr) || !tracked(receiver),
+        ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } => {
+            let local_row = matches!(&receiver.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|name| {
+                let name = name.to_string();
+                !an.params.contains(&name) && an.dims.get(&name) == Some(&Some(1))
+            }));
+            let copies_row = args.is_empty()
+                && matches!(method.to_string().as_str(), "to_vec" | "clone")
+                && matches!(receiver.source, Source::Expr(source) if row(source, an));
+            is_count(expr)
+                || !tracked(receiver)
+                || copies_row
+                || (*method == "push" && local_row && args.len() == 1 && number(&args[0]))
+        }
         ExprKind::PlainMethod { receiver, args, .. } => {
             !tracked(receiver) && !args.iter().any(tracked)
         }
         ExprKind::Cast { expr: inner, .. } => !tracked(inner),
         ExprKind::PlainMacro { names, .. } => !names.iter().any(|n| active.contains(n)),
+        // `vec![a, b]` of tracked numbers, `vec![e; n]`: `Vec`s of duals
+        // (of plain numbers, a tracked `let` lifts them, `vec_init_ok`).
+        ExprKind::VecList(items) => !tracked(expr) || items.iter().all(tracked),
+        ExprKind::VecRepeat { elem, .. } => !tracked(expr) || number(elem),
         ExprKind::Tuple(_)
         | ExprKind::Array(_)
         | ExprKind::Repeat { .. }
-        | ExprKind::VecList(_)
-        | ExprKind::VecRepeat { .. }
         | ExprKind::Field { .. }
         | ExprKind::Reference { .. } => !tracked(expr),
         // A tracked `if` value: every arm gives a number (the sweep lifts
@@ -319,6 +412,17 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
             ) && !an.vector_calls.contains(&expr.id)
                 && args.len() <= 12
                 && args.iter().all(|arg| call_arg_ok(arg, an))
+        }
+        // `x.iter().sum()` of a row of numbers (`Dual` sums them, by
+        // reference too); not `sum::<f64>()`, which names the type.
+        ExprKind::Sum {
+            items,
+            product: false,
+            ..
+        } => {
+            !tracked(expr)
+                || (matches!(expr.source, Source::Expr(syn::Expr::MethodCall(call)) if call.turbofish.is_none())
+                    && matches!(items.source, Source::Expr(source) if number_items(source, an)))
         }
         ExprKind::Ternary { .. }
         | ExprKind::Sum { .. }

@@ -115,11 +115,17 @@ impl<'m> Sweep<'m> {
                 self.cx = StmtCx::default();
                 let bar = self.bar_place(receiver)?;
                 let pushed = self.temp("pushed_bar");
+                let (number, zero) = if self.dual {
+                    (quote!(::autodiff::Dual), self.zero())
+                } else {
+                    (quote!(f64), quote!(0.0))
+                };
                 self.cx
                     .rev
-                    .push(quote!(let #pushed: f64 = #bar.pop().unwrap_or(0.0);));
+                    .push(quote!(let #pushed: #number = #bar.pop().unwrap_or(#zero);));
                 self.rev(item, Seed::new(pushed.to_token_stream()))?;
                 let v = self.fwd(item)?;
+                let v = self.tracked_number(v);
                 let receiver_src = receiver.source.to_token_stream();
                 Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
             }
@@ -304,7 +310,7 @@ impl<'m> Sweep<'m> {
             };
             let (mut f, v, r) = self.value(value, &seed)?;
             let target_src = target.source.to_token_stream();
-            f.push(quote!(#target_src #op_token #v #semi));
+            f.push(self.compound_forward(&target_src, &op_token, v, semi));
             return Ok((f, copy.into_iter().chain(r).collect()));
         }
         match op {
@@ -358,7 +364,27 @@ impl<'m> Sweep<'m> {
             self.observe(v.clone());
         }
         let target_src = target.source.to_token_stream();
-        Ok(self.finish(quote!(#target_src #op_token #v #semi)))
+        let forward = self.compound_forward(&target_src, &op_token, v, semi);
+        Ok(self.finish(forward))
+    }
+
+    /// `target op= v` in the forward sweep. On duals the value is bound
+    /// first: `Dual`'s `+=` borrows its target before the value is read,
+    /// and the value may read it (`h[i] += h[i].tanh()`), which `f64`'s
+    /// built-in operator allows.
+    fn compound_forward(
+        &self,
+        target: &TokenStream,
+        op: &TokenStream,
+        v: TokenStream,
+        semi: Option<TokenStream>,
+    ) -> TokenStream {
+        if self.dual {
+            let value = Ident::new("compound_value", Span::mixed_site());
+            quote!({ let #value = #v; #target #op #value; } #semi)
+        } else {
+            quote!(#target #op #v #semi)
+        }
     }
 
     /// The seed of `target += value` (or `-=`): the target's adjoint

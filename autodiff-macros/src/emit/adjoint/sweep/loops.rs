@@ -77,9 +77,12 @@ impl<'m> Sweep<'m> {
             return self.pass(elem, &item_seed, Factor::One);
         }
         let total = self.temp("repeated_bar");
-        self.cx
-            .rev
-            .push(quote!(let #total: f64 = #tokens.iter().sum();));
+        let sum = if self.dual {
+            quote!(let #total: ::autodiff::Dual = #tokens.iter().copied().sum();)
+        } else {
+            quote!(let #total: f64 = #tokens.iter().sum();)
+        };
+        self.cx.rev.push(sum);
         let item_seed = Seed {
             tokens: total.to_token_stream(),
             negated: seed.negated,
@@ -447,12 +450,17 @@ impl<'m> Sweep<'m> {
             };
             let copy = Ident::new(&format!("{}_items", name.unraw()), Span::mixed_site());
             let (stack, adjoint) = (&self.stack, &self.adjoint);
+            let (spread, number) = if self.dual {
+                (quote!(DualSpread), quote!(::autodiff::Dual))
+            } else {
+                (quote!(Spread), quote!(f64))
+            };
             save_fwd.push(quote! {
-                #adjoint::Spread::push_all(&#name[..], #stack);
+                #adjoint::#spread::push_all(&#name[..], #stack);
                 #stack.push_index(#name.len());
             });
             save_rev.push(quote! {
-                let #copy: ::std::vec::Vec<f64> = {
+                let #copy: ::std::vec::Vec<#number> = {
                     let count = #stack.pop_index();
                     #stack.pop_run(count).collect()
                 };

@@ -228,6 +228,19 @@ impl<'m> Sweep<'m> {
             || self.method_call(expr);
         if hoisted.is_none() && !is_call && !self.needs_rebuild(expr) {
             self.observe_absorbing(expr)?;
+            // `x.iter().sum()` of duals, whose type nothing else names
+            // where the sweep lifts the value (`dual(..)`).
+            if let ExprKind::Sum {
+                items,
+                product: false,
+                ..
+            } = &expr.kind
+            {
+                if self.dual && self.active(expr) {
+                    let items = items.source.to_token_stream();
+                    return Ok(quote!(::core::iter::Iterator::sum::<::autodiff::Dual>(#items)));
+                }
+            }
             return Ok(expr.source.to_token_stream());
         }
         let inner = self.fwd_rebuild(expr)?;

@@ -683,10 +683,38 @@ impl<'m> Sweep<'m> {
                         recycle.push(bar.clone());
                     }
                 }
+                // A local `Vec`'s adjoint on duals, shaped like what it
+                // copied (`zero(&c)` of constant rows is of `f64`s).
+                let shape = if self.dual
+                    && !self.scalar(init)
+                    && self.an.active.contains(name)
+                    && self.an.dims.get(name) == Some(&Some(1))
+                {
+                    let adjoint = &self.adjoint;
+                    quote!(#adjoint::duals(#shape))
+                } else {
+                    shape
+                };
                 prelude.push(quote!(let mut #bar = #shape;));
                 if self.dual && self.scalar(init) && self.an.active.contains(name) {
                     let v = self.tracked_number(v);
                     f.push(quote!(let #untyped = #v;));
+                } else if self.dual
+                    && self.an.active.contains(name)
+                    && self.an.dims.get(name) == Some(&Some(1))
+                {
+                    // A local `Vec` of numbers: of duals, whatever its
+                    // items were (`dual::takes` took only these forms).
+                    let ident = binding(name);
+                    let mutability = mutable.then(|| quote!(mut));
+                    let adjoint = &self.adjoint;
+                    if super::super::dual::empty_vec(init) {
+                        f.push(
+                            quote!(let #mutability #ident: ::std::vec::Vec<::autodiff::Dual> = #v;),
+                        );
+                    } else {
+                        f.push(quote!(let #mutability #ident = #adjoint::duals(#v);));
+                    }
                 } else {
                     f.push(quote!(let #syntax = #v;));
                 }
