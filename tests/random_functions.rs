@@ -1523,6 +1523,10 @@ impl Gen {
             .collect();
         let mut reached = Vec::new();
         for (name, kind) in candidates {
+            // (A `Vec` cleared at the end has no item to read.)
+            if matches!(kind, Kind::Vec(0) | Kind::Array(0)) {
+                continue;
+            }
             if self.rng.chance(60) {
                 reached.push(match kind {
                     Kind::Scalar => Expr::Var(name),
