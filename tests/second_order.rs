@@ -1650,3 +1650,68 @@ fn local_vecs_run_the_compiled_hvp() -> Result<(), ScalarAutodiffError> {
     }
     Ok(())
 }
+
+/// Rows of weights, and a model of them: a direction with the right count
+/// of components in `Vec`s of other lengths (the transposed matrix) would
+/// pair the wrong components.
+#[differentiable]
+fn weighted_rows(w: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for (i, row) in w.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            s += v * v * (i + 2 * j + 1) as f64;
+        }
+    }
+    s
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Rows {
+    w: Vec<Vec<f64>>,
+}
+
+#[differentiable]
+impl Rows {
+    fn energy(&self) -> f64 {
+        weighted_rows(&self.w)
+    }
+}
+
+#[test]
+fn a_direction_shaped_otherwise_with_the_same_count_is_a_typed_error() {
+    let w = vec![vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0]];
+    let transposed = vec![vec![1.0, 4.0], vec![2.0, 5.0], vec![3.0, 6.0]];
+    let message = "the direction for `w` has 6 components, but `w` has 6 in `Vec`s of other lengths: it must have the same shape";
+    for error in [
+        weighted_rows_hvp(&w, transposed.clone()).unwrap_err(),
+        weighted_rows_jvp(&w, transposed.clone()).unwrap_err(),
+    ] {
+        assert_eq!(error.code(), "direction-mismatch");
+        assert_eq!(error.to_string(), message);
+    }
+    let error = weighted_rows_hessian(&w)
+        .map(|_| ())
+        .and_then(|()| weighted_rows_hvp(&w, vec![vec![0.0; 2], vec![0.0; 4]]).map(|_| ()));
+    assert_eq!(error.unwrap_err().code(), "direction-mismatch");
+    let model = Rows { w: w.clone() };
+    let error = model
+        .energy_hvp(Rows {
+            w: transposed.clone(),
+        })
+        .unwrap_err();
+    assert_eq!(error.code(), "direction-mismatch");
+    assert!(error.to_string().contains("other lengths"), "{error}");
+    // Shaped right: H = diag(2·(i + 2j + 1)), so H·w scales each weight.
+    let want: Vec<Vec<f64>> = w
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            row.iter()
+                .enumerate()
+                .map(|(j, v)| 2.0 * (i + 2 * j + 1) as f64 * v)
+                .collect()
+        })
+        .collect();
+    assert_eq!(weighted_rows_hvp(&w, w.clone()).unwrap().hvp, want);
+    assert_eq!(model.energy_hvp(model.clone()).unwrap().hvp.w, want);
+}

@@ -336,7 +336,8 @@ pub enum ScalarAutodiffError {
     /// `f_jvp` or `f_hvp` has not the shape of the parameter it goes with:
     /// a `Vec` of another length.
     #[error(
-        "the direction for `{parameter}` has {found} components, but `{parameter}` has {expected}"
+        "the direction for `{parameter}` has {found} components, but `{parameter}` has {expected}{}",
+        other_lengths(*.expected, *.found)
     )]
     DirectionMismatch {
         /// The parameter, as the function names it.
@@ -410,7 +411,10 @@ pub enum ScalarAutodiffError {
     },
     /// The cotangent given to a vector-valued function's `f_vjp` has not
     /// the shape of the function's output: a `Vec` of another length.
-    #[error("the cotangent has {found} components, but the function's output has {expected}")]
+    #[error(
+        "the cotangent has {found} components, but the function's output has {expected}{}",
+        other_lengths(*.expected, *.found)
+    )]
     CotangentMismatch {
         /// The output's number of components.
         expected: usize,
@@ -535,5 +539,15 @@ impl ScalarAutodiffError {
             _ => {}
         }
         self
+    }
+}
+
+/// The end of a shape error whose counts agree: the `Vec`s inside have
+/// other lengths (a transposed matrix, rows of other lengths).
+fn other_lengths(expected: usize, found: usize) -> &'static str {
+    if expected == found {
+        " in `Vec`s of other lengths: it must have the same shape"
+    } else {
+        ""
     }
 }

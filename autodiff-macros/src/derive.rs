@@ -277,6 +277,10 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         let (ident, ty) = (field.ident, field.ty);
         quote_spanned!(ty.span()=> <#ty as #p>::gradient_components(&gradient.#ident, out);)
     });
+    let fits = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> && <#ty as #p>::fits(&self.#ident, &gradient.#ident))
+    });
 
     quote! {
         #[automatically_derived]
@@ -343,6 +347,9 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
             fn gradient_from(&self, from: &mut &[f64]) -> #name {
                 self.rebuild(from)
+            }
+            fn fits(&self, gradient: &#name) -> bool {
+                true #(#fits)*
             }
             #[inline]
             fn zero_owned(&self) -> #name {
@@ -448,6 +455,9 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
             fn gradient_from(&self, from: &mut &[f64]) -> #name {
                 <#name as #p>::gradient_from(self, from)
+            }
+            fn fits(&self, gradient: &#name) -> bool {
+                <#name as #p>::fits(self, gradient)
             }
             fn lend_bar(bar: &mut #name) -> #name {
                 <#name as #p>::lend_bar(bar)

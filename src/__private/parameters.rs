@@ -38,6 +38,10 @@ pub trait Parameter {
     /// Builds a gradient of this parameter's shape from the front of
     /// `from` (what `f_hvp` returns, shaped as `f_grad`'s gradient is).
     fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient;
+    /// Whether `gradient` (a direction `f_jvp` or `f_hvp` was given) has
+    /// this parameter's shape: the same length of every `Vec`, not only
+    /// the same count of components (a transposed matrix has that).
+    fn fits(&self, gradient: &Self::Gradient) -> bool;
     /// Appends the components of `direction`, a model's direction (the
     /// tangent `f_jvp` or `f_hvp` takes for this parameter, named `name`,
     /// itself a model) to `out`; one of another shape is an error naming
@@ -52,13 +56,14 @@ pub trait Parameter {
         out: &mut Vec<f64>,
     ) -> Result<()>
     where
-        Self: Sized,
+        Self: Sized + Parameter<Gradient = Self>,
     {
         let mut own = Vec::new();
         self.components(&mut own);
         let start = out.len();
         direction.components(out);
-        super::second_order::same_count(own.len(), out, start, name)
+        super::second_order::same_count(own.len(), out, start, name)?;
+        super::second_order::same_shape(self.fits(direction), own.len(), out, start, name)
     }
     /// [`variables`] as a method, so that generated code can name a model's
     /// type once, as `<Model as Parameter>::record(..)`: a type that is not
@@ -167,6 +172,10 @@ impl Parameter for f64 {
     fn gradient_from(&self, from: &mut &[f64]) -> f64 {
         take_component(from)
     }
+    #[inline]
+    fn fits(&self, _: &f64) -> bool {
+        true
+    }
     #[inline(always)]
     fn zero_owned(&self) -> f64 {
         0.0
@@ -224,6 +233,9 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
     fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
         std::array::from_fn(|i| self[i].gradient_from(from))
     }
+    fn fits(&self, gradient: &Self::Gradient) -> bool {
+        self.iter().zip(gradient).all(|(item, g)| item.fits(g))
+    }
     #[inline]
     fn zero_owned(&self) -> Self::Owned {
         std::array::from_fn(|i| self[i].zero_owned())
@@ -280,6 +292,9 @@ impl<T: Parameter> Parameter for Vec<T> {
     #[inline]
     fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
         self.as_slice().gradient_from(from)
+    }
+    fn fits(&self, gradient: &Self::Gradient) -> bool {
+        self.as_slice().fits(gradient)
     }
     #[inline]
     fn zero_owned(&self) -> Self::Owned {
@@ -341,6 +356,9 @@ impl<T: Parameter> Parameter for &[T] {
     fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
         self.iter().map(|item| item.gradient_from(from)).collect()
     }
+    fn fits(&self, gradient: &Self::Gradient) -> bool {
+        self.len() == gradient.len() && self.iter().zip(gradient).all(|(item, g)| item.fits(g))
+    }
 }
 
 /// `&Vec<f64>`: a slice parameter, as students write it before slices.
@@ -375,6 +393,9 @@ impl<T: Parameter> Parameter for &Vec<T> {
     #[inline]
     fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
         self.as_slice().gradient_from(from)
+    }
+    fn fits(&self, gradient: &Self::Gradient) -> bool {
+        self.as_slice().fits(gradient)
     }
 }
 
@@ -411,6 +432,9 @@ impl<T: Parameter, const N: usize> Parameter for &[T; N] {
     #[inline]
     fn gradient_from(&self, from: &mut &[f64]) -> Self::Gradient {
         self.iter().map(|item| item.gradient_from(from)).collect()
+    }
+    fn fits(&self, gradient: &Self::Gradient) -> bool {
+        self.len() == gradient.len() && self.iter().zip(gradient).all(|(item, g)| item.fits(g))
     }
 }
 

@@ -9,8 +9,9 @@ use super::{Parameter, Result};
 
 /// Appends `direction`'s components (the tangent of parameter `name`) to
 /// `out`, in the order `components` lists the parameter's; a direction of
-/// another shape (a `Vec` of another length) or with a component that is
-/// not finite is an error naming the parameter, and appends nothing.
+/// another shape (another count of components, or `Vec`s of other
+/// lengths) or with a component that is not finite is an error naming the
+/// parameter, and appends nothing.
 pub fn direction<P: Parameter>(
     parameter: &P,
     direction: &P::Gradient,
@@ -21,7 +22,29 @@ pub fn direction<P: Parameter>(
     parameter.components(&mut own);
     let start = out.len();
     P::gradient_components(direction, out);
-    same_count(own.len(), out, start, name)
+    same_count(own.len(), out, start, name)?;
+    same_shape(parameter.fits(direction), own.len(), out, start, name)
+}
+
+/// After [`same_count`]: a direction with the parameter's count of
+/// components in `Vec`s of other lengths (a transposed matrix) is an
+/// error too, and `out` is cut back to `start`.
+pub(crate) fn same_shape(
+    fits: bool,
+    expected: usize,
+    out: &mut Vec<f64>,
+    start: usize,
+    name: &'static str,
+) -> Result<()> {
+    if fits {
+        return Ok(());
+    }
+    out.truncate(start);
+    Err(ScalarAutodiffError::DirectionMismatch {
+        parameter: name,
+        expected,
+        found: expected,
+    })
 }
 
 /// Whether `out` grew by `expected` components from `start`, all finite;

@@ -108,6 +108,9 @@ macro_rules! recorded_tuple {
             fn components(&self, out: &mut Vec<f64>) {
                 $(self.$k.components(out);)+
             }
+            fn lengths(&self, out: &mut Vec<usize>) {
+                $(self.$k.lengths(out);)+
+            }
         }
     };
 }
@@ -124,12 +127,16 @@ recorded_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 pub trait Returns {
     /// Appends every component, in the flattened order of [`Recorded`].
     fn components(&self, out: &mut Vec<f64>);
+    /// Appends the length of every `Vec` in it, in the same order: two
+    /// values of one type have one shape when these agree.
+    fn lengths(&self, out: &mut Vec<usize>);
 }
 
 impl Returns for f64 {
     fn components(&self, out: &mut Vec<f64>) {
         out.push(*self);
     }
+    fn lengths(&self, _: &mut Vec<usize>) {}
 }
 
 impl<T: Returns> Returns for Vec<T> {
@@ -138,12 +145,23 @@ impl<T: Returns> Returns for Vec<T> {
             item.components(out);
         }
     }
+    fn lengths(&self, out: &mut Vec<usize>) {
+        out.push(self.len());
+        for item in self {
+            item.lengths(out);
+        }
+    }
 }
 
 impl<T: Returns, const N: usize> Returns for [T; N] {
     fn components(&self, out: &mut Vec<f64>) {
         for item in self {
             item.components(out);
+        }
+    }
+    fn lengths(&self, out: &mut Vec<usize>) {
+        for item in self {
+            item.lengths(out);
         }
     }
 }
@@ -238,13 +256,23 @@ pub type Shaped<T> = core::result::Result<T, FailedRecording<T>>;
 /// once, so that the first `variables` nodes (the parameters) hold
 /// `cotangentᵀ · J`; returns the output's values. A cotangent of another
 /// shape, or with a component that is not finite, is an error.
-pub fn vjp<'t, T: Recorded<'t>>(recorded: Result<T>, cotangent: &impl Returns) -> Result<T::Plain> {
+pub fn vjp<'t, T: Recorded<'t>>(recorded: Result<T>, cotangent: &impl Returns) -> Result<T::Plain>
+where
+    T::Plain: Returns,
+{
     let output = recorded?;
     let mut scalars = Vec::new();
     output.scalars(&mut scalars);
     let mut weights = Vec::new();
     cotangent.components(&mut weights);
-    if weights.len() != scalars.len() {
+    // The same count in `Vec`s of other lengths (a transposed matrix)
+    // would pair the wrong components.
+    let lengths = |value: &dyn Returns| {
+        let mut out = Vec::new();
+        value.lengths(&mut out);
+        out
+    };
+    if weights.len() != scalars.len() || lengths(&output.plain()) != lengths(cotangent) {
         return Err(ScalarAutodiffError::CotangentMismatch {
             expected: scalars.len(),
             found: weights.len(),

@@ -371,6 +371,18 @@ fn a_cotangent_of_another_shape_or_not_finite_is_a_typed_error() {
         error.to_string(),
         "the cotangent has 2 components, but the function's output has 4"
     );
+    // Rows of other lengths with the same count (a 3 × 2 matrix for a
+    // 2 × 3 output) would pair the wrong components.
+    let a = vec![vec![0.5, -1.0], vec![1.5, 0.25]];
+    let b = vec![vec![1.0, 0.0, -0.5], vec![0.5, 2.0, 1.0]];
+    let error =
+        row_softmax_vjp(&a, &b, vec![vec![1.0, 0.0], vec![0.0, 1.0], vec![0.0, 0.0]]).unwrap_err();
+    assert_eq!(error.code(), "cotangent-mismatch");
+    assert_eq!(
+        error.to_string(),
+        "the cotangent has 6 components, but the function's output has 6 in `Vec`s of other lengths: it must have the same shape"
+    );
+    assert!(row_softmax_vjp(&a, &b, vec![vec![1.0, 0.0, 0.0], vec![0.0; 3]]).is_ok());
     let error = softmax_vjp(&Z, vec![1.0, f64::NAN, 0.0, 0.0]).unwrap_err();
     assert_eq!(error.code(), "non-finite-cotangent");
     assert!(error.to_string().contains("at index 1"), "{error}");
