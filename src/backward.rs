@@ -690,19 +690,49 @@ impl fmt::Display for BackwardReport {
                     row.line
                 )?;
                 let index = self.culprit.unwrap_or(0);
-                let read: Vec<&str> = inputs(&self.rows, index)
-                    .into_iter()
-                    .map(|input| self.rows[input].name)
-                    .fold(Vec::new(), |mut names, name| {
-                        if !names.contains(&name) {
-                            names.push(name);
-                        }
-                        names
-                    });
+                let names = |inputs: &mut dyn Iterator<Item = usize>| -> Vec<&str> {
+                    inputs
+                        .map(|input| self.rows[input].name)
+                        .fold(Vec::new(), |mut names, name| {
+                            if !names.contains(&name) {
+                                names.push(name);
+                            }
+                            names
+                        })
+                };
+                let unchecked = |row: usize| self.rows[row].verdict() == RowVerdict::NoCounterpart;
+                let inputs = inputs(&self.rows, index);
+                let read = names(&mut inputs.iter().copied().filter(|&input| !unchecked(input)));
+                // An adjoint `f` has nothing to compare with may be where
+                // the mistake is: never said to agree.
+                let uncompared =
+                    names(&mut inputs.iter().copied().filter(|&input| unchecked(input)));
+                let quoted = |names: &[&str]| {
+                    names
+                        .iter()
+                        .map(|name| format!("`{name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let all_uncompared = names(
+                    &mut (0..self.rows.len())
+                        .filter(|&row| self.rows[row].kind == RowKind::Adjoint && unchecked(row)),
+                );
                 match (row.kind, read.as_slice()) {
+                    (RowKind::Returned, _) if !all_uncompared.is_empty() => writeln!(
+                        formatter,
+                        "; every adjoint statement that could be compared agrees — the returned value is not the adjoint computed, a contribution to it is missing, or a statement writing {}, which `f` has nothing to compare with, is wrong",
+                        quoted(&all_uncompared)
+                    ),
                     (RowKind::Returned, _) => writeln!(
                         formatter,
                         "; every adjoint statement agrees — the returned value is not the adjoint computed, or a contribution to it is missing"
+                    ),
+                    _ if !uncompared.is_empty() => writeln!(
+                        formatter,
+                        "; it reads {}, which `f` has nothing to compare with — the mistake is in this statement or in {}",
+                        quoted(&uncompared),
+                        if uncompared.len() == 1 { "that adjoint" } else { "those adjoints" }
                     ),
                     (_, []) => writeln!(
                         formatter,

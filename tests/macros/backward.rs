@@ -290,3 +290,75 @@ fn a_recurrence_is_judged_inside_its_loop_not_by_its_last_value() -> Result<(), 
     );
     Ok(())
 }
+
+/// `f` builds `h` by `push`: the student's `h_bar` has nothing in `f` to
+/// compare with, so the verdict may not say it agrees; it names it as a
+/// place the mistake may be (here it is: `h_bar[1]` should be `h[0]`).
+#[differentiable]
+fn pushed(z: [f64; 3]) -> f64 {
+    let mut h = Vec::new();
+    for i in 0..3 {
+        h.push(z[i].tanh());
+    }
+    h[0] * h[1] + h[2]
+}
+
+#[backward(pushed)]
+fn pushed_backward_wrong(z: [f64; 3]) -> [f64; 3] {
+    let h: Vec<f64> = z.iter().map(|v| v.tanh()).collect();
+    let h_bar = vec![h[1], h[1], 1.0];
+    let mut z_bar = [0.0; 3];
+    for i in 0..3 {
+        z_bar[i] = h_bar[i] * (1.0 - h[i] * h[i]);
+    }
+    z_bar
+}
+
+/// A slice parameter's adjoint written wrong (`+=` lost): `w_bar` has no
+/// counterpart, so the verdict may not say every adjoint agrees.
+#[differentiable]
+fn weighted(w: &[f64], #[constant] x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += (w[i] * x[i]).sin();
+    }
+    s * s
+}
+
+#[backward(weighted)]
+fn weighted_backward_wrong(w: &[f64], #[constant] x: &[f64]) -> Vec<f64> {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += (w[i] * x[i]).sin();
+    }
+    let s_bar = 2.0 * s;
+    let mut w_bar = vec![0.0; w.len()];
+    for i in 0..w.len() {
+        w_bar[i] = s_bar * (w[i] * x[i]).cos();
+    }
+    w_bar[0] = s_bar;
+    w_bar
+}
+
+#[test]
+fn an_adjoint_with_nothing_to_compare_with_is_never_said_to_agree(
+) -> Result<(), ScalarAutodiffError> {
+    let report = pushed_backward_wrong_check([0.3, -0.5, 0.8])?;
+    assert!(!report.passed(), "{report}");
+    let shown = report.to_string();
+    assert!(
+        shown.contains("it reads `h_bar`, which `f` has nothing to compare with — the mistake is in this statement or in that adjoint"),
+        "{shown}"
+    );
+    assert!(!shown.contains("agrees — this statement"), "{shown}");
+
+    let report = weighted_backward_wrong_check(&[0.4, -0.2, 0.9], &[1.5, 0.5, -1.0])?;
+    assert!(!report.passed(), "{report}");
+    let shown = report.to_string();
+    assert!(
+        shown.contains("every adjoint statement that could be compared agrees")
+            && shown.contains("`w_bar`"),
+        "{shown}"
+    );
+    Ok(())
+}
