@@ -518,3 +518,65 @@ fn a_filter_on_the_index_takes_its_remainder() -> TestResult {
     assert_all_close(&taped.gradient, &want, CLOSED);
     Ok(())
 }
+
+// `collect` where the recording twin had to infer what it collects into:
+// assigned to a tracked `Vec` (`h = ...collect()`), in an `if` value with
+// the type on the `let`, and with `::<Vec<f64>>`; `h = Vec::new()` of a
+// tracked `Vec`. Each once failed to build (type annotations needed).
+#[differentiable]
+fn collected_again(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    h = h.iter().map(|v| v.tanh()).collect();
+    h[0] * h[1]
+}
+
+// A student's way: emptied, then pushed onto.
+#[allow(clippy::vec_init_then_push)]
+#[differentiable]
+fn emptied_and_pushed(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    h[1] = h[0] * 3.0;
+    let first = h[1];
+    h = Vec::new();
+    h.push(x[0] * 2.0);
+    h[0] * first
+}
+
+#[differentiable]
+fn collected_in_a_branch(z: &[f64], #[constant] squash: bool) -> f64 {
+    let h: Vec<f64> = if squash {
+        z.iter().map(|v| v.tanh()).collect()
+    } else {
+        z.to_vec()
+    };
+    h[0] * z[1]
+}
+
+#[differentiable]
+fn collected_by_turbofish(x: &[f64]) -> f64 {
+    let v = x.iter().map(|v| v * v).collect::<Vec<f64>>();
+    v[0] + v[1] * x[1]
+}
+
+#[test]
+fn collects_into_a_vec_whatever_the_items() -> TestResult {
+    let x = [0.3_f64, -0.8];
+    let (t0, t1) = (x[0].tanh(), x[1].tanh());
+    let got = collected_again_grad(&x)?;
+    assert_all_close(
+        &got.gradient,
+        &[(1.0 - t0 * t0) * t1, t0 * (1.0 - t1 * t1)],
+        CLOSED,
+    );
+    // 6·x0².
+    let got = emptied_and_pushed_grad(&x)?;
+    assert_all_close(&got.gradient, &[12.0 * x[0], 0.0], CLOSED);
+    let got = collected_in_a_branch_grad(&x, true)?;
+    assert_all_close(&got.gradient, &[(1.0 - t0 * t0) * x[1], t0], CLOSED);
+    let got = collected_in_a_branch_grad(&x, false)?;
+    assert_all_close(&got.gradient, &[x[1], x[0]], CLOSED);
+    // x0² + x1³.
+    let got = collected_by_turbofish_grad(&x)?;
+    assert_all_close(&got.gradient, &[2.0 * x[0], 3.0 * x[1] * x[1]], CLOSED);
+    Ok(())
+}

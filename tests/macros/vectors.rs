@@ -468,3 +468,28 @@ fn calls_read_as_numbers_beside_typed_bindings() {
         GradientPath::Tape { .. }
     ));
 }
+
+/// A vector-valued function returning constant data as it is (`c.to_vec()`):
+/// its Jacobian is zero, and a caller's gradient through it too.
+#[differentiable]
+fn constant_rows(x: &[f64], #[constant] c: &[f64]) -> Vec<f64> {
+    let _ = x;
+    c.to_vec()
+}
+
+#[differentiable]
+fn through_constant_rows(x: &[f64], #[constant] c: &[f64]) -> f64 {
+    let v = constant_rows(x, c);
+    v[0] * x[0] + v[1]
+}
+
+#[test]
+fn a_vector_function_may_return_constant_data() {
+    let (x, c) = ([0.3, -0.8], [2.0, 1.0]);
+    let jacobian = constant_rows_jacobian(&x, &c).unwrap();
+    assert_eq!((jacobian.rows(), jacobian.cols()), (2, 2));
+    assert!((0..2).all(|i| (0..2).all(|j| jacobian.get(i, j) == 0.0)));
+    let got = through_constant_rows_grad(&x, &c).unwrap();
+    assert_eq!(got.gradient, vec![2.0, 0.0]);
+    assert_eq!(got.value, 2.0 * 0.3 + 1.0);
+}

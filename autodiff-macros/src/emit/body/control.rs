@@ -232,11 +232,18 @@ impl Emitter<'_> {
                 quote!((#(#items,)*))
             }
             ExprKind::Path(path) if is_capitalised(&path.path) => expr.source.to_token_stream(),
+            // `h = Vec::new();` of a tracked `Vec`: its type is the place's.
+            _ if into && expr.is_empty_vec() => expr.source.to_token_stream(),
             _ if self.flow.is_certainly_tracked(expr) => self.expr(expr, Mode::Value),
             _ => {
                 let tape = &self.tape;
                 let span = expr.span;
-                let inner = self.arg(expr);
+                // `iter.collect()`: into a `Vec` of what the items are, the
+                // lift then turning plain ones into tracked ones.
+                let inner = match self.collected(expr) {
+                    Some(collected) => collected,
+                    None => self.arg(expr),
+                };
                 let at = label(&Label {
                     text: expr
                         .binding

@@ -258,7 +258,8 @@ impl<'f> Emitter<'f> {
     /// A vector-valued function's output, its plain numbers made constant
     /// nodes where the type needs them: `(0.0, Vec::new())`, `[0.0, x]`,
     /// `vec![0.0; n]` (an early `return` of an empty result), each
-    /// component as its own; anything else as it is.
+    /// component as its own, a plain value (`c.to_vec()` of constant data)
+    /// lifted to the output's type; anything else as it is.
     fn shaped_value(&self, expr: &Expr) -> TokenStream {
         match &expr.kind {
             ExprKind::Tuple(items) => {
@@ -279,6 +280,8 @@ impl<'f> Emitter<'f> {
             {
                 self.lifted(expr)
             }
+            // `c.to_vec()` of constant data: the output's type, lifted.
+            _ if !self.touches(expr) && !expr.is_int_literal() => self.lifted_into(expr, true),
             _ => self.expr(expr, Mode::Value),
         }
     }

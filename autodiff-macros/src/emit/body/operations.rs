@@ -234,6 +234,7 @@ impl Emitter<'_> {
                 let args = args.iter().map(|arg| self.untracked(arg));
                 quote!(#func(#(#args),*))
             }
+            _ if self.collected(expr).is_some() => self.collected(expr).expect("a collect"),
             ExprKind::Structural {
                 receiver,
                 method,
@@ -330,6 +331,33 @@ impl Emitter<'_> {
             }
             _ => expr.source.to_token_stream(),
         }
+    }
+
+    /// `iter.collect()` or `iter.collect::<Vec<f64>>()` (a `Vec` of
+    /// numbers, or of rows) where the items may be tracked: collected as
+    /// `collect::<Vec<_>>()`, a `Vec` of whatever the items are, which
+    /// names no `f64` and leaves nothing for rustc to infer.
+    pub(super) fn collected(&self, expr: &Expr) -> Option<TokenStream> {
+        let ExprKind::Structural {
+            receiver,
+            method,
+            turbofish,
+            args,
+        } = &expr.kind
+        else {
+            return None;
+        };
+        let to_vec = |turbofish: &syn::AngleBracketedGenericArguments| {
+            matches!(turbofish.args.first(), Some(syn::GenericArgument::Type(syn::Type::Path(path)))
+                if turbofish.args.len() == 1
+                    && path.qself.is_none()
+                    && path.path.segments.last().is_some_and(|last| last.ident == "Vec"))
+        };
+        if *method != "collect" || !args.is_empty() || !turbofish.is_none_or(to_vec) {
+            return None;
+        }
+        let receiver = self.expr(receiver, Mode::Value);
+        Some(quote_spanned!(method.span()=> #receiver.collect::<::std::vec::Vec<_>>()))
     }
 
     /// `model.f(args)` on a model on the tape: the method's recording twin,
