@@ -10,11 +10,13 @@
 //! function keeps the tape.
 //!
 //! This file holds the sweep's state (scopes, adjoint names, what the
-//! reverse can still read); `statements`, `assignments`, `branches`,
-//! `loops`, `jumps` and `calls` write the constructs of those names,
+//! reverse can still read); `statements`, `lets`, `assignments`,
+//! `branches`, `loops`, `jumps` and `calls` write the constructs of those
+//! names,
 //! `inert` says which statements run as written with no reverse,
 //! `syntax` what an expression is from its syntax alone,
-//! `moves` the `Vec` methods that move items, `shape` the zeros a `let`'s
+//! `moves` the `Vec` methods that move items and `mem::swap`, `shape` the
+//! zeros a `let`'s
 //! adjoint starts from, `saved` an expression's forward side (hoisted,
 //! pushed and observed values), `sites` the values a loop's trips save on
 //! stacks of their own, `reverse` its reverse, and `rules` each function's local
@@ -25,6 +27,7 @@ mod branches;
 mod calls;
 mod inert;
 mod jumps;
+mod lets;
 mod loops;
 mod moves;
 mod reverse;
