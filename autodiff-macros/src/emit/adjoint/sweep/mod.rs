@@ -11,8 +11,8 @@
 //!
 //! This file holds the sweep's state (scopes, adjoint names, what the
 //! reverse can still read); `statements`, `lets`, `assignments`,
-//! `branches`, `loops`, `jumps` and `calls` write the constructs of those
-//! names,
+//! `branches`, `loops` (with `fors`), `jumps` and `calls` write the
+//! constructs of those names,
 //! `inert` says which statements run as written with no reverse,
 //! `syntax` what an expression is from its syntax alone,
 //! `moves` the `Vec` methods that move items and `mem::swap`, `shape` the
@@ -25,6 +25,7 @@
 mod assignments;
 mod branches;
 mod calls;
+mod fors;
 mod inert;
 mod jumps;
 mod lets;

@@ -1,0 +1,498 @@
+//! `for` loops: the items a `for` walks by index (a range, a row, `zip`,
+//! `enumerate`, `rev`, `step_by`, a `Vec` taken by value), what the
+//! reverse needs saved where the walked values change, and the reverse
+//! run over the same indices backwards (`loops` has the trips and exits
+//! every loop shares).
+
+use super::loops::mentions;
+use super::*;
+
+impl<'m> Sweep<'m> {
+    pub(super) fn for_loop(
+        &mut self,
+        whole: &Expr,
+        label: Option<&syn::Label>,
+        pat: &crate::ast::Pattern,
+        iter: &Expr,
+        body: &Block,
+    ) -> R<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let syntax = pat.syntax;
+        let iter_src = iter.source.to_token_stream();
+        // A loop that may stop early pushes how many trips it made.
+        let stack = self.stack.clone();
+        let trips = self.trips_ident();
+        let counted = contains_jump(body);
+        let counter = counted.then(|| trips.clone());
+        let (count_init, count_step, count_push, take) = if counted {
+            (
+                quote!(let mut #trips: usize = 0;),
+                quote!(#trips += 1;),
+                quote!(#stack.push_trips(#trips);),
+                quote!(.take(#stack.pop_trips())),
+            )
+        } else {
+            (quote!(), quote!(), quote!(), quote!())
+        };
+        if range_like(iter) {
+            // A range whose bounds change before the reverse sweep (`0..h.len()`
+            // where `h = next` ends each layer) is kept as the forward made it.
+            let (keep, iter_src, popped_range) = if self.bounds_available(iter) {
+                (None, iter_src.clone(), None)
+            } else {
+                let (keep, pop, range) = self.range_site(whole)?;
+                (Some(keep), range.to_token_stream(), Some(pop))
+            };
+            self.depth += 1;
+            self.scopes.push(Scope::default());
+            let names = pat.names.clone();
+            self.scope().available.extend(names);
+            let code = self.loop_body_at(body, level(label, counter.clone()));
+            self.scopes.pop();
+            self.depth -= 1;
+            let (fwd, rev, exit) = code?;
+            let (declare, record) = self.exit_forward(exit.as_ref());
+            let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
+            return Ok((
+                vec![quote! {
+                    #count_init
+                    #declare
+                    #keep
+                    #label for #syntax in #iter_src { #count_step #(#fwd)* }
+                    #record
+                    #count_push
+                }],
+                vec![
+                    quote!(#popped_range #popped for #syntax in (#iter_src)#take.rev() { #(#rev)* }),
+                ],
+            ));
+        }
+        let Some(Elements {
+            items,
+            adaptors,
+            counted,
+        }) = self.elements(iter)
+        else {
+            return unsupported(format!("a `for` over {}", describe(iter)), whole);
+        };
+        let iter_src = self.borrowing_source(iter);
+        let mut places = Vec::new();
+        items.places(&mut places);
+        // A local of numbers that changes before the reverse sweep (bound
+        // again by each trip of a loop around, or written later): its items
+        // are pushed after the loop, which borrows it unchanged, with their
+        // count, and the reverse walks the popped copy.
+        let mut saved = HashMap::new();
+        let mut save_fwd = Vec::new();
+        let mut save_rev = Vec::new();
+        for place in &places {
+            if self.fully_available(place) {
+                continue;
+            }
+            let name = match &place.kind {
+                ExprKind::Path(path) => path.path.get_ident(),
+                _ => None,
+            };
+            let numbers = dims_of(place, &self.an.dims) == Some(1);
+            // A `return` or a labelled jump would leave before the pushes
+            // that the reverse of the statement it leaves pops.
+            let stays = !body.any_expr(&|expr| match &expr.kind {
+                ExprKind::Return(_) => true,
+                ExprKind::Break { label, .. } => label.is_some(),
+                ExprKind::Continue(label) => label.is_some(),
+                _ => false,
+            });
+            let (Some(name), true, true) = (name, numbers, stays) else {
+                return unsupported("a `for` over values that change", whole);
+            };
+            let copy = Ident::new(&format!("{}_items", name.unraw()), Span::mixed_site());
+            let (stack, adjoint) = (&self.stack, &self.adjoint);
+            let (spread, number) = if self.dual {
+                (quote!(DualSpread), quote!(::autodiff::Dual))
+            } else {
+                (quote!(Spread), quote!(f64))
+            };
+            save_fwd.push(quote! {
+                #adjoint::#spread::push_all(&#name[..], #stack);
+                #stack.push_index(#name.len());
+            });
+            save_rev.push(quote! {
+                let #copy: ::std::vec::Vec<#number> = {
+                    let count = #stack.pop_index();
+                    #stack.pop_run(count).collect()
+                };
+            });
+            saved.insert(place.id, copy);
+        }
+        save_rev.reverse();
+        if !adaptors
+            .iter()
+            .all(|(_, args)| args.iter().all(|arg| self.fully_available(arg)))
+        {
+            return unsupported("a `for` over indices that change", whole);
+        }
+        let mut leaves = Vec::new();
+        if items.leaves(pat.syntax, &mut leaves).is_none() {
+            return unsupported("a `for` pattern", whole);
+        }
+        let index = Ident::new("index", Span::mixed_site());
+        let adjoint = self.adjoint.clone();
+        // Each element with a derivative gets its adjoint, added into the
+        // place's at the end of the reversed iteration.
+        let mut spreads = Vec::new();
+        for (_, place, _) in &leaves {
+            spreads.push(if self.active(place) {
+                Some(self.bar_place(place)?)
+            } else {
+                None
+            });
+        }
+        self.depth += 1;
+        self.scopes.push(Scope::default());
+        let names = pat.names.clone();
+        self.scope().available.extend(names);
+        let mut declare = Vec::new();
+        let mut spread = Vec::new();
+        // A model taken from a model's field (`for layer in &self.layers`)
+        // whose body reads the model only through it: its adjoint is the
+        // field's item itself, borrowed for the trip, not one of its own
+        // zeroed and added in after.
+        let lone = leaves.len() == 1;
+        for ((element, place, skip), place_bar) in leaves.iter().zip(&spreads) {
+            let at = at(&index, *skip);
+            let name = element.to_string();
+            if !self.an.active.contains(&name) {
+                continue;
+            }
+            let bar = self.bind(&name);
+            let borrowed = lone
+                && self.an.models.contains(&name)
+                && self.an.bound.get(&name).copied() == Some(1)
+                && root(place).is_some_and(|model| !mentions(body, &model));
+            match place_bar {
+                Some(place_bar) if borrowed => {
+                    declare.push(quote!(let #bar = &mut #place_bar[#at];));
+                    if let Some(last) = self.scope().bars.last_mut() {
+                        last.1 = quote!((*#bar));
+                    }
+                }
+                Some(place_bar) => {
+                    declare.push(quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#at]);));
+                    spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#at], &#bar);));
+                }
+                None => {
+                    let src = place_tokens(place, &saved);
+                    declare.push(quote!(let mut #bar = #adjoint::zero(&#src[#at]);));
+                }
+            }
+        }
+        let code = self.loop_body_at(body, level(label, counter.clone()));
+        self.scopes.pop();
+        self.depth -= 1;
+        let (fwd, rev, exit) = code?;
+        let (exit_declare, record) = self.exit_forward(exit.as_ref());
+        let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
+        let len = items.len(&saved);
+        // The trips numbered as the forward's `enumerate` numbered them,
+        // where it comes after the adaptors.
+        let position = if counted {
+            Ident::new("position", Span::mixed_site())
+        } else {
+            index.clone()
+        };
+        let element_value = items.item(&index, &position, &saved);
+        // `(0..n).rev().rev()` is `0..n`.
+        let mut adaptors = adaptors;
+        let mut reverse = quote!(.rev());
+        if !counted
+            && take.is_empty()
+            && adaptors.last().is_some_and(|(method, _)| *method == "rev")
+        {
+            adaptors.pop();
+            reverse = quote!();
+        }
+        let mut adaptors: Vec<TokenStream> = adaptors
+            .iter()
+            .map(|(method, args)| {
+                let args = args.iter().map(|arg| arg.source.to_token_stream());
+                quote!(.#method(#(#args),*))
+            })
+            .collect();
+        let walked = if counted {
+            adaptors.push(quote!(.enumerate()));
+            quote!((#position, #index))
+        } else {
+            quote!(#index)
+        };
+        Ok((
+            vec![quote! {
+                #count_init
+                #exit_declare
+                #label for #syntax in #iter_src { #count_step #(#fwd)* }
+                #record
+                #count_push
+                #(#save_fwd)*
+            }],
+            vec![quote! {
+                #(#save_rev)*
+                #popped
+                for #walked in (0..#len)#(#adaptors)*#take #reverse {
+                    #[allow(unused_variables)]
+                    let #syntax = #element_value;
+                    #(#declare)*
+                    #(#rev)*
+                    #(#spread)*
+                }
+            }],
+        ))
+    }
+
+    /// Whether `iter` is a binding of numbers (a `Vec` or an array, not a
+    /// slice parameter) that a `for` takes by value (`for s in squares`):
+    /// the forward walks `squares.iter().copied()` instead, the same
+    /// numbers in the same order, so that the `Vec` is still there for the
+    /// reverse sweep (the body can no longer name it either way).
+    pub(super) fn by_value(&self, iter: &Expr) -> bool {
+        match &iter.kind {
+            ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                !self.an.slices.contains(&name)
+                    && !self.an.arrays.contains(&name)
+                    && !self.an.references.contains(&name)
+                    && dims_of(iter, &self.an.dims) == Some(1)
+            }),
+            _ => false,
+        }
+    }
+
+    /// The forward sweep's iterator for the items of `elements`: as
+    /// written, except that a local `Vec` of numbers taken by value (`for v
+    /// in squares`, `w.iter().zip(v)`) is walked as `v.iter().copied()`, so
+    /// that the loop leaves it for the reverse sweep, which reads its items
+    /// again by index (the same copies).
+    fn borrowing_source(&self, iter: &Expr) -> TokenStream {
+        match &iter.kind {
+            ExprKind::Path(_) if self.by_value(iter) => {
+                let source = iter.source.to_token_stream();
+                quote!(#source.iter().copied())
+            }
+            ExprKind::Paren(inner) => {
+                let inner = self.borrowing_source(inner);
+                quote!((#inner))
+            }
+            ExprKind::Structural {
+                receiver,
+                method,
+                turbofish,
+                args,
+            } => {
+                // `v.iter()` borrows already: only a receiver that is an
+                // iterator itself (`v.iter().zip(u)`) is looked into.
+                let receiver = match receiver.kind {
+                    ExprKind::Path(_) => receiver.source.to_token_stream(),
+                    _ => self.borrowing_source(receiver),
+                };
+                let args = args.iter().map(|arg| {
+                    if *method == "zip" {
+                        self.borrowing_source(arg)
+                    } else {
+                        arg.source.to_token_stream()
+                    }
+                });
+                quote!(#receiver.#method #turbofish(#(#args),*))
+            }
+            _ => iter.source.to_token_stream(),
+        }
+    }
+
+    /// What a `for` iterates, when it is the items of places walked by
+    /// index.
+    pub(super) fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
+        let place = |place, by_ref| {
+            Some(Elements {
+                items: Items::Place {
+                    place,
+                    by_ref,
+                    skip: None,
+                },
+                adaptors: Vec::new(),
+                counted: false,
+            })
+        };
+        match &iter.kind {
+            ExprKind::Path(path) => {
+                let name = path.path.get_ident()?.to_string();
+                // A reference to a row (`for x in xs`, `let x = &xs[i]`):
+                // walked as `x.iter()` is.
+                if self.an.references.contains(&name) {
+                    return place(iter, true);
+                }
+                if !self.an.slices.contains(&name) && !self.an.arrays.contains(&name) {
+                    // A local `Vec` (or array) of numbers by value: its
+                    // items, copied (see `by_value`).
+                    return self.by_value(iter).then(|| Elements {
+                        items: Items::Place {
+                            place: iter,
+                            by_ref: false,
+                            skip: None,
+                        },
+                        adaptors: Vec::new(),
+                        counted: false,
+                    });
+                }
+                // A slice's items are references; an array's or a `Vec`'s
+                // of numbers are copies (of anything else: references).
+                let by_ref =
+                    self.an.slices.contains(&name) || dims_of(iter, &self.an.dims) != Some(1);
+                place(iter, by_ref)
+            }
+            ExprKind::Paren(inner) => self.elements(inner),
+            ExprKind::Reference {
+                mutability: None,
+                expr,
+            } if is_place(expr) => place(expr, true),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } => {
+                let method_name = method.to_string();
+                match (method_name.as_str(), args.as_slice()) {
+                    ("iter", []) if is_place(receiver) => place(receiver, true),
+                    ("copied" | "cloned", []) => {
+                        let mut inner = self.elements(receiver)?;
+                        match &mut inner.items {
+                            Items::Place { by_ref, .. } if *by_ref => *by_ref = false,
+                            _ => return None,
+                        }
+                        Some(inner)
+                    }
+                    // The position is the index while no adaptor has
+                    // picked indices yet, else the trip's number
+                    // (`counted`).
+                    ("enumerate", []) => {
+                        let inner = self.elements(receiver)?;
+                        (!inner.counted && !matches!(inner.items, Items::Enumerate(_))).then(|| {
+                            Elements {
+                                items: Items::Enumerate(Box::new(inner.items)),
+                                counted: !inner.adaptors.is_empty(),
+                                adaptors: inner.adaptors,
+                            }
+                        })
+                    }
+                    ("zip", [other]) => {
+                        let inner = self.skipped(self.elements(receiver)?);
+                        let other = self.skipped(self.elements(other)?);
+                        (inner.adaptors.is_empty() && other.adaptors.is_empty()).then(|| Elements {
+                            items: Items::Zip(Box::new(inner.items), Box::new(other.items)),
+                            adaptors: Vec::new(),
+                            counted: false,
+                        })
+                    }
+                    // (An adaptor after a counted `enumerate` would pick
+                    // among numbered trips: not read.)
+                    ("rev", []) | ("step_by" | "skip" | "take", [_]) => {
+                        let mut inner = self.elements(receiver)?;
+                        if inner.counted {
+                            return None;
+                        }
+                        inner.adaptors.push((method, args.as_slice()));
+                        Some(inner)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A side of a `zip` that skips its first items (`x.iter().skip(1)`):
+    /// its place read from the skip on, the sides' indices then differing
+    /// by it (`Items::Place::skip`). Any other is as it was.
+    fn skipped<'e, 'a>(&self, elements: Elements<'e, 'a>) -> Elements<'e, 'a> {
+        match (&elements.items, elements.adaptors.as_slice()) {
+            (
+                Items::Place {
+                    place,
+                    by_ref,
+                    skip: None,
+                },
+                [(method, [k])],
+            ) if *method == "skip" && !elements.counted && self.fully_available(k) => Elements {
+                items: Items::Place {
+                    place,
+                    by_ref: *by_ref,
+                    skip: Some(k),
+                },
+                adaptors: Vec::new(),
+                counted: false,
+            },
+            _ => elements,
+        }
+    }
+
+    /// The tracked places an expression reads (for the finiteness check of
+    /// a branch condition).
+    pub(super) fn active_places(&self, expr: &Expr) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        self.collect_places(expr, &mut out);
+        out
+    }
+
+    /// Whether `name` is a parameter of numbers (not a model) that no
+    /// statement writes or binds again: its value was observed before
+    /// the forward sweep ran and is the same everywhere.
+    fn observed_at_entry(&self, name: &str) -> bool {
+        self.an.params.contains(name)
+            && !self.an.models.contains(name)
+            && !self.an.top_lets.contains_key(name)
+            && !self.an.pushed.contains(name)
+            && self.an.stable(name, 0)
+    }
+
+    pub(super) fn collect_places(&self, expr: &Expr, out: &mut Vec<TokenStream>) {
+        match &expr.kind {
+            // A running extreme (`if d < best`): see `unobserved`.
+            ExprKind::Path(path)
+                if path
+                    .path
+                    .get_ident()
+                    .is_some_and(|ident| self.unobserved.contains(&ident.to_string())) => {}
+            // An item of a parameter of numbers that the body never
+            // writes: the whole parameter was observed before the forward
+            // sweep (see `adjoint::compile`'s early checks).
+            ExprKind::Path(_) | ExprKind::Index { .. }
+                if crate::flow::root(expr).is_some_and(|name| self.observed_at_entry(&name)) => {}
+            // A whole array or `Vec` (`if a == b`) by reference: observing
+            // it must not move it.
+            ExprKind::Path(_) | ExprKind::Index { .. } if self.active(expr) => {
+                let place = expr.source.to_token_stream();
+                out.push(if self.scalar(expr) {
+                    place
+                } else {
+                    quote!(&#place)
+                });
+            }
+            // A field (`if m.layers[k].relu`, `m.scale > 0.0`): itself, by
+            // reference, whatever its type (a `bool` is always finite), not
+            // the struct it is read from, which observing by value would
+            // move and which may be a whole layer.
+            ExprKind::Field { .. } if is_place(expr) && self.active(expr) => {
+                let place = expr.source.to_token_stream();
+                out.push(quote!(&(#place)));
+            }
+            // Its names are its own (`all(|v| *v > 0.0)`), bound as it runs.
+            ExprKind::Closure { .. } => {}
+            // A length, a count or a truth value (`v.len()`, `v.iter().all(..)`)
+            // reads no number the tape would check.
+            _ if super::super::analysis::is_count(expr) => {}
+            _ => {
+                for child in expr.children() {
+                    if let crate::ast::Child::Expr(child) = child {
+                        self.collect_places(child, out);
+                    }
+                }
+            }
+        }
+    }
+}
