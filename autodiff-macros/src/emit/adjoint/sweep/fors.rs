@@ -7,6 +7,141 @@
 use super::loops::mentions;
 use super::*;
 
+/// The items a `for` walks by index: `place[index]`, by reference or
+/// copied; pairs of items (`zip`); an item with its index (`enumerate`).
+enum Items<'e, 'a> {
+    /// The items of `place`, from `skip` on (a side of a `zip`,
+    /// `x.iter().skip(1)`).
+    Place {
+        place: &'e Expr<'a>,
+        by_ref: bool,
+        skip: Option<&'e Expr<'a>>,
+    },
+    Zip(Box<Items<'e, 'a>>, Box<Items<'e, 'a>>),
+    Enumerate(Box<Items<'e, 'a>>),
+}
+
+/// What a `for` iterates: items, and the adaptors (`.rev()`,
+/// `.step_by(k)`, `.skip(k)`, `.take(k)`) that pick which indices, in
+/// order, which the reverse sweep applies to the indices themselves.
+struct Elements<'e, 'a> {
+    items: Items<'e, 'a>,
+    adaptors: Vec<(&'e Ident, &'e [Expr<'a>])>,
+    /// An `enumerate` after the adaptors (`x.iter().rev().enumerate()`):
+    /// its position counts the trips, which the reverse sweep numbers as
+    /// the forward did (`.enumerate()` of the adapted indices).
+    counted: bool,
+}
+
+impl<'e, 'a> Items<'e, 'a> {
+    fn places(&self, out: &mut Vec<&'e Expr<'a>>) {
+        match self {
+            Items::Place { place, .. } => out.push(place),
+            Items::Zip(a, b) => {
+                a.places(out);
+                b.places(out);
+            }
+            Items::Enumerate(inner) => inner.places(out),
+        }
+    }
+
+    /// How many items: the shortest place's length. A place in `saved`
+    /// is read from its copy there (see `Sweep::for_loop`).
+    fn len(&self, saved: &HashMap<usize, Ident>) -> TokenStream {
+        match self {
+            Items::Place { place, skip, .. } => {
+                let src = place_tokens(place, saved);
+                match skip {
+                    Some(skip) => {
+                        let skip = skip.source.to_token_stream();
+                        quote!(#src.len().saturating_sub(#skip))
+                    }
+                    None => quote!(#src.len()),
+                }
+            }
+            Items::Zip(a, b) => {
+                let (a, b) = (a.len(saved), b.len(saved));
+                quote!(::core::cmp::min(#a, #b))
+            }
+            Items::Enumerate(inner) => inner.len(saved),
+        }
+    }
+
+    /// The item at `index`, as the forward `for` bound it, an
+    /// `enumerate`'s position `position`.
+    fn item(&self, index: &Ident, position: &Ident, saved: &HashMap<usize, Ident>) -> TokenStream {
+        match self {
+            Items::Place {
+                place,
+                by_ref,
+                skip,
+            } => {
+                let src = place_tokens(place, saved);
+                let at = at(index, *skip);
+                if *by_ref {
+                    quote!(&#src[#at])
+                } else {
+                    quote!(#src[#at])
+                }
+            }
+            Items::Zip(a, b) => {
+                let (a, b) = (
+                    a.item(index, position, saved),
+                    b.item(index, position, saved),
+                );
+                quote!((#a, #b))
+            }
+            Items::Enumerate(inner) => {
+                let inner = inner.item(index, position, saved);
+                quote!((#position, #inner))
+            }
+        }
+    }
+
+    /// The names `pat` binds to places' elements, with those places and
+    /// how far past the loop's index each element is (`skip`); `None` for
+    /// a pattern this does not take apart.
+    fn leaves<'p>(&self, pat: &'p syn::Pat, out: &mut Vec<Leaf<'p, 'e, 'a>>) -> Option<()> {
+        match (self, pat) {
+            (_, syn::Pat::Wild(_)) => Some(()),
+            (_, syn::Pat::Type(typed)) => self.leaves(&typed.pat, out),
+            (_, syn::Pat::Paren(paren)) => self.leaves(&paren.pat, out),
+            (Items::Place { place, skip, .. }, syn::Pat::Ident(ident))
+                if ident.subpat.is_none() =>
+            {
+                out.push((&ident.ident, place, *skip));
+                Some(())
+            }
+            (Items::Place { .. }, syn::Pat::Reference(reference)) => {
+                self.leaves(&reference.pat, out)
+            }
+            (Items::Zip(a, b), syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => {
+                a.leaves(&tuple.elems[0], out)?;
+                b.leaves(&tuple.elems[1], out)
+            }
+            (Items::Enumerate(inner), syn::Pat::Tuple(tuple)) if tuple.elems.len() == 2 => {
+                inner.leaves(&tuple.elems[1], out)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A name a `for` pattern binds to an element of a place, at the loop's
+/// index plus the skip.
+type Leaf<'p, 'e, 'a> = (&'p Ident, &'e Expr<'a>, Option<&'e Expr<'a>>);
+
+/// `index`, or `index + skip`.
+fn at(index: &Ident, skip: Option<&Expr>) -> TokenStream {
+    match skip {
+        Some(skip) => {
+            let skip = skip.source.to_token_stream();
+            quote!(#index + (#skip))
+        }
+        None => quote!(#index),
+    }
+}
+
 impl<'m> Sweep<'m> {
     pub(super) fn for_loop(
         &mut self,
@@ -306,7 +441,7 @@ impl<'m> Sweep<'m> {
 
     /// What a `for` iterates, when it is the items of places walked by
     /// index.
-    pub(super) fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
+    fn elements<'e, 'a>(&self, iter: &'e Expr<'a>) -> Option<Elements<'e, 'a>> {
         let place = |place, by_ref| {
             Some(Elements {
                 items: Items::Place {
