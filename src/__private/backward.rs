@@ -45,6 +45,14 @@ impl<T: Probed> Probed for Vec<T> {
     }
 }
 
+/// A slice parameter on the tape (`w: &[f64]` is recorded as a
+/// `Cow<[Scalar]>`, see `Slice`): its items, as a slice's.
+impl<T: Probed + Clone> Probed for std::borrow::Cow<'_, [T]> {
+    fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>, reassigned: bool) {
+        (**self).probe_into(tape, name, path, reassigned);
+    }
+}
+
 impl<T: Probed + ?Sized> Probed for &T {
     fn probe_into(&self, tape: &Tape, name: &'static str, path: &mut Vec<usize>, reassigned: bool) {
         (**self).probe_into(tape, name, path, reassigned);

@@ -314,8 +314,9 @@ fn pushed_backward_wrong(z: [f64; 3]) -> [f64; 3] {
     z_bar
 }
 
-/// A slice parameter's adjoint written wrong (`+=` lost): `w_bar` has no
-/// counterpart, so the verdict may not say every adjoint agrees.
+/// A slice parameter's adjoint written wrong (its first component
+/// overwritten): `w_bar` is compared with `w`'s exact adjoint, and the
+/// verdict names that statement.
 #[differentiable]
 fn weighted(w: &[f64], #[constant] x: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -334,10 +335,27 @@ fn weighted_backward_wrong(w: &[f64], #[constant] x: &[f64]) -> Vec<f64> {
     let s_bar = 2.0 * s;
     let mut w_bar = vec![0.0; w.len()];
     for i in 0..w.len() {
-        w_bar[i] = s_bar * (w[i] * x[i]).cos();
+        w_bar[i] = s_bar * (w[i] * x[i]).cos() * x[i];
     }
     w_bar[0] = s_bar;
     w_bar
+}
+
+/// An adjoint named for nothing in `f` (`t_bar`: `f` has no `t`), wrong,
+/// and the gradient returned from it: the verdict may not say every
+/// adjoint agrees, and names `t_bar` as a place the mistake may be.
+#[differentiable]
+fn squared_sine(x: f64) -> f64 {
+    let s = x.sin();
+    s * s
+}
+
+#[backward(squared_sine)]
+fn squared_sine_backward_wrong(x: f64) -> f64 {
+    let s = x.sin();
+    let s_bar = 2.0 * s;
+    let t_bar = s_bar * x.sin();
+    t_bar
 }
 
 #[test]
@@ -353,11 +371,30 @@ fn an_adjoint_with_nothing_to_compare_with_is_never_said_to_agree(
     assert!(!shown.contains("agrees — this statement"), "{shown}");
 
     let report = weighted_backward_wrong_check(&[0.4, -0.2, 0.9], &[1.5, 0.5, -1.0])?;
+    let wrong = report.first_wrong().unwrap();
+    assert_eq!(
+        (wrong.name(), wrong.kind(), wrong.line()),
+        ("w_bar", RowKind::Adjoint, 340),
+        "{report}"
+    );
+    assert_eq!(
+        report
+            .rows()
+            .iter()
+            .filter(|row| row.name() == "w_bar" && row.verdict() == RowVerdict::Exact)
+            .count(),
+        1,
+        "the loop's row is compared, and right: {report}"
+    );
+
+    let report = squared_sine_backward_wrong_check(0.7)?;
     assert!(!report.passed(), "{report}");
     let shown = report.to_string();
     assert!(
         shown.contains("every adjoint statement that could be compared agrees")
-            && shown.contains("`w_bar`"),
+            && shown.contains(
+                "a statement writing `t_bar`, which `f` has nothing to compare with, is wrong"
+            ),
         "{shown}"
     );
     Ok(())
