@@ -19,24 +19,7 @@ use autodiff::GradientPath;
 
 use crate::oracle::Dual;
 
-/// The test of one module below: `vec_moves::check` at every point, and
-/// `f_grad_path()` says `Compiled`.
-macro_rules! checked {
-    () => {
-        #[test]
-        fn against_the_tape_and_dual_numbers() {
-            crate::vec_moves::check(
-                module_path!(),
-                f,
-                |stack, x| f_adjoint(stack, x),
-                |x| f_grad(x).unwrap(),
-                |x| f_grad_tape(x).unwrap(),
-                twin,
-            );
-            assert_eq!(f_grad_path(), GradientPath::Compiled);
-        }
-    };
-}
+use crate::vec_moves::checked;
 
 fn c(v: f64) -> Dual {
     Dual::constant(v)

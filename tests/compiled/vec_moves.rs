@@ -73,7 +73,7 @@ macro_rules! checked {
     () => {
         #[test]
         fn against_the_tape_and_dual_numbers() {
-            check(
+            $crate::vec_moves::check(
                 module_path!(),
                 f,
                 |stack, x| f_adjoint(stack, x),
@@ -85,6 +85,7 @@ macro_rules! checked {
         }
     };
 }
+pub(crate) use checked;
 
 fn c(v: f64) -> Dual {
     Dual::constant(v)

@@ -171,6 +171,9 @@ impl Emitter<'_> {
     pub(super) fn call(&self, expr: &Expr) -> TokenStream {
         let tape = &self.tape;
         let value = |e: &Expr| self.expr(e, Mode::Value);
+        if let Some(collected) = self.collected(expr) {
+            return collected;
+        }
         match &expr.kind {
             ExprKind::Call { func, args } => match self.recording_twin(func, args.len()) {
                 // Converted by `__ad::call_twin`, which also leaves a wrong
@@ -234,7 +237,6 @@ impl Emitter<'_> {
                 let args = args.iter().map(|arg| self.untracked(arg));
                 quote!(#func(#(#args),*))
             }
-            _ if self.collected(expr).is_some() => self.collected(expr).expect("a collect"),
             ExprKind::Structural {
                 receiver,
                 method,
