@@ -381,7 +381,7 @@ fn a_pop_the_reverse_cannot_follow_keeps_the_tape() {
         popped_in_a_condition_grad_path(),
         GradientPath::Tape {
             construct: ".pop() whose item is not read as a number",
-            line: 360
+            line: 361
         }
     );
     let got = popped_and_read_again_grad(&x).unwrap();
@@ -391,7 +391,7 @@ fn a_pop_the_reverse_cannot_follow_keeps_the_tape() {
         popped_and_read_again_grad_path(),
         GradientPath::Tape {
             construct: "a statement that pops a Vec and reads it again",
-            line: 370
+            line: 371
         }
     );
 }
