@@ -120,6 +120,7 @@ const STRUCTURAL: &[&str] = &[
     "map",
     "filter",
     "fold",
+    "reduce",
     "max_by",
     "min_by",
     "for_each",
@@ -133,15 +134,14 @@ const STRUCTURAL: &[&str] = &[
     "reverse",
     "pop",
     "insert",
+    "remove",
     "extend_from_slice",
     "truncate",
+    "clear",
+    "resize",
+    "fill",
     "sort_by",
     "concat",
-    "clear",
-    "fill",
-    "resize",
-    "remove",
-    "reduce",
 ];
 
 pub fn is_structural(name: &str) -> bool {
