@@ -1715,3 +1715,53 @@ fn a_direction_shaped_otherwise_with_the_same_count_is_a_typed_error() {
     assert_eq!(weighted_rows_hvp(&w, w.clone()).unwrap().hvp, want);
     assert_eq!(model.energy_hvp(model.clone()).unwrap().hvp.w, want);
 }
+
+/// The stable softmax's cross-entropy as students write it: the maximum by
+/// `fold(f64::NEG_INFINITY, f64::max)` or by a running `max` in a loop,
+/// then the exponentials collected and summed. Both run the compiled
+/// `f_hvp` (a fold from −∞ read as a loop whose accumulator starts there).
+#[differentiable]
+fn softmax_xent_fold(z: &[f64], #[constant] target: usize) -> f64 {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    -(e[target] / s).ln()
+}
+
+#[differentiable]
+fn softmax_xent_loop(z: &[f64], #[constant] target: usize) -> f64 {
+    let mut m = z[0];
+    for i in 1..z.len() {
+        m = m.max(z[i]);
+    }
+    let smallest = z.iter().map(|v| v * 0.5).fold(f64::INFINITY, f64::min);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    -(e[target] / s).ln() + 0.1 * smallest * smallest
+}
+
+#[test]
+fn a_softmax_with_its_maximum_runs_the_compiled_hvp() -> Result<(), ScalarAutodiffError> {
+    let z = vec![0.3, 1.2, -0.4, 0.8];
+    let v = vec![1.0, 0.5, -0.2, 0.3];
+    let moved = |t: f64| -> Vec<f64> { z.iter().zip(&v).map(|(z, v)| z + t * v).collect() };
+    // The softmax's Hessian in closed form: diag(p) − p pᵀ, so H·v = p ⊙ v − p (p·v).
+    let e: Vec<f64> = z.iter().map(|a| a.exp()).collect();
+    let total: f64 = e.iter().sum();
+    let p: Vec<f64> = e.iter().map(|a| a / total).collect();
+    let pv: f64 = p.iter().zip(&v).map(|(p, v)| p * v).sum();
+    let want: Vec<f64> = p.iter().zip(&v).map(|(p, v)| p * v - p * pv).collect();
+    let fold = compiled_once(|| softmax_xent_fold_hvp(&z, 1, v.clone()))?;
+    assert_all_close_named(&fold.hvp, &want, 1e-12, "fold: closed form");
+    let tape = softmax_xent_fold_hvp_tape(&z, 1, v.clone())?;
+    assert_all_close_named(&fold.hvp, &tape.hvp, 1e-12, "fold: tape");
+    let looped = compiled_once(|| softmax_xent_loop_hvp(&z, 1, v.clone()))?;
+    let tape = softmax_xent_loop_hvp_tape(&z, 1, v.clone())?;
+    assert_all_close_named(&looped.hvp, &tape.hvp, 1e-12, "loop: tape");
+    let differences = along(
+        |t| softmax_xent_loop_grad(&moved(t), 1).unwrap().gradient,
+        1e-6,
+    );
+    assert_all_close_named(&looped.hvp, &differences, 1e-5, "loop: central differences");
+    Ok(())
+}

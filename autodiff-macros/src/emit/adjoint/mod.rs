@@ -386,8 +386,16 @@ fn compile(
     // constructs type-check on them (`dual::takes`); else `f_hvp` keeps
     // the tape.
     let mut has_dual = false;
-    if names.free && entry == Entry::Inputs && extremes.is_empty() && dual::takes(function, &an) {
-        if let Ok(dual) = fused_dual(function, names, gradient_type, adjoint_fn, stack, &an) {
+    if names.free && entry == Entry::Inputs && dual::takes(function, &an) {
+        if let Ok(dual) = fused_dual(
+            function,
+            names,
+            gradient_type,
+            adjoint_fn,
+            stack,
+            &an,
+            extremes,
+        ) {
             fused.extend(dual);
             has_dual = true;
         }
@@ -403,6 +411,7 @@ fn fused_dual(
     adjoint_fn: &Ident,
     stack: &Ident,
     an: &Analysis,
+    extremes: &HashSet<String>,
 ) -> Result<TokenStream, Unsupported> {
     let dual_fn = dual_adjoint_ident(adjoint_fn);
     fused::fused(
@@ -412,7 +421,7 @@ fn fused_dual(
         &dual_fn,
         stack,
         an,
-        &HashSet::new(),
+        extremes,
         Entry::Inputs,
         true,
     )

@@ -200,7 +200,8 @@ impl Lowering<'_> {
                                 "max" | "min"
                             ) =>
                     {
-                        let base = format!("running_{}", path.path.segments[1].ident);
+                        let method = &path.path.segments[1].ident;
+                        let base = format!("running_{method}");
                         let mut idents = self.idents.clone();
                         let acc = fresh_ident(&mut idents, &base);
                         let func = &path.path;
@@ -221,7 +222,9 @@ impl Lowering<'_> {
                             filter: None,
                             source,
                             pat,
-                            body: syn::parse2(quote_spanned!(func.span()=> #func(#acc, #item)))
+                            // As a method (`acc.max(item)`, the same
+                            // number): the dual sweep's `Dual` has it too.
+                            body: syn::parse2(quote_spanned!(func.span()=> #acc.#method(#item)))
                                 .expect("a call"),
                             reduce: Reduce::Fold { init, acc },
                             span: call.method.span(),
