@@ -1569,13 +1569,14 @@ fn overlapping_parts_of_one_row_reach_a_helper_compiled() -> Result<(), ScalarAu
     Ok(())
 }
 
-/// Local `Vec`s of numbers on the dual sweep: grown by `push` (a
-/// constant too), collected by a typed `let` and summed, copied from
+/// Local `Vec`s of numbers on the dual sweep: bound empty (`vec![]`,
+/// `Vec::new()`) and grown by `push` (a constant too), collected by a typed `let` and summed, copied from
 /// constant rows and from `vec![x; n]`, written by element (`+=` reading
 /// the same `Vec`), and a layer loop that rebinds `h = next`.
 #[differentiable]
 fn pushed_and_summed(x: &[f64]) -> f64 {
-    let mut v = Vec::new();
+    // `vec![]`, as `Vec::new()` in `layer_loop`: typed by its pushes.
+    let mut v = vec![];
     for i in 0..x.len() {
         v.push(x[i] * x[i]);
     }

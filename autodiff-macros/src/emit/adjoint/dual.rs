@@ -237,16 +237,6 @@ fn lets_ok(block: &Block, an: &Analysis) -> bool {
     })
 }
 
-/// `Vec::new()` or `Vec::with_capacity(n)`: a `Vec` whose items its
-/// pushes give (typed `Vec<Dual>` on the dual sweep).
-pub(super) fn empty_vec(init: &Expr) -> bool {
-    matches!(&init.kind, ExprKind::PlainCall { func, .. }
-        if func.qself.is_none()
-            && func.path.segments.len() == 2
-            && func.path.segments[0].ident == "Vec"
-            && matches!(func.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity"))
-}
-
 /// `Vec<f64>`, as a tracked local `Vec`'s `let` may be typed.
 fn vec_of_f64(ty: &syn::Type) -> bool {
     let syn::Type::Path(path) = ty else {
@@ -264,14 +254,15 @@ fn vec_of_f64(ty: &syn::Type) -> bool {
 }
 
 /// What a tracked local `Vec` of numbers may be bound to on the dual
-/// sweep, which binds it as `__adjoint::duals(init)`: an empty `Vec` (its
-/// pushes give its items), `vec![a, b]` of numbers all tracked or all
+/// sweep, which binds it as `__adjoint::duals(init)`: an empty `Vec`
+/// (`Vec::new()`, `vec![]`, typed `Vec<Dual>` there: its pushes give its
+/// items), `vec![a, b]` of numbers all tracked or all
 /// plain, `vec![e; n]` of a number, and a copy of a row (`x.to_vec()`,
 /// `x.clone()`).
 fn vec_init_ok(init: &Expr, an: &Analysis) -> bool {
     let tracked = |e: &Expr| carries(e, &an.active);
     match &init.kind {
-        _ if empty_vec(init) => true,
+        _ if init.is_empty_vec() => true,
         ExprKind::VecList(items) => {
             items.iter().all(|item| number_ok(item, an))
                 && (items.iter().all(tracked) || !items.iter().any(tracked))

@@ -357,7 +357,7 @@ impl<'m> Sweep<'m> {
                     let ident = binding(name);
                     let mutability = mutable.then(|| quote!(mut));
                     let adjoint = &self.adjoint;
-                    if super::super::dual::empty_vec(init) {
+                    if init.is_empty_vec() {
                         f.push(
                             quote!(let #mutability #ident: ::std::vec::Vec<::autodiff::Dual> = #v;),
                         );
