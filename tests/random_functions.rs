@@ -15,7 +15,7 @@
 //! `return`s inside loops and branches, local arrays written by element
 //! (with a counted index, `out[row] += l[idx] * x[col]; idx += 1;`), array
 //! literals and `[e; n]` of tracked values, `Vec`s grown by `push` (from
-//! `Vec::new()`, `vec![e; n]`, `[..].to_vec()` and a `collect()` typed on
+//! `Vec::new()` or `vec![]`, `vec![e; n]`, `[..].to_vec()` and a `collect()` typed on
 //! its `let`, their items moved by `swap`, `reverse`, `pop`, `insert`,
 //! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
 //! concatenated by `concat`, summed by a `for` that takes them by value
@@ -747,6 +747,11 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::Repeat(name, e, n) => {
                 let _ = writeln!(out, "{pad}let mut {name} = [{}; {n}];", r(e));
+            }
+            // Half of them `vec![]` (by the name, so the draws stay as
+            // they were): both are typed by their pushes.
+            Stmt::VecNew(name) if name.ends_with(['1', '3', '5', '7', '9']) => {
+                let _ = writeln!(out, "{pad}let mut {name} = vec![];");
             }
             Stmt::VecNew(name) => {
                 let _ = writeln!(out, "{pad}let mut {name} = Vec::new();");
