@@ -38,6 +38,20 @@ const DUAL_PAIRS: &[&str] = &["powf", "max", "min", "hypot", "log"];
 
 /// Whether `function` (the model the sweeps compile) gets a dual sweep.
 pub fn takes(function: &Function, an: &Analysis) -> bool {
+    let refused = refusal(function, an);
+    // A developer's view of why (`DUAL_WHY=1` while expanding).
+    if std::env::var_os("DUAL_WHY").is_some() {
+        eprintln!(
+            "DUALWHY {}: {}",
+            function.item.sig.ident,
+            refused.as_deref().unwrap_or("taken")
+        );
+    }
+    refused.is_none()
+}
+
+/// What keeps `function` off the dual sweep, the first found, if anything.
+fn refusal(function: &Function, an: &Analysis) -> Option<String> {
     let active = &an.active;
     let differentiable = function
         .params
@@ -45,19 +59,22 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
         .filter(|param| param.kind.is_differentiable())
         .count();
     if differentiable == 0 || differentiable > MOST_PARAMS {
-        return false;
+        return Some(format!("{differentiable} differentiable parameters"));
     }
-    let params_ok = function.params.iter().all(|param| {
+    let param = function.params.iter().find(|param| {
         if param.kind.is_differentiable() {
-            dual_param(&param.kind, &param.ty)
+            !dual_param(&param.kind, &param.ty)
         } else {
-            !active.contains(&param.ident.to_string())
+            active.contains(&param.ident.to_string())
         }
     });
+    if let Some(param) = param {
+        return Some(format!("the parameter `{}`", param.ident));
+    }
     let returns_f64 = matches!(&function.item.sig.output,
         syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
-    if !params_ok || !returns_f64 {
-        return false;
+    if !returns_f64 {
+        return Some("a value that is not an `f64`".into());
     }
     // Every tracked local is a number: a local the body shows to be one,
     // or the item of a `for` over numbers (what an iterator chain is read
@@ -79,7 +96,7 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
         .iter()
         .map(|param| param.ident.to_string())
         .collect();
-    let numbers = active
+    let not_a_number = active
         .iter()
         // The names the body binds (`mut` and a `let`'s type are read off
         // patterns with them).
@@ -88,66 +105,45 @@ pub fn takes(function: &Function, an: &Analysis) -> bool {
                 && an.bound.contains_key(*name)
                 && syn::parse_str::<syn::Ident>(name).is_ok()
         })
-        .all(|name| {
+        .find(|name| {
             // A number, or a local `Vec` of numbers (each `let` of which
             // `lets_ok` checks).
-            matches!(an.dims.get(name), Some(Some(0 | 1)))
+            !(matches!(an.dims.get(*name), Some(Some(0 | 1)))
                 // Every binding of it is such an item.
-                || items.get(name.as_str()).is_some_and(|&count| an.bound.get(name.as_str()) == Some(&count))
+                || items.get(name.as_str()).is_some_and(|&count| an.bound.get(name.as_str()) == Some(&count)))
         });
-    if std::env::var("DUAL_WHY").is_ok() {
-        let lets = lets_ok(&function.body, an);
-        let tail = function
-            .body
-            .split_tail()
-            .1
-            .is_none_or(|tail| number_ok(tail, an));
-        let mut bad = Vec::new();
-        let cell = std::cell::RefCell::new(&mut bad);
-        function.body.any_expr(&|expr| {
-            if !expr_ok(expr, an) {
-                cell.borrow_mut().push(
-                    quote::ToTokens::to_token_stream(&expr.source)
-                        .to_string()
-                        .chars()
-                        .take(80)
-                        .collect::<String>(),
-                );
-            }
-            false
-        });
-        let nonnum: Vec<_> = active
-            .iter()
-            .filter(|name| {
-                !params.contains(*name)
-                    && an.bound.contains_key(*name)
-                    && syn::parse_str::<syn::Ident>(name).is_ok()
-            })
-            .filter(|name| {
-                !(an.dims.get(*name) == Some(&Some(0))
-                    || items
-                        .get(name.as_str())
-                        .is_some_and(|&count| an.bound.get(name.as_str()) == Some(&count)))
-            })
-            .collect();
-        eprintln!(
-            "DUALWHY {} numbers {numbers} {nonnum:?} lets {lets} tail {tail} bad {:?}",
-            function.item.sig.ident,
-            bad.first()
-        );
+    if let Some(name) = not_a_number {
+        return Some(format!(
+            "the local `{name}`, not a number or a `Vec` of them"
+        ));
     }
-    numbers
-        && !mentions(
-            quote::ToTokens::to_token_stream(&function.item.block),
-            "sin_cos",
-        )
-        && lets_ok(&function.body, an)
-        && function
-            .body
-            .split_tail()
-            .1
-            .is_none_or(|tail| number_ok(tail, an))
-        && !function.body.any_expr(&|expr| !expr_ok(expr, an))
+    if mentions(
+        quote::ToTokens::to_token_stream(&function.item.block),
+        "sin_cos",
+    ) {
+        return Some("`sin_cos`".into());
+    }
+    if !lets_ok(&function.body, an) {
+        return Some("a `let` of a tracked value".into());
+    }
+    if !function
+        .body
+        .split_tail()
+        .1
+        .is_none_or(|tail| number_ok(tail, an))
+    {
+        return Some("a value that is not a number".into());
+    }
+    let refused = std::cell::RefCell::new(None);
+    function.body.any_expr(&|expr| {
+        let bad = !expr_ok(expr, an);
+        if bad {
+            *refused.borrow_mut() =
+                Some(quote::ToTokens::to_token_stream(&expr.source).to_string());
+        }
+        bad
+    });
+    refused.into_inner().map(|source| format!("`{source}`"))
 }
 
 /// A differentiable parameter of a shape the runtime lifts (`lift`) and
