@@ -358,10 +358,8 @@ impl Walk<'_> {
                         }
                     }
                     // A tracked item put into a `Vec` makes it tracked.
-                    if matches!(
-                        method.to_string().as_str(),
-                        "push" | "insert" | "extend_from_slice" | "extend" | "fill" | "resize"
-                    ) {
+                    let method = method.to_string();
+                    if crate::vocabulary::stored_argument(&method).is_some() || method == "extend" {
                         self.found.extend(root(receiver));
                     }
                 }

@@ -144,6 +144,18 @@ const STRUCTURAL: &[&str] = &[
     "concat",
 ];
 
+/// The position of the argument a `Vec` method stores into its receiver:
+/// the item `push`ed or `insert`ed, the slice appended
+/// (`extend_from_slice`), the value `fill` or `resize` writes. A tracked
+/// one makes the receiver hold tracked values.
+pub fn stored_argument(method: &str) -> Option<usize> {
+    match method {
+        "push" | "extend_from_slice" | "fill" => Some(0),
+        "insert" | "resize" => Some(1),
+        _ => None,
+    }
+}
+
 pub fn is_structural(name: &str) -> bool {
     STRUCTURAL.contains(&name)
 }

@@ -67,14 +67,8 @@ impl Emitter<'_> {
                 // `Scalar`: a plain argument there is lifted.
                 let lifted = self.lifted_parameters(func);
                 let args = args.iter().enumerate().map(|(position, arg)| {
-                    match lifted.get(position).copied().unwrap_or(Lifted::No) {
-                        Lifted::No => self.expr(arg, arg_mode),
-                        Lifted::Value => self.expr(arg, Mode::Lift),
-                        Lifted::Borrowed => {
-                            let lifted = self.expr(arg, Mode::Lift);
-                            quote!(&#lifted)
-                        }
-                    }
+                    self.closure_argument(&lifted, position, arg)
+                        .unwrap_or_else(|| self.expr(arg, arg_mode))
                 });
                 quote!(#func(#(#args),*))
             }

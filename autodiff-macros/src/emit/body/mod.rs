@@ -610,16 +610,30 @@ impl<'f> Emitter<'f> {
             return None;
         }
         let args = args.iter().enumerate().map(|(position, arg)| {
-            match lifted.get(position).copied().unwrap_or(Lifted::No) {
-                Lifted::No => arg.source.to_token_stream(),
-                Lifted::Value => self.lifted(arg),
-                Lifted::Borrowed => {
-                    let lifted = self.lifted(arg);
-                    quote!(&#lifted)
-                }
-            }
+            self.closure_argument(&lifted, position, arg)
+                .unwrap_or_else(|| arg.source.to_token_stream())
         });
         Some(quote_spanned!(expr.span=> __ad::primal(#func(#(#args),*))))
+    }
+
+    /// The argument at `position` of a call of a closure whose parameters
+    /// are `lifted` (see `lifted_parameters`): lifted (and borrowed, for a
+    /// parameter typed a reference) where the parameter may hold a tracked
+    /// value; `None` where it is passed as the call's other arguments are.
+    pub(super) fn closure_argument(
+        &self,
+        lifted: &[Lifted],
+        position: usize,
+        arg: &Expr,
+    ) -> Option<TokenStream> {
+        match lifted.get(position).copied().unwrap_or(Lifted::No) {
+            Lifted::No => None,
+            Lifted::Value => Some(self.lifted(arg)),
+            Lifted::Borrowed => {
+                let lifted = self.lifted(arg);
+                Some(quote!(&#lifted))
+            }
+        }
     }
 
     /// Of a call's callee, a closure a `let` bound: which parameters may

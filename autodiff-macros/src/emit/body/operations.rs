@@ -267,11 +267,8 @@ impl Emitter<'_> {
                     // The value `push`ed or `insert`ed, the slice appended
                     // (`extend_from_slice`), the value `fill` or `resize`
                     // writes: lifted into a tracked `Vec`.
-                    let stored = (*method == "push" && position == 0)
-                        || (*method == "insert" && position == 1)
-                        || (*method == "fill" && position == 0)
-                        || (*method == "resize" && position == 1)
-                        || (*method == "extend_from_slice" && position == 0);
+                    let stored =
+                        crate::vocabulary::stored_argument(&method.to_string()) == Some(position);
                     if stored && tracked_receiver && *method == "extend_from_slice" {
                         let lifted = self.expr(arg, Mode::Lift);
                         quote!(&#lifted)

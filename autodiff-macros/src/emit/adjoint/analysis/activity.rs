@@ -165,16 +165,10 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
     }
 }
 
-/// What `method` puts into its receiver from its `args`: the item
-/// `push`ed or `insert`ed, the slice appended (`extend_from_slice`), the
-/// value `fill` or `resize` writes.
+/// What `method` puts into its receiver from its `args`
+/// (`vocabulary::stored_argument`).
 fn moves_in<'e, 'a>(method: &syn::Ident, args: &'e [Expr<'a>]) -> Option<&'e Expr<'a>> {
-    match (method.to_string().as_str(), args) {
-        ("push" | "extend_from_slice" | "fill", [item]) | ("insert" | "resize", [_, item]) => {
-            Some(item)
-        }
-        _ => None,
-    }
+    crate::vocabulary::stored_argument(&method.to_string()).and_then(|position| args.get(position))
 }
 
 /// The names a `for` pattern binds to items with a derivative: each side
