@@ -129,6 +129,13 @@ impl<'m> Sweep<'m> {
                 let receiver_src = receiver.source.to_token_stream();
                 Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
             }
+            // `v.pop().unwrap();`, `v.remove(i);`: the item's adjoint is zero.
+            ExprKind::Structural { .. } if popped(expr).is_some() => {
+                self.cx = StmtCx::default();
+                self.rev(expr, Seed::new(quote!(0.0)))?;
+                let v = self.fwd(expr)?;
+                Ok(self.finish(quote!(#v #semi)))
+            }
             ExprKind::Structural {
                 receiver,
                 method,
@@ -143,13 +150,6 @@ impl<'m> Sweep<'m> {
                     .is_some_and(|(a, b)| self.root_active(a) || self.root_active(b)) =>
             {
                 self.swapped_values(expr, semi)
-            }
-            // `v.pop().unwrap();`: the popped item's adjoint is zero.
-            ExprKind::Structural { .. } if popped(expr).is_some() => {
-                self.cx = StmtCx::default();
-                self.rev(expr, Seed::new(quote!(0.0)))?;
-                let v = self.fwd(expr)?;
-                Ok(self.finish(quote!(#v #semi)))
             }
             ExprKind::For {
                 label,

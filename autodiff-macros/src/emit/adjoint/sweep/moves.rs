@@ -112,7 +112,9 @@ impl<'m> Sweep<'m> {
     }
 
     /// `v.swap(i, j)`, `v.reverse()`, `v.truncate(n)`, `v.pop()`,
-    /// `v.insert(i, e)`, `v.extend_from_slice(s)`, `v.sort_by(cmp)` on a
+    /// `v.insert(i, e)`, `v.extend_from_slice(s)`, `v.sort_by(cmp)` (and
+    /// `v.resize(n, e)`, `v.fill(e)`, `v.clear()`; a `remove` is read as
+    /// a popped item, `rev_pop`) on a
     /// local `Vec` (or array) with a derivative, as statements. Values read
     /// before the move are saved as for any write (`Analysis::writes`).
     pub(super) fn moved_items(
@@ -211,18 +213,6 @@ impl<'m> Sweep<'m> {
                 self.rev(item, Seed::new(item_bar.to_token_stream()))?;
                 let v = self.fwd(item)?;
                 Ok(self.finish(quote!(#receiver_src.insert(#i, #v) #semi)))
-            }
-            // The removed item's adjoint (0: the statement drops it) goes
-            // back where the item was, at the index saved where it may
-            // have changed.
-            ("remove", [i]) => {
-                self.items_are_numbers(expr, receiver, method)?;
-                self.moves.insert(expr.id);
-                let index = self.index_again(&args[0], i, "removed_at");
-                self.cx
-                    .rev
-                    .push(quote!(#adjoint::put_item(#stack, &mut #bar, #index, 0.0);));
-                Ok(self.finish(quote!(#receiver_src.remove(#i) #semi)))
             }
             // The `Vec` gets back its length before (saved), and the
             // items the resize appended, copies of its value, give that
