@@ -1766,3 +1766,62 @@ fn a_softmax_with_its_maximum_runs_the_compiled_hvp() -> Result<(), ScalarAutodi
     assert_all_close_named(&looped.hvp, &differences, 1e-5, "loop: central differences");
     Ok(())
 }
+
+/// `x` written as `∛(x³)`: at 0 the cube's tangent is 0 and the root's
+/// derivative infinite, a product the forward sweep cannot know (the
+/// derivative is 1). `f_grad` and the tape's `f_jvp` report the infinite
+/// derivative.
+#[differentiable]
+fn cube_root_of_cube(x: f64) -> f64 {
+    (x * x * x).cbrt()
+}
+
+/// The distance of two points: at equal points the root's derivative is
+/// infinite where the squares' tangents are 0.
+#[differentiable]
+fn distance(p: &[f64], q: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..p.len() {
+        s += (p[i] - q[i]) * (p[i] - q[i]);
+    }
+    s.sqrt()
+}
+
+/// `x²` by `powf`: at 0 the partial by the constant exponent, `xʸ ln x`,
+/// is not finite, but the exponent does not move.
+#[differentiable]
+fn square_by_powf(x: f64) -> f64 {
+    x.powf(2.0) + x
+}
+
+#[test]
+fn an_infinite_derivative_times_a_zero_tangent_is_never_a_silent_jvp() {
+    // Where f_grad reports the infinite derivative, f_jvp reports it too
+    // (the tape's), rather than a directional derivative of 0.
+    let grad = cube_root_of_cube_grad(0.0).unwrap_err();
+    let jvp = cube_root_of_cube_jvp(0.0, 1.0).unwrap_err();
+    assert_eq!(jvp, grad);
+    assert!(
+        matches!(jvp, ScalarAutodiffError::NonFiniteLocalDerivative { .. }),
+        "{jvp:?}"
+    );
+    let (p, q) = (vec![1.0, 2.0], vec![1.0, 2.0]);
+    let grad = distance_grad(&p, &q).unwrap_err();
+    let jvp = distance_jvp(&p, &q, (vec![1.0, 0.0], vec![0.0, 0.0])).unwrap_err();
+    assert_eq!(jvp, grad);
+    // Away from the point, the compiled forward sweep answers.
+    let before = autodiff::__adjoint::compiled_jvps();
+    let jvp = cube_root_of_cube_jvp(0.5, 1.0).unwrap();
+    assert_eq!(autodiff::__adjoint::compiled_jvps(), before + 1);
+    assert!(close(jvp.tangent, 1.0, 1e-12));
+    let jvp = distance_jvp(&[1.0, 2.0], &[4.0, 6.0], (vec![1.0, 0.0], vec![0.0, 0.0])).unwrap();
+    assert!(close(jvp.tangent, -0.6, 1e-12));
+    // A constant whose partial is not finite moves nothing: the same
+    // answer as the tape's, `2x + 1`.
+    for x in [0.0, 0.3, 1.7] {
+        let jvp = square_by_powf_jvp(x, 1.0).unwrap();
+        let tape = square_by_powf_jvp_tape(x, 1.0).unwrap();
+        assert_eq!(jvp.tangent, tape.tangent, "{x}");
+        assert!(close(jvp.tangent, 2.0 * x + 1.0, 1e-12), "{x}");
+    }
+}

@@ -167,13 +167,61 @@ impl Dual {
 /// does not move contributes nothing, even where the derivative is
 /// infinite (`x / 0.0` has ∂/∂b infinite, but a constant `b` has no
 /// tangent to multiply), as the tape records no edge to a constant.
+///
+/// A tangent of 0 may also belong to a value that moves with a derivative
+/// of 0 (`x³` at 0), whose product with an infinite derivative (`∛` of it)
+/// has no value at all: such a meeting is noted on the thread
+/// ([`hidden_derivative`]), so that a forward sweep that cannot tell the
+/// two apart hands the point to the tape, which can.
 #[inline(always)]
 fn chain(derivative: f64, tangent: f64) -> f64 {
     if tangent == 0.0 {
+        if !derivative.is_finite() {
+            note_hidden_derivative();
+        }
         0.0
     } else {
         derivative * tangent
     }
+}
+
+thread_local! {
+    /// See [`hidden_derivative`].
+    static HIDDEN_DERIVATIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cold]
+#[inline(never)]
+fn note_hidden_derivative() {
+    HIDDEN_DERIVATIVE.with(|hidden| hidden.set(true));
+}
+
+/// Whether, on this thread since [`forget_hidden_derivatives`], an
+/// operation on duals met a derivative that is not finite with a tangent
+/// of 0, and took the product as 0 (see `chain`): right for an operand
+/// that does not move, but for one that moves with a derivative of 0 the
+/// directional derivative is not known. A forward sweep (`f_jvp`) that
+/// saw this answers from the tape instead.
+///
+/// ```
+/// use autodiff_core::{forget_hidden_derivatives, hidden_derivative, Dual};
+///
+/// forget_hidden_derivatives();
+/// let x = Dual::variable(0.0);
+/// let cube = x * x * x; // 0 + 0ε: it moves, at rate 0
+/// assert!(!hidden_derivative());
+/// let _ = cube.cbrt(); // ∛'(0) = ∞ times 0
+/// assert!(hidden_derivative());
+/// forget_hidden_derivatives();
+/// assert!(!hidden_derivative());
+/// ```
+pub fn hidden_derivative() -> bool {
+    HIDDEN_DERIVATIVE.with(std::cell::Cell::get)
+}
+
+/// Starts [`hidden_derivative`] afresh on this thread.
+pub fn forget_hidden_derivatives() {
+    HIDDEN_DERIVATIVE.with(|hidden| hidden.set(false));
 }
 
 /// Each one-operand function of the table (`exp`, `tanh`, `relu`, …) as a

@@ -66,7 +66,7 @@ mod value_and_gradient;
 
 pub use curvature::{Hessian, Hvp, Jvp};
 pub use derivatives::{detach, one_operand_local, relu, sigmoid, Operand};
-pub use dual::Dual;
+pub use dual::{forget_hidden_derivatives, hidden_derivative, Dual};
 pub use error::{Label, Operands, ScalarAutodiffError};
 pub use gradcheck::{
     default_step, gradient_check, relative_error, scalar_gradient_check, scaled_error,

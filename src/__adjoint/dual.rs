@@ -154,7 +154,8 @@ impl DualStack {
     /// assert!(DualStack::new().reverses());
     /// assert!(!DualStack::forward_only().reverses());
     /// ```
-    pub const fn forward_only() -> Self {
+    pub fn forward_only() -> Self {
+        autodiff_core::forget_hidden_derivatives();
         Self {
             values: Vec::new(),
             control: Stack::new(),
@@ -282,10 +283,15 @@ impl DualStack {
         Dual::constant(f64::NAN)
     }
 
-    /// Whether every observed value was finite.
+    /// Whether every observed value was finite; for `f_jvp`, also that
+    /// no derivative that is not finite met a tangent of 0 (see
+    /// [`autodiff_core::hidden_derivative`]: the forward sweep alone
+    /// cannot tell a constant from a value moving at rate 0, which the
+    /// tape, then answering, can). A full sweep (`f_hvp`) sees such a
+    /// derivative in its reverse.
     #[inline(always)]
     pub fn finite(&self) -> bool {
-        self.control.finite()
+        self.control.finite() && !(self.forward_only && autodiff_core::hidden_derivative())
     }
 }
 
