@@ -1274,6 +1274,90 @@ fn a_vector_calls_binding_read_through_runs_of_it() {
     );
 }
 
+/// `zip(&p[..])` of a local in a body with an early `return`, whose top
+/// level the reverse sweep does not see: the local's items are saved as
+/// `zip(p.iter())`'s are (seed 0x6f00d's `f3_9` kept the tape). A call's
+/// value, a local array, each read whole.
+#[differentiable]
+fn runs_after_a_return(w: &[f64], x: &[f64]) -> f64 {
+    let p = three(x);
+    let q = [x[0] * x[0], x[1], w[0]];
+    if w[2] > 4.0 {
+        return -x[0];
+    }
+    let dot = w.iter().zip(&p[..]).map(|(a, b)| a * b).sum::<f64>();
+    dot * w.iter().zip(&q[..]).map(|(a, b)| a * b.sin()).sum::<f64>()
+}
+
+#[test]
+fn zip_of_a_whole_local_after_an_early_return_is_compiled() {
+    assert_eq!(runs_after_a_return_grad_path(), GradientPath::Compiled);
+    for w in [vec![0.5, -0.25, 1.0], vec![0.5, -0.25, 5.0]] {
+        let x = vec![0.7, 1.4];
+        let grad = agree(
+            "runs_after_a_return",
+            runs_after_a_return_grad(&w, &x),
+            runs_after_a_return_grad_tape(&w, &x),
+        );
+        let point = [w.clone(), x.clone()].concat();
+        let want = crate::oracle::dual_gradient(&point, |v| {
+            let (w, x) = (&v[..3], &v[3..]);
+            if w[2].value > 4.0 {
+                return -x[0];
+            }
+            let p = [x[0] * x[1], x[0].sin(), x[1]];
+            let q = [x[0] * x[0], x[1], w[0]];
+            (w[0] * p[0] + w[1] * p[1] + w[2] * p[2])
+                * (w[0] * q[0].sin() + w[1] * q[1].sin() + w[2] * q[2].sin())
+        });
+        assert_agree(
+            "runs_after_a_return",
+            &[grad.gradient.0.clone(), grad.gradient.1.clone()].concat(),
+            &want,
+        );
+    }
+}
+
+/// `zip(&v[..])` of a `Vec` written after each trip reads it: its items
+/// are saved per trip, as `zip(v.iter())`'s are.
+#[differentiable]
+fn runs_of_a_changing_vec(w: &[f64], x: f64) -> f64 {
+    let mut v = vec![x, x * 2.0, x.sin()];
+    let mut s = 0.0;
+    for k in 0..2 {
+        s += w.iter().zip(&v[..]).map(|(a, b)| a * b).sum::<f64>();
+        v[k] = s * x;
+    }
+    s
+}
+
+#[test]
+fn zip_of_a_whole_vec_that_changes_is_compiled() {
+    assert_eq!(runs_of_a_changing_vec_grad_path(), GradientPath::Compiled);
+    let (w, x) = (vec![0.5, -0.25, 1.0], 0.7);
+    let grad = agree(
+        "runs_of_a_changing_vec",
+        runs_of_a_changing_vec_grad(&w, x),
+        runs_of_a_changing_vec_grad_tape(&w, x),
+    );
+    let point = [w.clone(), vec![x]].concat();
+    let want = crate::oracle::dual_gradient(&point, |p| {
+        let (w, x) = (&p[..3], p[3]);
+        let mut v = [x, x * 2.0, x.sin()];
+        let mut s = crate::oracle::Dual::constant(0.0);
+        for k in 0..2 {
+            s = s + w[0] * v[0] + w[1] * v[1] + w[2] * v[2];
+            v[k] = s * x;
+        }
+        s
+    });
+    assert_agree(
+        "runs_of_a_changing_vec",
+        &[grad.gradient.0.clone(), vec![grad.gradient.1]].concat(),
+        &want,
+    );
+}
+
 /// Rows of softmaxes pushed in a loop, in a body with an early `return`:
 /// whether the pushed call returns a number or a vector is not known
 /// where the reverse sweep shapes the adjoint, so the tape computes it

@@ -207,25 +207,38 @@ pub fn items_with(
     ) {
         // The reason a student reads names what they wrote (`a closure`),
         // not the loop it was read as.
-        Err(lowered_reason) if relowered.is_some() => match compile(
-            split,
-            names,
-            gradient_type,
-            &adjoint_fn,
-            &stack,
-            &HashSet::new(),
-            entry,
-        ) {
-            // Every `if` value was taken out into a `let`: what kept the
-            // lowered body on the tape is the reason.
-            Err(reason) if reason.construct == sweep::describe_if_value() => Err(lowered_reason),
-            // A chain or closure the lowered body took as its loop, where
-            // that body stopped elsewhere (each sweep reports its first
-            // construct, so the body as written stopped earlier only on
-            // what the lowering read): not what keeps the tape.
-            Err(reason) if reason.line != lowered_reason.line => Err(lowered_reason),
-            other => other,
-        },
+        Err(lowered_reason) if relowered.is_some() => {
+            // A developer's view of what stopped the lowered body, which
+            // the reason a student reads may name otherwise
+            // (`LOWERED_WHY=1` while expanding).
+            if std::env::var_os("LOWERED_WHY").is_some() {
+                eprintln!(
+                    "LOWERED {}: {} at line {}",
+                    names.name, lowered_reason.construct, lowered_reason.line
+                );
+            }
+            match compile(
+                split,
+                names,
+                gradient_type,
+                &adjoint_fn,
+                &stack,
+                &HashSet::new(),
+                entry,
+            ) {
+                // Every `if` value was taken out into a `let`: what kept the
+                // lowered body on the tape is the reason.
+                Err(reason) if reason.construct == sweep::describe_if_value() => {
+                    Err(lowered_reason)
+                }
+                // A chain or closure the lowered body took as its loop, where
+                // that body stopped elsewhere (each sweep reports its first
+                // construct, so the body as written stopped earlier only on
+                // what the lowering read): not what keeps the tape.
+                Err(reason) if reason.line != lowered_reason.line => Err(lowered_reason),
+                other => other,
+            }
+        }
         other => other,
     };
     match compiled {

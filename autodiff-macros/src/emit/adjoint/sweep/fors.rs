@@ -223,11 +223,26 @@ impl<'m> Sweep<'m> {
             if self.fully_available(place) {
                 continue;
             }
-            let name = match &place.kind {
-                ExprKind::Path(path) => path.path.get_ident(),
+            // The local itself, or all of it (`&v[..]`): the copy stands
+            // for either.
+            let whole_local = |expr: &Expr| match &expr.kind {
+                ExprKind::Path(path) => path.path.get_ident().cloned(),
                 _ => None,
             };
-            let numbers = dims_of(place, &self.an.dims) == Some(1);
+            let name = match &place.kind {
+                ExprKind::Index { base, index } => match &index.kind {
+                    ExprKind::Range {
+                        start: None,
+                        end: None,
+                        ..
+                    } => whole_local(base),
+                    _ => None,
+                },
+                _ => whole_local(place),
+            };
+            let name = name.as_ref();
+            let numbers = dims_of(place, &self.an.dims) == Some(1)
+                || name.is_some_and(|name| self.an.dims.get(&name.to_string()) == Some(&Some(1)));
             // A `return` or a labelled jump would leave before the pushes
             // that the reverse of the statement it leaves pops.
             let stays = !body.any_expr(&|expr| match &expr.kind {
