@@ -32,7 +32,9 @@
 //! `chunks(k)` summed through a `map`, an element through an `Option`
 //! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`), a
 //! value passed twice to a helper (a binding, an element, an expression),
-//! and every elementary function.
+//! parameters taken as numbers, slices, rows of rows (`w1: &[Vec<f64>]`, a
+//! student's matrix, each row read as a slice is), models and stacks of
+//! models, and every elementary function.
 //!
 //! At random points the generated program asserts that
 //! - `f_adjoint`, the compiled path, answers (`Some`, leaving its stack
@@ -1197,6 +1199,10 @@ struct Param {
     mutable: bool,
     /// A slice (`x1: &[f64]`) of this length, else a number.
     slice: Option<usize>,
+    /// With `slice`, rows of rows instead, a student's matrix (`w1:
+    /// &[Vec<f64>]`): [`ROWS`] rows of that length, each read as a slice
+    /// parameter is (`w1[0][k]`, `w1[1].iter()`, `&w1[0]`).
+    rows: bool,
     /// `#[constant]`: the values every call passes (one, or the slice's).
     constant: Option<Vec<f64>>,
     /// A model, `m1: &Model` (the file's `#[derive(Parameters)]` struct,
@@ -1212,6 +1218,9 @@ struct Param {
 
 /// How many layers a stack of models holds.
 const STACK: usize = 2;
+
+/// How many rows a rows-of-rows parameter holds.
+const ROWS: usize = 2;
 
 /// How many items a generated model's `w` holds.
 const MODEL_W: usize = 3;
@@ -1401,6 +1410,7 @@ impl Gen {
                     constant: Some(values),
                     model: false,
                     stack: false,
+                    rows: false,
                 });
                 continue;
             }
@@ -1418,6 +1428,7 @@ impl Gen {
                     constant: None,
                     model: false,
                     stack: true,
+                    rows: false,
                 });
                 continue;
             }
@@ -1435,6 +1446,26 @@ impl Gen {
                     constant: None,
                     model: true,
                     stack: false,
+                    rows: false,
+                });
+                continue;
+            }
+            // Now and then rows of rows, as course code writes a matrix.
+            if !small && !self.numbers_only && self.rng.chance(8) {
+                self.tag("rows of rows param");
+                let name = format!("w{i}");
+                let n = 2 + self.rng.below(3);
+                for row in 0..ROWS {
+                    self.declare(&format!("{name}[{row}]"), Kind::Array(n), false);
+                }
+                params.push(Param {
+                    name,
+                    mutable: false,
+                    slice: Some(n),
+                    constant: None,
+                    model: false,
+                    stack: false,
+                    rows: true,
                 });
                 continue;
             }
@@ -1452,6 +1483,7 @@ impl Gen {
                     constant: None,
                     model: false,
                     stack: false,
+                    rows: false,
                 });
                 continue;
             }
@@ -1467,6 +1499,7 @@ impl Gen {
                 constant: None,
                 model: false,
                 stack: false,
+                rows: false,
             });
         }
         let mut body = Vec::new();
@@ -3088,13 +3121,16 @@ impl Gen {
                     .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
                 // A model parameter's bias, `m0.b`.
                 let bias = v.name.starts_with('m') && v.name.ends_with(".b");
+                // A row of a rows-of-rows parameter, `w0[1]`.
+                let row = v.name.starts_with('w') && v.name.ends_with(']');
                 param && !v.mutable && matches!(v.kind, Kind::Scalar | Kind::Array(1..))
                     || v.kind == Kind::Scalar && v.name.starts_with('x')
                     || bias
+                    || row && matches!(v.kind, Kind::Array(1..))
             })
             .into_iter()
             .map(|v| match v.kind {
-                // A slice parameter's first element.
+                // A slice parameter's (or a row's) first element.
                 Kind::Array(_) => Expr::Elem(v.name.clone(), Idx::Const(0)),
                 _ => Expr::Var(v.name.clone()),
             })
@@ -3803,6 +3839,22 @@ fn arguments(params: &[Param]) -> [String; 4] {
                 at += 1;
                 format!("a[{}]", at - 1)
             }
+            Some(n) if param.rows => {
+                flat.push(format!("g.extend({field}.iter().flatten());"));
+                let rows = |of: &str| {
+                    (0..ROWS)
+                        .map(|k| {
+                            let from = at + k * n;
+                            format!("{of}[{from}..{}].to_vec()", from + n)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                direction.push(format!("vec![{}]", rows("v")));
+                let arg = format!("&[{}]", rows("a"));
+                at += ROWS * n;
+                arg
+            }
             Some(n) => {
                 flat.push(format!("g.extend_from_slice(&{field});"));
                 direction.push(format!("v[{at}..{}].to_vec()", at + n));
@@ -3840,6 +3892,8 @@ fn render_function(name: &str, function: &Function) -> Rendered {
                     if ty == "D" { "&[DModel]" } else { "&[Model]" }.to_owned()
                 } else if param.model {
                     if ty == "D" { "&DModel" } else { "&Model" }.to_owned()
+                } else if param.rows {
+                    format!("&[Vec<{ty}>]")
                 } else if param.slice.is_some() {
                     format!("&[{ty}]")
                 } else {
@@ -4053,7 +4107,15 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
                     .iter()
                     .filter(|param| constants || param.constant.is_none())
                     .map(|param| {
-                        if param.stack {
+                        if param.rows {
+                            // `Vec<f64>` → `Vec<Vec<f64>>`, `_: &[f64]` →
+                            // `_: &[Vec<f64>]`.
+                            if slice.starts_with('_') {
+                                "_: &[Vec<f64>]"
+                            } else {
+                                "Vec<Vec<f64>>"
+                            }
+                        } else if param.stack {
                             stack
                         } else if param.model {
                             model
@@ -4123,6 +4185,8 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
                         STACK * (MODEL_W + 1)
                     } else if p.model {
                         MODEL_W + 1
+                    } else if p.rows {
+                        ROWS * p.slice.unwrap_or(1)
                     } else {
                         p.slice.unwrap_or(1)
                     }

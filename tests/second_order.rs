@@ -1767,6 +1767,168 @@ fn a_softmax_with_its_maximum_runs_the_compiled_hvp() -> Result<(), ScalarAutodi
     Ok(())
 }
 
+/// Row `i` of `w` times `x`: a helper taking rows of rows, called with the
+/// caller's tracked weights and with its constant table.
+#[differentiable]
+fn row_dot(w: &[Vec<f64>], i: usize, x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for j in 0..x.len() {
+        s += w[i][j] * x[j];
+    }
+    s
+}
+
+/// A layer written with a student's matrices, `Vec`s of rows: by slice,
+/// by `&Vec`, and as a `#[constant]` table passed on to the helper.
+#[allow(clippy::ptr_arg)] // `&Vec<Vec<f64>>` as students write it
+#[differentiable]
+fn rows_net(
+    w1: &[Vec<f64>],
+    b1: &[f64],
+    w2: &Vec<Vec<f64>>,
+    #[constant] x: &[f64],
+    #[constant] table: &[Vec<f64>],
+) -> f64 {
+    let mut y = 0.0;
+    for i in 0..b1.len() {
+        let mut s = b1[i];
+        for j in 0..x.len() {
+            s += w1[i][j] * x[j];
+        }
+        let h: f64 = w1[i].iter().zip(x).map(|(a, b)| a * b).sum();
+        y += w2[0][i] * s.tanh() + row_dot(w1, i, x).sin() * row_dot(table, i, b1) + h * h;
+    }
+    y * y
+}
+
+#[test]
+fn rows_of_rows_run_the_compiled_second_order_items() -> Result<(), ScalarAutodiffError> {
+    type Point = (Vec<Vec<f64>>, Vec<f64>, Vec<Vec<f64>>);
+    let w1 = vec![vec![0.3, -0.2, 0.5], vec![0.1, 0.4, -0.6]];
+    let b1 = vec![0.1, -0.3];
+    let w2 = vec![vec![0.7, -0.9]];
+    let x = [0.5, -1.0, 2.0];
+    let table = vec![vec![0.2, 1.5], vec![-0.7, 0.4]];
+    let d: Point = (
+        vec![vec![1.0, 0.5, -0.5], vec![0.2, -0.1, 0.3]],
+        vec![0.4, 0.6],
+        vec![vec![-0.3, 0.8]],
+    );
+    let flat = |p: &Point| -> Vec<f64> {
+        let mut out: Vec<f64> = p.0.iter().flatten().copied().collect();
+        out.extend(&p.1);
+        out.extend(p.2.iter().flatten());
+        out
+    };
+    let moved = |t: f64| -> Point {
+        let shift = |a: &[Vec<f64>], b: &[Vec<f64>]| -> Vec<Vec<f64>> {
+            a.iter()
+                .zip(b)
+                .map(|(r, s)| r.iter().zip(s).map(|(a, b)| a + t * b).collect())
+                .collect()
+        };
+        let b: Vec<f64> = b1.iter().zip(&d.1).map(|(a, b)| a + t * b).collect();
+        (shift(&w1, &d.0), b, shift(&w2, &d.2))
+    };
+    let result = compiled_once(|| rows_net_hvp(&w1, &b1, &w2, &x, &table, d.clone()))?;
+    let tape = rows_net_hvp_tape(&w1, &b1, &w2, &x, &table, d.clone())?;
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &flat(&tape.hvp),
+        1e-12,
+        "rows: compiled vs tape H·v",
+    );
+    let first = rows_net_grad(&w1, &b1, &w2, &x, &table)?;
+    assert_all_close_named(
+        &flat(&result.gradient),
+        &flat(&first.gradient),
+        1e-14,
+        "rows: gradient",
+    );
+    let differences = along(
+        |t| {
+            let (w1, b1, w2) = moved(t);
+            flat(&rows_net_grad(&w1, &b1, &w2, &x, &table).unwrap().gradient)
+        },
+        1e-5,
+    );
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &differences,
+        1e-5,
+        "rows: central differences",
+    );
+    // Forward mode and the Hessian on the same dual sweep.
+    let before = autodiff::__adjoint::compiled_jvps();
+    let jvp = rows_net_jvp(&w1, &b1, &w2, &x, &table, d.clone())?;
+    assert_eq!(
+        autodiff::__adjoint::compiled_jvps(),
+        before + 1,
+        "f_jvp was not compiled"
+    );
+    let jvp_tape = rows_net_jvp_tape(&w1, &b1, &w2, &x, &table, d.clone())?;
+    assert!(close(jvp.tangent, jvp_tape.tangent, 1e-12));
+    let gradient = flat(&first.gradient);
+    let along_d: f64 = gradient.iter().zip(flat(&d)).map(|(g, v)| g * v).sum();
+    assert!(close(jvp.tangent, along_d, 1e-12));
+    let before = autodiff::__adjoint::compiled_hessians();
+    let hessian = rows_net_hessian(&w1, &b1, &w2, &x, &table)?;
+    assert_eq!(
+        autodiff::__adjoint::compiled_hessians(),
+        before + 1,
+        "f_hessian was not compiled"
+    );
+    let hessian_tape = rows_net_hessian_tape(&w1, &b1, &w2, &x, &table)?;
+    assert_eq!((hessian.rows(), hessian.cols()), (10, 10));
+    for i in 0..10 {
+        for j in 0..10 {
+            assert!(
+                close(hessian.get(i, j), hessian_tape.get(i, j), 1e-12),
+                "H[{i}][{j}]"
+            );
+        }
+    }
+    assert_all_close_named(
+        &hessian.times(&flat(&d)).unwrap(),
+        &flat(&result.hvp),
+        1e-12,
+        "rows: H·v",
+    );
+    Ok(())
+}
+
+#[test]
+fn a_direction_of_ragged_rows_is_a_typed_error_and_rows_with_a_nan_are_the_tapes() {
+    let w1 = vec![vec![0.3, -0.2, 0.5], vec![0.1, 0.4, -0.6]];
+    let (b1, w2, x) = (vec![0.1, -0.3], vec![vec![0.7, -0.9]], [0.5, -1.0, 2.0]);
+    let table = vec![vec![0.2, 1.5], vec![-0.7, 0.4]];
+    // Six numbers for `w1`'s six, in rows of other lengths.
+    let ragged = (
+        vec![vec![1.0, 0.5], vec![0.2, -0.1, 0.3, 0.0]],
+        vec![0.4, 0.6],
+        vec![vec![-0.3, 0.8]],
+    );
+    match rows_net_hvp(&w1, &b1, &w2, &x, &table, ragged) {
+        Err(ScalarAutodiffError::DirectionMismatch { parameter, .. }) => {
+            assert_eq!(parameter, "w1")
+        }
+        other => panic!("expected a direction mismatch, got {other:?}"),
+    }
+    let nan = (
+        vec![vec![1.0, f64::NAN, 0.5], vec![0.2, -0.1, 0.3]],
+        vec![0.4, 0.6],
+        vec![vec![-0.3, 0.8]],
+    );
+    match rows_net_hvp(&w1, &b1, &w2, &x, &table, nan) {
+        Err(ScalarAutodiffError::NonFiniteDirection {
+            parameter, index, ..
+        }) => {
+            assert_eq!((parameter, index), ("w1", 1));
+        }
+        other => panic!("expected a non-finite direction, got {other:?}"),
+    }
+}
+
 /// `x` written as `∛(x³)`: at 0 the cube's tangent is 0 and the root's
 /// derivative infinite, a product the forward sweep cannot know (the
 /// derivative is 1). `f_grad` and the tape's `f_jvp` report the infinite

@@ -533,6 +533,22 @@ impl<T: Flat> Lift for [T] {
     }
 }
 
+/// Rows of rows (`&[Vec<f64>]`, a student's matrix): each row lifted as a
+/// slice is, `None` where a row of `along` has another length.
+impl<T: Flat> Lift for [Vec<T>] {
+    type Lifted = Vec<Vec<T::Duals>>;
+    #[inline]
+    fn lift_along(&self, along: &Self) -> Option<Self::Lifted> {
+        if self.len() != along.len() {
+            return None;
+        }
+        self.iter()
+            .zip(along)
+            .map(|(row, along)| row.as_slice().lift_along(along))
+            .collect()
+    }
+}
+
 /// `parameter` on dual numbers, its tangent `along`; `None` where `along`
 /// is not of the parameter's shape or a component of either is not finite
 /// (the second-order items then run the direction's check, whose error
@@ -713,6 +729,22 @@ impl<T: DualFlat> Split for Vec<T> {
     #[inline]
     fn split(&self) -> Option<(Self::Plain, Self::Plain)> {
         T::split_items(self)
+    }
+}
+
+/// Rows of rows, each row split as a `Vec` of items is.
+impl<T: DualFlat> Split for Vec<Vec<T>> {
+    type Plain = Vec<Vec<T::Plain>>;
+    #[inline]
+    fn split(&self) -> Option<(Self::Plain, Self::Plain)> {
+        let mut primals = Vec::with_capacity(self.len());
+        let mut tangents = Vec::with_capacity(self.len());
+        for row in self {
+            let (primal, tangent) = T::split_items(row)?;
+            primals.push(primal);
+            tangents.push(tangent);
+        }
+        Some((primals, tangents))
     }
 }
 

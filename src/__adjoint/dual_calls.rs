@@ -62,6 +62,20 @@ impl ConstantDuals for Vec<f64> {
     }
 }
 
+impl ConstantDuals for [Vec<f64>] {
+    type Owned = Vec<Vec<Dual>>;
+    fn constant_duals(&self) -> Vec<Vec<Dual>> {
+        self.iter().map(|row| row.constant_duals()).collect()
+    }
+}
+
+impl ConstantDuals for Vec<Vec<f64>> {
+    type Owned = Vec<Vec<Dual>>;
+    fn constant_duals(&self) -> Vec<Vec<Dual>> {
+        self.as_slice().constant_duals()
+    }
+}
+
 impl<'a, D: ?Sized, P: ConstantDuals + ?Sized> Rows<'a, D, P>
 where
     P::Owned: std::borrow::Borrow<D>,
@@ -119,8 +133,14 @@ rows_args! {
     [const N: usize] &'a Vec<[Dual; N]> => [[Dual; N]], [[f64; N]], Dual |v| v.as_slice();
     [const N: usize] &'a [[f64; N]] => [[Dual; N]], [[f64; N]], Plain |v| v;
     [const N: usize] &'a Vec<[f64; N]> => [[Dual; N]], [[f64; N]], Plain |v| v.as_slice();
+    [] &'a [Vec<Dual>] => [Vec<Dual>], [Vec<f64>], Dual |v| v;
+    [] &'a Vec<Vec<Dual>> => [Vec<Dual>], [Vec<f64>], Dual |v| v.as_slice();
+    [] &'a [Vec<f64>] => [Vec<Dual>], [Vec<f64>], Plain |v| v;
+    [] &'a Vec<Vec<f64>> => [Vec<Dual>], [Vec<f64>], Plain |v| v.as_slice();
     [] &'a Vec<Dual> => Vec<Dual>, Vec<f64>, Dual |v| v;
     [] &'a Vec<f64> => Vec<Dual>, Vec<f64>, Plain |v| v;
+    [] &'a Vec<Vec<Dual>> => Vec<Vec<Dual>>, Vec<Vec<f64>>, Dual |v| v;
+    [] &'a Vec<Vec<f64>> => Vec<Vec<Dual>>, Vec<Vec<f64>>, Plain |v| v;
 }
 
 /// A plain array or `Vec` passed by value where the callee's dual sweep

@@ -17,7 +17,9 @@
 //! failure that sends `f_hvp` to the tape), and local `Vec`s of numbers
 //! (bound empty, to `vec![..]` or to a copy of a row, each bound as
 //! `__adjoint::duals(..)`, grown by `push`, written by element, summed).
-//! Anything else (methods, models, other `Vec` methods, rows of rows,
+//! Its parameters are numbers, arrays, slices and rows of rows
+//! (`&[Vec<f64>]`, a student's matrix), lifted onto the direction.
+//! Anything else (methods, models, other `Vec` methods, local rows of rows,
 //! macros reading a tracked value, casts of one) keeps `f_hvp` on the
 //! tape, which computes the same numbers. `f_jvp` runs its forward sweep only
 //! ([`forward_only`]), `f_hessian` it once per column.
@@ -79,18 +81,44 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
     // Every tracked local is a number: a local the body shows to be one,
     // or the item of a `for` over numbers (what an iterator chain is read
     // as).
+    let plain = Body {
+        an,
+        counters: HashSet::new(),
+        items: HashSet::new(),
+    };
     let items = std::cell::RefCell::new(HashMap::<String, usize>::new());
+    // Of those, the ones bound where no item is an index (`enumerate`).
+    let plain_items = std::cell::RefCell::new(HashMap::<String, usize>::new());
     function.body.any_expr(&|expr| {
         if let ExprKind::For { pat, iter, .. } = &expr.kind {
-            if matches!(iter.source, Source::Expr(source) if number_items(source, an)) {
-                for name in &pat.names {
-                    *items.borrow_mut().entry(name.clone()).or_default() += 1;
+            if let Source::Expr(source) = iter.source {
+                if number_items(source, &plain) {
+                    for name in &pat.names {
+                        *items.borrow_mut().entry(name.clone()).or_default() += 1;
+                        if !enumerates(source) {
+                            *plain_items.borrow_mut().entry(name.clone()).or_default() += 1;
+                        }
+                    }
                 }
             }
         }
         false
     });
     let items = items.into_inner();
+    let an = &Body {
+        counters: counters(function, an),
+        // Untracked items of rows of numbers (`b` of `w.iter().zip(x)` of
+        // a `#[constant] x`): `f64`s or references to them.
+        items: plain_items
+            .into_inner()
+            .iter()
+            .filter(|&(name, &count)| {
+                !active.contains(name) && an.bound.get(name.as_str()) == Some(&count)
+            })
+            .map(|(name, _)| name.clone())
+            .collect(),
+        an,
+    };
     let params: HashSet<String> = function
         .params
         .iter()
@@ -146,9 +174,51 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
     refused.into_inner().map(|source| format!("`{source}`"))
 }
 
+/// What the checks below read: the analysis, and the names the body shows
+/// to be plain numbers beyond its `numbers`.
+struct Body<'a> {
+    an: &'a Analysis,
+    /// See [`counters`].
+    counters: HashSet<String>,
+    /// Untracked names bound only as the items of `for`s over rows of
+    /// numbers.
+    items: HashSet<String>,
+}
+
+impl std::ops::Deref for Body<'_> {
+    type Target = Analysis;
+    fn deref(&self) -> &Analysis {
+        self.an
+    }
+}
+
+/// The counters of `for` loops over ranges (`for i in 0..n`), each bound
+/// by such loops alone: integers, which a call of an annotated function
+/// may take as they are (`row_dot(w, i, x)`).
+fn counters(function: &Function, an: &Analysis) -> HashSet<String> {
+    let found = std::cell::RefCell::new(HashMap::<String, usize>::new());
+    function.body.any_expr(&|expr| {
+        if let ExprKind::For { pat, iter, .. } = &expr.kind {
+            if matches!(iter.kind, ExprKind::Range { .. }) {
+                for name in &pat.names {
+                    *found.borrow_mut().entry(name.clone()).or_default() += 1;
+                }
+            }
+        }
+        false
+    });
+    found
+        .into_inner()
+        .into_iter()
+        .filter(|(name, count)| an.bound.get(name) == Some(count) && !an.active.contains(name))
+        .map(|(name, _)| name)
+        .collect()
+}
+
 /// A differentiable parameter of a shape the runtime lifts (`lift`) and
 /// whose type names `f64` literally: `f64`, `[f64; N]`, `&[f64]`,
-/// `&[[f64; N]]`, `&Vec<f64>`.
+/// `&[[f64; N]]`, `&Vec<f64>`, and rows of rows, `&[Vec<f64>]`
+/// and `&Vec<Vec<f64>>`.
 fn dual_param(kind: &Kind, ty: &syn::Type) -> bool {
     use syn::Type;
     let scalar_array = |ty: &Type| match ty {
@@ -162,6 +232,8 @@ fn dual_param(kind: &Kind, ty: &syn::Type) -> bool {
             let item_ok = |item: &Type| match **elem {
                 Kind::Scalar => crate::valid::is_f64(item),
                 Kind::Array(ref inner, _) => matches!(**inner, Kind::Scalar) && scalar_array(item),
+                // Rows of rows: `&[Vec<f64>]`, `&Vec<Vec<f64>>`.
+                Kind::Vec(ref inner) => matches!(**inner, Kind::Scalar) && vec_of_f64(item),
                 _ => false,
             };
             match &*reference.elem {
@@ -188,7 +260,7 @@ fn dual_param(kind: &Kind, ty: &syn::Type) -> bool {
 
 /// Every `let` of a tracked name binds one name, typed `f64` or not at
 /// all, in `block` and every block inside it.
-fn lets_ok(block: &Block, an: &Analysis) -> bool {
+fn lets_ok(block: &Block, an: &Body<'_>) -> bool {
     let active = &an.active;
     let here = block.stmts.iter().all(|stmt| match stmt {
         Stmt::Let {
@@ -255,7 +327,7 @@ fn vec_of_f64(ty: &syn::Type) -> bool {
 /// items), `vec![a, b]` of numbers all tracked or all
 /// plain, `vec![e; n]` of a number, and a copy of a row (`x.to_vec()`,
 /// `x.clone()`).
-fn vec_init_ok(init: &Expr, an: &Analysis) -> bool {
+fn vec_init_ok(init: &Expr, an: &Body<'_>) -> bool {
     let tracked = |e: &Expr| carries(e, &an.active);
     match &init.kind {
         _ if init.is_empty_vec() => true,
@@ -283,16 +355,18 @@ fn vec_init_ok(init: &Expr, an: &Analysis) -> bool {
 /// A value of another type (an integer, a `bool`) where a number belongs
 /// is the student's mistake, which the plain twin reports: the dual sweep
 /// is then not emitted, so that it reports nothing more.
-fn number_ok(expr: &Expr, an: &Analysis) -> bool {
+fn number_ok(expr: &Expr, an: &Body<'_>) -> bool {
     expr.diverges()
         || carries(expr, &an.active)
-        || shows_number(expr, &an.active, &|name| an.numbers.contains(name))
+        || shows_number(expr, &an.active, &|name| {
+            an.numbers.contains(name) || an.items.contains(name)
+        })
 }
 
 /// Whether `expr`, a node of the body, prints as tokens that type-check
 /// with its tracked values `Dual`s, and that a body the plain twin
 /// rejects is not given to them (see [`number_ok`]).
-fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
+fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
     let active = &an.active;
     let tracked = |e: &Expr| carries(e, active);
     let number = |e: &Expr| number_ok(e, an);
@@ -430,7 +504,7 @@ fn expr_ok(expr: &Expr, an: &Analysis) -> bool {
 /// integer, or an untracked place of numbers (`&x` of constant data),
 /// which the pair takes as plain rows (`__adjoint::Rows`) where the
 /// callee's parameter is differentiable.
-fn call_arg_ok(arg: &Expr, an: &Analysis) -> bool {
+fn call_arg_ok(arg: &Expr, an: &Body<'_>) -> bool {
     let place = match &arg.kind {
         ExprKind::Reference {
             mutability: None,
@@ -457,13 +531,13 @@ fn call_arg_ok(arg: &Expr, an: &Analysis) -> bool {
 
 /// An untracked number or integer: a literal, a name not holding a
 /// vector, arithmetic and casts of these, an item of a vector.
-fn plain_number(expr: &Expr, an: &Analysis) -> bool {
+fn plain_number(expr: &Expr, an: &Body<'_>) -> bool {
     match &expr.kind {
         ExprKind::Lit(_) | ExprKind::NegLit(_) => true,
-        ExprKind::Path(path) => path
-            .path
-            .get_ident()
-            .is_some_and(|ident| matches!(an.dims.get(&ident.to_string()), None | Some(Some(0)))),
+        ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+            let name = ident.to_string();
+            an.counters.contains(&name) || matches!(an.dims.get(&name), None | Some(Some(0)))
+        }),
         ExprKind::Paren(inner) | ExprKind::Neg { operand: inner, .. } => plain_number(inner, an),
         ExprKind::Cast { expr: inner, .. } => plain_number(inner, an),
         ExprKind::Binary { lhs, rhs, .. } => plain_number(lhs, an) && plain_number(rhs, an),
@@ -479,7 +553,7 @@ fn plain_number(expr: &Expr, an: &Analysis) -> bool {
 /// `&x` of a place holding a row of numbers, and `copied`, `cloned`,
 /// `enumerate`, `rev`, `step_by`, `skip`, `take` and `zip` of such
 /// sources; the loops iterator chains are read as walk these.
-fn number_items(source: &syn::Expr, an: &Analysis) -> bool {
+fn number_items(source: &syn::Expr, an: &Body<'_>) -> bool {
     use syn::Expr as E;
     let untracked = |args: &syn::punctuated::Punctuated<syn::Expr, syn::token::Comma>| {
         args.iter()
@@ -510,9 +584,23 @@ fn number_items(source: &syn::Expr, an: &Analysis) -> bool {
     }
 }
 
+/// Whether an iterator chain numbers its items (`.enumerate()`), whose
+/// pattern then binds an index beside the numbers.
+fn enumerates(source: &syn::Expr) -> bool {
+    match source {
+        syn::Expr::Paren(paren) => enumerates(&paren.expr),
+        syn::Expr::MethodCall(call) => {
+            call.method == "enumerate"
+                || enumerates(&call.receiver)
+                || call.args.iter().any(enumerates)
+        }
+        _ => false,
+    }
+}
+
 /// Whether `place` (`x`, `w[j]`) holds a row of numbers: a name whose
 /// shape has one dimension more than the indices taken of it.
-fn row(place: &syn::Expr, an: &Analysis) -> bool {
+fn row(place: &syn::Expr, an: &Body<'_>) -> bool {
     let mut indices = 0;
     let mut at = place;
     loop {
@@ -551,7 +639,7 @@ fn mentions_any(tokens: TokenStream, names: &HashSet<String>) -> bool {
 /// Where a tracked value meets another: the other is a number; no number
 /// is an index, and no tracked value a bound or a condition; an exponent
 /// of `powi` is an integer literal or `as i32`.
-fn operands_ok(expr: &Expr, an: &Analysis) -> bool {
+fn operands_ok(expr: &Expr, an: &Body<'_>) -> bool {
     let tracked = |e: &Expr| carries(e, &an.active);
     let number = |e: &Expr| number_ok(e, an);
     let root_tracked =
@@ -583,7 +671,7 @@ fn operands_ok(expr: &Expr, an: &Analysis) -> bool {
 
 /// Whether every value an `if` can give is a number: tracked (a `Dual`),
 /// or plain, which the sweep lifts to one.
-fn tails_numbers(expr: &Expr, an: &Analysis) -> bool {
+fn tails_numbers(expr: &Expr, an: &Body<'_>) -> bool {
     match &expr.kind {
         ExprKind::If {
             then_branch,
@@ -596,7 +684,7 @@ fn tails_numbers(expr: &Expr, an: &Analysis) -> bool {
     }
 }
 
-fn block_tail_numbers(block: &Block, an: &Analysis) -> bool {
+fn block_tail_numbers(block: &Block, an: &Body<'_>) -> bool {
     match block.split_tail().1 {
         Some(tail) => tails_numbers(tail, an),
         // A block ending in `return ..;` gives no value.
