@@ -543,11 +543,28 @@ impl<B: Bar, const N: usize> AddFrom<Vec<B>> for [B; N] {
     }
 }
 
+/// A number's adjoint added into a model's integer field (`let k =
+/// net.width + 1;`, read as an index): an integer has no adjoint, so it
+/// takes nothing, on `f64`s and on duals alike.
+///
+/// ```
+/// let mut width = 3_usize;
+/// autodiff::__adjoint::accumulate(&mut width, &0.5);
+/// assert_eq!(width, 3);
+/// ```
 macro_rules! integer_adds_no_adjoint {
     ($($t:ty),*) => {$(
         impl AddFrom<NoAdjoint> for $t {
             #[inline(always)]
             fn add_from_other(&mut self, _: &NoAdjoint) {}
+        }
+        impl AddFrom<f64> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &f64) {}
+        }
+        impl AddFrom<autodiff_core::Dual> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &autodiff_core::Dual) {}
         }
     )*};
 }

@@ -908,3 +908,82 @@ fn a_batch_loss_indexing_a_methods_vector_in_a_closure_is_compiled() {
         );
     }
 }
+
+/// A bigram table as course code keeps it: rows of a `Vec<Vec<f64>>` field
+/// looked up by token, and a context length stored as an integer.
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Bigram {
+    table: Vec<Vec<f64>>,
+    scale: f64,
+    #[constant]
+    offset: usize,
+}
+
+impl Bigram {
+    /// A row borrowed by a `let` and read through it (the field's shape
+    /// shows only there).
+    #[differentiable]
+    fn borrowed_row(&self, #[constant] t: usize) -> f64 {
+        let row = &self.table[t];
+        row[0] * row[1] * self.scale
+    }
+
+    /// Rows cloned into a `collect`, then read as a matrix.
+    #[differentiable]
+    fn embedded(&self, #[constant] tokens: &[usize]) -> f64 {
+        let emb: Vec<Vec<f64>> = tokens.iter().map(|&t| self.table[t].clone()).collect();
+        let copy = self.table[tokens[0]].clone();
+        emb[0][0] * emb[1][1] + copy[1].sin()
+    }
+
+    /// An integer field in integer arithmetic, read as an index.
+    #[differentiable]
+    fn shifted(&self, #[constant] tokens: &[usize]) -> f64 {
+        let k = self.offset + 1;
+        let n = tokens.len() - self.offset;
+        self.table[k][0] * self.scale - self.table[n][1]
+    }
+}
+
+#[test]
+fn a_models_rows_and_integer_fields_read_through_bindings_are_compiled() {
+    let model = Bigram {
+        table: vec![vec![0.5, -1.5], vec![2.0, 0.25], vec![-0.75, 1.25]],
+        scale: 1.5,
+        offset: 1,
+    };
+    assert_eq!(
+        model.borrowed_row_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    assert_eq!(model.embedded_grad_path(), autodiff::GradientPath::Compiled);
+    assert_eq!(model.shifted_grad_path(), autodiff::GradientPath::Compiled);
+    let row = agree_model(
+        "borrowed_row",
+        model.borrowed_row_grad(2),
+        model.borrowed_row_grad_tape(2),
+    );
+    // ∂(a·b·s): b·s, a·s, a·b of row 2.
+    assert_eq!(row.gradient.table[2], [1.25 * 1.5, -0.75 * 1.5]);
+    assert_eq!(row.gradient.scale, -0.75 * 1.25);
+    assert_eq!(row.gradient.table[0], [0.0, 0.0]);
+    let tokens = [2, 1];
+    let embedded = agree_model(
+        "embedded",
+        model.embedded_grad(&tokens),
+        model.embedded_grad_tape(&tokens),
+    );
+    // emb[0][0]·emb[1][1] + sin(table[2][1]).
+    assert_eq!(embedded.gradient.table[2], [0.25, 1.25_f64.cos()]);
+    assert_eq!(embedded.gradient.table[1], [0.0, -0.75]);
+    let shifted = agree_model(
+        "shifted",
+        model.shifted_grad(&tokens),
+        model.shifted_grad_tape(&tokens),
+    );
+    // k = 2, n = 1: table[2][0]·s − table[1][1].
+    assert_eq!(shifted.gradient.table[2], [1.5, 0.0]);
+    assert_eq!(shifted.gradient.table[1], [0.0, -1.0]);
+    assert_eq!(shifted.gradient.scale, -0.75);
+    assert_eq!(shifted.gradient.offset, 1);
+}

@@ -395,6 +395,11 @@ fn compile(
         entry,
         false,
     )?;
+    // Last, where the sweeps found nothing of their own to refuse: a
+    // place indexed past the shape they gave its adjoint.
+    if let Some(unsupported) = refusals::indexed_past_its_shape(&function.body, &an) {
+        return Err(unsupported);
+    }
     // The same sweeps on dual numbers, for `f_hvp`, where the body's
     // constructs type-check on them (`dual::takes`); else `f_hvp` keeps
     // the tape.

@@ -707,3 +707,36 @@ pub(super) fn hides_in_an_operand(block: &Block) -> Option<Unsupported> {
     }
     statements(block, false)
 }
+
+/// The first place of `block` indexed more times than the shape the
+/// analysis found for its binding (`row[0]` of a `row` it took for a
+/// number): a model's field of a shape the body does not show. The sweeps
+/// would shape its adjoint wrongly, and the adjoint would not build; the
+/// tape, which reads the type, records it.
+pub(super) fn indexed_past_its_shape(block: &Block, an: &Analysis) -> Option<Unsupported> {
+    fn depth(expr: &Expr) -> Option<(String, usize)> {
+        match &expr.kind {
+            ExprKind::Paren(inner) => depth(inner),
+            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+                depth(base).map(|(name, depth)| (name, depth + 1))
+            }
+            ExprKind::Index { base, .. } => depth(base),
+            ExprKind::Path(path) => Some((path.path.get_ident()?.to_string(), 0)),
+            _ => None,
+        }
+    }
+    let found = std::cell::RefCell::new(None);
+    block.any_expr(&|expr| {
+        let past = depth(expr).is_some_and(|(name, depth)| {
+            matches!(an.dims.get(&name), Some(Some(known)) if depth > *known)
+        });
+        if past {
+            *found.borrow_mut() = Some(Unsupported {
+                construct: "a value indexed more times than its shape shows (a model's field read through a binding)".into(),
+                line: crate::text::line(expr.span),
+            });
+        }
+        past
+    });
+    found.into_inner()
+}

@@ -143,6 +143,12 @@ pub struct Analysis {
     /// layer = &self.layers[k];`): a method called on a place rooted at
     /// one is an annotated method.
     pub models: HashSet<String>,
+    /// Model fields the body shows to be `f64`s (`net.b` beside a float in
+    /// arithmetic, or under an elementary function), as written: an
+    /// adjoint adds into them by `+=`; another field may be an integer
+    /// (`let k = net.width + 1;`), into which a number adds nothing
+    /// (`__adjoint::accumulate`).
+    pub float_fields: HashSet<String>,
     /// Bindings something is `push`ed onto, or whose length another
     /// method changes (`truncate`, `clear`, `pop`, `insert`, `remove`,
     /// `extend_from_slice`, `resize`):
@@ -244,6 +250,7 @@ impl Analysis {
             borrows: HashMap::new(),
             numbers: HashSet::new(),
             models: crate::emit::model_params(function).into_iter().collect(),
+            float_fields: HashSet::new(),
             pushed: HashSet::new(),
             resizable: HashSet::new(),
             reshaped: HashSet::new(),
@@ -337,6 +344,15 @@ impl Analysis {
             }
         }
         analysis.numbers = numbers(function, &analysis.active);
+        // A parameter typed `f64` (differentiable or `#[constant]`), or
+        // whose items are (`x[i]` of a slice).
+        analysis.float_fields = numbers::float_fields(&function.body, &|name| {
+            function.params.iter().any(|param| {
+                param.ident == name
+                    && (crate::valid::is_f64(&param.ty)
+                        || matches!(param.kind, crate::ast::Kind::Scalar))
+            }) || analysis.slices.contains(name)
+        });
         analysis.references =
             references::reference_bindings(&function.body, &analysis.slices, &analysis.bound);
         // A number assigned (`s = relu(s)`) keeps its shape. A binding

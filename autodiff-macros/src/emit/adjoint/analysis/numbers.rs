@@ -187,3 +187,71 @@ fn tail_shows(block: &Block, active: &HashSet<String>, number: &dyn Fn(&str) -> 
         .1
         .is_some_and(|tail| shows_number(tail, active, number))
 }
+
+/// The model fields (`net.b`, keyed by their text) that `block` shows to
+/// be `f64`s: an operand of arithmetic whose other operand is a float (a
+/// float literal, a parameter `float_param` names, an item of one, an
+/// elementary function's value, arithmetic of these), or the operand of an
+/// elementary function other than `abs`, which integers have too.
+pub(super) fn float_fields(block: &Block, float_param: &dyn Fn(&str) -> bool) -> HashSet<String> {
+    fn field(expr: &Expr) -> Option<String> {
+        match &expr.kind {
+            ExprKind::Paren(inner) => field(inner),
+            ExprKind::Field {
+                member: syn::Member::Named(_),
+                ..
+            } => Some(quote::ToTokens::to_token_stream(&expr.source).to_string()),
+            _ => None,
+        }
+    }
+    fn floaty(expr: &Expr, float_param: &dyn Fn(&str) -> bool, known: &HashSet<String>) -> bool {
+        let floaty = |e: &Expr| floaty(e, float_param, known);
+        match &expr.kind {
+            ExprKind::Lit(lit) => matches!(lit, syn::Lit::Float(_)),
+            ExprKind::NegLit(unary) => {
+                matches!(&*unary.expr, syn::Expr::Lit(lit) if matches!(lit.lit, syn::Lit::Float(_)))
+            }
+            ExprKind::Path(path) => path
+                .path
+                .get_ident()
+                .is_some_and(|ident| float_param(&ident.to_string())),
+            ExprKind::Index { base, .. } => matches!(&base.kind, ExprKind::Path(_)) && floaty(base),
+            ExprKind::Paren(inner) | ExprKind::Neg { operand: inner, .. } => floaty(inner),
+            ExprKind::Binary { op, lhs, rhs, .. } => {
+                *op != Arith::Rem && (floaty(lhs) || floaty(rhs))
+            }
+            ExprKind::Elementary { func, .. } => *func != "abs",
+            ExprKind::Powi { .. } => true,
+            ExprKind::Cast { ty, .. } => crate::valid::is_f64(ty),
+            ExprKind::Field { .. } => field(expr).is_some_and(|name| known.contains(&name)),
+            _ => false,
+        }
+    }
+    let mut known = HashSet::new();
+    // Twice: a field beside a field shown in the first pass.
+    for _ in 0..2 {
+        let found = std::cell::RefCell::new(HashSet::new());
+        block.any_expr(&|expr| {
+            match &expr.kind {
+                ExprKind::Binary { op, lhs, rhs, .. } if *op != Arith::Rem => {
+                    for (this, other) in [(lhs, rhs), (rhs, lhs)] {
+                        if let (Some(name), true) =
+                            (field(this), floaty(other, float_param, &known))
+                        {
+                            found.borrow_mut().insert(name);
+                        }
+                    }
+                }
+                ExprKind::Elementary { func, operand, .. } if *func != "abs" => {
+                    if let Some(name) = field(operand) {
+                        found.borrow_mut().insert(name);
+                    }
+                }
+                _ => {}
+            }
+            false
+        });
+        known.extend(found.into_inner());
+    }
+    known
+}

@@ -359,12 +359,86 @@ pub(super) fn model_field_dims(
         false
     });
     let receivers = receivers.into_inner();
+    // A part bound by a `let` and indexed through its binding (`let row =
+    // &self.table[t]; row[0]`, `self.table[t].clone()`): the field has the
+    // part's indices and the binding's.
+    fn depth_of(expr: &Expr, name: &str) -> Option<usize> {
+        match &expr.kind {
+            ExprKind::Paren(inner) => depth_of(inner, name),
+            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+                Some(depth_of(base, name)? + 1)
+            }
+            ExprKind::Path(path) => path.path.is_ident(name).then_some(0),
+            _ => None,
+        }
+    }
+    // How deep `name` is indexed anywhere in `block`.
+    fn used_depth(block: &Block, name: &str) -> usize {
+        let used = std::cell::Cell::new(0);
+        block.any_expr(&|expr| {
+            if let Some(more) = depth_of(expr, name) {
+                used.set(used.get().max(more));
+            }
+            false
+        });
+        used.get()
+    }
+    fn bound_part<'m, 'a>(init: &'m Expr<'a>) -> &'m Expr<'a> {
+        match &init.kind {
+            ExprKind::Paren(inner) | ExprKind::Reference { expr: inner, .. } => bound_part(inner),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if args.is_empty() && matches!(method.to_string().as_str(), "clone" | "to_vec") => {
+                bound_part(receiver)
+            }
+            _ => init,
+        }
+    }
     let_inits(block, &mut |name, init| {
         if let ExprKind::Reference { expr: part, .. } = &init.kind {
             if let (true, Some((field, _))) = (receivers.contains(name), indexed(part, models)) {
                 of_models.borrow_mut().insert(field);
             }
         }
+        if let Some((field, depth)) = indexed(bound_part(init), models) {
+            let used = used_depth(block, name);
+            if used > 0 {
+                let mut found = found.borrow_mut();
+                let entry = found.entry(field).or_insert((0, false));
+                entry.0 = entry.0.max(depth + used);
+            }
+        }
+    });
+    // A part pushed onto a `Vec` indexed through it (`emb.push(self.table[t]
+    // .clone()); emb[0][1]`, what a `collect` of rows is read as): the
+    // field has the part's indices and the item's.
+    block.any_expr(&|expr| {
+        if let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        {
+            if let (true, [item], ExprKind::Path(path)) =
+                (*method == "push", args.as_slice(), &receiver.kind)
+            {
+                if let (Some(name), Some((field, depth))) =
+                    (path.path.get_ident(), indexed(bound_part(item), models))
+                {
+                    let used = used_depth(block, &name.to_string());
+                    if used > 1 {
+                        let mut found = found.borrow_mut();
+                        let entry = found.entry(field).or_insert((0, false));
+                        entry.0 = entry.0.max(depth + used - 1);
+                    }
+                }
+            }
+        }
+        false
     });
     let of_models = of_models.into_inner();
     for (name, (depth, number)) in found.into_inner() {

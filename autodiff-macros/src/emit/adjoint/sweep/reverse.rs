@@ -292,6 +292,25 @@ impl<'m> Sweep<'m> {
             } else {
                 quote!(#adjoint::accumulate(&mut #bar, &#tokens);)
             }
+        } else if matches!(
+            &place.kind,
+            ExprKind::Field {
+                member: syn::Member::Named(_),
+                ..
+            }
+        ) && !self
+            .an
+            .float_fields
+            .contains(&place.source.to_token_stream().to_string())
+        {
+            // A model's field (`net.b`), which may be an integer (`let k =
+            // net.width + 1;`): a number adds into it, an integer's
+            // adjoint takes nothing (`AddFrom`).
+            if seed.negated {
+                quote!(#adjoint::accumulate(&mut #bar, &::core::ops::Neg::neg(#tokens));)
+            } else {
+                quote!(#adjoint::accumulate(&mut #bar, &(#tokens));)
+            }
         } else if seed.negated {
             quote!(#bar -= #tokens;)
         } else {
