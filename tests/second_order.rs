@@ -1987,3 +1987,48 @@ fn an_infinite_derivative_times_a_zero_tangent_is_never_a_silent_jvp() {
         assert!(close(jvp.tangent, 2.0 * x + 1.0, 1e-12), "{x}");
     }
 }
+
+/// An untracked `if` value (it ends in a constant) whose arm binds tracked
+/// values, one by an `if` with a plain arm: printed as written on dual
+/// numbers it would not build (seed 20213's `f0_15`), so `f_hvp` takes the
+/// tape.
+#[differentiable]
+fn tracked_inside_a_plain_value(x: f64, v: &[f64]) -> f64 {
+    let mut total = x * v[0];
+    for i in 0..1 {
+        let unused = if v[i] < x {
+            let t = x.min(-0.25) * 2.0;
+            let y = if v[1] < 0.3 {
+                t.cos()
+            } else {
+                (4.0_f64).sqrt()
+            };
+            0.0625
+        } else {
+            0.5
+        };
+        total += unused * x * x;
+    }
+    total
+}
+
+#[test]
+fn a_tracked_let_inside_an_untracked_value_builds_and_agrees() -> Result<(), ScalarAutodiffError> {
+    for (x, v) in [(0.7, vec![0.2, 0.1]), (0.1, vec![0.9, 0.5])] {
+        let (dx, dv) = (0.5, vec![-0.3, 0.8]);
+        let result = tracked_inside_a_plain_value_hvp(x, &v, (dx, dv.clone()))?;
+        let differences = along(
+            |t| {
+                let moved: Vec<f64> = v.iter().zip(&dv).map(|(a, b)| a + t * b).collect();
+                let g = tracked_inside_a_plain_value_grad(x + t * dx, &moved)
+                    .unwrap()
+                    .gradient;
+                vec![g.0, g.1[0], g.1[1]]
+            },
+            1e-6,
+        );
+        let got = vec![result.hvp.0, result.hvp.1[0], result.hvp.1[1]];
+        assert_all_close_named(&got, &differences, 1e-6, "plain value: central differences");
+    }
+    Ok(())
+}

@@ -282,24 +282,45 @@ fn lets_ok(block: &Block, an: &Body<'_>) -> bool {
                         _ => false,
                     };
             }
-            !tracked
-                || (name.is_some()
-                    && init.as_ref().is_none_or(|init| number_ok(init, an))
-                    && match pat.syntax {
-                        syn::Pat::Ident(ident) => ident.subpat.is_none() && ident.by_ref.is_none(),
-                        syn::Pat::Type(typed) => {
-                            crate::valid::is_f64(&typed.ty)
-                                && matches!(&*typed.pat, syn::Pat::Ident(ident)
+            // An untracked value is printed as written, so a tracked `let`
+            // inside it (in an arm of an `if` value that ends in a
+            // constant) would not get the sweep's lifting of plain arms
+            // and numbers.
+            if !tracked {
+                return !init
+                    .as_ref()
+                    .is_some_and(|init| binds_tracked_inside(init, an));
+            }
+            (name.is_some()
+                && init.as_ref().is_none_or(|init| number_ok(init, an))
+                && match pat.syntax {
+                    syn::Pat::Ident(ident) => ident.subpat.is_none() && ident.by_ref.is_none(),
+                    syn::Pat::Type(typed) => {
+                        crate::valid::is_f64(&typed.ty)
+                            && matches!(&*typed.pat, syn::Pat::Ident(ident)
                                     if ident.subpat.is_none() && ident.by_ref.is_none())
-                        }
-                        _ => false,
-                    })
+                    }
+                    _ => false,
+                })
         }
         _ => true,
     });
     here && !block.any_expr(&|expr| {
         expr.children().into_iter().any(|child| match child {
             Child::Block(inner) => !lets_ok(inner, an),
+            Child::Expr(_) => false,
+        })
+    })
+}
+
+/// Whether a block inside `expr` binds a tracked name by `let`.
+fn binds_tracked_inside(expr: &Expr, an: &Body<'_>) -> bool {
+    expr.any_expr(&|e| {
+        e.children().into_iter().any(|child| match child {
+            Child::Block(block) => block.stmts.iter().any(|stmt| {
+                matches!(stmt, Stmt::Let { pat, .. }
+                    if pat.names.iter().any(|name| an.active.contains(name)))
+            }),
             Child::Expr(_) => false,
         })
     })
