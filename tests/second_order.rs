@@ -1998,6 +1998,7 @@ fn tracked_inside_a_plain_value(x: f64, v: &[f64]) -> f64 {
     for i in 0..1 {
         let unused = if v[i] < x {
             let t = x.min(-0.25) * 2.0;
+            #[allow(unused_variables)]
             let y = if v[1] < 0.3 {
                 t.cos()
             } else {

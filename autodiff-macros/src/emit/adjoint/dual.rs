@@ -291,7 +291,7 @@ fn lets_ok(block: &Block, an: &Body<'_>) -> bool {
                     .as_ref()
                     .is_some_and(|init| binds_tracked_inside(init, an));
             }
-            (name.is_some()
+            name.is_some()
                 && init.as_ref().is_none_or(|init| number_ok(init, an))
                 && match pat.syntax {
                     syn::Pat::Ident(ident) => ident.subpat.is_none() && ident.by_ref.is_none(),
@@ -301,7 +301,7 @@ fn lets_ok(block: &Block, an: &Body<'_>) -> bool {
                                     if ident.subpat.is_none() && ident.by_ref.is_none())
                     }
                     _ => false,
-                })
+                }
         }
         _ => true,
     });
