@@ -59,6 +59,19 @@ impl<T: Probed + ?Sized> Probed for &T {
     }
 }
 
+/// Numbers without nodes, logged as nothing: an integer whose type rustc
+/// infers only after the probe (`let k = if c { 0 } else { 1 }; x[k % 2]`)
+/// takes the probing case, which then must hold for it.
+macro_rules! probed_as_nothing {
+    ($($t:ty),*) => {$(
+        impl Probed for $t {
+            #[inline(always)]
+            fn probe_into(&self, _: &Tape, _: &'static str, _: &mut Vec<usize>, _: bool) {}
+        }
+    )*};
+}
+probed_as_nothing!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool);
+
 /// The probing case, found first by autoref.
 pub trait ProbeValue {
     /// Logs the value's nodes under `path`.
