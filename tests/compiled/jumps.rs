@@ -870,3 +870,34 @@ fn constant_parameters_are_shaped_by_their_types() {
         assert_agree("constant_shapes", &[got.gradient], &[want]);
     }
 }
+
+/// `let y;` given its value inside a `loop` that `break`s after it, which
+/// rustc takes as given after the loop: the compiled loop may leave early
+/// (a value that is not finite stops it), so it keeps the tape, named
+/// (it did not build, E0381).
+#[differentiable]
+fn given_in_a_loop(x: &[f64]) -> f64 {
+    let y;
+    let mut i = 0;
+    loop {
+        if x[i] > 0.5 || i + 1 == x.len() {
+            y = x[i] * 2.0;
+            break;
+        }
+        i += 1;
+    }
+    y * y
+}
+
+#[test]
+fn a_let_given_its_value_in_a_loop_builds_and_keeps_the_tape() {
+    assert!(matches!(
+        given_in_a_loop_grad_path(),
+        autodiff::GradientPath::Tape { construct, .. }
+            if construct == "a let without a value given its value inside a loop"
+    ));
+    // y = 2·x[1]: its square's gradient is 8·x[1] there.
+    let got = given_in_a_loop_grad(&[0.1, 0.7, 0.9]).unwrap();
+    assert_eq!(got.gradient, vec![0.0, 8.0 * 0.7, 0.0]);
+    assert!(given_in_a_loop_check(&[0.1, 0.7, 0.9]).unwrap().passed());
+}

@@ -371,6 +371,9 @@ fn compile(
     if let Some(unsupported) = refusals::hides_in_an_operand(&function.body) {
         return Err(unsupported);
     }
+    if let Some(unsupported) = refusals::given_its_value_in_a_loop(&function.body, &an.active) {
+        return Err(unsupported);
+    }
     if let Some(unsupported) = refusals::vector_call(
         &function.body,
         &super::model_params(function),

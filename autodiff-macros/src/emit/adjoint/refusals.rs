@@ -740,3 +740,60 @@ pub(super) fn indexed_past_its_shape(block: &Block, an: &Analysis) -> Option<Uns
     });
     found.into_inner()
 }
+
+/// A tracked `let` without a value (`let y;`) given its value inside a
+/// `loop` (`loop { y = ..; break; }`): the compiled loop may leave early
+/// (a value that is not finite stops it, for the tape to answer), where
+/// `y` would have none, so rustc would not build it.
+pub(super) fn given_its_value_in_a_loop(
+    block: &Block,
+    active: &HashSet<String>,
+) -> Option<Unsupported> {
+    let late = std::cell::RefCell::new(Vec::new());
+    fn lets(block: &Block, active: &HashSet<String>, out: &mut Vec<String>) {
+        for stmt in &block.stmts {
+            if let Stmt::Let {
+                name: Some(name),
+                init: None,
+                ..
+            } = stmt
+            {
+                if active.contains(name) {
+                    out.push(name.clone());
+                }
+            }
+        }
+    }
+    lets(block, active, &mut late.borrow_mut());
+    block.any_expr(&|expr| {
+        for child in expr.children() {
+            if let Child::Block(inner) = child {
+                lets(inner, active, &mut late.borrow_mut());
+            }
+        }
+        false
+    });
+    let late = late.into_inner();
+    let found = std::cell::RefCell::new(None);
+    block.any_expr(&|expr| {
+        // (After a `while` or a `for`, rustc does not take it as given.)
+        if !matches!(expr.kind, ExprKind::Loop { .. }) {
+            return false;
+        }
+        let assigned = expr.any_expr(&|inner| match &inner.kind {
+            ExprKind::Assign { target, .. } => {
+                matches!(&target.kind, ExprKind::Path(path)
+                    if path.path.get_ident().is_some_and(|name| late.contains(&name.to_string())))
+            }
+            _ => false,
+        });
+        if assigned {
+            *found.borrow_mut() = Some(Unsupported {
+                construct: "a `let` without a value given its value inside a loop".into(),
+                line: crate::text::line(expr.span),
+            });
+        }
+        assigned
+    });
+    found.into_inner()
+}

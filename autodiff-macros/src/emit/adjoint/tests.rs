@@ -63,6 +63,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
     "tests/compiled/closures.rs: largest_in_a_loop: a closure at line 451",
     "tests/compiled/closures.rs: drained_after_a_fold: a `while` condition with a derivative at line 477",
+    "tests/compiled/jumps.rs: given_in_a_loop: a `let` without a value given its value inside a loop at line 882",
     "tests/compiled/vec_moves.rs: popped_in_a_condition: `.pop()` whose item is not read as a number at line 361",
     "tests/compiled/vec_moves.rs: popped_and_read_again: a statement that `pop`s a `Vec` and reads it again at line 371",
     "tests/compiled/vec_moves.rs: concat_of_moved_locals: `.concat()` of a local moved into it (`[a, b]`; `[&a[..], &b[..]]` borrows) at line 406",
