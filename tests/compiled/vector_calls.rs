@@ -1388,3 +1388,73 @@ fn rows_of_vector_calls_pushed_in_a_body_with_return_keep_the_tape() {
         GradientPath::Tape { construct, .. } if construct.starts_with("a call pushed onto a Vec in a body with return")
     ));
 }
+
+/// A vector call's value moved into another binding, put in a `Vec` of
+/// rows, and a tuple call's value taken apart later (found by probing:
+/// none built, E0608/E0382). Each keeps the tape, named, with the tape's
+/// gradient.
+#[differentiable]
+fn moved_call(z: &[f64]) -> f64 {
+    let p = softmax(z);
+    let q = p;
+    q[0] * 3.0 + q[2]
+}
+
+#[allow(clippy::useless_vec)] // a `Vec` of rows, as written
+#[differentiable]
+fn rows_of_calls(a: &[f64], b: &[f64]) -> f64 {
+    let m = vec![softmax(a), softmax(b)];
+    m[1][0] * m[0][2]
+}
+
+#[differentiable]
+fn sines_and_squares(x: &[f64]) -> (Vec<f64>, f64) {
+    let v: Vec<f64> = x.iter().map(|a| a.sin()).collect();
+    let s = x.iter().map(|a| a * a).sum::<f64>();
+    (v, s)
+}
+
+#[differentiable]
+fn tuple_taken_apart_later(x: &[f64]) -> f64 {
+    let t = sines_and_squares(x);
+    let (v, s) = t;
+    v[0] * s
+}
+
+#[test]
+fn vector_calls_moved_or_collected_build_and_keep_the_tape() {
+    let (a, b) = (vec![0.3, -0.4, 1.1], vec![0.5, 0.2, -0.9]);
+    for path in [
+        moved_call_grad_path(),
+        rows_of_calls_grad_path(),
+        tuple_taken_apart_later_grad_path(),
+    ] {
+        assert!(matches!(path, GradientPath::Tape { .. }), "{path:?}");
+    }
+    // 3 p₀ + p₂: the pullback of (3, 0, 1).
+    let got = moved_call_grad(&a).unwrap();
+    assert_agree("moved_call", &got.gradient, &pullback(&a, &[3.0, 0.0, 1.0]));
+    // softmax(b)₀ · softmax(a)₂.
+    let got = rows_of_calls_grad(&a, &b).unwrap();
+    let (pa, pb) = (probabilities(&a), probabilities(&b));
+    assert_agree(
+        "rows_of_calls a",
+        &got.gradient.0,
+        &pullback(&a, &[0.0, 0.0, pb[0]]),
+    );
+    assert_agree(
+        "rows_of_calls b",
+        &got.gradient.1,
+        &pullback(&b, &[pa[2], 0.0, 0.0]),
+    );
+    // sin x₀ · Σ x²: ∂/∂x₀ = cos x₀ Σ x² + 2 x₀ sin x₀, ∂/∂xᵢ = 2 xᵢ sin x₀.
+    let got = tuple_taken_apart_later_grad(&a).unwrap();
+    let squares: f64 = a.iter().map(|v| v * v).sum();
+    let want: Vec<f64> = (0..3)
+        .map(|i| {
+            let own = if i == 0 { a[0].cos() * squares } else { 0.0 };
+            own + 2.0 * a[i] * a[0].sin()
+        })
+        .collect();
+    assert_agree("tuple_taken_apart_later", &got.gradient, &want);
+}

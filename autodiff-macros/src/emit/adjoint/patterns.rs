@@ -41,6 +41,7 @@ pub fn split(item: &syn::ItemFn) -> Option<syn::ItemFn> {
     let mut splitter = Splitter {
         idents,
         arrays,
+        calls: HashSet::new(),
         changed: false,
     };
     let mut item = item.clone();
@@ -55,6 +56,10 @@ struct Splitter {
     /// Parameters of type `[f64; N]`: `let [a, b] = p;` reads `p[0]`,
     /// `p[1]`, which copies as the pattern does.
     arrays: HashSet<String>,
+    /// Names bound to a call's value (`let t = pair(x);`): a tuple of
+    /// whatever the callee returns, which `t.0` would move out of while
+    /// the sweeps still read `t` whole; such a pattern stays as written.
+    calls: HashSet<String>,
     changed: bool,
 }
 
@@ -70,6 +75,11 @@ impl Splitter {
         let stmts = std::mem::take(&mut block.stmts);
         for mut stmt in stmts {
             if let syn::Stmt::Local(local) = &stmt {
+                if let (syn::Pat::Ident(ident), Some(init)) = (&local.pat, &local.init) {
+                    if matches!(&*init.expr, syn::Expr::Call(_)) {
+                        self.calls.insert(ident.ident.to_string());
+                    }
+                }
                 if let Some(split) = self.local(local) {
                     self.changed = true;
                     block.stmts.extend(split);
@@ -386,14 +396,20 @@ impl Splitter {
             }
             // A tuple held in a binding (`let (a, b) = pair;`): its fields,
             // which copy (or move) as the pattern does.
-            place @ (syn::Expr::Path(_) | syn::Expr::Field(_)) if is_place(place) => Some(
-                (0..n)
-                    .map(|k| {
-                        let k = syn::Index::from(k);
-                        syn::parse_quote!(#place.#k)
-                    })
-                    .collect(),
-            ),
+            place @ (syn::Expr::Path(_) | syn::Expr::Field(_))
+                if is_place(place)
+                    && !matches!(place, syn::Expr::Path(path)
+                        if path.path.get_ident().is_some_and(|name| self.calls.contains(&name.to_string()))) =>
+            {
+                Some(
+                    (0..n)
+                        .map(|k| {
+                            let k = syn::Index::from(k);
+                            syn::parse_quote!(#place.#k)
+                        })
+                        .collect(),
+                )
+            }
             _ => None,
         }
     }

@@ -710,7 +710,9 @@ pub(super) fn hides_in_an_operand(block: &Block) -> Option<Unsupported> {
 
 /// The first place of `block` indexed more times than the shape the
 /// analysis found for its binding (`row[0]` of a `row` it took for a
-/// number): a model's field of a shape the body does not show. The sweeps
+/// number): a vector call's value moved (`let q = p;`) or put in a `Vec`
+/// (`vec![softmax(a), softmax(b)]`), a model's field of a shape the body
+/// does not show. The sweeps
 /// would shape its adjoint wrongly, and the adjoint would not build; the
 /// tape, which reads the type, records it.
 pub(super) fn indexed_past_its_shape(block: &Block, an: &Analysis) -> Option<Unsupported> {
@@ -732,7 +734,7 @@ pub(super) fn indexed_past_its_shape(block: &Block, an: &Analysis) -> Option<Uns
         });
         if past {
             *found.borrow_mut() = Some(Unsupported {
-                construct: "a value indexed more times than its shape shows (a model's field read through a binding)".into(),
+                construct: "a value indexed more times than its shape shows (a vector call's value moved or put in a `Vec`, a model's field read through a binding)".into(),
                 line: crate::text::line(expr.span),
             });
         }
