@@ -2824,6 +2824,11 @@ impl Gen {
                     self.declare(&w, Kind::Vec(len + n), true);
                 }
             }
+            // The next method's values read it at its length now (a
+            // `resize` to 1 then `v[1]` panicked, seed 20217).
+            if let Some(v) = self.vars.iter_mut().rev().find(|v| v.name == name) {
+                v.kind = Kind::Vec(len);
+            }
         }
         len
     }
