@@ -745,3 +745,52 @@ fn two_maps_in_a_row_are_one_loop() {
         assert_agree("two_maps", &grad.gradient, &want);
     }
 }
+
+/// A `map` closure whose body is a block, collected into a `let` (GMM's
+/// per-component log-likelihoods as students write them; found by
+/// probing, it kept the tape): its statements run in the loop and its
+/// value is pushed. Also as `extend`.
+#[differentiable]
+fn block_bodies_collected(a: &[f64], #[constant] k: &[f64]) -> f64 {
+    let comps: Vec<f64> = (0..k.len())
+        .map(|c| {
+            let mut lp = a[c] * k[c];
+            for j in 0..a.len() {
+                lp -= 0.5 * a[j] * a[j];
+            }
+            lp
+        })
+        .collect();
+    let mut more = Vec::new();
+    more.extend(a.iter().map(|v| {
+        let w = v * 2.0;
+        w.sin()
+    }));
+    comps.iter().sum::<f64>() + more[1] * comps[0]
+}
+
+#[test]
+fn block_bodied_map_closures_collected_are_compiled() {
+    assert_eq!(
+        block_bodies_collected_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let (a, k) = (vec![0.4, -0.3, 0.8], vec![1.5, -0.5]);
+    let got = agree(
+        "block_bodies_collected",
+        block_bodies_collected_grad(&a, &k),
+        block_bodies_collected_grad_tape(&a, &k),
+    );
+    let want = crate::oracle::dual_gradient(&a, |x| {
+        let comp = |c: usize| {
+            let mut lp = x[c] * k[c];
+            for j in 0..3 {
+                lp = lp - x[j] * x[j] * 0.5;
+            }
+            lp
+        };
+        let (c0, c1) = (comp(0), comp(1));
+        c0 + c1 + (x[1] * 2.0).sin() * c0
+    });
+    assert_agree("block_bodies_collected", &got.gradient, &want);
+}

@@ -346,9 +346,10 @@ impl Lowering<'_> {
             span,
             ..
         } = chain;
+        let push = pushed(receiver, &body);
         let step = match filter {
-            Some(cond) => quote!(if #cond { #receiver.push(#body); }),
-            None => quote!(#receiver.push(#body);),
+            Some(cond) => quote!(if #cond { #push }),
+            None => push,
         };
         syn::parse2(quote_spanned!(span=> for #pat in #source { #step })).ok()
     }
@@ -526,7 +527,7 @@ impl Lowering<'_> {
             Reduce::Sum => (quote!(-0.0), quote!(#acc += #body;)),
             Reduce::Product => (quote!(1.0), quote!(#acc *= #body;)),
             Reduce::Fold { init, .. } => (init.to_token_stream(), quote!(#acc = #body;)),
-            Reduce::Collect(_) => (quote!(Vec::new()), quote!(#acc.push(#body);)),
+            Reduce::Collect(_) => (quote!(Vec::new()), pushed(acc, body)),
         };
         let step = match filter {
             Some(cond) => quote!(if #cond { #step }),
@@ -547,6 +548,21 @@ impl Lowering<'_> {
         let block: syn::Block = syn::parse2(quote!({ #tokens })).expect("the loop parses");
         block.stmts
     }
+}
+
+/// `out.push(body);`, where a closure's body that is a block (`|v| { let
+/// w = v * 2.0; w }`) has its statements first and its value pushed
+/// (`{ let w = v * 2.0; out.push(w); }`): what the sweeps reverse
+/// statement by statement, as a `sum`'s `acc += ..` takes the block.
+fn pushed(out: &impl ToTokens, body: &syn::Expr) -> TokenStream {
+    if let syn::Expr::Block(block) = body {
+        if block.attrs.is_empty() && block.label.is_none() {
+            if let Some((syn::Stmt::Expr(tail, None), stmts)) = block.block.stmts.split_last() {
+                return quote!({ #(#stmts)* #out.push(#tail); });
+            }
+        }
+    }
+    quote!(#out.push(#body);)
 }
 
 /// `let mut it = source;` and `while let Some(pat) = it.next() { body }`:
