@@ -15,7 +15,8 @@
 //! `return`s inside loops and branches, local arrays written by element
 //! (with a counted index, `out[row] += l[idx] * x[col]; idx += 1;`), array
 //! literals and `[e; n]` of tracked values, `Vec`s grown by `push` (from
-//! `Vec::new()` or `vec![]`, `vec![e; n]`, `[..].to_vec()` and a `collect()` typed on
+//! `Vec::new()` or `vec![]`, `vec![e; n]`, `[..].to_vec()` and a `collect()` (of a
+//! closure with a block for its body too) typed on
 //! its `let`, their items moved by `swap`, `reverse`, `pop`, `insert`,
 //! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
 //! concatenated by `concat`, summed by a `for` that takes them by value
@@ -32,6 +33,7 @@
 //! `chunks(k)` summed through a `map`, an element through an `Option`
 //! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`), a
 //! value passed twice to a helper (a binding, an element, an expression),
+//! `for &(a, b)` patterns taking apart constant pairs,
 //! parameters taken as numbers, slices, rows of rows (`w1: &[Vec<f64>]`, a
 //! student's matrix, each row read as a slice is), models and stacks of
 //! models, and every elementary function.
@@ -259,6 +261,10 @@ enum Stmt {
     /// `let mut s = 0.0; for t in v { s += t * e; }`: `v` by value; the
     /// body may first hide `t` (see `Hide`).
     SumByValue(String, String, Expr, Hide),
+    /// `let s_pairs = [(a0, b0), ..]; let mut s = 0.0; for &(pa, pb) in
+    /// s_pairs.iter() { s += (e * pa + pb).sin(); }`: a pattern taking
+    /// apart constant items.
+    SumPairs(String, Vec<(f64, f64)>, Expr),
     /// `let mut s = 0.0; let mut it = v.iter(); while let Some(t) =
     /// it.next() { s += *t * e; }`
     SumDrained(String, String, String, Expr, Hide),
@@ -778,6 +784,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     render_list(items, dialect)
                 );
                 let _ = match dialect {
+                    // Half of them (chosen by name, so every seed still
+                    // draws what it drew) with a block for the closure's
+                    // body, as students write one.
+                    Dialect::Plain if name.len() % 2 == 0 => writeln!(
+                        out,
+                        "{pad}let mut {name}: Vec<f64> = {source}.iter().map(|t| {{ let blk = t * {k:?}; blk }}).collect();"
+                    ),
                     Dialect::Plain => writeln!(
                         out,
                         "{pad}let mut {name}: Vec<f64> = {source}.iter().map(|t| t * {k:?}).collect();"
@@ -868,6 +881,10 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::ExtendMapped(name, source, k) => {
                 let _ = match dialect {
+                    Dialect::Plain if source.len() % 2 == 0 => writeln!(
+                        out,
+                        "{pad}{name}.extend({source}.iter().map(|t| {{ let blk = t * {k:?}; blk }}));"
+                    ),
                     Dialect::Plain => writeln!(
                         out,
                         "{pad}{name}.extend({source}.iter().map(|t| t * {k:?}));"
@@ -883,6 +900,27 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let _ = writeln!(out, "{pad}for t in {name} {{");
                 let item = render_hide(out, &pad, hide, "t", dialect);
                 let _ = writeln!(out, "{pad}    {sum} += {item} * {};", r(e));
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::SumPairs(sum, pairs, e) => {
+                let list = pairs
+                    .iter()
+                    .map(|(a, b)| format!("({a:?}_f64, {b:?}_f64)"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let _ = writeln!(out, "{pad}let {sum}_pairs = [{list}];");
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(out, "{pad}for &(pa, pb) in {sum}_pairs.iter() {{");
+                let _ = match dialect {
+                    Dialect::Plain => {
+                        writeln!(out, "{pad}    {sum} += ({} * pa + pb).sin();", r(e))
+                    }
+                    Dialect::Dual => writeln!(
+                        out,
+                        "{pad}    {sum} += ({} * D::c(pa) + D::c(pb)).sin();",
+                        r(e)
+                    ),
+                };
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::SumDrained(sum, it, name, e, hide) => {
@@ -1655,6 +1693,19 @@ impl Gen {
 
     fn let_(&mut self, out: &mut Vec<Stmt>) {
         if self.rng.chance(4) && self.for_windows(out) {
+            return;
+        }
+        // Now and then a `for` whose pattern takes apart constant pairs,
+        // as course code walks (input, label) data.
+        if self.rng.chance(3) {
+            self.tag("for pattern over constant pairs");
+            let pairs = (0..1 + self.rng.below(3))
+                .map(|_| (self.rng.value(-1.0, 1.0), self.rng.value(-1.0, 1.0)))
+                .collect();
+            let e = self.expr(1);
+            let sum = self.fresh("s");
+            out.push(Stmt::SumPairs(sum.clone(), pairs, e));
+            self.declare(&sum, Kind::Scalar, true);
             return;
         }
         // Now and then a `let` that binds a visible name again, as

@@ -15,7 +15,7 @@
 use autodiff::__adjoint::Stack;
 use autodiff::prelude::*;
 
-use super::support::agree;
+use super::support::{agree, assert_agree};
 use crate::oracle::{assert_near, Flat};
 
 const CLOSED: f64 = 1e-13;
@@ -458,4 +458,71 @@ fn clamp_with_an_infinite_constant_bound_stays_compiled() {
 #[should_panic]
 fn clamp_with_crossed_bounds_panics_as_the_plain_function_does() {
     let _ = clamped_grad(0.5, 2.0, 1.0);
+}
+
+/// A `for` pattern taking apart `#[constant]` items: (input, label) pairs,
+/// bundle adjustment's (camera, point) index pairs, by reference and with
+/// `enumerate`, and index arrays (found by probing: each kept the tape).
+/// Their names carry no derivative, so nothing of theirs is spread.
+#[differentiable]
+fn pairs_of_data(x: &[f64], #[constant] data: &[(Vec<f64>, f64)]) -> f64 {
+    let mut t = 0.0;
+    for (xi, yi) in data {
+        t += (x[0] * xi[0] + x[1] * xi[1] - yi).powi(2);
+    }
+    t
+}
+
+#[differentiable]
+fn index_pairs(
+    w: &[f64],
+    #[constant] obs: &[(usize, usize)],
+    #[constant] edges: &[[usize; 2]],
+) -> f64 {
+    let mut t = 0.0;
+    for &(c, p) in obs.iter() {
+        t += w[c] * w[p];
+    }
+    for (i, &(c, p)) in obs.iter().enumerate() {
+        t += (w[c] - w[p]).sin() * (i as f64 + 1.0);
+    }
+    for &[a, b] in edges {
+        t += (w[a] - w[b]).powi(2);
+    }
+    t
+}
+
+#[test]
+fn for_patterns_over_constant_items_are_compiled() {
+    use autodiff::GradientPath;
+    assert_eq!(pairs_of_data_grad_path(), GradientPath::Compiled);
+    assert_eq!(index_pairs_grad_path(), GradientPath::Compiled);
+    let data = vec![(vec![0.5, -1.0], 0.25), (vec![1.5, 0.5], -0.75)];
+    let x = vec![0.3, -0.6];
+    let got = agree(
+        "pairs_of_data",
+        pairs_of_data_grad(&x, &data),
+        pairs_of_data_grad_tape(&x, &data),
+    );
+    // Σ 2 rᵢ xᵢ, rᵢ the residual.
+    let mut want = [0.0; 2];
+    for (xi, yi) in &data {
+        let r = x[0] * xi[0] + x[1] * xi[1] - yi;
+        want[0] += 2.0 * r * xi[0];
+        want[1] += 2.0 * r * xi[1];
+    }
+    assert_agree("pairs_of_data", &got.gradient, &want);
+    let (obs, edges) = (vec![(0, 2), (1, 0)], vec![[2, 1], [0, 1]]);
+    let w = vec![0.4, -0.7, 1.1];
+    let got = agree(
+        "index_pairs",
+        index_pairs_grad(&w, &obs, &edges),
+        index_pairs_grad_tape(&w, &obs, &edges),
+    );
+    let want = crate::oracle::dual_gradient(&w, |v| {
+        let mut t = v[0] * v[2] + v[1] * v[0];
+        t = t + (v[0] - v[2]).sin() + (v[1] - v[0]).sin() * 2.0;
+        t + (v[2] - v[1]) * (v[2] - v[1]) + (v[0] - v[1]) * (v[0] - v[1])
+    });
+    assert_agree("index_pairs", &got.gradient, &want);
 }

@@ -282,7 +282,15 @@ impl<'m> Sweep<'m> {
         }
         let mut leaves = Vec::new();
         if items.leaves(pat.syntax, &mut leaves).is_none() {
-            return unsupported("a `for` pattern", whole);
+            // A pattern taking apart items with no derivative (`for (x, y)
+            // in data` of `#[constant]` pairs): its names carry none
+            // either, so no element has an adjoint to spread.
+            let plain = pat.names.iter().all(|name| !self.an.active.contains(name))
+                && places.iter().all(|place| !self.active(place));
+            if !plain {
+                return unsupported("a `for` pattern", whole);
+            }
+            leaves.clear();
         }
         let index = Ident::new("index", Span::mixed_site());
         let adjoint = self.adjoint.clone();
