@@ -1230,8 +1230,8 @@ struct Function {
     compiled: bool,
 }
 
-/// A generated function's parameter.
-#[derive(Clone)]
+/// A generated function's parameter; by default a number.
+#[derive(Clone, Default)]
 struct Param {
     name: String,
     mutable: bool,
@@ -1443,12 +1443,9 @@ impl Gen {
                 self.declare(&name, slice.map_or(Kind::Scalar, Kind::Array), false);
                 params.push(Param {
                     name,
-                    mutable: false,
                     slice,
                     constant: Some(values),
-                    model: false,
-                    stack: false,
-                    rows: false,
+                    ..Param::default()
                 });
                 continue;
             }
@@ -1461,12 +1458,8 @@ impl Gen {
                 self.stacks.push(name.clone());
                 params.push(Param {
                     name,
-                    mutable: false,
-                    slice: None,
-                    constant: None,
-                    model: false,
                     stack: true,
-                    rows: false,
+                    ..Param::default()
                 });
                 continue;
             }
@@ -1479,12 +1472,8 @@ impl Gen {
                 self.declare(&format!("{name}.b"), Kind::Scalar, false);
                 params.push(Param {
                     name,
-                    mutable: false,
-                    slice: None,
-                    constant: None,
                     model: true,
-                    stack: false,
-                    rows: false,
+                    ..Param::default()
                 });
                 continue;
             }
@@ -1498,12 +1487,9 @@ impl Gen {
                 }
                 params.push(Param {
                     name,
-                    mutable: false,
                     slice: Some(n),
-                    constant: None,
-                    model: false,
-                    stack: false,
                     rows: true,
+                    ..Param::default()
                 });
                 continue;
             }
@@ -1516,12 +1502,8 @@ impl Gen {
                 self.declare(&name, Kind::Array(n), false);
                 params.push(Param {
                     name,
-                    mutable: false,
                     slice: Some(n),
-                    constant: None,
-                    model: false,
-                    stack: false,
-                    rows: false,
+                    ..Param::default()
                 });
                 continue;
             }
@@ -1533,11 +1515,7 @@ impl Gen {
             params.push(Param {
                 name,
                 mutable,
-                slice: None,
-                constant: None,
-                model: false,
-                stack: false,
-                rows: false,
+                ..Param::default()
             });
         }
         let mut body = Vec::new();
