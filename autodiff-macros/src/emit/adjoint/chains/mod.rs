@@ -58,11 +58,13 @@ use tokens::collect;
 /// `item` with its body's iterator chains lowered to loops, or `None` when
 /// it has none that carry a derivative; with the running extremes (see
 /// [`Lowering::extremes`]).
-/// `bindings` counts how often each name is bound ([`binding_counts`]).
+/// `bindings` counts how often each name is bound ([`binding_counts`]),
+/// `bound` the same without closures' parameters (`Analysis::bound`).
 pub fn lower(
     item: &syn::ItemFn,
     active: &HashSet<String>,
     bindings: &HashMap<String, usize>,
+    bound: &HashMap<String, usize>,
 ) -> Option<(syn::ItemFn, HashSet<String>)> {
     let mut idents = HashSet::new();
     collect(item.to_token_stream(), &mut idents);
@@ -71,6 +73,7 @@ pub fn lower(
         idents,
         active,
         bindings,
+        bound,
         closures: Vec::new(),
         changed: false,
         extremes: HashSet::new(),
@@ -89,6 +92,8 @@ struct Lowering<'s> {
     active: &'s HashSet<String>,
     /// How often each name is bound in the function.
     bindings: &'s HashMap<String, usize>,
+    /// How often each name is bound other than as a closure's parameter.
+    bound: &'s HashMap<String, usize>,
     /// The closures bound by `let` in the blocks around the statement
     /// read, whose calls are read as their bodies (see `closures`).
     closures: Vec<closures::Bound>,

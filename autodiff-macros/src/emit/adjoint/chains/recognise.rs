@@ -259,12 +259,20 @@ impl Lowering<'_> {
         collect(chain.pat.to_token_stream(), &mut names);
         let mut idents = self.idents.clone();
         for name in names {
-            if name == "mut" || !crate::text::mentions(source.clone(), &name) {
+            // `let a = layer(x); .. w.iter().map(|a| a * 2.0)`: a name the
+            // body binds elsewhere too, which the loop's item would bind
+            // again (a vector call's value and a number under one name
+            // kept the tape); renamed as well.
+            let elsewhere = self.bound.get(&name).copied().unwrap_or(0) > 0;
+            if name == "mut" || !(crate::text::mentions(source.clone(), &name) || elsewhere) {
                 continue;
             }
             // The filter's condition names the item by the pattern's name,
             // which it may also use for the source: left as written.
             if chain.filter.is_some() {
+                if !crate::text::mentions(source.clone(), &name) {
+                    continue;
+                }
                 return None;
             }
             let renamed = fresh_ident(&mut idents, &name);
