@@ -142,7 +142,8 @@ enum Expr {
     /// product `a.iter().zip(b.iter()).map(|(p, q)| p * q).sum::<f64>()`
     /// (1, with the second name; 4, the same with `zip(&b[..])`; 5, with
     /// `a.iter().skip(1)`), `a.iter().fold(k, |acc, t| acc * 0.5 + t)` (2),
-    /// the mean `a.iter().sum::<f64>() / a.len() as f64` (3), a sum
+    /// the mean `a.iter().sum::<f64>() / a.len() as f64` (3; or of
+    /// `a.iter().skip(1).take(8).sum::<f64>() + a[0]`), a sum
     /// numbered from the end, `a.iter().rev().enumerate()` (6), `map` then
     /// `fold` naming their items alike (7), a fold into a pair (8), a
     /// `map` closure binding its item again (9), the file's vector helper
@@ -627,6 +628,14 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                     r(&Expr::Lit(0.5))
                 )
             }
+            // The mean; for half the names (so every seed still draws what
+            // it drew) summed as its first item and a `skip`/`take` run.
+            (_, Dialect::Plain) if a.len() % 2 == 0 => format!(
+                "(({a}.iter().skip(1).take(8).sum::<f64>() + {a}[0]) / {a}.len() as f64)"
+            ),
+            (_, Dialect::Dual) if a.len() % 2 == 0 => format!(
+                "(({a}.iter().skip(1).take(8).fold(D::c(-0.0), |s, t| s + *t) + {a}[0]) / D::c({a}.len() as f64))"
+            ),
             (_, Dialect::Plain) => format!("({a}.iter().sum::<f64>() / {a}.len() as f64)"),
             (_, Dialect::Dual) => {
                 format!("({a}.iter().fold(D::c(-0.0), |s, t| s + *t) / D::c({a}.len() as f64))")

@@ -794,3 +794,54 @@ fn block_bodied_map_closures_collected_are_compiled() {
     });
     assert_agree("block_bodies_collected", &got.gradient, &want);
 }
+
+/// `sum` of the first or the last items (GMM's sum of a log-diagonal,
+/// `icf[c].iter().take(d).sum()`; found by probing, it kept the tape):
+/// each adjoint goes to the items the sum took.
+#[differentiable]
+fn partial_sums(icf: &[Vec<f64>], x: &[f64], #[constant] d: usize) -> f64 {
+    let mut s = 0.0;
+    for c in 0..icf.len() {
+        s += icf[c].iter().take(d).sum::<f64>() * (c as f64 + 1.0);
+    }
+    let tail: f64 = x.iter().skip(1).take(2).copied().sum();
+    s * tail + x.iter().copied().skip(d).sum::<f64>()
+}
+
+#[test]
+fn sums_of_take_and_skip_are_compiled() {
+    assert_eq!(partial_sums_grad_path(), autodiff::GradientPath::Compiled);
+    let icf = vec![vec![0.5, -0.25, 0.75], vec![1.5, 0.5, -1.0]];
+    let x = vec![0.3, -0.6, 0.9, 1.2];
+    for d in [0, 2, 3, 7] {
+        let got = agree(
+            "partial_sums",
+            partial_sums_grad(&icf, &x, d),
+            partial_sums_grad_tape(&icf, &x, d),
+        );
+        let point: Vec<f64> = icf
+            .iter()
+            .flatten()
+            .copied()
+            .chain(x.iter().copied())
+            .collect();
+        let want = crate::oracle::dual_gradient(&point, |p| {
+            let (rows, x) = (&p[..6], &p[6..]);
+            let mut s = p[0] * 0.0;
+            for c in 0..2 {
+                for j in 0..d.min(3) {
+                    s = s + rows[3 * c + j] * (c as f64 + 1.0);
+                }
+            }
+            let tail = x[1] + x[2];
+            let mut rest = p[0] * 0.0;
+            for v in x.iter().skip(d) {
+                rest = rest + *v;
+            }
+            s * tail + rest
+        });
+        let mut flat: Vec<f64> = got.gradient.0.iter().flatten().copied().collect();
+        flat.extend(&got.gradient.1);
+        assert_agree("partial_sums", &flat, &want);
+    }
+}

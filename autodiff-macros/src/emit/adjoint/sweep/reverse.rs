@@ -76,15 +76,43 @@ impl<'m> Sweep<'m> {
                 self.pass(base, &seed, factor)
             }
             ExprKind::Sum { items, .. } => {
-                let Some((place, _)) = element_source(items) else {
+                // The items, and the `skip(k)`s and `take(k)`s on the way
+                // to them (`icf[c].iter().take(d).sum()`), innermost first.
+                let mut adaptors = Vec::new();
+                let mut source = &**items;
+                while let ExprKind::Structural {
+                    receiver,
+                    method,
+                    args,
+                    ..
+                } = &source.kind
+                {
+                    match (method.to_string().as_str(), args.as_slice()) {
+                        ("skip" | "take", [count]) => adaptors.push((method, count)),
+                        ("copied" | "cloned", []) => {}
+                        _ => break,
+                    }
+                    source = receiver;
+                }
+                let Some((place, _)) = element_source(source) else {
                     return unsupported(format!("`sum` of `{}`", describe(items)), expr);
                 };
+                if adaptors
+                    .iter()
+                    .any(|(_, count)| !self.fully_available(count))
+                {
+                    return unsupported("`sum` of a `skip` or `take` whose count changes", expr);
+                }
+                let adapt = adaptors.iter().rev().map(|(method, count)| {
+                    let count = count.source.to_token_stream();
+                    quote!(.#method(#count))
+                });
                 let bar = self.bar_place(place)?;
                 let item = Ident::new("item_bar", Span::mixed_site());
                 let tokens = &seed.tokens;
                 let op = if seed.negated { quote!(-=) } else { quote!(+=) };
                 self.cx.rev.push(quote! {
-                    for #item in #bar.iter_mut() {
+                    for #item in #bar.iter_mut() #(#adapt)* {
                         *#item #op #tokens;
                     }
                 });
