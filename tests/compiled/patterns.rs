@@ -526,3 +526,57 @@ fn for_patterns_over_constant_items_are_compiled() {
     });
     assert_agree("index_pairs", &got.gradient, &want);
 }
+
+/// An LSTM-like cell returning its new state as a pair of `Vec`s.
+#[differentiable]
+fn cell(w: &[f64], h: &[f64], c: &[f64], x: f64) -> (Vec<f64>, Vec<f64>) {
+    let mut hn = Vec::new();
+    let mut cn = Vec::new();
+    for i in 0..h.len() {
+        let f = sigmoid(w[0] * x + w[1] * h[i]);
+        let g = (w[2] * x + w[3] * h[i]).tanh();
+        let ci = f * c[i] + (1.0 - f) * g;
+        cn.push(ci);
+        hn.push(ci.tanh());
+    }
+    (hn, cn)
+}
+
+/// The state carried through time by a destructuring assignment, `(h,
+/// c) = cell(..)` (found by probing: it kept the tape, its reason cut
+/// mid-call): read as `let (h_next, c_next) = cell(..); h = h_next; c =
+/// c_next;`.
+#[differentiable]
+fn carried_state(w: &[f64], #[constant] xs: &[f64]) -> f64 {
+    let mut h = vec![0.0, 0.1];
+    let mut c = vec![0.2, 0.0];
+    for &x in xs {
+        (h, c) = cell(w, &h, &c, x);
+    }
+    h[0] + h[1] * c[1]
+}
+
+#[test]
+fn state_assigned_from_a_tuple_valued_call_is_compiled() {
+    assert_eq!(carried_state_grad_path(), autodiff::GradientPath::Compiled);
+    let (w, xs) = (vec![0.5, -0.3, 0.8, 0.2], vec![0.4, -1.1, 0.7]);
+    let got = agree(
+        "carried_state",
+        carried_state_grad(&w, &xs),
+        carried_state_grad_tape(&w, &xs),
+    );
+    let want = crate::oracle::dual_gradient(&w, |w| {
+        let zero = w[0] * 0.0;
+        let (mut h, mut c) = ([zero, zero + 0.1], [zero + 0.2, zero]);
+        for &x in &xs {
+            for i in 0..2 {
+                let f = (w[0] * x + w[1] * h[i]).sigmoid();
+                let g = (w[2] * x + w[3] * h[i]).tanh();
+                c[i] = f * c[i] + (-f + 1.0) * g;
+                h[i] = c[i].tanh();
+            }
+        }
+        h[0] + h[1] * c[1]
+    });
+    assert_agree("carried_state", &got.gradient, &want);
+}

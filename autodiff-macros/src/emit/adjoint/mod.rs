@@ -130,6 +130,14 @@ pub fn items_with(
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
+    // The body with a call's value assigned to a tuple of names read as a
+    // pattern `let` and assignments (see `patterns::calls_destructured`).
+    let destructured = patterns::calls_destructured(function.item);
+    let destructured_macros = crate::lower::MacroBodies::default();
+    let destructured_model = destructured
+        .as_ref()
+        .map(|item| crate::lower::function(item, &destructured_macros));
+    let function = destructured_model.as_ref().unwrap_or(function);
     // The body with its names bound again renamed (see `shadows`).
     let renamed = shadows::binds_again(function)
         .then(|| shadows::rename(function.item))
