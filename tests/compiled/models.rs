@@ -936,6 +936,25 @@ impl Bigram {
         emb[0][0] * emb[1][1] + copy[1].sin()
     }
 
+    /// Rows collected from the field, then walked by a `for`; a row
+    /// walked by a `zip` (each found by probing: neither built, the
+    /// field taken for a row of numbers).
+    #[differentiable]
+    fn walked_rows(&self, #[constant] tokens: &[usize]) -> f64 {
+        let rows: Vec<Vec<f64>> = tokens.iter().map(|&t| self.table[t].clone()).collect();
+        let mut s = 0.0;
+        for r in &rows {
+            s += r[0] * r[1];
+        }
+        let row = &self.table[tokens[0]];
+        let z: Vec<f64> = row
+            .iter()
+            .zip(&rows[1])
+            .map(|(a, b)| a * b * self.scale)
+            .collect();
+        s + z[0] + z[1]
+    }
+
     /// An integer field in integer arithmetic, read as an index.
     #[differentiable]
     fn shifted(&self, #[constant] tokens: &[usize]) -> f64 {
@@ -958,6 +977,26 @@ fn a_models_rows_and_integer_fields_read_through_bindings_are_compiled() {
     );
     assert_eq!(model.embedded_grad_path(), autodiff::GradientPath::Compiled);
     assert_eq!(model.shifted_grad_path(), autodiff::GradientPath::Compiled);
+    assert_eq!(
+        model.walked_rows_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let walked = agree_model(
+        "walked_rows",
+        model.walked_rows_grad(&[2, 1]),
+        model.walked_rows_grad_tape(&[2, 1]),
+    );
+    // Σ r₀r₁ over rows 2 and 1, plus s·(t₂₀t₁₀ + t₂₁t₁₁).
+    let (t1, t2, scale) = (&model.table[1], &model.table[2], model.scale);
+    assert_eq!(
+        walked.gradient.table[2],
+        [t2[1] + scale * t1[0], t2[0] + scale * t1[1]]
+    );
+    assert_eq!(
+        walked.gradient.table[1],
+        [t1[1] + scale * t2[0], t1[0] + scale * t2[1]]
+    );
+    assert_eq!(walked.gradient.scale, t2[0] * t1[0] + t2[1] * t1[1]);
     let row = agree_model(
         "borrowed_row",
         model.borrowed_row_grad(2),

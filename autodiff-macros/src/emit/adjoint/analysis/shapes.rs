@@ -373,15 +373,50 @@ pub(super) fn model_field_dims(
         }
     }
     // How deep `name` is indexed anywhere in `block`.
+    // How deep `name` is indexed anywhere in `block`, counting a level
+    // for each `for` that walks it (`for r in &rows { r[0] }`, `zip(row)`)
+    // and the item's own indices.
     fn used_depth(block: &Block, name: &str) -> usize {
+        used_depth_within(block, name, 4)
+    }
+    fn used_depth_within(block: &Block, name: &str, budget: usize) -> usize {
         let used = std::cell::Cell::new(0);
         block.any_expr(&|expr| {
             if let Some(more) = depth_of(expr, name) {
                 used.set(used.get().max(more));
             }
+            if let ExprKind::For { pat, iter, .. } = &expr.kind {
+                if budget > 0 && walks(iter, name) {
+                    let item = match pat.names.as_slice() {
+                        [item] => used_depth_within(block, item, budget - 1),
+                        _ => 0,
+                    };
+                    used.set(used.get().max(1 + item));
+                }
+            }
             false
         });
         used.get()
+    }
+    // Whether a `for`'s source walks `name`'s items: `name`, `&name`,
+    // `name.iter()`, through adaptors and either side of a `zip`.
+    fn walks(iter: &Expr, name: &str) -> bool {
+        match &iter.kind {
+            ExprKind::Paren(inner) | ExprKind::Reference { expr: inner, .. } => walks(inner, name),
+            ExprKind::Path(path) => path.path.is_ident(name),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } => match method.to_string().as_str() {
+                "iter" | "copied" | "cloned" | "rev" | "enumerate" | "skip" | "take"
+                | "step_by" => walks(receiver, name),
+                "zip" => walks(receiver, name) || args.iter().any(|arg| walks(arg, name)),
+                _ => false,
+            },
+            _ => false,
+        }
     }
     fn bound_part<'m, 'a>(init: &'m Expr<'a>) -> &'m Expr<'a> {
         match &init.kind {
