@@ -35,7 +35,7 @@
 //! value passed twice to a helper (a binding, an element, an expression),
 //! `for &(a, b)` patterns taking apart constant pairs,
 //! parameters taken as numbers, slices, rows of rows (`w1: &[Vec<f64>]`, a
-//! student's matrix, each row read as a slice is), models and stacks of
+//! student's matrix, each row read as a slice is, and walked by a `for`), models and stacks of
 //! models, and every elementary function.
 //!
 //! At random points the generated program asserts that
@@ -266,6 +266,9 @@ enum Stmt {
     /// s_pairs.iter() { s += (e * pa + pb).sin(); }`: a pattern taking
     /// apart constant items.
     SumPairs(String, Vec<(f64, f64)>, Expr),
+    /// `let mut s = 0.0; for row in w.iter() { s += row[0] * e + row[n -
+    /// 1]; }`: the rows of a rows-of-rows parameter walked one by one.
+    SumRows(String, String, usize, Expr),
     /// `let mut s = 0.0; let mut it = v.iter(); while let Some(t) =
     /// it.next() { s += *t * e; }`
     SumDrained(String, String, String, Expr, Hide),
@@ -930,6 +933,12 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                         r(e)
                     ),
                 };
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::SumRows(sum, rows, n, e) => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(out, "{pad}for row in {rows}.iter() {{");
+                let _ = writeln!(out, "{pad}    {sum} += row[0] * {} + row[{}];", r(e), n - 1);
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::SumDrained(sum, it, name, e, hide) => {
@@ -1680,6 +1689,25 @@ impl Gen {
 
     fn let_(&mut self, out: &mut Vec<Stmt>) {
         if self.rng.chance(4) && self.for_windows(out) {
+            return;
+        }
+        // Now and then the rows of a rows-of-rows parameter walked one by
+        // one.
+        let rows: Vec<(String, usize)> = self
+            .visible(|v| v.name.starts_with('w') && v.name.ends_with("[0]"))
+            .into_iter()
+            .filter_map(|v| match v.kind {
+                Kind::Array(n) => Some((v.name.trim_end_matches("[0]").to_owned(), n)),
+                _ => None,
+            })
+            .collect();
+        if !rows.is_empty() && self.rng.chance(15) {
+            self.tag("for over the rows of rows");
+            let (name, n) = rows[self.rng.below(rows.len())].clone();
+            let e = self.expr(1);
+            let sum = self.fresh("s");
+            out.push(Stmt::SumRows(sum.clone(), name, n, e));
+            self.declare(&sum, Kind::Scalar, true);
             return;
         }
         // Now and then a `for` whose pattern takes apart constant pairs,

@@ -2033,3 +2033,82 @@ fn a_tracked_let_inside_an_untracked_value_builds_and_agrees() -> Result<(), Sca
     }
     Ok(())
 }
+
+/// Rows of rows walked one row at a time (`for r in w`, `w.iter()`,
+/// `&w[1..]`), each row a `Vec` of duals (found by probing: these kept
+/// the tape's second order).
+#[allow(clippy::ptr_arg)] // `&Vec<Vec<f64>>` as students write it
+#[differentiable]
+fn walked_rows(w: &Vec<Vec<f64>>, x: &[f64], #[constant] table: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for r in w {
+        s += r[0] * r[0] + r[1].sin();
+    }
+    for r in w.iter() {
+        s += (r[0] * x[0] + r[1] * x[1]).tanh();
+    }
+    for r in &w[1..] {
+        s += r[0] * r[1] * w[0][0];
+    }
+    for q in table {
+        s += q[0] * x[1];
+    }
+    s
+}
+
+/// The same name for a tracked row and a row of data: its adjoint would
+/// be shaped on `f64`s over the data and take duals, so this body keeps
+/// the dual sweep off (it did not build).
+#[differentiable]
+fn one_name_for_two_rows(w: &[Vec<f64>], #[constant] table: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for r in w {
+        s += r[0] * r[1];
+    }
+    for r in table {
+        s += r[0] * s;
+    }
+    s
+}
+
+#[test]
+fn rows_walked_by_a_for_run_the_compiled_hvp() -> Result<(), ScalarAutodiffError> {
+    let w = vec![vec![0.3, -0.2], vec![0.1, 0.4], vec![-0.5, 0.6]];
+    let (x, table) = (vec![0.7, -1.1], vec![vec![0.25, 2.0], vec![-1.5, 0.5]]);
+    let d = (
+        vec![vec![1.0, 0.5], vec![0.2, -0.1], vec![0.3, 0.9]],
+        vec![0.4, -0.6],
+    );
+    let flat = |g: &(Vec<Vec<f64>>, Vec<f64>)| -> Vec<f64> {
+        let mut out: Vec<f64> = g.0.iter().flatten().copied().collect();
+        out.extend(&g.1);
+        out
+    };
+    let result = compiled_once(|| walked_rows_hvp(&w, &x, &table, d.clone()))?;
+    let tape = walked_rows_hvp_tape(&w, &x, &table, d.clone())?;
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &flat(&tape.hvp),
+        1e-12,
+        "walked rows: tape",
+    );
+    let differences = along(
+        |t| {
+            let w: Vec<Vec<f64>> = w
+                .iter()
+                .zip(&d.0)
+                .map(|(r, s)| r.iter().zip(s).map(|(a, b)| a + t * b).collect())
+                .collect();
+            let x: Vec<f64> = x.iter().zip(&d.1).map(|(a, b)| a + t * b).collect();
+            flat(&walked_rows_grad(&w, &x, &table).unwrap().gradient)
+        },
+        1e-5,
+    );
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &differences,
+        1e-6,
+        "walked rows: central differences",
+    );
+    Ok(())
+}

@@ -18,7 +18,8 @@
 //! (bound empty, to `vec![..]` or to a copy of a row, each bound as
 //! `__adjoint::duals(..)`, grown by `push`, written by element, summed).
 //! Its parameters are numbers, arrays, slices and rows of rows
-//! (`&[Vec<f64>]`, a student's matrix), lifted onto the direction.
+//! (`&[Vec<f64>]`, a student's matrix, indexed or walked row by row by a
+//! `for`), lifted onto the direction.
 //! Anything else (methods, models, other `Vec` methods, local rows of rows,
 //! macros reading a tracked value, casts of one) keeps `f_hvp` on the
 //! tape, which computes the same numbers. `f_jvp` runs its forward sweep only
@@ -91,13 +92,27 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
     let plain_items = std::cell::RefCell::new(HashMap::<String, usize>::new());
     function.body.any_expr(&|expr| {
         if let ExprKind::For { pat, iter, .. } = &expr.kind {
-            if let Source::Expr(source) = iter.source {
+            // A name a tracked loop binds, bound again by a loop over
+            // data with no derivative: its adjoint there would be shaped
+            // on `f64`s (`zero(&table[i])`) and take duals. Not counted,
+            // so the body stays off the dual sweep.
+            let shared =
+                !carries(iter, active) && pat.names.iter().any(|name| active.contains(name));
+            if let (Source::Expr(source), false) = (iter.source, shared) {
                 if number_items(source, &plain) {
                     for name in &pat.names {
                         *items.borrow_mut().entry(name.clone()).or_default() += 1;
                         if !enumerates(source) {
                             *plain_items.borrow_mut().entry(name.clone()).or_default() += 1;
                         }
+                    }
+                }
+                // The rows of rows a `for` walks (`for r in w`,
+                // `w.iter()`, `&w[1..]`): each a `Vec` of duals.
+                if row_items(source, &plain) {
+                    for name in &pat.names {
+                        *items.borrow_mut().entry(name.clone()).or_default() += 1;
+                        *plain_items.borrow_mut().entry(name.clone()).or_default() += 1;
                     }
                 }
             }
@@ -407,7 +422,8 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
                 if path.qself.is_none() && path.path.segments.len() == 1));
     // What a `for` over numbers walks (`x.iter().zip(&y)`): the loop's
     // items are `Dual`s or references to them.
-    if matches!(expr.source, Source::Expr(source) if number_items(source, an)) {
+    if matches!(expr.source, Source::Expr(source) if number_items(source, an) || row_items(source, an))
+    {
         return true;
     }
     match &expr.kind {
@@ -477,9 +493,12 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
         // A tracked `if` value: every arm gives a number (the sweep lifts
         // a plain one, `if_expr`).
         ExprKind::If { .. } => !tracked(expr) || tails_numbers(expr, an),
-        ExprKind::For { iter, .. } => {
+        ExprKind::For { iter, pat, .. } => {
             matches!(iter.kind, ExprKind::Range { .. })
                 || matches!(iter.source, Source::Expr(source) if number_items(source, an))
+                || (pat.names.len() == 1
+                    && matches!(pat.syntax, syn::Pat::Ident(_))
+                    && matches!(iter.source, Source::Expr(source) if row_items(source, an)))
         }
         ExprKind::Break { value, .. } => value.is_none(),
         // One carrying no derivative is the plain function, as written.
@@ -601,6 +620,49 @@ fn number_items(source: &syn::Expr, an: &Body<'_>) -> bool {
                 _ => false,
             }
         }
+        _ => false,
+    }
+}
+
+/// Whether `source`, a `for`'s, walks the rows of rows of numbers one by
+/// one, each a row (`w`, `&w`, `w.iter()`, `&w[1..]`, `.rev()`), with a
+/// single name for its item.
+fn row_items(source: &syn::Expr, an: &Body<'_>) -> bool {
+    use syn::Expr as E;
+    let rows = |place: &E| {
+        let mut at = place;
+        let mut indices = 0;
+        loop {
+            match at {
+                E::Paren(paren) => at = &paren.expr,
+                E::Index(index) => {
+                    if mentions_any(quote::ToTokens::to_token_stream(&index.index), &an.active) {
+                        return false;
+                    }
+                    if !matches!(&*index.index, E::Range(_)) {
+                        indices += 1;
+                    }
+                    at = &index.expr;
+                }
+                E::Path(path) => {
+                    return path.qself.is_none()
+                        && path.path.get_ident().is_some_and(|name| {
+                            an.dims.get(&name.to_string()) == Some(&Some(indices + 2))
+                        });
+                }
+                _ => return false,
+            }
+        }
+    };
+    match source {
+        E::Paren(paren) => row_items(&paren.expr, an),
+        E::Reference(reference) => reference.mutability.is_none() && rows(&reference.expr),
+        E::Path(_) => rows(source),
+        E::MethodCall(call) => match call.method.to_string().as_str() {
+            "iter" => call.args.is_empty() && rows(&call.receiver),
+            "rev" => call.args.is_empty() && row_items(&call.receiver, an),
+            _ => false,
+        },
         _ => false,
     }
 }
