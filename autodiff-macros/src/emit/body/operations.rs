@@ -264,6 +264,19 @@ impl Emitter<'_> {
                         });
                         return quote!(|a, b| __ad::#func(a, b, #at));
                     }
+                    if let Some(func) = (tracked_items && *method == "map")
+                        .then(|| f64_unary(arg))
+                        .flatten()
+                    {
+                        // `map(f64::exp)` over tracked items: the method
+                        // called on each, recorded as `|v| v.exp()` is.
+                        let func = Ident::new(func, arg.span);
+                        let at = label(&Label {
+                            text: source_text(arg.source),
+                            line: text::line(arg.span),
+                        });
+                        return quote!(|a| __ad::#func(a, #at));
+                    }
                     // The value `push`ed or `insert`ed, the slice appended
                     // (`extend_from_slice`), the value `fill` or `resize`
                     // writes: lifted into a tracked `Vec`.

@@ -256,6 +256,24 @@ pub(super) fn f64_operation(expr: &Expr) -> Option<&'static str> {
     }
 }
 
+/// `f64::exp`, `f64::tanh`...: a one-operand method of the table named
+/// as a function value (`x.iter().copied().map(f64::exp)`), by its name.
+pub(super) fn f64_unary(expr: &Expr) -> Option<&'static str> {
+    let ExprKind::Path(path) = &expr.kind else {
+        return None;
+    };
+    let [first, second] = path.path.segments.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if path.qself.is_some() || first.ident != "f64" {
+        return None;
+    }
+    match crate::vocabulary::method(&second.ident.to_string())? {
+        crate::vocabulary::Shape::Unary(name) => Some(name),
+        _ => None,
+    }
+}
+
 /// `tokens` with every `f64` replaced by `_`, for rustc to infer.
 pub(super) fn without_f64(tokens: TokenStream) -> TokenStream {
     use proc_macro2::{Group, TokenTree};
