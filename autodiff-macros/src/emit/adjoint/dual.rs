@@ -629,31 +629,7 @@ fn number_items(source: &syn::Expr, an: &Body<'_>) -> bool {
 /// single name for its item.
 fn row_items(source: &syn::Expr, an: &Body<'_>) -> bool {
     use syn::Expr as E;
-    let rows = |place: &E| {
-        let mut at = place;
-        let mut indices = 0;
-        loop {
-            match at {
-                E::Paren(paren) => at = &paren.expr,
-                E::Index(index) => {
-                    if mentions_any(quote::ToTokens::to_token_stream(&index.index), &an.active) {
-                        return false;
-                    }
-                    if !matches!(&*index.index, E::Range(_)) {
-                        indices += 1;
-                    }
-                    at = &index.expr;
-                }
-                E::Path(path) => {
-                    return path.qself.is_none()
-                        && path.path.get_ident().is_some_and(|name| {
-                            an.dims.get(&name.to_string()) == Some(&Some(indices + 2))
-                        });
-                }
-                _ => return false,
-            }
-        }
-    };
+    let rows = |place: &E| of_depth(place, an, 2);
     match source {
         E::Paren(paren) => row_items(&paren.expr, an),
         E::Reference(reference) => reference.mutability.is_none() && rows(&reference.expr),
@@ -684,6 +660,13 @@ fn enumerates(source: &syn::Expr) -> bool {
 /// Whether `place` (`x`, `w[j]`) holds a row of numbers: a name whose
 /// shape has one dimension more than the indices taken of it.
 fn row(place: &syn::Expr, an: &Body<'_>) -> bool {
+    of_depth(place, an, 1)
+}
+
+/// Whether `place` holds `depth` dimensions of numbers (1, a row; 2, rows
+/// of rows): a name whose shape has `depth` more than the indices taken
+/// of it, none of them tracked.
+fn of_depth(place: &syn::Expr, an: &Body<'_>, depth: usize) -> bool {
     let mut indices = 0;
     let mut at = place;
     loop {
@@ -702,7 +685,7 @@ fn row(place: &syn::Expr, an: &Body<'_>) -> bool {
             syn::Expr::Path(path) => {
                 return path.qself.is_none()
                     && path.path.get_ident().is_some_and(|name| {
-                        an.dims.get(&name.to_string()) == Some(&Some(indices + 1))
+                        an.dims.get(&name.to_string()) == Some(&Some(indices + depth))
                     });
             }
             _ => return false,
