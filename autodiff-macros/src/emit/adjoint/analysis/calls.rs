@@ -295,6 +295,7 @@ fn unparenthesised<'m, 'a>(expr: &'m Expr<'a>) -> &'m Expr<'a> {
 pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     fn depth_of(expr: &Expr, name: &str) -> Option<usize> {
         match &expr.kind {
+            ExprKind::Paren(inner) => depth_of(inner, name),
             ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
                 depth_of(base, name).map(|d| d + 1)
             }

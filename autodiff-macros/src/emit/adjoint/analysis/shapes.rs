@@ -362,17 +362,6 @@ pub(super) fn model_field_dims(
     // A part bound by a `let` and indexed through its binding (`let row =
     // &self.table[t]; row[0]`, `self.table[t].clone()`): the field has the
     // part's indices and the binding's.
-    fn depth_of(expr: &Expr, name: &str) -> Option<usize> {
-        match &expr.kind {
-            ExprKind::Paren(inner) => depth_of(inner, name),
-            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
-                Some(depth_of(base, name)? + 1)
-            }
-            ExprKind::Path(path) => path.path.is_ident(name).then_some(0),
-            _ => None,
-        }
-    }
-    // How deep `name` is indexed anywhere in `block`.
     // How deep `name` is indexed anywhere in `block`, counting a level
     // for each `for` that walks it (`for r in &rows { r[0] }`, `zip(row)`)
     // and the item's own indices.
@@ -380,11 +369,8 @@ pub(super) fn model_field_dims(
         used_depth_within(block, name, 4)
     }
     fn used_depth_within(block: &Block, name: &str, budget: usize) -> usize {
-        let used = std::cell::Cell::new(0);
+        let used = std::cell::Cell::new(super::calls::index_depth(&block.stmts, name));
         block.any_expr(&|expr| {
-            if let Some(more) = depth_of(expr, name) {
-                used.set(used.get().max(more));
-            }
             if let ExprKind::For { pat, iter, .. } = &expr.kind {
                 if budget > 0 && walks(iter, name) {
                     let item = match pat.names.as_slice() {
