@@ -132,7 +132,7 @@ pub fn items_with(
     let stack = Ident::new("stack", Span::mixed_site());
     // The body with a call's value assigned to a tuple of names read as a
     // pattern `let` and assignments (see `patterns::calls_destructured`).
-    let destructured = patterns::calls_destructured(function.item);
+    let destructured = patterns::calls_destructured(function);
     let destructured_macros = crate::lower::MacroBodies::default();
     let destructured_model = destructured
         .as_ref()

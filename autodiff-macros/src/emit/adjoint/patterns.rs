@@ -698,20 +698,15 @@ fn is_place(expr: &syn::Expr) -> bool {
 /// c_next) = cell(..); h = h_next; c = c_next;`), the form the sweeps
 /// take a tuple-valued call in (`call_values`); `None` if it has none.
 /// Run before the other rewrites, which read that `let`.
-pub fn calls_destructured(item: &syn::ItemFn) -> Option<syn::ItemFn> {
-    fn has(block: &syn::Block) -> bool {
-        let mut found = false;
-        let mut stmts: Vec<syn::Stmt> = block.stmts.clone();
-        for stmt in &mut stmts {
-            found |=
-                matches!(stmt, syn::Stmt::Expr(expr, Some(_)) if call_to_names(expr).is_some());
-            super::nested_blocks(stmt, &mut |inner| found |= has(inner));
-        }
-        found
-    }
-    if !has(&item.block) {
+pub fn calls_destructured(function: &crate::ast::Function) -> Option<syn::ItemFn> {
+    // Looked for on the model, before the function is cloned.
+    let has = function.body.any_expr(&|expr| {
+        matches!(expr.source, crate::ast::Source::Expr(syntax) if call_to_names(syntax).is_some())
+    });
+    if !has {
         return None;
     }
+    let item = function.item;
     let mut idents = HashSet::new();
     crate::text::identifiers(item.to_token_stream(), &mut idents);
     let mut item = item.clone();
