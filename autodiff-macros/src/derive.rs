@@ -15,7 +15,9 @@
 //! type's impl, so nesting (a struct of `Vec`s of structs) composes. Last,
 //! the compiled adjoint's traits (`__adjoint::Adjoint` and the checks and
 //! stack pushes beside it), whose adjoint of a model is a model of the
-//! same type.
+//! same type; and the model's twin on dual numbers (`MlpOnDuals`, every
+//! `f64` a `Dual`), which `f_hvp`, `f_jvp` and `f_hessian` read where they
+//! run compiled (`dual_twin`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -282,6 +284,8 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         quote_spanned!(ty.span()=> && <#ty as #p>::fits(&self.#ident, &gradient.#ident))
     });
 
+    let (duals, dual_methods, dual_methods_by_ref) = dual_twin(input, fields);
+
     quote! {
         #[automatically_derived]
         impl #pv for #name {
@@ -369,6 +373,7 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
                 let finite = true #(& #carried_names.1)*;
                 (#name { #(#carried,)* }, finite)
             }
+            #dual_methods
         }
 
         // The compiled adjoint's side: the model's adjoint is a model (see
@@ -431,6 +436,8 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
         }
 
+        #duals
+
         // A model passed by reference is recorded, read back and rebuilt as
         // the model itself.
         #[automatically_derived]
@@ -465,6 +472,179 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             fn finite_with_bar(&self, bar: &#name) -> bool {
                 <#name as #p>::finite_with_bar(self, bar)
             }
+            #dual_methods_by_ref
         }
+    }
+}
+
+/// The model's twin on dual numbers (`MlpOnDuals`), what the dual sweep
+/// (`f_hvp`, `f_jvp`, `f_hessian` compiled) reads where the body reads the
+/// model, and the `Parameter` methods that walk it (see
+/// `src/__adjoint/dual_models.rs`): every trained field's numbers and every
+/// constant written with `f64`s become duals, other constants are carried.
+/// The twin and its `DualSpread`, then the methods for `impl Parameter
+/// for Model` and for `impl Parameter for &Model`.
+fn dual_twin(input: &DeriveInput, fields: &[Field]) -> (TokenStream, TokenStream, TokenStream) {
+    let name = &input.ident;
+    let vis = &input.vis;
+    let twin = format_ident!("{}OnDuals", name, span = Span::mixed_site());
+    let p = quote!(::autodiff::__private::Parameter);
+    let stack = quote!(::autodiff::__adjoint::DualStack);
+    // How each field is carried: trained, a constant of numbers, or
+    // another constant.
+    let numbers = |field: &Field| !field.constant || written_with_f64(field.ty);
+    let twin_fields = fields.iter().map(|field| {
+        let (ident, ty, field_vis) = (field.ident, field.ty, field.vis);
+        let doc = format!(" `{name}::{ident}` on dual numbers.");
+        if numbers(field) {
+            quote_spanned!(ty.span()=> #[doc = #doc] #field_vis #ident: <#ty as #p>::Duals)
+        } else {
+            quote!(#[doc = #doc] #field_vis #ident: #ty)
+        }
+    });
+    let lifted = fields.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        if !field.constant {
+            quote_spanned!(ty.span()=> #ident: <#ty as #p>::lift_duals(&self.#ident, &along.#ident)?)
+        } else if numbers(field) {
+            quote_spanned!(ty.span()=> #ident: <#ty as #p>::constant_duals(&self.#ident))
+        } else {
+            quote!(#ident: ::core::clone::Clone::clone(&self.#ident))
+        }
+    });
+    let constants = fields.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        if numbers(field) {
+            quote_spanned!(ty.span()=> #ident: <#ty as #p>::constant_duals(&self.#ident))
+        } else {
+            quote!(#ident: ::core::clone::Clone::clone(&self.#ident))
+        }
+    });
+    let zeros = fields.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        if numbers(field) {
+            quote_spanned!(ty.span()=> #ident: <#ty as #p>::zero_duals(&duals.#ident))
+        } else {
+            quote!(#ident: ::core::clone::Clone::clone(&duals.#ident))
+        }
+    });
+    let trained: Vec<&Field> = fields.iter().filter(|field| !field.constant).collect();
+    let splits = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> & <#ty as #p>::split_duals(&self.#ident, &duals.#ident, &mut gradient.#ident, &mut tangent.#ident))
+    });
+    let pushes = trained.iter().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> <#ty as #p>::push_duals(&duals.#ident, stack);)
+    });
+    let pops = trained.iter().rev().map(|field| {
+        let (ident, ty) = (field.ident, field.ty);
+        quote_spanned!(ty.span()=> <#ty as #p>::pop_duals(&mut duals.#ident, stack, scale);)
+    });
+    let twin_doc = format!(
+        " [`{name}`] on dual numbers: the same fields, every `f64` a [`Dual`](::autodiff::Dual); what `f_hvp`'s compiled sweep reads when it takes a `{name}`."
+    );
+    let items = quote! {
+        #[doc = #twin_doc]
+        #[doc(hidden)]
+        #vis struct #twin {
+            #(#twin_fields,)*
+            /// The model this is the twin of. Last, and sized whatever the
+            /// fields are: a field whose type is not a model stays the one
+            /// error on that field.
+            __model: ::core::marker::PhantomData<#name>,
+        }
+
+        // The twin as a gradient a callee's dual sweep pushes and its
+        // caller's reverse pops, scaled.
+        #[automatically_derived]
+        impl ::autodiff::__adjoint::DualSpread for #twin {
+            #[inline]
+            fn push_all(&self, stack: &mut #stack) {
+                <#name as #p>::push_duals(self, stack)
+            }
+            #[inline]
+            fn pop_scaled(&mut self, stack: &mut #stack, scale: ::autodiff::Dual) {
+                <#name as #p>::pop_duals(self, stack, scale)
+            }
+        }
+    };
+    let methods = quote! {
+        type Duals = #twin;
+        #[inline]
+        fn lift_duals(&self, along: &#name) -> ::core::option::Option<#twin> {
+            ::core::option::Option::Some(#twin { #(#lifted,)* __model: ::core::marker::PhantomData })
+        }
+        #[inline]
+        fn constant_duals(&self) -> #twin {
+            #twin { #(#constants,)* __model: ::core::marker::PhantomData }
+        }
+        #[inline]
+        fn zero_duals(duals: &#twin) -> #twin {
+            #twin { #(#zeros,)* __model: ::core::marker::PhantomData }
+        }
+        #[inline]
+        fn split_duals(&self, duals: &#twin, gradient: &mut #name, tangent: &mut #name) -> bool {
+            true #(#splits)*
+        }
+        #[inline]
+        fn push_duals(duals: &#twin, stack: &mut #stack) {
+            #(#pushes)*
+        }
+        #[inline]
+        fn pop_duals(duals: &mut #twin, stack: &mut #stack, scale: ::autodiff::Dual) {
+            #(#pops)*
+        }
+    };
+    let by_ref = quote! {
+        type Duals = #twin;
+        #[inline]
+        fn lift_duals(&self, along: &#name) -> ::core::option::Option<#twin> {
+            <#name as #p>::lift_duals(self, along)
+        }
+        #[inline]
+        fn constant_duals(&self) -> #twin {
+            <#name as #p>::constant_duals(self)
+        }
+        #[inline]
+        fn zero_duals(duals: &#twin) -> #twin {
+            <#name as #p>::zero_duals(duals)
+        }
+        #[inline]
+        fn split_duals(&self, duals: &#twin, gradient: &mut #name, tangent: &mut #name) -> bool {
+            <#name as #p>::split_duals(self, duals, gradient, tangent)
+        }
+        #[inline]
+        fn push_duals(duals: &#twin, stack: &mut #stack) {
+            <#name as #p>::push_duals(duals, stack)
+        }
+        #[inline]
+        fn pop_duals(duals: &mut #twin, stack: &mut #stack, scale: ::autodiff::Dual) {
+            <#name as #p>::pop_duals(duals, stack, scale)
+        }
+    };
+    (items, methods, by_ref)
+}
+
+/// Whether `ty` is written as numbers: `f64`, or an array or `Vec` of
+/// such (a `#[constant]` field the dual sweep reads as duals).
+fn written_with_f64(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(paren) => written_with_f64(&paren.elem),
+        Type::Group(group) => written_with_f64(&group.elem),
+        Type::Array(array) => written_with_f64(&array.elem),
+        Type::Path(path) if path.qself.is_none() => {
+            let Some(last) = path.path.segments.last() else {
+                return false;
+            };
+            match &last.arguments {
+                syn::PathArguments::None => last.ident == "f64",
+                syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => {
+                    matches!(args.args.first(), Some(syn::GenericArgument::Type(elem)) if args.args.len() == 1 && written_with_f64(elem))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }

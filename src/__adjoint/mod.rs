@@ -7,6 +7,7 @@ mod adjoints;
 mod calls;
 mod dual;
 mod dual_calls;
+pub(crate) mod dual_models;
 mod lend;
 mod models;
 mod moves;
@@ -23,6 +24,7 @@ pub use dual::{
     hessian_compiled, hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split,
 };
 pub use dual_calls::{dual_zero, forwarded_dual, ConstantDuals, DualSpread, DualZero, Rows};
+pub use dual_models::split_model;
 pub use lend::{give_back, give_back_model, lend, Lent};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use moves::{

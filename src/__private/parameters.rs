@@ -6,6 +6,7 @@
 use autodiff_core::{Label, Scalar, Tape};
 
 use super::Result;
+use crate::__adjoint::dual_models;
 
 /// A differentiable parameter's shape: `f64`, arrays of it (nested too),
 /// `&[f64]` and `Vec<f64>`, and `#[derive(Parameters)]` structs.
@@ -128,6 +129,60 @@ pub trait Parameter {
         let finite = crate::__adjoint::finite_pairs(&values, &bars);
         (self.rebuild(&mut bars.as_slice()), finite)
     }
+    /// The parameter on dual numbers, what `f_hvp`'s compiled sweep reads
+    /// (a model's twin, `MlpOnDuals`; see `src/__adjoint/dual_models.rs`).
+    #[doc(hidden)]
+    type Duals;
+    /// Each component with its tangent, the matching component of
+    /// `along`; `None` where `along` has another shape or a component of
+    /// either is not finite.
+    #[doc(hidden)]
+    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals>;
+    /// Each component with tangent 0 (a model's `#[constant]` numbers on
+    /// duals).
+    #[doc(hidden)]
+    fn constant_duals(&self) -> Self::Duals;
+    /// Zeros shaped like `duals`, an adjoint's start on duals; a model's
+    /// constants that are not numbers carried.
+    #[doc(hidden)]
+    fn zero_duals(duals: &Self::Duals) -> Self::Duals;
+    /// The primal parts of `duals` into `gradient`, the tangent parts into
+    /// `tangent` (both of the gradient's shape; a model's constants left
+    /// as they are); whether every part was finite and the shapes agreed.
+    #[doc(hidden)]
+    fn split_duals(
+        &self,
+        duals: &Self::Duals,
+        gradient: &mut Self::Gradient,
+        tangent: &mut Self::Gradient,
+    ) -> bool;
+    /// Pushes every trained number of `duals`, in order (a callee's dual
+    /// sweep's gradient, for its caller's reverse).
+    #[doc(hidden)]
+    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack);
+    /// Pops what [`push_duals`](Self::push_duals) pushed (the last first)
+    /// and adds `scale ×` each into `duals`.
+    #[doc(hidden)]
+    fn pop_duals(
+        duals: &mut Self::Duals,
+        stack: &mut crate::__adjoint::DualStack,
+        scale: autodiff_core::Dual,
+    );
+    /// A model's gradient and its tangent (`H·v`) from the twin adjoint
+    /// `bar` its dual sweep returns, each a model with the constants of
+    /// `self`; `None` where a part is not finite. Named, like
+    /// [`record`](Self::record), through this trait, so a struct that is
+    /// not a model stays this trait's one error.
+    #[doc(hidden)]
+    #[inline]
+    fn split_model(&self, bar: &Self::Duals) -> Option<(Self, Self)>
+    where
+        Self: Sized + Parameter<Gradient = Self, Owned = Self>,
+    {
+        let (mut gradient, mut tangent) = (self.zero_owned(), self.zero_owned());
+        self.split_duals(bar, &mut gradient, &mut tangent)
+            .then_some((gradient, tangent))
+    }
     /// Pushes every component of a gradient for a caller's reverse sweep
     /// (the forward half of the compiled adjoint's calling convention).
     #[doc(hidden)]
@@ -187,6 +242,40 @@ impl Parameter for f64 {
     #[inline(always)]
     fn carry_gradient(&self, bar: f64) -> (f64, bool) {
         (bar, self.is_finite() & bar.is_finite())
+    }
+    type Duals = autodiff_core::Dual;
+    #[inline]
+    fn lift_duals(&self, along: &f64) -> Option<autodiff_core::Dual> {
+        dual_models::lift_number(*self, *along)
+    }
+    #[inline]
+    fn constant_duals(&self) -> autodiff_core::Dual {
+        autodiff_core::Dual::constant(*self)
+    }
+    #[inline]
+    fn zero_duals(_: &autodiff_core::Dual) -> autodiff_core::Dual {
+        autodiff_core::Dual::constant(0.0)
+    }
+    #[inline]
+    fn split_duals(
+        &self,
+        duals: &autodiff_core::Dual,
+        gradient: &mut f64,
+        tangent: &mut f64,
+    ) -> bool {
+        dual_models::split_number(duals, gradient, tangent)
+    }
+    #[inline]
+    fn push_duals(duals: &autodiff_core::Dual, stack: &mut crate::__adjoint::DualStack) {
+        stack.push(*duals);
+    }
+    #[inline]
+    fn pop_duals(
+        duals: &mut autodiff_core::Dual,
+        stack: &mut crate::__adjoint::DualStack,
+        scale: autodiff_core::Dual,
+    ) {
+        *duals += scale * stack.pop();
     }
 }
 
@@ -258,6 +347,34 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
         });
         (gradient, finite)
     }
+    type Duals = [T::Duals; N];
+    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
+        dual_models::lift_items(self, along)?.try_into().ok()
+    }
+    fn constant_duals(&self) -> Self::Duals {
+        std::array::from_fn(|k| self[k].constant_duals())
+    }
+    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
+        std::array::from_fn(|k| T::zero_duals(&duals[k]))
+    }
+    fn split_duals(
+        &self,
+        duals: &Self::Duals,
+        gradient: &mut Self::Gradient,
+        tangent: &mut Self::Gradient,
+    ) -> bool {
+        dual_models::split_items(self, duals, gradient, tangent)
+    }
+    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
+        dual_models::push_items::<T>(duals, stack);
+    }
+    fn pop_duals(
+        duals: &mut Self::Duals,
+        stack: &mut crate::__adjoint::DualStack,
+        scale: autodiff_core::Dual,
+    ) {
+        dual_models::pop_items::<T>(duals, stack, scale);
+    }
 }
 
 /// A `Vec` is recorded, read back and rebuilt exactly as the slice it holds.
@@ -320,6 +437,34 @@ impl<T: Parameter> Parameter for Vec<T> {
             .collect();
         (gradient, finite)
     }
+    type Duals = Vec<T::Duals>;
+    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
+        dual_models::lift_items(self.as_slice(), along)
+    }
+    fn constant_duals(&self) -> Self::Duals {
+        dual_models::constant_items(self.as_slice())
+    }
+    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
+        duals.iter().map(T::zero_duals).collect()
+    }
+    fn split_duals(
+        &self,
+        duals: &Self::Duals,
+        gradient: &mut Self::Gradient,
+        tangent: &mut Self::Gradient,
+    ) -> bool {
+        dual_models::split_items(self.as_slice(), duals, gradient, tangent)
+    }
+    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
+        dual_models::push_items::<T>(duals, stack);
+    }
+    fn pop_duals(
+        duals: &mut Self::Duals,
+        stack: &mut crate::__adjoint::DualStack,
+        scale: autodiff_core::Dual,
+    ) {
+        dual_models::pop_items::<T>(duals, stack, scale);
+    }
 }
 
 impl<T: Parameter> Parameter for &[T] {
@@ -359,6 +504,34 @@ impl<T: Parameter> Parameter for &[T] {
     fn fits(&self, gradient: &Self::Gradient) -> bool {
         self.len() == gradient.len() && self.iter().zip(gradient).all(|(item, g)| item.fits(g))
     }
+    type Duals = Vec<T::Duals>;
+    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
+        dual_models::lift_items(self, along)
+    }
+    fn constant_duals(&self) -> Self::Duals {
+        dual_models::constant_items(self)
+    }
+    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
+        duals.iter().map(T::zero_duals).collect()
+    }
+    fn split_duals(
+        &self,
+        duals: &Self::Duals,
+        gradient: &mut Self::Gradient,
+        tangent: &mut Self::Gradient,
+    ) -> bool {
+        dual_models::split_items(self, duals, gradient, tangent)
+    }
+    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
+        dual_models::push_items::<T>(duals, stack);
+    }
+    fn pop_duals(
+        duals: &mut Self::Duals,
+        stack: &mut crate::__adjoint::DualStack,
+        scale: autodiff_core::Dual,
+    ) {
+        dual_models::pop_items::<T>(duals, stack, scale);
+    }
 }
 
 /// `&Vec<f64>`: a slice parameter, as students write it before slices.
@@ -396,6 +569,34 @@ impl<T: Parameter> Parameter for &Vec<T> {
     }
     fn fits(&self, gradient: &Self::Gradient) -> bool {
         self.as_slice().fits(gradient)
+    }
+    type Duals = Vec<T::Duals>;
+    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
+        dual_models::lift_items(self.as_slice(), along)
+    }
+    fn constant_duals(&self) -> Self::Duals {
+        dual_models::constant_items(self.as_slice())
+    }
+    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
+        duals.iter().map(T::zero_duals).collect()
+    }
+    fn split_duals(
+        &self,
+        duals: &Self::Duals,
+        gradient: &mut Self::Gradient,
+        tangent: &mut Self::Gradient,
+    ) -> bool {
+        dual_models::split_items(self.as_slice(), duals, gradient, tangent)
+    }
+    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
+        dual_models::push_items::<T>(duals, stack);
+    }
+    fn pop_duals(
+        duals: &mut Self::Duals,
+        stack: &mut crate::__adjoint::DualStack,
+        scale: autodiff_core::Dual,
+    ) {
+        dual_models::pop_items::<T>(duals, stack, scale);
     }
 }
 
@@ -435,6 +636,34 @@ impl<T: Parameter, const N: usize> Parameter for &[T; N] {
     }
     fn fits(&self, gradient: &Self::Gradient) -> bool {
         self.len() == gradient.len() && self.iter().zip(gradient).all(|(item, g)| item.fits(g))
+    }
+    type Duals = Vec<T::Duals>;
+    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
+        dual_models::lift_items(self.as_slice(), along)
+    }
+    fn constant_duals(&self) -> Self::Duals {
+        dual_models::constant_items(self.as_slice())
+    }
+    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
+        duals.iter().map(T::zero_duals).collect()
+    }
+    fn split_duals(
+        &self,
+        duals: &Self::Duals,
+        gradient: &mut Self::Gradient,
+        tangent: &mut Self::Gradient,
+    ) -> bool {
+        dual_models::split_items(self.as_slice(), duals, gradient, tangent)
+    }
+    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
+        dual_models::push_items::<T>(duals, stack);
+    }
+    fn pop_duals(
+        duals: &mut Self::Duals,
+        stack: &mut crate::__adjoint::DualStack,
+        scale: autodiff_core::Dual,
+    ) {
+        dual_models::pop_items::<T>(duals, stack, scale);
     }
 }
 

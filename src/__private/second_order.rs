@@ -342,3 +342,45 @@ pub fn compiled_hessian<S: Shapes, D: crate::__adjoint::Split<Plain = S::Gradien
     crate::__adjoint::hessian_compiled();
     Hessian::from_rows(rows)
 }
+
+/// [`compiled_hessian`] of a function taking a model, its parameters
+/// `size` components in all: `column` takes the `i`-th unit direction as
+/// components (in the order `f_check` lists them) and gives `H·eᵢ` the
+/// same way, the generated code shaping and flattening through each
+/// parameter's own type (so that a struct that is not a model is one error
+/// on it, not one per generic call).
+pub fn compiled_hessian_flat(
+    size: usize,
+    mut column: impl FnMut(&Vec<f64>) -> Option<Vec<f64>>,
+) -> Option<Hessian> {
+    let mut unit = vec![0.0; size];
+    let mut rows = vec![vec![0.0; size]; size];
+    for i in 0..size {
+        unit[i] = 1.0;
+        let product = column(&unit);
+        unit[i] = 0.0;
+        let product = product.filter(|product| product.len() == size)?;
+        for (row, &entry) in rows.iter_mut().zip(&product) {
+            row[i] = entry;
+        }
+    }
+    crate::__adjoint::hessian_compiled();
+    Hessian::from_rows(rows)
+}
+
+/// Appends the components of `parameter`, in the order `f_check` lists
+/// them.
+#[inline]
+pub fn components_of<P: Parameter>(parameter: &P, out: &mut Vec<f64>) {
+    parameter.components(out);
+}
+
+/// Appends the components of a gradient of `parameter`'s shape.
+#[inline]
+pub fn gradient_components_of<P: Parameter>(
+    _parameter: &P,
+    gradient: &P::Gradient,
+    out: &mut Vec<f64>,
+) {
+    P::gradient_components(gradient, out);
+}
