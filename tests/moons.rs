@@ -1,6 +1,7 @@
 //! The two-moons demo under test: the data lie on their arcs, 100 steps of
 //! training in the test profile reach every point and a small loss, one
 //! step's gradient agrees with central differences in all 337 components,
+//! its Hessian-vector product runs compiled and agrees with the tape's,
 //! and the SVG holds the grid, the points and both curves, and is the one
 //! checked in under `docs/`.
 
@@ -40,6 +41,45 @@ fn one_steps_gradient_agrees_with_central_differences() {
     assert_eq!(model.num_scalars(), 2 * 16 + 16 + 16 * 16 + 16 + 16 + 1);
     let check = loss_check(&model, &data).unwrap();
     assert!(check.passed(), "{check}");
+}
+
+#[test]
+fn the_losss_hessian_vector_product_is_compiled_and_the_tapes() {
+    use autodiff::Parameters;
+    let (data, model) = moons::setup();
+    let mut direction = model.clone();
+    let mut k = 0.0_f64;
+    direction.visit_mut(&mut |v| {
+        k += 1.0;
+        *v = (0.37 * k).sin();
+    });
+    let before = autodiff::__adjoint::compiled_hvps();
+    let compiled = moons::loss_hvp(&model, &data, direction.clone()).unwrap();
+    assert_eq!(
+        autodiff::__adjoint::compiled_hvps(),
+        before + 1,
+        "not compiled"
+    );
+    let tape = moons::loss_hvp_tape(&model, &data, direction.clone()).unwrap();
+    assert_eq!(compiled.value, tape.value);
+    for (what, got, want) in [
+        (
+            "gradient",
+            compiled.gradient.scalars(),
+            tape.gradient.scalars(),
+        ),
+        ("H·v", compiled.hvp.scalars(), tape.hvp.scalars()),
+    ] {
+        for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-13 * b.abs().max(1.0),
+                "{what}[{i}]: {a} vs {b}"
+            );
+        }
+    }
+    // The layers' switches are the model's.
+    let switches: Vec<bool> = compiled.hvp.layers.iter().map(|layer| layer.relu).collect();
+    assert_eq!(switches, [true, true, false]);
 }
 
 #[test]

@@ -2112,3 +2112,306 @@ fn rows_walked_by_a_for_run_the_compiled_hvp() -> Result<(), ScalarAutodiffError
     );
     Ok(())
 }
+
+/// A layer of a model read through the model's twin on dual numbers: a
+/// trained matrix of rows and bias, a `#[constant]` switch and a
+/// `#[constant]` number that mixes with tracked values.
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct DualLayer {
+    w: Vec<Vec<f64>>,
+    b: Vec<f64>,
+    #[constant]
+    squash: bool,
+    #[constant]
+    gain: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct DualNet {
+    layers: Vec<DualLayer>,
+    head: [f64; 2],
+}
+
+/// A loss written as a free function over the model, its forward inline.
+#[differentiable]
+fn dual_net_loss(net: &DualNet, #[constant] x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    for k in 0..net.layers.len() {
+        let mut next = Vec::new();
+        for j in 0..net.layers[k].b.len() {
+            let mut s = net.layers[k].b[j];
+            for i in 0..h.len() {
+                s += net.layers[k].w[j][i] * h[i];
+            }
+            if net.layers[k].squash {
+                s = s.tanh();
+            }
+            next.push(s * net.layers[k].gain);
+        }
+        h = next;
+    }
+    let mut total = 0.0;
+    for i in 0..h.len() {
+        total += h[i] * h[i] * net.head[i % 2];
+    }
+    total
+}
+
+#[differentiable]
+impl DualNet {
+    /// The same loss as a method.
+    fn loss(&self, #[constant] x: &[f64]) -> f64 {
+        let mut h = x.to_vec();
+        for k in 0..self.layers.len() {
+            let mut next = Vec::new();
+            for j in 0..self.layers[k].b.len() {
+                let mut s = self.layers[k].b[j];
+                for i in 0..h.len() {
+                    s += self.layers[k].w[j][i] * h[i];
+                }
+                if self.layers[k].squash {
+                    s = s.tanh();
+                }
+                next.push(s * self.layers[k].gain);
+            }
+            h = next;
+        }
+        let mut total = 0.0;
+        for i in 0..h.len() {
+            total += h[i] * h[i] * self.head[i % 2];
+        }
+        total
+    }
+}
+
+fn dual_net() -> DualNet {
+    DualNet {
+        layers: vec![
+            DualLayer {
+                w: vec![vec![0.3, -0.2, 0.5], vec![0.1, 0.4, -0.6]],
+                b: vec![0.1, -0.1],
+                squash: true,
+                gain: 1.5,
+            },
+            DualLayer {
+                w: vec![vec![0.7, -0.3], vec![0.2, 0.9]],
+                b: vec![0.05, 0.2],
+                squash: false,
+                gain: 0.5,
+            },
+        ],
+        head: [1.3, -0.7],
+    }
+}
+
+#[test]
+fn a_model_is_read_through_its_twin_on_dual_numbers_as_a_parameter_and_as_self(
+) -> Result<(), ScalarAutodiffError> {
+    use autodiff::__adjoint::{compiled_hessians, compiled_jvps};
+    let net = dual_net();
+    let x = [0.5, -1.0, 2.0];
+    let flat = net.scalars();
+    let v: Vec<f64> = (0..flat.len())
+        .map(|i| (0.37 * (i + 1) as f64).sin())
+        .collect();
+    let mut direction = net.clone();
+    direction.set_from_slice(&v).unwrap();
+    direction.layers[0].gain = 99.0; // a constant of the direction is not read
+    let at = |p: &[f64]| {
+        let mut moved = net.clone();
+        moved.set_from_slice(p).unwrap();
+        moved
+    };
+    let grad = |p: &[f64]| dual_net_loss_grad(&at(p), &x).unwrap().gradient.scalars();
+    for (what, result, tape) in [
+        (
+            "free function",
+            compiled_once(|| dual_net_loss_hvp(&net, &x, direction.clone()))?,
+            dual_net_loss_hvp_tape(&net, &x, direction.clone())?,
+        ),
+        (
+            "method",
+            compiled_once(|| net.loss_hvp(&x, direction.clone()))?,
+            net.loss_hvp_tape(&x, direction.clone())?,
+        ),
+    ] {
+        assert_all_close_named(
+            &result.hvp.scalars(),
+            &tape.hvp.scalars(),
+            1e-13,
+            &format!("{what}: compiled vs tape H·v"),
+        );
+        assert_all_close_named(
+            &result.gradient.scalars(),
+            &grad(&flat),
+            1e-14,
+            &format!("{what}: gradient"),
+        );
+        // Constants are the model's, in the gradient and in H·v.
+        assert_eq!(result.gradient.layers[0].gain, 1.5, "{what}");
+        assert_eq!(result.hvp.layers[1].gain, 0.5, "{what}");
+        assert!(result.hvp.layers[0].squash && !result.hvp.layers[1].squash);
+        let differences = along(
+            |t| {
+                let moved: Vec<f64> = flat.iter().zip(&v).map(|(p, v)| p + t * v).collect();
+                grad(&moved)
+            },
+            1e-5,
+        );
+        assert_all_close_named(
+            &result.hvp.scalars(),
+            &differences,
+            1e-6,
+            &format!("{what}: central differences"),
+        );
+    }
+    // Forward mode and the Hessian run the same sweep.
+    let jvps = compiled_jvps();
+    let forward = dual_net_loss_jvp(&net, &x, direction.clone())?;
+    assert_eq!(compiled_jvps(), jvps + 1, "f_jvp was not compiled");
+    let dot: f64 = grad(&flat).iter().zip(&v).map(|(g, v)| g * v).sum();
+    assert!(
+        close(forward.tangent, dot, 1e-13),
+        "{} vs {dot}",
+        forward.tangent
+    );
+    let hessians = compiled_hessians();
+    let hessian = net.loss_hessian(&x)?;
+    assert_eq!(
+        compiled_hessians(),
+        hessians + 1,
+        "f_hessian was not compiled"
+    );
+    let hvp = dual_net_loss_hvp(&net, &x, direction.clone())?
+        .hvp
+        .scalars();
+    check_all(grad, &hessian, &hvp, &flat, &v, "model on duals");
+    Ok(())
+}
+
+#[test]
+fn a_model_on_dual_numbers_rejects_what_the_tape_rejects_and_changes_nothing() {
+    let net = dual_net();
+    let x = [0.5, -1.0, 2.0];
+    // A direction of another shape: the tape's typed error naming `net`.
+    let mut short = net.clone();
+    short.layers[1].b.pop();
+    let error = dual_net_loss_hvp(&net, &x, short.clone()).unwrap_err();
+    assert_eq!(
+        error,
+        dual_net_loss_hvp_tape(&net, &x, short).unwrap_err(),
+        "the same error as the tape's"
+    );
+    assert!(error.to_string().contains("net"), "{error}");
+    // A weight that is not finite: the tape's labelled error, and the
+    // model as it was.
+    let mut bad = net.clone();
+    bad.layers[0].w[1][2] = f64::NAN;
+    let before = bad.clone();
+    let error = dual_net_loss_hvp(&bad, &x, net.clone()).unwrap_err();
+    // (Its value is NaN, so compared as written.)
+    assert_eq!(
+        format!("{error:?}"),
+        format!(
+            "{:?}",
+            dual_net_loss_hvp_tape(&bad, &x, net.clone()).unwrap_err()
+        )
+    );
+    assert!(error.to_string().contains("net"), "{error}");
+    assert_eq!(bad.scalars().len(), before.scalars().len());
+    assert!(bad.layers[0].w[1][2].is_nan() && bad.layers[0].w[0] == before.layers[0].w[0]);
+    // A direction that is not finite.
+    let mut wild = net.clone();
+    wild.head[1] = f64::INFINITY;
+    assert_eq!(
+        dual_net_loss_hvp(&net, &x, wild.clone()).unwrap_err(),
+        dual_net_loss_hvp_tape(&net, &x, wild).unwrap_err()
+    );
+}
+
+#[differentiable]
+impl DualLayer {
+    /// One unit of the layer, `tanh(b + w·x)`.
+    fn unit(&self, x: &[f64], #[constant] j: usize) -> f64 {
+        let mut s = self.b[j];
+        for i in 0..x.len() {
+            s += self.w[j][i] * x[i];
+        }
+        s.tanh()
+    }
+}
+
+/// A free helper taking a model.
+#[differentiable]
+fn first_unit(layer: &DualLayer, x: &[f64]) -> f64 {
+    let mut s = layer.b[0];
+    for i in 0..x.len() {
+        s += layer.w[0][i] * x[i];
+    }
+    s * layer.gain
+}
+
+/// A model and the input both differentiable, a method and a helper
+/// called on the model, read as numbers.
+#[differentiable]
+fn layer_calls(layer: &DualLayer, x: &[f64]) -> f64 {
+    let a = layer.unit(x, 1);
+    let b = first_unit(layer, x);
+    a * b + layer.unit(x, 0) * x[2]
+}
+
+#[test]
+fn calls_that_take_a_model_run_their_dual_sweeps_with_the_callers_twin(
+) -> Result<(), ScalarAutodiffError> {
+    let layer = dual_net().layers[0].clone();
+    let x = vec![0.5, -1.0, 2.0];
+    let mut direction = layer.clone();
+    direction
+        .set_from_slice(&[0.2, -0.4, 0.1, 0.3, 0.5, -0.6, 0.7, 0.25])
+        .unwrap();
+    let dx = vec![-0.3, 0.6, 0.15];
+    let result = compiled_once(|| layer_calls_hvp(&layer, &x, (direction.clone(), dx.clone())))?;
+    let tape = layer_calls_hvp_tape(&layer, &x, (direction.clone(), dx.clone()))?;
+    let flat = |pair: &(DualLayer, Vec<f64>)| {
+        let mut out = pair.0.scalars();
+        out.extend_from_slice(&pair.1);
+        out
+    };
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &flat(&tape.hvp),
+        1e-13,
+        "compiled vs tape",
+    );
+    assert_eq!(result.hvp.0.gain, layer.gain, "constants are the model's");
+    let point = flat(&(layer.clone(), x.clone()));
+    let v = flat(&(direction.clone(), dx.clone()));
+    let grad = |p: &[f64]| {
+        let mut moved = layer.clone();
+        moved.set_from_slice(&p[..8]).unwrap();
+        flat(&layer_calls_grad(&moved, &p[8..]).unwrap().gradient)
+    };
+    let differences = along(
+        |t| {
+            let moved: Vec<f64> = point.iter().zip(&v).map(|(p, v)| p + t * v).collect();
+            grad(&moved)
+        },
+        1e-5,
+    );
+    assert_all_close_named(
+        &flat(&result.hvp),
+        &differences,
+        1e-6,
+        "central differences",
+    );
+    let hessian = layer_calls_hessian(&layer, &x)?;
+    check_all(
+        grad,
+        &hessian,
+        &flat(&result.hvp),
+        &point,
+        &v,
+        "model and input",
+    );
+    Ok(())
+}

@@ -225,6 +225,69 @@ impl Neuron {
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[inline]
+    fn __ad_forward_adjoint_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        __self: &<Self as ::autodiff::__private::Parameter>::Duals,
+        x: f64,
+    ) -> ::core::option::Option<
+        ::autodiff::ValueAndGradient<
+            <Self as ::autodiff::__private::Parameter>::Duals,
+            ::autodiff::Dual,
+        >,
+    > {
+        #[allow(unused_imports)]
+        use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+        stack
+            .observe_operand_of(
+                (__self.w * x + __self.b),
+                ::autodiff::ScalarOperation::Tanh,
+            );
+        let value = ::autodiff::__adjoint::dual((__self.w * x + __self.b).tanh());
+        let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(value);
+        if !stack.reverses() {
+            stack.observe(value);
+            if !stack.finite() {
+                return ::core::option::Option::None;
+            }
+            return ::core::option::Option::Some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: <Self as ::autodiff::__private::Parameter>::zero_duals(__self),
+            });
+        }
+        let mut __self_bar = <Self as ::autodiff::__private::Parameter>::zero_duals(
+            __self,
+        );
+        let value_bar = ::autodiff::Dual::constant(1.0);
+        let sum_bar = value_bar
+            * ::autodiff::__adjoint::dual_rules::tanh_partial(
+                ((__self.w * x + __self.b)),
+            );
+        __self_bar.b += sum_bar;
+        __self_bar.w += sum_bar * x;
+        stack.observe(value);
+        if stack.finite() {
+            ::core::option::Option::Some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: __self_bar,
+            })
+        } else {
+            ::core::option::Option::None
+        }
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
     #[allow(clippy::too_many_arguments)]
     fn __ad_forward_grad_tape_on(
         tape: &mut ::autodiff::Tape,
@@ -545,20 +608,50 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[inline]
     #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
     fn __ad_forward_jvp(
         __self: &Self,
         x: f64,
         tangent: Self,
     ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-        use ::autodiff::__private as __ad;
-        let mut flat = ::std::vec::Vec::new();
-        <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
-        let tape = &mut __ad::second_order_tape();
-        __ad::jvp(Self::__ad_forward_grad_tape_on(tape, __self, x), tape, &flat)
+        if let (::core::option::Option::Some(lifted_0),) = (
+            <Self as ::autodiff::__private::Parameter>::lift_duals(
+                __self,
+                {
+                    let __along: &Self = &tangent;
+                    __along
+                },
+            ),
+        ) {
+            let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
+            if let ::core::option::Option::Some(result) = Self::__ad_forward_adjoint_dual(
+                stack,
+                &lifted_0,
+                x,
+            ) {
+                if let ::core::option::Option::Some(answer) = ::autodiff::__private::compiled_jvp(
+                    result,
+                ) {
+                    return ::core::result::Result::Ok(answer);
+                }
+            }
+        }
+        {
+            use ::autodiff::__private as __ad;
+            let mut flat = ::std::vec::Vec::new();
+            <Self as __ad::Parameter>::model_direction(
+                __self,
+                &tangent,
+                "self",
+                &mut flat,
+            )?;
+        }
+        Self::__ad_forward_jvp_tape(__self, x, tangent)
     }
     /// Forward mode: the value of [`forward`](Self::forward) and its derivative along `tangent` (∇forward · tangent), `tangent` shaped like the gradient of [`forward_grad`](Self::forward_grad). The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
     fn forward_jvp(
         &self,
         x: f64,
@@ -570,7 +663,165 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[inline]
     #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
     fn __ad_forward_hvp(
+        __self: &Self,
+        x: f64,
+        direction: Self,
+    ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
+        if let (::core::option::Option::Some(lifted_0),) = (
+            <Self as ::autodiff::__private::Parameter>::lift_duals(
+                __self,
+                {
+                    let __along: &Self = &direction;
+                    __along
+                },
+            ),
+        ) {
+            let stack = &mut ::autodiff::__adjoint::DualStack::new();
+            if let ::core::option::Option::Some(result) = Self::__ad_forward_adjoint_dual(
+                stack,
+                &lifted_0,
+                x,
+            ) {
+                if let ::core::option::Option::Some(answer) = (|| {
+                    let (gradient_0, product_0) = <Self as ::autodiff::__private::Parameter>::split_model(
+                        __self,
+                        &result.gradient,
+                    )?;
+                    ::core::option::Option::Some((gradient_0, product_0))
+                })()
+                    .map(|(gradient, hvp)| {
+                        ::autodiff::__adjoint::hvp_compiled();
+                        ::autodiff::Hvp {
+                            value: result.value.value,
+                            gradient,
+                            hvp,
+                        }
+                    })
+                {
+                    return ::core::result::Result::Ok(answer);
+                }
+            }
+        }
+        {
+            use ::autodiff::__private as __ad;
+            let mut flat = ::std::vec::Vec::new();
+            <Self as __ad::Parameter>::model_direction(
+                __self,
+                &direction,
+                "self",
+                &mut flat,
+            )?;
+        }
+        Self::__ad_forward_hvp_tape(__self, x, direction)
+    }
+    /// The value of [`forward`](Self::forward), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    fn forward_hvp(
+        &self,
+        x: f64,
+        direction: Self,
+    ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_forward_hvp(self, x, direction)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    fn __ad_forward_hessian(
+        __self: &Self,
+        x: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let stack = &mut ::autodiff::__adjoint::DualStack::new();
+        let mut own = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::components(__self, &mut own);
+        if let ::core::option::Option::Some(hessian) = __ad::compiled_hessian_flat(
+            own.len(),
+            |unit| {
+                let direction = {
+                    let mut rest = unit.as_slice();
+                    <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
+                };
+                let (::core::option::Option::Some(lifted_0),) = (
+                    <Self as ::autodiff::__private::Parameter>::lift_duals(
+                        __self,
+                        {
+                            let __along: &Self = &direction;
+                            __along
+                        },
+                    ),
+                ) else {
+                    return ::core::option::Option::None;
+                };
+                let ::core::option::Option::Some(result) = Self::__ad_forward_adjoint_dual(
+                    stack,
+                    &lifted_0,
+                    x,
+                ) else {
+                    return ::core::option::Option::None;
+                };
+                let (_, product) = (|| {
+                    let (gradient_0, product_0) = <Self as ::autodiff::__private::Parameter>::split_model(
+                        __self,
+                        &result.gradient,
+                    )?;
+                    ::core::option::Option::Some((gradient_0, product_0))
+                })()?;
+                let mut out = ::std::vec::Vec::with_capacity(own.len());
+                <Self as __ad::Parameter>::gradient_components(&product, &mut out);
+                ::core::option::Option::Some(out)
+            },
+        ) {
+            return ::core::result::Result::Ok(hessian);
+        }
+        Self::__ad_forward_hessian_tape(__self, x)
+    }
+    /// The dense Hessian of [`forward`](Self::forward) over its differentiable components, in the order `forward_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    fn forward_hessian(
+        &self,
+        x: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_forward_hessian(self, x)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __ad_forward_jvp_tape(
+        __self: &Self,
+        x: f64,
+        tangent: Self,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
+        let tape = &mut __ad::second_order_tape();
+        __ad::jvp(Self::__ad_forward_grad_tape_on(tape, __self, x), tape, &flat)
+    }
+    /// [`forward_jvp`](Self::forward_jvp) on the tape: the body recorded and the engine's passes run over it. `forward_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
+    #[inline]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn forward_jvp_tape(
+        &self,
+        x: f64,
+        tangent: Self,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_forward_jvp_tape(self, x, tangent)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __ad_forward_hvp_tape(
         __self: &Self,
         x: f64,
         direction: Self,
@@ -601,21 +852,22 @@ impl Neuron {
             },
         })
     }
-    /// The value of [`forward`](Self::forward), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// [`forward_hvp`](Self::forward_hvp) on the tape: the body recorded and the engine's passes run over it. `forward_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn forward_hvp(
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn forward_hvp_tape(
         &self,
         x: f64,
         direction: Self,
     ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
-        Self::__ad_forward_hvp(self, x, direction)
+        Self::__ad_forward_hvp_tape(self, x, direction)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn __ad_forward_hessian(
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __ad_forward_hessian_tape(
         __self: &Self,
         x: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
@@ -625,14 +877,62 @@ impl Neuron {
             tape,
         )
     }
-    /// The dense Hessian of [`forward`](Self::forward) over its differentiable components, in the order `forward_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+    /// [`forward_hessian`](Self::forward_hessian) on the tape: the body recorded and the engine's passes run over it. `forward_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn forward_hessian(
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn forward_hessian_tape(
         &self,
         x: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-        Self::__ad_forward_hessian(self, x)
+        Self::__ad_forward_hessian_tape(self, x)
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    #[doc(hidden)]
+    fn forward_forward_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        args: ::core::option::Option<
+            (&<Self as ::autodiff::__private::Parameter>::Duals, f64),
+        >,
+    ) -> ::autodiff::Dual {
+        let ::core::option::Option::Some((__self, x)) = args else {
+            return stack.failed();
+        };
+        match Self::__ad_forward_adjoint_dual(stack, __self, x) {
+            ::core::option::Option::Some(result) => {
+                <Self as ::autodiff::__private::Parameter>::push_duals(
+                    &result.gradient,
+                    stack,
+                );
+                result.value
+            }
+            ::core::option::Option::None => stack.failed(),
+        }
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    #[doc(hidden)]
+    fn forward_reverse_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        value_bar: ::autodiff::Dual,
+        bars: ::core::option::Option<
+            (
+                &mut <Self as ::autodiff::__private::Parameter>::Duals,
+                &mut dyn ::core::any::Any,
+            ),
+        >,
+    ) {
+        let ::core::option::Option::Some((__self_bar, _)) = bars else {
+            return stack.fail();
+        };
+        <Self as ::autodiff::__private::Parameter>::pop_duals(
+            __self_bar,
+            stack,
+            value_bar,
+        );
     }
     #[allow(dead_code)]
     fn loss(&self, x: f64, y: f64) -> f64 {
@@ -882,6 +1182,77 @@ impl Neuron {
         y: f64,
     ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self>> {
         Self::__ad_loss_adjoint(stack, self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[inline]
+    fn __ad_loss_adjoint_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        __self: &<Self as ::autodiff::__private::Parameter>::Duals,
+        x: f64,
+        y: f64,
+    ) -> ::core::option::Option<
+        ::autodiff::ValueAndGradient<
+            <Self as ::autodiff::__private::Parameter>::Duals,
+            ::autodiff::Dual,
+        >,
+    > {
+        #[allow(unused_imports)]
+        use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+        let forward_value = <Self>::forward_forward_dual(
+            stack,
+            ::autodiff::__adjoint::args((__self, x)),
+        );
+        let value = forward_value - y;
+        let d = ::autodiff::__adjoint::dual(value);
+        let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
+            ::autodiff::__adjoint::dual(d * d),
+        );
+        if !stack.reverses() {
+            stack.observe(value);
+            if !stack.finite() {
+                return ::core::option::Option::None;
+            }
+            return ::core::option::Option::Some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: <Self as ::autodiff::__private::Parameter>::zero_duals(__self),
+            });
+        }
+        let mut __self_bar = <Self as ::autodiff::__private::Parameter>::zero_duals(
+            __self,
+        );
+        let value_bar = ::autodiff::Dual::constant(1.0);
+        let mut d_bar = ::autodiff::Dual::constant(0.0);
+        d_bar += value_bar * d;
+        d_bar += value_bar * d;
+        <Self>::forward_reverse_dual(
+            stack,
+            d_bar,
+            ::autodiff::__adjoint::args((
+                &mut __self_bar,
+                &mut ::autodiff::__adjoint::dual_zero(&(x)),
+            )),
+        );
+        stack.observe(value);
+        if stack.finite() {
+            ::core::option::Option::Some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: __self_bar,
+            })
+        } else {
+            ::core::option::Option::None
+        }
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
@@ -1227,21 +1598,52 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[inline]
     #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
     fn __ad_loss_jvp(
         __self: &Self,
         x: f64,
         y: f64,
         tangent: Self,
     ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-        use ::autodiff::__private as __ad;
-        let mut flat = ::std::vec::Vec::new();
-        <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
-        let tape = &mut __ad::second_order_tape();
-        __ad::jvp(Self::__ad_loss_grad_tape_on(tape, __self, x, y), tape, &flat)
+        if let (::core::option::Option::Some(lifted_0),) = (
+            <Self as ::autodiff::__private::Parameter>::lift_duals(
+                __self,
+                {
+                    let __along: &Self = &tangent;
+                    __along
+                },
+            ),
+        ) {
+            let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
+            if let ::core::option::Option::Some(result) = Self::__ad_loss_adjoint_dual(
+                stack,
+                &lifted_0,
+                x,
+                y,
+            ) {
+                if let ::core::option::Option::Some(answer) = ::autodiff::__private::compiled_jvp(
+                    result,
+                ) {
+                    return ::core::result::Result::Ok(answer);
+                }
+            }
+        }
+        {
+            use ::autodiff::__private as __ad;
+            let mut flat = ::std::vec::Vec::new();
+            <Self as __ad::Parameter>::model_direction(
+                __self,
+                &tangent,
+                "self",
+                &mut flat,
+            )?;
+        }
+        Self::__ad_loss_jvp_tape(__self, x, y, tangent)
     }
     /// Forward mode: the value of [`loss`](Self::loss) and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`](Self::loss_grad). The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
     #[inline]
     #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
     fn loss_jvp(
         &self,
         x: f64,
@@ -1254,7 +1656,173 @@ impl Neuron {
     #[allow(non_snake_case, dead_code)]
     #[inline]
     #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
     fn __ad_loss_hvp(
+        __self: &Self,
+        x: f64,
+        y: f64,
+        direction: Self,
+    ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
+        if let (::core::option::Option::Some(lifted_0),) = (
+            <Self as ::autodiff::__private::Parameter>::lift_duals(
+                __self,
+                {
+                    let __along: &Self = &direction;
+                    __along
+                },
+            ),
+        ) {
+            let stack = &mut ::autodiff::__adjoint::DualStack::new();
+            if let ::core::option::Option::Some(result) = Self::__ad_loss_adjoint_dual(
+                stack,
+                &lifted_0,
+                x,
+                y,
+            ) {
+                if let ::core::option::Option::Some(answer) = (|| {
+                    let (gradient_0, product_0) = <Self as ::autodiff::__private::Parameter>::split_model(
+                        __self,
+                        &result.gradient,
+                    )?;
+                    ::core::option::Option::Some((gradient_0, product_0))
+                })()
+                    .map(|(gradient, hvp)| {
+                        ::autodiff::__adjoint::hvp_compiled();
+                        ::autodiff::Hvp {
+                            value: result.value.value,
+                            gradient,
+                            hvp,
+                        }
+                    })
+                {
+                    return ::core::result::Result::Ok(answer);
+                }
+            }
+        }
+        {
+            use ::autodiff::__private as __ad;
+            let mut flat = ::std::vec::Vec::new();
+            <Self as __ad::Parameter>::model_direction(
+                __self,
+                &direction,
+                "self",
+                &mut flat,
+            )?;
+        }
+        Self::__ad_loss_hvp_tape(__self, x, y, direction)
+    }
+    /// The value of [`loss`](Self::loss), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    fn loss_hvp(
+        &self,
+        x: f64,
+        y: f64,
+        direction: Self,
+    ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_loss_hvp(self, x, y, direction)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    fn __ad_loss_hessian(
+        __self: &Self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let stack = &mut ::autodiff::__adjoint::DualStack::new();
+        let mut own = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::components(__self, &mut own);
+        if let ::core::option::Option::Some(hessian) = __ad::compiled_hessian_flat(
+            own.len(),
+            |unit| {
+                let direction = {
+                    let mut rest = unit.as_slice();
+                    <Self as __ad::Parameter>::gradient_from(__self, &mut rest)
+                };
+                let (::core::option::Option::Some(lifted_0),) = (
+                    <Self as ::autodiff::__private::Parameter>::lift_duals(
+                        __self,
+                        {
+                            let __along: &Self = &direction;
+                            __along
+                        },
+                    ),
+                ) else {
+                    return ::core::option::Option::None;
+                };
+                let ::core::option::Option::Some(result) = Self::__ad_loss_adjoint_dual(
+                    stack,
+                    &lifted_0,
+                    x,
+                    y,
+                ) else {
+                    return ::core::option::Option::None;
+                };
+                let (_, product) = (|| {
+                    let (gradient_0, product_0) = <Self as ::autodiff::__private::Parameter>::split_model(
+                        __self,
+                        &result.gradient,
+                    )?;
+                    ::core::option::Option::Some((gradient_0, product_0))
+                })()?;
+                let mut out = ::std::vec::Vec::with_capacity(own.len());
+                <Self as __ad::Parameter>::gradient_components(&product, &mut out);
+                ::core::option::Option::Some(out)
+            },
+        ) {
+            return ::core::result::Result::Ok(hessian);
+        }
+        Self::__ad_loss_hessian_tape(__self, x, y)
+    }
+    /// The dense Hessian of [`loss`](Self::loss) over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    fn loss_hessian(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_loss_hessian(self, x, y)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __ad_loss_jvp_tape(
+        __self: &Self,
+        x: f64,
+        y: f64,
+        tangent: Self,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        use ::autodiff::__private as __ad;
+        let mut flat = ::std::vec::Vec::new();
+        <Self as __ad::Parameter>::model_direction(__self, &tangent, "self", &mut flat)?;
+        let tape = &mut __ad::second_order_tape();
+        __ad::jvp(Self::__ad_loss_grad_tape_on(tape, __self, x, y), tape, &flat)
+    }
+    /// [`loss_jvp`](Self::loss_jvp) on the tape: the body recorded and the engine's passes run over it. `loss_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
+    #[inline]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn loss_jvp_tape(
+        &self,
+        x: f64,
+        y: f64,
+        tangent: Self,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        Self::__ad_loss_jvp_tape(self, x, y, tangent)
+    }
+    #[doc(hidden)]
+    #[allow(non_snake_case, dead_code)]
+    #[inline]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __ad_loss_hvp_tape(
         __self: &Self,
         x: f64,
         y: f64,
@@ -1286,22 +1854,23 @@ impl Neuron {
             },
         })
     }
-    /// The value of [`loss`](Self::loss), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// [`loss_hvp`](Self::loss_hvp) on the tape: the body recorded and the engine's passes run over it. `loss_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn loss_hvp(
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn loss_hvp_tape(
         &self,
         x: f64,
         y: f64,
         direction: Self,
     ) -> ::core::result::Result<::autodiff::Hvp<Self>, ::autodiff::ScalarAutodiffError> {
-        Self::__ad_loss_hvp(self, x, y, direction)
+        Self::__ad_loss_hvp_tape(self, x, y, direction)
     }
     #[doc(hidden)]
     #[allow(non_snake_case, dead_code)]
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn __ad_loss_hessian(
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __ad_loss_hessian_tape(
         __self: &Self,
         x: f64,
         y: f64,
@@ -1312,15 +1881,64 @@ impl Neuron {
             tape,
         )
     }
-    /// The dense Hessian of [`loss`](Self::loss) over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+    /// [`loss_hessian`](Self::loss_hessian) on the tape: the body recorded and the engine's passes run over it. `loss_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn loss_hessian(
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn loss_hessian_tape(
         &self,
         x: f64,
         y: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-        Self::__ad_loss_hessian(self, x, y)
+        Self::__ad_loss_hessian_tape(self, x, y)
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    #[doc(hidden)]
+    fn loss_forward_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        args: ::core::option::Option<
+            (&<Self as ::autodiff::__private::Parameter>::Duals, f64, f64),
+        >,
+    ) -> ::autodiff::Dual {
+        let ::core::option::Option::Some((__self, x, y)) = args else {
+            return stack.failed();
+        };
+        match Self::__ad_loss_adjoint_dual(stack, __self, x, y) {
+            ::core::option::Option::Some(result) => {
+                <Self as ::autodiff::__private::Parameter>::push_duals(
+                    &result.gradient,
+                    stack,
+                );
+                result.value
+            }
+            ::core::option::Option::None => stack.failed(),
+        }
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(unused, clippy::all, clippy::pedantic)]
+    #[doc(hidden)]
+    fn loss_reverse_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        value_bar: ::autodiff::Dual,
+        bars: ::core::option::Option<
+            (
+                &mut <Self as ::autodiff::__private::Parameter>::Duals,
+                &mut dyn ::core::any::Any,
+                &mut dyn ::core::any::Any,
+            ),
+        >,
+    ) {
+        let ::core::option::Option::Some((__self_bar, _, _)) = bars else {
+            return stack.fail();
+        };
+        <Self as ::autodiff::__private::Parameter>::pop_duals(
+            __self_bar,
+            stack,
+            value_bar,
+        );
     }
     #[allow(dead_code)]
     fn scale(w: f64, x: f64) -> f64 {
@@ -1443,6 +2061,50 @@ impl Neuron {
             })
     }
     #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        unused_doc_comments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    #[inline]
+    fn scale_adjoint_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        w: ::autodiff::Dual,
+        x: f64,
+    ) -> ::core::option::Option<
+        ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
+    > {
+        use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+        let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
+            ::autodiff::__adjoint::dual(w * x),
+        );
+        if !stack.reverses() {
+            stack.observe(value);
+            return stack
+                .finite()
+                .then_some(::autodiff::ValueAndGradient {
+                    value: value,
+                    gradient: ::autodiff::__adjoint::zero(&w),
+                });
+        }
+        let mut w_bar = ::autodiff::__adjoint::zero(&w);
+        let value_bar = ::autodiff::Dual::constant(1.0);
+        w_bar += value_bar * x;
+        stack.observe(value);
+        stack
+            .finite()
+            .then_some(::autodiff::ValueAndGradient {
+                value: value,
+                gradient: w_bar,
+            })
+    }
+    #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn scale_grad_tape_on(
         tape: &mut ::autodiff::Tape,
@@ -1547,6 +2209,80 @@ impl Neuron {
         x: f64,
         tangent: f64,
     ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
+        if let (::core::option::Option::Some(lifted_0),) = (
+            ::autodiff::__adjoint::lift(&w, &tangent),
+        ) {
+            let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
+            if let ::core::option::Option::Some(answer) = Self::scale_adjoint_dual(
+                    stack,
+                    lifted_0,
+                    x,
+                )
+                .and_then(::autodiff::__private::compiled_jvp)
+            {
+                return ::core::result::Result::Ok(answer);
+            }
+        }
+        ::autodiff::__private::check_direction(&w, &tangent, &["w"])?;
+        Self::scale_jvp_tape(w, x, tangent)
+    }
+    /// The value of [`scale`](Self::scale), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_hvp(
+        w: f64,
+        x: f64,
+        direction: f64,
+    ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
+        if let (::core::option::Option::Some(lifted_0),) = (
+            ::autodiff::__adjoint::lift(&w, &direction),
+        ) {
+            let stack = &mut ::autodiff::__adjoint::DualStack::new();
+            if let ::core::option::Option::Some(answer) = Self::scale_adjoint_dual(
+                    stack,
+                    lifted_0,
+                    x,
+                )
+                .and_then(::autodiff::__private::compiled_hvp)
+            {
+                return ::core::result::Result::Ok(answer);
+            }
+        }
+        ::autodiff::__private::check_direction(&w, &direction, &["w"])?;
+        Self::scale_hvp_tape(w, x, direction)
+    }
+    /// The dense Hessian of [`scale`](Self::scale) over its differentiable components, in the order `scale_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn scale_hessian(
+        w: f64,
+        x: f64,
+    ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
+        let stack = &mut ::autodiff::__adjoint::DualStack::new();
+        if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
+            &w,
+            |direction| {
+                let (::core::option::Option::Some(lifted_0),) = (
+                    ::autodiff::__adjoint::lift(&w, &direction),
+                ) else {
+                    return ::core::option::Option::None;
+                };
+                Self::scale_adjoint_dual(stack, lifted_0, x)
+            },
+        ) {
+            return ::core::result::Result::Ok(hessian);
+        }
+        Self::scale_hessian_tape(w, x)
+    }
+    /// [`scale_jvp`](Self::scale_jvp) on the tape: the body recorded and the engine's passes run over it. `scale_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
+    #[inline]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn scale_jvp_tape(
+        w: f64,
+        x: f64,
+        tangent: f64,
+    ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
         let tape = &mut ::autodiff::__private::second_order_tape();
         ::autodiff::__private::jvp_of(
             Self::scale_grad_tape_on(tape, w, x),
@@ -1556,10 +2292,11 @@ impl Neuron {
             &["w"],
         )
     }
-    /// The value of [`scale`](Self::scale), its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
+    /// [`scale_hvp`](Self::scale_hvp) on the tape: the body recorded and the engine's passes run over it. `scale_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn scale_hvp(
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn scale_hvp_tape(
         w: f64,
         x: f64,
         direction: f64,
@@ -1573,14 +2310,41 @@ impl Neuron {
             &["w"],
         )
     }
-    /// The dense Hessian of [`scale`](Self::scale) over its differentiable components, in the order `scale_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
+    /// [`scale_hessian`](Self::scale_hessian) on the tape: the body recorded and the engine's passes run over it. `scale_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
+    #[doc(hidden)]
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn scale_hessian(
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn scale_hessian_tape(
         w: f64,
         x: f64,
     ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
         let tape = &mut ::autodiff::__private::second_order_tape();
         ::autodiff::__private::hessian(Self::scale_grad_tape_on(tape, w, x), tape)
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn scale_forward_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        args: ::core::option::Option<(::autodiff::Dual, f64)>,
+    ) -> ::autodiff::Dual {
+        let ::core::option::Option::Some((w, x)) = args else {
+            return stack.failed();
+        };
+        ::autodiff::__adjoint::forwarded_dual(
+            Self::scale_adjoint_dual(stack, w, x),
+            stack,
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn scale_reverse_dual(
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        value_bar: ::autodiff::Dual,
+        bars: ::core::option::Option<(&mut ::autodiff::Dual, &mut dyn ::core::any::Any)>,
+    ) {
+        let ::core::option::Option::Some((w_bar, _)) = bars else {
+            return stack.fail();
+        };
+        ::autodiff::__adjoint::DualSpread::pop_scaled(w_bar, stack, value_bar);
     }
 }

@@ -408,6 +408,55 @@ fn captured(format: &str, names: &mut Vec<String>) {
     }
 }
 
+/// `tokens` with every token the macro made (spanned at the call site or
+/// the mixed site) located at `to`, each resolving as before; the
+/// student's own tokens are left where they are. The items that hold a
+/// model's twin on dual numbers are relocated onto the model's type, so
+/// that a struct that is not a model is one error there, as every other
+/// use of it is, rather than one more on the attribute.
+pub fn relocate(tokens: TokenStream, to: Span) -> TokenStream {
+    let made = [
+        format!("{:?}", Span::call_site()),
+        format!("{:?}", Span::mixed_site()),
+    ];
+    relocate_with(tokens, to, &made)
+}
+
+fn relocate_with(tokens: TokenStream, to: Span, made: &[String; 2]) -> TokenStream {
+    let moved = |span: Span| {
+        let text = format!("{span:?}");
+        // A call-site token takes `to` whole, so that an error on it is
+        // the very error the student's type already has, which rustc
+        // reports once (the items relocated allow the lints, which would
+        // now read them as the student's). A mixed-site one keeps its
+        // hygiene, located there.
+        if text == made[0] {
+            to
+        } else if text == made[1] {
+            span.located_at(to)
+        } else {
+            span
+        }
+    };
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            proc_macro2::TokenTree::Group(group) => {
+                let mut inner = proc_macro2::Group::new(
+                    group.delimiter(),
+                    relocate_with(group.stream(), to, made),
+                );
+                inner.set_span(moved(group.span()));
+                proc_macro2::TokenTree::Group(inner)
+            }
+            mut other => {
+                other.set_span(moved(other.span()));
+                other
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,7 +31,30 @@ pub fn items(siblings: TokenStream, plain: &Ident, tape_fn: &Ident, taken: Taken
     for mut function in functions {
         link_docs(&mut function, &names, plain);
         let is_tape = function.sig.ident == *tape_fn;
-        let wrapper = forwarding_method(&function, is_tape, taken);
+        // The dual sweep takes the model's twin on duals, not `&self`:
+        // its second-order items call it as the associated function.
+        let dual_fn = super::adjoint::dual_adjoint_ident(&format_ident!("{}_adjoint", plain));
+        // The dual pair: associated functions as they are, which a
+        // caller's dual sweep names on the model's type.
+        let pair = [
+            format_ident!("{}_forward_dual", plain),
+            format_ident!("{}_reverse_dual", plain),
+        ];
+        if pair.contains(&function.sig.ident) {
+            let body = qualify(function.block.to_token_stream(), &names, plain);
+            match syn::parse2(body) {
+                Ok(block) => *function.block = block,
+                Err(error) => return error.to_compile_error(),
+            }
+            function.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+            function.to_tokens(&mut out);
+            continue;
+        }
+        let wrapper = if function.sig.ident == dual_fn {
+            TokenStream::new()
+        } else {
+            forwarding_method(&function, is_tape, taken)
+        };
         let mut hidden = function;
         hidden.sig.ident = hidden_name(&hidden.sig.ident);
         hidden.attrs.retain(|attr| !attr.path().is_ident("doc"));

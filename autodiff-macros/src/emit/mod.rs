@@ -88,10 +88,7 @@ pub fn associated_items(function: &Function, flow: &Flow) -> TokenStream {
 
 /// The recording twin, the gradients and the checks.
 fn siblings(function: &Function, flow: &Flow) -> TokenStream {
-    let names = Names {
-        free: false,
-        ..Names::new(function)
-    };
+    let names = Names::new(function);
     let (tape, _) = tape::item(function, flow, &names);
     if function.output.is_some() {
         let (dot, dot_fn) = shaped::compiled_dot(function).unzip();
@@ -101,13 +98,14 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
         let transforms = shaped::transforms(function, &names);
         return quote!(#tape #forward #reverse #dot #transforms);
     }
-    // A method's `f_hvp` keeps the tape (`Names::free`).
-    let (grad, pair, _) = grad::items(function, &names);
+    let (grad, pair, dual) = grad::items(function, &names);
     let (dot, [forward, reverse]) = shaped::scalar_pair(function, &names, pair);
     let (forward, reverse) = (forward.free(), reverse.free());
     let check = check::items(function, &names);
-    let second = second::items(function, &names, false);
-    quote!(#tape #grad #forward #reverse #dot #check #second)
+    let second = second::items(function, &names, dual);
+    // The pair a caller's dual sweep calls (`<Mlp>::score_forward_dual`).
+    let dual_pair = adjoint::dual_method_pair(function, &names, dual);
+    quote!(#tape #grad #forward #reverse #dot #check #second #dual_pair)
 }
 
 /// The names that hold a model on the tape: parameters of a model type
@@ -258,10 +256,6 @@ struct Names<'m> {
     attrs: Vec<&'m Attribute>,
     /// `<'a, ...>` of the user's lifetimes, or nothing.
     generics: TokenStream,
-    /// A free function, not a method's or an associated function's
-    /// siblings: only its `f_hvp` runs the compiled adjoint on dual
-    /// numbers (`adjoint::dual`).
-    free: bool,
 }
 
 impl<'m> Names<'m> {
@@ -288,7 +282,6 @@ impl<'m> Names<'m> {
             } else {
                 quote!(<#lifetimes>)
             },
-            free: true,
         }
     }
 }

@@ -142,7 +142,14 @@ pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
         format_ident!("{}_hvp_tape", name),
         format_ident!("{}_hessian_tape", name),
     );
-    let (jvp_body, hvp_body, hessian_body, tape_twins) = if dual && thin {
+    // A model by reference (`loss(model: &Mlp, ..)`, a `&self` method):
+    // lifted onto its twin on duals and split back through the model
+    // (`__private::Parameter`), whose constants the gradient and `H·v`
+    // carry.
+    let models = differentiable
+        .iter()
+        .any(|param| matches!(param.kind, Kind::Struct { by_ref: true, .. }));
+    let (jvp_body, hvp_body, hessian_body, tape_twins) = if dual && (thin || models) {
         let twin = |fn_name: &Ident,
                     compiled: &Ident,
                     along: Option<&Ident>,
@@ -203,11 +210,17 @@ pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
     } else {
         (jvp_body, hvp_body, tape_hessian_body, quote!())
     };
+    // The compiled bodies of a function taking a model are relocated onto
+    // the model's type (`text::relocate`): lints would read them as the
+    // student's code.
+    let relocated =
+        (dual && models).then(|| quote!(#[allow(unused, clippy::all, clippy::pedantic)]));
     quote! {
         #[doc = #jvp_doc]
         #(#attrs)*
         #[inline]
         #[allow(clippy::too_many_arguments)]
+        #relocated
         #vis fn #jvp_fn #generics(
             #(#user_params,)*
             #tangent: #gradient_type
@@ -219,6 +232,7 @@ pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
         #(#attrs)*
         #[inline]
         #[allow(clippy::too_many_arguments)]
+        #relocated
         #vis fn #hvp_fn #generics(
             #(#user_params,)*
             #direction: #gradient_type
@@ -230,6 +244,7 @@ pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
         #(#attrs)*
         #[inline]
         #[allow(clippy::too_many_arguments)]
+        #relocated
         #vis fn #hessian_fn #generics(
             #(#user_params),*
         ) -> #result<::autodiff::Hessian, #error_type> {
@@ -339,12 +354,31 @@ impl Compiled<'_, '_> {
                 }
                 let ident = &param.ident;
                 let index = patterns.len();
-                let lifted = format_ident!("lifted_{}", index, span = Span::mixed_site());
+                // A model's twin is spanned on the model's type, as every
+                // use of it is: a struct that is not a model is one error.
+                let span = match &param.kind {
+                    Kind::Struct { ty, .. } => ty.span(),
+                    _ => Span::mixed_site(),
+                };
+                let lifted = format_ident!("lifted_{}", index, span = span);
                 let along = part(direction, index, self.differentiable.len());
-                patterns.push(quote!(::core::option::Option::Some(#lifted)));
+                patterns.push(quote_spanned!(span=> ::core::option::Option::Some(#lifted)));
                 match param.kind {
                     Kind::Slice(_) => {
                         lifts.push(quote!(::autodiff::__adjoint::lift(&#ident[..], &#along[..])));
+                        quote!(&#lifted)
+                    }
+                    Kind::Struct { ref ty, .. } => {
+                        let mut ident = ident.clone();
+                        ident.set_span(ty.span());
+                        // The model's part of the direction typed as the
+                        // model there, so that what the lift reads of it
+                        // is spanned on the model's type too.
+                        let typed = quote_spanned!(ty.span()=> {
+                            let __along: &#ty = &#along;
+                            __along
+                        });
+                        lifts.push(quote_spanned!(ty.span()=> <#ty as ::autodiff::__private::Parameter>::lift_duals(#ident, #typed)));
                         quote!(&#lifted)
                     }
                     _ => {
@@ -354,7 +388,83 @@ impl Compiled<'_, '_> {
                 }
             })
             .collect();
-        (quote!((#(#patterns,)*)), quote!((#(#lifts,)*)), args)
+        // The tuples spanned where a model's twin is, as every use of it.
+        let span = self.model_span();
+        (
+            quote_spanned!(span=> (#(#patterns,)*)),
+            quote_spanned!(span=> (#(#lifts,)*)),
+            args,
+        )
+    }
+
+    /// Whether a differentiable parameter is a model, whose gradient on
+    /// duals is split through the model (see `models` in [`items`]).
+    fn has_model(&self) -> bool {
+        self.differentiable
+            .iter()
+            .any(|param| matches!(param.kind, Kind::Struct { .. }))
+    }
+
+    /// `f_adjoint_dual`, spanned on the first model's type where there is
+    /// one (see [`Self::model_span`]).
+    fn dual_fn(&self) -> Ident {
+        let mut dual_fn = self.dual_fn.clone();
+        if self.has_model() {
+            dual_fn.set_span(self.model_span());
+        }
+        dual_fn
+    }
+
+    /// The first model's type's span, on which the bindings that hold its
+    /// twin are spanned (see `lifted`).
+    fn model_span(&self) -> Span {
+        self.differentiable
+            .iter()
+            .find_map(|param| match &param.kind {
+                Kind::Struct { ty, .. } => Some(ty.span()),
+                _ => None,
+            })
+            .unwrap_or_else(Span::mixed_site)
+    }
+
+    /// `Some((gradient, H·v))` of the dual sweep's `result`, each
+    /// parameter's part split as its shape is (a model's through the
+    /// model), or `None` where a part is not finite.
+    fn split(&self, result: &Ident) -> TokenStream {
+        let count = self.differentiable.len();
+        let (mut gradients, mut products, mut splits) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, param) in self.differentiable.iter().enumerate() {
+            let part = part(&format_ident!("gradient"), i, count);
+            let (gradient, product) = (
+                format_ident!("gradient_{}", i, span = Span::mixed_site()),
+                format_ident!("product_{}", i, span = Span::mixed_site()),
+            );
+            let ident = &param.ident;
+            splits.push(match &param.kind {
+                Kind::Struct { ty, .. } => {
+                    let split = quote_spanned!(ty.span()=> <#ty as ::autodiff::__private::Parameter>::split_model);
+                    let mut ident = ident.clone();
+                    ident.set_span(ty.span());
+                    quote! {
+                        let (#gradient, #product) = #split(#ident, &#result.#part)?;
+                    }
+                }
+                _ => quote! {
+                    let (#gradient, #product) = ::autodiff::__adjoint::Split::split(&#result.#part)?;
+                },
+            });
+            gradients.push(gradient);
+            products.push(product);
+        }
+        let (gradient, product) = if count == 1 {
+            (quote!(#(#gradients)*), quote!(#(#products)*))
+        } else {
+            (quote!((#(#gradients,)*)), quote!((#(#products,)*)))
+        };
+        quote!((|| {
+            #(#splits)*
+            ::core::option::Option::Some((#gradient, #product))
+        })())
     }
 
     /// The differentiable parameters as `__private::Shapes` takes them,
@@ -400,10 +510,50 @@ impl Compiled<'_, '_> {
         answer: TokenStream,
         tape: TokenStream,
     ) -> TokenStream {
-        let dual_fn = &self.dual_fn;
+        let dual_fn = &self.dual_fn();
         let stack = Ident::new("stack", Span::mixed_site());
         let (pattern, lifts, args) = self.lifted(along);
         let (parameters, names) = self.shapes();
+        if self.has_model() {
+            // The direction checked one parameter at a time, through its
+            // own type (a model's `model_direction`), as the tape's items
+            // check it.
+            let flat = Ident::new("flat", Span::call_site());
+            let checks = flatten(self.differentiable, along, &flat);
+            let result = Ident::new("result", self.model_span());
+            let split = self.split(&result);
+            // Spanned where the model's twin is, as every use of it.
+            let span = self.model_span();
+            let option = quote_spanned!(span=> ::core::option::Option);
+            let answer = if answer.to_string() == "compiled_jvp" {
+                let jvp = quote_spanned!(span=> ::autodiff::__private::compiled_jvp);
+                quote!(#jvp(#result))
+            } else {
+                quote!(#split.map(|(gradient, hvp)| {
+                    ::autodiff::__adjoint::hvp_compiled();
+                    ::autodiff::Hvp { value: #result.value.value, gradient, hvp }
+                }))
+            };
+            return crate::text::relocate(
+                quote! {
+                    if let #pattern = #lifts {
+                        let #stack = &mut ::autodiff::__adjoint::DualStack::#stack_of();
+                        if let #option::Some(#result) = #dual_fn(#stack, #(#args),*) {
+                            if let ::core::option::Option::Some(answer) = #answer {
+                                return ::core::result::Result::Ok(answer);
+                            }
+                        }
+                    }
+                    {
+                        use ::autodiff::__private as __ad;
+                        let mut flat = ::std::vec::Vec::new();
+                        #(#checks)*
+                    }
+                    #tape
+                },
+                self.model_span(),
+            );
+        }
         quote! {
             if let #pattern = #lifts {
                 let #stack = &mut ::autodiff::__adjoint::DualStack::#stack_of();
@@ -420,10 +570,71 @@ impl Compiled<'_, '_> {
 
     /// `f_hessian`: one dual sweep per column, along each unit direction.
     fn hessian(&self, direction: &Ident, tape: TokenStream) -> TokenStream {
-        let dual_fn = &self.dual_fn;
+        let dual_fn = &self.dual_fn();
         let stack = Ident::new("stack", Span::mixed_site());
         let (pattern, lifts, args) = self.lifted(direction);
         let (parameters, _) = self.shapes();
+        if self.has_model() {
+            let result = Ident::new("result", self.model_span());
+            let split = self.split(&result);
+            // Shaped and flattened through each parameter's own type.
+            let (unit, rest, own, out) = (
+                Ident::new("unit", Span::mixed_site()),
+                Ident::new("rest", Span::mixed_site()),
+                Ident::new("own", Span::mixed_site()),
+                Ident::new("out", Span::mixed_site()),
+            );
+            let shaped = rebuild(self.differentiable, &rest, quote!(#unit));
+            let count = self.differentiable.len();
+            let (components, products): (Vec<_>, Vec<_>) = self
+                .differentiable
+                .iter()
+                .enumerate()
+                .map(|(i, param)| {
+                    let ident = &param.ident;
+                    let product = part(&Ident::new("product", Span::mixed_site()), i, count);
+                    match &param.kind {
+                        Kind::Struct { ty, .. } => (
+                            quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::components(#ident, &mut #own);),
+                            quote_spanned!(ty.span()=> <#ty as __ad::Parameter>::gradient_components(&#product, &mut #out);),
+                        ),
+                        _ => (
+                            quote!(__ad::components_of(&#ident, &mut #own);),
+                            quote!(__ad::gradient_components_of(&#ident, &#product, &mut #out);),
+                        ),
+                    }
+                })
+                .unzip();
+            let product = Ident::new("product", Span::mixed_site());
+            let option = quote_spanned!(self.model_span()=> ::core::option::Option);
+            return crate::text::relocate(
+                quote! {
+                    use ::autodiff::__private as __ad;
+                    let #stack = &mut ::autodiff::__adjoint::DualStack::new();
+                    let mut #own = ::std::vec::Vec::new();
+                    #(#components)*
+                    if let ::core::option::Option::Some(hessian) =
+                        __ad::compiled_hessian_flat(#own.len(), |#unit| {
+                            let #direction = #shaped;
+                            let #pattern = #lifts else {
+                                return ::core::option::Option::None;
+                            };
+                            let #option::Some(#result) = #dual_fn(#stack, #(#args),*) else {
+                                return ::core::option::Option::None;
+                            };
+                            let (_, #product) = #split?;
+                            let mut #out = ::std::vec::Vec::with_capacity(#own.len());
+                            #(#products)*
+                            ::core::option::Option::Some(#out)
+                        })
+                    {
+                        return ::core::result::Result::Ok(hessian);
+                    }
+                    #tape
+                },
+                self.model_span(),
+            );
+        }
         quote! {
             let #stack = &mut ::autodiff::__adjoint::DualStack::new();
             if let ::core::option::Option::Some(hessian) =

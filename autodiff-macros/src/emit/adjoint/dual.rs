@@ -19,10 +19,16 @@
 //! `__adjoint::duals(..)`, grown by `push`, written by element, summed).
 //! Its parameters are numbers, arrays, slices and rows of rows
 //! (`&[Vec<f64>]`, a student's matrix, indexed or walked row by row by a
-//! `for`), lifted onto the direction.
-//! Anything else (methods, models, other `Vec` methods, local rows of rows,
-//! macros reading a tracked value, casts of one) keeps `f_hvp` on the
-//! tape, which computes the same numbers. `f_jvp` runs its forward sweep only
+//! `for`), and models by reference (`model: &Mlp`, `&self`), read through
+//! the model's twin on duals (`MlpOnDuals`, written by the derive): its
+//! fields as written (`model.layers[k].w[j][i]`), annotated methods called
+//! on the model parameter itself (`model.score(x)`, through the method's
+//! pair named on the model's type, `<Mlp>::score_forward_dual`), and
+//! annotated functions passed it; all lifted onto the direction.
+//! Anything else (methods of a part of a model, models bound to locals or
+//! walked by a `for`, other `Vec` methods, local rows of rows, macros
+//! reading a tracked value, casts of one) keeps `f_hvp` on the tape, which
+//! computes the same numbers. `f_jvp` runs its forward sweep only
 //! ([`forward_only`]), `f_hessian` it once per column.
 
 use std::collections::{HashMap, HashSet};
@@ -82,10 +88,18 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
     // Every tracked local is a number: a local the body shows to be one,
     // or the item of a `for` over numbers (what an iterator chain is read
     // as).
+    // The models the body reads through their twins on duals.
+    let models: HashSet<String> = function
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, Kind::Struct { by_ref: true, .. }))
+        .map(|param| param.ident.to_string())
+        .collect();
     let plain = Body {
         an,
         counters: HashSet::new(),
         items: HashSet::new(),
+        models: models.clone(),
     };
     let items = std::cell::RefCell::new(HashMap::<String, usize>::new());
     // Of those, the ones bound where no item is an index (`enumerate`).
@@ -132,6 +146,7 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
             })
             .map(|(name, _)| name.clone())
             .collect(),
+        models,
         an,
     };
     let params: HashSet<String> = function
@@ -198,6 +213,28 @@ struct Body<'a> {
     /// Untracked names bound only as the items of `for`s over rows of
     /// numbers.
     items: HashSet<String>,
+    /// The model parameters (`model: &Mlp`), read through their twins.
+    models: HashSet<String>,
+}
+
+/// Whether `expr` is a place in a model parameter, its fields indexed by
+/// untracked indices (`model.layers[k].w[j][i]`): the same place in the
+/// model's twin on duals.
+fn model_place(expr: &Expr, an: &Body<'_>) -> bool {
+    match &expr.kind {
+        ExprKind::Field { base, .. } => {
+            model_place(base, an)
+                || matches!(&base.kind, ExprKind::Path(path)
+                if path.path.get_ident().is_some_and(|name| an.models.contains(&name.to_string())))
+        }
+        ExprKind::Index { base, index } => {
+            !carries(index, &an.active)
+                && !matches!(index.kind, ExprKind::Range { .. })
+                && model_place(base, an)
+        }
+        ExprKind::Paren(inner) => model_place(inner, an),
+        _ => false,
+    }
 }
 
 impl std::ops::Deref for Body<'_> {
@@ -242,6 +279,8 @@ fn dual_param(kind: &Kind, ty: &syn::Type) -> bool {
     };
     match (kind, ty) {
         (Kind::Scalar, ty) => crate::valid::is_f64(ty),
+        // A model by reference: its twin on duals (`ModelOnDuals`).
+        (Kind::Struct { by_ref: true, .. }, _) => true,
         (Kind::Array(elem, _), ty) => matches!(**elem, Kind::Scalar) && scalar_array(ty),
         (Kind::Slice(elem), Type::Reference(reference)) if reference.mutability.is_none() => {
             let item_ok = |item: &Type| match **elem {
@@ -394,9 +433,55 @@ fn vec_init_ok(init: &Expr, an: &Body<'_>) -> bool {
 fn number_ok(expr: &Expr, an: &Body<'_>) -> bool {
     expr.diverges()
         || carries(expr, &an.active)
+        || data_field(expr, an)
+        || named_constant(expr, an)
         || shows_number(expr, &an.active, &|name| {
             an.numbers.contains(name) || an.items.contains(name)
         })
+}
+
+/// A `const` of the crate read where a number goes (`ALPHA * squares`):
+/// a name in capitals that the function does not bind, an `f64` in a
+/// body the plain twin type-checks.
+fn named_constant(expr: &Expr, an: &Body<'_>) -> bool {
+    matches!(&expr.kind, ExprKind::Path(path) if path.qself.is_none() && path.path.get_ident().is_some_and(|ident| {
+        let name = ident.to_string();
+        name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            && !an.bound.contains_key(&name)
+            && !an.params.contains(&name)
+    }))
+}
+
+/// A field of constant data (`data[n].y` of a `Sample`), its indices
+/// plain, read where a number goes: a number beside a tracked one in a
+/// body the plain twin type-checks (an `f64`, as the course's data is).
+fn data_field(expr: &Expr, an: &Body<'_>) -> bool {
+    let mut place = expr;
+    let mut field = false;
+    loop {
+        match &place.kind {
+            ExprKind::Field { base, .. } => {
+                field = true;
+                place = base;
+            }
+            ExprKind::Index { base, index } => {
+                if carries(index, &an.active) || matches!(index.kind, ExprKind::Range { .. }) {
+                    return false;
+                }
+                place = base;
+            }
+            ExprKind::Paren(inner) => place = inner,
+            ExprKind::Path(path) => {
+                return field
+                    && path.path.get_ident().is_some_and(|name| {
+                        let name = name.to_string();
+                        !an.active.contains(&name) && !an.models.contains(&name)
+                    })
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// Whether `expr`, a node of the body, prints as tokens that type-check
@@ -476,6 +561,22 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
                 || copies_row
                 || (*method == "push" && local_row && args.len() == 1 && number(&args[0]))
         }
+        // An annotated method called on a model parameter, read as a
+        // number: the method's dual pair, named on the model's type (a
+        // method of a part of a model, `net.layers[k].forward(..)`, has no
+        // type the sweep can name).
+        ExprKind::PlainMethod {
+            receiver,
+            args,
+            reads_primal: false,
+            ..
+        } if tracked(receiver) => {
+            matches!(&receiver.kind, ExprKind::Path(path)
+                if path.path.get_ident().is_some_and(|name| an.models.contains(&name.to_string())))
+                && !an.vector_calls.contains(&expr.id)
+                && args.len() < 12
+                && args.iter().all(|arg| call_arg_ok(arg, an))
+        }
         ExprKind::PlainMethod { receiver, args, .. } => {
             !tracked(receiver) && !args.iter().any(tracked)
         }
@@ -485,10 +586,10 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
         // (of plain numbers, a tracked `let` lifts them, `vec_init_ok`).
         ExprKind::VecList(items) => !tracked(expr) || items.iter().all(tracked),
         ExprKind::VecRepeat { elem, .. } => !tracked(expr) || number(elem),
+        ExprKind::Field { .. } => !tracked(expr) || model_place(expr, an),
         ExprKind::Tuple(_)
         | ExprKind::Array(_)
         | ExprKind::Repeat { .. }
-        | ExprKind::Field { .. }
         | ExprKind::Reference { .. } => !tracked(expr),
         // A tracked `if` value: every arm gives a number (the sweep lifts
         // a plain one, `if_expr`).
@@ -566,7 +667,11 @@ fn call_arg_ok(arg: &Expr, an: &Body<'_>) -> bool {
     if carries(arg, &an.active) {
         return number_ok(arg, an) || rows;
     }
-    plain_number(arg, an) || rows
+    // A field of constant data by value (`data[n].x` of a `Sample`): the
+    // type the callee's constant parameter declares, or numbers its
+    // differentiable one converts (`Arg`).
+    let field = matches!(arg.kind, ExprKind::Field { .. }) && indices_plain;
+    plain_number(arg, an) || rows || field
 }
 
 /// An untracked number or integer: a literal, a name not holding a
@@ -722,7 +827,11 @@ fn operands_ok(expr: &Expr, an: &Body<'_>) -> bool {
         ExprKind::Range { start, end, .. } => {
             !start.as_deref().is_some_and(tracked) && !end.as_deref().is_some_and(tracked)
         }
-        ExprKind::If { cond, .. } | ExprKind::While { cond, .. } => !tracked(cond),
+        // A model's field as a condition is a `bool` constant, carried
+        // as it is by the model's twin.
+        ExprKind::If { cond, .. } | ExprKind::While { cond, .. } => {
+            !tracked(cond) || model_place(cond, an)
+        }
         // An integer literal or a cast to `i32`: a variable's type (`i32`
         // or not) is not seen.
         ExprKind::Powi { exponent, .. } => {
@@ -776,16 +885,53 @@ fn mentions(tokens: TokenStream, word: &str) -> bool {
 /// `DualStack::forward_only`): the value, whose tangent is the directional
 /// derivative, with `unmade` for the gradient (`f_jvp` discards it: empty
 /// `Vec`s, or zeros on the stack, made before the adjoints are).
-pub fn forward_only(stack: &Ident, value: &Ident, unmade: &TokenStream) -> TokenStream {
+pub fn forward_only(
+    stack: &Ident,
+    value: &Ident,
+    unmade: &TokenStream,
+    model: Option<proc_macro2::Span>,
+) -> TokenStream {
+    let Some(span) = model else {
+        return quote! {
+            if !#stack.reverses() {
+                #stack.observe(#value);
+                return #stack.finite().then_some(::autodiff::ValueAndGradient {
+                    value: #value,
+                    gradient: #unmade,
+                });
+            }
+        };
+    };
+    // With a model, made where its twin is relocated (`model_span`).
+    let made = quote::quote_spanned!(span=> ::autodiff::ValueAndGradient);
+    let option = quote::quote_spanned!(span=> ::core::option::Option);
     quote! {
         if !#stack.reverses() {
             #stack.observe(#value);
-            return #stack.finite().then_some(::autodiff::ValueAndGradient {
+            if !#stack.finite() {
+                return #option::None;
+            }
+            return #option::Some(#made {
                 value: #value,
                 gradient: #unmade,
             });
         }
     }
+}
+
+/// Where the dual sweep's items that hold a model's twin are spanned: on
+/// the first model's type, as every use of the twin is, so that a struct
+/// that is not a model stays one error there; else the call site.
+pub fn model_span(function: &Function) -> proc_macro2::Span {
+    use syn::spanned::Spanned;
+    function
+        .params
+        .iter()
+        .find_map(|param| match &param.kind {
+            Kind::Struct { ty, .. } => Some(ty.span()),
+            _ => None,
+        })
+        .unwrap_or_else(proc_macro2::Span::call_site)
 }
 
 /// `tokens` with every `f64` a `::autodiff::Dual`: a differentiable
@@ -806,4 +952,35 @@ pub fn dual_type(tokens: &TokenStream) -> TokenStream {
             other => TokenStream::from(other),
         })
         .collect()
+}
+
+/// The type of `function`'s gradient on dual numbers, what its dual sweep
+/// returns: `gradient_type` with every `f64` a `Dual`, a model's its twin
+/// (`<Mlp as Parameter>::Duals`).
+pub fn dual_gradient_type(function: &Function, gradient_type: &TokenStream) -> TokenStream {
+    let differentiable: Vec<&crate::ast::Param> = function
+        .params
+        .iter()
+        .filter(|param| param.kind.is_differentiable())
+        .collect();
+    let one = |param: &crate::ast::Param| match &param.kind {
+        Kind::Struct { ty, .. } => twin_of(ty),
+        _ => dual_type(&super::super::grad::gradient_type_of(&[param])),
+    };
+    match differentiable.as_slice() {
+        [] => dual_type(gradient_type),
+        [single] => one(single),
+        _ => {
+            let types = differentiable.iter().map(|param| one(param));
+            quote!((#(#types,)*))
+        }
+    }
+}
+
+/// A model's twin on dual numbers, named through its type.
+pub fn twin_of(ty: &syn::Type) -> TokenStream {
+    use syn::spanned::Spanned;
+    // Spanned on the type, as the other paths' uses of it are: a struct
+    // that is not a model is one error there.
+    quote::quote_spanned!(ty.span()=> <#ty as ::autodiff::__private::Parameter>::Duals)
 }

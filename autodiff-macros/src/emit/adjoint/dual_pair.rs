@@ -13,15 +13,51 @@ use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 
 use super::super::Names;
-use super::dual::dual_type;
+use super::dual::{dual_type, twin_of};
 use super::pair::bar_type;
 use crate::ast::Function;
 
 /// The two methods, for the companion's `impl`; `dual` when the function
 /// has `f_adjoint_dual`.
 pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
+    let [forward, reverse] =
+        ["__forward_dual", "__reverse_dual"].map(|name| Ident::new(name, Span::call_site()));
+    pair(function, names, dual, &forward, &reverse)
+}
+
+/// A method's pair, `f_forward_dual` and `f_reverse_dual`: associated
+/// functions of the model's type (`<Mlp>::score_forward_dual`), the
+/// receiver the first of their arguments, which a caller's dual sweep
+/// calls where it calls the method on a model parameter (it reads the
+/// model through its twin, so the twin is not what finds the method).
+pub fn method_pair(function: &Function, names: &Names, dual: bool) -> TokenStream {
+    let name = names.name.unraw();
+    let [forward, reverse] = [
+        format_ident!("{}_forward_dual", name),
+        format_ident!("{}_reverse_dual", name),
+    ];
+    pair(function, names, dual, &forward, &reverse)
+}
+
+fn pair(
+    function: &Function,
+    names: &Names,
+    dual: bool,
+    forward_name: &Ident,
+    reverse_name: &Ident,
+) -> TokenStream {
+    // With a model, its twin's bindings are spanned on the model's type
+    // (no student code shares these bodies).
+    let span = function
+        .params
+        .iter()
+        .find_map(|param| match &param.kind {
+            crate::ast::Kind::Struct { ty, .. } => Some(syn::spanned::Spanned::span(ty)),
+            _ => None,
+        })
+        .unwrap_or_else(Span::mixed_site);
     let [stack, args, bars, value_bar] =
-        ["stack", "args", "bars", "value_bar"].map(|name| Ident::new(name, Span::mixed_site()));
+        ["stack", "args", "bars", "value_bar"].map(|name| Ident::new(name, span));
     let vis = &function.item.vis;
     let generics = &names.generics;
     // A differentiable parameter by reference takes the caller's duals or
@@ -32,6 +68,12 @@ pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
         .iter()
         .map(|param| {
             let ty = quote::ToTokens::to_token_stream(&param.ty);
+            if let crate::ast::Kind::Struct { ty, .. } = &param.kind {
+                // A model: the caller's twin on duals (a caller on duals
+                // reads its models through theirs).
+                let twin = twin_of(ty);
+                return quote::quote_spanned!(syn::spanned::Spanned::span(ty)=> &#twin);
+            }
             match (&param.ty, param.kind.is_differentiable()) {
                 (syn::Type::Reference(reference), true) => {
                     let referent = quote::ToTokens::to_token_stream(&reference.elem);
@@ -46,9 +88,15 @@ pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
     let bar_types: Vec<TokenStream> = function
         .params
         .iter()
-        .map(|param| {
-            let ty = dual_type(&bar_type(&param.kind));
-            quote!(&mut #ty)
+        .map(|param| match &param.kind {
+            crate::ast::Kind::Struct { ty, .. } => {
+                let twin = twin_of(ty);
+                quote::quote_spanned!(syn::spanned::Spanned::span(ty)=> &mut #twin)
+            }
+            kind => {
+                let ty = dual_type(&bar_type(kind));
+                quote!(&mut #ty)
+            }
         })
         .collect();
     let dual_stack = quote!(::autodiff::__adjoint::DualStack);
@@ -61,42 +109,132 @@ pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
         (not.clone(), not)
     };
     let signatures = quote! {
-        fn __forward_dual #generics(
+        fn #forward_name #generics(
             #stack: &mut #dual_stack,
             #args: ::core::option::Option<#args_type>,
         ) -> ::autodiff::Dual
     };
     let reverse_signature = quote! {
-        fn __reverse_dual #generics(
+        fn #reverse_name #generics(
             #stack: &mut #dual_stack,
             #value_bar: ::autodiff::Dual,
             #bars: ::core::option::Option<#bars_type>,
         )
     };
     let (forward_body, reverse_body) = if dual {
-        let adjoint_dual = super::dual_adjoint_ident(&format_ident!("{}_adjoint", names.name));
-        let params: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+        let mut adjoint_dual = super::dual_adjoint_ident(&format_ident!("{}_adjoint", names.name));
+        // A model's bindings are spanned on its type, as every use of its
+        // twin is: a struct that is not a model is then one error there.
+        let model_span = |param: &crate::ast::Param| match &param.kind {
+            crate::ast::Kind::Struct { ty, .. } => Some(syn::spanned::Spanned::span(ty)),
+            _ => None,
+        };
+        let params: Vec<_> = function
+            .params
+            .iter()
+            .map(|param| {
+                let mut ident = param.ident.clone();
+                if let Some(span) = model_span(param) {
+                    ident.set_span(span);
+                }
+                ident
+            })
+            .collect();
+        if let Some(span) = function.params.iter().find_map(model_span) {
+            adjoint_dual.set_span(span);
+        }
         let adjoints: Vec<_> = function
             .params
             .iter()
             .map(|param| {
                 if param.kind.is_differentiable() {
-                    let bar =
-                        format_ident!("{}_bar", param.ident.unraw(), span = Span::mixed_site());
+                    let span = model_span(param).unwrap_or_else(Span::mixed_site);
+                    let bar = format_ident!("{}_bar", param.ident.unraw(), span = span);
                     quote!(#bar)
                 } else {
                     quote!(_)
                 }
             })
             .collect();
-        let pops = adjoints
+        // A model's part of the gradient pushed and popped through its
+        // own type, spanned there (see `model_span`).
+        let spread = |param: &crate::ast::Param, method: &str| -> TokenStream {
+            let method = Ident::new(method, Span::call_site());
+            match &param.kind {
+                crate::ast::Kind::Struct { ty, .. } => {
+                    let span = syn::spanned::Spanned::span(ty);
+                    let method = Ident::new(
+                        if method == "push_all" {
+                            "push_duals"
+                        } else {
+                            "pop_duals"
+                        },
+                        span,
+                    );
+                    quote::quote_spanned!(span=> <#ty as ::autodiff::__private::Parameter>::#method)
+                }
+                _ => quote!(::autodiff::__adjoint::DualSpread::#method),
+            }
+        };
+        let pops = function
+            .params
             .iter()
+            .zip(&adjoints)
             .rev()
-            .filter(|adjoint| adjoint.to_string() != "_")
-            .map(|bar| quote!(::autodiff::__adjoint::DualSpread::pop_scaled(#bar, #stack, #value_bar);));
+            .filter(|(_, adjoint)| adjoint.to_string() != "_")
+            .map(|(param, bar)| {
+                let pop = spread(param, "pop_scaled");
+                quote!(#pop(#bar, #stack, #value_bar);)
+            });
+        let models = function
+            .params
+            .iter()
+            .any(|param| model_span(param).is_some());
+        // Spanned where a model's twin is, as every use of it.
+        let option = match function.params.iter().find_map(model_span) {
+            Some(span) => quote::quote_spanned!(span=> ::core::option::Option),
+            None => quote!(::core::option::Option),
+        };
+        let result = Ident::new(
+            "result",
+            function
+                .params
+                .iter()
+                .find_map(model_span)
+                .unwrap_or_else(Span::mixed_site),
+        );
+        let differentiable: Vec<_> = function
+            .params
+            .iter()
+            .filter(|param| param.kind.is_differentiable())
+            .collect();
+        let pushes = differentiable.iter().enumerate().map(|(i, param)| {
+            let push = spread(param, "push_all");
+            let part = if differentiable.len() == 1 {
+                quote!(#result.gradient)
+            } else {
+                let index = syn::Index::from(i);
+                quote!(#result.gradient.#index)
+            };
+            quote!(#push(&#part, #stack);)
+        });
+        let forwarded = if models {
+            quote! {
+                match #adjoint_dual(#stack, #(#params),*) {
+                    #option::Some(#result) => {
+                        #(#pushes)*
+                        #result.value
+                    }
+                    ::core::option::Option::None => #stack.failed(),
+                }
+            }
+        } else {
+            quote!(::autodiff::__adjoint::forwarded_dual(#adjoint_dual(#stack, #(#params),*), #stack))
+        };
         let lifted = function.params.iter().filter_map(|param| {
             let by_ref = matches!(param.ty, syn::Type::Reference(_));
-            (by_ref && param.kind.is_differentiable()).then(|| {
+            let model = matches!(param.kind, crate::ast::Kind::Struct { .. });
+            (by_ref && !model && param.kind.is_differentiable()).then(|| {
                 let ident = &param.ident;
                 let storage = format_ident!("{}_storage", ident.unraw(), span = Span::mixed_site());
                 quote! {
@@ -107,14 +245,14 @@ pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
         });
         (
             quote! {
-                let ::core::option::Option::Some((#(#params,)*)) = #args else {
+                let #option::Some((#(#params,)*)) = #args else {
                     return #stack.failed();
                 };
                 #(#lifted)*
-                ::autodiff::__adjoint::forwarded_dual(#adjoint_dual(#stack, #(#params),*), #stack)
+                #forwarded
             },
             quote! {
-                let ::core::option::Option::Some((#(#adjoints,)*)) = #bars else {
+                let #option::Some((#(#adjoints,)*)) = #bars else {
                     return #stack.fail();
                 };
                 #(#pops)*
@@ -132,16 +270,34 @@ pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
             },
         )
     };
-    quote! {
+    // Relocated below, onto a model's type: lints would read them as the
+    // student's code.
+    let model = dual
+        && function
+            .params
+            .iter()
+            .any(|param| matches!(param.kind, crate::ast::Kind::Struct { .. }));
+    let allow = model.then(|| quote!(#[allow(unused, clippy::all, clippy::pedantic)]));
+    let items = quote! {
         #[doc(hidden)]
         #[inline]
+        #allow
         #vis #signatures {
             #forward_body
         }
         #[doc(hidden)]
         #[inline]
+        #allow
         #vis #reverse_signature {
             #reverse_body
         }
+    };
+    // A model's twin is spanned on the model's type (`text::relocate`).
+    match function.params.iter().find_map(|param| match &param.kind {
+        crate::ast::Kind::Struct { ty, .. } if dual => Some(syn::spanned::Spanned::span(ty)),
+        _ => None,
+    }) {
+        Some(span) => crate::text::relocate(items, span),
+        None => items,
     }
 }

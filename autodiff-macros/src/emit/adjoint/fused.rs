@@ -75,7 +75,15 @@ pub(super) fn fused(
 ) -> Result<TokenStream, Unsupported> {
     let mut sweep = Sweep::new(an, stack.clone());
     if on_duals {
-        sweep.on_duals();
+        let models = function
+            .params
+            .iter()
+            .filter_map(|param| match &param.kind {
+                Kind::Struct { ty, by_ref: true } => Some((param.ident.to_string(), quote!(#ty))),
+                _ => None,
+            })
+            .collect();
+        sweep.on_duals(models);
     }
     let mut unobserved = extremes.clone();
     unobserved.extend(extremes::running(&function.body, an));
@@ -86,7 +94,12 @@ pub(super) fn fused(
     // A `#[constant] mut` parameter that later holds a derivative.
     let mut carried = Vec::new();
     for param in &function.params {
-        let bar = sweep.bind(&param.ident.to_string());
+        let bar = match &param.kind {
+            Kind::Struct { ty, .. } if on_duals => {
+                sweep.bind_spanned(&param.ident.to_string(), syn::spanned::Spanned::span(ty))
+            }
+            _ => sweep.bind(&param.ident.to_string()),
+        };
         if param.kind.is_differentiable() {
             bars.push((param, bar));
         } else if an.active.contains(&param.ident.to_string()) {
@@ -149,6 +162,17 @@ pub(super) fn fused(
     };
     let declare_one = |(param, bar): &(&Param, Ident)| {
         let ident = &param.ident;
+        if let (Kind::Struct { ty, .. }, true) = (&param.kind, on_duals) {
+            // The model's twin: its adjoint starts as zeros of its shape.
+            let span = syn::spanned::Spanned::span(ty);
+            let zero =
+                quote::quote_spanned!(span=> <#ty as ::autodiff::__private::Parameter>::zero_duals);
+            let mut bar = bar.clone();
+            bar.set_span(span);
+            let mut ident = ident.clone();
+            ident.set_span(span);
+            return quote!(let mut #bar = #zero(#ident););
+        }
         if let Kind::Struct { by_ref, ty } = &param.kind {
             let model = super::super::grad::model_ref(ident, *by_ref);
             let zero = model_call(ty, "zero_owned", &[Argument::Plain(model)]);
@@ -209,6 +233,9 @@ pub(super) fn fused(
     let late_checks = late.iter().map(|(param, bar)| {
         let ident = &param.ident;
         match &param.kind {
+            // On duals, `split_model` checks the model's gradient as it
+            // takes it apart.
+            Kind::Struct { .. } if on_duals => quote!(),
             // A caller's adjoint lent to the sweep (`lend`): checked with
             // the model, as the caller made it (its constants carried).
             Kind::Struct { by_ref: true, ty }
@@ -281,8 +308,19 @@ pub(super) fn fused(
             .zip(&function.params)
             .map(|(input, param)| {
                 let mut input = Input::new(&input.ident, &input.ty).mutable(input.mutability);
-                if param.kind.is_differentiable() {
-                    input.ty = dual::dual_type(&input.ty);
+                match &param.kind {
+                    // Spanned on its type, as every use of its twin is: a
+                    // struct that is not a model is then one error there.
+                    Kind::Struct { ty, .. } => {
+                        let twin = dual::twin_of(ty);
+                        let span = syn::spanned::Spanned::span(ty);
+                        input.ty = quote::quote_spanned!(span=> &#twin);
+                        input.ident.set_span(span);
+                    }
+                    _ if param.kind.is_differentiable() => {
+                        input.ty = dual::dual_type(&input.ty);
+                    }
+                    _ => {}
                 }
                 input.declaration()
             })
@@ -398,6 +436,10 @@ pub(super) fn fused(
             }
         });
     }
+    let models = function
+        .params
+        .iter()
+        .any(|param| matches!(param.kind, Kind::Struct { .. }));
     let (stack_type, value_type, value_read, one, inline) = if on_duals {
         (
             quote!(::autodiff::__adjoint::DualStack),
@@ -420,12 +462,51 @@ pub(super) fn fused(
     // functions shadowed by ones that take a `Dual` too (`dual::takes`
     // admits them in path form by their bare names only).
     let activations = on_duals.then(|| {
+        // Relocated with a model (`dual::model_span`), where the lints
+        // would read it as the student's.
+        let allow = models.then(|| quote!(#[allow(unused_imports)]));
         quote!(
+            #allow
             use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
         )
     });
+    // On duals, the result's type and value spanned where a model's twin
+    // is (`dual::model_span`).
+    let model_span = dual::model_span(function);
+    let (made, option) = if on_duals {
+        (
+            quote::quote_spanned!(model_span=> ::autodiff::ValueAndGradient),
+            quote::quote_spanned!(model_span=> ::core::option::Option),
+        )
+    } else {
+        (
+            quote!(::autodiff::ValueAndGradient),
+            quote!(::core::option::Option),
+        )
+    };
+    // A model's twin in an `Option` is made where it is relocated (see
+    // `dual::model_span`), not through `then_some`, a call site of its own.
+    let finished = if on_duals && models {
+        quote! {
+            if #stack.finite() {
+                #option::Some(#made {
+                    value: #value,
+                    gradient: #gradient,
+                })
+            } else {
+                #option::None
+            }
+        }
+    } else {
+        quote! {
+            #stack.finite().then_some(#made {
+                value: #value,
+                gradient: #gradient,
+            })
+        }
+    };
     let output = if on_duals {
-        quote!(::autodiff::ValueAndGradient<#gradient_type, ::autodiff::Dual>)
+        quote::quote_spanned!(model_span=> ::autodiff::ValueAndGradient<#gradient_type, ::autodiff::Dual>)
     } else {
         quote!(::autodiff::ValueAndGradient<#gradient_type>)
     };
@@ -436,8 +517,15 @@ pub(super) fn fused(
             .iter()
             .map(|(param, bar)| {
                 let ident = &param.ident;
-                match param.kind {
+                match &param.kind {
                     _ if movable(param) => quote!(#bar),
+                    Kind::Struct { ty, .. } => {
+                        let span = syn::spanned::Spanned::span(ty);
+                        let zero = quote::quote_spanned!(span=> <#ty as ::autodiff::__private::Parameter>::zero_duals);
+                        let mut ident = ident.clone();
+                        ident.set_span(span);
+                        quote!(#zero(#ident))
+                    }
                     Kind::Slice(_) => quote!(::std::vec::Vec::new()),
                     _ => quote!(::autodiff::__adjoint::zero(&#ident)),
                 }
@@ -448,7 +536,7 @@ pub(super) fn fused(
         } else {
             quote!((#(#unmade,)*))
         };
-        dual::forward_only(stack, &value, &unmade)
+        dual::forward_only(stack, &value, &unmade, models.then_some(model_span))
     });
     Ok(quote! {
         #allow
@@ -457,7 +545,7 @@ pub(super) fn fused(
         #vis fn #adjoint_fn #generics(
             #stack: &mut #stack_type,
             #(#params),*
-        ) -> ::core::option::Option<#output> {
+        ) -> #option<#output> {
             #activations
             #stand_ins
             #sites
@@ -474,10 +562,7 @@ pub(super) fn fused(
             #stack.observe(#value);
             #(#late_checks)*
             #(#early_bars)*
-            #stack.finite().then_some(::autodiff::ValueAndGradient {
-                value: #value,
-                gradient: #gradient,
-            })
+            #finished
         }
     })
 }

@@ -45,7 +45,7 @@ use super::companion::{Input, Sibling};
 use super::Names;
 use crate::ast::{Child, Expr, ExprKind, Function, Kind, Param};
 use analysis::Analysis;
-pub(super) use dual_pair::methods as dual_pair;
+pub(super) use dual_pair::{method_pair as dual_method_pair, methods as dual_pair};
 pub(super) use lend::BORROWING;
 pub(super) use pair::vector_pair;
 use pair::{pair, tape_pair};
@@ -416,8 +416,8 @@ fn compile(
     // constructs type-check on them (`dual::takes`); else `f_hvp` keeps
     // the tape.
     let mut has_dual = false;
-    if names.free && entry == Entry::Inputs && dual::takes(function, &an) {
-        if let Ok(dual) = fused_dual(
+    if entry == Entry::Inputs && dual::takes(function, &an) {
+        match fused_dual(
             function,
             names,
             gradient_type,
@@ -426,8 +426,29 @@ fn compile(
             &an,
             extremes,
         ) {
-            fused.extend(dual);
-            has_dual = true;
+            Ok(dual) => {
+                // A model's twin is spanned on the model's type (see
+                // `text::relocate`).
+                let dual = if function
+                    .params
+                    .iter()
+                    .any(|param| matches!(param.kind, crate::ast::Kind::Struct { .. }))
+                {
+                    crate::text::relocate(dual, dual::model_span(function))
+                } else {
+                    dual
+                };
+                fused.extend(dual);
+                has_dual = true;
+            }
+            // A developer's view of why (`DUAL_WHY=1` while expanding).
+            Err(unsupported) if std::env::var_os("DUAL_WHY").is_some() => {
+                eprintln!(
+                    "DUALWHY {}: the sweep on duals: {}",
+                    function.item.sig.ident, unsupported.construct
+                );
+            }
+            Err(_) => {}
         }
     }
     Ok((fused, pair(function, names, stack, adjoint_fn), has_dual))
@@ -447,7 +468,7 @@ fn fused_dual(
     fused::fused(
         function,
         names,
-        &dual::dual_type(gradient_type),
+        &dual::dual_gradient_type(function, gradient_type),
         &dual_fn,
         stack,
         an,

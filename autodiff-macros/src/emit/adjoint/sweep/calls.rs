@@ -61,8 +61,9 @@ impl<'m> Sweep<'m> {
     ) -> R<()> {
         if self.dual {
             // The dual pair reads no argument again: a callee whose reverse
-            // would (a vector's, one lent a model) keeps `f_hvp` on the tape.
-            if seed.whole || seed.unread || self.lends_a_model(None, args) {
+            // would (a vector's) keeps `f_hvp` on the tape. A callee taking
+            // a model pushes its gradient, the model's twin, as any other.
+            if seed.whole || seed.unread {
                 return unsupported("a vector-valued call on dual numbers", expr);
             }
             let reverse = sibling(&self.stand_ins, func, "reverse_dual");

@@ -288,6 +288,11 @@ pub struct Sweep<'m> {
     /// `dual_rules`, and what the sweep binds, assigns or returns to a
     /// tracked name is read through `__adjoint::dual`.
     dual: bool,
+    /// On duals, the model parameters' types (`model` → `Mlp`, `__self`
+    /// → `Self`): a method called on one is named on its type
+    /// (`<Mlp>::score_forward_dual`), as the twin the sweep reads does not
+    /// find it.
+    model_types: HashMap<String, TokenStream>,
     /// In a block inside a loop or a branch (`block_inner`, on `f64`, no
     /// jump out of it): the adjoints of its `let v = vec![0.0; n]`s, made
     /// by `Stack::zeros` and given back by `Stack::recycle` at the end of
@@ -346,6 +351,7 @@ impl<'m> Sweep<'m> {
             seeded: None,
             bail: quote!(return ::core::option::Option::None),
             dual: false,
+            model_types: HashMap::new(),
             recycle: None,
         }
     }
@@ -373,9 +379,36 @@ impl<'m> Sweep<'m> {
         self.guards.get(&bar.to_string()).map_or(0, |(_, n)| *n)
     }
 
-    /// Sweeps on dual numbers (see the field).
-    pub fn on_duals(&mut self) {
+    /// Sweeps on dual numbers (see the field), the model parameters
+    /// named with their types.
+    pub fn on_duals(&mut self, model_types: HashMap<String, TokenStream>) {
         self.dual = true;
+        self.model_types = model_types;
+    }
+
+    /// `<Model>::method_suffix` of a method called on a model parameter
+    /// on duals (see `model_types`).
+    pub(super) fn model_method(
+        &self,
+        receiver: &Expr,
+        method: &Ident,
+        suffix: &str,
+    ) -> R<TokenStream> {
+        let ty = match &receiver.kind {
+            ExprKind::Path(path) => path
+                .path
+                .get_ident()
+                .and_then(|name| self.model_types.get(&name.to_string())),
+            _ => None,
+        };
+        let Some(ty) = ty else {
+            return unsupported(
+                "a method called on a part of a model on dual numbers",
+                receiver,
+            );
+        };
+        let name = format_ident!("{}_{}", method.unraw(), suffix, span = method.span());
+        Ok(quote!(<#ty>::#name))
     }
 
     /// A scalar adjoint's zero: `0.0`, or a dual zero.
@@ -428,6 +461,17 @@ impl<'m> Sweep<'m> {
             name = format!("{base}_{k}");
         }
         Ident::new(&name, Span::call_site())
+    }
+
+    /// [`Sweep::bind`], the adjoint's name spanned at `span` (a model's
+    /// twin on duals, spanned on the model's type: see `dual::model_span`).
+    pub fn bind_spanned(&mut self, name: &str, span: Span) -> Ident {
+        let mut ident = self.bind(name);
+        ident.set_span(span);
+        if let Some((_, place)) = self.scope().bars.last_mut() {
+            *place = ident.to_token_stream();
+        }
+        ident
     }
 
     /// Names the adjoint of the next binding of `name` and puts it in the

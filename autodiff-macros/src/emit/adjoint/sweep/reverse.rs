@@ -124,6 +124,18 @@ impl<'m> Sweep<'m> {
                 method,
                 args,
                 ..
+            } if self.method_call(expr) && self.dual => {
+                if seed.whole || seed.unread {
+                    return unsupported("a vector-valued call on dual numbers", expr);
+                }
+                let reverse = self.model_method(receiver, method, "reverse_dual")?;
+                self.rev_invoke(reverse, Some(receiver), args, &seed)
+            }
+            ExprKind::PlainMethod {
+                receiver,
+                method,
+                args,
+                ..
             } if self.method_call(expr) => {
                 let reverse = format_ident!("{}_reverse", method.unraw(), span = method.span());
                 let receiver_src = receiver.source.to_token_stream();

@@ -502,6 +502,23 @@ impl<'m> Sweep<'m> {
                     ..
                 },
                 _,
+            ) if self.method_call(expr) && self.dual => {
+                // On duals, the method's dual pair, named on the model's
+                // type, the receiver's twin its first argument.
+                let forward = self.model_method(receiver, method, "forward_dual")?;
+                let args = self.fwd_args(args)?;
+                let (stack, adjoint) = (&self.stack, &self.adjoint);
+                let receiver = receiver.source.to_token_stream();
+                quote!(#forward(#stack, #adjoint::args((#receiver, #(#args,)*))))
+            }
+            (
+                ExprKind::PlainMethod {
+                    receiver,
+                    method,
+                    args,
+                    ..
+                },
+                _,
             ) if self.method_call(expr) => {
                 let forward = format_ident!("{}_forward", method.unraw(), span = method.span());
                 let args = self.fwd_args(args)?;
