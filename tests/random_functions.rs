@@ -376,6 +376,14 @@ enum StackCall {
         a: Expr,
         b: Expr,
     },
+    /// `let y = m1.mix(a, b);`: the method called on a model parameter
+    /// itself, which the dual sweep calls through the method's dual pair.
+    Model {
+        model: String,
+        y: String,
+        a: Expr,
+        b: Expr,
+    },
     /// `let d = [l0, l1, l2]; let h = ms[k].mv(&d); let y = h[0] * h[2];`:
     /// a layer given data (literals), whose adjoint its caller marks
     /// unused.
@@ -1184,6 +1192,9 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                             )],
                         }
                     }
+                    StackCall::Model { model, y, a, b } => {
+                        vec![format!("let {y} = {model}.mix({}, {});", r(a), r(b))]
+                    }
                     StackCall::Sum { stack, y, a, b } => vec![match dialect {
                         Dialect::Plain => format!(
                             "let {y} = {stack}.iter().map(|l| l.mix({}, {})).sum::<f64>();",
@@ -1371,6 +1382,8 @@ struct Gen {
     index_closures: Vec<(String, usize)>,
     /// The function's stacks of models (`ms1: &[Model]`).
     stacks: Vec<String>,
+    /// The function's models (`m1: &Model`).
+    models: Vec<String>,
     /// A function of numbers only (parameters, locals and calls of the
     /// file's helpers, no vectors built, no models): the shape whose
     /// `f_hvp`, `f_jvp` and `f_hessian` run the dual sweep, calls of
@@ -1438,6 +1451,7 @@ impl Gen {
         self.closures.clear();
         self.index_closures.clear();
         self.stacks.clear();
+        self.models.clear();
         self.helpers = helpers;
         self.numbers_only = !small && self.rng.chance(15);
         if self.numbers_only {
@@ -1488,6 +1502,7 @@ impl Gen {
                 let name = format!("m{i}");
                 self.declare(&format!("{name}.w"), Kind::Array(MODEL_W), false);
                 self.declare(&format!("{name}.b"), Kind::Scalar, false);
+                self.models.push(name.clone());
                 params.push(Param {
                     name,
                     model: true,
@@ -2024,6 +2039,21 @@ impl Gen {
         // A method on a stack's layers.
         if !self.stacks.is_empty() && self.rng.chance(8) {
             self.stack_call(top, out);
+            return;
+        }
+        // A method on a model parameter.
+        if !self.models.is_empty() && self.rng.chance(8) {
+            self.tag("model: let y = m.mix(..)");
+            let model = self.models[self.rng.below(self.models.len())].clone();
+            let (a, b) = (self.expr(1), self.expr(1));
+            let y = self.fresh("y");
+            self.declare(&y, Kind::Scalar, false);
+            out.push(Stmt::StackCall(Box::new(StackCall::Model {
+                model,
+                y,
+                a,
+                b,
+            })));
             return;
         }
         // A pair: made, overwritten whole, or taken apart.
@@ -4086,6 +4116,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         closures: Vec::new(),
         index_closures: Vec::new(),
         stacks: Vec::new(),
+        models: Vec::new(),
         numbers_only: false,
     };
     let mut rendered = Vec::new();
