@@ -7,8 +7,9 @@
 //! factored into a helper per hidden unit (`factored_mlp_loss`, whose
 //! `f_hvp` runs the helper's dual sweep), and `loss_hvp` on
 //! the two-moons loss of `examples/moons.rs` (a `#[derive(Parameters)]`
-//! model, whose `f_hvp` runs on the tape), each beside its own plain twin
-//! and `f_grad`.
+//! model, whose `f_hvp` runs the dual sweep on the model's twin, calling
+//! `model.score(x)`'s), each beside its own plain twin, `f_grad` and the
+//! tape's `f_hvp`.
 //!
 //! `cargo bench --bench annotated_mlp` times it (`-- --rounds N`). Under
 //! `cargo test` (no `--bench` argument) it is a test instead: the macro's
@@ -373,9 +374,14 @@ fn bench(args: &[String]) -> Result<(), String> {
             Box::new(|| moons::loss_grad(model, data).map_or(f64::NAN, |r| r.value)),
         ),
         moons_row(
-            "loss_hvp (forward over reverse)",
+            "loss_hvp (compiled, on the model's twin)",
             20,
             Box::new(|| moons::loss_hvp(model, data, v.clone()).map_or(f64::NAN, |r| r.value)),
+        ),
+        moons_row(
+            "loss_hvp_tape",
+            20,
+            Box::new(|| moons::loss_hvp_tape(model, data, v.clone()).map_or(f64::NAN, |r| r.value)),
         ),
     ];
     common::run_round_robin(&mut rows, rounds)?;

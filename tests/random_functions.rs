@@ -377,12 +377,14 @@ enum StackCall {
         b: Expr,
     },
     /// `let y = m1.mix(a, b);`: the method called on a model parameter
-    /// itself, which the dual sweep calls through the method's dual pair.
+    /// itself, which the dual sweep calls through the method's dual pair;
+    /// with `read`, `.. + 0.0`, as for [`StackCall::One`].
     Model {
         model: String,
         y: String,
         a: Expr,
         b: Expr,
+        read: bool,
     },
     /// `let d = [l0, l1, l2]; let h = ms[k].mv(&d); let y = h[0] * h[2];`:
     /// a layer given data (literals), whose adjoint its caller marks
@@ -1192,8 +1194,19 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                             )],
                         }
                     }
-                    StackCall::Model { model, y, a, b } => {
-                        vec![format!("let {y} = {model}.mix({}, {});", r(a), r(b))]
+                    StackCall::Model {
+                        model,
+                        y,
+                        a,
+                        b,
+                        read,
+                    } => {
+                        let plus = if *read {
+                            format!(" + {}", r(&Expr::Lit(0.0)))
+                        } else {
+                            String::new()
+                        };
+                        vec![format!("let {y} = {model}.mix({}, {}){plus};", r(a), r(b))]
                     }
                     StackCall::Sum { stack, y, a, b } => vec![match dialect {
                         Dialect::Plain => format!(
@@ -2048,11 +2061,14 @@ impl Gen {
             let (a, b) = (self.expr(1), self.expr(1));
             let y = self.fresh("y");
             self.declare(&y, Kind::Scalar, false);
+            let read =
+                self.compiled && (!self.loops.is_empty() || self.nesting > 0 || self.returns);
             out.push(Stmt::StackCall(Box::new(StackCall::Model {
                 model,
                 y,
                 a,
                 b,
+                read,
             })));
             return;
         }

@@ -344,6 +344,31 @@ impl<'m> Sweep<'m> {
         dims_of(inner, &self.an.dims).is_some_and(|dims| dims > 0)
     }
 
+    /// `<Model>::method_suffix` of a method called on a model parameter
+    /// on duals (see `model_types`).
+    pub(super) fn model_method(
+        &self,
+        receiver: &Expr,
+        method: &Ident,
+        suffix: &str,
+    ) -> R<TokenStream> {
+        let ty = match &receiver.kind {
+            ExprKind::Path(path) => path
+                .path
+                .get_ident()
+                .and_then(|name| self.model_types.get(&name.to_string())),
+            _ => None,
+        };
+        let Some(ty) = ty else {
+            return unsupported(
+                "a method called on a part of a model on dual numbers",
+                receiver,
+            );
+        };
+        let name = format_ident!("{}_{}", method.unraw(), suffix, span = method.span());
+        Ok(quote!(<#ty>::#name))
+    }
+
     /// Whether `expr` is an annotated method called on a model with a
     /// derivative to pass (see `is_method_call`).
     pub(super) fn method_call(&self, expr: &Expr) -> bool {

@@ -386,31 +386,6 @@ impl<'m> Sweep<'m> {
         self.model_types = model_types;
     }
 
-    /// `<Model>::method_suffix` of a method called on a model parameter
-    /// on duals (see `model_types`).
-    pub(super) fn model_method(
-        &self,
-        receiver: &Expr,
-        method: &Ident,
-        suffix: &str,
-    ) -> R<TokenStream> {
-        let ty = match &receiver.kind {
-            ExprKind::Path(path) => path
-                .path
-                .get_ident()
-                .and_then(|name| self.model_types.get(&name.to_string())),
-            _ => None,
-        };
-        let Some(ty) = ty else {
-            return unsupported(
-                "a method called on a part of a model on dual numbers",
-                receiver,
-            );
-        };
-        let name = format_ident!("{}_{}", method.unraw(), suffix, span = method.span());
-        Ok(quote!(<#ty>::#name))
-    }
-
     /// A scalar adjoint's zero: `0.0`, or a dual zero.
     pub(super) fn zero(&self) -> TokenStream {
         if self.dual {

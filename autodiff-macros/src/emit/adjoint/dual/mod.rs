@@ -30,14 +30,24 @@
 //! reading a tracked value, casts of one) keeps `f_hvp` on the tape, which
 //! computes the same numbers. `f_jvp` runs its forward sweep only
 //! ([`forward_only`]), `f_hessian` it once per column.
+//!
+//! Here: the checks. `places`: what reads as a number or a row (a model's
+//! places, fields of constant data, crate constants, what a `for` walks).
+//! `types`: the types of the dual sweep's items, and where those holding
+//! a model's twin are spanned.
 
 use std::collections::{HashMap, HashSet};
 
-use proc_macro2::{Group, Ident, TokenStream, TokenTree};
-use quote::quote;
+use proc_macro2::{TokenStream, TokenTree};
 
 use super::analysis::{carries, is_count, shows_number, Analysis};
 use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Kind, Source, Stmt};
+
+mod places;
+mod types;
+
+use places::{data_field, enumerates, model_place, named_constant, number_items, row, row_items};
+pub use types::{dual_gradient_type, dual_type, forward_only, model_span, twin_of};
 
 /// The most differentiable parameters the runtime's `Split` takes.
 const MOST_PARAMS: usize = 6;
@@ -215,26 +225,6 @@ struct Body<'a> {
     items: HashSet<String>,
     /// The model parameters (`model: &Mlp`), read through their twins.
     models: HashSet<String>,
-}
-
-/// Whether `expr` is a place in a model parameter, its fields indexed by
-/// untracked indices (`model.layers[k].w[j][i]`): the same place in the
-/// model's twin on duals.
-fn model_place(expr: &Expr, an: &Body<'_>) -> bool {
-    match &expr.kind {
-        ExprKind::Field { base, .. } => {
-            model_place(base, an)
-                || matches!(&base.kind, ExprKind::Path(path)
-                if path.path.get_ident().is_some_and(|name| an.models.contains(&name.to_string())))
-        }
-        ExprKind::Index { base, index } => {
-            !carries(index, &an.active)
-                && !matches!(index.kind, ExprKind::Range { .. })
-                && model_place(base, an)
-        }
-        ExprKind::Paren(inner) => model_place(inner, an),
-        _ => false,
-    }
 }
 
 impl std::ops::Deref for Body<'_> {
@@ -438,50 +428,6 @@ fn number_ok(expr: &Expr, an: &Body<'_>) -> bool {
         || shows_number(expr, &an.active, &|name| {
             an.numbers.contains(name) || an.items.contains(name)
         })
-}
-
-/// A `const` of the crate read where a number goes (`ALPHA * squares`):
-/// a name in capitals that the function does not bind, an `f64` in a
-/// body the plain twin type-checks.
-fn named_constant(expr: &Expr, an: &Body<'_>) -> bool {
-    matches!(&expr.kind, ExprKind::Path(path) if path.qself.is_none() && path.path.get_ident().is_some_and(|ident| {
-        let name = ident.to_string();
-        name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-            && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-            && !an.bound.contains_key(&name)
-            && !an.params.contains(&name)
-    }))
-}
-
-/// A field of constant data (`data[n].y` of a `Sample`), its indices
-/// plain, read where a number goes: a number beside a tracked one in a
-/// body the plain twin type-checks (an `f64`, as the course's data is).
-fn data_field(expr: &Expr, an: &Body<'_>) -> bool {
-    let mut place = expr;
-    let mut field = false;
-    loop {
-        match &place.kind {
-            ExprKind::Field { base, .. } => {
-                field = true;
-                place = base;
-            }
-            ExprKind::Index { base, index } => {
-                if carries(index, &an.active) || matches!(index.kind, ExprKind::Range { .. }) {
-                    return false;
-                }
-                place = base;
-            }
-            ExprKind::Paren(inner) => place = inner,
-            ExprKind::Path(path) => {
-                return field
-                    && path.path.get_ident().is_some_and(|name| {
-                        let name = name.to_string();
-                        !an.active.contains(&name) && !an.models.contains(&name)
-                    })
-            }
-            _ => return false,
-        }
-    }
 }
 
 /// Whether `expr`, a node of the body, prints as tokens that type-check
@@ -693,120 +639,6 @@ fn plain_number(expr: &Expr, an: &Body<'_>) -> bool {
     }
 }
 
-/// Whether `source`, what a `for` walks, gives numbers (or references
-/// to them, or tuples of those with `enumerate`'s index): `x.iter()` or
-/// `&x` of a place holding a row of numbers, and `copied`, `cloned`,
-/// `enumerate`, `rev`, `step_by`, `skip`, `take` and `zip` of such
-/// sources; the loops iterator chains are read as walk these.
-fn number_items(source: &syn::Expr, an: &Body<'_>) -> bool {
-    use syn::Expr as E;
-    let untracked = |args: &syn::punctuated::Punctuated<syn::Expr, syn::token::Comma>| {
-        args.iter()
-            .all(|arg| !mentions_any(quote::ToTokens::to_token_stream(arg), &an.active))
-    };
-    match source {
-        E::Paren(paren) => number_items(&paren.expr, an),
-        E::Reference(reference) => reference.mutability.is_none() && row(&reference.expr, an),
-        E::MethodCall(call) => {
-            let (receiver, args) = (&*call.receiver, &call.args);
-            match call.method.to_string().as_str() {
-                "iter" => args.is_empty() && row(receiver, an),
-                "copied" | "cloned" | "enumerate" | "rev" => {
-                    args.is_empty() && number_items(receiver, an)
-                }
-                "step_by" | "skip" | "take" => {
-                    args.len() == 1 && untracked(args) && number_items(receiver, an)
-                }
-                "zip" => {
-                    args.len() == 1
-                        && number_items(receiver, an)
-                        && (row(&args[0], an) || number_items(&args[0], an))
-                }
-                _ => false,
-            }
-        }
-        _ => false,
-    }
-}
-
-/// Whether `source`, a `for`'s, walks the rows of rows of numbers one by
-/// one, each a row (`w`, `&w`, `w.iter()`, `&w[1..]`, `.rev()`), with a
-/// single name for its item.
-fn row_items(source: &syn::Expr, an: &Body<'_>) -> bool {
-    use syn::Expr as E;
-    let rows = |place: &E| of_depth(place, an, 2);
-    match source {
-        E::Paren(paren) => row_items(&paren.expr, an),
-        E::Reference(reference) => reference.mutability.is_none() && rows(&reference.expr),
-        E::Path(_) => rows(source),
-        E::MethodCall(call) => match call.method.to_string().as_str() {
-            "iter" => call.args.is_empty() && rows(&call.receiver),
-            "rev" => call.args.is_empty() && row_items(&call.receiver, an),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// Whether an iterator chain numbers its items (`.enumerate()`), whose
-/// pattern then binds an index beside the numbers.
-fn enumerates(source: &syn::Expr) -> bool {
-    match source {
-        syn::Expr::Paren(paren) => enumerates(&paren.expr),
-        syn::Expr::MethodCall(call) => {
-            call.method == "enumerate"
-                || enumerates(&call.receiver)
-                || call.args.iter().any(enumerates)
-        }
-        _ => false,
-    }
-}
-
-/// Whether `place` (`x`, `w[j]`) holds a row of numbers: a name whose
-/// shape has one dimension more than the indices taken of it.
-fn row(place: &syn::Expr, an: &Body<'_>) -> bool {
-    of_depth(place, an, 1)
-}
-
-/// Whether `place` holds `depth` dimensions of numbers (1, a row; 2, rows
-/// of rows): a name whose shape has `depth` more than the indices taken
-/// of it, none of them tracked.
-fn of_depth(place: &syn::Expr, an: &Body<'_>, depth: usize) -> bool {
-    let mut indices = 0;
-    let mut at = place;
-    loop {
-        match at {
-            syn::Expr::Paren(paren) => at = &paren.expr,
-            syn::Expr::Index(index) => {
-                if mentions_any(quote::ToTokens::to_token_stream(&index.index), &an.active) {
-                    return false;
-                }
-                // `x[1..3]`: a part of the row, still a row.
-                if !matches!(&*index.index, syn::Expr::Range(_)) {
-                    indices += 1;
-                }
-                at = &index.expr;
-            }
-            syn::Expr::Path(path) => {
-                return path.qself.is_none()
-                    && path.path.get_ident().is_some_and(|name| {
-                        an.dims.get(&name.to_string()) == Some(&Some(indices + depth))
-                    });
-            }
-            _ => return false,
-        }
-    }
-}
-
-/// Whether `tokens` name one of `names`.
-fn mentions_any(tokens: TokenStream, names: &HashSet<String>) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => names.contains(&ident.to_string()),
-        TokenTree::Group(group) => mentions_any(group.stream(), names),
-        _ => false,
-    })
-}
-
 /// Where a tracked value meets another: the other is a number; no number
 /// is an index, and no tracked value a bound or a condition; an exponent
 /// of `powi` is an integer literal or `as i32`.
@@ -879,108 +711,4 @@ fn mentions(tokens: TokenStream, word: &str) -> bool {
         TokenTree::Group(group) => mentions(group.stream(), word),
         _ => false,
     })
-}
-
-/// Where the dual sweep's forward sweep ends, for `f_jvp` (a stack made by
-/// `DualStack::forward_only`): the value, whose tangent is the directional
-/// derivative, with `unmade` for the gradient (`f_jvp` discards it: empty
-/// `Vec`s, or zeros on the stack, made before the adjoints are).
-pub fn forward_only(
-    stack: &Ident,
-    value: &Ident,
-    unmade: &TokenStream,
-    model: Option<proc_macro2::Span>,
-) -> TokenStream {
-    let Some(span) = model else {
-        return quote! {
-            if !#stack.reverses() {
-                #stack.observe(#value);
-                return #stack.finite().then_some(::autodiff::ValueAndGradient {
-                    value: #value,
-                    gradient: #unmade,
-                });
-            }
-        };
-    };
-    // With a model, made where its twin is relocated (`model_span`).
-    let made = quote::quote_spanned!(span=> ::autodiff::ValueAndGradient);
-    let option = quote::quote_spanned!(span=> ::core::option::Option);
-    quote! {
-        if !#stack.reverses() {
-            #stack.observe(#value);
-            if !#stack.finite() {
-                return #option::None;
-            }
-            return #option::Some(#made {
-                value: #value,
-                gradient: #unmade,
-            });
-        }
-    }
-}
-
-/// Where the dual sweep's items that hold a model's twin are spanned: on
-/// the first model's type, as every use of the twin is, so that a struct
-/// that is not a model stays one error there; else the call site.
-pub fn model_span(function: &Function) -> proc_macro2::Span {
-    use syn::spanned::Spanned;
-    function
-        .params
-        .iter()
-        .find_map(|param| match &param.kind {
-            Kind::Struct { ty, .. } => Some(ty.span()),
-            _ => None,
-        })
-        .unwrap_or_else(proc_macro2::Span::call_site)
-}
-
-/// `tokens` with every `f64` a `::autodiff::Dual`: a differentiable
-/// parameter's type and the gradient's, on dual numbers.
-pub fn dual_type(tokens: &TokenStream) -> TokenStream {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|tree| match tree {
-            TokenTree::Ident(ident) if ident == "f64" => {
-                quote!(::autodiff::Dual)
-            }
-            TokenTree::Group(group) => {
-                let mut inner = Group::new(group.delimiter(), dual_type(&group.stream()));
-                inner.set_span(group.span());
-                TokenStream::from(TokenTree::Group(inner))
-            }
-            other => TokenStream::from(other),
-        })
-        .collect()
-}
-
-/// The type of `function`'s gradient on dual numbers, what its dual sweep
-/// returns: `gradient_type` with every `f64` a `Dual`, a model's its twin
-/// (`<Mlp as Parameter>::Duals`).
-pub fn dual_gradient_type(function: &Function, gradient_type: &TokenStream) -> TokenStream {
-    let differentiable: Vec<&crate::ast::Param> = function
-        .params
-        .iter()
-        .filter(|param| param.kind.is_differentiable())
-        .collect();
-    let one = |param: &crate::ast::Param| match &param.kind {
-        Kind::Struct { ty, .. } => twin_of(ty),
-        _ => dual_type(&super::super::grad::gradient_type_of(&[param])),
-    };
-    match differentiable.as_slice() {
-        [] => dual_type(gradient_type),
-        [single] => one(single),
-        _ => {
-            let types = differentiable.iter().map(|param| one(param));
-            quote!((#(#types,)*))
-        }
-    }
-}
-
-/// A model's twin on dual numbers, named through its type.
-pub fn twin_of(ty: &syn::Type) -> TokenStream {
-    use syn::spanned::Spanned;
-    // Spanned on the type, as the other paths' uses of it are: a struct
-    // that is not a model is one error there.
-    quote::quote_spanned!(ty.span()=> <#ty as ::autodiff::__private::Parameter>::Duals)
 }

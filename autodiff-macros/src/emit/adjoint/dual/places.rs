@@ -1,0 +1,189 @@
+//! What the dual sweep reads as numbers and rows: a model parameter's
+//! places (through its twin), fields of constant data and crate constants
+//! beside tracked values, and what a `for` walks (numbers, rows of rows).
+
+use super::super::analysis::carries;
+use std::collections::HashSet;
+
+use proc_macro2::{TokenStream, TokenTree};
+
+use super::Body;
+use crate::ast::{Expr, ExprKind};
+
+/// Whether `expr` is a place in a model parameter, its fields indexed by
+/// untracked indices (`model.layers[k].w[j][i]`): the same place in the
+/// model's twin on duals.
+pub(super) fn model_place(expr: &Expr, an: &Body<'_>) -> bool {
+    match &expr.kind {
+        ExprKind::Field { base, .. } => {
+            model_place(base, an)
+                || matches!(&base.kind, ExprKind::Path(path)
+                if path.path.get_ident().is_some_and(|name| an.models.contains(&name.to_string())))
+        }
+        ExprKind::Index { base, index } => {
+            !carries(index, &an.active)
+                && !matches!(index.kind, ExprKind::Range { .. })
+                && model_place(base, an)
+        }
+        ExprKind::Paren(inner) => model_place(inner, an),
+        _ => false,
+    }
+}
+
+/// A `const` of the crate read where a number goes (`ALPHA * squares`):
+/// a name in capitals that the function does not bind, an `f64` in a
+/// body the plain twin type-checks.
+pub(super) fn named_constant(expr: &Expr, an: &Body<'_>) -> bool {
+    matches!(&expr.kind, ExprKind::Path(path) if path.qself.is_none() && path.path.get_ident().is_some_and(|ident| {
+        let name = ident.to_string();
+        name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            && !an.bound.contains_key(&name)
+            && !an.params.contains(&name)
+    }))
+}
+
+/// A field of constant data (`data[n].y` of a `Sample`), its indices
+/// plain, read where a number goes: a number beside a tracked one in a
+/// body the plain twin type-checks (an `f64`, as the course's data is).
+pub(super) fn data_field(expr: &Expr, an: &Body<'_>) -> bool {
+    let mut place = expr;
+    let mut field = false;
+    loop {
+        match &place.kind {
+            ExprKind::Field { base, .. } => {
+                field = true;
+                place = base;
+            }
+            ExprKind::Index { base, index } => {
+                if carries(index, &an.active) || matches!(index.kind, ExprKind::Range { .. }) {
+                    return false;
+                }
+                place = base;
+            }
+            ExprKind::Paren(inner) => place = inner,
+            ExprKind::Path(path) => {
+                return field
+                    && path.path.get_ident().is_some_and(|name| {
+                        let name = name.to_string();
+                        !an.active.contains(&name) && !an.models.contains(&name)
+                    })
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Whether `source`, what a `for` walks, gives numbers (or references
+/// to them, or tuples of those with `enumerate`'s index): `x.iter()` or
+/// `&x` of a place holding a row of numbers, and `copied`, `cloned`,
+/// `enumerate`, `rev`, `step_by`, `skip`, `take` and `zip` of such
+/// sources; the loops iterator chains are read as walk these.
+pub(super) fn number_items(source: &syn::Expr, an: &Body<'_>) -> bool {
+    use syn::Expr as E;
+    let untracked = |args: &syn::punctuated::Punctuated<syn::Expr, syn::token::Comma>| {
+        args.iter()
+            .all(|arg| !mentions_any(quote::ToTokens::to_token_stream(arg), &an.active))
+    };
+    match source {
+        E::Paren(paren) => number_items(&paren.expr, an),
+        E::Reference(reference) => reference.mutability.is_none() && row(&reference.expr, an),
+        E::MethodCall(call) => {
+            let (receiver, args) = (&*call.receiver, &call.args);
+            match call.method.to_string().as_str() {
+                "iter" => args.is_empty() && row(receiver, an),
+                "copied" | "cloned" | "enumerate" | "rev" => {
+                    args.is_empty() && number_items(receiver, an)
+                }
+                "step_by" | "skip" | "take" => {
+                    args.len() == 1 && untracked(args) && number_items(receiver, an)
+                }
+                "zip" => {
+                    args.len() == 1
+                        && number_items(receiver, an)
+                        && (row(&args[0], an) || number_items(&args[0], an))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether `source`, a `for`'s, walks the rows of rows of numbers one by
+/// one, each a row (`w`, `&w`, `w.iter()`, `&w[1..]`, `.rev()`), with a
+/// single name for its item.
+pub(super) fn row_items(source: &syn::Expr, an: &Body<'_>) -> bool {
+    use syn::Expr as E;
+    let rows = |place: &E| of_depth(place, an, 2);
+    match source {
+        E::Paren(paren) => row_items(&paren.expr, an),
+        E::Reference(reference) => reference.mutability.is_none() && rows(&reference.expr),
+        E::Path(_) => rows(source),
+        E::MethodCall(call) => match call.method.to_string().as_str() {
+            "iter" => call.args.is_empty() && rows(&call.receiver),
+            "rev" => call.args.is_empty() && row_items(&call.receiver, an),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether an iterator chain numbers its items (`.enumerate()`), whose
+/// pattern then binds an index beside the numbers.
+pub(super) fn enumerates(source: &syn::Expr) -> bool {
+    match source {
+        syn::Expr::Paren(paren) => enumerates(&paren.expr),
+        syn::Expr::MethodCall(call) => {
+            call.method == "enumerate"
+                || enumerates(&call.receiver)
+                || call.args.iter().any(enumerates)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `place` (`x`, `w[j]`) holds a row of numbers: a name whose
+/// shape has one dimension more than the indices taken of it.
+pub(super) fn row(place: &syn::Expr, an: &Body<'_>) -> bool {
+    of_depth(place, an, 1)
+}
+
+/// Whether `place` holds `depth` dimensions of numbers (1, a row; 2, rows
+/// of rows): a name whose shape has `depth` more than the indices taken
+/// of it, none of them tracked.
+pub(super) fn of_depth(place: &syn::Expr, an: &Body<'_>, depth: usize) -> bool {
+    let mut indices = 0;
+    let mut at = place;
+    loop {
+        match at {
+            syn::Expr::Paren(paren) => at = &paren.expr,
+            syn::Expr::Index(index) => {
+                if mentions_any(quote::ToTokens::to_token_stream(&index.index), &an.active) {
+                    return false;
+                }
+                // `x[1..3]`: a part of the row, still a row.
+                if !matches!(&*index.index, syn::Expr::Range(_)) {
+                    indices += 1;
+                }
+                at = &index.expr;
+            }
+            syn::Expr::Path(path) => {
+                return path.qself.is_none()
+                    && path.path.get_ident().is_some_and(|name| {
+                        an.dims.get(&name.to_string()) == Some(&Some(indices + depth))
+                    });
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Whether `tokens` name one of `names`.
+fn mentions_any(tokens: TokenStream, names: &HashSet<String>) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => names.contains(&ident.to_string()),
+        TokenTree::Group(group) => mentions_any(group.stream(), names),
+        _ => false,
+    })
+}
