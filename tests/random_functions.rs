@@ -21,8 +21,8 @@
 //! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
 //! concatenated by `concat`, summed by a `for` that takes them by value
 //! and by `while let Some(t) = it.next()`, in
-//! bodies with early `return`s too) and read by index, `if` values inside
-//! expressions, calls of one or two annotated helpers per file (with
+//! bodies with early `return`s too) and read by index, `if` values, blocks
+//! of `let`s and `match`es inside expressions, calls of one or two annotated helpers per file (with
 //! tracked and untracked arguments, bindings that change later, in loops,
 //! `h(x, x.recip())`), a
 //! helper's value bound by a `let` and only passed on to a helper, a
@@ -106,6 +106,11 @@ enum Expr {
     If(Box<Cond>, Box<Expr>, Box<Expr>),
     /// `if c { stmts; a } else { stmts; b }`
     IfBlock(Box<Cond>, Vec<Stmt>, Box<Expr>, Vec<Stmt>, Box<Expr>),
+    /// `({ let b0 = e0; ..; tail })`: a block as an operand.
+    Lets(Vec<(String, Expr)>, Box<Expr>),
+    /// `(match c { true => a, false => { let b0 = e0; tail } })`: a
+    /// `match` as an operand.
+    Match(Box<Cond>, Box<Expr>, Box<Expr>),
     /// `a[k]` of a local array or `Vec`.
     Elem(String, Idx),
     /// `dbg!(e)`, which the dual twin reads as `e`.
@@ -544,6 +549,24 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             let _ = write!(out, "{}\n}}", r(b));
             out
         }
+        Expr::Lets(lets, tail) => {
+            let mut out = String::from("({ ");
+            for (name, e) in lets {
+                let _ = write!(out, "let {name} = {}; ", r(e));
+            }
+            let _ = write!(out, "{} }})", r(tail));
+            out
+        }
+        // An arm's block as a student writes it, without parentheses.
+        Expr::Match(c, a, b) => format!(
+            "(match {} {{ true => {}, false => {} }})",
+            render_cond(c, dialect),
+            r(a),
+            match &**b {
+                Expr::Lets(..) => r(b)[1..r(b).len() - 1].to_owned(),
+                _ => r(b),
+            }
+        ),
         Expr::Elem(name, idx) => format!("{name}[{}]", render_idx(idx)),
         Expr::Field(name, k) => format!("{name}.{k}"),
         Expr::Dbg(e) => match dialect {
@@ -3094,14 +3117,18 @@ impl Gen {
                 Box::new(Self::positive(self.expr(d))),
                 -1 - self.rng.below(2) as i32,
             ),
-            20 => {
-                self.tag("if value in an expression");
-                Expr::If(
-                    Box::new(self.cond()),
-                    Box::new(self.expr(d)),
-                    Box::new(self.expr(d)),
-                )
-            }
+            20 => match self.rng.below(4) {
+                0 => self.lets(d).unwrap_or_else(|| self.if_value(d)),
+                1 => match self.lets(d) {
+                    Some(otherwise) => {
+                        self.tag("match value in an expression");
+                        let (c, a) = (self.cond(), self.expr(d));
+                        Expr::Match(Box::new(c), Box::new(a), Box::new(otherwise))
+                    }
+                    None => self.if_value(d),
+                },
+                _ => self.if_value(d),
+            },
             21..=22 if !self.helpers.is_empty() && !self.frozen => self.call(d),
             23 if !self.compiled && !self.frozen && !self.numbers_only && self.vector.is_some() => {
                 self.tag("vector helper call");
@@ -3117,6 +3144,39 @@ impl Gen {
                 Box::new(self.expr(d)),
             ),
         }
+    }
+
+    fn if_value(&mut self, d: usize) -> Expr {
+        self.tag("if value in an expression");
+        Expr::If(
+            Box::new(self.cond()),
+            Box::new(self.expr(d)),
+            Box::new(self.expr(d)),
+        )
+    }
+
+    /// `({ let b0 = e0; let b1 = e1; tail })`, an operand of its own whose
+    /// lets read what is in scope and each other; `None` where one would
+    /// print (`dbg!`), which keeps the block where it is, and the tape.
+    fn lets(&mut self, d: usize) -> Option<Expr> {
+        let saved = self.vars.len();
+        let mut lets = Vec::new();
+        self.nesting += 1;
+        for _ in 0..1 + self.rng.below(2) {
+            let e = self.expr(d);
+            let name = self.fresh("b");
+            self.declare(&name, Kind::Scalar, false);
+            lets.push((name, e));
+        }
+        let tail = self.expr(d);
+        self.nesting -= 1;
+        self.vars.truncate(saved);
+        let block = Expr::Lets(lets, Box::new(tail));
+        if render(&block, Dialect::Plain).contains("dbg!") {
+            return None;
+        }
+        self.tag("block value in an expression");
+        Some(block)
     }
 
     /// `let act = |t: f64| e;` with `e` of `t` alone, and a `let` of a

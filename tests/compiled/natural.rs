@@ -1399,6 +1399,113 @@ fn if_values_inside_expressions_are_compiled() -> Result<(), Box<dyn std::error:
 }
 
 // ---------------------------------------------------------------------
+// A block or a `match` as an operand (`s += { let t = ..; t * t } * w;`,
+// `w * match k { .. }`), read as a `let` before its statement where nothing
+// in it writes or jumps; a block that writes stays where it is and keeps
+// the tape, with the same numbers.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn block_operands(x: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += {
+            let t = x[i].sin();
+            t * t
+        } * w;
+        s -= 0.5
+            * match i % 3 {
+                0 => x[i] * w,
+                1 => {
+                    let u = x[i].tanh();
+                    u + 1.0
+                }
+                _ => w,
+            };
+    }
+    let last = (x[0] + {
+        let r = if w > 0.0 { w } else { -w };
+        r.sqrt()
+    }) * x[1];
+    s + last
+}
+
+fn block_operands_dual(v: &[Dual]) -> Dual {
+    let (x, w) = (&v[..v.len() - 1], v[v.len() - 1]);
+    let mut s = Dual::constant(0.0);
+    for (i, &xi) in x.iter().enumerate() {
+        let t = xi.sin();
+        s = s + t * t * w;
+        let m = match i % 3 {
+            0 => xi * w,
+            1 => xi.tanh() + Dual::constant(1.0),
+            _ => w,
+        };
+        s = s - Dual::constant(0.5) * m;
+    }
+    let r = if w.value > 0.0 {
+        w
+    } else {
+        Dual::constant(0.0) - w
+    };
+    s + (x[0] + r.sqrt()) * x[1]
+}
+
+/// A block that writes a binding another operand reads stays in place:
+/// `y * { y += x; y }` reads `y` before the block changes it.
+#[differentiable]
+fn writing_block(x: f64, y: f64) -> f64 {
+    let mut y = y;
+    y * {
+        y += x;
+        y
+    }
+}
+
+#[test]
+fn block_and_match_operands_are_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(block_operands_grad_path(), GradientPath::Compiled);
+    for (x, w) in [
+        (vec![0.3, -0.7, 1.1, 0.4], 0.8),
+        (vec![-1.2, 0.5, 0.25], -1.5),
+    ] {
+        let adjoint = compiled(|stack| block_operands_adjoint(stack, &x, w));
+        let grad = block_operands_grad(&x, w)?;
+        let tape = block_operands_grad_tape(&x, w)?;
+        let flat = |g: &(Vec<f64>, f64)| [g.0.clone(), vec![g.1]].concat();
+        let mut point = x.clone();
+        point.push(w);
+        check(
+            "block_operands",
+            (adjoint.value, flat(&adjoint.gradient)),
+            (grad.value, flat(&grad.gradient)),
+            (tape.value, flat(&tape.gradient)),
+            dual_value_and_gradient(&point, block_operands_dual),
+        );
+        assert!(block_operands_check(&x, w)?.passed());
+    }
+    // y · (y + x): ∂x = y, ∂y = 2y + x.
+    assert!(matches!(
+        writing_block_grad_path(),
+        GradientPath::Tape {
+            construct: "a block",
+            ..
+        }
+    ));
+    let (x, y) = (0.75, -1.25);
+    let grad = writing_block_grad(x, y)?;
+    assert_eq!(grad.value.to_bits(), writing_block(x, y).to_bits());
+    assert_agree(
+        "writing_block",
+        &[grad.gradient.0, grad.gradient.1],
+        &[y, 2.0 * y + x],
+    );
+    let tape = writing_block_grad_tape(x, y)?;
+    assert_eq!(grad.gradient, tape.gradient);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------
 // Attributes on statements (`#[allow(..)]`, `#[cfg(..)]` on a block) and
 // `dbg!`: each statement the sweeps write for an attributed one carries
 // the attribute, so a block compiled out is out of both sweeps; `dbg!(e)`

@@ -317,9 +317,11 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     Some((item, extremes))
 }
 
-/// Whether `expr` has an `if` value as an operand (`a + if c { b } else {
-/// d }`), which `chains` moves into a `let` of its own; an `else if`, a
-/// match arm and a closure's body are not operands.
+/// Whether `expr` has an `if` value, a block or a `match` as an operand
+/// (`a + if c { b } else { d }`, `{ let t = x.sin(); t * t } * w`), which
+/// `chains` moves into a `let` of its own (a block or a `match` where
+/// nothing in it writes, see `chains::branching`); an `else if`, a match
+/// arm and a closure's body are not operands.
 fn holds_if_value(expr: &Expr) -> bool {
     if matches!(
         expr.kind,
@@ -337,7 +339,8 @@ fn holds_if_value(expr: &Expr) -> bool {
                 ExprKind::If {
                     else_branch: Some(_),
                     ..
-                }
+                } | ExprKind::Block(None, _)
+                    | ExprKind::Match { .. }
             )
         }
         Child::Block(_) => false,

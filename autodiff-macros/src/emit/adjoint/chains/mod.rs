@@ -27,10 +27,14 @@
 //! An `if` value inside an expression (`relu(-(if c { a } else { b }))`,
 //! `(if c { a } else { b }) + t`) is read the same way, as the `let` it
 //! stands for before its statement, `let if_value = if c { a } else { b };`,
-//! which the sweeps reverse as a branch.
+//! which the sweeps reverse as a branch; so is a block or a `match` there
+//! (`s += { let t = x.sin(); t * t } * w;`) where nothing in it writes,
+//! jumps or borrows mutably (`branching`), so that reading it first
+//! changes no value.
 //!
 //! This file walks the body and writes the loops (how a chain is
-//! rewritten); `recognise` decides which expressions are chains it lowers
+//! rewritten); `branching` decides which blocks and `match`es an operand
+//! may be read before its statement, `recognise` decides which expressions are chains it lowers
 //! (the reductions, sources and closures it reads), `windows` reads a
 //! `windows(n)` or `chunks(n)` source as a walk over start positions,
 //! `select` writes the loop of a `max_by`/`min_by`, `closures` reads a
@@ -38,6 +42,7 @@
 //! `if let`/`match` on `x.first()`, `x.last()` or `x.get(i)` as a length
 //! test, and `tokens` renames and substitutes names in token streams.
 
+mod branching;
 mod closures;
 mod options;
 mod recognise;
@@ -478,22 +483,35 @@ impl Lowering<'_> {
     /// `if` value there (`relu(-(if c { a } else { b }))`) becomes a `let`
     /// before the statement, which the sweeps reverse as a branch, and
     /// its name takes its place. The operands around it carry no effects
-    /// of their own, so reading it first changes no value.
+    /// of their own, so reading it first changes no value. A block or a
+    /// `match` there (`s += { let t = x.sin(); t * t } * w;`) is moved
+    /// out the same way where nothing in it writes, jumps or borrows
+    /// mutably ([`branching::moves_out`]): reading it first changes no
+    /// value either.
     fn operand(&mut self, expr: &mut syn::Expr, before: &mut Vec<syn::Stmt>) {
         let mut inner = &*expr;
         while let syn::Expr::Paren(paren) = inner {
             inner = &paren.expr;
         }
-        if let syn::Expr::If(value) = inner {
-            if value.else_branch.is_some() {
-                let name = self.fresh("if_value");
-                let span = value.if_token.span;
-                let stmt = syn::parse2(quote_spanned!(span=> let #name = #value;));
-                before.push(stmt.expect("a `let`"));
-                *expr = syn::parse2(quote_spanned!(span=> #name)).expect("a path");
-                self.changed = true;
-                return;
+        let moved = match inner {
+            syn::Expr::If(value) if value.else_branch.is_some() => {
+                Some(("if_value", value.if_token.span))
             }
+            syn::Expr::Block(block) if branching::moves_out(inner) => {
+                Some(("block_value", block.block.brace_token.span.join()))
+            }
+            syn::Expr::Match(value) if branching::moves_out(inner) => {
+                Some(("match_value", value.match_token.span))
+            }
+            _ => None,
+        };
+        if let Some((base, span)) = moved {
+            let name = self.fresh(base);
+            let stmt = syn::parse2(quote_spanned!(span=> let #name = #inner;));
+            before.push(stmt.expect("a `let`"));
+            *expr = syn::parse2(quote_spanned!(span=> #name)).expect("a path");
+            self.changed = true;
+            return;
         }
         self.extract(expr, before);
     }

@@ -1,0 +1,191 @@
+//! Which blocks and `match`es an operand may be moved out of, into a `let`
+//! before its statement (`s += { let t = x.sin(); t * t } * w;` read as
+//! `let block_value = { .. }; s += block_value * w;`): those that change
+//! nothing another operand of the statement could read and always finish
+//! with their value. Read on the tokens, conservatively: no assignment
+//! (`=` outside a `let`, `+=` and the other compound operators), no
+//! `&mut`, no `return`, `break`, `continue` or `?`, no macro but `vec!`,
+//! and no call of a method that changes its receiver (`push`, `swap`,
+//! ..). Anything else stays where it is, as before, and keeps the tape
+//! where the sweeps do not read it there.
+
+use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
+use quote::ToTokens;
+
+/// Methods that change their receiver, of `Vec`, slices and `Option`.
+const CHANGING: &[&str] = &[
+    "push",
+    "pop",
+    "insert",
+    "remove",
+    "swap",
+    "swap_remove",
+    "reverse",
+    "sort",
+    "sort_by",
+    "sort_unstable",
+    "sort_unstable_by",
+    "truncate",
+    "extend",
+    "extend_from_slice",
+    "append",
+    "clear",
+    "drain",
+    "retain",
+    "dedup",
+    "resize",
+    "fill",
+    "iter_mut",
+    "get_mut",
+    "first_mut",
+    "last_mut",
+    "split_at_mut",
+    "rotate_left",
+    "rotate_right",
+];
+
+/// Whether `expr`, a block or a `match` that is an operand, may be read
+/// first, as a `let` of its own before its statement.
+pub(super) fn moves_out(expr: &syn::Expr) -> bool {
+    let plain = match expr {
+        syn::Expr::Block(block) => block.label.is_none() && block.attrs.is_empty(),
+        syn::Expr::Match(value) => value.attrs.is_empty(),
+        _ => false,
+    };
+    plain && quiet(expr.to_token_stream())
+}
+
+/// Whether `tokens` neither write, nor jump, nor borrow mutably (see the
+/// module's list), at any depth.
+fn quiet(tokens: TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    // Whether a `let` has begun since the last `;` at this depth, whose
+    // first bare `=` is its initialiser's.
+    let mut in_let = false;
+    for (at, tree) in trees.iter().enumerate() {
+        let previous = at.checked_sub(1).map(|k| &trees[k]);
+        let next = trees.get(at + 1);
+        match tree {
+            TokenTree::Group(group) => {
+                if !quiet(group.stream()) {
+                    return false;
+                }
+                // `.push(..)` and its kind: the method's name is before
+                // the group.
+                if group.delimiter() == Delimiter::Parenthesis {
+                    let name = previous.and_then(|tree| match tree {
+                        TokenTree::Ident(ident) => Some(ident.to_string()),
+                        _ => None,
+                    });
+                    let dotted = at >= 2
+                        && matches!(&trees[at - 2], TokenTree::Punct(p) if p.as_char() == '.');
+                    if dotted && name.is_some_and(|name| CHANGING.contains(&name.as_str())) {
+                        return false;
+                    }
+                }
+            }
+            TokenTree::Ident(ident) => {
+                let word = ident.to_string();
+                if matches!(word.as_str(), "return" | "break" | "continue" | "yield") {
+                    return false;
+                }
+                if word == "let" {
+                    in_let = true;
+                }
+                // A macro other than `vec!`.
+                let bang = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                let called = matches!(trees.get(at + 2), Some(TokenTree::Group(_)));
+                if bang && called && word != "vec" {
+                    return false;
+                }
+            }
+            TokenTree::Punct(punct) => match punct.as_char() {
+                ';' => in_let = false,
+                '?' => return false,
+                '&' => {
+                    if matches!(next, Some(TokenTree::Ident(ident)) if ident == "mut") {
+                        return false;
+                    }
+                }
+                '=' => {
+                    // `==`, `=>`: the first `=` is joint to what follows.
+                    if punct.spacing() == Spacing::Joint {
+                        continue;
+                    }
+                    let joined = match previous {
+                        Some(TokenTree::Punct(p)) if p.spacing() == Spacing::Joint => {
+                            Some(p.as_char())
+                        }
+                        _ => None,
+                    };
+                    match joined {
+                        // The second `=` of `==`, or `<=`, `>=`, `!=`,
+                        // `..=` (a `<<=` or `>>=` has two before it).
+                        Some('=' | '!' | '.') => {}
+                        Some(c @ ('<' | '>')) => {
+                            let twice = at >= 2
+                                && matches!(&trees[at - 2],
+                                    TokenTree::Punct(p) if p.as_char() == c && p.spacing() == Spacing::Joint);
+                            if twice {
+                                return false;
+                            }
+                        }
+                        // `+=` and the other compound assignments.
+                        Some(_) => return false,
+                        // A bare `=`: a `let`'s initialiser, once.
+                        None if in_let => in_let = false,
+                        None => return false,
+                    }
+                }
+                _ => {}
+            },
+            TokenTree::Literal(_) => {}
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::moves_out;
+
+    fn moves(text: &str) -> bool {
+        moves_out(&syn::parse_str(text).expect("an expression"))
+    }
+
+    #[test]
+    fn a_block_of_lets_and_a_value_moves_out() {
+        assert!(moves("{ let t = x.sin(); t * t }"));
+        assert!(moves(
+            "{ let t: f64 = x.max(y); let u = t <= 1.0; if u { t } else { -t } }"
+        ));
+        assert!(moves(
+            "match c { true => { let v = vec![x, y]; v[0] } false => y }"
+        ));
+        assert!(moves("{ let t = if a == b { x } else { y }; t >= 0.5 }"));
+        assert!(moves("{ let r = (0..=n).len(); r as f64 * x }"));
+    }
+
+    #[test]
+    fn a_block_that_writes_jumps_or_borrows_stays() {
+        for text in [
+            "{ s += x; s }",
+            "{ s = x; s }",
+            "{ let t = x; s = t; t }",
+            "{ let t = x; t <<= 1; t }",
+            "{ let t = f(&mut v); t }",
+            "{ v.push(x); x }",
+            "{ let t = v.pop().unwrap(); t }",
+            "{ if x > 0.0 { return x; } x }",
+            "{ let t = g(x)?; t }",
+            "{ println!(\"{x}\"); x }",
+            "match c { true => { continue } false => y }",
+            "'a: { break 'a x }",
+            "{ for v in &w { t += v; } t }",
+            // Conservative: a write to the block's own binding stays too.
+            "{ let mut t = 0.0; for k in 0..=n { t = t.max(k as f64); } t }",
+        ] {
+            assert!(!moves(text), "{text}");
+        }
+    }
+}
