@@ -492,16 +492,29 @@ impl<T: Flat, const N: usize> Flat for [T; N] {
 
 /// `out`'s components, each a value of `values` with its tangent from
 /// `along` (the three the same length); whether every one is finite, in
-/// the same pass (an or of comparisons, which vectorises and, unlike a
-/// running sum of `v · 0`, carries no chain of additions).
+/// the same pass ([`not_finite_bits`]).
 #[inline]
 fn lift_parts(values: &[f64], along: &[f64], out: &mut [Dual]) -> bool {
-    let mut bad = false;
+    let mut bad = 0;
     for ((out, &value), &tangent) in out.iter_mut().zip(values).zip(along) {
         *out = Dual::new(value, tangent);
-        bad |= !value.is_finite() | !tangent.is_finite();
+        bad |= not_finite_bits(value) | not_finite_bits(tangent);
     }
-    !bad
+    bad == 0
+}
+
+/// The bits of `x − x`: 0 (`+0.0`) for every finite `x`, a NaN's (never 0)
+/// for an infinity or a NaN. An or of these over a pass says whether all
+/// were finite: a subtraction and an or per number, which vectorise on
+/// any x86-64 (`is_finite`'s test of the exponent needs 64-bit integer
+/// compares, which SSE2 has not: it took a 64→64 MLP's `f_hvp` a fifth
+/// of its time to split the gradient), with no chain of additions (a
+/// running sum of `v · 0` would carry one).
+#[inline(always)]
+// `x − x` on purpose: 0 or NaN, as above.
+#[allow(clippy::eq_op)]
+fn not_finite_bits(x: f64) -> u64 {
+    (x - x).to_bits()
 }
 
 impl Lift for f64 {
@@ -701,13 +714,13 @@ impl<T: DualFlat, const N: usize> DualFlat for [T; N] {
 /// the same pass (as [`lift_parts`] sees it).
 #[inline]
 fn split_parts(duals: &[Dual], primals: &mut [f64], tangents: &mut [f64]) -> bool {
-    let mut bad = false;
+    let mut bad = 0;
     for ((dual, primal), tangent) in duals.iter().zip(primals).zip(tangents) {
         *primal = dual.value;
         *tangent = dual.tangent;
-        bad |= !dual.value.is_finite() | !dual.tangent.is_finite();
+        bad |= not_finite_bits(dual.value) | not_finite_bits(dual.tangent);
     }
-    !bad
+    bad == 0
 }
 
 impl<T: DualFlat, const N: usize> Split for [T; N] {
