@@ -1451,6 +1451,42 @@ fn block_operands_dual(v: &[Dual]) -> Dual {
     s + (x[0] + r.sqrt()) * x[1]
 }
 
+/// A `match` arm written as an expression holding a chain, an `if` value
+/// or another `match` on an element's `Option`: read as the block it means.
+#[differentiable]
+fn arm_expressions(x: &[f64], w: f64) -> f64 {
+    let s = match x.len() % 2 == 0 {
+        true => x.iter().map(|v| v * w).sum::<f64>(),
+        false => (if w > 0.0 { w } else { -w }) * x[0],
+    };
+    s * match s > 0.0 {
+        true => (match x.last() {
+            Some(v) => *v * 2.0,
+            None => w,
+        })
+        .sin(),
+        false => w * w,
+    }
+}
+
+fn arm_expressions_dual(v: &[Dual]) -> Dual {
+    let (x, w) = (&v[..v.len() - 1], v[v.len() - 1]);
+    let s = if x.len() % 2 == 0 {
+        x.iter().fold(Dual::constant(-0.0), |acc, &xi| acc + xi * w)
+    } else {
+        (if w.value > 0.0 {
+            w
+        } else {
+            Dual::constant(0.0) - w
+        }) * x[0]
+    };
+    s * if s.value > 0.0 {
+        (x[x.len() - 1] * Dual::constant(2.0)).sin()
+    } else {
+        w * w
+    }
+}
+
 /// A block that writes a binding another operand reads stays in place:
 /// `y * { y += x; y }` reads `y` before the block changes it.
 #[differentiable]
@@ -1483,6 +1519,28 @@ fn block_and_match_operands_are_compiled() -> Result<(), Box<dyn std::error::Err
             dual_value_and_gradient(&point, block_operands_dual),
         );
         assert!(block_operands_check(&x, w)?.passed());
+    }
+    assert_eq!(arm_expressions_grad_path(), GradientPath::Compiled);
+    for (x, w) in [
+        (vec![0.3, -0.7, 1.1, 0.4], 0.8),
+        (vec![-1.2, 0.5, 0.25], -1.5),
+        (vec![0.9, 0.2, 0.6], 1.25),
+        (vec![-0.4, -0.1], 0.5),
+    ] {
+        let adjoint = compiled(|stack| arm_expressions_adjoint(stack, &x, w));
+        let grad = arm_expressions_grad(&x, w)?;
+        let tape = arm_expressions_grad_tape(&x, w)?;
+        let flat = |g: &(Vec<f64>, f64)| [g.0.clone(), vec![g.1]].concat();
+        let mut point = x.clone();
+        point.push(w);
+        check(
+            "arm_expressions",
+            (adjoint.value, flat(&adjoint.gradient)),
+            (grad.value, flat(&grad.gradient)),
+            (tape.value, flat(&tape.gradient)),
+            dual_value_and_gradient(&point, arm_expressions_dual),
+        );
+        assert!(arm_expressions_check(&x, w)?.passed());
     }
     // y · (y + x): ∂x = y, ∂y = 2y + x.
     assert!(matches!(

@@ -8,6 +8,11 @@
 //! and no call of a method that changes its receiver (`push`, `swap`,
 //! ..). Anything else stays where it is, as before, and keeps the tape
 //! where the sweeps do not read it there.
+//!
+//! Also here: a `match` arm written as an expression that holds something
+//! the lowering reads (`true => x.iter().map(|v| v * w).sum::<f64>()`)
+//! is read as the block it means, whose tail is then lowered as any
+//! statement's value is.
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -143,6 +148,64 @@ fn quiet(tokens: TokenStream) -> bool {
         }
     }
     true
+}
+
+/// Each arm of a `match` the statement evaluates (its value, a `let`'s,
+/// through `if`/`else` and parentheses, as `nested_blocks` walks them)
+/// written as an expression that may hold something the lowering reads
+/// (a closure, an `if`, a block or a `match`) becomes the block it means,
+/// `pat => { e }`, whose tail the lowering then reads as a statement's.
+pub(super) fn arms_as_blocks(stmt: &mut syn::Stmt) {
+    fn walk(expr: &mut syn::Expr) {
+        use syn::Expr as E;
+        match expr {
+            E::If(if_) => {
+                if let Some((_, other)) = &mut if_.else_branch {
+                    walk(other);
+                }
+            }
+            E::Paren(paren) => walk(&mut paren.expr),
+            E::Match(match_) => {
+                for arm in match_.arms.iter_mut() {
+                    match &mut *arm.body {
+                        E::Block(_) => {}
+                        body if holds_more(body) => {
+                            let inner = std::mem::replace(body, E::Verbatim(TokenStream::new()));
+                            *body = syn::parse_quote!({ #inner });
+                            if arm.comma.is_none() {
+                                arm.comma = Some(Default::default());
+                            }
+                        }
+                        body => walk(body),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    /// Whether `body` has a closure, an `if`, a block or a `match` in it.
+    fn holds_more(body: &syn::Expr) -> bool {
+        fn any(tokens: TokenStream) -> bool {
+            tokens.into_iter().any(|tree| match tree {
+                TokenTree::Ident(ident) => ident == "if" || ident == "match",
+                TokenTree::Punct(punct) => punct.as_char() == '|',
+                TokenTree::Group(group) => {
+                    group.delimiter() == Delimiter::Brace || any(group.stream())
+                }
+                TokenTree::Literal(_) => false,
+            })
+        }
+        any(body.to_token_stream())
+    }
+    match stmt {
+        syn::Stmt::Local(local) => {
+            if let Some(init) = &mut local.init {
+                walk(&mut init.expr);
+            }
+        }
+        syn::Stmt::Expr(expr, _) => walk(expr),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -516,8 +516,12 @@ impl Lowering<'_> {
         self.extract(expr, before);
     }
 
-    /// The blocks inside a statement: branches, loop bodies, blocks.
+    /// The blocks inside a statement: branches, loop bodies, blocks, and
+    /// the arms of a `match` (an arm written as an expression read as the
+    /// block it means, `true => { e }`, where `e` may hold what is lowered
+    /// here: a chain, an `if` value, a block or `match` operand).
     fn nested_stmt(&mut self, stmt: &mut syn::Stmt) {
+        branching::arms_as_blocks(stmt);
         super::nested_blocks(stmt, &mut |block| self.block(block));
     }
 
