@@ -3119,11 +3119,17 @@ impl Gen {
             ),
             20 => match self.rng.below(4) {
                 0 => self.lets(d).unwrap_or_else(|| self.if_value(d)),
+                // A `match` whose arm prints (`dbg!`) stays where it is, and
+                // keeps the tape: drawn as an `if` value instead.
                 1 => match self.lets(d) {
                     Some(otherwise) => {
-                        self.tag("match value in an expression");
                         let (c, a) = (self.cond(), self.expr(d));
-                        Expr::Match(Box::new(c), Box::new(a), Box::new(otherwise))
+                        if render(&a, Dialect::Plain).contains("dbg!") {
+                            self.if_value(d)
+                        } else {
+                            self.tag("match value in an expression");
+                            Expr::Match(Box::new(c), Box::new(a), Box::new(otherwise))
+                        }
                     }
                     None => self.if_value(d),
                 },
