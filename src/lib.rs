@@ -59,6 +59,7 @@ pub use autodiff_macros::differentiable;
 
 mod parameters;
 pub use __private::FailedRecording;
+pub use optim::StepError;
 pub use parameters::{Parameters, ShapeMismatch};
 
 mod activations;

@@ -5,7 +5,89 @@
 //! struct alike. They live in the facade, not in the engine: the engine only
 //! computes gradients.
 
+use std::fmt;
+
 use crate::parameters::{Parameters, ShapeMismatch};
+
+/// Why an optimiser's step was refused; the model and the optimiser are
+/// then as they were before it.
+///
+/// ```
+/// use autodiff::prelude::*;
+/// use autodiff::StepError;
+///
+/// let mut w = [1.0, 2.0];
+/// let mut sgd = Sgd::new(0.1);
+/// let err = sgd.step(&mut w, &[0.5, f64::INFINITY]).unwrap_err();
+/// assert_eq!(err, StepError::NonFiniteGradient { index: 1, value: f64::INFINITY });
+/// assert_eq!(w, [1.0, 2.0]);
+/// assert_eq!(
+///     err.to_string(),
+///     "the gradient's component 1 is inf, not a finite number: a step along it would make the model's scalars inf or NaN (nothing was changed)"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum StepError {
+    /// The gradient does not fit the model, or the model not the
+    /// optimiser's state from its first step.
+    Shape(ShapeMismatch),
+    /// A component of the gradient is infinite or NaN (a gradient built or
+    /// edited by hand; `f_grad` never returns one): the step would have
+    /// made the model's scalars the same.
+    NonFiniteGradient {
+        /// The component's position, in the order `Parameters::visit`
+        /// walks the model (the order `f_check` lists them).
+        index: usize,
+        /// What it was.
+        value: f64,
+    },
+}
+
+/// Equal when the same kind at the same place; a NaN `value` equals a
+/// NaN (compared by its bits).
+impl PartialEq for StepError {
+    fn eq(&self, other: &StepError) -> bool {
+        match (self, other) {
+            (StepError::Shape(a), StepError::Shape(b)) => a == b,
+            (
+                StepError::NonFiniteGradient { index, value },
+                StepError::NonFiniteGradient {
+                    index: other_index,
+                    value: other_value,
+                },
+            ) => index == other_index && value.to_bits() == other_value.to_bits(),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepError::Shape(mismatch) => mismatch.fmt(f),
+            StepError::NonFiniteGradient { index, value } => write!(
+                f,
+                "the gradient's component {index} is {value}, not a finite number: a step along it would make the model's scalars inf or NaN (nothing was changed)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StepError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StepError::Shape(mismatch) => Some(mismatch),
+            StepError::NonFiniteGradient { .. } => None,
+        }
+    }
+}
+
+impl From<ShapeMismatch> for StepError {
+    fn from(mismatch: ShapeMismatch) -> StepError {
+        StepError::Shape(mismatch)
+    }
+}
 
 /// Gradient descent: `v ← μ·v + g`, then `p ← p − lr·v` for every scalar
 /// `p` with gradient `g` (the convention of PyTorch's `SGD`); with momentum
@@ -53,14 +135,11 @@ impl Sgd {
     }
 
     /// One step on `model` along `gradient` (the model's own type, as an
-    /// annotated function returns it). A gradient of another shape, or a
-    /// model of another size than the first step's, is an error that
+    /// annotated function returns it). A gradient of another shape, a
+    /// model of another size than the first step's, or a gradient with a
+    /// component that is infinite or NaN is an error ([`StepError`]) that
     /// changes neither the model nor the optimiser.
-    pub fn step<P: Parameters>(
-        &mut self,
-        model: &mut P,
-        gradient: &P,
-    ) -> Result<(), ShapeMismatch> {
+    pub fn step<P: Parameters>(&mut self, model: &mut P, gradient: &P) -> Result<(), StepError> {
         check(model, gradient, &mut self.velocity)?;
         let (lr, mu) = (self.learning_rate, self.momentum);
         let mut velocity = self.velocity.iter_mut();
@@ -134,11 +213,7 @@ impl Adam {
     }
 
     /// One step on `model` along `gradient`; errors as [`Sgd::step`].
-    pub fn step<P: Parameters>(
-        &mut self,
-        model: &mut P,
-        gradient: &P,
-    ) -> Result<(), ShapeMismatch> {
+    pub fn step<P: Parameters>(&mut self, model: &mut P, gradient: &P) -> Result<(), StepError> {
         check(model, gradient, &mut self.mean)?;
         self.square.resize(self.mean.len(), 0.0);
         self.steps = self.steps.saturating_add(1);
@@ -156,27 +231,40 @@ impl Adam {
     }
 }
 
-/// Checks that `gradient` fits `model` and `state` fits both (allocating it
-/// zeroed on the first step), before anything changes.
-fn check<P: Parameters>(
-    model: &P,
-    gradient: &P,
-    state: &mut Vec<f64>,
-) -> Result<(), ShapeMismatch> {
+/// Checks that `gradient` fits `model`, `state` fits both, and every
+/// component of `gradient` is finite (allocating `state` zeroed on the
+/// first step), before anything changes.
+fn check<P: Parameters>(model: &P, gradient: &P, state: &mut Vec<f64>) -> Result<(), StepError> {
     let expected = model.num_scalars();
     if !model.same_shape(gradient) {
         return Err(ShapeMismatch {
             expected,
             found: gradient.num_scalars(),
-        });
+        }
+        .into());
     }
-    if state.is_empty() {
-        state.resize(expected, 0.0);
-    } else if state.len() != expected {
+    if !state.is_empty() && state.len() != expected {
         return Err(ShapeMismatch {
             expected: state.len(),
             found: expected,
-        });
+        }
+        .into());
+    }
+    let (mut index, mut found) = (0, None);
+    gradient.visit(&mut |g| {
+        if found.is_none() {
+            if g.is_finite() {
+                index += 1;
+            } else {
+                found = Some(g);
+            }
+        }
+    });
+    if let Some(value) = found {
+        return Err(StepError::NonFiniteGradient { index, value });
+    }
+    if state.is_empty() {
+        state.resize(expected, 0.0);
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! nothing.
 
 use autodiff::prelude::*;
-use autodiff::ShapeMismatch;
+use autodiff::{ShapeMismatch, StepError};
 
 use crate::oracle::close_to_scale;
 
@@ -103,10 +103,10 @@ fn a_gradient_of_another_shape_changes_neither_model_nor_optimiser() {
     let err = sgd.step(&mut w, &vec![1.0, 1.0]).unwrap_err();
     assert_eq!(
         err,
-        ShapeMismatch {
+        StepError::Shape(ShapeMismatch {
             expected: 3,
             found: 2
-        }
+        })
     );
     assert_eq!((w.clone(), sgd.clone()), (model_before, sgd_before));
 
@@ -115,17 +115,88 @@ fn a_gradient_of_another_shape_changes_neither_model_nor_optimiser() {
     let err = sgd.step(&mut other, &vec![0.0; 4]).unwrap_err();
     assert_eq!(
         err,
-        ShapeMismatch {
+        StepError::Shape(ShapeMismatch {
             expected: 3,
             found: 4
-        }
+        })
     );
     assert_eq!(other, [1.0; 4]);
 
     let mut adam = Adam::new(0.1);
     let err = adam.step(&mut w, &vec![1.0]).unwrap_err();
-    assert_eq!((err.expected, err.found), (3, 1));
+    assert_eq!(
+        err,
+        StepError::Shape(ShapeMismatch {
+            expected: 3,
+            found: 1
+        })
+    );
     assert_eq!(adam, Adam::new(0.1));
+}
+
+#[test]
+fn a_gradient_that_is_not_finite_changes_neither_model_nor_optimiser() {
+    // A gradient built or edited by hand; `f_grad` never returns one.
+    let mut w = vec![1.0, 2.0, 3.0];
+    let mut sgd = Sgd::new(0.1).with_momentum(0.9);
+    let mut adam = Adam::new(0.1);
+    // Before any step: nothing allocated, nothing counted.
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let gradient = vec![0.5, -0.25, bad];
+        let err = sgd.step(&mut w, &gradient).unwrap_err();
+        assert_eq!(
+            err,
+            StepError::NonFiniteGradient {
+                index: 2,
+                value: bad
+            }
+        );
+        let err = adam.step(&mut w, &gradient).unwrap_err();
+        assert_eq!(
+            err,
+            StepError::NonFiniteGradient {
+                index: 2,
+                value: bad
+            }
+        );
+        assert!(err
+            .to_string()
+            .starts_with("the gradient's component 2 is "));
+        assert_eq!(w, [1.0, 2.0, 3.0]);
+        assert_eq!(
+            (&sgd, &adam),
+            (&Sgd::new(0.1).with_momentum(0.9), &Adam::new(0.1))
+        );
+    }
+    // After a step: the model, the velocity and Adam's moments and count
+    // stay as they were; the next good step is the one it would have been.
+    sgd.step(&mut w, &vec![1.0, 1.0, 1.0]).unwrap();
+    adam.step(&mut w, &vec![1.0, 1.0, 1.0]).unwrap();
+    let before = (w.clone(), sgd.clone(), adam.clone());
+    let err = sgd.step(&mut w, &vec![f64::NAN, 1.0, 1.0]).unwrap_err();
+    assert_eq!(
+        err,
+        StepError::NonFiniteGradient {
+            index: 0,
+            value: f64::NAN
+        }
+    );
+    adam.step(&mut w, &vec![1.0, f64::INFINITY, 1.0])
+        .unwrap_err();
+    assert_eq!((w.clone(), sgd.clone(), adam.clone()), before);
+    // A model's order: the first component `visit` walks is index 0.
+    let mut pair = ([1.0, 2.0], 3.0);
+    let err = Sgd::new(0.1)
+        .step(&mut pair, &([0.0, 0.0], f64::NAN))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        StepError::NonFiniteGradient {
+            index: 2,
+            value: f64::NAN
+        }
+    );
+    assert_eq!(pair, ([1.0, 2.0], 3.0));
 }
 
 /// `e = w·x + b − y` with `x = [2, −1]`, `y = 1`; loss `e²`. Its gradient
@@ -195,7 +266,13 @@ fn a_tuple_with_a_vec_steps_adam_as_by_hand() {
     // changes neither the parameters nor the optimiser.
     let (before, adam_before) = (params.clone(), adam.clone());
     let err = adam.step(&mut params, &(vec![1.0], 1.0)).unwrap_err();
-    assert_eq!((err.expected, err.found), (3, 2));
+    assert_eq!(
+        err,
+        StepError::Shape(ShapeMismatch {
+            expected: 3,
+            found: 2
+        })
+    );
     assert_eq!((params, adam), (before, adam_before));
 }
 
