@@ -646,6 +646,13 @@ impl Poisoned for f64 {
     }
 }
 
+/// The dual sweep's saved value of a call (`f_hvp`'s), as `f64`'s.
+impl Poisoned for autodiff_core::Dual {
+    fn poisoned() -> Self {
+        autodiff_core::Dual::new(f64::NAN, f64::NAN)
+    }
+}
+
 /// An argument saved for a callee's rerun (a count, an index, a flag)
 /// where the `let` that saved it never ran: never read.
 macro_rules! poisoned_plain {

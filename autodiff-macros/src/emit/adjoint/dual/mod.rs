@@ -9,7 +9,8 @@
 //! operators), the table's methods called as methods on a tracked value
 //! (`x.tanh()`, `x.max(0.0)`, `a.powf(b)`) and `relu(x)` and `sigmoid(x)`
 //! (imported over the prelude's), `for` over a range, `while`, `loop`,
-//! `if`, early `return`, and tracked locals that are numbers, among them the
+//! `if`, `match` on a value with no derivative, early `return`, and
+//! tracked locals that are numbers, among them the
 //! items of a `for` over a row of numbers (`x.iter()`, `&x`, with `zip`,
 //! `enumerate`, `rev`, `copied`, `step_by`, ...: the loops iterator chains
 //! are read as), and calls of annotated free functions read as numbers,
@@ -540,6 +541,13 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
         // A tracked `if` value: every arm gives a number (the sweep lifts
         // a plain one, `if_expr`).
         ExprKind::If { .. } => !tracked(expr) || tails_numbers(expr, an),
+        // A `match` on a value with no derivative (an index, a count, a
+        // comparison): as an `if`, every arm's value a number where the
+        // `match` gives a tracked one.
+        ExprKind::Match { scrutinee, arms } => {
+            !tracked(scrutinee)
+                && (!tracked(expr) || arms.iter().all(|arm| tails_numbers(&arm.body, an)))
+        }
         ExprKind::For { iter, pat, .. } => {
             matches!(iter.kind, ExprKind::Range { .. })
                 || matches!(iter.source, Source::Expr(source) if number_items(source, an))
@@ -579,7 +587,6 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
         | ExprKind::Dbg { .. }
         | ExprKind::Block(Some(_), _)
         | ExprKind::Let { .. }
-        | ExprKind::Match { .. }
         | ExprKind::Invalid => false,
     }
 }

@@ -225,6 +225,22 @@ impl<'m> Sweep<'m> {
                 self.pop_pending(pending);
                 self.scopes.pop();
                 let (fwd, value, rev) = code?;
+                // On duals, an arm giving a plain number where another
+                // gives a tracked one: a dual with tangent 0, as `if_expr`
+                // lifts a branch's.
+                let tail = match &arm.body.kind {
+                    ExprKind::Block(None, block) => block.split_tail().1,
+                    _ => Some(&arm.body),
+                };
+                let plain_tail = tail.is_some_and(|tail| !tail.diverges() && !self.active(tail));
+                let value = match value {
+                    Some(value)
+                        if self.dual && seed.is_some() && self.active(expr) && plain_tail =>
+                    {
+                        Some(self.tracked_number(value))
+                    }
+                    value => value,
+                };
                 let record = (!replay).then(|| {
                     let k = Literal::u32_unsuffixed(k as u32);
                     quote!(#stack.push_arm(#k);)
