@@ -378,6 +378,42 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
 }
 
 /// A `Vec` is recorded, read back and rebuilt exactly as the slice it holds.
+/// The dual-number methods of a parameter whose items are a slice of
+/// `T`s (`Vec<T>`, `&[T]`, `&Vec<T>`, `&[T; N]`): each item lifted,
+/// zeroed, split, pushed and popped as `T` is (`dual_models`).
+macro_rules! dual_items {
+    () => {
+        type Duals = Vec<T::Duals>;
+        fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
+            dual_models::lift_items(&self[..], along)
+        }
+        fn constant_duals(&self) -> Self::Duals {
+            dual_models::constant_items(&self[..])
+        }
+        fn zero_duals(duals: &Self::Duals) -> Self::Duals {
+            duals.iter().map(T::zero_duals).collect()
+        }
+        fn split_duals(
+            &self,
+            duals: &Self::Duals,
+            gradient: &mut Self::Gradient,
+            tangent: &mut Self::Gradient,
+        ) -> bool {
+            dual_models::split_items(&self[..], duals, gradient, tangent)
+        }
+        fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
+            dual_models::push_items::<T>(duals, stack);
+        }
+        fn pop_duals(
+            duals: &mut Self::Duals,
+            stack: &mut crate::__adjoint::DualStack,
+            scale: autodiff_core::Dual,
+        ) {
+            dual_models::pop_items::<T>(duals, stack, scale);
+        }
+    };
+}
+
 impl<T: Parameter> Parameter for Vec<T> {
     type Variables<'t> = Vec<T::Variables<'t>>;
     type Gradient = Vec<T::Gradient>;
@@ -437,34 +473,7 @@ impl<T: Parameter> Parameter for Vec<T> {
             .collect();
         (gradient, finite)
     }
-    type Duals = Vec<T::Duals>;
-    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
-        dual_models::lift_items(self.as_slice(), along)
-    }
-    fn constant_duals(&self) -> Self::Duals {
-        dual_models::constant_items(self.as_slice())
-    }
-    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
-        duals.iter().map(T::zero_duals).collect()
-    }
-    fn split_duals(
-        &self,
-        duals: &Self::Duals,
-        gradient: &mut Self::Gradient,
-        tangent: &mut Self::Gradient,
-    ) -> bool {
-        dual_models::split_items(self.as_slice(), duals, gradient, tangent)
-    }
-    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
-        dual_models::push_items::<T>(duals, stack);
-    }
-    fn pop_duals(
-        duals: &mut Self::Duals,
-        stack: &mut crate::__adjoint::DualStack,
-        scale: autodiff_core::Dual,
-    ) {
-        dual_models::pop_items::<T>(duals, stack, scale);
-    }
+    dual_items!();
 }
 
 impl<T: Parameter> Parameter for &[T] {
@@ -504,34 +513,7 @@ impl<T: Parameter> Parameter for &[T] {
     fn fits(&self, gradient: &Self::Gradient) -> bool {
         self.len() == gradient.len() && self.iter().zip(gradient).all(|(item, g)| item.fits(g))
     }
-    type Duals = Vec<T::Duals>;
-    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
-        dual_models::lift_items(self, along)
-    }
-    fn constant_duals(&self) -> Self::Duals {
-        dual_models::constant_items(self)
-    }
-    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
-        duals.iter().map(T::zero_duals).collect()
-    }
-    fn split_duals(
-        &self,
-        duals: &Self::Duals,
-        gradient: &mut Self::Gradient,
-        tangent: &mut Self::Gradient,
-    ) -> bool {
-        dual_models::split_items(self, duals, gradient, tangent)
-    }
-    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
-        dual_models::push_items::<T>(duals, stack);
-    }
-    fn pop_duals(
-        duals: &mut Self::Duals,
-        stack: &mut crate::__adjoint::DualStack,
-        scale: autodiff_core::Dual,
-    ) {
-        dual_models::pop_items::<T>(duals, stack, scale);
-    }
+    dual_items!();
 }
 
 /// `&Vec<f64>`: a slice parameter, as students write it before slices.
@@ -570,34 +552,7 @@ impl<T: Parameter> Parameter for &Vec<T> {
     fn fits(&self, gradient: &Self::Gradient) -> bool {
         self.as_slice().fits(gradient)
     }
-    type Duals = Vec<T::Duals>;
-    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
-        dual_models::lift_items(self.as_slice(), along)
-    }
-    fn constant_duals(&self) -> Self::Duals {
-        dual_models::constant_items(self.as_slice())
-    }
-    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
-        duals.iter().map(T::zero_duals).collect()
-    }
-    fn split_duals(
-        &self,
-        duals: &Self::Duals,
-        gradient: &mut Self::Gradient,
-        tangent: &mut Self::Gradient,
-    ) -> bool {
-        dual_models::split_items(self.as_slice(), duals, gradient, tangent)
-    }
-    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
-        dual_models::push_items::<T>(duals, stack);
-    }
-    fn pop_duals(
-        duals: &mut Self::Duals,
-        stack: &mut crate::__adjoint::DualStack,
-        scale: autodiff_core::Dual,
-    ) {
-        dual_models::pop_items::<T>(duals, stack, scale);
-    }
+    dual_items!();
 }
 
 /// `&[f64; N]`: a slice parameter on the tape, an array again in the
@@ -637,34 +592,7 @@ impl<T: Parameter, const N: usize> Parameter for &[T; N] {
     fn fits(&self, gradient: &Self::Gradient) -> bool {
         self.len() == gradient.len() && self.iter().zip(gradient).all(|(item, g)| item.fits(g))
     }
-    type Duals = Vec<T::Duals>;
-    fn lift_duals(&self, along: &Self::Gradient) -> Option<Self::Duals> {
-        dual_models::lift_items(self.as_slice(), along)
-    }
-    fn constant_duals(&self) -> Self::Duals {
-        dual_models::constant_items(self.as_slice())
-    }
-    fn zero_duals(duals: &Self::Duals) -> Self::Duals {
-        duals.iter().map(T::zero_duals).collect()
-    }
-    fn split_duals(
-        &self,
-        duals: &Self::Duals,
-        gradient: &mut Self::Gradient,
-        tangent: &mut Self::Gradient,
-    ) -> bool {
-        dual_models::split_items(self.as_slice(), duals, gradient, tangent)
-    }
-    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
-        dual_models::push_items::<T>(duals, stack);
-    }
-    fn pop_duals(
-        duals: &mut Self::Duals,
-        stack: &mut crate::__adjoint::DualStack,
-        scale: autodiff_core::Dual,
-    ) {
-        dual_models::pop_items::<T>(duals, stack, scale);
-    }
+    dual_items!();
 }
 
 /// Records a parameter as variables labelled with its name: every
