@@ -3389,8 +3389,11 @@ impl Gen {
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
                 let how = self.rng.below(12);
                 // The file's vector helper of two numbers indexed in the
-                // `map`'s closure (its name in place of the second list).
-                if how == 10 {
+                // `map`'s closure (its name in place of the second list);
+                // compiled where no jump or `return` of an enclosing loop
+                // leaves before the reverse pops what the call saved (as
+                // `vector_let_in_block`).
+                if how == 10 && (!self.compiled || self.saves_per_trip()) {
                     if let Some(helper) =
                         self.layer_loop_helper(100, "vector call indexed in a map closure")
                     {
@@ -3583,10 +3586,13 @@ impl Gen {
                 if first != "_" {
                     self.declare(&c, Kind::Scalar, false);
                 }
-                if nested {
+                if nested || (self.compiled && self.returns) {
                     // Inside a loop or a branch the `Vec` is read by its
                     // elements only: iterated there (`for v in w.iter()`,
-                    // `w.chunks(2)`) it keeps the tape (README).
+                    // `w.chunks(2)`) it keeps the tape (README); so it
+                    // does in a body with `return` (seeds 20259, 20271:
+                    // its items saved for the reverse need a shape the
+                    // caller does not see).
                     let u = self.fresh("u");
                     let k = self.rng.below(2);
                     out.push(Stmt::Let(u.clone(), Expr::Elem(w, Idx::Const(k))));
