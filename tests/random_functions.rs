@@ -3169,7 +3169,12 @@ impl Gen {
         let mut lets = Vec::new();
         self.nesting += 1;
         for _ in 0..1 + self.rng.below(2) {
+            // No helper's call in a `let` the tail may not read: a call
+            // never read keeps the tape in a loop that jumps or a body
+            // with `return` (README).
+            let frozen = std::mem::replace(&mut self.frozen, true);
             let e = self.expr(d);
+            self.frozen = frozen;
             let name = self.fresh("b");
             self.declare(&name, Kind::Scalar, false);
             lets.push((name, e));
