@@ -497,7 +497,7 @@ impl Mul for Dual {
     }
 }
 
-/// `Dual × f64`: what [`binary`](Dual::binary) gives for a constant
+/// `Dual × f64`: what the binary rule (`binary`) gives for a constant
 /// factor `c` (tangent 0), without its tests: the tangent is `c·t + 0`
 /// (`chain(c, t) + chain(v, 0)`, bit for bit, `−0` made `+0` as there),
 /// and the partials `chain` would test for an infinity (`c`, `v`) are
