@@ -3119,12 +3119,14 @@ impl Gen {
             ),
             20 => match self.rng.below(4) {
                 0 => self.lets(d).unwrap_or_else(|| self.if_value(d)),
-                // A `match` whose arm prints (`dbg!`) stays where it is, and
-                // keeps the tape: drawn as an `if` value instead.
+                // A `match` whose arm prints (`dbg!`) or calls `take` stays
+                // where it is, and keeps the tape: drawn as an `if` value
+                // instead.
                 1 => match self.lets(d) {
                     Some(otherwise) => {
                         let (c, a) = (self.cond(), self.expr(d));
-                        if render(&a, Dialect::Plain).contains("dbg!") {
+                        let text = render(&a, Dialect::Plain);
+                        if text.contains("dbg!") || text.contains(".take(") {
                             self.if_value(d)
                         } else {
                             self.tag("match value in an expression");
@@ -3163,7 +3165,9 @@ impl Gen {
 
     /// `({ let b0 = e0; let b1 = e1; tail })`, an operand of its own whose
     /// lets read what is in scope and each other; `None` where one would
-    /// print (`dbg!`), which keeps the block where it is, and the tape.
+    /// print (`dbg!`) or call `take` (an iterator's too: the macro reads
+    /// it as `Option::take`), which keeps the block where it is, and the
+    /// tape.
     fn lets(&mut self, d: usize) -> Option<Expr> {
         let saved = self.vars.len();
         let mut lets = Vec::new();
@@ -3183,7 +3187,8 @@ impl Gen {
         self.nesting -= 1;
         self.vars.truncate(saved);
         let block = Expr::Lets(lets, Box::new(tail));
-        if render(&block, Dialect::Plain).contains("dbg!") {
+        let text = render(&block, Dialect::Plain);
+        if text.contains("dbg!") || text.contains(".take(") {
             return None;
         }
         self.tag("block value in an expression");

@@ -472,9 +472,9 @@ fn may_write(stmt: &syn::Stmt) -> bool {
     heads.into_iter().any(writes)
 }
 
-/// The methods of `Vec`, slices and iterators that change what they are
-/// called on.
-const CHANGING: &[&str] = &[
+/// The methods of `Vec`, slices, `Option` and iterators that change what
+/// they are called on (also read by `chains::branching`).
+pub(super) const CHANGING: &[&str] = &[
     "push",
     "pop",
     "insert",
@@ -506,6 +506,7 @@ const CHANGING: &[&str] = &[
     "dedup",
     "rotate_left",
     "rotate_right",
+    "split_at_mut",
 ];
 
 /// Whether `tokens` may write, or leave the statement before its end (a

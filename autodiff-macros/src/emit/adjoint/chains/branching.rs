@@ -6,8 +6,10 @@
 //! (`=` outside a `let`, `+=` and the other compound operators), no
 //! `&mut`, no `return`, `break`, `continue` or `?`, no macro but `vec!`,
 //! and no call of a method that changes its receiver (`push`, `swap`,
-//! ..). Anything else stays where it is, as before, and keeps the tape
-//! where the sweeps do not read it there.
+//! `Option::take`, `next`, .., the list `call_values` reads too; an
+//! iterator's `take` is read as one as well). Anything else stays where
+//! it is, as before, and keeps the tape where the sweeps do not read it
+//! there.
 //!
 //! Also here: a `match` arm written as an expression that holds something
 //! the lowering reads (`true => x.iter().map(|v| v * w).sum::<f64>()`)
@@ -17,37 +19,7 @@
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use quote::ToTokens;
 
-/// Methods that change their receiver, of `Vec`, slices and `Option`.
-const CHANGING: &[&str] = &[
-    "push",
-    "pop",
-    "insert",
-    "remove",
-    "swap",
-    "swap_remove",
-    "reverse",
-    "sort",
-    "sort_by",
-    "sort_unstable",
-    "sort_unstable_by",
-    "truncate",
-    "extend",
-    "extend_from_slice",
-    "append",
-    "clear",
-    "drain",
-    "retain",
-    "dedup",
-    "resize",
-    "fill",
-    "iter_mut",
-    "get_mut",
-    "first_mut",
-    "last_mut",
-    "split_at_mut",
-    "rotate_left",
-    "rotate_right",
-];
+use super::super::call_values::CHANGING;
 
 /// Whether `expr`, a block or a `match` that is an operand, may be read
 /// first, as a `let` of its own before its statement.
@@ -239,6 +211,8 @@ mod tests {
             "{ let t = f(&mut v); t }",
             "{ v.push(x); x }",
             "{ let t = v.pop().unwrap(); t }",
+            "{ let t = slot.take().unwrap_or(0.0); t }",
+            "{ let t = items.next().unwrap_or(0.0); t }",
             "{ if x > 0.0 { return x; } x }",
             "{ let t = g(x)?; t }",
             "{ println!(\"{x}\"); x }",
