@@ -377,7 +377,6 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
     }
 }
 
-/// A `Vec` is recorded, read back and rebuilt exactly as the slice it holds.
 /// The dual-number methods of a parameter whose items are a slice of
 /// `T`s (`Vec<T>`, `&[T]`, `&Vec<T>`, `&[T; N]`): each item lifted,
 /// zeroed, split, pushed and popped as `T` is (`dual_models`).
@@ -414,6 +413,7 @@ macro_rules! dual_items {
     };
 }
 
+/// A `Vec` is recorded, read back and rebuilt exactly as the slice it holds.
 impl<T: Parameter> Parameter for Vec<T> {
     type Variables<'t> = Vec<T::Variables<'t>>;
     type Gradient = Vec<T::Gradient>;
