@@ -1498,50 +1498,70 @@ fn writing_block(x: f64, y: f64) -> f64 {
     }
 }
 
+/// `check` of a function of a slice and a number at each of `points`:
+/// compiled (`adjoint` answers), `f_grad` is it, and both agree with the
+/// tape and the dual twin; `f_check` passes.
+fn slice_and_number(
+    name: &str,
+    points: &[(Vec<f64>, f64)],
+    adjoint: impl Fn(
+        &mut autodiff::__adjoint::Stack,
+        &[f64],
+        f64,
+    ) -> Option<ValueAndGradient<(Vec<f64>, f64)>>,
+    grad: impl Fn(&[f64], f64) -> Result<ValueAndGradient<(Vec<f64>, f64)>, ScalarAutodiffError>,
+    tape: impl Fn(&[f64], f64) -> Result<ValueAndGradient<(Vec<f64>, f64)>, ScalarAutodiffError>,
+    checked: impl Fn(&[f64], f64) -> Result<bool, Box<dyn std::error::Error>>,
+    dual: fn(&[Dual]) -> Dual,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let flat = |g: &(Vec<f64>, f64)| [g.0.clone(), vec![g.1]].concat();
+    for (x, w) in points {
+        let adjoint = compiled(|stack| adjoint(stack, x, *w));
+        let (grad, tape) = (grad(x, *w)?, tape(x, *w)?);
+        let mut point = x.clone();
+        point.push(*w);
+        check(
+            name,
+            (adjoint.value, flat(&adjoint.gradient)),
+            (grad.value, flat(&grad.gradient)),
+            (tape.value, flat(&tape.gradient)),
+            dual_value_and_gradient(&point, dual),
+        );
+        assert!(checked(x, *w)?, "{name}: f_check at {point:?}");
+    }
+    Ok(())
+}
+
 #[test]
 fn block_and_match_operands_are_compiled() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(block_operands_grad_path(), GradientPath::Compiled);
-    for (x, w) in [
-        (vec![0.3, -0.7, 1.1, 0.4], 0.8),
-        (vec![-1.2, 0.5, 0.25], -1.5),
-    ] {
-        let adjoint = compiled(|stack| block_operands_adjoint(stack, &x, w));
-        let grad = block_operands_grad(&x, w)?;
-        let tape = block_operands_grad_tape(&x, w)?;
-        let flat = |g: &(Vec<f64>, f64)| [g.0.clone(), vec![g.1]].concat();
-        let mut point = x.clone();
-        point.push(w);
-        check(
-            "block_operands",
-            (adjoint.value, flat(&adjoint.gradient)),
-            (grad.value, flat(&grad.gradient)),
-            (tape.value, flat(&tape.gradient)),
-            dual_value_and_gradient(&point, block_operands_dual),
-        );
-        assert!(block_operands_check(&x, w)?.passed());
-    }
+    slice_and_number(
+        "block_operands",
+        &[
+            (vec![0.3, -0.7, 1.1, 0.4], 0.8),
+            (vec![-1.2, 0.5, 0.25], -1.5),
+        ],
+        block_operands_adjoint,
+        block_operands_grad,
+        block_operands_grad_tape,
+        |x, w| Ok(block_operands_check(x, w)?.passed()),
+        block_operands_dual,
+    )?;
     assert_eq!(arm_expressions_grad_path(), GradientPath::Compiled);
-    for (x, w) in [
-        (vec![0.3, -0.7, 1.1, 0.4], 0.8),
-        (vec![-1.2, 0.5, 0.25], -1.5),
-        (vec![0.9, 0.2, 0.6], 1.25),
-        (vec![-0.4, -0.1], 0.5),
-    ] {
-        let adjoint = compiled(|stack| arm_expressions_adjoint(stack, &x, w));
-        let grad = arm_expressions_grad(&x, w)?;
-        let tape = arm_expressions_grad_tape(&x, w)?;
-        let flat = |g: &(Vec<f64>, f64)| [g.0.clone(), vec![g.1]].concat();
-        let mut point = x.clone();
-        point.push(w);
-        check(
-            "arm_expressions",
-            (adjoint.value, flat(&adjoint.gradient)),
-            (grad.value, flat(&grad.gradient)),
-            (tape.value, flat(&tape.gradient)),
-            dual_value_and_gradient(&point, arm_expressions_dual),
-        );
-        assert!(arm_expressions_check(&x, w)?.passed());
-    }
+    slice_and_number(
+        "arm_expressions",
+        &[
+            (vec![0.3, -0.7, 1.1, 0.4], 0.8),
+            (vec![-1.2, 0.5, 0.25], -1.5),
+            (vec![0.9, 0.2, 0.6], 1.25),
+            (vec![-0.4, -0.1], 0.5),
+        ],
+        arm_expressions_adjoint,
+        arm_expressions_grad,
+        arm_expressions_grad_tape,
+        |x, w| Ok(arm_expressions_check(x, w)?.passed()),
+        arm_expressions_dual,
+    )?;
     // y · (y + x): ∂x = y, ∂y = 2y + x.
     assert!(matches!(
         writing_block_grad_path(),
