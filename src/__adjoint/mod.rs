@@ -28,7 +28,7 @@ pub use dual_models::split_model;
 pub use lend::{give_back, give_back_model, lend, Lent};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use moves::{
-    add_items, filled, part, put_item, resized, sort_by, split_items, take_item, unsort,
+    add_items, filled, part, push, put_item, resized, sort_by, split_items, take_item, unsort,
 };
 pub use operands::{f64_of, Operand, ReturnsF64};
 pub use reverses::NoCotangent;

@@ -29,6 +29,36 @@ pub fn add_items<T: Copy + AddAssign, B: AsMut<[T]> + ?Sized>(bar: &mut B, items
     }
 }
 
+/// `items.push(item)` as the forward sweep writes it: the same push, with
+/// the growth out of line in a cold function that takes the item with it.
+/// A number live across `Vec::push`'s growth call (the sum a loop just
+/// built, `out.push(s)`) is otherwise kept in memory for the whole loop
+/// that builds it, since every vector register is clobbered by a call;
+/// here it is only an argument of the call.
+///
+/// ```
+/// let mut out = Vec::new();
+/// for k in 0..5 {
+///     autodiff::__adjoint::push(&mut out, f64::from(k) * 0.5);
+/// }
+/// assert_eq!(out, [0.0, 0.5, 1.0, 1.5, 2.0]);
+/// ```
+#[inline(always)]
+pub fn push<T>(items: &mut Vec<T>, item: T) {
+    if items.len() < items.capacity() {
+        items.push(item);
+    } else {
+        push_grown(items, item);
+    }
+}
+
+/// [`push`] where `items` is full.
+#[cold]
+#[inline(never)]
+fn push_grown<T>(items: &mut Vec<T>, item: T) {
+    items.push(item);
+}
+
 /// `items.sort_by(compare)` (stable, as `slice::sort_by` is), saving where
 /// each sorted item came from: the reverse sweep's [`unsort`] moves each
 /// adjoint back there. The order is found by sorting the positions with

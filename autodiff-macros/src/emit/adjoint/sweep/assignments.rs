@@ -127,6 +127,19 @@ impl<'m> Sweep<'m> {
                 let v = self.fwd(item)?;
                 let v = self.tracked_number(v);
                 let receiver_src = receiver.source.to_token_stream();
+                // Onto a local by name, the growth out of line, so that a
+                // number built by a loop is not kept in memory around it
+                // (`__adjoint::push`); the value first, as `Vec::push`'s
+                // two-phase borrow reads it (`v.push(v[1] * x)`).
+                if matches!(receiver.kind, ExprKind::Path(_)) {
+                    let pushed = Ident::new("pushed", Span::mixed_site());
+                    return Ok(self.finish(quote! {
+                        {
+                            let #pushed = #v;
+                            ::autodiff::__adjoint::push(&mut #receiver_src, #pushed)
+                        } #semi
+                    }));
+                }
                 Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
             }
             // `v.pop().unwrap();`, `v.remove(i);`: the item's adjoint is zero.
