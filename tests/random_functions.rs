@@ -216,6 +216,9 @@ enum Stmt {
     LetMut(String, Expr),
     /// `let mut x = x;`
     Rebind(String),
+    /// `let a = &m.w; let b = a;`: a model's weights borrowed by one
+    /// `let` and read through another (`b[k]`).
+    AliasWeights(String, String, String),
     Assign(Place, &'static str, Expr),
     /// `let mut a = [e0, e1, ..];`
     Array(String, Vec<Expr>),
@@ -749,6 +752,10 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::Rebind(name) => {
                 let _ = writeln!(out, "{pad}let mut {name} = {name};");
+            }
+            Stmt::AliasWeights(model, first, second) => {
+                let _ = writeln!(out, "{pad}let {first} = &{model}.w;");
+                let _ = writeln!(out, "{pad}let {second} = {first};");
             }
             Stmt::Assign(place, op, e) => {
                 match place {
@@ -2093,6 +2100,16 @@ impl Gen {
                 b,
                 read,
             })));
+            return;
+        }
+        // A model's weights borrowed by one `let` and read through another
+        // (`let b = a;` of `let a = &m.w;`), as a student names a row.
+        if top && !self.models.is_empty() && self.rng.chance(10) {
+            self.tag("model: let a = &m.w; let b = a;");
+            let model = self.models[self.rng.below(self.models.len())].clone();
+            let (first, second) = (self.fresh("mw"), self.fresh("mw"));
+            self.declare(&second, Kind::Array(MODEL_W), false);
+            out.push(Stmt::AliasWeights(model, first, second));
             return;
         }
         // A pair: made, overwritten whole, or taken apart.

@@ -382,6 +382,17 @@ pub(super) fn model_field_dims(
             }
             false
         });
+        // And through a binding of it (`let r2 = row;`, `&row`,
+        // `row.clone()`): as deep as that binding is used.
+        if budget > 0 {
+            let_inits(block, &mut |alias, init| {
+                if alias != name
+                    && matches!(&bound_part(init).kind, ExprKind::Path(path) if path.path.is_ident(name))
+                {
+                    used.set(used.get().max(used_depth_within(block, alias, budget - 1)));
+                }
+            });
+        }
         used.get()
     }
     // Whether a `for`'s source walks `name`'s items: `name`, `&name`,
