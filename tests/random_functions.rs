@@ -1689,12 +1689,18 @@ impl Gen {
     /// passed whole is), which could not be saved for the callee's reverse
     /// if no statement reads it.
     fn bound_call(&self, e: Expr, mutable: bool) -> Expr {
+        // Any annotated function's call in the arguments: the helpers', the
+        // integer helper's, the vector helpers' (seed 20283 f14_7: `ih`).
         let calls_inside = || match &e {
             Expr::Call(_, args) => args.iter().any(|arg| {
                 let text = render(arg, Dialect::Plain);
-                self.helpers
-                    .iter()
-                    .any(|(name, _)| text.contains(&format!("{name}(")))
+                let called = |name: &str| text.contains(&format!("{name}("));
+                self.helpers.iter().any(|(name, _)| called(name))
+                    || self.integer.as_deref().is_some_and(called)
+                    || self
+                        .vector
+                        .as_ref()
+                        .is_some_and(|(name, _)| called(name) || called(&format!("t{name}")))
             }),
             _ => false,
         };
@@ -2610,14 +2616,21 @@ impl Gen {
             .into_iter()
             .map(|v| v.name.clone())
             .collect();
+        let k = self.rng.below(len);
         if !targets.is_empty() && self.rng.chance(85) {
             let target = targets[self.rng.below(targets.len())].clone();
-            let k = self.rng.below(len);
             out.push(Stmt::Assign(
                 Place::Var(target),
                 "+=",
                 Expr::Elem(name, Idx::Const(k)),
             ));
+        } else if self.compiled {
+            // Read all the same: a call never read keeps the tape in a
+            // loop that jumps or a body with `return` (README), and
+            // whether this loop jumps is drawn later (seed 20283 f6_11).
+            let u = self.fresh("u");
+            out.push(Stmt::Let(u.clone(), Expr::Elem(name, Idx::Const(k))));
+            self.declare(&u, Kind::Scalar, false);
         }
     }
 
@@ -3596,6 +3609,17 @@ impl Gen {
                 ));
                 self.declare(&u, Kind::Scalar, false);
                 self.declare(&v, Kind::Scalar, false);
+                if self.compiled && (nested || self.returns) {
+                    // One of them read: a call never read keeps the tape
+                    // in a loop that jumps or a body with `return`
+                    // (README; seed 20283 f2_9).
+                    let r = self.fresh("u");
+                    out.push(Stmt::Let(
+                        r.clone(),
+                        Expr::Bin("+", Box::new(Expr::Var(u)), Box::new(Expr::Var(v))),
+                    ));
+                    self.declare(&r, Kind::Scalar, false);
+                }
             }
             _ => {
                 self.tag("tuple pattern bound to a vector call");
