@@ -33,6 +33,67 @@ pub trait Adjoint {
     fn carry(&self, bar: Self::Bar) -> Self::Bar {
         bar
     }
+    /// Zeros shaped like `self` for the adjoint of a constant argument,
+    /// which a callee's reverse adds its part of the gradient into and the
+    /// caller then drops ([`spare`]): a `Vec` of numbers comes from the
+    /// stack's spares ([`Stack::zeros`]).
+    #[inline(always)]
+    fn spare_bar(&self, stack: &mut Stack) -> Self::Bar {
+        let _ = stack;
+        self.zero_bar()
+    }
+    /// Gives back what [`spare_bar`](Self::spare_bar) took, once dropped
+    /// ([`give_spare`]).
+    #[inline(always)]
+    fn give_spare_bar(bar: Self::Bar, stack: &mut Stack) {
+        let _ = (bar, stack);
+    }
+    /// [`spare_bar`](Self::spare_bar) of a slice of these: numbers from
+    /// the stack's spares.
+    #[inline]
+    fn spare_items(items: &[Self], stack: &mut Stack) -> Vec<Self::Bar>
+    where
+        Self: Sized,
+    {
+        let _ = stack;
+        items.zero_bar()
+    }
+    /// [`give_spare_bar`](Self::give_spare_bar) of a slice of these.
+    #[inline(always)]
+    fn give_spare_items(bar: Vec<Self::Bar>, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        let _ = (bar, stack);
+    }
+}
+
+/// `&mut spare(stack, &x)` for a constant argument's adjoint in a call's
+/// reverse, given back after it with [`give_spare`]: zeros shaped like `x`,
+/// which a `Vec` of numbers takes from the stack's spares instead of
+/// allocating on every call (a helper called once per hidden unit with
+/// the same input data).
+///
+/// ```
+/// use autodiff::__adjoint::{give_spare, spare, Stack};
+///
+/// let mut stack = Stack::new();
+/// let x = vec![0.5, 2.0];
+/// let mut x_bar = spare(&mut stack, &x);
+/// x_bar[1] += 3.0; // the callee's part, dropped
+/// give_spare(&mut stack, &x, x_bar);
+/// assert_eq!(spare(&mut stack, &x), [0.0, 0.0]); // the same memory, zeroed
+/// ```
+#[inline(always)]
+pub fn spare<T: Adjoint + ?Sized>(stack: &mut Stack, value: &T) -> T::Bar {
+    value.spare_bar(stack)
+}
+
+/// Gives back an adjoint [`spare`] made for `value`.
+#[inline(always)]
+pub fn give_spare<T: Adjoint + ?Sized>(stack: &mut Stack, value: &T, bar: T::Bar) {
+    let _ = value;
+    T::give_spare_bar(bar, stack);
 }
 
 /// The adjoint a caller passes for a constant argument it marked unused
@@ -84,6 +145,14 @@ impl Adjoint for f64 {
     fn zero_bar(&self) -> f64 {
         0.0
     }
+    #[inline]
+    fn spare_items(items: &[f64], stack: &mut Stack) -> Vec<f64> {
+        stack.zeros(items.len())
+    }
+    #[inline]
+    fn give_spare_items(bar: Vec<f64>, stack: &mut Stack) {
+        stack.recycle(bar);
+    }
 }
 
 impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
@@ -124,6 +193,14 @@ impl<T: Adjoint> Adjoint for [T] {
             .map(|(item, bar)| item.carry(bar))
             .collect()
     }
+    #[inline(always)]
+    fn spare_bar(&self, stack: &mut Stack) -> Self::Bar {
+        T::spare_items(self, stack)
+    }
+    #[inline(always)]
+    fn give_spare_bar(bar: Self::Bar, stack: &mut Stack) {
+        T::give_spare_items(bar, stack);
+    }
 }
 
 impl<T: Adjoint> Adjoint for Vec<T> {
@@ -141,6 +218,14 @@ impl<T: Adjoint> Adjoint for Vec<T> {
     fn carry(&self, bar: Self::Bar) -> Self::Bar {
         self.as_slice().carry(bar)
     }
+    #[inline(always)]
+    fn spare_bar(&self, stack: &mut Stack) -> Self::Bar {
+        self.as_slice().spare_bar(stack)
+    }
+    #[inline(always)]
+    fn give_spare_bar(bar: Self::Bar, stack: &mut Stack) {
+        T::give_spare_items(bar, stack);
+    }
 }
 
 impl<T: Adjoint + ?Sized> Adjoint for &T {
@@ -157,6 +242,14 @@ impl<T: Adjoint + ?Sized> Adjoint for &T {
     #[inline(always)]
     fn carry(&self, bar: Self::Bar) -> Self::Bar {
         (**self).carry(bar)
+    }
+    #[inline(always)]
+    fn spare_bar(&self, stack: &mut Stack) -> Self::Bar {
+        (**self).spare_bar(stack)
+    }
+    #[inline(always)]
+    fn give_spare_bar(bar: Self::Bar, stack: &mut Stack) {
+        T::give_spare_bar(bar, stack);
     }
 }
 

@@ -172,7 +172,26 @@ impl DualStack {
     /// Saves a value the reverse sweep reads.
     #[inline(always)]
     pub fn push(&mut self, value: impl AsDual) {
-        self.values.push(value.as_dual());
+        let value = value.as_dual();
+        if self.values.len() < self.values.capacity() {
+            self.values.push(value);
+        } else {
+            self.push_grown(value);
+        }
+    }
+
+    /// [`push`](Self::push) where the values are full, the value taken
+    /// along out of line (see `Stack::push`).
+    #[cold]
+    #[inline(never)]
+    fn push_grown(&mut self, value: Dual) {
+        self.values.push(value);
+    }
+
+    /// Saves `values` in order, as that many [`push`](Self::push)es would.
+    #[inline]
+    pub fn push_slice(&mut self, values: &[Dual]) {
+        self.values.extend_from_slice(values);
     }
 
     /// The last saved value (NaN, failing the sweep, on an empty stack).

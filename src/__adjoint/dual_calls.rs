@@ -213,6 +213,27 @@ pub trait DualSpread {
     fn push_all(&self, stack: &mut DualStack);
     /// Pops every component (last first) and adds `scale ×` it to `self`.
     fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual);
+    /// [`push_all`](Self::push_all) of each item in turn; duals all at
+    /// once.
+    #[inline]
+    fn push_items(items: &[Self], stack: &mut DualStack)
+    where
+        Self: Sized,
+    {
+        items.iter().for_each(|item| item.push_all(stack));
+    }
+    /// [`pop_scaled`](Self::pop_scaled) of each item, the last first;
+    /// duals all at once, each added to exactly as one by one.
+    #[inline]
+    fn pop_scaled_items(items: &mut [Self], stack: &mut DualStack, scale: Dual)
+    where
+        Self: Sized,
+    {
+        items
+            .iter_mut()
+            .rev()
+            .for_each(|item| item.pop_scaled(stack, scale));
+    }
 }
 
 impl DualSpread for Dual {
@@ -224,16 +245,28 @@ impl DualSpread for Dual {
     fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual) {
         *self += scale * stack.pop();
     }
+    #[inline]
+    fn push_items(items: &[Dual], stack: &mut DualStack) {
+        stack.push_slice(items);
+    }
+    #[inline]
+    fn pop_scaled_items(items: &mut [Dual], stack: &mut DualStack, scale: Dual) {
+        // The run pushed last is these items in order (`push_items`);
+        // fewer than asked fails the sweep (`pop_run`).
+        let run = stack.pop_run(items.len());
+        let short = items.len() - run.len();
+        for (item, value) in items[short..].iter_mut().zip(run) {
+            *item += scale * value;
+        }
+    }
 }
 
 impl<T: DualSpread> DualSpread for [T] {
     fn push_all(&self, stack: &mut DualStack) {
-        self.iter().for_each(|item| item.push_all(stack));
+        T::push_items(self, stack);
     }
     fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual) {
-        self.iter_mut()
-            .rev()
-            .for_each(|item| item.pop_scaled(stack, scale));
+        T::pop_scaled_items(self, stack, scale);
     }
 }
 

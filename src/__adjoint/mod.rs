@@ -159,6 +159,27 @@ pub trait Spread {
     fn push_all(&self, stack: &mut Stack);
     /// Pops every component (last first) and adds `scale ×` it to `self`.
     fn pop_scaled(&mut self, stack: &mut Stack, scale: f64);
+    /// [`push_all`](Self::push_all) of each item in turn; numbers all at
+    /// once.
+    #[inline]
+    fn push_items(items: &[Self], stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        items.iter().for_each(|item| item.push_all(stack));
+    }
+    /// [`pop_scaled`](Self::pop_scaled) of each item, the last first;
+    /// numbers all at once, each added to exactly as one by one.
+    #[inline]
+    fn pop_scaled_items(items: &mut [Self], stack: &mut Stack, scale: f64)
+    where
+        Self: Sized,
+    {
+        items
+            .iter_mut()
+            .rev()
+            .for_each(|item| item.pop_scaled(stack, scale));
+    }
 }
 
 impl Spread for f64 {
@@ -170,16 +191,28 @@ impl Spread for f64 {
     fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
         *self += scale * stack.pop();
     }
+    #[inline]
+    fn push_items(items: &[f64], stack: &mut Stack) {
+        stack.push_slice(items);
+    }
+    #[inline]
+    fn pop_scaled_items(items: &mut [f64], stack: &mut Stack, scale: f64) {
+        // The run pushed last is these items in order (`push_items`);
+        // fewer than asked fails the sweep (`pop_run`).
+        let run = stack.pop_run(items.len());
+        let short = items.len() - run.len();
+        for (item, value) in items[short..].iter_mut().zip(run) {
+            *item += scale * value;
+        }
+    }
 }
 
 impl<T: Spread> Spread for [T] {
     fn push_all(&self, stack: &mut Stack) {
-        self.iter().for_each(|item| item.push_all(stack));
+        T::push_items(self, stack);
     }
     fn pop_scaled(&mut self, stack: &mut Stack, scale: f64) {
-        self.iter_mut()
-            .rev()
-            .for_each(|item| item.pop_scaled(stack, scale));
+        T::pop_scaled_items(self, stack, scale);
     }
 }
 
@@ -300,6 +333,70 @@ mod tests {
         let (empty, capacity) = with_stack(|stack| (stack.is_empty(), stack.capacity_bytes()));
         assert!(empty);
         assert!(capacity >= 1000 * size_of::<f64>());
+    }
+
+    #[test]
+    fn a_slice_of_numbers_spreads_as_its_items_one_by_one() {
+        // Rows of numbers and a tuple around them: the run-at-once path of
+        // `f64` and `Dual` against pushes and pops of each number.
+        let rows = vec![vec![0.1, -2.5, 3.0e-300], vec![], vec![7.25]];
+        let gradient = (1.5, rows.clone(), [0.3, f64::MIN_POSITIVE]);
+        let mut stack = Stack::new();
+        gradient.push_all(&mut stack);
+        let mut one_by_one = Stack::new();
+        for value in [1.5, 0.1, -2.5, 3.0e-300, 7.25, 0.3, f64::MIN_POSITIVE] {
+            one_by_one.push(value);
+        }
+        let mut bars = (
+            0.25,
+            vec![vec![1.0, 2.0, 3.0], vec![], vec![-4.0]],
+            [0.5, 0.0],
+        );
+        let mut expected = bars.clone();
+        bars.pop_scaled(&mut stack, 0.3);
+        expected.2[1] += 0.3 * one_by_one.pop();
+        expected.2[0] += 0.3 * one_by_one.pop();
+        for row in expected.1.iter_mut().rev() {
+            for item in row.iter_mut().rev() {
+                *item += 0.3 * one_by_one.pop();
+            }
+        }
+        expected.0 += 0.3 * one_by_one.pop();
+        assert_eq!(bars, expected);
+        assert!(stack.is_empty() && stack.finite());
+        // Fewer saved than the adjoint holds fails the sweep.
+        let mut short = Stack::new();
+        short.push(1.0);
+        let mut bar = vec![0.0; 3];
+        bar.pop_scaled(&mut short, 1.0);
+        assert!(!short.finite());
+
+        use crate::Dual;
+        let duals = vec![Dual::new(1.0, 0.5), Dual::new(-2.0, 0.25)];
+        let mut dual_stack = DualStack::new();
+        duals.push_all(&mut dual_stack);
+        let mut dual_bars = vec![Dual::new(0.5, 1.0), Dual::constant(0.0)];
+        dual_bars.pop_scaled(&mut dual_stack, Dual::new(3.0, 1.0));
+        // (3 + ε)(1 + 0.5ε) = 3 + 2.5ε; (3 + ε)(−2 + 0.25ε) = −6 − 1.25ε.
+        assert_eq!((dual_bars[0].value, dual_bars[0].tangent), (3.5, 3.5));
+        assert_eq!((dual_bars[1].value, dual_bars[1].tangent), (-6.0, -1.25));
+    }
+
+    #[test]
+    fn a_spare_adjoint_is_zeros_shaped_like_its_value_and_reused() {
+        let mut stack = Stack::new();
+        let x: &[f64] = &[1.0, 2.0, 3.0];
+        let mut bar = spare(&mut stack, &x);
+        assert_eq!(bar, [0.0; 3]);
+        bar[2] = 5.0;
+        let memory = bar.as_ptr();
+        give_spare(&mut stack, &x, bar);
+        let again = spare(&mut stack, &vec![4.0, 5.0]);
+        assert_eq!((again.as_ptr(), again), (memory, vec![0.0, 0.0]));
+        // Other shapes are plain zeros.
+        assert_eq!(spare(&mut stack, &[[1.0_f64; 2]; 2]), [[0.0; 2]; 2]);
+        let rows: &[Vec<f64>] = &[vec![1.0], vec![2.0, 3.0]];
+        assert_eq!(spare(&mut stack, &rows), vec![vec![0.0], vec![0.0, 0.0]]);
     }
 
     #[test]

@@ -66,20 +66,28 @@ impl Stack {
     /// Saves a value the reverse sweep reads.
     #[inline(always)]
     pub fn push(&mut self, value: f64) {
-        if self.values.len() == self.values.capacity() {
-            self.grow_values();
+        if self.values.len() < self.values.capacity() {
+            self.values.push(value);
+        } else {
+            self.push_grown(value);
         }
+    }
+
+    /// [`push`](Self::push) where the values are full: room made out of
+    /// line, the value taken along, so that it is not kept in memory
+    /// across a call on every push of a hot loop (every vector register
+    /// is caller-saved). `Vec`'s own doubling, so a fresh stack's capacity
+    /// after one gradient is the pushes rounded up to a power of two.
+    #[cold]
+    #[inline(never)]
+    fn push_grown(&mut self, value: f64) {
         self.values.push(value);
     }
 
-    /// Makes room out of line, so that the value being pushed need not be
-    /// kept in memory across a call on every push of a hot loop.
-    #[cold]
-    #[inline(never)]
-    fn grow_values(&mut self) {
-        // `Vec`'s own doubling, so a fresh stack's capacity after one
-        // gradient is the pushes rounded up to a power of two.
-        self.values.reserve(1);
+    /// Saves `values` in order, as that many [`push`](Self::push)es would.
+    #[inline]
+    pub fn push_slice(&mut self, values: &[f64]) {
+        self.values.extend_from_slice(values);
     }
 
     /// The last saved value. An empty stack (a bug in the generated code,

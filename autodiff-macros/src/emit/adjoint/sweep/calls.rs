@@ -163,6 +163,7 @@ impl<'m> Sweep<'m> {
         let mut arg_src = Vec::new();
         let mut bars = Vec::new();
         let mut after = Vec::new();
+        let mut spares = Vec::new();
         let mut unused = 0_u32;
         // The reverse reads no argument's value (the forward pushed the
         // gradient at the arguments), only their adjoints: an argument that
@@ -237,8 +238,17 @@ impl<'m> Sweep<'m> {
                 // it: shaped by the argument, or a number's.
                 if available && self.dual {
                     bars.push(quote!(&mut #adjoint::dual_zero(&(#src))));
-                } else if available {
+                } else if available && self.scalar(arg) {
                     bars.push(quote!(&mut #adjoint::zero(&(#src))));
+                } else if available {
+                    // From the stack's spares, given back after the call:
+                    // no allocation per call for a helper's input data.
+                    let name = self.temp("unused_bar");
+                    self.cx
+                        .rev
+                        .push(quote!(let mut #name = #adjoint::spare(#stack, &(#src));));
+                    bars.push(quote!(&mut #name));
+                    spares.push(quote!(#adjoint::give_spare(#stack, &(#src), #name);));
                 } else if self.scalar(arg) {
                     let zero = self.zero();
                     bars.push(quote!(&mut #zero));
@@ -319,6 +329,7 @@ impl<'m> Sweep<'m> {
             self.cx.rev.push(quote! {
                 #unused
                 #reverse(#stack, #args, #value_bar, #adjoint::args((#(#bars,)*)));
+                #(#spares)*
             });
         }
         for (arg, name, whole) in after.into_iter().rev() {
