@@ -1,8 +1,14 @@
 //! Course code factored into helpers against the same code written as one
 //! function: a 2-layer MLP (`linear` returning the layer's outputs) and one
 //! causal attention head (`matmul` and `softmax` returning rows), each timed
-//! as its plain twin, `f_grad` of the inlined function and `f_grad` of the
-//! factored one.
+//! as its plain twin (inlined and factored), `f_grad` of the inlined
+//! function and `f_grad` of the factored one; the MLP also by a
+//! hand-written backward pass returning the same gradient (the floor for
+//! any code that returns a gradient shaped like `Vec<Vec<f64>>` rows). At
+//! two sizes: the course's small ones, where a helper call's fixed cost
+//! (its vectors, the caller's adjoints of them, its checks) is a large
+//! part of the work, and larger ones, where it is spread over more
+//! arithmetic.
 //!
 //! Both versions of each take the compiled adjoint (the smoke test checks
 //! that it runs without falling back to the tape): the factored head's
@@ -31,8 +37,30 @@ use attention_layers::{matmul, softmax};
 use autodiff::prelude::*;
 use common::Row;
 
-const D_IN: usize = 16;
-const HIDDEN: usize = 32;
+/// The sizes of one bench run's workloads.
+#[derive(Clone, Copy)]
+struct Sizes {
+    d_in: usize,
+    hidden: usize,
+    t: usize,
+    d: usize,
+}
+
+/// The course's small sizes, then larger ones.
+const SIZES: [Sizes; 2] = [
+    Sizes {
+        d_in: 16,
+        hidden: 32,
+        t: 4,
+        d: 3,
+    },
+    Sizes {
+        d_in: 64,
+        hidden: 64,
+        t: 16,
+        d: 16,
+    },
+];
 
 /// `W x + b`, one output per row of `W`.
 #[differentiable]
@@ -90,8 +118,42 @@ fn mlp_inlined(
     e * e
 }
 
-const T: usize = 4;
-const D: usize = 3;
+/// The inlined MLP's gradient by a hand-written backward pass, as lesson 15
+/// writes one: `tanh′ = 1 − tanh²` from the saved activations, each
+/// gradient written once (no zeros first), no checks. Returns the loss and
+/// `(W1̄, b̄1, W2̄, b̄2)`, shaped as `f_grad` shapes them.
+#[allow(clippy::type_complexity)]
+fn mlp_by_hand(
+    w1: &[Vec<f64>],
+    b1: &[f64],
+    w2: &[Vec<f64>],
+    b2: &[f64],
+    x: &[f64],
+    target: f64,
+) -> (f64, (Vec<Vec<f64>>, Vec<f64>, Vec<Vec<f64>>, Vec<f64>)) {
+    let mut y = b2[0];
+    let mut h = vec![0.0; b1.len()];
+    for i in 0..b1.len() {
+        let mut s = b1[i];
+        for j in 0..x.len() {
+            s += w1[i][j] * x[j];
+        }
+        h[i] = s.tanh();
+        y += w2[0][i] * h[i];
+    }
+    let e = y - target;
+    let y_bar = 2.0 * e;
+    let mut w1_bar = Vec::with_capacity(b1.len());
+    let mut b1_bar = vec![0.0; b1.len()];
+    let mut w2_bar = vec![0.0; b1.len()];
+    for i in 0..b1.len() {
+        w2_bar[i] = y_bar * h[i];
+        let s_bar = y_bar * w2[0][i] * (1.0 - h[i] * h[i]);
+        w1_bar.push(x.iter().map(|x| s_bar * x).collect());
+        b1_bar[i] = s_bar;
+    }
+    (e * e, (w1_bar, b1_bar, vec![w2_bar], vec![y_bar]))
+}
 
 /// One causal head from helpers: `Σ Ō ⊙ softmax_row(QKᵀ/√d) V`.
 #[differentiable]
@@ -201,24 +263,25 @@ struct Data {
     o_bar: Vec<Vec<f64>>,
 }
 
-fn data() -> Data {
+fn data(sizes: Sizes) -> Data {
+    let Sizes { d_in, hidden, t, d } = sizes;
     let mut rng = common::Numbers::new(2026);
     let mut matrix = |rows: usize, cols: usize, scale: f64| -> Vec<Vec<f64>> {
         (0..rows)
             .map(|_| (0..cols).map(|_| scale * rng.next_f64()).collect())
             .collect()
     };
-    let w1 = matrix(HIDDEN, D_IN, 0.3);
-    let b1 = matrix(1, HIDDEN, 0.1).remove(0);
-    let w2 = matrix(1, HIDDEN, 0.3);
+    let w1 = matrix(hidden, d_in, 0.3);
+    let b1 = matrix(1, hidden, 0.1).remove(0);
+    let w2 = matrix(1, hidden, 0.3);
     let b2 = vec![0.05];
-    let x = matrix(1, D_IN, 1.0).remove(0);
+    let x = matrix(1, d_in, 1.0).remove(0);
     let (hx, wq, wk, wv, o_bar) = (
-        matrix(T, T, 1.0),
-        matrix(T, D, 0.5),
-        matrix(T, D, 0.5),
-        matrix(T, D, 0.5),
-        matrix(T, D, 1.0),
+        matrix(t, t, 1.0),
+        matrix(t, d, 0.5),
+        matrix(t, d, 0.5),
+        matrix(t, d, 0.5),
+        matrix(t, d, 1.0),
     );
     Data {
         w1,
@@ -243,10 +306,18 @@ fn main() -> ExitCode {
     common::bench_main("helpers", bench, smoke)
 }
 
-/// The factored gradients equal the inlined ones, which agree with central
-/// differences.
+/// At every size, the factored gradients equal the inlined ones, which
+/// (the MLP) equal the hand-written pass's; at the small size the inlined
+/// ones also agree with central differences.
 fn smoke() -> Result<(), String> {
-    let d = data();
+    smoke_at(SIZES[0], true)?;
+    smoke_at(SIZES[1], false)?;
+    println!("helpers smoke: factored gradients equal the inlined ones, which pass their checks (run `cargo bench --bench helpers` to time)");
+    Ok(())
+}
+
+fn smoke_at(sizes: Sizes, differences: bool) -> Result<(), String> {
+    let d = data(sizes);
     let error = |e: ScalarAutodiffError| e.to_string();
     let f = mlp_factored_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target).map_err(error)?;
     let i = mlp_inlined_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target).map_err(error)?;
@@ -256,10 +327,17 @@ fn smoke() -> Result<(), String> {
     if common::max_error(&got, &want_mlp) > 1e-12 || (f.value - i.value).abs() > 1e-12 {
         return Err("the factored MLP's gradient is not the inlined one's".into());
     }
-    let check =
-        mlp_inlined_check(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target).map_err(|e| e.to_string())?;
-    if !check.passed() {
-        return Err(format!("the inlined MLP fails its check:\n{check}"));
+    let (value, hand) = mlp_by_hand(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target);
+    let by_hand = [flat(&hand.0), hand.1, flat(&hand.2), hand.3].concat();
+    if common::max_error(&by_hand, &want_mlp) > 1e-12 || (value - i.value).abs() > 1e-12 {
+        return Err("the hand-written MLP gradient is not the inlined one's".into());
+    }
+    if differences {
+        let check = mlp_inlined_check(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
+            .map_err(|e| e.to_string())?;
+        if !check.passed() {
+            return Err(format!("the inlined MLP fails its check:\n{check}"));
+        }
     }
     let f = head_factored_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar).map_err(error)?;
     let i = head_inlined_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar).map_err(error)?;
@@ -269,10 +347,12 @@ fn smoke() -> Result<(), String> {
     if common::max_error(&got, &want) > 1e-12 || (f.value - i.value).abs() > 1e-12 {
         return Err("the factored head's gradient is not the inlined one's".into());
     }
-    let check =
-        head_inlined_check(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar).map_err(|e| e.to_string())?;
-    if !check.passed() {
-        return Err(format!("the inlined head fails its check:\n{check}"));
+    if differences {
+        let check =
+            head_inlined_check(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar).map_err(|e| e.to_string())?;
+        if !check.passed() {
+            return Err(format!("the inlined head fails its check:\n{check}"));
+        }
     }
     // The factored MLP runs its compiled adjoint, the helper's reverse
     // included: no fallback to the tape at run time.
@@ -310,91 +390,136 @@ fn smoke() -> Result<(), String> {
             return Err(format!("{name} keeps the tape: {path:?}"));
         }
     }
-    println!("helpers smoke: factored gradients equal the inlined ones, which pass their checks (run `cargo bench --bench helpers` to time)");
     Ok(())
 }
 
 fn bench(args: &[String]) -> Result<(), String> {
     let rounds = common::rounds(args)?;
     smoke()?;
-    let d = &data();
-    let mlp = format!("MLP {D_IN}→{HIDDEN}→1");
-    let head = format!("attention head T={T}, d={D}");
-    let mut rows = vec![
-        Row::new(
-            &mlp,
-            common::PLAIN,
-            0,
-            2000,
-            Box::new(|| {
-                mlp_inlined(
-                    std::hint::black_box(&d.w1),
-                    &d.b1,
-                    &d.w2,
-                    &d.b2,
-                    &d.x,
-                    d.target,
-                )
-            }),
-        ),
-        Row::new(
-            &mlp,
-            "inlined: f_grad (compiled adjoint)",
-            0,
-            1000,
-            Box::new(|| {
-                mlp_inlined_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
-                    .map_or(f64::NAN, |r| r.value)
-            }),
-        ),
-        Row::new(
-            &mlp,
-            "factored: f_grad (compiled adjoint)",
-            0,
-            200,
-            Box::new(|| {
-                mlp_factored_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
-                    .map_or(f64::NAN, |r| r.value)
-            }),
-        ),
-        Row::new(
-            &head,
-            common::PLAIN,
-            0,
-            5000,
-            Box::new(|| head_inlined(std::hint::black_box(&d.hx), &d.wq, &d.wk, &d.wv, &d.o_bar)),
-        ),
-        Row::new(
-            &head,
-            "inlined: f_grad (compiled adjoint)",
-            0,
-            2000,
-            Box::new(|| {
-                head_inlined_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
-                    .map_or(f64::NAN, |r| r.value)
-            }),
-        ),
-        Row::new(
-            &head,
-            "factored: f_grad (compiled adjoint)",
-            0,
-            500,
-            Box::new(|| {
-                head_factored_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
-                    .map_or(f64::NAN, |r| r.value)
-            }),
-        ),
-        Row::new(
-            &head,
-            "factored: f_grad_tape (the tape)",
-            0,
-            500,
-            Box::new(|| {
-                head_factored_grad_tape(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
-                    .map_or(f64::NAN, |r| r.value)
-            }),
-        ),
-    ];
+    let data: Vec<(Sizes, Data)> = SIZES.iter().map(|&sizes| (sizes, data(sizes))).collect();
+    let mut rows = Vec::new();
+    for (sizes, d) in &data {
+        let Sizes {
+            d_in,
+            hidden,
+            t,
+            d: width,
+        } = *sizes;
+        let mlp = format!("MLP {d_in}→{hidden}→1");
+        let head = format!("attention head T={t}, d={width}");
+        // Iterations per sample, for samples of some tens of µs.
+        let scale = d_in * hidden / 512;
+        let head_scale = (t * t * width / 48).max(1);
+        rows.extend([
+            Row::new(
+                &mlp,
+                common::PLAIN,
+                0,
+                2000 / scale,
+                Box::new(|| {
+                    mlp_inlined(
+                        std::hint::black_box(&d.w1),
+                        &d.b1,
+                        &d.w2,
+                        &d.b2,
+                        &d.x,
+                        d.target,
+                    )
+                }),
+            ),
+            Row::new(
+                &mlp,
+                "factored: plain f64 (forward only)",
+                0,
+                2000 / scale,
+                Box::new(|| {
+                    mlp_factored(
+                        std::hint::black_box(&d.w1),
+                        &d.b1,
+                        &d.w2,
+                        &d.b2,
+                        &d.x,
+                        d.target,
+                    )
+                }),
+            ),
+            Row::new(
+                &mlp,
+                "hand-written backward (same gradient shape)",
+                0,
+                1000 / scale,
+                Box::new(|| mlp_by_hand(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target).0),
+            ),
+            Row::new(
+                &mlp,
+                "inlined: f_grad (compiled adjoint)",
+                0,
+                1000 / scale,
+                Box::new(|| {
+                    mlp_inlined_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
+                        .map_or(f64::NAN, |r| r.value)
+                }),
+            ),
+            Row::new(
+                &mlp,
+                "factored: f_grad (compiled adjoint)",
+                0,
+                1000 / scale,
+                Box::new(|| {
+                    mlp_factored_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
+                        .map_or(f64::NAN, |r| r.value)
+                }),
+            ),
+            Row::new(
+                &head,
+                common::PLAIN,
+                0,
+                5000 / head_scale,
+                Box::new(|| {
+                    head_inlined(std::hint::black_box(&d.hx), &d.wq, &d.wk, &d.wv, &d.o_bar)
+                }),
+            ),
+            Row::new(
+                &head,
+                "factored: plain f64 (forward only)",
+                0,
+                5000 / head_scale,
+                Box::new(|| {
+                    head_factored(std::hint::black_box(&d.hx), &d.wq, &d.wk, &d.wv, &d.o_bar)
+                }),
+            ),
+            Row::new(
+                &head,
+                "inlined: f_grad (compiled adjoint)",
+                0,
+                2000 / head_scale,
+                Box::new(|| {
+                    head_inlined_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
+                        .map_or(f64::NAN, |r| r.value)
+                }),
+            ),
+            Row::new(
+                &head,
+                "factored: f_grad (compiled adjoint)",
+                0,
+                2000 / head_scale,
+                Box::new(|| {
+                    head_factored_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
+                        .map_or(f64::NAN, |r| r.value)
+                }),
+            ),
+            Row::new(
+                &head,
+                "factored: f_grad_tape (the tape)",
+                0,
+                500 / head_scale,
+                Box::new(|| {
+                    head_factored_grad_tape(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
+                        .map_or(f64::NAN, |r| r.value)
+                }),
+            ),
+        ]);
+    }
     println!("helpers bench: {rounds} rounds, each row timed once per round in turn");
     println!(
         "mlp_factored: {:?}; head_factored: {:?}",
@@ -408,7 +533,7 @@ fn bench(args: &[String]) -> Result<(), String> {
     for row in &rows {
         let median_of = |engine: &str| {
             rows.iter()
-                .find(|r| r.workload == row.workload && r.engine.starts_with(engine))
+                .find(|r| r.workload == row.workload && r.engine == engine)
                 .map_or(f64::NAN, |r| common::median(&r.samples))
         };
         let med = common::median(&row.samples);
@@ -418,7 +543,7 @@ fn bench(args: &[String]) -> Result<(), String> {
             row.engine,
             med / 1e3,
             med / median_of(common::PLAIN),
-            med / median_of("inlined"),
+            med / median_of("inlined: f_grad (compiled adjoint)"),
         );
     }
     Ok(())
