@@ -219,6 +219,9 @@ enum Stmt {
     /// `let a = &m.w; let b = a;`: a model's weights borrowed by one
     /// `let` and read through another (`b[k]`).
     AliasWeights(String, String, String),
+    /// `v = v.iter().map(|t| (t * k).sin()).collect();`: a `Vec` assigned
+    /// whole from a chain over itself (a residual step written as one).
+    CollectAssign(String, f64),
     Assign(Place, &'static str, Expr),
     /// `let mut a = [e0, e1, ..];`
     Array(String, Vec<Expr>),
@@ -918,6 +921,18 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     format!("{first}.total_cmp({second})")
                 };
                 let _ = writeln!(out, "{pad}{name}.sort_by(|a, b| {compare});");
+            }
+            Stmt::CollectAssign(name, k) => {
+                let _ = match dialect {
+                    Dialect::Plain => writeln!(
+                        out,
+                        "{pad}{name} = {name}.iter().map(|t| (t * {k:?}).sin() + t).collect();"
+                    ),
+                    Dialect::Dual => writeln!(
+                        out,
+                        "{pad}{name} = {name}.iter().map(|t| (*t * D::c({k:?})).sin() + *t).collect();"
+                    ),
+                };
             }
             Stmt::RebindVec(name, k) => {
                 let _ = match dialect {
@@ -1841,6 +1856,21 @@ impl Gen {
                 )
             })
             .collect();
+        // Where the function need not take the compiled path: a `Vec`
+        // assigned whole keeps the tape where it is also resized or bound
+        // in a block, which later statements may draw (README).
+        let mutable_vecs: Vec<String> = self
+            .visible(|v| matches!(v.kind, Kind::Vec(1..)) && v.mutable)
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        if !self.compiled && !mutable_vecs.is_empty() && self.rng.chance(30) {
+            self.tag("Vec assigned a chain's collect() over itself");
+            let name = mutable_vecs[self.rng.below(mutable_vecs.len())].clone();
+            let k = [0.5, 1.5, -0.75][self.rng.below(3)];
+            out.push(Stmt::CollectAssign(name, k));
+            return true;
+        }
         if self.nesting == 0 && !vecs.is_empty() && self.rng.chance(50) {
             self.tag("let binding a Vec's name again");
             let (name, n) = vecs[self.rng.below(vecs.len())].clone();

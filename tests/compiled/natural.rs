@@ -2147,3 +2147,63 @@ fn a_vector_call_beside_a_deferred_let() -> Result<(), Box<dyn std::error::Error
     }
     Ok(())
 }
+
+/// A residual step written as a chain: `h = h.iter().zip(&d).map(..)
+/// .collect();` in a loop and at the top, of a `Vec` bound at the top.
+/// Read as the loop pushing onto a `Vec` of its own, then `h` assigned
+/// that `Vec` (it kept the tape, "a closure"). Then a `Vec` grown by
+/// `push` at the top and moved whole into `h` (`h = next;`), which did
+/// not build (E0382: its adjoint was shaped from `next` after the move).
+#[differentiable]
+fn residual_chain(x: &[f64], w: f64) -> f64 {
+    let mut h = x.to_vec();
+    for step in 0..3 {
+        let d: Vec<f64> = h.iter().map(|v| (v * w).tanh()).collect();
+        h = h
+            .iter()
+            .zip(d.iter())
+            .map(|(a, b)| a + b * (step as f64 + 0.5))
+            .collect();
+    }
+    h = h.iter().map(|v| v * v).collect();
+    let mut next = Vec::new();
+    for v in h.iter() {
+        next.push(v * w);
+    }
+    h = next;
+    h.iter().sum::<f64>() + h[0]
+}
+
+fn residual_chain_dual(p: &[Dual]) -> Dual {
+    let (x, w) = p.split_at(p.len() - 1);
+    let w = w[0];
+    let mut h = x.to_vec();
+    for step in 0..3 {
+        let d: Vec<Dual> = h.iter().map(|v| (*v * w).tanh()).collect();
+        h = h
+            .iter()
+            .zip(d.iter())
+            .map(|(a, b)| *a + *b * (f64::from(step) + 0.5))
+            .collect();
+    }
+    let h: Vec<Dual> = h.iter().map(|v| *v * *v * w).collect();
+    let total = h.iter().fold(Dual::constant(-0.0), |s, v| s + *v);
+    total + h[0]
+}
+
+#[test]
+fn a_vec_assigned_a_chains_collect_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(residual_chain_grad_path(), GradientPath::Compiled);
+    slice_and_number(
+        "residual_chain",
+        &[
+            (vec![0.3, -0.7, 1.1, 0.4], 0.8),
+            (vec![-1.2, 0.5, 0.25], -1.5),
+        ],
+        residual_chain_adjoint,
+        residual_chain_grad,
+        residual_chain_grad_tape,
+        |x, w| Ok(residual_chain_check(x, w)?.passed()),
+        residual_chain_dual,
+    )
+}

@@ -65,11 +65,14 @@ use tokens::collect;
 /// [`Lowering::extremes`]).
 /// `bindings` counts how often each name is bound ([`binding_counts`]),
 /// `bound` the same without closures' parameters (`Analysis::bound`).
+/// `vecs` are the names bound once to a `Vec` the body shows
+/// ([`vec_bindings`]), which a chain's `collect()` may be assigned to.
 pub fn lower(
     item: &syn::ItemFn,
     active: &HashSet<String>,
     bindings: &HashMap<String, usize>,
     bound: &HashMap<String, usize>,
+    vecs: &HashSet<String>,
 ) -> Option<(syn::ItemFn, HashSet<String>)> {
     let mut idents = HashSet::new();
     collect(item.to_token_stream(), &mut idents);
@@ -79,6 +82,7 @@ pub fn lower(
         active,
         bindings,
         bound,
+        vecs,
         closures: Vec::new(),
         changed: false,
         extremes: HashSet::new(),
@@ -99,6 +103,8 @@ struct Lowering<'s> {
     bindings: &'s HashMap<String, usize>,
     /// How often each name is bound other than as a closure's parameter.
     bound: &'s HashMap<String, usize>,
+    /// Names bound once to a `Vec` the body shows (see [`vec_bindings`]).
+    vecs: &'s HashSet<String>,
     /// The closures bound by `let` in the blocks around the statement
     /// read, whose calls are read as their bodies (see `closures`).
     closures: Vec<closures::Bound>,
@@ -235,6 +241,15 @@ impl Lowering<'_> {
                         return false;
                     }
                 }
+                // `h = h.iter().zip(&d).map(|(a, b)| a + b).collect();` of a
+                // `Vec` the body binds: `let mut collected = Vec::new();`,
+                // its loop of pushes, then `h = collected;` (a residual
+                // connection written as a chain).
+                if let Some(stmts) = self.collect_assigned(expr) {
+                    before.extend(stmts);
+                    self.changed = true;
+                    return false;
+                }
                 self.extract(expr, before);
             }
             _ => {}
@@ -292,6 +307,31 @@ impl Lowering<'_> {
             }
             k += 1;
         }
+    }
+
+    /// `target = chain.collect();` where `target` is a name bound once to a
+    /// `Vec` the body shows: the loop pushing onto a `Vec` of its own,
+    /// then that `Vec` assigned whole. The chain reads `target` as it was
+    /// (`h.iter()`), and the assignment comes after the loop, as it did.
+    fn collect_assigned(&mut self, expr: &syn::Expr) -> Option<Vec<syn::Stmt>> {
+        let syn::Expr::Assign(assign) = expr else {
+            return None;
+        };
+        let syn::Expr::Path(target) = &*assign.left else {
+            return None;
+        };
+        let target = target.path.get_ident()?;
+        if !assign.attrs.is_empty() || !self.vecs.contains(&target.to_string()) {
+            return None;
+        }
+        let chain = self.chain(&assign.right, true)?;
+        if !matches!(chain.reduce, Reduce::Collect(_)) {
+            return None;
+        }
+        let collected = self.fresh("collected");
+        let mut stmts = self.loop_stmts(&chain, &collected, None);
+        stmts.push(syn::parse_quote!(#target = #collected;));
+        Some(stmts)
     }
 
     /// `source.for_each(|pat| body)` as a statement: its loop.
@@ -663,4 +703,57 @@ pub(super) fn macro_operand(
         _ => return false,
     };
     true
+}
+
+/// The names bound once, by a `let`, to a `Vec` the body shows
+/// (`x.to_vec()`, `Vec::new()`, `Vec::with_capacity(n)`, `vec![..]`, a
+/// `Vec` type):
+/// what a chain's `collect()` assigned to them builds.
+pub fn vec_bindings(
+    function: &crate::ast::Function,
+    bound: &HashMap<String, usize>,
+) -> HashSet<String> {
+    use crate::ast::{Block, Child, Expr, ExprKind, Stmt};
+    fn in_expr(expr: &Expr, out: &mut Vec<(String, bool)>) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(inner) => in_expr(inner, out),
+                Child::Block(block) => in_block(block, out),
+            }
+        }
+    }
+    fn in_block(block: &Block, out: &mut Vec<(String, bool)>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    pat, name, init, ..
+                } => {
+                    if let (Some(name), Some(init)) = (name, init) {
+                        let typed =
+                            matches!(pat.syntax, syn::Pat::Type(typed) if is_vec(&typed.ty));
+                        let shows_vec = typed
+                            || init.is_empty_vec()
+                            || matches!(
+                                init.kind,
+                                ExprKind::VecList(_) | ExprKind::VecRepeat { .. }
+                            )
+                            || matches!(&init.kind, ExprKind::Structural { method, args, .. }
+                                if *method == "to_vec" && args.is_empty());
+                        out.push((name.clone(), shows_vec));
+                    }
+                    if let Some(init) = init {
+                        in_expr(init, out);
+                    }
+                }
+                Stmt::Expr(expr, _) => in_expr(expr, out),
+                Stmt::Item(_) => {}
+            }
+        }
+    }
+    let mut lets = Vec::new();
+    in_block(&function.body, &mut lets);
+    lets.into_iter()
+        .filter(|(name, shows_vec)| *shows_vec && bound.get(name).copied() == Some(1))
+        .map(|(name, _)| name)
+        .collect()
 }

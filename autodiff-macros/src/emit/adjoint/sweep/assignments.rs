@@ -64,6 +64,24 @@ impl<'m> Sweep<'m> {
                 let (pushes, mut rev) = self.saves_code(&outer);
                 f.extend(pushes);
                 let v = if whole { v } else { self.tracked_number(v) };
+                // `h = next;` of a `Vec` whose adjoint the reverse shapes
+                // from the binding itself (`shaped_at_reverse`): a copy
+                // moves, the binding stays for that shape.
+                let mut moved = value;
+                while let ExprKind::Paren(inner) = &moved.kind {
+                    moved = inner;
+                }
+                let v = match &moved.kind {
+                    ExprKind::Path(path)
+                        if whole
+                            && path.path.get_ident().is_some_and(|ident| {
+                                self.shaped_at_reverse.contains(&ident.to_string())
+                            }) =>
+                    {
+                        quote!(::core::clone::Clone::clone(&#v))
+                    }
+                    _ => v,
+                };
                 match reshape {
                     Some((save, _, keep, _)) => {
                         f.push(save);

@@ -182,6 +182,7 @@ impl<'m> Sweep<'m> {
                             0
                         }])
                     } else {
+                        self.shaped_at_reverse.insert(name.clone());
                         quote!(::autodiff::__adjoint::zero(&#ident))
                     }
                 } else if concatenated(init).is_some()
@@ -194,6 +195,7 @@ impl<'m> Sweep<'m> {
                     // the length it was made with (a `Vec` whose length
                     // changes later is `pushed`, above).
                     self.concat_lets.insert(name.clone());
+                    self.shaped_at_reverse.insert(name.clone());
                     let ident = binding(name);
                     quote!(::autodiff::__adjoint::zero(&#ident))
                 } else if self.an.unread_calls.contains(name) {
@@ -208,6 +210,7 @@ impl<'m> Sweep<'m> {
                     // What a call returns, a number or a vector (see
                     // `analysis::calls`): its adjoint is shaped like the
                     // forward's binding, there when the reverse starts.
+                    self.shaped_at_reverse.insert(name.clone());
                     let ident = binding(name);
                     quote!(::autodiff::__adjoint::zero(&#ident))
                 } else if let Some(len) = self.recyclable(init) {

@@ -264,6 +264,11 @@ pub struct Sweep<'m> {
     /// Top-level `let`s of a `concat`, whose adjoints are shaped like
     /// their bindings when the reverse starts: not to be moved away.
     concat_lets: HashSet<String>,
+    /// Top-level `let`s whose adjoints are shaped like their bindings when
+    /// the reverse starts (`zero(&next)` of a `Vec` grown by `push`, of a
+    /// `concat`, of a call's value): an assignment that moves one whole
+    /// (`h = next;`) moves a copy, so that the binding is still there.
+    shaped_at_reverse: HashSet<String>,
     /// The stacks of the call sites that save values of their own (see
     /// `sites`), declared at the top of `f_adjoint` under the attributes
     /// of the statements around them (`#[cfg]`: a stack never pushed onto
@@ -343,6 +348,7 @@ impl<'m> Sweep<'m> {
             implied_taken: None,
             moves: HashSet::new(),
             concat_lets: HashSet::new(),
+            shaped_at_reverse: HashSet::new(),
             sites: Vec::new(),
             attrs: Vec::new(),
             saved_args: HashMap::new(),
