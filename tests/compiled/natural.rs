@@ -2191,8 +2191,36 @@ fn residual_chain_dual(p: &[Dual]) -> Dual {
     total + h[0]
 }
 
+/// The same of a `clone()` of a `Vec` the body binds.
+#[differentiable]
+fn collected_into_a_copy(x: &[f64], w: f64) -> f64 {
+    let z: Vec<f64> = x.iter().map(|t| (t * w).sin()).collect();
+    let mut y = z.clone();
+    y = y.iter().zip(z.iter()).map(|(a, b)| a * b + w).collect();
+    y.iter().sum()
+}
+
+fn collected_into_a_copy_dual(p: &[Dual]) -> Dual {
+    let (x, w) = p.split_at(p.len() - 1);
+    let w = w[0];
+    x.iter().fold(Dual::constant(-0.0), |s, t| {
+        let z = (*t * w).sin();
+        s + (z * z + w)
+    })
+}
+
 #[test]
 fn a_vec_assigned_a_chains_collect_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(collected_into_a_copy_grad_path(), GradientPath::Compiled);
+    slice_and_number(
+        "collected_into_a_copy",
+        &[(vec![0.3, -0.7, 1.1], 0.8), (vec![-1.2, 0.5], -1.5)],
+        collected_into_a_copy_adjoint,
+        collected_into_a_copy_grad,
+        collected_into_a_copy_grad_tape,
+        |x, w| Ok(collected_into_a_copy_check(x, w)?.passed()),
+        collected_into_a_copy_dual,
+    )?;
     assert_eq!(residual_chain_grad_path(), GradientPath::Compiled);
     slice_and_number(
         "residual_chain",

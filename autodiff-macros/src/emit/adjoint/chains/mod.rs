@@ -707,14 +707,16 @@ pub(super) fn macro_operand(
 
 /// The names bound once, by a `let`, to a `Vec` the body shows
 /// (`x.to_vec()`, `Vec::new()`, `Vec::with_capacity(n)`, `vec![..]`, a
-/// `Vec` type):
+/// `Vec` type, a `clone()` of one of these):
 /// what a chain's `collect()` assigned to them builds.
 pub fn vec_bindings(
     function: &crate::ast::Function,
     bound: &HashMap<String, usize>,
 ) -> HashSet<String> {
     use crate::ast::{Block, Child, Expr, ExprKind, Stmt};
-    fn in_expr(expr: &Expr, out: &mut Vec<(String, bool)>) {
+    // (name, shows a `Vec`, the name it is a `clone()` of)
+    type Lets = Vec<(String, bool, Option<String>)>;
+    fn in_expr(expr: &Expr, out: &mut Lets) {
         for child in expr.children() {
             match child {
                 Child::Expr(inner) => in_expr(inner, out),
@@ -722,7 +724,7 @@ pub fn vec_bindings(
             }
         }
     }
-    fn in_block(block: &Block, out: &mut Vec<(String, bool)>) {
+    fn in_block(block: &Block, out: &mut Lets) {
         for stmt in &block.stmts {
             match stmt {
                 Stmt::Let {
@@ -739,7 +741,21 @@ pub fn vec_bindings(
                             )
                             || matches!(&init.kind, ExprKind::Structural { method, args, .. }
                                 if *method == "to_vec" && args.is_empty());
-                        out.push((name.clone(), shows_vec));
+                        let cloned = match &init.kind {
+                            ExprKind::Structural {
+                                receiver,
+                                method,
+                                args,
+                                ..
+                            } if *method == "clone" && args.is_empty() => match &receiver.kind {
+                                ExprKind::Path(path) => {
+                                    path.path.get_ident().map(ToString::to_string)
+                                }
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        out.push((name.clone(), shows_vec, cloned));
                     }
                     if let Some(init) = init {
                         in_expr(init, out);
@@ -752,8 +768,26 @@ pub fn vec_bindings(
     }
     let mut lets = Vec::new();
     in_block(&function.body, &mut lets);
-    lets.into_iter()
-        .filter(|(name, shows_vec)| *shows_vec && bound.get(name).copied() == Some(1))
-        .map(|(name, _)| name)
-        .collect()
+    let once = |name: &String| bound.get(name).copied() == Some(1);
+    let mut vecs: HashSet<String> = lets
+        .iter()
+        .filter(|(name, shows_vec, _)| *shows_vec && once(name))
+        .map(|(name, ..)| name.clone())
+        .collect();
+    // `let mut y = z.clone();` of such a `Vec`, and of those in turn.
+    loop {
+        let more: Vec<String> = lets
+            .iter()
+            .filter(|(name, _, cloned)| {
+                !vecs.contains(name)
+                    && once(name)
+                    && cloned.as_ref().is_some_and(|of| vecs.contains(of))
+            })
+            .map(|(name, ..)| name.clone())
+            .collect();
+        if more.is_empty() {
+            return vecs;
+        }
+        vecs.extend(more);
+    }
 }
