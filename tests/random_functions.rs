@@ -1808,6 +1808,12 @@ impl Gen {
         if self.rng.chance(12) && self.let_again(out) {
             return;
         }
+        if self.rng.chance(6) && self.residual_vec(out) {
+            return;
+        }
+        if !self.compiled && self.rng.chance(15) && self.collect_assign(out) {
+            return;
+        }
         // Now and then a fresh `Vec` written through `iter_mut`; where
         // compiled, at the top of a body without `return` (elsewhere the
         // index loop it is read as would need the `Vec`'s length saved,
@@ -1845,6 +1851,54 @@ impl Gen {
     /// `let name = e;` of a visible number `name` (`e` reading it), or
     /// `let mut v: Vec<f64> = v.iter().map(..).collect();` of a visible
     /// `Vec` at the top; whether one was drawn.
+    /// `let mut r = [a, b].to_vec();` then a loop of `r = r.iter().map(..)
+    /// .collect();`, a residual step written as a chain, read by index
+    /// after; where compiled, at the top of a body without `return` (a
+    /// `Vec` assigned whole keeps the tape where it is bound in a block or
+    /// the body returns early, README); whether one was drawn.
+    fn residual_vec(&mut self, out: &mut Vec<Stmt>) -> bool {
+        if self.numbers_only || (self.compiled && (self.nesting > 0 || self.returns)) {
+            return false;
+        }
+        self.tag("Vec assigned a chain's collect() over itself");
+        let name = self.fresh("rv");
+        let n = 2 + self.rng.below(2);
+        let items = (0..n).map(|_| self.expr(1)).collect();
+        out.push(Stmt::ToVec(name.clone(), items));
+        let k = [0.5, 1.5, -0.75][self.rng.below(3)];
+        let i = self.fresh("i");
+        let steps = 1 + self.rng.below(3);
+        out.push(Stmt::For(
+            None,
+            i,
+            steps,
+            vec![Stmt::CollectAssign(name.clone(), k)],
+        ));
+        // Read by index from here on: no method resizes it.
+        self.declare(&name, Kind::Array(n), false);
+        true
+    }
+
+    /// `v = v.iter().map(..).collect();` of a visible mutable `Vec`, where
+    /// the function need not take the compiled path: a `Vec` assigned
+    /// whole keeps the tape where it is also resized or bound in a block,
+    /// which other statements may draw (README); whether one was drawn.
+    fn collect_assign(&mut self, out: &mut Vec<Stmt>) -> bool {
+        let vecs: Vec<String> = self
+            .visible(|v| matches!(v.kind, Kind::Vec(1..)) && v.mutable)
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        if vecs.is_empty() {
+            return false;
+        }
+        self.tag("Vec assigned a chain's collect() over itself");
+        let name = vecs[self.rng.below(vecs.len())].clone();
+        let k = [0.5, 1.5, -0.75][self.rng.below(3)];
+        out.push(Stmt::CollectAssign(name, k));
+        true
+    }
+
     fn let_again(&mut self, out: &mut Vec<Stmt>) -> bool {
         let vecs: Vec<(String, usize)> = self
             .visible(|v| matches!(v.kind, Kind::Vec(1..)))
@@ -1856,21 +1910,6 @@ impl Gen {
                 )
             })
             .collect();
-        // Where the function need not take the compiled path: a `Vec`
-        // assigned whole keeps the tape where it is also resized or bound
-        // in a block, which later statements may draw (README).
-        let mutable_vecs: Vec<String> = self
-            .visible(|v| matches!(v.kind, Kind::Vec(1..)) && v.mutable)
-            .into_iter()
-            .map(|v| v.name.clone())
-            .collect();
-        if !self.compiled && !mutable_vecs.is_empty() && self.rng.chance(30) {
-            self.tag("Vec assigned a chain's collect() over itself");
-            let name = mutable_vecs[self.rng.below(mutable_vecs.len())].clone();
-            let k = [0.5, 1.5, -0.75][self.rng.below(3)];
-            out.push(Stmt::CollectAssign(name, k));
-            return true;
-        }
         if self.nesting == 0 && !vecs.is_empty() && self.rng.chance(50) {
             self.tag("let binding a Vec's name again");
             let (name, n) = vecs[self.rng.below(vecs.len())].clone();
