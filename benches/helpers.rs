@@ -393,6 +393,11 @@ fn smoke_at(sizes: Sizes, differences: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// A gradient's value, NaN for an error (the smoke test checks for none).
+fn value<G>(result: Result<ValueAndGradient<G>, ScalarAutodiffError>) -> f64 {
+    result.map_or(f64::NAN, |r| r.value)
+}
+
 fn bench(args: &[String]) -> Result<(), String> {
     let rounds = common::rounds(args)?;
     smoke()?;
@@ -410,115 +415,92 @@ fn bench(args: &[String]) -> Result<(), String> {
         // Iterations per sample, for samples of some tens of µs.
         let scale = d_in * hidden / 512;
         let head_scale = (t * t * width / 48).max(1);
-        rows.extend([
-            Row::new(
-                &mlp,
+        // (engine, iterations per sample at the small sizes, one call)
+        type Run<'a> = Box<dyn FnMut() -> f64 + 'a>;
+        let mlp_rows: [(&str, usize, Run); 5] = [
+            (
                 common::PLAIN,
-                0,
-                2000 / scale,
+                2000,
                 Box::new(|| {
-                    mlp_inlined(
-                        std::hint::black_box(&d.w1),
-                        &d.b1,
-                        &d.w2,
-                        &d.b2,
-                        &d.x,
-                        d.target,
-                    )
+                    let w1 = std::hint::black_box(&d.w1);
+                    mlp_inlined(w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
                 }),
             ),
-            Row::new(
-                &mlp,
+            (
                 "factored: plain f64 (forward only)",
-                0,
-                2000 / scale,
+                2000,
                 Box::new(|| {
-                    mlp_factored(
-                        std::hint::black_box(&d.w1),
-                        &d.b1,
-                        &d.w2,
-                        &d.b2,
-                        &d.x,
-                        d.target,
-                    )
+                    let w1 = std::hint::black_box(&d.w1);
+                    mlp_factored(w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
                 }),
             ),
-            Row::new(
-                &mlp,
+            (
                 "hand-written backward (same gradient shape)",
-                0,
-                1000 / scale,
+                1000,
                 Box::new(|| mlp_by_hand(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target).0),
             ),
-            Row::new(
-                &mlp,
+            (
                 "inlined: f_grad (compiled adjoint)",
-                0,
-                1000 / scale,
-                Box::new(|| {
-                    mlp_inlined_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
-                        .map_or(f64::NAN, |r| r.value)
-                }),
+                1000,
+                Box::new(|| value(mlp_inlined_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target))),
             ),
-            Row::new(
-                &mlp,
+            (
                 "factored: f_grad (compiled adjoint)",
-                0,
-                1000 / scale,
+                1000,
                 Box::new(|| {
-                    mlp_factored_grad(&d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target)
-                        .map_or(f64::NAN, |r| r.value)
+                    value(mlp_factored_grad(
+                        &d.w1, &d.b1, &d.w2, &d.b2, &d.x, d.target,
+                    ))
                 }),
             ),
-            Row::new(
-                &head,
+        ];
+        let head_rows: [(&str, usize, Run); 5] = [
+            (
                 common::PLAIN,
-                0,
-                5000 / head_scale,
+                5000,
                 Box::new(|| {
-                    head_inlined(std::hint::black_box(&d.hx), &d.wq, &d.wk, &d.wv, &d.o_bar)
+                    let x = std::hint::black_box(&d.hx);
+                    head_inlined(x, &d.wq, &d.wk, &d.wv, &d.o_bar)
                 }),
             ),
-            Row::new(
-                &head,
+            (
                 "factored: plain f64 (forward only)",
-                0,
-                5000 / head_scale,
+                5000,
                 Box::new(|| {
-                    head_factored(std::hint::black_box(&d.hx), &d.wq, &d.wk, &d.wv, &d.o_bar)
+                    let x = std::hint::black_box(&d.hx);
+                    head_factored(x, &d.wq, &d.wk, &d.wv, &d.o_bar)
                 }),
             ),
-            Row::new(
-                &head,
+            (
                 "inlined: f_grad (compiled adjoint)",
-                0,
-                2000 / head_scale,
-                Box::new(|| {
-                    head_inlined_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
-                        .map_or(f64::NAN, |r| r.value)
-                }),
+                2000,
+                Box::new(|| value(head_inlined_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar))),
             ),
-            Row::new(
-                &head,
+            (
                 "factored: f_grad (compiled adjoint)",
-                0,
-                2000 / head_scale,
-                Box::new(|| {
-                    head_factored_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
-                        .map_or(f64::NAN, |r| r.value)
-                }),
+                2000,
+                Box::new(|| value(head_factored_grad(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar))),
             ),
-            Row::new(
-                &head,
+            (
                 "factored: f_grad_tape (the tape)",
-                0,
-                500 / head_scale,
+                500,
                 Box::new(|| {
-                    head_factored_grad_tape(&d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar)
-                        .map_or(f64::NAN, |r| r.value)
+                    value(head_factored_grad_tape(
+                        &d.hx, &d.wq, &d.wk, &d.wv, &d.o_bar,
+                    ))
                 }),
             ),
-        ]);
+        ];
+        rows.extend(
+            mlp_rows
+                .into_iter()
+                .map(|(engine, n, run)| Row::new(&mlp, engine, 0, n / scale, run)),
+        );
+        rows.extend(
+            head_rows
+                .into_iter()
+                .map(|(engine, n, run)| Row::new(&head, engine, 0, n / head_scale, run)),
+        );
     }
     println!("helpers bench: {rounds} rounds, each row timed once per round in turn");
     println!(

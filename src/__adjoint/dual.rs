@@ -172,20 +172,7 @@ impl DualStack {
     /// Saves a value the reverse sweep reads.
     #[inline(always)]
     pub fn push(&mut self, value: impl AsDual) {
-        let value = value.as_dual();
-        if self.values.len() < self.values.capacity() {
-            self.values.push(value);
-        } else {
-            self.push_grown(value);
-        }
-    }
-
-    /// [`push`](Self::push) where the values are full, the value taken
-    /// along out of line (see `Stack::push`).
-    #[cold]
-    #[inline(never)]
-    fn push_grown(&mut self, value: Dual) {
-        self.values.push(value);
+        super::push(&mut self.values, value.as_dual());
     }
 
     /// Saves `values` in order, as that many [`push`](Self::push)es would.

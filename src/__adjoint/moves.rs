@@ -29,8 +29,9 @@ pub fn add_items<T: Copy + AddAssign, B: AsMut<[T]> + ?Sized>(bar: &mut B, items
     }
 }
 
-/// `items.push(item)` as the forward sweep writes it: the same push, with
-/// the growth out of line in a cold function that takes the item with it.
+/// `items.push(item)` as the forward sweep writes it (and as the stacks
+/// save values): the same push, with the growth out of line in a cold
+/// function that takes the item with it.
 /// A number live across `Vec::push`'s growth call (the sum a loop just
 /// built, `out.push(s)`) is otherwise kept in memory for the whole loop
 /// that builds it, since every vector register is clobbered by a call;

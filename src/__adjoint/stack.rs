@@ -63,25 +63,14 @@ impl Stack {
         }
     }
 
-    /// Saves a value the reverse sweep reads.
+    /// Saves a value the reverse sweep reads: room made out of line, the
+    /// value taken along ([`super::push`]), so that it is not kept in
+    /// memory across a call on every push of a hot loop. `Vec`'s own
+    /// doubling, so a fresh stack's capacity after one gradient is the
+    /// pushes rounded up to a power of two.
     #[inline(always)]
     pub fn push(&mut self, value: f64) {
-        if self.values.len() < self.values.capacity() {
-            self.values.push(value);
-        } else {
-            self.push_grown(value);
-        }
-    }
-
-    /// [`push`](Self::push) where the values are full: room made out of
-    /// line, the value taken along, so that it is not kept in memory
-    /// across a call on every push of a hot loop (every vector register
-    /// is caller-saved). `Vec`'s own doubling, so a fresh stack's capacity
-    /// after one gradient is the pushes rounded up to a power of two.
-    #[cold]
-    #[inline(never)]
-    fn push_grown(&mut self, value: f64) {
-        self.values.push(value);
+        super::push(&mut self.values, value);
     }
 
     /// Saves `values` in order, as that many [`push`](Self::push)es would.
