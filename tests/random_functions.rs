@@ -188,8 +188,9 @@ enum Cond {
     Count(String, &'static str, usize),
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
-    /// `a.iter().all(|v| *v op k)` (or `any`), or `a.iter().filter(|v| **v
-    /// op k).count() >= 1`: a closure with no derivative.
+    /// `a.iter().all(|v| *v op k)` (or `any`), `a.iter().filter(|v| **v
+    /// op k).count() >= 1`, or `a.iter().position(|v| *v op k).unwrap_or(0)
+    /// < 1`: a closure with no derivative.
     Items(&'static str, String, &'static str, f64),
 }
 
@@ -718,6 +719,7 @@ fn render_cond(cond: &Cond, dialect: Dialect) -> String {
             let k = render(&Expr::Lit(*k), dialect);
             match *how {
                 "count" => format!("{name}.iter().filter(|v| **v {op} {k}).count() >= 1"),
+                "position" => format!("{name}.iter().position(|v| *v {op} {k}).unwrap_or(0) < 1"),
                 _ => format!("{name}.iter().{how}(|v| *v {op} {k})"),
             }
         }
@@ -3077,7 +3079,7 @@ impl Gen {
         if !lists.is_empty() && !self.frozen && self.rng.chance(10) {
             self.tag("all/any/count closure");
             let name = lists[self.rng.below(lists.len())].clone();
-            let how = ["all", "any", "count"][self.rng.below(3)];
+            let how = ["all", "any", "count", "position"][self.rng.below(4)];
             let op = [">", "<"][self.rng.below(2)];
             return Cond::Items(how, name, op, self.rng.value(-1.0, 1.0));
         }

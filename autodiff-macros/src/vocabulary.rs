@@ -127,6 +127,7 @@ const STRUCTURAL: &[&str] = &[
     "all",
     "any",
     "count",
+    "position",
     "collect",
     "extend",
     "unwrap",

@@ -521,6 +521,17 @@ impl<'r, T: Untracked + ?Sized> Untracked for &'r T {
     }
 }
 
+/// An `Option` of plain values (`x.iter().position(|&v| v > 0.0)`,
+/// then `.unwrap_or(0)`).
+#[diagnostic::do_not_recommend]
+impl<T: Untracked> Untracked for Option<T> {
+    type Plain = Option<T>;
+    #[inline]
+    fn plain(self) -> Option<T> {
+        self
+    }
+}
+
 /// Passes `value` through when it carries no gradient.
 pub fn untracked<T: Untracked>(value: T) -> T::Plain {
     value.plain()

@@ -2235,3 +2235,72 @@ fn a_vec_assigned_a_chains_collect_is_compiled() -> Result<(), Box<dyn std::erro
         residual_chain_dual,
     )
 }
+
+/// An index found by comparing tracked values (`position`), then read
+/// (`unwrap_or`, `match`): an index carries no derivative, as `any` and
+/// `count` do not. The tape refused `.unwrap_or(0)` of it ("this method
+/// would drop its gradient": no `Option` was a plain value there).
+#[differentiable]
+fn first_positive(x: &[f64], k: f64) -> f64 {
+    let first = x.iter().position(|&v| v > 0.0).unwrap_or(0);
+    let last = match x.iter().position(|v| *v * k < -0.5) {
+        Some(i) => i,
+        None => x.len() - 1,
+    };
+    x[first] * k + x[last].sin()
+}
+
+fn first_positive_dual(p: &[Dual]) -> Dual {
+    let (x, k) = p.split_at(p.len() - 1);
+    let k = k[0];
+    let first = x.iter().position(|v| v.value > 0.0).unwrap_or(0);
+    let last = x
+        .iter()
+        .position(|v| v.value * k.value < -0.5)
+        .unwrap_or(x.len() - 1);
+    x[first] * k + x[last].sin()
+}
+
+#[test]
+fn a_position_found_by_comparing_tracked_values_is_compiled(
+) -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(first_positive_grad_path(), GradientPath::Compiled);
+    slice_and_number(
+        "first_positive",
+        &[
+            (vec![0.3, -0.8, 1.2], 1.3),
+            (vec![-0.3, 0.8, -1.2], 1.3),
+            (vec![-0.3, -0.1], 0.5),
+        ],
+        first_positive_adjoint,
+        first_positive_grad,
+        first_positive_grad_tape,
+        |x, w| Ok(first_positive_check(x, w)?.passed()),
+        first_positive_dual,
+    )?;
+    // On dual numbers too: H·v against central differences of f_grad
+    // along v (no index changes within the step).
+    let (x, k) = ([0.3, -0.8, 1.2], 1.3);
+    let v = (vec![1.0, 0.5, 0.25], 1.0);
+    let hvp = first_positive_hvp(&x, k, v.clone())?;
+    let h = 1e-5;
+    let at = |t: f64| -> Result<Vec<f64>, ScalarAutodiffError> {
+        let moved: Vec<f64> = x.iter().zip(&v.0).map(|(a, d)| a + t * d).collect();
+        let g = first_positive_grad(&moved, k + t * v.1)?.gradient;
+        Ok([g.0, vec![g.1]].concat())
+    };
+    let (plus, minus) = (at(h)?, at(-h)?);
+    let differences: Vec<f64> = plus
+        .iter()
+        .zip(&minus)
+        .map(|(p, m)| (p - m) / (2.0 * h))
+        .collect();
+    let got = [hvp.hvp.0.clone(), vec![hvp.hvp.1]].concat();
+    for (g, d) in got.iter().zip(&differences) {
+        assert!(
+            (g - d).abs() <= 1e-6 * (1.0 + d.abs()),
+            "H·v {got:?} vs {differences:?}"
+        );
+    }
+    Ok(())
+}

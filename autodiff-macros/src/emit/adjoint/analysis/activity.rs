@@ -73,14 +73,15 @@ pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
     }
 }
 
-/// A call whose value is a count or a truth value (`x.len()`,
-/// `x.iter().all(|v| *v > 0.0)`, `filter(..).count()`): it carries no
-/// derivative, whatever it reads. A method the lowering could not place
+/// A call whose value is a count, a truth value or a position (`x.len()`,
+/// `x.iter().all(|v| *v > 0.0)`, `filter(..).count()`,
+/// `x.iter().position(|&v| v > 0.0)`): it carries no derivative, whatever
+/// it reads. A method the lowering could not place
 /// counts only with a closure argument, which an iterator's method takes
 /// and a model's does not.
 pub fn is_count(expr: &Expr) -> bool {
     let counts = |method: &syn::Ident| {
-        ["len", "is_empty", "all", "any", "count"]
+        ["len", "is_empty", "all", "any", "count", "position"]
             .iter()
             .any(|name| method == name)
     };
