@@ -841,6 +841,16 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     render_list(items, dialect)
                 );
                 let _ = match dialect {
+                    // With `k` = 1, a copy: `.cloned()` (or, where the
+                    // name's length is even, `.copied()`), no `map`.
+                    Dialect::Plain | Dialect::Dual if *k == 1.0 => {
+                        let how = if name.len() % 2 == 0 { "copied" } else { "cloned" };
+                        let ty = if dialect == Dialect::Plain { "f64" } else { "D" };
+                        writeln!(
+                            out,
+                            "{pad}let mut {name}: Vec<{ty}> = {source}.iter().{how}().collect();"
+                        )
+                    }
                     // Half of them (chosen by name, so every seed still
                     // draws what it drew) with a block for the closure's
                     // body, as students write one.
@@ -2866,7 +2876,7 @@ impl Gen {
                 let n = 1 + self.rng.below(3);
                 let items = (0..n).map(|_| self.expr(1)).collect();
                 let source = self.fresh("a");
-                let k = [0.5, 1.5, -2.0][self.rng.below(3)];
+                let k = [0.5, 1.5, -2.0, 1.0][self.rng.below(4)];
                 out.push(Stmt::CollectTyped(name.clone(), source, items, k));
                 n
             }

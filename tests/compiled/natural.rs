@@ -23,13 +23,15 @@
 //! sums.
 
 // Written as a newcomer writes it: loops by index, `let y;` given its
-// value by the branches, `map(|t| *t)`, `let v = ..; v` as an arm's value.
+// value by the branches, `map(|t| *t)`, `let v = ..; v` as an arm's value,
+// `iter().cloned().collect()` for a copy.
 #![allow(
     clippy::needless_range_loop,
     clippy::needless_late_init,
     clippy::map_clone,
     clippy::let_and_return,
-    clippy::useless_vec
+    clippy::useless_vec,
+    clippy::iter_cloned_collect
 )]
 
 use autodiff::__adjoint::with_stack;
@@ -2303,4 +2305,35 @@ fn a_position_found_by_comparing_tracked_values_is_compiled(
         );
     }
     Ok(())
+}
+
+/// A copy collected from `cloned()` or `copied()` (no `map`): read as the
+/// loop pushing each item (it kept the tape, "a binding whose shape the
+/// reverse sweep cannot see").
+#[differentiable]
+fn collected_copies(x: &[f64], k: f64) -> f64 {
+    let v: Vec<f64> = x.iter().cloned().collect();
+    let w = x.iter().copied().collect::<Vec<f64>>();
+    let s: f64 = v.iter().sum();
+    s * k + w[1] * w[0]
+}
+
+fn collected_copies_dual(p: &[Dual]) -> Dual {
+    let (x, k) = p.split_at(p.len() - 1);
+    let s = x.iter().fold(Dual::constant(-0.0), |s, v| s + *v);
+    s * k[0] + x[1] * x[0]
+}
+
+#[test]
+fn a_copy_collected_from_cloned_items_is_compiled() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(collected_copies_grad_path(), GradientPath::Compiled);
+    slice_and_number(
+        "collected_copies",
+        &[(vec![0.3, -0.8, 1.2], 1.3), (vec![-1.5, 0.25], -0.5)],
+        collected_copies_adjoint,
+        collected_copies_grad,
+        collected_copies_grad_tape,
+        |x, w| Ok(collected_copies_check(x, w)?.passed()),
+        collected_copies_dual,
+    )
 }

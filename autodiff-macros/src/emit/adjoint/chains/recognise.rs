@@ -68,6 +68,20 @@ impl Lowering<'_> {
                 let syn::Expr::MethodCall(map) = &*call.receiver else {
                     return None;
                 };
+                // `x.iter().cloned().collect()`, a copy: the loop pushing
+                // each item.
+                if (map.method == "cloned" || map.method == "copied") && map.args.is_empty() {
+                    let item = fresh_ident(&mut self.idents.clone(), "item");
+                    return Some(Chain {
+                        filter: None,
+                        source: (*call.receiver).clone(),
+                        pat: ident_pat(&item),
+                        body: syn::parse2(item.to_token_stream()).expect("a path"),
+                        reduce: Reduce::Collect(turbofish),
+                        span: call.method.span(),
+                        float: false,
+                    });
+                }
                 if map.method != "map" || map.args.len() != 1 {
                     return None;
                 }
