@@ -9,8 +9,11 @@
 //! closure's parameter, added into `x_bar[index]`.
 //!
 //! `let e: Vec<f64> = z.iter().map(|v| v.exp()).collect();` is `let mut e:
-//! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }`, and
-//! `out.extend(z.iter().map(|v| v.exp()));` is that loop's `for`. A
+//! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }` (a copy,
+//! `z.iter().cloned().collect()`, pushes each item), and
+//! `out.extend(z.iter().map(|v| v.exp()));` is that loop's `for`; `h =
+//! chain.collect();` of a `Vec` the body binds ([`vec_bindings`]) is that
+//! loop onto a `Vec` of its own, then `h` assigned it. A
 //! fold's accumulator, or an item named like the slice it walks, that
 //! would clash with another binding is renamed (`acc_2`, `x_2`).
 //!
