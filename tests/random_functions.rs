@@ -2723,9 +2723,6 @@ impl Gen {
         if self.loops.iter().any(|l| l.pinned) {
             return self.let_(out);
         }
-        for l in &mut self.loops {
-            l.jumps = true;
-        }
         let k = self.rng.below(self.loops.len());
         let innermost = k + 1 == self.loops.len();
         let Some(l) = (if innermost {
@@ -2735,6 +2732,14 @@ impl Gen {
         }) else {
             return self.let_(out);
         };
+        // Every loop around the jump now holds one (the compiled adjoint
+        // looks at any depth); not before it is drawn, or a `let` drawn
+        // instead would leave them marked (seeds 20299 f0_0, 20305 f6_1:
+        // a vector call then claimed compiled in a loop that never jumps,
+        // inside one that does).
+        for l in &mut self.loops {
+            l.jumps = true;
+        }
         if l.is_some() {
             self.tag("labelled break/continue");
         }
