@@ -2190,11 +2190,12 @@ impl Gen {
             return;
         }
         // A model's weights borrowed by one `let` and read through another
-        // (`let b = a;` of `let a = &m.w;`), as a student names a row. Not
-        // in a body with `return`, where the reverse cannot borrow the
-        // second binding again and a `for` over it keeps the tape (seed
-        // 20299 f6_8).
-        if top && !self.returns && !self.models.is_empty() && self.rng.chance(10) {
+        // (`let b = a;` of `let a = &m.w;`), as a student names a row.
+        // Where the function need not take the compiled path: read in a
+        // loop's `break` value (seed 20305 f6_9) or walked by a `for` in a
+        // body with `return` (seed 20299 f6_8) the second binding keeps the
+        // tape.
+        if top && !self.compiled && !self.models.is_empty() && self.rng.chance(25) {
             self.tag("model: let a = &m.w; let b = a;");
             let model = self.models[self.rng.below(self.models.len())].clone();
             let (first, second) = (self.fresh("mw"), self.fresh("mw"));
