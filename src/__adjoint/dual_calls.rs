@@ -251,13 +251,7 @@ impl DualSpread for Dual {
     }
     #[inline]
     fn pop_scaled_items(items: &mut [Dual], stack: &mut DualStack, scale: Dual) {
-        // The run pushed last is these items in order (`push_items`);
-        // fewer than asked fails the sweep (`pop_run`).
-        let run = stack.pop_run(items.len());
-        let short = items.len() - run.len();
-        for (item, value) in items[short..].iter_mut().zip(run) {
-            *item += scale * value;
-        }
+        super::add_scaled_run(items, stack.pop_run(items.len()), scale);
     }
 }
 

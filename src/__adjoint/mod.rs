@@ -197,13 +197,23 @@ impl Spread for f64 {
     }
     #[inline]
     fn pop_scaled_items(items: &mut [f64], stack: &mut Stack, scale: f64) {
-        // The run pushed last is these items in order (`push_items`);
-        // fewer than asked fails the sweep (`pop_run`).
-        let run = stack.pop_run(items.len());
-        let short = items.len() - run.len();
-        for (item, value) in items[short..].iter_mut().zip(run) {
-            *item += scale * value;
-        }
+        add_scaled_run(items, stack.pop_run(items.len()), scale);
+    }
+}
+
+/// `items[k] += scale × run[k]`: the run a stack saved last, these items in
+/// order (`push_items`), added to each item as one pop at a time would.
+/// A shorter run (the stack's `pop_run` has then failed the sweep) adds
+/// to the last items only.
+#[inline]
+pub(crate) fn add_scaled_run<T: Copy + AddAssign + Mul<Output = T>>(
+    items: &mut [T],
+    run: impl ExactSizeIterator<Item = T>,
+    scale: T,
+) {
+    let short = items.len() - run.len();
+    for (item, value) in items[short..].iter_mut().zip(run) {
+        *item += scale * value;
     }
 }
 
