@@ -292,6 +292,32 @@ fn take_component<T: Copy>(from: &mut &[T]) -> T {
     }
 }
 
+/// The dual-number methods that split, push and pop a parameter's items
+/// one `T` at a time (`dual_models`), whether its duals are an array
+/// (`[T; N]`) or a `Vec` (`dual_items!`).
+macro_rules! dual_item_moves {
+    () => {
+        fn split_duals(
+            &self,
+            duals: &Self::Duals,
+            gradient: &mut Self::Gradient,
+            tangent: &mut Self::Gradient,
+        ) -> bool {
+            dual_models::split_items(&self[..], duals, gradient, tangent)
+        }
+        fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
+            dual_models::push_items::<T>(duals, stack);
+        }
+        fn pop_duals(
+            duals: &mut Self::Duals,
+            stack: &mut crate::__adjoint::DualStack,
+            scale: autodiff_core::Dual,
+        ) {
+            dual_models::pop_items::<T>(duals, stack, scale);
+        }
+    };
+}
+
 impl<T: Parameter, const N: usize> Parameter for [T; N] {
     type Variables<'t> = [T::Variables<'t>; N];
     type Gradient = [T::Gradient; N];
@@ -357,24 +383,7 @@ impl<T: Parameter, const N: usize> Parameter for [T; N] {
     fn zero_duals(duals: &Self::Duals) -> Self::Duals {
         std::array::from_fn(|k| T::zero_duals(&duals[k]))
     }
-    fn split_duals(
-        &self,
-        duals: &Self::Duals,
-        gradient: &mut Self::Gradient,
-        tangent: &mut Self::Gradient,
-    ) -> bool {
-        dual_models::split_items(self, duals, gradient, tangent)
-    }
-    fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
-        dual_models::push_items::<T>(duals, stack);
-    }
-    fn pop_duals(
-        duals: &mut Self::Duals,
-        stack: &mut crate::__adjoint::DualStack,
-        scale: autodiff_core::Dual,
-    ) {
-        dual_models::pop_items::<T>(duals, stack, scale);
-    }
+    dual_item_moves!();
 }
 
 /// The dual-number methods of a parameter whose items are a slice of
@@ -392,24 +401,7 @@ macro_rules! dual_items {
         fn zero_duals(duals: &Self::Duals) -> Self::Duals {
             duals.iter().map(T::zero_duals).collect()
         }
-        fn split_duals(
-            &self,
-            duals: &Self::Duals,
-            gradient: &mut Self::Gradient,
-            tangent: &mut Self::Gradient,
-        ) -> bool {
-            dual_models::split_items(&self[..], duals, gradient, tangent)
-        }
-        fn push_duals(duals: &Self::Duals, stack: &mut crate::__adjoint::DualStack) {
-            dual_models::push_items::<T>(duals, stack);
-        }
-        fn pop_duals(
-            duals: &mut Self::Duals,
-            stack: &mut crate::__adjoint::DualStack,
-            scale: autodiff_core::Dual,
-        ) {
-            dual_models::pop_items::<T>(duals, stack, scale);
-        }
+        dual_item_moves!();
     };
 }
 
