@@ -611,6 +611,14 @@ impl<'a> Expr<'a> {
         }
     }
 
+    /// The expression inside any parentheses (`((x))` is `x`).
+    pub fn unparenthesised(&self) -> &Self {
+        match &self.kind {
+            ExprKind::Paren(inner) => inner.unparenthesised(),
+            _ => self,
+        }
+    }
+
     /// `Vec::new()`, `Vec::with_capacity(n)`, `vec![]`: the element type
     /// comes from later pushes, which are lifted; lifting the empty vector
     /// itself would leave rustc nothing to infer it from.

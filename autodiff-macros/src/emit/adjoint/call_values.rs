@@ -100,13 +100,6 @@ fn address(expr: &Expr) -> Option<usize> {
     }
 }
 
-fn unparen<'m, 'a>(expr: &'m Expr<'a>) -> &'m Expr<'a> {
-    match &expr.kind {
-        ExprKind::Paren(inner) => unparen(inner),
-        _ => expr,
-    }
-}
-
 impl Targets {
     fn block(&mut self, block: &Block, models: &[String]) {
         for stmt in &block.stmts {
@@ -117,7 +110,7 @@ impl Targets {
                     ..
                 } => {
                     if crate::emit::is_annotated_call(init, models) {
-                        if let Some(address) = address(unparen(init)) {
+                        if let Some(address) = address(init.unparenthesised()) {
                             self.patterns.insert(address);
                         }
                     }
@@ -143,7 +136,7 @@ impl Targets {
             _ => None,
         };
         if let Some(base) = base {
-            let call = unparen(base);
+            let call = base.unparenthesised();
             if crate::emit::is_annotated_call(call, models) {
                 if let Some(address) = address(call) {
                     self.calls.insert(address);
@@ -153,7 +146,7 @@ impl Targets {
         // A call assigned whole to a vector (`h = layer.forward(&h);`, the
         // layer loop): bound first, its value is assigned as it is.
         if let ExprKind::Assign { target, value } = &expr.kind {
-            let call = unparen(value);
+            let call = value.unparenthesised();
             let vector = matches!(&target.kind, ExprKind::Path(path)
                 if path.path.get_ident().is_some_and(|ident| self.vectors.contains(&ident.to_string())));
             if vector && crate::emit::is_annotated_call(call, models) {
@@ -167,7 +160,7 @@ impl Targets {
         // (`analysis::calls`).
         if let ExprKind::Call { args, .. } = &expr.kind {
             for arg in args {
-                let call = unparen(arg);
+                let call = arg.unparenthesised();
                 if matches!(call.kind, ExprKind::Call { .. }) {
                     if let Some(address) = address(call) {
                         self.calls.insert(address);

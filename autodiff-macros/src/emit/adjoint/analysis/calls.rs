@@ -69,7 +69,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
                 }
                 an.call_lets.insert(name.to_owned());
                 an.nested_call_lets.insert(name.to_owned());
-                an.vector_calls.insert(unparenthesised(init).id);
+                an.vector_calls.insert(init.unparenthesised().id);
             } else {
                 an.call_lets.insert(name.to_owned());
             }
@@ -142,14 +142,14 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         let whole = used_whole(&function.body.stmts, name);
         if depth > 0 || whole {
             an.dims.insert(name.clone(), Some(depth.max(1)));
-            an.vector_calls.insert(unparenthesised(init).id);
+            an.vector_calls.insert(init.unparenthesised().id);
         } else if taken_as_it_is(&function.body.stmts, name, &is_call) {
             an.dims.insert(name.clone(), None);
-            an.vector_calls.insert(unparenthesised(init).id);
+            an.vector_calls.insert(init.unparenthesised().id);
         } else if !an.read.contains(name) {
             // Never read: whatever the callee returns, taken as it is.
             an.unread_calls.insert(name.clone());
-            an.vector_calls.insert(unparenthesised(init).id);
+            an.vector_calls.insert(init.unparenthesised().id);
         }
     }
     // A call bound and never read that is not taken as it is (in a loop
@@ -283,13 +283,6 @@ fn branch_calls(expr: &Expr, is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<usiz
     }
 }
 
-fn unparenthesised<'m, 'a>(expr: &'m Expr<'a>) -> &'m Expr<'a> {
-    match &expr.kind {
-        ExprKind::Paren(inner) => unparenthesised(inner),
-        _ => expr,
-    }
-}
-
 /// The most indexings applied to `name` anywhere in `stmts` (`p[i][j]`
 /// is 2; 0 if it is never indexed).
 pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
@@ -355,7 +348,7 @@ fn read_by_field(stmts: &[Stmt], name: &str) -> bool {
 fn assigned_from(stmts: &[Stmt], name: &str) -> bool {
     let test = |expr: &Expr| match &expr.kind {
         ExprKind::Assign { value, .. } => {
-            matches!(&unparenthesised(value).kind, ExprKind::Path(path) if path.path.is_ident(name))
+            matches!(&value.unparenthesised().kind, ExprKind::Path(path) if path.path.is_ident(name))
         }
         _ => false,
     };
@@ -369,7 +362,7 @@ fn assigned_from(stmts: &[Stmt], name: &str) -> bool {
 /// it and passed back as the cotangent. A read in arithmetic, by index or
 /// by a method says which it is, and is left to the other tests.
 fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -> bool {
-    let is_name = |expr: &Expr| matches!(&unparenthesised(expr).kind, ExprKind::Path(path) if path.path.is_ident(name));
+    let is_name = |expr: &Expr| matches!(&expr.unparenthesised().kind, ExprKind::Path(path) if path.path.is_ident(name));
     let reads = std::cell::Cell::new(0usize);
     let passed = std::cell::Cell::new(0usize);
     let count = |expr: &Expr| {

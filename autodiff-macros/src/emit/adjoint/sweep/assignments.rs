@@ -67,11 +67,7 @@ impl<'m> Sweep<'m> {
                 // `h = next;` of a `Vec` whose adjoint the reverse shapes
                 // from the binding itself (`shaped_at_reverse`): a copy
                 // moves, the binding stays for that shape.
-                let mut moved = value;
-                while let ExprKind::Paren(inner) = &moved.kind {
-                    moved = inner;
-                }
-                let v = match &moved.kind {
+                let v = match &value.unparenthesised().kind {
                     ExprKind::Path(path)
                         if whole
                             && path.path.get_ident().is_some_and(|ident| {
