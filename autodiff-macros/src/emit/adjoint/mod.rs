@@ -298,7 +298,7 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     }
     let analysis = Analysis::new(function);
     let bindings = chains::binding_counts(function, &analysis.bound);
-    let vecs = chains::vec_bindings(function, &analysis.bound);
+    let vecs = analysis::vec_bindings(function, &analysis.bound);
     let (mut item, mut extremes) = chains::lower(
         function.item,
         &analysis.active,
@@ -312,7 +312,7 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
         let model = crate::lower::function(&item, &macros);
         let analysis = Analysis::new(&model);
         let bindings = chains::binding_counts(&model, &analysis.bound);
-        let vecs = chains::vec_bindings(&model, &analysis.bound);
+        let vecs = analysis::vec_bindings(&model, &analysis.bound);
         match chains::lower(&item, &analysis.active, &bindings, &analysis.bound, &vecs) {
             Some((next, more)) => {
                 item = next;

@@ -28,11 +28,11 @@ use activity::reach_block;
 pub use activity::{carries, is_count};
 use numbers::numbers;
 pub use numbers::shows_number;
-pub use shapes::dims_of;
 use shapes::{
     assigned_dims, copy_array, deferred_lets, dims_block, empty_vec_lets, grown_dims, kind_dims,
     type_dims,
 };
+pub use shapes::{dims_of, vec_bindings};
 
 /// Methods that change their receiver.
 const MUTATING: &[&str] = &[

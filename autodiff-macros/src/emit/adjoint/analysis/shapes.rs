@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use quote::ToTokens;
 
-use crate::ast::{Arith, Block, Child, Expr, ExprKind, Kind, Stmt};
+use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Kind, Pattern, Stmt};
 
 pub(super) fn copy_array(kind: &Kind) -> bool {
     match kind {
@@ -185,7 +185,7 @@ pub(super) fn grown_dims(
 /// The names `let`s bind to an empty `Vec` (`Vec::new()`, `vec![]`,
 /// `Vec::with_capacity(n)`) in `block` and the blocks inside it.
 pub(super) fn empty_vec_lets(block: &Block, out: &mut HashSet<String>) {
-    let_inits(block, &mut |name, init| {
+    let_inits(block, &mut |name, init, _| {
         if init.is_empty_vec() {
             out.insert(name.to_owned());
         }
@@ -385,7 +385,7 @@ pub(super) fn model_field_dims(
         // And through a binding of it (`let r2 = row;`, `&row`,
         // `row.clone()`): as deep as that binding is used.
         if budget > 0 {
-            let_inits(block, &mut |alias, init| {
+            let_inits(block, &mut |alias, init, _| {
                 if alias != name
                     && matches!(&bound_part(init).kind, ExprKind::Path(path) if path.path.is_ident(name))
                 {
@@ -429,7 +429,7 @@ pub(super) fn model_field_dims(
             _ => init,
         }
     }
-    let_inits(block, &mut |name, init| {
+    let_inits(block, &mut |name, init, _| {
         if let ExprKind::Reference { expr: part, .. } = &init.kind {
             if let (true, Some((field, _))) = (receivers.contains(name), indexed(part, models)) {
                 of_models.borrow_mut().insert(field);
@@ -486,8 +486,14 @@ pub(super) fn model_field_dims(
 }
 
 /// Every `let name = init;` in `block`, at any depth.
-fn let_inits<'m, 'a>(block: &'m Block<'a>, each: &mut dyn FnMut(&str, &'m Expr<'a>)) {
-    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, each: &mut dyn FnMut(&str, &'m Expr<'a>)) {
+fn let_inits<'m, 'a>(
+    block: &'m Block<'a>,
+    each: &mut dyn FnMut(&str, &'m Expr<'a>, &'m Pattern<'a>),
+) {
+    fn in_expr<'m, 'a>(
+        expr: &'m Expr<'a>,
+        each: &mut dyn FnMut(&str, &'m Expr<'a>, &'m Pattern<'a>),
+    ) {
         for child in expr.children() {
             match child {
                 Child::Expr(inner) => in_expr(inner, each),
@@ -498,12 +504,13 @@ fn let_inits<'m, 'a>(block: &'m Block<'a>, each: &mut dyn FnMut(&str, &'m Expr<'
     for stmt in &block.stmts {
         match stmt {
             Stmt::Let {
+                pat,
                 name,
                 init: Some(init),
                 ..
             } => {
                 if let Some(name) = name {
-                    each(name, init);
+                    each(name, init, pat);
                 }
                 in_expr(init, each);
             }
@@ -660,5 +667,58 @@ fn part_dims(part: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize
             part_dims(base, dims)
         }
         _ => dims_of(part, dims),
+    }
+}
+
+/// The names bound once, by a `let`, to a `Vec` the body shows
+/// (`x.to_vec()`, `Vec::new()`, `Vec::with_capacity(n)`, `vec![..]`, a
+/// `Vec` type, a `clone()` of one of these): what a chain's `collect()`
+/// assigned to them builds (`chains`).
+pub fn vec_bindings(function: &Function, bound: &HashMap<String, usize>) -> HashSet<String> {
+    // Each `let`: whether it shows a `Vec`, and the name it clones.
+    let mut lets: Vec<(String, bool, Option<String>)> = Vec::new();
+    let_inits(&function.body, &mut |name, init, pat| {
+        let typed =
+            matches!(pat.syntax, syn::Pat::Type(typed) if super::super::chains::is_vec(&typed.ty));
+        let shows_vec = typed
+            || init.is_empty_vec()
+            || matches!(init.kind, ExprKind::VecList(_) | ExprKind::VecRepeat { .. })
+            || matches!(&init.kind, ExprKind::Structural { method, args, .. }
+                if *method == "to_vec" && args.is_empty());
+        let cloned = match &init.kind {
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if *method == "clone" && args.is_empty() => match &receiver.kind {
+                ExprKind::Path(path) => path.path.get_ident().map(ToString::to_string),
+                _ => None,
+            },
+            _ => None,
+        };
+        lets.push((name.to_owned(), shows_vec, cloned));
+    });
+    let once = |name: &String| bound.get(name).copied() == Some(1);
+    let mut vecs: HashSet<String> = lets
+        .iter()
+        .filter(|(name, shows_vec, _)| *shows_vec && once(name))
+        .map(|(name, ..)| name.clone())
+        .collect();
+    // `let mut y = z.clone();` of such a `Vec`, and of those in turn.
+    loop {
+        let more: Vec<String> = lets
+            .iter()
+            .filter(|(name, _, cloned)| {
+                !vecs.contains(name)
+                    && once(name)
+                    && cloned.as_ref().is_some_and(|of| vecs.contains(of))
+            })
+            .map(|(name, ..)| name.clone())
+            .collect();
+        if more.is_empty() {
+            return vecs;
+        }
+        vecs.extend(more);
     }
 }

@@ -12,7 +12,7 @@
 //! Vec<f64> = Vec::new(); for v in z.iter() { e.push(v.exp()); }` (a copy,
 //! `z.iter().cloned().collect()`, pushes each item), and
 //! `out.extend(z.iter().map(|v| v.exp()));` is that loop's `for`; `h =
-//! chain.collect();` of a `Vec` the body binds ([`vec_bindings`]) is that
+//! chain.collect();` of a `Vec` the body binds (`analysis::vec_bindings`) is that
 //! loop onto a `Vec` of its own, then `h` assigned it. A
 //! fold's accumulator, or an item named like the slice it walks, that
 //! would clash with another binding is renamed (`acc_2`, `x_2`).
@@ -59,7 +59,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
 pub(super) use closures::binding_counts;
-use recognise::{binding_maybe_mut, closure_inputs, is_vec, Chain, Reduce};
+pub(super) use recognise::is_vec;
+use recognise::{binding_maybe_mut, closure_inputs, Chain, Reduce};
 pub(super) use recognise::{constant, extreme_of};
 use tokens::collect;
 
@@ -69,7 +70,7 @@ use tokens::collect;
 /// `bindings` counts how often each name is bound ([`binding_counts`]),
 /// `bound` the same without closures' parameters (`Analysis::bound`).
 /// `vecs` are the names bound once to a `Vec` the body shows
-/// ([`vec_bindings`]), which a chain's `collect()` may be assigned to.
+/// (`analysis::vec_bindings`), which a chain's `collect()` may be assigned to.
 pub fn lower(
     item: &syn::ItemFn,
     active: &HashSet<String>,
@@ -106,7 +107,7 @@ struct Lowering<'s> {
     bindings: &'s HashMap<String, usize>,
     /// How often each name is bound other than as a closure's parameter.
     bound: &'s HashMap<String, usize>,
-    /// Names bound once to a `Vec` the body shows (see [`vec_bindings`]).
+    /// Names bound once to a `Vec` the body shows (`analysis::vec_bindings`).
     vecs: &'s HashSet<String>,
     /// The closures bound by `let` in the blocks around the statement
     /// read, whose calls are read as their bodies (see `closures`).
@@ -706,91 +707,4 @@ pub(super) fn macro_operand(
         _ => return false,
     };
     true
-}
-
-/// The names bound once, by a `let`, to a `Vec` the body shows
-/// (`x.to_vec()`, `Vec::new()`, `Vec::with_capacity(n)`, `vec![..]`, a
-/// `Vec` type, a `clone()` of one of these):
-/// what a chain's `collect()` assigned to them builds.
-pub fn vec_bindings(
-    function: &crate::ast::Function,
-    bound: &HashMap<String, usize>,
-) -> HashSet<String> {
-    use crate::ast::{Block, Child, Expr, ExprKind, Stmt};
-    // (name, shows a `Vec`, the name it is a `clone()` of)
-    type Lets = Vec<(String, bool, Option<String>)>;
-    fn in_expr(expr: &Expr, out: &mut Lets) {
-        for child in expr.children() {
-            match child {
-                Child::Expr(inner) => in_expr(inner, out),
-                Child::Block(block) => in_block(block, out),
-            }
-        }
-    }
-    fn in_block(block: &Block, out: &mut Lets) {
-        for stmt in &block.stmts {
-            match stmt {
-                Stmt::Let {
-                    pat, name, init, ..
-                } => {
-                    if let (Some(name), Some(init)) = (name, init) {
-                        let typed =
-                            matches!(pat.syntax, syn::Pat::Type(typed) if is_vec(&typed.ty));
-                        let shows_vec = typed
-                            || init.is_empty_vec()
-                            || matches!(
-                                init.kind,
-                                ExprKind::VecList(_) | ExprKind::VecRepeat { .. }
-                            )
-                            || matches!(&init.kind, ExprKind::Structural { method, args, .. }
-                                if *method == "to_vec" && args.is_empty());
-                        let cloned = match &init.kind {
-                            ExprKind::Structural {
-                                receiver,
-                                method,
-                                args,
-                                ..
-                            } if *method == "clone" && args.is_empty() => match &receiver.kind {
-                                ExprKind::Path(path) => {
-                                    path.path.get_ident().map(ToString::to_string)
-                                }
-                                _ => None,
-                            },
-                            _ => None,
-                        };
-                        out.push((name.clone(), shows_vec, cloned));
-                    }
-                    if let Some(init) = init {
-                        in_expr(init, out);
-                    }
-                }
-                Stmt::Expr(expr, _) => in_expr(expr, out),
-                Stmt::Item(_) => {}
-            }
-        }
-    }
-    let mut lets = Vec::new();
-    in_block(&function.body, &mut lets);
-    let once = |name: &String| bound.get(name).copied() == Some(1);
-    let mut vecs: HashSet<String> = lets
-        .iter()
-        .filter(|(name, shows_vec, _)| *shows_vec && once(name))
-        .map(|(name, ..)| name.clone())
-        .collect();
-    // `let mut y = z.clone();` of such a `Vec`, and of those in turn.
-    loop {
-        let more: Vec<String> = lets
-            .iter()
-            .filter(|(name, _, cloned)| {
-                !vecs.contains(name)
-                    && once(name)
-                    && cloned.as_ref().is_some_and(|of| vecs.contains(of))
-            })
-            .map(|(name, ..)| name.clone())
-            .collect();
-        if more.is_empty() {
-            return vecs;
-        }
-        vecs.extend(more);
-    }
 }

@@ -47,6 +47,21 @@ pub(super) struct Chain {
 impl Lowering<'_> {
     /// `expr` as a chain this lowers, if it is one and carries a
     /// derivative; a `collect` only as a `let`'s whole value (`named`).
+    /// The chain of `source`'s items as they are, each bound to a fresh
+    /// `item` (`p.iter().product()`, `x.iter().cloned().collect()`).
+    fn items(&self, source: &syn::Expr, reduce: Reduce, span: Span) -> Chain {
+        let item = fresh_ident(&mut self.idents.clone(), "item");
+        Chain {
+            filter: None,
+            source: source.clone(),
+            pat: ident_pat(&item),
+            body: syn::parse2(item.to_token_stream()).expect("a path"),
+            reduce,
+            span,
+            float: false,
+        }
+    }
+
     pub(super) fn chain(&self, expr: &syn::Expr, named: bool) -> Option<Chain> {
         let syn::Expr::MethodCall(call) = expr else {
             return None;
@@ -71,16 +86,11 @@ impl Lowering<'_> {
                 // `x.iter().cloned().collect()`, a copy: the loop pushing
                 // each item.
                 if (map.method == "cloned" || map.method == "copied") && map.args.is_empty() {
-                    let item = fresh_ident(&mut self.idents.clone(), "item");
-                    return Some(Chain {
-                        filter: None,
-                        source: (*call.receiver).clone(),
-                        pat: ident_pat(&item),
-                        body: syn::parse2(item.to_token_stream()).expect("a path"),
-                        reduce: Reduce::Collect(turbofish),
-                        span: call.method.span(),
-                        float: false,
-                    });
+                    return Some(self.items(
+                        &call.receiver,
+                        Reduce::Collect(turbofish),
+                        call.method.span(),
+                    ));
                 }
                 if map.method != "map" || map.args.len() != 1 {
                     return None;
@@ -108,18 +118,7 @@ impl Lowering<'_> {
                     }
                     // `p.iter().product()`: a `sum` of a place the sweep
                     // reverses as it is.
-                    source if method == "product" => {
-                        let item = fresh_ident(&mut self.idents.clone(), "item");
-                        Chain {
-                            filter: None,
-                            source: source.clone(),
-                            pat: ident_pat(&item),
-                            body: syn::parse2(item.to_token_stream()).expect("a path"),
-                            reduce,
-                            span: call.method.span(),
-                            float: false,
-                        }
-                    }
+                    source if method == "product" => self.items(source, reduce, call.method.span()),
                     _ => return None,
                 }
             }
@@ -374,7 +373,7 @@ pub fn extreme_of(body: &syn::Expr, acc: &syn::Ident) -> bool {
 }
 
 /// `Vec<..>`, as a `collect` target.
-pub(super) fn is_vec(ty: &syn::Type) -> bool {
+pub(in super::super) fn is_vec(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none()
         && path.path.segments.len() == 1
         && path.path.segments[0].ident == "Vec")
