@@ -55,16 +55,23 @@ pub trait Adjoint {
     where
         Self: Sized,
     {
-        let _ = stack;
-        items.zero_bar()
+        if Self::UNIFORM {
+            items.zero_bar()
+        } else {
+            items.iter().map(|item| item.spare_bar(stack)).collect()
+        }
     }
     /// [`give_spare_bar`](Self::give_spare_bar) of a slice of these.
-    #[inline(always)]
+    #[inline]
     fn give_spare_items(bar: Vec<Self::Bar>, stack: &mut Stack)
     where
         Self: Sized,
     {
-        let _ = (bar, stack);
+        if !Self::UNIFORM {
+            for item in bar {
+                Self::give_spare_bar(item, stack);
+            }
+        }
     }
 }
 
@@ -525,6 +532,45 @@ pub trait Bar: Clone {
     fn add_from(&mut self, other: &Self);
     /// Zeros shaped like `self`.
     fn zeroed(&self) -> Self;
+    /// Gives the `Vec`s of numbers in `self` to the stack's spares once
+    /// the reverse sweep is done with it ([`recycle`]); anything else is
+    /// dropped.
+    #[inline(always)]
+    fn give_spares(self, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        let _ = (self, stack);
+    }
+    /// [`give_spares`](Self::give_spares) of a `Vec` of these.
+    #[inline]
+    fn give_spare_vec(items: Vec<Self>, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        for item in items {
+            item.give_spares(stack);
+        }
+    }
+}
+
+/// `recycle(stack, row_bar)`: the adjoint of a `Vec` bound in a loop's
+/// body, whose reversed iteration is over, given to the stack's spares for
+/// the next adjoint of its shape ([`spare`], [`Stack::zeros`]).
+///
+/// ```
+/// use autodiff::__adjoint::{recycle, spare, Stack};
+///
+/// let mut stack = Stack::new();
+/// let row = vec![vec![1.0, 2.0], vec![3.0]];
+/// let mut row_bar = spare(&mut stack, &row);
+/// row_bar[1][0] += 0.5;
+/// recycle(&mut stack, row_bar);
+/// assert_eq!(spare(&mut stack, &row), vec![vec![0.0, 0.0], vec![0.0]]);
+/// ```
+#[inline(always)]
+pub fn recycle<B: Bar>(stack: &mut Stack, bar: B) {
+    bar.give_spares(stack);
 }
 
 impl Bar for f64 {
@@ -535,6 +581,10 @@ impl Bar for f64 {
     #[inline(always)]
     fn zeroed(&self) -> f64 {
         0.0
+    }
+    #[inline]
+    fn give_spare_vec(items: Vec<f64>, stack: &mut Stack) {
+        stack.recycle(items);
     }
 }
 
@@ -570,6 +620,10 @@ impl<T: Bar> Bar for Vec<T> {
     #[inline]
     fn zeroed(&self) -> Self {
         self.iter().map(Bar::zeroed).collect()
+    }
+    #[inline(always)]
+    fn give_spares(self, stack: &mut Stack) {
+        T::give_spare_vec(self, stack);
     }
 }
 

@@ -514,7 +514,7 @@ impl<T: Observed> Observed for Vec<T> {
 
 /// How many adjoints [`Stack::recycle`] keeps: one per `vec!` bound in
 /// the loop bodies being reversed at once.
-const SPARES: usize = 16;
+const SPARES: usize = 64;
 
 /// The longest adjoint [`Stack::recycle`] keeps, in items (64 KiB).
 const SPARE_LEN: usize = 8 << 10;

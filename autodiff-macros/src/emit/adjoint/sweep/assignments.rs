@@ -294,6 +294,15 @@ impl<'m> Sweep<'m> {
             }
         };
         self.rev(item, seed)?;
+        if !call && !self.dual {
+            // Added into the item's adjoint, the row goes to the stack's
+            // spares (a caller's adjoint of a vector call's value takes
+            // its rows from there).
+            let stack = &self.stack;
+            self.cx
+                .rev
+                .push(quote!(::autodiff::__adjoint::recycle(#stack, #pushed);));
+        }
         let v = self.fwd(item)?;
         let receiver_src = receiver.source.to_token_stream();
         Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))

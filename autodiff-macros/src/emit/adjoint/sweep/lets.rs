@@ -159,7 +159,9 @@ impl<'m> Sweep<'m> {
                     }
                     let ident = binding(name);
                     if self.depth > 0 {
-                        self.grown_site(name, init, prelude)?
+                        let shape = self.grown_site(name, init, prelude)?;
+                        recycled = true;
+                        shape
                     } else if self.early {
                         // With `return`s the forward's bindings are gone
                         // when the reverse starts: each exit after this
@@ -209,10 +211,18 @@ impl<'m> Sweep<'m> {
                 } else if self.an.call_lets.contains(name) && self.depth == 0 && !self.early {
                     // What a call returns, a number or a vector (see
                     // `analysis::calls`): its adjoint is shaped like the
-                    // forward's binding, there when the reverse starts.
+                    // forward's binding, there when the reverse starts. On
+                    // `f64`s its rows come from the stack's spares, which
+                    // the callee's reverse refills as it takes the rows
+                    // off its cotangent (`push_whole`).
                     self.shaped_at_reverse.insert(name.clone());
                     let ident = binding(name);
-                    quote!(::autodiff::__adjoint::zero(&#ident))
+                    if self.dual {
+                        quote!(::autodiff::__adjoint::zero(&#ident))
+                    } else {
+                        let stack = &self.stack;
+                        quote!(::autodiff::__adjoint::spare(#stack, &#ident))
+                    }
                 } else if let Some(len) = self.recyclable(init) {
                     recycled = true;
                     let stack = &self.stack;

@@ -300,8 +300,9 @@ pub struct Sweep<'m> {
     model_types: HashMap<String, TokenStream>,
     /// In a block inside a loop or a branch (`block_inner`, on `f64`, no
     /// jump out of it): the adjoints of its `let v = vec![0.0; n]`s, made
-    /// by `Stack::zeros` and given back by `Stack::recycle` at the end of
-    /// its reverse, so that a reversed iteration allocates none.
+    /// by `Stack::zeros`, and of its `Vec`s grown by `push`, saved from
+    /// `__adjoint::spare`, each given back by `__adjoint::recycle` at the
+    /// end of its reverse, so that a reversed iteration allocates none.
     recycle: Option<Vec<Ident>>,
     /// A vector-valued callee's parameters whose caller may have no
     /// adjoint for them (see `lend`), by their adjoints' names: the flag

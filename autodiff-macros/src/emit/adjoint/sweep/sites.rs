@@ -354,7 +354,14 @@ impl<'m> Sweep<'m> {
             .filter_map(|(name, _)| {
                 let site = self.grown_sites.get(name)?;
                 let ident = binding(name);
-                Some(quote!(#site.push(::autodiff::__adjoint::zero(&#ident));))
+                // On `f64`s, from the stack's spares, which the reverse
+                // refills (`recycle`): a loop's rows allocate once a thread.
+                Some(if self.dual {
+                    quote!(#site.push(::autodiff::__adjoint::zero(&#ident));)
+                } else {
+                    let stack = &self.stack;
+                    quote!(#site.push(::autodiff::__adjoint::spare(#stack, &#ident));)
+                })
             })
             .collect()
     }

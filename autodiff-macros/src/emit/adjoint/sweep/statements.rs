@@ -164,7 +164,7 @@ impl<'m> Sweep<'m> {
         rev.extend(reversed(&revs, revs.len()));
         let stack = &self.stack;
         for bar in self.recycle.take().unwrap_or_default() {
-            rev.push(quote!(#stack.recycle(#bar);));
+            rev.push(quote!(::autodiff::__adjoint::recycle(#stack, #bar);));
         }
         Ok(BlockCode { fwd, value, rev })
     }
