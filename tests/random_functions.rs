@@ -29,7 +29,7 @@
 //! vector-valued helper per file (a `Vec` or an array) bound by a `let` and
 //! read by index, or indexed where it is called, it or a tuple-valued
 //! helper taken apart by a pattern (`let (c, w) = tvh(a, b);`), a closure bound by `let`
-//! and called, `max_by`/`min_by` with a comparing closure, `windows(k)` and
+//! and called (its return type written or not), `max_by`/`min_by` with a comparing closure, `windows(k)` and
 //! `chunks(k)` summed through a `map`, an element through an `Option`
 //! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`), a
 //! value passed twice to a helper (a binding, an element, an expression),
@@ -333,12 +333,13 @@ enum Stmt {
     SetPair(String, Expr, Expr),
     /// `let (a, b) = p;`
     Unpair(String, String, String),
-    /// `let act = |t: f64| e;`, called as `act(e)`.
-    Closure(String, Expr),
-    /// `let at = |k: usize| e;`, `e` reading a tracked list at `k` (and
-    /// `(k + 1) % n`), called with literal indices: its calls give tracked
-    /// values though no argument is one.
-    IndexClosure(String, Expr),
+    /// `let act = |t: f64| e;` (with `true`, `|t: f64| -> f64 { e }`),
+    /// called as `act(e)`.
+    Closure(String, Expr, bool),
+    /// `let at = |k: usize| e;` (with `true`, `-> f64 { e }`), `e` reading
+    /// a tracked list at `k` (and `(k + 1) % n`), called with literal
+    /// indices: its calls give tracked values though no argument is one.
+    IndexClosure(String, Expr, bool),
     /// `let [u, v] = vh(a, b);` or `let (c, w) = tvh(a, b);`: a pattern
     /// (as written) bound to a vector-valued call (see `call_value`).
     Destructure(String, Expr),
@@ -1159,15 +1160,24 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::Unpair(a, b, p) => {
                 let _ = writeln!(out, "{pad}let ({a}, {b}) = {p};");
             }
-            Stmt::Closure(name, body) => {
+            Stmt::Closure(name, body, typed) => {
                 let ty = match dialect {
                     Dialect::Plain => "f64",
                     Dialect::Dual => "D",
                 };
-                let _ = writeln!(out, "{pad}let {name} = |t: {ty}| {};", r(body));
+                let body = match typed {
+                    true => format!("-> {ty} {{ {} }}", r(body)),
+                    false => r(body),
+                };
+                let _ = writeln!(out, "{pad}let {name} = |t: {ty}| {body};");
             }
-            Stmt::IndexClosure(name, body) => {
-                let _ = writeln!(out, "{pad}let {name} = |k: usize| {};", r(body));
+            Stmt::IndexClosure(name, body, typed) => {
+                let body = match (typed, dialect) {
+                    (true, Dialect::Plain) => format!("-> f64 {{ {} }}", r(body)),
+                    (true, Dialect::Dual) => format!("-> D {{ {} }}", r(body)),
+                    (false, _) => r(body),
+                };
+                let _ = writeln!(out, "{pad}let {name} = |k: usize| {body};");
             }
             Stmt::Destructure(pattern, e) => {
                 let _ = writeln!(out, "{pad}let {pattern} = {};", r(e));
@@ -3348,7 +3358,12 @@ impl Gen {
             ),
         };
         let name = self.fresh("act");
-        out.push(Stmt::Closure(name.clone(), body));
+        // Its return type written (`-> f64 { e }`) one time in three.
+        let typed = self.rng.below(3) == 0;
+        if typed {
+            self.tag("closure with its return type");
+        }
+        out.push(Stmt::Closure(name.clone(), body, typed));
         self.closures.push(name.clone());
         let arg = self.closure_argument(1);
         let value = self.fresh("t");
@@ -3413,7 +3428,8 @@ impl Gen {
             at(Idx::Var(format!("(k + 1) % {n}"))),
         );
         let name = self.fresh("at");
-        out.push(Stmt::IndexClosure(name.clone(), body));
+        let typed = self.rng.below(3) == 0;
+        out.push(Stmt::IndexClosure(name.clone(), body, typed));
         self.index_closures.push((name.clone(), n));
         let call = |k: usize| Box::new(Expr::Call(name.clone(), vec![Expr::Int(k.to_string())]));
         let value = self.fresh("t");

@@ -205,18 +205,22 @@ impl<'t, T: Lift<'t>, const N: usize> Lift<'t> for [T; N] {
     }
 }
 
-/// A slice appended to a tracked `Vec` (`v.extend_from_slice(y)`): its
-/// items, lifted, in a `Vec` the call borrows.
-impl<'t, T: Lift<'t> + Copy> Lift<'t> for &[T] {
+/// A slice appended to a tracked `Vec` (`v.extend_from_slice(y)`), or
+/// passed to a closure that may take tracked values (`proj(&m, x)` of
+/// constant rows `m`): its items, lifted (rows copied first), in a `Vec`
+/// the call borrows.
+impl<'t, T: Lift<'t> + Clone> Lift<'t> for &[T] {
     type Lifted = Vec<T::Lifted>;
     #[inline]
     fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
-        self.iter().map(|value| value.lift(tape, at)).collect()
+        self.iter()
+            .map(|value| value.clone().lift(tape, at))
+            .collect()
     }
 }
 
 /// `v.extend_from_slice(&[a, b])` or `&y` with `y: [f64; N]`: as a slice.
-impl<'t, T: Lift<'t> + Copy, const N: usize> Lift<'t> for &[T; N] {
+impl<'t, T: Lift<'t> + Clone, const N: usize> Lift<'t> for &[T; N] {
     type Lifted = Vec<T::Lifted>;
     #[inline]
     fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
@@ -225,7 +229,7 @@ impl<'t, T: Lift<'t> + Copy, const N: usize> Lift<'t> for &[T; N] {
 }
 
 /// `v.extend_from_slice(&y)` with `y: Vec<f64>`: as a slice.
-impl<'t, T: Lift<'t> + Copy> Lift<'t> for &Vec<T> {
+impl<'t, T: Lift<'t> + Clone> Lift<'t> for &Vec<T> {
     type Lifted = Vec<T::Lifted>;
     #[inline]
     fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {

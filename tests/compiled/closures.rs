@@ -418,6 +418,70 @@ fn a_closure_call_is_its_body_at_the_call() {
     }
 }
 
+/// Closures with their return type written (`|a: f64| -> f64 { .. }`):
+/// on a tracked parameter, on a constant with a tracked capture, of an
+/// integer, with statements in its block. Their calls are read as their
+/// bodies, the value bound with the type.
+#[differentiable]
+fn typed_returns(x: &[f64], w: f64, #[constant] k: f64) -> f64 {
+    let sq = |a: f64| -> f64 { a * a };
+    let scaled = |a: f64| -> f64 {
+        let t = a * w;
+        t.sin()
+    };
+    let half = |n: usize| -> f64 { n as f64 * 0.5 };
+    sq(x[0] * w) + scaled(k) * half(3) + x[1] * w * sq(w)
+}
+
+/// A `Vec` collected in a closure with its return type (the type
+/// `collect` needs): a closure's `Vec` value keeps the tape, and the
+/// tape twin takes the type (it wrote `-> Vec<f64>` for lifted items).
+#[differentiable]
+fn typed_vec_return(x: &[f64], w: f64) -> f64 {
+    let times = |v: &[f64], by: f64| -> Vec<f64> { v.iter().map(|t| t * by).collect() };
+    let y = times(x, w);
+    y[0] * y[0] + y[1] * w
+}
+
+fn typed_returns_dual(x: &[Dual], w: Dual, k: f64) -> Dual {
+    let y = x[0] * w;
+    y * y + (w * k).sin() * 1.5 + x[1] * w * w * w
+}
+
+fn typed_vec_return_dual(x: &[Dual], w: Dual) -> Dual {
+    let y: Vec<Dual> = x.iter().map(|t| *t * w).collect();
+    y[0] * y[0] + y[1] * w
+}
+
+#[test]
+fn closures_with_their_return_type_are_read_at_their_calls() {
+    let _compiled = typed_returns_adjoint;
+    assert_eq!(typed_returns_grad_path(), GradientPath::Compiled);
+    for x in points(20313, 5) {
+        let (v, w, k) = (&x[..2], x[2], x[3]);
+        let got = agree(
+            "typed_returns",
+            typed_returns_grad(v, w, k),
+            typed_returns_grad_tape(v, w, k),
+        );
+        assert_eq!(got.value, typed_returns(v, w, k));
+        let mut all = v.to_vec();
+        all.push(w);
+        let want = dual_gradient(&all, |d| typed_returns_dual(&d[..2], d[2], k));
+        assert_agree("typed_returns x", &got.gradient.0, &want[..2]);
+        assert_agree("typed_returns w", &[got.gradient.1], &want[2..]);
+
+        let got = agree(
+            "typed_vec_return",
+            typed_vec_return_grad(v, w),
+            typed_vec_return_grad_tape(v, w),
+        );
+        let want = dual_gradient(&all, |d| typed_vec_return_dual(&d[..2], d[2]));
+        assert_agree("typed_vec_return x", &got.gradient.0, &want[..2]);
+        assert_agree("typed_vec_return w", &[got.gradient.1], &want[2..]);
+    }
+}
+
 /// `k` is bound again between the closure and its call: the closure
 /// reads the first `k`. The compiled adjoint reads the second under a
 /// name of its own (`k_2`, `adjoint/shadows.rs`), so the closure's body,

@@ -7,8 +7,9 @@
 //! whose returned binding is itself bound again (its split adjoint must
 //! return the last one), a parameter bound again as a `Vec` that grows,
 //! chains over a shadowed `Vec`, a branch that binds the name again inside
-//! it, and a body whose format string names the variable (not renamed:
-//! the tape, same numbers).
+//! it, a body whose format string names the variable (not renamed:
+//! the tape, same numbers), and closures whose parameters are named as
+//! other bindings (renamed in each closure).
 //!
 //! Oracles: dual numbers (the same formulas written on `Dual`) and the
 //! tape. Bound: short sums of products and `tanh`s of inputs of magnitude
@@ -471,6 +472,57 @@ fn a_chains_closure_that_binds_its_item_again_is_renamed_or_keeps_the_tape() {
             "closure_hiding_its_item_named_in_a_string",
             &got.gradient,
             &want,
+        );
+    }
+}
+
+/// A closure's parameter named as another binding of the function: `t`
+/// of `sq`, which carries a derivative, and `t` of a `fold` over
+/// constants, whose value is pushed; `v` of a `map` and the `let v` it
+/// makes. Each parameter is renamed in its closure, so what carries a
+/// derivative is each binding's own (the fold's `t` carrying one kept
+/// the tape: seed 20313's f9_9).
+#[differentiable]
+fn closure_parameters_named_alike(x: &[f64]) -> f64 {
+    let sq = |t: f64| t * t;
+    let a = sq(x[0]);
+    let w = [0.5, 0.7];
+    let mut pushed = vec![];
+    for _ in 0..3 {
+        pushed.push(
+            -w.iter()
+                .fold((0.0, -0.3), |(p, q), t| (p + t * q, q * 0.5))
+                .0,
+        );
+    }
+    let v = x.iter().map(|v| v * v).collect::<Vec<f64>>();
+    pushed[0] * a + v[1] * x[1]
+}
+
+fn closure_parameters_named_alike_dual(x: &[Dual]) -> Dual {
+    let a = x[0] * x[0];
+    let (mut p, mut q) = (0.0, -0.3);
+    for t in [0.5, 0.7] {
+        (p, q) = (p + t * q, q * 0.5);
+    }
+    let pushed = -p;
+    a * pushed + x[1] * x[1] * x[1]
+}
+
+#[test]
+fn closure_parameters_named_as_other_bindings_are_renamed_in_their_closures() {
+    assert_eq!(
+        closure_parameters_named_alike_grad_path(),
+        GradientPath::Compiled
+    );
+    for x in [vec![0.3, -1.2], vec![1.5, 0.25, -0.5]] {
+        compiled_agrees(
+            "closure_parameters_named_alike",
+            &x,
+            |stack| closure_parameters_named_alike_adjoint(stack, &x),
+            || closure_parameters_named_alike_grad(&x),
+            || closure_parameters_named_alike_grad_tape(&x),
+            closure_parameters_named_alike_dual,
         );
     }
 }

@@ -39,7 +39,7 @@ mod sweep;
 use std::collections::HashSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 use super::companion::{Input, Sibling};
 use super::Names;
@@ -139,8 +139,9 @@ pub fn items_with(
         .map(|item| crate::lower::function(item, &destructured_macros));
     let function = destructured_model.as_ref().unwrap_or(function);
     // The body with its names bound again renamed (see `shadows`).
-    let renamed = shadows::binds_again(function)
-        .then(|| shadows::rename(function.item))
+    let repeated = shadows::bound_again(function);
+    let renamed = (!repeated.is_empty())
+        .then(|| shadows::rename(function.item, &repeated))
         .flatten();
     let renamed_macros = crate::lower::MacroBodies::default();
     let renamed_model = renamed
@@ -188,8 +189,9 @@ pub fn items_with(
     let renamed_again = lowered.as_ref().and_then(|item| {
         let macros = crate::lower::MacroBodies::default();
         let model = crate::lower::function(item, &macros);
-        shadows::binds_again(&model)
-            .then(|| shadows::rename(item))
+        let repeated = shadows::bound_again(&model);
+        (!repeated.is_empty())
+            .then(|| shadows::rename(item, &repeated))
             .flatten()
     });
     let output_renamed_again = renamed_output(entry, renamed_again.as_ref());
@@ -202,6 +204,14 @@ pub fn items_with(
     let relowered = lowered
         .as_ref()
         .map(|item| crate::lower::function(item, &macros));
+    // A developer's view of the body the sweeps read, its chains as loops
+    // and its names bound again renamed (`LOWERED_SHOW=1` while
+    // expanding).
+    if std::env::var_os("LOWERED_SHOW").is_some() {
+        if let Some(item) = lowered.as_ref() {
+            eprintln!("LOWERED {}: {}", names.name, item.to_token_stream());
+        }
+    }
     let model = relowered.as_ref().unwrap_or(split);
     let extremes = extremes.unwrap_or_default();
     let compiled = match compile(

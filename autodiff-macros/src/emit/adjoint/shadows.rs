@@ -17,17 +17,20 @@
 //! in a format string (`println!("{h}")`). A field or method after a `.`
 //! is never renamed. The blocks a statement holds (a branch, a loop's or
 //! an arm's body, a block, also inside an operand: `t += { let v =
-//! v.sin(); v * v };`) are read, not a closure's body.
+//! v.sin(); v * v };`) are read, not a closure's body; but a closure's
+//! parameter that is one name the function binds elsewhere too (`|t|`
+//! beside `let sq = |t: f64| t * t;`) is renamed in its closure, whose
+//! body it covers whole.
 
 use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
-/// Whether a name of `function` is bound twice (by parameters, `let`s,
-/// loops', arms' and closures' patterns): the only bodies [`rename`] can
-/// change, found on the model before anything is copied.
-pub fn binds_again(function: &crate::ast::Function) -> bool {
+/// The names `function` binds more than once (by parameters, `let`s,
+/// loops', arms' and closures' patterns): empty for the bodies [`rename`]
+/// cannot change, found on the model before anything is copied.
+pub fn bound_again(function: &crate::ast::Function) -> HashSet<String> {
     use crate::ast::{Block, Child, Expr, ExprKind, Stmt};
     fn block(block: &Block, names: &mut Vec<String>) {
         for stmt in &block.stmts {
@@ -76,14 +79,17 @@ pub fn binds_again(function: &crate::ast::Function) -> bool {
     // Variants and types in patterns (`Some`) are not bindings.
     names.retain(|name| !name.starts_with(|c: char| c.is_ascii_uppercase()));
     let mut seen = HashSet::new();
-    names.into_iter().any(|name| !seen.insert(name))
+    names
+        .into_iter()
+        .filter(|name| !seen.insert(name.clone()))
+        .collect()
 }
 
 /// `item` with its names bound again renamed, with what each name of the
 /// body's block is called at its end ([`Renamed::at_end`]), or `None` if
 /// it binds none again or a mention after one could not be renamed for
 /// certain.
-pub fn rename(item: &syn::ItemFn) -> Option<Renamed> {
+pub fn rename(item: &syn::ItemFn, repeated: &HashSet<String>) -> Option<Renamed> {
     let mut idents = HashSet::new();
     crate::text::identifiers(item.to_token_stream(), &mut idents);
     let params: HashSet<String> = item
@@ -99,6 +105,7 @@ pub fn rename(item: &syn::ItemFn) -> Option<Renamed> {
     let mut renamed = item.clone();
     let mut renamer = Renamer {
         idents,
+        repeated,
         changed: false,
         top: Vec::new(),
         depth: 0,
@@ -128,10 +135,12 @@ impl Renamed {
     }
 }
 
-struct Renamer {
+struct Renamer<'r> {
     /// Every identifier of the function and every name given so far: a
     /// new name is none of them.
     idents: HashSet<String>,
+    /// The names the function binds more than once ([`bound_again`]).
+    repeated: &'r HashSet<String>,
     changed: bool,
     /// The renamings made in the body's own block, in order.
     top: Vec<(String, String)>,
@@ -139,7 +148,7 @@ struct Renamer {
     depth: usize,
 }
 
-impl Renamer {
+impl Renamer<'_> {
     /// Renames in `block`, where `visible` are the names bound around it.
     fn block(&mut self, block: &mut syn::Block, visible: &HashSet<String>) -> Option<()> {
         self.depth += 1;
@@ -240,8 +249,15 @@ impl Renamer {
                 }
                 Some(())
             }
-            // A closure's body binds its own parameters: not read.
-            syn::Expr::Closure(_) => Some(()),
+            // A closure's body binds its own parameters: not read, but a
+            // parameter named as another binding of the function is
+            // renamed in it (`let sq = |t: f64| t * t;` beside a
+            // `fold(.., |acc, t| ..)` over constants): facts kept by name
+            // (what carries a derivative) are then each binding's own.
+            syn::Expr::Closure(closure) => {
+                self.closure_inputs(closure);
+                Some(())
+            }
             // A block inside an operand (`t += { let v = v.sin(); v * v };`,
             // what `map(|v| v.sin()).fold(0.0, |t, v| t + v * v)` is read
             // as): a `let` there that binds a visible name is renamed too.
@@ -254,6 +270,42 @@ impl Renamer {
                 Some(())
             }
         }
+    }
+
+    /// Each parameter of `closure` that is one name (`t`, `t: f64`) the
+    /// function binds elsewhere too, renamed with its mentions in the
+    /// closure's body, which that parameter covers whole. A body whose
+    /// mentions cannot be renamed for certain (see [`rename_mentions`]) is
+    /// left as written.
+    fn closure_inputs(&mut self, closure: &mut syn::ExprClosure) {
+        let mut names = HashMap::new();
+        for input in &mut closure.inputs {
+            let Some(ident) = simple_name(input) else {
+                continue;
+            };
+            let name = ident.to_string();
+            if self.repeated.contains(&name) && !names.contains_key(&name) {
+                let fresh = self.fresh(&name);
+                names.insert(name, fresh);
+            }
+        }
+        if names.is_empty() {
+            return;
+        }
+        let Some(body) = rename_mentions(closure.body.to_token_stream(), &names)
+            .and_then(|tokens| syn::parse2::<syn::Expr>(tokens).ok())
+        else {
+            return;
+        };
+        *closure.body = body;
+        for input in &mut closure.inputs {
+            if let Some(ident) = simple_name(input) {
+                if let Some(fresh) = names.get(&ident.to_string()) {
+                    *ident = Ident::new(fresh, ident.span());
+                }
+            }
+        }
+        self.changed = true;
     }
 
     /// `name_2`, `name_3`, ...: the first that names nothing yet.

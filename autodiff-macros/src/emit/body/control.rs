@@ -95,14 +95,20 @@ impl Emitter<'_> {
                 inputs: patterns,
                 body,
             } => {
-                let (capture, output) = (&syntax.capture, &syntax.output);
+                let capture = &syntax.capture;
                 let mut inputs = syntax.inputs.to_token_stream();
+                let mut output = syntax.output.to_token_stream();
                 if patterns
                     .iter()
                     .any(|input| input.names.iter().any(|name| self.flow.is_tracked(name)))
                 {
                     // `|v: f64|` may be given a `Scalar`.
                     inputs = without_f64(inputs);
+                    output = without_f64(output);
+                } else if self.flow.touches(body) {
+                    // `|a: f64| -> f64 { a * w }` of a tracked `w` returns
+                    // a `Scalar`: `-> _`.
+                    output = without_f64(output);
                 }
                 let chains = self.method_chains.replace(false);
                 let body = self.expr(body, Mode::Value);

@@ -36,6 +36,10 @@ pub(super) struct Bound {
     pub(super) name: String,
     /// `(name, type)` of each parameter.
     params: Vec<(syn::Ident, Option<syn::Type>)>,
+    /// The return type written (`|a: f64| -> Vec<f64> { .. }`), which the
+    /// body's value is bound with where it is called (`collect` may need
+    /// it).
+    output: Option<syn::Type>,
     body: syn::Expr,
 }
 
@@ -79,7 +83,6 @@ impl Lowering<'_> {
             || closure.constness.is_some()
             || closure.lifetimes.is_some()
             || !closure.attrs.is_empty()
-            || matches!(closure.output, syn::ReturnType::Type(..))
             || leaves(&closure.body)
         {
             return None;
@@ -114,9 +117,14 @@ impl Lowering<'_> {
         if hidden {
             return None;
         }
+        let output = match &closure.output {
+            syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
+            syn::ReturnType::Default => None,
+        };
         Some(Bound {
             name,
             params,
+            output,
             body: (*closure.body).clone(),
         })
     }
@@ -124,7 +132,7 @@ impl Lowering<'_> {
     /// `expr` as the block of the closure it calls, if it is a call of a
     /// closure bound by `let` whose arguments its parameters' `let`s do not
     /// hide.
-    pub(super) fn inlined(&self, expr: &syn::Expr) -> Option<syn::Expr> {
+    pub(super) fn inlined(&mut self, expr: &syn::Expr) -> Option<syn::Expr> {
         let syn::Expr::Call(call) = expr else {
             return None;
         };
@@ -155,8 +163,36 @@ impl Lowering<'_> {
             let ty = ty.as_ref().map(|ty| quote!(: #ty));
             lets.push(quote!(let #param #ty = #arg;));
         }
-        let body = &bound.body;
+        let (body, output) = (bound.body.clone(), bound.output.clone());
         let span = func.path.segments[0].ident.span();
+        let body = match output {
+            // `{ let a: f64 = x; let sq_returned: f64 = a * a;
+            // sq_returned }`: the value typed as the closure typed it, the
+            // statements of its block before it (the block ends there, so
+            // what they bind hides nothing more).
+            Some(ty) => {
+                let mut returned = self.fresh(&format!("{name}_returned"));
+                returned.set_span(span);
+                match body {
+                    syn::Expr::Block(block)
+                        if block.label.is_none()
+                            && block.attrs.is_empty()
+                            && matches!(
+                                block.block.stmts.last(),
+                                Some(syn::Stmt::Expr(_, None))
+                            ) =>
+                    {
+                        let mut stmts = block.block.stmts;
+                        let Some(syn::Stmt::Expr(tail, None)) = stmts.pop() else {
+                            return None;
+                        };
+                        quote_spanned!(span=> #(#stmts)* let #returned: #ty = #tail; #returned)
+                    }
+                    body => quote_spanned!(span=> let #returned: #ty = #body; #returned),
+                }
+            }
+            None => body.to_token_stream(),
+        };
         syn::parse2(quote_spanned!(span=> { #(#lets)* #body })).ok()
     }
 }
