@@ -92,6 +92,17 @@ impl<T: Clone> Arg<T> for &T {
     }
 }
 
+/// The same through a reference to a reference: the receiver of a method
+/// taking its model by value, called on a model the caller borrows
+/// (`line.at(x)` with `line: &Line` of a `Copy` model).
+#[diagnostic::do_not_recommend]
+impl<T: Clone> Arg<T> for &&T {
+    #[inline(always)]
+    fn arg(self) -> T {
+        (*self).clone()
+    }
+}
+
 /// A value of another shape than the parameter's (`total(v)` for `total(x:
 /// &[f64])` with `v: Vec<f64>`, a number for an array): the plain twin's
 /// mismatched types, so these never run in a crate that compiles. They

@@ -29,3 +29,32 @@ impl<'t, T: OnTape<'t> + ?Sized> OnTape<'t> for &T {
 pub fn model<'t, T: OnTape<'t> + ?Sized>(twin: &T) -> &'t T::Model {
     twin.model()
 }
+
+/// The twin a method taking its model by value records on, from what a
+/// caller's recording passes: the twin itself, or (`model.at(x)` on a model
+/// the caller took, `model(&twin)`) a reference to it, copied.
+pub trait OwnedTwin<T> {
+    /// The twin, owned.
+    fn owned(self) -> T;
+}
+
+impl<T> OwnedTwin<T> for T {
+    #[inline]
+    fn owned(self) -> T {
+        self
+    }
+}
+
+impl<T: Clone> OwnedTwin<T> for &T {
+    #[inline]
+    fn owned(self) -> T {
+        self.clone()
+    }
+}
+
+impl<T: Clone> OwnedTwin<T> for &&T {
+    #[inline]
+    fn owned(self) -> T {
+        (*self).clone()
+    }
+}

@@ -396,6 +396,100 @@ fn a_method_on_a_model_compiles() {
     assert!(line.loss_check(x, y).unwrap().passed());
 }
 
+/// A method taking its model by value (`fn at(self, ..)`), called from
+/// another annotated body: on a model the caller takes by value, and on a
+/// `Copy` model it borrows (`p.at(x)` with `p: &Point`). Both were build
+/// failures (the recording twin took the model's twin by value where the
+/// caller hands it over by reference; the pair moved the caller's model).
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Ramp {
+    a: f64,
+    b: f64,
+}
+
+#[differentiable]
+impl Ramp {
+    fn at(self, #[constant] x: f64) -> f64 {
+        self.a * x + self.b
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Parameters)]
+struct Point {
+    a: f64,
+    b: f64,
+}
+
+#[differentiable]
+impl Point {
+    fn spread(self, #[constant] x: f64) -> f64 {
+        self.a * x * self.b
+    }
+}
+
+#[differentiable]
+fn ramp_squared(ramp: Ramp, #[constant] x: f64) -> f64 {
+    let y = ramp.at(x);
+    y * y
+}
+
+#[differentiable]
+fn point_scaled(p: &Point, #[constant] x: f64) -> f64 {
+    let y = p.spread(x);
+    y * p.a
+}
+
+#[test]
+fn a_method_taking_its_model_by_value_is_called_from_annotated_bodies() {
+    let ramp = Ramp { a: 0.5, b: -0.25 };
+    let x = 2.0;
+    let compiled = with_stack(|stack| ramp_squared_adjoint(stack, ramp.clone(), x))
+        .expect("the compiled path answers");
+    let result = ramp_squared_grad(ramp.clone(), x).unwrap();
+    assert_eq!(result, compiled);
+    // y = a·x + b = 0.75: ∂/∂a = 2y·x, ∂/∂b = 2y.
+    let y = 0.75;
+    assert_eq!(result.value, y * y);
+    assert_eq!(
+        result.gradient,
+        Ramp {
+            a: 2.0 * y * x,
+            b: 2.0 * y
+        }
+    );
+    agree_model(
+        "ramp_squared",
+        ramp_squared_grad(ramp.clone(), x),
+        ramp_squared_grad_tape(ramp.clone(), x),
+    );
+    // H = 2 [[x², x], [x, 1]].
+    let hvp = ramp_squared_hvp(ramp.clone(), x, Ramp { a: 1.0, b: 0.5 })
+        .unwrap()
+        .hvp;
+    assert_eq!(
+        hvp,
+        Ramp {
+            a: 2.0 * (x * x + 0.5 * x),
+            b: 2.0 * (x + 0.5)
+        }
+    );
+
+    let p = Point { a: 0.7, b: 1.3 };
+    let compiled =
+        with_stack(|stack| point_scaled_adjoint(stack, &p, x)).expect("the compiled path answers");
+    let result = point_scaled_grad(&p, x).unwrap();
+    assert_eq!(result, compiled);
+    // f = a²·x·b: ∂/∂a = 2a·x·b, ∂/∂b = a²·x.
+    assert!((result.gradient.a - 2.0 * p.a * x * p.b).abs() <= 1e-15);
+    assert!((result.gradient.b - p.a * p.a * x).abs() <= 1e-15);
+    agree_model(
+        "point_scaled",
+        point_scaled_grad(&p, x),
+        point_scaled_grad_tape(&p, x),
+    );
+    assert!(point_scaled_check(&p, x).unwrap().passed());
+}
+
 /// The same error, variant, operation, label and value (NaN compares
 /// unequal to itself, so the fields are compared as printed).
 fn same_error(compiled: ScalarAutodiffError, tape: ScalarAutodiffError) {

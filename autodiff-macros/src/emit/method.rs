@@ -194,7 +194,14 @@ fn forwarding_method(function: &ItemFn, is_tape: bool, taken: Taken) -> TokenStr
     let hidden = hidden_name(name);
     let generics = &sig.generics;
     let output = &sig.output;
-    let receiver = if is_tape || taken == Taken::ByRef {
+    // A method whose receiver is only how a caller finds it (the pair,
+    // whose arguments bring the model; the recording twin, which takes
+    // the model's twin) borrows it, so that a caller's call of a method
+    // taking `self` does not move the caller's model.
+    let takes_self = sig.inputs.iter().any(|input| {
+        matches!(input, FnArg::Typed(typed) if matches!(&*typed.pat, Pat::Ident(pat) if pat.ident == SELF_PARAM))
+    });
+    let receiver = if is_tape || taken == Taken::ByRef || !takes_self {
         quote!(&self)
     } else {
         quote!(self)
@@ -215,6 +222,14 @@ fn forwarding_method(function: &ItemFn, is_tape: bool, taken: Taken) -> TokenStr
         }
         if ident == SELF_PARAM && !is_tape {
             args.push(quote!(self));
+            continue;
+        }
+        if ident == SELF_PARAM && taken == Taken::ByValue {
+            // The twin of a model taken by value, which a caller's
+            // recording hands over by reference (`model(&twin)`): a copy.
+            let ty = &typed.ty;
+            params.push(quote!(#ident: impl ::autodiff::__private::OwnedTwin<#ty>));
+            args.push(quote!(::autodiff::__private::OwnedTwin::owned(#ident)));
             continue;
         }
         let ty = &typed.ty;
