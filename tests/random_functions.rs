@@ -2459,7 +2459,21 @@ impl Gen {
                 out.push(Stmt::Counter(n.clone()));
                 let k = 1 + self.rng.below(6);
                 let l = self.maybe_label();
-                let exit = if valued { Some(self.expr(1)) } else { None };
+                let exit =
+                    if valued {
+                        match self.expr(1) {
+                            // A model's field as the value itself (`break
+                            // ms1[1].b`): its type is not seen, and the loop
+                            // keeps the tape (README; seed 20325 f3_6), so a
+                            // function claimed compiled breaks with arithmetic.
+                            Expr::Var(name) if self.compiled && name.contains('.') => Some(
+                                Expr::Bin("*", Box::new(Expr::Var(name)), Box::new(Expr::Lit(1.0))),
+                            ),
+                            exit => Some(exit),
+                        }
+                    } else {
+                        None
+                    };
                 let first = vec![
                     Stmt::If(
                         Cond::Count(n.clone(), ">=", k),
