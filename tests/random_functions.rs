@@ -153,7 +153,8 @@ enum Expr {
     /// `fold` naming their items alike (7), a fold into a pair (8), a
     /// `map` closure binding its item again (9), the file's vector helper
     /// of two numbers indexed in a `map` closure, `b` its name (10), two
-    /// `map`s in a row (11).
+    /// `map`s in a row (11), `a.iter().skip(1).step_by(2).sum::<f64>()`
+    /// (12), `a.iter().copied().map(f64::tanh).sum::<f64>()` (13).
     Reduce(usize, String, String, f64),
 }
 
@@ -647,6 +648,14 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 "{a}.iter().map(|t| {b}(*t, {})[1]).fold(D::c(-0.0), |s, v| s + v)",
                 r(&Expr::Lit(*k))
             ),
+            // A `sum` straight after adaptors.
+            (12, Dialect::Plain) => format!("{a}.iter().skip(1).step_by(2).sum::<f64>()"),
+            (12, Dialect::Dual) => {
+                format!("{a}.iter().skip(1).step_by(2).fold(D::c(-0.0), |s, t| s + *t)")
+            }
+            // A `map` given a function by its path.
+            (13, Dialect::Plain) => format!("{a}.iter().copied().map(f64::tanh).sum::<f64>()"),
+            (13, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + t.tanh())"),
             // A fold into a pair.
             (8, _) => {
                 let t = if dialect == Dialect::Dual { "*t" } else { "t" };
@@ -3547,7 +3556,7 @@ impl Gen {
                 self.tag("iterator reduction");
                 let (a, _) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
-                let how = self.rng.below(12);
+                let how = self.rng.below(14);
                 // The file's vector helper of two numbers indexed in the
                 // `map`'s closure (its name in place of the second list);
                 // compiled where no jump or `return` of an enclosing loop

@@ -868,3 +868,46 @@ fn a_table_method_named_as_a_function_value_builds() {
         .collect();
     assert_agree("mapped_by_path", &got.gradient, &want);
 }
+
+/// A `sum` straight after adaptors (`skip(1).step_by(2)`), which the
+/// sweep's own `sum` does not walk, and a `map` given a function by its
+/// path (`.map(f64::tanh)`): each lowered as the loop over its items.
+#[differentiable]
+fn strided_and_mapped_by_path(x: &[f64]) -> f64 {
+    let odd: f64 = x.iter().skip(1).step_by(2).sum();
+    let taken: f64 = x.iter().rev().take(2).sum();
+    let squashed: f64 = x.iter().copied().map(f64::tanh).sum();
+    let grown: Vec<f64> = x.iter().copied().map(f64::exp).collect();
+    odd * squashed + taken * grown[0]
+}
+
+fn strided_and_mapped_by_path_dual(x: &[crate::oracle::Dual]) -> crate::oracle::Dual {
+    use crate::oracle::Dual;
+    let zero = Dual::constant(0.0);
+    let odd = x.iter().skip(1).step_by(2).fold(zero, |s, v| s + *v);
+    let taken = x.iter().rev().take(2).fold(zero, |s, v| s + *v);
+    let squashed = x.iter().fold(zero, |s, v| s + v.tanh());
+    odd * squashed + taken * x[0].exp()
+}
+
+#[test]
+fn a_sum_after_adaptors_and_a_map_by_path_are_compiled() {
+    assert_eq!(
+        strided_and_mapped_by_path_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    for x in [
+        vec![0.3, -1.2, 0.8, 2.0, -0.4],
+        vec![0.5, 0.25],
+        vec![1.5, -0.5, 0.75],
+    ] {
+        super::support::compiled_agrees(
+            "strided_and_mapped_by_path",
+            &x,
+            |stack| strided_and_mapped_by_path_adjoint(stack, &x),
+            || strided_and_mapped_by_path_grad(&x),
+            || strided_and_mapped_by_path_grad_tape(&x),
+            strided_and_mapped_by_path_dual,
+        );
+    }
+}

@@ -95,7 +95,11 @@ impl Lowering<'_> {
                 if map.method != "map" || map.args.len() != 1 {
                     return None;
                 }
-                mapped(map, Reduce::Collect(turbofish), call.method.span())?
+                mapped(
+                    &self.with_closure(map),
+                    Reduce::Collect(turbofish),
+                    call.method.span(),
+                )?
             }
             "sum" | "product" if call.args.is_empty() => {
                 if let Some(turbofish) = &call.turbofish {
@@ -114,11 +118,17 @@ impl Lowering<'_> {
                 };
                 match &*call.receiver {
                     syn::Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
-                        mapped(map, reduce, call.method.span())?
+                        mapped(&self.with_closure(map), reduce, call.method.span())?
                     }
                     // `p.iter().product()`: a `sum` of a place the sweep
-                    // reverses as it is.
-                    source if method == "product" => self.items(source, reduce, call.method.span()),
+                    // reverses as it is; `x.iter().skip(1).step_by(2).sum()`,
+                    // whose source the sweep's own `sum` does not walk, the
+                    // loop adding each item.
+                    source
+                        if method == "product" || (source_ok(source) && !plain_items(source)) =>
+                    {
+                        self.items(source, reduce, call.method.span())
+                    }
                     _ => return None,
                 }
             }
@@ -405,6 +415,47 @@ pub(super) fn binding_maybe_mut(pat: &syn::Pat) -> Option<(&syn::Ident, Option<&
             _ => None,
         },
         _ => None,
+    }
+}
+
+impl Lowering<'_> {
+    /// `map` with a function given by its path (`.map(f64::tanh)`, of
+    /// numbers: `copied()` items) as the closure calling it
+    /// (`.map(|item| f64::tanh(item))`); else `map` as it is.
+    fn with_closure(&self, map: &syn::ExprMethodCall) -> syn::ExprMethodCall {
+        let mut map = map.clone();
+        if let Some(syn::Expr::Path(func)) = map.args.first() {
+            let segments: Vec<String> = func
+                .path
+                .segments
+                .iter()
+                .map(|segment| segment.ident.to_string())
+                .collect();
+            if func.qself.is_none() && segments.len() == 2 && segments[0] == "f64" {
+                let item = fresh_ident(&mut self.idents.clone(), "item");
+                let closure = quote!(|#item| #func(#item));
+                if let Ok(closure) = syn::parse2(closure) {
+                    map.args[0] = closure;
+                }
+            }
+        }
+        map
+    }
+}
+
+/// Whether `source` is a place's items as they are (`x.iter()`, with
+/// `copied()` or `cloned()`), which the sweep's `sum` walks itself.
+fn plain_items(source: &syn::Expr) -> bool {
+    match source {
+        syn::Expr::Paren(paren) => plain_items(&paren.expr),
+        syn::Expr::MethodCall(call) if call.args.is_empty() => {
+            match call.method.to_string().as_str() {
+                "iter" => place(&call.receiver),
+                "copied" | "cloned" => plain_items(&call.receiver),
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }
 
