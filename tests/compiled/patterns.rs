@@ -580,3 +580,35 @@ fn state_assigned_from_a_tuple_valued_call_is_compiled() {
     });
     assert_agree("carried_state", &got.gradient, &want);
 }
+
+/// An array pattern over a matrix parameter: rows (`let [r0, r1] = m;`),
+/// and the matrix taken apart to its numbers (`let [[a, b], [c, d]] =
+/// m;`), each a copy as an index would be. The determinant twice.
+#[differentiable]
+fn determinants(m: [[f64; 2]; 2]) -> f64 {
+    let [r0, r1] = m;
+    let [[a, b], [c, d]] = m;
+    (r0[0] * r1[1] - r0[1] * r1[0]) * (a * d - b * c)
+}
+
+#[test]
+fn an_array_pattern_takes_a_matrix_apart_by_rows_and_numbers() {
+    let _compiled = determinants_adjoint;
+    assert_eq!(determinants_grad_path(), autodiff::GradientPath::Compiled);
+    let m = [[1.5, -0.5], [0.25, 2.0]];
+    let got = agree(
+        "determinants",
+        determinants_grad(m),
+        determinants_grad_tape(m),
+    );
+    // f = det², ∂f/∂m = 2 det · cofactors.
+    let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+    let want = [
+        2.0 * det * m[1][1],
+        -2.0 * det * m[1][0],
+        -2.0 * det * m[0][1],
+        2.0 * det * m[0][0],
+    ];
+    assert_near("determinants", &got.gradient.components(), &want, CLOSED);
+    assert!(determinants_check(m).unwrap().passed());
+}

@@ -30,7 +30,7 @@ pub fn split(item: &syn::ItemFn) -> Option<syn::ItemFn> {
         .iter()
         .filter_map(|arg| match arg {
             syn::FnArg::Typed(typed) => match (&*typed.pat, &*typed.ty) {
-                (syn::Pat::Ident(pat), syn::Type::Array(array)) if is_f64(&array.elem) => {
+                (syn::Pat::Ident(pat), syn::Type::Array(array)) if numbers(&array.elem) => {
                     Some(pat.ident.to_string())
                 }
                 _ => None,
@@ -53,8 +53,8 @@ struct Splitter {
     /// Every identifier of the function, so that a new binding's name
     /// shadows none.
     idents: HashSet<String>,
-    /// Parameters of type `[f64; N]`: `let [a, b] = p;` reads `p[0]`,
-    /// `p[1]`, which copies as the pattern does.
+    /// Parameters of type `[f64; N]` (or `[[f64; M]; N]`): `let [a, b] =
+    /// p;` reads `p[0]`, `p[1]`, which copies as the pattern does.
     arrays: HashSet<String>,
     /// Names bound to a call's value (`let t = pair(x);`): a tuple of
     /// whatever the callee returns, which `t.0` would move out of while
@@ -295,19 +295,13 @@ impl Splitter {
                     syn::Expr::Array(array) if array.elems.len() == n => {
                         array.elems.iter().cloned().collect()
                     }
-                    syn::Expr::Path(path)
-                        if path
-                            .path
-                            .get_ident()
-                            .is_some_and(|ident| self.arrays.contains(&ident.to_string())) =>
-                    {
-                        (0..n)
-                            .map(|i| {
-                                let i = proc_macro2::Literal::usize_unsuffixed(i);
-                                syn::parse_quote!(#path[#i])
-                            })
-                            .collect()
-                    }
+                    // `p`, or a row of it (`m[0]` of `let [[a, b], ..] = m;`).
+                    place if self.array_place(place) => (0..n)
+                        .map(|i| {
+                            let i = proc_macro2::Literal::usize_unsuffixed(i);
+                            syn::parse_quote!(#place[#i])
+                        })
+                        .collect(),
                     _ => return false,
                 };
                 slice
@@ -315,6 +309,22 @@ impl Splitter {
                     .iter()
                     .zip(&parts)
                     .all(|(pat, part)| self.leaves(pat, elem, part, out))
+            }
+            _ => false,
+        }
+    }
+
+    /// An array parameter of numbers (`self.arrays`), or a literal index
+    /// into one at any depth (`m[0]`).
+    fn array_place(&self, expr: &syn::Expr) -> bool {
+        match expr {
+            syn::Expr::Path(path) => path
+                .path
+                .get_ident()
+                .is_some_and(|ident| self.arrays.contains(&ident.to_string())),
+            syn::Expr::Index(index) => {
+                matches!(&*index.index, syn::Expr::Lit(lit) if matches!(lit.lit, syn::Lit::Int(_)))
+                    && self.array_place(&index.expr)
             }
             _ => false,
         }
@@ -680,6 +690,15 @@ fn guard_pure(pat: &syn::Pat) -> bool {
 
 fn is_f64(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident("f64"))
+}
+
+/// `f64`, or an array of them at any depth (`[f64; 2]`): copied whole by
+/// a pattern as by an index (`let [r0, r1] = m;` of `m: [[f64; 2]; 2]`).
+fn numbers(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Array(array) => numbers(&array.elem),
+        ty => is_f64(ty),
+    }
 }
 
 /// A binding or a field of one (`pair`, `state.pair`): read twice, it is
