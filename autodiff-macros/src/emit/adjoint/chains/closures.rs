@@ -117,9 +117,12 @@ impl Lowering<'_> {
         if hidden {
             return None;
         }
+        // `-> f64` says what the body's value already is: read as if
+        // unwritten, the value stays an expression (an `if`'s value, say,
+        // whose shape a `let` inside it would hide).
         let output = match &closure.output {
-            syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
-            syn::ReturnType::Default => None,
+            syn::ReturnType::Type(_, ty) if !crate::valid::is_f64(ty) => Some((**ty).clone()),
+            _ => None,
         };
         Some(Bound {
             name,
