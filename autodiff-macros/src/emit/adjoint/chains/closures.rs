@@ -194,7 +194,16 @@ impl Lowering<'_> {
                     body => quote_spanned!(span=> let #returned: #ty = #body; #returned),
                 }
             }
-            None => body.to_token_stream(),
+            // A block's statements spliced (`-> f64 { a * a }` needs its
+            // braces; the lowered `{ let a: f64 = x; { a * a } }` would
+            // get rustc's `unused_braces` on them).
+            None => match body {
+                syn::Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
+                    let stmts = block.block.stmts;
+                    quote_spanned!(span=> #(#stmts)*)
+                }
+                body => body.to_token_stream(),
+            },
         };
         syn::parse2(quote_spanned!(span=> { #(#lets)* #body })).ok()
     }
