@@ -433,6 +433,24 @@ fn typed_returns(x: &[f64], w: f64, #[constant] k: f64) -> f64 {
     sq(x[0] * w) + scaled(k) * half(3) + x[1] * w * sq(w)
 }
 
+/// A closure of two typed slices whose body names `f64` (`sum::<f64>()`):
+/// the types of its parameters counted `f64` as a name bound twice, and
+/// the closure kept the tape.
+#[differentiable]
+fn dot_by_closure(w: &[f64], x: &[f64]) -> f64 {
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
+    dot(w, x) * dot(x, x)
+}
+
+fn dot_by_closure_dual(w: &[Dual], x: &[Dual]) -> Dual {
+    let dot = |a: &[Dual], b: &[Dual]| {
+        a.iter()
+            .zip(b)
+            .fold(Dual::constant(0.0), |s, (p, q)| s + *p * *q)
+    };
+    dot(w, x) * dot(x, x)
+}
+
 /// A `Vec` collected in a closure with its return type (the type
 /// `collect` needs): a closure's `Vec` value keeps the tape, and the
 /// tape twin takes the type (it wrote `-> Vec<f64>` for lifted items).
@@ -455,8 +473,9 @@ fn typed_vec_return_dual(x: &[Dual], w: Dual) -> Dual {
 
 #[test]
 fn closures_with_their_return_type_are_read_at_their_calls() {
-    let _compiled = typed_returns_adjoint;
+    let _compiled = (typed_returns_adjoint, dot_by_closure_adjoint);
     assert_eq!(typed_returns_grad_path(), GradientPath::Compiled);
+    assert_eq!(dot_by_closure_grad_path(), GradientPath::Compiled);
     for x in points(20313, 5) {
         let (v, w, k) = (&x[..2], x[2], x[3]);
         let got = agree(
@@ -479,6 +498,17 @@ fn closures_with_their_return_type_are_read_at_their_calls() {
         let want = dual_gradient(&all, |d| typed_vec_return_dual(&d[..2], d[2]));
         assert_agree("typed_vec_return x", &got.gradient.0, &want[..2]);
         assert_agree("typed_vec_return w", &[got.gradient.1], &want[2..]);
+
+        let (w, x) = (&x[..2], &x[2..4]);
+        let got = agree(
+            "dot_by_closure",
+            dot_by_closure_grad(w, x),
+            dot_by_closure_grad_tape(w, x),
+        );
+        let all = [w, x].concat();
+        let want = dual_gradient(&all, |d| dot_by_closure_dual(&d[..2], &d[2..]));
+        assert_agree("dot_by_closure w", &got.gradient.0, &want[..2]);
+        assert_agree("dot_by_closure x", &got.gradient.1, &want[2..]);
     }
 }
 

@@ -115,6 +115,12 @@ pub(super) fn pattern(pat: &Pat) -> Pattern<'_> {
         }
     }
     let mut names = Vec::new();
-    walk(pat.to_token_stream(), &mut names);
+    // `a: &[f64]` binds `a`: its type names nothing bound (two typed
+    // closure parameters counted `f64` as a name bound twice).
+    let bound = match pat {
+        Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    walk(bound.to_token_stream(), &mut names);
     Pattern { syntax: pat, names }
 }
