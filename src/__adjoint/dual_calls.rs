@@ -255,6 +255,22 @@ impl DualSpread for Dual {
     }
 }
 
+/// A constant's items saved for the reverse beside dual ones (the items
+/// of a constant vector call's value a `zip` walks, in a body with
+/// `return`): pushed as constants, which is what they are. A constant has
+/// no adjoint to add into: a sweep that asks fails (and reruns the tape).
+impl DualSpread for f64 {
+    #[inline]
+    fn push_all(&self, stack: &mut DualStack) {
+        stack.push(Dual::constant(*self));
+    }
+    #[inline]
+    fn pop_scaled(&mut self, stack: &mut DualStack, scale: Dual) {
+        let _ = (stack.pop(), scale);
+        stack.fail();
+    }
+}
+
 impl<T: DualSpread> DualSpread for [T] {
     fn push_all(&self, stack: &mut DualStack) {
         T::push_items(self, stack);

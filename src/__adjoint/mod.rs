@@ -352,7 +352,7 @@ mod tests {
         let rows = vec![vec![0.1, -2.5, 3.0e-300], vec![], vec![7.25]];
         let gradient = (1.5, rows.clone(), [0.3, f64::MIN_POSITIVE]);
         let mut stack = Stack::new();
-        gradient.push_all(&mut stack);
+        Spread::push_all(&gradient, &mut stack);
         let mut one_by_one = Stack::new();
         for value in [1.5, 0.1, -2.5, 3.0e-300, 7.25, 0.3, f64::MIN_POSITIVE] {
             one_by_one.push(value);
@@ -363,7 +363,7 @@ mod tests {
             [0.5, 0.0],
         );
         let mut expected = bars.clone();
-        bars.pop_scaled(&mut stack, 0.3);
+        Spread::pop_scaled(&mut bars, &mut stack, 0.3);
         expected.2[1] += 0.3 * one_by_one.pop();
         expected.2[0] += 0.3 * one_by_one.pop();
         for row in expected.1.iter_mut().rev() {
@@ -378,7 +378,7 @@ mod tests {
         let mut short = Stack::new();
         short.push(1.0);
         let mut bar = vec![0.0; 3];
-        bar.pop_scaled(&mut short, 1.0);
+        Spread::pop_scaled(&mut bar, &mut short, 1.0);
         assert!(!short.finite());
 
         use crate::Dual;

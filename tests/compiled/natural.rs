@@ -38,7 +38,7 @@ use autodiff::__adjoint::with_stack;
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
-use super::support::{agree, assert_agree, compiled, AGREE};
+use super::support::{agree, assert_agree, compiled, compiled_agrees, AGREE};
 use crate::oracle::{dual_value_and_gradient, Dual};
 
 /// The compiled gradient (`f_adjoint`'s, and `f_grad`'s, which must be the
@@ -2336,4 +2336,80 @@ fn a_copy_collected_from_cloned_items_is_compiled() -> Result<(), Box<dyn std::e
         |x, w| Ok(collected_copies_check(x, w)?.passed()),
         collected_copies_dual,
     )
+}
+
+/// A constant vector call's value walked by a `zip` beside a tracked
+/// slice, in a body with `return` (seed 20339 f1_6, reduced): the dual
+/// sweep saves the zipped items for its reverse, and a constant's were
+/// `f64`s, which a stack of duals did not take (a build failure of
+/// `f_hvp`'s sweep). They are saved as constants.
+#[differentiable]
+fn constant_pair(x: &[f64]) -> [f64; 2] {
+    [x[0] * x[1], x[0].sin()]
+}
+
+#[differentiable]
+fn zipped_with_a_constant_call(x0: f64, x2: &[f64]) -> f64 {
+    let s = [0.96875, 0.3];
+    let p = constant_pair(&s);
+    let mut acc = x0 * x0;
+    acc += p.iter().zip(x2.iter()).map(|(a, b)| a * b * b).sum::<f64>();
+    if x0 >= 1.5 {
+        return x2[1].sin();
+    }
+    acc
+}
+
+fn zipped_with_a_constant_call_dual(x: &[Dual]) -> Dual {
+    let p = [0.96875 * 0.3, 0.96875_f64.sin()];
+    let mut acc = x[0] * x[0];
+    for (a, b) in p.iter().zip(&x[1..]) {
+        acc = acc + *b * *b * *a;
+    }
+    if x[0].value >= 1.5 {
+        return x[2].sin();
+    }
+    acc
+}
+
+#[test]
+fn a_constant_calls_items_zipped_in_a_body_with_return_run_on_duals(
+) -> Result<(), ScalarAutodiffError> {
+    assert_eq!(
+        zipped_with_a_constant_call_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    for (x0, x2) in [(0.4, vec![0.3, -0.8]), (2.0, vec![-0.3, 0.8])] {
+        let all = [vec![x0], x2.clone()].concat();
+        compiled_agrees(
+            "zipped_with_a_constant_call",
+            &all,
+            |stack| zipped_with_a_constant_call_adjoint(stack, x0, &x2),
+            || zipped_with_a_constant_call_grad(x0, &x2),
+            || zipped_with_a_constant_call_grad_tape(x0, &x2),
+            zipped_with_a_constant_call_dual,
+        );
+        // H·v through the dual sweep, against central differences of
+        // f_grad along v.
+        let v = (1.0, vec![0.5, -0.25]);
+        let before = autodiff::__adjoint::compiled_hvps();
+        let hvp = zipped_with_a_constant_call_hvp(x0, &x2, v.clone())?;
+        assert!(
+            autodiff::__adjoint::compiled_hvps() > before,
+            "f_hvp on duals"
+        );
+        let h = 1e-5;
+        let at = |t: f64| -> Result<Vec<f64>, ScalarAutodiffError> {
+            let moved: Vec<f64> = x2.iter().zip(&v.1).map(|(a, d)| a + t * d).collect();
+            let g = zipped_with_a_constant_call_grad(x0 + t * v.0, &moved)?.gradient;
+            Ok([vec![g.0], g.1].concat())
+        };
+        let (plus, minus) = (at(h)?, at(-h)?);
+        let got = [vec![hvp.hvp.0], hvp.hvp.1.clone()].concat();
+        for ((g, p), m) in got.iter().zip(&plus).zip(&minus) {
+            let d = (p - m) / (2.0 * h);
+            assert!((g - d).abs() <= 1e-6 * (1.0 + d.abs()), "H·v {got:?}");
+        }
+    }
+    Ok(())
 }
