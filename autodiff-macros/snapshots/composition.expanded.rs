@@ -376,7 +376,7 @@ fn neuron_adjoint(
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
     let mut b_bar = ::autodiff::__adjoint::zero(&b);
     let value_bar = 1.0;
-    let mut z_bar = ::autodiff::__adjoint::spare(stack, &z);
+    let mut z_bar = ::autodiff::__adjoint::zero(&z);
     ({
         use self::*;
         affine::__reverse

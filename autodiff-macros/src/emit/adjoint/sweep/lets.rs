@@ -217,7 +217,16 @@ impl<'m> Sweep<'m> {
                     // off its cotangent (`push_whole`).
                     self.shaped_at_reverse.insert(name.clone());
                     let ident = binding(name);
-                    if self.dual {
+                    // A number's (or a value of unknown shape) is a
+                    // `zero`, as `cargo expand` reads best.
+                    let rows = self
+                        .an
+                        .dims
+                        .get(name)
+                        .copied()
+                        .flatten()
+                        .is_some_and(|dims| dims > 0);
+                    if self.dual || !rows {
                         quote!(::autodiff::__adjoint::zero(&#ident))
                     } else {
                         let stack = &self.stack;
