@@ -626,19 +626,13 @@ impl<'a> Expr<'a> {
         match &self.kind {
             ExprKind::VecList(items) => items.is_empty(),
             ExprKind::PlainCall { func, .. } => {
-                let names: Vec<String> = func
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let names: Vec<String> = crate::text::segments(&func.path);
                 names.len() == 2
                     && names[0] == "Vec"
                     && (names[1] == "new" || names[1] == "with_capacity")
             }
             ExprKind::Call { func, .. } => {
-                let names: Vec<String> =
-                    func.segments.iter().map(|s| s.ident.to_string()).collect();
+                let names = crate::text::segments(func);
                 names.len() == 2
                     && names[0] == "Vec"
                     && (names[1] == "new" || names[1] == "with_capacity")
@@ -702,12 +696,7 @@ impl<'a> Expr<'a> {
         let ExprKind::PlainCall { func, args } = &self.kind else {
             return None;
         };
-        let path: Vec<String> = func
-            .path
-            .segments
-            .iter()
-            .map(|segment| segment.ident.to_string())
-            .collect();
+        let path: Vec<String> = crate::text::segments(&func.path);
         let path: Vec<&str> = path.iter().map(String::as_str).collect();
         if !matches!(
             path.as_slice(),

@@ -268,6 +268,15 @@ pub fn binary_op(op: &BinOp) -> String {
         .collect()
 }
 
+/// The names of a path's segments, in order (`std::mem::swap` is `std`,
+/// `mem`, `swap`), generic arguments left out.
+pub fn segments(path: &syn::Path) -> Vec<String> {
+    path.segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect()
+}
+
 /// Whether `tokens` contains the identifier `name` anywhere.
 pub fn mentions(tokens: TokenStream, name: &str) -> bool {
     tokens.into_iter().any(|token| match token {

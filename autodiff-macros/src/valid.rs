@@ -193,7 +193,7 @@ pub fn is_f64(ty: &Type) -> bool {
 /// `f64::NEG_INFINITY`, `f64::MAX`, `std::f64::consts::PI`: a path to one
 /// of `f64`'s constants, a number.
 pub fn is_f64_constant(path: &syn::Path) -> bool {
-    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names = crate::text::segments(path);
     match names.as_slice() {
         [.., owner, constant] => {
             (owner == "f64" || (owner == "consts" && names.iter().any(|n| n == "f64")))

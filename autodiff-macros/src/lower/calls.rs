@@ -181,12 +181,7 @@ impl<'a> Lower<'a> {
         let syn::Expr::Path(func) = &*call.func else {
             return self.invalid(&call.func, Reason::CallOfExpression);
         };
-        let segments: Vec<String> = func
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segments: Vec<String> = crate::text::segments(&func.path);
         let last = segments.last().map(String::as_str).unwrap_or_default();
         let first = segments.first().map(String::as_str).unwrap_or_default();
         let label = self.label(name, whole);

@@ -236,12 +236,7 @@ pub(super) fn f64_operation(expr: &Expr) -> Option<&'static str> {
     let ExprKind::Path(path) = &expr.kind else {
         return None;
     };
-    let segments: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segments: Vec<String> = crate::text::segments(&path.path);
     match segments
         .iter()
         .map(String::as_str)

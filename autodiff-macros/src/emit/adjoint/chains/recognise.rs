@@ -365,12 +365,7 @@ pub fn extreme_of(body: &syn::Expr, acc: &syn::Ident) -> bool {
             let syn::Expr::Path(func) = &*call.func else {
                 return false;
             };
-            let names: Vec<String> = func
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let names: Vec<String> = crate::text::segments(&func.path);
             let extreme =
                 names.len() == 2 && names[0] == "f64" && (names[1] == "max" || names[1] == "min");
             extreme
@@ -425,12 +420,7 @@ impl Lowering<'_> {
     fn with_closure(&self, map: &syn::ExprMethodCall) -> syn::ExprMethodCall {
         let mut map = map.clone();
         if let Some(syn::Expr::Path(func)) = map.args.first() {
-            let segments: Vec<String> = func
-                .path
-                .segments
-                .iter()
-                .map(|segment| segment.ident.to_string())
-                .collect();
+            let segments: Vec<String> = crate::text::segments(&func.path);
             if func.qself.is_none() && segments.len() == 2 && segments[0] == "f64" {
                 let item = fresh_ident(&mut self.idents.clone(), "item");
                 let closure = quote!(|#item| #func(#item));
