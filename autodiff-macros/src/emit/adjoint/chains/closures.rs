@@ -166,44 +166,32 @@ impl Lowering<'_> {
             let ty = ty.as_ref().map(|ty| quote!(: #ty));
             lets.push(quote!(let #param #ty = #arg;));
         }
-        let (body, output) = (bound.body.clone(), bound.output.clone());
+        let output = bound.output.clone();
         let span = func.path.segments[0].ident.span();
-        let body = match output {
-            // `{ let a: f64 = x; let sq_returned: f64 = a * a;
-            // sq_returned }`: the value typed as the closure typed it, the
-            // statements of its block before it (the block ends there, so
-            // what they bind hides nothing more).
-            Some(ty) => {
-                let mut returned = self.fresh(&format!("{name}_returned"));
-                returned.set_span(span);
-                match body {
-                    syn::Expr::Block(block)
-                        if block.label.is_none()
-                            && block.attrs.is_empty()
-                            && matches!(
-                                block.block.stmts.last(),
-                                Some(syn::Stmt::Expr(_, None))
-                            ) =>
-                    {
-                        let mut stmts = block.block.stmts;
-                        let Some(syn::Stmt::Expr(tail, None)) = stmts.pop() else {
-                            return None;
-                        };
-                        quote_spanned!(span=> #(#stmts)* let #returned: #ty = #tail; #returned)
-                    }
-                    body => quote_spanned!(span=> let #returned: #ty = #body; #returned),
+        // A block body's statements are spliced after the parameters' `let`s
+        // (`-> f64 { a * a }` needs its braces; `{ let a: f64 = x; { a * a }
+        // }` would get rustc's `unused_braces` on them; the block ends where
+        // the call's does, so what they bind hides nothing more), then its
+        // value.
+        let (stmts, tail) = match bound.body.clone() {
+            syn::Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
+                let mut stmts = block.block.stmts;
+                match stmts.pop() {
+                    Some(syn::Stmt::Expr(tail, None)) => (stmts, Some(tail)),
+                    last => (stmts.into_iter().chain(last).collect(), None),
                 }
             }
-            // A block's statements spliced (`-> f64 { a * a }` needs its
-            // braces; the lowered `{ let a: f64 = x; { a * a } }` would
-            // get rustc's `unused_braces` on them).
-            None => match body {
-                syn::Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
-                    let stmts = block.block.stmts;
-                    quote_spanned!(span=> #(#stmts)*)
-                }
-                body => body.to_token_stream(),
-            },
+            body => (Vec::new(), Some(body)),
+        };
+        let body = match (output, tail) {
+            // `let sq_returned: f64 = a * a; sq_returned`: the value typed
+            // as the closure typed it.
+            (Some(ty), Some(tail)) => {
+                let mut returned = self.fresh(&format!("{name}_returned"));
+                returned.set_span(span);
+                quote_spanned!(span=> #(#stmts)* let #returned: #ty = #tail; #returned)
+            }
+            (_, tail) => quote_spanned!(span=> #(#stmts)* #tail),
         };
         syn::parse2(quote_spanned!(span=> { #(#lets)* #body })).ok()
     }
