@@ -203,6 +203,7 @@ fn dot_adjoint(
         x_bar[i] += assigned_bar * w[i];
         w_bar[i] += assigned_bar * x[i];
     }
+    stack.observe(&y_bar);
     stack.observe(value);
     stack.observe(&w_bar);
     stack.observe(&x_bar);

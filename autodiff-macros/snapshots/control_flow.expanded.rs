@@ -233,6 +233,7 @@ pub fn series_adjoint(
         let x_powi_bar = total_bar * scale;
         x_bar += x_powi_bar * ::autodiff::__adjoint::rules::powi_partial(x, i as i32);
     }
+    stack.observe(&total_bar);
     stack.observe(value);
     stack.observe(&x_bar);
     stack
@@ -302,6 +303,7 @@ pub fn series_adjoint_dual(
         x_bar
             += x_powi_bar * ::autodiff::__adjoint::dual_rules::powi_partial(x, i as i32);
     }
+    stack.observe(&total_bar);
     stack.observe(value);
     stack
         .finite()

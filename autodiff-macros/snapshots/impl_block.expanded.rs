@@ -477,6 +477,7 @@ impl Neuron {
                     let mut __dot_bar = 0.0;
                     __dot_bar += value_bar;
                     __output_bar += __dot_bar * __cotangent;
+                    stack.observe(&__dot_bar);
                     let sum_bar = __output_bar
                         * ::autodiff::__adjoint::rules::tanh_partial(
                             ((__self.w * x + __self.b)),
@@ -1452,6 +1453,7 @@ impl Neuron {
                     let mut __dot_bar = 0.0;
                     __dot_bar += value_bar;
                     __output_bar += __dot_bar * __cotangent;
+                    stack.observe(&__dot_bar);
                     d_bar += __output_bar * d;
                     d_bar += __output_bar * d;
                     __self

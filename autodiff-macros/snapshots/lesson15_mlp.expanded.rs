@@ -286,7 +286,9 @@ pub fn mlp_loss_adjoint(
             w1_bar[i][j] += z_bar * x[i];
             x_bar[i] += z_bar * w1[i][j];
         }
+        stack.observe(&z_bar);
     }
+    stack.observe(&y_hat_bar);
     stack.observe(value);
     stack.observe(&w1_bar);
     stack.observe(&w2_bar);

@@ -289,6 +289,7 @@ pub fn mlp_adjoint(
         h_bar[j] += y_bar * w2[j];
         w2_bar[j] += y_bar * h[j];
     }
+    stack.observe(&y_bar);
     for j in (0..3).rev() {
         let mut z_bar = 0.0;
         let assigned_bar = h_bar[j];
@@ -299,7 +300,9 @@ pub fn mlp_adjoint(
             x_bar[i] += z_bar * w1[j][i];
             w1_bar[j][i] += z_bar * x[i];
         }
+        stack.observe(&z_bar);
     }
+    stack.observe(&h_bar);
     stack.observe(value);
     stack.observe(&w1_bar);
     stack.observe(&w2_bar);

@@ -12,6 +12,7 @@
 //! well above that and far below any of the errors these tests pin.
 
 use autodiff::prelude::*;
+use autodiff::GradientPath;
 
 use super::support::{assert_agree, compiled};
 
@@ -184,6 +185,121 @@ fn a_dead_binding_that_overflows_is_the_tapes_error() {
 
 fn compiled_at(x: f64) -> ValueAndGradient<f64> {
     compiled(|stack| dead_overflow_adjoint(stack, x))
+}
+
+// ---------------------------------------------------------------------
+// An adjoint that reaches only a constant: `s.sqrt()` of a sum that ran
+// no trip is √0, whose derivative is ∞. The tape adds it into the node of
+// `s`'s constant start and rejects it; the compiled adjoint dropped it
+// there and returned `Ok` (`norm(&[])`).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn norm_plus(x: &[f64], y: f64) -> f64 {
+    let mut s = 0.0;
+    for v in x {
+        s += v * v;
+    }
+    s.sqrt() + y
+}
+
+#[differentiable]
+fn norm_by_chain(x: &[f64], y: f64) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>().sqrt() * y
+}
+
+#[differentiable]
+fn norm_after_reset(x: &[f64], y: f64) -> f64 {
+    let mut s = y * y;
+    let t = s.sqrt();
+    s = 0.0;
+    for v in x {
+        s += v * v;
+    }
+    s.sqrt() + t
+}
+
+#[differentiable]
+fn norms_per_row(x: &[f64], y: f64, rows: usize) -> f64 {
+    let mut total = y;
+    for _ in 0..rows {
+        let mut acc = 0.0;
+        for v in x {
+            acc += v * v;
+        }
+        total += acc.sqrt();
+    }
+    total
+}
+
+#[differentiable]
+fn root_of_a_zeroed_row(x: &[f64], y: f64) -> f64 {
+    let mut v = vec![0.0; 2];
+    for i in 0..x.len().min(2) {
+        v[i] = x[i] * 1.0;
+    }
+    v[0].sqrt() + y
+}
+
+#[test]
+fn an_infinite_adjoint_of_a_constant_start_is_the_tapes_error() {
+    type Grad = fn(&[f64], f64) -> Result<ValueAndGradient<(Vec<f64>, f64)>, ScalarAutodiffError>;
+    let cases: [(&str, Grad, Grad); 5] = [
+        ("norm_plus", norm_plus_grad, norm_plus_grad_tape),
+        ("norm_by_chain", norm_by_chain_grad, norm_by_chain_grad_tape),
+        (
+            "norm_after_reset",
+            norm_after_reset_grad,
+            norm_after_reset_grad_tape,
+        ),
+        (
+            "norms_per_row",
+            |x, y| norms_per_row_grad(x, y, 2),
+            |x, y| norms_per_row_grad_tape(x, y, 2),
+        ),
+        (
+            "root_of_a_zeroed_row",
+            root_of_a_zeroed_row_grad,
+            root_of_a_zeroed_row_grad_tape,
+        ),
+    ];
+    for (name, grad, tape) in cases {
+        assert_eq!(
+            grad_path(name),
+            GradientPath::Compiled,
+            "{name} takes the compiled path"
+        );
+        // Nothing reaches `s`: √0 has an infinite derivative, the tape's
+        // error on both paths.
+        let (got, want) = (grad(&[], 1.5).unwrap_err(), tape(&[], 1.5).unwrap_err());
+        assert_eq!(got.to_string(), want.to_string(), "{name} at []");
+        assert_eq!(want.code(), "non-finite-local-derivative", "{name}");
+        // Away from 0 both answer, with the closed form's gradient.
+        let x = [0.6, -0.8];
+        let got = grad(&x, 1.5).unwrap();
+        let want = tape(&x, 1.5).unwrap();
+        assert_eq!(got.value, want.value, "{name}");
+        assert_agree(name, &got.gradient.0, &want.gradient.0);
+        assert_agree(name, &[got.gradient.1], &[want.gradient.1]);
+    }
+    // The closed forms: ∂‖x‖/∂xᵢ = xᵢ/‖x‖ = xᵢ for ‖x‖ = 1.
+    let got = norm_plus_grad(&[0.6, -0.8], 1.5).unwrap();
+    assert_agree("norm_plus closed form", &got.gradient.0, &[0.6, -0.8]);
+    let got = root_of_a_zeroed_row_grad(&[4.0], 1.5).unwrap();
+    assert_agree("root of a row", &got.gradient.0, &[0.25]);
+    // With no row run, `acc` is never made: nothing to reject.
+    let none = norms_per_row_grad(&[], 1.5, 0).unwrap();
+    assert_eq!(none.gradient, (vec![], 1.0));
+}
+
+fn grad_path(name: &str) -> GradientPath {
+    match name {
+        "norm_plus" => norm_plus_grad_path(),
+        "norm_by_chain" => norm_by_chain_grad_path(),
+        "norm_after_reset" => norm_after_reset_grad_path(),
+        "norms_per_row" => norms_per_row_grad_path(),
+        _ => root_of_a_zeroed_row_grad_path(),
+    }
 }
 
 // ---------------------------------------------------------------------

@@ -56,6 +56,14 @@ impl<'m> Sweep<'m> {
                     // reverse.
                     owned: whole && !self.dual && direct_call(value),
                 };
+                // A constant assigned (`s = 0.0;`) drops the adjoint of
+                // what it overwrote, which the tape adds into the
+                // constant's node: observed, as a `let`'s (see
+                // `stmt_untagged`).
+                if !self.active(value) {
+                    let stack = &self.stack;
+                    self.cx.rev.push(quote!(#stack.observe(&#assigned);));
+                }
                 let outer = std::mem::take(&mut self.cx);
                 let (mut f, v, r) = self.value(value, &seed)?;
                 let target_src = target.source.to_token_stream();

@@ -317,7 +317,7 @@ impl<'m> Sweep<'m> {
                     }
                 };
                 let site = self.call_site(name, *mutable, init)?;
-                let (mut f, v, r) = self.value(init, &seed)?;
+                let (mut f, v, mut r) = self.value(init, &seed)?;
                 // `let layer = &self.layers[k];` in a loop or a branch: a
                 // part of a model, which the reverse borrows again where it
                 // reads the binding (a method called on it).
@@ -408,6 +408,15 @@ impl<'m> Sweep<'m> {
                 {
                     let (stack, ident) = (&self.stack, binding(name));
                     f.push(quote!(#stack.observe(#ident);));
+                }
+                // A binding made from a constant (`let mut s = 0.0;`) drops
+                // its adjoint here, where the tape adds it into the
+                // constant's node and rejects one that is not finite
+                // (`s.sqrt()` with no `s += ..` run: ∞ · 1 reaches no
+                // parameter): observed, so both paths fail alike.
+                if !unread && !self.active(init) && self.an.active.contains(name.as_str()) {
+                    let stack = &self.stack;
+                    r.insert(0, quote!(#stack.observe(&#bar);));
                 }
                 Ok((f, r))
             }
