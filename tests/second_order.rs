@@ -298,6 +298,76 @@ fn an_infinite_second_derivative_is_an_error_where_first_order_is_fine() {
 }
 
 #[differentiable]
+fn log_sum_exp(v: &[f64]) -> f64 {
+    let m = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let s = v.iter().map(|x| (x - m).exp()).sum::<f64>();
+    m + s.ln()
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Row {
+    w: Vec<f64>,
+}
+
+#[differentiable]
+impl Row {
+    fn length(&self) -> f64 {
+        let mut s = 0.0;
+        for i in 0..self.w.len() {
+            s += self.w[i] * self.w[i];
+        }
+        s.sqrt()
+    }
+}
+
+#[test]
+fn a_hessian_of_no_components_still_runs_the_body() {
+    use autodiff::__adjoint::compiled_hessians;
+    // `ln` of an empty sum: no column to compute, but the value is −∞,
+    // the tape's error on every path (the compiled one answered an empty
+    // `Ok` before).
+    let tape = log_sum_exp_hessian_tape(&[]).unwrap_err();
+    assert_eq!(tape.code(), "non-finite-result");
+    assert_eq!(
+        log_sum_exp_grad(&[]).unwrap_err().to_string(),
+        tape.to_string()
+    );
+    assert_eq!(
+        log_sum_exp_hessian(&[]).unwrap_err().to_string(),
+        tape.to_string()
+    );
+    // √0 of a model's empty row: its derivative is infinite.
+    let empty = Row { w: vec![] };
+    let error = empty.length_hessian().unwrap_err();
+    assert_eq!(error.code(), "non-finite-local-derivative");
+    assert_eq!(
+        empty.length_grad().unwrap_err().to_string(),
+        error.to_string()
+    );
+    // With components, both are compiled and are the closed forms:
+    // diag(p) − p pᵀ, and (I − u uᵀ)/‖w‖.
+    let before = compiled_hessians();
+    let h = log_sum_exp_hessian(&[0.5, -1.0]).unwrap();
+    let (a, b) = (0.5_f64.exp(), (-1.0_f64).exp());
+    let p = [a / (a + b), b / (a + b)];
+    for i in 0..2 {
+        for j in 0..2 {
+            let want = if i == j { p[i] } else { 0.0 } - p[i] * p[j];
+            assert!(close(h.get(i, j), want, 1e-14), "({i}, {j})");
+        }
+    }
+    let h = Row { w: vec![3.0, 4.0] }.length_hessian().unwrap();
+    let u = [0.6, 0.8];
+    for i in 0..2 {
+        for j in 0..2 {
+            let want = (if i == j { 1.0 } else { 0.0 } - u[i] * u[j]) / 5.0;
+            assert!(close(h.get(i, j), want, 1e-14), "({i}, {j})");
+        }
+    }
+    assert_eq!(compiled_hessians(), before + 2, "compiled");
+}
+
+#[differentiable]
 fn dot_self(v: &[f64]) -> f64 {
     v.iter().map(|a| a * a * a).sum()
 }

@@ -328,6 +328,12 @@ pub fn compiled_hessian<S: Shapes, D: crate::__adjoint::Split<Plain = S::Gradien
     let mut unit = vec![0.0; size];
     let mut rows = vec![vec![0.0; size]; size];
     let mut hvp = Vec::with_capacity(size);
+    // With no component there is no column, but the body still runs: one
+    // sweep along the empty direction, so an error of the value (`ln` of
+    // an empty sum) is the tape's here too.
+    if size == 0 {
+        column(parameters.gradient_from(&mut unit.as_slice()))?;
+    }
     for i in 0..size {
         unit[i] = 1.0;
         let direction = parameters.gradient_from(&mut unit.as_slice());
@@ -355,6 +361,10 @@ pub fn compiled_hessian_flat(
 ) -> Option<Hessian> {
     let mut unit = vec![0.0; size];
     let mut rows = vec![vec![0.0; size]; size];
+    // With no component, one sweep all the same (see `compiled_hessian`).
+    if size == 0 {
+        column(&unit)?;
+    }
     for i in 0..size {
         unit[i] = 1.0;
         let product = column(&unit);
