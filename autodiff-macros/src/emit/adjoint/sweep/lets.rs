@@ -386,6 +386,14 @@ impl<'m> Sweep<'m> {
                     } else {
                         f.push(quote!(let #mutability #ident = #adjoint::duals(#v);));
                     }
+                } else if self.dual
+                    && self.an.active.contains(name)
+                    && matches!(syntax, syn::Pat::Type(typed) if crate::valid::is_f64(&typed.ty))
+                {
+                    // `let v: f64 = v;` of an item whose shape the
+                    // analysis does not see (`for &v in x.iter()`, a
+                    // closure's typed parameter read as its body): a dual.
+                    f.push(quote!(let #untyped = #v;));
                 } else {
                     f.push(quote!(let #syntax = #v;));
                 }
