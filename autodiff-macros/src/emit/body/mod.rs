@@ -549,6 +549,38 @@ impl<'f> Emitter<'f> {
                                 }, #at);
                             };
                         }
+                        if let (true, syn::Pat::Type(typed), false) =
+                            (lifts, pat.syntax, self.touches(init))
+                        {
+                            if matches!(
+                                init.kind,
+                                ExprKind::VecRepeat { .. }
+                                    | ExprKind::VecList(_)
+                                    | ExprKind::Repeat { .. }
+                                    | ExprKind::Array(_)
+                            ) {
+                                // `let mut rows: Vec<Vec<f64>> = vec![Vec::new();
+                                // 2];`: the plain value typed as written (its
+                                // items' type may be known from nothing else),
+                                // then lifted.
+                                let ty = &typed.ty;
+                                let value = init.source.to_token_stream();
+                                let tape = &self.tape;
+                                let at = label(&Label {
+                                    text: init
+                                        .binding
+                                        .clone()
+                                        .unwrap_or_else(|| values::source_text(init.source)),
+                                    line: text::line(init.span),
+                                });
+                                return quote! {
+                                    #(#attrs)* let #syntax = __ad::lift(#tape, {
+                                        let plain: #ty = #value;
+                                        plain
+                                    }, #at);
+                                };
+                            }
+                        }
                         let mode = if lifts { Mode::Lift } else { Mode::Value };
                         let init = self.expr(init, mode);
                         quote!(#(#attrs)* let #syntax = #init;)
