@@ -308,7 +308,8 @@ fn place(expr: &syn::Expr) -> Option<syn::Expr> {
 }
 
 /// What `zip` walks, as a place indexed by the loop: `&v`, `v.iter()`,
-/// `&v[..]` and `v` of a place `v`.
+/// `&v[..]` and `v` of a place `v`, which may be a model's field (`&d.w`,
+/// `&self.b`): only read, while the loop runs, as the element it is at.
 fn source(expr: &syn::Expr) -> Option<syn::Expr> {
     match expr {
         syn::Expr::Reference(reference) if reference.mutability.is_none() => {
@@ -317,17 +318,32 @@ fn source(expr: &syn::Expr) -> Option<syn::Expr> {
                     if matches!(&*index.index, syn::Expr::Range(range)
                     if range.start.is_none() && range.end.is_none()) =>
                 {
-                    place(&index.expr)
+                    read_place(&index.expr)
                 }
-                inner => place(inner),
+                inner => read_place(inner),
             }
         }
         syn::Expr::MethodCall(call)
             if call.method == "iter" && call.args.is_empty() && call.turbofish.is_none() =>
         {
-            place(&call.receiver)
+            read_place(&call.receiver)
         }
-        other => place(other),
+        other => read_place(other),
+    }
+}
+
+/// A [`place`], or a named field of one (`d.w`, `self.layers[k].b`).
+fn read_place(expr: &syn::Expr) -> Option<syn::Expr> {
+    match expr {
+        syn::Expr::Field(field)
+            if matches!(field.member, syn::Member::Named(_))
+                && read_place(&field.base).is_some() =>
+        {
+            Some(expr.clone())
+        }
+        syn::Expr::Index(index) if read_place(&index.expr).is_some() => Some(expr.clone()),
+        syn::Expr::Paren(paren) => read_place(&paren.expr),
+        _ => place(expr),
     }
 }
 
