@@ -31,7 +31,8 @@
 //! helper taken apart by a pattern (`let (c, w) = tvh(a, b);`), a closure bound by `let`
 //! and called (its return type written or not), `max_by`/`min_by` with a comparing closure, `windows(k)` and
 //! `chunks(k)` summed through a `map`, an element through an `Option`
-//! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`), a
+//! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`,
+//! `unwrap_or`), a
 //! value passed twice to a helper (a binding, an element, an expression),
 //! `for &(a, b)` patterns taking apart constant pairs,
 //! parameters taken as numbers, slices, rows of rows (`w1: &[Vec<f64>]`, a
@@ -140,7 +141,8 @@ enum Expr {
     Windows(String, usize, bool, bool),
     /// An element through an `Option`: `if let Some(v) = a.first()`
     /// (0), `match a.last()` (1) or `match a.get(k)` with `Some(&v)` (2),
-    /// and the value when there is none.
+    /// `a.last().copied().unwrap_or(e)` (3) or `*a.get(k).unwrap_or(&e)`
+    /// (4, the two on the tape), and the value when there is none.
     Element(String, usize, usize, f64),
     /// A reduction over the items of a slice, array or `Vec`, as course
     /// code writes it: `a.iter().map(|t| t * t).sum::<f64>()` (0), a dot
@@ -700,7 +702,9 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             match how {
                 0 => format!("(if let Some(v) = {name}.first() {{ *v }} else {{ {none} }})"),
                 1 => format!("(match {name}.last() {{ Some(v) => *v * {two}, None => {none} }})"),
-                _ => format!("(match {name}.get({k}) {{ None => {none}, Some(&v) => v.sin() }})"),
+                2 => format!("(match {name}.get({k}) {{ None => {none}, Some(&v) => v.sin() }})"),
+                3 => format!("({name}.last().copied().unwrap_or({none}) * {two})"),
+                _ => format!("(*{name}.get({k}).unwrap_or(&{none}))"),
             }
         }
     }
@@ -3580,7 +3584,8 @@ impl Gen {
                     Kind::Array(n) | Kind::Vec(n) => n,
                     _ => 1,
                 };
-                let how = self.rng.below(3);
+                // `unwrap_or` (3, 4) keeps the tape.
+                let how = self.rng.below(if self.compiled { 3 } else { 5 });
                 let k = self.rng.below(n + 2);
                 Some(Expr::Element(name, how, k, self.rng.value(-1.0, 1.0)))
             }

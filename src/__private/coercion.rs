@@ -245,6 +245,15 @@ impl<'t, T: Lift<'t>> Lift<'t> for Vec<T> {
     }
 }
 
+/// `opt.unwrap_or(d)` of a tracked `opt` or `d`: what it holds, lifted.
+impl<'t, T: Lift<'t>> Lift<'t> for Option<T> {
+    type Lifted = Option<T::Lifted>;
+    #[inline]
+    fn lift(self, tape: &'t Tape, at: Option<Label>) -> Self::Lifted {
+        self.map(|value| value.lift(tape, at))
+    }
+}
+
 /// The result of a `_tape` function: its value lifted to a `Scalar`, which
 /// must be finite. An infinite intermediate is recorded where its local
 /// derivatives are finite (`enter`), but an infinity that reaches the

@@ -237,6 +237,33 @@ impl Emitter<'_> {
                 let args = args.iter().map(|arg| self.untracked(arg));
                 quote!(#func(#(#args),*))
             }
+            // `opt.unwrap_or(d)` where either holds a tracked value: both
+            // lifted, to one `Option<Scalar>` and one `Scalar`
+            // (`x.iter().copied().reduce(..).unwrap_or(0.0)`).
+            ExprKind::Structural {
+                receiver,
+                method,
+                turbofish: None,
+                args,
+            } if *method == "unwrap_or" && args.len() == 1 => {
+                let receiver = self.expr(receiver, Mode::Lift);
+                match &args[0].kind {
+                    // `*v.last().unwrap_or(&0.0)`: the lifted `Option`
+                    // holds values, so the default is one, and the whole a
+                    // reference again.
+                    ExprKind::Reference {
+                        mutability: None,
+                        expr: default,
+                    } => {
+                        let default = self.expr(default, Mode::Lift);
+                        quote!(&(#receiver.#method(#default)))
+                    }
+                    _ => {
+                        let default = self.expr(&args[0], Mode::Lift);
+                        quote!(#receiver.#method(#default))
+                    }
+                }
+            }
             ExprKind::Structural {
                 receiver,
                 method,
