@@ -411,6 +411,9 @@ fn compile(
     ) {
         return Err(unsupported);
     }
+    if let Some(unsupported) = refusals::call_assigned_to_a_vector(&function.body, &an) {
+        return Err(unsupported);
+    }
     for param in &function.params {
         if let Some(unsupported) = model_moved(function, param, &an) {
             return Err(unsupported);

@@ -799,3 +799,73 @@ pub(super) fn given_its_value_in_a_loop(
     });
     found.into_inner()
 }
+
+/// A call's value assigned to a binding that holds a vector (`let mut g =
+/// [1.0, 0.0]; g = mk(s);`), or one whose shape is not seen: the sweeps
+/// would read the value as a number, which a vector-valued callee's is
+/// not. Bound by a `let` instead (`let g = mk(s);`), it compiles.
+pub(super) fn call_assigned_to_a_vector(block: &Block, an: &Analysis) -> Option<Unsupported> {
+    let models: Vec<String> = an.models.iter().cloned().collect();
+    // `let mut g = mk(1.0);`: a call's value, whose shape the analysis
+    // does not see where the call is on constants.
+    let bound_by_a_call = |name: &str| {
+        let mut found = false;
+        lets(block, &mut |bound, init| {
+            let init = init.unparenthesised();
+            found |= bound == name
+                && crate::emit::is_annotated_call(init, &models)
+                && !analysis::carries(init, &an.active);
+        });
+        found
+    };
+    let test = |expr: &Expr| {
+        let ExprKind::Assign { target, value } = &expr.kind else {
+            return false;
+        };
+        let value = value.unparenthesised();
+        let ExprKind::Path(path) = &target.unparenthesised().kind else {
+            return false;
+        };
+        let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+            return false;
+        };
+        crate::emit::is_annotated_call(value, &models)
+            && !an.vector_calls.contains(&value.id)
+            && (!matches!(an.dims.get(&name), Some(Some(0))) || bound_by_a_call(&name))
+    };
+    find(block, &test).map(|expr| Unsupported {
+        construct:
+            "a call's value assigned to a binding that may hold a vector (bind it by a `let`)"
+                .into(),
+        line: crate::text::line(expr.span),
+    })
+}
+
+/// Every `let` of one name with a value, in `block` and the blocks and
+/// closures inside it.
+fn lets<'m, 'a>(block: &'m Block<'a>, visit: &mut dyn FnMut(&str, &'m Expr<'a>)) {
+    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, visit: &mut dyn FnMut(&str, &'m Expr<'a>)) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => in_expr(child, visit),
+                Child::Block(block) => lets(block, visit),
+            }
+        }
+    }
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                name,
+                init: Some(init),
+                ..
+            } => {
+                if let Some(name) = name {
+                    visit(name, init);
+                }
+                in_expr(init, visit);
+            }
+            Stmt::Expr(expr, _) => in_expr(expr, visit),
+            _ => {}
+        }
+    }
+}
