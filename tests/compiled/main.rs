@@ -45,6 +45,7 @@ mod saved_reads;
 mod shadows;
 mod soundness;
 mod split_calls;
+mod student_code;
 mod support;
 mod vec_edits;
 mod vec_growth;
