@@ -208,13 +208,16 @@ enum Place {
 #[derive(Clone, Debug)]
 enum Stmt {
     /// `let mut acc = 0.0; for w in a.windows(k) { acc += w[..]; }` (or
-    /// `chunks(k)`), the window read as in [`Expr::Windows`].
+    /// `chunks(k)`), the window read as in [`Expr::Windows`]; with
+    /// `enumerated`, `for (q, w) in a.windows(k).enumerate()` and the
+    /// window's term weighted by `q + 1`.
     ForWindows {
         acc: String,
         list: String,
         k: usize,
         chunks: bool,
         square: bool,
+        enumerated: bool,
     },
     Let(String, Expr),
     LetMut(String, Expr),
@@ -813,14 +816,29 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 k,
                 chunks,
                 square,
+                enumerated,
             } => {
                 let (how, body) = window_body(*k, *chunks, *square);
-                let (start, add) = match dialect {
-                    Dialect::Plain => ("0.0_f64".to_owned(), format!("{acc} += {body};")),
-                    Dialect::Dual => ("D::c(0.0)".to_owned(), format!("{acc} = {acc} + {body};")),
+                let (start, add) = match (dialect, enumerated) {
+                    (Dialect::Plain, false) => ("0.0_f64".to_owned(), format!("{acc} += {body};")),
+                    (Dialect::Plain, true) => (
+                        "0.0_f64".to_owned(),
+                        format!("{acc} += ({body}) * (q as f64 + 1.0);"),
+                    ),
+                    (Dialect::Dual, false) => {
+                        ("D::c(0.0)".to_owned(), format!("{acc} = {acc} + {body};"))
+                    }
+                    (Dialect::Dual, true) => (
+                        "D::c(0.0)".to_owned(),
+                        format!("{acc} = {acc} + ({body}) * D::c(q as f64 + 1.0);"),
+                    ),
                 };
                 let _ = writeln!(out, "{pad}let mut {acc} = {start};");
-                let _ = writeln!(out, "{pad}for w in {list}.{how}({k}) {{");
+                if *enumerated {
+                    let _ = writeln!(out, "{pad}for (q, w) in {list}.{how}({k}).enumerate() {{");
+                } else {
+                    let _ = writeln!(out, "{pad}for w in {list}.{how}({k}) {{");
+                }
                 let _ = writeln!(out, "{pad}    {add}");
                 let _ = writeln!(out, "{pad}}}");
             }
@@ -1796,6 +1814,7 @@ impl Gen {
             k,
             chunks,
             square: k >= 2 && self.rng.chance(50),
+            enumerated: self.rng.chance(30),
         });
         self.declare(&acc, Kind::Scalar, false);
         true

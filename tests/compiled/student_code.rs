@@ -303,3 +303,115 @@ fn an_array_given_a_calls_value_by_assignment_then_passed_on() {
         );
     }
 }
+
+// ---------------------------------------------------------------------
+// Natural constructs that kept the tape, now compiled.
+// ---------------------------------------------------------------------
+
+/// `for (x, y) in data` of constant pairs, each `x` a row zipped with the
+/// weights: the row was not known to be a reference into `data`.
+#[differentiable]
+fn logistic_loss(w: &[f64], b: f64, #[constant] data: &[(Vec<f64>, f64)]) -> f64 {
+    let mut total = 0.0;
+    for (x, y) in data {
+        let z = w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>() + b;
+        let p = sigmoid(z);
+        total -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+    }
+    total / data.len() as f64
+}
+
+/// A row borrowed by a `let` in a loop and walked by `zip`: its items
+/// were "values that change" (the borrow was not made again in the
+/// reverse sweep).
+#[differentiable]
+fn embedded_scores(table: &[Vec<f64>], #[constant] tokens: &[usize], w: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for &tok in tokens {
+        let e = &table[tok];
+        let s: f64 = e.iter().zip(w).map(|(a, b)| a * b).sum();
+        total += s.tanh();
+    }
+    total / tokens.len() as f64
+}
+
+/// `for (k, pair) in x.chunks(2).enumerate()`, as a mixture's means are
+/// walked by component.
+#[differentiable]
+fn weighted_pairs(x: &[f64], a: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (k, pair) in x.chunks(2).enumerate() {
+        s += a[k] * pair[0] * pair[1];
+    }
+    let mut t = 0.0;
+    for (j, w) in x.windows(2).enumerate() {
+        t += (j as f64 + 1.0) * (w[1] - w[0]).powi(2);
+    }
+    s + t
+}
+
+#[test]
+fn natural_loops_over_rows_pairs_and_chunks_are_compiled() {
+    let reruns = autodiff::__adjoint::tape_reruns();
+    // Logistic regression: ∂/∂w = Σ (p − y) x / n, ∂/∂b = Σ (p − y) / n.
+    let data = vec![(vec![0.5, -1.0], 1.0), (vec![2.0, 0.25], 0.0)];
+    let (w, b) = ([0.3, -0.7], 0.1);
+    assert_eq!(logistic_loss_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "logistic",
+        logistic_loss_grad(&w, b, &data),
+        logistic_loss_grad_tape(&w, b, &data),
+    );
+    let (mut want_w, mut want_b) = ([0.0; 2], 0.0);
+    for (x, y) in &data {
+        let z = w[0] * x[0] + w[1] * x[1] + b;
+        let p = 1.0 / (1.0 + (-z).exp());
+        want_w[0] += (p - y) * x[0] / 2.0;
+        want_w[1] += (p - y) * x[1] / 2.0;
+        want_b += (p - y) / 2.0;
+    }
+    assert_agree("logistic w", &got.gradient.0, &want_w);
+    assert_agree("logistic b", &[got.gradient.1], &[want_b]);
+    // Embeddings: ∂/∂e_tok = (1 − tanh² s) w / T for each use, ∂/∂w =
+    // Σ (1 − tanh² s) e_tok / T.
+    let table = vec![vec![0.5, -0.25], vec![1.0, 0.75], vec![-0.5, 2.0]];
+    let (tokens, w) = ([2_usize, 0, 2], [0.4, -0.3]);
+    assert_eq!(embedded_scores_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "embed",
+        embedded_scores_grad(&table, &tokens, &w),
+        embedded_scores_grad_tape(&table, &tokens, &w),
+    );
+    let mut want_table = vec![vec![0.0; 2]; 3];
+    let mut want_w = [0.0; 2];
+    for &tok in &tokens {
+        let e = &table[tok];
+        let s = e[0] * w[0] + e[1] * w[1];
+        let d = (1.0 - s.tanh().powi(2)) / 3.0;
+        for j in 0..2 {
+            want_table[tok][j] += d * w[j];
+            want_w[j] += d * e[j];
+        }
+    }
+    for (row, want) in got.gradient.0.iter().zip(&want_table) {
+        assert_agree("embed table", row, want);
+    }
+    assert_agree("embed w", &got.gradient.1, &want_w);
+    // Chunks and windows, enumerated.
+    let (x, a) = ([0.5, -1.0, 2.0, 0.25], [1.5, -2.0]);
+    assert_eq!(weighted_pairs_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "pairs",
+        weighted_pairs_grad(&x, &a),
+        weighted_pairs_grad_tape(&x, &a),
+    );
+    let mut want_x = [a[0] * x[1], a[0] * x[0], a[1] * x[3], a[1] * x[2]];
+    for j in 0..3 {
+        let d = 2.0 * (j as f64 + 1.0) * (x[j + 1] - x[j]);
+        want_x[j + 1] += d;
+        want_x[j] -= d;
+    }
+    assert_agree("pairs x", &got.gradient.0, &want_x);
+    assert_agree("pairs a", &got.gradient.1, &[x[0] * x[1], x[2] * x[3]]);
+    assert_eq!(autodiff::__adjoint::tape_reruns(), reruns, "compiled");
+}

@@ -151,6 +151,14 @@ fn bind(pat: &syn::Pat, yields: &Yields, counts: &mut HashMap<String, usize>) {
             bind(&tuple.elems[0], first, counts);
             bind(&tuple.elems[1], second, counts);
         }
+        // `for (x, y) in data` of a slice of tuples: each name binds a
+        // reference into the item (`x: &Vec<f64>`), a row where it is
+        // walked (`w.iter().zip(x)`).
+        (syn::Pat::Tuple(tuple), Yields::Reference) => {
+            for elem in &tuple.elems {
+                bind(elem, &Yields::Reference, counts);
+            }
+        }
         _ => {}
     }
 }

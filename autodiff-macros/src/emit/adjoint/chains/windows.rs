@@ -124,12 +124,40 @@ pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> 
 /// w_at + n - 1 < x.len() { body } }` (chunks: `.step_by(n)`, no test),
 /// with `w[j]` read as `x[w_at + j]`; under the same conditions as a
 /// chain's, `None` otherwise. `idents` takes the new name.
+///
+/// `for (k, w) in x.chunks(n).enumerate()` is read so too, with `let k =
+/// w_at / n;` (windows: `w_at`) first in the body.
 pub(super) fn for_loop(
     for_loop: &syn::ExprForLoop,
     idents: &mut HashSet<String>,
 ) -> Option<syn::ExprForLoop> {
-    let (chunks, n, slice) = windows_source(&for_loop.expr)??;
-    let syn::Pat::Ident(window) = &*for_loop.pat else {
+    let (source, counter) = match &*for_loop.expr {
+        syn::Expr::MethodCall(call) if call.method == "enumerate" && call.args.is_empty() => {
+            let syn::Pat::Tuple(pair) = &*for_loop.pat else {
+                return None;
+            };
+            let [counter, window] = pair.elems.iter().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            let counter = match counter {
+                syn::Pat::Wild(_) => None,
+                syn::Pat::Ident(counter)
+                    if counter.by_ref.is_none() && counter.subpat.is_none() =>
+                {
+                    Some(counter)
+                }
+                _ => return None,
+            };
+            (&*call.receiver, Some((counter, window)))
+        }
+        source => (source, None),
+    };
+    let (chunks, n, slice) = windows_source(source)??;
+    let window = match counter {
+        Some((_, window)) => window,
+        None => &*for_loop.pat,
+    };
+    let syn::Pat::Ident(window) = window else {
         return None;
     };
     if window.by_ref.is_some() || window.subpat.is_some() || window.mutability.is_some() {
@@ -144,6 +172,11 @@ pub(super) fn for_loop(
         slice,
         &at.to_token_stream(),
     )?;
+    let body = match counter {
+        Some((Some(counter), _)) if chunks => quote!({ let #counter: usize = #at / #n; #body }),
+        Some((Some(counter), _)) => quote!({ let #counter: usize = #at; #body }),
+        _ => body,
+    };
     let (source, test) = walk(chunks, n, slice, &at);
     let body = match test {
         Some(test) => quote!({ if #test #body }),

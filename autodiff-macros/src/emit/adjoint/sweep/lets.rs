@@ -324,7 +324,7 @@ impl<'m> Sweep<'m> {
                 if (self.depth > 0 || self.early)
                     && !*mutable
                     && self.an.bound.get(name.as_str()).copied() == Some(1)
-                    && self.model_part(init)
+                    && (self.model_part(init) || self.row_part(init))
                 {
                     let src = init.source.to_token_stream();
                     prelude.push(quote!(let #syntax = #src;));
@@ -438,6 +438,15 @@ impl<'m> Sweep<'m> {
         matches!(&init.kind, ExprKind::Reference { mutability: None, expr: inner }
             if is_place(inner)
                 && root(inner).is_some_and(|name| self.an.models.contains(&name))
+                && self.fully_available(inner))
+    }
+
+    /// Whether `init` borrows a row the reverse sweep can borrow again
+    /// (`let e = &table[tok];` of a parameter, walked by `e.iter().zip(w)`).
+    pub(super) fn row_part(&self, init: &Expr) -> bool {
+        matches!(&init.kind, ExprKind::Reference { mutability: None, expr: inner }
+            if matches!(inner.kind, ExprKind::Index { .. })
+                && is_place(inner)
                 && self.fully_available(inner))
     }
 
