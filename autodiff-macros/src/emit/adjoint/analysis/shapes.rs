@@ -437,6 +437,12 @@ pub(super) fn model_field_dims(
         }
         if let Some((field, depth)) = indexed(bound_part(init), models) {
             let used = used_depth(block, name);
+            // Passed whole to a call (`let h = m.wte[1].clone(); f(&h)`):
+            // what the part holds is not seen, so the field has no shape
+            // here (its adjoint is then shaped by its value).
+            if used == 0 && passed_whole(block, name) {
+                of_models.borrow_mut().insert(field.clone());
+            }
             if used > 0 {
                 let mut found = found.borrow_mut();
                 let entry = found.entry(field).or_insert((0, false));
@@ -483,6 +489,24 @@ pub(super) fn model_field_dims(
             _ => None,
         };
     }
+}
+
+/// Whether `name` is an argument of a call in `block`, as it is (`f(h)`,
+/// `f(&h)`, `x.forward(&h)`).
+fn passed_whole(block: &Block, name: &str) -> bool {
+    let is_name = |arg: &Expr| {
+        let mut arg = arg.unparenthesised();
+        if let ExprKind::Reference { expr, .. } = &arg.kind {
+            arg = expr.unparenthesised();
+        }
+        matches!(&arg.kind, ExprKind::Path(path) if path.path.is_ident(name))
+    };
+    block.any_expr(&|expr| match &expr.kind {
+        ExprKind::Call { args, .. } | ExprKind::PlainMethod { args, .. } => {
+            args.iter().any(is_name)
+        }
+        _ => false,
+    })
 }
 
 /// Every `let name = init;` in `block`, at any depth.
