@@ -466,6 +466,25 @@ fn relocate_with(tokens: TokenStream, to: Span, made: &[String; 2]) -> TokenStre
         .collect()
 }
 
+/// `tokens` with every `f64` replaced by `_`, for rustc to infer.
+pub fn without_f64(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Group, Ident};
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Ident(ident) if ident == "f64" => {
+                TokenTree::Ident(Ident::new("_", ident.span())).into_token_stream()
+            }
+            TokenTree::Group(group) => {
+                let mut inner = Group::new(group.delimiter(), without_f64(group.stream()));
+                inner.set_span(group.span());
+                TokenTree::Group(inner).into_token_stream()
+            }
+            other => other.into_token_stream(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

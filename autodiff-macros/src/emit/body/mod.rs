@@ -581,6 +581,12 @@ impl<'f> Emitter<'f> {
                                 };
                             }
                         }
+                        if tracked && init.is_empty_vec() {
+                            // `Vec::<f64>::new()` of a binding that holds
+                            // `Scalar`s: its items' type as `_`.
+                            let init = without_f64(init.source.to_token_stream());
+                            return quote!(#(#attrs)* let #syntax = #init;);
+                        }
                         let mode = if lifts { Mode::Lift } else { Mode::Value };
                         let init = self.expr(init, mode);
                         quote!(#(#attrs)* let #syntax = #init;)

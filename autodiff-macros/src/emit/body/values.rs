@@ -2,6 +2,7 @@
 //! tracked operand, and the helpers that read the syntax.
 
 use super::*;
+pub(super) use crate::text::without_f64;
 
 impl Emitter<'_> {
     /// `( inner )`: a rewritten operation or call is one generated call,
@@ -267,25 +268,6 @@ pub(super) fn f64_unary(expr: &Expr) -> Option<&'static str> {
         crate::vocabulary::Shape::Unary(name) => Some(name),
         _ => None,
     }
-}
-
-/// `tokens` with every `f64` replaced by `_`, for rustc to infer.
-pub(super) fn without_f64(tokens: TokenStream) -> TokenStream {
-    use proc_macro2::{Group, TokenTree};
-    tokens
-        .into_iter()
-        .map(|token| match token {
-            TokenTree::Ident(ident) if ident == "f64" => {
-                TokenTree::Ident(Ident::new("_", ident.span())).into_token_stream()
-            }
-            TokenTree::Group(group) => {
-                let mut inner = Group::new(group.delimiter(), without_f64(group.stream()));
-                inner.set_span(group.span());
-                TokenTree::Group(inner).into_token_stream()
-            }
-            other => other.into_token_stream(),
-        })
-        .collect()
 }
 
 /// A recording twin to call: a free function's, through its companion (a

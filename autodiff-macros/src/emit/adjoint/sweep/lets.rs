@@ -380,6 +380,8 @@ impl<'m> Sweep<'m> {
                     let mutability = mutable.then(|| quote!(mut));
                     let adjoint = &self.adjoint;
                     if init.is_empty_vec() {
+                        // (`Vec::<f64>::new()`: its items' type as `_`.)
+                        let v = crate::text::without_f64(v);
                         f.push(
                             quote!(let #mutability #ident: ::std::vec::Vec<::autodiff::Dual> = #v;),
                         );
