@@ -182,8 +182,6 @@ pub enum Reason {
     BindFirst(&'static str),
     /// A call of something that is not a named function.
     CallOfExpression,
-    /// A call with generic arguments or a qualified self type.
-    CallWithGenerics,
     /// A call by a bare name that a `use` inside the body may import
     /// (`Some(path)` for a glob's): which function it is cannot be seen.
     ImportedCallee(String, Option<String>),

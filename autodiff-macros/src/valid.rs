@@ -73,9 +73,6 @@ fn message(reason: &Reason) -> String {
         Reason::ImportedCallee(name, Some(glob)) => format!(
             "`{name}` may come from `use {glob}::*` inside the body, where #[differentiable] cannot see which function it is (it would take another `{name}` of the module for it): call it by its path, or move the `use` to the top of the module"
         ),
-        Reason::CallWithGenerics => {
-            "call #[differentiable] functions by plain path, without generic arguments".to_owned()
-        }
         Reason::Macro(path) => {
             format!(
                 "macro `{path}!` is not supported {IN_BODY}; supported: `vec!`, {}",

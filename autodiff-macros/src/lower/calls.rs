@@ -277,6 +277,8 @@ impl<'a> Lower<'a> {
                 args: self.exprs(args),
             };
         }
+        // `smoothing::<3>()`, `<T as Trait>::f(n)`: no annotated function
+        // is generic, so a plain one, which takes plain values.
         if func.qself.is_some()
             || func
                 .path
@@ -284,7 +286,10 @@ impl<'a> Lower<'a> {
                 .iter()
                 .any(|s| !matches!(s.arguments, syn::PathArguments::None))
         {
-            return self.invalid(&call.func, Reason::CallWithGenerics);
+            return ExprKind::PlainCall {
+                func,
+                args: self.exprs(args),
+            };
         }
         if segments.len() == 1 {
             if let Some(glob) = self.imports.import_of(last) {
