@@ -177,6 +177,29 @@ fn models_in_expr(expr: &crate::ast::Expr, names: &mut Vec<String>) {
                 names.push(name.clone());
             }
         }
+        // Each side of a `zip` (`for (layer, g) in net.layers.iter()
+        // .zip(&net.gains)`): the item of a side that reads a model.
+        if let (
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            },
+            syn::Pat::Tuple(tuple),
+        ) = (&iter.kind, pat.syntax)
+        {
+            if *method == "zip" && args.len() == 1 && tuple.elems.len() == 2 {
+                for (side, elem) in [&**receiver, &args[0]].into_iter().zip(&tuple.elems) {
+                    if let syn::Pat::Ident(ident) = elem {
+                        let name = ident.ident.to_string();
+                        if reads_model(side, names) && !names.contains(&name) {
+                            names.push(name);
+                        }
+                    }
+                }
+            }
+        }
     }
     // A closure's item over models (`net.layers.iter().map(|l|
     // l.norm())`, `fold(0.0, |acc, l| ..)`): its last input.
