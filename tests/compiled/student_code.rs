@@ -415,3 +415,132 @@ fn natural_loops_over_rows_pairs_and_chunks_are_compiled() {
     assert_agree("pairs a", &got.gradient.1, &[x[0] * x[1], x[2] * x[3]]);
     assert_eq!(autodiff::__adjoint::tape_reruns(), reruns, "compiled");
 }
+
+// ---------------------------------------------------------------------
+// Models and helpers (a probe of models and training).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn double_row(a: &[f64]) -> Vec<f64> {
+    a.iter().map(|p| 2.0 * p).collect()
+}
+
+#[differentiable]
+fn sum_sq(a: &[f64]) -> f64 {
+    a.iter().map(|p| p * p).sum()
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Embedding {
+    wte: Vec<Vec<f64>>,
+}
+
+/// A model's row bound by a `let` (cloned or borrowed), then passed
+/// whole to a helper: its adjoint was shaped as a number (the field read
+/// by one index, the binding never indexed), E0308.
+#[differentiable]
+fn row_then_helper(m: &Embedding, #[constant] tok: usize) -> f64 {
+    let h = m.wte[tok].clone();
+    let e = &m.wte[1 - tok];
+    let d = double_row(e);
+    sum_sq(&h) + d[0] * d[1]
+}
+
+/// `Vec::<f64>::new()` grown by tracked values: the recording twin kept
+/// its `f64`, E0308.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn grown_by_turbofish(x: &[f64]) -> f64 {
+    let mut v = Vec::<f64>::with_capacity(x.len());
+    for i in 0..x.len() {
+        v.push(x[i] * x[i]);
+    }
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * (i as f64 + 1.0);
+    }
+    s
+}
+
+/// A plain generic helper called with a turbofish on constants: refused
+/// as if it were an annotated call.
+fn smoothing<const K: usize>() -> f64 {
+    0.1 / K as f64
+}
+
+#[differentiable]
+fn smoothed(x: f64) -> f64 {
+    x * smoothing::<4>() + std::mem::size_of::<f64>() as f64
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Scorer {
+    w: Vec<f64>,
+}
+
+#[differentiable]
+impl Scorer {
+    fn score(&self, #[constant] x: &[f64]) -> f64 {
+        self.w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>()
+    }
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Gained {
+    layers: Vec<Scorer>,
+    gains: Vec<f64>,
+}
+
+#[differentiable]
+impl Gained {
+    /// Layers walked by `zip` with another field: the item was not known
+    /// to be a model, and its method was looked up on the twin (E0599).
+    fn zipped(&self, #[constant] x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (layer, g) in self.layers.iter().zip(&self.gains) {
+            s += g * layer.score(x);
+        }
+        s
+    }
+}
+
+#[test]
+fn models_rows_and_helpers_that_did_not_build() {
+    // sum_sq(row tok) + 4·e0·e1 of the other row.
+    let m = Embedding {
+        wte: vec![vec![1.0, 2.0], vec![3.0, -4.0]],
+    };
+    let got = row_then_helper_grad(&m, 1).unwrap();
+    let tape = row_then_helper_grad_tape(&m, 1).unwrap();
+    assert_eq!(got.value, 25.0 + 4.0 * 2.0);
+    assert_eq!(got.value, tape.value);
+    assert_eq!(got.gradient.wte, vec![vec![8.0, 4.0], vec![6.0, -8.0]]);
+    assert_eq!(tape.gradient.wte, got.gradient.wte);
+    assert_eq!(row_then_helper_grad_path(), GradientPath::Compiled);
+    // Σ (i + 1)·xᵢ²: ∂ = 2(i + 1)xᵢ, H = diag(2(i + 1)).
+    let got = compiled(|stack| grown_by_turbofish_adjoint(stack, &[1.0, -2.0]));
+    assert_eq!(got.value, 9.0);
+    assert_agree("turbofish", &got.gradient, &[2.0, -8.0]);
+    let hvp = grown_by_turbofish_hvp(&[1.0, -2.0], vec![1.0, 1.0]).unwrap();
+    assert_agree("turbofish H v", &hvp.hvp, &[2.0, 4.0]);
+    // 0.025x + 8.
+    let got = compiled(|stack| smoothed_adjoint(stack, 2.0));
+    assert_eq!((got.value, got.gradient), (8.05, 0.025));
+    // Σ gₖ wₖ·x: ∂/∂wₖ = gₖ x, ∂/∂gₖ = wₖ·x.
+    let net = Gained {
+        layers: vec![Scorer { w: vec![1.0, 2.0] }, Scorer { w: vec![3.0, 4.0] }],
+        gains: vec![0.5, -1.0],
+    };
+    let x = [0.5, 0.25];
+    let got = net.zipped_grad(&x).unwrap();
+    let tape = net.zipped_grad_tape(&x).unwrap();
+    assert_eq!(got.value, 0.5 - 2.5);
+    assert_eq!(got.value, tape.value);
+    assert_eq!(got.gradient.gains, vec![1.0, 2.5]);
+    assert_eq!(tape.gradient.gains, vec![1.0, 2.5]);
+    for (layer, g) in got.gradient.layers.iter().zip([0.5, -1.0]) {
+        assert_eq!(layer.w, vec![g * x[0], g * x[1]]);
+    }
+    assert!(net.zipped_check(&x).unwrap().passed());
+    assert_eq!(net.zipped_grad_path(), GradientPath::Compiled);
+}
