@@ -439,6 +439,9 @@ enum StackIter {
     Range,
     /// `for (layer_k, layer) in ms.iter().enumerate()`.
     Enumerate,
+    /// `for (layer, _layer_z) in ms.iter().zip(ms.iter().skip(1))`: a model
+    /// beside another, each side of a `zip`.
+    Zip,
 }
 
 impl StackIter {
@@ -448,6 +451,7 @@ impl StackIter {
             StackIter::Iter => format!("{stack}.iter()"),
             StackIter::Range => format!("&{stack}[..]"),
             StackIter::Enumerate => format!("{stack}.iter().enumerate()"),
+            StackIter::Zip => format!("{stack}.iter().zip({stack}.iter().skip(1))"),
         }
     }
 
@@ -455,6 +459,7 @@ impl StackIter {
     fn pattern(self, layer: &str) -> String {
         match self {
             StackIter::Enumerate => format!("({layer}_k, {layer})"),
+            StackIter::Zip => format!("({layer}, _{layer}_z)"),
             _ => layer.to_owned(),
         }
     }
@@ -2587,7 +2592,8 @@ impl Gen {
             StackIter::Iter,
             StackIter::Range,
             StackIter::Enumerate,
-        ][self.rng.below(4)];
+            StackIter::Zip,
+        ][self.rng.below(5)];
         let layer = self.fresh("layer");
         let layers = top && self.loops.is_empty() && !self.tags.contains(&"early return");
         let call = match self.rng.below(3) {
@@ -4066,8 +4072,8 @@ fn run(
     let compiled = !FELL_BACK.with(|c| c.get());
     if !compiled && must_compile {
         // A fallback is slow, not wrong: a long run notes it and checks on.
-        assert!(LENIENT, "{name}: drawn from compiled constructs, keeps the tape\n{source}");
-        eprintln!("{name}: drawn from compiled constructs, keeps the tape (not failed: RANDOM_FUNCTIONS_LENIENT)");
+        assert!(LENIENT, "{name}: drawn from compiled constructs, keeps the tape ({path:?})\n{source}");
+        eprintln!("{name}: drawn from compiled constructs, keeps the tape ({path:?}; not failed: RANDOM_FUNCTIONS_LENIENT)");
     }
     let tape_result = tape(at);
     let entry = report.0.entry(name.to_owned()).or_insert_with(|| {
