@@ -58,6 +58,12 @@
 //! 3. **The same element.** `w1_bar[i][j]` is `w1[i][j]`. A scalar binding
 //!    inside `f`'s loops (`for j { let z = ..; }`) may be written by the
 //!    student as an array over those loops: `z_bar[j]` is `z` at `j`.
+//! 4. **A name bound again.** Where `f` binds a name several times in that
+//!    iteration (`let h = w * x; let h = h.tanh();`) and the student
+//!    declares its adjoint as many times there, the student's first `let
+//!    h_bar` is the adjoint of `f`'s last `h`, the next of the one before,
+//!    as a backward pass walks the statements in reverse. With another
+//!    count, every `h_bar` is the last `h`'s.
 //!
 //! A binding `f` rewrites from itself in a loop (a recurrence, `a =
 //! (w[j] * a).sin()` over `j`) has a different adjoint in every
@@ -382,13 +388,54 @@ fn adjoint_rows(
     let mut groups: Vec<((usize, *const StudentStatement), usize)> = Vec::new();
     let mut by_sequence: Vec<Write> = latest.into_values().collect();
     by_sequence.sort_by_key(|write| write.sequence);
+    // The `let`s of each name in each iteration, in order: the student's
+    // second `let h_bar` there is the adjoint of `f`'s second-last `let h`
+    // (see `Shadow`).
+    let mut lets: Vec<(&str, &[Iteration], Vec<usize>)> = Vec::new();
+    for write in &by_sequence {
+        let context = declarations[write.declaration].as_slice();
+        match lets
+            .iter_mut()
+            .find(|(name, around, _)| *name == write.name && *around == context)
+        {
+            Some((_, _, ids)) => {
+                if !ids.contains(&write.declaration) {
+                    ids.push(write.declaration);
+                }
+            }
+            None => lets.push((write.name, context, vec![write.declaration])),
+        }
+    }
+    let shadow = |write: &Write| {
+        let context = declarations[write.declaration].as_slice();
+        lets.iter()
+            .find(|(name, around, _)| *name == write.name && *around == context)
+            .map_or(
+                Shadow {
+                    ordinal: 0,
+                    lets: 1,
+                },
+                |(_, _, ids)| {
+                    let mut ids = ids.clone();
+                    ids.sort_unstable();
+                    Shadow {
+                        ordinal: ids
+                            .iter()
+                            .position(|id| *id == write.declaration)
+                            .unwrap_or(0),
+                        lets: ids.len(),
+                    }
+                },
+            )
+    };
     for write in by_sequence {
+        let shadow = shadow(&write);
         let key = (
             write.declaration,
             write.statement as *const StudentStatement,
         );
         let context = &declarations[write.declaration];
-        let (found, note) = find_exact(exact, write.name, context, &write.path);
+        let (found, note) = find_exact(exact, write.name, context, &write.path, shadow);
         let element = BackwardElement {
             path: write.path.clone(),
             iterations: write.iterations.clone(),
@@ -446,14 +493,29 @@ pub(crate) fn binding_of(name: &str) -> &str {
         .unwrap_or(name)
 }
 
+/// Which of the student's `let`s of one adjoint name in one iteration a
+/// write belongs to: the `ordinal`-th of `lets`.
+#[derive(Clone, Copy)]
+struct Shadow {
+    ordinal: usize,
+    lets: usize,
+}
+
 /// The exact adjoint of element `path` of the binding `name` stands for,
 /// in the iteration the loops `context` around its `let` pick; or why
 /// there is none.
+///
+/// Where `f` binds the name again in that iteration (`let h = ..; let h
+/// = h.tanh();`) and the student declares its adjoint as many times, the
+/// student's first `let h_bar` is the adjoint of `f`'s last `h`, the
+/// second of the one before, and so on, as a backward pass walks the
+/// statements in reverse; otherwise the last binding's.
 fn find_exact(
     exact: &[Exact],
     name: &str,
     context: &[Iteration],
     path: &[usize],
+    shadow: Shadow,
 ) -> (Option<f64>, Option<String>) {
     let binding = binding_of(name);
     let candidates: Vec<&Exact> = exact.iter().filter(|probe| probe.name == binding).collect();
@@ -463,10 +525,23 @@ fn find_exact(
             Some(format!("`f` has no binding `{binding}` (for `{name}`)")),
         );
     }
-    let same_element = candidates
+    // Each binding of the name there, at its last write: a `let` starts
+    // one, an assignment (`h = ..`, `h += ..`) writes the one before.
+    let mut bindings: Vec<&Exact> = Vec::new();
+    for probe in candidates
         .iter()
-        .rev()
-        .find(|probe| probe.path == path && same_iteration(context, &probe.iterations, &[]));
+        .filter(|probe| probe.path == path && same_iteration(context, &probe.iterations, &[]))
+    {
+        match bindings.last_mut() {
+            Some(last) if probe.reassigned => *last = probe,
+            _ => bindings.push(probe),
+        }
+    }
+    let same_element = match bindings.len() {
+        0 => None,
+        count if count > 1 && count == shadow.lets => Some(bindings[count - 1 - shadow.ordinal]),
+        count => Some(bindings[count - 1]),
+    };
     if let Some(probe) = same_element {
         if let Some(note) = recurrence_note(&candidates, probe, context, binding) {
             return (None, Some(note));

@@ -399,3 +399,96 @@ fn an_adjoint_with_nothing_to_compare_with_is_never_said_to_agree(
     );
     Ok(())
 }
+
+// A name bound again (`let h = ..; let h = h.tanh();`): the student's
+// first `let h_bar` is the adjoint of the last `h`, the next of the one
+// before, as a backward pass walks the statements in reverse. Every
+// `h_bar` was compared with the last `h`'s adjoint, so a correct pass was
+// reported wrong.
+
+#[differentiable]
+fn shadowed(w: [f64; 2], x: f64) -> f64 {
+    let h = w[0] * x;
+    let h = (h + w[1]).tanh();
+    let h = h * h * 3.0;
+    h.sin()
+}
+
+#[backward(shadowed)]
+fn shadowed_backward(w: [f64; 2], x: f64) -> ([f64; 2], f64) {
+    let a = w[0] * x;
+    let b = (a + w[1]).tanh();
+    let c = b * b * 3.0;
+    let h_bar = c.cos();
+    let h_bar = h_bar * 6.0 * b;
+    let h_bar = h_bar * (1.0 - b * b);
+    ([h_bar * x, h_bar], h_bar * w[0])
+}
+
+#[backward(shadowed)]
+fn shadowed_backward_wrong(w: [f64; 2], x: f64) -> ([f64; 2], f64) {
+    let a = w[0] * x;
+    let b = (a + w[1]).tanh();
+    let c = b * b * 3.0;
+    let h_bar = c.cos();
+    let h_bar = h_bar * 3.0 * b;
+    let h_bar = h_bar * (1.0 - b * b);
+    ([h_bar * x, h_bar], h_bar * w[0])
+}
+
+#[differentiable]
+fn shadowed_in_a_loop(w: [f64; 3], x: f64) -> f64 {
+    let mut y = 0.0;
+    for j in 0..3 {
+        let h = w[j] * x;
+        let h = h.tanh();
+        y += h * h;
+    }
+    y
+}
+
+#[backward(shadowed_in_a_loop)]
+fn shadowed_in_a_loop_backward(w: [f64; 3], x: f64) -> ([f64; 3], f64) {
+    let mut w_bar = [0.0; 3];
+    let mut x_bar = 0.0;
+    for j in 0..3 {
+        let t = (w[j] * x).tanh();
+        let h_bar = 2.0 * t;
+        let h_bar = h_bar * (1.0 - t * t);
+        w_bar[j] = h_bar * x;
+        x_bar += h_bar * w[j];
+    }
+    (w_bar, x_bar)
+}
+
+#[test]
+fn a_name_bound_again_is_matched_binding_by_binding() -> Result<(), ScalarAutodiffError> {
+    let (w, x) = ([0.3, -0.2], 1.5);
+    let report = shadowed_backward_check(w, x)?;
+    assert!(report.passed(), "{report}");
+    // The exact adjoints, by hand: of the third h, the second, the first.
+    let (a, b) = (w[0] * x, (w[0] * x + w[1]).tanh());
+    let third = (3.0 * b * b).cos();
+    let second = third * 6.0 * b;
+    let first = second * (1.0 - b * b);
+    let _ = a;
+    let exact: Vec<f64> = report.rows()[..3]
+        .iter()
+        .map(|row| row.exact()[0].expect("compared"))
+        .collect();
+    assert_eq!(exact.len(), 3);
+    for (got, want) in exact.iter().zip([third, second, first]) {
+        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    }
+    // A factor 3 for 6 in the second: that statement, not the third.
+    let report = shadowed_backward_wrong_check(w, x)?;
+    assert!(!report.passed());
+    let culprit = report.first_wrong().expect("a wrong row");
+    assert_eq!(culprit.name(), "h_bar");
+    assert_eq!(report.rows()[1].verdict(), RowVerdict::Wrong);
+    assert_eq!(culprit.line(), report.rows()[1].line());
+    // In a loop, each iteration's two `h`s.
+    let report = shadowed_in_a_loop_backward_check([0.4, -0.8, 1.1], 0.9)?;
+    assert!(report.passed(), "{report}");
+    Ok(())
+}
