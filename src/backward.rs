@@ -310,6 +310,9 @@ pub struct BackwardReport {
     function: &'static str,
     rows: Vec<BackwardRow>,
     culprit: Option<usize>,
+    /// An iteration of `f` that an adjoint computed in loops has no row
+    /// for, per adjoint name (a loop that stops early: `1..3` for `0..3`).
+    missing: Vec<(&'static str, Vec<Iteration>)>,
 }
 
 impl BackwardReport {
@@ -365,12 +368,82 @@ impl BackwardReport {
             }
         }));
         let culprit = culprit(&rows);
+        let missing = missing_iterations(&rows, &exact);
         Self {
             function,
             rows,
             culprit,
+            missing,
         }
     }
+
+    /// The first iteration of `f` in which the adjoint `name` (as the
+    /// student writes it, `d_bar`), computed inside loops, has no row: the
+    /// student's loop stops early or starts late. `None` when every
+    /// iteration of `f`'s loops named as the student's has one.
+    pub fn missing_iteration(&self, name: &str) -> Option<&[Iteration]> {
+        self.missing
+            .iter()
+            .find(|(missing, _)| *missing == name)
+            .map(|(_, iterations)| iterations.as_slice())
+    }
+}
+
+/// For each adjoint the student computes inside loops, the first
+/// iteration of `f`'s binding (over the loop variables the student's
+/// loops name) with no row of the student's.
+fn missing_iterations(
+    rows: &[BackwardRow],
+    exact: &[Exact],
+) -> Vec<(&'static str, Vec<Iteration>)> {
+    let mut missing = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for row in rows {
+        if row.kind != RowKind::Adjoint || row.indices.is_empty() || seen.contains(&row.name) {
+            continue;
+        }
+        seen.push(row.name);
+        let ours: Vec<&Vec<Iteration>> = rows
+            .iter()
+            .filter(|other| other.kind == RowKind::Adjoint && other.name == row.name)
+            .map(|other| &other.indices)
+            .collect();
+        let names: Vec<&str> = row.indices.iter().map(|iteration| iteration.name).collect();
+        let values = |iterations: &[Iteration]| -> Option<Vec<i64>> {
+            names
+                .iter()
+                .map(|name| {
+                    iterations
+                        .iter()
+                        .find(|iteration| iteration.name == *name && !iteration.counted)
+                        .map(|iteration| iteration.value)
+                })
+                .collect()
+        };
+        let written: Vec<Vec<i64>> = ours.iter().filter_map(|ours| values(ours)).collect();
+        let binding = binding_of(row.name);
+        let first = exact
+            .iter()
+            .filter(|probe| probe.name == binding && probe.adjoint.is_some())
+            .find_map(|probe| {
+                let theirs = values(&probe.iterations)?;
+                (!written.contains(&theirs)).then(|| {
+                    names
+                        .iter()
+                        .zip(&theirs)
+                        .map(|(name, value)| Iteration {
+                            name,
+                            value: *value,
+                            counted: false,
+                        })
+                        .collect::<Vec<_>>()
+                })
+            });
+        if let Some(first) = first {
+            missing.push((row.name, first));
+        }
+    }
+    missing
 }
 
 /// The latest write of every element, grouped into rows by declaration
@@ -813,10 +886,32 @@ impl fmt::Display for BackwardReport {
                         formatter,
                         "; it reads no other adjoint — this statement is wrong"
                     ),
+                    (_, [one]) if self.missing_iteration(one).is_some() => {
+                        let at = self.missing_iteration(one).unwrap_or_default();
+                        writeln!(
+                            formatter,
+                            "; `{one}`, which it reads, agrees where you computed it, but has no row at {}, which `f` runs — a loop that stops early or starts late misses that contribution",
+                            BackwardRow::at(None, at)
+                        )
+                    }
                     (_, [one]) => writeln!(
                         formatter,
                         "; `{one}`, which it reads, agrees — this statement's local derivative is wrong"
                     ),
+                    (_, names)
+                        if names.iter().any(|name| self.missing_iteration(name).is_some()) =>
+                    {
+                        let (name, at) = names
+                            .iter()
+                            .find_map(|name| Some((name, self.missing_iteration(name)?)))
+                            .unwrap_or((&names[0], &[]));
+                        writeln!(
+                            formatter,
+                            "; {}, which it reads, agree where you computed them, but `{name}` has no row at {}, which `f` runs — a loop that stops early or starts late misses that contribution",
+                            quoted(names),
+                            BackwardRow::at(None, at)
+                        )
+                    }
                     (_, names) => {
                         let names: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
                         writeln!(

@@ -492,3 +492,62 @@ fn a_name_bound_again_is_matched_binding_by_binding() -> Result<(), ScalarAutodi
     assert!(report.passed(), "{report}");
     Ok(())
 }
+
+// A backward loop that starts late (`1..3` for `0..3`): the accumulation
+// it misses was blamed on the statement's local derivative.
+
+#[differentiable]
+fn neighbours(x: [f64; 4]) -> f64 {
+    let mut t = 0.0;
+    for i in 0..3 {
+        let d = x[i + 1] * x[i];
+        t += d.sin();
+    }
+    t
+}
+
+#[backward(neighbours)]
+#[allow(clippy::needless_range_loop)]
+fn neighbours_backward_late(x: [f64; 4]) -> [f64; 4] {
+    let mut x_bar = [0.0; 4];
+    for i in 1..3 {
+        let d = x[i + 1] * x[i];
+        let d_bar = d.cos();
+        x_bar[i + 1] += d_bar * x[i];
+        x_bar[i] += d_bar * x[i + 1];
+    }
+    x_bar
+}
+
+#[backward(neighbours)]
+#[allow(clippy::needless_range_loop)]
+fn neighbours_backward(x: [f64; 4]) -> [f64; 4] {
+    let mut x_bar = [0.0; 4];
+    for i in 0..3 {
+        let d = x[i + 1] * x[i];
+        let d_bar = d.cos();
+        x_bar[i + 1] += d_bar * x[i];
+        x_bar[i] += d_bar * x[i + 1];
+    }
+    x_bar
+}
+
+#[test]
+fn a_loop_that_starts_late_is_said_to_miss_an_iteration() -> Result<(), ScalarAutodiffError> {
+    let x = [0.3, -0.7, 1.2, 0.5];
+    let report = neighbours_backward_late_check(x)?;
+    assert!(!report.passed());
+    let missing = report.missing_iteration("d_bar").expect("i = 0 missing");
+    assert_eq!(missing.len(), 1);
+    assert_eq!((missing[0].name, missing[0].value), ("i", 0));
+    let text = report.to_string();
+    assert!(
+        text.contains("has no row at i = 0, which `f` runs"),
+        "{text}"
+    );
+    // The same pass over every iteration: nothing missing, all exact.
+    let report = neighbours_backward_check(x)?;
+    assert!(report.passed(), "{report}");
+    assert!(report.missing_iteration("d_bar").is_none());
+    Ok(())
+}
