@@ -126,10 +126,49 @@ fn dims_expr(expr: &Expr, dims: &mut HashMap<String, Option<usize>>, grown: &Has
             dims.insert(name.clone(), None);
         }
     }
+    // `for item in a.iter().cloned()` (or `.copied()`, after `rev`,
+    // `skip`, ..) of a place of known shape: its items' (what a `collect`
+    // is read as, `v.push(item)`).
+    if let ExprKind::For { pat, iter, .. } = &expr.kind {
+        if let (syn::Pat::Ident(ident), Some(items)) = (pat.syntax, copied_items(iter, dims)) {
+            if ident.by_ref.is_none() && ident.subpat.is_none() {
+                dims.insert(ident.ident.to_string(), Some(items));
+            }
+        }
+    }
     for child in expr.children() {
         match child {
             Child::Expr(child) => dims_expr(child, dims, grown),
             Child::Block(block) => dims_block(block, dims, grown),
+        }
+    }
+}
+
+/// The shape of the items `iter` copies out of a place: `a.iter().copied()`
+/// (`cloned()`, with `rev`, `skip(k)`, `take(k)`, `step_by(k)` between) of
+/// an `a` of known shape, one index less; `None` for anything else.
+fn copied_items(iter: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize> {
+    let ExprKind::Structural {
+        receiver, method, ..
+    } = &iter.unparenthesised().kind
+    else {
+        return None;
+    };
+    if !matches!(method.to_string().as_str(), "copied" | "cloned") {
+        return None;
+    }
+    let mut source = &**receiver;
+    loop {
+        let ExprKind::Structural {
+            receiver, method, ..
+        } = &source.kind
+        else {
+            return None;
+        };
+        match method.to_string().as_str() {
+            "rev" | "skip" | "take" | "step_by" => source = receiver,
+            "iter" => return dims_of(receiver, dims)?.checked_sub(1),
+            _ => return None,
         }
     }
 }
