@@ -142,7 +142,8 @@ enum Expr {
     /// An element through an `Option`: `if let Some(v) = a.first()`
     /// (0), `match a.last()` (1) or `match a.get(k)` with `Some(&v)` (2),
     /// `a.last().copied().unwrap_or(e)` (3) or `*a.get(k).unwrap_or(&e)`
-    /// (4, the two on the tape), and the value when there is none.
+    /// (4, the two on the tape), `*a.last().unwrap()` (5) or
+    /// `a.first().copied().unwrap()` (6), and the value when there is none.
     Element(String, usize, usize, f64),
     /// A reduction over the items of a slice, array or `Vec`, as course
     /// code writes it: `a.iter().map(|t| t * t).sum::<f64>()` (0), a dot
@@ -712,7 +713,9 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 1 => format!("(match {name}.last() {{ Some(v) => *v * {two}, None => {none} }})"),
                 2 => format!("(match {name}.get({k}) {{ None => {none}, Some(&v) => v.sin() }})"),
                 3 => format!("({name}.last().copied().unwrap_or({none}) * {two})"),
-                _ => format!("(*{name}.get({k}).unwrap_or(&{none}))"),
+                4 => format!("(*{name}.get({k}).unwrap_or(&{none}))"),
+                5 => format!("(*{name}.last().unwrap() * {two})"),
+                _ => format!("{name}.first().copied().unwrap().sin()"),
             }
         }
     }
@@ -3610,7 +3613,12 @@ impl Gen {
                     _ => 1,
                 };
                 // `unwrap_or` (3, 4) keeps the tape.
-                let how = self.rng.below(if self.compiled { 3 } else { 5 });
+                let how = loop {
+                    let how = self.rng.below(7);
+                    if !self.compiled || !(3..5).contains(&how) {
+                        break how;
+                    }
+                };
                 let k = self.rng.below(n + 2);
                 Some(Expr::Element(name, how, k, self.rng.value(-1.0, 1.0)))
             }

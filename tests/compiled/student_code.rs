@@ -590,3 +590,62 @@ fn a_collected_vec_grown_in_a_body_with_return_is_compiled() {
     let got = collected_then_grown_grad(&x, 11.0).unwrap();
     assert_eq!((got.value, got.gradient.1), (11.0, 1.0));
 }
+
+/// An element through `unwrap()` (`*x.last().unwrap()`, `x.first()
+/// .copied().unwrap()`) and a `match` on `x.first()` whose `None` arm
+/// returns: each kept the tape ("a binding whose shape the reverse sweep
+/// cannot see").
+#[differentiable]
+fn ends_unwrapped(x: &[f64], w: f64) -> f64 {
+    let first = match x.first() {
+        Some(v) => *v,
+        None => return 0.0,
+    };
+    let last = *x.last().unwrap();
+    let again = x.first().copied().unwrap();
+    w * first * last + again.sin() + x.last().unwrap() * w
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Tail {
+    w: f64,
+    v: Vec<f64>,
+}
+
+#[differentiable]
+impl Tail {
+    fn last_times(&self) -> f64 {
+        let l = self.v.last().unwrap();
+        l * self.w
+    }
+}
+
+#[test]
+fn elements_through_unwrap_and_a_returning_match_are_compiled() {
+    // w·x0·xn + sin x0 + xn·w.
+    let (x, w) = ([0.5, -1.0, 2.0], 1.5);
+    assert_eq!(ends_unwrapped_grad_path(), GradientPath::Compiled);
+    let got = compiled(|stack| ends_unwrapped_adjoint(stack, &x, w));
+    assert_eq!(got.value, ends_unwrapped(&x, w));
+    assert_agree(
+        "ends x",
+        &got.gradient.0,
+        &[w * x[2] + x[0].cos(), 0.0, w * x[0] + w],
+    );
+    assert_agree("ends w", &[got.gradient.1], &[x[0] * x[2] + x[2]]);
+    agree(
+        "ends tape",
+        ends_unwrapped_grad(&x, w),
+        ends_unwrapped_grad_tape(&x, w),
+    );
+    // `None => return 0.0`.
+    let empty = ends_unwrapped_grad(&[], w).unwrap();
+    assert_eq!((empty.value, empty.gradient.1), (0.0, 0.0));
+    let tail = Tail {
+        w: 3.0,
+        v: vec![0.5, 0.7, 0.9],
+    };
+    assert_eq!(tail.last_times_grad_path(), GradientPath::Compiled);
+    let got = tail.last_times_grad().unwrap();
+    assert_eq!((got.gradient.w, got.gradient.v), (0.9, vec![0.0, 0.0, 3.0]));
+}

@@ -302,6 +302,10 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
                 expr.kind,
                 ExprKind::Closure { .. } | ExprKind::Let { .. } | ExprKind::Match { .. }
             )
+        })
+        // `x.last().unwrap()`: the element (see `chains::options`).
+        || function.body.any_expr(&|expr| {
+            matches!(&expr.kind, ExprKind::Structural { method, .. } if *method == "unwrap")
         });
     if !reduces {
         return None;

@@ -7,6 +7,9 @@
 //! length. A pattern `Some(&v)` binds the element's value (`let v =
 //! x[0];`), `Some(_)` nothing.
 //!
+//! `x.first().unwrap()` (and `last`, `get`, through `copied()` or
+//! `cloned()`) is the element itself, `(&x[0])` (`x[0]`).
+//!
 //! Only for a slice that is a place (`x`, `m[i]`) and, for `get`, an index
 //! that is a name or a literal (read twice); a `match` of exactly a
 //! `Some(..)` arm and a `None` (or `_`) arm, without guards; and where `a`
@@ -84,9 +87,29 @@ impl Lowering<'_> {
     }
 
     /// `expr` rewritten, if it is an `if let` or `match` on `x.first()`,
-    /// `x.last()` or `x.get(i)`.
+    /// `x.last()` or `x.get(i)`, or an `unwrap()` of one (`*x.last()
+    /// .unwrap()` reads `*(&x[x.len() - 1])`; `x.first().copied().unwrap()`
+    /// reads `x[0]`; on an empty `x` both panic, as the `unwrap` does).
     fn option_of_element(&self, expr: &syn::Expr) -> Option<syn::Expr> {
         match expr {
+            syn::Expr::MethodCall(call)
+                if call.method == "unwrap" && call.args.is_empty() && call.turbofish.is_none() =>
+            {
+                let span = call.method.span();
+                match &*call.receiver {
+                    syn::Expr::MethodCall(copied)
+                        if (copied.method == "copied" || copied.method == "cloned")
+                            && copied.args.is_empty() =>
+                    {
+                        let (_, element) = element_of(&copied.receiver)?;
+                        syn::parse2(quote_spanned!(span=> (#element))).ok()
+                    }
+                    option => {
+                        let (_, element) = element_of(option)?;
+                        syn::parse2(quote_spanned!(span=> (&#element))).ok()
+                    }
+                }
+            }
             syn::Expr::If(if_) => {
                 let syn::Expr::Let(test) = &*if_.cond else {
                     return None;

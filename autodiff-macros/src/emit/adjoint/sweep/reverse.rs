@@ -423,6 +423,20 @@ impl<'m> Sweep<'m> {
                 mutability: None,
                 expr: inner,
             } => self.val(inner),
+            // `*(&x[x.len() - 1])`, what `*x.last().unwrap()` is read as.
+            ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand,
+            } if matches!(
+                operand.unparenthesised().kind,
+                ExprKind::Reference {
+                    mutability: None,
+                    ..
+                }
+            ) =>
+            {
+                self.val(operand)
+            }
             _ if self.fully_available(expr) && is_arithmetic(expr) => {
                 let src = expr.source.to_token_stream();
                 let src = if is_place(expr) { src } else { quote!((#src)) };

@@ -14,6 +14,14 @@ impl<'m> Sweep<'m> {
         Ok(match &init.kind {
             // `dbg!(e)` is `e`, printed.
             ExprKind::Paren(inner) | ExprKind::Dbg { arg: inner, .. } => self.shape(inner)?,
+            // `*(&x[0])`, what `match x.first() { Some(v) => *v, .. }` is
+            // read as: the place itself.
+            ExprKind::Prefix {
+                op: syn::UnOp::Deref(_),
+                operand,
+            } if borrowed_place(operand).is_some() => {
+                self.shape(borrowed_place(operand).unwrap_or(operand))?
+            }
             // `let u: f64 = *v;` of a loop's item: shaped like the item.
             ExprKind::Prefix {
                 op: syn::UnOp::Deref(_),
@@ -164,5 +172,16 @@ impl<'m> Sweep<'m> {
             _ if is_scalar(init) => self.zero(),
             _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
         })
+    }
+}
+
+/// The place `&place` borrows (through parentheses), if it is one.
+fn borrowed_place<'m, 'a>(expr: &'m Expr<'a>) -> Option<&'m Expr<'a>> {
+    match &expr.unparenthesised().kind {
+        ExprKind::Reference {
+            mutability: None,
+            expr: place,
+        } if is_place(place) => Some(place),
+        _ => None,
     }
 }
