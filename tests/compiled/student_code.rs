@@ -649,3 +649,46 @@ fn elements_through_unwrap_and_a_returning_match_are_compiled() {
     let got = tail.last_times_grad().unwrap();
     assert_eq!((got.gradient.w, got.gradient.v), (0.9, vec![0.0, 0.0, 3.0]));
 }
+
+#[differentiable]
+fn cube(a: f64) -> f64 {
+    a * a * a
+}
+
+/// A call pushed onto a `Vec` made empty and given a number too, in a
+/// body with `return`: one type of item, so the call's value is a number
+/// (it kept the tape: "whether it returns a number or a vector is not
+/// known there"; random programs, seed 20371 f7_1).
+#[differentiable]
+fn pushed_call_with_return(x: f64, y: f64) -> f64 {
+    let mut v = vec![];
+    v.push(x * y);
+    if x > 10.0 {
+        return v[0];
+    }
+    for _ in 0..2 {
+        v.push(cube(x));
+    }
+    v[0] + v[1] * y + v[2]
+}
+
+#[test]
+fn a_call_pushed_beside_a_number_in_a_body_with_return_is_compiled() {
+    // xy + x³y + x³.
+    let (x, y) = (0.5, -2.0);
+    assert_eq!(pushed_call_with_return_grad_path(), GradientPath::Compiled);
+    let got = compiled(|stack| pushed_call_with_return_adjoint(stack, x, y));
+    assert_eq!(got.value, x * y + x.powi(3) * y + x.powi(3));
+    assert_agree(
+        "pushed",
+        &[got.gradient.0, got.gradient.1],
+        &[y + 3.0 * x * x * y + 3.0 * x * x, x + x.powi(3)],
+    );
+    agree(
+        "pushed tape",
+        pushed_call_with_return_grad(x, y),
+        pushed_call_with_return_grad_tape(x, y),
+    );
+    let early = pushed_call_with_return_grad(11.0, y).unwrap();
+    assert_eq!((early.value, early.gradient), (11.0 * y, (y, 11.0)));
+}

@@ -82,10 +82,36 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     // any pushed number is (its arguments may call: `v.push(h(h(x)))`).
     let mut empty = std::collections::HashSet::new();
     super::shapes::empty_vec_lets(&function.body, &mut empty);
+    // An empty `Vec` also given a number that is no call (`v.push(x)`):
+    // one type of item, so a call pushed onto it is a number too.
+    let given_numbers = std::cell::RefCell::new(std::collections::HashSet::new());
+    function.body.any_expr(&|expr| {
+        if let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        {
+            if let (true, [item], ExprKind::Path(path)) =
+                (*method == "push", args.as_slice(), &receiver.kind)
+            {
+                if !item.any_expr(&|inner| is_call(inner))
+                    && super::shapes::dims_of(item, &an.dims) == Some(0)
+                {
+                    if let Some(ident) = path.path.get_ident() {
+                        given_numbers.borrow_mut().insert(ident.to_string());
+                    }
+                }
+            }
+        }
+        false
+    });
+    let given_numbers = given_numbers.into_inner();
     let numbers = |receiver: &Expr| match &receiver.kind {
         ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
             let name = ident.to_string();
-            !empty.contains(&name)
+            (!empty.contains(&name) || given_numbers.contains(&name))
                 && an.bound.get(&name).copied() == Some(1)
                 && an.dims.get(&name).copied() == Some(Some(1))
         }),
