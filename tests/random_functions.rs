@@ -2509,6 +2509,13 @@ impl Gen {
                             Expr::Var(name) if self.compiled && name.contains('.') => Some(
                                 Expr::Bin("*", Box::new(Expr::Var(name)), Box::new(Expr::Lit(1.0))),
                             ),
+                            // So is an element of a tuple-valued call's
+                            // `Vec` (`break w[1]` of `let (c, w) = tvh(..)`;
+                            // seed 20373 f16_6): an element as the value is
+                            // claimed compiled only inside arithmetic.
+                            elem @ Expr::Elem(..) if self.compiled => {
+                                Some(Expr::Bin("*", Box::new(elem), Box::new(Expr::Lit(1.0))))
+                            }
                             exit => Some(exit),
                         }
                     } else {
