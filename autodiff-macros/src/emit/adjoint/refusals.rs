@@ -810,7 +810,7 @@ pub(super) fn call_assigned_to_a_vector(block: &Block, an: &Analysis) -> Option<
     // does not see where the call is on constants.
     let bound_by_a_call = |name: &str| {
         let mut found = false;
-        lets(block, &mut |bound, init| {
+        analysis::let_inits(block, &mut |bound, init, _| {
             let init = init.unparenthesised();
             found |= bound == name
                 && crate::emit::is_annotated_call(init, &models)
@@ -839,33 +839,4 @@ pub(super) fn call_assigned_to_a_vector(block: &Block, an: &Analysis) -> Option<
                 .into(),
         line: crate::text::line(expr.span),
     })
-}
-
-/// Every `let` of one name with a value, in `block` and the blocks and
-/// closures inside it.
-fn lets<'m, 'a>(block: &'m Block<'a>, visit: &mut dyn FnMut(&str, &'m Expr<'a>)) {
-    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, visit: &mut dyn FnMut(&str, &'m Expr<'a>)) {
-        for child in expr.children() {
-            match child {
-                Child::Expr(child) => in_expr(child, visit),
-                Child::Block(block) => lets(block, visit),
-            }
-        }
-    }
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let {
-                name,
-                init: Some(init),
-                ..
-            } => {
-                if let Some(name) = name {
-                    visit(name, init);
-                }
-                in_expr(init, visit);
-            }
-            Stmt::Expr(expr, _) => in_expr(expr, visit),
-            _ => {}
-        }
-    }
 }

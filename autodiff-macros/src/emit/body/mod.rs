@@ -529,54 +529,40 @@ impl<'f> Emitter<'f> {
                     Some(init) => {
                         let lifts =
                             tracked && *mutable && !init.is_empty_vec() && !is_iterator(init);
-                        if let (true, syn::Pat::Type(typed), true) =
-                            (lifts, pat.syntax, is_collect(init))
-                        {
-                            // `let mut v: Vec<f64> = x.iter().map(..).collect();`:
-                            // the annotation (its `f64`s as `_`) tells `collect`
-                            // what to build, then the items are lifted.
-                            let ty = without_f64(typed.ty.to_token_stream());
-                            let value = self.expr(init, Mode::Value);
-                            let tape = &self.tape;
-                            let at = label(&Label {
-                                text: name.clone().unwrap_or_default(),
-                                line: text::line(init.span),
-                            });
-                            return quote! {
-                                #(#attrs)* let #syntax = __ad::lift(#tape, {
-                                    let collected: #ty = #value;
-                                    collected
-                                }, #at);
+                        if let (true, syn::Pat::Type(typed)) = (lifts, pat.syntax) {
+                            // The value built as the annotation says, then
+                            // lifted: `let mut v: Vec<f64> = x.iter().map(..)
+                            // .collect();` (its `f64`s as `_`, which tells
+                            // `collect` what to build) and a constant `let mut
+                            // rows: Vec<Vec<f64>> = vec![Vec::new(); 2];` (as
+                            // written: its items' type may be known from
+                            // nothing else).
+                            let typed_value = if is_collect(init) {
+                                let ty = without_f64(typed.ty.to_token_stream());
+                                Some((ty, self.expr(init, Mode::Value)))
+                            } else if !self.touches(init)
+                                && matches!(
+                                    init.kind,
+                                    ExprKind::VecRepeat { .. }
+                                        | ExprKind::VecList(_)
+                                        | ExprKind::Repeat { .. }
+                                        | ExprKind::Array(_)
+                                )
+                            {
+                                Some((typed.ty.to_token_stream(), init.source.to_token_stream()))
+                            } else {
+                                None
                             };
-                        }
-                        if let (true, syn::Pat::Type(typed), false) =
-                            (lifts, pat.syntax, self.touches(init))
-                        {
-                            if matches!(
-                                init.kind,
-                                ExprKind::VecRepeat { .. }
-                                    | ExprKind::VecList(_)
-                                    | ExprKind::Repeat { .. }
-                                    | ExprKind::Array(_)
-                            ) {
-                                // `let mut rows: Vec<Vec<f64>> = vec![Vec::new();
-                                // 2];`: the plain value typed as written (its
-                                // items' type may be known from nothing else),
-                                // then lifted.
-                                let ty = &typed.ty;
-                                let value = init.source.to_token_stream();
+                            if let Some((ty, value)) = typed_value {
                                 let tape = &self.tape;
                                 let at = label(&Label {
-                                    text: init
-                                        .binding
-                                        .clone()
-                                        .unwrap_or_else(|| values::source_text(init.source)),
+                                    text: name.clone().unwrap_or_default(),
                                     line: text::line(init.span),
                                 });
                                 return quote! {
                                     #(#attrs)* let #syntax = __ad::lift(#tape, {
-                                        let plain: #ty = #value;
-                                        plain
+                                        let built: #ty = #value;
+                                        built
                                     }, #at);
                                 };
                             }

@@ -85,27 +85,12 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     // An empty `Vec` also given a number that is no call (`v.push(x)`):
     // one type of item, so a call pushed onto it is a number too.
     let given_numbers = std::cell::RefCell::new(std::collections::HashSet::new());
-    function.body.any_expr(&|expr| {
-        if let ExprKind::Structural {
-            receiver,
-            method,
-            args,
-            ..
-        } = &expr.kind
+    super::shapes::for_each_push(&function.body, &|name, item| {
+        if !item.any_expr(&|inner| is_call(inner))
+            && super::shapes::dims_of(item, &an.dims) == Some(0)
         {
-            if let (true, [item], ExprKind::Path(path)) =
-                (*method == "push", args.as_slice(), &receiver.kind)
-            {
-                if !item.any_expr(&|inner| is_call(inner))
-                    && super::shapes::dims_of(item, &an.dims) == Some(0)
-                {
-                    if let Some(ident) = path.path.get_ident() {
-                        given_numbers.borrow_mut().insert(ident.to_string());
-                    }
-                }
-            }
+            given_numbers.borrow_mut().insert(name.to_owned());
         }
-        false
     });
     let given_numbers = given_numbers.into_inner();
     let numbers = |receiver: &Expr| match &receiver.kind {

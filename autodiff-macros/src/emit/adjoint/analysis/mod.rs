@@ -32,7 +32,7 @@ use shapes::{
     assigned_dims, copy_array, deferred_lets, dims_block, empty_vec_lets, grown_dims, kind_dims,
     type_dims,
 };
-pub use shapes::{dims_of, vec_bindings};
+pub use shapes::{dims_of, let_inits, vec_bindings};
 
 /// Methods that change their receiver.
 const MUTATING: &[&str] = &[

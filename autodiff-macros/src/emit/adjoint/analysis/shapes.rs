@@ -492,30 +492,15 @@ pub(super) fn model_field_dims(
     // A part pushed onto a `Vec` indexed through it (`emb.push(self.table[t]
     // .clone()); emb[0][1]`, what a `collect` of rows is read as): the
     // field has the part's indices and the item's.
-    block.any_expr(&|expr| {
-        if let ExprKind::Structural {
-            receiver,
-            method,
-            args,
-            ..
-        } = &expr.kind
-        {
-            if let (true, [item], ExprKind::Path(path)) =
-                (*method == "push", args.as_slice(), &receiver.kind)
-            {
-                if let (Some(name), Some((field, depth))) =
-                    (path.path.get_ident(), indexed(bound_part(item), models))
-                {
-                    let used = used_depth(block, &name.to_string());
-                    if used > 1 {
-                        let mut found = found.borrow_mut();
-                        let entry = found.entry(field).or_insert((0, false));
-                        entry.0 = entry.0.max(depth + used - 1);
-                    }
-                }
+    for_each_push(block, &|name, item| {
+        if let Some((field, depth)) = indexed(bound_part(item), models) {
+            let used = used_depth(block, name);
+            if used > 1 {
+                let mut found = found.borrow_mut();
+                let entry = found.entry(field).or_insert((0, false));
+                entry.0 = entry.0.max(depth + used - 1);
             }
         }
-        false
     });
     let of_models = of_models.into_inner();
     for (name, (depth, number)) in found.into_inner() {
@@ -548,8 +533,31 @@ fn passed_whole(block: &Block, name: &str) -> bool {
     })
 }
 
+/// Calls `each` with the name and the item of every `name.push(item)` in
+/// `block` onto a `Vec` by name, at any depth.
+pub(super) fn for_each_push(block: &Block, each: &dyn Fn(&str, &Expr)) {
+    block.any_expr(&|expr| {
+        if let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        {
+            if let (true, [item], ExprKind::Path(path)) =
+                (*method == "push", args.as_slice(), &receiver.kind)
+            {
+                if let Some(name) = path.path.get_ident() {
+                    each(&name.to_string(), item);
+                }
+            }
+        }
+        false
+    });
+}
+
 /// Every `let name = init;` in `block`, at any depth.
-fn let_inits<'m, 'a>(
+pub fn let_inits<'m, 'a>(
     block: &'m Block<'a>,
     each: &mut dyn FnMut(&str, &'m Expr<'a>, &'m Pattern<'a>),
 ) {
