@@ -692,3 +692,36 @@ fn a_call_pushed_beside_a_number_in_a_body_with_return_is_compiled() {
     let early = pushed_call_with_return_grad(11.0, y).unwrap();
     assert_eq!((early.value, early.gradient), (11.0 * y, (y, 11.0)));
 }
+
+#[differentiable]
+fn pairs_of(x: [f64; 3]) -> [[f64; 2]; 3] {
+    [[x[0], x[1]], [x[1] * x[2], x[0]], [x[2].sin(), x[0] * x[1]]]
+}
+
+/// An array-valued call's value taken apart by a nested array pattern:
+/// "a `let` with a pattern bound to `p`" kept the tape.
+#[differentiable]
+fn taken_apart(x: [f64; 3]) -> f64 {
+    let p = pairs_of(x);
+    let [[a, b], [c, d], [e, f]] = p;
+    a * d - b * c + e * f
+}
+
+#[test]
+fn an_array_calls_value_taken_apart_by_a_pattern_is_compiled() {
+    // x0² − x1²x2 + x0x1 sin x2.
+    let x = [0.5, -1.0, 2.0];
+    assert_eq!(taken_apart_grad_path(), GradientPath::Compiled);
+    let got = compiled(|stack| taken_apart_adjoint(stack, x));
+    let want = [
+        2.0 * x[0] + x[1] * x[2].sin(),
+        -2.0 * x[1] * x[2] + x[0] * x[2].sin(),
+        -x[1] * x[1] + x[0] * x[1] * x[2].cos(),
+    ];
+    assert_agree("taken apart", &got.gradient, &want);
+    agree(
+        "taken apart tape",
+        taken_apart_grad(x),
+        taken_apart_grad_tape(x),
+    );
+}

@@ -314,14 +314,16 @@ impl Splitter {
         }
     }
 
-    /// An array parameter of numbers (`self.arrays`), or a literal index
-    /// into one at any depth (`m[0]`).
+    /// An array parameter of numbers (`self.arrays`) or a call's value,
+    /// or a literal index into one at any depth (`m[0]`).
     fn array_place(&self, expr: &syn::Expr) -> bool {
         match expr {
-            syn::Expr::Path(path) => path
-                .path
-                .get_ident()
-                .is_some_and(|ident| self.arrays.contains(&ident.to_string())),
+            // (A call's value taken apart by a slice pattern is an array:
+            // Rust takes no `Vec` apart so. Its elements copy.)
+            syn::Expr::Path(path) => path.path.get_ident().is_some_and(|ident| {
+                let name = ident.to_string();
+                self.arrays.contains(&name) || self.calls.contains(&name)
+            }),
             syn::Expr::Index(index) => {
                 matches!(&*index.index, syn::Expr::Lit(lit) if matches!(lit.lit, syn::Lit::Int(_)))
                     && self.array_place(&index.expr)
