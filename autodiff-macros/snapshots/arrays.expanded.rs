@@ -72,7 +72,11 @@ impl dot {
         let ::core::option::Option::Some((w, x)) = args else {
             return stack.failed();
         };
-        ::autodiff::__adjoint::forwarded(dot_adjoint(stack, w, x), stack)
+        if !stack.finite() {
+            dot(w, x)
+        } else {
+            ::autodiff::__adjoint::forwarded(dot_adjoint(stack, w, x), stack)
+        }
     }
     #[doc(hidden)]
     fn __reverse(

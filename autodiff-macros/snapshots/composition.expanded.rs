@@ -198,7 +198,11 @@ impl neuron {
         let ::core::option::Option::Some((w, x, b)) = args else {
             return stack.failed();
         };
-        ::autodiff::__adjoint::forwarded(neuron_adjoint(stack, w, x, b), stack)
+        if !stack.finite() {
+            neuron(w, x, b)
+        } else {
+            ::autodiff::__adjoint::forwarded(neuron_adjoint(stack, w, x, b), stack)
+        }
     }
     #[doc(hidden)]
     fn __reverse(

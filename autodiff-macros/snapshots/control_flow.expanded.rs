@@ -83,7 +83,11 @@ impl series {
         let ::core::option::Option::Some((x, scale, n)) = args else {
             return stack.failed();
         };
-        ::autodiff::__adjoint::forwarded(series_adjoint(stack, x, scale, n), stack)
+        if !stack.finite() {
+            series(x, scale, n)
+        } else {
+            ::autodiff::__adjoint::forwarded(series_adjoint(stack, x, scale, n), stack)
+        }
     }
     #[doc(hidden)]
     pub fn __reverse(

@@ -64,7 +64,11 @@ impl wave {
         let ::core::option::Option::Some((x, y)) = args else {
             return stack.failed();
         };
-        ::autodiff::__adjoint::forwarded(wave_adjoint(stack, x, y), stack)
+        if !stack.finite() {
+            wave(x, y)
+        } else {
+            ::autodiff::__adjoint::forwarded(wave_adjoint(stack, x, y), stack)
+        }
     }
     #[doc(hidden)]
     fn __reverse(

@@ -2141,7 +2141,11 @@ impl Neuron {
         let ::core::option::Option::Some((w, x)) = args else {
             return stack.failed();
         };
-        ::autodiff::__adjoint::forwarded(Self::scale_adjoint(stack, w, x), stack)
+        if !stack.finite() {
+            Self::scale(w, x)
+        } else {
+            ::autodiff::__adjoint::forwarded(Self::scale_adjoint(stack, w, x), stack)
+        }
     }
     #[doc(hidden)]
     fn scale_reverse(

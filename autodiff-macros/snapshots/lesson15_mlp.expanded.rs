@@ -119,7 +119,14 @@ impl mlp_loss {
         let ::core::option::Option::Some((w1, w2, x, t)) = args else {
             return stack.failed();
         };
-        ::autodiff::__adjoint::forwarded(mlp_loss_adjoint(stack, w1, w2, x, t), stack)
+        if !stack.finite() {
+            mlp_loss(w1, w2, x, t)
+        } else {
+            ::autodiff::__adjoint::forwarded(
+                mlp_loss_adjoint(stack, w1, w2, x, t),
+                stack,
+            )
+        }
     }
     #[doc(hidden)]
     pub fn __reverse(

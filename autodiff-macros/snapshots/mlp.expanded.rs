@@ -126,7 +126,14 @@ impl mlp {
         let ::core::option::Option::Some((w1, w2, x, target)) = args else {
             return stack.failed();
         };
-        ::autodiff::__adjoint::forwarded(mlp_adjoint(stack, w1, w2, x, target), stack)
+        if !stack.finite() {
+            mlp(w1, w2, x, target)
+        } else {
+            ::autodiff::__adjoint::forwarded(
+                mlp_adjoint(stack, w1, w2, x, target),
+                stack,
+            )
+        }
     }
     #[doc(hidden)]
     pub fn __reverse(

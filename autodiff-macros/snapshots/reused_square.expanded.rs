@@ -48,7 +48,11 @@ impl loss {
         let ::core::option::Option::Some((x,)) = args else {
             return stack.failed();
         };
-        ::autodiff::__adjoint::forwarded(loss_adjoint(stack, x), stack)
+        if !stack.finite() {
+            loss(x)
+        } else {
+            ::autodiff::__adjoint::forwarded(loss_adjoint(stack, x), stack)
+        }
     }
     #[doc(hidden)]
     fn __reverse(

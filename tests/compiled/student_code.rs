@@ -725,3 +725,47 @@ fn an_array_calls_value_taken_apart_by_a_pattern_is_compiled() {
         taken_apart_grad_tape(x),
     );
 }
+
+#[differentiable]
+fn squared(a: f64) -> f64 {
+    a * a
+}
+
+/// A causal row's maximum by `max_by(partial_cmp(..).unwrap())` over a
+/// row that starts at −∞, with a helper called after the sweep has met
+/// the −∞ (which the tape takes and the compiled sweep leaves to it):
+/// the helper's value was a stand-in NaN, the student's `unwrap` of
+/// `partial_cmp` panicked inside `f_grad` (found by a probe of lesson 15's
+/// attention). The helper now gives its plain value there, and the tape
+/// answers.
+#[differentiable]
+fn causal_row_max(x: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for t in 0..2 {
+        let mut s = vec![f64::NEG_INFINITY; 2];
+        for j in 0..=t {
+            s[j] = squared(x[j]);
+        }
+        let m = s
+            .iter()
+            .copied()
+            .max_by(|a, b| a.partial_cmp(b).unwrap())
+            .unwrap();
+        loss += m;
+    }
+    loss
+}
+
+#[test]
+fn a_helper_after_a_value_the_tape_takes_gives_its_plain_value() {
+    // max(x0²) + max(x0², x1²) at x = (0.5, −0.7): x0² + x1².
+    let x = [0.5, -0.7];
+    let got = agree(
+        "causal max",
+        causal_row_max_grad(&x),
+        causal_row_max_grad_tape(&x),
+    );
+    assert_eq!(got.value, 0.25 + 0.49);
+    assert_agree("causal max", &got.gradient, &[1.0, -1.4]);
+    assert!(causal_row_max_check(&x).unwrap().passed());
+}
