@@ -829,9 +829,13 @@ pub(super) fn call_assigned_to_a_vector(block: &Block, an: &Analysis) -> Option<
         let Some(name) = path.path.get_ident().map(ToString::to_string) else {
             return false;
         };
+        // (A model's method there, `acc = layer.mix(acc, x)` of `let mut
+        // acc = h(0.5);`, is read as a number where the binding is one: a
+        // `Vec`'s would show by its `let` or its indices.)
         crate::emit::is_annotated_call(value, &models)
             && !an.vector_calls.contains(&value.id)
-            && (!matches!(an.dims.get(&name), Some(Some(0))) || bound_by_a_call(&name))
+            && (!matches!(an.dims.get(&name), Some(Some(0)))
+                || (bound_by_a_call(&name) && matches!(value.kind, ExprKind::Call { .. })))
     };
     find(block, &test).map(|expr| Unsupported {
         construct:
