@@ -287,9 +287,11 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     // re-tokenise all of it for every function.
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
-        // (`windows` and `chunks`: a `for` over them, see `chains::windows`.)
+        // (`windows` and `chunks`: a `for` over them, see `chains::windows`;
+        // `unwrap` of `x.last()`: the element, see `chains::options`.)
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => [
             "fold", "for_each", "collect", "extend", "max_by", "min_by", "windows", "chunks",
+            "unwrap",
         ]
         .iter()
         .any(|reduce| method == reduce),
@@ -302,10 +304,6 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
                 expr.kind,
                 ExprKind::Closure { .. } | ExprKind::Let { .. } | ExprKind::Match { .. }
             )
-        })
-        // `x.last().unwrap()`: the element (see `chains::options`).
-        || function.body.any_expr(&|expr| {
-            matches!(&expr.kind, ExprKind::Structural { method, .. } if *method == "unwrap")
         });
     if !reduces {
         return None;

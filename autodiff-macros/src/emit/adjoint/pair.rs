@@ -408,28 +408,31 @@ fn spread_pair(
         // `Spread` is implemented for tuples of up to 12: a longer gradient
         // is pushed component by component, and so is a model's, through
         // its type (see `model_call`).
-        // (Only where the function says it returns `f64`: an alias of
-        // another type would be one more error on it.)
-        let returns_f64 = matches!(&function.item.sig.output,
-            syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
-        let forward = if differentiable.len() <= 12 && !models && !returns_f64 {
-            quote!(::autodiff::__adjoint::forwarded(#result, #stack))
-        } else if differentiable.len() <= 12 && !models {
+        let forward = if differentiable.len() <= 12 && !models {
+            let forwarded = quote!(::autodiff::__adjoint::forwarded(#result, #stack));
             // On a stack that has failed already (the caller met a value
             // the tape takes and the sweep does not, and will rerun the
             // tape), the plain function's value, so that the caller's code
             // runs on the numbers it would see (a `partial_cmp(..).unwrap()`
-            // meets no stand-in NaN).
-            // (Named at the macro's own site, where no parameter of the
-            // same name, `fn scale(scale: f64, ..)`, hides the function.)
-            let mut plain = name.clone();
-            plain.set_span(Span::mixed_site());
-            quote! {
-                if !#stack.finite() {
-                    #plain(#(#args),*)
-                } else {
-                    ::autodiff::__adjoint::forwarded(#result, #stack)
+            // meets no stand-in NaN). Only where the function says it
+            // returns `f64` (an alias of another type would be one more
+            // error on it), and named at the macro's own site, where no
+            // parameter of the same name (`fn scale(scale: f64, ..)`) hides
+            // the function.
+            let returns_f64 = matches!(&function.item.sig.output,
+                syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
+            if returns_f64 {
+                let mut plain = name.clone();
+                plain.set_span(Span::mixed_site());
+                quote! {
+                    if !#stack.finite() {
+                        #plain(#(#args),*)
+                    } else {
+                        #forwarded
+                    }
                 }
+            } else {
+                forwarded
             }
         } else {
             let result_ident = Ident::new("result", Span::mixed_site());

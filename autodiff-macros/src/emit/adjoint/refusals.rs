@@ -808,16 +808,13 @@ pub(super) fn call_assigned_to_a_vector(block: &Block, an: &Analysis) -> Option<
     let models: Vec<String> = an.models.iter().cloned().collect();
     // `let mut g = mk(1.0);`: a call's value, whose shape the analysis
     // does not see where the call is on constants.
-    let bound_by_a_call = |name: &str| {
-        let mut found = false;
-        analysis::let_inits(block, &mut |bound, init, _| {
-            let init = init.unparenthesised();
-            found |= bound == name
-                && crate::emit::is_annotated_call(init, &models)
-                && !analysis::carries(init, &an.active);
-        });
-        found
-    };
+    let mut bound_by_a_call = HashSet::new();
+    analysis::let_inits(block, &mut |bound, init, _| {
+        let init = init.unparenthesised();
+        if crate::emit::is_annotated_call(init, &models) && !analysis::carries(init, &an.active) {
+            bound_by_a_call.insert(bound.to_owned());
+        }
+    });
     let test = |expr: &Expr| {
         let ExprKind::Assign { target, value } = &expr.kind else {
             return false;
@@ -835,7 +832,7 @@ pub(super) fn call_assigned_to_a_vector(block: &Block, an: &Analysis) -> Option<
         crate::emit::is_annotated_call(value, &models)
             && !an.vector_calls.contains(&value.id)
             && (!matches!(an.dims.get(&name), Some(Some(0)))
-                || (bound_by_a_call(&name) && matches!(value.kind, ExprKind::Call { .. })))
+                || (bound_by_a_call.contains(&name) && matches!(value.kind, ExprKind::Call { .. })))
     };
     find(block, &test).map(|expr| Unsupported {
         construct:

@@ -247,21 +247,22 @@ impl Emitter<'_> {
                 args,
             } if *method == "unwrap_or" && args.len() == 1 => {
                 let receiver = self.expr(receiver, Mode::Lift);
-                match &args[0].kind {
-                    // `*v.last().unwrap_or(&0.0)`: the lifted `Option`
-                    // holds values, so the default is one, and the whole a
-                    // reference again.
+                // `*v.last().unwrap_or(&0.0)`: the lifted `Option` holds
+                // values, so the default is one, and the whole a reference
+                // again.
+                let (default, borrowed) = match &args[0].kind {
                     ExprKind::Reference {
                         mutability: None,
                         expr: default,
-                    } => {
-                        let default = self.expr(default, Mode::Lift);
-                        quote!(&(#receiver.#method(#default)))
-                    }
-                    _ => {
-                        let default = self.expr(&args[0], Mode::Lift);
-                        quote!(#receiver.#method(#default))
-                    }
+                    } => (&**default, true),
+                    _ => (&args[0], false),
+                };
+                let default = self.expr(default, Mode::Lift);
+                let call = quote!(#receiver.#method(#default));
+                if borrowed {
+                    quote!(&(#call))
+                } else {
+                    call
                 }
             }
             ExprKind::Structural {

@@ -14,19 +14,13 @@ impl<'m> Sweep<'m> {
         Ok(match &init.kind {
             // `dbg!(e)` is `e`, printed.
             ExprKind::Paren(inner) | ExprKind::Dbg { arg: inner, .. } => self.shape(inner)?,
+            // `let u: f64 = *v;` of a loop's item: shaped like the item;
             // `*(&x[0])`, what `match x.first() { Some(v) => *v, .. }` is
-            // read as: the place itself.
+            // read as, like the place itself.
             ExprKind::Prefix {
                 op: syn::UnOp::Deref(_),
                 operand,
-            } if borrowed_place(operand).is_some() => {
-                self.shape(borrowed_place(operand).unwrap_or(operand))?
-            }
-            // `let u: f64 = *v;` of a loop's item: shaped like the item.
-            ExprKind::Prefix {
-                op: syn::UnOp::Deref(_),
-                operand,
-            } => self.shape(operand)?,
+            } => self.shape(borrowed_place(operand).unwrap_or(operand))?,
             // `let m = &best;` of a binding bound once that nothing writes
             // (what a `max_by` selects): the reference reads that value
             // wherever it is read, so its adjoint is shaped like it. Only
