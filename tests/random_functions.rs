@@ -1412,9 +1412,11 @@ const ROWS: usize = 2;
 const MODEL_W: usize = 3;
 
 /// The model every generated file defines, and its dual twin's.
-const MODEL: &str = "#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n}\n";
-const DUAL_MODEL: &str =
-    "    pub struct DModel {\n        pub w: Vec<D>,\n        pub b: D,\n    }\n";
+/// Its `#[constant]` field `act` is an enum, the file's `ACT` (one of
+/// [`ACTS`]), which the methods read by `match` or `==`.
+const MODEL: &str = "#[derive(Clone, Copy, Debug, PartialEq)]\npub enum Act {\n    Lin,\n    Sq,\n}\n#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n    #[constant]\n    pub act: Act,\n}\n";
+const DUAL_MODEL: &str = "    pub struct DModel {\n        pub w: Vec<D>,\n        pub b: D,\n        pub act: super::Act,\n    }\n";
+const ACTS: [&str; 2] = ["Lin", "Sq"];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -4213,7 +4215,7 @@ fn arguments(params: &[Param]) -> [String; 4] {
             let layer = |ty: &str, k: usize| {
                 let from = at + k * (MODEL_W + 1);
                 format!(
-                    "{ty} {{ w: a[{from}..{}].to_vec(), b: a[{}] }}",
+                    "{ty} {{ w: a[{from}..{}].to_vec(), b: a[{}], act: ACT }}",
                     from + MODEL_W,
                     from + MODEL_W
                 )
@@ -4238,13 +4240,13 @@ fn arguments(params: &[Param]) -> [String; 4] {
                 format!("a[{at}..{}].to_vec()", at + MODEL_W),
                 format!("a[{}]", at + MODEL_W),
             );
-            args.push(format!("&Model {{ w: {w}, b: {b} }}"));
-            dual_args.push(format!("&twins::DModel {{ w: {w}, b: {b} }}"));
+            args.push(format!("&Model {{ w: {w}, b: {b}, act: ACT }}"));
+            dual_args.push(format!("&twins::DModel {{ w: {w}, b: {b}, act: ACT }}"));
             flat.push(format!(
                 "g.extend(autodiff::Parameters::scalars(&{field}));"
             ));
             direction.push(format!(
-                "Model {{ w: v[{at}..{}].to_vec(), b: v[{}] }}",
+                "Model {{ w: v[{at}..{}].to_vec(), b: v[{}], act: ACT }}",
                 at + MODEL_W,
                 at + MODEL_W
             ));
@@ -4371,11 +4373,27 @@ fn model_methods(gen: &mut Gen) -> (String, String) {
     gen.declare("self.b", Kind::Scalar, false);
     gen.declare("self.w", Kind::Array(MODEL_W), false);
     let scale = gen.expr(1);
+    // The enum field chooses `t` or `t * t`: by `match`, by `==`, or by a
+    // `match` of a copy bound first.
+    let act = gen.rng.below(3);
     let text = |dialect: Dialect, number: &str, pad: &str| {
         let (mix, scale) = (render(&mix, dialect), render(&scale, dialect));
+        let ty = if dialect == Dialect::Dual {
+            "super::Act"
+        } else {
+            "Act"
+        };
+        let chosen = match act {
+            0 => format!("    let t = match self.act {{ {ty}::Lin => t, {ty}::Sq => t * t }};"),
+            1 => format!("    let t = if self.act == {ty}::Sq {{ t * t }} else {{ t }};"),
+            _ => format!(
+                "    let act = self.act;\n    let t = match act {{ {ty}::Sq => t * t, _ => t }};"
+            ),
+        };
         [
             format!("pub fn mix(&self, a: {number}, u: {number}) -> {number} {{"),
             format!("    let t = {mix};"),
+            chosen,
             "    t * self.w[0] + self.b".to_owned(),
             "}".to_owned(),
             format!("pub fn mv(&self, x: &[{number}]) -> Vec<{number}> {{"),
@@ -4412,6 +4430,11 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
     let _ = writeln!(out, "#![allow(unused, clippy::all)]");
     let _ = writeln!(out, "use autodiff::prelude::*;");
     out.push_str(MODEL);
+    let _ = writeln!(
+        out,
+        "const ACT: Act = Act::{};",
+        ACTS[rng.below(ACTS.len())]
+    );
     let _ = writeln!(out, "#[path = {dual_path:?}]\nmod dual;");
     let lenient = std::env::var_os("RANDOM_FUNCTIONS_LENIENT").is_some();
     let _ = writeln!(out, "const LENIENT: bool = {lenient};");

@@ -726,6 +726,68 @@ impl<'a> Expr<'a> {
 }
 
 /// A pattern's first identifier, through `mut`, a type, a reference or a
+impl Expr<'_> {
+    /// `Act::Relu`: a path to an enum's variant (a type, then a
+    /// `CamelCase` name; `f64::INFINITY` and `consts::PI` are constants),
+    /// which no number equals: what it is compared with is no number
+    /// either (`self.act == Act::Relu` of a model's `#[constant]` field).
+    pub fn is_variant(&self) -> bool {
+        let ExprKind::Path(path) = &self.unparenthesised().kind else {
+            return false;
+        };
+        let segments = &path.path.segments;
+        segments.len() >= 2 && segments.last().is_some_and(|last| camel_case(&last.ident))
+    }
+}
+
+/// Whether a `match`'s arms tell its scrutinee's enum variants apart
+/// (`Act::Relu => ..`, `Act::Scaled(_) => ..`, `_ => ..`) and bind no name:
+/// it is no number, and nothing it holds reaches the arms. (`Some(v)` of
+/// an `Option` of a tracked value binds one, which the sweeps follow.)
+pub fn matches_variants(arms: &[Arm]) -> bool {
+    fn variant(pat: &Pat) -> Option<bool> {
+        match pat {
+            Pat::Path(path) => Some(
+                path.path
+                    .segments
+                    .last()
+                    .is_some_and(|last| camel_case(&last.ident)),
+            ),
+            Pat::TupleStruct(_) | Pat::Struct(_) => Some(true),
+            Pat::Or(or) => {
+                let cases: Vec<Option<bool>> = or.cases.iter().map(variant).collect();
+                if cases.contains(&Some(true)) {
+                    Some(true)
+                } else if cases.iter().all(Option::is_none) {
+                    None
+                } else {
+                    Some(false)
+                }
+            }
+            Pat::Paren(paren) => variant(&paren.pat),
+            // `_` and a name take anything.
+            Pat::Wild(_) => None,
+            Pat::Ident(ident) if ident.subpat.is_none() && !camel_case(&ident.ident) => None,
+            _ => Some(false),
+        }
+    }
+    let kinds: Vec<Option<bool>> = arms.iter().map(|arm| variant(arm.pat.syntax)).collect();
+    kinds.contains(&Some(true))
+        && !kinds.contains(&Some(false))
+        && arms.iter().all(|arm| {
+            arm.pat.names.iter().all(|name| {
+                // A variant's path (`Act`, `Relu`) and `_` bind nothing.
+                name == "_" || name.starts_with(|c: char| c.is_ascii_uppercase())
+            })
+        })
+}
+
+/// `Relu`, not `RELU` (a constant) or `relu`.
+fn camel_case(ident: &Ident) -> bool {
+    let name = ident.to_string();
+    name.starts_with(|c: char| c.is_ascii_uppercase()) && name.chars().any(|c| c.is_lowercase())
+}
+
 /// tuple, with its own span.
 pub fn first_ident(pat: &syn::Pat) -> Option<Ident> {
     match pat {

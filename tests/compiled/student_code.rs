@@ -769,3 +769,174 @@ fn a_helper_after_a_value_the_tape_takes_gives_its_plain_value() {
     assert_agree("causal max", &got.gradient, &[1.0, -1.4]);
     assert!(causal_row_max_check(&x).unwrap().passed());
 }
+
+// ---------------------------------------------------------------------
+// A model's `#[constant]` enum field choosing the activation, read by
+// `match self.act` or `self.act == Act::Relu`: both twins read it as a
+// number (`Primal`, `Observed`), which an enum is not.
+// ---------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Act {
+    Relu,
+    Tanh,
+    Scaled(f64),
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Unit {
+    w: f64,
+    #[constant]
+    act: Act,
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Stack2 {
+    units: Vec<Unit>,
+}
+
+impl crate::oracle::Flat for Unit {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.push(self.w);
+    }
+}
+
+impl crate::oracle::Flat for Stack2 {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.units.iter().for_each(|unit| unit.flat(out));
+    }
+}
+
+#[differentiable]
+impl Unit {
+    fn by_match(&self, x: f64) -> f64 {
+        match self.act {
+            Act::Relu => relu(self.w * x),
+            Act::Tanh => (self.w * x).tanh(),
+            Act::Scaled(_) => self.w * self.w * x,
+        }
+    }
+
+    fn by_local(&self, x: f64) -> f64 {
+        let act = self.act;
+        let z = self.w * x;
+        match act {
+            Act::Tanh => z.tanh(),
+            _ => z * z,
+        }
+    }
+
+    fn by_eq(&self, x: f64) -> f64 {
+        if self.act == Act::Relu {
+            relu(self.w * x)
+        } else if self.act != Act::Tanh {
+            self.w * self.w * x
+        } else {
+            (self.w * x).tanh()
+        }
+    }
+}
+
+#[differentiable]
+fn stacked(s: &Stack2, x: f64) -> f64 {
+    let mut h = x;
+    for k in 0..s.units.len() {
+        h = match s.units[k].act {
+            Act::Tanh => (s.units[k].w * h).tanh(),
+            _ => s.units[k].w * h,
+        };
+    }
+    h * h
+}
+
+#[test]
+fn a_models_constant_enum_field_chooses_the_activation() {
+    let x = 0.8;
+    assert_eq!(Unit::__ad_by_match_grad_path(), GradientPath::Compiled);
+    assert_eq!(Unit::__ad_by_eq_grad_path(), GradientPath::Compiled);
+    assert_eq!(Unit::__ad_by_local_grad_path(), GradientPath::Compiled);
+    assert_eq!(stacked_grad_path(), GradientPath::Compiled);
+    for act in [Act::Relu, Act::Tanh, Act::Scaled(1.5)] {
+        let w = 0.6;
+        let u = Unit { w, act };
+        let t = (w * x).tanh();
+        // (value, ∂w, ∂x), by hand for each activation.
+        let want_match = match act {
+            Act::Relu => (w * x, x, w),
+            Act::Tanh => (t, x * (1.0 - t * t), w * (1.0 - t * t)),
+            Act::Scaled(_) => (w * w * x, 2.0 * w * x, w * w),
+        };
+        let want_eq = match act {
+            Act::Relu => (w * x, x, w),
+            Act::Tanh => (t, x * (1.0 - t * t), w * (1.0 - t * t)),
+            Act::Scaled(_) => (w * w * x, 2.0 * w * x, w * w),
+        };
+        let want_local = match act {
+            Act::Tanh => (t, x * (1.0 - t * t), w * (1.0 - t * t)),
+            _ => (w * w * x * x, 2.0 * w * x * x, 2.0 * w * w * x),
+        };
+        for (name, got, tape, want) in [
+            (
+                "match",
+                u.by_match_grad(x),
+                u.by_match_grad_tape(x),
+                want_match,
+            ),
+            (
+                "let",
+                u.by_local_grad(x),
+                u.by_local_grad_tape(x),
+                want_local,
+            ),
+            ("==", u.by_eq_grad(x), u.by_eq_grad_tape(x), want_eq),
+        ] {
+            let got = agree(name, got, tape);
+            assert_agree(name, &[got.value], &[want.0]);
+            assert_agree(name, &[got.gradient.0.w, got.gradient.1], &[want.1, want.2]);
+            assert_eq!(
+                got.gradient.0.act, act,
+                "{name}: the constant field is carried"
+            );
+        }
+        // The dual sweep reads the same field: H of by_match in (w, x).
+        let hvp = u
+            .by_match_hvp(x, (Unit { w: 1.0, act }, 0.0))
+            .unwrap_or_else(|e| panic!("{act:?}: {e}"));
+        let h_ww = match act {
+            Act::Relu => 0.0,
+            Act::Tanh => -2.0 * t * (1.0 - t * t) * x * x,
+            Act::Scaled(_) => 2.0 * x,
+        };
+        assert_agree("H_ww", &[hvp.hvp.0.w], &[h_ww]);
+    }
+    // Two units, one each way: h = w1·tanh(w0·x)... by the chain rule.
+    let s = Stack2 {
+        units: vec![
+            Unit {
+                w: 0.7,
+                act: Act::Tanh,
+            },
+            Unit {
+                w: -1.3,
+                act: Act::Relu,
+            },
+        ],
+    };
+    let t = (0.7 * x).tanh();
+    let h = -1.3 * t;
+    let got = agree("stacked", stacked_grad(&s, x), stacked_grad_tape(&s, x));
+    assert_agree("stacked value", &[got.value], &[h * h]);
+    assert_agree(
+        "stacked gradient",
+        &[
+            got.gradient.0.units[0].w,
+            got.gradient.0.units[1].w,
+            got.gradient.1,
+        ],
+        &[
+            2.0 * h * -1.3 * x * (1.0 - t * t),
+            2.0 * h * t,
+            2.0 * h * -1.3 * 0.7 * (1.0 - t * t),
+        ],
+    );
+}

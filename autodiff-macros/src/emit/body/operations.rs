@@ -97,6 +97,11 @@ impl Emitter<'_> {
                 let func = Ident::new(if *product { "product" } else { "sum" }, span);
                 quote_spanned!(span=> __ad::#func(#tape, #items, #at))
             }
+            // `self.act == Act::Relu`: an enum, no number, read as it is.
+            ExprKind::Compare { op, lhs, rhs } if lhs.is_variant() || rhs.is_variant() => {
+                let (lhs, rhs) = (value(lhs), value(rhs));
+                quote!(#lhs #op #rhs)
+            }
             ExprKind::Compare { op, lhs, rhs } => {
                 let (lhs, rhs) = (self.primal(lhs), self.primal(rhs));
                 quote!(#lhs #op #rhs)

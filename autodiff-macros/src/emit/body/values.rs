@@ -42,7 +42,9 @@ impl Emitter<'_> {
     /// it to a name: that name must hold the `Scalar`, or the gradient
     /// through it would be silently lost.
     pub(super) fn scrutinee(&self, scrutinee: &Expr, arms: &[Arm]) -> TokenStream {
-        if arms.iter().any(|arm| binds(arm.pat.syntax)) {
+        // An enum's variants (`match self.act { Act::Relu => .. }`): no
+        // number, read as it is.
+        if arms.iter().any(|arm| binds(arm.pat.syntax)) || crate::ast::matches_variants(arms) {
             self.expr(scrutinee, Mode::Value)
         } else {
             self.primal(scrutinee)

@@ -166,6 +166,49 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
     }
 }
 
+/// The names a `match` tells apart by an enum's variants or a comparison
+/// sets against one (`match act { Act::Relu => .. }`, `act == Act::Tanh`):
+/// an enum's, never a number's.
+pub(super) fn enums_by_use(block: &Block) -> HashSet<String> {
+    let mut found = HashSet::new();
+    let mut name = |expr: &Expr| {
+        if let ExprKind::Path(path) = &expr.unparenthesised().kind {
+            if let Some(ident) = path.path.get_ident() {
+                found.insert(ident.to_string());
+            }
+        }
+    };
+    let mut stack: Vec<Child> = block.stmts.iter().flat_map(stmt_children).collect();
+    while let Some(child) = stack.pop() {
+        let expr = match child {
+            Child::Expr(expr) => expr,
+            Child::Block(block) => {
+                stack.extend(block.stmts.iter().flat_map(stmt_children));
+                continue;
+            }
+        };
+        match &expr.kind {
+            ExprKind::Match { scrutinee, arms } if crate::ast::matches_variants(arms) => {
+                name(scrutinee)
+            }
+            ExprKind::Compare { lhs, rhs, .. } if rhs.is_variant() => name(lhs),
+            ExprKind::Compare { lhs, rhs, .. } if lhs.is_variant() => name(rhs),
+            _ => {}
+        }
+        stack.extend(expr.children());
+    }
+    found
+}
+
+/// A statement's expressions.
+fn stmt_children<'m, 'a>(stmt: &'m Stmt<'a>) -> Option<Child<'m, 'a>> {
+    match stmt {
+        Stmt::Let { init, .. } => init.as_ref().map(Child::Expr),
+        Stmt::Item(_) => None,
+        Stmt::Expr(expr, _) => Some(Child::Expr(expr)),
+    }
+}
+
 /// What `method` puts into its receiver from its `args`
 /// (`vocabulary::stored_argument`).
 fn moves_in<'e, 'a>(method: &syn::Ident, args: &'e [Expr<'a>]) -> Option<&'e Expr<'a>> {

@@ -334,11 +334,17 @@ impl Analysis {
             analysis.shapes(function, seeds, &given.keys().cloned().collect());
             analysis.dims.extend(given);
         }
+        // A name matched against an enum's variants or compared with one
+        // (`let act = self.act; match act { Act::Relu => .. }`) holds no
+        // number, whatever it was read from.
+        let enums = activity::enums_by_use(&function.body);
         loop {
             let before = analysis.active.len();
             let mut found = Vec::new();
             reach_block(&function.body, &analysis.active, &mut found);
-            analysis.active.extend(found);
+            analysis
+                .active
+                .extend(found.into_iter().filter(|name| !enums.contains(name)));
             if analysis.active.len() == before {
                 break;
             }

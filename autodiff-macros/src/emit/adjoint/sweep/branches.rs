@@ -157,10 +157,13 @@ impl<'m> Sweep<'m> {
         arms: &[crate::ast::Arm],
         seed: Option<&Seed>,
     ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
-        if self.active(scrutinee) && !has_call(scrutinee) {
+        // An enum's variants (`match self.act { Act::Relu => .. }` of a
+        // model's `#[constant]` field): no number, a plain `match`.
+        let active = self.active(scrutinee) && !crate::ast::matches_variants(arms);
+        if active && !has_call(scrutinee) {
             return self.tracked_match(expr, scrutinee, arms, seed);
         }
-        if self.active(scrutinee) || has_call(scrutinee) {
+        if active || has_call(scrutinee) {
             return unsupported("`match` on a value with a derivative", expr);
         }
         let stack = self.stack.clone();
