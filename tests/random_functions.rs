@@ -233,6 +233,10 @@ enum Stmt {
     Assign(Place, &'static str, Expr),
     /// `let mut a = [e0, e1, ..];`
     Array(String, Vec<Expr>),
+    /// `let m = [[e00, e01, ..], [e10, ..], ..]; let s = m[i][j] * m[k][l]
+    /// + m[p][q];`: a nested array literal (a rotation's matrix), read by
+    /// constant indices into the number `s`.
+    Matrix(String, String, Vec<Vec<Expr>>, [(usize, usize); 3]),
     /// `let mut a = [e; n];`
     Repeat(String, Expr, usize),
     /// `let mut v = Vec::new();`
@@ -816,6 +820,17 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     out,
                     "{pad}let mut {name} = [{}];",
                     render_list(items, dialect)
+                );
+            }
+            Stmt::Matrix(matrix, name, rows, [(a, b), (c, d), (e, f)]) => {
+                let rows: Vec<String> = rows
+                    .iter()
+                    .map(|row| format!("[{}]", render_list(row, dialect)))
+                    .collect();
+                let _ = writeln!(out, "{pad}let {matrix} = [{}];", rows.join(", "));
+                let _ = writeln!(
+                    out,
+                    "{pad}let {name} = {matrix}[{a}][{b}] * {matrix}[{c}][{d}] + {matrix}[{e}][{f}];"
                 );
             }
             Stmt::ForWindows {
@@ -2840,6 +2855,19 @@ impl Gen {
     fn array(&mut self, out: &mut Vec<Stmt>) {
         self.tag("array");
         let scalars = self.scalars();
+        if self.rng.chance(20) {
+            self.tag("nested array literal");
+            let (rows, cols) = (1 + self.rng.below(3), 1 + self.rng.below(3));
+            let items = (0..rows)
+                .map(|_| (0..cols).map(|_| self.expr(1)).collect())
+                .collect();
+            let mut at = || (self.rng.below(rows), self.rng.below(cols));
+            let reads = [at(), at(), at()];
+            let (matrix, name) = (self.fresh("mat"), self.fresh("y"));
+            out.push(Stmt::Matrix(matrix, name.clone(), items, reads));
+            self.declare(&name, Kind::Scalar, false);
+            return;
+        }
         if self.rng.chance(40) && !scalars.is_empty() {
             self.tag("matrix-vector product");
             let cols = 1 + self.rng.below(3);

@@ -31,7 +31,7 @@ pub use moves::{
     add_items, filled, part, push, put_item, resized, sort_by, split_items, take_item, unsort,
 };
 pub use operands::{f64_of, Operand, ReturnsF64};
-pub use reverses::NoCotangent;
+pub use reverses::{NoCotangent, NoCotangents};
 pub use stack::*;
 
 use std::borrow::Borrow;

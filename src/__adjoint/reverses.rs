@@ -51,6 +51,44 @@ impl Mul<&f64> for NoCotangent {
     }
 }
 
+/// A tuple-valued callee's items (`cotangent.0`, through `Deref`), each
+/// [`NoCotangent`] again.
+///
+/// ```
+/// use autodiff::__adjoint::NoCotangent;
+///
+/// let cotangent = NoCotangent;
+/// assert_eq!(cotangent.1[2] * 3.5 + cotangent.0 * 1.0, 0.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct NoCotangents(
+    pub NoCotangent,
+    pub NoCotangent,
+    pub NoCotangent,
+    pub NoCotangent,
+    pub NoCotangent,
+    pub NoCotangent,
+    pub NoCotangent,
+    pub NoCotangent,
+);
+
+impl std::ops::Deref for NoCotangent {
+    type Target = NoCotangents;
+    #[inline(always)]
+    fn deref(&self) -> &NoCotangents {
+        &NoCotangents(
+            NoCotangent,
+            NoCotangent,
+            NoCotangent,
+            NoCotangent,
+            NoCotangent,
+            NoCotangent,
+            NoCotangent,
+            NoCotangent,
+        )
+    }
+}
+
 /// No saved reverse: the marker a failed forward sweep pushes, which no
 /// callee's [`Stack::pop_reverse`] takes for its own.
 struct Failed;

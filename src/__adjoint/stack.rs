@@ -529,7 +529,8 @@ thread_local! {
 }
 
 /// Notes that a compiled `f_grad` found a value its sweep does not take
-/// and reruns the tape: what [`tape_reruns`] counts.
+/// and reruns the tape, or that a vector-valued callee whose reverse is
+/// not compiled ran `f_vjp` on the tape: what [`tape_reruns`] counts.
 #[inline(never)]
 pub fn rerun_on_tape() {
     RERUNS.with(|count| count.set(count.get() + 1));
@@ -537,8 +538,11 @@ pub fn rerun_on_tape() {
 
 /// How many times, on this thread, a compiled `f_grad` (or
 /// `f_grad_on`) reran the tape at run time, its compiled adjoint having
-/// met a value its sweep does not take. `f_grad_path()` says which path
-/// a function takes; this says whether a call really stayed on it, so a
+/// met a value its sweep does not take, and how many times a compiled
+/// caller's reverse ran a vector-valued callee's `f_vjp` on the tape (its
+/// reverse not compiled: a tuple holding a `Vec` built by a chain, a
+/// construct the sweeps refuse). `f_grad_path()` says which path a
+/// function takes; this says whether a call really stayed on it, so a
 /// test can check that a gradient ran compiled all the way through.
 ///
 /// ```

@@ -940,3 +940,149 @@ fn a_models_constant_enum_field_chooses_the_activation() {
         ],
     );
 }
+
+// ---------------------------------------------------------------------
+// A nested array literal of tracked values (a rotation's matrix, `[[c,
+// -s], [s, c]]`): its rows' seeds lost their shape, so every such body
+// kept the tape, and a helper returning one ran its reverse as `f_vjp`
+// on the tape (as slow as the tape, with the caller's path `Compiled`).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn rotation_z(t: f64) -> [[f64; 3]; 3] {
+    let (s, c) = t.sin_cos();
+    [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
+}
+
+#[differentiable]
+fn rotated_x(t: f64, p: [f64; 3]) -> f64 {
+    let r = rotation_z(t);
+    let mut q = [0.0; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            q[i] += r[i][j] * p[j];
+        }
+    }
+    q[0] * q[0] + 2.0 * q[1]
+}
+
+#[differentiable]
+fn cubic_by_matrix(x: &[f64]) -> f64 {
+    let m = [[x[0], x[1] * x[0]], [x[1].sin(), 2.0]];
+    let t = [
+        [[x[0], m[0][1]], [1.0, x[1]]],
+        [[m[1][0], x[0]], [x[1], 0.5]],
+    ];
+    m[0][0] * m[1][1] + m[0][1] * m[1][0] + t[1][0][0] * t[0][1][1] - t[0][0][1]
+}
+
+#[test]
+fn a_nested_array_literal_is_compiled() {
+    assert_eq!(cubic_by_matrix_grad_path(), GradientPath::Compiled);
+    assert_eq!(rotated_x_grad_path(), GradientPath::Compiled);
+    let (a, b) = (0.7, -0.4);
+    // 2a + a·b·sin b + sin b · b − a·b.
+    let got = compiled(|stack| cubic_by_matrix_adjoint(stack, &[a, b]));
+    assert_agree(
+        "value",
+        &[got.value],
+        &[2.0 * a + a * b * b.sin() + b.sin() * b - a * b],
+    );
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[
+            2.0 + b * b.sin() - b,
+            a * b.sin() + a * b * b.cos() + b.sin() + b * b.cos() - a,
+        ],
+    );
+    agree(
+        "tape",
+        cubic_by_matrix_grad(&[a, b]),
+        cubic_by_matrix_grad_tape(&[a, b]),
+    );
+    // R_z(t) p: q0 = c p0 − s p1, q1 = s p0 + c p1.
+    let (t, p): (f64, [f64; 3]) = (0.3, [1.5, -0.5, 2.0]);
+    let (s, c) = t.sin_cos();
+    let (q0, q1) = (c * p[0] - s * p[1], s * p[0] + c * p[1]);
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = agree("R_z p", rotated_x_grad(t, p), rotated_x_grad_tape(t, p));
+    // The helper's reverse is compiled too: no `f_vjp` on the tape.
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before);
+    assert_agree("value", &[got.value], &[q0 * q0 + 2.0 * q1]);
+    assert_agree(
+        "gradient",
+        &[
+            got.gradient.0,
+            got.gradient.1[0],
+            got.gradient.1[1],
+            got.gradient.1[2],
+        ],
+        &[
+            2.0 * q0 * -q1 + 2.0 * q0,
+            2.0 * q0 * c + 2.0 * s,
+            2.0 * q0 * -s + 2.0 * c,
+            0.0,
+        ],
+    );
+}
+
+// ---------------------------------------------------------------------
+// A helper returning a tuple (`(f64, f64)`, a number and a row): its
+// reverse ran `f_vjp` on the tape, as slow as the tape, the caller's path
+// `Compiled`; it is now the compiled adjoint of `⟨cotangent, value⟩`, a
+// tuple's items summed in turn.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn polar(x: f64, y: f64) -> (f64, f64) {
+    ((x * x + y * y).sqrt(), (y / x).atan())
+}
+
+#[differentiable]
+fn spread(x: &[f64]) -> (f64, [f64; 2], Vec<f64>) {
+    let mut row = Vec::new();
+    for v in x {
+        row.push(v * v);
+    }
+    (x[0] * x[1], [x[1].sin(), 2.0 * x[0]], row)
+}
+
+#[differentiable]
+fn from_tuples(x: &[f64]) -> f64 {
+    let (r, theta) = polar(x[0], x[1]);
+    let (p, pair, row) = spread(x);
+    r * theta + p * pair[0] - pair[1] * row[1] + row[0]
+}
+
+#[test]
+fn a_tuple_valued_helpers_reverse_is_compiled() {
+    assert_eq!(from_tuples_grad_path(), GradientPath::Compiled);
+    let x = [0.8, -0.6];
+    let (a, b) = (x[0], x[1]);
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = agree("tuples", from_tuples_grad(&x), from_tuples_grad_tape(&x));
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        before,
+        "both helpers' reverses compiled"
+    );
+    let r = (a * a + b * b).sqrt();
+    let theta = (b / a).atan();
+    // f = rθ + ab·sin b − 2a·b² + a².
+    assert_agree(
+        "value",
+        &[got.value],
+        &[r * theta + a * b * b.sin() - 2.0 * a * b * b + a * a],
+    );
+    let (r_a, r_b) = (a / r, b / r);
+    let (t_a, t_b) = (-b / (r * r), a / (r * r));
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[
+            r_a * theta + r * t_a + b * b.sin() - 2.0 * b * b + 2.0 * a,
+            r_b * theta + r * t_b + a * b.sin() + a * b * b.cos() - 4.0 * a * b,
+        ],
+    );
+}

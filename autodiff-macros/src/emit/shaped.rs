@@ -269,9 +269,11 @@ fn check_parts(function: &Function) -> CheckParts {
 /// function of the parameters and a `#[constant]` cotangent (the body,
 /// then `let __output: Out = tail;` and the sum over its components),
 /// differentiated by the compiled adjoint like any scalar function. Its
-/// gradient is `cotangentᵀ J`. `None` where that function does not
-/// compile to an adjoint (a `return` in the body, a tuple output, or a
-/// construct the sweeps refuse): the pair then runs `f_vjp` on the tape.
+/// gradient is `cotangentᵀ J`; a tuple's items are summed in turn
+/// (`__cotangent.0 * __output.0 + ..`). `None` where that function does
+/// not compile to an adjoint (a `return` in the body, a tuple of more
+/// than eight items, or a construct the sweeps refuse): the pair then
+/// runs `f_vjp` on the tape, which `__adjoint::tape_reruns` counts.
 /// A call of another annotated function or method inside composes as in
 /// any caller's adjoint.
 ///
@@ -293,10 +295,13 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
         return None;
     }
     // A scalar function's is `cotangent × f` (see `scalar_pair`).
-    let depth = match function.output.as_ref() {
-        Some(shape) => vector_depth(shape)?,
-        None => 0,
-    };
+    let scalar = crate::ast::Shape::Scalar;
+    let shape = function.output.as_ref().unwrap_or(&scalar);
+    // A tuple's items are read off a split forward's `NoCotangent` too,
+    // which has eight (`NoCotangents`).
+    if !fits_no_cotangent(shape) {
+        return None;
+    }
     let (stmts, tail) = match item.block.stmts.split_last()? {
         (syn::Stmt::Expr(tail, None), stmts) => (stmts, tail),
         _ => return None,
@@ -305,13 +310,9 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
     let name = format_ident!("{}_cotangent_dot", item.sig.ident);
     let inputs: Vec<_> = item.sig.inputs.iter().collect();
     let lifetimes = &item.sig.generics;
-    // `__cotangent[i][j] * __output[i][j]` summed, `depth` loops deep.
-    let indices: Vec<Ident> = (0..depth).map(|k| format_ident!("__k{}", k)).collect();
-    let mut sum = quote!(__dot += __cotangent #([#indices])* * __output #([#indices])*;);
-    for (level, index) in indices.iter().enumerate().rev() {
-        let prefix = &indices[..level];
-        sum = quote!(for #index in 0..__output #([#prefix])* .len() { #sum });
-    }
+    // `__cotangent[i][j] * __output[i][j]` summed, a loop per level, and
+    // a tuple's items in turn (`__output.0`).
+    let sum = dot_sum(shape, quote!(__cotangent), quote!(__output), 0);
     // A binding as the tail (`out`) is read where it is: bound again, a
     // `Vec` grown by `push` would be moved from its own adjoint's shape.
     // An annotated call as the tail (`matmul(&a, &v)`) is bound as it is,
@@ -327,6 +328,28 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
             (quote!(), quote!(#path), path.path.get_ident()?.clone())
         }
         _ if annotated_call => (quote!(let __output = #tail;), quote!(__output), named),
+        // A tuple of bindings (`(h, s)`): a `Vec` among them is copied into
+        // the output, not moved, for the reverse sweep still reads it.
+        syn::Expr::Tuple(items) => {
+            let items = items
+                .elems
+                .iter()
+                .zip(tuple_items(shape))
+                .map(|(item, shape)| {
+                    let binding =
+                        matches!(item, syn::Expr::Path(path) if path.path.get_ident().is_some());
+                    if binding && holds_vec(shape) {
+                        quote!(#item.clone())
+                    } else {
+                        quote!(#item)
+                    }
+                });
+            (
+                quote!(let __output: #out = (#(#items,)*);),
+                quote!(__output),
+                named,
+            )
+        }
         _ => (quote!(let __output: #out = #tail;), quote!(__output), named),
     };
     let sum = replace_ident(sum, "__output", &output);
@@ -334,7 +357,11 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
     // `__output` bound to it) in a function without generics or `mut`
     // parameters: its adjoint can start as the cotangent, taken by value
     // (`Sweep::seed_output`), with no sum to run forward or reverse.
-    let seedable = depth > 0 && !function.params.iter().any(|param| param.ident == named);
+    let seedable = matches!(
+        shape,
+        crate::ast::Shape::Vec(_) | crate::ast::Shape::Array(..)
+    ) && vector_depth(shape).is_some()
+        && !function.params.iter().any(|param| param.ident == named);
     // Seeded, the sweep stops before the sum (`Sweep::seed_output`), and
     // the cotangent is taken by value.
     let dot_fn = |seeded: bool| -> syn::ItemFn {
@@ -443,6 +470,65 @@ pub struct Dot {
     /// Whether its reverse takes the cotangent by value, as the output
     /// binding's adjoint (`Sweep::seed_output`).
     pub seeded: bool,
+}
+
+/// `__dot += cotangent · output` over the numbers of `shape`: a loop per
+/// `Vec` or array (`for __k0 in 0..output.len()`), each item of a tuple
+/// in turn (`output.0`).
+fn dot_sum(
+    shape: &crate::ast::Shape,
+    cotangent: TokenStream,
+    output: TokenStream,
+    level: usize,
+) -> TokenStream {
+    use crate::ast::Shape;
+    match shape {
+        Shape::Scalar => quote!(__dot += #cotangent * #output;),
+        Shape::Vec(elem) | Shape::Array(elem, _) => {
+            let k = format_ident!("__k{}", level);
+            let inner = dot_sum(elem, quote!(#cotangent[#k]), quote!(#output[#k]), level + 1);
+            quote!(for #k in 0..#output.len() { #inner })
+        }
+        // (A split forward's `NoCotangent` has the items too.)
+        Shape::Tuple(items) => items
+            .iter()
+            .enumerate()
+            .map(|(k, item)| {
+                let k = syn::Index::from(k);
+                dot_sum(item, quote!(#cotangent.#k), quote!(#output.#k), level)
+            })
+            .collect(),
+    }
+}
+
+/// A tuple's items' shapes (none for any other shape).
+fn tuple_items(shape: &crate::ast::Shape) -> &[crate::ast::Shape] {
+    match shape {
+        crate::ast::Shape::Tuple(items) => items,
+        _ => &[],
+    }
+}
+
+/// Whether `shape` has a `Vec` in it, which moves.
+fn holds_vec(shape: &crate::ast::Shape) -> bool {
+    use crate::ast::Shape;
+    match shape {
+        Shape::Scalar => false,
+        Shape::Vec(_) => true,
+        Shape::Array(elem, _) => holds_vec(elem),
+        Shape::Tuple(items) => items.iter().any(holds_vec),
+    }
+}
+
+/// Whether every tuple in `shape` has at most the eight items of
+/// `__adjoint::NoCotangents`.
+fn fits_no_cotangent(shape: &crate::ast::Shape) -> bool {
+    use crate::ast::Shape;
+    match shape {
+        Shape::Scalar => true,
+        Shape::Vec(elem) | Shape::Array(elem, _) => fits_no_cotangent(elem),
+        Shape::Tuple(items) => items.len() <= 8 && items.iter().all(fits_no_cotangent),
+    }
 }
 
 /// How many `Vec`s and arrays hold the numbers of `shape` (`None` for a

@@ -282,6 +282,8 @@ pub fn vector_pair(
                     return #stack.fail();
                 };
                 #(#owns)*
+                // Counted: the gradient did not run compiled all the way.
+                ::autodiff::__adjoint::rerun_on_tape();
                 match #vjp(#(#args,)* #cotangent).ok() {
                     ::core::option::Option::Some(#result) => {
                         #(#pushes)*

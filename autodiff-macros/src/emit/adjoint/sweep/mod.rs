@@ -119,7 +119,9 @@ impl Seed {
         Seed {
             tokens,
             negated: self.negated ^ negated,
-            whole: false,
+            // Times one, a row of a nested array literal's seed (`[[c, -s],
+            // [s, c]]`) is still the row's whole adjoint.
+            whole: self.whole && matches!(factor, Factor::One),
             unread: false,
             owned: false,
         }
