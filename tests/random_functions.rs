@@ -378,7 +378,8 @@ enum StackCall {
         a: Expr,
         e: Expr,
     },
-    /// `let layer = &ms[k]; let y = layer.mix(a, b);`, or with `layer`
+    /// `let layer = &ms[k]; let y = layer.mix(a, b);` (the last layer
+    /// `let layer = ms.last().unwrap();`), or with `layer`
     /// `None`, `let y = ms[k].mix(a, b);`; with `read`, `.. + 0.0`: where
     /// compiled in a loop, a branch or a body with `return`, a call's
     /// binding never read keeps the tape (a documented refusal: whether it
@@ -1304,6 +1305,11 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                             String::new()
                         };
                         match layer {
+                            // The last layer by `last().unwrap()`.
+                            Some(layer) if *k == STACK - 1 => vec![
+                                format!("let {layer} = {stack}.last().unwrap();"),
+                                format!("let {y} = {layer}.mix({}, {}){plus};", r(a), r(b)),
+                            ],
                             Some(layer) => vec![
                                 format!("let {layer} = &{stack}[{k}];"),
                                 format!("let {y} = {layer}.mix({}, {}){plus};", r(a), r(b)),

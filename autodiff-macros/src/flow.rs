@@ -489,6 +489,27 @@ pub fn components<'e, 'a>(
     (targets.len() == values.len()).then(|| targets.into_iter().zip(values).collect())
 }
 
+/// The variable a part of a model is read from: [`root`], also through
+/// `first()`, `last()` and `get(i)` and their `unwrap()`
+/// (`self.layers.last().unwrap()`, whose method is an annotated one).
+pub fn part_root(part: &Expr) -> Option<String> {
+    match &part.kind {
+        ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } if (*method == "unwrap" && args.is_empty())
+            || ((*method == "first" || *method == "last") && args.is_empty())
+            || (*method == "get" && args.len() == 1) =>
+        {
+            part_root(receiver)
+        }
+        ExprKind::Paren(inner) => part_root(inner),
+        _ => root(part),
+    }
+}
+
 /// The variable an assignment writes: `s` in `s`, `y[i]`, `y[i][j]`, `p.0`.
 pub fn root(target: &Expr) -> Option<String> {
     match &target.kind {

@@ -1086,3 +1086,93 @@ fn a_tuple_valued_helpers_reverse_is_compiled() {
         ],
     );
 }
+
+// ---------------------------------------------------------------------
+// A layer taken by `last().unwrap()` or `first().unwrap()` and its
+// annotated method called: the recording twin did not see a model's
+// part through them (E0599 `forward` on the twin), and the compiled
+// adjoint read `let last = (&layers[n - 1]);` as a number's borrow.
+// ---------------------------------------------------------------------
+
+#[derive(Clone, Debug, Parameters)]
+struct Gate {
+    w: Vec<f64>,
+}
+
+impl crate::oracle::Flat for Gate {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.extend(&self.w);
+    }
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Gates {
+    layers: Vec<Gate>,
+}
+
+impl crate::oracle::Flat for Gates {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.layers.iter().for_each(|layer| layer.flat(out));
+    }
+}
+
+#[differentiable]
+impl Gate {
+    fn forward(&self, x: &[f64]) -> Vec<f64> {
+        self.w.iter().zip(x).map(|(a, b)| (a * b).tanh()).collect()
+    }
+}
+
+#[differentiable]
+impl Gates {
+    fn by_last(&self, #[constant] x: &[f64]) -> f64 {
+        let last = self.layers.last().unwrap();
+        let o = last.forward(x);
+        o[0] * o[1]
+    }
+
+    fn by_first(&self, #[constant] x: &[f64]) -> f64 {
+        let o = self.layers.first().unwrap().forward(x);
+        o[0] * o[1]
+    }
+}
+
+#[test]
+fn a_layer_taken_by_last_or_first_calls_its_method() {
+    assert_eq!(Gates::__ad_by_last_grad_path(), GradientPath::Compiled);
+    let gates = Gates {
+        layers: vec![Gate { w: vec![0.3, 0.5] }, Gate { w: vec![-0.2, 0.1] }],
+    };
+    let x = [1.0, 2.0];
+    // tanh(w0 x0) tanh(w1 x1) of the layer read.
+    let want = |w: &[f64]| {
+        let (a, b) = ((w[0] * x[0]).tanh(), (w[1] * x[1]).tanh());
+        (a * b, x[0] * (1.0 - a * a) * b, x[1] * a * (1.0 - b * b))
+    };
+    for (name, got, tape, layer) in [
+        (
+            "last",
+            gates.by_last_grad(&x),
+            gates.by_last_grad_tape(&x),
+            1,
+        ),
+        (
+            "first",
+            gates.by_first_grad(&x),
+            gates.by_first_grad_tape(&x),
+            0,
+        ),
+    ] {
+        let got = agree(name, got, tape);
+        let (value, d0, d1) = want(&gates.layers[layer].w);
+        assert_agree(name, &[got.value], &[value]);
+        let mut expected = vec![0.0; 4];
+        expected[2 * layer] = d0;
+        expected[2 * layer + 1] = d1;
+        assert_agree(
+            name,
+            &crate::oracle::Flat::components(&got.gradient),
+            &expected,
+        );
+    }
+}

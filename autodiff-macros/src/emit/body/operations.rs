@@ -341,7 +341,7 @@ impl Emitter<'_> {
                 turbofish: None,
                 args,
                 reads_primal: false,
-            } if flow::root(receiver).is_some_and(|root| self.models.contains(&root)) => {
+            } if flow::part_root(receiver).is_some_and(|root| self.models.contains(&root)) => {
                 self.model_method(receiver, method, args)
             }
             ExprKind::PlainMethod {

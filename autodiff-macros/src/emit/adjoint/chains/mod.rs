@@ -178,7 +178,18 @@ impl Lowering<'_> {
         match stmt {
             syn::Stmt::Local(syn::Local {
                 init: Some(init), ..
-            }) => self.options(&mut init.expr),
+            }) => {
+                self.options(&mut init.expr);
+                // `let last = x.last().unwrap();` reads `let last =
+                // &x[x.len() - 1];`, the borrow of a row or a model's part
+                // it is, with no parentheses around it.
+                if let syn::Expr::Paren(paren) = &*init.expr {
+                    if matches!(&*paren.expr, syn::Expr::Reference(_)) {
+                        let inner = (*paren.expr).clone();
+                        *init.expr = inner;
+                    }
+                }
+            }
             syn::Stmt::Expr(expr, _) => self.options(expr),
             _ => {}
         }
