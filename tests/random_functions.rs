@@ -3897,9 +3897,25 @@ fn tuple_helper(gen: &mut Gen, name: &str) -> (String, String) {
     gen.declare("x1", Kind::Scalar, false);
     let a = gen.expr(2);
     let (plain, dual) = (render(&a, Dialect::Plain), render(&a, Dialect::Dual));
+    // The tail's `Vec`: a literal, a binding grown by `push`, or a chain's
+    // `collect()` (its reverse compiled: the tail's items bound first).
+    let (tail_plain, tail_dual) = match gen.rng.below(3) {
+        0 => (
+            "(a * x1, vec![a.tanh(), x0 * a])".to_owned(),
+            "(a * x1, vec![a.tanh(), x0 * a])".to_owned(),
+        ),
+        1 => (
+            "let mut v = Vec::new();\n    v.push(a.tanh());\n    v.push(x0 * a);\n    (a * x1, v)".to_owned(),
+            "let mut v = Vec::new();\n        v.push(a.tanh());\n        v.push(x0 * a);\n        (a * x1, v)".to_owned(),
+        ),
+        _ => (
+            "(a * x1, [a.tanh(), x0 * a].iter().map(|t| t * 2.0).collect())".to_owned(),
+            "(a * x1, [a.tanh(), x0 * a].iter().map(|t| *t * D::c(2.0)).collect())".to_owned(),
+        ),
+    };
     (
-        format!("#[differentiable]\nfn {name}(x0: f64, x1: f64) -> (f64, Vec<f64>) {{\n    let a = {plain};\n    (a * x1, vec![a.tanh(), x0 * a])\n}}\n"),
-        format!("    pub fn {name}(x0: D, x1: D) -> (D, Vec<D>) {{\n        let a = {dual};\n        (a * x1, vec![a.tanh(), x0 * a])\n    }}\n"),
+        format!("#[differentiable]\nfn {name}(x0: f64, x1: f64) -> (f64, Vec<f64>) {{\n    let a = {plain};\n    {tail_plain}\n}}\n"),
+        format!("    pub fn {name}(x0: D, x1: D) -> (D, Vec<D>) {{\n        let a = {dual};\n        {tail_dual}\n    }}\n"),
     )
 }
 

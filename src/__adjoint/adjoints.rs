@@ -302,7 +302,8 @@ macro_rules! adjoint_tuple {
         }
     )*};
 }
-adjoint_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3));
+adjoint_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3) (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5));
 
 /// The adjoint of something with none (an integer, a `bool`, a
 /// `#[constant]`): zero-sized; `+=`, `-=`, indexing and arithmetic accept
@@ -643,7 +644,8 @@ macro_rules! bar_tuple {
         }
     )*};
 }
-bar_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3));
+bar_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3) (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5));
 
 /// `a_bar += b_bar` for adjoints of any shape.
 ///

@@ -748,7 +748,8 @@ macro_rules! tuple_values {
     )*};
 }
 
-tuple_values!((A a, B b) (A a, B b, C c) (A a, B b, C c, D d));
+tuple_values!((A a, B b) (A a, B b, C c) (A a, B b, C c, D d) (A a, B b, C c, D d, E e)
+    (A a, B b, C c, D d, E e, F f));
 
 /// A value seen through the plain twin's types, for a probe: the same
 /// method call on a plain value, in a branch that never runs, tells whether

@@ -328,24 +328,38 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
             (quote!(), quote!(#path), path.path.get_ident()?.clone())
         }
         _ if annotated_call => (quote!(let __output = #tail;), quote!(__output), named),
-        // A tuple of bindings (`(h, s)`): a `Vec` among them is copied into
-        // the output, not moved, for the reverse sweep still reads it.
-        syn::Expr::Tuple(items) => {
-            let items = items
+        // A tuple (`(h, s)`): a binding holding a `Vec` is copied into the
+        // output, not moved, for the reverse sweep still reads it; any other
+        // item (a chain's `collect()`, an `if`, a call) is bound by a `let`
+        // of its own type first, as the sweeps take it.
+        syn::Expr::Tuple(items) if items.elems.len() == tuple_items(shape).len() => {
+            let types = tuple_types(&output_syn_type(function));
+            let mut lets = Vec::new();
+            let items: Vec<TokenStream> = items
                 .elems
                 .iter()
                 .zip(tuple_items(shape))
-                .map(|(item, shape)| {
+                .enumerate()
+                .map(|(k, (item, shape))| {
                     let binding =
                         matches!(item, syn::Expr::Path(path) if path.path.get_ident().is_some());
-                    if binding && holds_vec(shape) {
-                        quote!(#item.clone())
-                    } else {
-                        quote!(#item)
+                    match (binding, types.get(k)) {
+                        (true, _) if holds_vec(shape) => quote!(#item.clone()),
+                        (false, Some(ty)) if !matches!(item, syn::Expr::Lit(_)) => {
+                            let name = format_ident!("__output_{}", k);
+                            lets.push(quote!(let #name: #ty = #item;));
+                            if holds_vec(shape) {
+                                quote!(#name.clone())
+                            } else {
+                                quote!(#name)
+                            }
+                        }
+                        _ => quote!(#item),
                     }
-                });
+                })
+                .collect();
             (
-                quote!(let __output: #out = (#(#items,)*);),
+                quote!(#(#lets)* let __output: #out = (#(#items,)*);),
                 quote!(__output),
                 named,
             )
@@ -498,6 +512,16 @@ fn dot_sum(
                 dot_sum(item, quote!(#cotangent.#k), quote!(#output.#k), level)
             })
             .collect(),
+    }
+}
+
+/// A tuple type's item types, as written (none for any other type).
+fn tuple_types(ty: &syn::Type) -> Vec<syn::Type> {
+    match ty {
+        syn::Type::Tuple(tuple) => tuple.elems.iter().cloned().collect(),
+        syn::Type::Paren(paren) => tuple_types(&paren.elem),
+        syn::Type::Group(group) => tuple_types(&group.elem),
+        _ => Vec::new(),
     }
 }
 
