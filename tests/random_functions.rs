@@ -233,10 +233,12 @@ enum Stmt {
     Assign(Place, &'static str, Expr),
     /// `let mut a = [e0, e1, ..];`
     Array(String, Vec<Expr>),
-    /// `let m = [[e00, e01, ..], [e10, ..], ..]; let s = m[i][j] * m[k][l]
-    /// + m[p][q];`: a nested array literal (a rotation's matrix), read by
-    /// constant indices into the number `s`.
-    Matrix(String, String, Vec<Vec<Expr>>, [(usize, usize); 3]),
+    /// `let m = [[e00, e01, ..], [e10, ..], ..];` then `let s = m[i][j] *
+    /// m[k][l] + m[p][q];`: a nested array literal (a rotation's matrix),
+    /// read by constant indices into the number `s`. With `true`, the
+    /// matrix is taken apart by a pattern first (`let [[m_0_0, m_0_1], ..]
+    /// = m;`) and `s` reads the names.
+    Matrix(String, String, Vec<Vec<Expr>>, [(usize, usize); 3], bool),
     /// `let mut a = [e; n];`
     Repeat(String, Expr, usize),
     /// `let mut v = Vec::new();`
@@ -823,15 +825,36 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     render_list(items, dialect)
                 );
             }
-            Stmt::Matrix(matrix, name, rows, [(a, b), (c, d), (e, f)]) => {
-                let rows: Vec<String> = rows
+            Stmt::Matrix(matrix, name, rows, [(a, b), (c, d), (e, f)], pattern) => {
+                let written: Vec<String> = rows
                     .iter()
                     .map(|row| format!("[{}]", render_list(row, dialect)))
                     .collect();
-                let _ = writeln!(out, "{pad}let {matrix} = [{}];", rows.join(", "));
+                let _ = writeln!(out, "{pad}let {matrix} = [{}];", written.join(", "));
+                let at = |i: usize, j: usize| {
+                    if *pattern {
+                        format!("{matrix}_{i}_{j}")
+                    } else {
+                        format!("{matrix}[{i}][{j}]")
+                    }
+                };
+                if *pattern {
+                    let names: Vec<String> = rows
+                        .iter()
+                        .enumerate()
+                        .map(|(i, row)| {
+                            let row: Vec<String> = (0..row.len()).map(|j| at(i, j)).collect();
+                            format!("[{}]", row.join(", "))
+                        })
+                        .collect();
+                    let _ = writeln!(out, "{pad}let [{}] = {matrix};", names.join(", "));
+                }
                 let _ = writeln!(
                     out,
-                    "{pad}let {name} = {matrix}[{a}][{b}] * {matrix}[{c}][{d}] + {matrix}[{e}][{f}];"
+                    "{pad}let {name} = {} * {} + {};",
+                    at(*a, *b),
+                    at(*c, *d),
+                    at(*e, *f)
                 );
             }
             Stmt::ForWindows {
@@ -2870,7 +2893,11 @@ impl Gen {
             let mut at = || (self.rng.below(rows), self.rng.below(cols));
             let reads = [at(), at(), at()];
             let (matrix, name) = (self.fresh("mat"), self.fresh("y"));
-            out.push(Stmt::Matrix(matrix, name.clone(), items, reads));
+            let pattern = self.rng.chance(50);
+            if pattern {
+                self.tag("nested array literal taken apart by a pattern");
+            }
+            out.push(Stmt::Matrix(matrix, name.clone(), items, reads, pattern));
             self.declare(&name, Kind::Scalar, false);
             return;
         }

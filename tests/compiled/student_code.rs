@@ -1239,3 +1239,75 @@ fn a_helper_of_six_items_is_compiled() {
         ],
     );
 }
+
+// ---------------------------------------------------------------------
+// A row of a matrix parameter taken apart by a pattern at a loop's
+// index (`let [a, b, c] = m[i];`): only a literal index was split, so
+// the body kept the tape (36× the plain function in a probe's GMM).
+// ---------------------------------------------------------------------
+
+// Written as a student indexes rows.
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn rows_taken_apart(m: [[f64; 3]; 2]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        let [a, b, c] = m[i];
+        s += a * b + c * c;
+    }
+    for k in 0..1 {
+        let [[p, q, _], [r, _, t]] = [m[k], m[k + 1]];
+        s += p * t - q * r;
+    }
+    s
+}
+
+#[test]
+fn a_row_taken_apart_at_a_loops_index_is_compiled() {
+    assert_eq!(rows_taken_apart_grad_path(), GradientPath::Compiled);
+    let m = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]];
+    let got = agree(
+        "rows",
+        rows_taken_apart_grad(m),
+        rows_taken_apart_grad_tape(m),
+    );
+    let [[a0, b0, c0], [a1, b1, c1]] = m;
+    assert_agree(
+        "value",
+        &[got.value],
+        &[a0 * b0 + c0 * c0 + a1 * b1 + c1 * c1 + a0 * c1 - b0 * a1],
+    );
+    assert_agree(
+        "gradient",
+        &got.gradient.concat(),
+        &[b0 + c1, a0 - a1, 2.0 * c0, b1 - b0, a1, 2.0 * c1 + a0],
+    );
+}
+
+/// A local matrix literal taken apart whole, and a local point.
+#[differentiable]
+fn local_matrix_taken_apart(x: &[f64]) -> f64 {
+    let m = [[x[0], -x[1]], [x[1] * 2.0, x[0]]];
+    let [[a, b], [c, d]] = m;
+    let p = [x[0] - 0.5, 0.25];
+    let [u, v] = p;
+    a * d - b * c + u * v
+}
+
+#[test]
+fn a_local_matrix_taken_apart_is_compiled() {
+    assert_eq!(local_matrix_taken_apart_grad_path(), GradientPath::Compiled);
+    let x = [0.7, -0.3];
+    let got = agree(
+        "local matrix",
+        local_matrix_taken_apart_grad(&x),
+        local_matrix_taken_apart_grad_tape(&x),
+    );
+    // x0² + 2 x1² + (x0 − 0.5) / 4.
+    assert_agree(
+        "value",
+        &[got.value],
+        &[x[0] * x[0] + 2.0 * x[1] * x[1] + (x[0] - 0.5) * 0.25],
+    );
+    assert_agree("gradient", &got.gradient, &[2.0 * x[0] + 0.25, 4.0 * x[1]]);
+}

@@ -79,6 +79,11 @@ impl Splitter {
                     if matches!(&*init.expr, syn::Expr::Call(_)) {
                         self.calls.insert(ident.ident.to_string());
                     }
+                    // A local array of numbers (`let m = [[c, -s], [s, c]];`),
+                    // taken apart as an array parameter is.
+                    if numbers_literal(&init.expr) {
+                        self.arrays.insert(ident.ident.to_string());
+                    }
                 }
                 if let Some(split) = self.local(local) {
                     self.changed = true;
@@ -295,8 +300,10 @@ impl Splitter {
                     syn::Expr::Array(array) if array.elems.len() == n => {
                         array.elems.iter().cloned().collect()
                     }
-                    // `p`, or a row of it (`m[0]` of `let [[a, b], ..] = m;`).
-                    place if self.array_place(place) => (0..n)
+                    // `p`, or a row of it (`m[0]` of `let [[a, b], ..] = m;`),
+                    // whose index no name the pattern binds is part of (the
+                    // `let`s after the first would read the new one).
+                    place if self.array_place(place) && !binds_a_name_of(pat, place) => (0..n)
                         .map(|i| {
                             let i = proc_macro2::Literal::usize_unsuffixed(i);
                             syn::parse_quote!(#place[#i])
@@ -324,10 +331,9 @@ impl Splitter {
                 let name = ident.to_string();
                 self.arrays.contains(&name) || self.calls.contains(&name)
             }),
-            syn::Expr::Index(index) => {
-                matches!(&*index.index, syn::Expr::Lit(lit) if matches!(lit.lit, syn::Lit::Int(_)))
-                    && self.array_place(&index.expr)
-            }
+            // A row by a literal or by an index the split `let`s, one after
+            // another, read alike (`m[i]`, `m[k + 1]` in a loop over `k`).
+            syn::Expr::Index(index) => plain_index(&index.index) && self.array_place(&index.expr),
             _ => false,
         }
     }
@@ -792,4 +798,71 @@ fn call_to_names(expr: &syn::Expr) -> Option<(Vec<syn::Ident>, &syn::Expr)> {
         .collect::<Option<Vec<_>>>()?;
     let distinct: HashSet<String> = targets.iter().map(ToString::to_string).collect();
     (targets.len() >= 2 && distinct.len() == targets.len()).then_some((targets, call))
+}
+
+/// An index with nothing in it that could change or act between the
+/// `let`s a pattern splits into: an integer literal, a name, or `+`, `-`,
+/// `*` of them (`m[k + 1]`).
+fn plain_index(index: &syn::Expr) -> bool {
+    match index {
+        syn::Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Int(_)),
+        syn::Expr::Path(path) => path.path.get_ident().is_some(),
+        syn::Expr::Paren(paren) => plain_index(&paren.expr),
+        syn::Expr::Binary(binary) => {
+            matches!(
+                binary.op,
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_)
+            ) && plain_index(&binary.left)
+                && plain_index(&binary.right)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `pat` binds a name that `expr` reads.
+fn binds_a_name_of(pat: &syn::Pat, expr: &syn::Expr) -> bool {
+    let mut read = HashSet::new();
+    crate::text::identifiers(expr.to_token_stream(), &mut read);
+    crate::lower::pattern_names(pat)
+        .iter()
+        .any(|name| read.contains(name))
+}
+
+/// An array literal whose items are numbers as far as they show: rows of
+/// rows with no `vec!` in them, or items of which one at least computes
+/// or is a float literal (`[x - c, 0.0]`; `[v, w]` of two names may hold `Vec`s, which
+/// a pattern moves and an index cannot).
+fn numbers_literal(expr: &syn::Expr) -> bool {
+    let syn::Expr::Array(array) = unparen(expr) else {
+        return false;
+    };
+    if array.elems.is_empty() {
+        return false;
+    }
+    // Rows of rows (`[[x0], [y]]`): numbers, bar a `vec!` among them.
+    if array
+        .elems
+        .iter()
+        .all(|item| matches!(unparen(item), syn::Expr::Array(_)))
+    {
+        return array.elems.iter().all(|row| match unparen(row) {
+            syn::Expr::Array(row) => row.elems.iter().all(|item| match unparen(item) {
+                syn::Expr::Array(_) => numbers_literal(item),
+                item => !matches!(item, syn::Expr::Macro(_)),
+            }),
+            _ => false,
+        });
+    }
+    array.elems.iter().any(|item| match unparen(item) {
+        syn::Expr::Binary(_) | syn::Expr::Unary(_) => true,
+        // `x.sin()`, an `f64` method of the table.
+        syn::Expr::MethodCall(call) => {
+            crate::vocabulary::method(&call.method.to_string()).is_some()
+        }
+        syn::Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Float(_)),
+        _ => false,
+    }) && !array
+        .elems
+        .iter()
+        .any(|item| matches!(unparen(item), syn::Expr::Array(_) | syn::Expr::Macro(_)))
 }
