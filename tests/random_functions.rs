@@ -301,6 +301,9 @@ enum Stmt {
     Counter(String),
     /// `n += 1;`
     Tick(String),
+    /// `for j in 0..n { acc += e * (j as f64 + 1.0); }`: a triangle over a
+    /// `while`'s counter `n`, a range whose bounds change.
+    Triangle(String, String, Expr),
     /// `'label: for i in 0..n { .. }`
     For(Option<String>, String, usize, Vec<Stmt>),
     While(Option<String>, Cond, Vec<Stmt>),
@@ -1111,6 +1114,15 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::For(l, i, n, body) => {
                 let _ = writeln!(out, "{pad}{}for {i} in 0..{n} {{", label(l));
                 render_block(body, dialect, indent + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::Triangle(acc, n, e) => {
+                let times = match dialect {
+                    Dialect::Plain => "(j as f64 + 1.0)",
+                    Dialect::Dual => "D::c(j as f64 + 1.0)",
+                };
+                let _ = writeln!(out, "{pad}for j in 0..{n} {{");
+                let _ = writeln!(out, "{pad}    {acc} += {} * {times};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::While(l, c, body) => {
@@ -2525,8 +2537,23 @@ impl Gen {
                         returns: false,
                         body_nesting: 0,
                     },
-                    vec![Stmt::Tick(n)],
+                    vec![Stmt::Tick(n.clone())],
                 );
+                // Now and then a triangle over the counter, into a number
+                // bound `mut` outside the loop.
+                let mut body = body;
+                let targets: Vec<String> = self
+                    .visible(|v| v.kind == Kind::Scalar && v.mutable)
+                    .into_iter()
+                    .map(|v| v.name.clone())
+                    .collect();
+                if !targets.is_empty() && self.rng.chance(30) {
+                    self.tag("for over a while's counter");
+                    let acc = targets[self.rng.below(targets.len())].clone();
+                    let e = self.expr(1);
+                    let at = 1 + self.rng.below(body.len());
+                    body.insert(at, Stmt::Triangle(acc, n, e));
+                }
                 out.push(Stmt::While(l, c, body));
             }
             // A `loop` leaves by `break`, which makes every loop around it

@@ -1311,3 +1311,133 @@ fn a_local_matrix_taken_apart_is_compiled() {
     );
     assert_agree("gradient", &got.gradient, &[2.0 * x[0] + 0.25, 4.0 * x[1]]);
 }
+
+// ---------------------------------------------------------------------
+// A `for` over a range whose bounds change (`0..j` of a `while`'s
+// counter, `0..o.len()` of a local) in a body with `return` or a loop
+// that jumps: the forward saves the range for the reverse, which was
+// refused there, so a Cholesky factorisation with its not-positive-
+// definite guard kept the tape (20× the plain function in a probe).
+// ---------------------------------------------------------------------
+
+/// −log det of `A = L Lᵀ` by a hand-written Cholesky, 0 where `A` is not
+/// positive definite (`n` by `n`, row-major).
+#[differentiable]
+fn cholesky_log_det(a: &[f64], n: usize) -> f64 {
+    let mut l = vec![0.0; n * n];
+    let mut j = 0;
+    let mut log_det = 0.0;
+    while j < n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= l[j * n + k] * l[j * n + k];
+        }
+        if d <= 0.0 {
+            return 0.0;
+        }
+        let djj = d.sqrt();
+        l[j * n + j] = djj;
+        log_det += 2.0 * djj.ln();
+        let mut i = j + 1;
+        while i < n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= l[i * n + k] * l[j * n + k];
+            }
+            l[i * n + j] = s / djj;
+            i += 1;
+        }
+        j += 1;
+    }
+    -log_det
+}
+
+/// `Σ o[k]·x0` over a local's length, and a triangle of a loop's counter
+/// left by `continue` and `break`, in a body with `return`.
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn ranges_that_change(x: &[f64]) -> f64 {
+    let o = [x[1], x[0] * x[1], 0.5];
+    let mut s = 0.0;
+    for k in 0..o.len() {
+        s += o[k] * x[0];
+    }
+    let mut n = 0;
+    loop {
+        n += 1;
+        if n == 2 {
+            continue;
+        }
+        for m in 0..n {
+            s += x[m % 2] * (m as f64 + 1.0);
+            if s > 1e6 {
+                return s;
+            }
+        }
+        if n >= 4 {
+            break;
+        }
+    }
+    if s < -1e6 {
+        return 0.0;
+    }
+    s
+}
+
+#[test]
+fn a_range_whose_bounds_change_is_saved_in_a_body_with_return() {
+    assert_eq!(cholesky_log_det_grad_path(), GradientPath::Compiled);
+    assert_eq!(ranges_that_change_grad_path(), GradientPath::Compiled);
+    // A = B Bᵀ + I: −log det A, whose gradient is −A⁻ᵀ on the entries
+    // Cholesky reads (the lower triangle; the upper one is never read).
+    let a = [4.0, 1.0, 0.5, 1.0, 3.0, 0.25, 0.5, 0.25, 2.0];
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = agree(
+        "cholesky",
+        cholesky_log_det_grad(&a, 3),
+        cholesky_log_det_grad_tape(&a, 3),
+    );
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before);
+    let det = 4.0 * (3.0 * 2.0 - 0.25 * 0.25) - 1.0 * (1.0 * 2.0 - 0.25 * 0.5)
+        + 0.5 * (1.0 * 0.25 - 3.0 * 0.5);
+    assert_agree("value", &[got.value], &[-f64::ln(det)]);
+    assert!(cholesky_log_det_check(&a, 3).unwrap().passed());
+    // Not positive definite: the guard's constant, gradient zero.
+    let b = [1.0, 2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let got = agree(
+        "not positive definite",
+        cholesky_log_det_grad(&b, 3),
+        cholesky_log_det_grad_tape(&b, 3),
+    );
+    assert_agree("guard", &got.gradient, &[0.0; 9]);
+    // s = x0 (x1 + x0 x1 + 0.5) + Σ over n = 1, 3, 4 of Σ_{m<n} x[m % 2] (m + 1).
+    let x = [0.75, -0.5];
+    let got = agree(
+        "ranges",
+        ranges_that_change_grad(&x),
+        ranges_that_change_grad_tape(&x),
+    );
+    let (u, v) = (x[0], x[1]);
+    // n = 1: u; n = 3: u + 2v + 3u; n = 4: u + 2v + 3u + 4v.
+    let tail = u + (4.0 * u + 2.0 * v) + (4.0 * u + 6.0 * v);
+    assert_agree("value", &[got.value], &[u * (v + u * v + 0.5) + tail]);
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[v + 2.0 * u * v + 0.5 + 9.0, u + u * u + 8.0],
+    );
+    // Left by the `return` inside the triangle's `for`, at n = 1.
+    let x = [2e6, 1.0];
+    let got = agree(
+        "returned inside the range",
+        ranges_that_change_grad(&x),
+        ranges_that_change_grad_tape(&x),
+    );
+    let (u, v) = (x[0], x[1]);
+    assert_agree("value", &[got.value], &[u * (v + u * v + 0.5) + u]);
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[v + 2.0 * u * v + 0.5 + 1.0, u + u * u],
+    );
+}

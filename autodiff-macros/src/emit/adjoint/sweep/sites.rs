@@ -233,13 +233,18 @@ impl<'m> Sweep<'m> {
         if !self.jumps.is_empty() || self.early {
             return unsupported(construct, at);
         }
+        Ok(self.new_site(prefix))
+    }
+
+    /// A new site (`prefix_N`), declared at the top of `f_adjoint`.
+    fn new_site(&mut self, prefix: &str) -> Ident {
         let site = Ident::new(
             &format!("{prefix}_{}", self.sites.len() + 1),
             Span::mixed_site(),
         );
         let attrs = &self.attrs;
         self.sites.push((site.clone(), quote!(#(#attrs)*)));
-        Ok(site)
+        site
     }
 
     /// `let Some(name) = site.pop() else { fail }`: the reverse's pop of
@@ -323,18 +328,17 @@ impl<'m> Sweep<'m> {
     /// forward binds the range once, as the `for` would evaluate it, and
     /// pushes a copy onto a site of its own; the reverse pops it back for
     /// its reversed `for`. Gives the forward's binding and push, the
-    /// reverse's pop, and the name both `for`s then walk. Refused, as for
-    /// a grown `Vec`, where a jump could leave before the push (the
-    /// reverse would pop what its forward never pushed).
+    /// reverse's pop, and the name both `for`s then walk. A jump or a
+    /// `return` cannot come between the two: the push is the `for`
+    /// statement's first, the pop its reverse's, and the reverse of a block
+    /// left by a jump reverses the statements that ran, up to the one that
+    /// jumped (`by_exit`); a jump out of the loop's body leaves after the
+    /// push, and one before the `for` leaves its reverse out.
     pub(super) fn range_site(&mut self, whole: &Expr) -> R<(TokenStream, TokenStream, Ident)> {
         let ExprKind::For { iter, .. } = &whole.kind else {
             return unsupported("a `for` over a range whose bounds change", whole);
         };
-        let site = self.saving_site(
-            "range_saved",
-            "a `for` over a range whose bounds change, in a loop with `break`, `continue` or `return`",
-            whole,
-        )?;
+        let site = self.new_site("range_saved");
         let range = Ident::new("range", Span::mixed_site());
         let iter = iter.source.to_token_stream();
         let keep = quote! {
