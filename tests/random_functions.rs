@@ -239,6 +239,10 @@ enum Stmt {
     /// matrix is taken apart by a pattern first (`let [[m_0_0, m_0_1], ..]
     /// = m;`) and `s` reads the names.
     Matrix(String, String, Vec<Vec<Expr>>, [(usize, usize); 3], bool),
+    /// `let mut qs = Vec::new(); for _ in 0..n { qs.push(call); }` then
+    /// `let y = qs[0][k] * qs[n - 1][l];`: a vector call's values pushed as
+    /// rows and read by two indices.
+    PushRows(String, Expr, usize, String, usize, usize),
     /// `let mut a = [e; n];`
     Repeat(String, Expr, usize),
     /// `let mut v = Vec::new();`
@@ -826,6 +830,17 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     out,
                     "{pad}let mut {name} = [{}];",
                     render_list(items, dialect)
+                );
+            }
+            Stmt::PushRows(rows, call, n, y, k, l) => {
+                let _ = writeln!(out, "{pad}let mut {rows} = Vec::new();");
+                let _ = writeln!(out, "{pad}for _ in 0..{n} {{");
+                let _ = writeln!(out, "{pad}    {rows}.push({});", r(call));
+                let _ = writeln!(out, "{pad}}}");
+                let _ = writeln!(
+                    out,
+                    "{pad}let {y} = {rows}[0][{k}] * {rows}[{}][{l}];",
+                    n - 1
                 );
             }
             Stmt::Matrix(matrix, name, rows, [(a, b), (c, d), (e, f)], pattern) => {
@@ -3817,7 +3832,23 @@ impl Gen {
             .into_iter()
             .map(|v| v.name.clone())
             .collect();
-        match self.rng.below(6) {
+        match self.rng.below(7) {
+            6 if !nested => {
+                self.tag("vector calls pushed as rows");
+                let (rows, y) = (self.fresh("qs"), self.fresh("y"));
+                let n = 1 + self.rng.below(3);
+                let (k, l) = (self.rng.below(len), self.rng.below(len));
+                let args = self.vector_args(args, Some(out));
+                out.push(Stmt::PushRows(
+                    rows,
+                    Expr::Call(helper, args),
+                    n,
+                    y.clone(),
+                    k,
+                    l,
+                ));
+                self.declare(&y, Kind::Scalar, false);
+            }
             // Where the function need not take the compiled path, or in
             // none of a loop that jumps and a body with `return`: there the
             // second call's argument, the first's value, is one that

@@ -1441,3 +1441,61 @@ fn a_range_whose_bounds_change_is_saved_in_a_body_with_return() {
         &[v + 2.0 * u * v + 0.5 + 1.0, u + u * u],
     );
 }
+
+// ---------------------------------------------------------------------
+// A vector helper's values pushed onto a `Vec` and read as rows
+// (`qs.push(build_q(..)); .. qs[c][j]`): a pushed call was taken as a
+// number, so the rows' second index was "past the shape" and the body
+// kept the tape (28× the plain function in a probe's GMM).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn doubled(x: &[f64]) -> Vec<f64> {
+    x.iter().map(|v| 2.0 * v).collect()
+}
+
+#[differentiable]
+fn squared_items(x: &[f64]) -> Vec<f64> {
+    x.iter().map(|v| v * v).collect()
+}
+
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn rows_of_helper_values(x: &[f64]) -> f64 {
+    let mut qs = Vec::new();
+    for c in 0..3 {
+        if c == 1 {
+            qs.push(squared_items(x));
+        } else {
+            qs.push(doubled(x));
+        }
+    }
+    let mut s = 0.0;
+    for c in 0..3 {
+        for j in 0..x.len() {
+            s += qs[c][j] * (c as f64 + 1.0) * x[j];
+        }
+    }
+    s + qs[2][0] * qs[1][1]
+}
+
+#[test]
+fn helper_values_pushed_as_rows_are_compiled() {
+    assert_eq!(rows_of_helper_values_grad_path(), GradientPath::Compiled);
+    let x = [0.5, -1.25, 2.0];
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = agree(
+        "rows",
+        rows_of_helper_values_grad(&x),
+        rows_of_helper_values_grad_tape(&x),
+    );
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before);
+    // Σ (2·1 + 2·3) x_j² + 2 x_j³ + 2 x0 · x1².
+    let value: f64 =
+        x.iter().map(|v| 8.0 * v * v + 2.0 * v * v * v).sum::<f64>() + 2.0 * x[0] * x[1] * x[1];
+    assert_agree("value", &[got.value], &[value]);
+    let mut gradient: Vec<f64> = x.iter().map(|v| 16.0 * v + 6.0 * v * v).collect();
+    gradient[0] += 2.0 * x[1] * x[1];
+    gradient[1] += 4.0 * x[0] * x[1];
+    assert_agree("gradient", &got.gradient, &gradient);
+}

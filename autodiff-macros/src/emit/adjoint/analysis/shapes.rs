@@ -203,7 +203,16 @@ pub(super) fn grown_dims(
         if *method != "push" || !empty.contains(&name) {
             return false;
         }
-        let shape = dims_of(item, dims).map(|d| d + 1);
+        let mut shape = dims_of(item, dims).map(|d| d + 1);
+        // A call's value pushed (`qs.push(twice(x))`) onto a `Vec` the
+        // body reads deeper (`qs[c][j]`): a vector call's, whose rows are
+        // as deep as the reads show (a number's would not index).
+        if matches!(item.unparenthesised().kind, ExprKind::Call { .. }) {
+            let read = super::calls::index_depth(&body.stmts, &name);
+            if read > 1 {
+                shape = Some(read);
+            }
+        }
         if shape.is_none() && crate::text::mentions(item.source.to_token_stream(), &name) {
             return false;
         }
