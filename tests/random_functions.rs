@@ -1485,9 +1485,9 @@ const MODEL_W: usize = 3;
 /// The model every generated file defines, and its dual twin's.
 /// Its `#[constant]` field `act` is an enum, the file's `ACT` (one of
 /// [`ACTS`]), which the methods read by `match` or `==`.
-const MODEL: &str = "#[derive(Clone, Copy, Debug, PartialEq)]\npub enum Act {\n    Lin,\n    Sq,\n}\n#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n    #[constant]\n    pub act: Act,\n}\n";
+const MODEL: &str = "#[derive(Clone, Copy, Debug, PartialEq)]\npub enum Act {\n    Lin,\n    Sq,\n    Leaky(f64),\n}\n#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n    #[constant]\n    pub act: Act,\n}\n";
 const DUAL_MODEL: &str = "    pub struct DModel {\n        pub w: Vec<D>,\n        pub b: D,\n        pub act: super::Act,\n    }\n";
-const ACTS: [&str; 2] = ["Lin", "Sq"];
+const ACTS: [&str; 3] = ["Lin", "Sq", "Leaky(0.25)"];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -4519,7 +4519,10 @@ fn model_methods(gen: &mut Gen) -> (String, String) {
             "Act"
         };
         let chosen = match act {
-            0 => format!("    let t = match self.act {{ {ty}::Lin => t, {ty}::Sq => t * t }};"),
+            0 => format!(
+                "    let t = match self.act {{ {ty}::Lin => t, {ty}::Sq => t * t, {ty}::Leaky(k) => {} * t }};",
+                if dialect == Dialect::Dual { "D::c(k)" } else { "k" }
+            ),
             1 => format!("    let t = if self.act == {ty}::Sq {{ t * t }} else {{ t }};"),
             _ => format!(
                 "    let act = self.act;\n    let t = match act {{ {ty}::Sq => t * t, _ => t }};"

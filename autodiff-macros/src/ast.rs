@@ -782,6 +782,51 @@ pub fn matches_variants(arms: &[Arm]) -> bool {
         })
 }
 
+/// Whether `scrutinee` is a model's field (`self.act`, `self.layers[k]
+/// .act`) and the arms tell apart an enum's variants by their paths
+/// (`Act::Leaky(a) => ..`, `Act::Relu => ..`, `_ => ..`), binding names
+/// only inside a variant: a model's enum field is `#[constant]` (an enum
+/// is no `Parameters`), so what the arms bind is a constant too.
+pub fn matches_a_models_enum(scrutinee: &Expr, arms: &[Arm]) -> bool {
+    let ExprKind::Field {
+        member: syn::Member::Named(_),
+        ..
+    } = &scrutinee.unparenthesised().kind
+    else {
+        return false;
+    };
+    // `Type::Variant`, never a struct's own name (`Inner(w)`, `Inner { w }`
+    // of a model's part binds its tracked numbers).
+    fn qualified(path: &syn::Path) -> bool {
+        let segments = &path.segments;
+        segments.len() >= 2
+            && camel_case(&segments[segments.len() - 2].ident)
+            && segments.last().is_some_and(|last| camel_case(&last.ident))
+    }
+    fn variant(pat: &Pat) -> Option<bool> {
+        match pat {
+            Pat::Path(path) => Some(qualified(&path.path)),
+            Pat::TupleStruct(tuple) => Some(qualified(&tuple.path)),
+            Pat::Struct(fields) => Some(qualified(&fields.path)),
+            Pat::Or(or) => {
+                let cases: Vec<Option<bool>> = or.cases.iter().map(variant).collect();
+                if cases.contains(&Some(false)) {
+                    Some(false)
+                } else if cases.contains(&Some(true)) {
+                    Some(true)
+                } else {
+                    None
+                }
+            }
+            Pat::Paren(paren) => variant(&paren.pat),
+            Pat::Wild(_) => None,
+            _ => Some(false),
+        }
+    }
+    let kinds: Vec<Option<bool>> = arms.iter().map(|arm| variant(arm.pat.syntax)).collect();
+    kinds.contains(&Some(true)) && !kinds.contains(&Some(false))
+}
+
 /// `Relu`, not `RELU` (a constant) or `relu`.
 fn camel_case(ident: &Ident) -> bool {
     let name = ident.to_string();

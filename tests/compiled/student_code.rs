@@ -1499,3 +1499,96 @@ fn helper_values_pushed_as_rows_are_compiled() {
     gradient[1] += 4.0 * x[0] * x[1];
     assert_agree("gradient", &got.gradient, &gradient);
 }
+
+// ---------------------------------------------------------------------
+// A model's enum field with a variant that carries its constant
+// (`Act::Leaky(slope) => ..`): the arm binds a name, so the `match` was
+// read as one on a number with a derivative and the method kept the
+// tape, which every compiled caller then reran.
+// ---------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slope {
+    Tanh,
+    Leaky(f64),
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct SlopedUnit {
+    w: f64,
+    #[constant]
+    act: Slope,
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct SlopedNet {
+    layers: Vec<SlopedUnit>,
+}
+
+impl crate::oracle::Flat for SlopedUnit {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.push(self.w);
+    }
+}
+
+impl crate::oracle::Flat for SlopedNet {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.layers.iter().for_each(|unit| unit.flat(out));
+    }
+}
+
+#[differentiable]
+impl SlopedNet {
+    fn run(&self, x: f64) -> f64 {
+        let mut h = x;
+        for k in 0..self.layers.len() {
+            let z = self.layers[k].w * h;
+            h = match self.layers[k].act {
+                Slope::Leaky(slope) => {
+                    if z > 0.0 {
+                        z
+                    } else {
+                        slope * z
+                    }
+                }
+                Slope::Tanh => z.tanh(),
+            };
+        }
+        h * h
+    }
+}
+
+#[test]
+fn a_variant_carrying_its_constant_is_compiled() {
+    assert_eq!(SlopedNet::__ad_run_grad_path(), GradientPath::Compiled);
+    let net = SlopedNet {
+        layers: vec![
+            SlopedUnit {
+                w: 0.7,
+                act: Slope::Tanh,
+            },
+            SlopedUnit {
+                w: -1.2,
+                act: Slope::Leaky(0.2),
+            },
+        ],
+    };
+    let x = 0.9;
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = agree("sloped", net.run_grad(x), net.run_grad_tape(x));
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before);
+    // h1 = tanh(0.7 x) > 0, z2 = −1.2 h1 < 0, h2 = 0.2 z2.
+    let t = (0.7 * x).tanh();
+    let h2 = 0.2 * -1.2 * t;
+    assert_agree("value", &[got.value], &[h2 * h2]);
+    let dt = 1.0 - t * t;
+    assert_agree(
+        "gradient",
+        &crate::oracle::Flat::components(&got.gradient),
+        &[
+            2.0 * h2 * 0.2 * -1.2 * x * dt,
+            2.0 * h2 * 0.2 * t,
+            2.0 * h2 * 0.2 * -1.2 * 0.7 * dt,
+        ],
+    );
+}

@@ -134,7 +134,11 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
         ExprKind::Let { pat, expr: value } if carries(value, active) => {
             found.extend(pat.names.iter().cloned());
         }
-        ExprKind::Match { scrutinee, arms } if carries(scrutinee, active) => {
+        // (A model's enum field binds constants: `Act::Leaky(a) => ..`.)
+        ExprKind::Match { scrutinee, arms }
+            if carries(scrutinee, active)
+                && !crate::ast::matches_a_models_enum(scrutinee, arms) =>
+        {
             for arm in arms {
                 found.extend(arm.pat.names.iter().cloned());
             }

@@ -159,7 +159,9 @@ impl<'m> Sweep<'m> {
     ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
         // An enum's variants (`match self.act { Act::Relu => .. }` of a
         // model's `#[constant]` field): no number, a plain `match`.
-        let active = self.active(scrutinee) && !crate::ast::matches_variants(arms);
+        let active = self.active(scrutinee)
+            && !crate::ast::matches_variants(arms)
+            && !crate::ast::matches_a_models_enum(scrutinee, arms);
         if active && !has_call(scrutinee) {
             return self.tracked_match(expr, scrutinee, arms, seed);
         }
