@@ -1127,7 +1127,18 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let _ = writeln!(out, "{pad}{name} += 1;");
             }
             Stmt::For(l, i, n, body) => {
-                let _ = writeln!(out, "{pad}{}for {i} in 0..{n} {{", label(l));
+                // The same trips now and then as an inclusive range, also
+                // stepped: by the index's number, alike in both twins.
+                let number: usize = i
+                    .trim_start_matches(|c: char| !c.is_ascii_digit())
+                    .parse()
+                    .unwrap_or(0);
+                let range = match number % 6 {
+                    0 => format!("0..={}", n - 1),
+                    1 => format!("(0..={}).step_by(1)", n - 1),
+                    _ => format!("0..{n}"),
+                };
+                let _ = writeln!(out, "{pad}{}for {i} in {range} {{", label(l));
                 render_block(body, dialect, indent + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }

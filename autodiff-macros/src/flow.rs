@@ -170,17 +170,43 @@ impl Walk<'_> {
                             self.found.extend(input.names.iter().cloned());
                         }
                     }
-                    let init = init.as_ref().is_some_and(|init| self.expr(init));
-                    if init {
+                    let touched = init.as_ref().is_some_and(|init| self.expr(init));
+                    // What the value is, not what it reads on the way:
+                    // `if x[0] > 0.0 { 3 } else { 1 }` is an integer.
+                    if touched && init.as_ref().is_some_and(|init| self.value_touched(init)) {
                         self.found.extend(pat.names.iter().cloned());
                     }
-                    init || self.binds_tracked(pat)
+                    touched || self.binds_tracked(pat)
                 }
                 Stmt::Item(_) => false,
                 Stmt::Expr(expr, _) => self.expr(expr),
             };
         }
         touched
+    }
+
+    /// Whether the value of `expr`, walked already, may be tracked: for
+    /// an `if`, a block or a `match`, whether one of the values it ends in
+    /// is touched (its condition or statements may read tracked names and
+    /// give an integer all the same); for anything else, whether it is.
+    fn value_touched(&self, expr: &Expr) -> bool {
+        let tail = |block: &Block| {
+            block
+                .split_tail()
+                .1
+                .is_some_and(|tail| self.value_touched(tail))
+        };
+        match &expr.kind {
+            ExprKind::Paren(inner) => self.value_touched(inner),
+            ExprKind::If {
+                then_branch,
+                else_branch: Some(else_branch),
+                ..
+            } => tail(then_branch) || self.value_touched(else_branch),
+            ExprKind::Block(None, block) => tail(block),
+            ExprKind::Match { arms, .. } => arms.iter().any(|arm| self.value_touched(&arm.body)),
+            _ => self.touched[expr.id] || self.loops.contains(&expr.id),
+        }
     }
 
     fn expr(&mut self, expr: &Expr) -> bool {

@@ -1592,3 +1592,65 @@ fn a_variant_carrying_its_constant_is_compiled() {
         ],
     );
 }
+
+// ---------------------------------------------------------------------
+// Two build failures on valid loops (found by a probe): a bound chosen
+// by a condition on a tracked value (`let m = if x[0] > 0.0 { 3 } else
+// { 1 }; for k in 0..m`), which the recording twin took for a tracked
+// value and lost its integer type (E0277 `[Scalar]` indexed by `i32`),
+// and an inclusive range stepped (`(0..=n).step_by(2)`), whose reverse
+// `rev` needs what `RangeInclusive` is not (`ExactSizeIterator`).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn bound_by_a_condition(x: &[f64]) -> f64 {
+    let m = if x[0] > 0.0 { 3 } else { 1 };
+    let mut s = 0.0;
+    for k in 0..m {
+        s += x[k + 1] * x[0];
+    }
+    s
+}
+
+#[differentiable]
+fn inclusive_steps(x: &[f64]) -> f64 {
+    let n = x.len() - 1;
+    let mut s = 0.0;
+    for k in (0..=n).step_by(2) {
+        s += x[k] * x[k];
+    }
+    for k in (1..=n).rev().step_by(2) {
+        s += x[k] * 3.0;
+    }
+    s
+}
+
+#[test]
+fn an_integer_bound_chosen_by_a_tracked_condition_and_inclusive_steps() {
+    assert_eq!(bound_by_a_condition_grad_path(), GradientPath::Compiled);
+    assert_eq!(inclusive_steps_grad_path(), GradientPath::Compiled);
+    let x = [0.5, 1.0, 2.0, 3.0];
+    let got = agree(
+        "bound",
+        bound_by_a_condition_grad(&x),
+        bound_by_a_condition_grad_tape(&x),
+    );
+    assert_agree("value", &[got.value], &[0.5 * 6.0]);
+    assert_agree("gradient", &got.gradient, &[6.0, 0.5, 0.5, 0.5]);
+    let x = [-0.5, 1.0, 2.0, 3.0];
+    let got = agree(
+        "bound",
+        bound_by_a_condition_grad(&x),
+        bound_by_a_condition_grad_tape(&x),
+    );
+    assert_agree("gradient", &got.gradient, &[1.0, -0.5, 0.0, 0.0]);
+    // x0² + x2² + 3 (x3 + x1).
+    let x = [0.3, -0.2, 0.5, 0.7];
+    let got = agree(
+        "inclusive",
+        inclusive_steps_grad(&x),
+        inclusive_steps_grad_tape(&x),
+    );
+    assert_agree("value", &[got.value], &[0.09 + 0.25 + 3.0 * (0.7 - 0.2)]);
+    assert_agree("gradient", &got.gradient, &[0.6, 3.0, 1.0, 3.0]);
+}

@@ -169,12 +169,13 @@ impl<'m> Sweep<'m> {
             (quote!(), quote!(), quote!(), quote!())
         };
         if range_like(iter) {
+            let iter_src = half_open(iter).unwrap_or(iter_src);
             // A range whose bounds change before the reverse sweep (`0..h.len()`
             // where `h = next` ends each layer) is kept as the forward made it.
             let (keep, iter_src, popped_range) = if self.bounds_available(iter) {
                 (None, iter_src.clone(), None)
             } else {
-                let (keep, pop, range) = self.range_site(whole)?;
+                let (keep, pop, range) = self.range_site(&iter_src)?;
                 (Some(keep), range.to_token_stream(), Some(pop))
             };
             self.depth += 1;

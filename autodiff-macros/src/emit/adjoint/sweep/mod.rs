@@ -53,8 +53,8 @@ pub(super) use moves::MOVES;
 use moves::{concatenated, popped};
 use rules::Factor;
 use syntax::{
-    contains_jump, element_source, has_call, has_return, is_arithmetic, is_jump, is_method_call,
-    is_place, is_scalar, is_simple, level, place_tokens, range_like,
+    contains_jump, element_source, half_open, has_call, has_return, is_arithmetic, is_jump,
+    is_method_call, is_place, is_scalar, is_simple, level, place_tokens, range_like,
 };
 
 /// The first construct the compiled adjoint does not cover, and its line.

@@ -334,13 +334,12 @@ impl<'m> Sweep<'m> {
     /// left by a jump reverses the statements that ran, up to the one that
     /// jumped (`by_exit`); a jump out of the loop's body leaves after the
     /// push, and one before the `for` leaves its reverse out.
-    pub(super) fn range_site(&mut self, whole: &Expr) -> R<(TokenStream, TokenStream, Ident)> {
-        let ExprKind::For { iter, .. } = &whole.kind else {
-            return unsupported("a `for` over a range whose bounds change", whole);
-        };
+    pub(super) fn range_site(
+        &mut self,
+        iter: &TokenStream,
+    ) -> R<(TokenStream, TokenStream, Ident)> {
         let site = self.new_site("range_saved");
         let range = Ident::new("range", Span::mixed_site());
-        let iter = iter.source.to_token_stream();
         let keep = quote! {
             let #range = #iter;
             #site.push(::core::clone::Clone::clone(&#range));

@@ -113,6 +113,35 @@ pub(super) fn range_like(iter: &Expr) -> bool {
     }
 }
 
+/// A range iterator with its inclusive ranges written half-open
+/// (`(0..=n).step_by(2)` as `(0..(n) + 1).step_by(2)`), which `step_by` and
+/// `rev` take back in the reverse sweep (`RangeInclusive` is no
+/// `ExactSizeIterator`); `None` where it has none.
+pub(super) fn half_open(iter: &Expr) -> Option<TokenStream> {
+    match &iter.kind {
+        ExprKind::Range {
+            start: Some(start),
+            limits: syn::RangeLimits::Closed(_),
+            end: Some(end),
+        } => {
+            let (start, end) = (start.source.to_token_stream(), end.source.to_token_stream());
+            Some(quote::quote!((#start)..(#end) + 1))
+        }
+        ExprKind::Paren(inner) => half_open(inner).map(|inner| quote::quote!((#inner))),
+        ExprKind::Structural {
+            receiver,
+            method,
+            turbofish: None,
+            args,
+        } => {
+            let receiver = half_open(receiver)?;
+            let args = args.iter().map(|arg| arg.source.to_token_stream());
+            Some(quote::quote!(#receiver.#method(#(#args),*)))
+        }
+        _ => None,
+    }
+}
+
 /// A place as the reverse sweep reads it: as written, or its saved copy.
 pub(super) fn place_tokens(place: &Expr, saved: &HashMap<usize, Ident>) -> TokenStream {
     match saved.get(&place.id) {
