@@ -2577,8 +2577,9 @@ impl Gen {
                     self.tag("for over a while's counter");
                     let acc = targets[self.rng.below(targets.len())].clone();
                     let e = self.expr(1);
-                    let at = 1 + self.rng.below(body.len());
-                    body.insert(at, Stmt::Triangle(acc, n, e));
+                    // Right after the tick, before the body's own `let`s,
+                    // which may bind the target's name again.
+                    body.insert(1, Stmt::Triangle(acc, n, e));
                 }
                 out.push(Stmt::While(l, c, body));
             }

@@ -1654,3 +1654,42 @@ fn an_integer_bound_chosen_by_a_tracked_condition_and_inclusive_steps() {
     assert_agree("value", &[got.value], &[0.09 + 0.25 + 3.0 * (0.7 - 0.2)]);
     assert_agree("gradient", &got.gradient, &[0.6, 3.0, 1.0, 3.0]);
 }
+
+// ---------------------------------------------------------------------
+// Found by the random programs: `*x.last().unwrap()` as a `match` arm's
+// value was not read as the element it is (the arm kept the tape), and
+// a matrix literal holding a `dbg!` was not taken for numbers, so its
+// pattern `let` kept the tape.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn last_in_an_arm_and_a_printed_matrix(x: &[f64]) -> f64 {
+    let a = match x[0] > 0.5 {
+        true => *x.last().unwrap() * 2.0,
+        false => x[0],
+    };
+    let m = [[dbg!(x[0]), a], [0.5, x[1] * a]];
+    let [[p, q], [_, s]] = m;
+    p * q + s
+}
+
+#[test]
+fn a_last_in_an_arm_and_a_printed_matrix_are_compiled() {
+    assert_eq!(
+        last_in_an_arm_and_a_printed_matrix_grad_path(),
+        GradientPath::Compiled
+    );
+    // a = 2 x2: 2 x0 x2 + 2 x1 x2.
+    let x = [0.75, -0.5, 1.5];
+    let got = agree(
+        "arm",
+        last_in_an_arm_and_a_printed_matrix_grad(&x),
+        last_in_an_arm_and_a_printed_matrix_grad_tape(&x),
+    );
+    assert_agree("value", &[got.value], &[2.0 * x[2] * (x[0] + x[1])]);
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[2.0 * x[2], 2.0 * x[2], 2.0 * (x[0] + x[1])],
+    );
+}

@@ -848,7 +848,7 @@ fn numbers_literal(expr: &syn::Expr) -> bool {
         return array.elems.iter().all(|row| match unparen(row) {
             syn::Expr::Array(row) => row.elems.iter().all(|item| match unparen(item) {
                 syn::Expr::Array(_) => numbers_literal(item),
-                item => !matches!(item, syn::Expr::Macro(_)),
+                item => !is_vec_macro(item),
             }),
             _ => false,
         });
@@ -864,5 +864,10 @@ fn numbers_literal(expr: &syn::Expr) -> bool {
     }) && !array
         .elems
         .iter()
-        .any(|item| matches!(unparen(item), syn::Expr::Array(_) | syn::Expr::Macro(_)))
+        .any(|item| matches!(unparen(item), syn::Expr::Array(_)) || is_vec_macro(unparen(item)))
+}
+
+/// `vec![..]`, a `Vec` (`dbg!(x)` is its operand).
+fn is_vec_macro(expr: &syn::Expr) -> bool {
+    matches!(expr, syn::Expr::Macro(mac) if mac.mac.path.is_ident("vec"))
 }

@@ -82,6 +82,16 @@ impl Lowering<'_> {
                     self.options(other);
                 }
             }
+            // An arm that is an expression (`true => *x.last().unwrap() *
+            // 2.0`); a block arm's statements are the block walk's.
+            E::Match(match_) => {
+                self.options(&mut match_.expr);
+                for arm in match_.arms.iter_mut() {
+                    if !matches!(&*arm.body, E::Block(_)) {
+                        self.options(&mut arm.body);
+                    }
+                }
+            }
             _ => {}
         }
     }
