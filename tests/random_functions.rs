@@ -243,6 +243,12 @@ enum Stmt {
     /// `let y = qs[0][k] * qs[n - 1][l];`: a vector call's values pushed as
     /// rows and read by two indices.
     PushRows(String, Expr, usize, String, usize, usize),
+    /// A running maximum or minimum from an infinity, as a nearest centre
+    /// is written: `let mut best = f64::NEG_INFINITY; let mut terms = [0.0;
+    /// n]; for c in 0..n { terms[c] = e * (c + 1); if terms[c] > best {
+    /// best = terms[c]; } }`; by `form` the candidate is `terms[c]`, a
+    /// `let t`, or taken by `best = best.max(t)`; `max` or not.
+    RunningExtreme(String, String, usize, Expr, usize, bool),
     /// `let mut a = [e; n];`
     Repeat(String, Expr, usize),
     /// `let mut v = Vec::new();`
@@ -831,6 +837,41 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     "{pad}let mut {name} = [{}];",
                     render_list(items, dialect)
                 );
+            }
+            Stmt::RunningExtreme(best, terms, n, e, form, max) => {
+                let (start, cmp, method) = if *max {
+                    ("f64::NEG_INFINITY", ">", "max")
+                } else {
+                    ("f64::INFINITY", "<", "min")
+                };
+                let (start, zero, weight) = match dialect {
+                    Dialect::Plain => (start.to_owned(), "0.0".to_owned(), "(c as f64 + 1.0)"),
+                    Dialect::Dual => (
+                        format!("D::c({start})"),
+                        "D::c(0.0)".to_owned(),
+                        "D::c(c as f64 + 1.0)",
+                    ),
+                };
+                let _ = writeln!(out, "{pad}let mut {best} = {start};");
+                let _ = writeln!(out, "{pad}let mut {terms} = [{zero}; {n}];");
+                let _ = writeln!(out, "{pad}for c in 0..{n} {{");
+                let _ = writeln!(out, "{pad}    {terms}[c] = {} * {weight};", r(e));
+                match form {
+                    0 => {
+                        let _ = writeln!(
+                            out,
+                            "{pad}    if {terms}[c] {cmp} {best} {{ {best} = {terms}[c]; }}"
+                        );
+                    }
+                    1 => {
+                        let _ = writeln!(out, "{pad}    let t = {terms}[c];");
+                        let _ = writeln!(out, "{pad}    if t {cmp} {best} {{ {best} = t; }}");
+                    }
+                    _ => {
+                        let _ = writeln!(out, "{pad}    {best} = {best}.{method}({terms}[c]);");
+                    }
+                }
+                let _ = writeln!(out, "{pad}}}");
             }
             Stmt::PushRows(rows, call, n, y, k, l) => {
                 let _ = writeln!(out, "{pad}let mut {rows} = Vec::new();");
@@ -2938,6 +2979,16 @@ impl Gen {
     fn array(&mut self, out: &mut Vec<Stmt>) {
         self.tag("array");
         let scalars = self.scalars();
+        if self.rng.chance(15) {
+            self.tag("running extreme from an infinity");
+            let (best, terms) = (self.fresh("best"), self.fresh("terms"));
+            let n = 1 + self.rng.below(3);
+            let e = self.expr(1);
+            let (form, max) = (self.rng.below(3), self.rng.chance(50));
+            out.push(Stmt::RunningExtreme(best.clone(), terms, n, e, form, max));
+            self.declare(&best, Kind::Scalar, false);
+            return;
+        }
         if self.rng.chance(20) {
             self.tag("nested array literal");
             let (rows, cols) = (1 + self.rng.below(3), 1 + self.rng.below(3));

@@ -139,12 +139,11 @@ fn extreme_write(name: &str, value: &Expr, guard: Option<&Expr>) -> bool {
     if super::chains::extreme_of(syntax, &acc) {
         return true;
     }
-    let ExprKind::Path(path) = &value.kind else {
+    // `d`, or an item by an index that is a name or a literal
+    // (`terms[c]`): what the comparison observed, read again.
+    if !plain_place(syntax) || is_ident(syntax, &acc) {
         return false;
-    };
-    let Some(other) = path.path.get_ident() else {
-        return false;
-    };
+    }
     let Some(Source::Expr(syn::Expr::Binary(cond))) = guard.map(|guard| guard.source) else {
         return false;
     };
@@ -152,11 +151,33 @@ fn extreme_write(name: &str, value: &Expr, guard: Option<&Expr>) -> bool {
         cond.op,
         syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_)
     );
-    let is = |side: &syn::Expr, ident: &syn::Ident| matches!(unparen(side), syn::Expr::Path(p) if p.path.is_ident(ident));
+    let same = |side: &syn::Expr| {
+        unparen(side).to_token_stream().to_string() == syntax.to_token_stream().to_string()
+    };
     comparison
-        && other != &acc
-        && ((is(&cond.left, other) && is(&cond.right, &acc))
-            || (is(&cond.left, &acc) && is(&cond.right, other)))
+        && ((same(&cond.left) && is_ident(&cond.right, &acc))
+            || (is_ident(&cond.left, &acc) && same(&cond.right)))
+}
+
+/// `d`, `terms[c]`, `m[i][2]`: a name, or an item of one by names and
+/// integer literals.
+fn plain_place(expr: &syn::Expr) -> bool {
+    match unparen(expr) {
+        syn::Expr::Path(path) => path.path.get_ident().is_some(),
+        syn::Expr::Index(index) => {
+            plain_place(&index.expr)
+                && match unparen(&index.index) {
+                    syn::Expr::Path(path) => path.path.get_ident().is_some(),
+                    syn::Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Int(_)),
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+fn is_ident(expr: &syn::Expr, ident: &syn::Ident) -> bool {
+    matches!(unparen(expr), syn::Expr::Path(path) if path.path.is_ident(ident))
 }
 
 fn unparen(expr: &syn::Expr) -> &syn::Expr {
