@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ast::{Block, Child, Expr, ExprKind, Function, Pattern, Stmt};
+use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Pattern, Stmt};
 
 pub struct Flow {
     names: HashSet<String>,
@@ -135,6 +135,40 @@ impl Flow {
     pub fn touches(&self, expr: &Expr) -> bool {
         self.touched[expr.id]
     }
+
+    /// Whether the value of `expr` may be tracked, where it is rewritten
+    /// (see [`value_tracked`]): `if x[0] > 0.0 { 1 } else { 0 } + 1` is
+    /// rewritten for its condition and is an integer all the same.
+    pub fn value_is_tracked(&self, expr: &Expr) -> bool {
+        value_tracked(expr, &self.touched, &self.loops)
+    }
+}
+
+/// Whether the value of `expr` may be tracked, given what each expression
+/// touches: for an `if`, a block or a `match`, whether one of the values
+/// it ends in does (its condition or statements may read tracked names
+/// and give an integer all the same); for `+ - * / %`, whether an operand
+/// does; for anything else, whether it touches one.
+fn value_tracked(expr: &Expr, touched: &[bool], loops: &HashSet<usize>) -> bool {
+    let value = |expr: &Expr| value_tracked(expr, touched, loops);
+    let tail = |block: &Block| block.split_tail().1.is_some_and(value);
+    match &expr.kind {
+        ExprKind::Paren(inner) => value(inner),
+        ExprKind::If {
+            then_branch,
+            else_branch: Some(else_branch),
+            ..
+        } => tail(then_branch) || value(else_branch),
+        ExprKind::Block(None, block) => tail(block),
+        ExprKind::Match { arms, .. } => arms.iter().any(|arm| value(&arm.body)),
+        ExprKind::Binary {
+            op: Arith::Add | Arith::Sub | Arith::Mul | Arith::Div | Arith::Rem,
+            lhs,
+            rhs,
+            ..
+        } => value(lhs) || value(rhs),
+        _ => touched[expr.id] || loops.contains(&expr.id),
+    }
 }
 
 /// One round of the analysis: the names that newly reach a tracked value,
@@ -185,28 +219,10 @@ impl Walk<'_> {
         touched
     }
 
-    /// Whether the value of `expr`, walked already, may be tracked: for
-    /// an `if`, a block or a `match`, whether one of the values it ends in
-    /// is touched (its condition or statements may read tracked names and
-    /// give an integer all the same); for anything else, whether it is.
+    /// Whether the value of `expr`, walked already, may be tracked (see
+    /// [`value_tracked`]).
     fn value_touched(&self, expr: &Expr) -> bool {
-        let tail = |block: &Block| {
-            block
-                .split_tail()
-                .1
-                .is_some_and(|tail| self.value_touched(tail))
-        };
-        match &expr.kind {
-            ExprKind::Paren(inner) => self.value_touched(inner),
-            ExprKind::If {
-                then_branch,
-                else_branch: Some(else_branch),
-                ..
-            } => tail(then_branch) || self.value_touched(else_branch),
-            ExprKind::Block(None, block) => tail(block),
-            ExprKind::Match { arms, .. } => arms.iter().any(|arm| self.value_touched(&arm.body)),
-            _ => self.touched[expr.id] || self.loops.contains(&expr.id),
-        }
+        value_tracked(expr, &self.touched, self.loops)
     }
 
     fn expr(&mut self, expr: &Expr) -> bool {

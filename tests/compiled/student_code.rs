@@ -1612,6 +1612,16 @@ fn bound_by_a_condition(x: &[f64]) -> f64 {
     s
 }
 
+/// The same integer, with arithmetic on it in the `let` (found by a
+/// probe after the fix above: the recording twin added it as a tracked
+/// value, E0277 and E0271).
+#[differentiable]
+fn index_by_a_condition(x: &[f64]) -> f64 {
+    let k = if x[0] > 0.0 { 1 } else { 0 } + 1;
+    let m = 1 + if x[0] > 0.0 { 2 } else { 1 } * 1;
+    x[k] * x[k] + x[m - 1]
+}
+
 #[differentiable]
 fn inclusive_steps(x: &[f64]) -> f64 {
     let n = x.len() - 1;
@@ -1644,6 +1654,29 @@ fn an_integer_bound_chosen_by_a_tracked_condition_and_inclusive_steps() {
         bound_by_a_condition_grad_tape(&x),
     );
     assert_agree("gradient", &got.gradient, &[1.0, -0.5, 0.0, 0.0]);
+    let got = agree(
+        "index",
+        index_by_a_condition_grad(&x),
+        index_by_a_condition_grad_tape(&x),
+    );
+    // x < 0 at x0: k = 1, m = 2: x1² + x1.
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[0.0, 2.0 * x[1] + 1.0, 0.0, 0.0],
+    );
+    let x = [0.5, 1.0, 2.0, 3.0];
+    let got = agree(
+        "index",
+        index_by_a_condition_grad(&x),
+        index_by_a_condition_grad_tape(&x),
+    );
+    // k = 2, m = 3: x2² + x2.
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[0.0, 0.0, 2.0 * x[2] + 1.0, 0.0],
+    );
     // x0² + x2² + 3 (x3 + x1).
     let x = [0.3, -0.2, 0.5, 0.7];
     let got = agree(
@@ -1723,8 +1756,16 @@ fn log_sum_exp_by_hand(x: &[f64]) -> f64 {
 fn a_running_maximum_over_an_item_stays_compiled() {
     let x = [0.5, 2.0, -1.0];
     let before = autodiff::__adjoint::tape_reruns();
-    let got = agree("lse", log_sum_exp_by_hand_grad(&x), log_sum_exp_by_hand_grad_tape(&x));
-    assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun on the −∞ start");
+    let got = agree(
+        "lse",
+        log_sum_exp_by_hand_grad(&x),
+        log_sum_exp_by_hand_grad_tape(&x),
+    );
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        before,
+        "no rerun on the −∞ start"
+    );
     let z: f64 = x.iter().map(|v| (2.0 * v).exp()).sum();
     assert_agree("value", &[got.value], &[z.ln()]);
     let softmax: Vec<f64> = x.iter().map(|v| 2.0 * (2.0 * v).exp() / z).collect();

@@ -12,6 +12,22 @@ impl Emitter<'_> {
         let arg = |e: &Expr| self.arg(e);
         let span = expr.span;
         match &expr.kind {
+            // Rewritten for what it reads on the way, a plain value all the
+            // same (`if x[0] > 0.0 { 1 } else { 0 } + 1`): plain arithmetic.
+            ExprKind::Binary { op, lhs, rhs, .. }
+                if !self.flow.value_is_tracked(expr)
+                    && !matches!(op, crate::ast::Arith::Method(_)) =>
+            {
+                let (lhs, rhs) = (value(lhs), value(rhs));
+                let op = match op {
+                    crate::ast::Arith::Add => quote!(+),
+                    crate::ast::Arith::Sub => quote!(-),
+                    crate::ast::Arith::Mul => quote!(*),
+                    crate::ast::Arith::Div => quote!(/),
+                    _ => quote!(%),
+                };
+                quote!((#lhs #op #rhs))
+            }
             ExprKind::Binary {
                 op,
                 lhs,
