@@ -1618,7 +1618,7 @@ fn bound_by_a_condition(x: &[f64]) -> f64 {
 #[differentiable]
 fn index_by_a_condition(x: &[f64]) -> f64 {
     let k = if x[0] > 0.0 { 1 } else { 0 } + 1;
-    let m = 1 + if x[0] > 0.0 { 2 } else { 1 } * 1;
+    let m = 1 + if x[0] > 0.0 { 2 } else { 1 } * 2 / 2;
     x[k] * x[k] + x[m - 1]
 }
 
@@ -1773,4 +1773,32 @@ fn a_running_maximum_over_an_item_stays_compiled() {
     // No item: the −∞ start reaches the value, the tape's error.
     assert!(log_sum_exp_by_hand_grad(&[]).is_err());
     assert!(log_sum_exp_by_hand_grad_tape(&[]).is_err());
+}
+
+/// Found by the random programs: a `match` whose block arm reads a
+/// tracked name and ends in a constant was lifted arm by arm while its
+/// binding stayed plain (E0368 `-=` on a `Scalar`).
+#[differentiable]
+fn an_arm_reads_and_ends_in_a_constant(x0: f64) -> f64 {
+    let mut acc = match x0 >= -0.45 {
+        true => 0.25,
+        false => {
+            let _b = x0.cos();
+            sigmoid(2.0 * (-1.85_f64).sin())
+        }
+    };
+    acc -= 0.125;
+    acc * 2.0 + x0
+}
+
+#[test]
+fn an_arm_that_reads_a_tracked_name_and_ends_in_a_constant_builds() {
+    for x in [0.3, -0.9] {
+        let got = agree(
+            "arm",
+            an_arm_reads_and_ends_in_a_constant_grad(x),
+            an_arm_reads_and_ends_in_a_constant_grad_tape(x),
+        );
+        assert_agree("gradient", &[got.gradient], &[1.0]);
+    }
 }

@@ -468,8 +468,16 @@ impl Emitter<'_> {
                         .is_some_and(|else_branch| self.tails_touch(else_branch))
             }
             ExprKind::Block(_, block) => block_tail(block),
-            ExprKind::Match { arms, .. } => arms.iter().any(|arm| {
-                (self.touches(&arm.body) && !arm.body.diverges()) || self.tails_touch(&arm.body)
+            // A block arm by its tail: its statements may read tracked
+            // names and end in a plain value (`false => { let b = x.cos();
+            // 0.5 }`), as the flow reads it (`Flow::value_is_tracked`).
+            ExprKind::Match { arms, .. } => arms.iter().any(|arm| match &arm.body.kind {
+                ExprKind::Block(None, _) | ExprKind::If { .. } | ExprKind::Match { .. } => {
+                    self.tails_touch(&arm.body)
+                }
+                _ => {
+                    (self.touches(&arm.body) && !arm.body.diverges()) || self.tails_touch(&arm.body)
+                }
             }),
             ExprKind::Paren(inner) => self.tails_touch(inner),
             _ => false,
