@@ -450,12 +450,18 @@ impl Emitter<'_> {
     }
 
     pub(super) fn tails_touch(&self, expr: &Expr) -> bool {
-        let block_tail = |block: &Block| {
-            block
-                .split_tail()
-                .1
-                .is_some_and(|tail| self.touches(tail) && !tail.diverges())
+        // A value a branch ends in: an inner branch by its own tails, any
+        // other by whether its value is tracked, as the flow reads it
+        // (`Flow::value_is_tracked`: `{ let b = x.cos(); 0.5 }` reads a
+        // tracked name and ends in a plain value).
+        let ends = |value: &Expr| match &value.kind {
+            ExprKind::If { .. }
+            | ExprKind::Block(None, _)
+            | ExprKind::Match { .. }
+            | ExprKind::Paren(_) => self.tails_touch(value),
+            _ => !value.diverges() && self.flow.value_is_tracked(value),
         };
+        let block_tail = |block: &Block| block.split_tail().1.is_some_and(ends);
         match &expr.kind {
             ExprKind::If {
                 then_branch,
@@ -468,18 +474,8 @@ impl Emitter<'_> {
                         .is_some_and(|else_branch| self.tails_touch(else_branch))
             }
             ExprKind::Block(_, block) => block_tail(block),
-            // A block arm by its tail: its statements may read tracked
-            // names and end in a plain value (`false => { let b = x.cos();
-            // 0.5 }`), as the flow reads it (`Flow::value_is_tracked`).
-            ExprKind::Match { arms, .. } => arms.iter().any(|arm| match &arm.body.kind {
-                ExprKind::Block(None, _) | ExprKind::If { .. } | ExprKind::Match { .. } => {
-                    self.tails_touch(&arm.body)
-                }
-                _ => {
-                    (self.touches(&arm.body) && !arm.body.diverges()) || self.tails_touch(&arm.body)
-                }
-            }),
-            ExprKind::Paren(inner) => self.tails_touch(inner),
+            ExprKind::Match { arms, .. } => arms.iter().any(|arm| ends(&arm.body)),
+            ExprKind::Paren(inner) => ends(inner),
             _ => false,
         }
     }
