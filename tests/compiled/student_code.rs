@@ -1502,56 +1502,26 @@ fn helper_values_pushed_as_rows_are_compiled() {
 
 // ---------------------------------------------------------------------
 // A model's enum field with a variant that carries its constant
-// (`Act::Leaky(slope) => ..`): the arm binds a name, so the `match` was
+// (`Act::Scaled(slope) => ..`, a leaky slope): the arm binds a name, so the `match` was
 // read as one on a number with a derivative and the method kept the
 // tape, which every compiled caller then reran.
 // ---------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Slope {
-    Tanh,
-    Leaky(f64),
-}
-
-#[derive(Clone, Debug, Parameters)]
-struct SlopedUnit {
-    w: f64,
-    #[constant]
-    act: Slope,
-}
-
-#[derive(Clone, Debug, Parameters)]
-struct SlopedNet {
-    layers: Vec<SlopedUnit>,
-}
-
-impl crate::oracle::Flat for SlopedUnit {
-    fn flat(&self, out: &mut Vec<f64>) {
-        out.push(self.w);
-    }
-}
-
-impl crate::oracle::Flat for SlopedNet {
-    fn flat(&self, out: &mut Vec<f64>) {
-        self.layers.iter().for_each(|unit| unit.flat(out));
-    }
-}
-
 #[differentiable]
-impl SlopedNet {
+impl Stack2 {
     fn run(&self, x: f64) -> f64 {
         let mut h = x;
-        for k in 0..self.layers.len() {
-            let z = self.layers[k].w * h;
-            h = match self.layers[k].act {
-                Slope::Leaky(slope) => {
+        for k in 0..self.units.len() {
+            let z = self.units[k].w * h;
+            h = match self.units[k].act {
+                Act::Scaled(slope) => {
                     if z > 0.0 {
                         z
                     } else {
                         slope * z
                     }
                 }
-                Slope::Tanh => z.tanh(),
+                _ => z.tanh(),
             };
         }
         h * h
@@ -1560,16 +1530,16 @@ impl SlopedNet {
 
 #[test]
 fn a_variant_carrying_its_constant_is_compiled() {
-    assert_eq!(SlopedNet::__ad_run_grad_path(), GradientPath::Compiled);
-    let net = SlopedNet {
-        layers: vec![
-            SlopedUnit {
+    assert_eq!(Stack2::__ad_run_grad_path(), GradientPath::Compiled);
+    let net = Stack2 {
+        units: vec![
+            Unit {
                 w: 0.7,
-                act: Slope::Tanh,
+                act: Act::Tanh,
             },
-            SlopedUnit {
+            Unit {
                 w: -1.2,
-                act: Slope::Leaky(0.2),
+                act: Act::Scaled(0.2),
             },
         ],
     };
