@@ -725,7 +725,6 @@ impl<'a> Expr<'a> {
     }
 }
 
-/// A pattern's first identifier, through `mut`, a type, a reference or a
 impl Expr<'_> {
     /// `Act::Relu`: a path to an enum's variant (a type, then a
     /// `CamelCase` name; `f64::INFINITY` and `consts::PI` are constants),
@@ -745,35 +744,19 @@ impl Expr<'_> {
 /// it is no number, and nothing it holds reaches the arms. (`Some(v)` of
 /// an `Option` of a tracked value binds one, which the sweeps follow.)
 pub fn matches_variants(arms: &[Arm]) -> bool {
-    fn variant(pat: &Pat) -> Option<bool> {
-        match pat {
-            Pat::Path(path) => Some(
-                path.path
-                    .segments
-                    .last()
-                    .is_some_and(|last| camel_case(&last.ident)),
-            ),
-            Pat::TupleStruct(_) | Pat::Struct(_) => Some(true),
-            Pat::Or(or) => {
-                let cases: Vec<Option<bool>> = or.cases.iter().map(variant).collect();
-                if cases.contains(&Some(true)) {
-                    Some(true)
-                } else if cases.iter().all(Option::is_none) {
-                    None
-                } else {
-                    Some(false)
-                }
-            }
-            Pat::Paren(paren) => variant(&paren.pat),
-            // `_` and a name take anything.
-            Pat::Wild(_) => None,
-            Pat::Ident(ident) if ident.subpat.is_none() && !camel_case(&ident.ident) => None,
-            _ => Some(false),
-        }
-    }
-    let kinds: Vec<Option<bool>> = arms.iter().map(|arm| variant(arm.pat.syntax)).collect();
-    kinds.contains(&Some(true))
-        && !kinds.contains(&Some(false))
+    let variant = |pat: &Pat| match pat {
+        Pat::Path(path) => Some(
+            path.path
+                .segments
+                .last()
+                .is_some_and(|last| camel_case(&last.ident)),
+        ),
+        Pat::TupleStruct(_) | Pat::Struct(_) => Some(true),
+        // A name takes anything.
+        Pat::Ident(ident) if ident.subpat.is_none() && !camel_case(&ident.ident) => None,
+        _ => Some(false),
+    };
+    arms_tell_variants(arms, &variant)
         && arms.iter().all(|arm| {
             arm.pat.names.iter().all(|name| {
                 // A variant's path (`Act`, `Relu`) and `_` bind nothing.
@@ -803,13 +786,25 @@ pub fn matches_a_models_enum(scrutinee: &Expr, arms: &[Arm]) -> bool {
             && camel_case(&segments[segments.len() - 2].ident)
             && segments.last().is_some_and(|last| camel_case(&last.ident))
     }
-    fn variant(pat: &Pat) -> Option<bool> {
+    let variant = |pat: &Pat| match pat {
+        Pat::Path(path) => Some(qualified(&path.path)),
+        Pat::TupleStruct(tuple) => Some(qualified(&tuple.path)),
+        Pat::Struct(fields) => Some(qualified(&fields.path)),
+        _ => Some(false),
+    };
+    arms_tell_variants(arms, &variant)
+}
+
+/// Whether some arm's pattern is a variant and none is anything but a
+/// variant or `_`, by `variant` (`Some(true)` a variant, `None` a pattern
+/// that takes anything), through `|` (every case one or the other, one a
+/// variant) and parentheses.
+fn arms_tell_variants(arms: &[Arm], variant: &dyn Fn(&Pat) -> Option<bool>) -> bool {
+    fn kind(pat: &Pat, variant: &dyn Fn(&Pat) -> Option<bool>) -> Option<bool> {
         match pat {
-            Pat::Path(path) => Some(qualified(&path.path)),
-            Pat::TupleStruct(tuple) => Some(qualified(&tuple.path)),
-            Pat::Struct(fields) => Some(qualified(&fields.path)),
             Pat::Or(or) => {
-                let cases: Vec<Option<bool>> = or.cases.iter().map(variant).collect();
+                let cases: Vec<Option<bool>> =
+                    or.cases.iter().map(|case| kind(case, variant)).collect();
                 if cases.contains(&Some(false)) {
                     Some(false)
                 } else if cases.contains(&Some(true)) {
@@ -818,12 +813,15 @@ pub fn matches_a_models_enum(scrutinee: &Expr, arms: &[Arm]) -> bool {
                     None
                 }
             }
-            Pat::Paren(paren) => variant(&paren.pat),
+            Pat::Paren(paren) => kind(&paren.pat, variant),
             Pat::Wild(_) => None,
-            _ => Some(false),
+            pat => variant(pat),
         }
     }
-    let kinds: Vec<Option<bool>> = arms.iter().map(|arm| variant(arm.pat.syntax)).collect();
+    let kinds: Vec<Option<bool>> = arms
+        .iter()
+        .map(|arm| kind(arm.pat.syntax, variant))
+        .collect();
     kinds.contains(&Some(true)) && !kinds.contains(&Some(false))
 }
 
@@ -833,6 +831,7 @@ fn camel_case(ident: &Ident) -> bool {
     name.starts_with(|c: char| c.is_ascii_uppercase()) && name.chars().any(|c| c.is_lowercase())
 }
 
+/// A pattern's first identifier, through `mut`, a type, a reference or a
 /// tuple, with its own span.
 pub fn first_ident(pat: &syn::Pat) -> Option<Ident> {
     match pat {

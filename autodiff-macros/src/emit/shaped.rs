@@ -343,18 +343,18 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
                 .map(|(k, (item, shape))| {
                     let binding =
                         matches!(item, syn::Expr::Path(path) if path.path.get_ident().is_some());
-                    match (binding, types.get(k)) {
-                        (true, _) if holds_vec(shape) => quote!(#item.clone()),
-                        (false, Some(ty)) if !matches!(item, syn::Expr::Lit(_)) => {
+                    let (named, value) = match types.get(k) {
+                        Some(ty) if !binding && !matches!(item, syn::Expr::Lit(_)) => {
                             let name = format_ident!("__output_{}", k);
                             lets.push(quote!(let #name: #ty = #item;));
-                            if holds_vec(shape) {
-                                quote!(#name.clone())
-                            } else {
-                                quote!(#name)
-                            }
+                            (true, quote!(#name))
                         }
-                        _ => quote!(#item),
+                        _ => (binding, quote!(#item)),
+                    };
+                    if named && holds_vec(shape) {
+                        quote!(#value.clone())
+                    } else {
+                        value
                     }
                 })
                 .collect();

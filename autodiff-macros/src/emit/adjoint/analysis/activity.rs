@@ -174,23 +174,15 @@ fn reach_expr(expr: &Expr, active: &HashSet<String>, found: &mut Vec<String>) {
 /// sets against one (`match act { Act::Relu => .. }`, `act == Act::Tanh`):
 /// an enum's, never a number's.
 pub(super) fn enums_by_use(block: &Block) -> HashSet<String> {
-    let mut found = HashSet::new();
-    let mut name = |expr: &Expr| {
+    let found = std::cell::RefCell::new(HashSet::new());
+    let name = |expr: &Expr| {
         if let ExprKind::Path(path) = &expr.unparenthesised().kind {
             if let Some(ident) = path.path.get_ident() {
-                found.insert(ident.to_string());
+                found.borrow_mut().insert(ident.to_string());
             }
         }
     };
-    let mut stack: Vec<Child> = block.stmts.iter().flat_map(stmt_children).collect();
-    while let Some(child) = stack.pop() {
-        let expr = match child {
-            Child::Expr(expr) => expr,
-            Child::Block(block) => {
-                stack.extend(block.stmts.iter().flat_map(stmt_children));
-                continue;
-            }
-        };
+    block.any_expr(&|expr| {
         match &expr.kind {
             ExprKind::Match { scrutinee, arms } if crate::ast::matches_variants(arms) => {
                 name(scrutinee)
@@ -199,18 +191,9 @@ pub(super) fn enums_by_use(block: &Block) -> HashSet<String> {
             ExprKind::Compare { lhs, rhs, .. } if lhs.is_variant() => name(rhs),
             _ => {}
         }
-        stack.extend(expr.children());
-    }
-    found
-}
-
-/// A statement's expressions.
-fn stmt_children<'m, 'a>(stmt: &'m Stmt<'a>) -> Option<Child<'m, 'a>> {
-    match stmt {
-        Stmt::Let { init, .. } => init.as_ref().map(Child::Expr),
-        Stmt::Item(_) => None,
-        Stmt::Expr(expr, _) => Some(Child::Expr(expr)),
-    }
+        false
+    });
+    found.into_inner()
 }
 
 /// What `method` puts into its receiver from its `args`

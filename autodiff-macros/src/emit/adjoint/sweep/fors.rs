@@ -175,7 +175,7 @@ impl<'m> Sweep<'m> {
             let (keep, iter_src, popped_range) = if self.bounds_available(iter) {
                 (None, iter_src.clone(), None)
             } else {
-                let (keep, pop, range) = self.range_site(&iter_src)?;
+                let (keep, pop, range) = self.range_site(&iter_src);
                 (Some(keep), range.to_token_stream(), Some(pop))
             };
             self.depth += 1;

@@ -334,10 +334,7 @@ impl<'m> Sweep<'m> {
     /// left by a jump reverses the statements that ran, up to the one that
     /// jumped (`by_exit`); a jump out of the loop's body leaves after the
     /// push, and one before the `for` leaves its reverse out.
-    pub(super) fn range_site(
-        &mut self,
-        iter: &TokenStream,
-    ) -> R<(TokenStream, TokenStream, Ident)> {
+    pub(super) fn range_site(&mut self, iter: &TokenStream) -> (TokenStream, TokenStream, Ident) {
         let site = self.new_site("range_saved");
         let range = Ident::new("range", Span::mixed_site());
         let keep = quote! {
@@ -345,7 +342,7 @@ impl<'m> Sweep<'m> {
             #site.push(::core::clone::Clone::clone(&#range));
         };
         let pop = self.pop_site(&site, &range);
-        Ok((keep, pop, range))
+        (keep, pop, range)
     }
 
     /// The forward's saves of the shapes of the `Vec`s grown by `push`
