@@ -1760,3 +1760,53 @@ fn an_arm_that_reads_a_tracked_name_and_ends_in_a_constant_builds() {
         assert_agree("gradient", &[got.gradient], &[1.0]);
     }
 }
+
+/// Found by the random programs: a running minimum that a tuple swap
+/// binds again (`let (y, best) = (best, y);`) reran the tape on every
+/// call. The swap split into one `let` per name binds `best` twice, and
+/// the renaming of names bound again ran before that split.
+#[differentiable]
+fn a_running_minimum_swapped(x: &[f64], b: f64) -> f64 {
+    let mut best = f64::INFINITY;
+    let mut terms = vec![0.0; x.len()];
+    for c in 0..x.len() {
+        terms[c] = (b * x[c]).sin();
+        if terms[c] < best {
+            best = terms[c];
+        }
+    }
+    let y = if b > 1.0 { best * best } else { 0.25 };
+    let (y, best) = (best, y);
+    3.0 * y + best
+}
+
+#[test]
+fn a_running_minimum_swapped_by_a_tuple_stays_compiled() {
+    let x = [0.5, 2.0, -1.0];
+    for b in [0.3, 1.5] {
+        let before = autodiff::__adjoint::tape_reruns();
+        let got = agree(
+            "swap",
+            a_running_minimum_swapped_grad(&x, b),
+            a_running_minimum_swapped_grad_tape(&x, b),
+        );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
+        // The minimum is at the item whose sine is least.
+        let (c, m) = x.iter().map(|v| (b * v).sin()).enumerate().fold(
+            (0, f64::INFINITY),
+            |(k, m), (j, t)| if t < m { (j, t) } else { (k, m) },
+        );
+        let dm_db = x[c] * (b * x[c]).cos();
+        let dm_dx = b * (b * x[c]).cos();
+        let (value, d_best) = if b > 1.0 {
+            (3.0 * m + m * m, 3.0 + 2.0 * m)
+        } else {
+            (3.0 * m + 0.25, 3.0)
+        };
+        assert_agree("value", &[got.value], &[value]);
+        let mut dx = [0.0; 3];
+        dx[c] = d_best * dm_dx;
+        assert_agree("x", &got.gradient.0, &dx);
+        assert_agree("b", &[got.gradient.1], &[d_best * dm_db]);
+    }
+}

@@ -163,9 +163,9 @@ pub fn items_with(
     let function = bound_model.as_ref().unwrap_or(function);
     // The body with its pattern `let`s split into one `let` per name, read
     // into a model of its own (see `patterns`).
-    let split = patterns::split(function.item);
+    let split_item = patterns::split(function.item);
     let split_macros = crate::lower::MacroBodies::default();
-    let split_model = split
+    let split_model = split_item
         .as_ref()
         .map(|item| crate::lower::function(item, &split_macros));
     let split = split_model.as_ref().unwrap_or(function);
@@ -185,8 +185,10 @@ pub fn items_with(
     });
     // A closure's body read into its chain's loop may bind a name it
     // reads (`map(|v| { let v = v.sin(); v * v })`, `fold(0.0, |t, v| {
-    // let v = ..; .. })`): renamed as the body's own were (`shadows`).
-    let renamed_again = lowered.as_ref().and_then(|item| {
+    // let v = ..; .. })`), and a pattern `let` split into one `let` per
+    // name may bind a name again (`let (y, best) = (best, y);`): renamed
+    // as the body's own were (`shadows`).
+    let renamed_again = lowered.as_ref().or(split_item.as_ref()).and_then(|item| {
         let macros = crate::lower::MacroBodies::default();
         let model = crate::lower::function(item, &macros);
         let repeated = shadows::bound_again(&model);
