@@ -37,7 +37,8 @@
 //! `for &(a, b)` patterns taking apart constant pairs,
 //! parameters taken as numbers, slices, rows of rows (`w1: &[Vec<f64>]`, a
 //! student's matrix, each row read as a slice is, and walked by a `for`), models and stacks of
-//! models, and every elementary function.
+//! models, a plain helper's value as an index (`a[ix_top(&a)]`, and the
+//! model's plain method `self.w[self.top()]`), and every elementary function.
 //!
 //! At random points the generated program asserts that
 //! - `f_adjoint`, the compiled path, answers (`Some`, leaving its stack
@@ -183,6 +184,9 @@ enum Idx {
     Mod(String, usize),
     /// `row * n + col`
     Flat(String, usize, String),
+    /// `ix_top(&a)`: the position of the largest item of the list read,
+    /// found by a plain helper (`autodiff-macros/src/lower/by_use.rs`).
+    Top(String),
 }
 
 #[derive(Clone, Debug)]
@@ -747,6 +751,7 @@ fn render_idx(idx: &Idx) -> String {
         Idx::Var(i) => i.clone(),
         Idx::Mod(i, n) => format!("{i} % {n}"),
         Idx::Flat(row, n, col) => format!("{row} * {n} + {col}"),
+        Idx::Top(list) => format!("ix_top(&{list})"),
     }
 }
 
@@ -1537,8 +1542,11 @@ const MODEL_W: usize = 3;
 /// The model every generated file defines, and its dual twin's.
 /// Its `#[constant]` field `act` is an enum, the file's `ACT` (one of
 /// [`ACTS`]), which the methods read by `match` or `==`.
-const MODEL: &str = "#[derive(Clone, Copy, Debug, PartialEq)]\npub enum Act {\n    Lin,\n    Sq,\n    Leaky(f64),\n}\n#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n    #[constant]\n    pub act: Act,\n}\n";
-const DUAL_MODEL: &str = "    pub struct DModel {\n        pub w: Vec<D>,\n        pub b: D,\n        pub act: super::Act,\n    }\n";
+/// Beside it, a plain helper of any list (`ix_top`, the position of its
+/// largest item) and a plain method of the model calling it (`top`),
+/// whose values the bodies use as indices.
+const MODEL: &str = "#[derive(Clone, Copy, Debug, PartialEq)]\npub enum Act {\n    Lin,\n    Sq,\n    Leaky(f64),\n}\n#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n    #[constant]\n    pub act: Act,\n}\npub fn ix_top<T: PartialOrd>(v: &[T]) -> usize {\n    let mut k = 0;\n    for i in 1..v.len() {\n        if v[i] > v[k] {\n            k = i;\n        }\n    }\n    k\n}\nimpl Model {\n    pub fn top(&self) -> usize {\n        ix_top(&self.w)\n    }\n}\n";
+const DUAL_MODEL: &str = "    pub struct DModel {\n        pub w: Vec<D>,\n        pub b: D,\n        pub act: super::Act,\n    }\n    pub use super::ix_top;\n    impl DModel {\n        pub fn top(&self) -> usize {\n            ix_top(&self.w)\n        }\n    }\n";
 const ACTS: [&str; 3] = ["Lin", "Sq", "Leaky(0.25)"];
 
 #[derive(Clone, Copy, PartialEq)]
@@ -3393,7 +3401,14 @@ impl Gen {
             Kind::Scalar => Expr::Var(name),
             Kind::Pair => Expr::Field(name, self.rng.below(2)),
             Kind::Array(n) | Kind::Vec(n) => {
-                let idx = self.idx(n);
+                // Now and then the largest item, at the position a plain
+                // helper finds.
+                let idx = if self.rng.chance(6) {
+                    self.tag("plain helper as an index");
+                    Idx::Top(name.clone())
+                } else {
+                    self.idx(n)
+                };
                 Expr::Elem(name, idx)
             }
         }
@@ -4576,6 +4591,13 @@ fn model_methods(gen: &mut Gen) -> (String, String) {
     // The enum field chooses `t` or `t * t`: by `match`, by `==`, or by a
     // `match` of a copy bound first.
     let act = gen.rng.below(3);
+    // The weight `t` scales: the first, or the largest, at the position the
+    // model's plain method `top` finds.
+    let first = if gen.rng.chance(50) {
+        "self.top()"
+    } else {
+        "0"
+    };
     let text = |dialect: Dialect, number: &str, pad: &str| {
         let (mix, scale) = (render(&mix, dialect), render(&scale, dialect));
         let ty = if dialect == Dialect::Dual {
@@ -4597,7 +4619,7 @@ fn model_methods(gen: &mut Gen) -> (String, String) {
             format!("pub fn mix(&self, a: {number}, u: {number}) -> {number} {{"),
             format!("    let t = {mix};"),
             chosen,
-            "    t * self.w[0] + self.b".to_owned(),
+            format!("    t * self.w[{first}] + self.b"),
             "}".to_owned(),
             format!("pub fn mv(&self, x: &[{number}]) -> Vec<{number}> {{"),
             "    let mut out = Vec::new();".to_owned(),

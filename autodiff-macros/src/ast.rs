@@ -379,10 +379,14 @@ pub enum ExprKind<'a> {
         mac: &'a syn::Macro,
         arg: Box<Expr<'a>>,
     },
-    /// `f64::from(n)`, `usize::pow(2, k)`: plain functions of plain values.
+    /// `f64::from(n)`, `usize::pow(2, k)`: plain functions of plain values;
+    /// with `reads_primal`, a helper whose value the body uses as a count,
+    /// an index or a condition (`lower::by_use`), called on the primal
+    /// values of what it is given.
     PlainCall {
         func: &'a syn::ExprPath,
         args: Vec<Expr<'a>>,
+        reads_primal: bool,
     },
     /// `x.len()`, `x.iter()`: moves or counts values, computes none.
     Structural {
@@ -393,7 +397,9 @@ pub enum ExprKind<'a> {
     },
     /// Any other method: allowed on plain values only, except the `f64`
     /// predicates (`is_finite`, ...), which read a tracked value's primal
-    /// and return a `bool`, like a comparison.
+    /// and return a `bool`, like a comparison, and a helper whose value the
+    /// body uses as a count, an index or a condition (`self.dim()`, see
+    /// `lower::by_use`), which reads primal values too.
     PlainMethod {
         receiver: Box<Expr<'a>>,
         method: &'a Ident,
@@ -498,11 +504,18 @@ pub enum Child<'m, 'a> {
     Block(&'m Block<'a>),
 }
 
-impl<'a> Expr<'a> {
-    /// Every direct sub-expression and sub-block, in source order.
-    pub fn children(&self) -> Vec<Child<'_, 'a>> {
-        let mut out = Vec::new();
-        match &self.kind {
+/// A direct sub-expression or sub-block, to change.
+pub enum ChildMut<'m, 'a> {
+    Expr(&'m mut Expr<'a>),
+    Block(&'m mut Block<'a>),
+}
+
+/// The direct sub-expressions and sub-blocks of an `ExprKind`, in source
+/// order, for [`Expr::children`] and [`Expr::children_mut`] alike: `$kind`
+/// is borrowed shared or mutably, `$expr` and `$block` take each child.
+macro_rules! for_each_child {
+    ($kind:expr, $expr:expr, $block:expr) => {
+        match $kind {
             ExprKind::Lit(_)
             | ExprKind::NegLit(_)
             | ExprKind::Path(_)
@@ -512,87 +525,126 @@ impl<'a> Expr<'a> {
             ExprKind::Binary { lhs, rhs, .. }
             | ExprKind::Compare { lhs, rhs, .. }
             | ExprKind::Logic { lhs, rhs, .. } => {
-                out.push(Child::Expr(lhs));
-                out.push(Child::Expr(rhs));
+                $expr(lhs);
+                $expr(rhs);
             }
             ExprKind::Neg { operand, .. }
             | ExprKind::Elementary { operand, .. }
-            | ExprKind::Prefix { operand, .. } => out.push(Child::Expr(operand)),
+            | ExprKind::Prefix { operand, .. } => $expr(operand),
             ExprKind::Powi { base, exponent, .. } => {
-                out.push(Child::Expr(base));
-                out.push(Child::Expr(exponent));
+                $expr(base);
+                $expr(exponent);
             }
-            ExprKind::Sum { items, .. } => out.push(Child::Expr(items)),
+            ExprKind::Sum { items, .. } => $expr(items),
             ExprKind::Ternary { operands, .. } => {
-                operands.iter().for_each(|e| out.push(Child::Expr(e)));
+                for operand in operands {
+                    $expr(operand);
+                }
             }
-            ExprKind::Dbg { arg, .. } | ExprKind::Closure { body: arg, .. } => {
-                out.push(Child::Expr(arg))
-            }
+            ExprKind::Dbg { arg, .. } | ExprKind::Closure { body: arg, .. } => $expr(arg),
             ExprKind::Call { args, .. }
             | ExprKind::PlainCall { args, .. }
             | ExprKind::Construct { args, .. }
             | ExprKind::Tuple(args)
             | ExprKind::Array(args)
-            | ExprKind::VecList(args) => args.iter().for_each(|e| out.push(Child::Expr(e))),
+            | ExprKind::VecList(args) => {
+                for arg in args {
+                    $expr(arg);
+                }
+            }
             ExprKind::Structural { receiver, args, .. }
             | ExprKind::PlainMethod { receiver, args, .. } => {
-                out.push(Child::Expr(receiver));
-                args.iter().for_each(|e| out.push(Child::Expr(e)));
+                $expr(receiver);
+                for arg in args {
+                    $expr(arg);
+                }
             }
             ExprKind::Cast { expr: inner, .. }
             | ExprKind::Field { base: inner, .. }
             | ExprKind::Reference { expr: inner, .. }
             | ExprKind::Paren(inner)
-            | ExprKind::Repeat { elem: inner, .. } => out.push(Child::Expr(inner)),
+            | ExprKind::Repeat { elem: inner, .. } => $expr(inner),
             ExprKind::Index { base, index } => {
-                out.push(Child::Expr(base));
-                out.push(Child::Expr(index));
+                $expr(base);
+                $expr(index);
             }
             ExprKind::VecRepeat { elem, len } => {
-                out.push(Child::Expr(elem));
-                out.push(Child::Expr(len));
+                $expr(elem);
+                $expr(len);
             }
             ExprKind::Range { start, end, .. } => {
-                start.iter().for_each(|e| out.push(Child::Expr(e)));
-                end.iter().for_each(|e| out.push(Child::Expr(e)));
+                if let Some(start) = start {
+                    $expr(start);
+                }
+                if let Some(end) = end {
+                    $expr(end);
+                }
             }
-            ExprKind::Block(_, inner) | ExprKind::Loop { body: inner, .. } => {
-                out.push(Child::Block(inner))
-            }
+            ExprKind::Block(_, inner) | ExprKind::Loop { body: inner, .. } => $block(inner),
             ExprKind::If {
                 cond,
                 then_branch,
                 else_branch,
             } => {
-                out.push(Child::Expr(cond));
-                out.push(Child::Block(then_branch));
-                else_branch.iter().for_each(|e| out.push(Child::Expr(e)));
-            }
-            ExprKind::Let { expr: inner, .. } => out.push(Child::Expr(inner)),
-            ExprKind::Match { scrutinee, arms } => {
-                out.push(Child::Expr(scrutinee));
-                for arm in arms {
-                    arm.guard.iter().for_each(|e| out.push(Child::Expr(e)));
-                    out.push(Child::Expr(&arm.body));
+                $expr(cond);
+                $block(then_branch);
+                if let Some(other) = else_branch {
+                    $expr(other);
                 }
             }
-            ExprKind::For { iter, body, .. } => {
-                out.push(Child::Expr(iter));
-                out.push(Child::Block(body));
+            ExprKind::Let { expr: inner, .. } => $expr(inner),
+            ExprKind::Match { scrutinee, arms } => {
+                $expr(scrutinee);
+                for Arm { guard, body, .. } in arms {
+                    if let Some(guard) = guard {
+                        $expr(guard);
+                    }
+                    $expr(body);
+                }
             }
-            ExprKind::While { cond, body, .. } => {
-                out.push(Child::Expr(cond));
-                out.push(Child::Block(body));
+            ExprKind::For { iter, body, .. }
+            | ExprKind::While {
+                cond: iter, body, ..
+            } => {
+                $expr(iter);
+                $block(body);
             }
             ExprKind::Break { value, .. } | ExprKind::Return(value) => {
-                value.iter().for_each(|e| out.push(Child::Expr(e)));
+                if let Some(value) = value {
+                    $expr(value);
+                }
             }
             ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
-                out.push(Child::Expr(target));
-                out.push(Child::Expr(value));
+                $expr(target);
+                $expr(value);
             }
         }
+    };
+}
+
+impl<'a> Expr<'a> {
+    /// Every direct sub-expression and sub-block, in source order.
+    pub fn children<'m>(&'m self) -> Vec<Child<'m, 'a>> {
+        let mut out = Vec::new();
+        let cell = std::cell::RefCell::new(&mut out);
+        for_each_child!(
+            &self.kind,
+            |expr: &'m Expr<'a>| cell.borrow_mut().push(Child::Expr(expr)),
+            |block: &'m Block<'a>| cell.borrow_mut().push(Child::Block(block))
+        );
+        out
+    }
+
+    /// [`Expr::children`], to change: for the passes that rewrite the
+    /// model after lowering (`lower::by_use`).
+    pub fn children_mut<'m>(&'m mut self) -> Vec<ChildMut<'m, 'a>> {
+        let mut out = Vec::new();
+        let cell = std::cell::RefCell::new(&mut out);
+        for_each_child!(
+            &mut self.kind,
+            |expr: &'m mut Expr<'a>| cell.borrow_mut().push(ChildMut::Expr(expr)),
+            |block: &'m mut Block<'a>| cell.borrow_mut().push(ChildMut::Block(block))
+        );
         out
     }
 
@@ -691,7 +743,7 @@ impl<'a> Expr<'a> {
     /// `mem::swap`): the two places it swaps (`a`, `b`), which take each
     /// other's values, tracked or not.
     pub fn swapped<'m>(&'m self) -> Option<(&'m Expr<'a>, &'m Expr<'a>)> {
-        let ExprKind::PlainCall { func, args } = &self.kind else {
+        let ExprKind::PlainCall { func, args, .. } = &self.kind else {
             return None;
         };
         let path: Vec<String> = crate::text::segments(&func.path);

@@ -329,6 +329,17 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
             }
         }
 
+        // What a plain helper given the model is given (`count(&self.layer)`
+        // used as a count, `lower::by_use`): the plain model.
+        #[automatically_derived]
+        impl<'__r, #tape> ::autodiff::__private::Primal for &'__r #twin<#tape> {
+            type Value = &#tape #name;
+            #[inline]
+            fn primal(self) -> &#tape #name {
+                self.__model
+            }
+        }
+
         #[automatically_derived]
         impl #p for #name {
             type Variables<#tape> = #twin<#tape>;

@@ -167,6 +167,14 @@ fn value_tracked(expr: &Expr, touched: &[bool], loops: &HashSet<usize>) -> bool 
             rhs,
             ..
         } => value(lhs) || value(rhs),
+        // A predicate, or a helper used as a count, an index or a
+        // condition (`lower::by_use`): its value is plain.
+        ExprKind::PlainMethod {
+            reads_primal: true, ..
+        }
+        | ExprKind::PlainCall {
+            reads_primal: true, ..
+        } => false,
         _ => touched[expr.id] || loops.contains(&expr.id),
     }
 }

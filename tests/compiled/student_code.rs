@@ -1810,3 +1810,214 @@ fn a_running_minimum_swapped_by_a_tuple_stays_compiled() {
         assert_agree("b", &[got.gradient.1], &[d_best * dm_db]);
     }
 }
+
+// ---------------------------------------------------------------------
+// Plain helpers known by where their value goes (`lower::by_use`): a
+// model's `fn dim(&self) -> usize` in a plain `impl` or in the annotated
+// one, a `bool` helper as a condition, `argmax(&logits)` as an index.
+// Each was read as an annotated call (E0599 `dim_tape`, "`argmax` is not
+// #[differentiable]").
+// ---------------------------------------------------------------------
+
+#[derive(Clone, Debug, Parameters)]
+struct Heads {
+    w: Vec<f64>,
+    b: f64,
+    #[constant]
+    heads: usize,
+    #[constant]
+    doubled: bool,
+}
+
+impl Heads {
+    fn dim(&self) -> usize {
+        self.w.len()
+    }
+
+    fn head_dim(&self) -> usize {
+        self.w.len() / self.heads
+    }
+
+    fn is_doubled(&self) -> bool {
+        self.doubled
+    }
+}
+
+impl crate::oracle::Flat for Heads {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.extend(&self.w);
+        out.push(self.b);
+    }
+}
+
+fn heads_of(model: &Heads) -> usize {
+    model.heads
+}
+
+fn argmax(v: &[f64]) -> usize {
+    let mut k = 0;
+    for i in 1..v.len() {
+        if v[i] > v[k] {
+            k = i;
+        }
+    }
+    k
+}
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+impl Heads {
+    fn width(&self) -> usize {
+        self.w.len()
+    }
+
+    /// A mean over `0..n` with `let n = self.dim();`, divided by `n as f64`.
+    fn mean_score(&self, x: &[f64]) -> f64 {
+        let n = self.dim();
+        let mut s = self.b;
+        for i in 0..n {
+            s += self.w[i] * x[i];
+        }
+        s / n as f64
+    }
+
+    /// The annotated block's own helper as a bound; a `bool` helper as a
+    /// condition.
+    fn gated_score(&self, x: &[f64]) -> f64 {
+        let mut s = self.b;
+        for i in 0..self.width() {
+            s += self.w[i] * x[i];
+        }
+        if self.is_doubled() {
+            s * 2.0
+        } else {
+            s
+        }
+    }
+
+    /// Heads of `head_dim()` each, a buffer `vec![0.0; self.dim()]`, and
+    /// the largest term found by a plain `argmax`.
+    fn head_score(&self, x: &[f64]) -> f64 {
+        let hd: usize = self.head_dim();
+        let mut terms = vec![0.0; self.dim()];
+        let mut t = 0.0;
+        for h in 0..self.heads {
+            for j in 0..hd {
+                let i = h * hd + j;
+                terms[i] = self.w[i] * x[i];
+                t += terms[i].tanh();
+            }
+        }
+        let k = argmax(&terms);
+        t + terms[k] * self.b
+    }
+
+    /// A plain helper given a field and one given the model itself.
+    fn top_weight(&self) -> f64 {
+        self.w[argmax(&self.w)] * heads_of(self) as f64
+    }
+}
+
+/// A cross-entropy at the plain `argmax` of the logits, and the largest
+/// scaled logit read as `z[argmax(&z)]`.
+#[differentiable]
+fn loss_at_argmax(logits: &[f64], w: f64) -> f64 {
+    let k = argmax(logits);
+    let z: Vec<f64> = logits.iter().map(|v| v * w).collect();
+    let m = z[argmax(&z)];
+    let s: f64 = z.iter().map(|v| (v - m).exp()).sum();
+    m + s.ln() - z[k]
+}
+
+#[test]
+fn plain_helpers_used_as_counts_indices_and_conditions() {
+    let heads = Heads {
+        w: vec![0.3, -0.7, 1.2, 0.4],
+        b: 0.5,
+        heads: 2,
+        doubled: true,
+    };
+    let x = [1.0, 2.0, -0.5, 0.25];
+    let before = autodiff::__adjoint::tape_reruns();
+    for (name, path) in [
+        ("mean", heads.mean_score_grad_path()),
+        ("gated", heads.gated_score_grad_path()),
+        ("heads", heads.head_score_grad_path()),
+        ("top", heads.top_weight_grad_path()),
+        ("argmax", loss_at_argmax_grad_path()),
+    ] {
+        assert_eq!(path, GradientPath::Compiled, "{name}");
+    }
+    // s / n: ∂w = x / 4, ∂b = 1 / 4, ∂x = w / 4.
+    let got = agree(
+        "mean",
+        heads.mean_score_grad(&x),
+        heads.mean_score_grad_tape(&x),
+    );
+    assert_agree("∂w", &got.gradient.0.w, &[0.25, 0.5, -0.125, 0.0625]);
+    assert_agree("∂b", &[got.gradient.0.b], &[0.25]);
+    assert_agree("∂x", &got.gradient.1, &[0.075, -0.175, 0.3, 0.1]);
+    // Doubled: ∂w = 2x, ∂x = 2w.
+    let got = agree(
+        "gated",
+        heads.gated_score_grad(&x),
+        heads.gated_score_grad_tape(&x),
+    );
+    assert_agree("∂w", &got.gradient.0.w, &[2.0, 4.0, -1.0, 0.5]);
+    assert_agree("∂x", &got.gradient.1, &[0.6, -1.4, 2.4, 0.8]);
+    // t = Σ tanh(wᵢxᵢ) + b·wₖxₖ at k = argmax(wᵢxᵢ): the terms are 0.3,
+    // −1.4, −0.6 and 0.1, so k = 0.
+    let got = agree(
+        "heads",
+        heads.head_score_grad(&x),
+        heads.head_score_grad_tape(&x),
+    );
+    let terms: Vec<f64> = (0..4).map(|i| heads.w[i] * x[i]).collect();
+    let k = argmax(&terms);
+    assert_eq!(k, 0);
+    let mut dw: Vec<f64> = (0..4)
+        .map(|i| (1.0 - terms[i].tanh().powi(2)) * x[i])
+        .collect();
+    dw[k] += heads.b * x[k];
+    assert_agree("∂w", &got.gradient.0.w, &dw);
+    assert_agree("∂b", &[got.gradient.0.b], &[terms[k]]);
+    // w₂ · heads: the largest weight, times 2.
+    let got = agree("top", heads.top_weight_grad(), heads.top_weight_grad_tape());
+    assert_agree("∂w", &got.gradient.w, &[0.0, 0.0, 2.0, 0.0]);
+    // The loss at the argmax: ∂/∂zⱼ = softmax(z)ⱼ − [j = k].
+    let logits = [0.3, 1.5, -0.2];
+    let w = 0.8;
+    let got = agree(
+        "argmax",
+        loss_at_argmax_grad(&logits, w),
+        loss_at_argmax_grad_tape(&logits, w),
+    );
+    let z: Vec<f64> = logits.iter().map(|v| v * w).collect();
+    let total: f64 = z.iter().map(|v| v.exp()).sum();
+    let p: Vec<f64> = z.iter().map(|v| v.exp() / total).collect();
+    let dz: Vec<f64> = (0..3).map(|j| p[j] - f64::from(j == 1)).collect();
+    let dlogits: Vec<f64> = dz.iter().map(|d| d * w).collect();
+    let dw: f64 = (0..3).map(|j| dz[j] * logits[j]).sum();
+    assert_agree("∂logits", &got.gradient.0, &dlogits);
+    assert_agree("∂w", &[got.gradient.1], &[dw]);
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
+    // Second order through the plain helper: H·v against differences of
+    // the gradient.
+    let v = (vec![0.5, -1.0, 0.25], 1.0);
+    let hvp = loss_at_argmax_hvp(&logits, w, v.clone()).unwrap();
+    let h = 1e-5;
+    let at = |t: f64| {
+        let l: Vec<f64> = (0..3).map(|j| logits[j] + t * v.0[j]).collect();
+        loss_at_argmax_grad(&l, w + t * v.1).unwrap().gradient
+    };
+    let (up, down) = (at(h), at(-h));
+    for j in 0..3 {
+        let fd = (up.0[j] - down.0[j]) / (2.0 * h);
+        assert!(
+            (hvp.hvp.0[j] - fd).abs() < 1e-7,
+            "H v [{j}]: {} vs {fd}",
+            hvp.hvp.0[j]
+        );
+    }
+    assert!((hvp.hvp.1 - (up.1 - down.1) / (2.0 * h)).abs() < 1e-7);
+}

@@ -237,7 +237,11 @@ pub(crate) fn is_annotated_call(expr: &crate::ast::Expr, models: &[String]) -> b
     use crate::ast::ExprKind;
     match &expr.kind {
         ExprKind::Call { .. } => true,
-        ExprKind::PlainMethod { receiver, .. } => reads_model(receiver, models),
+        ExprKind::PlainMethod {
+            receiver,
+            reads_primal: false,
+            ..
+        } => reads_model(receiver, models),
         ExprKind::Paren(inner) => is_annotated_call(inner, models),
         _ => false,
     }

@@ -124,8 +124,15 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
         .filter(|param| matches!(param.kind, Kind::PassThrough) && crate::valid::is_f64(&param.ty))
         .map(|param| param.ident.to_string())
         .collect();
+    let slice_names = function
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, Kind::Slice(_)))
+        .map(|param| param.ident.to_string())
+        .collect();
     let emitter = Emitter::new(flow, tape.clone())
         .models(super::model_params(function))
+        .slices(slice_names)
         .float_constants(float_constants)
         .outlined(long)
         .shaped(function.output.is_some());

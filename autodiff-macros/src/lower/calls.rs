@@ -255,6 +255,7 @@ impl<'a> Lower<'a> {
             return ExprKind::PlainCall {
                 func,
                 args: self.exprs(args),
+                reads_primal: false,
             };
         }
         // `Some(x)`, `Point(a, b)`: a constructor, not a function; and
@@ -275,6 +276,7 @@ impl<'a> Lower<'a> {
             return ExprKind::PlainCall {
                 func,
                 args: self.exprs(args),
+                reads_primal: false,
             };
         }
         // `smoothing::<3>()`, `<T as Trait>::f(n)`: no annotated function
@@ -289,6 +291,7 @@ impl<'a> Lower<'a> {
             return ExprKind::PlainCall {
                 func,
                 args: self.exprs(args),
+                reads_primal: false,
             };
         }
         if segments.len() == 1 {

@@ -10,8 +10,11 @@
 //! helpers every part uses; `params` reads the parameters and their types'
 //! shapes, `statements` statements, blocks and the patterns they bind,
 //! `expressions` one expression and its operators, and `calls` method
-//! calls, function calls and macros.
+//! calls, function calls and macros. `by_use`, a pass over the finished
+//! model, reads a call whose value is used as a count, an index or a
+//! condition as a plain helper's.
 
+mod by_use;
 mod calls;
 mod expressions;
 mod imports;
@@ -48,7 +51,7 @@ pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {
     };
     let params = lower.params(item);
     let body = lower.block(&item.block);
-    Function {
+    let mut function = Function {
         item,
         written: item,
         params,
@@ -59,7 +62,9 @@ pub fn function<'a>(item: &'a ItemFn, macros: &'a MacroBodies) -> Function<'a> {
             syn::ReturnType::Type(_, ty) => crate::ast::Shape::of_output(ty),
             syn::ReturnType::Default => None,
         },
-    }
+    };
+    by_use::apply(&mut function);
+    function
 }
 
 /// The parsed bodies of `vec![...]` macros: a proc macro sees a macro's

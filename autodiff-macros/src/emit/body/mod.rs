@@ -83,6 +83,9 @@ pub(super) struct Emitter<'f> {
     /// `#[constant]` parameters declared `f64`: as an index, the plain
     /// twin's error alone (see `composite`).
     float_constants: Vec<String>,
+    /// Slice parameters (`x: &[f64]`): a plain helper is given their
+    /// primal values borrowed (`count(&primal(x))`).
+    slices: Vec<String>,
     /// What the body emitted that raises lints of its own, for the
     /// recording twin's `#[allow]` (`tape::item`).
     raised: std::cell::Cell<Raised>,
@@ -134,6 +137,7 @@ impl<'f> Emitter<'f> {
             outlined: false,
             method_chains: std::cell::Cell::new(true),
             float_constants: Vec::new(),
+            slices: Vec::new(),
             raised: std::cell::Cell::new(Raised::default()),
             shaped: false,
             bound: std::cell::Cell::new(None),
@@ -169,6 +173,11 @@ impl<'f> Emitter<'f> {
 
     pub(super) fn models(mut self, models: Vec<String>) -> Self {
         self.models = models;
+        self
+    }
+
+    pub(super) fn slices(mut self, names: Vec<String>) -> Self {
+        self.slices = names;
         self
     }
 

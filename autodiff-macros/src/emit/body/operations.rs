@@ -250,11 +250,22 @@ impl Emitter<'_> {
                 }
             },
             // `mem::swap(&mut a, &mut b)` moves values, tracked ones too.
-            ExprKind::PlainCall { func, args } if expr.swapped().is_some() => {
+            ExprKind::PlainCall { func, args, .. } if expr.swapped().is_some() => {
                 let args = args.iter().map(|arg| self.expr(arg, Mode::Value));
                 quote!(#func(#(#args),*))
             }
-            ExprKind::PlainCall { func, args } => {
+            // A helper used as a count, an index or a condition (see
+            // `lower::by_use`): on primal values, its value checked to
+            // carry no derivative.
+            ExprKind::PlainCall {
+                func,
+                args,
+                reads_primal: true,
+            } => {
+                let args = args.iter().map(|arg| self.plain_argument(arg));
+                quote_spanned!(expr.span=> __ad::no_derivative(#func(#(#args),*)))
+            }
+            ExprKind::PlainCall { func, args, .. } => {
                 let args = args.iter().map(|arg| self.untracked(arg));
                 quote!(#func(#(#args),*))
             }
@@ -367,8 +378,22 @@ impl Emitter<'_> {
                 args,
                 reads_primal,
             } => {
-                if !*reads_primal && self.touches(receiver) && !self.detached(receiver) {
+                // A helper used as a count, an index or a condition
+                // (`self.dim()`, see `lower::by_use`): a model's, on the
+                // plain model. On a tracked number (`x.to_bits()`), an
+                // error, as for any method without a derivative rule.
+                let helper = *reads_primal && !crate::vocabulary::is_predicate(&method.to_string());
+                if (!*reads_primal || (helper && !self.is_model_part(receiver)))
+                    && self.touches(receiver)
+                    && !self.detached(receiver)
+                {
                     return self.probed_method(receiver, method, *turbofish, args);
+                }
+                if helper {
+                    let receiver = self.plain_receiver(receiver);
+                    let args = args.iter().map(|arg| self.plain_argument(arg));
+                    return quote_spanned!(expr.span=>
+                        __ad::no_derivative(#receiver.#method #turbofish(#(#args),*)));
                 }
                 let receiver = if *reads_primal {
                     self.primal(receiver)
@@ -419,6 +444,49 @@ impl Emitter<'_> {
         }
         let receiver = self.expr(receiver, Mode::Value);
         Some(quote_spanned!(method.span()=> #receiver.collect::<::std::vec::Vec<_>>()))
+    }
+
+    /// The receiver of a plain helper method (see `lower::by_use`): a
+    /// model (or a part of one) as the plain model, anything else as
+    /// [`Emitter::plain_argument`] gives it.
+    fn plain_receiver(&self, receiver: &Expr) -> TokenStream {
+        if !self.is_model_part(receiver) {
+            return self.plain_argument(receiver);
+        }
+        let span = receiver.span;
+        let model = self.expr(receiver, Mode::Value);
+        quote_spanned!(span=> __ad::model(&#model))
+    }
+
+    /// What a plain helper is given for `arg` (see `lower::by_use`): as
+    /// written if it reads no tracked name, else its primal values (a
+    /// model's: the plain model), borrowed where `arg` is a reference or a
+    /// slice parameter.
+    fn plain_argument(&self, arg: &Expr) -> TokenStream {
+        if !self.touches(arg) {
+            return arg.source.to_token_stream();
+        }
+        let span = arg.span;
+        let inner = matches!(
+            &arg.kind,
+            ExprKind::Reference {
+                mutability: None,
+                ..
+            }
+        );
+        let slice = matches!(&arg.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| self.slices.iter().any(|name| ident == name)));
+        let primal = self.primal(arg);
+        if inner || slice {
+            quote_spanned!(span=> &#primal)
+        } else {
+            primal
+        }
+    }
+
+    /// Whether `expr` is a model or a part of one (`self.layers[0]`).
+    fn is_model_part(&self, expr: &Expr) -> bool {
+        flow::part_root(expr).is_some_and(|root| self.models.contains(&root))
     }
 
     /// `model.f(args)` on a model on the tape: the method's recording twin,

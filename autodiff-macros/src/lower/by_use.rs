@@ -1,0 +1,283 @@
+//! Plain helpers known by where their value goes. A call the macro cannot
+//! see into (`self.dim()` on a model, `argmax(&logits)`) is read as
+//! another annotated function's, whose value carries a derivative. Where
+//! the body uses its value as no `f64` can be used (a range bound, an
+//! index, a cast, a condition, an operand of `&&` or `&`, the length of
+//! `vec![0.0; n]`, a count a method takes), it is a plain helper: called
+//! on plain values, its value checked by type to be one that carries no
+//! derivative (`__private::NoDerivative`), so that a helper which does
+//! return an `f64` is a compile error naming the fix, never a derivative
+//! dropped. A `let` binding such a call counts by its name's uses
+//! (`let n = self.dim(); for i in 0..n`), and so does arithmetic on it
+//! (`let m = n - 1;`).
+//!
+//! A pass from model to model, run once after lowering: the call becomes
+//! a `PlainCall` or a `PlainMethod` reading primal values.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ast::{Arith, Block, Child, ChildMut, Expr, ExprKind, Function, Stmt};
+
+/// Methods whose first argument is a count or a position.
+const COUNTED: &[&str] = &[
+    "take",
+    "skip",
+    "step_by",
+    "chunks",
+    "chunks_exact",
+    "windows",
+    "nth",
+    "truncate",
+    "split_at",
+    "rotate_left",
+    "rotate_right",
+    "remove",
+    "swap_remove",
+    "insert",
+    "resize",
+    "with_capacity",
+    "pow",
+];
+
+/// Reads the helpers of `function`'s body that are plain by use.
+pub(super) fn apply(function: &mut Function) {
+    let mut uses = Uses::default();
+    let mut lets = HashMap::new();
+    for param in &function.params {
+        // A parameter is bound too: a `let` of the same name is a second.
+        lets.insert(param.ident.to_string(), 2);
+    }
+    count_lets(&function.body, &mut lets);
+    // A `let` whose name is used as an integer makes its value one, which
+    // may make another name one (`let m = n - 1;`): to a fixpoint.
+    loop {
+        let known = uses.names.len();
+        uses.block(&function.body, &lets);
+        if uses.names.len() == known {
+            break;
+        }
+    }
+    if !uses.calls.is_empty() {
+        rewrite_block(&mut function.body, &uses.calls);
+    }
+}
+
+#[derive(Default)]
+struct Uses {
+    /// Names used where no `f64` can be.
+    names: HashSet<String>,
+    /// The ids of the calls used so.
+    calls: HashSet<usize>,
+}
+
+impl Uses {
+    fn block(&mut self, block: &Block, lets: &HashMap<String, usize>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    pat, name, init, ..
+                } => {
+                    if let Some(init) = init {
+                        let by_name = name.as_ref().is_some_and(|name| {
+                            self.names.contains(name) && lets.get(name) == Some(&1)
+                        });
+                        if by_name || plain_annotation(pat.syntax) {
+                            self.mark(init);
+                        }
+                        self.expr(init, lets);
+                    }
+                }
+                Stmt::Expr(expr, _) => self.expr(expr, lets),
+                Stmt::Item(_) => {}
+            }
+        }
+    }
+
+    /// Marks the operands of `expr` that stand where no `f64` can, then
+    /// reads its children.
+    fn expr(&mut self, expr: &Expr, lets: &HashMap<String, usize>) {
+        match &expr.kind {
+            ExprKind::Index { index, .. } => self.mark(index),
+            ExprKind::Range { start, end, .. } => {
+                for bound in [start, end].into_iter().flatten() {
+                    self.mark(bound);
+                }
+            }
+            ExprKind::Cast { expr: inner, .. } => self.mark(inner),
+            ExprKind::If { cond, .. } | ExprKind::While { cond, .. } => self.mark(cond),
+            ExprKind::Logic { lhs, rhs, .. } => {
+                self.mark(lhs);
+                self.mark(rhs);
+            }
+            ExprKind::Prefix {
+                op: syn::UnOp::Not(_),
+                operand,
+            } => self.mark(operand),
+            ExprKind::Compare { lhs, rhs, .. } => {
+                if rhs.is_int_literal() {
+                    self.mark(lhs);
+                }
+                if lhs.is_int_literal() {
+                    self.mark(rhs);
+                }
+            }
+            ExprKind::VecRepeat { len, .. } => self.mark(len),
+            ExprKind::Powi { exponent, .. } => self.mark(exponent),
+            ExprKind::Structural { method, args, .. }
+            | ExprKind::PlainMethod { method, args, .. } => {
+                if let Some(first) = args.first() {
+                    if COUNTED.iter().any(|counted| *method == counted) {
+                        self.mark(first);
+                    }
+                }
+                if *method == "swap" && args.len() == 2 {
+                    self.mark(&args[0]);
+                    self.mark(&args[1]);
+                }
+            }
+            ExprKind::PlainCall { func, args, .. } => {
+                let segments = crate::text::segments(&func.path);
+                let last = segments.last().map(String::as_str);
+                if last == Some("with_capacity") {
+                    args.iter().for_each(|arg| self.mark(arg));
+                }
+                // `std::cmp::min(a, b)`: `f64` is not `Ord`.
+                if segments.iter().any(|segment| segment == "cmp")
+                    && matches!(last, Some("min" | "max"))
+                {
+                    args.iter().for_each(|arg| self.mark(arg));
+                }
+            }
+            _ => {}
+        }
+        for child in expr.children() {
+            match child {
+                Child::Expr(inner) => self.expr(inner, lets),
+                Child::Block(inner) => self.block(inner, lets),
+            }
+        }
+    }
+
+    /// `expr` stands where no `f64` can: so does each operand of its
+    /// arithmetic, a name it is, and a call it is.
+    fn mark(&mut self, expr: &Expr) {
+        match &expr.kind {
+            ExprKind::Paren(inner) => self.mark(inner),
+            ExprKind::Binary {
+                op: Arith::Add | Arith::Sub | Arith::Mul | Arith::Div | Arith::Rem,
+                lhs,
+                rhs,
+                ..
+            } => {
+                self.mark(lhs);
+                self.mark(rhs);
+            }
+            ExprKind::Path(path) => {
+                if let Some(ident) = path.path.get_ident() {
+                    self.names.insert(ident.to_string());
+                }
+            }
+            ExprKind::Call { .. }
+            | ExprKind::PlainMethod {
+                reads_primal: false,
+                ..
+            } => {
+                self.calls.insert(expr.id);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `let n: usize = ..`, `let b: bool = ..`: a type no derivative flows
+/// through.
+fn plain_annotation(pat: &syn::Pat) -> bool {
+    let syn::Pat::Type(typed) = pat else {
+        return false;
+    };
+    match &*typed.ty {
+        syn::Type::Path(path) => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| super::is_plain_type(&ident.to_string())),
+        _ => false,
+    }
+}
+
+/// How many `let`s bind each name.
+fn count_lets(block: &Block, lets: &mut HashMap<String, usize>) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { pat, init, .. } => {
+                for name in &pat.names {
+                    *lets.entry(name.clone()).or_default() += 1;
+                }
+                if let Some(init) = init {
+                    count_expr(init, lets);
+                }
+            }
+            Stmt::Expr(expr, _) => count_expr(expr, lets),
+            Stmt::Item(_) => {}
+        }
+    }
+}
+
+fn count_expr(expr: &Expr, lets: &mut HashMap<String, usize>) {
+    // A name a pattern binds elsewhere (a loop's, an arm's, a closure's)
+    // is bound again.
+    let patterns: Vec<&crate::ast::Pattern> = match &expr.kind {
+        ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => vec![pat],
+        ExprKind::Match { arms, .. } => arms.iter().map(|arm| &arm.pat).collect(),
+        ExprKind::Closure { inputs, .. } => inputs.iter().collect(),
+        _ => Vec::new(),
+    };
+    for pat in patterns {
+        for name in &pat.names {
+            *lets.entry(name.clone()).or_default() += 2;
+        }
+    }
+    for child in expr.children() {
+        match child {
+            Child::Expr(inner) => count_expr(inner, lets),
+            Child::Block(inner) => count_lets(inner, lets),
+        }
+    }
+}
+
+fn rewrite_block(block: &mut Block, calls: &HashSet<usize>) {
+    for stmt in &mut block.stmts {
+        match stmt {
+            Stmt::Let {
+                init: Some(init), ..
+            } => rewrite(init, calls),
+            Stmt::Expr(expr, _) => rewrite(expr, calls),
+            _ => {}
+        }
+    }
+}
+
+fn rewrite(expr: &mut Expr, calls: &HashSet<usize>) {
+    if calls.contains(&expr.id) {
+        match &mut expr.kind {
+            ExprKind::PlainMethod { reads_primal, .. } => *reads_primal = true,
+            ExprKind::Call { args, .. } => {
+                if let crate::ast::Source::Expr(syn::Expr::Call(call)) = expr.source {
+                    if let syn::Expr::Path(func) = &*call.func {
+                        expr.kind = ExprKind::PlainCall {
+                            func,
+                            args: std::mem::take(args),
+                            reads_primal: true,
+                        };
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for child in expr.children_mut() {
+        match child {
+            ChildMut::Expr(inner) => rewrite(inner, calls),
+            ChildMut::Block(inner) => rewrite_block(inner, calls),
+        }
+    }
+}
