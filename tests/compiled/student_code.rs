@@ -2021,3 +2021,64 @@ fn plain_helpers_used_as_counts_indices_and_conditions() {
     }
     assert!((hvp.hvp.1 - (up.1 - down.1) / (2.0 * h)).abs() < 1e-7);
 }
+
+// ---------------------------------------------------------------------
+// Found by the random programs (seed 20475 g17_5): a helper's value of
+// constants assigned to a tracked number (`acc = t;` with `let t =
+// h(c);`) did not build in the dual sweep (E0308, `Dual` expected): the
+// sweep took the value, whose shape it did not know, for a whole vector
+// and did not lift the `f64`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn half_sine(v: f64) -> f64 {
+    (0.5 * v).sin()
+}
+
+#[differentiable]
+fn assigned_a_helper_of_constants(x: &[f64], #[constant] z: &[f64]) -> f64 {
+    let mut acc = x[0] * x[0];
+    let t = half_sine(z[0]);
+    if z[1] > 0.0 {
+        acc = t;
+    }
+    acc + acc * x[1] + x[0] * x[1] * x[1]
+}
+
+#[test]
+fn a_helper_of_constants_assigned_to_a_tracked_number() {
+    let x = [0.7, -0.4];
+    let (x0, x1) = (x[0], x[1]);
+    for z in [[0.8, 1.0], [0.8, -1.0]] {
+        let got = agree(
+            "assigned",
+            assigned_a_helper_of_constants_grad(&x, &z),
+            assigned_a_helper_of_constants_grad_tape(&x, &z),
+        );
+        let t = (0.5_f64 * z[0]).sin();
+        let (gradient, hessian) = if z[1] > 0.0 {
+            (
+                [x1 * x1, t + 2.0 * x0 * x1],
+                [[0.0, 2.0 * x1], [2.0 * x1, 2.0 * x0]],
+            )
+        } else {
+            (
+                [2.0 * x0 + 2.0 * x0 * x1 + x1 * x1, x0 * x0 + 2.0 * x0 * x1],
+                [
+                    [2.0 + 2.0 * x1, 2.0 * x0 + 2.0 * x1],
+                    [2.0 * x0 + 2.0 * x1, 2.0 * x0],
+                ],
+            )
+        };
+        assert_agree("gradient", &got.gradient, &gradient);
+        let v = [0.5, -1.5];
+        let before = autodiff::__adjoint::compiled_hvps();
+        let hvp = assigned_a_helper_of_constants_hvp(&x, &z, v.to_vec()).unwrap();
+        assert_eq!(autodiff::__adjoint::compiled_hvps(), before + 1);
+        let want: Vec<f64> = hessian
+            .iter()
+            .map(|row| row[0] * v[0] + row[1] * v[1])
+            .collect();
+        assert_agree("H v", &hvp.hvp, &want);
+    }
+}

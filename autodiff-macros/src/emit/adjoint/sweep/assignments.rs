@@ -19,7 +19,10 @@ impl<'m> Sweep<'m> {
                 self.cx = StmtCx::default();
                 let bar = self.saved_bar_place(target)?;
                 let assigned = self.temp("assigned_bar");
-                let whole = !self.scalar(value);
+                // A number assigned to a number is one, whatever the sweep
+                // knows of the value's own shape (`acc = t;` with `let t =
+                // h(c);` of constants: on duals, an `f64` lifted).
+                let whole = !self.scalar(value) && !self.scalar(target);
                 let reshape = match &target.kind {
                     ExprKind::Path(path) if whole => path
                         .path
