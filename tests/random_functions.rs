@@ -247,6 +247,10 @@ enum Stmt {
     /// `let y = qs[0][k] * qs[n - 1][l];`: a vector call's values pushed as
     /// rows and read by two indices.
     PushRows(String, Expr, usize, String, usize, usize),
+    /// `let mut ms = [[0.0; len]; 2];` (or `vec![vec![0.0; len]; 2]`, by
+    /// the flag) then `ms[i] = call;` and `let y = ms[i][k] + ms[1 -
+    /// i][l];`: a vector call's value assigned to a row.
+    RowAssign(String, Expr, usize, bool, usize, String, usize, usize),
     /// A running maximum or minimum from an infinity, as a nearest centre
     /// is written: `let mut best = f64::NEG_INFINITY; let mut terms = [0.0;
     /// n]; for c in 0..n { terms[c] = e * (c + 1); if terms[c] > best {
@@ -887,6 +891,21 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     out,
                     "{pad}let {y} = {rows}[0][{k}] * {rows}[{}][{l}];",
                     n - 1
+                );
+            }
+            Stmt::RowAssign(rows, call, len, is_vec, i, y, k, l) => {
+                let zero = r(&Expr::Lit(0.0));
+                let zeros = if *is_vec {
+                    format!("vec![vec![{zero}; {len}]; 2]")
+                } else {
+                    format!("[[{zero}; {len}]; 2]")
+                };
+                let _ = writeln!(out, "{pad}let mut {rows} = {zeros};");
+                let _ = writeln!(out, "{pad}{rows}[{i}] = {};", r(call));
+                let _ = writeln!(
+                    out,
+                    "{pad}let {y} = {rows}[{i}][{k}] + {rows}[{}][{l}];",
+                    1 - i
                 );
             }
             Stmt::Matrix(matrix, name, rows, [(a, b), (c, d), (e, f)], pattern) => {
@@ -3910,7 +3929,25 @@ impl Gen {
             .into_iter()
             .map(|v| v.name.clone())
             .collect();
-        match self.rng.below(7) {
+        match self.rng.below(8) {
+            7 if !nested => {
+                self.tag("vector call assigned to a row");
+                let (rows, y) = (self.fresh("ms"), self.fresh("y"));
+                let (k, l) = (self.rng.below(len), self.rng.below(len));
+                let i = self.rng.below(2);
+                let args = self.vector_args(args, Some(out));
+                out.push(Stmt::RowAssign(
+                    rows,
+                    Expr::Call(helper, args),
+                    len,
+                    len == 3,
+                    i,
+                    y.clone(),
+                    k,
+                    l,
+                ));
+                self.declare(&y, Kind::Scalar, false);
+            }
             // Not where the function must compile and has a `return`: a
             // call pushed there keeps the tape (README; seed 20461 f6_4).
             6 if !nested && (!self.compiled || !self.returns) => {

@@ -2082,3 +2082,143 @@ fn a_helper_of_constants_assigned_to_a_tracked_number() {
         assert_agree("H v", &hvp.hvp, &want);
     }
 }
+
+// ---------------------------------------------------------------------
+// A helper's vector assigned to a row (probes 11 and 12): `m[1] =
+// twice(x);`, `world[b] = mul2(world[b - 1], local);` (a skinning chain),
+// `hs[t] = norm(&hs[t]);`. Each failed to build (E0308, the row's adjoint
+// set to `0.0`); they compile now, the call bound by a `let` first and
+// its value taken whole. A chain whose branch gives the call's vector or
+// another (`if b == 0 { local } else { mul2(..) }`) keeps the tape.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn mul2(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> [[f64; 2]; 2] {
+    [
+        [
+            a[0][0] * b[0][0] + a[0][1] * b[1][0],
+            a[0][0] * b[0][1] + a[0][1] * b[1][1],
+        ],
+        [
+            a[1][0] * b[0][0] + a[1][1] * b[1][0],
+            a[1][0] * b[0][1] + a[1][1] * b[1][1],
+        ],
+    ]
+}
+
+#[differentiable]
+fn unit_row(x: &[f64]) -> Vec<f64> {
+    let s: f64 = x.iter().map(|v| v * v).sum();
+    x.iter().map(|v| v / s.sqrt()).collect()
+}
+
+#[differentiable]
+fn skinning_chain(x: &[f64]) -> f64 {
+    let mut world = [[[0.0; 2]; 2]; 3];
+    world[0] = [[x[0], 1.0], [0.0, x[0]]];
+    for b in 1..3 {
+        let local = [[x[b], 1.0], [0.5, x[b]]];
+        world[b] = mul2(world[b - 1], local);
+    }
+    world[2][0][1] + world[1][1][1] * world[2][1][0]
+}
+
+#[differentiable]
+fn skinning_chain_by_branch(x: &[f64]) -> f64 {
+    let mut world = [[[0.0; 2]; 2]; 3];
+    for b in 0..3 {
+        let local = [[x[b], 1.0], [0.5, x[b]]];
+        let wb = if b == 0 {
+            local
+        } else {
+            mul2(world[b - 1], local)
+        };
+        world[b] = wb;
+    }
+    world[2][0][1] + world[1][1][1] * world[2][1][0]
+}
+
+#[differentiable]
+fn rows_normalised_in_place(x: &[f64]) -> f64 {
+    let mut hs = vec![vec![0.0; 2]; 2];
+    hs[0] = vec![x[0], x[1]];
+    hs[1] = vec![x[2], x[0] * x[1]];
+    for t in 0..hs.len() {
+        hs[t] = unit_row(&hs[t]);
+    }
+    hs[0][0] + hs[1][1] * hs[0][1]
+}
+
+/// The same three in plain `f64` on dual numbers, the oracle.
+fn skinning_oracle(x: &[crate::oracle::Dual], by_branch: bool) -> crate::oracle::Dual {
+    use crate::oracle::Dual;
+    let c = Dual::constant;
+    let mul = |a: [[Dual; 2]; 2], b: [[Dual; 2]; 2]| {
+        let mut out = [[c(0.0); 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
+            }
+        }
+        out
+    };
+    let mut world = [[[c(0.0); 2]; 2]; 3];
+    if !by_branch {
+        world[0] = [[x[0], c(1.0)], [c(0.0), x[0]]];
+    }
+    for b in 0..3 {
+        let local = [[x[b], c(1.0)], [c(0.5), x[b]]];
+        if b == 0 {
+            if by_branch {
+                world[0] = local;
+            }
+        } else {
+            world[b] = mul(world[b - 1], local);
+        }
+    }
+    world[2][0][1] + world[1][1][1] * world[2][1][0]
+}
+
+fn rows_oracle(x: &[crate::oracle::Dual]) -> crate::oracle::Dual {
+    let unit = |row: [crate::oracle::Dual; 2]| {
+        let s = (row[0] * row[0] + row[1] * row[1]).sqrt();
+        [row[0] / s, row[1] / s]
+    };
+    let h0 = unit([x[0], x[1]]);
+    let h1 = unit([x[2], x[0] * x[1]]);
+    h0[0] + h1[1] * h0[1]
+}
+
+#[test]
+fn a_helpers_vector_assigned_to_a_row() {
+    let x = [1.5, -2.0, 0.5];
+    let before = autodiff::__adjoint::tape_reruns();
+    assert_eq!(skinning_chain_grad_path(), GradientPath::Compiled);
+    assert_eq!(rows_normalised_in_place_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "chain",
+        skinning_chain_grad(&x),
+        skinning_chain_grad_tape(&x),
+    );
+    let want = crate::oracle::dual_gradient(&x, |d| skinning_oracle(d, false));
+    assert_agree("chain", &got.gradient, &want);
+    let got = agree(
+        "rows",
+        rows_normalised_in_place_grad(&x),
+        rows_normalised_in_place_grad_tape(&x),
+    );
+    assert_agree(
+        "rows",
+        &got.gradient,
+        &crate::oracle::dual_gradient(&x, rows_oracle),
+    );
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
+    // By a branch: the tape, which says why.
+    let GradientPath::Tape { construct, .. } = skinning_chain_by_branch_grad_path() else {
+        panic!("the branch's call compiled");
+    };
+    assert!(construct.contains("branch"), "{construct}");
+    let got = skinning_chain_by_branch_grad(&x).unwrap();
+    let want = crate::oracle::dual_gradient(&x, |d| skinning_oracle(d, true));
+    assert_agree("by branch", &got.gradient, &want);
+}

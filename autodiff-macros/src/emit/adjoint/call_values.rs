@@ -36,6 +36,7 @@ pub fn bind(function: &Function) -> Option<syn::ItemFn> {
     let models = crate::emit::model_params(function);
     let mut found = Targets {
         vectors: vectors(function),
+        depths: depths(function),
         ..Targets::default()
     };
     found.block(&function.body, &models);
@@ -51,6 +52,7 @@ pub fn bind(function: &Function) -> Option<syn::ItemFn> {
         let model = crate::lower::function(&item, &macros);
         let mut found = Targets {
             vectors: vectors(&model),
+            depths: depths(&model),
             ..Targets::default()
         };
         found.block(&model.body, &models);
@@ -77,6 +79,9 @@ struct Targets {
     /// The bindings the body shows to be vectors (indexed, iterated,
     /// borrowed): a call assigned to one whole is bound first.
     vectors: HashSet<String>,
+    /// How deep the body indexes each name it assigns an indexed place
+    /// of: `m[1] = twice(x);` beside `m[1][0]` assigns a row, a vector.
+    depths: std::collections::HashMap<String, usize>,
 }
 
 /// The names `function` assigns whole (`h = ..;`) that its body indexes,
@@ -89,6 +94,28 @@ fn vectors(function: &Function) -> HashSet<String> {
         .filter(|name| {
             super::analysis::calls::index_depth(stmts, name) > 0
                 || super::analysis::calls::used_whole(stmts, name)
+        })
+        .collect()
+}
+
+/// How deep the body indexes each name whose indexed place it assigns.
+fn depths(function: &Function) -> std::collections::HashMap<String, usize> {
+    let bases = std::cell::RefCell::new(HashSet::new());
+    function.body.any_expr(&|expr| {
+        if let ExprKind::Assign { target, .. } = &expr.kind {
+            if let Some((base, _)) = super::analysis::calls::row_of(target, 0) {
+                bases.borrow_mut().insert(base);
+            }
+        }
+        false
+    });
+    let stmts = &function.body.stmts;
+    bases
+        .into_inner()
+        .into_iter()
+        .map(|base| {
+            let depth = super::analysis::calls::index_depth(stmts, &base);
+            (base, depth)
         })
         .collect()
 }
@@ -148,7 +175,10 @@ impl Targets {
         if let ExprKind::Assign { target, value } = &expr.kind {
             let call = value.unparenthesised();
             let vector = matches!(&target.kind, ExprKind::Path(path)
-                if path.path.get_ident().is_some_and(|ident| self.vectors.contains(&ident.to_string())));
+                if path.path.get_ident().is_some_and(|ident| self.vectors.contains(&ident.to_string())))
+                || super::analysis::calls::row_of(target, 0).is_some_and(|(base, indices)| {
+                    self.depths.get(&base).is_some_and(|depth| *depth > indices)
+                });
             if vector && crate::emit::is_annotated_call(call, models) {
                 if let Some(address) = address(call) {
                     self.calls.insert(address);

@@ -815,13 +815,47 @@ pub(super) fn call_assigned_to_a_vector(block: &Block, an: &Analysis) -> Option<
             bound_by_a_call.insert(bound.to_owned());
         }
     });
+    // `let wb = if b == 0 { local } else { mul2(w, local) };` where the
+    // binding holds a vector: a call the sweeps read as a number in one
+    // branch.
+    let mut in_a_branch = None;
+    analysis::let_inits(block, &mut |bound, init, _| {
+        let branches = matches!(
+            init.unparenthesised().kind,
+            ExprKind::If { .. } | ExprKind::Match { .. }
+        );
+        if in_a_branch.is_some() || !branches || matches!(an.dims.get(bound), Some(Some(0))) {
+            return;
+        }
+        let mut tails = Vec::new();
+        let is_call = |expr: &Expr| crate::emit::is_annotated_call(expr, &models);
+        analysis::calls::branch_calls(init, &is_call, &mut tails);
+        if tails.iter().any(|id| !an.vector_calls.contains(id)) {
+            in_a_branch = Some(init.span);
+        }
+    });
+    if let Some(span) = in_a_branch {
+        return Some(Unsupported {
+            construct: "a call's value as a branch's value of a binding that holds a vector".into(),
+            line: crate::text::line(span),
+        });
+    }
     let test = |expr: &Expr| {
         let ExprKind::Assign { target, value } = &expr.kind else {
             return false;
         };
         let value = value.unparenthesised();
         let ExprKind::Path(path) = &target.unparenthesised().kind else {
-            return false;
+            // A row of a matrix or an item of a `Vec` of rows (`m[1] =
+            // twice(x);`, `let r = twice(x); m[1] = r;`): the sweeps read
+            // the value as a number where its place holds a vector, or
+            // may.
+            let place = analysis::dims_of(target, &an.dims);
+            return matches!(target.unparenthesised().kind, ExprKind::Index { .. })
+                && place != Some(0)
+                && analysis::dims_of(value, &an.dims) == Some(0)
+                && (crate::emit::is_annotated_call(value, &models)
+                    || matches!(value.kind, ExprKind::Path(_)));
         };
         let Some(name) = path.path.get_ident().map(ToString::to_string) else {
             return false;

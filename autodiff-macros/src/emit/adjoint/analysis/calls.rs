@@ -53,7 +53,10 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             // as a nested one is.
             if nested || returns || assigned_from(&function.body.stmts, name) {
                 let depth = index_depth(&function.body.stmts, name);
-                if depth > 0 || used_whole(&function.body.stmts, name) {
+                if depth > 0
+                    || used_whole(&function.body.stmts, name)
+                    || assigned_to_a_row(&function.body.stmts, name, &an.dims)
+                {
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
                 } else if taken_as_it_is(&function.body.stmts, name, &is_call) {
                     // A tuple (`let h = step_out.0;`), or a value only
@@ -150,7 +153,8 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             continue;
         }
         let depth = index_depth(&function.body.stmts, name);
-        let whole = used_whole(&function.body.stmts, name);
+        let whole = used_whole(&function.body.stmts, name)
+            || assigned_to_a_row(&function.body.stmts, name, &an.dims);
         if depth > 0 || whole {
             an.dims.insert(name.clone(), Some(depth.max(1)));
             an.vector_calls.insert(init.unparenthesised().id);
@@ -257,7 +261,11 @@ fn calls_inside(call: &Expr, is_call: &dyn Fn(&Expr) -> bool) -> bool {
 /// Collects the annotated calls that give `expr`'s value from the tail of
 /// a branch (`if c { f(x) } else { g(x) }`, a `match` arm, a block), and
 /// whether there is one.
-fn branch_calls(expr: &Expr, is_call: &dyn Fn(&Expr) -> bool, out: &mut Vec<usize>) -> bool {
+pub(crate) fn branch_calls(
+    expr: &Expr,
+    is_call: &dyn Fn(&Expr) -> bool,
+    out: &mut Vec<usize>,
+) -> bool {
     match &expr.kind {
         ExprKind::Paren(inner) => branch_calls(inner, is_call, out),
         _ if is_call(expr) => {
@@ -405,6 +413,39 @@ fn passed_on_only(stmts: &[Stmt], name: &str, is_call: &dyn Fn(&Expr) -> bool) -
 /// Whether `name` is used as a whole vector somewhere: a method called on
 /// it (`p.iter()`, `p.len()`), borrowed (`&p`), sliced (`&p[1..]`), or
 /// iterated by `for`.
+/// The name an indexed place is of and how many times it is indexed
+/// (`m[b][1]` is `m`, 2), or `None` for any other place.
+pub(crate) fn row_of(target: &Expr, indices: usize) -> Option<(String, usize)> {
+    match &target.kind {
+        ExprKind::Paren(inner) => row_of(inner, indices),
+        ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+            row_of(base, indices + 1)
+        }
+        ExprKind::Path(path) if indices > 0 => Some((path.path.get_ident()?.to_string(), indices)),
+        _ => None,
+    }
+}
+
+/// Whether `name` is assigned whole to a row of a vector (`m[1] = r;`,
+/// `world[b] = wb;`): a place that, by the shapes known so far
+/// (`dims`), holds a vector.
+fn assigned_to_a_row(
+    stmts: &[Stmt],
+    name: &str,
+    dims: &std::collections::HashMap<String, Option<usize>>,
+) -> bool {
+    let test = |expr: &Expr| match &expr.kind {
+        ExprKind::Assign { target, value } => {
+            matches!(&value.unparenthesised().kind, ExprKind::Path(path) if path.path.is_ident(name))
+                && row_of(target, 0).is_some_and(
+                    |(base, indices)| matches!(dims.get(&base), Some(Some(d)) if *d > indices),
+                )
+        }
+        _ => false,
+    };
+    stmts.iter().any(|stmt| stmt.any_expr(&test))
+}
+
 pub(crate) fn used_whole(stmts: &[Stmt], name: &str) -> bool {
     let is_name =
         |expr: &Expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(name));
