@@ -2139,6 +2139,7 @@ fn skinning_chain_by_branch(x: &[f64]) -> f64 {
 }
 
 #[differentiable]
+#[allow(clippy::needless_range_loop)]
 fn rows_normalised_in_place(x: &[f64]) -> f64 {
     let mut hs = vec![vec![0.0; 2]; 2];
     hs[0] = vec![x[0], x[1]];
@@ -2149,7 +2150,8 @@ fn rows_normalised_in_place(x: &[f64]) -> f64 {
     hs[0][0] + hs[1][1] * hs[0][1]
 }
 
-/// The same three in plain `f64` on dual numbers, the oracle.
+/// The skinning chains on dual numbers, the oracle.
+#[allow(clippy::needless_range_loop)]
 fn skinning_oracle(x: &[crate::oracle::Dual], by_branch: bool) -> crate::oracle::Dual {
     use crate::oracle::Dual;
     let c = Dual::constant;
