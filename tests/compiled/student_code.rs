@@ -2224,3 +2224,43 @@ fn a_helpers_vector_assigned_to_a_row() {
     let want = crate::oracle::dual_gradient(&x, |d| skinning_oracle(d, true));
     assert_agree("by branch", &got.gradient, &want);
 }
+
+// ---------------------------------------------------------------------
+// Found by the random programs (seed 20483 f7_0): a binding of a tracked
+// name bound again to a constant (`let mut acc = z;` in a loop, or `let
+// (z, mut acc) = (acc, z);`) is recorded by the recording twin, which
+// reads names and not scopes, so the tape reports its overflow; the
+// compiled adjoint, reading the renamed binding as a constant, returned
+// `Ok`. It is active there now too, and both return the tape's error.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn a_tracked_name_bound_again_to_a_constant(x: f64, #[constant] z: f64) -> f64 {
+    let mut acc = x * 0.5;
+    for _ in 0..2 {
+        let mut acc = z;
+        for _ in 0..12 {
+            acc = acc * acc * 0.5;
+        }
+        let _t = acc.sin();
+    }
+    acc += x * x;
+    acc
+}
+
+#[test]
+fn a_tracked_name_bound_again_to_a_constant_fails_as_the_tape_does() {
+    // z = 0.5 stays finite: the gradient 0.5 + 2x.
+    let got = agree(
+        "finite",
+        a_tracked_name_bound_again_to_a_constant_grad(0.3, 0.5),
+        a_tracked_name_bound_again_to_a_constant_grad_tape(0.3, 0.5),
+    );
+    assert_agree("gradient", &[got.gradient], &[0.5 + 2.0 * 0.3]);
+    // z = 3 overflows at the eleventh squaring: the tape's error on both
+    // paths.
+    let compiled = a_tracked_name_bound_again_to_a_constant_grad(0.3, 3.0);
+    let tape = a_tracked_name_bound_again_to_a_constant_grad_tape(0.3, 3.0);
+    assert!(tape.is_err());
+    assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
+}

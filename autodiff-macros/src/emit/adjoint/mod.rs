@@ -130,6 +130,16 @@ pub fn items_with(
     let name = names.name;
     let adjoint_fn = format_ident!("{}_adjoint", name);
     let stack = Ident::new("stack", Span::mixed_site());
+    // What the recording twin tracks, by name (see `Analysis::tracking`).
+    let twin_flow = crate::flow::Flow::analyse(function);
+    let mut tracked = HashSet::new();
+    let mut track = |renamed: Option<&shadows::Renamed>| {
+        for (from, to) in renamed.iter().flat_map(|renamed| &renamed.mutable) {
+            if twin_flow.is_tracked(from) || tracked.contains(from) {
+                tracked.insert(to.clone());
+            }
+        }
+    };
     // The body with a call's value assigned to a tuple of names read as a
     // pattern `let` and assignments (see `patterns::calls_destructured`).
     let destructured = patterns::calls_destructured(function);
@@ -147,6 +157,7 @@ pub fn items_with(
     let renamed_model = renamed
         .as_ref()
         .map(|renamed| crate::lower::function(&renamed.item, &renamed_macros));
+    track(renamed.as_ref());
     let function_in = function;
     let function = renamed_model.as_ref().unwrap_or(function);
     // A split adjoint returns its output binding by the name it has at
@@ -196,6 +207,7 @@ pub fn items_with(
             .then(|| shadows::rename(item, &repeated))
             .flatten()
     });
+    track(renamed_again.as_ref());
     let output_renamed_again = renamed_output(entry, renamed_again.as_ref());
     let entry = entry.renamed(output_renamed_again.as_ref());
     let lowered = match renamed_again {
@@ -222,7 +234,10 @@ pub fn items_with(
         gradient_type,
         &adjoint_fn,
         &stack,
-        &extremes,
+        Found {
+            extremes: &extremes,
+            tracked: &tracked,
+        },
         entry,
     ) {
         // The reason a student reads names what they wrote (`a closure`),
@@ -243,7 +258,10 @@ pub fn items_with(
                 gradient_type,
                 &adjoint_fn,
                 &stack,
-                &HashSet::new(),
+                Found {
+                    extremes: &HashSet::new(),
+                    tracked: &tracked,
+                },
                 entry,
             ) {
                 // Every `if` value was taken out into a `let`: what kept the
@@ -376,15 +394,26 @@ fn param_inputs(function: &Function) -> Vec<Input> {
         .collect()
 }
 
+/// What the rewriters before the sweeps found of the body.
+#[derive(Clone, Copy)]
+struct Found<'f> {
+    /// The running extremes (`extremes`, `chains`).
+    extremes: &'f HashSet<String>,
+    /// The names of bindings the recording twin lifts, renamed (see
+    /// `Analysis::tracking`).
+    tracked: &'f HashSet<String>,
+}
+
 fn compile(
     function: &Function,
     names: &Names,
     gradient_type: &TokenStream,
     adjoint_fn: &Ident,
     stack: &Ident,
-    extremes: &HashSet<String>,
+    found: Found<'_>,
     entry: Entry<'_>,
 ) -> Result<(TokenStream, [Sibling; 2], bool), Unsupported> {
+    let Found { extremes, tracked } = found;
     // A long body keeps the tape, outlined: the sweeps' macro time and
     // rustc's on them grow faster than the body, and their nested `let`s
     // are twice the body's, past what LLVM's debug info can nest.
@@ -397,7 +426,7 @@ fn compile(
             line: crate::text::line(function.item.block.brace_token.span.open()),
         });
     }
-    let an = Analysis::new(function);
+    let an = Analysis::tracking(function, tracked);
     if let Some(unsupported) = not_compiled(&function.body, &an.active) {
         return Err(unsupported);
     }

@@ -108,12 +108,14 @@ pub fn rename(item: &syn::ItemFn, repeated: &HashSet<String>) -> Option<Renamed>
         repeated,
         changed: false,
         top: Vec::new(),
+        mutable: Vec::new(),
         depth: 0,
     };
     renamer.block(&mut renamed.block, &params)?;
     renamer.changed.then_some(Renamed {
         item: renamed,
         top: renamer.top,
+        mutable: renamer.mutable,
     })
 }
 
@@ -122,6 +124,10 @@ pub struct Renamed {
     pub item: syn::ItemFn,
     /// The renamings of the body's own block, in order.
     top: Vec<(String, String)>,
+    /// The renamings of `let mut` bindings, at any depth: a name as it
+    /// was, and the new one. The recording twin lifts a `let mut` of a
+    /// name it tracks (see `Analysis::tracking`).
+    pub mutable: Vec<(String, String)>,
 }
 
 impl Renamed {
@@ -144,6 +150,8 @@ struct Renamer<'r> {
     changed: bool,
     /// The renamings made in the body's own block, in order.
     top: Vec<(String, String)>,
+    /// The renamings of `let mut` bindings made.
+    mutable: Vec<(String, String)>,
     /// How many blocks deep the block being read is.
     depth: usize,
 }
@@ -185,6 +193,9 @@ impl Renamer<'_> {
                 continue;
             };
             let fresh = self.fresh(&name);
+            if is_mutable(&local.pat) {
+                self.mutable.push((name.clone(), fresh.clone()));
+            }
             if let Some(ident) = simple_name(&mut local.pat) {
                 *ident = Ident::new(&fresh, ident.span());
             }
@@ -369,6 +380,15 @@ fn simple_name(pat: &mut syn::Pat) -> Option<&mut Ident> {
         }
         syn::Pat::Type(typed) => simple_name(&mut typed.pat),
         _ => None,
+    }
+}
+
+/// Whether a one-name pattern binds `mut` (`mut acc`, `mut acc: f64`).
+fn is_mutable(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Ident(ident) => ident.mutability.is_some(),
+        syn::Pat::Type(typed) => is_mutable(&typed.pat),
+        _ => false,
     }
 }
 

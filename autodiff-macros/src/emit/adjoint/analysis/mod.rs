@@ -213,12 +213,24 @@ fn param_type_dims(ty: &syn::Type) -> Option<usize> {
 
 impl Analysis {
     pub fn new(function: &Function) -> Analysis {
+        Analysis::tracking(function, &HashSet::new())
+    }
+
+    /// [`Analysis::new`], with `tracked` active from the start: the names
+    /// the renaming of names bound again gave to bindings of a name the
+    /// recording twin tracks (`let mut acc = z;` beside a tracked `acc`).
+    /// The twin reads names, not scopes, so it records such a binding's
+    /// operations, and the tape reports one that is not finite; active
+    /// here too, the sweeps check it as they check the tape's (see
+    /// `shadows`).
+    pub fn tracking(function: &Function, tracked: &HashSet<String>) -> Analysis {
         let mut analysis = Analysis {
             active: function
                 .params
                 .iter()
                 .filter(|param| param.kind.is_differentiable())
                 .map(|param| param.ident.to_string())
+                .chain(tracked.iter().cloned())
                 .collect(),
             bound: HashMap::new(),
             writes: HashMap::new(),
