@@ -354,6 +354,10 @@ enum Stmt {
         k: f64,
         e: Expr,
         enumerate: bool,
+        /// The term summed by an inner loop first (`let mut sqw = 0.0;
+        /// for rw in 0..2 { sqw += e * (rw + 1); } *o = .. + sqw;`), a
+        /// GMM's way.
+        inner: bool,
         y: String,
     },
     /// `#[cfg(not(any()))] { .. }` (compiled in) or `#[cfg(any())] { .. }`
@@ -1281,6 +1285,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 k,
                 e,
                 enumerate,
+                inner,
                 y,
             } => {
                 let _ = writeln!(
@@ -1303,11 +1308,25 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 } else {
                     ("o", format!("{w}.iter_mut()"), String::new())
                 };
-                let _ = writeln!(
-                    out,
-                    "{pad}for {pattern} in {walk} {{ *o = (*o * {k}).sin() + {}{weight}; }}",
-                    r(e)
-                );
+                if *inner {
+                    let rw = match dialect {
+                        Dialect::Plain => "(rw as f64)".to_owned(),
+                        Dialect::Dual => "D::c(rw as f64)".to_owned(),
+                    };
+                    let _ = writeln!(out, "{pad}for {pattern} in {walk} {{");
+                    let _ = writeln!(out, "{pad}    let mut sqw = {};", r(&Expr::Lit(0.0)));
+                    let _ = writeln!(out, "{pad}    for rw in 0..2 {{");
+                    let _ = writeln!(out, "{pad}        sqw += {} * ({rw} + {one});", r(e));
+                    let _ = writeln!(out, "{pad}    }}");
+                    let _ = writeln!(out, "{pad}    *o = (*o * {k}).sin() + sqw{weight};");
+                    let _ = writeln!(out, "{pad}}}");
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{pad}for {pattern} in {walk} {{ *o = (*o * {k}).sin() + {}{weight}; }}",
+                        r(e)
+                    );
+                }
                 let _ = writeln!(out, "{pad}let {y} = {w}[0] * {w}[{}];", items.len() - 1);
             }
             Stmt::WriteItems(name, k, e) => {
@@ -2045,12 +2064,17 @@ impl Gen {
             let k = [0.5, -0.75, 1.25][self.rng.below(3)];
             let e = self.expr(1);
             self.declare(&y, Kind::Scalar, false);
+            let inner = self.rng.chance(40);
+            if inner {
+                self.tag("iter_mut item written after an inner loop");
+            }
             out.push(Stmt::WriteFresh {
                 w,
                 items,
                 k,
                 e,
                 enumerate,
+                inner,
                 y,
             });
             return;

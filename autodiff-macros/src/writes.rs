@@ -384,7 +384,12 @@ fn places(
                 let next = tokens.get(k + 1);
                 let place_use = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == '.')
                     || matches!(next, Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket);
-                let deref = unary_star(&out);
+                // Before `iter_mut`'s item (no `bare` reading) a `*` is
+                // always a dereference, even after a block (`for .. { .. }
+                // *o = s;`): a number times a `&mut` is no Rust.
+                let deref = unary_star(&out)
+                    || (bare.is_none()
+                        && matches!(out.last(), Some(TokenTree::Punct(star)) if star.as_char() == '*'));
                 if !place_use {
                     // `*o`: the element itself. (A `*` before `o.m()` or
                     // `o[j]` is a product's: `*o.m()` would dereference a

@@ -2264,3 +2264,48 @@ fn a_tracked_name_bound_again_to_a_constant_fails_as_the_tape_does() {
     assert!(tape.is_err());
     assert_eq!(format!("{compiled:?}"), format!("{tape:?}"));
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 11 (GMM written naturally): `*t = sq;` after an inner
+// loop in a `for (k, t) in terms.iter_mut().enumerate()` body was read
+// as a product of the loop's block and `t` (E0308, `Scalar` into an
+// `f64`): before `iter_mut`'s item, a `*` always dereferences.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn terms_written_after_an_inner_loop(x: &[f64]) -> f64 {
+    let mut terms = vec![0.0; x.len()];
+    for (k, t) in terms.iter_mut().enumerate() {
+        let mut sq = 0.0;
+        for r in 0..x.len() {
+            sq += x[r] * x[k];
+        }
+        *t = sq;
+    }
+    terms[0] * terms[1]
+}
+
+#[test]
+fn an_iter_mut_item_written_after_an_inner_loop() {
+    let x = [2.0, 3.0];
+    assert_eq!(
+        terms_written_after_an_inner_loop_grad_path(),
+        GradientPath::Compiled
+    );
+    let got = agree(
+        "terms",
+        terms_written_after_an_inner_loop_grad(&x),
+        terms_written_after_an_inner_loop_grad_tape(&x),
+    );
+    // x₀ x₁ S² with S = x₀ + x₁.
+    let s = x[0] + x[1];
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[
+            x[1] * s * s + 2.0 * x[0] * x[1] * s,
+            x[0] * s * s + 2.0 * x[0] * x[1] * s,
+        ],
+    );
+}
