@@ -2309,3 +2309,60 @@ fn an_iter_mut_item_written_after_an_inner_loop() {
         ],
     );
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 12: a `#[constant]` enum passed on to another annotated
+// function (`act_fn(x[i], act)`) failed to build (E0277, `Act:
+// Adjoint`): the compiled call gave it an adjoint shaped like it. A
+// parameter passed through whose type holds no `f64` takes none.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn activated(x: f64, #[constant] act: Act, #[constant] times: usize) -> f64 {
+    let y = match act {
+        Act::Relu => relu(x),
+        Act::Tanh => x.tanh(),
+        Act::Scaled(k) => k * x * x,
+    };
+    y * times as f64
+}
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn activated_sum(x: &[f64], #[constant] act: Act, #[constant] times: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += activated(x[i], act, times);
+    }
+    s
+}
+
+#[test]
+fn a_constant_enum_passed_on_to_an_annotated_function() {
+    let x = [0.5, -1.0];
+    assert_eq!(activated_sum_grad_path(), GradientPath::Compiled);
+    let before = autodiff::__adjoint::tape_reruns();
+    for act in [Act::Relu, Act::Tanh, Act::Scaled(1.5)] {
+        let got = agree(
+            "activated",
+            activated_sum_grad(&x, act, 2),
+            activated_sum_grad_tape(&x, act, 2),
+        );
+        let (want, second): (Vec<f64>, Vec<f64>) = x
+            .iter()
+            .map(|&v| match act {
+                Act::Relu => (if v > 0.0 { 2.0 } else { 0.0 }, 0.0),
+                Act::Tanh => {
+                    let t = v.tanh();
+                    (2.0 * (1.0 - t * t), 2.0 * (-2.0 * t * (1.0 - t * t)))
+                }
+                Act::Scaled(k) => (2.0 * 2.0 * k * v, 2.0 * 2.0 * k),
+            })
+            .unzip();
+        assert_agree("gradient", &got.gradient, &want);
+        // The Hessian is diagonal: H·1 is the second derivatives.
+        let hvp = activated_sum_hvp(&x, act, 2, vec![1.0, 1.0]).unwrap();
+        assert_agree("H 1", &hvp.hvp, &second);
+    }
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
+}

@@ -124,6 +124,10 @@ pub struct Analysis {
     /// Array parameters of numbers (or arrays of them): `Copy`, so a `for`
     /// over one leaves it for the reverse sweep.
     pub arrays: HashSet<String>,
+    /// Parameters passed through whose type holds no `f64` (`#[constant]
+    /// act: Act`, `n: usize`): given on to a callee, whose parameter then
+    /// holds no derivative either, they take no adjoint.
+    pub opaque: HashSet<String>,
     /// Bindings that hold references (`for x in xs` of a slice, `let x =
     /// &xs[i]`): a `for` over one walks it as `x.iter()` (`references`).
     pub references: HashSet<String>,
@@ -256,6 +260,15 @@ impl Analysis {
                 .params
                 .iter()
                 .filter(|param| copy_array(&param.kind))
+                .map(|param| param.ident.to_string())
+                .collect(),
+            opaque: function
+                .params
+                .iter()
+                .filter(|param| {
+                    matches!(param.kind, Kind::PassThrough)
+                        && !crate::text::mentions(param.ty.to_token_stream(), "f64")
+                })
                 .map(|param| param.ident.to_string())
                 .collect(),
             references: HashSet::new(),

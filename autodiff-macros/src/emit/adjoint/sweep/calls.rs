@@ -234,9 +234,15 @@ impl<'m> Sweep<'m> {
                     bars.push(quote!(&mut #adjoint::unused(&(#src))));
                     continue;
                 }
+                // A parameter passed through that holds no number (`act:
+                // Act`): the callee's is one too, whose adjoint it drops.
+                let opaque = matches!(&arg.unparenthesised().kind, ExprKind::Path(path)
+                    if path.path.get_ident().is_some_and(|ident| self.an.opaque.contains(&ident.to_string())));
                 // Else its adjoint takes its part of the gradient and drops
                 // it: shaped by the argument, or a number's.
-                if available && self.dual {
+                if opaque {
+                    bars.push(quote!(&mut ()));
+                } else if available && self.dual {
                     bars.push(quote!(&mut #adjoint::dual_zero(&(#src))));
                 } else if available && self.scalar(arg) {
                     bars.push(quote!(&mut #adjoint::zero(&(#src))));
