@@ -37,7 +37,8 @@
 //! `for &(a, b)` patterns taking apart constant pairs,
 //! parameters taken as numbers, slices, rows of rows (`w1: &[Vec<f64>]`, a
 //! student's matrix, each row read as a slice is, and walked by a `for`), models and stacks of
-//! models, a plain helper's value as an index (`a[ix_top(&a)]`, and the
+//! models (also taken apart by a struct pattern, `let Model { w, b, .. } =
+//! m1;`), a plain helper's value as an index (`a[ix_top(&a)]`, and the
 //! model's plain method `self.w[self.top()]`), and every elementary function.
 //!
 //! At random points the generated program asserts that
@@ -231,6 +232,9 @@ enum Stmt {
     /// `let a = &m.w; let b = a;`: a model's weights borrowed by one
     /// `let` and read through another (`b[k]`).
     AliasWeights(String, String, String),
+    /// `let Model { w: mw, b: mb_ref, .. } = m;` then `let mb = *mb_ref;`:
+    /// a model taken apart by a struct pattern.
+    ModelParts(String, String, String),
     /// `v = v.iter().map(|t| (t * k).sin()).collect();`: a `Vec` assigned
     /// whole from a chain over itself (a residual step written as one).
     CollectAssign(String, f64),
@@ -819,6 +823,14 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::AliasWeights(model, first, second) => {
                 let _ = writeln!(out, "{pad}let {first} = &{model}.w;");
                 let _ = writeln!(out, "{pad}let {second} = {first};");
+            }
+            Stmt::ModelParts(model, w, b) => {
+                let ty = match dialect {
+                    Dialect::Plain => "Model",
+                    Dialect::Dual => "DModel",
+                };
+                let _ = writeln!(out, "{pad}let {ty} {{ w: {w}, b: {b}_ref, .. }} = {model};");
+                let _ = writeln!(out, "{pad}let {b} = *{b}_ref;");
             }
             Stmt::Assign(place, op, e) => {
                 match place {
@@ -2413,6 +2425,17 @@ impl Gen {
                 b,
                 read,
             })));
+            return;
+        }
+        // A model taken apart by a struct pattern (`let Model { w, b, ..
+        // } = m;`), as a student names its fields.
+        if top && !self.models.is_empty() && self.rng.chance(15) {
+            self.tag("model taken apart by a struct pattern");
+            let model = self.models[self.rng.below(self.models.len())].clone();
+            let (w, b) = (self.fresh("mw"), self.fresh("mb"));
+            self.declare(&w, Kind::Array(MODEL_W), false);
+            self.declare(&b, Kind::Scalar, false);
+            out.push(Stmt::ModelParts(model, w, b));
             return;
         }
         // A model's weights borrowed by one `let` and read through another

@@ -13,7 +13,7 @@ use syn::{ImplItem, ImplItemFn, ItemFn, ItemImpl};
 use crate::ctxt::Ctxt;
 use crate::flow::Flow;
 use crate::lower::{self, MacroBodies};
-use crate::{attr, emit, fallback, receiver, valid, writes};
+use crate::{attr, emit, fallback, parts, receiver, valid, writes};
 
 /// The stack the expansion runs on. Every pass recurses over the syntax
 /// tree, so a 10,000-term sum or 1,000 nested parentheses recurse that
@@ -62,6 +62,8 @@ fn function(args: &TokenStream, item: &ItemFn, context: Context) -> TokenStream 
     let read = method.as_ref().map_or(item, |(rewritten, _)| rewritten);
     let written = writes::index_loops(read);
     let read = written.as_ref().unwrap_or(read);
+    let parted = parts::fields(read);
+    let read = parted.as_ref().unwrap_or(read);
     let cx = Ctxt::default();
     let krate = attr::check_args(&cx, args);
     let macros = MacroBodies::default();

@@ -34,6 +34,7 @@ mod expand;
 mod fallback;
 mod flow;
 mod lower;
+mod parts;
 mod placement;
 mod receiver;
 mod text;

@@ -22,6 +22,7 @@ mod src {
     pub mod fallback;
     pub mod flow;
     pub mod lower;
+    pub mod parts;
     pub mod placement;
     pub mod receiver;
     pub mod text;
@@ -30,7 +31,7 @@ mod src {
     pub mod writes;
 }
 use src::{
-    ast, attr, ctxt, emit, expand, fallback, flow, lower, placement, receiver, text, valid,
+    ast, attr, ctxt, emit, expand, fallback, flow, lower, parts, placement, receiver, text, valid,
     vocabulary, writes,
 };
 

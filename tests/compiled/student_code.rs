@@ -2366,3 +2366,113 @@ fn a_constant_enum_passed_on_to_an_annotated_function() {
     }
     assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 12: a model taken apart by a struct pattern (`let Layer
+// { w, b } = layer;`, `let Net { out, .. } = self;`) failed to build
+// (E0308, `LayerOnTape` expected): the recording twin holds the model's
+// twin, not its type. Both twins read it as its fields (`parts`).
+// ---------------------------------------------------------------------
+
+#[derive(Clone, Debug, Parameters)]
+struct Affine {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct AffineNet {
+    layers: Vec<Affine>,
+    out: f64,
+}
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn affine_by_pattern(layer: &Affine, #[constant] x: &[f64]) -> f64 {
+    let Affine { w, b } = layer;
+    let mut s = *b;
+    for i in 0..w.len() {
+        s += w[i] * x[i];
+    }
+    s * s
+}
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+impl AffineNet {
+    fn by_patterns(&self, x: &[f64]) -> f64 {
+        let Affine { w, b: bias } = &self.layers[0];
+        let AffineNet { out, .. } = self;
+        let mut s = *bias;
+        for i in 0..w.len() {
+            s += w[i] * x[i];
+        }
+        for layer in &self.layers {
+            let Affine { w, .. } = layer;
+            s += w[0] * s.tanh();
+        }
+        s * out
+    }
+}
+
+impl crate::oracle::Flat for Affine {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.extend(&self.w);
+        out.push(self.b);
+    }
+}
+
+impl crate::oracle::Flat for AffineNet {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.layers.iter().for_each(|layer| layer.flat(out));
+        out.push(self.out);
+    }
+}
+
+#[test]
+fn a_model_taken_apart_by_a_struct_pattern() {
+    let layer = Affine {
+        w: vec![0.5, -1.0],
+        b: 0.1,
+    };
+    let x = [1.0, 2.0];
+    assert_eq!(affine_by_pattern_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "affine",
+        affine_by_pattern_grad(&layer, &x),
+        affine_by_pattern_grad_tape(&layer, &x),
+    );
+    // s = b + w·x = −1.4, f = s²: ∂w = 2s x, ∂b = 2s.
+    assert_agree("∂w", &got.gradient.w, &[-2.8, -5.6]);
+    assert_agree("∂b", &[got.gradient.b], &[-2.8]);
+    let net = AffineNet {
+        layers: vec![
+            layer,
+            Affine {
+                w: vec![0.3, 0.2],
+                b: -0.4,
+            },
+        ],
+        out: 1.5,
+    };
+    assert_eq!(net.by_patterns_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "net",
+        net.by_patterns_grad(&x),
+        net.by_patterns_grad_tape(&x),
+    );
+    // On dual numbers: [w00, w01, b0, w10, w11, b1, out].
+    let at = [0.5, -1.0, 0.1, 0.3, 0.2, -0.4, 1.5];
+    let want = crate::oracle::dual_gradient(&at, |p| {
+        let mut s = p[2] + p[0] * x[0] + p[1] * x[1];
+        for w0 in [p[0], p[3]] {
+            s = s + w0 * s.tanh();
+        }
+        s * p[6]
+    });
+    assert_agree(
+        "∂ model",
+        &crate::oracle::Flat::components(&got.gradient.0),
+        &want,
+    );
+}

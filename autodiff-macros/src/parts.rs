@@ -1,0 +1,190 @@
+//! A struct taken apart by a `let`, read as its fields. `let Layer { w, b
+//! } = layer;` names the model's type, which the recording twin does not
+//! hold (it holds `LayerOnTape`), so both twins read it, before lowering,
+//! as `let w = &layer.w; let b = &layer.b;`: what the pattern binds when
+//! `layer` is a reference, as the default binding mode binds it. Where the
+//! value is not a reference (a parameter `layer: Layer` by value) the
+//! fields are moved out, `let w = layer.w;`, as the pattern moves them.
+//!
+//! Read so only where the value is `&e`, or a name the function shows to
+//! be a reference (a parameter of a reference type, `&self`, a `let` of
+//! `&..`, a `for` over `&v` or `v.iter()`) or to be a value (a parameter
+//! of any other type), and every field is bound to one name (`w`, `w:
+//! weights`, `..` for the rest); any other `let` stays as written.
+
+use std::collections::HashSet;
+
+use quote::quote;
+
+/// `item` with its struct `let`s read as field `let`s, or `None` if it has
+/// none that can be.
+pub fn fields(item: &syn::ItemFn) -> Option<syn::ItemFn> {
+    let mut references = HashSet::new();
+    let mut values = HashSet::new();
+    for input in &item.sig.inputs {
+        if let syn::FnArg::Typed(typed) = input {
+            if let syn::Pat::Ident(pat) = &*typed.pat {
+                let name = pat.ident.to_string();
+                if matches!(&*typed.ty, syn::Type::Reference(_)) {
+                    references.insert(name);
+                } else {
+                    values.insert(name);
+                }
+            }
+        }
+    }
+    let mut reader = Reader {
+        references,
+        values,
+        changed: false,
+    };
+    let mut read = item.clone();
+    reader.block(&mut read.block);
+    reader.changed.then_some(read)
+}
+
+struct Reader {
+    /// Names the function shows to hold a reference.
+    references: HashSet<String>,
+    /// Names the function shows to hold a value (parameters by value).
+    values: HashSet<String>,
+    changed: bool,
+}
+
+impl Reader {
+    fn block(&mut self, block: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            if let syn::Stmt::Local(local) = &stmt {
+                self.note(local);
+                if let Some(read) = self.local(local) {
+                    stmts.extend(read);
+                    self.changed = true;
+                    continue;
+                }
+            }
+            match &mut stmt {
+                syn::Stmt::Local(local) => {
+                    if let Some(init) = &mut local.init {
+                        self.expr(&mut init.expr);
+                    }
+                }
+                syn::Stmt::Expr(expr, _) => self.expr(expr),
+                syn::Stmt::Item(_) | syn::Stmt::Macro(_) => {}
+            }
+            stmts.push(stmt);
+        }
+        block.stmts = stmts;
+    }
+
+    /// The blocks `expr` is made of.
+    fn expr(&mut self, expr: &mut syn::Expr) {
+        match expr {
+            syn::Expr::Block(block) => self.block(&mut block.block),
+            syn::Expr::If(branch) => {
+                self.block(&mut branch.then_branch);
+                if let Some((_, other)) = &mut branch.else_branch {
+                    self.expr(other);
+                }
+            }
+            syn::Expr::While(repeat) => self.block(&mut repeat.body),
+            syn::Expr::Loop(repeat) => self.block(&mut repeat.body),
+            syn::Expr::ForLoop(each) => {
+                // `for layer in &model.layers` or `.iter()`: references.
+                if let syn::Pat::Ident(pat) = &*each.pat {
+                    let borrowed = matches!(&*each.expr, syn::Expr::Reference(r) if r.mutability.is_none())
+                        || matches!(&*each.expr, syn::Expr::MethodCall(call) if call.method == "iter");
+                    if borrowed {
+                        self.references.insert(pat.ident.to_string());
+                    }
+                }
+                self.block(&mut each.body);
+            }
+            syn::Expr::Match(choice) => {
+                for arm in &mut choice.arms {
+                    self.expr(&mut arm.body);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `let name = &..;`: a reference.
+    fn note(&mut self, local: &syn::Local) {
+        if let (syn::Pat::Ident(pat), Some(init)) = (&local.pat, &local.init) {
+            if matches!(&*init.expr, syn::Expr::Reference(r) if r.mutability.is_none()) {
+                self.references.insert(pat.ident.to_string());
+            }
+        }
+    }
+
+    /// `let S { a, b: c, .. } = e;` as `let a = &e.a; let c = &e.b;` (or
+    /// moved out of a value), if it can be read so.
+    fn local(&self, local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+        let syn::Pat::Struct(pattern) = &local.pat else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() || !local.attrs.is_empty() || pattern.qself.is_some() {
+            return None;
+        }
+        let (base, borrowed) = match &*init.expr {
+            syn::Expr::Reference(reference) if reference.mutability.is_none() => {
+                (&*reference.expr, true)
+            }
+            syn::Expr::Path(path) => {
+                let name = path.path.get_ident()?.to_string();
+                if self.references.contains(&name) {
+                    (&*init.expr, true)
+                } else if self.values.contains(&name) {
+                    (&*init.expr, false)
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        };
+        if !reread(base) {
+            return None;
+        }
+        pattern
+            .fields
+            .iter()
+            .map(|field| {
+                let syn::Member::Named(member) = &field.member else {
+                    return None;
+                };
+                let syn::Pat::Ident(bound) = &*field.pat else {
+                    return None;
+                };
+                if bound.by_ref.is_some() || bound.subpat.is_some() {
+                    return None;
+                }
+                // A `mut` binding of a borrowed field would be a `&mut`
+                // pattern's: left as written.
+                if borrowed && bound.mutability.is_some() {
+                    return None;
+                }
+                // No parentheses: `base` is a place, a name with fields
+                // and indices, to which `.member` binds as written.
+                let tokens = if borrowed {
+                    quote!(let #bound = &#base.#member;)
+                } else {
+                    quote!(let #bound = #base.#member;)
+                };
+                syn::parse2(tokens).ok()
+            })
+            .collect()
+    }
+}
+
+/// Whether `expr` reads the same value each time it is written out (a
+/// name, a field, an index by a name or a literal).
+fn reread(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Field(field) => reread(&field.base),
+        syn::Expr::Index(index) => reread(&index.expr) && reread(&index.index),
+        _ => false,
+    }
+}
