@@ -181,7 +181,8 @@ pub fn is_predicate(name: &str) -> bool {
     PREDICATES.contains(&name)
 }
 
-/// Macros that compute nothing differentiable: checks, panics and printing.
+/// Macros that compute nothing differentiable: checks, panics, printing and
+/// `matches!` (a `bool`).
 /// The recording twin runs them as written, on primal values.
 const PLAIN_MACROS: &[&str] = &[
     "assert",
@@ -199,6 +200,7 @@ const PLAIN_MACROS: &[&str] = &[
     "eprint",
     "eprintln",
     "dbg",
+    "matches",
 ];
 
 /// The plain macros as the diagnostics list them.
