@@ -2553,3 +2553,70 @@ fn matches_reads_primal_values() {
         assert_agree("∂w", &[got.gradient.0.w], &[dz * 1.5]);
     }
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 11 (bundle adjustment's guarded rotation): an array a
+// branch or a block builds and gives as its value (`if c { let mut out
+// = [0.0; 3]; for .. { out[i] = .. } out } else { [..] }`) kept the tape
+// ("a binding without an adjoint"), and as a helper's body its callers
+// reran the tape on every call while `f_grad_path` said `Compiled`. The
+// binding's adjoint is shaped by the other arm, or by the array's `let`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn guarded_scaling(r: [f64; 3]) -> [f64; 3] {
+    if r[0] > 0.0 {
+        let mut out = [0.0; 3];
+        for i in 0..3 {
+            out[i] = r[i] * r[0];
+        }
+        out
+    } else {
+        [r[0], r[1] * r[2], r[2]]
+    }
+}
+
+#[differentiable]
+fn uses_guarded_scaling(r: [f64; 3]) -> f64 {
+    let y = guarded_scaling(r);
+    y[0] + 2.0 * y[1] + 3.0 * y[2]
+}
+
+#[differentiable]
+fn array_of_a_block(r: [f64; 3]) -> f64 {
+    let y = {
+        let mut out = [0.0; 3];
+        out[0] = r[0] * r[1];
+        out
+    };
+    y[0] + 2.0 * y[1] + 3.0 * y[2]
+}
+
+#[test]
+fn an_array_built_in_a_branch_is_its_value() {
+    assert_eq!(uses_guarded_scaling_grad_path(), GradientPath::Compiled);
+    assert_eq!(array_of_a_block_grad_path(), GradientPath::Compiled);
+    for r in [[0.5, -0.2, 0.3], [-0.5, 0.7, 0.3]] {
+        let before = autodiff::__adjoint::tape_reruns();
+        let got = agree(
+            "guarded",
+            uses_guarded_scaling_grad(r),
+            uses_guarded_scaling_grad_tape(r),
+        );
+        assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
+        // r₀ > 0: r₀(r₀ + 2r₁ + 3r₂); else r₀ + 2r₁r₂ + 3r₂.
+        let want = if r[0] > 0.0 {
+            [2.0 * r[0] + 2.0 * r[1] + 3.0 * r[2], 2.0 * r[0], 3.0 * r[0]]
+        } else {
+            [1.0, 2.0 * r[2], 2.0 * r[1] + 3.0]
+        };
+        assert_agree("gradient", &got.gradient, &want);
+        let got = agree(
+            "block",
+            array_of_a_block_grad(r),
+            array_of_a_block_grad_tape(r),
+        );
+        assert_agree("block", &got.gradient, &[r[1], r[0], 0.0]);
+    }
+}

@@ -148,17 +148,21 @@ impl<'m> Sweep<'m> {
             }
             // Shaped like the first arm with a value: one arm may leave
             // (`if c { return z.sqrt(); } else { z.cos() }`).
+            // The first arm's value the sweep can shape: the other's where
+            // the first ends in a binding of its own.
             ExprKind::If {
                 then_branch,
                 else_branch,
                 ..
-            } => match (then_branch.split_tail().1, else_branch) {
-                (Some(tail), _) => self.shape(tail)?,
+            } => match (self.tail_shape(then_branch), else_branch) {
+                (Some(Ok(shape)), _) => shape,
+                (Some(Err(first)), Some(other)) => self.shape(other).map_err(|_| first)?,
+                (Some(Err(first)), None) => return Err(first),
                 (None, Some(other)) => self.shape(other)?,
                 (None, None) => return unsupported(describe(init), init),
             },
-            ExprKind::Block(None, block) => match block.split_tail().1 {
-                Some(tail) => self.shape(tail)?,
+            ExprKind::Block(None, block) => match self.tail_shape(block) {
+                Some(shape) => shape?,
                 None => return unsupported(describe(init), init),
             },
             // Shaped like any arm's value, as an `if` is like its first.
@@ -166,6 +170,43 @@ impl<'m> Sweep<'m> {
             _ if is_scalar(init) => self.zero(),
             _ => return unsupported("a binding whose shape the reverse sweep cannot see", init),
         })
+    }
+}
+
+impl Sweep<'_> {
+    /// The shape of `block`'s value, `None` if it has none. A value that
+    /// is an array the block binds (`{ let mut out = [0.0; 3]; ..; out }`),
+    /// whose adjoint is out of scope where the binding's is declared, is
+    /// shaped by its `let`: an array keeps the length it is made with.
+    fn tail_shape(&self, block: &Block) -> Option<R<TokenStream>> {
+        let tail = block.split_tail().1?;
+        Some(self.shape(tail).or_else(|first| {
+            let ExprKind::Path(path) = &tail.kind else {
+                return Err(first);
+            };
+            let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+                return Err(first);
+            };
+            let init = block.stmts.iter().rev().find_map(|stmt| match stmt {
+                Stmt::Let {
+                    name: Some(bound),
+                    init: Some(init),
+                    ..
+                } if *bound == name => Some(init),
+                _ => None,
+            });
+            match init {
+                Some(init)
+                    if matches!(
+                        init.unparenthesised().kind,
+                        ExprKind::Array(_) | ExprKind::Repeat { .. }
+                    ) =>
+                {
+                    self.shape(init).map_err(|_| first)
+                }
+                _ => Err(first),
+            }
+        }))
     }
 }
 
