@@ -61,6 +61,14 @@ pub trait Adjoint {
             items.iter().map(|item| item.spare_bar(stack)).collect()
         }
     }
+    /// Whether `other` has `self`'s shape (every `Vec`'s length, at every
+    /// depth): a row assigned whole (`m[1] = f(x);`) keeps the shape its
+    /// adjoint was declared with only if so ([`same_shape`]).
+    #[inline(always)]
+    fn same_shape(&self, other: &Self) -> bool {
+        let _ = other;
+        true
+    }
     /// [`give_spare_bar`](Self::give_spare_bar) of a slice of these.
     #[inline]
     fn give_spare_items(bar: Vec<Self::Bar>, stack: &mut Stack)
@@ -165,6 +173,10 @@ impl Adjoint for f64 {
 impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
     type Bar = [T::Bar; N];
     const UNIFORM: bool = T::UNIFORM;
+    #[inline]
+    fn same_shape(&self, other: &Self) -> bool {
+        T::UNIFORM || self.iter().zip(other).all(|(a, b)| a.same_shape(b))
+    }
     #[inline(always)]
     fn zero_bar(&self) -> Self::Bar {
         std::array::from_fn(|i| self[i].zero_bar())
@@ -182,6 +194,11 @@ impl<T: Adjoint, const N: usize> Adjoint for [T; N] {
 impl<T: Adjoint> Adjoint for [T] {
     type Bar = Vec<T::Bar>;
     const UNIFORM: bool = false;
+    #[inline]
+    fn same_shape(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && (T::UNIFORM || self.iter().zip(other).all(|(a, b)| a.same_shape(b)))
+    }
     #[inline]
     fn zero_bar(&self) -> Self::Bar {
         match self.first() {
@@ -214,6 +231,10 @@ impl<T: Adjoint> Adjoint for Vec<T> {
     type Bar = Vec<T::Bar>;
     const UNIFORM: bool = false;
     #[inline]
+    fn same_shape(&self, other: &Self) -> bool {
+        self.as_slice().same_shape(other.as_slice())
+    }
+    #[inline]
     fn zero_bar(&self) -> Self::Bar {
         self.as_slice().zero_bar()
     }
@@ -238,6 +259,10 @@ impl<T: Adjoint> Adjoint for Vec<T> {
 impl<T: Adjoint + ?Sized> Adjoint for &T {
     type Bar = T::Bar;
     const UNIFORM: bool = T::UNIFORM;
+    #[inline(always)]
+    fn same_shape(&self, other: &Self) -> bool {
+        (**self).same_shape(*other)
+    }
     #[inline(always)]
     fn zero_bar(&self) -> Self::Bar {
         (**self).zero_bar()
@@ -731,6 +756,14 @@ integer_adds_no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128
 pub fn take<B: Bar>(bar: &mut B) -> B {
     let zero = bar.zeroed();
     std::mem::replace(bar, zero)
+}
+
+/// Whether a row assigned whole (`m[1] = grow(&m[0]);`) keeps the shape
+/// it had: where it does not, the forward sweep fails, and the gradient
+/// is the tape's, whose rows have any length.
+#[inline(always)]
+pub fn same_shape<T: Adjoint + ?Sized>(old: &T, new: &T) -> bool {
+    old.same_shape(new)
 }
 
 /// Zeros shaped like another adjoint: the adjoint of a loop-local copy

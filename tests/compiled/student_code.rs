@@ -2620,3 +2620,43 @@ fn an_array_built_in_a_branch_is_its_value() {
         assert_agree("block", &got.gradient, &[r[1], r[0], 0.0]);
     }
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 13: a row given a helper's vector of another length
+// than it had (`m[1] = grow(&m[0]);`, `grow` pushing one item) made
+// `f_grad` panic (index out of bounds): the row's adjoint keeps the shape
+// it was declared with. The forward sweep now checks the row's shape and
+// hands over to the tape where it changed.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn grown_by_one(x: &[f64]) -> Vec<f64> {
+    let mut v = x.to_vec();
+    v.push(x[0] * x[1]);
+    v
+}
+
+#[differentiable]
+fn a_row_given_a_longer_vector(x: &[f64]) -> f64 {
+    let mut m = vec![x.to_vec(), x.to_vec()];
+    m[1] = grown_by_one(&m[0]);
+    m[1][3] * m[0][0]
+}
+
+#[test]
+fn a_row_whose_length_changes_hands_over_to_the_tape() {
+    let x = [0.7, -1.3, 0.4];
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = agree(
+        "grown",
+        a_row_given_a_longer_vector_grad(&x),
+        a_row_given_a_longer_vector_grad_tape(&x),
+    );
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before + 1, "the tape answered");
+    // x₀ x₁ · x₀.
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[2.0 * x[0] * x[1], x[0] * x[0], 0.0],
+    );
+}

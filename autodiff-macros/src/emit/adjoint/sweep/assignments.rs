@@ -89,11 +89,27 @@ impl<'m> Sweep<'m> {
                     }
                     _ => v,
                 };
+                // A row assigned whole (`m[1] = grow(&m[0]);`) must keep
+                // the shape its adjoint was declared with: else the forward
+                // fails, and the tape answers.
+                let row = whole && matches!(target.unparenthesised().kind, ExprKind::Index { .. });
                 match reshape {
                     Some((save, _, keep, _)) => {
                         f.push(save);
                         f.push(quote!(#target_src = #v;));
                         f.push(keep);
+                    }
+                    None if row => {
+                        let (stack, adjoint) = (&self.stack, &self.adjoint);
+                        let new = Ident::new("row", Span::mixed_site());
+                        f.push(quote! {
+                            let #new = #v;
+                            if !#adjoint::same_shape(&#target_src, &#new) {
+                                #stack.fail();
+                                return ::core::option::Option::None;
+                            }
+                            #target_src = #new;
+                        });
                     }
                     None => f.push(quote!(#target_src = #v #semi)),
                 }
