@@ -2,15 +2,13 @@
 //! } = layer;` names the model's type, which the recording twin does not
 //! hold (it holds `LayerOnTape`), so both twins read it, before lowering,
 //! as `let w = &layer.w; let b = &layer.b;`: what the pattern binds when
-//! `layer` is a reference, as the default binding mode binds it. Where the
-//! value is not a reference (a parameter `layer: Layer` by value) the
-//! fields are moved out, `let w = layer.w;`, as the pattern moves them.
+//! `layer` is a reference, as the default binding mode binds it.
 //!
 //! Read so only where the value is `&e`, or a name the function shows to
 //! be a reference (a parameter of a reference type, `&self`, a `let` of
-//! `&..`, a `for` over `&v` or `v.iter()`) or to be a value (a parameter
-//! of any other type), and every field is bound to one name (`w`, `w:
-//! weights`, `..` for the rest); any other `let` stays as written.
+//! `&..`, a `for` over `&v` or `v.iter()`), and every field is bound to
+//! one name (`w`, `w: weights`, `..` for the rest); any other `let` (a
+//! model by value, a nested pattern) stays as written.
 
 use std::collections::HashSet;
 
@@ -20,22 +18,17 @@ use quote::quote;
 /// none that can be.
 pub fn fields(item: &syn::ItemFn) -> Option<syn::ItemFn> {
     let mut references = HashSet::new();
-    let mut values = HashSet::new();
     for input in &item.sig.inputs {
         if let syn::FnArg::Typed(typed) = input {
             if let syn::Pat::Ident(pat) = &*typed.pat {
-                let name = pat.ident.to_string();
                 if matches!(&*typed.ty, syn::Type::Reference(_)) {
-                    references.insert(name);
-                } else {
-                    values.insert(name);
+                    references.insert(pat.ident.to_string());
                 }
             }
         }
     }
     let mut reader = Reader {
         references,
-        values,
         changed: false,
     };
     let mut read = item.clone();
@@ -46,8 +39,6 @@ pub fn fields(item: &syn::ItemFn) -> Option<syn::ItemFn> {
 struct Reader {
     /// Names the function shows to hold a reference.
     references: HashSet<String>,
-    /// Names the function shows to hold a value (parameters by value).
-    values: HashSet<String>,
     changed: bool,
 }
 
@@ -118,8 +109,8 @@ impl Reader {
         }
     }
 
-    /// `let S { a, b: c, .. } = e;` as `let a = &e.a; let c = &e.b;` (or
-    /// moved out of a value), if it can be read so.
+    /// `let S { a, b: c, .. } = e;` as `let a = &e.a; let c = &e.b;`, if
+    /// it can be read so.
     fn local(&self, local: &syn::Local) -> Option<Vec<syn::Stmt>> {
         let syn::Pat::Struct(pattern) = &local.pat else {
             return None;
@@ -128,19 +119,17 @@ impl Reader {
         if init.diverge.is_some() || !local.attrs.is_empty() || pattern.qself.is_some() {
             return None;
         }
-        let (base, borrowed) = match &*init.expr {
-            syn::Expr::Reference(reference) if reference.mutability.is_none() => {
-                (&*reference.expr, true)
-            }
+        let base = match &*init.expr {
+            syn::Expr::Reference(reference) if reference.mutability.is_none() => &*reference.expr,
             syn::Expr::Path(path) => {
                 let name = path.path.get_ident()?.to_string();
-                if self.references.contains(&name) {
-                    (&*init.expr, true)
-                } else if self.values.contains(&name) {
-                    (&*init.expr, false)
-                } else {
+                // (A model by value, `layer: Layer`, is left as written:
+                // its fields moved out would leave the generated code
+                // nothing to read the model's gradient from.)
+                if !self.references.contains(&name) {
                     return None;
                 }
+                &*init.expr
             }
             _ => return None,
         };
@@ -162,16 +151,12 @@ impl Reader {
                 }
                 // A `mut` binding of a borrowed field would be a `&mut`
                 // pattern's: left as written.
-                if borrowed && bound.mutability.is_some() {
+                if bound.mutability.is_some() {
                     return None;
                 }
                 // No parentheses: `base` is a place, a name with fields
                 // and indices, to which `.member` binds as written.
-                let tokens = if borrowed {
-                    quote!(let #bound = &#base.#member;)
-                } else {
-                    quote!(let #bound = #base.#member;)
-                };
+                let tokens = quote!(let #bound = &#base.#member;);
                 syn::parse2(tokens).ok()
             })
             .collect()

@@ -2337,6 +2337,38 @@ fn activated_sum(x: &[f64], #[constant] act: Act, #[constant] times: usize) -> f
     s
 }
 
+/// The variants written at the call, an item of a slice of them, and a
+/// copy through a reference (probe 13).
+#[differentiable]
+#[allow(clippy::needless_range_loop, clippy::clone_on_copy)]
+fn activated_by_variants(x: &[f64], #[constant] acts: &[Act], #[constant] act: &Act) -> f64 {
+    let mut s = activated(x[0], Act::Tanh, 1) + activated(x[1], Act::Scaled(0.5), 2);
+    for i in 0..x.len() {
+        s += activated(x[i], acts[i], 1) + activated(x[i], *act, 1);
+        s += activated(x[i], act.clone(), 1);
+    }
+    s
+}
+
+#[test]
+fn constant_enums_written_out_or_taken_from_a_slice() {
+    let x = [0.5, -1.0];
+    let acts = [Act::Relu, Act::Scaled(1.5)];
+    assert_eq!(activated_by_variants_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "variants",
+        activated_by_variants_grad(&x, &acts, &Act::Tanh),
+        activated_by_variants_grad_tape(&x, &acts, &Act::Tanh),
+    );
+    let tanh = |v: f64| 1.0 - v.tanh().powi(2);
+    // tanh(x₀) + 2·0.5x₁²; relu(x₀) + 1.5x₁²; twice tanh of each.
+    let want = [
+        tanh(0.5) + 1.0 + 2.0 * tanh(0.5),
+        2.0 * 0.5 * 2.0 * x[1] + 2.0 * 1.5 * x[1] + 2.0 * tanh(-1.0),
+    ];
+    assert_agree("gradient", &got.gradient, &want);
+}
+
 #[test]
 fn a_constant_enum_passed_on_to_an_annotated_function() {
     let x = [0.5, -1.0];
@@ -2652,7 +2684,11 @@ fn a_row_whose_length_changes_hands_over_to_the_tape() {
         a_row_given_a_longer_vector_grad(&x),
         a_row_given_a_longer_vector_grad_tape(&x),
     );
-    assert_eq!(autodiff::__adjoint::tape_reruns(), before + 1, "the tape answered");
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        before + 1,
+        "the tape answered"
+    );
     // x₀ x₁ · x₀.
     assert_agree(
         "gradient",

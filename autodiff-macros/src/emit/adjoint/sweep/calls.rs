@@ -236,8 +236,7 @@ impl<'m> Sweep<'m> {
                 }
                 // A parameter passed through that holds no number (`act:
                 // Act`): the callee's is one too, whose adjoint it drops.
-                let opaque = matches!(&arg.unparenthesised().kind, ExprKind::Path(path)
-                    if path.path.get_ident().is_some_and(|ident| self.an.opaque.contains(&ident.to_string())));
+                let opaque = holds_no_number(arg, &self.an.opaque);
                 // Else its adjoint takes its part of the gradient and drops
                 // it: shaped by the argument, or a number's.
                 if opaque {
@@ -396,5 +395,39 @@ impl<'m> Sweep<'m> {
             }
             _ => false,
         }
+    }
+}
+
+/// Whether `arg` holds no number, whatever a callee's parameter takes it
+/// as: a parameter passed through whose type holds no `f64` (`act`), an
+/// item, a field or a copy of one (`acts[i]`, `*act`, `act.clone()`), or
+/// an enum's variant written out (`Act::Tanh`, `Act::Scaled(0.5)`: a
+/// last segment in `CamelCase`, not a `CONSTANT` that may be an `f64`).
+fn holds_no_number(arg: &Expr, opaque: &HashSet<String>) -> bool {
+    let camel = |path: &syn::Path| {
+        path.segments.last().is_some_and(|last| {
+            let name = last.ident.to_string();
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.chars().any(|c| c.is_ascii_lowercase())
+        })
+    };
+    match &arg.kind {
+        ExprKind::Paren(inner)
+        | ExprKind::Reference { expr: inner, .. }
+        | ExprKind::Prefix { operand: inner, .. }
+        | ExprKind::Index { base: inner, .. }
+        | ExprKind::Field { base: inner, .. } => holds_no_number(inner, opaque),
+        ExprKind::Structural {
+            receiver, method, ..
+        }
+        | ExprKind::PlainMethod {
+            receiver, method, ..
+        } if *method == "clone" => holds_no_number(receiver, opaque),
+        ExprKind::Path(path) => match path.path.get_ident() {
+            Some(ident) => opaque.contains(&ident.to_string()),
+            None => path.path.segments.len() > 1 && camel(&path.path),
+        },
+        ExprKind::Construct { func, .. } => func.path.segments.len() > 1 && camel(&func.path),
+        _ => false,
     }
 }
