@@ -2669,6 +2669,7 @@ fn grown_by_one(x: &[f64]) -> Vec<f64> {
 }
 
 #[differentiable]
+#[allow(clippy::useless_vec)]
 fn a_row_given_a_longer_vector(x: &[f64]) -> f64 {
     let mut m = vec![x.to_vec(), x.to_vec()];
     m[1] = grown_by_one(&m[0]);
