@@ -27,6 +27,7 @@
 mod ast;
 mod attr;
 mod backward;
+mod blocks;
 mod ctxt;
 mod derive;
 mod emit;

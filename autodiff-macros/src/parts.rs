@@ -68,36 +68,19 @@ impl Reader {
         block.stmts = stmts;
     }
 
-    /// The blocks `expr` is made of.
+    /// The blocks `expr` is made of, a `for`'s item over `&model.layers`
+    /// or `.iter()` noted as a reference.
     fn expr(&mut self, expr: &mut syn::Expr) {
-        match expr {
-            syn::Expr::Block(block) => self.block(&mut block.block),
-            syn::Expr::If(branch) => {
-                self.block(&mut branch.then_branch);
-                if let Some((_, other)) = &mut branch.else_branch {
-                    self.expr(other);
+        if let syn::Expr::ForLoop(each) = expr {
+            if let syn::Pat::Ident(pat) = &*each.pat {
+                let borrowed = matches!(&*each.expr, syn::Expr::Reference(r) if r.mutability.is_none())
+                    || matches!(&*each.expr, syn::Expr::MethodCall(call) if call.method == "iter");
+                if borrowed {
+                    self.references.insert(pat.ident.to_string());
                 }
             }
-            syn::Expr::While(repeat) => self.block(&mut repeat.body),
-            syn::Expr::Loop(repeat) => self.block(&mut repeat.body),
-            syn::Expr::ForLoop(each) => {
-                // `for layer in &model.layers` or `.iter()`: references.
-                if let syn::Pat::Ident(pat) = &*each.pat {
-                    let borrowed = matches!(&*each.expr, syn::Expr::Reference(r) if r.mutability.is_none())
-                        || matches!(&*each.expr, syn::Expr::MethodCall(call) if call.method == "iter");
-                    if borrowed {
-                        self.references.insert(pat.ident.to_string());
-                    }
-                }
-                self.block(&mut each.body);
-            }
-            syn::Expr::Match(choice) => {
-                for arm in &mut choice.arms {
-                    self.expr(&mut arm.body);
-                }
-            }
-            _ => {}
         }
+        crate::blocks::of_expr(expr, &mut |block| self.block(block));
     }
 
     /// `let name = &..;`: a reference.

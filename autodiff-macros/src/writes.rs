@@ -92,29 +92,12 @@ impl Writer {
 
     /// The loops in `expr` and the blocks it is made of.
     fn expr(&mut self, expr: &mut syn::Expr) {
-        match expr {
-            syn::Expr::Block(block) => self.block(&mut block.block),
-            syn::Expr::If(branch) => {
-                self.block(&mut branch.then_branch);
-                if let Some((_, other)) = &mut branch.else_branch {
-                    self.expr(other);
-                }
+        crate::blocks::of_expr(expr, &mut |block| self.block(block));
+        if let syn::Expr::ForLoop(each) = expr {
+            if let Some(read) = self.index_loop(each) {
+                *expr = read;
+                self.changed = true;
             }
-            syn::Expr::While(repeat) => self.block(&mut repeat.body),
-            syn::Expr::Loop(repeat) => self.block(&mut repeat.body),
-            syn::Expr::Match(choice) => {
-                for arm in &mut choice.arms {
-                    self.expr(&mut arm.body);
-                }
-            }
-            syn::Expr::ForLoop(each) => {
-                self.block(&mut each.body);
-                if let Some(read) = self.index_loop(each) {
-                    *expr = read;
-                    self.changed = true;
-                }
-            }
-            _ => {}
         }
     }
 

@@ -16,6 +16,7 @@
 mod src {
     pub mod ast;
     pub mod attr;
+    pub mod blocks;
     pub mod ctxt;
     pub mod emit;
     pub mod expand;
@@ -31,8 +32,8 @@ mod src {
     pub mod writes;
 }
 use src::{
-    ast, attr, ctxt, emit, expand, fallback, flow, lower, parts, placement, receiver, text, valid,
-    vocabulary, writes,
+    ast, attr, blocks, ctxt, emit, expand, fallback, flow, lower, parts, placement, receiver, text,
+    valid, vocabulary, writes,
 };
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

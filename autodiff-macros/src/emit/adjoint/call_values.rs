@@ -237,7 +237,7 @@ impl Binder {
                     _ => {}
                 }
             }
-            super::nested_blocks(stmt, &mut |inner| self.block(inner));
+            crate::blocks::of_stmt(stmt, &mut |inner| self.block(inner));
             let split = match stmt {
                 syn::Stmt::Local(local) => self.split(local),
                 _ => None,

@@ -589,43 +589,6 @@ fn fresh_ident(taken: &mut HashSet<String>, base: &str) -> syn::Ident {
     syn::Ident::new(&name, Span::call_site())
 }
 
-/// Every block directly inside a statement (branches, loop bodies, blocks,
-/// `match` arms), for the rewriters that run before the sweeps (`chains`,
-/// `patterns`), which each rewrite a block's statements and recurse.
-fn nested_blocks(stmt: &mut syn::Stmt, visit: &mut dyn FnMut(&mut syn::Block)) {
-    fn nested(expr: &mut syn::Expr, visit: &mut dyn FnMut(&mut syn::Block)) {
-        use syn::Expr as E;
-        match expr {
-            E::Block(block) => visit(&mut block.block),
-            E::If(if_) => {
-                visit(&mut if_.then_branch);
-                if let Some((_, other)) = &mut if_.else_branch {
-                    nested(other, visit);
-                }
-            }
-            E::ForLoop(for_) => visit(&mut for_.body),
-            E::While(while_) => visit(&mut while_.body),
-            E::Loop(loop_) => visit(&mut loop_.body),
-            E::Match(match_) => {
-                for arm in match_.arms.iter_mut() {
-                    nested(&mut arm.body, visit);
-                }
-            }
-            E::Paren(paren) => nested(&mut paren.expr, visit),
-            _ => {}
-        }
-    }
-    match stmt {
-        syn::Stmt::Local(local) => {
-            if let Some(init) = &mut local.init {
-                nested(&mut init.expr, visit);
-            }
-        }
-        syn::Stmt::Expr(expr, _) => nested(expr, visit),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;

@@ -135,7 +135,7 @@ impl Splitter {
 
     /// The blocks inside a statement: branches, loop bodies, blocks.
     fn nested_stmt(&mut self, stmt: &mut syn::Stmt) {
-        super::nested_blocks(stmt, &mut |block| self.block(block));
+        crate::blocks::of_stmt(stmt, &mut |block| self.block(block));
     }
 
     /// The `let`s that `local` splits into, if it splits.
@@ -768,7 +768,7 @@ fn rewrite(block: &mut syn::Block, idents: &mut HashSet<String>) {
                 continue;
             }
         }
-        super::nested_blocks(&mut stmt, &mut |inner| rewrite(inner, idents));
+        crate::blocks::of_stmt(&mut stmt, &mut |inner| rewrite(inner, idents));
         block.stmts.push(stmt);
     }
 }

@@ -123,7 +123,7 @@ fn quiet(tokens: TokenStream) -> bool {
 }
 
 /// Each arm of a `match` the statement evaluates (its value, a `let`'s,
-/// through `if`/`else` and parentheses, as `nested_blocks` walks them)
+/// through `if`/`else` and parentheses, as `blocks::of_stmt` walks them)
 /// written as an expression that may hold something the lowering reads
 /// (a closure, an `if`, a block or a `match`) becomes the block it means,
 /// `pat => { e }`, whose tail the lowering then reads as a statement's.

@@ -577,7 +577,7 @@ impl Lowering<'_> {
     /// here: a chain, an `if` value, a block or `match` operand).
     fn nested_stmt(&mut self, stmt: &mut syn::Stmt) {
         branching::arms_as_blocks(stmt);
-        super::nested_blocks(stmt, &mut |block| self.block(block));
+        crate::blocks::of_stmt(stmt, &mut |block| self.block(block));
     }
 
     /// `let mut acc = start; for pat in source { acc op= body; }`.
