@@ -2697,3 +2697,46 @@ fn a_row_whose_length_changes_hands_over_to_the_tape() {
         &[2.0 * x[0] * x[1], x[0] * x[0], 0.0],
     );
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 13: a plain helper returning `Option<usize>` used as an
+// index through `unwrap_or`, `unwrap`, a `match` binding it, or tested by
+// `is_some()`, was read as an annotated call (it failed to build).
+// ---------------------------------------------------------------------
+
+fn first_negative(v: &[f64]) -> Option<usize> {
+    v.iter().position(|a| *a < 0.0)
+}
+
+#[differentiable]
+fn at_the_first_negative(x: &[f64]) -> f64 {
+    let k = first_negative(x).unwrap_or(0);
+    let by_unwrap = x[first_negative(x).unwrap()] * 2.0;
+    let by_match = match first_negative(x) {
+        Some(j) => x[j] * x[0],
+        None => x[1],
+    };
+    let tested = if first_negative(x).is_some() {
+        x[2]
+    } else {
+        0.0
+    };
+    x[k] * x[k] + by_unwrap + by_match + tested
+}
+
+#[test]
+fn an_optional_index_from_a_plain_helper() {
+    let x = [0.7, -1.3, 0.4];
+    assert_eq!(at_the_first_negative_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "optional",
+        at_the_first_negative_grad(&x),
+        at_the_first_negative_grad_tape(&x),
+    );
+    // k = 1: x₁² + 2x₁ + x₁x₀ + x₂.
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[x[1], 2.0 * x[1] + 2.0 + x[0], 1.0],
+    );
+}

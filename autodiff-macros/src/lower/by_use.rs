@@ -39,6 +39,17 @@ const COUNTED: &[&str] = &[
     "pow",
 ];
 
+/// Methods of an `Option`: where their value stands for no `f64`, their
+/// receiver holds none either.
+const OPTIONS: &[&str] = &[
+    "unwrap",
+    "expect",
+    "unwrap_or",
+    "unwrap_or_default",
+    "is_some",
+    "is_none",
+];
+
 /// Reads the helpers of `function`'s body that are plain by use.
 pub(super) fn apply(function: &mut Function) {
     let mut uses = Uses::default();
@@ -122,6 +133,20 @@ impl Uses {
                 }
             }
             ExprKind::VecRepeat { len, .. } => self.mark(len),
+            // `if let Some(k) = find(x)`, `match find(x) { Some(k) => ..
+            // }` with `k` used as an index: what is taken apart is too.
+            ExprKind::Let { pat, expr: inner }
+                if pat.names.iter().any(|name| self.names.contains(name)) =>
+            {
+                self.mark(inner);
+            }
+            ExprKind::Match { scrutinee, arms }
+                if arms
+                    .iter()
+                    .any(|arm| arm.pat.names.iter().any(|name| self.names.contains(name))) =>
+            {
+                self.mark(scrutinee);
+            }
             ExprKind::Powi { exponent, .. } => self.mark(exponent),
             ExprKind::Structural { method, args, .. }
             | ExprKind::PlainMethod { method, args, .. } => {
@@ -177,6 +202,14 @@ impl Uses {
                     self.names.insert(ident.to_string());
                 }
             }
+            // `find(x).unwrap_or(0)`, `find(x).is_some()`: an `Option` of
+            // what stands there.
+            ExprKind::Structural {
+                receiver, method, ..
+            }
+            | ExprKind::PlainMethod {
+                receiver, method, ..
+            } if OPTIONS.iter().any(|option| *method == option) => self.mark(receiver),
             ExprKind::Call { .. }
             | ExprKind::PlainMethod {
                 reads_primal: false,
