@@ -2740,3 +2740,48 @@ fn an_optional_index_from_a_plain_helper() {
         &[x[1], 2.0 * x[1] + 2.0 + x[0], 1.0],
     );
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 13: a plain helper's index bound to a name that is bound
+// again (`let k = argmax(x); .. let k = argmin(x);`, `let k = k + 1;`)
+// was read as an annotated call. Such a `let` counts by its name's uses
+// up to the next `let` of the name, and through that `let`'s value.
+// ---------------------------------------------------------------------
+
+fn argmin(v: &[f64]) -> usize {
+    let mut k = 0;
+    for i in 1..v.len() {
+        if v[i] < v[k] {
+            k = i;
+        }
+    }
+    k
+}
+
+#[differentiable]
+fn indices_bound_again(x: &[f64]) -> f64 {
+    let k = argmax(x);
+    let y = x[k] * 2.0;
+    let k = argmin(x);
+    let z = x[k] * y;
+    let k = argmax(x);
+    let k = k + 1;
+    z + x[k]
+}
+
+#[test]
+fn a_plain_index_bound_again() {
+    let x = [0.7, 1.3, 0.4, -1.1];
+    assert_eq!(indices_bound_again_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "again",
+        indices_bound_again_grad(&x),
+        indices_bound_again_grad_tape(&x),
+    );
+    // argmax 1, argmin 3: 2x₁x₃ + x₂.
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[0.0, 2.0 * x[3], 1.0, 2.0 * x[1]],
+    );
+}

@@ -83,14 +83,22 @@ struct Uses {
 
 impl Uses {
     fn block(&mut self, block: &Block, lets: &HashMap<String, usize>) {
-        for stmt in &block.stmts {
+        self.stmts(&block.stmts, lets);
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt], lets: &HashMap<String, usize>) {
+        for (i, stmt) in stmts.iter().enumerate() {
             match stmt {
                 Stmt::Let {
                     pat, name, init, ..
                 } => {
                     if let Some(init) = init {
-                        let by_name = name.as_ref().is_some_and(|name| {
-                            self.names.contains(name) && lets.get(name) == Some(&1)
+                        let by_name = name.as_ref().is_some_and(|name| match lets.get(name) {
+                            Some(1) => self.names.contains(name),
+                            // Bound again (`let k = argmax(x); .. let k =
+                            // argmin(x);`): by its uses up to the block's
+                            // next `let` of the name.
+                            _ => used_until_bound_again(&stmts[i + 1..], name, lets),
                         });
                         if by_name || plain_annotation(pat.syntax) {
                             self.mark(init);
@@ -220,6 +228,31 @@ impl Uses {
             _ => {}
         }
     }
+}
+
+/// Whether `name` is used where no `f64` can be in `after`, the
+/// statements after its `let`, up to the next `let` of it among them.
+fn used_until_bound_again(after: &[Stmt], name: &str, lets: &HashMap<String, usize>) -> bool {
+    let next = after.iter().position(
+        |stmt| matches!(stmt, Stmt::Let { pat, .. } if pat.names.iter().any(|bound| bound == name)),
+    );
+    let mut uses = Uses::default();
+    uses.stmts(&after[..next.unwrap_or(after.len())], lets);
+    // The next `let` of the name reads it in its value (`let k = k + 1;`,
+    // `let k = order[k];`): as it stands there, and as the new binding
+    // is used after.
+    if let Some(Stmt::Let {
+        name: Some(bound),
+        init: Some(init),
+        ..
+    }) = next.map(|at| &after[at])
+    {
+        uses.expr(init, lets);
+        if bound == name && used_until_bound_again(&after[next.unwrap_or(0) + 1..], name, lets) {
+            uses.mark(init);
+        }
+    }
+    uses.names.contains(name)
 }
 
 /// `let n: usize = ..`, `let b: bool = ..`: a type no derivative flows
