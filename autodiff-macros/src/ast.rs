@@ -914,3 +914,63 @@ pub fn is_compound_assignment(op: &syn::BinOp) -> bool {
             | B::ShrAssign(_)
     )
 }
+
+impl Function<'_> {
+    /// The names the function binds more than once (by parameters, `let`s,
+    /// loops', arms' and closures' patterns): those the compiled adjoint
+    /// renames (`shadows`), and those whose uses `lower::by_use` reads up
+    /// to their next binding only.
+    pub fn bound_again(&self) -> std::collections::HashSet<String> {
+        fn block(block: &Block, names: &mut Vec<String>) {
+            for stmt in &block.stmts {
+                match stmt {
+                    Stmt::Let { pat, init, .. } => {
+                        names.extend(pat.names.iter().cloned());
+                        if let Some(init) = init {
+                            expr(init, names);
+                        }
+                    }
+                    Stmt::Expr(inner, _) => expr(inner, names),
+                    Stmt::Item(_) => {}
+                }
+            }
+        }
+        fn expr(inner: &Expr, names: &mut Vec<String>) {
+            match &inner.kind {
+                ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => {
+                    names.extend(pat.names.iter().cloned())
+                }
+                ExprKind::Match { arms, .. } => {
+                    for arm in arms {
+                        names.extend(arm.pat.names.iter().cloned());
+                    }
+                }
+                ExprKind::Closure { inputs, .. } => {
+                    for input in inputs {
+                        names.extend(input.names.iter().cloned());
+                    }
+                }
+                _ => {}
+            }
+            for child in inner.children() {
+                match child {
+                    Child::Expr(child) => expr(child, names),
+                    Child::Block(inner) => block(inner, names),
+                }
+            }
+        }
+        let mut names: Vec<String> = self
+            .params
+            .iter()
+            .map(|param| param.ident.to_string())
+            .collect();
+        block(&self.body, &mut names);
+        // Variants and types in patterns (`Some`) are not bindings.
+        names.retain(|name| !name.starts_with(|c: char| c.is_ascii_uppercase()));
+        let mut seen = std::collections::HashSet::new();
+        names
+            .into_iter()
+            .filter(|name| !seen.insert(name.clone()))
+            .collect()
+    }
+}

@@ -14,7 +14,7 @@
 //! A pass from model to model, run once after lowering: the call becomes
 //! a `PlainCall` or a `PlainMethod` reading primal values.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::ast::{Arith, Block, Child, ChildMut, Expr, ExprKind, Function, Stmt};
 
@@ -53,17 +53,12 @@ const OPTIONS: &[&str] = &[
 /// Reads the helpers of `function`'s body that are plain by use.
 pub(super) fn apply(function: &mut Function) {
     let mut uses = Uses::default();
-    let mut lets = HashMap::new();
-    for param in &function.params {
-        // A parameter is bound too: a `let` of the same name is a second.
-        lets.insert(param.ident.to_string(), 2);
-    }
-    count_lets(&function.body, &mut lets);
+    let again = function.bound_again();
     // A `let` whose name is used as an integer makes its value one, which
     // may make another name one (`let m = n - 1;`): to a fixpoint.
     loop {
         let known = uses.names.len();
-        uses.block(&function.body, &lets);
+        uses.block(&function.body, &again);
         if uses.names.len() == known {
             break;
         }
@@ -82,31 +77,34 @@ struct Uses {
 }
 
 impl Uses {
-    fn block(&mut self, block: &Block, lets: &HashMap<String, usize>) {
-        self.stmts(&block.stmts, lets);
+    fn block(&mut self, block: &Block, again: &HashSet<String>) {
+        self.stmts(&block.stmts, again);
     }
 
-    fn stmts(&mut self, stmts: &[Stmt], lets: &HashMap<String, usize>) {
+    fn stmts(&mut self, stmts: &[Stmt], again: &HashSet<String>) {
         for (i, stmt) in stmts.iter().enumerate() {
             match stmt {
                 Stmt::Let {
                     pat, name, init, ..
                 } => {
                     if let Some(init) = init {
-                        let by_name = name.as_ref().is_some_and(|name| match lets.get(name) {
-                            Some(1) => self.names.contains(name),
-                            // Bound again (`let k = argmax(x); .. let k =
-                            // argmin(x);`): by its uses up to the block's
-                            // next `let` of the name.
-                            _ => used_until_bound_again(&stmts[i + 1..], name, lets),
+                        let by_name = name.as_ref().is_some_and(|name| {
+                            if again.contains(name) {
+                                // Bound again (`let k = argmax(x); .. let k
+                                // = argmin(x);`): by its uses up to the
+                                // block's next `let` of the name.
+                                used_until_bound_again(&stmts[i + 1..], name, again)
+                            } else {
+                                self.names.contains(name)
+                            }
                         });
                         if by_name || plain_annotation(pat.syntax) {
                             self.mark(init);
                         }
-                        self.expr(init, lets);
+                        self.expr(init, again);
                     }
                 }
-                Stmt::Expr(expr, _) => self.expr(expr, lets),
+                Stmt::Expr(expr, _) => self.expr(expr, again),
                 Stmt::Item(_) => {}
             }
         }
@@ -114,7 +112,7 @@ impl Uses {
 
     /// Marks the operands of `expr` that stand where no `f64` can, then
     /// reads its children.
-    fn expr(&mut self, expr: &Expr, lets: &HashMap<String, usize>) {
+    fn expr(&mut self, expr: &Expr, again: &HashSet<String>) {
         match &expr.kind {
             ExprKind::Index { index, .. } => self.mark(index),
             ExprKind::Range { start, end, .. } => {
@@ -185,8 +183,8 @@ impl Uses {
         }
         for child in expr.children() {
             match child {
-                Child::Expr(inner) => self.expr(inner, lets),
-                Child::Block(inner) => self.block(inner, lets),
+                Child::Expr(inner) => self.expr(inner, again),
+                Child::Block(inner) => self.block(inner, again),
             }
         }
     }
@@ -232,12 +230,12 @@ impl Uses {
 
 /// Whether `name` is used where no `f64` can be in `after`, the
 /// statements after its `let`, up to the next `let` of it among them.
-fn used_until_bound_again(after: &[Stmt], name: &str, lets: &HashMap<String, usize>) -> bool {
+fn used_until_bound_again(after: &[Stmt], name: &str, again: &HashSet<String>) -> bool {
     let next = after.iter().position(
         |stmt| matches!(stmt, Stmt::Let { pat, .. } if pat.names.iter().any(|bound| bound == name)),
     );
     let mut uses = Uses::default();
-    uses.stmts(&after[..next.unwrap_or(after.len())], lets);
+    uses.stmts(&after[..next.unwrap_or(after.len())], again);
     // The next `let` of the name reads it in its value (`let k = k + 1;`,
     // `let k = order[k];`): as it stands there, and as the new binding
     // is used after.
@@ -247,8 +245,8 @@ fn used_until_bound_again(after: &[Stmt], name: &str, lets: &HashMap<String, usi
         ..
     }) = next.map(|at| &after[at])
     {
-        uses.expr(init, lets);
-        if bound == name && used_until_bound_again(&after[next.unwrap_or(0) + 1..], name, lets) {
+        uses.expr(init, again);
+        if bound == name && used_until_bound_again(&after[next.unwrap_or(0) + 1..], name, again) {
             uses.mark(init);
         }
     }
@@ -267,46 +265,6 @@ fn plain_annotation(pat: &syn::Pat) -> bool {
             .get_ident()
             .is_some_and(|ident| super::is_plain_type(&ident.to_string())),
         _ => false,
-    }
-}
-
-/// How many `let`s bind each name.
-fn count_lets(block: &Block, lets: &mut HashMap<String, usize>) {
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let { pat, init, .. } => {
-                for name in &pat.names {
-                    *lets.entry(name.clone()).or_default() += 1;
-                }
-                if let Some(init) = init {
-                    count_expr(init, lets);
-                }
-            }
-            Stmt::Expr(expr, _) => count_expr(expr, lets),
-            Stmt::Item(_) => {}
-        }
-    }
-}
-
-fn count_expr(expr: &Expr, lets: &mut HashMap<String, usize>) {
-    // A name a pattern binds elsewhere (a loop's, an arm's, a closure's)
-    // is bound again.
-    let patterns: Vec<&crate::ast::Pattern> = match &expr.kind {
-        ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => vec![pat],
-        ExprKind::Match { arms, .. } => arms.iter().map(|arm| &arm.pat).collect(),
-        ExprKind::Closure { inputs, .. } => inputs.iter().collect(),
-        _ => Vec::new(),
-    };
-    for pat in patterns {
-        for name in &pat.names {
-            *lets.entry(name.clone()).or_default() += 2;
-        }
-    }
-    for child in expr.children() {
-        match child {
-            Child::Expr(inner) => count_expr(inner, lets),
-            Child::Block(inner) => count_lets(inner, lets),
-        }
     }
 }
 

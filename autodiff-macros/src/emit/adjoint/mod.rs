@@ -149,7 +149,7 @@ pub fn items_with(
         .map(|item| crate::lower::function(item, &destructured_macros));
     let function = destructured_model.as_ref().unwrap_or(function);
     // The body with its names bound again renamed (see `shadows`).
-    let repeated = shadows::bound_again(function);
+    let repeated = function.bound_again();
     let renamed = (!repeated.is_empty())
         .then(|| shadows::rename(function.item, &repeated))
         .flatten();
@@ -202,7 +202,7 @@ pub fn items_with(
     let renamed_again = lowered.as_ref().or(split_item.as_ref()).and_then(|item| {
         let macros = crate::lower::MacroBodies::default();
         let model = crate::lower::function(item, &macros);
-        let repeated = shadows::bound_again(&model);
+        let repeated = model.bound_again();
         (!repeated.is_empty())
             .then(|| shadows::rename(item, &repeated))
             .flatten()

@@ -27,64 +27,6 @@ use std::collections::{HashMap, HashSet};
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
-/// The names `function` binds more than once (by parameters, `let`s,
-/// loops', arms' and closures' patterns): empty for the bodies [`rename`]
-/// cannot change, found on the model before anything is copied.
-pub fn bound_again(function: &crate::ast::Function) -> HashSet<String> {
-    use crate::ast::{Block, Child, Expr, ExprKind, Stmt};
-    fn block(block: &Block, names: &mut Vec<String>) {
-        for stmt in &block.stmts {
-            match stmt {
-                Stmt::Let { pat, init, .. } => {
-                    names.extend(pat.names.iter().cloned());
-                    if let Some(init) = init {
-                        expr(init, names);
-                    }
-                }
-                Stmt::Expr(inner, _) => expr(inner, names),
-                Stmt::Item(_) => {}
-            }
-        }
-    }
-    fn expr(inner: &Expr, names: &mut Vec<String>) {
-        match &inner.kind {
-            ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => {
-                names.extend(pat.names.iter().cloned())
-            }
-            ExprKind::Match { arms, .. } => {
-                for arm in arms {
-                    names.extend(arm.pat.names.iter().cloned());
-                }
-            }
-            ExprKind::Closure { inputs, .. } => {
-                for input in inputs {
-                    names.extend(input.names.iter().cloned());
-                }
-            }
-            _ => {}
-        }
-        for child in inner.children() {
-            match child {
-                Child::Expr(child) => expr(child, names),
-                Child::Block(inner) => block(inner, names),
-            }
-        }
-    }
-    let mut names: Vec<String> = function
-        .params
-        .iter()
-        .map(|param| param.ident.to_string())
-        .collect();
-    block(&function.body, &mut names);
-    // Variants and types in patterns (`Some`) are not bindings.
-    names.retain(|name| !name.starts_with(|c: char| c.is_ascii_uppercase()));
-    let mut seen = HashSet::new();
-    names
-        .into_iter()
-        .filter(|name| !seen.insert(name.clone()))
-        .collect()
-}
-
 /// `item` with its names bound again renamed, with what each name of the
 /// body's block is called at its end ([`Renamed::at_end`]), or `None` if
 /// it binds none again or a mention after one could not be renamed for
@@ -145,7 +87,8 @@ struct Renamer<'r> {
     /// Every identifier of the function and every name given so far: a
     /// new name is none of them.
     idents: HashSet<String>,
-    /// The names the function binds more than once ([`bound_again`]).
+    /// The names the function binds more than once
+    /// ([`Function::bound_again`](crate::ast::Function::bound_again)).
     repeated: &'r HashSet<String>,
     changed: bool,
     /// The renamings made in the body's own block, in order.

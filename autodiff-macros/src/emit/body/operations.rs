@@ -368,9 +368,7 @@ impl Emitter<'_> {
                 turbofish: None,
                 args,
                 reads_primal: false,
-            } if flow::part_root(receiver).is_some_and(|root| self.models.contains(&root)) => {
-                self.model_method(receiver, method, args)
-            }
+            } if self.is_model_part(receiver) => self.model_method(receiver, method, args),
             ExprKind::PlainMethod {
                 receiver,
                 method,
