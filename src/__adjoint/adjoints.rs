@@ -725,6 +725,8 @@ impl<B: Bar, const N: usize> AddFrom<Vec<B>> for [B; N] {
 /// let mut width = 3_usize;
 /// autodiff::__adjoint::accumulate(&mut width, &0.5);
 /// assert_eq!(width, 3);
+/// autodiff::__adjoint::accumulate(&mut width, &7_usize);
+/// assert_eq!(width, 3);
 /// ```
 macro_rules! integer_adds_no_adjoint {
     ($($t:ty),*) => {$(
@@ -739,6 +741,13 @@ macro_rules! integer_adds_no_adjoint {
         impl AddFrom<autodiff_core::Dual> for $t {
             #[inline(always)]
             fn add_from_other(&mut self, _: &autodiff_core::Dual) {}
+        }
+        // The dual sweep's zero of an integer is the integer itself
+        // (`DualZero`): a `#[constant]` field passed on as a callee's
+        // integer argument (`act(x, self.times)`) adds nothing back.
+        impl AddFrom<$t> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &$t) {}
         }
     )*};
 }

@@ -2785,3 +2785,76 @@ fn a_plain_index_bound_again() {
         &[0.0, 2.0 * x[3], 1.0, 2.0 * x[1]],
     );
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 13: a model's `#[constant]` integer field passed on to
+// an annotated function (`activated(.., self.act, self.times)`) failed to
+// build (E0277, `usize: AddFrom<usize>`): the dual sweep's zero of an
+// integer is the integer, which nothing added into. It adds nothing.
+// ---------------------------------------------------------------------
+
+#[derive(Clone, Debug, Parameters)]
+struct Repeated {
+    w: Vec<f64>,
+    #[constant]
+    act: Act,
+    #[constant]
+    times: usize,
+}
+
+impl crate::oracle::Flat for Repeated {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.extend(&self.w);
+    }
+}
+
+#[differentiable]
+impl Repeated {
+    #[allow(clippy::needless_range_loop)]
+    fn total(&self, x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += activated(self.w[i] * x[i], self.act, self.times);
+        }
+        s
+    }
+}
+
+#[test]
+fn a_constant_integer_field_passed_on() {
+    let x = [0.5, -1.0];
+    for act in [Act::Tanh, Act::Scaled(1.5)] {
+        let net = Repeated {
+            w: vec![0.8, 0.3],
+            act,
+            times: 3,
+        };
+        assert_eq!(net.total_grad_path(), GradientPath::Compiled);
+        let before = autodiff::__adjoint::tape_reruns();
+        let got = agree("field", net.total_grad(&x), net.total_grad_tape(&x));
+        assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
+        // 3·a(wᵢxᵢ): ∂/∂wᵢ = 3a′(wᵢxᵢ)xᵢ, ∂²/∂wᵢ² = 3a″(wᵢxᵢ)xᵢ².
+        let (first, second): (Vec<f64>, Vec<f64>) = (0..2)
+            .map(|i| {
+                let u = net.w[i] * x[i];
+                let (d1, d2) = match act {
+                    Act::Tanh => {
+                        let t = u.tanh();
+                        (1.0 - t * t, -2.0 * t * (1.0 - t * t))
+                    }
+                    Act::Scaled(k) => (2.0 * k * u, 2.0 * k),
+                    Act::Relu => unreachable!(),
+                };
+                (3.0 * d1 * x[i], 3.0 * d2 * x[i] * x[i])
+            })
+            .unzip();
+        assert_agree("gradient", &got.gradient.0.w, &first);
+        let direction = Repeated {
+            w: vec![1.0, 1.0],
+            act,
+            times: 3,
+        };
+        let hvp = net.total_hvp(&x, (direction, vec![0.0, 0.0])).unwrap();
+        assert_agree("H 1", &hvp.hvp.0.w, &second);
+    }
+}
