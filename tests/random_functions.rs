@@ -39,7 +39,9 @@
 //! student's matrix, each row read as a slice is, and walked by a `for`), models and stacks of
 //! models (also taken apart by a struct pattern, `let Model { w, b, .. } =
 //! m1;`), a plain helper's value as an index (`a[ix_top(&a)]`, and the
-//! model's plain method `self.w[self.top()]`), and every elementary function.
+//! model's plain method `self.w[self.top()]`), a plain helper of an
+//! `enumerate`'s index as a weight (`t * rank_weight(j)`), and every
+//! elementary function.
 //!
 //! At random points the generated program asserts that
 //! - `f_adjoint`, the compiled path, answers (`Some`, leaving its stack
@@ -715,10 +717,10 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             }
             // Numbered from the end: `enumerate` after `rev`.
             (6, Dialect::Plain) => format!(
-                "{a}.iter().rev().enumerate().map(|(j, t)| t * (j as f64 + 1.0)).sum::<f64>()"
+                "{a}.iter().rev().enumerate().map(|(j, t)| t * rank_weight(j)).sum::<f64>()"
             ),
             (6, Dialect::Dual) => format!(
-                "{a}.iter().rev().enumerate().fold(D::c(-0.0), |s, (j, t)| s + *t * D::c(j as f64 + 1.0))"
+                "{a}.iter().rev().enumerate().fold(D::c(-0.0), |s, (j, t)| s + *t * D::c(rank_weight(j)))"
             ),
             (2, _) => {
                 let t = if dialect == Dialect::Dual { "*t" } else { "t" };
@@ -969,14 +971,14 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     (Dialect::Plain, false) => ("0.0_f64".to_owned(), format!("{acc} += {body};")),
                     (Dialect::Plain, true) => (
                         "0.0_f64".to_owned(),
-                        format!("{acc} += ({body}) * (q as f64 + 1.0);"),
+                        format!("{acc} += ({body}) * rank_weight(q);"),
                     ),
                     (Dialect::Dual, false) => {
                         ("D::c(0.0)".to_owned(), format!("{acc} = {acc} + {body};"))
                     }
                     (Dialect::Dual, true) => (
                         "D::c(0.0)".to_owned(),
-                        format!("{acc} = {acc} + ({body}) * D::c(q as f64 + 1.0);"),
+                        format!("{acc} = {acc} + ({body}) * D::c(rank_weight(q));"),
                     ),
                 };
                 let _ = writeln!(out, "{pad}let mut {acc} = {start};");
@@ -1595,8 +1597,8 @@ const MODEL_W: usize = 3;
 /// Beside it, a plain helper of any list (`ix_top`, the position of its
 /// largest item) and a plain method of the model calling it (`top`),
 /// whose values the bodies use as indices.
-const MODEL: &str = "#[derive(Clone, Copy, Debug, PartialEq)]\npub enum Act {\n    Lin,\n    Sq,\n    Leaky(f64),\n}\n#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n    #[constant]\n    pub act: Act,\n}\npub fn ix_top<T: PartialOrd>(v: &[T]) -> usize {\n    let mut k = 0;\n    for i in 1..v.len() {\n        if v[i] > v[k] {\n            k = i;\n        }\n    }\n    k\n}\nimpl Model {\n    pub fn top(&self) -> usize {\n        ix_top(&self.w)\n    }\n}\n";
-const DUAL_MODEL: &str = "    pub struct DModel {\n        pub w: Vec<D>,\n        pub b: D,\n        pub act: super::Act,\n    }\n    pub use super::ix_top;\n    impl DModel {\n        pub fn top(&self) -> usize {\n            ix_top(&self.w)\n        }\n    }\n";
+const MODEL: &str = "#[derive(Clone, Copy, Debug, PartialEq)]\npub enum Act {\n    Lin,\n    Sq,\n    Leaky(f64),\n}\n#[derive(Clone, Debug, Parameters)]\npub struct Model {\n    pub w: Vec<f64>,\n    pub b: f64,\n    #[constant]\n    pub act: Act,\n}\npub fn ix_top<T: PartialOrd>(v: &[T]) -> usize {\n    let mut k = 0;\n    for i in 1..v.len() {\n        if v[i] > v[k] {\n            k = i;\n        }\n    }\n    k\n}\npub fn rank_weight(j: usize) -> f64 {\n    j as f64 + 1.0\n}\nimpl Model {\n    pub fn top(&self) -> usize {\n        ix_top(&self.w)\n    }\n}\n";
+const DUAL_MODEL: &str = "    pub struct DModel {\n        pub w: Vec<D>,\n        pub b: D,\n        pub act: super::Act,\n    }\n    pub use super::{ix_top, rank_weight};\n    impl DModel {\n        pub fn top(&self) -> usize {\n            ix_top(&self.w)\n        }\n    }\n";
 const ACTS: [&str; 3] = ["Lin", "Sq", "Leaky(0.25)"];
 
 #[derive(Clone, Copy, PartialEq)]

@@ -31,6 +31,25 @@ pub struct Flow {
     loops: HashSet<usize>,
 }
 
+/// What the items of an iterator may hold: nothing tracked (an
+/// `enumerate`'s index, a range's number), maybe a tracked value, or a
+/// pair of these (`enumerate`, `zip`).
+enum Item {
+    Plain,
+    Maybe,
+    Pair(Box<Item>, Box<Item>),
+}
+
+impl Item {
+    fn of(touched: bool) -> Item {
+        if touched {
+            Item::Maybe
+        } else {
+            Item::Plain
+        }
+    }
+}
+
 /// How one binding of a name gets its value.
 enum Binding<'m, 'a> {
     /// Always a `Scalar` (or an array or vector of them): a differentiable
@@ -194,6 +213,50 @@ struct Walk<'f> {
 }
 
 impl Walk<'_> {
+    /// What the items of `iter`, walked already, may hold.
+    fn item(&self, iter: &Expr) -> Item {
+        match &iter.kind {
+            ExprKind::Range { .. } => Item::Plain,
+            ExprKind::Paren(inner) | ExprKind::Reference { expr: inner, .. } => self.item(inner),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } => match (method.to_string().as_str(), &args[..]) {
+                ("enumerate", []) => {
+                    Item::Pair(Box::new(Item::Plain), Box::new(self.item(receiver)))
+                }
+                ("zip", [other]) => {
+                    Item::Pair(Box::new(self.item(receiver)), Box::new(self.item(other)))
+                }
+                (
+                    "iter" | "into_iter" | "copied" | "cloned" | "rev" | "skip" | "take"
+                    | "step_by",
+                    _,
+                ) => self.item(receiver),
+                _ => Item::of(self.touched[iter.id]),
+            },
+            _ => Item::of(self.touched[iter.id]),
+        }
+    }
+
+    /// Finds the names `pat` binds to the parts of an `item` that may be
+    /// tracked.
+    fn bind(&mut self, pat: &syn::Pat, item: &Item) {
+        match (pat, item) {
+            (_, Item::Plain) => {}
+            (syn::Pat::Tuple(tuple), Item::Pair(first, second)) if tuple.elems.len() == 2 => {
+                self.bind(&tuple.elems[0], first);
+                self.bind(&tuple.elems[1], second);
+            }
+            (syn::Pat::Paren(paren), _) => self.bind(&paren.pat, item),
+            (syn::Pat::Reference(reference), _) => self.bind(&reference.pat, item),
+            (syn::Pat::Type(typed), _) => self.bind(&typed.pat, item),
+            _ => self.found.extend(crate::lower::pattern_names(pat)),
+        }
+    }
+
     fn binds_tracked(&self, pat: &Pattern) -> bool {
         pat.names.iter().any(|name| self.names.contains(name))
     }
@@ -338,7 +401,8 @@ impl Walk<'_> {
             } => {
                 if self.expr(iter) {
                     touched = true;
-                    self.found.extend(pat.names.iter().cloned());
+                    let item = self.item(iter);
+                    self.bind(pat.syntax, &item);
                 }
                 touched |= self.block(body) | self.binds_tracked(pat);
             }
@@ -380,11 +444,19 @@ impl Walk<'_> {
                 touched |= self.expr(receiver);
                 // `x.iter().map(|v| ..)`: a closure's parameters may hold
                 // the items (and `fold`'s accumulator) of a tracked source.
+                // An `enumerate`'s index is a plain integer (`|(i, v)|`),
+                // as is a range's item.
                 if touched {
+                    let item = self.item(receiver);
                     for arg in args {
                         if let ExprKind::Closure { inputs, .. } = &arg.kind {
-                            for input in inputs {
-                                self.found.extend(input.names.iter().cloned());
+                            for (k, input) in inputs.iter().enumerate() {
+                                // `fold`'s accumulator comes first.
+                                if *method == "fold" && k == 0 {
+                                    self.found.extend(input.names.iter().cloned());
+                                } else {
+                                    self.bind(input.syntax, &item);
+                                }
                             }
                         }
                     }

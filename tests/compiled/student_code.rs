@@ -2858,3 +2858,62 @@ fn a_constant_integer_field_passed_on() {
         assert_agree("H 1", &hvp.hvp.0.w, &second);
     }
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 14: a plain helper of integers given an `enumerate`'s
+// index (`v * pe(2, i, n)` in `for (i, v) in x.iter().enumerate()`, a
+// `map(|(i, v)| ..)` or a `fold(.., |acc, (i, v)| ..)`) failed to build:
+// the recording twin took every name of a tracked loop's pattern as
+// tracked, the index too, and the helper as one given a tracked value.
+// ---------------------------------------------------------------------
+
+fn position_code(t: usize, i: usize, d: usize) -> f64 {
+    let angle = t as f64 / 100f64.powf((2 * (i / 2)) as f64 / d as f64);
+    if i % 2 == 0 {
+        angle.sin()
+    } else {
+        angle.cos()
+    }
+}
+
+#[differentiable]
+fn encoded(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for (i, v) in x.iter().enumerate() {
+        s += v * v * position_code(2, i, n);
+    }
+    let mapped: f64 = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v * position_code(3, i, n))
+        .sum();
+    let folded = x
+        .iter()
+        .enumerate()
+        .fold(0.0, |acc, (i, v)| acc + v * v * v * position_code(1, i, n));
+    s + mapped + folded
+}
+
+#[test]
+fn a_plain_helper_of_an_enumerated_index() {
+    let x = [0.5, -0.3, 1.2, 0.1];
+    let n = x.len();
+    assert_eq!(encoded_grad_path(), GradientPath::Compiled);
+    let got = agree("encoded", encoded_grad(&x), encoded_grad_tape(&x));
+    // Σ xᵢ² p₂(i) + Σ xᵢ p₃(i) + Σ xᵢ³ p₁(i).
+    let p = |t, i| position_code(t, i, n);
+    let want: Vec<f64> = (0..n)
+        .map(|i| 2.0 * x[i] * p(2, i) + p(3, i) + 3.0 * x[i] * x[i] * p(1, i))
+        .collect();
+    assert_agree("gradient", &got.gradient, &want);
+    let hvps = autodiff::__adjoint::compiled_hvps();
+    let hvp = encoded_hvp(&x, vec![1.0, 0.0, 0.0, 0.0]).unwrap();
+    assert_eq!(autodiff::__adjoint::compiled_hvps(), hvps + 1);
+    // H e₀: 2p₂(0) + 6x₀p₁(0) at 0.
+    assert_agree(
+        "H e0",
+        &hvp.hvp,
+        &[2.0 * p(2, 0) + 6.0 * x[0] * p(1, 0), 0.0, 0.0, 0.0],
+    );
+}
