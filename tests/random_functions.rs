@@ -21,7 +21,9 @@
 //! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
 //! concatenated by `concat`, summed by a `for` that takes them by value
 //! and by `while let Some(t) = it.next()`, in
-//! bodies with early `return`s too) and read by index, `if` values, blocks
+//! bodies with early `return`s too) and read by index, also behind a
+//! guard on a loop's index (`i >= 1 && i <= a.len() && a[i - 1] > k`, and
+//! with `||`), `if` values, blocks
 //! of `let`s and `match`es inside expressions, calls of one or two annotated helpers per file (with
 //! tracked and untracked arguments, bindings that change later, in loops,
 //! `h(x, x.recip())`), a
@@ -203,6 +205,10 @@ enum Cond {
     /// op k).count() >= 1`, or `a.iter().position(|v| *v op k).unwrap_or(0)
     /// < 1`: a closure with no derivative.
     Items(&'static str, String, &'static str, f64),
+    /// `i >= 1 && i <= a.len() && a[i - 1] op k`, or with `||` `i < 1 ||
+    /// i > a.len() || a[i - 1] op k`: an element read only where the left
+    /// side lets the condition reach it (`true` for `&&`).
+    Guarded(bool, String, String, &'static str, f64),
 }
 
 #[derive(Clone, Debug)]
@@ -785,6 +791,14 @@ fn render_cond(cond: &Cond, dialect: Dialect) -> String {
                 "count" => format!("{name}.iter().filter(|v| **v {op} {k}).count() >= 1"),
                 "position" => format!("{name}.iter().position(|v| *v {op} {k}).unwrap_or(0) < 1"),
                 _ => format!("{name}.iter().{how}(|v| *v {op} {k})"),
+            }
+        }
+        Cond::Guarded(and, i, name, op, k) => {
+            let k = render(&Expr::Lit(*k), dialect);
+            if *and {
+                format!("{i} >= 1 && {i} <= {name}.len() && {name}[{i} - 1] {op} {k}")
+            } else {
+                format!("({i} < 1 || {i} > {name}.len() || {name}[{i} - 1] {op} {k})")
             }
         }
     }
@@ -3417,6 +3431,19 @@ impl Gen {
             let how = ["all", "any", "count", "position"][self.rng.below(4)];
             let op = [">", "<"][self.rng.below(2)];
             return Cond::Items(how, name, op, self.rng.value(-1.0, 1.0));
+        }
+        // An element behind a guard on a loop's index (`while j > 0 &&
+        // v[j - 1] > t`), which the compiled adjoint checks only where the
+        // condition reads it.
+        let index = self.loops.iter().rev().find_map(|l| l.index.clone());
+        if let (Some((i, _)), false) = (index, lists.is_empty()) {
+            if self.rng.chance(25) {
+                self.tag("element behind a guard");
+                let name = lists[self.rng.below(lists.len())].clone();
+                let and = self.rng.chance(50);
+                let op = [">", "<"][self.rng.below(2)];
+                return Cond::Guarded(and, i, name, op, self.rng.value(-1.0, 1.0));
+            }
         }
         let c = self.cmp();
         match self.rng.below(10) {

@@ -2917,3 +2917,130 @@ fn a_plain_helper_of_an_enumerated_index() {
         &[2.0 * p(2, 0) + 6.0 * x[0] * p(1, 0), 0.0, 0.0, 0.0],
     );
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 15: `f_grad` panicked where the plain function does not
+// (`while j > 0 && v[j - 1] > v[j]`, `if j == 0 { .. } else if v[j - 1]
+// > 0.0`): the compiled adjoint checked every tracked value a condition
+// reads before the condition ran, also one behind a guard that is
+// false. Each is now checked where the condition reads it.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn insertion_sorted(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j - 1] > v[j] {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    v[0] + 2.0 * v[1] * v[1] + 3.0 * v[v.len() - 1]
+}
+
+#[differentiable]
+fn first_past(x: &[f64], #[constant] t: f64) -> f64 {
+    let v: Vec<f64> = x.iter().map(|a| a * 2.0).collect();
+    let mut i = 0;
+    while i < v.len() && v[i] < t {
+        i += 1;
+    }
+    let mut s = 0.0;
+    for j in 0..v.len() {
+        if j == 0 || v[j - 1] < v[j] {
+            s += v[j] * v[j];
+        } else if j + 1 == v.len() {
+            s += v[j];
+        }
+    }
+    s + x[0] * i as f64
+}
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn monotonic_stack(x: &[f64]) -> f64 {
+    let mut st: Vec<f64> = Vec::new();
+    for i in 0..x.len() {
+        let t = x[i] * x[i];
+        while !st.is_empty() && st[st.len() - 1] < t {
+            st.pop();
+        }
+        st.push(t);
+    }
+    st.iter().sum()
+}
+
+#[test]
+fn a_tracked_value_behind_a_guard() {
+    let x = [0.7, -1.3, 0.4];
+    for path in [
+        insertion_sorted_grad_path(),
+        first_past_grad_path(),
+        monotonic_stack_grad_path(),
+    ] {
+        assert_eq!(path, GradientPath::Compiled);
+    }
+    let before = autodiff::__adjoint::tape_reruns();
+    // Sorted: x₁ < x₂ < x₀, so x₁ + 2x₂² + 3x₀.
+    let got = agree(
+        "sorted",
+        insertion_sorted_grad(&x),
+        insertion_sorted_grad_tape(&x),
+    );
+    assert_agree("sorted", &got.gradient, &[3.0, 1.0, 4.0 * x[2]]);
+    // v = 2x = [1.4, −2.6, 0.8]; i stops at 0 (1.4 ≥ 1); j = 0 squares
+    // v₀, j = 1 takes neither arm, j = 2 squares v₂ (−2.6 < 0.8).
+    let got = agree(
+        "first past",
+        first_past_grad(&x, 1.0),
+        first_past_grad_tape(&x, 1.0),
+    );
+    assert_agree("first past", &got.gradient, &[8.0 * x[0], 0.0, 8.0 * x[2]]);
+    // Squares [0.49, 1.69, 0.16]: 1.69 pops 0.49, the stack ends
+    // [1.69, 0.16].
+    let got = agree(
+        "stack",
+        monotonic_stack_grad(&x),
+        monotonic_stack_grad_tape(&x),
+    );
+    assert_agree("stack", &got.gradient, &[0.0, 2.0 * x[1], 2.0 * x[2]]);
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
+    // The dual sweep checks the same way: H = diag(0, 4, 0) for the sort.
+    let hvp = insertion_sorted_hvp(&x, vec![1.0, 1.0, 1.0]).unwrap();
+    assert_agree("H 1", &hvp.hvp, &[0.0, 0.0, 4.0]);
+}
+
+// ---------------------------------------------------------------------
+// Found by the random programs: `v.extend_from_slice(&m.w)` of a model's
+// field kept the tape (the body does not show the field's shape); it
+// extends a `Vec` of numbers, so it is a slice of them.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn extended_by_a_field(layer: &Affine, x: f64) -> f64 {
+    let mut v = vec![x * x];
+    v.extend_from_slice(&layer.w);
+    v[0] * v[1] + v[2] * layer.b
+}
+
+#[test]
+fn a_model_field_appended_to_a_vec() {
+    let layer = Affine {
+        w: vec![0.5, -1.5],
+        b: 0.25,
+    };
+    assert_eq!(extended_by_a_field_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "extended",
+        extended_by_a_field_grad(&layer, 0.8),
+        extended_by_a_field_grad_tape(&layer, 0.8),
+    );
+    // x² w₀ + w₁ b.
+    assert_agree("w", &got.gradient.0.w, &[0.64, 0.25]);
+    assert_agree(
+        "b, x",
+        &[got.gradient.0.b, got.gradient.1],
+        &[-1.5, 1.6 * 0.5],
+    );
+}

@@ -48,13 +48,15 @@ impl<'m> Sweep<'m> {
         // inside it (see `implied_if`), so neither arm records itself.
         let implied = implied && !replay && arms.len() == 2 && arms[1].1.is_none();
         let recorded = !replay && !implied;
+        // Each condition's checks where it is evaluated: after every
+        // earlier one failed (`if j == 0 { .. } else if v[j - 1] > 0.0`).
         let mut observes = Vec::new();
-        for (cond, _) in &arms {
-            if let Some(cond) = cond {
-                for place in self.active_places(cond) {
-                    observes.push(quote!(#stack.observe(#place);));
-                }
+        for cond in arms.iter().rev().filter_map(|(cond, _)| *cond) {
+            let mut checks = self.condition_observes(cond)?;
+            if !observes.is_empty() {
+                checks.push(self.when(cond, false, &observes)?);
             }
+            observes = checks;
         }
         let mut fwd_arms = Vec::new();
         let mut rev_arms = Vec::new();

@@ -598,6 +598,54 @@ impl<'m> Sweep<'m> {
         out
     }
 
+    /// The checks of the tracked places a condition reads, each where the
+    /// condition reads it: the right side of `&&` only when the left side
+    /// holds, of `||` only when it does not (`while j > 0 && v[j - 1] >
+    /// v[j]` reads `v[j - 1]` only for `j > 0`, and checking it at `j = 0`
+    /// would index out of bounds). A left side that may write (`v.pop()`)
+    /// is not evaluated twice: such a condition keeps the tape.
+    pub(super) fn condition_observes(&self, cond: &Expr) -> R<Vec<TokenStream>> {
+        let stack = &self.stack;
+        match &cond.kind {
+            ExprKind::Paren(inner) => self.condition_observes(inner),
+            ExprKind::Prefix {
+                op: syn::UnOp::Not(_),
+                operand,
+            } => self.condition_observes(operand),
+            ExprKind::Logic {
+                op: op @ (syn::BinOp::And(_) | syn::BinOp::Or(_)),
+                lhs,
+                rhs,
+            } => {
+                let mut out = self.condition_observes(lhs)?;
+                let right = self.condition_observes(rhs)?;
+                if !right.is_empty() {
+                    out.push(self.when(lhs, matches!(op, syn::BinOp::And(_)), &right)?);
+                }
+                Ok(out)
+            }
+            _ => Ok(self
+                .active_places(cond)
+                .into_iter()
+                .map(|place| quote!(#stack.observe(#place);))
+                .collect()),
+        }
+    }
+
+    /// `checks` run only where `cond` is `holds`: `if c { .. }` or `if
+    /// !(c) { .. }`, `c` evaluated again, so it must not write.
+    pub(super) fn when(&self, cond: &Expr, holds: bool, checks: &[TokenStream]) -> R<TokenStream> {
+        if !reevaluable(cond) {
+            return unsupported("a condition that writes before a tracked comparison", cond);
+        }
+        let c = cond.source.to_token_stream();
+        Ok(if holds {
+            quote!(if #c { #(#checks)* })
+        } else {
+            quote!(if !(#c) { #(#checks)* })
+        })
+    }
+
     /// Whether `name` is a parameter of numbers (not a model) that no
     /// statement writes or binds again: its value was observed before
     /// the forward sweep ran and is the same everywhere.
@@ -656,4 +704,33 @@ impl<'m> Sweep<'m> {
             }
         }
     }
+}
+
+/// Whether evaluating `expr` again gives the same value and changes
+/// nothing: no assignment, no method that writes its receiver or
+/// advances an iterator, no `&mut`, no annotated call, no macro but
+/// `matches!`.
+fn reevaluable(expr: &Expr) -> bool {
+    let writes = match &expr.kind {
+        ExprKind::Assign { .. }
+        | ExprKind::CompoundAssign { .. }
+        | ExprKind::Call { .. }
+        | ExprKind::Dbg { .. }
+        | ExprKind::Let { .. } => true,
+        ExprKind::Reference { mutability, .. } => mutability.is_some(),
+        ExprKind::PlainMacro { mac, .. } => !mac.path.is_ident("matches"),
+        ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
+            super::super::analysis::mutates(method)
+                || matches!(
+                    method.to_string().as_str(),
+                    "next" | "next_back" | "nth" | "take" | "replace" | "drain" | "retain"
+                )
+        }
+        _ => false,
+    };
+    !writes
+        && expr.children().into_iter().all(|child| match child {
+            crate::ast::Child::Expr(child) => reevaluable(child),
+            crate::ast::Child::Block(_) => false,
+        })
 }

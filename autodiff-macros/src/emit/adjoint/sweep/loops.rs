@@ -238,11 +238,7 @@ impl<'m> Sweep<'m> {
         }
         let stack = self.stack.clone();
         let trips = self.trips_ident();
-        let observes: Vec<TokenStream> = self
-            .active_places(cond)
-            .into_iter()
-            .map(|place| quote!(#stack.observe(#place);))
-            .collect();
+        let observes = self.condition_observes(cond)?;
         self.depth += 1;
         self.scopes.push(Scope::default());
         let code = self.loop_body_at(body, level(label, Some(trips.clone())));

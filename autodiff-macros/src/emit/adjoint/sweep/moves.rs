@@ -265,8 +265,14 @@ impl<'m> Sweep<'m> {
                     .rev
                     .push(quote!(let #tail = #adjoint::split_items(#stack, &mut #bar, #len);));
                 if self.active(source) {
+                    // A place whose shape the body does not show (a
+                    // model's field, `v.extend_from_slice(&m.w)`) is a
+                    // slice of numbers too: it extends a `Vec` of them.
+                    let numbers = |place: &Expr| {
+                        self.slice_of_numbers(place) || dims_of(place, &self.an.dims).is_none()
+                    };
                     match (copied_place(source), literal(source)) {
-                        (Some(place), _) if self.slice_of_numbers(place) => {
+                        (Some(place), _) if numbers(place) => {
                             let source_bar = self.saved_bar_place(place)?;
                             self.cx
                                 .rev
