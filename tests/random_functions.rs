@@ -23,7 +23,8 @@
 //! and by `while let Some(t) = it.next()`, in
 //! bodies with early `return`s too) and read by index, also behind a
 //! guard on a loop's index (`i >= 1 && i <= a.len() && a[i - 1] > k`, and
-//! with `||`), `if` values, blocks
+//! with `||`, or a `match` arm's guard `_ if a[i - 1] > k`), `if` values,
+//! blocks
 //! of `let`s and `match`es inside expressions, calls of one or two annotated helpers per file (with
 //! tracked and untracked arguments, bindings that change later, in loops,
 //! `h(x, x.recip())`), a
@@ -620,6 +621,24 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             }
             let _ = write!(out, "{} }})", r(tail));
             out
+        }
+        // An element behind a guard, as a `match` on the index with a
+        // guarded arm (`0 => b, _ if v[i - 1] > k => a, _ => b`).
+        Expr::Match(c, a, b) if matches!(**c, Cond::Guarded(..)) => {
+            let Cond::Guarded(and, i, name, op, k) = &**c else {
+                unreachable!()
+            };
+            let k = r(&Expr::Lit(*k));
+            let (a, b) = (r(a), r(b));
+            if *and {
+                format!(
+                    "(match {i} {{ 0 => {b}, _ if {i} <= {name}.len() && {name}[{i} - 1] {op} {k} => {a}, _ => {b} }})"
+                )
+            } else {
+                format!(
+                    "(match {i} {{ 0 => {a}, _ if {i} > {name}.len() || {name}[{i} - 1] {op} {k} => {a}, _ => {b} }})"
+                )
+            }
         }
         // An arm's block as a student writes it, without parentheses.
         Expr::Match(c, a, b) => format!(

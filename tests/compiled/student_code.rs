@@ -3044,3 +3044,41 @@ fn a_model_field_appended_to_a_vec() {
         &[-1.5, 1.6 * 0.5],
     );
 }
+
+/// The same behind a `match` guard: on an index, `0 => .., _ if v[j - 1]
+/// > 0.0 => ..`, and on a tracked number, `t if j > 0 && v[j - 1] > 0.0`.
+#[differentiable]
+fn guarded_arms(x: &[f64]) -> f64 {
+    let v: Vec<f64> = x.iter().map(|a| a * 2.0).collect();
+    let mut s = 0.0;
+    for j in 0..v.len() {
+        s += match j {
+            0 => v[0],
+            _ if v[j - 1] > 0.0 => v[j] * v[j],
+            _ => v[j],
+        };
+        let y = x[j];
+        s += match y {
+            t if t < 0.0 => t * t,
+            t if j > 0 && v[j - 1] > 0.0 => t * v[j - 1],
+            t => t,
+        };
+    }
+    s
+}
+
+#[test]
+fn a_tracked_value_behind_a_match_guard() {
+    let x = [0.7, -1.3, 0.4];
+    assert_eq!(guarded_arms_grad_path(), GradientPath::Compiled);
+    let got = agree("guards", guarded_arms_grad(&x), guarded_arms_grad_tape(&x));
+    // v = 2x = [1.4, −2.6, 0.8]. First match: v₀ + v₁² + v₂ (v₁ < 0);
+    // second: x₀ + x₁² + x₂ (x₁ < 0, v₁ < 0).
+    assert_agree(
+        "gradient",
+        &got.gradient,
+        &[2.0 + 1.0, 8.0 * x[1] + 2.0 * x[1], 2.0 + 1.0],
+    );
+    let hvp = guarded_arms_hvp(&x, vec![0.0, 1.0, 0.0]).unwrap();
+    assert_agree("H e1", &hvp.hvp, &[0.0, 10.0, 0.0]);
+}

@@ -177,8 +177,12 @@ impl<'m> Sweep<'m> {
         // number.
         let binds = arms.iter().any(|arm| !arm.pat.names.is_empty());
         let mut replay = self.fully_available(scrutinee) && (!binds || self.scalar(scrutinee));
-        let mut observes = Vec::new();
+        // Each guard's checks run in the guard, where the `match` evaluates
+        // it (`0 => .., _ if v[j - 1] > 0.0 => ..` reads `v[j - 1]` only
+        // for `j > 0`), with the arm's bindings.
+        let mut guard_checks = Vec::new();
         for arm in arms {
+            let mut checks = Vec::new();
             if let Some(guard) = &arm.guard {
                 self.scopes.push(Scope::default());
                 let names = arm.pat.names.clone();
@@ -188,29 +192,9 @@ impl<'m> Sweep<'m> {
                 if has_call(guard) {
                     return unsupported("a `match` guard with a call", guard);
                 }
-                for place in self.active_places(guard) {
-                    // Observed before the `match`, where the arm's own
-                    // bindings do not exist yet.
-                    // An element of a parameter nothing writes (`Some(j) if
-                    // z[i] > z[j]`) was observed with all of it at entry.
-                    let root = place.clone().into_iter().next().map(|t| t.to_string());
-                    let at_entry = root.is_some_and(|root| {
-                        self.an.params.contains(&root)
-                            && !self.an.writes.contains_key(&root)
-                            && self.an.bound.get(&root).copied() == Some(1)
-                    });
-                    if at_entry {
-                        continue;
-                    }
-                    if mentions_any(&place, &arm.pat.names) {
-                        return unsupported(
-                            "a `match` guard reading a tracked value through the arm's bindings",
-                            guard,
-                        );
-                    }
-                    observes.push(quote!(#stack.observe(#place);));
-                }
+                checks = self.condition_observes(guard)?;
             }
+            guard_checks.push(checks);
         }
         let mut fwd_arms = Vec::new();
         let mut rev_arms = Vec::new();
@@ -264,36 +248,53 @@ impl<'m> Sweep<'m> {
         self.depth -= 1;
         result?;
         let scrutinee_src = scrutinee.source.to_token_stream();
-        let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, &fwd_arms, &rev_arms, replay);
-        Ok((observes, fwd, vec![rev]))
+        let sweeps = MatchSweeps {
+            fwd_arms: &fwd_arms,
+            rev_arms: &rev_arms,
+            guard_checks: &guard_checks,
+            replay,
+        };
+        let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, sweeps);
+        Ok((Vec::new(), fwd, vec![rev]))
     }
 
     /// A `match`'s two sweeps once its arms are swept: the forward under
-    /// the student's patterns and guards, the reverse under the same ones
-    /// (`replay`: they read only values still there) or by the pushed arm.
+    /// the student's patterns and guards (each guard's checks run first,
+    /// in it), the reverse under the same ones (`replay`: they read only
+    /// values still there) or by the pushed arm.
     pub(super) fn match_sweeps(
         &self,
         scrutinee_src: &TokenStream,
         arms: &[crate::ast::Arm],
-        fwd_arms: &[TokenStream],
-        rev_arms: &[TokenStream],
-        replay: bool,
+        sweeps: MatchSweeps<'_>,
     ) -> (TokenStream, TokenStream) {
+        let MatchSweeps {
+            fwd_arms,
+            rev_arms,
+            guard_checks,
+            replay,
+        } = sweeps;
         let stack = &self.stack;
-        let heads: Vec<TokenStream> = arms
-            .iter()
-            .map(|arm| {
-                let pat = arm.pat.syntax;
-                match &arm.guard {
-                    Some(guard) => {
-                        let guard = guard.source.to_token_stream();
-                        quote!(#pat if #guard)
-                    }
-                    None => quote!(#pat),
+        let head = |arm: &crate::ast::Arm, checks: &[TokenStream]| {
+            let pat = arm.pat.syntax;
+            match &arm.guard {
+                Some(guard) if checks.is_empty() => {
+                    let guard = guard.source.to_token_stream();
+                    quote!(#pat if #guard)
                 }
-            })
-            .collect();
-        let fwd = quote!(match #scrutinee_src { #(#heads => #fwd_arms)* });
+                Some(guard) => {
+                    let guard = guard.source.to_token_stream();
+                    quote!(#pat if { #(#checks)* #guard })
+                }
+                None => quote!(#pat),
+            }
+        };
+        let fwd_heads = arms
+            .iter()
+            .zip(guard_checks)
+            .map(|(arm, checks)| head(arm, checks));
+        let heads: Vec<TokenStream> = arms.iter().map(|arm| head(arm, &[])).collect();
+        let fwd = quote!(match #scrutinee_src { #(#fwd_heads => #fwd_arms)* });
         let rev = if replay {
             quote!(match #scrutinee_src { #(#heads => #rev_arms)* })
         } else {
@@ -329,23 +330,23 @@ impl<'m> Sweep<'m> {
         // A guard compares the number (observed once, here) or other
         // values, observed before the `match` where the arm's names do not
         // exist yet.
-        let mut observes = vec![quote!(#stack.observe(#scrutinee_src);)];
+        let observes = vec![quote!(#stack.observe(#scrutinee_src);)];
         let mut replay = self.fully_available(scrutinee);
+        let mut guard_checks = Vec::new();
         for arm in arms {
-            let Some(guard) = &arm.guard else { continue };
-            if has_call(guard) {
-                return unsupported("a `match` guard with a call", guard);
-            }
-            self.scopes.push(Scope::default());
-            let names = arm.pat.names.clone();
-            self.scope().available.extend(names);
-            replay &= self.fully_available(guard);
-            self.scopes.pop();
-            for place in self.active_places(guard) {
-                if !mentions_any(&place, &arm.pat.names) {
-                    observes.push(quote!(#stack.observe(#place);));
+            let mut checks = Vec::new();
+            if let Some(guard) = &arm.guard {
+                if has_call(guard) {
+                    return unsupported("a `match` guard with a call", guard);
                 }
+                self.scopes.push(Scope::default());
+                let names = arm.pat.names.clone();
+                self.scope().available.extend(names);
+                replay &= self.fully_available(guard);
+                self.scopes.pop();
+                checks = self.condition_observes(guard)?;
             }
+            guard_checks.push(checks);
         }
         let mut fwd_arms = Vec::new();
         let mut rev_arms = Vec::new();
@@ -394,7 +395,13 @@ impl<'m> Sweep<'m> {
         })();
         self.depth -= 1;
         result?;
-        let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, &fwd_arms, &rev_arms, replay);
+        let sweeps = MatchSweeps {
+            fwd_arms: &fwd_arms,
+            rev_arms: &rev_arms,
+            guard_checks: &guard_checks,
+            replay,
+        };
+        let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, sweeps);
         Ok((observes, fwd, vec![rev]))
     }
 
@@ -421,4 +428,14 @@ impl<'m> Sweep<'m> {
             }
         }
     }
+}
+
+/// What [`Sweep::match_sweeps`] writes a `match`'s sweeps from: each
+/// arm's forward and reverse, the checks each guard runs first, and
+/// whether the reverse matches again (else it pops the arm taken).
+pub(super) struct MatchSweeps<'c> {
+    pub fwd_arms: &'c [TokenStream],
+    pub rev_arms: &'c [TokenStream],
+    pub guard_checks: &'c [Vec<TokenStream>],
+    pub replay: bool,
 }

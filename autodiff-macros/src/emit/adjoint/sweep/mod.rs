@@ -772,13 +772,6 @@ pub fn describe(expr: &Expr) -> String {
     what.to_owned()
 }
 
-/// Whether `tokens` name any of `names`.
-fn mentions_any(tokens: &TokenStream, names: &[String]) -> bool {
-    names
-        .iter()
-        .any(|name| crate::text::mentions(tokens.clone(), name))
-}
-
 /// The adjoint an argument's `&mut` place borrows (`x_bar` of `&mut
 /// x_bar[1]` and of `&mut x_bar`).
 fn bar_root(tokens: &TokenStream) -> Option<String> {
