@@ -1004,19 +1004,23 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     (Dialect::Plain, false) => ("0.0_f64".to_owned(), format!("{acc} += {body};")),
                     (Dialect::Plain, true) => (
                         "0.0_f64".to_owned(),
-                        format!("{acc} += ({body}) * rank_weight(q);"),
+                        format!("{acc} += ({body}) * rank_weight(wq);"),
                     ),
                     (Dialect::Dual, false) => {
                         ("D::c(0.0)".to_owned(), format!("{acc} = {acc} + {body};"))
                     }
                     (Dialect::Dual, true) => (
                         "D::c(0.0)".to_owned(),
-                        format!("{acc} = {acc} + ({body}) * D::c(rank_weight(q));"),
+                        format!("{acc} = {acc} + ({body}) * D::c(rank_weight(wq));"),
                     ),
                 };
                 let _ = writeln!(out, "{pad}let mut {acc} = {start};");
+                // The index is not named `q`, which `min_by(|p, q| ..)`
+                // binds to tracked items: the recording twin reads names,
+                // not scopes, and would take `rank_weight(q)` as given a
+                // tracked value (README, "Not yet").
                 if *enumerated {
-                    let _ = writeln!(out, "{pad}for (q, w) in {list}.{how}({k}).enumerate() {{");
+                    let _ = writeln!(out, "{pad}for (wq, w) in {list}.{how}({k}).enumerate() {{");
                 } else {
                     let _ = writeln!(out, "{pad}for w in {list}.{how}({k}) {{");
                 }
