@@ -6,7 +6,8 @@
 //!
 //! Read so only where the value is `&e`, or a name the function shows to
 //! be a reference (a parameter of a reference type, `&self`, a `let` of
-//! `&..`, a `for` over `&v` or `v.iter()`), and every field is bound to
+//! `&..`, a `for` over `&v` or `v.iter()`, also `enumerate`d or `zip`ped),
+//! and every field is bound to
 //! one name (`w`, `w: weights`, `..` for the rest); any other `let` (a
 //! model by value, a nested pattern) stays as written.
 
@@ -72,15 +73,50 @@ impl Reader {
     /// or `.iter()` noted as a reference.
     fn expr(&mut self, expr: &mut syn::Expr) {
         if let syn::Expr::ForLoop(each) = expr {
-            if let syn::Pat::Ident(pat) = &*each.pat {
-                let borrowed = matches!(&*each.expr, syn::Expr::Reference(r) if r.mutability.is_none())
-                    || matches!(&*each.expr, syn::Expr::MethodCall(call) if call.method == "iter");
-                if borrowed {
-                    self.references.insert(pat.ident.to_string());
-                }
-            }
+            self.borrowed_items(&each.pat, &each.expr);
         }
         crate::blocks::of_expr(expr, &mut |block| self.block(block));
+    }
+
+    /// Notes the names `pat` binds to the items of `iter` that are
+    /// references: of `&v` or `v.iter()`, also through `enumerate`
+    /// (`(k, layer)`), `zip` and the adaptors that keep the items.
+    fn borrowed_items(&mut self, pat: &syn::Pat, iter: &syn::Expr) {
+        match (pat, iter) {
+            (syn::Pat::Ident(pat), syn::Expr::Reference(r)) if r.mutability.is_none() => {
+                self.references.insert(pat.ident.to_string());
+            }
+            (_, syn::Expr::Paren(inner)) => self.borrowed_items(pat, &inner.expr),
+            (syn::Pat::Paren(inner), _) => self.borrowed_items(&inner.pat, iter),
+            (_, syn::Expr::MethodCall(call)) => {
+                let method = call.method.to_string();
+                let pair = match pat {
+                    syn::Pat::Tuple(tuple) if tuple.elems.len() == 2 => {
+                        Some((&tuple.elems[0], &tuple.elems[1]))
+                    }
+                    _ => None,
+                };
+                match (method.as_str(), pair, call.args.first()) {
+                    ("iter", _, None) => {
+                        if let syn::Pat::Ident(pat) = pat {
+                            self.references.insert(pat.ident.to_string());
+                        }
+                    }
+                    ("enumerate", Some((_, item)), None) => {
+                        self.borrowed_items(item, &call.receiver);
+                    }
+                    ("zip", Some((left, right)), Some(other)) => {
+                        self.borrowed_items(left, &call.receiver);
+                        self.borrowed_items(right, other);
+                    }
+                    ("rev" | "skip" | "take" | "step_by", _, _) => {
+                        self.borrowed_items(pat, &call.receiver);
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
     }
 
     /// `let name = &..;`: a reference.

@@ -3082,3 +3082,104 @@ fn a_tracked_value_behind_a_match_guard() {
     let hvp = guarded_arms_hvp(&x, vec![0.0, 1.0, 0.0]).unwrap();
     assert_agree("H e1", &hvp.hvp, &[0.0, 10.0, 0.0]);
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 15: a layer taken apart by a struct pattern in a `for`
+// over `layers.iter().enumerate()` (`for (k, layer) in ..`) failed to
+// build (E0308, `LayerOnTape` expected): only a `for` whose pattern is
+// the item itself noted the item as a reference.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn enumerated_layers(net: &AffineNet, #[constant] x: f64) -> f64 {
+    let mut h = x;
+    for (k, layer) in net.layers.iter().enumerate() {
+        let Affine { w, b } = layer;
+        h = (w[0] * h + b).tanh() * (k as f64 + 1.0);
+    }
+    h * net.out
+}
+
+/// The same through `zip`, which keeps the tape ("a for over .zip()").
+#[differentiable]
+fn zipped_layers(net: &AffineNet, #[constant] scales: &[f64]) -> f64 {
+    let mut h = 0.0;
+    for (layer, scale) in net.layers.iter().zip(scales) {
+        let Affine { w, .. } = layer;
+        h += w[0] * scale;
+    }
+    h
+}
+
+#[test]
+fn a_layer_taken_apart_in_an_enumerated_loop() {
+    let net = AffineNet {
+        layers: vec![
+            Affine {
+                w: vec![0.5],
+                b: 0.1,
+            },
+            Affine {
+                w: vec![-0.3],
+                b: 0.2,
+            },
+        ],
+        out: 1.5,
+    };
+    let x = 0.7;
+    assert_eq!(enumerated_layers_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "enumerated",
+        enumerated_layers_grad(&net, x),
+        enumerated_layers_grad_tape(&net, x),
+    );
+    // h₁ = tanh(w₀x + b₀), h₂ = 2 tanh(w₁h₁ + b₁), y = h₂·o.
+    let (w0, b0, w1, b1, o) = (0.5, 0.1, -0.3, 0.2, 1.5);
+    let h1 = (w0 * x + b0).tanh();
+    let d1 = 1.0 - h1 * h1;
+    let t2 = (w1 * h1 + b1).tanh();
+    let d2 = 2.0 * (1.0 - t2 * t2);
+    let want = [
+        o * d2 * w1 * d1 * x,
+        o * d2 * w1 * d1,
+        o * d2 * h1,
+        o * d2,
+        2.0 * t2,
+    ];
+    let mut flat = Vec::new();
+    crate::oracle::Flat::flat(&got.gradient, &mut flat);
+    assert_agree("gradient", &flat, &want);
+    let got = agree(
+        "zipped",
+        zipped_layers_grad(&net, &[0.5, 2.0]),
+        zipped_layers_grad_tape(&net, &[0.5, 2.0]),
+    );
+    let mut flat = Vec::new();
+    crate::oracle::Flat::flat(&got.gradient, &mut flat);
+    assert_agree("zipped", &flat, &[0.5, 0.0, 2.0, 0.0, 0.0]);
+}
+
+// ---------------------------------------------------------------------
+// Found by probe 15: a function named `stack` (or `args`) failed to build
+// (E0618): the pair named the plain function at the macro's site, where
+// its own parameter of that name hid it.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn stack(x: &[f64]) -> f64 {
+    x[0] * x[1]
+}
+
+#[differentiable]
+fn args(x: &[f64]) -> f64 {
+    stack(x) * x[0]
+}
+
+#[test]
+fn functions_named_like_the_pairs_parameters() {
+    let x = [1.5, -2.0];
+    assert_eq!(args_grad_path(), GradientPath::Compiled);
+    let got = agree("args", args_grad(&x), args_grad_tape(&x));
+    // x₀² x₁.
+    assert_agree("gradient", &got.gradient, &[2.0 * x[0] * x[1], x[0] * x[0]]);
+}

@@ -420,12 +420,16 @@ fn spread_pair(
             // returns `f64` (an alias of another type would be one more
             // error on it), and named at the macro's own site, where no
             // parameter of the same name (`fn scale(scale: f64, ..)`) hides
-            // the function.
+            // the function; a function named like one of the pair's own
+            // parameters (`fn stack(..)`) is named at its own site, which
+            // they do not reach.
             let returns_f64 = matches!(&function.item.sig.output,
                 syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
             if returns_f64 {
                 let mut plain = name.clone();
-                plain.set_span(Span::mixed_site());
+                if *name != *stack && name != "args" {
+                    plain.set_span(Span::mixed_site());
+                }
                 quote! {
                     if !#stack.finite() {
                         #plain(#(#args),*)
