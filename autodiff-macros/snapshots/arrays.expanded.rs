@@ -15,6 +15,7 @@ fn dot_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    let __nested = __entry.nested();
     if !(__ad::on_tape(tape, &w, __ad::at("w", 3))
         & __ad::on_tape(tape, &x, __ad::at("x", 3)))
     {
@@ -42,6 +43,7 @@ fn dot_tape<'tape>(
         }
         __ad::output(
             tape,
+            __nested,
             __ad::sum(tape, y.iter(), __ad::at("y.iter().sum::<f64>()", 8)),
             __ad::at("y.iter().sum::<f64>()", 8),
         )

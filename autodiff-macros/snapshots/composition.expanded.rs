@@ -23,6 +23,7 @@ fn neuron_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    let __nested = __entry.nested();
     if !(__ad::on_tape(tape, &w, __ad::at("w", 3))
         & __ad::on_tape(tape, &x, __ad::at("x", 3))
         & __ad::on_tape(tape, &b, __ad::at("b", 3)))
@@ -90,6 +91,7 @@ fn neuron_tape<'tape>(
         ::autodiff::__probe!(tape, "z", z);
         __ad::output(
             tape,
+            __nested,
             __ad::add(
                 __ad::add(
                     __ad::max(

@@ -17,6 +17,7 @@ pub fn series_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    let __nested = __entry.nested();
     if !(__ad::on_tape(tape, &x, __ad::at("x", 4))) {
         return __ad::refuse(tape, __entry);
     }
@@ -48,6 +49,7 @@ pub fn series_tape<'tape>(
         }
         __ad::output(
             tape,
+            __nested,
             if __ad::primal(total) > 1.0 {
                 __ad::ln(total, __ad::at("total.ln()", 10))
             } else {

@@ -12,6 +12,7 @@ fn wave_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    let __nested = __entry.nested();
     if !(__ad::on_tape(tape, &x, __ad::at("x", 4))
         & __ad::on_tape(tape, &y, __ad::at("y", 4)))
     {
@@ -22,6 +23,7 @@ fn wave_tape<'tape>(
     let __output: ::autodiff::Scalar<'tape> = {
         __ad::output(
             tape,
+            __nested,
             __ad::add(
                 __ad::add(
                     __ad::add(

@@ -22,10 +22,12 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let __entry = __ad::enter(tape);
+        let __nested = __entry.nested();
         ::autodiff::__probe!(tape, "self", __self);
         let __output: ::autodiff::Scalar<'tape> = {
             __ad::output(
                 tape,
+                __nested,
                 __ad::tanh(
                     __ad::add(
                         __ad::mul(__self.w, x, __ad::at("self.w * x", 6)),
@@ -959,6 +961,7 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let __entry = __ad::enter(tape);
+        let __nested = __entry.nested();
         ::autodiff::__probe!(tape, "self", __self);
         let __output: ::autodiff::Scalar<'tape> = {
             let d = __ad::sub(
@@ -974,6 +977,7 @@ impl Neuron {
             );
             __ad::output(
                 tape,
+                __nested,
                 __ad::mul(d, d, __ad::at("d * d", 11)),
                 __ad::at("d * d", 11),
             )
@@ -1963,6 +1967,7 @@ impl Neuron {
     > {
         use ::autodiff::__private as __ad;
         let __entry = __ad::enter(tape);
+        let __nested = __entry.nested();
         if !(__ad::on_tape(tape, &w, __ad::at("w", 14))) {
             return __ad::refuse(tape, __entry);
         }
@@ -1970,6 +1975,7 @@ impl Neuron {
         let __output: ::autodiff::Scalar<'tape> = {
             __ad::output(
                 tape,
+                __nested,
                 __ad::mul(w, x, __ad::at("w * x", 15)),
                 __ad::at("w * x", 15),
             )

@@ -24,6 +24,7 @@ pub fn mlp_loss_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    let __nested = __entry.nested();
     if !(__ad::on_tape(tape, &w1, __ad::at("w1", 5))
         & __ad::on_tape(tape, &w2, __ad::at("w2", 5))
         & __ad::on_tape(tape, &x, __ad::at("x", 5)))
@@ -83,6 +84,7 @@ pub fn mlp_loss_tape<'tape>(
         let error = __ad::sub(y_hat, t, __ad::bound("error", 14));
         __ad::output(
             tape,
+            __nested,
             __ad::mul(
                 __ad::mul(0.5, error, __ad::at("0.5 * error", 15)),
                 error,

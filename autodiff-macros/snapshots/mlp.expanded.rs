@@ -27,6 +27,7 @@ pub fn mlp_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    let __nested = __entry.nested();
     if !(__ad::on_tape(tape, &w1, __ad::at("w1", 4))
         & __ad::on_tape(tape, &w2, __ad::at("w2", 4))
         & __ad::on_tape(tape, &x, __ad::at("x", 4)))
@@ -96,7 +97,12 @@ pub fn mlp_tape<'tape>(
             }
         }
         let e = __ad::sub(y, target, __ad::bound("e", 17));
-        __ad::output(tape, __ad::mul(e, e, __ad::at("e * e", 18)), __ad::at("e * e", 18))
+        __ad::output(
+            tape,
+            __nested,
+            __ad::mul(e, e, __ad::at("e * e", 18)),
+            __ad::at("e * e", 18),
+        )
     };
     __ad::leave(tape, __entry, __output)
 }

@@ -11,6 +11,7 @@ fn loss_tape<'tape>(
 ) -> ::core::result::Result<::autodiff::Scalar<'tape>, ::autodiff::ScalarAutodiffError> {
     use ::autodiff::__private as __ad;
     let __entry = __ad::enter(tape);
+    let __nested = __entry.nested();
     if !(__ad::on_tape(tape, &x, __ad::at("x", 3))) {
         return __ad::refuse(tape, __entry);
     }
@@ -19,6 +20,7 @@ fn loss_tape<'tape>(
         let square = __ad::mul(x, x, __ad::bound("square", 4));
         __ad::output(
             tape,
+            __nested,
             __ad::add(square, square, __ad::at("square + square", 5)),
             __ad::at("square + square", 5),
         )

@@ -260,10 +260,17 @@ impl<'t, T: Lift<'t>> Lift<'t> for Option<T> {
 /// output is `NonFiniteResult` of the operation that made it; a constant
 /// that reaches the output (a NaN `#[constant]`, an untouched
 /// `f64::NEG_INFINITY`) is `NonFiniteLeaf`; both labelled `at`, the
-/// output's source text and line.
-pub fn output<'t, T: Returned<'t>>(tape: &'t Tape, value: T, at: Label) -> Scalar<'t> {
+/// output's source text and line. A recording `nested` in another's (see
+/// [`Entry::nested`](super::Entry::nested)) hands an infinite output on to
+/// its caller as the intermediate value it is there.
+pub fn output<'t, T: Returned<'t>>(
+    tape: &'t Tape,
+    nested: bool,
+    value: T,
+    at: Label,
+) -> Scalar<'t> {
     let output = value.returned(tape);
-    if !output.value().is_finite() {
+    if !nested && !output.value().is_finite() {
         tape.fail(non_finite_output(output, at));
     }
     output

@@ -128,6 +128,18 @@ pub struct Entry {
     infinite_results: bool,
 }
 
+impl Entry {
+    /// Whether this recording runs inside another (a helper called by an
+    /// annotated function), whose infinities on the way are intermediate
+    /// values: its output may be one (a masked score row `-∞` where the
+    /// caller's softmax makes it 0), and only the outermost recording's
+    /// output must be finite.
+    #[inline]
+    pub fn nested(&self) -> bool {
+        self.infinite_results
+    }
+}
+
 /// Starts an `f_tape` recording on `tape`, where an infinite intermediate
 /// value is recorded when its local derivatives are finite
 /// (`Tape::allow_infinite_results`): lesson 15's mask of `f64::NEG_INFINITY`

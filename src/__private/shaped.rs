@@ -188,7 +188,10 @@ impl<T> From<FailedRecording<T>> for ScalarAutodiffError {
 /// must be finite (the first that is not is an error naming `at` and the
 /// component).
 #[inline]
-pub fn output_shaped<'t, T: Recorded<'t>>(tape: &'t Tape, value: T, at: Label) -> T {
+pub fn output_shaped<'t, T: Recorded<'t>>(tape: &'t Tape, nested: bool, value: T, at: Label) -> T {
+    if nested {
+        return value;
+    }
     let mut scalars = Vec::new();
     value.scalars(&mut scalars);
     if let Some(bad) = scalars.iter().find(|scalar| !scalar.value().is_finite()) {

@@ -194,3 +194,59 @@ fn an_overflow_the_function_absorbs_runs_compiled() {
     let tape = unabsorbed_overflow_grad_tape(0.5).expect_err("an infinite derivative");
     assert_eq!(compiled.to_string(), tape.to_string());
 }
+
+/// The masked row built by a helper of its own, as attention factors it
+/// (`causal_scores(..)`, probe 14): `−∞` beyond position `t`, where no
+/// score was written.
+#[differentiable]
+fn causal_scores(s: &[f64], #[constant] t: usize) -> Vec<f64> {
+    let mut row = vec![f64::NEG_INFINITY; s.len()];
+    for j in 0..=t {
+        row[j] = s[j] * 2.0;
+    }
+    row
+}
+
+/// `−ln softmax(causal_scores(s, t))ₖ`.
+#[differentiable]
+fn causal_nll(s: &[f64], #[constant] t: usize, #[constant] k: usize) -> f64 {
+    let row = causal_scores(s, t);
+    let p = softmax(&row);
+    -p[k].ln()
+}
+
+/// The helper's `−∞` is an intermediate value of the caller's, as a mask
+/// written in the caller is (it was the tape's error, `NonFiniteLeaf`, on
+/// both paths): the value and exact gradient, 0 for every masked entry.
+/// The helper's own transforms, whose output it is, keep the error.
+#[test]
+fn a_masked_row_returned_by_a_helper() {
+    let s = [0.4, -0.7, 1.1, 0.3];
+    let inf = f64::NEG_INFINITY;
+    for (t, k) in [(1, 0), (2, 2), (0, 0)] {
+        let grad = agree(
+            "causal_nll",
+            causal_nll_grad(&s, t, k),
+            causal_nll_grad_tape(&s, t, k),
+        );
+        let mask: Vec<f64> = (0..4).map(|j| if j <= t { 0.0 } else { inf }).collect();
+        let doubled: Vec<f64> = s.iter().map(|v| 2.0 * v).collect();
+        let mut want = probabilities(&doubled, &mask);
+        want[k] -= 1.0;
+        let want: Vec<f64> = want.iter().map(|g| 2.0 * g).collect();
+        assert_agree("causal_nll", &grad.gradient, &want);
+        for j in t + 1..4 {
+            assert_eq!(grad.gradient[j], 0.0, "masked entry {j}");
+        }
+        assert!((grad.value + probabilities(&doubled, &mask)[k].ln()).abs() < 1e-12);
+    }
+    for result in [
+        causal_scores_vjp(&s, 1, vec![1.0; 4]).map(|_| ()),
+        causal_scores_jacobian(&s, 1).map(|_| ()),
+    ] {
+        assert!(
+            matches!(result, Err(ScalarAutodiffError::NonFiniteLeaf { value, .. }) if value == inf),
+            "{result:?}"
+        );
+    }
+}

@@ -77,9 +77,10 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
             let ident = &param.ident;
             quote!(let #ident = &*#ident;)
         });
-    let (entry, output) = (
+    let (entry, output, nested) = (
         Ident::new("__entry", Span::mixed_site()),
         Ident::new("__output", Span::mixed_site()),
+        super::body::nested(),
     );
     // Every differentiable parameter's scalars must be on `tape`.
     let checks = function
@@ -206,6 +207,7 @@ pub fn item(function: &Function, flow: &Flow, names: &Names) -> (TokenStream, Si
             // Operations keep their first error on the tape; it is reported
             // here, once, with what this call recorded rolled back.
             let #entry = __ad::enter(#tape);
+            let #nested = #entry.nested();
             #refuse
             #(#param_probes)*
             #run_body;

@@ -233,8 +233,10 @@ impl<'f> Emitter<'f> {
         quote!(#(#stmts)* #tail)
     }
 
-    /// The function's result, a `Scalar` in `Ok`: `__ad::output(tape, v)`
-    /// lifts a single value; a branch lifts each arm instead.
+    /// The function's result, a `Scalar` in `Ok`: `__ad::output(tape,
+    /// __nested, v)` lifts a single value (finite unless the recording is
+    /// nested in a caller's, see `Entry::nested`); a branch lifts each arm
+    /// instead.
     fn output(&self, expr: &Expr) -> TokenStream {
         match &expr.kind {
             _ if expr.diverges() => self.expr_forced(expr, Mode::Value),
@@ -242,24 +244,24 @@ impl<'f> Emitter<'f> {
             | ExprKind::Match { .. }
             | ExprKind::Block(..)
             | ExprKind::Loop { .. } => {
-                let (tape, at) = (&self.tape, self.output_label(expr));
+                let (tape, at, nested) = (&self.tape, self.output_label(expr), nested());
                 if self.shaped {
                     let value = self.expr(expr, Mode::Value);
-                    return quote!(__ad::output_shaped(#tape, #value, #at));
+                    return quote!(__ad::output_shaped(#tape, #nested, #value, #at));
                 }
                 let value = self.expr(expr, Mode::Lift);
-                quote!(__ad::output(#tape, #value, #at))
+                quote!(__ad::output(#tape, #nested, #value, #at))
             }
             ExprKind::Paren(inner) => self.output(inner),
             _ if self.shaped => {
                 let (tape, span, at) = (&self.tape, expr.span, self.output_label(expr));
-                let value = self.shaped_value(expr);
-                quote_spanned!(span=> __ad::output_shaped(#tape, #value, #at))
+                let (value, nested) = (self.shaped_value(expr), nested());
+                quote_spanned!(span=> __ad::output_shaped(#tape, #nested, #value, #at))
             }
             _ => {
                 let (tape, span, at) = (&self.tape, expr.span, self.output_label(expr));
-                let value = self.arg(expr);
-                quote_spanned!(span=> __ad::output(#tape, #value, #at))
+                let (value, nested) = (self.arg(expr), nested());
+                quote_spanned!(span=> __ad::output(#tape, #nested, #value, #at))
             }
         }
     }
@@ -756,4 +758,10 @@ fn plain_index_syntax(expr: &syn::Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// The recording twin's binding of whether it runs inside a caller's
+/// recording (`let __nested = __entry.nested();`), which its output reads.
+pub(super) fn nested() -> proc_macro2::Ident {
+    proc_macro2::Ident::new("__nested", proc_macro2::Span::mixed_site())
 }
