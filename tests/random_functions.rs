@@ -399,7 +399,8 @@ enum Stmt {
     /// next = Vec::new(); for j in 0..k + 1 { let mut s = e; for i in
     /// 0..h.len() { s += h[i] * e; } next.push((s * 0.5).tanh()); } h =
     /// next; }`, now and then `h = vh(h[0], h[n - 1]);` (the file's
-    /// vector helper, a `Vec` of 3), then `let y = h[0] + h[last];`.
+    /// vector helper, a `Vec` of 3), then `let y = h[0] + h[last];`; half
+    /// of them build `h` by `push` and push onto it after each layer.
     LayerLoop(Box<LayerLoop>),
     /// The file's methods on `Model` called on a stack's layers.
     StackCall(Box<StackCall>),
@@ -1447,9 +1448,25 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     None => (String::new(), last),
                 };
                 let half = r(&Expr::Lit(0.5));
-                let start = match first {
-                    Some(helper) => format!("let mut {h} = {helper}({}, {});", r(a), r(b)),
-                    None => format!("let mut {h} = vec![{}, {}];", r(a), r(b)),
+                // Half of them (by the name, so the draws stay as they
+                // were) build the stream by `push` and grow it by one
+                // after each layer: a `Vec` resized and assigned whole.
+                let pushed = h.ends_with(['1', '3', '5', '7', '9']);
+                let start = match (first, pushed) {
+                    (Some(helper), _) => format!("let mut {h} = {helper}({}, {});", r(a), r(b)),
+                    (None, false) => format!("let mut {h} = vec![{}, {}];", r(a), r(b)),
+                    (None, true) => {
+                        format!(
+                            "let mut {h} = Vec::new(); {h}.push({}); {h}.push({});",
+                            r(a),
+                            r(b)
+                        )
+                    }
+                };
+                let grow = if pushed {
+                    format!("    {h}.push({h}[0] * {half});")
+                } else {
+                    String::new()
                 };
                 let lines = [
                     start,
@@ -1463,6 +1480,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     format!("        {next}.push(({s} * {half}).tanh());"),
                     "    }".to_owned(),
                     format!("    {h} = {next};"),
+                    grow,
                     "}".to_owned(),
                     call,
                     format!("let {y} = {h}[0] + {h}[{last}];"),

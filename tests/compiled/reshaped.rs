@@ -454,3 +454,109 @@ fn a_reassigned_vec_whose_shape_the_reverse_cannot_see_keeps_the_tape() {
         &gradient,
     );
 }
+
+/// A layer that adds one item: `[tanh(0.9 v)..] ++ [Σv]`.
+#[differentiable]
+fn grow_layer(h: &[f64]) -> Vec<f64> {
+    let mut out: Vec<f64> = h.iter().map(|v| (v * 0.9).tanh()).collect();
+    out.push(h.iter().sum());
+    out
+}
+
+fn grow_layer_dual(h: &[Dual]) -> Vec<Dual> {
+    let mut out: Vec<Dual> = h
+        .iter()
+        .map(|v| (*v * Dual::constant(0.9)).tanh())
+        .collect();
+    let mut s = Dual::constant(0.0);
+    for v in h {
+        s = s + *v;
+    }
+    out.push(s);
+    out
+}
+
+/// The residual stream built by `push` and then assigned whole by each
+/// layer (probe 14's GPT trunk): it kept the tape ("a `Vec` assigned
+/// whole .., also resized").
+#[differentiable]
+fn pushed_stream(x: &[f64]) -> f64 {
+    let mut h = Vec::new();
+    for i in 0..x.len() {
+        h.push(x[i] * 2.0);
+    }
+    for _ in 0..2 {
+        h = grow_layer(&h);
+    }
+    h[0] * h[h.len() - 1] + h[1]
+}
+
+fn pushed_stream_dual(x: &[Dual]) -> Dual {
+    let mut h: Vec<Dual> = x.iter().map(|v| *v * Dual::constant(2.0)).collect();
+    for _ in 0..2 {
+        h = grow_layer_dual(&h);
+    }
+    h[0] * h[h.len() - 1] + h[1]
+}
+
+/// Grown and assigned whole in turn, at the top and in one loop: each
+/// push between assignments changes the length the next assignment
+/// saves. (A move, `pop` or `insert`, on a `Vec` assigned whole keeps the
+/// tape.)
+#[differentiable]
+fn resized_between_layers(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    h = grow_layer(&h);
+    h.push(x[2].sin());
+    for i in 0..2 {
+        h.push(h[i] * x[i]);
+        h = grow_layer(&h);
+    }
+    h.push(x[1]);
+    let mut s = 0.0;
+    for j in 0..h.len() {
+        s += h[j] * (j as f64 + 1.0);
+    }
+    s
+}
+
+fn resized_between_layers_dual(x: &[Dual]) -> Dual {
+    let mut h = x.to_vec();
+    h = grow_layer_dual(&h);
+    h.push(x[2].sin());
+    for i in 0..2 {
+        let pushed = h[i] * x[i];
+        h.push(pushed);
+        h = grow_layer_dual(&h);
+    }
+    h.push(x[1]);
+    let mut s = Dual::constant(0.0);
+    for j in 0..h.len() {
+        s = s + h[j] * Dual::constant(j as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn a_vec_resized_and_assigned_whole_is_compiled() {
+    for x in [vec![0.5, -1.25, 2.0], vec![-0.3, 0.7, 0.1]] {
+        assert_eq!(pushed_stream_grad_path(), GradientPath::Compiled);
+        compiled_agrees(
+            "pushed_stream",
+            &x,
+            |stack| pushed_stream_adjoint(stack, &x),
+            || pushed_stream_grad(&x),
+            || pushed_stream_grad_tape(&x),
+            pushed_stream_dual,
+        );
+        assert_eq!(resized_between_layers_grad_path(), GradientPath::Compiled);
+        compiled_agrees(
+            "resized_between_layers",
+            &x,
+            |stack| resized_between_layers_adjoint(stack, &x),
+            || resized_between_layers_grad(&x),
+            || resized_between_layers_grad_tape(&x),
+            resized_between_layers_dual,
+        );
+    }
+}

@@ -94,6 +94,11 @@ const RESIZING: &[&str] = &[
     "resize",
 ];
 
+/// Whether a method of this name changes its receiver's length.
+pub fn resizes(method: &syn::Ident) -> bool {
+    RESIZING.contains(&method.to_string().as_str())
+}
+
 /// Whether a method of this name changes its receiver.
 pub fn mutates(method: &syn::Ident) -> bool {
     MUTATING.contains(&method.to_string().as_str())

@@ -271,8 +271,6 @@ impl<'m> Sweep<'m> {
             "bound inside a loop or a branch"
         } else if self.early {
             "in a body with `return`"
-        } else if self.an.pushed.contains(name) {
-            "also resized (`push`, `pop`, ..)"
         } else if self.an.bound.get(name).copied() != Some(1) {
             "whose name is bound again"
         } else {
@@ -282,6 +280,50 @@ impl<'m> Sweep<'m> {
             format!("a `Vec` assigned whole (its length may change), {why}"),
             init,
         )
+    }
+
+    /// After a statement of the top level that resizes a
+    /// [`reshaped`](Self::reshaped_shape) binding (`h.push(..)`, a `for`
+    /// pushing onto it, `mem::swap`), the shape it left, as after an
+    /// assignment: once per such statement, not per push.
+    pub(super) fn keep_resized_shapes(&self, stmt: &Stmt) -> Vec<TokenStream> {
+        if self.depth > 0 || matches!(stmt, Stmt::Let { .. }) {
+            return Vec::new();
+        }
+        let resized = std::cell::RefCell::new(Vec::<String>::new());
+        let note = |expr: &Expr| {
+            let receivers: Vec<&Expr> = match &expr.kind {
+                ExprKind::Structural {
+                    receiver, method, ..
+                }
+                | ExprKind::PlainMethod {
+                    receiver, method, ..
+                } if crate::emit::adjoint::analysis::resizes(method) || *method == "extend" => {
+                    vec![receiver]
+                }
+                _ => expr.swapped().map(|(a, b)| vec![a, b]).unwrap_or_default(),
+            };
+            for name in receivers.into_iter().filter_map(crate::flow::root) {
+                if self.an.reshaped.contains(&name) && !resized.borrow().contains(&name) {
+                    resized.borrow_mut().push(name);
+                }
+            }
+            false
+        };
+        match stmt {
+            Stmt::Expr(expr, _) => {
+                expr.any_expr(&note);
+            }
+            Stmt::Let { .. } | Stmt::Item(_) => {}
+        }
+        resized
+            .into_inner()
+            .iter()
+            .map(|name| {
+                let (shape, ident) = (self.shape_ident(name), binding(name));
+                quote!(#shape = ::autodiff::__adjoint::zero(&#ident);)
+            })
+            .collect()
     }
 
     /// `name_shape = zero(&name);` (a `let` first): the forward's record

@@ -313,7 +313,9 @@ impl<'m> Sweep<'m> {
                 self.scope().shadowed.insert(name);
             }
         }
-        code
+        let (mut fwd, rev) = code?;
+        fwd.extend(self.keep_resized_shapes(stmt));
+        Ok((fwd, rev))
     }
 
     fn stmt_attributed(
