@@ -2823,11 +2823,23 @@ impl Gen {
                 }
             }
             // At the top, where the compiled adjoint saves each layer's
-            // shape and range: a `return` anywhere would keep the tape.
-            96..=97 if top && self.loops.is_empty() && !self.tags.contains(&"early return") => {
+            // shape and range, or in a branch or a loop (a token's
+            // residual stream), whose block saves the shape: a `return`
+            // anywhere, or a jump out of the loops around, would keep the
+            // tape.
+            96..=97
+                if (top || self.loops.iter().all(|l| !l.jumps && !l.returns))
+                    && !self.tags.contains(&"early return") =>
+            {
                 self.tag("layer loop: h = next, 0..h.len()");
+                if !top {
+                    self.tag("layer loop in a loop or a branch");
+                }
                 if self.compiled {
                     self.returns = false;
+                }
+                for l in &mut self.loops {
+                    l.pinned = true;
                 }
                 let names = ["h", "next", "k", "j", "i", "s", "y"].map(|stem| self.fresh(stem));
                 let exprs = [self.expr(1), self.expr(1), self.expr(1), self.expr(1)];
@@ -2835,8 +2847,12 @@ impl Gen {
                 // The file's vector helper when it returns a `Vec` of
                 // numbers: a call assigned to the reassigned `Vec`.
                 let call = self.layer_loop_helper(50, "layer loop: h = vh(..) after");
-                // Or the `Vec` the loop assigns whole starts as its value.
-                let first = self.layer_loop_helper(40, "layer loop: let mut h = vh(..) first");
+                // Or the `Vec` the loop assigns whole starts as its value
+                // (at the top: a `let mut` of a call in a loop or a branch
+                // keeps the tape, README).
+                let first = self
+                    .layer_loop_helper(40, "layer loop: let mut h = vh(..) first")
+                    .filter(|_| top || !self.compiled);
                 self.declare(&names[6], Kind::Scalar, false);
                 out.push(Stmt::LayerLoop(Box::new(LayerLoop {
                     names,

@@ -97,7 +97,11 @@ impl<'m> Sweep<'m> {
                     Some((save, _, keep, _)) => {
                         f.push(save);
                         f.push(quote!(#target_src = #v;));
-                        f.push(keep);
+                        // (One bound in a loop or a branch has its shape
+                        // saved by its block instead, see `grown_site`.)
+                        if !self.grown_sites.contains_key(&target_src.to_string()) {
+                            f.push(keep);
+                        }
                     }
                     None if row => {
                         let (stack, adjoint) = (&self.stack, &self.adjoint);

@@ -130,7 +130,22 @@ impl<'m> Sweep<'m> {
                         .is_some_and(|dims| dims.is_none_or(|dims| dims > 0));
                 let reshaped =
                     self.an.reshaped.contains(name) && (!self.scalar(init) || vector_call);
-                let shape = if reshaped {
+                let shape = if reshaped && self.depth > 0 {
+                    // Bound inside a loop or a branch (the residual
+                    // stream of one token, `let mut x = emb[t].to_vec();
+                    // for b in &self.blocks { x = b.forward(&x); }`): the
+                    // block saves the shape the last statement that
+                    // changes it left, as for a `Vec` grown by `push`
+                    // (`grown_site`).
+                    if self.an.bound.get(name.as_str()).copied() != Some(1) {
+                        return unsupported(
+                            "a `Vec` assigned whole (its length may change) whose name is bound again",
+                            init,
+                        );
+                    }
+                    recycled = true;
+                    self.grown_site(name, init, prelude)?
+                } else if reshaped {
                     // Assigned whole later with a value that may have
                     // another length: the adjoint starts from the shape
                     // the last assignment left (see `reshape_site`).
@@ -402,7 +417,7 @@ impl<'m> Sweep<'m> {
                 if let Some((push, _)) = site {
                     f.push(push);
                 }
-                if reshaped {
+                if reshaped && self.depth == 0 {
                     f.push(self.keep_shape(name));
                 }
                 // The tape rejects a value that is not finite where it is

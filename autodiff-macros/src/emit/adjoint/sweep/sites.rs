@@ -304,7 +304,10 @@ impl<'m> Sweep<'m> {
                 _ => expr.swapped().map(|(a, b)| vec![a, b]).unwrap_or_default(),
             };
             for name in receivers.into_iter().filter_map(crate::flow::root) {
-                if self.an.reshaped.contains(&name) && !resized.borrow().contains(&name) {
+                // (Bound at the top: one bound in a loop or a branch has
+                // its shape saved by its block, see `grown_site`.)
+                let top = self.an.reshaped.contains(&name) && !self.grown_sites.contains_key(&name);
+                if top && !resized.borrow().contains(&name) {
                     resized.borrow_mut().push(name);
                 }
             }
@@ -409,11 +412,16 @@ impl<'m> Sweep<'m> {
     }
 }
 
-/// Each `Vec` grown by `push` that a `let` of `stmts` binds, with the
-/// statement after which it stops growing: the last that pushes onto it
-/// (or the `let`). That statement must not move it too (`{ row.push(x);
-/// out.push(row) }`), or its shape would be saved from a moved value.
-pub(super) fn grown_records(stmts: &[Stmt], pushed: &HashSet<String>) -> R<Vec<(String, usize)>> {
+/// Each `Vec` grown by `push` or assigned whole (`reshaped`) that a `let`
+/// of `stmts` binds, with the statement after which its shape stops
+/// changing: the last that pushes onto it or assigns it (or the `let`).
+/// That statement must not move it too (`{ row.push(x); out.push(row)
+/// }`), or its shape would be saved from a moved value.
+pub(super) fn grown_records(
+    stmts: &[Stmt],
+    pushed: &HashSet<String>,
+    reshaped: &HashSet<String>,
+) -> R<Vec<(String, usize)>> {
     let mut records = Vec::new();
     for (index, stmt) in stmts.iter().enumerate() {
         let Stmt::Let {
@@ -424,14 +432,17 @@ pub(super) fn grown_records(stmts: &[Stmt], pushed: &HashSet<String>) -> R<Vec<(
         else {
             continue;
         };
-        if !init.is_empty_vec() && !pushed.contains(name) {
+        if !init.is_empty_vec() && !pushed.contains(name) && !reshaped.contains(name) {
             continue;
         }
         let is_name =
             |expr: &Expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(name));
-        let pushes = |expr: &Expr| {
-            matches!(&expr.kind, ExprKind::Structural { receiver, method, .. }
-                if *method == "push" && is_name(receiver))
+        let pushes = |expr: &Expr| match &expr.kind {
+            ExprKind::Structural {
+                receiver, method, ..
+            } => *method == "push" && is_name(receiver),
+            ExprKind::Assign { target, .. } => reshaped.contains(name) && is_name(target),
+            _ => false,
         };
         let moves = |expr: &Expr| match &expr.kind {
             ExprKind::Call { args, .. }

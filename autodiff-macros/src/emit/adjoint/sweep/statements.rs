@@ -115,7 +115,7 @@ impl<'m> Sweep<'m> {
         // statement) reaches too: every statement ran.
         let last = (!exits.is_empty()).then(|| stmts.len() - usize::from(!valued));
         let grown = if self.depth > 0 {
-            super::sites::grown_records(stmts, &self.an.pushed)?
+            super::sites::grown_records(stmts, &self.an.pushed, &self.an.reshaped)?
         } else {
             Vec::new()
         };
