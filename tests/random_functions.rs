@@ -30,7 +30,7 @@
 //! `h(x, x.recip())`), a
 //! helper's value bound by a `let` and only passed on to a helper, a
 //! vector-valued helper per file (a `Vec` or an array) bound by a `let` and
-//! read by index, or indexed where it is called, it or a tuple-valued
+//! read by index, or indexed or iterated where it is called, it or a tuple-valued
 //! helper taken apart by a pattern (`let (c, w) = tvh(a, b);`), a closure bound by `let`
 //! and called (its return type written or not), `max_by`/`min_by` with a comparing closure, `windows(k)` and
 //! `chunks(k)` summed through a `map`, an element through an `Option`
@@ -128,6 +128,9 @@ enum Expr {
     /// `v(args)[k]`: a component of what the file's vector-valued helper
     /// returns (a `Vec` or an array), which keeps the caller on the tape.
     Component(String, Vec<Expr>, usize),
+    /// `v(args).iter().map(|t| t * k).sum::<f64>()`: the helper's value
+    /// iterated where the call is made.
+    ComponentSum(String, Vec<Expr>, f64),
     /// An integer as written, the same in both dialects: a literal or a
     /// loop's index, for the file's helper taking integers.
     Int(String),
@@ -597,6 +600,16 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             "{name}({})[{k}]",
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
+        Expr::ComponentSum(name, args, k) => {
+            let args = args.iter().map(r).collect::<Vec<_>>().join(", ");
+            let k = r(&Expr::Lit(*k));
+            match dialect {
+                Dialect::Plain => format!("{name}({args}).iter().map(|t| t * {k}).sum::<f64>()"),
+                Dialect::Dual => {
+                    format!("{name}({args}).iter().fold(D::c(-0.0), |s, t| s + *t * {k})")
+                }
+            }
+        }
         Expr::Ref(name) => format!("&{name}"),
         Expr::SliceLit(items) => format!("&[{}]", render_list(items, dialect)),
         Expr::ToVec(name) => format!("{name}.to_vec()"),
@@ -4136,16 +4149,23 @@ impl Gen {
                 ));
             }
             0 | 1 => {
-                self.tag("vector call indexed in place");
                 let name = self.fresh("c");
                 let k = self.rng.below(len);
-                let scale = Expr::Lit(self.rng.value(-2.0, 2.0));
+                let scale = self.rng.value(-2.0, 2.0);
                 let args = self.vector_args(args, Some(out));
-                let e = Expr::Bin(
-                    "*",
-                    Box::new(Expr::Component(helper, args, k)),
-                    Box::new(scale),
-                );
+                // Half of them (by the name, so the draws stay as they
+                // were) iterate the value where the call is made.
+                let e = if name.ends_with(['1', '3', '5', '7', '9']) {
+                    self.tag("vector call iterated in place");
+                    Expr::ComponentSum(helper, args, scale)
+                } else {
+                    self.tag("vector call indexed in place");
+                    Expr::Bin(
+                        "*",
+                        Box::new(Expr::Component(helper, args, k)),
+                        Box::new(Expr::Lit(scale)),
+                    )
+                };
                 out.push(Stmt::Let(name.clone(), e));
                 self.declare(&name, Kind::Scalar, false);
             }

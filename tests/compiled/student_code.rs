@@ -3183,3 +3183,72 @@ fn functions_named_like_the_pairs_parameters() {
     // x₀² x₁.
     assert_agree("gradient", &got.gradient, &[2.0 * x[0] * x[1], x[0] * x[0]]);
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 16: a vector-valued call iterated where it is made
+// (`layer(w, x).iter().map(|v| v.tanh()).sum()`, a helper's body
+// `layer(w, x).iter().map(..).collect()`, a model's
+// `self.l1.forward(x).iter()..`) kept the tape ("a closure"), and a
+// caller of such a helper reran it every call: the call was bound first
+// only in a statement with nothing that may write, and a closure may.
+// The call a statement evaluates first is bound first whatever follows.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn elementwise(w: &[f64], x: &[f64]) -> Vec<f64> {
+    w.iter().zip(x).map(|(a, b)| a * b).collect()
+}
+
+#[differentiable]
+fn squashed_sum(w: &[f64], x: &[f64]) -> f64 {
+    elementwise(w, x).iter().map(|v| v.tanh()).sum()
+}
+
+#[differentiable]
+fn squashed(w: &[f64], x: &[f64]) -> Vec<f64> {
+    elementwise(w, x).iter().map(|v| v.tanh()).collect()
+}
+
+#[differentiable]
+fn squashed_product(w: &[f64], x: &[f64]) -> f64 {
+    let y = squashed(w, x);
+    y[0] * y[1]
+}
+
+#[test]
+fn a_vector_call_iterated_where_it_is_made() {
+    let (w, x) = (vec![0.3, -0.2, 0.5], vec![1.0, 0.5, 2.0]);
+    assert_eq!(squashed_sum_grad_path(), GradientPath::Compiled);
+    assert_eq!(squashed_product_grad_path(), GradientPath::Compiled);
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = agree(
+        "sum",
+        squashed_sum_grad(&w, &x),
+        squashed_sum_grad_tape(&w, &x),
+    );
+    let d = |i: usize| 1.0 - (w[i] * x[i]).tanh().powi(2);
+    // Σ tanh(wᵢxᵢ).
+    assert_agree(
+        "w",
+        &got.gradient.0,
+        &[d(0) * x[0], d(1) * x[1], d(2) * x[2]],
+    );
+    assert_agree(
+        "x",
+        &got.gradient.1,
+        &[d(0) * w[0], d(1) * w[1], d(2) * w[2]],
+    );
+    // tanh(w₀x₀)·tanh(w₁x₁).
+    let got = agree(
+        "product",
+        squashed_product_grad(&w, &x),
+        squashed_product_grad_tape(&w, &x),
+    );
+    let t = |i: usize| (w[i] * x[i]).tanh();
+    assert_agree(
+        "w",
+        &got.gradient.0,
+        &[d(0) * x[0] * t(1), t(0) * d(1) * x[1], 0.0],
+    );
+    assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
+}

@@ -224,18 +224,24 @@ impl Binder {
         let mut rewritten: Vec<(usize, Vec<syn::Stmt>, Option<Vec<syn::Stmt>>)> = Vec::new();
         for (index, stmt) in block.stmts.iter_mut().enumerate() {
             let mut lets = Vec::new();
-            if !may_write(stmt) {
-                match stmt {
-                    syn::Stmt::Local(local) => {
-                        if let Some(init) = &mut local.init {
-                            if init.diverge.is_none() {
-                                self.hoist(&mut init.expr, &mut lets);
-                            }
+            let hoist = if may_write(stmt) {
+                // Only the call the statement evaluates first, before
+                // anything in it that may write or leave runs
+                // (`layer(w, x).iter().map(|v| v.tanh()).sum()`).
+                Binder::hoist_head
+            } else {
+                Binder::hoist
+            };
+            match stmt {
+                syn::Stmt::Local(local) => {
+                    if let Some(init) = &mut local.init {
+                        if init.diverge.is_none() {
+                            hoist(self, &mut init.expr, &mut lets);
                         }
                     }
-                    syn::Stmt::Expr(expr, _) => self.hoist(expr, &mut lets),
-                    _ => {}
                 }
+                syn::Stmt::Expr(expr, _) => hoist(self, expr, &mut lets),
+                _ => {}
             }
             crate::blocks::of_stmt(stmt, &mut |inner| self.block(inner));
             let split = match stmt {
@@ -268,6 +274,34 @@ impl Binder {
 
     /// Binds the calls read in place that `expr` evaluates exactly once
     /// when it runs, innermost first, each by a `let` pushed to `lets`.
+    /// [`hoist`](Self::hoist) of the call a statement's expression
+    /// evaluates first: a method chain's receiver, a field's or an index's
+    /// base, a binary operation's left operand, an assignment's value.
+    fn hoist_head(&mut self, expr: &mut syn::Expr, lets: &mut Vec<syn::Stmt>) {
+        use syn::Expr as E;
+        match expr {
+            E::MethodCall(call) => self.hoist_head(&mut call.receiver, lets),
+            E::Field(field) => self.hoist_head(&mut field.base, lets),
+            E::Index(index) => self.hoist_head(&mut index.expr, lets),
+            E::Binary(binary) if crate::ast::is_compound_assignment(&binary.op) => {
+                self.hoist_head(&mut binary.right, lets)
+            }
+            E::Binary(binary) => self.hoist_head(&mut binary.left, lets),
+            E::Unary(unary) => self.hoist_head(&mut unary.expr, lets),
+            E::Paren(paren) => self.hoist_head(&mut paren.expr, lets),
+            E::Reference(reference) => self.hoist_head(&mut reference.expr, lets),
+            E::Cast(cast) => self.hoist_head(&mut cast.expr, lets),
+            E::Assign(assign) => self.hoist_head(&mut assign.right, lets),
+            E::Return(ret) => {
+                if let Some(value) = &mut ret.expr {
+                    self.hoist_head(value, lets);
+                }
+            }
+            _ => {}
+        }
+        self.bind_call(expr, lets);
+    }
+
     fn hoist(&mut self, expr: &mut syn::Expr, lets: &mut Vec<syn::Stmt>) {
         use syn::Expr as E;
         match expr {
@@ -319,6 +353,12 @@ impl Binder {
             }
             _ => {}
         }
+        self.bind_call(expr, lets);
+    }
+
+    /// `expr`, if it is a call to bind first, as a `let` of it pushed onto
+    /// `lets` and its name in its place.
+    fn bind_call(&mut self, expr: &mut syn::Expr, lets: &mut Vec<syn::Stmt>) {
         let at = &*expr as *const syn::Expr as usize;
         if self.calls.contains(&at) {
             let name = self.fresh(callee(expr), expr);
