@@ -656,3 +656,60 @@ fn a_vec_assigned_whole_in_a_loop_or_a_branch_is_compiled() {
         );
     }
 }
+
+/// Bound empty at the top, pushed onto, then assigned whole and pushed
+/// onto in a loop (random seed 20529: the assignment kept a shape its
+/// `let`, shaped at the reverse from the binding, never declared, and did
+/// not build).
+#[differentiable]
+#[allow(clippy::vec_init_then_push)]
+fn empty_then_layers(x: &[f64]) -> f64 {
+    let mut h = Vec::new();
+    h.push(x[0] * x[1]);
+    h.push(x[1].sin());
+    for k in 0..2 {
+        let mut next = Vec::new();
+        for _ in 0..k + 1 {
+            let mut s = x[2];
+            for i in 0..h.len() {
+                s += h[i] * 0.5;
+            }
+            next.push((s * 0.5).tanh());
+        }
+        h = next;
+        h.push(h[0] * 0.5);
+    }
+    h[0] + h[1] * h[2]
+}
+
+fn empty_then_layers_dual(x: &[Dual]) -> Dual {
+    let mut h = vec![x[0] * x[1], x[1].sin()];
+    for k in 0..2 {
+        let mut next = Vec::new();
+        for _ in 0..k + 1 {
+            let mut s = x[2];
+            for v in &h {
+                s = s + *v * Dual::constant(0.5);
+            }
+            next.push((s * Dual::constant(0.5)).tanh());
+        }
+        h = next;
+        let half = h[0] * Dual::constant(0.5);
+        h.push(half);
+    }
+    h[0] + h[1] * h[2]
+}
+
+#[test]
+fn a_vec_bound_empty_then_assigned_whole_is_compiled() {
+    let x = vec![0.3, -0.5, 0.8];
+    assert_eq!(empty_then_layers_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "empty_then_layers",
+        &x,
+        |stack| empty_then_layers_adjoint(stack, &x),
+        || empty_then_layers_grad(&x),
+        || empty_then_layers_grad_tape(&x),
+        empty_then_layers_dual,
+    );
+}

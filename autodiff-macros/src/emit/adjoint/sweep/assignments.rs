@@ -97,9 +97,11 @@ impl<'m> Sweep<'m> {
                     Some((save, _, keep, _)) => {
                         f.push(save);
                         f.push(quote!(#target_src = #v;));
-                        // (One bound in a loop or a branch has its shape
-                        // saved by its block instead, see `grown_site`.)
-                        if !self.grown_sites.contains_key(&target_src.to_string()) {
+                        // (Only where its `let` declared the shape: one
+                        // bound in a loop or a branch has its shape saved by
+                        // its block, see `grown_site`, and one bound empty
+                        // is shaped at the reverse from the binding.)
+                        if self.kept_shapes.contains(&target_src.to_string()) {
                             f.push(keep);
                         }
                     }

@@ -419,6 +419,7 @@ impl<'m> Sweep<'m> {
                 }
                 if reshaped && self.depth == 0 {
                     f.push(self.keep_shape(name));
+                    self.kept_shapes.insert(name.clone());
                 }
                 // The tape rejects a value that is not finite where it is
                 // made, read or not: one never read (`let unused =

@@ -286,6 +286,10 @@ pub struct Sweep<'m> {
     /// name, with the stack their adjoints' shapes are saved on (see
     /// `Sweep::block_inner`).
     grown_sites: HashMap<String, Ident>,
+    /// The `Vec`s assigned whole bound at the top whose `let` declared
+    /// `name_shape`, which the forward keeps after each assignment and
+    /// each statement that resizes them (see `Sweep::keep_shape`).
+    kept_shapes: HashSet<String>,
     /// How the reverse sweep leaves `f_adjoint` on a record it does not
     /// find (see `sites`): `return None`, or a `break` out of the block
     /// that a callee lending its caller's adjoints reverses in (`lend`).
@@ -356,6 +360,7 @@ impl<'m> Sweep<'m> {
             attrs: Vec::new(),
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
+            kept_shapes: HashSet::new(),
             guards: HashMap::new(),
             seeded: None,
             bail: quote!(return ::core::option::Option::None),

@@ -304,10 +304,9 @@ impl<'m> Sweep<'m> {
                 _ => expr.swapped().map(|(a, b)| vec![a, b]).unwrap_or_default(),
             };
             for name in receivers.into_iter().filter_map(crate::flow::root) {
-                // (Bound at the top: one bound in a loop or a branch has
-                // its shape saved by its block, see `grown_site`.)
-                let top = self.an.reshaped.contains(&name) && !self.grown_sites.contains_key(&name);
-                if top && !resized.borrow().contains(&name) {
+                // (Only where its `let` declared the shape, see
+                // `kept_shapes`.)
+                if self.kept_shapes.contains(&name) && !resized.borrow().contains(&name) {
                     resized.borrow_mut().push(name);
                 }
             }
