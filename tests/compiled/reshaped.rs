@@ -713,3 +713,88 @@ fn a_vec_bound_empty_then_assigned_whole_is_compiled() {
         empty_then_layers_dual,
     );
 }
+
+/// A layer that widens by one: `h ++ [h₀h₁]`.
+#[differentiable]
+fn widen_by_one(h: &[f64]) -> Vec<f64> {
+    let mut out = h.to_vec();
+    out.push(h[0] * h[1]);
+    out
+}
+
+/// A layer that narrows by one: products of neighbours.
+#[differentiable]
+fn neighbours(h: &[f64]) -> Vec<f64> {
+    vec![h[0] * h[1], h[1] * h[2]]
+}
+
+/// A `Vec` bound from a part of a slice (`x[1..].to_vec()`), then pushed
+/// onto and assigned whole by a layer of another length (probe 17): the
+/// analysis took `x[1..]` for an element, so `h` for a number that keeps
+/// its shape, and the reverse took the pushed item's adjoint from the
+/// layer's longer output: `f_grad` returned `Ok` with 0 for `x₀` (the
+/// tape gives 1), or, with a narrower layer, panicked; without the push
+/// it did not build. A slice's part is as deep as the slice now, and a
+/// `Vec` assigned whole whose length changes where the analysis took it
+/// to keep it fails the forward, so the tape answers.
+#[differentiable]
+fn sliced_then_widened(x: &[f64]) -> f64 {
+    let mut h = x[1..].to_vec();
+    h.push(x[0]);
+    h = widen_by_one(&h);
+    h[2] + h[3] * 0.5
+}
+
+#[differentiable]
+fn sliced_then_narrowed(x: &[f64]) -> f64 {
+    let mut h = x[1..].to_vec();
+    h.push(x[0]);
+    h = neighbours(&h);
+    h[0] + h[1]
+}
+
+#[differentiable]
+fn sliced_only(x: &[f64]) -> f64 {
+    let mut h = x[1..].to_vec();
+    h = widen_by_one(&h);
+    h[0] + 2.0 * h[1] + 3.0 * h[2]
+}
+
+#[test]
+fn a_vec_bound_from_a_slices_part_keeps_each_values_shape() {
+    let x = vec![0.5, 0.2, 0.3];
+    for (name, path) in [
+        ("sliced_then_widened", sliced_then_widened_grad_path()),
+        ("sliced_then_narrowed", sliced_then_narrowed_grad_path()),
+        ("sliced_only", sliced_only_grad_path()),
+    ] {
+        assert_eq!(path, GradientPath::Compiled, "{name}");
+    }
+    // h = [x₁, x₂, x₀, x₁x₂]: x₀ + 0.5x₁x₂.
+    compiled_agrees(
+        "sliced_then_widened",
+        &x,
+        |stack| sliced_then_widened_adjoint(stack, &x),
+        || sliced_then_widened_grad(&x),
+        || sliced_then_widened_grad_tape(&x),
+        |p| p[0] + p[1] * p[2] * Dual::constant(0.5),
+    );
+    // h = [x₁x₂, x₂x₀].
+    compiled_agrees(
+        "sliced_then_narrowed",
+        &x,
+        |stack| sliced_then_narrowed_adjoint(stack, &x),
+        || sliced_then_narrowed_grad(&x),
+        || sliced_then_narrowed_grad_tape(&x),
+        |p| p[1] * p[2] + p[2] * p[0],
+    );
+    // h = [x₁, x₂, x₁x₂].
+    compiled_agrees(
+        "sliced_only",
+        &x,
+        |stack| sliced_only_adjoint(stack, &x),
+        || sliced_only_grad(&x),
+        || sliced_only_grad_tape(&x),
+        |p| p[1] + p[2] * Dual::constant(2.0) + p[1] * p[2] * Dual::constant(3.0),
+    );
+}

@@ -397,7 +397,10 @@ impl Analysis {
         let number = |name: &String| match analysis.dims.get(name) {
             Some(Some(0)) => true,
             Some(Some(_)) => false,
-            _ => analysis.assigned.get(name) == Some(&Some(0)),
+            _ => {
+                analysis.assigned.get(name) == Some(&Some(0))
+                    && calls::index_depth(&function.body.stmts, name) == 0
+            }
         };
         analysis.reshaped = reshaped(&function.body, &analysis.params)
             .into_iter()

@@ -684,6 +684,8 @@ pub fn dims_of(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usi
         ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
             dims_of(base, dims)?.checked_sub(1)
         }
+        // `x[1..]`: a part of a slice, as deep as it.
+        ExprKind::Index { base, .. } => dims_of(base, dims),
         ExprKind::Repeat { elem, .. } | ExprKind::VecRepeat { elem, .. } => {
             Some(dims_of(elem, dims)? + 1)
         }

@@ -105,7 +105,11 @@ impl<'m> Sweep<'m> {
                             f.push(keep);
                         }
                     }
-                    None if row => {
+                    // A `Vec` assigned whole that the analysis takes to
+                    // keep its shape, whose adjoint the reverse takes as it
+                    // is: where its length changes after all, the forward
+                    // fails and the gradient is the tape's.
+                    None if row || whole => {
                         let (stack, adjoint) = (&self.stack, &self.adjoint);
                         let new = Ident::new("row", Span::mixed_site());
                         f.push(quote! {
