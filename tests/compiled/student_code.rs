@@ -3252,3 +3252,28 @@ fn a_vector_call_iterated_where_it_is_made() {
     );
     assert_eq!(autodiff::__adjoint::tape_reruns(), before, "no rerun");
 }
+
+/// Random seed 20530: a `zip` closure's `(p, q)` over a tracked array and
+/// a constant slice, beside `min_by(|p, q| ..)` over the constant: the
+/// recording twin, which reads names, not scopes, took `p` as tracked and
+/// `q` not, and `p.partial_cmp(q)` did not build. Both sides of a tracked
+/// `zip` are read alike.
+#[differentiable]
+#[allow(clippy::redundant_slicing)]
+fn zipped_beside_a_min(x: &[f64], #[constant] z: &[f64]) -> f64 {
+    let m = *z.iter().min_by(|p, q| p.partial_cmp(q).unwrap()).unwrap();
+    let a = [x[0], x[1]];
+    a.iter().zip(&z[..]).map(|(p, q)| p * q).sum::<f64>() + m
+}
+
+#[test]
+fn a_zip_closure_beside_a_min_by_of_the_same_names() {
+    let (x, z) = ([0.5, 0.2], [0.3, 0.1]);
+    assert_eq!(zipped_beside_a_min_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "zipped",
+        zipped_beside_a_min_grad(&x, &z),
+        zipped_beside_a_min_grad_tape(&x, &z),
+    );
+    assert_agree("gradient", &got.gradient, &z);
+}
