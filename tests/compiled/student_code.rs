@@ -3277,3 +3277,102 @@ fn a_zip_closure_beside_a_min_by_of_the_same_names() {
     );
     assert_agree("gradient", &got.gradient, &z);
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 17: a `Vec` assigned an `if`, `match` or block value
+// whose arms call layers (`h = if c { shrink(&h) } else { grow(&h) };`)
+// failed to build (E0308): the value, taken out into a `let`, was swept
+// as a number. A `let` of a branch or block whose value is a call's is
+// a vector call's binding, as `let h = if c { f(x) } else { g(x) };` was.
+// A vector chosen by a branch from other values (`if c { x[1..].to_vec()
+// } else { x.to_vec() }`), whose arms' lengths may differ, keeps the tape.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn pairwise(h: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for i in 0..h.len() - 1 {
+        out.push(h[i] * h[i + 1] + h[i]);
+    }
+    out
+}
+
+#[differentiable]
+fn branch_chosen_layers(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    h = if h[0] > 0.0 {
+        pairwise(&h)
+    } else {
+        widen_again(&h)
+    };
+    h = {
+        let t = pairwise(&h);
+        widen_again(&t)
+    };
+    h[0] + h[h.len() - 1]
+}
+
+#[differentiable]
+fn widen_again(h: &[f64]) -> Vec<f64> {
+    let mut out = h.to_vec();
+    out.push(h[0] * h[h.len() - 1]);
+    out
+}
+
+#[differentiable]
+fn branch_chosen_copies(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    h = if x[0] > 0.0 {
+        x[1..].to_vec()
+    } else {
+        x.to_vec()
+    };
+    h[0] * h[h.len() - 1]
+}
+
+fn pairwise_dual(h: &[crate::oracle::Dual]) -> Vec<crate::oracle::Dual> {
+    (0..h.len() - 1).map(|i| h[i] * h[i + 1] + h[i]).collect()
+}
+
+fn widen_again_dual(h: &[crate::oracle::Dual]) -> Vec<crate::oracle::Dual> {
+    let mut out = h.to_vec();
+    out.push(h[0] * h[h.len() - 1]);
+    out
+}
+
+#[test]
+fn a_vec_assigned_a_branch_of_layers() {
+    assert_eq!(branch_chosen_layers_grad_path(), GradientPath::Compiled);
+    assert!(matches!(
+        branch_chosen_copies_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+    for x in [[0.5, 0.2, 0.3], [-0.5, 0.2, 0.3]] {
+        let got = agree(
+            "layers",
+            branch_chosen_layers_grad(&x),
+            branch_chosen_layers_grad_tape(&x),
+        );
+        let want = crate::oracle::dual_gradient(&x, |p| {
+            let h = if p[0].value > 0.0 {
+                pairwise_dual(p)
+            } else {
+                widen_again_dual(p)
+            };
+            let h = widen_again_dual(&pairwise_dual(&h));
+            h[0] + h[h.len() - 1]
+        });
+        assert_agree("layers", &got.gradient, &want);
+        let got = agree(
+            "copies",
+            branch_chosen_copies_grad(&x),
+            branch_chosen_copies_grad_tape(&x),
+        );
+        let want = if x[0] > 0.0 {
+            [0.0, x[2], x[1]]
+        } else {
+            [x[2], 0.0, x[0]]
+        };
+        assert_agree("copies", &got.gradient, &want);
+    }
+}

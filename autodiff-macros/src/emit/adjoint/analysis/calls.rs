@@ -137,7 +137,10 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         let mut tails = Vec::new();
         if !returns
             && an.bound.get(name).copied() == Some(1)
-            && matches!(init.kind, ExprKind::If { .. } | ExprKind::Match { .. })
+            && matches!(
+                init.kind,
+                ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(None, _)
+            )
             && branch_calls(init, &is_call, &mut tails)
         {
             let depth = index_depth(&function.body.stmts, name);
@@ -458,6 +461,13 @@ pub(crate) fn used_whole(stmts: &[Stmt], name: &str) -> bool {
         // A run of it (`&p[..]`, `p[1..]`): a number has none.
         ExprKind::Index { base, index } => {
             is_name(base) && matches!(index.kind, ExprKind::Range { .. })
+        }
+        // Assigned whole to a binding the body indexes (`h = if_value;`
+        // of `let if_value = if c { shrink(&h) } else { grow(&h) };`).
+        ExprKind::Assign { target, value } => {
+            is_name(value)
+                && matches!(&target.kind, ExprKind::Path(path)
+                    if path.path.get_ident().is_some_and(|target| index_depth(stmts, &target.to_string()) > 0))
         }
         _ => false,
     };

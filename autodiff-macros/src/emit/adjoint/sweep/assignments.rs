@@ -16,6 +16,20 @@ impl<'m> Sweep<'m> {
         let src = expr.source.to_token_stream();
         match &expr.kind {
             ExprKind::Assign { target, value } if self.root_active(target) => {
+                // `h = if c { shrink(&h) } else { grow(&h) };`: a branch's
+                // value is swept as a number (`let h = if ..` and the
+                // statement form `if c { h = .. }` are compiled).
+                if !self.scalar(target)
+                    && matches!(
+                        value.unparenthesised().kind,
+                        ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(..)
+                    )
+                {
+                    return unsupported(
+                        "a `Vec` assigned an `if`, `match` or block value (assign in each arm)",
+                        value,
+                    );
+                }
                 self.cx = StmtCx::default();
                 let bar = self.saved_bar_place(target)?;
                 let assigned = self.temp("assigned_bar");

@@ -150,6 +150,15 @@ impl<'m> Sweep<'m> {
             // (`if c { return z.sqrt(); } else { z.cos() }`).
             // The first arm's value the sweep can shape: the other's where
             // the first ends in a binding of its own.
+            // A vector each arm may give with a length of its own (`if c {
+            // x[1..].to_vec() } else { x.to_vec() }`): one arm's shape is
+            // not the other's.
+            ExprKind::If { .. } | ExprKind::Match { .. }
+                if dims_of(init, &self.an.dims).is_some_and(|dims| dims > 0)
+                    && !arms_are_arrays(init) =>
+            {
+                return unsupported("a vector chosen by a branch", init);
+            }
             ExprKind::If {
                 then_branch,
                 else_branch,
@@ -218,5 +227,43 @@ fn borrowed_place<'m, 'a>(expr: &'m Expr<'a>) -> Option<&'m Expr<'a>> {
             expr: place,
         } if is_place(place) => Some(place),
         _ => None,
+    }
+}
+
+/// Whether every arm of an `if` or `match` value ends in an array written
+/// out (`[a, b]`, `[e; 2]`), whose type fixes one length for all.
+fn arms_are_arrays(expr: &Expr) -> bool {
+    let array = |expr: &Expr| matches!(expr.kind, ExprKind::Array(_) | ExprKind::Repeat { .. });
+    // A block's value: an array, or a binding its `let` made one
+    // (`{ let mut out = [0.0; 3]; ..; out }`).
+    let block_is_array = |block: &Block| {
+        let Some(tail) = block.split_tail().1 else {
+            return false;
+        };
+        let ExprKind::Path(path) = &tail.kind else {
+            return array(tail);
+        };
+        let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+            return false;
+        };
+        block.stmts.iter().rev().any(|stmt| {
+            matches!(stmt, Stmt::Let { name: Some(bound), init: Some(init), .. }
+                if *bound == name && array(init))
+        })
+    };
+    let tail_is_array = |arm: &Expr| match &arm.kind {
+        ExprKind::Block(None, block) => block_is_array(block),
+        ExprKind::Array(_) | ExprKind::Repeat { .. } => true,
+        ExprKind::If { .. } => arms_are_arrays(arm),
+        _ => false,
+    };
+    match &expr.kind {
+        ExprKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => block_is_array(then_branch) && else_branch.as_deref().is_some_and(tail_is_array),
+        ExprKind::Match { arms, .. } => arms.iter().all(|arm| tail_is_array(&arm.body)),
+        _ => false,
     }
 }
