@@ -3322,7 +3322,8 @@ fn widen_again(h: &[f64]) -> Vec<f64> {
 #[differentiable]
 fn branch_chosen_copies(x: &[f64]) -> f64 {
     let mut h = x.to_vec();
-    h = if x[0] > 0.0 {
+    let first = h[0];
+    h = if first > 0.0 {
         x[1..].to_vec()
     } else {
         x.to_vec()
