@@ -177,25 +177,7 @@ impl<'m> Sweep<'m> {
         // number.
         let binds = arms.iter().any(|arm| !arm.pat.names.is_empty());
         let mut replay = self.fully_available(scrutinee) && (!binds || self.scalar(scrutinee));
-        // Each guard's checks run in the guard, where the `match` evaluates
-        // it (`0 => .., _ if v[j - 1] > 0.0 => ..` reads `v[j - 1]` only
-        // for `j > 0`), with the arm's bindings.
-        let mut guard_checks = Vec::new();
-        for arm in arms {
-            let mut checks = Vec::new();
-            if let Some(guard) = &arm.guard {
-                self.scopes.push(Scope::default());
-                let names = arm.pat.names.clone();
-                self.scope().available.extend(names);
-                replay &= self.fully_available(guard);
-                self.scopes.pop();
-                if has_call(guard) {
-                    return unsupported("a `match` guard with a call", guard);
-                }
-                checks = self.condition_observes(guard)?;
-            }
-            guard_checks.push(checks);
-        }
+        let guard_checks = self.guard_checks(arms, &mut replay)?;
         let mut fwd_arms = Vec::new();
         let mut rev_arms = Vec::new();
         self.depth += 1;
@@ -256,6 +238,34 @@ impl<'m> Sweep<'m> {
         };
         let (fwd, rev) = self.match_sweeps(&scrutinee_src, arms, sweeps);
         Ok((Vec::new(), fwd, vec![rev]))
+    }
+
+    /// Each guard's checks, run in the guard, where the `match` evaluates
+    /// it (`0 => .., _ if v[j - 1] > 0.0 => ..` reads `v[j - 1]` only for
+    /// `j > 0`), with the arm's bindings; `replay` cleared where a guard
+    /// reads what the reverse no longer has.
+    fn guard_checks(
+        &mut self,
+        arms: &[crate::ast::Arm],
+        replay: &mut bool,
+    ) -> R<Vec<Vec<TokenStream>>> {
+        let mut all = Vec::new();
+        for arm in arms {
+            let mut checks = Vec::new();
+            if let Some(guard) = &arm.guard {
+                if has_call(guard) {
+                    return unsupported("a `match` guard with a call", guard);
+                }
+                self.scopes.push(Scope::default());
+                let names = arm.pat.names.clone();
+                self.scope().available.extend(names);
+                *replay &= self.fully_available(guard);
+                self.scopes.pop();
+                checks = self.condition_observes(guard)?;
+            }
+            all.push(checks);
+        }
+        Ok(all)
     }
 
     /// A `match`'s two sweeps once its arms are swept: the forward under
@@ -332,22 +342,7 @@ impl<'m> Sweep<'m> {
         // exist yet.
         let observes = vec![quote!(#stack.observe(#scrutinee_src);)];
         let mut replay = self.fully_available(scrutinee);
-        let mut guard_checks = Vec::new();
-        for arm in arms {
-            let mut checks = Vec::new();
-            if let Some(guard) = &arm.guard {
-                if has_call(guard) {
-                    return unsupported("a `match` guard with a call", guard);
-                }
-                self.scopes.push(Scope::default());
-                let names = arm.pat.names.clone();
-                self.scope().available.extend(names);
-                replay &= self.fully_available(guard);
-                self.scopes.pop();
-                checks = self.condition_observes(guard)?;
-            }
-            guard_checks.push(checks);
-        }
+        let guard_checks = self.guard_checks(arms, &mut replay)?;
         let mut fwd_arms = Vec::new();
         let mut rev_arms = Vec::new();
         self.depth += 1;
