@@ -20,6 +20,7 @@
 //! its `let`, their items moved by `swap`, `reverse`, `pop`, `insert`,
 //! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
 //! concatenated by `concat`, summed by a `for` that takes them by value
+//! (`for t in v`, `for t in v.into_iter()`)
 //! and by `while let Some(t) = it.next()`, in
 //! bodies with early `return`s too) and read by index, also behind a
 //! guard on a loop's index (`i >= 1 && i <= a.len() && a[i - 1] > k`, and
@@ -1207,7 +1208,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::SumByValue(sum, name, e, hide) => {
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
-                let _ = writeln!(out, "{pad}for t in {name} {{");
+                // Half of them (by the name) through `into_iter()`, the
+                // same walk written out.
+                if sum.ends_with(['1', '3', '5', '7', '9']) {
+                    let _ = writeln!(out, "{pad}for t in {name}.into_iter() {{");
+                } else {
+                    let _ = writeln!(out, "{pad}for t in {name} {{");
+                }
                 let item = render_hide(out, &pad, hide, "t", dialect);
                 let _ = writeln!(out, "{pad}    {sum} += {item} * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");

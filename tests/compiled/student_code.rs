@@ -3377,3 +3377,43 @@ fn a_vec_assigned_a_branch_of_layers() {
         assert_agree("copies", &got.gradient, &want);
     }
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 16: `for (i, v) in x.into_iter().enumerate()` over a
+// `Vec` parameter kept the tape ("a `for` over .enumerate()"): only
+// `iter()` and the bare name were read as the items of a place.
+// `into_iter()` walks what `for v in x` walks: a `Vec`'s items copied (the
+// forward borrows it, as for `for v in x`), a slice's by reference, an
+// array's by value.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+#[allow(clippy::into_iter_on_ref)]
+fn walked_into(x: Vec<f64>, y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, v) in x.into_iter().enumerate() {
+        s += v * v * (i as f64 + 1.0);
+    }
+    for t in y.into_iter() {
+        s += t * 3.0;
+    }
+    let a = [y[0], y[1] * 2.0];
+    for (k, u) in a.into_iter().enumerate() {
+        s += u * u * k as f64;
+    }
+    s
+}
+
+#[test]
+fn a_for_over_into_iter() {
+    let (x, y) = (vec![0.5, -0.3], [0.2, 0.7]);
+    assert_eq!(walked_into_grad_path(), GradientPath::Compiled);
+    let got = agree(
+        "into_iter",
+        walked_into_grad(x.clone(), &y),
+        walked_into_grad_tape(x.clone(), &y),
+    );
+    // Σ (i + 1) xᵢ² + 3 Σ y + 4y₁².
+    assert_agree("x", &got.gradient.0, &[2.0 * x[0], 4.0 * x[1]]);
+    assert_agree("y", &got.gradient.1, &[3.0, 3.0 + 8.0 * y[1]]);
+}

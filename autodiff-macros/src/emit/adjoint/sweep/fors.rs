@@ -438,6 +438,13 @@ impl<'m> Sweep<'m> {
                 let inner = self.borrowing_source(inner);
                 quote!((#inner))
             }
+            // `v.into_iter()` of a `Vec` by value: as `for t in v`.
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "into_iter" && self.by_value(receiver) => {
+                let source = receiver.source.to_token_stream();
+                quote!(#source.iter().copied())
+            }
             ExprKind::Structural {
                 receiver,
                 method,
@@ -518,6 +525,11 @@ impl<'m> Sweep<'m> {
                 let method_name = method.to_string();
                 match (method_name.as_str(), args.as_slice()) {
                     ("iter", []) if is_place(receiver) => place(receiver, true),
+                    // `x.into_iter()`: the items `for v in x` walks (a
+                    // `Vec` by value, copied; a slice's, references).
+                    ("into_iter", []) if matches!(receiver.kind, ExprKind::Path(_)) => {
+                        self.elements(receiver)
+                    }
                     ("copied" | "cloned", []) => {
                         let mut inner = self.elements(receiver)?;
                         match &mut inner.items {
