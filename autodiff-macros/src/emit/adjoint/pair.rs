@@ -14,6 +14,10 @@ use super::super::Names;
 use super::{model_call, param_inputs, Argument};
 use crate::ast::{Function, Kind, Param};
 
+/// The name of the pair's tuple of arguments, a parameter at the macro's
+/// own site (a function of that name is named at its site instead).
+const ARGS: &str = "args";
+
 /// `f_forward` and `f_reverse`, which the adjoints of callers call: the
 /// forward runs `f_adjoint` on the caller's stack and pushes the gradient,
 /// the reverse adds `value_bar ×` it to the caller's adjoints of the
@@ -68,7 +72,7 @@ fn pair_items(
     // The parameters, and the reverse's adjoints, come as one tuple each
     // (see `src/__adjoint/calls.rs`): `None` from a call with another count.
     let (args, bars_ident) = (
-        Ident::new("args", Span::mixed_site()),
+        Ident::new(ARGS, Span::mixed_site()),
         Ident::new("bars", Span::mixed_site()),
     );
     let params = param_inputs(function);
@@ -324,7 +328,7 @@ pub fn vector_pair(
     let [_, reverse] = &mut pair;
     let args_pats = args.iter();
     let bars_ident = Ident::new("bars", Span::mixed_site());
-    let args_ident = Ident::new("args", Span::mixed_site());
+    let args_ident = Ident::new(ARGS, Span::mixed_site());
     let bar_pats = bars.iter().map(|(param, bar, _)| {
         if param.kind.is_differentiable() {
             quote!(#bar)
@@ -427,7 +431,7 @@ fn spread_pair(
                 syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
             if returns_f64 {
                 let mut plain = name.clone();
-                if *name != *stack && name != "args" {
+                if *name != *stack && name != ARGS {
                     plain.set_span(Span::mixed_site());
                 }
                 quote! {

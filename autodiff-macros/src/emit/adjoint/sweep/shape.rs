@@ -189,34 +189,36 @@ impl Sweep<'_> {
     /// shaped by its `let`: an array keeps the length it is made with.
     fn tail_shape(&self, block: &Block) -> Option<R<TokenStream>> {
         let tail = block.split_tail().1?;
-        Some(self.shape(tail).or_else(|first| {
-            let ExprKind::Path(path) = &tail.kind else {
-                return Err(first);
-            };
-            let Some(name) = path.path.get_ident().map(ToString::to_string) else {
-                return Err(first);
-            };
-            let init = block.stmts.iter().rev().find_map(|stmt| match stmt {
-                Stmt::Let {
-                    name: Some(bound),
-                    init: Some(init),
-                    ..
-                } if *bound == name => Some(init),
-                _ => None,
-            });
-            match init {
-                Some(init)
-                    if matches!(
-                        init.unparenthesised().kind,
-                        ExprKind::Array(_) | ExprKind::Repeat { .. }
-                    ) =>
-                {
-                    self.shape(init).map_err(|_| first)
-                }
-                _ => Err(first),
-            }
+        Some(self.shape(tail).or_else(|first| match tail_binding(block) {
+            Some(init) if array_literal(init) => self.shape(init).map_err(|_| first),
+            _ => Err(first),
         }))
     }
+}
+
+/// The value of the last `let` of the binding `block`'s value names
+/// (`out` of `{ let mut out = [0.0; 3]; ..; out }`), if it is one.
+fn tail_binding<'m, 'a>(block: &'m Block<'a>) -> Option<&'m Expr<'a>> {
+    let ExprKind::Path(path) = &block.split_tail().1?.kind else {
+        return None;
+    };
+    let name = path.path.get_ident()?.to_string();
+    block.stmts.iter().rev().find_map(|stmt| match stmt {
+        Stmt::Let {
+            name: Some(bound),
+            init: Some(init),
+            ..
+        } if *bound == name => Some(init),
+        _ => None,
+    })
+}
+
+/// An array written out, `[a, b]` or `[e; n]`, whose type fixes its length.
+fn array_literal(expr: &Expr) -> bool {
+    matches!(
+        expr.unparenthesised().kind,
+        ExprKind::Array(_) | ExprKind::Repeat { .. }
+    )
 }
 
 /// The place `&place` borrows (through parentheses), if it is one.
@@ -233,29 +235,15 @@ fn borrowed_place<'m, 'a>(expr: &'m Expr<'a>) -> Option<&'m Expr<'a>> {
 /// Whether every arm of an `if` or `match` value ends in an array written
 /// out (`[a, b]`, `[e; 2]`), whose type fixes one length for all.
 fn arms_are_arrays(expr: &Expr) -> bool {
-    let array = |expr: &Expr| matches!(expr.kind, ExprKind::Array(_) | ExprKind::Repeat { .. });
-    // A block's value: an array, or a binding its `let` made one
-    // (`{ let mut out = [0.0; 3]; ..; out }`).
+    // A block's value: an array, or a binding its last `let` made one.
     let block_is_array = |block: &Block| {
-        let Some(tail) = block.split_tail().1 else {
-            return false;
-        };
-        let ExprKind::Path(path) = &tail.kind else {
-            return array(tail);
-        };
-        let Some(name) = path.path.get_ident().map(ToString::to_string) else {
-            return false;
-        };
-        block.stmts.iter().rev().any(|stmt| {
-            matches!(stmt, Stmt::Let { name: Some(bound), init: Some(init), .. }
-                if *bound == name && array(init))
-        })
+        block.split_tail().1.is_some_and(array_literal)
+            || tail_binding(block).is_some_and(array_literal)
     };
     let tail_is_array = |arm: &Expr| match &arm.kind {
         ExprKind::Block(None, block) => block_is_array(block),
-        ExprKind::Array(_) | ExprKind::Repeat { .. } => true,
         ExprKind::If { .. } => arms_are_arrays(arm),
-        _ => false,
+        _ => array_literal(arm),
     };
     match &expr.kind {
         ExprKind::If {

@@ -287,7 +287,7 @@ impl<'m> Sweep<'m> {
     /// pushing onto it, `mem::swap`), the shape it left, as after an
     /// assignment: once per such statement, not per push.
     pub(super) fn keep_resized_shapes(&self, stmt: &Stmt) -> Vec<TokenStream> {
-        if self.depth > 0 || matches!(stmt, Stmt::Let { .. }) {
+        if self.depth > 0 || self.kept_shapes.is_empty() || matches!(stmt, Stmt::Let { .. }) {
             return Vec::new();
         }
         let resized = std::cell::RefCell::new(Vec::<String>::new());
