@@ -731,12 +731,13 @@ fn reevaluable(expr: &Expr) -> bool {
         | ExprKind::Let { .. } => true,
         ExprKind::Reference { mutability, .. } => mutability.is_some(),
         ExprKind::PlainMacro { mac, .. } => !mac.path.is_ident("matches"),
+        // What changes its receiver (`analysis::mutates`, and the list the
+        // rewriters read, `call_values::CHANGING`), or advances an iterator.
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
+            let name = method.to_string();
             super::super::analysis::mutates(method)
-                || matches!(
-                    method.to_string().as_str(),
-                    "next" | "next_back" | "nth" | "take" | "replace" | "drain" | "retain"
-                )
+                || super::super::call_values::CHANGING.contains(&name.as_str())
+                || matches!(name.as_str(), "next_back" | "nth")
         }
         _ => false,
     };
