@@ -304,6 +304,61 @@ fn log_sum_exp(v: &[f64]) -> f64 {
     m + s.ln()
 }
 
+/// `ln Σ eᶻ` as first written, without the max taken out (probe 19):
+/// with logits near 400 its Hessian came out as `diag(p)`, without the
+/// `−p pᵀ` part, as `Ok` on both paths. `∂(1/s)/∂s = −1/s²` is below the
+/// smallest `f64` there, and its product with `ṡ = s·v` was 0, where the
+/// tangent `−v/s` is not.
+#[differentiable]
+fn naive_log_sum_exp(z: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..z.len() {
+        s += z[i].exp();
+    }
+    s.ln()
+}
+
+#[differentiable]
+fn ln_of_exp(x: f64) -> f64 {
+    x.exp().ln()
+}
+
+#[test]
+fn a_hessian_through_large_exponentials_keeps_every_term() -> Result<(), ScalarAutodiffError> {
+    for z in [
+        [4.0_f64, 3.0],
+        [360.0, 359.0],
+        [400.0, 399.0],
+        [700.0, 701.5],
+    ] {
+        let s: f64 = z.iter().map(|v| (v - z[0]).exp()).sum();
+        let p: Vec<f64> = z.iter().map(|v| (v - z[0]).exp() / s).collect();
+        for h in [
+            naive_log_sum_exp_hessian(&z)?,
+            naive_log_sum_exp_hessian_tape(&z)?,
+        ] {
+            for i in 0..2 {
+                for j in 0..2 {
+                    let want = if i == j { p[i] } else { 0.0 } - p[i] * p[j];
+                    assert!(
+                        (h.get(i, j) - want).abs() < 1e-12,
+                        "{z:?} ({i}, {j}): {} vs {want}",
+                        h.get(i, j)
+                    );
+                }
+            }
+        }
+    }
+    for x in [300.0, 360.0, 400.0, 700.0] {
+        for hvp in [ln_of_exp_hvp(x, 1.0)?, ln_of_exp_hvp_tape(x, 1.0)?] {
+            assert!(close(hvp.gradient, 1.0, 1e-15));
+            assert!(hvp.hvp.abs() < 1e-12, "{x}: {}", hvp.hvp);
+        }
+        assert!(ln_of_exp_hessian(x)?.get(0, 0).abs() < 1e-12);
+    }
+    Ok(())
+}
+
 #[derive(Clone, Debug, Parameters)]
 struct Row {
     w: Vec<f64>,

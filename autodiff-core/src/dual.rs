@@ -233,6 +233,9 @@ macro_rules! dual_functions {
             $(dual_functions!(@row $spelling $(($($how),*))? $rule $(($function))? $computes $derivative);)*
         }
     };
+    // Written below, from the same rule, with a product that does not
+    // underflow (`Dual::recip`).
+    (@row method(recip, 0) $($rest:tt)*) => {};
     (@row method($method:ident, 0) $($rest:tt)*) => {
         dual_functions!(@emit $method f64::$method, $($rest)*);
     };
@@ -522,7 +525,59 @@ impl Mul<Dual> for f64 {
     }
 }
 dual_operator!(@assigns Mul mul MulAssign mul_assign *);
-dual_operator!(Div div DivAssign div_assign / binary rules::div_partials);
+/// `a / b`, its tangent from the rule `div_partials`, `ȧ·(1/b) +
+/// ḃ·(−(a/b)/b)`: except where a product underflows while the tangent it
+/// stands for does not (see [`rescued`]), which is then `ȧ/b` and
+/// `−(a/b)·(ḃ/b)`. `1/eˣ` at `x = 400`, on the way to the Hessian of
+/// `ln Σ eᶻ` with large logits: `−(1/b)/b` is below the smallest `f64`
+/// and its product with `ḃ = b·v` was 0, where the tangent is `−v/b`.
+impl Div for Dual {
+    type Output = Dual;
+    #[inline]
+    fn div(self, rhs: Dual) -> Dual {
+        let (a, b) = (self.value, rhs.value);
+        let (da, db) = rules::div_partials(a, b);
+        let q = a / b;
+        let ta = rescued(da, self.tangent, || self.tangent / b);
+        let tb = rescued(db, rhs.tangent, || -(q * (rhs.tangent / b)));
+        Dual::new(q, ta + tb)
+    }
+}
+dual_operator!(@forms Div div DivAssign div_assign /);
+
+impl Dual {
+    /// `1 / self`, its tangent `ṫ · recip_partial(y) = −y²·ṫ` by the rule,
+    /// or `−y·(y·ṫ)` where `y²` underflows and the tangent does not
+    /// (see [`rescued`]).
+    #[inline]
+    pub fn recip(self) -> Self {
+        let y = self.value.recip();
+        let tangent = rescued(rules::recip_partial(y), self.tangent, || {
+            -(y * (y * self.tangent))
+        });
+        Self::new(y, tangent)
+    }
+}
+
+/// The tangent `partial × ṫ` as the rule gives it (`chain`), unless the
+/// partial or the product is out of `f64`'s normal range where `ṫ` is not
+/// 0 (a partial that underflowed to 0 or to a subnormal, which keeps a few
+/// of its digits): then the same product associated otherwise (`other`),
+/// where that one is finite and not 0. A tangent whose partial and product
+/// are in range is the rule's, bit for bit.
+#[inline(always)]
+fn rescued(partial: f64, tangent: f64, other: impl FnOnce() -> f64) -> f64 {
+    let by_rule = chain(partial, tangent);
+    if tangent == 0.0 || (partial.is_normal() && by_rule.is_normal()) {
+        return by_rule;
+    }
+    let other = other();
+    if other.is_finite() && (other != 0.0 || !by_rule.is_finite()) {
+        other
+    } else {
+        by_rule
+    }
+}
 
 // After `dual_operator!`, which it uses for `%`.
 mod float;
@@ -565,6 +620,27 @@ mod tests {
         let s = sigmoid(0.7);
         assert!((x.sigmoid().tangent - s * (1.0 - s)).abs() < 1e-16);
         assert_eq!(relu(-1.0), 0.0);
+    }
+
+    #[test]
+    fn a_quotients_tangent_survives_a_partial_below_the_range() {
+        // b = e⁴⁰⁰ moving as b·v: ∂(1/b)/∂b = −1/b² is below the smallest
+        // f64 (0 at 400, subnormal at 360), the tangent −v/b is not.
+        for x in [360.0_f64, 400.0, 700.0] {
+            let b = Dual::new(x.exp(), x.exp() * 0.5);
+            let want = -0.5 / x.exp();
+            for got in [Dual::constant(1.0) / b, b.recip(), 1.0 / b] {
+                assert!((got.tangent / want - 1.0).abs() < 1e-14, "{x}: {got:?}");
+            }
+            let y = Dual::new(3.0, -1.0) / b;
+            let want = -1.0 / x.exp() - 3.0 * 0.5 / x.exp();
+            assert!((y.tangent / want - 1.0).abs() < 1e-14, "{x}: {y:?}");
+        }
+        // In range, the rule's product bit for bit.
+        let (a, b) = (Dual::new(1.5, 0.25), Dual::new(-2.0, 0.75));
+        let (da, db) = rules::div_partials(1.5, -2.0);
+        assert_eq!((a / b).tangent.to_bits(), (da * 0.25 + db * 0.75).to_bits());
+        assert_eq!(b.recip().tangent.to_bits(), (-(0.25_f64) * 0.75).to_bits());
     }
 
     #[test]

@@ -149,6 +149,8 @@ pub(crate) fn tangents(
         }
         if !moved {
             tangent = seeds.get(node).copied().unwrap_or(0.0);
+        } else if !tangent.is_normal() {
+            tangent = rescued_tangent(nodes, node, &tangents).unwrap_or(tangent);
         }
         if !tangent.is_finite() {
             let read = read.get_or_insert_with(|| nodes.reached_from(output, true));
@@ -226,6 +228,36 @@ mod buffers {
                 }
             }
         });
+    }
+}
+
+/// A quotient's or reciprocal's tangent computed again on dual numbers
+/// where the one from its recorded derivative lost its digits: `1/b` and
+/// `a/b` of a large `b` record `−1/b²`, below `f64`'s range, where the
+/// tangent `−ḃ/b²` is not (`b = eˣ` at `x = 400`, `ḃ = b·v`). `Dual`'s
+/// `/` and `recip` keep them (see `Dual`'s `/`). `None` for any other
+/// operation, whose tangent stands as recorded.
+fn rescued_tangent(nodes: &Nodes, node: usize, tangents: &[f64]) -> Option<f64> {
+    let edge = &nodes.edges()[node];
+    let operand = |slot: usize| {
+        edge.parent(slot).map(|(parent, tracked)| {
+            let tangent = if tracked { tangents[parent] } else { 0.0 };
+            Dual::new(nodes.value(parent), tangent)
+        })
+    };
+    let x = operand(0)?;
+    match nodes.operation(node) {
+        ScalarOperation::Recip => Some(x.recip().tangent),
+        ScalarOperation::Divide => {
+            let plain = Dual::constant(edge.plain().unwrap_or(0.0));
+            let quotient = match operand(1) {
+                Some(b) => x / b,
+                None if nodes.plain_left(node) => plain / x,
+                None => x / plain,
+            };
+            Some(quotient.tangent)
+        }
+        _ => None,
     }
 }
 
