@@ -382,3 +382,195 @@ fn a_borrow_of_a_vec_that_grows_later_builds_and_agrees() {
     let got = borrowed_twice_grad(1.5, -2.0).expect("a gradient");
     assert_eq!((got.value, got.gradient), (-3.0, (-2.0, 1.5)));
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 16: a determinant of a `[[f64; 3]; 3]` by elimination
+// with partial pivoting, its rows swapped through a temporary (`let tmp =
+// m[p]; m[p] = m[k]; m[k] = tmp;`), kept the tape ("an index that changes
+// before the reverse sweep", 37× the plain function): `tmp`'s adjoint is
+// declared where the reverse of the trip starts, where the pivot `p` is
+// gone. The rows of an array (of a slice of arrays, of a local written as
+// one) all have the shape the type fixes, so any row's adjoint shapes it.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+#[allow(clippy::manual_swap, clippy::assign_op_pattern)]
+fn pivoted_det(a: [[f64; 3]; 3]) -> f64 {
+    let mut m = a;
+    let mut sign = 1.0;
+    for k in 0..3 {
+        let mut p = k;
+        for i in (k + 1)..3 {
+            if m[i][k].abs() > m[p][k].abs() {
+                p = i;
+            }
+        }
+        if p != k {
+            let tmp = m[p];
+            m[p] = m[k];
+            m[k] = tmp;
+            sign = -sign;
+        }
+        for i in (k + 1)..3 {
+            let f = m[i][k] / m[k][k];
+            for j in k..3 {
+                m[i][j] = m[i][j] - f * m[k][j];
+            }
+        }
+    }
+    sign * m[0][0] * m[1][1] * m[2][2]
+}
+
+/// The point farthest from the first, picked by a search, copied out of a
+/// slice of arrays, and a local matrix written as an array whose rows are
+/// swapped through a temporary by a data-dependent index.
+#[differentiable]
+#[allow(clippy::manual_swap)]
+fn farthest_pair(pts: &[[f64; 2]], w: f64) -> f64 {
+    let mut best = 0;
+    let mut far = 0.0;
+    for i in 1..pts.len() {
+        let d = (pts[i][0] - pts[0][0]).powi(2) + (pts[i][1] - pts[0][1]).powi(2);
+        if d > far {
+            far = d;
+            best = i;
+        }
+    }
+    let q = pts[best];
+    let mut rows = [[w, 2.0 * w], [q[0], q[1] * w]];
+    for r in 0..2 {
+        let mut top = r;
+        if rows[1 - r][0] > rows[r][0] {
+            top = 1 - r;
+        }
+        let tmp = rows[top];
+        rows[top] = rows[r];
+        rows[r] = tmp;
+    }
+    rows[0][0] * rows[1][1] - rows[0][1] * rows[1][0] + far.sqrt()
+}
+
+#[allow(clippy::assign_op_pattern)]
+fn pivoted_det_dual(p: &[Dual]) -> Dual {
+    let mut m = [[Dual::constant(0.0); 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            m[i][j] = p[3 * i + j];
+        }
+    }
+    let mut sign = 1.0;
+    for k in 0..3 {
+        let mut piv = k;
+        for i in (k + 1)..3 {
+            if m[i][k].value.abs() > m[piv][k].value.abs() {
+                piv = i;
+            }
+        }
+        m.swap(piv, k);
+        if piv != k {
+            sign = -sign;
+        }
+        for i in (k + 1)..3 {
+            let f = m[i][k] / m[k][k];
+            for j in k..3 {
+                m[i][j] = m[i][j] - f * m[k][j];
+            }
+        }
+    }
+    m[0][0] * m[1][1] * m[2][2] * sign
+}
+
+fn farthest_pair_dual(p: &[Dual]) -> Dual {
+    let n = (p.len() - 1) / 2;
+    let (pt, w) = (|i: usize| [p[2 * i], p[2 * i + 1]], p[p.len() - 1]);
+    let (mut best, mut far) = (0, Dual::constant(0.0));
+    for i in 1..n {
+        let d = (pt(i)[0] - pt(0)[0]).powi(2) + (pt(i)[1] - pt(0)[1]).powi(2);
+        if d.value > far.value {
+            far = d;
+            best = i;
+        }
+    }
+    let q = pt(best);
+    let mut rows = [[w, w * 2.0], [q[0], q[1] * w]];
+    for r in 0..2 {
+        let top = if rows[1 - r][0].value > rows[r][0].value {
+            1 - r
+        } else {
+            r
+        };
+        rows.swap(top, r);
+    }
+    rows[0][0] * rows[1][1] - rows[0][1] * rows[1][0] + far.sqrt()
+}
+
+#[test]
+fn rows_swapped_through_a_temporary_by_a_searched_index() {
+    assert_eq!(pivoted_det_grad_path(), GradientPath::Compiled);
+    assert_eq!(farthest_pair_grad_path(), GradientPath::Compiled);
+    // Each pivot order: none, one swap, two.
+    for a in [
+        [[4.0, 2.0, 0.5], [-1.5, 3.0, 2.0], [0.7, -0.4, 2.1]],
+        [[1.0, 2.0, 0.5], [-1.5, 0.3, 2.0], [0.7, -0.4, 1.1]],
+        [[0.1, 2.0, 0.5], [0.3, 0.3, 2.0], [1.7, -0.4, 1.1]],
+    ] {
+        compiled_agrees(
+            "pivoted_det",
+            a.as_flattened(),
+            |stack| pivoted_det_adjoint(stack, a),
+            || pivoted_det_grad(a),
+            || pivoted_det_grad_tape(a),
+            pivoted_det_dual,
+        );
+        // The determinant's gradient is its cofactor matrix.
+        let g = pivoted_det_grad(a).unwrap().gradient;
+        let cof = |i: usize, j: usize| {
+            let (r0, r1) = ((i + 1) % 3, (i + 2) % 3);
+            let (c0, c1) = ((j + 1) % 3, (j + 2) % 3);
+            a[r0][c0] * a[r1][c1] - a[r0][c1] * a[r1][c0]
+        };
+        for i in 0..3 {
+            let want: Vec<f64> = (0..3).map(|j| cof(i, j)).collect();
+            super::support::assert_agree("cofactors", &g[i], &want);
+        }
+    }
+    for (pts, w) in [
+        (vec![[0.1, 0.2], [1.5, -0.3], [0.4, 0.9]], 0.7),
+        (vec![[0.1, 0.2], [0.5, 1.3], [2.4, 0.9]], -1.2),
+    ] {
+        let point = [pts.concat(), vec![w]].concat();
+        compiled_agrees(
+            "farthest_pair",
+            &point,
+            |stack| farthest_pair_adjoint(stack, &pts, w),
+            || farthest_pair_grad(&pts, w),
+            || farthest_pair_grad_tape(&pts, w),
+            farthest_pair_dual,
+        );
+    }
+    // H·v through the dual sweep, against differences of the gradient.
+    let a = [[1.0, 2.0, 0.5], [-1.5, 0.3, 2.0], [0.7, -0.4, 1.1]];
+    let v = [[0.5, -1.0, 0.25], [1.0, 0.0, -0.5], [0.3, 0.2, 1.0]];
+    let hvp = pivoted_det_hvp(a, v).unwrap().hvp;
+    let h = 1e-6;
+    let at = |s: f64| {
+        let mut p = a;
+        for i in 0..3 {
+            for j in 0..3 {
+                p[i][j] += s * v[i][j];
+            }
+        }
+        pivoted_det_grad(p).unwrap().gradient
+    };
+    let (up, down) = (at(h), at(-h));
+    for i in 0..3 {
+        for j in 0..3 {
+            let fd = (up[i][j] - down[i][j]) / (2.0 * h);
+            assert!(
+                (hvp[i][j] - fd).abs() < 1e-6 * (1.0 + fd.abs()),
+                "{i},{j}: {} vs {fd}",
+                hvp[i][j]
+            );
+        }
+    }
+}

@@ -129,6 +129,11 @@ pub struct Analysis {
     /// Array parameters of numbers (or arrays of them): `Copy`, so a `for`
     /// over one leaves it for the reverse sweep.
     pub arrays: HashSet<String>,
+    /// Bindings whose rows, at every depth, have one shape their type
+    /// fixes (`[[f64; 3]; 3]`, `&[[f64; 2]]`, `Vec<f64>`): any row's
+    /// adjoint shapes another's (`let tmp = m[p];` where `p` is gone
+    /// when the reverse declares `tmp`'s adjoint).
+    pub fixed_rows: HashSet<String>,
     /// Parameters passed through whose type holds no `f64` (`#[constant]
     /// act: Act`, `n: usize`): given on to a callee, whose parameter then
     /// holds no derivative either, they take no adjoint.
@@ -267,6 +272,7 @@ impl Analysis {
                 .filter(|param| copy_array(&param.kind))
                 .map(|param| param.ident.to_string())
                 .collect(),
+            fixed_rows: HashSet::new(),
             opaque: function
                 .params
                 .iter()
@@ -331,6 +337,7 @@ impl Analysis {
             analysis.stmt_facts(stmt, index);
         }
         analysis.shapes(function, params_dims.clone(), &HashSet::new());
+        analysis.fixed_rows = shapes::fixed_rows(function, &analysis.bound, &analysis.dims);
         // After the shapes above, which would undo the vectors' shapes.
         calls::calls_bound(function, &mut analysis);
         // What the body makes of a vector call's elements (`let t =

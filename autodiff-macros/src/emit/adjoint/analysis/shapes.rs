@@ -804,3 +804,92 @@ pub fn vec_bindings(function: &Function, bound: &HashMap<String, usize>) -> Hash
         vecs.extend(more);
     }
 }
+
+/// Whether every value of type `ty` has one shape, fixed by the type: an
+/// `f64`, or an array of such values (`[[f64; 3]; 3]`).
+fn fixed_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Paren(paren) => fixed_type(&paren.elem),
+        syn::Type::Group(group) => fixed_type(&group.elem),
+        syn::Type::Array(array) => fixed_type(&array.elem),
+        _ => crate::valid::is_f64(ty),
+    }
+}
+
+/// Whether `kind`'s values have one shape, fixed by the type.
+fn fixed_kind(kind: &Kind) -> bool {
+    match kind {
+        Kind::Scalar => true,
+        Kind::Array(elem, _) => fixed_kind(elem),
+        _ => false,
+    }
+}
+
+/// Whether `expr` is an array written out whose every part is one too, or
+/// a number (`[[0.0; 3]; 3]`, `[[a, b], [c, d]]`): its rows share the
+/// shape its type fixes.
+fn fixed_literal(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> bool {
+    match &expr.unparenthesised().kind {
+        ExprKind::Array(items) => {
+            items.iter().all(|item| fixed_literal(item, dims))
+                || items.iter().all(|item| dims_of(item, dims) == Some(0))
+        }
+        ExprKind::Repeat { elem, .. } => {
+            fixed_literal(elem, dims) || dims_of(elem, dims) == Some(0)
+        }
+        _ => false,
+    }
+}
+
+/// The bindings whose rows all have one shape, fixed by their type (see
+/// [`Analysis::fixed_rows`](super::Analysis::fixed_rows)): parameters
+/// that are arrays, slices or `Vec`s of numbers or of arrays of them, and
+/// locals every binding of which is such an array written out, a copy of
+/// such a binding, or typed as such an array.
+pub(super) fn fixed_rows(
+    function: &Function,
+    bound: &HashMap<String, usize>,
+    dims: &HashMap<String, Option<usize>>,
+) -> HashSet<String> {
+    let mut fixed: HashSet<String> = function
+        .params
+        .iter()
+        .filter(|param| match &param.kind {
+            Kind::Array(elem, _) | Kind::Slice(elem) | Kind::Vec(elem) => fixed_kind(elem),
+            _ => false,
+        })
+        .map(|param| param.ident.to_string())
+        .collect();
+    loop {
+        let mut lets: HashMap<String, (usize, usize)> = HashMap::new();
+        let_inits(&function.body, &mut |name, init, pat| {
+            let copy_of = |expr: &Expr| match &expr.unparenthesised().kind {
+                ExprKind::Path(path) => path
+                    .path
+                    .get_ident()
+                    .is_some_and(|ident| fixed.contains(&ident.to_string())),
+                _ => false,
+            };
+            let typed = matches!(pat.syntax, syn::Pat::Type(typed)
+                if matches!(&*typed.ty, syn::Type::Array(_)) && fixed_type(&typed.ty));
+            let fixed_init = typed
+                || fixed_literal(init, dims)
+                || copy_of(init)
+                || matches!(&init.unparenthesised().kind, ExprKind::Structural {
+                    receiver, method, args, ..
+                } if *method == "clone" && args.is_empty() && copy_of(receiver));
+            let entry = lets.entry(name.to_string()).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(fixed_init);
+        });
+        let before = fixed.len();
+        for (name, (count, fixed_count)) in lets {
+            if count == fixed_count && bound.get(&name).copied() == Some(count) {
+                fixed.insert(name);
+            }
+        }
+        if fixed.len() == before {
+            return fixed;
+        }
+    }
+}

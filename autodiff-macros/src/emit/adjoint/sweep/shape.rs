@@ -133,7 +133,13 @@ impl<'m> Sweep<'m> {
                 member: syn::Member::Unnamed(_),
                 ..
             } if self.active(init) => {
-                let bar = self.bar_place(init)?;
+                let bar = match self.bar_place(init) {
+                    Ok(bar) => bar,
+                    // `let tmp = m[p];` of an array's row, where `p` is
+                    // gone when the reverse declares `tmp`'s adjoint: any
+                    // row's shape is this one's.
+                    Err(unsupported) => self.any_row_bar(init).ok_or(unsupported)?,
+                };
                 quote!(#adjoint::zero_like(&#bar))
             }
             // A model's field (`let width = net.width;`): shaped by the
@@ -183,6 +189,34 @@ impl<'m> Sweep<'m> {
 }
 
 impl Sweep<'_> {
+    /// The adjoint of `place`'s first row where `place` indexes a binding
+    /// whose rows share one shape (`Analysis::fixed_rows`) by an index the
+    /// reverse sweep does not have: `m_bar[0]` for `m[p]`, shaped as
+    /// `m[p]`'s adjoint is, which only a shape may be read from. `None`
+    /// for any other place.
+    fn any_row_bar(&self, place: &Expr) -> Option<TokenStream> {
+        match &place.kind {
+            ExprKind::Path(path) => {
+                let name = path.path.get_ident()?.to_string();
+                if !self.an.fixed_rows.contains(&name) {
+                    return None;
+                }
+                self.bar_of(&name)
+            }
+            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+                let base = self.any_row_bar(base)?;
+                Some(if self.fully_available(index) {
+                    let index = index.source.to_token_stream();
+                    quote!(#base[#index])
+                } else {
+                    quote!(#base[0])
+                })
+            }
+            ExprKind::Paren(inner) => self.any_row_bar(inner),
+            _ => None,
+        }
+    }
+
     /// The shape of `block`'s value, `None` if it has none. A value that
     /// is an array the block binds (`{ let mut out = [0.0; 3]; ..; out }`),
     /// whose adjoint is out of scope where the binding's is declared, is
