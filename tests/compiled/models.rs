@@ -1177,3 +1177,138 @@ fn a_models_row_read_through_a_second_binding_runs_compiled() {
         assert_agree("rebound_rows vs dual", &got.gradient.scalars(), &want);
     }
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 18: ADBench's bundle adjustment written on a model,
+// `self.cams[c].project(self.pts[p])` with `pts: Vec<[f64; 3]>`, and
+// `dot(m.c, m.pts[0])`, did not build (E0368, `+=` on `[f64; 3]`): the
+// macro, which does not see the struct's fields, took `pts` to hold one
+// level because the body indexes it once, and a row passed as it is to a
+// call for a number. A part passed whole to a call says nothing of what
+// it holds; the field's shape is then read from its value.
+// ---------------------------------------------------------------------
+
+#[derive(Clone, Debug, Parameters)]
+struct Scene {
+    c: [f64; 3],
+    pts: Vec<[f64; 3]>,
+    w: Vec<f64>,
+}
+
+#[differentiable]
+fn dot3(c: [f64; 3], x: [f64; 3]) -> f64 {
+    c[0] * x[0] + c[1] * x[1] + c[2] * x[2]
+}
+
+#[differentiable]
+fn norm3(x: [f64; 3]) -> f64 {
+    (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt()
+}
+
+#[differentiable]
+fn times(a: f64, b: f64) -> f64 {
+    a * b
+}
+
+#[differentiable]
+fn scene_total(m: &Scene) -> f64 {
+    dot3(m.c, m.pts[0])
+        + norm3(m.pts[1])
+        + dot3(m.pts[1], m.pts[0])
+        + times(m.w[0], m.w[1])
+        + m.pts[1][2] * 2.0
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Lens {
+    c: [f64; 3],
+}
+
+impl Lens {
+    #[differentiable]
+    fn project(&self, x: [f64; 3]) -> [f64; 2] {
+        [x[0] - self.c[0], x[1] * self.c[2]]
+    }
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Rig {
+    cams: Vec<Lens>,
+    pts: Vec<[f64; 3]>,
+}
+
+impl Rig {
+    #[differentiable]
+    fn reprojection(&self) -> f64 {
+        let mut t = 0.0;
+        for i in 0..self.pts.len() {
+            let p = self.cams[i % 2].project(self.pts[i]);
+            t += p[0] * p[1];
+        }
+        t
+    }
+}
+
+#[test]
+fn a_models_row_passed_as_it_is_to_a_call() {
+    let m = Scene {
+        c: [0.1, 0.2, 0.3],
+        pts: vec![[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]],
+        w: vec![0.3, 0.7],
+    };
+    assert_eq!(scene_total_grad_path(), autodiff::GradientPath::Compiled);
+    let got = scene_total_grad(&m).unwrap();
+    let tape = scene_total_grad_tape(&m).unwrap();
+    // ∂/∂c = p₀, ∂/∂p₀ = c + p₁, ∂/∂p₁ = p₁/|p₁| + p₀ + 2e₂, ∂/∂w = (w₁, w₀).
+    let (p0, p1) = (m.pts[0], m.pts[1]);
+    let n = (p1[0] * p1[0] + p1[1] * p1[1] + p1[2] * p1[2]).sqrt();
+    let want_p1: Vec<f64> = (0..3)
+        .map(|k| p1[k] / n + p0[k] + if k == 2 { 2.0 } else { 0.0 })
+        .collect();
+    for g in [&got.gradient, &tape.gradient] {
+        crate::oracle::assert_all_close(&g.c, &p0, 1e-15);
+        crate::oracle::assert_all_close(&g.pts[0], &[0.6, -0.8, 2.3], 1e-15);
+        crate::oracle::assert_all_close(&g.pts[1], &want_p1, 1e-15);
+        crate::oracle::assert_all_close(&g.w, &[0.7, 0.3], 1e-15);
+    }
+    // H·v along the model itself: c ↔ p₀ and p₀ ↔ p₁ cross, and the norm's
+    // Hessian has p₁ in its kernel.
+    let hvp = scene_total_hvp(&m, m.clone()).unwrap().hvp;
+    crate::oracle::assert_all_close(&hvp.c, &p0, 1e-15);
+    crate::oracle::assert_all_close(&hvp.pts[0], &[0.6, -0.8, 2.3], 1e-15);
+    crate::oracle::assert_all_close(&hvp.pts[1], &p0, 1e-12);
+
+    let rig = Rig {
+        cams: vec![
+            Lens { c: [0.1, 0.2, 0.3] },
+            Lens {
+                c: [-0.4, 0.5, 1.5],
+            },
+        ],
+        pts: vec![[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [0.25, 0.75, -1.0]],
+    };
+    assert_eq!(
+        rig.reprojection_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let got = rig.reprojection_grad().unwrap();
+    let tape = rig.reprojection_grad_tape().unwrap();
+    // t = Σᵢ (xᵢ₀ − cⱼ₀)·xᵢ₁·cⱼ₂ with j = i mod 2.
+    let mut cams = [[0.0; 3]; 2];
+    let mut pts = vec![[0.0; 3]; 3];
+    for (i, x) in rig.pts.iter().enumerate() {
+        let c = rig.cams[i % 2].c;
+        cams[i % 2][0] -= x[1] * c[2];
+        cams[i % 2][2] += (x[0] - c[0]) * x[1];
+        pts[i][0] = x[1] * c[2];
+        pts[i][1] = (x[0] - c[0]) * c[2];
+    }
+    for g in [&got.gradient, &tape.gradient] {
+        for j in 0..2 {
+            crate::oracle::assert_all_close(&g.cams[j].c, &cams[j], 1e-14);
+        }
+        for i in 0..3 {
+            crate::oracle::assert_all_close(&g.pts[i], &pts[i], 1e-14);
+        }
+    }
+}

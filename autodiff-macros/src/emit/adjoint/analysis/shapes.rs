@@ -383,6 +383,11 @@ pub(super) fn model_field_dims(
             _ => None,
         }
     }
+    // The deepest part of a field passed as it is to a call (`dot(m.c,
+    // m.pts[0])`), which may hold more levels than it is indexed by, and
+    // the depths at which a part is a number (`m.pts[i][0] * 2.0`).
+    let passed = std::cell::RefCell::new(HashMap::<String, usize>::new());
+    let numeric = std::cell::RefCell::new(HashSet::<(String, usize)>::new());
     block.any_expr(&|expr| {
         let mut found = found.borrow_mut();
         if let Some((name, depth)) = indexed(expr, models) {
@@ -392,6 +397,22 @@ pub(super) fn model_field_dims(
         for operand in numeric_operands(expr) {
             if let Some(name) = field(operand, models) {
                 found.entry(name).or_insert((0, false)).1 = true;
+            }
+            if let Some(part) = indexed(operand.unparenthesised(), models) {
+                numeric.borrow_mut().insert(part);
+            }
+        }
+        if let ExprKind::Call { args, .. } | ExprKind::PlainMethod { args, .. } = &expr.kind {
+            for arg in args {
+                let mut arg = arg.unparenthesised();
+                if let ExprKind::Reference { expr, .. } = &arg.kind {
+                    arg = expr.unparenthesised();
+                }
+                if let Some((name, depth)) = indexed(arg, models) {
+                    let mut passed = passed.borrow_mut();
+                    let entry = passed.entry(name).or_default();
+                    *entry = (*entry).max(depth);
+                }
             }
         }
         if let Some((name, _)) = used_as_model(expr).and_then(|part| indexed(part, models)) {
@@ -512,8 +533,16 @@ pub(super) fn model_field_dims(
         }
     });
     let of_models = of_models.into_inner();
+    let (passed, numeric) = (passed.into_inner(), numeric.into_inner());
     for (name, (depth, number)) in found.into_inner() {
         if of_models.contains(&name) {
+            continue;
+        }
+        // Indexed no deeper than a part passed to a call, and never a
+        // number at that depth: what the part holds is not seen.
+        if passed.get(&name).is_some_and(|&at| at >= depth)
+            && !numeric.contains(&(name.clone(), depth))
+        {
             continue;
         }
         match (depth, number) {
