@@ -3417,3 +3417,40 @@ fn a_for_over_into_iter() {
     assert_agree("x", &got.gradient.0, &[2.0 * x[0], 4.0 * x[1]]);
     assert_agree("y", &got.gradient.1, &[3.0, 3.0 + 8.0 * y[1]]);
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 18: ADBench's LSTM objective counts its predictions
+// (`count += ypred.len()`), which kept the tape: a statement that reads a
+// tracked `Vec` was taken to carry a derivative even where it reads only
+// its length.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn counted_mean(x: &[f64]) -> f64 {
+    let mut count = 0;
+    let mut total = 0.0;
+    for _ in 0..2 {
+        let y: Vec<f64> = x.iter().map(|v| v * v).collect();
+        total += y[0] + y[1];
+        count += y.len();
+        if y.is_empty() {
+            count += 1;
+        }
+    }
+    count += x.len();
+    total / count as f64
+}
+
+#[test]
+fn a_count_of_a_tracked_vecs_length() {
+    assert_eq!(counted_mean_grad_path(), GradientPath::Compiled);
+    let x = [0.5, -1.5, 2.0];
+    let got = agree("counted", counted_mean_grad(&x), counted_mean_grad_tape(&x));
+    // 2(x₀² + x₁²) / 3n.
+    let n = 3.0 * x.len() as f64;
+    assert_agree(
+        "counted",
+        &got.gradient,
+        &[4.0 * x[0] / n, 4.0 * x[1] / n, 0.0],
+    );
+}

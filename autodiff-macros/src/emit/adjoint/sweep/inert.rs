@@ -31,6 +31,21 @@ impl<'m> Sweep<'m> {
     /// active is written) runs as written and has no reverse; a `return`,
     /// `break` or `continue` is not compiled yet.
     pub(super) fn inert(&self, expr: &Expr) -> R<bool> {
+        // A length (`count += y.len()` of a tracked `y`) reads no value.
+        if let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        {
+            if args.is_empty()
+                && (*method == "len" || *method == "is_empty")
+                && !self.effects(receiver)
+            {
+                return Ok(true);
+            }
+        }
         let mut touches = self.active(expr);
         match &expr.kind {
             ExprKind::Return(Some(_)) if self.early => return Ok(false),
