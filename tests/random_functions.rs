@@ -336,6 +336,9 @@ enum Stmt {
     Counter(String),
     /// `n += 1;`
     Tick(String),
+    /// `n += xs.len() + 1 - k;` of a tracked `Vec` `xs` of length `k`: one
+    /// more, counted from a length (`count += ypred.len()`).
+    TickBy(String, String, usize),
     /// `for j in 0..n { acc += e * (j as f64 + 1.0); }`: a triangle over a
     /// `while`'s counter `n`, a range whose bounds change.
     Triangle(String, String, Expr),
@@ -979,7 +982,36 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     .iter()
                     .map(|row| format!("[{}]", render_list(row, dialect)))
                     .collect();
-                let _ = writeln!(out, "{pad}let {matrix} = [{}];", written.join(", "));
+                // Now and then (by the name's number, alike in both twins)
+                // its rows sorted by their first entry, largest first, each
+                // swapped through a temporary with the row a search picks
+                // (partial pivoting), the search's index bound per trip.
+                let pivoted =
+                    !*pattern && rows.len() > 1 && matrix.ends_with(['1', '3', '5', '7', '9']);
+                if pivoted {
+                    let n = rows.len();
+                    let (k, p, i, t) = (
+                        format!("{matrix}_k"),
+                        format!("{matrix}_p"),
+                        format!("{matrix}_i"),
+                        format!("{matrix}_t"),
+                    );
+                    let _ = writeln!(out, "{pad}let mut {matrix} = [{}];", written.join(", "));
+                    let _ = writeln!(out, "{pad}for {k} in 0..{} {{", n - 1);
+                    let _ = writeln!(out, "{pad}    let mut {p} = {k};");
+                    let _ = writeln!(out, "{pad}    for {i} in ({k} + 1)..{n} {{");
+                    let _ = writeln!(
+                        out,
+                        "{pad}        if {matrix}[{i}][0] > {matrix}[{p}][0] {{ {p} = {i}; }}"
+                    );
+                    let _ = writeln!(out, "{pad}    }}");
+                    let _ = writeln!(out, "{pad}    let {t} = {matrix}[{p}];");
+                    let _ = writeln!(out, "{pad}    {matrix}[{p}] = {matrix}[{k}];");
+                    let _ = writeln!(out, "{pad}    {matrix}[{k}] = {t};");
+                    let _ = writeln!(out, "{pad}}}");
+                } else {
+                    let _ = writeln!(out, "{pad}let {matrix} = [{}];", written.join(", "));
+                }
                 let at = |i: usize, j: usize| {
                     if *pattern {
                         format!("{matrix}_{i}_{j}")
@@ -1266,6 +1298,9 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::Tick(name) => {
                 let _ = writeln!(out, "{pad}{name} += 1;");
+            }
+            Stmt::TickBy(name, list, len) => {
+                let _ = writeln!(out, "{pad}{name} += {list}.len() + 1 - {len};");
             }
             Stmt::For(l, i, n, body) => {
                 // The same trips now and then as an inclusive range, also
@@ -3169,6 +3204,9 @@ impl Gen {
             if pattern {
                 self.tag("nested array literal taken apart by a pattern");
             }
+            if !pattern && rows > 1 && matrix.ends_with(['1', '3', '5', '7', '9']) {
+                self.tag("rows swapped through a temporary by a searched index");
+            }
             out.push(Stmt::Matrix(matrix, name.clone(), items, reads, pattern));
             self.declare(&name, Kind::Scalar, false);
             return;
@@ -3193,6 +3231,9 @@ impl Gen {
             let counted = self.rng.chance(50);
             let weight = if counted {
                 self.tag("counted index");
+                if idx.ends_with(['1', '3', '5', '7', '9']) {
+                    self.tag("a count from a tracked Vec's length");
+                }
                 out.push(Stmt::Counter(idx.clone()));
                 Idx::Var(idx.clone())
             } else {
@@ -3209,7 +3250,12 @@ impl Gen {
                 cols,
                 [
                     Stmt::Assign(Place::Elem(o.clone(), Idx::Var(row.clone())), "+=", product),
-                    Stmt::Tick(idx),
+                    // Counted from the tracked row's length now and then.
+                    if idx.ends_with(['1', '3', '5', '7', '9']) {
+                        Stmt::TickBy(idx, xs.clone(), cols)
+                    } else {
+                        Stmt::Tick(idx)
+                    },
                 ][..1 + usize::from(counted)]
                     .to_vec(),
             );
