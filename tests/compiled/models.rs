@@ -1295,7 +1295,7 @@ fn a_models_row_passed_as_it_is_to_a_call() {
     let tape = rig.reprojection_grad_tape().unwrap();
     // t = Σᵢ (xᵢ₀ − cⱼ₀)·xᵢ₁·cⱼ₂ with j = i mod 2.
     let mut cams = [[0.0; 3]; 2];
-    let mut pts = vec![[0.0; 3]; 3];
+    let mut pts = [[0.0; 3]; 3];
     for (i, x) in rig.pts.iter().enumerate() {
         let c = rig.cams[i % 2].c;
         cams[i % 2][0] -= x[1] * c[2];
