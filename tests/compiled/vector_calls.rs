@@ -1495,3 +1495,113 @@ fn a_closure_parameter_named_like_a_calls_binding_is_compiled() {
     assert_agree("closure_named_like_a_call z", &got.gradient.0, &want_z);
     assert_agree("closure_named_like_a_call w", &got.gradient.1, &want_w);
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 18: a skinning chain as hand tracking writes it, a `Vec`
+// of the 2×2 matrices helpers return, `world[0] = local(x₀)`, `world[i] =
+// world[i − 1] · local(xᵢ)`. Pushed in the arms of an `if`, it did not
+// build (the `Vec` was taken to hold numbers: a call's value is one unless
+// the body shows otherwise, and the body indexed only the `Vec`); pushed
+// as `w.push(mul2(w[i - 1], local(x[i])))`, it kept the tape ("a
+// vector-valued call of a call": the inner call was not bound first in a
+// statement that writes). A value pushed onto a `Vec` indexed deeper is
+// a row as deep; a method called on a binding evaluates its arguments
+// first, whose calls are bound before the statement.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn joint(a: f64) -> [[f64; 2]; 2] {
+    [[a.cos(), -a.sin()], [a.sin(), 2.0 * a.cos()]]
+}
+
+#[differentiable]
+fn compose(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> [[f64; 2]; 2] {
+    [
+        [
+            a[0][0] * b[0][0] + a[0][1] * b[1][0],
+            a[0][0] * b[0][1] + a[0][1] * b[1][1],
+        ],
+        [
+            a[1][0] * b[0][0] + a[1][1] * b[1][0],
+            a[1][0] * b[0][1] + a[1][1] * b[1][1],
+        ],
+    ]
+}
+
+#[differentiable]
+fn skinned_in_branches(x: &[f64]) -> f64 {
+    let mut world = Vec::new();
+    for i in 0..x.len() {
+        let local = joint(x[i]);
+        if i == 0 {
+            world.push(local);
+        } else {
+            world.push(compose(world[i - 1], local));
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..world.len() {
+        s += world[i][0][1] * (i as f64 + 1.0) + world[i][1][1];
+    }
+    s
+}
+
+#[differentiable]
+fn skinned_by_push(x: &[f64]) -> f64 {
+    let mut world: Vec<[[f64; 2]; 2]> = Vec::new();
+    world.push(joint(x[0]));
+    for i in 1..x.len() {
+        world.push(compose(world[i - 1], joint(x[i])));
+    }
+    let mut s = 0.0;
+    for i in 0..world.len() {
+        s += world[i][0][1] * (i as f64 + 1.0) + world[i][1][1];
+    }
+    s
+}
+
+fn skinned_dual(x: &[Dual]) -> Dual {
+    let joint = |a: Dual| [[a.cos(), -a.sin()], [a.sin(), a.cos() * 2.0]];
+    let compose = |a: [[Dual; 2]; 2], b: [[Dual; 2]; 2]| {
+        let mut out = [[Dual::constant(0.0); 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
+            }
+        }
+        out
+    };
+    let mut world = vec![joint(x[0])];
+    for i in 1..x.len() {
+        let next = compose(world[i - 1], joint(x[i]));
+        world.push(next);
+    }
+    let mut s = Dual::constant(0.0);
+    for (i, m) in world.iter().enumerate() {
+        s = s + m[0][1] * (i as f64 + 1.0) + m[1][1];
+    }
+    s
+}
+
+#[test]
+fn a_vec_of_matrices_helpers_return() {
+    assert_eq!(skinned_in_branches_grad_path(), GradientPath::Compiled);
+    assert_eq!(skinned_by_push_grad_path(), GradientPath::Compiled);
+    let x = [0.3, -0.7, 1.1, 0.4];
+    compiled_agrees(
+        "skinned_in_branches",
+        &x,
+        |stack| skinned_in_branches_adjoint(stack, &x),
+        || skinned_in_branches_grad(&x),
+        || skinned_in_branches_grad_tape(&x),
+        skinned_dual,
+    );
+    compiled_agrees(
+        "skinned_by_push",
+        &x,
+        |stack| skinned_by_push_adjoint(stack, &x),
+        || skinned_by_push_grad(&x),
+        || skinned_by_push_grad_tape(&x),
+        skinned_dual,
+    );
+}

@@ -280,7 +280,20 @@ impl Binder {
     fn hoist_head(&mut self, expr: &mut syn::Expr, lets: &mut Vec<syn::Stmt>) {
         use syn::Expr as E;
         match expr {
-            E::MethodCall(call) => self.hoist_head(&mut call.receiver, lets),
+            // A method called on a binding (`w.push(mul2(w[i - 1],
+            // diag2(x[i])))`) runs once its arguments are evaluated: calls
+            // in arguments that write nothing are bound first, as in a
+            // statement that writes nothing.
+            E::MethodCall(call) => {
+                if matches!(&*call.receiver, E::Path(_))
+                    && call.args.iter().all(|arg| !writes(arg.to_token_stream()))
+                {
+                    for arg in call.args.iter_mut() {
+                        self.hoist(arg, lets);
+                    }
+                }
+                self.hoist_head(&mut call.receiver, lets)
+            }
             E::Field(field) => self.hoist_head(&mut field.base, lets),
             E::Index(index) => self.hoist_head(&mut index.expr, lets),
             E::Binary(binary) if crate::ast::is_compound_assignment(&binary.op) => {

@@ -53,10 +53,13 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             // as a nested one is.
             if nested || returns || assigned_from(&function.body.stmts, name) {
                 let depth = index_depth(&function.body.stmts, name);
+                let row = pushed_as_a_row(&function.body.stmts, name, &an.dims);
                 if depth > 0
                     || used_whole(&function.body.stmts, name)
                     || assigned_to_a_row(&function.body.stmts, name, &an.dims)
+                    || row.is_some()
                 {
+                    let depth = depth.max(row.unwrap_or(1));
                     an.dims.insert(name.to_owned(), Some(depth.max(1)));
                 } else if taken_as_it_is(&function.body.stmts, name, &is_call) {
                     // A tuple (`let h = step_out.0;`), or a value only
@@ -447,6 +450,54 @@ fn assigned_to_a_row(
         _ => false,
     };
     stmts.iter().any(|stmt| stmt.any_expr(&test))
+}
+
+/// How deep the rows are of a `Vec` that `name` is pushed onto, where
+/// the shapes known so far (`dims`) or its indexing show they are vectors
+/// (`w.push(l);` of `w[1][0][0]`: a row of 2 levels), else `None`.
+fn pushed_as_a_row(
+    stmts: &[Stmt],
+    name: &str,
+    dims: &std::collections::HashMap<String, Option<usize>>,
+) -> Option<usize> {
+    let found = std::cell::Cell::new(None);
+    let test = |expr: &Expr| {
+        if let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        {
+            let pushed = *method == "push"
+                && matches!(args.as_slice(), [arg]
+                    if matches!(&arg.unparenthesised().kind, ExprKind::Path(path) if path.path.is_ident(name)));
+            if let (true, ExprKind::Path(path)) = (pushed, &receiver.unparenthesised().kind) {
+                // As deep as its shape, or where that is not known (its
+                // pushes disagree), as its deepest indexing.
+                let rows = path
+                    .path
+                    .get_ident()
+                    .map(|vec| {
+                        let vec = vec.to_string();
+                        let indexed = index_depth(stmts, &vec);
+                        dims.get(&vec)
+                            .copied()
+                            .flatten()
+                            .map_or(indexed, |d| d.max(indexed))
+                    })
+                    .filter(|&d| d > 1);
+                if let Some(d) = rows {
+                    found.set(Some(found.get().map_or(d - 1, |at: usize| at.max(d - 1))));
+                }
+            }
+        }
+        false
+    };
+    for stmt in stmts {
+        stmt.any_expr(&test);
+    }
+    found.get()
 }
 
 pub(crate) fn used_whole(stmts: &[Stmt], name: &str) -> bool {
