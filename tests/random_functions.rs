@@ -954,7 +954,20 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::PushRows(rows, call, n, y, k, l) => {
                 let _ = writeln!(out, "{pad}let mut {rows} = Vec::new();");
                 let _ = writeln!(out, "{pad}for _ in 0..{n} {{");
-                let _ = writeln!(out, "{pad}    {rows}.push({});", r(call));
+                // Now and then (by the name's number) the call's value
+                // passed on to the helper again in the push (`qs.push(vh(
+                // &vh(&s)))`, a skinning chain's `w.push(mul(w[i - 1],
+                // local(x)))`), where the helper takes one slice.
+                let pushed = match call {
+                    Expr::Call(helper, args)
+                        if matches!(args.as_slice(), [Expr::Ref(_)])
+                            && rows.ends_with(['1', '3', '5', '7', '9']) =>
+                    {
+                        format!("{helper}(&{})", r(call))
+                    }
+                    _ => r(call),
+                };
+                let _ = writeln!(out, "{pad}    {rows}.push({pushed});");
                 let _ = writeln!(out, "{pad}}}");
                 let _ = writeln!(
                     out,
@@ -4155,6 +4168,11 @@ impl Gen {
                 let n = 1 + self.rng.below(3);
                 let (k, l) = (self.rng.below(len), self.rng.below(len));
                 let args = self.vector_args(args, Some(out));
+                if matches!(args.as_slice(), [Expr::Ref(_)])
+                    && rows.ends_with(['1', '3', '5', '7', '9'])
+                {
+                    self.tag("a vector call of a vector call pushed");
+                }
                 out.push(Stmt::PushRows(
                     rows,
                     Expr::Call(helper, args),
