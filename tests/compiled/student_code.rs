@@ -3454,3 +3454,51 @@ fn a_count_of_a_tracked_vecs_length() {
         &[4.0 * x[0] / n, 4.0 * x[1] / n, 0.0],
     );
 }
+
+// ---------------------------------------------------------------------
+// Found by the random programs (seed 20542 f14_11): a helper's value
+// pushed onto an empty `Vec` in a body with `return` kept the tape
+// (whether the helper returns a number or a vector is not known there),
+// though the body adds the `Vec`'s items as numbers (`.. + v[1]`).
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn doubled_sine(x: f64) -> f64 {
+    x.sin() * 2.0
+}
+
+#[differentiable]
+fn pushed_then_returned(x0: f64, b: f64) -> f64 {
+    let mut v = vec![];
+    for _ in 0..2 {
+        v.push(doubled_sine(2.0 * (x0 * x0).sin()));
+    }
+    v.push(doubled_sine(b) * 3.0);
+    v.reverse();
+    if b >= 0.5 {
+        return (b * 0.25).min(doubled_sine(-0.9));
+    }
+    b * b + v[1] + v[0].exp()
+}
+
+#[test]
+fn a_helper_pushed_in_a_body_with_return() {
+    assert_eq!(pushed_then_returned_grad_path(), GradientPath::Compiled);
+    let (x0, b) = (0.3_f64, 0.2_f64);
+    let got = agree(
+        "pushed",
+        pushed_then_returned_grad(x0, b),
+        pushed_then_returned_grad_tape(x0, b),
+    );
+    // b² + h(s) + exp(3h(b)) with h = 2 sin, s = 2 sin x₀².
+    let s = 2.0 * (x0 * x0).sin();
+    let dx0 = 2.0 * s.cos() * 2.0 * (x0 * x0).cos() * 2.0 * x0;
+    let db = 2.0 * b + (6.0 * b.sin()).exp() * 6.0 * b.cos();
+    assert_agree("pushed", &[got.gradient.0, got.gradient.1], &[dx0, db]);
+    let got = agree(
+        "returned",
+        pushed_then_returned_grad(x0, 0.7),
+        pushed_then_returned_grad_tape(x0, 0.7),
+    );
+    assert_agree("returned", &[got.gradient.0, got.gradient.1], &[0.0, 0.0]);
+}

@@ -99,10 +99,14 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         }
     });
     let given_numbers = given_numbers.into_inner();
+    // An empty `Vec` whose items the body reads as numbers (`v[1] + s`).
+    let read_as_numbers = super::shapes::items_read_as_numbers(&function.body);
     let numbers = |receiver: &Expr| match &receiver.kind {
         ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
             let name = ident.to_string();
-            (!empty.contains(&name) || given_numbers.contains(&name))
+            (!empty.contains(&name)
+                || given_numbers.contains(&name)
+                || read_as_numbers.contains(&name))
                 && an.bound.get(&name).copied() == Some(1)
                 && an.dims.get(&name).copied() == Some(Some(1))
         }),

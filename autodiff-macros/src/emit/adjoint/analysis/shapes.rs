@@ -643,6 +643,30 @@ fn numeric_operands<'m, 'a>(expr: &'m Expr<'a>) -> Vec<&'m Expr<'a>> {
     }
 }
 
+/// The names whose items `block` reads as numbers somewhere (`v[1] +
+/// s`, `v[k].exp()`): a `Vec` of numbers, whatever is pushed onto it.
+pub(super) fn items_read_as_numbers(block: &Block) -> HashSet<String> {
+    fn item_of(expr: &Expr) -> Option<String> {
+        match &expr.unparenthesised().kind {
+            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+                match &base.unparenthesised().kind {
+                    ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    let found = std::cell::RefCell::new(HashSet::new());
+    block.any_expr(&|expr| {
+        found
+            .borrow_mut()
+            .extend(numeric_operands(expr).into_iter().filter_map(item_of));
+        false
+    });
+    found.into_inner()
+}
+
 /// The names `block` reads as numbers somewhere (`u * u`, `u.exp()`):
 /// whatever the shapes pass could not see of such a binding (`let u =
 /// w[0];` of a tuple's part, whose type the macro cannot see), it is an
