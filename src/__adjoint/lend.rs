@@ -37,6 +37,37 @@ pub fn lend<T: Lent>(bar: &mut [T]) -> Vec<T> {
     bar.iter_mut().map(T::lend).collect()
 }
 
+/// [`lend`] of a caller's adjoint of a slice of numbers, copied into one
+/// of the stack's spare rows (no allocation per call), which
+/// [`give_back_numbers`] copies back and returns to the stack.
+///
+/// ```
+/// use autodiff::__adjoint::{give_back_numbers, lend_numbers, Stack};
+///
+/// let mut stack = Stack::default();
+/// let mut caller = [1.0, 2.0];
+/// let mut lent = lend_numbers(&mut stack, &mut caller);
+/// lent[1] += 0.5;
+/// give_back_numbers(&mut stack, &mut caller, lent);
+/// assert_eq!(caller, [1.0, 2.5]);
+/// ```
+#[inline]
+pub fn lend_numbers(stack: &mut super::Stack, bar: &mut [f64]) -> Vec<f64> {
+    let mut lent = stack.zeros(0);
+    lent.extend_from_slice(bar);
+    lent
+}
+
+/// Copies what [`lend_numbers`] lent back into `bar`, and gives its row
+/// back to the stack.
+#[inline]
+pub fn give_back_numbers(stack: &mut super::Stack, bar: &mut [f64], lent: Vec<f64>) {
+    for (place, item) in bar.iter_mut().zip(&lent) {
+        *place = *item;
+    }
+    stack.recycle(lent);
+}
+
 /// Puts what [`lend`] took back into `bar`, item by item.
 #[inline]
 pub fn give_back<T>(bar: &mut [T], lent: Vec<T>) {

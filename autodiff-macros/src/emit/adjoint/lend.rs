@@ -64,6 +64,12 @@ pub(super) fn guardable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool
     matches!(param.kind, Kind::Slice(_)) && lendable(param, movable)
 }
 
+/// Whether `param` is a slice of numbers, whose lent adjoint is a copy
+/// in one of the stack's spare rows (`__adjoint::lend_numbers`).
+fn numbers(param: &Param) -> bool {
+    matches!(&param.kind, Kind::Slice(elem) if matches!(**elem, Kind::Scalar))
+}
+
 /// The flag of a [`guardable`] parameter.
 pub(super) fn live(param: &Param) -> Ident {
     Ident::new(
@@ -96,12 +102,25 @@ pub(super) fn into_caller(
             // zeros of its own where it may.
             let has = unused.has(param);
             let ident = &param.ident;
+            // A slice of numbers is copied into one of the stack's spare
+            // rows and back: no allocation per call.
+            let (lent, given) = if numbers(param) {
+                (
+                    quote!(::autodiff::__adjoint::lend_numbers(#stack, #caller)),
+                    quote!(::autodiff::__adjoint::give_back_numbers(#stack, #caller, #bar);),
+                )
+            } else {
+                (
+                    quote!(::autodiff::__adjoint::lend(#caller)),
+                    quote!(::autodiff::__adjoint::give_back(#caller, #bar);),
+                )
+            };
             let lend = if *all {
-                quote!(::autodiff::__adjoint::lend(#caller))
+                lent
             } else {
                 quote! {
                     if #live {
-                        ::autodiff::__adjoint::lend(#caller)
+                        #lent
                     } else {
                         ::autodiff::__adjoint::zero(&#ident[..])
                     }
@@ -111,8 +130,7 @@ pub(super) fn into_caller(
                 let #live = #has;
                 let mut #bar = #lend;
             }));
-            into.give
-                .push(quote!(::autodiff::__adjoint::give_back(#caller, #bar);));
+            into.give.push(given);
             continue;
         }
         if lendable(param, movable) {
@@ -126,6 +144,10 @@ pub(super) fn into_caller(
                         &[Argument::Bound("bar", quote!(&mut *#caller))],
                     ),
                     quote!(::autodiff::__adjoint::give_back_model(#caller, #bar);),
+                ),
+                _ if numbers(param) => (
+                    quote!(::autodiff::__adjoint::lend_numbers(#stack, #caller)),
+                    quote!(::autodiff::__adjoint::give_back_numbers(#stack, #caller, #bar);),
                 ),
                 _ => (
                     quote!(::autodiff::__adjoint::lend(#caller)),
