@@ -574,3 +574,90 @@ fn rows_swapped_through_a_temporary_by_a_searched_index() {
         }
     }
 }
+
+// ---------------------------------------------------------------------
+// A row a `for` walks (`for c in centers` of `&[Vec<f64>]`) takes its
+// adjoint as the walked slice's row itself, borrowed for the trip, as a
+// model's part does (probe 20: a row of zeros allocated per trip and
+// added in after was 1,000 of the 1,011 allocations of a k-means
+// gradient, which now runs in 0.6 of the time). Also with a `continue`
+// and a `break` in the body, and an outer loop over constant rows.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn nearest_centres(centers: &[Vec<f64>], #[constant] pts: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for p in pts {
+        let mut best = f64::INFINITY;
+        for c in centers {
+            if c[0] > 5.0 {
+                continue;
+            }
+            let mut d = 0.0;
+            for j in 0..p.len() {
+                let diff = c[j] - p[j];
+                d += diff * diff;
+            }
+            if d < best {
+                best = d;
+            }
+            if d < 1e-3 {
+                break;
+            }
+        }
+        total += best;
+    }
+    total
+}
+
+fn nearest_centres_dual(p: &[Dual], dim: usize, pts: &[Vec<f64>]) -> Dual {
+    let centers: Vec<&[Dual]> = p.chunks(dim).collect();
+    let mut total = Dual::constant(0.0);
+    for q in pts {
+        let mut best: Option<Dual> = None;
+        for c in &centers {
+            if c[0].value > 5.0 {
+                continue;
+            }
+            let mut d = Dual::constant(0.0);
+            for j in 0..q.len() {
+                let diff = c[j] - q[j];
+                d = d + diff * diff;
+            }
+            if best.is_none_or(|b| d.value < b.value) {
+                best = Some(d);
+            }
+            if d.value < 1e-3 {
+                break;
+            }
+        }
+        total = total + best.unwrap();
+    }
+    total
+}
+
+#[test]
+fn a_walked_row_lends_its_adjoint() {
+    assert_eq!(nearest_centres_grad_path(), GradientPath::Compiled);
+    let centers = vec![
+        vec![0.1, 0.2, -0.3],
+        vec![1.5, -0.4, 0.8],
+        vec![6.0, 0.0, 0.0],
+        vec![-0.7, 0.9, 0.05],
+    ];
+    let pts = vec![
+        vec![0.0, 0.1, -0.2],
+        vec![1.2, -0.5, 0.6],
+        vec![-0.5, 1.0, 0.0],
+        vec![0.1, 0.2, -0.3],
+        vec![0.3, 0.3, 0.3],
+    ];
+    compiled_agrees(
+        "nearest_centres",
+        &centers.concat(),
+        |stack| nearest_centres_adjoint(stack, &centers, &pts),
+        || nearest_centres_grad(&centers, &pts),
+        || nearest_centres_grad_tape(&centers, &pts),
+        |p| nearest_centres_dual(p, 3, &pts),
+    );
+}

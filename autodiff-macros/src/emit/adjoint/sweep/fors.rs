@@ -323,8 +323,11 @@ impl<'m> Sweep<'m> {
                 continue;
             }
             let bar = self.bind(&name);
+            // So is a row of numbers (`for c in centers` of `&[Vec<f64>]`):
+            // no zeros allocated per trip, nor added in after.
+            let row = dims_of(place, &self.an.dims).is_some_and(|d| d > 1);
             let borrowed = lone
-                && self.an.models.contains(&name)
+                && (self.an.models.contains(&name) || row)
                 && self.an.bound.get(&name).copied() == Some(1)
                 && root(place).is_some_and(|model| !mentions(body, &model));
             match place_bar {
