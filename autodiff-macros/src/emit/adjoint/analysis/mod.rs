@@ -184,6 +184,8 @@ pub struct Analysis {
     /// Names the body reads somewhere (as a path). A tracked binding never
     /// read is observed where it is made: nothing else would see it.
     pub read: HashSet<String>,
+    /// How many times the body names each binding as a path.
+    pub mentions: HashMap<String, usize>,
     /// How many indexings take each value assigned to a name as a whole
     /// (`y = x * 2.0;`) to an `f64`, where every such value agrees: the
     /// shape of a `let y;` bound by its assignments.
@@ -291,6 +293,7 @@ impl Analysis {
             resizable: HashSet::new(),
             reshaped: HashSet::new(),
             read: HashSet::new(),
+            mentions: HashMap::new(),
             assigned: HashMap::new(),
             call_lets: HashSet::new(),
             vector_calls: HashSet::new(),
@@ -298,16 +301,17 @@ impl Analysis {
             unknown_calls: HashSet::new(),
             nested_call_lets: HashSet::new(),
         };
-        let read = std::cell::RefCell::new(HashSet::new());
+        let mentions = std::cell::RefCell::new(HashMap::new());
         function.body.any_expr(&|expr| {
             if let ExprKind::Path(path) = &expr.kind {
                 if let Some(ident) = path.path.get_ident() {
-                    read.borrow_mut().insert(ident.to_string());
+                    *mentions.borrow_mut().entry(ident.to_string()).or_default() += 1;
                 }
             }
             false
         });
-        analysis.read = read.into_inner();
+        analysis.mentions = mentions.into_inner();
+        analysis.read = analysis.mentions.keys().cloned().collect();
         for param in &function.params {
             let dims = match &param.kind {
                 // `#[constant] y: f64`, `#[constant] z: &[f64]`, ..: as

@@ -103,6 +103,22 @@ impl<'m> Sweep<'m> {
                         return Ok((vec![quote!(let #syntax = #src;)], Vec::new()));
                     }
                 };
+                // `let cam = &cams[ci];` of a parameter's row the body names
+                // nowhere else: the binding's adjoint is the row's own,
+                // borrowed where the reverse declares it, not zeros added
+                // in after (a row allocated per observation of bundle
+                // adjustment).
+                if let Some(row_bar) = self.lent_row(name, *mutable, init) {
+                    let bar = self.bind_deferred(name);
+                    prelude.push(quote!(let #bar = &mut #row_bar;));
+                    self.scope().bars.push((name.clone(), quote!((*#bar))));
+                    let src = init.source.to_token_stream();
+                    if self.depth > 0 || self.early {
+                        prelude.push(quote!(let #syntax = #src;));
+                        self.scope().available.insert(name.clone());
+                    }
+                    return Ok((vec![quote!(let #syntax = #src;)], Vec::new()));
+                }
                 if self.an.unknown_calls.contains(name) {
                     return unsupported(
                         "a call never read, in a loop with `break` or `continue`, bound by `let mut` or in a body with `return` (whether it returns a number or a vector is not known there)",
@@ -457,6 +473,35 @@ impl<'m> Sweep<'m> {
             if is_place(inner)
                 && root(inner).is_some_and(|name| self.an.models.contains(&name))
                 && self.fully_available(inner))
+    }
+
+    /// The adjoint of the row `init` borrows (`&cams[ci]`), where the
+    /// binding `name` can take it as its own: bound once and not `mut`,
+    /// the row a vector of a differentiable parameter that the body names
+    /// only there, by an index the reverse has where it declares the
+    /// binding's adjoint.
+    fn lent_row(&self, name: &str, mutable: bool, init: &Expr) -> Option<TokenStream> {
+        let ExprKind::Reference {
+            mutability: None,
+            expr: inner,
+        } = &init.kind
+        else {
+            return None;
+        };
+        let root = root(inner)?;
+        let row = matches!(inner.kind, ExprKind::Index { ref index, .. }
+            if !matches!(index.kind, ExprKind::Range { .. }));
+        (row && !mutable
+            && self.an.bound.get(name).copied() == Some(1)
+            && self.an.bound.get(&root).copied() == Some(1)
+            && self.an.params.contains(&root)
+            && self.an.active.contains(&root)
+            && self.an.mentions.get(&root).copied() == Some(1)
+            && dims_of(inner, &self.an.dims).is_some_and(|dims| dims > 0)
+            && is_place(inner)
+            && self.fully_available(inner))
+        .then(|| self.bar_place(inner).ok())
+        .flatten()
     }
 
     /// Whether `init` borrows a row the reverse sweep can borrow again
