@@ -646,25 +646,12 @@ fn numeric_operands<'m, 'a>(expr: &'m Expr<'a>) -> Vec<&'m Expr<'a>> {
 /// The names whose items `block` reads as numbers somewhere (`v[1] +
 /// s`, `v[k].exp()`): a `Vec` of numbers, whatever is pushed onto it.
 pub(super) fn items_read_as_numbers(block: &Block) -> HashSet<String> {
-    fn item_of(expr: &Expr) -> Option<String> {
-        match &expr.unparenthesised().kind {
-            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
-                match &base.unparenthesised().kind {
-                    ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
-                    _ => None,
-                }
-            }
-            _ => None,
+    read_as_numbers(block, &|operand| match &operand.unparenthesised().kind {
+        ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+            ident_of(base)
         }
-    }
-    let found = std::cell::RefCell::new(HashSet::new());
-    block.any_expr(&|expr| {
-        found
-            .borrow_mut()
-            .extend(numeric_operands(expr).into_iter().filter_map(item_of));
-        false
-    });
-    found.into_inner()
+        _ => None,
+    })
 }
 
 /// The names `block` reads as numbers somewhere (`u * u`, `u.exp()`):
@@ -672,21 +659,28 @@ pub(super) fn items_read_as_numbers(block: &Block) -> HashSet<String> {
 /// w[0];` of a tuple's part, whose type the macro cannot see), it is an
 /// `f64`.
 pub(super) fn numbers_by_use(block: &Block) -> HashSet<String> {
-    fn name(expr: &Expr) -> Option<String> {
-        match &expr.kind {
-            ExprKind::Paren(inner) => name(inner),
-            ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
-            _ => None,
-        }
-    }
+    read_as_numbers(block, &ident_of)
+}
+
+/// The names `name_of` finds in the operands of `block`'s arithmetic and
+/// elementary functions.
+fn read_as_numbers(block: &Block, name_of: &dyn Fn(&Expr) -> Option<String>) -> HashSet<String> {
     let found = std::cell::RefCell::new(HashSet::new());
     block.any_expr(&|expr| {
         found
             .borrow_mut()
-            .extend(numeric_operands(expr).into_iter().filter_map(name));
+            .extend(numeric_operands(expr).into_iter().filter_map(name_of));
         false
     });
     found.into_inner()
+}
+
+/// The name `expr` is, through parentheses.
+fn ident_of(expr: &Expr) -> Option<String> {
+    match &expr.unparenthesised().kind {
+        ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
+        _ => None,
+    }
 }
 
 /// How many indexings take `expr`'s value to an `f64`, if known.
