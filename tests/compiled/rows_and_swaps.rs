@@ -732,3 +732,109 @@ fn a_borrowed_row_of_a_parameter_lends_its_adjoint() {
         |p| observed_cameras_dual(p, 3, &obs),
     );
 }
+
+// ---------------------------------------------------------------------
+// Found by probe 21. A row whose adjoint is borrowed (a walked row, `let
+// cam = &cams[ci];`) passed twice to one call (`dot(c, c)`, `g(c, c[0])`)
+// did not build (E0499: the borrowed adjoint passed as two `&mut`): the
+// test for an adjoint passed twice did not see through the borrow, which
+// now takes the second part in an adjoint of its own as before. And a
+// jagged `Vec<Vec<f64>>` whose rows `swap` reorders (`let mut m =
+// a.to_vec(); .. m.swap(p, k);`) panicked in `f_grad` (index out of
+// bounds, since before this session): its adjoint kept the rows' first
+// order and lengths where the reverse reads them in their last. Such a
+// binding's adjoint is now shaped at the end of the forward, as a grown
+// `Vec`'s.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn dot_rows(a: &[f64], b: &[f64]) -> f64 {
+    a[0] * b[1] + a[1] * b[2] * b[0]
+}
+
+#[differentiable]
+fn rows_passed_twice(cs: &[Vec<f64>], cams: &[Vec<f64>], #[constant] obs: &[usize]) -> f64 {
+    let mut t = 0.0;
+    for c in cs {
+        t += dot_rows(c, c) + dot_rows(c, &[c[0], 1.0, 2.0]);
+    }
+    for &o in obs {
+        let cam = &cams[o];
+        t += dot_rows(cam, cam);
+    }
+    t
+}
+
+fn rows_passed_twice_dual(p: &[Dual], rows: usize, obs: &[usize]) -> Dual {
+    let dot = |a: &[Dual], b: &[Dual]| a[0] * b[1] + a[1] * b[2] * b[0];
+    let (cs, cams) = p.split_at(3 * rows);
+    let mut t = Dual::constant(0.0);
+    for c in cs.chunks(3) {
+        t = t + dot(c, c) + dot(c, &[c[0], Dual::constant(1.0), Dual::constant(2.0)]);
+    }
+    for &o in obs {
+        let cam = &cams[3 * o..3 * o + 3];
+        t = t + dot(cam, cam);
+    }
+    t
+}
+
+#[differentiable]
+fn jagged_pivots(a: &[Vec<f64>]) -> f64 {
+    let mut m = a.to_vec();
+    for k in 0..m.len() {
+        let mut p = k;
+        for i in k..m.len() {
+            if m[i][0] > m[p][0] {
+                p = i;
+            }
+        }
+        m.swap(p, k);
+    }
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            s += m[i][j] * (i as f64 + 1.0) * (j as f64 + 2.0);
+        }
+    }
+    s
+}
+
+#[test]
+fn borrowed_rows_passed_twice_and_jagged_rows_swapped() {
+    assert_eq!(rows_passed_twice_grad_path(), GradientPath::Compiled);
+    let cs = vec![vec![0.3, -0.7, 1.1], vec![0.2, 0.4, -0.6]];
+    let cams = vec![vec![0.5, 0.25, -1.5], vec![1.2, -0.3, 0.8]];
+    let obs = [1, 0, 1];
+    compiled_agrees(
+        "rows_passed_twice",
+        &[cs.concat(), cams.concat()].concat(),
+        |stack| rows_passed_twice_adjoint(stack, &cs, &cams, &obs),
+        || rows_passed_twice_grad(&cs, &cams, &obs),
+        || rows_passed_twice_grad_tape(&cs, &cams, &obs),
+        |p| rows_passed_twice_dual(p, 2, &obs),
+    );
+    assert_eq!(jagged_pivots_grad_path(), GradientPath::Compiled);
+    let a = vec![
+        vec![0.3, -0.7, 1.1],
+        vec![0.9, 0.4],
+        vec![-0.2, 0.8, 0.25, 0.6],
+        vec![0.5],
+    ];
+    let got = super::support::agree(
+        "jagged_pivots",
+        jagged_pivots_grad(&a),
+        jagged_pivots_grad_tape(&a),
+    );
+    // Sorted by first entry, largest first: row r lands at position
+    // i(r), and ∂s/∂a[r][j] = (i(r) + 1)(j + 2).
+    let want = [
+        [6.0, 9.0, 12.0, 0.0],
+        [2.0, 3.0, 0.0, 0.0],
+        [8.0, 12.0, 16.0, 20.0],
+        [4.0, 0.0, 0.0, 0.0],
+    ];
+    for (r, row) in got.gradient.iter().enumerate() {
+        super::support::assert_agree("jagged_pivots", row, &want[r][..row.len()]);
+    }
+}

@@ -169,6 +169,12 @@ pub struct Analysis {
     /// their adjoints are shaped like the binding at the end of the
     /// forward sweep.
     pub pushed: HashSet<String>,
+    /// Bindings whose items a method moves (`swap`, `reverse`,
+    /// `sort_by`): where the rows may differ in length (`Vec<Vec<f64>>`,
+    /// unlike `fixed_rows`), they join `pushed`, their adjoints shaped like
+    /// the binding at the end of the forward sweep, whose rows the reverse
+    /// reads in their final order.
+    pub moved: HashSet<String>,
     /// Bindings whose length may change: assigned or borrowed `&mut` as a
     /// whole (`v = ..`, `&mut v`), or the receiver of a method other than
     /// those that keep a length (`KEEPS_LENGTH`).
@@ -290,6 +296,7 @@ impl Analysis {
             models: crate::emit::model_params(function).into_iter().collect(),
             float_fields: HashSet::new(),
             pushed: HashSet::new(),
+            moved: HashSet::new(),
             resizable: HashSet::new(),
             reshaped: HashSet::new(),
             read: HashSet::new(),
@@ -342,6 +349,24 @@ impl Analysis {
         }
         analysis.shapes(function, params_dims.clone(), &HashSet::new());
         analysis.fixed_rows = shapes::fixed_rows(function, &analysis.bound, &analysis.dims);
+        // Rows moved that may differ in length (`m.swap(p, k)` of a
+        // jagged `Vec<Vec<f64>>`): shaped at the end of the forward.
+        let jagged: Vec<String> = analysis
+            .moved
+            .iter()
+            .filter(|name| {
+                !analysis.fixed_rows.contains(*name)
+                    && !analysis.params.contains(*name)
+                    && analysis
+                        .dims
+                        .get(*name)
+                        .copied()
+                        .flatten()
+                        .is_none_or(|dims| dims > 1)
+            })
+            .cloned()
+            .collect();
+        analysis.pushed.extend(jagged);
         // After the shapes above, which would undo the vectors' shapes.
         calls::calls_bound(function, &mut analysis);
         // What the body makes of a vector call's elements (`let t =
@@ -596,6 +621,9 @@ impl Analysis {
                 // the length back.
                 if RESIZING.contains(&method.to_string().as_str()) {
                     self.pushed.extend(root(receiver));
+                }
+                if ["swap", "reverse", "sort_by"].contains(&method.to_string().as_str()) {
+                    self.moved.extend(root(receiver));
                 }
                 self.write(receiver, top)
             }

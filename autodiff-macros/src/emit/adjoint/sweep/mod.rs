@@ -782,6 +782,10 @@ pub fn describe(expr: &Expr) -> String {
 fn bar_root(tokens: &TokenStream) -> Option<String> {
     tokens.clone().into_iter().find_map(|token| match token {
         TokenTree::Ident(ident) if ident != "mut" => Some(ident.to_string()),
+        // A row's adjoint borrowed for a trip or a binding, `(*c_bar)`.
+        TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::Parenthesis => {
+            bar_root(&group.stream())
+        }
         _ => None,
     })
 }
