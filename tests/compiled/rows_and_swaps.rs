@@ -450,6 +450,33 @@ fn farthest_pair(pts: &[[f64; 2]], w: f64) -> f64 {
     rows[0][0] * rows[1][1] - rows[0][1] * rows[1][0] + far.sqrt()
 }
 
+/// Rows of a slice of arrays copied by `to_vec()`, sorted by their first
+/// entry through a temporary (probe 21: kept the tape; `a.clone()` and a
+/// `Vec<[f64; 2]>` by value were compiled).
+#[differentiable]
+#[allow(clippy::manual_swap)]
+fn sorted_copies(a: &[[f64; 2]]) -> f64 {
+    let mut m = a.to_vec();
+    for k in 0..m.len() {
+        let mut p = k;
+        for i in k..m.len() {
+            if m[i][0] > m[p][0] {
+                p = i;
+            }
+        }
+        let tmp = m[p];
+        m[p] = m[k];
+        m[k] = tmp;
+    }
+    m[0][1] * 2.0 + m[1][0] * m[2][1]
+}
+
+fn sorted_copies_dual(p: &[Dual]) -> Dual {
+    let mut m: Vec<[Dual; 2]> = p.chunks(2).map(|r| [r[0], r[1]]).collect();
+    m.sort_by(|a, b| b[0].value.total_cmp(&a[0].value));
+    m[0][1] * 2.0 + m[1][0] * m[2][1]
+}
+
 #[allow(clippy::assign_op_pattern)]
 fn pivoted_det_dual(p: &[Dual]) -> Dual {
     let mut m = [[Dual::constant(0.0); 3]; 3];
@@ -548,6 +575,16 @@ fn rows_swapped_through_a_temporary_by_a_searched_index() {
             farthest_pair_dual,
         );
     }
+    assert_eq!(sorted_copies_grad_path(), GradientPath::Compiled);
+    let rows = [[0.1, 0.2], [1.5, -0.3], [0.4, 0.9], [-0.6, 0.35]];
+    compiled_agrees(
+        "sorted_copies",
+        rows.as_flattened(),
+        |stack| sorted_copies_adjoint(stack, &rows),
+        || sorted_copies_grad(&rows),
+        || sorted_copies_grad_tape(&rows),
+        sorted_copies_dual,
+    );
     // H·v through the dual sweep, against differences of the gradient.
     let a = [[1.0, 2.0, 0.5], [-1.5, 0.3, 2.0], [0.7, -0.4, 1.1]];
     let v = [[0.5, -1.0, 0.25], [1.0, 0.0, -0.5], [0.3, 0.2, 1.0]];

@@ -892,7 +892,8 @@ fn fixed_literal(expr: &Expr, dims: &HashMap<String, Option<usize>>) -> bool {
 /// [`Analysis::fixed_rows`](super::Analysis::fixed_rows)): parameters
 /// that are arrays, slices or `Vec`s of numbers or of arrays of them, and
 /// locals every binding of which is such an array written out, a copy of
-/// such a binding, or typed as such an array.
+/// such a binding (`m = a`, `a.clone()`, `a.to_vec()`), or typed as such
+/// an array.
 pub(super) fn fixed_rows(
     function: &Function,
     bound: &HashMap<String, usize>,
@@ -924,7 +925,7 @@ pub(super) fn fixed_rows(
                 || copy_of(init)
                 || matches!(&init.unparenthesised().kind, ExprKind::Structural {
                     receiver, method, args, ..
-                } if *method == "clone" && args.is_empty() && copy_of(receiver));
+                } if (*method == "clone" || *method == "to_vec") && args.is_empty() && copy_of(receiver));
             let entry = lets.entry(name.to_string()).or_default();
             entry.0 += 1;
             entry.1 += usize::from(fixed_init);
