@@ -471,6 +471,47 @@ fn sorted_copies(a: &[[f64; 2]]) -> f64 {
     m[0][1] * 2.0 + m[1][0] * m[2][1]
 }
 
+#[differentiable]
+fn halves(x: f64) -> [f64; 2] {
+    [x.sin(), x * 0.5]
+}
+
+/// A matrix written out of a vector call's elements inside a branch,
+/// its rows pivoted through a temporary (random programs, seed 20548
+/// f11_6: kept the tape, the rows' shapes were read before the call's
+/// elements had theirs).
+#[differentiable]
+#[allow(clippy::manual_swap)]
+fn pivoted_from_a_call(x: f64) -> f64 {
+    let p = halves(x);
+    let mut y = x;
+    if x > -5.0 {
+        let mut m = [[p[0], x], [p[1] * 3.0, 2.0 * x]];
+        for k in 0..1 {
+            let mut q = k;
+            for i in (k + 1)..2 {
+                if m[i][0] > m[q][0] {
+                    q = i;
+                }
+            }
+            let t = m[q];
+            m[q] = m[k];
+            m[k] = t;
+        }
+        y = m[0][1] * m[1][0] + m[0][0];
+    }
+    y
+}
+
+fn pivoted_from_a_call_dual(p: &[Dual]) -> Dual {
+    let x = p[0];
+    let mut m = [[x.sin(), x], [x * 0.5 * 3.0, x * 2.0]];
+    if m[1][0].value > m[0][0].value {
+        m.swap(0, 1);
+    }
+    m[0][1] * m[1][0] + m[0][0]
+}
+
 fn sorted_copies_dual(p: &[Dual]) -> Dual {
     let mut m: Vec<[Dual; 2]> = p.chunks(2).map(|r| [r[0], r[1]]).collect();
     m.sort_by(|a, b| b[0].value.total_cmp(&a[0].value));
@@ -573,6 +614,17 @@ fn rows_swapped_through_a_temporary_by_a_searched_index() {
             || farthest_pair_grad(&pts, w),
             || farthest_pair_grad_tape(&pts, w),
             farthest_pair_dual,
+        );
+    }
+    assert_eq!(pivoted_from_a_call_grad_path(), GradientPath::Compiled);
+    for x in [0.3, 2.0] {
+        compiled_agrees(
+            "pivoted_from_a_call",
+            &[x],
+            |stack| pivoted_from_a_call_adjoint(stack, x),
+            || pivoted_from_a_call_grad(x),
+            || pivoted_from_a_call_grad_tape(x),
+            pivoted_from_a_call_dual,
         );
     }
     assert_eq!(sorted_copies_grad_path(), GradientPath::Compiled);

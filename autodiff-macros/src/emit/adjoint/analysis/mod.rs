@@ -348,25 +348,6 @@ impl Analysis {
             analysis.stmt_facts(stmt, index);
         }
         analysis.shapes(function, params_dims.clone(), &HashSet::new());
-        analysis.fixed_rows = shapes::fixed_rows(function, &analysis.bound, &analysis.dims);
-        // Rows moved that may differ in length (`m.swap(p, k)` of a
-        // jagged `Vec<Vec<f64>>`): shaped at the end of the forward.
-        let jagged: Vec<String> = analysis
-            .moved
-            .iter()
-            .filter(|name| {
-                !analysis.fixed_rows.contains(*name)
-                    && !analysis.params.contains(*name)
-                    && analysis
-                        .dims
-                        .get(*name)
-                        .copied()
-                        .flatten()
-                        .is_none_or(|dims| dims > 1)
-            })
-            .cloned()
-            .collect();
-        analysis.pushed.extend(jagged);
         // After the shapes above, which would undo the vectors' shapes.
         calls::calls_bound(function, &mut analysis);
         // What the body makes of a vector call's elements (`let t =
@@ -438,6 +419,27 @@ impl Analysis {
                     && calls::index_depth(&function.body.stmts, name) == 0
             }
         };
+        // After every refinement of the shapes above (a vector call's
+        // elements, `p[1]`, have theirs only once the calls' are known).
+        analysis.fixed_rows = shapes::fixed_rows(function, &analysis.bound, &analysis.dims);
+        // Rows moved that may differ in length (`m.swap(p, k)` of a
+        // jagged `Vec<Vec<f64>>`): shaped at the end of the forward.
+        let jagged: Vec<String> = analysis
+            .moved
+            .iter()
+            .filter(|name| {
+                !analysis.fixed_rows.contains(*name)
+                    && !analysis.params.contains(*name)
+                    && analysis
+                        .dims
+                        .get(*name)
+                        .copied()
+                        .flatten()
+                        .is_none_or(|dims| dims > 1)
+            })
+            .cloned()
+            .collect();
+        analysis.pushed.extend(jagged);
         analysis.reshaped = reshaped(&function.body, &analysis.params)
             .into_iter()
             .filter(|name| !number(name))
