@@ -1560,6 +1560,34 @@ fn skinned_by_push(x: &[f64]) -> f64 {
     s
 }
 
+/// The matrices bound by `let`, pushed, then walked by `for m in &w`
+/// and read two deep (probe 22: E0608, the `Vec` taken to hold numbers).
+#[differentiable]
+fn skinned_walked(x: &[f64]) -> f64 {
+    let mut world = Vec::new();
+    for i in 0..x.len() {
+        let local = joint(x[i]);
+        world.push(local);
+    }
+    let mut s = 0.0;
+    for (i, m) in world.iter().enumerate() {
+        s += m[0][1] * (i as f64 + 1.0) + m[1][1];
+    }
+    for m in &world {
+        s += m[1][0] * m[0][0];
+    }
+    s
+}
+
+fn skinned_walked_dual(x: &[Dual]) -> Dual {
+    let mut s = Dual::constant(0.0);
+    for (i, &a) in x.iter().enumerate() {
+        let m = [[a.cos(), -a.sin()], [a.sin(), a.cos() * 2.0]];
+        s = s + m[0][1] * (i as f64 + 1.0) + m[1][1] + m[1][0] * m[0][0];
+    }
+    s
+}
+
 fn skinned_dual(x: &[Dual]) -> Dual {
     let joint = |a: Dual| [[a.cos(), -a.sin()], [a.sin(), a.cos() * 2.0]];
     let compose = |a: [[Dual; 2]; 2], b: [[Dual; 2]; 2]| {
@@ -1595,6 +1623,15 @@ fn a_vec_of_matrices_helpers_return() {
         || skinned_in_branches_grad(&x),
         || skinned_in_branches_grad_tape(&x),
         skinned_dual,
+    );
+    assert_eq!(skinned_walked_grad_path(), GradientPath::Compiled);
+    compiled_agrees(
+        "skinned_walked",
+        &x,
+        |stack| skinned_walked_adjoint(stack, &x),
+        || skinned_walked_grad(&x),
+        || skinned_walked_grad_tape(&x),
+        skinned_walked_dual,
     );
     compiled_agrees(
         "skinned_by_push",

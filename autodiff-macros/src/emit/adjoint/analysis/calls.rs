@@ -484,7 +484,7 @@ fn pushed_as_a_row(
                     .get_ident()
                     .map(|vec| {
                         let vec = vec.to_string();
-                        let indexed = index_depth(stmts, &vec);
+                        let indexed = index_depth(stmts, &vec).max(walked_depth(stmts, &vec));
                         dims.get(&vec)
                             .copied()
                             .flatten()
@@ -502,6 +502,44 @@ fn pushed_as_a_row(
         stmt.any_expr(&test);
     }
     found.get()
+}
+
+/// How deep a `for` over `name`'s items (`for m in &w`, `w.iter()`)
+/// indexes them, counting the level the walk takes: `m[1][0]` of `for m
+/// in &w` is 3.
+fn walked_depth(stmts: &[Stmt], name: &str) -> usize {
+    fn walks(iter: &Expr, name: &str) -> bool {
+        match &iter.unparenthesised().kind {
+            ExprKind::Reference { expr, .. } => walks(expr, name),
+            ExprKind::Path(path) => path.path.is_ident(name),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } => args.is_empty() && *method == "iter" && walks(receiver, name),
+            _ => false,
+        }
+    }
+    let most = std::cell::Cell::new(0);
+    let test = |expr: &Expr| {
+        if let ExprKind::For {
+            pat, iter, body, ..
+        } = &expr.kind
+        {
+            if let ([item], true) = (pat.names.as_slice(), walks(iter, name)) {
+                let depth = index_depth(&body.stmts, item);
+                if depth > 0 {
+                    most.set(most.get().max(depth + 1));
+                }
+            }
+        }
+        false
+    };
+    for stmt in stmts {
+        stmt.any_expr(&test);
+    }
+    most.get()
 }
 
 pub(crate) fn used_whole(stmts: &[Stmt], name: &str) -> bool {
