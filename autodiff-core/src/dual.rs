@@ -527,7 +527,7 @@ impl Mul<Dual> for f64 {
 dual_operator!(@assigns Mul mul MulAssign mul_assign *);
 /// `a / b`, its tangent from the rule `div_partials`, `ȧ·(1/b) +
 /// ḃ·(−(a/b)/b)`: except where a product underflows while the tangent it
-/// stands for does not (see [`rescued`]), which is then `ȧ/b` and
+/// stands for does not (see `rescued`), which is then `ȧ/b` and
 /// `−(a/b)·(ḃ/b)`. `1/eˣ` at `x = 400`, on the way to the Hessian of
 /// `ln Σ eᶻ` with large logits: `−(1/b)/b` is below the smallest `f64`
 /// and its product with `ḃ = b·v` was 0, where the tangent is `−v/b`.
@@ -548,7 +548,7 @@ dual_operator!(@forms Div div DivAssign div_assign /);
 impl Dual {
     /// `1 / self`, its tangent `ṫ · recip_partial(y) = −y²·ṫ` by the rule,
     /// or `−y·(y·ṫ)` where `y²` underflows and the tangent does not
-    /// (see [`rescued`]).
+    /// (see `rescued`).
     #[inline]
     pub fn recip(self) -> Self {
         let y = self.value.recip();
