@@ -1579,6 +1579,46 @@ fn skinned_walked(x: &[f64]) -> f64 {
     s
 }
 
+/// The chain started by `vec![joint(..)]`, grown by pushes and walked
+/// (probe 22: E0308, since before this session): the `Vec` is taken to
+/// hold numbers, which the walk's `m[1][0]` contradicts, so this keeps
+/// the tape with that reason rather than failing to build.
+#[differentiable]
+fn chained_from_a_list(x: &[f64]) -> f64 {
+    let mut world = vec![joint(0.1)];
+    for i in 0..x.len() {
+        world.push(compose(world[i], joint(x[i])));
+    }
+    let mut s = 0.0;
+    for m in &world {
+        s += m[1][0] * m[0][0];
+    }
+    s
+}
+
+fn chained_dual(x: &[Dual]) -> Dual {
+    let joint = |a: Dual| [[a.cos(), -a.sin()], [a.sin(), a.cos() * 2.0]];
+    let compose = |a: [[Dual; 2]; 2], b: [[Dual; 2]; 2]| {
+        let mut out = [[Dual::constant(0.0); 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
+            }
+        }
+        out
+    };
+    let mut world = vec![joint(Dual::constant(0.1))];
+    for (i, &a) in x.iter().enumerate() {
+        let next = compose(world[i], joint(a));
+        world.push(next);
+    }
+    let mut s = Dual::constant(0.0);
+    for m in &world {
+        s = s + m[1][0] * m[0][0];
+    }
+    s
+}
+
 fn skinned_walked_dual(x: &[Dual]) -> Dual {
     let mut s = Dual::constant(0.0);
     for (i, &a) in x.iter().enumerate() {
@@ -1623,6 +1663,20 @@ fn a_vec_of_matrices_helpers_return() {
         || skinned_in_branches_grad(&x),
         || skinned_in_branches_grad_tape(&x),
         skinned_dual,
+    );
+    assert!(matches!(
+        chained_from_a_list_grad_path(),
+        GradientPath::Tape { construct, .. } if construct.contains("indexed more times")
+    ));
+    let got = agree(
+        "chained_from_a_list",
+        chained_from_a_list_grad(&x),
+        chained_from_a_list_grad_tape(&x),
+    );
+    assert_agree(
+        "chained_from_a_list",
+        &got.gradient,
+        &crate::oracle::dual_gradient(&x, chained_dual),
     );
     assert_eq!(skinned_walked_grad_path(), GradientPath::Compiled);
     compiled_agrees(

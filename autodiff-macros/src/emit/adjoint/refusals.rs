@@ -727,10 +727,42 @@ pub(super) fn indexed_past_its_shape(block: &Block, an: &Analysis) -> Option<Uns
             _ => None,
         }
     }
+    // The item of a `for` over a binding of known shape (`for m in &w`,
+    // `w.iter()`) holds one level less (`m[1][0]` of a `w` taken to hold
+    // numbers: matrices a helper returns, pushed onto an untyped `Vec`).
+    let items = std::cell::RefCell::new(std::collections::HashMap::<String, usize>::new());
+    fn walked(iter: &Expr) -> Option<String> {
+        match &iter.unparenthesised().kind {
+            ExprKind::Reference { expr, .. } => walked(expr),
+            ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if args.is_empty() && *method == "iter" => walked(receiver),
+            _ => None,
+        }
+    }
+    block.any_expr(&|expr| {
+        if let ExprKind::For { pat, iter, .. } = &expr.kind {
+            let known = walked(iter).and_then(|name| an.dims.get(&name).copied().flatten());
+            if let ([item], Some(known)) = (pat.names.as_slice(), known) {
+                if known > 0 {
+                    items.borrow_mut().insert(item.clone(), known - 1);
+                }
+            }
+        }
+        false
+    });
+    let items = items.into_inner();
     let found = std::cell::RefCell::new(None);
     block.any_expr(&|expr| {
-        let past = depth(expr).is_some_and(|(name, depth)| {
-            matches!(an.dims.get(&name), Some(Some(known)) if depth > *known)
+        let past = depth(expr).is_some_and(|(name, depth)| match an.dims.get(&name) {
+            Some(Some(known)) => depth > *known,
+            _ => items
+                .get(&name)
+                .is_some_and(|&known| an.bound.get(&name).copied() == Some(1) && depth > known),
         });
         if past {
             *found.borrow_mut() = Some(Unsupported {
