@@ -731,22 +731,10 @@ pub(super) fn indexed_past_its_shape(block: &Block, an: &Analysis) -> Option<Uns
     // `w.iter()`) holds one level less (`m[1][0]` of a `w` taken to hold
     // numbers: matrices a helper returns, pushed onto an untyped `Vec`).
     let items = std::cell::RefCell::new(std::collections::HashMap::<String, usize>::new());
-    fn walked(iter: &Expr) -> Option<String> {
-        match &iter.unparenthesised().kind {
-            ExprKind::Reference { expr, .. } => walked(expr),
-            ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
-            ExprKind::Structural {
-                receiver,
-                method,
-                args,
-                ..
-            } if args.is_empty() && *method == "iter" => walked(receiver),
-            _ => None,
-        }
-    }
     block.any_expr(&|expr| {
         if let ExprKind::For { pat, iter, .. } = &expr.kind {
-            let known = walked(iter).and_then(|name| an.dims.get(&name).copied().flatten());
+            let known = super::analysis::walked_binding(iter)
+                .and_then(|name| an.dims.get(&name).copied().flatten());
             if let ([item], Some(known)) = (pat.names.as_slice(), known) {
                 if known > 0 {
                     items.borrow_mut().insert(item.clone(), known - 1);

@@ -65,7 +65,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
                     // A tuple (`let h = step_out.0;`), or a value only
                     // passed on (`total(h)`): its shape unknown.
                     an.dims.insert(name.to_owned(), None);
-                } else if !an.read.contains(name) && !calls_inside(init, &is_call) {
+                } else if !an.reads(name) && !calls_inside(init, &is_call) {
                     // Never read, as it is; one whose arguments call
                     // (`h(h(x))`) could not be saved for the rerun, and is
                     // left as before.
@@ -171,7 +171,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         } else if taken_as_it_is(&function.body.stmts, name, &is_call) {
             an.dims.insert(name.clone(), None);
             an.vector_calls.insert(init.unparenthesised().id);
-        } else if !an.read.contains(name) {
+        } else if !an.reads(name) {
             // Never read: whatever the callee returns, taken as it is.
             an.unread_calls.insert(name.clone());
             an.vector_calls.insert(init.unparenthesised().id);
@@ -183,7 +183,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
     // is not, and nothing shows which it is. The sweep would fail at run
     // time, so it is refused.
     for &(name, ..) in &lets {
-        if !an.read.contains(name) && !an.unread_calls.contains(name) {
+        if !an.reads(name) && !an.unread_calls.contains(name) {
             an.unknown_calls.insert(name.to_owned());
         }
     }
@@ -504,30 +504,36 @@ fn pushed_as_a_row(
     found.get()
 }
 
+/// The binding a `for` walks item by item, as it is: `w`, `&w`,
+/// `w.iter()`.
+pub(crate) fn walked_binding(iter: &Expr) -> Option<String> {
+    match &iter.unparenthesised().kind {
+        ExprKind::Reference { expr, .. } => walked_binding(expr),
+        ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
+        ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } if args.is_empty() && *method == "iter" => walked_binding(receiver),
+        _ => None,
+    }
+}
+
 /// How deep a `for` over `name`'s items (`for m in &w`, `w.iter()`)
 /// indexes them, counting the level the walk takes: `m[1][0]` of `for m
 /// in &w` is 3.
 fn walked_depth(stmts: &[Stmt], name: &str) -> usize {
-    fn walks(iter: &Expr, name: &str) -> bool {
-        match &iter.unparenthesised().kind {
-            ExprKind::Reference { expr, .. } => walks(expr, name),
-            ExprKind::Path(path) => path.path.is_ident(name),
-            ExprKind::Structural {
-                receiver,
-                method,
-                args,
-                ..
-            } => args.is_empty() && *method == "iter" && walks(receiver, name),
-            _ => false,
-        }
-    }
     let most = std::cell::Cell::new(0);
     let test = |expr: &Expr| {
         if let ExprKind::For {
             pat, iter, body, ..
         } = &expr.kind
         {
-            if let ([item], true) = (pat.names.as_slice(), walks(iter, name)) {
+            if let ([item], true) = (
+                pat.names.as_slice(),
+                walked_binding(iter).as_deref() == Some(name),
+            ) {
                 let depth = index_depth(&body.stmts, item);
                 if depth > 0 {
                     most.set(most.get().max(depth + 1));

@@ -26,6 +26,7 @@ use crate::flow::root;
 
 use activity::reach_block;
 pub use activity::{carries, is_count};
+pub(crate) use calls::walked_binding;
 use numbers::numbers;
 pub use numbers::shows_number;
 use shapes::{
@@ -187,10 +188,8 @@ pub struct Analysis {
     /// or a tuple (`[..]`, `[e; n]`, `(a, b)`, a type `[f64; N]`) keeps its
     /// shape and is not here.
     pub reshaped: HashSet<String>,
-    /// Names the body reads somewhere (as a path). A tracked binding never
-    /// read is observed where it is made: nothing else would see it.
-    pub read: HashSet<String>,
-    /// How many times the body names each binding as a path.
+    /// How many times the body names each binding as a path (see
+    /// [`Analysis::reads`]).
     pub mentions: HashMap<String, usize>,
     /// How many indexings take each value assigned to a name as a whole
     /// (`y = x * 2.0;`) to an `f64`, where every such value agrees: the
@@ -299,7 +298,6 @@ impl Analysis {
             moved: HashSet::new(),
             resizable: HashSet::new(),
             reshaped: HashSet::new(),
-            read: HashSet::new(),
             mentions: HashMap::new(),
             assigned: HashMap::new(),
             call_lets: HashSet::new(),
@@ -318,7 +316,6 @@ impl Analysis {
             false
         });
         analysis.mentions = mentions.into_inner();
-        analysis.read = analysis.mentions.keys().cloned().collect();
         for param in &function.params {
             let dims = match &param.kind {
                 // `#[constant] y: f64`, `#[constant] z: &[f64]`, ..: as
@@ -649,6 +646,13 @@ impl Analysis {
                 Child::Block(block) => self.block_facts(block, top),
             }
         }
+    }
+
+    /// Whether the body reads `name` somewhere (as a path). A tracked
+    /// binding never read is observed where it is made: nothing else
+    /// would see it.
+    pub fn reads(&self, name: &str) -> bool {
+        self.mentions.contains_key(name)
     }
 
     /// Whether `name`, read in top-level statement `top`, still holds the

@@ -444,10 +444,7 @@ impl<'m> Sweep<'m> {
                 if unread && self.active(init) {
                     let (stack, ident) = (&self.stack, binding(name));
                     f.push(quote!(#stack.observe(&#ident);));
-                } else if self.scalar(init)
-                    && self.active(init)
-                    && !self.an.read.contains(name.as_str())
-                {
+                } else if self.scalar(init) && self.active(init) && !self.an.reads(name) {
                     let (stack, ident) = (&self.stack, binding(name));
                     f.push(quote!(#stack.observe(#ident);));
                 }
