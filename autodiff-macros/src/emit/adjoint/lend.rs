@@ -64,10 +64,28 @@ pub(super) fn guardable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool
     matches!(param.kind, Kind::Slice(_)) && lendable(param, movable)
 }
 
-/// Whether `param` is a slice of numbers, whose lent adjoint is a copy
-/// in one of the stack's spare rows (`__adjoint::lend_numbers`).
-fn numbers(param: &Param) -> bool {
-    matches!(&param.kind, Kind::Slice(elem) if matches!(**elem, Kind::Scalar))
+/// The `lend` of the caller's adjoint `caller` of a slice or `Vec`
+/// parameter as the sweep's `bar`, and its giving back: its rows moved
+/// (`__adjoint::lend`), or, of a slice of numbers, copied into one of the
+/// stack's spare rows and back (`__adjoint::lend_numbers`: no allocation
+/// per call).
+fn lend_rows(
+    param: &Param,
+    caller: &Ident,
+    bar: &Ident,
+    stack: &Ident,
+) -> (TokenStream, TokenStream) {
+    if matches!(&param.kind, Kind::Slice(elem) if matches!(**elem, Kind::Scalar)) {
+        (
+            quote!(::autodiff::__adjoint::lend_numbers(#stack, #caller)),
+            quote!(::autodiff::__adjoint::give_back_numbers(#stack, #caller, #bar);),
+        )
+    } else {
+        (
+            quote!(::autodiff::__adjoint::lend(#caller)),
+            quote!(::autodiff::__adjoint::give_back(#caller, #bar);),
+        )
+    }
 }
 
 /// The flag of a [`guardable`] parameter.
@@ -102,19 +120,7 @@ pub(super) fn into_caller(
             // zeros of its own where it may.
             let has = unused.has(param);
             let ident = &param.ident;
-            // A slice of numbers is copied into one of the stack's spare
-            // rows and back: no allocation per call.
-            let (lent, given) = if numbers(param) {
-                (
-                    quote!(::autodiff::__adjoint::lend_numbers(#stack, #caller)),
-                    quote!(::autodiff::__adjoint::give_back_numbers(#stack, #caller, #bar);),
-                )
-            } else {
-                (
-                    quote!(::autodiff::__adjoint::lend(#caller)),
-                    quote!(::autodiff::__adjoint::give_back(#caller, #bar);),
-                )
-            };
+            let (lent, given) = lend_rows(param, &caller, bar, stack);
             let lend = if *all {
                 lent
             } else {
@@ -145,14 +151,7 @@ pub(super) fn into_caller(
                     ),
                     quote!(::autodiff::__adjoint::give_back_model(#caller, #bar);),
                 ),
-                _ if numbers(param) => (
-                    quote!(::autodiff::__adjoint::lend_numbers(#stack, #caller)),
-                    quote!(::autodiff::__adjoint::give_back_numbers(#stack, #caller, #bar);),
-                ),
-                _ => (
-                    quote!(::autodiff::__adjoint::lend(#caller)),
-                    quote!(::autodiff::__adjoint::give_back(#caller, #bar);),
-                ),
+                _ => lend_rows(param, &caller, bar, stack),
             };
             into.lent.push(Some(quote!(let mut #bar = #lend;)));
             into.give.push(give);
