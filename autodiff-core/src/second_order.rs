@@ -231,6 +231,15 @@ mod buffers {
     }
 }
 
+/// `node`'s operand in `slot`, if recorded, as a dual number: its value
+/// and its tangent (0 for an operand that tracks no gradient).
+fn dual_operand(nodes: &Nodes, node: usize, slot: usize, tangents: &[f64]) -> Option<Dual> {
+    nodes.edges()[node].parent(slot).map(|(parent, tracked)| {
+        let tangent = if tracked { tangents[parent] } else { 0.0 };
+        Dual::new(nodes.value(parent), tangent)
+    })
+}
+
 /// A quotient's or reciprocal's tangent computed again on dual numbers
 /// where the one from its recorded derivative lost its digits: `1/b` and
 /// `a/b` of a large `b` record `−1/b²`, below `f64`'s range, where the
@@ -239,12 +248,7 @@ mod buffers {
 /// operation, whose tangent stands as recorded.
 fn rescued_tangent(nodes: &Nodes, node: usize, tangents: &[f64]) -> Option<f64> {
     let edge = &nodes.edges()[node];
-    let operand = |slot: usize| {
-        edge.parent(slot).map(|(parent, tracked)| {
-            let tangent = if tracked { tangents[parent] } else { 0.0 };
-            Dual::new(nodes.value(parent), tangent)
-        })
-    };
+    let operand = |slot| dual_operand(nodes, node, slot, tangents);
     let x = operand(0)?;
     match nodes.operation(node) {
         ScalarOperation::Recip => Some(x.recip().tangent),
@@ -267,12 +271,7 @@ fn rescued_tangent(nodes: &Nodes, node: usize, tangents: &[f64]) -> Option<f64> 
 /// parts their derivatives along the direction.
 fn dual_partials(nodes: &Nodes, node: usize, tangents: &[f64]) -> [Dual; 2] {
     let edge = &nodes.edges()[node];
-    let operand = |slot: usize| {
-        edge.parent(slot).map(|(parent, tracked)| {
-            let tangent = if tracked { tangents[parent] } else { 0.0 };
-            Dual::new(nodes.value(parent), tangent)
-        })
-    };
+    let operand = |slot| dual_operand(nodes, node, slot, tangents);
     let inputs = Inputs {
         x: operand(0).unwrap_or_default(),
         other: operand(1),
