@@ -1596,20 +1596,26 @@ fn chained_from_a_list(x: &[f64]) -> f64 {
     s
 }
 
-fn chained_dual(x: &[Dual]) -> Dual {
-    let joint = |a: Dual| [[a.cos(), -a.sin()], [a.sin(), a.cos() * 2.0]];
-    let compose = |a: [[Dual; 2]; 2], b: [[Dual; 2]; 2]| {
-        let mut out = [[Dual::constant(0.0); 2]; 2];
-        for i in 0..2 {
-            for j in 0..2 {
-                out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
-            }
+/// [`joint`] on dual numbers, the oracle's.
+fn joint_dual(a: Dual) -> [[Dual; 2]; 2] {
+    [[a.cos(), -a.sin()], [a.sin(), a.cos() * 2.0]]
+}
+
+/// [`compose`] on dual numbers, the oracle's.
+fn compose_dual(a: [[Dual; 2]; 2], b: [[Dual; 2]; 2]) -> [[Dual; 2]; 2] {
+    let mut out = [[Dual::constant(0.0); 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
         }
-        out
-    };
-    let mut world = vec![joint(Dual::constant(0.1))];
+    }
+    out
+}
+
+fn chained_dual(x: &[Dual]) -> Dual {
+    let mut world = vec![joint_dual(Dual::constant(0.1))];
     for (i, &a) in x.iter().enumerate() {
-        let next = compose(world[i], joint(a));
+        let next = compose_dual(world[i], joint_dual(a));
         world.push(next);
     }
     let mut s = Dual::constant(0.0);
@@ -1622,26 +1628,16 @@ fn chained_dual(x: &[Dual]) -> Dual {
 fn skinned_walked_dual(x: &[Dual]) -> Dual {
     let mut s = Dual::constant(0.0);
     for (i, &a) in x.iter().enumerate() {
-        let m = [[a.cos(), -a.sin()], [a.sin(), a.cos() * 2.0]];
+        let m = joint_dual(a);
         s = s + m[0][1] * (i as f64 + 1.0) + m[1][1] + m[1][0] * m[0][0];
     }
     s
 }
 
 fn skinned_dual(x: &[Dual]) -> Dual {
-    let joint = |a: Dual| [[a.cos(), -a.sin()], [a.sin(), a.cos() * 2.0]];
-    let compose = |a: [[Dual; 2]; 2], b: [[Dual; 2]; 2]| {
-        let mut out = [[Dual::constant(0.0); 2]; 2];
-        for i in 0..2 {
-            for j in 0..2 {
-                out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
-            }
-        }
-        out
-    };
-    let mut world = vec![joint(x[0])];
+    let mut world = vec![joint_dual(x[0])];
     for i in 1..x.len() {
-        let next = compose(world[i - 1], joint(x[i]));
+        let next = compose_dual(world[i - 1], joint_dual(x[i]));
         world.push(next);
     }
     let mut s = Dual::constant(0.0);
