@@ -1776,6 +1776,24 @@ enum Takes {
     SliceAndData,
 }
 
+/// Names of the generated code's own (the output, its seed's stem, the
+/// stack, the pair's arguments, the sites of saved values), which the
+/// generator gives to locals too.
+const RESERVED: [&str; 12] = [
+    "value",
+    "stack",
+    "operand",
+    "exit",
+    "shape",
+    "args",
+    "bars",
+    "saved_index",
+    "seen",
+    "cotangent",
+    "spare",
+    "answer",
+];
+
 struct Gen {
     rng: Rng,
     /// Bindings readable here, innermost last (a later one shadows).
@@ -1791,6 +1809,8 @@ struct Gen {
     /// How the vector-valued helper takes its two numbers.
     vector_takes: Takes,
     fresh: usize,
+    /// How many of [`RESERVED`] the file has used.
+    reserved: usize,
     tags: Vec<&'static str>,
     /// The function must take the compiled path. Otherwise it may also
     /// use constructs that keep the tape (a vector helper's call indexed
@@ -1821,6 +1841,14 @@ struct Gen {
 impl Gen {
     fn fresh(&mut self, stem: &str) -> String {
         self.fresh += 1;
+        // Now and then (each once per file) a name the generated adjoint
+        // also uses for itself: `let value = ..;` once made a binding's
+        // adjoint shadow the seed (`value_bar`), a gradient of 0 as `Ok`.
+        if self.fresh % 23 == 7 && self.reserved < RESERVED.len() {
+            self.reserved += 1;
+            self.tag("a binding named as the adjoint's own");
+            return RESERVED[self.reserved - 1].to_owned();
+        }
         format!("{stem}{}", self.fresh)
     }
 
@@ -4935,6 +4963,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         integer: Some(format!("ih{file}")),
         vector_takes: Takes::Numbers,
         fresh: 0,
+        reserved: 0,
         tags: Vec::new(),
         compiled: true,
         frozen: false,

@@ -3502,3 +3502,139 @@ fn a_helper_pushed_in_a_body_with_return() {
     );
     assert_agree("returned", &[got.gradient.0, got.gradient.1], &[0.0, 0.0]);
 }
+
+// ---------------------------------------------------------------------
+// Names the generated adjoint uses for itself (`value` for the output,
+// `value_bar` for its seed), written by a student as a binding or a
+// parameter: found by probe 23, where `let value = x * x;` made the
+// binding's adjoint shadow the seed and `f_grad` returned 0 as `Ok`.
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn output_named_value(x: f64) -> f64 {
+    let value = x * x;
+    value * 2.0
+}
+
+#[differentiable]
+fn parameter_named_value(x: f64, value: f64) -> f64 {
+    value * x.exp()
+}
+
+#[differentiable]
+fn value_in_a_branch(x: f64) -> f64 {
+    if x > 0.0 {
+        let value = x * 3.0;
+        return value * value;
+    }
+    x
+}
+
+#[differentiable]
+fn values_destructured(x: &[f64]) -> f64 {
+    let (value, other) = (x[0] * x[1], x[1]);
+    value + other * value
+}
+
+#[differentiable]
+fn scaled_by_value(x: &[f64], value: &[f64]) -> Vec<f64> {
+    vec![x[0] * value[0], x[1] + value[0].tanh()]
+}
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn calls_with_value(x: &[f64]) -> f64 {
+    let value = scaled_by_value(x, x);
+    let mut s = value[0] + value[1];
+    for i in 0..x.len() {
+        s += output_named_value(x[i]) + parameter_named_value(x[i], value[1]);
+    }
+    s
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct ValueScorer {
+    w: Vec<f64>,
+}
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+impl ValueScorer {
+    fn score(&self, #[constant] x: &[f64]) -> f64 {
+        let mut value = 0.0;
+        for i in 0..x.len() {
+            value += self.w[i] * x[i];
+        }
+        value.tanh()
+    }
+}
+
+#[test]
+fn a_binding_or_parameter_named_value_keeps_its_gradient() -> Result<(), ScalarAutodiffError> {
+    use crate::oracle::{dual_gradient, Dual};
+    let x = 0.7;
+    // d(2x²) = 4x; d(v eˣ) = (v eˣ, eˣ); d(9x²) = 18x.
+    let g = output_named_value_grad(x)?;
+    assert_eq!(output_named_value_grad_path(), GradientPath::Compiled);
+    assert_agree("output_named_value", &[g.gradient], &[4.0 * x]);
+    let g = parameter_named_value_grad(x, 2.0)?;
+    assert_agree(
+        "parameter_named_value",
+        &[g.gradient.0, g.gradient.1],
+        &[2.0 * x.exp(), x.exp()],
+    );
+    let h = parameter_named_value_hvp(x, 2.0, (1.0, 0.0))?;
+    assert_agree(
+        "parameter_named_value hvp",
+        &[h.hvp.0, h.hvp.1],
+        &[2.0 * x.exp(), x.exp()],
+    );
+    let g = value_in_a_branch_grad(x)?;
+    assert_agree("value_in_a_branch", &[g.gradient], &[18.0 * x]);
+    let point = [0.7, -0.4];
+    let g = agree(
+        "values_destructured",
+        values_destructured_grad(&point),
+        values_destructured_grad_tape(&point),
+    );
+    let want = dual_gradient(&point, |v| {
+        let value = v[0] * v[1];
+        value + v[1] * value
+    });
+    assert_agree("values_destructured", &g.gradient, &want);
+    // A vector-valued helper with a parameter named `value`, called by a
+    // loss that binds `value` and calls the two helpers above.
+    let vjp = scaled_by_value_vjp(&point, &point, vec![1.0, 2.0])?;
+    let want = dual_gradient(&[0.7, -0.4, 0.7, -0.4], |v| {
+        v[0] * v[2] + (v[1] + v[2].tanh()) * Dual::constant(2.0)
+    });
+    assert_agree(
+        "scaled_by_value vjp",
+        &[vjp.gradient.0, vjp.gradient.1].concat(),
+        &want,
+    );
+    let g = agree(
+        "calls_with_value",
+        calls_with_value_grad(&point),
+        calls_with_value_grad_tape(&point),
+    );
+    assert_eq!(calls_with_value_grad_path(), GradientPath::Compiled);
+    let want = dual_gradient(&point, |v| {
+        let value = [v[0] * v[0], v[1] + v[0].tanh()];
+        let mut s = value[0] + value[1];
+        for &xi in v {
+            s = s + Dual::constant(2.0) * xi * xi + value[1] * xi.exp();
+        }
+        s
+    });
+    assert_agree("calls_with_value", &g.gradient, &want);
+    // A model's method accumulating into `value`.
+    let m = ValueScorer { w: vec![0.3, -0.2] };
+    let x = [1.0, 2.0];
+    let g = m.score_grad(&x)?;
+    let t = m.score_grad_tape(&x)?;
+    let s = 1.0 - (0.3f64 - 0.4).tanh().powi(2);
+    assert_agree("Scorer::score", &g.gradient.w, &[s * 1.0, s * 2.0]);
+    assert_agree("Scorer::score tape", &t.gradient.w, &[s * 1.0, s * 2.0]);
+    Ok(())
+}

@@ -149,7 +149,7 @@ fn pair(
             .map(|param| {
                 if param.kind.is_differentiable() {
                     let span = model_span(param).unwrap_or_else(Span::mixed_site);
-                    let bar = format_ident!("{}_bar", param.ident.unraw(), span = span);
+                    let bar = super::pair::param_bar(&param.ident, span);
                     quote!(#bar)
                 } else {
                     quote!(_)

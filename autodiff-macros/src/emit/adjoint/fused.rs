@@ -89,7 +89,9 @@ pub(super) fn fused(
     unobserved.extend(extremes::running(&function.body, an));
     sweep.unobserved(unobserved);
     let value = sweep.fresh("value");
-    let value_bar = sweep.fresh("value_bar");
+    // Taken before the parameters' adjoints are named: a parameter or
+    // binding called `value` has an adjoint of another name.
+    let value_bar = sweep.reserve("value_bar");
     let mut bars = Vec::new();
     // A `#[constant] mut` parameter that later holds a derivative.
     let mut carried = Vec::new();

@@ -485,10 +485,22 @@ fn param_bars<'f>(function: &'f Function) -> Vec<(&'f Param, Ident, TokenStream)
         .params
         .iter()
         .map(|param| {
-            let bar = Ident::new(&format!("{}_bar", param.ident.unraw()), Span::mixed_site());
+            let bar = param_bar(&param.ident, Span::mixed_site());
             (param, bar, bar_type(&param.kind))
         })
         .collect()
+}
+
+/// The name of a parameter's adjoint in `f_reverse` (and its dual twin):
+/// `x_bar`, but `value_bar_param` for a parameter called `value`, whose
+/// adjoint would otherwise shadow the pair's own `value_bar`.
+pub(super) fn param_bar(ident: &Ident, span: Span) -> Ident {
+    let name = format!("{}_bar", ident.unraw());
+    if name == "value_bar" {
+        Ident::new("value_bar_param", span)
+    } else {
+        Ident::new(&name, span)
+    }
 }
 
 /// `Spread::pop_scaled` (a model's `pop_gradient`) of each differentiable

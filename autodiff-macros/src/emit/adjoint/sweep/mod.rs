@@ -452,6 +452,20 @@ impl<'m> Sweep<'m> {
         Ident::new(&name, Span::call_site())
     }
 
+    /// A name of the sweep's own (the seed, `value_bar`): fresh, and
+    /// never given to a binding's adjoint after (`let value = ..;` has
+    /// `value_bar_2`), where one shadowing the other would drop the seed.
+    pub fn reserve(&mut self, base: &str) -> Ident {
+        let mut ident = self.fresh(base);
+        let mut n = 1;
+        while self.bar_names.contains(&ident.to_string()) {
+            n += 1;
+            ident = self.fresh(&format!("{base}_{n}"));
+        }
+        self.bar_names.insert(ident.to_string());
+        ident
+    }
+
     /// [`Sweep::bind`], the adjoint's name spanned at `span` (a model's
     /// twin on duals, spanned on the model's type: see `dual::model_span`).
     pub fn bind_spanned(&mut self, name: &str, span: Span) -> Ident {
