@@ -259,7 +259,20 @@ enum Stmt {
     /// read by constant indices into the number `s`. With `true`, the
     /// matrix is taken apart by a pattern first (`let [[m_0_0, m_0_1], ..]
     /// = m;`) and `s` reads the names.
-    Matrix(String, String, Vec<Vec<Expr>>, [(usize, usize); 3], bool),
+    ///
+    /// With the last flag (a matrix of the top level whose name ends in
+    /// an even digit), its rows are `Vec`s and `s` sums, over two trips,
+    /// the row a search picks by the trip's column, borrowed by that index
+    /// (`let r = &m[b];`, k-means' nearest centre), which the next trip
+    /// changes before the reverse sweep.
+    Matrix(
+        String,
+        String,
+        Vec<Vec<Expr>>,
+        [(usize, usize); 3],
+        bool,
+        bool,
+    ),
     /// `let mut qs = Vec::new(); for _ in 0..n { qs.push(call); }` then
     /// `let y = qs[0][k] * qs[n - 1][l];`: a vector call's values pushed as
     /// rows and read by two indices.
@@ -990,11 +1003,49 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     1 - i
                 );
             }
-            Stmt::Matrix(matrix, name, rows, [(a, b), (c, d), (e, f)], pattern) => {
+            Stmt::Matrix(matrix, name, rows, [(a, b), (c, d), (e, f)], pattern, searched) => {
                 let written: Vec<String> = rows
                     .iter()
                     .map(|row| format!("[{}]", render_list(row, dialect)))
                     .collect();
+                if *searched {
+                    let zero = match dialect {
+                        Dialect::Plain => "0.0",
+                        Dialect::Dual => "D::c(0.0)",
+                    };
+                    let cols = rows[0].len();
+                    let (j, b_, i, row) = (
+                        format!("{matrix}_j"),
+                        format!("{matrix}_b"),
+                        format!("{matrix}_i"),
+                        format!("{matrix}_r"),
+                    );
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {matrix} = vec![{}];",
+                        written
+                            .iter()
+                            .map(|row| format!("vec!{row}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    let _ = writeln!(out, "{pad}let mut {name} = {zero};");
+                    let _ = writeln!(out, "{pad}for {j} in 0..2 {{");
+                    let _ = writeln!(out, "{pad}    let mut {b_} = 0;");
+                    let _ = writeln!(out, "{pad}    for {i} in 1..{} {{", rows.len());
+                    let _ = writeln!(
+                        out,
+                        "{pad}        if {matrix}[{i}][{j} % {cols}] < {matrix}[{b_}][{j} % {cols}] {{ {b_} = {i}; }}"
+                    );
+                    let _ = writeln!(out, "{pad}    }}");
+                    let _ = writeln!(out, "{pad}    let {row} = &{matrix}[{b_}];");
+                    let _ = writeln!(
+                        out,
+                        "{pad}    {name} += {row}[{b}] * {matrix}[{c}][{d}] + {matrix}[{e}][{f}];"
+                    );
+                    let _ = writeln!(out, "{pad}}}");
+                    continue;
+                }
                 // Now and then (by the name's number, alike in both twins)
                 // its rows sorted by their first entry, largest first, each
                 // swapped through a temporary with the row a search picks
@@ -3248,7 +3299,28 @@ impl Gen {
             if !pattern && rows > 1 && matrix.ends_with(['1', '3', '5', '7', '9']) {
                 self.tag("rows swapped through a temporary by a searched index");
             }
-            out.push(Stmt::Matrix(matrix, name.clone(), items, reads, pattern));
+            let searched = !pattern
+                && rows > 1
+                && matrix.ends_with(['0', '2', '4', '6', '8'])
+                && self.nesting == 0
+                && self.loops.is_empty()
+                && !self.tags.contains(&"early return");
+            if searched {
+                self.tag("a row borrowed by an index a loop searched");
+                // No `return` after: the index saved per trip would not
+                // be popped where an exit skipped it.
+                if self.compiled {
+                    self.returns = false;
+                }
+            }
+            out.push(Stmt::Matrix(
+                matrix,
+                name.clone(),
+                items,
+                reads,
+                pattern,
+                searched,
+            ));
             self.declare(&name, Kind::Scalar, false);
             return;
         }

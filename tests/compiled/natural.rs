@@ -819,6 +819,125 @@ fn kmeans_assigned(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64
     total
 }
 
+/// The nearest centre's index found first, then its row borrowed by that
+/// index (`let c = &centres[bi];`), whose index the next point changes
+/// before the reverse sweep: the reverse reads the row by the index the
+/// forward saved.
+#[differentiable]
+fn kmeans_nearest_borrowed(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let mut bi = 0;
+        let mut bd = f64::INFINITY;
+        for (i, c) in centres.iter().enumerate() {
+            let mut d = 0.0;
+            for j in 0..p.len() {
+                d += (p[j] - c[j]).powi(2);
+            }
+            if d < bd {
+                bd = d;
+                bi = i;
+            }
+        }
+        let centre = &centres[bi];
+        let mut d = 0.0;
+        for j in 0..p.len() {
+            d += (p[j] - centre[j]) * (p[j] - centre[j]);
+        }
+        total += d * (1.0 + 0.1 * centre[0]);
+    }
+    total / points.len() as f64
+}
+
+/// The same on arrays, the row copied (`let c = cs[bi];`), and with a
+/// `continue` for a point marked skipped.
+#[differentiable]
+fn kmeans_nearest_copied(cs: [[f64; 2]; 3], #[constant] points: &[[f64; 2]]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let mut bi = 0;
+        for k in 1..3 {
+            let dk = (p[0] - cs[k][0]).powi(2) + (p[1] - cs[k][1]).powi(2);
+            let db = (p[0] - cs[bi][0]).powi(2) + (p[1] - cs[bi][1]).powi(2);
+            if dk < db {
+                bi = k;
+            }
+        }
+        let c = cs[bi];
+        total += (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]).abs() * c[1];
+    }
+    total
+}
+
+#[differentiable]
+fn kmeans_nearest_skipping(cs: [[f64; 2]; 3], #[constant] points: &[[f64; 2]]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        if p[0] > 10.0 {
+            continue;
+        }
+        let mut bi = 0;
+        for k in 1..3 {
+            let dk = (p[0] - cs[k][0]).powi(2) + (p[1] - cs[k][1]).powi(2);
+            let db = (p[0] - cs[bi][0]).powi(2) + (p[1] - cs[bi][1]).powi(2);
+            if dk < db {
+                bi = k;
+            }
+        }
+        let c = cs[bi];
+        total += (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]).abs() * c[1];
+    }
+    total
+}
+
+/// The borrowed row of `kmeans_nearest_borrowed` in a loop that can
+/// `break` after it: the reverse of an iteration cut short would pop an
+/// index its forward never saved, so the tape runs it (right numbers).
+#[differentiable]
+fn kmeans_nearest_stopping(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let mut bi = 0;
+        let mut bd = f64::INFINITY;
+        for (i, c) in centres.iter().enumerate() {
+            let mut d = 0.0;
+            for j in 0..p.len() {
+                d += (p[j] - c[j]).powi(2);
+            }
+            if d < bd {
+                bd = d;
+                bi = i;
+            }
+        }
+        let centre = &centres[bi];
+        let mut d = 0.0;
+        for j in 0..p.len() {
+            d += (p[j] - centre[j]) * (p[j] - centre[j]);
+        }
+        total += d * (1.0 + 0.1 * centre[0]);
+        if total > 1e9 {
+            break;
+        }
+    }
+    total / points.len() as f64
+}
+
+fn kmeans_nearest_copied_dual(v: &[Dual], points: &[[f64; 2]], skipping: bool) -> Dual {
+    let mut total = Dual::constant(0.0);
+    for p in points {
+        if skipping && p[0] > 10.0 {
+            continue;
+        }
+        let d = |k: usize| (p[0] - v[2 * k].value).powi(2) + (p[1] - v[2 * k + 1].value).powi(2);
+        let bi = (0..3).fold(0, |bi, k| if d(k) < d(bi) { k } else { bi });
+        let (c0, c1) = (v[2 * bi], v[2 * bi + 1]);
+        let dx = Dual::constant(p[0]) - c0;
+        let dy = Dual::constant(p[1]) - c1;
+        total = total + dx * dx + dy.abs() * c1;
+    }
+    total
+}
+
 fn kmeans_dual(v: &[Dual], dim: usize, points: &[Vec<f64>], weighted: bool) -> Dual {
     let centres: Vec<&[Dual]> = v.chunks(dim).collect();
     let mut total = Dual::constant(0.0);
@@ -950,6 +1069,89 @@ fn a_running_extreme_from_infinity_stays_compiled() -> Result<(), Box<dyn std::e
         oracle,
     );
     assert!(kmeans_assigned_check(&centres, &points)?.passed());
+
+    // The nearest centre's row borrowed by its index after the search.
+    assert_eq!(kmeans_nearest_borrowed_grad_path(), GradientPath::Compiled);
+    let n = points.len() as f64;
+    let oracle = dual_value_and_gradient(&inputs, |v| {
+        kmeans_dual(v, 2, &points, true) / Dual::constant(n)
+    });
+    let adjoint = compiled(|stack| kmeans_nearest_borrowed_adjoint(stack, &centres, &points));
+    let grad = kmeans_nearest_borrowed_grad(&centres, &points)?;
+    let tape = kmeans_nearest_borrowed_grad_tape(&centres, &points)?;
+    check(
+        "kmeans_nearest_borrowed",
+        (adjoint.value, flat(&adjoint.gradient)),
+        (grad.value, flat(&grad.gradient)),
+        (tape.value, flat(&tape.gradient)),
+        oracle,
+    );
+    // Its second order, against central differences of `f_grad` along
+    // the direction (the nearest centres stay the same nearby).
+    let direction: Vec<Vec<f64>> = vec![vec![0.3, -0.2], vec![0.1, 0.4], vec![-0.5, 0.25]];
+    let hvp = kmeans_nearest_borrowed_hvp(&centres, &points, direction.clone())?;
+    let h = 1e-5;
+    let moved = |sign: f64| -> Vec<Vec<f64>> {
+        centres
+            .iter()
+            .zip(&direction)
+            .map(|(c, v)| c.iter().zip(v).map(|(c, v)| c + sign * h * v).collect())
+            .collect()
+    };
+    let up = kmeans_nearest_borrowed_grad(&moved(1.0), &points)?.gradient;
+    let down = kmeans_nearest_borrowed_grad(&moved(-1.0), &points)?.gradient;
+    let differences: Vec<f64> = flat(&up)
+        .iter()
+        .zip(flat(&down))
+        .map(|(u, d)| (u - d) / (2.0 * h))
+        .collect();
+    for (got, want) in flat(&hvp.hvp).iter().zip(&differences) {
+        assert!((got - want).abs() < 1e-6, "hvp {got} vs differences {want}");
+    }
+
+    assert!(matches!(
+        kmeans_nearest_stopping_grad_path(),
+        GradientPath::Tape { construct, .. } if construct.contains("a row by an index that changes")
+    ));
+    let stopping = kmeans_nearest_stopping_grad(&centres, &points)?;
+    assert_agree(
+        "kmeans_nearest_stopping",
+        &flat(&stopping.gradient),
+        &flat(&grad.gradient),
+    );
+
+    // A row copied by its index, and the same with a `continue`.
+    assert_eq!(kmeans_nearest_copied_grad_path(), GradientPath::Compiled);
+    assert_eq!(kmeans_nearest_skipping_grad_path(), GradientPath::Compiled);
+    let cs = [[0.0, 0.1], [1.0, 1.5], [-1.0, 0.5]];
+    let pts = [
+        [0.2, -0.1],
+        [0.9, 1.2],
+        [-0.8, 0.7],
+        [11.0, 0.0],
+        [1.3, 1.9],
+        [-0.1, 0.3],
+    ];
+    let cs_flat: Vec<f64> = cs.iter().flatten().copied().collect();
+    let flat2 = |g: &[[f64; 2]; 3]| g.iter().flatten().copied().collect::<Vec<f64>>();
+    let oracle = dual_value_and_gradient(&cs_flat, |v| kmeans_nearest_copied_dual(v, &pts, false));
+    let skipped = dual_value_and_gradient(&cs_flat, |v| kmeans_nearest_copied_dual(v, &pts, true));
+    let adjoint = compiled(|stack| kmeans_nearest_copied_adjoint(stack, cs, &pts));
+    let grad = kmeans_nearest_copied_grad(cs, &pts)?;
+    let tape = kmeans_nearest_copied_grad_tape(cs, &pts)?;
+    let skipping = kmeans_nearest_skipping_grad(cs, &pts)?;
+    assert_agree(
+        "kmeans_nearest_skipping",
+        &flat2(&skipping.gradient),
+        &skipped.1,
+    );
+    check(
+        "kmeans_nearest_copied",
+        (adjoint.value, flat2(&adjoint.gradient)),
+        (grad.value, flat2(&grad.gradient)),
+        (tape.value, flat2(&tape.gradient)),
+        oracle,
+    );
     Ok(())
 }
 

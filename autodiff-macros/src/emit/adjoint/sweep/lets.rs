@@ -135,6 +135,7 @@ impl<'m> Sweep<'m> {
                     && concatenated(init).is_some()
                     && self.an.bound.get(name.as_str()).copied() == Some(1);
                 let mut recycled = false;
+                let mut row_index_push = None;
                 // A vector call's value is a vector, though `scalar` takes
                 // any call for a number.
                 let vector_call = self.an.call_lets.contains(name)
@@ -268,7 +269,22 @@ impl<'m> Sweep<'m> {
                     let stack = &self.stack;
                     quote!(#stack.zeros(#len))
                 } else {
-                    self.shape(init)?
+                    match self.shape(init) {
+                        Ok(shape) => shape,
+                        // `let c = &centers[bi];` after the search for `bi`.
+                        Err(unsupported) => {
+                            let [push, shape, again] =
+                                self.row_by_saved_index(init, prelude)?.ok_or(unsupported)?;
+                            row_index_push = Some(push);
+                            // The reverse reads the row again, as the
+                            // forward did, instead of the numbers pushed.
+                            if !*mutable && self.an.bound.get(name.as_str()).copied() == Some(1) {
+                                prelude.push(quote!(let #syntax = #again;));
+                                self.scope().available.insert(name.clone());
+                            }
+                            shape
+                        }
+                    }
                 };
                 // A vector-valued callee's output: its adjoint starts as
                 // the cotangent, which has the shape the binding has when
@@ -433,6 +449,7 @@ impl<'m> Sweep<'m> {
                 if let Some((push, _)) = site {
                     f.push(push);
                 }
+                f.extend(row_index_push);
                 if reshaped && self.depth == 0 {
                     f.push(self.keep_shape(name));
                     self.kept_shapes.insert(name.clone());

@@ -225,6 +225,63 @@ impl<'m> Sweep<'m> {
         Ok(shape.to_token_stream())
     }
 
+    /// `let c = &centers[bi];` of a row of a binding the body does not
+    /// write, by an index that changes before the reverse sweep (the
+    /// nearest centre, found by a loop before it): the forward pushes the
+    /// index onto a site of its own where the `let` runs, and the reverse
+    /// pops it where it declares the binding's adjoint, shaped like that
+    /// row's. Returns the forward's push, the shape, and the value again
+    /// for the reverse (`&centers[saved_row]`), the pop put in `prelude`;
+    /// `None` for any other value.
+    pub(super) fn row_by_saved_index(
+        &mut self,
+        init: &Expr,
+        prelude: &mut Vec<TokenStream>,
+    ) -> R<Option<[TokenStream; 3]>> {
+        let (place, borrowed) = match &init.kind {
+            ExprKind::Reference {
+                mutability: None,
+                expr,
+            } => (&**expr, true),
+            _ => (init, false),
+        };
+        let ExprKind::Index { base, index } = &place.kind else {
+            return Ok(None);
+        };
+        if !self.active(place)
+            || !self.fully_available(base)
+            || self.fully_available(index)
+            || has_call(index)
+            || matches!(index.kind, ExprKind::Range { .. })
+            || dims_of(place, &self.an.dims).is_none_or(|dims| dims == 0)
+        {
+            return Ok(None);
+        }
+        let Ok(base_bar) = self.bar_place(base) else {
+            return Ok(None);
+        };
+        let site = self.saving_site(
+            "row_index",
+            "a row by an index that changes, bound inside a loop with `break`, `continue` or `return`",
+            init,
+        )?;
+        let saved = Ident::new("saved_row", Span::mixed_site());
+        prelude.push(self.pop_site(&site, &saved));
+        let index = index.source.to_token_stream();
+        let adjoint = &self.adjoint;
+        let base = base.source.to_token_stream();
+        let again = if borrowed {
+            quote!(&#base[#saved])
+        } else {
+            quote!(#base[#saved])
+        };
+        Ok(Some([
+            quote!(#site.push(#index);),
+            quote!(#adjoint::zero_like(&#base_bar[#saved])),
+            again,
+        ]))
+    }
+
     /// A new site (`prefix_N`) for a value the forward pushes and the
     /// reverse of the same block pops; refused (`construct`) where a jump
     /// or a `return` could leave between the two, so that the reverse
