@@ -277,6 +277,11 @@ enum Stmt {
     /// `let y = qs[0][k] * qs[n - 1][l];`: a vector call's values pushed as
     /// rows and read by two indices.
     PushRows(String, Expr, usize, String, usize, usize),
+    /// `let lg = mvh(a, b);` (the file's matrix helper, two rows of two)
+    /// then `let mut s = 0.0; for t in 0..2 { let row = &lg[t]; s +=
+    /// row[0] * row[1] + row[t]; }`: a helper's matrix walked row by row,
+    /// each row borrowed by the loop's index (the course's logits).
+    MatrixRows(String, Vec<Expr>, String),
     /// `let mut ms = [[0.0; len]; 2];` (or `vec![vec![0.0; len]; 2]`, by
     /// the flag) then `ms[i] = call;` and `let y = ms[i][k] + ms[1 -
     /// i][l];`: a vector call's value assigned to a row.
@@ -962,6 +967,24 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                         let _ = writeln!(out, "{pad}    {best} = {best}.{method}({terms}[c]);");
                     }
                 }
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::MatrixRows(helper, args, acc) => {
+                let zero = r(&Expr::Lit(0.0));
+                let (lg, t, row) = (
+                    format!("{acc}_lg"),
+                    format!("{acc}_t"),
+                    format!("{acc}_row"),
+                );
+                let _ = writeln!(
+                    out,
+                    "{pad}let {lg} = {helper}({});",
+                    render_list(args, dialect)
+                );
+                let _ = writeln!(out, "{pad}let mut {acc} = {zero};");
+                let _ = writeln!(out, "{pad}for {t} in 0..2 {{");
+                let _ = writeln!(out, "{pad}    let {row} = &{lg}[{t}];");
+                let _ = writeln!(out, "{pad}    {acc} += {row}[0] * {row}[1] + {row}[{t}];");
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::PushRows(rows, call, n, y, k, l) => {
@@ -4323,22 +4346,32 @@ impl Gen {
                 let name = self.fresh("c");
                 let k = self.rng.below(len);
                 let scale = self.rng.value(-2.0, 2.0);
+                let numbers = args.clone();
                 let args = self.vector_args(args, Some(out));
                 // Half of them (by the name, so the draws stay as they
                 // were) iterate the value where the call is made.
                 let e = if name.ends_with(['1', '3', '5', '7', '9']) {
                     self.tag("vector call iterated in place");
-                    Expr::ComponentSum(helper, args, scale)
+                    Expr::ComponentSum(helper.clone(), args, scale)
                 } else {
                     self.tag("vector call indexed in place");
                     Expr::Bin(
                         "*",
-                        Box::new(Expr::Component(helper, args, k)),
+                        Box::new(Expr::Component(helper.clone(), args, k)),
                         Box::new(Expr::Lit(scale)),
                     )
                 };
                 out.push(Stmt::Let(name.clone(), e));
                 self.declare(&name, Kind::Scalar, false);
+                // Now and then (by the name) at the top level, with the
+                // same arguments, the file's matrix helper walked row by
+                // row, each row borrowed by the loop's index.
+                if !(nested || (self.compiled && self.returns)) && name.ends_with(['0', '4', '8']) {
+                    self.tag("a helper's matrix, each row borrowed by index");
+                    let acc = self.fresh("s");
+                    out.push(Stmt::MatrixRows(format!("m{helper}"), numbers, acc.clone()));
+                    self.declare(&acc, Kind::Scalar, true);
+                }
             }
             2 if len == 2 => {
                 self.tag("array pattern bound to a vector call");
@@ -4442,6 +4475,23 @@ fn tuple_helper(gen: &mut Gen, name: &str) -> (String, String) {
     (
         format!("#[differentiable]\nfn {name}(x0: f64, x1: f64) -> (f64, Vec<f64>) {{\n    let a = {plain};\n    {tail_plain}\n}}\n"),
         format!("    pub fn {name}(x0: D, x1: D) -> (D, Vec<D>) {{\n        let a = {dual};\n        {tail_dual}\n    }}\n"),
+    )
+}
+
+/// The file's matrix-valued helper `name(x0, x1) -> Vec<Vec<f64>>`, two
+/// rows of two, plain and dual.
+fn matrix_helper(gen: &mut Gen, name: &str) -> (String, String) {
+    gen.vars.clear();
+    gen.loops.clear();
+    gen.compiled = true;
+    gen.declare("x0", Kind::Scalar, false);
+    gen.declare("x1", Kind::Scalar, false);
+    let a = gen.expr(2);
+    let (plain, dual) = (render(&a, Dialect::Plain), render(&a, Dialect::Dual));
+    let rows = "vec![vec![a * x1, a.tanh()], vec![x0 * a, x1 - a]]";
+    (
+        format!("#[differentiable]\nfn {name}(x0: f64, x1: f64) -> Vec<Vec<f64>> {{\n    let a = {plain};\n    {rows}\n}}\n"),
+        format!("    pub fn {name}(x0: D, x1: D) -> Vec<Vec<D>> {{\n        let a = {dual};\n        {rows}\n    }}\n"),
     )
 }
 
@@ -5102,6 +5152,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         }
     };
     let (tuple_plain, tuple_dual) = tuple_helper(&mut gen, &format!("t{vector_name}"));
+    let (matrix_plain, matrix_dual) = matrix_helper(&mut gen, &format!("m{vector_name}"));
     let (methods_plain, methods_dual) = model_methods(&mut gen);
     gen.vector = Some((vector_name, vector_len));
     for j in 0..1 + gen.rng.below(2) {
@@ -5185,6 +5236,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         "#[differentiable]\nfn ih{file}(x: f64, n: usize, k: u32, m: i64) -> f64 {{\n    x * n as f64 + (k as f64) * x.sin() - (m as f64) * 0.25 * x * x\n}}"
     );
     out.push_str(&tuple_plain);
+    out.push_str(&matrix_plain);
     out.push_str(&methods_plain);
     out.push_str(DUAL_SUPPORT);
     out.push_str(DUAL_MODEL);
@@ -5194,6 +5246,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         "    pub fn ih{file}(x: D, n: usize, k: u32, m: i64) -> D {{\n        x * D::c(n as f64) + D::c(k as f64) * x.sin() - D::c(m as f64 * 0.25) * x * x\n    }}"
     );
     out.push_str(&tuple_dual);
+    out.push_str(&matrix_dual);
     out.push_str(&methods_dual);
     for f in &rendered {
         out.push_str(&f.dual);

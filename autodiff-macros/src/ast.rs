@@ -708,6 +708,29 @@ impl<'a> Expr<'a> {
     }
 }
 
+/// Calls `visit` on every statement of `stmts` and of the blocks inside
+/// them, outer before inner, in source order.
+pub fn each_stmt<'m, 'a>(stmts: &'m [Stmt<'a>], visit: &mut dyn FnMut(&'m Stmt<'a>)) {
+    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, visit: &mut dyn FnMut(&'m Stmt<'a>)) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(child) => in_expr(child, visit),
+                Child::Block(block) => each_stmt(&block.stmts, visit),
+            }
+        }
+    }
+    for stmt in stmts {
+        visit(stmt);
+        if let Stmt::Let {
+            init: Some(expr), ..
+        }
+        | Stmt::Expr(expr, _) = stmt
+        {
+            in_expr(expr, visit);
+        }
+    }
+}
+
 impl<'a> Block<'a> {
     /// The statements and the tail expression (the last statement when it
     /// has no semicolon).

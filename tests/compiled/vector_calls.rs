@@ -1692,3 +1692,116 @@ fn a_vec_of_matrices_helpers_return() {
         skinned_dual,
     );
 }
+
+// ---------------------------------------------------------------------
+// The course's logits walked row by row: a helper's `Vec<Vec<f64>>`
+// bound, each row borrowed (`let row = &lg[t];`) and read by index, by
+// `iter()` or passed whole to another helper. The row's own indexing
+// shows the value is a matrix (probe 23 found it kept the tape: "a
+// binding whose shape the reverse sweep cannot see").
+// ---------------------------------------------------------------------
+
+#[differentiable]
+fn row_logits(w: &[Vec<f64>], x: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut out = Vec::new();
+    for xi in x {
+        let mut row = Vec::new();
+        for r in w {
+            row.push(r.iter().zip(xi).map(|(a, b)| a * b).sum::<f64>());
+        }
+        out.push(row);
+    }
+    out
+}
+
+#[differentiable]
+fn cross_entropy_by_rows(
+    w: &[Vec<f64>],
+    #[constant] x: &[Vec<f64>],
+    #[constant] y: &[usize],
+) -> f64 {
+    let lg = row_logits(w, x);
+    let mut loss = 0.0;
+    for t in 0..y.len() {
+        let row = &lg[t];
+        let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let lse = m + row.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
+        loss += lse - row[y[t]];
+    }
+    loss / y.len() as f64
+}
+
+#[differentiable]
+fn probabilities_by_rows(w: &[Vec<f64>], #[constant] x: &[Vec<f64>]) -> f64 {
+    let lg = row_logits(w, x);
+    let mut total = 0.0;
+    for t in 0..x.len() {
+        let row = &lg[t];
+        let p = softmax(row);
+        total += p[0] * (t as f64 + 1.0);
+    }
+    total
+}
+
+fn row_logits_dual(v: &[Dual], x: &[Vec<f64>], classes: usize) -> Vec<Vec<Dual>> {
+    let d = x[0].len();
+    x.iter()
+        .map(|xi| {
+            (0..classes)
+                .map(|c| {
+                    (0..d).fold(Dual::constant(0.0), |s, j| {
+                        s + v[c * d + j] * Dual::constant(xi[j])
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn softmax_dual(z: &[Dual]) -> Vec<Dual> {
+    let m = z.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.value));
+    let e: Vec<Dual> = z.iter().map(|v| (*v - Dual::constant(m)).exp()).collect();
+    let s = e.iter().fold(Dual::constant(0.0), |s, v| s + *v);
+    e.iter().map(|v| *v / s).collect()
+}
+
+#[test]
+fn rows_of_a_helpers_matrix_borrowed_by_index_compile() {
+    let w = vec![vec![0.1, 0.2], vec![-0.3, 0.4], vec![0.5, -0.6]];
+    let x = vec![vec![1.0, 2.0], vec![-1.0, 0.5], vec![0.3, -0.7]];
+    let y = [2, 0, 1];
+    let point: Vec<f64> = w.iter().flatten().copied().collect();
+    assert_eq!(cross_entropy_by_rows_grad_path(), GradientPath::Compiled);
+    assert_eq!(probabilities_by_rows_grad_path(), GradientPath::Compiled);
+    let flat = |g: &Vec<Vec<f64>>| g.iter().flatten().copied().collect::<Vec<f64>>();
+    let got = agree(
+        "cross_entropy_by_rows",
+        cross_entropy_by_rows_grad(&w, &x, &y),
+        cross_entropy_by_rows_grad_tape(&w, &x, &y),
+    );
+    let (value, want) = dual_value_and_gradient(&point, |v| {
+        let lg = row_logits_dual(v, &x, 3);
+        let mut loss = Dual::constant(0.0);
+        for (t, &yt) in y.iter().enumerate() {
+            let p = softmax_dual(&lg[t]);
+            loss = loss - p[yt].ln();
+        }
+        loss / Dual::constant(y.len() as f64)
+    });
+    assert_agree("cross_entropy_by_rows", &flat(&got.gradient), &want);
+    assert_agree("cross_entropy_by_rows value", &[got.value], &[value]);
+    let got = agree(
+        "probabilities_by_rows",
+        probabilities_by_rows_grad(&w, &x),
+        probabilities_by_rows_grad_tape(&w, &x),
+    );
+    let (_, want) = dual_value_and_gradient(&point, |v| {
+        let lg = row_logits_dual(v, &x, 3);
+        let mut total = Dual::constant(0.0);
+        for (t, row) in lg.iter().enumerate() {
+            total = total + softmax_dual(row)[0] * Dual::constant(t as f64 + 1.0);
+        }
+        total
+    });
+    assert_agree("probabilities_by_rows", &flat(&got.gradient), &want);
+}

@@ -458,7 +458,7 @@ impl Calls<'_> {
             return Some(self.refusal(expr));
         }
         let mut found = None;
-        each_stmt(block, &mut |stmt| {
+        crate::ast::each_stmt(&block.stmts, &mut |stmt| {
             if let Stmt::Let {
                 name: None,
                 init: Some(init),
@@ -572,36 +572,13 @@ fn typed_not_f64(pat: &syn::Pat) -> bool {
 
 /// The names bound by `let`s typed other than `f64`, anywhere in `block`.
 fn typed_bindings(block: &Block, out: &mut Vec<String>) {
-    each_stmt(block, &mut |stmt| {
+    crate::ast::each_stmt(&block.stmts, &mut |stmt| {
         if let Stmt::Let { pat, .. } = stmt {
             if typed_other_than_f64(pat.syntax) {
                 out.extend(pat.names.iter().cloned());
             }
         }
     });
-}
-
-/// Calls `visit` on every statement of `block` and of the blocks inside
-/// it, outer before inner, in source order.
-fn each_stmt<'m, 'a>(block: &'m Block<'a>, visit: &mut dyn FnMut(&'m Stmt<'a>)) {
-    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, visit: &mut dyn FnMut(&'m Stmt<'a>)) {
-        for child in expr.children() {
-            match child {
-                Child::Expr(child) => in_expr(child, visit),
-                Child::Block(block) => each_stmt(block, visit),
-            }
-        }
-    }
-    for stmt in &block.stmts {
-        visit(stmt);
-        if let Stmt::Let {
-            init: Some(expr), ..
-        }
-        | Stmt::Expr(expr, _) = stmt
-        {
-            in_expr(expr, visit);
-        }
-    }
 }
 
 /// Whether `expr` is, through parentheses, a call `has_call` finds.
@@ -622,7 +599,7 @@ fn typed_inits<'m, 'a>(
     has_call: &dyn Fn(&Expr) -> bool,
 ) -> Option<&'m Expr<'a>> {
     let mut found = None;
-    each_stmt(block, &mut |stmt| {
+    crate::ast::each_stmt(&block.stmts, &mut |stmt| {
         if let Stmt::Let {
             pat,
             init: Some(init),

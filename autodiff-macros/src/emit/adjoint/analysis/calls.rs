@@ -52,7 +52,8 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             // One moved by an assignment (`h = next;`) is gone too: saved
             // as a nested one is.
             if nested || returns || assigned_from(&function.body.stmts, name) {
-                let depth = index_depth(&function.body.stmts, name);
+                let depth = index_depth(&function.body.stmts, name)
+                    .max(borrowed_row_depth(&function.body.stmts, name));
                 let row = pushed_as_a_row(&function.body.stmts, name, &an.dims);
                 if depth > 0
                     || used_whole(&function.body.stmts, name)
@@ -150,7 +151,8 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             )
             && branch_calls(init, &is_call, &mut tails)
         {
-            let depth = index_depth(&function.body.stmts, name);
+            let depth = index_depth(&function.body.stmts, name)
+                .max(borrowed_row_depth(&function.body.stmts, name));
             if depth > 0 || used_whole(&function.body.stmts, name) {
                 an.call_lets.insert(name.clone());
                 an.dims.insert(name.clone(), Some(depth.max(1)));
@@ -162,7 +164,8 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         if !an.call_lets.contains(name) || an.nested_call_lets.contains(name) {
             continue;
         }
-        let depth = index_depth(&function.body.stmts, name);
+        let depth = index_depth(&function.body.stmts, name)
+            .max(borrowed_row_depth(&function.body.stmts, name));
         let whole = used_whole(&function.body.stmts, name)
             || assigned_to_a_row(&function.body.stmts, name, &an.dims);
         if depth > 0 || whole {
@@ -349,6 +352,62 @@ pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     }
     let mut most = 0;
     in_stmts(stmts, name, &mut most);
+    most
+}
+
+/// How deep `name` is indexed through the bindings that borrow its rows
+/// (`let row = &lg[t];` then `row[k]` or `row.iter()`, the course's
+/// logits walked row by row): the row's own indexing (or 1, for a row
+/// used whole) past the indices that picked it; 0 where nothing borrows.
+pub(crate) fn borrowed_row_depth(stmts: &[Stmt], name: &str) -> usize {
+    fn picked(expr: &Expr, name: &str) -> Option<usize> {
+        match &expr.kind {
+            ExprKind::Paren(inner) => picked(inner, name),
+            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+                index_depth_of(base, name).map(|d| d + 1)
+            }
+            _ => None,
+        }
+    }
+    fn index_depth_of(expr: &Expr, name: &str) -> Option<usize> {
+        match &expr.kind {
+            ExprKind::Paren(inner) => index_depth_of(inner, name),
+            ExprKind::Path(path) if path.path.is_ident(name) => Some(0),
+            _ => picked(expr, name),
+        }
+    }
+    let mut most = 0;
+    crate::ast::each_stmt(stmts, &mut |stmt| {
+        let Stmt::Let {
+            name: Some(item),
+            init: Some(init),
+            ..
+        } = stmt
+        else {
+            return;
+        };
+        let ExprKind::Reference { expr: inner, .. } = &init.kind else {
+            return;
+        };
+        let Some(k) = picked(inner, name) else {
+            return;
+        };
+        // A borrowed number is no helper's argument (`f(*r)` reads it).
+        let passed = |expr: &Expr| {
+            matches!(&expr.kind, ExprKind::Call { args, .. } | ExprKind::PlainCall { args, .. }
+                if args.iter().any(|arg| matches!(&arg.unparenthesised().kind,
+                    ExprKind::Path(path) if path.path.is_ident(item.as_str()))))
+        };
+        let past = match index_depth(stmts, item) {
+            0 => usize::from(
+                used_whole(stmts, item) || stmts.iter().any(|stmt| stmt.any_expr(&passed)),
+            ),
+            past => past,
+        };
+        if past > 0 {
+            most = most.max(k + past);
+        }
+    });
     most
 }
 
