@@ -30,9 +30,26 @@ pub struct Jacobian {
 
 impl Jacobian {
     /// A Jacobian from its rows, which must all have the same length
-    /// (`None` otherwise). No rows give a 0 × 0 Jacobian.
+    /// (`None` otherwise). No rows give a 0 × 0 Jacobian; see
+    /// [`with_cols`](Self::with_cols) for a function with no output.
     pub fn from_rows(rows: Vec<Vec<f64>>) -> Option<Self> {
         let cols = rows.first().map_or(0, Vec::len);
+        Self::with_cols(rows, cols)
+    }
+
+    /// A Jacobian of `cols` columns from its rows, each of which must have
+    /// `cols` entries (`None` otherwise): no rows (an empty output) give a
+    /// 0 × `cols` Jacobian, which still counts the inputs.
+    ///
+    /// ```
+    /// use autodiff_core::Jacobian;
+    ///
+    /// let empty = Jacobian::with_cols(Vec::new(), 3).unwrap();
+    /// assert_eq!((empty.rows(), empty.cols()), (0, 3));
+    /// assert_eq!(empty.transpose_times(&[]), Some(vec![0.0; 3]));
+    /// assert!(Jacobian::with_cols(vec![vec![1.0]], 2).is_none());
+    /// ```
+    pub fn with_cols(rows: Vec<Vec<f64>>, cols: usize) -> Option<Self> {
         if rows.iter().any(|row| row.len() != cols) {
             return None;
         }

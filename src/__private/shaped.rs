@@ -332,9 +332,11 @@ pub fn jacobian<'t, T: Recorded<'t>>(
             rows.push(vec![0.0; cols]);
         }
     }
-    // Every row is read by the same `row`: one length.
-    Ok(Jacobian::from_rows(rows).unwrap_or_else(|| {
-        Jacobian::from_rows(Vec::new()).unwrap_or_else(|| unreachable!("no rows is a Jacobian"))
+    // Every row is read by the same `row`: one length. An empty output
+    // has no rows and still `cols` columns.
+    Ok(Jacobian::with_cols(rows, cols).unwrap_or_else(|| {
+        Jacobian::with_cols(Vec::new(), cols)
+            .unwrap_or_else(|| unreachable!("no rows fit any width"))
     }))
 }
 

@@ -493,3 +493,28 @@ fn a_vector_function_may_return_constant_data() {
     assert_eq!(got.gradient, vec![2.0, 0.0]);
     assert_eq!(got.value, 2.0 * 0.3 + 1.0);
 }
+
+/// The components of `x` above `threshold`, scaled: empty when none is.
+#[differentiable]
+fn scaled_above(x: &[f64], #[constant] threshold: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    for i in 0..x.len() {
+        if x[i] > threshold {
+            out.push(2.0 * x[i]);
+        }
+    }
+    out
+}
+
+#[test]
+fn an_empty_output_has_a_jacobian_as_wide_as_the_inputs() {
+    let x = [0.5, -1.0, 2.0];
+    let jacobian = scaled_above_jacobian(&x, 10.0).unwrap();
+    assert_eq!((jacobian.rows(), jacobian.cols()), (0, 3));
+    assert_eq!(jacobian.transpose_times(&[]), Some(vec![0.0; 3]));
+    let jacobian = scaled_above_jacobian(&x, 1.0).unwrap();
+    assert_eq!((jacobian.rows(), jacobian.cols()), (1, 3));
+    assert_all_close(jacobian.row(0).unwrap(), &[0.0, 0.0, 2.0], 1e-15);
+    let vjp = scaled_above_vjp(&x, 10.0, Vec::new()).unwrap();
+    assert_eq!(vjp.gradient, vec![0.0; 3]);
+}
