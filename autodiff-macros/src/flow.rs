@@ -625,7 +625,8 @@ pub fn part_root(part: &Expr) -> Option<String> {
             args,
             ..
         } if (*method == "unwrap" && args.is_empty())
-            || ((*method == "first" || *method == "last") && args.is_empty())
+            // A copy of a model is a model (`m.clone().reg(0.01)`).
+            || ((*method == "first" || *method == "last" || *method == "clone") && args.is_empty())
             || (*method == "get" && args.len() == 1) =>
         {
             part_root(receiver)

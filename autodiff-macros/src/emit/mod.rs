@@ -262,6 +262,10 @@ pub(crate) fn reads_model(expr: &crate::ast::Expr, names: &[String]) -> bool {
         | ExprKind::Structural {
             receiver: inner, ..
         } => reads_model(inner, names),
+        // The model's parts listed (`for layer in [&net.l1, &net.l2]`).
+        ExprKind::Array(items) | ExprKind::VecList(items) => {
+            !items.is_empty() && items.iter().all(|item| reads_model(item, names))
+        }
         _ => false,
     }
 }
