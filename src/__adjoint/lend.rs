@@ -68,6 +68,43 @@ pub fn give_back_numbers(stack: &mut super::Stack, bar: &mut [f64], lent: Vec<f6
     stack.recycle(lent);
 }
 
+/// [`lend`] of a caller's adjoint of a slice of rows (`&mut [Vec<f64>]`),
+/// the rows moved into a list the stack kept from an earlier call (no
+/// allocation per call), which [`give_back_rows`] moves them back from and
+/// returns to the stack.
+///
+/// ```
+/// use autodiff::__adjoint::{give_back_rows, lend_rows, Stack};
+///
+/// let mut stack = Stack::default();
+/// let mut caller = vec![vec![1.0, 2.0], vec![3.0]];
+/// let mut lent = lend_rows(&mut stack, &mut caller[..]);
+/// lent[1][0] += 0.5;
+/// give_back_rows(&mut stack, &mut caller[..], lent);
+/// assert_eq!(caller, [vec![1.0, 2.0], vec![3.5]]);
+/// ```
+#[inline]
+pub fn lend_rows(stack: &mut super::Stack, bar: &mut [Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut lent = stack.row_list();
+    lent.resize_with(bar.len(), Vec::new);
+    lent.swap_with_slice(bar);
+    lent
+}
+
+/// Puts what [`lend_rows`] took back into `bar`, and gives its list back
+/// to the stack.
+#[inline]
+pub fn give_back_rows(stack: &mut super::Stack, bar: &mut [Vec<f64>], mut lent: Vec<Vec<f64>>) {
+    if lent.len() == bar.len() {
+        bar.swap_with_slice(&mut lent);
+    } else {
+        for (place, item) in bar.iter_mut().zip(lent.drain(..)) {
+            *place = item;
+        }
+    }
+    stack.keep_row_list(lent);
+}
+
 /// Puts what [`lend`] took back into `bar`, item by item.
 #[inline]
 pub fn give_back<T>(bar: &mut [T], lent: Vec<T>) {

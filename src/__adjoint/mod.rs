@@ -25,7 +25,10 @@ pub use dual::{
 };
 pub use dual_calls::{dual_zero, forwarded_dual, ConstantDuals, DualSpread, DualZero, Rows};
 pub use dual_models::split_model;
-pub use lend::{give_back, give_back_model, give_back_numbers, lend, lend_numbers, Lent};
+pub use lend::{
+    give_back, give_back_model, give_back_numbers, give_back_rows, lend, lend_numbers, lend_rows,
+    Lent,
+};
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use moves::{
     add_items, filled, part, push, put_item, resized, sort_by, split_items, take_item, unsort,

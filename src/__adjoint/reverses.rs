@@ -89,13 +89,47 @@ impl std::ops::Deref for NoCotangent {
     }
 }
 
+/// A box on the stack that holds one saved reverse sweep or none: a
+/// popped reverse leaves its box empty, and the stack keeps the box for
+/// the next call whose reverse has the same type ([`Stack::push_reverse`]),
+/// so that a gradient calling a helper allocates no box per call after
+/// its first.
+pub(super) trait Slot: Any {
+    /// The slot as `Any`, to be downcast to `Option<R>`.
+    fn any_mut(&mut self) -> &mut dyn Any;
+    /// Drops what the slot holds, keeping the slot.
+    fn empty(&mut self);
+}
+
+impl<R: Any> Slot for Option<R> {
+    #[inline(always)]
+    fn any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    #[inline]
+    fn empty(&mut self) {
+        *self = None;
+    }
+}
+
+impl std::fmt::Debug for dyn Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Slot")
+    }
+}
+
+/// How many empty slots a stack keeps (one per helper call whose reverse
+/// is pending at once, per closure type).
+const SLOTS: usize = 64;
+
 /// No saved reverse: the marker a failed forward sweep pushes, which no
 /// callee's [`Stack::pop_reverse`] takes for its own.
 struct Failed;
 
 impl Stack {
     /// Saves a callee's reverse sweep (`None`: its forward sweep failed,
-    /// and [`pop_reverse`](Self::pop_reverse) then finds none).
+    /// and [`pop_reverse`](Self::pop_reverse) then finds none), in an
+    /// empty box of its type kept from an earlier call where there is one.
     ///
     /// ```
     /// use autodiff::__adjoint::Stack;
@@ -109,30 +143,63 @@ impl Stack {
     /// let reverse = stack.pop_reverse(split).unwrap();
     /// assert_eq!((value, reverse(1.0)), (3.0, 2.0));
     /// assert!(stack.is_empty());
+    /// // The box is kept, and the next call's reverse goes into it.
+    /// let (_, reverse) = split(&mut stack, 2.0).unwrap();
+    /// stack.push_reverse(Some(reverse));
+    /// assert_eq!(stack.pop_reverse(split).unwrap()(0.5), 1.0);
     /// ```
     #[inline]
     pub fn push_reverse<R: Any>(&mut self, reverse: Option<R>) {
-        match reverse {
-            Some(reverse) => self.reverses.push(Box::new(reverse)),
-            None => self.reverses.push(Box::new(Failed)),
+        let Some(reverse) = reverse else {
+            self.reverses.push(Box::new(None::<Failed>));
+            return;
+        };
+        let kept = self
+            .slots
+            .iter_mut()
+            .rposition(|slot| slot.any_mut().is::<Option<R>>());
+        match kept {
+            Some(at) => {
+                let mut slot = self.slots.swap_remove(at);
+                if let Some(place) = slot.any_mut().downcast_mut::<Option<R>>() {
+                    *place = Some(reverse);
+                }
+                self.reverses.push(slot);
+            }
+            None => self.reverses.push(Box::new(Some(reverse))),
         }
     }
 
     /// The reverse sweep last saved, if `split` (the callee's forward,
     /// named only for its closure's type) saved it; `None` marks the
-    /// sweep failed.
+    /// sweep failed. Its box is kept, empty, for the next call.
     #[inline]
     pub fn pop_reverse<A, O, R: Any>(
         &mut self,
         split: fn(&mut Stack, A) -> Option<(O, R)>,
     ) -> Option<R> {
         let _ = split;
-        match self.reverses.pop().map(|reverse| reverse.downcast::<R>()) {
-            Some(Ok(reverse)) => Some(*reverse),
-            _ => {
-                self.fail();
-                None
-            }
+        let Some(mut slot) = self.reverses.pop() else {
+            self.fail();
+            return None;
+        };
+        let reverse = slot
+            .any_mut()
+            .downcast_mut::<Option<R>>()
+            .and_then(Option::take);
+        self.keep_slot(slot);
+        if reverse.is_none() {
+            self.fail();
+        }
+        reverse
+    }
+
+    /// Keeps `slot`, emptied, for a later [`push_reverse`](Self::push_reverse).
+    #[inline]
+    pub(super) fn keep_slot(&mut self, mut slot: Box<dyn Slot>) {
+        if self.slots.len() < SLOTS {
+            slot.empty();
+            self.slots.push(slot);
         }
     }
 }

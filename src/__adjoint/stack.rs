@@ -28,11 +28,16 @@ pub struct Stack {
     control: Vec<usize>,
     /// The reverse sweeps of vector-valued callees, saved by their forward
     /// sweeps (`reverses.rs`).
-    pub(super) reverses: Vec<Box<dyn std::any::Any>>,
+    pub(super) reverses: Vec<Box<dyn super::reverses::Slot>>,
+    /// Empty boxes of reverse sweeps already run, kept for the next calls'
+    /// (`reverses.rs`).
+    pub(super) slots: Vec<Box<dyn super::reverses::Slot>>,
     /// Adjoints of `vec![0.0; n]` bound in a loop's body, given back at
     /// the end of each reversed iteration for the next to take
     /// ([`zeros`](Self::zeros), [`recycle`](Self::recycle)).
     spares: Vec<Vec<f64>>,
+    /// Empty lists of rows, kept for [`super::lend_rows`].
+    row_lists: Vec<Vec<Vec<f64>>>,
     /// No value the tape would reject has been observed since the last
     /// [`clear`](Self::clear).
     finite: bool,
@@ -57,7 +62,9 @@ impl Stack {
             values: Vec::new(),
             control: Vec::new(),
             reverses: Vec::new(),
+            slots: Vec::new(),
             spares: Vec::new(),
+            row_lists: Vec::new(),
             finite: true,
             unused: 0,
         }
@@ -184,6 +191,23 @@ impl Stack {
         }
     }
 
+    /// An empty list of rows, one [`keep_row_list`](Self::keep_row_list)
+    /// kept where there is one.
+    #[inline]
+    pub(super) fn row_list(&mut self) -> Vec<Vec<f64>> {
+        self.row_lists.pop().unwrap_or_default()
+    }
+
+    /// Keeps `list` (emptied) for the next [`row_list`](Self::row_list);
+    /// a few are kept, of at most 8,192 rows.
+    #[inline]
+    pub(super) fn keep_row_list(&mut self, mut list: Vec<Vec<f64>>) {
+        if self.row_lists.len() < SPARES && list.capacity() <= SPARE_LEN {
+            list.clear();
+            self.row_lists.push(list);
+        }
+    }
+
     /// Forgets everything, keeping the memory. A gradient starts with it, so
     /// that records left by a panic in the user's body (an index out of
     /// bounds) cannot leak into the next call.
@@ -191,7 +215,9 @@ impl Stack {
     pub fn clear(&mut self) {
         self.values.clear();
         self.control.clear();
-        self.reverses.clear();
+        while let Some(slot) = self.reverses.pop() {
+            self.keep_slot(slot);
+        }
         self.finite = true;
         self.unused = 0;
     }
@@ -369,7 +395,9 @@ impl Stack {
     /// Heap bytes held (capacity, both stacks).
     pub fn capacity_bytes(&self) -> usize {
         let spares: usize = self.spares.iter().map(Vec::capacity).sum();
+        let lists: usize = self.row_lists.iter().map(Vec::capacity).sum();
         (self.values.capacity() + spares) * size_of::<f64>()
+            + lists * size_of::<Vec<f64>>()
             + self.control.capacity() * size_of::<usize>()
     }
 

@@ -66,9 +66,10 @@ pub(super) fn guardable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool
 
 /// The `lend` of the caller's adjoint `caller` of a slice or `Vec`
 /// parameter as the sweep's `bar`, and its giving back: its rows moved
-/// (`__adjoint::lend`), or, of a slice of numbers, copied into one of the
-/// stack's spare rows and back (`__adjoint::lend_numbers`: no allocation
-/// per call).
+/// (`__adjoint::lend`; of rows of numbers, into a list the stack keeps,
+/// `__adjoint::lend_rows`), or, of a slice of numbers, copied into one of
+/// the stack's spare rows and back (`__adjoint::lend_numbers`): no
+/// allocation per call.
 fn lend_rows(
     param: &Param,
     caller: &Ident,
@@ -79,6 +80,14 @@ fn lend_rows(
         (
             quote!(::autodiff::__adjoint::lend_numbers(#stack, #caller)),
             quote!(::autodiff::__adjoint::give_back_numbers(#stack, #caller, #bar);),
+        )
+    } else if matches!(&param.kind, Kind::Slice(elem)
+        if matches!(&**elem, Kind::Vec(row) if matches!(**row, Kind::Scalar)))
+    {
+        // Rows of numbers: moved into a list the stack keeps.
+        (
+            quote!(::autodiff::__adjoint::lend_rows(#stack, #caller)),
+            quote!(::autodiff::__adjoint::give_back_rows(#stack, #caller, #bar);),
         )
     } else {
         (
