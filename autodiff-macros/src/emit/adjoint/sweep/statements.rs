@@ -133,6 +133,7 @@ impl<'m> Sweep<'m> {
             self.pop_pending(record);
             let (f, r) = code?;
             fwd.extend(f);
+            fwd.extend(capacity_hint(stmt, stmts.get(index + 1)));
             revs.push(r);
             fwd.extend(self.grown_saves(&grown, index));
         }
@@ -524,4 +525,121 @@ pub(super) fn direct_call(expr: &Expr) -> bool {
         ExprKind::Call { .. } | ExprKind::PlainMethod { .. } => true,
         _ => false,
     }
+}
+
+/// `v.reserve(n);` for `let mut v = Vec::new();` followed at once by a
+/// `for` over `n` items whose body pushes onto `v` in a statement of its
+/// own (`for i in 0..b.len() { .. out.push(s); }`): the forward sweep's
+/// `Vec` is allocated once instead of grown by doubling (four allocations
+/// for 32 items). Only where `n` can be read again before the loop without
+/// effect (a range of lengths, indices and arithmetic, or `x.iter()`), and
+/// the body leaves no iteration early, so that `v` would reach `n` items
+/// anyway; the capacity is not the value.
+pub(super) fn capacity_hint(stmt: &Stmt, next: Option<&Stmt>) -> Option<TokenStream> {
+    let Stmt::Let {
+        untyped,
+        mutable: true,
+        init: Some(init),
+        ..
+    } = stmt
+    else {
+        return None;
+    };
+    let binding = match untyped {
+        syn::Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    let syn::Pat::Ident(binding) = binding else {
+        return None;
+    };
+    let (Source::Expr(syn::Expr::Call(call)), Some(Stmt::Expr(next, _))) = (init.source, next)
+    else {
+        return None;
+    };
+    let syn::Expr::Path(func) = &*call.func else {
+        return None;
+    };
+    let segments: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    if !call.args.is_empty() || !segments.ends_with(&["Vec".to_owned(), "new".to_owned()]) {
+        return None;
+    }
+    let Source::Expr(syn::Expr::ForLoop(for_loop)) = next.source else {
+        return None;
+    };
+    let name = &binding.ident;
+    let pushes = for_loop.body.stmts.iter().any(|stmt| {
+        matches!(stmt, syn::Stmt::Expr(syn::Expr::MethodCall(call), Some(_))
+            if call.method == "push"
+                && matches!(&*call.receiver, syn::Expr::Path(path) if path.path.is_ident(name)))
+    });
+    if !pushes || !counted(&for_loop.expr) || leaves_early(&for_loop.body) {
+        return None;
+    }
+    let items = &for_loop.expr;
+    Some(quote!(#name.reserve(::core::iter::Iterator::size_hint(&(#items)).0);))
+}
+
+/// An iterator read twice to the same effect: a bounded range of [`pure`]
+/// bounds, `x.iter()` of a pure `x`, and those reversed, enumerated,
+/// cloned or copied.
+fn counted(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Paren(inner) => counted(&inner.expr),
+        syn::Expr::Range(range) => match (&range.start, &range.end) {
+            (Some(start), Some(end)) => pure(start) && pure(end),
+            _ => false,
+        },
+        syn::Expr::MethodCall(call) if call.args.is_empty() && call.turbofish.is_none() => {
+            match call.method.to_string().as_str() {
+                "iter" => pure(&call.receiver),
+                "rev" | "enumerate" | "cloned" | "copied" => counted(&call.receiver),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// An expression without effects: names, literals, fields, indexing,
+/// `.len()`, casts and arithmetic of them.
+fn pure(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Lit(_) | syn::Expr::Path(_) => true,
+        syn::Expr::Paren(inner) => pure(&inner.expr),
+        syn::Expr::Field(field) => pure(&field.base),
+        syn::Expr::Index(index) => pure(&index.expr) && pure(&index.index),
+        syn::Expr::Reference(reference) => reference.mutability.is_none() && pure(&reference.expr),
+        syn::Expr::Cast(cast) => pure(&cast.expr),
+        syn::Expr::Unary(unary) => pure(&unary.expr),
+        syn::Expr::Binary(binary) => {
+            matches!(
+                binary.op,
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+            ) && pure(&binary.left)
+                && pure(&binary.right)
+        }
+        syn::Expr::MethodCall(call) => {
+            call.method == "len" && call.args.is_empty() && pure(&call.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a `break`, `continue`, `return`, `?` or a macro (which may hold
+/// any of them) stands anywhere in `block`, read as tokens.
+fn leaves_early(block: &syn::Block) -> bool {
+    fn any(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            TokenTree::Ident(ident) => ident == "break" || ident == "continue" || ident == "return",
+            TokenTree::Punct(punct) => punct.as_char() == '?' || punct.as_char() == '!',
+            TokenTree::Group(group) => any(group.stream()),
+            TokenTree::Literal(_) => false,
+        })
+    }
+    any(block.to_token_stream())
 }
