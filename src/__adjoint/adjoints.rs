@@ -202,7 +202,7 @@ impl<T: Adjoint> Adjoint for [T] {
     #[inline]
     fn zero_bar(&self) -> Self::Bar {
         match self.first() {
-            Some(first) if T::UNIFORM => vec![first.zero_bar(); self.len()],
+            Some(first) if T::UNIFORM => zeros_of(first.zero_bar(), self.len()),
             _ => self.iter().map(Adjoint::zero_bar).collect(),
         }
     }
@@ -226,6 +226,26 @@ impl<T: Adjoint> Adjoint for [T] {
         T::give_spare_items(bar, stack);
     }
 }
+
+/// `vec![zero; n]`, filled in place where it is small: `vec!` of a zero
+/// asks the allocator for zeroed memory (`calloc`), which glibc serves
+/// without its per-thread cache, at about four times the cost of a plain
+/// allocation and a fill for a row of a few dozen numbers (a gradient's
+/// rows, allocated anew by every gradient); a large one keeps `calloc`,
+/// whose fresh pages come zeroed.
+#[inline]
+fn zeros_of<B: Clone>(zero: B, n: usize) -> Vec<B> {
+    if n.saturating_mul(size_of::<B>()) <= SMALL_ZEROS {
+        let mut zeros = Vec::with_capacity(n);
+        zeros.resize(n, zero);
+        zeros
+    } else {
+        vec![zero; n]
+    }
+}
+
+/// The largest adjoint, in bytes, that [`zeros_of`] fills in place.
+const SMALL_ZEROS: usize = 4096;
 
 impl<T: Adjoint> Adjoint for Vec<T> {
     type Bar = Vec<T::Bar>;
