@@ -47,6 +47,24 @@ pub struct Stack {
     /// taken by the callee's reverse first thing
     /// ([`take_unused`](Self::take_unused)).
     unused: u32,
+    /// Slices of numbers the adjoints running now checked when they
+    /// started (their parameters), which a callee's check of the same
+    /// slice would repeat ([`checked_slice`](Self::checked_slice)).
+    checked: Vec<Seen>,
+    /// Adjoints the adjoints running now check when they end (their
+    /// parameters'), which a callee's check of the same adjoint lent to it
+    /// would repeat ([`checked_later`](Self::checked_later)).
+    later: Vec<Seen>,
+}
+
+/// A slice as [`Stack::checked_slice`] knows it: its address, length and
+/// item size; never an empty one.
+type Seen = (usize, usize, usize);
+
+/// `items` as a [`Seen`], or `None` if empty.
+#[inline(always)]
+fn seen<T>(items: &[T]) -> Option<Seen> {
+    (!items.is_empty()).then_some((items.as_ptr() as usize, items.len(), size_of::<T>()))
 }
 
 impl Default for Stack {
@@ -67,6 +85,8 @@ impl Stack {
             row_lists: Vec::new(),
             finite: true,
             unused: 0,
+            checked: Vec::new(),
+            later: Vec::new(),
         }
     }
 
@@ -220,6 +240,91 @@ impl Stack {
         }
         self.finite = true;
         self.unused = 0;
+        self.checked.clear();
+        self.later.clear();
+    }
+
+    /// How many slices [`checked_slice`](Self::checked_slice) and
+    /// [`checked_later`](Self::checked_later) know: what an adjoint's
+    /// [`forget_checked`](Self::forget_checked) goes back to when it ends.
+    #[inline(always)]
+    pub fn checked_mark(&self) -> (usize, usize) {
+        (self.checked.len(), self.later.len())
+    }
+
+    /// Notes that the adjoint running now checked `items` (a parameter,
+    /// with [`observe`](Self::observe), strict) before its forward sweep
+    /// and that they stay as they are until it ends (a shared slice): a
+    /// callee's [`observe_arg`](Self::observe_arg) of the very same slice
+    /// (address, length and item size) skips its scan, which would find
+    /// nothing more.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let w = vec![vec![1.0, f64::NAN]];
+    /// let mark = stack.checked_mark();
+    /// stack.observe_arg(&w[..]); // not known: scanned
+    /// assert!(!stack.finite());
+    /// stack.clear();
+    /// stack.checked_slice(&w[..]); // (the caller's own check failed)
+    /// stack.observe_arg(&w[..]); // known: not scanned again
+    /// assert!(stack.finite());
+    /// stack.forget_checked(mark);
+    /// stack.observe_arg(&w[..]);
+    /// assert!(!stack.finite());
+    /// ```
+    #[inline]
+    pub fn checked_slice<T>(&mut self, items: &[T]) {
+        if let Some(seen) = seen(items) {
+            self.checked.push(seen);
+        }
+    }
+
+    /// Notes that the adjoint running now checks the adjoint `bar` (a
+    /// parameter's, only ever added to) once its reverse sweep is done:
+    /// a callee's [`observe_lent`](Self::observe_lent) of it, lent to its
+    /// reverse, skips its scan, which the end would repeat.
+    #[inline]
+    pub fn checked_later<T>(&mut self, bar: &[T]) {
+        if let Some(seen) = seen(bar) {
+            self.later.push(seen);
+        }
+    }
+
+    /// Forgets what the adjoint ending now noted
+    /// ([`checked_slice`](Self::checked_slice),
+    /// [`checked_later`](Self::checked_later)).
+    #[inline]
+    pub fn forget_checked(&mut self, mark: (usize, usize)) {
+        self.checked.truncate(mark.0);
+        self.later.truncate(mark.1);
+    }
+
+    /// [`observe_infinite`](Self::observe_infinite) of a callee's slice
+    /// parameter as it starts, unless it is a slice a caller running now
+    /// checked already ([`checked_slice`](Self::checked_slice)).
+    #[inline]
+    pub fn observe_arg<T>(&mut self, items: &[T])
+    where
+        [T]: Observed,
+    {
+        if !seen(items).is_some_and(|seen| self.checked.contains(&seen)) {
+            self.observe_infinite(items);
+        }
+    }
+
+    /// [`observe`](Self::observe) of a callee's adjoint `bar`, lent from
+    /// the caller's `caller`, as its reverse ends, unless the caller checks
+    /// `caller` itself when it ends ([`checked_later`](Self::checked_later)):
+    /// what the callee added stays in it (an adjoint lent is only added
+    /// to), and a value that is not finite stays so under addition.
+    #[inline]
+    pub fn observe_lent<T, B: Observed + ?Sized>(&mut self, caller: &[T], bar: &B) {
+        if !seen(caller).is_some_and(|seen| self.later.contains(&seen)) {
+            self.observe(bar);
+        }
     }
 
     /// Says that the arguments of the vector-valued call about to be
@@ -389,7 +494,11 @@ impl Stack {
 
     /// Whether nothing is saved: true after every complete gradient.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty() && self.control.is_empty() && self.reverses.is_empty()
+        self.values.is_empty()
+            && self.control.is_empty()
+            && self.reverses.is_empty()
+            && self.checked.is_empty()
+            && self.later.is_empty()
     }
 
     /// Heap bytes held (capacity, both stacks).

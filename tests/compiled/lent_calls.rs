@@ -745,3 +745,74 @@ fn a_slice_parameter_bound_again_keeps_adding() {
         );
     }
 }
+
+/// The helpers of a caller that checked its parameters at entry and
+/// checks their adjoints at its end: `roots(x)` and `affine(w, b, x)` of
+/// the caller's own slices skip their checks of the same slices
+/// (`Stack::checked_slice`, `Stack::checked_later`), `roots(&h)` of a
+/// value the caller made runs them.
+#[differentiable]
+fn checked_once(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> f64 {
+    let h = affine(w, b, x);
+    let y = roots(&h);
+    let z = roots(x);
+    y[0] * z[1] + y[1] * z[0]
+}
+
+#[test]
+fn a_helper_given_the_callers_own_slices_gives_the_tapes_gradient_and_errors() {
+    assert_eq!(checked_once_grad_path(), GradientPath::Compiled);
+    let w = vec![vec![0.5, 0.25], vec![-0.5, 1.0]];
+    let b = [1.0, 2.0];
+    let x = [0.75, 1.5];
+    let got = compiled(|stack| checked_once_adjoint(stack, &w, &b, &x));
+    let grad = agree(
+        "checked_once",
+        checked_once_grad(&w, &b, &x),
+        checked_once_grad_tape(&w, &b, &x),
+    );
+    let point = [w.concat(), b.to_vec(), x.to_vec()].concat();
+    let want = dual_gradient(&point, |p| {
+        let (w, b, x) = (unflat(p, 0, 2, 2), &p[4..6], &p[6..8]);
+        let h = affine_dual(&w, b, x);
+        let (y, z) = ([h[0].sqrt(), h[1].sqrt()], [x[0].sqrt(), x[1].sqrt()]);
+        y[0] * z[1] + y[1] * z[0]
+    });
+    for g in [&got, &grad] {
+        let (gw, gb, gx) = &g.gradient;
+        assert_agree(
+            "checked_once",
+            &[gw.concat(), gb.clone(), gx.clone()].concat(),
+            &want,
+        );
+    }
+    // Not finite where the skipped checks would have looked: a weight
+    // (the caller's check at entry), `√0`'s derivative added into the
+    // caller's adjoint of `x` (its check at the end), and into the
+    // caller's adjoint of `h` (the helper's own check).
+    let zero_h = vec![vec![0.5, 0.25], vec![-0.5, 1.0]];
+    let cases = [
+        (
+            vec![vec![f64::NAN, 0.25], vec![-0.5, 1.0]],
+            [1.0, 2.0],
+            [0.75, 1.5],
+        ),
+        (
+            vec![vec![0.5, 0.25], vec![-0.5, f64::INFINITY]],
+            [1.0, 2.0],
+            [0.75, 1.5],
+        ),
+        (w.clone(), [1.0, 2.0], [0.0, 1.5]),
+        (zero_h, [-0.75, 2.0], [1.0, 1.0]),
+    ];
+    for (w, b, x) in &cases {
+        let compiled = checked_once_grad(w, b, x)
+            .map(|g| g.value)
+            .map_err(|e| e.to_string());
+        let tape = checked_once_grad_tape(w, b, x)
+            .map(|g| g.value)
+            .map_err(|e| e.to_string());
+        assert!(tape.is_err(), "the tape fails at {w:?} {b:?} {x:?}");
+        assert_eq!(compiled, tape, "at {w:?} {b:?} {x:?}");
+    }
+}

@@ -213,8 +213,9 @@ pub(super) fn fused(
         .map(|(param, _)| {
             let ident = &param.ident;
             match param.kind {
+                // Unless a caller running now checked the same slice.
                 Kind::Slice(_) if entry.intermediates() => {
-                    quote!(#stack.observe_infinite(&#ident[..]);)
+                    quote!(#stack.observe_arg(&#ident[..]);)
                 }
                 _ if numbers(param) && entry.intermediates() => {
                     quote!(#stack.observe_infinite(&#ident);)
@@ -269,16 +270,62 @@ pub(super) fn fused(
             _ => quote!(#stack.observe_param(&#ident, &#bar);),
         }
     });
+    // A slice lent by the caller (`lend`) is checked by the caller where
+    // it checks it itself at its end (`Stack::checked_later`).
+    let lent_slice = |param: &Param| {
+        entry.intermediates()
+            && matches!(param.kind, Kind::Slice(_))
+            && lend::lendable(param, &movable)
+    };
     let early_bars = bars
         .iter()
         .filter(|(param, _)| !on_duals && (numbers(param) || movable(param)))
         .map(|(param, bar)| {
-            if numbers(param) {
+            if numbers(param) && lent_slice(param) {
+                let caller = lend::caller(param);
+                quote!(#stack.observe_lent(&*#caller, &#bar);)
+            } else if numbers(param) {
                 quote!(#stack.observe(&#bar);)
             } else {
                 quote!(#stack.observe_param(&#bar, &#bar);)
             }
         });
+    // The top-level adjoint's slices of numbers, checked before the
+    // forward sweep and with their adjoints at the end: a callee's checks
+    // of the same would repeat them (`Stack::checked_slice`), until this
+    // adjoint ends. Only where the body calls an annotated function.
+    let calls = crate::text::count(&quote!(#(#fwd)*), "__forward") > 0;
+    let noted = |param: &Param| {
+        calls
+            && !on_duals
+            && !entry.intermediates()
+            && matches!(param.kind, Kind::Slice(_))
+            && numbers(param)
+            && param.mutability.is_none()
+            && !movable(param)
+    };
+    let checked_mark = Ident::new("checked_mark", Span::mixed_site());
+    let note_checked: Vec<_> = bars
+        .iter()
+        .filter(|(param, _)| noted(param))
+        .map(|(param, _)| {
+            let ident = &param.ident;
+            quote!(#stack.checked_slice(&#ident[..]);)
+        })
+        .collect();
+    let note_later: Vec<_> = bars
+        .iter()
+        .filter(|(param, _)| noted(param))
+        .map(|(_, bar)| quote!(#stack.checked_later(&#bar[..]);))
+        .collect();
+    let (mark, forget) = if note_checked.is_empty() {
+        (None, None)
+    } else {
+        (
+            Some(quote!(let #checked_mark = #stack.checked_mark();)),
+            Some(quote!(#stack.forget_checked(#checked_mark);)),
+        )
+    };
     // A model's gradient carries its constants from the model, whatever
     // the sweep wrote into its adjoint's (`src/__adjoint/models.rs`); a
     // model parameter's was made by its check above.
@@ -555,15 +602,19 @@ pub(super) fn fused(
             #(#carried)*
             #(#early)*
             #refuse
+            #mark
+            #(#note_checked)*
             #(#fwd)*
             let #value: #value_type = #value_read;
             #forward_only
             #(#declare)*
+            #(#note_later)*
             let #value_bar = #one;
             #(#rev)*
             #stack.observe(#value);
             #(#late_checks)*
             #(#early_bars)*
+            #forget
             #finished
         }
     })

@@ -221,7 +221,7 @@ pub(super) fn lendable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool 
 }
 
 /// The name of the caller's adjoint of `param` in the callee's adjoint.
-fn caller(param: &Param) -> Ident {
+pub(super) fn caller(param: &Param) -> Ident {
     Ident::new(
         &format!("__caller_{}", param.ident.unraw()),
         Span::mixed_site(),
