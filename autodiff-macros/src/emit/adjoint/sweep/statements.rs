@@ -527,14 +527,16 @@ pub(super) fn direct_call(expr: &Expr) -> bool {
     }
 }
 
-/// `v.reserve(n);` for `let mut v = Vec::new();` followed at once by a
-/// `for` over `n` items whose body pushes onto `v` in a statement of its
-/// own (`for i in 0..b.len() { .. out.push(s); }`): the forward sweep's
-/// `Vec` is allocated once instead of grown by doubling (four allocations
-/// for 32 items). Only where `n` can be read again before the loop without
-/// effect (a range of lengths, indices and arithmetic, or `x.iter()`), and
-/// the body leaves no iteration early, so that `v` would reach `n` items
-/// anyway; the capacity is not the value.
+/// `v = Vec::with_capacity(n);` for `let mut v = Vec::new();` followed
+/// at once by a `for` over `n` items whose body pushes onto `v` in a
+/// statement of its own (`for i in 0..b.len() { .. out.push(s); }`): the
+/// forward sweep's `Vec` is allocated once instead of grown by doubling
+/// (four allocations for 32 items; `with_capacity` rather than `reserve`,
+/// whose growth path costs more than the allocation at a few items). Only
+/// where `n` can be read again before the loop without effect (a range of
+/// lengths, indices and arithmetic, or `x.iter()`), and the body leaves no
+/// iteration early, so that `v` would reach `n` items anyway; the capacity
+/// is not the value.
 pub(super) fn capacity_hint(stmt: &Stmt, next: Option<&Stmt>) -> Option<TokenStream> {
     let Stmt::Let {
         untyped,
@@ -581,7 +583,9 @@ pub(super) fn capacity_hint(stmt: &Stmt, next: Option<&Stmt>) -> Option<TokenStr
         return None;
     }
     let items = &for_loop.expr;
-    Some(quote!(#name.reserve(::core::iter::Iterator::size_hint(&(#items)).0);))
+    Some(
+        quote!(#name = ::std::vec::Vec::with_capacity(::core::iter::Iterator::size_hint(&(#items)).0);),
+    )
 }
 
 /// An iterator read twice to the same effect: a bounded range of [`pure`]
