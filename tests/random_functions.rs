@@ -254,6 +254,9 @@ enum Stmt {
     Assign(Place, &'static str, Expr),
     /// `let mut a = [e0, e1, ..];`
     Array(String, Vec<Expr>),
+    /// `let v = if c { vec![a0, a1] } else { vec![b0, b1, b2] };`: a `Vec`
+    /// each arm gives with a length of its own.
+    VecChosen(String, Cond, Vec<Expr>, Vec<Expr>),
     /// `let m = [[e00, e01, ..], [e10, ..], ..];` then `let s = m[i][j] *
     /// m[k][l] + m[p][q];`: a nested array literal (a rotation's matrix),
     /// read by constant indices into the number `s`. With `true`, the
@@ -1174,6 +1177,15 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::VecRepeat(name, e, n) => {
                 let _ = writeln!(out, "{pad}let mut {name} = vec![{}; {n}];", r(e));
+            }
+            Stmt::VecChosen(name, c, a, b) => {
+                let _ = writeln!(
+                    out,
+                    "{pad}let {name} = if {} {{ vec![{}] }} else {{ vec![{}] }};",
+                    render_cond(c, dialect),
+                    render_list(a, dialect),
+                    render_list(b, dialect)
+                );
             }
             Stmt::ToVec(name, items) => {
                 let _ = writeln!(
@@ -2337,10 +2349,25 @@ impl Gen {
         if self.numbers_only || (self.compiled && (self.nesting > 0 || self.returns)) {
             return false;
         }
-        self.tag("Vec assigned a chain's collect() over itself");
         let name = self.fresh("rv");
         let n = 2 + self.rng.below(2);
-        let items = (0..n).map(|_| self.expr(1)).collect();
+        let items: Vec<Expr> = (0..n).map(|_| self.expr(1)).collect();
+        // Now and then (by the name, so the draws stay as they were) a
+        // `Vec` one of two arms gives, of two lengths, read by index.
+        if name.ends_with(['2', '6']) {
+            self.tag("a Vec chosen by a branch");
+            let c = self.cond();
+            let mut longer = items.clone();
+            longer.reverse();
+            longer.push(Expr::Lit(0.25));
+            out.push(Stmt::VecChosen(name.clone(), c, items, longer));
+            self.declare(&name, Kind::Vec(n), false);
+            if self.compiled {
+                self.returns = false;
+            }
+            return true;
+        }
+        self.tag("Vec assigned a chain's collect() over itself");
         out.push(Stmt::ToVec(name.clone(), items));
         let k = [0.5, 1.5, -0.75][self.rng.below(3)];
         let i = self.fresh("i");

@@ -264,6 +264,20 @@ impl<'m> Sweep<'m> {
                         let stack = &self.stack;
                         quote!(::autodiff::__adjoint::spare(#stack, &#ident))
                     }
+                } else if self.depth == 0
+                    && !self.early
+                    && self.an.bound.get(name.as_str()).copied() == Some(1)
+                    && matches!(init.kind, ExprKind::If { .. } | ExprKind::Match { .. })
+                    && dims_of(init, &self.an.dims).is_some_and(|dims| dims > 0)
+                {
+                    // `let h = if c { x.to_vec() } else { vec![..] };` at
+                    // the top: each arm may give its own length, so the
+                    // adjoint is shaped like `h` when the reverse starts,
+                    // which has the length its arm gave (a `Vec` whose
+                    // length changes later is `pushed`, above).
+                    self.shaped_at_reverse.insert(name.clone());
+                    let ident = binding(name);
+                    quote!(::autodiff::__adjoint::zero(&#ident))
                 } else if let Some(len) = self.recyclable(init) {
                     recycled = true;
                     let stack = &self.stack;
@@ -314,10 +328,11 @@ impl<'m> Sweep<'m> {
                         self.an.pushed.contains(&moved)
                             || self.an.reshaped.contains(&moved)
                             || self.concat_lets.contains(&moved)
+                            || (self.shaped_at_reverse.contains(&moved) && vector)
                             || (self.an.call_lets.contains(&moved) && vector)
                     }) {
                         return unsupported(
-                            "a `Vec` grown by `push`, assigned whole, made by `concat` or returned by a call, moved into another binding",
+                            "a `Vec` grown by `push`, assigned whole, chosen by a branch, made by `concat` or returned by a call, moved into another binding",
                             init,
                         );
                     }
