@@ -341,9 +341,23 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         }
 
         // An array of the model's parts (`for layer in [&net.l1,
-        // &net.l2]`): each lifted as it is.
+        // &net.l2]`), a copy of it bound `mut` or listed (`let mut c =
+        // m.clone();`, `vec![m.clone()]`): each lifted as it is.
         #[automatically_derived]
         impl<'__r, #tape> ::autodiff::__private::Lift<#tape> for &'__r #twin<#tape> {
+            type Lifted = Self;
+            #[inline]
+            fn lift(
+                self,
+                _: &#tape ::autodiff::Tape,
+                _: ::core::option::Option<::autodiff::Label>,
+            ) -> Self {
+                self
+            }
+        }
+
+        #[automatically_derived]
+        impl<#tape> ::autodiff::__private::Lift<#tape> for #twin<#tape> {
             type Lifted = Self;
             #[inline]
             fn lift(

@@ -1439,3 +1439,75 @@ fn a_by_value_method_on_a_models_copy_builds_and_is_exact() {
         &want,
     );
 }
+
+// The same copy bound `mut`, listed in an array walked by a `for` and in
+// a `vec!` (probe 24: E0277, the twin by value did not lift).
+
+#[differentiable]
+impl Penalised {
+    fn reg_ref(&self, lam: f64) -> f64 {
+        let mut s = 0.0;
+        for v in &self.w {
+            s += v * v;
+        }
+        s * lam
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct PenalisedPair {
+    l1: Penalised,
+    l2: Penalised,
+}
+
+#[differentiable]
+#[allow(unused_mut)]
+fn penalty_of_a_mut_copy(m: &Penalised, x: f64) -> f64 {
+    let mut c = m.clone();
+    c.reg(x)
+}
+
+#[differentiable]
+fn penalties_of_listed_copies(net: &PenalisedPair, x: f64) -> f64 {
+    let mut s = 0.0;
+    for layer in [net.l1.clone(), net.l2.clone()] {
+        s += layer.reg(x);
+    }
+    s
+}
+
+#[differentiable]
+#[allow(clippy::useless_vec)]
+fn penalties_of_a_vec_of_copies(m: &Penalised, x: f64) -> f64 {
+    let v = vec![m.clone(), m.clone()];
+    v[0].reg_ref(x) + v[1].reg_ref(x * x)
+}
+
+#[test]
+fn copies_of_a_model_bound_mut_or_listed_build_and_are_exact() {
+    let m = Penalised { w: vec![1.0, 2.0] };
+    let x = 0.3;
+    let g = penalty_of_a_mut_copy_grad(&m, x).unwrap();
+    assert_agree(
+        "penalty_of_a_mut_copy",
+        &[g.gradient.0.w, vec![g.gradient.1]].concat(),
+        &[2.0 * x, 4.0 * x, 5.0],
+    );
+    let g = penalties_of_a_vec_of_copies_grad(&m, x).unwrap();
+    let scale = x + x * x;
+    assert_agree(
+        "penalties_of_a_vec_of_copies",
+        &[g.gradient.0.w, vec![g.gradient.1]].concat(),
+        &[2.0 * scale, 4.0 * scale, 5.0 * (1.0 + 2.0 * x)],
+    );
+    let net = PenalisedPair {
+        l1: Penalised { w: vec![1.0, 2.0] },
+        l2: Penalised { w: vec![-0.5] },
+    };
+    let g = penalties_of_listed_copies_grad(&net, x).unwrap();
+    assert_agree(
+        "penalties_of_listed_copies",
+        &[g.gradient.0.l1.w, g.gradient.0.l2.w, vec![g.gradient.1]].concat(),
+        &[2.0 * x, 4.0 * x, -x, 5.25],
+    );
+}

@@ -1805,3 +1805,75 @@ fn rows_of_a_helpers_matrix_borrowed_by_index_compile() {
     });
     assert_agree("probabilities_by_rows", &flat(&got.gradient), &want);
 }
+
+// Another binding of a borrowed row's name, indexed otherwise, is no row
+// of the helper's value (probe 24: E0277 and E0308, the depth was read
+// from every binding of the name).
+
+#[differentiable]
+fn row_values(w: &[f64]) -> Vec<f64> {
+    let mut o = Vec::new();
+    for v in w {
+        o.push(v * v);
+    }
+    o
+}
+
+#[differentiable]
+#[allow(clippy::redundant_slicing)]
+fn borrowed_row_named_twice(w: &[f64], m: &[Vec<f64>]) -> f64 {
+    let l = row_logits(&[w.to_vec()], &[w.to_vec(), w.to_vec()]);
+    let mut s = 0.0;
+    for t in 0..2 {
+        let row = &l[t];
+        s += row[0] * row[0];
+    }
+    let row = &m[..];
+    s + row[1][0]
+}
+
+#[differentiable]
+fn borrowed_number_named_twice(w: &[f64], #[constant] x: &[f64]) -> f64 {
+    let v = row_values(w);
+    let mut s = 0.0;
+    for t in 0..v.len() {
+        let r = &v[t];
+        s += r * r;
+    }
+    let r = x;
+    s + r[0]
+}
+
+#[test]
+fn a_borrowed_rows_name_bound_again_builds() {
+    let w = [0.3, 0.5];
+    let m = vec![vec![1.0, 2.0], vec![3.0, 4.0]];
+    let got = agree(
+        "borrowed_row_named_twice",
+        borrowed_row_named_twice_grad(&w, &m),
+        borrowed_row_named_twice_grad_tape(&w, &m),
+    );
+    // s = 2 (w·w)²: ∂w = 8 (w·w) w; ∂m[1][0] = 1.
+    let ww = w[0] * w[0] + w[1] * w[1];
+    assert_agree(
+        "borrowed_row_named_twice",
+        &got.gradient.0,
+        &[8.0 * ww * w[0], 8.0 * ww * w[1]],
+    );
+    assert_agree(
+        "borrowed_row_named_twice m",
+        &got.gradient.1.concat(),
+        &[0.0, 0.0, 1.0, 0.0],
+    );
+    let got = agree(
+        "borrowed_number_named_twice",
+        borrowed_number_named_twice_grad(&w, &[1.0]),
+        borrowed_number_named_twice_grad_tape(&w, &[1.0]),
+    );
+    // s = Σ w⁴: 4 w³.
+    assert_agree(
+        "borrowed_number_named_twice",
+        &got.gradient,
+        &[4.0 * w[0].powi(3), 4.0 * w[1].powi(3)],
+    );
+}

@@ -52,8 +52,11 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             // One moved by an assignment (`h = next;`) is gone too: saved
             // as a nested one is.
             if nested || returns || assigned_from(&function.body.stmts, name) {
-                let depth = index_depth(&function.body.stmts, name)
-                    .max(borrowed_row_depth(&function.body.stmts, name));
+                let depth = index_depth(&function.body.stmts, name).max(borrowed_row_depth(
+                    &function.body.stmts,
+                    name,
+                    &an.bound,
+                ));
                 let row = pushed_as_a_row(&function.body.stmts, name, &an.dims);
                 if depth > 0
                     || used_whole(&function.body.stmts, name)
@@ -151,8 +154,11 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             )
             && branch_calls(init, &is_call, &mut tails)
         {
-            let depth = index_depth(&function.body.stmts, name)
-                .max(borrowed_row_depth(&function.body.stmts, name));
+            let depth = index_depth(&function.body.stmts, name).max(borrowed_row_depth(
+                &function.body.stmts,
+                name,
+                &an.bound,
+            ));
             if depth > 0 || used_whole(&function.body.stmts, name) {
                 an.call_lets.insert(name.clone());
                 an.dims.insert(name.clone(), Some(depth.max(1)));
@@ -164,8 +170,11 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         if !an.call_lets.contains(name) || an.nested_call_lets.contains(name) {
             continue;
         }
-        let depth = index_depth(&function.body.stmts, name)
-            .max(borrowed_row_depth(&function.body.stmts, name));
+        let depth = index_depth(&function.body.stmts, name).max(borrowed_row_depth(
+            &function.body.stmts,
+            name,
+            &an.bound,
+        ));
         let whole = used_whole(&function.body.stmts, name)
             || assigned_to_a_row(&function.body.stmts, name, &an.dims);
         if depth > 0 || whole {
@@ -359,7 +368,12 @@ pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
 /// (`let row = &lg[t];` then `row[k]` or `row.iter()`, the course's
 /// logits walked row by row): the row's own indexing (or 1, for a row
 /// used whole) past the indices that picked it; 0 where nothing borrows.
-pub(crate) fn borrowed_row_depth(stmts: &[Stmt], name: &str) -> usize {
+/// Only a row bound to a name bound once (`bound`) counts.
+pub(crate) fn borrowed_row_depth(
+    stmts: &[Stmt],
+    name: &str,
+    bound: &std::collections::HashMap<String, usize>,
+) -> usize {
     fn picked(expr: &Expr, name: &str) -> Option<usize> {
         match &expr.kind {
             ExprKind::Paren(inner) => picked(inner, name),
@@ -389,7 +403,8 @@ pub(crate) fn borrowed_row_depth(stmts: &[Stmt], name: &str) -> usize {
         let ExprKind::Reference { expr: inner, .. } = &init.kind else {
             return;
         };
-        let Some(k) = picked(inner, name) else {
+        // A name bound once: another binding of it is no row of `name`'s.
+        let Some(k) = picked(inner, name).filter(|_| bound.get(item).copied() == Some(1)) else {
             return;
         };
         // A borrowed number is no helper's argument (`f(*r)` reads it).
