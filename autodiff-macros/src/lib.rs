@@ -7,7 +7,7 @@
 //!
 //! | file | pass |
 //! |---|---|
-//! | `ast.rs` | the model: parameters, and the body as a tree of operations, control flow and plain Rust, each node labelled |
+//! | `ast.rs`, `ast/` | the model: parameters, and the body as a tree of operations, control flow and plain Rust, each node labelled |
 //! | `lower/` | reads the function into the model, noting every unsupported construct: parameters, statements, expressions, calls |
 //! | `vocabulary.rs` | which method and function names are operations, plain methods or rejected |
 //! | `receiver.rs` | a method's `self` read as a parameter `__self` (`emit/method.rs` makes the items methods again) |
