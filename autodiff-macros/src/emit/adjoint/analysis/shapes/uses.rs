@@ -1,0 +1,119 @@
+//! What the shape passes look at in a block: every `let` with its value,
+//! every push onto a `Vec`, and the names read as numbers (an operand of
+//! arithmetic or of an elementary function).
+
+use std::collections::HashSet;
+
+use crate::ast::{Block, Child, Expr, ExprKind, Pattern, Stmt};
+
+/// Calls `each` with the name and the item of every `name.push(item)` in
+/// `block` onto a `Vec` by name, at any depth.
+pub(crate) fn for_each_push(block: &Block, each: &dyn Fn(&str, &Expr)) {
+    block.any_expr(&|expr| {
+        if let ExprKind::Structural {
+            receiver,
+            method,
+            args,
+            ..
+        } = &expr.kind
+        {
+            if let (true, [item], ExprKind::Path(path)) =
+                (*method == "push", args.as_slice(), &receiver.kind)
+            {
+                if let Some(name) = path.path.get_ident() {
+                    each(&name.to_string(), item);
+                }
+            }
+        }
+        false
+    });
+}
+
+/// Every `let name = init;` in `block`, at any depth.
+pub fn let_inits<'m, 'a>(
+    block: &'m Block<'a>,
+    each: &mut dyn FnMut(&str, &'m Expr<'a>, &'m Pattern<'a>),
+) {
+    fn in_expr<'m, 'a>(
+        expr: &'m Expr<'a>,
+        each: &mut dyn FnMut(&str, &'m Expr<'a>, &'m Pattern<'a>),
+    ) {
+        for child in expr.children() {
+            match child {
+                Child::Expr(inner) => in_expr(inner, each),
+                Child::Block(block) => let_inits(block, each),
+            }
+        }
+    }
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                pat,
+                name,
+                init: Some(init),
+                ..
+            } => {
+                if let Some(name) = name {
+                    each(name, init, pat);
+                }
+                in_expr(init, each);
+            }
+            Stmt::Expr(expr, _) => in_expr(expr, each),
+            _ => {}
+        }
+    }
+}
+
+/// The operands `expr` reads as numbers: of arithmetic, a comparison, an
+/// elementary function, `powi`, `mul_add`.
+pub(super) fn numeric_operands<'m, 'a>(expr: &'m Expr<'a>) -> Vec<&'m Expr<'a>> {
+    match &expr.kind {
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Compare { lhs, rhs, .. } => {
+            vec![lhs, rhs]
+        }
+        ExprKind::Neg { operand, .. } | ExprKind::Elementary { operand, .. } => vec![operand],
+        ExprKind::Powi { base, .. } => vec![base],
+        ExprKind::Ternary { operands, .. } => operands.iter().map(|o| &**o).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The names whose items `block` reads as numbers somewhere (`v[1] +
+/// s`, `v[k].exp()`): a `Vec` of numbers, whatever is pushed onto it.
+pub(crate) fn items_read_as_numbers(block: &Block) -> HashSet<String> {
+    read_as_numbers(block, &|operand| match &operand.unparenthesised().kind {
+        ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+            ident_of(base)
+        }
+        _ => None,
+    })
+}
+
+/// The names `block` reads as numbers somewhere (`u * u`, `u.exp()`):
+/// whatever the shapes pass could not see of such a binding (`let u =
+/// w[0];` of a tuple's part, whose type the macro cannot see), it is an
+/// `f64`.
+pub(crate) fn numbers_by_use(block: &Block) -> HashSet<String> {
+    read_as_numbers(block, &ident_of)
+}
+
+/// The names `name_of` finds in the operands of `block`'s arithmetic and
+/// elementary functions.
+fn read_as_numbers(block: &Block, name_of: &dyn Fn(&Expr) -> Option<String>) -> HashSet<String> {
+    let found = std::cell::RefCell::new(HashSet::new());
+    block.any_expr(&|expr| {
+        found
+            .borrow_mut()
+            .extend(numeric_operands(expr).into_iter().filter_map(name_of));
+        false
+    });
+    found.into_inner()
+}
+
+/// The name `expr` is, through parentheses.
+fn ident_of(expr: &Expr) -> Option<String> {
+    match &expr.unparenthesised().kind {
+        ExprKind::Path(path) => Some(path.path.get_ident()?.to_string()),
+        _ => None,
+    }
+}
