@@ -20,8 +20,8 @@
 //! - `arithmetic.rs`: two-operand operations (`+ - * /`, `powf`, `max`,
 //!   `min`, `%`);
 //! - `functions.rs`: one-operand functions (`exp`, `tanh`, `-x`, ...);
-//! - `coercion.rs`: primal reads, lifting, returned and assigned values,
-//!   indices, untracked values and sums;
+//! - `coercion.rs` (and `coercion/`): primal reads, lifting, returned and
+//!   assigned values, indices, untracked values and sums;
 //! - `arguments.rs`: calls of other differentiable functions, their
 //!   arguments and slice parameters;
 //! - `parameters.rs`: a parameter's shape, variables, gradient and
