@@ -1,0 +1,234 @@
+//! Whole adjoints where the emitter cannot see the shape ([`Bar`]): added,
+//! taken, copied and recycled.
+
+use super::*;
+
+/// scalar: `let a = b;` of two arrays, `state = next;`.
+pub trait Bar: Clone {
+    /// `self += other`, component by component.
+    fn add_from(&mut self, other: &Self);
+    /// Zeros shaped like `self`.
+    fn zeroed(&self) -> Self;
+    /// Gives the `Vec`s of numbers in `self` to the stack's spares once
+    /// the reverse sweep is done with it ([`recycle`]); anything else is
+    /// dropped.
+    #[inline(always)]
+    fn give_spares(self, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        let _ = (self, stack);
+    }
+    /// [`give_spares`](Self::give_spares) of a `Vec` of these.
+    #[inline]
+    fn give_spare_vec(items: Vec<Self>, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        for item in items {
+            item.give_spares(stack);
+        }
+    }
+}
+
+/// `recycle(stack, row_bar)`: the adjoint of a `Vec` bound in a loop's
+/// body, whose reversed iteration is over, given to the stack's spares for
+/// the next adjoint of its shape ([`spare`], [`Stack::zeros`]).
+///
+/// ```
+/// use autodiff::__adjoint::{recycle, spare, Stack};
+///
+/// let mut stack = Stack::new();
+/// let row = vec![vec![1.0, 2.0], vec![3.0]];
+/// let mut row_bar = spare(&mut stack, &row);
+/// row_bar[1][0] += 0.5;
+/// recycle(&mut stack, row_bar);
+/// assert_eq!(spare(&mut stack, &row), vec![vec![0.0, 0.0], vec![0.0]]);
+/// ```
+#[inline(always)]
+pub fn recycle<B: Bar>(stack: &mut Stack, bar: B) {
+    bar.give_spares(stack);
+}
+
+impl Bar for f64 {
+    #[inline(always)]
+    fn add_from(&mut self, other: &f64) {
+        *self += *other;
+    }
+    #[inline(always)]
+    fn zeroed(&self) -> f64 {
+        0.0
+    }
+    #[inline]
+    fn give_spare_vec(items: Vec<f64>, stack: &mut Stack) {
+        stack.recycle(items);
+    }
+}
+
+impl Bar for NoAdjoint {
+    #[inline(always)]
+    fn add_from(&mut self, _: &NoAdjoint) {}
+    #[inline(always)]
+    fn zeroed(&self) -> NoAdjoint {
+        NoAdjoint
+    }
+}
+
+impl<T: Bar, const N: usize> Bar for [T; N] {
+    #[inline]
+    fn add_from(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_from(b);
+        }
+    }
+    #[inline]
+    fn zeroed(&self) -> Self {
+        std::array::from_fn(|i| self[i].zeroed())
+    }
+}
+
+impl<T: Bar> Bar for Vec<T> {
+    #[inline]
+    fn add_from(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_from(b);
+        }
+    }
+    #[inline]
+    fn zeroed(&self) -> Self {
+        self.iter().map(Bar::zeroed).collect()
+    }
+    #[inline(always)]
+    fn give_spares(self, stack: &mut Stack) {
+        T::give_spare_vec(self, stack);
+    }
+}
+
+/// A tuple's adjoint is the tuple of its components' (`let best = (i,
+/// x[i]);` has `best_bar: (f64, f64)`, whose integer slot no one reads).
+macro_rules! bar_tuple {
+    ($(($($t:ident $k:tt),+))*) => {$(
+        impl<$($t: Bar),+> Bar for ($($t,)+) {
+            #[inline]
+            fn add_from(&mut self, other: &Self) {
+                $(self.$k.add_from(&other.$k);)+
+            }
+            #[inline]
+            fn zeroed(&self) -> Self {
+                ($(self.$k.zeroed(),)+)
+            }
+        }
+    )*};
+}
+bar_tuple!((A 0) (A 0, B 1) (A 0, B 1, C 2) (A 0, B 1, C 2, D 3) (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5));
+
+/// `a_bar += b_bar` for adjoints of any shape.
+///
+/// ```
+/// let mut a = vec![[1.0, 2.0]];
+/// autodiff::__adjoint::accumulate(&mut a, &vec![[0.5, 0.5]]);
+/// assert_eq!(a, vec![[1.5, 2.5]]);
+/// ```
+#[inline(always)]
+pub fn accumulate<B: AddFrom<O>, O>(bar: &mut B, other: &O) {
+    bar.add_from_other(other);
+}
+
+/// What [`accumulate`] adds: an adjoint of the same shape ([`Bar`]), or
+/// nothing into a model's integer field, whose adjoint is the field
+/// itself (`let width = net.width;` gives `width` a [`NoAdjoint`]).
+pub trait AddFrom<O> {
+    /// `self += other`, component by component.
+    fn add_from_other(&mut self, other: &O);
+}
+
+impl<B: Bar> AddFrom<B> for B {
+    #[inline(always)]
+    fn add_from_other(&mut self, other: &B) {
+        self.add_from(other);
+    }
+}
+
+/// The adjoint of `a.to_vec()` of an array `a`, a `Vec`, goes back into
+/// the array's: item by item, the lengths being the same.
+///
+/// ```
+/// let mut a = [1.0, 2.0];
+/// autodiff::__adjoint::accumulate(&mut a, &vec![0.5, 0.25]);
+/// assert_eq!(a, [1.5, 2.25]);
+/// ```
+impl<B: Bar, const N: usize> AddFrom<Vec<B>> for [B; N] {
+    #[inline]
+    fn add_from_other(&mut self, other: &Vec<B>) {
+        assert_eq!(other.len(), N, "an array's adjoint takes one of its length");
+        for (bar, other) in self.iter_mut().zip(other) {
+            bar.add_from(other);
+        }
+    }
+}
+
+/// A number's adjoint added into a model's integer field (`let k =
+/// net.width + 1;`, read as an index): an integer has no adjoint, so it
+/// takes nothing, on `f64`s and on duals alike.
+///
+/// ```
+/// let mut width = 3_usize;
+/// autodiff::__adjoint::accumulate(&mut width, &0.5);
+/// assert_eq!(width, 3);
+/// autodiff::__adjoint::accumulate(&mut width, &7_usize);
+/// assert_eq!(width, 3);
+/// ```
+macro_rules! integer_adds_no_adjoint {
+    ($($t:ty),*) => {$(
+        impl AddFrom<NoAdjoint> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &NoAdjoint) {}
+        }
+        impl AddFrom<f64> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &f64) {}
+        }
+        impl AddFrom<autodiff_core::Dual> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &autodiff_core::Dual) {}
+        }
+        // The dual sweep's zero of an integer is the integer itself
+        // (`DualZero`): a `#[constant]` field passed on as a callee's
+        // integer argument (`act(x, self.times)`) adds nothing back.
+        impl AddFrom<$t> for $t {
+            #[inline(always)]
+            fn add_from_other(&mut self, _: &$t) {}
+        }
+    )*};
+}
+integer_adds_no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+/// The adjoint `bar` holds, leaving zeros of its shape: the reverse of an
+/// assignment that overwrites a whole array.
+///
+/// ```
+/// let mut a = [1.0, 2.0];
+/// assert_eq!(autodiff::__adjoint::take(&mut a), [1.0, 2.0]);
+/// assert_eq!(a, [0.0, 0.0]);
+/// ```
+#[inline(always)]
+pub fn take<B: Bar>(bar: &mut B) -> B {
+    let zero = bar.zeroed();
+    std::mem::replace(bar, zero)
+}
+
+/// Whether a row assigned whole (`m[1] = grow(&m[0]);`) keeps the shape
+/// it had: where it does not, the forward sweep fails, and the gradient
+/// is the tape's, whose rows have any length.
+#[inline(always)]
+pub fn same_shape<T: Adjoint + ?Sized>(old: &T, new: &T) -> bool {
+    old.same_shape(new)
+}
+
+/// Zeros shaped like another adjoint: the adjoint of a loop-local copy
+/// (`let row = w[j];`).
+#[inline(always)]
+pub fn zero_like<B: Bar>(bar: &B) -> B {
+    bar.zeroed()
+}
