@@ -10,7 +10,10 @@
 //! function keeps the tape.
 //!
 //! This file holds the sweep's state (scopes, adjoint names, what the
-//! reverse can still read); `statements`, `lets`, `assignments`,
+//! reverse can still read); `seed` the adjoint flowing into an expression,
+//! `names` the names and descriptions the sweeps write (an adjoint's
+//! binding, a callee's sibling, the construct a refusal names);
+//! `statements`, `lets`, `assignments`,
 //! `branches`, `loops` (with `fors`), `jumps` and `calls` write the
 //! constructs of those names,
 //! `inert` says which statements run as written with no reverse,
@@ -31,9 +34,11 @@ mod jumps;
 mod lets;
 mod loops;
 mod moves;
+mod names;
 mod reverse;
 mod rules;
 mod saved;
+mod seed;
 mod shape;
 mod sites;
 mod statements;
@@ -51,7 +56,10 @@ use crate::flow::root;
 use crate::text;
 pub(super) use moves::MOVES;
 use moves::{concatenated, popped};
+use names::{bar_root, binding, first_ident_span, sanitize, sibling};
+pub use names::{describe, describe_if_value};
 use rules::Factor;
+pub use seed::Seed;
 use syntax::{
     contains_jump, element_source, half_open, has_call, has_return, is_arithmetic, is_jump,
     is_method_call, is_place, is_scalar, is_simple, level, place_tokens, range_like,
@@ -70,72 +78,6 @@ fn unsupported<T>(construct: impl Into<String>, at: &Expr) -> R<T> {
         construct: construct.into(),
         line: text::line(at.span),
     })
-}
-
-/// An adjoint flowing into an expression: `tokens` (added, or subtracted
-/// when `negated`), and whether it is a whole array's (added with
-/// `accumulate`) rather than a scalar's.
-#[derive(Clone)]
-pub struct Seed {
-    pub tokens: TokenStream,
-    pub negated: bool,
-    pub whole: bool,
-    /// A call's cotangent passed by value and shaped like its value,
-    /// which may be a number or a vector: the zeros of one the body never
-    /// reads (`__adjoint::unread`), or the element's adjoint of one pushed
-    /// onto a `Vec`. The callee's reverse gets its arguments as a
-    /// vector-valued call's does.
-    pub unread: bool,
-    /// The tokens are an adjoint the sweep reads no more (a `let`'s or
-    /// an assignment's of a call's value): a vector-valued callee takes
-    /// it by value as its cotangent, where it would clone one it borrows.
-    pub owned: bool,
-}
-
-impl Seed {
-    pub fn new(tokens: TokenStream) -> Seed {
-        Seed {
-            tokens,
-            negated: false,
-            whole: false,
-            unread: false,
-            owned: false,
-        }
-    }
-
-    fn negate(mut self) -> Seed {
-        self.negated = !self.negated;
-        self
-    }
-
-    /// The seed times `factor`.
-    fn times(&self, factor: &Factor) -> Seed {
-        let seed = &self.tokens;
-        let (tokens, negated) = match factor {
-            Factor::One => (seed.clone(), false),
-            Factor::Times(f, negated) => (quote!(#seed * #f), *negated),
-            Factor::Over(f, negated) => (quote!(#seed / #f), *negated),
-        };
-        Seed {
-            tokens,
-            negated: self.negated ^ negated,
-            // Times one, a row of a nested array literal's seed (`[[c, -s],
-            // [s, c]]`) is still the row's whole adjoint.
-            whole: self.whole && matches!(factor, Factor::One),
-            unread: false,
-            owned: false,
-        }
-    }
-
-    /// The seed's value with its sign: what a callee's reverse receives.
-    fn signed(&self) -> TokenStream {
-        let tokens = &self.tokens;
-        if self.negated {
-            quote!(-(#tokens))
-        } else {
-            tokens.clone()
-        }
-    }
 }
 
 /// What one simple statement adds around itself.
@@ -629,65 +571,6 @@ fn unsupported_block<T>(construct: &str, block: &Block) -> R<T> {
     })
 }
 
-fn first_ident_span(pat: &syn::Pat) -> Span {
-    pat.to_token_stream()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |token| token.span())
-}
-
-/// `g`'s `forward` or `reverse` sibling, which the sweeps call with the
-/// arguments as one tuple through `args(..)` (`src/__adjoint/calls.rs`).
-///
-/// An associated function's (`Self::g`) is named directly, `Self::g_forward`.
-/// A free function's is its companion's `g::__forward`, looked up the way
-/// the recording twin looks up `g::__tape` (`body`'s `recording_twin`), so
-/// that `use m::g;` brings it along. A plain `g` has no companion: it
-/// resolves to a stand-in that takes any arguments and never runs, because
-/// the recording twin's own stand-in has already made that call a compile
-/// error with the message a student reads; the adjoint adds no second one.
-/// The stand-ins are declared once, at the top of `f_adjoint`
-/// ([`Sweep::stand_ins`]).
-fn sibling(stand_ins: &crate::emit::StandIns, func: &syn::Path, suffix: &str) -> TokenStream {
-    let (name, scope) = match crate::emit::Callee::of(func) {
-        crate::emit::Callee::Associated(path) => return crate::emit::sibling_path(&path, suffix),
-        crate::emit::Callee::Free { name, scope } => (name, scope),
-    };
-    let method = format_ident!("__{}", suffix);
-    stand_ins.lookup(&name, &scope, &method, || {
-        let not = quote!(::core::option::Option<::autodiff::__adjoint::NotDifferentiable>);
-        let (stack, dual) = (
-            quote!(&mut ::autodiff::__adjoint::DualStack),
-            quote!(::autodiff::Dual),
-        );
-        let signature = match suffix {
-            "forward" => quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not) -> f64),
-            "forward_dual" => quote!((_: #stack, _: #not) -> #dual),
-            "reverse_dual" => quote!((_: #stack, _: #dual, _: #not)),
-            _ => quote!((_: &mut ::autodiff::__adjoint::Stack, _: #not, _: f64, _: #not)),
-        };
-        quote!(pub fn #method #signature { loop {} })
-    })
-}
-
-/// A readable identifier from source text: `s[j]` -> `s_j`.
-fn sanitize(text: &str) -> String {
-    let mut out = String::new();
-    for ch in text.chars() {
-        if ch.is_ascii_alphanumeric() {
-            out.push(ch);
-        } else if !out.ends_with('_') && !out.is_empty() {
-            out.push('_');
-        }
-    }
-    let out = out.trim_end_matches('_').to_owned();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("value_{out}")
-    } else {
-        out
-    }
-}
-
 /// The name of a hoisted value: `z_tanh`, `x_exp`, `softplus_value`.
 fn hoist_name(expr: &Expr) -> String {
     match &expr.kind {
@@ -722,14 +605,6 @@ fn hoist_name(expr: &Expr) -> String {
     }
 }
 
-/// The identifier of the binding `name` (`r#type` included).
-fn binding(name: &str) -> Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => Ident::new_raw(raw, Span::call_site()),
-        None => Ident::new(name, Span::call_site()),
-    }
-}
-
 fn simple_name(expr: &Expr) -> Option<String> {
     match &expr.kind {
         ExprKind::Path(path) => path
@@ -755,51 +630,4 @@ fn temp_name(expr: &Expr) -> String {
         ExprKind::Neg { .. } => "negation_bar".to_owned(),
         _ => format!("{}_bar", hoist_name(expr)),
     }
-}
-
-/// An `if` inside an expression, as the fallback doc line names it.
-pub fn describe_if_value() -> String {
-    "an `if` value".to_owned()
-}
-
-/// What a construct is, for the fallback doc line.
-pub fn describe(expr: &Expr) -> String {
-    let what = match &expr.kind {
-        ExprKind::While { .. } => "`while`",
-        ExprKind::Loop { .. } => "`loop`",
-        ExprKind::Match { .. } => "`match`",
-        ExprKind::Return(_) => "an early `return`",
-        ExprKind::Break { .. } => "`break`",
-        ExprKind::Continue(_) => "`continue`",
-        ExprKind::Block(..) => "a block",
-        ExprKind::Tuple(_) => "a tuple",
-        ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => {
-            return format!("`.{method}()`");
-        }
-        ExprKind::Field { .. } => "a field of a model",
-        ExprKind::If { .. } => return describe_if_value(),
-        _ => {
-            return format!(
-                "`{}`",
-                text::tokens(expr.source.to_token_stream())
-                    .chars()
-                    .take(40)
-                    .collect::<String>()
-            )
-        }
-    };
-    what.to_owned()
-}
-
-/// The adjoint an argument's `&mut` place borrows (`x_bar` of `&mut
-/// x_bar[1]` and of `&mut x_bar`).
-fn bar_root(tokens: &TokenStream) -> Option<String> {
-    tokens.clone().into_iter().find_map(|token| match token {
-        TokenTree::Ident(ident) if ident != "mut" => Some(ident.to_string()),
-        // A row's adjoint borrowed for a trip or a binding, `(*c_bar)`.
-        TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::Parenthesis => {
-            bar_root(&group.stream())
-        }
-        _ => None,
-    })
 }
