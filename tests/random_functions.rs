@@ -4473,16 +4473,22 @@ impl Gen {
     }
 }
 
-/// The file's tuple-valued helper `name(x0, x1) -> (f64, Vec<f64>)`, plain
-/// and dual, built from a random expression of its parameters.
-fn tuple_helper(gen: &mut Gen, name: &str) -> (String, String) {
+/// A random expression of a file helper's two numbers `x0` and `x1`,
+/// plain and dual.
+fn helper_expression(gen: &mut Gen) -> (String, String) {
     gen.vars.clear();
     gen.loops.clear();
     gen.compiled = true;
     gen.declare("x0", Kind::Scalar, false);
     gen.declare("x1", Kind::Scalar, false);
     let a = gen.expr(2);
-    let (plain, dual) = (render(&a, Dialect::Plain), render(&a, Dialect::Dual));
+    (render(&a, Dialect::Plain), render(&a, Dialect::Dual))
+}
+
+/// The file's tuple-valued helper `name(x0, x1) -> (f64, Vec<f64>)`, plain
+/// and dual, built from a random expression of its parameters.
+fn tuple_helper(gen: &mut Gen, name: &str) -> (String, String) {
+    let (plain, dual) = helper_expression(gen);
     // The tail's `Vec`: a literal, a binding grown by `push`, or a chain's
     // `collect()` (its reverse compiled: the tail's items bound first).
     let (tail_plain, tail_dual) = match gen.rng.below(3) {
@@ -4508,13 +4514,7 @@ fn tuple_helper(gen: &mut Gen, name: &str) -> (String, String) {
 /// The file's matrix-valued helper `name(x0, x1) -> Vec<Vec<f64>>`, two
 /// rows of two, plain and dual.
 fn matrix_helper(gen: &mut Gen, name: &str) -> (String, String) {
-    gen.vars.clear();
-    gen.loops.clear();
-    gen.compiled = true;
-    gen.declare("x0", Kind::Scalar, false);
-    gen.declare("x1", Kind::Scalar, false);
-    let a = gen.expr(2);
-    let (plain, dual) = (render(&a, Dialect::Plain), render(&a, Dialect::Dual));
+    let (plain, dual) = helper_expression(gen);
     let rows = "vec![vec![a * x1, a.tanh()], vec![x0 * a, x1 - a]]";
     (
         format!("#[differentiable]\nfn {name}(x0: f64, x1: f64) -> Vec<Vec<f64>> {{\n    let a = {plain};\n    {rows}\n}}\n"),

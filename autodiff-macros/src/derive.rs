@@ -170,6 +170,8 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
     let vis = &input.vis;
     let twin = format_ident!("{}OnTape", name);
     let tape = syn::Lifetime::new("'tape", Span::call_site());
+    // The twin by reference and by value, each lifted as it is.
+    let lifted = [quote!(&'__r #twin<#tape>), quote!(#twin<#tape>)];
     let pv = quote!(::autodiff::Parameters);
     let p = quote!(::autodiff::__private::Parameter);
     let trained: Vec<&Field> = fields.iter().filter(|field| !field.constant).collect();
@@ -343,31 +345,20 @@ fn emit(input: &DeriveInput, fields: &[Field]) -> TokenStream {
         // An array of the model's parts (`for layer in [&net.l1,
         // &net.l2]`), a copy of it bound `mut` or listed (`let mut c =
         // m.clone();`, `vec![m.clone()]`): each lifted as it is.
-        #[automatically_derived]
-        impl<'__r, #tape> ::autodiff::__private::Lift<#tape> for &'__r #twin<#tape> {
-            type Lifted = Self;
-            #[inline]
-            fn lift(
-                self,
-                _: &#tape ::autodiff::Tape,
-                _: ::core::option::Option<::autodiff::Label>,
-            ) -> Self {
-                self
+        #(
+            #[automatically_derived]
+            impl<'__r, #tape> ::autodiff::__private::Lift<#tape> for #lifted {
+                type Lifted = Self;
+                #[inline]
+                fn lift(
+                    self,
+                    _: &#tape ::autodiff::Tape,
+                    _: ::core::option::Option<::autodiff::Label>,
+                ) -> Self {
+                    self
+                }
             }
-        }
-
-        #[automatically_derived]
-        impl<#tape> ::autodiff::__private::Lift<#tape> for #twin<#tape> {
-            type Lifted = Self;
-            #[inline]
-            fn lift(
-                self,
-                _: &#tape ::autodiff::Tape,
-                _: ::core::option::Option<::autodiff::Label>,
-            ) -> Self {
-                self
-            }
-        }
+        )*
 
         #[automatically_derived]
         impl #p for #name {
