@@ -52,11 +52,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             // One moved by an assignment (`h = next;`) is gone too: saved
             // as a nested one is.
             if nested || returns || assigned_from(&function.body.stmts, name) {
-                let depth = index_depth(&function.body.stmts, name).max(borrowed_row_depth(
-                    &function.body.stmts,
-                    name,
-                    &an.bound,
-                ));
+                let depth = call_depth(&function.body.stmts, name, &an.bound);
                 let row = pushed_as_a_row(&function.body.stmts, name, &an.dims);
                 if depth > 0
                     || used_whole(&function.body.stmts, name)
@@ -154,11 +150,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
             )
             && branch_calls(init, &is_call, &mut tails)
         {
-            let depth = index_depth(&function.body.stmts, name).max(borrowed_row_depth(
-                &function.body.stmts,
-                name,
-                &an.bound,
-            ));
+            let depth = call_depth(&function.body.stmts, name, &an.bound);
             if depth > 0 || used_whole(&function.body.stmts, name) {
                 an.call_lets.insert(name.clone());
                 an.dims.insert(name.clone(), Some(depth.max(1)));
@@ -170,11 +162,7 @@ pub(super) fn calls_bound(function: &Function, an: &mut Analysis) {
         if !an.call_lets.contains(name) || an.nested_call_lets.contains(name) {
             continue;
         }
-        let depth = index_depth(&function.body.stmts, name).max(borrowed_row_depth(
-            &function.body.stmts,
-            name,
-            &an.bound,
-        ));
+        let depth = call_depth(&function.body.stmts, name, &an.bound);
         let whole = used_whole(&function.body.stmts, name)
             || assigned_to_a_row(&function.body.stmts, name, &an.dims);
         if depth > 0 || whole {
@@ -326,17 +314,20 @@ pub(crate) fn branch_calls(
 
 /// The most indexings applied to `name` anywhere in `stmts` (`p[i][j]`
 /// is 2; 0 if it is never indexed).
-pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
-    fn depth_of(expr: &Expr, name: &str) -> Option<usize> {
-        match &expr.kind {
-            ExprKind::Paren(inner) => depth_of(inner, name),
-            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
-                depth_of(base, name).map(|d| d + 1)
-            }
-            ExprKind::Path(path) if path.path.is_ident(name) => Some(0),
-            _ => None,
+/// How many indices (not ranges) `expr` applies to the binding `name`
+/// (`name[i][j]`: 2, `name`: 0), or `None` for anything else.
+fn depth_of(expr: &Expr, name: &str) -> Option<usize> {
+    match &expr.kind {
+        ExprKind::Paren(inner) => depth_of(inner, name),
+        ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
+            depth_of(base, name).map(|d| d + 1)
         }
+        ExprKind::Path(path) if path.path.is_ident(name) => Some(0),
+        _ => None,
     }
+}
+
+pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     fn in_expr(expr: &Expr, name: &str, most: &mut usize) {
         if let Some(depth) = depth_of(expr, name) {
             *most = (*most).max(depth);
@@ -364,6 +355,16 @@ pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     most
 }
 
+/// How deep a call's binding `name` is indexed: directly, or through the
+/// rows it lends (`borrowed_row_depth`).
+fn call_depth(
+    stmts: &[Stmt],
+    name: &str,
+    bound: &std::collections::HashMap<String, usize>,
+) -> usize {
+    index_depth(stmts, name).max(borrowed_row_depth(stmts, name, bound))
+}
+
 /// How deep `name` is indexed through the bindings that borrow its rows
 /// (`let row = &lg[t];` then `row[k]` or `row.iter()`, the course's
 /// logits walked row by row): the row's own indexing (or 1, for a row
@@ -374,22 +375,6 @@ pub(crate) fn borrowed_row_depth(
     name: &str,
     bound: &std::collections::HashMap<String, usize>,
 ) -> usize {
-    fn picked(expr: &Expr, name: &str) -> Option<usize> {
-        match &expr.kind {
-            ExprKind::Paren(inner) => picked(inner, name),
-            ExprKind::Index { base, index } if !matches!(index.kind, ExprKind::Range { .. }) => {
-                index_depth_of(base, name).map(|d| d + 1)
-            }
-            _ => None,
-        }
-    }
-    fn index_depth_of(expr: &Expr, name: &str) -> Option<usize> {
-        match &expr.kind {
-            ExprKind::Paren(inner) => index_depth_of(inner, name),
-            ExprKind::Path(path) if path.path.is_ident(name) => Some(0),
-            _ => picked(expr, name),
-        }
-    }
     let mut most = 0;
     crate::ast::each_stmt(stmts, &mut |stmt| {
         let Stmt::Let {
@@ -404,7 +389,9 @@ pub(crate) fn borrowed_row_depth(
             return;
         };
         // A name bound once: another binding of it is no row of `name`'s.
-        let Some(k) = picked(inner, name).filter(|_| bound.get(item).copied() == Some(1)) else {
+        let Some(k) =
+            depth_of(inner, name).filter(|&k| k > 0 && bound.get(item).copied() == Some(1))
+        else {
             return;
         };
         // A borrowed number is no helper's argument (`f(*r)` reads it).
