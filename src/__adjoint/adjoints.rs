@@ -15,7 +15,9 @@ mod no_adjoint;
 use super::*;
 
 pub use bars::{accumulate, recycle, same_shape, take, zero_like, AddFrom, Bar};
-pub use checks::{finite_items, finite_pairs, finite_parts, Checked};
+pub use checks::{
+    finite_items, finite_pairs, finite_parts, finite_row_pairs, finite_rows, Checked,
+};
 pub use no_adjoint::NoAdjoint;
 
 /// The adjoint of a value: same shape, every `f64` component a zero, every

@@ -535,6 +535,18 @@ pub trait Observed {
         items.iter().fold(true, |ok, item| ok & item.all_finite())
     }
 
+    /// Whether every item of every row is finite: each row's
+    /// [`all_finite_slice`](Self::all_finite_slice), or one pass over
+    /// all of them for `f64` ([`finite_rows`](super::finite_rows)).
+    #[inline]
+    fn all_finite_rows(rows: &[Vec<Self>]) -> bool
+    where
+        Self: Sized,
+    {
+        rows.iter()
+            .fold(true, |ok, row| ok & Self::all_finite_slice(row))
+    }
+
     /// Whether no `f64` in it is NaN, for [`Stack::observe_infinite`];
     /// where not told otherwise, as strict as
     /// [`all_finite`](Self::all_finite).
@@ -553,6 +565,11 @@ impl Observed for f64 {
     #[inline]
     fn all_finite_slice(items: &[f64]) -> bool {
         finite_items(items)
+    }
+
+    #[inline]
+    fn all_finite_rows(rows: &[Vec<f64>]) -> bool {
+        super::finite_rows(rows)
     }
 
     #[inline(always)]
@@ -641,6 +658,11 @@ impl<T: Observed> Observed for Vec<T> {
     #[inline]
     fn all_finite(&self) -> bool {
         self.as_slice().all_finite()
+    }
+
+    #[inline]
+    fn all_finite_slice(items: &[Vec<T>]) -> bool {
+        T::all_finite_rows(items)
     }
 
     #[inline]

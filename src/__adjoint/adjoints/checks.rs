@@ -22,6 +22,20 @@ pub trait Checked<B> {
             .zip(bars)
             .fold(true, |ok, (item, bar)| ok & item.finite_with(bar))
     }
+
+    /// The same over two runs of rows, row by row: each row's
+    /// [`finite_slice`](Self::finite_slice), or one pass for `f64`
+    /// ([`finite_row_pairs`]).
+    #[inline]
+    fn finite_rows(items: &[Vec<Self>], bars: &[Vec<B>]) -> bool
+    where
+        Self: Sized,
+    {
+        items
+            .iter()
+            .zip(bars)
+            .fold(true, |ok, (item, bar)| ok & Self::finite_slice(item, bar))
+    }
 }
 
 impl Checked<f64> for f64 {
@@ -33,6 +47,11 @@ impl Checked<f64> for f64 {
     #[inline]
     fn finite_slice(items: &[f64], bars: &[f64]) -> bool {
         finite_pairs(items, bars)
+    }
+
+    #[inline]
+    fn finite_rows(items: &[Vec<f64>], bars: &[Vec<f64>]) -> bool {
+        finite_row_pairs(items, bars)
     }
 }
 
@@ -60,6 +79,11 @@ impl<T: Checked<B>, B> Checked<Vec<B>> for Vec<T> {
     fn finite_with(&self, bar: &Vec<B>) -> bool {
         T::finite_slice(self, bar)
     }
+
+    #[inline]
+    fn finite_slice(items: &[Vec<T>], bars: &[Vec<B>]) -> bool {
+        T::finite_rows(items, bars)
+    }
 }
 
 impl<T: Checked<B> + ?Sized, B> Checked<B> for &T {
@@ -84,6 +108,80 @@ impl<T: Checked<B> + ?Sized, B> Checked<B> for &T {
 pub fn finite_pairs(items: &[f64], bars: &[f64]) -> bool {
     let length = items.len().min(bars.len());
     finite_items(&items[..length]) & finite_items(&bars[..length])
+}
+
+/// [`finite_pairs`] of each pair of rows (`W` and `W̄` as `Vec` rows), in
+/// one pass: the lanes of [`finite_parts`] carried from row to row and
+/// summed once at the end, where summing them per row was half the scan
+/// of a row of 16.
+///
+/// ```
+/// use autodiff::__adjoint::finite_row_pairs;
+///
+/// let w = vec![vec![1.0; 16]; 3];
+/// let mut bar = vec![vec![0.5; 16]; 3];
+/// assert!(finite_row_pairs(&w, &bar));
+/// bar[2][15] = f64::INFINITY;
+/// assert!(!finite_row_pairs(&w, &bar));
+/// ```
+#[inline]
+pub fn finite_row_pairs(items: &[Vec<f64>], bars: &[Vec<f64>]) -> bool {
+    let mut lanes = Lanes::default();
+    for (item, bar) in items.iter().zip(bars) {
+        let length = item.len().min(bar.len());
+        lanes.add(&item[..length]);
+        lanes.add(&bar[..length]);
+    }
+    lanes.finite()
+}
+
+/// [`finite_items`] of every row, in one pass (see [`finite_row_pairs`]).
+///
+/// ```
+/// use autodiff::__adjoint::finite_rows;
+///
+/// let mut rows = vec![vec![1.0; 3], vec![2.0; 17]];
+/// assert!(finite_rows(&rows));
+/// rows[1][16] = f64::NAN;
+/// assert!(!finite_rows(&rows));
+/// assert!(finite_rows::<Vec<f64>>(&[]));
+/// ```
+#[inline]
+pub fn finite_rows<R: AsRef<[f64]>>(rows: &[R]) -> bool {
+    let mut lanes = Lanes::default();
+    for row in rows {
+        lanes.add(row.as_ref());
+    }
+    lanes.finite()
+}
+
+/// The running sums of [`finite_parts`] (`v · 0`, ±0 while every `v` is
+/// finite), in eight lanes and one for what is left of each run.
+#[derive(Default)]
+struct Lanes {
+    lanes: [f64; 8],
+    rest: f64,
+}
+
+impl Lanes {
+    #[inline(always)]
+    fn add(&mut self, items: &[f64]) {
+        let chunks = items.chunks_exact(8);
+        let rest = chunks.remainder();
+        for chunk in chunks {
+            for (sum, item) in self.lanes.iter_mut().zip(chunk) {
+                *sum += item * 0.0;
+            }
+        }
+        for item in rest {
+            self.rest += item * 0.0;
+        }
+    }
+
+    #[inline(always)]
+    fn finite(&self) -> bool {
+        self.lanes.iter().sum::<f64>() + self.rest == 0.0
+    }
 }
 
 /// Whether every item is finite: [`finite_parts`] of the items.
