@@ -126,6 +126,37 @@ fn an_argument_rebuilt_every_trip_is_saved_for_the_rerun() {
     assert_agree("scores_in_loop", &got.gradient, &want);
 }
 
+/// The argument read again after the call: the trip saves a copy of it
+/// (where nothing after the call reads it, as above, it moves to the
+/// call's site instead).
+#[differentiable]
+fn scores_read_after(x: &[f64], #[constant] w: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for t in 0..x.len() {
+        let mut s = vec![0.0; w.len()];
+        for j in 0..w.len() {
+            s[j] = x[t] * w[j];
+        }
+        let p = softmax(&s);
+        loss += p[0] * s[1];
+        let q = softmax(&s);
+        loss -= q[t % w.len()].ln();
+    }
+    loss
+}
+
+#[test]
+fn an_argument_read_after_the_call_is_saved_as_a_copy() {
+    assert_eq!(scores_read_after_grad_path(), GradientPath::Compiled);
+    let (x, w) = ([0.5, -1.25, 2.0, 0.75], [1.0, -0.5, 2.0]);
+    agree(
+        "scores_read_after",
+        scores_read_after_grad(&x, &w),
+        scores_read_after_grad_tape(&x, &w),
+    );
+    scores_read_after_check(&x, &w).unwrap();
+}
+
 /// A call bound inside a branch: its arguments are there again, its
 /// value is saved.
 #[differentiable]

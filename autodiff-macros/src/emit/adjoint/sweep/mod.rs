@@ -262,6 +262,12 @@ pub struct Sweep<'m> {
     /// the reverse of `⟨cotangent, output⟩` (see `shaped::compiled_dot`);
     /// `true` once its `let` has been seeded so.
     seeded: Option<(String, TokenStream, bool)>,
+    /// Inside a loop or a branch, for the statement being written: the
+    /// names its block bound earlier that no later statement of the block
+    /// mentions (see `statements::dead_after`). A call site saves such an
+    /// argument by moving it instead of a copy (`let p = softmax(&s);`
+    /// with `s` read no more).
+    dead: HashSet<String>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -305,6 +311,7 @@ impl<'m> Sweep<'m> {
             kept_shapes: HashSet::new(),
             guards: HashMap::new(),
             seeded: None,
+            dead: HashSet::new(),
             bail: quote!(return ::core::option::Option::None),
             dual: false,
             model_types: HashMap::new(),

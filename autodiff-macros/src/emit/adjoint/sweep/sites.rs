@@ -79,7 +79,7 @@ impl<'m> Sweep<'m> {
             return unsupported("a vector-valued call whose arguments can jump", init);
         }
         let plain = name.trim_start_matches("r#");
-        let (site, values, names) = self.saved_arguments(plain, init)?;
+        let (site, values, names) = self.saved_arguments(plain, init, true)?;
         let ident = binding(name);
         let (stack, bail) = (&self.stack, &self.bail);
         let push = quote!(#site.push(((#(#values,)*), ::core::clone::Clone::clone(&#ident))););
@@ -140,7 +140,7 @@ impl<'m> Sweep<'m> {
     /// by the statement's reverse before the callee's rerun. Gives the
     /// forward's push and the reverse's pop.
     pub(super) fn call_arguments_site(&mut self, call: &Expr) -> R<(TokenStream, TokenStream)> {
-        let (site, values, names) = self.saved_arguments("call", call)?;
+        let (site, values, names) = self.saved_arguments("call", call, false)?;
         let (stack, bail) = (&self.stack, &self.bail);
         let push = quote!(#site.push((#(#values,)*)););
         let pop = quote! {
@@ -155,10 +155,13 @@ impl<'m> Sweep<'m> {
     /// A new call site's stack, and the copies of `call`'s arguments that
     /// change before the reverse sweep (of what a borrowed one points at),
     /// with the names the reverse pops them as, which its call then passes.
+    /// Where the push comes after the call (`after_call`), a binding read
+    /// no more moves instead (see `Sweep::dead`).
     fn saved_arguments(
         &mut self,
         base: &str,
         call: &Expr,
+        after_call: bool,
     ) -> R<(Ident, Vec<TokenStream>, Vec<Ident>)> {
         let args = match &call.kind {
             ExprKind::Call { args, .. } => args,
@@ -194,7 +197,23 @@ impl<'m> Sweep<'m> {
                 &format!("{base}_argument_{}", names.len() + 1),
                 Span::mixed_site(),
             );
-            values.push(quote!(::core::clone::Clone::clone(&(#value))));
+            // A binding of the block read no more after the call
+            // (`let p = softmax(&s);`) moves to the site, once.
+            let dead = match &arg.kind {
+                ExprKind::Reference { expr, .. } => match &expr.kind {
+                    ExprKind::Path(path) => path
+                        .path
+                        .get_ident()
+                        .map(ToString::to_string)
+                        .filter(|name| after_call && self.dead.remove(name)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            values.push(match dead {
+                Some(_) => value,
+                None => quote!(::core::clone::Clone::clone(&(#value))),
+            });
             names.push(saved.clone());
             self.saved_args.insert(arg.id, (saved, by_ref));
         }

@@ -119,9 +119,12 @@ impl<'m> Sweep<'m> {
         } else {
             Vec::new()
         };
+        let outer_dead = ::std::mem::take(&mut self.dead);
         for (index, stmt) in stmts.iter().enumerate() {
             if self.depth == 0 {
                 self.top = index;
+            } else {
+                self.dead = dead_after(stmts, tail, index, &grown);
             }
             let record = if exits.contains(&index) {
                 Some(index as u32 + 1)
@@ -137,6 +140,7 @@ impl<'m> Sweep<'m> {
             revs.push(r);
             fwd.extend(self.grown_saves(&grown, index));
         }
+        self.dead = outer_dead;
         let mut value = seeded_value;
         if let (Some(tail), Some(seed)) = (tail, seed) {
             if self.depth == 0 {
@@ -588,6 +592,115 @@ pub(super) fn capacity_hint(stmt: &Stmt, next: Option<&Stmt>) -> Option<TokenStr
     )
 }
 
+/// The names that `let`s of `stmts` before `index` bind and that neither
+/// a later statement nor `tail` mentions (as a token anywhere, macros
+/// included), whose shape is not saved after `index` (`grown`), and that
+/// the statements between their `let` and `index` only index, push onto
+/// or measure (no borrow of them can outlive its statement): the
+/// statement at `index` may move them. Only for a block inside a loop or
+/// a branch, whose reverse reads none of its forward's bindings.
+fn dead_after(
+    stmts: &[Stmt],
+    tail: Option<&Expr>,
+    index: usize,
+    grown: &[(String, usize)],
+) -> HashSet<String> {
+    let mut later = TokenStream::new();
+    for stmt in &stmts[index + 1..] {
+        stmt_tokens(stmt, &mut later);
+    }
+    if let Some(tail) = tail {
+        tail.source.to_tokens(&mut later);
+    }
+    let mut named = HashSet::new();
+    names_in(later, &mut named);
+    let mut dead = HashSet::new();
+    for (at, stmt) in stmts[..index].iter().enumerate() {
+        let Stmt::Let {
+            name: Some(name), ..
+        } = stmt
+        else {
+            continue;
+        };
+        let plain = name.trim_start_matches("r#");
+        let mut between = TokenStream::new();
+        for stmt in &stmts[at + 1..index] {
+            stmt_tokens(stmt, &mut between);
+        }
+        if !named.contains(plain)
+            && !grown.iter().any(|(g, after)| g == name && *after >= index)
+            && only_plain_uses(between, plain)
+        {
+            dead.insert(name.clone());
+        } else {
+            // A later `let` of the name shadows an earlier one.
+            dead.remove(name);
+        }
+    }
+    dead
+}
+
+/// Whether every mention of the binding `name` in `tokens` indexes it
+/// (`s[j] = x`, `s[j] * y`, not `&s[j]` or `s[j].iter()`), pushes onto
+/// it or takes its length: none of them leaves a borrow behind.
+fn only_plain_uses(tokens: TokenStream, name: &str) -> bool {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let punct = |token: Option<&TokenTree>, c: char| matches!(token, Some(TokenTree::Punct(p)) if p.as_char() == c);
+    tokens.iter().enumerate().all(|(k, token)| match token {
+        TokenTree::Group(group) => only_plain_uses(group.stream(), name),
+        TokenTree::Ident(ident) if ident.to_string().trim_start_matches("r#") == name => {
+            let before = k.checked_sub(1).and_then(|k| tokens.get(k));
+            if punct(before, '.') || punct(before, ':') {
+                // A field or a method of that name.
+                return true;
+            }
+            if punct(before, '&') {
+                return false;
+            }
+            match (tokens.get(k + 1), tokens.get(k + 2)) {
+                (Some(TokenTree::Punct(dot)), Some(TokenTree::Ident(method)))
+                    if dot.as_char() == '.' =>
+                {
+                    method == "push" || method == "len"
+                }
+                (Some(TokenTree::Group(group)), next)
+                    if group.delimiter() == proc_macro2::Delimiter::Bracket =>
+                {
+                    !punct(next, '.')
+                }
+                _ => false,
+            }
+        }
+        _ => true,
+    })
+}
+
+fn stmt_tokens(stmt: &Stmt, out: &mut TokenStream) {
+    match stmt {
+        Stmt::Let { untyped, init, .. } => {
+            untyped.to_tokens(out);
+            if let Some(init) = init {
+                init.source.to_tokens(out);
+            }
+        }
+        Stmt::Item(item) => item.to_tokens(out),
+        Stmt::Expr(expr, _) => expr.source.to_tokens(out),
+    }
+}
+
+fn names_in(tokens: TokenStream, out: &mut HashSet<String>) {
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) => {
+                let name = ident.to_string();
+                out.insert(name.trim_start_matches("r#").to_owned());
+            }
+            TokenTree::Group(group) => names_in(group.stream(), out),
+            _ => {}
+        }
+    }
+}
+
 /// An iterator read twice to the same effect: a bounded range of [`pure`]
 /// bounds, `x.iter()` of a pure `x`, and those reversed, enumerated,
 /// cloned or copied.
@@ -635,15 +748,77 @@ fn pure(expr: &syn::Expr) -> bool {
 }
 
 /// Whether a `break`, `continue`, `return`, `?` or a macro (which may hold
-/// any of them) stands anywhere in `block`, read as tokens.
+/// any of them) stands anywhere in `block`, read as tokens. A macro is a
+/// `!` after a name that is not a keyword (`println!`); the `!` of `!=`
+/// and of a negation (`if !done`, `x = !y`) is not one.
 fn leaves_early(block: &syn::Block) -> bool {
     fn any(tokens: TokenStream) -> bool {
-        tokens.into_iter().any(|token| match token {
-            TokenTree::Ident(ident) => ident == "break" || ident == "continue" || ident == "return",
-            TokenTree::Punct(punct) => punct.as_char() == '?' || punct.as_char() == '!',
-            TokenTree::Group(group) => any(group.stream()),
-            TokenTree::Literal(_) => false,
+        let mut previous: Option<TokenTree> = None;
+        tokens.into_iter().any(|token| {
+            let leaves = match &token {
+                TokenTree::Ident(ident) => {
+                    ident == "break" || ident == "continue" || ident == "return"
+                }
+                TokenTree::Punct(punct) => {
+                    punct.as_char() == '?'
+                        || (punct.as_char() == '!'
+                            && punct.spacing() == proc_macro2::Spacing::Alone
+                            && matches!(&previous, Some(TokenTree::Ident(name))
+                                if !matches!(name.to_string().as_str(),
+                                    "if" | "while" | "match" | "in" | "return" | "break")))
+                }
+                TokenTree::Group(group) => any(group.stream()),
+                TokenTree::Literal(_) => false,
+            };
+            previous = Some(token);
+            leaves
         })
     }
     any(block.to_token_stream())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{leaves_early, only_plain_uses};
+
+    fn block(source: &str) -> syn::Block {
+        syn::parse_str(source).unwrap()
+    }
+
+    #[test]
+    fn a_comparison_or_a_negation_is_not_a_macro() {
+        assert!(!leaves_early(&block("{ if j != i { out.push(x[j]); } }")));
+        assert!(!leaves_early(&block("{ if !done { out.push(1.0); } }")));
+        assert!(!leaves_early(&block(
+            "{ let keep = !(a < b); out.push(1.0); }"
+        )));
+        assert!(leaves_early(&block(
+            "{ println!(\"{}\", x); out.push(1.0); }"
+        )));
+        assert!(leaves_early(&block("{ out.push(f(x)?); }")));
+        assert!(leaves_early(&block(
+            "{ if x > 1.0 { break; } out.push(x); }"
+        )));
+    }
+
+    #[test]
+    fn a_binding_indexed_pushed_or_measured_leaves_no_borrow() {
+        let tokens = |source: &str| source.parse().unwrap();
+        assert!(only_plain_uses(
+            tokens(
+                "for j in 0..n { s[j] = x[j] * 2.0; s.push(s[0]); t += s[j] * s.len() as f64; }"
+            ),
+            "s"
+        ));
+        assert!(only_plain_uses(tokens("let y = v.s + self.s(1.0);"), "s"));
+        assert!(!only_plain_uses(tokens("let r = &s[0];"), "s"));
+        assert!(!only_plain_uses(tokens("let it = s[0].iter();"), "s"));
+        assert!(!only_plain_uses(
+            tokens("let f = || s.iter().sum::<f64>();"),
+            "s"
+        ));
+        assert!(!only_plain_uses(tokens("v.push(&s);"), "s"));
+        assert!(!only_plain_uses(tokens("let t = s;"), "s"));
+        assert!(!only_plain_uses(tokens("println!(\"{:?}\", s);"), "s"));
+    }
 }
