@@ -335,7 +335,7 @@ fn a_hessian_through_large_exponentials_keeps_every_term() -> Result<(), ScalarA
         let p: Vec<f64> = z.iter().map(|v| (v - z[0]).exp() / s).collect();
         for h in [
             naive_log_sum_exp_hessian(&z)?,
-            naive_log_sum_exp_hessian_tape(&z)?,
+            autodiff::__private::second_order_on_tape(|| naive_log_sum_exp_hessian(&z))?,
         ] {
             for i in 0..2 {
                 for j in 0..2 {
@@ -350,7 +350,10 @@ fn a_hessian_through_large_exponentials_keeps_every_term() -> Result<(), ScalarA
         }
     }
     for x in [300.0, 360.0, 400.0, 700.0] {
-        for hvp in [ln_of_exp_hvp(x, 1.0)?, ln_of_exp_hvp_tape(x, 1.0)?] {
+        for hvp in [
+            ln_of_exp_hvp(x, 1.0)?,
+            autodiff::__private::second_order_on_tape(|| ln_of_exp_hvp(x, 1.0))?,
+        ] {
             assert!(close(hvp.gradient, 1.0, 1e-15));
             assert!(hvp.hvp.abs() < 1e-12, "{x}: {}", hvp.hvp);
         }
@@ -381,7 +384,7 @@ fn a_hessian_of_no_components_still_runs_the_body() {
     // `ln` of an empty sum: no column to compute, but the value is −∞,
     // the tape's error on every path (the compiled one answered an empty
     // `Ok` before).
-    let tape = log_sum_exp_hessian_tape(&[]).unwrap_err();
+    let tape = autodiff::__private::second_order_on_tape(|| log_sum_exp_hessian(&[])).unwrap_err();
     assert_eq!(tape.code(), "non-finite-result");
     assert_eq!(
         log_sum_exp_grad(&[]).unwrap_err().to_string(),
@@ -760,7 +763,9 @@ fn compiled_hvp_of_loops_and_constants_matches_the_tape_and_central_differences(
         (w, p[9..].to_vec())
     };
     let result = compiled_once(|| layer_loss_hvp(&w, &b, &x, 0.3, (dw.clone(), db.clone())))?;
-    let tape = layer_loss_hvp_tape(&w, &b, &x, 0.3, (dw.clone(), db.clone()))?;
+    let tape = autodiff::__private::second_order_on_tape(|| {
+        layer_loss_hvp(&w, &b, &x, 0.3, (dw.clone(), db.clone()))
+    })?;
     let (got, want) = (
         flat(&result.hvp.0, &result.hvp.1),
         flat(&tape.hvp.0, &tape.hvp.1),
@@ -800,7 +805,8 @@ fn compiled_hvp_through_branches_breaks_and_returns_matches_the_tape(
     ] {
         let (dx, dv) = (0.7, [0.2, -0.5, 0.3]);
         let result = compiled_once(|| branchy_hvp(x, v, limit, (dx, dv)))?;
-        let tape = branchy_hvp_tape(x, v, limit, (dx, dv))?;
+        let tape =
+            autodiff::__private::second_order_on_tape(|| branchy_hvp(x, v, limit, (dx, dv)))?;
         let mut got = vec![result.hvp.0];
         got.extend(result.hvp.1);
         let mut want = vec![tape.hvp.0];
@@ -829,7 +835,9 @@ fn a_body_with_calls_runs_the_callees_dual_sweeps() -> Result<(), ScalarAutodiff
     ] {
         let (dw, ds) = (vec![0.1, 0.2], 0.3);
         let result = compiled_once(|| mixed_hvp(&w, s, steps, (dw.clone(), ds)))?;
-        let tape = mixed_hvp_tape(&w, s, steps, (dw.clone(), ds))?;
+        let tape = autodiff::__private::second_order_on_tape(|| {
+            mixed_hvp(&w, s, steps, (dw.clone(), ds))
+        })?;
         let flat = |v: &(Vec<f64>, f64)| {
             let mut out = v.0.clone();
             out.push(v.1);
@@ -892,7 +900,8 @@ fn a_callee_without_a_dual_sweep_sends_the_callers_hvp_to_the_tape(
         before,
         "reran the tape"
     );
-    let tape = calls_exp_pair_hvp_tape(&w, s, direction.clone())?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| calls_exp_pair_hvp(&w, s, direction.clone()))?;
     assert_eq!(result.hvp, tape.hvp);
     // Closed form: f = s² e^(w0 + w1) + w0 s.
     let e = (w[0] + w[1]).exp();
@@ -918,7 +927,9 @@ fn a_non_finite_second_derivative_of_the_compiled_path_is_the_tapes_error() {
     assert_eq!(error.code(), "non-finite-second-derivative");
     // Away from 0 it runs compiled and agrees with the tape.
     let result = compiled_once(|| tracked_power_hvp(0.25, 1.5, (1.0, -0.5))).unwrap();
-    let tape = tracked_power_hvp_tape(0.25, 1.5, (1.0, -0.5)).unwrap();
+    let tape =
+        autodiff::__private::second_order_on_tape(|| tracked_power_hvp(0.25, 1.5, (1.0, -0.5)))
+            .unwrap();
     assert!(
         close(result.hvp.0, tape.hvp.0, 1e-13),
         "{:?} {:?}",
@@ -974,7 +985,9 @@ fn compiled_jvp_is_the_forward_sweep_and_matches_the_tape_and_central_difference
         layer_loss_jvp(&w, &b, &x, 0.3, (dw.clone(), db.clone()))
     })?;
     assert_eq!(compiled_hvps(), hvps, "f_jvp ran no reverse sweep");
-    let tape = layer_loss_jvp_tape(&w, &b, &x, 0.3, (dw.clone(), db.clone()))?;
+    let tape = autodiff::__private::second_order_on_tape(|| {
+        layer_loss_jvp(&w, &b, &x, 0.3, (dw.clone(), db.clone()))
+    })?;
     assert_eq!(jvp.value, layer_loss(&w, &b, &x, 0.3));
     assert!(close(jvp.value, tape.value, 1e-15));
     assert!(
@@ -1016,7 +1029,8 @@ fn compiled_jvp_is_the_forward_sweep_and_matches_the_tape_and_central_difference
         let jvp = once_by(compiled_jvps, "branchy_jvp", || {
             branchy_jvp(x, v, limit, (dx, dv))
         })?;
-        let tape = branchy_jvp_tape(x, v, limit, (dx, dv))?;
+        let tape =
+            autodiff::__private::second_order_on_tape(|| branchy_jvp(x, v, limit, (dx, dv)))?;
         assert!(
             close(jvp.tangent, tape.tangent, 1e-13),
             "{jvp:?} vs {tape:?}"
@@ -1060,7 +1074,7 @@ fn compiled_hessian_is_the_closed_form_and_matches_the_tape_and_central_differen
     let hessian = once_by(compiled_hessians, "layer_loss_hessian", || {
         layer_loss_hessian(&w, &b, &x, 0.3)
     })?;
-    let tape = layer_loss_hessian_tape(&w, &b, &x, 0.3)?;
+    let tape = autodiff::__private::second_order_on_tape(|| layer_loss_hessian(&w, &b, &x, 0.3))?;
     let entries = |h: &Hessian| -> Vec<f64> {
         (0..h.rows())
             .flat_map(|i| (0..h.cols()).map(move |j| (i, j)))
@@ -1095,7 +1109,7 @@ fn compiled_hessian_is_the_closed_form_and_matches_the_tape_and_central_differen
         let hessian = once_by(compiled_hessians, "branchy_hessian", || {
             branchy_hessian(x, v, limit)
         })?;
-        let tape = branchy_hessian_tape(x, v, limit)?;
+        let tape = autodiff::__private::second_order_on_tape(|| branchy_hessian(x, v, limit))?;
         assert_all_close_named(&entries(&hessian), &entries(&tape), 1e-13, "branchy");
         let d = [0.7, 0.2, -0.5, 0.3];
         let hvp = branchy_hvp(x, v, limit, (d[0], [d[1], d[2], d[3]]))?;
@@ -1140,7 +1154,8 @@ fn a_non_finite_parameter_direction_or_gradient_of_the_compiled_hvp_is_the_tapes
     let along = || (vec![[1.0, 0.5, -0.5], [0.0, 2.0, 1.0]], 0.25);
     // Ordinary values: compiled, and the tape's numbers.
     let result = compiled_once(|| rows_scaled_hvp(&w, 0.3, 2.0, along())).unwrap();
-    let tape = rows_scaled_hvp_tape(&w, 0.3, 2.0, along()).unwrap();
+    let tape = autodiff::__private::second_order_on_tape(|| rows_scaled_hvp(&w, 0.3, 2.0, along()))
+        .unwrap();
     assert_eq!(result.value, tape.value);
     for (got, want) in result
         .hvp
@@ -1181,14 +1196,16 @@ fn a_non_finite_parameter_direction_or_gradient_of_the_compiled_hvp_is_the_tapes
         assert_eq!(compiled_hvps(), before, "reran the tape");
         assert_eq!(
             error,
-            rows_scaled_hvp_tape(&tiny, b, 1e200, along()).unwrap_err()
+            autodiff::__private::second_order_on_tape(|| rows_scaled_hvp(&tiny, b, 1e200, along()))
+                .unwrap_err()
         );
         let before = compiled_hessians();
         let error = rows_scaled_hessian(&tiny, b, 1e200).unwrap_err();
         assert_eq!(compiled_hessians(), before, "reran the tape");
         assert_eq!(
             error,
-            rows_scaled_hessian_tape(&tiny, b, 1e200).unwrap_err()
+            autodiff::__private::second_order_on_tape(|| rows_scaled_hessian(&tiny, b, 1e200))
+                .unwrap_err()
         );
     }
 }
@@ -1204,11 +1221,15 @@ fn a_non_finite_value_on_the_compiled_jvp_or_hessian_is_the_tapes_answer() {
     assert_eq!(compiled_hessians(), before, "reran the tape");
     assert_eq!(
         error.code(),
-        tracked_power_hessian_tape(0.0, 1.5).unwrap_err().code()
+        autodiff::__private::second_order_on_tape(|| tracked_power_hessian(0.0, 1.5))
+            .unwrap_err()
+            .code()
     );
     assert_eq!(error.code(), "non-finite-second-derivative");
     let jvp = tracked_power_jvp(0.0, 1.5, (1.0, 0.5)).unwrap();
-    let tape = tracked_power_jvp_tape(0.0, 1.5, (1.0, 0.5)).unwrap();
+    let tape =
+        autodiff::__private::second_order_on_tape(|| tracked_power_jvp(0.0, 1.5, (1.0, 0.5)))
+            .unwrap();
     assert_eq!((jvp.value, jvp.tangent), (tape.value, tape.tangent));
     // A tangent that overflows: the compiled forward sweep gives up, and
     // the error is the tape's, naming the operation and the iteration.
@@ -1251,7 +1272,8 @@ fn compiled_second_order_through_iterator_chains_matches_the_tape_and_central_di
     let x = [0.2, -0.6, 0.9, 1.4];
     let (dw, dx) = (vec![0.3, 0.1, -0.7], [0.4, -0.2, 0.5, 0.6]);
     let hvp = compiled_once(|| chained_hvp(&w, x, &c, (dw.clone(), dx)))?;
-    let tape = chained_hvp_tape(&w, x, &c, (dw.clone(), dx))?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| chained_hvp(&w, x, &c, (dw.clone(), dx)))?;
     let flat = |g: &(Vec<f64>, [f64; 4])| -> Vec<f64> {
         let mut out = g.0.clone();
         out.extend(g.1);
@@ -1303,7 +1325,7 @@ fn compiled_second_order_through_iterator_chains_matches_the_tape_and_central_di
     );
     assert!(close(
         jvp.tangent,
-        chained_jvp_tape(&w, x, &c, (dw, dx))?.tangent,
+        autodiff::__private::second_order_on_tape(|| chained_jvp(&w, x, &c, (dw, dx)))?.tangent,
         1e-13
     ));
     Ok(())
@@ -1327,7 +1349,7 @@ fn relu_and_sigmoid_as_functions_run_compiled_and_agree() -> Result<(), ScalarAu
     for w in [[0.7, 0.5, -1.1], [-0.4, -0.9, 0.8]] {
         let v = vec![0.3, -0.2, 0.6];
         let result = compiled_once(|| activated_hvp(&w, &x, v.clone()))?;
-        let tape = activated_hvp_tape(&w, &x, v.clone())?;
+        let tape = autodiff::__private::second_order_on_tape(|| activated_hvp(&w, &x, v.clone()))?;
         assert_all_close_named(&result.hvp, &tape.hvp, 1e-12, "activated: compiled vs tape");
         let grad_at = |t: f64| {
             let moved: Vec<f64> = w.iter().zip(&v).map(|(w, v)| w + t * v).collect();
@@ -1393,7 +1415,9 @@ fn helpers_given_constant_data_run_compiled_and_agree() -> Result<(), ScalarAuto
         out
     };
     let result = compiled_once(|| factored_layer_hvp(&w1, &b1, &w2, &x, 0.3, direction.clone()))?;
-    let tape = factored_layer_hvp_tape(&w1, &b1, &w2, &x, 0.3, direction.clone())?;
+    let tape = autodiff::__private::second_order_on_tape(|| {
+        factored_layer_hvp(&w1, &b1, &w2, &x, 0.3, direction.clone())
+    })?;
     assert_all_close_named(
         &flat(&result.hvp),
         &flat(&tape.hvp),
@@ -1480,7 +1504,8 @@ fn calls_between_dual_sweeps_give_jvp_hvp_and_hessian() -> Result<(), ScalarAuto
         let jvp = once_by(compiled_jvps, "calls_in_shapes_jvp", || {
             calls_in_shapes_jvp(&x, v.clone())
         })?;
-        let jvp_tape = calls_in_shapes_jvp_tape(&x, v.clone())?;
+        let jvp_tape =
+            autodiff::__private::second_order_on_tape(|| calls_in_shapes_jvp(&x, v.clone()))?;
         assert_eq!(jvp.value, calls_in_shapes(&x));
         assert!(
             close(jvp.tangent, jvp_tape.tangent, 1e-12),
@@ -1495,12 +1520,13 @@ fn calls_between_dual_sweeps_give_jvp_hvp_and_hessian() -> Result<(), ScalarAuto
         let hvp = once_by(compiled_hvps, "calls_in_shapes_hvp", || {
             calls_in_shapes_hvp(&x, v.clone())
         })?;
-        let hvp_tape = calls_in_shapes_hvp_tape(&x, v.clone())?;
+        let hvp_tape =
+            autodiff::__private::second_order_on_tape(|| calls_in_shapes_hvp(&x, v.clone()))?;
         assert_all_close_named(&hvp.hvp, &hvp_tape.hvp, 1e-12, "calls: hvp vs tape");
         let hessian = once_by(compiled_hessians, "calls_in_shapes_hessian", || {
             calls_in_shapes_hessian(&x)
         })?;
-        let tape = calls_in_shapes_hessian_tape(&x)?;
+        let tape = autodiff::__private::second_order_on_tape(|| calls_in_shapes_hessian(&x))?;
         for i in 0..3 {
             for j in 0..3 {
                 assert!(
@@ -1536,7 +1562,7 @@ fn a_counter_beside_a_tracked_let_mut_runs_compiled() -> Result<(), ScalarAutodi
     let x = [0.4, -0.7, 1.2];
     let v = vec![0.3, -0.5, 0.2];
     let result = compiled_once(|| counted_hvp(&x, v.clone()))?;
-    let tape = counted_hvp_tape(&x, v.clone())?;
+    let tape = autodiff::__private::second_order_on_tape(|| counted_hvp(&x, v.clone()))?;
     assert_all_close_named(&result.hvp, &tape.hvp, 1e-12, "counted: compiled vs tape");
     let grad_at = |t: f64| {
         let moved: Vec<f64> = x.iter().zip(&v).map(|(x, v)| x + t * v).collect();
@@ -1580,7 +1606,7 @@ fn if_values_with_a_plain_arm_run_compiled_and_agree() -> Result<(), ScalarAutod
         vec![0.9, 0.4, -2.0],
     ] {
         let result = compiled_once(|| mixed_arms_hvp(&x, v.clone()))?;
-        let tape = mixed_arms_hvp_tape(&x, v.clone())?;
+        let tape = autodiff::__private::second_order_on_tape(|| mixed_arms_hvp(&x, v.clone()))?;
         assert_eq!(result.value, mixed_arms(&x));
         assert_all_close_named(
             &result.hvp,
@@ -1637,7 +1663,8 @@ fn parts_of_rows_and_arrays_reach_helpers_compiled() -> Result<(), ScalarAutodif
         out
     };
     let result = compiled_once(|| parts_of_a_row_hvp(&x, p, direction.clone()))?;
-    let tape = parts_of_a_row_hvp_tape(&x, p, direction.clone())?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| parts_of_a_row_hvp(&x, p, direction.clone()))?;
     assert_all_close_named(
         &flat(&result.hvp),
         &flat(&tape.hvp),
@@ -1680,7 +1707,8 @@ fn overlapping_parts_of_one_row_reach_a_helper_compiled() -> Result<(), ScalarAu
     let x = vec![0.5, 1.2, -0.7, 0.9];
     let direction = vec![1.0, -0.5, 0.5, 0.25];
     let result = compiled_once(|| overlapping_parts_hvp(&x, direction.clone()))?;
-    let tape = overlapping_parts_hvp_tape(&x, direction.clone())?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| overlapping_parts_hvp(&x, direction.clone()))?;
     assert_all_close_named(&result.hvp, &tape.hvp, 1e-12, "overlap: compiled vs tape");
     let grad_at = |t: f64| {
         let moved: Vec<f64> = x.iter().zip(&direction).map(|(x, v)| x + t * v).collect();
@@ -1748,19 +1776,19 @@ fn local_vecs_run_the_compiled_hvp() -> Result<(), ScalarAutodiffError> {
         (
             "pushed and summed",
             compiled_once(|| pushed_and_summed_hvp(&x, v.clone()))?,
-            pushed_and_summed_hvp_tape(&x, v.clone())?,
+            autodiff::__private::second_order_on_tape(|| pushed_and_summed_hvp(&x, v.clone()))?,
             &|p| pushed_and_summed_grad(p).unwrap().gradient,
         ),
         (
             "copied rows",
             compiled_once(|| copied_rows_hvp(&x, &c, v.clone()))?,
-            copied_rows_hvp_tape(&x, &c, v.clone())?,
+            autodiff::__private::second_order_on_tape(|| copied_rows_hvp(&x, &c, v.clone()))?,
             &|p| copied_rows_grad(p, &c).unwrap().gradient,
         ),
         (
             "layer loop",
             compiled_once(|| layer_loop_hvp(&x, v.clone()))?,
-            layer_loop_hvp_tape(&x, v.clone())?,
+            autodiff::__private::second_order_on_tape(|| layer_loop_hvp(&x, v.clone()))?,
             &|p| layer_loop_grad(p).unwrap().gradient,
         ),
     ];
@@ -1880,10 +1908,12 @@ fn a_softmax_with_its_maximum_runs_the_compiled_hvp() -> Result<(), ScalarAutodi
     let want: Vec<f64> = p.iter().zip(&v).map(|(p, v)| p * v - p * pv).collect();
     let fold = compiled_once(|| softmax_xent_fold_hvp(&z, 1, v.clone()))?;
     assert_all_close_named(&fold.hvp, &want, 1e-12, "fold: closed form");
-    let tape = softmax_xent_fold_hvp_tape(&z, 1, v.clone())?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| softmax_xent_fold_hvp(&z, 1, v.clone()))?;
     assert_all_close_named(&fold.hvp, &tape.hvp, 1e-12, "fold: tape");
     let looped = compiled_once(|| softmax_xent_loop_hvp(&z, 1, v.clone()))?;
-    let tape = softmax_xent_loop_hvp_tape(&z, 1, v.clone())?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| softmax_xent_loop_hvp(&z, 1, v.clone()))?;
     assert_all_close_named(&looped.hvp, &tape.hvp, 1e-12, "loop: tape");
     let differences = along(
         |t| softmax_xent_loop_grad(&moved(t), 1).unwrap().gradient,
@@ -1957,7 +1987,9 @@ fn rows_of_rows_run_the_compiled_second_order_items() -> Result<(), ScalarAutodi
         (shift(&w1, &d.0), b, shift(&w2, &d.2))
     };
     let result = compiled_once(|| rows_net_hvp(&w1, &b1, &w2, &x, &table, d.clone()))?;
-    let tape = rows_net_hvp_tape(&w1, &b1, &w2, &x, &table, d.clone())?;
+    let tape = autodiff::__private::second_order_on_tape(|| {
+        rows_net_hvp(&w1, &b1, &w2, &x, &table, d.clone())
+    })?;
     assert_all_close_named(
         &flat(&result.hvp),
         &flat(&tape.hvp),
@@ -1992,7 +2024,9 @@ fn rows_of_rows_run_the_compiled_second_order_items() -> Result<(), ScalarAutodi
         before + 1,
         "f_jvp was not compiled"
     );
-    let jvp_tape = rows_net_jvp_tape(&w1, &b1, &w2, &x, &table, d.clone())?;
+    let jvp_tape = autodiff::__private::second_order_on_tape(|| {
+        rows_net_jvp(&w1, &b1, &w2, &x, &table, d.clone())
+    })?;
     assert!(close(jvp.tangent, jvp_tape.tangent, 1e-12));
     let gradient = flat(&first.gradient);
     let along_d: f64 = gradient.iter().zip(flat(&d)).map(|(g, v)| g * v).sum();
@@ -2004,7 +2038,8 @@ fn rows_of_rows_run_the_compiled_second_order_items() -> Result<(), ScalarAutodi
         before + 1,
         "f_hessian was not compiled"
     );
-    let hessian_tape = rows_net_hessian_tape(&w1, &b1, &w2, &x, &table)?;
+    let hessian_tape =
+        autodiff::__private::second_order_on_tape(|| rows_net_hessian(&w1, &b1, &w2, &x, &table))?;
     assert_eq!((hessian.rows(), hessian.cols()), (10, 10));
     for i in 0..10 {
         for j in 0..10 {
@@ -2108,7 +2143,8 @@ fn an_infinite_derivative_times_a_zero_tangent_is_never_a_silent_jvp() {
     // answer as the tape's, `2x + 1`.
     for x in [0.0, 0.3, 1.7] {
         let jvp = square_by_powf_jvp(x, 1.0).unwrap();
-        let tape = square_by_powf_jvp_tape(x, 1.0).unwrap();
+        let tape =
+            autodiff::__private::second_order_on_tape(|| square_by_powf_jvp(x, 1.0)).unwrap();
         assert_eq!(jvp.tangent, tape.tangent, "{x}");
         assert!(close(jvp.tangent, 2.0 * x + 1.0, 1e-12), "{x}");
     }
@@ -2211,7 +2247,8 @@ fn rows_walked_by_a_for_run_the_compiled_hvp() -> Result<(), ScalarAutodiffError
         out
     };
     let result = compiled_once(|| walked_rows_hvp(&w, &x, &table, d.clone()))?;
-    let tape = walked_rows_hvp_tape(&w, &x, &table, d.clone())?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| walked_rows_hvp(&w, &x, &table, d.clone()))?;
     assert_all_close_named(
         &flat(&result.hvp),
         &flat(&tape.hvp),
@@ -2599,7 +2636,9 @@ fn a_match_runs_on_the_dual_sweep() -> Result<(), ScalarAutodiffError> {
             before + 1,
             "f_hvp ran the dual sweep"
         );
-        let tape = matched_hvp_tape(&x, w, (v[..n].to_vec(), v[n]))?;
+        let tape = autodiff::__private::second_order_on_tape(|| {
+            matched_hvp(&x, w, (v[..n].to_vec(), v[n]))
+        })?;
         assert_eq!(result.value, tape.value);
         assert_all_close_named(&result.hvp.0, &tape.hvp.0, 1e-12, "hvp vs the tape's");
         assert!(close(result.hvp.1, tape.hvp.1, 1e-12));
@@ -2653,7 +2692,9 @@ fn a_poisoned_saved_call_builds_and_both_exits_match_the_tape() -> Result<(), Sc
         let before = autodiff::__adjoint::compiled_hvps();
         let result = returns_before_a_saved_call_hvp(x, 0.1, y, w, direction)?;
         assert_eq!(autodiff::__adjoint::compiled_hvps(), before + 1, "compiled");
-        let tape = returns_before_a_saved_call_hvp_tape(x, 0.1, y, w, direction)?;
+        let tape = autodiff::__private::second_order_on_tape(|| {
+            returns_before_a_saved_call_hvp(x, 0.1, y, w, direction)
+        })?;
         assert_eq!(result.value, tape.value);
         let got = [result.hvp.0, result.hvp.1, result.hvp.2];
         let want = [tape.hvp.0, tape.hvp.1, tape.hvp.2];

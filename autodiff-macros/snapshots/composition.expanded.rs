@@ -620,6 +620,44 @@ fn neuron_check_with(
         },
     )
 }
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+impl<'a> ::autodiff::__private::SecondOrder<'a> for neuron {
+    type Args = (f64, f64, f64);
+    type Params = (&'a f64, &'a f64, &'a f64);
+    type Gradient = (f64, f64, f64);
+    const NAMES: &'static [&'static str] = &["w", "x", "b"];
+    type Duals = (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual);
+    const DUAL: bool = true;
+    #[inline]
+    fn dual(
+        args: &Self::Args,
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        along: &Self::Gradient,
+    ) -> ::core::option::Option<
+        ::autodiff::ValueAndGradient<Self::Duals, ::autodiff::Dual>,
+    > {
+        neuron_adjoint_dual(
+            stack,
+            ::autodiff::__adjoint::lift(&args.0, &along.0)?,
+            ::autodiff::__adjoint::lift(&args.1, &along.1)?,
+            ::autodiff::__adjoint::lift(&args.2, &along.2)?,
+        )
+    }
+    #[inline]
+    fn params(args: &'a Self::Args) -> Self::Params {
+        (&args.0, &args.1, &args.2)
+    }
+    fn tape(
+        args: &Self::Args,
+        tape: &mut ::autodiff::Tape,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self::Gradient>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        neuron_grad_tape_on(tape, args.0, args.1, args.2)
+    }
+}
 /// Forward mode: the value of [`neuron`] and its derivative along `tangent` (∇neuron · tangent), `tangent` shaped like the gradient of [`neuron_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -629,29 +667,7 @@ fn neuron_jvp(
     b: f64,
     tangent: (f64, f64, f64),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    if let (
-        ::core::option::Option::Some(lifted_0),
-        ::core::option::Option::Some(lifted_1),
-        ::core::option::Option::Some(lifted_2),
-    ) = (
-        ::autodiff::__adjoint::lift(&w, &tangent.0),
-        ::autodiff::__adjoint::lift(&x, &tangent.1),
-        ::autodiff::__adjoint::lift(&b, &tangent.2),
-    ) {
-        let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
-        if let ::core::option::Option::Some(answer) = neuron_adjoint_dual(
-                stack,
-                lifted_0,
-                lifted_1,
-                lifted_2,
-            )
-            .and_then(::autodiff::__private::compiled_jvp)
-        {
-            return ::core::result::Result::Ok(answer);
-        }
-    }
-    ::autodiff::__private::check_direction((&w, &x, &b), &tangent, &["w", "x", "b"])?;
-    neuron_jvp_tape(w, x, b, tangent)
+    <neuron as ::autodiff::__private::SecondOrder<'_>>::jvp(&(w, x, b), tangent)
 }
 /// The value of [`neuron`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -665,29 +681,7 @@ fn neuron_hvp(
     ::autodiff::Hvp<(f64, f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    if let (
-        ::core::option::Option::Some(lifted_0),
-        ::core::option::Option::Some(lifted_1),
-        ::core::option::Option::Some(lifted_2),
-    ) = (
-        ::autodiff::__adjoint::lift(&w, &direction.0),
-        ::autodiff::__adjoint::lift(&x, &direction.1),
-        ::autodiff::__adjoint::lift(&b, &direction.2),
-    ) {
-        let stack = &mut ::autodiff::__adjoint::DualStack::new();
-        if let ::core::option::Option::Some(answer) = neuron_adjoint_dual(
-                stack,
-                lifted_0,
-                lifted_1,
-                lifted_2,
-            )
-            .and_then(::autodiff::__private::compiled_hvp)
-        {
-            return ::core::result::Result::Ok(answer);
-        }
-    }
-    ::autodiff::__private::check_direction((&w, &x, &b), &direction, &["w", "x", "b"])?;
-    neuron_hvp_tape(w, x, b, direction)
+    <neuron as ::autodiff::__private::SecondOrder<'_>>::hvp(&(w, x, b), direction)
 }
 /// The dense Hessian of [`neuron`] over its differentiable components, in the order `neuron_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
@@ -697,78 +691,5 @@ fn neuron_hessian(
     x: f64,
     b: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    let stack = &mut ::autodiff::__adjoint::DualStack::new();
-    if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
-        (&w, &x, &b),
-        |direction| {
-            let (
-                ::core::option::Option::Some(lifted_0),
-                ::core::option::Option::Some(lifted_1),
-                ::core::option::Option::Some(lifted_2),
-            ) = (
-                ::autodiff::__adjoint::lift(&w, &direction.0),
-                ::autodiff::__adjoint::lift(&x, &direction.1),
-                ::autodiff::__adjoint::lift(&b, &direction.2),
-            ) else {
-                return ::core::option::Option::None;
-            };
-            neuron_adjoint_dual(stack, lifted_0, lifted_1, lifted_2)
-        },
-    ) {
-        return ::core::result::Result::Ok(hessian);
-    }
-    neuron_hessian_tape(w, x, b)
-}
-/// [`neuron_jvp`] on the tape: the body recorded and the engine's passes run over it. `neuron_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-fn neuron_jvp_tape(
-    w: f64,
-    x: f64,
-    b: f64,
-    tangent: (f64, f64, f64),
-) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::jvp_of(
-        neuron_grad_tape_on(tape, w, x, b),
-        tape,
-        (&w, &x, &b),
-        tangent,
-        &["w", "x", "b"],
-    )
-}
-/// [`neuron_hvp`] on the tape: the body recorded and the engine's passes run over it. `neuron_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-fn neuron_hvp_tape(
-    w: f64,
-    x: f64,
-    b: f64,
-    direction: (f64, f64, f64),
-) -> ::core::result::Result<
-    ::autodiff::Hvp<(f64, f64, f64)>,
-    ::autodiff::ScalarAutodiffError,
-> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::hvp_of(
-        neuron_grad_tape_on(tape, w, x, b),
-        tape,
-        (&w, &x, &b),
-        direction,
-        &["w", "x", "b"],
-    )
-}
-/// [`neuron_hessian`] on the tape: the body recorded and the engine's passes run over it. `neuron_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-fn neuron_hessian_tape(
-    w: f64,
-    x: f64,
-    b: f64,
-) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::hessian(neuron_grad_tape_on(tape, w, x, b), tape)
+    <neuron as ::autodiff::__private::SecondOrder<'_>>::hessian(&(w, x, b))
 }

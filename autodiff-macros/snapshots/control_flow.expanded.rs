@@ -390,6 +390,44 @@ pub fn series_check_with(
         },
     )
 }
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+impl<'a> ::autodiff::__private::SecondOrder<'a> for series {
+    type Args = (f64, f64, usize);
+    type Params = &'a f64;
+    type Gradient = f64;
+    const NAMES: &'static [&'static str] = &["x"];
+    type Duals = ::autodiff::Dual;
+    const DUAL: bool = true;
+    #[inline]
+    fn dual(
+        args: &Self::Args,
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        along: &Self::Gradient,
+    ) -> ::core::option::Option<
+        ::autodiff::ValueAndGradient<Self::Duals, ::autodiff::Dual>,
+    > {
+        series_adjoint_dual(
+            stack,
+            ::autodiff::__adjoint::lift(&args.0, &along)?,
+            args.1,
+            args.2,
+        )
+    }
+    #[inline]
+    fn params(args: &'a Self::Args) -> Self::Params {
+        &args.0
+    }
+    fn tape(
+        args: &Self::Args,
+        tape: &mut ::autodiff::Tape,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self::Gradient>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        series_grad_tape_on(tape, args.0, args.1, args.2)
+    }
+}
 /// Forward mode: the value of [`series`] and its derivative along `tangent` (∇series · tangent), `tangent` shaped like the gradient of [`series_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -399,23 +437,7 @@ pub fn series_jvp(
     n: usize,
     tangent: f64,
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    if let (::core::option::Option::Some(lifted_0),) = (
-        ::autodiff::__adjoint::lift(&x, &tangent),
-    ) {
-        let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
-        if let ::core::option::Option::Some(answer) = series_adjoint_dual(
-                stack,
-                lifted_0,
-                scale,
-                n,
-            )
-            .and_then(::autodiff::__private::compiled_jvp)
-        {
-            return ::core::result::Result::Ok(answer);
-        }
-    }
-    ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
-    series_jvp_tape(x, scale, n, tangent)
+    <series as ::autodiff::__private::SecondOrder<'_>>::jvp(&(x, scale, n), tangent)
 }
 /// The value of [`series`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -426,23 +448,7 @@ pub fn series_hvp(
     n: usize,
     direction: f64,
 ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    if let (::core::option::Option::Some(lifted_0),) = (
-        ::autodiff::__adjoint::lift(&x, &direction),
-    ) {
-        let stack = &mut ::autodiff::__adjoint::DualStack::new();
-        if let ::core::option::Option::Some(answer) = series_adjoint_dual(
-                stack,
-                lifted_0,
-                scale,
-                n,
-            )
-            .and_then(::autodiff::__private::compiled_hvp)
-        {
-            return ::core::result::Result::Ok(answer);
-        }
-    }
-    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
-    series_hvp_tape(x, scale, n, direction)
+    <series as ::autodiff::__private::SecondOrder<'_>>::hvp(&(x, scale, n), direction)
 }
 /// The dense Hessian of [`series`] over its differentiable components, in the order `series_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
@@ -452,69 +458,5 @@ pub fn series_hessian(
     scale: f64,
     n: usize,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    let stack = &mut ::autodiff::__adjoint::DualStack::new();
-    if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
-        &x,
-        |direction| {
-            let (::core::option::Option::Some(lifted_0),) = (
-                ::autodiff::__adjoint::lift(&x, &direction),
-            ) else {
-                return ::core::option::Option::None;
-            };
-            series_adjoint_dual(stack, lifted_0, scale, n)
-        },
-    ) {
-        return ::core::result::Result::Ok(hessian);
-    }
-    series_hessian_tape(x, scale, n)
-}
-/// [`series_jvp`] on the tape: the body recorded and the engine's passes run over it. `series_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-pub fn series_jvp_tape(
-    x: f64,
-    scale: f64,
-    n: usize,
-    tangent: f64,
-) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::jvp_of(
-        series_grad_tape_on(tape, x, scale, n),
-        tape,
-        &x,
-        tangent,
-        &["x"],
-    )
-}
-/// [`series_hvp`] on the tape: the body recorded and the engine's passes run over it. `series_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-pub fn series_hvp_tape(
-    x: f64,
-    scale: f64,
-    n: usize,
-    direction: f64,
-) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::hvp_of(
-        series_grad_tape_on(tape, x, scale, n),
-        tape,
-        &x,
-        direction,
-        &["x"],
-    )
-}
-/// [`series_hessian`] on the tape: the body recorded and the engine's passes run over it. `series_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-pub fn series_hessian_tape(
-    x: f64,
-    scale: f64,
-    n: usize,
-) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::hessian(series_grad_tape_on(tape, x, scale, n), tape)
+    <series as ::autodiff::__private::SecondOrder<'_>>::hessian(&(x, scale, n))
 }

@@ -288,6 +288,39 @@ fn loss_check_with(
         },
     )
 }
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+impl<'a> ::autodiff::__private::SecondOrder<'a> for loss {
+    type Args = (f64,);
+    type Params = &'a f64;
+    type Gradient = f64;
+    const NAMES: &'static [&'static str] = &["x"];
+    type Duals = ::autodiff::Dual;
+    const DUAL: bool = true;
+    #[inline]
+    fn dual(
+        args: &Self::Args,
+        stack: &mut ::autodiff::__adjoint::DualStack,
+        along: &Self::Gradient,
+    ) -> ::core::option::Option<
+        ::autodiff::ValueAndGradient<Self::Duals, ::autodiff::Dual>,
+    > {
+        loss_adjoint_dual(stack, ::autodiff::__adjoint::lift(&args.0, &along)?)
+    }
+    #[inline]
+    fn params(args: &'a Self::Args) -> Self::Params {
+        &args.0
+    }
+    fn tape(
+        args: &Self::Args,
+        tape: &mut ::autodiff::Tape,
+    ) -> ::core::result::Result<
+        ::autodiff::ValueAndGradient<Self::Gradient>,
+        ::autodiff::ScalarAutodiffError,
+    > {
+        loss_grad_tape_on(tape, args.0)
+    }
+}
 /// Forward mode: the value of [`loss`] and its derivative along `tangent` (∇loss · tangent), `tangent` shaped like the gradient of [`loss_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -295,18 +328,7 @@ fn loss_jvp(
     x: f64,
     tangent: f64,
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    if let (::core::option::Option::Some(lifted_0),) = (
-        ::autodiff::__adjoint::lift(&x, &tangent),
-    ) {
-        let stack = &mut ::autodiff::__adjoint::DualStack::forward_only();
-        if let ::core::option::Option::Some(answer) = loss_adjoint_dual(stack, lifted_0)
-            .and_then(::autodiff::__private::compiled_jvp)
-        {
-            return ::core::result::Result::Ok(answer);
-        }
-    }
-    ::autodiff::__private::check_direction(&x, &tangent, &["x"])?;
-    loss_jvp_tape(x, tangent)
+    <loss as ::autodiff::__private::SecondOrder<'_>>::jvp(&(x,), tangent)
 }
 /// The value of [`loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -315,18 +337,7 @@ fn loss_hvp(
     x: f64,
     direction: f64,
 ) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    if let (::core::option::Option::Some(lifted_0),) = (
-        ::autodiff::__adjoint::lift(&x, &direction),
-    ) {
-        let stack = &mut ::autodiff::__adjoint::DualStack::new();
-        if let ::core::option::Option::Some(answer) = loss_adjoint_dual(stack, lifted_0)
-            .and_then(::autodiff::__private::compiled_hvp)
-        {
-            return ::core::result::Result::Ok(answer);
-        }
-    }
-    ::autodiff::__private::check_direction(&x, &direction, &["x"])?;
-    loss_hvp_tape(x, direction)
+    <loss as ::autodiff::__private::SecondOrder<'_>>::hvp(&(x,), direction)
 }
 /// The dense Hessian of [`loss`] over its differentiable components, in the order `loss_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
@@ -334,57 +345,5 @@ fn loss_hvp(
 fn loss_hessian(
     x: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    let stack = &mut ::autodiff::__adjoint::DualStack::new();
-    if let ::core::option::Option::Some(hessian) = ::autodiff::__private::compiled_hessian(
-        &x,
-        |direction| {
-            let (::core::option::Option::Some(lifted_0),) = (
-                ::autodiff::__adjoint::lift(&x, &direction),
-            ) else {
-                return ::core::option::Option::None;
-            };
-            loss_adjoint_dual(stack, lifted_0)
-        },
-    ) {
-        return ::core::result::Result::Ok(hessian);
-    }
-    loss_hessian_tape(x)
-}
-/// [`loss_jvp`] on the tape: the body recorded and the engine's passes run over it. `loss_jvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-fn loss_jvp_tape(
-    x: f64,
-    tangent: f64,
-) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::jvp_of(loss_grad_tape_on(tape, x), tape, &x, tangent, &["x"])
-}
-/// [`loss_hvp`] on the tape: the body recorded and the engine's passes run over it. `loss_hvp` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-fn loss_hvp_tape(
-    x: f64,
-    direction: f64,
-) -> ::core::result::Result<::autodiff::Hvp<f64>, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::hvp_of(
-        loss_grad_tape_on(tape, x),
-        tape,
-        &x,
-        direction,
-        &["x"],
-    )
-}
-/// [`loss_hessian`] on the tape: the body recorded and the engine's passes run over it. `loss_hessian` runs the compiled adjoint on dual numbers instead, and this where that one meets a value that is not finite.
-#[doc(hidden)]
-#[inline]
-#[allow(clippy::too_many_arguments, dead_code)]
-fn loss_hessian_tape(
-    x: f64,
-) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    let tape = &mut ::autodiff::__private::second_order_tape();
-    ::autodiff::__private::hessian(loss_grad_tape_on(tape, x), tape)
+    <loss as ::autodiff::__private::SecondOrder<'_>>::hessian(&(x,))
 }

@@ -31,8 +31,9 @@
 //! - `shaped.rs`: the outputs of vector-valued functions, and the passes
 //!   of their `_vjp`, `_jacobian` and `_jvp` twins;
 //! - `second_order.rs`: directions (checked one by one, or through
-//!   `Shapes`), the tape they record on, and the second-order passes of the
-//!   `_jvp`, `_hvp` and `_hessian` twins;
+//!   `Shapes`), the tape they record on, the second-order passes of the
+//!   `_jvp`, `_hvp` and `_hessian` twins, and `SecondOrder`, whose provided
+//!   methods are those items for a free function of numbers and rows;
 //! - `outlined.rs` (not re-exported, named as `__private::outlined`): the
 //!   same operations out of line, for the recording twin of a long body.
 

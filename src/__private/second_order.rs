@@ -1,7 +1,9 @@
 //! The `_jvp`, `_hvp` and `_hessian` twins' side: a direction checked
 //! against its parameter's shape and flattened, the tape they record on
 //! (through the tape path, `f_grad_tape_on`, which keeps the output on it),
-//! and the engine's second-order passes on what it recorded.
+//! and the engine's second-order passes on what it recorded; and
+//! `SecondOrder`, through which a free function's `f_jvp`, `f_hvp` and
+//! `f_hessian` are one call each of library code.
 
 use autodiff_core::{Hessian, Hvp, Jvp, Scalar, ScalarAutodiffError, Tape, ValueAndGradient};
 
@@ -393,4 +395,171 @@ pub fn gradient_components_of<P: Parameter>(
     out: &mut Vec<f64>,
 ) {
     P::gradient_components(gradient, out);
+}
+
+/// A function's second-order items as one impl on its companion type,
+/// for functions whose differentiable parameters [`Shapes`] takes (numbers,
+/// arrays, slices, `Vec`s): `f_jvp`, `f_hvp` and `f_hessian` are one call
+/// each of the provided methods here, which try the compiled adjoint on
+/// dual numbers (`dual`, where the function has one) and fall back to the
+/// tape (`tape`). The methods' bodies are this library's, type-checked
+/// once, not once per function: a crate that never calls them pays for a
+/// few small bodies per function ([`SecondOrder::dual`],
+/// [`SecondOrder::tape`], [`SecondOrder::params`]) and the three calls.
+///
+/// `'a` is the lifetime of the borrowed arguments and of the tuple that
+/// holds them, which `f_jvp` builds from its own parameters.
+pub trait SecondOrder<'a> {
+    /// Every argument of the function, in order.
+    type Args: 'a;
+    /// The differentiable parameters borrowed from the arguments.
+    type Params: Shapes<Gradient = Self::Gradient>;
+    /// `f_grad`'s gradient type.
+    type Gradient;
+    /// The gradient of `f_adjoint_dual` ([`NoDuals`] where there is none).
+    type Duals: crate::__adjoint::Split<Plain = Self::Gradient>;
+    /// The differentiable parameters' names, as the student wrote them.
+    const NAMES: &'static [&'static str];
+    /// Whether the function has a compiled adjoint on dual numbers, which
+    /// [`SecondOrder::dual`] runs.
+    const DUAL: bool = false;
+
+    /// The differentiable parameters of `args`.
+    fn params(args: &'a Self::Args) -> Self::Params;
+
+    /// The compiled adjoint on dual numbers along `along`, each
+    /// differentiable parameter lifted with its part as the tangent; `None`
+    /// where a part does not fit its parameter, where the sweep meets a
+    /// value that is not finite, or where the function has no dual sweep.
+    fn dual(
+        _args: &Self::Args,
+        _stack: &mut crate::__adjoint::DualStack,
+        _along: &Self::Gradient,
+    ) -> Option<ValueAndGradient<Self::Duals, autodiff_core::Dual>> {
+        None
+    }
+
+    /// `f_grad_tape_on` on `tape` (made by [`second_order_tape`]), which
+    /// keeps the output there.
+    fn tape(args: &Self::Args, tape: &mut Tape) -> Result<ValueAndGradient<Self::Gradient>>;
+
+    /// `f_jvp`.
+    #[inline]
+    fn jvp(args: &'a Self::Args, tangent: Self::Gradient) -> Result<Jvp<f64>> {
+        if !Self::DUAL || tape_only() {
+            return Self::jvp_on_tape(args, tangent);
+        }
+        let stack = &mut crate::__adjoint::DualStack::forward_only();
+        if let Some(answer) = Self::dual(args, stack, &tangent).and_then(compiled_jvp) {
+            return Ok(answer);
+        }
+        Self::jvp_on_tape(args, tangent)
+    }
+
+    /// `f_jvp` on the tape alone (the tests' second path).
+    fn jvp_on_tape(args: &'a Self::Args, tangent: Self::Gradient) -> Result<Jvp<f64>> {
+        let parameters = Self::params(args);
+        let mut flat = Vec::new();
+        parameters.directions(&tangent, Self::NAMES, &mut flat)?;
+        let tape = &mut second_order_tape();
+        jvp(Self::tape(args, tape), tape, &flat)
+    }
+
+    /// `f_hvp`.
+    #[inline]
+    fn hvp(args: &'a Self::Args, direction: Self::Gradient) -> Result<Hvp<Self::Gradient>> {
+        if !Self::DUAL || tape_only() {
+            return Self::hvp_on_tape(args, direction);
+        }
+        let stack = &mut crate::__adjoint::DualStack::new();
+        if let Some(answer) = Self::dual(args, stack, &direction).and_then(compiled_hvp) {
+            return Ok(answer);
+        }
+        Self::hvp_on_tape(args, direction)
+    }
+
+    /// `f_hvp` on the tape alone (the tests' second path).
+    fn hvp_on_tape(args: &'a Self::Args, direction: Self::Gradient) -> Result<Hvp<Self::Gradient>> {
+        let parameters = Self::params(args);
+        let mut flat = Vec::new();
+        parameters.directions(&direction, Self::NAMES, &mut flat)?;
+        let tape = &mut second_order_tape();
+        let pass = hvp(Self::tape(args, tape), tape, &flat)?;
+        Ok(Hvp {
+            value: pass.value,
+            gradient: parameters.gradient_from(&mut pass.gradient.as_slice()),
+            hvp: parameters.gradient_from(&mut pass.hvp.as_slice()),
+        })
+    }
+
+    /// `f_hessian`.
+    #[inline]
+    fn hessian(args: &'a Self::Args) -> Result<Hessian> {
+        if !Self::DUAL || tape_only() {
+            return Self::hessian_on_tape(args);
+        }
+        let stack = &mut crate::__adjoint::DualStack::new();
+        if let Some(hessian) = compiled_hessian(Self::params(args), |direction| {
+            Self::dual(args, stack, &direction)
+        }) {
+            return Ok(hessian);
+        }
+        Self::hessian_on_tape(args)
+    }
+
+    /// `f_hessian` on the tape alone (the tests' second path).
+    fn hessian_on_tape(args: &'a Self::Args) -> Result<Hessian> {
+        let tape = &mut second_order_tape();
+        hessian(Self::tape(args, tape), tape)
+    }
+}
+
+/// The gradient on duals of a function with no dual sweep: never made.
+pub struct NoDuals<G>(core::marker::PhantomData<G>);
+
+impl<G> crate::__adjoint::Split for NoDuals<G> {
+    type Plain = G;
+    fn split(&self) -> Option<(G, G)> {
+        None
+    }
+}
+
+std::thread_local! {
+    static TAPE_ONLY: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Whether [`second_order_on_tape`] is running on this thread.
+fn tape_only() -> bool {
+    TAPE_ONLY.with(core::cell::Cell::get)
+}
+
+/// Runs `body` with the `f_jvp`, `f_hvp` and `f_hessian` of the functions
+/// that implement [`SecondOrder`] on the tape alone, skipping the compiled
+/// adjoint on dual numbers (the tests' second path; a function whose items
+/// are written out has `f_hvp_tape` and its kin instead). The setting
+/// before is restored when `body` returns or unwinds.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn cube(x: f64) -> f64 {
+///     x * x * x
+/// }
+///
+/// let compiled = cube_hvp(2.0, 1.0)?;
+/// let tape = autodiff::__private::second_order_on_tape(|| cube_hvp(2.0, 1.0))?;
+/// assert_eq!(compiled.hvp, 12.0);
+/// assert_eq!(tape.hvp, 12.0);
+/// # Ok::<(), ScalarAutodiffError>(())
+/// ```
+pub fn second_order_on_tape<T>(body: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TAPE_ONLY.with(|flag| flag.set(self.0));
+        }
+    }
+    let _restore = Restore(TAPE_ONLY.with(|flag| flag.replace(true)));
+    body()
 }

@@ -2620,3 +2620,63 @@ fn a_constant_calls_items_zipped_in_a_body_with_return_run_on_duals(
     }
     Ok(())
 }
+
+/// A layer whose method a loss folds over, as a stack of models.
+#[derive(Clone, Debug, Parameters)]
+struct Mixer {
+    w: [f64; 2],
+    b: f64,
+}
+
+#[differentiable]
+impl Mixer {
+    fn mix(&self, a: f64, u: f64) -> f64 {
+        (a * self.w[0] + u * self.w[1] + self.b).tanh()
+    }
+}
+
+/// The stack folded by a running value first read from a model's field
+/// (so the body shows no number before the fold) and returned as it is:
+/// the function's value, which is an `f64`, is what shows it to be one.
+#[differentiable]
+fn folded_through_mixers(x: f64, stack: &[Mixer]) -> f64 {
+    let mut acc = stack[0].b;
+    for layer in stack {
+        acc = layer.mix(acc, x);
+    }
+    acc
+}
+
+#[test]
+fn a_fold_over_a_stack_of_models_returned_as_the_value_is_compiled() {
+    assert_eq!(folded_through_mixers_grad_path(), GradientPath::Compiled);
+    // x, then each layer's w[0], w[1], b.
+    let point = [0.7, 0.4, -0.3, 0.2, -0.6, 0.9, -0.1, 0.5, 0.8, 0.3];
+    let stack: Vec<Mixer> = point[1..]
+        .chunks(3)
+        .map(|c| Mixer {
+            w: [c[0], c[1]],
+            b: c[2],
+        })
+        .collect();
+    let got = folded_through_mixers_grad(point[0], &stack).expect("compiled");
+    let tape = folded_through_mixers_grad_tape(point[0], &stack).expect("tape");
+    let flat = |g: &(f64, Vec<Mixer>)| {
+        let mut all = vec![g.0];
+        for m in &g.1 {
+            all.extend([m.w[0], m.w[1], m.b]);
+        }
+        all
+    };
+    let (value, want) = crate::oracle::dual_value_and_gradient(&point, |p| {
+        let mut acc = p[3];
+        for c in p[1..].chunks(3) {
+            acc = (acc * c[0] + p[0] * c[1] + c[2]).tanh();
+        }
+        acc
+    });
+    for g in [&got, &tape] {
+        assert_agree("folded_through_mixers value", &[g.value], &[value]);
+        assert_agree("folded_through_mixers", &flat(&g.gradient), &want);
+    }
+}

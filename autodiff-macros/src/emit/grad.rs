@@ -307,7 +307,17 @@ fn returns_f64(function: &Function) -> TokenStream {
 /// tape may need it again after the adjoint took it.
 pub(super) fn adjoint_arg(param: &Param) -> TokenStream {
     let ident = &param.ident;
-    let copied = match &param.kind {
+    if passes_by_copy(param) {
+        quote!(#ident)
+    } else {
+        quote!(::core::clone::Clone::clone(&#ident))
+    }
+}
+
+/// Whether [`adjoint_arg`] passes the parameter as it is (a copy), not a
+/// clone.
+pub(super) fn passes_by_copy(param: &Param) -> bool {
+    match &param.kind {
         Kind::Vec(_) | Kind::Struct { by_ref: false, .. } => false,
         Kind::Array(elem, _) => !holds_owned(elem),
         Kind::PassThrough => match &param.ty {
@@ -318,11 +328,6 @@ pub(super) fn adjoint_arg(param: &Param) -> TokenStream {
             _ => false,
         },
         Kind::Scalar | Kind::Slice(_) | Kind::Struct { by_ref: true, .. } => true,
-    };
-    if copied {
-        quote!(#ident)
-    } else {
-        quote!(::core::clone::Clone::clone(&#ident))
     }
 }
 

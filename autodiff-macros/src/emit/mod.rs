@@ -55,7 +55,7 @@ pub fn items(function: &Function, flow: &Flow) -> TokenStream {
         &companion::constant_checks(function),
     );
     let check = check::items(function, &names);
-    let second = second::items(function, &names, dual);
+    let second = second::items(function, &names, dual, true);
     quote!(#twin #tape #companion #grad #dot #check #second)
 }
 
@@ -102,7 +102,7 @@ fn siblings(function: &Function, flow: &Flow) -> TokenStream {
     let (dot, [forward, reverse]) = shaped::scalar_pair(function, &names, pair);
     let (forward, reverse) = (forward.free(), reverse.free());
     let check = check::items(function, &names);
-    let second = second::items(function, &names, dual);
+    let second = second::items(function, &names, dual, false);
     // The pair a caller's dual sweep calls (`<Mlp>::score_forward_dual`).
     let dual_pair = adjoint::dual_method_pair(function, &names, dual);
     quote!(#tape #grad #forward #reverse #dot #check #second #dual_pair)

@@ -12,26 +12,41 @@
 //! `Scalar::hvp`, `Scalar::hessian`), which rerun every node's rule from
 //! `autodiff_core::rules` on dual numbers: no derivative is written here.
 //!
-//! They cost a crate only where it calls them: three thin `#[inline]`
-//! wrappers (the direction's shape checks, one call of the tape path, one
-//! of the runtime; or one call of the `#[inline]` dual adjoint and of its
-//! tape twin), with no recording code of their own, so that a crate that
-//! never calls them type-checks a few small bodies per function and
-//! compiles none of them to machine code.
+//! A free function whose differentiable parameters are numbers, arrays,
+//! slices or `Vec`s ([`through_companion`]) gets them as one impl of the
+//! runtime's `SecondOrder` on its companion type (how to lift its
+//! parameters and call its dual sweep, how to call its tape path) and three
+//! one-call wrappers: the checks, the fallback and the shaping are the
+//! trait's provided methods, type-checked once in the library. The tests'
+//! second path is `__private::second_order_on_tape(|| f_hvp(..))`. Any
+//! other function (a model, a method, lifetimes of its own) gets them
+//! written out, the tape's as the hidden `f_jvp_tape`, `f_hvp_tape` and
+//! `f_hessian_tape`.
+//!
+//! They cost a crate that never calls them a few small bodies per
+//! function, none compiled to machine code (see the README's figure).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
-use super::grad::{adjoint_arg, gradient_type_of, model_ref};
+use super::grad::{adjoint_arg, gradient_type_of, model_ref, passes_by_copy};
 use super::{differentiable, user_params, Names};
 use crate::ast::{Function, Kind, Param};
 
 /// The most differentiable parameters `__ad::Shapes` takes as a tuple.
 const MAX_SHAPES: usize = 12;
 
-pub fn items(function: &Function, names: &Names, dual: bool) -> TokenStream {
+/// `companion`: whether the function has a companion type of its name
+/// (a free function), on which [`through_companion`] implements the
+/// runtime's `SecondOrder`.
+pub fn items(function: &Function, names: &Names, dual: bool, companion: bool) -> TokenStream {
+    if companion {
+        if let Some(items) = through_companion(function, names, dual) {
+            return items;
+        }
+    }
     let Names {
         name,
         grad_fn,
@@ -649,5 +664,284 @@ impl Compiled<'_, '_> {
             }
             #tape
         }
+    }
+}
+
+/// The second-order items of a free function whose differentiable
+/// parameters are numbers, arrays, slices or `Vec`s (at most
+/// `MAX_SHAPES`), with no lifetimes of its own and no parameter borrowed
+/// mutably: the runtime's `SecondOrder` implemented on its companion type
+/// (the lifting and the dual sweep's call, the tape path's call, the
+/// parameters as `Shapes` takes them), and `f_jvp`, `f_hvp`, `f_hessian`
+/// one call each of its provided methods, whose bodies (the direction's
+/// checks, the fallback to the tape, the shaping) are the library's and
+/// type-checked once. `None` for any other function.
+fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<TokenStream> {
+    let Names {
+        name,
+        grad_fn,
+        attrs,
+        generics,
+        ..
+    } = names;
+    let differentiable = differentiable(function);
+    if differentiable.is_empty()
+        || differentiable.len() > MAX_SHAPES
+        || !generics.is_empty()
+        || function
+            .params
+            .iter()
+            .any(|param| matches!(param.kind, Kind::Struct { .. }) || !borrows_plainly(&param.ty))
+    {
+        return None;
+    }
+    let vis = &function.item.vis;
+    let user_params = user_params(function);
+    let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
+    let gradient_type = gradient_type_of(&differentiable);
+    let [args, along, stack, tape, tangent, direction] =
+        ["args", "along", "stack", "tape", "tangent", "direction"]
+            .map(|ident| Ident::new(ident, Span::mixed_site()));
+    let (grad_tape_on_fn, jvp_fn, hvp_fn, hessian_fn) = (
+        format_ident!("{}_grad_tape_on", name),
+        format_ident!("{}_jvp", name),
+        format_ident!("{}_hvp", name),
+        format_ident!("{}_hessian", name),
+    );
+    let lifetime = syn::Lifetime::new("'a", Span::mixed_site());
+    let arg_types: Vec<_> = function
+        .params
+        .iter()
+        .map(|param| with_lifetime(&param.ty, &lifetime))
+        .collect();
+    // The `i`-th argument, as the tape path and the dual sweep take it:
+    // a copy where the parameter is one (a number, a slice, an array of
+    // numbers), else a clone.
+    let field = |i: usize| {
+        let index = syn::Index::from(i);
+        quote!(#args.#index)
+    };
+    let kept_arg = |param: &Param, i: usize| {
+        let arg = field(i);
+        if passes_by_copy(param) {
+            arg
+        } else {
+            quote!(::core::clone::Clone::clone(&#arg))
+        }
+    };
+    let kept: Vec<_> = function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, param)| kept_arg(param, i))
+        .collect();
+    let positions: Vec<usize> = function
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, param)| param.kind.is_differentiable())
+        .map(|(i, _)| i)
+        .collect();
+    let params_type = {
+        let types = positions.iter().map(|&i| {
+            let ty = with_lifetime(&function.params[i].ty, &lifetime);
+            quote!(&#lifetime #ty)
+        });
+        match positions.as_slice() {
+            [_] => quote!(#(#types)*),
+            _ => quote!((#(#types,)*)),
+        }
+    };
+    let params_value = {
+        let fields = positions.iter().map(|&i| {
+            let arg = field(i);
+            quote!(&#arg)
+        });
+        match positions.as_slice() {
+            [_] => quote!(#(#fields)*),
+            _ => quote!((#(#fields,)*)),
+        }
+    };
+    let texts: Vec<_> = differentiable
+        .iter()
+        .map(|param| param_name(param))
+        .collect();
+    let dual_items = if dual {
+        let dual_fn = super::adjoint::dual_adjoint_ident(&format_ident!("{}_adjoint", name));
+        // Each differentiable parameter lifted with its part of `along`;
+        // `None` where a part does not fit.
+        let mut lifted = 0;
+        let dual_args = function.params.iter().enumerate().map(|(i, param)| {
+            if !param.kind.is_differentiable() {
+                return kept_arg(param, i);
+            }
+            let arg = field(i);
+            let part = part(&along, lifted, differentiable.len());
+            lifted += 1;
+            if matches!(param.kind, Kind::Slice(_)) {
+                quote!(&::autodiff::__adjoint::lift(&#arg[..], &#part[..])?)
+            } else {
+                quote!(::autodiff::__adjoint::lift(&#arg, &#part)?)
+            }
+        });
+        let dual_args: Vec<_> = dual_args.collect();
+        let duals = super::adjoint::dual_type(&gradient_type);
+        quote! {
+            type Duals = #duals;
+            const DUAL: bool = true;
+            #[inline]
+            fn dual(
+                #args: &Self::Args,
+                #stack: &mut ::autodiff::__adjoint::DualStack,
+                #along: &Self::Gradient,
+            ) -> ::core::option::Option<::autodiff::ValueAndGradient<Self::Duals, ::autodiff::Dual>> {
+                #dual_fn(#stack, #(#dual_args),*)
+            }
+        }
+    } else {
+        quote!(
+            type Duals = ::autodiff::__private::NoDuals<Self::Gradient>;
+        )
+    };
+    let jvp_doc = format!(
+        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order."
+    );
+    let hvp_doc = format!(
+        " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
+    );
+    let hessian_doc = format!(
+        " The dense Hessian of [`{name}`] over its differentiable components, in the order `{name}_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape)."
+    );
+    let result = quote!(::core::result::Result);
+    let error_type = quote!(::autodiff::ScalarAutodiffError);
+    let second_order = quote!(::autodiff::__private::SecondOrder<'_>);
+    let arguments = quote!(&(#(#arg_names,)*));
+    Some(quote! {
+        #[doc(hidden)]
+        #[allow(clippy::type_complexity)]
+        impl<#lifetime> ::autodiff::__private::SecondOrder<#lifetime> for #name {
+            type Args = (#(#arg_types,)*);
+            type Params = #params_type;
+            type Gradient = #gradient_type;
+            const NAMES: &'static [&'static str] = &[#(#texts),*];
+            #dual_items
+            #[inline]
+            fn params(#args: &#lifetime Self::Args) -> Self::Params {
+                #params_value
+            }
+            fn tape(
+                #args: &Self::Args,
+                #tape: &mut ::autodiff::Tape,
+            ) -> #result<::autodiff::ValueAndGradient<Self::Gradient>, #error_type> {
+                #grad_tape_on_fn(#tape, #(#kept),*)
+            }
+        }
+
+        #[doc = #jvp_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #jvp_fn(
+            #(#user_params,)*
+            #tangent: #gradient_type
+        ) -> #result<::autodiff::Jvp<f64>, #error_type> {
+            <#name as #second_order>::jvp(#arguments, #tangent)
+        }
+
+        #[doc = #hvp_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #hvp_fn(
+            #(#user_params,)*
+            #direction: #gradient_type
+        ) -> #result<::autodiff::Hvp<#gradient_type>, #error_type> {
+            <#name as #second_order>::hvp(#arguments, #direction)
+        }
+
+        #[doc = #hessian_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #hessian_fn(
+            #(#user_params),*
+        ) -> #result<::autodiff::Hessian, #error_type> {
+            <#name as #second_order>::hessian(#arguments)
+        }
+    })
+}
+
+/// Whether `ty` names no lifetime and borrows nothing mutably, behind any
+/// number of arrays, slices, tuples and shared references, and takes no
+/// generic arguments but types of the same kind (`Vec<f64>`): a type
+/// whose elided lifetimes [`with_lifetime`] can name.
+fn borrows_plainly(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(reference) => {
+            reference.mutability.is_none()
+                && reference.lifetime.is_none()
+                && borrows_plainly(&reference.elem)
+        }
+        syn::Type::Array(array) => borrows_plainly(&array.elem),
+        syn::Type::Slice(slice) => borrows_plainly(&slice.elem),
+        syn::Type::Paren(paren) => borrows_plainly(&paren.elem),
+        syn::Type::Group(group) => borrows_plainly(&group.elem),
+        syn::Type::Tuple(tuple) => tuple.elems.iter().all(borrows_plainly),
+        syn::Type::Path(path) => {
+            path.qself.is_none()
+                && path
+                    .path
+                    .segments
+                    .iter()
+                    .all(|segment| match &segment.arguments {
+                        syn::PathArguments::None => true,
+                        syn::PathArguments::AngleBracketed(arguments) => {
+                            arguments.args.iter().all(|argument| match argument {
+                                syn::GenericArgument::Type(ty) => borrows_plainly(ty),
+                                _ => false,
+                            })
+                        }
+                        syn::PathArguments::Parenthesized(_) => false,
+                    })
+        }
+        _ => false,
+    }
+}
+
+/// `ty` with `lifetime` on each of its references (a type
+/// [`borrows_plainly`]).
+fn with_lifetime(ty: &syn::Type, lifetime: &syn::Lifetime) -> syn::Type {
+    let mut ty = ty.clone();
+    name_lifetimes(&mut ty, lifetime);
+    ty
+}
+
+fn name_lifetimes(ty: &mut syn::Type, lifetime: &syn::Lifetime) {
+    match ty {
+        syn::Type::Reference(reference) => {
+            reference.lifetime = Some(lifetime.clone());
+            name_lifetimes(&mut reference.elem, lifetime);
+        }
+        syn::Type::Array(array) => name_lifetimes(&mut array.elem, lifetime),
+        syn::Type::Slice(slice) => name_lifetimes(&mut slice.elem, lifetime),
+        syn::Type::Paren(paren) => name_lifetimes(&mut paren.elem, lifetime),
+        syn::Type::Group(group) => name_lifetimes(&mut group.elem, lifetime),
+        syn::Type::Tuple(tuple) => {
+            for elem in &mut tuple.elems {
+                name_lifetimes(elem, lifetime);
+            }
+        }
+        syn::Type::Path(path) => {
+            for segment in &mut path.path.segments {
+                if let syn::PathArguments::AngleBracketed(arguments) = &mut segment.arguments {
+                    for argument in &mut arguments.args {
+                        if let syn::GenericArgument::Type(ty) = argument {
+                            name_lifetimes(ty, lifetime);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
     }
 }

@@ -367,7 +367,18 @@ impl Analysis {
         // A binding bound once whose shape is still unknown (`let u =
         // w[0];` of a tuple's part) but that the body reads as a number
         // is one, and so is what is made of it (`break u` of a loop).
-        let by_use: Vec<String> = shapes::numbers_by_use(&function.body)
+        let mut read_as_numbers = shapes::numbers_by_use(&function.body);
+        // The body's value, a name, where the function returns an `f64`
+        // (`let mut acc = ms[0].b; for m in ms { acc = m.mix(acc, x); }
+        // acc`): a number, or the plain function would not build.
+        let returns_f64 = matches!(&function.item.sig.output,
+            syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
+        if let (true, Some(Stmt::Expr(tail, None))) = (returns_f64, function.body.stmts.last()) {
+            if let ExprKind::Path(path) = &tail.unparenthesised().kind {
+                read_as_numbers.extend(path.path.get_ident().map(ToString::to_string));
+            }
+        }
+        let by_use: Vec<String> = read_as_numbers
             .into_iter()
             .filter(|name| {
                 analysis.bound.get(name).copied() == Some(1)
