@@ -951,6 +951,25 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                         "D::c(c as f64 + 1.0)",
                     ),
                 };
+                // Now and then (by the name's number) the extreme kept
+                // beside its index, as a nearest centre is: `let mut
+                // best_at = (0usize, f64::INFINITY); .. if terms[c] <
+                // best_at.1 { best_at = (c, terms[c]); }`, then `let best
+                // = best_at.1;`.
+                if *form == 0 && best.ends_with(['3', '7']) {
+                    let at = format!("{best}_at");
+                    let _ = writeln!(out, "{pad}let mut {at} = (0usize, {start});");
+                    let _ = writeln!(out, "{pad}let mut {terms} = [{zero}; {n}];");
+                    let _ = writeln!(out, "{pad}for c in 0..{n} {{");
+                    let _ = writeln!(out, "{pad}    {terms}[c] = {} * {weight};", r(e));
+                    let _ = writeln!(
+                        out,
+                        "{pad}    if {terms}[c] {cmp} {at}.1 {{ {at} = (c, {terms}[c]); }}"
+                    );
+                    let _ = writeln!(out, "{pad}}}");
+                    let _ = writeln!(out, "{pad}let {best} = {at}.1;");
+                    continue;
+                }
                 let _ = writeln!(out, "{pad}let mut {best} = {start};");
                 let _ = writeln!(out, "{pad}let mut {terms} = [{zero}; {n}];");
                 let _ = writeln!(out, "{pad}for c in 0..{n} {{");

@@ -35,6 +35,7 @@ mod jumps;
 mod lent_calls;
 mod masks;
 mod models;
+mod names;
 mod natural;
 mod options;
 mod paths;

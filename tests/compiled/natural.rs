@@ -2679,4 +2679,90 @@ fn a_fold_over_a_stack_of_models_returned_as_the_value_is_compiled() {
         assert_agree("folded_through_mixers value", &[g.value], &[value]);
         assert_agree("folded_through_mixers", &flat(&g.gradient), &want);
     }
+
+/// The nearest centre kept as a tuple of its index and its distance,
+/// started from infinity, as a student writes k-means' assignment step.
+/// It compiled, yet every call reran the tape: the comparison's read of
+/// `best.1` was observed, and `∞` is not finite. A tuple's compared field
+/// is now a running extreme (`extremes`), as `let mut best = f64::INFINITY`
+/// already was.
+#[differentiable]
+fn nearest_by_tuple(centres: &[Vec<f64>], #[constant] points: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let mut best = (0usize, f64::INFINITY);
+        for i in 0..centres.len() {
+            let d = (centres[i][0] - p[0]).abs();
+            if d < best.1 {
+                best = (i, d);
+            }
+        }
+        let c = &centres[best.0];
+        total += c[0] * c[1] * p[1] + best.1;
+    }
+    total
+}
+
+/// The same with the comparison the other way round and a maximum.
+#[differentiable]
+fn farthest_by_tuple(x: &[f64]) -> f64 {
+    let mut best = (0usize, f64::NEG_INFINITY, 0.5);
+    for k in 0..x.len() {
+        let s = x[k] * x[k];
+        if best.1 < s {
+            best = (k, s, 0.5);
+        }
+    }
+    best.1 * x[best.0] + best.2
+}
+
+#[test]
+fn a_running_extreme_in_a_tuple_stays_compiled() {
+    assert_eq!(nearest_by_tuple_grad_path(), GradientPath::Compiled);
+    assert_eq!(farthest_by_tuple_grad_path(), GradientPath::Compiled);
+    let centres = vec![vec![0.0, 0.1], vec![1.0, 1.5], vec![-1.0, 0.5]];
+    let points = vec![vec![0.2, -0.1], vec![0.9, 1.2], vec![-0.8, 2.0]];
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = nearest_by_tuple_grad(&centres, &points).unwrap();
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        before,
+        "no rerun on the tape"
+    );
+    let tape = nearest_by_tuple_grad_tape(&centres, &points).unwrap();
+    // Points 0.2, 0.9, -0.8 pick centres 0, 1, 2: each adds c0 c1 p1 and
+    // |c0 - p0|, whose derivative in c0 is the sign of c0 - p0.
+    let mut want = vec![vec![0.0; 2]; 3];
+    for (k, p) in points.iter().enumerate() {
+        let c = &centres[k];
+        want[k][0] += c[1] * p[1] + (c[0] - p[0]).signum();
+        want[k][1] += c[0] * p[1];
+    }
+    let flat = |g: &[Vec<f64>]| g.iter().flatten().copied().collect::<Vec<_>>();
+    assert_agree("nearest_by_tuple", &flat(&got.gradient), &flat(&want));
+    assert_agree(
+        "nearest_by_tuple tape",
+        &flat(&got.gradient),
+        &flat(&tape.gradient),
+    );
+    let x = [0.5, -1.5, 1.2];
+    let before = autodiff::__adjoint::tape_reruns();
+    let got = farthest_by_tuple_grad(&x).unwrap();
+    assert_eq!(
+        autodiff::__adjoint::tape_reruns(),
+        before,
+        "no rerun on the tape"
+    );
+    // The largest square is x1²: the value x1³ + 0.5, gradient 3 x1² there.
+    assert!((got.value - (-1.5f64).powi(3) - 0.5).abs() < 1e-12);
+    assert_agree("farthest_by_tuple", &got.gradient, &[0.0, 3.0 * 2.25, 0.0]);
+    let tape = farthest_by_tuple_grad_tape(&x).unwrap();
+    assert_agree("farthest_by_tuple tape", &got.gradient, &tape.gradient);
+    // A NaN in a centre: the same answer on both paths.
+    let mut bad = centres.clone();
+    bad[1][0] = f64::NAN;
+    assert_eq!(
+        nearest_by_tuple_grad(&bad, &points).is_err(),
+        nearest_by_tuple_grad_tape(&bad, &points).is_err()
+    );
 }

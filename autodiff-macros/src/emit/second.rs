@@ -31,6 +31,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
+use super::adjoint::unclaimed;
 use super::grad::{adjoint_arg, gradient_type_of, model_ref, passes_by_copy};
 use super::{differentiable, user_params, Names};
 use crate::ast::{Function, Kind, Param};
@@ -375,7 +376,12 @@ impl Compiled<'_, '_> {
                     Kind::Struct { ty, .. } => ty.span(),
                     _ => Span::mixed_site(),
                 };
-                let lifted = format_ident!("lifted_{}", index, span = span);
+                // Spanned there, so not hygienic: named apart from the
+                // parameters (a `#[constant] lifted_0` beside a model).
+                let lifted = Ident::new(
+                    &unclaimed(&format!("lifted_{index}"), &self.function.params),
+                    span,
+                );
                 let along = part(direction, index, self.differentiable.len());
                 patterns.push(quote_spanned!(span=> ::core::option::Option::Some(#lifted)));
                 match param.kind {
@@ -533,9 +539,14 @@ impl Compiled<'_, '_> {
             // The direction checked one parameter at a time, through its
             // own type (a model's `model_direction`), as the tape's items
             // check it.
-            let flat = Ident::new("flat", Span::call_site());
+            // Relocated onto the model's type, so not hygienic: named
+            // apart from the parameters, as `result` is.
+            let flat = Ident::new(&unclaimed("flat", &self.function.params), Span::call_site());
             let checks = flatten(self.differentiable, along, &flat);
-            let result = Ident::new("result", self.model_span());
+            let result = Ident::new(
+                &unclaimed("result", &self.function.params),
+                self.model_span(),
+            );
             let split = self.split(&result);
             // Spanned where the model's twin is, as every use of it.
             let span = self.model_span();
@@ -561,7 +572,7 @@ impl Compiled<'_, '_> {
                     }
                     {
                         use ::autodiff::__private as __ad;
-                        let mut flat = ::std::vec::Vec::new();
+                        let mut #flat = ::std::vec::Vec::new();
                         #(#checks)*
                     }
                     #tape
@@ -590,7 +601,10 @@ impl Compiled<'_, '_> {
         let (pattern, lifts, args) = self.lifted(direction);
         let (parameters, _) = self.shapes();
         if self.has_model() {
-            let result = Ident::new("result", self.model_span());
+            let result = Ident::new(
+                &unclaimed("result", &self.function.params),
+                self.model_span(),
+            );
             let split = self.split(&result);
             // Shaped and flattened through each parameter's own type.
             let (unit, rest, own, out) = (

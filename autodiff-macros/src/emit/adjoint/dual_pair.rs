@@ -56,8 +56,10 @@ fn pair(
             _ => None,
         })
         .unwrap_or_else(Span::mixed_site);
-    let [stack, args, bars, value_bar] =
-        ["stack", "args", "bars", "value_bar"].map(|name| Ident::new(name, span));
+    // Spanned there, so not hygienic: named apart from the parameters
+    // (a `stack: f64` beside a model).
+    let [stack, args, bars, value_bar] = ["stack", "args", "bars", "value_bar"]
+        .map(|name| Ident::new(&unclaimed(name, &function.params), span));
     let vis = &function.item.vis;
     let generics = &names.generics;
     // A differentiable parameter by reference takes the caller's duals or
@@ -196,7 +198,7 @@ fn pair(
             None => quote!(::core::option::Option),
         };
         let result = Ident::new(
-            "result",
+            &unclaimed("result", &function.params),
             function
                 .params
                 .iter()
@@ -300,4 +302,24 @@ fn pair(
         Some(span) => crate::text::relocate(items, span),
         None => items,
     }
+}
+
+/// `base`, or `base_2`, `base_3`, ...: the first that is not the name of a
+/// parameter or of a parameter's adjoint (`param_bar`), for a binding of
+/// generated code spanned where a student's name would see it (a model's
+/// type, where the model's errors are reported once).
+pub(crate) fn unclaimed(base: &str, params: &[crate::ast::Param]) -> String {
+    let claimed = |name: &str| {
+        params.iter().any(|param| {
+            let own = param.ident.unraw().to_string();
+            own == name || super::pair::param_bar(&param.ident, Span::call_site()) == name
+        })
+    };
+    let mut name = base.to_owned();
+    let mut n = 1;
+    while claimed(&name) {
+        n += 1;
+        name = format!("{base}_{n}");
+    }
+    name
 }

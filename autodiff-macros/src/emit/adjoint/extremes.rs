@@ -8,6 +8,11 @@
 //! no reason to rerun the tape. Should the start reach the value (a loop
 //! that never ran), the value's own observation hands over to the tape,
 //! which reports it.
+//!
+//! The same extreme kept beside what it belongs to, as a tuple: `let mut
+//! best = (0, f64::INFINITY);` then `if d < best.1 { best = (i, d); }`.
+//! Its compared field (`best.1`, named so in the set `running` returns)
+//! holds its start or the observed `d`; the others are observed as ever.
 
 use std::collections::{HashMap, HashSet};
 
@@ -17,7 +22,8 @@ use super::analysis::Analysis;
 use crate::ast::{Block, Child, Expr, ExprKind, Source, Stmt};
 
 /// The running extremes of `body`: bindings (bound once) started from a
-/// constant that is not NaN, whose every write is one of the two forms.
+/// constant that is not NaN, whose every write is one of the two forms;
+/// a tuple's as `best.1`, its compared field.
 pub fn running(body: &Block, an: &Analysis) -> HashSet<String> {
     let mut found = HashMap::new();
     starts(body, &mut found);
@@ -27,14 +33,38 @@ pub fn running(body: &Block, an: &Analysis) -> HashSet<String> {
     writes(body, None, &mut found);
     found
         .into_iter()
-        .filter(|(name, ok)| *ok && an.bound.get(name).copied() == Some(1))
-        .map(|(name, _)| name)
+        .filter(|(name, state)| state.ok && an.bound.get(name).copied() == Some(1))
+        .filter_map(|(name, state)| match state.shape {
+            Shape::Number => Some(name),
+            Shape::Tuple {
+                compared: Some(field),
+                ..
+            } => Some(format!("{name}.{field}")),
+            Shape::Tuple { compared: None, .. } => None,
+        })
         .collect()
 }
 
-/// `let mut best = f64::INFINITY;`, anywhere in `block`.
-fn starts(block: &Block, found: &mut HashMap<String, bool>) {
-    fn nested(expr: &Expr, found: &mut HashMap<String, bool>) {
+/// A candidate: written only as an extreme so far, and its shape.
+struct Candidate {
+    ok: bool,
+    shape: Shape,
+}
+
+#[derive(Clone, Copy)]
+enum Shape {
+    Number,
+    /// `len` fields; the one every write compares, once one has.
+    Tuple {
+        len: usize,
+        compared: Option<usize>,
+    },
+}
+
+/// `let mut best = f64::INFINITY;` (or a tuple of constants), anywhere in
+/// `block`.
+fn starts(block: &Block, found: &mut HashMap<String, Candidate>) {
+    fn nested(expr: &Expr, found: &mut HashMap<String, Candidate>) {
         for child in expr.children() {
             match child {
                 Child::Expr(child) => nested(child, found),
@@ -52,8 +82,21 @@ fn starts(block: &Block, found: &mut HashMap<String, bool>) {
             } => {
                 if let Source::Expr(syntax) = init.source {
                     let nan = syntax.to_token_stream().to_string().contains("NAN");
-                    if super::chains::constant(syntax) && !nan {
-                        found.insert(name.clone(), true);
+                    let shape = match unparen(syntax) {
+                        syn::Expr::Tuple(tuple)
+                            if tuple.elems.len() > 1
+                                && tuple.elems.iter().all(super::chains::constant) =>
+                        {
+                            Some(Shape::Tuple {
+                                len: tuple.elems.len(),
+                                compared: None,
+                            })
+                        }
+                        syntax if super::chains::constant(syntax) => Some(Shape::Number),
+                        _ => None,
+                    };
+                    if let (Some(shape), false) = (shape, nan) {
+                        found.insert(name.clone(), Candidate { ok: true, shape });
                     }
                 }
                 nested(init, found);
@@ -69,7 +112,7 @@ fn starts(block: &Block, found: &mut HashMap<String, bool>) {
 
 /// Marks a candidate written any other way; `guard` is the condition of
 /// the `if` whose branch holds the statements of `block`.
-fn writes(block: &Block, guard: Option<&Expr>, found: &mut HashMap<String, bool>) {
+fn writes(block: &Block, guard: Option<&Expr>, found: &mut HashMap<String, Candidate>) {
     for stmt in &block.stmts {
         match stmt {
             Stmt::Let {
@@ -81,20 +124,49 @@ fn writes(block: &Block, guard: Option<&Expr>, found: &mut HashMap<String, bool>
     }
 }
 
-fn write_expr(expr: &Expr, guard: Option<&Expr>, found: &mut HashMap<String, bool>) {
-    let candidate = |target: &Expr, found: &HashMap<String, bool>| match &target.kind {
-        ExprKind::Path(path) => path
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .filter(|name| found.contains_key(name)),
-        _ => None,
+fn write_expr(expr: &Expr, guard: Option<&Expr>, found: &mut HashMap<String, Candidate>) {
+    // The candidate a target writes: itself, or a field of it
+    // (`best.1 = d`, `&mut best.0`), which no extreme's write is.
+    fn candidate(target: &Expr, found: &HashMap<String, Candidate>) -> Option<(String, bool)> {
+        match &target.kind {
+            ExprKind::Path(path) => path
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .filter(|name| found.contains_key(name))
+                .map(|name| (name, true)),
+            ExprKind::Field { base, .. } | ExprKind::Index { base, .. } => {
+                candidate(base, found).map(|(name, _)| (name, false))
+            }
+            ExprKind::Paren(inner) => candidate(inner, found),
+            _ => None,
+        }
+    }
+    let spoil = |name: String, found: &mut HashMap<String, Candidate>| {
+        if let Some(state) = found.get_mut(&name) {
+            state.ok = false;
+        }
     };
     match &expr.kind {
         ExprKind::Assign { target, value } => {
-            if let Some(name) = candidate(target, found) {
-                if !extreme_write(&name, value, guard) {
-                    found.insert(name, false);
+            if let Some((name, whole)) = candidate(target, found) {
+                let shape = found[&name].shape;
+                match (whole, shape) {
+                    (true, Shape::Number) if extreme_write(&name, value, guard) => {}
+                    (true, Shape::Tuple { len, compared }) => {
+                        match tuple_write(&name, len, value, guard) {
+                            Some(field) if compared.is_none_or(|known| known == field) => {
+                                if let Some(state) = found.get_mut(&name) {
+                                    state.shape = Shape::Tuple {
+                                        len,
+                                        compared: Some(field),
+                                    };
+                                }
+                            }
+                            _ => spoil(name, found),
+                        }
+                    }
+                    _ => spoil(name, found),
                 }
             }
         }
@@ -103,8 +175,8 @@ fn write_expr(expr: &Expr, guard: Option<&Expr>, found: &mut HashMap<String, boo
             mutability: Some(_),
             expr: target,
         } => {
-            if let Some(name) = candidate(target, found) {
-                found.insert(name, false);
+            if let Some((name, _)) = candidate(target, found) {
+                spoil(name, found);
             }
         }
         ExprKind::If {
@@ -157,6 +229,48 @@ fn extreme_write(name: &str, value: &Expr, guard: Option<&Expr>) -> bool {
     comparison
         && ((same(&cond.left) && is_ident(&cond.right, &acc))
             || (is_ident(&cond.left, &acc) && same(&cond.right)))
+}
+
+/// `best = (i, d)` in the branch of an `if` comparing `d` and `best.K`,
+/// where the tuple's field `K` is `d` (a plain place, see
+/// [`extreme_write`]): `Some(K)`.
+fn tuple_write(name: &str, len: usize, value: &Expr, guard: Option<&Expr>) -> Option<usize> {
+    let Source::Expr(syntax) = value.source else {
+        return None;
+    };
+    let syn::Expr::Tuple(tuple) = unparen(syntax) else {
+        return None;
+    };
+    let Some(Source::Expr(syn::Expr::Binary(cond))) = guard.map(|guard| guard.source) else {
+        return None;
+    };
+    let comparison = matches!(
+        cond.op,
+        syn::BinOp::Lt(_) | syn::BinOp::Le(_) | syn::BinOp::Gt(_) | syn::BinOp::Ge(_)
+    );
+    if !comparison || tuple.elems.len() != len {
+        return None;
+    }
+    // `best.K` on one side of the comparison, and the other side.
+    let field_of = |side: &syn::Expr| match unparen(side) {
+        syn::Expr::Field(field) if is_ident_named(&field.base, name) => match &field.member {
+            syn::Member::Unnamed(index) => usize::try_from(index.index).ok(),
+            syn::Member::Named(_) => None,
+        },
+        _ => None,
+    };
+    let (field, other) = match (field_of(&cond.left), field_of(&cond.right)) {
+        (Some(field), None) => (field, &*cond.right),
+        (None, Some(field)) => (field, &*cond.left),
+        _ => return None,
+    };
+    let written = tuple.elems.iter().nth(field)?;
+    let text = |e: &syn::Expr| unparen(e).to_token_stream().to_string();
+    (plain_place(written) && text(written) == text(other)).then_some(field)
+}
+
+fn is_ident_named(expr: &syn::Expr, name: &str) -> bool {
+    matches!(unparen(expr), syn::Expr::Path(path) if path.path.get_ident().is_some_and(|ident| ident == name))
 }
 
 /// `d`, `terms[c]`, `m[i][2]`: a name, or an item of one by names and

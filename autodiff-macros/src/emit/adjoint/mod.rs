@@ -46,7 +46,7 @@ use super::Names;
 use crate::ast::{Child, Expr, ExprKind, Function, Kind, Param};
 use analysis::Analysis;
 pub(super) use dual::dual_type;
-pub(super) use dual_pair::{method_pair as dual_method_pair, methods as dual_pair};
+pub(super) use dual_pair::{method_pair as dual_method_pair, methods as dual_pair, unclaimed};
 pub(super) use lend::BORROWING;
 pub(super) use pair::vector_pair;
 use pair::{pair, tape_pair};

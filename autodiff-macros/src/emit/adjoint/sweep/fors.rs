@@ -685,6 +685,14 @@ impl<'m> Sweep<'m> {
             // sweep (see `adjoint::compile`'s early checks).
             ExprKind::Path(_) | ExprKind::Index { .. }
                 if crate::flow::root(expr).is_some_and(|name| self.observed_at_entry(&name)) => {}
+            // A running extreme kept in a tuple (`if d < best.1`): its
+            // compared field, see `extremes` and `unobserved`.
+            ExprKind::Field {
+                base,
+                member: syn::Member::Unnamed(index),
+            } if matches!(&base.kind, ExprKind::Path(path) if path.path.get_ident().is_some_and(|ident| {
+                self.unobserved.contains(&format!("{ident}.{}", index.index))
+            })) => {}
             // A whole array or `Vec` (`if a == b`) by reference: observing
             // it must not move it.
             ExprKind::Path(_) | ExprKind::Index { .. } if self.active(expr) => {
