@@ -248,3 +248,77 @@ mod swap_numbers {
 
     checked!();
 }
+
+/// A layer whose fields fill, grow and are inserted into a `Vec` of
+/// numbers: the body shows nothing of `m.b` but that it goes into one.
+#[derive(Clone, Debug, Parameters)]
+struct Fills {
+    w: [f64; 2],
+    b: f64,
+}
+
+#[differentiable]
+fn grown_by_a_models_fields(x: f64, m: &Fills) -> f64 {
+    let mut v = vec![x * 0.5; 3];
+    v.push(x.sin());
+    v.resize(6, m.b);
+    v.insert(1, m.w[1]);
+    v[5] * v[1] + v[4] * x + v[0]
+}
+
+#[differentiable]
+fn filled_by_a_models_field(x: f64, m: &Fills) -> f64 {
+    let mut v = vec![x; 3];
+    v[0] = v[0] * 2.0;
+    let s = v[0] + v[1];
+    v.fill(m.b);
+    s * v[2] + v[0] * m.w[0]
+}
+
+#[test]
+fn resize_insert_and_fill_with_a_models_field_are_compiled() {
+    assert_eq!(grown_by_a_models_fields_grad_path(), GradientPath::Compiled);
+    assert_eq!(filled_by_a_models_field_grad_path(), GradientPath::Compiled);
+    let flat = |g: &(f64, Fills)| vec![g.0, g.1.w[0], g.1.w[1], g.1.b];
+    for point in [[0.4, 0.3, -0.7, 1.3], [-1.2, -0.8, 0.6, -0.4]] {
+        let m = Fills {
+            w: [point[1], point[2]],
+            b: point[3],
+        };
+        let oracles: [(&str, fn(&[Dual]) -> Dual); 2] = [
+            ("grown", |p| {
+                let mut v = vec![p[0] * c(0.5); 3];
+                v.push(p[0].sin());
+                v.resize(6, p[3]);
+                v.insert(1, p[2]);
+                v[5] * v[1] + v[4] * p[0] + v[0]
+            }),
+            ("filled", |p| {
+                let mut v = vec![p[0]; 3];
+                v[0] = v[0] * c(2.0);
+                let s = v[0] + v[1];
+                v.fill(p[3]);
+                s * v[2] + v[0] * p[1]
+            }),
+        ];
+        let runs = [
+            (
+                grown_by_a_models_fields_grad(point[0], &m),
+                grown_by_a_models_fields_grad_tape(point[0], &m),
+            ),
+            (
+                filled_by_a_models_field_grad(point[0], &m),
+                filled_by_a_models_field_grad_tape(point[0], &m),
+            ),
+        ];
+        for ((name, oracle), (got, tape)) in oracles.into_iter().zip(runs) {
+            let got = got.expect("compiled");
+            let tape = tape.expect("tape");
+            let (value, want) = crate::oracle::dual_value_and_gradient(&point, oracle);
+            for g in [&got, &tape] {
+                crate::support::assert_agree(name, &[g.value], &[value]);
+                crate::support::assert_agree(name, &flat(&g.gradient), &want);
+            }
+        }
+    }
+}

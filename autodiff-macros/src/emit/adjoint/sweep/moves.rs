@@ -202,9 +202,6 @@ impl<'m> Sweep<'m> {
             ("insert", [i, _]) => {
                 self.items_are_numbers(expr, receiver, method)?;
                 let item = &args[1];
-                if !self.scalar(item) {
-                    return unsupported("`.insert()` of an array", expr);
-                }
                 let index = self.index_again(&args[0], i, "inserted_at");
                 let item_bar = self.temp("inserted_bar");
                 self.cx
@@ -220,9 +217,6 @@ impl<'m> Sweep<'m> {
             ("resize", [n, _]) => {
                 self.items_are_numbers(expr, receiver, method)?;
                 let item = &args[1];
-                if !self.scalar(item) {
-                    return unsupported("`.resize()` with an array", expr);
-                }
                 let len = self.temp("len_before");
                 self.cx
                     .index_saves
@@ -240,9 +234,6 @@ impl<'m> Sweep<'m> {
             ("fill", [_]) => {
                 self.items_are_numbers(expr, receiver, method)?;
                 let item = &args[0];
-                if !self.scalar(item) {
-                    return unsupported("`.fill()` with an array", expr);
-                }
                 let filled = self.temp("filled_bar");
                 self.cx
                     .rev
@@ -407,7 +398,11 @@ impl<'m> Sweep<'m> {
         Ok(())
     }
 
-    /// Items whose adjoints come and go one number each.
+    /// Items whose adjoints come and go one number each: whether
+    /// `receiver` is a `Vec` of numbers (else the construct keeps the
+    /// tape). Then the item an `insert`, `resize` or `fill` writes is
+    /// a number too, whatever the body shows of it (a model's field, `m.b`),
+    /// or the plain function would not build.
     fn items_are_numbers(&self, expr: &Expr, receiver: &Expr, method: &str) -> R<()> {
         if dims_of(receiver, &self.an.dims) != Some(1) {
             return unsupported(
