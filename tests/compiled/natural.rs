@@ -2679,6 +2679,7 @@ fn a_fold_over_a_stack_of_models_returned_as_the_value_is_compiled() {
         assert_agree("folded_through_mixers value", &[g.value], &[value]);
         assert_agree("folded_through_mixers", &flat(&g.gradient), &want);
     }
+}
 
 /// The nearest centre kept as a tuple of its index and its distance,
 /// started from infinity, as a student writes k-means' assignment step.

@@ -269,7 +269,7 @@ fn grown_by_a_models_fields(x: f64, m: &Fills) -> f64 {
 #[differentiable]
 fn filled_by_a_models_field(x: f64, m: &Fills) -> f64 {
     let mut v = vec![x; 3];
-    v[0] = v[0] * 2.0;
+    v[0] *= 2.0;
     let s = v[0] + v[1];
     v.fill(m.b);
     s * v[2] + v[0] * m.w[0]
@@ -285,7 +285,8 @@ fn resize_insert_and_fill_with_a_models_field_are_compiled() {
             w: [point[1], point[2]],
             b: point[3],
         };
-        let oracles: [(&str, fn(&[Dual]) -> Dual); 2] = [
+        type Oracle = fn(&[Dual]) -> Dual;
+        let oracles: [(&str, Oracle); 2] = [
             ("grown", |p| {
                 let mut v = vec![p[0] * c(0.5); 3];
                 v.push(p[0].sin());
