@@ -50,7 +50,6 @@ pub fn items(function: &Function, names: &Names, dual: bool, companion: bool) ->
     }
     let Names {
         name,
-        grad_fn,
         tape,
         attrs,
         generics,
@@ -76,15 +75,6 @@ pub fn items(function: &Function, names: &Names, dual: bool, companion: bool) ->
     let kept_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
     let gradient_value = rebuild(&differentiable, &rest, quote!(#pass.gradient));
     let hvp_value = rebuild(&differentiable, &rest, quote!(#pass.hvp));
-    let jvp_doc = format!(
-        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order."
-    );
-    let hvp_doc = format!(
-        " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
-    );
-    let hessian_doc = format!(
-        " The dense Hessian of [`{name}`] over its differentiable components, in the order `{name}_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape)."
-    );
     let result = quote!(::core::result::Result);
     let error_type = quote!(::autodiff::ScalarAutodiffError);
     // The parameters are read again to check the direction and shape the
@@ -231,42 +221,15 @@ pub fn items(function: &Function, names: &Names, dual: bool, companion: bool) ->
     // student's code.
     let relocated =
         (dual && models).then(|| quote!(#[allow(unused, clippy::all, clippy::pedantic)]));
+    let wrappers = wrappers(
+        function,
+        names,
+        [&tangent, &direction],
+        [jvp_body, hvp_body, hessian_body],
+        relocated,
+    );
     quote! {
-        #[doc = #jvp_doc]
-        #(#attrs)*
-        #[inline]
-        #[allow(clippy::too_many_arguments)]
-        #relocated
-        #vis fn #jvp_fn #generics(
-            #(#user_params,)*
-            #tangent: #gradient_type
-        ) -> #result<::autodiff::Jvp<f64>, #error_type> {
-            #jvp_body
-        }
-
-        #[doc = #hvp_doc]
-        #(#attrs)*
-        #[inline]
-        #[allow(clippy::too_many_arguments)]
-        #relocated
-        #vis fn #hvp_fn #generics(
-            #(#user_params,)*
-            #direction: #gradient_type
-        ) -> #result<::autodiff::Hvp<#gradient_type>, #error_type> {
-            #hvp_body
-        }
-
-        #[doc = #hessian_doc]
-        #(#attrs)*
-        #[inline]
-        #[allow(clippy::too_many_arguments)]
-        #relocated
-        #vis fn #hessian_fn #generics(
-            #(#user_params),*
-        ) -> #result<::autodiff::Hessian, #error_type> {
-            #hessian_body
-        }
-
+        #wrappers
         #tape_twins
     }
 }
@@ -691,13 +654,7 @@ impl Compiled<'_, '_> {
 /// checks, the fallback to the tape, the shaping) are the library's and
 /// type-checked once. `None` for any other function.
 fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<TokenStream> {
-    let Names {
-        name,
-        grad_fn,
-        attrs,
-        generics,
-        ..
-    } = names;
+    let Names { name, generics, .. } = names;
     let differentiable = differentiable(function);
     if differentiable.is_empty()
         || differentiable.len() > MAX_SHAPES
@@ -709,19 +666,12 @@ fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<T
     {
         return None;
     }
-    let vis = &function.item.vis;
-    let user_params = user_params(function);
     let arg_names: Vec<_> = function.params.iter().map(|param| &param.ident).collect();
     let gradient_type = gradient_type_of(&differentiable);
     let [args, along, stack, tape, tangent, direction] =
         ["args", "along", "stack", "tape", "tangent", "direction"]
             .map(|ident| Ident::new(ident, Span::mixed_site()));
-    let (grad_tape_on_fn, jvp_fn, hvp_fn, hessian_fn) = (
-        format_ident!("{}_grad_tape_on", name),
-        format_ident!("{}_jvp", name),
-        format_ident!("{}_hvp", name),
-        format_ident!("{}_hessian", name),
-    );
+    let grad_tape_on_fn = format_ident!("{}_grad_tape_on", name);
     let lifetime = syn::Lifetime::new("'a", Span::mixed_site());
     let arg_types: Vec<_> = function
         .params
@@ -817,19 +767,21 @@ fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<T
             type Duals = ::autodiff::__private::NoDuals<Self::Gradient>;
         )
     };
-    let jvp_doc = format!(
-        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order."
-    );
-    let hvp_doc = format!(
-        " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
-    );
-    let hessian_doc = format!(
-        " The dense Hessian of [`{name}`] over its differentiable components, in the order `{name}_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape)."
-    );
     let result = quote!(::core::result::Result);
     let error_type = quote!(::autodiff::ScalarAutodiffError);
     let second_order = quote!(::autodiff::__private::SecondOrder<'_>);
     let arguments = quote!(&(#(#arg_names,)*));
+    let wrappers = wrappers(
+        function,
+        names,
+        [&tangent, &direction],
+        [
+            quote!(<#name as #second_order>::jvp(#arguments, #tangent)),
+            quote!(<#name as #second_order>::hvp(#arguments, #direction)),
+            quote!(<#name as #second_order>::hessian(#arguments)),
+        ],
+        None,
+    );
     Some(quote! {
         #[doc(hidden)]
         #[allow(clippy::type_complexity)]
@@ -851,37 +803,7 @@ fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<T
             }
         }
 
-        #[doc = #jvp_doc]
-        #(#attrs)*
-        #[inline]
-        #[allow(clippy::too_many_arguments)]
-        #vis fn #jvp_fn(
-            #(#user_params,)*
-            #tangent: #gradient_type
-        ) -> #result<::autodiff::Jvp<f64>, #error_type> {
-            <#name as #second_order>::jvp(#arguments, #tangent)
-        }
-
-        #[doc = #hvp_doc]
-        #(#attrs)*
-        #[inline]
-        #[allow(clippy::too_many_arguments)]
-        #vis fn #hvp_fn(
-            #(#user_params,)*
-            #direction: #gradient_type
-        ) -> #result<::autodiff::Hvp<#gradient_type>, #error_type> {
-            <#name as #second_order>::hvp(#arguments, #direction)
-        }
-
-        #[doc = #hessian_doc]
-        #(#attrs)*
-        #[inline]
-        #[allow(clippy::too_many_arguments)]
-        #vis fn #hessian_fn(
-            #(#user_params),*
-        ) -> #result<::autodiff::Hessian, #error_type> {
-            <#name as #second_order>::hessian(#arguments)
-        }
+        #wrappers
     })
 }
 
@@ -957,5 +879,79 @@ fn name_lifetimes(ty: &mut syn::Type, lifetime: &syn::Lifetime) {
             }
         }
         _ => {}
+    }
+}
+
+/// `f_jvp`, `f_hvp` and `f_hessian` with their docs, the user's
+/// attributes and `bodies`, taking the user's parameters and then
+/// `along` (the tangent, the direction) shaped like the gradient.
+fn wrappers(
+    function: &Function,
+    names: &Names,
+    [tangent, direction]: [&Ident; 2],
+    [jvp_body, hvp_body, hessian_body]: [TokenStream; 3],
+    extra: Option<TokenStream>,
+) -> TokenStream {
+    let Names {
+        name,
+        grad_fn,
+        attrs,
+        generics,
+        ..
+    } = names;
+    let vis = &function.item.vis;
+    let user_params = user_params(function);
+    let gradient_type = gradient_type_of(&differentiable(function));
+    let (jvp_fn, hvp_fn, hessian_fn) = (
+        format_ident!("{}_jvp", name),
+        format_ident!("{}_hvp", name),
+        format_ident!("{}_hessian", name),
+    );
+    let jvp_doc = format!(
+        " Forward mode: the value of [`{name}`] and its derivative along `tangent` (∇{name} · tangent), `tangent` shaped like the gradient of [`{grad_fn}`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order."
+    );
+    let hvp_doc = format!(
+        " The value of [`{name}`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation."
+    );
+    let hessian_doc = format!(
+        " The dense Hessian of [`{name}`] over its differentiable components, in the order `{name}_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape)."
+    );
+    let result = quote!(::core::result::Result);
+    let error_type = quote!(::autodiff::ScalarAutodiffError);
+    quote! {
+        #[doc = #jvp_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #extra
+        #vis fn #jvp_fn #generics(
+            #(#user_params,)*
+            #tangent: #gradient_type
+        ) -> #result<::autodiff::Jvp<f64>, #error_type> {
+            #jvp_body
+        }
+
+        #[doc = #hvp_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #extra
+        #vis fn #hvp_fn #generics(
+            #(#user_params,)*
+            #direction: #gradient_type
+        ) -> #result<::autodiff::Hvp<#gradient_type>, #error_type> {
+            #hvp_body
+        }
+
+        #[doc = #hessian_doc]
+        #(#attrs)*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        #extra
+        #vis fn #hessian_fn #generics(
+            #(#user_params),*
+        ) -> #result<::autodiff::Hessian, #error_type> {
+            #hessian_body
+        }
     }
 }
