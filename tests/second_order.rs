@@ -2702,3 +2702,49 @@ fn a_poisoned_saved_call_builds_and_both_exits_match_the_tape() -> Result<(), Sc
     }
     Ok(())
 }
+
+/// A `#[constant]` whose type hides a lifetime (`Cow<str>`, a struct
+/// holding a borrow, written without it): its second-order items are
+/// written out, since a trait impl could not name that lifetime.
+mod hidden_lifetimes {
+    use autodiff::prelude::*;
+    use std::borrow::Cow;
+
+    pub struct Data<'a> {
+        pub xs: &'a [f64],
+    }
+
+    #[differentiable]
+    pub fn by_name(x: f64, #[constant] name: Cow<str>) -> f64 {
+        x * x * name.len() as f64
+    }
+
+    #[allow(elided_lifetimes_in_paths)]
+    #[differentiable]
+    pub fn by_data(x: f64, #[constant] d: &Data) -> f64 {
+        (x * d.xs[0]).sin()
+    }
+}
+
+#[test]
+fn a_constant_whose_type_hides_a_lifetime_builds_its_second_order_items(
+) -> Result<(), ScalarAutodiffError> {
+    use hidden_lifetimes::*;
+    // x² · 2 at x = 1.5: f'' = 4.
+    let hvp = by_name_hvp(1.5, std::borrow::Cow::Borrowed("ab"), 1.0)?;
+    assert_eq!((hvp.value, hvp.gradient, hvp.hvp), (4.5, 6.0, 4.0));
+    let jvp = by_name_jvp(1.5, std::borrow::Cow::Borrowed("ab"), 0.5)?;
+    assert_eq!((jvp.value, jvp.tangent), (4.5, 3.0));
+    assert_eq!(
+        by_name_hessian(1.5, std::borrow::Cow::Borrowed("ab"))?.get(0, 0),
+        4.0
+    );
+    // sin(2x): f'' = −4 sin(2x).
+    let xs = [2.0];
+    let data = Data { xs: &xs };
+    let x = 0.3_f64;
+    let hvp = by_data_hvp(x, &data, 1.0)?;
+    assert!((hvp.gradient - 2.0 * (2.0 * x).cos()).abs() < 1e-14);
+    assert!((hvp.hvp + 4.0 * (2.0 * x).sin()).abs() < 1e-14);
+    Ok(())
+}

@@ -807,10 +807,12 @@ fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<T
     })
 }
 
-/// Whether `ty` names no lifetime and borrows nothing mutably, behind any
-/// number of arrays, slices, tuples and shared references, and takes no
-/// generic arguments but types of the same kind (`Vec<f64>`): a type
-/// whose elided lifetimes [`with_lifetime`] can name.
+/// Whether `ty` is one whose every lifetime [`with_lifetime`] can name:
+/// numbers, `bool`, `char`, `str`, `String`, and `Vec`s, arrays, slices,
+/// tuples and shared references of these, with no lifetime written. A
+/// path to any other type (a user's struct, `Cow<str>`) may hide an elided
+/// lifetime, which a trait impl cannot leave unnamed: such a function has
+/// its items written out.
 fn borrows_plainly(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(reference) => {
@@ -823,22 +825,21 @@ fn borrows_plainly(ty: &syn::Type) -> bool {
         syn::Type::Paren(paren) => borrows_plainly(&paren.elem),
         syn::Type::Group(group) => borrows_plainly(&group.elem),
         syn::Type::Tuple(tuple) => tuple.elems.iter().all(borrows_plainly),
-        syn::Type::Path(path) => {
-            path.qself.is_none()
-                && path
-                    .path
-                    .segments
-                    .iter()
-                    .all(|segment| match &segment.arguments {
-                        syn::PathArguments::None => true,
-                        syn::PathArguments::AngleBracketed(arguments) => {
-                            arguments.args.iter().all(|argument| match argument {
-                                syn::GenericArgument::Type(ty) => borrows_plainly(ty),
-                                _ => false,
-                            })
-                        }
-                        syn::PathArguments::Parenthesized(_) => false,
+        syn::Type::Path(path) if path.qself.is_none() && path.path.segments.len() == 1 => {
+            let segment = &path.path.segments[0];
+            let name = segment.ident.to_string();
+            match &segment.arguments {
+                syn::PathArguments::None => {
+                    crate::lower::is_plain_type(&name)
+                        || matches!(name.as_str(), "f64" | "f32" | "bool" | "char" | "str" | "String")
+                }
+                syn::PathArguments::AngleBracketed(arguments) if name == "Vec" => {
+                    arguments.args.iter().all(|argument| {
+                        matches!(argument, syn::GenericArgument::Type(ty) if borrows_plainly(ty))
                     })
+                }
+                _ => false,
+            }
         }
         _ => false,
     }
