@@ -308,6 +308,13 @@ impl<'a> Expr<'a> {
 }
 
 impl Function<'_> {
+    /// Whether the function is written to return `f64` (not a vector, nor
+    /// an alias such as `-> Real`).
+    pub fn returns_f64(&self) -> bool {
+        matches!(&self.item.sig.output,
+            syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty))
+    }
+
     /// The names the function binds more than once (by parameters, `let`s,
     /// loops', arms' and closures' patterns): those the compiled adjoint
     /// renames (`shadows`), and those whose uses `lower::by_use` reads up

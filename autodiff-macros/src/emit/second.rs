@@ -224,6 +224,7 @@ pub fn items(function: &Function, names: &Names, dual: bool, companion: bool) ->
     let wrappers = wrappers(
         function,
         names,
+        &gradient_type,
         [&tangent, &direction],
         [jvp_body, hvp_body, hessian_body],
         relocated,
@@ -774,6 +775,7 @@ fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<T
     let wrappers = wrappers(
         function,
         names,
+        &gradient_type,
         [&tangent, &direction],
         [
             quote!(<#name as #second_order>::jvp(#arguments, #tangent)),
@@ -885,10 +887,11 @@ fn name_lifetimes(ty: &mut syn::Type, lifetime: &syn::Lifetime) {
 
 /// `f_jvp`, `f_hvp` and `f_hessian` with their docs, the user's
 /// attributes and `bodies`, taking the user's parameters and then
-/// `along` (the tangent, the direction) shaped like the gradient.
+/// `along` (the tangent, the direction) of `gradient_type`.
 fn wrappers(
     function: &Function,
     names: &Names,
+    gradient_type: &TokenStream,
     [tangent, direction]: [&Ident; 2],
     [jvp_body, hvp_body, hessian_body]: [TokenStream; 3],
     extra: Option<TokenStream>,
@@ -902,7 +905,6 @@ fn wrappers(
     } = names;
     let vis = &function.item.vis;
     let user_params = user_params(function);
-    let gradient_type = gradient_type_of(&differentiable(function));
     let (jvp_fn, hvp_fn, hessian_fn) = (
         format_ident!("{}_jvp", name),
         format_ident!("{}_hvp", name),

@@ -427,9 +427,7 @@ fn spread_pair(
             // the function; a function named like one of the pair's own
             // parameters (`fn stack(..)`) is named at its own site, which
             // they do not reach.
-            let returns_f64 = matches!(&function.item.sig.output,
-                syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
-            if returns_f64 {
+            if function.returns_f64() {
                 let mut plain = name.clone();
                 if *name != *stack && name != ARGS {
                     plain.set_span(Span::mixed_site());

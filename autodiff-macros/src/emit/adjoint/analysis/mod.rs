@@ -371,9 +371,9 @@ impl Analysis {
         // The body's value, a name, where the function returns an `f64`
         // (`let mut acc = ms[0].b; for m in ms { acc = m.mix(acc, x); }
         // acc`): a number, or the plain function would not build.
-        let returns_f64 = matches!(&function.item.sig.output,
-            syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
-        if let (true, Some(Stmt::Expr(tail, None))) = (returns_f64, function.body.stmts.last()) {
+        if let (true, Some(Stmt::Expr(tail, None))) =
+            (function.returns_f64(), function.body.stmts.last())
+        {
             if let ExprKind::Path(path) = &tail.unparenthesised().kind {
                 read_as_numbers.extend(path.path.get_ident().map(ToString::to_string));
             }

@@ -91,9 +91,7 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
     if let Some(param) = param {
         return Some(format!("the parameter `{}`", param.ident));
     }
-    let returns_f64 = matches!(&function.item.sig.output,
-        syn::ReturnType::Type(_, ty) if crate::valid::is_f64(ty));
-    if !returns_f64 {
+    if !function.returns_f64() {
         return Some("a value that is not an `f64`".into());
     }
     // Every tracked local is a number: a local the body shows to be one,
