@@ -168,8 +168,10 @@ enum Expr {
     /// `map` closure binding its item again (9), the file's vector helper
     /// of two numbers indexed in a `map` closure, `b` its name (10), two
     /// `map`s in a row (11), `a.iter().skip(1).step_by(2).sum::<f64>()`
-    /// (12), `a.iter().copied().map(f64::tanh).sum::<f64>()` (13).
-    Reduce(usize, String, String, f64),
+    /// (12), `a.iter().copied().map(f64::tanh).sum::<f64>()` (13),
+    /// With `true`, an array's items taken by `into_iter()` where (0), (9)
+    /// and (11) take `iter()`'s.
+    Reduce(usize, String, String, f64, bool),
 }
 
 /// A window's method (`windows`, `chunks`) and what a window adds:
@@ -709,7 +711,12 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 Dialect::Dual => format!("{name}.{how}({k}).fold(D::c(-0.0), |s, w| s + {body})"),
             }
         }
-        Expr::Reduce(how, a, b, k) => match (how, dialect) {
+        Expr::Reduce(how @ (0 | 9 | 11), a, _, k, true) if dialect == Dialect::Plain => {
+            // The same chains over an array's items by value.
+            let by_ref = render(&Expr::Reduce(*how, a.clone(), String::new(), *k, false), dialect);
+            by_ref.replacen(".iter()", ".into_iter()", 1)
+        }
+        Expr::Reduce(how, a, b, k, _) => match (how, dialect) {
             (0, Dialect::Plain) => format!("{a}.iter().map(|t| t * t).sum::<f64>()"),
             (0, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + *t * *t)"),
             (1, Dialect::Plain) => {
@@ -1240,6 +1247,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                         out,
                         "{pad}let mut {name}: Vec<f64> = {source}.iter().map(|t| {{ let blk = t * {k:?}; blk }}).collect();"
                     ),
+                    // A third of the rest (by name) consume the array they read
+                    // (`into_iter()`, its items by value), as a softmax
+                    // written to consume its `Vec` does.
+                    Dialect::Plain if consumes_source(name) => writeln!(
+                        out,
+                        "{pad}let mut {name}: Vec<f64> = {source}.into_iter().map(|t| t * {k:?}).collect();"
+                    ),
                     Dialect::Plain => writeln!(
                         out,
                         "{pad}let mut {name}: Vec<f64> = {source}.iter().map(|t| t * {k:?}).collect();"
@@ -1368,6 +1382,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let item = render_hide(out, &pad, hide, "t", dialect);
                 let _ = writeln!(out, "{pad}    {sum} += {item} * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");
+                // A fifth of them (by the name) bind the loop's item name
+                // again after the loop, out of its scope (`let c =
+                // &cs[best];` after `for (i, c) in ..`).
+                if binds_item_after(sum) {
+                    let _ = writeln!(out, "{pad}let t = {sum} * {};", r(&Expr::Lit(0.5)));
+                    let _ = writeln!(out, "{pad}{sum} += t;");
+                }
             }
             Stmt::SumPairs(sum, pairs, e) => {
                 let list = pairs
@@ -3521,6 +3542,9 @@ impl Gen {
                 let items = (0..n).map(|_| self.expr(1)).collect();
                 let source = self.fresh("a");
                 let k = [0.5, 1.5, -2.0, 1.0][self.rng.below(4)];
+                if k != 1.0 && name.len() % 2 == 1 && consumes_source(&name) {
+                    self.tag("collect consuming its source (into_iter)");
+                }
                 out.push(Stmt::CollectTyped(name.clone(), source, items, k));
                 n
             }
@@ -3589,6 +3613,9 @@ impl Gen {
             self.vars.retain(|v| v.name != name);
             let e = self.expr(1);
             let hide = self.hide();
+            if binds_item_after(&sum) {
+                self.tag("let binding a loop item's name after the loop");
+            }
             out.push(Stmt::SumByValue(sum.clone(), name.clone(), e, hide));
             self.declare(&sum, Kind::Scalar, true);
         }
@@ -4176,9 +4203,17 @@ impl Gen {
             }
             4 => {
                 self.tag("iterator reduction");
-                let (a, _) = lists[self.rng.below(lists.len())].clone();
+                let (a, kind) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
                 let how = self.rng.below(14);
+                // Half the chains of `map`s over an array (by name) take
+                // its items by `into_iter()`: copies of a copied array.
+                let by_value = matches!(how, 0 | 9 | 11)
+                    && matches!(kind, Kind::Array(_))
+                    && a.ends_with(['1', '3', '5', '7', '9']);
+                if by_value {
+                    self.tag("iterator reduction by into_iter");
+                }
                 // The file's vector helper of two numbers indexed in the
                 // `map`'s closure (its name in place of the second list);
                 // compiled where no jump or `return` of an enclosing loop
@@ -4188,12 +4223,18 @@ impl Gen {
                     if let Some(helper) =
                         self.layer_loop_helper(100, "vector call indexed in a map closure")
                     {
-                        return Some(Expr::Reduce(10, a, helper, self.rng.value(-1.0, 1.0)));
+                        return Some(Expr::Reduce(
+                            10,
+                            a,
+                            helper,
+                            self.rng.value(-1.0, 1.0),
+                            false,
+                        ));
                     }
                 }
                 // (10 without a helper: two maps.)
                 let how = if how == 10 { 11 } else { how };
-                Some(Expr::Reduce(how, a, b, self.rng.value(-1.0, 1.0)))
+                Some(Expr::Reduce(how, a, b, self.rng.value(-1.0, 1.0), by_value))
             }
             _ => {
                 self.tag("Option of an element");
@@ -5411,4 +5452,21 @@ fn summarize(seed: u64, reports: &[PathBuf]) {
     for (why, n) in &reasons {
         println!("    kept the tape for {why}: {n}");
     }
+}
+
+/// Whether a `collect` with the type on the `let` that binds `name` reads
+/// its source by `into_iter()` (a third of them, chosen by the name's last digit, so
+/// every seed still draws what it drew).
+fn consumes_source(name: &str) -> bool {
+    name.chars()
+        .last()
+        .and_then(|c| c.to_digit(10))
+        .is_some_and(|d| d % 3 == 1)
+}
+
+/// Whether the `for` by value that sums into `sum` is followed by a `let`
+/// of its item's name, `t` (a fifth of them, chosen by the name's last
+/// digit, so every seed still draws what it drew).
+fn binds_item_after(sum: &str) -> bool {
+    sum.ends_with(['2', '6'])
 }

@@ -2681,6 +2681,59 @@ fn a_fold_over_a_stack_of_models_returned_as_the_value_is_compiled() {
     }
 }
 
+impl crate::oracle::Flat for Mixer {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.extend([self.w[0], self.w[1], self.b]);
+    }
+}
+
+/// A method's value, which the macro cannot see to be a number, given
+/// on by name as a loop's `break` value and as an `if`'s arm: only the
+/// bindings made of it are read as numbers (`y * x`). Before, the loop's
+/// binding had no shape the reverse sweep could see, and the body kept the
+/// tape (seed 20586 of the random programs).
+#[differentiable]
+fn broken_out_with_a_mix(m: &Mixer, x: f64, #[constant] trips: usize) -> f64 {
+    let h = m.mix(x, 0.5);
+    let g = m.mix(0.25, x);
+    let mut n = 0;
+    let y = loop {
+        if n >= trips {
+            break h;
+        }
+        n += 1;
+    };
+    let z = if x > 0.0 { g } else { h };
+    y * x + z
+}
+
+#[test]
+fn a_methods_value_given_on_by_break_and_by_branches_is_compiled() {
+    assert_eq!(broken_out_with_a_mix_grad_path(), GradientPath::Compiled);
+    for x in [0.7, -0.4] {
+        // w[0], w[1], b, then x.
+        let point = [0.4, -0.3, 0.2, x];
+        let m = Mixer {
+            w: [point[0], point[1]],
+            b: point[2],
+        };
+        compiled_agrees(
+            "broken_out_with_a_mix",
+            &point,
+            |stack| broken_out_with_a_mix_adjoint(stack, &m, x, 3),
+            || broken_out_with_a_mix_grad(&m, x, 3),
+            || broken_out_with_a_mix_grad_tape(&m, x, 3),
+            |p| {
+                let mix = |a: Dual, u: Dual| (a * p[0] + u * p[1] + p[2]).tanh();
+                let h = mix(p[3], Dual::constant(0.5));
+                let g = mix(Dual::constant(0.25), p[3]);
+                let z = if p[3].value > 0.0 { g } else { h };
+                h * p[3] + z
+            },
+        );
+    }
+}
+
 /// The nearest centre kept as a tuple of its index and its distance,
 /// started from infinity, as a student writes k-means' assignment step.
 /// It compiled, yet every call reran the tape: the comparison's read of
@@ -2766,4 +2819,89 @@ fn a_running_extreme_in_a_tuple_stays_compiled() {
         nearest_by_tuple_grad(&bad, &points).is_err(),
         nearest_by_tuple_grad_tape(&bad, &points).is_err()
     );
+}
+
+// `into_iter()` as a chain's source, as a student writes a softmax that
+// consumes its `Vec` (`e.into_iter().map(|v| v / s).collect()`): read as
+// the loop `for v in e` walks it, a `Vec`'s items by value, a slice's by
+// reference. Before, such a chain kept the tape, and a helper written so
+// ran its `f_vjp` on the tape inside every compiled caller's reverse while
+// the caller's `f_grad_path()` said `Compiled`.
+
+#[differentiable]
+fn consumed_softmax(z: Vec<f64>) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let mut e = z;
+    let mut s = 0.0;
+    for i in 0..e.len() {
+        e[i] = (e[i] - m).exp();
+        s += e[i];
+    }
+    e.into_iter().map(|v| v / s).collect()
+}
+
+#[differentiable]
+fn nll_of_consumed(z: Vec<f64>, #[constant] target: usize) -> f64 {
+    let p = consumed_softmax(z);
+    -p[target].ln()
+}
+
+fn nll_of_consumed_dual(z: &[Dual]) -> Dual {
+    let m = z.iter().map(|v| v.value).fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<Dual> = z.iter().map(|v| (*v - m).exp()).collect();
+    let s = e.iter().fold(Dual::constant(0.0), |a, b| a + *b);
+    -(e[1] / s).ln()
+}
+
+// `z.into_iter()` of a slice, as written: its items by reference.
+#[allow(clippy::into_iter_on_ref)]
+#[differentiable]
+fn weighted_items(z: &[f64], w: [f64; 3]) -> f64 {
+    let e: Vec<f64> = z.into_iter().map(|&v| v.exp()).collect();
+    let s: f64 = w.into_iter().zip(e.iter()).map(|(a, b)| a * b).sum();
+    s + e
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+fn weighted_items_dual(x: &[Dual]) -> Dual {
+    let (z, w) = x.split_at(3);
+    let e: Vec<Dual> = z.iter().map(|v| v.exp()).collect();
+    let mut s = Dual::constant(0.0);
+    for i in 0..3 {
+        s = s + w[i] * e[i] + e[i] * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn into_iter_chains_stay_compiled() {
+    assert_eq!(
+        nll_of_consumed_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    assert_eq!(weighted_items_grad_path(), autodiff::GradientPath::Compiled);
+    for z in [vec![0.3, -1.2, 2.0], vec![-4.0, 0.5, 0.25]] {
+        // `compiled_agrees` checks that no callee reran on the tape.
+        compiled_agrees(
+            "nll_of_consumed",
+            &z,
+            |stack| nll_of_consumed_adjoint(stack, z.clone(), 1),
+            || nll_of_consumed_grad(z.clone(), 1),
+            || nll_of_consumed_grad_tape(z.clone(), 1),
+            nll_of_consumed_dual,
+        );
+        let w = [0.5, -0.7, 1.5];
+        compiled_agrees(
+            "weighted_items",
+            &[z.clone(), w.to_vec()].concat(),
+            |stack| weighted_items_adjoint(stack, &z, w),
+            || weighted_items_grad(&z, w),
+            || weighted_items_grad_tape(&z, w),
+            weighted_items_dual,
+        );
+        assert!(weighted_items_check(&z, w).unwrap().passed());
+    }
 }

@@ -526,3 +526,54 @@ fn closure_parameters_named_as_other_bindings_are_renamed_in_their_closures() {
         );
     }
 }
+
+/// k-means' nearest centre as a newcomer writes it: the loop's pattern
+/// binds `c` for each centre, and the `let` after it binds `c` again for
+/// the one chosen. Out of the loop's scope, but facts are kept by name:
+/// before, the `let`'s `c` was read as the pattern's, which changes trip
+/// by trip, and the body kept the tape.
+#[differentiable]
+fn nearest_centre(centres: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut best = 0;
+    let mut best_distance = f64::INFINITY;
+    for (i, c) in centres.iter().enumerate() {
+        let d: f64 = c.iter().zip(x).map(|(a, b)| (a - b) * (a - b)).sum();
+        if d < best_distance {
+            best_distance = d;
+            best = i;
+        }
+    }
+    let c = &centres[best];
+    c.iter().zip(x).map(|(a, b)| (a - b).powi(2)).sum::<f64>() + best_distance.sqrt()
+}
+
+fn nearest_centre_dual(p: &[Dual]) -> Dual {
+    let (flat, x) = p.split_at(6);
+    let centres: Vec<&[Dual]> = flat.chunks(2).collect();
+    let distance = |c: &[Dual]| (c[0] - x[0]) * (c[0] - x[0]) + (c[1] - x[1]) * (c[1] - x[1]);
+    let mut best = 0;
+    for i in 1..3 {
+        if distance(centres[i]).value < distance(centres[best]).value {
+            best = i;
+        }
+    }
+    let d = distance(centres[best]);
+    d + d.sqrt()
+}
+
+#[test]
+fn a_let_naming_a_loop_patterns_binding_again_stays_compiled() {
+    assert_eq!(nearest_centre_grad_path(), GradientPath::Compiled);
+    for x in [vec![0.4, -0.3], vec![2.0, 1.5], vec![-1.0, 0.9]] {
+        let centres = vec![vec![0.0, 0.0], vec![1.5, 1.0], vec![-1.2, 0.7]];
+        let point = [centres.concat(), x.clone()].concat();
+        compiled_agrees(
+            "nearest_centre",
+            &point,
+            |stack| nearest_centre_adjoint(stack, &centres, &x),
+            || nearest_centre_grad(&centres, &x),
+            || nearest_centre_grad_tape(&centres, &x),
+            nearest_centre_dual,
+        );
+    }
+}

@@ -52,6 +52,7 @@ pub fn rename(item: &syn::ItemFn, repeated: &HashSet<String>) -> Option<Renamed>
         top: Vec::new(),
         mutable: Vec::new(),
         depth: 0,
+        patterned: HashSet::new(),
     };
     renamer.block(&mut renamed.block, &params)?;
     renamer.changed.then_some(Renamed {
@@ -97,6 +98,12 @@ struct Renamer<'r> {
     mutable: Vec<(String, String)>,
     /// How many blocks deep the block being read is.
     depth: usize,
+    /// The names a loop's, an arm's or an `if let`'s pattern bound so far:
+    /// a later `let` of one, where that pattern's binding is no longer
+    /// visible (`for (i, c) in cs.iter().enumerate() { .. } let c =
+    /// &cs[best];`), is renamed too, for facts kept by name would read the
+    /// pattern's binding, which changes trip by trip, as this one.
+    patterned: HashSet<String>,
 }
 
 impl Renamer<'_> {
@@ -130,7 +137,7 @@ impl Renamer<'_> {
             };
             let again = simple_name(&mut local.pat)
                 .map(|ident| ident.to_string())
-                .filter(|name| visible.contains(name));
+                .filter(|name| visible.contains(name) || self.patterned.contains(name));
             let Some(name) = again else {
                 visible.extend(crate::lower::pattern_names(&local.pat));
                 continue;
@@ -172,15 +179,16 @@ impl Renamer<'_> {
     /// Renames in the blocks `expr` is made of: a block's, a branch's, a
     /// loop's or an arm's, each seeing the names its pattern binds.
     fn expr_blocks(&mut self, expr: &mut syn::Expr, visible: &HashSet<String>) -> Option<()> {
-        let with = |names: Vec<String>| -> HashSet<String> {
+        let with = |patterned: &mut HashSet<String>, names: Vec<String>| -> HashSet<String> {
             let mut inner = visible.clone();
+            patterned.extend(names.iter().cloned());
             inner.extend(names);
             inner
         };
         match expr {
             syn::Expr::Block(block) => self.block(&mut block.block, visible),
             syn::Expr::If(branch) => {
-                let inner = with(let_names(&branch.cond));
+                let inner = with(&mut self.patterned, let_names(&branch.cond));
                 self.block(&mut branch.then_branch, &inner)?;
                 match &mut branch.else_branch {
                     Some((_, other)) => self.expr_blocks(other, visible),
@@ -188,17 +196,17 @@ impl Renamer<'_> {
                 }
             }
             syn::Expr::ForLoop(each) => {
-                let inner = with(crate::lower::pattern_names(&each.pat));
+                let inner = with(&mut self.patterned, crate::lower::pattern_names(&each.pat));
                 self.block(&mut each.body, &inner)
             }
             syn::Expr::While(repeat) => {
-                let inner = with(let_names(&repeat.cond));
+                let inner = with(&mut self.patterned, let_names(&repeat.cond));
                 self.block(&mut repeat.body, &inner)
             }
             syn::Expr::Loop(repeat) => self.block(&mut repeat.body, visible),
             syn::Expr::Match(choice) => {
                 for arm in &mut choice.arms {
-                    let inner = with(crate::lower::pattern_names(&arm.pat));
+                    let inner = with(&mut self.patterned, crate::lower::pattern_names(&arm.pat));
                     self.expr_blocks(&mut arm.body, &inner)?;
                 }
                 Some(())

@@ -593,6 +593,12 @@ pub(super) fn source_ok(expr: &syn::Expr) -> bool {
             let (receiver, args) = (&*call.receiver, &call.args);
             match method.as_str() {
                 "iter" => args.is_empty() && place(receiver),
+                // A binding's items as `for v in x` walks them (a `Vec`'s by
+                // value, a slice's by reference): the loop keeps the call.
+                "into_iter" => {
+                    args.is_empty()
+                        && matches!(receiver, E::Path(path) if path.qself.is_none() && path.path.get_ident().is_some())
+                }
                 "copied" | "cloned" | "enumerate" | "rev" => args.is_empty() && source_ok(receiver),
                 "step_by" | "skip" | "take" => args.len() == 1 && source_ok(receiver),
                 "zip" => {

@@ -94,7 +94,85 @@ pub(crate) fn items_read_as_numbers(block: &Block) -> HashSet<String> {
 /// w[0];` of a tuple's part, whose type the macro cannot see), it is an
 /// `f64`.
 pub(crate) fn numbers_by_use(block: &Block) -> HashSet<String> {
-    read_as_numbers(block, &ident_of)
+    let mut numbers = read_as_numbers(block, &ident_of);
+    // What such a binding is given by name (`let y = loop { .. break h;
+    // };`, `let y = if c { h } else { g };`) is a number too: the same
+    // type, or the plain function would not build. Until nothing changes,
+    // for `let a = loop { break b }; let c = loop { break a };`.
+    loop {
+        let mut found = Vec::new();
+        let_inits(block, &mut |name, init, _| {
+            if numbers.contains(name) {
+                value_names(init, &mut found);
+            }
+        });
+        let before = numbers.len();
+        numbers.extend(found);
+        if numbers.len() == before {
+            return numbers;
+        }
+    }
+}
+
+/// The names `expr`'s value is given by: `expr` itself, a block's tail,
+/// each arm's of an `if` or a `match`, each `break` value of a `loop`
+/// (not of a loop inside it).
+fn value_names(expr: &Expr, found: &mut Vec<String>) {
+    fn breaks(block: &Block, found: &mut Vec<String>) {
+        fn in_expr(expr: &Expr, found: &mut Vec<String>) {
+            match &expr.kind {
+                ExprKind::Break {
+                    label: None,
+                    value: Some(value),
+                } => value_names(value, found),
+                ExprKind::Loop { .. } | ExprKind::While { .. } | ExprKind::For { .. } => {}
+                ExprKind::Closure { .. } => {}
+                _ => {
+                    for child in expr.children() {
+                        match child {
+                            Child::Expr(child) => in_expr(child, found),
+                            Child::Block(block) => breaks(block, found),
+                        }
+                    }
+                }
+            }
+        }
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    init: Some(init), ..
+                } => in_expr(init, found),
+                Stmt::Expr(expr, _) => in_expr(expr, found),
+                _ => {}
+            }
+        }
+    }
+    let tail = |block: &Block, found: &mut Vec<String>| {
+        if let Some(tail) = block.split_tail().1 {
+            value_names(tail, found);
+        }
+    };
+    match &expr.unparenthesised().kind {
+        ExprKind::Path(_) => found.extend(ident_of(expr)),
+        ExprKind::Block(None, block) => tail(block, found),
+        ExprKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => {
+            tail(then_branch, found);
+            if let Some(other) = else_branch {
+                value_names(other, found);
+            }
+        }
+        ExprKind::Match { arms, .. } => {
+            for arm in arms {
+                value_names(&arm.body, found);
+            }
+        }
+        ExprKind::Loop { body, .. } => breaks(body, found),
+        _ => {}
+    }
 }
 
 /// The names `name_of` finds in the operands of `block`'s arithmetic and
