@@ -424,6 +424,11 @@ enum Stmt {
     /// `let [u, v] = vh(a, b);` or `let (c, w) = tvh(a, b);`: a pattern
     /// (as written) bound to a vector-valued call (see `call_value`).
     Destructure(String, Expr),
+    /// `let mut w_st = (0.0, vec![0.0; 2]); w_st = tvh(a, b); let c =
+    /// w_st.0; let w = [w_st.1[0], w_st.1[1]];`: the tuple helper's value
+    /// assigned whole to a tuple kept as a state (an LSTM's `(h, c)`),
+    /// then read by its fields; `c` absent where it is not wanted.
+    TupleState(Option<String>, String, Expr),
     /// An MLP's layer loop over a `Vec` assigned whole with another
     /// length each layer: `let mut h = vec![a, b]; for k in 0..n { let mut
     /// next = Vec::new(); for j in 0..k + 1 { let mut s = e; for i in
@@ -1627,6 +1632,15 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::Destructure(pattern, e) => {
                 let _ = writeln!(out, "{pad}let {pattern} = {};", r(e));
+            }
+            Stmt::TupleState(first, w, e) => {
+                let zero = r(&Expr::Lit(0.0));
+                let _ = writeln!(out, "{pad}let mut {w}_st = ({zero}, vec![{zero}; 2]);");
+                let _ = writeln!(out, "{pad}{w}_st = {};", r(e));
+                if let Some(c) = first {
+                    let _ = writeln!(out, "{pad}let {c} = {w}_st.0;");
+                }
+                let _ = writeln!(out, "{pad}let {w} = [{w}_st.1[0], {w}_st.1[1]];");
             }
             Stmt::LayerLoop(layer_loop) => {
                 let LayerLoop {
@@ -4491,10 +4505,16 @@ impl Gen {
                 } else {
                     c.clone()
                 };
-                out.push(Stmt::Destructure(
-                    format!("({first}, {w})"),
-                    Expr::Call(format!("t{helper}"), args),
-                ));
+                let call = Expr::Call(format!("t{helper}"), args);
+                // A third of them (by name) keep the pair as a state the
+                // call is assigned to whole.
+                if w.ends_with(['2', '5', '8']) {
+                    self.tag("tuple state assigned a vector call whole");
+                    let first = (first != "_").then(|| first.clone());
+                    out.push(Stmt::TupleState(first, w.clone(), call));
+                } else {
+                    out.push(Stmt::Destructure(format!("({first}, {w})"), call));
+                }
                 if first != "_" {
                     self.declare(&c, Kind::Scalar, false);
                 }

@@ -94,8 +94,23 @@ fn vectors(function: &Function) -> HashSet<String> {
         .filter(|name| {
             super::analysis::calls::index_depth(stmts, name) > 0
                 || super::analysis::calls::used_whole(stmts, name)
+                || tuple_fields_read(&function.body, name)
         })
         .collect()
+}
+
+/// Whether the body reads a field of the tuple `name` (`state.0[i]`,
+/// `&state.1`): an LSTM's state kept as a pair, `state = cell(.., &state.0,
+/// &state.1, ..);`, is a tuple a call assigns whole.
+fn tuple_fields_read(body: &Block, name: &str) -> bool {
+    body.any_expr(&|expr| match &expr.kind {
+        ExprKind::Field {
+            base,
+            member: syn::Member::Unnamed(_),
+        } => matches!(&base.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| ident == name)),
+        _ => false,
+    })
 }
 
 /// How deep the body indexes each name whose indexed place it assigns.
