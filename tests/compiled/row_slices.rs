@@ -293,3 +293,60 @@ fn hessian_vector_products_through_borrowed_rows() {
     let (hm, hx) = triangles_hvp(&m, &x, (vm.clone(), vx.clone())).unwrap().hvp;
     assert_all_close_named(&[hm.concat(), hx].concat(), &want, 1e-6, "triangles_hvp");
 }
+
+/// Rows whose items the loop assigns (`e[j] = ..`, `e[j] /= sum`), which
+/// the reverse does not borrow, beside rows read at every trip (`w[j]`
+/// from 1) and read also at another index (`z[0]`, `e[j - 1]`).
+#[differentiable]
+fn assigned_items(z: &[f64], w: &[f64]) -> f64 {
+    let mut e = vec![0.0; z.len()];
+    let mut sum = 0.0;
+    for j in 0..z.len() {
+        e[j] = (z[j] - z[0]).exp();
+        sum += e[j];
+    }
+    for j in 0..z.len() {
+        e[j] /= sum;
+    }
+    let mut total = 0.0;
+    for j in 1..z.len() {
+        e[j] *= w[j];
+        total += e[j] * e[j - 1];
+    }
+    total
+}
+
+fn assigned_items_dual(p: &[Dual]) -> Dual {
+    let (z, w) = p.split_at(p.len() / 2);
+    let mut e: Vec<Dual> = z.iter().map(|v| (*v - z[0]).exp()).collect();
+    let mut sum = Dual::constant(0.0);
+    for v in &e {
+        sum = sum + *v;
+    }
+    for v in e.iter_mut() {
+        *v = *v / sum;
+    }
+    let mut total = Dual::constant(0.0);
+    for j in 1..z.len() {
+        e[j] = e[j] * w[j];
+        total = total + e[j] * e[j - 1];
+    }
+    total
+}
+
+#[test]
+fn rows_whose_items_the_loop_assigns() {
+    for n in [1, 2, 5] {
+        let z: Vec<f64> = (0..n).map(|j| 0.3 * j as f64 - 0.4).collect();
+        let w: Vec<f64> = (0..n).map(|j| 1.0 - 0.25 * j as f64).collect();
+        assert_eq!(assigned_items_grad_path(), GradientPath::Compiled);
+        compiled_agrees(
+            "assigned_items",
+            &[z.clone(), w.clone()].concat(),
+            |stack| assigned_items_adjoint(stack, &z, &w),
+            || assigned_items_grad(&z, &w),
+            || assigned_items_grad_tape(&z, &w),
+            assigned_items_dual,
+        );
+    }
+}

@@ -22,7 +22,8 @@
 //! zeros a `let`'s
 //! adjoint starts from, `saved` an expression's forward side (hoisted,
 //! pushed and observed values), `sites` the values a loop's trips save on
-//! stacks of their own, `reverse` its reverse, and `rules` each function's local
+//! stacks of their own, `reverse` its reverse, `rows` the rows a reversed
+//! range loop borrows once, and `rules` each function's local
 //! derivative, looked up in the table of operations.
 
 mod assignments;

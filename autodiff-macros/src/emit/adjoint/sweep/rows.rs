@@ -5,7 +5,9 @@
 //! of rows) and checks `j` against it, and the loop stays scalar. The
 //! reverse borrows the row once before the loop, as a slice of the
 //! loop's range (`let w1_bar_row = &mut w1_bar[i][..n];`), and indexes
-//! that: no reload, no check, and the loop vectorises.
+//! that: no reload, no check, and the loop vectorises. A row whose values
+//! the reverse reads as the forward left them (`x[j]` above, `a[i][k]` in
+//! a `matmul`) is borrowed the same way, shared (`let x_row = &x[..n];`).
 //!
 //! Borrowing the range up front reads no element the loop would not: a
 //! row qualifies only where the forward reads `row[j]` at every trip (in
@@ -33,7 +35,11 @@ pub(super) struct Rows {
 struct Row {
     /// The row as the body writes it (`w1[i]`), which names it.
     key: String,
-    /// Its adjoint (`w1_bar[i]`) and the slice's name (`w1_bar_row`).
+    /// Whether this is the row's value (`w1[i]`, borrowed shared, which
+    /// the reverse reads), not its adjoint (borrowed mutably).
+    primal: bool,
+    /// Its adjoint (`w1_bar[i]`) or value, and the slice's name
+    /// (`w1_bar_row`, `w1_row`).
     bar: TokenStream,
     name: Ident,
     /// The flag of an adjoint a callee adds into only where its caller
@@ -117,25 +123,41 @@ impl<'m> Sweep<'m> {
             {
                 continue;
             }
+            let mut fresh = |base: String| {
+                let mut name = base.clone();
+                let mut k = 1;
+                while names.contains(&name) {
+                    k += 1;
+                    name = format!("{base}_{k}");
+                }
+                names.insert(name.clone());
+                Ident::new(&name, Span::mixed_site())
+            };
+            let root = root.trim_start_matches("r#");
+            // Its value, where the reverse reads it as the forward did.
+            if self.fully_available(row) {
+                rows.push(Row {
+                    key: key.clone(),
+                    primal: true,
+                    bar: row.source.to_token_stream(),
+                    name: fresh(format!("{root}_row")),
+                    live: None,
+                    used: Cell::new(false),
+                });
+            }
             let Ok(bar) = self.bar_place(row) else {
                 continue;
             };
             let live = bar_root(&bar)
                 .and_then(|bar_root| self.guards.get(&bar_root))
                 .map(|(live, _)| live.clone());
-            let mut name = format!("{}_bar_row", root.trim_start_matches("r#"));
-            let mut k = 1;
-            while names.contains(&name) {
-                k += 1;
-                name = format!("{}_bar_row_{k}", root.trim_start_matches("r#"));
-            }
-            names.insert(name.clone());
-            let name = Ident::new(&name, Span::mixed_site());
+            let name = fresh(format!("{root}_bar_row"));
             if let Some(live) = &live {
                 self.guard(&name, live.clone());
             }
             rows.push(Row {
                 key,
+                primal: false,
                 bar,
                 name,
                 live,
@@ -150,9 +172,9 @@ impl<'m> Sweep<'m> {
         Some(Rows { index, start, rows })
     }
 
-    /// `row[index]` through a borrowed row, where `index` is the loop's
-    /// of a loop around that borrows `row`.
-    pub(super) fn row_element(&self, row: &Expr, at: &Expr) -> Option<TokenStream> {
+    /// `row_bar[index]` (with `primal`, `row[index]`) through a borrowed
+    /// row, where `index` is the loop's of a loop around that borrows it.
+    pub(super) fn row_element(&self, row: &Expr, at: &Expr, primal: bool) -> Option<TokenStream> {
         let ExprKind::Path(path) = &at.kind else {
             return None;
         };
@@ -163,7 +185,10 @@ impl<'m> Sweep<'m> {
             if rows.index != index {
                 return None;
             }
-            let found = rows.rows.iter().find(|known| known.key == key)?;
+            let found = rows
+                .rows
+                .iter()
+                .find(|known| known.key == key && known.primal == primal)?;
             found.used.set(true);
             let name = &found.name;
             Some(match &rows.start {
@@ -201,9 +226,10 @@ impl<'m> Sweep<'m> {
         let mut borrows = Vec::new();
         for row in used {
             let (name, bar) = (&row.name, &row.bar);
+            let mutability = (!row.primal).then(|| quote!(mut));
             let slice = match &rows.start {
-                None => quote!(&mut #bar[..#end]),
-                Some(_) => quote!(&mut #bar[#start..#end]),
+                None => quote!(&#mutability #bar[..#end]),
+                Some(_) => quote!(&#mutability #bar[#start..#end]),
             };
             borrows.push(match &row.live {
                 None => quote!(let #name = #slice;),

@@ -55,7 +55,7 @@ impl<'m> Sweep<'m> {
                 }
             }
             ExprKind::Index { base, index } => {
-                if let Some(element) = self.row_element(base, index) {
+                if let Some(element) = self.row_element(base, index, false) {
                     return Ok(element);
                 }
                 let base = self.bar_place_saving(base, saves.as_deref_mut())?;
