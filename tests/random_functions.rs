@@ -1448,7 +1448,9 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             }
             Stmt::For(l, i, n, body) => {
                 // The same trips now and then as an inclusive range, also
-                // stepped: by the index's number, alike in both twins.
+                // stepped, and all but the first (none where `n` is 1),
+                // from a start past 0: by the index's number, alike in
+                // both twins.
                 let number: usize = i
                     .trim_start_matches(|c: char| !c.is_ascii_digit())
                     .parse()
@@ -1456,6 +1458,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let range = match number % 6 {
                     0 => format!("0..={}", n - 1),
                     1 => format!("(0..={}).step_by(1)", n - 1),
+                    2 => format!("1..{n}"),
                     _ => format!("0..{n}"),
                 };
                 let _ = writeln!(out, "{pad}{}for {i} in {range} {{", label(l));

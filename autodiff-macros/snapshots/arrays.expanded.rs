@@ -203,11 +203,17 @@ fn dot_adjoint(
     for item_bar in y_bar.iter_mut() {
         *item_bar += value_bar;
     }
-    for i in (0..w.len()).rev() {
-        let assigned_bar = y_bar[i];
-        y_bar[i] = 0.0;
-        x_bar[i] += assigned_bar * w[i];
-        w_bar[i] += assigned_bar * x[i];
+    if 0 < w.len() {
+        let w_row = &w[..w.len()];
+        let w_bar_row = &mut w_bar[..w.len()];
+        let x_row = &x[..w.len()];
+        let x_bar_row = &mut x_bar[..w.len()];
+        for i in (0..w.len()).rev() {
+            let assigned_bar = y_bar[i];
+            y_bar[i] = 0.0;
+            x_bar_row[i] += assigned_bar * w_row[i];
+            w_bar_row[i] += assigned_bar * x_row[i];
+        }
     }
     stack.observe(&y_bar);
     stack.observe(value);

@@ -298,9 +298,15 @@ pub fn mlp_adjoint(
     e_bar += value_bar * e;
     e_bar += value_bar * e;
     y_bar += e_bar;
-    for j in (0..3).rev() {
-        h_bar[j] += y_bar * w2[j];
-        w2_bar[j] += y_bar * h[j];
+    {
+        let w2_row = &w2[..3];
+        let w2_bar_row = &mut w2_bar[..3];
+        let h_row = &h[..3];
+        let h_bar_row = &mut h_bar[..3];
+        for j in (0..3).rev() {
+            h_bar_row[j] += y_bar * w2_row[j];
+            w2_bar_row[j] += y_bar * h_row[j];
+        }
     }
     stack.observe(&y_bar);
     for j in (0..3).rev() {
@@ -309,9 +315,15 @@ pub fn mlp_adjoint(
         h_bar[j] = 0.0;
         let z = stack.pop();
         z_bar += assigned_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
-        for i in (0..2).rev() {
-            x_bar[i] += z_bar * w1[j][i];
-            w1_bar[j][i] += z_bar * x[i];
+        {
+            let w1_row = &w1[j][..2];
+            let w1_bar_row = &mut w1_bar[j][..2];
+            let x_row = &x[..2];
+            let x_bar_row = &mut x_bar[..2];
+            for i in (0..2).rev() {
+                x_bar_row[i] += z_bar * w1_row[i];
+                w1_bar_row[i] += z_bar * x_row[i];
+            }
         }
         stack.observe(&z_bar);
     }

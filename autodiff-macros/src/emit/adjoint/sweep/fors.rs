@@ -178,6 +178,14 @@ impl<'m> Sweep<'m> {
                 let (keep, pop, range) = self.range_site(&iter_src);
                 (Some(keep), range.to_token_stream(), Some(pop))
             };
+            // Rows the reverse indexes by this loop's index, borrowed once.
+            let rows = if keep.is_none() {
+                self.loop_rows(pat, iter, body)
+            } else {
+                None
+            };
+            let borrows = rows.is_some();
+            self.rows.extend(rows);
             self.depth += 1;
             self.scopes.push(Scope::default());
             let names = pat.names.clone();
@@ -185,6 +193,7 @@ impl<'m> Sweep<'m> {
             let code = self.loop_body_at(body, level(label, counter.clone()));
             self.scopes.pop();
             self.depth -= 1;
+            let rows = if borrows { self.rows.pop() } else { None };
             let (fwd, rev, exit) = code?;
             let (declare, record) = self.exit_forward(exit.as_ref());
             let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
@@ -197,9 +206,14 @@ impl<'m> Sweep<'m> {
                     #record
                     #count_push
                 }],
-                vec![
-                    quote!(#popped_range #popped for #syntax in (#iter_src)#take.rev() { #(#rev)* }),
-                ],
+                vec![{
+                    let reverse = quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* });
+                    let reverse = match rows {
+                        Some(rows) => self.borrowing_rows(rows, iter, reverse),
+                        None => reverse,
+                    };
+                    quote!(#popped_range #popped #reverse)
+                }],
             ));
         }
         let Some(Elements {

@@ -22,7 +22,8 @@
 //! zeros a `let`'s
 //! adjoint starts from, `saved` an expression's forward side (hoisted,
 //! pushed and observed values), `sites` the values a loop's trips save on
-//! stacks of their own, `reverse` its reverse, and `rules` each function's local
+//! stacks of their own, `reverse` its reverse, `rows` the rows a reversed
+//! range loop borrows once, and `rules` each function's local
 //! derivative, looked up in the table of operations.
 
 mod assignments;
@@ -36,6 +37,7 @@ mod loops;
 mod moves;
 mod names;
 mod reverse;
+mod rows;
 mod rules;
 mod saved;
 mod seed;
@@ -268,6 +270,9 @@ pub struct Sweep<'m> {
     /// argument by moving it instead of a copy (`let p = softmax(&s);`
     /// with `s` read no more).
     dead: HashSet<String>,
+    /// The rows the reverses of the range loops around borrow once
+    /// before they run, innermost last (see `rows`).
+    rows: Vec<rows::Rows>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -312,6 +317,7 @@ impl<'m> Sweep<'m> {
             guards: HashMap::new(),
             seeded: None,
             dead: HashSet::new(),
+            rows: Vec::new(),
             bail: quote!(return ::core::option::Option::None),
             dual: false,
             model_types: HashMap::new(),

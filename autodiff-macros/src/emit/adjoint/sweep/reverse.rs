@@ -438,7 +438,12 @@ impl<'m> Sweep<'m> {
                 self.val(operand)
             }
             _ if self.fully_available(expr) && is_arithmetic(expr) => {
-                let src = expr.source.to_token_stream();
+                let src = match &expr.kind {
+                    ExprKind::Index { base, index } => self
+                        .row_element(base, index, true)
+                        .unwrap_or_else(|| expr.source.to_token_stream()),
+                    _ => expr.source.to_token_stream(),
+                };
                 let src = if is_place(expr) { src } else { quote!((#src)) };
                 Ok(self.as_number(expr, src))
             }

@@ -55,6 +55,9 @@ impl<'m> Sweep<'m> {
                 }
             }
             ExprKind::Index { base, index } => {
+                if let Some(element) = self.row_element(base, index, false) {
+                    return Ok(element);
+                }
                 let base = self.bar_place_saving(base, saves.as_deref_mut())?;
                 if self.fully_available(index) {
                     let index = index.source.to_token_stream();

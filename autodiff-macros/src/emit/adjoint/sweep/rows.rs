@@ -1,0 +1,447 @@
+//! Rows a range loop reaches by its own index: in `for j in 0..n { s +=
+//! w1[i][j] * x[j]; }` the reverse adds into `w1_bar[i][j]` at every
+//! trip. Written so, each trip loads `w1_bar[i]`'s pointer and length
+//! again (for all LLVM knows, the store into the row may change the list
+//! of rows) and checks `j` against it, and the loop stays scalar. The
+//! reverse borrows the row once before the loop, as a slice of the
+//! loop's range (`let w1_bar_row = &mut w1_bar[i][..n];`), and indexes
+//! that: no reload, no check, and the loop vectorises. A row whose values
+//! the reverse reads as the forward left them (`x[j]` above, `a[i][k]` in
+//! a `matmul`) is borrowed the same way, shared (`let x_row = &x[..n];`).
+//!
+//! Borrowing the range up front reads no element the loop would not: a
+//! row qualifies only where the forward reads `row[j]` at every trip (in
+//! a statement of the loop's body itself, outside any branch, loop or
+//! closure, in a loop that no jump leaves), so the row's adjoint, shaped
+//! like the row, holds the whole range; and the borrow is made only when
+//! the range has a trip. Every other mention of the row's binding in the
+//! body is the same `row[j]` (so the borrow is the only way the reverse
+//! reaches that adjoint while it lives), the row's indices and the loop's
+//! index are bound and assigned nowhere in the body, and an adjoint that
+//! a callee adds into only under a flag (`Sweep::guard`) is left as it is.
+
+use std::cell::Cell;
+
+use super::*;
+
+/// The rows one loop's reverse borrows: the loop's index, where its range
+/// starts (`None` for 0), and each row by its source text.
+pub(super) struct Rows {
+    index: String,
+    start: Option<TokenStream>,
+    rows: Vec<Row>,
+}
+
+struct Row {
+    /// The row as the body writes it (`w1[i]`), which names it.
+    key: String,
+    /// Whether this is the row's value (`w1[i]`, borrowed shared, which
+    /// the reverse reads), not its adjoint (borrowed mutably).
+    primal: bool,
+    /// Its adjoint (`w1_bar[i]`) or value, and the slice's name
+    /// (`w1_bar_row`, `w1_row`).
+    bar: TokenStream,
+    name: Ident,
+    /// The flag of an adjoint a callee adds into only where its caller
+    /// has one (`Sweep::guard`): the row is borrowed under it, empty
+    /// otherwise, and added into under it.
+    live: Option<Ident>,
+    /// Whether the reverse indexed it, so that it is borrowed.
+    used: Cell<bool>,
+}
+
+impl<'m> Sweep<'m> {
+    /// The rows the reverse of `for pat in iter { body }` may borrow
+    /// before it runs (see the module's doc), or `None`.
+    pub(super) fn loop_rows(
+        &mut self,
+        pat: &crate::ast::Pattern,
+        iter: &Expr,
+        body: &Block,
+    ) -> Option<Rows> {
+        let syn::Pat::Ident(ident) = pat.syntax else {
+            return None;
+        };
+        if ident.subpat.is_some() || ident.by_ref.is_some() {
+            return None;
+        }
+        let ExprKind::Range {
+            start: Some(start),
+            limits: syn::RangeLimits::HalfOpen(_),
+            end: Some(_),
+        } = &iter.unparenthesised().kind
+        else {
+            return None;
+        };
+        if contains_jump(body) {
+            return None;
+        }
+        let index = ident.ident.to_string();
+        let mut bound = HashSet::new();
+        let mut assigned = HashSet::new();
+        let mut closures = false;
+        for stmt in &body.stmts {
+            bindings(stmt, &mut bound, &mut assigned, &mut closures);
+        }
+        if closures || bound.contains(&index) || assigned.contains(&index) {
+            return None;
+        }
+        // Each row read at every trip, by its text.
+        let mut every_trip: Vec<&Expr> = Vec::new();
+        for stmt in &body.stmts {
+            let expr = match stmt {
+                Stmt::Let {
+                    init: Some(init), ..
+                } => init,
+                Stmt::Expr(expr, _) => expr,
+                _ => continue,
+            };
+            straight_line(expr, &mut |place| {
+                if let Some(row) = row_of(place, &index) {
+                    every_trip.push(row);
+                }
+            });
+        }
+        let mut rows: Vec<Row> = Vec::new();
+        let mut names = self
+            .rows
+            .iter()
+            .flat_map(|rows| rows.rows.iter().map(|row| row.name.to_string()))
+            .collect::<HashSet<_>>();
+        for row in every_trip {
+            let key = row.source.to_token_stream().to_string();
+            if rows.iter().any(|known| known.key == key) {
+                continue;
+            }
+            let Some(root) = root(row) else { continue };
+            // The same row at every trip: not `m[i]` of `m[i][i]`.
+            let fixed =
+                |name: &str| name != index && !bound.contains(name) && !assigned.contains(name);
+            if !fixed(&root)
+                || !indices_fixed(row, &fixed)
+                || !only_through(body, &root, &key, &index)
+            {
+                continue;
+            }
+            let mut fresh = |base: String| {
+                let mut name = base.clone();
+                let mut k = 1;
+                while names.contains(&name) {
+                    k += 1;
+                    name = format!("{base}_{k}");
+                }
+                names.insert(name.clone());
+                Ident::new(&name, Span::mixed_site())
+            };
+            let root = root.trim_start_matches("r#");
+            // Its value, where the reverse reads it as the forward did.
+            if self.fully_available(row) {
+                rows.push(Row {
+                    key: key.clone(),
+                    primal: true,
+                    bar: row.source.to_token_stream(),
+                    name: fresh(format!("{root}_row")),
+                    live: None,
+                    used: Cell::new(false),
+                });
+            }
+            let Ok(bar) = self.bar_place(row) else {
+                continue;
+            };
+            let live = bar_root(&bar)
+                .and_then(|bar_root| self.guards.get(&bar_root))
+                .map(|(live, _)| live.clone());
+            let name = fresh(format!("{root}_bar_row"));
+            if let Some(live) = &live {
+                self.guard(&name, live.clone());
+            }
+            rows.push(Row {
+                key,
+                primal: false,
+                bar,
+                name,
+                live,
+                used: Cell::new(false),
+            });
+        }
+        if rows.is_empty() {
+            return None;
+        }
+        let start = (!start.is_int_literal() || start.source.to_token_stream().to_string() != "0")
+            .then(|| start.source.to_token_stream());
+        Some(Rows { index, start, rows })
+    }
+
+    /// `row_bar[index]` (with `primal`, `row[index]`) through a borrowed
+    /// row, where `index` is the loop's of a loop around that borrows it.
+    pub(super) fn row_element(&self, row: &Expr, at: &Expr, primal: bool) -> Option<TokenStream> {
+        let ExprKind::Path(path) = &at.kind else {
+            return None;
+        };
+        let index = path.path.get_ident()?.to_string();
+        let at = at.source.to_token_stream();
+        let key = row.source.to_token_stream().to_string();
+        self.rows.iter().rev().find_map(|rows| {
+            if rows.index != index {
+                return None;
+            }
+            let found = rows
+                .rows
+                .iter()
+                .find(|known| known.key == key && known.primal == primal)?;
+            found.used.set(true);
+            let name = &found.name;
+            Some(match &rows.start {
+                None => quote!(#name[#at]),
+                Some(start) => quote!(#name[#at - (#start)]),
+            })
+        })
+    }
+
+    /// The reverse `for` of a loop, after the borrows of the rows it used,
+    /// under the test that the range has a trip.
+    pub(super) fn borrowing_rows(
+        &mut self,
+        rows: Rows,
+        range: &Expr,
+        reverse: TokenStream,
+    ) -> TokenStream {
+        for row in rows.rows.iter().filter(|row| row.live.is_some()) {
+            self.guards.remove(&row.name.to_string());
+        }
+        let used: Vec<&Row> = rows.rows.iter().filter(|row| row.used.get()).collect();
+        if used.is_empty() {
+            return reverse;
+        }
+        let ExprKind::Range {
+            start: Some(start),
+            end: Some(end),
+            ..
+        } = &range.unparenthesised().kind
+        else {
+            return reverse;
+        };
+        let (start_expr, end_expr) = (&**start, &**end);
+        let (start, end) = (start.source.to_token_stream(), end.source.to_token_stream());
+        let mut borrows = Vec::new();
+        for row in used {
+            let (name, bar) = (&row.name, &row.bar);
+            let mutability = (!row.primal).then(|| quote!(mut));
+            let slice = match &rows.start {
+                None => quote!(&#mutability #bar[..#end]),
+                Some(_) => quote!(&#mutability #bar[#start..#end]),
+            };
+            borrows.push(match &row.live {
+                None => quote!(let #name = #slice;),
+                Some(live) => {
+                    // A mention under the flag, as `accumulate` counts them.
+                    if let Some(root) = bar_root(bar) {
+                        let mentions = text::count(bar, &root);
+                        if let Some((_, count)) = self.guards.get_mut(&root) {
+                            *count += mentions;
+                        }
+                    }
+                    quote!(let #name = if #live { #slice } else { &mut [] };)
+                }
+            });
+        }
+        // `0..3`: a trip, as it says.
+        let literal = |bound: &Expr| match &bound.kind {
+            ExprKind::Lit(syn::Lit::Int(int)) => int.base10_parse::<u128>().ok(),
+            _ => None,
+        };
+        if let (Some(first), Some(last)) = (literal(start_expr), literal(end_expr)) {
+            if first < last {
+                return quote! {
+                    {
+                        #(#borrows)*
+                        #reverse
+                    }
+                };
+            }
+        }
+        quote! {
+            if #start < #end {
+                #(#borrows)*
+                #reverse
+            }
+        }
+    }
+}
+
+/// The names `stmt` binds (by `let`s, patterns) and assigns (or borrows
+/// mutably, or calls a method on), at any depth, and whether it has a
+/// closure.
+fn bindings(
+    stmt: &Stmt,
+    bound: &mut HashSet<String>,
+    assigned: &mut HashSet<String>,
+    closures: &mut bool,
+) {
+    fn expr(
+        inner: &Expr,
+        bound: &mut HashSet<String>,
+        assigned: &mut HashSet<String>,
+        closures: &mut bool,
+    ) {
+        match &inner.kind {
+            ExprKind::For { pat, .. } | ExprKind::Let { pat, .. } => {
+                bound.extend(pat.names.iter().cloned())
+            }
+            ExprKind::Match { arms, .. } => {
+                for arm in arms {
+                    bound.extend(arm.pat.names.iter().cloned());
+                }
+            }
+            ExprKind::Closure { .. } => *closures = true,
+            ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+                assigned.extend(root(target));
+            }
+            ExprKind::Reference {
+                mutability: Some(_),
+                expr: place,
+            } => assigned.extend(root(place)),
+            ExprKind::Structural { receiver, .. } | ExprKind::PlainMethod { receiver, .. } => {
+                assigned.extend(root(receiver));
+            }
+            ExprKind::PlainMacro { names, .. } => assigned.extend(names.iter().cloned()),
+            _ => {}
+        }
+        for child in inner.children() {
+            match child {
+                Child::Expr(child) => expr(child, bound, assigned, closures),
+                Child::Block(block) => {
+                    for stmt in &block.stmts {
+                        bindings(stmt, bound, assigned, closures);
+                    }
+                }
+            }
+        }
+    }
+    match stmt {
+        Stmt::Let { pat, init, .. } => {
+            bound.extend(pat.names.iter().cloned());
+            if let Some(init) = init {
+                expr(init, bound, assigned, closures);
+            }
+        }
+        Stmt::Expr(inner, _) => expr(inner, bound, assigned, closures),
+        Stmt::Item(_) => {}
+    }
+}
+
+/// Calls `found` on each place `expr` reads whenever it runs: not inside
+/// a branch, a loop, a closure, a block, or the right of `&&`/`||`.
+fn straight_line<'e, 'a>(expr: &'e Expr<'a>, found: &mut impl FnMut(&'e Expr<'a>)) {
+    match &expr.kind {
+        ExprKind::If { .. }
+        | ExprKind::Match { .. }
+        | ExprKind::For { .. }
+        | ExprKind::While { .. }
+        | ExprKind::Loop { .. }
+        | ExprKind::Closure { .. }
+        | ExprKind::Block(..)
+        | ExprKind::Let { .. }
+        | ExprKind::Logic { .. }
+        | ExprKind::Ternary { .. } => return,
+        _ => {}
+    }
+    found(expr);
+    for child in expr.children() {
+        if let Child::Expr(child) = child {
+            straight_line(child, found);
+        }
+    }
+}
+
+/// `row` of `row[index]` where `index` is the loop's index and `row` a
+/// binding or an element of one (`w1`, `w1[i]`).
+fn row_of<'e, 'a>(place: &'e Expr<'a>, index: &str) -> Option<&'e Expr<'a>> {
+    let ExprKind::Index { base, index: at } = &place.kind else {
+        return None;
+    };
+    let ExprKind::Path(path) = &at.kind else {
+        return None;
+    };
+    if path.path.get_ident()? != index {
+        return None;
+    }
+    fn chain(expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::Path(path) => path.path.get_ident().is_some(),
+            ExprKind::Index { base, index } => {
+                chain(base)
+                    && (index.is_int_literal()
+                        || matches!(&index.kind, ExprKind::Path(path) if path.path.get_ident().is_some()))
+            }
+            _ => false,
+        }
+    }
+    chain(base).then_some(&**base)
+}
+
+/// Whether each index of the row `row` (`w1[i]`: `i`) is a literal or a
+/// name that `fixed` accepts.
+fn indices_fixed(row: &Expr, fixed: &impl Fn(&str) -> bool) -> bool {
+    match &row.kind {
+        ExprKind::Path(_) => true,
+        ExprKind::Index { base, index } => {
+            let index_fixed = match &index.kind {
+                ExprKind::Path(path) => path
+                    .path
+                    .get_ident()
+                    .is_some_and(|name| fixed(&name.to_string())),
+                _ => index.is_int_literal(),
+            };
+            index_fixed && indices_fixed(base, fixed)
+        }
+        _ => false,
+    }
+}
+
+/// Whether every mention of the binding `root` in `body` is the element
+/// `row[index]` of the row whose text is `key`.
+fn only_through(body: &Block, root: &str, key: &str, index: &str) -> bool {
+    fn mentions(expr: &Expr, root: &str) -> usize {
+        let own = usize::from(matches!(&expr.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| ident == root)));
+        own + expr
+            .children()
+            .into_iter()
+            .map(|child| match child {
+                Child::Expr(child) => mentions(child, root),
+                Child::Block(block) => in_block(block, root, &|expr| mentions(expr, root)),
+            })
+            .sum::<usize>()
+    }
+    fn through(expr: &Expr, root: &str, key: &str, index: &str) -> usize {
+        if row_of(expr, index).is_some_and(|row| row.source.to_token_stream().to_string() == key) {
+            return mentions(expr, root);
+        }
+        expr.children()
+            .into_iter()
+            .map(|child| match child {
+                Child::Expr(child) => through(child, root, key, index),
+                Child::Block(block) => {
+                    in_block(block, root, &|expr| through(expr, root, key, index))
+                }
+            })
+            .sum()
+    }
+    fn in_block(block: &Block, _root: &str, count: &dyn Fn(&Expr) -> usize) -> usize {
+        block
+            .stmts
+            .iter()
+            .map(|stmt| match stmt {
+                Stmt::Let {
+                    init: Some(init), ..
+                } => count(init),
+                Stmt::Expr(expr, _) => count(expr),
+                _ => 0,
+            })
+            .sum()
+    }
+    let all = in_block(body, root, &|expr| mentions(expr, root));
+    let fitting = in_block(body, root, &|expr| through(expr, root, key, index));
+    all == fitting
+}
