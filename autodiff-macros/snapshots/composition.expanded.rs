@@ -628,7 +628,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for neuron {
     type Gradient = (f64, f64, f64);
     const NAMES: &'static [&'static str] = &["w", "x", "b"];
     type Duals = (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual);
-    const DUAL: bool = true;
     #[inline]
     fn dual(
         args: &Self::Args,

@@ -398,7 +398,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for series {
     type Gradient = f64;
     const NAMES: &'static [&'static str] = &["x"];
     type Duals = ::autodiff::Dual;
-    const DUAL: bool = true;
     #[inline]
     fn dual(
         args: &Self::Args,

@@ -296,7 +296,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for loss {
     type Gradient = f64;
     const NAMES: &'static [&'static str] = &["x"];
     type Duals = ::autodiff::Dual;
-    const DUAL: bool = true;
     #[inline]
     fn dual(
         args: &Self::Args,
