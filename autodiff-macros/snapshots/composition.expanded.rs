@@ -449,7 +449,10 @@ fn neuron_adjoint_dual(
         ::autodiff::Dual,
     >,
 > {
-    use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+    use ::autodiff::__adjoint::{
+        dual_activations::{relu, sigmoid},
+        NoDualSweep as _,
+    };
     mod not_differentiable {
         pub struct affine {}
         impl affine {

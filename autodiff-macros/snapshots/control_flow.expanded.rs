@@ -270,7 +270,10 @@ pub fn series_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+    use ::autodiff::__adjoint::{
+        dual_activations::{relu, sigmoid},
+        NoDualSweep as _,
+    };
     let mut total = ::autodiff::__adjoint::dual(0.0);
     for i in 0..n {
         stack.observe_power_base(x, i as i32);

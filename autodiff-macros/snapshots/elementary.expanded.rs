@@ -86,25 +86,6 @@ impl wave {
         ::autodiff::__adjoint::Spread::pop_scaled(y_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
-    #[doc(hidden)]
-    #[inline]
-    fn __forward_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) -> ::autodiff::Dual {
-        let _ = args;
-        stack.failed()
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __reverse_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) {
-        let _ = (value_bar, bars);
-        stack.fail();
-    }
 }
 /// The value of [`wave`] and its exact gradient with respect to every differentiable parameter.
 ///

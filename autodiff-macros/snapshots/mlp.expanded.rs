@@ -158,25 +158,6 @@ impl mlp {
         ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
     }
-    #[doc(hidden)]
-    #[inline]
-    pub fn __forward_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) -> ::autodiff::Dual {
-        let _ = args;
-        stack.failed()
-    }
-    #[doc(hidden)]
-    #[inline]
-    pub fn __reverse_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) {
-        let _ = (value_bar, bars);
-        stack.fail();
-    }
     #[inline(always)]
     pub fn argument_4<T: ::autodiff::__private::ConstantArgument<f64>>(
         &self,

@@ -199,7 +199,10 @@ fn loss_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+    use ::autodiff::__adjoint::{
+        dual_activations::{relu, sigmoid},
+        NoDualSweep as _,
+    };
     let square = ::autodiff::__adjoint::dual(x * x);
     let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
         ::autodiff::__adjoint::dual(square + square),
