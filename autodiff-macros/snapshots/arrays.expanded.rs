@@ -94,25 +94,6 @@ impl dot {
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w_bar, stack, value_bar);
     }
-    #[doc(hidden)]
-    #[inline]
-    fn __forward_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) -> ::autodiff::Dual {
-        let _ = args;
-        stack.failed()
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __reverse_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) {
-        let _ = (value_bar, bars);
-        stack.fail();
-    }
 }
 /// The value of [`dot`] and its exact gradient with respect to every differentiable parameter.
 ///
@@ -293,28 +274,6 @@ fn dot_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[allow(clippy::type_complexity)]
-impl<'a> ::autodiff::__private::SecondOrder<'a> for dot {
-    type Args = ([f64; 3], &'a [f64]);
-    type Params = (&'a [f64; 3], &'a &'a [f64]);
-    type Gradient = ([f64; 3], ::std::vec::Vec<f64>);
-    const NAMES: &'static [&'static str] = &["w", "x"];
-    type Duals = ::autodiff::__private::NoDuals<Self::Gradient>;
-    #[inline]
-    fn params(args: &'a Self::Args) -> Self::Params {
-        (&args.0, &args.1)
-    }
-    fn tape(
-        args: &Self::Args,
-        tape: &mut ::autodiff::Tape,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<Self::Gradient>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        dot_grad_tape_on(tape, args.0, args.1)
-    }
-}
 /// Forward mode: the value of [`dot`] and its derivative along `tangent` (∇dot · tangent), `tangent` shaped like the gradient of [`dot_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -323,7 +282,14 @@ fn dot_jvp(
     x: &[f64],
     tangent: ([f64; 3], ::std::vec::Vec<f64>),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    <dot as ::autodiff::__private::SecondOrder<'_>>::jvp(&(w, x), tangent)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        dot_grad_tape_on(tape, w, x),
+        tape,
+        (&w, &x),
+        tangent,
+        &["w", "x"],
+    )
 }
 /// The value of [`dot`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -336,7 +302,14 @@ fn dot_hvp(
     ::autodiff::Hvp<([f64; 3], ::std::vec::Vec<f64>)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    <dot as ::autodiff::__private::SecondOrder<'_>>::hvp(&(w, x), direction)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        dot_grad_tape_on(tape, w, x),
+        tape,
+        (&w, &x),
+        direction,
+        &["w", "x"],
+    )
 }
 /// The dense Hessian of [`dot`] over its differentiable components, in the order `dot_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
@@ -345,5 +318,6 @@ fn dot_hessian(
     w: [f64; 3],
     x: &[f64],
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    <dot as ::autodiff::__private::SecondOrder<'_>>::hessian(&(w, x))
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(dot_grad_tape_on(tape, w, x), tape)
 }

@@ -449,7 +449,10 @@ fn neuron_adjoint_dual(
         ::autodiff::Dual,
     >,
 > {
-    use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+    use ::autodiff::__adjoint::{
+        dual_activations::{relu, sigmoid},
+        NoDualSweep as _,
+    };
     mod not_differentiable {
         pub struct affine {}
         impl affine {
@@ -628,7 +631,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for neuron {
     type Gradient = (f64, f64, f64);
     const NAMES: &'static [&'static str] = &["w", "x", "b"];
     type Duals = (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual);
-    const DUAL: bool = true;
     #[inline]
     fn dual(
         args: &Self::Args,

@@ -270,7 +270,10 @@ pub fn series_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+    use ::autodiff::__adjoint::{
+        dual_activations::{relu, sigmoid},
+        NoDualSweep as _,
+    };
     let mut total = ::autodiff::__adjoint::dual(0.0);
     for i in 0..n {
         stack.observe_power_base(x, i as i32);
@@ -398,7 +401,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for series {
     type Gradient = f64;
     const NAMES: &'static [&'static str] = &["x"];
     type Duals = ::autodiff::Dual;
-    const DUAL: bool = true;
     #[inline]
     fn dual(
         args: &Self::Args,

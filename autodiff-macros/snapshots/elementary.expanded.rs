@@ -86,25 +86,6 @@ impl wave {
         ::autodiff::__adjoint::Spread::pop_scaled(y_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(x_bar, stack, value_bar);
     }
-    #[doc(hidden)]
-    #[inline]
-    fn __forward_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) -> ::autodiff::Dual {
-        let _ = args;
-        stack.failed()
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __reverse_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) {
-        let _ = (value_bar, bars);
-        stack.fail();
-    }
 }
 /// The value of [`wave`] and its exact gradient with respect to every differentiable parameter.
 ///
@@ -274,28 +255,6 @@ fn wave_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[allow(clippy::type_complexity)]
-impl<'a> ::autodiff::__private::SecondOrder<'a> for wave {
-    type Args = (f64, f64);
-    type Params = (&'a f64, &'a f64);
-    type Gradient = (f64, f64);
-    const NAMES: &'static [&'static str] = &["x", "y"];
-    type Duals = ::autodiff::__private::NoDuals<Self::Gradient>;
-    #[inline]
-    fn params(args: &'a Self::Args) -> Self::Params {
-        (&args.0, &args.1)
-    }
-    fn tape(
-        args: &Self::Args,
-        tape: &mut ::autodiff::Tape,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<Self::Gradient>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        wave_grad_tape_on(tape, args.0, args.1)
-    }
-}
 /// Forward mode: the value of [`wave`] and its derivative along `tangent` (∇wave · tangent), `tangent` shaped like the gradient of [`wave_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -304,7 +263,14 @@ fn wave_jvp(
     y: f64,
     tangent: (f64, f64),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    <wave as ::autodiff::__private::SecondOrder<'_>>::jvp(&(x, y), tangent)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        wave_grad_tape_on(tape, x, y),
+        tape,
+        (&x, &y),
+        tangent,
+        &["x", "y"],
+    )
 }
 /// The value of [`wave`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -317,7 +283,14 @@ fn wave_hvp(
     ::autodiff::Hvp<(f64, f64)>,
     ::autodiff::ScalarAutodiffError,
 > {
-    <wave as ::autodiff::__private::SecondOrder<'_>>::hvp(&(x, y), direction)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        wave_grad_tape_on(tape, x, y),
+        tape,
+        (&x, &y),
+        direction,
+        &["x", "y"],
+    )
 }
 /// The dense Hessian of [`wave`] over its differentiable components, in the order `wave_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
@@ -326,5 +299,6 @@ fn wave_hessian(
     x: f64,
     y: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    <wave as ::autodiff::__private::SecondOrder<'_>>::hessian(&(x, y))
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(wave_grad_tape_on(tape, x, y), tape)
 }

@@ -250,7 +250,10 @@ impl Neuron {
         >,
     > {
         #[allow(unused_imports)]
-        use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+        use ::autodiff::__adjoint::{
+            dual_activations::{relu, sigmoid},
+            NoDualSweep as _,
+        };
         stack
             .observe_operand_of(
                 (__self.w * x + __self.b),
@@ -1214,7 +1217,10 @@ impl Neuron {
         >,
     > {
         #[allow(unused_imports)]
-        use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+        use ::autodiff::__adjoint::{
+            dual_activations::{relu, sigmoid},
+            NoDualSweep as _,
+        };
         let forward_value = <Self>::forward_forward_dual(
             stack,
             ::autodiff::__adjoint::args((__self, x)),
@@ -2088,7 +2094,10 @@ impl Neuron {
     ) -> ::core::option::Option<
         ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
     > {
-        use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+        use ::autodiff::__adjoint::{
+            dual_activations::{relu, sigmoid},
+            NoDualSweep as _,
+        };
         let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
             ::autodiff::__adjoint::dual(w * x),
         );

@@ -147,25 +147,6 @@ impl mlp_loss {
         ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
     }
-    #[doc(hidden)]
-    #[inline]
-    pub fn __forward_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) -> ::autodiff::Dual {
-        let _ = args;
-        stack.failed()
-    }
-    #[doc(hidden)]
-    #[inline]
-    pub fn __reverse_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) {
-        let _ = (value_bar, bars);
-        stack.fail();
-    }
     #[inline(always)]
     pub fn argument_4<T: ::autodiff::__private::ConstantArgument<f64>>(
         &self,
@@ -411,28 +392,6 @@ pub fn mlp_loss_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[allow(clippy::type_complexity)]
-impl<'a> ::autodiff::__private::SecondOrder<'a> for mlp_loss {
-    type Args = ([[f64; 3]; 4], [f64; 3], [f64; 4], f64);
-    type Params = (&'a [[f64; 3]; 4], &'a [f64; 3], &'a [f64; 4]);
-    type Gradient = ([[f64; 3]; 4], [f64; 3], [f64; 4]);
-    const NAMES: &'static [&'static str] = &["w1", "w2", "x"];
-    type Duals = ::autodiff::__private::NoDuals<Self::Gradient>;
-    #[inline]
-    fn params(args: &'a Self::Args) -> Self::Params {
-        (&args.0, &args.1, &args.2)
-    }
-    fn tape(
-        args: &Self::Args,
-        tape: &mut ::autodiff::Tape,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<Self::Gradient>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        mlp_loss_grad_tape_on(tape, args.0, args.1, args.2, args.3)
-    }
-}
 /// Forward mode: the value of [`mlp_loss`] and its derivative along `tangent` (∇mlp_loss · tangent), `tangent` shaped like the gradient of [`mlp_loss_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -443,7 +402,14 @@ pub fn mlp_loss_jvp(
     t: f64,
     tangent: ([[f64; 3]; 4], [f64; 3], [f64; 4]),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    <mlp_loss as ::autodiff::__private::SecondOrder<'_>>::jvp(&(w1, w2, x, t), tangent)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        mlp_loss_grad_tape_on(tape, w1, w2, x, t),
+        tape,
+        (&w1, &w2, &x),
+        tangent,
+        &["w1", "w2", "x"],
+    )
 }
 /// The value of [`mlp_loss`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -458,7 +424,14 @@ pub fn mlp_loss_hvp(
     ::autodiff::Hvp<([[f64; 3]; 4], [f64; 3], [f64; 4])>,
     ::autodiff::ScalarAutodiffError,
 > {
-    <mlp_loss as ::autodiff::__private::SecondOrder<'_>>::hvp(&(w1, w2, x, t), direction)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        mlp_loss_grad_tape_on(tape, w1, w2, x, t),
+        tape,
+        (&w1, &w2, &x),
+        direction,
+        &["w1", "w2", "x"],
+    )
 }
 /// The dense Hessian of [`mlp_loss`] over its differentiable components, in the order `mlp_loss_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
@@ -469,5 +442,6 @@ pub fn mlp_loss_hessian(
     x: [f64; 4],
     t: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    <mlp_loss as ::autodiff::__private::SecondOrder<'_>>::hessian(&(w1, w2, x, t))
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(mlp_loss_grad_tape_on(tape, w1, w2, x, t), tape)
 }

@@ -158,25 +158,6 @@ impl mlp {
         ::autodiff::__adjoint::Spread::pop_scaled(w2_bar, stack, value_bar);
         ::autodiff::__adjoint::Spread::pop_scaled(w1_bar, stack, value_bar);
     }
-    #[doc(hidden)]
-    #[inline]
-    pub fn __forward_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        args: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) -> ::autodiff::Dual {
-        let _ = args;
-        stack.failed()
-    }
-    #[doc(hidden)]
-    #[inline]
-    pub fn __reverse_dual(
-        stack: &mut ::autodiff::__adjoint::DualStack,
-        value_bar: ::autodiff::Dual,
-        bars: ::core::option::Option<::autodiff::__adjoint::NotDifferentiable>,
-    ) {
-        let _ = (value_bar, bars);
-        stack.fail();
-    }
     #[inline(always)]
     pub fn argument_4<T: ::autodiff::__private::ConstantArgument<f64>>(
         &self,
@@ -432,28 +413,6 @@ pub fn mlp_check_with(
         },
     )
 }
-#[doc(hidden)]
-#[allow(clippy::type_complexity)]
-impl<'a> ::autodiff::__private::SecondOrder<'a> for mlp {
-    type Args = ([[f64; 2]; 3], [f64; 3], [f64; 2], f64);
-    type Params = (&'a [[f64; 2]; 3], &'a [f64; 3], &'a [f64; 2]);
-    type Gradient = ([[f64; 2]; 3], [f64; 3], [f64; 2]);
-    const NAMES: &'static [&'static str] = &["w1", "w2", "x"];
-    type Duals = ::autodiff::__private::NoDuals<Self::Gradient>;
-    #[inline]
-    fn params(args: &'a Self::Args) -> Self::Params {
-        (&args.0, &args.1, &args.2)
-    }
-    fn tape(
-        args: &Self::Args,
-        tape: &mut ::autodiff::Tape,
-    ) -> ::core::result::Result<
-        ::autodiff::ValueAndGradient<Self::Gradient>,
-        ::autodiff::ScalarAutodiffError,
-    > {
-        mlp_grad_tape_on(tape, args.0, args.1, args.2, args.3)
-    }
-}
 /// Forward mode: the value of [`mlp`] and its derivative along `tangent` (∇mlp · tangent), `tangent` shaped like the gradient of [`mlp_grad`]. The compiled adjoint's forward sweep on dual numbers where the body allows it, else one recording of the body on a tape and one pass over it in creation order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -464,7 +423,14 @@ pub fn mlp_jvp(
     target: f64,
     tangent: ([[f64; 2]; 3], [f64; 3], [f64; 2]),
 ) -> ::core::result::Result<::autodiff::Jvp<f64>, ::autodiff::ScalarAutodiffError> {
-    <mlp as ::autodiff::__private::SecondOrder<'_>>::jvp(&(w1, w2, x, target), tangent)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::jvp_of(
+        mlp_grad_tape_on(tape, w1, w2, x, target),
+        tape,
+        (&w1, &w2, &x),
+        tangent,
+        &["w1", "w2", "x"],
+    )
 }
 /// The value of [`mlp`], its gradient, and the Hessian times `direction` (H·v), both shaped like the parameters: forward over reverse, the compiled adjoint run on dual numbers where the body allows it, else the tape with each node's derivative rule rerun on dual numbers. A kink (`abs`, `relu`, `max`) has second derivative 0; a second derivative that is not finite is an error naming its operation.
 #[inline]
@@ -479,7 +445,14 @@ pub fn mlp_hvp(
     ::autodiff::Hvp<([[f64; 2]; 3], [f64; 3], [f64; 2])>,
     ::autodiff::ScalarAutodiffError,
 > {
-    <mlp as ::autodiff::__private::SecondOrder<'_>>::hvp(&(w1, w2, x, target), direction)
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hvp_of(
+        mlp_grad_tape_on(tape, w1, w2, x, target),
+        tape,
+        (&w1, &w2, &x),
+        direction,
+        &["w1", "w2", "x"],
+    )
 }
 /// The dense Hessian of [`mlp`] over its differentiable components, in the order `mlp_check` lists them: one Hessian-vector product per component (the compiled adjoint on dual numbers where the body allows it, else the tape).
 #[inline]
@@ -490,5 +463,6 @@ pub fn mlp_hessian(
     x: [f64; 2],
     target: f64,
 ) -> ::core::result::Result<::autodiff::Hessian, ::autodiff::ScalarAutodiffError> {
-    <mlp as ::autodiff::__private::SecondOrder<'_>>::hessian(&(w1, w2, x, target))
+    let tape = &mut ::autodiff::__private::second_order_tape();
+    ::autodiff::__private::hessian(mlp_grad_tape_on(tape, w1, w2, x, target), tape)
 }

@@ -199,7 +199,10 @@ fn loss_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+    use ::autodiff::__adjoint::{
+        dual_activations::{relu, sigmoid},
+        NoDualSweep as _,
+    };
     let square = ::autodiff::__adjoint::dual(x * x);
     let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
         ::autodiff::__adjoint::dual(square + square),
@@ -296,7 +299,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for loss {
     type Gradient = f64;
     const NAMES: &'static [&'static str] = &["x"];
     type Duals = ::autodiff::Dual;
-    const DUAL: bool = true;
     #[inline]
     fn dual(
         args: &Self::Args,

@@ -8,9 +8,37 @@
 //! reverse. A callee without a dual sweep has a forward that fails the
 //! caller's sweep, and `f_hvp` reruns the tape.
 
-use super::{Arg, DualStack};
+use super::{Arg, DualStack, NotDifferentiable};
 use crate::ValueAndGradient;
 use autodiff_core::Dual;
+
+/// The dual pair of a callee without a dual sweep (a vector-valued
+/// function, a body the dual sweep does not take): a forward that fails
+/// the caller's sweep, whose `f_hvp` then reruns the tape. Every type has
+/// it, and a dual sweep imports it, so that `g::__forward_dual` names the
+/// companion's own pair where `g` has a dual sweep (a path finds an
+/// inherent function first) and this one otherwise: a function without a
+/// dual sweep costs a crate no items for it. Its arguments are whatever
+/// the caller passes, as a plain function's stand-in takes them.
+pub trait NoDualSweep {
+    /// Fails the caller's sweep.
+    #[doc(hidden)]
+    #[inline]
+    fn __forward_dual(stack: &mut DualStack, args: Option<NotDifferentiable>) -> Dual {
+        let _ = args;
+        stack.failed()
+    }
+
+    /// Fails the caller's sweep.
+    #[doc(hidden)]
+    #[inline]
+    fn __reverse_dual(stack: &mut DualStack, value_bar: Dual, bars: Option<NotDifferentiable>) {
+        let _ = (value_bar, bars);
+        stack.fail();
+    }
+}
+
+impl<T: ?Sized> NoDualSweep for T {}
 
 /// A plain number passed where a callee's dual sweep takes a tracked one
 /// (`f_hvp` of `g(x) + g(2.0)`): a dual with tangent 0.

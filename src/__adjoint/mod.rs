@@ -23,7 +23,9 @@ pub use dual::{
     compiled_hessians, compiled_hvps, compiled_jvps, dual, dual_activations, dual_rules, duals,
     hessian_compiled, hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split,
 };
-pub use dual_calls::{dual_zero, forwarded_dual, ConstantDuals, DualSpread, DualZero, Rows};
+pub use dual_calls::{
+    dual_zero, forwarded_dual, ConstantDuals, DualSpread, DualZero, NoDualSweep, Rows,
+};
 pub use dual_models::split_model;
 pub use lend::{
     give_back, give_back_model, give_back_numbers, give_back_rows, lend, lend_numbers, lend_rows,

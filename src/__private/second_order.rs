@@ -398,14 +398,17 @@ pub fn gradient_components_of<P: Parameter>(
 }
 
 /// A function's second-order items as one impl on its companion type,
-/// for functions whose differentiable parameters [`Shapes`] takes (numbers,
-/// arrays, slices, `Vec`s): `f_jvp`, `f_hvp` and `f_hessian` are one call
-/// each of the provided methods here, which try the compiled adjoint on
-/// dual numbers (`dual`, where the function has one) and fall back to the
-/// tape (`tape`). The methods' bodies are this library's, type-checked
+/// for functions with a compiled adjoint on dual numbers whose
+/// differentiable parameters [`Shapes`] takes (numbers, arrays, slices,
+/// `Vec`s): `f_jvp`, `f_hvp` and `f_hessian` are one call each of the
+/// provided methods here, which try that adjoint (`dual`) and fall back to
+/// the tape (`tape`). The methods' bodies are this library's, type-checked
 /// once, not once per function: a crate that never calls them pays for a
 /// few small bodies per function ([`SecondOrder::dual`],
-/// [`SecondOrder::tape`], [`SecondOrder::params`]) and the three calls.
+/// [`SecondOrder::tape`], [`SecondOrder::params`]) and the three calls. A
+/// function with no dual sweep has its three items written out as calls
+/// of the tape's ([`jvp_of`], [`hvp_of`], [`hessian`]), which cost a crate
+/// less than an impl.
 ///
 /// `'a` is the lifetime of the borrowed arguments and of the tuple that
 /// holds them, which `f_jvp` builds from its own parameters.
@@ -416,28 +419,23 @@ pub trait SecondOrder<'a> {
     type Params: Shapes<Gradient = Self::Gradient>;
     /// `f_grad`'s gradient type.
     type Gradient;
-    /// The gradient of `f_adjoint_dual` ([`NoDuals`] where there is none).
+    /// The gradient of `f_adjoint_dual`.
     type Duals: crate::__adjoint::Split<Plain = Self::Gradient>;
     /// The differentiable parameters' names, as the student wrote them.
     const NAMES: &'static [&'static str];
-    /// Whether the function has a compiled adjoint on dual numbers, which
-    /// [`SecondOrder::dual`] runs.
-    const DUAL: bool = false;
 
     /// The differentiable parameters of `args`.
     fn params(args: &'a Self::Args) -> Self::Params;
 
     /// The compiled adjoint on dual numbers along `along`, each
     /// differentiable parameter lifted with its part as the tangent; `None`
-    /// where a part does not fit its parameter, where the sweep meets a
-    /// value that is not finite, or where the function has no dual sweep.
+    /// where a part does not fit its parameter or where the sweep meets a
+    /// value that is not finite.
     fn dual(
-        _args: &Self::Args,
-        _stack: &mut crate::__adjoint::DualStack,
-        _along: &Self::Gradient,
-    ) -> Option<ValueAndGradient<Self::Duals, autodiff_core::Dual>> {
-        None
-    }
+        args: &Self::Args,
+        stack: &mut crate::__adjoint::DualStack,
+        along: &Self::Gradient,
+    ) -> Option<ValueAndGradient<Self::Duals, autodiff_core::Dual>>;
 
     /// `f_grad_tape_on` on `tape` (made by [`second_order_tape`]), which
     /// keeps the output there.
@@ -446,7 +444,7 @@ pub trait SecondOrder<'a> {
     /// `f_jvp`.
     #[inline]
     fn jvp(args: &'a Self::Args, tangent: Self::Gradient) -> Result<Jvp<f64>> {
-        if !Self::DUAL || tape_only() {
+        if tape_only() {
             return Self::jvp_on_tape(args, tangent);
         }
         let stack = &mut crate::__adjoint::DualStack::forward_only();
@@ -468,7 +466,7 @@ pub trait SecondOrder<'a> {
     /// `f_hvp`.
     #[inline]
     fn hvp(args: &'a Self::Args, direction: Self::Gradient) -> Result<Hvp<Self::Gradient>> {
-        if !Self::DUAL || tape_only() {
+        if tape_only() {
             return Self::hvp_on_tape(args, direction);
         }
         let stack = &mut crate::__adjoint::DualStack::new();
@@ -495,7 +493,7 @@ pub trait SecondOrder<'a> {
     /// `f_hessian`.
     #[inline]
     fn hessian(args: &'a Self::Args) -> Result<Hessian> {
-        if !Self::DUAL || tape_only() {
+        if tape_only() {
             return Self::hessian_on_tape(args);
         }
         let stack = &mut crate::__adjoint::DualStack::new();
@@ -511,16 +509,6 @@ pub trait SecondOrder<'a> {
     fn hessian_on_tape(args: &'a Self::Args) -> Result<Hessian> {
         let tape = &mut second_order_tape();
         hessian(Self::tape(args, tape), tape)
-    }
-}
-
-/// The gradient on duals of a function with no dual sweep: never made.
-pub struct NoDuals<G>(core::marker::PhantomData<G>);
-
-impl<G> crate::__adjoint::Split for NoDuals<G> {
-    type Plain = G;
-    fn split(&self) -> Option<(G, G)> {
-        None
     }
 }
 

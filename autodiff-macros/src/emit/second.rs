@@ -12,16 +12,16 @@
 //! `Scalar::hvp`, `Scalar::hessian`), which rerun every node's rule from
 //! `autodiff_core::rules` on dual numbers: no derivative is written here.
 //!
-//! A free function whose differentiable parameters are numbers, arrays,
-//! slices or `Vec`s ([`through_companion`]) gets them as one impl of the
-//! runtime's `SecondOrder` on its companion type (how to lift its
+//! A free function with a dual sweep whose differentiable parameters are
+//! numbers, arrays, slices or `Vec`s ([`through_companion`]) gets them as
+//! one impl of the runtime's `SecondOrder` on its companion type (how to lift its
 //! parameters and call its dual sweep, how to call its tape path) and three
 //! one-call wrappers: the checks, the fallback and the shaping are the
 //! trait's provided methods, type-checked once in the library. The tests'
 //! second path is `__private::second_order_on_tape(|| f_hvp(..))`. Any
-//! other function (a model, a method, lifetimes of its own) gets them
-//! written out, the tape's as the hidden `f_jvp_tape`, `f_hvp_tape` and
-//! `f_hessian_tape`.
+//! other function (no dual sweep, a model, a method, lifetimes of its own)
+//! gets them written out, and where it has a dual sweep the tape's as the
+//! hidden `f_jvp_tape`, `f_hvp_tape` and `f_hessian_tape`.
 //!
 //! They cost a crate that never calls them a few small bodies per
 //! function, none compiled to machine code (see the README's figure).
@@ -645,19 +645,23 @@ impl Compiled<'_, '_> {
     }
 }
 
-/// The second-order items of a free function whose differentiable
-/// parameters are numbers, arrays, slices or `Vec`s (at most
-/// `MAX_SHAPES`), with no lifetimes of its own and no parameter borrowed
-/// mutably: the runtime's `SecondOrder` implemented on its companion type
+/// The second-order items of a free function with a dual sweep whose
+/// differentiable parameters are numbers, arrays, slices or `Vec`s (at
+/// most `MAX_SHAPES`), with no lifetimes of its own and no parameter
+/// borrowed mutably: the runtime's `SecondOrder` implemented on its
+/// companion type
 /// (the lifting and the dual sweep's call, the tape path's call, the
 /// parameters as `Shapes` takes them), and `f_jvp`, `f_hvp`, `f_hessian`
 /// one call each of its provided methods, whose bodies (the direction's
 /// checks, the fallback to the tape, the shaping) are the library's and
-/// type-checked once. `None` for any other function.
+/// type-checked once. `None` for any other function; one with no dual
+/// sweep has its three items written out as one call of the tape's each,
+/// which costs a crate less than the impl (see `docs/performance.md`).
 fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<TokenStream> {
     let Names { name, generics, .. } = names;
     let differentiable = differentiable(function);
-    if differentiable.is_empty()
+    if !dual
+        || differentiable.is_empty()
         || differentiable.len() > MAX_SHAPES
         || !generics.is_empty()
         || function
@@ -731,7 +735,7 @@ fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<T
         .iter()
         .map(|param| param_name(param))
         .collect();
-    let dual_items = if dual {
+    let dual_items = {
         let dual_fn = super::adjoint::dual_adjoint_ident(&format_ident!("{}_adjoint", name));
         // Each differentiable parameter lifted with its part of `along`;
         // `None` where a part does not fit.
@@ -753,7 +757,6 @@ fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<T
         let duals = super::adjoint::dual_type(&gradient_type);
         quote! {
             type Duals = #duals;
-            const DUAL: bool = true;
             #[inline]
             fn dual(
                 #args: &Self::Args,
@@ -763,10 +766,6 @@ fn through_companion(function: &Function, names: &Names, dual: bool) -> Option<T
                 #dual_fn(#stack, #(#dual_args),*)
             }
         }
-    } else {
-        quote!(
-            type Duals = ::autodiff::__private::NoDuals<Self::Gradient>;
-        )
     };
     let result = quote!(::core::result::Result);
     let error_type = quote!(::autodiff::ScalarAutodiffError);

@@ -2,11 +2,12 @@
 //! which dual sweeps call each other (`f_hvp` of a function calling an
 //! annotated helper), the `f64` pair's convention on dual numbers (see
 //! `src/__adjoint/dual_calls.rs`). A function with a dual sweep runs it in
-//! the forward and pushes its gradient, and its reverse pops it scaled; one
-//! without (a vector-valued function, a body the dual sweep does not take)
-//! has a pair that fails the caller's sweep, whose `f_hvp` then reruns the
-//! tape. Every annotated free function has the pair, so that a caller's
-//! dual sweep compiles whatever it calls.
+//! the forward and pushes its gradient, and its reverse pops it scaled. A
+//! free function without one (a vector-valued function, a body the dual
+//! sweep does not take) has none written out: a caller's dual sweep finds
+//! the runtime's `NoDualSweep`, which every type has and which fails the
+//! caller's sweep, whose `f_hvp` then reruns the tape. A method without
+//! one has a pair that fails the same way (its pair is named for it).
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -18,8 +19,11 @@ use super::pair::bar_type;
 use crate::ast::Function;
 
 /// The two methods, for the companion's `impl`; `dual` when the function
-/// has `f_adjoint_dual`.
+/// has `f_adjoint_dual`, else none (the runtime's `NoDualSweep`).
 pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
+    if !dual {
+        return TokenStream::new();
+    }
     let [forward, reverse] =
         ["__forward_dual", "__reverse_dual"].map(|name| Ident::new(name, Span::call_site()));
     pair(function, names, dual, &forward, &reverse)

@@ -509,14 +509,16 @@ pub(super) fn fused(
     };
     // `relu(x)` and `sigmoid(x)` as written, on duals: the facade's
     // functions shadowed by ones that take a `Dual` too (`dual::takes`
-    // admits them in path form by their bare names only).
+    // admits them in path form by their bare names only); and the dual
+    // pair of a callee without a dual sweep (`NoDualSweep`), which its
+    // companion does not write out.
     let activations = on_duals.then(|| {
         // Relocated with a model (`dual::model_span`), where the lints
         // would read it as the student's.
         let allow = models.then(|| quote!(#[allow(unused_imports)]));
         quote!(
             #allow
-            use ::autodiff::__adjoint::dual_activations::{relu, sigmoid};
+            use ::autodiff::__adjoint::{dual_activations::{relu, sigmoid}, NoDualSweep as _};
         )
     });
     // On duals, the result's type and value spanned where a model's twin
