@@ -23,9 +23,12 @@
 //! adjoint starts from, `saved` an expression's forward side (hoisted,
 //! pushed and observed values), `sites` the values a loop's trips save on
 //! stacks of their own, `reverse` its reverse, `rows` the rows a reversed
-//! range loop borrows once, and `rules` each function's local
-//! derivative, looked up in the table of operations.
+//! range loop borrows once, `allocation` the room a `Vec` is given before
+//! the loop that fills it and the bindings a statement may move, and
+//! `rules` each function's local derivative, looked up in the table of
+//! operations.
 
+mod allocation;
 mod assignments;
 mod branches;
 mod calls;
@@ -266,7 +269,7 @@ pub struct Sweep<'m> {
     seeded: Option<(String, TokenStream, bool)>,
     /// Inside a loop or a branch, for the statement being written: the
     /// names its block bound earlier that no later statement of the block
-    /// mentions (see `statements::dead_after`). A call site saves such an
+    /// mentions (see `allocation::dead_after`). A call site saves such an
     /// argument by moving it instead of a copy (`let p = softmax(&s);`
     /// with `s` read no more).
     dead: HashSet<String>,
