@@ -542,6 +542,21 @@ fn cell(w: &[f64], h: &[f64], c: &[f64], x: f64) -> (Vec<f64>, Vec<f64>) {
     (hn, cn)
 }
 
+/// `cell` on dual numbers, written out: the state updated in place.
+fn cell_dual(
+    w: &[crate::oracle::Dual],
+    h: &mut [crate::oracle::Dual],
+    c: &mut [crate::oracle::Dual],
+    x: f64,
+) {
+    for i in 0..h.len() {
+        let f = (w[0] * x + w[1] * h[i]).sigmoid();
+        let g = (w[2] * x + w[3] * h[i]).tanh();
+        c[i] = f * c[i] + (-f + 1.0) * g;
+        h[i] = c[i].tanh();
+    }
+}
+
 /// The state carried through time by a destructuring assignment, `(h,
 /// c) = cell(..)` (found by probing: it kept the tape, its reason cut
 /// mid-call): read as `let (h_next, c_next) = cell(..); h = h_next; c =
@@ -569,12 +584,7 @@ fn state_assigned_from_a_tuple_valued_call_is_compiled() {
         let zero = w[0] * 0.0;
         let (mut h, mut c) = ([zero, zero + 0.1], [zero + 0.2, zero]);
         for &x in &xs {
-            for i in 0..2 {
-                let f = (w[0] * x + w[1] * h[i]).sigmoid();
-                let g = (w[2] * x + w[3] * h[i]).tanh();
-                c[i] = f * c[i] + (-f + 1.0) * g;
-                h[i] = c[i].tanh();
-            }
+            cell_dual(w, &mut h, &mut c, x);
         }
         h[0] + h[1] * c[1]
     });
@@ -617,12 +627,7 @@ fn a_state_pair_assigned_from_a_tuple_valued_call_is_compiled() {
         let (mut h, mut c) = ([zero, zero + 0.1], [zero + 0.2, zero]);
         let mut total = zero;
         for &x in &xs {
-            for i in 0..2 {
-                let f = (w[0] * x + w[1] * h[i]).sigmoid();
-                let g = (w[2] * x + w[3] * h[i]).tanh();
-                c[i] = f * c[i] + (-f + 1.0) * g;
-                h[i] = c[i].tanh();
-            }
+            cell_dual(w, &mut h, &mut c, x);
             total = total + h[0] * x;
         }
         total + h[1] * c[1]
