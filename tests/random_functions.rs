@@ -1455,14 +1455,31 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     .trim_start_matches(|c: char| !c.is_ascii_digit())
                     .parse()
                     .unwrap_or(0);
+                let mut inner = String::new();
+                render_block(body, dialect, indent + 1, &mut inner);
+                // A trip fewer changes no length the rest of the body
+                // counts on: not where the body grows or shrinks a `Vec`
+                // (seed 20598: `for i in 1..1 { v.push(..) }`, then `v[3]`).
+                let resizes = [
+                    ".push(",
+                    ".insert(",
+                    ".remove(",
+                    ".pop(",
+                    ".extend",
+                    ".truncate(",
+                    ".resize(",
+                    ".clear(",
+                ]
+                .iter()
+                .any(|method| inner.contains(method));
                 let range = match number % 6 {
                     0 => format!("0..={}", n - 1),
                     1 => format!("(0..={}).step_by(1)", n - 1),
-                    2 => format!("1..{n}"),
+                    2 if !resizes => format!("1..{n}"),
                     _ => format!("0..{n}"),
                 };
                 let _ = writeln!(out, "{pad}{}for {i} in {range} {{", label(l));
-                render_block(body, dialect, indent + 1, out);
+                out.push_str(&inner);
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Triangle(acc, n, e) => {
