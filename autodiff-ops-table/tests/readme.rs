@@ -1,7 +1,8 @@
 //! The README's lists of operations agree with the table: the engine's
-//! operations, the methods and functions `#[differentiable]` accepts, and
-//! the methods it names as compile errors. The oracle is the table; the
-//! README is parsed as text, so a row added without its README line fails.
+//! operations, the methods and functions `#[differentiable]` accepts (in
+//! the README's scan and in `docs/what-you-can-write.md`, its reference),
+//! and the methods it names as compile errors. The oracle is the table; the
+//! texts are parsed as text, so a row added without its lines fails.
 
 use autodiff_ops_table::{Operation, Spelling, F64_METHODS, OPERATIONS};
 
@@ -30,6 +31,13 @@ fn sorted(mut words: Vec<String>) -> Vec<String> {
     words
 }
 
+/// `docs/what-you-can-write.md`: every form a body may hold, with its
+/// limits, which the README's list links to.
+fn reference() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/what-you-can-write.md");
+    std::fs::read_to_string(path).expect("docs/what-you-can-write.md is readable")
+}
+
 /// The section on what a `#[differentiable]` body may contain, up to the
 /// next heading.
 fn macro_section(text: &str) -> &str {
@@ -55,29 +63,36 @@ fn the_engine_lists_every_operation() {
 
 #[test]
 fn the_macro_section_lists_every_method_and_function() {
-    let text = readme();
-    let section = macro_section(&text);
-    let methods = words_after(section, "in method or path form (");
     let table: Vec<String> = OPERATIONS
         .iter()
         .filter_map(Operation::method)
         .map(str::to_owned)
         .collect();
-    assert_eq!(methods, table, "in the table's order");
-    for op in OPERATIONS {
-        if let Spelling::Function(name) = op.spelling {
-            assert!(
-                section.contains(&format!("`{name}`")),
-                "README's #[differentiable] section names `{name}`"
-            );
+    let (text, full) = (readme(), reference());
+    for (name, section, marker) in [
+        ("README", macro_section(&text), "`f64::exp(x)`: "),
+        (
+            "docs/what-you-can-write.md",
+            full.as_str(),
+            "in method or path form (",
+        ),
+    ] {
+        let methods = words_after(section, marker);
+        assert_eq!(methods, table, "{name}: in the table's order");
+        for op in OPERATIONS {
+            if let Spelling::Function(function) = op.spelling {
+                assert!(
+                    section.contains(&format!("`{function}`")),
+                    "{name}'s #[differentiable] list names `{function}`"
+                );
+            }
         }
     }
 }
 
 #[test]
 fn the_methods_named_as_errors_have_no_rule() {
-    let text = readme();
-    let section = macro_section(&text);
+    let section = reference();
     let marker = "with no derivative rule yet such as ";
     let start = section
         .find(marker)
@@ -121,8 +136,8 @@ fn const_list(source: &str, name: &str) -> Vec<String> {
 #[test]
 fn the_macro_section_lists_every_method_without_a_rule() {
     let vocabulary = include_str!("../../autodiff-macros/src/vocabulary.rs");
-    let text = readme();
-    let section = macro_section(&text);
+    let section = reference();
+    let section = section.as_str();
     let mut iterators = const_list(vocabulary, "SUMS");
     iterators.extend(const_list(vocabulary, "STRUCTURAL"));
     assert_eq!(words_after(section, "on slices and iterators"), iterators);
