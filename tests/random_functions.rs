@@ -4527,8 +4527,10 @@ impl Gen {
                 };
                 let call = Expr::Call(format!("t{helper}"), args);
                 // A third of them (by name) keep the pair as a state the
-                // call is assigned to whole.
-                if w.ends_with(['2', '5', '8']) {
+                // call is assigned to whole: at the top level, where the
+                // compiled adjoint takes it (bound inside a loop's branch it
+                // keeps the tape; seed 20602 g13_6).
+                if !(nested || (self.compiled && self.returns)) && w.ends_with(['2', '5', '8']) {
                     self.tag("tuple state assigned a vector call whole");
                     let first = (first != "_").then(|| first.clone());
                     out.push(Stmt::TupleState(first, w.clone(), call));

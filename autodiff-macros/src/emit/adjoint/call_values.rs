@@ -102,15 +102,23 @@ fn vectors(function: &Function) -> HashSet<String> {
 /// Whether the body reads a field of the tuple `name` (`state.0[i]`,
 /// `&state.1`): an LSTM's state kept as a pair, `state = cell(.., &state.0,
 /// &state.1, ..);`, is a tuple a call assigns whole.
+/// Only a state bound by a `let` of the body's own block (a pair bound
+/// inside a loop's branch and assigned there, seed 20602 g13_6, gave an
+/// adjoint that did not build).
 fn tuple_fields_read(body: &Block, name: &str) -> bool {
-    body.any_expr(&|expr| match &expr.kind {
-        ExprKind::Field {
-            base,
-            member: syn::Member::Unnamed(_),
-        } => matches!(&base.kind, ExprKind::Path(path)
+    let top_level = body
+        .stmts
+        .iter()
+        .any(|stmt| matches!(stmt, Stmt::Let { name: Some(bound), .. } if bound == name));
+    top_level
+        && body.any_expr(&|expr| match &expr.kind {
+            ExprKind::Field {
+                base,
+                member: syn::Member::Unnamed(_),
+            } => matches!(&base.kind, ExprKind::Path(path)
             if path.path.get_ident().is_some_and(|ident| ident == name)),
-        _ => false,
-    })
+            _ => false,
+        })
 }
 
 /// How deep the body indexes each name whose indexed place it assigns.
