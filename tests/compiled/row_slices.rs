@@ -19,6 +19,7 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
+use super::lent_calls::affine;
 use super::support::compiled_agrees;
 use crate::oracle::{assert_all_close_named, Dual};
 
@@ -124,21 +125,7 @@ fn from_one_dual(p: &[Dual], rows: usize) -> Dual {
     total
 }
 
-/// `W x + b`.
-#[differentiable]
-fn affine(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> Vec<f64> {
-    let mut out = Vec::new();
-    for i in 0..b.len() {
-        let mut s = b[i];
-        for j in 0..x.len() {
-            s += w[i][j] * x[j];
-        }
-        out.push(s);
-    }
-    out
-}
-
-/// Two `affine` layers: the first's input is a constant, for which the
+/// Two `affine` layers (`W x + b`, from `lent_calls`): the first's input is a constant, for which the
 /// caller passes the callee no adjoint.
 #[differentiable]
 fn two_layers(

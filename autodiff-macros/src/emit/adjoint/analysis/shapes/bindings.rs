@@ -27,23 +27,42 @@ pub(crate) fn kind_dims(kind: &Kind) -> Option<usize> {
 /// The value of the first `break` in `block` that ends the loop whose
 /// body it is (one inside a nested loop ends that loop).
 pub(super) fn break_value<'m, 'a>(block: &'m Block<'a>) -> Option<&'m Expr<'a>> {
-    fn in_expr<'m, 'a>(expr: &'m Expr<'a>) -> Option<&'m Expr<'a>> {
+    breaks(block).into_iter().find_map(|exit| match &exit.kind {
+        ExprKind::Break {
+            value: Some(value), ..
+        } => Some(&**value),
+        _ => None,
+    })
+}
+
+/// The `break`s with a value in `block` that end the loop whose body it
+/// is, in order (one inside a nested loop ends that loop).
+pub(super) fn breaks<'m, 'a>(block: &'m Block<'a>) -> Vec<&'m Expr<'a>> {
+    fn in_expr<'m, 'a>(expr: &'m Expr<'a>, found: &mut Vec<&'m Expr<'a>>) {
         match &expr.kind {
-            ExprKind::Break {
-                value: Some(value), ..
-            } => Some(value),
-            ExprKind::Loop { .. } | ExprKind::While { .. } | ExprKind::For { .. } => None,
-            _ => expr.children().into_iter().find_map(|child| match child {
-                Child::Expr(child) => in_expr(child),
-                Child::Block(block) => break_value(block),
-            }),
+            ExprKind::Break { value: Some(_), .. } => found.push(expr),
+            ExprKind::Loop { .. } | ExprKind::While { .. } | ExprKind::For { .. } => {}
+            _ => {
+                for child in expr.children() {
+                    match child {
+                        Child::Expr(child) => in_expr(child, found),
+                        Child::Block(block) => found.extend(breaks(block)),
+                    }
+                }
+            }
         }
     }
-    block.stmts.iter().find_map(|stmt| match stmt {
-        Stmt::Let { init, .. } => init.as_ref().and_then(in_expr),
-        Stmt::Expr(expr, _) => in_expr(expr),
-        Stmt::Item(_) => None,
-    })
+    let mut found = Vec::new();
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                init: Some(init), ..
+            }
+            | Stmt::Expr(init, _) => in_expr(init, &mut found),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The shapes of the bindings of `block` and the blocks inside it, into

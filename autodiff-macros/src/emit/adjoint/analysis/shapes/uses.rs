@@ -118,35 +118,6 @@ pub(crate) fn numbers_by_use(block: &Block) -> HashSet<String> {
 /// each arm's of an `if` or a `match`, each `break` value of a `loop`
 /// (not of a loop inside it).
 fn value_names(expr: &Expr, found: &mut Vec<String>) {
-    fn breaks(block: &Block, found: &mut Vec<String>) {
-        fn in_expr(expr: &Expr, found: &mut Vec<String>) {
-            match &expr.kind {
-                ExprKind::Break {
-                    label: None,
-                    value: Some(value),
-                } => value_names(value, found),
-                ExprKind::Loop { .. } | ExprKind::While { .. } | ExprKind::For { .. } => {}
-                ExprKind::Closure { .. } => {}
-                _ => {
-                    for child in expr.children() {
-                        match child {
-                            Child::Expr(child) => in_expr(child, found),
-                            Child::Block(block) => breaks(block, found),
-                        }
-                    }
-                }
-            }
-        }
-        for stmt in &block.stmts {
-            match stmt {
-                Stmt::Let {
-                    init: Some(init), ..
-                } => in_expr(init, found),
-                Stmt::Expr(expr, _) => in_expr(expr, found),
-                _ => {}
-            }
-        }
-    }
     let tail = |block: &Block, found: &mut Vec<String>| {
         if let Some(tail) = block.split_tail().1 {
             value_names(tail, found);
@@ -170,7 +141,18 @@ fn value_names(expr: &Expr, found: &mut Vec<String>) {
                 value_names(&arm.body, found);
             }
         }
-        ExprKind::Loop { body, .. } => breaks(body, found),
+        // A labelled `break` may end a loop around this one.
+        ExprKind::Loop { body, .. } => {
+            for exit in super::bindings::breaks(body) {
+                if let ExprKind::Break {
+                    label: None,
+                    value: Some(value),
+                } = &exit.kind
+                {
+                    value_names(value, found);
+                }
+            }
+        }
         _ => {}
     }
 }
