@@ -241,3 +241,39 @@ fn locals_named_as_generated_bindings_beside_a_model() {
     let hvp = with_locals_hvp(&m, x, (Pen { w: vec![0.0, 0.0] }, 1.0)).unwrap();
     assert!((hvp.hvp.1 - 2.0 * (w0 + 1.0) * w0 * w0).abs() < 1e-14);
 }
+
+/// A binding called `value` takes the function's value's name (`value`
+/// becomes `value_2`), and the saved old item of `value[2] /= ..` was
+/// popped as `value_2` too: `f_grad` returned that popped number as the
+/// function's value, with the right gradient and no error (seed 20612).
+#[differentiable]
+fn value_named_by_the_student(x: f64, y: f64) -> f64 {
+    let mut value = [x.sin(); 3];
+    value[2] += 1.0;
+    value[2] /= 1.25 + 0.25 * (2.0 * y).tanh();
+    x * y + value[0]
+}
+
+#[test]
+fn a_saved_item_of_a_binding_called_value_is_not_the_functions_value() {
+    assert_eq!(
+        value_named_by_the_student_grad_path(),
+        GradientPath::Compiled
+    );
+    let (x, y) = (0.7, -0.4);
+    let want = value_named_by_the_student(x, y);
+    assert_eq!(want, x * y + x.sin());
+    for got in [
+        value_named_by_the_student_grad(x, y).expect("compiled"),
+        value_named_by_the_student_grad_tape(x, y).expect("tape"),
+    ] {
+        assert_eq!(got.value.to_bits(), want.to_bits());
+        // ∂/∂x = y + cos x, ∂/∂y = x: `value[2]` reaches nothing.
+        assert!((got.gradient.0 - (y + x.cos())).abs() < 1e-15);
+        assert!((got.gradient.1 - x).abs() < 1e-15);
+    }
+    let hvp = value_named_by_the_student_hvp(x, y, (1.0, 0.0)).expect("hvp");
+    assert_eq!(hvp.value.to_bits(), want.to_bits());
+    // The Hessian's first column: (−sin x, 1).
+    assert!((hvp.hvp.0 + x.sin()).abs() < 1e-15 && (hvp.hvp.1 - 1.0).abs() < 1e-15);
+}

@@ -88,7 +88,7 @@ pub(super) fn fused(
     let mut unobserved = extremes.clone();
     unobserved.extend(extremes::running(&function.body, an));
     sweep.unobserved(unobserved);
-    let value = sweep.fresh("value");
+    let value = sweep.own("value");
     // Taken before the parameters' adjoints are named: a parameter or
     // binding called `value` has an adjoint of another name.
     let value_bar = sweep.reserve("value_bar");

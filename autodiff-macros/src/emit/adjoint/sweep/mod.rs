@@ -175,6 +175,12 @@ pub struct Sweep<'m> {
     /// later declaration would hide the earlier adjoint from the reverse
     /// sweep's statements that meant it.
     bar_names: HashSet<String>,
+    /// Names of the sweep's own bindings that live through both sweeps
+    /// (the function's value, `value` or `value_2` beside a binding of the
+    /// student's called `value`): no other generated name is one of them
+    /// (the pop of a saved `value[2]` once was, and the function returned
+    /// the popped number as its value).
+    own_names: HashSet<String>,
     /// Names of values hoisted at the top level of `f_adjoint`, which stay
     /// in scope for the reverse sweep and so must not shadow each other.
     top_names: HashSet<String>,
@@ -297,6 +303,7 @@ impl<'m> Sweep<'m> {
             scopes: vec![Scope::default()],
             seen: HashMap::new(),
             bar_names: HashSet::new(),
+            own_names: HashSet::new(),
             top_names: HashSet::new(),
             calls: HashMap::new(),
             jumps: Vec::new(),
@@ -403,11 +410,19 @@ impl<'m> Sweep<'m> {
     pub fn fresh(&self, base: &str) -> Ident {
         let mut name = base.to_owned();
         let mut k = 1;
-        while self.an.idents.contains(&name) {
+        while self.an.idents.contains(&name) || self.own_names.contains(&name) {
             k += 1;
             name = format!("{base}_{k}");
         }
         Ident::new(&name, Span::call_site())
+    }
+
+    /// A binding of the sweep's own that lives through both sweeps (the
+    /// function's value): fresh, and never given to another generated name.
+    pub fn own(&mut self, base: &str) -> Ident {
+        let ident = self.fresh(base);
+        self.own_names.insert(ident.to_string());
+        ident
     }
 
     /// A name of the sweep's own (the seed, `value_bar`): fresh, and
