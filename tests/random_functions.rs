@@ -228,6 +228,15 @@ enum Place {
 
 #[derive(Clone, Debug)]
 enum Stmt {
+    /// `let mut acc = 0.0; for &t in ids { acc += list[t] * (t as f64 +
+    /// 1.0); }` over a token-id parameter (`for t in ids` when the `Vec`
+    /// is taken by value, which moves it).
+    ForIds {
+        acc: String,
+        ids: String,
+        list: String,
+        by_value: bool,
+    },
     /// `let mut acc = 0.0; for w in a.windows(k) { acc += w[..]; }` (or
     /// `chunks(k)`), the window read as in [`Expr::Windows`]; with
     /// `enumerated`, `for (q, w) in a.windows(k).enumerate()` and the
@@ -1159,6 +1168,28 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     at(*e, *f)
                 );
             }
+            Stmt::ForIds {
+                acc,
+                ids,
+                list,
+                by_value,
+            } => {
+                let (start, add) = match dialect {
+                    Dialect::Plain => (
+                        "0.0_f64".to_owned(),
+                        format!("{acc} += {list}[ti] * (ti as f64 + 1.0);"),
+                    ),
+                    Dialect::Dual => (
+                        "D::c(0.0)".to_owned(),
+                        format!("{acc} = {acc} + {list}[ti] * D::c(ti as f64 + 1.0);"),
+                    ),
+                };
+                let pattern = if *by_value { "ti" } else { "&ti" };
+                let _ = writeln!(out, "{pad}let mut {acc} = {start};");
+                let _ = writeln!(out, "{pad}for {pattern} in {ids} {{");
+                let _ = writeln!(out, "{pad}    {add}");
+                let _ = writeln!(out, "{pad}}}");
+            }
             Stmt::ForWindows {
                 acc,
                 list,
@@ -1863,6 +1894,18 @@ struct Param {
     /// items of a `for` over it, on `let layer = &ms1[k];` and on
     /// `ms1[k]` (see [`Stmt::StackCall`]), and as `ms1[1].b`.
     stack: bool,
+    /// Token ids, no `#[constant]` (data with no `f64` passes through):
+    /// `ids1: &[usize]`, or `ids1: Vec<usize>` by value (`by_value`), read
+    /// by a `for` over it that indexes a list (see [`Stmt::ForIds`]).
+    ids: Option<Vec<usize>>,
+    by_value: bool,
+}
+
+impl Param {
+    /// Whether the gradient has a component for it.
+    fn differentiable(&self) -> bool {
+        self.constant.is_none() && self.ids.is_none()
+    }
 }
 
 /// How many layers a stack of models holds.
@@ -1989,6 +2032,12 @@ struct Gen {
     index_closures: Vec<(String, usize)>,
     /// The function's stacks of models (`ms1: &[Model]`).
     stacks: Vec<String>,
+    /// The function's token-id parameters not yet moved: name, whether
+    /// taken by value, the largest id.
+    ids: Vec<(String, bool, usize)>,
+    /// Bindings of a vector-valued call's value (`let p3 = vh0(..);`),
+    /// declared as arrays of its length but `Vec`s.
+    vec_results: Vec<String>,
     /// The function's models (`m1: &Model`).
     models: Vec<String>,
     /// A function of numbers only (parameters, locals and calls of the
@@ -2067,6 +2116,8 @@ impl Gen {
         self.index_closures.clear();
         self.stacks.clear();
         self.models.clear();
+        self.ids.clear();
+        self.vec_results.clear();
         self.helpers = helpers;
         self.numbers_only = !small && self.rng.chance(15);
         if self.numbers_only {
@@ -2092,6 +2143,28 @@ impl Gen {
                     name,
                     slice,
                     constant: Some(values),
+                    ..Param::default()
+                });
+                continue;
+            }
+            // Now and then token ids, as a bigram model reads its text:
+            // `ids1: &[usize]` or `ids1: Vec<usize>`, unannotated.
+            if !small && i > 0 && self.rng.chance(8) {
+                let by_value = self.rng.chance(50);
+                self.tag(if by_value {
+                    "Vec<usize> param"
+                } else {
+                    "&[usize] param"
+                });
+                let name = format!("ids{i}");
+                let values: Vec<usize> = (0..2 + self.rng.below(3))
+                    .map(|_| self.rng.below(2))
+                    .collect();
+                self.ids.push((name.clone(), by_value, 1));
+                params.push(Param {
+                    name,
+                    ids: Some(values),
+                    by_value,
                     ..Param::default()
                 });
                 continue;
@@ -2168,10 +2241,11 @@ impl Gen {
         }
         let mut body = Vec::new();
         for param in params.clone() {
+            let differentiable = param.differentiable();
             let name = param.name;
             if !param.mutable
                 && param.slice.is_none()
-                && param.constant.is_none()
+                && differentiable
                 && !param.model
                 && !param.stack
                 && !small
@@ -2205,6 +2279,7 @@ impl Gen {
                 let args = self.vector_args(args, Some(&mut body));
                 body.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
                 self.declare(&name, Kind::Array(len), false);
+                self.vec_results.push(name.clone());
             }
         }
         let count = if small {
@@ -2324,7 +2399,45 @@ impl Gen {
         true
     }
 
+    /// `for &t in ids { acc += list[t] * .. }` over a token-id parameter
+    /// and a visible list longer than its largest id; a `Vec` taken by
+    /// value only outside every block (the `for` moves it) and once.
+    fn for_ids(&mut self, out: &mut Vec<Stmt>) -> bool {
+        let usable: Vec<usize> = (0..self.ids.len())
+            .filter(|&k| !self.ids[k].1 || (self.nesting == 0 && self.loops.is_empty()))
+            .collect();
+        if usable.is_empty() {
+            return false;
+        }
+        let (ids, by_value, most) = self.ids[usable[self.rng.below(usable.len())]].clone();
+        let lists: Vec<String> = self
+            .visible(|v| matches!(v.kind, Kind::Array(n) | Kind::Vec(n) if n > most))
+            .into_iter()
+            .map(|v| v.name.clone())
+            .collect();
+        if lists.is_empty() {
+            return false;
+        }
+        let list = lists[self.rng.below(lists.len())].clone();
+        if by_value {
+            self.ids.retain(|(name, _, _)| *name != ids);
+        }
+        self.tag("for over token ids");
+        let acc = self.fresh("acc");
+        out.push(Stmt::ForIds {
+            acc: acc.clone(),
+            ids,
+            list,
+            by_value,
+        });
+        self.declare(&acc, Kind::Scalar, false);
+        true
+    }
+
     fn let_(&mut self, out: &mut Vec<Stmt>) {
+        if !self.ids.is_empty() && self.rng.chance(30) && self.for_ids(out) {
+            return;
+        }
         if self.rng.chance(4) && self.for_windows(out) {
             return;
         }
@@ -3327,6 +3440,7 @@ impl Gen {
         let name = self.fresh("p");
         out.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
         self.declare(&name, Kind::Array(len), false);
+        self.vec_results.push(name.clone());
         let targets: Vec<String> = self
             .visible(|v| v.mutable && v.kind == Kind::Scalar)
             .into_iter()
@@ -4242,8 +4356,11 @@ impl Gen {
                 let how = self.rng.below(14);
                 // Half the chains of `map`s over an array (by name) take
                 // its items by `into_iter()`: copies of a copied array.
+                // (Not a vector call's value, a `Vec` read as an array of
+                // its length: `into_iter()` would move it.)
                 let by_value = matches!(how, 0 | 9 | 11)
                     && matches!(kind, Kind::Array(_))
+                    && !self.vec_results.contains(&a)
                     && a.ends_with(['1', '3', '5', '7', '9']);
                 if by_value {
                     self.tag("iterator reduction by into_iter");
@@ -4938,11 +5055,22 @@ impl Report {
 /// same for the dual twin, its gradient flattened (`FIELD` stands for
 /// `gradient` or `hvp`), and a direction shaped like the gradient.
 fn arguments(params: &[Param]) -> [String; 4] {
-    let differentiable = params.iter().filter(|p| p.constant.is_none()).count();
+    let differentiable = params.iter().filter(|p| p.differentiable()).count();
     let mut at = 0;
     let (mut args, mut dual_args) = (Vec::new(), Vec::new());
     let (mut flat, mut direction) = (Vec::new(), Vec::new());
     for param in params {
+        if let Some(ids) = &param.ids {
+            let list: Vec<String> = ids.iter().map(usize::to_string).collect();
+            let arg = if param.by_value {
+                format!("vec![{}]", list.join(", "))
+            } else {
+                format!("&[{}]", list.join(", "))
+            };
+            args.push(arg.clone());
+            dual_args.push(arg);
+            continue;
+        }
         if let Some(values) = &param.constant {
             let plain: Vec<String> = values.iter().map(|v| format!("{v:?}_f64")).collect();
             let dual: Vec<String> = values
@@ -5064,7 +5192,14 @@ fn render_function(name: &str, function: &Function) -> Rendered {
             .params
             .iter()
             .map(|param| {
-                let ty = if param.stack {
+                let ty = if param.ids.is_some() {
+                    if param.by_value {
+                        "Vec<usize>"
+                    } else {
+                        "&[usize]"
+                    }
+                    .to_owned()
+                } else if param.stack {
                     if ty == "D" { "&[DModel]" } else { "&[Model]" }.to_owned()
                 } else if param.model {
                     if ty == "D" { "&DModel" } else { "&Model" }.to_owned()
@@ -5223,6 +5358,8 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         closures: Vec::new(),
         index_closures: Vec::new(),
         stacks: Vec::new(),
+        ids: Vec::new(),
+        vec_results: Vec::new(),
         models: Vec::new(),
         numbers_only: false,
     };
@@ -5315,9 +5452,15 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
             |number: &str, slice: &str, model: &str, stack: &str, constants: bool| -> Vec<String> {
                 f.params
                     .iter()
-                    .filter(|param| constants || param.constant.is_none())
+                    .filter(|param| constants || param.differentiable())
                     .map(|param| {
-                        if param.rows {
+                        if param.ids.is_some() {
+                            if param.by_value {
+                                "_: Vec<usize>"
+                            } else {
+                                "_: &[usize]"
+                            }
+                        } else if param.rows {
                             // `Vec<f64>` → `Vec<Vec<f64>>`, `_: &[f64]` →
                             // `_: &[Vec<f64>]`.
                             if slice.starts_with('_') {
@@ -5390,7 +5533,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         let name = &f.name;
         let src = format!("SRC_{}", name.to_uppercase());
         for _ in 0..POINTS {
-            let inputs = f.params.iter().filter(|p| p.constant.is_none());
+            let inputs = f.params.iter().filter(|p| p.differentiable());
             let at: Vec<String> = (0..inputs
                 .map(|p| {
                     if p.stack {

@@ -332,7 +332,9 @@ macro_rules! no_adjoint {
         }
     )*};
 }
-no_adjoint!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+no_adjoint!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char, str, String
+);
 
 /// A tuple, the value of a call of a function returning one (`let (h, s)
 /// = step(&x);`, read as `step_out.0`, `step_out.1`): component by

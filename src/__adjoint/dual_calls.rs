@@ -456,7 +456,24 @@ macro_rules! dual_zero_itself {
     )*};
 }
 
-dual_zero_itself!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+dual_zero_itself!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool char);
+
+/// Text passed on to a callee (`named(x, "train")`) has no derivative.
+impl DualZero for str {
+    type Zero = crate::__adjoint::NoAdjoint;
+    #[inline]
+    fn dual_zero(&self) -> crate::__adjoint::NoAdjoint {
+        crate::__adjoint::NoAdjoint
+    }
+}
+
+impl DualZero for String {
+    type Zero = crate::__adjoint::NoAdjoint;
+    #[inline]
+    fn dual_zero(&self) -> crate::__adjoint::NoAdjoint {
+        crate::__adjoint::NoAdjoint
+    }
+}
 
 /// [`DualZero::dual_zero`] as a function, for generated code.
 #[inline(always)]

@@ -172,3 +172,101 @@ fn an_integer_chosen_by_a_tracked_branch_builds_and_indexes() {
         assert_agree("chosen_index", &got.gradient, &want);
     }
 }
+
+/// Data with no number in it (token ids, index pairs, a mask, a name)
+/// passes through unannotated, as an integer parameter does: a bigram
+/// model's loss as a student first writes it, `tokens: &[usize]`.
+#[differentiable]
+fn bigram_nll(logits: &[Vec<f64>], tokens: &[usize], mask: [bool; 3], name: &str) -> f64 {
+    assert!(!name.is_empty());
+    let mut loss = 0.0;
+    for (k, pair) in tokens.windows(2).enumerate() {
+        if mask[k % 3] {
+            let row = &logits[pair[0]];
+            let total: f64 = row.iter().map(|v| v.exp()).sum();
+            loss += total.ln() - row[pair[1]];
+        }
+    }
+    loss
+}
+
+#[differentiable]
+fn pair_sums(x: &[f64], pairs: &[(usize, usize)], order: Vec<usize>) -> f64 {
+    let mut s = 0.0;
+    for &(i, j) in pairs {
+        s += x[i] * x[j];
+    }
+    for k in order {
+        s += x[k];
+    }
+    s
+}
+
+#[differentiable]
+fn through_callers(logits: &[Vec<f64>], x: &[f64]) -> f64 {
+    let tokens = vec![0, 2, 1, 1];
+    bigram_nll(logits, &tokens, [true, false, true], "train")
+        + pair_sums(x, &[(0, 1), (1, 1)], vec![2, 0])
+}
+
+#[test]
+fn data_with_no_number_in_it_passes_through_unannotated() {
+    assert_eq!(bigram_nll_grad_path(), GradientPath::Compiled);
+    assert_eq!(pair_sums_grad_path(), GradientPath::Compiled);
+    assert_eq!(through_callers_grad_path(), GradientPath::Compiled);
+    let logits = vec![
+        vec![0.3, -0.4, 1.1],
+        vec![0.0, 0.7, -0.2],
+        vec![-1.0, 0.5, 0.25],
+    ];
+    let tokens = [0, 2, 1, 1];
+    let mask = [true, false, true];
+    let got = agree(
+        "bigram_nll",
+        bigram_nll_grad(&logits, &tokens, mask, "train"),
+        bigram_nll_grad_tape(&logits, &tokens, mask, "train"),
+    );
+    // Pairs (0→2) at k = 0 and (1→1) at k = 2 count; (2→1) at k = 1 is
+    // masked. Each counted row's gradient is softmax(row) − e_next.
+    let softmax = |row: &[f64]| {
+        let total: f64 = row.iter().map(|v| v.exp()).sum();
+        row.iter().map(|v| v.exp() / total).collect::<Vec<f64>>()
+    };
+    let mut want = vec![vec![0.0; 3]; 3];
+    let mut value = 0.0;
+    for (row, next) in [(0, 2), (1, 1)] {
+        let p = softmax(&logits[row]);
+        value -= p[next].ln();
+        for c in 0..3 {
+            want[row][c] += p[c] - if c == next { 1.0 } else { 0.0 };
+        }
+    }
+    assert_agree("bigram_nll", &[got.value], &[value]);
+    assert_agree("bigram_nll", &got.gradient.concat(), &want.concat());
+
+    let x = vec![0.5, -1.5, 2.0];
+    let got = agree(
+        "pair_sums",
+        pair_sums_grad(&x, &[(0, 1), (1, 1)], vec![2, 0]),
+        pair_sums_grad_tape(&x, &[(0, 1), (1, 1)], vec![2, 0]),
+    );
+    // x₀x₁ + x₁² + x₂ + x₀.
+    assert_agree(
+        "pair_sums",
+        &got.gradient,
+        &[x[1] + 1.0, x[0] + 2.0 * x[1], 1.0],
+    );
+
+    let got = agree(
+        "through_callers",
+        through_callers_grad(&logits, &x),
+        through_callers_grad_tape(&logits, &x),
+    );
+    let (logits_bar, x_bar) = got.gradient;
+    assert_agree("through_callers", &logits_bar.concat(), &want.concat());
+    assert_agree(
+        "through_callers",
+        &x_bar,
+        &[x[1] + 1.0, x[0] + 2.0 * x[1], 1.0],
+    );
+}

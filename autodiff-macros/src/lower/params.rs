@@ -103,6 +103,11 @@ impl<'a> Lower<'a> {
 
 /// A whole parameter's shape on the tape: `&Model` or what [`classify`] says.
 pub(crate) fn classify_param(ty: &Type) -> Option<Kind> {
+    // Token ids, indices, flags, labels: no number to differentiate, so
+    // they pass through as a `#[constant]` parameter does.
+    if holds_no_number(ty) {
+        return Some(Kind::PassThrough);
+    }
     if let Type::Reference(reference) = ty {
         if reference.mutability.is_none() {
             if let Some(Kind::Struct { ty, .. }) = classify(&reference.elem) {
@@ -160,6 +165,43 @@ fn classify(ty: &Type) -> Option<Kind> {
             },
         },
         _ => None,
+    }
+}
+
+/// Whether `ty` is made of integers, `bool`, `char` and text only, through
+/// references, slices, arrays, `Vec`s and tuples (`&[usize]`,
+/// `&[(usize, usize)]`, `Vec<Vec<u8>>`, `&str`): data with no `f64` in it.
+fn holds_no_number(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(paren) => holds_no_number(&paren.elem),
+        Type::Group(group) => holds_no_number(&group.elem),
+        Type::Reference(reference) => {
+            reference.mutability.is_none() && holds_no_number(&reference.elem)
+        }
+        Type::Slice(slice) => holds_no_number(&slice.elem),
+        Type::Array(array) => holds_no_number(&array.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().all(holds_no_number),
+        Type::Path(path) if path.qself.is_none() => {
+            let Some(segment) = path.path.segments.last() else {
+                return false;
+            };
+            let name = segment.ident.to_string();
+            match &segment.arguments {
+                syn::PathArguments::None => {
+                    path.path.segments.len() == 1
+                        && (is_plain_type(&name)
+                            || matches!(name.as_str(), "char" | "str" | "String"))
+                }
+                syn::PathArguments::AngleBracketed(args) if name == "Vec" => {
+                    matches!(
+                        args.args.iter().collect::<Vec<_>>().as_slice(),
+                        [syn::GenericArgument::Type(elem)] if holds_no_number(elem)
+                    )
+                }
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }
 

@@ -142,6 +142,11 @@ pub struct Analysis {
     /// act: Act`, `n: usize`): given on to a callee, whose parameter then
     /// holds no derivative either, they take no adjoint.
     pub opaque: HashSet<String>,
+    /// Parameters passed through by value that are a `Vec` or an array of
+    /// `Copy` data with no `f64` (`order: Vec<usize>`, `mask: [bool; 3]`):
+    /// a `for` over one walks `order.iter().copied()`, the same items,
+    /// leaving it for the reverse sweep.
+    pub plain_items: HashSet<String>,
     /// Bindings that hold references (`for x in xs` of a slice, `let x =
     /// &xs[i]`): a `for` over one walks it as `x.iter()` (`references`).
     pub references: HashSet<String>,
@@ -227,6 +232,45 @@ pub struct Analysis {
 
 /// How many indexings take a parameter of type `ty` to an `f64`: a
 /// reference or a slice around what `shapes::type_dims` reads.
+/// Whether `ty` is a `Vec` or an array (by value) whose items are integers,
+/// `bool`s or `char`s, or tuples of them: `Copy` data with no `f64`.
+fn items_copy_plain(ty: &syn::Type) -> bool {
+    fn copy_plain(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Paren(paren) => copy_plain(&paren.elem),
+            syn::Type::Group(group) => copy_plain(&group.elem),
+            syn::Type::Tuple(tuple) => tuple.elems.iter().all(copy_plain),
+            syn::Type::Path(path) => {
+                path.qself.is_none()
+                    && path.path.get_ident().is_some_and(|ident| {
+                        let name = ident.to_string();
+                        crate::lower::is_plain_type(&name) || name == "char"
+                    })
+            }
+            _ => false,
+        }
+    }
+    match ty {
+        syn::Type::Paren(paren) => items_copy_plain(&paren.elem),
+        syn::Type::Group(group) => items_copy_plain(&group.elem),
+        syn::Type::Array(array) => copy_plain(&array.elem),
+        syn::Type::Path(path) if path.qself.is_none() => {
+            let Some(segment) = path.path.segments.last() else {
+                return false;
+            };
+            let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+                return false;
+            };
+            segment.ident == "Vec"
+                && matches!(
+                    args.args.iter().collect::<Vec<_>>().as_slice(),
+                    [syn::GenericArgument::Type(elem)] if copy_plain(elem)
+                )
+        }
+        _ => false,
+    }
+}
+
 fn param_type_dims(ty: &syn::Type) -> Option<usize> {
     match ty {
         syn::Type::Reference(reference) => param_type_dims(&reference.elem),
@@ -289,6 +333,14 @@ impl Analysis {
                 .filter(|param| {
                     matches!(param.kind, Kind::PassThrough)
                         && !crate::text::mentions(param.ty.to_token_stream(), "f64")
+                })
+                .map(|param| param.ident.to_string())
+                .collect(),
+            plain_items: function
+                .params
+                .iter()
+                .filter(|param| {
+                    matches!(param.kind, Kind::PassThrough) && items_copy_plain(&param.ty)
                 })
                 .map(|param| param.ident.to_string())
                 .collect(),

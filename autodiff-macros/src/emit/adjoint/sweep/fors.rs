@@ -431,10 +431,11 @@ impl<'m> Sweep<'m> {
         match &iter.kind {
             ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
                 let name = ident.to_string();
-                !self.an.slices.contains(&name)
+                (!self.an.slices.contains(&name)
                     && !self.an.arrays.contains(&name)
                     && !self.an.references.contains(&name)
-                    && dims_of(iter, &self.an.dims) == Some(1)
+                    && dims_of(iter, &self.an.dims) == Some(1))
+                    || self.an.plain_items.contains(&name)
             }),
             _ => false,
         }
