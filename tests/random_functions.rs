@@ -152,9 +152,10 @@ enum Expr {
     Windows(String, usize, bool, bool),
     /// An element through an `Option`: `if let Some(v) = a.first()`
     /// (0), `match a.last()` (1) or `match a.get(k)` with `Some(&v)` (2),
-    /// `a.last().copied().unwrap_or(e)` (3) or `*a.get(k).unwrap_or(&e)`
-    /// (4, the two on the tape), `*a.last().unwrap()` (5) or
-    /// `a.first().copied().unwrap()` (6), and the value when there is none.
+    /// `a.last().copied().unwrap_or(e)` (3), `*a.get(k).unwrap_or(&e)`
+    /// (4), `*a.last().unwrap()` (5), `a.first().copied().unwrap()` (6) or
+    /// `a.get(k + 1).copied().unwrap_or(e)` (7), and the value when there
+    /// is none.
     Element(String, usize, usize, f64),
     /// A reduction over the items of a slice, array or `Vec`, as course
     /// code writes it: `a.iter().map(|t| t * t).sum::<f64>()` (0), a dot
@@ -837,6 +838,7 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 2 => format!("(match {name}.get({k}) {{ None => {none}, Some(&v) => v.sin() }})"),
                 3 => format!("({name}.last().copied().unwrap_or({none}) * {two})"),
                 4 => format!("(*{name}.get({k}).unwrap_or(&{none}))"),
+                7 => format!("{name}.get({k} + 1).copied().unwrap_or({none}).cos()"),
                 5 => format!("(*{name}.last().unwrap() * {two})"),
                 _ => format!("{name}.first().copied().unwrap().sin()"),
             }
@@ -4394,13 +4396,10 @@ impl Gen {
                     Kind::Array(n) | Kind::Vec(n) => n,
                     _ => 1,
                 };
-                // `unwrap_or` (3, 4) keeps the tape.
-                let how = loop {
-                    let how = self.rng.below(7);
-                    if !self.compiled || !(3..5).contains(&how) {
-                        break how;
-                    }
-                };
+                let how = self.rng.below(8);
+                if (3..5).contains(&how) || how == 7 {
+                    self.tag("unwrap_or of an element");
+                }
                 let k = self.rng.below(n + 2);
                 Some(Expr::Element(name, how, k, self.rng.value(-1.0, 1.0)))
             }

@@ -311,3 +311,43 @@ fn vectors_and_fields_passed_twice_run_compiled() {
         assert_agree("vectors_passed_twice vs dual", &flat(&got.gradient), &want);
     }
 }
+
+/// `unwrap_or` of an element's `Option`, as students read a neighbour that
+/// may be past the end: the element where it is there, else the default;
+/// the index an expression of names (`k + 1`).
+#[differentiable]
+fn neighbours(xs: &[f64], k: usize, m: &[f64]) -> f64 {
+    let next = xs.get(k + 1).copied().unwrap_or(1.5);
+    let far = *xs.get(k + 10).unwrap_or(&0.25);
+    let last = m.last().copied().unwrap_or(-1.0);
+    xs[k] * next + far * xs[0] + last * last
+}
+
+#[test]
+fn unwrap_or_of_an_element_is_the_element_or_the_default() {
+    assert_eq!(neighbours_grad_path(), GradientPath::Compiled);
+    let xs = vec![0.5, -1.25, 2.0];
+    for (k, m) in [(0, vec![0.3, 0.7]), (2, vec![]), (1, vec![-2.0])] {
+        let got = agree(
+            "neighbours",
+            neighbours_grad(&xs, k, &m),
+            neighbours_grad_tape(&xs, k, &m),
+        );
+        let next = if k + 1 < xs.len() { xs[k + 1] } else { 1.5 };
+        let last = m.last().copied().unwrap_or(-1.0);
+        assert_eq!(got.value, neighbours(&xs, k, &m));
+        // ∂/∂xs: xs[k] · next + 0.25 · xs[0].
+        let mut want_xs = vec![0.0; 3];
+        want_xs[k] += next;
+        if k + 1 < xs.len() {
+            want_xs[k + 1] += xs[k];
+        }
+        want_xs[0] += 0.25;
+        let mut want_m = vec![0.0; m.len()];
+        if let Some(end) = want_m.last_mut() {
+            *end = 2.0 * last;
+        }
+        assert_agree("neighbours", &got.gradient.0, &want_xs);
+        assert_agree("neighbours", &got.gradient.1, &want_m);
+    }
+}

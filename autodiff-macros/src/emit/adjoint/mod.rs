@@ -309,10 +309,11 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
     let reduces = function.body.any_expr(&|expr| match &expr.kind {
         ExprKind::Sum { .. } => true,
         // (`windows` and `chunks`: a `for` over them, see `chains::windows`;
-        // `unwrap` of `x.last()`: the element, see `chains::options`.)
+        // `unwrap` of `x.last()`: the element, `unwrap_or` of `x.get(i)`:
+        // the element or the default, see `chains::options`.)
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => [
             "fold", "for_each", "collect", "extend", "max_by", "min_by", "windows", "chunks",
-            "unwrap",
+            "unwrap", "unwrap_or",
         ]
         .iter()
         .any(|reduce| method == reduce),

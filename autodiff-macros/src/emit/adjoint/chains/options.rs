@@ -8,10 +8,12 @@
 //! x[0];`), `Some(_)` nothing.
 //!
 //! `x.first().unwrap()` (and `last`, `get`, through `copied()` or
-//! `cloned()`) is the element itself, `(&x[0])` (`x[0]`).
+//! `cloned()`) is the element itself, `(&x[0])` (`x[0]`);
+//! `x.get(i).copied().unwrap_or(d)` is `(if i < x.len() { x[i] } else { d
+//! })`, for a `d` with no effects.
 //!
 //! Only for a slice that is a place (`x`, `m[i]`) and, for `get`, an index
-//! that is a name or a literal (read twice); a `match` of exactly a
+//! of names, integer literals and arithmetic (read twice); a `match` of exactly a
 //! `Some(..)` arm and a `None` (or `_`) arm, without guards; and where `a`
 //! names `v` only as a value (a pattern or a macro naming it again leaves
 //! the whole as written). Other `Option`s stay as written.
@@ -102,6 +104,64 @@ impl Lowering<'_> {
     /// reads `x[0]`; on an empty `x` both panic, as the `unwrap` does).
     fn option_of_element(&self, expr: &syn::Expr) -> Option<syn::Expr> {
         match expr {
+            // `*x.get(i).unwrap_or(&d)`: the element's value, else `d`'s.
+            syn::Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(star),
+                expr: inner,
+                ..
+            }) => {
+                let syn::Expr::MethodCall(call) = &**inner else {
+                    return None;
+                };
+                let [syn::Expr::Reference(default)] = &call.args.iter().collect::<Vec<_>>()[..]
+                else {
+                    return None;
+                };
+                if call.method != "unwrap_or"
+                    || call.turbofish.is_some()
+                    || default.mutability.is_some()
+                    || !no_effects(&default.expr)
+                {
+                    return None;
+                }
+                let (present, element) = element_of(&call.receiver)?;
+                let default = &default.expr;
+                syn::parse2(
+                    quote_spanned!(star.span=> (if #present { #element } else { #default })),
+                )
+                .ok()
+            }
+            // `x.get(i).copied().unwrap_or(d)`: the element where it is
+            // there, else `d` (which `unwrap_or` evaluates either way, so
+            // only a `d` with no effects, read once where it is used).
+            syn::Expr::MethodCall(call)
+                if call.method == "unwrap_or"
+                    && call.args.len() == 1
+                    && call.turbofish.is_none()
+                    && no_effects(&call.args[0]) =>
+            {
+                let span = call.method.span();
+                let default = &call.args[0];
+                match &*call.receiver {
+                    syn::Expr::MethodCall(copied)
+                        if (copied.method == "copied" || copied.method == "cloned")
+                            && copied.args.is_empty() =>
+                    {
+                        let (present, element) = element_of(&copied.receiver)?;
+                        syn::parse2(
+                            quote_spanned!(span=> (if #present { #element } else { #default })),
+                        )
+                        .ok()
+                    }
+                    option => {
+                        let (present, element) = element_of(option)?;
+                        syn::parse2(
+                            quote_spanned!(span=> (if #present { &#element } else { #default })),
+                        )
+                        .ok()
+                    }
+                }
+            }
             syn::Expr::MethodCall(call)
                 if call.method == "unwrap" && call.args.is_empty() && call.turbofish.is_none() =>
             {
@@ -195,17 +255,60 @@ fn element_of(expr: &syn::Expr) -> Option<(TokenStream, TokenStream)> {
         ("last", 0) => Some((quote!(!#slice.is_empty()), quote!(#slice[#slice.len() - 1]))),
         ("get", 1) => {
             let index = &call.args[0];
-            let simple = match index {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(_),
-                    ..
-                }) => true,
-                syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
-                _ => false,
-            };
-            simple.then(|| (quote!(#index < #slice.len()), quote!(#slice[#index])))
+            // Read twice: names, integer literals and arithmetic of them.
+            fn simple(index: &syn::Expr) -> bool {
+                match index {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(_),
+                        ..
+                    }) => true,
+                    syn::Expr::Path(path) => {
+                        path.qself.is_none() && path.path.get_ident().is_some()
+                    }
+                    syn::Expr::Paren(paren) => simple(&paren.expr),
+                    syn::Expr::Binary(binary) => {
+                        matches!(
+                            binary.op,
+                            syn::BinOp::Add(_)
+                                | syn::BinOp::Sub(_)
+                                | syn::BinOp::Mul(_)
+                                | syn::BinOp::Div(_)
+                                | syn::BinOp::Rem(_)
+                        ) && simple(&binary.left)
+                            && simple(&binary.right)
+                    }
+                    _ => false,
+                }
+            }
+            simple(index).then(|| (quote!((#index) < #slice.len()), quote!(#slice[#index])))
         }
         _ => None,
+    }
+}
+
+/// Whether `expr` has no effects and calls nothing: literals, names, fields,
+/// references, negation and arithmetic of them (`1.5`, `-d`, `&zero`,
+/// `m.b * 2.0`), so that reading it only where it is used changes nothing.
+fn no_effects(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Path(path) => path.qself.is_none(),
+        syn::Expr::Paren(paren) => no_effects(&paren.expr),
+        syn::Expr::Field(field) => no_effects(&field.base),
+        syn::Expr::Reference(reference) => {
+            reference.mutability.is_none() && no_effects(&reference.expr)
+        }
+        syn::Expr::Unary(unary) => {
+            matches!(unary.op, syn::UnOp::Neg(_) | syn::UnOp::Deref(_)) && no_effects(&unary.expr)
+        }
+        syn::Expr::Binary(binary) => {
+            matches!(
+                binary.op,
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+            ) && no_effects(&binary.left)
+                && no_effects(&binary.right)
+        }
+        _ => false,
     }
 }
 
