@@ -2037,9 +2037,10 @@ struct Gen {
     /// The function's token-id parameters not yet moved: name, whether
     /// taken by value, the largest id.
     ids: Vec<(String, bool, usize)>,
-    /// Bindings of a vector-valued call's value (`let p3 = vh0(..);`),
-    /// declared as arrays of its length but `Vec`s.
-    vec_results: Vec<String>,
+    /// Arrays and slice parameters: what `into_iter()` copies or borrows
+    /// rather than moves (the generator declares many `Vec`s as arrays of
+    /// their length: a vector call's value, `rv = [..].to_vec()`).
+    not_moved: Vec<String>,
     /// The function's models (`m1: &Model`).
     models: Vec<String>,
     /// A function of numbers only (parameters, locals and calls of the
@@ -2119,7 +2120,7 @@ impl Gen {
         self.stacks.clear();
         self.models.clear();
         self.ids.clear();
-        self.vec_results.clear();
+        self.not_moved.clear();
         self.helpers = helpers;
         self.numbers_only = !small && self.rng.chance(15);
         if self.numbers_only {
@@ -2223,6 +2224,7 @@ impl Gen {
                 self.tag("slice param");
                 let n = 2 + self.rng.below(3);
                 self.declare(&name, Kind::Array(n), false);
+                self.not_moved.push(name.clone());
                 params.push(Param {
                     name,
                     slice: Some(n),
@@ -2281,7 +2283,6 @@ impl Gen {
                 let args = self.vector_args(args, Some(&mut body));
                 body.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
                 self.declare(&name, Kind::Array(len), false);
-                self.vec_results.push(name.clone());
             }
         }
         let count = if small {
@@ -3442,7 +3443,6 @@ impl Gen {
         let name = self.fresh("p");
         out.push(Stmt::Let(name.clone(), Expr::Call(helper, args)));
         self.declare(&name, Kind::Array(len), false);
-        self.vec_results.push(name.clone());
         let targets: Vec<String> = self
             .visible(|v| v.mutable && v.kind == Kind::Scalar)
             .into_iter()
@@ -3628,6 +3628,7 @@ impl Gen {
             self.list(&name, items, out);
         }
         self.declare(&name, Kind::Array(n), true);
+        self.not_moved.push(name.clone());
     }
 
     /// The item of `[e; n]`: a constant, or a tracked value.
@@ -4358,11 +4359,12 @@ impl Gen {
                 let how = self.rng.below(14);
                 // Half the chains of `map`s over an array (by name) take
                 // its items by `into_iter()`: copies of a copied array.
-                // (Not a vector call's value, a `Vec` read as an array of
-                // its length: `into_iter()` would move it.)
+                // (Only an array or a slice parameter: many `Vec`s are
+                // declared as arrays of their length, and `into_iter()`
+                // would move them.)
                 let by_value = matches!(how, 0 | 9 | 11)
                     && matches!(kind, Kind::Array(_))
-                    && !self.vec_results.contains(&a)
+                    && self.not_moved.contains(&a)
                     && a.ends_with(['1', '3', '5', '7', '9']);
                 if by_value {
                     self.tag("iterator reduction by into_iter");
@@ -5358,7 +5360,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         index_closures: Vec::new(),
         stacks: Vec::new(),
         ids: Vec::new(),
-        vec_results: Vec::new(),
+        not_moved: Vec::new(),
         models: Vec::new(),
         numbers_only: false,
     };
