@@ -2041,6 +2041,8 @@ struct Gen {
     /// rather than moves (the generator declares many `Vec`s as arrays of
     /// their length: a vector call's value, `rv = [..].to_vec()`).
     not_moved: Vec<String>,
+    /// Plain numbers let-bound in blocks that have ended (see `forget`).
+    gone: Vec<String>,
     /// The function's models (`m1: &Model`).
     models: Vec<String>,
     /// A function of numbers only (parameters, locals and calls of the
@@ -2121,6 +2123,7 @@ impl Gen {
         self.models.clear();
         self.ids.clear();
         self.not_moved.clear();
+        self.gone.clear();
         self.helpers = helpers;
         self.numbers_only = !small && self.rng.chance(15);
         if self.numbers_only {
@@ -2522,7 +2525,20 @@ impl Gen {
         }
         let e = self.expr(0);
         let e = self.bound_call(e, false);
-        let name = self.fresh("t");
+        // Now and then the name of a binding of an earlier block, out of
+        // sight here (`let qdiag = ..;` in two loops one after the other).
+        let gone: Vec<String> = self
+            .gone
+            .iter()
+            .filter(|name| !self.vars.iter().any(|v| v.name == **name))
+            .cloned()
+            .collect();
+        let name = if !gone.is_empty() && self.rng.chance(20) {
+            self.tag("let naming an earlier block's binding again");
+            gone[self.rng.below(gone.len())].clone()
+        } else {
+            self.fresh("t")
+        };
         self.declare(&name, Kind::Scalar, false);
         out.push(Stmt::Let(name, e));
     }
@@ -2811,8 +2827,21 @@ impl Gen {
             self.statement(depth + 1, &mut out);
         }
         self.nesting -= 1;
-        self.vars.truncate(saved);
+        self.forget(saved);
         out
+    }
+
+    /// Ends a scope: the bindings declared since `saved` go out of sight,
+    /// their plain `t` numbers kept as names a later `let` may bind again
+    /// ([`Gen::gone`]).
+    fn forget(&mut self, saved: usize) {
+        for var in &self.vars[saved..] {
+            let numbered = var.name.len() > 1 && var.name[1..].bytes().all(|b| b.is_ascii_digit());
+            if var.kind == Kind::Scalar && var.name.starts_with('t') && numbered {
+                self.gone.push(var.name.clone());
+            }
+        }
+        self.vars.truncate(saved);
     }
 
     /// A loop's body, in a scope of its own, with the loop on the stack.
@@ -2829,7 +2858,7 @@ impl Gen {
             self.statement(depth + 1, &mut out);
         }
         self.nesting -= 1;
-        self.vars.truncate(saved);
+        self.forget(saved);
         self.loops.pop();
         out
     }
@@ -5361,6 +5390,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         stacks: Vec::new(),
         ids: Vec::new(),
         not_moved: Vec::new(),
+        gone: Vec::new(),
         models: Vec::new(),
         numbers_only: false,
     };

@@ -33,7 +33,8 @@ pub use lend::{
 };
 pub use models::{carried, model_all_finite, model_finite_with, pop_model, push_model, zero_model};
 pub use moves::{
-    add_items, filled, part, push, put_item, resized, sort_by, split_items, take_item, unsort,
+    add_items, add_rows, filled, part, push, put_item, resized, sort_by, split_items, take_item,
+    unsort,
 };
 pub use operands::{f64_of, Operand, ReturnsF64};
 pub use reverses::{NoCotangent, NoCotangents};

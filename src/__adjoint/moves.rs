@@ -29,6 +29,21 @@ pub fn add_items<T: Copy + AddAssign, B: AsMut<[T]> + ?Sized>(bar: &mut B, items
     }
 }
 
+/// [`add_items`] for a view of rows (`let v = &m[..];` of `m: &[Vec<f64>]`):
+/// each row's adjoint added into the row's it came from.
+///
+/// ```
+/// let mut bar = vec![vec![1.0], vec![2.0, 3.0]];
+/// autodiff::__adjoint::add_rows(&mut bar[..], &[vec![0.5], vec![0.25, 1.0]]);
+/// assert_eq!(bar, vec![vec![1.5], vec![2.25, 4.0]]);
+/// ```
+#[inline]
+pub fn add_rows<T: super::adjoints::Bar, B: AsMut<[T]> + ?Sized>(bar: &mut B, rows: &[T]) {
+    for (a, b) in bar.as_mut().iter_mut().zip(rows) {
+        a.add_from(b);
+    }
+}
+
 /// `items.push(item)` as the forward sweep writes it (and as the stacks
 /// save values): the same push, with the growth out of line in a cold
 /// function that takes the item with it.

@@ -927,3 +927,27 @@ fn borrowed_rows_passed_twice_and_jagged_rows_swapped() {
         super::support::assert_agree("jagged_pivots", row, &want[r][..row.len()]);
     }
 }
+
+/// A view of all the rows of a matrix parameter, `let rows = &m[..];`:
+/// its adjoint went back through `add_items`, which adds numbers, and the
+/// adjoint did not build (E0277, `Vec<f64>: Copy`); now row by row.
+#[differentiable]
+#[allow(clippy::redundant_slicing)]
+fn all_rows_viewed(w: &[f64], m: &[Vec<f64>]) -> f64 {
+    let rows = &m[..];
+    w[0] * rows[1][0] + rows[0][1] * rows[0][1]
+}
+
+#[test]
+fn a_view_of_all_the_rows_builds_and_adds_back_row_by_row() {
+    assert_eq!(all_rows_viewed_grad_path(), GradientPath::Compiled);
+    let (w, m) = ([1.5], vec![vec![0.5, -2.0], vec![3.0, 0.25]]);
+    for got in [
+        all_rows_viewed_grad(&w, &m).expect("compiled"),
+        all_rows_viewed_grad_tape(&w, &m).expect("tape"),
+    ] {
+        assert_eq!(got.value, 1.5 * 3.0 + 4.0);
+        assert_eq!(got.gradient.0, vec![3.0]);
+        assert_eq!(got.gradient.1, vec![vec![0.0, -4.0], vec![1.5, 0.0]]);
+    }
+}

@@ -98,11 +98,13 @@ struct Renamer<'r> {
     mutable: Vec<(String, String)>,
     /// How many blocks deep the block being read is.
     depth: usize,
-    /// The names a loop's, an arm's or an `if let`'s pattern bound so far:
-    /// a later `let` of one, where that pattern's binding is no longer
-    /// visible (`for (i, c) in cs.iter().enumerate() { .. } let c =
-    /// &cs[best];`), is renamed too, for facts kept by name would read the
-    /// pattern's binding, which changes trip by trip, as this one.
+    /// The names a loop's, an arm's or an `if let`'s pattern bound so far,
+    /// and a `let` inside a block: a later `let` of one, where that
+    /// binding is no longer visible (`for (i, c) in
+    /// cs.iter().enumerate() { .. } let c = &cs[best];`, or `let qdiag =
+    /// &icf[c][..d];` in two loops, one after the other), is renamed too,
+    /// for facts kept by name would read the earlier binding, which
+    /// changes trip by trip, as this one.
     patterned: HashSet<String>,
 }
 
@@ -139,7 +141,12 @@ impl Renamer<'_> {
                 .map(|ident| ident.to_string())
                 .filter(|name| visible.contains(name) || self.patterned.contains(name));
             let Some(name) = again else {
-                visible.extend(crate::lower::pattern_names(&local.pat));
+                let names = crate::lower::pattern_names(&local.pat);
+                // Out of sight after this block, but not out of the facts.
+                if self.depth > 1 {
+                    self.patterned.extend(names.iter().cloned());
+                }
+                visible.extend(names);
                 continue;
             };
             let fresh = self.fresh(&name);

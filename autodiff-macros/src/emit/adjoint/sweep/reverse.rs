@@ -326,7 +326,10 @@ impl<'m> Sweep<'m> {
             if seed.negated {
                 return unsupported("the difference of two arrays", place);
             }
-            if range {
+            if range && dims_of(place, &self.an.dims).is_some_and(|dims| dims > 1) {
+                // A view of rows (`&m[..]` of `m: &[Vec<f64>]`): row by row.
+                quote!(#adjoint::add_rows(&mut #bar, &#tokens);)
+            } else if range {
                 // A view's adjoint into its slice's run (`x_bar[..2]`).
                 quote!(#adjoint::add_items(&mut #bar, &#tokens);)
             } else {
