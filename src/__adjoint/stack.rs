@@ -197,7 +197,7 @@ impl Stack {
                 spare.resize(n, 0.0);
                 spare
             }
-            None => vec![0.0; n],
+            None => adjoints::zeros_of(0.0, n),
         }
     }
 
@@ -673,7 +673,7 @@ impl<T: Observed> Observed for Vec<T> {
 
 /// How many adjoints [`Stack::recycle`] keeps: one per `vec!` bound in
 /// the loop bodies being reversed at once.
-const SPARES: usize = 64;
+const SPARES: usize = 256;
 
 /// The longest adjoint [`Stack::recycle`] keeps, in items (64 KiB).
 const SPARE_LEN: usize = 8 << 10;
