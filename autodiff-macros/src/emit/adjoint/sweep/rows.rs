@@ -30,6 +30,24 @@ pub(super) struct Rows {
     index: String,
     start: Option<TokenStream>,
     rows: Vec<Row>,
+    elements: Vec<Element>,
+}
+
+/// A number the loop's body only adds to or subtracts from at every trip,
+/// at a place fixed in the loop (`q[t][c] += x[t][r] * wq[r][c];` in a
+/// loop over `r`): the reverse reads its adjoint (`q_bar[t][c]`) as the
+/// seed of each trip and writes it never, so it is read once before the
+/// loop (`let q_bar_item = q_bar[t][c];`) and not through the rows at
+/// every trip, where a store into another adjoint's row could have
+/// changed it as far as LLVM knows.
+struct Element {
+    /// The place as the body writes it (`q[t][c]`), which names it.
+    key: String,
+    /// Its adjoint (`q_bar[t][c]`) and the copy's name (`q_bar_item`).
+    bar: TokenStream,
+    name: Ident,
+    /// Whether the reverse read it, so that it is read before the loop.
+    used: Cell<bool>,
 }
 
 struct Row {
@@ -106,7 +124,10 @@ impl<'m> Sweep<'m> {
         let mut names = self
             .rows
             .iter()
-            .flat_map(|rows| rows.rows.iter().map(|row| row.name.to_string()))
+            .flat_map(|rows| {
+                let rows_names = rows.rows.iter().map(|row| row.name.to_string());
+                rows_names.chain(rows.elements.iter().map(|element| element.name.to_string()))
+            })
             .collect::<HashSet<_>>();
         for row in every_trip {
             let key = row.source.to_token_stream().to_string();
@@ -123,16 +144,7 @@ impl<'m> Sweep<'m> {
             {
                 continue;
             }
-            let mut fresh = |base: String| {
-                let mut name = base.clone();
-                let mut k = 1;
-                while names.contains(&name) {
-                    k += 1;
-                    name = format!("{base}_{k}");
-                }
-                names.insert(name.clone());
-                Ident::new(&name, Span::mixed_site())
-            };
+            let mut fresh = |base: String| fresh_name(&mut names, base);
             let root = root.trim_start_matches("r#");
             // Its value, where the reverse reads it as the forward did.
             if self.fully_available(row) {
@@ -164,12 +176,78 @@ impl<'m> Sweep<'m> {
                 used: Cell::new(false),
             });
         }
-        if rows.is_empty() {
+        let mut elements: Vec<Element> = Vec::new();
+        for stmt in &body.stmts {
+            let Stmt::Expr(expr, _) = stmt else { continue };
+            let ExprKind::CompoundAssign {
+                op: Arith::Add | Arith::Sub,
+                target,
+                value,
+                ..
+            } = &expr.kind
+            else {
+                continue;
+            };
+            if !matches!(target.kind, ExprKind::Index { .. })
+                || matches!(
+                    value.unparenthesised().kind,
+                    ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(..)
+                )
+                || !self.root_active(target)
+                || !self.scalar(target)
+            {
+                continue;
+            }
+            let key = target.source.to_token_stream().to_string();
+            if elements.iter().any(|known| known.key == key) {
+                continue;
+            }
+            let Some(root) = root(target) else { continue };
+            let fixed =
+                |name: &str| name != index && !bound.contains(name) && !assigned.contains(name);
+            if root == index
+                || bound.contains(&root)
+                || !indices_fixed(target, &fixed)
+                || !only_added_to(body, &root, &key)
+            {
+                continue;
+            }
+            let Ok(bar) = self.bar_place(target) else {
+                continue;
+            };
+            if bar_root(&bar).is_some_and(|bar_root| self.guards.contains_key(&bar_root)) {
+                continue;
+            }
+            let root = root.trim_start_matches("r#");
+            elements.push(Element {
+                key,
+                bar,
+                name: fresh_name(&mut names, format!("{root}_bar_item")),
+                used: Cell::new(false),
+            });
+        }
+        if rows.is_empty() && elements.is_empty() {
             return None;
         }
         let start = (!start.is_int_literal() || start.source.to_token_stream().to_string() != "0")
             .then(|| start.source.to_token_stream());
-        Some(Rows { index, start, rows })
+        Some(Rows {
+            index,
+            start,
+            rows,
+            elements,
+        })
+    }
+
+    /// The copy of `place`'s adjoint that a loop around reads once before
+    /// its reverse runs (see `Element`), where there is one.
+    pub(super) fn hoisted_element(&self, place: &Expr) -> Option<TokenStream> {
+        let key = place.source.to_token_stream().to_string();
+        self.rows.iter().rev().find_map(|rows| {
+            let found = rows.elements.iter().find(|known| known.key == key)?;
+            found.used.set(true);
+            Some(found.name.to_token_stream())
+        })
     }
 
     /// `row_bar[index]` (with `primal`, `row[index]`) through a borrowed
@@ -210,7 +288,12 @@ impl<'m> Sweep<'m> {
             self.guards.remove(&row.name.to_string());
         }
         let used: Vec<&Row> = rows.rows.iter().filter(|row| row.used.get()).collect();
-        if used.is_empty() {
+        let read: Vec<&Element> = rows
+            .elements
+            .iter()
+            .filter(|element| element.used.get())
+            .collect();
+        if used.is_empty() && read.is_empty() {
             return reverse;
         }
         let ExprKind::Range {
@@ -245,6 +328,12 @@ impl<'m> Sweep<'m> {
                 }
             });
         }
+        // Read where the range has a trip: the forward's first trip added
+        // to the very place, so its adjoint, shaped like it, holds it.
+        for element in read {
+            let (name, bar) = (&element.name, &element.bar);
+            borrows.push(quote!(let #name = #bar;));
+        }
         // `0..3`: a trip, as it says.
         let literal = |bound: &Expr| match &bound.kind {
             ExprKind::Lit(syn::Lit::Int(int)) => int.base10_parse::<u128>().ok(),
@@ -267,6 +356,18 @@ impl<'m> Sweep<'m> {
             }
         }
     }
+}
+
+/// `base`, numbered past the names in `names`, which it joins.
+fn fresh_name(names: &mut HashSet<String>, base: String) -> Ident {
+    let mut name = base.clone();
+    let mut k = 1;
+    while names.contains(&name) {
+        k += 1;
+        name = format!("{base}_{k}");
+    }
+    names.insert(name.clone());
+    Ident::new(&name, Span::mixed_site())
 }
 
 /// The names `stmt` binds (by `let`s, patterns) and assigns (or borrows
@@ -397,6 +498,58 @@ fn indices_fixed(row: &Expr, fixed: &impl Fn(&str) -> bool) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether every mention of the binding `root` in `body` is the target of
+/// a `+=` or `-=` statement of the body itself whose target's text is
+/// `key` (and so whose value does not mention it).
+fn only_added_to(body: &Block, root: &str, key: &str) -> bool {
+    fn mentions(expr: &Expr, root: &str) -> usize {
+        let own = usize::from(matches!(&expr.kind, ExprKind::Path(path)
+            if path.path.get_ident().is_some_and(|ident| ident == root)));
+        own + expr
+            .children()
+            .into_iter()
+            .map(|child| match child {
+                Child::Expr(child) => mentions(child, root),
+                Child::Block(block) => block
+                    .stmts
+                    .iter()
+                    .map(|stmt| stmt_mentions(stmt, root))
+                    .sum(),
+            })
+            .sum::<usize>()
+    }
+    fn stmt_mentions(stmt: &Stmt, root: &str) -> usize {
+        match stmt {
+            Stmt::Let {
+                init: Some(init), ..
+            } => mentions(init, root),
+            Stmt::Expr(expr, _) => mentions(expr, root),
+            _ => 0,
+        }
+    }
+    let mut fitting = 0;
+    for stmt in &body.stmts {
+        if let Stmt::Expr(expr, _) = stmt {
+            if let ExprKind::CompoundAssign {
+                op: Arith::Add | Arith::Sub,
+                target,
+                ..
+            } = &expr.kind
+            {
+                if target.source.to_token_stream().to_string() == key {
+                    fitting += mentions(target, root);
+                }
+            }
+        }
+    }
+    let all: usize = body
+        .stmts
+        .iter()
+        .map(|stmt| stmt_mentions(stmt, root))
+        .sum();
+    all == fitting
 }
 
 /// Whether every mention of the binding `root` in `body` is the element
