@@ -7,8 +7,12 @@
 //! does not exist (the read is made only where the range has a trip), an
 //! item whose value the loop also reads (`acc[t] += acc[t] * ..`, not
 //! read before the loop) and one added to under a branch (not either).
-//! Each takes the compiled path, agrees with the tape, and matches a
-//! dual-number twin written out by hand; `f_hvp`, which runs the same
+//! Also numbers a loop reads and never changes, which the forward pushes
+//! once after the loop instead of at every trip that reads them (`sum` of
+//! a softmax row read by every item, a number changed after the loop that
+//! read it, loops with no trip). Each takes the compiled path, agrees
+//! with the tape, and matches a dual-number twin written out by hand;
+//! `f_hvp`, which runs the same
 //! reverse on dual numbers, matches central differences of the tape's
 //! gradient.
 
@@ -214,4 +218,82 @@ fn hessian_vector_products_through_items_read_once() {
         .hvp;
     let got = [hx.concat(), hq.concat(), hk.concat(), hv.concat()].concat();
     assert_all_close_named(&got, &want, 1e-6, "projections_hvp");
+}
+
+/// Softmax rows read by a nested loop (`sum` and `scale`, bindings of the
+/// outer body, read at every inner trip), a number changed after the loop
+/// that read it (`a`), and rows with no trip (`0..i` of the first row).
+#[differentiable]
+fn held_numbers(z: &[Vec<f64>], v: &[f64]) -> f64 {
+    let mut total = 0.0;
+    let mut a = v[0] * 0.5;
+    for i in 0..z.len() {
+        let mut sum = 0.0;
+        for j in 0..z[i].len() {
+            sum += z[i][j].exp();
+        }
+        let scale = (sum + 1.0).ln();
+        for c in 0..v.len() {
+            let mut o = 0.0;
+            for j in 0..z[i].len() {
+                o += z[i][j].exp() / sum * v[c] * 0.5 + scale * a;
+            }
+            for _j in 0..i {
+                o += a * v[c] / (sum + 1.0);
+            }
+            total += o * o;
+        }
+        a = a * 0.75 + total.sin();
+    }
+    total * a
+}
+
+fn held_numbers_dual(p: &[Dual], lengths: &[usize]) -> Dual {
+    let count: usize = lengths.iter().sum();
+    let (z, v) = p.split_at(count);
+    let mut total = Dual::constant(0.0);
+    let mut a = v[0] * 0.5;
+    let mut at = 0;
+    for (i, &len) in lengths.iter().enumerate() {
+        let row = &z[at..at + len];
+        at += len;
+        let mut sum = Dual::constant(0.0);
+        for zj in row {
+            sum = sum + zj.exp();
+        }
+        let scale = (sum + 1.0).ln();
+        for vc in v {
+            let mut o = Dual::constant(0.0);
+            for zj in row {
+                o = o + (zj.exp() / sum * *vc * 0.5 + scale * a);
+            }
+            for _ in 0..i {
+                o = o + a * *vc / (sum + 1.0);
+            }
+            total = total + o * o;
+        }
+        a = a * 0.75 + total.sin();
+    }
+    total * a
+}
+
+#[test]
+fn numbers_a_loop_never_changes_are_pushed_once() {
+    for z in [
+        vec![vec![0.3, -0.2, 0.6], vec![0.5], vec![0.1, 0.4, -0.7, 0.9]],
+        vec![vec![], vec![0.2, -0.1]],
+        vec![vec![0.7]],
+    ] {
+        let lengths: Vec<usize> = z.iter().map(Vec::len).collect();
+        let v = vec![0.8, -0.4, 0.3];
+        assert_eq!(held_numbers_grad_path(), GradientPath::Compiled);
+        compiled_agrees(
+            "held_numbers",
+            &[z.concat(), v.clone()].concat(),
+            |stack| held_numbers_adjoint(stack, &z, &v),
+            || held_numbers_grad(&z, &v),
+            || held_numbers_grad_tape(&z, &v),
+            |p| held_numbers_dual(p, &lengths),
+        );
+    }
 }

@@ -239,6 +239,75 @@ impl<'m> Sweep<'m> {
         })
     }
 
+    /// Numbers a range loop's body reads but never binds or changes, and
+    /// that the reverse does not have (`sum` in `for j in 0..n { o += e[j]
+    /// / sum * v[j][c]; }`, a binding of an outer loop's body): each
+    /// statement's reverse that reads one would push it at every trip.
+    /// Instead the forward pushes it once after the loop (it is what it
+    /// was at every trip) and the reverse pops it once before the
+    /// reversed loop, where it is then available (see `held_code`). On
+    /// `f64`, in a body with no `return`, for a loop no jump leaves and
+    /// with no closure.
+    pub(super) fn loop_held(&self, pat: &crate::ast::Pattern, body: &Block) -> Vec<Ident> {
+        if self.dual || self.early || contains_jump(body) {
+            return Vec::new();
+        }
+        let mut bound = HashSet::new();
+        let mut assigned = HashSet::new();
+        let mut closures = false;
+        for stmt in &body.stmts {
+            bindings(stmt, &mut bound, &mut assigned, &mut closures);
+        }
+        if closures {
+            return Vec::new();
+        }
+        let mut read: Vec<Ident> = Vec::new();
+        for stmt in &body.stmts {
+            stmt_paths(stmt, &mut read);
+        }
+        let mut held: Vec<Ident> = Vec::new();
+        for ident in read {
+            let name = ident.to_string();
+            if pat.names.contains(&name)
+                || bound.contains(&name)
+                || assigned.contains(&name)
+                || held.contains(&ident)
+                || !self.an.active.contains(&name)
+                || self.an.dims.get(&name) != Some(&Some(0))
+                || self.available(&name)
+            {
+                continue;
+            }
+            held.push(ident);
+        }
+        held
+    }
+
+    /// The push after the loop and the pop before its reverse of the
+    /// numbers `loop_held` found that the reverse reads (`reverse`, the
+    /// reversed loop, names them).
+    pub(super) fn held_code(
+        &self,
+        held: &[Ident],
+        reverse: &TokenStream,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let stack = &self.stack;
+        let read: Vec<&Ident> = held
+            .iter()
+            .filter(|ident| names_ident(reverse, ident))
+            .collect();
+        let pushes = read
+            .iter()
+            .map(|ident| quote!(#stack.push(#ident);))
+            .collect();
+        let pops = read
+            .iter()
+            .rev()
+            .map(|ident| quote!(let #ident = #stack.pop();))
+            .collect();
+        (pushes, pops)
+    }
+
     /// The copy of `place`'s adjoint that a loop around reads once before
     /// its reverse runs (see `Element`), where there is one.
     pub(super) fn hoisted_element(&self, place: &Expr) -> Option<TokenStream> {
@@ -356,6 +425,43 @@ impl<'m> Sweep<'m> {
             }
         }
     }
+}
+
+/// Each name `stmt` reads by a path of one identifier, at any depth.
+fn stmt_paths(stmt: &Stmt, out: &mut Vec<Ident>) {
+    fn expr(inner: &Expr, out: &mut Vec<Ident>) {
+        if let ExprKind::Path(path) = &inner.kind {
+            if let Some(ident) = path.path.get_ident() {
+                out.push(ident.clone());
+            }
+        }
+        for child in inner.children() {
+            match child {
+                Child::Expr(child) => expr(child, out),
+                Child::Block(block) => {
+                    for stmt in &block.stmts {
+                        stmt_paths(stmt, out);
+                    }
+                }
+            }
+        }
+    }
+    match stmt {
+        Stmt::Let {
+            init: Some(init), ..
+        } => expr(init, out),
+        Stmt::Expr(inner, _) => expr(inner, out),
+        _ => {}
+    }
+}
+
+/// Whether `tokens` has the identifier `ident`, at any depth.
+fn names_ident(tokens: &TokenStream, ident: &Ident) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(found) => found == *ident,
+        proc_macro2::TokenTree::Group(group) => names_ident(&group.stream(), ident),
+        _ => false,
+    })
 }
 
 /// `base`, numbered past the names in `names`, which it joins.
