@@ -291,14 +291,15 @@ impl<'m> Sweep<'m> {
         held: &[Ident],
         reverse: &TokenStream,
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
-        let stack = &self.stack;
+        let (stack, adjoint) = (&self.stack, &self.adjoint);
         let read: Vec<&Ident> = held
             .iter()
             .filter(|ident| names_ident(reverse, ident))
             .collect();
         let pushes = read
             .iter()
-            .map(|ident| quote!(#stack.push(#ident);))
+            // Read as the statements' own saves read it: an `&f64` too.
+            .map(|ident| quote!(#stack.push(#adjoint::f64_of(#ident));))
             .collect();
         let pops = read
             .iter()
