@@ -10,7 +10,10 @@
 //! Also numbers a loop reads and never changes, which the forward pushes
 //! once after the loop instead of at every trip that reads them (`sum` of
 //! a softmax row read by every item, a number changed after the loop that
-//! read it, loops with no trip). Each takes the compiled path, agrees
+//! read it, loops with no trip), and rows a loop reads whole at every
+//! trip of a loop around it, saved once after that loop (`e` of a softmax
+//! row, of which the loop reads a prefix, and a loop around with no
+//! trip). Each takes the compiled path, agrees
 //! with the tape, and matches a dual-number twin written out by hand;
 //! `f_hvp`, which runs the same
 //! reverse on dual numbers, matches central differences of the tape's
@@ -295,5 +298,72 @@ fn numbers_a_loop_never_changes_are_pushed_once() {
             || held_numbers_grad_tape(&z, &v),
             |p| held_numbers_dual(p, &lengths),
         );
+    }
+}
+
+/// A row `e` that the loop over `j` reads whole (its first `n` of `n + 2`
+/// items) at every trip of the loop over `c`, which may have no trip
+/// (`width` 0).
+#[differentiable]
+fn held_rows(z: &[Vec<f64>], v: &[f64], width: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..z.len() {
+        let n = z[i].len();
+        let mut e = vec![0.0; n + 2];
+        for j in 0..n {
+            e[j] = z[i][j].exp();
+        }
+        for c in 0..width {
+            let mut o = 0.0;
+            for j in 0..n {
+                o += e[j] * v[c % v.len()] + e[j] * e[j];
+            }
+            total += o * o;
+        }
+        total += e[0] * 0.5;
+    }
+    total
+}
+
+fn held_rows_dual(p: &[Dual], lengths: &[usize], width: usize) -> Dual {
+    let count: usize = lengths.iter().sum();
+    let (z, v) = p.split_at(count);
+    let mut total = Dual::constant(0.0);
+    let mut at = 0;
+    for &len in lengths {
+        let e: Vec<Dual> = z[at..at + len].iter().map(|zj| zj.exp()).collect();
+        at += len;
+        for c in 0..width {
+            let mut o = Dual::constant(0.0);
+            for ej in &e {
+                o = o + (*ej * v[c % v.len()] + *ej * *ej);
+            }
+            total = total + o * o;
+        }
+        let first = e.first().copied().unwrap_or(Dual::constant(0.0));
+        total = total + first * 0.5;
+    }
+    total
+}
+
+#[test]
+fn rows_a_loop_reads_whole_are_pushed_once() {
+    for width in [0, 1, 3] {
+        for z in [
+            vec![vec![0.3, -0.2, 0.6], vec![0.5], vec![0.1, 0.4, -0.7, 0.9]],
+            vec![vec![], vec![0.2, -0.1]],
+        ] {
+            let lengths: Vec<usize> = z.iter().map(Vec::len).collect();
+            let v = vec![0.8, -0.4];
+            assert_eq!(held_rows_grad_path(), GradientPath::Compiled);
+            compiled_agrees(
+                "held_rows",
+                &[z.concat(), v.clone()].concat(),
+                |stack| held_rows_adjoint(stack, &z, &v, width),
+                || held_rows_grad(&z, &v, width),
+                || held_rows_grad_tape(&z, &v, width),
+                |p| held_rows_dual(p, &lengths, width),
+            );
+        }
     }
 }

@@ -196,7 +196,7 @@ impl<'m> Sweep<'m> {
             self.scopes.push(Scope::default());
             let names = pat.names.clone();
             self.scope().available.extend(names);
-            let held_names = held.iter().map(ToString::to_string);
+            let held_names = held.iter().map(rows::Held::name);
             self.scope().available.extend(held_names);
             let code = self.loop_body_at(body, level(label, counter.clone()));
             self.scopes.pop();
@@ -206,7 +206,7 @@ impl<'m> Sweep<'m> {
             let (declare, record) = self.exit_forward(exit.as_ref());
             let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
             let reverse = quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* });
-            let (held_pushes, held_pops) = self.held_code(&held, &reverse);
+            let (held_pushes, held_pops, given_back) = self.held_code(&held, iter, &reverse);
             let reverse = match rows {
                 Some(rows) => self.borrowing_rows(rows, iter, reverse),
                 None => reverse,
@@ -214,7 +214,7 @@ impl<'m> Sweep<'m> {
             let reverse = if held_pops.is_empty() {
                 quote!(#popped_range #popped #reverse)
             } else {
-                quote!({ #(#held_pops)* #popped_range #popped #reverse })
+                quote!({ #(#held_pops)* #popped_range #popped #reverse #(#given_back)* })
             };
             return Ok((
                 vec![quote! {
