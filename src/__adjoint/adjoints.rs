@@ -249,7 +249,7 @@ impl<T: Adjoint> Adjoint for [T] {
 /// rows, allocated anew by every gradient); a large one keeps `calloc`,
 /// whose fresh pages come zeroed.
 #[inline]
-fn zeros_of<B: Clone>(zero: B, n: usize) -> Vec<B> {
+pub(super) fn zeros_of<B: Clone>(zero: B, n: usize) -> Vec<B> {
     if n.saturating_mul(size_of::<B>()) <= SMALL_ZEROS {
         let mut zeros = Vec::with_capacity(n);
         zeros.resize(n, zero);

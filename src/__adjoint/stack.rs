@@ -129,6 +129,38 @@ impl Stack {
         self.values.drain(start..)
     }
 
+    /// Saves the first `count` items of `row` (at most its length) and
+    /// how many: a row a loop reads whole at every trip of the loop
+    /// around it, saved once after that loop instead of item by item at
+    /// every trip; [`held_row`](Self::held_row) gives it back.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// stack.hold_row(&[1.0, 2.0, 3.0], 2);
+    /// stack.hold_row(&[4.0], 5);
+    /// assert_eq!(stack.held_row(), vec![4.0]);
+    /// assert_eq!(stack.held_row(), vec![1.0, 2.0]);
+    /// ```
+    #[inline]
+    pub fn hold_row(&mut self, row: &[f64], count: usize) {
+        let count = count.min(row.len());
+        self.push_slice(&row[..count]);
+        self.push_index(count);
+    }
+
+    /// The row the last [`hold_row`](Self::hold_row) saved, in the memory
+    /// of a spare row where there is one (given back by
+    /// [`recycle`](Self::recycle) once its loop is reversed).
+    #[inline]
+    pub fn held_row(&mut self) -> Vec<f64> {
+        let count = self.pop_index();
+        let mut row = self.zeros(0);
+        row.extend(self.pop_run(count));
+        row
+    }
+
     /// Saves a loop's trip count.
     #[inline(always)]
     pub fn push_trips(&mut self, trips: usize) {
@@ -197,7 +229,7 @@ impl Stack {
                 spare.resize(n, 0.0);
                 spare
             }
-            None => vec![0.0; n],
+            None => adjoints::zeros_of(0.0, n),
         }
     }
 
@@ -675,7 +707,7 @@ impl<T: Observed> Observed for Vec<T> {
 
 /// How many adjoints [`Stack::recycle`] keeps: one per `vec!` bound in
 /// the loop bodies being reversed at once.
-const SPARES: usize = 64;
+const SPARES: usize = 256;
 
 /// The longest adjoint [`Stack::recycle`] keeps, in items (64 KiB).
 const SPARE_LEN: usize = 8 << 10;

@@ -24,6 +24,7 @@ mod oracle;
 #[allow(dead_code)]
 mod xorshift;
 
+mod added_items;
 mod call_values;
 mod closures;
 mod constant_args;

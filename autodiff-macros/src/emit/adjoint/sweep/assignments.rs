@@ -374,9 +374,16 @@ impl<'m> Sweep<'m> {
             ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Block(None, _)
         );
         let branched = branching && carries && matches!(op, Arith::Add | Arith::Sub);
+        // The adjoint of a place a loop around only adds to, read once
+        // before that loop's reverse (`rows::Element`).
+        let hoisted = (!branching && carries && matches!(op, Arith::Add | Arith::Sub))
+            .then(|| self.hoisted_element(target))
+            .flatten();
         // A branching value is swept as a value of its own, with no room
         // for this statement's saves.
-        let bar = if branched {
+        let bar = if let Some(hoisted) = hoisted {
+            hoisted
+        } else if branched {
             self.bar_place(target)?
         } else {
             self.saved_bar_place(target)?

@@ -186,10 +186,18 @@ impl<'m> Sweep<'m> {
             };
             let borrows = rows.is_some();
             self.rows.extend(rows);
+            // Numbers the body reads and never changes, saved once.
+            let held = if keep.is_none() {
+                self.loop_held(pat, body)
+            } else {
+                Vec::new()
+            };
             self.depth += 1;
             self.scopes.push(Scope::default());
             let names = pat.names.clone();
             self.scope().available.extend(names);
+            let held_names = held.iter().map(rows::Held::name);
+            self.scope().available.extend(held_names);
             let code = self.loop_body_at(body, level(label, counter.clone()));
             self.scopes.pop();
             self.depth -= 1;
@@ -197,6 +205,17 @@ impl<'m> Sweep<'m> {
             let (fwd, rev, exit) = code?;
             let (declare, record) = self.exit_forward(exit.as_ref());
             let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
+            let reverse = quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* });
+            let (held_pushes, held_pops, given_back) = self.held_code(&held, iter, &reverse);
+            let reverse = match rows {
+                Some(rows) => self.borrowing_rows(rows, iter, reverse),
+                None => reverse,
+            };
+            let reverse = if held_pops.is_empty() {
+                quote!(#popped_range #popped #reverse)
+            } else {
+                quote!({ #(#held_pops)* #popped_range #popped #reverse #(#given_back)* })
+            };
             return Ok((
                 vec![quote! {
                     #count_init
@@ -205,15 +224,9 @@ impl<'m> Sweep<'m> {
                     #label for #syntax in #iter_src { #count_step #(#fwd)* }
                     #record
                     #count_push
+                    #(#held_pushes)*
                 }],
-                vec![{
-                    let reverse = quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* });
-                    let reverse = match rows {
-                        Some(rows) => self.borrowing_rows(rows, iter, reverse),
-                        None => reverse,
-                    };
-                    quote!(#popped_range #popped #reverse)
-                }],
+                vec![reverse],
             ));
         }
         let Some(Elements {
