@@ -270,10 +270,6 @@ pub fn series_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    use ::autodiff::__adjoint::{
-        dual_activations::{relu, sigmoid},
-        NoDualSweep as _,
-    };
     let mut total = ::autodiff::__adjoint::dual(0.0);
     for i in 0..n {
         stack.observe_power_base(x, i as i32);
@@ -291,13 +287,7 @@ pub fn series_adjoint_dual(
         },
     );
     if !stack.reverses() {
-        stack.observe(value);
-        return stack
-            .finite()
-            .then_some(::autodiff::ValueAndGradient {
-                value: value,
-                gradient: ::autodiff::__adjoint::zero(&x),
-            });
+        return stack.value_only(value);
     }
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
     let value_bar = ::autodiff::Dual::constant(1.0);
@@ -399,7 +389,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for series {
     type Args = (f64, f64, usize);
     type Params = &'a f64;
     type Gradient = f64;
-    const NAMES: &'static [&'static str] = &["x"];
     type Duals = ::autodiff::Dual;
     #[inline]
     fn dual(
@@ -417,8 +406,8 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for series {
         )
     }
     #[inline]
-    fn params(args: &'a Self::Args) -> Self::Params {
-        &args.0
+    fn params(args: &'a Self::Args) -> (Self::Params, &'static [&'static str]) {
+        (&args.0, &["x"])
     }
     fn tape(
         args: &Self::Args,

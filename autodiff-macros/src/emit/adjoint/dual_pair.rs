@@ -249,6 +249,24 @@ fn pair(
                 }
             })
         });
+        // Every parameter differentiable and none a model: the runtime
+        // pops them all (`__adjoint::pop_all_scaled`).
+        let reverse = if !models
+            && function.params.len() <= 6
+            && function
+                .params
+                .iter()
+                .all(|param| param.kind.is_differentiable())
+        {
+            quote!(::autodiff::__adjoint::pop_all_scaled(#stack, #value_bar, #bars);)
+        } else {
+            quote! {
+                let #option::Some((#(#adjoints,)*)) = #bars else {
+                    return #stack.fail();
+                };
+                #(#pops)*
+            }
+        };
         (
             quote! {
                 let #option::Some((#(#params,)*)) = #args else {
@@ -257,12 +275,7 @@ fn pair(
                 #(#lifted)*
                 #forwarded
             },
-            quote! {
-                let #option::Some((#(#adjoints,)*)) = #bars else {
-                    return #stack.fail();
-                };
-                #(#pops)*
-            },
+            reverse,
         )
     } else {
         (
