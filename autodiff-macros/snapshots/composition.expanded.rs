@@ -229,10 +229,7 @@ impl neuron {
             (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual),
         >,
     ) -> ::autodiff::Dual {
-        let ::core::option::Option::Some((w, x, b)) = args else {
-            return stack.failed();
-        };
-        ::autodiff::__adjoint::forwarded_dual(neuron_adjoint_dual(stack, w, x, b), stack)
+        ::autodiff::__adjoint::forward_with(stack, args, neuron_adjoint_dual)
     }
     #[doc(hidden)]
     #[inline]

@@ -112,13 +112,7 @@ impl series {
         stack: &mut ::autodiff::__adjoint::DualStack,
         args: ::core::option::Option<(::autodiff::Dual, f64, usize)>,
     ) -> ::autodiff::Dual {
-        let ::core::option::Option::Some((x, scale, n)) = args else {
-            return stack.failed();
-        };
-        ::autodiff::__adjoint::forwarded_dual(
-            series_adjoint_dual(stack, x, scale, n),
-            stack,
-        )
+        ::autodiff::__adjoint::forward_with(stack, args, series_adjoint_dual)
     }
     #[doc(hidden)]
     #[inline]

@@ -75,10 +75,7 @@ impl loss {
         stack: &mut ::autodiff::__adjoint::DualStack,
         args: ::core::option::Option<(::autodiff::Dual,)>,
     ) -> ::autodiff::Dual {
-        let ::core::option::Option::Some((x,)) = args else {
-            return stack.failed();
-        };
-        ::autodiff::__adjoint::forwarded_dual(loss_adjoint_dual(stack, x), stack)
+        ::autodiff::__adjoint::forward_with(stack, args, loss_adjoint_dual)
     }
     #[doc(hidden)]
     #[inline]

@@ -522,3 +522,68 @@ dual_spreads!(
     (A a, B b, C c, D d, E e),
     (A a, B b, C c, D d, E e, F f)
 );
+
+/// The forward of a dual pair (`__forward_dual`) that lifts none of its
+/// arguments: `sweep` (the callee's dual sweep) run on `args`, its
+/// gradient pushed for the reverse and its value returned, as
+/// [`forwarded_dual`]; no arguments (a caller that could not pass them)
+/// fails the sweep.
+///
+/// ```
+/// use autodiff::__adjoint::{forward_with, DualStack};
+/// use autodiff::{Dual, ValueAndGradient};
+///
+/// fn square(_: &mut DualStack, x: Dual) -> Option<ValueAndGradient<Dual, Dual>> {
+///     Some(ValueAndGradient { value: x * x, gradient: x * 2.0 })
+/// }
+///
+/// let mut stack = DualStack::new();
+/// let value = forward_with(&mut stack, Some((Dual::new(3.0, 1.0),)), square);
+/// assert_eq!((value.value, value.tangent), (9.0, 6.0));
+/// assert_eq!(stack.pop().value, 6.0);
+/// assert!(forward_with(&mut stack, None::<(Dual,)>, square).value.is_nan());
+/// ```
+#[inline]
+pub fn forward_with<A, G: DualSpread, S: DualSweep<A, G>>(
+    stack: &mut DualStack,
+    args: Option<A>,
+    sweep: S,
+) -> Dual {
+    match args {
+        Some(args) => forwarded_dual(sweep.sweep(stack, args), stack),
+        None => stack.failed(),
+    }
+}
+
+/// A dual sweep taking its arguments as one tuple (see [`forward_with`]).
+pub trait DualSweep<A, G> {
+    /// The sweep on `args`.
+    fn sweep(self, stack: &mut DualStack, args: A) -> Option<ValueAndGradient<G, Dual>>;
+}
+
+macro_rules! dual_sweeps {
+    ($(($($t:ident $v:ident),+)),+) => {$(
+        impl<S, G, $($t),+> DualSweep<($($t,)+), G> for S
+        where
+            S: FnOnce(&mut DualStack, $($t),+) -> Option<ValueAndGradient<G, Dual>>,
+        {
+            #[inline(always)]
+            fn sweep(
+                self,
+                stack: &mut DualStack,
+                ($($v,)+): ($($t,)+),
+            ) -> Option<ValueAndGradient<G, Dual>> {
+                self(stack, $($v),+)
+            }
+        }
+    )+};
+}
+
+dual_sweeps!(
+    (A a),
+    (A a, B b),
+    (A a, B b, C c),
+    (A a, B b, C c, D d),
+    (A a, B b, C c, D d, E e),
+    (A a, B b, C c, D d, E e, F f)
+);

@@ -24,8 +24,8 @@ pub use dual::{
     hessian_compiled, hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split, Unmade,
 };
 pub use dual_calls::{
-    dual_zero, forwarded_dual, pop_all_scaled, ConstantDuals, DualSpread, DualSpreads, DualZero,
-    NoDualSweep, Rows,
+    dual_zero, forward_with, forwarded_dual, pop_all_scaled, ConstantDuals, DualSpread,
+    DualSpreads, DualSweep, DualZero, NoDualSweep, Rows,
 };
 pub use dual_models::split_model;
 pub use lend::{
