@@ -229,10 +229,7 @@ impl neuron {
             (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual),
         >,
     ) -> ::autodiff::Dual {
-        let ::core::option::Option::Some((w, x, b)) = args else {
-            return stack.failed();
-        };
-        ::autodiff::__adjoint::forwarded_dual(neuron_adjoint_dual(stack, w, x, b), stack)
+        ::autodiff::__adjoint::forward_with(stack, args, neuron_adjoint_dual)
     }
     #[doc(hidden)]
     #[inline]
@@ -243,12 +240,7 @@ impl neuron {
             (&mut ::autodiff::Dual, &mut ::autodiff::Dual, &mut ::autodiff::Dual),
         >,
     ) {
-        let ::core::option::Option::Some((w_bar, x_bar, b_bar)) = bars else {
-            return stack.fail();
-        };
-        ::autodiff::__adjoint::DualSpread::pop_scaled(b_bar, stack, value_bar);
-        ::autodiff::__adjoint::DualSpread::pop_scaled(x_bar, stack, value_bar);
-        ::autodiff::__adjoint::DualSpread::pop_scaled(w_bar, stack, value_bar);
+        ::autodiff::__adjoint::pop_all_scaled(stack, value_bar, bars);
     }
 }
 /// The value of [`neuron`] and its exact gradient with respect to every differentiable parameter.
@@ -493,17 +485,7 @@ fn neuron_adjoint_dual(
     );
     let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(value);
     if !stack.reverses() {
-        stack.observe(value);
-        return stack
-            .finite()
-            .then_some(::autodiff::ValueAndGradient {
-                value: value,
-                gradient: (
-                    ::autodiff::__adjoint::zero(&w),
-                    ::autodiff::__adjoint::zero(&x),
-                    ::autodiff::__adjoint::zero(&b),
-                ),
-            });
+        return stack.value_only(value);
     }
     let mut w_bar = ::autodiff::__adjoint::zero(&w);
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
@@ -629,7 +611,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for neuron {
     type Args = (f64, f64, f64);
     type Params = (&'a f64, &'a f64, &'a f64);
     type Gradient = (f64, f64, f64);
-    const NAMES: &'static [&'static str] = &["w", "x", "b"];
     type Duals = (::autodiff::Dual, ::autodiff::Dual, ::autodiff::Dual);
     #[inline]
     fn dual(
@@ -647,8 +628,8 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for neuron {
         )
     }
     #[inline]
-    fn params(args: &'a Self::Args) -> Self::Params {
-        (&args.0, &args.1, &args.2)
+    fn params(args: &'a Self::Args) -> (Self::Params, &'static [&'static str]) {
+        ((&args.0, &args.1, &args.2), &["w", "x", "b"])
     }
     fn tape(
         args: &Self::Args,

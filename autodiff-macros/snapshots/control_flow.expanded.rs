@@ -112,13 +112,7 @@ impl series {
         stack: &mut ::autodiff::__adjoint::DualStack,
         args: ::core::option::Option<(::autodiff::Dual, f64, usize)>,
     ) -> ::autodiff::Dual {
-        let ::core::option::Option::Some((x, scale, n)) = args else {
-            return stack.failed();
-        };
-        ::autodiff::__adjoint::forwarded_dual(
-            series_adjoint_dual(stack, x, scale, n),
-            stack,
-        )
+        ::autodiff::__adjoint::forward_with(stack, args, series_adjoint_dual)
     }
     #[doc(hidden)]
     #[inline]
@@ -270,10 +264,6 @@ pub fn series_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    use ::autodiff::__adjoint::{
-        dual_activations::{relu, sigmoid},
-        NoDualSweep as _,
-    };
     let mut total = ::autodiff::__adjoint::dual(0.0);
     for i in 0..n {
         stack.observe_power_base(x, i as i32);
@@ -291,13 +281,7 @@ pub fn series_adjoint_dual(
         },
     );
     if !stack.reverses() {
-        stack.observe(value);
-        return stack
-            .finite()
-            .then_some(::autodiff::ValueAndGradient {
-                value: value,
-                gradient: ::autodiff::__adjoint::zero(&x),
-            });
+        return stack.value_only(value);
     }
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
     let value_bar = ::autodiff::Dual::constant(1.0);
@@ -399,7 +383,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for series {
     type Args = (f64, f64, usize);
     type Params = &'a f64;
     type Gradient = f64;
-    const NAMES: &'static [&'static str] = &["x"];
     type Duals = ::autodiff::Dual;
     #[inline]
     fn dual(
@@ -417,8 +400,8 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for series {
         )
     }
     #[inline]
-    fn params(args: &'a Self::Args) -> Self::Params {
-        &args.0
+    fn params(args: &'a Self::Args) -> (Self::Params, &'static [&'static str]) {
+        (&args.0, &["x"])
     }
     fn tape(
         args: &Self::Args,

@@ -249,11 +249,6 @@ impl Neuron {
             ::autodiff::Dual,
         >,
     > {
-        #[allow(unused_imports)]
-        use ::autodiff::__adjoint::{
-            dual_activations::{relu, sigmoid},
-            NoDualSweep as _,
-        };
         stack
             .observe_operand_of(
                 (__self.w * x + __self.b),
@@ -1216,20 +1211,13 @@ impl Neuron {
             ::autodiff::Dual,
         >,
     > {
-        #[allow(unused_imports)]
-        use ::autodiff::__adjoint::{
-            dual_activations::{relu, sigmoid},
-            NoDualSweep as _,
-        };
         let forward_value = <Self>::forward_forward_dual(
             stack,
             ::autodiff::__adjoint::args((__self, x)),
         );
         let value = forward_value - y;
         let d = ::autodiff::__adjoint::dual(value);
-        let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
-            ::autodiff::__adjoint::dual(d * d),
-        );
+        let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(d * d);
         if !stack.reverses() {
             stack.observe(value);
             if !stack.finite() {
@@ -2094,21 +2082,9 @@ impl Neuron {
     ) -> ::core::option::Option<
         ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
     > {
-        use ::autodiff::__adjoint::{
-            dual_activations::{relu, sigmoid},
-            NoDualSweep as _,
-        };
-        let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
-            ::autodiff::__adjoint::dual(w * x),
-        );
+        let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(w * x);
         if !stack.reverses() {
-            stack.observe(value);
-            return stack
-                .finite()
-                .then_some(::autodiff::ValueAndGradient {
-                    value: value,
-                    gradient: ::autodiff::__adjoint::zero(&w),
-                });
+            return stack.value_only(value);
         }
         let mut w_bar = ::autodiff::__adjoint::zero(&w);
         let value_bar = ::autodiff::Dual::constant(1.0);

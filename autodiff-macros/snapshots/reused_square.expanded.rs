@@ -75,10 +75,7 @@ impl loss {
         stack: &mut ::autodiff::__adjoint::DualStack,
         args: ::core::option::Option<(::autodiff::Dual,)>,
     ) -> ::autodiff::Dual {
-        let ::core::option::Option::Some((x,)) = args else {
-            return stack.failed();
-        };
-        ::autodiff::__adjoint::forwarded_dual(loss_adjoint_dual(stack, x), stack)
+        ::autodiff::__adjoint::forward_with(stack, args, loss_adjoint_dual)
     }
     #[doc(hidden)]
     #[inline]
@@ -87,10 +84,7 @@ impl loss {
         value_bar: ::autodiff::Dual,
         bars: ::core::option::Option<(&mut ::autodiff::Dual,)>,
     ) {
-        let ::core::option::Option::Some((x_bar,)) = bars else {
-            return stack.fail();
-        };
-        ::autodiff::__adjoint::DualSpread::pop_scaled(x_bar, stack, value_bar);
+        ::autodiff::__adjoint::pop_all_scaled(stack, value_bar, bars);
     }
 }
 /// The value of [`loss`] and its exact gradient with respect to every differentiable parameter.
@@ -199,22 +193,10 @@ fn loss_adjoint_dual(
 ) -> ::core::option::Option<
     ::autodiff::ValueAndGradient<::autodiff::Dual, ::autodiff::Dual>,
 > {
-    use ::autodiff::__adjoint::{
-        dual_activations::{relu, sigmoid},
-        NoDualSweep as _,
-    };
     let square = ::autodiff::__adjoint::dual(x * x);
-    let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(
-        ::autodiff::__adjoint::dual(square + square),
-    );
+    let value: ::autodiff::Dual = ::autodiff::__adjoint::dual(square + square);
     if !stack.reverses() {
-        stack.observe(value);
-        return stack
-            .finite()
-            .then_some(::autodiff::ValueAndGradient {
-                value: value,
-                gradient: ::autodiff::__adjoint::zero(&x),
-            });
+        return stack.value_only(value);
     }
     let mut x_bar = ::autodiff::__adjoint::zero(&x);
     let value_bar = ::autodiff::Dual::constant(1.0);
@@ -297,7 +279,6 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for loss {
     type Args = (f64,);
     type Params = &'a f64;
     type Gradient = f64;
-    const NAMES: &'static [&'static str] = &["x"];
     type Duals = ::autodiff::Dual;
     #[inline]
     fn dual(
@@ -310,8 +291,8 @@ impl<'a> ::autodiff::__private::SecondOrder<'a> for loss {
         loss_adjoint_dual(stack, ::autodiff::__adjoint::lift(&args.0, &along)?)
     }
     #[inline]
-    fn params(args: &'a Self::Args) -> Self::Params {
-        &args.0
+    fn params(args: &'a Self::Args) -> (Self::Params, &'static [&'static str]) {
+        (&args.0, &["x"])
     }
     fn tape(
         args: &Self::Args,

@@ -23,7 +23,7 @@ use super::{finite_parts, Adjoint, Checked, Observed};
 
 pub use lifting::{lift, Lift};
 pub use splitting::Split;
-pub use stack::DualStack;
+pub use stack::{DualStack, Unmade};
 
 /// A number the dual sweep reads: a `Dual`, or an `f64` (a literal, a
 /// `#[constant]`, `i as f64`), which is a constant (tangent 0).

@@ -15,7 +15,7 @@ use autodiff_core::Dual;
 /// The dual pair of a callee without a dual sweep (a vector-valued
 /// function, a body the dual sweep does not take): a forward that fails
 /// the caller's sweep, whose `f_hvp` then reruns the tape. Every type has
-/// it, and a dual sweep imports it, so that `g::__forward_dual` names the
+/// it, and a dual sweep that calls a pair imports it, so that `g::__forward_dual` names the
 /// companion's own pair where `g` has a dual sweep (a path finds an
 /// inherent function first) and this one otherwise: a function without a
 /// dual sweep costs a crate no items for it. Its arguments are whatever
@@ -480,3 +480,127 @@ impl DualZero for String {
 pub fn dual_zero<T: DualZero + ?Sized>(value: &T) -> T::Zero {
     value.dual_zero()
 }
+
+/// The reverse of a dual pair (`__reverse_dual`) whose parameters are all
+/// differentiable and none a model: each adjoint in `bars` gets its part
+/// of the callee's gradient, popped last first and scaled by `value_bar`,
+/// as [`DualSpread::pop_scaled`] of each in turn; no adjoints (a caller
+/// that could not pass them) fails the sweep.
+///
+/// ```
+/// use autodiff::__adjoint::{pop_all_scaled, DualStack};
+/// use autodiff::Dual;
+///
+/// let mut stack = DualStack::new();
+/// stack.push(Dual::new(1.0, 0.5));
+/// stack.push(Dual::new(3.0, 0.0));
+/// let (mut a, mut b) = (Dual::constant(0.0), Dual::constant(0.0));
+/// pop_all_scaled(&mut stack, Dual::constant(2.0), Some((&mut a, &mut b)));
+/// assert_eq!((a.value, a.tangent, b.value), (2.0, 1.0, 6.0));
+/// ```
+#[inline]
+pub fn pop_all_scaled<B: DualSpreads>(stack: &mut DualStack, value_bar: Dual, bars: Option<B>) {
+    match bars {
+        Some(bars) => bars.pop_all_scaled(stack, value_bar),
+        None => stack.fail(),
+    }
+}
+
+/// The adjoints of a dual pair's parameters, each a [`DualSpread`]
+/// borrowed mutably (see [`pop_all_scaled`]).
+pub trait DualSpreads {
+    /// Pops each adjoint's part, the last adjoint first, scaled by
+    /// `value_bar`.
+    fn pop_all_scaled(self, stack: &mut DualStack, value_bar: Dual);
+}
+
+macro_rules! dual_spreads {
+    ($(($($t:ident $v:ident),+)),+) => {$(
+        impl<$($t: DualSpread + ?Sized),+> DualSpreads for ($(&mut $t,)+) {
+            #[inline]
+            fn pop_all_scaled(self, stack: &mut DualStack, value_bar: Dual) {
+                let ($($v,)+) = self;
+                dual_spreads!(@pop stack value_bar; $($v)+);
+            }
+        }
+    )+};
+    (@pop $stack:ident $scale:ident; $first:ident $($rest:ident)*) => {
+        dual_spreads!(@pop $stack $scale; $($rest)*);
+        $first.pop_scaled($stack, $scale);
+    };
+    (@pop $stack:ident $scale:ident;) => {};
+}
+
+dual_spreads!(
+    (A a),
+    (A a, B b),
+    (A a, B b, C c),
+    (A a, B b, C c, D d),
+    (A a, B b, C c, D d, E e),
+    (A a, B b, C c, D d, E e, F f)
+);
+
+/// The forward of a dual pair (`__forward_dual`) that lifts none of its
+/// arguments: `sweep` (the callee's dual sweep) run on `args`, its
+/// gradient pushed for the reverse and its value returned, as
+/// [`forwarded_dual`]; no arguments (a caller that could not pass them)
+/// fails the sweep.
+///
+/// ```
+/// use autodiff::__adjoint::{forward_with, DualStack};
+/// use autodiff::{Dual, ValueAndGradient};
+///
+/// fn square(_: &mut DualStack, x: Dual) -> Option<ValueAndGradient<Dual, Dual>> {
+///     Some(ValueAndGradient { value: x * x, gradient: x * 2.0 })
+/// }
+///
+/// let mut stack = DualStack::new();
+/// let value = forward_with(&mut stack, Some((Dual::new(3.0, 1.0),)), square);
+/// assert_eq!((value.value, value.tangent), (9.0, 6.0));
+/// assert_eq!(stack.pop().value, 6.0);
+/// assert!(forward_with(&mut stack, None::<(Dual,)>, square).value.is_nan());
+/// ```
+#[inline]
+pub fn forward_with<A, G: DualSpread, S: DualSweep<A, G>>(
+    stack: &mut DualStack,
+    args: Option<A>,
+    sweep: S,
+) -> Dual {
+    match args {
+        Some(args) => forwarded_dual(sweep.sweep(stack, args), stack),
+        None => stack.failed(),
+    }
+}
+
+/// A dual sweep taking its arguments as one tuple (see [`forward_with`]).
+pub trait DualSweep<A, G> {
+    /// The sweep on `args`.
+    fn sweep(self, stack: &mut DualStack, args: A) -> Option<ValueAndGradient<G, Dual>>;
+}
+
+macro_rules! dual_sweeps {
+    ($(($($t:ident $v:ident),+)),+) => {$(
+        impl<S, G, $($t),+> DualSweep<($($t,)+), G> for S
+        where
+            S: FnOnce(&mut DualStack, $($t),+) -> Option<ValueAndGradient<G, Dual>>,
+        {
+            #[inline(always)]
+            fn sweep(
+                self,
+                stack: &mut DualStack,
+                ($($v,)+): ($($t,)+),
+            ) -> Option<ValueAndGradient<G, Dual>> {
+                self(stack, $($v),+)
+            }
+        }
+    )+};
+}
+
+dual_sweeps!(
+    (A a),
+    (A a, B b),
+    (A a, B b, C c),
+    (A a, B b, C c, D d),
+    (A a, B b, C c, D d, E e),
+    (A a, B b, C c, D d, E e, F f)
+);

@@ -21,10 +21,11 @@ pub use calls::{
 };
 pub use dual::{
     compiled_hessians, compiled_hvps, compiled_jvps, dual, dual_activations, dual_rules, duals,
-    hessian_compiled, hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split,
+    hessian_compiled, hvp_compiled, jvp_compiled, lift, AsDual, DualStack, Lift, Split, Unmade,
 };
 pub use dual_calls::{
-    dual_zero, forwarded_dual, ConstantDuals, DualSpread, DualZero, NoDualSweep, Rows,
+    dual_zero, forward_with, forwarded_dual, pop_all_scaled, ConstantDuals, DualSpread,
+    DualSpreads, DualSweep, DualZero, NoDualSweep, Rows,
 };
 pub use dual_models::split_model;
 pub use lend::{

@@ -421,11 +421,10 @@ pub trait SecondOrder<'a> {
     type Gradient;
     /// The gradient of `f_adjoint_dual`.
     type Duals: crate::__adjoint::Split<Plain = Self::Gradient>;
-    /// The differentiable parameters' names, as the student wrote them.
-    const NAMES: &'static [&'static str];
-
-    /// The differentiable parameters of `args`.
-    fn params(args: &'a Self::Args) -> Self::Params;
+    /// The differentiable parameters of `args`, and their names as the
+    /// student wrote them (one item for both: each item of an impl costs
+    /// a crate that never calls it).
+    fn params(args: &'a Self::Args) -> (Self::Params, &'static [&'static str]);
 
     /// The compiled adjoint on dual numbers along `along`, each
     /// differentiable parameter lifted with its part as the tangent; `None`
@@ -456,9 +455,9 @@ pub trait SecondOrder<'a> {
 
     /// `f_jvp` on the tape alone (the tests' second path).
     fn jvp_on_tape(args: &'a Self::Args, tangent: Self::Gradient) -> Result<Jvp<f64>> {
-        let parameters = Self::params(args);
+        let (parameters, names) = Self::params(args);
         let mut flat = Vec::new();
-        parameters.directions(&tangent, Self::NAMES, &mut flat)?;
+        parameters.directions(&tangent, names, &mut flat)?;
         let tape = &mut second_order_tape();
         jvp(Self::tape(args, tape), tape, &flat)
     }
@@ -478,9 +477,9 @@ pub trait SecondOrder<'a> {
 
     /// `f_hvp` on the tape alone (the tests' second path).
     fn hvp_on_tape(args: &'a Self::Args, direction: Self::Gradient) -> Result<Hvp<Self::Gradient>> {
-        let parameters = Self::params(args);
+        let (parameters, names) = Self::params(args);
         let mut flat = Vec::new();
-        parameters.directions(&direction, Self::NAMES, &mut flat)?;
+        parameters.directions(&direction, names, &mut flat)?;
         let tape = &mut second_order_tape();
         let pass = hvp(Self::tape(args, tape), tape, &flat)?;
         Ok(Hvp {
@@ -497,7 +496,7 @@ pub trait SecondOrder<'a> {
             return Self::hessian_on_tape(args);
         }
         let stack = &mut crate::__adjoint::DualStack::new();
-        if let Some(hessian) = compiled_hessian(Self::params(args), |direction| {
+        if let Some(hessian) = compiled_hessian(Self::params(args).0, |direction| {
             Self::dual(args, stack, &direction)
         }) {
             return Ok(hessian);

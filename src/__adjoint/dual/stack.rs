@@ -170,6 +170,33 @@ impl DualStack {
         self.control.observe_param(param, bar);
     }
 
+    /// `f_jvp`'s end of a dual sweep, after its forward sweep: `value`
+    /// observed, and the adjoints left unmade ([`Unmade`]: zeros, or empty
+    /// rows), which `f_jvp` discards; `None` where a value was not finite.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::DualStack;
+    /// use autodiff::Dual;
+    ///
+    /// let mut stack = DualStack::forward_only();
+    /// let done = stack.value_only::<(Dual, Vec<Dual>)>(Dual::new(2.0, 1.0));
+    /// let done = done.expect("finite");
+    /// assert_eq!((done.value.tangent, done.gradient.0.value), (1.0, 0.0));
+    /// assert!(done.gradient.1.is_empty());
+    /// assert!(stack.value_only::<Dual>(Dual::constant(f64::NAN)).is_none());
+    /// ```
+    #[inline]
+    pub fn value_only<G: Unmade>(
+        &mut self,
+        value: Dual,
+    ) -> Option<autodiff_core::ValueAndGradient<G, Dual>> {
+        self.observe(value);
+        self.finite().then(|| autodiff_core::ValueAndGradient {
+            value,
+            gradient: G::unmade(),
+        })
+    }
+
     /// See [`Stack::fail`].
     #[inline(always)]
     pub fn fail(&mut self) {
@@ -194,3 +221,52 @@ impl DualStack {
         self.control.finite() && !(self.forward_only && autodiff_core::hidden_derivative())
     }
 }
+
+/// The adjoints a forward-only dual sweep gives back (see
+/// [`DualStack::value_only`]): a number's and an array's zeros, a row's
+/// (a slice parameter's) empty.
+pub trait Unmade {
+    /// Zeros, or an empty row.
+    fn unmade() -> Self;
+}
+
+impl Unmade for Dual {
+    #[inline(always)]
+    fn unmade() -> Dual {
+        Dual::constant(0.0)
+    }
+}
+
+impl<T: Unmade, const N: usize> Unmade for [T; N] {
+    #[inline]
+    fn unmade() -> [T; N] {
+        core::array::from_fn(|_| T::unmade())
+    }
+}
+
+impl<T> Unmade for Vec<T> {
+    #[inline(always)]
+    fn unmade() -> Vec<T> {
+        Vec::new()
+    }
+}
+
+macro_rules! unmade_tuples {
+    ($(($($t:ident),+)),+) => {$(
+        impl<$($t: Unmade),+> Unmade for ($($t,)+) {
+            #[inline]
+            fn unmade() -> Self {
+                ($($t::unmade(),)+)
+            }
+        }
+    )+};
+}
+
+unmade_tuples!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F)
+);

@@ -26,7 +26,7 @@ pub fn methods(function: &Function, names: &Names, dual: bool) -> TokenStream {
     }
     let [forward, reverse] =
         ["__forward_dual", "__reverse_dual"].map(|name| Ident::new(name, Span::call_site()));
-    pair(function, names, dual, &forward, &reverse)
+    pair(function, names, dual, &forward, &reverse, true)
 }
 
 /// A method's pair, `f_forward_dual` and `f_reverse_dual`: associated
@@ -40,15 +40,19 @@ pub fn method_pair(function: &Function, names: &Names, dual: bool) -> TokenStrea
         format_ident!("{}_forward_dual", name),
         format_ident!("{}_reverse_dual", name),
     ];
-    pair(function, names, dual, &forward, &reverse)
+    pair(function, names, dual, &forward, &reverse, false)
 }
 
+/// `free`: a free function's companion pair, whose dual sweep is named as
+/// it is (a method's or an associated function's is a `Self::` path,
+/// which `emit::method` writes only at a call).
 fn pair(
     function: &Function,
     names: &Names,
     dual: bool,
     forward_name: &Ident,
     reverse_name: &Ident,
+    free: bool,
 ) -> TokenStream {
     // With a model, its twin's bindings are spanned on the model's type
     // (no student code shares these bodies).
@@ -249,21 +253,45 @@ fn pair(
                 }
             })
         });
-        (
+        // Every parameter differentiable and none a model: the runtime
+        // pops them all (`__adjoint::pop_all_scaled`).
+        let reverse = if !models
+            && function.params.len() <= 6
+            && function
+                .params
+                .iter()
+                .all(|param| param.kind.is_differentiable())
+        {
+            quote!(::autodiff::__adjoint::pop_all_scaled(#stack, #value_bar, #bars);)
+        } else {
+            quote! {
+                let #option::Some((#(#adjoints,)*)) = #bars else {
+                    return #stack.fail();
+                };
+                #(#pops)*
+            }
+        };
+        let lifted: Vec<TokenStream> = lifted.collect();
+        // No argument lifted here and none a model: the runtime runs the
+        // dual sweep on the caller's arguments (`__adjoint::forward_with`).
+        let forward = if free
+            && !models
+            && lifted.is_empty()
+            && generics.is_empty()
+            && !function.params.is_empty()
+            && function.params.len() <= 6
+        {
+            quote!(::autodiff::__adjoint::forward_with(#stack, #args, #adjoint_dual))
+        } else {
             quote! {
                 let #option::Some((#(#params,)*)) = #args else {
                     return #stack.failed();
                 };
                 #(#lifted)*
                 #forwarded
-            },
-            quote! {
-                let #option::Some((#(#adjoints,)*)) = #bars else {
-                    return #stack.fail();
-                };
-                #(#pops)*
-            },
-        )
+            }
+        };
+        (forward, reverse)
     } else {
         (
             quote! {

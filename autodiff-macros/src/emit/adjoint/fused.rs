@@ -493,7 +493,11 @@ pub(super) fn fused(
         (
             quote!(::autodiff::__adjoint::DualStack),
             quote!(::autodiff::Dual),
-            quote!(::autodiff::__adjoint::dual(#returned)),
+            if is_dual_call(&returned) {
+                returned
+            } else {
+                quote!(::autodiff::__adjoint::dual(#returned))
+            },
             quote!(::autodiff::Dual::constant(1.0)),
             // Compiled only where `f_hvp` is called.
             quote!(#[inline]),
@@ -562,8 +566,31 @@ pub(super) fn fused(
         quote!(::autodiff::ValueAndGradient<#gradient_type>)
     };
     // `f_jvp` returns before the adjoints are made: its gradient, which
-    // it discards, is empty (a slice's) or zeros on the stack.
+    // it discards, is empty (a slice's) or zeros on the stack. Where every
+    // adjoint is a number's, an array's of numbers or a slice's, the
+    // runtime makes them (`DualStack::value_only`): a body with no zeros
+    // and no check written out costs a crate less.
+    let plain_shape = |kind: &Kind| {
+        fn numbers(kind: &Kind) -> bool {
+            match kind {
+                Kind::Scalar => true,
+                Kind::Array(elem, _) => numbers(elem),
+                _ => false,
+            }
+        }
+        matches!(kind, Kind::Slice(_)) || numbers(kind)
+    };
+    let unmade_by_runtime = bars
+        .iter()
+        .all(|(param, _)| !movable(param) && plain_shape(&param.kind));
     let forward_only = on_duals.then(|| {
+        if unmade_by_runtime {
+            return quote! {
+                if !#stack.reverses() {
+                    return #stack.value_only(#value);
+                }
+            };
+        }
         let unmade: Vec<TokenStream> = bars
             .iter()
             .map(|(param, bar)| {
@@ -589,15 +616,7 @@ pub(super) fn fused(
         };
         dual::forward_only(stack, &value, &unmade, models.then_some(model_span))
     });
-    Ok(quote! {
-        #allow
-        #(#attrs)*
-        #inline
-        #vis fn #adjoint_fn #generics(
-            #stack: &mut #stack_type,
-            #(#params),*
-        ) -> #option<#output> {
-            #activations
+    let body = quote! {
             #stand_ins
             #sites
             #(#declare_early)*
@@ -618,6 +637,58 @@ pub(super) fn fused(
             #(#early_bars)*
             #forget
             #finished
+    };
+    // The import only where the sweep names what it brings in: a block
+    // with an item in it costs `rustc` a scope of its own.
+    let activations = activations.filter(|_| {
+        names_any(
+            &body,
+            &["relu", "sigmoid", "__forward_dual", "__reverse_dual"],
+        )
+    });
+    Ok(quote! {
+        #allow
+        #(#attrs)*
+        #inline
+        #vis fn #adjoint_fn #generics(
+            #stack: &mut #stack_type,
+            #(#params),*
+        ) -> #option<#output> {
+            #activations
+            #body
         }
     })
+}
+
+/// Whether `tokens` hold any of the identifiers `names`, at any depth.
+fn names_any(tokens: &TokenStream, names: &[&str]) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => names.iter().any(|name| ident == name),
+        proc_macro2::TokenTree::Group(group) => names_any(&group.stream(), names),
+        _ => false,
+    })
+}
+
+/// Whether `tokens` are one call `::autodiff::__adjoint::dual(..)`, a
+/// value already a `Dual` (`Sweep::tracked_number`).
+fn is_dual_call(tokens: &TokenStream) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let [path @ .., TokenTree::Group(args)] = trees.as_slice() else {
+        return false;
+    };
+    let words: Vec<String> = path.iter().map(ToString::to_string).collect();
+    args.delimiter() == Delimiter::Parenthesis
+        && words
+            == [
+                ":",
+                ":",
+                "autodiff",
+                ":",
+                ":",
+                "__adjoint",
+                ":",
+                ":",
+                "dual",
+            ]
 }

@@ -154,11 +154,12 @@ pub(super) fn through_companion(
             type Args = (#(#arg_types,)*);
             type Params = #params_type;
             type Gradient = #gradient_type;
-            const NAMES: &'static [&'static str] = &[#(#texts),*];
             #dual_items
             #[inline]
-            fn params(#args: &#lifetime Self::Args) -> Self::Params {
-                #params_value
+            fn params(
+                #args: &#lifetime Self::Args,
+            ) -> (Self::Params, &'static [&'static str]) {
+                (#params_value, &[#(#texts),*])
             }
             fn tape(
                 #args: &Self::Args,

@@ -77,13 +77,7 @@ pub fn items(function: &Function, names: &Names, dual: bool, companion: bool) ->
         format_ident!("{}_hvp", name),
         format_ident!("{}_hessian", name),
     );
-    let (tangents, directions) = (
-        flatten(&differentiable, &tangent, &flat),
-        flatten(&differentiable, &direction, &flat),
-    );
     let kept_args: Vec<_> = function.params.iter().map(adjoint_arg).collect();
-    let gradient_value = rebuild(&differentiable, &rest, quote!(#pass.gradient));
-    let hvp_value = rebuild(&differentiable, &rest, quote!(#pass.hvp));
     let result = quote!(::core::result::Result);
     let error_type = quote!(::autodiff::ScalarAutodiffError);
     // The parameters are read again to check the direction and shape the
@@ -123,6 +117,12 @@ pub fn items(function: &Function, names: &Names, dual: bool, companion: bool) ->
         // A model is named by its type (so that a struct that is not one
         // is one error on it), and a tuple of more than `MAX_SHAPES` has no
         // `Shapes`: the checks and the shaping are written out.
+        let (tangents, directions) = (
+            flatten(&differentiable, &tangent, &flat),
+            flatten(&differentiable, &direction, &flat),
+        );
+        let gradient_value = rebuild(&differentiable, &rest, quote!(#pass.gradient));
+        let hvp_value = rebuild(&differentiable, &rest, quote!(#pass.hvp));
         (
             quote! {
                 use ::autodiff::__private as __ad;
