@@ -196,7 +196,7 @@ impl<'m> Sweep<'m> {
             self.scopes.push(Scope::default());
             let names = pat.names.clone();
             self.scope().available.extend(names);
-            let held_names = held.iter().map(rows::Held::name);
+            let held_names = held.iter().map(held::Held::name);
             self.scope().available.extend(held_names);
             let code = self.loop_body_at(body, level(label, counter.clone()));
             self.scopes.pop();

@@ -23,7 +23,8 @@
 //! adjoint starts from, `saved` an expression's forward side (hoisted,
 //! pushed and observed values), `sites` the values a loop's trips save on
 //! stacks of their own, `reverse` its reverse, `rows` the rows a reversed
-//! range loop borrows once, `allocation` the room a `Vec` is given before
+//! range loop borrows once, `held` the numbers and rows its body reads
+//! and never changes, saved once after it, `allocation` the room a `Vec` is given before
 //! the loop that fills it and the bindings a statement may move, and
 //! `rules` each function's local derivative, looked up in the table of
 //! operations.
@@ -33,6 +34,7 @@ mod assignments;
 mod branches;
 mod calls;
 mod fors;
+mod held;
 mod inert;
 mod jumps;
 mod lets;
