@@ -229,6 +229,15 @@ enum Place {
 
 #[derive(Clone, Debug)]
 enum Stmt {
+    /// `let mut acc = 0.0; for &tv in a.iter() { acc += match tv { tv if
+    /// tv > k => tv * tv, tv if tv < -k => -tv, tv => 0.1 * tv }; }`: a
+    /// piecewise function of each item, a `match` with guards on the item.
+    ForMatch {
+        acc: String,
+        list: String,
+        k: f64,
+        borrowed: bool,
+    },
     /// `let mut acc = 0.0; for &t in ids { acc += list[t] * (t as f64 +
     /// 1.0); }` over a token-id parameter (`for t in ids` when the `Vec`
     /// is taken by value, which moves it).
@@ -1169,6 +1178,37 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     at(*c, *d),
                     at(*e, *f)
                 );
+            }
+            Stmt::ForMatch {
+                acc,
+                list,
+                k,
+                borrowed,
+            } => {
+                // (`&x1` of a slice parameter would be a `&&[f64]`.)
+                let source = if *borrowed {
+                    format!("&{list}[..]")
+                } else {
+                    format!("{list}.iter()")
+                };
+                let (start, add) = match dialect {
+                    Dialect::Plain => (
+                        "0.0_f64".to_owned(),
+                        format!(
+                            "{acc} += match tv {{ tv if tv > {k:?} => tv * tv, tv if tv < -{k:?} => -tv, tv => 0.1 * tv }};"
+                        ),
+                    ),
+                    Dialect::Dual => (
+                        "D::c(0.0)".to_owned(),
+                        format!(
+                            "{acc} = {acc} + match tv {{ tv if tv > D::c({k:?}) => tv * tv, tv if tv < D::c(-{k:?}) => -tv, tv => D::c(0.1) * tv }};"
+                        ),
+                    ),
+                };
+                let _ = writeln!(out, "{pad}let mut {acc} = {start};");
+                let _ = writeln!(out, "{pad}for &tv in {source} {{");
+                let _ = writeln!(out, "{pad}    {add}");
+                let _ = writeln!(out, "{pad}}}");
             }
             Stmt::ForIds {
                 acc,
@@ -2443,6 +2483,27 @@ impl Gen {
     fn let_(&mut self, out: &mut Vec<Stmt>) {
         if !self.ids.is_empty() && self.rng.chance(30) && self.for_ids(out) {
             return;
+        }
+        if self.rng.chance(4) {
+            // A piecewise function of each item of a visible list.
+            let lists: Vec<String> = self
+                .visible(|v| matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..)))
+                .into_iter()
+                .map(|v| v.name.clone())
+                .collect();
+            if !lists.is_empty() {
+                self.tag("match with guards on a loop's item");
+                let list = lists[self.rng.below(lists.len())].clone();
+                let acc = self.fresh("acc");
+                out.push(Stmt::ForMatch {
+                    acc: acc.clone(),
+                    list,
+                    k: [0.25, 0.5, 1.0][self.rng.below(3)],
+                    borrowed: self.rng.chance(50),
+                });
+                self.declare(&acc, Kind::Scalar, false);
+                return;
+            }
         }
         if self.rng.chance(4) && self.for_windows(out) {
             return;

@@ -901,3 +901,44 @@ fn a_let_given_its_value_in_a_loop_builds_and_keeps_the_tape() {
     assert_eq!(got.gradient, vec![0.0, 8.0 * 0.7, 0.0]);
     assert!(given_in_a_loop_check(&[0.1, 0.7, 0.9]).unwrap().passed());
 }
+
+/// A piecewise function of each item, as a `match` with guards on the
+/// item a `for &v in x` takes out of its reference: the item's shape was
+/// not seen ("`match` on a computed value with a derivative") and the
+/// gradient kept the tape.
+#[differentiable]
+fn piecewise_items(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &v in x.iter().rev() {
+        s += match v {
+            v if v > 0.0 => v * v,
+            v if v < -1.0 => -v,
+            v => 0.1 * v,
+        };
+    }
+    for &w in &x[1..] {
+        s += match w {
+            w if w > 0.5 => w.sin(),
+            _ => 0.0,
+        };
+    }
+    s
+}
+
+#[test]
+fn a_match_with_guards_on_a_loops_item_is_compiled() {
+    assert_eq!(
+        piecewise_items_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let x = vec![0.3, -1.5, 0.8, -0.2];
+    let got = agree(
+        "piecewise_items",
+        piecewise_items_grad(&x),
+        piecewise_items_grad_tape(&x),
+    );
+    // 2v for v > 0, −1 below −1, 0.1 between; plus cos w past the first
+    // item where w > 0.5.
+    let want = [0.6, -1.0, 1.6 + 0.8_f64.cos(), 0.1];
+    assert_agree("piecewise_items", &got.gradient, &want);
+}

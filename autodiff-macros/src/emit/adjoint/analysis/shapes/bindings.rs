@@ -153,6 +153,17 @@ fn dims_expr(expr: &Expr, dims: &mut HashMap<String, Option<usize>>, grown: &Has
                 dims.insert(ident.ident.to_string(), Some(items));
             }
         }
+        // `for &v in x` (or `x.iter()`, `&x`, with `rev`, `skip`, ..): the
+        // item taken out of its reference, a number of a row of numbers.
+        if let syn::Pat::Reference(reference) = pat.syntax {
+            if let (syn::Pat::Ident(ident), Some(items)) =
+                (&*reference.pat, referenced_items(iter, dims))
+            {
+                if ident.by_ref.is_none() && ident.subpat.is_none() {
+                    dims.insert(ident.ident.to_string(), Some(items));
+                }
+            }
+        }
     }
     for child in expr.children() {
         match child {
@@ -186,6 +197,30 @@ fn copied_items(iter: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<us
         match method.to_string().as_str() {
             "rev" | "skip" | "take" | "step_by" => source = receiver,
             "iter" => return dims_of(receiver, dims)?.checked_sub(1),
+            _ => return None,
+        }
+    }
+}
+
+/// The shape of the items `iter` hands out by reference: `a`, `&a` or
+/// `a.iter()` (with `rev`, `skip(k)`, `take(k)`, `step_by(k)` after) of an
+/// `a` of known shape, one index less; `None` for anything else.
+fn referenced_items(iter: &Expr, dims: &HashMap<String, Option<usize>>) -> Option<usize> {
+    let mut source = iter.unparenthesised();
+    loop {
+        match &source.kind {
+            ExprKind::Structural {
+                receiver, method, ..
+            } => match method.to_string().as_str() {
+                "rev" | "skip" | "take" | "step_by" => source = receiver,
+                "iter" => return dims_of(receiver, dims)?.checked_sub(1),
+                _ => return None,
+            },
+            ExprKind::Reference {
+                mutability: None,
+                expr,
+            } => return dims_of(expr, dims)?.checked_sub(1),
+            ExprKind::Path(_) => return dims_of(source, dims)?.checked_sub(1),
             _ => return None,
         }
     }
