@@ -253,6 +253,12 @@ impl<'a> Block<'a> {
     pub fn any_expr(&self, found: &impl Fn(&Expr<'a>) -> bool) -> bool {
         self.stmts.iter().any(|stmt| stmt.any_expr(found))
     }
+
+    /// How many expressions in the block, at any depth (nested items
+    /// aside), satisfy `found`.
+    pub fn count_exprs(&self, found: &impl Fn(&Expr<'a>) -> bool) -> usize {
+        self.stmts.iter().map(|stmt| stmt.count_exprs(found)).sum()
+    }
 }
 
 impl<'a> Stmt<'a> {
@@ -264,6 +270,16 @@ impl<'a> Stmt<'a> {
             Stmt::Let { init, .. } => init.as_ref().is_some_and(|init| init.any_expr(found)),
             Stmt::Item(_) => false,
             Stmt::Expr(expr, _) => expr.any_expr(found),
+        }
+    }
+
+    /// How many expressions of the statement, at any depth (nested items
+    /// aside), satisfy `found`.
+    pub fn count_exprs(&self, found: &impl Fn(&Expr<'a>) -> bool) -> usize {
+        match self {
+            Stmt::Let { init, .. } => init.as_ref().map_or(0, |init| init.count_exprs(found)),
+            Stmt::Item(_) => 0,
+            Stmt::Expr(expr, _) => expr.count_exprs(found),
         }
     }
 }
@@ -304,6 +320,19 @@ impl<'a> Expr<'a> {
                 Child::Expr(inner) => inner.any_expr(found),
                 Child::Block(block) => block.any_expr(found),
             })
+    }
+
+    /// How many of this expression and those inside it satisfy `found`.
+    pub fn count_exprs(&self, found: &impl Fn(&Expr<'a>) -> bool) -> usize {
+        usize::from(found(self))
+            + self
+                .children()
+                .into_iter()
+                .map(|child| match child {
+                    Child::Expr(inner) => inner.count_exprs(found),
+                    Child::Block(block) => block.count_exprs(found),
+                })
+                .sum::<usize>()
     }
 }
 

@@ -221,11 +221,10 @@ fn read_whole(body: &Block, row: &str, fixed: &impl Fn(&str) -> bool) -> Option<
         bindings(stmt, &mut inner_bound, &mut inner_assigned, &mut closures);
     }
     // `j` bound by that loop alone (`bound` has the loop's own pattern).
-    let loops_binding = body
-        .stmts
-        .iter()
-        .map(|stmt| loops_binding(stmt, &index))
-        .sum::<usize>();
+    let loops_binding = body.count_exprs(&|expr| {
+        matches!(&expr.kind, ExprKind::For { pat, .. }
+            if pat.names.contains(&index))
+    });
     let mut end_names = Vec::new();
     expr_paths(end, &mut end_names);
     let whole_body = only_through(body, row, row, &index);
@@ -237,31 +236,4 @@ fn read_whole(body: &Block, row: &str, fixed: &impl Fn(&str) -> bool) -> Option<
         && whole_body
         && end_names.iter().all(|name| fixed(&name.to_string())))
     .then(|| end.source.to_token_stream())
-}
-
-/// How many loops of `stmt`, at any depth, bind `name`.
-fn loops_binding(stmt: &Stmt, name: &str) -> usize {
-    fn expr(inner: &Expr, name: &str) -> usize {
-        let own = usize::from(matches!(&inner.kind, ExprKind::For { pat, .. }
-            if pat.names.iter().any(|bound| bound == name)));
-        own + inner
-            .children()
-            .into_iter()
-            .map(|child| match child {
-                Child::Expr(child) => expr(child, name),
-                Child::Block(block) => block
-                    .stmts
-                    .iter()
-                    .map(|stmt| loops_binding(stmt, name))
-                    .sum(),
-            })
-            .sum::<usize>()
-    }
-    match stmt {
-        Stmt::Let {
-            init: Some(init), ..
-        } => expr(init, name),
-        Stmt::Expr(inner, _) => expr(inner, name),
-        _ => 0,
-    }
 }

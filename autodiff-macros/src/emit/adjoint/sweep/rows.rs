@@ -543,31 +543,7 @@ fn indices_fixed(row: &Expr, fixed: &impl Fn(&str) -> bool) -> bool {
 /// a `+=` or `-=` statement of the body itself whose target's text is
 /// `key` (and so whose value does not mention it).
 fn only_added_to(body: &Block, root: &str, key: &str) -> bool {
-    fn mentions(expr: &Expr, root: &str) -> usize {
-        let own = usize::from(matches!(&expr.kind, ExprKind::Path(path)
-            if path.path.get_ident().is_some_and(|ident| ident == root)));
-        own + expr
-            .children()
-            .into_iter()
-            .map(|child| match child {
-                Child::Expr(child) => mentions(child, root),
-                Child::Block(block) => block
-                    .stmts
-                    .iter()
-                    .map(|stmt| stmt_mentions(stmt, root))
-                    .sum(),
-            })
-            .sum::<usize>()
-    }
-    fn stmt_mentions(stmt: &Stmt, root: &str) -> usize {
-        match stmt {
-            Stmt::Let {
-                init: Some(init), ..
-            } => mentions(init, root),
-            Stmt::Expr(expr, _) => mentions(expr, root),
-            _ => 0,
-        }
-    }
+    let mentions = |expr: &Expr| names_root(expr, root);
     let mut fitting = 0;
     for stmt in &body.stmts {
         if let Stmt::Expr(expr, _) = stmt {
@@ -578,49 +554,36 @@ fn only_added_to(body: &Block, root: &str, key: &str) -> bool {
             } = &expr.kind
             {
                 if target.source.to_token_stream().to_string() == key {
-                    fitting += mentions(target, root);
+                    fitting += target.count_exprs(&mentions);
                 }
             }
         }
     }
-    let all: usize = body
-        .stmts
-        .iter()
-        .map(|stmt| stmt_mentions(stmt, root))
-        .sum();
-    all == fitting
+    body.count_exprs(&mentions) == fitting
+}
+
+/// Whether `expr` is the path of the one identifier `root`.
+fn names_root(expr: &Expr, root: &str) -> bool {
+    matches!(&expr.kind, ExprKind::Path(path)
+        if path.path.get_ident().is_some_and(|ident| ident == root))
 }
 
 /// Whether every mention of the binding `root` in `body` is the element
 /// `row[index]` of the row whose text is `key`.
 pub(super) fn only_through(body: &Block, root: &str, key: &str, index: &str) -> bool {
-    fn mentions(expr: &Expr, root: &str) -> usize {
-        let own = usize::from(matches!(&expr.kind, ExprKind::Path(path)
-            if path.path.get_ident().is_some_and(|ident| ident == root)));
-        own + expr
-            .children()
-            .into_iter()
-            .map(|child| match child {
-                Child::Expr(child) => mentions(child, root),
-                Child::Block(block) => in_block(block, root, &|expr| mentions(expr, root)),
-            })
-            .sum::<usize>()
-    }
     fn through(expr: &Expr, root: &str, key: &str, index: &str) -> usize {
         if row_of(expr, index).is_some_and(|row| row.source.to_token_stream().to_string() == key) {
-            return mentions(expr, root);
+            return expr.count_exprs(&|expr| names_root(expr, root));
         }
         expr.children()
             .into_iter()
             .map(|child| match child {
                 Child::Expr(child) => through(child, root, key, index),
-                Child::Block(block) => {
-                    in_block(block, root, &|expr| through(expr, root, key, index))
-                }
+                Child::Block(block) => in_block(block, &|expr| through(expr, root, key, index)),
             })
             .sum()
     }
-    fn in_block(block: &Block, _root: &str, count: &dyn Fn(&Expr) -> usize) -> usize {
+    fn in_block(block: &Block, count: &dyn Fn(&Expr) -> usize) -> usize {
         block
             .stmts
             .iter()
@@ -633,7 +596,7 @@ pub(super) fn only_through(body: &Block, root: &str, key: &str, index: &str) -> 
             })
             .sum()
     }
-    let all = in_block(body, root, &|expr| mentions(expr, root));
-    let fitting = in_block(body, root, &|expr| through(expr, root, key, index));
+    let all = body.count_exprs(&|expr| names_root(expr, root));
+    let fitting = in_block(body, &|expr| through(expr, root, key, index));
     all == fitting
 }
