@@ -5022,6 +5022,15 @@ fn check_second_order(
             {
                 continue; // not smooth within the step, or a kink at the point
             }
+            // A gradient component too large for the step to move it by
+            // more than its rounding: the differences of `f_grad` are 0
+            // at every step while `f_hvp`'s entry is not (random seed
+            // 20640: ∂f/∂x2 = 2.9e21, whose ulp is 5e5, and H = -3.3e-3,
+            // which the differences of the other component, 1.6e-3,
+            // confirmed). Such an entry is not judged from this side.
+            if f64::EPSILON * gradient[j].abs().max(magnitudes[j]) / (h / 4.0) > 1e-6 * column[j].abs().max(1.0) {
+                continue;
+            }
             assert!(
                 agree(column[j], fine[j], 1e-4),
                 "{name}{at:?}: H[{j}][{i}] by f_hvp {} vs central differences of f_grad {} (step {h}) and {} (step {})\n{source}",
