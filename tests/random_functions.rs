@@ -34,7 +34,8 @@
 //! read by index, or indexed or iterated where it is called, it or a tuple-valued
 //! helper taken apart by a pattern (`let (c, w) = tvh(a, b);`), a closure bound by `let`
 //! and called (its return type written or not), `max_by`/`min_by` with a comparing closure, `windows(k)` and
-//! `chunks(k)` summed through a `map`, an element through an `Option`
+//! `chunks(k)` summed through a `map` (each window read by index or used whole: the mean of
+//! its squares, max-pooling), an element through an `Option`
 //! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`,
 //! `unwrap_or`), a
 //! value passed twice to a helper (a binding, an element, an expression),
@@ -148,8 +149,8 @@ enum Expr {
     /// `min_by`; over `.copied()` when the flag is set).
     Select(&'static str, String, bool),
     /// `a.windows(k).map(|w| ..).sum::<f64>()` (or `chunks(k)`, the flag),
-    /// the window read as `w[1] - w[0]` squared, or `w[0] * w[k - 1]`.
-    Windows(String, usize, bool, bool),
+    /// the window read as [`window_body`]'s form says.
+    Windows(String, usize, bool, u8),
     /// An element through an `Option`: `if let Some(v) = a.first()`
     /// (0), `match a.last()` (1) or `match a.get(k)` with `Some(&v)` (2),
     /// `a.last().copied().unwrap_or(e)` (3), `*a.get(k).unwrap_or(&e)`
@@ -175,14 +176,21 @@ enum Expr {
     Reduce(usize, String, String, f64, bool),
 }
 
-/// A window's method (`windows`, `chunks`) and what a window adds:
-/// `(w[1] - w[0]).powi(2)`, or `w[0] * w[k - 1]`.
-fn window_body(k: usize, chunks: bool, square: bool) -> (&'static str, String) {
+/// A window's method (`windows`, `chunks`) and what a window adds, by
+/// `form`: `w[0] * w[k - 1]` (0), `(w[1] - w[0]).powi(2)` (1), or the
+/// window used whole, the mean of its squares (2) or its largest item,
+/// max-pooling (3).
+fn window_body(k: usize, chunks: bool, form: u8, dialect: Dialect) -> (&'static str, String) {
     let how = if chunks { "chunks" } else { "windows" };
-    let body = if square {
-        "(w[1] - w[0]).powi(2)".to_owned()
-    } else {
-        format!("w[0] * w[{}]", k - 1)
+    let body = match (form, dialect) {
+        (0, _) => format!("w[0] * w[{}]", k - 1),
+        (1, _) => "(w[1] - w[0]).powi(2)".to_owned(),
+        (2, Dialect::Plain) => "w.iter().map(|t| t * t).sum::<f64>() / w.len() as f64".to_owned(),
+        (2, Dialect::Dual) => {
+            "w.iter().fold(D::c(-0.0), |s, t| s + *t * *t) / D::c(w.len() as f64)".to_owned()
+        }
+        (_, Dialect::Plain) => "w.iter().cloned().fold(f64::MIN, f64::max)".to_owned(),
+        (_, Dialect::Dual) => "w.iter().fold(D::c(f64::MIN), |m, t| m.max(*t))".to_owned(),
     };
     (how, body)
 }
@@ -256,7 +264,7 @@ enum Stmt {
         list: String,
         k: usize,
         chunks: bool,
-        square: bool,
+        form: u8,
         enumerated: bool,
     },
     Let(String, Expr),
@@ -728,8 +736,8 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
         Expr::Select(method, name, false) => {
             format!("(*{name}.iter().{method}(|p, q| p.partial_cmp(q).unwrap()).unwrap())")
         }
-        Expr::Windows(name, k, chunks, square) => {
-            let (how, body) = window_body(*k, *chunks, *square);
+        Expr::Windows(name, k, chunks, form) => {
+            let (how, body) = window_body(*k, *chunks, *form, dialect);
             match dialect {
                 Dialect::Plain => format!("{name}.{how}({k}).map(|w| {body}).sum::<f64>()"),
                 Dialect::Dual => format!("{name}.{how}({k}).fold(D::c(-0.0), |s, w| s + {body})"),
@@ -1237,10 +1245,10 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 list,
                 k,
                 chunks,
-                square,
+                form,
                 enumerated,
             } => {
-                let (how, body) = window_body(*k, *chunks, *square);
+                let (how, body) = window_body(*k, *chunks, *form, dialect);
                 let (start, add) = match (dialect, enumerated) {
                     (Dialect::Plain, false) => ("0.0_f64".to_owned(), format!("{acc} += {body};")),
                     (Dialect::Plain, true) => (
@@ -2413,6 +2421,15 @@ impl Gen {
         }
     }
 
+    /// What a window of `k` adds (see [`window_body`]): read by index, or
+    /// used whole.
+    fn window_form(&mut self, k: usize) -> u8 {
+        match self.rng.below(4) {
+            1 if k < 2 => 0,
+            form => form as u8,
+        }
+    }
+
     /// `for w in a.windows(k) { acc += .. }` over a visible array or
     /// `Vec` (chunks only of an array whose length they divide), as
     /// course code walks neighbours; `false` where there is none.
@@ -2441,7 +2458,7 @@ impl Gen {
             list,
             k,
             chunks,
-            square: k >= 2 && self.rng.chance(50),
+            form: self.window_form(k),
             enumerated: self.rng.chance(30),
         });
         self.declare(&acc, Kind::Scalar, false);
@@ -4442,12 +4459,8 @@ impl Gen {
                     _ => (2 + self.rng.below(2), false),
                 };
                 self.tag(if chunks { "chunks" } else { "windows" });
-                Some(Expr::Windows(
-                    name,
-                    k,
-                    chunks,
-                    k >= 2 && self.rng.chance(50),
-                ))
+                let form = self.window_form(k);
+                Some(Expr::Windows(name, k, chunks, form))
             }
             4 => {
                 self.tag("iterator reduction");

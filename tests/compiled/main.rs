@@ -54,3 +54,4 @@ mod vec_edits;
 mod vec_growth;
 mod vec_moves;
 mod vector_calls;
+mod windows;

@@ -16,11 +16,15 @@
 //! add into `x_bar` as for any index; the loop walks `x` as any `x.iter()`
 //! chain does (a local that changes later is pushed with its length).
 //!
-//! Only where `n` is an integer literal and the closure reads its window
-//! by literal indices below `n` (`w[0]`, `w[1]`), and nothing else of it:
-//! every index is then in bounds exactly where the slice's was (a short
-//! last chunk read past its end panics in both), and the window is never a
-//! value of its own. Any other use keeps the closure, and the tape.
+//! Where the closure reads its window by literal indices below `n` (`w[0]`,
+//! `w[1]`), and nothing else of it, every index is in bounds exactly where
+//! the slice's was (a short last chunk read past its end panics in both),
+//! and the window is never a value of its own. Where it uses the window
+//! otherwise (`c.iter().sum::<f64>()`, `w.len()`, a call taking `w`), the
+//! window is bound as the part of `x` it is, `let c = &x[c_at..(c_at +
+//! n).min(x.len())];` (windows: `&x[w_at..w_at + n]`, under the test), the
+//! same slice the iterator hands out. Either way only where `n` is an
+//! integer literal above 0 and `x` a place.
 //!
 //! A `for w in x.windows(n)` (or `chunks(n)`) loop is read the same way
 //! ([`for_loop`]): its body under `if w_at + n - 1 < x.len()`.
@@ -98,13 +102,7 @@ pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> 
     }
     let name = window.ident.to_string();
     let at = fresh_ident(&mut idents.clone(), &format!("{name}_at"));
-    let body = read_elements(
-        chain.body.to_token_stream(),
-        &name,
-        n,
-        slice,
-        &at.to_token_stream(),
-    )?;
+    let body = read_window(chain.body.to_token_stream(), window, chunks, n, slice, &at);
     let (source, test) = walk(chunks, n, slice, &at);
     let filter = match test {
         Some(test) => Some(syn::parse2(test).ok()?),
@@ -165,13 +163,14 @@ pub(super) fn for_loop(
     }
     let name = window.ident.to_string();
     let at = fresh_ident(idents, &format!("{name}_at"));
-    let body = read_elements(
+    let body = read_window(
         for_loop.body.to_token_stream(),
-        &name,
+        window,
+        chunks,
         n,
         slice,
-        &at.to_token_stream(),
-    )?;
+        &at,
+    );
     let body = match counter {
         Some((Some(counter), _)) if chunks => quote!({ let #counter: usize = #at / #n; #body }),
         Some((Some(counter), _)) => quote!({ let #counter: usize = #at; #body }),
@@ -187,6 +186,31 @@ pub(super) fn for_loop(
     out.expr = Box::new(syn::parse2(source).ok()?);
     out.body = syn::parse2(body).ok()?;
     Some(out)
+}
+
+/// `body` (the closure's or the loop's) reading the window that starts at
+/// `at`: its elements by index where it reads nothing else of it
+/// ([`read_elements`]), else with the window bound first as the part of
+/// `slice` it is (`{ let w = &x[w_at..w_at + n]; body }`; chunks:
+/// `..(c_at + n).min(x.len())`, the short last chunk).
+fn read_window(
+    body: TokenStream,
+    window: &syn::PatIdent,
+    chunks: bool,
+    n: usize,
+    slice: &syn::Expr,
+    at: &syn::Ident,
+) -> TokenStream {
+    let name = window.ident.to_string();
+    read_elements(body.clone(), &name, n, slice, &at.to_token_stream()).unwrap_or_else(|| {
+        let (mutability, window) = (&window.mutability, &window.ident);
+        let end = if chunks {
+            quote!((#at + #n).min(#slice.len()))
+        } else {
+            quote!(#at + #n)
+        };
+        quote!({ let #mutability #window = &#slice[#at..#end]; #body })
+    })
 }
 
 /// `tokens` with each `window[j]` (`j` a literal below `n`) read as
