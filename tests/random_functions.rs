@@ -170,7 +170,9 @@ enum Expr {
     /// `map` closure binding its item again (9), the file's vector helper
     /// of two numbers indexed in a `map` closure, `b` its name (10), two
     /// `map`s in a row (11), `a.iter().skip(1).step_by(2).sum::<f64>()`
-    /// (12), `a.iter().copied().map(f64::tanh).sum::<f64>()` (13),
+    /// (12), `a.iter().copied().map(f64::tanh).sum::<f64>()` (13), a `filter`
+    /// taking `enumerate`'s pair apart (14), one comparing a `zip`'s sides (15),
+    /// `a.iter().filter(|&&t| t > k).map(|t| t.sin())` (16).
     /// With `true`, an array's items taken by `into_iter()` where (0), (9)
     /// and (11) take `iter()`'s.
     Reduce(usize, String, String, f64, bool),
@@ -808,6 +810,32 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             // A `map` given a function by its path.
             (13, Dialect::Plain) => format!("{a}.iter().copied().map(f64::tanh).sum::<f64>()"),
             (13, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + t.tanh())"),
+            // A `filter` taking `enumerate`'s pair apart, the `map`
+            // ignoring the part it read.
+            (14, Dialect::Plain) => format!(
+                "{a}.iter().enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, t)| t * t).sum::<f64>()"
+            ),
+            (14, Dialect::Dual) => format!(
+                "{a}.iter().enumerate().filter(|(i, _)| i % 2 == 0).fold(D::c(-0.0), |s, (_, t)| s + *t * *t)"
+            ),
+            // A `filter` comparing the two sides of a `zip`.
+            (15, Dialect::Plain) => format!(
+                "{a}.iter().zip({b}.iter()).filter(|(p, q)| p > q).map(|(p, q)| (p - q) * {}).sum::<f64>()",
+                r(&Expr::Lit(*k))
+            ),
+            (15, Dialect::Dual) => format!(
+                "{a}.iter().zip({b}.iter()).filter(|(p, q)| p > q).fold(D::c(-0.0), |s, (p, q)| s + (*p - *q) * {})",
+                r(&Expr::Lit(*k))
+            ),
+            // A `filter` on the item copied out of its references.
+            (16, Dialect::Plain) => format!(
+                "{a}.iter().filter(|&&t| t > {}).map(|t| t.sin()).sum::<f64>()",
+                r(&Expr::Lit(*k))
+            ),
+            (16, Dialect::Dual) => format!(
+                "{a}.iter().filter(|&&t| t > {}).fold(D::c(-0.0), |s, t| s + t.sin())",
+                r(&Expr::Lit(*k))
+            ),
             // A fold into a pair.
             (8, _) => {
                 let t = if dialect == Dialect::Dual { "*t" } else { "t" };
@@ -4466,7 +4494,7 @@ impl Gen {
                 self.tag("iterator reduction");
                 let (a, kind) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
-                let how = self.rng.below(14);
+                let how = self.rng.below(17);
                 // Half the chains of `map`s over an array (by name) take
                 // its items by `into_iter()`: copies of a copied array.
                 // (Only an array or a slice parameter: many `Vec`s are

@@ -29,6 +29,7 @@ mod call_values;
 mod closures;
 mod constant_args;
 mod cotangents;
+mod filters;
 mod integer_args;
 mod iter_mut;
 mod iterators;

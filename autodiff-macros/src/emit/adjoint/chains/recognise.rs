@@ -5,14 +5,14 @@
 //! derivative (a `collect`, whatever it carries). Each is taken apart into
 //! a [`Chain`], which `mod.rs` writes as its loop.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use super::super::fresh_ident;
-use super::tokens::{collect, count, rename, substitute};
+use super::tokens::{collect, count, rename, substitute, substitute_all};
 use super::Lowering;
 
 /// How a chain reduces its items.
@@ -267,7 +267,7 @@ impl Lowering<'_> {
     /// stays in the loop, its item renamed where it would hide the source,
     /// and only if it carries a derivative.
     pub(super) fn prepared(&self, chain: Chain) -> Option<Chain> {
-        let chain = super::windows::windowed(filtered(chain)?, &self.idents)?;
+        let chain = super::windows::windowed(filtered(chain, &self.idents)?, &self.idents)?;
         if !source_ok(&chain.source)
             || leaves(&chain.body)
             || chain.filter.as_ref().is_some_and(leaves)
@@ -491,11 +491,15 @@ pub(super) fn mapped(map: &syn::ExprMethodCall, reduce: Reduce, span: Span) -> O
 }
 
 /// `chain` whose source is `source.filter(|v| cond)`: the loop walks
-/// `source`, and the filter's condition reads the item the loop's pattern
-/// (`w` or `&w`) names where the closure read its parameter (`v` is
-/// `(&w)`, `&v` is `(w)`, `&&v` is `(*w)`), so that the sweep sees the
-/// tracked item it compares. Else `chain` as it is.
-fn filtered(chain: Chain) -> Option<Chain> {
+/// `source`, and the filter's condition reads the item where the loop's
+/// pattern names it (see [`filter_reads`]): `v` is `(&w)` for a loop
+/// pattern `w`, `&v` is `(w)`, `&&v` is `(*w)`, and a tuple's names so by
+/// position (`filter(|(i, _)| i % 2 == 0).map(|(_, v)| v * v)` over
+/// `enumerate()`: `i` is `(&i)`, the loop's `_` named for it), so that
+/// the sweep sees the tracked item it compares. Else `chain` as it is;
+/// `None` for a filter this cannot read so. `idents` are the names the
+/// function uses.
+fn filtered(chain: Chain, idents: &HashSet<String>) -> Option<Chain> {
     let syn::Expr::MethodCall(filter) = &chain.source else {
         return Some(chain);
     };
@@ -506,32 +510,117 @@ fn filtered(chain: Chain) -> Option<Chain> {
         return None;
     };
     let [filter_pat] = closure_inputs(closure)?;
-    let named = |pat: &syn::Pat| match pat {
-        syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
-            Some(ident.ident.clone())
-        }
-        _ => None,
-    };
-    let item = match &chain.pat {
-        syn::Pat::Reference(reference) => {
-            let ident = named(&reference.pat)?;
-            quote!(&#ident)
-        }
-        pat => named(pat)?.to_token_stream(),
-    };
-    let (param, read) = match &filter_pat {
-        syn::Pat::Reference(once) => match &*once.pat {
-            syn::Pat::Reference(twice) => (named(&twice.pat)?, quote!((*#item))),
-            pat => (named(pat)?, quote!((#item))),
-        },
-        pat => (named(pat)?, quote!((&#item))),
-    };
-    let cond = substitute(closure.body.to_token_stream(), &param.to_string(), &read)?;
+    let mut reads = HashMap::new();
+    let mut taken = idents.clone();
+    // The filter's closure takes a reference to the item: its pattern
+    // starts one reference above the loop's.
+    let pat = filter_reads(&chain.pat, &filter_pat, -1, &mut reads, &mut taken)?;
+    let cond = substitute_all(closure.body.to_token_stream(), &reads)?;
     Some(Chain {
         filter: Some(syn::parse2(cond).ok()?),
         source: (*filter.receiver).clone(),
+        pat,
         ..chain
     })
+}
+
+/// The loop's pattern `item` (as it is, or with a `_` named where the
+/// filter's pattern reads that part), and into `reads` how the filter's
+/// pattern `filter`, bound `depth` references from the loop's item (-1:
+/// a reference to it, 0: it, 1: what it refers to), reads each name it
+/// binds from the loop's names. `None` for patterns this does not follow:
+/// a tuple matched through a reference may hold only names, `_` and
+/// tuples (Rust's default binding mode), and the loop's pattern must
+/// name a part the filter reads.
+fn filter_reads(
+    item: &syn::Pat,
+    filter: &syn::Pat,
+    depth: i32,
+    reads: &mut HashMap<String, TokenStream>,
+    taken: &mut HashSet<String>,
+) -> Option<syn::Pat> {
+    let plain = |ident: &syn::PatIdent| ident.subpat.is_none() && ident.by_ref.is_none();
+    match filter {
+        syn::Pat::Wild(_) => Some(item.clone()),
+        syn::Pat::Reference(reference) if reference.mutability.is_none() => {
+            filter_reads(item, &reference.pat, depth + 1, reads, taken)
+        }
+        syn::Pat::Ident(name) if plain(name) => {
+            // The loop's name for this part, and how many references below
+            // the part it binds.
+            let (item, loop_name, loop_depth) = match item {
+                syn::Pat::Ident(ident) if plain(ident) => (item.clone(), ident.ident.clone(), 0),
+                syn::Pat::Reference(reference) => match &*reference.pat {
+                    syn::Pat::Ident(ident) if plain(ident) && reference.mutability.is_none() => {
+                        (item.clone(), ident.ident.clone(), 1)
+                    }
+                    _ => return None,
+                },
+                syn::Pat::Wild(_) => {
+                    let fresh = fresh_ident(taken, &name.ident.to_string());
+                    let pat =
+                        syn::parse::Parser::parse2(syn::Pat::parse_single, quote!(#fresh)).ok()?;
+                    (pat, fresh, 0)
+                }
+                _ => return None,
+            };
+            let diff = loop_depth - depth;
+            let read = match diff {
+                0 => quote!((#loop_name)),
+                1 => quote!((&#loop_name)),
+                2 => quote!((&&#loop_name)),
+                -1 => quote!((*#loop_name)),
+                _ => return None,
+            };
+            reads
+                .insert(name.ident.to_string(), read)
+                .is_none()
+                .then_some(item)
+        }
+        syn::Pat::Tuple(tuple) => {
+            // Matched through a reference, the parts bind by reference
+            // and a `&` inside would mean another thing: not followed.
+            if depth > 0 {
+                return None;
+            }
+            let parts: Vec<syn::Pat> = match item {
+                syn::Pat::Tuple(items) if items.elems.len() == tuple.elems.len() => {
+                    items.elems.iter().cloned().collect()
+                }
+                syn::Pat::Wild(_) => tuple
+                    .elems
+                    .iter()
+                    .map(|_| {
+                        syn::Pat::Wild(syn::PatWild {
+                            attrs: Vec::new(),
+                            underscore_token: Default::default(),
+                        })
+                    })
+                    .collect(),
+                _ => return None,
+            };
+            let mut out = Vec::with_capacity(parts.len());
+            for (part, filter) in parts.iter().zip(&tuple.elems) {
+                if depth < 0 && !by_reference_only(filter) {
+                    return None;
+                }
+                out.push(filter_reads(part, filter, depth, reads, taken)?);
+            }
+            syn::parse::Parser::parse2(syn::Pat::parse_single, quote!((#(#out),*))).ok()
+        }
+        _ => None,
+    }
+}
+
+/// Whether `pat` holds only names, `_` and tuples of them: what a part of
+/// a tuple matched through a reference may be for [`filter_reads`].
+fn by_reference_only(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Ident(ident) => ident.subpat.is_none() && ident.by_ref.is_none(),
+        syn::Pat::Tuple(tuple) => tuple.elems.iter().all(by_reference_only),
+        _ => false,
+    }
 }
 
 /// The closure's parameters without types, when it has `N` and no

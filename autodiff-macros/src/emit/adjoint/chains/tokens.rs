@@ -3,13 +3,22 @@
 //! (never a field or method after a `.`, and never inside a macro, whose
 //! tokens may name it in a format string).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{TokenStream, TokenTree};
 
 /// `tokens` with the name `from` (not a field or method after a `.`) read
 /// as `to`; `None` with a macro, whose tokens are not expressions.
 pub(super) fn substitute(tokens: TokenStream, from: &str, to: &TokenStream) -> Option<TokenStream> {
+    substitute_all(tokens, &HashMap::from([(from.to_owned(), to.clone())]))
+}
+
+/// [`substitute`] of every name `reads` has at once (a name one read
+/// brings in is not read again).
+pub(super) fn substitute_all(
+    tokens: TokenStream,
+    reads: &HashMap<String, TokenStream>,
+) -> Option<TokenStream> {
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = TokenStream::new();
     for (k, token) in tokens.iter().enumerate() {
@@ -24,11 +33,13 @@ pub(super) fn substitute(tokens: TokenStream, from: &str, to: &TokenStream) -> O
             {
                 return None;
             }
-            TokenTree::Ident(ident) if ident == from && !after_dot => out.extend(to.clone()),
+            TokenTree::Ident(ident) if !after_dot && reads.contains_key(&ident.to_string()) => {
+                out.extend(reads[&ident.to_string()].clone());
+            }
             TokenTree::Group(group) => {
                 let mut inner = proc_macro2::Group::new(
                     group.delimiter(),
-                    substitute(group.stream(), from, to)?,
+                    substitute_all(group.stream(), reads)?,
                 );
                 inner.set_span(group.span());
                 out.extend([TokenTree::Group(inner)]);
