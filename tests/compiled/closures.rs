@@ -912,3 +912,69 @@ fn a_closure_called_with_tracked_and_plain_values_builds_and_agrees() {
         );
     }
 }
+
+// ---------------------------------------------------------------------
+// A closure called in a `match` arm written as an expression.
+// ---------------------------------------------------------------------
+
+/// Arms of a `match` on a `bool` and on a count that call a closure bound
+/// by `let`, one inside a parenthesised operand.
+#[differentiable]
+fn arm_calls(x: f64, w: f64) -> f64 {
+    let act = |t: f64| (t * w).tanh() * 0.25;
+    let first = act(x);
+    let chosen = match x >= -0.4 {
+        true => act(x + first.sin()),
+        false => 0.5 * x,
+    };
+    let mut total = (match chosen > 0.0 {
+        true => act(chosen),
+        false => chosen * chosen,
+    }) - 1.0;
+    for k in 0..3 {
+        total += match k {
+            0 => act(x * w),
+            1 => w,
+            _ => act(total) * 2.0,
+        };
+    }
+    total
+}
+
+fn arm_calls_dual(x: Dual, w: Dual) -> Dual {
+    let act = |t: Dual| (t * w).tanh() * 0.25;
+    let first = act(x);
+    let chosen = if x.value >= -0.4 {
+        act(x + first.sin())
+    } else {
+        x * 0.5
+    };
+    let mut total = if chosen.value > 0.0 {
+        act(chosen)
+    } else {
+        chosen * chosen
+    } - 1.0;
+    for k in 0..3 {
+        total = total
+            + match k {
+                0 => act(x * w),
+                1 => w,
+                _ => act(total) * 2.0,
+            };
+    }
+    total
+}
+
+#[test]
+fn a_closure_called_in_a_match_arm_is_compiled() {
+    let _compiled = arm_calls_adjoint;
+    assert_eq!(arm_calls_grad_path(), GradientPath::Compiled);
+    for x in [-1.5, -0.7, -0.2, 0.3, 1.1] {
+        for w in [-0.8, 0.6, 1.3] {
+            let got = agree("arm_calls", arm_calls_grad(x, w), arm_calls_grad_tape(x, w));
+            assert_eq!(got.value.to_bits(), arm_calls(x, w).to_bits());
+            let want = dual_gradient(&[x, w], |d| arm_calls_dual(d[0], d[1]));
+            assert_agree("arm_calls", &[got.gradient.0, got.gradient.1], &want);
+        }
+    }
+}

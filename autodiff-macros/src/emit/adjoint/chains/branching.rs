@@ -125,7 +125,7 @@ fn quiet(tokens: TokenStream) -> bool {
 /// Each arm of a `match` the statement evaluates (its value, a `let`'s,
 /// through `if`/`else` and parentheses, as `blocks::of_stmt` walks them)
 /// written as an expression that may hold something the lowering reads
-/// (a closure, an `if`, a block or a `match`) becomes the block it means,
+/// (a closure or a call of one, an `if`, a block or a `match`) becomes the block it means,
 /// `pat => { e }`, whose tail the lowering then reads as a statement's.
 pub(super) fn arms_as_blocks(stmt: &mut syn::Stmt) {
     fn walk(expr: &mut syn::Expr) {
@@ -155,11 +155,22 @@ pub(super) fn arms_as_blocks(stmt: &mut syn::Stmt) {
             _ => {}
         }
     }
-    /// Whether `body` has a closure, an `if`, a block or a `match` in it.
+    /// Whether `body` has a closure, an `if`, a block or a `match` in it,
+    /// or a call by a plain name (`act(x)`, which may be a closure's the
+    /// lowering reads as its body).
     fn holds_more(body: &syn::Expr) -> bool {
         fn any(tokens: TokenStream) -> bool {
-            tokens.into_iter().any(|tree| match tree {
-                TokenTree::Ident(ident) => ident == "if" || ident == "match",
+            let trees: Vec<TokenTree> = tokens.into_iter().collect();
+            trees.iter().enumerate().any(|(at, tree)| match tree {
+                TokenTree::Ident(ident) => {
+                    let called = matches!(
+                        trees.get(at + 1),
+                        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Parenthesis
+                    );
+                    let named_alone = at == 0
+                        || !matches!(&trees[at - 1], TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
+                    ident == "if" || ident == "match" || (called && named_alone)
+                }
                 TokenTree::Punct(punct) => punct.as_char() == '|',
                 TokenTree::Group(group) => {
                     group.delimiter() == Delimiter::Brace || any(group.stream())
