@@ -172,7 +172,9 @@ enum Expr {
     /// `map`s in a row (11), `a.iter().skip(1).step_by(2).sum::<f64>()`
     /// (12), `a.iter().copied().map(f64::tanh).sum::<f64>()` (13), a `filter`
     /// taking `enumerate`'s pair apart (14), one comparing a `zip`'s sides (15),
-    /// `a.iter().filter(|&&t| t > k).map(|t| t.sin())` (16).
+    /// `a.iter().filter(|&&t| t > k).map(|t| t.sin())` (16),
+    /// `a.iter().copied().reduce(f64::max).unwrap()` (17), a `map`
+    /// reduced by a closure (18).
     /// With `true`, an array's items taken by `into_iter()` where (0), (9)
     /// and (11) take `iter()`'s.
     Reduce(usize, String, String, f64, bool),
@@ -825,6 +827,18 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             ),
             (15, Dialect::Dual) => format!(
                 "{a}.iter().zip({b}.iter()).filter(|(p, q)| p > q).fold(D::c(-0.0), |s, (p, q)| s + (*p - *q) * {})",
+                r(&Expr::Lit(*k))
+            ),
+            // `reduce(f).unwrap()` by a function's path and by a closure
+            // over a `map` (the lists are never empty).
+            (17, Dialect::Plain) => format!("{a}.iter().copied().reduce(f64::max).unwrap()"),
+            (17, Dialect::Dual) => format!("{a}.iter().skip(1).fold({a}[0], |m, t| m.max(*t))"),
+            (18, Dialect::Plain) => format!(
+                "{a}.iter().map(|t| t * t).reduce(|p, q| p + q * {}).unwrap()",
+                r(&Expr::Lit(*k))
+            ),
+            (18, Dialect::Dual) => format!(
+                "{a}.iter().skip(1).fold({a}[0] * {a}[0], |p, t| p + (*t * *t) * {})",
                 r(&Expr::Lit(*k))
             ),
             // A `filter` on the item copied out of its references.
@@ -4494,7 +4508,7 @@ impl Gen {
                 self.tag("iterator reduction");
                 let (a, kind) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
-                let how = self.rng.below(17);
+                let how = self.rng.below(19);
                 // Half the chains of `map`s over an array (by name) take
                 // its items by `into_iter()`: copies of a copied array.
                 // (Only an array or a slice parameter: many `Vec`s are

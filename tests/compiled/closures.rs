@@ -978,3 +978,71 @@ fn a_closure_called_in_a_match_arm_is_compiled() {
         }
     }
 }
+
+// ---------------------------------------------------------------------
+// `reduce(f).unwrap()`.
+// ---------------------------------------------------------------------
+
+/// The largest item by `f64::max`, a `map` reduced by a closure, and a
+/// reduction by `f64::min` over `enumerate`'s pairs mapped to numbers,
+/// inside a loop.
+#[differentiable]
+fn reductions(z: &[f64], w: f64) -> f64 {
+    let top = z.iter().copied().reduce(f64::max).unwrap();
+    let squares = z.iter().map(|v| v * v).reduce(|a, b| a + b).unwrap();
+    let mut s = 0.0;
+    for k in 0..2 {
+        s += z
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v * w + i as f64)
+            .reduce(|a, b| a * 0.5 + b.sin())
+            .unwrap()
+            * (k as f64 + 0.5);
+    }
+    top * squares + s + z.iter().cloned().reduce(f64::min).unwrap() * w
+}
+
+fn reductions_dual(z: &[Dual], w: Dual) -> Dual {
+    let top = z[1..].iter().fold(z[0], |m, v| m.max(*v));
+    let squares = z[1..].iter().fold(z[0] * z[0], |s, v| s + *v * *v);
+    let mut s = Dual::constant(0.0);
+    for k in 0..2 {
+        let mut acc = z[0] * w;
+        for (i, v) in z.iter().enumerate().skip(1) {
+            acc = acc * 0.5 + (*v * w + i as f64).sin();
+        }
+        s = s + acc * (k as f64 + 0.5);
+    }
+    let low = z[1..].iter().fold(z[0], |m, v| m.min(*v));
+    top * squares + s + low * w
+}
+
+#[test]
+fn reduce_then_unwrap_is_compiled() {
+    let _compiled = reductions_adjoint;
+    assert_eq!(reductions_grad_path(), GradientPath::Compiled);
+    for z in points(33_041, 5) {
+        for n in [1, 2, 5] {
+            let z = &z[..n];
+            let w = 0.75;
+            let got = agree(
+                "reductions",
+                reductions_grad(z, w),
+                reductions_grad_tape(z, w),
+            );
+            assert_eq!(got.value.to_bits(), reductions(z, w).to_bits());
+            let mut all = z.to_vec();
+            all.push(w);
+            let want = dual_gradient(&all, |d| reductions_dual(&d[..n], d[n]));
+            assert_agree("reductions z", &got.gradient.0, &want[..n]);
+            assert_agree("reductions w", &[got.gradient.1], &want[n..]);
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
+fn reduce_of_nothing_panics_at_the_unwrap_as_written() {
+    let _ = reductions_grad(&[], 0.5);
+}

@@ -53,7 +53,6 @@ const FILES: &[&str] = &[
 /// The functions that keep the tape, as `file: function: reason`.
 const FALLBACKS: &[&str] = &[
     "tests/corpus/imports.rs: calls_thirteen: a call with more than 12 arguments at line 108",
-    "tests/corpus/iterators.rs: reduced: a closure at line 58",
     "tests/corpus/iterators.rs: collected_in_a_branch: a closure at line 548",
     "tests/corpus/patterns.rs: guarded_log: a variant or tuple struct holding a tracked value (`Some(x)`) at line 118",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",

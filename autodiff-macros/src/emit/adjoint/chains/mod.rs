@@ -421,7 +421,7 @@ impl Lowering<'_> {
 
     /// Lowers the first chain `expr` evaluates exactly once, if any.
     fn extract(&mut self, expr: &mut syn::Expr, before: &mut Vec<syn::Stmt>) {
-        if let Some((stmts, selected)) = self.selection(expr) {
+        if let Some((stmts, selected)) = self.selection(expr).or_else(|| self.reduction(expr)) {
             before.extend(stmts);
             *expr = selected;
             self.changed = true;

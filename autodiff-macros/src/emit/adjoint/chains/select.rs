@@ -28,6 +28,10 @@
 //! `.cloned()` a value, `.enumerate()` a pair of an index and either
 //! (`(max_by_index, &max_by_item)`); `.rev()`, `.skip(k)`, `.take(k)` and
 //! `.step_by(k)` keep the shape. Other sources stay as written.
+//!
+//! `reduce(f).unwrap()` over numbers is read the same way
+//! ([`Lowering::reduction`]): the first item kept, each later one combined
+//! with it by `f`.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
@@ -184,6 +188,124 @@ impl Lowering<'_> {
         // On the student's `max_by`, for a reason that names it.
         let selected = syn::parse2(respan(selected, span)).ok()?;
         Some((block.stmts, selected))
+    }
+}
+
+impl Lowering<'_> {
+    /// `source.reduce(f).unwrap()` over numbers (`x.iter().copied()`,
+    /// `.cloned()`, or a `map` of any source this reads), `f` a path
+    /// (`f64::max`) or a closure of two names, as the statements of its
+    /// loop and the expression of the value, if `expr` is one:
+    ///
+    /// ```text
+    /// let mut reduce: f64 = 0.0;
+    /// let mut reduce_seen = false;
+    /// for v in x.iter() {
+    ///     let reduce_item: f64 = v * v;
+    ///     if reduce_seen { reduce = f64::max(reduce, reduce_item); } else { reduce = reduce_item; }
+    ///     reduce_seen = true;
+    /// }
+    /// if !reduce_seen { None::<()>.unwrap(); }
+    /// let reduce_value = reduce;
+    /// ```
+    ///
+    /// the first item as it is, each later one combined with what came
+    /// before, in order, as `Iterator::reduce` does; an empty source panics
+    /// at the `unwrap` as written.
+    pub(super) fn reduction(&mut self, expr: &syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
+        let syn::Expr::MethodCall(unwrap) = expr else {
+            return None;
+        };
+        if unwrap.method != "unwrap" || !unwrap.args.is_empty() {
+            return None;
+        }
+        let syn::Expr::MethodCall(call) = &*unwrap.receiver else {
+            return None;
+        };
+        if call.method != "reduce" || call.args.len() != 1 {
+            return None;
+        }
+        // The loop's source and pattern, and what each item is as a
+        // number: a `map`'s pattern and body as the chains read them (the
+        // sweeps see the items of the slice it walks).
+        let (source, pat, value) = match &*call.receiver {
+            syn::Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
+                let syn::Expr::Closure(closure) = &map.args[0] else {
+                    return None;
+                };
+                let [pat] = closure_inputs(closure)?;
+                shape(&map.receiver)?;
+                if super::recognise::leaves(&closure.body) {
+                    return None;
+                }
+                let body = &closure.body;
+                (&*map.receiver, pat.to_token_stream(), quote!(#body))
+            }
+            source => match shape(source)? {
+                Shape::Value => {
+                    let item = self.fresh("item");
+                    (source, item.to_token_stream(), item.to_token_stream())
+                }
+                _ => return None,
+            },
+        };
+        // The combining closure must not read a name the loop's pattern
+        // binds, which would hide what it meant.
+        let mut bound = std::collections::HashSet::new();
+        collect(pat.clone(), &mut bound);
+        let span = call.method.span();
+        let acc = self.fresh("reduce");
+        let seen = self.fresh("reduce_seen");
+        let current = self.fresh("reduce_item");
+        let kept = self.fresh("reduce_value");
+        let combined = match &call.args[0] {
+            syn::Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
+                quote!(#path(#acc, #current))
+            }
+            syn::Expr::Closure(closure) => {
+                let [a, b] = closure_inputs(closure)?;
+                let named = |pat: &syn::Pat| matches!(pat, syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none());
+                if !named(&a) || !named(&b) || super::recognise::leaves(&closure.body) {
+                    return None;
+                }
+                let mut read = std::collections::HashSet::new();
+                collect(closure.body.to_token_stream(), &mut read);
+                let params = [
+                    a.to_token_stream().to_string(),
+                    b.to_token_stream().to_string(),
+                ];
+                if read
+                    .iter()
+                    .any(|name| bound.contains(name) && !params.contains(name))
+                {
+                    return None;
+                }
+                let body = &closure.body;
+                quote!({ let #a = #acc; let #b = #current; #body })
+            }
+            _ => return None,
+        };
+        let tokens = quote_spanned! {span=>
+            let mut #acc: f64 = 0.0;
+            let mut #seen = false;
+            for #pat in #source {
+                let #current: f64 = #value;
+                if #seen {
+                    #acc = #combined;
+                } else {
+                    #acc = #current;
+                }
+                #seen = true;
+            }
+            if !#seen {
+                ::core::option::Option::<()>::None.unwrap();
+            }
+            let #kept = #acc;
+        };
+        collect(tokens.clone(), &mut self.idents);
+        let block: syn::Block = syn::parse2(quote!({ #tokens })).ok()?;
+        let value = syn::parse2(respan(kept.to_token_stream(), span)).ok()?;
+        Some((block.stmts, value))
     }
 }
 
