@@ -2131,6 +2131,10 @@ struct Gen {
     /// rather than moves (the generator declares many `Vec`s as arrays of
     /// their length: a vector call's value, `rv = [..].to_vec()`).
     not_moved: Vec<String>,
+    /// Slice parameters: lists that never change, over which a window may
+    /// be used whole (a window of a local that changes later is bound as a
+    /// slice whose items change, which keeps the tape).
+    slice_params: Vec<String>,
     /// Plain numbers let-bound in blocks that have ended (see `forget`).
     gone: Vec<String>,
     /// The `Vec`s of tuple-valued calls (`let (c, w) = tvh(..);`).
@@ -2215,6 +2219,7 @@ impl Gen {
         self.models.clear();
         self.ids.clear();
         self.not_moved.clear();
+        self.slice_params.clear();
         self.gone.clear();
         self.tuple_vecs.clear();
         self.helpers = helpers;
@@ -2321,6 +2326,7 @@ impl Gen {
                 let n = 2 + self.rng.below(3);
                 self.declare(&name, Kind::Array(n), false);
                 self.not_moved.push(name.clone());
+                self.slice_params.push(name.clone());
                 params.push(Param {
                     name,
                     slice: Some(n),
@@ -2463,11 +2469,19 @@ impl Gen {
         }
     }
 
-    /// What a window of `k` adds (see [`window_body`]): read by index, or
-    /// used whole.
-    fn window_form(&mut self, k: usize) -> u8 {
+    /// What a window of `k` over `list` adds (see [`window_body`]): read
+    /// by index, or used whole where `list` is a slice parameter.
+    fn window_form(&mut self, k: usize, list: &str) -> u8 {
+        let fixed = self.slice_params.iter().any(|name| name == list);
         match self.rng.below(4) {
             1 if k < 2 => 0,
+            form @ (2 | 3) if !fixed => {
+                if k < 2 {
+                    0
+                } else {
+                    form as u8 - 2
+                }
+            }
             form => form as u8,
         }
     }
@@ -2495,12 +2509,13 @@ impl Gen {
             "for over windows"
         });
         let acc = self.fresh("acc");
+        let form = self.window_form(k, &list);
         out.push(Stmt::ForWindows {
             acc: acc.clone(),
             list,
             k,
             chunks,
-            form: self.window_form(k),
+            form,
             enumerated: self.rng.chance(30),
         });
         self.declare(&acc, Kind::Scalar, false);
@@ -4501,7 +4516,7 @@ impl Gen {
                     _ => (2 + self.rng.below(2), false),
                 };
                 self.tag(if chunks { "chunks" } else { "windows" });
-                let form = self.window_form(k);
+                let form = self.window_form(k, &name);
                 Some(Expr::Windows(name, k, chunks, form))
             }
             4 => {
@@ -5523,6 +5538,7 @@ fn generate_file(rng: &mut Rng, file: usize, functions: usize, report: &str) -> 
         stacks: Vec::new(),
         ids: Vec::new(),
         not_moved: Vec::new(),
+        slice_params: Vec::new(),
         gone: Vec::new(),
         tuple_vecs: Vec::new(),
         models: Vec::new(),
