@@ -3912,6 +3912,12 @@ impl Gen {
         }
         if self.nesting == 0 && self.rng.chance(40) {
             len = self.moved(&name, len, out);
+        } else if self.nesting > 0 && self.rng.chance(30) {
+            // A `Vec` bound in a loop's body and grown after its pushes
+            // (multi-head attention joining its heads' rows): its adjoint
+            // starts shaped like it after the last growth.
+            self.tag("extend_from_slice of a Vec bound in a loop");
+            len = self.extended(&name, len, out);
         }
         for v in self.vars.iter_mut().rev() {
             if v.name == name {
@@ -3940,6 +3946,22 @@ impl Gen {
             }
             out.push(Stmt::SumByValue(sum.clone(), name.clone(), e, hide));
             self.declare(&sum, Kind::Scalar, true);
+        }
+    }
+
+    /// `name.extend_from_slice(..)` of another list or of a literal's
+    /// items, on `name` of `len` items; returns its length after.
+    fn extended(&mut self, name: &str, len: usize, out: &mut Vec<Stmt>) -> usize {
+        let sources = self.lists_besides(name);
+        if !sources.is_empty() && self.rng.chance(50) {
+            let (source, n) = sources[self.rng.below(sources.len())].clone();
+            out.push(Stmt::ExtendFrom(name.to_owned(), source));
+            len + n
+        } else {
+            let n = 1 + self.rng.below(2);
+            let items = (0..n).map(|_| self.expr(1)).collect();
+            out.push(Stmt::ExtendItems(name.to_owned(), items));
+            len + n
         }
     }
 
@@ -4026,17 +4048,7 @@ impl Gen {
                 }
                 2 => {
                     self.tag("extend_from_slice of a Vec");
-                    let sources = self.lists_besides(name);
-                    if !sources.is_empty() && self.rng.chance(50) {
-                        let (source, n) = sources[self.rng.below(sources.len())].clone();
-                        out.push(Stmt::ExtendFrom(name.to_owned(), source));
-                        len += n;
-                    } else {
-                        let n = 1 + self.rng.below(2);
-                        let items = (0..n).map(|_| self.expr(1)).collect();
-                        out.push(Stmt::ExtendItems(name.to_owned(), items));
-                        len += n;
-                    }
+                    len = self.extended(name, len, out);
                 }
                 5 => {
                     let sources = self.lists_besides(name);

@@ -43,6 +43,7 @@ mod options;
 mod paths;
 mod patterns;
 mod reshaped;
+mod row_concat;
 mod row_slices;
 mod rows_and_swaps;
 mod saved_reads;

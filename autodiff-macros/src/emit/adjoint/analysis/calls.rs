@@ -327,9 +327,36 @@ fn depth_of(expr: &Expr, name: &str) -> Option<usize> {
     }
 }
 
+/// How deep `expr` shows `name` to be where it uses a row of it whole:
+/// `v.extend_from_slice(&name[t])`, `name[t].iter()`, `name[t].to_vec()`
+/// (a row of numbers, one level below the indices that picked it).
+fn row_used_whole(expr: &Expr, name: &str) -> Option<usize> {
+    let ExprKind::Structural {
+        receiver,
+        method,
+        args,
+        ..
+    } = &expr.kind
+    else {
+        return None;
+    };
+    let row = match (method.to_string().as_str(), &args[..]) {
+        ("extend_from_slice", [arg]) => match &arg.unparenthesised().kind {
+            ExprKind::Reference {
+                mutability: None,
+                expr: inner,
+            } => inner,
+            _ => return None,
+        },
+        ("iter" | "to_vec", []) => receiver,
+        _ => return None,
+    };
+    depth_of(row, name).filter(|&k| k > 0).map(|k| k + 1)
+}
+
 pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     fn in_expr(expr: &Expr, name: &str, most: &mut usize) {
-        if let Some(depth) = depth_of(expr, name) {
+        if let Some(depth) = depth_of(expr, name).max(row_used_whole(expr, name)) {
             *most = (*most).max(depth);
         }
         for child in expr.children() {

@@ -487,9 +487,24 @@ impl<'m> Sweep<'m> {
     }
 }
 
+/// The `Vec` methods that change its length.
+const RESIZING: &[&str] = &[
+    "push",
+    "pop",
+    "insert",
+    "remove",
+    "extend",
+    "extend_from_slice",
+    "truncate",
+    "clear",
+    "resize",
+    "append",
+];
+
 /// Each `Vec` grown by `push` or assigned whole (`reshaped`) that a `let`
 /// of `stmts` binds, with the statement after which its shape stops
-/// changing: the last that pushes onto it or assigns it (or the `let`).
+/// changing: the last that pushes onto it, resizes it otherwise
+/// ([`RESIZING`]) or assigns it (or the `let`).
 /// That statement must not move it too (`{ row.push(x); out.push(row)
 /// }`), or its shape would be saved from a moved value.
 pub(super) fn grown_records(
@@ -512,10 +527,13 @@ pub(super) fn grown_records(
         }
         let is_name =
             |expr: &Expr| matches!(&expr.kind, ExprKind::Path(path) if path.path.is_ident(name));
+        // Any method that changes its length: the adjoint starts shaped
+        // like the value after the last of them (`extend_from_slice` of a
+        // `Vec` bound empty in a loop, whose shape was saved empty).
         let pushes = |expr: &Expr| match &expr.kind {
             ExprKind::Structural {
                 receiver, method, ..
-            } => *method == "push" && is_name(receiver),
+            } => RESIZING.iter().any(|resizing| method == resizing) && is_name(receiver),
             ExprKind::Assign { target, .. } => reshaped.contains(name) && is_name(target),
             _ => false,
         };
