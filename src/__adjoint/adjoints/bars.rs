@@ -29,6 +29,16 @@ pub trait Bar: Clone {
             item.give_spares(stack);
         }
     }
+    /// Keeps an emptied list of `Vec`s of these for the next adjoint of
+    /// rows ([`Adjoint::spare_list`]): of numbers, the stack's
+    /// ([`Stack::keep_row_list`]); anything else is dropped.
+    #[inline(always)]
+    fn keep_list(list: Vec<Vec<Self>>, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        let _ = (list, stack);
+    }
 }
 
 /// `recycle(stack, row_bar)`: the adjoint of a `Vec` bound in a loop's
@@ -62,6 +72,10 @@ impl Bar for f64 {
     #[inline]
     fn give_spare_vec(items: Vec<f64>, stack: &mut Stack) {
         stack.recycle(items);
+    }
+    #[inline]
+    fn keep_list(list: Vec<Vec<f64>>, stack: &mut Stack) {
+        stack.keep_row_list(list);
     }
 }
 
@@ -101,6 +115,14 @@ impl<T: Bar> Bar for Vec<T> {
     #[inline(always)]
     fn give_spares(self, stack: &mut Stack) {
         T::give_spare_vec(self, stack);
+    }
+    /// Rows: each given back, then the list, emptied.
+    #[inline]
+    fn give_spare_vec(mut items: Vec<Vec<T>>, stack: &mut Stack) {
+        for item in items.drain(..) {
+            T::give_spare_vec(item, stack);
+        }
+        T::keep_list(items, stack);
     }
 }
 

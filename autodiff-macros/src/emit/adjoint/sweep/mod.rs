@@ -260,10 +260,13 @@ pub struct Sweep<'m> {
     /// find it.
     model_types: HashMap<String, TokenStream>,
     /// In a block inside a loop or a branch (`block_inner`, on `f64`, no
-    /// jump out of it): the adjoints of its `let v = vec![0.0; n]`s, made
-    /// by `Stack::zeros`, and of its `Vec`s grown by `push`, saved from
-    /// `__adjoint::spare`, each given back by `__adjoint::recycle` at the
-    /// end of its reverse, so that a reversed iteration allocates none.
+    /// jump out of it), or at the top of a body with no `return`: the
+    /// adjoints of its `let v = vec![0.0; n]`s, made by `Stack::zeros`, of
+    /// its `Vec`s grown by `push`, saved from (or, at the top, made by)
+    /// `__adjoint::spare`, and of a split callee's output (the caller's
+    /// cotangent), each given back by `__adjoint::recycle` at the end of
+    /// its reverse, so that a reversed iteration, and a helper's reverse
+    /// called again, allocates none.
     recycle: Option<Vec<Ident>>,
     /// A vector-valued callee's parameters whose caller may have no
     /// adjoint for them (see `lend`), by their adjoints' names: the flag

@@ -107,7 +107,9 @@ impl<'m> Sweep<'m> {
         let mut revs = Vec::new();
         let valued = tail.is_some() && seed.is_some();
         let exits = self.block_exits(stmts, valued);
-        if self.depth > 0 && exits.is_empty() && !self.dual {
+        // (At the top of a body with no `return` as well: its adjoints
+        // given back when its reverse ends.)
+        if exits.is_empty() && !self.dual && (self.depth > 0 || !self.early) {
             self.recycle = Some(Vec::new());
         }
         // A block with exits records how it was left (see `exited_block`):
