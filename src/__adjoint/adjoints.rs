@@ -14,7 +14,9 @@ mod no_adjoint;
 
 use super::*;
 
-pub use bars::{accumulate, recycle, same_shape, take, zero_like, AddFrom, Bar};
+pub use bars::{
+    accumulate, bar_list, give_bar_list, recycle, same_shape, take, zero_like, AddFrom, Bar,
+};
 pub use checks::{
     finite_items, finite_pairs, finite_parts, finite_row_pairs, finite_rows, Checked,
 };

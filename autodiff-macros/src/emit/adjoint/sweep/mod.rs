@@ -231,6 +231,11 @@ pub struct Sweep<'m> {
     /// of the statements around them (`#[cfg]`: a stack never pushed onto
     /// has no item type).
     sites: Vec<(Ident, TokenStream)>,
+    /// The sites of `grown_site` on `f64`, whose items are adjoints made
+    /// by `__adjoint::spare`: each declared as a list the stack kept
+    /// (`__adjoint::bar_list`) and given back when the reverse ends
+    /// (`give_sites`).
+    pooled_sites: Vec<Ident>,
     /// The attributes of the statements being swept, outermost first.
     attrs: Vec<TokenStream>,
     /// By `Expr::id`: the arguments of a call whose saved copy its
@@ -325,6 +330,7 @@ impl<'m> Sweep<'m> {
             concat_lets: HashSet::new(),
             shaped_at_reverse: HashSet::new(),
             sites: Vec::new(),
+            pooled_sites: Vec::new(),
             attrs: Vec::new(),
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
@@ -404,11 +410,26 @@ impl<'m> Sweep<'m> {
     /// the top of `f_adjoint`'s body: each one's item type is what its
     /// forward pushes.
     pub fn sites(&self) -> TokenStream {
-        let sites = self
-            .sites
-            .iter()
-            .map(|(site, attrs)| quote!(#attrs let mut #site = ::std::vec::Vec::new();));
+        let sites = self.sites.iter().map(|(site, attrs)| {
+            if self.pooled_sites.contains(site) {
+                let stack = &self.stack;
+                quote!(#attrs let mut #site = ::autodiff::__adjoint::bar_list(#stack);)
+            } else {
+                quote!(#attrs let mut #site = ::std::vec::Vec::new();)
+            }
+        });
         quote!(#(#sites)*)
+    }
+
+    /// The pooled sites (`pooled_sites`) given back to the stack, for the
+    /// end of the reverse sweep.
+    pub fn give_sites(&self) -> TokenStream {
+        let stack = &self.stack;
+        let given = self
+            .pooled_sites
+            .iter()
+            .map(|site| quote!(::autodiff::__adjoint::give_bar_list(#stack, #site);));
+        quote!(#(#given)*)
     }
 
     /// A name no identifier of the function uses: `base`, `base_2`, ...

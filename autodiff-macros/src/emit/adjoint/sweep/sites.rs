@@ -239,6 +239,9 @@ impl<'m> Sweep<'m> {
             init,
         )?;
         self.grown_sites.insert(name.to_owned(), site.clone());
+        if !self.dual {
+            self.pooled_sites.push(site.clone());
+        }
         let shape = Ident::new("shape", Span::mixed_site());
         prelude.push(self.pop_site(&site, &shape));
         Ok(shape.to_token_stream())
