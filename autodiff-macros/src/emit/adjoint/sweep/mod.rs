@@ -289,6 +289,14 @@ pub struct Sweep<'m> {
     /// argument by moving it instead of a copy (`let p = softmax(&s);`
     /// with `s` read no more).
     dead: HashSet<String>,
+    /// In a block with no jump out of it and no value: the call sites'
+    /// pushes that wait for its end, where the value moves to the site
+    /// instead of a copy (see `call_site`), written after its statements.
+    deferred: Option<Vec<TokenStream>>,
+    /// The name the statement being swept binds, where the later
+    /// statements of its block only index it or take its length
+    /// (`allocation::plain_later`): moved there at the block's end.
+    plain_later: Option<String>,
     /// The rows the reverses of the range loops around borrow once
     /// before they run, innermost last (see `rows`).
     rows: Vec<rows::Rows>,
@@ -338,6 +346,8 @@ impl<'m> Sweep<'m> {
             guards: HashMap::new(),
             seeded: None,
             dead: HashSet::new(),
+            deferred: None,
+            plain_later: None,
             rows: Vec::new(),
             bail: quote!(return ::core::option::Option::None),
             dual: false,
