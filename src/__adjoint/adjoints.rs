@@ -14,7 +14,9 @@ mod no_adjoint;
 
 use super::*;
 
-pub use bars::{accumulate, recycle, same_shape, take, zero_like, AddFrom, Bar};
+pub use bars::{
+    accumulate, bar_list, give_bar_list, recycle, same_shape, take, zero_like, AddFrom, Bar,
+};
 pub use checks::{
     finite_items, finite_pairs, finite_parts, finite_row_pairs, finite_rows, Checked,
 };
@@ -95,6 +97,27 @@ pub trait Adjoint {
                 Self::give_spare_bar(item, stack);
             }
         }
+    }
+    /// An empty list for the adjoint of a slice of `Vec`s of these
+    /// ([`spare_items`](Self::spare_items) of rows): of numbers, one the
+    /// stack kept ([`Bar::keep_list`]), so that a caller's adjoint of a
+    /// vector call's rows allocates nothing after the first call.
+    #[inline(always)]
+    fn spare_list(stack: &mut Stack) -> Vec<Vec<Self::Bar>>
+    where
+        Self: Sized,
+    {
+        let _ = stack;
+        Vec::new()
+    }
+    /// Keeps a list [`spare_list`](Self::spare_list) gave, its rows given
+    /// back: of numbers, for the stack's next; else dropped.
+    #[inline(always)]
+    fn keep_spare_list(list: Vec<Vec<Self::Bar>>, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        let _ = (list, stack);
     }
 }
 
@@ -178,6 +201,14 @@ impl Adjoint for f64 {
     #[inline]
     fn spare_items(items: &[f64], stack: &mut Stack) -> Vec<f64> {
         stack.zeros(items.len())
+    }
+    #[inline]
+    fn spare_list(stack: &mut Stack) -> Vec<Vec<f64>> {
+        stack.row_list()
+    }
+    #[inline]
+    fn keep_spare_list(list: Vec<Vec<f64>>, stack: &mut Stack) {
+        stack.keep_row_list(list);
     }
     #[inline]
     fn give_spare_items(bar: Vec<f64>, stack: &mut Stack) {
@@ -288,6 +319,24 @@ impl<T: Adjoint> Adjoint for Vec<T> {
     #[inline(always)]
     fn give_spare_bar(bar: Self::Bar, stack: &mut Stack) {
         T::give_spare_items(bar, stack);
+    }
+    /// Rows: the list one the stack kept, where they are of numbers.
+    #[inline]
+    fn spare_items(items: &[Vec<T>], stack: &mut Stack) -> Vec<Vec<T::Bar>> {
+        let mut list = T::spare_list(stack);
+        list.reserve(items.len());
+        for item in items {
+            list.push(item.spare_bar(stack));
+        }
+        list
+    }
+    /// Rows: each given back, then the list, emptied.
+    #[inline]
+    fn give_spare_items(mut bar: Vec<Vec<T::Bar>>, stack: &mut Stack) {
+        for item in bar.drain(..) {
+            T::give_spare_items(item, stack);
+        }
+        T::keep_spare_list(bar, stack);
     }
 }
 

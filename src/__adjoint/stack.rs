@@ -564,7 +564,9 @@ const SPARE_LEN: usize = 8 << 10;
 const KEPT_BYTES: usize = 64 << 20;
 
 thread_local! {
-    static STACK: Cell<Stack> = const { Cell::new(Stack::new()) };
+    /// Boxed, so that taking it for a gradient and giving it back move a
+    /// pointer, not the stack's dozen `Vec`s.
+    static STACK: Cell<Option<Box<Stack>>> = const { Cell::new(None) };
     static RERUNS: Cell<u64> = const { Cell::new(0) };
 }
 
@@ -613,25 +615,39 @@ pub fn tape_reruns() -> u64 {
 /// assert_eq!((outer.pop(), inner_empty), (1.0, true));
 /// ```
 #[derive(Debug)]
-pub struct Scratch(Stack);
+pub struct Scratch(Option<Box<Stack>>);
 
 impl Scratch {
     /// Takes this thread's stack, cleared (a fresh one if it is taken).
     #[inline]
     pub fn take() -> Scratch {
-        let mut stack = STACK.try_with(Cell::take).unwrap_or_default();
+        let mut stack = STACK
+            .try_with(Cell::take)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         stack.clear();
-        Scratch(stack)
+        Scratch(Some(stack))
+    }
+
+    /// The stack, there until the scratch is dropped.
+    #[inline(always)]
+    fn stack(&self) -> &Stack {
+        match &self.0 {
+            Some(stack) => stack,
+            None => unreachable!("a scratch holds its stack until dropped"),
+        }
     }
 }
 
 impl Drop for Scratch {
     #[inline]
     fn drop(&mut self) {
-        if self.0.capacity_bytes() <= KEPT_BYTES {
-            let stack = std::mem::take(&mut self.0);
-            // Gone only while the thread is torn down: the stack is freed.
-            let _ = STACK.try_with(|slot| slot.set(stack));
+        if let Some(stack) = self.0.take() {
+            if stack.capacity_bytes() <= KEPT_BYTES {
+                // Gone only while the thread is torn down: the stack is freed.
+                let _ = STACK.try_with(|slot| slot.set(Some(stack)));
+            }
         }
     }
 }
@@ -640,14 +656,17 @@ impl std::ops::Deref for Scratch {
     type Target = Stack;
     #[inline(always)]
     fn deref(&self) -> &Stack {
-        &self.0
+        self.stack()
     }
 }
 
 impl std::ops::DerefMut for Scratch {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut Stack {
-        &mut self.0
+        match &mut self.0 {
+            Some(stack) => stack,
+            None => unreachable!("a scratch holds its stack until dropped"),
+        }
     }
 }
 

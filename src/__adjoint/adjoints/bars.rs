@@ -29,6 +29,44 @@ pub trait Bar: Clone {
             item.give_spares(stack);
         }
     }
+    /// An empty list of these for [`bar_list`]: of rows of numbers, one
+    /// the stack kept ([`new_vec_list`](Self::new_vec_list)).
+    #[inline(always)]
+    fn new_list(stack: &mut Stack) -> Vec<Self>
+    where
+        Self: Sized,
+    {
+        let _ = stack;
+        Vec::new()
+    }
+    /// An empty list of `Vec`s of these: of numbers, one the stack kept.
+    #[inline(always)]
+    fn new_vec_list(stack: &mut Stack) -> Vec<Vec<Self>>
+    where
+        Self: Sized,
+    {
+        let _ = stack;
+        Vec::new()
+    }
+    /// Gives back a list [`new_list`](Self::new_list) made
+    /// ([`give_bar_list`]): of rows of numbers, kept by the stack.
+    #[inline(always)]
+    fn give_list(list: Vec<Self>, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        let _ = (list, stack);
+    }
+    /// Keeps an emptied list of `Vec`s of these for the next adjoint of
+    /// rows ([`Adjoint::spare_list`]): of numbers, the stack's
+    /// ([`Stack::keep_row_list`]); anything else is dropped.
+    #[inline(always)]
+    fn keep_list(list: Vec<Vec<Self>>, stack: &mut Stack)
+    where
+        Self: Sized,
+    {
+        let _ = (list, stack);
+    }
 }
 
 /// `recycle(stack, row_bar)`: the adjoint of a `Vec` bound in a loop's
@@ -50,6 +88,31 @@ pub fn recycle<B: Bar>(stack: &mut Stack, bar: B) {
     bar.give_spares(stack);
 }
 
+/// `let mut row_shape = bar_list(stack);`: the site a loop's forward
+/// saves the adjoints of its rows on (`__adjoint::spare`), for its
+/// reverse to pop: of rows of numbers, a list the stack kept, which
+/// [`give_bar_list`] gives back when the reverse ends.
+///
+/// ```
+/// use autodiff::__adjoint::{bar_list, give_bar_list, spare, Stack};
+///
+/// let mut stack = Stack::new();
+/// let mut site = bar_list(&mut stack);
+/// site.push(spare(&mut stack, &vec![1.0, 2.0]));
+/// assert_eq!(site.pop(), Some(vec![0.0, 0.0]));
+/// give_bar_list(&mut stack, site);
+/// ```
+#[inline(always)]
+pub fn bar_list<B: Bar>(stack: &mut Stack) -> Vec<B> {
+    B::new_list(stack)
+}
+
+/// Gives back a site [`bar_list`] made.
+#[inline(always)]
+pub fn give_bar_list<B: Bar>(stack: &mut Stack, list: Vec<B>) {
+    B::give_list(list, stack);
+}
+
 impl Bar for f64 {
     #[inline(always)]
     fn add_from(&mut self, other: &f64) {
@@ -62,6 +125,14 @@ impl Bar for f64 {
     #[inline]
     fn give_spare_vec(items: Vec<f64>, stack: &mut Stack) {
         stack.recycle(items);
+    }
+    #[inline]
+    fn keep_list(list: Vec<Vec<f64>>, stack: &mut Stack) {
+        stack.keep_row_list(list);
+    }
+    #[inline]
+    fn new_vec_list(stack: &mut Stack) -> Vec<Vec<f64>> {
+        stack.row_list()
     }
 }
 
@@ -101,6 +172,22 @@ impl<T: Bar> Bar for Vec<T> {
     #[inline(always)]
     fn give_spares(self, stack: &mut Stack) {
         T::give_spare_vec(self, stack);
+    }
+    #[inline(always)]
+    fn new_list(stack: &mut Stack) -> Vec<Self> {
+        T::new_vec_list(stack)
+    }
+    #[inline(always)]
+    fn give_list(list: Vec<Self>, stack: &mut Stack) {
+        T::keep_list(list, stack);
+    }
+    /// Rows: each given back, then the list, emptied.
+    #[inline]
+    fn give_spare_vec(mut items: Vec<Vec<T>>, stack: &mut Stack) {
+        for item in items.drain(..) {
+            T::give_spare_vec(item, stack);
+        }
+        T::keep_list(items, stack);
     }
 }
 

@@ -379,6 +379,7 @@ pub(super) fn fused(
     };
     let stand_ins = sweep.stand_ins();
     let sites = sweep.sites();
+    let give_sites = sweep.give_sites();
     let allow = allowances(!stand_ins.is_empty());
     if entry.intermediates() {
         let reversed = Ident::new("reversed", Span::mixed_site());
@@ -447,6 +448,7 @@ pub(super) fn fused(
             // adjoints go back.
             let #reversed = #label: {
                 #(#rev)*
+                #give_sites
                 ::core::option::Option::Some(())
             };
             #observe_value
@@ -632,6 +634,7 @@ pub(super) fn fused(
             #(#note_later)*
             let #value_bar = #one;
             #(#rev)*
+            #give_sites
             #stack.observe(#value);
             #(#late_checks)*
             #(#early_bars)*

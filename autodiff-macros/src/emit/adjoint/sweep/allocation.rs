@@ -114,6 +114,31 @@ pub(super) fn dead_after(
     dead
 }
 
+/// The name the `let` at `index` binds, if no later statement of
+/// `stmts` mentions it other than by indexing it or taking its length
+/// (no borrow outlives its statement, nothing moves it) and the function
+/// binds it nowhere else: the block's end may move it.
+pub(super) fn plain_later(
+    stmts: &[Stmt],
+    index: usize,
+    bound: &HashMap<String, usize>,
+) -> Option<String> {
+    let Some(Stmt::Let {
+        name: Some(name), ..
+    }) = stmts.get(index)
+    else {
+        return None;
+    };
+    if bound.get(name.as_str()).copied() != Some(1) {
+        return None;
+    }
+    let mut later = TokenStream::new();
+    for stmt in &stmts[index + 1..] {
+        stmt_tokens(stmt, &mut later);
+    }
+    only_plain_uses(later, name.trim_start_matches("r#")).then(|| name.clone())
+}
+
 /// Whether every mention of the binding `name` in `tokens` indexes it
 /// (`s[j] = x`, `s[j] * y`, not `&s[j]` or `s[j].iter()`), pushes onto
 /// it or takes its length: none of them leaves a borrow behind.

@@ -215,6 +215,19 @@ impl<'m> Sweep<'m> {
                         } else {
                             0
                         }])
+                    } else if self.recycle.is_some()
+                        && !self.an.call_lets.contains(name)
+                        && !self.an.nested_call_lets.contains(name)
+                    {
+                        // At the top of a body swept on `f64` with no
+                        // jump: from the stack's spares, given back when
+                        // the body's reverse ends (`block_statements`);
+                        // not a call's value, whose adjoint moves into
+                        // the callee's reverse.
+                        self.shaped_at_reverse.insert(name.clone());
+                        recycled = true;
+                        let stack = &self.stack;
+                        quote!(::autodiff::__adjoint::spare(#stack, &#ident))
                     } else {
                         self.shaped_at_reverse.insert(name.clone());
                         quote!(::autodiff::__adjoint::zero(&#ident))
@@ -238,8 +251,15 @@ impl<'m> Sweep<'m> {
                     quote!(0.0)
                 } else if self.an.nested_call_lets.contains(name) {
                     // Popped with the value before it (see `call_site`).
+                    // On `f64`s from the stack's spares: a split callee's
+                    // reverse takes it as its cotangent and gives it back.
                     let ident = binding(name);
-                    quote!(::autodiff::__adjoint::zero(&#ident))
+                    if self.dual {
+                        quote!(::autodiff::__adjoint::zero(&#ident))
+                    } else {
+                        let stack = &self.stack;
+                        quote!(::autodiff::__adjoint::spare(#stack, &#ident))
+                    }
                 } else if self.an.call_lets.contains(name) && self.depth == 0 && !self.early {
                     // What a call returns, a number or a vector (see
                     // `analysis::calls`): its adjoint is shaped like the
@@ -311,7 +331,21 @@ impl<'m> Sweep<'m> {
                 let shape = match self.seeded.as_mut().filter(|_| seeded) {
                     Some((_, cotangent, done)) => {
                         *done = true;
-                        recycled = false;
+                        // The caller's, given to this reverse: a `Vec`'s
+                        // rows and list go to the stack's spares when the
+                        // reverse ends, for the caller's next.
+                        // (Not a call's value: its adjoint moves into
+                        // the callee's reverse.)
+                        recycled = self.recycle.is_some()
+                            && !self.an.call_lets.contains(name)
+                            && !self.an.nested_call_lets.contains(name)
+                            && self
+                                .an
+                                .dims
+                                .get(name)
+                                .copied()
+                                .flatten()
+                                .is_some_and(|dims| dims > 0);
                         cotangent.clone()
                     }
                     None => shape,

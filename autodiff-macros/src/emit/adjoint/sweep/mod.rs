@@ -231,6 +231,11 @@ pub struct Sweep<'m> {
     /// of the statements around them (`#[cfg]`: a stack never pushed onto
     /// has no item type).
     sites: Vec<(Ident, TokenStream)>,
+    /// The sites of `grown_site` on `f64`, whose items are adjoints made
+    /// by `__adjoint::spare`: each declared as a list the stack kept
+    /// (`__adjoint::bar_list`) and given back when the reverse ends
+    /// (`give_sites`).
+    pooled_sites: Vec<Ident>,
     /// The attributes of the statements being swept, outermost first.
     attrs: Vec<TokenStream>,
     /// By `Expr::id`: the arguments of a call whose saved copy its
@@ -260,10 +265,13 @@ pub struct Sweep<'m> {
     /// find it.
     model_types: HashMap<String, TokenStream>,
     /// In a block inside a loop or a branch (`block_inner`, on `f64`, no
-    /// jump out of it): the adjoints of its `let v = vec![0.0; n]`s, made
-    /// by `Stack::zeros`, and of its `Vec`s grown by `push`, saved from
-    /// `__adjoint::spare`, each given back by `__adjoint::recycle` at the
-    /// end of its reverse, so that a reversed iteration allocates none.
+    /// jump out of it), or at the top of a body with no `return`: the
+    /// adjoints of its `let v = vec![0.0; n]`s, made by `Stack::zeros`, of
+    /// its `Vec`s grown by `push`, saved from (or, at the top, made by)
+    /// `__adjoint::spare`, and of a split callee's output (the caller's
+    /// cotangent), each given back by `__adjoint::recycle` at the end of
+    /// its reverse, so that a reversed iteration, and a helper's reverse
+    /// called again, allocates none.
     recycle: Option<Vec<Ident>>,
     /// A vector-valued callee's parameters whose caller may have no
     /// adjoint for them (see `lend`), by their adjoints' names: the flag
@@ -281,6 +289,14 @@ pub struct Sweep<'m> {
     /// argument by moving it instead of a copy (`let p = softmax(&s);`
     /// with `s` read no more).
     dead: HashSet<String>,
+    /// In a block with no jump out of it and no value: the call sites'
+    /// pushes that wait for its end, where the value moves to the site
+    /// instead of a copy (see `call_site`), written after its statements.
+    deferred: Option<Vec<TokenStream>>,
+    /// The name the statement being swept binds, where the later
+    /// statements of its block only index it or take its length
+    /// (`allocation::plain_later`): moved there at the block's end.
+    plain_later: Option<String>,
     /// The rows the reverses of the range loops around borrow once
     /// before they run, innermost last (see `rows`).
     rows: Vec<rows::Rows>,
@@ -322,6 +338,7 @@ impl<'m> Sweep<'m> {
             concat_lets: HashSet::new(),
             shaped_at_reverse: HashSet::new(),
             sites: Vec::new(),
+            pooled_sites: Vec::new(),
             attrs: Vec::new(),
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
@@ -329,6 +346,8 @@ impl<'m> Sweep<'m> {
             guards: HashMap::new(),
             seeded: None,
             dead: HashSet::new(),
+            deferred: None,
+            plain_later: None,
             rows: Vec::new(),
             bail: quote!(return ::core::option::Option::None),
             dual: false,
@@ -401,11 +420,26 @@ impl<'m> Sweep<'m> {
     /// the top of `f_adjoint`'s body: each one's item type is what its
     /// forward pushes.
     pub fn sites(&self) -> TokenStream {
-        let sites = self
-            .sites
-            .iter()
-            .map(|(site, attrs)| quote!(#attrs let mut #site = ::std::vec::Vec::new();));
+        let sites = self.sites.iter().map(|(site, attrs)| {
+            if self.pooled_sites.contains(site) {
+                let stack = &self.stack;
+                quote!(#attrs let mut #site = ::autodiff::__adjoint::bar_list(#stack);)
+            } else {
+                quote!(#attrs let mut #site = ::std::vec::Vec::new();)
+            }
+        });
         quote!(#(#sites)*)
+    }
+
+    /// The pooled sites (`pooled_sites`) given back to the stack, for the
+    /// end of the reverse sweep.
+    pub fn give_sites(&self) -> TokenStream {
+        let stack = &self.stack;
+        let given = self
+            .pooled_sites
+            .iter()
+            .map(|site| quote!(::autodiff::__adjoint::give_bar_list(#stack, #site);));
+        quote!(#(#given)*)
     }
 
     /// A name no identifier of the function uses: `base`, `base_2`, ...

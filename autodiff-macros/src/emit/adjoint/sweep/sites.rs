@@ -82,7 +82,21 @@ impl<'m> Sweep<'m> {
         let (site, values, names) = self.saved_arguments(plain, init, true)?;
         let ident = binding(name);
         let (stack, bail) = (&self.stack, &self.bail);
-        let push = quote!(#site.push(((#(#values,)*), ::core::clone::Clone::clone(&#ident))););
+        // Read by the rest of its block only through indices and its
+        // length: moved to the site at the block's end rather than
+        // copied here (the arguments saved here, as they are now).
+        let deferred = matches!(ran, Ran::Always)
+            && self.deferred.is_some()
+            && self.plain_later.as_deref() == Some(name);
+        let push = if deferred {
+            let arguments = Ident::new(&format!("{plain}_arguments"), Span::mixed_site());
+            if let Some(deferred) = self.deferred.as_mut() {
+                deferred.push(quote!(#site.push((#arguments, #ident));));
+            }
+            quote!(let #arguments = (#(#values,)*);)
+        } else {
+            quote!(#site.push(((#(#values,)*), ::core::clone::Clone::clone(&#ident)));)
+        };
         let fail = quote!({
             #stack.fail();
             #bail;
@@ -239,6 +253,9 @@ impl<'m> Sweep<'m> {
             init,
         )?;
         self.grown_sites.insert(name.to_owned(), site.clone());
+        if !self.dual {
+            self.pooled_sites.push(site.clone());
+        }
         let shape = Ident::new("shape", Span::mixed_site());
         prelude.push(self.pop_site(&site, &shape));
         Ok(shape.to_token_stream())

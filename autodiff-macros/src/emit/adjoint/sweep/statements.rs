@@ -3,7 +3,7 @@
 //! in `reversed`), and a block's value; a statement itself is `lets`'s
 //! (a `let`) or `assignments`'s.
 
-use super::allocation::{capacity_hint, dead_after};
+use super::allocation::{capacity_hint, dead_after, plain_later};
 use super::*;
 
 impl<'m> Sweep<'m> {
@@ -107,7 +107,9 @@ impl<'m> Sweep<'m> {
         let mut revs = Vec::new();
         let valued = tail.is_some() && seed.is_some();
         let exits = self.block_exits(stmts, valued);
-        if self.depth > 0 && exits.is_empty() && !self.dual {
+        // (At the top of a body with no `return` as well: its adjoints
+        // given back when its reverse ends.)
+        if exits.is_empty() && !self.dual && (self.depth > 0 || !self.early) {
             self.recycle = Some(Vec::new());
         }
         // A block with exits records how it was left (see `exited_block`):
@@ -121,12 +123,22 @@ impl<'m> Sweep<'m> {
             Vec::new()
         };
         let outer_dead = ::std::mem::take(&mut self.dead);
+        // A loop's body with no jump and no value: a call site's push may
+        // wait for its end (`call_site`).
+        let deferring = self.depth > 0 && exits.is_empty() && tail.is_none() && !self.dual;
+        let outer_deferred = std::mem::replace(&mut self.deferred, deferring.then(Vec::new));
+        let outer_plain = self.plain_later.take();
         for (index, stmt) in stmts.iter().enumerate() {
             if self.depth == 0 {
                 self.top = index;
             } else {
                 self.dead = dead_after(stmts, tail, index, &grown);
             }
+            self.plain_later = if deferring {
+                plain_later(stmts, index, &self.an.bound)
+            } else {
+                None
+            };
             let record = if exits.contains(&index) {
                 Some(index as u32 + 1)
             } else {
@@ -142,6 +154,9 @@ impl<'m> Sweep<'m> {
             fwd.extend(self.grown_saves(&grown, index));
         }
         self.dead = outer_dead;
+        self.plain_later = outer_plain;
+        let deferred = std::mem::replace(&mut self.deferred, outer_deferred);
+        fwd.extend(deferred.unwrap_or_default());
         let mut value = seeded_value;
         if let (Some(tail), Some(seed)) = (tail, seed) {
             if self.depth == 0 {
