@@ -81,15 +81,7 @@ impl Lowering<'_> {
     /// as the statements of its loop and the expression of the item it
     /// selects, if `expr` is one.
     pub(super) fn selection(&mut self, expr: &syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
-        let syn::Expr::MethodCall(unwrap) = expr else {
-            return None;
-        };
-        if unwrap.method != "unwrap" || !unwrap.args.is_empty() {
-            return None;
-        }
-        let syn::Expr::MethodCall(call) = &*unwrap.receiver else {
-            return None;
-        };
+        let call = unwrapped(expr)?;
         let largest = match call.method.to_string().as_str() {
             "max_by" => true,
             "min_by" => false,
@@ -213,15 +205,7 @@ impl Lowering<'_> {
     /// before, in order, as `Iterator::reduce` does; an empty source panics
     /// at the `unwrap` as written.
     pub(super) fn reduction(&mut self, expr: &syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
-        let syn::Expr::MethodCall(unwrap) = expr else {
-            return None;
-        };
-        if unwrap.method != "unwrap" || !unwrap.args.is_empty() {
-            return None;
-        }
-        let syn::Expr::MethodCall(call) = &*unwrap.receiver else {
-            return None;
-        };
+        let call = unwrapped(expr)?;
         if call.method != "reduce" || call.args.len() != 1 {
             return None;
         }
@@ -306,6 +290,21 @@ impl Lowering<'_> {
         let block: syn::Block = syn::parse2(quote!({ #tokens })).ok()?;
         let value = syn::parse2(respan(kept.to_token_stream(), span)).ok()?;
         Some((block.stmts, value))
+    }
+}
+
+/// The method call `expr` unwraps (`source.max_by(..)` of
+/// `source.max_by(..).unwrap()`), if it is one.
+fn unwrapped(expr: &syn::Expr) -> Option<&syn::ExprMethodCall> {
+    let syn::Expr::MethodCall(unwrap) = expr else {
+        return None;
+    };
+    if unwrap.method != "unwrap" || !unwrap.args.is_empty() {
+        return None;
+    }
+    match &*unwrap.receiver {
+        syn::Expr::MethodCall(call) => Some(call),
+        _ => None,
     }
 }
 

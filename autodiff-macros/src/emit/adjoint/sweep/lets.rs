@@ -271,13 +271,7 @@ impl<'m> Sweep<'m> {
                     let ident = binding(name);
                     // A number's (or a value of unknown shape) is a
                     // `zero`, as `cargo expand` reads best.
-                    let rows = self
-                        .an
-                        .dims
-                        .get(name)
-                        .copied()
-                        .flatten()
-                        .is_some_and(|dims| dims > 0);
+                    let rows = self.holds_vector(name);
                     if self.dual || !rows {
                         quote!(::autodiff::__adjoint::zero(&#ident))
                     } else {
@@ -328,6 +322,7 @@ impl<'m> Sweep<'m> {
                     && !reshaped
                     && self.an.bound.get(name.as_str()).copied() == Some(1)
                     && matches!(&self.seeded, Some((output, _, false)) if output == name);
+                let holds_vector = self.holds_vector(name);
                 let shape = match self.seeded.as_mut().filter(|_| seeded) {
                     Some((_, cotangent, done)) => {
                         *done = true;
@@ -339,13 +334,7 @@ impl<'m> Sweep<'m> {
                         recycled = self.recycle.is_some()
                             && !self.an.call_lets.contains(name)
                             && !self.an.nested_call_lets.contains(name)
-                            && self
-                                .an
-                                .dims
-                                .get(name)
-                                .copied()
-                                .flatten()
-                                .is_some_and(|dims| dims > 0);
+                            && holds_vector;
                         cotangent.clone()
                     }
                     None => shape,

@@ -533,6 +533,18 @@ impl<'m> Sweep<'m> {
     }
 
     /// Whether the reverse sweep still has `name`'s value from here.
+    /// Whether the binding `name` is known to hold a vector (an array or
+    /// `Vec`, of numbers or rows), not a number or a value of unknown
+    /// shape.
+    fn holds_vector(&self, name: &str) -> bool {
+        self.an
+            .dims
+            .get(name)
+            .copied()
+            .flatten()
+            .is_some_and(|dims| dims > 0)
+    }
+
     fn available(&self, name: &str) -> bool {
         self.visible(name, Analysis::stable)
     }
