@@ -59,7 +59,7 @@ pub trait Bar: Clone {
     }
     /// Keeps an emptied list of `Vec`s of these for the next adjoint of
     /// rows ([`Adjoint::spare_list`]): of numbers, the stack's
-    /// ([`Stack::keep_row_list`]); anything else is dropped.
+    /// (`Stack::keep_row_list`); anything else is dropped.
     #[inline(always)]
     fn keep_list(list: Vec<Vec<Self>>, stack: &mut Stack)
     where
