@@ -3916,8 +3916,19 @@ impl Gen {
             // A `Vec` bound in a loop's body and grown after its pushes
             // (multi-head attention joining its heads' rows): its adjoint
             // starts shaped like it after the last growth.
-            self.tag("extend_from_slice of a Vec bound in a loop");
-            len = self.extended(&name, len, out);
+            if len > 1 && self.rng.chance(50) {
+                // Popped after its pushes: its adjoint starts shaped like
+                // it after the pop (it was shaped before it, and the
+                // gradient came out wrong).
+                self.tag("pop of a Vec bound in a loop");
+                let item = self.fresh("t");
+                out.push(Stmt::PopItem(name.clone(), item.clone()));
+                self.declare(&item, Kind::Scalar, false);
+                len -= 1;
+            } else {
+                self.tag("extend_from_slice of a Vec bound in a loop");
+                len = self.extended(&name, len, out);
+            }
         }
         for v in self.vars.iter_mut().rev() {
             if v.name == name {

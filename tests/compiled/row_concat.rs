@@ -1,10 +1,12 @@
 //! Rows concatenated the way multi-head attention joins its heads: a `Vec`
 //! bound empty inside a loop and grown by `extend_from_slice` of rows (a
-//! parameter's, and a vector-valued helper's rows of rows), then read.
-//! The adjoint of such a `Vec` starts shaped like it after its last
-//! growth (it was shaped like it empty, and the reverse indexed past its
-//! end), and a helper's value is seen to be rows of rows where a row of it
-//! is used whole (`extend_from_slice(&o[t])`). Each function is checked to
+//! parameter's, and a vector-valued helper's rows of rows), then read;
+//! and one popped after its pushes. The adjoint of such a `Vec` starts
+//! shaped like it after the last statement that changes its length (it
+//! was shaped after its last `push`: empty, and the reverse indexed past
+//! its end; or longer than it, and the gradient was wrong), and a helper's
+//! value is seen to be rows of rows where a row of it is used whole
+//! (`extend_from_slice(&o[t])`). Each function is checked to
 //! take the compiled path, and its gradient against dual numbers and the
 //! tape.
 
@@ -55,6 +57,57 @@ fn two_heads(m: &[Vec<f64>], s: f64) -> f64 {
             .sum::<f64>();
     }
     total
+}
+
+/// A `Vec` bound in a loop, pushed three times and popped once: its
+/// adjoint must start shaped like it after the pop (shaped after the last
+/// push, the gradient came out wrong on 8797383: 1.76 for each item of
+/// `x` where 6.98, -0.90 and 1.41 are right).
+#[differentiable]
+fn popped_in_a_loop(x: &[f64], w: f64) -> f64 {
+    let mut total = 0.0;
+    for t in 0..x.len() {
+        let mut v: Vec<f64> = Vec::new();
+        v.push(x[t] * w);
+        v.push(x[0] + w);
+        v.push(w * w);
+        let last = v.pop().unwrap();
+        total += v.iter().map(|a| a * a).sum::<f64>() + last;
+    }
+    total
+}
+
+fn popped_in_a_loop_dual(x: &[Dual], w: Dual) -> Dual {
+    let mut total = Dual::constant(0.0);
+    for t in 0..x.len() {
+        let v = [x[t] * w, x[0] + w];
+        total = total + v.iter().fold(Dual::constant(-0.0), |s, a| s + *a * *a) + w * w;
+    }
+    total
+}
+
+#[test]
+fn a_vec_popped_in_a_loop_takes_its_adjoints() {
+    let _compiled = popped_in_a_loop_adjoint;
+    assert_eq!(popped_in_a_loop_grad_path(), GradientPath::Compiled);
+    for (x, w) in [
+        (vec![0.3, -0.7, 1.1], 0.8),
+        (vec![1.5], -0.4),
+        (vec![-0.2, 0.9], 1.3),
+    ] {
+        let got = agree(
+            "popped_in_a_loop",
+            popped_in_a_loop_grad(&x, w),
+            popped_in_a_loop_grad_tape(&x, w),
+        );
+        assert_eq!(got.value.to_bits(), popped_in_a_loop(&x, w).to_bits());
+        let n = x.len();
+        let mut all = x.clone();
+        all.push(w);
+        let want = dual_gradient(&all, |d| popped_in_a_loop_dual(&d[..n], d[n]));
+        assert_agree("popped_in_a_loop x", &got.gradient.0, &want[..n]);
+        assert_agree("popped_in_a_loop w", &[got.gradient.1], &want[n..]);
+    }
 }
 
 fn joined_rows_dual(m: &[Vec<Dual>], w: Dual) -> Dual {
