@@ -77,6 +77,44 @@ fn cfg_on_let_statements_picks_one_binding() -> TestResult {
     Ok(())
 }
 
+/// A `#[cfg(any())]` block holding a layer loop (`h = next; h.push(..)`),
+/// whose saved shapes the compiled adjoint keeps in lists it takes from
+/// the stack: the lists are given back under the block's `cfg` too (given
+/// back unconditionally, the adjoint named lists that do not exist and
+/// did not build; random seed 20672).
+#[differentiable]
+fn cfg_block_with_layers(x: f64) -> f64 {
+    let mut acc = x * x;
+    #[cfg(any())]
+    {
+        let mut h = Vec::new();
+        h.push(x);
+        for k in 0..2 {
+            let mut next = Vec::new();
+            for j in 0..k + 1 {
+                next.push(h[0] * j as f64);
+            }
+            h = next;
+            h.push(h[0] * 0.5);
+        }
+        acc += h[0];
+    }
+    acc *= 3.0;
+    acc
+}
+
+#[test]
+fn a_cfg_block_with_saved_shapes_builds_and_is_left_out() -> TestResult {
+    assert_eq!(
+        cfg_block_with_layers_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let got = cfg_block_with_layers_grad(1.5)?;
+    assert_eq!((got.value, got.gradient), (6.75, 9.0));
+    assert_eq!(cfg_block_with_layers(1.5), 6.75);
+    Ok(())
+}
+
 #[differentiable]
 fn tiny_power(x: f64) -> f64 {
     x.powi(i32::MIN)

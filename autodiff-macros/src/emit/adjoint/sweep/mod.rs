@@ -432,13 +432,18 @@ impl<'m> Sweep<'m> {
     }
 
     /// The pooled sites (`pooled_sites`) given back to the stack, for the
-    /// end of the reverse sweep.
+    /// end of the reverse sweep, each under the attributes it was declared
+    /// with (a site of a `#[cfg(..)]` block exists only where the block
+    /// does).
     pub fn give_sites(&self) -> TokenStream {
         let stack = &self.stack;
         let given = self
-            .pooled_sites
+            .sites
             .iter()
-            .map(|site| quote!(::autodiff::__adjoint::give_bar_list(#stack, #site);));
+            .filter(|(site, _)| self.pooled_sites.contains(site))
+            .map(
+                |(site, attrs)| quote!(#attrs ::autodiff::__adjoint::give_bar_list(#stack, #site);),
+            );
         quote!(#(#given)*)
     }
 
