@@ -3192,7 +3192,9 @@ impl Gen {
             62..=65 if top => self.vec(out),
             66..=68 if top || !self.loops.is_empty() => {
                 let vecs: Vec<(String, usize)> = self
-                    .visible(|v| matches!(v.kind, Kind::Vec(_)))
+                    // Only a `Vec` bound `mut` (a vector helper's value
+                    // chosen by an `if`, `rv`, is not: seed 20670).
+                    .visible(|v| matches!(v.kind, Kind::Vec(_)) && v.mutable)
                     .into_iter()
                     .map(|v| {
                         (
