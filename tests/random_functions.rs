@@ -1583,6 +1583,11 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 // A trip fewer changes no length the rest of the body
                 // counts on: not where the body grows or shrinks a `Vec`
                 // (seed 20598: `for i in 1..1 { v.push(..) }`, then `v[3]`).
+                // Read off the plain twin's body in both twins: the dual
+                // twin leaves out a `#[cfg(any())]` block, whose pushes
+                // gave it another range (seed 20744).
+                let mut plain_inner = String::new();
+                render_block(body, Dialect::Plain, indent + 1, &mut plain_inner);
                 let resizes = [
                     ".push(",
                     ".insert(",
@@ -1594,7 +1599,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     ".clear(",
                 ]
                 .iter()
-                .any(|method| inner.contains(method));
+                .any(|method| plain_inner.contains(method));
                 let range = match number % 6 {
                     0 => format!("0..={}", n - 1),
                     1 => format!("(0..={}).step_by(1)", n - 1),
