@@ -87,7 +87,7 @@ const KEEPS_LENGTH: &[&str] = &[
 ];
 
 /// Methods that change their receiver's length, which the sweep reverses.
-const RESIZING: &[&str] = &[
+pub(super) const RESIZING: &[&str] = &[
     "push",
     "truncate",
     "clear",

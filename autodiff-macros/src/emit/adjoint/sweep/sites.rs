@@ -504,24 +504,10 @@ impl<'m> Sweep<'m> {
     }
 }
 
-/// The `Vec` methods that change its length.
-const RESIZING: &[&str] = &[
-    "push",
-    "pop",
-    "insert",
-    "remove",
-    "extend",
-    "extend_from_slice",
-    "truncate",
-    "clear",
-    "resize",
-    "append",
-];
-
 /// Each `Vec` grown by `push` or assigned whole (`reshaped`) that a `let`
 /// of `stmts` binds, with the statement after which its shape stops
 /// changing: the last that pushes onto it, resizes it otherwise
-/// ([`RESIZING`]) or assigns it (or the `let`).
+/// (the analysis's `RESIZING`) or assigns it (or the `let`).
 /// That statement must not move it too (`{ row.push(x); out.push(row)
 /// }`), or its shape would be saved from a moved value.
 pub(super) fn grown_records(
@@ -550,7 +536,12 @@ pub(super) fn grown_records(
         let pushes = |expr: &Expr| match &expr.kind {
             ExprKind::Structural {
                 receiver, method, ..
-            } => RESIZING.iter().any(|resizing| method == resizing) && is_name(receiver),
+            } => {
+                super::super::analysis::RESIZING
+                    .iter()
+                    .any(|resizing| method == resizing)
+                    && is_name(receiver)
+            }
             ExprKind::Assign { target, .. } => reshaped.contains(name) && is_name(target),
             _ => false,
         };
