@@ -1046,3 +1046,52 @@ fn reduce_then_unwrap_is_compiled() {
 fn reduce_of_nothing_panics_at_the_unwrap_as_written() {
     let _ = reductions_grad(&[], 0.5);
 }
+
+// ---------------------------------------------------------------------
+// An iterator method given a function by its path, in a `match` arm.
+// ---------------------------------------------------------------------
+
+/// Arms written as expressions whose chains take `f64::tanh` and
+/// `f64::max` by path, with no closure's `|` in them.
+#[differentiable]
+fn arm_paths(w: &[f64], b: f64, pick: usize) -> f64 {
+    let v = match pick {
+        0 => w.iter().copied().map(f64::tanh).sum::<f64>(),
+        1 => w.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        _ => b,
+    };
+    v * b + w[0]
+}
+
+fn arm_paths_dual(w: &[Dual], b: Dual, pick: usize) -> Dual {
+    let v = match pick {
+        0 => w.iter().fold(Dual::constant(0.0), |s, &t| s + t.tanh()),
+        1 => w[1..].iter().fold(w[0], |m, &t| m.max(t)),
+        _ => b,
+    };
+    v * b + w[0]
+}
+
+#[test]
+fn a_chain_mapped_by_a_path_in_a_match_arm_is_compiled() {
+    let _compiled = arm_paths_adjoint;
+    assert_eq!(arm_paths_grad_path(), GradientPath::Compiled);
+    let mut rng = xorshift::Rng(29);
+    for pick in 0..3 {
+        for _ in 0..6 {
+            let w: Vec<f64> = (0..4).map(|_| rng.uniform(1.5)).collect();
+            let b = rng.uniform(1.0);
+            let got = agree(
+                "arm_paths",
+                arm_paths_grad(&w, b, pick),
+                arm_paths_grad_tape(&w, b, pick),
+            );
+            assert_eq!(got.value.to_bits(), arm_paths(&w, b, pick).to_bits());
+            let mut all = w.clone();
+            all.push(b);
+            let want = dual_gradient(&all, |d| arm_paths_dual(&d[..4], d[4], pick));
+            assert_agree("arm_paths w", &got.gradient.0, &want[..4]);
+            assert_agree("arm_paths b", &[got.gradient.1], &want[4..]);
+        }
+    }
+}

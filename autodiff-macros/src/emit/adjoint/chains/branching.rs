@@ -21,6 +21,13 @@ use quote::ToTokens;
 
 use super::super::call_values::CHANGING;
 
+/// The iterator methods that take a function (a closure, or a path such as
+/// `f64::tanh`): a chain holding one is read as a loop.
+const TAKES_A_FUNCTION: &[&str] = &[
+    "map", "flat_map", "filter", "fold", "reduce", "for_each", "max_by", "min_by", "position",
+    "all", "any",
+];
+
 /// Whether `expr`, a block or a `match` that is an operand, may be read
 /// first, as a `let` of its own before its statement.
 pub(super) fn moves_out(expr: &syn::Expr) -> bool {
@@ -156,8 +163,10 @@ pub(super) fn arms_as_blocks(stmt: &mut syn::Stmt) {
         }
     }
     /// Whether `body` has a closure, an `if`, a block or a `match` in it,
-    /// or a call by a plain name (`act(x)`, which may be a closure's the
-    /// lowering reads as its body).
+    /// a call by a plain name (`act(x)`, which may be a closure's the
+    /// lowering reads as its body), or an iterator method given a function
+    /// by its path (`.map(f64::tanh)`, `.fold(f64::NEG_INFINITY, f64::max)`),
+    /// which the lowering reads as a loop as it does a closure.
     fn holds_more(body: &syn::Expr) -> bool {
         fn any(tokens: TokenStream) -> bool {
             let trees: Vec<TokenTree> = tokens.into_iter().collect();
@@ -167,9 +176,13 @@ pub(super) fn arms_as_blocks(stmt: &mut syn::Stmt) {
                         trees.get(at + 1),
                         Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Parenthesis
                     );
-                    let named_alone = at == 0
-                        || !matches!(&trees[at - 1], TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
-                    ident == "if" || ident == "match" || (called && named_alone)
+                    let before = at.checked_sub(1).map(|k| &trees[k]);
+                    let named_alone = !matches!(before, Some(TokenTree::Punct(p)) if p.as_char() == '.' || p.as_char() == ':');
+                    let dotted = matches!(before, Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                    ident == "if"
+                        || ident == "match"
+                        || (called && named_alone)
+                        || (called && dotted && TAKES_A_FUNCTION.contains(&ident.to_string().as_str()))
                 }
                 TokenTree::Punct(punct) => punct.as_char() == '|',
                 TokenTree::Group(group) => {
