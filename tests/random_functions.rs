@@ -4261,6 +4261,17 @@ impl Gen {
                 let name = ["max", "min"][self.rng.below(2)];
                 Expr::Method2(name, Box::new(self.expr(d)), Box::new(self.expr(d)))
             }
+            // `atan2` with one operand kept off 0, so that the point is
+            // never the origin, where it has no derivative.
+            17 if self.rng.chance(25) => {
+                let (a, b) = (self.expr(d), self.expr(d));
+                let (a, b) = if self.rng.chance(50) {
+                    (Self::positive(a), b)
+                } else {
+                    (a, Self::positive(b))
+                };
+                Expr::Method2("atan2", Box::new(a), Box::new(b))
+            }
             17 => Expr::Method2(
                 "powf",
                 Box::new(Self::positive(self.expr(d))),
@@ -4971,6 +4982,7 @@ mod twins {
         pub fn powf(self, o: D) -> D { D(self.0.powf(o.0)) }
         pub fn max(self, o: D) -> D { D(self.0.max(o.0)) }
         pub fn min(self, o: D) -> D { D(self.0.min(o.0)) }
+        pub fn atan2(self, o: D) -> D { D(self.0.atan2(o.0)) }
         pub fn total_cmp(&self, o: &D) -> std::cmp::Ordering { self.0.value.total_cmp(&o.0.value) }
     }
     pub fn relu(x: D) -> D { D(x.0.relu()) }

@@ -331,84 +331,94 @@ impl<'t> Scalar<'t> {
         })
     }
 
-    /// `self^rhs` with a real exponent that may itself be a tracked scalar.
-    /// ∂/∂self = rhs·self^(rhs−1) (0 when rhs = 0), ∂/∂rhs = ln(self)·self^rhs
-    /// (0 at self = 0 < rhs). A negative base with a non-integer exponent is
-    /// `NonFiniteResult`; a negative base with a scalar exponent has no real
-    /// derivative in the exponent and is `NonFiniteLocalDerivative` (use
-    /// [`powi`](Self::powi) or a plain `f64` exponent).
-    pub fn powf(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.binary(
-            ScalarOperation::Powf,
-            rhs.into(),
-            f64::powf,
-            rules::powf_partials,
-        )
-    }
-
     /// `base^self` for a plain `base`. d/dself = ln(base)·base^self.
     #[inline]
     pub fn rpowf(self, base: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary_beside(ScalarOperation::Powf, (0, base), |x| {
-            (base.powf(x), rules::powf_partials(base, x).1)
-        })
-    }
-
-    /// `max(self, rhs)`. The larger operand gets derivative 1, the other 0; at
-    /// a tie each gets 1/2.
-    pub fn max(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.binary(
-            ScalarOperation::Max,
-            rhs.into(),
-            f64::max,
-            rules::max_partials,
-        )
-    }
-
-    /// `min(self, rhs)`. The smaller operand gets derivative 1, the other 0; at
-    /// a tie each gets 1/2.
-    pub fn min(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.binary(
-            ScalarOperation::Min,
-            rhs.into(),
-            f64::min,
-            rules::min_partials,
-        )
-    }
-
-    /// `√(self² + rhs²)` without overflow. ∂/∂self = self/h, ∂/∂rhs = rhs/h;
-    /// at (0, 0), a kink, both are 0 (as `abs`, which it is when one operand
-    /// is 0).
-    pub fn hypot(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.binary(
-            ScalarOperation::Hypot,
-            rhs.into(),
-            f64::hypot,
-            rules::hypot_partials,
-        )
-    }
-
-    /// `log_base self = ln self / ln base`. ∂/∂self = 1/(self · ln base),
-    /// ∂/∂base = −log_base(self)/(base · ln base). Base 1 divides by 0
-    /// (`NonFiniteResult` or `NonFiniteLocalDerivative`).
-    pub fn log(self, base: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.binary(
-            ScalarOperation::Log,
-            base.into(),
-            f64::log,
-            rules::log_partials,
-        )
+        self.plain_first::<two_operand::Powf>(base)
     }
 
     /// `log_self value` for a plain `value`: `self` is the base.
     /// d/dself = −log_self(value)/(self · ln self).
     #[inline]
     pub fn rlog(self, value: f64) -> Result<Scalar<'t>, ScalarAutodiffError> {
-        self.unary_beside(ScalarOperation::Log, (0, value), |base| {
-            (value.log(base), rules::log_partials(value, base).1)
+        self.plain_first::<two_operand::Log>(value)
+    }
+
+    /// `f(first, self)` for a plain `first`, where `f` is the two-operand
+    /// method `R` of the table (`2.0.powf(x)`, `1.0.atan2(x)`): one edge,
+    /// to `self`, with the rule's second partial.
+    #[doc(hidden)]
+    #[inline]
+    pub fn plain_first<R: two_operand::Rule>(
+        self,
+        first: f64,
+    ) -> Result<Scalar<'t>, ScalarAutodiffError> {
+        self.unary_beside(R::OPERATION, (0, first), |x| {
+            (R::value(first, x), R::partials(first, x).1)
         })
     }
 }
+
+/// The two-operand methods of the table (`a.powf(b)`, `a.atan2(b)`): each
+/// row `method(name, 1)` with two operands becomes `Scalar::name`, whose
+/// second operand is a `Scalar` or a plain `f64`, and a type of
+/// [`two_operand`] that [`Scalar::plain_first`] takes when the first
+/// operand is the plain one. The value is the `f64` method's and the
+/// partials are the rule the row names.
+macro_rules! two_operand_operations {
+    ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
+        /// The two-operand methods of the table as types, so that code
+        /// generic over one (the facade's dispatch with a plain first
+        /// operand) names its operation, value and rule together.
+        #[doc(hidden)]
+        pub mod two_operand {
+            use crate::{rules, ScalarOperation};
+
+            /// A two-operand method of the table.
+            pub trait Rule {
+                /// The operation it records.
+                const OPERATION: ScalarOperation;
+                /// Its value, the `f64` method's.
+                fn value(a: f64, b: f64) -> f64;
+                /// Its local derivatives `(∂/∂a, ∂/∂b)`, the row's rule.
+                fn partials(a: f64, b: f64) -> (f64, f64);
+            }
+            $(two_operand_operations!(@marker $variant $spelling $(($($how),*))? $rule $(($function))?);)*
+        }
+        $(two_operand_operations!(@method $variant $spelling $(($($how),*))? $rule $(($function))? $computes $derivative);)*
+    };
+    (@marker $variant:ident method($method:ident, 1) operands($f:ident)) => {
+        #[doc = concat!("`", stringify!($method), "`.")]
+        pub struct $variant;
+        impl Rule for $variant {
+            const OPERATION: ScalarOperation = ScalarOperation::$variant;
+            #[inline(always)]
+            fn value(a: f64, b: f64) -> f64 {
+                f64::$method(a, b)
+            }
+            #[inline(always)]
+            fn partials(a: f64, b: f64) -> (f64, f64) {
+                rules::$f(a, b)
+            }
+        }
+    };
+    (@marker $($other:tt)*) => {};
+    (@method $variant:ident method($method:ident, 1) operands($f:ident) $computes:literal $derivative:literal) => {
+        impl<'t> Scalar<'t> {
+            #[doc = concat!("Records ", $computes, " with `a` = `self` and `b` = `rhs`, a `Scalar` or a plain `f64`. Derivatives: ", $derivative, ".")]
+            #[doc = ""]
+            #[doc = "A result or derivative that is not finite (outside the function's domain, at a"]
+            #[doc = "pole, or after overflow) records nothing and is the matching error."]
+            #[inline]
+            pub fn $method(self, rhs: impl Into<Operand<'t>>) -> Result<Scalar<'t>, ScalarAutodiffError> {
+                self.binary(ScalarOperation::$variant, rhs.into(), f64::$method, rules::$f)
+            }
+        }
+    };
+    (@method $($other:tt)*) => {};
+}
+
+autodiff_ops_table::operations!(two_operand_operations);
 
 /// The one-operand functions of the table (`x.exp()`, `relu(x)`): each row
 /// `method(name, 0)` or `function(name)` with one operand becomes

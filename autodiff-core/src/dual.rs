@@ -135,32 +135,6 @@ impl Dual {
     pub fn powi(self, n: i32) -> Self {
         self.unary(|v| v.powi(n), |v, _| rules::powi_partial(v, n))
     }
-
-    /// `selfʸ` for a real `y`: a `Dual`, or an `f64` (a fixed exponent,
-    /// tangent 0).
-    pub fn powf(self, y: impl Into<Self>) -> Self {
-        self.binary(y.into(), f64::powf, rules::powf_partials)
-    }
-
-    /// `max(self, other)`: the larger operand's tangent (half of each at a tie).
-    pub fn max(self, other: impl Into<Self>) -> Self {
-        self.binary(other.into(), f64::max, rules::max_partials)
-    }
-
-    /// `min(self, other)`: the smaller operand's tangent (half of each at a tie).
-    pub fn min(self, other: impl Into<Self>) -> Self {
-        self.binary(other.into(), f64::min, rules::min_partials)
-    }
-
-    /// `√(self² + other²)` without overflow.
-    pub fn hypot(self, other: impl Into<Self>) -> Self {
-        self.binary(other.into(), f64::hypot, rules::hypot_partials)
-    }
-
-    /// `log_base self`.
-    pub fn log(self, base: impl Into<Self>) -> Self {
-        self.binary(base.into(), f64::log, rules::log_partials)
-    }
 }
 
 /// `derivative × tangent`, and 0 when the tangent is 0: an operand that
@@ -226,7 +200,9 @@ pub fn forget_hidden_derivatives() {
 
 /// Each one-operand function of the table (`exp`, `tanh`, `relu`, …) as a
 /// `Dual` method: the `f64` function's value, the row's rule for the
-/// tangent, called with the operand or the result as the row says.
+/// tangent, called with the operand or the result as the row says. Each
+/// two-operand method (`powf`, `max`, `hypot`, `atan2`, …) the same way,
+/// its second operand a `Dual` or an `f64` (a constant, tangent 0).
 macro_rules! dual_functions {
     ($($variant:ident $name:literal $spelling:ident $(($($how:tt),*))? $operands:literal $rule:ident $(($function:ident))? $absorbs:ident $computes:literal $derivative:literal;)*) => {
         impl Dual {
@@ -238,6 +214,13 @@ macro_rules! dual_functions {
     (@row method(recip, 0) $($rest:tt)*) => {};
     (@row method($method:ident, 0) $($rest:tt)*) => {
         dual_functions!(@emit $method f64::$method, $($rest)*);
+    };
+    (@row method($method:ident, 1) operands($f:ident) $computes:literal $derivative:literal) => {
+        #[doc = concat!($computes, " with `a` = `self` and `b` = `other`, a `Dual` or an `f64` (tangent 0); tangents by the rule ", $derivative, ".")]
+        #[inline]
+        pub fn $method(self, other: impl Into<Self>) -> Self {
+            self.binary(other.into(), f64::$method, rules::$f)
+        }
     };
     (@row function(detach) $($rest:tt)*) => {};
     (@row function($function:ident) $($rest:tt)*) => {

@@ -65,6 +65,8 @@ mod tape;
 mod value_and_gradient;
 
 pub use curvature::{Hessian, Hvp, Jvp};
+#[doc(hidden)]
+pub use derivatives::two_operand;
 pub use derivatives::{detach, one_operand_local, relu, sigmoid, Operand};
 pub use dual::{forget_hidden_derivatives, hidden_derivative, Dual};
 pub use error::{Label, Operands, ScalarAutodiffError};

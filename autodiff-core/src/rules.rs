@@ -211,6 +211,16 @@ pub fn hypot_partials<R: Real>(a: R, b: R) -> (R, R) {
     }
 }
 
+/// `atan2(a, b)`, the angle of the point `(b, a)`: `(b/r², −a/r²)` with
+/// `r = hypot(a, b)`, divided by `r` twice so that neither a tiny nor a
+/// huge point over- or underflows `r²`. At the origin, where the angle
+/// has no derivative, both are NaN (`0/0`), which the tape reports.
+#[inline(always)]
+pub fn atan2_partials<R: Real>(a: R, b: R) -> (R, R) {
+    let r = a.hypot(b);
+    (b / r / r, -(a / r / r))
+}
+
 /// `log_b a = ln a / ln b`: `(1/(a ln b), −log_b a/(b ln b))`. Base 1
 /// divides by 0.
 #[inline(always)]
@@ -494,6 +504,16 @@ mod tests {
         assert_eq!(min_partials(2.0, 1.0), (0.0, 1.0));
         assert_eq!(hypot_partials(0.0, 0.0), (0.0, 0.0));
         assert_eq!(hypot_partials(3.0, 4.0), (0.6, 0.8));
+        let (da, db) = atan2_partials(3.0, 4.0);
+        assert!((da - 4.0 / 25.0).abs() < 1e-16 && (db + 3.0 / 25.0).abs() < 1e-16);
+        // A point whose squared radius would underflow, and one whose
+        // squared radius would overflow.
+        let (da, db) = atan2_partials(1e-200, 1e-200);
+        assert!((da / 5e199 - 1.0).abs() < 1e-12 && (db / -5e199 - 1.0).abs() < 1e-12);
+        let (da, db) = atan2_partials(3e200, 4e200);
+        assert!((da / 1.6e-201 - 1.0).abs() < 1e-12 && (db / -1.2e-201 - 1.0).abs() < 1e-12);
+        let (da, db) = atan2_partials(0.0, 0.0);
+        assert!(da.is_nan() && db.is_nan());
         assert_eq!(div_partials(1.0, 2.0), (0.5, -0.25));
         assert_eq!(powi_partial(0.0, 0), 0.0);
         assert_eq!(powi_partial(2.0, 3), 12.0);

@@ -167,6 +167,7 @@ macro_rules! operations {
             Asinh "asinh" method(asinh, 0) 1 operand(asinh_partial) propagates "`asinh a`" "d/da = 1/√(a² + 1)";
             Acosh "acosh" method(acosh, 0) 1 operand(acosh_partial) propagates "`acosh a`" "d/da = 1/√(a² − 1), a > 1";
             Atanh "atanh" method(atanh, 0) 1 operand(atanh_partial) propagates "`atanh a`" "d/da = 1/(1 − a²), |a| < 1";
+            Atan2 "atan2" method(atan2, 1) 2 operands(atan2_partials) absorbs "`atan2(a, b)`, the angle of the point (b, a)" "∂/∂a = b/(a² + b²), ∂/∂b = −a/(a² + b²) (none at the origin)";
         }
     };
 }

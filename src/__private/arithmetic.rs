@@ -1,8 +1,8 @@
-//! The two-operand operations (`+ - * /`, `powf`, `max`, `min`, `%`): one
-//! trait each, implemented for every pairing of tracked `Scalar`, plain
-//! `f64` (and references to either, as `iter()` hands them out) and
-//! integers, so that rustc, not the macro, picks a recording call or plain
-//! arithmetic from the operand types.
+//! The two-operand operations (`+ - * /`, `powf`, `max`, `min`, `hypot`,
+//! `log`, `atan2`, `%`): one trait each, implemented for every pairing of
+//! tracked `Scalar`, plain `f64` (and references to either, as `iter()`
+//! hands them out) and integers, so that rustc, not the macro, picks a
+//! recording call or plain arithmetic from the operand types.
 
 use autodiff_core::{Label, Operand, Scalar, ScalarAutodiffError};
 
@@ -230,6 +230,14 @@ binary!(
     // Symmetric in its operands.
     plain_lhs: |a, b| b.hypot(a),
     plain: |a, b| a.hypot(b)
+);
+binary!(
+    /// `a.atan2(b)`: the angle of the point `(b, a)`.
+    Atan2 atan2, "a.atan2(b)", "cannot take `{Self}.atan2({Rhs})` in a #[differentiable] function",
+    "`atan2` takes two f64 values (tracked or plain)",
+    scalar: |a, b| a.atan2(b),
+    plain_lhs: |a, b| b.plain_first::<autodiff_core::two_operand::Atan2>(a),
+    plain: |a, b| a.atan2(b)
 );
 binary!(
     /// `a.log(b)`: the logarithm of `a` in base `b`.
@@ -536,4 +544,4 @@ macro_rules! not_a_number {
 
 mistaken_operands!(@operators Add add, Sub sub, Mul mul, Div div);
 mistaken_operands!(@methods Max max, Min min);
-mistaken_operands!(@receiver Powf powf, Hypot hypot, Log log);
+mistaken_operands!(@receiver Powf powf, Hypot hypot, Log log, Atan2 atan2);

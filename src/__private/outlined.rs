@@ -34,7 +34,7 @@ macro_rules! outlined_binary {
 }
 
 outlined_binary!(
-    Add add, Sub sub, Mul mul, Div div, Remainder rem, Powf powf, Max max, Min min, Hypot hypot, Log log
+    Add add, Sub sub, Mul mul, Div div, Remainder rem, Powf powf, Max max, Min min, Hypot hypot, Log log, Atan2 atan2
 );
 
 /// The outlined operations as methods of their first operand, which a
@@ -126,6 +126,14 @@ pub trait Record: Copy {
         Self: super::Log<B>,
     {
         super::log(self, *b, *at)
+    }
+    /// [`super::atan2`], out of line.
+    #[inline(never)]
+    fn record_atan2<B: Copy>(self, b: &B, at: &'static Label) -> <Self as super::Atan2<B>>::Output
+    where
+        Self: super::Atan2<B>,
+    {
+        super::atan2(self, *b, *at)
     }
     /// [`super::neg`], out of line.
     #[inline(never)]

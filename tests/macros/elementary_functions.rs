@@ -174,3 +174,87 @@ fn outside_their_domain_both_paths_give_the_labelled_error() {
         );
     }
 }
+
+/// `atan2` in each form a body writes it: a method of a tracked value, by
+/// path, with a plain first operand and with a plain second one.
+#[differentiable]
+fn angles(y: f64, x: f64) -> f64 {
+    y.atan2(x) + f64::atan2(y, x) + 0.5_f64.atan2(x) + y.atan2(2.0)
+}
+
+#[test]
+fn atan2_has_its_closed_form_gradient_in_every_quadrant() {
+    for (y, x) in [
+        (0.3_f64, 0.9_f64),
+        (0.9, -0.3),
+        (-0.7, -0.2),
+        (-0.1, 1.5),
+        (2.0, 0.0),
+        (0.0, -1.0),
+        (1e-200, 1e-200),
+        (3e200, 4e200),
+    ] {
+        // d/dy, d/dx of atan2(y, x) = (x, −y)/(x² + y²), as the textbook
+        // writes it, on the point scaled to its largest coordinate so
+        // that x² + y² neither under- nor overflows.
+        let (y, x): (f64, f64) = (y, x);
+        let scale = y.abs().max(x.abs());
+        let (ys, xs) = (y / scale, x / scale);
+        let r2 = |a: f64, b: f64| a * a + b * b;
+        let dy = 2.0 * xs / r2(ys, xs) / scale + 2.0 / (4.0 + y * y);
+        let dx = -2.0 * ys / r2(ys, xs) / scale - 0.5 / (0.25 + x * x);
+        let want = 2.0 * y.atan2(x) + 0.5_f64.atan2(x) + y.atan2(2.0);
+        for result in [angles_grad(y, x).unwrap(), angles_grad_tape(y, x).unwrap()] {
+            assert_eq!(result.value, want, "atan2({y}, {x})");
+            for (got, want) in [(result.gradient.0, dy), (result.gradient.1, dx)] {
+                assert!(
+                    (got - want).abs() <= 1e-12 * want.abs().max(1e-300),
+                    "atan2({y}, {x}): {got:e} vs {want:e}"
+                );
+            }
+        }
+    }
+    assert_eq!(angles_grad_path(), autodiff::GradientPath::Compiled);
+    assert!(angles_check(0.4, -0.8).unwrap().passed());
+}
+
+#[test]
+fn atan2_at_the_origin_is_the_labelled_error_on_both_paths() {
+    let fast = angles_grad(0.0, 0.0).unwrap_err();
+    let slow = angles_grad_tape(0.0, 0.0).unwrap_err();
+    assert_eq!(fast.to_string(), slow.to_string());
+    let message = fast.to_string();
+    assert!(message.contains("atan2"), "{message}");
+    assert!(message.contains("y.atan2(x)"), "{message}");
+}
+
+#[test]
+fn atan2_has_its_closed_form_hessian() {
+    // atan2(y, x) is harmonic: with r² = x² + y², ∂²/∂y² = −2xy/r⁴ and
+    // ∂²/∂x² = 2xy/r⁴, ∂²/∂y∂x = (y² − x²)/r⁴; the body's two other terms
+    // add ∂²/∂x² of atan2(0.5, x) = x/(0.25 + x²)² and ∂²/∂y² of
+    // atan2(y, 2) = −4y/(4 + y²)².
+    for (y, x) in [(0.3_f64, 0.9_f64), (-0.7, -0.2), (1.5, -0.4)] {
+        let r4 = (x * x + y * y).powi(2);
+        let want = [
+            [
+                2.0 * (-2.0 * x * y / r4) - 4.0 * y / (4.0 + y * y).powi(2),
+                2.0 * (y * y - x * x) / r4,
+            ],
+            [
+                2.0 * (y * y - x * x) / r4,
+                2.0 * (2.0 * x * y / r4) + x / (0.25 + x * x).powi(2),
+            ],
+        ];
+        let hessian = angles_hessian(y, x).unwrap();
+        for (i, row) in want.iter().enumerate() {
+            for (j, want) in row.iter().enumerate() {
+                let got = hessian.get(i, j);
+                assert!(
+                    (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                    "H[{i}][{j}] at ({y}, {x}): {got:e} vs {want:e}"
+                );
+            }
+        }
+    }
+}

@@ -213,6 +213,17 @@ impl Dual {
         self.binary(o, h, self.value / h, o.value / h)
     }
 
+    /// The angle of the point `(o, self)`: ∂/∂self = o/(self² + o²),
+    /// ∂/∂o = −self/(self² + o²), on the point scaled to its largest
+    /// coordinate so that the sum of squares neither under- nor overflows.
+    pub fn atan2(self, o: Self) -> Self {
+        let (y, x) = (self.value, o.value);
+        let s = y.abs().max(x.abs());
+        let (ys, xs) = (y / s, x / s);
+        let r2 = ys * ys + xs * xs;
+        self.binary(o, y.atan2(x), xs / r2 / s, -ys / r2 / s)
+    }
+
     pub fn abs(self) -> Self {
         let d = if self.value == 0.0 {
             0.0

@@ -8,8 +8,8 @@
 //!   operations or written beside it (`exp`, `floor`, `powf`, `hypot`,
 //!   …), called by path (`Dual::exp(self)`): in method-call syntax the
 //!   inherent method wins anyway, and a path cannot recurse into the
-//!   trait's by mistake;
-//! - composed of those: `trunc` (`floor` or `ceil`), `fract`, `atan2`,
+//!   trait's by mistake (`atan2` is one of them);
+//! - composed of those: `trunc` (`floor` or `ceil`), `fract`,
 //!   `abs_sub` (`relu` of the difference), `mul_add`, `to_degrees`,
 //!   `to_radians`, `sin_cos`, and `%`. Where the composition rounds
 //!   differently from the `f64` function (`mul_add` is fused, `%` exact),
@@ -152,9 +152,7 @@ impl NumCast for Dual {
 ///
 /// Every tangent comes from a rule of [`rules`](crate::rules) or from a
 /// composition of `Dual` operations that have one: `trunc` is `floor`
-/// or `ceil` by the sign, `fract` is `x − trunc x`, `atan2(y, x)` is
-/// `atan(y/x)` or `−atan(x/y)` plus a constant (whichever ratio is at
-/// most 1 in size), `abs_sub` is `relu(a − b)`, `mul_add` is `a·b + c`,
+/// or `ceil` by the sign, `fract` is `x − trunc x`, `abs_sub` is `relu(a − b)`, `mul_add` is `a·b + c`,
 /// `to_degrees` and `to_radians` multiply by a constant, and `%` is
 /// `a − trunc(a/b)·b`. Steps (`floor`, `ceil`, `round`, `trunc`,
 /// `signum`) have tangent 0, as on the tape. `clamp` and `copysign` are
@@ -349,17 +347,9 @@ impl Float for Dual {
         )
     }
     /// `atan2(y, x)` with `self` = `y`: `f64`'s angle, with the tangent
-    /// of `atan(y/x)` where `|y| ≤ |x|` and of `π/2 − atan(x/y)` (up to a
-    /// constant) elsewhere, so the ratio never passes 1 and `x = 0` is no
-    /// pole. Both give `(x·ẏ − y·ẋ)/(x² + y²)`.
+    /// `(x·ẏ − y·ẋ)/(x² + y²)` of the table's rule (`atan2_partials`).
     fn atan2(self, other: Self) -> Self {
-        let (y, x) = (self, other);
-        let turn = if x.value.abs() >= y.value.abs() {
-            Dual::atan(y / x)
-        } else {
-            -Dual::atan(x / y)
-        };
-        valued(y.value.atan2(x.value), turn)
+        Dual::atan2(self, other)
     }
     /// `f64`'s value; the tangent of `self · (180/π)`.
     fn to_degrees(self) -> Self {

@@ -233,23 +233,21 @@ pub(super) fn is_iterator(init: &Expr) -> bool {
     ))
 }
 
-/// `f64::max`, `f64::min`, `f64::add`...: a two-operand operation named as
-/// a function value, by its runtime name.
+/// `f64::max`, `f64::hypot`...: a two-operand method of the table named as
+/// a function value (`fold(f64::NEG_INFINITY, f64::max)`), by its runtime
+/// name.
 pub(super) fn f64_operation(expr: &Expr) -> Option<&'static str> {
     let ExprKind::Path(path) = &expr.kind else {
         return None;
     };
-    let segments: Vec<String> = crate::text::segments(&path.path);
-    match segments
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["f64", "max"] => Some("max"),
-        ["f64", "min"] => Some("min"),
-        ["f64", "powf"] => Some("powf"),
-        ["f64", "hypot"] => Some("hypot"),
+    let [first, second] = path.path.segments.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if path.qself.is_some() || first.ident != "f64" {
+        return None;
+    }
+    match crate::vocabulary::method(&second.ident.to_string())? {
+        crate::vocabulary::Shape::Binary(name) => Some(name),
         _ => None,
     }
 }

@@ -53,8 +53,14 @@ pub use types::{dual_gradient_type, dual_type, forward_only, model_span, twin_of
 /// The most differentiable parameters the runtime's `Split` takes.
 const MOST_PARAMS: usize = 6;
 
-/// The two-operand methods `Dual` has, each taking a `Dual` or an `f64`.
-const DUAL_PAIRS: &[&str] = &["powf", "max", "min", "hypot", "log"];
+/// Whether `name` is a two-operand method of the table, which `Dual` has
+/// (expanded from the same row), taking a `Dual` or an `f64`.
+fn dual_pair(name: &str) -> bool {
+    matches!(
+        crate::vocabulary::method(name),
+        Some(crate::vocabulary::Shape::Binary(_))
+    )
+}
 
 /// Whether `function` (the model the sweeps compile) gets a dual sweep.
 pub fn takes(function: &Function, an: &Analysis) -> bool {
@@ -480,7 +486,7 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
             // `Dual`'s take a `Dual` or an `f64` (`x.max(0.0)`), on a
             // tracked receiver.
             Arith::Method(name) => {
-                !tracked(expr) || (method_call && DUAL_PAIRS.contains(name) && tracked(lhs))
+                !tracked(expr) || (method_call && dual_pair(name) && tracked(lhs))
             }
         },
         ExprKind::Elementary { .. } => !tracked(expr) || method_call || facade_call,
