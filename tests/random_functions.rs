@@ -428,6 +428,9 @@ enum Stmt {
         k: f64,
         e: Expr,
         enumerate: bool,
+        /// Written as `w.iter_mut().for_each(|o| ..)`, the closure form
+        /// both paths read as the `for` it means.
+        closure: bool,
         /// The term summed by an inner loop first (`let mut sqw = 0.0;
         /// for rw in 0..2 { sqw += e * (rw + 1); } *o = .. + sqw;`), a
         /// GMM's way.
@@ -1684,6 +1687,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 k,
                 e,
                 enumerate,
+                closure,
                 inner,
                 y,
             } => {
@@ -1707,22 +1711,29 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 } else {
                     ("o", format!("{w}.iter_mut()"), String::new())
                 };
+                // `for p in walk {` or `walk.for_each(|p| {`, and the
+                // matching close.
+                let (open, close) = if *closure {
+                    (format!("{walk}.for_each(|{pattern}| {{"), "});")
+                } else {
+                    (format!("for {pattern} in {walk} {{"), "}")
+                };
                 if *inner {
                     let rw = match dialect {
                         Dialect::Plain => "(rw as f64)".to_owned(),
                         Dialect::Dual => "D::c(rw as f64)".to_owned(),
                     };
-                    let _ = writeln!(out, "{pad}for {pattern} in {walk} {{");
+                    let _ = writeln!(out, "{pad}{open}");
                     let _ = writeln!(out, "{pad}    let mut sqw = {};", r(&Expr::Lit(0.0)));
                     let _ = writeln!(out, "{pad}    for rw in 0..2 {{");
                     let _ = writeln!(out, "{pad}        sqw += {} * ({rw} + {one});", r(e));
                     let _ = writeln!(out, "{pad}    }}");
                     let _ = writeln!(out, "{pad}    *o = (*o * {k}).sin() + sqw{weight};");
-                    let _ = writeln!(out, "{pad}}}");
+                    let _ = writeln!(out, "{pad}{close}");
                 } else {
                     let _ = writeln!(
                         out,
-                        "{pad}for {pattern} in {walk} {{ *o = (*o * {k}).sin() + {}{weight}; }}",
+                        "{pad}{open} *o = (*o * {k}).sin() + {}{weight}; {close}",
                         r(e)
                     );
                 }
@@ -2659,12 +2670,17 @@ impl Gen {
             if inner {
                 self.tag("iter_mut item written after an inner loop");
             }
+            let closure = self.rng.chance(30);
+            if closure {
+                self.tag("iter_mut writes by for_each");
+            }
             out.push(Stmt::WriteFresh {
                 w,
                 items,
                 k,
                 e,
                 enumerate,
+                closure,
                 inner,
                 y,
             });

@@ -10,6 +10,10 @@
 //! shared while it runs, so the body reads neither otherwise, and the two
 //! loops mean the same.
 //!
+//! The closure form, `out.iter_mut().zip(v).for_each(|(o, v)| *o += v);`,
+//! is read as the `for` it means first, where its body has no `return`
+//! (which in a closure goes on to the next item) and no `?`.
+//!
 //! A loop is read so only where every mention of its item is a
 //! dereference (`*o`), a method call on it (`o.max(..)`) or an index into
 //! it (`o[0]`), and no string in the body names it (a format string's
@@ -59,6 +63,7 @@ fn walks_iter_mut(block: &syn::Block) -> bool {
             syn::Expr::ForLoop(each) => {
                 Walk::of(&each.expr).is_some() || walks_iter_mut(&each.body)
             }
+            syn::Expr::MethodCall(call) => for_each_loop(call).is_some(),
             _ => false,
         }
     }
@@ -93,11 +98,18 @@ impl Writer {
     /// The loops in `expr` and the blocks it is made of.
     fn expr(&mut self, expr: &mut syn::Expr) {
         crate::blocks::of_expr(expr, &mut |block| self.block(block));
-        if let syn::Expr::ForLoop(each) = expr {
-            if let Some(read) = self.index_loop(each) {
-                *expr = read;
-                self.changed = true;
-            }
+        let read = match expr {
+            syn::Expr::ForLoop(each) => self.index_loop(each),
+            syn::Expr::MethodCall(call) => for_each_loop(call).and_then(|each| {
+                let mut each = each;
+                self.block(&mut each.body);
+                self.index_loop(&each)
+            }),
+            _ => None,
+        };
+        if let Some(read) = read {
+            *expr = read;
+            self.changed = true;
         }
     }
 
@@ -213,6 +225,54 @@ impl Writer {
             n += 1;
         }
     }
+}
+
+/// `target.iter_mut().for_each(|o| body)` (zipped or enumerated) as the
+/// `for` it means, `for o in target.iter_mut() { body }`, where the
+/// closure's body cannot leave it otherwise than at its end (no `return`,
+/// which in a closure goes on to the next item, and no `?`): the loop is
+/// then read as an index loop as a written one is.
+fn for_each_loop(call: &syn::ExprMethodCall) -> Option<syn::ExprForLoop> {
+    if call.method != "for_each" || call.turbofish.is_some() || call.args.len() != 1 {
+        return None;
+    }
+    Walk::of(&call.receiver)?;
+    let syn::Expr::Closure(closure) = &call.args[0] else {
+        return None;
+    };
+    let [pat] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let pat = match pat {
+        syn::Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    if closure.asyncness.is_some() || leaves(closure.body.to_token_stream()) {
+        return None;
+    }
+    let body = &closure.body;
+    let receiver = &call.receiver;
+    let body: syn::Block = match &**body {
+        syn::Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
+            block.block.clone()
+        }
+        body => syn::parse_quote!({ #body; }),
+    };
+    Some(
+        syn::parse_quote_spanned! {syn::spanned::Spanned::span(call)=>
+            for #pat in #receiver #body
+        },
+    )
+}
+
+/// Whether `tokens` hold a `return` or a `?`, at any depth.
+fn leaves(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == "return",
+        TokenTree::Punct(punct) => punct.as_char() == '?',
+        TokenTree::Group(group) => leaves(group.stream()),
+        TokenTree::Literal(_) => false,
+    })
 }
 
 /// What a `for` walks: `target.iter_mut()`, then `enumerate()`,

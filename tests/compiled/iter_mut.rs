@@ -123,3 +123,43 @@ fn loops_writing_through_iter_mut_take_the_compiled_path() {
         },
     );
 }
+
+/// The same writes as closures: `iter_mut().for_each(|o| ..)`, zipped,
+/// enumerated and alone, each read as the `for` it means (before
+/// 2026-12-07 the tape's twin refused them: "this method would drop its
+/// gradient").
+#[differentiable]
+fn written_by_closures(x: &[f64], b: &[f64]) -> f64 {
+    let mut out = x.to_vec();
+    out.iter_mut().zip(b).for_each(|(o, bi)| *o += bi);
+    out.iter_mut().for_each(|o| *o = o.tanh());
+    out.iter_mut().enumerate().for_each(|(i, o)| {
+        *o *= (i + 1) as f64;
+    });
+    out.iter_mut()
+        .zip(x.iter())
+        .for_each(|(o, &xi)| *o = *o * xi + 1.0);
+    out.iter().map(|v| v * v).sum()
+}
+
+#[test]
+fn writes_by_for_each_take_the_compiled_path() {
+    assert_eq!(written_by_closures_grad_path(), GradientPath::Compiled);
+    let point = [0.3, -1.2, 0.8, 0.1, 0.2, -0.3];
+    compiled_agrees(
+        "written_by_closures",
+        &point,
+        |stack| written_by_closures_adjoint(stack, &point[..3], &point[3..]),
+        || written_by_closures_grad(&point[..3], &point[3..]),
+        || written_by_closures_grad_tape(&point[..3], &point[3..]),
+        |p| {
+            let (x, b) = (&p[..3], &p[3..]);
+            let mut total = Dual::constant(0.0);
+            for i in 0..3 {
+                let o = (x[i] + b[i]).tanh() * (i + 1) as f64 * x[i] + 1.0;
+                total = total + o * o;
+            }
+            total
+        },
+    );
+}
