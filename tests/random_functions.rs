@@ -174,7 +174,8 @@ enum Expr {
     /// taking `enumerate`'s pair apart (14), one comparing a `zip`'s sides (15),
     /// `a.iter().filter(|&&t| t > k).map(|t| t.sin())` (16),
     /// `a.iter().copied().reduce(f64::max).unwrap()` (17), a `map`
-    /// reduced by a closure (18).
+    /// reduced by a closure (18), a fold into an index and the best value
+    /// so far, `(0, f64::NEG_INFINITY)` (19).
     /// With `true`, an array's items taken by `into_iter()` where (0), (9)
     /// and (11) take `iter()`'s.
     Reduce(usize, String, String, f64, bool),
@@ -853,6 +854,18 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 "{a}.iter().filter(|&&t| t > {}).fold(D::c(-0.0), |s, t| s + t.sin())",
                 r(&Expr::Lit(*k))
             ),
+            // A fold into an index (an integer, which has no adjoint) and
+            // the largest item so far.
+            (19, _) => {
+                let lowest = match dialect {
+                    Dialect::Plain => "f64::NEG_INFINITY",
+                    Dialect::Dual => "D::c(f64::NEG_INFINITY)",
+                };
+                format!(
+                    "({a}.iter().enumerate().fold((0, {lowest}), |(bi, bv), (i, &t)| if t > bv {{ (i, t) }} else {{ (bi, bv) }}).1 * {})",
+                    r(&Expr::Lit(*k))
+                )
+            }
             // A fold into a pair.
             (8, _) => {
                 let t = if dialect == Dialect::Dual { "*t" } else { "t" };
@@ -4580,7 +4593,7 @@ impl Gen {
                 self.tag("iterator reduction");
                 let (a, kind) = lists[self.rng.below(lists.len())].clone();
                 let (b, _) = lists[self.rng.below(lists.len())].clone();
-                let how = self.rng.below(19);
+                let how = self.rng.below(20);
                 // Half the chains of `map`s over an array (by name) take
                 // its items by `into_iter()`: copies of a copied array.
                 // (Only an array or a slice parameter: many `Vec`s are

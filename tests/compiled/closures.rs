@@ -1095,3 +1095,58 @@ fn a_chain_mapped_by_a_path_in_a_match_arm_is_compiled() {
         }
     }
 }
+
+// ---------------------------------------------------------------------
+// A `fold` into an index and the best value so far.
+// ---------------------------------------------------------------------
+
+/// The argmax as students write it without `max_by`: the accumulator
+/// starts as `(0, f64::NEG_INFINITY)`, whose integer has no adjoint (its
+/// adjoint was once made a number, and the generated adjoint did not
+/// build).
+#[differentiable]
+fn argmax_fold(x: &[f64], w: f64) -> f64 {
+    let (best, top) = x
+        .iter()
+        .enumerate()
+        .fold((0, f64::NEG_INFINITY), |(bi, bv), (i, &v)| {
+            if v * w > bv {
+                (i, v * w)
+            } else {
+                (bi, bv)
+            }
+        });
+    top * x[best] + x[(best + 1) % x.len()]
+}
+
+fn argmax_fold_dual(x: &[Dual], w: Dual) -> Dual {
+    let mut best = 0;
+    for i in 1..x.len() {
+        if (x[i] * w).value > (x[best] * w).value {
+            best = i;
+        }
+    }
+    x[best] * w * x[best] + x[(best + 1) % x.len()]
+}
+
+#[test]
+fn a_fold_into_an_index_and_a_value_is_compiled() {
+    let _compiled = argmax_fold_adjoint;
+    assert_eq!(argmax_fold_grad_path(), GradientPath::Compiled);
+    let mut rng = xorshift::Rng(31);
+    for _ in 0..12 {
+        let x: Vec<f64> = (0..5).map(|_| rng.uniform(2.0)).collect();
+        let w = rng.uniform(1.5);
+        let got = agree(
+            "argmax_fold",
+            argmax_fold_grad(&x, w),
+            argmax_fold_grad_tape(&x, w),
+        );
+        assert_eq!(got.value.to_bits(), argmax_fold(&x, w).to_bits());
+        let mut all = x.clone();
+        all.push(w);
+        let want = dual_gradient(&all, |d| argmax_fold_dual(&d[..5], d[5]));
+        assert_agree("argmax_fold x", &got.gradient.0, &want[..5]);
+        assert_agree("argmax_fold w", &[got.gradient.1], &want[5..]);
+    }
+}

@@ -78,6 +78,8 @@ macro_rules! always_finite {
 always_finite!(
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char, str, String
 );
+// The adjoint of an integer (`(0, f64::NEG_INFINITY)`'s first part).
+always_finite!(crate::__adjoint::NoAdjoint);
 
 /// A tuple (`best = (i, x[i])`): every component.
 macro_rules! observed_tuple {

@@ -8,6 +8,11 @@ impl<'m> Sweep<'m> {
     /// The adjoint's initial value, shaped like the initialiser's value.
     pub(super) fn shape(&self, init: &Expr) -> R<TokenStream> {
         let adjoint = &self.adjoint;
+        // `0` of `(0, f64::NEG_INFINITY)`, a `fold`'s index and best value:
+        // an integer, which has no adjoint (its uses give `NoAdjoint` too).
+        if init.is_int_literal() {
+            return Ok(quote!(#adjoint::NoAdjoint));
+        }
         if self.scalar(init) {
             return Ok(self.zero());
         }
