@@ -2591,15 +2591,13 @@ impl Gen {
             return;
         }
         if self.rng.chance(4) {
-            // A piecewise function of each item of a visible list.
-            // (Not a tuple-valued call's `Vec`, whose items' shape the
-            // compiled adjoint does not see: a `match` on one keeps the
-            // tape, seeds 20636 and 20637.)
+            // A piecewise function of each item of a visible list (also
+            // of a tuple-valued call's `Vec` or a model's field, whose
+            // items' type the macro does not see: the guards say it).
             let lists: Vec<String> = self
                 .visible(|v| matches!(v.kind, Kind::Array(1..) | Kind::Vec(1..)))
                 .into_iter()
                 .map(|v| v.name.clone())
-                .filter(|name| !self.tuple_vecs.contains(name))
                 .collect();
             if !lists.is_empty() {
                 self.tag("match with guards on a loop's item");

@@ -942,3 +942,96 @@ fn a_match_with_guards_on_a_loops_item_is_compiled() {
     let want = [0.6, -1.0, 1.6 + 0.8_f64.cos(), 0.1];
     assert_agree("piecewise_items", &got.gradient, &want);
 }
+
+/// The same `match` on the items of a model's field, of a field taken
+/// out by a pattern, and of a tuple-valued call's `Vec`: the macro cannot
+/// see those items' type, so the guards' comparisons with numbers say
+/// what they are (these kept the tape: "`match` on a computed value with
+/// a derivative").
+#[derive(Clone, Debug, Parameters)]
+struct Pieces {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[differentiable]
+fn pieces_pair(a: f64, b: f64) -> (f64, Vec<f64>) {
+    (a * b, vec![a, b.sin(), a * 0.5 - b])
+}
+
+#[differentiable]
+fn piecewise_unseen(m: &Pieces, a: f64) -> f64 {
+    let mut s = 0.0;
+    for &v in m.w.iter() {
+        s += match v {
+            v if v > 0.5 => v * v,
+            v if v < -0.5 => -v,
+            v => 0.1 * v * m.b,
+        };
+    }
+    let Pieces { w: ws, b: bb, .. } = m;
+    for &u in &ws[1..] {
+        s += match u {
+            u if u * bb > 0.2 => u.sin(),
+            _ => *bb,
+        };
+    }
+    let (c, items) = pieces_pair(a, m.b);
+    for &t in &items[..] {
+        s += match t {
+            t if t >= 0.0 => t * c,
+            t => t.exp(),
+        };
+    }
+    s
+}
+
+fn piecewise_unseen_dual(w: &[Dual], b: Dual, a: Dual) -> Dual {
+    let mut s = Dual::constant(0.0);
+    for &v in w {
+        s = s + if v.value > 0.5 {
+            v * v
+        } else if v.value < -0.5 {
+            -v
+        } else {
+            v * 0.1 * b
+        };
+    }
+    for &u in &w[1..] {
+        s = s + if (u * b).value > 0.2 { u.sin() } else { b };
+    }
+    let c = a * b;
+    for t in [a, b.sin(), a * 0.5 - b] {
+        s = s + if t.value >= 0.0 { t * c } else { t.exp() };
+    }
+    s
+}
+
+#[test]
+fn a_match_with_guards_on_items_of_an_unseen_type_is_compiled() {
+    assert_eq!(
+        piecewise_unseen_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let mut rng = crate::xorshift::Rng(37);
+    for _ in 0..16 {
+        let w: Vec<f64> = (0..4).map(|_| rng.uniform(1.5)).collect();
+        let (b, a) = (rng.uniform(1.2), rng.uniform(1.2));
+        let m = Pieces { w: w.clone(), b };
+        let mut all = w.clone();
+        all.extend([b, a]);
+        let (value, want) = crate::oracle::dual_value_and_gradient(&all, |d| {
+            piecewise_unseen_dual(&d[..4], d[4], d[5])
+        });
+        for got in [
+            piecewise_unseen_grad(&m, a).expect("compiled"),
+            piecewise_unseen_grad_tape(&m, a).expect("tape"),
+        ] {
+            let (model, da) = &got.gradient;
+            let mut flat = model.w.clone();
+            flat.extend([model.b, *da]);
+            assert_agree("piecewise_unseen", &[got.value], &[value]);
+            assert_agree("piecewise_unseen", &flat, &want);
+        }
+    }
+}

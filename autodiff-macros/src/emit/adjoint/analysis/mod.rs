@@ -32,6 +32,7 @@ pub use activity::{carries, is_count};
 pub(crate) use calls::walked_binding;
 use numbers::numbers;
 pub use numbers::shows_number;
+pub(super) use shapes::numeric_operands;
 use shapes::{
     assigned_dims, copy_array, deferred_lets, dims_block, empty_vec_lets, grown_dims, kind_dims,
     type_dims,

@@ -29,6 +29,7 @@ pub(super) use fields::model_field_dims;
 pub(super) use fixed::fixed_rows;
 pub use fixed::vec_bindings;
 pub use uses::let_inits;
+pub(crate) use uses::numeric_operands;
 pub(super) use uses::{for_each_push, items_read_as_numbers, numbers_by_use};
 
 /// How many indexings take `expr`'s value to an `f64`, if known.

@@ -331,7 +331,7 @@ impl<'m> Sweep<'m> {
         arms: &[crate::ast::Arm],
         seed: Option<&Seed>,
     ) -> R<(Vec<TokenStream>, TokenStream, Vec<TokenStream>)> {
-        if !is_place(scrutinee) || !self.scalar(scrutinee) {
+        if !is_place(scrutinee) || !(self.scalar(scrutinee) || guarded_as_number(scrutinee, arms)) {
             return unsupported("`match` on a computed value with a derivative", expr);
         }
         let scrutinee_bar = self.bar_place(scrutinee)?;
@@ -433,4 +433,44 @@ pub(super) struct MatchSweeps<'c> {
     pub rev_arms: &'c [TokenStream],
     pub guard_checks: &'c [Vec<TokenStream>],
     pub replay: bool,
+}
+
+/// Whether a `match` on `scrutinee`, a name whose shape the analysis does
+/// not know (an item of a model's field, `for &tv in m.w.iter()`, whose
+/// type the macro cannot see), is on a number by what its arms do: each
+/// binds the whole value by a name or `_`, and a guard computes with or
+/// compares such a name, or the scrutinee (`tv if tv > 0.5`), as a number,
+/// which only a number's `match` compiles with. A guard binds nothing of
+/// its own that could hide the arm's name.
+fn guarded_as_number(scrutinee: &Expr, arms: &[crate::ast::Arm]) -> bool {
+    let Some(name) = root(scrutinee) else {
+        return false;
+    };
+    if !matches!(scrutinee.unparenthesised().kind, ExprKind::Path(_)) {
+        return false;
+    }
+    let whole = |arm: &crate::ast::Arm| match arm.pat.syntax {
+        syn::Pat::Ident(ident) => ident.subpat.is_none() && ident.by_ref.is_none(),
+        syn::Pat::Wild(_) => true,
+        _ => false,
+    };
+    if !arms.iter().all(whole) {
+        return false;
+    }
+    arms.iter().any(|arm| {
+        let Some(guard) = &arm.guard else {
+            return false;
+        };
+        let names: Vec<&str> = std::iter::once(name.as_str())
+            .chain(arm.pat.names.iter().map(String::as_str))
+            .collect();
+        guard.any_expr(&|expr| {
+            super::super::analysis::numeric_operands(expr)
+                .into_iter()
+                .any(|operand| {
+                    matches!(&operand.unparenthesised().kind, ExprKind::Path(path)
+                    if path.path.get_ident().is_some_and(|ident| names.iter().any(|n| ident == n)))
+                })
+        })
+    })
 }

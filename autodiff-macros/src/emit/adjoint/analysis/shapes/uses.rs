@@ -66,7 +66,7 @@ pub fn let_inits<'m, 'a>(
 
 /// The operands `expr` reads as numbers: of arithmetic, a comparison, an
 /// elementary function, `powi`, `mul_add`.
-pub(super) fn numeric_operands<'m, 'a>(expr: &'m Expr<'a>) -> Vec<&'m Expr<'a>> {
+pub(crate) fn numeric_operands<'m, 'a>(expr: &'m Expr<'a>) -> Vec<&'m Expr<'a>> {
     match &expr.kind {
         ExprKind::Binary { lhs, rhs, .. } | ExprKind::Compare { lhs, rhs, .. } => {
             vec![lhs, rhs]
