@@ -266,25 +266,25 @@ pub fn mlp_loss_adjoint(
     error_bar += product_bar * 0.5;
     y_hat_bar += error_bar;
     {
-        let w2_row = &w2[..3];
-        let w2_bar_row = &mut w2_bar[..3];
-        for j in (0..3).rev() {
-            let mut z_bar = 0.0;
-            let z_tanh = stack.pop();
-            let z = stack.pop();
-            w2_bar_row[j] += y_hat_bar * z_tanh;
-            let z_tanh_bar = y_hat_bar * w2_row[j];
-            z_bar += z_tanh_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
-            {
-                let x_row = &x[..4];
-                let x_bar_row = &mut x_bar[..4];
-                let w1_bar_row = &mut w1_bar[..4];
+        let x_row = &x[..4];
+        let x_bar_row = &mut x_bar[..4];
+        let w1_bar_row = &mut w1_bar[..4];
+        {
+            let w2_row = &w2[..3];
+            let w2_bar_row = &mut w2_bar[..3];
+            for j in (0..3).rev() {
+                let mut z_bar = 0.0;
+                let z_tanh = stack.pop();
+                let z = stack.pop();
+                w2_bar_row[j] += y_hat_bar * z_tanh;
+                let z_tanh_bar = y_hat_bar * w2_row[j];
+                z_bar += z_tanh_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
                 for i in (0..4).rev() {
                     w1_bar_row[i][j] += z_bar * x_row[i];
                     x_bar_row[i] += z_bar * w1[i][j];
                 }
+                stack.observe(&z_bar);
             }
-            stack.observe(&z_bar);
         }
     }
     stack.observe(&y_hat_bar);

@@ -290,23 +290,25 @@ pub fn mlp_adjoint(
         }
     }
     stack.observe(&y_bar);
-    for j in (0..3).rev() {
-        let mut z_bar = 0.0;
-        let assigned_bar = h_bar[j];
-        h_bar[j] = 0.0;
-        let z = stack.pop();
-        z_bar += assigned_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
-        {
-            let w1_row = &w1[j][..2];
-            let w1_bar_row = &mut w1_bar[j][..2];
-            let x_row = &x[..2];
-            let x_bar_row = &mut x_bar[..2];
-            for i in (0..2).rev() {
-                x_bar_row[i] += z_bar * w1_row[i];
-                w1_bar_row[i] += z_bar * x_row[i];
+    {
+        let x_row = &x[..2];
+        let x_bar_row = &mut x_bar[..2];
+        for j in (0..3).rev() {
+            let mut z_bar = 0.0;
+            let assigned_bar = h_bar[j];
+            h_bar[j] = 0.0;
+            let z = stack.pop();
+            z_bar += assigned_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
+            {
+                let w1_row = &w1[j][..2];
+                let w1_bar_row = &mut w1_bar[j][..2];
+                for i in (0..2).rev() {
+                    x_bar_row[i] += z_bar * w1_row[i];
+                    w1_bar_row[i] += z_bar * x_row[i];
+                }
             }
+            stack.observe(&z_bar);
         }
-        stack.observe(&z_bar);
     }
     stack.observe(&h_bar);
     stack.observe(value);

@@ -173,6 +173,46 @@ fn two_layers_dual(p: &[Dual], x: &[f64], hidden: usize, outputs: usize) -> Dual
     total
 }
 
+/// Rows an inner loop borrows that stay the same at every trip of the
+/// loop around (`a[i]` and its adjoint's row, `w`'s adjoint), borrowed
+/// once before that loop's reverse (`Sweep::lifted_rows`), where both
+/// ranges have a trip: with no column (`cols` empty) the forward never
+/// reads `a[i]`, which may be shorter than `w`; with no row of `w`, no
+/// product.
+#[differentiable]
+fn lifted(a: &[Vec<f64>], w: &[Vec<f64>], cols: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..a.len() {
+        for j in 0..cols.len() {
+            let mut s = cols[j];
+            for k in 0..w.len() {
+                s += a[i][k] * w[k][j];
+            }
+            total += s.sin();
+        }
+    }
+    total
+}
+
+fn lifted_dual(p: &[Dual], a_lengths: &[usize], w_rows: usize, w_cols: usize) -> Dual {
+    let (a, rest) = p.split_at(a_lengths.iter().sum());
+    let (w, cols) = rest.split_at(w_rows * w_cols);
+    let mut total = Dual::constant(0.0);
+    let mut at = 0;
+    for &length in a_lengths {
+        let row = &a[at..at + length];
+        at += length;
+        for j in 0..cols.len() {
+            let mut s = cols[j];
+            for k in 0..w_rows {
+                s = s + row[k] * w[k * w_cols + j];
+            }
+            total = total + s.sin();
+        }
+    }
+    total
+}
+
 fn matrix(rows: usize, cols: usize, seed: f64) -> Vec<Vec<f64>> {
     (0..rows)
         .map(|i| {
@@ -196,6 +236,30 @@ fn triangles_and_the_diagonal_agree() {
             || triangles_grad(&m, &x),
             || triangles_grad_tape(&m, &x),
             |p| triangles_dual(p, n),
+        );
+    }
+}
+
+#[test]
+fn rows_borrowed_once_for_the_loop_around() {
+    let cases = [
+        (matrix(3, 4, 0.4), matrix(4, 2, 1.3), vec![0.2, -0.3]),
+        // No column: `a`'s rows are shorter than `w`, and never read.
+        (vec![vec![], vec![0.5]], matrix(2, 2, 0.9), vec![]),
+        // No row of `w`: the inner loop has no trip.
+        (vec![vec![], vec![0.5]], vec![], vec![0.2, 0.4]),
+    ];
+    for (a, w, cols) in cases {
+        let a_lengths: Vec<usize> = a.iter().map(Vec::len).collect();
+        let w_cols = w.first().map_or(0, Vec::len);
+        assert_eq!(lifted_grad_path(), GradientPath::Compiled);
+        compiled_agrees(
+            "lifted",
+            &[a.concat(), w.concat(), cols.clone()].concat(),
+            |stack| lifted_adjoint(stack, &a, &w, &cols),
+            || lifted_grad(&a, &w, &cols),
+            || lifted_grad_tape(&a, &w, &cols),
+            |p| lifted_dual(p, &a_lengths, w.len(), w_cols),
         );
     }
 }

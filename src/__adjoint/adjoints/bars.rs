@@ -237,6 +237,19 @@ impl<B: Bar> AddFrom<B> for B {
     }
 }
 
+/// A caller's adjoint of a slice that a callee's reverse adds into in
+/// place (`x.to_vec()` of a parameter `x: &[f64]` whose caller's adjoint
+/// it borrows): as into the `Vec` it would have been lent as, item by
+/// item.
+impl<B: Bar> AddFrom<Vec<B>> for &mut [B] {
+    #[inline]
+    fn add_from_other(&mut self, other: &Vec<B>) {
+        for (bar, other) in self.iter_mut().zip(other) {
+            bar.add_from(other);
+        }
+    }
+}
+
 /// The adjoint of `a.to_vec()` of an array `a`, a `Vec`, goes back into
 /// the array's: item by item, the lengths being the same.
 ///

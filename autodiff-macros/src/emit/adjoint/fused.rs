@@ -282,8 +282,8 @@ pub(super) fn fused(
         .filter(|(param, _)| !on_duals && (numbers(param) || movable(param)))
         .map(|(param, bar)| {
             if numbers(param) && lent_slice(param) {
-                let caller = lend::caller(param);
-                quote!(#stack.observe_lent(&*#caller, &#bar);)
+                // Checked as it is given back (`lend::into_caller`).
+                quote!()
             } else if numbers(param) {
                 quote!(#stack.observe(&#bar);)
             } else {
@@ -410,6 +410,7 @@ pub(super) fn fused(
                 mask: &unused,
                 guards: guards.into_iter().collect(),
                 position: &position,
+                checks: !on_duals,
             },
         );
         let (inputs, give) = (into.inputs, into.give);

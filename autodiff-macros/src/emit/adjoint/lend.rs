@@ -6,9 +6,12 @@
 //! A parameter read through a shared slice of numbers (`w: &[Vec<f64>]`)
 //! or a model by reference (`&self`), bound once, is never
 //! assigned in the body, so its adjoint is only ever added to: the
-//! caller's adjoint is lent to the sweep as its own (`__adjoint::lend`,
-//! the rows moved, not copied; `Parameter::lend_bar`, the fields moved) and given
-//! back after the checks, which then see the caller's sum. Any other parameter keeps
+//! caller's adjoint is lent to the sweep as its own and given back after
+//! the checks, which then see the caller's sum. A slice of numbers or of
+//! rows of numbers is borrowed as it is (`&mut *caller`, which the sweep
+//! indexes and adds into: nothing moved or copied); any other slice has
+//! its rows moved, not copied (`__adjoint::lend`), and a model its fields
+//! (`Parameter::lend_bar`). Any other parameter keeps
 //! an adjoint of its own, which starts at zero as its sweep assumes, and is
 //! added into the caller's as the pair did: pushed and popped.
 //!
@@ -46,6 +49,9 @@ pub(super) struct Unused<'a> {
     /// the sweep wrote every mention of its adjoint under it.
     pub guards: std::collections::HashMap<String, (Ident, bool)>,
     pub position: &'a dyn Fn(&Param) -> usize,
+    /// Whether the sweep checks what it adds (not on duals): a lent
+    /// slice's check is part of its giving back.
+    pub checks: bool,
 }
 
 impl Unused<'_> {
@@ -70,29 +76,46 @@ pub(super) fn guardable(param: &Param, movable: &dyn Fn(&Param) -> bool) -> bool
 /// `__adjoint::lend_rows`), or, of a slice of numbers, copied into one of
 /// the stack's spare rows and back (`__adjoint::lend_numbers`): no
 /// allocation per call.
+///
+/// Where `in_place`, a slice of numbers or of rows of numbers is not
+/// lent but borrowed: the sweep adds into the caller's adjoint itself
+/// (`&mut *caller`, a slice, which it only indexes), and nothing is
+/// moved or copied either way. With `checks` (not on duals), the giving
+/// back starts with the check of what the caller then holds
+/// (`Stack::observe_lent`).
 fn lend_rows(
     param: &Param,
     caller: &Ident,
     bar: &Ident,
     stack: &Ident,
+    in_place: bool,
+    checks: bool,
 ) -> (TokenStream, TokenStream) {
-    if matches!(&param.kind, Kind::Slice(elem) if matches!(**elem, Kind::Scalar)) {
+    let numbers = matches!(&param.kind, Kind::Slice(elem) if matches!(**elem, Kind::Scalar));
+    let rows = matches!(&param.kind, Kind::Slice(elem)
+        if matches!(&**elem, Kind::Vec(row) if matches!(**row, Kind::Scalar)));
+    let check = |of: TokenStream| checks.then(|| quote!(#stack.observe_lent(&*#caller, #of);));
+    if in_place && (numbers || rows) {
+        let check = check(quote!(&*#caller));
+        (quote!(&mut *#caller), quote!(#check))
+    } else if numbers {
+        let check = check(quote!(&#bar));
         (
             quote!(::autodiff::__adjoint::lend_numbers(#stack, #caller)),
-            quote!(::autodiff::__adjoint::give_back_numbers(#stack, #caller, #bar);),
+            quote!(#check ::autodiff::__adjoint::give_back_numbers(#stack, #caller, #bar);),
         )
-    } else if matches!(&param.kind, Kind::Slice(elem)
-        if matches!(&**elem, Kind::Vec(row) if matches!(**row, Kind::Scalar)))
-    {
+    } else if rows {
         // Rows of numbers: moved into a list the stack keeps.
+        let check = check(quote!(&#bar));
         (
             quote!(::autodiff::__adjoint::lend_rows(#stack, #caller)),
-            quote!(::autodiff::__adjoint::give_back_rows(#stack, #caller, #bar);),
+            quote!(#check ::autodiff::__adjoint::give_back_rows(#stack, #caller, #bar);),
         )
     } else {
+        let check = check(quote!(&#bar));
         (
             quote!(::autodiff::__adjoint::lend(#caller)),
-            quote!(::autodiff::__adjoint::give_back(#caller, #bar);),
+            quote!(#check ::autodiff::__adjoint::give_back(#caller, #bar);),
         )
     }
 }
@@ -129,7 +152,7 @@ pub(super) fn into_caller(
             // zeros of its own where it may.
             let has = unused.has(param);
             let ident = &param.ident;
-            let (lent, given) = lend_rows(param, &caller, bar, stack);
+            let (lent, given) = lend_rows(param, &caller, bar, stack, *all, unused.checks);
             let lend = if *all {
                 lent
             } else {
@@ -160,7 +183,7 @@ pub(super) fn into_caller(
                     ),
                     quote!(::autodiff::__adjoint::give_back_model(#caller, #bar);),
                 ),
-                _ => lend_rows(param, &caller, bar, stack),
+                _ => lend_rows(param, &caller, bar, stack, true, unused.checks),
             };
             into.lent.push(Some(quote!(let mut #bar = #lend;)));
             into.give.push(give);

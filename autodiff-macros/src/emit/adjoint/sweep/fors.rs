@@ -186,6 +186,14 @@ impl<'m> Sweep<'m> {
             };
             let borrows = rows.is_some();
             self.rows.extend(rows);
+            // Rows its inner loops borrow that stay the same at every trip.
+            let lifted = if keep.is_none() {
+                self.lifted_rows(pat, iter, body)
+            } else {
+                Vec::new()
+            };
+            let lifts = lifted.len();
+            self.rows.extend(lifted);
             // Numbers the body reads and never changes, saved once.
             let held = if keep.is_none() {
                 self.loop_held(pat, body)
@@ -201,6 +209,7 @@ impl<'m> Sweep<'m> {
             let code = self.loop_body_at(body, level(label, counter.clone()));
             self.scopes.pop();
             self.depth -= 1;
+            let lifted = self.rows.split_off(self.rows.len() - lifts);
             let rows = if borrows { self.rows.pop() } else { None };
             let (fwd, rev, exit) = code?;
             let (declare, record) = self.exit_forward(exit.as_ref());
@@ -211,6 +220,7 @@ impl<'m> Sweep<'m> {
                 Some(rows) => self.borrowing_rows(rows, iter, reverse),
                 None => reverse,
             };
+            let reverse = self.borrowing_lifted(lifted, iter, reverse);
             let reverse = if held_pops.is_empty() {
                 quote!(#popped_range #popped #reverse)
             } else {
