@@ -608,7 +608,7 @@ impl Lowering<'_> {
         let (start, step) = match reduce {
             Reduce::Sum => (quote!(-0.0), quote!(#acc += #body;)),
             Reduce::Product => (quote!(1.0), quote!(#acc *= #body;)),
-            Reduce::Fold { init, .. } => (init.to_token_stream(), quote!(#acc = #body;)),
+            Reduce::Fold { init, .. } => (init.to_token_stream(), folded(acc, body)),
             Reduce::Collect(_) => (quote!(Vec::new()), pushed(acc, body)),
         };
         let step = match filter {
@@ -630,6 +630,46 @@ impl Lowering<'_> {
         let block: syn::Block = syn::parse2(quote!({ #tokens })).expect("the loop parses");
         block.stmts
     }
+}
+
+/// `acc = body;`, or, where the body keeps the accumulator as it is in
+/// one arm (`|(bi, bv), (i, &v)| if v > bv { (i, v) } else { (bi, bv) }`,
+/// its names already read as `acc.0`, `acc.1`), `if cond { acc = new; }`:
+/// the same loop, written as a running extreme is (`extremes.rs`), whose
+/// start (`f64::NEG_INFINITY`) the tape takes too and is then no reason to
+/// rerun it.
+fn folded(acc: &syn::Ident, body: &syn::Expr) -> TokenStream {
+    let kept = |expr: &syn::Expr| -> bool {
+        let expr = match expr {
+            syn::Expr::Block(block) if block.attrs.is_empty() && block.label.is_none() => {
+                match &block.block.stmts[..] {
+                    [syn::Stmt::Expr(tail, None)] => tail,
+                    _ => return false,
+                }
+            }
+            expr => expr,
+        };
+        match expr {
+            syn::Expr::Path(path) => path.path.is_ident(acc),
+            syn::Expr::Tuple(tuple) => tuple.elems.iter().enumerate().all(|(k, elem)| {
+                matches!(elem, syn::Expr::Field(field)
+                    if matches!(&*field.base, syn::Expr::Path(base) if base.path.is_ident(acc))
+                        && matches!(&field.member, syn::Member::Unnamed(index) if index.index as usize == k))
+            }),
+            _ => false,
+        }
+    };
+    if let syn::Expr::If(choice) = body {
+        if let (true, Some((_, other))) = (choice.attrs.is_empty(), &choice.else_branch) {
+            if let [syn::Stmt::Expr(new, None)] = &choice.then_branch.stmts[..] {
+                if kept(other) && !matches!(new, syn::Expr::If(_)) {
+                    let cond = &choice.cond;
+                    return quote!(if #cond { #acc = #new; });
+                }
+            }
+        }
+    }
+    quote!(#acc = #body;)
 }
 
 /// `out.push(body);`, where a closure's body that is a block (`|v| { let
