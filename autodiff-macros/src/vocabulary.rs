@@ -104,6 +104,8 @@ const STRUCTURAL: &[&str] = &[
     "rev",
     "skip",
     "take",
+    "take_while",
+    "skip_while",
     "step_by",
     "chunks",
     "windows",
@@ -114,6 +116,7 @@ const STRUCTURAL: &[&str] = &[
     "to_vec",
     "push",
     "next",
+    "nth",
     "first",
     "last",
     "get",
@@ -146,6 +149,7 @@ const STRUCTURAL: &[&str] = &[
     "fill",
     "sort_by",
     "concat",
+    "split_at",
 ];
 
 /// The position of the argument a `Vec` method stores into its receiver:

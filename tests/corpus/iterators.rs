@@ -580,3 +580,42 @@ fn collects_into_a_vec_whatever_the_items() -> TestResult {
     assert_all_close(&got.gradient, &[2.0 * x[0], 3.0 * x[1] * x[1]], CLOSED);
     Ok(())
 }
+
+/// `take_while`, `skip_while`, `nth` and `split_at`, which the tape's
+/// twin records as they run and the compiled adjoint hands to the tape
+/// (their closures and the slices they make are not ones its sweeps
+/// read): the gradient reaches exactly the items each one passes on.
+#[differentiable]
+fn prefixes(x: &[f64], w: f64) -> f64 {
+    let head: f64 = x.iter().take_while(|&&v| v > 0.0).map(|v| v * w).sum();
+    let mut tail = 0.0;
+    for &v in x.iter().skip_while(|v| **v < 0.5) {
+        tail += v * v;
+    }
+    let third = *x.iter().nth(2).unwrap();
+    let (l, r) = x.split_at(1);
+    head + tail + third * w + l[0] * r.iter().sum::<f64>()
+}
+
+#[test]
+fn prefixes_take_the_items_they_pass_on() -> TestResult {
+    let (x, w) = (vec![0.3, 1.2, -0.8, 0.5, 0.1], 0.7);
+    let got = prefixes_grad(&x, w)?;
+    assert_eq!(got.value, prefixes(&x, w));
+    // take_while: x0, x1 (x2 < 0 stops it); skip_while: from x1 on (x0 <
+    // 0.5); nth(2): x2; split_at(1): x0 · (x1 + .. + x4).
+    let rest: f64 = x[1..].iter().sum();
+    let want = [
+        w + rest,
+        w + 2.0 * x[1] + x[0],
+        2.0 * x[2] + w + x[0],
+        2.0 * x[3] + x[0],
+        2.0 * x[4] + x[0],
+    ];
+    assert_all_close(&got.gradient.0, &want, CLOSED);
+    assert_close(got.gradient.1, x[0] + x[1] + x[2], CLOSED);
+    let tape = prefixes_grad_tape(&x, w)?;
+    assert_all_close(&tape.gradient.0, &want, CLOSED);
+    assert!(prefixes_check(&x, w)?.passed());
+    Ok(())
+}
