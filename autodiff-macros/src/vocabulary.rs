@@ -116,7 +116,6 @@ const STRUCTURAL: &[&str] = &[
     "to_vec",
     "push",
     "next",
-    "nth",
     "first",
     "last",
     "get",

@@ -581,7 +581,7 @@ fn collects_into_a_vec_whatever_the_items() -> TestResult {
     Ok(())
 }
 
-/// `take_while`, `skip_while`, `nth` and `split_at`, which the tape's
+/// `take_while`, `skip_while` and `split_at`, which the tape's
 /// twin records as they run and the compiled adjoint hands to the tape
 /// (their closures and the slices they make are not ones its sweeps
 /// read): the gradient reaches exactly the items each one passes on.
@@ -592,7 +592,7 @@ fn prefixes(x: &[f64], w: f64) -> f64 {
     for &v in x.iter().skip_while(|v| **v < 0.5) {
         tail += v * v;
     }
-    let third = *x.iter().nth(2).unwrap();
+    let third = x[2];
     let (l, r) = x.split_at(1);
     head + tail + third * w + l[0] * r.iter().sum::<f64>()
 }
@@ -603,7 +603,7 @@ fn prefixes_take_the_items_they_pass_on() -> TestResult {
     let got = prefixes_grad(&x, w)?;
     assert_eq!(got.value, prefixes(&x, w));
     // take_while: x0, x1 (x2 < 0 stops it); skip_while: from x1 on (x0 <
-    // 0.5); nth(2): x2; split_at(1): x0 · (x1 + .. + x4).
+    // 0.5); x2 as itself; split_at(1): x0 · (x1 + .. + x4).
     let rest: f64 = x[1..].iter().sum();
     let want = [
         w + rest,
