@@ -861,8 +861,16 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                     Dialect::Plain => "f64::NEG_INFINITY",
                     Dialect::Dual => "D::c(f64::NEG_INFINITY)",
                 };
+                // The closure's `if` bare, or in braces as rustfmt writes
+                // it over several lines (by the sign of `k`, drawn anyway).
+                let choice = "if t > bv { (i, t) } else { (bi, bv) }";
+                let body = if *k > 0.0 {
+                    format!("{{ {choice} }}")
+                } else {
+                    choice.to_owned()
+                };
                 format!(
-                    "({a}.iter().enumerate().fold((0, {lowest}), |(bi, bv), (i, &t)| if t > bv {{ (i, t) }} else {{ (bi, bv) }}).1 * {})",
+                    "({a}.iter().enumerate().fold((0, {lowest}), |(bi, bv), (i, &t)| {body}).1 * {})",
                     r(&Expr::Lit(*k))
                 )
             }

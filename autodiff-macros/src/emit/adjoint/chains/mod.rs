@@ -639,17 +639,22 @@ impl Lowering<'_> {
 /// start (`f64::NEG_INFINITY`) the tape takes too and is then no reason to
 /// rerun it.
 fn folded(acc: &syn::Ident, body: &syn::Expr) -> TokenStream {
-    let kept = |expr: &syn::Expr| -> bool {
-        let expr = match expr {
+    // A block holding only its value, `{ e }` (rustfmt writes a closure's
+    // multi-line `if` so), is that value.
+    fn bare(expr: &syn::Expr) -> &syn::Expr {
+        match expr {
             syn::Expr::Block(block) if block.attrs.is_empty() && block.label.is_none() => {
                 match &block.block.stmts[..] {
-                    [syn::Stmt::Expr(tail, None)] => tail,
-                    _ => return false,
+                    [syn::Stmt::Expr(tail, None)] => bare(tail),
+                    _ => expr,
                 }
             }
+            syn::Expr::Paren(paren) => bare(&paren.expr),
             expr => expr,
-        };
-        match expr {
+        }
+    }
+    let kept = |expr: &syn::Expr| -> bool {
+        match bare(expr) {
             syn::Expr::Path(path) => path.path.is_ident(acc),
             syn::Expr::Tuple(tuple) => tuple.elems.iter().enumerate().all(|(k, elem)| {
                 matches!(elem, syn::Expr::Field(field)
@@ -659,7 +664,7 @@ fn folded(acc: &syn::Ident, body: &syn::Expr) -> TokenStream {
             _ => false,
         }
     };
-    if let syn::Expr::If(choice) = body {
+    if let syn::Expr::If(choice) = bare(body) {
         if let (true, Some((_, other))) = (choice.attrs.is_empty(), &choice.else_branch) {
             if let [syn::Stmt::Expr(new, None)] = &choice.then_branch.stmts[..] {
                 if kept(other) && !matches!(new, syn::Expr::If(_)) {
