@@ -6,9 +6,7 @@
 //! held once as a row (`Stack::hold_row`) and given back after the
 //! reverse.
 
-use super::rows::{
-    bindings, expr_paths, names_ident, only_through, row_of, stmt_paths, straight_line,
-};
+use super::rows::{bindings, expr_paths, names_ident, only_through, stmt_paths};
 use super::*;
 
 /// A binding a loop's body reads and never changes, saved once after the
@@ -171,40 +169,17 @@ fn read_whole(body: &Block, row: &str, fixed: &impl Fn(&str) -> bool) -> Option<
         else {
             continue;
         };
-        let syn::Pat::Ident(ident) = pat.syntax else {
-            continue;
-        };
-        let ExprKind::Range {
-            start: Some(start),
-            limits: syn::RangeLimits::HalfOpen(_),
-            end: Some(end),
-        } = &iter.unparenthesised().kind
-        else {
+        let Some((index, start, end)) = super::rows::counted_range(pat, iter) else {
             continue;
         };
         if !start.is_int_literal() || start.source.to_token_stream().to_string() != "0" {
             continue;
         }
-        let index = ident.ident.to_string();
-        let mut every_trip = false;
-        for stmt in &inner.stmts {
-            let expr = match stmt {
-                Stmt::Let {
-                    init: Some(init), ..
-                } => init,
-                Stmt::Expr(expr, _) => expr,
-                _ => continue,
-            };
-            straight_line(expr, &mut |place| {
-                if row_of(place, &index).is_some_and(
-                    |base| matches!(&base.kind, ExprKind::Path(path) if path.path.is_ident(row)),
-                ) {
-                    every_trip = true;
-                }
-            });
-        }
+        let every_trip = super::rows::every_trip(inner, &index)
+            .iter()
+            .any(|base| matches!(&base.kind, ExprKind::Path(path) if path.path.is_ident(row)));
         if every_trip {
-            found = Some((index, &**end, inner));
+            found = Some((index, end, inner));
             break;
         }
     }

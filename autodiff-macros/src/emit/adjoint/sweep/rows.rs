@@ -32,6 +32,8 @@ use std::cell::Cell;
 
 use super::*;
 
+mod lifted;
+
 /// The rows one loop's reverse borrows: the loop's index, where its range
 /// starts (`None` for 0), and each row by its source text.
 pub(super) struct Rows {
@@ -89,24 +91,10 @@ impl<'m> Sweep<'m> {
         iter: &Expr,
         body: &Block,
     ) -> Option<Rows> {
-        let syn::Pat::Ident(ident) = pat.syntax else {
-            return None;
-        };
-        if ident.subpat.is_some() || ident.by_ref.is_some() {
-            return None;
-        }
-        let ExprKind::Range {
-            start: Some(start),
-            limits: syn::RangeLimits::HalfOpen(_),
-            end: Some(_),
-        } = &iter.unparenthesised().kind
-        else {
-            return None;
-        };
+        let (index, start, _) = counted_range(pat, iter)?;
         if contains_jump(body) {
             return None;
         }
-        let index = ident.ident.to_string();
         let mut bound = HashSet::new();
         let mut assigned = HashSet::new();
         let mut closures = false;
@@ -117,30 +105,9 @@ impl<'m> Sweep<'m> {
             return None;
         }
         // Each row read at every trip, by its text.
-        let mut every_trip: Vec<&Expr> = Vec::new();
-        for stmt in &body.stmts {
-            let expr = match stmt {
-                Stmt::Let {
-                    init: Some(init), ..
-                } => init,
-                Stmt::Expr(expr, _) => expr,
-                _ => continue,
-            };
-            straight_line(expr, &mut |place| {
-                if let Some(row) = row_of(place, &index) {
-                    every_trip.push(row);
-                }
-            });
-        }
+        let every_trip = every_trip(body, &index);
         let mut rows: Vec<Row> = Vec::new();
-        let mut names = self
-            .rows
-            .iter()
-            .flat_map(|rows| {
-                let rows_names = rows.rows.iter().map(|row| row.name.to_string());
-                rows_names.chain(rows.elements.iter().map(|element| element.name.to_string()))
-            })
-            .collect::<HashSet<_>>();
+        let mut names = self.row_names();
         for row in every_trip {
             let key = row.source.to_token_stream().to_string();
             if rows.iter().any(|known| known.key == key) {
@@ -172,24 +139,7 @@ impl<'m> Sweep<'m> {
             if self.lifted(&key, false, &index) {
                 continue;
             }
-            let Ok(bar) = self.bar_place(row) else {
-                continue;
-            };
-            let live = bar_root(&bar)
-                .and_then(|bar_root| self.guards.get(&bar_root))
-                .map(|(live, _)| live.clone());
-            let name = fresh(format!("{root}_bar_row"));
-            if let Some(live) = &live {
-                self.guard(&name, live.clone());
-            }
-            rows.push(Row {
-                key,
-                primal: false,
-                bar,
-                name,
-                live,
-                used: Cell::new(false),
-            });
+            rows.extend(self.bar_row(row, key, || fresh(format!("{root}_bar_row"))));
         }
         let mut elements: Vec<Element> = Vec::new();
         for stmt in &body.stmts {
@@ -257,297 +207,37 @@ impl<'m> Sweep<'m> {
 
     /// Whether a loop around borrows the row `key` of the loop over
     /// `index` already (`lifted_rows`), as its value with `primal`.
-    fn lifted(&self, key: &str, primal: bool, index: &str) -> bool {
-        self.rows.iter().any(|rows| {
-            rows.lifted.is_some()
-                && rows.index == index
-                && rows
-                    .rows
-                    .iter()
-                    .any(|row| row.key == key && row.primal == primal)
-        })
-    }
-
-    /// The rows that a loop of the body of `for pat in iter { body }` (a
-    /// statement of the body itself, over a range) borrows by its own
-    /// index (see the module's doc) and that stay the same at every trip
-    /// of this loop: `a[i]` and `a_bar[i]` of `for j .. { for k in
-    /// 0..n { s += a[i][k] * b[k][j]; } }`. They are borrowed once
-    /// before this loop's reverse, not at each of its trips: where both
-    /// ranges have a trip (the forward's first trip of this loop read
-    /// the row over the inner range whole), else empty. Each row's
-    /// binding, its indices and the inner range's names are bound and
-    /// assigned nowhere in this loop's body (the inner range only reads
-    /// lengths), and every mention of the binding in the body is the
-    /// inner loop's `row[k]`, so the borrow is the only way the reverse
-    /// reaches the row's adjoint while it lives.
-    pub(super) fn lifted_rows(
-        &mut self,
-        pat: &crate::ast::Pattern,
-        iter: &Expr,
-        body: &Block,
-    ) -> Vec<Rows> {
-        let mut lifted = Vec::new();
-        let syn::Pat::Ident(ident) = pat.syntax else {
-            return lifted;
-        };
-        if ident.subpat.is_some() || ident.by_ref.is_some() {
-            return lifted;
-        }
-        if !matches!(
-            &iter.unparenthesised().kind,
-            ExprKind::Range {
-                start: Some(_),
-                limits: syn::RangeLimits::HalfOpen(_),
-                end: Some(_),
-            }
-        ) || contains_jump(body)
-        {
-            return lifted;
-        }
-        let outer = ident.ident.to_string();
-        for stmt in &body.stmts {
-            let Stmt::Expr(expr, _) = stmt else { continue };
-            let ExprKind::For {
-                pat: inner_pat,
-                iter: inner_iter,
-                body: inner,
-                ..
-            } = &expr.kind
-            else {
-                continue;
-            };
-            if let Some(rows) = self.lifted_from(&outer, body, inner_pat, inner_iter, inner) {
-                lifted.push(rows);
-            }
-        }
-        lifted
-    }
-
-    /// [`lifted_rows`](Self::lifted_rows) of one inner loop `for pat in
-    /// iter { inner }` of `body`, the body of the loop over `outer`.
-    fn lifted_from(
-        &mut self,
-        outer: &str,
-        body: &Block,
-        pat: &crate::ast::Pattern,
-        iter: &Expr,
-        inner: &Block,
-    ) -> Option<Rows> {
-        let syn::Pat::Ident(ident) = pat.syntax else {
-            return None;
-        };
-        if ident.subpat.is_some() || ident.by_ref.is_some() {
-            return None;
-        }
-        let ExprKind::Range {
-            start: Some(start),
-            limits: syn::RangeLimits::HalfOpen(_),
-            end: Some(end),
-        } = &iter.unparenthesised().kind
-        else {
-            return None;
-        };
-        let index = ident.ident.to_string();
-        if index == outer || !self.bounds_available(iter) || has_call(start) {
-            return None;
-        }
-        // What the outer body binds and assigns, the inner range aside
-        // (which only reads: `b.len()`, no other call).
-        let mut bound = HashSet::new();
-        let mut assigned = HashSet::new();
-        let mut closures = false;
-        for stmt in &body.stmts {
-            if let Stmt::Expr(expr, _) = stmt {
-                if matches!(&expr.kind, ExprKind::For { body: this, .. } if std::ptr::eq(this, inner))
-                {
-                    for stmt in &inner.stmts {
-                        bindings(stmt, &mut bound, &mut assigned, &mut closures);
-                    }
-                    continue;
-                }
-            }
-            bindings(stmt, &mut bound, &mut assigned, &mut closures);
-        }
-        if closures || bound.contains(&index) || assigned.contains(&index) {
-            return None;
-        }
-        // The inner loop's index bound by that loop alone.
-        let loops_binding = body.count_exprs(
-            &|expr| matches!(&expr.kind, ExprKind::For { pat, .. } if pat.names.contains(&index)),
-        );
-        if loops_binding != 1 {
-            return None;
-        }
-        let fixed = |name: &str| {
-            name != outer && name != index && !bound.contains(name) && !assigned.contains(name)
-        };
-        let mut range_names = Vec::new();
-        expr_paths(start, &mut range_names);
-        expr_paths(end, &mut range_names);
-        if !range_names.iter().all(|name| fixed(&name.to_string())) {
-            return None;
-        }
-        // Each row the inner loop reads at every trip, by its text.
-        let mut every_trip: Vec<&Expr> = Vec::new();
-        for stmt in &inner.stmts {
-            let expr = match stmt {
-                Stmt::Let {
-                    init: Some(init), ..
-                } => init,
-                Stmt::Expr(expr, _) => expr,
-                _ => continue,
-            };
-            straight_line(expr, &mut |place| {
-                if let Some(row) = row_of(place, &index) {
-                    every_trip.push(row);
-                }
-            });
-        }
-        let mut names = self
-            .rows
+    /// The names the rows and elements borrowed so far took.
+    fn row_names(&self) -> HashSet<String> {
+        self.rows
             .iter()
             .flat_map(|rows| {
                 let rows_names = rows.rows.iter().map(|row| row.name.to_string());
                 rows_names.chain(rows.elements.iter().map(|element| element.name.to_string()))
             })
-            .collect::<HashSet<_>>();
-        let mut rows: Vec<Row> = Vec::new();
-        for row in every_trip {
-            let key = row.source.to_token_stream().to_string();
-            if rows.iter().any(|known| known.key == key) {
-                continue;
-            }
-            let Some(root) = root(row) else { continue };
-            let mentions = |expr: &Expr| names_root(expr, &root);
-            if !fixed(&root)
-                || !indices_fixed(row, &fixed)
-                || !only_through(inner, &root, &key, &index)
-                || body.count_exprs(&mentions)
-                    != inner.count_exprs(&mentions) + iter.count_exprs(&mentions)
-            {
-                continue;
-            }
-            let mut fresh = |base: String| fresh_name(&mut names, base);
-            let plain = root.trim_start_matches("r#");
-            if self.fully_available(row) {
-                rows.push(Row {
-                    key: key.clone(),
-                    primal: true,
-                    bar: row.source.to_token_stream(),
-                    name: fresh(format!("{plain}_row")),
-                    live: None,
-                    used: Cell::new(false),
-                });
-            }
-            let Ok(bar) = self.bar_place(row) else {
-                continue;
-            };
-            let live = bar_root(&bar)
-                .and_then(|bar_root| self.guards.get(&bar_root))
-                .map(|(live, _)| live.clone());
-            let name = fresh(format!("{plain}_bar_row"));
-            if let Some(live) = &live {
-                self.guard(&name, live.clone());
-            }
-            rows.push(Row {
-                key,
-                primal: false,
-                bar,
-                name,
-                live,
-                used: Cell::new(false),
-            });
-        }
-        if rows.is_empty() {
-            return None;
-        }
-        let zero = !start.is_int_literal() || start.source.to_token_stream().to_string() != "0";
-        let (start, end) = (start.source.to_token_stream(), end.source.to_token_stream());
-        Some(Rows {
-            index,
-            start: zero.then(|| start.clone()),
-            rows,
-            elements: Vec::new(),
-            lifted: Some((start, end)),
-        })
+            .collect()
     }
 
-    /// The reverse of a loop over `range` with the borrows of the rows
-    /// that loops of its body left to it (`lifted_rows`) before it, each
-    /// where both ranges have a trip, else empty.
-    pub(super) fn borrowing_lifted(
-        &mut self,
-        lifted: Vec<Rows>,
-        range: &Expr,
-        reverse: TokenStream,
-    ) -> TokenStream {
-        let ExprKind::Range {
-            start: Some(start),
-            end: Some(end),
-            ..
-        } = &range.unparenthesised().kind
-        else {
-            return reverse;
-        };
-        // `0..3`: a trip, as it says; no test.
-        let test = |start: &TokenStream, end: &TokenStream| {
-            let literal = |bound: &TokenStream| bound.to_string().parse::<u128>().ok();
-            match (literal(start), literal(end)) {
-                (Some(first), Some(last)) if first < last => None,
-                _ => Some(quote!((#start < #end))),
-            }
-        };
-        let outer = test(
-            &start.source.to_token_stream(),
-            &end.source.to_token_stream(),
-        );
-        let mut borrows = Vec::new();
-        for rows in &lifted {
-            for row in rows.rows.iter().filter(|row| row.live.is_some()) {
-                self.guards.remove(&row.name.to_string());
-            }
-            let Some((start, end)) = &rows.lifted else {
-                continue;
-            };
-            let tests: Vec<TokenStream> = outer.iter().cloned().chain(test(start, end)).collect();
-            let trip = (!tests.is_empty()).then(|| quote!(#(#tests)&&*));
-            for row in rows.rows.iter().filter(|row| row.used.get()) {
-                let (name, bar) = (&row.name, &row.bar);
-                let slice = match &rows.start {
-                    None => quote!(#bar[..#end]),
-                    Some(_) => quote!(#bar[#start..#end]),
-                };
-                borrows.push(match (&row.live, row.primal, &trip) {
-                    (_, true, None) => quote!(let #name = &#slice;),
-                    (_, true, Some(trip)) => quote!(let #name = if #trip { &#slice } else { &[] };),
-                    (None, false, None) => quote!(let #name = &mut #slice;),
-                    (None, false, Some(trip)) => {
-                        quote!(let #name = if #trip { &mut #slice } else { &mut [] };)
-                    }
-                    (Some(live), false, trip) => {
-                        let trip = trip.as_ref().map(|trip| quote!(&& #trip));
-                        // A mention under the flag, as `accumulate` counts them.
-                        if let Some(root) = bar_root(bar) {
-                            let mentions = text::count(bar, &root);
-                            if let Some((_, count)) = self.guards.get_mut(&root) {
-                                *count += mentions;
-                            }
-                        }
-                        quote!(let #name = if #live #trip { &mut #slice } else { &mut [] };)
-                    }
-                });
-            }
+    /// The borrow of `row`'s adjoint (keyed `key`), named by `name` once
+    /// it has one, under the flag of an adjoint a callee adds into only
+    /// where its caller has one; `None` where the row has no adjoint place.
+    fn bar_row(&mut self, row: &Expr, key: String, name: impl FnOnce() -> Ident) -> Option<Row> {
+        let bar = self.bar_place(row).ok()?;
+        let name = name();
+        let live = bar_root(&bar)
+            .and_then(|bar_root| self.guards.get(&bar_root))
+            .map(|(live, _)| live.clone());
+        if let Some(live) = &live {
+            self.guard(&name, live.clone());
         }
-        if borrows.is_empty() {
-            return reverse;
-        }
-        quote! {
-            {
-                #(#borrows)*
-                #reverse
-            }
-        }
+        Some(Row {
+            key,
+            primal: false,
+            bar,
+            name,
+            live,
+            used: Cell::new(false),
+        })
     }
 
     /// The copy of `place`'s adjoint that a loop around reads once before
@@ -670,6 +360,50 @@ impl<'m> Sweep<'m> {
 }
 
 /// Each name `stmt` reads by a path of one identifier, at any depth.
+/// `for i in start..end`: the index's name and the bounds, where the
+/// pattern is a plain name and the range half-open with both bounds.
+pub(super) fn counted_range<'e, 'a>(
+    pat: &crate::ast::Pattern,
+    iter: &'e Expr<'a>,
+) -> Option<(String, &'e Expr<'a>, &'e Expr<'a>)> {
+    let syn::Pat::Ident(ident) = pat.syntax else {
+        return None;
+    };
+    if ident.subpat.is_some() || ident.by_ref.is_some() {
+        return None;
+    }
+    let ExprKind::Range {
+        start: Some(start),
+        limits: syn::RangeLimits::HalfOpen(_),
+        end: Some(end),
+    } = &iter.unparenthesised().kind
+    else {
+        return None;
+    };
+    Some((ident.ident.to_string(), start, end))
+}
+
+/// The rows `block`'s statements read at every trip of a loop over
+/// `index` (`w[i]` of `w[i][j]`), in order, repeats included.
+pub(super) fn every_trip<'e, 'a>(block: &'e Block<'a>, index: &str) -> Vec<&'e Expr<'a>> {
+    let mut found = Vec::new();
+    for stmt in &block.stmts {
+        let expr = match stmt {
+            Stmt::Let {
+                init: Some(init), ..
+            } => init,
+            Stmt::Expr(expr, _) => expr,
+            _ => continue,
+        };
+        straight_line(expr, &mut |place| {
+            if let Some(row) = row_of(place, index) {
+                found.push(row);
+            }
+        });
+    }
+    found
+}
+
 pub(super) fn stmt_paths(stmt: &Stmt, out: &mut Vec<Ident>) {
     match stmt {
         Stmt::Let {
