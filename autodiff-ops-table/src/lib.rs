@@ -15,6 +15,12 @@
 //! derivative rule (`tan_partial` in `autodiff-core/src/rules.rs`): the
 //! tape's `Scalar::tan`, the facade's dispatch and the compiled adjoint's
 //! reverse step are all expanded from the row, which names the rule.
+//! A two-operand method such as `atan2` is one row and its rule
+//! (`atan2_partials`) too, for `Scalar::atan2`, `Dual::atan2`, the path
+//! form `f64::atan2` and both sweeps, plus the facade's trait for it in
+//! `src/__private/arithmetic.rs` (which carries its own error message:
+//! a diagnostic attribute takes only a literal) and its out-of-line
+//! `record_atan2` in `src/__private/outlined.rs`.
 //!
 //! The crate has no dependencies, so that the proc-macro crate can read it
 //! at compile time without pulling the engine in.
