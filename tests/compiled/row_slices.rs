@@ -401,3 +401,53 @@ fn rows_whose_items_the_loop_assigns() {
         );
     }
 }
+
+/// A row read whole by an inner loop of a loop over an inclusive range
+/// with one trip (`for r in 0..=0`), which the body changes afterwards: saved for the
+/// reverse only when the outer loop has a trip, which `0..=0` has. It was
+/// tested as `0 < 0` and not saved, and the reverse indexed an empty row
+/// (a panic, "range end index 2 out of range for slice of length 0";
+/// seed 20756, pre-existing on d4b4411).
+#[differentiable]
+fn inclusive_rows(a: f64, b: f64) -> f64 {
+    let mut xs = [0.0; 2];
+    xs[0] = a;
+    xs[1] = b;
+    let w = [b, a.sin(), a * b, 0.5];
+    let mut out = [0.0; 2];
+    for r in 0..=0 {
+        for c in 0..2 {
+            out[r] += w[r * 2 + c] * xs[c];
+        }
+    }
+    for r in 1..=1 {
+        for c in 0..2 {
+            out[r] += w[r * 2 + c] * xs[c];
+        }
+    }
+    xs[0] -= a.abs();
+    out[0] * out[1] + xs[0] * xs[1]
+}
+
+#[test]
+fn rows_read_in_a_loop_over_an_inclusive_range_are_saved() {
+    let mut rng = crate::xorshift::Rng(41);
+    for _ in 0..8 {
+        let (a, b) = (rng.uniform(1.5), rng.uniform(1.5));
+        let point = [a, b];
+        super::support::compiled_agrees(
+            "inclusive_rows",
+            &point,
+            |stack| inclusive_rows_adjoint(stack, a, b),
+            || inclusive_rows_grad(a, b),
+            || inclusive_rows_grad_tape(a, b),
+            |p| {
+                let (a, b) = (p[0], p[1]);
+                let w = [b, a.sin(), a * b, crate::oracle::Dual::constant(0.5)];
+                let out0 = w[0] * a + w[1] * b;
+                let out1 = w[2] * a + w[3] * b;
+                out0 * out1 + (a - a.abs()) * b
+            },
+        );
+    }
+}

@@ -102,14 +102,20 @@ impl<'m> Sweep<'m> {
             .iter()
             .filter(|held| names_ident(reverse, &held.ident))
             .collect();
+        // Whether the loop has a trip: `a..b` when `a < b`, `a..=b` when
+        // `a <= b` (the first test of both once read `0..=0` as empty and
+        // saved no row, which the reverse then indexed: a panic).
         let trip = match &range.unparenthesised().kind {
             ExprKind::Range {
                 start: Some(start),
                 end: Some(end),
-                ..
+                limits,
             } => {
                 let (start, end) = (start.source.to_token_stream(), end.source.to_token_stream());
-                quote!((#start) < (#end))
+                match limits {
+                    syn::RangeLimits::HalfOpen(_) => quote!((#start) < (#end)),
+                    syn::RangeLimits::Closed(_) => quote!((#start) <= (#end)),
+                }
             }
             _ => quote!(true),
         };

@@ -185,10 +185,12 @@ impl Sweep<'_> {
         range: &Expr,
         reverse: TokenStream,
     ) -> TokenStream {
+        // Only a half-open range lends rows (`lifted_rows`): its test of
+        // a trip is `start < end`.
         let ExprKind::Range {
             start: Some(start),
             end: Some(end),
-            ..
+            limits: syn::RangeLimits::HalfOpen(_),
         } = &range.unparenthesised().kind
         else {
             return reverse;
