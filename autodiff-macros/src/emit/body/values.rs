@@ -237,16 +237,7 @@ pub(super) fn is_iterator(init: &Expr) -> bool {
 /// a function value (`fold(f64::NEG_INFINITY, f64::max)`), by its runtime
 /// name.
 pub(super) fn f64_operation(expr: &Expr) -> Option<&'static str> {
-    let ExprKind::Path(path) = &expr.kind else {
-        return None;
-    };
-    let [first, second] = path.path.segments.iter().collect::<Vec<_>>()[..] else {
-        return None;
-    };
-    if path.qself.is_some() || first.ident != "f64" {
-        return None;
-    }
-    match crate::vocabulary::method(&second.ident.to_string())? {
+    match f64_method(expr)? {
         crate::vocabulary::Shape::Binary(name) => Some(name),
         _ => None,
     }
@@ -255,6 +246,14 @@ pub(super) fn f64_operation(expr: &Expr) -> Option<&'static str> {
 /// `f64::exp`, `f64::tanh`...: a one-operand method of the table named
 /// as a function value (`x.iter().copied().map(f64::exp)`), by its name.
 pub(super) fn f64_unary(expr: &Expr) -> Option<&'static str> {
+    match f64_method(expr)? {
+        crate::vocabulary::Shape::Unary(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// The method of the table `expr` names by its path, `f64::name`.
+fn f64_method(expr: &Expr) -> Option<crate::vocabulary::Shape> {
     let ExprKind::Path(path) = &expr.kind else {
         return None;
     };
@@ -264,10 +263,7 @@ pub(super) fn f64_unary(expr: &Expr) -> Option<&'static str> {
     if path.qself.is_some() || first.ident != "f64" {
         return None;
     }
-    match crate::vocabulary::method(&second.ident.to_string())? {
-        crate::vocabulary::Shape::Unary(name) => Some(name),
-        _ => None,
-    }
+    crate::vocabulary::method(&second.ident.to_string())
 }
 
 /// A recording twin to call: a free function's, through its companion (a
