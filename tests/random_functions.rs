@@ -33,7 +33,8 @@
 //! vector-valued helper per file (a `Vec` or an array) bound by a `let` and
 //! read by index, or indexed or iterated where it is called, it or a tuple-valued
 //! helper taken apart by a pattern (`let (c, w) = tvh(a, b);`), a closure bound by `let`
-//! and called (its return type written or not), `max_by`/`min_by` with a comparing closure, `windows(k)` and
+//! and called (its return type written or not), `max_by`/`min_by` with a comparing closure (the item, or
+//! its index by `enumerate`: the argmax), `windows(k)` and
 //! `chunks(k)` summed through a `map` (each window read by index or used whole: the mean of
 //! its squares, max-pooling), an element through an `Option`
 //! (`if let Some(v) = a.first()`, `match a.last()`, `match a.get(k)`,
@@ -146,8 +147,11 @@ enum Expr {
     /// `vec![e0, ..]`: a `Vec` built at the call, for a helper taking one.
     VecLit(Vec<Expr>),
     /// `*a.iter().max_by(|p, q| p.partial_cmp(q).unwrap()).unwrap()` (or
-    /// `min_by`; over `.copied()` when the flag is set).
-    Select(&'static str, String, bool),
+    /// `min_by`) in one of [`SELECT_FORMS`] forms: over `.copied()`, the
+    /// `Option` copied, or the argmax (`enumerate()`) read by index or by
+    /// item, through `.unwrap().0`, `.map(|(i, _)| i)` or a closure taking
+    /// the pair apart.
+    Select(&'static str, String, u8),
     /// `a.windows(k).map(|w| ..).sum::<f64>()` (or `chunks(k)`, the flag),
     /// the window read as [`window_body`]'s form says.
     Windows(String, usize, bool, u8),
@@ -738,12 +742,23 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             Dialect::Dual => format!("({})", r(e)),
         },
         // `D` compares by value as `f64` does: one text for both.
-        Expr::Select(method, name, true) => {
-            format!("{name}.iter().copied().{method}(|p, q| p.partial_cmp(q).unwrap()).unwrap()")
-        }
-        Expr::Select(method, name, false) => {
-            format!("(*{name}.iter().{method}(|p, q| p.partial_cmp(q).unwrap()).unwrap())")
-        }
+        Expr::Select(m, name, form) => match form {
+            0 => format!("(*{name}.iter().{m}(|p, q| p.partial_cmp(q).unwrap()).unwrap())"),
+            1 => format!("{name}.iter().copied().{m}(|p, q| p.partial_cmp(q).unwrap()).unwrap()"),
+            2 => format!("{name}.iter().{m}(|p, q| p.partial_cmp(q).unwrap()).copied().unwrap()"),
+            3 => format!(
+                "{name}[{name}.iter().enumerate().{m}(|p, q| p.1.partial_cmp(q.1).unwrap()).unwrap().0]"
+            ),
+            4 => format!(
+                "{name}[{name}.iter().enumerate().{m}(|(_, p), (_, q)| p.partial_cmp(q).unwrap()).map(|(sel_i, _)| sel_i).unwrap()]"
+            ),
+            5 => format!(
+                "(*{name}.iter().enumerate().{m}(|&(_, p), &(_, q)| p.partial_cmp(q).unwrap()).unwrap().1)"
+            ),
+            _ => format!(
+                "{name}.iter().enumerate().{m}(|p, q| p.1.partial_cmp(q.1).unwrap()).map(|(_, &sel_v)| sel_v).unwrap()"
+            ),
+        },
         Expr::Windows(name, k, chunks, form) => {
             let (how, body) = window_body(*k, *chunks, *form, dialect);
             match dialect {
@@ -4578,7 +4593,11 @@ impl Gen {
                 self.tag("max_by/min_by");
                 let (name, _) = lists[self.rng.below(lists.len())].clone();
                 let method = ["max_by", "min_by"][self.rng.below(2)];
-                Some(Expr::Select(method, name, self.rng.chance(50)))
+                let form = self.rng.below(SELECT_FORMS) as u8;
+                if form >= 3 {
+                    self.tag("argmax by max_by/min_by");
+                }
+                Some(Expr::Select(method, name, form))
             }
             2 => {
                 let (name, kind) = lists[self.rng.below(lists.len())].clone();
@@ -4991,6 +5010,9 @@ impl Expr {
         Expr::Bin("*", Box::new(Expr::Lit(factor)), Box::new(self))
     }
 }
+
+/// How many forms [`Expr::Select`] is written in.
+const SELECT_FORMS: usize = 7;
 
 /// The dual-number twin's support: `D` wraps the oracle's `Dual` with the
 /// operators and methods the bodies use.

@@ -14,7 +14,7 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
-use super::support::{agree, assert_agree};
+use super::support::{agree, assert_agree, compiled_agrees};
 use crate::oracle::{dual_gradient, Dual};
 use crate::xorshift;
 
@@ -63,6 +63,73 @@ fn selections(x: &[f64], w: f64) -> f64 {
         total += v * w * (at + k) as f64;
     }
     total + low.sin() * w
+}
+
+/// The argmax as students write it: the index through `.map(|(i, _)|
+/// i)`, through `.unwrap().0`, the pair taken apart in the comparing
+/// closure (`|(_, a), (_, b)|`, `|&(_, a), &(_, b)|`), the item through
+/// `.unwrap().1` and `.copied().unwrap()`.
+#[differentiable]
+fn argmax_forms(x: &[f64]) -> f64 {
+    let i = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.partial_cmp(b.1).unwrap())
+        .map(|(i, _)| i)
+        .unwrap();
+    let j = x
+        .iter()
+        .enumerate()
+        .min_by(|(_, a), (_, b)| a.total_cmp(b))
+        .unwrap()
+        .0;
+    let low = *x
+        .iter()
+        .enumerate()
+        .min_by(|&(_, a), &(_, b)| a.partial_cmp(b).unwrap())
+        .unwrap()
+        .1;
+    let high = x.iter().max_by(|a, b| a.total_cmp(b)).copied().unwrap();
+    let v = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(_, &v)| v)
+        .unwrap();
+    x[i] * 2.0 + x[j].sin() * high + low * low - v.exp() + (i + j) as f64
+}
+
+fn argmax_forms_dual(x: &[Dual]) -> Dual {
+    let i = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.value.partial_cmp(&b.1.value).unwrap())
+        .map(|(i, _)| i)
+        .unwrap();
+    let j = x
+        .iter()
+        .enumerate()
+        .min_by(|(_, a), (_, b)| a.value.total_cmp(&b.value))
+        .unwrap()
+        .0;
+    let low = *x
+        .iter()
+        .enumerate()
+        .min_by(|&(_, a), &(_, b)| a.value.partial_cmp(&b.value).unwrap())
+        .unwrap()
+        .1;
+    let high = x
+        .iter()
+        .max_by(|a, b| a.value.total_cmp(&b.value))
+        .copied()
+        .unwrap();
+    let v = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.value.total_cmp(&b.1.value))
+        .map(|(_, &v)| v)
+        .unwrap();
+    x[i] * 2.0 + x[j].sin() * high + low * low - v.exp() + (i + j) as f64
 }
 
 fn largest_dual(x: &[Dual]) -> Dual {
@@ -128,12 +195,14 @@ fn every_function_here_is_compiled() {
         smallest_squared_adjoint,
         top_score_adjoint,
         selections_adjoint,
+        argmax_forms_adjoint,
     );
     for path in [
         largest_grad_path(),
         smallest_squared_grad_path(),
         top_score_grad_path(),
         selections_grad_path(),
+        argmax_forms_grad_path(),
     ] {
         assert_eq!(path, GradientPath::Compiled);
     }
@@ -176,7 +245,35 @@ fn max_by_and_min_by_select_the_item_the_tape_selects() {
         let want = dual_gradient(&all, |d| selections_dual(&d[..4], d[4]));
         assert_agree("selections", &got.gradient.0, &want[..4]);
         assert_agree("selections", &[got.gradient.1], &want[4..]);
+
+        compiled_agrees(
+            "argmax_forms",
+            &x,
+            |stack| argmax_forms_adjoint(stack, &x),
+            || argmax_forms_grad(&x),
+            || argmax_forms_grad_tape(&x),
+            argmax_forms_dual,
+        );
     }
+}
+
+#[test]
+fn an_argmax_reads_the_index_of_the_item_it_selects() -> Result<(), ScalarAutodiffError> {
+    // Ties: `max_by` keeps the last of equal items, `min_by` the first.
+    let x = [0.5, 2.0, -1.0, 2.0, -1.0];
+    let got = argmax_forms_grad(&x)?;
+    assert_eq!(got.value, argmax_forms(&x));
+    // i = 3, j = 2, low = x[2], high = x[3], v = x[3].
+    let (high, low) = (2.0_f64, -1.0_f64);
+    let want = [
+        0.0,
+        0.0,
+        low.cos() * high + 2.0 * low,
+        2.0 + (-1.0_f64).sin() - high.exp(),
+        0.0,
+    ];
+    assert_agree("argmax_forms", &got.gradient, &want);
+    Ok(())
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::text;
 use crate::vocabulary::{self, Shape};
 
 use super::params::is_plain_type;
-use super::{Lower, VecBody};
+use super::{unparen, Lower, VecBody};
 
 impl<'a> Lower<'a> {
     pub(super) fn method(
@@ -390,14 +390,6 @@ fn rereadable(expr: &syn::Expr) -> bool {
                 && call.args.iter().all(rereadable)
         }
         _ => false,
-    }
-}
-
-fn unparen(expr: &syn::Expr) -> &syn::Expr {
-    match expr {
-        syn::Expr::Paren(paren) => unparen(&paren.expr),
-        syn::Expr::Group(group) => unparen(&group.expr),
-        other => other,
     }
 }
 

@@ -32,6 +32,16 @@ use crate::text;
 
 pub use params::is_plain_type;
 
+/// `expr` without the parentheses (and a macro's invisible groups) around
+/// it: `((a))` is `a`.
+pub fn unparen(expr: &syn::Expr) -> &syn::Expr {
+    match expr {
+        syn::Expr::Paren(paren) if paren.attrs.is_empty() => unparen(&paren.expr),
+        syn::Expr::Group(group) if group.attrs.is_empty() => unparen(&group.expr),
+        other => other,
+    }
+}
+
 /// Every identifier a pattern binds (and, harmlessly, the paths in it), as
 /// the model's `Pattern::names` reads them.
 pub fn pattern_names(pat: &syn::Pat) -> Vec<String> {

@@ -20,6 +20,7 @@ use quote::ToTokens;
 
 use super::analysis::Analysis;
 use crate::ast::{Block, Child, Expr, ExprKind, Source, Stmt};
+use crate::lower::unparen;
 
 /// The running extremes of `body`: bindings (bound once) started from a
 /// constant that is not NaN, whose every write is one of the two forms;
@@ -292,11 +293,4 @@ fn plain_place(expr: &syn::Expr) -> bool {
 
 fn is_ident(expr: &syn::Expr, ident: &syn::Ident) -> bool {
     matches!(unparen(expr), syn::Expr::Path(path) if path.path.is_ident(ident))
-}
-
-fn unparen(expr: &syn::Expr) -> &syn::Expr {
-    match expr {
-        syn::Expr::Paren(paren) => unparen(&paren.expr),
-        other => other,
-    }
 }

@@ -25,10 +25,9 @@ use std::collections::HashSet;
 
 use quote::ToTokens;
 
+use crate::lower::unparen;
 pub use calls::calls_destructured;
-use syntax::{
-    assign_tails, block_has_pattern_let, destructured, numbers, numbers_literal, unparen,
-};
+use syntax::{assign_tails, block_has_pattern_let, destructured, numbers, numbers_literal};
 
 /// `item` with its splittable pattern `let`s split, or `None` if it has
 /// none.

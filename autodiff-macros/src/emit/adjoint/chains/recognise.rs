@@ -717,7 +717,7 @@ pub(super) fn place(expr: &syn::Expr) -> bool {
 
 /// Whether `tokens` bind a name of their own: a `let`, a closure's
 /// parameters (`|v|`), a `match` or `for` pattern.
-fn binds_a_name(tokens: &TokenStream) -> bool {
+pub(super) fn binds_a_name(tokens: &TokenStream) -> bool {
     tokens.clone().into_iter().any(|token| match token {
         TokenTree::Ident(ident) => ident == "let" || ident == "match" || ident == "for",
         TokenTree::Punct(punct) => punct.as_char() == '|',

@@ -27,18 +27,26 @@
 //! reference (the selection is then `&max_by_item`), `.copied()` or
 //! `.cloned()` a value, `.enumerate()` a pair of an index and either
 //! (`(max_by_index, &max_by_item)`); `.rev()`, `.skip(k)`, `.take(k)` and
-//! `.step_by(k)` keep the shape. Other sources stay as written.
+//! `.step_by(k)` keep the shape. Other sources stay as written. The
+//! `Option` may be copied before the `unwrap` (`.copied().unwrap()`: the
+//! value), mapped (`.map(|(i, _)| i).unwrap()`: the closure's body with
+//! each name its pattern binds read as that part of the selection), and
+//! the pair read by part after it (`.unwrap().0`); the comparing closure
+//! may take the pair apart (`|(_, a), (_, b)|`, `|&(_, a), &(_, b)|`).
 //!
 //! `reduce(f).unwrap()` over numbers is read the same way
 //! ([`Lowering::reduction`]): the first item kept, each later one combined
 //! with it by `f`.
 
+use std::collections::HashMap;
+
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 
 use super::recognise::closure_inputs;
-use super::tokens::{collect, substitute};
+use super::tokens::{collect, substitute_all};
 use super::Lowering;
+use crate::lower::unparen;
 
 /// What a source yields.
 #[derive(Clone, Copy)]
@@ -81,7 +89,20 @@ impl Lowering<'_> {
     /// as the statements of its loop and the expression of the item it
     /// selects, if `expr` is one.
     pub(super) fn selection(&mut self, expr: &syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
-        let call = unwrapped(expr)?;
+        // `.unwrap().0` of an enumerated source's selection: its index
+        // (`.1`, the item).
+        if let syn::Expr::Field(field) = expr {
+            let syn::Member::Unnamed(part) = &field.member else {
+                return None;
+            };
+            let (stmts, selected) = self.selection(unparen(&field.base))?;
+            let syn::Expr::Tuple(pair) = selected else {
+                return None;
+            };
+            let part = pair.elems.into_iter().nth(part.index as usize)?;
+            return Some((stmts, part));
+        }
+        let (call, tail) = unwrapped(expr)?;
         let largest = match call.method.to_string().as_str() {
             "max_by" => true,
             "min_by" => false,
@@ -93,6 +114,10 @@ impl Lowering<'_> {
         let [a, b] = closure_inputs(closure)?;
         let source = &*call.receiver;
         let shape = shape(source)?;
+        // `.copied()` of an `Option` of a reference only.
+        if matches!(tail, Tail::Copied) && !matches!(shape, Shape::Ref) {
+            return None;
+        }
         // Lowered whatever the items carry, as a `collect` is: a closure
         // left in the body would keep it on the tape.
         if super::recognise::leaves(&closure.body) {
@@ -120,7 +145,10 @@ impl Lowering<'_> {
                 quote!(#best = *#item;),
                 quote!((&#best)),
                 quote!(#item),
-                quote!(&#kept),
+                match tail {
+                    Tail::Copied => quote!(#kept),
+                    _ => quote!(&#kept),
+                },
             ),
             (Shape::Value, _, _) => (
                 quote!(#item),
@@ -179,8 +207,53 @@ impl Lowering<'_> {
         let block: syn::Block = syn::parse2(quote!({ #tokens })).ok()?;
         // On the student's `max_by`, for a reason that names it.
         let selected = syn::parse2(respan(selected, span)).ok()?;
+        let selected = match tail {
+            Tail::Map(closure) => mapped(closure, &selected)?,
+            Tail::Unwrap | Tail::Copied => selected,
+        };
         Some((block.stmts, selected))
     }
+}
+
+/// The body of `map`'s closure on the selection (`.map(|(i, _)| i)` of
+/// `(max_by_index, &max_by_item)` is `(max_by_index)`): each name its
+/// pattern binds read as the part of the selection it takes.
+fn mapped(closure: &syn::ExprClosure, selected: &syn::Expr) -> Option<syn::Expr> {
+    /// The parts of `value` that `pat` names, into `reads`.
+    fn take(
+        pat: &syn::Pat,
+        value: &syn::Expr,
+        reads: &mut HashMap<String, TokenStream>,
+    ) -> Option<()> {
+        match (pat, value) {
+            (syn::Pat::Ident(ident), _) if ident.mutability.is_none() => {
+                let name = ident.ident.to_string();
+                reads.insert(name, quote!((#value))).is_none().then_some(())
+            }
+            (syn::Pat::Wild(_), _) => Some(()),
+            (syn::Pat::Tuple(pats), syn::Expr::Tuple(parts))
+                if pats.elems.len() == parts.elems.len() =>
+            {
+                pats.elems
+                    .iter()
+                    .zip(&parts.elems)
+                    .try_for_each(|(pat, part)| take(pat, part, reads))
+            }
+            (syn::Pat::Reference(pat), syn::Expr::Reference(part)) if pat.mutability.is_none() => {
+                take(&pat.pat, &part.expr, reads)
+            }
+            _ => None,
+        }
+    }
+    let [pat] = closure_inputs(closure)?;
+    let body = &closure.body;
+    if super::recognise::leaves(body) || super::recognise::binds_a_name(&body.to_token_stream()) {
+        return None;
+    }
+    let mut reads = HashMap::new();
+    take(&pat, selected, &mut reads)?;
+    let body = substitute_all(body.to_token_stream(), &reads)?;
+    syn::parse2(quote!((#body))).ok()
 }
 
 impl Lowering<'_> {
@@ -205,7 +278,9 @@ impl Lowering<'_> {
     /// before, in order, as `Iterator::reduce` does; an empty source panics
     /// at the `unwrap` as written.
     pub(super) fn reduction(&mut self, expr: &syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
-        let call = unwrapped(expr)?;
+        let (call, Tail::Unwrap) = unwrapped(expr)? else {
+            return None;
+        };
         if call.method != "reduce" || call.args.len() != 1 {
             return None;
         }
@@ -293,24 +368,50 @@ impl Lowering<'_> {
     }
 }
 
+/// What a selection's `Option` goes through before its `unwrap`.
+#[derive(Clone, Copy)]
+enum Tail<'a> {
+    /// `source.max_by(..).unwrap()`.
+    Unwrap,
+    /// `source.max_by(..).copied().unwrap()` (or `.cloned()`).
+    Copied,
+    /// `source.max_by(..).map(|(i, _)| i).unwrap()`.
+    Map(&'a syn::ExprClosure),
+}
+
 /// The method call `expr` unwraps (`source.max_by(..)` of
-/// `source.max_by(..).unwrap()`), if it is one.
-fn unwrapped(expr: &syn::Expr) -> Option<&syn::ExprMethodCall> {
+/// `source.max_by(..).unwrap()`, of `.copied().unwrap()` or of
+/// `.map(|..| ..).unwrap()`), if it is one, and what came between.
+fn unwrapped(expr: &syn::Expr) -> Option<(&syn::ExprMethodCall, Tail<'_>)> {
     let syn::Expr::MethodCall(unwrap) = expr else {
         return None;
     };
     if unwrap.method != "unwrap" || !unwrap.args.is_empty() {
         return None;
     }
-    match &*unwrap.receiver {
-        syn::Expr::MethodCall(call) => Some(call),
+    let syn::Expr::MethodCall(call) = &*unwrap.receiver else {
+        return None;
+    };
+    let tail = match (
+        call.method.to_string().as_str(),
+        &call.args.iter().collect::<Vec<_>>()[..],
+    ) {
+        ("copied" | "cloned", []) => Tail::Copied,
+        ("map", [syn::Expr::Closure(closure)]) => Tail::Map(closure),
+        _ => return Some((call, Tail::Unwrap)),
+    };
+    match &*call.receiver {
+        syn::Expr::MethodCall(inner) => Some((inner, tail)),
         _ => None,
     }
 }
 
-/// The closure's body with its two parameters read as the selection and
-/// the current item: a parameter named `a` is `(&held)`, one written `&a`
-/// is `(held)`; `None` for other patterns.
+/// The closure's body with the names its two parameters bind read as the
+/// selection and the current item: a parameter named `a` is `(&held)`,
+/// one written `&a` is `(held)`; the pair of an enumerated source taken
+/// apart, `(i, a)`, binds `(&(held).0)` and `(&(held).1)`, and `&(i, a)`
+/// binds `((held).0)` and `((held).1)` (`&(i, &a)`: `(*(held).1)`), as
+/// Rust's binding modes do; `None` for other patterns.
 fn compare(
     body: &syn::Expr,
     a: &syn::Pat,
@@ -318,36 +419,52 @@ fn compare(
     b: &syn::Pat,
     current: &TokenStream,
 ) -> Option<TokenStream> {
-    fn read(pat: &syn::Pat, item: &TokenStream) -> Option<(String, TokenStream)> {
-        match pat {
-            syn::Pat::Ident(ident) if ident.mutability.is_none() => {
-                Some((ident.ident.to_string(), quote!((&#item))))
+    type Reads = HashMap<String, TokenStream>;
+    fn bind(ident: &syn::PatIdent, value: TokenStream, reads: &mut Reads) -> Option<()> {
+        (ident.mutability.is_none() && reads.insert(ident.ident.to_string(), value).is_none())
+            .then_some(())
+    }
+    fn parts(
+        pair: &syn::PatTuple,
+        item: &TokenStream,
+        by_ref: bool,
+        reads: &mut Reads,
+    ) -> Option<()> {
+        pair.elems.iter().enumerate().try_for_each(|(k, pat)| {
+            let k = syn::Index::from(k);
+            match pat {
+                syn::Pat::Wild(_) => Some(()),
+                syn::Pat::Ident(ident) if by_ref => bind(ident, quote!((&(#item).#k)), reads),
+                syn::Pat::Ident(ident) => bind(ident, quote!(((#item).#k)), reads),
+                syn::Pat::Reference(inner) if !by_ref && inner.mutability.is_none() => {
+                    match &*inner.pat {
+                        syn::Pat::Ident(ident) => bind(ident, quote!((*(#item).#k)), reads),
+                        _ => None,
+                    }
+                }
+                _ => None,
             }
+        })
+    }
+    fn read(pat: &syn::Pat, item: &TokenStream, reads: &mut Reads) -> Option<()> {
+        match pat {
+            syn::Pat::Ident(ident) => bind(ident, quote!((&#item)), reads),
+            syn::Pat::Tuple(pair) => parts(pair, item, true, reads),
             syn::Pat::Reference(reference) if reference.mutability.is_none() => {
                 match &*reference.pat {
-                    syn::Pat::Ident(ident) if ident.mutability.is_none() => {
-                        Some((ident.ident.to_string(), quote!((#item))))
-                    }
+                    syn::Pat::Ident(ident) => bind(ident, quote!((#item)), reads),
+                    syn::Pat::Tuple(pair) => parts(pair, item, false, reads),
                     _ => None,
                 }
             }
             _ => None,
         }
     }
-    let (a, held) = read(a, held)?;
-    let (b, current) = read(b, current)?;
-    if a == b {
-        return None;
-    }
-    // Both at once: the selection's tokens may not be read as `b`.
-    let marker = "__autodiff_compared_b";
-    let marked = substitute(
-        body.to_token_stream(),
-        &b,
-        &syn::Ident::new(marker, proc_macro2::Span::call_site()).to_token_stream(),
-    )?;
-    let with_a = substitute(marked, &a, &held)?;
-    substitute(with_a, marker, &current)
+    let mut reads = HashMap::new();
+    read(a, held, &mut reads)?;
+    read(b, current, &mut reads)?;
+    // All at once: the selection's tokens are not read again as `b`.
+    substitute_all(body.to_token_stream(), &reads)
 }
 
 fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use quote::ToTokens;
 
-use super::syntax::unparen;
+use crate::lower::unparen;
 
 /// `item` with each assignment of a call's value to a tuple of names
 /// (`(h, c) = cell(w, &h, &c, x);`, an LSTM's state) read as a pattern

@@ -3,9 +3,10 @@
 //! and into the components of a tuple-valued `if` or `match`.
 
 use super::syntax::{
-    binds, binds_a_name_of, block_of, guard_pure, is_place, plain_index, pure, tail_only, unparen,
+    binds, binds_a_name_of, block_of, guard_pure, is_place, plain_index, pure, tail_only,
 };
 use super::{Leaf, Splitter};
+use crate::lower::unparen;
 
 impl Splitter {
     /// Splits `pat` (typed `ty`) bound to `value` into `out`; `false` if

@@ -7,6 +7,8 @@ use std::collections::HashSet;
 
 use quote::ToTokens;
 
+use crate::lower::unparen;
+
 pub(super) fn block_has_pattern_let(block: &syn::Block) -> bool {
     block.stmts.iter().any(|stmt| match stmt {
         syn::Stmt::Local(local) => {
@@ -144,13 +146,6 @@ fn assign_block(block: &mut syn::Block, targets: &[Option<syn::Ident>]) -> Optio
         _ => return None,
     }
     Some(())
-}
-
-pub(super) fn unparen(expr: &syn::Expr) -> &syn::Expr {
-    match expr {
-        syn::Expr::Paren(paren) if paren.attrs.is_empty() => unparen(&paren.expr),
-        other => other,
-    }
 }
 
 /// The tail of a block with nothing else in it.
