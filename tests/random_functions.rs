@@ -4853,7 +4853,16 @@ impl Gen {
                 // were) iterate the value where the call is made.
                 let e = if name.ends_with(['1', '3', '5', '7', '9']) {
                     self.tag("vector call iterated in place");
-                    Expr::ComponentSum(helper.clone(), args, scale)
+                    let sum = Expr::ComponentSum(helper.clone(), args, scale);
+                    // Some as the right operand of an operator, after a
+                    // left one that writes nothing (`0.5 * v(a, b).iter()
+                    // ..`).
+                    if name.ends_with(['3', '7']) {
+                        self.tag("vector call iterated in place as a right operand");
+                        Expr::Bin("*", Box::new(Expr::Lit(0.5)), Box::new(sum))
+                    } else {
+                        sum
+                    }
                 } else {
                     self.tag("vector call indexed in place");
                     Expr::Bin(

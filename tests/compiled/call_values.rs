@@ -690,3 +690,29 @@ fn a_call_beside_a_vec_a_compound_assignment_and_an_if_value_compiles() {
         );
     }
 }
+
+/// A chain over a call's value as the right operand of an operator whose
+/// left operand writes nothing (the closure in the statement keeps the
+/// rewrite to the calls evaluated first): `Σ p²` of a softmax, plus a
+/// read of `z`.
+#[differentiable]
+fn peaked(z: &[f64]) -> f64 {
+    z[0] + 0.5 * softmax(z).iter().map(|p| p * p).sum::<f64>()
+}
+
+#[test]
+fn a_chain_over_a_call_as_a_right_operand_is_compiled() {
+    assert_eq!(peaked_grad_path(), GradientPath::Compiled);
+    for z in [[2.0, 1.0, 0.5, -0.5], [-1.0, 0.25, 3.0, 0.0]] {
+        let got = compiled(|stack| peaked_adjoint(stack, &z));
+        agree("peaked", peaked_grad(&z), peaked_grad_tape(&z));
+        // ∂/∂z_j (z₀ + ½ Σ pᵢ²) = δ_j0 + p_j² − p_j Σ pᵢ².
+        let p = probabilities(&z);
+        let squares: f64 = p.iter().map(|v| v * v).sum();
+        let want: Vec<f64> = (0..4)
+            .map(|j| f64::from(u8::from(j == 0)) + p[j] * p[j] - p[j] * squares)
+            .collect();
+        assert_agree("peaked", &got.gradient, &want);
+        assert_eq!(got.value.to_bits(), peaked(&z).to_bits());
+    }
+}

@@ -322,6 +322,17 @@ impl Binder {
             E::Binary(binary) if crate::ast::is_compound_assignment(&binary.op) => {
                 self.hoist_head(&mut binary.right, lets)
             }
+            // A left operand that writes nothing and cannot leave runs
+            // before the right one, whose head comes next (`0.1 *
+            // layer(x).iter().map(|v| v.tanh()).sum()`); `&&` and `||`
+            // may not run their right operand at all.
+            E::Binary(binary)
+                if !matches!(binary.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
+                    && !writes(binary.left.to_token_stream()) =>
+            {
+                self.hoist(&mut binary.left, lets);
+                self.hoist_head(&mut binary.right, lets)
+            }
             E::Binary(binary) => self.hoist_head(&mut binary.left, lets),
             E::Unary(unary) => self.hoist_head(&mut unary.expr, lets),
             E::Paren(paren) => self.hoist_head(&mut paren.expr, lets),
