@@ -742,3 +742,163 @@ mod constant_vecs_summed_by_value {
         assert_eq!(f_grad_path(), GradientPath::Compiled);
     }
 }
+
+// ---------------------------------------------------------------------
+// A `Vec` the body moves away after a loop read it: the reverse of that
+// loop reads its items again, so the forward sweep walks it by reference
+// (`v.into_iter()`) or copies it (`let w = v;`, `w = v;`); random
+// programs found the first (seed 20761 f8_11: the adjoint did not build).
+// ---------------------------------------------------------------------
+
+/// A `Vec` of constants walked by `into_iter()` after a loop read it.
+mod walked_by_into_iter_after_a_loop {
+    use super::*;
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let v = vec![0.5, -1.5, 2.0];
+        let mut c = 0.0;
+        for t in v.iter() {
+            c += t * x[0].sin() + x[1] * x[2];
+        }
+        let mut s = 0.0;
+        for t in v.into_iter() {
+            s += t * x[3];
+        }
+        c * s
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let v = [0.5, -1.5, 2.0];
+        let mut c = c(0.0);
+        for t in v.iter() {
+            c = c + (x[0].sin() * *t + x[1] * x[2]);
+        }
+        let mut s = super::c(0.0);
+        for t in v.into_iter() {
+            s = s + x[3] * t;
+        }
+        c * s
+    }
+
+    checked!();
+}
+
+/// A tracked `Vec` bound again whole (`let w = v;`) after a loop read it.
+mod bound_again_whole_after_a_loop {
+    use super::*;
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let v = x.to_vec();
+        let mut c = 0.0;
+        for t in v.iter() {
+            c += t * x[0].sin();
+        }
+        let w = v;
+        c + w[1] * w[3]
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let v = x.to_vec();
+        let mut c = c(0.0);
+        for t in v.iter() {
+            c = c + *t * x[0].sin();
+        }
+        let w = v;
+        c + w[1] * w[3]
+    }
+
+    checked!();
+}
+
+/// A tracked `Vec` assigned whole to another (`w = v;`) after a loop read
+/// it, the other read after.
+mod assigned_whole_after_a_loop {
+    use super::*;
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let v = vec![x[0] * x[1], x[2]];
+        let mut w = vec![0.0, 0.0];
+        let mut c = 0.0;
+        for t in v.iter() {
+            c += t * x[3].cos();
+        }
+        w = v;
+        c + w[0] * x[2] + w[1]
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let v = vec![x[0] * x[1], x[2]];
+        let mut c = c(0.0);
+        for t in v.iter() {
+            c = c + *t * x[3].cos();
+        }
+        let w = v;
+        c + w[0] * x[2] + w[1]
+    }
+
+    checked!();
+}
+
+/// A `Vec` of constants assigned whole (`w = v;`) after a loop read it.
+mod constants_assigned_whole_after_a_loop {
+    use super::*;
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let v = vec![0.5, -1.5];
+        let mut w = vec![0.0; 2];
+        let mut c = 0.0;
+        for t in v.iter() {
+            c += t * x[0].sin();
+        }
+        w = v;
+        c + w[1] * x[1]
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let v = [0.5, -1.5];
+        let mut c = c(0.0);
+        for t in v.iter() {
+            c = c + x[0].sin() * *t;
+        }
+        c + x[1] * v[1]
+    }
+
+    checked!();
+}
+
+/// A `Vec` of constants given to `drop` after a loop read it: as written
+/// the forward would move it, so the body keeps the tape, with the
+/// statement as the reason.
+#[differentiable]
+fn dropped_after_a_loop(x: f64, #[constant] z: f64) -> f64 {
+    let v = vec![z, 2.0 * z];
+    let mut c = 0.0;
+    for t in v.iter() {
+        c += t * x.sin();
+    }
+    drop(v);
+    c
+}
+
+#[test]
+fn a_vec_of_constants_given_away_after_a_loop_keeps_the_tape() -> Result<(), ScalarAutodiffError> {
+    let path = dropped_after_a_loop_grad_path();
+    // The `drop(v);` above.
+    let line = line!() - 8;
+    assert_eq!(
+        path,
+        GradientPath::Tape {
+            construct: "drop(v)",
+            line
+        }
+    );
+    let (x, z) = (0.75, -1.25);
+    let got = dropped_after_a_loop_grad(x, z)?;
+    assert_eq!(got.value, dropped_after_a_loop(x, z));
+    assert_agree("dropped", &[got.gradient], &[3.0 * z * x.cos()]);
+    Ok(())
+}

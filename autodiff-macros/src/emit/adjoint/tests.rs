@@ -64,6 +64,7 @@ const FALLBACKS: &[&str] = &[
     "tests/compiled/vec_moves.rs: popped_in_a_condition: `.pop()` whose item is not read as a number at line 361",
     "tests/compiled/vec_moves.rs: popped_and_read_again: a statement that `pop`s a `Vec` and reads it again at line 371",
     "tests/compiled/vec_moves.rs: concat_of_moved_locals: `.concat()` of a local moved into it (`[a, b]`; `[&a[..], &b[..]]` borrows) at line 406",
+    "tests/compiled/vec_moves.rs: dropped_after_a_loop: `drop(v)` at line 883",
 ];
 
 fn functions(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {

@@ -92,12 +92,14 @@ impl<'m> Sweep<'m> {
                 // `h = next;` of a `Vec` whose adjoint the reverse shapes
                 // from the binding itself (`shaped_at_reverse`): a copy
                 // moves, the binding stays for that shape.
+                // So does one the reverse may read again at the top of a
+                // body (`moved_here`).
                 let v = match &value.unparenthesised().kind {
                     ExprKind::Path(path)
                         if whole
-                            && path.path.get_ident().is_some_and(|ident| {
+                            && (path.path.get_ident().is_some_and(|ident| {
                                 self.shaped_at_reverse.contains(&ident.to_string())
-                            }) =>
+                            }) || self.moved_whole(value)) =>
                     {
                         quote!(::core::clone::Clone::clone(&#v))
                     }
@@ -291,6 +293,12 @@ impl<'m> Sweep<'m> {
                 self.depth -= 1;
                 let BlockCode { fwd, rev, .. } = code?;
                 Ok((vec![quote!({ #(#fwd)* })], vec![quote!({ #(#rev)* })]))
+            }
+            // `w = v;` of constants: copied (see `moved_whole`).
+            ExprKind::Assign { target, value } if self.inert(expr)? => {
+                let target = target.source.to_token_stream();
+                let value = self.copied_if_moved(value, value.source.to_token_stream());
+                Ok((vec![quote!(#target = #value #semi)], Vec::new()))
             }
             _ => {
                 if self.inert(expr)? {

@@ -1,6 +1,7 @@
 //! Which statements have no reverse: a statement with no derivative in
 //! it runs as written, unless it writes a tracked binding, jumps, or would
-//! move a `Vec` the adjoint still names (`for t in v`).
+//! move a `Vec` the adjoint still names (`for t in v`, `v.into_iter()`,
+//! `drop(v)`).
 
 use super::*;
 
@@ -68,6 +69,9 @@ impl<'m> Sweep<'m> {
             ExprKind::For { iter, .. } => touches |= self.moves_vec(iter),
             _ => {}
         }
+        // So do `v.into_iter()` (a `for` over it is compiled as one over
+        // `v`) and a function given `v` (`drop(v)`).
+        touches |= self.moved_here(expr);
         for child in expr.children() {
             touches |= match child {
                 crate::ast::Child::Expr(child) => !self.inert(child)?,
@@ -89,6 +93,38 @@ impl<'m> Sweep<'m> {
                     && !self.an.arrays.contains(&name)
                     && dims_of(iter, &self.an.dims).is_some_and(|dims| dims > 0)
             }),
+            _ => false,
+        }
+    }
+
+    /// Whether `value`, bound or assigned whole, is a `Vec` binding moved
+    /// away at the top of a body with no `return`, whose reverse reads the
+    /// forward's bindings (a block in a loop or a branch saves what its
+    /// reverse reads): the forward sweep copies it (`let w = v;`, `w =
+    /// v;`), since the reverse may read `v` again (a loop before over its
+    /// items).
+    pub(super) fn moved_whole(&self, value: &Expr) -> bool {
+        self.depth == 0 && !self.early && self.moves_vec(value.unparenthesised())
+    }
+
+    /// Whether `expr` itself takes a `Vec` binding by value, other than
+    /// as a `for`'s iterator or whole ([`moved_whole`](Self::moved_whole)):
+    /// `v.into_iter()`, `v` given to a function (`drop(v)`). Only at the
+    /// top of a body with no `return`, as `moved_whole`.
+    pub(super) fn moved_here(&self, expr: &Expr) -> bool {
+        if self.depth > 0 || self.early {
+            return false;
+        }
+        match &expr.kind {
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } => *method == "into_iter" && args.is_empty() && self.moves_vec(receiver),
+            ExprKind::PlainCall { args, .. } | ExprKind::Call { args, .. } => {
+                args.iter().any(|arg| self.moves_vec(arg))
+            }
             _ => false,
         }
     }

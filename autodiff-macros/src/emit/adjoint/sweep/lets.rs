@@ -86,7 +86,15 @@ impl<'m> Sweep<'m> {
                                 init,
                             );
                         }
-                        let src = init.source.to_token_stream();
+                        // Printed as written, it would move a `Vec` whose
+                        // items the reverse sweep may read again.
+                        if init.any_expr(&|expr| self.moved_here(expr)) {
+                            return unsupported(
+                                "a `Vec` taken by value (`v.into_iter()`, `drop(v)`) inside a `let`'s value (borrow it: `v.iter()`)",
+                                init,
+                            );
+                        }
+                        let src = self.copied_if_moved(init, init.source.to_token_stream());
                         let once = pat
                             .names
                             .iter()
@@ -403,6 +411,7 @@ impl<'m> Sweep<'m> {
                 };
                 let site = self.call_site(name, *mutable, init)?;
                 let (mut f, v, mut r) = self.value(init, &seed)?;
+                let v = self.copied_if_moved(init, v);
                 // `let layer = &self.layers[k];` in a loop or a branch: a
                 // part of a model, which the reverse borrows again where it
                 // reads the binding (a method called on it).
@@ -520,6 +529,16 @@ impl<'m> Sweep<'m> {
 
     /// Whether `init` borrows a part of a model the reverse sweep can
     /// borrow again (`&self.layers[k]`, `&ms[1]`).
+    /// `value`, the forward's tokens of `init`, cloned where `init` is a
+    /// `Vec` binding the `let` would move (see `moved_whole`).
+    pub(super) fn copied_if_moved(&self, init: &Expr, value: TokenStream) -> TokenStream {
+        if self.moved_whole(init) {
+            quote!(::core::clone::Clone::clone(&#value))
+        } else {
+            value
+        }
+    }
+
     pub(super) fn model_part(&self, init: &Expr) -> bool {
         matches!(&init.kind, ExprKind::Reference { mutability: None, expr: inner }
             if is_place(inner)
