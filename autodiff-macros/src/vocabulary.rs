@@ -82,6 +82,7 @@ pub fn supported_methods() -> String {
     methods.push("sin_cos");
     let mut iterators: Vec<&str> = SUMS.to_vec();
     iterators.extend(STRUCTURAL);
+    iterators.extend(ADAPTORS);
     format!(
         "{}; on slices and iterators: {}; tests of the value: {}",
         methods.join(", "),
@@ -165,6 +166,16 @@ pub fn stored_argument(method: &str) -> Option<usize> {
 
 pub fn is_structural(name: &str) -> bool {
     STRUCTURAL.contains(&name)
+}
+
+/// Iterator adaptors that only pass items on, structural where they are
+/// called on an iterator written in place (`x.iter().chain(y.iter())`):
+/// on a name (`self.chain(x)`, `model.cycle(t)`) they are a model's
+/// methods of the same name.
+const ADAPTORS: &[&str] = &["chain", "cycle"];
+
+pub fn is_adaptor(name: &str) -> bool {
+    ADAPTORS.contains(&name)
 }
 
 /// `f64` predicates: a `bool` about the primal value, like a comparison.

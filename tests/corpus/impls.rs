@@ -105,3 +105,41 @@ fn a_method_calling_a_method_on_self() -> TestResult {
     assert_all_close(&flat, &want, CLOSED);
     Ok(())
 }
+
+/// A model's own method named like an iterator adaptor (`chain`), called
+/// on `self`: the model's, not the iterator's.
+#[derive(Clone, Debug, PartialEq, Parameters)]
+struct Links {
+    w: f64,
+}
+
+#[differentiable]
+impl Links {
+    fn chain(&self, x: f64) -> f64 {
+        (self.w * x).tanh()
+    }
+
+    fn twice(&self, x: f64) -> f64 {
+        self.chain(self.chain(x))
+    }
+}
+
+#[test]
+fn a_method_named_like_an_iterator_adaptor_is_the_models() -> TestResult {
+    let links = Links { w: 0.7 };
+    let got = links.twice_grad(0.4)?;
+    assert_eq!(got.value, links.twice(0.4));
+    // o = tanh(w i), i = tanh(w x): ∂o/∂w = (1 − o²)(i + w x (1 − i²)),
+    // ∂o/∂x = (1 − o²) w² (1 − i²).
+    let inner = (0.7_f64 * 0.4).tanh();
+    let outer = (0.7 * inner).tanh();
+    let d_outer = 1.0 - outer * outer;
+    let want_w = d_outer * (inner + 0.7 * 0.4 * (1.0 - inner * inner));
+    assert_close(got.gradient.0.w, want_w, CLOSED);
+    assert_close(
+        got.gradient.1,
+        d_outer * 0.49 * (1.0 - inner * inner),
+        CLOSED,
+    );
+    Ok(())
+}

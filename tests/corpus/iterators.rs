@@ -619,3 +619,35 @@ fn prefixes_take_the_items_they_pass_on() -> TestResult {
     assert!(prefixes_check(&x, w)?.passed());
     Ok(())
 }
+
+/// `chain` and `cycle` on an iterator written in place, which the tape's
+/// twin records as they run and the compiled adjoint hands to the tape:
+/// each item the chain passes on gets its derivative, once per pass.
+#[differentiable]
+fn chained(x: &[f64], y: &[f64]) -> f64 {
+    let both: f64 = x.iter().chain(y.iter()).map(|v| v * v).sum();
+    let mut ranked = 0.0;
+    for (k, v) in x.iter().cycle().take(5).enumerate() {
+        ranked += v.sin() * k as f64;
+    }
+    both + ranked
+}
+
+#[test]
+fn chain_and_cycle_pass_their_items_on() -> TestResult {
+    let (x, y) = (vec![0.5, -1.0, 2.0], vec![0.25, 3.0]);
+    let got = chained_grad(&x, &y)?;
+    assert_eq!(got.value, chained(&x, &y));
+    // cycle().take(5): x0 at k = 0 and 3, x1 at 1 and 4, x2 at 2.
+    let want_x = [
+        2.0 * x[0] + 3.0 * x[0].cos(),
+        2.0 * x[1] + 5.0 * x[1].cos(),
+        2.0 * x[2] + 2.0 * x[2].cos(),
+    ];
+    assert_all_close(&got.gradient.0, &want_x, CLOSED);
+    assert_all_close(&got.gradient.1, &[2.0 * y[0], 2.0 * y[1]], CLOSED);
+    let tape = chained_grad_tape(&x, &y)?;
+    assert_all_close(&tape.gradient.0, &want_x, CLOSED);
+    assert!(chained_check(&x, &y)?.passed());
+    Ok(())
+}

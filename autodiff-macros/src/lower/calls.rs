@@ -101,7 +101,9 @@ impl<'a> Lower<'a> {
         if vocabulary::has_no_rule(&method) {
             return self.invalid(&call.method, Reason::NoRule(method));
         }
-        if vocabulary::is_structural(&method) {
+        let on_an_iterator = matches!(unparen(&call.receiver), syn::Expr::MethodCall(_));
+        if vocabulary::is_structural(&method) || (vocabulary::is_adaptor(&method) && on_an_iterator)
+        {
             return ExprKind::Structural {
                 receiver: receiver(),
                 method: &call.method,
