@@ -4640,7 +4640,14 @@ impl Gen {
                 // compiled where no jump or `return` of an enclosing loop
                 // leaves before the reverse pops what the call saved (as
                 // `vector_let_in_block`).
-                if how == 10 && (!self.compiled || self.saves_per_trip()) {
+                // The closure's body becomes a loop of its own, nested in
+                // the enclosing ones: none of them may jump (a call bound
+                // in a loop inside one that jumps keeps the tape; seed
+                // 20767 f15_10).
+                if how == 10
+                    && (!self.compiled
+                        || (self.saves_per_trip() && self.loops.iter().all(|l| !l.jumps)))
+                {
                     if let Some(helper) =
                         self.layer_loop_helper(100, "vector call indexed in a map closure")
                     {
