@@ -386,7 +386,8 @@ enum Stmt {
     /// apart constant items.
     SumPairs(String, Vec<(f64, f64)>, Expr),
     /// `let mut s = 0.0; for row in w.iter() { s += row[0] * e + row[n -
-    /// 1]; }`: the rows of a rows-of-rows parameter walked one by one.
+    /// 1]; }`: the rows of a rows-of-rows parameter walked one by one (or,
+    /// by the name, every item: `w.iter().flatten()`).
     SumRows(String, String, usize, Expr),
     /// `let mut s = 0.0; let mut it = v.iter(); while let Some(t) =
     /// it.next() { s += *t * e; }`
@@ -1582,6 +1583,34 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 };
                 let _ = writeln!(out, "{pad}}}");
             }
+            // Some (by the name) walk every item of every row instead:
+            // `for fv in w.iter().flatten()`, or a chain over
+            // `.flatten()` or `.flat_map(|fr| fr.iter())`.
+            Stmt::SumRows(sum, rows, _, e) if sum.ends_with(['1', '5']) => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(out, "{pad}for fv in {rows}.iter().flatten() {{");
+                let _ = writeln!(out, "{pad}    {sum} += *fv * {};", r(e));
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::SumRows(sum, rows, _, e) if sum.ends_with(['3', '7']) => {
+                let how = if sum.ends_with('3') {
+                    "flatten()"
+                } else {
+                    "flat_map(|fr| fr.iter())"
+                };
+                let _ = match dialect {
+                    Dialect::Plain => writeln!(
+                        out,
+                        "{pad}let mut {sum} = {rows}.iter().{how}.map(|fv| *fv * {}).sum::<f64>();",
+                        r(e)
+                    ),
+                    Dialect::Dual => writeln!(
+                        out,
+                        "{pad}let mut {sum} = {rows}.iter().{how}.fold(D::c(-0.0), |fs, fv| fs + *fv * {});",
+                        r(e)
+                    ),
+                };
+            }
             Stmt::SumRows(sum, rows, n, e) => {
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 let _ = writeln!(out, "{pad}for row in {rows}.iter() {{");
@@ -2658,6 +2687,9 @@ impl Gen {
             let (name, n) = rows[self.rng.below(rows.len())].clone();
             let e = self.expr(1);
             let sum = self.fresh("s");
+            if sum.ends_with(['1', '3', '5', '7']) {
+                self.tag("the rows of rows flattened");
+            }
             out.push(Stmt::SumRows(sum.clone(), name, n, e));
             self.declare(&sum, Kind::Scalar, true);
             return;

@@ -911,3 +911,132 @@ fn a_sum_after_adaptors_and_a_map_by_path_are_compiled() {
         );
     }
 }
+
+// ---------------------------------------------------------------------
+// `flatten` of a matrix's rows: one loop over the rows around one over
+// each row's items (`chains::flattened`).
+// ---------------------------------------------------------------------
+
+/// An L2 penalty and its neighbours over a matrix's items, three ways:
+/// a chain, a `for`, and `flat_map(|r| r.iter())`.
+#[differentiable]
+fn flattened(w: &[Vec<f64>], s: f64) -> f64 {
+    let a: f64 = w.iter().flatten().map(|v| v * v).sum();
+    let mut b = 0.0;
+    for v in w.iter().flatten() {
+        b += v.sin() * s;
+    }
+    let c: f64 = w.iter().flat_map(|r| r.iter()).map(|v| (v * s).abs()).sum();
+    a + b + c
+}
+
+fn flattened_dual(w: &[Vec<crate::oracle::Dual>], s: crate::oracle::Dual) -> crate::oracle::Dual {
+    let mut total = crate::oracle::Dual::constant(0.0);
+    for v in w.iter().flatten() {
+        total = total + *v * *v;
+    }
+    for v in w.iter().flatten() {
+        total = total + v.sin() * s;
+    }
+    for v in w.iter().flatten() {
+        total = total + (*v * s).abs();
+    }
+    total
+}
+
+/// A layer's weights, for a penalty over a model's layers.
+#[derive(Clone, Debug, Parameters)]
+struct Dense {
+    w: Vec<Vec<f64>>,
+}
+
+#[derive(Clone, Debug, Parameters)]
+struct Stack2 {
+    layers: Vec<Dense>,
+}
+
+#[differentiable]
+impl Stack2 {
+    fn penalty(&self) -> f64 {
+        self.layers
+            .iter()
+            .map(|l| l.w.iter().flatten().map(|w| w * w).sum::<f64>())
+            .sum::<f64>()
+    }
+}
+
+/// A body that can leave (`break`) is not read as two loops, whose
+/// `break` would leave the inner one only: it keeps the tape.
+#[differentiable]
+fn flattened_until_large(w: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for v in w.iter().flatten() {
+        if *v > 1.0 {
+            break;
+        }
+        s += v * v;
+    }
+    s
+}
+
+#[test]
+fn a_matrix_flattened_is_compiled_and_agrees_with_dual_numbers() {
+    let _compiled = flattened_adjoint;
+    assert_eq!(flattened_grad_path(), autodiff::GradientPath::Compiled);
+    assert_eq!(
+        Stack2::__ad_penalty_grad_path(),
+        autodiff::GradientPath::Compiled
+    );
+    let mut rng = xorshift::Rng(20_771);
+    // Ragged rows and empty ones too: the items in order, row by row.
+    for shape in [vec![2, 3], vec![0, 2, 1], vec![1], vec![0], vec![]] {
+        let w: Vec<Vec<f64>> = shape
+            .iter()
+            .map(|&n| (0..n).map(|_| rng.uniform(2.0)).collect())
+            .collect();
+        let s = rng.uniform(1.5);
+        let mut point: Vec<f64> = w.iter().flatten().copied().collect();
+        point.push(s);
+        let rebuild = |d: &[crate::oracle::Dual]| {
+            let mut at = 0;
+            let rows = shape
+                .iter()
+                .map(|&n| {
+                    at += n;
+                    d[at - n..at].to_vec()
+                })
+                .collect::<Vec<_>>();
+            flattened_dual(&rows, d[d.len() - 1])
+        };
+        super::support::compiled_agrees(
+            "flattened",
+            &point,
+            |stack| flattened_adjoint(stack, &w, s),
+            || flattened_grad(&w, s),
+            || flattened_grad_tape(&w, s),
+            rebuild,
+        );
+        let model = Stack2 {
+            layers: vec![Dense { w: w.clone() }, Dense { w: w.clone() }],
+        };
+        let got = model.penalty_grad().expect("finite");
+        let want: Vec<f64> = w.iter().flatten().map(|v| 2.0 * v).collect();
+        for layer in &got.gradient.layers {
+            let flat: Vec<f64> = layer.w.iter().flatten().copied().collect();
+            assert_agree("penalty", &flat, &want);
+        }
+    }
+}
+
+#[test]
+fn a_flattened_loop_that_breaks_keeps_the_tape() -> Result<(), ScalarAutodiffError> {
+    assert!(matches!(
+        flattened_until_large_grad_path(),
+        autodiff::GradientPath::Tape { .. }
+    ));
+    let w = vec![vec![0.5, -0.25], vec![], vec![2.0, 0.75]];
+    let got = flattened_until_large_grad(&w)?;
+    assert_eq!(got.value, 0.5 * 0.5 + 0.25 * 0.25);
+    assert_eq!(got.gradient, vec![vec![1.0, -0.5], vec![], vec![0.0, 0.0]]);
+    Ok(())
+}

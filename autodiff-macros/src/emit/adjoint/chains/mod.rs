@@ -40,6 +40,7 @@
 //! may be read before its statement, `recognise` decides which expressions are chains it lowers
 //! (the reductions, sources and closures it reads), `windows` reads a
 //! `windows(n)` or `chunks(n)` source as a walk over start positions,
+//! `flattened` a `for` over `w.iter().flatten()` as a loop over the rows,
 //! `select` writes the loop of a `max_by`/`min_by`, `closures` reads a
 //! closure bound by `let` as its body where it is called, `options` an
 //! `if let`/`match` on `x.first()`, `x.last()` or `x.get(i)` as a length
@@ -47,6 +48,7 @@
 
 mod branching;
 mod closures;
+mod flattened;
 mod options;
 mod recognise;
 mod select;
@@ -241,7 +243,11 @@ impl Lowering<'_> {
             // `for w in x.windows(2) { .. w[1] - w[0] .. }`: a walk over
             // where each window starts (see `windows`).
             syn::Stmt::Expr(syn::Expr::ForLoop(for_loop), _) => {
-                if let Some(read) = windows::for_loop(for_loop, &mut self.idents) {
+                // `for v in w.iter().flatten()`: a loop over the rows
+                // around one over each row's items (see `flattened`).
+                if let Some(read) = windows::for_loop(for_loop, &mut self.idents)
+                    .or_else(|| flattened::for_loop(for_loop, &mut self.idents))
+                {
                     *for_loop = read;
                     self.changed = true;
                 }

@@ -688,6 +688,9 @@ pub(super) fn source_ok(expr: &syn::Expr) -> bool {
                     args.is_empty()
                         && matches!(receiver, E::Path(path) if path.qself.is_none() && path.path.get_ident().is_some())
                 }
+                // The rows' items, one row after the other: the loop is
+                // then read as two (`flattened`).
+                "flatten" | "flat_map" => super::flattened::rows_flattened(expr).is_some(),
                 "copied" | "cloned" | "enumerate" | "rev" => args.is_empty() && source_ok(receiver),
                 "step_by" | "skip" | "take" => args.len() == 1 && source_ok(receiver),
                 "zip" => {
