@@ -5,8 +5,10 @@
 //! compiled adjoint. One block of statements, written out 16 times,
 //! uses each outlined form: a literal first operand, `abs`, `-`, `powi`,
 //! `max`/`min`, compound assignments, a cast operand, `hypot`, `powf`, and
-//! a loop over references. The oracle is the same block carried by hand
-//! in dual numbers (forward mode), once per input.
+//! a loop over references; another, the table's two-operand methods and
+//! `abs` named as function values (`reduce(f64::max)`, `map(f64::abs)`).
+//! The oracle is the same block carried by hand in dual numbers (forward
+//! mode), once per input.
 
 use autodiff::prelude::*;
 
@@ -850,5 +852,407 @@ fn a_closure_in_a_long_body_builds_and_differentiates_exactly() {
             got.gradient,
             along.tangent
         );
+    }
+}
+
+/// `f64::max`, `f64::min` and `f64::abs` named as function values
+/// (`reduce(f64::max)`, `fold(f64::INFINITY, f64::min)`, `map(f64::abs)`)
+/// in a long body, where `__ad::max` is the outlined one that borrows its
+/// operands (seed 20769 g8_4: the recording twin did not build).
+#[differentiable]
+fn long_paths(x: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(f64::max).unwrap() * 0.25;
+    acc += x.iter().cloned().fold(f64::INFINITY, f64::min) * 0.125;
+    acc -= x.iter().copied().map(f64::abs).sum::<f64>() * 0.0625;
+    acc
+}
+
+fn long_paths_dual(x: &[Dual]) -> Dual {
+    let mut acc = Dual::constant(0.0);
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc = acc * 0.5 + x.iter().copied().reduce(|a, b| a.max(b)).unwrap() * 0.25;
+    acc = acc
+        + x.iter()
+            .fold(Dual::constant(f64::INFINITY), |a, b| a.min(*b))
+            * 0.125;
+    acc = acc - x.iter().fold(Dual::constant(0.0), |a, b| a + b.abs()) * 0.0625;
+    acc
+}
+
+#[test]
+fn function_values_of_the_table_in_a_long_body_build_and_differentiate_exactly() {
+    for x in [vec![0.3, -0.8, 1.7], vec![-2.0, 0.5, 0.25, 1.0]] {
+        let got = long_paths_grad(&x).expect("finite");
+        for k in 0..x.len() {
+            let seeded: Vec<Dual> = x
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| Dual::input(v, j == k))
+                .collect();
+            let along = long_paths_dual(&seeded);
+            assert!(
+                close(got.value, along.value, 1e-12),
+                "value {} vs {}",
+                got.value,
+                along.value
+            );
+            assert!(
+                close(got.gradient[k], along.tangent, 1e-12),
+                "d/dx{k} {} vs {}",
+                got.gradient[k],
+                along.tangent
+            );
+        }
     }
 }

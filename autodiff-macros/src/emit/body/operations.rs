@@ -322,7 +322,13 @@ impl Emitter<'_> {
                             text: source_text(arg.source),
                             line: text::line(arg.span),
                         });
-                        return quote!(|a, b| __ad::#func(a, b, #at));
+                        // (In a long body `__ad::max` is the outlined one,
+                        // which borrows its operands.)
+                        return if self.outlined {
+                            quote!(|a, b| __ad::#func(&a, &b, &const { #at }))
+                        } else {
+                            quote!(|a, b| __ad::#func(a, b, #at))
+                        };
                     }
                     if let Some(func) = (tracked_items && *method == "map")
                         .then(|| f64_unary(arg))
@@ -335,7 +341,11 @@ impl Emitter<'_> {
                             text: source_text(arg.source),
                             line: text::line(arg.span),
                         });
-                        return quote!(|a| __ad::#func(a, #at));
+                        return if self.outlined && func == "abs" {
+                            quote!(|a| __ad::#func(&a, &const { #at }))
+                        } else {
+                            quote!(|a| __ad::#func(a, #at))
+                        };
                     }
                     // The value `push`ed or `insert`ed, the slice appended
                     // (`extend_from_slice`), the value `fill` or `resize`
