@@ -20,7 +20,7 @@
 //! its `let`, their items moved by `swap`, `reverse`, `pop`, `insert`,
 //! `extend_from_slice`, `sort_by` and `extend` of a `map` closure,
 //! concatenated by `concat`, summed by a `for` that takes them by value
-//! (`for t in v`, `for t in v.into_iter()`, also after `let w = v;`)
+//! (`for t in v`, `for t in v.into_iter()`)
 //! and by `while let Some(t) = it.next()`, in
 //! bodies with early `return`s too) and read by index, also behind a
 //! guard on a loop's index (`i >= 1 && i <= a.len() && a[i - 1] > k`, and
@@ -1542,11 +1542,7 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 // Half of them (by the name) through `into_iter()`, the
                 // same walk written out.
-                if sum.ends_with('5') {
-                    // Some moved to another binding first (`let w = v;`).
-                    let _ = writeln!(out, "{pad}let {name}_moved = {name};");
-                    let _ = writeln!(out, "{pad}for t in {name}_moved.into_iter() {{");
-                } else if sum.ends_with(['1', '3', '7', '9']) {
+                if sum.ends_with(['1', '3', '5', '7', '9']) {
                     let _ = writeln!(out, "{pad}for t in {name}.into_iter() {{");
                 } else {
                     let _ = writeln!(out, "{pad}for t in {name} {{");
