@@ -150,7 +150,7 @@ enum Expr {
     /// `min_by`) in one of [`SELECT_FORMS`] forms: over `.copied()`, the
     /// `Option` copied, or the argmax (`enumerate()`) read by index or by
     /// item, through `.unwrap().0`, `.map(|(i, _)| i)` or a closure taking
-    /// the pair apart.
+    /// the pair apart, and over computed items (`.map(|p| *p * *p)`).
     Select(&'static str, String, u8),
     /// `a.windows(k).map(|w| ..).sum::<f64>()` (or `chunks(k)`, the flag),
     /// the window read as [`window_body`]'s form says.
@@ -756,9 +756,18 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             5 => format!(
                 "(*{name}.iter().enumerate().{m}(|&(_, p), &(_, q)| p.partial_cmp(q).unwrap()).unwrap().1)"
             ),
-            _ => format!(
+            6 => format!(
                 "{name}.iter().enumerate().{m}(|p, q| p.1.partial_cmp(q.1).unwrap()).map(|(_, &sel_v)| sel_v).unwrap()"
             ),
+            // Over computed items: the largest square, the index of the
+            // item nearest 0.5.
+            7 => format!("{name}.iter().map(|p| *p * *p).{m}(|p, q| p.partial_cmp(q).unwrap()).unwrap()"),
+            _ => {
+                let half = r(&Expr::Lit(0.5));
+                format!(
+                    "{name}[{name}.iter().map(|p| (*p - {half}) * (*p - {half})).enumerate().{m}(|p, q| p.1.partial_cmp(&q.1).unwrap()).unwrap().0]"
+                )
+            }
         },
         Expr::Windows(name, k, chunks, form) => {
             let (how, body) = window_body(*k, *chunks, *form, dialect);
@@ -4629,6 +4638,9 @@ impl Gen {
                 if form >= 3 {
                     self.tag("argmax by max_by/min_by");
                 }
+                if form >= 7 {
+                    self.tag("max_by/min_by over a map");
+                }
                 Some(Expr::Select(method, name, form))
             }
             2 => {
@@ -5060,7 +5072,7 @@ impl Expr {
 }
 
 /// How many forms [`Expr::Select`] is written in.
-const SELECT_FORMS: usize = 7;
+const SELECT_FORMS: usize = 9;
 
 /// The dual-number twin's support: `D` wraps the oracle's `Dual` with the
 /// operators and methods the bodies use.

@@ -132,6 +132,47 @@ fn argmax_forms_dual(x: &[Dual]) -> Dual {
     x[i] * 2.0 + x[j].sin() * high + low * low - v.exp() + (i + j) as f64
 }
 
+/// Selections over computed items: the item farthest from the mean,
+/// and k-means' assignment, the nearest center by index.
+#[differentiable]
+fn computed_selections(x: &[f64], centers: &[Vec<f64>]) -> f64 {
+    let m = x.iter().sum::<f64>() / x.len() as f64;
+    let far = x
+        .iter()
+        .map(|v| (v - m).abs())
+        .max_by(|a, b| a.total_cmp(b))
+        .unwrap();
+    let p = [x[0], x[1]];
+    let (best, d) = centers
+        .iter()
+        .map(|c| c.iter().zip(&p).map(|(a, b)| (a - b).powi(2)).sum::<f64>())
+        .enumerate()
+        .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap())
+        .unwrap();
+    far * 2.0 + d + centers[best][1] * x[2]
+}
+
+fn computed_selections_dual(x: &[Dual], centers: &[Vec<Dual>]) -> Dual {
+    let m = x.iter().fold(Dual::constant(0.0), |s, v| s + *v) / x.len() as f64;
+    let far = x
+        .iter()
+        .map(|v| (*v - m).abs())
+        .max_by(|a, b| a.value.total_cmp(&b.value))
+        .unwrap();
+    let p = [x[0], x[1]];
+    let (best, d) = centers
+        .iter()
+        .map(|c| {
+            c.iter()
+                .zip(&p)
+                .fold(Dual::constant(0.0), |s, (a, b)| s + (*a - *b).powi(2))
+        })
+        .enumerate()
+        .min_by(|a, b| a.1.value.partial_cmp(&b.1.value).unwrap())
+        .unwrap();
+    far * 2.0 + d + centers[best][1] * x[2]
+}
+
 fn largest_dual(x: &[Dual]) -> Dual {
     *x.iter().max_by(|a, b| a.value.total_cmp(&b.value)).unwrap()
 }
@@ -196,6 +237,7 @@ fn every_function_here_is_compiled() {
         top_score_adjoint,
         selections_adjoint,
         argmax_forms_adjoint,
+        computed_selections_adjoint,
     );
     for path in [
         largest_grad_path(),
@@ -203,6 +245,7 @@ fn every_function_here_is_compiled() {
         top_score_grad_path(),
         selections_grad_path(),
         argmax_forms_grad_path(),
+        computed_selections_grad_path(),
     ] {
         assert_eq!(path, GradientPath::Compiled);
     }
@@ -253,6 +296,31 @@ fn max_by_and_min_by_select_the_item_the_tape_selects() {
             || argmax_forms_grad(&x),
             || argmax_forms_grad_tape(&x),
             argmax_forms_dual,
+        );
+    }
+}
+
+#[test]
+fn selections_over_computed_items_agree_with_dual_numbers() {
+    for x in points(20_774, 4) {
+        let centers = vec![
+            vec![x[3], 0.5],
+            vec![-0.25, x[2]],
+            vec![1.0, -1.0],
+            vec![x[3], 0.5],
+        ];
+        let mut point = x.clone();
+        point.extend(centers.iter().flatten());
+        compiled_agrees(
+            "computed_selections",
+            &point,
+            |stack| computed_selections_adjoint(stack, &x, &centers),
+            || computed_selections_grad(&x, &centers),
+            || computed_selections_grad_tape(&x, &centers),
+            |d| {
+                let rows: Vec<Vec<Dual>> = d[4..].chunks(2).map(|row| row.to_vec()).collect();
+                computed_selections_dual(&d[..4], &rows)
+            },
         );
     }
 }

@@ -27,7 +27,10 @@
 //! reference (the selection is then `&max_by_item`), `.copied()` or
 //! `.cloned()` a value, `.enumerate()` a pair of an index and either
 //! (`(max_by_index, &max_by_item)`); `.rev()`, `.skip(k)`, `.take(k)` and
-//! `.step_by(k)` keep the shape. Other sources stay as written. The
+//! `.step_by(k)` keep the shape; a `map` whose value is a number by its
+//! form (`x.iter().map(|v| (v - m).abs())`, then maybe `.enumerate()`)
+//! is walked as its source, each item computed first (`let item: f64 =
+//! ..;`). Other sources stay as written. The
 //! `Option` may be copied before the `unwrap` (`.copied().unwrap()`: the
 //! value), mapped (`.map(|(i, _)| i).unwrap()`: the closure's body with
 //! each name its pattern binds read as that part of the selection), and
@@ -113,7 +116,29 @@ impl Lowering<'_> {
         };
         let [a, b] = closure_inputs(closure)?;
         let source = &*call.receiver;
-        let shape = shape(source)?;
+        // `source.map(|c| body)`, then maybe `.enumerate()`: each item a
+        // number the loop computes from the source's (`Computed`).
+        let computed = computed_items(source);
+        let shape = match &computed {
+            Some(computed) => {
+                shape(computed.walked)?;
+                // The comparison reads no name the `map`'s pattern binds,
+                // which the loop's body would hide.
+                let mut bound = std::collections::HashSet::new();
+                collect(computed.pat.to_token_stream(), &mut bound);
+                let mut read = std::collections::HashSet::new();
+                collect(closure.body.to_token_stream(), &mut read);
+                if read.iter().any(|name| bound.contains(name)) {
+                    return None;
+                }
+                if computed.enumerated {
+                    Shape::Pair { by_ref: false }
+                } else {
+                    Shape::Value
+                }
+            }
+            None => shape(source)?,
+        };
         // `.copied()` of an `Option` of a reference only.
         if matches!(tail, Tail::Copied) && !matches!(shape, Shape::Ref) {
             return None;
@@ -188,11 +213,35 @@ impl Lowering<'_> {
             quote!(#compared == ::core::cmp::Ordering::Greater)
         };
         let index_start = index.as_ref().map(|index| quote!(let mut #index = 0;));
+        // A computed item: the loop walks the source under the `map`'s
+        // pattern and binds the item first.
+        let (pat, source, compute) = match &computed {
+            Some(Computed {
+                walked,
+                pat: by,
+                body,
+                enumerated,
+            }) => (
+                if *enumerated {
+                    quote!((#at, #by))
+                } else {
+                    quote!(#by)
+                },
+                if *enumerated {
+                    quote!(#walked.enumerate())
+                } else {
+                    quote!(#walked)
+                },
+                quote!(let #item: f64 = #body;),
+            ),
+            None => (pat, quote!(#source), TokenStream::new()),
+        };
         let tokens = quote_spanned! {span=>
             let mut #best: f64 = 0.0;
             #index_start
             let mut #seen = false;
             for #pat in #source {
+                #compute
                 if !#seen || #keep_new {
                     #copy
                 }
@@ -212,6 +261,59 @@ impl Lowering<'_> {
             Tail::Unwrap | Tail::Copied => selected,
         };
         Some((block.stmts, selected))
+    }
+}
+
+/// A selection's source `walked.map(|pat| body)` (then `.enumerate()`
+/// where `enumerated`), whose items are numbers the loop computes.
+struct Computed<'a> {
+    walked: &'a syn::Expr,
+    pat: syn::Pat,
+    body: &'a syn::Expr,
+    enumerated: bool,
+}
+
+fn computed_items(source: &syn::Expr) -> Option<Computed<'_>> {
+    let syn::Expr::MethodCall(call) = unparen(source) else {
+        return None;
+    };
+    let (map, enumerated) = match (call.method.to_string().as_str(), &*call.receiver) {
+        ("enumerate", syn::Expr::MethodCall(map)) if call.args.is_empty() => (map, true),
+        _ => (call, false),
+    };
+    let [syn::Expr::Closure(closure)] = map.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if map.method != "map" {
+        return None;
+    }
+    let [pat] = closure_inputs(closure)?;
+    let body = &*closure.body;
+    (number_valued(body) && !super::recognise::leaves(body)).then_some(Computed {
+        walked: &map.receiver,
+        pat,
+        body,
+        enumerated,
+    })
+}
+
+/// Whether `expr` is a number by its form, whatever it reads: arithmetic,
+/// a negation or a dereference, a float literal, a sum or a method of the
+/// table (`(v - m).abs()`, `c.iter().zip(p).map(..).sum::<f64>()`). A
+/// name, a field, an index or a call may be a reference or a row.
+fn number_valued(expr: &syn::Expr) -> bool {
+    match unparen(expr) {
+        syn::Expr::Binary(binary) => matches!(
+            binary.op,
+            syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+        ),
+        syn::Expr::Unary(unary) => !matches!(unary.op, syn::UnOp::Not(_)),
+        syn::Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Float(_)),
+        syn::Expr::MethodCall(call) => {
+            let name = call.method.to_string();
+            name == "sum" || name == "product" || crate::vocabulary::method(&name).is_some()
+        }
+        _ => false,
     }
 }
 
