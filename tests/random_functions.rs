@@ -386,9 +386,12 @@ enum Stmt {
     /// apart constant items.
     SumPairs(String, Vec<(f64, f64)>, Expr),
     /// `let mut s = 0.0; for row in w.iter() { s += row[0] * e + row[n -
-    /// 1]; }`: the rows of a rows-of-rows parameter walked one by one (or,
-    /// by the name, every item: `w.iter().flatten()`).
-    SumRows(String, String, usize, Expr),
+    /// 1]; }`: the rows of a rows-of-rows parameter walked one by one
+    /// (or, by the name, every item: `w.iter().flatten()`). With the flag,
+    /// its columns: `for jc in 0..n { let mut t = 0.0; for kc in
+    /// 0..w.len() { t += w[kc][jc] * w[kc][jc] * 0.5; } s += t * e; }`
+    /// (`matmul`'s sum, whose reverse runs with its loops swapped).
+    SumRows(String, String, usize, Expr, bool),
     /// `let mut s = 0.0; let mut it = v.iter(); while let Some(t) =
     /// it.next() { s += *t * e; }`
     SumDrained(String, String, String, Expr, Hide),
@@ -1591,13 +1594,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             // Some (by the name) walk every item of every row instead:
             // `for fv in w.iter().flatten()`, or a chain over
             // `.flatten()` or `.flat_map(|fr| fr.iter())`.
-            Stmt::SumRows(sum, rows, _, e) if sum.ends_with(['1', '5']) => {
+            Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with(['1', '5']) => {
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 let _ = writeln!(out, "{pad}for fv in {rows}.iter().flatten() {{");
                 let _ = writeln!(out, "{pad}    {sum} += *fv * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
-            Stmt::SumRows(sum, rows, _, e) if sum.ends_with(['3', '7']) => {
+            Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with(['3', '7']) => {
                 let how = if sum.ends_with('3') {
                     "flatten()"
                 } else {
@@ -1616,10 +1619,25 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     ),
                 };
             }
-            Stmt::SumRows(sum, rows, n, e) => {
+            Stmt::SumRows(sum, rows, n, e, false) => {
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 let _ = writeln!(out, "{pad}for row in {rows}.iter() {{");
                 let _ = writeln!(out, "{pad}    {sum} += row[0] * {} + row[{}];", r(e), n - 1);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::SumRows(sum, rows, n, e, true) => {
+                let zero = r(&Expr::Lit(0.0));
+                let _ = writeln!(out, "{pad}let mut {sum} = {zero};");
+                let _ = writeln!(out, "{pad}for jc in 0..{n} {{");
+                let _ = writeln!(out, "{pad}    let mut {sum}_col = {zero};");
+                let _ = writeln!(out, "{pad}    for kc in 0..{rows}.len() {{");
+                let _ = writeln!(
+                    out,
+                    "{pad}        {sum}_col += {rows}[kc][jc] * {rows}[kc][jc] * {};",
+                    r(&Expr::Lit(0.5))
+                );
+                let _ = writeln!(out, "{pad}    }}");
+                let _ = writeln!(out, "{pad}    {sum} += {sum}_col * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::SumDrained(sum, it, name, e, hide) => {
@@ -2692,10 +2710,15 @@ impl Gen {
             let (name, n) = rows[self.rng.below(rows.len())].clone();
             let e = self.expr(1);
             let sum = self.fresh("s");
-            if sum.ends_with(['1', '3', '5', '7']) {
+            // Its columns, or every item, by the name's last digit (no
+            // draw of its own, so that a seed draws what it drew before).
+            let columns = sum.ends_with(['0', '4', '9']);
+            if columns {
+                self.tag("for over the columns of rows of rows");
+            } else if sum.ends_with(['1', '3', '5', '7']) {
                 self.tag("the rows of rows flattened");
             }
-            out.push(Stmt::SumRows(sum.clone(), name, n, e));
+            out.push(Stmt::SumRows(sum.clone(), name, n, e, columns));
             self.declare(&sum, Kind::Scalar, true);
             return;
         }

@@ -272,18 +272,33 @@ pub fn mlp_loss_adjoint(
         {
             let w2_row = &w2[..3];
             let w2_bar_row = &mut w2_bar[..3];
-            for j in (0..3).rev() {
-                let mut z_bar = 0.0;
-                let z_tanh = stack.pop();
-                let z = stack.pop();
-                w2_bar_row[j] += y_hat_bar * z_tanh;
-                let z_tanh_bar = y_hat_bar * w2_row[j];
-                z_bar += z_tanh_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
-                for i in (0..4).rev() {
-                    w1_bar_row[i][j] += z_bar * x_row[i];
-                    x_bar_row[i] += z_bar * w1[i][j];
+            {
+                let mut sum_bars = stack.sums((0..3).len());
+                for j in (0..3).rev() {
+                    let mut z_bar = 0.0;
+                    let z_tanh = stack.pop();
+                    let z = stack.pop();
+                    w2_bar_row[j] += y_hat_bar * z_tanh;
+                    let z_tanh_bar = y_hat_bar * w2_row[j];
+                    z_bar += z_tanh_bar * ::autodiff::__adjoint::rules::tanh_partial(z);
+                    sum_bars[j] = z_bar;
+                    stack.observe(&z_bar);
                 }
-                stack.observe(&z_bar);
+                {
+                    let sums = &sum_bars[..(0..3).len()];
+                    for i in (0..4).rev() {
+                        {
+                            let w1_row_2 = &w1[i][..3];
+                            let w1_bar_row_2 = &mut w1_bar_row[i][..3];
+                            for j in (0..3).rev() {
+                                let z_bar = sums[j];
+                                w1_bar_row_2[j] += z_bar * x_row[i];
+                                x_bar_row[i] += z_bar * w1_row_2[j];
+                            }
+                        }
+                    }
+                }
+                stack.keep_sums(sum_bars);
             }
         }
     }

@@ -41,6 +41,9 @@ pub struct Stack {
     spares: Vec<Vec<f64>>,
     /// Empty lists of rows, kept for [`super::lend_rows`].
     row_lists: Vec<Vec<Vec<f64>>>,
+    /// The list of a sum's adjoints that a reverse with its loops swapped
+    /// saves ([`sums`](Self::sums), [`keep_sums`](Self::keep_sums)).
+    sums: Vec<f64>,
     /// No value the tape would reject has been observed since the last
     /// [`clear`](Self::clear).
     finite: bool,
@@ -86,6 +89,7 @@ impl Stack {
             slots: Vec::new(),
             spares: Vec::new(),
             row_lists: Vec::new(),
+            sums: Vec::new(),
             finite: true,
             unused: 0,
             checked: Vec::new(),
@@ -243,6 +247,38 @@ impl Stack {
     pub fn recycle(&mut self, spare: Vec<f64>) {
         if self.spares.len() < SPARES && spare.capacity() <= SPARE_LEN {
             self.spares.push(spare);
+        }
+    }
+
+    /// A list of at least `n` numbers, taken from the stack: the one
+    /// [`keep_sums`](Self::keep_sums) gave back where it is long enough,
+    /// its items as they were (the reverse of a sum over a loop with its
+    /// loops swapped writes each item it reads first), else one of zeros.
+    ///
+    /// ```
+    /// use autodiff::__adjoint::Stack;
+    ///
+    /// let mut stack = Stack::new();
+    /// let mut sums = stack.sums(3);
+    /// sums[2] = 1.5;
+    /// stack.keep_sums(sums);
+    /// assert!(stack.sums(2).len() >= 2);
+    /// ```
+    #[inline]
+    pub fn sums(&mut self, n: usize) -> Vec<f64> {
+        let mut sums = std::mem::take(&mut self.sums);
+        if sums.len() < n {
+            sums.resize(n, 0.0);
+        }
+        sums
+    }
+
+    /// Keeps `sums` (from [`sums`](Self::sums)) for the next, where it
+    /// holds at most 8,192 items.
+    #[inline]
+    pub fn keep_sums(&mut self, sums: Vec<f64>) {
+        if sums.capacity() <= SPARE_LEN {
+            self.sums = sums;
         }
     }
 
@@ -540,7 +576,7 @@ impl Stack {
     pub fn capacity_bytes(&self) -> usize {
         let spares: usize = self.spares.iter().map(Vec::capacity).sum();
         let lists: usize = self.row_lists.iter().map(Vec::capacity).sum();
-        (self.values.capacity() + spares) * size_of::<f64>()
+        (self.values.capacity() + spares + self.sums.capacity()) * size_of::<f64>()
             + lists * size_of::<Vec<f64>>()
             + self.control.capacity() * size_of::<usize>()
     }

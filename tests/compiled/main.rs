@@ -52,6 +52,7 @@ mod soundness;
 mod split_calls;
 mod student_code;
 mod support;
+mod swapped_sums;
 mod vec_edits;
 mod vec_growth;
 mod vec_moves;

@@ -169,6 +169,9 @@ impl<'m> Sweep<'m> {
             (quote!(), quote!(), quote!(), quote!())
         };
         if range_like(iter) {
+            if let Some(swapped) = self.swapped_inner(pat, iter, body) {
+                return swapped; // The inner loop of an `Interchange`.
+            }
             let iter_src = half_open(iter).unwrap_or(iter_src);
             // A range whose bounds change before the reverse sweep (`0..h.len()`
             // where `h = next` ends each layer) is kept as the forward made it.
@@ -194,11 +197,11 @@ impl<'m> Sweep<'m> {
             };
             let lifts = lifted.len();
             self.rows.extend(lifted);
-            // Numbers the body reads and never changes, saved once.
-            let held = if keep.is_none() {
-                self.loop_held(pat, body)
-            } else {
-                Vec::new()
+            // Numbers the body reads and never changes, saved once; a
+            // loop of its body whose reverse is swapped with its own.
+            let (held, swaps) = match keep {
+                None => (self.loop_held(pat, body), self.interchange(pat, iter, body)),
+                Some(_) => (Vec::new(), false),
             };
             self.depth += 1;
             self.scopes.push(Scope::default());
@@ -211,10 +214,12 @@ impl<'m> Sweep<'m> {
             self.depth -= 1;
             let lifted = self.rows.split_off(self.rows.len() - lifts);
             let rows = if borrows { self.rows.pop() } else { None };
+            let swap = if swaps { self.interchanges.pop() } else { None };
             let (fwd, rev, exit) = code?;
             let (declare, record) = self.exit_forward(exit.as_ref());
             let (popped, take) = self.take_trips(exit.as_ref(), &trips, take);
             let reverse = quote!(for #syntax in (#iter_src)#take.rev() { #(#rev)* });
+            let reverse = self.swapped(swap, reverse);
             let (held_pushes, held_pops, given_back) = self.held_code(&held, iter, &reverse);
             let reverse = match rows {
                 Some(rows) => self.borrowing_rows(rows, iter, reverse),

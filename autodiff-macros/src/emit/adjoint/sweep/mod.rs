@@ -23,7 +23,8 @@
 //! adjoint starts from, `saved` an expression's forward side (hoisted,
 //! pushed and observed values), `sites` the values a loop's trips save on
 //! stacks of their own, `reverse` its reverse, `rows` the rows a reversed
-//! range loop borrows once, `held` the numbers and rows its body reads
+//! range loop borrows once, `interchange` the reverse of a sum over an
+//! inner loop run with the loops swapped, `held` the numbers and rows its body reads
 //! and never changes, saved once after it, `allocation` the room a `Vec` is given before
 //! the loop that fills it and the bindings a statement may move, and
 //! `rules` each function's local derivative, looked up in the table of
@@ -36,6 +37,7 @@ mod calls;
 mod fors;
 mod held;
 mod inert;
+mod interchange;
 mod jumps;
 mod lets;
 mod loops;
@@ -300,6 +302,9 @@ pub struct Sweep<'m> {
     /// The rows the reverses of the range loops around borrow once
     /// before they run, innermost last (see `rows`).
     rows: Vec<rows::Rows>,
+    /// The loops whose reverse is swapped with that of a loop of their
+    /// body, innermost last (see `interchange`).
+    interchanges: Vec<interchange::Interchange>,
 }
 
 /// What a block gives: forward statements, the value of its tail if it
@@ -349,6 +354,7 @@ impl<'m> Sweep<'m> {
             deferred: None,
             plain_later: None,
             rows: Vec::new(),
+            interchanges: Vec::new(),
             bail: quote!(return ::core::option::Option::None),
             dual: false,
             model_types: HashMap::new(),

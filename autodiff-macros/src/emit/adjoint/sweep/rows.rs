@@ -92,6 +92,19 @@ impl<'m> Sweep<'m> {
         body: &Block,
     ) -> Option<Rows> {
         let (index, start, _) = counted_range(pat, iter)?;
+        let start = (!start.is_int_literal() || start.source.to_token_stream().to_string() != "0")
+            .then(|| start.source.to_token_stream());
+        self.rows_by_index(index, start, body)
+    }
+
+    /// [`loop_rows`](Self::loop_rows) of a loop over `index` from `start`
+    /// (`None` for 0) whose body is `body`.
+    pub(super) fn rows_by_index(
+        &mut self,
+        index: String,
+        start: Option<TokenStream>,
+        body: &Block,
+    ) -> Option<Rows> {
         if contains_jump(body) {
             return None;
         }
@@ -194,8 +207,6 @@ impl<'m> Sweep<'m> {
         if rows.is_empty() && elements.is_empty() {
             return None;
         }
-        let start = (!start.is_int_literal() || start.source.to_token_stream().to_string() != "0")
-            .then(|| start.source.to_token_stream());
         Some(Rows {
             index,
             start,
@@ -285,6 +296,27 @@ impl<'m> Sweep<'m> {
         range: &Expr,
         reverse: TokenStream,
     ) -> TokenStream {
+        let ExprKind::Range {
+            start: Some(start),
+            end: Some(end),
+            ..
+        } = &range.unparenthesised().kind
+        else {
+            return self.borrowing_between(rows, None, reverse);
+        };
+        let bounds = (start.source.to_token_stream(), end.source.to_token_stream());
+        self.borrowing_between(rows, Some((bounds, has_a_trip(start, end))), reverse)
+    }
+
+    /// [`borrowing_rows`](Self::borrowing_rows) for a range `start..end`
+    /// (`bounds`, `None` where the loop is over no such range), with
+    /// whether it has a trip as written.
+    pub(super) fn borrowing_between(
+        &mut self,
+        rows: Rows,
+        bounds: Option<((TokenStream, TokenStream), bool)>,
+        reverse: TokenStream,
+    ) -> TokenStream {
         for row in rows.rows.iter().filter(|row| row.live.is_some()) {
             self.guards.remove(&row.name.to_string());
         }
@@ -297,16 +329,9 @@ impl<'m> Sweep<'m> {
         if used.is_empty() && read.is_empty() {
             return reverse;
         }
-        let ExprKind::Range {
-            start: Some(start),
-            end: Some(end),
-            ..
-        } = &range.unparenthesised().kind
-        else {
+        let Some(((start, end), trip)) = bounds else {
             return reverse;
         };
-        let (start_expr, end_expr) = (&**start, &**end);
-        let (start, end) = (start.source.to_token_stream(), end.source.to_token_stream());
         let mut borrows = Vec::new();
         for row in used {
             let (name, bar) = (&row.name, &row.bar);
@@ -335,20 +360,13 @@ impl<'m> Sweep<'m> {
             let (name, bar) = (&element.name, &element.bar);
             borrows.push(quote!(let #name = #bar;));
         }
-        // `0..3`: a trip, as it says.
-        let literal = |bound: &Expr| match &bound.kind {
-            ExprKind::Lit(syn::Lit::Int(int)) => int.base10_parse::<u128>().ok(),
-            _ => None,
-        };
-        if let (Some(first), Some(last)) = (literal(start_expr), literal(end_expr)) {
-            if first < last {
-                return quote! {
-                    {
-                        #(#borrows)*
-                        #reverse
-                    }
-                };
-            }
+        if trip {
+            return quote! {
+                {
+                    #(#borrows)*
+                    #reverse
+                }
+            };
         }
         quote! {
             if #start < #end {
@@ -357,6 +375,33 @@ impl<'m> Sweep<'m> {
             }
         }
     }
+}
+
+/// Whether `start..end` has a trip as written (`0..3`: literals).
+pub(super) fn has_a_trip(start: &Expr, end: &Expr) -> bool {
+    let literal = |bound: &Expr| match &bound.kind {
+        ExprKind::Lit(syn::Lit::Int(int)) => int.base10_parse::<u128>().ok(),
+        _ => None,
+    };
+    matches!((literal(start), literal(end)), (Some(first), Some(last)) if first < last)
+}
+
+/// Whether the loop over `index` from `start` to `end`, a loop of
+/// `body`, is the only loop of `body` binding `index`, and its range
+/// reads only names that `fixed` accepts.
+pub(super) fn inner_range_fixed(
+    body: &Block,
+    index: &str,
+    (start, end): (&Expr, &Expr),
+    fixed: &impl Fn(&str) -> bool,
+) -> bool {
+    let loops_binding = body.count_exprs(
+        &|expr| matches!(&expr.kind, ExprKind::For { pat, .. } if pat.names.iter().any(|name| name == index)),
+    );
+    let mut range_names = Vec::new();
+    expr_paths(start, &mut range_names);
+    expr_paths(end, &mut range_names);
+    loops_binding == 1 && range_names.iter().all(|name| fixed(&name.to_string()))
 }
 
 /// Each name `stmt` reads by a path of one identifier, at any depth.

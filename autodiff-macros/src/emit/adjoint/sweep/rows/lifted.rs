@@ -7,7 +7,7 @@ use std::cell::Cell;
 
 use super::super::*;
 use super::{
-    bindings, counted_range, every_trip, expr_paths, fresh_name, indices_fixed, names_root,
+    bindings, counted_range, every_trip, fresh_name, indices_fixed, inner_range_fixed, names_root,
     only_through, Row, Rows,
 };
 
@@ -113,20 +113,11 @@ impl Sweep<'_> {
         if closures || bound.contains(&index) || assigned.contains(&index) {
             return None;
         }
-        // The inner loop's index bound by that loop alone.
-        let loops_binding = body.count_exprs(
-            &|expr| matches!(&expr.kind, ExprKind::For { pat, .. } if pat.names.contains(&index)),
-        );
-        if loops_binding != 1 {
-            return None;
-        }
         let fixed = |name: &str| {
             name != outer && name != index && !bound.contains(name) && !assigned.contains(name)
         };
-        let mut range_names = Vec::new();
-        expr_paths(start, &mut range_names);
-        expr_paths(end, &mut range_names);
-        if !range_names.iter().all(|name| fixed(&name.to_string())) {
+        // The inner loop's index bound by that loop alone.
+        if !inner_range_fixed(body, &index, (start, end), &fixed) {
             return None;
         }
         // Each row the inner loop reads at every trip, by its text.
