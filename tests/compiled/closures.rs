@@ -149,7 +149,15 @@ fn computed_selections(x: &[f64], centers: &[Vec<f64>]) -> f64 {
         .enumerate()
         .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap())
         .unwrap();
-    far * 2.0 + d + centers[best][1] * x[2]
+    // The comparing closure's parameter named as the `map`'s.
+    let off = x[x
+        .iter()
+        .map(|p| (*p - 0.5) * (*p - 0.5))
+        .enumerate()
+        .max_by(|p, q| p.1.partial_cmp(&q.1).unwrap())
+        .unwrap()
+        .0];
+    far * 2.0 + d + centers[best][1] * x[2] + off * x[3]
 }
 
 fn computed_selections_dual(x: &[Dual], centers: &[Vec<Dual>]) -> Dual {
@@ -170,7 +178,14 @@ fn computed_selections_dual(x: &[Dual], centers: &[Vec<Dual>]) -> Dual {
         .enumerate()
         .min_by(|a, b| a.1.value.partial_cmp(&b.1.value).unwrap())
         .unwrap();
-    far * 2.0 + d + centers[best][1] * x[2]
+    let off = x[x
+        .iter()
+        .map(|p| (*p - 0.5) * (*p - 0.5))
+        .enumerate()
+        .max_by(|p, q| p.1.value.partial_cmp(&q.1.value).unwrap())
+        .unwrap()
+        .0];
+    far * 2.0 + d + centers[best][1] * x[2] + off * x[3]
 }
 
 fn largest_dual(x: &[Dual]) -> Dual {

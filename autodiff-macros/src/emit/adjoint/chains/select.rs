@@ -122,15 +122,6 @@ impl Lowering<'_> {
         let shape = match &computed {
             Some(computed) => {
                 shape(computed.walked)?;
-                // The comparison reads no name the `map`'s pattern binds,
-                // which the loop's body would hide.
-                let mut bound = std::collections::HashSet::new();
-                collect(computed.pat.to_token_stream(), &mut bound);
-                let mut read = std::collections::HashSet::new();
-                collect(closure.body.to_token_stream(), &mut read);
-                if read.iter().any(|name| bound.contains(name)) {
-                    return None;
-                }
                 if computed.enumerated {
                     Shape::Pair { by_ref: false }
                 } else {
@@ -207,6 +198,18 @@ impl Lowering<'_> {
             _ => return None,
         };
         let compared = compare(&closure.body, &a, &held, &b, &current)?;
+        // The comparison, its parameters read as the selection and the
+        // item, reads no name the `map`'s pattern binds, which the loop's
+        // body would hide.
+        if let Some(computed) = &computed {
+            let mut bound = std::collections::HashSet::new();
+            collect(computed.pat.to_token_stream(), &mut bound);
+            let mut read = std::collections::HashSet::new();
+            collect(compared.clone(), &mut read);
+            if read.iter().any(|name| bound.contains(name)) {
+                return None;
+            }
+        }
         let keep_new = if largest {
             quote!(#compared != ::core::cmp::Ordering::Greater)
         } else {
