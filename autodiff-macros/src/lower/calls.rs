@@ -101,9 +101,13 @@ impl<'a> Lower<'a> {
         if vocabulary::has_no_rule(&method) {
             return self.invalid(&call.method, Reason::NoRule(method));
         }
-        let on_an_iterator = matches!(unparen(&call.receiver), syn::Expr::MethodCall(_));
-        if vocabulary::is_structural(&method) || (vocabulary::is_adaptor(&method) && on_an_iterator)
-        {
+        // An adaptor only on an iterator written in place: on a name it is
+        // a model's method of that name.
+        let adaptor = || {
+            vocabulary::is_adaptor(&method)
+                && matches!(unparen(&call.receiver), syn::Expr::MethodCall(_))
+        };
+        if vocabulary::is_structural(&method) || adaptor() {
             return ExprKind::Structural {
                 receiver: receiver(),
                 method: &call.method,
