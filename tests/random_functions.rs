@@ -785,6 +785,14 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             by_ref.replacen(".iter()", ".into_iter()", 1)
         }
         Expr::Reduce(how, a, b, k, _) => match (how, dialect) {
+            // For some names (so every seed still draws what it drew), the
+            // items of `a`, then `b`'s from the end: `chain`.
+            (0, Dialect::Plain) if chained(a) => {
+                format!("{a}.iter().chain({b}.iter().rev()).map(|t| t * t).sum::<f64>()")
+            }
+            (0, Dialect::Dual) if chained(a) => {
+                format!("{a}.iter().chain({b}.iter().rev()).fold(D::c(-0.0), |s, t| s + *t * *t)")
+            }
             (0, Dialect::Plain) => format!("{a}.iter().map(|t| t * t).sum::<f64>()"),
             (0, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + *t * *t)"),
             (1, Dialect::Plain) => {
@@ -842,6 +850,12 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
                 format!("{a}.iter().skip(1).step_by(2).fold(D::c(-0.0), |s, t| s + *t)")
             }
             // A `map` given a function by its path.
+            (13, Dialect::Plain) if chained(a) => {
+                format!("{a}.iter().chain({b}.iter()).copied().map(f64::tanh).sum::<f64>()")
+            }
+            (13, Dialect::Dual) if chained(a) => {
+                format!("{a}.iter().chain({b}.iter()).fold(D::c(-0.0), |s, t| s + t.tanh())")
+            }
             (13, Dialect::Plain) => format!("{a}.iter().copied().map(f64::tanh).sum::<f64>()"),
             (13, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + t.tanh())"),
             // A `filter` taking `enumerate`'s pair apart, the `map`
@@ -921,8 +935,14 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             ),
             (2, _) => {
                 let t = if dialect == Dialect::Dual { "*t" } else { "t" };
+                // For some names the items of `a` then `b`'s, one fold.
+                let source = if chained(a) {
+                    format!("{a}.iter().chain({b}.iter())")
+                } else {
+                    format!("{a}.iter()")
+                };
                 format!(
-                    "{a}.iter().fold({}, |acc, t| acc * {} + {t})",
+                    "{source}.fold({}, |acc, t| acc * {} + {t})",
                     r(&Expr::Lit(*k)),
                     r(&Expr::Lit(0.5))
                 )
@@ -955,6 +975,14 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             }
         }
     }
+}
+
+/// Whether the reductions `Expr::Reduce` draws as (0), (2) and (13) over
+/// `a` walk `a`'s items then the second list's (`a.iter().chain(..)`): by
+/// the name, which an array taken by `into_iter()` (an odd last digit)
+/// never has.
+fn chained(a: &str) -> bool {
+    a.ends_with(['0', '2', '4', '6', '8'])
 }
 
 fn render_idx(idx: &Idx) -> String {
@@ -1597,6 +1625,16 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
             Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with(['1', '5']) => {
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 let _ = writeln!(out, "{pad}for fv in {rows}.iter().flatten() {{");
+                let _ = writeln!(out, "{pad}    {sum} += *fv * {};", r(e));
+                let _ = writeln!(out, "{pad}}}");
+            }
+            // And some walk them twice, one walk chained after the other.
+            Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with(['2', '8']) => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(
+                    out,
+                    "{pad}for fv in {rows}.iter().flatten().chain({rows}.iter().flatten()) {{"
+                );
                 let _ = writeln!(out, "{pad}    {sum} += *fv * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
@@ -2717,6 +2755,8 @@ impl Gen {
                 self.tag("for over the columns of rows of rows");
             } else if sum.ends_with(['1', '3', '5', '7']) {
                 self.tag("the rows of rows flattened");
+            } else if sum.ends_with(['2', '8']) {
+                self.tag("the rows of rows flattened, chained");
             }
             out.push(Stmt::SumRows(sum.clone(), name, n, e, columns));
             self.declare(&sum, Kind::Scalar, true);
@@ -4705,6 +4745,9 @@ impl Gen {
                     && a.ends_with(['1', '3', '5', '7', '9']);
                 if by_value {
                     self.tag("iterator reduction by into_iter");
+                }
+                if matches!(how, 0 | 2 | 13) && chained(&a) {
+                    self.tag("iterator reduction over a chain");
                 }
                 // The file's vector helper of two numbers indexed in the
                 // `map`'s closure (its name in place of the second list);

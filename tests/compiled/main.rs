@@ -26,6 +26,7 @@ mod xorshift;
 
 mod added_items;
 mod call_values;
+mod chained;
 mod closures;
 mod constant_args;
 mod cotangents;

@@ -621,8 +621,9 @@ fn prefixes_take_the_items_they_pass_on() -> TestResult {
 }
 
 /// `chain` and `cycle` on an iterator written in place, which the tape's
-/// twin records as they run and the compiled adjoint hands to the tape:
-/// each item the chain passes on gets its derivative, once per pass.
+/// twin records as they run (the compiled adjoint reads the `chain` as a
+/// loop per half and hands the `cycle` to the tape): each item the chain
+/// passes on gets its derivative, once per pass.
 #[differentiable]
 fn chained(x: &[f64], y: &[f64]) -> f64 {
     let both: f64 = x.iter().chain(y.iter()).map(|v| v * v).sum();

@@ -310,11 +310,12 @@ fn lowered(function: &Function) -> Option<(syn::ItemFn, HashSet<String>)> {
         ExprKind::Sum { .. } => true,
         // (`windows` and `chunks`: a `for` over them, see `chains::windows`;
         // `flatten`: a `for` over the rows, see `chains::flattened`;
+        // `chain`: a `for` over each half, see `chains::chained`;
         // `unwrap` of `x.last()`: the element, `unwrap_or` of `x.get(i)`:
         // the element or the default, see `chains::options`.)
         ExprKind::Structural { method, .. } | ExprKind::PlainMethod { method, .. } => [
             "fold", "for_each", "collect", "extend", "max_by", "min_by", "windows", "chunks",
-            "flatten", "flat_map", "unwrap", "unwrap_or",
+            "flatten", "flat_map", "chain", "unwrap", "unwrap_or",
         ]
         .iter()
         .any(|reduce| method == reduce),

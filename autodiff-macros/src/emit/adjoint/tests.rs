@@ -55,7 +55,7 @@ const FALLBACKS: &[&str] = &[
     "tests/corpus/imports.rs: calls_thirteen: a call with more than 12 arguments at line 108",
     "tests/corpus/iterators.rs: collected_in_a_branch: a closure at line 548",
     "tests/corpus/iterators.rs: prefixes: a closure at line 590",
-    "tests/corpus/iterators.rs: chained: a closure at line 628",
+    "tests/corpus/iterators.rs: chained: a `for` over `.enumerate()` at line 631",
     "tests/corpus/patterns.rs: guarded_log: a variant or tuple struct holding a tracked value (`Some(x)`) at line 118",
     "tests/corpus/regressions.rs: cfg_let: `#[cfg]` on a `let` at line 65",
     "tests/compiled/closures.rs: typed_vec_return: a binding without an adjoint at line 640",

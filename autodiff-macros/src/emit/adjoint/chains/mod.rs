@@ -41,12 +41,14 @@
 //! (the reductions, sources and closures it reads), `windows` reads a
 //! `windows(n)` or `chunks(n)` source as a walk over start positions,
 //! `flattened` a `for` over `w.iter().flatten()` as a loop over the rows,
+//! `chained` one over `a.iter().chain(b.iter())` as a loop over each half,
 //! `select` writes the loop of a `max_by`/`min_by`, `closures` reads a
 //! closure bound by `let` as its body where it is called, `options` an
 //! `if let`/`match` on `x.first()`, `x.last()` or `x.get(i)` as a length
 //! test, and `tokens` renames and substitutes names in token streams.
 
 mod branching;
+mod chained;
 mod closures;
 mod flattened;
 mod options;
@@ -243,6 +245,13 @@ impl Lowering<'_> {
             // `for w in x.windows(2) { .. w[1] - w[0] .. }`: a walk over
             // where each window starts (see `windows`).
             syn::Stmt::Expr(syn::Expr::ForLoop(for_loop), _) => {
+                // `for v in a.iter().chain(b.iter())`: a loop over each
+                // half in turn (see `chained`).
+                if let Some(halves) = chained::for_loops(for_loop) {
+                    before.extend(halves);
+                    self.changed = true;
+                    return false;
+                }
                 // `for v in w.iter().flatten()`: a loop over the rows
                 // around one over each row's items (see `flattened`).
                 if let Some(read) = windows::for_loop(for_loop, &mut self.idents)

@@ -691,6 +691,9 @@ pub(super) fn source_ok(expr: &syn::Expr) -> bool {
                 // The rows' items, one row after the other: the loop is
                 // then read as two (`flattened`).
                 "flatten" | "flat_map" => super::flattened::rows_flattened(expr).is_some(),
+                // One source's items after the other's: the loop is then
+                // read as two, one after the other (`chained`).
+                "chain" => super::chained::halves(expr).is_some(),
                 "copied" | "cloned" | "enumerate" | "rev" => args.is_empty() && source_ok(receiver),
                 "step_by" | "skip" | "take" => args.len() == 1 && source_ok(receiver),
                 "zip" => {

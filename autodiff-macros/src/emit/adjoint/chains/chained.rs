@@ -1,0 +1,70 @@
+//! `a.iter().chain(b.iter())`, the items of one source after the other's,
+//! read as the two loops that walk them: `for v in a.iter().chain(b.iter())
+//! { body }` is
+//!
+//! ```text
+//! for v in a.iter() { body }
+//! for v in b.iter() { body }
+//! ```
+//!
+//! which runs the body on the same items in the same order. `copied()` or
+//! `cloned()` after the `chain` goes onto each half. A chain over it
+//! (`w1.iter().chain(w2.iter()).map(|w| w * w).sum()`, an L2 penalty over
+//! two layers) becomes such a `for` first (`recognise::source_ok`). Only
+//! where each half is a source the sweep's `for` walks, the body cannot
+//! leave the loop (a `break` in the first loop would not skip the second)
+//! and the loop has no label; an `enumerate`, `zip`, `rev` or `skip` of the
+//! whole chain keeps the `for` as written, which keeps the tape.
+
+use quote::quote;
+
+use super::recognise::{leaves, place, source_ok};
+
+/// The two halves of `source`, `a.chain(b)` with any `copied()` or
+/// `cloned()` after it put on each (`a.copied()`, `b.copied()`), if both
+/// are sources the sweep's `for` walks (`b` also a place, `chain(y)` of a
+/// slice).
+pub(super) fn halves(source: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
+    let syn::Expr::MethodCall(call) = crate::lower::unparen(source) else {
+        return None;
+    };
+    match call.method.to_string().as_str() {
+        "copied" | "cloned" if call.args.is_empty() => {
+            let (a, b) = halves(&call.receiver)?;
+            let method = &call.method;
+            // `chain(y)` of a slice walks it as `y.iter()` does; `copied()`
+            // goes onto that, not onto the slice.
+            let walked = |half: syn::Expr| -> syn::Expr {
+                if place(&half) {
+                    syn::parse_quote!(#half.iter().#method())
+                } else {
+                    syn::parse_quote!(#half.#method())
+                }
+            };
+            Some((walked(a), walked(b)))
+        }
+        "chain" if call.args.len() == 1 => {
+            let (a, b) = (&*call.receiver, &call.args[0]);
+            (source_ok(a) && (source_ok(b) || place(b))).then(|| (a.clone(), b.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// The `for` over a chain as two loops, one per half, if it is one this
+/// reads.
+pub(super) fn for_loops(for_loop: &syn::ExprForLoop) -> Option<[syn::Stmt; 2]> {
+    let (a, b) = halves(&for_loop.expr)?;
+    let body = syn::Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: for_loop.body.clone(),
+    });
+    if for_loop.label.is_some() || !for_loop.attrs.is_empty() || leaves(&body) {
+        return None;
+    }
+    let (pat, block) = (&for_loop.pat, &for_loop.body);
+    let first: syn::Stmt = syn::parse2(quote!(for #pat in #a #block)).ok()?;
+    let second: syn::Stmt = syn::parse2(quote!(for #pat in #b #block)).ok()?;
+    Some([first, second])
+}
