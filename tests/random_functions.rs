@@ -321,7 +321,10 @@ enum Stmt {
     /// `let lg = mvh(a, b);` (the file's matrix helper, two rows of two)
     /// then `let mut s = 0.0; for t in 0..2 { let row = &lg[t]; s +=
     /// row[0] * row[1] + row[t]; }`: a helper's matrix walked row by row,
-    /// each row borrowed by the loop's index (the course's logits).
+    /// each row borrowed by the loop's index (the course's logits); by
+    /// the name of `s`, the rows walked instead (`for row in &lg`,
+    /// `lg.iter().map(|row| ..).sum()`), or the matrix made again by
+    /// nested `map`s, each row a `collect` of its own.
     MatrixRows(String, Vec<Expr>, String),
     /// `let mut ms = [[0.0; len]; 2];` (or `vec![vec![0.0; len]; 2]`, by
     /// the flag) then `ms[i] = call;` and `let y = ms[i][k] + ms[1 -
@@ -1160,16 +1163,56 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     format!("{acc}_t"),
                     format!("{acc}_row"),
                 );
-                let _ = writeln!(
-                    out,
-                    "{pad}let {lg} = {helper}({});",
-                    render_list(args, dialect)
-                );
-                let _ = writeln!(out, "{pad}let mut {acc} = {zero};");
-                let _ = writeln!(out, "{pad}for {t} in 0..2 {{");
-                let _ = writeln!(out, "{pad}    let {row} = &{lg}[{t}];");
-                let _ = writeln!(out, "{pad}    {acc} += {row}[0] * {row}[1] + {row}[{t}];");
-                let _ = writeln!(out, "{pad}}}");
+                // By the name, the helper's matrix made again by nested
+                // chains, each row a `collect` of its own.
+                if acc.ends_with(['7', '8', '9']) {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {lg}_h = {helper}({});",
+                        render_list(args, dialect)
+                    );
+                    let items = match dialect {
+                        Dialect::Plain => "f64",
+                        Dialect::Dual => "D",
+                    };
+                    let rows = if acc.ends_with('9') {
+                        format!("(0..2).map(|ri| (0..2).map(|ci| {lg}_h[ri][ci] * {lg}_h[ci][ri]).collect()).collect()")
+                    } else {
+                        format!("{lg}_h.iter().map(|hr| hr.iter().map(|hv| *hv * *hv).collect()).collect()")
+                    };
+                    let _ = writeln!(out, "{pad}let {lg}: Vec<Vec<{items}>> = {rows};");
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {lg} = {helper}({});",
+                        render_list(args, dialect)
+                    );
+                }
+                // By the name, the rows walked by a `for` over the matrix
+                // or by a chain of its rows, each indexed in turn.
+                if acc.ends_with(['1', '2', '3']) {
+                    let _ = writeln!(out, "{pad}let mut {acc} = {zero};");
+                    let _ = writeln!(out, "{pad}for {row} in &{lg} {{");
+                    let _ = writeln!(out, "{pad}    {acc} += {row}[0] * {row}[1] + {row}[1];");
+                    let _ = writeln!(out, "{pad}}}");
+                } else if acc.ends_with(['4', '5', '6']) {
+                    let _ = match dialect {
+                        Dialect::Plain => writeln!(
+                            out,
+                            "{pad}let mut {acc} = {lg}.iter().map(|{row}| {row}[0] * {row}[1]).sum::<f64>();"
+                        ),
+                        Dialect::Dual => writeln!(
+                            out,
+                            "{pad}let mut {acc} = {lg}.iter().fold(D::c(-0.0), |fs, {row}| fs + {row}[0] * {row}[1]);"
+                        ),
+                    };
+                } else {
+                    let _ = writeln!(out, "{pad}let mut {acc} = {zero};");
+                    let _ = writeln!(out, "{pad}for {t} in 0..2 {{");
+                    let _ = writeln!(out, "{pad}    let {row} = &{lg}[{t}];");
+                    let _ = writeln!(out, "{pad}    {acc} += {row}[0] * {row}[1] + {row}[{t}];");
+                    let _ = writeln!(out, "{pad}}}");
+                }
             }
             Stmt::PushRows(rows, call, n, y, k, l) => {
                 let _ = writeln!(out, "{pad}let mut {rows} = Vec::new();");
@@ -5002,8 +5045,14 @@ impl Gen {
                 // same arguments, the file's matrix helper walked row by
                 // row, each row borrowed by the loop's index.
                 if !(nested || (self.compiled && self.returns)) && name.ends_with(['0', '4', '8']) {
-                    self.tag("a helper's matrix, each row borrowed by index");
                     let acc = self.fresh("s");
+                    self.tag(if acc.ends_with(['1', '2', '3', '4', '5', '6']) {
+                        "a helper's matrix, its rows walked"
+                    } else if acc.ends_with(['7', '8', '9']) {
+                        "a helper's matrix made again by nested collects"
+                    } else {
+                        "a helper's matrix, each row borrowed by index"
+                    });
                     out.push(Stmt::MatrixRows(format!("m{helper}"), numbers, acc.clone()));
                     self.declare(&acc, Kind::Scalar, true);
                 }

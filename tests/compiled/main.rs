@@ -40,6 +40,7 @@ mod masks;
 mod models;
 mod names;
 mod natural;
+mod nested_collects;
 mod options;
 mod paths;
 mod patterns;

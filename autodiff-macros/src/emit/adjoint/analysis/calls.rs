@@ -382,14 +382,18 @@ pub(crate) fn index_depth(stmts: &[Stmt], name: &str) -> usize {
     most
 }
 
-/// How deep a call's binding `name` is indexed: directly, or through the
-/// rows it lends (`borrowed_row_depth`).
+/// How deep a call's binding `name` is indexed: directly, through the
+/// rows it lends (`borrowed_row_depth`), or through the items a `for`
+/// walks (`for r in &p { .. r[0] .. }`, a row softmax's rows read in turn;
+/// `walked_depth`).
 fn call_depth(
     stmts: &[Stmt],
     name: &str,
     bound: &std::collections::HashMap<String, usize>,
 ) -> usize {
-    index_depth(stmts, name).max(borrowed_row_depth(stmts, name, bound))
+    index_depth(stmts, name)
+        .max(borrowed_row_depth(stmts, name, bound))
+        .max(walked_depth(stmts, name))
 }
 
 /// How deep `name` is indexed through the bindings that borrow its rows

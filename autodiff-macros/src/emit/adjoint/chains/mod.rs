@@ -426,7 +426,8 @@ impl Lowering<'_> {
             span,
             ..
         } = chain;
-        let push = pushed(receiver, &body);
+        let row = super::fresh_ident(&mut self.idents.clone(), "row");
+        let push = pushed(receiver, &body, &row, None);
         let step = match filter {
             Some(cond) => quote!(if #cond { #push }),
             None => push,
@@ -615,6 +616,7 @@ impl Lowering<'_> {
         // `sum::<f64>()` says the type its loop's accumulator needs where
         // nothing else does (`weights.iter().map(|t| t * t).sum::<f64>()`
         // of a literal array: an untyped `-0.0` stays `{float}`, E0689).
+        let declared = ty;
         let ty = match ty {
             Some(ty) => Some(quote!(: #ty)),
             None if *float => Some(quote!(: f64)),
@@ -624,7 +626,13 @@ impl Lowering<'_> {
             Reduce::Sum => (quote!(-0.0), quote!(#acc += #body;)),
             Reduce::Product => (quote!(1.0), quote!(#acc *= #body;)),
             Reduce::Fold { init, .. } => (init.to_token_stream(), folded(acc, body)),
-            Reduce::Collect(_) => (quote!(Vec::new()), pushed(acc, body)),
+            Reduce::Collect(_) => {
+                let row = self.fresh("row");
+                (
+                    quote!(Vec::new()),
+                    pushed(acc, body, &row, declared.and_then(vec_items)),
+                )
+            }
         };
         let step = match filter {
             Some(cond) => quote!(if #cond { #step }),
@@ -696,15 +704,64 @@ fn folded(acc: &syn::Ident, body: &syn::Expr) -> TokenStream {
 /// w = v * 2.0; w }`) has its statements first and its value pushed
 /// (`{ let w = v * 2.0; out.push(w); }`): what the sweeps reverse
 /// statement by statement, as a `sum`'s `acc += ..` takes the block.
-fn pushed(out: &impl ToTokens, body: &syn::Expr) -> TokenStream {
+fn pushed(
+    out: &impl ToTokens,
+    body: &syn::Expr,
+    row: &syn::Ident,
+    items: Option<&syn::Type>,
+) -> TokenStream {
     if let syn::Expr::Block(block) = body {
         if block.attrs.is_empty() && block.label.is_none() {
             if let Some((syn::Stmt::Expr(tail, None), stmts)) = block.block.stmts.split_last() {
-                return quote!({ #(#stmts)* #out.push(#tail); });
+                let push = pushed_value(out, tail, row, items);
+                return quote!({ #(#stmts)* #push });
             }
         }
     }
-    quote!(#out.push(#body);)
+    pushed_value(out, body, row, items)
+}
+
+/// `out.push(value);`, or, where the value is a `collect()` of its own (a
+/// row of a matrix built by nested chains, `q.iter().map(|qi|
+/// k.iter().map(|kj| dot(qi, kj)).collect()).collect()`), `let row: T =
+/// value; out.push(row);`, whose `let` the next round lowers as a loop of
+/// its own: `T` the outer `Vec`'s items where its type says them, the
+/// `collect`'s own turbofish, or `Vec<_>`.
+fn pushed_value(
+    out: &impl ToTokens,
+    value: &syn::Expr,
+    row: &syn::Ident,
+    items: Option<&syn::Type>,
+) -> TokenStream {
+    let syn::Expr::MethodCall(call) = crate::lower::unparen(value) else {
+        return quote!(#out.push(#value););
+    };
+    if call.method != "collect" || !call.args.is_empty() {
+        return quote!(#out.push(#value););
+    }
+    let ty = match (items, &call.turbofish) {
+        (Some(items), _) if is_vec(items) => quote!(: #items),
+        (_, Some(_)) => quote!(),
+        _ => quote!(: Vec<_>),
+    };
+    quote!({ let #row #ty = #value; #out.push(#row); })
+}
+
+/// `T` of `Vec<T>`.
+fn vec_items(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    if !is_vec(ty) {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &path.path.segments[0].arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(items)) if args.args.len() == 1 => Some(items),
+        _ => None,
+    }
 }
 
 /// `let mut it = source;` and `while let Some(pat) = it.next() { body }`:
