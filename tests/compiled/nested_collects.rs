@@ -251,3 +251,66 @@ mod helpers_and_walked_rows {
         assert_eq!(walked_grad_path(), GradientPath::Compiled);
     }
 }
+
+/// A `fold` bound by a `let` of the name its closure folds into (`let h =
+/// layers.iter().fold(x0, |h, w| dense(w, &h));`, a network written
+/// functionally), and folds into numbers bound the same way, one of them
+/// changed after: each loop folds into the `let`'s binding itself.
+mod folds_into_their_let {
+    use super::*;
+
+    #[differentiable]
+    fn dense(w: &[Vec<f64>], h: &[f64]) -> Vec<f64> {
+        w.iter()
+            .map(|row| row.iter().zip(h).map(|(a, b)| a * b).sum::<f64>().tanh())
+            .collect()
+    }
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let layers = vec![
+            vec![vec![x[0], x[1]], vec![x[2], x[3]]],
+            vec![vec![x[1] * 0.5, x[3]], vec![x[0], -x[2]]],
+        ];
+        let h = layers.iter().fold(vec![x[0], x[1]], |h, w| dense(w, &h));
+        let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let mut g = x.iter().fold(1.0, |acc, v| acc * 0.5 + v * acc);
+        g += m * h[1];
+        h[0] * h[1] + m * g
+    }
+
+    fn dual_dense(w: &[Vec<Dual>], h: &[Dual]) -> Vec<Dual> {
+        w.iter()
+            .map(|row| {
+                let mut s = c(-0.0);
+                for (&a, &b) in row.iter().zip(h) {
+                    s = s + a * b;
+                }
+                s.tanh()
+            })
+            .collect()
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let layers = [
+            vec![vec![x[0], x[1]], vec![x[2], x[3]]],
+            vec![vec![x[1] * 0.5, x[3]], vec![x[0], -x[2]]],
+        ];
+        let mut h = vec![x[0], x[1]];
+        for w in &layers {
+            h = dual_dense(w, &h);
+        }
+        let mut m = c(f64::NEG_INFINITY);
+        for &v in x {
+            m = m.max(v);
+        }
+        let mut g = c(1.0);
+        for &v in x {
+            g = g * 0.5 + v * g;
+        }
+        g = g + m * h[1];
+        h[0] * h[1] + m * g
+    }
+
+    checked!();
+}

@@ -238,6 +238,16 @@ impl Lowering<'_> {
                             self.changed = true;
                             return false;
                         }
+                        // `let h = layers.iter().fold(x.to_vec(), |h, l|
+                        // l.forward(&h));`: the loop folds into `h` itself
+                        // (a `Vec` moved out of a renamed accumulator
+                        // would keep the tape).
+                        if let Some(chain) = folded_into(&chain, ident) {
+                            let (ident, ty) = (ident.clone(), ty.cloned());
+                            before.extend(self.loop_stmts(&chain, &ident, ty.as_ref()));
+                            self.changed = true;
+                            return false;
+                        }
                     }
                 }
                 self.extract(&mut init.expr, before);
@@ -653,6 +663,52 @@ impl Lowering<'_> {
         let block: syn::Block = syn::parse2(quote!({ #tokens })).expect("the loop parses");
         block.stmts
     }
+}
+
+/// A `fold` whose accumulator may be the `let`'s own binding `name`:
+/// `chain` with its accumulator renamed `name`, where nothing else in it
+/// (the start, the source, the item, the filter, the step) names `name`.
+fn folded_into(chain: &Chain, name: &syn::Ident) -> Option<Chain> {
+    let Reduce::Fold { init, acc } = &chain.reduce else {
+        return None;
+    };
+    let text = name.to_string();
+    let mentions = |tokens: TokenStream| crate::text::mentions(tokens, &text);
+    if mentions(init.to_token_stream())
+        || mentions(chain.source.to_token_stream())
+        || mentions(chain.pat.to_token_stream())
+        || mentions(chain.body.to_token_stream())
+        || chain
+            .filter
+            .as_ref()
+            .is_some_and(|filter| mentions(filter.to_token_stream()))
+    {
+        return None;
+    }
+    let body = tokens::rename(chain.body.to_token_stream(), &acc.to_string(), name)?;
+    let filter = match &chain.filter {
+        Some(filter) => Some(
+            syn::parse2(tokens::rename(
+                filter.to_token_stream(),
+                &acc.to_string(),
+                name,
+            )?)
+            .ok()?,
+        ),
+        None => None,
+    };
+    Some(Chain {
+        filter,
+        source: chain.source.clone(),
+        pat: chain.pat.clone(),
+        body: syn::parse2(body).ok()?,
+        reduce: Reduce::Fold {
+            init: init.clone(),
+            acc: name.clone(),
+        },
+        span: chain.span,
+        float: chain.float,
+    })
 }
 
 /// `acc = body;`, or, where the body keeps the accumulator as it is in
