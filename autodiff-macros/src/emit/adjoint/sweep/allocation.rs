@@ -388,7 +388,7 @@ fn only_borrowed(tokens: TokenStream, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{leaves_early, only_plain_uses};
+    use super::{leaves_early, only_borrowed, only_plain_uses};
 
     fn block(source: &str) -> syn::Block {
         syn::parse_str(source).unwrap()
@@ -429,5 +429,28 @@ mod tests {
         assert!(!only_plain_uses(tokens("v.push(&s);"), "s"));
         assert!(!only_plain_uses(tokens("let t = s;"), "s"));
         assert!(!only_plain_uses(tokens("println!(\"{:?}\", s);"), "s"));
+    }
+
+    #[test]
+    fn a_binding_borrowed_indexed_or_measured_stays_where_it_is() {
+        let tokens = |source: &str| source.parse().unwrap();
+        assert!(only_borrowed(
+            tokens("let o = matmul(&a, &v); a.push(r); t += a[0][1] * a.len() as f64;"),
+            "a"
+        ));
+        assert!(only_borrowed(
+            tokens("f(&mut a); for x in a.iter() {}"),
+            "a"
+        ));
+        assert!(only_borrowed(
+            tokens("let y = v.a + self.a(1.0) + m::a;"),
+            "a"
+        ));
+        assert!(!only_borrowed(tokens("let b = a;"), "a"));
+        assert!(!only_borrowed(tokens("total(a)"), "a"));
+        assert!(!only_borrowed(tokens("for x in &a.into_iter() {}"), "a"));
+        assert!(!only_borrowed(tokens("let s = S { f: a };"), "a"));
+        assert!(!only_borrowed(tokens("println!(\"{:?}\", a);"), "a"));
+        assert!(!only_borrowed(tokens("a"), "a"));
     }
 }
