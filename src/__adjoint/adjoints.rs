@@ -5,12 +5,14 @@
 //!
 //! This file declares adjoints ([`Adjoint`], [`zero`]) for every shape;
 //! `no_adjoint` holds the zero-sized adjoint of an integer or a `bool`,
-//! `checks` the finiteness checks of a parameter and its gradient, and
-//! `bars` the whole-adjoint operations (add, take, copy, recycle).
+//! `checks` the finiteness checks of a parameter and its gradient,
+//! `bars` the whole-adjoint operations (add, take, copy, recycle), and
+//! `room` the forward sweep's `Vec`s made in memory the stack kept.
 
 mod bars;
 mod checks;
 mod no_adjoint;
+mod room;
 
 use super::*;
 
@@ -21,6 +23,7 @@ pub use checks::{
     finite_items, finite_pairs, finite_parts, finite_row_pairs, finite_rows, Checked,
 };
 pub use no_adjoint::NoAdjoint;
+pub use room::{with_room, Room};
 
 /// The adjoint of a value: same shape, every `f64` component a zero, every
 /// integer or `bool` a [`NoAdjoint`]. The emitter declares every adjoint

@@ -282,6 +282,22 @@ impl Stack {
         }
     }
 
+    /// An empty row with room for `n` numbers: a forward sweep's `Vec`
+    /// grown by `push` ([`with_room`](super::with_room)), in the memory of
+    /// a spare row where there is one (given back by `recycle` when the
+    /// reverse is done with the value).
+    #[inline]
+    pub(super) fn spare_row(&mut self, n: usize) -> Vec<f64> {
+        match self.spares.pop() {
+            Some(mut spare) => {
+                spare.clear();
+                spare.reserve(n);
+                spare
+            }
+            None => Vec::with_capacity(n),
+        }
+    }
+
     /// An empty list of rows, one [`keep_row_list`](Self::keep_row_list)
     /// kept where there is one.
     #[inline]

@@ -31,6 +31,7 @@ mod closures;
 mod constant_args;
 mod cotangents;
 mod filters;
+mod given_back;
 mod integer_args;
 mod iter_mut;
 mod iterators;

@@ -15,7 +15,16 @@ use super::*;
 /// lengths, indices and arithmetic, or `x.iter()`), and the body leaves no
 /// iteration early, so that `v` would reach `n` items anyway; the capacity
 /// is not the value.
-pub(super) fn capacity_hint(stmt: &Stmt, next: Option<&Stmt>) -> Option<TokenStream> {
+///
+/// `room` gives the stack where the `Vec` holds numbers or rows of them
+/// (`Sweep::room`): its memory then comes from what the stack kept
+/// (`__adjoint::with_room`), and a top-level one goes back there when the
+/// reverse ends (`Sweep::given_back`).
+pub(super) fn capacity_hint(
+    stmt: &Stmt,
+    next: Option<&Stmt>,
+    room: &dyn Fn(&str) -> Option<TokenStream>,
+) -> Option<TokenStream> {
     let Stmt::Let {
         untyped,
         mutable: true,
@@ -61,9 +70,11 @@ pub(super) fn capacity_hint(stmt: &Stmt, next: Option<&Stmt>) -> Option<TokenStr
         return None;
     }
     let items = &for_loop.expr;
-    Some(
-        quote!(#name = ::std::vec::Vec::with_capacity(::core::iter::Iterator::size_hint(&(#items)).0);),
-    )
+    let hint = quote!(::core::iter::Iterator::size_hint(&(#items)).0);
+    Some(match room(&name.to_string()) {
+        Some(stack) => quote!(#name = ::autodiff::__adjoint::with_room(#stack, #hint);),
+        None => quote!(#name = ::std::vec::Vec::with_capacity(#hint);),
+    })
 }
 
 /// The names that `let`s of `stmts` before `index` bind and that neither
@@ -276,9 +287,108 @@ fn leaves_early(block: &syn::Block) -> bool {
     any(block.to_token_stream())
 }
 
+impl Sweep<'_> {
+    /// The stack, where the `Vec` `name` that `capacity_hint` gives room
+    /// holds numbers or rows of numbers (bound once, shown to hold `f64`s,
+    /// one or two indexings deep): its memory comes from what the stack
+    /// kept (`__adjoint::with_room`). Not on duals.
+    pub(super) fn room(&self, name: &str) -> Option<TokenStream> {
+        let rows = matches!(self.an.dims.get(name), Some(Some(1 | 2)));
+        let once = self.an.bound.get(name).copied() == Some(1);
+        (!self.dual && rows && once && self.an.numbers.contains(name)).then(|| {
+            let stack = &self.stack;
+            quote!(#stack)
+        })
+    }
+
+    /// The top-level bindings of a body whose memory its reverse gives
+    /// back to the stack when it ends (`__adjoint::recycle`, rows and
+    /// lists to the spares the next call's `with_room` and adjoints take):
+    /// a `Vec` of numbers or of rows grown by `push` (made by `with_room`)
+    /// or a vector call's value (`let q = matmul(x, wq);`), bound once,
+    /// with no attribute, that no statement moves: every later mention
+    /// borrows it, indexes it or calls one of a few methods that take it
+    /// by reference (`only_borrowed`), the body's value included. Not the
+    /// output a split callee returns.
+    pub(super) fn given_back(&self, stmts: &[Stmt]) -> Vec<Ident> {
+        let mut names = Vec::new();
+        for (at, stmt) in stmts.iter().enumerate() {
+            let Stmt::Let {
+                name: Some(name),
+                init: Some(init),
+                attrs: [],
+                ..
+            } = stmt
+            else {
+                continue;
+            };
+            let grown =
+                init.is_empty_vec() && self.an.pushed.contains(name) && self.room(name).is_some();
+            let called = self.an.call_lets.contains(name)
+                && !self.an.nested_call_lets.contains(name)
+                && self.an.bound.get(name).copied() == Some(1)
+                && matches!(self.an.dims.get(name), Some(Some(1 | 2)));
+            let returned = matches!(&self.seeded, Some((output, ..)) if output == name);
+            if !(grown || called) || returned || self.dual {
+                continue;
+            }
+            let mut later = TokenStream::new();
+            for stmt in &stmts[at + 1..] {
+                stmt_tokens(stmt, &mut later);
+            }
+            if only_borrowed(later, name.trim_start_matches("r#")) {
+                names.push(binding(name));
+            }
+        }
+        names
+    }
+}
+
+/// Whether every mention of the binding `name` in `tokens` leaves it
+/// where it is: borrowed (`&v`, `&mut v`), indexed (`v[i]`), or the
+/// receiver of a method that takes it by reference (`v.len()`,
+/// `v.push(x)`, `v.iter()`); a field or a path segment of that name is
+/// another thing. Anything else (`f(v)`, `let w = v;`, `v.into_iter()`,
+/// a macro's argument) may move it.
+fn only_borrowed(tokens: TokenStream, name: &str) -> bool {
+    const BY_REFERENCE: [&str; 10] = [
+        "len", "push", "iter", "iter_mut", "is_empty", "clone", "to_vec", "first", "last", "get",
+    ];
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let punct = |token: Option<&TokenTree>, c: char| matches!(token, Some(TokenTree::Punct(p)) if p.as_char() == c);
+    tokens.iter().enumerate().all(|(k, token)| match token {
+        TokenTree::Group(group) => only_borrowed(group.stream(), name),
+        TokenTree::Ident(ident) if ident.to_string().trim_start_matches("r#") == name => {
+            let at = |back: usize| k.checked_sub(back).and_then(|k| tokens.get(k));
+            if punct(at(1), '.') || (punct(at(1), ':') && punct(at(2), ':')) {
+                // A field or a method of that name, or a path's segment.
+                return true;
+            }
+            let mutable = matches!(at(1), Some(TokenTree::Ident(m)) if m == "mut");
+            let borrowed = punct(at(1), '&') || (mutable && punct(at(2), '&'));
+            match (tokens.get(k + 1), tokens.get(k + 2)) {
+                // (`&v.into_iter()` moves `v` too.)
+                (Some(TokenTree::Punct(dot)), Some(TokenTree::Ident(method)))
+                    if dot.as_char() == '.' =>
+                {
+                    BY_REFERENCE.iter().any(|m| method == m)
+                }
+                (Some(TokenTree::Punct(dot)), _) if dot.as_char() == '.' => false,
+                (Some(TokenTree::Group(group)), _)
+                    if group.delimiter() == proc_macro2::Delimiter::Bracket =>
+                {
+                    true
+                }
+                _ => borrowed,
+            }
+        }
+        _ => true,
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{leaves_early, only_plain_uses};
+    use super::{leaves_early, only_borrowed, only_plain_uses};
 
     fn block(source: &str) -> syn::Block {
         syn::parse_str(source).unwrap()
@@ -319,5 +429,28 @@ mod tests {
         assert!(!only_plain_uses(tokens("v.push(&s);"), "s"));
         assert!(!only_plain_uses(tokens("let t = s;"), "s"));
         assert!(!only_plain_uses(tokens("println!(\"{:?}\", s);"), "s"));
+    }
+
+    #[test]
+    fn a_binding_borrowed_indexed_or_measured_stays_where_it_is() {
+        let tokens = |source: &str| source.parse().unwrap();
+        assert!(only_borrowed(
+            tokens("let o = matmul(&a, &v); a.push(r); t += a[0][1] * a.len() as f64;"),
+            "a"
+        ));
+        assert!(only_borrowed(
+            tokens("f(&mut a); for x in a.iter() {}"),
+            "a"
+        ));
+        assert!(only_borrowed(
+            tokens("let y = v.a + self.a(1.0) + m::a;"),
+            "a"
+        ));
+        assert!(!only_borrowed(tokens("let b = a;"), "a"));
+        assert!(!only_borrowed(tokens("total(a)"), "a"));
+        assert!(!only_borrowed(tokens("for x in &a.into_iter() {}"), "a"));
+        assert!(!only_borrowed(tokens("let s = S { f: a };"), "a"));
+        assert!(!only_borrowed(tokens("println!(\"{:?}\", a);"), "a"));
+        assert!(!only_borrowed(tokens("a"), "a"));
     }
 }

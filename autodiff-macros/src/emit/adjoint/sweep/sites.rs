@@ -10,6 +10,11 @@
 
 use super::*;
 
+/// A call site's stack, the copies of the arguments it saves, the names
+/// the reverse pops them as, and those of them that copy a `Vec` of
+/// numbers or of rows (see `Sweep::saved_arguments`).
+type SavedArguments = (Ident, Vec<TokenStream>, Vec<Ident>, Vec<Ident>);
+
 impl<'m> Sweep<'m> {
     /// A vector-valued call bound inside a loop or a branch, or at the top
     /// of a body with `return` (`let p = softmax(&s);`, see
@@ -79,7 +84,7 @@ impl<'m> Sweep<'m> {
             return unsupported("a vector-valued call whose arguments can jump", init);
         }
         let plain = name.trim_start_matches("r#");
-        let (site, values, names) = self.saved_arguments(plain, init, true)?;
+        let (site, values, names, vectors) = self.saved_arguments(plain, init, true)?;
         let ident = binding(name);
         let (stack, bail) = (&self.stack, &self.bail);
         // Read by the rest of its block only through indices and its
@@ -145,6 +150,17 @@ impl<'m> Sweep<'m> {
         if !matches!(ran, Ran::Always) {
             self.scope().ran = Some(flag);
         }
+        // What the reverse popped, given back to the stack's spares when
+        // the block's reverse ends (`Sweep::recycle`): the value moved to
+        // the site, which the block only indexed (`softmax`'s row), and
+        // the copies of vectors its arguments borrowed (`s` of `&s`).
+        let vector = matches!(self.an.dims.get(name), Some(Some(1 | 2)));
+        if let (Some(recycle), true) = (self.recycle.as_mut(), deferred && !self.dual) {
+            if vector {
+                recycle.push(ident);
+            }
+            recycle.extend(vectors);
+        }
         Ok(Some((push, pop)))
     }
 
@@ -154,7 +170,7 @@ impl<'m> Sweep<'m> {
     /// by the statement's reverse before the callee's rerun. Gives the
     /// forward's push and the reverse's pop.
     pub(super) fn call_arguments_site(&mut self, call: &Expr) -> R<(TokenStream, TokenStream)> {
-        let (site, values, names) = self.saved_arguments("call", call, false)?;
+        let (site, values, names, _) = self.saved_arguments("call", call, false)?;
         let (stack, bail) = (&self.stack, &self.bail);
         let push = quote!(#site.push((#(#values,)*)););
         let pop = quote! {
@@ -170,13 +186,10 @@ impl<'m> Sweep<'m> {
     /// change before the reverse sweep (of what a borrowed one points at),
     /// with the names the reverse pops them as, which its call then passes.
     /// Where the push comes after the call (`after_call`), a binding read
-    /// no more moves instead (see `Sweep::dead`).
-    fn saved_arguments(
-        &mut self,
-        base: &str,
-        call: &Expr,
-        after_call: bool,
-    ) -> R<(Ident, Vec<TokenStream>, Vec<Ident>)> {
+    /// no more moves instead (see `Sweep::dead`). Last, those of the names
+    /// that hold a copy of a `Vec` of numbers or of rows (`&s`, `s` bound
+    /// once and shown to hold `f64`s).
+    fn saved_arguments(&mut self, base: &str, call: &Expr, after_call: bool) -> R<SavedArguments> {
         let args = match &call.kind {
             ExprKind::Call { args, .. } => args,
             ExprKind::PlainMethod { receiver, args, .. } if self.fully_available(receiver) => args,
@@ -190,6 +203,7 @@ impl<'m> Sweep<'m> {
         self.sites.push((site.clone(), quote!(#(#attrs)*)));
         let mut values = Vec::new();
         let mut names = Vec::new();
+        let mut vectors = Vec::new();
         for arg in args {
             if self.fully_available(arg) || self.saved_args.contains_key(&arg.id) {
                 continue;
@@ -228,10 +242,25 @@ impl<'m> Sweep<'m> {
                 Some(_) => value,
                 None => quote!(::core::clone::Clone::clone(&(#value))),
             });
+            let vector = match &arg.kind {
+                ExprKind::Reference { expr, .. } => match &expr.kind {
+                    ExprKind::Path(path) => path.path.get_ident().is_some_and(|ident| {
+                        let name = ident.to_string();
+                        matches!(self.an.dims.get(&name), Some(Some(1 | 2)))
+                            && self.an.bound.get(&name).copied() == Some(1)
+                            && self.an.numbers.contains(&name)
+                    }),
+                    _ => false,
+                },
+                _ => false,
+            };
+            if vector {
+                vectors.push(saved.clone());
+            }
             names.push(saved.clone());
             self.saved_args.insert(arg.id, (saved, by_ref));
         }
-        Ok((site, values, names))
+        Ok((site, values, names, vectors))
     }
 
     /// The adjoint of a `Vec` grown by `push` bound inside a loop or a

@@ -149,7 +149,9 @@ impl<'m> Sweep<'m> {
             self.pop_pending(record);
             let (f, r) = code?;
             fwd.extend(f);
-            fwd.extend(capacity_hint(stmt, stmts.get(index + 1)));
+            fwd.extend(capacity_hint(stmt, stmts.get(index + 1), &|name| {
+                self.room(name)
+            }));
             revs.push(r);
             fwd.extend(self.grown_saves(&grown, index));
         }
@@ -183,8 +185,13 @@ impl<'m> Sweep<'m> {
         }
         let mut rev = prelude;
         rev.extend(reversed(&revs, revs.len()));
+        // At the top, the forward's `Vec`s too, once nothing reads them.
+        let given = match (self.depth, &self.recycle) {
+            (0, Some(_)) => self.given_back(&block.stmts),
+            _ => Vec::new(),
+        };
         let stack = &self.stack;
-        for bar in self.recycle.take().unwrap_or_default() {
+        for bar in self.recycle.take().unwrap_or_default().iter().chain(&given) {
             rev.push(quote!(::autodiff::__adjoint::recycle(#stack, #bar);));
         }
         Ok(BlockCode { fwd, value, rev })
