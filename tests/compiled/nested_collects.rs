@@ -35,7 +35,18 @@ fn dual_dot(a: &[Dual], b: &[Dual]) -> Dual {
     s
 }
 
-/// Rows of the inputs: `[x0, x1]`, `[x2, x3]`, `[x0 * x3, x1 - x2]`.
+/// Rows of the inputs: `[x0, x1]`, `[x2, x3]`, `[x0 * x3, x1 - x2]`, a
+/// helper's matrix the nested chains walk.
+#[differentiable]
+fn rows(x: &[f64]) -> Vec<Vec<f64>> {
+    vec![
+        vec![x[0], x[1]],
+        vec![x[2], x[3]],
+        vec![x[0] * x[3], x[1] - x[2]],
+    ]
+}
+
+/// `rows` on dual numbers.
 fn dual_rows(x: &[Dual]) -> Vec<Vec<Dual>> {
     vec![
         vec![x[0], x[1]],
@@ -51,11 +62,7 @@ mod scores_three_ways {
 
     #[differentiable]
     fn f(x: &[f64]) -> f64 {
-        let q = vec![
-            vec![x[0], x[1]],
-            vec![x[2], x[3]],
-            vec![x[0] * x[3], x[1] - x[2]],
-        ];
+        let q = rows(x);
         let k = vec![vec![x[1], x[2]], vec![x[3] * 0.5, x[0]]];
         let scale = (k[0].len() as f64).sqrt();
         let s: Vec<Vec<f64>> = q
@@ -102,11 +109,7 @@ mod blocks_levels_and_extend {
 
     #[differentiable]
     fn f(x: &[f64]) -> f64 {
-        let q = vec![
-            vec![x[0], x[1]],
-            vec![x[2], x[3]],
-            vec![x[0] * x[3], x[1] - x[2]],
-        ];
+        let q = rows(x);
         let p: Vec<Vec<f64>> = q
             .iter()
             .map(|row| {
@@ -191,11 +194,7 @@ mod helpers_and_walked_rows {
 
     #[differentiable]
     fn f(x: &[f64]) -> f64 {
-        let a = vec![
-            vec![x[0], x[1]],
-            vec![x[2], x[3]],
-            vec![x[0] * x[3], x[1] - x[2]],
-        ];
+        let a = rows(x);
         let b = vec![vec![x[1], x[2]], vec![x[3] * 0.5, x[0]]];
         let ab = matmul(&a, &b);
         let p = softmax_rows(&ab);

@@ -18,7 +18,7 @@
 
 use quote::quote;
 
-use super::recognise::{leaves, place, source_ok};
+use super::recognise::{place, source_ok, walks_every_item};
 
 /// The two halves of `source`, `a.chain(b)` with any `copied()` or
 /// `cloned()` after it put on each (`a.copied()`, `b.copied()`), if both
@@ -55,12 +55,7 @@ pub(super) fn halves(source: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
 /// reads.
 pub(super) fn for_loops(for_loop: &syn::ExprForLoop) -> Option<[syn::Stmt; 2]> {
     let (a, b) = halves(&for_loop.expr)?;
-    let body = syn::Expr::Block(syn::ExprBlock {
-        attrs: Vec::new(),
-        label: None,
-        block: for_loop.body.clone(),
-    });
-    if for_loop.label.is_some() || !for_loop.attrs.is_empty() || leaves(&body) {
+    if !walks_every_item(for_loop) {
         return None;
     }
     let (pat, block) = (&for_loop.pat, &for_loop.body);

@@ -20,7 +20,7 @@ use std::collections::HashSet;
 use quote::quote;
 
 use super::super::fresh_ident;
-use super::recognise::{closure_inputs, leaves, place};
+use super::recognise::{closure_inputs, place, walks_every_item};
 
 /// `w` if `source` is `w.iter().flatten()` of a place `w` (or
 /// `w.iter().flat_map(|r| r.iter())`, the same items).
@@ -63,12 +63,7 @@ pub(super) fn for_loop(
     idents: &mut HashSet<String>,
 ) -> Option<syn::ExprForLoop> {
     let rows = rows_flattened(&for_loop.expr)?;
-    let body = syn::Expr::Block(syn::ExprBlock {
-        attrs: Vec::new(),
-        label: None,
-        block: for_loop.body.clone(),
-    });
-    if for_loop.label.is_some() || !for_loop.attrs.is_empty() || leaves(&body) {
+    if !walks_every_item(for_loop) {
         return None;
     }
     let row = fresh_ident(idents, "row");

@@ -708,6 +708,18 @@ pub(super) fn source_ok(expr: &syn::Expr) -> bool {
     }
 }
 
+/// Whether `for_loop` runs its body on every item and nothing else: no
+/// label, no attributes, and a body that cannot leave the loop (`break`
+/// and `continue` would leave only one of the loops it is read as).
+pub(super) fn walks_every_item(for_loop: &syn::ExprForLoop) -> bool {
+    let body = syn::Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: for_loop.body.clone(),
+    });
+    for_loop.label.is_none() && for_loop.attrs.is_empty() && !leaves(&body)
+}
+
 pub(super) fn place(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
