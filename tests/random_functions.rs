@@ -160,7 +160,9 @@ enum Expr {
     /// `a.last().copied().unwrap_or(e)` (3), `*a.get(k).unwrap_or(&e)`
     /// (4), `*a.last().unwrap()` (5), `a.first().copied().unwrap()` (6) or
     /// `a.get(k + 1).copied().unwrap_or(e)` (7), and the value when there
-    /// is none.
+    /// is none; for names ending in an even digit, (0) is `if let
+    /// Some(&v) = a.iter().max_by(..)` and (6) a `match` on
+    /// `a.iter().copied().min_by(..)`.
     Element(String, usize, usize, f64),
     /// A reduction over the items of a slice, array or `Vec`, as course
     /// code writes it: `a.iter().map(|t| t * t).sum::<f64>()` (0), a dot
@@ -789,12 +791,12 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
         }
         Expr::Reduce(how, a, b, k, _) => match (how, dialect) {
             // For some names (so every seed still draws what it drew), the
-            // items of `a`, then `b`'s from the end: `chain`.
+            // items of `a`, then again from the end: `chain`.
             (0, Dialect::Plain) if chained(a) => {
-                format!("{a}.iter().chain({b}.iter().rev()).map(|t| t * t).sum::<f64>()")
+                format!("{a}.iter().chain({a}.iter().rev()).map(|t| t * t).sum::<f64>()")
             }
             (0, Dialect::Dual) if chained(a) => {
-                format!("{a}.iter().chain({b}.iter().rev()).fold(D::c(-0.0), |s, t| s + *t * *t)")
+                format!("{a}.iter().chain({a}.iter().rev()).fold(D::c(-0.0), |s, t| s + *t * *t)")
             }
             (0, Dialect::Plain) => format!("{a}.iter().map(|t| t * t).sum::<f64>()"),
             (0, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + *t * *t)"),
@@ -854,10 +856,10 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             }
             // A `map` given a function by its path.
             (13, Dialect::Plain) if chained(a) => {
-                format!("{a}.iter().chain({b}.iter()).copied().map(f64::tanh).sum::<f64>()")
+                format!("{a}.iter().chain({a}.iter().step_by(2)).copied().map(f64::tanh).sum::<f64>()")
             }
             (13, Dialect::Dual) if chained(a) => {
-                format!("{a}.iter().chain({b}.iter()).fold(D::c(-0.0), |s, t| s + t.tanh())")
+                format!("{a}.iter().chain({a}.iter().step_by(2)).fold(D::c(-0.0), |s, t| s + t.tanh())")
             }
             (13, Dialect::Plain) => format!("{a}.iter().copied().map(f64::tanh).sum::<f64>()"),
             (13, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + t.tanh())"),
@@ -938,9 +940,9 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
             ),
             (2, _) => {
                 let t = if dialect == Dialect::Dual { "*t" } else { "t" };
-                // For some names the items of `a` then `b`'s, one fold.
+                // For some names the items of `a`, then all but its first.
                 let source = if chained(a) {
-                    format!("{a}.iter().chain({b}.iter())")
+                    format!("{a}.iter().chain({a}.iter().skip(1))")
                 } else {
                     format!("{a}.iter()")
                 };
@@ -966,7 +968,17 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
         Expr::Element(name, how, k, none) => {
             let none = r(&Expr::Lit(*none));
             let two = r(&Expr::Lit(2.0));
+            // For some names (so every seed draws what it drew) the
+            // largest or smallest item, taken apart where it is selected.
+            let selects = name.ends_with(['0', '2', '4', '6', '8']);
+            let compare = "|a, b| a.partial_cmp(b).unwrap()";
             match how {
+                0 if selects => format!(
+                    "(if let Some(&v) = {name}.iter().max_by({compare}) {{ v }} else {{ {none} }})"
+                ),
+                6 if selects => format!(
+                    "(match {name}.iter().copied().min_by({compare}) {{ None => {none}, Some(v) => v.sin() }})"
+                ),
                 0 => format!("(if let Some(v) = {name}.first() {{ *v }} else {{ {none} }})"),
                 1 => format!("(match {name}.last() {{ Some(v) => *v * {two}, None => {none} }})"),
                 2 => format!("(match {name}.get({k}) {{ None => {none}, Some(&v) => v.sin() }})"),
@@ -981,9 +993,10 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
 }
 
 /// Whether the reductions `Expr::Reduce` draws as (0), (2) and (13) over
-/// `a` walk `a`'s items then the second list's (`a.iter().chain(..)`): by
-/// the name, which an array taken by `into_iter()` (an odd last digit)
-/// never has.
+/// `a` walk `a`'s items then some of them again (`a.iter().chain(..)`):
+/// by the name, which an array taken by `into_iter()` (an odd last digit)
+/// never has. (Both halves of one list: a tracked list chained with a
+/// constant one does not build on the tape, whose items differ in type.)
 fn chained(a: &str) -> bool {
     a.ends_with(['0', '2', '4', '6', '8'])
 }
@@ -4831,6 +4844,9 @@ impl Gen {
                 let how = self.rng.below(8);
                 if (3..5).contains(&how) || how == 7 {
                     self.tag("unwrap_or of an element");
+                }
+                if matches!(how, 0 | 6) && name.ends_with(['0', '2', '4', '6', '8']) {
+                    self.tag("Option of a max_by or min_by");
                 }
                 let k = self.rng.below(n + 2);
                 Some(Expr::Element(name, how, k, self.rng.value(-1.0, 1.0)))

@@ -351,3 +351,90 @@ fn unwrap_or_of_an_element_is_the_element_or_the_default() {
         assert_agree("neighbours", &got.gradient.1, &want_m);
     }
 }
+
+/// The largest (or smallest) item by `max_by`/`min_by` taken apart where
+/// it is made: `if let Some(&m) = x.iter().max_by(..)`, a `match` on a
+/// `min_by` of copies with `None` first or second, and one per row in a
+/// loop, some rows empty. The test is `!x.is_empty()`, then the selection
+/// `select` writes; at a tie the comparator's choice, on both paths.
+mod selected_option {
+    use super::*;
+    use crate::oracle::dual_value_and_gradient;
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let hi = if let Some(&m) = x.iter().max_by(|a, b| a.total_cmp(b)) {
+            m * m + x[0]
+        } else {
+            0.0
+        };
+        let lo = match x.iter().copied().min_by(|a, b| a.partial_cmp(b).unwrap()) {
+            None => 1.0,
+            Some(m) => m.exp(),
+        };
+        hi * lo + rows(&[x.to_vec(), vec![x[1] * x[2], x[3]]])
+    }
+
+    #[differentiable]
+    fn rows(w: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for row in w {
+            if let Some(&m) = row.iter().min_by(|a, b| a.total_cmp(b)) {
+                s += m * row[0];
+            }
+        }
+        s
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let extreme = |items: &[Dual], larger: bool| {
+            let mut best = items[0];
+            for &v in &items[1..] {
+                // `max_by` keeps the last of equal items, `min_by` the first.
+                if (larger && v.value >= best.value) || (!larger && v.value < best.value) {
+                    best = v;
+                }
+            }
+            best
+        };
+        let m = extreme(x, true);
+        let hi = m * m + x[0];
+        let lo = extreme(x, false).exp();
+        let s = extreme(x, false) * x[0] + {
+            let row = [x[1] * x[2], x[3]];
+            extreme(&row, false) * row[0]
+        };
+        hi * lo + s
+    }
+
+    #[test]
+    fn compiled_against_the_tape_and_dual_numbers() {
+        assert_eq!(f_grad_path(), GradientPath::Compiled);
+        let mut rng = xorshift::Rng(0x5e1e_c7ed);
+        for _ in 0..20 {
+            let x: Vec<f64> = (0..4).map(|_| rng.uniform(2.0)).collect();
+            let got = agree("selected_option", f_grad(&x), f_grad_tape(&x));
+            assert_eq!(got.value.to_bits(), f(&x).to_bits());
+            let (value, tangents) = dual_value_and_gradient(&x, twin);
+            assert!((value - got.value).abs() <= 1e-12 * value.abs().max(1.0));
+            assert_agree("selected_option", &got.gradient, &tangents);
+        }
+        // Rows with no item add nothing.
+        assert_eq!(rows_grad_path(), GradientPath::Compiled);
+        let w = vec![vec![0.5, -1.25], Vec::new(), vec![2.0, 0.75, -0.5]];
+        let got = agree("rows", rows_grad(&w), rows_grad_tape(&w));
+        assert_eq!(
+            got.gradient,
+            vec![vec![-1.25, 0.5], vec![], vec![-0.5, 0.0, 2.0]]
+        );
+        // Ties: the comparator's choice on both paths.
+        let tied = [1.5, 1.5, -1.0, 1.5];
+        let got = agree(
+            "selected_option at a tie",
+            f_grad(&tied),
+            f_grad_tape(&tied),
+        );
+        let (_, tangents) = dual_value_and_gradient(&tied, twin);
+        assert_agree("selected_option at a tie", &got.gradient, &tangents);
+    }
+}

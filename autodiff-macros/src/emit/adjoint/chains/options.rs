@@ -185,6 +185,17 @@ impl Lowering<'_> {
                     return None;
                 };
                 let pat = some_pattern(&test.pat)?;
+                if let Some((present, then)) = selected(pat, &test.expr, &if_.then_branch.stmts) {
+                    let otherwise = if_
+                        .else_branch
+                        .as_ref()
+                        .map(|(_, other)| quote!(else #other));
+                    let span = if_.if_token.span;
+                    return syn::parse2(quote_spanned! {span=>
+                        if #present { #then } #otherwise
+                    })
+                    .ok();
+                }
                 let (present, element) = element_of(&test.expr)?;
                 let then = &if_.then_branch.stmts;
                 let then = bound(pat, &element, quote!(#(#then)*))?;
@@ -208,10 +219,20 @@ impl Lowering<'_> {
                     _ => return None,
                 };
                 let pat = some_pattern(&some.pat)?;
+                let span = match_.match_token.span;
+                let none_body = &none.body;
+                if let Some((present, some_body)) = selected(
+                    pat,
+                    &match_.expr,
+                    &[syn::Stmt::Expr((*some.body).clone(), None)],
+                ) {
+                    return syn::parse2(quote_spanned! {span=>
+                        if #present { #some_body } else { #none_body }
+                    })
+                    .ok();
+                }
                 let (present, element) = element_of(&match_.expr)?;
                 let some_body = bound(pat, &element, some.body.to_token_stream())?;
-                let none_body = &none.body;
-                let span = match_.match_token.span;
                 syn::parse2(quote_spanned! {span=>
                     if #present { #some_body } else { #none_body }
                 })
@@ -220,6 +241,61 @@ impl Lowering<'_> {
             _ => None,
         }
     }
+}
+
+/// `if let Some(&m) = x.iter().max_by(cmp) { body }` (or `min_by`; `Some(m)`
+/// of `x.iter().copied()` or `.cloned()`): the test that `x` has an item
+/// and the body after `let m = x.iter().max_by(cmp).copied().unwrap();`,
+/// the selection `select` writes as its loop, bound once. Only a pattern
+/// binding the item's value, or `_`.
+fn selected(
+    pat: &syn::Pat,
+    option: &syn::Expr,
+    body: &[syn::Stmt],
+) -> Option<(TokenStream, TokenStream)> {
+    let syn::Expr::MethodCall(select) = option else {
+        return None;
+    };
+    if !(select.method == "max_by" || select.method == "min_by") || select.args.len() != 1 {
+        return None;
+    }
+    let syn::Expr::MethodCall(source) = &*select.receiver else {
+        return None;
+    };
+    // `x.iter()` hands out references, `x.iter().copied()` values.
+    let (iter, by_value) = match source.method.to_string().as_str() {
+        "copied" | "cloned" if source.args.is_empty() => match &*source.receiver {
+            syn::Expr::MethodCall(iter) => (iter, true),
+            _ => return None,
+        },
+        _ => (source, false),
+    };
+    let slice = &*iter.receiver;
+    if iter.method != "iter" || !iter.args.is_empty() || !place(slice) {
+        return None;
+    }
+    let present = quote!(!#slice.is_empty());
+    let name = match (pat, by_value) {
+        (syn::Pat::Wild(_), _) => return Some((present, quote!(#(#body)*))),
+        (syn::Pat::Reference(reference), false) if reference.mutability.is_none() => {
+            &*reference.pat
+        }
+        (pat, true) => pat,
+        _ => return None,
+    };
+    let syn::Pat::Ident(ident) = name else {
+        return None;
+    };
+    if ident.by_ref.is_some() || ident.mutability.is_some() || ident.subpat.is_some() {
+        return None;
+    }
+    let value = if by_value {
+        quote!(#option.unwrap())
+    } else {
+        quote!(#option.copied().unwrap())
+    };
+    let name = &ident.ident;
+    Some((present, quote!(let #name = #value; #(#body)*)))
 }
 
 /// `p` of the pattern `Some(p)`.
