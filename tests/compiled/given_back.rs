@@ -16,7 +16,7 @@
 use autodiff::prelude::*;
 use autodiff::GradientPath;
 
-use super::support::compiled_agrees;
+use super::support::{compiled_agrees, matrix};
 use crate::attention_layers::{matmul, softmax};
 use crate::oracle::Dual;
 
@@ -88,16 +88,6 @@ fn given_dual(p: &[Dual], len: usize, n: usize, m: usize) -> Dual {
         total = total + v.sin();
     }
     total
-}
-
-fn matrix(rows: usize, cols: usize, seed: f64) -> Vec<Vec<f64>> {
-    (0..rows)
-        .map(|i| {
-            (0..cols)
-                .map(|j| ((i * cols + j) as f64 * 0.37 + seed).sin() * 0.8)
-                .collect()
-        })
-        .collect()
 }
 
 fn bits<G: crate::oracle::Flat>(gradient: &G) -> Vec<u64> {

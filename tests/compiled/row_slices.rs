@@ -20,7 +20,7 @@ use autodiff::prelude::*;
 use autodiff::GradientPath;
 
 use super::lent_calls::affine;
-use super::support::compiled_agrees;
+use super::support::{compiled_agrees, matrix};
 use crate::oracle::{assert_all_close_named, Dual};
 
 /// A lower triangle (`0..i`, no trip at the first row), an upper one
@@ -211,16 +211,6 @@ fn lifted_dual(p: &[Dual], a_lengths: &[usize], w_rows: usize, w_cols: usize) ->
         }
     }
     total
-}
-
-fn matrix(rows: usize, cols: usize, seed: f64) -> Vec<Vec<f64>> {
-    (0..rows)
-        .map(|i| {
-            (0..cols)
-                .map(|j| ((i * cols + j) as f64 * 0.37 + seed).sin() * 0.8)
-                .collect()
-        })
-        .collect()
 }
 
 #[test]

@@ -87,3 +87,15 @@ pub fn compiled_agrees<G: Flat>(
         assert_agree(name, &g.gradient.components(), &gradient);
     }
 }
+
+/// A `rows × cols` matrix of smooth, distinct entries in [-0.8, 0.8],
+/// another for each `seed`.
+pub fn matrix(rows: usize, cols: usize, seed: f64) -> Vec<Vec<f64>> {
+    (0..rows)
+        .map(|i| {
+            (0..cols)
+                .map(|j| ((i * cols + j) as f64 * 0.37 + seed).sin() * 0.8)
+                .collect()
+        })
+        .collect()
+}
