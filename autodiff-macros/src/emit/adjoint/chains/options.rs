@@ -185,20 +185,8 @@ impl Lowering<'_> {
                     return None;
                 };
                 let pat = some_pattern(&test.pat)?;
-                if let Some((present, then)) = selected(pat, &test.expr, &if_.then_branch.stmts) {
-                    let otherwise = if_
-                        .else_branch
-                        .as_ref()
-                        .map(|(_, other)| quote!(else #other));
-                    let span = if_.if_token.span;
-                    return syn::parse2(quote_spanned! {span=>
-                        if #present { #then } #otherwise
-                    })
-                    .ok();
-                }
-                let (present, element) = element_of(&test.expr)?;
                 let then = &if_.then_branch.stmts;
-                let then = bound(pat, &element, quote!(#(#then)*))?;
+                let (present, then) = taken_apart(pat, &test.expr, quote!(#(#then)*))?;
                 let otherwise = if_
                     .else_branch
                     .as_ref()
@@ -219,20 +207,10 @@ impl Lowering<'_> {
                     _ => return None,
                 };
                 let pat = some_pattern(&some.pat)?;
-                let span = match_.match_token.span;
+                let (present, some_body) =
+                    taken_apart(pat, &match_.expr, some.body.to_token_stream())?;
                 let none_body = &none.body;
-                if let Some((present, some_body)) = selected(
-                    pat,
-                    &match_.expr,
-                    &[syn::Stmt::Expr((*some.body).clone(), None)],
-                ) {
-                    return syn::parse2(quote_spanned! {span=>
-                        if #present { #some_body } else { #none_body }
-                    })
-                    .ok();
-                }
-                let (present, element) = element_of(&match_.expr)?;
-                let some_body = bound(pat, &element, some.body.to_token_stream())?;
+                let span = match_.match_token.span;
                 syn::parse2(quote_spanned! {span=>
                     if #present { #some_body } else { #none_body }
                 })
@@ -243,6 +221,21 @@ impl Lowering<'_> {
     }
 }
 
+/// The test that `option` is `Some` and `body` with `Some`'s pattern `pat`
+/// bound: a selection's (`selected`) or an element's (`element_of`,
+/// `bound`).
+fn taken_apart(
+    pat: &syn::Pat,
+    option: &syn::Expr,
+    body: TokenStream,
+) -> Option<(TokenStream, TokenStream)> {
+    if let Some(found) = selected(pat, option, &body) {
+        return Some(found);
+    }
+    let (present, element) = element_of(option)?;
+    Some((present, bound(pat, &element, body)?))
+}
+
 /// `if let Some(&m) = x.iter().max_by(cmp) { body }` (or `min_by`; `Some(m)`
 /// of `x.iter().copied()` or `.cloned()`): the test that `x` has an item
 /// and the body after `let m = x.iter().max_by(cmp).copied().unwrap();`,
@@ -251,7 +244,7 @@ impl Lowering<'_> {
 fn selected(
     pat: &syn::Pat,
     option: &syn::Expr,
-    body: &[syn::Stmt],
+    body: &TokenStream,
 ) -> Option<(TokenStream, TokenStream)> {
     let syn::Expr::MethodCall(select) = option else {
         return None;
@@ -276,7 +269,7 @@ fn selected(
     }
     let present = quote!(!#slice.is_empty());
     let name = match (pat, by_value) {
-        (syn::Pat::Wild(_), _) => return Some((present, quote!(#(#body)*))),
+        (syn::Pat::Wild(_), _) => return Some((present, body.clone())),
         (syn::Pat::Reference(reference), false) if reference.mutability.is_none() => {
             &*reference.pat
         }
@@ -295,7 +288,7 @@ fn selected(
         quote!(#option.copied().unwrap())
     };
     let name = &ident.ident;
-    Some((present, quote!(let #name = #value; #(#body)*)))
+    Some((present, quote!(let #name = #value; #body)))
 }
 
 /// `p` of the pattern `Some(p)`.
