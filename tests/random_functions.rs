@@ -791,13 +791,16 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
         }
         Expr::Reduce(how, a, b, k, _) => match (how, dialect) {
             // For some names (so every seed still draws what it drew), the
-            // items of `a`, then again from the end: `chain`.
+            // items of `a`, then the second list's from the end: `chain`.
+            // The second list may carry no derivative (a `#[constant]`),
+            // whose items the tape lifts; the dual twin folds the halves
+            // in turn (its constant lists hold `f64`s), in the same order.
             (0, Dialect::Plain) if chained(a) => {
-                format!("{a}.iter().chain({a}.iter().rev()).map(|t| t * t).sum::<f64>()")
+                format!("{a}.iter().chain({b}.iter().rev()).map(|t| t * t).sum::<f64>()")
             }
-            (0, Dialect::Dual) if chained(a) => {
-                format!("{a}.iter().chain({a}.iter().rev()).fold(D::c(-0.0), |s, t| s + *t * *t)")
-            }
+            (0, Dialect::Dual) if chained(a) => format!(
+                "{b}.iter().rev().fold({a}.iter().fold(D::c(-0.0), |s, t| s + *t * *t), |s, t| s + *t * *t)"
+            ),
             (0, Dialect::Plain) => format!("{a}.iter().map(|t| t * t).sum::<f64>()"),
             (0, Dialect::Dual) => format!("{a}.iter().fold(D::c(-0.0), |s, t| s + *t * *t)"),
             (1, Dialect::Plain) => {
@@ -993,10 +996,9 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
 }
 
 /// Whether the reductions `Expr::Reduce` draws as (0), (2) and (13) over
-/// `a` walk `a`'s items then some of them again (`a.iter().chain(..)`):
-/// by the name, which an array taken by `into_iter()` (an odd last digit)
-/// never has. (Both halves of one list: a tracked list chained with a
-/// constant one does not build on the tape, whose items differ in type.)
+/// `a` walk `a`'s items then another list's (0) or some of `a`'s again
+/// (2, 13) (`a.iter().chain(..)`): by the name, which an array taken by
+/// `into_iter()` (an odd last digit) never has.
 fn chained(a: &str) -> bool {
     a.ends_with(['0', '2', '4', '6', '8'])
 }

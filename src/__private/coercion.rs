@@ -22,7 +22,9 @@ mod sums;
 
 use autodiff_core::{Label, Tape};
 
-pub use lifting::{lift, lift_each, lift_into, Lift, LiftInto};
+pub use lifting::{
+    chain_lifted, lift, lift_each, lift_into, lift_items, lifted_chain, Chained, Lift, LiftInto,
+};
 pub use plain::{
     cast, index, untracked, untracked_for, Cast, NoResult, NoResult2, PlainOf, Position, Probe,
     ShadowSame, ShadowTracked, Untracked, UntrackedFor,

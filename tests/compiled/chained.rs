@@ -322,3 +322,153 @@ mod kept_on_the_tape {
         }
     }
 }
+
+/// A half whose items carry a derivative chained with one whose items do
+/// not (`c` a `#[constant]` slice, a list the body makes, a single item):
+/// the tape lifts the plain half's items, so both paths build; compiled
+/// where the chain is walked alone, the tape's where it is numbered or
+/// zipped. Against the dual twin, at each point.
+mod a_tracked_half_and_a_plain_half {
+    use super::*;
+
+    const C: [f64; 2] = [1.5, -0.5];
+
+    #[differentiable]
+    fn penalty(w: &[f64], #[constant] c: &[f64]) -> f64 {
+        w.iter().chain(c.iter()).map(|v| v * v * 0.5).sum::<f64>() * w[0]
+    }
+
+    #[differentiable]
+    fn plain_first(w: &[f64], #[constant] c: &[f64]) -> f64 {
+        let mut s = 0.25;
+        for v in c.iter().chain(w.iter()) {
+            s = s * v + v.sin();
+        }
+        s
+    }
+
+    #[differentiable]
+    fn copied_and_numbered(w: &[f64], #[constant] c: &[f64]) -> f64 {
+        let mut s = 1.0;
+        for (i, v) in w.iter().copied().chain(c.iter().copied()).enumerate() {
+            s = s * v + i as f64;
+        }
+        s
+    }
+
+    #[differentiable]
+    fn with_a_bias(w: &[f64]) -> f64 {
+        let x = vec![0.5, -1.25, 2.0];
+        let mut s = 0.0;
+        for (wi, xi) in w.iter().zip(x.iter().chain(std::iter::once(&1.0))) {
+            s += wi * xi;
+        }
+        s.tanh()
+    }
+
+    #[differentiable]
+    fn rows(a: &[Vec<f64>], #[constant] b: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for r in a.iter().chain(b.iter()) {
+            s = s * 0.5 + r[0] * r[1];
+        }
+        s
+    }
+
+    type Twin = fn(&[Dual]) -> Dual;
+
+    fn twins() -> [(&'static str, Twin); 4] {
+        [
+            ("penalty", |w| {
+                let mut s = c(0.0);
+                for &v in w.iter().chain(C.map(c).iter()) {
+                    s = s + v * v * 0.5;
+                }
+                s * w[0]
+            }),
+            ("plain_first", |w| {
+                let mut s = c(0.25);
+                for &v in C.map(c).iter().chain(w.iter()) {
+                    s = s * v + v.sin();
+                }
+                s
+            }),
+            ("copied_and_numbered", |w| {
+                let mut s = c(1.0);
+                for (i, v) in w.iter().copied().chain(C.map(c)).enumerate() {
+                    s = s * v + i as f64;
+                }
+                s
+            }),
+            ("with_a_bias", |w| {
+                let x = [0.5, -1.25, 2.0, 1.0];
+                let mut s = c(0.0);
+                for (&wi, &xi) in w.iter().zip(x.iter()) {
+                    s = s + wi * xi;
+                }
+                s.tanh()
+            }),
+        ]
+    }
+
+    #[test]
+    fn both_paths_build_and_agree() {
+        type Grad = fn(&[f64]) -> Result<ValueAndGradient<Vec<f64>>, ScalarAutodiffError>;
+        let grads: [(Grad, Grad, GradientPath); 4] = [
+            (
+                |w| penalty_grad(w, &C),
+                |w| penalty_grad_tape(w, &C),
+                penalty_grad_path(),
+            ),
+            (
+                |w| plain_first_grad(w, &C),
+                |w| plain_first_grad_tape(w, &C),
+                plain_first_grad_path(),
+            ),
+            (
+                |w| copied_and_numbered_grad(w, &C),
+                |w| copied_and_numbered_grad_tape(w, &C),
+                copied_and_numbered_grad_path(),
+            ),
+            (
+                with_a_bias_grad,
+                with_a_bias_grad_tape,
+                with_a_bias_grad_path(),
+            ),
+        ];
+        assert_eq!(grads[0].2, GradientPath::Compiled);
+        assert_eq!(grads[1].2, GradientPath::Compiled);
+        for ((grad, tape, _), (name, twin)) in grads.into_iter().zip(twins()) {
+            for at in [[2.0, 3.0, -0.5, 1.25], [-1.25, 0.5, 1.5, -2.0]] {
+                let got = grad(&at).unwrap();
+                let on_tape = tape(&at).unwrap();
+                let (value, tangents) = dual_value_and_gradient(&at, twin);
+                assert_eq!(value.to_bits(), got.value.to_bits(), "{name} at {at:?}");
+                assert_eq!(value.to_bits(), on_tape.value.to_bits(), "{name} at {at:?}");
+                assert_agree(name, &got.gradient, &tangents);
+                assert_agree(name, &on_tape.gradient, &tangents);
+            }
+        }
+    }
+
+    #[test]
+    fn rows_of_both_kinds() {
+        let a = vec![vec![2.0, -1.5], vec![0.5, 3.0]];
+        let b = vec![vec![1.25, -2.0]];
+        let got = rows_grad(&a, &b).unwrap();
+        let on_tape = rows_grad_tape(&a, &b).unwrap();
+        assert_eq!(rows_grad_path(), GradientPath::Compiled);
+        // s = ((a00·a01)·0.5 + a10·a11)·0.5 + b00·b01
+        let want = vec![
+            vec![0.25 * a[0][1], 0.25 * a[0][0]],
+            vec![0.5 * a[1][1], 0.5 * a[1][0]],
+        ];
+        let value = (a[0][0] * a[0][1] * 0.5 + a[1][0] * a[1][1]) * 0.5 + b[0][0] * b[0][1];
+        assert_eq!(got.value.to_bits(), value.to_bits());
+        assert_eq!(on_tape.value.to_bits(), value.to_bits());
+        for (k, row) in want.iter().enumerate() {
+            assert_agree("rows", &got.gradient[k], row);
+            assert_agree("rows", &on_tape.gradient[k], row);
+        }
+    }
+}

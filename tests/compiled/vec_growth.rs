@@ -950,3 +950,45 @@ fn an_empty_vec_takes_its_own_items_back() {
         GradientPath::Compiled
     );
 }
+
+// ---------------------------------------------------------------------
+// An empty row among tracked rows, its type left to rustc.
+// ---------------------------------------------------------------------
+
+/// `Vec::new()` listed beside a tracked row: its item type is its
+/// sibling's. x0·(x1 + 2) through the rows and the count of them.
+#[differentiable]
+fn empty_row_listed(x: &[f64]) -> f64 {
+    let m = vec![x.to_vec(), Vec::new()];
+    m[0][0] * (m[0][1] + m.len() as f64)
+}
+
+/// `Vec::new()` pushed among tracked rows, then pushed into:
+/// x1·(2·x0) + x2·x1. (Pushed on purpose: the push is what is tested.)
+#[allow(clippy::vec_init_then_push)]
+#[differentiable]
+fn empty_row_pushed(x: &[f64]) -> f64 {
+    let mut m = Vec::new();
+    m.push(x.to_vec());
+    m.push(Vec::new());
+    m[1].push(x[0] * 2.0);
+    m[1].push(x[2]);
+    m[0][1] * m[1][0] + m[1][1] * x[1]
+}
+
+#[test]
+fn an_empty_row_among_tracked_rows() {
+    check!(
+        empty_row_listed,
+        empty_row_listed_grad,
+        empty_row_listed_grad_tape,
+        |x| vec![x[1] + 2.0, x[0], 0.0]
+    );
+    check!(
+        empty_row_pushed,
+        empty_row_pushed_grad,
+        empty_row_pushed_grad_tape,
+        |x| vec![2.0 * x[1], 2.0 * x[0] + x[2], x[1]]
+    );
+    assert_eq!(empty_row_pushed_grad_path(), GradientPath::Compiled);
+}

@@ -198,6 +198,24 @@ impl<'a> Expr<'a> {
         }
     }
 
+    /// [`Self::is_empty_vec`] with no type written (`Vec::new()`, not
+    /// `Vec::<f64>::new()`): its item type is inferred from where it goes,
+    /// a tracked row's siblings (`vec![x.to_vec(), Vec::new()]`) or the
+    /// `Vec` it is pushed into, so it is left as written there.
+    pub fn is_untyped_empty_vec(&self) -> bool {
+        let typed = |path: &syn::Path| {
+            path.segments
+                .iter()
+                .any(|segment| !segment.arguments.is_none())
+        };
+        self.is_empty_vec()
+            && match &self.kind {
+                ExprKind::PlainCall { func, .. } => !typed(&func.path),
+                ExprKind::Call { func, .. } => !typed(func),
+                _ => true,
+            }
+    }
+
     /// Whether the expression never produces a value (`return`, `break`,
     /// `continue`, a `loop` with no `break`): nothing to lift.
     pub fn diverges(&self) -> bool {

@@ -161,6 +161,76 @@ where
     items.into_iter().map(move |item| item.lift(tape, Some(at)))
 }
 
+/// The items of a list that carries no derivative, lifted, where it is
+/// chained with one that does (`w.iter().chain(c.iter())`, `c` a
+/// `#[constant]` slice): on the tape the two halves must have one item
+/// type. [`chain_lifted`] and [`lifted_chain`] borrow the list for the
+/// statement, as the plain code borrows `c`.
+pub fn lift_items<'t, I>(tape: &'t Tape, items: I, at: Label) -> Vec<<I::Item as Lift<'t>>::Lifted>
+where
+    I: IntoIterator,
+    I::Item: Lift<'t>,
+{
+    lift_each(tape, items, at).collect()
+}
+
+/// The item type of a tracked iterator, which a list of lifted items
+/// yields too: a reference into the list (`w.iter()`, `rows.iter()`), or
+/// a copy (`w.iter().copied()`).
+pub trait Chained<'a, T: 'a>: Sized {
+    /// The list's items as `Self`.
+    type Items: Iterator<Item = Self>;
+    /// Walks `lifted` yielding `Self`.
+    fn items(lifted: &'a [T]) -> Self::Items;
+}
+
+impl<'a, T: 'a> Chained<'a, T> for &'a T {
+    type Items = std::slice::Iter<'a, T>;
+    fn items(lifted: &'a [T]) -> Self::Items {
+        lifted.iter()
+    }
+}
+
+impl<'a, 't: 'a> Chained<'a, Scalar<'t>> for Scalar<'t> {
+    type Items = std::iter::Copied<std::slice::Iter<'a, Scalar<'t>>>;
+    fn items(lifted: &'a [Scalar<'t>]) -> Self::Items {
+        lifted.iter().copied()
+    }
+}
+
+impl<'a, 't: 'a> Chained<'a, Vec<Scalar<'t>>> for Vec<Scalar<'t>> {
+    type Items = std::iter::Cloned<std::slice::Iter<'a, Vec<Scalar<'t>>>>;
+    fn items(lifted: &'a [Vec<Scalar<'t>>]) -> Self::Items {
+        lifted.iter().cloned()
+    }
+}
+
+/// `tracked.chain(c)` where `c`'s items are plain: `c`'s items lifted
+/// ([`lift_items`]) and yielded as `tracked`'s are.
+pub fn chain_lifted<'a, I, T: 'a>(
+    tracked: I,
+    lifted: &'a [T],
+) -> std::iter::Chain<I, <I::Item as Chained<'a, T>>::Items>
+where
+    I: Iterator,
+    I::Item: Chained<'a, T>,
+{
+    tracked.chain(<I::Item as Chained<'a, T>>::items(lifted))
+}
+
+/// `c.chain(tracked)` where `c`'s items are plain: [`chain_lifted`] the
+/// other way round.
+pub fn lifted_chain<'a, I, T: 'a>(
+    lifted: &'a [T],
+    tracked: I,
+) -> std::iter::Chain<<I::Item as Chained<'a, T>>::Items, I::IntoIter>
+where
+    I: IntoIterator,
+    I::Item: Chained<'a, T>,
+{
+    <I::Item as Chained<'a, T>>::items(lifted).chain(tracked)
+}
+
 /// A value lifted where the type it must have is known from elsewhere: an
 /// assignment to a binding that certainly holds a `Scalar` (`y = n`), an
 /// arm beside a tracked arm (`if c { x } else { 0 }`). Converts as

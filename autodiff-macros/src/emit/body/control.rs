@@ -232,8 +232,11 @@ impl Emitter<'_> {
                 quote!((#(#items,)*))
             }
             ExprKind::Path(path) if is_capitalised(&path.path) => expr.source.to_token_stream(),
-            // `h = Vec::new();` of a tracked `Vec`: its type is the place's.
-            _ if into && expr.is_empty_vec() => expr.source.to_token_stream(),
+            // `h = Vec::new();` of a tracked `Vec`: its type is the place's;
+            // `vec![x.to_vec(), Vec::new()]`, `rows.push(Vec::new())`: the
+            // siblings' or the receiver's item type (lifting it would leave
+            // rustc nothing to infer that from).
+            _ if expr.is_untyped_empty_vec() => expr.source.to_token_stream(),
             _ if self.flow.is_certainly_tracked(expr) => self.expr(expr, Mode::Value),
             _ => {
                 let tape = &self.tape;

@@ -297,6 +297,40 @@ impl Emitter<'_> {
                     call
                 }
             }
+            // `w.iter().chain(c.iter())` where one half's items are tracked
+            // and the other's plain: the plain half's items lifted into a
+            // list the statement borrows, and yielded as the tracked half's
+            // are (a reference or a copy), so the two have one item type.
+            ExprKind::Structural {
+                receiver,
+                method,
+                turbofish: None,
+                args,
+            } if *method == "chain"
+                && args.len() == 1
+                && self.touches(receiver) != self.touches(&args[0]) =>
+            {
+                let tape = &self.tape;
+                let (receiver, arg) = (&**receiver, &args[0]);
+                let plain = if self.touches(receiver) {
+                    arg
+                } else {
+                    receiver
+                };
+                let at = label(&Label {
+                    text: source_text(plain.source),
+                    line: text::line(plain.span),
+                });
+                let plain_items = value(plain);
+                let lifted = quote!(&__ad::lift_items(#tape, #plain_items, #at));
+                if self.touches(receiver) {
+                    let receiver = value(receiver);
+                    quote_spanned!(expr.span=> __ad::chain_lifted(#receiver, #lifted))
+                } else {
+                    let arg = value(arg);
+                    quote_spanned!(expr.span=> __ad::lifted_chain(#lifted, #arg))
+                }
+            }
             ExprKind::Structural {
                 receiver,
                 method,
