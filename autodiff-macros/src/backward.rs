@@ -546,13 +546,7 @@ fn collect_written(block: &Block, names: &mut Vec<String>) {
 }
 
 fn collect_idents(tokens: TokenStream, out: &mut Vec<String>) {
-    for token in tokens {
-        match token {
-            proc_macro2::TokenTree::Ident(ident) => out.push(ident.to_string()),
-            proc_macro2::TokenTree::Group(group) => collect_idents(group.stream(), out),
-            _ => {}
-        }
-    }
+    crate::text::each_identifier(tokens, &mut |ident| out.push(ident.to_string()));
 }
 
 /// `0.0`, `[0.0; 3]`, `[[0.0; 3]; 4]`, `vec![0.0; n]`, `Vec::new()`,

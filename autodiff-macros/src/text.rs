@@ -387,15 +387,29 @@ pub fn captures(literal: &proc_macro2::Literal, name: &str) -> bool {
 /// Every identifier in `tokens`, into `idents`: the names a new binding
 /// must not take.
 pub fn identifiers(tokens: TokenStream, idents: &mut std::collections::HashSet<String>) {
+    each_identifier(tokens, &mut |ident| {
+        idents.insert(ident.to_string());
+    });
+}
+
+/// Calls `f` on every identifier in `tokens`, in order, groups included.
+pub fn each_identifier(tokens: TokenStream, f: &mut impl FnMut(&proc_macro2::Ident)) {
     for token in tokens {
         match token {
-            TokenTree::Ident(ident) => {
-                idents.insert(ident.to_string());
-            }
-            TokenTree::Group(group) => identifiers(group.stream(), idents),
+            TokenTree::Ident(ident) => f(&ident),
+            TokenTree::Group(group) => each_identifier(group.stream(), f),
             _ => {}
         }
     }
+}
+
+/// Whether `tokens` contain one of `names` anywhere.
+pub fn mentions_any(tokens: TokenStream, names: &std::collections::HashSet<String>) -> bool {
+    tokens.into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => names.contains(&ident.to_string()),
+        TokenTree::Group(group) => mentions_any(group.stream(), names),
+        _ => false,
+    })
 }
 
 /// The names a format string captures: `{name}` or `{name:spec}`, not `{{`.

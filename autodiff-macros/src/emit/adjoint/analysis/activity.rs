@@ -11,8 +11,6 @@ use quote::ToTokens;
 use crate::ast::{Block, Child, Expr, ExprKind, Stmt};
 use crate::flow::root;
 
-use super::collect_idents;
-
 /// Whether `expr`'s value may carry a derivative, given the active names.
 pub fn carries(expr: &Expr, active: &HashSet<String>) -> bool {
     let carries = |e: &Expr| carries(e, active);
@@ -238,7 +236,7 @@ fn reached_items(pat: &syn::Pat, iter: &Expr, active: &HashSet<String>, found: &
     }
     if carries(iter, active) {
         let mut names = HashSet::new();
-        collect_idents(pat.to_token_stream(), &mut names);
+        crate::text::identifiers(pat.to_token_stream(), &mut names);
         found.extend(names);
     }
 }

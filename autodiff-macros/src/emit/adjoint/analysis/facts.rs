@@ -5,7 +5,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 
 use super::{Analysis, KEEPS_LENGTH, MUTATING, RESIZING};
@@ -206,24 +205,12 @@ impl Analysis {
 pub(super) fn bindings<'p>(pat: &'p crate::ast::Pattern) -> impl Iterator<Item = &'p String> {
     let mut types = HashSet::new();
     if let syn::Pat::Type(typed) = pat.syntax {
-        collect_idents(typed.ty.to_token_stream(), &mut types);
+        crate::text::identifiers(typed.ty.to_token_stream(), &mut types);
         let mut named = HashSet::new();
-        collect_idents(typed.pat.to_token_stream(), &mut named);
+        crate::text::identifiers(typed.pat.to_token_stream(), &mut named);
         types.retain(|name| !named.contains(name));
     }
     pat.names.iter().filter(move |name| !types.contains(*name))
-}
-
-pub(super) fn collect_idents(tokens: TokenStream, idents: &mut HashSet<String>) {
-    for token in tokens {
-        match token {
-            TokenTree::Ident(ident) => {
-                idents.insert(ident.to_string());
-            }
-            TokenTree::Group(group) => collect_idents(group.stream(), idents),
-            _ => {}
-        }
-    }
 }
 
 /// The names `body` assigns as a whole somewhere (`h = ..;`).

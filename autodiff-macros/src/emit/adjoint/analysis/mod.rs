@@ -25,7 +25,7 @@ use quote::ToTokens;
 use crate::ast::{ExprKind, Function, Kind, Stmt};
 
 pub(crate) use facts::assigned_whole;
-use facts::{bindings, collect_idents, reshaped};
+use facts::{bindings, reshaped};
 
 use activity::reach_block;
 pub use activity::{carries, is_count};
@@ -383,7 +383,7 @@ impl Analysis {
         }
         shapes::model_field_dims(&function.body, &analysis.models, &mut analysis.dims);
         let params_dims = analysis.dims.clone();
-        collect_idents(function.item.to_token_stream(), &mut analysis.idents);
+        crate::text::identifiers(function.item.to_token_stream(), &mut analysis.idents);
         for param in &function.params {
             *analysis.bound.entry(param.ident.to_string()).or_default() += 1;
             *analysis

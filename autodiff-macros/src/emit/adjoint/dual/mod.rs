@@ -39,8 +39,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use proc_macro2::{TokenStream, TokenTree};
-
 use super::analysis::{carries, is_count, shows_number, Analysis};
 use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Kind, Source, Stmt};
 
@@ -190,7 +188,9 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
             "the local `{name}`, not a number or a `Vec` of them"
         ));
     }
-    if mentions(
+    // `r.sin_cos().0` is read as `r.sin()` but printed as written inside
+    // the expressions around it, and `Dual` has no `sin_cos`.
+    if crate::text::mentions(
         quote::ToTokens::to_token_stream(&function.item.block),
         "sin_cos",
     ) {
@@ -711,15 +711,4 @@ fn block_tail_numbers(block: &Block, an: &Body<'_>) -> bool {
             .last()
             .is_some_and(|stmt| matches!(stmt, Stmt::Expr(e, _) if e.diverges())),
     }
-}
-
-/// Whether `tokens` name `word`: `r.sin_cos().0` is read as `r.sin()`
-/// but printed as written inside the expressions around it, and `Dual` has
-/// no `sin_cos`.
-fn mentions(tokens: TokenStream, word: &str) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => ident == word,
-        TokenTree::Group(group) => mentions(group.stream(), word),
-        _ => false,
-    })
 }

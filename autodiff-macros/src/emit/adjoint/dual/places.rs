@@ -3,9 +3,6 @@
 //! beside tracked values, and what a `for` walks (numbers, rows of rows).
 
 use super::super::analysis::carries;
-use std::collections::HashSet;
-
-use proc_macro2::{TokenStream, TokenTree};
 
 use super::Body;
 use crate::ast::{Expr, ExprKind};
@@ -82,8 +79,9 @@ pub(super) fn data_field(expr: &Expr, an: &Body<'_>) -> bool {
 pub(super) fn number_items(source: &syn::Expr, an: &Body<'_>) -> bool {
     use syn::Expr as E;
     let untracked = |args: &syn::punctuated::Punctuated<syn::Expr, syn::token::Comma>| {
-        args.iter()
-            .all(|arg| !mentions_any(quote::ToTokens::to_token_stream(arg), &an.active))
+        args.iter().all(|arg| {
+            !crate::text::mentions_any(quote::ToTokens::to_token_stream(arg), &an.active)
+        })
     };
     match source {
         E::Paren(paren) => number_items(&paren.expr, an),
@@ -159,7 +157,10 @@ pub(super) fn of_depth(place: &syn::Expr, an: &Body<'_>, depth: usize) -> bool {
         match at {
             syn::Expr::Paren(paren) => at = &paren.expr,
             syn::Expr::Index(index) => {
-                if mentions_any(quote::ToTokens::to_token_stream(&index.index), &an.active) {
+                if crate::text::mentions_any(
+                    quote::ToTokens::to_token_stream(&index.index),
+                    &an.active,
+                ) {
                     return false;
                 }
                 // `x[1..3]`: a part of the row, still a row.
@@ -177,13 +178,4 @@ pub(super) fn of_depth(place: &syn::Expr, an: &Body<'_>, depth: usize) -> bool {
             _ => return false,
         }
     }
-}
-
-/// Whether `tokens` name one of `names`.
-fn mentions_any(tokens: TokenStream, names: &HashSet<String>) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => names.contains(&ident.to_string()),
-        TokenTree::Group(group) => mentions_any(group.stream(), names),
-        _ => false,
-    })
 }

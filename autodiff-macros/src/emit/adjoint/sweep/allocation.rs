@@ -98,7 +98,9 @@ pub(super) fn dead_after(
         tail.source.to_tokens(&mut later);
     }
     let mut named = HashSet::new();
-    names_in(later, &mut named);
+    crate::text::each_identifier(later, &mut |ident| {
+        named.insert(ident.to_string().trim_start_matches("r#").to_owned());
+    });
     let mut dead = HashSet::new();
     for (at, stmt) in stmts[..index].iter().enumerate() {
         let Stmt::Let {
@@ -195,19 +197,6 @@ fn stmt_tokens(stmt: &Stmt, out: &mut TokenStream) {
         }
         Stmt::Item(item) => item.to_tokens(out),
         Stmt::Expr(expr, _) => expr.source.to_tokens(out),
-    }
-}
-
-fn names_in(tokens: TokenStream, out: &mut HashSet<String>) {
-    for token in tokens {
-        match token {
-            TokenTree::Ident(ident) => {
-                let name = ident.to_string();
-                out.insert(name.trim_start_matches("r#").to_owned());
-            }
-            TokenTree::Group(group) => names_in(group.stream(), out),
-            _ => {}
-        }
     }
 }
 
