@@ -269,7 +269,8 @@ enum Stmt {
     /// `let mut acc = 0.0; for w in a.windows(k) { acc += w[..]; }` (or
     /// `chunks(k)`), the window read as in [`Expr::Windows`]; with
     /// `enumerated`, `for (q, w) in a.windows(k).enumerate()` and the
-    /// window's term weighted by `q + 1`.
+    /// window's term weighted by `q + 1`. For some accumulators' names
+    /// the size is a `let` of its own (`a.windows(acc_n)`).
     ForWindows {
         acc: String,
         list: String,
@@ -1444,14 +1445,26 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     ),
                 };
                 let _ = writeln!(out, "{pad}let mut {acc} = {start};");
+                // For some names (so every seed still draws what it drew)
+                // the size is a binding's, not a literal
+                // (`x.windows(k.len())`, a convolution's kernel).
+                let size = if acc.ends_with(['1', '3', '5', '7', '9']) {
+                    let _ = writeln!(out, "{pad}let {acc}_n: usize = {k};");
+                    format!("{acc}_n")
+                } else {
+                    k.to_string()
+                };
                 // The index is not named `q`, which `min_by(|p, q| ..)`
                 // binds to tracked items: the recording twin reads names,
                 // not scopes, and would take `rank_weight(q)` as given a
                 // tracked value (README, "Not yet").
                 if *enumerated {
-                    let _ = writeln!(out, "{pad}for (wq, w) in {list}.{how}({k}).enumerate() {{");
+                    let _ = writeln!(
+                        out,
+                        "{pad}for (wq, w) in {list}.{how}({size}).enumerate() {{"
+                    );
                 } else {
-                    let _ = writeln!(out, "{pad}for w in {list}.{how}({k}) {{");
+                    let _ = writeln!(out, "{pad}for w in {list}.{how}({size}) {{");
                 }
                 let _ = writeln!(out, "{pad}    {add}");
                 let _ = writeln!(out, "{pad}}}");

@@ -23,8 +23,12 @@
 //! otherwise (`c.iter().sum::<f64>()`, `w.len()`, a call taking `w`), the
 //! window is bound as the part of `x` it is, `let c = &x[c_at..(c_at +
 //! n).min(x.len())];` (windows: `&x[w_at..w_at + n]`, under the test), the
-//! same slice the iterator hands out. Either way only where `n` is an
-//! integer literal above 0 and `x` a place.
+//! same slice the iterator hands out. Either way only where `x` is a
+//! place and `n` an integer literal above 0, a name or `y.len()`
+//! (`x.windows(k.len())`, a convolution's kernel): a window of a size not
+//! written as a literal is always bound, and the windows' starts are the
+//! first `x.windows(n).len()` (`take`), so that `n` = 0 panics as the
+//! function as written does.
 //!
 //! A `for w in x.windows(n)` (or `chunks(n)`) loop is read the same way
 //! ([`for_loop`]): its body under `if w_at + n - 1 < x.len()`.
@@ -37,11 +41,56 @@ use quote::{quote, ToTokens};
 use super::super::fresh_ident;
 use super::recognise::{place, Chain};
 
+/// The `n` of `x.windows(n)` or `x.chunks(n)`: an integer literal above
+/// 0, or a name or `y.len()` (`x.windows(k.len())`, a convolution's
+/// kernel), read again wherever the walk needs it (it names nothing the
+/// body writes: the chain is one expression).
+struct Size {
+    tokens: TokenStream,
+    literal: Option<usize>,
+}
+
+impl Size {
+    fn of(n: &syn::Expr) -> Option<Size> {
+        match crate::lower::unparen(n) {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(lit),
+                ..
+            }) => {
+                let n: usize = lit.base10_parse().ok()?;
+                (n > 0).then(|| Size {
+                    tokens: quote!(#n),
+                    literal: Some(n),
+                })
+            }
+            syn::Expr::Path(path) if path.path.get_ident().is_some() => Some(Size {
+                tokens: path.to_token_stream(),
+                literal: None,
+            }),
+            syn::Expr::MethodCall(call)
+                if call.method == "len" && call.args.is_empty() && place(&call.receiver) =>
+            {
+                Some(Size {
+                    tokens: call.to_token_stream(),
+                    literal: None,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl ToTokens for Size {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        self.tokens.to_tokens(tokens);
+    }
+}
+
 /// A source `x.windows(n)` or `x.chunks(n)`: whether chunks, `n` and
 /// `x`; `Some(None)` for another source, `None` for one of these this
-/// cannot read as a walk (`n` not a literal above 0, `x` not a place).
+/// cannot read as a walk (`n` not a [`Size`], `x` not a place).
 #[allow(clippy::type_complexity)]
-fn windows_source(source: &syn::Expr) -> Option<Option<(bool, usize, &syn::Expr)>> {
+fn windows_source(source: &syn::Expr) -> Option<Option<(bool, Size, &syn::Expr)>> {
     let syn::Expr::MethodCall(call) = source else {
         return Some(None);
     };
@@ -50,37 +99,41 @@ fn windows_source(source: &syn::Expr) -> Option<Option<(bool, usize, &syn::Expr)
         "chunks" => true,
         _ => return Some(None),
     };
-    let [syn::Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Int(n),
-        ..
-    })] = call.args.iter().collect::<Vec<_>>()[..]
-    else {
+    let [n] = call.args.iter().collect::<Vec<_>>()[..] else {
         return None;
     };
-    let n: usize = n.base10_parse().ok()?;
+    let n = Size::of(n)?;
     let slice = &*call.receiver;
-    if n == 0 || !place(slice) {
+    if !place(slice) {
         return None;
     }
     Some(Some((chunks, n, slice)))
 }
 
 /// The walk over where each window starts, with the start's name `at`:
-/// its source, and for windows the test that one starts there.
+/// its source, and for windows of a literal size the test that one starts
+/// there. Windows of another size are the first `x.windows(n).len()`
+/// starts (which panics where `n` is 0, as the loop as written does);
+/// chunks' `step_by(n)` panics there too.
 fn walk(
     chunks: bool,
-    n: usize,
+    n: &Size,
     slice: &syn::Expr,
     at: &syn::Ident,
 ) -> (TokenStream, Option<TokenStream>) {
-    if chunks {
-        (quote!(#slice.iter().enumerate().step_by(#n)), None)
-    } else {
-        let last = n - 1;
-        (
-            quote!(#slice.iter().enumerate()),
-            Some(quote!(#at + #last < #slice.len())),
-        )
+    match (chunks, n.literal) {
+        (true, _) => (quote!(#slice.iter().enumerate().step_by(#n)), None),
+        (false, Some(n)) => {
+            let last = n - 1;
+            (
+                quote!(#slice.iter().enumerate()),
+                Some(quote!(#at + #last < #slice.len())),
+            )
+        }
+        (false, None) => (
+            quote!(#slice.iter().enumerate().take(#slice.windows(#n).len())),
+            None,
+        ),
     }
 }
 
@@ -102,8 +155,8 @@ pub(super) fn windowed(chain: Chain, idents: &HashSet<String>) -> Option<Chain> 
     }
     let name = window.ident.to_string();
     let at = fresh_ident(&mut idents.clone(), &format!("{name}_at"));
-    let body = read_window(chain.body.to_token_stream(), window, chunks, n, slice, &at);
-    let (source, test) = walk(chunks, n, slice, &at);
+    let body = read_window(chain.body.to_token_stream(), window, chunks, &n, slice, &at);
+    let (source, test) = walk(chunks, &n, slice, &at);
     let filter = match test {
         Some(test) => Some(syn::parse2(test).ok()?),
         None => None,
@@ -167,7 +220,7 @@ pub(super) fn for_loop(
         for_loop.body.to_token_stream(),
         window,
         chunks,
-        n,
+        &n,
         slice,
         &at,
     );
@@ -176,7 +229,7 @@ pub(super) fn for_loop(
         Some((Some(counter), _)) => quote!({ let #counter: usize = #at; #body }),
         _ => body,
     };
-    let (source, test) = walk(chunks, n, slice, &at);
+    let (source, test) = walk(chunks, &n, slice, &at);
     let body = match test {
         Some(test) => quote!({ if #test #body }),
         None => body,
@@ -197,12 +250,15 @@ fn read_window(
     body: TokenStream,
     window: &syn::PatIdent,
     chunks: bool,
-    n: usize,
+    n: &Size,
     slice: &syn::Expr,
     at: &syn::Ident,
 ) -> TokenStream {
     let name = window.ident.to_string();
-    read_elements(body.clone(), &name, n, slice, &at.to_token_stream()).unwrap_or_else(|| {
+    let elements = n
+        .literal
+        .and_then(|n| read_elements(body.clone(), &name, n, slice, &at.to_token_stream()));
+    elements.unwrap_or_else(|| {
         let (mutability, window) = (&window.mutability, &window.ident);
         let end = if chunks {
             quote!((#at + #n).min(#slice.len()))
