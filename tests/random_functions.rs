@@ -1699,14 +1699,24 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let _ = writeln!(out, "{pad}    {sum} += *fv * {};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
-            // And some walk them twice, one walk chained after the other.
-            Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with(['2', '8']) => {
+            // And some walk them twice, one walk chained after the other,
+            // some numbering the items across both walks (`enumerate`).
+            Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with('2') => {
                 let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
                 let _ = writeln!(
                     out,
                     "{pad}for fv in {rows}.iter().flatten().chain({rows}.iter().flatten()) {{"
                 );
                 let _ = writeln!(out, "{pad}    {sum} += *fv * {};", r(e));
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with('8') => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                let _ = writeln!(
+                    out,
+                    "{pad}for (fq, fv) in {rows}.iter().flatten().chain({rows}.iter().flatten()).enumerate() {{"
+                );
+                let _ = writeln!(out, "{pad}    {sum} += *fv * {} * rank_weight(fq);", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with(['3', '7']) => {
@@ -2826,8 +2836,10 @@ impl Gen {
                 self.tag("for over the columns of rows of rows");
             } else if sum.ends_with(['1', '3', '5', '7']) {
                 self.tag("the rows of rows flattened");
-            } else if sum.ends_with(['2', '8']) {
+            } else if sum.ends_with('2') {
                 self.tag("the rows of rows flattened, chained");
+            } else if sum.ends_with('8') {
+                self.tag("the rows of rows flattened, chained, numbered");
             }
             out.push(Stmt::SumRows(sum.clone(), name, n, e, columns));
             self.declare(&sum, Kind::Scalar, true);

@@ -2748,3 +2748,87 @@ fn a_constant_whose_type_hides_a_lifetime_builds_its_second_order_items(
     assert!((hvp.hvp + 4.0 * (2.0 * x).sin()).abs() < 1e-14);
     Ok(())
 }
+
+/// One item name for the items of a tracked list and, in a second loop,
+/// of a `#[constant]` one: by name the second loop's `v` carries a
+/// derivative, so its adjoint has the type of what is added into it, a
+/// dual in `f_hvp`'s sweep (which did not build before). Also the same
+/// two loops written as one `for` over `w.iter().chain(c.iter())`
+/// numbered by `enumerate`.
+mod one_name_for_two_lists {
+    use autodiff::prelude::*;
+
+    #[differentiable]
+    pub fn two_loops(w: &[f64], #[constant] c: &[f64]) -> f64 {
+        let mut s = 1.0;
+        for v in w.iter().copied() {
+            s *= v;
+        }
+        for v in c.iter().copied() {
+            s *= v;
+        }
+        s
+    }
+
+    #[differentiable]
+    pub fn numbered(w: &[f64], #[constant] c: &[f64]) -> f64 {
+        let mut s = 1.0;
+        for (i, v) in w.iter().copied().chain(c.iter().copied()).enumerate() {
+            s = s * v + i as f64;
+        }
+        s
+    }
+}
+
+#[test]
+fn one_item_name_for_a_tracked_and_a_constant_list() -> Result<(), ScalarAutodiffError> {
+    use one_name_for_two_lists::*;
+    let w = [0.5, -1.5, 2.0];
+    let c = [3.0, 0.25];
+    let d = vec![1.0, -0.5, 0.25];
+    // s = w0·w1·w2·Πc: ∂²s/∂wi∂wj = Πc·Π_{k≠i,j} wk, 0 on the diagonal.
+    let pc: f64 = c.iter().product();
+    let hessian = |i: usize, j: usize| {
+        if i == j {
+            0.0
+        } else {
+            pc * (0..3)
+                .filter(|&k| k != i && k != j)
+                .map(|k| w[k])
+                .product::<f64>()
+        }
+    };
+    let hvp = compiled_once(|| two_loops_hvp(&w, &c, d.clone()))?;
+    for i in 0..3 {
+        let want: f64 = (0..3).map(|j| hessian(i, j) * d[j]).sum();
+        assert!(
+            (hvp.hvp[i] - want).abs() < 1e-13,
+            "{i}: {} {want}",
+            hvp.hvp[i]
+        );
+    }
+    let on_tape = autodiff::__private::second_order_on_tape(|| two_loops_hvp(&w, &c, d.clone()))?;
+    assert_eq!(hvp.value.to_bits(), on_tape.value.to_bits());
+    // The numbered chain: against the tape's second order and central
+    // differences of the compiled gradient.
+    let hvp = compiled_once(|| numbered_hvp(&w, &c, d.clone()))?;
+    let on_tape = autodiff::__private::second_order_on_tape(|| numbered_hvp(&w, &c, d.clone()))?;
+    let h = 1e-5;
+    let at = |t: f64| -> Vec<f64> {
+        let moved: Vec<f64> = w.iter().zip(&d).map(|(a, b)| a + t * b).collect();
+        numbered_grad(&moved, &c).unwrap().gradient
+    };
+    let (plus, minus) = (at(h), at(-h));
+    for i in 0..3 {
+        let central = (plus[i] - minus[i]) / (2.0 * h);
+        assert!((hvp.hvp[i] - on_tape.hvp[i]).abs() < 1e-12);
+        assert!(
+            (hvp.hvp[i] - central).abs() < 1e-6,
+            "{i}: {} {central}",
+            hvp.hvp[i]
+        );
+        assert!((hvp.gradient[i] - on_tape.gradient[i]).abs() < 1e-12);
+    }
+    assert_eq!(numbered_grad_path(), autodiff::GradientPath::Compiled);
+    Ok(())
+}

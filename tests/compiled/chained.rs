@@ -6,9 +6,10 @@
 //! bodies read a running value, so that items taken in another order
 //! would give another value. Each module is checked as `vec_moves`
 //! checks its own (`checked!`): compiled, the value bit for bit, the tape
-//! and the dual twin (`tests/support/oracle.rs`) agreeing. The forms the
-//! compiled adjoint does not read (`enumerate` or `zip` of the whole
-//! chain, a `break` in the body) keep the tape and are checked there.
+//! and the dual twin (`tests/support/oracle.rs`) agreeing. `enumerate` of
+//! the whole chain in a `for` counts across both loops. The forms the
+//! compiled adjoint does not read (`rev` or `zip` of the whole chain, a
+//! `break` in the body) keep the tape and are checked there.
 
 // Index loops and `vec!` on purpose: the halves are index ranges and
 // `Vec`s the body builds.
@@ -231,17 +232,50 @@ mod slice_halves_copied {
     }
 }
 
-/// What keeps the tape: an index over the whole chain (`enumerate`), a
-/// `zip` of the chain with another source, a `break` in the body (which
-/// would leave only the first loop). Right there, against the dual twin.
+/// A `for` numbering the items of both halves (`enumerate` of the whole
+/// chain): the count runs on across the second loop. (An index dropped
+/// on purpose in the second: the form is the test.)
+#[allow(clippy::unused_enumerate_index)]
+mod numbered_across_both_halves {
+    use super::*;
+
+    #[differentiable]
+    fn f(x: &[f64]) -> f64 {
+        let mut s = 0.25;
+        for (i, v) in x.iter().chain(x.iter().rev().step_by(2)).enumerate() {
+            s = s * 0.5 + v * v * (i as f64) + v.sin();
+        }
+        for (_, v) in x.iter().skip(1).chain(x.iter()).enumerate() {
+            s *= v;
+        }
+        s
+    }
+
+    fn twin(x: &[Dual]) -> Dual {
+        let mut s = c(0.25);
+        for (i, &v) in x.iter().chain(x.iter().rev().step_by(2)).enumerate() {
+            s = s * 0.5 + v * v * (i as f64) + v.sin();
+        }
+        for (_, &v) in x.iter().skip(1).chain(x.iter()).enumerate() {
+            s = s * v;
+        }
+        s
+    }
+
+    checked!();
+}
+
+/// What keeps the tape: the whole chain reversed (`rev`), a `zip` of the
+/// chain with another source, a `break` in the body (which would leave
+/// only the first loop). Right there, against the dual twin.
 mod kept_on_the_tape {
     use super::*;
 
     #[differentiable]
-    fn numbered(x: &[f64]) -> f64 {
+    fn reversed(x: &[f64]) -> f64 {
         let mut s = 0.0;
-        for (i, v) in x.iter().chain(x.iter().rev()).enumerate() {
-            s += v * v * (i as f64);
+        for v in x.iter().chain(x.iter().skip(1)).rev() {
+            s = s * 0.5 + v * v;
         }
         s
     }
@@ -272,10 +306,10 @@ mod kept_on_the_tape {
 
     fn twins() -> [(&'static str, Twin); 3] {
         [
-            ("numbered", |x| {
+            ("reversed", |x| {
                 let mut s = c(0.0);
-                for (i, &v) in x.iter().chain(x.iter().rev()).enumerate() {
-                    s = s + v * v * (i as f64);
+                for &v in x.iter().chain(x.iter().skip(1)).rev() {
+                    s = s * 0.5 + v * v;
                 }
                 s
             }),
@@ -304,7 +338,7 @@ mod kept_on_the_tape {
     fn on_the_tape_and_right() {
         type Grad = fn(&[f64]) -> Result<ValueAndGradient<Vec<f64>>, ScalarAutodiffError>;
         let grads: [(Grad, GradientPath); 3] = [
-            (|x| numbered_grad(x), numbered_grad_path()),
+            (|x| reversed_grad(x), reversed_grad_path()),
             (|x| zipped_grad(x), zipped_grad_path()),
             (|x| stopped_grad(x), stopped_grad_path()),
         ];
@@ -326,7 +360,7 @@ mod kept_on_the_tape {
 /// A half whose items carry a derivative chained with one whose items do
 /// not (`c` a `#[constant]` slice, a list the body makes, a single item):
 /// the tape lifts the plain half's items, so both paths build; compiled
-/// where the chain is walked alone, the tape's where it is numbered or
+/// where the chain is walked alone or numbered, the tape's where it is
 /// zipped. Against the dual twin, at each point.
 mod a_tracked_half_and_a_plain_half {
     use super::*;
@@ -436,8 +470,9 @@ mod a_tracked_half_and_a_plain_half {
                 with_a_bias_grad_path(),
             ),
         ];
-        assert_eq!(grads[0].2, GradientPath::Compiled);
-        assert_eq!(grads[1].2, GradientPath::Compiled);
+        for (_, _, path) in &grads[..3] {
+            assert_eq!(*path, GradientPath::Compiled);
+        }
         for ((grad, tape, _), (name, twin)) in grads.into_iter().zip(twins()) {
             for at in [[2.0, 3.0, -0.5, 1.25], [-1.25, 0.5, 1.5, -2.0]] {
                 let got = grad(&at).unwrap();

@@ -13,11 +13,16 @@
 //! two layers) becomes such a `for` first (`recognise::source_ok`). Only
 //! where each half is a source the sweep's `for` walks, the body cannot
 //! leave the loop (a `break` in the first loop would not skip the second)
-//! and the loop has no label; an `enumerate`, `zip`, `rev` or `skip` of the
-//! whole chain keeps the `for` as written, which keeps the tape.
+//! and the loop has no label. An `enumerate` of the whole chain in a `for`
+//! counts across both loops ([`for_loops`]); a `zip`, `rev` or `skip` of
+//! it, or an `enumerate` in a chain of closures, keeps the `for` as
+//! written, which keeps the tape.
+
+use std::collections::HashSet;
 
 use quote::quote;
 
+use super::super::fresh_ident;
 use super::recognise::{place, source_ok, walks_every_item};
 
 /// The two halves of `source`, `a.chain(b)` with any `copied()` or
@@ -52,14 +57,60 @@ pub(super) fn halves(source: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
 }
 
 /// The `for` over a chain as two loops, one per half, if it is one this
-/// reads.
-pub(super) fn for_loops(for_loop: &syn::ExprForLoop) -> Option<[syn::Stmt; 2]> {
-    let (a, b) = halves(&for_loop.expr)?;
+/// reads. `for (i, v) in a.chain(b).enumerate()` counts the items across
+/// both halves by a counter of its own (`idents` takes its name):
+///
+/// ```text
+/// let mut chain_at: usize = 0;
+/// for v in a { let i: usize = chain_at; chain_at += 1; body }
+/// for v in b { let i: usize = chain_at; chain_at += 1; body }
+/// ```
+pub(super) fn for_loops(
+    for_loop: &syn::ExprForLoop,
+    idents: &mut HashSet<String>,
+) -> Option<Vec<syn::Stmt>> {
     if !walks_every_item(for_loop) {
         return None;
     }
-    let (pat, block) = (&for_loop.pat, &for_loop.body);
-    let first: syn::Stmt = syn::parse2(quote!(for #pat in #a #block)).ok()?;
-    let second: syn::Stmt = syn::parse2(quote!(for #pat in #b #block)).ok()?;
-    Some([first, second])
+    let block = &for_loop.body;
+    if let Some((a, b)) = halves(&for_loop.expr) {
+        let pat = &for_loop.pat;
+        let first: syn::Stmt = syn::parse2(quote!(for #pat in #a #block)).ok()?;
+        let second: syn::Stmt = syn::parse2(quote!(for #pat in #b #block)).ok()?;
+        return Some(vec![first, second]);
+    }
+    let syn::Expr::MethodCall(call) = crate::lower::unparen(&for_loop.expr) else {
+        return None;
+    };
+    if call.method != "enumerate" || !call.args.is_empty() {
+        return None;
+    }
+    let (a, b) = halves(&call.receiver)?;
+    let syn::Pat::Tuple(pair) = &*for_loop.pat else {
+        return None;
+    };
+    let [counter, item] = pair.elems.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let counter = match counter {
+        syn::Pat::Wild(_) => None,
+        syn::Pat::Ident(counter)
+            if counter.by_ref.is_none()
+                && counter.subpat.is_none()
+                && counter.mutability.is_none() =>
+        {
+            Some(&counter.ident)
+        }
+        _ => return None,
+    };
+    let at = fresh_ident(idents, "chain_at");
+    let counted = match counter {
+        Some(counter) => quote!({ let #counter: usize = #at; #at += 1; #block }),
+        None => quote!({ #at += 1; #block }),
+    };
+    Some(vec![
+        syn::parse2(quote!(let mut #at: usize = 0;)).ok()?,
+        syn::parse2(quote!(for #item in #a #counted)).ok()?,
+        syn::parse2(quote!(for #item in #b #counted)).ok()?,
+    ])
 }

@@ -257,7 +257,7 @@ impl Lowering<'_> {
             syn::Stmt::Expr(syn::Expr::ForLoop(for_loop), _) => {
                 // `for v in a.iter().chain(b.iter())`: a loop over each
                 // half in turn (see `chained`).
-                if let Some(halves) = chained::for_loops(for_loop) {
+                if let Some(halves) = chained::for_loops(for_loop, &mut self.idents) {
                     before.extend(halves);
                     self.changed = true;
                     return false;

@@ -383,9 +383,19 @@ impl<'m> Sweep<'m> {
                     declare.push(quote!(let mut #bar = #adjoint::zero_like(&#place_bar[#at]);));
                     spread.push(quote!(#adjoint::accumulate(&mut #place_bar[#at], &#bar);));
                 }
+                // An item of data with no derivative whose name binds
+                // tracked items elsewhere (`for v in w.iter() {..} for v in
+                // c.iter() {..}`, `c` a `#[constant]`): its adjoint is
+                // never added anywhere, but has the type of what is added
+                // into it, duals in the dual sweep.
                 None => {
                     let src = place_tokens(place, &saved);
-                    declare.push(quote!(let mut #bar = #adjoint::zero(&#src[#at]);));
+                    let zero = if self.dual {
+                        quote!(dual_zero)
+                    } else {
+                        quote!(zero)
+                    };
+                    declare.push(quote!(let mut #bar = #adjoint::#zero(&#src[#at]);));
                 }
             }
         }
