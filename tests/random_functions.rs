@@ -1447,8 +1447,13 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let _ = writeln!(out, "{pad}let mut {acc} = {start};");
                 // For some names (so every seed still draws what it drew)
                 // the size is a binding's, not a literal
-                // (`x.windows(k.len())`, a convolution's kernel).
-                let size = if acc.ends_with(['1', '3', '5', '7', '9']) {
+                // (`x.windows(k.len())`, a convolution's kernel): where the
+                // window is read whole (forms 2 and 3, only over a slice
+                // parameter), as a window of a size not written as a
+                // literal always is. (A window of a local read whole in a
+                // body with an early `return` keeps the tape, "a slice
+                // whose items or bounds change": seed 20843 f15_9.)
+                let size = if acc.ends_with(['1', '3', '5', '7', '9']) && *form >= 2 {
                     let _ = writeln!(out, "{pad}let {acc}_n: usize = {k};");
                     format!("{acc}_n")
                 } else {
