@@ -2752,7 +2752,8 @@ fn a_constant_whose_type_hides_a_lifetime_builds_its_second_order_items(
 /// One item name for the items of a tracked list and, in a second loop,
 /// of a `#[constant]` one: by name the second loop's `v` carries a
 /// derivative, so its adjoint has the type of what is added into it, a
-/// dual in `f_hvp`'s sweep (which did not build before). Also the same
+/// dual in `f_hvp`'s sweep (which did not build before, or kept such
+/// bodies on the tape, as rows of rows were). Also the same
 /// two loops written as one `for` over `w.iter().chain(c.iter())`
 /// numbered by `enumerate`.
 mod one_name_for_two_lists {
@@ -2766,6 +2767,21 @@ mod one_name_for_two_lists {
         }
         for v in c.iter().copied() {
             s *= v;
+        }
+        s
+    }
+
+    #[differentiable]
+    pub fn rows_by_one_name(w: &[Vec<f64>], #[constant] c: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for r in c {
+            s += r[0] * r[1];
+        }
+        for r in w {
+            s += r[0] * r[1] * r[0];
+        }
+        for r in c.iter().rev() {
+            s -= r[1];
         }
         s
     }
@@ -2809,6 +2825,21 @@ fn one_item_name_for_a_tracked_and_a_constant_list() -> Result<(), ScalarAutodif
     }
     let on_tape = autodiff::__private::second_order_on_tape(|| two_loops_hvp(&w, &c, d.clone()))?;
     assert_eq!(hvp.value.to_bits(), on_tape.value.to_bits());
+    // Rows: s = Σ_r w_r0²·w_r1 + constants, so row r's Hessian-vector
+    // product is [2·w_r1·d0 + 2·w_r0·d1, 2·w_r0·d0].
+    let rows = vec![vec![0.5, -1.5], vec![2.0, 0.75]];
+    let data = vec![vec![3.0, 0.25], vec![-1.0, 2.0], vec![0.5, 0.5]];
+    let dr = vec![vec![1.0, -0.5], vec![0.25, 2.0]];
+    let hvp = compiled_once(|| rows_by_one_name_hvp(&rows, &data, dr.clone()))?;
+    for (r, (row, d)) in rows.iter().zip(&dr).enumerate() {
+        let want = [
+            2.0 * row[1] * d[0] + 2.0 * row[0] * d[1],
+            2.0 * row[0] * d[0],
+        ];
+        for k in 0..2 {
+            assert!((hvp.hvp[r][k] - want[k]).abs() < 1e-13, "{r} {k}");
+        }
+    }
     // The numbered chain: against the tape's second order and central
     // differences of the compiled gradient.
     let hvp = compiled_once(|| numbered_hvp(&w, &c, d.clone()))?;

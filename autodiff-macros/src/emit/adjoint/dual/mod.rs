@@ -119,13 +119,10 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
     let plain_items = std::cell::RefCell::new(HashMap::<String, usize>::new());
     function.body.any_expr(&|expr| {
         if let ExprKind::For { pat, iter, .. } = &expr.kind {
-            // A name a tracked loop binds, bound again by a loop over
-            // data with no derivative: its adjoint there would be shaped
-            // on `f64`s (`zero(&table[i])`) and take duals. Not counted,
-            // so the body stays off the dual sweep.
-            let shared =
-                !carries(iter, active) && pat.names.iter().any(|name| active.contains(name));
-            if let (Source::Expr(source), false) = (iter.source, shared) {
+            // (A name a tracked loop binds, bound again by a loop over
+            // data with no derivative, has an adjoint there made of duals,
+            // `dual_zero(&table[i])`, see `Sweep::for_loop`.)
+            if let Source::Expr(source) = iter.source {
                 if number_items(source, &plain) {
                     for name in &pat.names {
                         *items.borrow_mut().entry(name.clone()).or_default() += 1;
