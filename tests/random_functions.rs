@@ -1721,7 +1721,11 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     out,
                     "{pad}for (fq, fv) in {rows}.iter().flatten().chain({rows}.iter().flatten()).enumerate() {{"
                 );
-                let _ = writeln!(out, "{pad}    {sum} += *fv * {} * rank_weight(fq);", r(e));
+                let weight = match dialect {
+                    Dialect::Plain => "rank_weight(fq)",
+                    Dialect::Dual => "D::c(rank_weight(fq))",
+                };
+                let _ = writeln!(out, "{pad}    {sum} += *fv * {} * {weight};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with(['3', '7']) => {
