@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use quote::quote;
 
 use super::super::fresh_ident;
-use super::recognise::{place, source_ok, walks_every_item};
+use super::recognise::{numbered, place, source_ok, walks_every_item};
 
 /// The two halves of `source`, `a.chain(b)` with any `copied()` or
 /// `cloned()` after it put on each (`a.copied()`, `b.copied()`), if both
@@ -79,30 +79,8 @@ pub(super) fn for_loops(
         let second: syn::Stmt = syn::parse2(quote!(for #pat in #b #block)).ok()?;
         return Some(vec![first, second]);
     }
-    let syn::Expr::MethodCall(call) = crate::lower::unparen(&for_loop.expr) else {
-        return None;
-    };
-    if call.method != "enumerate" || !call.args.is_empty() {
-        return None;
-    }
-    let (a, b) = halves(&call.receiver)?;
-    let syn::Pat::Tuple(pair) = &*for_loop.pat else {
-        return None;
-    };
-    let [counter, item] = pair.elems.iter().collect::<Vec<_>>()[..] else {
-        return None;
-    };
-    let counter = match counter {
-        syn::Pat::Wild(_) => None,
-        syn::Pat::Ident(counter)
-            if counter.by_ref.is_none()
-                && counter.subpat.is_none()
-                && counter.mutability.is_none() =>
-        {
-            Some(&counter.ident)
-        }
-        _ => return None,
-    };
+    let (source, counter, item) = numbered(for_loop)?;
+    let (a, b) = halves(source)?;
     let at = fresh_ident(idents, "chain_at");
     let counted = match counter {
         Some(counter) => quote!({ let #counter: usize = #at; #at += 1; #block }),

@@ -708,6 +708,35 @@ pub(super) fn source_ok(expr: &syn::Expr) -> bool {
     }
 }
 
+/// `for (i, v) in source.enumerate()`: the source, the counter's pattern
+/// (`i` or `mut i`, bound again as `let i: usize = ..;`; `None` for `_`)
+/// and the item's; `None` for another `for`, or a counter bound otherwise
+/// (`ref i`, `i @ ..`).
+pub(super) fn numbered(
+    for_loop: &syn::ExprForLoop,
+) -> Option<(&syn::Expr, Option<&syn::PatIdent>, &syn::Pat)> {
+    let syn::Expr::MethodCall(call) = crate::lower::unparen(&for_loop.expr) else {
+        return None;
+    };
+    if call.method != "enumerate" || !call.args.is_empty() {
+        return None;
+    }
+    let syn::Pat::Tuple(pair) = &*for_loop.pat else {
+        return None;
+    };
+    let [counter, item] = pair.elems.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let counter = match counter {
+        syn::Pat::Wild(_) => None,
+        syn::Pat::Ident(counter) if counter.by_ref.is_none() && counter.subpat.is_none() => {
+            Some(counter)
+        }
+        _ => return None,
+    };
+    Some((&call.receiver, counter, item))
+}
+
 /// Whether `for_loop` runs its body on every item and nothing else: no
 /// label, no attributes, and a body that cannot leave the loop (`break`
 /// and `continue` would leave only one of the loops it is read as).

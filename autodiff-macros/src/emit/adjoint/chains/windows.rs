@@ -39,7 +39,7 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
 use super::super::fresh_ident;
-use super::recognise::{place, Chain};
+use super::recognise::{numbered, place, Chain};
 
 /// The `n` of `x.windows(n)` or `x.chunks(n)`: an integer literal above
 /// 0, or a name or `y.len()` (`x.windows(k.len())`, a convolution's
@@ -182,26 +182,9 @@ pub(super) fn for_loop(
     for_loop: &syn::ExprForLoop,
     idents: &mut HashSet<String>,
 ) -> Option<syn::ExprForLoop> {
-    let (source, counter) = match &*for_loop.expr {
-        syn::Expr::MethodCall(call) if call.method == "enumerate" && call.args.is_empty() => {
-            let syn::Pat::Tuple(pair) = &*for_loop.pat else {
-                return None;
-            };
-            let [counter, window] = pair.elems.iter().collect::<Vec<_>>()[..] else {
-                return None;
-            };
-            let counter = match counter {
-                syn::Pat::Wild(_) => None,
-                syn::Pat::Ident(counter)
-                    if counter.by_ref.is_none() && counter.subpat.is_none() =>
-                {
-                    Some(counter)
-                }
-                _ => return None,
-            };
-            (&*call.receiver, Some((counter, window)))
-        }
-        source => (source, None),
+    let (source, counter) = match numbered(for_loop) {
+        Some((source, counter, window)) => (source, Some((counter, window))),
+        None => (&*for_loop.expr, None),
     };
     let (chunks, n, slice) = windows_source(source)??;
     let window = match counter {
