@@ -2786,6 +2786,24 @@ mod one_name_for_two_lists {
         s
     }
 
+    /// A linear model's squared error with an L2 penalty, each loop
+    /// naming its items `wi` (`for wi in w` of the slice itself).
+    #[differentiable]
+    pub fn penalised(w: &[f64], #[constant] x: &[f64], #[constant] y: f64) -> f64 {
+        let mut z = 0.0;
+        for (wi, xi) in w.iter().zip(x) {
+            z += wi * xi;
+        }
+        let mut penalty = 0.0;
+        for wi in w {
+            penalty += wi * wi;
+        }
+        for wi in x {
+            z += wi * 0.1;
+        }
+        (z - y) * (z - y) + 0.01 * penalty
+    }
+
     #[differentiable]
     pub fn numbered(w: &[f64], #[constant] c: &[f64]) -> f64 {
         let mut s = 1.0;
@@ -2825,6 +2843,18 @@ fn one_item_name_for_a_tracked_and_a_constant_list() -> Result<(), ScalarAutodif
     }
     let on_tape = autodiff::__private::second_order_on_tape(|| two_loops_hvp(&w, &c, d.clone()))?;
     assert_eq!(hvp.value.to_bits(), on_tape.value.to_bits());
+    // H = 2·x·xᵀ + 0.02·I.
+    let x = [1.0, 0.5, -0.25];
+    let hvp = compiled_once(|| penalised_hvp(&w, &x, 0.3, d.clone()))?;
+    let xd: f64 = x.iter().zip(&d).map(|(a, b)| a * b).sum();
+    for i in 0..3 {
+        let want = 2.0 * x[i] * xd + 0.02 * d[i];
+        assert!(
+            (hvp.hvp[i] - want).abs() < 1e-13,
+            "{i}: {} {want}",
+            hvp.hvp[i]
+        );
+    }
     // Rows: s = Σ_r w_r0²·w_r1 + constants, so row r's Hessian-vector
     // product is [2·w_r1·d0 + 2·w_r0·d1, 2·w_r0·d0].
     let rows = vec![vec![0.5, -1.5], vec![2.0, 0.75]];

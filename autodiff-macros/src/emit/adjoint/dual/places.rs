@@ -86,6 +86,9 @@ pub(super) fn number_items(source: &syn::Expr, an: &Body<'_>) -> bool {
     match source {
         E::Paren(paren) => number_items(&paren.expr, an),
         E::Reference(reference) => reference.mutability.is_none() && row(&reference.expr, an),
+        // `for wi in w` of a slice of numbers (or a local `Vec` of them,
+        // moved).
+        E::Path(_) => row(source, an),
         E::MethodCall(call) => {
             let (receiver, args) = (&*call.receiver, &call.args);
             match call.method.to_string().as_str() {
