@@ -992,3 +992,36 @@ fn an_empty_row_among_tracked_rows() {
     );
     assert_eq!(empty_row_pushed_grad_path(), GradientPath::Compiled);
 }
+
+/// A row declared before the loop, made again and filled in each trip,
+/// then moved into the rows (`out.push(row)`): its shape after the loop
+/// cannot be read, so it keeps the tape (it did not build). Value
+/// out[0][0]·out[1][1] = x0·(2·x1).
+#[allow(unused_assignments)]
+#[differentiable]
+fn row_moved_each_trip(x: &[f64]) -> f64 {
+    let mut out: Vec<Vec<f64>> = Vec::new();
+    let mut row = Vec::new();
+    for i in 0..2 {
+        row = Vec::new();
+        for j in 0..x.len() {
+            row.push(x[j] * (i as f64 + 1.0));
+        }
+        out.push(row);
+    }
+    out[0][0] * out[1][1]
+}
+
+#[test]
+fn a_row_grown_and_moved_in_one_loop_keeps_the_tape() {
+    check!(
+        row_moved_each_trip,
+        row_moved_each_trip_grad,
+        row_moved_each_trip_grad_tape,
+        |x| vec![2.0 * x[1], 2.0 * x[0], 0.0]
+    );
+    assert!(matches!(
+        row_moved_each_trip_grad_path(),
+        GradientPath::Tape { .. }
+    ));
+}

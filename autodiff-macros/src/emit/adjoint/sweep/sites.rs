@@ -407,10 +407,13 @@ impl<'m> Sweep<'m> {
     /// After a statement of the top level that resizes a
     /// [`reshaped`](Self::reshaped_shape) binding (`h.push(..)`, a `for`
     /// pushing onto it, `mem::swap`), the shape it left, as after an
-    /// assignment: once per such statement, not per push.
-    pub(super) fn keep_resized_shapes(&self, stmt: &Stmt) -> Vec<TokenStream> {
+    /// assignment: once per such statement, not per push. A statement
+    /// that also moves such a binding (`for .. { row = Vec::new(); ..
+    /// row.push(..); .. out.push(row); }`) leaves no value to read the
+    /// shape of: refused (the tape takes it).
+    pub(super) fn keep_resized_shapes(&self, stmt: &Stmt) -> R<Vec<TokenStream>> {
         if self.depth > 0 || self.kept_shapes.is_empty() || matches!(stmt, Stmt::Let { .. }) {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let resized = std::cell::RefCell::new(Vec::<String>::new());
         let note = |expr: &Expr| {
@@ -434,20 +437,36 @@ impl<'m> Sweep<'m> {
             }
             false
         };
-        match stmt {
-            Stmt::Expr(expr, _) => {
-                expr.any_expr(&note);
-            }
-            Stmt::Let { .. } | Stmt::Item(_) => {}
+        let Stmt::Expr(expr, _) = stmt else {
+            return Ok(Vec::new());
+        };
+        expr.any_expr(&note);
+        let resized = resized.into_inner();
+        // A resized binding passed by value anywhere in the statement
+        // (`out.push(row)`, `f(row)`): moved.
+        let moved = expr.any_expr(&|inner| {
+            let args = match &inner.kind {
+                ExprKind::Structural { args, .. }
+                | ExprKind::PlainMethod { args, .. }
+                | ExprKind::Call { args, .. }
+                | ExprKind::PlainCall { args, .. } => args,
+                _ => return false,
+            };
+            args.iter().any(|arg| {
+                matches!(&arg.kind, ExprKind::Path(path)
+                    if path.path.get_ident().is_some_and(|ident| resized.contains(&ident.to_string())))
+            })
+        });
+        if moved {
+            return unsupported("a `Vec` grown and then moved in one loop", expr);
         }
-        resized
-            .into_inner()
+        Ok(resized
             .iter()
             .map(|name| {
                 let (shape, ident) = (self.shape_ident(name), binding(name));
                 quote!(#shape = ::autodiff::__adjoint::zero(&#ident);)
             })
-            .collect()
+            .collect())
     }
 
     /// `name_shape = zero(&name);` (a `let` first): the forward's record

@@ -342,7 +342,7 @@ impl<'m> Sweep<'m> {
             }
         }
         let (mut fwd, rev) = code?;
-        fwd.extend(self.keep_resized_shapes(stmt));
+        fwd.extend(self.keep_resized_shapes(stmt)?);
         Ok((fwd, rev))
     }
 
