@@ -45,6 +45,7 @@ mod nested_collects;
 mod options;
 mod paths;
 mod patterns;
+mod pushed_rows;
 mod reshaped;
 mod row_concat;
 mod row_slices;
