@@ -37,6 +37,7 @@ mod iter_mut;
 mod iterators;
 mod jumps;
 mod lent_calls;
+mod lent_in_place;
 mod masks;
 mod models;
 mod names;
