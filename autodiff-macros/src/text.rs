@@ -299,6 +299,20 @@ pub fn count(tokens: &TokenStream, name: &str) -> usize {
         .sum()
 }
 
+/// Whether every mention of `name` in `tokens` is indexed (`name[..]`),
+/// at any depth: such code reads the same of a `Vec` and of a slice.
+pub fn only_indexed(tokens: &TokenStream, name: &str) -> bool {
+    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    tokens.iter().enumerate().all(|(k, token)| match token {
+        TokenTree::Ident(ident) if ident == name => matches!(
+            tokens.get(k + 1),
+            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Bracket
+        ),
+        TokenTree::Group(group) => only_indexed(&group.stream(), name),
+        _ => true,
+    })
+}
+
 /// Tokens joined the way rustfmt would space simple code: used for paths,
 /// types and the rare expression the printer above does not know.
 pub fn tokens(stream: TokenStream) -> String {

@@ -17,7 +17,8 @@ mod room;
 use super::*;
 
 pub use bars::{
-    accumulate, bar_list, give_bar_list, recycle, same_shape, take, zero_like, AddFrom, Bar,
+    accumulate, bar_list, give_bar_list, recycle, same_shape, take, take_pushed, zero_like,
+    AddFrom, Bar,
 };
 pub use checks::{
     finite_items, finite_pairs, finite_parts, finite_row_pairs, finite_rows, Checked,

@@ -222,6 +222,42 @@ pub fn accumulate<B: AddFrom<O>, O>(bar: &mut B, other: &O) {
     bar.add_from_other(other);
 }
 
+/// `take_pushed(stack, &mut row_bar, pushed_bar)`: the reverse of
+/// `out.push(row)` that moved a `Vec` of numbers, where the emitter knows
+/// `row_bar` is still the zeros its shape was saved as (nothing after the
+/// push reads `row`, which no assignment revives). Zeros plus the row
+/// popped off `out_bar` are that row, so where the two are as long, the
+/// popped row becomes `row_bar` and the zeros go to the stack's spares;
+/// else it is added in, as [`accumulate`] adds, and given back. The one
+/// difference from adding is a zero's sign, which no adjoint keeps: each
+/// is a sum started from `+0.0`, and `+0.0 + -0.0` is `+0.0`.
+///
+/// ```
+/// use autodiff::__adjoint::{take_pushed, Stack};
+///
+/// let mut stack = Stack::new();
+/// let mut row_bar = vec![0.0; 2];
+/// take_pushed(&mut stack, &mut row_bar, vec![1.5, -2.0]);
+/// assert_eq!(row_bar, vec![1.5, -2.0]);
+/// let mut row_bar = vec![0.0; 3];
+/// take_pushed(&mut stack, &mut row_bar, vec![1.5]);
+/// assert_eq!(row_bar, vec![1.5, 0.0, 0.0]);
+/// ```
+#[inline]
+pub fn take_pushed(stack: &mut Stack, bar: &mut Vec<f64>, pushed: Vec<f64>) {
+    debug_assert!(
+        bar.iter().all(|item| *item == 0.0),
+        "take_pushed: the row's adjoint was added into before its push's reverse"
+    );
+    if bar.len() == pushed.len() {
+        let zeros = std::mem::replace(bar, pushed);
+        stack.recycle(zeros);
+    } else {
+        bar.add_from(&pushed);
+        stack.recycle(pushed);
+    }
+}
+
 /// What [`accumulate`] adds: an adjoint of the same shape ([`Bar`]), or
 /// nothing into a model's integer field, whose adjoint is the field
 /// itself (`let width = net.width;` gives `width` a [`NoAdjoint`]).

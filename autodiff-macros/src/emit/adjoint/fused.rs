@@ -385,13 +385,15 @@ pub(super) fn fused(
         let reversed = Ident::new("reversed", Span::mixed_site());
         // A lent slice whose every mention the sweep wrote under its flag
         // takes the caller's adjoint as it is, empty when unused; else
-        // zeros of its own when unused.
+        // zeros of its own when unused (borrowed as a slice too where the
+        // sweep only indexes it).
         let written = quote!(#(#fwd)* #(#rev)* #stand_ins #sites);
         let guards: Vec<_> = guarded
             .iter()
             .map(|(bar, live)| {
                 let all = crate::text::count(&written, &bar.to_string()) == sweep.guarded(bar);
-                (bar.to_string(), (live.clone(), all))
+                let indexed = crate::text::only_indexed(&written, &bar.to_string());
+                (bar.to_string(), (live.clone(), all, indexed))
             })
             .collect();
         let position = |param: &Param| {

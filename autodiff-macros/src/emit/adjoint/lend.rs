@@ -45,9 +45,10 @@ pub(super) struct IntoCaller {
 /// the parameter at `position` `k`).
 pub(super) struct Unused<'a> {
     pub mask: &'a Ident,
-    /// By adjoint name, each [`guardable`] parameter's flag, and whether
-    /// the sweep wrote every mention of its adjoint under it.
-    pub guards: std::collections::HashMap<String, (Ident, bool)>,
+    /// By adjoint name, each [`guardable`] parameter's flag, whether the
+    /// sweep wrote every mention of its adjoint under it, and whether it
+    /// only indexes it (`z_bar[k]`).
+    pub guards: std::collections::HashMap<String, (Ident, bool, bool)>,
     pub position: &'a dyn Fn(&Param) -> usize,
     /// Whether the sweep checks what it adds (not on duals): a lent
     /// slice's check is part of its giving back.
@@ -120,6 +121,14 @@ fn lend_rows(
     }
 }
 
+/// Whether `param` is a slice of numbers or of rows of numbers, whose
+/// caller's adjoint the sweep can add into in place.
+fn numbers_or_rows(param: &Param) -> bool {
+    matches!(&param.kind, Kind::Slice(elem)
+        if matches!(**elem, Kind::Scalar)
+            || matches!(&**elem, Kind::Vec(row) if matches!(**row, Kind::Scalar)))
+}
+
 /// The flag of a [`guardable`] parameter.
 pub(super) fn live(param: &Param) -> Ident {
     Ident::new(
@@ -147,11 +156,36 @@ pub(super) fn into_caller(
         let caller = caller(param);
         let ty = super::pair::bar_type(&param.kind);
         into.inputs.push(quote!(#caller: &mut #ty));
-        if let Some((live, all)) = unused.guards.get(&bar.to_string()) {
+        if let Some((live, all, indexed)) = unused.guards.get(&bar.to_string()) {
             // Lent, or (unused) empty where the sweep never reads it, or
             // zeros of its own where it may.
             let has = unused.has(param);
             let ident = &param.ident;
+            if !*all && *indexed && numbers_or_rows(param) {
+                // Only indexed, and also outside the flag (`softmax`'s
+                // `z_bar[index]`): the caller's adjoint borrowed as it is
+                // where it has one, else zeros of the sweep's own, as a
+                // slice either way; nothing copied in and back.
+                let own = format_ident!("__own_{}", bar, span = Span::mixed_site());
+                // Checked as the caller's where it is the caller's (the
+                // same address and length, which the caller may check at
+                // its end), else as the sweep's own.
+                let check = unused
+                    .checks
+                    .then(|| quote!(#stack.observe_lent(&*#bar, &*#bar);));
+                into.lent.push(Some(quote! {
+                    let #live = #has;
+                    let mut #own;
+                    let mut #bar = if #live {
+                        &mut *#caller
+                    } else {
+                        #own = ::autodiff::__adjoint::zero(&#ident[..]);
+                        &mut #own[..]
+                    };
+                }));
+                into.give.push(quote!(#check));
+                continue;
+            }
             let (lent, given) = lend_rows(param, &caller, bar, stack, *all, unused.checks);
             let lend = if *all {
                 lent

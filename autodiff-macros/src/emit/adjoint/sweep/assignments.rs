@@ -341,6 +341,20 @@ impl<'m> Sweep<'m> {
         self.cx
             .rev
             .push(quote!(let #pushed = #bar.pop().unwrap_or_default();));
+        if !call && !self.dual && self.moved_fresh_row(item) {
+            // A row of numbers that nothing after the push reads: its
+            // adjoint is still zeros, which the popped row replaces.
+            let bar = self.saved_bar_place(item)?;
+            if bar_root(&bar).is_none_or(|root| !self.guards.contains_key(&root)) {
+                let stack = &self.stack;
+                self.cx
+                    .rev
+                    .push(quote!(::autodiff::__adjoint::take_pushed(#stack, &mut #bar, #pushed);));
+                let v = self.fwd(item)?;
+                let receiver_src = receiver.source.to_token_stream();
+                return Ok(self.finish(quote!(#receiver_src.push(#v) #semi)));
+            }
+        }
         let seed = if call {
             Seed {
                 unread: true,
@@ -365,6 +379,26 @@ impl<'m> Sweep<'m> {
         let v = self.fwd(item)?;
         let receiver_src = receiver.source.to_token_stream();
         Ok(self.finish(quote!(#receiver_src.push(#v) #semi)))
+    }
+
+    /// Whether `item` of `v.push(item)` names a local `Vec` of numbers
+    /// grown by `push` that the push moves for good: bound once, never
+    /// assigned as a whole, so that nothing after the push reads it and
+    /// its adjoint is still the zeros of its saved shape when the push's
+    /// reverse runs (`__adjoint::take_pushed`).
+    fn moved_fresh_row(&self, item: &Expr) -> bool {
+        let ExprKind::Path(path) = &item.kind else {
+            return false;
+        };
+        let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+            return false;
+        };
+        self.active(item)
+            && !self.an.params.contains(&name)
+            && self.an.pushed.contains(&name)
+            && self.an.bound.get(&name) == Some(&1)
+            && !self.an.assigned.contains_key(&name)
+            && self.an.dims.get(&name) == Some(&Some(1))
     }
 
     pub(super) fn compound(
