@@ -1728,6 +1728,39 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 let _ = writeln!(out, "{pad}    {sum} += *fv * {} * {weight};", r(e));
                 let _ = writeln!(out, "{pad}}}");
             }
+            // And some walk the rows beside themselves (`zip`), as a
+            // layer's rows beside its biases or a data set's rows beside
+            // their targets: each item a row, taken by index, or walked in
+            // turn beside the other, numbered.
+            Stmt::SumRows(sum, rows, n, e, false) if sum.ends_with('6') => {
+                let _ = writeln!(out, "{pad}let mut {sum} = {};", r(&Expr::Lit(0.0)));
+                if n % 2 == 0 {
+                    let _ = writeln!(out, "{pad}for (row, other) in {rows}.iter().zip({rows}) {{");
+                    let _ = writeln!(
+                        out,
+                        "{pad}    {sum} += row[0] * {} + other[{}];",
+                        r(e),
+                        n - 1
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{pad}for (fq, (row, other)) in {rows}.iter().zip({rows}.iter()).enumerate() {{"
+                    );
+                    let weight = match dialect {
+                        Dialect::Plain => "rank_weight(fq)",
+                        Dialect::Dual => "D::c(rank_weight(fq))",
+                    };
+                    let _ = writeln!(out, "{pad}    for (fa, fb) in row.iter().zip(other) {{");
+                    let _ = writeln!(
+                        out,
+                        "{pad}        {sum} += *fa * *fb * {} * {weight};",
+                        r(e)
+                    );
+                    let _ = writeln!(out, "{pad}    }}");
+                }
+                let _ = writeln!(out, "{pad}}}");
+            }
             Stmt::SumRows(sum, rows, _, e, false) if sum.ends_with(['3', '7']) => {
                 let how = if sum.ends_with('3') {
                     "flatten()"
@@ -2849,6 +2882,8 @@ impl Gen {
                 self.tag("the rows of rows flattened, chained");
             } else if sum.ends_with('8') {
                 self.tag("the rows of rows flattened, chained, numbered");
+            } else if sum.ends_with('6') {
+                self.tag("the rows of rows zipped with themselves");
             }
             out.push(Stmt::SumRows(sum.clone(), name, n, e, columns));
             self.declare(&sum, Kind::Scalar, true);

@@ -2893,3 +2893,222 @@ fn one_item_name_for_a_tracked_and_a_constant_list() -> Result<(), ScalarAutodif
     assert_eq!(numbered_grad_path(), autodiff::GradientPath::Compiled);
     Ok(())
 }
+
+/// Loops over rows zipped with rows or numbers, as students write a
+/// layer and a data set: each item a row of duals, or a number.
+mod zipped_rows {
+    use autodiff::prelude::*;
+
+    /// A layer's rows beside its biases, then each row beside the input.
+    #[differentiable]
+    pub fn layer(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> f64 {
+        let mut out = Vec::new();
+        for (row, bias) in w.iter().zip(b) {
+            let mut z = *bias;
+            for (a, v) in row.iter().zip(x) {
+                z += a * v;
+            }
+            out.push(z.tanh());
+        }
+        out.iter().map(|o| o * o).sum()
+    }
+
+    /// A data set's rows beside their targets, the rows differentiable.
+    #[differentiable]
+    pub fn regression(w: &[f64], xs: &[Vec<f64>], #[constant] ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let mut p = 0.0;
+            for (a, b) in w.iter().zip(x) {
+                p += a * b;
+            }
+            loss += (p - y).powi(2);
+        }
+        loss / ys.len() as f64
+    }
+
+    /// The same over constant data, and a logistic loss.
+    #[differentiable]
+    pub fn logistic(w: &[f64], #[constant] xs: &[Vec<f64>], #[constant] ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (x, y) in xs.iter().zip(ys.iter()) {
+            let mut z = 0.0;
+            for (a, b) in w.iter().zip(x.iter()) {
+                z += a * b;
+            }
+            let p = z.sigmoid();
+            loss -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+        }
+        loss
+    }
+
+    /// Numbered, rows of arrays indexed, a row beside a number.
+    #[differentiable]
+    pub fn numbered(w: &[[f64; 2]], v: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (i, (row, vi)) in w.iter().zip(v).enumerate() {
+            s += (row[0] * vi + row[1] * i as f64).sin() * row[1];
+        }
+        s
+    }
+
+    /// Two matrices' rows side by side.
+    #[differentiable]
+    pub fn two_matrices(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for (ra, rb) in a.iter().zip(b) {
+            for (p, q) in ra.iter().zip(rb.iter()) {
+                s += (p * q).exp() - p * p * q;
+            }
+        }
+        s
+    }
+}
+
+/// `f_hvp` of the functions above, compiled, against the tape's and
+/// central differences of the compiled gradient along the direction.
+#[test]
+fn loops_over_rows_zipped_with_rows_or_numbers_have_a_compiled_hvp(
+) -> Result<(), ScalarAutodiffError> {
+    use zipped_rows::*;
+    let h = 1e-5;
+    // Central differences of `grad` (flattened) at `x ± h·d`.
+    let central = |grad: &dyn Fn(f64) -> Vec<f64>| -> Vec<f64> {
+        let (plus, minus) = (grad(h), grad(-h));
+        plus.iter()
+            .zip(&minus)
+            .map(|(p, m)| (p - m) / (2.0 * h))
+            .collect()
+    };
+    let moved = |x: &[Vec<f64>], d: &[Vec<f64>], t: f64| -> Vec<Vec<f64>> {
+        x.iter()
+            .zip(d)
+            .map(|(r, s)| r.iter().zip(s).map(|(a, b)| a + t * b).collect())
+            .collect()
+    };
+    let moved1 = |x: &[f64], d: &[f64], t: f64| -> Vec<f64> {
+        x.iter().zip(d).map(|(a, b)| a + t * b).collect()
+    };
+    let flat = |rows: &[Vec<f64>]| -> Vec<f64> { rows.iter().flatten().copied().collect() };
+    let agree = |got: Vec<f64>, tape: Vec<f64>, want: Vec<f64>, what: &str| {
+        assert_eq!(got.len(), want.len(), "{what}");
+        for (k, ((g, t), c)) in got.iter().zip(&tape).zip(&want).enumerate() {
+            assert!(
+                (g - t).abs() <= 1e-12 * (1.0 + t.abs()),
+                "{what} {k}: {g} tape {t}"
+            );
+            assert!(
+                (g - c).abs() <= 1e-6 * (1.0 + c.abs()),
+                "{what} {k}: {g} central {c}"
+            );
+        }
+    };
+
+    let w = vec![vec![0.1, 0.2, -0.4], vec![-0.3, 0.4, 0.25]];
+    let b = vec![0.5, -0.5];
+    let x = vec![1.0, 2.0, -0.7];
+    let (dw, db, dx) = (
+        vec![vec![0.3, -0.1, 0.2], vec![0.7, 0.05, -0.4]],
+        vec![0.2, 0.9],
+        vec![-0.5, 0.25, 1.0],
+    );
+    let direction = || (dw.clone(), db.clone(), dx.clone());
+    let hvp = compiled_once(|| layer_hvp(&w, &b, &x, direction()))?;
+    let tape = autodiff::__private::second_order_on_tape(|| layer_hvp(&w, &b, &x, direction()))?;
+    let all = |(gw, gb, gx): (Vec<Vec<f64>>, Vec<f64>, Vec<f64>)| [flat(&gw), gb, gx].concat();
+    let want = central(&|t| {
+        all(
+            layer_grad(&moved(&w, &dw, t), &moved1(&b, &db, t), &moved1(&x, &dx, t))
+                .unwrap()
+                .gradient,
+        )
+    });
+    agree(all(hvp.hvp), all(tape.hvp), want, "layer");
+
+    let wl = vec![0.1, 0.2];
+    let xs = vec![vec![1.0, 2.0], vec![0.5, -1.0], vec![0.3, 0.3]];
+    let ys = vec![1.0, 0.0, -2.0];
+    let (dwl, dxs) = (
+        vec![1.0, -0.5],
+        vec![vec![0.1, 0.2], vec![-0.3, 0.5], vec![0.9, -0.1]],
+    );
+    let direction = || (dwl.clone(), dxs.clone());
+    let hvp = compiled_once(|| regression_hvp(&wl, &xs, &ys, direction()))?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| regression_hvp(&wl, &xs, &ys, direction()))?;
+    let all = |(gw, gx): (Vec<f64>, Vec<Vec<f64>>)| [gw, flat(&gx)].concat();
+    let want = central(&|t| {
+        all(
+            regression_grad(&moved1(&wl, &dwl, t), &moved(&xs, &dxs, t), &ys)
+                .unwrap()
+                .gradient,
+        )
+    });
+    agree(all(hvp.hvp), all(tape.hvp), want, "regression");
+
+    // A logistic loss over constant data: H = Σ p(1−p)·x·xᵀ.
+    let labels = vec![1.0, 0.0, 1.0];
+    let hvp = compiled_once(|| logistic_hvp(&wl, &xs, &labels, dwl.clone()))?;
+    let closed: Vec<f64> = (0..2)
+        .map(|i| {
+            xs.iter()
+                .map(|x| {
+                    let z: f64 = wl.iter().zip(x).map(|(a, b)| a * b).sum();
+                    let p = 1.0 / (1.0 + (-z).exp());
+                    let xd: f64 = x.iter().zip(&dwl).map(|(a, b)| a * b).sum();
+                    p * (1.0 - p) * x[i] * xd
+                })
+                .sum()
+        })
+        .collect();
+    for i in 0..2 {
+        assert!((hvp.hvp[i] - closed[i]).abs() < 1e-13, "logistic {i}");
+    }
+
+    let wa = vec![[0.3, -0.8], [1.1, 0.4], [-0.2, 0.9]];
+    let v = vec![0.7, -1.3, 0.2];
+    let (dwa, dv) = (
+        vec![[0.5, 0.1], [-0.2, 0.3], [0.4, -0.6]],
+        vec![0.3, 0.8, -0.1],
+    );
+    let hvp = compiled_once(|| numbered_hvp(&wa, &v, (dwa.clone(), dv.clone())))?;
+    let tape = autodiff::__private::second_order_on_tape(|| {
+        numbered_hvp(&wa, &v, (dwa.clone(), dv.clone()))
+    })?;
+    let rows = |a: &[[f64; 2]]| -> Vec<Vec<f64>> { a.iter().map(|r| r.to_vec()).collect() };
+    let arrays = |a: Vec<Vec<f64>>| -> Vec<[f64; 2]> { a.iter().map(|r| [r[0], r[1]]).collect() };
+    let all = |(gw, gv): (Vec<[f64; 2]>, Vec<f64>)| [flat(&rows(&gw)), gv].concat();
+    let want = central(&|t| {
+        let at = arrays(moved(&rows(&wa), &rows(&dwa), t));
+        all(numbered_grad(&at, &moved1(&v, &dv, t)).unwrap().gradient)
+    });
+    agree(all(hvp.hvp), all(tape.hvp), want, "numbered");
+
+    let a = vec![vec![0.3, -0.5], vec![0.8, 0.1], vec![-0.4, 0.6]];
+    let bm = vec![vec![1.2, 0.4], vec![-0.7, 0.9]];
+    let (da, dbm) = (
+        vec![vec![0.1, 0.2], vec![-0.3, 0.4], vec![0.5, 0.6]],
+        vec![vec![0.7, -0.8], vec![0.9, 0.1]],
+    );
+    let direction = || (da.clone(), dbm.clone());
+    let hvp = compiled_once(|| two_matrices_hvp(&a, &bm, direction()))?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| two_matrices_hvp(&a, &bm, direction()))?;
+    let all = |(ga, gb): (Vec<Vec<f64>>, Vec<Vec<f64>>)| [flat(&ga), flat(&gb)].concat();
+    let want = central(&|t| {
+        all(two_matrices_grad(&moved(&a, &da, t), &moved(&bm, &dbm, t))
+            .unwrap()
+            .gradient)
+    });
+    agree(all(hvp.hvp), all(tape.hvp), want, "two matrices");
+    for path in [
+        layer_grad_path(),
+        regression_grad_path(),
+        logistic_grad_path(),
+        numbered_grad_path(),
+        two_matrices_grad_path(),
+    ] {
+        assert_eq!(path, autodiff::GradientPath::Compiled);
+    }
+    Ok(())
+}

@@ -20,7 +20,8 @@
 //! `__adjoint::duals(..)`, grown by `push`, written by element, summed).
 //! Its parameters are numbers, arrays, slices and rows of rows
 //! (`&[Vec<f64>]`, a student's matrix, indexed or walked row by row by a
-//! `for`), and models by reference (`model: &Mlp`, `&self`), read through
+//! `for`, also zipped with numbers or rows, each row then indexed or
+//! walked in turn: `places::zipped_rows`), and models by reference (`model: &Mlp`, `&self`), read through
 //! the model's twin on duals (`MlpOnDuals`, written by the derive): its
 //! fields as written (`model.layers[k].w[j][i]`), annotated methods called
 //! on the model parameter itself (`model.score(x)`, through the method's
@@ -45,7 +46,10 @@ use crate::ast::{Arith, Block, Child, Expr, ExprKind, Function, Kind, Source, St
 mod places;
 mod types;
 
-use places::{data_field, enumerates, model_place, named_constant, number_items, row, row_items};
+use places::{
+    data_field, enumerates, model_place, named_constant, number_items, row, row_items,
+    zipped_names, zipped_rows,
+};
 pub use types::{dual_gradient_type, dual_type, forward_only, model_span, twin_of};
 
 /// The most differentiable parameters the runtime's `Split` takes.
@@ -113,7 +117,11 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
         counters: HashSet::new(),
         items: HashSet::new(),
         models: models.clone(),
+        rows: HashSet::new(),
+        tracked_items: HashSet::new(),
     };
+    let rows = row_names(function, &plain);
+    let plain = Body { rows, ..plain };
     let items = std::cell::RefCell::new(HashMap::<String, usize>::new());
     // Of those, the ones bound where no item is an index (`enumerate`).
     let plain_items = std::cell::RefCell::new(HashMap::<String, usize>::new());
@@ -139,6 +147,15 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
                         *plain_items.borrow_mut().entry(name.clone()).or_default() += 1;
                     }
                 }
+                // Rows zipped with rows or numbers (`for (x, y) in
+                // xs.iter().zip(ys)`): each name a row or a number, an
+                // index apart.
+                let zipped =
+                    zipped_rows(source, &plain).and_then(|walk| zipped_names(pat.syntax, &walk));
+                for (name, _) in zipped.iter().flatten() {
+                    *items.borrow_mut().entry(name.clone()).or_default() += 1;
+                    *plain_items.borrow_mut().entry(name.clone()).or_default() += 1;
+                }
             }
         }
         false
@@ -157,6 +174,18 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
             .map(|(name, _)| name.clone())
             .collect(),
         models,
+        rows: plain.rows.clone(),
+        // Tracked items of rows of numbers, each a `Dual` or a reference
+        // to one (`*bias` of `for (row, bias) in w.iter().zip(b)`).
+        tracked_items: items
+            .iter()
+            .filter(|&(name, &count)| {
+                active.contains(name)
+                    && !plain.rows.contains(name)
+                    && an.bound.get(name.as_str()) == Some(&count)
+            })
+            .map(|(name, _)| name.clone())
+            .collect(),
         an,
     };
     let params: HashSet<String> = function
@@ -227,6 +256,10 @@ struct Body<'a> {
     items: HashSet<String>,
     /// The model parameters (`model: &Mlp`), read through their twins.
     models: HashSet<String>,
+    /// See [`row_names`].
+    rows: HashSet<String>,
+    /// Tracked names bound only as the items of `for`s over numbers.
+    tracked_items: HashSet<String>,
 }
 
 impl std::ops::Deref for Body<'_> {
@@ -234,6 +267,38 @@ impl std::ops::Deref for Body<'_> {
     fn deref(&self) -> &Analysis {
         self.an
     }
+}
+
+/// The names bound only as the rows a `for` walks (`for r in w.iter()`,
+/// `x` of `for (x, y) in xs.iter().zip(ys)`), each a row of numbers the
+/// body may walk in turn (`r.iter().zip(x)`).
+fn row_names(function: &Function, an: &Body<'_>) -> HashSet<String> {
+    let found = std::cell::RefCell::new(HashMap::<String, usize>::new());
+    function.body.any_expr(&|expr| {
+        if let ExprKind::For { pat, iter, .. } = &expr.kind {
+            if let Source::Expr(source) = iter.source {
+                let mut found = found.borrow_mut();
+                if pat.names.len() == 1
+                    && matches!(pat.syntax, syn::Pat::Ident(_))
+                    && row_items(source, an)
+                {
+                    *found.entry(pat.names[0].clone()).or_default() += 1;
+                }
+                let zipped =
+                    zipped_rows(source, an).and_then(|walk| zipped_names(pat.syntax, &walk));
+                for (name, _) in zipped.iter().flatten().filter(|(_, row)| *row) {
+                    *found.entry(name.clone()).or_default() += 1;
+                }
+            }
+        }
+        false
+    });
+    found
+        .into_inner()
+        .into_iter()
+        .filter(|(name, count)| an.bound.get(name) == Some(count) && !an.params.contains(name))
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The counters of `for` loops over ranges (`for i in 0..n`), each bound
@@ -455,7 +520,8 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
                 if path.qself.is_none() && path.path.segments.len() == 1));
     // What a `for` over numbers walks (`x.iter().zip(&y)`): the loop's
     // items are `Dual`s or references to them.
-    if matches!(expr.source, Source::Expr(source) if number_items(source, an) || row_items(source, an))
+    if matches!(expr.source, Source::Expr(source)
+        if number_items(source, an) || row_items(source, an) || zipped_rows(source, an).is_some())
     {
         return true;
     }
@@ -488,7 +554,14 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
         },
         ExprKind::Elementary { .. } => !tracked(expr) || method_call || facade_call,
         ExprKind::Powi { .. } => !tracked(expr) || method_call,
-        ExprKind::Prefix { op, .. } => matches!(op, syn::UnOp::Not(_)) || !tracked(expr),
+        // `*v` of a loop's item taken by reference: a `Dual`.
+        ExprKind::Prefix { op, operand } => {
+            matches!(op, syn::UnOp::Not(_))
+                || !tracked(expr)
+                || (matches!(op, syn::UnOp::Deref(_))
+                    && matches!(&operand.kind, ExprKind::Path(path)
+                        if path.path.get_ident().is_some_and(|name| an.tracked_items.contains(&name.to_string()))))
+        }
         ExprKind::PlainCall { args, .. } => !args.iter().any(tracked),
         ExprKind::Structural {
             receiver,
@@ -555,6 +628,8 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
                 || (pat.names.len() == 1
                     && matches!(pat.syntax, syn::Pat::Ident(_))
                     && matches!(iter.source, Source::Expr(source) if row_items(source, an)))
+                || matches!(iter.source, Source::Expr(source)
+                    if zipped_rows(source, an).is_some_and(|walk| zipped_names(pat.syntax, &walk).is_some()))
         }
         ExprKind::Break { value, .. } => value.is_none(),
         // One carrying no derivative is the plain function, as written.

@@ -175,10 +175,107 @@ pub(super) fn of_depth(place: &syn::Expr, an: &Body<'_>, depth: usize) -> bool {
             syn::Expr::Path(path) => {
                 return path.qself.is_none()
                     && path.path.get_ident().is_some_and(|name| {
-                        an.dims.get(&name.to_string()) == Some(&Some(indices + depth))
+                        let name = name.to_string();
+                        an.dims.get(&name) == Some(&Some(indices + depth))
+                            || (indices + depth == 1 && an.rows.contains(&name))
                     });
             }
             _ => return false,
         }
+    }
+}
+
+/// What a `for` over a `zip` walks where a side is rows of rows: a data
+/// set's rows beside their targets (`xs.iter().zip(ys)`), a layer's rows
+/// beside its biases (`w.iter().zip(b)`), two matrices' rows; numbered
+/// or not (`.enumerate()`).
+pub(super) enum Walk {
+    /// Numbers, or references to them.
+    Numbers,
+    /// Rows of numbers, one by one (`&Vec<f64>`, `&[f64; N]`).
+    Rows,
+    /// `enumerate`'s index.
+    Index,
+    Pair(Box<Walk>, Box<Walk>),
+}
+
+impl Walk {
+    fn has_rows(&self) -> bool {
+        match self {
+            Walk::Rows => true,
+            Walk::Pair(a, b) => a.has_rows() || b.has_rows(),
+            Walk::Numbers | Walk::Index => false,
+        }
+    }
+}
+
+/// The items of `source`, a `for`'s, if it zips rows of rows with rows or
+/// numbers (see [`Walk`]); `None` for anything else, which
+/// [`number_items`] and [`row_items`] read.
+pub(super) fn zipped_rows(source: &syn::Expr, an: &Body<'_>) -> Option<Walk> {
+    let walk = walk(source, an)?;
+    (matches!(walk, Walk::Pair(..)) && walk.has_rows()).then_some(walk)
+}
+
+fn walk(source: &syn::Expr, an: &Body<'_>) -> Option<Walk> {
+    use syn::Expr as E;
+    let place = |place: &E| {
+        if of_depth(place, an, 1) {
+            Some(Walk::Numbers)
+        } else if of_depth(place, an, 2) {
+            Some(Walk::Rows)
+        } else {
+            None
+        }
+    };
+    match source {
+        E::Paren(paren) => walk(&paren.expr, an),
+        E::Reference(reference) if reference.mutability.is_none() => place(&reference.expr),
+        E::Path(_) => place(source),
+        E::MethodCall(call) => {
+            let (receiver, args) = (&*call.receiver, &call.args);
+            match (call.method.to_string().as_str(), args.len()) {
+                ("iter", 0) => place(receiver),
+                ("rev", 0) => walk(receiver, an),
+                ("copied" | "cloned", 0) => {
+                    matches!(walk(receiver, an)?, Walk::Numbers).then_some(Walk::Numbers)
+                }
+                ("enumerate", 0) => Some(Walk::Pair(
+                    Box::new(Walk::Index),
+                    Box::new(walk(receiver, an)?),
+                )),
+                ("zip", 1) => Some(Walk::Pair(
+                    Box::new(walk(receiver, an)?),
+                    Box::new(walk(&args[0], an)?),
+                )),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The names `pat` binds to the rows and numbers of `walk` (not the
+/// index), each with whether it is a row: `None` unless each leaf of the
+/// pattern is one name (or `_`) where the walk gives one item, as `(x, y)`
+/// of a `zip` and `(i, (x, y))` of its `enumerate`.
+pub(super) fn zipped_names(pat: &syn::Pat, walk: &Walk) -> Option<Vec<(String, bool)>> {
+    match (pat, walk) {
+        (syn::Pat::Wild(_), _) => Some(Vec::new()),
+        (syn::Pat::Paren(paren), _) => zipped_names(&paren.pat, walk),
+        (syn::Pat::Ident(ident), Walk::Numbers | Walk::Rows | Walk::Index)
+            if ident.subpat.is_none() && ident.by_ref.is_none() && ident.mutability.is_none() =>
+        {
+            Some(match walk {
+                Walk::Index => Vec::new(),
+                _ => vec![(ident.ident.to_string(), matches!(walk, Walk::Rows))],
+            })
+        }
+        (syn::Pat::Tuple(tuple), Walk::Pair(first, second)) if tuple.elems.len() == 2 => {
+            let mut names = zipped_names(&tuple.elems[0], first)?;
+            names.extend(zipped_names(&tuple.elems[1], second)?);
+            Some(names)
+        }
+        _ => None,
     }
 }
