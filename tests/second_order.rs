@@ -3112,3 +3112,111 @@ fn loops_over_rows_zipped_with_rows_or_numbers_have_a_compiled_hvp(
     }
     Ok(())
 }
+
+/// Sums written with their type (`x.iter().sum::<f64>()`), as a mean and
+/// a variance are, and a float literal written with its suffix
+/// (`10000f64`), as positional encodings are.
+mod typed_sums {
+    use autodiff::prelude::*;
+
+    #[differentiable]
+    pub fn batch_norm(x: &[f64], gamma: f64, beta: f64) -> f64 {
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+        let y: Vec<f64> = x
+            .iter()
+            .map(|v| gamma * (v - mean) / (var + 1e-5).sqrt() + beta)
+            .collect();
+        y.iter().map(|v| v.powi(3)).sum()
+    }
+
+    #[differentiable]
+    pub fn sums_everywhere(x: &[f64]) -> f64 {
+        let mut t: f64 = x.iter().sum();
+        t += x.iter().sum::<f64>().sin();
+        if t > 100.0 {
+            return -x.iter().sum::<f64>();
+        }
+        t * t + x.iter().sum::<f64>()
+    }
+
+    #[differentiable]
+    pub fn positional(theta: f64, #[constant] d: usize) -> f64 {
+        let mut s = 0.0;
+        for i in 0..d {
+            let freq = 1.0 / 10000f64.powf(2.0 * i as f64 / d as f64);
+            s += (theta * freq).sin().powi(2) + 0.5 * (theta * freq).cos();
+        }
+        s
+    }
+}
+
+#[test]
+fn typed_sums_and_suffixed_literals_have_a_compiled_hvp() -> Result<(), ScalarAutodiffError> {
+    use typed_sums::*;
+    let h = 1e-5;
+    let x = [0.3, -1.2, 0.8, 0.5];
+    let d = vec![0.1, 0.7, -0.4, 0.2];
+    let moved = |t: f64| -> Vec<f64> { x.iter().zip(&d).map(|(a, b)| a + t * b).collect() };
+    let close = |got: f64, want: f64, tol: f64, what: &str| {
+        assert!(
+            (got - want).abs() <= tol * (1.0 + want.abs()),
+            "{what}: {got} against {want}"
+        );
+    };
+
+    let (dg, db) = (0.3, -0.2);
+    let hvp = compiled_once(|| batch_norm_hvp(&x, 1.2, 0.1, (d.clone(), dg, db)))?;
+    let tape = autodiff::__private::second_order_on_tape(|| {
+        batch_norm_hvp(&x, 1.2, 0.1, (d.clone(), dg, db))
+    })?;
+    let grad = |t: f64| {
+        batch_norm_grad(&moved(t), 1.2 + t * dg, 0.1 + t * db)
+            .unwrap()
+            .gradient
+    };
+    let (plus, minus) = (grad(h), grad(-h));
+    for i in 0..4 {
+        close(hvp.hvp.0[i], tape.hvp.0[i], 1e-12, "batch norm, tape");
+        close(
+            hvp.hvp.0[i],
+            (plus.0[i] - minus.0[i]) / (2.0 * h),
+            1e-6,
+            "batch norm",
+        );
+    }
+    close(
+        hvp.hvp.1,
+        (plus.1 - minus.1) / (2.0 * h),
+        1e-6,
+        "batch norm, gamma",
+    );
+    close(
+        hvp.hvp.2,
+        (plus.2 - minus.2) / (2.0 * h),
+        1e-6,
+        "batch norm, beta",
+    );
+
+    // s = Σx: f = (s + sin s)² + s, so H = (2(1 + cos s)² − 2(s + sin s) sin s)·11ᵀ.
+    let hvp = compiled_once(|| sums_everywhere_hvp(&x, d.clone()))?;
+    let s: f64 = x.iter().sum();
+    let along: f64 = d.iter().sum();
+    let curvature = 2.0 * (1.0 + s.cos()).powi(2) - 2.0 * (s + s.sin()) * s.sin();
+    for i in 0..4 {
+        close(hvp.hvp[i], curvature * along, 1e-13, "sums everywhere");
+    }
+
+    // f = Σ sin²(θ fᵢ) + cos(θ fᵢ)/2: f'' = Σ fᵢ²(2 cos(2θ fᵢ) − cos(θ fᵢ)/2).
+    let theta = 0.7;
+    let hvp = compiled_once(|| positional_hvp(theta, 6, 1.0))?;
+    let closed: f64 = (0..6)
+        .map(|i| {
+            let f = 1.0 / 10000f64.powf(2.0 * i as f64 / 6.0);
+            f * f * (2.0 * (2.0 * theta * f).cos() - 0.5 * (theta * f).cos())
+        })
+        .sum();
+    close(hvp.hvp, closed, 1e-13, "positional");
+    Ok(())
+}

@@ -123,6 +123,16 @@ fn typed_number(ty: &syn::Type) -> bool {
     }
 }
 
+/// A float literal: `1.5`, `1e3`, or an integer's digits with the `f64`
+/// suffix (`10000f64`, as `10000f64.powf(..)` is written).
+fn float_literal(lit: &syn::Lit) -> bool {
+    match lit {
+        syn::Lit::Float(_) => true,
+        syn::Lit::Int(int) => int.suffix() == "f64",
+        _ => false,
+    }
+}
+
 /// Whether the body shows that `expr` is an `f64` (or a reference to one,
 /// or an array of them), or else an expression in which rustc reports the
 /// mistake itself (then its type is an error, which silences every use).
@@ -130,9 +140,9 @@ fn typed_number(ty: &syn::Type) -> bool {
 pub fn shows_number(expr: &Expr, active: &HashSet<String>, number: &dyn Fn(&str) -> bool) -> bool {
     let shows = |e: &Expr| shows_number(e, active, number);
     match &expr.kind {
-        ExprKind::Lit(lit) => matches!(lit, syn::Lit::Float(_)),
+        ExprKind::Lit(lit) => float_literal(lit),
         ExprKind::NegLit(unary) => {
-            matches!(&*unary.expr, syn::Expr::Lit(lit) if matches!(lit.lit, syn::Lit::Float(_)))
+            matches!(&*unary.expr, syn::Expr::Lit(lit) if float_literal(&lit.lit))
         }
         ExprKind::Path(path) => match path.path.get_ident() {
             Some(ident) => number(&ident.to_string()),
@@ -207,9 +217,9 @@ pub(super) fn float_fields(block: &Block, float_param: &dyn Fn(&str) -> bool) ->
     fn floaty(expr: &Expr, float_param: &dyn Fn(&str) -> bool, known: &HashSet<String>) -> bool {
         let floaty = |e: &Expr| floaty(e, float_param, known);
         match &expr.kind {
-            ExprKind::Lit(lit) => matches!(lit, syn::Lit::Float(_)),
+            ExprKind::Lit(lit) => float_literal(lit),
             ExprKind::NegLit(unary) => {
-                matches!(&*unary.expr, syn::Expr::Lit(lit) if matches!(lit.lit, syn::Lit::Float(_)))
+                matches!(&*unary.expr, syn::Expr::Lit(lit) if float_literal(&lit.lit))
             }
             ExprKind::Path(path) => path
                 .path

@@ -119,6 +119,7 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
         models: models.clone(),
         rows: HashSet::new(),
         tracked_items: HashSet::new(),
+        value_sums: HashSet::new(),
     };
     let rows = row_names(function, &plain);
     let plain = Body { rows, ..plain };
@@ -186,6 +187,7 @@ fn refusal(function: &Function, an: &Analysis) -> Option<String> {
             })
             .map(|(name, _)| name.clone())
             .collect(),
+        value_sums: value_sums(function, active),
         an,
     };
     let params: HashSet<String> = function
@@ -260,6 +262,8 @@ struct Body<'a> {
     rows: HashSet<String>,
     /// Tracked names bound only as the items of `for`s over numbers.
     tracked_items: HashSet<String>,
+    /// See [`value_sums`].
+    value_sums: HashSet<usize>,
 }
 
 impl std::ops::Deref for Body<'_> {
@@ -299,6 +303,63 @@ fn row_names(function: &Function, an: &Body<'_>) -> HashSet<String> {
         .filter(|(name, count)| an.bound.get(name) == Some(count) && !an.params.contains(name))
         .map(|(name, _)| name)
         .collect()
+}
+
+/// The sums of tracked items written with their type
+/// (`x.iter().sum::<f64>()`) where the sweep rebuilds the expression around
+/// them and names their type (`Sweep::fwd`): in the value of a tracked
+/// `let`, an assignment to a tracked place, a `return` or the body's
+/// tail, inside arithmetic and the table's functions only. Elsewhere (a
+/// comparison's operand, a call's argument) it is printed as written,
+/// `sum::<f64>()` of duals, which does not type-check.
+fn value_sums(function: &Function, active: &HashSet<String>) -> HashSet<usize> {
+    fn collect(expr: &Expr, out: &mut HashSet<usize>) {
+        match &expr.kind {
+            ExprKind::Sum { product: false, .. } => {
+                out.insert(expr.id);
+            }
+            ExprKind::Binary { lhs, rhs, .. } => {
+                collect(lhs, out);
+                collect(rhs, out);
+            }
+            ExprKind::Paren(inner)
+            | ExprKind::Neg { operand: inner, .. }
+            | ExprKind::Elementary { operand: inner, .. }
+            | ExprKind::Powi { base: inner, .. } => collect(inner, out),
+            _ => {}
+        }
+    }
+    let found = std::cell::RefCell::new(HashSet::new());
+    let tracked_place =
+        |target: &Expr| crate::flow::root(target).is_some_and(|name| active.contains(&name));
+    crate::ast::each_stmt(&function.body.stmts, &mut |stmt| {
+        if let Stmt::Let {
+            pat,
+            init: Some(init),
+            ..
+        } = stmt
+        {
+            if pat.names.iter().any(|name| active.contains(name)) {
+                collect(init, &mut found.borrow_mut());
+            }
+        }
+    });
+    function.body.any_expr(&|expr| {
+        match &expr.kind {
+            ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. }
+                if tracked_place(target) =>
+            {
+                collect(value, &mut found.borrow_mut());
+            }
+            ExprKind::Return(Some(value)) => collect(value, &mut found.borrow_mut()),
+            _ => {}
+        }
+        false
+    });
+    if let Some(tail) = function.body.split_tail().1 {
+        collect(tail, &mut found.borrow_mut());
+    }
+    found.into_inner()
 }
 
 /// The counters of `for` loops over ranges (`for i in 0..n`), each bound
@@ -646,14 +707,16 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
                 && args.iter().all(|arg| call_arg_ok(arg, an))
         }
         // `x.iter().sum()` of a row of numbers (`Dual` sums them, by
-        // reference too); not `sum::<f64>()`, which names the type.
+        // reference too); `sum::<f64>()`, which names the type, only where
+        // the sweep names it again (`value_sums`).
         ExprKind::Sum {
             items,
             product: false,
             ..
         } => {
             !tracked(expr)
-                || (matches!(expr.source, Source::Expr(syn::Expr::MethodCall(call)) if call.turbofish.is_none())
+                || (matches!(expr.source, Source::Expr(syn::Expr::MethodCall(call))
+                    if call.turbofish.is_none() || an.value_sums.contains(&expr.id))
                     && matches!(items.source, Source::Expr(source) if number_items(source, an)))
         }
         ExprKind::Ternary { .. }

@@ -231,18 +231,8 @@ impl<'m> Sweep<'m> {
             || self.method_call(expr);
         if hoisted.is_none() && !is_call && !self.needs_rebuild(expr) {
             self.observe_absorbing(expr)?;
-            // `x.iter().sum()` of duals, whose type nothing else names
-            // where the sweep lifts the value (`dual(..)`).
-            if let ExprKind::Sum {
-                items,
-                product: false,
-                ..
-            } = &expr.kind
-            {
-                if self.dual && self.active(expr) {
-                    let items = items.source.to_token_stream();
-                    return Ok(quote!(::core::iter::Iterator::sum::<::autodiff::Dual>(#items)));
-                }
+            if let Some(sum) = self.dual_sum(expr) {
+                return Ok(sum);
             }
             return Ok(expr.source.to_token_stream());
         }
@@ -270,6 +260,11 @@ impl<'m> Sweep<'m> {
             crate::ast::Child::Expr(child) => {
                 self.cx.hoisted.contains_key(&child.id)
                     || (matches!(child.kind, ExprKind::Call { .. }) && self.active(child))
+                    // A sum of duals inside arithmetic (`x.iter().sum::<f64>()
+                    // / n`): rebuilt around it, which `fwd` names the type of.
+                    || (self.dual
+                        && matches!(child.kind, ExprKind::Sum { product: false, .. })
+                        && self.active(child))
                     || self.method_call(child)
                     || self.needs_rebuild(child)
             }
@@ -352,7 +347,27 @@ impl<'m> Sweep<'m> {
         }
     }
 
+    /// `x.iter().sum()` of duals, whose type nothing else names where the
+    /// sweep lifts the value (`dual(..)`), and which `sum::<f64>()`, as
+    /// written, names wrongly.
+    fn dual_sum(&self, expr: &Expr) -> Option<TokenStream> {
+        match &expr.kind {
+            ExprKind::Sum {
+                items,
+                product: false,
+                ..
+            } if self.dual && self.active(expr) => {
+                let items = items.source.to_token_stream();
+                Some(quote!(::core::iter::Iterator::sum::<::autodiff::Dual>(#items)))
+            }
+            _ => None,
+        }
+    }
+
     pub(super) fn fwd_rebuild(&mut self, expr: &Expr) -> R<TokenStream> {
+        if let Some(sum) = self.dual_sum(expr) {
+            return Ok(sum);
+        }
         if let ExprKind::Array(items) | ExprKind::VecList(items) | ExprKind::Tuple(items) =
             &expr.kind
         {
