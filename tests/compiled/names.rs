@@ -277,3 +277,34 @@ fn a_saved_item_of_a_binding_called_value_is_not_the_functions_value() {
     // The Hessian's first column: (−sin x, 1).
     assert!((hvp.hvp.0 + x.sin()).abs() < 1e-15 && (hvp.hvp.1 - 1.0).abs() < 1e-15);
 }
+
+/// A comparator's names bound to a tracked value elsewhere in the body:
+/// the macro reads names, not scopes, so `a` looked tracked and `b` did
+/// not, and the recording twin compared an `f64` with a `&&f64` (E0277
+/// on valid code, found by the random programs).
+#[differentiable]
+fn comparator_names_bound_again(x: &[f64], #[constant] c: &[f64]) -> f64 {
+    let top = *c.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
+    let low = *c.iter().min_by(|p, a| p.total_cmp(a)).unwrap();
+    let a = x[0] * x[1];
+    let s = x[1].sin();
+    a * top + s * low
+}
+
+#[test]
+fn a_comparators_names_bound_to_tracked_values_elsewhere_still_build() {
+    let (x, c) = ([0.7, -0.4], [0.5, 2.0, -1.5]);
+    let (top, low) = (2.0, -1.5);
+    for got in [
+        comparator_names_bound_again_grad(&x, &c).expect("compiled"),
+        comparator_names_bound_again_grad_tape(&x, &c).expect("tape"),
+    ] {
+        assert_eq!(got.value, x[0] * x[1] * top + x[1].sin() * low);
+        assert!((got.gradient[0] - x[1] * top).abs() < 1e-15);
+        assert!((got.gradient[1] - (x[0] * top + x[1].cos() * low)).abs() < 1e-15);
+    }
+    assert_eq!(
+        comparator_names_bound_again_grad_path(),
+        GradientPath::Compiled
+    );
+}

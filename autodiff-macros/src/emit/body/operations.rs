@@ -437,15 +437,31 @@ impl Emitter<'_> {
                     return quote_spanned!(expr.span=>
                         __ad::no_derivative(#receiver.#method #turbofish(#(#args),*)));
                 }
-                let receiver = if *reads_primal {
+                // `a.total_cmp(b)` compares primal values: both sides read
+                // as `f64`s where either may be tracked, so that an `a` the
+                // body binds to a tracked value elsewhere (names, not
+                // scopes) meets a plain `b` (`max_by(|a, b|
+                // a.partial_cmp(b))` of plain items) as a number too.
+                let compared = *reads_primal
+                    && (self.touches(receiver) || args.iter().any(|arg| self.touches(arg)));
+                let read = |expr: &Expr| {
+                    if self.touches(expr) {
+                        self.primal(expr)
+                    } else {
+                        let plain = expr.source.to_token_stream();
+                        quote_spanned!(expr.span=> __ad::primal(#plain))
+                    }
+                };
+                let receiver = if compared {
+                    read(receiver)
+                } else if *reads_primal {
                     self.primal(receiver)
                 } else {
                     self.untracked(receiver)
                 };
                 let args = args.iter().map(|arg| {
-                    if *reads_primal && self.touches(arg) {
-                        // `a.total_cmp(b)` compares primal values.
-                        let arg = self.primal(arg);
+                    if compared {
+                        let arg = read(arg);
                         quote!(&#arg)
                     } else {
                         self.untracked(arg)
