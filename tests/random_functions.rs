@@ -111,6 +111,10 @@ enum Expr {
     Method(&'static str, Box<Expr>),
     /// `(a).name(b)` for `powf`, `max`, `min`.
     Method2(&'static str, Box<Expr>, Box<Expr>),
+    /// `(a).clamp(lo, hi)` (`lo` < `hi` by construction) and
+    /// `(a).mul_add(b, c)`, which the dual twin reads as `a.min(hi).max(lo)`
+    /// and `a * b + c`.
+    Method3(&'static str, Box<Expr>, Box<Expr>, Box<Expr>),
     Powi(Box<Expr>, i32),
     /// `name(args)`: `relu`, `sigmoid`, and the file's helpers.
     Call(String, Vec<Expr>),
@@ -671,6 +675,11 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
         Expr::Bin(op, a, b) => format!("({} {op} {})", r(a), r(b)),
         Expr::Method(name, e) => format!("{}.{name}()", r(e)),
         Expr::Method2(name, a, b) => format!("{}.{name}({})", r(a), r(b)),
+        Expr::Method3(name, a, b, c) => match (dialect, *name) {
+            (Dialect::Plain, _) => format!("{}.{name}({}, {})", r(a), r(b), r(c)),
+            (Dialect::Dual, "clamp") => format!("{}.min({}).max({})", r(a), r(c), r(b)),
+            (Dialect::Dual, _) => format!("({} * {} + {})", r(a), r(b), r(c)),
+        },
         Expr::Powi(e, n) => format!("{}.powi({n})", r(e)),
         Expr::Call(name, args) => format!(
             "{name}({})",
@@ -4538,6 +4547,20 @@ impl Gen {
             13 => Expr::Method("cos", Box::new(self.expr(d))),
             14 => Expr::Method("abs", Box::new(self.expr(d))),
             15 if !self.frozen => Expr::Call("relu".into(), vec![self.expr(d)]),
+            // `clamp` between bounds kept apart, `mul_add`.
+            16 if self.rng.chance(15) => {
+                let a = self.expr(d);
+                if self.rng.chance(50) {
+                    self.tag("clamp");
+                    let lo = Expr::Neg(Box::new(Self::positive(self.expr(d))));
+                    let hi = Self::positive(self.expr(d));
+                    Expr::Method3("clamp", Box::new(a), Box::new(lo), Box::new(hi))
+                } else {
+                    self.tag("mul_add");
+                    let (b, c) = (self.expr(d), self.expr(d));
+                    Expr::Method3("mul_add", Box::new(a), Box::new(b), Box::new(c))
+                }
+            }
             16 => {
                 let name = ["max", "min"][self.rng.below(2)];
                 Expr::Method2(name, Box::new(self.expr(d)), Box::new(self.expr(d)))

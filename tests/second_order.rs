@@ -3220,3 +3220,99 @@ fn typed_sums_and_suffixed_literals_have_a_compiled_hvp() -> Result<(), ScalarAu
     close(hvp.hvp, closed, 1e-13, "positional");
     Ok(())
 }
+
+/// `clamp` and `mul_add` on a tracked value: a binary cross-entropy whose
+/// probabilities are clamped away from 0 and 1, as course code guards its
+/// `ln`, and fused products.
+mod clamped {
+    use autodiff::prelude::*;
+
+    #[differentiable]
+    pub fn bce(w: &[f64], #[constant] xs: &[Vec<f64>], #[constant] ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let z: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+            let p = z.sigmoid().clamp(1e-7, 1.0 - 1e-7);
+            loss -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+        }
+        loss
+    }
+
+    #[differentiable]
+    pub fn fused(a: f64, b: f64, c: f64) -> f64 {
+        let t = a.mul_add(b, c);
+        let u = (a * a).mul_add(2.0, b);
+        t * t + u.sin() + a.clamp(b, c + 3.0)
+    }
+}
+
+#[test]
+fn clamp_and_mul_add_have_a_compiled_hvp() -> Result<(), ScalarAutodiffError> {
+    use clamped::*;
+    let h = 1e-5;
+    // The third sample's probability, σ(30), is clamped: it adds nothing
+    // to the Hessian, H = Σ_{unclamped} p(1−p)·x·xᵀ.
+    let xs = vec![vec![1.0, 2.0], vec![0.5, -1.0], vec![100.0, 0.0]];
+    let ys = vec![1.0, 0.0, 1.0];
+    let w = [0.3, -0.2];
+    let d = vec![1.0, 0.5];
+    let hvp = compiled_once(|| bce_hvp(&w, &xs, &ys, d.clone()))?;
+    let tape = autodiff::__private::second_order_on_tape(|| bce_hvp(&w, &xs, &ys, d.clone()))?;
+    let closed: Vec<f64> = (0..2)
+        .map(|i| {
+            xs[..2]
+                .iter()
+                .map(|x| {
+                    let z = w[0] * x[0] + w[1] * x[1];
+                    let p = 1.0 / (1.0 + (-z).exp());
+                    p * (1.0 - p) * x[i] * (x[0] * d[0] + x[1] * d[1])
+                })
+                .sum()
+        })
+        .collect();
+    for i in 0..2 {
+        assert!(
+            (hvp.hvp[i] - closed[i]).abs() < 1e-13,
+            "bce {i}: {} {}",
+            hvp.hvp[i],
+            closed[i]
+        );
+        assert_eq!(hvp.hvp[i].to_bits(), tape.hvp[i].to_bits(), "bce {i}");
+        assert_eq!(
+            hvp.gradient[i].to_bits(),
+            tape.gradient[i].to_bits(),
+            "bce {i}"
+        );
+    }
+    // Inside, clamped above, and at a tie with the lower bound (½ each).
+    let v = (1.0, -0.5, 0.25);
+    for (a, b, c) in [(0.3, 0.7, -0.2), (3.0, 0.7, -0.5), (0.5, 0.5, -1.0)] {
+        let hvp = compiled_once(|| fused_hvp(a, b, c, v))?;
+        let tape = autodiff::__private::second_order_on_tape(|| fused_hvp(a, b, c, v))?;
+        let grad = |t: f64| {
+            let g = fused_grad(a + t * v.0, b + t * v.1, c + t * v.2)
+                .unwrap()
+                .gradient;
+            [g.0, g.1, g.2]
+        };
+        let (plus, minus) = (grad(h), grad(-h));
+        let got = [hvp.hvp.0, hvp.hvp.1, hvp.hvp.2];
+        let on_tape = [tape.hvp.0, tape.hvp.1, tape.hvp.2];
+        for k in 0..3 {
+            assert!(
+                (got[k] - on_tape[k]).abs() <= 1e-12 * (1.0 + on_tape[k].abs()),
+                "fused {k}"
+            );
+            // Away from the tie, where central differences straddle no kink.
+            if a != b {
+                let central = (plus[k] - minus[k]) / (2.0 * h);
+                assert!(
+                    (got[k] - central).abs() < 1e-6,
+                    "fused {k}: {} {central}",
+                    got[k]
+                );
+            }
+        }
+    }
+    Ok(())
+}

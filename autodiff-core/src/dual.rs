@@ -306,6 +306,48 @@ impl Real for Dual {
     }
 }
 
+/// The table's three-operand methods, each as the engine records it.
+impl Dual {
+    /// `self · a + b` with `f64`'s fused value (one rounding) and the
+    /// tangent of the product and the sum, `a`, `b` each a `Dual` or an
+    /// `f64` (a constant), as the tape and the compiled adjoint compose it.
+    ///
+    /// ```
+    /// use autodiff_core::Dual;
+    ///
+    /// let y = Dual::variable(2.0).mul_add(3.0, 1.0);
+    /// assert_eq!((y.value, y.tangent), (7.0, 3.0));
+    /// ```
+    #[inline]
+    pub fn mul_add(self, a: impl Into<Self>, b: impl Into<Self>) -> Self {
+        let (a, b) = (a.into(), b.into());
+        let composed = self * a + b;
+        Self::new(self.value.mul_add(a.value, b.value), composed.tangent)
+    }
+
+    /// `f64::clamp`'s value (it panics where `f64::clamp` does: `lo > hi`
+    /// or a NaN bound), with the tangent of `max(min(self, hi), lo)`, as
+    /// the tape records it: `self`'s strictly inside, the bound's it is
+    /// clamped to outside, half of each at a tie (`max` and `min`'s rule).
+    ///
+    /// ```
+    /// use autodiff_core::Dual;
+    ///
+    /// assert_eq!(Dual::variable(0.5).clamp(0.0, 1.0).tangent, 1.0);
+    /// assert_eq!(Dual::variable(2.0).clamp(0.0, 1.0).tangent, 0.0);
+    /// assert_eq!(Dual::variable(2.0).clamp(0.0, 1.0).value, 1.0);
+    /// ```
+    #[inline]
+    pub fn clamp(self, lo: impl Into<Self>, hi: impl Into<Self>) -> Self {
+        let (lo, hi) = (lo.into(), hi.into());
+        let value = self.value.clamp(lo.value, hi.value);
+        let (x_part, lo_part, hi_part) = rules::clamp_partials(self.value, lo.value, hi.value);
+        let tangent =
+            chain(x_part, self.tangent) + chain(lo_part, lo.tangent) + chain(hi_part, hi.tangent);
+        Self::new(value, tangent)
+    }
+}
+
 impl From<f64> for Dual {
     /// A constant.
     fn from(value: f64) -> Self {

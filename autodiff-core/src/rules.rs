@@ -199,6 +199,18 @@ pub fn min_partials<R: Real>(a: R, b: R) -> (R, R) {
     max_partials(b, a)
 }
 
+/// `x.clamp(lo, hi)`, recorded as `max(min(x, hi), lo)`: the partials by
+/// `x`, `lo` and `hi`, each the product of `min`'s and `max`'s rules
+/// along the way (1 for `x` strictly inside, 1 for the bound it is
+/// clamped to outside, a half at each tie).
+#[inline(always)]
+pub fn clamp_partials<R: Real>(x: R, lo: R, hi: R) -> (R, R, R) {
+    let (below_x, below_hi) = min_partials(x, hi);
+    let below = if hi < x { hi } else { x };
+    let (kept, raised) = max_partials(below, lo);
+    (kept * below_x, raised, kept * below_hi)
+}
+
 /// `√(a² + b²)`: `(a/h, b/h)`; at the origin, a kink, both 0 (as `abs`,
 /// which `hypot` is when one operand is 0).
 #[inline(always)]

@@ -232,6 +232,13 @@ pub mod dual_rules {
     }
 
     autodiff_ops_table::operations!(dual_rules);
+
+    /// The partials of `x.clamp(lo, hi)` by each operand (`max` and
+    /// `min`'s rules, whose tangents are 0: a kink's second derivative).
+    #[inline(always)]
+    pub fn clamp_partials(x: impl AsDual, lo: impl AsDual, hi: impl AsDual) -> (Dual, Dual, Dual) {
+        autodiff_core::rules::clamp_partials(x.as_dual(), lo.as_dual(), hi.as_dual())
+    }
 }
 
 /// The bits of `x − x`: 0 (`+0.0`) for every finite `x`, a NaN's (never 0)

@@ -90,10 +90,7 @@ pub fn clamp_partials(
     lo: impl Borrow<f64>,
     hi: impl Borrow<f64>,
 ) -> (f64, f64, f64) {
-    let (x, lo, hi) = (*x.borrow(), *lo.borrow(), *hi.borrow());
-    let (below_x, below_hi) = autodiff_core::rules::min_partials(x, hi);
-    let (kept, raised) = autodiff_core::rules::max_partials(x.min(hi), lo);
-    (kept * below_x, raised, kept * below_hi)
+    autodiff_core::rules::clamp_partials(*x.borrow(), *lo.borrow(), *hi.borrow())
 }
 
 pub mod rules {

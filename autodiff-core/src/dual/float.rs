@@ -15,8 +15,9 @@
 //!   differently from the `f64` function (`mul_add` is fused, `%` exact),
 //!   the value is the `f64` function's and only the tangent is the
 //!   composition's ([`valued`]);
-//! - a choice of one operand, `Float`'s own defaults: `clamp` returns an
-//!   operand, `copysign` the number or its negation;
+//! - a choice of one operand: `clamp`, the tape's `max(min(x, hi), lo)`
+//!   (an operand's tangent, half of two at a tie), and `Float`'s own
+//!   `copysign`, the number or its negation;
 //! - constants (tangent 0) and predicates, which read the value.
 
 use std::f64::consts::PI;
@@ -155,8 +156,9 @@ impl NumCast for Dual {
 /// or `ceil` by the sign, `fract` is `x − trunc x`, `abs_sub` is `relu(a − b)`, `mul_add` is `a·b + c`,
 /// `to_degrees` and `to_radians` multiply by a constant, and `%` is
 /// `a − trunc(a/b)·b`. Steps (`floor`, `ceil`, `round`, `trunc`,
-/// `signum`) have tangent 0, as on the tape. `clamp` and `copysign` are
-/// `Float`'s defaults: they return an operand, or its negation, and its
+/// `signum`) have tangent 0, as on the tape. `clamp` is the tape's
+/// `max(min(x, hi), lo)`: an operand's tangent (half of two at a tie);
+/// `copysign` is `Float`'s default: the number or its negation, and its
 /// tangent. Constants (`nan`, `epsilon`, `max_value`, …) have tangent 0;
 /// predicates (`is_nan`, `classify`, `integer_decode`, …) read the value.
 /// `atan2` at the origin, where it has no derivative, gives a NaN tangent
@@ -334,9 +336,14 @@ impl Float for Dual {
     fn sin_cos(self) -> (Self, Self) {
         (Dual::sin(self), Dual::cos(self))
     }
-    /// `f64`'s fused value; the tangent of `self · a + b`.
+    /// `f64`'s fused value; the tangent of `self · a + b` (`Dual::mul_add`).
     fn mul_add(self, a: Self, b: Self) -> Self {
-        valued(self.value.mul_add(a.value, b.value), self * a + b)
+        Dual::mul_add(self, a, b)
+    }
+    /// `f64`'s value; the tangent of `max(min(self, max), min)`, as the
+    /// tape records it (`Dual::clamp`).
+    fn clamp(self, min: Self, max: Self) -> Self {
+        Dual::clamp(self, min, max)
     }
     /// `relu(self − other)`: `self − other` above 0, else 0 (`f64`'s
     /// value, which is NaN for a NaN operand where `relu` gives 0).

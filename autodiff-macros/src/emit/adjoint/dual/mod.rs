@@ -719,8 +719,15 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
                     if call.turbofish.is_none() || an.value_sums.contains(&expr.id))
                     && matches!(items.source, Source::Expr(source) if number_items(source, an)))
         }
-        ExprKind::Ternary { .. }
-        | ExprKind::Sum { .. }
+        // `x.clamp(lo, hi)`, `a.mul_add(b, c)` on a tracked receiver:
+        // `Dual`'s, taking a `Dual` or an `f64` for the others.
+        ExprKind::Ternary { operands, .. } => {
+            !tracked(expr)
+                || (method_call
+                    && tracked(&operands[0])
+                    && operands.iter().all(|operand| number(operand)))
+        }
+        ExprKind::Sum { .. }
         | ExprKind::Construct { .. }
         | ExprKind::Closure { .. }
         | ExprKind::Dbg { .. }

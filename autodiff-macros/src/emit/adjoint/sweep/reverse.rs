@@ -262,9 +262,14 @@ impl<'m> Sweep<'m> {
                 let hi = self.val(third)?;
                 let partials = self.temp("clamp_partials");
                 let adjoint = &self.adjoint;
+                let rule = if self.dual {
+                    quote!(#adjoint::dual_rules::clamp_partials)
+                } else {
+                    quote!(#adjoint::clamp_partials)
+                };
                 self.cx
                     .rev
-                    .push(quote!(let #partials = #adjoint::clamp_partials(#x, #lo, #hi);));
+                    .push(quote!(let #partials = #rule(#x, #lo, #hi);));
                 for (child, part) in [
                     (third, quote!(#partials.2)),
                     (second, quote!(#partials.1)),
