@@ -3316,3 +3316,65 @@ fn clamp_and_mul_add_have_a_compiled_hvp() -> Result<(), ScalarAutodiffError> {
     }
     Ok(())
 }
+
+/// A `loop` whose value is tracked, left by `break` with a tracked value
+/// or a plain one (lifted on duals), as a Newton iteration is written.
+mod loop_values {
+    use autodiff::prelude::*;
+
+    #[differentiable]
+    pub fn newton_root(a: f64, #[constant] tol: f64) -> f64 {
+        let mut x = a;
+        let mut n = 0;
+        let root = loop {
+            if n >= 30 {
+                break 0.5;
+            }
+            let next = 0.5 * (x + a / x);
+            if (next - x).abs() < tol {
+                break next;
+            }
+            x = next;
+            n += 1;
+        };
+        root * root.sin()
+    }
+}
+
+#[test]
+fn a_loops_tracked_value_has_a_compiled_hvp() -> Result<(), ScalarAutodiffError> {
+    use loop_values::*;
+    let a = 2.0;
+    // Converged, one step short of it (`tol` = 10) and never (`tol` = 0).
+    for tol in [1e-12, 10.0, 0.0] {
+        let hvp = compiled_once(|| newton_root_hvp(a, tol, 1.0))?;
+        let tape = autodiff::__private::second_order_on_tape(|| newton_root_hvp(a, tol, 1.0))?;
+        let h = 1e-5;
+        let central = (newton_root_grad(a + h, tol).unwrap().gradient
+            - newton_root_grad(a - h, tol).unwrap().gradient)
+            / (2.0 * h);
+        assert!(
+            (hvp.hvp - tape.hvp).abs() <= 1e-12 * (1.0 + tape.hvp.abs()),
+            "{tol}"
+        );
+        assert!(
+            (hvp.hvp - central).abs() < 1e-6,
+            "{tol}: {} {central}",
+            hvp.hvp
+        );
+        assert!((hvp.gradient - tape.gradient).abs() <= 1e-12 * (1.0 + tape.gradient.abs()));
+    }
+    // Never converged (`tol` = 0): the plain `0.5` is the value, which no
+    // parameter moves.
+    let stuck = newton_root_hvp(a, 0.0, 1.0)?;
+    assert_eq!((stuck.gradient, stuck.hvp), (0.0, 0.0));
+    // Converged to √2: f'' by its closed form.
+    let s = a.sqrt();
+    let (ds, dds) = (0.5 / s, -0.25 / (a * s));
+    let g1 = s.sin() + s * s.cos();
+    let g2 = 2.0 * s.cos() - s * s.sin();
+    let closed = g2 * ds * ds + g1 * dds;
+    let hvp = newton_root_hvp(a, 1e-12, 1.0)?;
+    assert!((hvp.hvp - closed).abs() < 1e-12, "{} {closed}", hvp.hvp);
+    Ok(())
+}

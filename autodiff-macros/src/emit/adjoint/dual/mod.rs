@@ -692,7 +692,10 @@ fn expr_ok(expr: &Expr, an: &Body<'_>) -> bool {
                 || matches!(iter.source, Source::Expr(source)
                     if zipped_rows(source, an).is_some_and(|walk| zipped_names(pat.syntax, &walk).is_some()))
         }
-        ExprKind::Break { value, .. } => value.is_none(),
+        // A loop's value: a number, lifted where it is plain (`Sweep::jump`).
+        ExprKind::Break { value, .. } => value
+            .as_deref()
+            .is_none_or(|value| !tracked(value) || number(value)),
         // One carrying no derivative is the plain function, as written.
         ExprKind::Call { .. } if !tracked(expr) => true,
         // A call of an annotated free function read as a number: the

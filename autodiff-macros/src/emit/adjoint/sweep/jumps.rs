@@ -46,7 +46,10 @@ impl<'m> Sweep<'m> {
                 let v = self.fwd(value)?;
                 Some(match seed {
                     Some(seed) if self.seeds_output(&seed) => self.output(value, v),
-                    _ => v,
+                    // A tracked loop's value on duals: a plain number
+                    // lifted (`break 0.5` beside `break x * y`).
+                    Some(_) => self.tracked_number(v),
+                    None => v,
                 })
             }
             None => None,
