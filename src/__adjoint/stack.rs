@@ -41,6 +41,9 @@ pub struct Stack {
     spares: Vec<Vec<f64>>,
     /// Empty lists of rows, kept for [`super::lend_rows`].
     row_lists: Vec<Vec<Vec<f64>>>,
+    /// Empty lists of lengths, kept for the sites of rows whose lengths
+    /// the forward saves (`__adjoint::length_list`).
+    length_lists: Vec<Vec<usize>>,
     /// The list of a sum's adjoints that a reverse with its loops swapped
     /// saves ([`sums`](Self::sums), [`keep_sums`](Self::keep_sums)).
     sums: Vec<f64>,
@@ -89,6 +92,7 @@ impl Stack {
             slots: Vec::new(),
             spares: Vec::new(),
             row_lists: Vec::new(),
+            length_lists: Vec::new(),
             sums: Vec::new(),
             finite: true,
             unused: 0,
@@ -316,6 +320,24 @@ impl Stack {
             self.row_lists.push(list);
         } else {
             self.keep_full_row_list(list);
+        }
+    }
+
+    /// An empty list of lengths, one
+    /// [`keep_length_list`](Self::keep_length_list) kept where there is one.
+    #[inline]
+    pub(super) fn length_list(&mut self) -> Vec<usize> {
+        self.length_lists.pop().unwrap_or_default()
+    }
+
+    /// Keeps `list` (emptied) for the next
+    /// [`length_list`](Self::length_list); a few are kept, of at most 8,192
+    /// lengths.
+    #[inline]
+    pub(super) fn keep_length_list(&mut self, mut list: Vec<usize>) {
+        if self.length_lists.len() < SPARES && list.capacity() <= SPARE_LEN {
+            list.clear();
+            self.length_lists.push(list);
         }
     }
 
@@ -607,9 +629,10 @@ impl Stack {
     pub fn capacity_bytes(&self) -> usize {
         let spares: usize = self.spares.iter().map(Vec::capacity).sum();
         let lists: usize = self.row_lists.iter().map(Vec::capacity).sum();
+        let lengths: usize = self.length_lists.iter().map(Vec::capacity).sum();
         (self.values.capacity() + spares + self.sums.capacity()) * size_of::<f64>()
             + lists * size_of::<Vec<f64>>()
-            + self.control.capacity() * size_of::<usize>()
+            + (self.control.capacity() + lengths) * size_of::<usize>()
     }
 
     /// Whether [`capacity_bytes`](Self::capacity_bytes) is at most the
@@ -624,7 +647,7 @@ impl Stack {
         let bound = (self.values.capacity() + self.sums.capacity() + self.spares.len() * SPARE_LEN)
             * size_of::<f64>()
             + self.row_lists.len() * SPARE_LEN * size_of::<Vec<f64>>()
-            + self.control.capacity() * size_of::<usize>();
+            + (self.control.capacity() + self.length_lists.len() * SPARE_LEN) * size_of::<usize>();
         bound <= KEPT_BYTES || self.capacity_bytes() <= KEPT_BYTES
     }
 
