@@ -2071,7 +2071,16 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     call,
                     first,
                 } = &**layer_loop;
-                let last = layers - 1;
+                // Now and then (by the name, so the draws stay as they
+                // were) each layer's `next` is read by index into the
+                // stream (`h = vec![next[0], next[k] * 0.5];`) and then
+                // pushed whole onto a list of the layers, which `y` reads
+                // too: a `Vec` grown by `push` in a loop's body and moved
+                // there for good by a statement of that body, whose
+                // forward saves its length alone (`take_pushed_row`).
+                let taken = next.ends_with(['2', '6']);
+                let rows = format!("{next}_rows");
+                let last = if taken { 1 } else { layers - 1 };
                 let (call, last) = match call {
                     Some(helper) => (format!("{h} = {helper}({h}[0], {h}[{last}]);"), 2),
                     None => (String::new(), last),
@@ -2097,8 +2106,20 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                 } else {
                     String::new()
                 };
+                let (declare, assign, read) = if taken {
+                    (
+                        format!("let mut {rows} = Vec::new();"),
+                        format!(
+                            "    {h} = vec![{next}[0], {next}[{k}] * {half}]; {rows}.push({next});"
+                        ),
+                        format!(" + {rows}[{}][0]", layers - 1),
+                    )
+                } else {
+                    (String::new(), format!("    {h} = {next};"), String::new())
+                };
                 let lines = [
                     start,
+                    declare,
                     format!("for {k} in 0..{layers} {{"),
                     format!("    let mut {next} = Vec::new();"),
                     format!("    for {j} in 0..{k} + 1 {{"),
@@ -2108,11 +2129,11 @@ fn render_block(stmts: &[Stmt], dialect: Dialect, indent: usize, out: &mut Strin
                     "        }".to_owned(),
                     format!("        {next}.push(({s} * {half}).tanh());"),
                     "    }".to_owned(),
-                    format!("    {h} = {next};"),
+                    assign,
                     grow,
                     "}".to_owned(),
                     call,
-                    format!("let {y} = {h}[0] + {h}[{last}];"),
+                    format!("let {y} = {h}[0] + {h}[{last}]{read};"),
                 ];
                 for line in lines {
                     let _ = writeln!(out, "{pad}{line}");

@@ -17,8 +17,8 @@ mod room;
 use super::*;
 
 pub use bars::{
-    accumulate, bar_list, give_bar_list, recycle, same_shape, take, take_pushed, zero_like,
-    AddFrom, Bar,
+    accumulate, bar_list, give_bar_list, give_length_list, length_list, recycle, same_shape, take,
+    take_pushed, take_pushed_row, zero_like, AddFrom, Bar,
 };
 pub use checks::{
     finite_items, finite_pairs, finite_parts, finite_row_pairs, finite_rows, Checked,

@@ -183,11 +183,17 @@ impl Stack {
             self.fail();
             return None;
         };
-        let reverse = slot
-            .any_mut()
-            .downcast_mut::<Option<R>>()
-            .and_then(Option::take);
-        self.keep_slot(slot);
+        let Some(place) = slot.any_mut().downcast_mut::<Option<R>>() else {
+            // Another callee's reverse, or a failed forward's marker.
+            self.keep_slot(slot);
+            self.fail();
+            return None;
+        };
+        let reverse = place.take();
+        // Taken, the slot holds nothing to drop: kept as it is.
+        if self.slots.len() < SLOTS {
+            self.slots.push(slot);
+        }
         if reverse.is_none() {
             self.fail();
         }
@@ -201,5 +207,53 @@ impl Stack {
             slot.empty();
             self.slots.push(slot);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn double(_: &mut Stack, x: f64) -> Option<(f64, impl FnOnce(f64) -> f64 + use<>)> {
+        Some((2.0 * x, |bar: f64| 2.0 * bar))
+    }
+
+    fn triple(_: &mut Stack, x: f64) -> Option<(f64, impl FnOnce(f64) -> f64 + use<>)> {
+        Some((3.0 * x, |bar: f64| 3.0 * bar))
+    }
+
+    #[test]
+    fn a_popped_slot_is_kept_empty_and_taken_again() {
+        let mut stack = Stack::new();
+        let (_, reverse) = double(&mut stack, 1.0).unwrap();
+        stack.push_reverse(Some(reverse));
+        assert_eq!(stack.pop_reverse(double).unwrap()(1.0), 2.0);
+        assert_eq!(stack.slots.len(), 1);
+        // The next push of its type takes the kept box.
+        let (_, reverse) = double(&mut stack, 1.0).unwrap();
+        stack.push_reverse(Some(reverse));
+        assert!(stack.slots.is_empty());
+        assert_eq!(stack.pop_reverse(double).unwrap()(0.5), 1.0);
+        assert!(stack.finite());
+    }
+
+    #[test]
+    fn a_slot_of_another_reverse_fails_and_is_kept_emptied() {
+        // A failed forward's marker.
+        let mut stack = Stack::new();
+        stack.push_reverse(None::<()>);
+        assert!(stack.pop_reverse(double).is_none());
+        assert!(!stack.finite());
+        // Another callee's reverse, dropped: the box is kept, emptied.
+        let mut stack = Stack::new();
+        let (_, reverse) = triple(&mut stack, 1.0).unwrap();
+        stack.push_reverse(Some(reverse));
+        assert!(stack.pop_reverse(double).is_none());
+        assert!(!stack.finite());
+        assert_eq!(stack.slots.len(), 1);
+        let (_, reverse) = triple(&mut stack, 1.0).unwrap();
+        stack.push_reverse(Some(reverse));
+        assert!(stack.slots.is_empty());
+        assert_eq!(stack.pop_reverse(triple).unwrap()(1.0), 3.0);
     }
 }

@@ -41,6 +41,9 @@ pub struct Stack {
     spares: Vec<Vec<f64>>,
     /// Empty lists of rows, kept for [`super::lend_rows`].
     row_lists: Vec<Vec<Vec<f64>>>,
+    /// Empty lists of lengths, kept for the sites of rows whose lengths
+    /// the forward saves (`__adjoint::length_list`).
+    length_lists: Vec<Vec<usize>>,
     /// The list of a sum's adjoints that a reverse with its loops swapped
     /// saves ([`sums`](Self::sums), [`keep_sums`](Self::keep_sums)).
     sums: Vec<f64>,
@@ -89,6 +92,7 @@ impl Stack {
             slots: Vec::new(),
             spares: Vec::new(),
             row_lists: Vec::new(),
+            length_lists: Vec::new(),
             sums: Vec::new(),
             finite: true,
             unused: 0,
@@ -306,9 +310,42 @@ impl Stack {
     }
 
     /// Keeps `list` (emptied) for the next [`row_list`](Self::row_list);
-    /// a few are kept, of at most 8,192 rows.
+    /// a few are kept, of at most 8,192 rows. Every list a sweep gives
+    /// back is empty by then (its rows popped or drained): that case is
+    /// inlined where the list is given back, the rest (rows to drop, a
+    /// list not kept) is a call.
+    #[inline(always)]
+    pub(super) fn keep_row_list(&mut self, list: Vec<Vec<f64>>) {
+        if list.is_empty() && self.row_lists.len() < SPARES && list.capacity() <= SPARE_LEN {
+            self.row_lists.push(list);
+        } else {
+            self.keep_full_row_list(list);
+        }
+    }
+
+    /// An empty list of lengths, one
+    /// [`keep_length_list`](Self::keep_length_list) kept where there is one.
     #[inline]
-    pub(super) fn keep_row_list(&mut self, mut list: Vec<Vec<f64>>) {
+    pub(super) fn length_list(&mut self) -> Vec<usize> {
+        self.length_lists.pop().unwrap_or_default()
+    }
+
+    /// Keeps `list` (emptied) for the next
+    /// [`length_list`](Self::length_list); a few are kept, of at most 8,192
+    /// lengths.
+    #[inline]
+    pub(super) fn keep_length_list(&mut self, mut list: Vec<usize>) {
+        if self.length_lists.len() < SPARES && list.capacity() <= SPARE_LEN {
+            list.clear();
+            self.length_lists.push(list);
+        }
+    }
+
+    /// [`keep_row_list`](Self::keep_row_list) of a list that still holds
+    /// rows, or that is not kept.
+    #[cold]
+    #[inline(never)]
+    fn keep_full_row_list(&mut self, mut list: Vec<Vec<f64>>) {
         if self.row_lists.len() < SPARES && list.capacity() <= SPARE_LEN {
             list.clear();
             self.row_lists.push(list);
@@ -592,9 +629,26 @@ impl Stack {
     pub fn capacity_bytes(&self) -> usize {
         let spares: usize = self.spares.iter().map(Vec::capacity).sum();
         let lists: usize = self.row_lists.iter().map(Vec::capacity).sum();
+        let lengths: usize = self.length_lists.iter().map(Vec::capacity).sum();
         (self.values.capacity() + spares + self.sums.capacity()) * size_of::<f64>()
             + lists * size_of::<Vec<f64>>()
-            + self.control.capacity() * size_of::<usize>()
+            + (self.control.capacity() + lengths) * size_of::<usize>()
+    }
+
+    /// Whether [`capacity_bytes`](Self::capacity_bytes) is at most the
+    /// 64 MiB a thread keeps between gradients. A bound that reads no row
+    /// comes first: each spare holds at most 8,192 numbers and each kept
+    /// list at most 8,192 rows ([`recycle`](Self::recycle),
+    /// [`keep_row_list`](Self::keep_row_list)), so a stack of a few hundred
+    /// of them meets it, and their capacities are summed (one load per row)
+    /// only where it does not.
+    #[inline]
+    pub fn within_kept_bytes(&self) -> bool {
+        let bound = (self.values.capacity() + self.sums.capacity() + self.spares.len() * SPARE_LEN)
+            * size_of::<f64>()
+            + self.row_lists.len() * SPARE_LEN * size_of::<Vec<f64>>()
+            + (self.control.capacity() + self.length_lists.len() * SPARE_LEN) * size_of::<usize>();
+        bound <= KEPT_BYTES || self.capacity_bytes() <= KEPT_BYTES
     }
 
     /// The most bytes pushed since the last [`clear`](Self::clear) are at
@@ -696,7 +750,7 @@ impl Drop for Scratch {
     #[inline]
     fn drop(&mut self) {
         if let Some(stack) = self.0.take() {
-            if stack.capacity_bytes() <= KEPT_BYTES {
+            if stack.within_kept_bytes() {
                 // Gone only while the thread is torn down: the stack is freed.
                 let _ = STACK.try_with(|slot| slot.set(Some(stack)));
             }
@@ -747,4 +801,66 @@ fn recorded_at_infinity(operation: ScalarOperation, x: f64) -> bool {
     !x.is_nan()
         && autodiff_core::one_operand_local(operation, x)
             .is_some_and(|(value, derivative)| !value.is_nan() && derivative.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stack with `values` numbers of room and `spares` spare rows of
+    /// `spare_len` numbers of room (memory asked for, never written).
+    fn holding(values: usize, spares: usize, spare_len: usize, lists: usize) -> Stack {
+        let mut stack = Stack::new();
+        stack.values = Vec::with_capacity(values);
+        for _ in 0..spares {
+            stack.recycle(Vec::with_capacity(spare_len));
+        }
+        for _ in 0..lists {
+            stack.keep_row_list(Vec::with_capacity(spare_len));
+        }
+        stack
+    }
+
+    #[test]
+    fn the_bound_on_kept_bytes_decides_as_the_count_does() {
+        let mib = 1 << 20;
+        let cases = [
+            // Nothing held; a gradient's few spares (the bound decides).
+            (0, 0, 0, 0),
+            (1000, 60, 4, 10),
+            // The bound over 64 MiB, the count under (the count decides).
+            (60 * mib / 8, 100, 8, 2),
+            // 64 MiB of values and spares of the longest kept: over.
+            (63 * mib / 8, 20, SPARE_LEN, 0),
+            (64 * mib / 8 + 1, 0, 0, 0),
+            // Kept lists of the most rows kept: under, then over.
+            (40 * mib / 8, 0, 0, SPARES),
+            (50 * mib / 8, 0, SPARE_LEN, SPARES),
+        ];
+        for (values, spares, spare_len, lists) in cases {
+            let stack = holding(values, spares, spare_len, lists);
+            assert_eq!(
+                stack.within_kept_bytes(),
+                stack.capacity_bytes() <= KEPT_BYTES,
+                "{values} values, {spares} spares of {spare_len}, {lists} lists"
+            );
+        }
+        assert!(holding(60 * mib / 8, 100, 8, 2).within_kept_bytes());
+        assert!(!holding(63 * mib / 8, 20, SPARE_LEN, 0).within_kept_bytes());
+    }
+
+    #[test]
+    fn a_list_given_back_with_rows_is_kept_emptied() {
+        let mut stack = Stack::new();
+        stack.keep_row_list(vec![vec![1.0, 2.0], vec![3.0]]);
+        stack.keep_row_list(Vec::with_capacity(3));
+        let first = stack.row_list();
+        assert!(first.is_empty() && first.capacity() >= 3);
+        let second = stack.row_list();
+        assert!(second.is_empty() && second.capacity() >= 2);
+        // A list longer than the longest kept is dropped, with its rows.
+        stack.keep_row_list(vec![Vec::new(); SPARE_LEN + 1]);
+        stack.keep_row_list(Vec::with_capacity(SPARE_LEN + 1));
+        assert!(stack.row_lists.is_empty());
+    }
 }

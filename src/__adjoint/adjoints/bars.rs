@@ -258,6 +258,74 @@ pub fn take_pushed(stack: &mut Stack, bar: &mut Vec<f64>, pushed: Vec<f64>) {
     }
 }
 
+/// `take_pushed_row(stack, &mut row_bar, row_length, pushed_bar)`: the
+/// reverse of `out.push(row)` where the forward saved `row`'s length
+/// alone, `row` being a `Vec` of numbers grown by `push` in its block and
+/// moved there for good, with nothing between the block's reverse
+/// declaring `row_bar` (empty) and this reverse that reads or adds into
+/// it. Its adjoint would be zeros of that length plus the row popped off
+/// `out_bar`, which is the popped row where the two are as long; else
+/// zeros of the length with the popped row added in, as [`accumulate`]
+/// adds, and the popped row given back to the stack's spares. The one
+/// difference from adding is a zero's sign, as for [`take_pushed`].
+///
+/// ```
+/// use autodiff::__adjoint::{take_pushed_row, Stack};
+///
+/// let mut stack = Stack::new();
+/// let mut row_bar = Vec::new();
+/// take_pushed_row(&mut stack, &mut row_bar, 2, vec![1.5, -2.0]);
+/// assert_eq!(row_bar, vec![1.5, -2.0]);
+/// let mut row_bar = Vec::new();
+/// take_pushed_row(&mut stack, &mut row_bar, 3, vec![1.5]);
+/// assert_eq!(row_bar, vec![1.5, 0.0, 0.0]);
+/// let mut row_bar = Vec::new();
+/// take_pushed_row(&mut stack, &mut row_bar, 1, Vec::new());
+/// assert_eq!(row_bar, vec![0.0]);
+/// ```
+#[inline]
+pub fn take_pushed_row(stack: &mut Stack, bar: &mut Vec<f64>, length: usize, pushed: Vec<f64>) {
+    debug_assert!(
+        bar.is_empty() && bar.capacity() == 0,
+        "take_pushed_row: the row's adjoint was made before its push's reverse"
+    );
+    if pushed.len() == length {
+        *bar = pushed;
+    } else {
+        let mut zeros = stack.zeros(length);
+        zeros.add_from(&pushed);
+        stack.recycle(pushed);
+        *bar = zeros;
+    }
+}
+
+/// `let mut row_shape = length_list(stack);`: the site a loop's forward
+/// saves the lengths of its rows on where their adjoints are the rows
+/// their pushes' reverses pop ([`take_pushed_row`]), for its reverse to
+/// pop: a list the stack kept, which [`give_length_list`] gives back when
+/// the reverse ends.
+///
+/// ```
+/// use autodiff::__adjoint::{give_length_list, length_list, Stack};
+///
+/// let mut stack = Stack::new();
+/// let mut site = length_list(&mut stack);
+/// site.push(3);
+/// assert_eq!(site.pop(), Some(3));
+/// give_length_list(&mut stack, site);
+/// assert!(length_list(&mut stack).is_empty());
+/// ```
+#[inline(always)]
+pub fn length_list(stack: &mut Stack) -> Vec<usize> {
+    stack.length_list()
+}
+
+/// Gives back a site [`length_list`] made.
+#[inline(always)]
+pub fn give_length_list(stack: &mut Stack, list: Vec<usize>) {
+    stack.keep_length_list(list);
+}
+
 /// What [`accumulate`] adds: an adjoint of the same shape ([`Bar`]), or
 /// nothing into a model's integer field, whose adjoint is the field
 /// itself (`let width = net.width;` gives `width` a [`NoAdjoint`]).

@@ -155,7 +155,7 @@ pub(super) fn plain_later(
 /// Whether every mention of the binding `name` in `tokens` indexes it
 /// (`s[j] = x`, `s[j] * y`, not `&s[j]` or `s[j].iter()`), pushes onto
 /// it or takes its length: none of them leaves a borrow behind.
-fn only_plain_uses(tokens: TokenStream, name: &str) -> bool {
+pub(super) fn only_plain_uses(tokens: TokenStream, name: &str) -> bool {
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     let punct = |token: Option<&TokenTree>, c: char| matches!(token, Some(TokenTree::Punct(p)) if p.as_char() == c);
     tokens.iter().enumerate().all(|(k, token)| match token {
@@ -187,7 +187,7 @@ fn only_plain_uses(tokens: TokenStream, name: &str) -> bool {
     })
 }
 
-fn stmt_tokens(stmt: &Stmt, out: &mut TokenStream) {
+pub(super) fn stmt_tokens(stmt: &Stmt, out: &mut TokenStream) {
     match stmt {
         Stmt::Let { untyped, init, .. } => {
             untyped.to_tokens(out);

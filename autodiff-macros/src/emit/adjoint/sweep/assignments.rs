@@ -341,6 +341,26 @@ impl<'m> Sweep<'m> {
         self.cx
             .rev
             .push(quote!(let #pushed = #bar.pop().unwrap_or_default();));
+        // A row whose forward saved its length alone (`rows_taken_whole`):
+        // the popped row is its adjoint, or is added into zeros of that
+        // length.
+        let length = match &item.kind {
+            ExprKind::Path(path) => path
+                .path
+                .get_ident()
+                .and_then(|ident| self.taken_whole.get(&ident.to_string()).cloned().flatten()),
+            _ => None,
+        };
+        if let Some(length) = length {
+            let bar = self.saved_bar_place(item)?;
+            let stack = &self.stack;
+            self.cx.rev.push(
+                quote!(::autodiff::__adjoint::take_pushed_row(#stack, &mut #bar, #length, #pushed);),
+            );
+            let v = self.fwd(item)?;
+            let receiver_src = receiver.source.to_token_stream();
+            return Ok(self.finish(quote!(#receiver_src.push(#v) #semi)));
+        }
         if !call && !self.dual && self.moved_fresh_row(item) {
             // A row of numbers that nothing after the push reads: its
             // adjoint is still zeros, which the popped row replaces.
@@ -386,7 +406,7 @@ impl<'m> Sweep<'m> {
     /// assigned as a whole, so that nothing after the push reads it and
     /// its adjoint is still the zeros of its saved shape when the push's
     /// reverse runs (`__adjoint::take_pushed`).
-    fn moved_fresh_row(&self, item: &Expr) -> bool {
+    pub(super) fn moved_fresh_row(&self, item: &Expr) -> bool {
         let ExprKind::Path(path) = &item.kind else {
             return false;
         };

@@ -238,6 +238,16 @@ pub struct Sweep<'m> {
     /// (`__adjoint::bar_list`) and given back when the reverse ends
     /// (`give_sites`).
     pooled_sites: Vec<Ident>,
+    /// The sites of `grown_site` on `f64` that save a length, not zeros
+    /// (`rows_taken_whole`): each a list of lengths the stack kept
+    /// (`__adjoint::length_list`), given back when the reverse ends.
+    length_sites: Vec<Ident>,
+    /// The `Vec`s of numbers grown by `push` in a loop or a branch whose
+    /// block then pushes them whole onto another (`out.push(row)`, see
+    /// `rows_taken_whole`): the forward saves each one's length, and the
+    /// reverse takes the popped row as its adjoint, by the name of the
+    /// length popped (`row_length`).
+    taken_whole: HashMap<String, Option<Ident>>,
     /// The attributes of the statements being swept, outermost first.
     attrs: Vec<TokenStream>,
     /// By `Expr::id`: the arguments of a call whose saved copy its
@@ -344,6 +354,8 @@ impl<'m> Sweep<'m> {
             shaped_at_reverse: HashSet::new(),
             sites: Vec::new(),
             pooled_sites: Vec::new(),
+            length_sites: Vec::new(),
+            taken_whole: HashMap::new(),
             attrs: Vec::new(),
             saved_args: HashMap::new(),
             grown_sites: HashMap::new(),
@@ -427,9 +439,11 @@ impl<'m> Sweep<'m> {
     /// forward pushes.
     pub fn sites(&self) -> TokenStream {
         let sites = self.sites.iter().map(|(site, attrs)| {
+            let stack = &self.stack;
             if self.pooled_sites.contains(site) {
-                let stack = &self.stack;
                 quote!(#attrs let mut #site = ::autodiff::__adjoint::bar_list(#stack);)
+            } else if self.length_sites.contains(site) {
+                quote!(#attrs let mut #site = ::autodiff::__adjoint::length_list(#stack);)
             } else {
                 quote!(#attrs let mut #site = ::std::vec::Vec::new();)
             }
@@ -443,13 +457,15 @@ impl<'m> Sweep<'m> {
     /// does).
     pub fn give_sites(&self) -> TokenStream {
         let stack = &self.stack;
-        let given = self
-            .sites
-            .iter()
-            .filter(|(site, _)| self.pooled_sites.contains(site))
-            .map(
-                |(site, attrs)| quote!(#attrs ::autodiff::__adjoint::give_bar_list(#stack, #site);),
-            );
+        let given = self.sites.iter().filter_map(|(site, attrs)| {
+            if self.pooled_sites.contains(site) {
+                Some(quote!(#attrs ::autodiff::__adjoint::give_bar_list(#stack, #site);))
+            } else if self.length_sites.contains(site) {
+                Some(quote!(#attrs ::autodiff::__adjoint::give_length_list(#stack, #site);))
+            } else {
+                None
+            }
+        });
         quote!(#(#given)*)
     }
 

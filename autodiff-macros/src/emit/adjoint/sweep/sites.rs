@@ -282,12 +282,95 @@ impl<'m> Sweep<'m> {
             init,
         )?;
         self.grown_sites.insert(name.to_owned(), site.clone());
+        if let Some(length) = self.taken_whole.get_mut(name) {
+            // Pushed whole later in its block (`rows_taken_whole`): its
+            // length, popped here, and no adjoint until the push's
+            // reverse takes the popped row (`take_pushed_row`).
+            let popped = Ident::new(&format!("{plain}_length"), Span::mixed_site());
+            *length = Some(popped.clone());
+            self.length_sites.push(site.clone());
+            prelude.push(self.pop_site(&site, &popped));
+            return Ok(quote!(::std::vec::Vec::new()));
+        }
         if !self.dual {
             self.pooled_sites.push(site.clone());
         }
         let shape = Ident::new("shape", Span::mixed_site());
         prelude.push(self.pop_site(&site, &shape));
         Ok(shape.to_token_stream())
+    }
+
+    /// Of the `Vec`s that `stmts` (a block with no jump out of it, swept
+    /// on `f64`) bind empty and grow by `push` (`grown`), those a later
+    /// statement of the block itself pushes whole onto another `Vec`
+    /// (`out.push(row);`) and that are moved there for good
+    /// (`moved_fresh_row`), where every mention of the binding between
+    /// its `let` and that push indexes it, pushes onto it or takes its
+    /// length (no borrow of it outlives its statement). The reverse of
+    /// the block runs the reverses of the statements after the push
+    /// first, none of which can mention the moved binding, and then the
+    /// push's, unconditionally: nothing reads or adds into the binding's
+    /// adjoint before the push's reverse, where it would be the zeros of
+    /// its saved shape, and zeros plus the popped row are that row. So
+    /// the forward saves the length alone (no spare row taken and
+    /// zeroed), and the push's reverse takes the popped row as the
+    /// adjoint, or zeros of that length with it added in where the two
+    /// lengths differ (`__adjoint::take_pushed_row`).
+    pub(super) fn rows_taken_whole(
+        &self,
+        stmts: &[Stmt],
+        grown: &[(String, usize)],
+    ) -> Vec<String> {
+        let mut taken = Vec::new();
+        for (name, after) in grown {
+            let Some(at) = stmts.iter().position(|stmt| {
+                matches!(stmt, Stmt::Let { name: Some(bound), init: Some(init), .. }
+                    if bound == name && init.is_empty_vec())
+            }) else {
+                continue;
+            };
+            if self.an.reshaped.contains(name) {
+                continue;
+            }
+            let pushed_whole = |stmt: &Stmt| -> bool {
+                let Stmt::Expr(expr, _) = stmt else {
+                    return false;
+                };
+                let ExprKind::Structural {
+                    receiver,
+                    method,
+                    args,
+                    ..
+                } = &expr.kind
+                else {
+                    return false;
+                };
+                let [item] = args.as_slice() else {
+                    return false;
+                };
+                *method == "push"
+                    && matches!(&item.kind, ExprKind::Path(path) if path.path.is_ident(name))
+                    && self.root_active(receiver)
+                    && !self.scalar(item)
+                    && self.moved_fresh_row(item)
+            };
+            let Some(push) = stmts
+                .iter()
+                .enumerate()
+                .skip(after + 1)
+                .find_map(|(index, stmt)| pushed_whole(stmt).then_some(index))
+            else {
+                continue;
+            };
+            let mut between = TokenStream::new();
+            for stmt in &stmts[at + 1..push] {
+                super::allocation::stmt_tokens(stmt, &mut between);
+            }
+            if super::allocation::only_plain_uses(between, name.trim_start_matches("r#")) {
+                taken.push(name.clone());
+            }
+        }
+        taken
     }
 
     /// `let c = &centers[bi];` of a row of a binding the body does not
@@ -539,6 +622,10 @@ impl<'m> Sweep<'m> {
             .filter_map(|(name, _)| {
                 let site = self.grown_sites.get(name)?;
                 let ident = binding(name);
+                // Taken whole by its push's reverse: its length alone.
+                if self.length_sites.contains(site) {
+                    return Some(quote!(#site.push(#ident.len());));
+                }
                 // On `f64`s, from the stack's spares, which the reverse
                 // refills (`recycle`): a loop's rows allocate once a thread.
                 Some(if self.dual {

@@ -122,6 +122,11 @@ impl<'m> Sweep<'m> {
         } else {
             Vec::new()
         };
+        if exits.is_empty() && !self.dual && !self.early && self.jumps.is_empty() {
+            for name in self.rows_taken_whole(stmts, &grown) {
+                self.taken_whole.insert(name, None);
+            }
+        }
         let outer_dead = ::std::mem::take(&mut self.dead);
         // A loop's body with no jump and no value: a call site's push may
         // wait for its end (`call_site`).
