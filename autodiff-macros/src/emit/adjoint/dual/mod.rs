@@ -277,22 +277,43 @@ impl std::ops::Deref for Body<'_> {
 /// `x` of `for (x, y) in xs.iter().zip(ys)`), each a row of numbers the
 /// body may walk in turn (`r.iter().zip(x)`).
 fn row_names(function: &Function, an: &Body<'_>) -> HashSet<String> {
+    bound_only_by_fors(function, an, |pat, iter| {
+        let Source::Expr(source) = iter.source else {
+            return Vec::new();
+        };
+        let mut names = Vec::new();
+        if pat.names.len() == 1 && matches!(pat.syntax, syn::Pat::Ident(_)) && row_items(source, an)
+        {
+            names.push(pat.names[0].clone());
+        }
+        let zipped = zipped_rows(source, an).and_then(|walk| zipped_names(pat.syntax, &walk));
+        names.extend(
+            zipped
+                .into_iter()
+                .flatten()
+                .filter(|(_, row)| *row)
+                .map(|(name, _)| name),
+        );
+        names
+    })
+    .into_iter()
+    .filter(|name| !an.params.contains(name))
+    .collect()
+}
+
+/// The names every binding of which is one that `each` finds among a
+/// `for`'s (given its pattern and what it walks): bound by such loops
+/// alone, whatever else the body does.
+fn bound_only_by_fors(
+    function: &Function,
+    an: &Analysis,
+    each: impl Fn(&crate::ast::Pattern, &Expr) -> Vec<String>,
+) -> HashSet<String> {
     let found = std::cell::RefCell::new(HashMap::<String, usize>::new());
     function.body.any_expr(&|expr| {
         if let ExprKind::For { pat, iter, .. } = &expr.kind {
-            if let Source::Expr(source) = iter.source {
-                let mut found = found.borrow_mut();
-                if pat.names.len() == 1
-                    && matches!(pat.syntax, syn::Pat::Ident(_))
-                    && row_items(source, an)
-                {
-                    *found.entry(pat.names[0].clone()).or_default() += 1;
-                }
-                let zipped =
-                    zipped_rows(source, an).and_then(|walk| zipped_names(pat.syntax, &walk));
-                for (name, _) in zipped.iter().flatten().filter(|(_, row)| *row) {
-                    *found.entry(name.clone()).or_default() += 1;
-                }
+            for name in each(pat, iter) {
+                *found.borrow_mut().entry(name).or_default() += 1;
             }
         }
         false
@@ -300,7 +321,7 @@ fn row_names(function: &Function, an: &Body<'_>) -> HashSet<String> {
     found
         .into_inner()
         .into_iter()
-        .filter(|(name, count)| an.bound.get(name) == Some(count) && !an.params.contains(name))
+        .filter(|(name, count)| an.bound.get(name) == Some(count))
         .map(|(name, _)| name)
         .collect()
 }
@@ -366,23 +387,13 @@ fn value_sums(function: &Function, active: &HashSet<String>) -> HashSet<usize> {
 /// by such loops alone: integers, which a call of an annotated function
 /// may take as they are (`row_dot(w, i, x)`).
 fn counters(function: &Function, an: &Analysis) -> HashSet<String> {
-    let found = std::cell::RefCell::new(HashMap::<String, usize>::new());
-    function.body.any_expr(&|expr| {
-        if let ExprKind::For { pat, iter, .. } = &expr.kind {
-            if matches!(iter.kind, ExprKind::Range { .. }) {
-                for name in &pat.names {
-                    *found.borrow_mut().entry(name.clone()).or_default() += 1;
-                }
-            }
-        }
-        false
-    });
-    found
-        .into_inner()
-        .into_iter()
-        .filter(|(name, count)| an.bound.get(name) == Some(count) && !an.active.contains(name))
-        .map(|(name, _)| name)
-        .collect()
+    bound_only_by_fors(function, an, |pat, iter| match iter.kind {
+        ExprKind::Range { .. } => pat.names.clone(),
+        _ => Vec::new(),
+    })
+    .into_iter()
+    .filter(|name| !an.active.contains(name))
+    .collect()
 }
 
 /// A differentiable parameter of a shape the runtime lifts (`lift`) and
