@@ -264,3 +264,64 @@ fn a_binding_passed_on_to_several_helpers_keeps_its_adjoint() {
         );
     }
 }
+
+/// A helper's output bound by a `let` with no type, the return type
+/// typing its `collect()` (`let out = x.iter().map(..).collect(); out`),
+/// and a tuple of such a binding and a number: the reverse the caller
+/// runs has no return type of its own to type the chain (the tail is no
+/// longer its value), so it is given the one the signature names.
+/// Without, that reverse was refused and the caller's compiled adjoint
+/// ran the helper's `f_vjp` on the tape at each call (`tape_reruns`).
+#[differentiable]
+fn unit(x: &[f64]) -> Vec<f64> {
+    let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let out = x.iter().map(|v| v / norm).collect();
+    out
+}
+
+fn unit_dual(x: &[Dual]) -> Vec<Dual> {
+    let norm = x.iter().fold(Dual::constant(0.0), |s, &v| s + v * v).sqrt();
+    x.iter().map(|&v| v / norm).collect()
+}
+
+#[differentiable]
+fn centred(x: &[f64]) -> (f64, Vec<f64>) {
+    let mean = x.iter().sum::<f64>() / x.len() as f64;
+    let deviations = x.iter().map(|v| v - mean).collect();
+    (mean, deviations)
+}
+
+fn centred_dual(x: &[Dual]) -> (Dual, Vec<Dual>) {
+    let mean = x.iter().fold(Dual::constant(0.0), |s, &v| s + v) / x.len() as f64;
+    (mean, x.iter().map(|&v| v - mean).collect())
+}
+
+#[differentiable]
+fn untyped_outputs(x: &[f64]) -> f64 {
+    let u = unit(x);
+    let (m, d) = centred(x);
+    let spread = d.iter().map(|v| v * v).sum::<f64>();
+    u[0] * 2.0 - u[1] + m * spread
+}
+
+fn untyped_outputs_dual(x: &[Dual]) -> Dual {
+    let u = unit_dual(x);
+    let (m, d) = centred_dual(x);
+    let spread = d.iter().fold(Dual::constant(0.0), |s, &v| s + v * v);
+    u[0] * 2.0 - u[1] + m * spread
+}
+
+#[test]
+fn an_untyped_let_returned_by_a_helper_runs_its_reverse_compiled() {
+    assert_eq!(untyped_outputs_grad_path(), GradientPath::Compiled);
+    for x in [vec![0.7, -1.2, 0.4], vec![-0.3, 1.5, -2.0, 0.9]] {
+        compiled_agrees(
+            "untyped_outputs",
+            &x,
+            |stack| untyped_outputs_adjoint(stack, &x),
+            || untyped_outputs_grad(&x),
+            || untyped_outputs_grad_tape(&x),
+            untyped_outputs_dual,
+        );
+    }
+}

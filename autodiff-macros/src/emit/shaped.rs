@@ -307,6 +307,30 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
         _ => return None,
     };
     let out = output_type(function);
+    // The bindings the tail returns (`out`, or the names of a tuple
+    // `(m, c)`) with the types the signature gives them, written on their
+    // `let`s: the function's return type is what types an untyped
+    // `let out = x.iter().map(..).collect();`, and here the tail is no
+    // longer the function's value.
+    let returned: Vec<(Ident, syn::Type)> = match tail {
+        syn::Expr::Path(path) => path
+            .path
+            .get_ident()
+            .map(|ident| (ident.clone(), output_syn_type(function)))
+            .into_iter()
+            .collect(),
+        syn::Expr::Tuple(items) => items
+            .elems
+            .iter()
+            .zip(tuple_types(&output_syn_type(function)))
+            .filter_map(|(item, ty)| match item {
+                syn::Expr::Path(path) => path.path.get_ident().map(|ident| (ident.clone(), ty)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let stmts = typed_lets(stmts, &returned);
     let name = format_ident!("{}_cotangent_dot", item.sig.ident);
     let inputs: Vec<_> = item.sig.inputs.iter().collect();
     let lifetimes = &item.sig.generics;
@@ -397,6 +421,9 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
         let cx = crate::ctxt::Ctxt::default();
         crate::valid::check(&cx, &model);
         if cx.check().is_some() {
+            if std::env::var_os("DOT_WHY").is_some() {
+                eprintln!("DOTWHY {name}: rejected by the checks");
+            }
             return Err(None);
         }
         let names = Names::new(&model);
@@ -407,6 +434,13 @@ pub fn compiled_dot(function: &Function) -> Option<(TokenStream, Dot)> {
             super::adjoint::Entry::Intermediates
         };
         let adjoint = super::adjoint::items_with(&model, &names, &gradient_type, entry);
+        // A developer's view of why a helper's reverse is not compiled,
+        // which no `f_grad_path` names: the caller's reverse then runs the
+        // helper's `f_vjp` on the tape (`DOT_WHY=1` while expanding).
+        if let (Some((construct, line)), Some(_)) = (&adjoint.fallback, std::env::var_os("DOT_WHY"))
+        {
+            eprintln!("DOTWHY {}: {construct} at line {line}", names.name);
+        }
         match adjoint.fallback {
             Some((construct, _)) => Err(Some(construct)),
             None => Ok((
@@ -513,6 +547,34 @@ fn dot_sum(
             })
             .collect(),
     }
+}
+
+/// `stmts` with the last `let` of each of `names` that binds it alone and
+/// untyped (`let out = ..;`) given its type (`let out: Vec<f64> = ..;`).
+/// Only the last binds the value the tail reads; an earlier one, or one
+/// in a nested block, may hold a value of another type.
+fn typed_lets(stmts: &[syn::Stmt], names: &[(Ident, syn::Type)]) -> Vec<syn::Stmt> {
+    let mut stmts = stmts.to_vec();
+    for (name, ty) in names {
+        let binds = |pat: &syn::Pat| crate::lower::pattern_names(pat).contains(&name.to_string());
+        let last = stmts.iter_mut().rev().find_map(|stmt| match stmt {
+            syn::Stmt::Local(local) if binds(&local.pat) => Some(local),
+            _ => None,
+        });
+        if let Some(local) = last {
+            if let syn::Pat::Ident(ident) = &local.pat {
+                if ident.by_ref.is_none() && ident.subpat.is_none() && local.init.is_some() {
+                    local.pat = syn::Pat::Type(syn::PatType {
+                        attrs: Vec::new(),
+                        pat: Box::new(local.pat.clone()),
+                        colon_token: Default::default(),
+                        ty: Box::new(ty.clone()),
+                    });
+                }
+            }
+        }
+    }
+    stmts
 }
 
 /// A tuple type's item types, as written (none for any other type).

@@ -5,7 +5,10 @@
 //! `let [u, v] = project(cam, p);` by `project_out[0]`, `project_out[1]`),
 //! and `total(layer(x))` as `let layer_out = layer(x); total(layer_out)`,
 //! and `h = layer(&h);` of a vector `h` as `let layer_out = layer(&h); h =
-//! layer_out;`.
+//! layer_out;`; an array literal iterated where it is written, the same
+//! way: `[x, y].iter().map(|v| v * v).sum::<f64>()` as `let array_out =
+//! [x, y]; array_out.iter()..`, and `for v in [a, b]` as a `for` over
+//! `array_out`, a local array.
 //! A call bound by a `let` is what the sweeps take as a vector at the top
 //! level, in a loop or in a branch (`analysis::calls`, `sweep::sites`):
 //! its cotangent is the binding's adjoint, zero but where the body read
@@ -189,6 +192,31 @@ impl Targets {
             let call = base.unparenthesised();
             if crate::emit::is_annotated_call(call, models) {
                 if let Some(address) = address(call) {
+                    self.calls.insert(address);
+                }
+            }
+        }
+        // An array literal of values iterated where it is written (`[x,
+        // y, z].iter().map(|v| v * v).sum::<f64>()`, `for v in [a, b]`):
+        // bound first, it is a local array, which the sweeps walk. Not one
+        // of literals only (`for i in [0, 2]`) or of rows, which the
+        // sweeps do not walk bound either: its refusal names it as
+        // written.
+        let iterated = match &expr.kind {
+            ExprKind::For { iter, .. } => Some(iter),
+            ExprKind::Structural {
+                receiver, method, ..
+            } if *method == "iter" || *method == "into_iter" => Some(receiver),
+            _ => None,
+        };
+        if let Some(iterated) = iterated {
+            let array = iterated.unparenthesised();
+            let values = matches!(&array.kind, ExprKind::Array(items)
+                if items.iter().any(|item| !matches!(item.kind, ExprKind::Lit(_) | ExprKind::NegLit(_)))
+                    && !items.iter().any(|item| matches!(item.unparenthesised().kind,
+                        ExprKind::Array(_) | ExprKind::Repeat { .. })));
+            if values {
+                if let Some(address) = address(array) {
                     self.calls.insert(address);
                 }
             }
@@ -535,6 +563,7 @@ fn callee(call: &syn::Expr) -> String {
             _ => None,
         },
         syn::Expr::MethodCall(call) => Some(call.method.to_string()),
+        syn::Expr::Array(_) => Some("array".to_owned()),
         syn::Expr::Paren(paren) => return callee(&paren.expr),
         _ => None,
     };
