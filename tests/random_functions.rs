@@ -116,7 +116,7 @@ enum Expr {
     Method2(&'static str, Box<Expr>, Box<Expr>),
     /// `(a).clamp(lo, hi)` (`lo` < `hi` by construction) and
     /// `(a).mul_add(b, c)`, which the dual twin reads as `a.min(hi).max(lo)`
-    /// and `a * b + c`.
+    /// and as `a * b + c` with the fused value.
     Method3(&'static str, Box<Expr>, Box<Expr>, Box<Expr>),
     Powi(Box<Expr>, i32),
     /// `name(args)`: `relu`, `sigmoid`, and the file's helpers.
@@ -681,7 +681,7 @@ fn render(expr: &Expr, dialect: Dialect) -> String {
         Expr::Method3(name, a, b, c) => match (dialect, *name) {
             (Dialect::Plain, _) => format!("{}.{name}({}, {})", r(a), r(b), r(c)),
             (Dialect::Dual, "clamp") => format!("{}.min({}).max({})", r(a), r(c), r(b)),
-            (Dialect::Dual, _) => format!("({} * {} + {})", r(a), r(b), r(c)),
+            (Dialect::Dual, _) => format!("{}.mul_add({}, {})", r(a), r(b), r(c)),
         },
         Expr::Powi(e, n) => format!("{}.powi({n})", r(e)),
         Expr::Call(name, args) => format!(
@@ -5377,6 +5377,12 @@ mod twins {
         pub fn max(self, o: D) -> D { D(self.0.max(o.0)) }
         pub fn min(self, o: D) -> D { D(self.0.min(o.0)) }
         pub fn atan2(self, o: D) -> D { D(self.0.atan2(o.0)) }
+        // `f64`'s fused value, the tangent of the product and the sum.
+        pub fn mul_add(self, a: D, b: D) -> D {
+            let mut d = self * a + b;
+            d.0.value = self.0.value.mul_add(a.0.value, b.0.value);
+            d
+        }
         pub fn total_cmp(&self, o: &D) -> std::cmp::Ordering { self.0.value.total_cmp(&o.0.value) }
     }
     pub fn relu(x: D) -> D { D(x.0.relu()) }
