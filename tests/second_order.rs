@@ -2952,6 +2952,22 @@ mod zipped_rows {
         s
     }
 
+    #[differentiable]
+    pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(p, q)| p * q).sum()
+    }
+
+    /// The layer again, each row passed to a helper: the row a `Vec` of
+    /// duals the helper's dual pair takes.
+    #[differentiable]
+    pub fn layer_by_helper(w: &[Vec<f64>], b: &[f64], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (row, bias) in w.iter().zip(b) {
+            s += (dot(row, x) + bias).tanh();
+        }
+        s
+    }
+
     /// Two matrices' rows side by side.
     #[differentiable]
     pub fn two_matrices(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
@@ -3024,6 +3040,17 @@ fn loops_over_rows_zipped_with_rows_or_numbers_have_a_compiled_hvp(
         )
     });
     agree(all(hvp.hvp), all(tape.hvp), want, "layer");
+    let hvp = compiled_once(|| layer_by_helper_hvp(&w, &b, &x, direction()))?;
+    let tape =
+        autodiff::__private::second_order_on_tape(|| layer_by_helper_hvp(&w, &b, &x, direction()))?;
+    let want = central(&|t| {
+        all(
+            layer_by_helper_grad(&moved(&w, &dw, t), &moved1(&b, &db, t), &moved1(&x, &dx, t))
+                .unwrap()
+                .gradient,
+        )
+    });
+    agree(all(hvp.hvp), all(tape.hvp), want, "layer by helper");
 
     let wl = vec![0.1, 0.2];
     let xs = vec![vec![1.0, 2.0], vec![0.5, -1.0], vec![0.3, 0.3]];
