@@ -303,6 +303,23 @@ impl<'a> Stmt<'a> {
 }
 
 impl<'a> Expr<'a> {
+    /// `v.push(item)`: the `Vec` pushed onto (`v`, as written: a name, a
+    /// row, a field) and the item.
+    pub fn pushed<'m>(&'m self) -> Option<(&'m Expr<'a>, &'m Expr<'a>)> {
+        match &self.kind {
+            ExprKind::Structural {
+                receiver,
+                method,
+                args,
+                ..
+            } if *method == "push" => match args.as_slice() {
+                [item] => Some((&**receiver, item)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// `std::mem::swap(&mut a, &mut b)` (or `core::mem::swap`,
     /// `mem::swap`): the two places it swaps (`a`, `b`), which take each
     /// other's values, tracked or not.

@@ -336,23 +336,12 @@ impl<'m> Sweep<'m> {
                 let Stmt::Expr(expr, _) = stmt else {
                     return false;
                 };
-                let ExprKind::Structural {
-                    receiver,
-                    method,
-                    args,
-                    ..
-                } = &expr.kind
-                else {
-                    return false;
-                };
-                let [item] = args.as_slice() else {
-                    return false;
-                };
-                *method == "push"
-                    && matches!(&item.kind, ExprKind::Path(path) if path.path.is_ident(name))
-                    && self.root_active(receiver)
-                    && !self.scalar(item)
-                    && self.moved_fresh_row(item)
+                expr.pushed().is_some_and(|(receiver, item)| {
+                    matches!(&item.kind, ExprKind::Path(path) if path.path.is_ident(name))
+                        && self.root_active(receiver)
+                        && !self.scalar(item)
+                        && self.moved_fresh_row(item)
+                })
             };
             let Some(push) = stmts
                 .iter()

@@ -236,49 +236,32 @@ pub(crate) fn grown_dims(
     empty: &HashSet<String>,
 ) -> HashMap<String, Option<usize>> {
     let found = std::cell::RefCell::new(HashMap::new());
-    body.any_expr(&|expr| {
-        let ExprKind::Structural {
-            receiver,
-            method,
-            args,
-            ..
-        } = &expr.kind
-        else {
-            return false;
-        };
-        let ExprKind::Path(path) = &receiver.kind else {
-            return false;
-        };
-        let (Some(ident), [item]) = (path.path.get_ident(), args.as_slice()) else {
-            return false;
-        };
-        let name = ident.to_string();
-        if *method != "push" || !empty.contains(&name) {
-            return false;
+    super::for_each_push(body, &|name, item| {
+        if !empty.contains(name) {
+            return;
         }
         let mut shape = dims_of(item, dims).map(|d| d + 1);
         // A call's value pushed (`qs.push(twice(x))`) onto a `Vec` the
         // body reads deeper (`qs[c][j]`): a vector call's, whose rows are
         // as deep as the reads show (a number's would not index).
         if matches!(item.unparenthesised().kind, ExprKind::Call { .. }) {
-            let read = super::super::calls::index_depth(&body.stmts, &name);
+            let read = super::super::calls::index_depth(&body.stmts, name);
             if read > 1 {
                 shape = Some(read);
             }
         }
-        if shape.is_none() && crate::text::mentions(item.source.to_token_stream(), &name) {
-            return false;
+        if shape.is_none() && crate::text::mentions(item.source.to_token_stream(), name) {
+            return;
         }
         found
             .borrow_mut()
-            .entry(name)
+            .entry(name.to_owned())
             .and_modify(|known: &mut Option<usize>| {
                 if *known != shape {
                     *known = None;
                 }
             })
             .or_insert(shape);
-        false
     });
     found.into_inner()
 }

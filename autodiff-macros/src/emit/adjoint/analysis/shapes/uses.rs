@@ -10,16 +10,8 @@ use crate::ast::{Block, Child, Expr, ExprKind, Pattern, Stmt};
 /// `block` onto a `Vec` by name, at any depth.
 pub(crate) fn for_each_push(block: &Block, each: &dyn Fn(&str, &Expr)) {
     block.any_expr(&|expr| {
-        if let ExprKind::Structural {
-            receiver,
-            method,
-            args,
-            ..
-        } = &expr.kind
-        {
-            if let (true, [item], ExprKind::Path(path)) =
-                (*method == "push", args.as_slice(), &receiver.kind)
-            {
+        if let Some((receiver, item)) = expr.pushed() {
+            if let ExprKind::Path(path) = &receiver.kind {
                 if let Some(name) = path.path.get_ident() {
                     each(&name.to_string(), item);
                 }
